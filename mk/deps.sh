@@ -1,0 +1,63 @@
+#!/bin/sh
+# deps.sh — check ptop's build dependencies; as root on Debian/Ubuntu, install
+# what is missing with apt-get, otherwise print the command and fail.
+set -u
+
+# Debian package : a command or pkg-config module that proves it is there.
+DEPS="
+clang:cmd:clang
+llvm:cmd:llvm-strip
+bpftool:cmd:bpftool
+pkg-config:cmd:pkg-config
+protobuf-c-compiler:cmd:protoc-c
+libbpf-dev:pc:libbpf
+libelf-dev:pc:libelf
+libdw-dev:pc:libdw
+libdebuginfod-dev:pc:libdebuginfod
+libzstd-dev:pc:libzstd
+libprotobuf-c-dev:pc:libprotobuf-c
+libsqlite3-dev:pc:sqlite3
+libcmocka-dev:pc:cmocka
+libncurses-dev:pc:ncursesw
+zlib1g-dev:pc:zlib
+libclang-rt-14-dev:file:/usr/lib/llvm-14/lib/clang/14.0.6/lib/linux/libclang_rt.fuzzer-x86_64.a
+tmux:cmd:tmux
+"
+
+missing=""
+for d in $DEPS; do
+	pkg=${d%%:*}; rest=${d#*:}; kind=${rest%%:*}; what=${rest#*:}
+	case $kind in
+	cmd) command -v "$what" >/dev/null 2>&1 && continue ;;
+	pc) command -v pkg-config >/dev/null 2>&1 && pkg-config --exists "$what" && continue ;;
+	file) [ "$(uname -m)" != x86_64 ] && continue; [ -e "$what" ] && continue ;;
+	esac
+	missing="$missing $pkg"
+done
+
+[ -z "$missing" ] && exit 0
+
+cmd="apt-get install -y$missing"
+if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+	echo "deps: installing$missing" >&2
+	export DEBIAN_FRONTEND=noninteractive
+	# An empty or old package list is refreshed once before installing.
+	if ! apt-get install -y -q $missing >/tmp/ptop-deps.log 2>&1; then
+		apt-get update -q >>/tmp/ptop-deps.log 2>&1
+		if ! apt-get install -y -q $missing >>/tmp/ptop-deps.log 2>&1; then
+			tail -20 /tmp/ptop-deps.log >&2
+			echo "deps: '$cmd' failed (log: /tmp/ptop-deps.log)" >&2
+			exit 1
+		fi
+	fi
+	echo "deps: installed$missing" >&2
+	exit 0
+fi
+
+echo "deps: missing:$missing" >&2
+if command -v apt-get >/dev/null 2>&1; then
+	echo "deps: install them as root with: $cmd" >&2
+else
+	echo "deps: install the equivalents of these Debian packages with your package manager" >&2
+fi
+exit 1

@@ -1,0 +1,94 @@
+/* collector.h — the one interface every ptop-record collector implements.
+ *
+ * A collector is one file record/NAME.c (with its eBPF part in bpf/NAME.bpf.c
+ * and bpf/NAME.h) that defines one `const struct collector_ops NAME_collector`
+ * and is listed once in record/collectors.c. The run loop (record/record.c)
+ * calls, for each collector not disabled by the user:
+ *
+ *   check()  once, before the target runs: can it run here, from which source?
+ *   start()  once, if check() said ACTIVE: load/attach BPF, open /proc files
+ *   poll()   once per --interval, and once more with POLL_FINAL at the end:
+ *            read the interval's data and emit records through rec_emit()
+ *   stop()   once, always (also after a failed start): free everything
+ *
+ * Every function returns 0 or -errno. On failure a collector writes a one-line
+ * reason into c->reason ("needs CAP_BPF: run as root or see --caps").
+ */
+#ifndef PTOP_COLLECTOR_H
+#define PTOP_COLLECTOR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "proto/ptop.pb-c.h"
+
+struct capture_writer;
+
+/* What the recorder knows about the run; collectors only read it. */
+struct rec_ctx {
+	pid_t pid;                   /* target tgid in the root pid namespace; 0 for --caps */
+	Ptop__V1__TargetMode mode;
+	uint64_t interval_ns;        /* --interval */
+	uint64_t vma_interval_ns;    /* --vma-interval */
+	uint64_t start_ns;           /* CLOCK_MONOTONIC when recording started */
+	bool no_ebpf;                /* --no-ebpf: /proc lanes only */
+	bool caps_only;              /* --caps: check() only, nothing starts */
+	bool verbose;                /* libbpf debug output */
+	struct capture_writer *writer;
+	uint64_t events;             /* Event records emitted so far */
+};
+
+enum poll_flags {
+	POLL_FIRST = 1 << 0,         /* the first poll, right after start */
+	POLL_FINAL = 1 << 1,         /* the last poll, at the end of recording */
+};
+
+struct collector;
+
+struct collector_ops {
+	const char *name;            /* "cpu", "syscalls", ...: as --disable takes it */
+	const char *summary;         /* one line for --help and --caps */
+	/* Decide whether the collector can run for CTX and from which source;
+	 * write the reason when it cannot. Must not change anything. Returns
+	 * PROBE_STATE_ACTIVE, _UNSUPPORTED or _FAILED. */
+	Ptop__V1__ProbeState (*check)(struct collector *c);
+	int (*start)(struct collector *c);
+	int (*poll)(struct collector *c, uint64_t now_ns, unsigned flags);
+	void (*stop)(struct collector *c);
+};
+
+struct collector {
+	const struct collector_ops *ops;
+	struct rec_ctx *ctx;
+	Ptop__V1__ProbeState state;
+	Ptop__V1__ProbeSource source;  /* set by check() */
+	char reason[256];              /* why not active; empty when active */
+	char detail[256];              /* optional: attach points, lane details */
+	void *priv;                    /* the collector's own state */
+	uint64_t dropped;              /* total lost, as reported by rec_emit_drop */
+};
+
+/* The collectors, in start order, NULL-terminated (record/collectors.c). */
+extern const struct collector_ops *const collector_table[];
+
+/* Emit one record to the capture. Counts events. 0 or -errno from the writer;
+ * a writer error ends the recording (the run loop sees it). */
+int rec_emit(struct rec_ctx *ctx, const Ptop__V1__Record *rec);
+
+/* Fill the common envelope of an interval event for the target and emit it
+ * with its payload already set in EV (ev->payload_case and the member).
+ * Sets time_ns = NOW_NS, interval_ns, pid, category. */
+int rec_emit_event(struct rec_ctx *ctx, Ptop__V1__Event *ev, Ptop__V1__Category cat,
+		   uint64_t now_ns, uint64_t interval_ns);
+
+/* Record LOST events lost by collector C (kind: "ringbuf", "map_full",
+ * "proc_unreadable"...). Emits a DropNotice and adds to c->dropped and the
+ * trailer totals. LOST == 0 is a no-op. */
+int rec_emit_drop(struct collector *c, const char *kind, uint64_t lost, const char *detail);
+
+/* CLOCK_MONOTONIC now, in ns. */
+uint64_t rec_now_ns(void);
+
+#endif

@@ -1,0 +1,27 @@
+# lib.sh — helpers sourced by the end-to-end tests (tests/e2e/*.sh).
+# A test exits 0 to pass, 77 to skip (after printing "SKIP: reason"), else fails.
+set -euo pipefail
+B=${PTOP_BUILD:-build}
+REC=$B/ptop-record
+ANA=$B/ptop-analyze
+FIX=$B/tests/fixtures
+TMP=$(mktemp -d /tmp/ptop-e2e.XXXXXX)
+trap 'rm -rf "$TMP"' EXIT
+export XDG_CACHE_HOME=$TMP/cache
+
+fail() { echo "FAIL: $*" >&2; exit 1; }
+skip() { echo "SKIP: $*"; exit 77; }
+
+# Skip (with the reason) unless this machine can load and attach eBPF programs.
+need_ebpf() {
+	[ "$(id -u)" = 0 ] || skip "eBPF tests need root"
+	[ -r /sys/kernel/btf/vmlinux ] || skip "kernel has no BTF (/sys/kernel/btf/vmlinux)"
+	local out
+	out=$("$REC" --caps 2>&1) || true
+	echo "$out" | grep -Eq '^ *syscalls +yes' || skip "eBPF unavailable here: $(echo "$out" | grep -E '^ *syscalls' || echo "$out" | head -3)"
+}
+
+# assert_eq WHAT EXPECTED ACTUAL
+assert_eq() { [ "$2" = "$3" ] || fail "$1: expected '$2', got '$3'"; echo "ok: $1 = $3"; }
+# assert_ge WHAT MIN ACTUAL
+assert_ge() { [ "$3" -ge "$2" ] || fail "$1: expected >= $2, got $3"; echo "ok: $1 = $3 (>= $2)"; }

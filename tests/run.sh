@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# run.sh — runs every unit test (plain and ASan/UBSan builds) and every
+# end-to-end test, and ends with one line: "N passed, N failed, N skipped".
+#
+# Unit tests are cmocka binaries $PTOP_BUILD/tests/test_*; each case counts.
+# End-to-end tests are tests/e2e/*.sh; exit 0 passes, 77 skips (the script
+# prints why), anything else fails. PTOP_TESTS=PATTERN runs only matching ones.
+set -u
+B=${PTOP_BUILD:-build}
+pattern=${PTOP_TESTS:-}
+passed=0 failed=0 skipped=0
+failures=()
+log_dir=$B/test-logs
+mkdir -p "$log_dir"
+
+run_unit() { # binary label
+	local bin=$1 label=$2 log out p f
+	log="$log_dir/$(echo "$label" | tr '/ ' '__').log"
+	CMOCKA_MESSAGE_OUTPUT=stdout "$bin" >"$log" 2>&1
+	local rc=$?
+	p=$(sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' "$log" | tail -1)
+	f=$(sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' "$log" | tail -1)
+	p=${p:-0} f=${f:-0}
+	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; fi # crashed or sanitizer report
+	passed=$((passed + p)); failed=$((failed + f))
+	if [ "$f" -ne 0 ]; then
+		failures+=("$label")
+		printf 'FAIL  %-40s (%d passed, %d failed; log %s)\n' "$label" "$p" "$f" "$log"
+		grep -E '^\[  (FAILED|ERROR) \]|ERROR: AddressSanitizer|runtime error|Failure!' "$log" | head -20 | sed 's/^/      /'
+	else
+		printf 'ok    %-40s (%d cases)\n' "$label" "$p"
+	fi
+}
+
+for bin in "$B"/tests/test_*; do
+	[ -x "$bin" ] || continue
+	name=$(basename "$bin")
+	[[ -n $pattern && $name != *$pattern* ]] && continue
+	run_unit "$bin" "unit/$name"
+	if [ -x "$B/asan/tests/$name" ]; then
+		ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
+			run_unit "$B/asan/tests/$name" "asan/$name"
+	fi
+done
+
+for t in tests/e2e/*.sh; do
+	[ -f "$t" ] || continue
+	name=$(basename "$t" .sh)
+	[[ -n $pattern && $name != *$pattern* ]] && continue
+	log="$log_dir/e2e_$name.log"
+	start=$(date +%s)
+	PTOP_BUILD=$B bash "$t" >"$log" 2>&1
+	rc=$?
+	secs=$(($(date +%s) - start))
+	case $rc in
+	0) passed=$((passed + 1)); printf 'ok    %-40s (%ds)\n' "e2e/$name" "$secs" ;;
+	77) skipped=$((skipped + 1))
+	    printf 'skip  %-40s %s\n' "e2e/$name" "$(grep -m1 '^SKIP' "$log" || echo '(no reason printed)')" ;;
+	*) failed=$((failed + 1)); failures+=("e2e/$name")
+	   printf 'FAIL  %-40s (exit %d, %ds; log %s)\n' "e2e/$name" "$rc" "$secs" "$log"
+	   tail -25 "$log" | sed 's/^/      /' ;;
+	esac
+done
+
+echo
+if [ ${#failures[@]} -gt 0 ]; then echo "failed: ${failures[*]}"; fi
+echo "$passed passed, $failed failed, $skipped skipped"
+[ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]
