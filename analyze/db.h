@@ -1,0 +1,57 @@
+/* db.h — the analyzer's SQLite database: schema, loading captures, the cache.
+ *
+ * Every ptop-analyze command that takes a capture goes through db__open_input:
+ * a .db is opened as is; a .ptop is loaded into a cached DB
+ * ($XDG_CACHE_HOME/ptop, else ~/.cache/ptop) that is rebuilt when the capture
+ * file changed (size or mtime). Errors are written to ERR (one line saying what
+ * went wrong and what to do) and the functions return 0 or -errno.
+ */
+#ifndef PTOP_DB_H
+#define PTOP_DB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <sqlite3.h>
+
+#define DB_SCHEMA_VERSION 1
+#define DB_CAPTURE_ID_LEN 33 /* 32 hex digits + NUL */
+
+/* Open (CREATE: and create if missing) the DB at PATH and make sure it has the
+ * schema of this build: a new DB gets it; a DB whose PRAGMA user_version is
+ * another version is refused with -EPROTO ("DB schema version 3, this
+ * ptop-analyze reads 1: reload the capture with `ptop-analyze load`").
+ * READONLY opens it with SQLITE_OPEN_READONLY. On success *DB is the caller's
+ * to sqlite3_close. */
+int db__open(const char *path, bool create, bool readonly, sqlite3 **db, char *err, size_t errlen);
+
+struct load_stats {
+	uint64_t records;        /* records read */
+	uint64_t rows;           /* rows inserted */
+	bool already_loaded;     /* the capture id was in the DB: nothing done */
+	bool complete;           /* the file ended with a trailer, read cleanly */
+	char read_message[256];  /* the reader's status line when not clean */
+};
+
+/* Load the capture at PATH into DB in one transaction (indexes after the
+ * data). A capture whose id is already in DB is not loaded again (unless
+ * REPLACE, which deletes its rows first). A truncated or corrupt file loads
+ * every complete frame and records where reading stopped in capture.read_*.
+ * CAPTURE_ID gets the capture's id. STATS may be NULL. */
+int db__load_capture(sqlite3 *db, const char *path, bool replace, char capture_id[DB_CAPTURE_ID_LEN],
+		     struct load_stats *stats, char *err, size_t errlen);
+
+/* Open what a command was given: a .db (read-only), or a capture file loaded
+ * into its cache DB. Which one is decided by content (the capture magic), not
+ * the file name. CAPTURE_ID_OPT selects a capture in a DB holding several
+ * (a unique prefix is enough); NULL means "the only one" and a DB holding
+ * several is refused with the list of ids. On success *DB is the caller's and
+ * CAPTURE_ID holds the selected id. */
+int db__open_input(const char *path, const char *capture_id_opt, sqlite3 **db,
+		   char capture_id[DB_CAPTURE_ID_LEN], char *err, size_t errlen);
+
+/* Path of the cache DB for the capture at PATH (not created). 0 or -errno. */
+int db__cache_path(const char *capture_path, char *out, size_t len);
+
+#endif

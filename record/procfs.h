@@ -1,0 +1,96 @@
+/* procfs.h — parsers for the /proc files ptop-record reads.
+ *
+ * Each file has a pure parser over its text (procfs_parse_*), unit-tested on
+ * fixture text, and a reader that fetches /proc/PID/... and parses it
+ * (procfs_read_*). Readers return 0 or -errno: -ENOENT/-ESRCH when the process
+ * is gone, -EACCES/-EPERM when it may not be read, -EINVAL when the text does
+ * not parse. Nothing here allocates except where a function says so.
+ */
+#ifndef PTOP_PROCFS_H
+#define PTOP_PROCFS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* Read all of /proc/PID/NAME (PID 0: /proc/NAME) into *BUF, NUL-terminated,
+ * growing it as needed (*BUF and *CAP may start as NULL/0; the caller frees
+ * *BUF). *LEN gets the length. 0 or -errno. */
+int procfs_read_file(pid_t pid, const char *name, char **buf, size_t *cap, size_t *len);
+
+/* /proc/PID/stat. Times are clock ticks; comm may hold spaces and ')'. */
+struct proc_stat {
+	char comm[64];
+	char state;
+	pid_t ppid;
+	uint64_t minflt, majflt;
+	uint64_t utime, stime;       /* clock ticks */
+	int64_t num_threads;
+	uint64_t starttime;          /* clock ticks after boot */
+	uint64_t vsize;              /* bytes */
+	int64_t rss_pages;
+};
+int procfs_parse_stat(const char *text, struct proc_stat *st);
+int procfs_read_stat(pid_t pid, struct proc_stat *st);
+
+/* /proc/PID/status: the fields ptop uses. */
+#define PROCFS_MAX_NSPID 8
+struct proc_status {
+	uid_t uid[4];                /* real, effective, saved, fs */
+	gid_t gid[4];
+	uint64_t voluntary_ctxt_switches;
+	uint64_t nonvoluntary_ctxt_switches;
+	int64_t threads;
+	pid_t nspid[PROCFS_MAX_NSPID]; /* NSpid: outermost first */
+	int n_nspid;
+};
+int procfs_parse_status(const char *text, struct proc_status *st);
+int procfs_read_status(pid_t pid, struct proc_status *st);
+
+/* /proc/PID/statm, in pages (multiply by the page size for bytes). */
+struct proc_statm {
+	uint64_t size, resident, shared, text, lib, data, dt;
+};
+int procfs_parse_statm(const char *text, struct proc_statm *st);
+int procfs_read_statm(pid_t pid, struct proc_statm *st);
+
+/* The per-mapping counters of smaps and smaps_rollup, in bytes. */
+struct proc_smaps_counters {
+	uint64_t size, rss, pss, pss_anon, pss_file, pss_shmem;
+	uint64_t shared_clean, shared_dirty, private_clean, private_dirty;
+	uint64_t referenced, anonymous, lazyfree, anon_huge, swap, swap_pss, locked;
+};
+
+/* /proc/PID/smaps_rollup. */
+int procfs_parse_smaps_rollup(const char *text, struct proc_smaps_counters *c);
+
+/* One VMA of /proc/PID/smaps (or maps: then only the header fields are set). */
+struct proc_vma {
+	uint64_t start, end, offset, inode;
+	char perms[8];               /* "r-xp" */
+	char dev[16];                /* "fd:01" */
+	const char *path;            /* points into the parsed text; "" for anonymous */
+	size_t path_len;
+	struct proc_smaps_counters c;
+};
+
+/* Call FN once per VMA of the smaps (or maps) TEXT, in order. The text is
+ * modified in place (paths are NUL-terminated inside it). Returns the number
+ * of VMAs, -EINVAL on malformed text, or FN's first non-zero return. */
+int procfs_parse_smaps(char *text, int (*fn)(const struct proc_vma *vma, void *arg), void *arg);
+
+/* /proc/PID/cgroup: the cgroup v2 path (the "0::" line), or on a v1-only host
+ * the first controller's path. PATH gets at most LEN-1 bytes. 0 or -errno. */
+int procfs_parse_cgroup(const char *text, char *path, size_t len);
+
+/* The container id in a cgroup path (docker-<id>.scope, /docker/<id>,
+ * cri-containerd-<id>.scope, crio-<id>.scope, libpod-<id>.scope, /kubepods/.../<id>):
+ * a 64-hex id is copied to ID (LEN >= 65). Returns true if one was found. */
+bool procfs_container_id(const char *cgroup_path, char *id, size_t len);
+
+/* The cgroup id (inode of the cgroup v2 directory) of a path as /proc/PID/cgroup
+ * prints it. 0 or -errno (-ENOENT when no v2 hierarchy holds it). */
+int procfs_cgroup_id(const char *cgroup_path, uint64_t *id);
+
+#endif

@@ -1,0 +1,276 @@
+-- schema.sql — the SQLite schema ptop-analyze loads captures into. Version 1.
+--
+-- The loader sets PRAGMA user_version = 1 and refuses a DB of another version.
+-- Many captures share one DB, each keyed by capture_id (32 hex digits).
+-- Times are CLOCK_MONOTONIC nanoseconds as recorded (*_ns); the views add t_s,
+-- seconds since the capture started. A NULL is "not measured", never 0.
+-- Every table and column is documented in man/ptop-capture.5.
+--
+-- The part after the line "-- @@ indexes @@" runs after the data is loaded.
+
+CREATE TABLE IF NOT EXISTS capture (
+	capture_id TEXT PRIMARY KEY,
+	format_version INTEGER NOT NULL,
+	recorder_version TEXT,
+	recorder_commit TEXT,
+	recorder_build_date TEXT,
+	hostname TEXT,
+	kernel_release TEXT,
+	kernel_version TEXT,
+	boot_id TEXT,
+	machine TEXT,
+	cpus INTEGER,
+	page_size INTEGER,
+	clock_tick INTEGER,
+	start_monotonic_ns INTEGER,   -- the clocks read together at the start
+	start_realtime_ns INTEGER,
+	start_boottime_ns INTEGER,
+	recorder_argv TEXT,           -- JSON array
+	interval_ns INTEGER,
+	vma_interval_ns INTEGER,
+	flush_interval_ns INTEGER,
+	duration_ns INTEGER,
+	no_ebpf INTEGER,
+	disabled TEXT,                -- JSON array of --disable names
+	first_event_ns INTEGER,       -- NULL if the capture holds no event
+	last_event_ns INTEGER,
+	complete INTEGER NOT NULL,    -- 1: ended with a trailer, read cleanly
+	read_end TEXT NOT NULL,       -- clean | truncated | corrupt | io
+	read_stopped_at INTEGER,      -- byte where reading stopped, if not clean
+	read_message TEXT,
+	has_index INTEGER,
+	frames INTEGER,
+	records INTEGER,              -- records read from the file
+	end_reason TEXT,              -- from the trailer: target_exit | signal | duration | error | salvaged
+	end_time_ns INTEGER,
+	end_signal INTEGER,
+	end_error TEXT,
+	salvaged INTEGER,
+	target_exited INTEGER,        -- NULL when the target did not exit during recording
+	target_exit_code INTEGER,
+	target_term_signal INTEGER,
+	target_core_dumped INTEGER,
+	target_status_known INTEGER,
+	source_path TEXT,             -- the .ptop file loaded, its size and mtime
+	source_size INTEGER,
+	source_mtime_ns INTEGER,
+	loaded_at TEXT
+);
+
+CREATE TABLE IF NOT EXISTS target (
+	capture_id TEXT PRIMARY KEY REFERENCES capture(capture_id),
+	mode TEXT NOT NULL,           -- pid | cgroup | command
+	pid INTEGER,
+	comm TEXT,
+	exe TEXT,
+	exe_build_id TEXT,            -- hex; NULL when the executable has none
+	cmdline TEXT,                 -- JSON array
+	cgroup_path TEXT,
+	cgroup_id INTEGER,
+	container_id TEXT
+);
+
+CREATE TABLE IF NOT EXISTS probe (
+	capture_id TEXT NOT NULL,
+	seq INTEGER NOT NULL,         -- order in the probe set
+	name TEXT NOT NULL,
+	state TEXT NOT NULL,          -- active | disabled | failed | unsupported
+	source TEXT,                  -- ebpf | proc
+	reason TEXT,
+	detail TEXT,
+	PRIMARY KEY (capture_id, name)
+);
+
+CREATE TABLE IF NOT EXISTS record_count (
+	capture_id TEXT NOT NULL,
+	kind TEXT NOT NULL,           -- header | event:cpu | event:syscalls | stack | drop ...
+	count INTEGER NOT NULL,
+	PRIMARY KEY (capture_id, kind)
+);
+
+CREATE TABLE IF NOT EXISTS cpu_sample (
+	capture_id TEXT NOT NULL,
+	time_ns INTEGER NOT NULL,     -- end of the interval
+	interval_ns INTEGER,
+	pid INTEGER,
+	oncpu_ns INTEGER,             -- eBPF lane (sched_switch); NULL if it did not run
+	switches INTEGER,
+	user_ns INTEGER,              -- /proc lane (utime/stime deltas); NULL if unread
+	system_ns INTEGER,
+	threads INTEGER,
+	voluntary_switches INTEGER,
+	involuntary_switches INTEGER
+);
+
+CREATE TABLE IF NOT EXISTS syscall_stat (
+	capture_id TEXT NOT NULL,
+	time_ns INTEGER NOT NULL,
+	interval_ns INTEGER,
+	pid INTEGER,
+	nr INTEGER NOT NULL,
+	name TEXT NOT NULL,
+	count INTEGER NOT NULL,       -- entries in the interval
+	completed INTEGER NOT NULL,   -- exits (latency measured)
+	errors INTEGER NOT NULL,
+	total_ns INTEGER NOT NULL     -- summed latency of completed calls
+);
+
+CREATE TABLE IF NOT EXISTS syscall_hist (
+	capture_id TEXT NOT NULL,
+	time_ns INTEGER NOT NULL,
+	pid INTEGER,
+	nr INTEGER NOT NULL,
+	bucket INTEGER NOT NULL,      -- latencies in [2^bucket, 2^(bucket+1)) ns
+	count INTEGER NOT NULL
+);
+
+CREATE TABLE IF NOT EXISTS memory_sample (
+	capture_id TEXT NOT NULL,
+	time_ns INTEGER NOT NULL,
+	interval_ns INTEGER,
+	pid INTEGER,
+	vsize INTEGER,                -- statm group (bytes); NULL if unread
+	statm_rss INTEGER,
+	statm_shared INTEGER,
+	statm_text INTEGER,
+	statm_data INTEGER,
+	rss INTEGER,                  -- smaps_rollup group (bytes); NULL if unread
+	pss INTEGER,
+	uss INTEGER,
+	pss_anon INTEGER,
+	pss_file INTEGER,
+	pss_shmem INTEGER,
+	shared_clean INTEGER,
+	shared_dirty INTEGER,
+	private_clean INTEGER,
+	private_dirty INTEGER,
+	anon INTEGER,
+	swap INTEGER,
+	swap_pss INTEGER,
+	locked INTEGER,
+	rollup_read_ns INTEGER,
+	minflt INTEGER,               -- stat group: deltas and totals; NULL if unread
+	majflt INTEGER,
+	minflt_total INTEGER,
+	majflt_total INTEGER
+);
+
+CREATE TABLE IF NOT EXISTS vma_snapshot (
+	capture_id TEXT NOT NULL,
+	snapshot_id INTEGER NOT NULL, -- 0, 1, 2... in time order
+	time_ns INTEGER NOT NULL,
+	pid INTEGER,
+	walk_ns INTEGER,
+	final INTEGER,
+	vma_count INTEGER,
+	PRIMARY KEY (capture_id, snapshot_id)
+);
+
+CREATE TABLE IF NOT EXISTS vma (
+	capture_id TEXT NOT NULL,
+	snapshot_id INTEGER NOT NULL,
+	start INTEGER NOT NULL,
+	end INTEGER NOT NULL,
+	perms TEXT,
+	offset INTEGER,
+	dev TEXT,
+	inode INTEGER,
+	path TEXT,                    -- '' for anonymous mappings
+	size INTEGER,
+	rss INTEGER,
+	pss INTEGER,
+	uss INTEGER,
+	shared_clean INTEGER,
+	shared_dirty INTEGER,
+	anon INTEGER,
+	swap INTEGER,
+	swap_pss INTEGER,
+	locked INTEGER
+);
+
+CREATE TABLE IF NOT EXISTS proc_context (
+	capture_id TEXT NOT NULL,
+	time_ns INTEGER NOT NULL,
+	pid INTEGER,
+	ppid INTEGER,
+	comm TEXT,
+	uid INTEGER,
+	euid INTEGER,
+	gid INTEGER,
+	egid INTEGER,
+	cgroup_path TEXT,
+	cgroup_id INTEGER,
+	container_id TEXT,
+	nspid TEXT                    -- JSON array, outermost namespace first
+);
+
+CREATE TABLE IF NOT EXISTS namespace (
+	capture_id TEXT NOT NULL,
+	time_ns INTEGER NOT NULL,
+	pid INTEGER,
+	type TEXT NOT NULL,
+	inode INTEGER NOT NULL
+);
+
+CREATE TABLE IF NOT EXISTS stack (
+	capture_id TEXT NOT NULL,
+	stack_id INTEGER NOT NULL,
+	kernel INTEGER NOT NULL,
+	depth INTEGER NOT NULL,
+	PRIMARY KEY (capture_id, stack_id)
+);
+
+CREATE TABLE IF NOT EXISTS stack_frame (
+	capture_id TEXT NOT NULL,
+	stack_id INTEGER NOT NULL,
+	depth INTEGER NOT NULL,       -- 0 innermost
+	ip INTEGER NOT NULL
+);
+
+CREATE TABLE IF NOT EXISTS mapping (
+	capture_id TEXT NOT NULL,
+	time_ns INTEGER,
+	pid INTEGER,
+	start INTEGER NOT NULL,
+	end INTEGER NOT NULL,
+	offset INTEGER,
+	path TEXT,
+	build_id TEXT                 -- hex
+);
+
+CREATE TABLE IF NOT EXISTS drop_notice (
+	capture_id TEXT NOT NULL,
+	time_ns INTEGER,
+	collector TEXT NOT NULL,
+	kind TEXT NOT NULL,
+	lost INTEGER NOT NULL,
+	detail TEXT
+);
+
+CREATE TABLE IF NOT EXISTS drop_total (   -- from the trailer
+	capture_id TEXT NOT NULL,
+	collector TEXT NOT NULL,
+	kind TEXT NOT NULL,
+	lost INTEGER NOT NULL
+);
+
+-- Views with t_s: seconds since the capture started.
+CREATE VIEW IF NOT EXISTS cpu AS
+	SELECT s.*, (s.time_ns - c.start_monotonic_ns) / 1e9 AS t_s
+	FROM cpu_sample s JOIN capture c USING (capture_id);
+CREATE VIEW IF NOT EXISTS syscalls AS
+	SELECT s.*, (s.time_ns - c.start_monotonic_ns) / 1e9 AS t_s
+	FROM syscall_stat s JOIN capture c USING (capture_id);
+CREATE VIEW IF NOT EXISTS memory AS
+	SELECT s.*, (s.time_ns - c.start_monotonic_ns) / 1e9 AS t_s
+	FROM memory_sample s JOIN capture c USING (capture_id);
+
+-- @@ indexes @@
+CREATE INDEX IF NOT EXISTS cpu_sample_time ON cpu_sample (capture_id, time_ns);
+CREATE INDEX IF NOT EXISTS syscall_stat_time ON syscall_stat (capture_id, time_ns);
+CREATE INDEX IF NOT EXISTS syscall_stat_name ON syscall_stat (capture_id, name);
+CREATE INDEX IF NOT EXISTS syscall_hist_time ON syscall_hist (capture_id, nr, time_ns);
+CREATE INDEX IF NOT EXISTS memory_sample_time ON memory_sample (capture_id, time_ns);
+CREATE INDEX IF NOT EXISTS vma_snapshot_id ON vma (capture_id, snapshot_id);
+CREATE INDEX IF NOT EXISTS stack_frame_id ON stack_frame (capture_id, stack_id, depth);
+CREATE INDEX IF NOT EXISTS drop_notice_time ON drop_notice (capture_id, time_ns);
