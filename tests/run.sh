@@ -44,6 +44,7 @@ for bin in "$B"/tests/test_*; do
 done
 
 for t in tests/e2e/*.sh; do
+	[ "$(basename "$t")" = lib.sh ] && continue
 	[ -f "$t" ] || continue
 	name=$(basename "$t" .sh)
 	[[ -n $pattern && $name != *$pattern* ]] && continue

@@ -25,3 +25,17 @@ need_ebpf() {
 assert_eq() { [ "$2" = "$3" ] || fail "$1: expected '$2', got '$3'"; echo "ok: $1 = $3"; }
 # assert_ge WHAT MIN ACTUAL
 assert_ge() { [ "$3" -ge "$2" ] || fail "$1: expected >= $2, got $3"; echo "ok: $1 = $3 (>= $2)"; }
+
+# q CAPTURE_OR_DB SQL: the query's rows as CSV, without the header line.
+q() { "$ANA" sql --format csv "$1" "$2" | tail -n +2; }
+
+# jget JSON_FILE PYTHON_EXPR: evaluate an expression over the parsed JSON (as `j`).
+jget() { python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"; }
+
+# expect_exit CODE CMD...: run CMD, require exit CODE, keep its stderr in $TMP/err.
+expect_exit() {
+	local want=$1 rc=0; shift
+	"$@" >"$TMP/out" 2>"$TMP/err" || rc=$?
+	[ "$rc" = "$want" ] || { cat "$TMP/err" >&2; fail "'$*' exited $rc, expected $want"; }
+	echo "ok: '$*' exited $rc: $(head -1 "$TMP/err")"
+}

@@ -1,0 +1,19 @@
+# A full disk ends the recording cleanly with an error, and everything
+# written before stays readable.
+. "$(dirname "$0")/lib.sh"
+[ "$(id -u)" = 0 ] || skip "mounting a small tmpfs needs root"
+mkdir -p "$TMP/small"
+mount -t tmpfs -o size=256k tmpfs "$TMP/small" 2>/dev/null || skip "cannot mount tmpfs here"
+trap 'umount "$TMP/small" 2>/dev/null; rm -rf "$TMP"' EXIT
+# Fill the disk but for a little room, so the recorder hits ENOSPC soon.
+head -c 244k /dev/zero >"$TMP/small/filler" || true
+
+rc=0
+"$REC" --no-ebpf --interval 50ms --vma-interval 50ms --flush-interval 100ms \
+	-o "$TMP/small/run.ptop" -- "$FIX/spin" 20 2>"$TMP/rec.err" || rc=$?
+cat "$TMP/rec.err"
+assert_eq "recorder exit code on a full disk" 1 "$rc"
+grep -q 'No space left' "$TMP/rec.err" || fail "no 'No space left on device' message"
+cp "$TMP/small/run.ptop" "$TMP/run.ptop"
+"$ANA" info "$TMP/run.ptop" | tee "$TMP/info.txt"
+assert_ge "samples kept" 1 "$(q "$TMP/run.ptop" "select count(*) from memory_sample")"
