@@ -43,7 +43,9 @@ struct proc_status {
 	uint64_t nonvoluntary_ctxt_switches;
 	int64_t threads;
 	pid_t nspid[PROCFS_MAX_NSPID]; /* NSpid: outermost first */
-	int n_nspid;
+	int n_nspid;                 /* 0: no NSpid line (kernel < 4.1) */
+	bool has_ctxt_switches;      /* the *_ctxt_switches lines were present */
+	bool has_threads;            /* the Threads line was present */
 };
 int procfs_parse_status(const char *text, struct proc_status *st);
 int procfs_read_status(pid_t pid, struct proc_status *st);
@@ -60,9 +62,25 @@ struct proc_smaps_counters {
 	uint64_t size, rss, pss, pss_anon, pss_file, pss_shmem;
 	uint64_t shared_clean, shared_dirty, private_clean, private_dirty;
 	uint64_t referenced, anonymous, lazyfree, anon_huge, swap, swap_pss, locked;
+	uint32_t present;            /* PROCFS_SC_* bits of the lines the text held:
+				      * a counter whose bit is clear was not measured
+				      * (e.g. Pss_Anon before Linux 5.9), not zero */
 };
 
-/* /proc/PID/smaps_rollup. */
+/* Bits of proc_smaps_counters.present, one per counter. */
+enum {
+	PROCFS_SC_SIZE = 1u << 0, PROCFS_SC_RSS = 1u << 1, PROCFS_SC_PSS = 1u << 2,
+	PROCFS_SC_PSS_ANON = 1u << 3, PROCFS_SC_PSS_FILE = 1u << 4,
+	PROCFS_SC_PSS_SHMEM = 1u << 5, PROCFS_SC_SHARED_CLEAN = 1u << 6,
+	PROCFS_SC_SHARED_DIRTY = 1u << 7, PROCFS_SC_PRIVATE_CLEAN = 1u << 8,
+	PROCFS_SC_PRIVATE_DIRTY = 1u << 9, PROCFS_SC_REFERENCED = 1u << 10,
+	PROCFS_SC_ANONYMOUS = 1u << 11, PROCFS_SC_LAZYFREE = 1u << 12,
+	PROCFS_SC_ANON_HUGE = 1u << 13, PROCFS_SC_SWAP = 1u << 14,
+	PROCFS_SC_SWAP_PSS = 1u << 15, PROCFS_SC_LOCKED = 1u << 16,
+};
+
+/* /proc/PID/smaps_rollup. The "[rollup]" header line is optional. 0, or
+ * -EINVAL when Rss or Pss is missing or a counter line does not parse. */
 int procfs_parse_smaps_rollup(const char *text, struct proc_smaps_counters *c);
 
 /* One VMA of /proc/PID/smaps (or maps: then only the header fields are set). */
@@ -81,7 +99,9 @@ struct proc_vma {
 int procfs_parse_smaps(char *text, int (*fn)(const struct proc_vma *vma, void *arg), void *arg);
 
 /* /proc/PID/cgroup: the cgroup v2 path (the "0::" line), or on a v1-only host
- * the first controller's path. PATH gets at most LEN-1 bytes. 0 or -errno. */
+ * the first controller's path (the name=systemd hierarchy's when there is one).
+ * PATH gets at most LEN-1 bytes. 0, -EINVAL when no line parses, -ENAMETOOLONG
+ * when the path did not fit (PATH then holds its first LEN-1 bytes). */
 int procfs_parse_cgroup(const char *text, char *path, size_t len);
 
 /* The container id in a cgroup path (docker-<id>.scope, /docker/<id>,
@@ -89,8 +109,22 @@ int procfs_parse_cgroup(const char *text, char *path, size_t len);
  * a 64-hex id is copied to ID (LEN >= 65). Returns true if one was found. */
 bool procfs_container_id(const char *cgroup_path, char *id, size_t len);
 
+/* The container id of a whole /proc/PID/cgroup TEXT: the v2 path's, else the
+ * first v1 hierarchy's that has one (on a hybrid host Docker's cgroupfs driver
+ * puts the container in the v1 hierarchies only). True if one was found. */
+bool procfs_cgroup_text_container_id(const char *text, char *id, size_t len);
+
+/* From a /proc/PID/mountinfo TEXT, the first cgroup2 mount: its mount point
+ * into MNT and the cgroup path it shows (the mountinfo root field, "/" unless
+ * in a cgroup namespace or bind mount) into ROOT, octal escapes undone.
+ * 0, -ENOENT when there is no cgroup2 mount, -ENAMETOOLONG, -EINVAL. */
+int procfs_parse_mountinfo_cgroup2(const char *text, char *mnt, size_t mnt_len, char *root,
+				   size_t root_len);
+
 /* The cgroup id (inode of the cgroup v2 directory) of a path as /proc/PID/cgroup
- * prints it. 0 or -errno (-ENOENT when no v2 hierarchy holds it). */
+ * prints it. The v2 mount is found in /proc/self/mountinfo on every call (no
+ * cache: cheap, and safe from any thread). 0 or -errno (-ENOENT when no v2
+ * hierarchy holds it). */
 int procfs_cgroup_id(const char *cgroup_path, uint64_t *id);
 
 #endif
