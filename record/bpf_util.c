@@ -1,0 +1,131 @@
+/* bpf_util.c — libbpf message capture, privilege check and map helpers shared by
+ * the eBPF collectors (see bpf_util.h). */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <linux/capability.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "record/bpf_util.h"
+
+#ifndef CAP_PERFMON
+#define CAP_PERFMON 38
+#endif
+#ifndef CAP_BPF
+#define CAP_BPF 39
+#endif
+
+static bool log_verbose;
+static bool log_installed;
+static char log_first[256];
+
+static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	va_list copy;
+	size_t n;
+
+	if (level == LIBBPF_WARN && !log_first[0]) {
+		va_copy(copy, ap);
+		vsnprintf(log_first, sizeof(log_first), fmt, copy);
+		va_end(copy);
+		n = strlen(log_first);
+		while (n && (log_first[n - 1] == '\n' || log_first[n - 1] == ' '))
+			log_first[--n] = '\0';
+	}
+	if (log_verbose)
+		return vfprintf(stderr, fmt, ap);
+	return 0;
+}
+
+void bpf_util__open_log(bool verbose)
+{
+	log_verbose = verbose;
+	log_first[0] = '\0';
+	if (!log_installed) {
+		libbpf_set_print(libbpf_print);
+		log_installed = true;
+	}
+}
+
+const char *bpf_util__last_error(void)
+{
+	return log_first;
+}
+
+void bpf_util__format_error(char *buf, size_t len, const char *what, int err)
+{
+	if (err < 0)
+		err = -err;
+	if (log_first[0])
+		snprintf(buf, len, "%s: %s (%s)", what, strerror(err), log_first);
+	else
+		snprintf(buf, len, "%s: %s", what, strerror(err));
+}
+
+static bool cap_has(const struct __user_cap_data_struct *d, int cap)
+{
+	return d[cap / 32].effective & (1U << (cap % 32));
+}
+
+int bpf_util__can_trace(char *reason, size_t len)
+{
+	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3] = {};
+
+	if (access("/sys/kernel/btf/vmlinux", R_OK) != 0) {
+		snprintf(reason, len, "kernel has no BTF (/sys/kernel/btf/vmlinux: %s): "
+			 "needs a kernel built with CONFIG_DEBUG_INFO_BTF=y", strerror(errno));
+		return -ENOTSUP;
+	}
+	if (syscall(SYS_capget, &hdr, data) != 0) {
+		snprintf(reason, len, "capget: %s", strerror(errno));
+		return -EPERM;
+	}
+	if (cap_has(data, CAP_SYS_ADMIN) || (cap_has(data, CAP_BPF) && cap_has(data, CAP_PERFMON)))
+		return 0;
+	snprintf(reason, len, "needs CAP_BPF and CAP_PERFMON (or CAP_SYS_ADMIN): run as root");
+	return -EPERM;
+}
+
+int bpf_util__ncpus(void)
+{
+	return libbpf_num_possible_cpus();
+}
+
+int bpf_util__percpu_sum(const struct bpf_map *map, uint32_t key, void *vals, size_t value_size,
+			 uint64_t *sum, size_t nwords)
+{
+	int ncpus = libbpf_num_possible_cpus();
+	const uint64_t *v;
+	int cpu;
+	size_t i;
+
+	if (ncpus < 0)
+		return ncpus;
+	if (bpf_map_lookup_elem(bpf_map__fd(map), &key, vals) != 0)
+		return -errno;
+	memset(sum, 0, nwords * sizeof(*sum));
+	for (cpu = 0; cpu < ncpus; cpu++) {
+		v = (const uint64_t *)((const char *)vals + (size_t)cpu * value_size);
+		for (i = 0; i < nwords; i++)
+			sum[i] += v[i];
+	}
+	return 0;
+}
+
+int bpf_util__prog_misses(const struct bpf_program *prog, uint64_t *misses)
+{
+	struct bpf_prog_info info;
+	__u32 len = sizeof(info);
+
+	memset(&info, 0, sizeof(info));
+	if (bpf_obj_get_info_by_fd(bpf_program__fd(prog), &info, &len) != 0)
+		return -errno;
+	*misses = info.recursion_misses;
+	return 0;
+}

@@ -1,0 +1,52 @@
+/* bpf_util.h — what the eBPF collectors share in user space: the libbpf message
+ * capture, the privilege and BTF check, per-CPU reads and program miss counts.
+ *
+ * libbpf's print callback is process-global; bpf_util__open_log() installs the
+ * one ptop uses. Without --verbose, libbpf's warnings go only into a small buffer
+ * that a collector copies into its reason when a load fails; with it, every
+ * message (debug included) also goes to stderr. Not thread-safe: collectors are
+ * started one after another by the run loop.
+ */
+#ifndef PTOP_BPF_UTIL_H
+#define PTOP_BPF_UTIL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct bpf_map;
+struct bpf_program;
+
+/* Install ptop's libbpf print callback (idempotent) and forget the previous
+ * messages. VERBOSE: also print every libbpf message to stderr. */
+void bpf_util__open_log(bool verbose);
+
+/* The first libbpf warning since the last bpf_util__open_log() (usually the root
+ * cause: "libbpf: prog 'sys_enter': BPF program load failed: Permission denied"),
+ * without the trailing newline; "" when there was none. Owned by bpf_util. */
+const char *bpf_util__last_error(void);
+
+/* Write "WHAT: strerror(-ERR) (libbpf message)" into BUF (LEN bytes), for a
+ * collector's reason after a failed open/load/attach. */
+void bpf_util__format_error(char *buf, size_t len, const char *what, int err);
+
+/* Can this process load and attach tracing BPF programs? Checks for kernel BTF
+ * (/sys/kernel/btf/vmlinux) and the capabilities (CAP_BPF and CAP_PERFMON, or
+ * CAP_SYS_ADMIN) in the effective set with capget(2). Loads nothing. Returns 0,
+ * or -ENOTSUP (no BTF) / -EPERM (no capability) with a one-line reason in REASON. */
+int bpf_util__can_trace(char *reason, size_t len);
+
+/* Number of possible CPUs (the size of a per-CPU map value array), or -errno. */
+int bpf_util__ncpus(void);
+
+/* Read the per-CPU values of KEY in MAP into VALS (ncpus values of VALUE_SIZE,
+ * VALUE_SIZE a multiple of 8) and sum them as arrays of NWORDS u64 into SUM.
+ * 0 or -errno. */
+int bpf_util__percpu_sum(const struct bpf_map *map, uint32_t key, void *vals, size_t value_size,
+			 uint64_t *sum, size_t nwords);
+
+/* The kernel's count of runs of PROG skipped because it was already running on that
+ * CPU (bpf_prog_info.recursion_misses) into *MISSES. 0 or -errno. */
+int bpf_util__prog_misses(const struct bpf_program *prog, uint64_t *misses);
+
+#endif
