@@ -45,25 +45,35 @@ struct capture_writer *capture_writer__create(const char *path,
 					      const struct capture_writer_opts *opts);
 
 /* Append one record to the open frame. The frame is written out when it reaches
- * the size bound. Returns 0 or -errno (-ENOSPC, -EIO...): after an error the
- * writer accepts nothing more, and all frames written before stay readable. */
+ * the size bound (a record that does not fit closes the frame first; a record
+ * never spans two frames). Returns 0 or -errno (-ENOSPC, -EIO...): after a
+ * write error the writer accepts nothing more, the file is cut back to the end
+ * of its last complete frame, and all frames written before stay readable.
+ * -EMSGSIZE (a record over CAPTURE_MAX_FRAME_BYTES) and -ENOMEM leave the
+ * writer usable. Not thread-safe: one thread per writer. */
 int capture_writer__append(struct capture_writer *w, const Ptop__V1__Record *rec);
 
 /* Close the open frame if it is older than the flush interval at monotonic
- * time NOW_NS. Call it from the run loop at least once per interval. */
+ * time NOW_NS (CLOCK_MONOTONIC). A frame's age counts from the append of its
+ * first record. Call it from the run loop at least once per interval.
+ * Returns 0 or -errno as capture_writer__append. */
 int capture_writer__tick(struct capture_writer *w, uint64_t now_ns);
 
 /* Write the open frame out now, whatever its age. 0 or -errno. */
 int capture_writer__flush(struct capture_writer *w);
 
 /* Flush, append the time index frame, fsync and close. The writer is freed
- * whatever the result. Returns 0 or -errno. */
+ * whatever the result. After a write error it returns that error and writes
+ * no index. Returns 0 or -errno. */
 int capture_writer__close(struct capture_writer *w);
 
-/* Close the file without an index (after an error); frees W. NULL is fine. */
+/* Close the file without an index (after an error); frees W. NULL is fine.
+ * Records still in the open frame are written out first unless the writer
+ * already had a write error. */
 void capture_writer__abort(struct capture_writer *w);
 
-/* Records and bytes so far; the first error, 0 if none. */
+/* Records appended so far; bytes written to the file so far (complete
+ * frames, not the open one); the first write error, 0 if none. */
 uint64_t capture_writer__records(const struct capture_writer *w);
 uint64_t capture_writer__bytes(const struct capture_writer *w);
 int capture_writer__error(const struct capture_writer *w);
@@ -90,8 +100,8 @@ struct capture_status {
 
 struct capture_index_entry {
 	uint64_t offset;         /* byte offset of the zstd frame */
-	uint64_t first_ns;       /* first and last Event.time_ns in the frame; */
-	uint64_t last_ns;        /* both 0 if the frame holds no event */
+	uint64_t first_ns;       /* earliest and latest time of the frame's Events, */
+	uint64_t last_ns;        /* DropNotices and Mappings; both 0 if none */
 	uint32_t records;
 	uint32_t compressed_size;
 };
@@ -99,14 +109,33 @@ struct capture_index_entry {
 struct capture_reader;
 
 /* Open PATH and check the magic frame. Returns NULL and sets errno: ENOENT etc.
- * from open(2), EBADMSG when the magic is wrong, ENOTSUP when the format
- * version is newer than this build reads. */
+ * from open(2), EBADMSG when the magic frame is wrong or incomplete (a file
+ * shorter than its 20 bytes included), ENOTSUP when the format version is newer
+ * than this build reads. When the file ends with a valid time index (footer
+ * magic, count, sizes, index frame header and increasing in-bounds entries all
+ * check out) status->has_index is true. Memory stays bounded whatever the file
+ * size: a 128 KiB read buffer, one decompressed frame (at most
+ * CAPTURE_MAX_FRAME_BYTES), and the index (32 bytes per frame). */
 struct capture_reader *capture_reader__open(const char *path);
+
+/* Like capture_reader__open on an open, readable, seekable FD (read with
+ * pread(2), so its file offset is not used). The reader does not own FD: the
+ * caller closes it after capture_reader__free. */
+struct capture_reader *capture_reader__open_fd(int fd);
 
 /* Next record, in file order. Returns 1 and stores a record in *REC that the
  * caller frees with ptop__v1__record__free_unpacked(rec, NULL); 0 at the end
  * (clean, truncated or corrupt: see capture_reader__status); -errno on a
- * memory error. Never crashes on any input. */
+ * memory error. Never crashes on any input.
+ *
+ * Records of a frame are returned only after the whole frame decompressed and
+ * its zstd checksum passed, and every record length in it checked, so a
+ * truncated or damaged frame yields no record. (A record that then fails to
+ * unpack ends reading as corrupt after the records before it in that frame.)
+ * Skippable frames are skipped. Status messages:
+ *   "truncated at byte N (inside frame K); X complete frames read"
+ *   "corrupt frame at byte N (frame K): what was wrong"
+ * where N is the start of the frame and K counts zstd frames from 1. */
 int capture_reader__next(struct capture_reader *r, Ptop__V1__Record **rec);
 
 /* Byte offset of the frame the last returned record came from. */
@@ -114,11 +143,15 @@ uint64_t capture_reader__frame_offset(const struct capture_reader *r);
 
 /* Position the reader at the first frame that may hold events at or after
  * monotonic time NS, using the index (or one scan to rebuild it when the file
- * has none). Returns 0 or -errno. */
+ * has none). Frames whose index entry holds no time (0/0) are passed over.
+ * When no frame qualifies, the next capture_reader__next reads on from the end
+ * of the last indexed frame. Resets the end status. Returns 0 or -errno. */
 int capture_reader__seek_time(struct capture_reader *r, uint64_t ns);
 
 /* The time index: from the file's index frame, or rebuilt by one scan when the
- * file has none. *N gets the entry count. The array belongs to the reader. */
+ * file has none (the scan stops where reading would: a truncated file's index
+ * lists its complete frames). *N gets the entry count. The array belongs to
+ * the reader. NULL with *N = 0 when empty or on error (errno set then). */
 const struct capture_index_entry *capture_reader__index(struct capture_reader *r, size_t *n);
 
 const struct capture_status *capture_reader__status(const struct capture_reader *r);

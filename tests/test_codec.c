@@ -1,0 +1,683 @@
+/* test_codec.c — the capture writer, reader and salvage together: round trips
+ * of every record kind, frames closed by size and by age, the time index and
+ * seeking, file mode and O_EXCL, a full disk, and salvaging a cut file.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "proto/capture.h"
+#include "proto/capture_internal.h"
+#include "tests/codec_samples.h"
+
+#define MAX_RECS 4096
+
+static char tmpdir[] = "/tmp/ptop-test-codec-XXXXXX";
+
+static const char *tpath(const char *name)
+{
+	static char buf[4][256];
+	static int k;
+
+	k = (k + 1) % 4;
+	snprintf(buf[k], sizeof(buf[k]), "%s/%s", tmpdir, name);
+	return buf[k];
+}
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+struct recs {
+	Ptop__V1__Record *r[MAX_RECS];
+	uint64_t frame[MAX_RECS]; /* frame offset each record was read from */
+	size_t n;
+};
+
+static void recs_free(struct recs *rs)
+{
+	for (size_t i = 0; i < rs->n; i++)
+		ptop__v1__record__free_unpacked(rs->r[i], NULL);
+	rs->n = 0;
+}
+
+/* Make N sample records; event times 1000 * (i + 1). */
+static void make_samples(struct recs *rs, size_t n)
+{
+	rs->n = 0;
+	for (size_t i = 0; i < n; i++)
+		rs->r[rs->n++] = sample_record((unsigned)i, 1000 * (i + 1));
+}
+
+static void write_recs(const char *path, const struct capture_writer_opts *opts,
+		       const struct recs *rs)
+{
+	struct capture_writer *w = capture_writer__create(path, opts);
+
+	assert_non_null(w);
+	for (size_t i = 0; i < rs->n; i++)
+		assert_int_equal(capture_writer__append(w, rs->r[i]), 0);
+	assert_int_equal(capture_writer__records(w), rs->n);
+	assert_int_equal(capture_writer__close(w), 0);
+}
+
+/* Read every record of PATH into RS; the status into *ST. */
+static void read_recs(const char *path, struct recs *rs, struct capture_status *st)
+{
+	struct capture_reader *r = capture_reader__open(path);
+	Ptop__V1__Record *rec;
+	int k;
+
+	assert_non_null(r);
+	rs->n = 0;
+	while ((k = capture_reader__next(r, &rec)) == 1) {
+		assert_true(rs->n < MAX_RECS);
+		rs->frame[rs->n] = capture_reader__frame_offset(r);
+		rs->r[rs->n++] = rec;
+	}
+	assert_int_equal(k, 0);
+	*st = *capture_reader__status(r);
+	capture_reader__free(r);
+}
+
+static void assert_same(const struct recs *a, const struct recs *b, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		assert_true(sample_equal(a->r[i], b->r[i]));
+}
+
+static off_t file_size(const char *path)
+{
+	struct stat sb;
+
+	assert_int_equal(stat(path, &sb), 0);
+	return sb.st_size;
+}
+
+static void test_01_roundtrip_every_kind(void **state)
+{
+	struct recs in, out;
+	struct capture_status st;
+	const char *p = tpath("rt.ptop");
+	(void)state;
+
+	make_samples(&in, 3 * SAMPLE_KINDS);
+	write_recs(p, NULL, &in);
+	read_recs(p, &out, &st);
+	assert_int_equal(out.n, in.n);
+	assert_same(&in, &out, in.n);
+	/* every kind and every event payload came back as itself */
+	for (unsigned k = 0; k < SAMPLE_KINDS; k++)
+		assert_int_equal(out.r[k]->kind_case, in.r[k]->kind_case);
+	assert_int_equal(out.r[0]->kind_case, PTOP__V1__RECORD__KIND_HEADER);
+	assert_int_equal(out.r[0]->header->n_probes, 2);
+	assert_string_equal(out.r[0]->header->probes[1]->reason, "no BPF");
+	assert_int_equal(out.r[2]->event->payload_case, PTOP__V1__EVENT__PAYLOAD_SYSCALLS);
+	assert_int_equal(out.r[2]->event->syscalls->stats[0]->n_latency_log2_hist, 6);
+	assert_int_equal(out.r[9]->kind_case, PTOP__V1__RECORD__KIND_TRAILER);
+	assert_int_equal(st.end, CAPTURE_END_CLEAN);
+	assert_true(st.has_index);
+	assert_int_equal(st.records, in.n);
+	assert_int_equal(st.frames, 1);
+	assert_int_equal(st.file_size, file_size(p));
+	recs_free(&in);
+	recs_free(&out);
+}
+
+static void test_02_frames_closed_by_size(void **state)
+{
+	struct capture_writer_opts o = { .frame_bytes = 300 };
+	struct recs in, out;
+	struct capture_status st;
+	struct capture_reader *r;
+	const struct capture_index_entry *idx;
+	const char *p = tpath("size.ptop");
+	size_t n, total = 0;
+	(void)state;
+
+	make_samples(&in, 200);
+	write_recs(p, &o, &in);
+	read_recs(p, &out, &st);
+	assert_int_equal(out.n, in.n);
+	assert_same(&in, &out, in.n);
+	assert_true(st.frames > 10);
+	r = capture_reader__open(p);
+	assert_non_null(r);
+	idx = capture_reader__index(r, &n);
+	assert_int_equal(n, st.frames);
+	for (size_t i = 0; i < n; i++) {
+		size_t in_frame = 0, bytes = 0;
+
+		for (size_t j = 0; j < out.n; j++) {
+			if (out.frame[j] != idx[i].offset)
+				continue;
+			in_frame++;
+			size_t sz = ptop__v1__record__get_packed_size(out.r[j]);
+
+			bytes += sz + (sz < 128 ? 1 : sz < 16384 ? 2 : 3);
+		}
+		assert_int_equal(in_frame, idx[i].records);
+		/* a frame stays under the bound unless one record alone exceeds it */
+		assert_true(bytes <= 300 || idx[i].records == 1);
+		total += idx[i].records;
+	}
+	assert_int_equal(total, in.n);
+	capture_reader__free(r);
+	recs_free(&in);
+	recs_free(&out);
+}
+
+static void test_03_frames_closed_by_tick(void **state)
+{
+	struct capture_writer_opts o = { .flush_interval_ns = 500000000ull };
+	struct capture_reader *r;
+	const struct capture_index_entry *idx;
+	struct recs in;
+	const char *p = tpath("tick.ptop");
+	struct capture_writer *w;
+	uint64_t t0, t1, b0;
+	size_t n;
+	(void)state;
+
+	make_samples(&in, 5);
+	w = capture_writer__create(p, &o);
+	assert_non_null(w);
+	b0 = capture_writer__bytes(w);
+	assert_int_equal(b0, 20);
+	t0 = mono_ns();
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(capture_writer__append(w, in.r[i]), 0);
+	t1 = mono_ns();
+	/* younger than the interval: stays open, whatever the clock did */
+	assert_int_equal(capture_writer__tick(w, t0 + o.flush_interval_ns - 1), 0);
+	assert_int_equal(capture_writer__bytes(w), b0);
+	/* older than the interval: written out */
+	assert_int_equal(capture_writer__tick(w, t1 + o.flush_interval_ns), 0);
+	assert_true(capture_writer__bytes(w) > b0);
+	b0 = capture_writer__bytes(w);
+	/* nothing open: a tick writes nothing */
+	assert_int_equal(capture_writer__tick(w, t1 + 10 * o.flush_interval_ns), 0);
+	assert_int_equal(capture_writer__bytes(w), b0);
+	for (int i = 3; i < 5; i++)
+		assert_int_equal(capture_writer__append(w, in.r[i]), 0);
+	assert_int_equal(capture_writer__flush(w), 0);
+	assert_true(capture_writer__bytes(w) > b0);
+	assert_int_equal(capture_writer__close(w), 0);
+
+	r = capture_reader__open(p);
+	assert_non_null(r);
+	assert_true(capture_reader__status(r)->has_index);
+	idx = capture_reader__index(r, &n);
+	assert_int_equal(n, 2);
+	assert_int_equal(idx[0].records, 3);
+	assert_int_equal(idx[1].records, 2);
+	assert_int_equal(idx[0].offset, 20);
+	assert_int_equal(idx[1].offset, 20 + idx[0].compressed_size);
+	capture_reader__free(r);
+	recs_free(&in);
+}
+
+/* The index: each entry's times are the earliest and latest timed record of the
+ * frame; seek_time lands on the first frame that reaches the time. */
+static void check_index_and_seek(const char *p, const struct recs *in, bool want_index)
+{
+	struct capture_reader *r;
+	const struct capture_index_entry *idx;
+	struct recs out;
+	struct capture_status st;
+	size_t n;
+
+	read_recs(p, &out, &st);
+	assert_int_equal(out.n, in->n);
+	r = capture_reader__open(p);
+	assert_non_null(r);
+	assert_int_equal(capture_reader__status(r)->has_index, want_index);
+	idx = capture_reader__index(r, &n);
+	assert_non_null(idx);
+	assert_int_equal(n, st.frames);
+	for (size_t i = 0; i < n; i++) {
+		uint64_t lo = 0, hi = 0, ns;
+		bool any = false;
+
+		for (size_t j = 0; j < out.n; j++) {
+			if (out.frame[j] != idx[i].offset || !capture_record_time(out.r[j], &ns))
+				continue;
+			lo = any && lo < ns ? lo : ns;
+			hi = any && hi > ns ? hi : ns;
+			any = true;
+		}
+		assert_int_equal(idx[i].first_ns, lo);
+		assert_int_equal(idx[i].last_ns, hi);
+		if (i)
+			assert_true(idx[i].offset > idx[i - 1].offset);
+	}
+	/* seek to several times, including before the first and after the last */
+	for (uint64_t t = 0; t <= 1000 * (in->n + 2); t += 1700) {
+		Ptop__V1__Record *rec;
+		uint64_t ns, frame;
+		size_t j;
+
+		assert_int_equal(capture_reader__seek_time(r, t), 0);
+		/* the expected frame: the first whose latest time reaches t */
+		for (j = 0; j < n; j++)
+			if ((idx[j].first_ns || idx[j].last_ns) && idx[j].last_ns >= t)
+				break;
+		if (j == n) {
+			assert_int_equal(capture_reader__next(r, &rec), 0);
+			assert_int_equal(capture_reader__status(r)->end, CAPTURE_END_CLEAN);
+			continue;
+		}
+		assert_int_equal(capture_reader__next(r, &rec), 1);
+		frame = capture_reader__frame_offset(r);
+		assert_int_equal(frame, idx[j].offset);
+		ptop__v1__record__free_unpacked(rec, NULL);
+		/* nothing at or after t was in an earlier frame */
+		for (size_t k = 0; k < out.n; k++)
+			if (out.frame[k] < frame && capture_record_time(out.r[k], &ns))
+				assert_true(ns < t);
+	}
+	capture_reader__free(r);
+	recs_free(&out);
+}
+
+static void test_04_index_and_seek(void **state)
+{
+	struct capture_writer_opts o = { .frame_bytes = 400 };
+	struct recs in;
+	const char *p = tpath("seek.ptop"), *q = tpath("seek-noindex.ptop");
+	struct capture_reader *r;
+	const struct capture_index_entry *idx;
+	uint8_t *buf;
+	size_t n, len;
+	FILE *f;
+	(void)state;
+
+	make_samples(&in, 120);
+	write_recs(p, &o, &in);
+	check_index_and_seek(p, &in, true);
+
+	/* the same file without its index frame: the index is rebuilt by a scan */
+	r = capture_reader__open(p);
+	assert_non_null(r);
+	idx = capture_reader__index(r, &n);
+	len = idx[n - 1].offset + idx[n - 1].compressed_size;
+	capture_reader__free(r);
+	buf = malloc(len);
+	assert_non_null(buf);
+	f = fopen(p, "rb");
+	assert_non_null(f);
+	assert_int_equal(fread(buf, 1, len, f), len);
+	fclose(f);
+	f = fopen(q, "wb");
+	assert_non_null(f);
+	assert_int_equal(fwrite(buf, 1, len, f), len);
+	fclose(f);
+	free(buf);
+	check_index_and_seek(q, &in, false);
+	recs_free(&in);
+}
+
+static void test_05_mode_0600(void **state)
+{
+	struct stat sb;
+	const char *p = tpath("mode.ptop");
+	struct capture_writer *w;
+	mode_t old = umask(0);
+	(void)state;
+
+	w = capture_writer__create(p, NULL);
+	umask(old);
+	assert_non_null(w);
+	assert_int_equal(capture_writer__close(w), 0);
+	assert_int_equal(stat(p, &sb), 0);
+	assert_int_equal(sb.st_mode & 07777, 0600);
+}
+
+static void test_06_exists_needs_force(void **state)
+{
+	struct capture_writer_opts force = { .force = true };
+	struct recs a, b, out;
+	struct capture_status st;
+	const char *p = tpath("exists.ptop");
+	struct stat sb;
+	off_t before;
+	(void)state;
+
+	make_samples(&a, 12);
+	write_recs(p, NULL, &a);
+	before = file_size(p);
+	errno = 0;
+	assert_null(capture_writer__create(p, NULL));
+	assert_int_equal(errno, EEXIST);
+	assert_int_equal(file_size(p), before); /* untouched */
+	read_recs(p, &out, &st);
+	assert_int_equal(out.n, 12);
+	recs_free(&out);
+
+	assert_int_equal(chmod(p, 0644), 0);
+	make_samples(&b, 3);
+	write_recs(p, &force, &b);
+	read_recs(p, &out, &st);
+	assert_int_equal(out.n, 3);
+	assert_same(&b, &out, 3);
+	assert_int_equal(st.end, CAPTURE_END_CLEAN);
+	assert_int_equal(stat(p, &sb), 0);
+	assert_int_equal(sb.st_mode & 07777, 0600);
+	recs_free(&out);
+	recs_free(&a);
+	recs_free(&b);
+}
+
+/* A disk that takes BUDGET more bytes, the last write short, then ENOSPC. */
+static size_t budget;
+static size_t hook_writes;
+
+static ssize_t full_disk(int fd, const void *buf, size_t n)
+{
+	hook_writes++;
+	if (budget == 0) {
+		errno = ENOSPC;
+		return -1;
+	}
+	if (n > budget)
+		n = budget;
+	budget -= n;
+	return write(fd, buf, n);
+}
+
+static void test_07_enospc_keeps_written_frames(void **state)
+{
+	struct capture_writer_opts o = { .frame_bytes = 300 };
+	struct recs in, out;
+	struct capture_status st;
+	const char *p = tpath("full.ptop");
+	struct capture_writer *w;
+	uint64_t good;
+	size_t i;
+	int err = 0;
+	(void)state;
+
+	make_samples(&in, 400);
+	budget = 3000;
+	capture_write_hook = full_disk;
+	w = capture_writer__create(p, &o);
+	assert_non_null(w);
+	for (i = 0; i < in.n; i++) {
+		err = capture_writer__append(w, in.r[i]);
+		if (err)
+			break;
+	}
+	capture_write_hook = NULL;
+	assert_int_equal(err, -ENOSPC);
+	assert_int_equal(capture_writer__error(w), -ENOSPC);
+	/* refuses more, whatever comes */
+	hook_writes = 0;
+	assert_int_equal(capture_writer__append(w, in.r[0]), -ENOSPC);
+	assert_int_equal(capture_writer__flush(w), -ENOSPC);
+	assert_int_equal(capture_writer__tick(w, UINT64_MAX), -ENOSPC);
+	assert_int_equal(hook_writes, 0);
+	good = capture_writer__bytes(w);
+	assert_true(good > 20 && good <= 3000);
+	/* no garbage tail: the file ends at the last complete frame */
+	assert_int_equal(file_size(p), good);
+	assert_int_equal(capture_writer__close(w), -ENOSPC);
+	assert_int_equal(file_size(p), good); /* and no index was added */
+
+	read_recs(p, &out, &st);
+	assert_int_equal(st.end, CAPTURE_END_CLEAN);
+	assert_false(st.has_index);
+	assert_true(out.n > 0 && out.n < i);
+	assert_same(&in, &out, out.n);
+	recs_free(&out);
+	recs_free(&in);
+}
+
+/* The same on a real full file system: a 64 KiB tmpfs in a private mount
+ * namespace (needs CAP_SYS_ADMIN; skipped with the reason otherwise). */
+static void test_08_enospc_real_tmpfs(void **state)
+{
+	struct capture_writer_opts o = { .frame_bytes = 4096, .level = 1 };
+	char dir[300], path[340];
+	struct capture_writer *w;
+	struct capture_status st;
+	struct recs out;
+	uint64_t good, n = 0;
+	unsigned i;
+	int err = 0;
+	(void)state;
+
+	snprintf(dir, sizeof(dir), "%s/small", tmpdir);
+	assert_int_equal(mkdir(dir, 0700), 0);
+	if (unshare(CLONE_NEWNS) < 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
+	    mount("tmpfs", dir, "tmpfs", 0, "size=64k") < 0) {
+		fprintf(stderr, "skip: cannot mount a tmpfs here (%s); test_07 covers ENOSPC\n",
+			strerror(errno));
+		rmdir(dir);
+		skip();
+	}
+	snprintf(path, sizeof(path), "%s/run.ptop", dir);
+	w = capture_writer__create(path, &o);
+	assert_non_null(w);
+	/* records that compress poorly, so the disk fills quickly */
+	for (i = 0; i < 100000 && !err; i++) {
+		Ptop__V1__Record rec = PTOP__V1__RECORD__INIT;
+		Ptop__V1__Stack s = PTOP__V1__STACK__INIT;
+		uint64_t ips[16];
+
+		for (int k = 0; k < 16; k++)
+			ips[k] = (uint64_t)rand() << 32 | (uint64_t)rand();
+		s.id = i;
+		s.n_ips = 16;
+		s.ips = ips;
+		rec.kind_case = PTOP__V1__RECORD__KIND_STACK;
+		rec.stack = &s;
+		err = capture_writer__append(w, &rec);
+		n++;
+	}
+	assert_int_equal(err, -ENOSPC);
+	good = capture_writer__bytes(w);
+	assert_int_equal(capture_writer__close(w), -ENOSPC);
+	assert_int_equal(file_size(path), good);
+	read_recs(path, &out, &st);
+	assert_int_equal(st.end, CAPTURE_END_CLEAN);
+	assert_true(out.n > 0 && out.n < n);
+	for (size_t k = 0; k < out.n; k++)
+		assert_int_equal(out.r[k]->stack->id, k);
+	recs_free(&out);
+	umount(dir);
+	rmdir(dir);
+}
+
+static void test_09_create_failure_leaves_nothing(void **state)
+{
+	const char *p = tpath("never.ptop");
+	(void)state;
+
+	errno = 0;
+	assert_null(capture_writer__create(tpath("no/such/dir.ptop"), NULL));
+	assert_int_equal(errno, ENOENT);
+	budget = 7; /* the magic frame does not fit */
+	capture_write_hook = full_disk;
+	errno = 0;
+	assert_null(capture_writer__create(p, NULL));
+	capture_write_hook = NULL;
+	assert_int_equal(errno, ENOSPC);
+	assert_int_equal(access(p, F_OK), -1);
+	assert_int_equal(errno, ENOENT);
+}
+
+static void copy_prefix(const char *from, const char *to, size_t len)
+{
+	uint8_t *buf = malloc(len ? len : 1);
+	FILE *f = fopen(from, "rb");
+
+	assert_non_null(buf);
+	assert_non_null(f);
+	assert_int_equal(fread(buf, 1, len, f), len);
+	fclose(f);
+	f = fopen(to, "wb");
+	assert_non_null(f);
+	assert_int_equal(fwrite(buf, 1, len, f), len);
+	fclose(f);
+	free(buf);
+}
+
+static void test_10_salvage_cut_file(void **state)
+{
+	struct capture_writer_opts o = { .frame_bytes = 500 };
+	struct recs in, out;
+	struct capture_status st, sst;
+	const char *p = tpath("salv-in.ptop"), *cut = tpath("salv-cut.ptop");
+	const char *s = tpath("salv-out.ptop");
+	const Ptop__V1__CaptureTrailer *t;
+	struct stat sb;
+	uint64_t events = 0, last = 0, ns;
+	size_t n = 0;
+	(void)state;
+
+	/* no trailer record in the input: samples 0..8 only */
+	in.n = 0;
+	for (unsigned i = 0; in.n < 90; i++)
+		if (i % SAMPLE_KINDS != 9)
+			in.r[in.n++] = sample_record(i, 1000 * (i + 1));
+	write_recs(p, &o, &in);
+	copy_prefix(p, cut, (size_t)file_size(p) * 2 / 3);
+	read_recs(cut, &out, &st);
+	assert_int_equal(st.end, CAPTURE_END_TRUNCATED);
+	n = out.n;
+	assert_true(n > 0 && n < in.n);
+	for (size_t i = 0; i < n; i++) {
+		if (out.r[i]->kind_case == PTOP__V1__RECORD__KIND_EVENT) {
+			events++;
+			last = out.r[i]->event->time_ns > last ? out.r[i]->event->time_ns : last;
+		}
+	}
+	recs_free(&out);
+
+	assert_int_equal(capture__salvage(cut, s, &sst), 0);
+	assert_int_equal(sst.end, CAPTURE_END_TRUNCATED);
+	assert_int_equal(sst.at_byte, st.at_byte);
+	assert_int_equal(stat(s, &sb), 0);
+	assert_int_equal(sb.st_mode & 07777, 0600);
+	read_recs(s, &out, &st);
+	assert_int_equal(st.end, CAPTURE_END_CLEAN);
+	assert_true(st.has_index);
+	assert_int_equal(out.n, n + 1);
+	assert_same(&in, &out, n);
+	assert_int_equal(out.r[n]->kind_case, PTOP__V1__RECORD__KIND_TRAILER);
+	t = out.r[n]->trailer;
+	assert_int_equal(t->reason, PTOP__V1__END_REASON__END_REASON_SALVAGED);
+	assert_true(t->salvaged);
+	assert_int_equal(t->records, n);
+	assert_int_equal(t->events, events);
+	assert_int_equal(t->end_time_ns, last);
+	/* the drop notices are summed per collector and kind */
+	{
+		uint64_t lost = 0;
+
+		for (size_t i = 0; i < n; i++)
+			if (out.r[i]->kind_case == PTOP__V1__RECORD__KIND_DROP)
+				lost += out.r[i]->drop->lost;
+		assert_true(lost > 0);
+		assert_int_equal(t->n_drops, 1);
+		assert_int_equal(t->drops[0]->lost, lost);
+	}
+	recs_free(&out);
+	check_index_and_seek(s, &(struct recs){ .n = n + 1 }, true);
+
+	/* never over an existing file */
+	assert_int_equal(capture__salvage(cut, s, NULL), -EEXIST);
+	/* a bad input gives its open error, and no output */
+	assert_int_equal(capture__salvage(tpath("nothing.ptop"), tpath("x.ptop"), NULL), -ENOENT);
+	assert_int_equal(access(tpath("x.ptop"), F_OK), -1);
+	(void)ns;
+	recs_free(&in);
+}
+
+static void test_11_salvage_keeps_existing_trailer(void **state)
+{
+	struct recs in, out;
+	struct capture_status st;
+	const char *p = tpath("tr-in.ptop"), *s = tpath("tr-out.ptop");
+	(void)state;
+
+	make_samples(&in, 2 * SAMPLE_KINDS); /* record 9 and 19 are trailers */
+	write_recs(p, NULL, &in);
+	assert_int_equal(capture__salvage(p, s, &st), 0);
+	assert_int_equal(st.end, CAPTURE_END_CLEAN);
+	read_recs(s, &out, &st);
+	assert_int_equal(out.n, in.n);
+	assert_same(&in, &out, in.n);
+	assert_true(st.has_index);
+	recs_free(&out);
+	recs_free(&in);
+}
+
+static void test_12_bad_arguments(void **state)
+{
+	struct capture_writer *w;
+	const char *p = tpath("args.ptop");
+	(void)state;
+
+	assert_int_equal(capture_writer__append(NULL, NULL), -EINVAL);
+	w = capture_writer__create(p, NULL);
+	assert_non_null(w);
+	assert_int_equal(capture_writer__append(w, NULL), -EINVAL);
+	assert_int_equal(capture_writer__error(w), 0);
+	capture_writer__abort(w);
+	capture_writer__abort(NULL);
+	capture_reader__free(NULL);
+	assert_null(capture_reader__status(NULL));
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	return mkdtemp(tmpdir) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	char cmd[300];
+	(void)state;
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_01_roundtrip_every_kind),
+		cmocka_unit_test(test_02_frames_closed_by_size),
+		cmocka_unit_test(test_03_frames_closed_by_tick),
+		cmocka_unit_test(test_04_index_and_seek),
+		cmocka_unit_test(test_05_mode_0600),
+		cmocka_unit_test(test_06_exists_needs_force),
+		cmocka_unit_test(test_07_enospc_keeps_written_frames),
+		cmocka_unit_test(test_08_enospc_real_tmpfs),
+		cmocka_unit_test(test_09_create_failure_leaves_nothing),
+		cmocka_unit_test(test_10_salvage_cut_file),
+		cmocka_unit_test(test_11_salvage_keeps_existing_trailer),
+		cmocka_unit_test(test_12_bad_arguments),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
