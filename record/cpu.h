@@ -1,0 +1,29 @@
+/* cpu.h — the pure parts of the cpu collector (record/cpu.c), public so that
+ * tests/test_cpu.c can check them without BPF or a target. */
+#ifndef PTOP_RECORD_CPU_H
+#define PTOP_RECORD_CPU_H
+
+#include <stdint.h>
+
+#include "proto/ptop.pb-c.h"
+#include "record/procfs.h"
+
+/* Clock ticks to nanoseconds at CLK_TCK ticks per second (> 0). */
+uint64_t cpu__ticks_to_ns(uint64_t ticks, long clk_tck);
+
+/* Fill OUT (initialised by the caller) with the /proc lane of one interval: the
+ * utime/stime and context-switch deltas between (PREV_ST, PREV_SS) and (ST, SS),
+ * the cumulative ticks and the thread count of ST. A counter that went backwards
+ * (it should not) gives a delta of 0. */
+void cpu__proc_sample(const struct proc_stat *prev_st, const struct proc_status *prev_ss,
+		      const struct proc_stat *st, const struct proc_status *ss, long clk_tck,
+		      Ptop__V1__CpuProc *out);
+
+/* The eBPF lane's on-CPU delta for an interval. EST is this poll's estimate of the
+ * target's total on-CPU time since attach (finished slices + slices in progress);
+ * *EMITTED the total emitted so far. An estimate can read low when a slice ends
+ * between the reads, never high, so the emitted total never goes back: returns
+ * max(EST - *EMITTED, 0) and advances *EMITTED by it. */
+uint64_t cpu__oncpu_advance(uint64_t *emitted, uint64_t est);
+
+#endif

@@ -1,0 +1,339 @@
+/* test_cpu.c — the cpu collector: tick conversion, /proc deltas and the eBPF
+ * total's monotonic advance on made-up numbers, and, when run as root, both lanes
+ * measuring this test process while it sleeps and burns CPU a known way.
+ *
+ * The run loop's rec_emit_* are replaced by fakes that keep what the collector
+ * emits (packed, as a capture would hold it).
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "record/collector.h"
+#include "record/bpf_util.h"
+#include "record/cpu.h"
+#include "record/procfs.h"
+
+extern const struct collector_ops cpu_collector;
+
+/* ------------------------------------------------------------------ fakes */
+
+#define MAX_EVENTS 8
+#define MAX_DROPS 16
+
+static uint8_t *events[MAX_EVENTS];
+static size_t event_len[MAX_EVENTS];
+static int n_events;
+static char drop_kinds[MAX_DROPS][32];
+static int n_drops;
+
+uint64_t rec_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+int rec_emit(struct rec_ctx *ctx, const Ptop__V1__Record *rec)
+{
+	(void)ctx;
+	(void)rec;
+	return 0;
+}
+
+int rec_emit_event(struct rec_ctx *ctx, Ptop__V1__Event *ev, Ptop__V1__Category cat,
+		   uint64_t now_ns, uint64_t interval_ns)
+{
+	ev->time_ns = now_ns;
+	ev->interval_ns = interval_ns;
+	ev->pid = ctx->pid;
+	ev->category = cat;
+	if (n_events == MAX_EVENTS)
+		return -ENOSPC;
+	event_len[n_events] = ptop__v1__event__get_packed_size(ev);
+	events[n_events] = malloc(event_len[n_events] + 1);
+	if (!events[n_events])
+		return -ENOMEM;
+	ptop__v1__event__pack(ev, events[n_events]);
+	n_events++;
+	return 0;
+}
+
+int rec_emit_drop(struct collector *c, const char *kind, uint64_t lost, const char *detail)
+{
+	(void)detail;
+	if (lost == 0)
+		return 0;
+	if (n_drops < MAX_DROPS)
+		snprintf(drop_kinds[n_drops++], sizeof(drop_kinds[0]), "%s", kind);
+	c->dropped += lost;
+	return 0;
+}
+
+static void reset_fakes(void)
+{
+	int i;
+
+	for (i = 0; i < n_events; i++)
+		free(events[i]);
+	n_events = 0;
+	n_drops = 0;
+}
+
+static Ptop__V1__Event *event_at(int i)
+{
+	Ptop__V1__Event *ev;
+
+	assert_true(i < n_events);
+	ev = ptop__v1__event__unpack(NULL, event_len[i], events[i]);
+	assert_non_null(ev);
+	assert_int_equal(ev->payload_case, PTOP__V1__EVENT__PAYLOAD_CPU);
+	return ev;
+}
+
+/* ------------------------------------------------------------------ pure parts */
+
+static void test_01_ticks(void **state)
+{
+	(void)state;
+	assert_int_equal(cpu__ticks_to_ns(0, 100), 0);
+	assert_int_equal(cpu__ticks_to_ns(1, 100), 10000000ULL);
+	assert_int_equal(cpu__ticks_to_ns(250, 100), 2500000000ULL);
+	assert_int_equal(cpu__ticks_to_ns(3, 300), 10000000ULL);
+	assert_int_equal(cpu__ticks_to_ns(1, 1000), 1000000ULL);
+	/* 10^12 ticks (317 years at 100 Hz) does not overflow */
+	assert_int_equal(cpu__ticks_to_ns(1000000000000ULL, 100), 10000000000000000000ULL);
+	assert_int_equal(cpu__ticks_to_ns(5, 0), 0);
+}
+
+static void test_02_proc_sample(void **state)
+{
+	struct proc_stat a = { .utime = 100, .stime = 50, .num_threads = 1 };
+	struct proc_stat b = { .utime = 130, .stime = 51, .num_threads = 4 };
+	struct proc_status sa = { .voluntary_ctxt_switches = 10, .nonvoluntary_ctxt_switches = 2 };
+	struct proc_status sb = { .voluntary_ctxt_switches = 17, .nonvoluntary_ctxt_switches = 2 };
+	Ptop__V1__CpuProc pr = PTOP__V1__CPU_PROC__INIT;
+
+	(void)state;
+	cpu__proc_sample(&a, &sa, &b, &sb, 100, &pr);
+	assert_int_equal(pr.user_ns, 300000000ULL);
+	assert_int_equal(pr.system_ns, 10000000ULL);
+	assert_int_equal(pr.user_ticks_total, 130);
+	assert_int_equal(pr.system_ticks_total, 51);
+	assert_int_equal(pr.threads, 4);
+	assert_int_equal(pr.voluntary_switches, 7);
+	assert_int_equal(pr.involuntary_switches, 0);
+	/* a counter going backwards gives 0, not a huge wrapped delta */
+	cpu__proc_sample(&b, &sb, &a, &sa, 100, &pr);
+	assert_int_equal(pr.user_ns, 0);
+	assert_int_equal(pr.voluntary_switches, 0);
+	assert_int_equal(pr.user_ticks_total, 100);
+}
+
+static void test_03_oncpu_advance(void **state)
+{
+	uint64_t emitted = 0;
+
+	(void)state;
+	assert_int_equal(cpu__oncpu_advance(&emitted, 1000), 1000);
+	assert_int_equal(cpu__oncpu_advance(&emitted, 1500), 500);
+	/* an estimate that reads low (a slice ended between the reads) emits 0 ... */
+	assert_int_equal(cpu__oncpu_advance(&emitted, 1200), 0);
+	assert_int_equal(emitted, 1500);
+	/* ... and the next one catches up: nothing counted twice or lost */
+	assert_int_equal(cpu__oncpu_advance(&emitted, 2000), 500);
+	assert_int_equal(emitted, 2000);
+}
+
+/* ------------------------------------------------------------------ real BPF */
+
+static struct rec_ctx ctx;
+static struct collector col;
+
+static void init_col(pid_t pid, bool no_ebpf)
+{
+	memset(&ctx, 0, sizeof(ctx));
+	memset(&col, 0, sizeof(col));
+	ctx.pid = pid;
+	ctx.no_ebpf = no_ebpf;
+	ctx.interval_ns = 1000000000ULL;
+	col.ops = &cpu_collector;
+	col.ctx = &ctx;
+	reset_fakes();
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	if (col.ops)
+		col.ops->stop(&col);
+	reset_fakes();
+	return 0;
+}
+
+static bool can_trace(void)
+{
+	char reason[256];
+
+	if (bpf_util__can_trace(reason, sizeof(reason)) == 0)
+		return true;
+	printf("SKIP: %s\n", reason);
+	return false;
+}
+
+static void sleep_1ms(void)
+{
+	struct timespec ts = { 0, 1000000 };
+
+	while (nanosleep(&ts, &ts) != 0)
+		;
+}
+
+static void test_04_ebpf_lanes_agree(void **state)
+{
+	Ptop__V1__Event *ev;
+	struct proc_stat st0, st;
+	volatile uint64_t sink = 0;
+	uint64_t proc_ns, ebpf_ns;
+	long tck = sysconf(_SC_CLK_TCK);
+	int i;
+
+	(void)state;
+	if (!can_trace())
+		skip();
+	init_col(getpid(), false);
+	assert_int_equal(col.ops->check(&col), PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE);
+	assert_int_equal(col.source, PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_EBPF);
+	if (col.ops->start(&col) != 0)
+		fail_msg("start: %s", col.reason);
+	assert_int_equal(col.source, PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_EBPF);
+	assert_int_equal(col.ops->poll(&col, rec_now_ns(), POLL_FIRST), 0);
+
+	/* 20 sleeps: at least 20 voluntary switch-outs, seen by both lanes */
+	for (i = 0; i < 20; i++)
+		sleep_1ms();
+	assert_int_equal(col.ops->poll(&col, rec_now_ns(), 0), 0);
+	ev = event_at(1);
+	assert_non_null(ev->cpu->ebpf);
+	assert_non_null(ev->cpu->proc);
+	assert_true(ev->cpu->ebpf->switches >= 20);
+	assert_true(ev->cpu->proc->voluntary_switches >= 20);
+	assert_true(ev->cpu->ebpf->oncpu_ns > 0);
+	assert_true(ev->cpu->proc->threads >= 1);
+	ptop__v1__event__free_unpacked(ev, NULL);
+
+	/* burn 50 ticks of CPU (as /proc counts it), then both lanes must agree
+	 * within 5 ticks: they measure the same thing two ways */
+	assert_int_equal(procfs_read_stat(getpid(), &st0), 0);
+	do {
+		for (i = 0; i < 100000; i++)
+			sink += i;
+		assert_int_equal(procfs_read_stat(getpid(), &st), 0);
+	} while (st.utime + st.stime < st0.utime + st0.stime + 50);
+	assert_int_equal(col.ops->poll(&col, rec_now_ns(), 0), 0);
+	ev = event_at(2);
+	proc_ns = ev->cpu->proc->user_ns + ev->cpu->proc->system_ns;
+	ebpf_ns = ev->cpu->ebpf->oncpu_ns;
+	printf("# burn: ebpf %llu ns, /proc %llu ns\n", (unsigned long long)ebpf_ns,
+	       (unsigned long long)proc_ns);
+	assert_true(ebpf_ns + 5 * cpu__ticks_to_ns(1, tck) >= proc_ns);
+	assert_true(proc_ns + 5 * cpu__ticks_to_ns(1, tck) >= ebpf_ns);
+	ptop__v1__event__free_unpacked(ev, NULL);
+	assert_int_equal(n_drops, 0);
+}
+
+static void test_05_no_ebpf(void **state)
+{
+	Ptop__V1__Event *ev;
+	int i;
+
+	(void)state;
+	init_col(getpid(), true);
+	assert_int_equal(col.ops->check(&col), PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE);
+	assert_int_equal(col.source, PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_PROC);
+	assert_int_equal(col.ops->start(&col), 0);
+	for (i = 0; i < 5; i++)
+		sleep_1ms();
+	assert_int_equal(col.ops->poll(&col, rec_now_ns(), POLL_FIRST), 0);
+	ev = event_at(0);
+	assert_null(ev->cpu->ebpf);
+	assert_non_null(ev->cpu->proc);
+	assert_true(ev->cpu->proc->voluntary_switches >= 5);
+	ptop__v1__event__free_unpacked(ev, NULL);
+}
+
+/* The target exits before the final poll: the eBPF lane still reports its last
+ * slices, the /proc lane is absent, and nothing counts as a drop. */
+static void test_06_target_gone(void **state)
+{
+	Ptop__V1__Event *ev;
+	int fds[2], status;
+	bool ebpf = false;
+	char c = 0;
+	pid_t child;
+	int k;
+
+	(void)state;
+	for (k = 0; k < 2; k++) {
+		if (k == 1) {
+			if (!can_trace())
+				break;
+			ebpf = true;
+		}
+		assert_int_equal(pipe(fds), 0);
+		child = fork();
+		assert_true(child >= 0);
+		if (child == 0) {
+			close(fds[1]);
+			if (read(fds[0], &c, 1) < 0)
+				_exit(1);
+			_exit(0);
+		}
+		close(fds[0]);
+		init_col(child, !ebpf);
+		assert_int_equal(col.ops->check(&col), PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE);
+		assert_int_equal(col.ops->start(&col), 0);
+		assert_int_equal(col.ops->poll(&col, rec_now_ns(), POLL_FIRST), 0);
+		assert_int_equal(write(fds[1], "x", 1), 1);
+		close(fds[1]);
+		assert_int_equal(waitpid(child, &status, 0), child);
+		assert_int_equal(col.ops->poll(&col, rec_now_ns(), POLL_FINAL), 0);
+		assert_int_equal(n_drops, 0);
+		if (ebpf) {
+			assert_int_equal(n_events, 2);
+			ev = event_at(1);
+			assert_non_null(ev->cpu->ebpf);
+			assert_true(ev->cpu->ebpf->switches >= 1);	/* its exit */
+			assert_null(ev->cpu->proc);
+			ptop__v1__event__free_unpacked(ev, NULL);
+		} else {
+			assert_int_equal(n_events, 1);	/* only the first poll */
+		}
+		col.ops->stop(&col);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_01_ticks),
+		cmocka_unit_test(test_02_proc_sample),
+		cmocka_unit_test(test_03_oncpu_advance),
+		cmocka_unit_test_teardown(test_04_ebpf_lanes_agree, teardown),
+		cmocka_unit_test_teardown(test_05_no_ebpf, teardown),
+		cmocka_unit_test_teardown(test_06_target_gone, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
