@@ -1,0 +1,448 @@
+/* options.c — ptop-record's command line: parsing, durations, --help, the default file name. */
+#include <ctype.h>
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "record/record.h"
+
+#define NS_PER_SEC 1000000000ull
+#define MIN_INTERVAL_NS 1000000ull /* 1 ms: anything shorter is a busy loop */
+
+enum {
+	OPT_FORCE = 256,
+	OPT_DURATION,
+	OPT_INTERVAL,
+	OPT_VMA_INTERVAL,
+	OPT_FLUSH_INTERVAL,
+	OPT_DISABLE,
+	OPT_NO_EBPF,
+	OPT_CAPS,
+};
+
+static const struct option long_opts[] = {
+	{ "pid", required_argument, NULL, 'p' },
+	{ "output", required_argument, NULL, 'o' },
+	{ "force", no_argument, NULL, OPT_FORCE },
+	{ "duration", required_argument, NULL, OPT_DURATION },
+	{ "interval", required_argument, NULL, OPT_INTERVAL },
+	{ "vma-interval", required_argument, NULL, OPT_VMA_INTERVAL },
+	{ "flush-interval", required_argument, NULL, OPT_FLUSH_INTERVAL },
+	{ "disable", required_argument, NULL, OPT_DISABLE },
+	{ "no-ebpf", no_argument, NULL, OPT_NO_EBPF },
+	{ "caps", no_argument, NULL, OPT_CAPS },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "verbose", no_argument, NULL, 'v' },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, 'V' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static void set_err(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!err || !errlen)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+}
+
+int record_parse_duration(const char *s, uint64_t *ns)
+{
+	static const struct {
+		const char *name;
+		uint64_t ns;
+	} units[] = {
+		{ "ns", 1 },	       { "us", 1000 },		 { "ms", 1000000 },
+		{ "s", NS_PER_SEC },   { "m", 60 * NS_PER_SEC }, { "h", 3600 * NS_PER_SEC },
+		{ "", NS_PER_SEC },
+	};
+	uint64_t whole = 0, frac = 0, frac_div = 1, mult = 0, v;
+	const char *p = s;
+	bool digits = false;
+	size_t i;
+
+	if (!s)
+		return -EINVAL;
+	for (; isdigit((unsigned char)*p); p++) {
+		digits = true;
+		if (__builtin_mul_overflow(whole, 10, &whole) ||
+		    __builtin_add_overflow(whole, (uint64_t)(*p - '0'), &whole))
+			return -ERANGE;
+	}
+	if (*p == '.') {
+		for (p++; isdigit((unsigned char)*p); p++) {
+			digits = true;
+			if (frac_div < 1000000000000000000ull) { /* digits past 1e-18 do not count */
+				frac = frac * 10 + (uint64_t)(*p - '0');
+				frac_div *= 10;
+			}
+		}
+	}
+	if (!digits)
+		return -EINVAL;
+	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		if (strcmp(p, units[i].name) == 0) {
+			mult = units[i].ns;
+			break;
+		}
+	}
+	if (!mult)
+		return -EINVAL;
+	if (__builtin_mul_overflow(whole, mult, &v))
+		return -ERANGE;
+	/* frac/frac_div of a unit, rounded down to whole ns; frac < frac_div <= 1e18
+	 * and mult <= 3.6e12, so compute in 128 bits. */
+	if (frac) {
+		unsigned __int128 f = (unsigned __int128)frac * mult / frac_div;
+
+		if (__builtin_add_overflow(v, (uint64_t)f, &v))
+			return -ERANGE;
+	}
+	if (v == 0)
+		return -EINVAL;
+	*ns = v;
+	return 0;
+}
+
+static int parse_interval(const char *opt, const char *arg, uint64_t min_ns, uint64_t *ns,
+			  char *err, size_t errlen)
+{
+	uint64_t v;
+	int r = record_parse_duration(arg, &v);
+
+	if (r == -ERANGE) {
+		set_err(err, errlen, "%s '%s' is too long", opt, arg);
+		return -EINVAL;
+	}
+	if (r) {
+		set_err(err, errlen,
+			"%s '%s' is not a duration: give a positive number with a unit, "
+			"e.g. 500ms, 2s, 1.5m (units ns us ms s m h; none means s)",
+			opt, arg);
+		return -EINVAL;
+	}
+	if (v < min_ns) {
+		set_err(err, errlen, "%s '%s' is too short: the minimum is 1ms", opt, arg);
+		return -EINVAL;
+	}
+	*ns = v;
+	return 0;
+}
+
+static int parse_pid(const char *arg, pid_t *pid, char *err, size_t errlen)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(arg, &end, 10);
+	if (errno || end == arg || *end || v <= 0 || v > INT32_MAX) {
+		set_err(err, errlen, "--pid '%s' is not a process id: give a positive number", arg);
+		return -EINVAL;
+	}
+	*pid = (pid_t)v;
+	return 0;
+}
+
+static size_t table_len(const struct collector_ops *const *table)
+{
+	size_t n = 0;
+
+	while (table && table[n])
+		n++;
+	return n;
+}
+
+static void valid_names(const struct collector_ops *const *table, char *buf, size_t len)
+{
+	size_t i, off = 0;
+
+	buf[0] = '\0';
+	for (i = 0; table && table[i] && off < len; i++)
+		off += (size_t)snprintf(buf + off, len - off, "%s%s", i ? ", " : "",
+					table[i]->name);
+}
+
+static int add_disabled(struct record_opts *o, const char *arg,
+			const struct collector_ops *const *table, char *err, size_t errlen)
+{
+	char *copy, *tok, *save = NULL, **v;
+	char names[256];
+	size_t i;
+	int err_rc = 0;
+
+	copy = strdup(arg);
+	if (!copy) {
+		set_err(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		bool known = false;
+
+		for (i = 0; table && table[i]; i++)
+			known |= strcmp(table[i]->name, tok) == 0;
+		if (!known) {
+			valid_names(table, names, sizeof(names));
+			set_err(err, errlen,
+				"--disable: unknown collector '%s': the collectors are %s", tok,
+				names);
+			err_rc = -EINVAL;
+			goto cleanup;
+		}
+		if (record_opts__disabled(o, tok))
+			continue;
+		v = realloc(o->disabled, (o->n_disabled + 1) * sizeof(*v));
+		if (!v) {
+			set_err(err, errlen, "out of memory");
+			err_rc = -ENOMEM;
+			goto cleanup;
+		}
+		o->disabled = v;
+		o->disabled[o->n_disabled] = strdup(tok);
+		if (!o->disabled[o->n_disabled]) {
+			set_err(err, errlen, "out of memory");
+			err_rc = -ENOMEM;
+			goto cleanup;
+		}
+		o->n_disabled++;
+	}
+	if (!o->n_disabled) {
+		set_err(err, errlen, "--disable '%s' names no collector", arg);
+		err_rc = -EINVAL;
+	}
+cleanup:
+	free(copy);
+	return err_rc;
+}
+
+int record_opts__parse(struct record_opts *o, int argc, char **argv,
+		       const struct collector_ops *const *table, char *err, size_t errlen)
+{
+	const char *prog = "ptop-record";
+	int c, r;
+
+	memset(o, 0, sizeof(*o));
+	o->interval_ns = NS_PER_SEC;
+	o->vma_interval_ns = 10 * NS_PER_SEC;
+	o->flush_interval_ns = NS_PER_SEC;
+	o->argc = argc;
+	o->argv = argv;
+	if (err && errlen)
+		err[0] = '\0';
+
+	optind = 0; /* full reinitialisation, so the parser can run more than once */
+	opterr = 0;
+	/* '+': the first non-option ends the options (it starts the command) */
+	while ((c = getopt_long(argc, argv, "+:p:o:qvhV", long_opts, NULL)) != -1) {
+		switch (c) {
+		case 'p':
+			r = parse_pid(optarg, &o->pid, err, errlen);
+			if (r)
+				return r;
+			break;
+		case 'o':
+			if (!*optarg) {
+				set_err(err, errlen, "-o needs a file name");
+				return -EINVAL;
+			}
+			o->output = optarg;
+			break;
+		case OPT_FORCE:
+			o->force = true;
+			break;
+		case OPT_DURATION:
+			r = parse_interval("--duration", optarg, 1, &o->duration_ns, err, errlen);
+			if (r)
+				return r;
+			break;
+		case OPT_INTERVAL:
+			r = parse_interval("--interval", optarg, MIN_INTERVAL_NS, &o->interval_ns,
+					   err, errlen);
+			if (r)
+				return r;
+			break;
+		case OPT_VMA_INTERVAL:
+			r = parse_interval("--vma-interval", optarg, MIN_INTERVAL_NS,
+					   &o->vma_interval_ns, err, errlen);
+			if (r)
+				return r;
+			break;
+		case OPT_FLUSH_INTERVAL:
+			r = parse_interval("--flush-interval", optarg, MIN_INTERVAL_NS,
+					   &o->flush_interval_ns, err, errlen);
+			if (r)
+				return r;
+			break;
+		case OPT_DISABLE:
+			r = add_disabled(o, optarg, table, err, errlen);
+			if (r)
+				return r;
+			break;
+		case OPT_NO_EBPF:
+			o->no_ebpf = true;
+			break;
+		case OPT_CAPS:
+			o->caps = true;
+			break;
+		case 'q':
+			o->quiet = true;
+			break;
+		case 'v':
+			o->verbose = true;
+			break;
+		case 'h':
+			o->help = true;
+			return 0;
+		case 'V':
+			o->version = true;
+			return 0;
+		case ':':
+			set_err(err, errlen, "option '%s' needs a value: see %s --help",
+				argv[optind - 1], prog);
+			return -EINVAL;
+		default:
+			if (optopt && optopt < 256)
+				set_err(err, errlen, "unknown option '-%c': see %s --help", optopt,
+					prog);
+			else
+				set_err(err, errlen, "unknown option '%s': see %s --help",
+					argv[optind - 1], prog);
+			return -EINVAL;
+		}
+	}
+	if (optind < argc)
+		o->cmd = &argv[optind];
+
+	if (o->caps) {
+		if (o->pid || o->cmd) {
+			set_err(err, errlen,
+				"--caps takes no target: run it alone (ptop-record --caps)");
+			return -EINVAL;
+		}
+		return 0;
+	}
+	if (o->pid && o->cmd) {
+		set_err(err, errlen,
+			"give either --pid PID or a command after --, not both (the command "
+			"starts with '%s')",
+			o->cmd[0]);
+		return -EINVAL;
+	}
+	if (!o->pid && !o->cmd) {
+		set_err(err, errlen,
+			"nothing to record: give --pid PID or -- COMMAND [ARGS...] (see %s --help)",
+			prog);
+		return -EINVAL;
+	}
+	if (table && o->n_disabled >= table_len(table)) {
+		set_err(err, errlen, "--disable switches off every collector: nothing to record");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+void record_opts__free(struct record_opts *o)
+{
+	size_t i;
+
+	if (!o)
+		return;
+	for (i = 0; i < o->n_disabled; i++)
+		free(o->disabled[i]);
+	free(o->disabled);
+	o->disabled = NULL;
+	o->n_disabled = 0;
+}
+
+bool record_opts__disabled(const struct record_opts *o, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < o->n_disabled; i++)
+		if (strcmp(o->disabled[i], name) == 0)
+			return true;
+	return false;
+}
+
+void record_usage(FILE *f, const struct collector_ops *const *table)
+{
+	size_t i;
+
+	fputs("Usage: ptop-record [OPTIONS] --pid PID\n"
+	      "       ptop-record [OPTIONS] -- COMMAND [ARGS...]\n"
+	      "       ptop-record --caps\n"
+	      "\n"
+	      "Record what one process does (CPU, syscalls, memory, VMAs, context) with eBPF\n"
+	      "and /proc into a compressed capture file for ptop-analyze.\n"
+	      "\n"
+	      "Target:\n"
+	      "  -p, --pid PID           record the running process PID\n"
+	      "  -- COMMAND [ARGS...]    start COMMAND and record it from its first instruction;\n"
+	      "                          the recording ends when it exits\n"
+	      "\n"
+	      "Output:\n"
+	      "  -o, --output FILE       capture file (default ptop-COMM-PID-YYYYmmdd-HHMMSS.ptop)\n"
+	      "      --force             replace FILE if it exists\n"
+	      "      --flush-interval D  write buffered data at least this often (default 1s)\n"
+	      "\n"
+	      "Timing (D is a duration: 500ms, 2s, 1.5m, 1h; a bare number is seconds):\n"
+	      "      --duration D        stop after D (default: when the target exits or on\n"
+	      "                          SIGINT/SIGTERM)\n"
+	      "      --interval D        snapshot period (default 1s)\n"
+	      "      --vma-interval D    period of the full VMA list (default 10s)\n"
+	      "\n"
+	      "Collectors:\n"
+	      "      --disable A,B       do not run these collectors\n"
+	      "      --no-ebpf           /proc lanes only (no eBPF programs are loaded)\n"
+	      "      --caps              print which collectors can run here and why not, then exit\n"
+	      "\n"
+	      "Other:\n"
+	      "  -q, --quiet             print only errors\n"
+	      "  -v, --verbose           libbpf debug output\n"
+	      "  -h, --help              this text\n"
+	      "  -V, --version           version, commit and build date\n"
+	      "\n"
+	      "Collectors (in start order):\n",
+	      f);
+	for (i = 0; table && table[i]; i++)
+		fprintf(f, "  %-12s %s\n", table[i]->name,
+			table[i]->summary ? table[i]->summary : "");
+	fputs("\n"
+	      "Exit status: 0 recorded; 1 runtime error (no collector could start, disk full);\n"
+	      "2 bad usage or input (no such pid, unwritable output). See ptop-record(1).\n",
+	      f);
+}
+
+int record_default_output(char *buf, size_t len, const char *comm, pid_t pid, time_t when)
+{
+	char name[64], stamp[32];
+	struct tm tm;
+	size_t i, n = 0;
+	int w;
+
+	for (i = 0; comm && comm[i] && n < sizeof(name) - 1; i++) {
+		unsigned char ch = (unsigned char)comm[i];
+
+		name[n++] = (isalnum(ch) || ch == '.' || ch == '_' || ch == '+' || ch == '-') &&
+					    ch < 0x80 ?
+				    (char)ch :
+				    '_';
+	}
+	name[n] = '\0';
+	if (!n || strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
+		snprintf(name, sizeof(name), "unknown");
+	if (!localtime_r(&when, &tm) || !strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm))
+		snprintf(stamp, sizeof(stamp), "%lld", (long long)when);
+	w = snprintf(buf, len, "ptop-%s-%d-%s.ptop", name, (int)pid, stamp);
+	if (w < 0 || (size_t)w >= len)
+		return -ENAMETOOLONG;
+	return 0;
+}

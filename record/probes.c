@@ -1,0 +1,229 @@
+/* probes.c — the probe set of a recording: header records, summary, --caps lines, drop totals,
+ * and the target's exit status as a TargetExit.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "record/record.h"
+
+const char *record_state_name(Ptop__V1__ProbeState state)
+{
+	switch (state) {
+	case PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE:
+		return "active";
+	case PTOP__V1__PROBE_STATE__PROBE_STATE_DISABLED:
+		return "disabled";
+	case PTOP__V1__PROBE_STATE__PROBE_STATE_FAILED:
+		return "failed";
+	case PTOP__V1__PROBE_STATE__PROBE_STATE_UNSUPPORTED:
+		return "unsupported";
+	default:
+		return "unspecified";
+	}
+}
+
+const char *record_source_name(Ptop__V1__ProbeSource source)
+{
+	switch (source) {
+	case PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_EBPF:
+		return "ebpf";
+	case PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_PROC:
+		return "proc";
+	default:
+		return "-";
+	}
+}
+
+void record_probe_set(const struct collector *cs, size_t n, Ptop__V1__Probe *probes,
+		      Ptop__V1__Probe **ptrs)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		Ptop__V1__Probe *p = &probes[i];
+
+		ptop__v1__probe__init(p);
+		p->name = (char *)cs[i].ops->name;
+		p->state = cs[i].state;
+		p->source = cs[i].source;
+		/* protobuf-c packs "" as absent for proto3 strings: the empty string is
+		 * the default, so pointing at the collector's buffers is enough. */
+		p->reason = (char *)cs[i].reason;
+		p->detail = (char *)cs[i].detail;
+		ptrs[i] = p;
+	}
+}
+
+size_t record_probe_count(const struct collector *cs, size_t n, Ptop__V1__ProbeState state)
+{
+	size_t i, k = 0;
+
+	for (i = 0; i < n; i++)
+		k += cs[i].state == state;
+	return k;
+}
+
+/* snprintf that keeps counting past the end of the buffer. */
+static size_t append(char *buf, size_t len, size_t off, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static size_t append(char *buf, size_t len, size_t off, const char *fmt, ...)
+{
+	va_list ap;
+	int w;
+
+	va_start(ap, fmt);
+	w = vsnprintf(off < len ? buf + off : NULL, off < len ? len - off : 0, fmt, ap);
+	va_end(ap);
+	return off + (w > 0 ? (size_t)w : 0);
+}
+
+size_t record_probe_summary(const struct collector *cs, size_t n, char *buf, size_t len)
+{
+	size_t i, off = 0;
+
+	if (len)
+		buf[0] = '\0';
+	off = append(buf, len, off, "probes: %zu active, %zu failed, %zu disabled, %zu unsupported\n",
+		     record_probe_count(cs, n, PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE),
+		     record_probe_count(cs, n, PTOP__V1__PROBE_STATE__PROBE_STATE_FAILED),
+		     record_probe_count(cs, n, PTOP__V1__PROBE_STATE__PROBE_STATE_DISABLED),
+		     record_probe_count(cs, n, PTOP__V1__PROBE_STATE__PROBE_STATE_UNSUPPORTED));
+	for (i = 0; i < n; i++) {
+		if (cs[i].state == PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE)
+			continue;
+		off = append(buf, len, off, "  %s: %s: %s\n", cs[i].ops->name,
+			     record_state_name(cs[i].state),
+			     cs[i].reason[0] ? cs[i].reason : "(no reason given)");
+	}
+	return off;
+}
+
+size_t record_caps_line(const struct collector *c, char *buf, size_t len)
+{
+	bool yes = c->state == PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE;
+	const char *text;
+
+	if (yes)
+		text = c->ops->summary ? c->ops->summary : "";
+	else
+		text = c->reason[0] ? c->reason : record_state_name(c->state);
+	return append(buf, len, 0, "  %-12s %-4s %-5s %s\n", c->ops->name, yes ? "yes" : "no",
+		      record_source_name(c->source), text);
+}
+
+int record_parse_capeff(const char *status_text, uint64_t *mask)
+{
+	const char *p = strstr(status_text, "\nCapEff:");
+	char *end;
+	unsigned long long v;
+
+	if (!p)
+		return -EINVAL;
+	p += strlen("\nCapEff:");
+	errno = 0;
+	v = strtoull(p, &end, 16);
+	if (errno || end == p || (*end && *end != '\n'))
+		return -EINVAL;
+	*mask = v;
+	return 0;
+}
+
+void record_target_exit(int wstatus, Ptop__V1__TargetExit *te)
+{
+	ptop__v1__target_exit__init(te);
+	te->status_known = true;
+	if (WIFEXITED(wstatus)) {
+		te->exited = true;
+		te->exit_code = WEXITSTATUS(wstatus);
+	} else if (WIFSIGNALED(wstatus)) {
+		te->term_signal = WTERMSIG(wstatus);
+		te->core_dumped = WCOREDUMP(wstatus) != 0;
+	} else {
+		te->status_known = false; /* stopped/continued: not an end */
+	}
+}
+
+int drop_totals__add(struct drop_totals *t, const char *collector, const char *kind,
+		     uint64_t lost)
+{
+	struct drop_total *d;
+	size_t i;
+
+	for (i = 0; i < t->n; i++) {
+		d = &t->v[i];
+		if (strncmp(d->collector, collector, sizeof(d->collector) - 1) == 0 &&
+		    strncmp(d->kind, kind, sizeof(d->kind) - 1) == 0) {
+			d->lost += lost;
+			return 0;
+		}
+	}
+	if (t->n == t->cap) {
+		size_t cap = t->cap ? t->cap * 2 : 8;
+
+		d = realloc(t->v, cap * sizeof(*d));
+		if (!d)
+			return -ENOMEM;
+		t->v = d;
+		t->cap = cap;
+	}
+	d = &t->v[t->n++];
+	memset(d, 0, sizeof(*d));
+	snprintf(d->collector, sizeof(d->collector), "%s", collector);
+	snprintf(d->kind, sizeof(d->kind), "%s", kind);
+	d->lost = lost;
+	return 0;
+}
+
+int drop_totals__fill_trailer(const struct drop_totals *t, Ptop__V1__CaptureTrailer *tr)
+{
+	Ptop__V1__DropTotal *msgs = NULL, **ptrs = NULL;
+	size_t i;
+
+	tr->n_drops = 0;
+	tr->drops = NULL;
+	if (!t->n)
+		return 0;
+	msgs = calloc(t->n, sizeof(*msgs));
+	ptrs = calloc(t->n, sizeof(*ptrs));
+	if (!msgs || !ptrs) {
+		free(msgs);
+		free(ptrs);
+		return -ENOMEM;
+	}
+	for (i = 0; i < t->n; i++) {
+		ptop__v1__drop_total__init(&msgs[i]);
+		msgs[i].collector = (char *)t->v[i].collector;
+		msgs[i].kind = (char *)t->v[i].kind;
+		msgs[i].lost = t->v[i].lost;
+		ptrs[i] = &msgs[i];
+	}
+	tr->drops = ptrs;
+	tr->n_drops = t->n;
+	return 0;
+}
+
+void drop_totals__release_trailer(Ptop__V1__CaptureTrailer *tr)
+{
+	if (!tr)
+		return;
+	if (tr->n_drops)
+		free(tr->drops[0]); /* the array of messages, allocated in one piece */
+	free(tr->drops);
+	tr->drops = NULL;
+	tr->n_drops = 0;
+}
+
+void drop_totals__free(struct drop_totals *t)
+{
+	if (!t)
+		return;
+	free(t->v);
+	t->v = NULL;
+	t->n = t->cap = 0;
+}

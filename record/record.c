@@ -1,0 +1,746 @@
+/* record.c — ptop-record's main flow: resolve the target, open the capture, start the
+ * collectors, write the header, run the poll loop, end with a trailer. Also rec_emit* for
+ * the collectors.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <bpf/libbpf.h>
+
+#include "proto/capture.h"
+#include "proto/version.h"
+#include "record/procfs.h"
+#include "record/record.h"
+
+#define PROG "ptop-record"
+#define BTF_PATH "/sys/kernel/btf/vmlinux"
+#define CHILD_GRACE_MS 2000 /* after forwarding a signal, before SIGKILL */
+
+/* The recording in progress: what rec_emit* need beyond the collector's ctx. */
+static struct {
+	struct drop_totals drops;    /* lost events per (collector, kind), for the trailer */
+	int write_err;               /* first writer error, -errno; 0 if none */
+	bool header_written;         /* rec_emit refuses records before the header */
+	bool verbose;
+} g;
+
+/* ------------------------------------------------------------------ rec_emit */
+
+uint64_t rec_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+int rec_emit(struct rec_ctx *ctx, const Ptop__V1__Record *rec)
+{
+	int err;
+
+	if (!ctx || !ctx->writer || !g.header_written)
+		return -EINVAL; /* --caps, or a collector emitting from start() */
+	if (g.write_err)
+		return g.write_err;
+	err = capture_writer__append(ctx->writer, rec);
+	if (err) {
+		g.write_err = err;
+		return err;
+	}
+	if (rec->kind_case == PTOP__V1__RECORD__KIND_EVENT)
+		ctx->events++;
+	return 0;
+}
+
+int rec_emit_event(struct rec_ctx *ctx, Ptop__V1__Event *ev, Ptop__V1__Category cat,
+		   uint64_t now_ns, uint64_t interval_ns)
+{
+	Ptop__V1__Record rec = PTOP__V1__RECORD__INIT;
+
+	ev->time_ns = now_ns;
+	ev->interval_ns = interval_ns;
+	ev->pid = ctx->pid;
+	ev->category = cat;
+	rec.kind_case = PTOP__V1__RECORD__KIND_EVENT;
+	rec.event = ev;
+	return rec_emit(ctx, &rec);
+}
+
+int rec_emit_drop(struct collector *c, const char *kind, uint64_t lost, const char *detail)
+{
+	Ptop__V1__Record rec = PTOP__V1__RECORD__INIT;
+	Ptop__V1__DropNotice dn = PTOP__V1__DROP_NOTICE__INIT;
+	int err;
+
+	if (!lost)
+		return 0;
+	c->dropped += lost;
+	/* the total is kept even when the notice cannot be written */
+	err = drop_totals__add(&g.drops, c->ops->name, kind, lost);
+	dn.time_ns = rec_now_ns();
+	dn.collector = (char *)c->ops->name;
+	dn.kind = (char *)kind;
+	dn.lost = lost;
+	dn.detail = (char *)(detail ? detail : "");
+	rec.kind_case = PTOP__V1__RECORD__KIND_DROP;
+	rec.drop = &dn;
+	if (!c->ctx || !c->ctx->writer)
+		return err;
+	return rec_emit(c->ctx, &rec) ?: err;
+}
+
+/* ------------------------------------------------------------------ helpers */
+
+static void errmsg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static void errmsg(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs(PROG ": ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list args)
+{
+	(void)level;
+	if (!g.verbose)
+		return 0; /* collectors put what matters into their probe reasons */
+	return vfprintf(stderr, fmt, args);
+}
+
+static size_t collectors_init(struct collector *cs, struct rec_ctx *ctx,
+			      const struct record_opts *o)
+{
+	size_t n;
+
+	for (n = 0; collector_table[n] && n < RECORD_MAX_COLLECTORS; n++) {
+		struct collector *c = &cs[n];
+
+		memset(c, 0, sizeof(*c));
+		c->ops = collector_table[n];
+		c->ctx = ctx;
+		c->state = PTOP__V1__PROBE_STATE__PROBE_STATE_UNSPECIFIED;
+		if (record_opts__disabled(o, c->ops->name)) {
+			c->state = PTOP__V1__PROBE_STATE__PROBE_STATE_DISABLED;
+			snprintf(c->reason, sizeof(c->reason), "disabled by --disable");
+		}
+	}
+	return n;
+}
+
+static bool collector_runs(const struct collector *c)
+{
+	return c->state != PTOP__V1__PROBE_STATE__PROBE_STATE_DISABLED;
+}
+
+/* check() every collector that is not disabled; then start() the active ones
+ * unless CAPS_ONLY. */
+static void collectors_check_start(struct collector *cs, size_t n, bool caps_only)
+{
+	size_t i;
+	int err;
+
+	for (i = 0; i < n; i++) {
+		struct collector *c = &cs[i];
+
+		if (!collector_runs(c))
+			continue;
+		c->state = c->ops->check(c);
+		if (c->state == PTOP__V1__PROBE_STATE__PROBE_STATE_UNSPECIFIED) {
+			c->state = PTOP__V1__PROBE_STATE__PROBE_STATE_FAILED;
+			snprintf(c->reason, sizeof(c->reason), "check() gave no state");
+		}
+		if (c->state != PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE) {
+			if (!c->reason[0])
+				snprintf(c->reason, sizeof(c->reason), "(no reason given)");
+			continue;
+		}
+		c->reason[0] = '\0';
+		if (caps_only)
+			continue;
+		err = c->ops->start(c);
+		if (err) {
+			c->state = PTOP__V1__PROBE_STATE__PROBE_STATE_FAILED;
+			if (!c->reason[0])
+				snprintf(c->reason, sizeof(c->reason), "start failed: %s",
+					 strerror(-err));
+		}
+	}
+}
+
+static void collectors_poll(struct collector *cs, size_t n, uint64_t now, unsigned flags)
+{
+	size_t i;
+	int err;
+
+	for (i = 0; i < n && !g.write_err; i++) {
+		if (cs[i].state != PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE)
+			continue;
+		err = cs[i].ops->poll(&cs[i], now, flags);
+		if (err && g.verbose && !g.write_err)
+			errmsg("collector %s: poll: %s", cs[i].ops->name, strerror(-err));
+	}
+}
+
+static void collectors_stop(struct collector *cs, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (collector_runs(&cs[i]) && cs[i].ops->stop)
+			cs[i].ops->stop(&cs[i]);
+}
+
+/* Remove the capture file after a failed setup, only if it is still the
+ * regular file we created (never what --force pointed at otherwise). */
+static void remove_output(const char *path, const struct stat *created)
+{
+	struct stat st;
+
+	if (lstat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_dev == created->st_dev &&
+	    st.st_ino == created->st_ino)
+		unlink(path);
+}
+
+static void fmt_wall(uint64_t realtime_ns, char *buf, size_t len)
+{
+	time_t s = (time_t)(realtime_ns / 1000000000ull);
+	struct tm tm;
+
+	if (!localtime_r(&s, &tm) || !strftime(buf, len, "%Y-%m-%d %H:%M:%S", &tm))
+		snprintf(buf, len, "%" PRIu64 " ns", realtime_ns);
+}
+
+static const char *end_reason_name(Ptop__V1__EndReason r)
+{
+	switch (r) {
+	case PTOP__V1__END_REASON__END_REASON_TARGET_EXIT:
+		return "the target exited";
+	case PTOP__V1__END_REASON__END_REASON_SIGNAL:
+		return "signal";
+	case PTOP__V1__END_REASON__END_REASON_DURATION:
+		return "--duration elapsed";
+	case PTOP__V1__END_REASON__END_REASON_ERROR:
+		return "error";
+	default:
+		return "unknown";
+	}
+}
+
+/* ------------------------------------------------------------------ --caps */
+
+static bool cap_has(uint64_t mask, int cap)
+{
+	return (mask >> cap) & 1;
+}
+
+static int read_sysctl(const char *name, char *out, size_t len)
+{
+	char *buf = NULL;
+	size_t cap = 0, n = 0;
+	int err = procfs_read_file(0, name, &buf, &cap, &n);
+
+	if (!err) {
+		while (n && buf[n - 1] == '\n')
+			buf[--n] = '\0';
+		snprintf(out, len, "%s", buf);
+	}
+	free(buf);
+	return err;
+}
+
+static int run_caps(const struct record_opts *o)
+{
+	static const struct {
+		const char *name;
+		int nr;
+	} caps[] = {
+		{ "CAP_BPF", 39 },
+		{ "CAP_PERFMON", 38 },
+		{ "CAP_SYS_ADMIN", 21 },
+		{ "CAP_SYS_PTRACE", 19 },
+	};
+	struct collector cs[RECORD_MAX_COLLECTORS];
+	struct rec_ctx ctx = { 0 };
+	char line[512], val[64], *buf = NULL;
+	size_t n, i, cap = 0, len = 0;
+	uint64_t eff = 0;
+	bool have_eff;
+
+	ctx.caps_only = true;
+	ctx.no_ebpf = o->no_ebpf;
+	ctx.verbose = o->verbose;
+	ctx.interval_ns = o->interval_ns;
+	ctx.vma_interval_ns = o->vma_interval_ns;
+	n = collectors_init(cs, &ctx, o);
+	collectors_check_start(cs, n, true);
+
+	printf("collectors (with the privileges of this process%s):\n",
+	       o->no_ebpf ? ", --no-ebpf" : "");
+	for (i = 0; i < n; i++) {
+		record_caps_line(&cs[i], line, sizeof(line));
+		fputs(line, stdout);
+	}
+	collectors_stop(cs, n);
+
+	have_eff = procfs_read_file(0, "self/status", &buf, &cap, &len) == 0 &&
+		   record_parse_capeff(buf, &eff) == 0;
+	printf("privileges: uid %u, euid %u\n", (unsigned)getuid(), (unsigned)geteuid());
+	for (i = 0; i < sizeof(caps) / sizeof(caps[0]); i++)
+		printf("  %-15s %s\n", caps[i].name,
+		       !have_eff ? "unknown" : cap_has(eff, caps[i].nr) ? "yes" : "no");
+	printf("kernel:\n");
+	printf("  %-15s %s\n", "BTF",
+	       access(BTF_PATH, R_OK) == 0 ? "yes (" BTF_PATH ")" :
+					     "no (" BTF_PATH " missing: use --no-ebpf)");
+	if (read_sysctl("sys/kernel/unprivileged_bpf_disabled", val, sizeof(val)) == 0)
+		printf("  %-15s %s\n", "unprivileged_bpf_disabled", val);
+	if (read_sysctl("sys/kernel/perf_event_paranoid", val, sizeof(val)) == 0)
+		printf("  %-15s %s\n", "perf_event_paranoid", val);
+	free(buf);
+	return fflush(stdout) ? RECORD_EXIT_RUNTIME : RECORD_EXIT_OK;
+}
+
+/* ------------------------------------------------------------------ the run */
+
+struct run {
+	struct record_opts *o;
+	struct record_target *t;
+	struct collector *cs;
+	size_t n;
+	struct rec_ctx *ctx;
+	struct capture_writer *w;
+	int sfd;                     /* signalfd: SIGINT, SIGTERM */
+	uint64_t start_mono, start_real;  /* the header's clocks */
+	uint64_t safe_ns;            /* everything emitted before this is on disk */
+	Ptop__V1__EndReason reason;
+	int signo;                   /* the signal that ended it */
+};
+
+static void tick(struct run *r, uint64_t now)
+{
+	int err;
+
+	if (g.write_err)
+		return;
+	err = capture_writer__tick(r->w, now);
+	if (err) {
+		g.write_err = err;
+		return;
+	}
+	/* the tick wrote out every frame older than the flush interval */
+	if (now > r->o->flush_interval_ns && now - r->o->flush_interval_ns > r->safe_ns)
+		r->safe_ns = now - r->o->flush_interval_ns;
+}
+
+static int read_signal(int sfd)
+{
+	struct signalfd_siginfo si;
+
+	if (read(sfd, &si, sizeof(si)) == (ssize_t)sizeof(si))
+		return (int)si.ssi_signo;
+	return 0;
+}
+
+/* Poll the collectors every interval until something ends the recording. */
+static void run_loop(struct run *r)
+{
+	const uint64_t interval = r->o->interval_ns, flush = r->o->flush_interval_ns;
+	uint64_t now = rec_now_ns(), next_poll, next_flush, end_at = UINT64_MAX;
+	struct pollfd pfd[2];
+
+	collectors_poll(r->cs, r->n, now, POLL_FIRST);
+	tick(r, now);
+	next_poll = now + interval;
+	next_flush = now + flush;
+	if (r->o->duration_ns)
+		end_at = now + r->o->duration_ns;
+
+	for (;;) {
+		uint64_t deadline, wait_ns;
+		int nfd = 0, timeout, ready;
+
+		if (g.write_err) {
+			r->reason = PTOP__V1__END_REASON__END_REASON_ERROR;
+			return;
+		}
+		now = rec_now_ns();
+		if (now >= end_at) {
+			r->reason = PTOP__V1__END_REASON__END_REASON_DURATION;
+			return;
+		}
+		if (r->t->pidfd < 0 && target__has_exited(r->t)) {
+			r->reason = PTOP__V1__END_REASON__END_REASON_TARGET_EXIT;
+			return;
+		}
+		if (now >= next_poll) {
+			collectors_poll(r->cs, r->n, now, 0);
+			/* keep to the grid; skip ticks missed while stopped */
+			while (next_poll <= now)
+				next_poll += interval;
+		}
+		if (now >= next_flush) {
+			next_flush = now + flush;
+		}
+		tick(r, now);
+		if (g.write_err)
+			continue;
+
+		deadline = next_poll < next_flush ? next_poll : next_flush;
+		if (end_at < deadline)
+			deadline = end_at;
+		now = rec_now_ns();
+		wait_ns = deadline > now ? deadline - now : 0;
+		timeout = (int)((wait_ns + 999999) / 1000000);
+		if (r->t->pidfd < 0 && timeout > 100)
+			timeout = 100; /* no pidfd: look at the target often */
+
+		pfd[nfd].fd = r->sfd;
+		pfd[nfd].events = POLLIN;
+		pfd[nfd++].revents = 0;
+		if (r->t->pidfd >= 0) {
+			pfd[nfd].fd = r->t->pidfd;
+			pfd[nfd].events = POLLIN;
+			pfd[nfd++].revents = 0;
+		}
+		ready = poll(pfd, (nfds_t)nfd, timeout);
+		if (ready < 0 && errno != EINTR) {
+			errmsg("poll: %s", strerror(errno));
+			r->reason = PTOP__V1__END_REASON__END_REASON_ERROR;
+			return;
+		}
+		if (ready <= 0)
+			continue;
+		if (pfd[0].revents & POLLIN) {
+			r->signo = read_signal(r->sfd);
+			if (r->signo) {
+				r->reason = PTOP__V1__END_REASON__END_REASON_SIGNAL;
+				return;
+			}
+		}
+		if (nfd > 1 && (pfd[1].revents & (POLLIN | POLLHUP | POLLERR))) {
+			r->t->exited = true;
+			r->reason = PTOP__V1__END_REASON__END_REASON_TARGET_EXIT;
+			return;
+		}
+	}
+}
+
+/* Command mode, the recording ends but the command runs: send it SIG, give it
+ * CHILD_GRACE_MS (a second signal to us cuts that short), then SIGKILL. */
+static void stop_child(struct run *r, int sig)
+{
+	struct record_target *t = r->t;
+
+	if (!t->is_child || target__has_exited(t))
+		return;
+	kill(t->pid, sig);
+	if (target__wait_exit(t, CHILD_GRACE_MS, r->sfd))
+		return;
+	if (!r->o->quiet)
+		errmsg("the command (pid %d) did not exit: killing it", t->pid);
+	kill(t->pid, SIGKILL);
+	target__wait_exit(t, 10000, -1);
+}
+
+static void print_exit(const struct record_target *t)
+{
+	if (!t->status_known)
+		return;
+	if (WIFEXITED(t->wstatus))
+		errmsg("the command exited with status %d", WEXITSTATUS(t->wstatus));
+	else if (WIFSIGNALED(t->wstatus))
+		errmsg("the command was killed by signal %d (%s)%s", WTERMSIG(t->wstatus),
+		       strsignal(WTERMSIG(t->wstatus)),
+		       WCOREDUMP(t->wstatus) ? ", core dumped" : "");
+}
+
+/* End the recording: stop a command if need be, final poll, trailer, index.
+ * Returns the exit status. */
+static int finish(struct run *r, const char *path)
+{
+	Ptop__V1__Record rec = PTOP__V1__RECORD__INIT;
+	Ptop__V1__CaptureTrailer tr = PTOP__V1__CAPTURE_TRAILER__INIT;
+	Ptop__V1__TargetExit te = PTOP__V1__TARGET_EXIT__INIT;
+	char when[64];
+	uint64_t records, bytes;
+	int err;
+
+	if (r->reason == PTOP__V1__END_REASON__END_REASON_SIGNAL)
+		stop_child(r, r->signo);
+	else if (r->reason == PTOP__V1__END_REASON__END_REASON_DURATION)
+		stop_child(r, SIGTERM);
+
+	if (g.write_err) {
+		fmt_wall(r->start_real + (r->safe_ns - r->start_mono), when, sizeof(when));
+		errmsg("writing %s: %s; the capture up to %s (%.1f s of recording) is readable",
+		       path, strerror(-g.write_err), when,
+		       (double)(r->safe_ns - r->start_mono) / 1e9);
+		capture_writer__abort(r->w);
+		r->w = NULL;
+		collectors_stop(r->cs, r->n);
+		if (r->t->is_child && !target__has_exited(r->t))
+			errmsg("the command (pid %d) keeps running", r->t->pid);
+		return RECORD_EXIT_RUNTIME;
+	}
+
+	/* while a zombie, the target's /proc/PID/stat is still there */
+	collectors_poll(r->cs, r->n, rec_now_ns(), POLL_FINAL);
+	if (target__has_exited(r->t)) {
+		target__collect_status(r->t);
+		if (r->t->status_known)
+			record_target_exit(r->t->wstatus, &te);
+		tr.target_exit = &te; /* status_known false when the kernel did not say */
+	}
+
+	tr.reason = r->reason;
+	tr.end_time_ns = rec_now_ns();
+	tr.records = capture_writer__records(r->w);
+	tr.events = r->ctx->events;
+	tr.signal = (uint32_t)(r->reason == PTOP__V1__END_REASON__END_REASON_SIGNAL ? r->signo : 0);
+	err = drop_totals__fill_trailer(&g.drops, &tr);
+	if (err) {
+		errmsg("out of memory");
+		capture_writer__abort(r->w);
+		r->w = NULL;
+		collectors_stop(r->cs, r->n);
+		return RECORD_EXIT_RUNTIME;
+	}
+	rec.kind_case = PTOP__V1__RECORD__KIND_TRAILER;
+	rec.trailer = &tr;
+	err = capture_writer__append(r->w, &rec);
+	drop_totals__release_trailer(&tr);
+	records = capture_writer__records(r->w);
+	bytes = capture_writer__bytes(r->w);
+	if (!err)
+		err = capture_writer__close(r->w); /* frees the writer whatever the result */
+	else
+		capture_writer__abort(r->w);
+	r->w = NULL;
+	collectors_stop(r->cs, r->n);
+	if (err) {
+		fmt_wall(r->start_real + (r->safe_ns - r->start_mono), when, sizeof(when));
+		errmsg("writing %s: %s; the capture up to %s is readable", path, strerror(-err),
+		       when);
+		return RECORD_EXIT_RUNTIME;
+	}
+	if (!r->o->quiet) {
+		if (r->t->is_child)
+			print_exit(r->t);
+		errmsg("wrote %s: %" PRIu64 " records, %" PRIu64 " events, %" PRIu64
+		       " bytes; ended: %s%s%s",
+		       path, records, r->ctx->events, bytes, end_reason_name(r->reason),
+		       r->signo ? " " : "", r->signo ? strsignal(r->signo) : "");
+	}
+	return RECORD_EXIT_OK;
+}
+
+int record_main(int argc, char **argv)
+{
+	struct record_opts o;
+	struct record_target t;
+	struct collector cs[RECORD_MAX_COLLECTORS];
+	struct rec_ctx ctx = { 0 };
+	struct capture_writer_opts wopts = { 0 };
+	struct capture_writer *w = NULL;
+	struct run run = { 0 };
+	struct stat created;
+	sigset_t sigs, orig_mask;
+	struct sigaction orig_pipe;
+	char err[512], path[PATH_MAX], summary[4096];
+	const char *out = NULL;
+	size_t n = 0;
+	bool file_created = false, started = false;
+	int sfd = -1, status = RECORD_EXIT_OK, rc;
+
+	memset(&t, 0, sizeof(t));
+	t.pidfd = t.go_fd = t.err_fd = -1;
+	memset(&g, 0, sizeof(g));
+
+	/* 1. arguments */
+	rc = record_opts__parse(&o, argc, argv, collector_table, err, sizeof(err));
+	if (rc) {
+		errmsg("%s", err);
+		status = RECORD_EXIT_USAGE;
+		goto cleanup;
+	}
+	if (o.help) {
+		record_usage(stdout, collector_table);
+		goto cleanup;
+	}
+	if (o.version) {
+		printf("ptop-record %s (commit %s, built %s)\n", ptop_version, ptop_commit,
+		       ptop_build_date);
+		goto cleanup;
+	}
+	g.verbose = o.verbose;
+
+	/* 2. libbpf output */
+	libbpf_set_print(libbpf_print);
+
+	/* 3. signals: SIGINT/SIGTERM through a signalfd, blocked until the loop
+	 * reads them (a signal during set-up ends the recording at its start) */
+	sigaction(SIGPIPE, NULL, &orig_pipe);
+	signal(SIGPIPE, SIG_IGN);
+	sigemptyset(&sigs);
+	sigaddset(&sigs, SIGINT);
+	sigaddset(&sigs, SIGTERM);
+	if (sigprocmask(SIG_BLOCK, &sigs, &orig_mask) ||
+	    (sfd = signalfd(-1, &sigs, SFD_CLOEXEC | SFD_NONBLOCK)) < 0) {
+		errmsg("cannot set up signal handling: %s", strerror(errno));
+		status = RECORD_EXIT_RUNTIME;
+		goto cleanup;
+	}
+
+	if (o.caps) {
+		status = run_caps(&o);
+		goto cleanup;
+	}
+	if (!o.no_ebpf && access(BTF_PATH, R_OK) != 0) {
+		errmsg("this kernel has no BTF (" BTF_PATH
+		       " is missing), so the eBPF collectors cannot run: "
+		       "use --no-ebpf to record with the /proc lanes only");
+		status = RECORD_EXIT_USAGE;
+		goto cleanup;
+	}
+
+	/* 4. the target */
+	if (o.pid)
+		rc = target__open_pid(&t, o.pid, err, sizeof(err));
+	else
+		rc = target__launch(&t, o.cmd, &orig_mask, &orig_pipe, err, sizeof(err));
+	if (rc) {
+		errmsg("%s", err);
+		status = rc == -ENOMEM ? RECORD_EXIT_RUNTIME : RECORD_EXIT_USAGE;
+		goto cleanup;
+	}
+
+	/* 5. the output file */
+	out = o.output;
+	if (!out) {
+		if (record_default_output(path, sizeof(path), t.comm, t.pid, time(NULL))) {
+			errmsg("cannot make a default file name: give one with -o");
+			status = RECORD_EXIT_USAGE;
+			goto cleanup;
+		}
+		out = path;
+	}
+	wopts.force = o.force;
+	wopts.flush_interval_ns = o.flush_interval_ns;
+	w = capture_writer__create(out, &wopts);
+	if (!w) {
+		rc = errno;
+		if (rc == EEXIST)
+			errmsg("%s already exists: use --force to replace it, or -o to choose "
+			       "another name",
+			       out);
+		else
+			errmsg("cannot create %s: %s: choose a writable path with -o", out,
+			       strerror(rc));
+		status = rc == ENOMEM ? RECORD_EXIT_RUNTIME : RECORD_EXIT_USAGE;
+		goto cleanup;
+	}
+	file_created = stat(out, &created) == 0;
+
+	/* 6. the collectors */
+	ctx.pid = t.pid;
+	ctx.mode = t.mode;
+	ctx.interval_ns = o.interval_ns;
+	ctx.vma_interval_ns = o.vma_interval_ns;
+	ctx.no_ebpf = o.no_ebpf;
+	ctx.verbose = o.verbose;
+	ctx.start_ns = rec_now_ns();
+	n = collectors_init(cs, &ctx, &o);
+	collectors_check_start(cs, n, false);
+	record_probe_summary(cs, n, summary, sizeof(summary));
+	if (!record_probe_count(cs, n, PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE)) {
+		fputs(summary, stderr);
+		errmsg("no collector could start, nothing to record: see the reasons above and "
+		       "ptop-record --caps");
+		status = RECORD_EXIT_RUNTIME;
+		goto cleanup;
+	}
+
+	/* 7. the header */
+	{
+		struct record_header_in hin = {
+			.opts = &o,
+			.target = &t,
+			.collectors = cs,
+			.n_collectors = n,
+			.start_monotonic_ns = &run.start_mono,
+			.start_realtime_ns = &run.start_real,
+		};
+
+		rc = record_write_header(w, &hin);
+		if (rc) {
+			errmsg("writing %s: %s", out, strerror(-rc));
+			status = RECORD_EXIT_RUNTIME;
+			goto cleanup;
+		}
+	}
+	g.header_written = true;
+	ctx.writer = w;
+
+	/* 8. let the command run */
+	rc = target__release(&t, err, sizeof(err));
+	if (rc) {
+		errmsg("%s", err);
+		status = RECORD_EXIT_USAGE;
+		goto cleanup;
+	}
+	started = true;
+	if (!o.quiet) {
+		fputs(summary, stderr);
+		errmsg("recording %s %d (%s) into %s", t.is_child ? "command, pid" : "pid", t.pid,
+		       t.comm, out);
+	}
+
+	/* 9. the loop, then the end */
+	run.o = &o;
+	run.t = &t;
+	run.cs = cs;
+	run.n = n;
+	run.ctx = &ctx;
+	run.w = w;
+	run.sfd = sfd;
+	run.safe_ns = run.start_mono;
+	run_loop(&run);
+	w = NULL; /* finish() closes or aborts it */
+	status = finish(&run, out);
+	n = 0; /* finish() stopped the collectors */
+
+cleanup:
+	if (!started) {
+		/* the recording never started: nothing of it stays behind */
+		collectors_stop(cs, n);
+		if (w)
+			capture_writer__abort(w);
+		if (file_created)
+			remove_output(out, &created);
+		target__kill(&t);
+	}
+	target__free(&t);
+	drop_totals__free(&g.drops);
+	record_opts__free(&o);
+	if (sfd >= 0)
+		close(sfd);
+	return status;
+}

@@ -1,0 +1,240 @@
+/* record.h — the spine of ptop-record: options, target, header, run loop.
+ *
+ * main() hands over to record_main(). The pure parts (option parsing, the
+ * default output name, the probe-set record and its summary text, the mapping
+ * of a wait status to a TargetExit, drop totals) are separate functions so that
+ * tests/test_record.c can check them without a target or a kernel.
+ *
+ * Files: record/options.c (command line), record/probes.c (probe set, summary,
+ * --caps lines, drop totals, exit status), record/target.c (the process being
+ * recorded: --pid or a launched command), record/header.c (the CaptureHeader),
+ * record/record.c (record_main, the run loop, rec_emit*).
+ */
+#ifndef PTOP_RECORD_H
+#define PTOP_RECORD_H
+
+#include <limits.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+#include <time.h>
+
+#include "proto/ptop.pb-c.h"
+#include "record/collector.h"
+
+/* Exit statuses of ptop-record. */
+#define RECORD_EXIT_OK 0
+#define RECORD_EXIT_RUNTIME 1      /* runtime error: every probe failed, disk full... */
+#define RECORD_EXIT_USAGE 2        /* bad usage or input: no such pid, unwritable path... */
+
+#define RECORD_MAX_COLLECTORS 32
+#define RECORD_BUILD_ID_MAX 64     /* bytes; a GNU build-id is usually 20 */
+
+/* ------------------------------------------------------------------ options */
+
+struct record_opts {
+	pid_t pid;                   /* --pid; 0 when not given */
+	char **cmd;                  /* the command after "--" (NULL-terminated, points into
+				      * argv); NULL when none was given */
+	const char *output;          /* -o; NULL: the default name */
+	bool force;                  /* --force: replace an existing output file */
+	bool no_ebpf;                /* --no-ebpf */
+	bool caps;                   /* --caps */
+	bool quiet;                  /* --quiet */
+	bool verbose;                /* --verbose: libbpf debug output */
+	bool help;                   /* --help: print usage, exit 0 */
+	bool version;                /* --version */
+	uint64_t duration_ns;        /* --duration; 0: until the target exits or a signal */
+	uint64_t interval_ns;        /* --interval, default 1 s */
+	uint64_t vma_interval_ns;    /* --vma-interval, default 10 s */
+	uint64_t flush_interval_ns;  /* --flush-interval, default 1 s */
+	char **disabled;             /* --disable names (each checked), owned; n_disabled */
+	size_t n_disabled;
+	int argc;                    /* the recorder's own command line */
+	char **argv;
+};
+
+/* Parse a duration: a decimal number with an optional unit ns, us, ms, s, m
+ * or h ("500ms", "2s", "1.5s", "1m"); a bare number is seconds. Stores
+ * nanoseconds in *NS. Returns 0, or -EINVAL (malformed, zero, negative) or
+ * -ERANGE (more than 2^64 ns). */
+int record_parse_duration(const char *s, uint64_t *ns);
+
+/* Parse the command line into O (which it zeroes first and fills with
+ * defaults). TABLE is the NULL-terminated collector table: --disable names are
+ * checked against it. Returns 0, or -EINVAL on a usage error with a one-line
+ * message (no "ptop-record:" prefix, no newline) in ERR. --help and --version
+ * only set o->help / o->version and skip the target checks. On success and on
+ * failure the caller frees O with record_opts__free(). */
+int record_opts__parse(struct record_opts *o, int argc, char **argv,
+		       const struct collector_ops *const *table, char *err, size_t errlen);
+
+/* Free what record_opts__parse allocated in O (not O itself). NULL is fine. */
+void record_opts__free(struct record_opts *o);
+
+/* True if NAME was given to --disable. */
+bool record_opts__disabled(const struct record_opts *o, const char *name);
+
+/* Print the --help text to F, listing the collectors of TABLE. */
+void record_usage(FILE *f, const struct collector_ops *const *table);
+
+/* The default output name "ptop-<comm>-<pid>-<YYYYmmdd-HHMMSS>.ptop" for WHEN
+ * in local time. Characters of COMM that do not belong in a file name (/,
+ * spaces, control characters, anything outside [A-Za-z0-9._+-]) become '_';
+ * an empty COMM becomes "unknown". Returns 0, or -ENAMETOOLONG if BUF is too
+ * small. */
+int record_default_output(char *buf, size_t len, const char *comm, pid_t pid, time_t when);
+
+/* ------------------------------------------------------------------ probes */
+
+/* "active", "disabled", "failed", "unsupported", or "unspecified". */
+const char *record_state_name(Ptop__V1__ProbeState state);
+
+/* "ebpf", "proc", or "-". */
+const char *record_source_name(Ptop__V1__ProbeSource source);
+
+/* Fill PROBES[0..N) from the collectors CS[0..N) and point PTRS[i] at
+ * PROBES[i], ready for CaptureHeader.probes. Strings point into CS (nothing is
+ * copied, nothing to free); empty reason/detail stay empty. */
+void record_probe_set(const struct collector *cs, size_t n, Ptop__V1__Probe *probes,
+		      Ptop__V1__Probe **ptrs);
+
+/* The probe summary printed at start:
+ *   "probes: 3 active, 1 failed, 1 disabled, 0 unsupported\n"
+ * then for each collector that is not active "  NAME: STATE: REASON\n".
+ * Writes at most LEN bytes including the NUL (truncating); returns the length
+ * the whole text needs, like snprintf. */
+size_t record_probe_summary(const struct collector *cs, size_t n, char *buf, size_t len);
+
+/* Number of collectors in CS[0..N) whose state is STATE. */
+size_t record_probe_count(const struct collector *cs, size_t n, Ptop__V1__ProbeState state);
+
+/* One line of the --caps table for C (after check()):
+ *   "  syscalls     yes  ebpf  per-syscall counts and latency...\n"
+ *   "  syscalls     no   -     --no-ebpf given: eBPF lanes are off\n"
+ * "yes" when the state is active (then the summary follows), else "no" and
+ * the reason. Returns like snprintf. */
+size_t record_caps_line(const struct collector *c, char *buf, size_t len);
+
+/* The effective capability mask from the text of /proc/PID/status ("CapEff:").
+ * 0 or -EINVAL. */
+int record_parse_capeff(const char *status_text, uint64_t *mask);
+
+/* Fill TE from a wait(2) status WSTATUS: exited + exit_code, or term_signal +
+ * core_dumped; status_known = true. */
+void record_target_exit(int wstatus, Ptop__V1__TargetExit *te);
+
+/* Lost-event totals per (collector, kind), for the trailer. */
+struct drop_total {
+	char collector[32];
+	char kind[32];
+	uint64_t lost;
+};
+
+struct drop_totals {
+	struct drop_total *v;        /* owned; n used of cap */
+	size_t n, cap;
+};
+
+/* Add LOST to the total of (COLLECTOR, KIND), creating it. 0 or -ENOMEM.
+ * Names longer than 31 bytes are truncated. */
+int drop_totals__add(struct drop_totals *t, const char *collector, const char *kind,
+		     uint64_t lost);
+
+/* Point TR->drops at freshly allocated DropTotal messages for T (strings point
+ * into T). Free them with drop_totals__release_trailer(). 0 or -ENOMEM. */
+int drop_totals__fill_trailer(const struct drop_totals *t, Ptop__V1__CaptureTrailer *tr);
+void drop_totals__release_trailer(Ptop__V1__CaptureTrailer *tr);
+
+/* Free the totals (not T itself) and reset T. NULL is fine. */
+void drop_totals__free(struct drop_totals *t);
+
+/* ------------------------------------------------------------------ target */
+
+/* The process being recorded. */
+struct record_target {
+	Ptop__V1__TargetMode mode;
+	pid_t pid;                   /* tgid */
+	char comm[64];
+	char exe[PATH_MAX];          /* empty when unknown */
+	uint8_t build_id[RECORD_BUILD_ID_MAX];
+	size_t build_id_len;         /* 0: no build-id (or unreadable) */
+	char **cmdline;              /* owned copies; n_cmdline */
+	size_t n_cmdline;
+	char cgroup_path[1024];      /* empty when unknown */
+	uint64_t cgroup_id;          /* 0 when unknown */
+	char container_id[72];       /* empty when none */
+	int pidfd;                   /* -1 when pidfd_open is not available */
+	int go_fd;                   /* command mode: write end that releases the child */
+	int err_fd;                  /* command mode: read end, the child's exec errno */
+	bool is_child;               /* we launched it (command mode) */
+	bool exited;                 /* it has exited (seen through pidfd/wait) */
+	bool reaped;                 /* waitpid() collected it; wstatus valid */
+	bool status_known;           /* wstatus is its real wait status */
+	int wstatus;
+};
+
+/* Check that PID exists, is a process (not a thread) and may be traced, and
+ * describe it into T. Returns 0, or -errno with a one-line message in ERR:
+ * -ESRCH no such process, -EPERM/-EACCES may not be traced, -EINVAL a thread
+ * or a kernel thread. */
+int target__open_pid(struct record_target *t, pid_t pid, char *err, size_t errlen);
+
+/* Find ARGV[0] (like execvp), fork a child that waits to be released, then
+ * execs it, and describe it into T. The child gets back the signal state the
+ * recorder was started with: signal mask MASK and SIGPIPE disposition PIPE
+ * (NULL: an empty mask, SIG_DFL), so the command runs as if started directly.
+ * Returns 0, or -errno with a message in ERR: -ENOENT command not found,
+ * -EACCES not executable, or a fork/pipe error. */
+int target__launch(struct record_target *t, char **argv, const sigset_t *mask,
+		   const struct sigaction *pipe, char *err, size_t errlen);
+
+/* Command mode: let the child exec and wait until it has (or failed to).
+ * Returns 0, or the child's exec errno as -errno with a message in ERR (the
+ * child has then exited and is reaped). */
+int target__release(struct record_target *t, char *err, size_t errlen);
+
+/* True once the target has exited (nonblocking check through the pidfd, or
+ * kill(pid, 0) without one). Sets t->exited. */
+bool target__has_exited(struct record_target *t);
+
+/* Wait up to TIMEOUT_MS for the target to exit (also returns early when
+ * STOP_FD, if >= 0, becomes readable). Returns true if it has exited. */
+bool target__wait_exit(struct record_target *t, int timeout_ms, int stop_fd);
+
+/* Command mode: reap the child (blocking) and fill t->wstatus. --pid mode:
+ * ask the kernel for the exit status (PIDFD_GET_INFO, Linux 6.15+); when it
+ * cannot tell, status_known stays false. Call after the target exited. */
+void target__collect_status(struct record_target *t);
+
+/* Kill a launched child that must not run (setup failed) and reap it. No-op
+ * in --pid mode and when it has already been reaped. */
+void target__kill(struct record_target *t);
+
+/* Close the descriptors and free the copies (the process is left alone). */
+void target__free(struct record_target *t);
+
+/* ------------------------------------------------------------------ header */
+
+struct record_header_in {
+	const struct record_opts *opts;
+	const struct record_target *target;
+	const struct collector *collectors;
+	size_t n_collectors;
+	uint64_t *start_monotonic_ns;  /* out: the monotonic clock in Clocks */
+	uint64_t *start_realtime_ns;   /* out: the realtime clock in Clocks */
+};
+
+/* Build the CaptureHeader (host, clocks, options, target, probe set) and
+ * append it through W. Returns 0 or -errno (from getrandom or the writer). */
+int record_write_header(struct capture_writer *w, const struct record_header_in *in);
+
+/* ------------------------------------------------------------------ main */
+
+/* The whole of ptop-record. Returns the exit status. */
+int record_main(int argc, char **argv);
+
+#endif

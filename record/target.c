@@ -1,0 +1,555 @@
+/* target.c — the process ptop-record records: an existing --pid, or a command it launches held
+ * at the door until the recording has started.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "record/procfs.h"
+#include "record/record.h"
+#include "symbol/buildid.h"
+
+#define TASK_COMM_LEN 16
+
+/* PIDFD_GET_INFO (Linux 6.13; the exit status since 6.15), not in Debian 12's
+ * headers. The first 64 bytes of struct pidfd_info, which the kernel accepts as
+ * PIDFD_INFO_SIZE_VER0. */
+struct ptop_pidfd_info {
+	uint64_t mask;
+	uint64_t cgroupid;
+	uint32_t pid, tgid, ppid, ruid, rgid, euid, egid, suid, sgid, fsuid, fsgid;
+	int32_t exit_code;
+};
+#define PTOP_PIDFD_GET_INFO _IOWR(0xFF, 11, struct ptop_pidfd_info)
+#define PTOP_PIDFD_INFO_EXIT (1ull << 3)
+
+static void set_err(char *err, size_t errlen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void set_err(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!err || !errlen)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+}
+
+static int sys_pidfd_open(pid_t pid)
+{
+#ifdef SYS_pidfd_open
+	return (int)syscall(SYS_pidfd_open, pid, 0);
+#else
+	(void)pid;
+	errno = ENOSYS;
+	return -1;
+#endif
+}
+
+static void target_init(struct record_target *t)
+{
+	memset(t, 0, sizeof(*t));
+	t->pidfd = -1;
+	t->go_fd = -1;
+	t->err_fd = -1;
+}
+
+static int add_cmdline(struct record_target *t, const char *arg)
+{
+	char **v = realloc(t->cmdline, (t->n_cmdline + 1) * sizeof(*v));
+
+	if (!v)
+		return -ENOMEM;
+	t->cmdline = v;
+	t->cmdline[t->n_cmdline] = strdup(arg);
+	if (!t->cmdline[t->n_cmdline])
+		return -ENOMEM;
+	t->n_cmdline++;
+	return 0;
+}
+
+/* Cgroup path, id and container id from /proc/PID/cgroup. Missing pieces stay
+ * empty/0: a host without cgroup v2 is not an error. */
+static void describe_cgroup(struct record_target *t)
+{
+	char *buf = NULL;
+	size_t cap = 0, len = 0;
+
+	if (procfs_read_file(t->pid, "cgroup", &buf, &cap, &len) == 0 &&
+	    procfs_parse_cgroup(buf, t->cgroup_path, sizeof(t->cgroup_path)) == 0) {
+		if (procfs_cgroup_id(t->cgroup_path, &t->cgroup_id) != 0)
+			t->cgroup_id = 0;
+		if (!procfs_container_id(t->cgroup_path, t->container_id,
+					 sizeof(t->container_id)))
+			t->container_id[0] = '\0';
+	} else {
+		t->cgroup_path[0] = '\0';
+	}
+	free(buf);
+}
+
+/* The Tgid: line of /proc/PID/status, or -errno. */
+static int read_tgid(pid_t pid, pid_t *tgid)
+{
+	char *buf = NULL, *p;
+	size_t cap = 0, len = 0;
+	int err;
+
+	err = procfs_read_file(pid, "status", &buf, &cap, &len);
+	if (err)
+		goto cleanup;
+	p = strstr(buf, "\nTgid:");
+	if (!p) {
+		err = -EINVAL;
+		goto cleanup;
+	}
+	*tgid = (pid_t)strtol(p + 6, NULL, 10);
+cleanup:
+	free(buf);
+	return err;
+}
+
+int target__open_pid(struct record_target *t, pid_t pid, char *err, size_t errlen)
+{
+	char path[64], *buf = NULL;
+	size_t cap = 0, len = 0, off;
+	pid_t tgid = 0;
+	ssize_t n;
+	int fd, rc;
+
+	target_init(t);
+	t->mode = PTOP__V1__TARGET_MODE__TARGET_MODE_PID;
+	t->pid = pid;
+
+	if (pid == getpid()) {
+		set_err(err, errlen, "pid %d is ptop-record itself: give another pid", pid);
+		return -EINVAL;
+	}
+	rc = read_tgid(pid, &tgid);
+	if (rc == -ENOENT || rc == -ESRCH) {
+		set_err(err, errlen, "no process with pid %d: check the pid (ps -p %d)", pid, pid);
+		return -ESRCH;
+	}
+	if (rc) {
+		set_err(err, errlen, "cannot read /proc/%d/status: %s", pid, strerror(-rc));
+		return rc;
+	}
+	if (tgid != pid) {
+		set_err(err, errlen, "pid %d is a thread of process %d: use --pid %d", pid, tgid,
+			tgid);
+		return -EINVAL;
+	}
+
+	/* comm (a short name) before anything that may fail, for the messages */
+	if (procfs_read_file(pid, "comm", &buf, &cap, &len) == 0) {
+		while (len && (buf[len - 1] == '\n'))
+			buf[--len] = '\0';
+		snprintf(t->comm, sizeof(t->comm), "%s", buf);
+	}
+
+	/* /proc/PID/exe needs the same ptrace read access as smaps: if it may not
+	 * be read, no /proc lane could read the process either. */
+	snprintf(path, sizeof(path), "/proc/%d/exe", pid);
+	n = readlink(path, t->exe, sizeof(t->exe) - 1);
+	if (n < 0) {
+		rc = -errno;
+		if (rc == -EACCES || rc == -EPERM) {
+			set_err(err, errlen,
+				"may not trace pid %d (%s): permission denied; run ptop-record as "
+				"root or as the process's owner",
+				pid, t->comm);
+			rc = -EPERM;
+		} else if (rc == -ENOENT) {
+			/* /proc/PID is still there, but has no executable */
+			if (access(path, F_OK) && errno == ENOENT && kill(pid, 0) && errno == ESRCH) {
+				set_err(err, errlen, "no process with pid %d: it exited", pid);
+				rc = -ESRCH;
+			} else {
+				set_err(err, errlen,
+					"pid %d (%s) has no executable (a kernel thread or a "
+					"zombie): nothing to record",
+					pid, t->comm);
+				rc = -EINVAL;
+			}
+		} else {
+			set_err(err, errlen, "cannot read %s: %s", path, strerror(-rc));
+		}
+		goto cleanup;
+	}
+	t->exe[n] = '\0';
+
+	/* The build-id of the mapped file itself (works when the path was deleted
+	 * or lives in another mount namespace). */
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		if (buildid_read_fd(fd, t->build_id, sizeof(t->build_id), &t->build_id_len))
+			t->build_id_len = 0;
+		close(fd);
+	}
+
+	if (procfs_read_file(pid, "cmdline", &buf, &cap, &len) == 0) {
+		for (off = 0; off < len; off += strlen(buf + off) + 1) {
+			rc = add_cmdline(t, buf + off);
+			if (rc) {
+				set_err(err, errlen, "out of memory");
+				goto cleanup;
+			}
+		}
+	}
+	describe_cgroup(t);
+
+	t->pidfd = sys_pidfd_open(pid);
+	if (t->pidfd < 0 && errno == ESRCH) {
+		set_err(err, errlen, "no process with pid %d: it exited", pid);
+		rc = -ESRCH;
+		goto cleanup;
+	}
+	rc = 0;
+cleanup:
+	free(buf);
+	return rc;
+}
+
+/* Is PATH a regular file we may execute? 0 or -errno. */
+static int check_exec(const char *path)
+{
+	struct stat st;
+
+	if (stat(path, &st))
+		return -errno;
+	if (S_ISDIR(st.st_mode))
+		return -EISDIR;
+	if (!S_ISREG(st.st_mode) || access(path, X_OK))
+		return -EACCES;
+	return 0;
+}
+
+/* Find NAME the way execvp does: as is when it holds a '/', else in $PATH.
+ * 0 with the path in OUT, or -ENOENT / -EACCES / -EISDIR. */
+static int find_command(const char *name, char *out, size_t outlen)
+{
+	const char *path, *p, *end;
+	int rc, best = -ENOENT;
+
+	if (strchr(name, '/')) {
+		if (strlen(name) >= outlen)
+			return -ENAMETOOLONG;
+		snprintf(out, outlen, "%s", name);
+		return check_exec(name);
+	}
+	if (!*name)
+		return -ENOENT;
+	path = getenv("PATH");
+	if (!path)
+		path = "/bin:/usr/bin"; /* glibc execvp's default */
+	for (p = path;; p = end + 1) {
+		int w;
+
+		end = strchrnul(p, ':');
+		/* an empty entry means the current directory */
+		if (end == p)
+			w = snprintf(out, outlen, "%s", name);
+		else
+			w = snprintf(out, outlen, "%.*s/%s", (int)(end - p), p, name);
+		if (w > 0 && (size_t)w < outlen) {
+			rc = check_exec(out);
+			if (rc == 0)
+				return 0;
+			if (rc == -EACCES)
+				best = -EACCES;
+		}
+		if (!*end)
+			break;
+	}
+	out[0] = '\0';
+	return best;
+}
+
+/* In the child, between fork and exec: only async-signal-safe calls. */
+static void child_main(const char *file, char **argv, int go_fd, int err_fd,
+		       const sigset_t *mask, const struct sigaction *pipe)
+{
+	struct sigaction dfl;
+	sigset_t none;
+	char c;
+	ssize_t n;
+	int e;
+
+	/* The blocked mask and ignored dispositions survive execve: give the
+	 * command back what the recorder itself was started with. Caught
+	 * signals are reset by execve. */
+	memset(&dfl, 0, sizeof(dfl));
+	dfl.sa_handler = SIG_DFL;
+	sigaction(SIGPIPE, pipe ? pipe : &dfl, NULL);
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, mask ? mask : &none, NULL);
+
+	/* Wait to be released. EOF means the recorder gave up (or died). */
+	do
+		n = read(go_fd, &c, 1);
+	while (n < 0 && errno == EINTR);
+	if (n != 1)
+		_exit(127);
+	execv(file, argv);
+	e = errno;
+	if (write(err_fd, &e, sizeof(e)) < 0)
+		_exit(126);
+	_exit(127);
+}
+
+int target__launch(struct record_target *t, char **argv, const sigset_t *mask,
+		   const struct sigaction *pipe, char *err, size_t errlen)
+{
+	char file[PATH_MAX], *base;
+	int go[2] = { -1, -1 }, ep[2] = { -1, -1 };
+	pid_t pid;
+	size_t i;
+	int rc;
+
+	target_init(t);
+	t->mode = PTOP__V1__TARGET_MODE__TARGET_MODE_COMMAND;
+	t->is_child = true;
+
+	rc = find_command(argv[0], file, sizeof(file));
+	if (rc == -ENOENT) {
+		set_err(err, errlen, "command not found: '%s'%s", argv[0],
+			strchr(argv[0], '/') ? "" : " is not in PATH");
+		return rc;
+	}
+	if (rc) {
+		set_err(err, errlen, "cannot run '%s': %s", argv[0],
+			rc == -EACCES ? "not an executable file (check its permissions)" :
+					strerror(-rc));
+		return rc;
+	}
+	if (!realpath(file, t->exe))
+		snprintf(t->exe, sizeof(t->exe), "%s", file);
+	/* exec names the process after the basename of the path it was given,
+	 * cut to 15 bytes */
+	base = strrchr(file, '/');
+	snprintf(t->comm, TASK_COMM_LEN, "%s", base ? base + 1 : file);
+	if (buildid_read_path(t->exe, t->build_id, sizeof(t->build_id), &t->build_id_len))
+		t->build_id_len = 0;
+	for (i = 0; argv[i]; i++) {
+		rc = add_cmdline(t, argv[i]);
+		if (rc) {
+			set_err(err, errlen, "out of memory");
+			return rc;
+		}
+	}
+
+	if (pipe2(go, O_CLOEXEC) || pipe2(ep, O_CLOEXEC)) {
+		rc = -errno;
+		set_err(err, errlen, "cannot create a pipe: %s", strerror(-rc));
+		goto fail;
+	}
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		rc = -errno;
+		set_err(err, errlen, "cannot start '%s': fork: %s", argv[0], strerror(-rc));
+		goto fail;
+	}
+	if (pid == 0) {
+		close(go[1]);
+		close(ep[0]);
+		child_main(file, argv, go[0], ep[1], mask, pipe);
+	}
+	close(go[0]);
+	close(ep[1]);
+	t->pid = pid;
+	t->go_fd = go[1];
+	t->err_fd = ep[0];
+	t->pidfd = sys_pidfd_open(pid);
+	describe_cgroup(t);
+	return 0;
+fail:
+	for (i = 0; i < 2; i++) {
+		if (go[i] >= 0)
+			close(go[i]);
+		if (ep[i] >= 0)
+			close(ep[i]);
+	}
+	return rc;
+}
+
+static void reap(struct record_target *t)
+{
+	pid_t r;
+
+	if (!t->is_child || t->reaped || t->pid <= 0)
+		return;
+	do
+		r = waitpid(t->pid, &t->wstatus, 0);
+	while (r < 0 && errno == EINTR);
+	t->reaped = true;
+	t->exited = true;
+	t->status_known = r == t->pid;
+}
+
+int target__release(struct record_target *t, char *err, size_t errlen)
+{
+	char c = 'g';
+	ssize_t n;
+	int e = 0;
+
+	if (!t->is_child || t->go_fd < 0)
+		return 0;
+	do
+		n = write(t->go_fd, &c, 1);
+	while (n < 0 && errno == EINTR);
+	close(t->go_fd);
+	t->go_fd = -1;
+	if (n != 1) {
+		/* the child died before it was released (killed from outside) */
+		reap(t);
+		set_err(err, errlen, "the command died before it started");
+		return -ECHILD;
+	}
+	/* EOF: exec succeeded (the CLOEXEC end closed); an int: its errno */
+	do
+		n = read(t->err_fd, &e, sizeof(e));
+	while (n < 0 && errno == EINTR);
+	close(t->err_fd);
+	t->err_fd = -1;
+	if (n == 0)
+		return 0;
+	reap(t);
+	if (n != (ssize_t)sizeof(e) || e <= 0)
+		e = ECHILD;
+	set_err(err, errlen, "cannot run '%s': %s", t->n_cmdline ? t->cmdline[0] : "command",
+		strerror(e));
+	return -e;
+}
+
+bool target__has_exited(struct record_target *t)
+{
+	struct pollfd pfd;
+	siginfo_t si;
+
+	if (t->exited)
+		return true;
+	if (t->pidfd >= 0) {
+		pfd.fd = t->pidfd;
+		pfd.events = POLLIN;
+		pfd.revents = 0;
+		if (poll(&pfd, 1, 0) > 0 && (pfd.revents & (POLLIN | POLLHUP | POLLERR)))
+			t->exited = true;
+	} else if (t->is_child) {
+		memset(&si, 0, sizeof(si));
+		if (waitid(P_PID, (id_t)t->pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+		    si.si_pid == t->pid)
+			t->exited = true;
+	} else if (kill(t->pid, 0) && errno == ESRCH) {
+		t->exited = true;
+	}
+	return t->exited;
+}
+
+static uint64_t mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+bool target__wait_exit(struct record_target *t, int timeout_ms, int stop_fd)
+{
+	uint64_t end = mono_ms() + (uint64_t)(timeout_ms > 0 ? timeout_ms : 0);
+	struct pollfd pfd[2];
+
+	while (!target__has_exited(t)) {
+		uint64_t now = mono_ms();
+		int n = 0, wait;
+
+		if (now >= end)
+			return false;
+		wait = (int)(end - now);
+		if (t->pidfd >= 0) {
+			pfd[n].fd = t->pidfd;
+			pfd[n].events = POLLIN;
+			pfd[n++].revents = 0;
+		} else if (wait > 20) {
+			wait = 20; /* no pidfd: look again soon */
+		}
+		if (stop_fd >= 0) {
+			pfd[n].fd = stop_fd;
+			pfd[n].events = POLLIN;
+			pfd[n++].revents = 0;
+		}
+		if (poll(pfd, (nfds_t)n, wait) > 0 && stop_fd >= 0 && (pfd[n - 1].revents & POLLIN))
+			return target__has_exited(t);
+	}
+	return true;
+}
+
+void target__collect_status(struct record_target *t)
+{
+	struct ptop_pidfd_info info;
+	int i;
+
+	if (t->is_child) {
+		reap(t);
+		return;
+	}
+	if (t->pidfd < 0 || t->status_known)
+		return;
+	/* The kernel keeps the exit status once the parent has reaped the
+	 * process; give the parent a moment to do so. */
+	for (i = 0; i < 20; i++) {
+		memset(&info, 0, sizeof(info));
+		info.mask = PTOP_PIDFD_INFO_EXIT;
+		if (ioctl(t->pidfd, PTOP_PIDFD_GET_INFO, &info) == 0 &&
+		    (info.mask & PTOP_PIDFD_INFO_EXIT)) {
+			t->wstatus = info.exit_code;
+			t->status_known = true;
+			return;
+		}
+		if (errno == ENOTTY || errno == EINVAL || errno == EOPNOTSUPP)
+			return; /* an older kernel: the status is unknown */
+		usleep(10000);
+	}
+}
+
+void target__kill(struct record_target *t)
+{
+	if (!t->is_child || t->reaped || t->pid <= 0)
+		return;
+	kill(t->pid, SIGKILL);
+	reap(t);
+}
+
+void target__free(struct record_target *t)
+{
+	size_t i;
+
+	if (!t)
+		return;
+	if (t->pidfd >= 0)
+		close(t->pidfd);
+	if (t->go_fd >= 0)
+		close(t->go_fd);
+	if (t->err_fd >= 0)
+		close(t->err_fd);
+	t->pidfd = t->go_fd = t->err_fd = -1;
+	for (i = 0; i < t->n_cmdline; i++)
+		free(t->cmdline[i]);
+	free(t->cmdline);
+	t->cmdline = NULL;
+	t->n_cmdline = 0;
+}

@@ -1,0 +1,602 @@
+/* test_record.c — ptop-record's pure parts: options and durations, the default file name,
+ * the probe set and its summary, --caps lines, exit statuses, drop totals, build-ids.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <link.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "record/record.h"
+#include "symbol/buildid.h"
+
+#define MS 1000000ull
+#define SEC 1000000000ull
+
+/* A collector table of our own: the tests need names and summaries only. */
+static const struct collector_ops t_cpu = { .name = "cpu", .summary = "on-CPU time" };
+static const struct collector_ops t_sys = { .name = "syscalls", .summary = "syscall counts" };
+static const struct collector_ops t_mem = { .name = "memory", .summary = "RSS, PSS, USS" };
+static const struct collector_ops *const table[] = { &t_cpu, &t_sys, &t_mem, NULL };
+
+#define ARGV(...) ((char *[]){ __VA_ARGS__, NULL })
+#define ARGC(...) ((int)(sizeof((char *[]){ __VA_ARGS__ }) / sizeof(char *)))
+
+static int parse(struct record_opts *o, char *err, int argc, char **argv)
+{
+	return record_opts__parse(o, argc, argv, table, err, 256);
+}
+
+static void test_01_duration_units(void **state)
+{
+	static const struct {
+		const char *text;
+		uint64_t ns;
+	} ok[] = {
+		{ "500ms", 500 * MS }, { "2s", 2 * SEC },	    { "1m", 60 * SEC },
+		{ "1h", 3600 * SEC },  { "100us", 100000 },	    { "10ns", 10 },
+		{ "1.5s", 1500 * MS }, { "3", 3 * SEC },	    { "0.25", 250 * MS },
+		{ ".5s", 500 * MS },   { "1.", SEC },		    { "0.001ms", 1000 },
+		{ "2.5m", 150 * SEC }, { "1.0000000001s", SEC }, /* below 1 ns: dropped */
+	};
+	uint64_t v;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		v = 0;
+		assert_int_equal(record_parse_duration(ok[i].text, &v), 0);
+		assert_true(v == ok[i].ns);
+	}
+}
+
+static void test_02_duration_invalid(void **state)
+{
+	static const char *const bad[] = { "",	 "s",  "ms",   "abc", "5x",  "-1s", "+1s",
+					   "0",	 "0s", "0.0s", "1 s", " 1s", "1s ", "1sec",
+					   "1S", "1.2.3s", "0.1ns", "1e3s", "banana" };
+	uint64_t v = 77;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		int r = record_parse_duration(bad[i], &v);
+
+		if (r != -EINVAL)
+			fail_msg("'%s' gave %d, want -EINVAL", bad[i], r);
+	}
+	assert_true(v == 77); /* untouched on error */
+	assert_int_equal(record_parse_duration("18446744073709551616ns", &v), -ERANGE);
+	assert_int_equal(record_parse_duration("99999999999h", &v), -ERANGE);
+	assert_int_equal(record_parse_duration(NULL, &v), -EINVAL);
+	/* the largest that fits */
+	assert_int_equal(record_parse_duration("18446744073709551615ns", &v), 0);
+	assert_true(v == UINT64_MAX);
+}
+
+static void test_03_parse_pid_defaults(void **state)
+{
+	struct record_opts o;
+	char err[256];
+
+	(void)state;
+	assert_int_equal(parse(&o, err, ARGC("ptop-record", "--pid", "1234"),
+			       ARGV("ptop-record", "--pid", "1234")),
+			 0);
+	assert_int_equal(o.pid, 1234);
+	assert_null(o.cmd);
+	assert_null(o.output);
+	assert_true(o.interval_ns == SEC);
+	assert_true(o.vma_interval_ns == 10 * SEC);
+	assert_true(o.flush_interval_ns == SEC);
+	assert_true(o.duration_ns == 0);
+	assert_false(o.force || o.no_ebpf || o.caps || o.quiet || o.verbose || o.help);
+	assert_int_equal(o.argc, 3);
+	assert_string_equal(o.argv[1], "--pid");
+	record_opts__free(&o);
+
+	assert_int_equal(parse(&o, err,
+			       ARGC("ptop-record", "-p", "7", "-o", "x.ptop", "--force",
+				    "--duration", "1m", "--interval", "500ms", "--vma-interval",
+				    "2s", "--flush-interval", "250ms", "--no-ebpf", "-q", "-v"),
+			       ARGV("ptop-record", "-p", "7", "-o", "x.ptop", "--force",
+				    "--duration", "1m", "--interval", "500ms", "--vma-interval",
+				    "2s", "--flush-interval", "250ms", "--no-ebpf", "-q", "-v")),
+			 0);
+	assert_int_equal(o.pid, 7);
+	assert_string_equal(o.output, "x.ptop");
+	assert_true(o.force && o.no_ebpf && o.quiet && o.verbose);
+	assert_true(o.duration_ns == 60 * SEC);
+	assert_true(o.interval_ns == 500 * MS);
+	assert_true(o.vma_interval_ns == 2 * SEC);
+	assert_true(o.flush_interval_ns == 250 * MS);
+	record_opts__free(&o);
+
+	/* --opt=value works as well */
+	assert_int_equal(parse(&o, err, ARGC("ptop-record", "--pid=9", "--interval=2s"),
+			       ARGV("ptop-record", "--pid=9", "--interval=2s")),
+			 0);
+	assert_int_equal(o.pid, 9);
+	assert_true(o.interval_ns == 2 * SEC);
+	record_opts__free(&o);
+}
+
+static void test_04_parse_command(void **state)
+{
+	struct record_opts o;
+	char err[256];
+
+	(void)state;
+	assert_int_equal(parse(&o, err, ARGC("ptop-record", "-o", "r.ptop", "--", "ls", "-l", "/"),
+			       ARGV("ptop-record", "-o", "r.ptop", "--", "ls", "-l", "/")),
+			 0);
+	assert_non_null(o.cmd);
+	assert_string_equal(o.cmd[0], "ls");
+	assert_string_equal(o.cmd[1], "-l");
+	assert_string_equal(o.cmd[2], "/");
+	assert_null(o.cmd[3]);
+	assert_int_equal(o.pid, 0);
+	record_opts__free(&o);
+
+	/* the command's own options are not ours, even ones we know */
+	assert_int_equal(parse(&o, err, ARGC("ptop-record", "--", "prog", "--pid", "3", "-q"),
+			       ARGV("ptop-record", "--", "prog", "--pid", "3", "-q")),
+			 0);
+	assert_int_equal(o.pid, 0);
+	assert_false(o.quiet);
+	assert_string_equal(o.cmd[1], "--pid");
+	record_opts__free(&o);
+
+	/* without "--", the first non-option starts the command */
+	assert_int_equal(parse(&o, err, ARGC("ptop-record", "-q", "sleep", "-x"),
+			       ARGV("ptop-record", "-q", "sleep", "-x")),
+			 0);
+	assert_true(o.quiet);
+	assert_string_equal(o.cmd[0], "sleep");
+	assert_string_equal(o.cmd[1], "-x");
+	record_opts__free(&o);
+}
+
+/* Expect a usage error whose message contains NEEDLE. */
+static void expect_usage(const char *needle, int argc, char **argv)
+{
+	struct record_opts o;
+	char err[256] = "";
+	int r = parse(&o, err, argc, argv);
+
+	record_opts__free(&o);
+	if (r != -EINVAL)
+		fail_msg("argv[1]='%s': got %d, want -EINVAL", argc > 1 ? argv[1] : "", r);
+	if (!strstr(err, needle))
+		fail_msg("message '%s' lacks '%s'", err, needle);
+	assert_null(strchr(err, '\n'));
+}
+
+static void test_05_parse_errors(void **state)
+{
+	(void)state;
+	expect_usage("nothing to record", ARGC("ptop-record"), ARGV("ptop-record"));
+	expect_usage("not both", ARGC("ptop-record", "--pid", "1", "--", "ls"),
+		     ARGV("ptop-record", "--pid", "1", "--", "ls"));
+	expect_usage("unknown option '--frob'", ARGC("ptop-record", "--frob"),
+		     ARGV("ptop-record", "--frob"));
+	expect_usage("unknown option '-z'", ARGC("ptop-record", "-z"), ARGV("ptop-record", "-z"));
+	expect_usage("needs a value", ARGC("ptop-record", "--pid"), ARGV("ptop-record", "--pid"));
+	expect_usage("needs a value", ARGC("ptop-record", "--pid", "1", "-o"),
+		     ARGV("ptop-record", "--pid", "1", "-o"));
+	expect_usage("not a process id", ARGC("ptop-record", "--pid", "12x"),
+		     ARGV("ptop-record", "--pid", "12x"));
+	expect_usage("not a process id", ARGC("ptop-record", "--pid", "0"),
+		     ARGV("ptop-record", "--pid", "0"));
+	expect_usage("not a process id", ARGC("ptop-record", "--pid", "-5"),
+		     ARGV("ptop-record", "--pid", "-5"));
+	expect_usage("not a process id", ARGC("ptop-record", "--pid", "99999999999"),
+		     ARGV("ptop-record", "--pid", "99999999999"));
+	expect_usage("--interval 'banana' is not a duration",
+		     ARGC("ptop-record", "--pid", "1", "--interval", "banana"),
+		     ARGV("ptop-record", "--pid", "1", "--interval", "banana"));
+	expect_usage("is not a duration", ARGC("ptop-record", "--pid", "1", "--interval", "0"),
+		     ARGV("ptop-record", "--pid", "1", "--interval", "0"));
+	expect_usage("too short", ARGC("ptop-record", "--pid", "1", "--interval", "500us"),
+		     ARGV("ptop-record", "--pid", "1", "--interval", "500us"));
+	expect_usage("--duration", ARGC("ptop-record", "--pid", "1", "--duration", "-1s"),
+		     ARGV("ptop-record", "--pid", "1", "--duration", "-1s"));
+	expect_usage("too long", ARGC("ptop-record", "--pid", "1", "--duration", "9999999999h"),
+		     ARGV("ptop-record", "--pid", "1", "--duration", "9999999999h"));
+	expect_usage("--caps takes no target", ARGC("ptop-record", "--caps", "--pid", "1"),
+		     ARGV("ptop-record", "--caps", "--pid", "1"));
+	expect_usage("file name", ARGC("ptop-record", "-o", "", "--pid", "1"),
+		     ARGV("ptop-record", "-o", "", "--pid", "1"));
+}
+
+static void test_06_help_version_caps(void **state)
+{
+	struct record_opts o;
+	char err[256];
+
+	(void)state;
+	/* --help and --version need no target */
+	assert_int_equal(parse(&o, err, ARGC("ptop-record", "--help"), ARGV("ptop-record", "--help")),
+			 0);
+	assert_true(o.help);
+	record_opts__free(&o);
+	assert_int_equal(parse(&o, err, ARGC("ptop-record", "-V"), ARGV("ptop-record", "-V")), 0);
+	assert_true(o.version);
+	record_opts__free(&o);
+	assert_int_equal(parse(&o, err, ARGC("ptop-record", "--caps", "--no-ebpf"),
+			       ARGV("ptop-record", "--caps", "--no-ebpf")),
+			 0);
+	assert_true(o.caps && o.no_ebpf);
+	record_opts__free(&o);
+}
+
+static void test_07_disable(void **state)
+{
+	struct record_opts o;
+	char err[256];
+
+	(void)state;
+	assert_int_equal(parse(&o, err,
+			       ARGC("ptop-record", "--disable", "cpu,memory", "--disable", "cpu",
+				    "--pid", "1"),
+			       ARGV("ptop-record", "--disable", "cpu,memory", "--disable", "cpu",
+				    "--pid", "1")),
+			 0);
+	assert_int_equal(o.n_disabled, 2); /* "cpu" twice counts once */
+	assert_string_equal(o.disabled[0], "cpu");
+	assert_string_equal(o.disabled[1], "memory");
+	assert_true(record_opts__disabled(&o, "cpu"));
+	assert_true(record_opts__disabled(&o, "memory"));
+	assert_false(record_opts__disabled(&o, "syscalls"));
+	record_opts__free(&o);
+
+	expect_usage("unknown collector 'nope': the collectors are cpu, syscalls, memory",
+		     ARGC("ptop-record", "--disable", "cpu,nope", "--pid", "1"),
+		     ARGV("ptop-record", "--disable", "cpu,nope", "--pid", "1"));
+	expect_usage("names no collector", ARGC("ptop-record", "--disable", ",", "--pid", "1"),
+		     ARGV("ptop-record", "--disable", ",", "--pid", "1"));
+	expect_usage("every collector",
+		     ARGC("ptop-record", "--disable", "cpu,syscalls,memory", "--pid", "1"),
+		     ARGV("ptop-record", "--disable", "cpu,syscalls,memory", "--pid", "1"));
+}
+
+static void test_08_default_output(void **state)
+{
+	char buf[128];
+
+	(void)state;
+	setenv("TZ", "UTC", 1);
+	tzset();
+	assert_int_equal(record_default_output(buf, sizeof(buf), "server", 4242, 0), 0);
+	assert_string_equal(buf, "ptop-server-4242-19700101-000000.ptop");
+	/* 2024-02-29 13:45:07 UTC */
+	assert_int_equal(record_default_output(buf, sizeof(buf), "my prog/x", 7, 1709214307), 0);
+	assert_string_equal(buf, "ptop-my_prog_x-7-20240229-134507.ptop");
+	assert_int_equal(record_default_output(buf, sizeof(buf), "kworker:1+ev.t", 1, 0), 0);
+	assert_string_equal(buf, "ptop-kworker_1+ev.t-1-19700101-000000.ptop");
+	assert_int_equal(record_default_output(buf, sizeof(buf), "", 1, 0), 0);
+	assert_string_equal(buf, "ptop-unknown-1-19700101-000000.ptop");
+	assert_int_equal(record_default_output(buf, sizeof(buf), "..", 1, 0), 0);
+	assert_string_equal(buf, "ptop-unknown-1-19700101-000000.ptop");
+	assert_int_equal(record_default_output(buf, sizeof(buf), NULL, 1, 0), 0);
+	assert_string_equal(buf, "ptop-unknown-1-19700101-000000.ptop");
+	assert_int_equal(record_default_output(buf, sizeof(buf), "caf\xc3\xa9\n", 1, 0), 0);
+	assert_string_equal(buf, "ptop-caf___-1-19700101-000000.ptop");
+	assert_int_equal(record_default_output(buf, 20, "server", 4242, 0), -ENAMETOOLONG);
+}
+
+static void set_collector(struct collector *c, const struct collector_ops *ops,
+			  Ptop__V1__ProbeState st, Ptop__V1__ProbeSource src, const char *reason)
+{
+	memset(c, 0, sizeof(*c));
+	c->ops = ops;
+	c->state = st;
+	c->source = src;
+	snprintf(c->reason, sizeof(c->reason), "%s", reason);
+}
+
+static void three(struct collector cs[3])
+{
+	set_collector(&cs[0], &t_cpu, PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE,
+		      PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_EBPF, "");
+	set_collector(&cs[1], &t_sys, PTOP__V1__PROBE_STATE__PROBE_STATE_UNSUPPORTED,
+		      PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_EBPF, "--no-ebpf given");
+	set_collector(&cs[2], &t_mem, PTOP__V1__PROBE_STATE__PROBE_STATE_DISABLED,
+		      PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_UNSPECIFIED, "disabled by --disable");
+}
+
+static void test_09_probe_summary(void **state)
+{
+	struct collector cs[3];
+	char buf[512], small[16];
+	size_t need;
+
+	(void)state;
+	three(cs);
+	need = record_probe_summary(cs, 3, buf, sizeof(buf));
+	assert_string_equal(buf, "probes: 1 active, 0 failed, 1 disabled, 1 unsupported\n"
+				 "  syscalls: unsupported: --no-ebpf given\n"
+				 "  memory: disabled: disabled by --disable\n");
+	assert_int_equal(need, strlen(buf));
+	/* truncation is safe and still reports the full length */
+	assert_int_equal(record_probe_summary(cs, 3, small, sizeof(small)), need);
+	assert_int_equal(strlen(small), sizeof(small) - 1);
+
+	set_collector(&cs[1], &t_sys, PTOP__V1__PROBE_STATE__PROBE_STATE_FAILED,
+		      PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_EBPF, "");
+	cs[2].state = PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE;
+	record_probe_summary(cs, 3, buf, sizeof(buf));
+	assert_string_equal(buf, "probes: 2 active, 1 failed, 0 disabled, 0 unsupported\n"
+				 "  syscalls: failed: (no reason given)\n");
+	assert_int_equal(record_probe_count(cs, 3, PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE), 2);
+}
+
+static void test_10_probe_set(void **state)
+{
+	struct collector cs[3];
+	Ptop__V1__Probe probes[3], *ptrs[3];
+	Ptop__V1__CaptureHeader h = PTOP__V1__CAPTURE_HEADER__INIT;
+	Ptop__V1__CaptureHeader *back;
+	uint8_t packed[512];
+	size_t len;
+
+	(void)state;
+	three(cs);
+	snprintf(cs[0].detail, sizeof(cs[0].detail), "tp_btf/sched_switch");
+	record_probe_set(cs, 3, probes, ptrs);
+	assert_ptr_equal(ptrs[2], &probes[2]);
+	assert_string_equal(probes[0].name, "cpu");
+	assert_int_equal(probes[0].state, PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE);
+	assert_int_equal(probes[0].source, PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_EBPF);
+	assert_string_equal(probes[0].reason, "");
+	assert_string_equal(probes[0].detail, "tp_btf/sched_switch");
+
+	/* it survives a round trip through the wire format, in order */
+	h.n_probes = 3;
+	h.probes = ptrs;
+	len = ptop__v1__capture_header__get_packed_size(&h);
+	assert_true(len <= sizeof(packed));
+	ptop__v1__capture_header__pack(&h, packed);
+	back = ptop__v1__capture_header__unpack(NULL, len, packed);
+	assert_non_null(back);
+	assert_int_equal(back->n_probes, 3);
+	assert_string_equal(back->probes[1]->name, "syscalls");
+	assert_int_equal(back->probes[1]->state, PTOP__V1__PROBE_STATE__PROBE_STATE_UNSUPPORTED);
+	assert_string_equal(back->probes[1]->reason, "--no-ebpf given");
+	assert_string_equal(back->probes[2]->name, "memory");
+	assert_int_equal(back->probes[2]->state, PTOP__V1__PROBE_STATE__PROBE_STATE_DISABLED);
+	assert_int_equal(back->probes[2]->source, PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_UNSPECIFIED);
+	assert_string_equal(back->probes[2]->reason, "disabled by --disable");
+	ptop__v1__capture_header__free_unpacked(back, NULL);
+}
+
+static void test_11_caps_lines(void **state)
+{
+	struct collector cs[3];
+	char buf[256];
+
+	(void)state;
+	three(cs);
+	record_caps_line(&cs[0], buf, sizeof(buf));
+	assert_string_equal(buf, "  cpu          yes  ebpf  on-CPU time\n");
+	record_caps_line(&cs[1], buf, sizeof(buf));
+	assert_string_equal(buf, "  syscalls     no   ebpf  --no-ebpf given\n");
+	record_caps_line(&cs[2], buf, sizeof(buf));
+	assert_string_equal(buf, "  memory       no   -     disabled by --disable\n");
+	assert_string_equal(record_state_name(PTOP__V1__PROBE_STATE__PROBE_STATE_FAILED), "failed");
+	assert_string_equal(record_source_name(PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_PROC), "proc");
+}
+
+/* The real wait status of a child that does WHAT. */
+static int child_status(int what)
+{
+	pid_t pid = fork();
+	int st = -1;
+
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		if (what >= 0)
+			_exit(what);
+		signal(-what, SIG_DFL);
+		raise(-what);
+		_exit(99);
+	}
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	return st;
+}
+
+static void test_12_target_exit(void **state)
+{
+	Ptop__V1__TargetExit te;
+
+	(void)state;
+	record_target_exit(child_status(0), &te);
+	assert_true(te.status_known && te.exited);
+	assert_int_equal(te.exit_code, 0);
+	assert_int_equal(te.term_signal, 0);
+
+	record_target_exit(child_status(7), &te);
+	assert_true(te.status_known && te.exited);
+	assert_int_equal(te.exit_code, 7);
+
+	record_target_exit(child_status(-SIGKILL), &te);
+	assert_true(te.status_known);
+	assert_false(te.exited);
+	assert_int_equal(te.term_signal, SIGKILL);
+	assert_false(te.core_dumped);
+
+	/* a core dump flag, as the kernel encodes it */
+	record_target_exit(SIGSEGV | 0x80, &te);
+	assert_int_equal(te.term_signal, SIGSEGV);
+	assert_true(te.core_dumped);
+	assert_false(te.exited);
+
+	/* a stopped child is not an end */
+	record_target_exit(0x137f, &te); /* WIFSTOPPED, SIGSTOP */
+	assert_false(te.status_known);
+}
+
+static void test_13_drop_totals(void **state)
+{
+	struct drop_totals t = { 0 };
+	Ptop__V1__CaptureTrailer tr = PTOP__V1__CAPTURE_TRAILER__INIT;
+	int i;
+
+	(void)state;
+	assert_int_equal(drop_totals__fill_trailer(&t, &tr), 0);
+	assert_int_equal(tr.n_drops, 0);
+	for (i = 0; i < 20; i++) /* past the first allocation */
+		assert_int_equal(drop_totals__add(&t, "syscalls", i % 2 ? "ringbuf" : "map_full", 3),
+				 0);
+	assert_int_equal(drop_totals__add(&t, "memory", "proc_unreadable", 1), 0);
+	assert_int_equal(drop_totals__add(&t, "a-very-long-collector-name-beyond-31-bytes", "k", 1),
+			 0);
+	assert_int_equal(t.n, 4);
+	assert_int_equal(drop_totals__fill_trailer(&t, &tr), 0);
+	assert_int_equal(tr.n_drops, 4);
+	assert_string_equal(tr.drops[0]->collector, "syscalls");
+	assert_string_equal(tr.drops[0]->kind, "map_full");
+	assert_true(tr.drops[0]->lost == 30);
+	assert_string_equal(tr.drops[1]->kind, "ringbuf");
+	assert_true(tr.drops[1]->lost == 30);
+	assert_string_equal(tr.drops[2]->collector, "memory");
+	assert_true(tr.drops[2]->lost == 1);
+	assert_int_equal(strlen(tr.drops[3]->collector), 31);
+	drop_totals__release_trailer(&tr);
+	assert_null(tr.drops);
+	drop_totals__free(&t);
+	drop_totals__free(&t);
+	drop_totals__free(NULL);
+}
+
+static void test_14_capeff(void **state)
+{
+	uint64_t m = 0;
+
+	(void)state;
+	assert_int_equal(record_parse_capeff("Name:\tx\nCapInh:\t0000000000000000\n"
+					     "CapEff:\t000001ffffffffff\nCapBnd:\t0\n",
+					     &m),
+			 0);
+	assert_true(m == 0x1ffffffffffull);
+	assert_true((m >> 39) & 1); /* CAP_BPF */
+	assert_int_equal(record_parse_capeff("Name:\tx\nCapEff:\t0000000000000000\n", &m), 0);
+	assert_true(m == 0);
+	assert_int_equal(record_parse_capeff("Name:\tx\nCapPrm:\t1\n", &m), -EINVAL);
+	assert_int_equal(record_parse_capeff("Name:\tx\nCapEff:\tzz\n", &m), -EINVAL);
+}
+
+/* An independent reader: the build-id note of the running program, found
+ * through its program headers in memory. */
+struct mem_note {
+	uint8_t id[BUILDID_MAX];
+	size_t len;
+};
+
+static int find_mem_note(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	struct mem_note *out = arg;
+	int i;
+
+	(void)size;
+	if (info->dlpi_name && info->dlpi_name[0])
+		return 0; /* the main program has the empty name and comes first */
+	for (i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		const char *p, *end;
+
+		if (ph->p_type != PT_NOTE)
+			continue;
+		p = (const char *)(info->dlpi_addr + ph->p_vaddr);
+		end = p + ph->p_memsz;
+		while (p + sizeof(ElfW(Nhdr)) <= end) {
+			const ElfW(Nhdr) *nh = (const void *)p;
+			size_t align = ph->p_align == 8 ? 8 : 4;
+			const char *name = p + sizeof(*nh);
+			const char *desc = name + ((nh->n_namesz + align - 1) & ~(align - 1));
+
+			if (nh->n_type == 3 && nh->n_namesz == 4 && !memcmp(name, "GNU", 4) &&
+			    nh->n_descsz <= BUILDID_MAX) {
+				memcpy(out->id, desc, nh->n_descsz);
+				out->len = nh->n_descsz;
+				return 1;
+			}
+			p = desc + ((nh->n_descsz + align - 1) & ~(align - 1));
+		}
+	}
+	return 1;
+}
+
+static void test_15_buildid(void **state)
+{
+	struct mem_note mem = { .len = 0 };
+	uint8_t id[BUILDID_MAX], tiny[4];
+	char hex[2 * BUILDID_MAX + 1], path[] = "/tmp/ptop-test-buildid-XXXXXX";
+	size_t len = 0;
+	int fd;
+
+	(void)state;
+	dl_iterate_phdr(find_mem_note, &mem);
+	assert_int_equal(buildid_read_path("/proc/self/exe", id, sizeof(id), &len), 0);
+	/* the toolchain here links with --build-id (sha1); the in-memory note agrees */
+	assert_int_equal(len, 20);
+	assert_int_equal(mem.len, len);
+	assert_memory_equal(id, mem.id, len);
+	assert_int_equal(buildid_read_path("/proc/self/exe", tiny, sizeof(tiny), &len), -ENOBUFS);
+
+	assert_int_equal(buildid_to_hex(id, 20, hex, sizeof(hex)), 0);
+	assert_int_equal(strlen(hex), 40);
+	assert_int_equal(buildid_to_hex((const uint8_t *)"\x01\xab\xff", 3, hex, sizeof(hex)), 0);
+	assert_string_equal(hex, "01abff");
+	assert_int_equal(buildid_to_hex((const uint8_t *)"\x01\xab\xff", 3, hex, 6), -ENOBUFS);
+	assert_string_equal(hex, "");
+
+	assert_int_equal(buildid_read_path("/nonexistent/ptop-test", id, sizeof(id), &len),
+			 -ENOENT);
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "not an elf file\n", 16), 16);
+	assert_int_equal(buildid_read_fd(fd, id, sizeof(id), &len), -ENOEXEC);
+	close(fd);
+	unlink(path);
+	/* an empty file is no ELF either */
+	memcpy(path + strlen(path) - 6, "XXXXXX", 6);
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_int_equal(buildid_read_fd(fd, id, sizeof(id), &len), -ENOEXEC);
+	close(fd);
+	unlink(path);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_01_duration_units),
+		cmocka_unit_test(test_02_duration_invalid),
+		cmocka_unit_test(test_03_parse_pid_defaults),
+		cmocka_unit_test(test_04_parse_command),
+		cmocka_unit_test(test_05_parse_errors),
+		cmocka_unit_test(test_06_help_version_caps),
+		cmocka_unit_test(test_07_disable),
+		cmocka_unit_test(test_08_default_output),
+		cmocka_unit_test(test_09_probe_summary),
+		cmocka_unit_test(test_10_probe_set),
+		cmocka_unit_test(test_11_caps_lines),
+		cmocka_unit_test(test_12_target_exit),
+		cmocka_unit_test(test_13_drop_totals),
+		cmocka_unit_test(test_14_capeff),
+		cmocka_unit_test(test_15_buildid),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
