@@ -268,6 +268,19 @@ int procfs_parse_stat(const char *text, struct proc_stat *st)
 	return 0;
 }
 
+bool procfs_is_gone(pid_t pid, int err)
+{
+	struct proc_stat st;
+	int rc;
+
+	if (err != -ENOENT && err != -ESRCH)
+		return false;
+	rc = procfs_read_stat(pid, &st);
+	if (rc == -ENOENT || rc == -ESRCH)
+		return true;
+	return rc == 0 && (st.state == 'Z' || st.state == 'X');
+}
+
 int procfs_read_stat(pid_t pid, struct proc_stat *st)
 {
 	char buf[4096];

@@ -19,6 +19,12 @@
  * *BUF). *LEN gets the length. 0 or -errno. */
 int procfs_read_file(pid_t pid, const char *name, char **buf, size_t *cap, size_t *len);
 
+/* Whether ERR (from reading a file of /proc/PID) means the process is gone:
+ * -ENOENT or -ESRCH while /proc/PID is no more, or is a zombie (state Z/X:
+ * its memory files read as empty or zeros). -ENOENT for a file this kernel
+ * lacks while the process lives is not "gone". */
+bool procfs_is_gone(pid_t pid, int err);
+
 /* /proc/PID/stat. Times are clock ticks; comm may hold spaces and ')'. */
 struct proc_stat {
 	char comm[64];

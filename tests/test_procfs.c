@@ -14,10 +14,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "record/collector.h"
 #include "record/procfs.h"
 
 /* ---------------------------------------------------------------- helpers */
@@ -956,6 +960,405 @@ static void test_22_cgroup_id_self(void **state)
 	assert_int_equal(procfs_cgroup_id("relative", &id), -EINVAL);
 }
 
+/* ---------------------------------------------------------------- collectors */
+
+/* The run loop's emit functions, replaced: each event is packed and unpacked,
+ * as the capture would hold it, and kept; drops are kept by kind. */
+#define MAX_EVENTS 16
+static Ptop__V1__Event *events[MAX_EVENTS];
+static int n_events;
+static char drop_kinds[8][32], drop_details[8][128];
+static int n_drops;
+
+static void reset_emits(void)
+{
+	for (int i = 0; i < n_events; i++)
+		ptop__v1__event__free_unpacked(events[i], NULL);
+	n_events = 0;
+	n_drops = 0;
+}
+
+uint64_t rec_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+int rec_emit(struct rec_ctx *ctx, const Ptop__V1__Record *rec)
+{
+	(void)ctx;
+	(void)rec;
+	fail_msg("collectors emit through rec_emit_event/rec_emit_drop");
+	return -EINVAL;
+}
+
+int rec_emit_event(struct rec_ctx *ctx, Ptop__V1__Event *ev, Ptop__V1__Category cat,
+		   uint64_t now_ns, uint64_t interval_ns)
+{
+	size_t n;
+	uint8_t *b;
+
+	ev->time_ns = now_ns;
+	ev->interval_ns = interval_ns;
+	ev->pid = ctx->pid;
+	ev->category = cat;
+	n = ptop__v1__event__get_packed_size(ev);
+	b = malloc(n + 1);
+	assert_non_null(b);
+	assert_int_equal(ptop__v1__event__pack(ev, b), n);
+	assert_true(n_events < MAX_EVENTS);
+	events[n_events] = ptop__v1__event__unpack(NULL, n, b);
+	assert_non_null(events[n_events]);
+	n_events++;
+	free(b);
+	ctx->events++;
+	return 0;
+}
+
+int rec_emit_drop(struct collector *c, const char *kind, uint64_t lost, const char *detail)
+{
+	if (!lost)
+		return 0;
+	assert_true(n_drops < 8);
+	snprintf(drop_kinds[n_drops], sizeof(drop_kinds[0]), "%s", kind);
+	snprintf(drop_details[n_drops], sizeof(drop_details[0]), "%s", detail);
+	n_drops++;
+	c->dropped += lost;
+	return 0;
+}
+
+extern const struct collector_ops memory_collector, vmas_collector, proccontext_collector;
+
+/* A child with known memory: 64 separate 1-page VMAs (alternating protections
+ * so that none merge) and one 4 MiB anonymous region, all touched. On each
+ * byte read from its pipe it touches 256 fresh pages and answers. */
+#define KID_REGION (4u << 20)
+#define KID_SMALL 64
+struct kid {
+	pid_t pid;
+	int to, from;
+	uint64_t region;             /* address of the 4 MiB region */
+};
+
+static void kid_start(struct kid *k)
+{
+	int a[2], b[2];
+
+	assert_int_equal(pipe(a), 0);
+	assert_int_equal(pipe(b), 0);
+	k->pid = fork();
+	assert_true(k->pid >= 0);
+	if (k->pid == 0) {
+		long pg = sysconf(_SC_PAGESIZE);
+		char *r, *more, c;
+		uint64_t addr;
+		int round = 0;
+
+		close(a[1]);
+		close(b[0]);
+		for (int i = 0; i < KID_SMALL; i++) {
+			char *m = mmap(NULL, (size_t)pg, i % 2 ? PROT_READ : PROT_READ | PROT_WRITE,
+				       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+			if (m == MAP_FAILED)
+				_exit(1);
+		}
+		/* the region between two PROT_NONE guard pages: a VMA of its own */
+		r = mmap(NULL, KID_REGION + 2 * (size_t)pg, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS,
+			 -1, 0);
+		more = mmap(NULL, 64u << 20, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+			    -1, 0);
+		if (r == MAP_FAILED || more == MAP_FAILED)
+			_exit(1);
+		r += pg;
+		if (mprotect(r, KID_REGION, PROT_READ | PROT_WRITE))
+			_exit(1);
+		memset(r, 7, KID_REGION);
+		addr = (uint64_t)(uintptr_t)r;
+		if (write(b[1], &addr, sizeof(addr)) != sizeof(addr))
+			_exit(1);
+		while (read(a[0], &c, 1) == 1) {
+			for (int i = 0; i < 256; i++)
+				more[((size_t)round * 256 + (size_t)i) * (size_t)pg] = 1;
+			round++;
+			if (write(b[1], &c, 1) != 1)
+				_exit(1);
+		}
+		_exit(0);
+	}
+	close(a[0]);
+	close(b[1]);
+	k->to = a[1];
+	k->from = b[0];
+	assert_int_equal(read(k->from, &k->region, sizeof(k->region)), sizeof(k->region));
+}
+
+/* Make the child touch 256 more pages, and wait until it has. */
+static void kid_touch(struct kid *k)
+{
+	char c = 't';
+
+	assert_int_equal(write(k->to, &c, 1), 1);
+	assert_int_equal(read(k->from, &c, 1), 1);
+}
+
+static void kid_kill(struct kid *k, bool reap)
+{
+	kill(k->pid, SIGKILL);
+	close(k->to);
+	close(k->from);
+	if (reap) {
+		assert_int_equal(waitpid(k->pid, NULL, 0), k->pid);
+	} else {
+		/* wait until it is a zombie, without reaping it */
+		siginfo_t si;
+
+		assert_int_equal(waitid(P_PID, (id_t)k->pid, &si, WEXITED | WNOWAIT), 0);
+	}
+}
+
+static void run_collector(struct collector *c, struct rec_ctx *ctx, const struct collector_ops *ops)
+{
+	memset(c, 0, sizeof(*c));
+	c->ops = ops;
+	c->ctx = ctx;
+	assert_int_equal(ops->check(c), PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE);
+	assert_int_equal(c->source, PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_PROC);
+	assert_string_equal(c->reason, "");
+	assert_int_equal(ops->start(c), 0);
+}
+
+static void test_23_memory_collector(void **state)
+{
+	struct rec_ctx ctx = { .interval_ns = 1000000000ull };
+	struct collector c;
+	const Ptop__V1__MemorySample *m;
+	long pg = sysconf(_SC_PAGESIZE);
+	struct kid k;
+
+	(void)state;
+	reset_emits();
+	kid_start(&k);
+	ctx.pid = k.pid;
+	ctx.start_ns = rec_now_ns();
+	run_collector(&c, &ctx, &memory_collector);
+	kid_touch(&k);
+	assert_int_equal(memory_collector.poll(&c, rec_now_ns(), POLL_FIRST), 0);
+	assert_int_equal(n_drops, 0);
+	assert_int_equal(n_events, 1);
+	assert_int_equal(events[0]->category, PTOP__V1__CATEGORY__CATEGORY_MEMORY);
+	assert_int_equal(events[0]->payload_case, PTOP__V1__EVENT__PAYLOAD_MEMORY);
+	m = events[0]->memory;
+	assert_non_null(m->statm);
+	assert_non_null(m->rollup);
+	assert_non_null(m->faults);
+	/* 4 MiB + 256 pages touched, all private anonymous */
+	assert_true(m->statm->rss >= KID_REGION + 256 * (uint64_t)pg);
+	assert_true(m->statm->vsize >= KID_REGION + (64u << 20));
+	assert_int_equal(m->statm->rss % (uint64_t)pg, 0);
+	assert_true(m->rollup->rss >= KID_REGION + 256 * (uint64_t)pg);
+	assert_true(m->rollup->uss >= KID_REGION + 256 * (uint64_t)pg);
+	assert_int_equal(m->rollup->uss, m->rollup->private_clean + m->rollup->private_dirty);
+	assert_true(m->rollup->anon >= KID_REGION);
+	assert_true(m->rollup->pss_anon >= KID_REGION);
+	assert_true(m->rollup->pss <= m->rollup->rss);
+	assert_int_equal(m->rollup->n_missing, 0);
+	/* the 256 pages were touched between start and this poll */
+	assert_true(m->faults->minflt >= 256);
+	assert_true(m->faults->minflt_total >= m->faults->minflt + KID_REGION / (uint64_t)pg);
+	assert_true(events[0]->interval_ns > 0);
+
+	/* a second interval: exactly the fault delta since the first poll */
+	kid_touch(&k);
+	assert_int_equal(memory_collector.poll(&c, rec_now_ns(), 0), 0);
+	assert_int_equal(n_events, 2);
+	assert_true(events[1]->memory->faults->minflt >= 256);
+	assert_int_equal(events[1]->memory->faults->minflt,
+			 events[1]->memory->faults->minflt_total -
+				 events[0]->memory->faults->minflt_total);
+
+	/* a zombie, then gone: nothing emitted, no error, no drop */
+	kid_kill(&k, false);
+	assert_int_equal(memory_collector.poll(&c, rec_now_ns(), 0), 0);
+	assert_int_equal(waitpid(k.pid, NULL, 0), k.pid);
+	assert_int_equal(memory_collector.poll(&c, rec_now_ns(), POLL_FINAL), 0);
+	assert_int_equal(n_events, 2);
+	assert_int_equal(n_drops, 0);
+	memory_collector.stop(&c);
+	memory_collector.stop(&c); /* twice: harmless */
+	reset_emits();
+}
+
+static void test_24_vmas_collector(void **state)
+{
+	struct rec_ctx ctx = { .interval_ns = 1000000000ull, .vma_interval_ns = 10000000000ull };
+	const uint64_t s = 1000000000ull;
+	const Ptop__V1__VmaSnapshot *v;
+	const Ptop__V1__Vma *region = NULL;
+	struct collector c;
+	size_t n_small_ro = 0;
+	struct kid k;
+
+	(void)state;
+	reset_emits();
+	kid_start(&k);
+	ctx.pid = k.pid;
+	run_collector(&c, &ctx, &vmas_collector);
+	/* first poll, then every 10 s, then the final one */
+	assert_int_equal(vmas_collector.poll(&c, 100 * s, POLL_FIRST), 0);
+	assert_int_equal(vmas_collector.poll(&c, 101 * s, 0), 0);
+	assert_int_equal(vmas_collector.poll(&c, 109 * s, 0), 0);
+	assert_int_equal(n_events, 1);
+	assert_int_equal(vmas_collector.poll(&c, 110 * s, 0), 0);
+	assert_int_equal(n_events, 2);
+	assert_int_equal(vmas_collector.poll(&c, 111 * s, POLL_FINAL), 0);
+	assert_int_equal(n_events, 3);
+	assert_int_equal(n_drops, 0);
+	assert_false(events[0]->vmas->final);
+	assert_false(events[1]->vmas->final);
+	assert_true(events[2]->vmas->final);
+	assert_int_equal(events[0]->category, PTOP__V1__CATEGORY__CATEGORY_VMAS);
+	assert_int_equal(events[0]->time_ns, 100 * s);
+
+	v = events[0]->vmas;
+	assert_true(v->n_vmas >= KID_SMALL + 2);
+	assert_true(v->walk_ns > 0);
+	for (size_t i = 0; i < v->n_vmas; i++) {
+		const Ptop__V1__Vma *m = v->vmas[i];
+
+		assert_true(m->end > m->start);
+		assert_int_equal(m->size, m->end - m->start);
+		assert_int_equal(strlen(m->perms), 4);
+		if (i)
+			assert_true(m->start >= v->vmas[i - 1]->end);
+		if (m->start == k.region)
+			region = m;
+		if (m->end - m->start == (uint64_t)sysconf(_SC_PAGESIZE) && !strcmp(m->perms, "r--p") &&
+		    !m->path[0])
+			n_small_ro++;
+	}
+	assert_true(n_small_ro >= KID_SMALL / 2);
+	assert_non_null(region);
+	assert_int_equal(region->end - region->start, KID_REGION);
+	assert_string_equal(region->perms, "rw-p");
+	assert_string_equal(region->path, "");
+	assert_int_equal(region->rss, KID_REGION);
+	assert_int_equal(region->uss, KID_REGION);
+	assert_int_equal(region->pss, KID_REGION);
+	assert_int_equal(region->anon, KID_REGION);
+	assert_int_equal(region->inode, 0);
+	assert_int_equal(events[2]->vmas->n_vmas, v->n_vmas);
+
+	kid_kill(&k, true);
+	assert_int_equal(vmas_collector.poll(&c, 112 * s, POLL_FINAL), 0);
+	assert_int_equal(n_events, 3);
+	assert_int_equal(n_drops, 0);
+	vmas_collector.stop(&c);
+	reset_emits();
+}
+
+static void test_25_proccontext_collector(void **state)
+{
+	struct rec_ctx ctx = { .interval_ns = 1000000000ull };
+	const Ptop__V1__ProcContext *pc;
+	char *buf = NULL, cg[PATH_MAX];
+	size_t cap = 0, len = 0;
+	struct collector c;
+	struct stat sb;
+	bool saw_pid_ns = false;
+	struct kid k;
+
+	(void)state;
+	reset_emits();
+	kid_start(&k);
+	ctx.pid = k.pid;
+	run_collector(&c, &ctx, &proccontext_collector);
+	assert_int_equal(proccontext_collector.poll(&c, 1, POLL_FIRST), 0);
+	assert_int_equal(proccontext_collector.poll(&c, 2, 0), 0); /* unchanged: nothing */
+	assert_int_equal(n_events, 1);
+	assert_int_equal(n_drops, 0);
+	assert_int_equal(events[0]->category, PTOP__V1__CATEGORY__CATEGORY_CONTEXT);
+	pc = events[0]->context;
+	assert_int_equal(pc->ppid, getpid());
+	assert_string_equal(pc->comm, "test_procfs");
+	assert_int_equal(pc->uid, getuid());
+	assert_int_equal(pc->euid, geteuid());
+	assert_int_equal(pc->gid, getgid());
+	assert_int_equal(pc->egid, getegid());
+	assert_true(pc->n_nspid >= 1);
+	assert_int_equal(pc->nspid[0], k.pid);
+	assert_true(pc->n_namespaces >= 7);
+	assert_int_equal(stat("/proc/self/ns/pid", &sb), 0);
+	for (size_t i = 0; i < pc->n_namespaces; i++)
+		if (!strcmp(pc->namespaces[i]->type, "pid")) {
+			assert_int_equal(pc->namespaces[i]->inode, sb.st_ino);
+			saw_pid_ns = true;
+		}
+	assert_true(saw_pid_ns);
+	/* the child is in our cgroup */
+	assert_int_equal(procfs_read_file(0, "self/cgroup", &buf, &cap, &len), 0);
+	assert_int_equal(procfs_parse_cgroup(buf, cg, sizeof(cg)), 0);
+	free(buf);
+	assert_string_equal(pc->cgroup_path, cg);
+	{
+		uint64_t id = 0;
+
+		if (procfs_cgroup_id(cg, &id) == 0)
+			assert_int_equal(pc->cgroup_id, id);
+		else
+			assert_int_equal(pc->cgroup_id, 0);
+	}
+
+	/* the final poll emits again */
+	assert_int_equal(proccontext_collector.poll(&c, 3, POLL_FINAL), 0);
+	assert_int_equal(n_events, 2);
+	assert_string_equal(events[1]->context->comm, "test_procfs");
+
+	kid_kill(&k, true);
+	assert_int_equal(proccontext_collector.poll(&c, 4, POLL_FINAL), 0);
+	assert_int_equal(n_events, 2);
+	assert_int_equal(n_drops, 0);
+	proccontext_collector.stop(&c);
+	reset_emits();
+}
+
+static void test_26_collectors_gone_and_caps(void **state)
+{
+	const struct collector_ops *ops[] = { &memory_collector, &vmas_collector,
+					      &proccontext_collector };
+	struct rec_ctx ctx = { .caps_only = true };
+	struct collector c;
+
+	(void)state;
+	reset_emits();
+	for (size_t i = 0; i < 3; i++) {
+		/* --caps: no target; says what access the target will need */
+		memset(&c, 0, sizeof(c));
+		c.ops = ops[i];
+		c.ctx = &ctx;
+		ctx.pid = 0;
+		assert_int_equal(ops[i]->check(&c), PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE);
+		assert_non_null(strstr(c.detail, "PTRACE_MODE_READ"));
+		/* a pid that does not exist: not active, with the reason */
+		ctx.caps_only = false;
+		ctx.pid = dead_pid();
+		memset(&c, 0, sizeof(c));
+		c.ops = ops[i];
+		c.ctx = &ctx;
+		assert_int_equal(ops[i]->check(&c), PTOP__V1__PROBE_STATE__PROBE_STATE_FAILED);
+		assert_non_null(strstr(c.reason, "No such file"));
+		/* started anyway, polls of a gone target emit nothing */
+		assert_int_equal(ops[i]->start(&c), 0);
+		assert_int_equal(ops[i]->poll(&c, 1, POLL_FIRST), 0);
+		assert_int_equal(ops[i]->poll(&c, 2, POLL_FINAL), 0);
+		ops[i]->stop(&c);
+		ctx.caps_only = true;
+	}
+	assert_int_equal(n_events, 0);
+	assert_int_equal(n_drops, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -981,6 +1384,10 @@ int main(void)
 		cmocka_unit_test(test_20_read_self),
 		cmocka_unit_test(test_21_walk_self),
 		cmocka_unit_test(test_22_cgroup_id_self),
+		cmocka_unit_test(test_23_memory_collector),
+		cmocka_unit_test(test_24_vmas_collector),
+		cmocka_unit_test(test_25_proccontext_collector),
+		cmocka_unit_test(test_26_collectors_gone_and_caps),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

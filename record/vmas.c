@@ -1,0 +1,231 @@
+/* vmas.c — the vmas collector: the target's whole VMA list from /proc/PID/smaps
+ * (range, perms, offset, device, inode, path, size, RSS, PSS, USS, anon, swap,
+ * locked) as one VmaSnapshot event at the first poll, every --vma-interval, and
+ * at the final poll (marked final).
+ *
+ * Built for targets with many thousands of VMAs: the smaps text goes into one
+ * buffer kept across snapshots; the parser NUL-terminates each path inside it
+ * and the Vma messages point there, so the only per-snapshot allocations are
+ * two arrays (messages and pointers), sized once from a count of the text's
+ * header lines and freed after the event is written. walk_ns is the time of
+ * the smaps read, during which the kernel walks the VMAs holding the target's
+ * mmap lock.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "record/collector.h"
+#include "record/procfs.h"
+
+struct vma_slot {
+	Ptop__V1__Vma msg;
+	char perms[8];
+	char dev[16];
+};
+
+struct vmas_priv {
+	char *buf;                   /* the smaps text, reused */
+	size_t cap;
+	uint64_t last_ns;            /* the previous snapshot */
+	bool have_last;
+};
+
+struct fill {
+	struct vma_slot *slots;
+	Ptop__V1__Vma **ptrs;
+	size_t n, max;
+};
+
+static int add_vma(const struct proc_vma *v, void *arg)
+{
+	struct fill *f = arg;
+	struct vma_slot *s;
+	Ptop__V1__Vma *m;
+
+	if (f->n >= f->max)
+		return -EOVERFLOW; /* cannot happen: max counts the header lines */
+	s = &f->slots[f->n];
+	m = &s->msg;
+	ptop__v1__vma__init(m);
+	memcpy(s->perms, v->perms, sizeof(s->perms));
+	memcpy(s->dev, v->dev, sizeof(s->dev));
+	m->start = v->start;
+	m->end = v->end;
+	m->perms = s->perms;
+	m->offset = v->offset;
+	m->dev = s->dev;
+	m->inode = v->inode;
+	m->path = (char *)v->path; /* inside the text buffer, NUL-terminated */
+	m->size = v->c.size;
+	m->rss = v->c.rss;
+	m->pss = v->c.pss;
+	m->uss = v->c.private_clean + v->c.private_dirty;
+	m->shared_clean = v->c.shared_clean;
+	m->shared_dirty = v->c.shared_dirty;
+	m->anon = v->c.anonymous;
+	m->swap = v->c.swap;
+	m->swap_pss = v->c.swap_pss;
+	m->locked = v->c.locked;
+	f->ptrs[f->n++] = m;
+	return 0;
+}
+
+/* An upper bound on the VMAs of a smaps text: lines starting with a lowercase
+ * hex digit (counter lines start with an upper-case key). */
+static size_t count_headers(const char *t)
+{
+	size_t n = 0;
+	const char *p = t;
+
+	while (*p) {
+		if ((*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'f'))
+			n++;
+		p = strchr(p, '\n');
+		if (!p)
+			break;
+		p++;
+	}
+	return n;
+}
+
+static Ptop__V1__ProbeState vmas_check(struct collector *c)
+{
+	struct rec_ctx *ctx = c->ctx;
+	char path[64];
+	int fd;
+
+	c->source = PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_PROC;
+	c->reason[0] = '\0';
+	if (ctx->caps_only || ctx->pid == 0) {
+		snprintf(c->detail, sizeof(c->detail),
+			 "/proc/PID/smaps (PTRACE_MODE_READ: root, CAP_SYS_PTRACE or the target's "
+			 "own uid; running as uid %u)", (unsigned)geteuid());
+		return PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE;
+	}
+	/* Opening smaps makes the kernel's PTRACE_MODE_READ check. */
+	snprintf(path, sizeof(path), "/proc/%d/smaps", (int)ctx->pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		int e = errno;
+
+		snprintf(c->reason, sizeof(c->reason), "cannot read %s: %s%s", path, strerror(e),
+			 e == EACCES || e == EPERM
+				 ? " (needs PTRACE_MODE_READ: run as root or as the target's uid)"
+				 : "");
+		return PTOP__V1__PROBE_STATE__PROBE_STATE_FAILED;
+	}
+	close(fd);
+	if (ctx->vma_interval_ns)
+		snprintf(c->detail, sizeof(c->detail),
+			 "%s at start, every %.3g s and at the end", path,
+			 (double)ctx->vma_interval_ns / 1e9);
+	else
+		snprintf(c->detail, sizeof(c->detail), "%s at start and at the end", path);
+	return PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE;
+}
+
+static int vmas_start(struct collector *c)
+{
+	struct vmas_priv *p = calloc(1, sizeof(*p));
+
+	if (!p) {
+		snprintf(c->reason, sizeof(c->reason), "out of memory");
+		return -ENOMEM;
+	}
+	c->priv = p;
+	return 0;
+}
+
+static void vmas_stop(struct collector *c)
+{
+	struct vmas_priv *p = c->priv;
+
+	if (!p)
+		return;
+	free(p->buf);
+	free(p);
+	c->priv = NULL;
+}
+
+/* Take one snapshot and emit it. */
+static int snapshot(struct collector *c, uint64_t now_ns, bool final)
+{
+	struct vmas_priv *p = c->priv;
+	pid_t pid = c->ctx->pid;
+	Ptop__V1__Event ev = PTOP__V1__EVENT__INIT;
+	Ptop__V1__VmaSnapshot snap = PTOP__V1__VMA_SNAPSHOT__INIT;
+	struct fill f = { 0 };
+	uint64_t t0, t1;
+	size_t len = 0;
+	int n, err;
+
+	t0 = rec_now_ns();
+	err = procfs_read_file(pid, "smaps", &p->buf, &p->cap, &len);
+	t1 = rec_now_ns();
+	if (!err && len == 0)
+		err = -ESRCH; /* no mm: exiting, or a zombie */
+	if (err && procfs_is_gone(pid, err))
+		return 0;
+	if (err) {
+		char detail[96];
+
+		snprintf(detail, sizeof(detail), "smaps: %s", strerror(-err));
+		return rec_emit_drop(c, "proc_unreadable", 1, detail);
+	}
+	f.max = count_headers(p->buf);
+	f.slots = malloc((f.max + 1) * sizeof(*f.slots));
+	f.ptrs = malloc((f.max + 1) * sizeof(*f.ptrs));
+	if (!f.slots || !f.ptrs) {
+		err = -ENOMEM;
+		snprintf(c->reason, sizeof(c->reason), "out of memory for %zu VMAs", f.max);
+		goto cleanup;
+	}
+	n = procfs_parse_smaps(p->buf, add_vma, &f);
+	if (n < 0) {
+		err = rec_emit_drop(c, "proc_malformed", 1, "smaps: does not parse");
+		goto cleanup;
+	}
+	snap.vmas = f.ptrs;
+	snap.n_vmas = f.n;
+	snap.walk_ns = t1 - t0;
+	snap.final = final;
+	ev.payload_case = PTOP__V1__EVENT__PAYLOAD_VMAS;
+	ev.vmas = &snap;
+	err = rec_emit_event(c->ctx, &ev, PTOP__V1__CATEGORY__CATEGORY_VMAS, now_ns, 0);
+cleanup:
+	free(f.slots);
+	free(f.ptrs);
+	return err;
+}
+
+static int vmas_poll(struct collector *c, uint64_t now_ns, unsigned flags)
+{
+	struct vmas_priv *p = c->priv;
+	uint64_t every = c->ctx->vma_interval_ns;
+	bool due;
+	int err;
+
+	if (!p)
+		return -EINVAL;
+	due = (flags & (POLL_FIRST | POLL_FINAL)) || !p->have_last ||
+	      (every && now_ns - p->last_ns >= every);
+	if (!due)
+		return 0;
+	err = snapshot(c, now_ns, flags & POLL_FINAL);
+	p->last_ns = now_ns;
+	p->have_last = true;
+	return err;
+}
+
+const struct collector_ops vmas_collector = {
+	.name = "vmas",
+	.summary = "the VMA list with per-mapping RSS, PSS, USS, anon, swap (/proc smaps), every --vma-interval",
+	.check = vmas_check,
+	.start = vmas_start,
+	.poll = vmas_poll,
+	.stop = vmas_stop,
+};
