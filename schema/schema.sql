@@ -54,7 +54,9 @@ CREATE TABLE IF NOT EXISTS capture (
 	source_path TEXT,             -- the .ptop file loaded, its size and mtime
 	source_size INTEGER,
 	source_mtime_ns INTEGER,
-	loaded_at TEXT
+	loaded_at TEXT,
+	trailer_records INTEGER,      -- records the writer counted before the trailer
+	trailer_events INTEGER        -- events among them; both NULL without a trailer
 );
 
 CREATE TABLE IF NOT EXISTS target (
@@ -99,7 +101,9 @@ CREATE TABLE IF NOT EXISTS cpu_sample (
 	system_ns INTEGER,
 	threads INTEGER,
 	voluntary_switches INTEGER,
-	involuntary_switches INTEGER
+	involuntary_switches INTEGER,
+	user_ticks_total INTEGER,     -- cumulative utime/stime, clock ticks; NULL if unread
+	system_ticks_total INTEGER
 );
 
 CREATE TABLE IF NOT EXISTS syscall_stat (
@@ -112,7 +116,8 @@ CREATE TABLE IF NOT EXISTS syscall_stat (
 	count INTEGER NOT NULL,       -- entries in the interval
 	completed INTEGER NOT NULL,   -- exits (latency measured)
 	errors INTEGER NOT NULL,
-	total_ns INTEGER NOT NULL     -- summed latency of completed calls
+	total_ns INTEGER NOT NULL,    -- summed latency of completed calls
+	unmatched INTEGER             -- exits with no entry stamp (no latency)
 );
 
 CREATE TABLE IF NOT EXISTS syscall_hist (
@@ -274,3 +279,4 @@ CREATE INDEX IF NOT EXISTS memory_sample_time ON memory_sample (capture_id, time
 CREATE INDEX IF NOT EXISTS vma_snapshot_id ON vma (capture_id, snapshot_id);
 CREATE INDEX IF NOT EXISTS stack_frame_id ON stack_frame (capture_id, stack_id, depth);
 CREATE INDEX IF NOT EXISTS drop_notice_time ON drop_notice (capture_id, time_ns);
+CREATE INDEX IF NOT EXISTS mapping_start ON mapping (capture_id, pid, start);

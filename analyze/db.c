@@ -1,0 +1,553 @@
+/* db.c — opens the analyzer's SQLite DB (schema, version check), picks a
+ * capture in it, and keeps the per-capture cache DBs that let every command
+ * take a .ptop file directly.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "analyze/db.h"
+#include "proto/capture.h"
+
+extern const char ptop_schema_sql[];
+
+/* the marker is a line of its own (the header comment also names it, in quotes) */
+#define INDEX_MARKER "\n-- @@ indexes @@\n"
+#define SQLITE_MAGIC "SQLite format 3"   /* 16 bytes with its NUL */
+
+/* The tables and views of the schema: the part before the index marker. */
+static int apply_schema(sqlite3 *db, const char *path, char *err, size_t errlen)
+{
+	const char *mark = strstr(ptop_schema_sql, INDEX_MARKER);
+	size_t n = mark ? (size_t)(mark - ptop_schema_sql) : strlen(ptop_schema_sql);
+	char *sql = NULL, *msg = NULL;
+	int rc, ret = 0;
+
+	sql = malloc(n + 64);
+	if (!sql) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	snprintf(sql, n + 64, "BEGIN;\n%.*s\nPRAGMA user_version = %d;\nCOMMIT;", (int)n,
+		 ptop_schema_sql, DB_SCHEMA_VERSION);
+	rc = sqlite3_exec(db, sql, NULL, NULL, &msg);
+	if (rc != SQLITE_OK) {
+		snprintf(err, errlen, "creating the schema in %s: %s", path,
+			 msg ? msg : sqlite3_errstr(rc));
+		sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+		ret = rc == SQLITE_FULL ? -ENOSPC : rc == SQLITE_READONLY ? -EROFS : -EIO;
+	}
+	sqlite3_free(msg);
+	free(sql);
+	return ret;
+}
+
+/* One integer from SQL; returns the sqlite result code. */
+static int query_int(sqlite3 *db, const char *sql, int64_t *out)
+{
+	sqlite3_stmt *s = NULL;
+	int rc = sqlite3_prepare_v2(db, sql, -1, &s, NULL);
+
+	if (rc == SQLITE_OK) {
+		rc = sqlite3_step(s);
+		if (rc == SQLITE_ROW) {
+			*out = sqlite3_column_int64(s, 0);
+			rc = SQLITE_OK;
+		} else if (rc == SQLITE_DONE) {
+			*out = 0;
+			rc = SQLITE_OK;
+		}
+	}
+	sqlite3_finalize(s);
+	return rc;
+}
+
+int db__open(const char *path, bool create, bool readonly, sqlite3 **out, char *err, size_t errlen)
+{
+	sqlite3 *db = NULL;
+	int64_t version = 0, objects = 0;
+	struct stat st;
+	int flags, rc, ret = 0;
+
+	*out = NULL;
+	if (errlen)
+		err[0] = 0;
+	if (stat(path, &st)) {
+		if (errno != ENOENT || !create || readonly) {
+			ret = -errno;
+			snprintf(err, errlen, "cannot open %s: %s", path, strerror(errno));
+			goto cleanup;
+		}
+		/* create it 0600 ourselves: SQLite would make it 0644 */
+		int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+
+		if (fd < 0 && errno != EEXIST) {
+			ret = -errno;
+			snprintf(err, errlen, "cannot create %s: %s", path, strerror(errno));
+			goto cleanup;
+		}
+		if (fd >= 0)
+			close(fd);
+	} else if (S_ISDIR(st.st_mode)) {
+		ret = -EISDIR;
+		snprintf(err, errlen, "%s is a directory, not a ptop DB", path);
+		goto cleanup;
+	}
+
+	flags = readonly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE;
+	rc = sqlite3_open_v2(path, &db, flags, NULL);
+	if (rc != SQLITE_OK) {
+		ret = rc == SQLITE_CANTOPEN ? -EACCES : -EIO;
+		snprintf(err, errlen, "cannot open %s: %s", path,
+			 db ? sqlite3_errmsg(db) : sqlite3_errstr(rc));
+		goto cleanup;
+	}
+	sqlite3_busy_timeout(db, 5000);
+
+	rc = query_int(db, "PRAGMA user_version", &version);
+	if (rc == SQLITE_OK)
+		rc = query_int(db, "SELECT count(*) FROM sqlite_master", &objects);
+	if ((rc & 0xff) == SQLITE_NOTADB) {
+		ret = -EINVAL;
+		snprintf(err, errlen,
+			 "%s is not an SQLite database: give a ptop DB or a .ptop capture", path);
+		goto cleanup;
+	}
+	if (rc != SQLITE_OK) {
+		ret = rc == SQLITE_BUSY ? -EBUSY : -EIO;
+		snprintf(err, errlen, "cannot read %s: %s", path, sqlite3_errmsg(db));
+		goto cleanup;
+	}
+
+	if (version == 0 && objects == 0) {
+		if (readonly) {
+			ret = -EINVAL;
+			snprintf(err, errlen,
+				 "%s is an empty database, not a ptop DB: load a capture into it with "
+				 "`ptop-analyze load FILE --db %s`",
+				 path, path);
+			goto cleanup;
+		}
+		ret = apply_schema(db, path, err, errlen);
+		if (ret)
+			goto cleanup;
+	} else if (version == 0) {
+		ret = -EPROTO;
+		snprintf(err, errlen,
+			 "%s is an SQLite database but not a ptop DB (it has no schema version): "
+			 "load the capture into a new DB with `ptop-analyze load FILE --db NEW.db`",
+			 path);
+		goto cleanup;
+	} else if (version != DB_SCHEMA_VERSION) {
+		ret = -EPROTO;
+		snprintf(err, errlen,
+			 "%s has DB schema version %" PRId64 ", this ptop-analyze reads version %d: "
+			 "%s",
+			 path, version, DB_SCHEMA_VERSION,
+			 version > DB_SCHEMA_VERSION
+				 ? "use a newer ptop-analyze, or load the capture again into a new DB "
+				   "with `ptop-analyze load FILE --db NEW.db`"
+				 : "load the capture again into a new DB with `ptop-analyze load FILE "
+				   "--db NEW.db`");
+		goto cleanup;
+	}
+
+	if (!readonly) {
+		/* A DB built from captures can always be built again: a bigger page cache
+		 * keeps bulk loads off the disk, sorts for indexes stay in memory, and one
+		 * fsync per transaction (NORMAL) is enough. */
+		sqlite3_exec(db,
+			     "PRAGMA synchronous = NORMAL; PRAGMA cache_size = -65536; "
+			     "PRAGMA temp_store = MEMORY;",
+			     NULL, NULL, NULL);
+	}
+	*out = db;
+	db = NULL;
+cleanup:
+	sqlite3_close(db);
+	return ret;
+}
+
+/* --------------------------------------------------------------- selecting */
+
+/* Lowercase hex prefix OPT into OUT (33 bytes). 0 or -EINVAL. */
+static int normalize_prefix(const char *opt, char *out)
+{
+	size_t n = strlen(opt);
+
+	if (n == 0 || n > 32)
+		return -EINVAL;
+	for (size_t k = 0; k < n; k++) {
+		if (!isxdigit((unsigned char)opt[k]))
+			return -EINVAL;
+		out[k] = (char)tolower((unsigned char)opt[k]);
+	}
+	out[n] = 0;
+	return 0;
+}
+
+/* Pick the capture named by OPT (a prefix of its id; NULL: the only one). */
+static int select_capture(sqlite3 *db, const char *path, const char *opt,
+			  char capture_id[DB_CAPTURE_ID_LEN], char *err, size_t errlen)
+{
+	sqlite3_stmt *s = NULL;
+	char prefix[DB_CAPTURE_ID_LEN] = "";
+	char list[1024] = "";
+	size_t used = 0;
+	int64_t matches = 0;
+	int rc, ret = 0;
+
+	if (opt && normalize_prefix(opt, prefix)) {
+		snprintf(err, errlen, "capture id '%s' is not 1 to 32 hex digits", opt);
+		return -EINVAL;
+	}
+	rc = sqlite3_prepare_v2(db,
+				"SELECT c.capture_id, t.comm, t.pid FROM capture c "
+				"LEFT JOIN target t USING (capture_id) "
+				"WHERE substr(c.capture_id, 1, length(?1)) = ?1 ORDER BY c.capture_id",
+				-1, &s, NULL);
+	if (rc != SQLITE_OK) {
+		snprintf(err, errlen, "cannot read the captures in %s: %s", path, sqlite3_errmsg(db));
+		return -EIO;
+	}
+	sqlite3_bind_text(s, 1, prefix, -1, SQLITE_STATIC);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		const char *id = (const char *)sqlite3_column_text(s, 0);
+		const char *comm = (const char *)sqlite3_column_text(s, 1);
+		int n;
+
+		if (!id)
+			continue;
+		if (matches++ == 0)
+			snprintf(capture_id, DB_CAPTURE_ID_LEN, "%s", id);
+		if (used < sizeof(list)) {
+			n = snprintf(list + used, sizeof(list) - used, "%s%s (%s pid %lld)",
+				     used ? ", " : "", id, comm ? comm : "?",
+				     (long long)sqlite3_column_int64(s, 2));
+			used += n > 0 ? (size_t)n : 0;
+		}
+	}
+	if (rc != SQLITE_DONE) {
+		snprintf(err, errlen, "cannot read the captures in %s: %s", path, sqlite3_errmsg(db));
+		ret = -EIO;
+		goto cleanup;
+	}
+	if (matches == 1)
+		goto cleanup;
+	capture_id[0] = 0;
+	if (matches == 0 && !opt) {
+		ret = -ENOENT;
+		snprintf(err, errlen,
+			 "%s holds no capture: load one with `ptop-analyze load FILE --db %s`", path,
+			 path);
+	} else if (matches == 0) {
+		int64_t total = 0;
+
+		query_int(db, "SELECT count(*) FROM capture", &total);
+		ret = -ENOENT;
+		snprintf(err, errlen, "%s holds no capture whose id starts with %s (it holds %" PRId64
+			 "; list them with `ptop-analyze sql %s 'SELECT capture_id FROM capture'`)",
+			 path, prefix, total, path);
+	} else if (!opt) {
+		ret = -EINVAL;
+		snprintf(err, errlen,
+			 "%s holds %" PRId64 " captures: choose one by its id (a unique prefix is "
+			 "enough): %s",
+			 path, matches, list);
+	} else {
+		ret = -EINVAL;
+		snprintf(err, errlen,
+			 "capture id %s is ambiguous in %s: it matches %s: give more digits", prefix,
+			 path, list);
+	}
+cleanup:
+	sqlite3_finalize(s);
+	return ret;
+}
+
+/* ------------------------------------------------------------------ cache */
+
+/* mkdir DIR (0700) if missing. */
+static int make_dir(const char *dir)
+{
+	if (mkdir(dir, 0700) == 0 || errno == EEXIST)
+		return 0;
+	return -errno;
+}
+
+static int cache_dir(char *out, size_t len, bool create)
+{
+	const char *xdg = getenv("XDG_CACHE_HOME");
+	const char *home = getenv("HOME");
+	char base[PATH_MAX];
+	int n, err;
+
+	if (xdg && xdg[0] == '/') { /* the XDG spec ignores relative paths */
+		n = snprintf(base, sizeof(base), "%s", xdg);
+	} else {
+		if (!home || home[0] != '/') {
+			struct passwd *pw = getpwuid(getuid());
+
+			if (!pw || !pw->pw_dir || pw->pw_dir[0] != '/')
+				return -ENOENT;
+			home = pw->pw_dir;
+		}
+		n = snprintf(base, sizeof(base), "%s/.cache", home);
+	}
+	if (n < 0 || (size_t)n >= sizeof(base))
+		return -ENAMETOOLONG;
+	n = snprintf(out, len, "%s/ptop", base);
+	if (n < 0 || (size_t)n >= len)
+		return -ENAMETOOLONG;
+	if (create) {
+		err = make_dir(base);
+		if (!err)
+			err = make_dir(out);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* 64-bit FNV-1a. */
+static uint64_t fnv1a(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	for (; *s; s++) {
+		h ^= (unsigned char)*s;
+		h *= 0x100000001b3ull;
+	}
+	return h;
+}
+
+/* The cache file for the capture whose real path is REAL: its readable base
+ * name and a hash of the whole path, so two files of the same name in
+ * different folders get different caches (the DB also records source_path,
+ * checked before reuse, so even a hash collision cannot mix two files). */
+static int cache_file(const char *real, char *out, size_t len, bool create)
+{
+	const char *base = strrchr(real, '/');
+	char dir[PATH_MAX], name[65];
+	size_t k;
+	int n, err;
+
+	err = cache_dir(dir, sizeof(dir), create);
+	if (err)
+		return err;
+	base = base ? base + 1 : real;
+	for (k = 0; base[k] && k < sizeof(name) - 1; k++) {
+		unsigned char c = (unsigned char)base[k];
+
+		name[k] = isalnum(c) || c == '.' || c == '-' || c == '_' ? (char)c : '_';
+	}
+	name[k] = 0;
+	n = snprintf(out, len, "%s/%s-%016" PRIx64 ".db", dir, name, fnv1a(real));
+	if (n < 0 || (size_t)n >= len)
+		return -ENAMETOOLONG;
+	return 0;
+}
+
+int db__cache_path(const char *capture_path, char *out, size_t len)
+{
+	char *real = realpath(capture_path, NULL);
+	int err;
+
+	if (!real)
+		return -errno;
+	err = cache_file(real, out, len, false);
+	free(real);
+	return err;
+}
+
+static int64_t mtime_ns(const struct stat *st)
+{
+	return (int64_t)st->st_mtim.tv_sec * 1000000000 + st->st_mtim.tv_nsec;
+}
+
+/* Whether the cache DB at CPATH holds exactly the capture at REAL as it is now.
+ * On true, *OUT is the open (read-only) cache. */
+static bool cache_fresh(const char *cpath, const char *real, const struct stat *st, sqlite3 **out)
+{
+	sqlite3 *db = NULL;
+	sqlite3_stmt *s = NULL;
+	char ignored[256];
+	bool fresh = false;
+
+	if (access(cpath, R_OK))
+		return false;
+	if (db__open(cpath, false, true, &db, ignored, sizeof(ignored)))
+		return false;
+	if (sqlite3_prepare_v2(db,
+			       "SELECT source_path, source_size, source_mtime_ns, "
+			       "(SELECT count(*) FROM capture) FROM capture",
+			       -1, &s, NULL) != SQLITE_OK)
+		goto cleanup;
+	if (sqlite3_step(s) != SQLITE_ROW)
+		goto cleanup;
+	fresh = sqlite3_column_int64(s, 3) == 1 && sqlite3_column_text(s, 0) &&
+		!strcmp((const char *)sqlite3_column_text(s, 0), real) &&
+		sqlite3_column_int64(s, 1) == st->st_size &&
+		sqlite3_column_int64(s, 2) == mtime_ns(st);
+cleanup:
+	sqlite3_finalize(s);
+	if (fresh)
+		*out = db;
+	else
+		sqlite3_close(db);
+	return fresh;
+}
+
+/* Load the capture PATH into a new DB at a temporary name next to CPATH, then
+ * rename it into place: a reader never sees a half-built cache, and a load
+ * that fails leaves the old cache (or none). */
+static int cache_build(const char *path, const char *cpath, char *err, size_t errlen)
+{
+	char tmp[PATH_MAX + 32];
+	char id[DB_CAPTURE_ID_LEN];
+	sqlite3 *db = NULL;
+	int fd, ret;
+
+	snprintf(tmp, sizeof(tmp), "%s.tmp.%d", cpath, (int)getpid());
+	unlink(tmp);
+	ret = db__open(tmp, true, false, &db, err, errlen);
+	if (ret)
+		goto cleanup;
+	/* the temporary file is thrown away if anything fails: no journal needed */
+	sqlite3_exec(db, "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF;", NULL, NULL,
+		     NULL);
+	ret = db__load_capture(db, path, true, id, NULL, err, errlen);
+	if (ret)
+		goto cleanup;
+	if (sqlite3_close(db) != SQLITE_OK) {
+		ret = -EIO;
+		snprintf(err, errlen, "cannot close the cache DB %s", tmp);
+		db = NULL;
+		goto cleanup;
+	}
+	db = NULL;
+	fd = open(tmp, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		fsync(fd);
+		close(fd);
+	}
+	if (rename(tmp, cpath)) {
+		ret = -errno;
+		snprintf(err, errlen, "cannot put the cache DB in place at %s: %s", cpath,
+			 strerror(errno));
+	}
+cleanup:
+	sqlite3_close(db);
+	if (ret)
+		unlink(tmp);
+	return ret;
+}
+
+enum input_kind { INPUT_OTHER, INPUT_CAPTURE, INPUT_SQLITE };
+
+static int sniff(const char *path, enum input_kind *kind, char *err, size_t errlen)
+{
+	unsigned char b[16];
+	struct stat st;
+	ssize_t n;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		snprintf(err, errlen, "cannot open %s: %s", path, strerror(errno));
+		return -errno;
+	}
+	if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+		close(fd);
+		snprintf(err, errlen, "%s is a directory, not a capture or a ptop DB", path);
+		return -EISDIR;
+	}
+	n = pread(fd, b, sizeof(b), 0);
+	close(fd);
+	if (n < 0) {
+		snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno));
+		return -errno;
+	}
+	*kind = INPUT_OTHER;
+	if (n == 16 && ((uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 |
+			(uint32_t)b[3] << 24) == CAPTURE_SKIPPABLE_HEADER &&
+	    !memcmp(b + 8, CAPTURE_MAGIC, sizeof(CAPTURE_MAGIC)))
+		*kind = INPUT_CAPTURE;
+	else if (n == 16 && !memcmp(b, SQLITE_MAGIC, sizeof(SQLITE_MAGIC)))
+		*kind = INPUT_SQLITE;
+	return 0;
+}
+
+int db__open_input(const char *path, const char *capture_id_opt, sqlite3 **out,
+		   char capture_id[DB_CAPTURE_ID_LEN], char *err, size_t errlen)
+{
+	enum input_kind kind;
+	char cpath[PATH_MAX];
+	char *real = NULL;
+	sqlite3 *db = NULL;
+	struct stat st;
+	int ret;
+
+	*out = NULL;
+	capture_id[0] = 0;
+	if (errlen)
+		err[0] = 0;
+	ret = sniff(path, &kind, err, errlen);
+	if (ret)
+		goto cleanup;
+
+	if (kind == INPUT_SQLITE) {
+		ret = db__open(path, false, true, &db, err, errlen);
+		if (!ret)
+			ret = select_capture(db, path, capture_id_opt, capture_id, err, errlen);
+		goto cleanup;
+	}
+	if (kind != INPUT_CAPTURE) {
+		ret = -EINVAL;
+		snprintf(err, errlen,
+			 "%s is neither a ptop capture nor a ptop DB (its first bytes match "
+			 "neither)",
+			 path);
+		goto cleanup;
+	}
+
+	real = realpath(path, NULL);
+	if (!real || stat(real, &st)) {
+		ret = -errno;
+		snprintf(err, errlen, "cannot open %s: %s", path, strerror(errno));
+		goto cleanup;
+	}
+	ret = cache_file(real, cpath, sizeof(cpath), true);
+	if (ret) {
+		snprintf(err, errlen,
+			 "cannot make the cache folder for %s (%s): set XDG_CACHE_HOME to a "
+			 "writable folder, or load it with `ptop-analyze load %s --db FILE.db`",
+			 path, strerror(-ret), path);
+		goto cleanup;
+	}
+	if (!cache_fresh(cpath, real, &st, &db)) {
+		ret = cache_build(path, cpath, err, errlen);
+		if (ret)
+			goto cleanup;
+		ret = db__open(cpath, false, true, &db, err, errlen);
+		if (ret)
+			goto cleanup;
+	}
+	ret = select_capture(db, path, capture_id_opt, capture_id, err, errlen);
+cleanup:
+	if (ret) {
+		sqlite3_close(db);
+		db = NULL;
+	}
+	*out = db;
+	free(real);
+	return ret;
+}

@@ -1,0 +1,1281 @@
+/* load.c — loads one capture file into the analyzer's SQLite DB: every record
+ * through the capture reader, one transaction, prepared statements bound and
+ * reset per row, the schema's indexes built after the data.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "analyze/db.h"
+#include "proto/capture.h"
+
+extern const char ptop_schema_sql[];
+
+/* the marker is a line of its own (the header comment also names it, in quotes) */
+#define INDEX_MARKER "\n-- @@ indexes @@\n"
+
+/* ------------------------------------------------------------- statements */
+
+enum stmt_id {
+	ST_CAPTURE,
+	ST_TARGET,
+	ST_PROBE,
+	ST_RECORD_COUNT,
+	ST_CPU,
+	ST_SYSCALL,
+	ST_HIST,
+	ST_MEMORY,
+	ST_VMA_SNAPSHOT,
+	ST_VMA,
+	ST_CONTEXT,
+	ST_NAMESPACE,
+	ST_STACK,
+	ST_FRAME,
+	ST_MAPPING,
+	ST_DROP,
+	ST_DROP_TOTAL,
+	ST_TRAILER,
+	ST_END,
+	ST_N
+};
+
+static const char *const stmt_sql[ST_N] = {
+	[ST_CAPTURE] = "INSERT INTO capture (capture_id, format_version, recorder_version, "
+		       "recorder_commit, recorder_build_date, hostname, kernel_release, "
+		       "kernel_version, boot_id, machine, cpus, page_size, clock_tick, "
+		       "start_monotonic_ns, start_realtime_ns, start_boottime_ns, recorder_argv, "
+		       "interval_ns, vma_interval_ns, flush_interval_ns, duration_ns, no_ebpf, "
+		       "disabled, complete, read_end, source_path, source_size, source_mtime_ns, "
+		       "loaded_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, "
+		       "?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, 0, 'reading', ?24, ?25, "
+		       "?26, ?27)",
+	[ST_TARGET] = "INSERT INTO target (capture_id, mode, pid, comm, exe, exe_build_id, "
+		      "cmdline, cgroup_path, cgroup_id, container_id) "
+		      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+	[ST_PROBE] = "INSERT OR IGNORE INTO probe (capture_id, seq, name, state, source, reason, "
+		     "detail) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+	[ST_RECORD_COUNT] = "INSERT INTO record_count (capture_id, kind, count) VALUES (?1, ?2, ?3)",
+	[ST_CPU] = "INSERT INTO cpu_sample (capture_id, time_ns, interval_ns, pid, oncpu_ns, "
+		   "switches, user_ns, system_ns, threads, voluntary_switches, "
+		   "involuntary_switches, user_ticks_total, system_ticks_total) "
+		   "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
+	[ST_SYSCALL] = "INSERT INTO syscall_stat (capture_id, time_ns, interval_ns, pid, nr, name, "
+		       "count, completed, errors, total_ns, unmatched) "
+		       "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+	[ST_HIST] = "INSERT INTO syscall_hist (capture_id, time_ns, pid, nr, bucket, count) "
+		    "VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+	[ST_MEMORY] = "INSERT INTO memory_sample (capture_id, time_ns, interval_ns, pid, vsize, "
+		      "statm_rss, statm_shared, statm_text, statm_data, rss, pss, uss, pss_anon, "
+		      "pss_file, pss_shmem, shared_clean, shared_dirty, private_clean, "
+		      "private_dirty, anon, swap, swap_pss, locked, rollup_read_ns, minflt, "
+		      "majflt, minflt_total, majflt_total) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, "
+		      "?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, "
+		      "?24, ?25, ?26, ?27, ?28)",
+	[ST_VMA_SNAPSHOT] = "INSERT INTO vma_snapshot (capture_id, snapshot_id, time_ns, pid, "
+			    "walk_ns, final, vma_count) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+	[ST_VMA] = "INSERT INTO vma (capture_id, snapshot_id, start, end, perms, offset, dev, "
+		   "inode, path, size, rss, pss, uss, shared_clean, shared_dirty, anon, swap, "
+		   "swap_pss, locked) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, "
+		   "?13, ?14, ?15, ?16, ?17, ?18, ?19)",
+	[ST_CONTEXT] = "INSERT INTO proc_context (capture_id, time_ns, pid, ppid, comm, uid, euid, "
+		       "gid, egid, cgroup_path, cgroup_id, container_id, nspid) "
+		       "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
+	[ST_NAMESPACE] = "INSERT INTO namespace (capture_id, time_ns, pid, type, inode) "
+			 "VALUES (?1, ?2, ?3, ?4, ?5)",
+	[ST_STACK] = "INSERT OR IGNORE INTO stack (capture_id, stack_id, kernel, depth) "
+		     "VALUES (?1, ?2, ?3, ?4)",
+	[ST_FRAME] = "INSERT INTO stack_frame (capture_id, stack_id, depth, ip) "
+		     "VALUES (?1, ?2, ?3, ?4)",
+	[ST_MAPPING] = "INSERT INTO mapping (capture_id, time_ns, pid, start, end, offset, path, "
+		       "build_id) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+	[ST_DROP] = "INSERT INTO drop_notice (capture_id, time_ns, collector, kind, lost, detail) "
+		    "VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+	[ST_DROP_TOTAL] = "INSERT INTO drop_total (capture_id, collector, kind, lost) "
+			  "VALUES (?1, ?2, ?3, ?4)",
+	[ST_TRAILER] = "UPDATE capture SET end_reason = ?2, end_time_ns = ?3, end_signal = ?4, "
+		       "end_error = ?5, salvaged = ?6, target_exited = ?7, target_exit_code = ?8, "
+		       "target_term_signal = ?9, target_core_dumped = ?10, "
+		       "target_status_known = ?11, trailer_records = ?12, trailer_events = ?13 "
+		       "WHERE capture_id = ?1",
+	[ST_END] = "UPDATE capture SET first_event_ns = ?2, last_event_ns = ?3, complete = ?4, "
+		   "read_end = ?5, read_stopped_at = ?6, read_message = ?7, has_index = ?8, "
+		   "frames = ?9, records = ?10 WHERE capture_id = ?1",
+};
+
+/* Record kinds counted into record_count, in this order. */
+enum kind_id {
+	K_HEADER,
+	K_EV_CPU,
+	K_EV_SYSCALLS,
+	K_EV_MEMORY,
+	K_EV_VMAS,
+	K_EV_CONTEXT,
+	K_EV_NONE,
+	K_STACK,
+	K_STACK_DUP,
+	K_MAPPING,
+	K_DROP,
+	K_TRAILER,
+	K_UNKNOWN,
+	K_N
+};
+
+static const char *const kind_name[K_N] = {
+	[K_HEADER] = "header",
+	[K_EV_CPU] = "event:cpu",
+	[K_EV_SYSCALLS] = "event:syscalls",
+	[K_EV_MEMORY] = "event:memory",
+	[K_EV_VMAS] = "event:vmas",
+	[K_EV_CONTEXT] = "event:context",
+	[K_EV_NONE] = "event:none",       /* an event without a payload this build knows */
+	[K_STACK] = "stack",
+	[K_STACK_DUP] = "stack:duplicate", /* a stack id seen before: the later one is ignored */
+	[K_MAPPING] = "mapping",
+	[K_DROP] = "drop",
+	[K_TRAILER] = "trailer",
+	[K_UNKNOWN] = "unknown",          /* a record kind this build does not know */
+};
+
+struct loader {
+	sqlite3 *db;
+	sqlite3_stmt *st[ST_N];
+	const char *path;
+	char id[DB_CAPTURE_ID_LEN];
+	uint64_t rows;
+	uint64_t records;
+	uint64_t counts[K_N];
+	bool have_events;
+	uint64_t first_ns, last_ns;
+	int64_t next_snapshot;
+	bool have_trailer;
+	char *err;
+	size_t errlen;
+};
+
+/* ---------------------------------------------------------------- helpers */
+
+static int sqlite_errno(int rc)
+{
+	switch (rc & 0xff) {
+	case SQLITE_FULL:
+		return -ENOSPC;
+	case SQLITE_NOMEM:
+		return -ENOMEM;
+	case SQLITE_BUSY:
+	case SQLITE_LOCKED:
+		return -EBUSY;
+	case SQLITE_READONLY:
+		return -EROFS;
+	case SQLITE_PERM:
+	case SQLITE_AUTH:
+		return -EACCES;
+	default:
+		return -EIO;
+	}
+}
+
+static int db_fail(struct loader *l, int rc, const char *what)
+{
+	snprintf(l->err, l->errlen, "loading %s: %s: %s", l->path, what, sqlite3_errmsg(l->db));
+	return sqlite_errno(rc);
+}
+
+static inline void bind_u64(sqlite3_stmt *s, int i, uint64_t v)
+{
+	/* u64 values are stored as their 64-bit pattern (see ptop-capture(5)) */
+	sqlite3_bind_int64(s, i, (sqlite3_int64)v);
+}
+
+static inline void bind_i64(sqlite3_stmt *s, int i, int64_t v)
+{
+	sqlite3_bind_int64(s, i, v);
+}
+
+/* An optional string: NULL when absent or empty. */
+static inline void bind_opt_text(sqlite3_stmt *s, int i, const char *v)
+{
+	if (v && *v)
+		sqlite3_bind_text(s, i, v, -1, SQLITE_STATIC);
+	else
+		sqlite3_bind_null(s, i);
+}
+
+/* A string that is always there ('' stays ''). */
+static inline void bind_text(sqlite3_stmt *s, int i, const char *v)
+{
+	sqlite3_bind_text(s, i, v ? v : "", -1, SQLITE_STATIC);
+}
+
+/* 0 means "not there" for this value (pid of a cgroup aggregate, interval of a
+ * point-in-time record, an unknown time). */
+static inline void bind_nz(sqlite3_stmt *s, int i, uint64_t v)
+{
+	if (v)
+		bind_u64(s, i, v);
+	else
+		sqlite3_bind_null(s, i);
+}
+
+static inline void bind_pid(sqlite3_stmt *s, int i, int32_t pid)
+{
+	if (pid)
+		bind_i64(s, i, pid);
+	else
+		sqlite3_bind_null(s, i);
+}
+
+/* Lowercase hex of LEN bytes, bound as text (NULL when LEN is 0). Returns 0 or
+ * -ENOMEM. */
+static int bind_hex(sqlite3_stmt *s, int i, const uint8_t *data, size_t len)
+{
+	static const char digits[] = "0123456789abcdef";
+	char *hex;
+
+	if (!len || !data) {
+		sqlite3_bind_null(s, i);
+		return 0;
+	}
+	hex = sqlite3_malloc64(2 * len + 1);
+	if (!hex)
+		return -ENOMEM;
+	for (size_t k = 0; k < len; k++) {
+		hex[2 * k] = digits[data[k] >> 4];
+		hex[2 * k + 1] = digits[data[k] & 15];
+	}
+	hex[2 * len] = 0;
+	sqlite3_bind_text(s, i, hex, (int)(2 * len), sqlite3_free);
+	return 0;
+}
+
+struct strbuf {
+	char *p;
+	size_t len, cap;
+	bool oom;
+};
+
+static void sb_putn(struct strbuf *b, const char *s, size_t n)
+{
+	if (b->oom)
+		return;
+	if (b->len + n + 1 > b->cap) {
+		size_t cap = b->cap ? b->cap : 64;
+		char *p;
+
+		while (cap < b->len + n + 1)
+			cap *= 2;
+		p = realloc(b->p, cap);
+		if (!p) {
+			b->oom = true;
+			return;
+		}
+		b->p = p;
+		b->cap = cap;
+	}
+	memcpy(b->p + b->len, s, n);
+	b->len += n;
+	b->p[b->len] = 0;
+}
+
+static void sb_puts(struct strbuf *b, const char *s)
+{
+	sb_putn(b, s, strlen(s));
+}
+
+/* Length of the valid UTF-8 sequence at S (N bytes left), 0 if invalid. */
+static size_t utf8_len(const unsigned char *s, size_t n)
+{
+	size_t len;
+	uint32_t cp;
+
+	if (s[0] < 0x80)
+		return 1;
+	if ((s[0] & 0xe0) == 0xc0) {
+		len = 2;
+		cp = s[0] & 0x1f;
+	} else if ((s[0] & 0xf0) == 0xe0) {
+		len = 3;
+		cp = s[0] & 0x0f;
+	} else if ((s[0] & 0xf8) == 0xf0) {
+		len = 4;
+		cp = s[0] & 0x07;
+	} else {
+		return 0;
+	}
+	if (len > n)
+		return 0;
+	for (size_t k = 1; k < len; k++) {
+		if ((s[k] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (s[k] & 0x3f);
+	}
+	if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) ||
+	    cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return len;
+}
+
+/* S as a JSON string; invalid UTF-8 bytes become U+FFFD. */
+static void sb_json_string(struct strbuf *b, const char *str)
+{
+	const unsigned char *s = (const unsigned char *)(str ? str : "");
+	size_t n = strlen((const char *)s);
+	char esc[8];
+
+	sb_putn(b, "\"", 1);
+	while (n) {
+		size_t len = utf8_len(s, n);
+
+		if (len == 0) {
+			sb_puts(b, "\\ufffd");
+			len = 1;
+		} else if (*s == '"' || *s == '\\') {
+			esc[0] = '\\';
+			esc[1] = (char)*s;
+			sb_putn(b, esc, 2);
+		} else if (*s < 0x20) {
+			snprintf(esc, sizeof(esc), "\\u%04x", *s);
+			sb_puts(b, esc);
+		} else {
+			sb_putn(b, (const char *)s, len);
+		}
+		s += len;
+		n -= len;
+	}
+	sb_putn(b, "\"", 1);
+}
+
+/* A JSON array of N strings bound as text; NULL when N is 0 and EMPTY_NULL. */
+static int bind_json_strings(sqlite3_stmt *s, int i, char *const *v, size_t n, bool empty_null)
+{
+	struct strbuf b = { 0 };
+
+	if (!n && empty_null) {
+		sqlite3_bind_null(s, i);
+		return 0;
+	}
+	sb_putn(&b, "[", 1);
+	for (size_t k = 0; k < n; k++) {
+		if (k)
+			sb_putn(&b, ",", 1);
+		sb_json_string(&b, v[k]);
+	}
+	sb_putn(&b, "]", 1);
+	if (b.oom) {
+		free(b.p);
+		return -ENOMEM;
+	}
+	sqlite3_bind_text(s, i, b.p, (int)b.len, free);
+	return 0;
+}
+
+static int bind_json_ints(sqlite3_stmt *s, int i, const int32_t *v, size_t n)
+{
+	struct strbuf b = { 0 };
+	char num[16];
+
+	if (!n) {
+		sqlite3_bind_null(s, i);
+		return 0;
+	}
+	sb_putn(&b, "[", 1);
+	for (size_t k = 0; k < n; k++) {
+		snprintf(num, sizeof(num), "%s%" PRId32, k ? "," : "", v[k]);
+		sb_puts(&b, num);
+	}
+	sb_putn(&b, "]", 1);
+	if (b.oom) {
+		free(b.p);
+		return -ENOMEM;
+	}
+	sqlite3_bind_text(s, i, b.p, (int)b.len, free);
+	return 0;
+}
+
+/* Step an INSERT/UPDATE whose parameters are all bound, then reset it. */
+static int run(struct loader *l, enum stmt_id id)
+{
+	sqlite3_stmt *s = l->st[id];
+	int rc = sqlite3_step(s);
+
+	if (rc != SQLITE_DONE) {
+		sqlite3_reset(s);
+		return db_fail(l, rc, "insert");
+	}
+	l->rows += (uint64_t)sqlite3_changes(l->db);
+	sqlite3_reset(s);
+	return 0;
+}
+
+static int exec(struct loader *l, const char *sql, const char *what)
+{
+	int rc = sqlite3_exec(l->db, sql, NULL, NULL, NULL);
+
+	return rc == SQLITE_OK ? 0 : db_fail(l, rc, what);
+}
+
+static const char *mode_name(Ptop__V1__TargetMode m)
+{
+	switch (m) {
+	case PTOP__V1__TARGET_MODE__TARGET_MODE_PID:
+		return "pid";
+	case PTOP__V1__TARGET_MODE__TARGET_MODE_CGROUP:
+		return "cgroup";
+	case PTOP__V1__TARGET_MODE__TARGET_MODE_COMMAND:
+		return "command";
+	default:
+		return "unspecified";
+	}
+}
+
+static const char *state_name(Ptop__V1__ProbeState s)
+{
+	switch (s) {
+	case PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE:
+		return "active";
+	case PTOP__V1__PROBE_STATE__PROBE_STATE_DISABLED:
+		return "disabled";
+	case PTOP__V1__PROBE_STATE__PROBE_STATE_FAILED:
+		return "failed";
+	case PTOP__V1__PROBE_STATE__PROBE_STATE_UNSUPPORTED:
+		return "unsupported";
+	default:
+		return "unspecified";
+	}
+}
+
+static const char *source_name(Ptop__V1__ProbeSource s)
+{
+	switch (s) {
+	case PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_EBPF:
+		return "ebpf";
+	case PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_PROC:
+		return "proc";
+	default:
+		return NULL;
+	}
+}
+
+static const char *reason_name(Ptop__V1__EndReason r)
+{
+	switch (r) {
+	case PTOP__V1__END_REASON__END_REASON_TARGET_EXIT:
+		return "target_exit";
+	case PTOP__V1__END_REASON__END_REASON_SIGNAL:
+		return "signal";
+	case PTOP__V1__END_REASON__END_REASON_DURATION:
+		return "duration";
+	case PTOP__V1__END_REASON__END_REASON_ERROR:
+		return "error";
+	case PTOP__V1__END_REASON__END_REASON_SALVAGED:
+		return "salvaged";
+	default:
+		return "unspecified";
+	}
+}
+
+static const char *end_name(enum capture_end e)
+{
+	switch (e) {
+	case CAPTURE_END_CLEAN:
+		return "clean";
+	case CAPTURE_END_TRUNCATED:
+		return "truncated";
+	case CAPTURE_END_CORRUPT:
+		return "corrupt";
+	case CAPTURE_END_IO:
+		return "io";
+	default:
+		return "none";
+	}
+}
+
+/* ---------------------------------------------------------------- records */
+
+static int load_header(struct loader *l, const Ptop__V1__CaptureHeader *h, const struct stat *st,
+		       const char *realpath_)
+{
+	sqlite3_stmt *s = l->st[ST_CAPTURE];
+	const Ptop__V1__Recorder *rec = h->recorder;
+	const Ptop__V1__Host *host = h->host;
+	const Ptop__V1__Clocks *clk = h->clocks;
+	const Ptop__V1__Options *o = h->options;
+	const Ptop__V1__TargetInfo *t = h->target;
+	struct timespec now;
+	struct tm tm;
+	char loaded_at[96];
+	int err;
+
+	clock_gettime(CLOCK_REALTIME, &now);
+	gmtime_r(&now.tv_sec, &tm);
+	snprintf(loaded_at, sizeof(loaded_at), "%04d-%02d-%02dT%02d:%02d:%02d.%03ldZ",
+		 tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
+		 now.tv_nsec / 1000000);
+
+	sqlite3_bind_text(s, 1, l->id, -1, SQLITE_STATIC);
+	bind_u64(s, 2, h->format_version);
+	bind_opt_text(s, 3, rec ? rec->version : NULL);
+	bind_opt_text(s, 4, rec ? rec->commit : NULL);
+	bind_opt_text(s, 5, rec ? rec->build_date : NULL);
+	bind_opt_text(s, 6, host ? host->hostname : NULL);
+	bind_opt_text(s, 7, host ? host->kernel_release : NULL);
+	bind_opt_text(s, 8, host ? host->kernel_version : NULL);
+	bind_opt_text(s, 9, host ? host->boot_id : NULL);
+	bind_opt_text(s, 10, host ? host->machine : NULL);
+	if (host) {
+		bind_nz(s, 11, host->cpus);
+		bind_nz(s, 12, host->page_size);
+		bind_nz(s, 13, host->clock_tick);
+	} else {
+		for (int i = 11; i <= 13; i++)
+			sqlite3_bind_null(s, i);
+	}
+	if (clk) {
+		bind_u64(s, 14, clk->monotonic_ns);
+		bind_u64(s, 15, clk->realtime_ns);
+		bind_u64(s, 16, clk->boottime_ns);
+	} else {
+		for (int i = 14; i <= 16; i++)
+			sqlite3_bind_null(s, i);
+	}
+	if (o) {
+		err = bind_json_strings(s, 17, o->argv, o->n_argv, false);
+		if (!err)
+			err = bind_json_strings(s, 23, o->disabled, o->n_disabled, false);
+		if (err)
+			return err;
+		bind_u64(s, 18, o->interval_ns);
+		bind_u64(s, 19, o->vma_interval_ns);
+		bind_u64(s, 20, o->flush_interval_ns);
+		bind_u64(s, 21, o->duration_ns);
+		bind_i64(s, 22, !!o->no_ebpf);
+	} else {
+		for (int i = 17; i <= 23; i++)
+			sqlite3_bind_null(s, i);
+	}
+	bind_text(s, 24, realpath_);
+	bind_i64(s, 25, st->st_size);
+	bind_i64(s, 26, (int64_t)st->st_mtim.tv_sec * 1000000000 + st->st_mtim.tv_nsec);
+	bind_text(s, 27, loaded_at);
+	err = run(l, ST_CAPTURE);
+	if (err)
+		return err;
+
+	s = l->st[ST_TARGET];
+	sqlite3_bind_text(s, 1, l->id, -1, SQLITE_STATIC);
+	if (t) {
+		bind_text(s, 2, mode_name(t->mode));
+		bind_pid(s, 3, t->pid);
+		bind_opt_text(s, 4, t->comm);
+		bind_opt_text(s, 5, t->exe);
+		err = bind_hex(s, 6, t->exe_build_id.data, t->exe_build_id.len);
+		if (!err)
+			err = bind_json_strings(s, 7, t->cmdline, t->n_cmdline, true);
+		if (err)
+			return err;
+		bind_opt_text(s, 8, t->cgroup_path);
+		bind_nz(s, 9, t->cgroup_id);
+		bind_opt_text(s, 10, t->container_id);
+	} else {
+		bind_text(s, 2, "unspecified");
+		for (int i = 3; i <= 10; i++)
+			sqlite3_bind_null(s, i);
+	}
+	err = run(l, ST_TARGET);
+	if (err)
+		return err;
+
+	s = l->st[ST_PROBE];
+	for (size_t k = 0; k < h->n_probes; k++) {
+		const Ptop__V1__Probe *p = h->probes[k];
+		const char *src;
+
+		if (!p)
+			continue;
+		src = source_name(p->source);
+		sqlite3_bind_text(s, 1, l->id, -1, SQLITE_STATIC);
+		bind_i64(s, 2, (int64_t)k);
+		bind_text(s, 3, p->name);
+		bind_text(s, 4, state_name(p->state));
+		if (src)
+			bind_text(s, 5, src);
+		else
+			sqlite3_bind_null(s, 5);
+		bind_opt_text(s, 6, p->reason);
+		bind_opt_text(s, 7, p->detail);
+		err = run(l, ST_PROBE);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* The columns every event table starts with: capture_id, time_ns[, interval_ns], pid. */
+static void bind_envelope(struct loader *l, sqlite3_stmt *s, const Ptop__V1__Event *ev,
+			  bool interval)
+{
+	int i = 1;
+
+	sqlite3_bind_text(s, i++, l->id, -1, SQLITE_STATIC);
+	bind_u64(s, i++, ev->time_ns);
+	if (interval)
+		bind_nz(s, i++, ev->interval_ns);
+	bind_pid(s, i, ev->pid);
+}
+
+static int load_cpu(struct loader *l, const Ptop__V1__Event *ev, const Ptop__V1__CpuSample *c)
+{
+	sqlite3_stmt *s = l->st[ST_CPU];
+
+	bind_envelope(l, s, ev, true);
+	if (c->ebpf) {
+		bind_u64(s, 5, c->ebpf->oncpu_ns);
+		bind_u64(s, 6, c->ebpf->switches);
+	} else {
+		sqlite3_bind_null(s, 5);
+		sqlite3_bind_null(s, 6);
+	}
+	if (c->proc) {
+		bind_u64(s, 7, c->proc->user_ns);
+		bind_u64(s, 8, c->proc->system_ns);
+		bind_u64(s, 9, c->proc->threads);
+		bind_u64(s, 10, c->proc->voluntary_switches);
+		bind_u64(s, 11, c->proc->involuntary_switches);
+		bind_u64(s, 12, c->proc->user_ticks_total);
+		bind_u64(s, 13, c->proc->system_ticks_total);
+	} else {
+		for (int i = 7; i <= 13; i++)
+			sqlite3_bind_null(s, i);
+	}
+	return run(l, ST_CPU);
+}
+
+static int load_syscalls(struct loader *l, const Ptop__V1__Event *ev,
+			 const Ptop__V1__SyscallStats *ss)
+{
+	sqlite3_stmt *s = l->st[ST_SYSCALL], *h = l->st[ST_HIST];
+	char fallback[24];
+	int err;
+
+	for (size_t k = 0; k < ss->n_stats; k++) {
+		const Ptop__V1__SyscallStat *st = ss->stats[k];
+
+		if (!st)
+			continue;
+		bind_envelope(l, s, ev, true);
+		bind_u64(s, 5, st->nr);
+		if (st->name && *st->name) {
+			bind_text(s, 6, st->name);
+		} else {
+			snprintf(fallback, sizeof(fallback), "sys_%" PRIu32, st->nr);
+			sqlite3_bind_text(s, 6, fallback, -1, SQLITE_TRANSIENT);
+		}
+		bind_u64(s, 7, st->count);
+		bind_u64(s, 8, st->completed);
+		bind_u64(s, 9, st->errors);
+		bind_u64(s, 10, st->total_ns);
+		bind_u64(s, 11, st->unmatched);
+		err = run(l, ST_SYSCALL);
+		if (err)
+			return err;
+
+		for (size_t b = 0; b < st->n_latency_log2_hist; b++) {
+			if (!st->latency_log2_hist[b])
+				continue;
+			bind_envelope(l, h, ev, false);
+			bind_u64(h, 4, st->nr);
+			bind_i64(h, 5, (int64_t)b);
+			bind_u64(h, 6, st->latency_log2_hist[b]);
+			err = run(l, ST_HIST);
+			if (err)
+				return err;
+		}
+	}
+	return 0;
+}
+
+static int load_memory(struct loader *l, const Ptop__V1__Event *ev,
+		       const Ptop__V1__MemorySample *m)
+{
+	sqlite3_stmt *s = l->st[ST_MEMORY];
+	const Ptop__V1__Statm *sm = m->statm;
+	const Ptop__V1__SmapsRollup *r = m->rollup;
+	const Ptop__V1__Faults *f = m->faults;
+	int i;
+
+	bind_envelope(l, s, ev, true);
+	if (sm) {
+		const uint64_t v[] = { sm->vsize, sm->rss, sm->shared, sm->text, sm->data };
+
+		for (i = 0; i < 5; i++)
+			bind_u64(s, 5 + i, v[i]);
+	} else {
+		for (i = 5; i <= 9; i++)
+			sqlite3_bind_null(s, i);
+	}
+	if (r) {
+		const uint64_t v[] = { r->rss,	     r->pss,	      r->uss,	       r->pss_anon,
+				       r->pss_file,  r->pss_shmem,    r->shared_clean, r->shared_dirty,
+				       r->private_clean, r->private_dirty, r->anon, r->swap,
+				       r->swap_pss,  r->locked,	      r->read_ns };
+
+		for (i = 0; i < 15; i++)
+			bind_u64(s, 10 + i, v[i]);
+	} else {
+		for (i = 10; i <= 24; i++)
+			sqlite3_bind_null(s, i);
+	}
+	if (f) {
+		bind_u64(s, 25, f->minflt);
+		bind_u64(s, 26, f->majflt);
+		bind_u64(s, 27, f->minflt_total);
+		bind_u64(s, 28, f->majflt_total);
+	} else {
+		for (i = 25; i <= 28; i++)
+			sqlite3_bind_null(s, i);
+	}
+	return run(l, ST_MEMORY);
+}
+
+static int load_vmas(struct loader *l, const Ptop__V1__Event *ev, const Ptop__V1__VmaSnapshot *vs)
+{
+	sqlite3_stmt *s = l->st[ST_VMA_SNAPSHOT];
+	int64_t id = l->next_snapshot++;
+	int err;
+
+	sqlite3_bind_text(s, 1, l->id, -1, SQLITE_STATIC);
+	bind_i64(s, 2, id);
+	bind_u64(s, 3, ev->time_ns);
+	bind_pid(s, 4, ev->pid);
+	bind_u64(s, 5, vs->walk_ns);
+	bind_i64(s, 6, !!vs->final);
+	bind_u64(s, 7, vs->n_vmas);
+	err = run(l, ST_VMA_SNAPSHOT);
+	if (err)
+		return err;
+
+	s = l->st[ST_VMA];
+	for (size_t k = 0; k < vs->n_vmas; k++) {
+		const Ptop__V1__Vma *v = vs->vmas[k];
+
+		if (!v)
+			continue;
+		sqlite3_bind_text(s, 1, l->id, -1, SQLITE_STATIC);
+		bind_i64(s, 2, id);
+		bind_u64(s, 3, v->start);
+		bind_u64(s, 4, v->end);
+		bind_opt_text(s, 5, v->perms);
+		bind_u64(s, 6, v->offset);
+		bind_opt_text(s, 7, v->dev);
+		bind_u64(s, 8, v->inode);
+		bind_text(s, 9, v->path);
+		bind_u64(s, 10, v->size);
+		bind_u64(s, 11, v->rss);
+		bind_u64(s, 12, v->pss);
+		bind_u64(s, 13, v->uss);
+		bind_u64(s, 14, v->shared_clean);
+		bind_u64(s, 15, v->shared_dirty);
+		bind_u64(s, 16, v->anon);
+		bind_u64(s, 17, v->swap);
+		bind_u64(s, 18, v->swap_pss);
+		bind_u64(s, 19, v->locked);
+		err = run(l, ST_VMA);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static int load_context(struct loader *l, const Ptop__V1__Event *ev,
+			const Ptop__V1__ProcContext *c)
+{
+	sqlite3_stmt *s = l->st[ST_CONTEXT];
+	int err;
+
+	bind_envelope(l, s, ev, false);
+	bind_pid(s, 4, c->ppid);
+	bind_opt_text(s, 5, c->comm);
+	bind_u64(s, 6, c->uid);
+	bind_u64(s, 7, c->euid);
+	bind_u64(s, 8, c->gid);
+	bind_u64(s, 9, c->egid);
+	bind_opt_text(s, 10, c->cgroup_path);
+	bind_nz(s, 11, c->cgroup_id);
+	bind_opt_text(s, 12, c->container_id);
+	err = bind_json_ints(s, 13, c->nspid, c->n_nspid);
+	if (err)
+		return err;
+	err = run(l, ST_CONTEXT);
+	if (err)
+		return err;
+
+	s = l->st[ST_NAMESPACE];
+	for (size_t k = 0; k < c->n_namespaces; k++) {
+		const Ptop__V1__Namespace *ns = c->namespaces[k];
+
+		if (!ns)
+			continue;
+		bind_envelope(l, s, ev, false);
+		bind_text(s, 4, ns->type);
+		bind_u64(s, 5, ns->inode);
+		err = run(l, ST_NAMESPACE);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static int load_event(struct loader *l, const Ptop__V1__Event *ev)
+{
+	if (!l->have_events || ev->time_ns < l->first_ns)
+		l->first_ns = ev->time_ns;
+	if (!l->have_events || ev->time_ns > l->last_ns)
+		l->last_ns = ev->time_ns;
+	l->have_events = true;
+
+	switch (ev->payload_case) {
+	case PTOP__V1__EVENT__PAYLOAD_CPU:
+		l->counts[K_EV_CPU]++;
+		return ev->cpu ? load_cpu(l, ev, ev->cpu) : 0;
+	case PTOP__V1__EVENT__PAYLOAD_SYSCALLS:
+		l->counts[K_EV_SYSCALLS]++;
+		return ev->syscalls ? load_syscalls(l, ev, ev->syscalls) : 0;
+	case PTOP__V1__EVENT__PAYLOAD_MEMORY:
+		l->counts[K_EV_MEMORY]++;
+		return ev->memory ? load_memory(l, ev, ev->memory) : 0;
+	case PTOP__V1__EVENT__PAYLOAD_VMAS:
+		l->counts[K_EV_VMAS]++;
+		return ev->vmas ? load_vmas(l, ev, ev->vmas) : 0;
+	case PTOP__V1__EVENT__PAYLOAD_CONTEXT:
+		l->counts[K_EV_CONTEXT]++;
+		return ev->context ? load_context(l, ev, ev->context) : 0;
+	default:
+		l->counts[K_EV_NONE]++;
+		return 0;
+	}
+}
+
+static int load_stack(struct loader *l, const Ptop__V1__Stack *st)
+{
+	sqlite3_stmt *s = l->st[ST_STACK];
+	int err, rc;
+
+	sqlite3_bind_text(s, 1, l->id, -1, SQLITE_STATIC);
+	bind_u64(s, 2, st->id);
+	bind_i64(s, 3, !!st->kernel);
+	bind_u64(s, 4, st->n_ips);
+	rc = sqlite3_step(s);
+	sqlite3_reset(s);
+	if (rc != SQLITE_DONE)
+		return db_fail(l, rc, "insert");
+	if (!sqlite3_changes(l->db)) {
+		l->counts[K_STACK_DUP]++;
+		return 0;
+	}
+	l->rows++;
+	l->counts[K_STACK]++;
+
+	s = l->st[ST_FRAME];
+	for (size_t k = 0; k < st->n_ips; k++) {
+		sqlite3_bind_text(s, 1, l->id, -1, SQLITE_STATIC);
+		bind_u64(s, 2, st->id);
+		bind_i64(s, 3, (int64_t)k);
+		bind_u64(s, 4, st->ips[k]);
+		err = run(l, ST_FRAME);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static int load_mapping(struct loader *l, const Ptop__V1__Mapping *m)
+{
+	sqlite3_stmt *s = l->st[ST_MAPPING];
+	int err;
+
+	sqlite3_bind_text(s, 1, l->id, -1, SQLITE_STATIC);
+	bind_nz(s, 2, m->time_ns);
+	bind_pid(s, 3, m->pid);
+	bind_u64(s, 4, m->start);
+	bind_u64(s, 5, m->end);
+	bind_u64(s, 6, m->offset);
+	bind_opt_text(s, 7, m->path);
+	err = bind_hex(s, 8, m->build_id.data, m->build_id.len);
+	if (err)
+		return err;
+	return run(l, ST_MAPPING);
+}
+
+static int load_drop(struct loader *l, const Ptop__V1__DropNotice *d)
+{
+	sqlite3_stmt *s = l->st[ST_DROP];
+
+	sqlite3_bind_text(s, 1, l->id, -1, SQLITE_STATIC);
+	bind_nz(s, 2, d->time_ns);
+	bind_text(s, 3, d->collector);
+	bind_text(s, 4, d->kind);
+	bind_u64(s, 5, d->lost);
+	bind_opt_text(s, 6, d->detail);
+	return run(l, ST_DROP);
+}
+
+static int load_trailer(struct loader *l, const Ptop__V1__CaptureTrailer *t)
+{
+	sqlite3_stmt *s = l->st[ST_TRAILER];
+	const Ptop__V1__TargetExit *x = t->target_exit;
+	int err;
+
+	sqlite3_bind_text(s, 1, l->id, -1, SQLITE_STATIC);
+	bind_text(s, 2, reason_name(t->reason));
+	bind_nz(s, 3, t->end_time_ns);
+	bind_nz(s, 4, t->signal);
+	bind_opt_text(s, 5, t->error);
+	bind_i64(s, 6, !!t->salvaged);
+	for (int i = 7; i <= 11; i++)
+		sqlite3_bind_null(s, i);
+	if (x) {
+		bind_i64(s, 11, !!x->status_known);
+		if (x->status_known) {
+			bind_i64(s, 7, !!x->exited);
+			if (x->exited) {
+				bind_i64(s, 8, x->exit_code);
+			} else {
+				bind_i64(s, 9, x->term_signal);
+				bind_i64(s, 10, !!x->core_dumped);
+			}
+		}
+	}
+	bind_u64(s, 12, t->records);
+	bind_u64(s, 13, t->events);
+	err = run(l, ST_TRAILER);
+	if (err)
+		return err;
+	l->rows--; /* an UPDATE, not a new row */
+
+	s = l->st[ST_DROP_TOTAL];
+	for (size_t k = 0; k < t->n_drops; k++) {
+		const Ptop__V1__DropTotal *d = t->drops[k];
+
+		if (!d)
+			continue;
+		sqlite3_bind_text(s, 1, l->id, -1, SQLITE_STATIC);
+		bind_text(s, 2, d->collector);
+		bind_text(s, 3, d->kind);
+		bind_u64(s, 4, d->lost);
+		err = run(l, ST_DROP_TOTAL);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static int load_record(struct loader *l, const Ptop__V1__Record *r)
+{
+	switch (r->kind_case) {
+	case PTOP__V1__RECORD__KIND_HEADER:
+		/* a second header is counted, not loaded: the first one names the capture */
+		l->counts[K_HEADER]++;
+		return 0;
+	case PTOP__V1__RECORD__KIND_EVENT:
+		return r->event ? load_event(l, r->event) : 0;
+	case PTOP__V1__RECORD__KIND_STACK:
+		return r->stack ? load_stack(l, r->stack) : 0;
+	case PTOP__V1__RECORD__KIND_MAPPING:
+		l->counts[K_MAPPING]++;
+		return r->mapping ? load_mapping(l, r->mapping) : 0;
+	case PTOP__V1__RECORD__KIND_DROP:
+		l->counts[K_DROP]++;
+		return r->drop ? load_drop(l, r->drop) : 0;
+	case PTOP__V1__RECORD__KIND_TRAILER:
+		l->counts[K_TRAILER]++;
+		if (l->have_trailer || !r->trailer)
+			return 0; /* only the first trailer is loaded; later ones are counted */
+		l->have_trailer = true;
+		return load_trailer(l, r->trailer);
+	default:
+		l->counts[K_UNKNOWN]++;
+		return 0;
+	}
+}
+
+/* Delete every row of capture ID from every table that has a capture_id column. */
+static int delete_capture(struct loader *l)
+{
+	sqlite3_stmt *tables = NULL, *del = NULL;
+	char sql[256];
+	int rc, err = 0;
+
+	rc = sqlite3_prepare_v2(l->db,
+				"SELECT m.name FROM sqlite_master m, pragma_table_info(m.name) p "
+				"WHERE m.type = 'table' AND p.name = 'capture_id'",
+				-1, &tables, NULL);
+	if (rc != SQLITE_OK)
+		return db_fail(l, rc, "listing tables");
+	while ((rc = sqlite3_step(tables)) == SQLITE_ROW) {
+		const char *name = (const char *)sqlite3_column_text(tables, 0);
+
+		snprintf(sql, sizeof(sql), "DELETE FROM \"%s\" WHERE capture_id = ?1", name);
+		rc = sqlite3_prepare_v2(l->db, sql, -1, &del, NULL);
+		if (rc != SQLITE_OK) {
+			err = db_fail(l, rc, "deleting the old capture");
+			goto cleanup;
+		}
+		sqlite3_bind_text(del, 1, l->id, -1, SQLITE_STATIC);
+		rc = sqlite3_step(del);
+		sqlite3_finalize(del);
+		del = NULL;
+		if (rc != SQLITE_DONE) {
+			err = db_fail(l, rc, "deleting the old capture");
+			goto cleanup;
+		}
+	}
+	if (rc != SQLITE_DONE)
+		err = db_fail(l, rc, "listing tables");
+cleanup:
+	sqlite3_finalize(tables);
+	return err;
+}
+
+static int capture_exists(struct loader *l, bool *exists)
+{
+	sqlite3_stmt *s = NULL;
+	int rc;
+
+	rc = sqlite3_prepare_v2(l->db, "SELECT 1 FROM capture WHERE capture_id = ?1", -1, &s, NULL);
+	if (rc != SQLITE_OK)
+		return db_fail(l, rc, "looking up the capture");
+	sqlite3_bind_text(s, 1, l->id, -1, SQLITE_STATIC);
+	rc = sqlite3_step(s);
+	sqlite3_finalize(s);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return db_fail(l, rc, "looking up the capture");
+	*exists = rc == SQLITE_ROW;
+	return 0;
+}
+
+static int finish(struct loader *l, const struct capture_status *cs, struct load_stats *stats)
+{
+	sqlite3_stmt *s = l->st[ST_END];
+	bool clean = cs->end == CAPTURE_END_CLEAN;
+	bool complete = clean && l->have_trailer;
+	char msg[512];
+	int err;
+
+	msg[0] = 0;
+	if (!l->have_trailer && clean)
+		snprintf(msg, sizeof(msg),
+			 "cut short: no trailer after %" PRIu64 " records (the file ends cleanly "
+			 "at byte %" PRIu64 " without one)",
+			 l->records, cs->file_size);
+	else if (!l->have_trailer)
+		snprintf(msg, sizeof(msg), "cut short: no trailer; %s", cs->message);
+	else if (!clean)
+		snprintf(msg, sizeof(msg), "%s", cs->message);
+
+	sqlite3_bind_text(s, 1, l->id, -1, SQLITE_STATIC);
+	if (l->have_events) {
+		bind_u64(s, 2, l->first_ns);
+		bind_u64(s, 3, l->last_ns);
+	} else {
+		sqlite3_bind_null(s, 2);
+		sqlite3_bind_null(s, 3);
+	}
+	bind_i64(s, 4, complete);
+	bind_text(s, 5, end_name(cs->end));
+	if (clean)
+		sqlite3_bind_null(s, 6);
+	else
+		bind_u64(s, 6, cs->at_byte);
+	bind_opt_text(s, 7, msg);
+	bind_i64(s, 8, cs->has_index);
+	bind_u64(s, 9, cs->frames);
+	bind_u64(s, 10, l->records);
+	err = run(l, ST_END);
+	if (err)
+		return err;
+	l->rows--;
+
+	s = l->st[ST_RECORD_COUNT];
+	for (int k = 0; k < K_N; k++) {
+		if (!l->counts[k])
+			continue;
+		sqlite3_bind_text(s, 1, l->id, -1, SQLITE_STATIC);
+		bind_text(s, 2, kind_name[k]);
+		bind_u64(s, 3, l->counts[k]);
+		err = run(l, ST_RECORD_COUNT);
+		if (err)
+			return err;
+	}
+
+	if (stats) {
+		stats->complete = complete;
+		snprintf(stats->read_message, sizeof(stats->read_message), "%s", msg);
+	}
+	return 0;
+}
+
+static int create_indexes(struct loader *l)
+{
+	const char *p = strstr(ptop_schema_sql, INDEX_MARKER);
+
+	if (!p)
+		return 0;
+	return exec(l, p + strlen(INDEX_MARKER), "creating indexes");
+}
+
+/* -------------------------------------------------------------------- API */
+
+int db__load_capture(sqlite3 *db, const char *path, bool replace,
+		     char capture_id[DB_CAPTURE_ID_LEN], struct load_stats *stats, char *err,
+		     size_t errlen)
+{
+	struct loader l = { .db = db, .path = path, .err = err, .errlen = errlen };
+	struct capture_reader *r = NULL;
+	Ptop__V1__Record *rec = NULL;
+	const struct capture_status *cs;
+	char *real = NULL;
+	struct stat st;
+	bool in_tx = false, exists = false;
+	int rc, ret = 0;
+
+	if (stats)
+		memset(stats, 0, sizeof(*stats));
+	if (capture_id)
+		capture_id[0] = 0;
+	if (errlen)
+		err[0] = 0;
+
+	real = realpath(path, NULL);
+	if (!real || stat(real, &st)) {
+		ret = -errno;
+		snprintf(err, errlen, "cannot open %s: %s", path, strerror(errno));
+		goto cleanup;
+	}
+	r = capture_reader__open(real);
+	if (!r) {
+		ret = -errno;
+		if (errno == EBADMSG)
+			snprintf(err, errlen, "%s is not a ptop capture (no PTOPCAP magic frame)",
+				 path);
+		else if (errno == ENOTSUP)
+			snprintf(err, errlen,
+				 "%s: capture format is newer than this ptop-analyze reads (version "
+				 "%d): use a newer ptop-analyze",
+				 path, CAPTURE_FORMAT_VERSION);
+		else
+			snprintf(err, errlen, "cannot open %s: %s", path, strerror(errno));
+		goto cleanup;
+	}
+
+	/* The first record must be the header: it names the capture. */
+	rc = capture_reader__next(r, &rec);
+	if (rc < 0) {
+		ret = rc;
+		snprintf(err, errlen, "reading %s: %s", path, strerror(-rc));
+		goto cleanup;
+	}
+	if (rc == 0 || rec->kind_case != PTOP__V1__RECORD__KIND_HEADER || !rec->header) {
+		const char *why = rc == 0 ? capture_reader__status(r)->message : "";
+
+		ret = -EBADMSG;
+		snprintf(err, errlen,
+			 "%s: no capture header at the start of the file%s%s: nothing loaded (the "
+			 "file is corrupt)",
+			 path, *why ? ": " : "", why);
+		goto cleanup;
+	}
+	if (rec->header->capture_id.len != 16) {
+		ret = -EBADMSG;
+		snprintf(err, errlen,
+			 "%s: the header's capture id is %zu bytes, not 16: nothing loaded (the "
+			 "file is corrupt)",
+			 path, rec->header->capture_id.len);
+		goto cleanup;
+	}
+	for (int k = 0; k < 16; k++)
+		snprintf(l.id + 2 * k, 3, "%02x", rec->header->capture_id.data[k]);
+	if (capture_id)
+		memcpy(capture_id, l.id, DB_CAPTURE_ID_LEN);
+
+	rc = sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
+	if (rc != SQLITE_OK) {
+		ret = db_fail(&l, rc, "starting a transaction");
+		goto cleanup;
+	}
+	in_tx = true;
+
+	ret = capture_exists(&l, &exists);
+	if (ret)
+		goto cleanup;
+	if (exists && !replace) {
+		if (stats)
+			stats->already_loaded = true;
+		goto cleanup; /* rolled back: nothing was written */
+	}
+	if (exists) {
+		ret = delete_capture(&l);
+		if (ret)
+			goto cleanup;
+	}
+
+	for (int k = 0; k < ST_N; k++) {
+		rc = sqlite3_prepare_v3(db, stmt_sql[k], -1, SQLITE_PREPARE_PERSISTENT, &l.st[k],
+					NULL);
+		if (rc != SQLITE_OK) {
+			ret = db_fail(&l, rc, "preparing statements (is the DB's schema current?)");
+			goto cleanup;
+		}
+	}
+
+	l.records = 1;
+	l.counts[K_HEADER] = 1;
+	ret = load_header(&l, rec->header, &st, real);
+	ptop__v1__record__free_unpacked(rec, NULL);
+	rec = NULL;
+	if (ret)
+		goto cleanup;
+
+	while ((rc = capture_reader__next(r, &rec)) == 1) {
+		l.records++;
+		ret = load_record(&l, rec);
+		ptop__v1__record__free_unpacked(rec, NULL);
+		rec = NULL;
+		if (ret)
+			goto cleanup;
+	}
+	if (rc < 0) {
+		ret = rc;
+		snprintf(err, errlen, "reading %s: %s", path, strerror(-rc));
+		goto cleanup;
+	}
+	cs = capture_reader__status(r);
+	ret = finish(&l, cs, stats);
+	if (!ret)
+		ret = create_indexes(&l);
+	if (ret)
+		goto cleanup;
+
+	rc = sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
+	if (rc != SQLITE_OK) {
+		ret = db_fail(&l, rc, "committing");
+		goto cleanup;
+	}
+	in_tx = false;
+	if (stats) {
+		stats->records = l.records;
+		stats->rows = l.rows;
+	}
+cleanup:
+	if (in_tx)
+		sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+	for (int k = 0; k < ST_N; k++)
+		sqlite3_finalize(l.st[k]);
+	if (rec)
+		ptop__v1__record__free_unpacked(rec, NULL);
+	capture_reader__free(r);
+	free(real);
+	return ret;
+}

@@ -1,0 +1,1212 @@
+/* test_load.c — the analyzer's DB layer: captures written with the codec are
+ * loaded and every table is checked value by value; duplicates, several
+ * captures, truncated and corrupt files, schema versions, and the cache DB.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <ftw.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "analyze/db.h"
+#include "proto/capture.h"
+
+#define T0 1000000000000ull /* monotonic ns at the start of the fake recording */
+#define SEC 1000000000ull
+#define PID 4321
+
+static char tmpdir[64];
+static char errbuf[1024];
+
+/* ------------------------------------------------------------ file system */
+
+static int rm_entry(const char *p, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st, (void)flag, (void)ftw;
+	return remove(p);
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	snprintf(tmpdir, sizeof(tmpdir), "/tmp/ptop-test-load.XXXXXX");
+	if (!mkdtemp(tmpdir))
+		return -1;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	nftw(tmpdir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	return 0;
+}
+
+static const char *tpath(const char *name)
+{
+	static char buf[8][256];
+	static int k;
+
+	k = (k + 1) % 8;
+	snprintf(buf[k], sizeof(buf[k]), "%s/%s", tmpdir, name);
+	return buf[k];
+}
+
+/* ---------------------------------------------------------------- queries */
+
+static int64_t q_int(sqlite3 *db, const char *fmt, ...)
+{
+	char sql[1024];
+	sqlite3_stmt *s = NULL;
+	int64_t v = -999999;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(sql, sizeof(sql), fmt, ap);
+	va_end(ap);
+	if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK)
+		fail_msg("prepare %s: %s", sql, sqlite3_errmsg(db));
+	if (sqlite3_step(s) != SQLITE_ROW)
+		fail_msg("no row: %s", sql);
+	if (sqlite3_column_type(s, 0) == SQLITE_NULL)
+		fail_msg("NULL where a number was expected: %s", sql);
+	v = sqlite3_column_int64(s, 0);
+	sqlite3_finalize(s);
+	return v;
+}
+
+/* The text of the first column of the first row; "<NULL>" for NULL. */
+static const char *q_text(sqlite3 *db, const char *fmt, ...)
+{
+	static char out[4][512];
+	static int k;
+	char sql[1024];
+	sqlite3_stmt *s = NULL;
+	va_list ap;
+
+	k = (k + 1) % 4;
+	va_start(ap, fmt);
+	vsnprintf(sql, sizeof(sql), fmt, ap);
+	va_end(ap);
+	if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK)
+		fail_msg("prepare %s: %s", sql, sqlite3_errmsg(db));
+	if (sqlite3_step(s) != SQLITE_ROW)
+		fail_msg("no row: %s", sql);
+	if (sqlite3_column_type(s, 0) == SQLITE_NULL)
+		snprintf(out[k], sizeof(out[k]), "<NULL>");
+	else
+		snprintf(out[k], sizeof(out[k]), "%s", (const char *)sqlite3_column_text(s, 0));
+	sqlite3_finalize(s);
+	return out[k];
+}
+
+static sqlite3 *open_rw(const char *path)
+{
+	sqlite3 *db = NULL;
+
+	assert_int_equal(db__open(path, true, false, &db, errbuf, sizeof(errbuf)), 0);
+	assert_non_null(db);
+	return db;
+}
+
+/* ------------------------------------------------------- capture fixtures */
+
+static void fill_id(uint8_t id[16], uint8_t a, uint8_t b)
+{
+	for (int k = 0; k < 16; k++)
+		id[k] = (uint8_t)(0x10 + k);
+	id[0] = a;
+	id[1] = b;
+}
+
+static void id_hex(const uint8_t id[16], char out[33])
+{
+	for (int k = 0; k < 16; k++)
+		snprintf(out + 2 * k, 3, "%02x", id[k]);
+}
+
+static void append(struct capture_writer *w, Ptop__V1__Record *r)
+{
+	assert_int_equal(capture_writer__append(w, r), 0);
+}
+
+static void put_header(struct capture_writer *w, const uint8_t id[16])
+{
+	Ptop__V1__Record r = PTOP__V1__RECORD__INIT;
+	Ptop__V1__CaptureHeader h = PTOP__V1__CAPTURE_HEADER__INIT;
+	Ptop__V1__Recorder rec = PTOP__V1__RECORDER__INIT;
+	Ptop__V1__Host host = PTOP__V1__HOST__INIT;
+	Ptop__V1__Clocks clk = PTOP__V1__CLOCKS__INIT;
+	Ptop__V1__Options opt = PTOP__V1__OPTIONS__INIT;
+	Ptop__V1__TargetInfo t = PTOP__V1__TARGET_INFO__INIT;
+	Ptop__V1__Probe p[3] = { PTOP__V1__PROBE__INIT, PTOP__V1__PROBE__INIT,
+				 PTOP__V1__PROBE__INIT };
+	Ptop__V1__Probe *pp[3] = { &p[0], &p[1], &p[2] };
+	static uint8_t build_id[4] = { 0xde, 0xad, 0xbe, 0xef };
+	static char *argv[] = { "ptop-record", "-o", "run \"1\".ptop", "--", "./server" };
+	static char *disabled[] = { "vmas" };
+	static char *cmdline[] = { "./server", "--port=80" };
+
+	rec.version = "0.1.0";
+	rec.commit = "abcdef123456";
+	rec.build_date = "2026-11-29T09:00:00Z";
+	host.hostname = "box1";
+	host.kernel_release = "6.18.0";
+	host.kernel_version = "#1 SMP";
+	host.boot_id = "0b1d-boot";
+	host.machine = "x86_64";
+	host.cpus = 8;
+	host.page_size = 4096;
+	host.clock_tick = 100;
+	clk.monotonic_ns = T0;
+	clk.realtime_ns = 1790000000000000000ull;
+	clk.boottime_ns = T0 + 5;
+	opt.n_argv = 5;
+	opt.argv = argv;
+	opt.interval_ns = SEC;
+	opt.vma_interval_ns = 10 * SEC;
+	opt.flush_interval_ns = SEC;
+	opt.duration_ns = 0;
+	opt.no_ebpf = false;
+	opt.n_disabled = 1;
+	opt.disabled = disabled;
+	t.mode = PTOP__V1__TARGET_MODE__TARGET_MODE_COMMAND;
+	t.pid = PID;
+	t.comm = "server";
+	t.exe = "/usr/bin/server";
+	t.exe_build_id.data = build_id;
+	t.exe_build_id.len = 4;
+	t.n_cmdline = 2;
+	t.cmdline = cmdline;
+	t.cgroup_path = "0::/user.slice/run.scope";
+	t.cgroup_id = 12345;
+	t.container_id = "";
+	p[0].name = "cpu";
+	p[0].state = PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE;
+	p[0].source = PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_EBPF;
+	p[0].detail = "tp_btf/sched_switch";
+	p[1].name = "syscalls";
+	p[1].state = PTOP__V1__PROBE_STATE__PROBE_STATE_FAILED;
+	p[1].source = PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_EBPF;
+	p[1].reason = "raw_tp attach: Permission denied";
+	p[2].name = "vmas";
+	p[2].state = PTOP__V1__PROBE_STATE__PROBE_STATE_DISABLED;
+	p[2].source = PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_PROC;
+	p[2].reason = "--disable vmas";
+
+	h.format_version = CAPTURE_FORMAT_VERSION;
+	h.capture_id.data = (uint8_t *)id;
+	h.capture_id.len = 16;
+	h.recorder = &rec;
+	h.host = &host;
+	h.clocks = &clk;
+	h.options = &opt;
+	h.target = &t;
+	h.n_probes = 3;
+	h.probes = pp;
+	r.kind_case = PTOP__V1__RECORD__KIND_HEADER;
+	r.header = &h;
+	append(w, &r);
+}
+
+static void put_event(struct capture_writer *w, Ptop__V1__Event *ev)
+{
+	Ptop__V1__Record r = PTOP__V1__RECORD__INIT;
+
+	r.kind_case = PTOP__V1__RECORD__KIND_EVENT;
+	r.event = ev;
+	append(w, &r);
+}
+
+static void put_cpu(struct capture_writer *w, uint64_t t, int32_t pid, bool ebpf, bool proc)
+{
+	Ptop__V1__Event ev = PTOP__V1__EVENT__INIT;
+	Ptop__V1__CpuSample c = PTOP__V1__CPU_SAMPLE__INIT;
+	Ptop__V1__CpuEbpf e = PTOP__V1__CPU_EBPF__INIT;
+	Ptop__V1__CpuProc p = PTOP__V1__CPU_PROC__INIT;
+
+	e.oncpu_ns = 250000000;
+	e.switches = 1234;
+	p.user_ns = 200000000;
+	p.system_ns = 40000000;
+	p.user_ticks_total = 1500;
+	p.system_ticks_total = 300;
+	p.threads = 4;
+	p.voluntary_switches = 100;
+	p.involuntary_switches = 0; /* a measured zero */
+	c.ebpf = ebpf ? &e : NULL;
+	c.proc = proc ? &p : NULL;
+	ev.time_ns = t;
+	ev.pid = pid;
+	ev.category = PTOP__V1__CATEGORY__CATEGORY_CPU;
+	ev.interval_ns = SEC;
+	ev.payload_case = PTOP__V1__EVENT__PAYLOAD_CPU;
+	ev.cpu = &c;
+	put_event(w, &ev);
+}
+
+static void put_syscalls(struct capture_writer *w, uint64_t t)
+{
+	Ptop__V1__Event ev = PTOP__V1__EVENT__INIT;
+	Ptop__V1__SyscallStats ss = PTOP__V1__SYSCALL_STATS__INIT;
+	Ptop__V1__SyscallStat s[2] = { PTOP__V1__SYSCALL_STAT__INIT, PTOP__V1__SYSCALL_STAT__INIT };
+	Ptop__V1__SyscallStat *sp[2] = { &s[0], &s[1] };
+	static uint64_t hist[] = { 0, 0, 0, 0, 0, 0, 0, 120, 0, 49000, 880 };
+
+	s[0].nr = 110;
+	s[0].name = "getppid";
+	s[0].count = 50000;
+	s[0].completed = 50000;
+	s[0].errors = 0;
+	s[0].total_ns = 12345678;
+	s[0].n_latency_log2_hist = sizeof(hist) / sizeof(hist[0]);
+	s[0].latency_log2_hist = hist;
+	s[1].nr = 999;
+	s[1].name = "";
+	s[1].count = 3;
+	s[1].completed = 2;
+	s[1].errors = 2;
+	s[1].total_ns = 500;
+	s[1].unmatched = 1;
+	ss.n_stats = 2;
+	ss.stats = sp;
+	ev.time_ns = t;
+	ev.pid = PID;
+	ev.category = PTOP__V1__CATEGORY__CATEGORY_SYSCALLS;
+	ev.interval_ns = SEC;
+	ev.payload_case = PTOP__V1__EVENT__PAYLOAD_SYSCALLS;
+	ev.syscalls = &ss;
+	put_event(w, &ev);
+}
+
+static void put_memory(struct capture_writer *w, uint64_t t, bool rollup)
+{
+	Ptop__V1__Event ev = PTOP__V1__EVENT__INIT;
+	Ptop__V1__MemorySample m = PTOP__V1__MEMORY_SAMPLE__INIT;
+	Ptop__V1__Statm sm = PTOP__V1__STATM__INIT;
+	Ptop__V1__SmapsRollup r = PTOP__V1__SMAPS_ROLLUP__INIT;
+	Ptop__V1__Faults f = PTOP__V1__FAULTS__INIT;
+
+	sm.vsize = 100 << 20;
+	sm.rss = 10 << 20;
+	sm.shared = 2 << 20;
+	sm.text = 1 << 20;
+	sm.data = 20 << 20;
+	r.rss = 10 << 20;
+	r.pss = 9 << 20;
+	r.uss = 8 << 20;
+	r.pss_anon = 7 << 20;
+	r.pss_file = 1 << 20;
+	r.pss_shmem = 0;
+	r.shared_clean = 2 << 20;
+	r.shared_dirty = 0;
+	r.private_clean = 1 << 20;
+	r.private_dirty = 7 << 20;
+	r.anon = 7 << 20;
+	r.swap = 0;
+	r.swap_pss = 0;
+	r.locked = 0;
+	r.read_ns = 45000;
+	f.minflt = 10;
+	f.majflt = 0;
+	f.minflt_total = 1000;
+	f.majflt_total = 2;
+	m.statm = &sm;
+	m.rollup = rollup ? &r : NULL;
+	m.faults = &f;
+	ev.time_ns = t;
+	ev.pid = PID;
+	ev.category = PTOP__V1__CATEGORY__CATEGORY_MEMORY;
+	ev.interval_ns = SEC;
+	ev.payload_case = PTOP__V1__EVENT__PAYLOAD_MEMORY;
+	ev.memory = &m;
+	put_event(w, &ev);
+}
+
+static void put_vmas(struct capture_writer *w, uint64_t t)
+{
+	Ptop__V1__Event ev = PTOP__V1__EVENT__INIT;
+	Ptop__V1__VmaSnapshot vs = PTOP__V1__VMA_SNAPSHOT__INIT;
+	Ptop__V1__Vma v[2] = { PTOP__V1__VMA__INIT, PTOP__V1__VMA__INIT };
+	Ptop__V1__Vma *vp[2] = { &v[0], &v[1] };
+
+	v[0].start = 0x400000;
+	v[0].end = 0x402000;
+	v[0].perms = "r-xp";
+	v[0].offset = 0x1000;
+	v[0].dev = "fd:01";
+	v[0].inode = 777;
+	v[0].path = "/usr/bin/server";
+	v[0].size = 8192;
+	v[0].rss = 8192;
+	v[0].pss = 4096;
+	v[0].uss = 0;
+	v[0].shared_clean = 8192;
+	v[1].start = 0xffffffffff600000ull; /* [vsyscall]: above 2^63 */
+	v[1].end = 0xffffffffff601000ull;
+	v[1].perms = "rw-p";
+	v[1].dev = "00:00";
+	v[1].path = "";
+	v[1].size = 4096;
+	v[1].rss = 4096;
+	v[1].pss = 4096;
+	v[1].uss = 4096;
+	v[1].anon = 4096;
+	vs.n_vmas = 2;
+	vs.vmas = vp;
+	vs.walk_ns = 90000;
+	vs.final = true;
+	ev.time_ns = t;
+	ev.pid = PID;
+	ev.category = PTOP__V1__CATEGORY__CATEGORY_VMAS;
+	ev.payload_case = PTOP__V1__EVENT__PAYLOAD_VMAS;
+	ev.vmas = &vs;
+	put_event(w, &ev);
+}
+
+static void put_context(struct capture_writer *w, uint64_t t)
+{
+	Ptop__V1__Event ev = PTOP__V1__EVENT__INIT;
+	Ptop__V1__ProcContext c = PTOP__V1__PROC_CONTEXT__INIT;
+	Ptop__V1__Namespace ns[2] = { PTOP__V1__NAMESPACE__INIT, PTOP__V1__NAMESPACE__INIT };
+	Ptop__V1__Namespace *nsp[2] = { &ns[0], &ns[1] };
+	static int32_t nspid[] = { PID, 7 };
+
+	ns[0].type = "pid";
+	ns[0].inode = 4026531836u;
+	ns[1].type = "net";
+	ns[1].inode = 4026531840u;
+	c.ppid = 1;
+	c.comm = "server";
+	c.uid = 1000;
+	c.euid = 0;
+	c.gid = 1000;
+	c.egid = 1000;
+	c.n_namespaces = 2;
+	c.namespaces = nsp;
+	c.cgroup_path = "0::/user.slice/run.scope";
+	c.cgroup_id = 12345;
+	c.container_id = "";
+	c.n_nspid = 2;
+	c.nspid = nspid;
+	ev.time_ns = t;
+	ev.pid = PID;
+	ev.category = PTOP__V1__CATEGORY__CATEGORY_CONTEXT;
+	ev.payload_case = PTOP__V1__EVENT__PAYLOAD_CONTEXT;
+	ev.context = &c;
+	put_event(w, &ev);
+}
+
+static void put_stack(struct capture_writer *w, uint64_t id)
+{
+	Ptop__V1__Record r = PTOP__V1__RECORD__INIT;
+	Ptop__V1__Stack st = PTOP__V1__STACK__INIT;
+	static uint64_t ips[] = { 0x401000, 0x401234, 0x7f0000001000ull };
+
+	st.id = id;
+	st.n_ips = 3;
+	st.ips = ips;
+	r.kind_case = PTOP__V1__RECORD__KIND_STACK;
+	r.stack = &st;
+	append(w, &r);
+}
+
+static void put_mapping(struct capture_writer *w)
+{
+	Ptop__V1__Record r = PTOP__V1__RECORD__INIT;
+	Ptop__V1__Mapping m = PTOP__V1__MAPPING__INIT;
+	static uint8_t bid[20] = { 0x01, 0x23, 0x45, 0x67, 0x89, 0xab, 0xcd, 0xef, 0, 1,
+				   2,	 3,    4,    5,	   6,	 7,    8,    9,	   10, 0xff };
+
+	m.time_ns = 0; /* unknown */
+	m.pid = PID;
+	m.start = 0x400000;
+	m.end = 0x402000;
+	m.offset = 0;
+	m.path = "/usr/bin/server";
+	m.build_id.data = bid;
+	m.build_id.len = 20;
+	r.kind_case = PTOP__V1__RECORD__KIND_MAPPING;
+	r.mapping = &m;
+	append(w, &r);
+}
+
+static void put_drop(struct capture_writer *w, uint64_t t)
+{
+	Ptop__V1__Record r = PTOP__V1__RECORD__INIT;
+	Ptop__V1__DropNotice d = PTOP__V1__DROP_NOTICE__INIT;
+
+	d.time_ns = t;
+	d.collector = "syscalls";
+	d.kind = "ringbuf";
+	d.lost = 17;
+	r.kind_case = PTOP__V1__RECORD__KIND_DROP;
+	r.drop = &d;
+	append(w, &r);
+}
+
+static void put_trailer(struct capture_writer *w, uint64_t t, uint64_t records)
+{
+	Ptop__V1__Record r = PTOP__V1__RECORD__INIT;
+	Ptop__V1__CaptureTrailer tr = PTOP__V1__CAPTURE_TRAILER__INIT;
+	Ptop__V1__TargetExit x = PTOP__V1__TARGET_EXIT__INIT;
+	Ptop__V1__DropTotal d = PTOP__V1__DROP_TOTAL__INIT;
+	Ptop__V1__DropTotal *dp[1] = { &d };
+
+	x.exited = true;
+	x.exit_code = 3;
+	x.status_known = true;
+	d.collector = "syscalls";
+	d.kind = "ringbuf";
+	d.lost = 17;
+	tr.reason = PTOP__V1__END_REASON__END_REASON_TARGET_EXIT;
+	tr.end_time_ns = t;
+	tr.target_exit = &x;
+	tr.records = records;
+	tr.events = 7;
+	tr.n_drops = 1;
+	tr.drops = dp;
+	r.kind_case = PTOP__V1__RECORD__KIND_TRAILER;
+	r.trailer = &tr;
+	append(w, &r);
+}
+
+/* The full capture of test 1: every record kind, 13 records, 4 frames. With
+ * TRAILER false it ends without one (the recorder was killed). */
+static void write_capture(const char *path, const uint8_t id[16], bool trailer)
+{
+	struct capture_writer_opts o = { .force = true };
+	struct capture_writer *w = capture_writer__create(path, &o);
+
+	assert_non_null(w);
+	put_header(w, id);
+	put_context(w, T0 + 1000);
+	assert_int_equal(capture_writer__flush(w), 0);
+	put_cpu(w, T0 + SEC, PID, true, true);
+	put_cpu(w, T0 + 2 * SEC, 0, false, true); /* cgroup aggregate, no eBPF lane */
+	put_syscalls(w, T0 + SEC);
+	assert_int_equal(capture_writer__flush(w), 0);
+	put_memory(w, T0 + SEC, false);
+	put_memory(w, T0 + 2 * SEC, true);
+	put_vmas(w, T0 + 3 * SEC);
+	put_stack(w, 7);
+	put_stack(w, 7); /* the same id again: counted, ignored */
+	put_mapping(w);
+	assert_int_equal(capture_writer__flush(w), 0);
+	put_drop(w, T0 + 2 * SEC);
+	if (trailer)
+		put_trailer(w, T0 + 5 * SEC, 12);
+	assert_int_equal(capture_writer__close(w), 0);
+}
+
+static void load_ok(sqlite3 *db, const char *path, bool replace, char id[DB_CAPTURE_ID_LEN],
+		    struct load_stats *st)
+{
+	int rc = db__load_capture(db, path, replace, id, st, errbuf, sizeof(errbuf));
+
+	if (rc)
+		fail_msg("load %s: %d %s", path, rc, errbuf);
+}
+
+static int64_t rows_of(sqlite3 *db, const char *table, const char *id)
+{
+	return q_int(db, "SELECT count(*) FROM %s WHERE capture_id = '%s'", table, id);
+}
+
+/* ------------------------------------------------------------------ tests */
+
+static void test_01_every_kind(void **state)
+{
+	uint8_t raw[16];
+	char hex[33], id[DB_CAPTURE_ID_LEN];
+	struct load_stats st;
+	const char *cap = tpath("full.ptop"), *dbp = tpath("full.db");
+	sqlite3 *db;
+	struct stat fs;
+
+	(void)state;
+	fill_id(raw, 0xab, 0xcd);
+	id_hex(raw, hex);
+	write_capture(cap, raw, true);
+	db = open_rw(dbp);
+	load_ok(db, cap, false, id, &st);
+	assert_string_equal(id, hex);
+	assert_false(st.already_loaded);
+	assert_true(st.complete);
+	assert_string_equal(st.read_message, "");
+	assert_int_equal(st.records, 13);
+	assert_int_equal(st.rows, 38);
+
+	/* capture */
+	assert_int_equal(q_int(db, "SELECT count(*) FROM capture"), 1);
+#define C(col) q_text(db, "SELECT " col " FROM capture WHERE capture_id = '%s'", id)
+	assert_string_equal(C("format_version"), "1");
+	assert_string_equal(C("recorder_version"), "0.1.0");
+	assert_string_equal(C("recorder_commit"), "abcdef123456");
+	assert_string_equal(C("recorder_build_date"), "2026-11-29T09:00:00Z");
+	assert_string_equal(C("hostname"), "box1");
+	assert_string_equal(C("kernel_release"), "6.18.0");
+	assert_string_equal(C("kernel_version"), "#1 SMP");
+	assert_string_equal(C("boot_id"), "0b1d-boot");
+	assert_string_equal(C("machine"), "x86_64");
+	assert_string_equal(C("cpus || ' ' || page_size || ' ' || clock_tick"), "8 4096 100");
+	assert_string_equal(C("start_monotonic_ns"), "1000000000000");
+	assert_string_equal(C("start_realtime_ns"), "1790000000000000000");
+	assert_string_equal(C("start_boottime_ns"), "1000000000005");
+	assert_string_equal(C("recorder_argv"),
+			    "[\"ptop-record\",\"-o\",\"run \\\"1\\\".ptop\",\"--\",\"./server\"]");
+	assert_string_equal(C("json_array_length(recorder_argv)"), "5");
+	assert_string_equal(C("recorder_argv ->> 2"), "run \"1\".ptop");
+	assert_string_equal(C("interval_ns || ' ' || vma_interval_ns || ' ' || flush_interval_ns"),
+			    "1000000000 10000000000 1000000000");
+	assert_string_equal(C("duration_ns || ' ' || no_ebpf"), "0 0");
+	assert_string_equal(C("disabled"), "[\"vmas\"]");
+	assert_string_equal(C("first_event_ns"), "1000000001000");
+	assert_string_equal(C("last_event_ns"), "1003000000000");
+	assert_string_equal(C("last_event_ns - first_event_ns"), "2999999000");
+	assert_string_equal(C("complete"), "1");
+	assert_string_equal(C("read_end"), "clean");
+	assert_string_equal(C("read_stopped_at"), "<NULL>");
+	assert_string_equal(C("read_message"), "<NULL>");
+	assert_string_equal(C("has_index"), "1");
+	assert_string_equal(C("frames"), "4");
+	assert_string_equal(C("records"), "13");
+	assert_string_equal(C("end_reason"), "target_exit");
+	assert_string_equal(C("end_time_ns"), "1005000000000");
+	assert_string_equal(C("end_signal"), "<NULL>");
+	assert_string_equal(C("end_error"), "<NULL>");
+	assert_string_equal(C("salvaged"), "0");
+	assert_string_equal(C("target_exited || ' ' || target_exit_code || ' ' || "
+			      "target_status_known"),
+			    "1 3 1");
+	assert_string_equal(C("target_term_signal"), "<NULL>");
+	assert_string_equal(C("target_core_dumped"), "<NULL>");
+	assert_string_equal(C("trailer_records || ' ' || trailer_events"), "12 7");
+	assert_string_equal(C("source_path"), cap);
+	assert_int_equal(stat(cap, &fs), 0);
+	assert_int_equal(q_int(db, "SELECT source_size FROM capture"), fs.st_size);
+	assert_int_equal(q_int(db, "SELECT source_mtime_ns FROM capture"),
+			 (int64_t)fs.st_mtim.tv_sec * 1000000000 + fs.st_mtim.tv_nsec);
+	assert_string_equal(C("loaded_at GLOB '20[0-9][0-9]-[01][0-9]-[0-3][0-9]T*Z'"), "1");
+#undef C
+
+	/* target, probes */
+	assert_string_equal(q_text(db, "SELECT mode || '|' || pid || '|' || comm || '|' || exe || "
+				       "'|' || exe_build_id || '|' || cmdline || '|' || "
+				       "cgroup_path || '|' || cgroup_id FROM target"),
+			    "command|4321|server|/usr/bin/server|deadbeef|[\"./server\",\"--port=80\"]|"
+			    "0::/user.slice/run.scope|12345");
+	assert_string_equal(q_text(db, "SELECT container_id FROM target"), "<NULL>");
+	assert_int_equal(rows_of(db, "probe", id), 3);
+	assert_string_equal(q_text(db, "SELECT group_concat(seq || ':' || name || ':' || state || "
+				       "':' || source || ':' || coalesce(reason, '-') || ':' || "
+				       "coalesce(detail, '-'), ' / ') FROM (SELECT * FROM probe "
+				       "ORDER BY seq)"),
+			    "0:cpu:active:ebpf:-:tp_btf/sched_switch / "
+			    "1:syscalls:failed:ebpf:raw_tp attach: Permission denied:- / "
+			    "2:vmas:disabled:proc:--disable vmas:-");
+
+	/* record counts */
+	assert_string_equal(q_text(db, "SELECT group_concat(kind || '=' || count, ' ') FROM (SELECT "
+				       "* FROM record_count ORDER BY kind)"),
+			    "drop=1 event:context=1 event:cpu=2 event:memory=2 event:syscalls=1 "
+			    "event:vmas=1 header=1 mapping=1 stack=1 stack:duplicate=1 trailer=1");
+
+	/* cpu: both lanes, then the /proc lane only for a cgroup aggregate */
+	assert_int_equal(rows_of(db, "cpu_sample", id), 2);
+	assert_string_equal(q_text(db, "SELECT time_ns || ' ' || interval_ns || ' ' || pid || ' ' || "
+				       "oncpu_ns || ' ' || switches || ' ' || user_ns || ' ' || "
+				       "system_ns || ' ' || threads || ' ' || voluntary_switches || "
+				       "' ' || involuntary_switches || ' ' || user_ticks_total || ' ' "
+				       "|| system_ticks_total FROM cpu_sample ORDER BY time_ns"),
+			    "1001000000000 1000000000 4321 250000000 1234 200000000 40000000 4 100 0 "
+			    "1500 300");
+	assert_string_equal(q_text(db, "SELECT quote(pid) || quote(oncpu_ns) || quote(switches) || "
+				       "' ' || user_ns FROM cpu_sample WHERE time_ns = %llu",
+				       (unsigned long long)(T0 + 2 * SEC)),
+			    "NULLNULLNULL 200000000");
+	assert_string_equal(q_text(db, "SELECT printf('%%.1f', t_s) FROM cpu ORDER BY t_s DESC"),
+			    "2.0");
+
+	/* syscalls: two stats, three non-zero histogram buckets */
+	assert_int_equal(rows_of(db, "syscall_stat", id), 2);
+	assert_string_equal(q_text(db, "SELECT group_concat(nr || ':' || name || ':' || count || ':' "
+				       "|| completed || ':' || errors || ':' || total_ns || ':' || "
+				       "unmatched || ':' || interval_ns || ':' || pid, ' ') FROM "
+				       "(SELECT * FROM syscall_stat ORDER BY nr)"),
+			    "110:getppid:50000:50000:0:12345678:0:1000000000:4321 "
+			    "999:sys_999:3:2:2:500:1:1000000000:4321");
+	assert_int_equal(rows_of(db, "syscall_hist", id), 3);
+	assert_string_equal(q_text(db, "SELECT group_concat(nr || ':' || bucket || ':' || count, ' ') "
+				       "FROM (SELECT * FROM syscall_hist ORDER BY bucket)"),
+			    "110:7:120 110:9:49000 110:10:880");
+	assert_int_equal(q_int(db, "SELECT sum(count) FROM syscall_hist"), 50000);
+
+	/* memory: the absent rollup group is NULL, measured zeros stay 0 */
+	assert_int_equal(rows_of(db, "memory_sample", id), 2);
+#define M1(col) q_text(db, "SELECT quote(" col ") FROM memory_sample WHERE time_ns = %llu", \
+		       (unsigned long long)(T0 + SEC))
+#define M2(col) q_text(db, "SELECT quote(" col ") FROM memory_sample WHERE time_ns = %llu", \
+		       (unsigned long long)(T0 + 2 * SEC))
+	assert_string_equal(M1("vsize"), "104857600");
+	assert_string_equal(M1("statm_rss"), "10485760");
+	assert_string_equal(M1("statm_shared"), "2097152");
+	assert_string_equal(M1("statm_text"), "1048576");
+	assert_string_equal(M1("statm_data"), "20971520");
+	{
+		static const char *const rollup_cols[] = {
+			"rss",	       "pss",	       "uss",	       "pss_anon",
+			"pss_file",    "pss_shmem",    "shared_clean", "shared_dirty",
+			"private_clean", "private_dirty", "anon",	       "swap",
+			"swap_pss",    "locked",       "rollup_read_ns",
+		};
+		for (size_t k = 0; k < sizeof(rollup_cols) / sizeof(rollup_cols[0]); k++)
+			assert_string_equal(q_text(db,
+						   "SELECT quote(%s) FROM memory_sample WHERE "
+						   "time_ns = %llu",
+						   rollup_cols[k], (unsigned long long)(T0 + SEC)),
+					    "NULL");
+	}
+	assert_string_equal(M1("minflt || ' ' || majflt || ' ' || minflt_total || ' ' || "
+			       "majflt_total"),
+			    "'10 0 1000 2'");
+	assert_string_equal(M2("rss || ' ' || pss || ' ' || uss || ' ' || pss_anon || ' ' || "
+			       "pss_file || ' ' || pss_shmem || ' ' || shared_clean || ' ' || "
+			       "shared_dirty || ' ' || private_clean || ' ' || private_dirty || ' ' "
+			       "|| anon || ' ' || swap || ' ' || swap_pss || ' ' || locked || ' ' || "
+			       "rollup_read_ns"),
+			    "'10485760 9437184 8388608 7340032 1048576 0 2097152 0 1048576 7340032 "
+			    "7340032 0 0 0 45000'");
+	assert_string_equal(M2("pss_shmem"), "0");
+	assert_string_equal(M2("interval_ns || ' ' || pid"), "'1000000000 4321'");
+#undef M1
+#undef M2
+
+	/* vmas */
+	assert_string_equal(q_text(db, "SELECT snapshot_id || ' ' || (time_ns - %llu) || ' ' || pid "
+				       "|| ' ' || walk_ns || ' ' || final || ' ' || vma_count FROM "
+				       "vma_snapshot",
+				       (unsigned long long)T0),
+			    "0 3000000000 4321 90000 1 2");
+	assert_int_equal(rows_of(db, "vma", id), 2);
+	assert_string_equal(q_text(db, "SELECT printf('%%x-%%x', start, end) || ' ' || perms || ' ' "
+				       "|| offset || ' ' || dev || ' ' || inode || ' ' || path || ' ' "
+				       "|| size || ' ' || rss || ' ' || pss || ' ' || uss || ' ' || "
+				       "shared_clean || ' ' || shared_dirty || ' ' || anon || ' ' || "
+				       "swap || ' ' || swap_pss || ' ' || locked FROM vma WHERE path "
+				       "<> ''"),
+			    "400000-402000 r-xp 4096 fd:01 777 /usr/bin/server 8192 8192 4096 0 8192 "
+			    "0 0 0 0 0");
+	assert_string_equal(q_text(db, "SELECT printf('%%x', start) || ' ' || quote(path) || ' ' || "
+				       "anon FROM vma WHERE path = ''"),
+			    "ffffffffff600000 '' 4096");
+
+	/* context and namespaces */
+	assert_string_equal(q_text(db, "SELECT (time_ns - %llu) || ' ' || pid || ' ' || ppid || ' ' "
+				       "|| comm || ' ' || uid || ' ' || euid || ' ' || gid || ' ' || "
+				       "egid || ' ' || cgroup_path || ' ' || cgroup_id || ' ' || "
+				       "quote(container_id) || ' ' || nspid FROM proc_context",
+				       (unsigned long long)T0),
+			    "1000 4321 1 server 1000 0 1000 1000 0::/user.slice/run.scope 12345 NULL "
+			    "[4321,7]");
+	assert_string_equal(q_text(db, "SELECT group_concat(type || ':' || inode || ':' || pid, ' ') "
+				       "FROM (SELECT * FROM namespace ORDER BY type)"),
+			    "net:4026531840:4321 pid:4026531836:4321");
+
+	/* stack, mapping, drops */
+	assert_string_equal(q_text(db, "SELECT stack_id || ' ' || kernel || ' ' || depth FROM stack"),
+			    "7 0 3");
+	assert_string_equal(q_text(db, "SELECT group_concat(depth || ':' || printf('%%x', ip), ' ') "
+				       "FROM (SELECT * FROM stack_frame ORDER BY depth)"),
+			    "0:401000 1:401234 2:7f0000001000");
+	assert_string_equal(q_text(db, "SELECT quote(time_ns) || ' ' || pid || ' ' || printf('%%x-%%x',"
+				       " start, end) || ' ' || offset || ' ' || path || ' ' || "
+				       "build_id FROM mapping"),
+			    "NULL 4321 400000-402000 0 /usr/bin/server "
+			    "0123456789abcdef000102030405060708090aff");
+	assert_string_equal(q_text(db, "SELECT (time_ns - %llu) || ' ' || collector || ' ' || kind || "
+				       "' ' || lost || ' ' || quote(detail) FROM drop_notice",
+				       (unsigned long long)T0),
+			    "2000000000 syscalls ringbuf 17 NULL");
+	assert_string_equal(q_text(db, "SELECT collector || ' ' || kind || ' ' || lost FROM "
+				       "drop_total"),
+			    "syscalls ringbuf 17");
+
+	/* the indexes were built, and the DB has this build's version */
+	assert_int_equal(q_int(db, "SELECT count(*) FROM sqlite_master WHERE type = 'index' AND "
+				   "name = 'syscall_stat_time'"),
+			 1);
+	assert_int_equal(q_int(db, "PRAGMA user_version"), DB_SCHEMA_VERSION);
+	sqlite3_close(db);
+
+	/* the DB file is private */
+	assert_int_equal(stat(dbp, &fs), 0);
+	assert_int_equal(fs.st_mode & 0777, 0600);
+}
+
+/* every table with a capture_id, and its row count for ID, as one string */
+static const char *all_counts(sqlite3 *db, const char *id)
+{
+	static const char *const tables[] = { "capture",      "target",	       "probe",
+					      "record_count", "cpu_sample",    "syscall_stat",
+					      "syscall_hist", "memory_sample", "vma_snapshot",
+					      "vma",	      "proc_context",  "namespace",
+					      "stack",	      "stack_frame",   "mapping",
+					      "drop_notice",  "drop_total" };
+	static char out[512];
+	size_t used = 0;
+
+	for (size_t k = 0; k < sizeof(tables) / sizeof(tables[0]); k++)
+		used += (size_t)snprintf(out + used, sizeof(out) - used, "%" PRId64 " ",
+					 rows_of(db, tables[k], id));
+	return out;
+}
+
+static void test_02_load_twice(void **state)
+{
+	uint8_t raw[16];
+	char id[DB_CAPTURE_ID_LEN], id2[DB_CAPTURE_ID_LEN], before[512];
+	struct load_stats st;
+	const char *cap = tpath("twice.ptop");
+	sqlite3 *db;
+
+	(void)state;
+	fill_id(raw, 0x01, 0x02);
+	write_capture(cap, raw, true);
+	db = open_rw(tpath("twice.db"));
+	load_ok(db, cap, false, id, &st);
+	snprintf(before, sizeof(before), "%s", all_counts(db, id));
+	assert_string_equal(before, "1 1 3 11 2 2 3 2 1 2 1 2 1 3 1 1 1 ");
+	sqlite3_exec(db, "UPDATE capture SET loaded_at = 'first'", NULL, NULL, NULL);
+
+	load_ok(db, cap, false, id2, &st);
+	assert_true(st.already_loaded);
+	assert_int_equal(st.rows, 0);
+	assert_string_equal(id2, id);
+	assert_string_equal(all_counts(db, id), before);
+	assert_string_equal(q_text(db, "SELECT loaded_at FROM capture"), "first");
+
+	/* replace: the old rows go, the same rows come back */
+	load_ok(db, cap, true, id2, &st);
+	assert_false(st.already_loaded);
+	assert_int_equal(st.rows, 38);
+	assert_string_equal(all_counts(db, id), before);
+	assert_string_not_equal(q_text(db, "SELECT loaded_at FROM capture"), "first");
+	assert_int_equal(q_int(db, "SELECT count(*) FROM capture"), 1);
+	sqlite3_close(db);
+}
+
+static void test_03_two_captures(void **state)
+{
+	uint8_t a[16], b[16];
+	char ida[DB_CAPTURE_ID_LEN], idb[DB_CAPTURE_ID_LEN];
+	struct load_stats st;
+	sqlite3 *db;
+
+	(void)state;
+	fill_id(a, 0xaa, 0x01);
+	fill_id(b, 0xbb, 0x02);
+	write_capture(tpath("a.ptop"), a, true);
+	write_capture(tpath("b.ptop"), b, false);
+	db = open_rw(tpath("two.db"));
+	load_ok(db, tpath("a.ptop"), false, ida, &st);
+	assert_true(st.complete);
+	load_ok(db, tpath("b.ptop"), false, idb, &st);
+	assert_false(st.complete);
+	assert_string_not_equal(ida, idb);
+	assert_int_equal(q_int(db, "SELECT count(*) FROM capture"), 2);
+	assert_string_equal(all_counts(db, ida), "1 1 3 11 2 2 3 2 1 2 1 2 1 3 1 1 1 ");
+	/* b has no trailer: no drop_total, no trailer count */
+	assert_string_equal(all_counts(db, idb), "1 1 3 10 2 2 3 2 1 2 1 2 1 3 1 1 0 ");
+	assert_int_equal(q_int(db, "SELECT count(*) FROM syscall_hist"), 6);
+	assert_string_equal(q_text(db, "SELECT complete || ' ' || read_end || ' ' || quote(end_reason)"
+				       " FROM capture WHERE capture_id = '%s'",
+				       idb),
+			    "0 clean NULL");
+	assert_string_equal(q_text(db, "SELECT read_message FROM capture WHERE capture_id = '%s'",
+				   idb),
+			    q_text(db, "SELECT 'cut short: no trailer after 12 records (the file ends "
+				       "cleanly at byte ' || source_size || ' without one)' FROM "
+				       "capture WHERE capture_id = '%s'",
+				       idb));
+	/* target exit columns are NULL without a trailer: nothing known */
+	assert_string_equal(q_text(db, "SELECT quote(target_exited) || quote(target_status_known) "
+				       "FROM capture WHERE capture_id = '%s'",
+				       idb),
+			    "NULLNULL");
+	sqlite3_close(db);
+}
+
+/* Byte offset of each frame, by record index. */
+static int frame_offsets(const char *path, uint64_t *off, int max)
+{
+	struct capture_reader *r = capture_reader__open(path);
+	Ptop__V1__Record *rec;
+	int n = 0;
+
+	assert_non_null(r);
+	while (capture_reader__next(r, &rec) == 1) {
+		if (n < max)
+			off[n] = capture_reader__frame_offset(r);
+		n++;
+		ptop__v1__record__free_unpacked(rec, NULL);
+	}
+	capture_reader__free(r);
+	return n;
+}
+
+static void test_04_truncated(void **state)
+{
+	uint8_t raw[16];
+	char id[DB_CAPTURE_ID_LEN], want[128];
+	uint64_t off[16];
+	struct load_stats st;
+	const char *cap = tpath("cut.ptop");
+	sqlite3 *db;
+	int n;
+
+	(void)state;
+	fill_id(raw, 0xc0, 0x70);
+	write_capture(cap, raw, true);
+	n = frame_offsets(cap, off, 16);
+	assert_int_equal(n, 13);
+	/* records 0-1 frame 1, 2-4 frame 2, 5-10 frame 3, 11-12 frame 4: cut inside frame 3 */
+	assert_true(off[5] > off[2] && off[11] > off[5]);
+	assert_int_equal(truncate(cap, (off_t)(off[5] + 10)), 0);
+
+	db = open_rw(tpath("cut.db"));
+	load_ok(db, cap, false, id, &st);
+	assert_false(st.complete);
+	assert_int_equal(st.records, 5);
+	assert_non_null(strstr(st.read_message, "cut short"));
+	assert_string_equal(q_text(db, "SELECT complete || ' ' || read_end || ' ' || read_stopped_at "
+				       "|| ' ' || has_index || ' ' || frames || ' ' || records FROM "
+				       "capture"),
+			    (snprintf(want, sizeof(want), "0 truncated %llu 0 2 5",
+				      (unsigned long long)off[5]),
+			     want));
+	assert_non_null(strstr(q_text(db, "SELECT read_message FROM capture"), "cut short"));
+	snprintf(want, sizeof(want), "%llu", (unsigned long long)off[5]);
+	assert_non_null(strstr(q_text(db, "SELECT read_message FROM capture"), want));
+	/* the complete frames are all there */
+	assert_string_equal(all_counts(db, id), "1 1 3 4 2 2 3 0 0 0 1 2 0 0 0 0 0 ");
+	assert_string_equal(q_text(db, "SELECT quote(end_reason) FROM capture"), "NULL");
+	sqlite3_close(db);
+}
+
+static void test_05_no_header(void **state)
+{
+	uint8_t raw[16];
+	char id[DB_CAPTURE_ID_LEN];
+	const char *cap = tpath("nohdr.ptop"), *cap2 = tpath("evfirst.ptop");
+	struct capture_writer_opts o = { .force = true };
+	struct capture_writer *w;
+	sqlite3 *db;
+	int fd, rc;
+
+	(void)state;
+	/* the first zstd frame (right after the 20-byte magic frame) is garbage */
+	fill_id(raw, 0x0b, 0xad);
+	write_capture(cap, raw, true);
+	fd = open(cap, O_WRONLY);
+	assert_true(fd >= 0);
+	assert_int_equal(pwrite(fd, "garbage!", 8, 20), 8);
+	close(fd);
+	db = open_rw(tpath("nohdr.db"));
+	rc = db__load_capture(db, cap, false, id, NULL, errbuf, sizeof(errbuf));
+	assert_int_equal(rc, -EBADMSG);
+	assert_non_null(strstr(errbuf, "no capture header"));
+	assert_non_null(strstr(errbuf, "nothing loaded"));
+	assert_int_equal(q_int(db, "SELECT count(*) FROM capture"), 0);
+
+	/* a file whose first record is not the header */
+	w = capture_writer__create(cap2, &o);
+	assert_non_null(w);
+	put_cpu(w, T0, PID, true, true);
+	put_header(w, raw);
+	assert_int_equal(capture_writer__close(w), 0);
+	rc = db__load_capture(db, cap2, false, id, NULL, errbuf, sizeof(errbuf));
+	assert_int_equal(rc, -EBADMSG);
+	assert_non_null(strstr(errbuf, "no capture header"));
+	assert_int_equal(q_int(db, "SELECT count(*) FROM capture"), 0);
+	assert_int_equal(q_int(db, "SELECT count(*) FROM cpu_sample"), 0);
+
+	/* not a capture at all */
+	fd = open(tpath("text.ptop"), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	assert_int_equal(write(fd, "hello, world\n", 13), 13);
+	close(fd);
+	rc = db__load_capture(db, tpath("text.ptop"), false, id, NULL, errbuf, sizeof(errbuf));
+	assert_int_equal(rc, -EBADMSG);
+	assert_non_null(strstr(errbuf, "not a ptop capture"));
+	rc = db__load_capture(db, tpath("missing.ptop"), false, id, NULL, errbuf, sizeof(errbuf));
+	assert_int_equal(rc, -ENOENT);
+	assert_int_equal(q_int(db, "SELECT count(*) FROM capture"), 0);
+	sqlite3_close(db);
+}
+
+static void test_06_wrong_version(void **state)
+{
+	const char *dbp = tpath("v7.db");
+	sqlite3 *db = NULL;
+	int rc;
+
+	(void)state;
+	db = open_rw(dbp);
+	assert_int_equal(sqlite3_exec(db, "PRAGMA user_version = 7", NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(db);
+	db = NULL;
+	rc = db__open(dbp, true, false, &db, errbuf, sizeof(errbuf));
+	assert_int_equal(rc, -EPROTO);
+	assert_null(db);
+	assert_non_null(strstr(errbuf, "version 7"));
+	assert_non_null(strstr(errbuf, "reads version 1"));
+	assert_non_null(strstr(errbuf, "ptop-analyze"));
+	rc = db__open(dbp, false, true, &db, errbuf, sizeof(errbuf));
+	assert_int_equal(rc, -EPROTO);
+	rc = db__open_input(dbp, NULL, &db, (char[DB_CAPTURE_ID_LEN]){ 0 }, errbuf, sizeof(errbuf));
+	assert_int_equal(rc, -EPROTO);
+
+	/* an older one (version 0 with tables: some other program's SQLite file) */
+	assert_int_equal(sqlite3_open(tpath("other.db"), &db), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, "CREATE TABLE t (x)", NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(db);
+	db = NULL;
+	rc = db__open(tpath("other.db"), true, false, &db, errbuf, sizeof(errbuf));
+	assert_int_equal(rc, -EPROTO);
+	assert_non_null(strstr(errbuf, "not a ptop DB"));
+}
+
+static void test_07_not_sqlite(void **state)
+{
+	const char *p = tpath("notes.db");
+	sqlite3 *db = NULL;
+	char id[DB_CAPTURE_ID_LEN];
+	char junk[4096];
+	int fd, rc;
+
+	(void)state;
+	memset(junk, 'x', sizeof(junk));
+	fd = open(p, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	assert_int_equal(write(fd, junk, sizeof(junk)), (ssize_t)sizeof(junk));
+	close(fd);
+	rc = db__open(p, false, false, &db, errbuf, sizeof(errbuf));
+	assert_int_equal(rc, -EINVAL);
+	assert_null(db);
+	assert_non_null(strstr(errbuf, "not an SQLite database"));
+	rc = db__open(p, false, true, &db, errbuf, sizeof(errbuf));
+	assert_int_equal(rc, -EINVAL);
+	rc = db__open_input(p, NULL, &db, id, errbuf, sizeof(errbuf));
+	assert_int_equal(rc, -EINVAL);
+	assert_non_null(strstr(errbuf, "neither a ptop capture nor a ptop DB"));
+	rc = db__open(tpath("nope.db"), false, false, &db, errbuf, sizeof(errbuf));
+	assert_int_equal(rc, -ENOENT);
+	rc = db__open_input(tpath("nope.ptop"), NULL, &db, id, errbuf, sizeof(errbuf));
+	assert_int_equal(rc, -ENOENT);
+	rc = db__open(tmpdir, false, true, &db, errbuf, sizeof(errbuf));
+	assert_int_equal(rc, -EISDIR);
+	/* an empty file opened read-only is no ptop DB; opened to write, it becomes one */
+	fd = open(tpath("empty.db"), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	close(fd);
+	rc = db__open(tpath("empty.db"), false, true, &db, errbuf, sizeof(errbuf));
+	assert_int_equal(rc, -EINVAL);
+	assert_non_null(strstr(errbuf, "empty database"));
+	rc = db__open(tpath("empty.db"), false, false, &db, errbuf, sizeof(errbuf));
+	assert_int_equal(rc, 0);
+	assert_int_equal(q_int(db, "PRAGMA user_version"), DB_SCHEMA_VERSION);
+	sqlite3_close(db);
+}
+
+static void test_08_cache(void **state)
+{
+	uint8_t a[16], b[16];
+	char hexa[33], hexb[33], id[DB_CAPTURE_ID_LEN], cpath[4096], dir[300], want[64];
+	const char *cap = tpath("cached.ptop");
+	struct timespec ts[2];
+	struct stat fs;
+	sqlite3 *db = NULL, *raw = NULL;
+	int rc;
+
+	(void)state;
+	snprintf(dir, sizeof(dir), "%s/xdg", tmpdir);
+	setenv("XDG_CACHE_HOME", dir, 1);
+	fill_id(a, 0xca, 0xc1);
+	fill_id(b, 0xca, 0xc2);
+	id_hex(a, hexa);
+	id_hex(b, hexb);
+	write_capture(cap, a, true);
+
+	/* first use: the cache is built */
+	rc = db__open_input(cap, NULL, &db, id, errbuf, sizeof(errbuf));
+	if (rc)
+		fail_msg("open_input: %s", errbuf);
+	assert_string_equal(id, hexa);
+	assert_int_equal(q_int(db, "SELECT count(*) FROM syscall_hist"), 3);
+	assert_int_equal(sqlite3_db_readonly(db, "main"), 1);
+	sqlite3_close(db);
+	assert_int_equal(db__cache_path(cap, cpath, sizeof(cpath)), 0);
+	assert_int_equal(strncmp(cpath, dir, strlen(dir)), 0);
+	assert_non_null(strstr(cpath, "/ptop/cached.ptop-"));
+	assert_int_equal(stat(cpath, &fs), 0);
+	assert_int_equal(fs.st_mode & 0777, 0600);
+	snprintf(dir + strlen(dir), sizeof(dir) - strlen(dir), "/ptop");
+	assert_int_equal(stat(dir, &fs), 0);
+	assert_int_equal(fs.st_mode & 0777, 0700);
+
+	/* mark the cache: a reuse keeps the mark, a rebuild loses it */
+	assert_int_equal(sqlite3_open(cpath, &raw), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(raw, "UPDATE capture SET loaded_at = 'marker'", NULL, NULL,
+				      NULL),
+			 SQLITE_OK);
+	sqlite3_close(raw);
+	rc = db__open_input(cap, NULL, &db, id, errbuf, sizeof(errbuf));
+	assert_int_equal(rc, 0);
+	assert_string_equal(q_text(db, "SELECT loaded_at FROM capture"), "marker");
+	sqlite3_close(db);
+
+	/* the same file with a new mtime: rebuilt */
+	ts[0].tv_sec = ts[1].tv_sec = 1700000000;
+	ts[0].tv_nsec = ts[1].tv_nsec = 0;
+	assert_int_equal(utimensat(AT_FDCWD, cap, ts, 0), 0);
+	rc = db__open_input(cap, NULL, &db, id, errbuf, sizeof(errbuf));
+	assert_int_equal(rc, 0);
+	assert_string_not_equal(q_text(db, "SELECT loaded_at FROM capture"), "marker");
+	assert_int_equal(q_int(db, "SELECT source_mtime_ns FROM capture"),
+			 1700000000ll * 1000000000);
+	sqlite3_close(db);
+
+	/* another capture written at the same path: rebuilt, holds only the new one */
+	assert_int_equal(sqlite3_open(cpath, &raw), SQLITE_OK);
+	sqlite3_exec(raw, "UPDATE capture SET loaded_at = 'marker'", NULL, NULL, NULL);
+	sqlite3_close(raw);
+	write_capture(cap, b, false);
+	rc = db__open_input(cap, NULL, &db, id, errbuf, sizeof(errbuf));
+	assert_int_equal(rc, 0);
+	assert_string_equal(id, hexb);
+	assert_int_equal(q_int(db, "SELECT count(*) FROM capture"), 1);
+	snprintf(want, sizeof(want), "%s 0", hexb);
+	assert_string_equal(q_text(db, "SELECT capture_id || ' ' || complete FROM capture"), want);
+	sqlite3_close(db);
+
+	/* a wrong id for a capture file */
+	rc = db__open_input(cap, "ffff", &db, id, errbuf, sizeof(errbuf));
+	assert_int_equal(rc, -ENOENT);
+	assert_null(db);
+	rc = db__open_input(cap, "CAC2", &db, id, errbuf, sizeof(errbuf));
+	assert_int_equal(rc, 0);
+	assert_string_equal(id, hexb);
+	sqlite3_close(db);
+
+	/* a capture file with the same name elsewhere gets another cache */
+	{
+		char other[4096], p2[300];
+
+		snprintf(p2, sizeof(p2), "%s/sub", tmpdir);
+		assert_int_equal(mkdir(p2, 0700), 0);
+		snprintf(p2, sizeof(p2), "%s/sub/cached.ptop", tmpdir);
+		write_capture(p2, a, true);
+		assert_int_equal(db__cache_path(p2, other, sizeof(other)), 0);
+		assert_int_equal(db__cache_path(cap, cpath, sizeof(cpath)), 0);
+		assert_string_not_equal(other, cpath);
+		rc = db__open_input(p2, NULL, &db, id, errbuf, sizeof(errbuf));
+		assert_int_equal(rc, 0);
+		assert_string_equal(id, hexa);
+		sqlite3_close(db);
+	}
+	unsetenv("XDG_CACHE_HOME");
+}
+
+static void test_09_select_prefix(void **state)
+{
+	uint8_t a[16], b[16];
+	char hexa[33], hexb[33], id[DB_CAPTURE_ID_LEN];
+	const char *dbp = tpath("multi.db");
+	struct load_stats st;
+	sqlite3 *db = NULL;
+	int rc;
+
+	(void)state;
+	fill_id(a, 0xab, 0xcd);
+	fill_id(b, 0xab, 0xce);
+	id_hex(a, hexa);
+	id_hex(b, hexb);
+	write_capture(tpath("m1.ptop"), a, true);
+	write_capture(tpath("m2.ptop"), b, true);
+
+	/* an empty DB */
+	db = open_rw(dbp);
+	sqlite3_close(db);
+	rc = db__open_input(dbp, NULL, &db, id, errbuf, sizeof(errbuf));
+	assert_int_equal(rc, -ENOENT);
+	assert_non_null(strstr(errbuf, "holds no capture"));
+
+	db = open_rw(dbp);
+	load_ok(db, tpath("m1.ptop"), false, id, &st);
+	sqlite3_close(db);
+	/* one capture: no id needed */
+	rc = db__open_input(dbp, NULL, &db, id, errbuf, sizeof(errbuf));
+	assert_int_equal(rc, 0);
+	assert_string_equal(id, hexa);
+	assert_int_equal(sqlite3_db_readonly(db, "main"), 1);
+	sqlite3_close(db);
+
+	db = open_rw(dbp);
+	load_ok(db, tpath("m2.ptop"), false, id, &st);
+	sqlite3_close(db);
+	db = NULL;
+	rc = db__open_input(dbp, NULL, &db, id, errbuf, sizeof(errbuf));
+	assert_int_equal(rc, -EINVAL);
+	assert_null(db);
+	assert_non_null(strstr(errbuf, "holds 2 captures"));
+	assert_non_null(strstr(errbuf, hexa));
+	assert_non_null(strstr(errbuf, hexb));
+	assert_non_null(strstr(errbuf, "server pid 4321"));
+
+	rc = db__open_input(dbp, "abc", &db, id, errbuf, sizeof(errbuf));
+	assert_int_equal(rc, -EINVAL);
+	assert_non_null(strstr(errbuf, "ambiguous"));
+	assert_non_null(strstr(errbuf, hexa));
+	assert_non_null(strstr(errbuf, hexb));
+
+	rc = db__open_input(dbp, "ABCE", &db, id, errbuf, sizeof(errbuf));
+	assert_int_equal(rc, 0);
+	assert_string_equal(id, hexb);
+	sqlite3_close(db);
+	rc = db__open_input(dbp, hexa, &db, id, errbuf, sizeof(errbuf));
+	assert_int_equal(rc, 0);
+	assert_string_equal(id, hexa);
+	sqlite3_close(db);
+
+	rc = db__open_input(dbp, "ff", &db, id, errbuf, sizeof(errbuf));
+	assert_int_equal(rc, -ENOENT);
+	assert_non_null(strstr(errbuf, "no capture whose id starts with ff"));
+	rc = db__open_input(dbp, "xyz", &db, id, errbuf, sizeof(errbuf));
+	assert_int_equal(rc, -EINVAL);
+	assert_non_null(strstr(errbuf, "hex"));
+	assert_null(db);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_01_every_kind, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_02_load_twice, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_03_two_captures, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_04_truncated, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_05_no_header, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_06_wrong_version, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_07_not_sqlite, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_08_cache, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_09_select_prefix, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
