@@ -1,0 +1,169 @@
+/* analyze.c — ptop-analyze's command table, global options and shared command helpers. */
+#include "analyze/analyze.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "proto/version.h"
+
+const struct analyze_cmd analyze_cmds[] = {
+	{ "info", cmd_info, "info [--format text|json] [--capture ID] FILE",
+	  "Describe a capture: header (id, recorder, host, start time), target, options,\n"
+	  "probe set (state, source and reason of every probe), time span, record counts\n"
+	  "by type, drops (drop notices and the trailer's totals), how the recording\n"
+	  "ended, and whether the file is complete or truncated (and where).\n"
+	  "FILE is a .ptop capture or a ptop DB.\n"
+	  "  --format text|json   output format (default text)\n"
+	  "  --capture ID         the capture to describe in a DB holding several\n"
+	  "                       (a unique prefix of its id is enough)\n" },
+	{ "load", cmd_load, "load [--db DB] [--replace] FILE...",
+	  "Load captures into a SQLite DB (created if missing), one transaction each.\n"
+	  "A capture already in the DB (same capture id) is not loaded twice.\n"
+	  "  --db DB      the DB to load into (default: ptop.db in the current folder)\n"
+	  "  --replace    reload a capture that is already in the DB\n" },
+	{ "sql", cmd_sql, "sql [--format text|csv|json] DB|FILE 'QUERY'",
+	  "Run read-only SQL on a ptop DB, or on a capture (through its cache DB).\n"
+	  "Statements that would write are refused. Tables and views: man ptop-capture(5).\n"
+	  "  --format text|csv|json   aligned table (default), CSV, or a JSON array of\n"
+	  "                           objects per statement\n" },
+	{ "report", cmd_report,
+	  "report syscalls|cpu|mem [--format text|json|csv] [--window START..END]\n"
+	  "                    [--sort count|total] [--top N] [--capture ID] FILE",
+	  "Reports over the whole capture or a window of it:\n"
+	  "  syscalls   per syscall: count, errors, total and mean latency, p50 and p99\n"
+	  "             from the log2 latency histogram, share of the syscall time\n"
+	  "  cpu        CPU % per interval (eBPF on-CPU lane, /proc user/system lane)\n"
+	  "             and the mean, max and CPU seconds of each\n"
+	  "  mem        RSS, PSS, USS, anon, file, shmem, swap: first, min, max, last and\n"
+	  "             growth per minute (csv and json add the series)\n"
+	  "  --format text|json|csv   output format (default text)\n"
+	  "  --window START..END      seconds from the capture start; either side may be\n"
+	  "                           left out; units ns us ms s m h (2..5, 500ms.., ..1m)\n"
+	  "  --sort count|total       syscalls: order by call count (default) or by total\n"
+	  "                           latency\n"
+	  "  --top N                  syscalls: only the first N (default all)\n"
+	  "  --capture ID             the capture to report on in a DB holding several\n" },
+	{ "salvage", cmd_salvage, "salvage [-o OUT] FILE",
+	  "Write a repaired copy of a capture that was cut short: every complete frame,\n"
+	  "a trailer marked salvaged, and a fresh time index.\n"
+	  "  -o, --output OUT   where to write (default FILE.salvaged.ptop); never\n"
+	  "                     overwrites an existing file\n" },
+	{ 0 },
+};
+
+static const struct analyze_cmd *find_cmd(const char *name)
+{
+	const struct analyze_cmd *c;
+
+	for (c = analyze_cmds; c->name; c++)
+		if (!strcmp(c->name, name))
+			return c;
+	return NULL;
+}
+
+void analyze_cmd_help(const char *name, FILE *f)
+{
+	const struct analyze_cmd *c = find_cmd(name);
+
+	if (!c)
+		return;
+	fprintf(f, "usage: ptop-analyze %s\n\n%s", c->usage, c->help);
+}
+
+int analyze_usage(const char *name, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "ptop-analyze %s: ", name);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\ntry `ptop-analyze %s --help`\n", name);
+	return ANALYZE_EXIT_USAGE;
+}
+
+int analyze_exit_code(int err)
+{
+	if (!err)
+		return ANALYZE_EXIT_OK;
+	if (err == -ENOMEM || err == -EFAULT)
+		return ANALYZE_EXIT_INTERNAL;
+	return ANALYZE_EXIT_USAGE;
+}
+
+int analyze_open_input(const char *name, const char *path, const char *capture_id_opt,
+		       sqlite3 **db, char capture_id[DB_CAPTURE_ID_LEN])
+{
+	char err[1024] = "";
+	int rc;
+
+	rc = db__open_input(path, capture_id_opt, db, capture_id, err, sizeof(err));
+	if (!rc)
+		return ANALYZE_EXIT_OK;
+	fprintf(stderr, "ptop-analyze %s: %s\n", name,
+		err[0] ? err : strerror(rc < 0 ? -rc : rc));
+	*db = NULL;
+	return analyze_exit_code(rc);
+}
+
+static void usage(FILE *f)
+{
+	const struct analyze_cmd *c;
+
+	fprintf(f, "usage: ptop-analyze [--help] [--version] COMMAND [ARGS...]\n\n"
+		   "Analyze ptop captures: load them into SQLite, describe them, report on them.\n\n"
+		   "commands:\n");
+	for (c = analyze_cmds; c->name; c++)
+		fprintf(f, "  %s\n", c->usage);
+	fprintf(f, "\n`ptop-analyze COMMAND --help` describes a command; man ptop-analyze(1) has\n"
+		   "everything. Exit status: 0 ok, 2 usage or input error, 1 internal error.\n");
+}
+
+static void list_cmds(FILE *f)
+{
+	const struct analyze_cmd *c;
+
+	fprintf(f, "commands:");
+	for (c = analyze_cmds; c->name; c++)
+		fprintf(f, " %s", c->name);
+	fprintf(f, "\n");
+}
+
+int analyze_main(int argc, char **argv)
+{
+	const struct analyze_cmd *c;
+	const char *name;
+
+	if (argc < 2) {
+		usage(stderr);
+		return ANALYZE_EXIT_USAGE;
+	}
+	name = argv[1];
+	if (!strcmp(name, "--help") || !strcmp(name, "-h") || !strcmp(name, "help")) {
+		if (argc > 2 && strcmp(name, "help") == 0 && find_cmd(argv[2])) {
+			analyze_cmd_help(argv[2], stdout);
+			return ANALYZE_EXIT_OK;
+		}
+		usage(stdout);
+		return ANALYZE_EXIT_OK;
+	}
+	if (!strcmp(name, "--version") || !strcmp(name, "-V")) {
+		printf("ptop-analyze %s (commit %s, built %s)\n", ptop_version, ptop_commit,
+		       ptop_build_date);
+		return ANALYZE_EXIT_OK;
+	}
+	c = find_cmd(name);
+	if (!c) {
+		if (name[0] == '-')
+			fprintf(stderr, "ptop-analyze: unknown option '%s' (a command comes first)\n",
+				name);
+		else
+			fprintf(stderr, "ptop-analyze: unknown command '%s'\n", name);
+		list_cmds(stderr);
+		fprintf(stderr, "try `ptop-analyze --help`\n");
+		return ANALYZE_EXIT_USAGE;
+	}
+	return c->fn(argc - 1, argv + 1);
+}

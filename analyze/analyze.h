@@ -1,0 +1,61 @@
+/* analyze.h — ptop-analyze's command table and what its commands share.
+ *
+ * main() hands argc/argv to analyze_main(), which looks the first argument up
+ * in analyze_cmds[] and calls that command with argv[0] = the command name.
+ * Every command returns a process exit code: 0 ok, 2 usage and input errors
+ * (bad option, missing file, corrupt capture with nothing to read, bad SQL),
+ * 1 internal errors (out of memory, an unexpected SQLite failure).
+ */
+#ifndef PTOP_ANALYZE_H
+#define PTOP_ANALYZE_H
+
+#include <stdio.h>
+
+#include <sqlite3.h>
+
+#include "analyze/db.h"
+
+#define ANALYZE_EXIT_OK 0
+#define ANALYZE_EXIT_INTERNAL 1
+#define ANALYZE_EXIT_USAGE 2
+
+struct analyze_cmd {
+	const char *name;                   /* "info" */
+	int (*fn)(int argc, char **argv);   /* returns the exit code */
+	const char *usage;                  /* "info [--format text|json] FILE" */
+	const char *help;                   /* what it does and its options, lines of text */
+};
+
+/* The commands, in --help order, ending with a zeroed entry. */
+extern const struct analyze_cmd analyze_cmds[];
+
+/* The whole program: parses the global options and runs a command. Returns the
+ * exit code. */
+int analyze_main(int argc, char **argv);
+
+/* The commands (analyze/info.c, load_cmd.c, sql.c, report.c, salvage.c). */
+int cmd_info(int argc, char **argv);
+int cmd_load(int argc, char **argv);
+int cmd_sql(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+int cmd_salvage(int argc, char **argv);
+
+/* Print "usage: ptop-analyze USAGE" and the command's help to F. */
+void analyze_cmd_help(const char *name, FILE *f);
+
+/* Print "ptop-analyze NAME: MESSAGE" and "try `ptop-analyze NAME --help`" to
+ * stderr; returns ANALYZE_EXIT_USAGE for `return analyze_usage(...)`. */
+int analyze_usage(const char *name, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* The exit code for a -errno from a lower layer: -ENOMEM and -EFAULT are
+ * internal (1); everything else is about the input (2). 0 gives 0. */
+int analyze_exit_code(int err);
+
+/* Open a capture or a .db through db__open_input, printing any error as
+ * "ptop-analyze NAME: ..." on stderr. CAPTURE_ID_OPT as db__open_input takes
+ * it. Returns the exit code: 0 with *DB open (the caller closes it) and
+ * CAPTURE_ID set, or 1/2 with *DB NULL. */
+int analyze_open_input(const char *name, const char *path, const char *capture_id_opt,
+		       sqlite3 **db, char capture_id[DB_CAPTURE_ID_LEN]);
+
+#endif

@@ -1,0 +1,640 @@
+/* info.c — the `info` command: everything a capture says about itself, as text or JSON. */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze/analyze.h"
+#include "analyze/output.h"
+#include "analyze/report.h"
+
+/* A prepared single-row statement over one table and its columns by name. */
+struct row {
+	sqlite3_stmt *st;
+	bool found;
+};
+
+static int row_open(sqlite3 *db, struct row *r, const char *sql, const char *cid)
+{
+	int rc;
+
+	memset(r, 0, sizeof(*r));
+	if (sqlite3_prepare_v2(db, sql, -1, &r->st, NULL) != SQLITE_OK)
+		return -EIO;
+	sqlite3_bind_text(r->st, 1, cid, -1, SQLITE_TRANSIENT);
+	rc = sqlite3_step(r->st);
+	if (rc == SQLITE_ROW)
+		r->found = true;
+	else if (rc != SQLITE_DONE)
+		return -EIO;
+	return 0;
+}
+
+static int col(const struct row *r, const char *name)
+{
+	int i, n;
+
+	if (!r->found)
+		return -1;
+	n = sqlite3_column_count(r->st);
+	for (i = 0; i < n; i++)
+		if (!strcmp(sqlite3_column_name(r->st, i), name))
+			return i;
+	return -1;
+}
+
+static bool is_null(const struct row *r, const char *name)
+{
+	int i = col(r, name);
+
+	return i < 0 || sqlite3_column_type(r->st, i) == SQLITE_NULL;
+}
+
+static const char *txt(const struct row *r, const char *name)
+{
+	int i = col(r, name);
+	const unsigned char *s;
+
+	if (i < 0)
+		return NULL;
+	s = sqlite3_column_text(r->st, i);
+	return s ? (const char *)s : NULL;
+}
+
+static int64_t i64(const struct row *r, const char *name)
+{
+	int i = col(r, name);
+
+	return i < 0 ? 0 : sqlite3_column_int64(r->st, i);
+}
+
+/* "-" for NULL, for text output */
+static const char *txt_or(const struct row *r, const char *name, const char *dflt)
+{
+	const char *s = txt(r, name);
+
+	return s && s[0] ? s : dflt;
+}
+
+/* The column as a JSON value of its SQLite type. */
+static void jcol(struct json *j, const char *key, const struct row *r, const char *name)
+{
+	int i = col(r, name);
+
+	json__key(j, key);
+	if (i < 0) {
+		json__null(j);
+		return;
+	}
+	switch (sqlite3_column_type(r->st, i)) {
+	case SQLITE_INTEGER:
+		json__int(j, sqlite3_column_int64(r->st, i));
+		break;
+	case SQLITE_FLOAT:
+		json__real(j, sqlite3_column_double(r->st, i));
+		break;
+	case SQLITE_NULL:
+		json__null(j);
+		break;
+	default:
+		json__string(j, (const char *)sqlite3_column_text(r->st, i));
+	}
+}
+
+static void jbool(struct json *j, const char *key, const struct row *r, const char *name)
+{
+	json__key(j, key);
+	if (is_null(r, name))
+		json__null(j);
+	else
+		json__bool(j, i64(r, name) != 0);
+}
+
+/* A column holding a JSON array of strings: as JSON (validated by SQLite), or
+ * joined with spaces for text. */
+static void jarray(sqlite3 *db, struct json *j, const char *key, const char *value)
+{
+	sqlite3_stmt *st = NULL;
+
+	json__key(j, key);
+	if (!value) {
+		json__null(j);
+		return;
+	}
+	if (sqlite3_prepare_v2(db, "SELECT json(?1) WHERE json_valid(?1)", -1, &st, NULL) ==
+	    SQLITE_OK) {
+		sqlite3_bind_text(st, 1, value, -1, SQLITE_TRANSIENT);
+		if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
+			json__raw(j, (const char *)sqlite3_column_text(st, 0));
+		else
+			json__string(j, value);
+	} else {
+		json__string(j, value);
+	}
+	sqlite3_finalize(st);
+}
+
+static void text_array(sqlite3 *db, FILE *f, const char *value)
+{
+	sqlite3_stmt *st = NULL;
+	bool first = true;
+
+	if (!value || !value[0]) {
+		fputs("-", f);
+		return;
+	}
+	if (sqlite3_prepare_v2(db, "SELECT value FROM json_each(?1) WHERE json_valid(?1)", -1,
+			       &st, NULL) != SQLITE_OK) {
+		fputs(value, f);
+		return;
+	}
+	sqlite3_bind_text(st, 1, value, -1, SQLITE_TRANSIENT);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		const char *s = (const char *)sqlite3_column_text(st, 0);
+
+		if (!s)
+			s = "";
+		fputs(first ? "" : " ", f);
+		if (!s[0] || strpbrk(s, " \t\n'\"\\$`*?"))
+			fprintf(f, "'%s'", s); /* shown quoted; not a shell-exact quoting */
+		else
+			fputs(s, f);
+		first = false;
+	}
+	if (first)
+		fputs("-", f);
+	sqlite3_finalize(st);
+}
+
+/* Run SQL with ?1 = CID and print its rows as a table (text) or array of objects
+ * (JSON, under KEY). */
+static int query_table(sqlite3 *db, const char *cid, const char *sql, struct json *j,
+		       const char *key, FILE *out, const char *indent)
+{
+	sqlite3_stmt *st = NULL;
+	struct table *t = NULL;
+	const char **names = NULL;
+	int err = 0, rc, n, i;
+
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+		return -EIO;
+	sqlite3_bind_text(st, 1, cid, -1, SQLITE_TRANSIENT);
+	n = sqlite3_column_count(st);
+	names = calloc((size_t)n, sizeof(*names));
+	if (!names) {
+		err = -ENOMEM;
+		goto cleanup;
+	}
+	for (i = 0; i < n; i++)
+		names[i] = sqlite3_column_name(st, i);
+	if (j) {
+		json__key(j, key);
+		json__begin_array(j);
+	} else {
+		t = table__new((size_t)n, names);
+		if (!t) {
+			err = -ENOMEM;
+			goto cleanup;
+		}
+	}
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (j)
+			json__begin_object(j);
+		else if ((err = table__add_row(t)))
+			goto cleanup;
+		for (i = 0; i < n; i++) {
+			int type = sqlite3_column_type(st, i);
+			const char *s = (const char *)sqlite3_column_text(st, i);
+
+			if (j) {
+				json__key(j, names[i]);
+				if (type == SQLITE_INTEGER)
+					json__int(j, sqlite3_column_int64(st, i));
+				else if (type == SQLITE_NULL)
+					json__null(j);
+				else
+					json__string(j, s);
+				continue;
+			}
+			if (type == SQLITE_INTEGER)
+				err = table__set_int(t, (size_t)i, sqlite3_column_int64(st, i), NULL);
+			else if (type != SQLITE_NULL)
+				err = table__set_text(t, (size_t)i, s);
+			if (err)
+				goto cleanup;
+		}
+		if (j)
+			json__end_object(j);
+	}
+	if (rc != SQLITE_DONE) {
+		err = -EIO;
+		goto cleanup;
+	}
+	if (j) {
+		json__end_array(j);
+	} else if (table__rows(t)) {
+		char *buf = NULL;
+		size_t len = 0;
+		FILE *mem = open_memstream(&buf, &len);
+		char *line, *save = NULL;
+
+		if (!mem) {
+			err = -ENOMEM;
+			goto cleanup;
+		}
+		err = table__print(t, mem, OUT_TEXT);
+		fclose(mem);
+		for (line = strtok_r(buf, "\n", &save); !err && line;
+		     line = strtok_r(NULL, "\n", &save))
+			fprintf(out, "%s%s\n", indent, line);
+		free(buf);
+	} else {
+		fprintf(out, "%s(none)\n", indent);
+	}
+cleanup:
+	table__free(t);
+	free(names);
+	sqlite3_finalize(st);
+	return err;
+}
+
+static const char probe_sql[] =
+	"SELECT name, state, COALESCE(NULLIF(source, ''), '-') AS source, "
+	"NULLIF(reason, '') AS reason, NULLIF(detail, '') AS detail FROM probe "
+	"WHERE capture_id = ?1 ORDER BY seq";
+static const char records_sql[] =
+	"SELECT kind, count FROM record_count WHERE capture_id = ?1 ORDER BY kind";
+static const char notices_sql[] =
+	"SELECT collector, kind, COUNT(*) AS notices, SUM(lost) AS lost FROM drop_notice "
+	"WHERE capture_id = ?1 GROUP BY collector, kind ORDER BY collector, kind";
+static const char totals_sql[] =
+	"SELECT collector, kind, SUM(lost) AS lost FROM drop_total WHERE capture_id = ?1 "
+	"GROUP BY collector, kind ORDER BY collector, kind";
+static const char probe_counts_sql[] =
+	"SELECT state, COUNT(*) FROM probe WHERE capture_id = ?1 GROUP BY state";
+
+static void rel_secs(FILE *f, const struct row *c, const char *name, int64_t base)
+{
+	char b[32];
+
+	if (is_null(c, name))
+		fputs("-", f);
+	else
+		fprintf(f, "%s s", fmt_secs(b, sizeof(b), i64(c, name) - base));
+}
+
+static void text_target_exit(FILE *f, const struct row *c)
+{
+	if (is_null(c, "target_exited") && is_null(c, "target_term_signal")) {
+		fputs("target still running (or its exit was not seen)", f);
+		return;
+	}
+	if (!is_null(c, "target_status_known") && !i64(c, "target_status_known")) {
+		fputs("target exited, status unknown (not the recorder's child)", f);
+		return;
+	}
+	if (i64(c, "target_exited"))
+		fprintf(f, "target exited with code %" PRId64, i64(c, "target_exit_code"));
+	else if (i64(c, "target_term_signal"))
+		fprintf(f, "target killed by signal %" PRId64 "%s", i64(c, "target_term_signal"),
+			i64(c, "target_core_dumped") ? " (core dumped)" : "");
+	else
+		fputs("target exit status unknown", f);
+}
+
+static int info_text(sqlite3 *db, const char *cid, const char *path, const struct row *c,
+		     const struct row *t, const struct capture_meta *m, FILE *f)
+{
+	char b1[64], b2[64], b3[64], b4[64], warn[512];
+	sqlite3_stmt *st = NULL;
+	int err = 0;
+
+	fprintf(f, "capture    %s (format %" PRId64 ")\n", cid, i64(c, "format_version"));
+	fprintf(f, "file       %s: ", txt_or(c, "source_path", path));
+	if (m->complete)
+		fprintf(f, "complete");
+	else
+		fprintf(f, "INCOMPLETE");
+	fprintf(f, " (read %s, %" PRId64 " frames, %" PRId64 " records, %s)\n",
+		txt_or(c, "read_end", "?"), i64(c, "frames"), i64(c, "records"),
+		i64(c, "has_index") ? "time index present" : "no time index");
+	capture_meta__warning(m, warn, sizeof(warn));
+	if (warn[0])
+		fprintf(f, "           %s\n", warn);
+	fprintf(f, "recorder   ptop-record %s (commit %s, built %s)\n",
+		txt_or(c, "recorder_version", "?"), txt_or(c, "recorder_commit", "?"),
+		txt_or(c, "recorder_build_date", "?"));
+	fprintf(f, "           command: ");
+	text_array(db, f, txt(c, "recorder_argv"));
+	fprintf(f, "\nhost       %s, Linux %s (%s), ", txt_or(c, "hostname", "?"),
+		txt_or(c, "kernel_release", "?"), txt_or(c, "machine", "?"));
+	if (is_null(c, "cpus"))
+		fprintf(f, "? CPUs");
+	else
+		fprintf(f, "%" PRId64 " CPUs", i64(c, "cpus"));
+	fprintf(f, ", page %" PRId64 " B, boot id %s\n", i64(c, "page_size"),
+		txt_or(c, "boot_id", "-"));
+	fprintf(f, "started    %s",
+		is_null(c, "start_realtime_ns") ? "-" :
+						  fmt_wall(b1, sizeof(b1), i64(c, "start_realtime_ns")));
+	fprintf(f, " (monotonic %" PRId64 " ns)\n", m->base_ns);
+
+	fprintf(f, "target     ");
+	if (!t->found) {
+		fprintf(f, "(none recorded)\n");
+	} else {
+		fprintf(f, "%s mode, pid %" PRId64 ", comm %s\n", txt_or(t, "mode", "?"),
+			i64(t, "pid"), txt_or(t, "comm", "-"));
+		fprintf(f, "           exe %s (build-id %s)\n", txt_or(t, "exe", "-"),
+			txt_or(t, "exe_build_id", "none"));
+		fprintf(f, "           cmdline: ");
+		text_array(db, f, txt(t, "cmdline"));
+		fprintf(f, "\n           cgroup %s", txt_or(t, "cgroup_path", "-"));
+		if (!is_null(t, "cgroup_id"))
+			fprintf(f, " (id %" PRId64 ")", i64(t, "cgroup_id"));
+		fprintf(f, ", container %s\n", txt_or(t, "container_id", "none"));
+	}
+	fprintf(f, "options    interval %s, vma interval %s, flush interval %s, duration %s,\n",
+		is_null(c, "interval_ns") ? "-" :
+					    fmt_ns(b1, sizeof(b1), (uint64_t)i64(c, "interval_ns")),
+		is_null(c, "vma_interval_ns") ?
+			"-" :
+			fmt_ns(b2, sizeof(b2), (uint64_t)i64(c, "vma_interval_ns")),
+		is_null(c, "flush_interval_ns") ?
+			"-" :
+			fmt_ns(b3, sizeof(b3), (uint64_t)i64(c, "flush_interval_ns")),
+		i64(c, "duration_ns") > 0 ? fmt_ns(b4, sizeof(b4), (uint64_t)i64(c, "duration_ns")) :
+					    "until the target exits or a signal");
+	fprintf(f, "           eBPF %s, disabled: ", i64(c, "no_ebpf") ? "off (--no-ebpf)" : "on");
+	text_array(db, f, txt(c, "disabled"));
+	fputc('\n', f);
+
+	fprintf(f, "time span  ");
+	if (m->first_event_ns < 0) {
+		fprintf(f, "no events\n");
+	} else {
+		fprintf(f, "first event ");
+		rel_secs(f, c, "first_event_ns", m->base_ns);
+		fprintf(f, ", last event ");
+		rel_secs(f, c, "last_event_ns", m->base_ns);
+		fprintf(f, ", duration %s (seconds from the start)\n",
+			fmt_ns(b1, sizeof(b1), (uint64_t)(m->last_event_ns - m->first_event_ns)));
+	}
+	fprintf(f, "end        ");
+	if (is_null(c, "end_reason")) {
+		fprintf(f, "no trailer: the recording was cut short\n");
+	} else {
+		fprintf(f, "%s", txt(c, "end_reason"));
+		if (!is_null(c, "end_time_ns")) {
+			fprintf(f, " at ");
+			rel_secs(f, c, "end_time_ns", m->base_ns);
+		}
+		if (i64(c, "end_signal"))
+			fprintf(f, " (signal %" PRId64 ")", i64(c, "end_signal"));
+		if (txt(c, "end_error") && txt(c, "end_error")[0])
+			fprintf(f, " (error: %s)", txt(c, "end_error"));
+		if (i64(c, "salvaged"))
+			fprintf(f, " (salvaged copy)");
+		fprintf(f, "; ");
+		text_target_exit(f, c);
+		fputc('\n', f);
+	}
+
+	fprintf(f, "\nprobes");
+	if (sqlite3_prepare_v2(db, probe_counts_sql, -1, &st, NULL) == SQLITE_OK) {
+		bool first = true;
+
+		sqlite3_bind_text(st, 1, cid, -1, SQLITE_TRANSIENT);
+		while (sqlite3_step(st) == SQLITE_ROW) {
+			fprintf(f, "%s%" PRId64 " %s", first ? " (" : ", ",
+				(int64_t)sqlite3_column_int64(st, 1), sqlite3_column_text(st, 0));
+			first = false;
+		}
+		if (!first)
+			fputc(')', f);
+	}
+	sqlite3_finalize(st);
+	fprintf(f, ":\n");
+	err = query_table(db, cid, probe_sql, NULL, NULL, f, "  ");
+	fprintf(f, "\nrecords by type:\n");
+	err = err ?: query_table(db, cid, records_sql, NULL, NULL, f, "  ");
+	fprintf(f, "\ndrops reported during the recording (drop notices):\n");
+	err = err ?: query_table(db, cid, notices_sql, NULL, NULL, f, "  ");
+	fprintf(f, "\ndrops in the trailer (totals at the end):\n");
+	if (is_null(c, "end_reason"))
+		fprintf(f, "  (no trailer)\n");
+	else
+		err = err ?: query_table(db, cid, totals_sql, NULL, NULL, f, "  ");
+	return err;
+}
+
+static int info_json(sqlite3 *db, const char *cid, const struct row *c, const struct row *t,
+		     const struct capture_meta *m, FILE *f)
+{
+	char b[64], warn[512];
+	struct json j;
+	int err = 0;
+
+	json__init(&j, f, true);
+	json__begin_object(&j);
+	json__kv_string(&j, "capture_id", cid);
+	jcol(&j, "format_version", c, "format_version");
+
+	json__key(&j, "file");
+	json__begin_object(&j);
+	jcol(&j, "path", c, "source_path");
+	jcol(&j, "size", c, "source_size");
+	json__kv_bool(&j, "complete", m->complete);
+	jcol(&j, "read_end", c, "read_end");
+	jcol(&j, "stopped_at_byte", c, "read_stopped_at");
+	jcol(&j, "read_message", c, "read_message");
+	capture_meta__warning(m, warn, sizeof(warn));
+	json__kv_string(&j, "warning", warn[0] ? warn : NULL);
+	jbool(&j, "has_index", c, "has_index");
+	jcol(&j, "frames", c, "frames");
+	jcol(&j, "records", c, "records");
+	json__end_object(&j);
+
+	json__key(&j, "recorder");
+	json__begin_object(&j);
+	jcol(&j, "version", c, "recorder_version");
+	jcol(&j, "commit", c, "recorder_commit");
+	jcol(&j, "build_date", c, "recorder_build_date");
+	jarray(db, &j, "argv", txt(c, "recorder_argv"));
+	json__end_object(&j);
+
+	json__key(&j, "host");
+	json__begin_object(&j);
+	jcol(&j, "hostname", c, "hostname");
+	jcol(&j, "kernel_release", c, "kernel_release");
+	jcol(&j, "kernel_version", c, "kernel_version");
+	jcol(&j, "machine", c, "machine");
+	jcol(&j, "boot_id", c, "boot_id");
+	jcol(&j, "cpus", c, "cpus");
+	jcol(&j, "page_size", c, "page_size");
+	jcol(&j, "clock_tick", c, "clock_tick");
+	json__end_object(&j);
+
+	json__key(&j, "start");
+	json__begin_object(&j);
+	jcol(&j, "monotonic_ns", c, "start_monotonic_ns");
+	jcol(&j, "realtime_ns", c, "start_realtime_ns");
+	jcol(&j, "boottime_ns", c, "start_boottime_ns");
+	json__kv_string(&j, "wall_time",
+			is_null(c, "start_realtime_ns") ?
+				NULL :
+				fmt_wall(b, sizeof(b), i64(c, "start_realtime_ns")));
+	json__end_object(&j);
+
+	json__key(&j, "target");
+	if (!t->found) {
+		json__null(&j);
+	} else {
+		json__begin_object(&j);
+		jcol(&j, "mode", t, "mode");
+		jcol(&j, "pid", t, "pid");
+		jcol(&j, "comm", t, "comm");
+		jcol(&j, "exe", t, "exe");
+		jcol(&j, "exe_build_id", t, "exe_build_id");
+		jarray(db, &j, "cmdline", txt(t, "cmdline"));
+		jcol(&j, "cgroup_path", t, "cgroup_path");
+		jcol(&j, "cgroup_id", t, "cgroup_id");
+		jcol(&j, "container_id", t, "container_id");
+		json__end_object(&j);
+	}
+
+	json__key(&j, "options");
+	json__begin_object(&j);
+	jcol(&j, "interval_ns", c, "interval_ns");
+	jcol(&j, "vma_interval_ns", c, "vma_interval_ns");
+	jcol(&j, "flush_interval_ns", c, "flush_interval_ns");
+	jcol(&j, "duration_ns", c, "duration_ns");
+	jbool(&j, "no_ebpf", c, "no_ebpf");
+	jarray(db, &j, "disabled", txt(c, "disabled"));
+	json__end_object(&j);
+
+	err = query_table(db, cid, probe_sql, &j, "probes", f, NULL);
+
+	json__key(&j, "time_span");
+	json__begin_object(&j);
+	jcol(&j, "first_event_ns", c, "first_event_ns");
+	jcol(&j, "last_event_ns", c, "last_event_ns");
+	if (m->first_event_ns >= 0) {
+		json__kv_real(&j, "first_s", (double)(m->first_event_ns - m->base_ns) / 1e9);
+		json__kv_real(&j, "last_s", (double)(m->last_event_ns - m->base_ns) / 1e9);
+		json__kv_int(&j, "duration_ns", m->last_event_ns - m->first_event_ns);
+	} else {
+		json__kv_null(&j, "first_s");
+		json__kv_null(&j, "last_s");
+		json__kv_null(&j, "duration_ns");
+	}
+	json__end_object(&j);
+
+	err = err ?: query_table(db, cid, records_sql, &j, "records", f, NULL);
+
+	json__key(&j, "drops");
+	json__begin_object(&j);
+	err = err ?: query_table(db, cid, notices_sql, &j, "notices", f, NULL);
+	if (is_null(c, "end_reason"))
+		json__kv_null(&j, "trailer");
+	else
+		err = err ?: query_table(db, cid, totals_sql, &j, "trailer", f, NULL);
+	json__end_object(&j);
+
+	json__key(&j, "end");
+	if (is_null(c, "end_reason")) {
+		json__null(&j);
+	} else {
+		json__begin_object(&j);
+		jcol(&j, "reason", c, "end_reason");
+		jcol(&j, "time_ns", c, "end_time_ns");
+		jcol(&j, "signal", c, "end_signal");
+		jcol(&j, "error", c, "end_error");
+		jbool(&j, "salvaged", c, "salvaged");
+		json__key(&j, "target_exit");
+		if (is_null(c, "target_exited") && is_null(c, "target_term_signal")) {
+			json__null(&j);
+		} else {
+			json__begin_object(&j);
+			jbool(&j, "exited", c, "target_exited");
+			jcol(&j, "exit_code", c, "target_exit_code");
+			jcol(&j, "term_signal", c, "target_term_signal");
+			jbool(&j, "core_dumped", c, "target_core_dumped");
+			jbool(&j, "status_known", c, "target_status_known");
+			json__end_object(&j);
+		}
+		json__end_object(&j);
+	}
+	json__end_object(&j);
+	return err ?: json__end(&j);
+}
+
+int cmd_info(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "format", required_argument, NULL, 'f' },
+		{ "capture", required_argument, NULL, 'c' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	enum out_format fmt = OUT_TEXT;
+	const char *capture_opt = NULL, *path;
+	char cid[DB_CAPTURE_ID_LEN];
+	struct row c = { 0 }, t = { 0 };
+	struct capture_meta m;
+	sqlite3 *db = NULL;
+	int ch, rc, err;
+
+	optind = 0;
+	opterr = 0;
+	while ((ch = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+		switch (ch) {
+		case 'f':
+			if (out_format__parse(optarg, &fmt) || fmt == OUT_CSV)
+				return analyze_usage("info", "--format takes text or json, not '%s'",
+						     optarg);
+			break;
+		case 'c':
+			capture_opt = optarg;
+			break;
+		case 'h':
+			analyze_cmd_help("info", stdout);
+			return ANALYZE_EXIT_OK;
+		case ':':
+			return analyze_usage("info", "%s needs a value", argv[optind - 1]);
+		default:
+			return analyze_usage("info", "unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (argc - optind != 1)
+		return analyze_usage("info", argc == optind ? "which FILE?" : "one FILE at a time");
+	path = argv[optind];
+	rc = analyze_open_input("info", path, capture_opt, &db, cid);
+	if (rc)
+		return rc;
+	err = capture_meta__load(db, cid, &m);
+	err = err ?: row_open(db, &c, "SELECT * FROM capture WHERE capture_id = ?1", cid);
+	err = err ?: row_open(db, &t, "SELECT * FROM target WHERE capture_id = ?1", cid);
+	if (!err && !c.found)
+		err = -ENOENT;
+	if (!err)
+		err = fmt == OUT_JSON ? info_json(db, cid, &c, &t, &m, stdout) :
+					info_text(db, cid, path, &c, &t, &m, stdout);
+	if (!err && (fflush(stdout) || ferror(stdout)))
+		err = -EIO;
+	rc = ANALYZE_EXIT_OK;
+	if (err == -ENOENT) {
+		fprintf(stderr, "ptop-analyze info: %s has no capture %s\n", path, cid);
+		rc = ANALYZE_EXIT_USAGE;
+	} else if (err) {
+		fprintf(stderr, "ptop-analyze info: reading %s: %s\n", path,
+			err == -EIO && sqlite3_errcode(db) != SQLITE_OK ? sqlite3_errmsg(db) :
+									  strerror(-err));
+		rc = ANALYZE_EXIT_INTERNAL;
+	}
+	sqlite3_finalize(c.st);
+	sqlite3_finalize(t.st);
+	sqlite3_close(db);
+	return rc;
+}

@@ -1,0 +1,139 @@
+/* output.h — how ptop-analyze prints: aligned text tables, CSV, JSON, human units.
+ *
+ * A struct table holds typed cells (NULL, integer, real, text) and prints as an
+ * aligned text table, as CSV (RFC 4180 quoting: a field holding a comma, a
+ * quote, CR or LF is quoted and its quotes doubled; lines end with LF; NULL is
+ * an empty unquoted field, the empty string is "") or as a JSON array of
+ * objects (numbers as numbers, NULL as null). A struct json writes nested JSON
+ * objects for reports, escaping strings properly (control characters as \uXXXX
+ * or \n-style escapes; valid UTF-8 passed through; invalid bytes as U+FFFD).
+ */
+#ifndef PTOP_OUTPUT_H
+#define PTOP_OUTPUT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+enum out_format {
+	OUT_TEXT = 0,
+	OUT_CSV,
+	OUT_JSON,
+};
+
+/* Parse "text", "csv" or "json" into *FMT. 0, or -EINVAL for anything else. */
+int out_format__parse(const char *s, enum out_format *fmt);
+
+/* ------------------------------------------------------------------ tables */
+
+enum cell_type {
+	CELL_NULL = 0,   /* not measured: "-" (or the table's null text), empty CSV, JSON null */
+	CELL_INT,
+	CELL_REAL,
+	CELL_TEXT,
+};
+
+struct table;
+
+/* A table with NCOLS columns named NAMES (copied). Returns NULL and sets errno
+ * (ENOMEM, EINVAL for NCOLS 0). Free with table__free. */
+struct table *table__new(size_t ncols, const char *const *names);
+
+void table__free(struct table *t);
+
+/* Text shown for NULL cells in text output (copied); the default is "-". */
+int table__set_null_text(struct table *t, const char *s);
+
+/* Start a new row; its cells are NULL until set. 0 or -ENOMEM. */
+int table__add_row(struct table *t);
+
+/* Set cell COL of the last row. DISPLAY, when not NULL, is what text output
+ * shows instead of the value (e.g. "1.5 MiB" for 1572864); CSV and JSON always
+ * print the value. Strings are copied. A real that is not finite is stored as
+ * NULL. 0, -EINVAL (no row yet, COL out of range) or -ENOMEM. */
+int table__set_null(struct table *t, size_t col);
+int table__set_int(struct table *t, size_t col, int64_t v, const char *display);
+int table__set_real(struct table *t, size_t col, double v, const char *display);
+int table__set_text(struct table *t, size_t col, const char *s);
+
+size_t table__rows(const struct table *t);
+
+/* Print T to F in FMT. Text: a header line, then the rows; a column is
+ * right-aligned when every cell in it is a number or NULL, left-aligned
+ * otherwise; widths count UTF-8 code points; control characters in text are
+ * shown escaped (\n, \t, \xNN) so a row stays on one line. CSV: a header line,
+ * then the rows. JSON: an array of objects keyed by column name, one object per
+ * line. Returns 0 or -EIO when writing failed. */
+int table__print(const struct table *t, FILE *f, enum out_format fmt);
+
+/* ------------------------------------------------------------------ CSV */
+
+/* Write S as one CSV field (quoted when it holds , " CR or LF). */
+void csv__field(FILE *f, const char *s);
+
+/* ------------------------------------------------------------------ JSON */
+
+#define JSON_MAX_DEPTH 32
+
+/* A streaming JSON writer. Values inside an object must follow json__key.
+ * Errors (too deep, a value where a key is due) are sticky: json__end
+ * returns -EINVAL then. PRETTY indents by two spaces; otherwise compact. */
+struct json {
+	FILE *f;
+	bool pretty;
+	int depth;
+	bool first[JSON_MAX_DEPTH];      /* nothing written yet at this depth */
+	bool in_object[JSON_MAX_DEPTH];  /* the container at this depth is an object */
+	bool want_value;                 /* a key was written, its value is due */
+	int err;                         /* first error, 0 if none */
+};
+
+void json__init(struct json *j, FILE *f, bool pretty);
+void json__begin_object(struct json *j);
+void json__end_object(struct json *j);
+void json__begin_array(struct json *j);
+void json__end_array(struct json *j);
+void json__key(struct json *j, const char *key);
+void json__string(struct json *j, const char *s);   /* NULL writes null */
+void json__int(struct json *j, int64_t v);
+void json__uint(struct json *j, uint64_t v);
+void json__real(struct json *j, double v);          /* not finite: null */
+void json__bool(struct json *j, bool v);
+void json__null(struct json *j);
+/* Write S, which must already be valid JSON text, as the value. */
+void json__raw(struct json *j, const char *s);
+
+/* Convenience: key then value. */
+void json__kv_string(struct json *j, const char *key, const char *s);
+void json__kv_int(struct json *j, const char *key, int64_t v);
+void json__kv_real(struct json *j, const char *key, double v);
+void json__kv_bool(struct json *j, const char *key, bool v);
+void json__kv_null(struct json *j, const char *key);
+
+/* End the document: a newline, and the first error if any (-EINVAL for misuse,
+ * -EIO when writing failed), else 0. */
+int json__end(struct json *j);
+
+/* Write S to F as a JSON string literal, quotes included. */
+void json__write_string(FILE *f, const char *s);
+
+/* ------------------------------------------------------------------ human units */
+
+/* Bytes in binary units: "512 B", "1.5 KiB", "12.3 MiB", "1.20 GiB" (three
+ * significant digits above 1 KiB). Returns BUF. */
+char *fmt_bytes(char *buf, size_t len, uint64_t bytes);
+/* Same with a sign: "+1.5 MiB", "-512 B", "0 B". */
+char *fmt_bytes_signed(char *buf, size_t len, int64_t bytes);
+/* A duration: "850 ns", "12.3 us", "4.56 ms", "1.23 s", "2m03s", "1h02m". */
+char *fmt_ns(char *buf, size_t len, uint64_t ns);
+/* A percentage with one decimal: "12.3%". Not finite: "-". */
+char *fmt_pct(char *buf, size_t len, double pct);
+/* A count with thousands separators: "1,234,567". */
+char *fmt_count(char *buf, size_t len, uint64_t n);
+/* Seconds with three decimals from ns: "12.345". */
+char *fmt_secs(char *buf, size_t len, int64_t ns);
+/* Wall time of REALTIME_NS in UTC, ISO 8601 with milliseconds. */
+char *fmt_wall(char *buf, size_t len, int64_t realtime_ns);
+
+#endif

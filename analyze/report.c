@@ -1,0 +1,110 @@
+/* report.c — the `report` command: options, input, and the report it names (report_*.c). */
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze/analyze.h"
+#include "analyze/report.h"
+
+static const struct {
+	const char *name;
+	int (*fn)(sqlite3 *db, const char *capture_id, const struct report_opts *o, FILE *out);
+} kinds[] = {
+	{ "syscalls", report_syscalls },
+	{ "cpu", report_cpu },
+	{ "mem", report_mem },
+};
+
+int cmd_report(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "format", required_argument, NULL, 'f' },
+		{ "window", required_argument, NULL, 'w' },
+		{ "sort", required_argument, NULL, 's' },
+		{ "top", required_argument, NULL, 't' },
+		{ "capture", required_argument, NULL, 'c' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	struct report_opts o = { 0 };
+	const char *capture_opt = NULL, *kind, *path;
+	char cid[DB_CAPTURE_ID_LEN], err[256];
+	sqlite3 *db = NULL;
+	size_t k;
+	int c, rc;
+
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'f':
+			if (out_format__parse(optarg, &o.fmt))
+				return analyze_usage("report", "--format takes text, json or csv, not '%s'",
+						     optarg);
+			break;
+		case 'w':
+			if (window__parse(optarg, &o.win, err, sizeof(err)))
+				return analyze_usage("report", "%s", err);
+			break;
+		case 's':
+			if (!strcmp(optarg, "count"))
+				o.sort = SORT_COUNT;
+			else if (!strcmp(optarg, "total"))
+				o.sort = SORT_TOTAL;
+			else
+				return analyze_usage("report", "--sort takes count or total, not '%s'",
+						     optarg);
+			break;
+		case 't': {
+			char *end;
+			unsigned long long n;
+
+			errno = 0;
+			n = strtoull(optarg, &end, 10);
+			if (errno || end == optarg || *end || optarg[0] == '-')
+				return analyze_usage("report", "--top takes a number, not '%s'",
+						     optarg);
+			o.top = (size_t)n;
+			break;
+		}
+		case 'c':
+			capture_opt = optarg;
+			break;
+		case 'h':
+			analyze_cmd_help("report", stdout);
+			return ANALYZE_EXIT_OK;
+		case ':':
+			return analyze_usage("report", "%s needs a value", argv[optind - 1]);
+		default:
+			return analyze_usage("report", "unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (argc - optind != 2)
+		return analyze_usage("report", argc - optind < 2 ?
+							"which report, and on which FILE? (syscalls, cpu or mem)" :
+							"too many arguments: one report and one FILE");
+	kind = argv[optind];
+	path = argv[optind + 1];
+	for (k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++)
+		if (!strcmp(kinds[k].name, kind))
+			break;
+	if (k == sizeof(kinds) / sizeof(kinds[0]))
+		return analyze_usage("report", "unknown report '%s': syscalls, cpu or mem", kind);
+
+	rc = analyze_open_input("report", path, capture_opt, &db, cid);
+	if (rc)
+		return rc;
+	rc = kinds[k].fn(db, cid, &o, stdout);
+	if (rc == -EIO && sqlite3_errcode(db) != SQLITE_OK && sqlite3_errcode(db) != SQLITE_ROW &&
+	    sqlite3_errcode(db) != SQLITE_DONE)
+		fprintf(stderr, "ptop-analyze report: reading %s: %s\n", path, sqlite3_errmsg(db));
+	else if (rc == -ENOENT)
+		fprintf(stderr, "ptop-analyze report: %s has no capture %s\n", path, cid);
+	else if (rc)
+		fprintf(stderr, "ptop-analyze report %s: %s\n", kind, strerror(-rc));
+	sqlite3_close(db);
+	if (rc == -ENOENT)
+		return ANALYZE_EXIT_USAGE;
+	return rc ? ANALYZE_EXIT_INTERNAL : ANALYZE_EXIT_OK;
+}

@@ -1,0 +1,173 @@
+/* report.h — the reports of ptop-analyze (syscalls, cpu, mem) over an open DB.
+ *
+ * The `report` command (report.c) parses options and opens the input; the
+ * functions here take an open sqlite3 handle and a capture id, so tests can run
+ * them on a DB they built by hand. Times in a window are nanoseconds relative to
+ * the capture start (capture.start_monotonic_ns).
+ *
+ * Which samples a window holds: an interval sample (cpu, syscalls) covers
+ * (time_ns - interval_ns, time_ns] and is in the window when its midpoint
+ * time_ns - interval_ns/2 is in [START, END); a point sample (memory) is in it
+ * when time_ns is in [START, END]. An open side is unbounded.
+ */
+#ifndef PTOP_REPORT_H
+#define PTOP_REPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <sqlite3.h>
+
+#include "analyze/output.h"
+
+/* ------------------------------------------------------------------ windows */
+
+struct window {
+	bool has_start, has_end;  /* false: that side is open */
+	int64_t start_ns, end_ns; /* relative to the capture start */
+};
+
+/* Parse "START..END": each side optional, a non-negative decimal number with an
+ * optional unit ns, us, ms, s (the default), m or h: "2..5", "2s..5s",
+ * "500ms..", "..1m", "1.5..2.25". Digits below a nanosecond are dropped.
+ * Returns 0, or -EINVAL with a one-line reason in ERR (no "..", a bad number or
+ * unit, START after END, an empty window, overflow). */
+int window__parse(const char *s, struct window *w, char *err, size_t errlen);
+
+/* ------------------------------------------------------------------ capture facts */
+
+struct capture_meta {
+	char capture_id[33];
+	int64_t base_ns;          /* start_monotonic_ns (else first event, else 0) */
+	int64_t first_event_ns;   /* -1 when the capture holds no event */
+	int64_t last_event_ns;
+	int64_t cpus;             /* -1 when unknown */
+	bool complete;            /* ended with a trailer, read cleanly */
+	char read_end[16];        /* clean | truncated | corrupt | io */
+	int64_t read_stopped_at;  /* -1 when reading did not stop early */
+	char read_message[256];
+};
+
+/* Read the capture row for CAPTURE_ID. 0, -ENOENT when there is none, -EIO on an
+ * SQLite error. */
+int capture_meta__load(sqlite3 *db, const char *capture_id, struct capture_meta *m);
+
+/* The one-line warning for an incomplete capture into BUF ("" when complete):
+ * "warning: capture truncated at byte 1234 (...): figures cover only what was read". */
+void capture_meta__warning(const struct capture_meta *m, char *buf, size_t len);
+
+struct probe_info {
+	bool found;              /* the probe set names it */
+	char state[16];          /* active | disabled | failed | unsupported | absent */
+	char source[8];          /* ebpf | proc | "" */
+	char reason[256];
+	char detail[256];
+};
+
+/* Look probe NAME up in the capture's probe set. Not found: found=false,
+ * state "absent" and a reason saying so. 0 or -EIO. */
+int probe__lookup(sqlite3 *db, const char *capture_id, const char *name, struct probe_info *p);
+
+static inline bool probe__active(const struct probe_info *p)
+{
+	return p->found && !strcmp(p->state, "active");
+}
+
+struct drop_line {
+	char collector[64];
+	char kind[64];
+	uint64_t lost;
+	bool from_trailer;       /* the trailer's total (else the sum of drop notices) */
+};
+
+/* Drops of COLLECTOR: without a window, per kind the trailer's total when the
+ * trailer has one, else the sum of the drop notices; with a window, the sum of
+ * the notices whose time is in it. *OUT is malloc'd (caller frees). 0 or -errno. */
+int drops__load(sqlite3 *db, const struct capture_meta *m, const char *collector,
+		const struct window *w, struct drop_line **out, size_t *n);
+
+/* ------------------------------------------------------------------ histograms */
+
+#define HIST_BUCKETS 64
+
+/* The estimate for a latency in log2 bucket B ([2^B, 2^(B+1)) ns; bucket 0 is
+ * [0, 2)): the geometric midpoint 2^(B+0.5) rounded to the nearest ns, 1 for
+ * bucket 0. So the estimate is within a factor of sqrt(2) of the truth. */
+uint64_t hist_bucket_estimate(unsigned b);
+
+/* The PCT-th percentile (1..100) of the histogram H[0..N): the bucket holding
+ * the value of nearest rank ceil(total * PCT / 100). *EST gets
+ * hist_bucket_estimate of it, *LO and *HI (may be NULL) its bounds [LO, HI).
+ * Returns 0, -ENODATA when the histogram is empty, -EINVAL for a bad PCT. */
+int hist_percentile(const uint64_t *h, size_t n, unsigned pct, uint64_t *est, uint64_t *lo,
+		    uint64_t *hi);
+
+/* ------------------------------------------------------------------ reports */
+
+enum report_sort {
+	SORT_COUNT = 0,
+	SORT_TOTAL,
+};
+
+struct report_opts {
+	enum out_format fmt;
+	struct window win;       /* all open: the whole capture */
+	enum report_sort sort;   /* syscalls */
+	size_t top;              /* syscalls: at most this many rows; 0 = all */
+};
+
+struct syscall_agg {
+	int64_t nr;
+	char name[64];
+	uint64_t count, completed, errors, total_ns;
+	uint64_t hist[HIST_BUCKETS];
+};
+
+/* Sum syscall_stat and syscall_hist per syscall over the window. *OUT is
+ * malloc'd (caller frees), sorted by SORT (ties by name). 0 or -errno. */
+int syscalls__aggregate(sqlite3 *db, const struct capture_meta *m, const struct window *w,
+			enum report_sort sort, struct syscall_agg **out, size_t *n);
+
+/* Growth in bytes per minute from FIRST at time T0 to LAST at T1 (ns), rounded
+ * to the nearest byte. Returns false (no growth defined) when T1 <= T0. */
+bool growth_per_minute(int64_t first, int64_t last, int64_t t0_ns, int64_t t1_ns, int64_t *out);
+
+/* The reports: print to OUT in o->fmt. Returns 0, or -errno for an internal
+ * failure (the caller maps it to the exit code). A probe that was not active
+ * makes the report say "not collected" (JSON: "collected": false) and return 0. */
+int report_syscalls(sqlite3 *db, const char *capture_id, const struct report_opts *o, FILE *out);
+int report_cpu(sqlite3 *db, const char *capture_id, const struct report_opts *o, FILE *out);
+int report_mem(sqlite3 *db, const char *capture_id, const struct report_opts *o, FILE *out);
+
+/* ------------------------------------------------------------------ shared by the reports */
+
+/* Absolute monotonic bounds of W for capture M: [*lo, *hi], open sides
+ * INT64_MIN/INT64_MAX. */
+void window__bounds(const struct window *w, const struct capture_meta *m, int64_t *lo,
+		    int64_t *hi);
+
+/* "whole capture" or "window 2.000 s .. 5.000 s" into BUF. */
+void window__describe(const struct window *w, char *buf, size_t len);
+
+/* The common head of a report: in text, the incomplete-capture warning line (on
+ * stdout); in CSV, the same on stderr; in JSON, opens the top-level object and
+ * writes "report", "capture_id", "complete", "read_end", "read_message",
+ * "warning" and "window". */
+void report__begin(struct json *j, FILE *out, const struct report_opts *o, const char *kind,
+		   const struct capture_meta *m);
+
+/* Print that KIND was not collected, and why (text: "KIND: not collected
+ * (STATE: REASON)"; CSV: the same on stderr; JSON: "collected": false, "state",
+ * "reason"). J must have been opened by report__begin for JSON; it is closed. */
+int report__not_collected(struct json *j, FILE *out, const struct report_opts *o,
+			  const char *kind, const struct probe_info *p);
+
+/* Print the drops: text "drops: COLLECTOR KIND: N lost" lines (or "drops: none
+ * recorded for COLLECTOR"); JSON a "drops" array; CSV on stderr when any. */
+void report__drops(struct json *j, FILE *out, const struct report_opts *o, const char *collector,
+		   const struct drop_line *d, size_t n);
+
+#endif

@@ -1,0 +1,372 @@
+/* report_syscalls.c — `report syscalls`: per syscall count, errors, latency and percentiles. */
+#include "analyze/report.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* An interval sample is in the window when its midpoint is in [?2, ?3). */
+#define MIDPOINT_IN_WINDOW(t) \
+	"(" t ".time_ns - COALESCE(" t ".interval_ns, 0) / 2) >= ?2 AND " \
+	"(" t ".time_ns - COALESCE(" t ".interval_ns, 0) / 2) < ?3"
+
+static const char stat_sql[] =
+	"SELECT s.nr, MAX(s.name), SUM(s.count), SUM(s.completed), SUM(s.errors), "
+	"SUM(s.total_ns) FROM syscall_stat s WHERE s.capture_id = ?1 AND "
+	MIDPOINT_IN_WINDOW("s") " GROUP BY s.nr";
+
+/* Histogram rows carry no interval: their window comes from the stat row of the
+ * same interval. Without a window every row counts. */
+static const char hist_all_sql[] =
+	"SELECT h.nr, h.bucket, SUM(h.count) FROM syscall_hist h WHERE h.capture_id = ?1 "
+	"GROUP BY h.nr, h.bucket";
+static const char hist_window_sql[] =
+	"SELECT h.nr, h.bucket, SUM(h.count) FROM syscall_hist h JOIN syscall_stat s "
+	"ON s.capture_id = h.capture_id AND s.time_ns = h.time_ns AND s.nr = h.nr "
+	"AND s.pid IS h.pid WHERE h.capture_id = ?1 AND " MIDPOINT_IN_WINDOW("s")
+	" GROUP BY h.nr, h.bucket";
+
+static enum report_sort sort_key;
+
+static int cmp_agg(const void *pa, const void *pb)
+{
+	const struct syscall_agg *a = pa, *b = pb;
+	uint64_t ka = sort_key == SORT_TOTAL ? a->total_ns : a->count;
+	uint64_t kb = sort_key == SORT_TOTAL ? b->total_ns : b->count;
+	uint64_t sa = sort_key == SORT_TOTAL ? a->count : a->total_ns;
+	uint64_t sb = sort_key == SORT_TOTAL ? b->count : b->total_ns;
+
+	if (ka != kb)
+		return ka > kb ? -1 : 1;
+	if (sa != sb)
+		return sa > sb ? -1 : 1;
+	return strcmp(a->name, b->name);
+}
+
+static int bind_window(sqlite3_stmt *st, const struct capture_meta *m, const struct window *w)
+{
+	int64_t lo, hi;
+
+	window__bounds(w, m, &lo, &hi);
+	if (sqlite3_bind_text(st, 1, m->capture_id, -1, SQLITE_TRANSIENT) ||
+	    sqlite3_bind_int64(st, 2, lo) || sqlite3_bind_int64(st, 3, hi))
+		return -EIO;
+	return 0;
+}
+
+int syscalls__aggregate(sqlite3 *db, const struct capture_meta *m, const struct window *w,
+			enum report_sort sort, struct syscall_agg **out, size_t *n)
+{
+	bool whole = !w->has_start && !w->has_end;
+	struct syscall_agg *a = NULL;
+	size_t na = 0, cap = 0, i;
+	sqlite3_stmt *st = NULL;
+	int err = 0, rc;
+
+	*out = NULL;
+	*n = 0;
+	if (sqlite3_prepare_v2(db, stat_sql, -1, &st, NULL) != SQLITE_OK) {
+		err = -EIO;
+		goto cleanup;
+	}
+	err = bind_window(st, m, w);
+	if (err)
+		goto cleanup;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct syscall_agg *r;
+		const unsigned char *name = sqlite3_column_text(st, 1);
+
+		if (na == cap) {
+			cap = cap ? cap * 2 : 64;
+			r = realloc(a, cap * sizeof(*a));
+			if (!r) {
+				err = -ENOMEM;
+				goto cleanup;
+			}
+			a = r;
+		}
+		r = &a[na++];
+		memset(r, 0, sizeof(*r));
+		r->nr = sqlite3_column_int64(st, 0);
+		snprintf(r->name, sizeof(r->name), "%s", name ? (const char *)name : "");
+		r->count = (uint64_t)sqlite3_column_int64(st, 2);
+		r->completed = (uint64_t)sqlite3_column_int64(st, 3);
+		r->errors = (uint64_t)sqlite3_column_int64(st, 4);
+		r->total_ns = (uint64_t)sqlite3_column_int64(st, 5);
+	}
+	if (rc != SQLITE_DONE) {
+		err = -EIO;
+		goto cleanup;
+	}
+	sqlite3_finalize(st);
+	st = NULL;
+
+	if (sqlite3_prepare_v2(db, whole ? hist_all_sql : hist_window_sql, -1, &st, NULL) !=
+	    SQLITE_OK) {
+		err = -EIO;
+		goto cleanup;
+	}
+	err = whole ? (sqlite3_bind_text(st, 1, m->capture_id, -1, SQLITE_TRANSIENT) ? -EIO : 0) :
+		      bind_window(st, m, w);
+	if (err)
+		goto cleanup;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int64_t nr = sqlite3_column_int64(st, 0), b = sqlite3_column_int64(st, 1);
+
+		if (b < 0 || b >= HIST_BUCKETS)
+			continue; /* outside the log2 range of a u64: cannot be stored */
+		for (i = 0; i < na; i++)
+			if (a[i].nr == nr) {
+				a[i].hist[b] += (uint64_t)sqlite3_column_int64(st, 2);
+				break;
+			}
+	}
+	if (rc != SQLITE_DONE) {
+		err = -EIO;
+		goto cleanup;
+	}
+	sort_key = sort;
+	if (na)
+		qsort(a, na, sizeof(*a), cmp_agg);
+	*out = a;
+	*n = na;
+	a = NULL;
+cleanup:
+	sqlite3_finalize(st);
+	free(a);
+	return err;
+}
+
+/* mean latency of the completed calls, rounded; false when none completed */
+static bool agg_mean(const struct syscall_agg *a, uint64_t *mean)
+{
+	if (!a->completed)
+		return false;
+	*mean = (a->total_ns + a->completed / 2) / a->completed;
+	return true;
+}
+
+static void print_summary(FILE *out, const struct report_opts *o, const struct syscall_agg *a,
+			  size_t n)
+{
+	uint64_t calls = 0, errors = 0, total = 0;
+	char w[96], c1[32], c2[32], c3[32];
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		calls += a[i].count;
+		errors += a[i].errors;
+		total += a[i].total_ns;
+	}
+	window__describe(&o->win, w, sizeof(w));
+	fprintf(out, "syscalls (%s): %zu distinct, %s calls, %s errors, %s total latency\n", w, n,
+		fmt_count(c1, sizeof(c1), calls), fmt_count(c2, sizeof(c2), errors),
+		fmt_ns(c3, sizeof(c3), total));
+}
+
+static int build_table(const struct syscall_agg *a, size_t n, size_t shown, bool human,
+		       struct table **tp)
+{
+	static const char *const cols[] = { "name",  "nr",     "count",  "completed",
+					    "errors", "total_ns", "mean_ns", "p50_ns",
+					    "p99_ns", "time_share_pct" };
+	static const char *const hcols[] = { "syscall", "nr",   "count", "errors", "total",
+					     "mean",    "p50",  "p99",   "time%" };
+	struct table *t = table__new(human ? 9 : 10, human ? hcols : cols);
+	uint64_t sum = 0, v;
+	char buf[32];
+	size_t i, c;
+	int err = 0;
+
+	if (!t)
+		return -ENOMEM;
+	for (i = 0; i < n; i++)
+		sum += a[i].total_ns;
+	for (i = 0; i < shown && !err; i++) {
+		const struct syscall_agg *r = &a[i];
+
+		c = 0;
+		err = table__add_row(t);
+		err = err ?: table__set_text(t, c++, r->name);
+		err = err ?: table__set_int(t, c++, r->nr, NULL);
+		err = err ?: table__set_int(t, c++, (int64_t)r->count,
+					    human ? fmt_count(buf, sizeof(buf), r->count) : NULL);
+		if (!human)
+			err = err ?: table__set_int(t, c++, (int64_t)r->completed, NULL);
+		err = err ?: table__set_int(t, c++, (int64_t)r->errors,
+					    human ? fmt_count(buf, sizeof(buf), r->errors) : NULL);
+		err = err ?: table__set_int(t, c++, (int64_t)r->total_ns,
+					    human ? fmt_ns(buf, sizeof(buf), r->total_ns) : NULL);
+		if (err)
+			break;
+		if (agg_mean(r, &v))
+			err = table__set_int(t, c, (int64_t)v,
+					     human ? fmt_ns(buf, sizeof(buf), v) : NULL);
+		c++;
+		if (!err && !hist_percentile(r->hist, HIST_BUCKETS, 50, &v, NULL, NULL))
+			err = table__set_int(t, c, (int64_t)v,
+					     human ? fmt_ns(buf, sizeof(buf), v) : NULL);
+		c++;
+		if (!err && !hist_percentile(r->hist, HIST_BUCKETS, 99, &v, NULL, NULL))
+			err = table__set_int(t, c, (int64_t)v,
+					     human ? fmt_ns(buf, sizeof(buf), v) : NULL);
+		c++;
+		if (!err && sum) {
+			double pct = (double)r->total_ns * 100.0 / (double)sum;
+
+			pct = (double)llround(pct * 100) / 100; /* two decimals */
+			err = table__set_real(t, c, pct, human ? fmt_pct(buf, sizeof(buf), pct) :
+								 NULL);
+		}
+	}
+	if (err) {
+		table__free(t);
+		return err;
+	}
+	*tp = t;
+	return 0;
+}
+
+static void json_percentile(struct json *j, const char *key, const char *bkey,
+			    const struct syscall_agg *r, unsigned pct)
+{
+	uint64_t est, lo, hi;
+
+	if (hist_percentile(r->hist, HIST_BUCKETS, pct, &est, &lo, &hi)) {
+		json__kv_null(j, key);
+		json__kv_null(j, bkey);
+		return;
+	}
+	json__key(j, key);
+	json__uint(j, est);
+	json__key(j, bkey);
+	json__begin_array(j);
+	json__uint(j, lo);
+	json__uint(j, hi);
+	json__end_array(j);
+}
+
+static void print_json_rows(struct json *j, const struct syscall_agg *a, size_t n, size_t shown)
+{
+	uint64_t sum = 0, calls = 0, errors = 0, completed = 0, v;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		sum += a[i].total_ns;
+		calls += a[i].count;
+		errors += a[i].errors;
+		completed += a[i].completed;
+	}
+	json__key(j, "totals");
+	json__begin_object(j);
+	json__kv_int(j, "syscalls", (int64_t)n);
+	json__key(j, "count");
+	json__uint(j, calls);
+	json__key(j, "completed");
+	json__uint(j, completed);
+	json__key(j, "errors");
+	json__uint(j, errors);
+	json__key(j, "total_ns");
+	json__uint(j, sum);
+	json__end_object(j);
+	json__key(j, "syscalls");
+	json__begin_array(j);
+	for (i = 0; i < shown; i++) {
+		const struct syscall_agg *r = &a[i];
+
+		json__begin_object(j);
+		json__kv_string(j, "name", r->name);
+		json__kv_int(j, "nr", r->nr);
+		json__key(j, "count");
+		json__uint(j, r->count);
+		json__key(j, "completed");
+		json__uint(j, r->completed);
+		json__key(j, "errors");
+		json__uint(j, r->errors);
+		json__key(j, "total_ns");
+		json__uint(j, r->total_ns);
+		json__key(j, "mean_ns");
+		if (agg_mean(r, &v))
+			json__uint(j, v);
+		else
+			json__null(j);
+		json_percentile(j, "p50_ns", "p50_bucket_ns", r, 50);
+		json_percentile(j, "p99_ns", "p99_bucket_ns", r, 99);
+		json__key(j, "time_share_pct");
+		if (sum)
+			json__real(j, (double)llround((double)r->total_ns * 10000.0 / (double)sum) /
+					      100);
+		else
+			json__null(j);
+		json__end_object(j);
+	}
+	json__end_array(j);
+}
+
+int report_syscalls(sqlite3 *db, const char *capture_id, const struct report_opts *o, FILE *out)
+{
+	struct syscall_agg *a = NULL;
+	struct drop_line *drops = NULL;
+	struct capture_meta m;
+	struct probe_info p;
+	struct table *t = NULL;
+	size_t n = 0, nd = 0, shown;
+	struct json j;
+	int err;
+
+	err = capture_meta__load(db, capture_id, &m);
+	err = err ?: probe__lookup(db, capture_id, "syscalls", &p);
+	if (err)
+		goto cleanup;
+	report__begin(&j, out, o, "syscalls", &m);
+	if (!probe__active(&p)) {
+		err = report__not_collected(&j, out, o, "syscalls", &p);
+		goto cleanup;
+	}
+	err = syscalls__aggregate(db, &m, &o->win, o->sort, &a, &n);
+	err = err ?: drops__load(db, &m, "syscalls", &o->win, &drops, &nd);
+	if (err)
+		goto cleanup;
+	shown = o->top && o->top < n ? o->top : n;
+	switch (o->fmt) {
+	case OUT_TEXT:
+		print_summary(out, o, a, n);
+		report__drops(NULL, out, o, "syscalls", drops, nd);
+		if (!n)
+			break;
+		fputc('\n', out);
+		err = build_table(a, n, shown, true, &t);
+		err = err ?: table__print(t, out, OUT_TEXT);
+		if (!err && shown < n)
+			fprintf(out, "(%zu more; --top 0 shows all)\n", n - shown);
+		fprintf(out, "\nmean: total latency / completed calls. p50, p99: geometric midpoint "
+			     "of the log2 latency\nbucket holding that rank (within a factor of "
+			     "1.41 of the true value). time%%: share of\nthe summed latency of all "
+			     "syscalls. Sorted by %s.\n",
+			o->sort == SORT_TOTAL ? "total latency" : "count");
+		break;
+	case OUT_CSV:
+		report__drops(NULL, out, o, "syscalls", drops, nd);
+		err = build_table(a, n, shown, false, &t);
+		err = err ?: table__print(t, out, OUT_CSV);
+		break;
+	case OUT_JSON:
+		json__kv_bool(&j, "collected", true);
+		json__kv_string(&j, "source", p.source[0] ? p.source : NULL);
+		json__kv_string(&j, "sort", o->sort == SORT_TOTAL ? "total" : "count");
+		report__drops(&j, out, o, "syscalls", drops, nd);
+		print_json_rows(&j, a, n, shown);
+		json__end_object(&j);
+		err = json__end(&j);
+		break;
+	}
+	if (!err && (fflush(out) || ferror(out)))
+		err = -EIO;
+cleanup:
+	table__free(t);
+	free(a);
+	free(drops);
+	return err;
+}
