@@ -92,7 +92,7 @@ struct capture_status {
 	enum capture_end end;
 	uint64_t at_byte;        /* where reading stopped (start of the bad frame) */
 	uint64_t file_size;
-	uint64_t frames;         /* complete zstd frames read */
+	uint64_t frames;         /* zstd frames read whole, every record returned */
 	uint64_t records;        /* records returned */
 	bool has_index;          /* the file ends with a valid time index */
 	char message[256];       /* "truncated at byte 1234 (inside frame 7)" */
@@ -112,8 +112,8 @@ struct capture_reader;
  * from open(2), EBADMSG when the magic frame is wrong or incomplete (a file
  * shorter than its 20 bytes included), ENOTSUP when the format version is newer
  * than this build reads. When the file ends with a valid time index (footer
- * magic, count, sizes, index frame header and increasing in-bounds entries all
- * check out) status->has_index is true. Memory stays bounded whatever the file
+ * magic, count, sizes, index frame header, increasing in-bounds entries, and
+ * the last entry a zstd frame ending where the index frame begins) status->has_index is true. Memory stays bounded whatever the file
  * size: a 128 KiB read buffer, one decompressed frame (at most
  * CAPTURE_MAX_FRAME_BYTES), and the index (32 bytes per frame). */
 struct capture_reader *capture_reader__open(const char *path);

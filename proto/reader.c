@@ -281,8 +281,8 @@ static int read_zstd_frame(struct capture_reader *r)
 			break;
 	}
 	r->frame_size = r->pos - r->frame_off;
-	if (check_records(r) == 0)
-		r->st.frames++;
+	if (check_records(r) == 0 && r->rec_left == 0)
+		r->st.frames++; /* nothing in it to return: complete now */
 	return 0;
 
 too_big:
@@ -319,6 +319,15 @@ static int read_frame(struct capture_reader *r)
 		return 0;
 	}
 	if (avail < 4) {
+		/* say which kind of frame the partial magic begins */
+		uint8_t skip[4];
+
+		capture_put_u32(skip, CAPTURE_SKIPPABLE_HEADER);
+		if ((r->in[r->in_pos] & 0xf0) == 0x50 && !memcmp(r->in + r->in_pos + 1, skip + 1,
+								   (size_t)avail - 1)) {
+			set_truncated(r, true);
+			return 0;
+		}
 		r->frame_no++;
 		set_truncated(r, false);
 		return 0;
@@ -377,6 +386,8 @@ int capture_reader__next(struct capture_reader *r, Ptop__V1__Record **rec)
 			r->rec_off += k + (size_t)len;
 			r->rec_left--;
 			r->rec_no++;
+			if (r->rec_left == 0)
+				r->st.frames++; /* every record of the frame returned */
 			r->st.records++;
 			r->ret_frame_off = r->frame_off;
 			r->ret_frame_size = r->frame_size;
@@ -439,6 +450,14 @@ static int load_index(struct capture_reader *r, uint64_t size)
 		    e[i].offset + e[i].compressed_size > start || e[i].first_ns > e[i].last_ns)
 			goto cleanup; /* not an index this reader can trust */
 		prev_end = e[i].offset + e[i].compressed_size;
+	}
+	/* the writer puts the index right after the last frame, which is a zstd frame */
+	if (count) {
+		uint8_t m[4];
+
+		if (prev_end != start || pread(r->fd, m, 4, (off_t)e[count - 1].offset) != 4 ||
+		    capture_get_u32(m) != CAPTURE_ZSTD_MAGIC)
+			goto cleanup;
 	}
 	r->index = e;
 	r->nindex = count;
