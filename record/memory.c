@@ -71,12 +71,17 @@ static Ptop__V1__ProbeState mem_check(struct collector *c)
 
 	c->source = PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_PROC;
 	c->reason[0] = '\0';
-	if (ctx->caps_only || ctx->pid == 0) {
+	if (ctx->caps_only) {
 		snprintf(c->detail, sizeof(c->detail),
 			 "/proc/PID/statm, stat (any user), smaps_rollup (PTRACE_MODE_READ: root, "
 			 "CAP_SYS_PTRACE or the target's own uid; running as uid %u)",
 			 (unsigned)geteuid());
 		return PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE;
+	}
+	if (ctx->pid <= 0) {
+		snprintf(c->reason, sizeof(c->reason),
+			 "the /proc lane needs one target process (--pid or a command), not a cgroup");
+		return PTOP__V1__PROBE_STATE__PROBE_STATE_UNSUPPORTED;
 	}
 	err = can_open(ctx->pid, "statm");
 	if (err) {
@@ -162,7 +167,7 @@ static int mem_poll(struct collector *c, uint64_t now_ns, unsigned flags)
 	int err;
 
 	(void)flags;
-	if (!p)
+	if (!p || pid <= 0)
 		return -EINVAL;
 
 	/* stat first: it also tells a zombie, whose statm reads as zeros */

@@ -78,11 +78,16 @@ static Ptop__V1__ProbeState ctx_check(struct collector *c)
 
 	c->source = PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_PROC;
 	c->reason[0] = '\0';
-	if (ctx->caps_only || ctx->pid == 0) {
+	if (ctx->caps_only) {
 		snprintf(c->detail, sizeof(c->detail),
 			 "/proc/PID/stat, status, cgroup (any user), ns/* (PTRACE_MODE_READ: root or "
 			 "the target's uid; running as uid %u)", (unsigned)geteuid());
 		return PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE;
+	}
+	if (ctx->pid <= 0) {
+		snprintf(c->reason, sizeof(c->reason),
+			 "the /proc lane needs one target process (--pid or a command), not a cgroup");
+		return PTOP__V1__PROBE_STATE__PROBE_STATE_UNSUPPORTED;
 	}
 	err = procfs_read_status(ctx->pid, &st);
 	if (err) {
@@ -227,7 +232,7 @@ static int ctx_poll(struct collector *c, uint64_t now_ns, unsigned flags)
 	bool forced = flags & (POLL_FIRST | POLL_FINAL);
 	int err, ns_err, cg_err;
 
-	if (!p)
+	if (!p || pid <= 0)
 		return -EINVAL;
 	s = &p->cur;
 	memset(s, 0, sizeof(*s));

@@ -100,11 +100,16 @@ static Ptop__V1__ProbeState vmas_check(struct collector *c)
 
 	c->source = PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_PROC;
 	c->reason[0] = '\0';
-	if (ctx->caps_only || ctx->pid == 0) {
+	if (ctx->caps_only) {
 		snprintf(c->detail, sizeof(c->detail),
 			 "/proc/PID/smaps (PTRACE_MODE_READ: root, CAP_SYS_PTRACE or the target's "
 			 "own uid; running as uid %u)", (unsigned)geteuid());
 		return PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE;
+	}
+	if (ctx->pid <= 0) {
+		snprintf(c->reason, sizeof(c->reason),
+			 "the /proc lane needs one target process (--pid or a command), not a cgroup");
+		return PTOP__V1__PROBE_STATE__PROBE_STATE_UNSUPPORTED;
 	}
 	/* Opening smaps makes the kernel's PTRACE_MODE_READ check. */
 	snprintf(path, sizeof(path), "/proc/%d/smaps", (int)ctx->pid);
@@ -209,7 +214,7 @@ static int vmas_poll(struct collector *c, uint64_t now_ns, unsigned flags)
 	bool due;
 	int err;
 
-	if (!p)
+	if (!p || c->ctx->pid <= 0)
 		return -EINVAL;
 	due = (flags & (POLL_FIRST | POLL_FINAL)) || !p->have_last ||
 	      (every && now_ns - p->last_ns >= every);

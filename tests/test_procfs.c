@@ -1353,6 +1353,13 @@ static void test_26_collectors_gone_and_caps(void **state)
 		assert_int_equal(ops[i]->poll(&c, 1, POLL_FIRST), 0);
 		assert_int_equal(ops[i]->poll(&c, 2, POLL_FINAL), 0);
 		ops[i]->stop(&c);
+		/* cgroup mode (no pid): unsupported, with the reason */
+		ctx.pid = 0;
+		memset(&c, 0, sizeof(c));
+		c.ops = ops[i];
+		c.ctx = &ctx;
+		assert_int_equal(ops[i]->check(&c), PTOP__V1__PROBE_STATE__PROBE_STATE_UNSUPPORTED);
+		assert_non_null(strstr(c.reason, "cgroup"));
 		ctx.caps_only = true;
 	}
 	assert_int_equal(n_events, 0);
