@@ -102,7 +102,8 @@ int db__open(const char *path, bool create, bool readonly, sqlite3 **out, char *
 		goto cleanup;
 	}
 
-	flags = readonly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE;
+	/* one connection, one thread at a time: no per-call mutex */
+	flags = (readonly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE) | SQLITE_OPEN_NOMUTEX;
 	rc = sqlite3_open_v2(path, &db, flags, NULL);
 	if (rc != SQLITE_OK) {
 		ret = rc == SQLITE_CANTOPEN ? -EACCES : -EIO;
@@ -408,13 +409,14 @@ cleanup:
 
 /* Load the capture PATH into a new DB at a temporary name next to CPATH, then
  * rename it into place: a reader never sees a half-built cache, and a load
- * that fails leaves the old cache (or none). */
+ * that fails leaves the old cache (or none). No journal and no fsync: a cache
+ * that a crash left unreadable fails cache_fresh and is built again. */
 static int cache_build(const char *path, const char *cpath, char *err, size_t errlen)
 {
 	char tmp[PATH_MAX + 32];
 	char id[DB_CAPTURE_ID_LEN];
 	sqlite3 *db = NULL;
-	int fd, ret;
+	int ret;
 
 	snprintf(tmp, sizeof(tmp), "%s.tmp.%d", cpath, (int)getpid());
 	unlink(tmp);
@@ -434,11 +436,6 @@ static int cache_build(const char *path, const char *cpath, char *err, size_t er
 		goto cleanup;
 	}
 	db = NULL;
-	fd = open(tmp, O_RDONLY | O_CLOEXEC);
-	if (fd >= 0) {
-		fsync(fd);
-		close(fd);
-	}
 	if (rename(tmp, cpath)) {
 		ret = -errno;
 		snprintf(err, errlen, "cannot put the cache DB in place at %s: %s", cpath,
