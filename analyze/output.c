@@ -699,7 +699,8 @@ char *fmt_bytes(char *buf, size_t len, uint64_t bytes)
 		snprintf(buf, len, "%" PRIu64 " B", bytes);
 		return buf;
 	}
-	while (v >= 1024 && u < 5) {
+	/* the next unit from 1023.5 on, so that rounding never shows "1024 KiB" */
+	while (v >= 1023.5 && u < 5) {
 		v /= 1024;
 		u++;
 	}

@@ -56,7 +56,8 @@ struct capture_meta {
 int capture_meta__load(sqlite3 *db, const char *capture_id, struct capture_meta *m);
 
 /* The one-line warning for an incomplete capture into BUF ("" when complete):
- * "warning: capture truncated at byte 1234 (...): figures cover only what was read". */
+ * "warning: capture incomplete (truncated): READ_MESSAGE; figures cover only what was
+ * read", or without a message "... (truncated) at byte N: no trailer, ...". */
 void capture_meta__warning(const struct capture_meta *m, char *buf, size_t len);
 
 struct probe_info {
@@ -132,7 +133,8 @@ int syscalls__aggregate(sqlite3 *db, const struct capture_meta *m, const struct 
 			enum report_sort sort, struct syscall_agg **out, size_t *n);
 
 /* Growth in bytes per minute from FIRST at time T0 to LAST at T1 (ns), rounded
- * to the nearest byte. Returns false (no growth defined) when T1 <= T0. */
+ * to the nearest byte (half away from zero). Returns false (no growth defined)
+ * when T1 <= T0 or the result does not fit in an int64. */
 bool growth_per_minute(int64_t first, int64_t last, int64_t t0_ns, int64_t t1_ns, int64_t *out);
 
 /* The reports: print to OUT in o->fmt. Returns 0, or -errno for an internal

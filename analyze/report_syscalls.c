@@ -172,8 +172,9 @@ static int build_table(const struct syscall_agg *a, size_t n, size_t shown, bool
 	static const char *const cols[] = { "name",  "nr",     "count",  "completed",
 					    "errors", "total_ns", "mean_ns", "p50_ns",
 					    "p99_ns", "time_share_pct" };
-	static const char *const hcols[] = { "syscall", "nr",   "count", "errors", "total",
-					     "mean",    "p50",  "p99",   "time%" };
+	/* text: the name, then the count (nr last: it matters least to a reader) */
+	static const char *const hcols[] = { "syscall", "count", "errors", "total", "mean",
+					     "p50",     "p99",   "time%",  "nr" };
 	struct table *t = table__new(human ? 9 : 10, human ? hcols : cols);
 	uint64_t sum = 0, v;
 	char buf[32];
@@ -190,7 +191,8 @@ static int build_table(const struct syscall_agg *a, size_t n, size_t shown, bool
 		c = 0;
 		err = table__add_row(t);
 		err = err ?: table__set_text(t, c++, r->name);
-		err = err ?: table__set_int(t, c++, r->nr, NULL);
+		if (!human)
+			err = err ?: table__set_int(t, c++, r->nr, NULL);
 		err = err ?: table__set_int(t, c++, (int64_t)r->count,
 					    human ? fmt_count(buf, sizeof(buf), r->count) : NULL);
 		if (!human)
@@ -220,6 +222,9 @@ static int build_table(const struct syscall_agg *a, size_t n, size_t shown, bool
 			err = table__set_real(t, c, pct, human ? fmt_pct(buf, sizeof(buf), pct) :
 								 NULL);
 		}
+		c++;
+		if (!err && human)
+			err = table__set_int(t, c, r->nr, NULL);
 	}
 	if (err) {
 		table__free(t);

@@ -171,22 +171,22 @@ cleanup:
 
 void capture_meta__warning(const struct capture_meta *m, char *buf, size_t len)
 {
+	const char *end = m->read_end[0] ? m->read_end : "?";
 	char where[64] = "";
 
 	if (m->complete) {
 		buf[0] = '\0';
 		return;
 	}
+	if (m->read_message[0]) {
+		snprintf(buf, len, "warning: capture incomplete (%s): %s; figures cover only what "
+			 "was read", end, m->read_message);
+		return;
+	}
 	if (m->read_stopped_at >= 0)
 		snprintf(where, sizeof(where), " at byte %" PRId64, m->read_stopped_at);
-	if (!strcmp(m->read_end, "clean") || !m->read_end[0])
-		snprintf(buf, len,
-			 "warning: capture incomplete: no trailer (the recording was cut short "
-			 "between frames); figures cover only what was recorded");
-	else
-		snprintf(buf, len, "warning: capture %s%s%s%s%s: figures cover only what was read",
-			 m->read_end, where, m->read_message[0] ? " (" : "", m->read_message,
-			 m->read_message[0] ? ")" : "");
+	snprintf(buf, len, "warning: capture incomplete (%s)%s: no trailer, the recording was "
+		 "cut short; figures cover only what was read", end, where);
 }
 
 int probe__lookup(sqlite3 *db, const char *capture_id, const char *name, struct probe_info *p)
@@ -356,7 +356,10 @@ bool growth_per_minute(int64_t first, int64_t last, int64_t t0_ns, int64_t t1_ns
 	dt = (__int128)t1_ns - t0_ns;
 	num = ((__int128)last - first) * 60000000000LL;
 	/* round half away from zero */
-	*out = (int64_t)(num >= 0 ? (num + dt / 2) / dt : -((-num + dt / 2) / dt));
+	num = num >= 0 ? (num + dt / 2) / dt : -((-num + dt / 2) / dt);
+	if (num > INT64_MAX || num < INT64_MIN)
+		return false;
+	*out = (int64_t)num;
 	return true;
 }
 
