@@ -19,9 +19,9 @@
 #define NSTATS 8
 #define NHIST 14
 
-static const char *const names[NSTATS] = { "read",  "write", "futex",     "epoll_wait",
-					   "recvfrom", "sendto", "clock_nanosleep", "getppid" };
-static const uint32_t nrs[NSTATS] = { 0, 1, 202, 232, 45, 44, 230, 110 };
+static const char *const names[NSTATS] = {"read",     "write",	"futex",	   "epoll_wait",
+					  "recvfrom", "sendto", "clock_nanosleep", "getppid"};
+static const uint32_t nrs[NSTATS] = {0, 1, 202, 232, 45, 44, 230, 110};
 
 static uint64_t now_ns(void)
 {
@@ -234,7 +234,8 @@ int main(int argc, char **argv)
 	       n / (t_write / 1e9), packed / 1e6 / (t_write / 1e9),
 	       sb.st_size / 1e6 / (t_write / 1e9));
 	printf("read               %.0f records/s, %.1f MB/s packed out, %.1f MB/s from disk\n",
-	       n / (t_read / 1e9), packed / 1e6 / (t_read / 1e9), sb.st_size / 1e6 / (t_read / 1e9));
+	       n / (t_read / 1e9), packed / 1e6 / (t_read / 1e9),
+	       sb.st_size / 1e6 / (t_read / 1e9));
 	printf("baseline pack      %.0f records/s (build + protobuf pack only)\n",
 	       n / (t_pack / 1e9));
 	printf("baseline unpack    %.0f records/s (protobuf unpack + free only)\n",

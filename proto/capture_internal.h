@@ -11,7 +11,7 @@
 
 #define CAPTURE_ZSTD_MAGIC 0xFD2FB528u
 #define CAPTURE_SKIPPABLE_MASK 0xFFFFFFF0u /* 0x184D2A50..0x184D2A5F */
-#define CAPTURE_MAGIC_FRAME_BYTES 20u      /* magic, size, "PTOPCAP\0", version */
+#define CAPTURE_MAGIC_FRAME_BYTES 20u	   /* magic, size, "PTOPCAP\0", version */
 #define CAPTURE_INDEX_ENTRY_BYTES 32u
 #define CAPTURE_VARINT_MAX 10u
 

@@ -22,33 +22,33 @@
 #include "proto/capture_internal.h"
 
 #define IN_BUF (128u * 1024)
-#define WINDOW_LOG_MAX 26          /* 64 MiB, the largest frame we accept */
+#define WINDOW_LOG_MAX 26 /* 64 MiB, the largest frame we accept */
 #define MAX_INDEX_ENTRIES (1u << 24)
 
 struct capture_reader {
 	int fd;
 	bool own_fd;
-	uint64_t pos;                 /* file offset of in[in_pos] */
-	uint8_t *in;                  /* in[in_pos, in_len) are the bytes at pos... */
+	uint64_t pos; /* file offset of in[in_pos] */
+	uint8_t *in;  /* in[in_pos, in_len) are the bytes at pos... */
 	size_t in_pos, in_len;
-	uint64_t data_start;          /* first byte after the magic frame */
+	uint64_t data_start; /* first byte after the magic frame */
 	ZSTD_DCtx *dctx;
-	uint8_t *out;                 /* the decompressed current frame */
+	uint8_t *out; /* the decompressed current frame */
 	size_t out_len, out_cap;
-	uint64_t frame_off;           /* the current frame: file offset */
-	uint64_t frame_size;          /* ... compressed size */
-	uint64_t frame_no;            /* zstd frames started, 1-based number of the current */
-	size_t rec_off;               /* next record's varint in out */
-	uint32_t rec_left;            /* records of the current frame not yet returned */
-	uint32_t rec_no;              /* records of the current frame returned */
-	uint64_t ret_frame_off;       /* frame of the last returned record */
+	uint64_t frame_off;	/* the current frame: file offset */
+	uint64_t frame_size;	/* ... compressed size */
+	uint64_t frame_no;	/* zstd frames started, 1-based number of the current */
+	size_t rec_off;		/* next record's varint in out */
+	uint32_t rec_left;	/* records of the current frame not yet returned */
+	uint32_t rec_no;	/* records of the current frame returned */
+	uint64_t ret_frame_off; /* frame of the last returned record */
 	uint64_t ret_frame_size;
 	struct capture_status st;
 	struct capture_index_entry *index;
 	size_t nindex;
-	bool index_ready;             /* index holds the file's index or a rebuilt one */
-	uint64_t index_frame_off;     /* start of the file's index frame (has_index) */
-	bool oom;                     /* the protobuf allocator failed */
+	bool index_ready;	  /* index holds the file's index or a rebuilt one */
+	uint64_t index_frame_off; /* start of the file's index frame (has_index) */
+	bool oom;		  /* the protobuf allocator failed */
 	ProtobufCAllocator alloc;
 };
 
@@ -191,8 +191,8 @@ static int check_records(struct capture_reader *r)
 
 		if (!k || len > (uint64_t)(end - p - k)) {
 			set_end(r, CAPTURE_END_CORRUPT, r->frame_off,
-				"corrupt frame at byte %" PRIu64 " (frame %" PRIu64 "): record %" PRIu32
-				" at frame offset %zu has a bad length",
+				"corrupt frame at byte %" PRIu64 " (frame %" PRIu64
+				"): record %" PRIu32 " at frame offset %zu has a bad length",
 				r->frame_off, r->frame_no, n + 1, (size_t)(p - r->out));
 			return -1;
 		}
@@ -262,8 +262,8 @@ static int read_zstd_frame(struct capture_reader *r)
 			if (grow_out(r, r->out_cap ? r->out_cap * 2 : 256 * 1024))
 				goto oom;
 		}
-		in = (ZSTD_inBuffer){ r->in + r->in_pos, (size_t)avail, 0 };
-		out = (ZSTD_outBuffer){ r->out, r->out_cap, r->out_len };
+		in = (ZSTD_inBuffer){r->in + r->in_pos, (size_t)avail, 0};
+		out = (ZSTD_outBuffer){r->out, r->out_cap, r->out_len};
 		ret = ZSTD_decompressStream(r->dctx, &out, &in);
 		consume(r, in.pos);
 		r->out_len = out.pos;
@@ -292,8 +292,8 @@ too_big:
 		r->frame_off, r->frame_no, CAPTURE_MAX_FRAME_BYTES);
 	return 0;
 oom:
-	set_end(r, CAPTURE_END_IO, r->frame_off,
-		"out of memory decoding frame at byte %" PRIu64, r->frame_off);
+	set_end(r, CAPTURE_END_IO, r->frame_off, "out of memory decoding frame at byte %" PRIu64,
+		r->frame_off);
 	return -ENOMEM;
 }
 
@@ -323,8 +323,8 @@ static int read_frame(struct capture_reader *r)
 		uint8_t skip[4];
 
 		capture_put_u32(skip, CAPTURE_SKIPPABLE_HEADER);
-		if ((r->in[r->in_pos] & 0xf0) == 0x50 && !memcmp(r->in + r->in_pos + 1, skip + 1,
-								   (size_t)avail - 1)) {
+		if ((r->in[r->in_pos] & 0xf0) == 0x50 &&
+		    !memcmp(r->in + r->in_pos + 1, skip + 1, (size_t)avail - 1)) {
 			set_truncated(r, true);
 			return 0;
 		}
@@ -424,7 +424,8 @@ static int load_index(struct capture_reader *r, uint64_t size)
 		return 0;
 	start = size - 8 - content;
 	if (pread(r->fd, head, 8, (off_t)start) != 8 ||
-	    capture_get_u32(head) != CAPTURE_SKIPPABLE_INDEX || capture_get_u32(head + 4) != content)
+	    capture_get_u32(head) != CAPTURE_SKIPPABLE_INDEX ||
+	    capture_get_u32(head + 4) != content)
 		return 0;
 	if (count) {
 		buf = malloc(count * CAPTURE_INDEX_ENTRY_BYTES);
@@ -496,7 +497,7 @@ struct capture_reader *capture_reader__open_fd(int fd)
 	if (!r)
 		return NULL;
 	r->fd = fd;
-	r->alloc = (ProtobufCAllocator){ pb_alloc, pb_free, r };
+	r->alloc = (ProtobufCAllocator){pb_alloc, pb_free, r};
 	r->in = malloc(IN_BUF);
 	r->dctx = ZSTD_createDCtx();
 	if (!r->in || !r->dctx) {
@@ -621,8 +622,8 @@ static int rebuild_index(struct capture_reader *r)
 			}
 			cur = &e[n++];
 			*cur = (struct capture_index_entry){
-				.offset = s->ret_frame_off,
-				.compressed_size = (uint32_t)s->ret_frame_size,
+			    .offset = s->ret_frame_off,
+			    .compressed_size = (uint32_t)s->ret_frame_size,
 			};
 		}
 		cur->records++;

@@ -12,15 +12,15 @@
 struct drop_sum {
 	char *collector;
 	char *kind;
-	uint64_t lost;            /* counted so far, the open frame included */
-	uint64_t lost_committed;  /* counted in frames already copied */
+	uint64_t lost;		 /* counted so far, the open frame included */
+	uint64_t lost_committed; /* counted in frames already copied */
 	bool committed;
 };
 
 struct totals {
-	uint64_t records;         /* records before any trailer */
+	uint64_t records; /* records before any trailer */
 	uint64_t events;
-	uint64_t last_ns;         /* latest event time */
+	uint64_t last_ns; /* latest event time */
 	bool has_trailer;
 };
 
@@ -60,7 +60,7 @@ static int count_drop(struct salvage *s, const Ptop__V1__DropNotice *d)
 		s->drops_cap = cap;
 	}
 	e = &s->drops[s->ndrops];
-	*e = (struct drop_sum){ .collector = strdup(c), .kind = strdup(k), .lost = d->lost };
+	*e = (struct drop_sum){.collector = strdup(c), .kind = strdup(k), .lost = d->lost};
 	if (!e->collector || !e->kind) {
 		free(e->collector);
 		free(e->kind);
@@ -88,8 +88,8 @@ static int commit_frame(struct salvage *s)
 		free(buf);
 		return k < 0 ? -errno : -EIO;
 	}
-	err = capture_writer__append_frame(s->w, buf, s->size, s->records, s->has_time,
-					   s->first_ns, s->last_ns);
+	err = capture_writer__append_frame(s->w, buf, s->size, s->records, s->has_time, s->first_ns,
+					   s->last_ns);
 	free(buf);
 	if (err)
 		return err;
@@ -184,7 +184,7 @@ cleanup:
 
 int capture__salvage(const char *in, const char *out, struct capture_status *status)
 {
-	struct salvage s = { 0 };
+	struct salvage s = {0};
 	Ptop__V1__Record *rec;
 	const struct capture_status *st;
 	int err = 0, k;

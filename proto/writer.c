@@ -23,22 +23,22 @@ ssize_t (*capture_write_hook)(int fd, const void *buf, size_t n);
 struct capture_writer {
 	int fd;
 	char *path;
-	uint64_t flush_ns;            /* close a frame at least this often */
-	size_t frame_bytes;           /* close a frame at this uncompressed size */
+	uint64_t flush_ns;  /* close a frame at least this often */
+	size_t frame_bytes; /* close a frame at this uncompressed size */
 	ZSTD_CCtx *cctx;
-	uint8_t *buf;                 /* the open frame, uncompressed */
+	uint8_t *buf; /* the open frame, uncompressed */
 	size_t len, cap;
-	uint8_t *zbuf;                /* compressed frame */
+	uint8_t *zbuf; /* compressed frame */
 	size_t zcap;
-	uint32_t frame_records;       /* records in the open frame */
+	uint32_t frame_records; /* records in the open frame */
 	bool frame_has_time;
 	uint64_t frame_first_ns, frame_last_ns; /* earliest and latest record time */
-	uint64_t frame_born_ns;       /* CLOCK_MONOTONIC when the open frame got its first record */
-	uint64_t good_end;            /* file offset after the last complete frame */
-	uint64_t records;             /* records appended (written or in the open frame) */
+	uint64_t frame_born_ns; /* CLOCK_MONOTONIC when the open frame got its first record */
+	uint64_t good_end;	/* file offset after the last complete frame */
+	uint64_t records;	/* records appended (written or in the open frame) */
 	struct capture_index_entry *index;
 	size_t nindex, index_cap;
-	int err;                      /* first write error, 0 if none */
+	int err; /* first write error, 0 if none */
 };
 
 static uint64_t monotonic_ns(void)

@@ -58,14 +58,14 @@ static inline Ptop__V1__Record *sample_record(unsigned i, uint64_t time_ns)
 		Ptop__V1__Options opt = PTOP__V1__OPTIONS__INIT;
 		Ptop__V1__TargetInfo tgt = PTOP__V1__TARGET_INFO__INIT;
 		Ptop__V1__Probe p1 = PTOP__V1__PROBE__INIT, p2 = PTOP__V1__PROBE__INIT;
-		Ptop__V1__Probe *probes[] = { &p1, &p2 };
-		char *argv[] = { "ptop-record", "--pid", "42" };
-		char *cmd[] = { "./server", "--flag" };
-		uint8_t id[16] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, (uint8_t)i };
-		uint8_t bid[20] = { 0xab, 0xcd, (uint8_t)i };
+		Ptop__V1__Probe *probes[] = {&p1, &p2};
+		char *argv[] = {"ptop-record", "--pid", "42"};
+		char *cmd[] = {"./server", "--flag"};
+		uint8_t id[16] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, (uint8_t)i};
+		uint8_t bid[20] = {0xab, 0xcd, (uint8_t)i};
 
 		h.format_version = 1;
-		h.capture_id = (ProtobufCBinaryData){ sizeof(id), id };
+		h.capture_id = (ProtobufCBinaryData){sizeof(id), id};
 		recd.version = "0.1.0";
 		recd.commit = "abcdef123456";
 		recd.build_date = "2025-01-01T00:00:00Z";
@@ -87,7 +87,7 @@ static inline Ptop__V1__Record *sample_record(unsigned i, uint64_t time_ns)
 		tgt.pid = 42;
 		tgt.comm = "server";
 		tgt.exe = "/usr/bin/server";
-		tgt.exe_build_id = (ProtobufCBinaryData){ sizeof(bid), bid };
+		tgt.exe_build_id = (ProtobufCBinaryData){sizeof(bid), bid};
 		tgt.n_cmdline = 2;
 		tgt.cmdline = cmd;
 		tgt.cgroup_path = "/user.slice";
@@ -131,9 +131,10 @@ static inline Ptop__V1__Record *sample_record(unsigned i, uint64_t time_ns)
 	}
 	case 2: {
 		Ptop__V1__SyscallStats ss = PTOP__V1__SYSCALL_STATS__INIT;
-		Ptop__V1__SyscallStat s1 = PTOP__V1__SYSCALL_STAT__INIT, s2 = PTOP__V1__SYSCALL_STAT__INIT;
-		Ptop__V1__SyscallStat *st[] = { &s1, &s2 };
-		uint64_t h1[] = { 0, 3, 9, 27, 81, 1000 + i }, h2[] = { 5 };
+		Ptop__V1__SyscallStat s1 = PTOP__V1__SYSCALL_STAT__INIT,
+				      s2 = PTOP__V1__SYSCALL_STAT__INIT;
+		Ptop__V1__SyscallStat *st[] = {&s1, &s2};
+		uint64_t h1[] = {0, 3, 9, 27, 81, 1000 + i}, h2[] = {5};
 
 		s1.nr = 110;
 		s1.name = "getppid";
@@ -185,7 +186,7 @@ static inline Ptop__V1__Record *sample_record(unsigned i, uint64_t time_ns)
 	case 4: {
 		Ptop__V1__VmaSnapshot vs = PTOP__V1__VMA_SNAPSHOT__INIT;
 		Ptop__V1__Vma v1 = PTOP__V1__VMA__INIT, v2 = PTOP__V1__VMA__INIT;
-		Ptop__V1__Vma *vv[] = { &v1, &v2 };
+		Ptop__V1__Vma *vv[] = {&v1, &v2};
 
 		v1.start = 0x400000;
 		v1.end = 0x401000;
@@ -214,8 +215,8 @@ static inline Ptop__V1__Record *sample_record(unsigned i, uint64_t time_ns)
 	case 5: {
 		Ptop__V1__ProcContext c = PTOP__V1__PROC_CONTEXT__INIT;
 		Ptop__V1__Namespace n1 = PTOP__V1__NAMESPACE__INIT;
-		Ptop__V1__Namespace *ns[] = { &n1 };
-		int32_t nspid[] = { 42, 1 };
+		Ptop__V1__Namespace *ns[] = {&n1};
+		int32_t nspid[] = {42, 1};
 
 		c.ppid = 1;
 		c.comm = name;
@@ -237,7 +238,7 @@ static inline Ptop__V1__Record *sample_record(unsigned i, uint64_t time_ns)
 	}
 	case 6: {
 		Ptop__V1__Stack s = PTOP__V1__STACK__INIT;
-		uint64_t ips[] = { 0x401000 + i, 0x402000, 0x7f0000001234 };
+		uint64_t ips[] = {0x401000 + i, 0x402000, 0x7f0000001234};
 
 		s.id = i;
 		s.n_ips = 3;
@@ -249,14 +250,14 @@ static inline Ptop__V1__Record *sample_record(unsigned i, uint64_t time_ns)
 	}
 	case 7: {
 		Ptop__V1__Mapping m = PTOP__V1__MAPPING__INIT;
-		uint8_t bid[20] = { 0x11, (uint8_t)i };
+		uint8_t bid[20] = {0x11, (uint8_t)i};
 
 		m.time_ns = time_ns;
 		m.pid = 42;
 		m.start = 0x7f0000000000;
 		m.end = 0x7f0000200000;
 		m.path = "/usr/lib/x86_64-linux-gnu/libc.so.6";
-		m.build_id = (ProtobufCBinaryData){ sizeof(bid), bid };
+		m.build_id = (ProtobufCBinaryData){sizeof(bid), bid};
 		rec.kind_case = PTOP__V1__RECORD__KIND_MAPPING;
 		rec.mapping = &m;
 		return sample_copy(&rec);
@@ -276,7 +277,7 @@ static inline Ptop__V1__Record *sample_record(unsigned i, uint64_t time_ns)
 		Ptop__V1__CaptureTrailer t = PTOP__V1__CAPTURE_TRAILER__INIT;
 		Ptop__V1__TargetExit te = PTOP__V1__TARGET_EXIT__INIT;
 		Ptop__V1__DropTotal d = PTOP__V1__DROP_TOTAL__INIT;
-		Ptop__V1__DropTotal *dd[] = { &d };
+		Ptop__V1__DropTotal *dd[] = {&d};
 
 		te.exited = true;
 		te.exit_code = 3;

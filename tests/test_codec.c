@@ -143,7 +143,7 @@ static void test_01_roundtrip_every_kind(void **state)
 
 static void test_02_frames_closed_by_size(void **state)
 {
-	struct capture_writer_opts o = { .frame_bytes = 300 };
+	struct capture_writer_opts o = {.frame_bytes = 300};
 	struct recs in, out;
 	struct capture_status st;
 	struct capture_reader *r;
@@ -186,7 +186,7 @@ static void test_02_frames_closed_by_size(void **state)
 
 static void test_03_frames_closed_by_tick(void **state)
 {
-	struct capture_writer_opts o = { .flush_interval_ns = 500000000ull };
+	struct capture_writer_opts o = {.flush_interval_ns = 500000000ull};
 	struct capture_reader *r;
 	const struct capture_index_entry *idx;
 	struct recs in;
@@ -299,7 +299,7 @@ static void check_index_and_seek(const char *p, const struct recs *in, bool want
 
 static void test_04_index_and_seek(void **state)
 {
-	struct capture_writer_opts o = { .frame_bytes = 400 };
+	struct capture_writer_opts o = {.frame_bytes = 400};
 	struct recs in;
 	const char *p = tpath("seek.ptop"), *q = tpath("seek-noindex.ptop");
 	struct capture_reader *r;
@@ -352,7 +352,7 @@ static void test_05_mode_0600(void **state)
 
 static void test_06_exists_needs_force(void **state)
 {
-	struct capture_writer_opts force = { .force = true };
+	struct capture_writer_opts force = {.force = true};
 	struct recs a, b, out;
 	struct capture_status st;
 	const char *p = tpath("exists.ptop");
@@ -404,7 +404,7 @@ static ssize_t full_disk(int fd, const void *buf, size_t n)
 
 static void test_07_enospc_keeps_written_frames(void **state)
 {
-	struct capture_writer_opts o = { .frame_bytes = 300 };
+	struct capture_writer_opts o = {.frame_bytes = 300};
 	struct recs in, out;
 	struct capture_status st;
 	const char *p = tpath("full.ptop");
@@ -453,7 +453,7 @@ static void test_07_enospc_keeps_written_frames(void **state)
  * namespace (needs CAP_SYS_ADMIN; skipped with the reason otherwise). */
 static void test_08_enospc_real_tmpfs(void **state)
 {
-	struct capture_writer_opts o = { .frame_bytes = 4096, .level = 1 };
+	struct capture_writer_opts o = {.frame_bytes = 4096, .level = 1};
 	char dir[300], path[340];
 	struct capture_writer *w;
 	struct capture_status st;
@@ -541,7 +541,7 @@ static void copy_prefix(const char *from, const char *to, size_t len)
 
 static void test_10_salvage_cut_file(void **state)
 {
-	struct capture_writer_opts o = { .frame_bytes = 500 };
+	struct capture_writer_opts o = {.frame_bytes = 500};
 	struct recs in, out;
 	struct capture_status st, sst;
 	const char *p = tpath("salv-in.ptop"), *cut = tpath("salv-cut.ptop");
@@ -600,7 +600,7 @@ static void test_10_salvage_cut_file(void **state)
 		assert_int_equal(t->drops[0]->lost, lost);
 	}
 	recs_free(&out);
-	check_index_and_seek(s, &(struct recs){ .n = n + 1 }, true);
+	check_index_and_seek(s, &(struct recs){.n = n + 1}, true);
 
 	/* never over an existing file */
 	assert_int_equal(capture__salvage(cut, s, NULL), -EEXIST);
@@ -667,18 +667,18 @@ static int teardown(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_01_roundtrip_every_kind),
-		cmocka_unit_test(test_02_frames_closed_by_size),
-		cmocka_unit_test(test_03_frames_closed_by_tick),
-		cmocka_unit_test(test_04_index_and_seek),
-		cmocka_unit_test(test_05_mode_0600),
-		cmocka_unit_test(test_06_exists_needs_force),
-		cmocka_unit_test(test_07_enospc_keeps_written_frames),
-		cmocka_unit_test(test_08_enospc_real_tmpfs),
-		cmocka_unit_test(test_09_create_failure_leaves_nothing),
-		cmocka_unit_test(test_10_salvage_cut_file),
-		cmocka_unit_test(test_11_salvage_keeps_existing_trailer),
-		cmocka_unit_test(test_12_bad_arguments),
+	    cmocka_unit_test(test_01_roundtrip_every_kind),
+	    cmocka_unit_test(test_02_frames_closed_by_size),
+	    cmocka_unit_test(test_03_frames_closed_by_tick),
+	    cmocka_unit_test(test_04_index_and_seek),
+	    cmocka_unit_test(test_05_mode_0600),
+	    cmocka_unit_test(test_06_exists_needs_force),
+	    cmocka_unit_test(test_07_enospc_keeps_written_frames),
+	    cmocka_unit_test(test_08_enospc_real_tmpfs),
+	    cmocka_unit_test(test_09_create_failure_leaves_nothing),
+	    cmocka_unit_test(test_10_salvage_cut_file),
+	    cmocka_unit_test(test_11_salvage_keeps_existing_trailer),
+	    cmocka_unit_test(test_12_bad_arguments),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

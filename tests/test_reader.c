@@ -39,14 +39,14 @@ struct result {
 	bool opened;
 	int open_errno;
 	size_t records;
-	bool prefix;              /* every record equals the original at its place */
+	bool prefix; /* every record equals the original at its place */
 	struct capture_status st;
 };
 
 /* Read BYTES (LEN) as a capture from a memfd, checking records against orig. */
 static struct result read_bytes(const uint8_t *bytes, size_t len, bool also_seek)
 {
-	struct result res = { .prefix = true };
+	struct result res = {.prefix = true};
 	struct capture_reader *r;
 	Ptop__V1__Record *rec;
 	int fd = memfd_create("capture", MFD_CLOEXEC), k;
@@ -132,7 +132,8 @@ static void test_01_cut_at_every_byte(void **state)
 		for (size_t i = 0; i < nframes; i++) {
 			if (len == frames[i].offset + frames[i].compressed_size)
 				boundary = true;
-			if (len > frames[i].offset && len < frames[i].offset + frames[i].compressed_size)
+			if (len > frames[i].offset &&
+			    len < frames[i].offset + frames[i].compressed_size)
 				in_frame = i;
 		}
 		assert_int_equal(res.records, records_before(len));
@@ -201,8 +202,9 @@ static void test_02_flip_every_bit(void **state)
 			for (size_t f = 0; f < nframes; f++)
 				if (i >= frames[f].offset + 4 &&
 				    i < frames[f].offset + frames[f].compressed_size)
-					assert_true(res.records <= records_before(frames[f].offset +
-										  frames[f].compressed_size));
+					assert_true(res.records <=
+						    records_before(frames[f].offset +
+								   frames[f].compressed_size));
 		}
 	}
 	/* flips in the index leave the records intact; flips in frames do not */
@@ -347,7 +349,7 @@ static void expect_corrupt(const void *content, size_t len, const char *what)
 
 static void test_05_corrupt_records(void **state)
 {
-	uint8_t bad_varint[11], past_end[] = { 0x05, 'a' }, no_unpack[] = { 0x02, 0x0A, 0xFF };
+	uint8_t bad_varint[11], past_end[] = {0x05, 'a'}, no_unpack[] = {0x02, 0x0A, 0xFF};
 	(void)state;
 
 	memset(bad_varint, 0xff, sizeof(bad_varint));
@@ -406,8 +408,8 @@ static void test_07_frame_too_large(void **state)
 	size_t big = CAPTURE_MAX_FRAME_BYTES + 4096, zcap = 1 << 20;
 	uint8_t *src = calloc(1, big), *z = malloc(zcap), *file;
 	ZSTD_CCtx *c = ZSTD_createCCtx();
-	ZSTD_inBuffer in = { src, big, 0 };
-	ZSTD_outBuffer out = { z, zcap, 0 };
+	ZSTD_inBuffer in = {src, big, 0};
+	ZSTD_outBuffer out = {z, zcap, 0};
 	struct result res;
 	size_t n;
 	(void)state;
@@ -456,7 +458,7 @@ static void test_08_bad_index_is_ignored(void **state)
 
 static int setup(void **state)
 {
-	struct capture_writer_opts o = { .frame_bytes = 350 };
+	struct capture_writer_opts o = {.frame_bytes = 350};
 	struct capture_writer *w;
 	struct capture_reader *r;
 	const struct capture_index_entry *idx;
@@ -506,14 +508,14 @@ static int teardown(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_01_cut_at_every_byte),
-		cmocka_unit_test(test_02_flip_every_bit),
-		cmocka_unit_test(test_03_garbage_empty_and_header_only),
-		cmocka_unit_test(test_04_wrong_version_and_magic),
-		cmocka_unit_test(test_05_corrupt_records),
-		cmocka_unit_test(test_06_corrupt_frames),
-		cmocka_unit_test(test_07_frame_too_large),
-		cmocka_unit_test(test_08_bad_index_is_ignored),
+	    cmocka_unit_test(test_01_cut_at_every_byte),
+	    cmocka_unit_test(test_02_flip_every_bit),
+	    cmocka_unit_test(test_03_garbage_empty_and_header_only),
+	    cmocka_unit_test(test_04_wrong_version_and_magic),
+	    cmocka_unit_test(test_05_corrupt_records),
+	    cmocka_unit_test(test_06_corrupt_frames),
+	    cmocka_unit_test(test_07_frame_too_large),
+	    cmocka_unit_test(test_08_bad_index_is_ignored),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -30,7 +30,7 @@
 static void write_seed(const char *dir, const char *name, size_t frame_bytes, unsigned n,
 		       size_t cut)
 {
-	struct capture_writer_opts o = { .frame_bytes = frame_bytes, .force = true };
+	struct capture_writer_opts o = {.frame_bytes = frame_bytes, .force = true};
 	struct capture_writer *w;
 	char path[4096];
 
