@@ -23,7 +23,10 @@
  * another version is refused with -EPROTO ("DB schema version 3, this
  * ptop-analyze reads 1: reload the capture with `ptop-analyze load`").
  * READONLY opens it with SQLITE_OPEN_READONLY. On success *DB is the caller's
- * to sqlite3_close. */
+ * to sqlite3_close; use it from one thread at a time (opened NOMUTEX).
+ * A new DB file is created 0600. Other errors: -ENOENT (missing, !CREATE),
+ * -EINVAL (not an SQLite file; or an empty one opened READONLY), -EPROTO
+ * (an SQLite file without ptop's schema version), -EISDIR. */
 int db__open(const char *path, bool create, bool readonly, sqlite3 **db, char *err, size_t errlen);
 
 struct load_stats {
@@ -38,7 +41,11 @@ struct load_stats {
  * data). A capture whose id is already in DB is not loaded again (unless
  * REPLACE, which deletes its rows first). A truncated or corrupt file loads
  * every complete frame and records where reading stopped in capture.read_*.
- * CAPTURE_ID gets the capture's id. STATS may be NULL. */
+ * CAPTURE_ID gets the capture's id. STATS may be NULL.
+ * A file whose first record is not a header (e.g. its first frame is corrupt)
+ * is refused with -EBADMSG and nothing is loaded; so is a file without the
+ * capture magic. A capture without a trailer loads with complete = 0 and a
+ * read_message saying it was cut short, and where. */
 int db__load_capture(sqlite3 *db, const char *path, bool replace, char capture_id[DB_CAPTURE_ID_LEN],
 		     struct load_stats *stats, char *err, size_t errlen);
 
@@ -47,11 +54,20 @@ int db__load_capture(sqlite3 *db, const char *path, bool replace, char capture_i
  * the file name. CAPTURE_ID_OPT selects a capture in a DB holding several
  * (a unique prefix is enough); NULL means "the only one" and a DB holding
  * several is refused with the list of ids. On success *DB is the caller's and
- * CAPTURE_ID holds the selected id. */
+ * CAPTURE_ID holds the selected id. The DB is opened read-only, the cache
+ * too. The cache is built under a temporary name and renamed into place; it is
+ * reused while the capture's real path, size and mtime match what it recorded
+ * (capture.source_*). Errors: -EINVAL (neither a capture nor an SQLite DB;
+ * several captures and no id; an ambiguous or non-hex id), -ENOENT (no such
+ * file; no capture matches), -EPROTO (a DB of another schema version), and
+ * those of db__load_capture for a capture. */
 int db__open_input(const char *path, const char *capture_id_opt, sqlite3 **db,
 		   char capture_id[DB_CAPTURE_ID_LEN], char *err, size_t errlen);
 
-/* Path of the cache DB for the capture at PATH (not created). 0 or -errno. */
+/* Path of the cache DB for the capture at PATH (not created):
+ * CACHE/ptop/BASENAME-HASH.db, HASH the 64-bit FNV-1a of PATH's real path, so
+ * two files of the same name get two caches. 0 or -errno (-ENOENT when PATH
+ * does not exist or no cache folder can be found). */
 int db__cache_path(const char *capture_path, char *out, size_t len);
 
 #endif
