@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "analyze/analyze.h"
 #include "analyze/output.h"
@@ -80,6 +81,14 @@ int cmd_salvage(int argc, char **argv)
 		code = analyze_exit_code(rc);
 		goto cleanup;
 	}
+	if (!status.frames) { /* a corrupt capture with nothing to read is an input error */
+		unlink(out); /* ours: capture__salvage created it with O_EXCL */
+		fprintf(stderr, "ptop-analyze salvage: no complete frame could be recovered from "
+				"%s (%s); nothing written\n", in,
+			status.message[0] ? status.message : end_name(status.end));
+		code = ANALYZE_EXIT_USAGE;
+		goto cleanup;
+	}
 	printf("read %s: %s frames, %s records; ", in, fmt_count(c1, sizeof(c1), status.frames),
 	       fmt_count(c2, sizeof(c2), status.records));
 	if (status.end == CAPTURE_END_CLEAN)
@@ -95,11 +104,6 @@ int cmd_salvage(int argc, char **argv)
 		       fmt_bytes(c1, sizeof(c1), (uint64_t)st.st_size));
 	else
 		printf("wrote %s\n", out);
-	if (!status.frames) { /* a corrupt capture with nothing to read is an input error */
-		fprintf(stderr, "ptop-analyze salvage: no complete frame could be recovered from "
-				"%s\n", in);
-		code = ANALYZE_EXIT_USAGE;
-	}
 cleanup:
 	free(def);
 	return code;
