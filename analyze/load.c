@@ -1162,8 +1162,8 @@ int db__load_capture(sqlite3 *db, const char *path, bool replace,
 				 path);
 		else if (errno == ENOTSUP)
 			snprintf(err, errlen,
-				 "%s: capture format is newer than this ptop-analyze reads (version "
-				 "%d): use a newer ptop-analyze",
+				 "%s: the capture format is newer than this ptop-analyze reads "
+				 "(format version %d): use a newer ptop-analyze",
 				 path, CAPTURE_FORMAT_VERSION);
 		else
 			snprintf(err, errlen, "cannot open %s: %s", path, strerror(errno));
@@ -1215,7 +1215,7 @@ int db__load_capture(sqlite3 *db, const char *path, bool replace,
 			stats->already_loaded = true;
 		goto cleanup; /* rolled back: nothing was written */
 	}
-	if (exists) {
+	if (replace) { /* even without its capture row: no stray rows of that id survive */
 		ret = delete_capture(&l);
 		if (ret)
 			goto cleanup;
