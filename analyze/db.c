@@ -260,8 +260,8 @@ static int select_capture(sqlite3 *db, const char *path, const char *opt,
 	} else if (!opt) {
 		ret = -EINVAL;
 		snprintf(err, errlen,
-			 "%s holds %" PRId64 " captures: choose one by its id (a unique prefix is "
-			 "enough): %s",
+			 "%s holds %" PRId64 " captures: choose one with --capture ID (a unique "
+			 "prefix is enough): %s",
 			 path, matches, list);
 	} else {
 		ret = -EINVAL;
