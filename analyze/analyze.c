@@ -113,7 +113,8 @@ static void usage(FILE *f)
 	const struct analyze_cmd *c;
 
 	fprintf(f, "usage: ptop-analyze [--help] [--version] COMMAND [ARGS...]\n\n"
-		   "Analyze ptop captures: load them into SQLite, describe them, report on them.\n\n"
+		   "Analyze ptop captures: load them into SQLite, describe them, report on\n"
+		   "them.\n\n"
 		   "commands:\n");
 	for (c = analyze_cmds; c->name; c++)
 		fprintf(f, "  %s\n", c->usage);
@@ -157,8 +158,8 @@ int analyze_main(int argc, char **argv)
 	c = find_cmd(name);
 	if (!c) {
 		if (name[0] == '-')
-			fprintf(stderr, "ptop-analyze: unknown option '%s' (a command comes first)\n",
-				name);
+			fprintf(stderr,
+				"ptop-analyze: unknown option '%s' (a command comes first)\n", name);
 		else
 			fprintf(stderr, "ptop-analyze: unknown command '%s'\n", name);
 		list_cmds(stderr);

@@ -20,10 +20,10 @@
 #define ANALYZE_EXIT_USAGE 2
 
 struct analyze_cmd {
-	const char *name;                   /* "info" */
-	int (*fn)(int argc, char **argv);   /* returns the exit code */
-	const char *usage;                  /* "info [--format text|json] FILE" */
-	const char *help;                   /* what it does and its options, lines of text */
+	const char *name;		  /* "info" */
+	int (*fn)(int argc, char **argv); /* returns the exit code */
+	const char *usage;		  /* "info [--format text|json] FILE" */
+	const char *help;		  /* what it does and its options, lines of text */
 };
 
 /* The commands, in --help order, ending with a zeroed entry. */
@@ -55,7 +55,7 @@ int analyze_exit_code(int err);
  * "ptop-analyze NAME: ..." on stderr. CAPTURE_ID_OPT as db__open_input takes
  * it. Returns the exit code: 0 with *DB open (the caller closes it) and
  * CAPTURE_ID set, or 1/2 with *DB NULL. */
-int analyze_open_input(const char *name, const char *path, const char *capture_id_opt,
-		       sqlite3 **db, char capture_id[DB_CAPTURE_ID_LEN]);
+int analyze_open_input(const char *name, const char *path, const char *capture_id_opt, sqlite3 **db,
+		       char capture_id[DB_CAPTURE_ID_LEN]);
 
 #endif

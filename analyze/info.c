@@ -144,8 +144,8 @@ static void text_array(sqlite3 *db, FILE *f, const char *value)
 		fputs("-", f);
 		return;
 	}
-	if (sqlite3_prepare_v2(db, "SELECT value FROM json_each(?1) WHERE json_valid(?1)", -1,
-			       &st, NULL) != SQLITE_OK) {
+	if (sqlite3_prepare_v2(db, "SELECT value FROM json_each(?1) WHERE json_valid(?1)", -1, &st,
+			       NULL) != SQLITE_OK) {
 		fputs(value, f);
 		return;
 	}
@@ -218,7 +218,8 @@ static int query_table(sqlite3 *db, const char *cid, const char *sql, struct jso
 				continue;
 			}
 			if (type == SQLITE_INTEGER)
-				err = table__set_int(t, (size_t)i, sqlite3_column_int64(st, i), NULL);
+				err =
+				    table__set_int(t, (size_t)i, sqlite3_column_int64(st, i), NULL);
 			else if (type != SQLITE_NULL)
 				err = table__set_text(t, (size_t)i, s);
 			if (err)
@@ -260,19 +261,19 @@ cleanup:
 }
 
 static const char probe_sql[] =
-	"SELECT name, state, COALESCE(NULLIF(source, ''), '-') AS source, "
-	"NULLIF(reason, '') AS reason, NULLIF(detail, '') AS detail FROM probe "
-	"WHERE capture_id = ?1 ORDER BY seq";
+    "SELECT name, state, COALESCE(NULLIF(source, ''), '-') AS source, "
+    "NULLIF(reason, '') AS reason, NULLIF(detail, '') AS detail FROM probe "
+    "WHERE capture_id = ?1 ORDER BY seq";
 static const char records_sql[] =
-	"SELECT kind, count FROM record_count WHERE capture_id = ?1 ORDER BY kind";
+    "SELECT kind, count FROM record_count WHERE capture_id = ?1 ORDER BY kind";
 static const char notices_sql[] =
-	"SELECT collector, kind, COUNT(*) AS notices, SUM(lost) AS lost FROM drop_notice "
-	"WHERE capture_id = ?1 GROUP BY collector, kind ORDER BY collector, kind";
+    "SELECT collector, kind, COUNT(*) AS notices, SUM(lost) AS lost FROM drop_notice "
+    "WHERE capture_id = ?1 GROUP BY collector, kind ORDER BY collector, kind";
 static const char totals_sql[] =
-	"SELECT collector, kind, SUM(lost) AS lost FROM drop_total WHERE capture_id = ?1 "
-	"GROUP BY collector, kind ORDER BY collector, kind";
+    "SELECT collector, kind, SUM(lost) AS lost FROM drop_total WHERE capture_id = ?1 "
+    "GROUP BY collector, kind ORDER BY collector, kind";
 static const char probe_counts_sql[] =
-	"SELECT state, COUNT(*) FROM probe WHERE capture_id = ?1 GROUP BY state";
+    "SELECT state, COUNT(*) FROM probe WHERE capture_id = ?1 GROUP BY state";
 
 static void rel_secs(FILE *f, const struct row *c, const char *name, int64_t base)
 {
@@ -336,8 +337,9 @@ static int info_text(sqlite3 *db, const char *cid, const char *path, const struc
 	fprintf(f, ", page %" PRId64 " B, boot id %s\n", i64(c, "page_size"),
 		txt_or(c, "boot_id", "-"));
 	fprintf(f, "started    %s",
-		is_null(c, "start_realtime_ns") ? "-" :
-						  fmt_wall(b1, sizeof(b1), i64(c, "start_realtime_ns")));
+		is_null(c, "start_realtime_ns")
+		    ? "-"
+		    : fmt_wall(b1, sizeof(b1), i64(c, "start_realtime_ns")));
 	fprintf(f, " (monotonic %" PRId64 " ns)\n", m->base_ns);
 
 	fprintf(f, "target     ");
@@ -356,16 +358,16 @@ static int info_text(sqlite3 *db, const char *cid, const char *path, const struc
 		fprintf(f, ", container %s\n", txt_or(t, "container_id", "none"));
 	}
 	fprintf(f, "options    interval %s, vma interval %s, flush interval %s, duration %s,\n",
-		is_null(c, "interval_ns") ? "-" :
-					    fmt_ns(b1, sizeof(b1), (uint64_t)i64(c, "interval_ns")),
-		is_null(c, "vma_interval_ns") ?
-			"-" :
-			fmt_ns(b2, sizeof(b2), (uint64_t)i64(c, "vma_interval_ns")),
-		is_null(c, "flush_interval_ns") ?
-			"-" :
-			fmt_ns(b3, sizeof(b3), (uint64_t)i64(c, "flush_interval_ns")),
-		i64(c, "duration_ns") > 0 ? fmt_ns(b4, sizeof(b4), (uint64_t)i64(c, "duration_ns")) :
-					    "until the target exits or a signal");
+		is_null(c, "interval_ns") ? "-"
+					  : fmt_ns(b1, sizeof(b1), (uint64_t)i64(c, "interval_ns")),
+		is_null(c, "vma_interval_ns")
+		    ? "-"
+		    : fmt_ns(b2, sizeof(b2), (uint64_t)i64(c, "vma_interval_ns")),
+		is_null(c, "flush_interval_ns")
+		    ? "-"
+		    : fmt_ns(b3, sizeof(b3), (uint64_t)i64(c, "flush_interval_ns")),
+		i64(c, "duration_ns") > 0 ? fmt_ns(b4, sizeof(b4), (uint64_t)i64(c, "duration_ns"))
+					  : "until the target exits or a signal");
 	fprintf(f, "           eBPF %s, disabled: ", i64(c, "no_ebpf") ? "off (--no-ebpf)" : "on");
 	text_array(db, f, txt(c, "disabled"));
 	fputc('\n', f);
@@ -482,9 +484,9 @@ static int info_json(sqlite3 *db, const char *cid, const struct row *c, const st
 	jcol(&j, "realtime_ns", c, "start_realtime_ns");
 	jcol(&j, "boottime_ns", c, "start_boottime_ns");
 	json__kv_string(&j, "wall_time",
-			is_null(c, "start_realtime_ns") ?
-				NULL :
-				fmt_wall(b, sizeof(b), i64(c, "start_realtime_ns")));
+			is_null(c, "start_realtime_ns")
+			    ? NULL
+			    : fmt_wall(b, sizeof(b), i64(c, "start_realtime_ns")));
 	json__end_object(&j);
 
 	json__key(&j, "target");
@@ -573,15 +575,15 @@ static int info_json(sqlite3 *db, const char *cid, const struct row *c, const st
 int cmd_info(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{ "format", required_argument, NULL, 'f' },
-		{ "capture", required_argument, NULL, 'c' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
+	    {"format", required_argument, NULL, 'f'},
+	    {"capture", required_argument, NULL, 'c'},
+	    {"help", no_argument, NULL, 'h'},
+	    {0},
 	};
 	enum out_format fmt = OUT_TEXT;
 	const char *capture_opt = NULL, *path;
 	char cid[DB_CAPTURE_ID_LEN];
-	struct row c = { 0 }, t = { 0 };
+	struct row c = {0}, t = {0};
 	struct capture_meta m;
 	sqlite3 *db = NULL;
 	int ch, rc, err;
@@ -592,8 +594,8 @@ int cmd_info(int argc, char **argv)
 		switch (ch) {
 		case 'f':
 			if (out_format__parse(optarg, &fmt) || fmt == OUT_CSV)
-				return analyze_usage("info", "--format takes text or json, not '%s'",
-						     optarg);
+				return analyze_usage(
+				    "info", "--format takes text or json, not '%s'", optarg);
 			break;
 		case 'c':
 			capture_opt = optarg;
@@ -619,8 +621,8 @@ int cmd_info(int argc, char **argv)
 	if (!err && !c.found)
 		err = -ENOENT;
 	if (!err)
-		err = fmt == OUT_JSON ? info_json(db, cid, &c, &t, &m, stdout) :
-					info_text(db, cid, path, &c, &t, &m, stdout);
+		err = fmt == OUT_JSON ? info_json(db, cid, &c, &t, &m, stdout)
+				      : info_text(db, cid, path, &c, &t, &m, stdout);
 	if (!err && (fflush(stdout) || ferror(stdout)))
 		err = -EIO;
 	rc = ANALYZE_EXIT_OK;
@@ -629,8 +631,8 @@ int cmd_info(int argc, char **argv)
 		rc = ANALYZE_EXIT_USAGE;
 	} else if (err) {
 		fprintf(stderr, "ptop-analyze info: reading %s: %s\n", path,
-			err == -EIO && sqlite3_errcode(db) != SQLITE_OK ? sqlite3_errmsg(db) :
-									  strerror(-err));
+			err == -EIO && sqlite3_errcode(db) != SQLITE_OK ? sqlite3_errmsg(db)
+									: strerror(-err));
 		rc = ANALYZE_EXIT_INTERNAL;
 	}
 	sqlite3_finalize(c.st);

@@ -12,10 +12,10 @@
 int cmd_load(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{ "db", required_argument, NULL, 'd' },
-		{ "replace", no_argument, NULL, 'r' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
+	    {"db", required_argument, NULL, 'd'},
+	    {"replace", no_argument, NULL, 'r'},
+	    {"help", no_argument, NULL, 'h'},
+	    {0},
 	};
 	const char *dbpath = LOAD_DEFAULT_DB;
 	char err[1024] = "", id[DB_CAPTURE_ID_LEN], c1[32], c2[32];
@@ -67,14 +67,15 @@ int cmd_load(int argc, char **argv)
 			continue;
 		}
 		if (st.already_loaded) {
-			printf("%s: capture %s already loaded (--replace reloads it)\n", argv[i], id);
+			printf("%s: capture %s already loaded (--replace reloads it)\n", argv[i],
+			       id);
 			continue;
 		}
 		printf("%s: capture %s: %s records, %s rows", argv[i], id,
 		       fmt_count(c1, sizeof(c1), st.records), fmt_count(c2, sizeof(c2), st.rows));
 		if (!st.complete)
-			printf("; INCOMPLETE: %s", st.read_message[0] ? st.read_message :
-									 "no trailer (cut short)");
+			printf("; INCOMPLETE: %s",
+			       st.read_message[0] ? st.read_message : "no trailer (cut short)");
 		putchar('\n');
 	}
 	if (fflush(stdout) || ferror(stdout))

@@ -105,15 +105,15 @@ static size_t display_width(const char *s)
 
 struct cell {
 	enum cell_type type;
-	char *value;    /* canonical text of the value; NULL for CELL_NULL */
-	char *display;  /* text output; NULL: the value */
+	char *value;   /* canonical text of the value; NULL for CELL_NULL */
+	char *display; /* text output; NULL: the value */
 };
 
 struct table {
 	size_t ncols;
 	char **names;
-	struct cell *cells;  /* rows * ncols */
-	size_t rows, cap;    /* rows used, rows allocated */
+	struct cell *cells; /* rows * ncols */
+	size_t rows, cap;   /* rows used, rows allocated */
 	char *null_text;
 };
 
@@ -299,9 +299,9 @@ static int print_text(const struct table *t, FILE *f)
 			} else {
 				const struct cell *cl = &t->cells[(r - 1) * nc + c];
 
-				s = cl->type == CELL_NULL ? t->null_text :
-				    cl->display	   ? cl->display :
-							     cl->value;
+				s = cl->type == CELL_NULL ? t->null_text
+				    : cl->display	  ? cl->display
+							  : cl->value;
 			}
 			shown[r * nc + c] = display_escape(s);
 			if (!shown[r * nc + c]) {
@@ -691,7 +691,7 @@ int json__end(struct json *j)
 
 char *fmt_bytes(char *buf, size_t len, uint64_t bytes)
 {
-	static const char *const unit[] = { "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };
+	static const char *const unit[] = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
 	double v = (double)bytes;
 	int u = -1;
 
@@ -731,9 +731,16 @@ char *fmt_ns(char *buf, size_t len, uint64_t ns)
 	if (ns < 1000)
 		snprintf(buf, len, "%" PRIu64 " ns", ns);
 	else if (ns < 1000000)
-		snprintf(buf, len, v < 9995 ? "%.2f us" : v < 99950 ? "%.1f us" : "%.0f us", v / 1e3);
+		snprintf(buf, len,
+			 v < 9995    ? "%.2f us"
+			 : v < 99950 ? "%.1f us"
+				     : "%.0f us",
+			 v / 1e3);
 	else if (ns < 1000000000)
-		snprintf(buf, len, v < 9995e3 ? "%.2f ms" : v < 99950e3 ? "%.1f ms" : "%.0f ms",
+		snprintf(buf, len,
+			 v < 9995e3    ? "%.2f ms"
+			 : v < 99950e3 ? "%.1f ms"
+				       : "%.0f ms",
 			 v / 1e6);
 	else if (ns < 60ull * 1000000000)
 		snprintf(buf, len, v < 9995e6 ? "%.2f s" : "%.1f s", v / 1e9);

@@ -28,7 +28,7 @@ int out_format__parse(const char *s, enum out_format *fmt);
 /* ------------------------------------------------------------------ tables */
 
 enum cell_type {
-	CELL_NULL = 0,   /* not measured: "-" (or the table's null text), empty CSV, JSON null */
+	CELL_NULL = 0, /* not measured: "-" (or the table's null text), empty CSV, JSON null */
 	CELL_INT,
 	CELL_REAL,
 	CELL_TEXT,
@@ -83,10 +83,10 @@ struct json {
 	FILE *f;
 	bool pretty;
 	int depth;
-	bool first[JSON_MAX_DEPTH];      /* nothing written yet at this depth */
-	bool in_object[JSON_MAX_DEPTH];  /* the container at this depth is an object */
-	bool want_value;                 /* a key was written, its value is due */
-	int err;                         /* first error, 0 if none */
+	bool first[JSON_MAX_DEPTH];	/* nothing written yet at this depth */
+	bool in_object[JSON_MAX_DEPTH]; /* the container at this depth is an object */
+	bool want_value;		/* a key was written, its value is due */
+	int err;			/* first error, 0 if none */
 };
 
 void json__init(struct json *j, FILE *f, bool pretty);
@@ -95,10 +95,10 @@ void json__end_object(struct json *j);
 void json__begin_array(struct json *j);
 void json__end_array(struct json *j);
 void json__key(struct json *j, const char *key);
-void json__string(struct json *j, const char *s);   /* NULL writes null */
+void json__string(struct json *j, const char *s); /* NULL writes null */
 void json__int(struct json *j, int64_t v);
 void json__uint(struct json *j, uint64_t v);
-void json__real(struct json *j, double v);          /* not finite: null */
+void json__real(struct json *j, double v); /* not finite: null */
 void json__bool(struct json *j, bool v);
 void json__null(struct json *j);
 /* Write S, which must already be valid JSON text, as the value. */

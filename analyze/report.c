@@ -11,23 +11,23 @@ static const struct {
 	const char *name;
 	int (*fn)(sqlite3 *db, const char *capture_id, const struct report_opts *o, FILE *out);
 } kinds[] = {
-	{ "syscalls", report_syscalls },
-	{ "cpu", report_cpu },
-	{ "mem", report_mem },
+    {"syscalls", report_syscalls},
+    {"cpu", report_cpu},
+    {"mem", report_mem},
 };
 
 int cmd_report(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{ "format", required_argument, NULL, 'f' },
-		{ "window", required_argument, NULL, 'w' },
-		{ "sort", required_argument, NULL, 's' },
-		{ "top", required_argument, NULL, 't' },
-		{ "capture", required_argument, NULL, 'c' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
+	    {"format", required_argument, NULL, 'f'},
+	    {"window", required_argument, NULL, 'w'},
+	    {"sort", required_argument, NULL, 's'},
+	    {"top", required_argument, NULL, 't'},
+	    {"capture", required_argument, NULL, 'c'},
+	    {"help", no_argument, NULL, 'h'},
+	    {0},
 	};
-	struct report_opts o = { 0 };
+	struct report_opts o = {0};
 	const char *capture_opt = NULL, *kind, *path;
 	char cid[DB_CAPTURE_ID_LEN], err[256];
 	sqlite3 *db = NULL;
@@ -40,8 +40,8 @@ int cmd_report(int argc, char **argv)
 		switch (c) {
 		case 'f':
 			if (out_format__parse(optarg, &o.fmt))
-				return analyze_usage("report", "--format takes text, json or csv, not '%s'",
-						     optarg);
+				return analyze_usage(
+				    "report", "--format takes text, json or csv, not '%s'", optarg);
 			break;
 		case 'w':
 			if (window__parse(optarg, &o.win, err, sizeof(err)))
@@ -53,8 +53,8 @@ int cmd_report(int argc, char **argv)
 			else if (!strcmp(optarg, "total"))
 				o.sort = SORT_TOTAL;
 			else
-				return analyze_usage("report", "--sort takes count or total, not '%s'",
-						     optarg);
+				return analyze_usage(
+				    "report", "--sort takes count or total, not '%s'", optarg);
 			break;
 		case 't': {
 			char *end;
@@ -81,9 +81,10 @@ int cmd_report(int argc, char **argv)
 		}
 	}
 	if (argc - optind != 2)
-		return analyze_usage("report", argc - optind < 2 ?
-							"which report, and on which FILE? (syscalls, cpu or mem)" :
-							"too many arguments: one report and one FILE");
+		return analyze_usage("report",
+				     argc - optind < 2
+					 ? "which report, and on which FILE? (syscalls, cpu or mem)"
+					 : "too many arguments: one report and one FILE");
 	kind = argv[optind];
 	path = argv[optind + 1];
 	for (k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++)

@@ -41,13 +41,13 @@ int window__parse(const char *s, struct window *w, char *err, size_t errlen);
 
 struct capture_meta {
 	char capture_id[33];
-	int64_t base_ns;          /* start_monotonic_ns (else first event, else 0) */
-	int64_t first_event_ns;   /* -1 when the capture holds no event */
+	int64_t base_ns;	/* start_monotonic_ns (else first event, else 0) */
+	int64_t first_event_ns; /* -1 when the capture holds no event */
 	int64_t last_event_ns;
-	int64_t cpus;             /* -1 when unknown */
-	bool complete;            /* ended with a trailer, read cleanly */
-	char read_end[16];        /* clean | truncated | corrupt | io */
-	int64_t read_stopped_at;  /* -1 when reading did not stop early */
+	int64_t cpus;		 /* -1 when unknown */
+	bool complete;		 /* ended with a trailer, read cleanly */
+	char read_end[16];	 /* clean | truncated | corrupt | io */
+	int64_t read_stopped_at; /* -1 when reading did not stop early */
 	char read_message[256];
 };
 
@@ -57,13 +57,13 @@ int capture_meta__load(sqlite3 *db, const char *capture_id, struct capture_meta 
 
 /* The one-line warning for an incomplete capture into BUF ("" when complete):
  * "warning: capture incomplete (truncated): READ_MESSAGE; figures cover only what was
- * read", or without a message "... (truncated) at byte N: no trailer, ...". */
+ * read", or without a message "... (truncated) at byte N: the recording was cut short; ...". */
 void capture_meta__warning(const struct capture_meta *m, char *buf, size_t len);
 
 struct probe_info {
-	bool found;              /* the probe set names it */
-	char state[16];          /* active | disabled | failed | unsupported | absent */
-	char source[8];          /* ebpf | proc | "" */
+	bool found;	/* the probe set names it */
+	char state[16]; /* active | disabled | failed | unsupported | absent */
+	char source[8]; /* ebpf | proc | "" */
 	char reason[256];
 	char detail[256];
 };
@@ -81,7 +81,7 @@ struct drop_line {
 	char collector[64];
 	char kind[64];
 	uint64_t lost;
-	bool from_trailer;       /* the trailer's total (else the sum of drop notices) */
+	bool from_trailer; /* the trailer's total (else the sum of drop notices) */
 };
 
 /* Drops of COLLECTOR: without a window, per kind the trailer's total when the
@@ -115,9 +115,9 @@ enum report_sort {
 
 struct report_opts {
 	enum out_format fmt;
-	struct window win;       /* all open: the whole capture */
-	enum report_sort sort;   /* syscalls */
-	size_t top;              /* syscalls: at most this many rows; 0 = all */
+	struct window win;     /* all open: the whole capture */
+	enum report_sort sort; /* syscalls */
+	size_t top;	       /* syscalls: at most this many rows; 0 = all */
 };
 
 struct syscall_agg {
@@ -148,8 +148,7 @@ int report_mem(sqlite3 *db, const char *capture_id, const struct report_opts *o,
 
 /* Absolute monotonic bounds of W for capture M: [*lo, *hi], open sides
  * INT64_MIN/INT64_MAX. */
-void window__bounds(const struct window *w, const struct capture_meta *m, int64_t *lo,
-		    int64_t *hi);
+void window__bounds(const struct window *w, const struct capture_meta *m, int64_t *lo, int64_t *hi);
 
 /* "whole capture" or "window 2.000 s .. 5.000 s" into BUF. */
 void window__describe(const struct window *w, char *buf, size_t len);
@@ -164,8 +163,8 @@ void report__begin(struct json *j, FILE *out, const struct report_opts *o, const
 /* Print that KIND was not collected, and why (text: "KIND: not collected
  * (STATE: REASON)"; CSV: the same on stderr; JSON: "collected": false, "state",
  * "reason"). J must have been opened by report__begin for JSON; it is closed. */
-int report__not_collected(struct json *j, FILE *out, const struct report_opts *o,
-			  const char *kind, const struct probe_info *p);
+int report__not_collected(struct json *j, FILE *out, const struct report_opts *o, const char *kind,
+			  const struct probe_info *p);
 
 /* Print the drops: text "drops: COLLECTOR KIND: N lost" lines (or "drops: none
  * recorded for COLLECTOR"); JSON a "drops" array; CSV on stderr when any. */

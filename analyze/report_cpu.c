@@ -1,4 +1,4 @@
-/* report_cpu.c — `report cpu`: CPU % per interval from the eBPF and /proc lanes, and a summary. */
+/* report_cpu.c — `report cpu`: CPU % per interval from the eBPF and /proc lanes, and a summary */
 #include "analyze/report.h"
 
 #include <errno.h>
@@ -9,30 +9,30 @@
 
 /* One row per interval end; in cgroup mode several pids share an interval. */
 static const char cpu_sql[] =
-	"SELECT s.time_ns, MAX(s.interval_ns), SUM(s.oncpu_ns), SUM(s.user_ns), "
-	"SUM(s.system_ns) FROM cpu_sample s WHERE s.capture_id = ?1 AND "
-	"(s.time_ns - COALESCE(s.interval_ns, 0) / 2) >= ?2 AND "
-	"(s.time_ns - COALESCE(s.interval_ns, 0) / 2) < ?3 "
-	"GROUP BY s.time_ns ORDER BY s.time_ns";
+    "SELECT s.time_ns, MAX(s.interval_ns), SUM(s.oncpu_ns), SUM(s.user_ns), "
+    "SUM(s.system_ns) FROM cpu_sample s WHERE s.capture_id = ?1 AND "
+    "(s.time_ns - COALESCE(s.interval_ns, 0) / 2) >= ?2 AND "
+    "(s.time_ns - COALESCE(s.interval_ns, 0) / 2) < ?3 "
+    "GROUP BY s.time_ns ORDER BY s.time_ns";
 
 enum { LANE_ONCPU, LANE_USER, LANE_SYSTEM, LANE_USER_SYSTEM, LANES };
 
-static const char *const lane_name[LANES] = { "oncpu", "user", "system", "user_system" };
+static const char *const lane_name[LANES] = {"oncpu", "user", "system", "user_system"};
 static const char *const lane_source[LANES] = {
-	"ebpf: sched_switch on-CPU time",
-	"proc: /proc/PID/stat utime",
-	"proc: /proc/PID/stat stime",
-	"proc: /proc/PID/stat utime+stime",
+    "ebpf: sched_switch on-CPU time",
+    "proc: /proc/PID/stat utime",
+    "proc: /proc/PID/stat stime",
+    "proc: /proc/PID/stat utime+stime",
 };
 
 struct cpu_row {
-	int64_t time_ns, interval_ns;  /* interval_ns -1 when unknown */
-	int64_t v[LANES];              /* ns on CPU; -1 when the lane has no value */
+	int64_t time_ns, interval_ns; /* interval_ns -1 when unknown */
+	int64_t v[LANES];	      /* ns on CPU; -1 when the lane has no value */
 };
 
 struct lane_sum {
 	uint64_t samples;
-	int64_t ns;          /* summed CPU time */
+	int64_t ns;	     /* summed CPU time */
 	int64_t interval_ns; /* summed length of the intervals with a value */
 	double max_pct;
 };
@@ -78,16 +78,15 @@ static int load_rows(sqlite3 *db, const struct capture_meta *m, const struct win
 		}
 		r = &rows[nr++];
 		r->time_ns = sqlite3_column_int64(st, 0);
-		r->interval_ns = sqlite3_column_type(st, 1) == SQLITE_NULL ?
-					 -1 :
-					 sqlite3_column_int64(st, 1);
+		r->interval_ns =
+		    sqlite3_column_type(st, 1) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 1);
 		for (l = 0; l < LANE_USER_SYSTEM; l++)
-			r->v[l] = sqlite3_column_type(st, 2 + l) == SQLITE_NULL ?
-					  -1 :
-					  sqlite3_column_int64(st, 2 + l);
-		r->v[LANE_USER_SYSTEM] = r->v[LANE_USER] >= 0 && r->v[LANE_SYSTEM] >= 0 ?
-						 r->v[LANE_USER] + r->v[LANE_SYSTEM] :
-						 -1;
+			r->v[l] = sqlite3_column_type(st, 2 + l) == SQLITE_NULL
+				      ? -1
+				      : sqlite3_column_int64(st, 2 + l);
+		r->v[LANE_USER_SYSTEM] = r->v[LANE_USER] >= 0 && r->v[LANE_SYSTEM] >= 0
+					     ? r->v[LANE_USER] + r->v[LANE_SYSTEM]
+					     : -1;
 	}
 	if (rc != SQLITE_DONE) {
 		err = -EIO;
@@ -145,9 +144,9 @@ static void lane_reason(int l, const struct probe_info *p, char *buf, size_t len
 static int print_series(const struct cpu_row *rows, size_t n, const struct capture_meta *m,
 			bool human, FILE *out, enum out_format fmt)
 {
-	static const char *const cols[] = { "t_s", "interval_ns", "oncpu_ns", "user_ns",
-					    "system_ns", "oncpu_pct", "user_pct", "system_pct" };
-	static const char *const hcols[] = { "t (s)", "oncpu%", "user%", "system%" };
+	static const char *const cols[] = {"t_s",	"interval_ns", "oncpu_ns", "user_ns",
+					   "system_ns", "oncpu_pct",   "user_pct", "system_pct"};
+	static const char *const hcols[] = {"t (s)", "oncpu%", "user%", "system%"};
 	struct table *t = table__new(human ? 4 : 8, human ? hcols : cols);
 	char buf[32];
 	size_t i, c;
@@ -161,9 +160,11 @@ static int print_series(const struct cpu_row *rows, size_t n, const struct captu
 
 		c = 0;
 		err = table__add_row(t);
-		err = err ?: table__set_real(t, c++, (double)llround(ts * 1000) / 1000,
-					     human ? fmt_secs(buf, sizeof(buf), r->time_ns - m->base_ns) :
-						     NULL);
+		err =
+		    err
+			?: table__set_real(
+			       t, c++, (double)llround(ts * 1000) / 1000,
+			       human ? fmt_secs(buf, sizeof(buf), r->time_ns - m->base_ns) : NULL);
 		if (!human) {
 			if (r->interval_ns >= 0)
 				err = err ?: table__set_int(t, c, r->interval_ns, NULL);
@@ -176,9 +177,10 @@ static int print_series(const struct cpu_row *rows, size_t n, const struct captu
 			double pct = round2(row_pct(r, l));
 
 			if (isfinite(pct))
-				err = err ?: table__set_real(t, c, pct,
-							     human ? fmt_pct(buf, sizeof(buf), pct) :
-								     NULL);
+				err = err
+					  ?: table__set_real(t, c, pct,
+							     human ? fmt_pct(buf, sizeof(buf), pct)
+								   : NULL);
 		}
 	}
 	err = err ?: table__print(t, out, fmt);
@@ -188,8 +190,8 @@ static int print_series(const struct cpu_row *rows, size_t n, const struct captu
 
 static int print_summary_text(const struct lane_sum *s, const struct probe_info *p, FILE *out)
 {
-	static const char *const cols[] = { "figure", "mean", "max", "cpu seconds", "samples",
-					    "lane" };
+	static const char *const cols[] = {"figure",	  "mean",    "max",
+					   "cpu seconds", "samples", "lane"};
 	struct table *t = table__new(6, cols);
 	char buf[32], why[256];
 	int err = 0, l;
@@ -198,8 +200,9 @@ static int print_summary_text(const struct lane_sum *s, const struct probe_info 
 		return -ENOMEM;
 	for (l = 0; l < LANES && !err; l++) {
 		err = table__add_row(t);
-		err = err ?: table__set_text(t, 0, l == LANE_USER_SYSTEM ? "user+system" :
-									lane_name[l]);
+		err = err
+			  ?: table__set_text(t, 0,
+					     l == LANE_USER_SYSTEM ? "user+system" : lane_name[l]);
 		if (!err && s[l].samples) {
 			double mean = round2(lane_mean(&s[l])), max = round2(s[l].max_pct);
 
@@ -223,8 +226,7 @@ static int print_summary_text(const struct lane_sum *s, const struct probe_info 
 	return err;
 }
 
-static void print_summary_json(struct json *j, const struct lane_sum *s,
-			       const struct probe_info *p)
+static void print_summary_json(struct json *j, const struct lane_sum *s, const struct probe_info *p)
 {
 	char why[256];
 	int l;
@@ -263,8 +265,8 @@ static void print_series_json(struct json *j, const struct cpu_row *rows, size_t
 		const struct cpu_row *r = &rows[i];
 
 		json__begin_object(j);
-		json__kv_real(j, "t_s", (double)llround((double)(r->time_ns - m->base_ns) / 1e6) /
-						1000);
+		json__kv_real(j, "t_s",
+			      (double)llround((double)(r->time_ns - m->base_ns) / 1e6) / 1000);
 		json__key(j, "interval_ns");
 		if (r->interval_ns >= 0)
 			json__int(j, r->interval_ns);
@@ -316,7 +318,8 @@ int report_cpu(sqlite3 *db, const char *capture_id, const struct report_opts *o,
 	switch (o->fmt) {
 	case OUT_TEXT:
 		window__describe(&o->win, w, sizeof(w));
-		fprintf(out, "cpu (%s): %zu intervals; 100%% = one CPU busy all the interval", w, n);
+		fprintf(out, "cpu (%s): %zu intervals; 100%% = one CPU busy all the interval", w,
+			n);
 		if (m.cpus > 0)
 			fprintf(out, " (the host has %" PRId64 " CPUs)", m.cpus);
 		fputc('\n', out);
@@ -329,9 +332,10 @@ int report_cpu(sqlite3 *db, const char *capture_id, const struct report_opts *o,
 			break;
 		fputc('\n', out);
 		err = print_summary_text(s, &p, out);
-		fprintf(out, "\noncpu: eBPF lane (sched_switch); user, system: /proc lane "
-			     "(utime/stime, clock-tick\nresolution). mean: CPU time / length of the "
-			     "intervals with a value.\n");
+		fprintf(out,
+			"\noncpu: eBPF lane (sched_switch); user, system: /proc lane "
+			"(utime/stime, clock-tick\nresolution). mean: CPU time / length of the "
+			"intervals with a value.\n");
 		break;
 	case OUT_CSV:
 		report__drops(NULL, out, o, "cpu", drops, nd);

@@ -1,4 +1,5 @@
-/* report_mem.c — `report mem`: RSS/PSS/USS and friends, first/min/max/last and growth per minute. */
+/* report_mem.c — `report mem`: RSS/PSS/USS and friends, first/min/max/last and growth per minute.
+ */
 #include "analyze/report.h"
 
 #include <errno.h>
@@ -9,33 +10,33 @@
 
 /* The figures, as memory_sample columns. */
 static const struct {
-	const char *name;   /* column and JSON key */
-	const char *what;   /* for the man page and the text footnote */
+	const char *name; /* column and JSON key */
+	const char *what; /* for the man page and the text footnote */
 } metric[] = {
-	{ "rss", "smaps_rollup Rss" },
-	{ "pss", "smaps_rollup Pss" },
-	{ "uss", "smaps_rollup Private_Clean + Private_Dirty" },
-	{ "anon", "smaps_rollup Anonymous" },
-	{ "pss_anon", "smaps_rollup Pss_Anon" },
-	{ "pss_file", "smaps_rollup Pss_File" },
-	{ "pss_shmem", "smaps_rollup Pss_Shmem" },
-	{ "swap", "smaps_rollup Swap" },
-	{ "statm_rss", "statm resident" },
-	{ "vsize", "statm size" },
+    {"rss", "smaps_rollup Rss"},
+    {"pss", "smaps_rollup Pss"},
+    {"uss", "smaps_rollup Private_Clean + Private_Dirty"},
+    {"anon", "smaps_rollup Anonymous"},
+    {"pss_anon", "smaps_rollup Pss_Anon"},
+    {"pss_file", "smaps_rollup Pss_File"},
+    {"pss_shmem", "smaps_rollup Pss_Shmem"},
+    {"swap", "smaps_rollup Swap"},
+    {"statm_rss", "statm resident"},
+    {"vsize", "statm size"},
 };
 #define METRICS (sizeof(metric) / sizeof(metric[0]))
 
 /* One row per sample time; in cgroup mode the pids' figures add up. */
 static const char mem_sql[] =
-	"SELECT time_ns, SUM(rss), SUM(pss), SUM(uss), SUM(anon), SUM(pss_anon), "
-	"SUM(pss_file), SUM(pss_shmem), SUM(swap), SUM(statm_rss), SUM(vsize), "
-	"SUM(minflt), SUM(majflt) FROM memory_sample WHERE capture_id = ?1 "
-	"AND time_ns BETWEEN ?2 AND ?3 GROUP BY time_ns ORDER BY time_ns";
+    "SELECT time_ns, SUM(rss), SUM(pss), SUM(uss), SUM(anon), SUM(pss_anon), "
+    "SUM(pss_file), SUM(pss_shmem), SUM(swap), SUM(statm_rss), SUM(vsize), "
+    "SUM(minflt), SUM(majflt) FROM memory_sample WHERE capture_id = ?1 "
+    "AND time_ns BETWEEN ?2 AND ?3 GROUP BY time_ns ORDER BY time_ns";
 
 struct mem_row {
 	int64_t time_ns;
-	int64_t v[METRICS];      /* -1: not measured */
-	int64_t minflt, majflt;  /* -1: not measured */
+	int64_t v[METRICS];	/* -1: not measured */
+	int64_t minflt, majflt; /* -1: not measured */
 };
 
 struct mem_stat {
@@ -43,7 +44,7 @@ struct mem_stat {
 	int64_t first, min, max, last;
 	int64_t t_first, t_last;
 	bool has_growth;
-	int64_t growth;          /* bytes per minute */
+	int64_t growth; /* bytes per minute */
 };
 
 static int64_t col_or(sqlite3_stmt *st, int c)
@@ -121,13 +122,13 @@ static void summarize(const struct mem_row *rows, size_t n, size_t k, struct mem
 	}
 	if (s->samples >= 2)
 		s->has_growth =
-			growth_per_minute(s->first, s->last, s->t_first, s->t_last, &s->growth);
+		    growth_per_minute(s->first, s->last, s->t_first, s->t_last, &s->growth);
 }
 
 static int print_summary_text(const struct mem_row *rows, size_t n, FILE *out)
 {
-	static const char *const cols[] = { "figure", "first", "min", "max", "last",
-					    "growth/min", "samples" };
+	static const char *const cols[] = {"figure", "first",	   "min",    "max",
+					   "last",   "growth/min", "samples"};
 	struct table *t = table__new(7, cols);
 	struct mem_stat s;
 	char buf[32];
@@ -144,9 +145,15 @@ static int print_summary_text(const struct mem_row *rows, size_t n, FILE *out)
 		if (err || !s.samples)
 			continue; /* not measured: "-" */
 		err = table__set_int(t, 1, s.first, fmt_bytes(buf, sizeof(buf), (uint64_t)s.first));
-		err = err ?: table__set_int(t, 2, s.min, fmt_bytes(buf, sizeof(buf), (uint64_t)s.min));
-		err = err ?: table__set_int(t, 3, s.max, fmt_bytes(buf, sizeof(buf), (uint64_t)s.max));
-		err = err ?: table__set_int(t, 4, s.last, fmt_bytes(buf, sizeof(buf), (uint64_t)s.last));
+		err = err
+			  ?: table__set_int(t, 2, s.min,
+					    fmt_bytes(buf, sizeof(buf), (uint64_t)s.min));
+		err = err
+			  ?: table__set_int(t, 3, s.max,
+					    fmt_bytes(buf, sizeof(buf), (uint64_t)s.max));
+		err = err
+			  ?: table__set_int(t, 4, s.last,
+					    fmt_bytes(buf, sizeof(buf), (uint64_t)s.last));
 		if (!err && s.has_growth)
 			err = table__set_int(t, 5, s.growth,
 					     fmt_bytes_signed(buf, sizeof(buf), s.growth));
@@ -174,10 +181,12 @@ static int print_series_csv(const struct mem_row *rows, size_t n, const struct c
 		return -ENOMEM;
 	for (i = 0; i < n && !err; i++) {
 		err = table__add_row(t);
-		err = err ?: table__set_real(t, 0,
-					     (double)llround((double)(rows[i].time_ns - m->base_ns) /
-							     1e6) / 1000,
-					     NULL);
+		err =
+		    err
+			?: table__set_real(
+			       t, 0,
+			       (double)llround((double)(rows[i].time_ns - m->base_ns) / 1e6) / 1000,
+			       NULL);
 		for (k = 0; k < METRICS && !err; k++)
 			if (rows[i].v[k] >= 0)
 				err = table__set_int(t, 1 + k, rows[i].v[k], NULL);
@@ -291,8 +300,8 @@ int report_mem(sqlite3 *db, const char *capture_id, const struct report_opts *o,
 		window__describe(&o->win, w, sizeof(w));
 		fprintf(out, "mem (%s): %zu samples", w, n);
 		if (n)
-			fprintf(out, " from %s s to %s s", fmt_secs(c1, sizeof(c1),
-								    rows[0].time_ns - m.base_ns),
+			fprintf(out, " from %s s to %s s",
+				fmt_secs(c1, sizeof(c1), rows[0].time_ns - m.base_ns),
 				fmt_secs(c2, sizeof(c2), rows[n - 1].time_ns - m.base_ns));
 		fputc('\n', out);
 		report__drops(NULL, out, o, "memory", drops, nd);
@@ -312,9 +321,10 @@ int report_mem(sqlite3 *db, const char *capture_id, const struct report_opts *o,
 			fprintf(out, "\npage faults: %s minor, %s major\n",
 				minflt >= 0 ? fmt_count(c1, sizeof(c1), (uint64_t)minflt) : "-",
 				majflt >= 0 ? fmt_count(c2, sizeof(c2), (uint64_t)majflt) : "-");
-		fprintf(out, "\nrss..swap: /proc/PID/smaps_rollup; statm_rss, vsize: /proc/PID/statm. "
-			     "uss: Private_Clean +\nPrivate_Dirty. growth/min: (last - first) / "
-			     "(time of last - time of first). \"-\": not measured.\n");
+		fprintf(out,
+			"\nrss..swap: /proc/PID/smaps_rollup; statm_rss, vsize: /proc/PID/statm. "
+			"uss: Private_Clean +\nPrivate_Dirty. growth/min: (last - first) / "
+			"(time of last - time of first). \"-\": not measured.\n");
 		break;
 	case OUT_CSV:
 		report__drops(NULL, out, o, "memory", drops, nd);

@@ -8,25 +8,25 @@
 #include <string.h>
 
 /* An interval sample is in the window when its midpoint is in [?2, ?3). */
-#define MIDPOINT_IN_WINDOW(t) \
-	"(" t ".time_ns - COALESCE(" t ".interval_ns, 0) / 2) >= ?2 AND " \
+#define MIDPOINT_IN_WINDOW(t)                                                                      \
+	"(" t ".time_ns - COALESCE(" t ".interval_ns, 0) / 2) >= ?2 AND "                          \
 	"(" t ".time_ns - COALESCE(" t ".interval_ns, 0) / 2) < ?3"
 
 static const char stat_sql[] =
-	"SELECT s.nr, MAX(s.name), SUM(s.count), SUM(s.completed), SUM(s.errors), "
-	"SUM(s.total_ns) FROM syscall_stat s WHERE s.capture_id = ?1 AND "
-	MIDPOINT_IN_WINDOW("s") " GROUP BY s.nr";
+    "SELECT s.nr, MAX(s.name), SUM(s.count), SUM(s.completed), SUM(s.errors), "
+    "SUM(s.total_ns) FROM syscall_stat s WHERE s.capture_id = ?1 AND " MIDPOINT_IN_WINDOW(
+	"s") " GROUP BY s.nr";
 
 /* Histogram rows carry no interval: their window comes from the stat row of the
  * same interval. Without a window every row counts. */
 static const char hist_all_sql[] =
-	"SELECT h.nr, h.bucket, SUM(h.count) FROM syscall_hist h WHERE h.capture_id = ?1 "
-	"GROUP BY h.nr, h.bucket";
+    "SELECT h.nr, h.bucket, SUM(h.count) FROM syscall_hist h WHERE h.capture_id = ?1 "
+    "GROUP BY h.nr, h.bucket";
 static const char hist_window_sql[] =
-	"SELECT h.nr, h.bucket, SUM(h.count) FROM syscall_hist h JOIN syscall_stat s "
-	"ON s.capture_id = h.capture_id AND s.time_ns = h.time_ns AND s.nr = h.nr "
-	"AND s.pid IS h.pid WHERE h.capture_id = ?1 AND " MIDPOINT_IN_WINDOW("s")
-	" GROUP BY h.nr, h.bucket";
+    "SELECT h.nr, h.bucket, SUM(h.count) FROM syscall_hist h JOIN syscall_stat s "
+    "ON s.capture_id = h.capture_id AND s.time_ns = h.time_ns AND s.nr = h.nr "
+    "AND s.pid IS h.pid WHERE h.capture_id = ?1 AND " MIDPOINT_IN_WINDOW(
+	"s") " GROUP BY h.nr, h.bucket";
 
 static enum report_sort sort_key;
 
@@ -108,8 +108,8 @@ int syscalls__aggregate(sqlite3 *db, const struct capture_meta *m, const struct 
 		err = -EIO;
 		goto cleanup;
 	}
-	err = whole ? (sqlite3_bind_text(st, 1, m->capture_id, -1, SQLITE_TRANSIENT) ? -EIO : 0) :
-		      bind_window(st, m, w);
+	err = whole ? (sqlite3_bind_text(st, 1, m->capture_id, -1, SQLITE_TRANSIENT) ? -EIO : 0)
+		    : bind_window(st, m, w);
 	if (err)
 		goto cleanup;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -169,12 +169,12 @@ static void print_summary(FILE *out, const struct report_opts *o, const struct s
 static int build_table(const struct syscall_agg *a, size_t n, size_t shown, bool human,
 		       struct table **tp)
 {
-	static const char *const cols[] = { "name",  "nr",     "count",  "completed",
-					    "errors", "total_ns", "mean_ns", "p50_ns",
-					    "p99_ns", "time_share_pct" };
+	static const char *const cols[] = {
+	    "name",	"nr",	   "count",  "completed", "errors",
+	    "total_ns", "mean_ns", "p50_ns", "p99_ns",	  "time_share_pct"};
 	/* text: the name, then the count (nr last: it matters least to a reader) */
-	static const char *const hcols[] = { "syscall", "count", "errors", "total", "mean",
-					     "p50",     "p99",   "time%",  "nr" };
+	static const char *const hcols[] = {"syscall", "count", "errors", "total", "mean",
+					    "p50",     "p99",	"time%",  "nr"};
 	struct table *t = table__new(human ? 9 : 10, human ? hcols : cols);
 	uint64_t sum = 0, v;
 	char buf[32];
@@ -193,13 +193,16 @@ static int build_table(const struct syscall_agg *a, size_t n, size_t shown, bool
 		err = err ?: table__set_text(t, c++, r->name);
 		if (!human)
 			err = err ?: table__set_int(t, c++, r->nr, NULL);
-		err = err ?: table__set_int(t, c++, (int64_t)r->count,
+		err = err
+			  ?: table__set_int(t, c++, (int64_t)r->count,
 					    human ? fmt_count(buf, sizeof(buf), r->count) : NULL);
 		if (!human)
 			err = err ?: table__set_int(t, c++, (int64_t)r->completed, NULL);
-		err = err ?: table__set_int(t, c++, (int64_t)r->errors,
+		err = err
+			  ?: table__set_int(t, c++, (int64_t)r->errors,
 					    human ? fmt_count(buf, sizeof(buf), r->errors) : NULL);
-		err = err ?: table__set_int(t, c++, (int64_t)r->total_ns,
+		err = err
+			  ?: table__set_int(t, c++, (int64_t)r->total_ns,
 					    human ? fmt_ns(buf, sizeof(buf), r->total_ns) : NULL);
 		if (err)
 			break;
@@ -219,8 +222,8 @@ static int build_table(const struct syscall_agg *a, size_t n, size_t shown, bool
 			double pct = (double)r->total_ns * 100.0 / (double)sum;
 
 			pct = (double)llround(pct * 100) / 100; /* two decimals */
-			err = table__set_real(t, c, pct, human ? fmt_pct(buf, sizeof(buf), pct) :
-								 NULL);
+			err = table__set_real(t, c, pct,
+					      human ? fmt_pct(buf, sizeof(buf), pct) : NULL);
 		}
 		c++;
 		if (!err && human)
@@ -302,7 +305,7 @@ static void print_json_rows(struct json *j, const struct syscall_agg *a, size_t 
 		json__key(j, "time_share_pct");
 		if (sum)
 			json__real(j, (double)llround((double)r->total_ns * 10000.0 / (double)sum) /
-					      100);
+					  100);
 		else
 			json__null(j);
 		json__end_object(j);
@@ -346,10 +349,11 @@ int report_syscalls(sqlite3 *db, const char *capture_id, const struct report_opt
 		err = err ?: table__print(t, out, OUT_TEXT);
 		if (!err && shown < n)
 			fprintf(out, "(%zu more; --top 0 shows all)\n", n - shown);
-		fprintf(out, "\nmean: total latency / completed calls. p50, p99: geometric midpoint "
-			     "of the log2 latency\nbucket holding that rank (within a factor of "
-			     "1.41 of the true value). time%%: share of\nthe summed latency of all "
-			     "syscalls. Sorted by %s.\n",
+		fprintf(out,
+			"\nmean: total latency / completed calls. p50, p99: geometric midpoint "
+			"of the log2 latency\nbucket holding that rank (within a factor of "
+			"1.41 of the true value). time%%: share of\nthe summed latency of all "
+			"syscalls. Sorted by %s.\n",
 			o->sort == SORT_TOTAL ? "total latency" : "count");
 		break;
 	case OUT_CSV:

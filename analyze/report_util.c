@@ -16,12 +16,8 @@ static int parse_side(const char *s, size_t len, bool *has, int64_t *ns)
 		const char *name;
 		uint64_t ns;
 	} units[] = {
-		{ "ns", 1 },
-		{ "us", 1000 },
-		{ "ms", 1000000 },
-		{ "s", 1000000000 },
-		{ "m", 60000000000ull },
-		{ "h", 3600000000000ull },
+	    {"ns", 1},	       {"us", 1000},	      {"ms", 1000000},
+	    {"s", 1000000000}, {"m", 60000000000ull}, {"h", 3600000000000ull},
 	};
 	unsigned __int128 ip = 0, frac = 0, scale = 1, v;
 	uint64_t unit = 1000000000;
@@ -50,7 +46,8 @@ static int parse_side(const char *s, size_t len, bool *has, int64_t *ns)
 		return -EINVAL;
 	if (i < len) {
 		for (u = 0; u < sizeof(units) / sizeof(units[0]); u++)
-			if (strlen(units[u].name) == len - i && !strncmp(s + i, units[u].name, len - i))
+			if (strlen(units[u].name) == len - i &&
+			    !strncmp(s + i, units[u].name, len - i))
 				break;
 		if (u == sizeof(units) / sizeof(units[0]))
 			return -EINVAL;
@@ -72,7 +69,8 @@ int window__parse(const char *s, struct window *w, char *err, size_t errlen)
 	if (!s || !(dots = strstr(s, ".."))) {
 		snprintf(err, errlen,
 			 "bad window \"%s\": expected START..END (seconds from the capture start, "
-			 "e.g. 2..5, 2s..5s, 500ms.., ..1m)", s ? s : "");
+			 "e.g. 2..5, 2s..5s, 500ms.., ..1m)",
+			 s ? s : "");
 		return -EINVAL;
 	}
 	rc = parse_side(s, (size_t)(dots - s), &w->has_start, &w->start_ns);
@@ -85,7 +83,8 @@ int window__parse(const char *s, struct window *w, char *err, size_t errlen)
 	if (rc) {
 		snprintf(err, errlen,
 			 "bad window \"%s\": each side is a number with an optional unit "
-			 "ns, us, ms, s (default), m or h, e.g. 2..5, 500ms.., ..1m", s);
+			 "ns, us, ms, s (default), m or h, e.g. 2..5, 500ms.., ..1m",
+			 s);
 		return -EINVAL;
 	}
 	if (w->has_start && w->has_end && w->start_ns >= w->end_ns) {
@@ -95,8 +94,7 @@ int window__parse(const char *s, struct window *w, char *err, size_t errlen)
 	return 0;
 }
 
-void window__bounds(const struct window *w, const struct capture_meta *m, int64_t *lo,
-		    int64_t *hi)
+void window__bounds(const struct window *w, const struct capture_meta *m, int64_t *lo, int64_t *hi)
 {
 	*lo = w->has_start ? m->base_ns + w->start_ns : INT64_MIN;
 	*hi = w->has_end ? m->base_ns + w->end_ns : INT64_MAX;
@@ -134,9 +132,9 @@ static int64_t col_i64(sqlite3_stmt *st, int col, int64_t dflt)
 int capture_meta__load(sqlite3 *db, const char *capture_id, struct capture_meta *m)
 {
 	static const char sql[] =
-		"SELECT COALESCE(start_monotonic_ns, first_event_ns, 0), first_event_ns, "
-		"last_event_ns, cpus, complete, read_end, read_stopped_at, read_message "
-		"FROM capture WHERE capture_id = ?1";
+	    "SELECT COALESCE(start_monotonic_ns, first_event_ns, 0), first_event_ns, "
+	    "last_event_ns, cpus, complete, read_end, read_stopped_at, read_message "
+	    "FROM capture WHERE capture_id = ?1";
 	sqlite3_stmt *st = NULL;
 	int err = 0, rc;
 
@@ -171,7 +169,10 @@ cleanup:
 
 void capture_meta__warning(const struct capture_meta *m, char *buf, size_t len)
 {
-	const char *end = m->read_end[0] ? m->read_end : "?";
+	/* read cleanly to the end but without a trailer: say so rather than "clean" */
+	const char *end = !m->read_end[0]		  ? "?"
+			  : !strcmp(m->read_end, "clean") ? "no trailer"
+							  : m->read_end;
 	char where[64] = "";
 
 	if (m->complete) {
@@ -179,14 +180,18 @@ void capture_meta__warning(const struct capture_meta *m, char *buf, size_t len)
 		return;
 	}
 	if (m->read_message[0]) {
-		snprintf(buf, len, "warning: capture incomplete (%s): %s; figures cover only what "
-			 "was read", end, m->read_message);
+		snprintf(buf, len,
+			 "warning: capture incomplete (%s): %s; figures cover only what "
+			 "was read",
+			 end, m->read_message);
 		return;
 	}
 	if (m->read_stopped_at >= 0)
 		snprintf(where, sizeof(where), " at byte %" PRId64, m->read_stopped_at);
-	snprintf(buf, len, "warning: capture incomplete (%s)%s: no trailer, the recording was "
-		 "cut short; figures cover only what was read", end, where);
+	snprintf(buf, len,
+		 "warning: capture incomplete (%s)%s: the recording was cut short; "
+		 "figures cover only what was read",
+		 end, where);
 }
 
 int probe__lookup(sqlite3 *db, const char *capture_id, const char *name, struct probe_info *p)
@@ -214,7 +219,8 @@ int probe__lookup(sqlite3 *db, const char *capture_id, const char *name, struct 
 		snprintf(p->state, sizeof(p->state), "absent");
 		snprintf(p->reason, sizeof(p->reason),
 			 "the capture's probe set has no \"%s\" probe (recorded by a ptop-record "
-			 "without it)", name);
+			 "without it)",
+			 name);
 	} else {
 		err = -EIO;
 	}
@@ -258,9 +264,9 @@ int drops__load(sqlite3 *db, const struct capture_meta *m, const char *collector
 		const struct window *w, struct drop_line **out, size_t *n)
 {
 	static const char notices[] =
-		"SELECT collector, kind, SUM(lost) FROM drop_notice WHERE capture_id = ?1 "
-		"AND collector = ?2 AND (time_ns IS NULL AND ?5 OR time_ns BETWEEN ?3 AND ?4) "
-		"GROUP BY collector, kind ORDER BY kind";
+	    "SELECT collector, kind, SUM(lost) FROM drop_notice WHERE capture_id = ?1 "
+	    "AND collector = ?2 AND (time_ns IS NULL AND ?5 OR time_ns BETWEEN ?3 AND ?4) "
+	    "GROUP BY collector, kind ORDER BY kind";
 	static const char totals[] = "SELECT collector, kind, SUM(lost) FROM drop_total "
 				     "WHERE capture_id = ?1 AND collector = ?2 "
 				     "GROUP BY collector, kind ORDER BY kind";
@@ -408,8 +414,8 @@ void report__begin(struct json *j, FILE *out, const struct report_opts *o, const
 	}
 }
 
-int report__not_collected(struct json *j, FILE *out, const struct report_opts *o,
-			  const char *kind, const struct probe_info *p)
+int report__not_collected(struct json *j, FILE *out, const struct report_opts *o, const char *kind,
+			  const struct probe_info *p)
 {
 	const char *reason = p->reason[0] ? p->reason : "no reason recorded";
 
@@ -453,8 +459,8 @@ void report__drops(struct json *j, FILE *out, const struct report_opts *o, const
 	if (o->fmt == OUT_CSV) {
 		for (i = 0; i < n; i++)
 			if (d[i].lost)
-				fprintf(stderr, "drops: %s %s: %s lost\n", d[i].collector, d[i].kind,
-					fmt_count(c, sizeof(c), d[i].lost));
+				fprintf(stderr, "drops: %s %s: %s lost\n", d[i].collector,
+					d[i].kind, fmt_count(c, sizeof(c), d[i].lost));
 		return;
 	}
 	if (!n)

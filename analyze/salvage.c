@@ -1,4 +1,4 @@
-/* salvage.c — the `salvage` command: a repaired copy of a cut-short capture (capture__salvage). */
+/* salvage.c — the `salvage` command: a repaired copy of a cut-short capture (capture__salvage) */
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -30,9 +30,9 @@ static const char *end_name(enum capture_end e)
 int cmd_salvage(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{ "output", required_argument, NULL, 'o' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
+	    {"output", required_argument, NULL, 'o'},
+	    {"help", no_argument, NULL, 'h'},
+	    {0},
 	};
 	struct capture_status status;
 	const char *in, *out = NULL;
@@ -57,8 +57,8 @@ int cmd_salvage(int argc, char **argv)
 		}
 	}
 	if (argc - optind != 1)
-		return analyze_usage("salvage", argc == optind ? "which capture FILE?" :
-								 "one FILE at a time");
+		return analyze_usage("salvage",
+				     argc == optind ? "which capture FILE?" : "one FILE at a time");
 	in = argv[optind];
 	if (!out) {
 		if (asprintf(&def, "%s.salvaged.ptop", in) < 0) {
@@ -70,8 +70,10 @@ int cmd_salvage(int argc, char **argv)
 	memset(&status, 0, sizeof(status));
 	rc = capture__salvage(in, out, &status);
 	if (rc == -EEXIST) {
-		fprintf(stderr, "ptop-analyze salvage: %s already exists: remove it or choose "
-				"another name with -o\n", out);
+		fprintf(stderr,
+			"ptop-analyze salvage: %s already exists: remove it or choose "
+			"another name with -o\n",
+			out);
 		code = ANALYZE_EXIT_USAGE;
 		goto cleanup;
 	}
@@ -82,10 +84,11 @@ int cmd_salvage(int argc, char **argv)
 		goto cleanup;
 	}
 	if (!status.frames) { /* a corrupt capture with nothing to read is an input error */
-		unlink(out); /* ours: capture__salvage created it with O_EXCL */
-		fprintf(stderr, "ptop-analyze salvage: no complete frame could be recovered from "
-				"%s (%s); nothing written\n", in,
-			status.message[0] ? status.message : end_name(status.end));
+		unlink(out);  /* ours: capture__salvage created it with O_EXCL */
+		fprintf(stderr,
+			"ptop-analyze salvage: no complete frame could be recovered from "
+			"%s (%s); nothing written\n",
+			in, status.message[0] ? status.message : end_name(status.end));
 		code = ANALYZE_EXIT_USAGE;
 		goto cleanup;
 	}
@@ -100,8 +103,8 @@ int cmd_salvage(int argc, char **argv)
 		       status.message[0] ? status.message : "no detail");
 	if (stat(out, &st) == 0)
 		printf("wrote %s (%s): every complete frame, a trailer (salvaged unless the "
-		       "capture had one) and a time index\n", out,
-		       fmt_bytes(c1, sizeof(c1), (uint64_t)st.st_size));
+		       "capture had one) and a time index\n",
+		       out, fmt_bytes(c1, sizeof(c1), (uint64_t)st.st_size));
 	else
 		printf("wrote %s\n", out);
 cleanup:

@@ -1,4 +1,4 @@
-/* sql.c — the `sql` command: read-only SQL over a ptop DB or a capture, as a table, CSV or JSON. */
+/* sql.c — the `sql` command: read-only SQL over a ptop DB or a capture, as table, CSV or JSON. */
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -166,9 +166,9 @@ cleanup:
 int cmd_sql(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{ "format", required_argument, NULL, 'f' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
+	    {"format", required_argument, NULL, 'f'},
+	    {"help", no_argument, NULL, 'h'},
+	    {0},
 	};
 	enum out_format fmt = OUT_TEXT;
 	char cid[DB_CAPTURE_ID_LEN], err[1024] = "";
@@ -183,8 +183,8 @@ int cmd_sql(int argc, char **argv)
 		switch (c) {
 		case 'f':
 			if (out_format__parse(optarg, &fmt))
-				return analyze_usage("sql", "--format takes text, csv or json, not '%s'",
-						     optarg);
+				return analyze_usage(
+				    "sql", "--format takes text, csv or json, not '%s'", optarg);
 			break;
 		case 'h':
 			analyze_cmd_help("sql", stdout);

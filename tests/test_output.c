@@ -45,7 +45,7 @@ static void mem_free(struct mem *m)
 
 static struct table *sample_table(void)
 {
-	static const char *const cols[] = { "name", "count", "ratio" };
+	static const char *const cols[] = {"name", "count", "ratio"};
 	struct table *t = table__new(3, cols);
 
 	assert_non_null(t);
@@ -78,7 +78,7 @@ static void test_01_table_text_alignment(void **state)
 
 static void test_02_table_text_display_and_utf8_width(void **state)
 {
-	static const char *const cols[] = { "what", "bytes" };
+	static const char *const cols[] = {"what", "bytes"};
 	struct table *t = table__new(2, cols);
 	struct mem m;
 
@@ -89,7 +89,7 @@ static void test_02_table_text_display_and_utf8_width(void **state)
 	assert_int_equal(table__set_text(t, 0, "caf\xc3\xa9"), 0); /* 4 code points */
 	assert_int_equal(table__set_int(t, 1, 1572864, "1.50 MiB"), 0);
 	assert_int_equal(table__add_row(t), 0);
-	assert_int_equal(table__set_text(t, 0, "a\tb\nc"), 0);   /* escaped, one line */
+	assert_int_equal(table__set_text(t, 0, "a\tb\nc"), 0); /* escaped, one line */
 	assert_int_equal(table__add_row(t), 0);
 	mem_open(&m);
 	assert_int_equal(table__print(t, m.f, OUT_TEXT), 0);
@@ -108,7 +108,7 @@ static void test_02_table_text_display_and_utf8_width(void **state)
 
 static void test_03_csv_quoting(void **state)
 {
-	static const char *const cols[] = { "a,b", "plain" };
+	static const char *const cols[] = {"a,b", "plain"};
 	struct table *t = table__new(2, cols);
 	struct mem m;
 
@@ -155,7 +155,7 @@ static void test_04_table_json_types_and_null(void **state)
 
 	/* an empty result is an empty array; a non-finite real is null */
 	{
-		static const char *const cols[] = { "x" };
+		static const char *const cols[] = {"x"};
 
 		t = table__new(1, cols);
 		assert_non_null(t);
@@ -193,13 +193,18 @@ static void test_06_json_escaping_utf8(void **state)
 	/* valid UTF-8 of 2, 3 and 4 bytes passes through unchanged */
 	mem_open(&m);
 	json__write_string(m.f, "caf\xc3\xa9 \xe6\x97\xa5\xe6\x9c\xac \xf0\x9f\x98\x80");
-	assert_string_equal(mem_text(&m), "\"caf\xc3\xa9 \xe6\x97\xa5\xe6\x9c\xac \xf0\x9f\x98\x80\"");
+	assert_string_equal(mem_text(&m),
+			    "\"caf\xc3\xa9 \xe6\x97\xa5\xe6\x9c\xac \xf0\x9f\x98\x80\"");
 	mem_free(&m);
 
 	/* invalid bytes become U+FFFD, one per byte that cannot start a sequence:
 	 * a lone 0xff, a cut 3-byte sequence, an overlong '/', a surrogate */
 	mem_open(&m);
-	json__write_string(m.f, "a\xff" "b\xe6\x97" "c\xc0\xaf" "d\xed\xa0\x80" "e");
+	json__write_string(m.f, "a\xff"
+				"b\xe6\x97"
+				"c\xc0\xaf"
+				"d\xed\xa0\x80"
+				"e");
 	assert_string_equal(mem_text(&m), "\"a\\ufffdb\\ufffd\\ufffdc\\ufffd\\ufffdd"
 					  "\\ufffd\\ufffd\\ufffde\"");
 	mem_free(&m);
@@ -362,7 +367,7 @@ static void test_10_human_durations_pct_counts(void **state)
 
 static void test_11_format_parse_and_bad_cells(void **state)
 {
-	static const char *const cols[] = { "a" };
+	static const char *const cols[] = {"a"};
 	enum out_format f = OUT_TEXT;
 	struct table *t;
 
@@ -382,7 +387,7 @@ static void test_11_format_parse_and_bad_cells(void **state)
 	assert_int_equal(table__set_int(t, 0, 1, NULL), -EINVAL); /* no row yet */
 	assert_int_equal(table__add_row(t), 0);
 	assert_int_equal(table__set_int(t, 1, 1, NULL), -EINVAL); /* no such column */
-	for (int i = 0; i < 100; i++) {                           /* growth */
+	for (int i = 0; i < 100; i++) {				  /* growth */
 		assert_int_equal(table__add_row(t), 0);
 		assert_int_equal(table__set_int(t, 0, i, NULL), 0);
 	}
@@ -394,17 +399,17 @@ static void test_11_format_parse_and_bad_cells(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_01_table_text_alignment),
-		cmocka_unit_test(test_02_table_text_display_and_utf8_width),
-		cmocka_unit_test(test_03_csv_quoting),
-		cmocka_unit_test(test_04_table_json_types_and_null),
-		cmocka_unit_test(test_05_json_escaping_controls),
-		cmocka_unit_test(test_06_json_escaping_utf8),
-		cmocka_unit_test(test_07_json_writer_nesting),
-		cmocka_unit_test(test_08_json_writer_misuse),
-		cmocka_unit_test(test_09_human_bytes),
-		cmocka_unit_test(test_10_human_durations_pct_counts),
-		cmocka_unit_test(test_11_format_parse_and_bad_cells),
+	    cmocka_unit_test(test_01_table_text_alignment),
+	    cmocka_unit_test(test_02_table_text_display_and_utf8_width),
+	    cmocka_unit_test(test_03_csv_quoting),
+	    cmocka_unit_test(test_04_table_json_types_and_null),
+	    cmocka_unit_test(test_05_json_escaping_controls),
+	    cmocka_unit_test(test_06_json_escaping_utf8),
+	    cmocka_unit_test(test_07_json_writer_nesting),
+	    cmocka_unit_test(test_08_json_writer_misuse),
+	    cmocka_unit_test(test_09_human_bytes),
+	    cmocka_unit_test(test_10_human_durations_pct_counts),
+	    cmocka_unit_test(test_11_format_parse_and_bad_cells),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

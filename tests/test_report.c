@@ -61,11 +61,12 @@ static sqlite3 *new_db(int complete)
 	return db;
 }
 
-static void add_probe(sqlite3 *db, int seq, const char *name, const char *state,
-		      const char *source, const char *reason)
+static void add_probe(sqlite3 *db, int seq, const char *name, const char *state, const char *source,
+		      const char *reason)
 {
-	execf(db, "INSERT INTO probe (capture_id, seq, name, state, source, reason) "
-		  "VALUES ('%s', %d, %Q, %Q, %Q, %Q)",
+	execf(db,
+	      "INSERT INTO probe (capture_id, seq, name, state, source, reason) "
+	      "VALUES ('%s', %d, %Q, %Q, %Q, %Q)",
 	      CID, seq, name, state, source, reason);
 }
 
@@ -156,18 +157,18 @@ static void assert_lacks(const char *hay, const char *needle)
 static void test_01_bucket_estimates(void **state)
 {
 	(void)state;
-	assert_int_equal(hist_bucket_estimate(0), 1);          /* [0, 2) */
-	assert_int_equal(hist_bucket_estimate(1), 3);          /* 2 * 1.414 = 2.83 */
-	assert_int_equal(hist_bucket_estimate(4), 23);         /* 16 * 1.414 = 22.6 */
-	assert_int_equal(hist_bucket_estimate(10), 1448);      /* 1024 * 1.414 = 1448.15 */
-	assert_int_equal(hist_bucket_estimate(20), 1482910);   /* 1482910.40 */
+	assert_int_equal(hist_bucket_estimate(0), 1);		/* [0, 2) */
+	assert_int_equal(hist_bucket_estimate(1), 3);		/* 2 * 1.414 = 2.83 */
+	assert_int_equal(hist_bucket_estimate(4), 23);		/* 16 * 1.414 = 22.6 */
+	assert_int_equal(hist_bucket_estimate(10), 1448);	/* 1024 * 1.414 = 1448.15 */
+	assert_int_equal(hist_bucket_estimate(20), 1482910);	/* 1482910.40 */
 	assert_int_equal(hist_bucket_estimate(30), 1518500250); /* 1518500249.99 */
 	assert_true(hist_bucket_estimate(63) == UINT64_MAX);
 }
 
 static void test_02_percentiles_exact(void **state)
 {
-	uint64_t h[HIST_BUCKETS] = { 0 }, est = 0, lo = 0, hi = 0;
+	uint64_t h[HIST_BUCKETS] = {0}, est = 0, lo = 0, hi = 0;
 
 	(void)state;
 	/* all in one bucket */
@@ -202,7 +203,7 @@ static void test_02_percentiles_exact(void **state)
 	memset(h, 0, sizeof(h));
 	h[1] = h[2] = h[3] = 1;
 	assert_int_equal(hist_percentile(h, HIST_BUCKETS, 50, &est, NULL, NULL), 0);
-	assert_int_equal(est, 6);  /* bucket 2: 4 * 1.414 = 5.66 */
+	assert_int_equal(est, 6); /* bucket 2: 4 * 1.414 = 5.66 */
 	assert_int_equal(hist_percentile(h, HIST_BUCKETS, 99, &est, NULL, NULL), 0);
 	assert_int_equal(est, 11); /* rank ceil(2.97) = 3: bucket 3, 11.31 */
 	assert_int_equal(hist_percentile(h, HIST_BUCKETS, 100, &est, NULL, NULL), 0);
@@ -214,7 +215,7 @@ static void test_02_percentiles_exact(void **state)
 	h[15] = 10;
 	assert_int_equal(hist_percentile(h, HIST_BUCKETS, 99, &est, NULL, NULL), 0);
 	assert_int_equal(est, 45); /* 32 * 1.414 = 45.25 */
-	h[15] = 11;                /* 1001 values: rank ceil(990.99) = 991 is slow */
+	h[15] = 11;		   /* 1001 values: rank ceil(990.99) = 991 is slow */
 	assert_int_equal(hist_percentile(h, HIST_BUCKETS, 99, &est, NULL, NULL), 0);
 	assert_int_equal(est, 46341); /* 32768 * 1.414 = 46340.95 */
 
@@ -278,9 +279,23 @@ static void test_03_window_parse(void **state)
 static void test_04_window_parse_errors(void **state)
 {
 	static const char *const bad[] = {
-		"",        "5",      "5-7",     "2..1",    "3..3",     "a..b",   "1x..2",
-		"-1..2",   "1..2..3", "1...2",  "2 ..5",   "1.5.5..",  "ms..1",  "1S..2",
-		"99999999999999999999..", "..9999999999h", NULL,
+	    "",
+	    "5",
+	    "5-7",
+	    "2..1",
+	    "3..3",
+	    "a..b",
+	    "1x..2",
+	    "-1..2",
+	    "1..2..3",
+	    "1...2",
+	    "2 ..5",
+	    "1.5.5..",
+	    "ms..1",
+	    "1S..2",
+	    "99999999999999999999..",
+	    "..9999999999h",
+	    NULL,
 	};
 	struct window w;
 	char err[256];
@@ -313,7 +328,7 @@ static void test_05_syscall_aggregation_whole(void **state)
 	sqlite3 *db = syscalls_db();
 	struct capture_meta m;
 	struct syscall_agg *a = NULL;
-	struct window w = { 0 };
+	struct window w = {0};
 	const struct syscall_agg *g, *r;
 	uint64_t est;
 	size_t n = 0;
@@ -401,7 +416,7 @@ static void test_06_syscall_aggregation_window(void **state)
 static void test_07_syscalls_report_json(void **state)
 {
 	sqlite3 *db = syscalls_db();
-	struct report_opts o = { .fmt = OUT_JSON };
+	struct report_opts o = {.fmt = OUT_JSON};
 	struct mem m;
 	const char *s;
 
@@ -446,7 +461,7 @@ static void test_07_syscalls_report_json(void **state)
 
 static void test_08_not_collected(void **state)
 {
-	struct report_opts o = { .fmt = OUT_TEXT };
+	struct report_opts o = {.fmt = OUT_TEXT};
 	sqlite3 *db = new_db(1);
 	struct mem m;
 	const char *s;
@@ -466,8 +481,9 @@ static void test_08_not_collected(void **state)
 	mem_open(&m);
 	assert_int_equal(report_syscalls(db, CID, &o, m.f), 0);
 	s = mem_text(&m);
-	assert_contains(s, "\"collected\": false,\n  \"state\": \"unsupported\",\n"
-			   "  \"reason\": \"--no-ebpf: syscalls are counted only by eBPF tracepoints\"\n}");
+	assert_contains(
+	    s, "\"collected\": false,\n  \"state\": \"unsupported\",\n"
+	       "  \"reason\": \"--no-ebpf: syscalls are counted only by eBPF tracepoints\"\n}");
 	assert_lacks(s, "\"count\"");
 	mem_free(&m);
 
@@ -527,7 +543,7 @@ static void test_09_growth_per_minute(void **state)
 
 static void test_10_mem_report(void **state)
 {
-	struct report_opts o = { .fmt = OUT_JSON };
+	struct report_opts o = {.fmt = OUT_JSON};
 	sqlite3 *db = new_db(1);
 	struct mem m;
 	const char *s;
@@ -538,13 +554,16 @@ static void test_10_mem_report(void **state)
 	/* rss 100, 130, 120, 160 MiB at 0, 10, 20, 30 s; pss only at 10 and 20 s;
 	 * uss never (smaps_rollup unread would leave it NULL) */
 	for (i = 0; i < 4; i++) {
-		static const long long rss[] = { 100, 130, 120, 160 };
+		static const long long rss[] = {100, 130, 120, 160};
 
 		execf(db,
 		      "INSERT INTO memory_sample (capture_id, time_ns, interval_ns, pid, rss, pss, "
 		      "minflt) VALUES ('%s', %lld, %lld, 42, %lld, %s, %d)",
 		      CID, BASE + i * 10 * SEC, 10 * SEC, rss[i] << 20,
-		      i == 1 ? "1000" : i == 2 ? "4000" : "NULL", i);
+		      i == 1   ? "1000"
+		      : i == 2 ? "4000"
+			       : "NULL",
+		      i);
 	}
 	mem_open(&m);
 	assert_int_equal(report_mem(db, CID, &o, m.f), 0);
@@ -564,7 +583,7 @@ static void test_10_mem_report(void **state)
 	mem_free(&m);
 
 	/* a window [10 s, 20 s] holds the two middle samples */
-	assert_int_equal(window__parse("10..20", &o.win, (char[64]){ 0 }, 64), 0);
+	assert_int_equal(window__parse("10..20", &o.win, (char[64]){0}, 64), 0);
 	o.fmt = OUT_CSV;
 	mem_open(&m);
 	assert_int_equal(report_mem(db, CID, &o, m.f), 0);
@@ -579,7 +598,7 @@ static void test_10_mem_report(void **state)
 
 static void test_11_cpu_report(void **state)
 {
-	struct report_opts o = { .fmt = OUT_JSON };
+	struct report_opts o = {.fmt = OUT_JSON};
 	sqlite3 *db = new_db(1);
 	struct mem m;
 	const char *s;
@@ -595,9 +614,10 @@ static void test_11_cpu_report(void **state)
 	assert_int_equal(report_cpu(db, CID, &o, m.f), 0);
 	s = mem_text(&m);
 	/* the eBPF lane has no value: not collected, never 0 */
-	assert_contains(s, "\"oncpu\": {\n      \"lane\": \"ebpf: sched_switch on-CPU time\",\n"
-			   "      \"collected\": false,\n      \"reason\": \"the cpu probe ran from "
-			   "/proc only\"");
+	assert_contains(s,
+			"\"oncpu\": {\n      \"lane\": \"ebpf: sched_switch on-CPU time\",\n"
+			"      \"collected\": false,\n      \"reason\": \"the cpu probe ran from "
+			"/proc only\"");
 	assert_contains(s, "\"user_system\": {\n      \"lane\": \"proc: /proc/PID/stat "
 			   "utime+stime\",\n      \"collected\": true,\n      \"samples\": 2,\n"
 			   "      \"mean_pct\": 30,\n      \"max_pct\": 50,\n"
@@ -609,7 +629,7 @@ static void test_11_cpu_report(void **state)
 
 static void test_12_truncated_warning_and_drops(void **state)
 {
-	struct report_opts o = { .fmt = OUT_TEXT };
+	struct report_opts o = {.fmt = OUT_TEXT};
 	sqlite3 *db = syscalls_db();
 	struct drop_line *d = NULL;
 	struct capture_meta meta;
@@ -622,9 +642,10 @@ static void test_12_truncated_warning_and_drops(void **state)
 	(void)state;
 	exec(db, "UPDATE capture SET complete = 0, read_end = 'truncated', read_stopped_at = 1234, "
 		 "read_message = 'truncated at byte 1234 (inside frame 3)'");
-	execf(db, "INSERT INTO drop_notice (capture_id, time_ns, collector, kind, lost) VALUES "
-		  "('%s', %lld, 'syscalls', 'ringbuf', 5), ('%s', %lld, 'syscalls', 'ringbuf', 7), "
-		  "('%s', %lld, 'memory', 'proc_unreadable', 1)",
+	execf(db,
+	      "INSERT INTO drop_notice (capture_id, time_ns, collector, kind, lost) VALUES "
+	      "('%s', %lld, 'syscalls', 'ringbuf', 5), ('%s', %lld, 'syscalls', 'ringbuf', 7), "
+	      "('%s', %lld, 'memory', 'proc_unreadable', 1)",
 	      CID, BASE + SEC, CID, BASE + 3 * SEC, CID, BASE + SEC);
 	mem_open(&m);
 	assert_int_equal(report_syscalls(db, CID, &o, m.f), 0);
@@ -648,8 +669,10 @@ static void test_12_truncated_warning_and_drops(void **state)
 	assert_int_equal(n, 1);
 	assert_int_equal(d[0].lost, 5);
 	free(d);
-	execf(db, "INSERT INTO drop_total (capture_id, collector, kind, lost) VALUES "
-		  "('%s', 'syscalls', 'ringbuf', 13)", CID);
+	execf(db,
+	      "INSERT INTO drop_total (capture_id, collector, kind, lost) VALUES "
+	      "('%s', 'syscalls', 'ringbuf', 13)",
+	      CID);
 	memset(&w, 0, sizeof(w));
 	assert_int_equal(drops__load(db, &meta, "syscalls", &w, &d, &n), 0);
 	assert_int_equal(n, 1);
@@ -676,18 +699,18 @@ static void test_12_truncated_warning_and_drops(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_01_bucket_estimates),
-		cmocka_unit_test(test_02_percentiles_exact),
-		cmocka_unit_test(test_03_window_parse),
-		cmocka_unit_test(test_04_window_parse_errors),
-		cmocka_unit_test(test_05_syscall_aggregation_whole),
-		cmocka_unit_test(test_06_syscall_aggregation_window),
-		cmocka_unit_test(test_07_syscalls_report_json),
-		cmocka_unit_test(test_08_not_collected),
-		cmocka_unit_test(test_09_growth_per_minute),
-		cmocka_unit_test(test_10_mem_report),
-		cmocka_unit_test(test_11_cpu_report),
-		cmocka_unit_test(test_12_truncated_warning_and_drops),
+	    cmocka_unit_test(test_01_bucket_estimates),
+	    cmocka_unit_test(test_02_percentiles_exact),
+	    cmocka_unit_test(test_03_window_parse),
+	    cmocka_unit_test(test_04_window_parse_errors),
+	    cmocka_unit_test(test_05_syscall_aggregation_whole),
+	    cmocka_unit_test(test_06_syscall_aggregation_window),
+	    cmocka_unit_test(test_07_syscalls_report_json),
+	    cmocka_unit_test(test_08_not_collected),
+	    cmocka_unit_test(test_09_growth_per_minute),
+	    cmocka_unit_test(test_10_mem_report),
+	    cmocka_unit_test(test_11_cpu_report),
+	    cmocka_unit_test(test_12_truncated_warning_and_drops),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
