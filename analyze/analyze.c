@@ -158,8 +158,8 @@ int analyze_main(int argc, char **argv)
 	c = find_cmd(name);
 	if (!c) {
 		if (name[0] == '-')
-			fprintf(stderr,
-				"ptop-analyze: unknown option '%s' (a command comes first)\n", name);
+			fprintf(stderr, "ptop-analyze: unknown option '%s' (the command comes "
+					"first)\n", name);
 		else
 			fprintf(stderr, "ptop-analyze: unknown command '%s'\n", name);
 		list_cmds(stderr);
