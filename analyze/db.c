@@ -5,9 +5,11 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <glob.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <pwd.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -407,6 +409,27 @@ cleanup:
 	return fresh;
 }
 
+/* Remove CPATH.tmp.PID files whose builder PID is gone (it crashed or was
+ * killed mid-build); a build still running keeps its file. */
+static void remove_stale_tmp(const char *cpath)
+{
+	char pattern[PATH_MAX + 16];
+	glob_t g;
+
+	snprintf(pattern, sizeof(pattern), "%s.tmp.*", cpath);
+	if (glob(pattern, GLOB_NOSORT | GLOB_NOESCAPE, NULL, &g))
+		return;
+	for (size_t k = 0; k < g.gl_pathc; k++) {
+		const char *dot = strrchr(g.gl_pathv[k], '.');
+		char *end;
+		long pid = dot ? strtol(dot + 1, &end, 10) : 0;
+
+		if (pid > 0 && !*end && kill((pid_t)pid, 0) && errno == ESRCH)
+			unlink(g.gl_pathv[k]);
+	}
+	globfree(&g);
+}
+
 /* Load the capture PATH into a new DB at a temporary name next to CPATH, then
  * rename it into place: a reader never sees a half-built cache, and a load
  * that fails leaves the old cache (or none). No journal and no fsync: a cache
@@ -418,6 +441,7 @@ static int cache_build(const char *path, const char *cpath, char *err, size_t er
 	sqlite3 *db = NULL;
 	int ret;
 
+	remove_stale_tmp(cpath);
 	snprintf(tmp, sizeof(tmp), "%s.tmp.%d", cpath, (int)getpid());
 	unlink(tmp);
 	ret = db__open(tmp, true, false, &db, err, errlen);

@@ -1061,6 +1061,24 @@ static void test_08_cache(void **state)
 	assert_int_equal(stat(dir, &fs), 0);
 	assert_int_equal(fs.st_mode & 0777, 0700);
 
+	/* a build that crashed left its temporary file: the next build removes it */
+	{
+		char stale[4200];
+		int fd;
+
+		snprintf(stale, sizeof(stale), "%s.tmp.999999999", cpath);
+		fd = open(stale, O_WRONLY | O_CREAT, 0600);
+		assert_true(fd >= 0);
+		close(fd);
+		ts[0].tv_sec = ts[1].tv_sec = 1600000000;
+		ts[0].tv_nsec = ts[1].tv_nsec = 0;
+		assert_int_equal(utimensat(AT_FDCWD, cap, ts, 0), 0);
+		rc = db__open_input(cap, NULL, &db, id, errbuf, sizeof(errbuf));
+		assert_int_equal(rc, 0);
+		sqlite3_close(db);
+		assert_int_equal(access(stale, F_OK), -1);
+	}
+
 	/* mark the cache: a reuse keeps the mark, a rebuild loses it */
 	assert_int_equal(sqlite3_open(cpath, &raw), SQLITE_OK);
 	assert_int_equal(sqlite3_exec(raw, "UPDATE capture SET loaded_at = 'marker'", NULL, NULL,
