@@ -350,6 +350,7 @@ int main(int argc, char **argv)
 	       "%.0f rows/s; DB %.1f MB\n",
 	       st.records, st.rows, (t2 - t1) / 1e9, st.records / ((t2 - t1) / 1e9),
 	       st.rows / ((t2 - t1) / 1e9), mb(dbp));
+	unlink(dbp); /* before the cache build: one big DB on disk at a time */
 
 	/* a command given the .ptop: the cache DB is built (no journal, no sync), then reused */
 	setenv("XDG_CACHE_HOME", cdir, 1);
