@@ -35,6 +35,7 @@ struct lane_sum {
 	int64_t ns;	     /* summed CPU time */
 	int64_t interval_ns; /* summed length of the intervals with a value */
 	double max_pct;
+	uint64_t over;       /* eBPF lane: intervals above what the host's CPUs allow */
 };
 
 static double row_pct(const struct cpu_row *r, int lane)
@@ -101,7 +102,11 @@ cleanup:
 	return err;
 }
 
-static void summarize(const struct cpu_row *rows, size_t n, struct lane_sum *s)
+/* An on-CPU figure above cpus x 100% (with 10% slack for interval jitter) cannot
+ * be measured: it is shown as recorded, and counted so the report can say so. */
+#define OVER_CAPACITY_SLACK 1.10
+
+static void summarize(const struct cpu_row *rows, size_t n, int64_t cpus, struct lane_sum *s)
 {
 	size_t i;
 	int l;
@@ -120,6 +125,9 @@ static void summarize(const struct cpu_row *rows, size_t n, struct lane_sum *s)
 				s[l].interval_ns += rows[i].interval_ns;
 			if (isfinite(pct) && (!isfinite(s[l].max_pct) || pct > s[l].max_pct))
 				s[l].max_pct = pct;
+			if (l == LANE_ONCPU && cpus > 0 && isfinite(pct) &&
+			    pct > (double)cpus * 100.0 * OVER_CAPACITY_SLACK)
+				s[l].over++;
 		}
 	}
 }
@@ -244,6 +252,8 @@ static void print_summary_json(struct json *j, const struct lane_sum *s, const s
 			json__kv_real(j, "max_pct", round2(s[l].max_pct));
 			json__kv_int(j, "cpu_ns", s[l].ns);
 			json__kv_real(j, "cpu_s", (double)s[l].ns / 1e9);
+			if (l == LANE_ONCPU)
+				json__kv_int(j, "over_capacity_intervals", (int64_t)s[l].over);
 		} else {
 			lane_reason(l, p, why, sizeof(why));
 			json__kv_string(j, "reason", why);
@@ -314,7 +324,7 @@ int report_cpu(sqlite3 *db, const char *capture_id, const struct report_opts *o,
 	err = err ?: drops__load(db, &m, "cpu", &o->win, &drops, &nd);
 	if (err)
 		goto cleanup;
-	summarize(rows, n, s);
+	summarize(rows, n, m.cpus, s);
 	switch (o->fmt) {
 	case OUT_TEXT:
 		window__describe(&o->win, w, sizeof(w));
@@ -336,6 +346,13 @@ int report_cpu(sqlite3 *db, const char *capture_id, const struct report_opts *o,
 			"\noncpu: eBPF lane (sched_switch); user, system: /proc lane "
 			"(utime/stime, clock-tick\nresolution). mean: CPU time / length of the "
 			"intervals with a value.\n");
+		if (s[LANE_ONCPU].over)
+			fprintf(out,
+				"note: %" PRIu64 " of %" PRIu64 " intervals show more on-CPU time "
+				"than the host's %" PRId64 " CPUs allow (max %.1f%%):\nthe eBPF "
+				"lane over-counted there; the /proc lane is the check.\n",
+				s[LANE_ONCPU].over, s[LANE_ONCPU].samples, m.cpus,
+				s[LANE_ONCPU].max_pct);
 		break;
 	case OUT_CSV:
 		report__drops(NULL, out, o, "cpu", drops, nd);

@@ -625,6 +625,32 @@ static void test_11_cpu_report(void **state)
 	assert_contains(s, "\"oncpu_ns\": null,\n      \"oncpu_pct\": null,");
 	mem_free(&m);
 	sqlite3_close(db);
+
+	/* eBPF lane on a 4-CPU host: 300% is possible, 500% is not (over 4 x 110%) */
+	db = new_db(1);
+	add_probe(db, 0, "cpu", "active", "ebpf", NULL);
+	execf(db,
+	      "INSERT INTO cpu_sample (capture_id, time_ns, interval_ns, pid, oncpu_ns) "
+	      "VALUES ('%s', %lld, %lld, 42, %lld), ('%s', %lld, %lld, 42, %lld)",
+	      CID, BASE + SEC, SEC, 3 * SEC, CID, BASE + 2 * SEC, SEC, 5 * SEC);
+	mem_open(&m);
+	assert_int_equal(report_cpu(db, CID, &o, m.f), 0);
+	s = mem_text(&m);
+	assert_contains(s, "\"mean_pct\": 400,\n      \"max_pct\": 500,\n"
+			   "      \"cpu_ns\": 8000000000,\n      \"cpu_s\": 8,\n"
+			   "      \"over_capacity_intervals\": 1\n");
+	/* the /proc lane has no value here: not collected, with the reason */
+	assert_contains(s, "\"user\": {\n      \"lane\": \"proc: /proc/PID/stat utime\",\n"
+			   "      \"collected\": false,\n      \"reason\": \"no /proc values in the "
+			   "samples\"");
+	mem_free(&m);
+	o.fmt = OUT_TEXT;
+	mem_open(&m);
+	assert_int_equal(report_cpu(db, CID, &o, m.f), 0);
+	assert_contains(mem_text(&m), "note: 1 of 2 intervals show more on-CPU time than the "
+				      "host's 4 CPUs allow (max 500.0%)");
+	mem_free(&m);
+	sqlite3_close(db);
 }
 
 static void test_12_truncated_warning_and_drops(void **state)
