@@ -3,7 +3,7 @@
 # command's exit status is kept.
 . "$(dirname "$0")/lib.sh"
 "$FIX/spin" 30 & target=$!
-trap 'kill $target 2>/dev/null; rm -rf "$TMP"' EXIT
+trap 'kill $target 2>/dev/null || true; rm -rf "$TMP"' EXIT
 
 for sig in INT TERM; do
 	"$REC" --quiet --pid $target --interval 200ms -o "$TMP/$sig.ptop" & rec=$!

@@ -2,7 +2,7 @@
 # recovers at least 2 s of data and says it is truncated; salvage repairs it.
 . "$(dirname "$0")/lib.sh"
 "$FIX/spin" 30 & target=$!
-trap 'kill $target 2>/dev/null; rm -rf "$TMP"' EXIT
+trap 'kill $target 2>/dev/null || true; rm -rf "$TMP"' EXIT
 "$REC" --quiet --pid $target --interval 250ms -o "$TMP/cut.ptop" & rec=$!
 sleep 3
 kill -KILL $rec

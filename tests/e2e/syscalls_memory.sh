@@ -22,7 +22,7 @@ assert_ge "USS growth (bytes)" $((64 << 20)) "$uss_growth"
 assert_eq "complete" 1 "$(q "$TMP/run.ptop" "select complete from capture")"
 assert_eq "end reason" target_exit "$(q "$TMP/run.ptop" "select end_reason from capture")"
 assert_eq "target exit code" 0 "$(q "$TMP/run.ptop" "select target_exit_code from capture")"
-assert_eq "syscalls probe" "active,ebpf" "$(q "$TMP/run.ptop" "select state || ',' || source from probe where name = 'syscalls'")"
+assert_eq "syscalls probe" "active/ebpf" "$(q "$TMP/run.ptop" "select state || '/' || source from probe where name = 'syscalls'")"
 assert_eq "file mode" 600 "$(stat -c %a "$TMP/run.ptop")"
 oncpu=$(q "$TMP/run.ptop" "select count(*) from cpu_sample where oncpu_ns is not null")
 assert_ge "cpu samples with eBPF on-CPU time" 3 "$oncpu"
