@@ -304,16 +304,16 @@ static int run_caps(const struct record_opts *o)
 		   record_parse_capeff(buf, &eff) == 0;
 	printf("privileges: uid %u, euid %u\n", (unsigned)getuid(), (unsigned)geteuid());
 	for (i = 0; i < sizeof(caps) / sizeof(caps[0]); i++)
-		printf("  %-15s %s\n", caps[i].name,
+		printf("  %-26s %s\n", caps[i].name,
 		       !have_eff ? "unknown" : cap_has(eff, caps[i].nr) ? "yes" : "no");
 	printf("kernel:\n");
-	printf("  %-15s %s\n", "BTF",
+	printf("  %-26s %s\n", "BTF",
 	       access(BTF_PATH, R_OK) == 0 ? "yes (" BTF_PATH ")" :
 					     "no (" BTF_PATH " missing: use --no-ebpf)");
 	if (read_sysctl("sys/kernel/unprivileged_bpf_disabled", val, sizeof(val)) == 0)
-		printf("  %-15s %s\n", "unprivileged_bpf_disabled", val);
+		printf("  %-26s %s\n", "unprivileged_bpf_disabled", val);
 	if (read_sysctl("sys/kernel/perf_event_paranoid", val, sizeof(val)) == 0)
-		printf("  %-15s %s\n", "perf_event_paranoid", val);
+		printf("  %-26s %s\n", "perf_event_paranoid", val);
 	free(buf);
 	return fflush(stdout) ? RECORD_EXIT_RUNTIME : RECORD_EXIT_OK;
 }
@@ -462,12 +462,18 @@ static void stop_child(struct run *r, int sig)
 
 static void print_exit(const struct record_target *t)
 {
+	char who[96];
+
 	if (!t->status_known)
 		return;
+	if (t->is_child)
+		snprintf(who, sizeof(who), "the command");
+	else
+		snprintf(who, sizeof(who), "pid %d (%s)", t->pid, t->comm);
 	if (WIFEXITED(t->wstatus))
-		errmsg("the command exited with status %d", WEXITSTATUS(t->wstatus));
+		errmsg("%s exited with status %d", who, WEXITSTATUS(t->wstatus));
 	else if (WIFSIGNALED(t->wstatus))
-		errmsg("the command was killed by signal %d (%s)%s", WTERMSIG(t->wstatus),
+		errmsg("%s was killed by signal %d (%s)%s", who, WTERMSIG(t->wstatus),
 		       strsignal(WTERMSIG(t->wstatus)),
 		       WCOREDUMP(t->wstatus) ? ", core dumped" : "");
 }
@@ -483,9 +489,11 @@ static int finish(struct run *r, const char *path)
 	uint64_t records, bytes;
 	int err;
 
+	/* a launched command lives within its recording: when the recording ends
+	 * for any reason but its exit, the command is stopped too */
 	if (r->reason == PTOP__V1__END_REASON__END_REASON_SIGNAL)
 		stop_child(r, r->signo);
-	else if (r->reason == PTOP__V1__END_REASON__END_REASON_DURATION)
+	else if (r->reason != PTOP__V1__END_REASON__END_REASON_TARGET_EXIT)
 		stop_child(r, SIGTERM);
 
 	if (g.write_err) {
@@ -496,8 +504,11 @@ static int finish(struct run *r, const char *path)
 		capture_writer__abort(r->w);
 		r->w = NULL;
 		collectors_stop(r->cs, r->n);
-		if (r->t->is_child && !target__has_exited(r->t))
-			errmsg("the command (pid %d) keeps running", r->t->pid);
+		if (r->t->is_child) {
+			target__collect_status(r->t);
+			if (!r->o->quiet)
+				print_exit(r->t);
+		}
 		return RECORD_EXIT_RUNTIME;
 	}
 
@@ -542,8 +553,11 @@ static int finish(struct run *r, const char *path)
 		return RECORD_EXIT_RUNTIME;
 	}
 	if (!r->o->quiet) {
-		if (r->t->is_child)
-			print_exit(r->t);
+		struct stat st;
+
+		if (stat(path, &st) == 0)
+			bytes = (uint64_t)st.st_size; /* with the index */
+		print_exit(r->t);
 		errmsg("wrote %s: %" PRIu64 " records, %" PRIu64 " events, %" PRIu64
 		       " bytes; ended: %s%s%s",
 		       path, records, r->ctx->events, bytes, end_reason_name(r->reason),
@@ -562,8 +576,7 @@ int record_main(int argc, char **argv)
 	struct capture_writer *w = NULL;
 	struct run run = { 0 };
 	struct stat created;
-	sigset_t sigs, orig_mask;
-	struct sigaction orig_pipe;
+	sigset_t sigs;
 	char err[512], path[PATH_MAX], summary[4096];
 	const char *out = NULL;
 	size_t n = 0;
@@ -597,12 +610,11 @@ int record_main(int argc, char **argv)
 
 	/* 3. signals: SIGINT/SIGTERM through a signalfd, blocked until the loop
 	 * reads them (a signal during set-up ends the recording at its start) */
-	sigaction(SIGPIPE, NULL, &orig_pipe);
 	signal(SIGPIPE, SIG_IGN);
 	sigemptyset(&sigs);
 	sigaddset(&sigs, SIGINT);
 	sigaddset(&sigs, SIGTERM);
-	if (sigprocmask(SIG_BLOCK, &sigs, &orig_mask) ||
+	if (sigprocmask(SIG_BLOCK, &sigs, NULL) ||
 	    (sfd = signalfd(-1, &sigs, SFD_CLOEXEC | SFD_NONBLOCK)) < 0) {
 		errmsg("cannot set up signal handling: %s", strerror(errno));
 		status = RECORD_EXIT_RUNTIME;
@@ -625,7 +637,7 @@ int record_main(int argc, char **argv)
 	if (o.pid)
 		rc = target__open_pid(&t, o.pid, err, sizeof(err));
 	else
-		rc = target__launch(&t, o.cmd, &orig_mask, &orig_pipe, err, sizeof(err));
+		rc = target__launch(&t, o.cmd, err, sizeof(err));
 	if (rc) {
 		errmsg("%s", err);
 		status = rc == -ENOMEM ? RECORD_EXIT_RUNTIME : RECORD_EXIT_USAGE;

@@ -14,7 +14,6 @@
 #define PTOP_RECORD_H
 
 #include <limits.h>
-#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -184,13 +183,12 @@ struct record_target {
 int target__open_pid(struct record_target *t, pid_t pid, char *err, size_t errlen);
 
 /* Find ARGV[0] (like execvp), fork a child that waits to be released, then
- * execs it, and describe it into T. The child gets back the signal state the
- * recorder was started with: signal mask MASK and SIGPIPE disposition PIPE
- * (NULL: an empty mask, SIG_DFL), so the command runs as if started directly.
- * Returns 0, or -errno with a message in ERR: -ENOENT command not found,
- * -EACCES not executable, or a fork/pipe error. */
-int target__launch(struct record_target *t, char **argv, const sigset_t *mask,
-		   const struct sigaction *pipe, char *err, size_t errlen);
+ * execs it with every signal disposition at its default and an empty signal
+ * mask (the recorder's SIGPIPE ignore and blocked SIGINT/SIGTERM do not leak
+ * into it), and describe it into T. Returns 0, or -errno with a message in
+ * ERR: -ENOENT command not found, -EACCES not executable, or a fork/pipe
+ * error. */
+int target__launch(struct record_target *t, char **argv, char *err, size_t errlen);
 
 /* Command mode: let the child exec and wait until it has (or failed to).
  * Returns 0, or the child's exec errno as -errno with a message in ERR (the

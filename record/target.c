@@ -280,23 +280,19 @@ static int find_command(const char *name, char *out, size_t outlen)
 }
 
 /* In the child, between fork and exec: only async-signal-safe calls. */
-static void child_main(const char *file, char **argv, int go_fd, int err_fd,
-		       const sigset_t *mask, const struct sigaction *pipe)
+static void child_main(const char *file, char **argv, int go_fd, int err_fd)
 {
-	struct sigaction dfl;
 	sigset_t none;
 	char c;
 	ssize_t n;
-	int e;
+	int sig, e;
 
-	/* The blocked mask and ignored dispositions survive execve: give the
-	 * command back what the recorder itself was started with. Caught
-	 * signals are reset by execve. */
-	memset(&dfl, 0, sizeof(dfl));
-	dfl.sa_handler = SIG_DFL;
-	sigaction(SIGPIPE, pipe ? pipe : &dfl, NULL);
+	/* Ignored dispositions and the blocked mask survive execve: the command
+	 * starts with the defaults, whatever the recorder inherited or set. */
+	for (sig = 1; sig < NSIG; sig++)
+		signal(sig, SIG_DFL);
 	sigemptyset(&none);
-	sigprocmask(SIG_SETMASK, mask ? mask : &none, NULL);
+	sigprocmask(SIG_SETMASK, &none, NULL);
 
 	/* Wait to be released. EOF means the recorder gave up (or died). */
 	do
@@ -311,8 +307,7 @@ static void child_main(const char *file, char **argv, int go_fd, int err_fd,
 	_exit(127);
 }
 
-int target__launch(struct record_target *t, char **argv, const sigset_t *mask,
-		   const struct sigaction *pipe, char *err, size_t errlen)
+int target__launch(struct record_target *t, char **argv, char *err, size_t errlen)
 {
 	char file[PATH_MAX], *base;
 	int go[2] = { -1, -1 }, ep[2] = { -1, -1 };
@@ -367,7 +362,7 @@ int target__launch(struct record_target *t, char **argv, const sigset_t *mask,
 	if (pid == 0) {
 		close(go[1]);
 		close(ep[0]);
-		child_main(file, argv, go[0], ep[1], mask, pipe);
+		child_main(file, argv, go[0], ep[1]);
 	}
 	close(go[0]);
 	close(ep[1]);
