@@ -1,9 +1,11 @@
 /* test_record.c — ptop-record's pure parts: options and durations, the default file name,
- * the probe set and its summary, --caps lines, exit statuses, drop totals, build-ids.
+ * the probe set and its summary, --caps lines, exit statuses, drop totals, build-ids, and the
+ * target: launching a command held until released, opening a --pid.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <link.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -12,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -578,6 +581,213 @@ static void test_15_buildid(void **state)
 	unlink(path);
 }
 
+/* ------------------------------------------------------------------ target */
+
+static void test_16_launch_errors(void **state)
+{
+	struct record_target t;
+	char err[256];
+
+	(void)state;
+	assert_int_equal(target__launch(&t, ARGV("ptop-no-such-command-xyz"), err, sizeof(err)),
+			 -ENOENT);
+	assert_non_null(strstr(err, "command not found: 'ptop-no-such-command-xyz' is not in PATH"));
+	target__free(&t);
+	assert_int_equal(target__launch(&t, ARGV("/nonexistent/cmd"), err, sizeof(err)), -ENOENT);
+	assert_non_null(strstr(err, "command not found"));
+	target__free(&t);
+	assert_int_equal(target__launch(&t, ARGV("/etc/passwd"), err, sizeof(err)), -EACCES);
+	assert_non_null(strstr(err, "not an executable"));
+	target__free(&t);
+	assert_int_equal(target__launch(&t, ARGV("/"), err, sizeof(err)), -EISDIR);
+	target__free(&t);
+}
+
+/* Launch ARGV with SIGINT/SIGTERM blocked and SIGPIPE ignored here, as the
+ * recorder has them; release it and return its exit status. */
+static int launch_run(char **argv, struct record_target *t)
+{
+	sigset_t block, old;
+	char err[256];
+
+	sigemptyset(&block);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGTERM);
+	sigprocmask(SIG_BLOCK, &block, &old);
+	signal(SIGPIPE, SIG_IGN);
+	assert_int_equal(target__launch(t, argv, err, sizeof(err)), 0);
+	signal(SIGPIPE, SIG_DFL);
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	/* held at the door: it cannot exit before it is released */
+	assert_false(target__has_exited(t));
+	assert_int_equal(target__release(t, err, sizeof(err)), 0);
+	assert_true(target__wait_exit(t, 600000, -1));
+	target__collect_status(t);
+	assert_true(t->reaped && t->status_known);
+	assert_true(WIFEXITED(t->wstatus));
+	return WEXITSTATUS(t->wstatus);
+}
+
+/* A launched command waits to be released, then runs with the default signal
+ * state: nothing blocked, nothing ignored. */
+static void test_17_launch_run(void **state)
+{
+	struct record_target t;
+	pid_t pid;
+
+	(void)state;
+	/* grep exits 0 when the line matches */
+	assert_int_equal(launch_run(ARGV("grep", "-Eq", "^SigBlk:[[:space:]]+0+$",
+					 "/proc/self/status"),
+				    &t),
+			 0);
+	assert_int_equal(t.mode, PTOP__V1__TARGET_MODE__TARGET_MODE_COMMAND);
+	assert_true(t.pid > 0 && t.is_child);
+	assert_string_equal(t.comm, "grep");
+	assert_true(t.exe[0] == '/');
+	assert_int_equal(t.n_cmdline, 4);
+	assert_string_equal(t.cmdline[0], "grep");
+	assert_string_equal(t.cmdline[3], "/proc/self/status");
+	pid = t.pid;
+	target__free(&t);
+	assert_int_equal(kill(pid, 0), -1); /* reaped */
+
+	assert_int_equal(launch_run(ARGV("grep", "-Eq", "^SigIgn:[[:space:]]+0+$",
+					 "/proc/self/status"),
+				    &t),
+			 0);
+	target__free(&t);
+	assert_int_equal(launch_run(ARGV("sh", "-c", "exit 5"), &t), 5);
+	assert_string_equal(t.comm, "sh");
+	target__free(&t);
+}
+
+static void test_18_launch_abandoned(void **state)
+{
+	char err[256], path[] = "/tmp/ptop-test-noexec-XXXXXX";
+	struct record_target t;
+	int st, fd;
+
+	(void)state;
+	/* set-up failed: target__kill kills and reaps the waiting child */
+	assert_int_equal(target__launch(&t, ARGV("true"), err, sizeof(err)), 0);
+	target__kill(&t);
+	assert_true(t.reaped);
+	assert_true(WIFSIGNALED(t.wstatus) && WTERMSIG(t.wstatus) == SIGKILL);
+	target__kill(&t); /* twice is fine */
+	target__free(&t);
+
+	/* the recorder went away: the child sees EOF and exits 127, never execs */
+	assert_int_equal(target__launch(&t, ARGV("true"), err, sizeof(err)), 0);
+	close(t.go_fd);
+	t.go_fd = -1;
+	assert_int_equal(waitpid(t.pid, &st, 0), t.pid);
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), 127);
+	t.reaped = true;
+	target__free(&t);
+
+	/* exec fails after the release: its errno comes back */
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "\x7f" "ELFjunk", 8), 8);
+	close(fd);
+	assert_int_equal(chmod(path, 0700), 0);
+	assert_int_equal(target__launch(&t, ARGV(path), err, sizeof(err)), 0);
+	assert_int_equal(target__release(&t, err, sizeof(err)), -ENOEXEC);
+	assert_non_null(strstr(err, "Exec format error"));
+	assert_true(t.reaped);
+	target__free(&t);
+	unlink(path);
+}
+
+static void test_19_open_pid(void **state)
+{
+	struct record_target t;
+	char err[256];
+	pid_t child;
+	int st;
+
+	(void)state;
+	assert_int_equal(target__open_pid(&t, getpid(), err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "ptop-record itself"));
+	target__free(&t);
+
+	/* a pid that does not exist: a reaped child's */
+	child = fork();
+	assert_true(child >= 0);
+	if (child == 0)
+		_exit(0);
+	assert_int_equal(waitpid(child, &st, 0), child);
+	assert_int_equal(target__open_pid(&t, child, err, sizeof(err)), -ESRCH);
+	assert_non_null(strstr(err, "no process with pid"));
+	target__free(&t);
+
+	child = fork();
+	assert_true(child >= 0);
+	if (child == 0) {
+		pause();
+		_exit(0);
+	}
+	assert_int_equal(target__open_pid(&t, child, err, sizeof(err)), 0);
+	assert_int_equal(t.mode, PTOP__V1__TARGET_MODE__TARGET_MODE_PID);
+	assert_int_equal(t.pid, child);
+	assert_true(t.exe[0] == '/');
+	assert_true(t.n_cmdline >= 1);
+	assert_int_equal(t.build_id_len, 20); /* a fork of this test binary */
+	assert_true(t.pidfd >= 0);
+	assert_false(t.is_child);
+	assert_false(target__has_exited(&t));
+	kill(child, SIGKILL);
+	assert_true(target__wait_exit(&t, 600000, -1));
+	assert_int_equal(waitpid(child, &st, 0), child);
+	target__collect_status(&t);
+	/* the kernel may not tell (PIDFD_GET_INFO is Linux 6.15+); when it does,
+	 * it must be right */
+	if (t.status_known)
+		assert_true(WIFSIGNALED(t.wstatus) && WTERMSIG(t.wstatus) == SIGKILL);
+	target__free(&t);
+}
+
+static void *blocked_thread(void *arg)
+{
+	int *fds = arg; /* [0]: read to wait on, [1]: write our tid to */
+	pid_t tid = gettid();
+	char c;
+
+	if (write(fds[1], &tid, sizeof(tid)) != sizeof(tid))
+		return NULL;
+	if (read(fds[0], &c, 1) < 0)
+		return NULL;
+	return NULL;
+}
+
+static void test_20_open_thread(void **state)
+{
+	struct record_target t;
+	int to_thread[2], from_thread[2], fds[2];
+	char err[256];
+	pthread_t th;
+	pid_t tid = 0;
+
+	(void)state;
+	assert_int_equal(pipe(to_thread), 0);
+	assert_int_equal(pipe(from_thread), 0);
+	fds[0] = to_thread[0];
+	fds[1] = from_thread[1];
+	assert_int_equal(pthread_create(&th, NULL, blocked_thread, fds), 0);
+	assert_int_equal(read(from_thread[0], &tid, sizeof(tid)), sizeof(tid));
+	assert_int_equal(target__open_pid(&t, tid, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "is a thread of process"));
+	target__free(&t);
+	assert_int_equal(write(to_thread[1], "x", 1), 1);
+	assert_int_equal(pthread_join(th, NULL), 0);
+	close(to_thread[0]);
+	close(to_thread[1]);
+	close(from_thread[0]);
+	close(from_thread[1]);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -596,6 +806,11 @@ int main(void)
 		cmocka_unit_test(test_13_drop_totals),
 		cmocka_unit_test(test_14_capeff),
 		cmocka_unit_test(test_15_buildid),
+		cmocka_unit_test(test_16_launch_errors),
+		cmocka_unit_test(test_17_launch_run),
+		cmocka_unit_test(test_18_launch_abandoned),
+		cmocka_unit_test(test_19_open_pid),
+		cmocka_unit_test(test_20_open_thread),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
