@@ -214,7 +214,7 @@ static int select_capture(sqlite3 *db, const char *path, const char *opt,
 	}
 	rc = sqlite3_prepare_v2(db,
 				"SELECT c.capture_id, t.comm, t.pid FROM capture c "
-				"LEFT JOIN target t USING (capture_id) "
+				"LEFT JOIN target t USING (cap) "
 				"WHERE substr(c.capture_id, 1, length(?1)) = ?1 ORDER BY c.capture_id",
 				-1, &s, NULL);
 	if (rc != SQLITE_OK) {

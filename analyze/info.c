@@ -15,14 +15,14 @@ struct row {
 	bool found;
 };
 
-static int row_open(sqlite3 *db, struct row *r, const char *sql, const char *cid)
+static int row_open(sqlite3 *db, struct row *r, const char *sql, int64_t cap)
 {
 	int rc;
 
 	memset(r, 0, sizeof(*r));
 	if (sqlite3_prepare_v2(db, sql, -1, &r->st, NULL) != SQLITE_OK)
 		return -EIO;
-	sqlite3_bind_text(r->st, 1, cid, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(r->st, 1, cap);
 	rc = sqlite3_step(r->st);
 	if (rc == SQLITE_ROW)
 		r->found = true;
@@ -167,9 +167,9 @@ static void text_array(sqlite3 *db, FILE *f, const char *value)
 	sqlite3_finalize(st);
 }
 
-/* Run SQL with ?1 = CID and print its rows as a table (text) or array of objects
- * (JSON, under KEY). */
-static int query_table(sqlite3 *db, const char *cid, const char *sql, struct json *j,
+/* Run SQL with ?1 = CAP (capture.cap) and print its rows as a table (text) or
+ * array of objects (JSON, under KEY). */
+static int query_table(sqlite3 *db, int64_t cap, const char *sql, struct json *j,
 		       const char *key, FILE *out, const char *indent)
 {
 	sqlite3_stmt *st = NULL;
@@ -179,7 +179,7 @@ static int query_table(sqlite3 *db, const char *cid, const char *sql, struct jso
 
 	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
 		return -EIO;
-	sqlite3_bind_text(st, 1, cid, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(st, 1, cap);
 	n = sqlite3_column_count(st);
 	names = calloc((size_t)n, sizeof(*names));
 	if (!names) {
@@ -263,17 +263,17 @@ cleanup:
 static const char probe_sql[] =
     "SELECT name, state, COALESCE(NULLIF(source, ''), '-') AS source, "
     "NULLIF(reason, '') AS reason, NULLIF(detail, '') AS detail FROM probe "
-    "WHERE capture_id = ?1 ORDER BY seq";
+    "WHERE cap = ?1 ORDER BY seq";
 static const char records_sql[] =
-    "SELECT kind, count FROM record_count WHERE capture_id = ?1 ORDER BY kind";
+    "SELECT kind, count FROM record_count WHERE cap = ?1 ORDER BY kind";
 static const char notices_sql[] =
     "SELECT collector, kind, COUNT(*) AS notices, SUM(lost) AS lost FROM drop_notice "
-    "WHERE capture_id = ?1 GROUP BY collector, kind ORDER BY collector, kind";
+    "WHERE cap = ?1 GROUP BY collector, kind ORDER BY collector, kind";
 static const char totals_sql[] =
-    "SELECT collector, kind, SUM(lost) AS lost FROM drop_total WHERE capture_id = ?1 "
+    "SELECT collector, kind, SUM(lost) AS lost FROM drop_total WHERE cap = ?1 "
     "GROUP BY collector, kind ORDER BY collector, kind";
 static const char probe_counts_sql[] =
-    "SELECT state, COUNT(*) FROM probe WHERE capture_id = ?1 GROUP BY state";
+    "SELECT state, COUNT(*) FROM probe WHERE cap = ?1 GROUP BY state";
 
 static void rel_secs(FILE *f, const struct row *c, const char *name, int64_t base)
 {
@@ -407,7 +407,7 @@ static int info_text(sqlite3 *db, const char *cid, const char *path, const struc
 	if (sqlite3_prepare_v2(db, probe_counts_sql, -1, &st, NULL) == SQLITE_OK) {
 		bool first = true;
 
-		sqlite3_bind_text(st, 1, cid, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_int64(st, 1, m->cap);
 		while (sqlite3_step(st) == SQLITE_ROW) {
 			fprintf(f, "%s%" PRId64 " %s", first ? " (" : ", ",
 				(int64_t)sqlite3_column_int64(st, 1), sqlite3_column_text(st, 0));
@@ -418,16 +418,16 @@ static int info_text(sqlite3 *db, const char *cid, const char *path, const struc
 	}
 	sqlite3_finalize(st);
 	fprintf(f, ":\n");
-	err = query_table(db, cid, probe_sql, NULL, NULL, f, "  ");
+	err = query_table(db, m->cap, probe_sql, NULL, NULL, f, "  ");
 	fprintf(f, "\nrecords by type:\n");
-	err = err ?: query_table(db, cid, records_sql, NULL, NULL, f, "  ");
+	err = err ?: query_table(db, m->cap, records_sql, NULL, NULL, f, "  ");
 	fprintf(f, "\ndrops reported during the recording (drop notices):\n");
-	err = err ?: query_table(db, cid, notices_sql, NULL, NULL, f, "  ");
+	err = err ?: query_table(db, m->cap, notices_sql, NULL, NULL, f, "  ");
 	fprintf(f, "\ndrops in the trailer (totals at the end):\n");
 	if (is_null(c, "end_reason"))
 		fprintf(f, "  (no trailer)\n");
 	else
-		err = err ?: query_table(db, cid, totals_sql, NULL, NULL, f, "  ");
+		err = err ?: query_table(db, m->cap, totals_sql, NULL, NULL, f, "  ");
 	return err;
 }
 
@@ -516,7 +516,7 @@ static int info_json(sqlite3 *db, const char *cid, const struct row *c, const st
 	jarray(db, &j, "disabled", txt(c, "disabled"));
 	json__end_object(&j);
 
-	err = query_table(db, cid, probe_sql, &j, "probes", f, NULL);
+	err = query_table(db, m->cap, probe_sql, &j, "probes", f, NULL);
 
 	json__key(&j, "time_span");
 	json__begin_object(&j);
@@ -533,15 +533,15 @@ static int info_json(sqlite3 *db, const char *cid, const struct row *c, const st
 	}
 	json__end_object(&j);
 
-	err = err ?: query_table(db, cid, records_sql, &j, "records", f, NULL);
+	err = err ?: query_table(db, m->cap, records_sql, &j, "records", f, NULL);
 
 	json__key(&j, "drops");
 	json__begin_object(&j);
-	err = err ?: query_table(db, cid, notices_sql, &j, "notices", f, NULL);
+	err = err ?: query_table(db, m->cap, notices_sql, &j, "notices", f, NULL);
 	if (is_null(c, "end_reason"))
 		json__kv_null(&j, "trailer");
 	else
-		err = err ?: query_table(db, cid, totals_sql, &j, "trailer", f, NULL);
+		err = err ?: query_table(db, m->cap, totals_sql, &j, "trailer", f, NULL);
 	json__end_object(&j);
 
 	json__key(&j, "end");
@@ -616,8 +616,8 @@ int cmd_info(int argc, char **argv)
 	if (rc)
 		return rc;
 	err = capture_meta__load(db, cid, &m);
-	err = err ?: row_open(db, &c, "SELECT * FROM capture WHERE capture_id = ?1", cid);
-	err = err ?: row_open(db, &t, "SELECT * FROM target WHERE capture_id = ?1", cid);
+	err = err ?: row_open(db, &c, "SELECT * FROM capture WHERE cap = ?1", m.cap);
+	err = err ?: row_open(db, &t, "SELECT * FROM target WHERE cap = ?1", m.cap);
 	if (!err && !c.found)
 		err = -ENOENT;
 	if (!err)

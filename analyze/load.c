@@ -53,57 +53,57 @@ static const char *const stmt_sql[ST_N] = {
 		       "loaded_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, "
 		       "?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, 0, 'reading', ?24, ?25, "
 		       "?26, ?27)",
-	[ST_TARGET] = "INSERT INTO target (capture_id, mode, pid, comm, exe, exe_build_id, "
+	[ST_TARGET] = "INSERT INTO target (cap, mode, pid, comm, exe, exe_build_id, "
 		      "cmdline, cgroup_path, cgroup_id, container_id) "
 		      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
-	[ST_PROBE] = "INSERT OR IGNORE INTO probe (capture_id, seq, name, state, source, reason, "
+	[ST_PROBE] = "INSERT OR IGNORE INTO probe (cap, seq, name, state, source, reason, "
 		     "detail) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-	[ST_RECORD_COUNT] = "INSERT INTO record_count (capture_id, kind, count) VALUES (?1, ?2, ?3)",
-	[ST_CPU] = "INSERT INTO cpu_sample (capture_id, time_ns, interval_ns, pid, oncpu_ns, "
+	[ST_RECORD_COUNT] = "INSERT INTO record_count (cap, kind, count) VALUES (?1, ?2, ?3)",
+	[ST_CPU] = "INSERT INTO cpu_sample (cap, time_ns, interval_ns, pid, oncpu_ns, "
 		   "switches, user_ns, system_ns, threads, voluntary_switches, "
 		   "involuntary_switches, user_ticks_total, system_ticks_total) "
 		   "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
-	[ST_SYSCALL] = "INSERT INTO syscall_stat (capture_id, time_ns, interval_ns, pid, nr, name, "
+	[ST_SYSCALL] = "INSERT INTO syscall_stat (cap, time_ns, interval_ns, pid, nr, name, "
 		       "count, completed, errors, total_ns, unmatched) "
 		       "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
-	[ST_HIST] = "INSERT INTO syscall_hist (capture_id, time_ns, pid, nr, bucket, count) "
+	[ST_HIST] = "INSERT INTO syscall_hist (cap, time_ns, pid, nr, bucket, count) "
 		    "VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-	[ST_MEMORY] = "INSERT INTO memory_sample (capture_id, time_ns, interval_ns, pid, vsize, "
+	[ST_MEMORY] = "INSERT INTO memory_sample (cap, time_ns, interval_ns, pid, vsize, "
 		      "statm_rss, statm_shared, statm_text, statm_data, rss, pss, uss, pss_anon, "
 		      "pss_file, pss_shmem, shared_clean, shared_dirty, private_clean, "
 		      "private_dirty, anon, swap, swap_pss, locked, rollup_read_ns, minflt, "
 		      "majflt, minflt_total, majflt_total) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, "
 		      "?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, "
 		      "?24, ?25, ?26, ?27, ?28)",
-	[ST_VMA_SNAPSHOT] = "INSERT INTO vma_snapshot (capture_id, snapshot_id, time_ns, pid, "
+	[ST_VMA_SNAPSHOT] = "INSERT INTO vma_snapshot (cap, snapshot_id, time_ns, pid, "
 			    "walk_ns, final, vma_count) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-	[ST_VMA] = "INSERT INTO vma (capture_id, snapshot_id, start, end, perms, offset, dev, "
+	[ST_VMA] = "INSERT INTO vma (cap, snapshot_id, start, end, perms, offset, dev, "
 		   "inode, path, size, rss, pss, uss, shared_clean, shared_dirty, anon, swap, "
 		   "swap_pss, locked) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, "
 		   "?13, ?14, ?15, ?16, ?17, ?18, ?19)",
-	[ST_CONTEXT] = "INSERT INTO proc_context (capture_id, time_ns, pid, ppid, comm, uid, euid, "
+	[ST_CONTEXT] = "INSERT INTO proc_context (cap, time_ns, pid, ppid, comm, uid, euid, "
 		       "gid, egid, cgroup_path, cgroup_id, container_id, nspid) "
 		       "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
-	[ST_NAMESPACE] = "INSERT INTO namespace (capture_id, time_ns, pid, type, inode) "
+	[ST_NAMESPACE] = "INSERT INTO namespace (cap, time_ns, pid, type, inode) "
 			 "VALUES (?1, ?2, ?3, ?4, ?5)",
-	[ST_STACK] = "INSERT OR IGNORE INTO stack (capture_id, stack_id, kernel, depth) "
+	[ST_STACK] = "INSERT OR IGNORE INTO stack (cap, stack_id, kernel, depth) "
 		     "VALUES (?1, ?2, ?3, ?4)",
-	[ST_FRAME] = "INSERT INTO stack_frame (capture_id, stack_id, depth, ip) "
+	[ST_FRAME] = "INSERT INTO stack_frame (cap, stack_id, depth, ip) "
 		     "VALUES (?1, ?2, ?3, ?4)",
-	[ST_MAPPING] = "INSERT INTO mapping (capture_id, time_ns, pid, start, end, offset, path, "
+	[ST_MAPPING] = "INSERT INTO mapping (cap, time_ns, pid, start, end, offset, path, "
 		       "build_id) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
-	[ST_DROP] = "INSERT INTO drop_notice (capture_id, time_ns, collector, kind, lost, detail) "
+	[ST_DROP] = "INSERT INTO drop_notice (cap, time_ns, collector, kind, lost, detail) "
 		    "VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-	[ST_DROP_TOTAL] = "INSERT INTO drop_total (capture_id, collector, kind, lost) "
+	[ST_DROP_TOTAL] = "INSERT INTO drop_total (cap, collector, kind, lost) "
 			  "VALUES (?1, ?2, ?3, ?4)",
 	[ST_TRAILER] = "UPDATE capture SET end_reason = ?2, end_time_ns = ?3, end_signal = ?4, "
 		       "end_error = ?5, salvaged = ?6, target_exited = ?7, target_exit_code = ?8, "
 		       "target_term_signal = ?9, target_core_dumped = ?10, "
 		       "target_status_known = ?11, trailer_records = ?12, trailer_events = ?13 "
-		       "WHERE capture_id = ?1",
+		       "WHERE cap = ?1",
 	[ST_END] = "UPDATE capture SET first_event_ns = ?2, last_event_ns = ?3, complete = ?4, "
 		   "read_end = ?5, read_stopped_at = ?6, read_message = ?7, has_index = ?8, "
-		   "frames = ?9, records = ?10 WHERE capture_id = ?1",
+		   "frames = ?9, records = ?10 WHERE cap = ?1",
 };
 
 /* Record kinds counted into record_count, in this order. */
@@ -145,6 +145,7 @@ struct loader {
 	sqlite3_stmt *st[ST_N];
 	const char *path;
 	char id[DB_CAPTURE_ID_LEN];
+	int64_t cap;	/* capture.cap: the key every other row carries */
 	uint64_t rows;
 	uint64_t records;
 	uint64_t counts[K_N];
@@ -563,9 +564,10 @@ static int load_header(struct loader *l, const Ptop__V1__CaptureHeader *h, const
 	err = run(l, ST_CAPTURE);
 	if (err)
 		return err;
+	l->cap = sqlite3_last_insert_rowid(l->db); /* every other row carries it */
 
 	s = l->st[ST_TARGET];
-	sqlite3_bind_text(s, 1, l->id, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(s, 1, l->cap);
 	if (t) {
 		bind_text(s, 2, mode_name(t->mode));
 		bind_pid(s, 3, t->pid);
@@ -596,7 +598,7 @@ static int load_header(struct loader *l, const Ptop__V1__CaptureHeader *h, const
 		if (!p)
 			continue;
 		src = source_name(p->source);
-		sqlite3_bind_text(s, 1, l->id, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(s, 1, l->cap);
 		bind_i64(s, 2, (int64_t)k);
 		bind_text(s, 3, p->name);
 		bind_text(s, 4, state_name(p->state));
@@ -613,13 +615,13 @@ static int load_header(struct loader *l, const Ptop__V1__CaptureHeader *h, const
 	return 0;
 }
 
-/* The columns every event table starts with: capture_id, time_ns[, interval_ns], pid. */
+/* The columns every event table starts with: cap, time_ns[, interval_ns], pid. */
 static void bind_envelope(struct loader *l, sqlite3_stmt *s, const Ptop__V1__Event *ev,
 			  bool interval)
 {
 	int i = 1;
 
-	sqlite3_bind_text(s, i++, l->id, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(s, i++, l->cap);
 	bind_u64(s, i++, ev->time_ns);
 	if (interval)
 		bind_nz(s, i++, ev->interval_ns);
@@ -746,7 +748,7 @@ static int load_vmas(struct loader *l, const Ptop__V1__Event *ev, const Ptop__V1
 	int64_t id = l->next_snapshot++;
 	int err;
 
-	sqlite3_bind_text(s, 1, l->id, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(s, 1, l->cap);
 	bind_i64(s, 2, id);
 	bind_u64(s, 3, ev->time_ns);
 	bind_pid(s, 4, ev->pid);
@@ -763,7 +765,7 @@ static int load_vmas(struct loader *l, const Ptop__V1__Event *ev, const Ptop__V1
 
 		if (!v)
 			continue;
-		sqlite3_bind_text(s, 1, l->id, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(s, 1, l->cap);
 		bind_i64(s, 2, id);
 		bind_u64(s, 3, v->start);
 		bind_u64(s, 4, v->end);
@@ -863,7 +865,7 @@ static int load_stack(struct loader *l, const Ptop__V1__Stack *st)
 	sqlite3_stmt *s = l->st[ST_STACK];
 	int err, rc;
 
-	sqlite3_bind_text(s, 1, l->id, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(s, 1, l->cap);
 	bind_u64(s, 2, st->id);
 	bind_i64(s, 3, !!st->kernel);
 	bind_u64(s, 4, st->n_ips);
@@ -880,7 +882,7 @@ static int load_stack(struct loader *l, const Ptop__V1__Stack *st)
 
 	s = l->st[ST_FRAME];
 	for (size_t k = 0; k < st->n_ips; k++) {
-		sqlite3_bind_text(s, 1, l->id, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(s, 1, l->cap);
 		bind_u64(s, 2, st->id);
 		bind_i64(s, 3, (int64_t)k);
 		bind_u64(s, 4, st->ips[k]);
@@ -896,7 +898,7 @@ static int load_mapping(struct loader *l, const Ptop__V1__Mapping *m)
 	sqlite3_stmt *s = l->st[ST_MAPPING];
 	int err;
 
-	sqlite3_bind_text(s, 1, l->id, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(s, 1, l->cap);
 	bind_nz(s, 2, m->time_ns);
 	bind_pid(s, 3, m->pid);
 	bind_u64(s, 4, m->start);
@@ -913,7 +915,7 @@ static int load_drop(struct loader *l, const Ptop__V1__DropNotice *d)
 {
 	sqlite3_stmt *s = l->st[ST_DROP];
 
-	sqlite3_bind_text(s, 1, l->id, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(s, 1, l->cap);
 	bind_nz(s, 2, d->time_ns);
 	bind_text(s, 3, d->collector);
 	bind_text(s, 4, d->kind);
@@ -928,7 +930,7 @@ static int load_trailer(struct loader *l, const Ptop__V1__CaptureTrailer *t)
 	const Ptop__V1__TargetExit *x = t->target_exit;
 	int err;
 
-	sqlite3_bind_text(s, 1, l->id, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(s, 1, l->cap);
 	bind_text(s, 2, reason_name(t->reason));
 	bind_nz(s, 3, t->end_time_ns);
 	bind_nz(s, 4, t->signal);
@@ -961,7 +963,7 @@ static int load_trailer(struct loader *l, const Ptop__V1__CaptureTrailer *t)
 
 		if (!d)
 			continue;
-		sqlite3_bind_text(s, 1, l->id, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(s, 1, l->cap);
 		bind_text(s, 2, d->collector);
 		bind_text(s, 3, d->kind);
 		bind_u64(s, 4, d->lost);
@@ -1001,7 +1003,8 @@ static int load_record(struct loader *l, const Ptop__V1__Record *r)
 	}
 }
 
-/* Delete every row of capture ID from every table that has a capture_id column. */
+/* Delete every row of the capture whose key is l->cap from every table that has
+ * a cap column (the capture row too). */
 static int delete_capture(struct loader *l)
 {
 	sqlite3_stmt *tables = NULL, *del = NULL;
@@ -1010,20 +1013,20 @@ static int delete_capture(struct loader *l)
 
 	rc = sqlite3_prepare_v2(l->db,
 				"SELECT m.name FROM sqlite_master m, pragma_table_info(m.name) p "
-				"WHERE m.type = 'table' AND p.name = 'capture_id'",
+				"WHERE m.type = 'table' AND p.name = 'cap'",
 				-1, &tables, NULL);
 	if (rc != SQLITE_OK)
 		return db_fail(l, rc, "listing tables");
 	while ((rc = sqlite3_step(tables)) == SQLITE_ROW) {
 		const char *name = (const char *)sqlite3_column_text(tables, 0);
 
-		snprintf(sql, sizeof(sql), "DELETE FROM \"%s\" WHERE capture_id = ?1", name);
+		snprintf(sql, sizeof(sql), "DELETE FROM \"%s\" WHERE cap = ?1", name);
 		rc = sqlite3_prepare_v2(l->db, sql, -1, &del, NULL);
 		if (rc != SQLITE_OK) {
 			err = db_fail(l, rc, "deleting the old capture");
 			goto cleanup;
 		}
-		sqlite3_bind_text(del, 1, l->id, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(del, 1, l->cap);
 		rc = sqlite3_step(del);
 		sqlite3_finalize(del);
 		del = NULL;
@@ -1039,16 +1042,20 @@ cleanup:
 	return err;
 }
 
+/* Whether capture l->id is in the DB; if so l->cap is its key. */
 static int capture_exists(struct loader *l, bool *exists)
 {
 	sqlite3_stmt *s = NULL;
 	int rc;
 
-	rc = sqlite3_prepare_v2(l->db, "SELECT 1 FROM capture WHERE capture_id = ?1", -1, &s, NULL);
+	rc = sqlite3_prepare_v2(l->db, "SELECT cap FROM capture WHERE capture_id = ?1", -1, &s,
+				NULL);
 	if (rc != SQLITE_OK)
 		return db_fail(l, rc, "looking up the capture");
 	sqlite3_bind_text(s, 1, l->id, -1, SQLITE_STATIC);
 	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW)
+		l->cap = sqlite3_column_int64(s, 0);
 	sqlite3_finalize(s);
 	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
 		return db_fail(l, rc, "looking up the capture");
@@ -1075,7 +1082,7 @@ static int finish(struct loader *l, const struct capture_status *cs, struct load
 	else if (!clean)
 		snprintf(msg, sizeof(msg), "%s", cs->message);
 
-	sqlite3_bind_text(s, 1, l->id, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(s, 1, l->cap);
 	if (l->have_events) {
 		bind_u64(s, 2, l->first_ns);
 		bind_u64(s, 3, l->last_ns);
@@ -1102,7 +1109,7 @@ static int finish(struct loader *l, const struct capture_status *cs, struct load
 	for (int k = 0; k < K_N; k++) {
 		if (!l->counts[k])
 			continue;
-		sqlite3_bind_text(s, 1, l->id, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(s, 1, l->cap);
 		bind_text(s, 2, kind_name[k]);
 		bind_u64(s, 3, l->counts[k]);
 		err = run(l, ST_RECORD_COUNT);
@@ -1215,7 +1222,7 @@ int db__load_capture(sqlite3 *db, const char *path, bool replace,
 			stats->already_loaded = true;
 		goto cleanup; /* rolled back: nothing was written */
 	}
-	if (replace) { /* even without its capture row: no stray rows of that id survive */
+	if (exists) { /* replace: its rows go, the capture comes back with a new cap */
 		ret = delete_capture(&l);
 		if (ret)
 			goto cleanup;

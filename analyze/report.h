@@ -41,6 +41,7 @@ int window__parse(const char *s, struct window *w, char *err, size_t errlen);
 
 struct capture_meta {
 	char capture_id[33];
+	int64_t cap;		/* capture.cap: the key every other table's rows carry */
 	int64_t base_ns;	/* start_monotonic_ns (else first event, else 0) */
 	int64_t first_event_ns; /* -1 when the capture holds no event */
 	int64_t last_event_ns;
@@ -51,8 +52,8 @@ struct capture_meta {
 	char read_message[256];
 };
 
-/* Read the capture row for CAPTURE_ID. 0, -ENOENT when there is none, -EIO on an
- * SQLite error. */
+/* Read the capture row for CAPTURE_ID, its key cap included (queries filter
+ * on m->cap). 0, -ENOENT when there is none, -EIO on an SQLite error. */
 int capture_meta__load(sqlite3 *db, const char *capture_id, struct capture_meta *m);
 
 /* The one-line warning for an incomplete capture into BUF ("" when complete):
@@ -70,7 +71,7 @@ struct probe_info {
 
 /* Look probe NAME up in the capture's probe set. Not found: found=false,
  * state "absent" and a reason saying so. 0 or -EIO. */
-int probe__lookup(sqlite3 *db, const char *capture_id, const char *name, struct probe_info *p);
+int probe__lookup(sqlite3 *db, int64_t cap, const char *name, struct probe_info *p);
 
 static inline bool probe__active(const struct probe_info *p)
 {

@@ -10,7 +10,7 @@
 /* One row per interval end; in cgroup mode several pids share an interval. */
 static const char cpu_sql[] =
     "SELECT s.time_ns, MAX(s.interval_ns), SUM(s.oncpu_ns), SUM(s.user_ns), "
-    "SUM(s.system_ns) FROM cpu_sample s WHERE s.capture_id = ?1 AND "
+    "SUM(s.system_ns) FROM cpu_sample s WHERE s.cap = ?1 AND "
     "(s.time_ns - COALESCE(s.interval_ns, 0) / 2) >= ?2 AND "
     "(s.time_ns - COALESCE(s.interval_ns, 0) / 2) < ?3 "
     "GROUP BY s.time_ns ORDER BY s.time_ns";
@@ -64,7 +64,7 @@ static int load_rows(sqlite3 *db, const struct capture_meta *m, const struct win
 		err = -EIO;
 		goto cleanup;
 	}
-	sqlite3_bind_text(st, 1, m->capture_id, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(st, 1, m->cap);
 	sqlite3_bind_int64(st, 2, lo);
 	sqlite3_bind_int64(st, 3, hi);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -312,7 +312,7 @@ int report_cpu(sqlite3 *db, const char *capture_id, const struct report_opts *o,
 	int err;
 
 	err = capture_meta__load(db, capture_id, &m);
-	err = err ?: probe__lookup(db, capture_id, "cpu", &p);
+	err = err ?: probe__lookup(db, m.cap, "cpu", &p);
 	if (err)
 		goto cleanup;
 	report__begin(&j, out, o, "cpu", &m);

@@ -30,7 +30,7 @@ static const struct {
 static const char mem_sql[] =
     "SELECT time_ns, SUM(rss), SUM(pss), SUM(uss), SUM(anon), SUM(pss_anon), "
     "SUM(pss_file), SUM(pss_shmem), SUM(swap), SUM(statm_rss), SUM(vsize), "
-    "SUM(minflt), SUM(majflt) FROM memory_sample WHERE capture_id = ?1 "
+    "SUM(minflt), SUM(majflt) FROM memory_sample WHERE cap = ?1 "
     "AND time_ns BETWEEN ?2 AND ?3 GROUP BY time_ns ORDER BY time_ns";
 
 struct mem_row {
@@ -66,7 +66,7 @@ static int load_rows(sqlite3 *db, const struct capture_meta *m, const struct win
 		err = -EIO;
 		goto cleanup;
 	}
-	sqlite3_bind_text(st, 1, m->capture_id, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(st, 1, m->cap);
 	sqlite3_bind_int64(st, 2, lo);
 	sqlite3_bind_int64(st, 3, hi);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -283,7 +283,7 @@ int report_mem(sqlite3 *db, const char *capture_id, const struct report_opts *o,
 	int err;
 
 	err = capture_meta__load(db, capture_id, &m);
-	err = err ?: probe__lookup(db, capture_id, "memory", &p);
+	err = err ?: probe__lookup(db, m.cap, "memory", &p);
 	if (err)
 		goto cleanup;
 	report__begin(&j, out, o, "mem", &m);

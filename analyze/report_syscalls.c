@@ -14,18 +14,18 @@
 
 static const char stat_sql[] =
     "SELECT s.nr, MAX(s.name), SUM(s.count), SUM(s.completed), SUM(s.errors), "
-    "SUM(s.total_ns) FROM syscall_stat s WHERE s.capture_id = ?1 AND " MIDPOINT_IN_WINDOW(
+    "SUM(s.total_ns) FROM syscall_stat s WHERE s.cap = ?1 AND " MIDPOINT_IN_WINDOW(
 	"s") " GROUP BY s.nr";
 
 /* Histogram rows carry no interval: their window comes from the stat row of the
  * same interval. Without a window every row counts. */
 static const char hist_all_sql[] =
-    "SELECT h.nr, h.bucket, SUM(h.count) FROM syscall_hist h WHERE h.capture_id = ?1 "
+    "SELECT h.nr, h.bucket, SUM(h.count) FROM syscall_hist h WHERE h.cap = ?1 "
     "GROUP BY h.nr, h.bucket";
 static const char hist_window_sql[] =
     "SELECT h.nr, h.bucket, SUM(h.count) FROM syscall_hist h JOIN syscall_stat s "
-    "ON s.capture_id = h.capture_id AND s.time_ns = h.time_ns AND s.nr = h.nr "
-    "AND s.pid IS h.pid WHERE h.capture_id = ?1 AND " MIDPOINT_IN_WINDOW(
+    "ON s.cap = h.cap AND s.time_ns = h.time_ns AND s.nr = h.nr "
+    "AND s.pid IS h.pid WHERE h.cap = ?1 AND " MIDPOINT_IN_WINDOW(
 	"s") " GROUP BY h.nr, h.bucket";
 
 static enum report_sort sort_key;
@@ -50,7 +50,7 @@ static int bind_window(sqlite3_stmt *st, const struct capture_meta *m, const str
 	int64_t lo, hi;
 
 	window__bounds(w, m, &lo, &hi);
-	if (sqlite3_bind_text(st, 1, m->capture_id, -1, SQLITE_TRANSIENT) ||
+	if (sqlite3_bind_int64(st, 1, m->cap) ||
 	    sqlite3_bind_int64(st, 2, lo) || sqlite3_bind_int64(st, 3, hi))
 		return -EIO;
 	return 0;
@@ -108,7 +108,7 @@ int syscalls__aggregate(sqlite3 *db, const struct capture_meta *m, const struct 
 		err = -EIO;
 		goto cleanup;
 	}
-	err = whole ? (sqlite3_bind_text(st, 1, m->capture_id, -1, SQLITE_TRANSIENT) ? -EIO : 0)
+	err = whole ? (sqlite3_bind_int64(st, 1, m->cap) ? -EIO : 0)
 		    : bind_window(st, m, w);
 	if (err)
 		goto cleanup;
@@ -325,7 +325,7 @@ int report_syscalls(sqlite3 *db, const char *capture_id, const struct report_opt
 	int err;
 
 	err = capture_meta__load(db, capture_id, &m);
-	err = err ?: probe__lookup(db, capture_id, "syscalls", &p);
+	err = err ?: probe__lookup(db, m.cap, "syscalls", &p);
 	if (err)
 		goto cleanup;
 	report__begin(&j, out, o, "syscalls", &m);

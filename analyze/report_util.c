@@ -133,7 +133,7 @@ int capture_meta__load(sqlite3 *db, const char *capture_id, struct capture_meta 
 {
 	static const char sql[] =
 	    "SELECT COALESCE(start_monotonic_ns, first_event_ns, 0), first_event_ns, "
-	    "last_event_ns, cpus, complete, read_end, read_stopped_at, read_message "
+	    "last_event_ns, cpus, complete, read_end, read_stopped_at, read_message, cap "
 	    "FROM capture WHERE capture_id = ?1";
 	sqlite3_stmt *st = NULL;
 	int err = 0, rc;
@@ -162,6 +162,7 @@ int capture_meta__load(sqlite3 *db, const char *capture_id, struct capture_meta 
 	copy_col(st, 5, m->read_end, sizeof(m->read_end));
 	m->read_stopped_at = col_i64(st, 6, -1);
 	copy_col(st, 7, m->read_message, sizeof(m->read_message));
+	m->cap = sqlite3_column_int64(st, 8);
 cleanup:
 	sqlite3_finalize(st);
 	return err;
@@ -194,10 +195,10 @@ void capture_meta__warning(const struct capture_meta *m, char *buf, size_t len)
 		 end, where);
 }
 
-int probe__lookup(sqlite3 *db, const char *capture_id, const char *name, struct probe_info *p)
+int probe__lookup(sqlite3 *db, int64_t cap, const char *name, struct probe_info *p)
 {
 	static const char sql[] = "SELECT state, source, reason, detail FROM probe "
-				  "WHERE capture_id = ?1 AND name = ?2";
+				  "WHERE cap = ?1 AND name = ?2";
 	sqlite3_stmt *st = NULL;
 	int err = 0, rc;
 
@@ -206,7 +207,7 @@ int probe__lookup(sqlite3 *db, const char *capture_id, const char *name, struct 
 		err = -EIO;
 		goto cleanup;
 	}
-	sqlite3_bind_text(st, 1, capture_id, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(st, 1, cap);
 	sqlite3_bind_text(st, 2, name, -1, SQLITE_TRANSIENT);
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW) {
@@ -264,11 +265,11 @@ int drops__load(sqlite3 *db, const struct capture_meta *m, const char *collector
 		const struct window *w, struct drop_line **out, size_t *n)
 {
 	static const char notices[] =
-	    "SELECT collector, kind, SUM(lost) FROM drop_notice WHERE capture_id = ?1 "
+	    "SELECT collector, kind, SUM(lost) FROM drop_notice WHERE cap = ?1 "
 	    "AND collector = ?2 AND (time_ns IS NULL AND ?5 OR time_ns BETWEEN ?3 AND ?4) "
 	    "GROUP BY collector, kind ORDER BY kind";
 	static const char totals[] = "SELECT collector, kind, SUM(lost) FROM drop_total "
-				     "WHERE capture_id = ?1 AND collector = ?2 "
+				     "WHERE cap = ?1 AND collector = ?2 "
 				     "GROUP BY collector, kind ORDER BY kind";
 	bool whole = !w->has_start && !w->has_end;
 	sqlite3_stmt *st = NULL;
@@ -283,7 +284,7 @@ int drops__load(sqlite3 *db, const struct capture_meta *m, const char *collector
 			err = -EIO;
 			goto cleanup;
 		}
-		sqlite3_bind_text(st, 1, m->capture_id, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_int64(st, 1, m->cap);
 		sqlite3_bind_text(st, 2, collector, -1, SQLITE_TRANSIENT);
 		if (!pass) {
 			sqlite3_bind_int64(st, 3, lo);

@@ -1,7 +1,10 @@
 -- schema.sql — the SQLite schema ptop-analyze loads captures into. Version 1.
 --
 -- The loader sets PRAGMA user_version = 1 and refuses a DB of another version.
--- Many captures share one DB, each keyed by capture_id (32 hex digits).
+-- Many captures share one DB. A capture is named by capture_id (32 hex
+-- digits) in the capture table; every other row references it by cap, the
+-- capture's small integer key (capture.cap), so rows and indexes stay small.
+-- The views cpu, syscalls and memory carry capture_id too.
 -- Times are CLOCK_MONOTONIC nanoseconds as recorded (*_ns); the views add t_s,
 -- seconds since the capture started. A NULL is "not measured", never 0.
 -- Every table and column is documented in man/ptop-capture.5.
@@ -9,7 +12,8 @@
 -- The part after the line "-- @@ indexes @@" runs after the data is loaded.
 
 CREATE TABLE IF NOT EXISTS capture (
-	capture_id TEXT PRIMARY KEY,
+	cap INTEGER PRIMARY KEY AUTOINCREMENT, -- the key other tables reference; never reused
+	capture_id TEXT NOT NULL UNIQUE,
 	format_version INTEGER NOT NULL,
 	recorder_version TEXT,
 	recorder_commit TEXT,
@@ -60,7 +64,7 @@ CREATE TABLE IF NOT EXISTS capture (
 );
 
 CREATE TABLE IF NOT EXISTS target (
-	capture_id TEXT PRIMARY KEY REFERENCES capture(capture_id),
+	cap INTEGER PRIMARY KEY REFERENCES capture(cap),
 	mode TEXT NOT NULL,           -- pid | cgroup | command
 	pid INTEGER,
 	comm TEXT,
@@ -73,25 +77,25 @@ CREATE TABLE IF NOT EXISTS target (
 );
 
 CREATE TABLE IF NOT EXISTS probe (
-	capture_id TEXT NOT NULL,
+	cap INTEGER NOT NULL REFERENCES capture(cap),
 	seq INTEGER NOT NULL,         -- order in the probe set
 	name TEXT NOT NULL,
 	state TEXT NOT NULL,          -- active | disabled | failed | unsupported
 	source TEXT,                  -- ebpf | proc
 	reason TEXT,
 	detail TEXT,
-	PRIMARY KEY (capture_id, name)
+	PRIMARY KEY (cap, name)
 );
 
 CREATE TABLE IF NOT EXISTS record_count (
-	capture_id TEXT NOT NULL,
+	cap INTEGER NOT NULL REFERENCES capture(cap),
 	kind TEXT NOT NULL,           -- header | event:cpu | event:syscalls | stack | drop ...
 	count INTEGER NOT NULL,
-	PRIMARY KEY (capture_id, kind)
+	PRIMARY KEY (cap, kind)
 );
 
 CREATE TABLE IF NOT EXISTS cpu_sample (
-	capture_id TEXT NOT NULL,
+	cap INTEGER NOT NULL REFERENCES capture(cap),
 	time_ns INTEGER NOT NULL,     -- end of the interval
 	interval_ns INTEGER,
 	pid INTEGER,
@@ -107,7 +111,7 @@ CREATE TABLE IF NOT EXISTS cpu_sample (
 );
 
 CREATE TABLE IF NOT EXISTS syscall_stat (
-	capture_id TEXT NOT NULL,
+	cap INTEGER NOT NULL REFERENCES capture(cap),
 	time_ns INTEGER NOT NULL,
 	interval_ns INTEGER,
 	pid INTEGER,
@@ -121,7 +125,7 @@ CREATE TABLE IF NOT EXISTS syscall_stat (
 );
 
 CREATE TABLE IF NOT EXISTS syscall_hist (
-	capture_id TEXT NOT NULL,
+	cap INTEGER NOT NULL REFERENCES capture(cap),
 	time_ns INTEGER NOT NULL,
 	pid INTEGER,
 	nr INTEGER NOT NULL,
@@ -130,7 +134,7 @@ CREATE TABLE IF NOT EXISTS syscall_hist (
 );
 
 CREATE TABLE IF NOT EXISTS memory_sample (
-	capture_id TEXT NOT NULL,
+	cap INTEGER NOT NULL REFERENCES capture(cap),
 	time_ns INTEGER NOT NULL,
 	interval_ns INTEGER,
 	pid INTEGER,
@@ -161,18 +165,18 @@ CREATE TABLE IF NOT EXISTS memory_sample (
 );
 
 CREATE TABLE IF NOT EXISTS vma_snapshot (
-	capture_id TEXT NOT NULL,
+	cap INTEGER NOT NULL REFERENCES capture(cap),
 	snapshot_id INTEGER NOT NULL, -- 0, 1, 2... in time order
 	time_ns INTEGER NOT NULL,
 	pid INTEGER,
 	walk_ns INTEGER,
 	final INTEGER,
 	vma_count INTEGER,
-	PRIMARY KEY (capture_id, snapshot_id)
+	PRIMARY KEY (cap, snapshot_id)
 );
 
 CREATE TABLE IF NOT EXISTS vma (
-	capture_id TEXT NOT NULL,
+	cap INTEGER NOT NULL REFERENCES capture(cap),
 	snapshot_id INTEGER NOT NULL,
 	start INTEGER NOT NULL,
 	end INTEGER NOT NULL,
@@ -194,7 +198,7 @@ CREATE TABLE IF NOT EXISTS vma (
 );
 
 CREATE TABLE IF NOT EXISTS proc_context (
-	capture_id TEXT NOT NULL,
+	cap INTEGER NOT NULL REFERENCES capture(cap),
 	time_ns INTEGER NOT NULL,
 	pid INTEGER,
 	ppid INTEGER,
@@ -210,7 +214,7 @@ CREATE TABLE IF NOT EXISTS proc_context (
 );
 
 CREATE TABLE IF NOT EXISTS namespace (
-	capture_id TEXT NOT NULL,
+	cap INTEGER NOT NULL REFERENCES capture(cap),
 	time_ns INTEGER NOT NULL,
 	pid INTEGER,
 	type TEXT NOT NULL,
@@ -218,22 +222,22 @@ CREATE TABLE IF NOT EXISTS namespace (
 );
 
 CREATE TABLE IF NOT EXISTS stack (
-	capture_id TEXT NOT NULL,
+	cap INTEGER NOT NULL REFERENCES capture(cap),
 	stack_id INTEGER NOT NULL,
 	kernel INTEGER NOT NULL,
 	depth INTEGER NOT NULL,
-	PRIMARY KEY (capture_id, stack_id)
+	PRIMARY KEY (cap, stack_id)
 );
 
 CREATE TABLE IF NOT EXISTS stack_frame (
-	capture_id TEXT NOT NULL,
+	cap INTEGER NOT NULL REFERENCES capture(cap),
 	stack_id INTEGER NOT NULL,
 	depth INTEGER NOT NULL,       -- 0 innermost
 	ip INTEGER NOT NULL
 );
 
 CREATE TABLE IF NOT EXISTS mapping (
-	capture_id TEXT NOT NULL,
+	cap INTEGER NOT NULL REFERENCES capture(cap),
 	time_ns INTEGER,
 	pid INTEGER,
 	start INTEGER NOT NULL,
@@ -244,7 +248,7 @@ CREATE TABLE IF NOT EXISTS mapping (
 );
 
 CREATE TABLE IF NOT EXISTS drop_notice (
-	capture_id TEXT NOT NULL,
+	cap INTEGER NOT NULL REFERENCES capture(cap),
 	time_ns INTEGER,
 	collector TEXT NOT NULL,
 	kind TEXT NOT NULL,
@@ -253,30 +257,30 @@ CREATE TABLE IF NOT EXISTS drop_notice (
 );
 
 CREATE TABLE IF NOT EXISTS drop_total (   -- from the trailer
-	capture_id TEXT NOT NULL,
+	cap INTEGER NOT NULL REFERENCES capture(cap),
 	collector TEXT NOT NULL,
 	kind TEXT NOT NULL,
 	lost INTEGER NOT NULL
 );
 
--- Views with t_s: seconds since the capture started.
+-- Views with capture_id and t_s: seconds since the capture started.
 CREATE VIEW IF NOT EXISTS cpu AS
-	SELECT s.*, (s.time_ns - c.start_monotonic_ns) / 1e9 AS t_s
-	FROM cpu_sample s JOIN capture c USING (capture_id);
+	SELECT c.capture_id, s.*, (s.time_ns - c.start_monotonic_ns) / 1e9 AS t_s
+	FROM cpu_sample s JOIN capture c USING (cap);
 CREATE VIEW IF NOT EXISTS syscalls AS
-	SELECT s.*, (s.time_ns - c.start_monotonic_ns) / 1e9 AS t_s
-	FROM syscall_stat s JOIN capture c USING (capture_id);
+	SELECT c.capture_id, s.*, (s.time_ns - c.start_monotonic_ns) / 1e9 AS t_s
+	FROM syscall_stat s JOIN capture c USING (cap);
 CREATE VIEW IF NOT EXISTS memory AS
-	SELECT s.*, (s.time_ns - c.start_monotonic_ns) / 1e9 AS t_s
-	FROM memory_sample s JOIN capture c USING (capture_id);
+	SELECT c.capture_id, s.*, (s.time_ns - c.start_monotonic_ns) / 1e9 AS t_s
+	FROM memory_sample s JOIN capture c USING (cap);
 
 -- @@ indexes @@
-CREATE INDEX IF NOT EXISTS cpu_sample_time ON cpu_sample (capture_id, time_ns);
-CREATE INDEX IF NOT EXISTS syscall_stat_time ON syscall_stat (capture_id, time_ns);
-CREATE INDEX IF NOT EXISTS syscall_stat_name ON syscall_stat (capture_id, name);
-CREATE INDEX IF NOT EXISTS syscall_hist_time ON syscall_hist (capture_id, nr, time_ns);
-CREATE INDEX IF NOT EXISTS memory_sample_time ON memory_sample (capture_id, time_ns);
-CREATE INDEX IF NOT EXISTS vma_snapshot_id ON vma (capture_id, snapshot_id);
-CREATE INDEX IF NOT EXISTS stack_frame_id ON stack_frame (capture_id, stack_id, depth);
-CREATE INDEX IF NOT EXISTS drop_notice_time ON drop_notice (capture_id, time_ns);
-CREATE INDEX IF NOT EXISTS mapping_start ON mapping (capture_id, pid, start);
+CREATE INDEX IF NOT EXISTS cpu_sample_time ON cpu_sample (cap, time_ns);
+CREATE INDEX IF NOT EXISTS syscall_stat_time ON syscall_stat (cap, time_ns);
+CREATE INDEX IF NOT EXISTS syscall_stat_name ON syscall_stat (cap, name);
+CREATE INDEX IF NOT EXISTS syscall_hist_time ON syscall_hist (cap, nr, time_ns);
+CREATE INDEX IF NOT EXISTS memory_sample_time ON memory_sample (cap, time_ns);
+CREATE INDEX IF NOT EXISTS vma_snapshot_id ON vma (cap, snapshot_id);
+CREATE INDEX IF NOT EXISTS stack_frame_id ON stack_frame (cap, stack_id, depth);
+CREATE INDEX IF NOT EXISTS drop_notice_time ON drop_notice (cap, time_ns);
+CREATE INDEX IF NOT EXISTS mapping_start ON mapping (cap, pid, start);

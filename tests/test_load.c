@@ -519,7 +519,8 @@ static void load_ok(sqlite3 *db, const char *path, bool replace, char id[DB_CAPT
 
 static int64_t rows_of(sqlite3 *db, const char *table, const char *id)
 {
-	return q_int(db, "SELECT count(*) FROM %s WHERE capture_id = '%s'", table, id);
+	return q_int(db, "SELECT count(*) FROM %s WHERE cap = (SELECT cap FROM capture "
+			 "WHERE capture_id = '%s')", table, id);
 }
 
 /* ------------------------------------------------------------------ tests */
@@ -753,7 +754,7 @@ static void test_01_every_kind(void **state)
 	assert_int_equal(fs.st_mode & 0777, 0600);
 }
 
-/* every table with a capture_id, and its row count for ID, as one string */
+/* every table with a cap, and its row count for ID, as one string */
 static const char *all_counts(sqlite3 *db, const char *id)
 {
 	static const char *const tables[] = { "capture",      "target",	       "probe",
@@ -802,6 +803,8 @@ static void test_02_load_twice(void **state)
 	assert_string_equal(all_counts(db, id), before);
 	assert_string_not_equal(q_text(db, "SELECT loaded_at FROM capture"), "first");
 	assert_int_equal(q_int(db, "SELECT count(*) FROM capture"), 1);
+	/* the reloaded capture got a new key: a cap is never reused */
+	assert_int_equal(q_int(db, "SELECT cap FROM capture"), 2);
 	sqlite3_close(db);
 }
 
@@ -843,6 +846,18 @@ static void test_03_two_captures(void **state)
 				       "FROM capture WHERE capture_id = '%s'",
 				       idb),
 			    "NULLNULL");
+	/* rows carry the small key; the views name the capture by its id */
+	assert_string_equal(q_text(db, "SELECT group_concat(cap, ' ') FROM "
+				       "(SELECT cap FROM capture ORDER BY cap)"),
+			    "1 2");
+	assert_string_equal(q_text(db, "SELECT group_concat(n, ' ') FROM (SELECT capture_id, "
+				       "count(*) AS n FROM memory WHERE capture_id IN ('%s', '%s') "
+				       "GROUP BY capture_id)",
+				       ida, idb),
+			    "2 2");
+	assert_string_equal(q_text(db, "SELECT capture_id FROM syscalls s JOIN capture c "
+				       "USING (capture_id) WHERE c.cap = 2 LIMIT 1"),
+			    idb);
 	sqlite3_close(db);
 }
 

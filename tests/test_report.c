@@ -16,6 +16,8 @@
 extern const char ptop_schema_sql[];
 
 #define CID "00112233445566778899aabbccddeeff"
+/* the capture's key (capture.cap), given its id as the next %s argument */
+#define CAP_OF "(SELECT cap FROM capture WHERE capture_id = '%s')"
 #define BASE 1000000000000LL /* start_monotonic_ns of the test capture */
 #define SEC 1000000000LL
 
@@ -65,8 +67,8 @@ static void add_probe(sqlite3 *db, int seq, const char *name, const char *state,
 		      const char *reason)
 {
 	execf(db,
-	      "INSERT INTO probe (capture_id, seq, name, state, source, reason) "
-	      "VALUES ('%s', %d, %Q, %Q, %Q, %Q)",
+	      "INSERT INTO probe (cap, seq, name, state, source, reason) "
+	      "VALUES (" CAP_OF ", %d, %Q, %Q, %Q, %Q)",
 	      CID, seq, name, state, source, reason);
 }
 
@@ -79,17 +81,17 @@ static void add_syscall(sqlite3 *db, int t, int nr, const char *name, long long 
 	int b;
 
 	execf(db,
-	      "INSERT INTO syscall_stat (capture_id, time_ns, interval_ns, pid, nr, name, count, "
-	      "completed, errors, total_ns) VALUES ('%s', %lld, %lld, 42, %d, %Q, %lld, %lld, "
-	      "%lld, %lld)",
+	      "INSERT INTO syscall_stat (cap, time_ns, interval_ns, pid, nr, name, count, "
+	      "completed, errors, total_ns) VALUES (" CAP_OF ", %lld, %lld, 42, %d, %Q, %lld, "
+	      "%lld, %lld, %lld)",
 	      CID, BASE + t * SEC, SEC, nr, name, count, completed, errors, total_ns);
 	va_start(ap, total_ns);
 	while ((b = va_arg(ap, int)) >= 0) {
 		long long c = va_arg(ap, long long);
 
 		execf(db,
-		      "INSERT INTO syscall_hist (capture_id, time_ns, pid, nr, bucket, count) "
-		      "VALUES ('%s', %lld, 42, %d, %d, %lld)",
+		      "INSERT INTO syscall_hist (cap, time_ns, pid, nr, bucket, count) "
+		      "VALUES (" CAP_OF ", %lld, 42, %d, %d, %lld)",
 		      CID, BASE + t * SEC, nr, b, c);
 	}
 	va_end(ap);
@@ -557,8 +559,8 @@ static void test_10_mem_report(void **state)
 		static const long long rss[] = {100, 130, 120, 160};
 
 		execf(db,
-		      "INSERT INTO memory_sample (capture_id, time_ns, interval_ns, pid, rss, pss, "
-		      "minflt) VALUES ('%s', %lld, %lld, 42, %lld, %s, %d)",
+		      "INSERT INTO memory_sample (cap, time_ns, interval_ns, pid, rss, pss, "
+		      "minflt) VALUES (" CAP_OF ", %lld, %lld, 42, %lld, %s, %d)",
 		      CID, BASE + i * 10 * SEC, 10 * SEC, rss[i] << 20,
 		      i == 1   ? "1000"
 		      : i == 2 ? "4000"
@@ -607,8 +609,9 @@ static void test_11_cpu_report(void **state)
 	add_probe(db, 0, "cpu", "active", "proc", NULL);
 	/* /proc lane only: 500 ms user in the first second, 100 ms system in the second */
 	execf(db,
-	      "INSERT INTO cpu_sample (capture_id, time_ns, interval_ns, pid, user_ns, system_ns) "
-	      "VALUES ('%s', %lld, %lld, 42, 500000000, 0), ('%s', %lld, %lld, 42, 0, 100000000)",
+	      "INSERT INTO cpu_sample (cap, time_ns, interval_ns, pid, user_ns, system_ns) "
+	      "VALUES (" CAP_OF ", %lld, %lld, 42, 500000000, 0), "
+	      "(" CAP_OF ", %lld, %lld, 42, 0, 100000000)",
 	      CID, BASE + SEC, SEC, CID, BASE + 2 * SEC, SEC);
 	mem_open(&m);
 	assert_int_equal(report_cpu(db, CID, &o, m.f), 0);
@@ -630,8 +633,8 @@ static void test_11_cpu_report(void **state)
 	db = new_db(1);
 	add_probe(db, 0, "cpu", "active", "ebpf", NULL);
 	execf(db,
-	      "INSERT INTO cpu_sample (capture_id, time_ns, interval_ns, pid, oncpu_ns) "
-	      "VALUES ('%s', %lld, %lld, 42, %lld), ('%s', %lld, %lld, 42, %lld)",
+	      "INSERT INTO cpu_sample (cap, time_ns, interval_ns, pid, oncpu_ns) "
+	      "VALUES (" CAP_OF ", %lld, %lld, 42, %lld), (" CAP_OF ", %lld, %lld, 42, %lld)",
 	      CID, BASE + SEC, SEC, 3 * SEC, CID, BASE + 2 * SEC, SEC, 5 * SEC);
 	mem_open(&m);
 	assert_int_equal(report_cpu(db, CID, &o, m.f), 0);
@@ -669,9 +672,10 @@ static void test_12_truncated_warning_and_drops(void **state)
 	exec(db, "UPDATE capture SET complete = 0, read_end = 'truncated', read_stopped_at = 1234, "
 		 "read_message = 'truncated at byte 1234 (inside frame 3)'");
 	execf(db,
-	      "INSERT INTO drop_notice (capture_id, time_ns, collector, kind, lost) VALUES "
-	      "('%s', %lld, 'syscalls', 'ringbuf', 5), ('%s', %lld, 'syscalls', 'ringbuf', 7), "
-	      "('%s', %lld, 'memory', 'proc_unreadable', 1)",
+	      "INSERT INTO drop_notice (cap, time_ns, collector, kind, lost) VALUES "
+	      "(" CAP_OF ", %lld, 'syscalls', 'ringbuf', 5), "
+	      "(" CAP_OF ", %lld, 'syscalls', 'ringbuf', 7), "
+	      "(" CAP_OF ", %lld, 'memory', 'proc_unreadable', 1)",
 	      CID, BASE + SEC, CID, BASE + 3 * SEC, CID, BASE + SEC);
 	mem_open(&m);
 	assert_int_equal(report_syscalls(db, CID, &o, m.f), 0);
@@ -696,8 +700,8 @@ static void test_12_truncated_warning_and_drops(void **state)
 	assert_int_equal(d[0].lost, 5);
 	free(d);
 	execf(db,
-	      "INSERT INTO drop_total (capture_id, collector, kind, lost) VALUES "
-	      "('%s', 'syscalls', 'ringbuf', 13)",
+	      "INSERT INTO drop_total (cap, collector, kind, lost) VALUES "
+	      "(" CAP_OF ", 'syscalls', 'ringbuf', 13)",
 	      CID);
 	memset(&w, 0, sizeof(w));
 	assert_int_equal(drops__load(db, &meta, "syscalls", &w, &d, &n), 0);
