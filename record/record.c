@@ -18,10 +18,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <bpf/libbpf.h>
-
 #include "proto/capture.h"
 #include "proto/version.h"
+#include "record/bpf_util.h"
 #include "record/procfs.h"
 #include "record/record.h"
 
@@ -115,14 +114,6 @@ static void errmsg(const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
-}
-
-static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list args)
-{
-	(void)level;
-	if (!g.verbose)
-		return 0; /* collectors put what matters into their probe reasons */
-	return vfprintf(stderr, fmt, args);
 }
 
 static size_t collectors_init(struct collector *cs, struct rec_ctx *ctx,
@@ -332,6 +323,7 @@ struct run {
 	uint64_t safe_ns;            /* everything emitted before this is on disk */
 	Ptop__V1__EndReason reason;
 	int signo;                   /* the signal that ended it */
+	char error[256];             /* END_REASON_ERROR other than a writer error */
 };
 
 static void tick(struct run *r, uint64_t now)
@@ -422,7 +414,8 @@ static void run_loop(struct run *r)
 		}
 		ready = poll(pfd, (nfds_t)nfd, timeout);
 		if (ready < 0 && errno != EINTR) {
-			errmsg("poll: %s", strerror(errno));
+			snprintf(r->error, sizeof(r->error), "poll: %s", strerror(errno));
+			errmsg("%s", r->error);
 			r->reason = PTOP__V1__END_REASON__END_REASON_ERROR;
 			return;
 		}
@@ -526,6 +519,7 @@ static int finish(struct run *r, const char *path)
 	tr.records = capture_writer__records(r->w);
 	tr.events = r->ctx->events;
 	tr.signal = (uint32_t)(r->reason == PTOP__V1__END_REASON__END_REASON_SIGNAL ? r->signo : 0);
+	tr.error = r->error;
 	err = drop_totals__fill_trailer(&g.drops, &tr);
 	if (err) {
 		errmsg("out of memory");
@@ -563,7 +557,8 @@ static int finish(struct run *r, const char *path)
 		       path, records, r->ctx->events, bytes, end_reason_name(r->reason),
 		       r->signo ? " " : "", r->signo ? strsignal(r->signo) : "");
 	}
-	return RECORD_EXIT_OK;
+	return r->reason == PTOP__V1__END_REASON__END_REASON_ERROR ? RECORD_EXIT_RUNTIME :
+								    RECORD_EXIT_OK;
 }
 
 int record_main(int argc, char **argv)
@@ -605,8 +600,9 @@ int record_main(int argc, char **argv)
 	}
 	g.verbose = o.verbose;
 
-	/* 2. libbpf output */
-	libbpf_set_print(libbpf_print);
+	/* 2. libbpf output: one callback for the whole process (record/bpf_util.c);
+	 * without --verbose, libbpf's warnings end up in the probe reasons */
+	bpf_util__open_log(o.verbose);
 
 	/* 3. signals: SIGINT/SIGTERM through a signalfd, blocked until the loop
 	 * reads them (a signal during set-up ends the recording at its start) */
