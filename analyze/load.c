@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <time.h>
 
@@ -699,6 +700,45 @@ static int load_syscalls(struct loader *l, const Ptop__V1__Event *ev,
 	return 0;
 }
 
+/* SmapsRollup.missing names counters the kernel's smaps_rollup did not print
+ * (e.g. Pss_Anon before Linux 5.9): the recorder writes their /proc name; the
+ * column name is accepted too, in any case. BIT is the position of the column
+ * among load_memory's rollup values (rss = 0 ... read_ns = 14); uss is the sum
+ * of the two Private_* counters, so it goes with either. */
+static const struct {
+	const char *proc, *column;
+	uint32_t bits;
+} rollup_missing[] = {
+	{ "Pss_Anon", "pss_anon", 1u << 3 },
+	{ "Pss_File", "pss_file", 1u << 4 },
+	{ "Pss_Shmem", "pss_shmem", 1u << 5 },
+	{ "Shared_Clean", "shared_clean", 1u << 6 },
+	{ "Shared_Dirty", "shared_dirty", 1u << 7 },
+	{ "Private_Clean", "private_clean", 1u << 8 | 1u << 2 },
+	{ "Private_Dirty", "private_dirty", 1u << 9 | 1u << 2 },
+	{ "Anonymous", "anon", 1u << 10 },
+	{ "Swap", "swap", 1u << 11 },
+	{ "SwapPss", "swap_pss", 1u << 12 },
+	{ "Locked", "locked", 1u << 13 },
+};
+
+/* The rollup values to store as NULL: those the record says were not measured.
+ * A name this build does not know names no column it stores: ignored. */
+static uint32_t rollup_missing_bits(const Ptop__V1__SmapsRollup *r)
+{
+	uint32_t bits = 0;
+
+	for (size_t k = 0; k < r->n_missing; k++) {
+		if (!r->missing[k])
+			continue;
+		for (size_t i = 0; i < sizeof(rollup_missing) / sizeof(rollup_missing[0]); i++)
+			if (!strcasecmp(r->missing[k], rollup_missing[i].proc) ||
+			    !strcasecmp(r->missing[k], rollup_missing[i].column))
+				bits |= rollup_missing[i].bits;
+	}
+	return bits;
+}
+
 static int load_memory(struct loader *l, const Ptop__V1__Event *ev,
 		       const Ptop__V1__MemorySample *m)
 {
@@ -723,9 +763,14 @@ static int load_memory(struct loader *l, const Ptop__V1__Event *ev,
 				       r->pss_file,  r->pss_shmem,    r->shared_clean, r->shared_dirty,
 				       r->private_clean, r->private_dirty, r->anon, r->swap,
 				       r->swap_pss,  r->locked,	      r->read_ns };
+		uint32_t missing = rollup_missing_bits(r); /* not measured: NULL, not 0 */
 
-		for (i = 0; i < 15; i++)
-			bind_u64(s, 10 + i, v[i]);
+		for (i = 0; i < 15; i++) {
+			if (missing & 1u << i)
+				sqlite3_bind_null(s, 10 + i);
+			else
+				bind_u64(s, 10 + i, v[i]);
+		}
 	} else {
 		for (i = 10; i <= 24; i++)
 			sqlite3_bind_null(s, i);
