@@ -80,7 +80,8 @@ int record_parse_duration(const char *s, uint64_t *ns)
 	if (*p == '.') {
 		for (p++; isdigit((unsigned char)*p); p++) {
 			digits = true;
-			if (frac_div < 1000000000000000000ull) { /* digits past 1e-18 do not count */
+			/* digits past 1e-18 do not count */
+			if (frac_div < 1000000000000000000ull) {
 				frac = frac * 10 + (uint64_t)(*p - '0');
 				frac_div *= 10;
 			}
@@ -389,7 +390,8 @@ void record_usage(FILE *f, const struct collector_ops *const *table)
 	      "                          the recording ends when it exits\n"
 	      "\n"
 	      "Output:\n"
-	      "  -o, --output FILE       capture file (default ptop-COMM-PID-YYYYmmdd-HHMMSS.ptop)\n"
+	      "  -o, --output FILE       capture file\n"
+	      "                          (default ptop-COMM-PID-YYYYmmdd-HHMMSS.ptop)\n"
 	      "      --force             replace FILE if it exists\n"
 	      "      --flush-interval D  write buffered data at least this often (default 1s)\n"
 	      "\n"
@@ -402,7 +404,8 @@ void record_usage(FILE *f, const struct collector_ops *const *table)
 	      "Collectors:\n"
 	      "      --disable A,B       do not run these collectors\n"
 	      "      --no-ebpf           /proc lanes only (no eBPF programs are loaded)\n"
-	      "      --caps              print which collectors can run here and why not, then exit\n"
+	      "      --caps              print which collectors can run here and why not,\n"
+	      "                          then exit\n"
 	      "\n"
 	      "Other:\n"
 	      "  -q, --quiet             print only errors\n"

@@ -89,7 +89,8 @@ size_t record_probe_summary(const struct collector *cs, size_t n, char *buf, siz
 
 	if (len)
 		buf[0] = '\0';
-	off = append(buf, len, off, "probes: %zu active, %zu failed, %zu disabled, %zu unsupported\n",
+	off = append(buf, len, off,
+		     "probes: %zu active, %zu failed, %zu disabled, %zu unsupported\n",
 		     record_probe_count(cs, n, PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE),
 		     record_probe_count(cs, n, PTOP__V1__PROBE_STATE__PROBE_STATE_FAILED),
 		     record_probe_count(cs, n, PTOP__V1__PROBE_STATE__PROBE_STATE_DISABLED),

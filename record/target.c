@@ -175,7 +175,8 @@ int target__open_pid(struct record_target *t, pid_t pid, char *err, size_t errle
 			rc = -EPERM;
 		} else if (rc == -ENOENT) {
 			/* /proc/PID is still there, but has no executable */
-			if (access(path, F_OK) && errno == ENOENT && kill(pid, 0) && errno == ESRCH) {
+			if (access(path, F_OK) && errno == ENOENT && kill(pid, 0) &&
+			    errno == ESRCH) {
 				set_err(err, errlen, "no process with pid %d: it exited", pid);
 				rc = -ESRCH;
 			} else {

@@ -229,8 +229,8 @@ static void test_06_help_version_caps(void **state)
 
 	(void)state;
 	/* --help and --version need no target */
-	assert_int_equal(parse(&o, err, ARGC("ptop-record", "--help"), ARGV("ptop-record", "--help")),
-			 0);
+	assert_int_equal(
+		parse(&o, err, ARGC("ptop-record", "--help"), ARGV("ptop-record", "--help")), 0);
 	assert_true(o.help);
 	record_opts__free(&o);
 	assert_int_equal(parse(&o, err, ARGC("ptop-record", "-V"), ARGV("ptop-record", "-V")), 0);
@@ -459,8 +459,8 @@ static void test_13_drop_totals(void **state)
 	assert_int_equal(drop_totals__fill_trailer(&t, &tr), 0);
 	assert_int_equal(tr.n_drops, 0);
 	for (i = 0; i < 20; i++) /* past the first allocation */
-		assert_int_equal(drop_totals__add(&t, "syscalls", i % 2 ? "ringbuf" : "map_full", 3),
-				 0);
+		assert_int_equal(
+			drop_totals__add(&t, "syscalls", i % 2 ? "ringbuf" : "map_full", 3), 0);
 	assert_int_equal(drop_totals__add(&t, "memory", "proc_unreadable", 1), 0);
 	assert_int_equal(drop_totals__add(&t, "a-very-long-collector-name-beyond-31-bytes", "k", 1),
 			 0);
@@ -591,7 +591,8 @@ static void test_16_launch_errors(void **state)
 	(void)state;
 	assert_int_equal(target__launch(&t, ARGV("ptop-no-such-command-xyz"), err, sizeof(err)),
 			 -ENOENT);
-	assert_non_null(strstr(err, "command not found: 'ptop-no-such-command-xyz' is not in PATH"));
+	assert_non_null(
+		strstr(err, "command not found: 'ptop-no-such-command-xyz' is not in PATH"));
 	target__free(&t);
 	assert_int_equal(target__launch(&t, ARGV("/nonexistent/cmd"), err, sizeof(err)), -ENOENT);
 	assert_non_null(strstr(err, "command not found"));
