@@ -73,6 +73,9 @@ BENCH_WORKLOADS := $(filter $(B)/bench/workload_%,$(BENCH_BINS))
 .PHONY: all programs deps test unit-tests e2e-tests demo bench fuzz format clean install \
 	tests-build FORCE
 .DELETE_ON_ERROR:
+# Keep generated intermediates (BPF objects, skeletons): they are cheap to keep
+# and costly to remake.
+.SECONDARY:
 .SUFFIXES:
 
 all: deps
