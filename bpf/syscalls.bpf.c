@@ -2,8 +2,11 @@
 /* syscalls.bpf.c — per-syscall count, latency and log2 histogram of the target,
  * aggregated in the kernel.
  *
- * raw_tp/sys_enter counts the call (exact) and stamps the entry time in task
- * storage; raw_tp/sys_exit turns the stamp into a latency. Both run for every
+ * raw_tp/sys_enter counts the call (exact) and stamps the entry time in a per-CPU
+ * slot; raw_tp/sys_exit turns the stamp into a latency; tp_btf/sched_switch moves
+ * the stamp of a thread that leaves the CPU mid-syscall into its task storage
+ * (struct sc_start says why: it keeps task storage off the hot path). Both
+ * syscall programs run for every
  * syscall of every process once attached, so the first thing each does is the
  * target filter: other processes pay one helper call and a compare. The stats
  * are cumulative per-CPU arrays indexed by syscall number; record/syscalls.c
@@ -33,7 +36,16 @@ struct {
 	__type(value, __u64);
 } sc_counters SEC(".maps");
 
-/* Freed with the thread: no cleanup, nothing to fill with dead tids. */
+/* The stamp of the syscall in flight on each CPU (see struct sc_start). */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct sc_start);
+} sc_slot SEC(".maps");
+
+/* Stamps of threads switched out in a syscall. Freed with the thread: no cleanup,
+ * nothing to fill with dead tids. */
 struct {
 	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
 	__uint(map_flags, BPF_F_NO_PREALLOC);
@@ -91,71 +103,108 @@ static __always_inline __u64 regs_nr(struct pt_regs *regs)
 SEC("raw_tp/sys_enter")
 int sys_enter(struct bpf_raw_tracepoint_args *ctx)
 {
-	struct sc_start *st;
+	struct sc_start *slot;
 	struct sc_stat *s;
 	__u64 id = bpf_get_current_pid_tgid();
+	__u32 key = 0;
 	__u64 nr;
-	__u32 key;
 
 	if (!ptop_current_is_target(id))
 		return 0;
 
+	slot = bpf_map_lookup_elem(&sc_slot, &key);
+	if (!slot)
+		return 0;
 	nr = ctx->args[1];
-	st = bpf_task_storage_get(&sc_starts, bpf_get_current_task_btf(), 0,
-				  BPF_LOCAL_STORAGE_GET_F_CREATE);
 	if (nr >= SC_MAX_NR) {
 		counter_inc(SC_CNT_NR_RANGE);
-		if (st)
-			st->ts = 0;
+		slot->ts = 0;
 		return 0;
 	}
 	key = nr;
 	s = bpf_map_lookup_elem(&sc_stats, &key);
 	if (s)
 		s->count++;
-	if (!st) {
-		counter_inc(SC_CNT_STAMP_FAIL);
-		return 0;
-	}
-	st->nr = nr;
-	st->ts = bpf_ktime_get_ns();
+	slot->tid = (__u32)id;
+	slot->nr = nr;
+	slot->ts = bpf_ktime_get_ns();
 	return 0;
 }
 
+/* A target thread leaves the CPU: if its syscall is in flight, move the stamp
+ * from the CPU slot into its task storage (freed with the thread). */
+SEC("tp_btf/sched_switch")
+int BPF_PROG(sc_switch, bool preempt, struct task_struct *prev, struct task_struct *next)
+{
+	struct sc_start *slot, *st;
+	__u32 key = 0;
+
+	if (!ptop_task_is_target(prev))
+		return 0;
+	slot = bpf_map_lookup_elem(&sc_slot, &key);
+	if (!slot || !slot->ts || slot->tid != (__u32)BPF_CORE_READ(prev, pid))
+		return 0;
+	st = bpf_task_storage_get(&sc_starts, prev, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (st) {
+		st->ts = slot->ts;
+		st->nr = slot->nr;
+	} else {
+		counter_inc(SC_CNT_STAMP_FAIL);
+	}
+	slot->ts = 0;
+	return 0;
+}
+
+/* The hot path of a target thread is the slot: if this CPU's slot holds a stamp,
+ * its owner is the current thread (the owner cannot have left the CPU since its
+ * sys_enter: sc_switch empties the slot when it does, and record/syscalls.c
+ * attaches sc_switch before sys_enter), so a matched exit needs no filter call,
+ * only the clock. Everything else goes through the target filter. */
 SEC("raw_tp/sys_exit")
 int sys_exit(struct bpf_raw_tracepoint_args *ctx)
 {
-	struct sc_start *st;
+	struct sc_start *slot, *st;
 	struct sc_stat *s;
-	__u64 id = bpf_get_current_pid_tgid();
-	__u64 nr, ts, delta, now;
+	__u64 ts, delta, now, id;
+	__u32 key = 0, nr;
 	long ret;
-	__u32 key;
 
-	if (!ptop_current_is_target(id))
+	slot = bpf_map_lookup_elem(&sc_slot, &key);
+	if (!slot)
 		return 0;
+	if (slot->ts) {
+		now = bpf_ktime_get_ns();
+		ts = slot->ts;
+		nr = slot->nr;
+		slot->ts = 0;
+	} else {
+		id = bpf_get_current_pid_tgid();
+		if (!ptop_current_is_target(id))
+			return 0;
+		now = bpf_ktime_get_ns();
+		st = bpf_task_storage_get(&sc_starts, bpf_get_current_task_btf(), 0, 0);
+		if (!st || !st->ts) {
+			/* No stamp: entered before attach, a new thread returning from
+			 * clone, or the stamp could not be stored. Count it, invent no
+			 * latency. */
+			__u64 rnr = regs_nr((struct pt_regs *)ctx->args[0]);
 
-	now = bpf_ktime_get_ns();
-	ret = (long)ctx->args[1];
-	st = bpf_task_storage_get(&sc_starts, bpf_get_current_task_btf(), 0, 0);
-	ts = st ? st->ts : 0;
-	if (!ts) {
-		/* No stamp: entered before attach, a new thread returning from clone,
-		 * or the stamp could not be stored. Count it, invent no latency. */
-		nr = regs_nr((struct pt_regs *)ctx->args[0]);
-		if (nr >= SC_MAX_NR)
+			if (rnr >= SC_MAX_NR)
+				return 0;
+			key = rnr;
+			s = bpf_map_lookup_elem(&sc_stats, &key);
+			if (!s)
+				return 0;
+			s->unmatched++;
+			ret = (long)ctx->args[1];
+			if (ret >= -4095 && ret <= -1)
+				s->errors++;
 			return 0;
-		key = nr;
-		s = bpf_map_lookup_elem(&sc_stats, &key);
-		if (!s)
-			return 0;
-		s->unmatched++;
-		if (ret >= -4095 && ret <= -1)
-			s->errors++;
-		return 0;
+		}
+		ts = st->ts;
+		nr = st->nr;
+		st->ts = 0;
 	}
-	nr = st->nr;
-	st->ts = 0;
 	key = nr & (SC_MAX_NR - 1);
 	s = bpf_map_lookup_elem(&sc_stats, &key);
 	if (!s)
@@ -164,6 +213,7 @@ int sys_exit(struct bpf_raw_tracepoint_args *ctx)
 	s->completed++;
 	s->total_ns += delta;
 	s->hist[log2_u64(delta) & (SC_HIST_BUCKETS - 1)]++;
+	ret = (long)ctx->args[1];
 	if (ret >= -4095 && ret <= -1)
 		s->errors++;
 	return 0;

@@ -16,16 +16,24 @@ struct sc_stat {
 	__u64 hist[SC_HIST_BUCKETS];
 };
 
-/* Per-thread entry stamp (task storage). ts == 0: no syscall in flight. */
+/* An entry stamp. ts == 0: no syscall in flight.
+ *
+ * sys_enter writes it into the per-CPU slot (cheap); sys_exit on the same CPU with
+ * no switch in between (the common case) reads it back from there. When a thread
+ * is switched out with a syscall in flight (it blocked, or was preempted), the
+ * sched_switch program moves the stamp from the CPU slot into the thread's task
+ * storage, where sys_exit finds it on whichever CPU the thread returns. */
 struct sc_start {
 	__u64 ts;		/* bpf_ktime_get_ns() at sys_enter */
-	__u64 nr;
+	__u32 tid;		/* owner (in the per-CPU slot) */
+	__u32 nr;
 };
 
 /* Indexes of the per-CPU counter array `sc_counters`: what could not be counted. */
 enum sc_counter {
 	SC_CNT_NR_RANGE = 0,	/* sys_enter with nr outside [0, SC_MAX_NR): not counted */
-	SC_CNT_STAMP_FAIL = 1,	/* no task storage for the entry stamp: latency lost */
+	SC_CNT_STAMP_FAIL = 1,	/* no task storage to move an in-flight stamp to at a
+				 * switch-out: latency lost (its exit counts as unmatched) */
 	SC_CNT_MAX = 2,
 };
 

@@ -152,8 +152,8 @@ static Ptop__V1__ProbeState sc_check(struct collector *c)
 	if (bpf_util__can_trace(c->reason, sizeof(c->reason)) != 0)
 		return PTOP__V1__PROBE_STATE__PROBE_STATE_UNSUPPORTED;
 	snprintf(c->detail, sizeof(c->detail),
-		 "raw_tp/sys_enter + raw_tp/sys_exit, aggregated in kernel (%d syscall numbers, "
-		 "log2 latency histogram)", SC_MAX_NR);
+		 "raw_tp/sys_enter + raw_tp/sys_exit (+ tp_btf/sched_switch for calls that block), "
+		 "aggregated in kernel: %d syscall numbers, log2 latency histogram", SC_MAX_NR);
 	return PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE;
 }
 
@@ -201,6 +201,29 @@ static int read_stats(struct sc_priv *p)
 	return 0;
 }
 
+/* sc_switch and sys_exit first, sys_enter last: no stamp may exist before the
+ * program that moves stamps off a CPU is live (sys_exit relies on it). The links
+ * go into the skeleton, which destroys them. 0 or -errno. */
+static int attach_in_order(struct syscalls_bpf *skel)
+{
+	struct {
+		struct bpf_program *prog;
+		struct bpf_link **link;
+	} order[] = {
+		{ skel->progs.sc_switch, &skel->links.sc_switch },
+		{ skel->progs.sys_exit, &skel->links.sys_exit },
+		{ skel->progs.sys_enter, &skel->links.sys_enter },
+	};
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(order); i++) {
+		*order[i].link = bpf_program__attach(order[i].prog);
+		if (!*order[i].link)
+			return -errno;
+	}
+	return 0;
+}
+
 static int sc_start(struct collector *c)
 {
 	struct rec_ctx *ctx = c->ctx;
@@ -243,10 +266,10 @@ static int sc_start(struct collector *c)
 		bpf_util__format_error(c->reason, sizeof(c->reason), "load syscalls BPF", err);
 		goto cleanup;
 	}
-	err = syscalls_bpf__attach(p->skel);
+	err = attach_in_order(p->skel);
 	if (err) {
 		bpf_util__format_error(c->reason, sizeof(c->reason),
-				       "attach raw_tp sys_enter/sys_exit", err);
+				       "attach raw_tp sys_enter/sys_exit, tp_btf sched_switch", err);
 		goto cleanup;
 	}
 	p->prev_ns = rec_now_ns();

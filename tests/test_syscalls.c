@@ -430,6 +430,58 @@ static void test_08_unmatched(void **state)
 	close(pipe_fds[1]);
 }
 
+/* Calls that leave the CPU mid-syscall keep their latency: the stamp moves from
+ * the CPU slot into task storage at the switch-out and sys_exit finds it there. */
+static void test_10_blocked_latency(void **state)
+{
+	const Ptop__V1__SyscallStat *s;
+	struct timespec ms = { 0, 1000000 };
+	Ptop__V1__Event *ev;
+	pthread_t th;
+	size_t k;
+	void *ret;
+	int i;
+
+	(void)state;
+	if (!bpf_running())
+		skip();
+	assert_int_equal(pipe(pipe_fds), 0);
+	assert_int_equal(col.ops->poll(&col, rec_now_ns(), POLL_FIRST), 0);
+	/* a thread blocks in read() after attach; released once it sleeps there */
+	reader_tid = 0;
+	assert_int_equal(pthread_create(&th, NULL, blocked_reader_tid, NULL), 0);
+	while (__atomic_load_n(&reader_tid, __ATOMIC_SEQ_CST) == 0 || thread_state(reader_tid) != 'S')
+		sched_yield();
+	assert_int_equal(write(pipe_fds[1], "x", 1), 1);
+	assert_int_equal(pthread_join(th, &ret), 0);
+	assert_int_equal((intptr_t)ret, 1);
+	/* five sleeps of at least 1 ms each */
+	for (i = 0; i < 5; i++)
+		assert_int_equal(syscall(SYS_nanosleep, &ms, NULL), 0);
+	assert_int_equal(col.ops->poll(&col, rec_now_ns(), 0), 0);
+
+	/* the blocked read, and the reads of /proc by thread_state(): all matched */
+	s = find_stat(1, SYS_read, &ev);
+	assert_non_null(s);
+	assert_true(s->count >= 1);
+	assert_int_equal(s->completed, s->count);
+	assert_int_equal(s->unmatched, 0);
+	ptop__v1__event__free_unpacked(ev, NULL);
+
+	s = find_stat(1, SYS_nanosleep, &ev);
+	assert_non_null(s);
+	assert_int_equal(s->count, 5);
+	assert_int_equal(s->completed, 5);
+	assert_true(s->total_ns >= 5 * 1000000ULL);
+	/* every latency is >= 1 ms, so buckets below 2^19 ns (524 us) are empty */
+	for (k = 0; k < s->n_latency_log2_hist && k < 19; k++)
+		assert_int_equal(s->latency_log2_hist[k], 0);
+	ptop__v1__event__free_unpacked(ev, NULL);
+	assert_int_equal(drop_total("map_full"), 0);
+	close(pipe_fds[0]);
+	close(pipe_fds[1]);
+}
+
 static void test_09_check_no_ebpf(void **state)
 {
 	struct rec_ctx c2 = { .no_ebpf = true, .caps_only = true };
@@ -453,6 +505,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_07_errors_and_range, bpf_setup, bpf_teardown),
 		cmocka_unit_test_setup_teardown(test_08_unmatched, bpf_setup, bpf_teardown),
 		cmocka_unit_test(test_09_check_no_ebpf),
+		cmocka_unit_test_setup_teardown(test_10_blocked_latency, bpf_setup, bpf_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
