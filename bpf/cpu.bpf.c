@@ -56,7 +56,7 @@ int BPF_PROG(sched_switch, bool preempt, struct task_struct *prev, struct task_s
 
 	/* switch-out: close the slice of prev */
 	if (out) {
-		if (slot->ts && slot->tid == (__u64)BPF_CORE_READ(prev, pid)) {
+		if (slot->ts && slot->tid == (__u64)prev->pid) {
 			start = slot->ts;
 		} else {
 			start = attach_ns;
@@ -70,7 +70,7 @@ int BPF_PROG(sched_switch, bool preempt, struct task_struct *prev, struct task_s
 	/* switch-in: open the slice of next */
 	if (in) {
 		slot->ts = now;
-		slot->tid = BPF_CORE_READ(next, pid);
+		slot->tid = next->pid;
 	}
 	return 0;
 }

@@ -27,11 +27,12 @@ static __always_inline bool ptop_current_is_target(__u64 id)
 	return false;
 }
 
-/* Is task T (a BTF pointer, e.g. a tp_btf argument) part of the target? */
+/* Is task T part of the target? T must be a BTF pointer (a tp_btf argument or
+ * bpf_get_current_task_btf()): its fields are read with plain loads, no helper call. */
 static __always_inline bool ptop_task_is_target(struct task_struct *t)
 {
 	if (targ_tgid)
-		return (__u32)BPF_CORE_READ(t, tgid) == targ_tgid;
+		return (__u32)t->tgid == targ_tgid;
 	if (targ_cgid)
 		return BPF_CORE_READ(t, cgroups, dfl_cgrp, kn, id) == targ_cgid;
 	return false;

@@ -142,7 +142,7 @@ int BPF_PROG(sc_switch, bool preempt, struct task_struct *prev, struct task_stru
 	if (!ptop_task_is_target(prev))
 		return 0;
 	slot = bpf_map_lookup_elem(&sc_slot, &key);
-	if (!slot || !slot->ts || slot->tid != (__u32)BPF_CORE_READ(prev, pid))
+	if (!slot || !slot->ts || slot->tid != (__u32)prev->pid)
 		return 0;
 	st = bpf_task_storage_get(&sc_starts, prev, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
 	if (st) {

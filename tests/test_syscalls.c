@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <cmocka.h>
+#include <bpf/libbpf.h>
 
 #include "record/collector.h"
 #include "record/bpf_util.h"
@@ -493,6 +494,26 @@ static void test_09_check_no_ebpf(void **state)
 	assert_null(col2.priv);
 }
 
+/* libbpf's messages land in the reason of a failed load, not on stderr. */
+static void test_11_libbpf_log(void **state)
+{
+	struct bpf_object *obj;
+	char reason[256];
+
+	(void)state;
+	bpf_util__open_log(false);
+	assert_string_equal(bpf_util__last_error(), "");
+	obj = bpf_object__open_file("/nonexistent/ptop-test.bpf.o", NULL);
+	assert_null(obj);
+	assert_non_null(strstr(bpf_util__last_error(), "/nonexistent/ptop-test.bpf.o"));
+	bpf_util__format_error(reason, sizeof(reason), "open test BPF", -ENOENT);
+	assert_non_null(strstr(reason, "open test BPF: No such file or directory (libbpf: "));
+	/* a new attempt starts with no message */
+	bpf_util__open_log(false);
+	bpf_util__format_error(reason, sizeof(reason), "load", -EPERM);
+	assert_string_equal(reason, "load: Operation not permitted");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -506,6 +527,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_08_unmatched, bpf_setup, bpf_teardown),
 		cmocka_unit_test(test_09_check_no_ebpf),
 		cmocka_unit_test_setup_teardown(test_10_blocked_latency, bpf_setup, bpf_teardown),
+		cmocka_unit_test(test_11_libbpf_log),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
