@@ -5,10 +5,11 @@
  * raw_tp/sys_enter counts the call (exact) and stamps the entry time in a per-CPU
  * slot; raw_tp/sys_exit turns the stamp into a latency; tp_btf/sched_switch moves
  * the stamp of a thread that leaves the CPU mid-syscall into its task storage
- * (struct sc_start says why: it keeps task storage off the hot path). Both
- * syscall programs run for every
- * syscall of every process once attached, so the first thing each does is the
- * target filter: other processes pay one helper call and a compare. The stats
+ * (struct sc_start says why: it keeps task storage off the hot path) and caches,
+ * per CPU, whether the task switched in is part of the target. Both syscall
+ * programs run for every syscall of every process once attached, so the first
+ * thing each does is that per-CPU check: other processes pay one load and a
+ * compare, no helper call. The stats
  * are cumulative per-CPU arrays indexed by syscall number; record/syscalls.c
  * sums the CPUs and diffs against its previous read.
  */
@@ -36,13 +37,26 @@ struct {
 	__type(value, __u64);
 } sc_counters SEC(".maps");
 
-/* The stamp of the syscall in flight on each CPU (see struct sc_start). */
+/* What each CPU knows about the task it runs now, kept by sc_switch at every
+ * context switch. It lets the syscall programs skip the filter's helper call: on
+ * this kernel a helper call costs more than all the rest of the bookkeeping. */
+enum sc_cur {
+	SC_CUR_UNKNOWN = 0,	/* no switch seen since attach: ask the filter */
+	SC_CUR_TARGET = 1,	/* the task on this CPU is part of the target */
+	SC_CUR_OTHER = 2,
+};
+
+struct sc_cpu {
+	struct sc_start slot;	/* the stamp of the syscall in flight (struct sc_start) */
+	__u64 cur;		/* enum sc_cur */
+};
+
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1);
 	__type(key, __u32);
-	__type(value, struct sc_start);
-} sc_slot SEC(".maps");
+	__type(value, struct sc_cpu);
+} sc_cpus SEC(".maps");
 
 /* Stamps of threads switched out in a syscall. Freed with the thread: no cleanup,
  * nothing to fill with dead tids. */
@@ -96,6 +110,20 @@ static __always_inline __u64 regs_nr(struct pt_regs *regs)
 #endif
 }
 
+/* Is the current task part of the target? From this CPU's cached answer when a
+ * switch has set it, else from the filter (and cache it: it holds until the next
+ * switch, where sc_switch rewrites it). */
+static __always_inline bool current_is_target(struct sc_cpu *c)
+{
+	bool yes;
+
+	if (c->cur != SC_CUR_UNKNOWN)
+		return c->cur == SC_CUR_TARGET;
+	yes = ptop_current_is_target(bpf_get_current_pid_tgid());
+	c->cur = yes ? SC_CUR_TARGET : SC_CUR_OTHER;
+	return yes;
+}
+
 /* Per-CPU counters need no atomics: syscall tracepoints run their BPF programs
  * with preemption disabled, and a program never nests on its own CPU (a nested
  * run is skipped by the kernel and counted in the program's recursion_misses,
@@ -103,83 +131,82 @@ static __always_inline __u64 regs_nr(struct pt_regs *regs)
 SEC("raw_tp/sys_enter")
 int sys_enter(struct bpf_raw_tracepoint_args *ctx)
 {
-	struct sc_start *slot;
 	struct sc_stat *s;
-	__u64 id = bpf_get_current_pid_tgid();
+	struct sc_cpu *c;
 	__u32 key = 0;
 	__u64 nr;
 
-	if (!ptop_current_is_target(id))
+	c = bpf_map_lookup_elem(&sc_cpus, &key);
+	if (!c || !current_is_target(c))
 		return 0;
 
-	slot = bpf_map_lookup_elem(&sc_slot, &key);
-	if (!slot)
-		return 0;
 	nr = ctx->args[1];
 	if (nr >= SC_MAX_NR) {
 		counter_inc(SC_CNT_NR_RANGE);
-		slot->ts = 0;
+		c->slot.ts = 0;
 		return 0;
 	}
 	key = nr;
 	s = bpf_map_lookup_elem(&sc_stats, &key);
 	if (s)
 		s->count++;
-	slot->tid = (__u32)id;
-	slot->nr = nr;
-	slot->ts = bpf_ktime_get_ns();
+	c->slot.nr = nr;
+	c->slot.ts = bpf_ktime_get_ns();
 	return 0;
 }
 
-/* A target thread leaves the CPU: if its syscall is in flight, move the stamp
- * from the CPU slot into its task storage (freed with the thread). */
+/* Every context switch: a stamp in the slot belongs to prev (only the task on the
+ * CPU stamps, and every switch empties the slot), so if prev leaves mid-syscall
+ * its stamp moves into its task storage (freed with the thread). Then record
+ * whether next is part of the target. */
 SEC("tp_btf/sched_switch")
 int BPF_PROG(sc_switch, bool preempt, struct task_struct *prev, struct task_struct *next)
 {
-	struct sc_start *slot, *st;
+	struct sc_start *st;
+	struct sc_cpu *c;
 	__u32 key = 0;
 
-	if (!ptop_task_is_target(prev))
+	c = bpf_map_lookup_elem(&sc_cpus, &key);
+	if (!c)
 		return 0;
-	slot = bpf_map_lookup_elem(&sc_slot, &key);
-	if (!slot || !slot->ts || slot->tid != (__u32)prev->pid)
-		return 0;
-	st = bpf_task_storage_get(&sc_starts, prev, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
-	if (st) {
-		st->ts = slot->ts;
-		st->nr = slot->nr;
-	} else {
-		counter_inc(SC_CNT_STAMP_FAIL);
+	if (c->slot.ts) {
+		st = bpf_task_storage_get(&sc_starts, prev, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+		if (st) {
+			st->ts = c->slot.ts;
+			st->nr = c->slot.nr;
+		} else {
+			counter_inc(SC_CNT_STAMP_FAIL);
+		}
+		c->slot.ts = 0;
 	}
-	slot->ts = 0;
+	c->cur = ptop_task_is_target(next) ? SC_CUR_TARGET : SC_CUR_OTHER;
 	return 0;
 }
 
 /* The hot path of a target thread is the slot: if this CPU's slot holds a stamp,
- * its owner is the current thread (the owner cannot have left the CPU since its
- * sys_enter: sc_switch empties the slot when it does, and record/syscalls.c
- * attaches sc_switch before sys_enter), so a matched exit needs no filter call,
- * only the clock. Everything else goes through the target filter. */
+ * its owner is the current thread (sc_switch empties the slot whenever its owner
+ * leaves the CPU, and record/syscalls.c attaches sc_switch before sys_enter), so a
+ * matched exit costs one clock read and no filter. */
 SEC("raw_tp/sys_exit")
 int sys_exit(struct bpf_raw_tracepoint_args *ctx)
 {
-	struct sc_start *slot, *st;
+	struct sc_start *st;
 	struct sc_stat *s;
-	__u64 ts, delta, now, id;
+	struct sc_cpu *c;
+	__u64 ts, delta, now;
 	__u32 key = 0, nr;
 	long ret;
 
-	slot = bpf_map_lookup_elem(&sc_slot, &key);
-	if (!slot)
+	c = bpf_map_lookup_elem(&sc_cpus, &key);
+	if (!c)
 		return 0;
-	if (slot->ts) {
+	if (c->slot.ts) {
 		now = bpf_ktime_get_ns();
-		ts = slot->ts;
-		nr = slot->nr;
-		slot->ts = 0;
+		ts = c->slot.ts;
+		nr = c->slot.nr;
+		c->slot.ts = 0;
 	} else {
-		id = bpf_get_current_pid_tgid();
-		if (!ptop_current_is_target(id))
+		if (!current_is_target(c))
 			return 0;
 		now = bpf_ktime_get_ns();
 		st = bpf_task_storage_get(&sc_starts, bpf_get_current_task_btf(), 0, 0);

@@ -18,15 +18,14 @@ struct sc_stat {
 
 /* An entry stamp. ts == 0: no syscall in flight.
  *
- * sys_enter writes it into the per-CPU slot (cheap); sys_exit on the same CPU with
+ * sys_enter writes it into the CPU's slot (cheap); sys_exit on the same CPU with
  * no switch in between (the common case) reads it back from there. When a thread
  * is switched out with a syscall in flight (it blocked, or was preempted), the
  * sched_switch program moves the stamp from the CPU slot into the thread's task
  * storage, where sys_exit finds it on whichever CPU the thread returns. */
 struct sc_start {
 	__u64 ts;		/* bpf_ktime_get_ns() at sys_enter */
-	__u32 tid;		/* owner (in the per-CPU slot) */
-	__u32 nr;
+	__u64 nr;
 };
 
 /* Indexes of the per-CPU counter array `sc_counters`: what could not be counted. */
