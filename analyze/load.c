@@ -13,6 +13,7 @@
 
 #include "analyze/db.h"
 #include "proto/capture.h"
+#include "proto/names.h"
 
 extern const char ptop_schema_sql[];
 
@@ -419,82 +420,6 @@ static int exec(struct loader *l, const char *sql, const char *what)
 	return rc == SQLITE_OK ? 0 : db_fail(l, rc, what);
 }
 
-static const char *mode_name(Ptop__V1__TargetMode m)
-{
-	switch (m) {
-	case PTOP__V1__TARGET_MODE__TARGET_MODE_PID:
-		return "pid";
-	case PTOP__V1__TARGET_MODE__TARGET_MODE_CGROUP:
-		return "cgroup";
-	case PTOP__V1__TARGET_MODE__TARGET_MODE_COMMAND:
-		return "command";
-	default:
-		return "unspecified";
-	}
-}
-
-static const char *state_name(Ptop__V1__ProbeState s)
-{
-	switch (s) {
-	case PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE:
-		return "active";
-	case PTOP__V1__PROBE_STATE__PROBE_STATE_DISABLED:
-		return "disabled";
-	case PTOP__V1__PROBE_STATE__PROBE_STATE_FAILED:
-		return "failed";
-	case PTOP__V1__PROBE_STATE__PROBE_STATE_UNSUPPORTED:
-		return "unsupported";
-	default:
-		return "unspecified";
-	}
-}
-
-static const char *source_name(Ptop__V1__ProbeSource s)
-{
-	switch (s) {
-	case PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_EBPF:
-		return "ebpf";
-	case PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_PROC:
-		return "proc";
-	default:
-		return NULL;
-	}
-}
-
-static const char *reason_name(Ptop__V1__EndReason r)
-{
-	switch (r) {
-	case PTOP__V1__END_REASON__END_REASON_TARGET_EXIT:
-		return "target_exit";
-	case PTOP__V1__END_REASON__END_REASON_SIGNAL:
-		return "signal";
-	case PTOP__V1__END_REASON__END_REASON_DURATION:
-		return "duration";
-	case PTOP__V1__END_REASON__END_REASON_ERROR:
-		return "error";
-	case PTOP__V1__END_REASON__END_REASON_SALVAGED:
-		return "salvaged";
-	default:
-		return "unspecified";
-	}
-}
-
-static const char *end_name(enum capture_end e)
-{
-	switch (e) {
-	case CAPTURE_END_CLEAN:
-		return "clean";
-	case CAPTURE_END_TRUNCATED:
-		return "truncated";
-	case CAPTURE_END_CORRUPT:
-		return "corrupt";
-	case CAPTURE_END_IO:
-		return "io";
-	default:
-		return "none";
-	}
-}
-
 /* ---------------------------------------------------------------- records */
 
 static int load_header(struct loader *l, const Ptop__V1__CaptureHeader *h, const struct stat *st,
@@ -570,7 +495,7 @@ static int load_header(struct loader *l, const Ptop__V1__CaptureHeader *h, const
 	s = l->st[ST_TARGET];
 	sqlite3_bind_int64(s, 1, l->cap);
 	if (t) {
-		bind_text(s, 2, mode_name(t->mode));
+		bind_text(s, 2, capture_mode_name(t->mode));
 		bind_pid(s, 3, t->pid);
 		bind_opt_text(s, 4, t->comm);
 		bind_opt_text(s, 5, t->exe);
@@ -598,11 +523,11 @@ static int load_header(struct loader *l, const Ptop__V1__CaptureHeader *h, const
 
 		if (!p)
 			continue;
-		src = source_name(p->source);
+		src = capture_probe_source_name(p->source);
 		sqlite3_bind_int64(s, 1, l->cap);
 		bind_i64(s, 2, (int64_t)k);
 		bind_text(s, 3, p->name);
-		bind_text(s, 4, state_name(p->state));
+		bind_text(s, 4, capture_probe_state_name(p->state));
 		if (src)
 			bind_text(s, 5, src);
 		else
@@ -976,7 +901,7 @@ static int load_trailer(struct loader *l, const Ptop__V1__CaptureTrailer *t)
 	int err;
 
 	sqlite3_bind_int64(s, 1, l->cap);
-	bind_text(s, 2, reason_name(t->reason));
+	bind_text(s, 2, capture_end_reason_name(t->reason));
 	bind_nz(s, 3, t->end_time_ns);
 	bind_nz(s, 4, t->signal);
 	bind_opt_text(s, 5, t->error);
@@ -1136,7 +1061,7 @@ static int finish(struct loader *l, const struct capture_status *cs, struct load
 		sqlite3_bind_null(s, 3);
 	}
 	bind_i64(s, 4, complete);
-	bind_text(s, 5, end_name(cs->end));
+	bind_text(s, 5, capture_end_name(cs->end));
 	if (clean)
 		sqlite3_bind_null(s, 6);
 	else

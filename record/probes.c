@@ -9,35 +9,8 @@
 #include <string.h>
 #include <sys/wait.h>
 
+#include "proto/names.h"
 #include "record/record.h"
-
-const char *record_state_name(Ptop__V1__ProbeState state)
-{
-	switch (state) {
-	case PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE:
-		return "active";
-	case PTOP__V1__PROBE_STATE__PROBE_STATE_DISABLED:
-		return "disabled";
-	case PTOP__V1__PROBE_STATE__PROBE_STATE_FAILED:
-		return "failed";
-	case PTOP__V1__PROBE_STATE__PROBE_STATE_UNSUPPORTED:
-		return "unsupported";
-	default:
-		return "unspecified";
-	}
-}
-
-const char *record_source_name(Ptop__V1__ProbeSource source)
-{
-	switch (source) {
-	case PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_EBPF:
-		return "ebpf";
-	case PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_PROC:
-		return "proc";
-	default:
-		return "-";
-	}
-}
 
 void record_probe_set(const struct collector *cs, size_t n, Ptop__V1__Probe *probes,
 		      Ptop__V1__Probe **ptrs)
@@ -99,7 +72,7 @@ size_t record_probe_summary(const struct collector *cs, size_t n, char *buf, siz
 		if (cs[i].state == PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE)
 			continue;
 		off = append(buf, len, off, "  %s: %s: %s\n", cs[i].ops->name,
-			     record_state_name(cs[i].state),
+			     capture_probe_state_name(cs[i].state),
 			     cs[i].reason[0] ? cs[i].reason : "(no reason given)");
 	}
 	return off;
@@ -113,9 +86,9 @@ size_t record_caps_line(const struct collector *c, char *buf, size_t len)
 	if (yes)
 		text = c->ops->summary ? c->ops->summary : "";
 	else
-		text = c->reason[0] ? c->reason : record_state_name(c->state);
+		text = c->reason[0] ? c->reason : capture_probe_state_name(c->state);
 	return append(buf, len, 0, "  %-12s %-4s %-5s %s\n", c->ops->name, yes ? "yes" : "no",
-		      record_source_name(c->source), text);
+		      (capture_probe_source_name(c->source) ?: "-"), text);
 }
 
 int record_parse_capeff(const char *status_text, uint64_t *mask)

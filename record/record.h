@@ -89,12 +89,6 @@ int record_default_output(char *buf, size_t len, const char *comm, pid_t pid, ti
 
 /* ------------------------------------------------------------------ probes */
 
-/* "active", "disabled", "failed", "unsupported", or "unspecified". */
-const char *record_state_name(Ptop__V1__ProbeState state);
-
-/* "ebpf", "proc", or "-". */
-const char *record_source_name(Ptop__V1__ProbeSource source);
-
 /* Fill PROBES[0..N) from the collectors CS[0..N) and point PTRS[i] at
  * PROBES[i], ready for CaptureHeader.probes. Strings point into CS (nothing is
  * copied, nothing to free); empty reason/detail stay empty. */

@@ -20,6 +20,7 @@
 
 #include <cmocka.h>
 
+#include "proto/names.h"
 #include "record/record.h"
 #include "symbol/buildid.h"
 
@@ -396,8 +397,9 @@ static void test_11_caps_lines(void **state)
 	assert_string_equal(buf, "  syscalls     no   ebpf  --no-ebpf given\n");
 	record_caps_line(&cs[2], buf, sizeof(buf));
 	assert_string_equal(buf, "  memory       no   -     disabled by --disable\n");
-	assert_string_equal(record_state_name(PTOP__V1__PROBE_STATE__PROBE_STATE_FAILED), "failed");
-	assert_string_equal(record_source_name(PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_PROC), "proc");
+	assert_string_equal(capture_probe_state_name(PTOP__V1__PROBE_STATE__PROBE_STATE_FAILED), "failed");
+	assert_string_equal(capture_probe_source_name(PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_PROC), "proc");
+	assert_null(capture_probe_source_name(PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_UNSPECIFIED));
 }
 
 /* The real wait status of a child that does WHAT. */

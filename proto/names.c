@@ -1,0 +1,80 @@
+/* names.c — the words for the capture schema's enums (see names.h). */
+#include <stddef.h>
+
+#include "proto/names.h"
+
+const char *capture_mode_name(Ptop__V1__TargetMode mode)
+{
+	switch (mode) {
+	case PTOP__V1__TARGET_MODE__TARGET_MODE_PID:
+		return "pid";
+	case PTOP__V1__TARGET_MODE__TARGET_MODE_CGROUP:
+		return "cgroup";
+	case PTOP__V1__TARGET_MODE__TARGET_MODE_COMMAND:
+		return "command";
+	default:
+		return "unspecified";
+	}
+}
+
+const char *capture_probe_state_name(Ptop__V1__ProbeState state)
+{
+	switch (state) {
+	case PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE:
+		return "active";
+	case PTOP__V1__PROBE_STATE__PROBE_STATE_DISABLED:
+		return "disabled";
+	case PTOP__V1__PROBE_STATE__PROBE_STATE_FAILED:
+		return "failed";
+	case PTOP__V1__PROBE_STATE__PROBE_STATE_UNSUPPORTED:
+		return "unsupported";
+	default:
+		return "unspecified";
+	}
+}
+
+const char *capture_probe_source_name(Ptop__V1__ProbeSource source)
+{
+	switch (source) {
+	case PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_EBPF:
+		return "ebpf";
+	case PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_PROC:
+		return "proc";
+	default:
+		return NULL;
+	}
+}
+
+const char *capture_end_reason_name(Ptop__V1__EndReason reason)
+{
+	switch (reason) {
+	case PTOP__V1__END_REASON__END_REASON_TARGET_EXIT:
+		return "target_exit";
+	case PTOP__V1__END_REASON__END_REASON_SIGNAL:
+		return "signal";
+	case PTOP__V1__END_REASON__END_REASON_DURATION:
+		return "duration";
+	case PTOP__V1__END_REASON__END_REASON_ERROR:
+		return "error";
+	case PTOP__V1__END_REASON__END_REASON_SALVAGED:
+		return "salvaged";
+	default:
+		return "unspecified";
+	}
+}
+
+const char *capture_end_name(enum capture_end end)
+{
+	switch (end) {
+	case CAPTURE_END_CLEAN:
+		return "clean";
+	case CAPTURE_END_TRUNCATED:
+		return "truncated";
+	case CAPTURE_END_CORRUPT:
+		return "corrupt";
+	case CAPTURE_END_IO:
+		return "io";
+	default:
+		return "none";
+	}
+}
