@@ -3,10 +3,13 @@
  *
  * When a target thread is switched in, the CPU's slot gets the time; when it is
  * switched out on that CPU, the slice goes into the CPU's cumulative total. A
- * thread that was already on CPU when recording started has no stamp at its first
- * switch-out: its slice is counted from attach_ns (it has been on CPU without a
- * break since then) and counted in from_attach. record/cpu.c reads the totals each
- * poll and adds the slices still in progress from the slots.
+ * switch-out with no stamp (the thread was on CPU when recording started) is
+ * counted in from_attach, and its slice is what the scheduler says it was —
+ * se.sum_exec_runtime - se.prev_sum_exec_runtime, the run time since the task was
+ * last picked (update_curr() has run for prev before this tracepoint) — but no
+ * more than the time since attach. Without that bound, one missed switch-in would
+ * add the whole recording so far. record/cpu.c reads the totals each poll and
+ * adds the slices still in progress from the slots.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -43,7 +46,7 @@ int BPF_PROG(sched_switch, bool preempt, struct task_struct *prev, struct task_s
 	struct cpu_total *tot;
 	struct cpu_slot *slot;
 	__u32 zero = 0;
-	__u64 now, start;
+	__u64 now, slice;
 
 	if (!out && !in)
 		return 0;
@@ -57,13 +60,16 @@ int BPF_PROG(sched_switch, bool preempt, struct task_struct *prev, struct task_s
 	/* switch-out: close the slice of prev */
 	if (out) {
 		if (slot->ts && slot->tid == (__u64)prev->pid) {
-			start = slot->ts;
+			if (now > slot->ts)
+				tot->oncpu_ns += now - slot->ts;
 		} else {
-			start = attach_ns;
+			/* no stamp: the scheduler's slice, at most since attach */
+			slice = prev->se.sum_exec_runtime - prev->se.prev_sum_exec_runtime;
+			if (attach_ns && now > attach_ns && slice > now - attach_ns)
+				slice = now - attach_ns;
+			tot->oncpu_ns += slice;
 			tot->from_attach++;
 		}
-		if (start && now > start)
-			tot->oncpu_ns += now - start;
 		tot->switches++;
 		slot->ts = 0;
 	}

@@ -14,8 +14,9 @@ struct cpu_slot {
 struct cpu_total {
 	__u64 oncpu_ns;		/* on-CPU time of finished slices */
 	__u64 switches;		/* switch-outs of a target thread */
-	__u64 from_attach;	/* switch-outs with no stamp: the thread was on CPU when
-				 * recording started, its slice was counted from attach_ns */
+	__u64 from_attach;	/* switch-outs with no stamp (the thread was on CPU when
+				 * recording started): the scheduler's slice was counted,
+				 * bounded by the time since attach_ns */
 };
 
 #endif

@@ -23,8 +23,9 @@ need_ebpf() {
 
 # assert_eq WHAT EXPECTED ACTUAL
 assert_eq() { [ "$2" = "$3" ] || fail "$1: expected '$2', got '$3'"; echo "ok: $1 = $3"; }
-# assert_ge WHAT MIN ACTUAL
+# assert_ge WHAT MIN ACTUAL, assert_le WHAT MAX ACTUAL
 assert_ge() { [ "$3" -ge "$2" ] || fail "$1: expected >= $2, got $3"; echo "ok: $1 = $3 (>= $2)"; }
+assert_le() { [ "$3" -le "$2" ] || fail "$1: expected <= $2, got $3"; echo "ok: $1 = $3 (<= $2)"; }
 
 # q CAPTURE_OR_DB SQL: the query's rows as CSV, without the header line.
 q() { "$ANA" sql --format csv "$1" "$2" | tail -n +2; }
