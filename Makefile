@@ -26,7 +26,7 @@ PTOP_BUILD_DATE := $(shell date -u -d @$${SOURCE_DATE_EPOCH:-$$(date +%s)} +%Y-%
 
 CC ?= cc
 CLANG ?= clang
-BPFTOOL ?= bpftool
+BPFTOOL ?= $(shell PATH="$$PATH:/usr/local/sbin:/usr/sbin:/sbin" command -v bpftool || echo bpftool)
 PROTOC_C ?= protoc-c
 PKG_CONFIG ?= pkg-config
 ARCH := $(shell uname -m | sed 's/x86_64/x86/; s/aarch64/arm64/')

@@ -2,6 +2,8 @@
 # deps.sh — check ptop's build dependencies; as root on Debian/Ubuntu, install
 # what is missing with apt-get, otherwise print the command and fail.
 set -u
+# bpftool lives in /usr/sbin, outside a normal user's PATH.
+PATH=$PATH:/usr/local/sbin:/usr/sbin:/sbin
 
 # Debian package : a command or pkg-config module that proves it is there.
 DEPS="
