@@ -36,6 +36,8 @@ struct rec_ctx {
 	bool no_ebpf;                /* --no-ebpf: /proc lanes only */
 	bool caps_only;              /* --caps: check() only, nothing starts */
 	bool verbose;                /* libbpf debug output */
+	unsigned cpu_sample_hz;      /* --cpu-sample-hz: profile samples per second per CPU */
+	Ptop__V1__EmbedSymbols embed_symbols; /* --embed-symbols[=debug] */
 	struct capture_writer *writer;
 	uint64_t events;             /* Event records emitted so far */
 };

@@ -111,6 +111,8 @@ int record_write_header(struct capture_writer *w, const struct record_header_in 
 	options.flush_interval_ns = o->flush_interval_ns;
 	options.duration_ns = o->duration_ns;
 	options.no_ebpf = o->no_ebpf;
+	options.cpu_sample_hz = o->cpu_sample_hz;
+	options.embed_symbols = o->embed_symbols;
 	options.n_disabled = o->n_disabled;
 	options.disabled = o->disabled;
 	h.options = &options;

@@ -23,6 +23,8 @@ enum {
 	OPT_DISABLE,
 	OPT_NO_EBPF,
 	OPT_CAPS,
+	OPT_CPU_SAMPLE_HZ,
+	OPT_EMBED_SYMBOLS,
 };
 
 static const struct option long_opts[] = {
@@ -36,6 +38,8 @@ static const struct option long_opts[] = {
 	{ "disable", required_argument, NULL, OPT_DISABLE },
 	{ "no-ebpf", no_argument, NULL, OPT_NO_EBPF },
 	{ "caps", no_argument, NULL, OPT_CAPS },
+	{ "cpu-sample-hz", required_argument, NULL, OPT_CPU_SAMPLE_HZ },
+	{ "embed-symbols", optional_argument, NULL, OPT_EMBED_SYMBOLS },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
@@ -224,6 +228,23 @@ cleanup:
 	return err_rc;
 }
 
+/* --cpu-sample-hz: a whole number from 1 to RECORD_MAX_SAMPLE_HZ. */
+static int parse_sample_hz(const char *s, unsigned *hz, char *err, size_t errlen)
+{
+	unsigned long v;
+	char *end;
+
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || end == s || *end || s[0] == '-' || v < 1 || v > RECORD_MAX_SAMPLE_HZ) {
+		set_err(err, errlen, "--cpu-sample-hz takes a whole number from 1 to %u, not '%s'",
+			RECORD_MAX_SAMPLE_HZ, s);
+		return -EINVAL;
+	}
+	*hz = (unsigned)v;
+	return 0;
+}
+
 int record_opts__parse(struct record_opts *o, int argc, char **argv,
 		       const struct collector_ops *const *table, char *err, size_t errlen)
 {
@@ -234,6 +255,7 @@ int record_opts__parse(struct record_opts *o, int argc, char **argv,
 	o->interval_ns = NS_PER_SEC;
 	o->vma_interval_ns = 10 * NS_PER_SEC;
 	o->flush_interval_ns = NS_PER_SEC;
+	o->cpu_sample_hz = RECORD_DEFAULT_SAMPLE_HZ;
 	o->argc = argc;
 	o->argv = argv;
 	if (err && errlen)
@@ -292,6 +314,22 @@ int record_opts__parse(struct record_opts *o, int argc, char **argv,
 			break;
 		case OPT_CAPS:
 			o->caps = true;
+			break;
+		case OPT_CPU_SAMPLE_HZ:
+			r = parse_sample_hz(optarg, &o->cpu_sample_hz, err, errlen);
+			if (r)
+				return r;
+			break;
+		case OPT_EMBED_SYMBOLS:
+			if (!optarg) {
+				o->embed_symbols = PTOP__V1__EMBED_SYMBOLS__EMBED_SYMBOLS_SYMTAB;
+			} else if (!strcmp(optarg, "debug")) {
+				o->embed_symbols = PTOP__V1__EMBED_SYMBOLS__EMBED_SYMBOLS_DEBUG;
+			} else {
+				set_err(err, errlen,
+					"--embed-symbols takes no value or '=debug', not '%s'", optarg);
+				return -EINVAL;
+			}
 			break;
 		case 'q':
 			o->quiet = true;
@@ -406,6 +444,12 @@ void record_usage(FILE *f, const struct collector_ops *const *table)
 	      "      --no-ebpf           /proc lanes only (no eBPF programs are loaded)\n"
 	      "      --caps              print which collectors can run here and why not,\n"
 	      "                          then exit\n"
+	      "      --cpu-sample-hz N   CPU profile samples per second per CPU (default 99,\n"
+	      "                          1 to 10000)\n"
+	      "      --embed-symbols[=debug]\n"
+	      "                          copy each mapped module's symbol tables (and with\n"
+	      "                          =debug its DWARF) into the capture, so frames are\n"
+	      "                          named after the binaries are gone\n"
 	      "\n"
 	      "Other:\n"
 	      "  -q, --quiet             print only errors\n"

@@ -116,6 +116,17 @@ static void errmsg(const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
+/* The settings collectors read, from the options (both for --caps and a run). */
+static void rec_ctx_from_opts(struct rec_ctx *ctx, const struct record_opts *o)
+{
+	ctx->no_ebpf = o->no_ebpf;
+	ctx->verbose = o->verbose;
+	ctx->interval_ns = o->interval_ns;
+	ctx->vma_interval_ns = o->vma_interval_ns;
+	ctx->cpu_sample_hz = o->cpu_sample_hz;
+	ctx->embed_symbols = o->embed_symbols;
+}
+
 static size_t collectors_init(struct collector *cs, struct rec_ctx *ctx,
 			      const struct record_opts *o)
 {
@@ -275,11 +286,8 @@ static int run_caps(const struct record_opts *o)
 	uint64_t eff = 0;
 	bool have_eff;
 
+	rec_ctx_from_opts(&ctx, o);
 	ctx.caps_only = true;
-	ctx.no_ebpf = o->no_ebpf;
-	ctx.verbose = o->verbose;
-	ctx.interval_ns = o->interval_ns;
-	ctx.vma_interval_ns = o->vma_interval_ns;
 	n = collectors_init(cs, &ctx, o);
 	collectors_check_start(cs, n, true);
 
@@ -670,10 +678,7 @@ int record_main(int argc, char **argv)
 	/* 6. the collectors */
 	ctx.pid = t.pid;
 	ctx.mode = t.mode;
-	ctx.interval_ns = o.interval_ns;
-	ctx.vma_interval_ns = o.vma_interval_ns;
-	ctx.no_ebpf = o.no_ebpf;
-	ctx.verbose = o.verbose;
+	rec_ctx_from_opts(&ctx, &o);
 	ctx.start_ns = rec_now_ns();
 	n = collectors_init(cs, &ctx, &o);
 	collectors_check_start(cs, n, false);

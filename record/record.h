@@ -34,6 +34,9 @@
 
 /* ------------------------------------------------------------------ options */
 
+#define RECORD_DEFAULT_SAMPLE_HZ 99
+#define RECORD_MAX_SAMPLE_HZ 10000
+
 struct record_opts {
 	pid_t pid;                   /* --pid; 0 when not given */
 	char **cmd;                  /* the command after "--" (NULL-terminated, points into
@@ -50,6 +53,8 @@ struct record_opts {
 	uint64_t interval_ns;        /* --interval, default 1 s */
 	uint64_t vma_interval_ns;    /* --vma-interval, default 10 s */
 	uint64_t flush_interval_ns;  /* --flush-interval, default 1 s */
+	unsigned cpu_sample_hz;      /* --cpu-sample-hz, default 99 */
+	Ptop__V1__EmbedSymbols embed_symbols; /* --embed-symbols[=debug], default none */
 	char **disabled;             /* --disable names (each checked), owned; n_disabled */
 	size_t n_disabled;
 	int argc;                    /* the recorder's own command line */

@@ -105,6 +105,8 @@ static void test_03_parse_pid_defaults(void **state)
 	assert_true(o.flush_interval_ns == SEC);
 	assert_true(o.duration_ns == 0);
 	assert_false(o.force || o.no_ebpf || o.caps || o.quiet || o.verbose || o.help);
+	assert_int_equal(o.cpu_sample_hz, 99);
+	assert_int_equal(o.embed_symbols, PTOP__V1__EMBED_SYMBOLS__EMBED_SYMBOLS_NONE);
 	assert_int_equal(o.argc, 3);
 	assert_string_equal(o.argv[1], "--pid");
 	record_opts__free(&o);
@@ -132,6 +134,21 @@ static void test_03_parse_pid_defaults(void **state)
 			 0);
 	assert_int_equal(o.pid, 9);
 	assert_true(o.interval_ns == 2 * SEC);
+	record_opts__free(&o);
+
+	/* the profile rate and symbol embedding */
+	assert_int_equal(parse(&o, err, ARGC("ptop-record", "--pid=9", "--cpu-sample-hz", "997",
+					     "--embed-symbols"),
+			       ARGV("ptop-record", "--pid=9", "--cpu-sample-hz", "997",
+				    "--embed-symbols")),
+			 0);
+	assert_int_equal(o.cpu_sample_hz, 997);
+	assert_int_equal(o.embed_symbols, PTOP__V1__EMBED_SYMBOLS__EMBED_SYMBOLS_SYMTAB);
+	record_opts__free(&o);
+	assert_int_equal(parse(&o, err, ARGC("ptop-record", "--pid=9", "--embed-symbols=debug"),
+			       ARGV("ptop-record", "--pid=9", "--embed-symbols=debug")),
+			 0);
+	assert_int_equal(o.embed_symbols, PTOP__V1__EMBED_SYMBOLS__EMBED_SYMBOLS_DEBUG);
 	record_opts__free(&o);
 }
 
@@ -221,6 +238,15 @@ static void test_05_parse_errors(void **state)
 		     ARGV("ptop-record", "--caps", "--pid", "1"));
 	expect_usage("file name", ARGC("ptop-record", "-o", "", "--pid", "1"),
 		     ARGV("ptop-record", "-o", "", "--pid", "1"));
+	expect_usage("from 1 to 10000", ARGC("ptop-record", "--pid", "1", "--cpu-sample-hz", "0"),
+		     ARGV("ptop-record", "--pid", "1", "--cpu-sample-hz", "0"));
+	expect_usage("from 1 to 10000",
+		     ARGC("ptop-record", "--pid", "1", "--cpu-sample-hz", "10001"),
+		     ARGV("ptop-record", "--pid", "1", "--cpu-sample-hz", "10001"));
+	expect_usage("from 1 to 10000", ARGC("ptop-record", "--pid", "1", "--cpu-sample-hz", "9x"),
+		     ARGV("ptop-record", "--pid", "1", "--cpu-sample-hz", "9x"));
+	expect_usage("'=debug'", ARGC("ptop-record", "--pid", "1", "--embed-symbols=all"),
+		     ARGV("ptop-record", "--pid", "1", "--embed-symbols=all"));
 }
 
 static void test_06_help_version_caps(void **state)
