@@ -50,12 +50,13 @@ BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall -Wextra -Werror \
 
 # ---------------------------------------------------------------- sources
 
-PROTO_GEN := $(B)/proto/ptop.pb-c.c $(B)/proto/ptop.pb-c.h
+PROTOS := $(wildcard proto/*.proto)
+PROTO_GEN := $(foreach p,$(PROTOS:proto/%.proto=%),$(B)/proto/$(p).pb-c.c $(B)/proto/$(p).pb-c.h)
 SYSCALL_TABLE := $(B)/gen/syscall_table.h
 BPF_SRCS := $(wildcard bpf/*.bpf.c)
 SKELS := $(patsubst bpf/%.bpf.c,$(B)/bpf/%.skel.h,$(BPF_SRCS))
 
-PROTO_OBJS := $(B)/proto/ptop.pb-c.o $(patsubst %.c,$(B)/%.o,$(wildcard proto/*.c))
+PROTO_OBJS := $(PROTOS:proto/%.proto=$(B)/proto/%.pb-c.o) $(patsubst %.c,$(B)/%.o,$(wildcard proto/*.c))
 SYMBOL_OBJS := $(patsubst %.c,$(B)/%.o,$(wildcard symbol/*.c))
 RECORD_OBJS := $(patsubst %.c,$(B)/%.o,$(filter-out record/main.c,$(wildcard record/*.c)))
 ANALYZE_OBJS := $(patsubst %.c,$(B)/%.o,$(filter-out analyze/main.c,$(wildcard analyze/*.c))) \
@@ -103,7 +104,7 @@ $(B)/bpf/%.skel.h: $(B)/bpf/%.bpf.o
 	$(call msg,SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< name $(subst -,_,$*)_bpf > $@
 
-$(PROTO_GEN) &: proto/ptop.proto | $(B)/proto
+$(B)/proto/%.pb-c.c $(B)/proto/%.pb-c.h &: proto/%.proto | $(B)/proto
 	$(call msg,PROTOC,$<)
 	$(Q)$(PROTOC_C) --c_out=$(B) $<
 
@@ -131,7 +132,7 @@ $(B)/version.c: FORCE | $(B)
 
 # ---------------------------------------------------------------- compile
 
-$(B)/proto/ptop.pb-c.o: $(B)/proto/ptop.pb-c.c
+$(B)/proto/%.pb-c.o: $(B)/proto/%.pb-c.c
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) -c $< -o $@
 
