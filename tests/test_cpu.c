@@ -28,79 +28,7 @@ extern const struct collector_ops cpu_collector;
 
 /* ------------------------------------------------------------------ fakes */
 
-#define MAX_EVENTS 8
-#define MAX_DROPS 16
-
-static uint8_t *events[MAX_EVENTS];
-static size_t event_len[MAX_EVENTS];
-static int n_events;
-static char drop_kinds[MAX_DROPS][32];
-static int n_drops;
-
-uint64_t rec_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
-
-int rec_emit(struct rec_ctx *ctx, const Ptop__V1__Record *rec)
-{
-	(void)ctx;
-	(void)rec;
-	return 0;
-}
-
-int rec_emit_event(struct rec_ctx *ctx, Ptop__V1__Event *ev, Ptop__V1__Category cat,
-		   uint64_t now_ns, uint64_t interval_ns)
-{
-	ev->time_ns = now_ns;
-	ev->interval_ns = interval_ns;
-	ev->pid = ctx->pid;
-	ev->category = cat;
-	if (n_events == MAX_EVENTS)
-		return -ENOSPC;
-	event_len[n_events] = ptop__v1__event__get_packed_size(ev);
-	events[n_events] = malloc(event_len[n_events] + 1);
-	if (!events[n_events])
-		return -ENOMEM;
-	ptop__v1__event__pack(ev, events[n_events]);
-	n_events++;
-	return 0;
-}
-
-int rec_emit_drop(struct collector *c, const char *kind, uint64_t lost, const char *detail)
-{
-	(void)detail;
-	if (lost == 0)
-		return 0;
-	if (n_drops < MAX_DROPS)
-		snprintf(drop_kinds[n_drops++], sizeof(drop_kinds[0]), "%s", kind);
-	c->dropped += lost;
-	return 0;
-}
-
-static void reset_fakes(void)
-{
-	int i;
-
-	for (i = 0; i < n_events; i++)
-		free(events[i]);
-	n_events = 0;
-	n_drops = 0;
-}
-
-static Ptop__V1__Event *event_at(int i)
-{
-	Ptop__V1__Event *ev;
-
-	assert_true(i < n_events);
-	ev = ptop__v1__event__unpack(NULL, event_len[i], events[i]);
-	assert_non_null(ev);
-	assert_int_equal(ev->payload_case, PTOP__V1__EVENT__PAYLOAD_CPU);
-	return ev;
-}
+#include "tests/rec_double.h"
 
 /* ------------------------------------------------------------------ pure parts */
 
@@ -170,7 +98,7 @@ static void init_col(pid_t pid, bool no_ebpf)
 	ctx.interval_ns = 1000000000ULL;
 	col.ops = &cpu_collector;
 	col.ctx = &ctx;
-	reset_fakes();
+	rec_double_reset();
 }
 
 static int teardown(void **state)
@@ -178,7 +106,7 @@ static int teardown(void **state)
 	(void)state;
 	if (col.ops)
 		col.ops->stop(&col);
-	reset_fakes();
+	rec_double_reset();
 	return 0;
 }
 
@@ -224,14 +152,14 @@ static void test_04_ebpf_lanes_agree(void **state)
 	for (i = 0; i < 20; i++)
 		sleep_1ms();
 	assert_int_equal(col.ops->poll(&col, rec_now_ns(), 0), 0);
-	ev = event_at(1);
+	ev = rec_double_event(1, PTOP__V1__EVENT__PAYLOAD_CPU);
 	assert_non_null(ev->cpu->ebpf);
 	assert_non_null(ev->cpu->proc);
 	assert_true(ev->cpu->ebpf->switches >= 20);
 	assert_true(ev->cpu->proc->voluntary_switches >= 20);
 	assert_true(ev->cpu->ebpf->oncpu_ns > 0);
 	assert_true(ev->cpu->proc->threads >= 1);
-	ptop__v1__event__free_unpacked(ev, NULL);
+	rec_double_free_event(ev);
 
 	/* burn 50 ticks of CPU (as /proc counts it), then both lanes must agree
 	 * within 5 ticks: they measure the same thing two ways */
@@ -242,15 +170,15 @@ static void test_04_ebpf_lanes_agree(void **state)
 		assert_int_equal(procfs_read_stat(getpid(), &st), 0);
 	} while (st.utime + st.stime < st0.utime + st0.stime + 50);
 	assert_int_equal(col.ops->poll(&col, rec_now_ns(), 0), 0);
-	ev = event_at(2);
+	ev = rec_double_event(2, PTOP__V1__EVENT__PAYLOAD_CPU);
 	proc_ns = ev->cpu->proc->user_ns + ev->cpu->proc->system_ns;
 	ebpf_ns = ev->cpu->ebpf->oncpu_ns;
 	printf("# burn: ebpf %llu ns, /proc %llu ns\n", (unsigned long long)ebpf_ns,
 	       (unsigned long long)proc_ns);
 	assert_true(ebpf_ns + 5 * cpu__ticks_to_ns(1, tck) >= proc_ns);
 	assert_true(proc_ns + 5 * cpu__ticks_to_ns(1, tck) >= ebpf_ns);
-	ptop__v1__event__free_unpacked(ev, NULL);
-	assert_int_equal(n_drops, 0);
+	rec_double_free_event(ev);
+	assert_int_equal(rec_double.n_drops, 0);
 }
 
 static void test_05_no_ebpf(void **state)
@@ -266,11 +194,11 @@ static void test_05_no_ebpf(void **state)
 	for (i = 0; i < 5; i++)
 		sleep_1ms();
 	assert_int_equal(col.ops->poll(&col, rec_now_ns(), POLL_FIRST), 0);
-	ev = event_at(0);
+	ev = rec_double_event(0, PTOP__V1__EVENT__PAYLOAD_CPU);
 	assert_null(ev->cpu->ebpf);
 	assert_non_null(ev->cpu->proc);
 	assert_true(ev->cpu->proc->voluntary_switches >= 5);
-	ptop__v1__event__free_unpacked(ev, NULL);
+	rec_double_free_event(ev);
 }
 
 /* The target exits before the final poll: the eBPF lane still reports its last
@@ -309,16 +237,16 @@ static void test_06_target_gone(void **state)
 		close(fds[1]);
 		assert_int_equal(waitpid(child, &status, 0), child);
 		assert_int_equal(col.ops->poll(&col, rec_now_ns(), POLL_FINAL), 0);
-		assert_int_equal(n_drops, 0);
+		assert_int_equal(rec_double.n_drops, 0);
 		if (ebpf) {
-			assert_int_equal(n_events, 2);
-			ev = event_at(1);
+			assert_int_equal(rec_double.n_events, 2);
+			ev = rec_double_event(1, PTOP__V1__EVENT__PAYLOAD_CPU);
 			assert_non_null(ev->cpu->ebpf);
 			assert_true(ev->cpu->ebpf->switches >= 1);	/* its exit */
 			assert_null(ev->cpu->proc);
-			ptop__v1__event__free_unpacked(ev, NULL);
+			rec_double_free_event(ev);
 		} else {
-			assert_int_equal(n_events, 1);	/* only the first poll */
+			assert_int_equal(rec_double.n_events, 1);	/* only the first poll */
 		}
 		col.ops->stop(&col);
 	}

@@ -29,95 +29,15 @@ extern const struct collector_ops syscalls_collector;
 
 /* ------------------------------------------------------------------ fakes */
 
-#define MAX_EVENTS 8
-#define MAX_DROPS 32
 
-static uint8_t *events[MAX_EVENTS];
-static size_t event_len[MAX_EVENTS];
-static int n_events;
-static struct {
-	char kind[32];
-	uint64_t lost;
-} drops[MAX_DROPS];
-static int n_drops;
-
-uint64_t rec_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
-
-int rec_emit(struct rec_ctx *ctx, const Ptop__V1__Record *rec)
-{
-	(void)ctx;
-	(void)rec;
-	return 0;
-}
-
-int rec_emit_event(struct rec_ctx *ctx, Ptop__V1__Event *ev, Ptop__V1__Category cat,
-		   uint64_t now_ns, uint64_t interval_ns)
-{
-	ev->time_ns = now_ns;
-	ev->interval_ns = interval_ns;
-	ev->pid = ctx->pid;
-	ev->category = cat;
-	if (n_events == MAX_EVENTS)
-		return -ENOSPC;
-	event_len[n_events] = ptop__v1__event__get_packed_size(ev);
-	events[n_events] = malloc(event_len[n_events] + 1);
-	if (!events[n_events])
-		return -ENOMEM;
-	ptop__v1__event__pack(ev, events[n_events]);
-	ctx->events++;
-	n_events++;
-	return 0;
-}
-
-int rec_emit_drop(struct collector *c, const char *kind, uint64_t lost, const char *detail)
-{
-	(void)detail;
-	if (lost == 0)
-		return 0;
-	if (n_drops == MAX_DROPS)
-		return -ENOSPC;
-	snprintf(drops[n_drops].kind, sizeof(drops[n_drops].kind), "%s", kind);
-	drops[n_drops].lost = lost;
-	n_drops++;
-	c->dropped += lost;
-	return 0;
-}
-
-static void reset_fakes(void)
-{
-	int i;
-
-	for (i = 0; i < n_events; i++)
-		free(events[i]);
-	n_events = 0;
-	n_drops = 0;
-}
-
-static uint64_t drop_total(const char *kind)
-{
-	uint64_t sum = 0;
-	int i;
-
-	for (i = 0; i < n_drops; i++)
-		if (strcmp(drops[i].kind, kind) == 0)
-			sum += drops[i].lost;
-	return sum;
-}
+#include "tests/rec_double.h"
 
 /* The stat of syscall NR in emitted event I (unpacked into *EV, freed by caller). */
 static const Ptop__V1__SyscallStat *find_stat(int i, uint32_t nr, Ptop__V1__Event **ev)
 {
 	size_t k;
 
-	*ev = ptop__v1__event__unpack(NULL, event_len[i], events[i]);
-	assert_non_null(*ev);
-	assert_int_equal((*ev)->payload_case, PTOP__V1__EVENT__PAYLOAD_SYSCALLS);
+	*ev = rec_double_event(i, PTOP__V1__EVENT__PAYLOAD_SYSCALLS);
 	for (k = 0; k < (*ev)->syscalls->n_stats; k++)
 		if ((*ev)->syscalls->stats[k]->nr == nr)
 			return (*ev)->syscalls->stats[k];
@@ -271,7 +191,7 @@ static int bpf_setup(void **state)
 	ctx.interval_ns = 1000000000ULL;
 	col.ops = &syscalls_collector;
 	col.ctx = &ctx;
-	reset_fakes();
+	rec_double_reset();
 	if (bpf_util__can_trace(reason, sizeof(reason)) != 0) {
 		printf("SKIP: %s\n", reason);
 		return 0;
@@ -287,7 +207,7 @@ static int bpf_teardown(void **state)
 	(void)state;
 	if (col.ops)
 		col.ops->stop(&col);
-	reset_fakes();
+	rec_double_reset();
 	return 0;
 }
 
@@ -311,7 +231,7 @@ static void test_06_getppid_exact(void **state)
 	for (i = 0; i < 1000; i++)
 		syscall(SYS_getppid);
 	assert_int_equal(col.ops->poll(&col, rec_now_ns(), 0), 0);
-	assert_int_equal(n_events, 2);
+	assert_int_equal(rec_double.n_events, 2);
 	s = find_stat(1, SYS_getppid, &ev);
 	assert_non_null(s);
 	assert_string_equal(s->name, "getppid");
@@ -326,13 +246,13 @@ static void test_06_getppid_exact(void **state)
 		sum += s->latency_log2_hist[k];
 	assert_int_equal(sum, 1000);
 	assert_int_equal(ev->interval_ns > 0, 1);
-	ptop__v1__event__free_unpacked(ev, NULL);
+	rec_double_free_event(ev);
 	/* a third poll with no getppid in between leaves it out */
 	assert_int_equal(col.ops->poll(&col, rec_now_ns(), 0), 0);
 	assert_null(find_stat(2, SYS_getppid, &ev));
-	ptop__v1__event__free_unpacked(ev, NULL);
-	assert_int_equal(drop_total("map_full"), 0);
-	assert_int_equal(drop_total("nr_out_of_range"), 0);
+	rec_double_free_event(ev);
+	assert_int_equal(rec_double_drops("map_full"), 0);
+	assert_int_equal(rec_double_drops("nr_out_of_range"), 0);
 }
 
 static void test_07_errors_and_range(void **state)
@@ -355,8 +275,8 @@ static void test_07_errors_and_range(void **state)
 	assert_int_equal(s->count, 10);
 	assert_int_equal(s->completed, 10);
 	assert_int_equal(s->errors, 10);
-	ptop__v1__event__free_unpacked(ev, NULL);
-	assert_int_equal(drop_total("nr_out_of_range"), 1);
+	rec_double_free_event(ev);
+	assert_int_equal(rec_double_drops("nr_out_of_range"), 1);
 }
 
 static int pipe_fds[2];
@@ -407,7 +327,7 @@ static void test_08_unmatched(void **state)
 		skip();
 	/* restart with a thread already inside read(): its exit has no entry stamp */
 	col.ops->stop(&col);
-	reset_fakes();
+	rec_double_reset();
 	assert_int_equal(pipe(pipe_fds), 0);
 	reader_tid = 0;
 	assert_int_equal(pthread_create(&th, NULL, blocked_reader_tid, NULL), 0);
@@ -426,7 +346,7 @@ static void test_08_unmatched(void **state)
 	assert_int_equal(s->completed, 0);
 	assert_int_equal(s->total_ns, 0);
 	assert_int_equal(s->n_latency_log2_hist, 0);
-	ptop__v1__event__free_unpacked(ev, NULL);
+	rec_double_free_event(ev);
 	close(pipe_fds[0]);
 	close(pipe_fds[1]);
 }
@@ -467,7 +387,7 @@ static void test_10_blocked_latency(void **state)
 	assert_true(s->count >= 1);
 	assert_int_equal(s->completed, s->count);
 	assert_int_equal(s->unmatched, 0);
-	ptop__v1__event__free_unpacked(ev, NULL);
+	rec_double_free_event(ev);
 
 	s = find_stat(1, SYS_nanosleep, &ev);
 	assert_non_null(s);
@@ -477,8 +397,8 @@ static void test_10_blocked_latency(void **state)
 	/* every latency is >= 1 ms, so buckets below 2^19 ns (524 us) are empty */
 	for (k = 0; k < s->n_latency_log2_hist && k < 19; k++)
 		assert_int_equal(s->latency_log2_hist[k], 0);
-	ptop__v1__event__free_unpacked(ev, NULL);
-	assert_int_equal(drop_total("map_full"), 0);
+	rec_double_free_event(ev);
+	assert_int_equal(rec_double_drops("map_full"), 0);
 	close(pipe_fds[0]);
 	close(pipe_fds[1]);
 }
