@@ -42,6 +42,10 @@ enum stmt_id {
 	ST_DROP_TOTAL,
 	ST_TRAILER,
 	ST_END,
+	ST_PERF_MAP,
+	ST_MODULE_SYMBOLS,
+	ST_CPU_PROFILE,
+	ST_CPU_PROFILE_STACK,
 	ST_N
 };
 
@@ -93,7 +97,18 @@ static const char *const stmt_sql[ST_N] = {
 	[ST_FRAME] = "INSERT INTO stack_frame (cap, stack_id, depth, ip) "
 		     "VALUES (?1, ?2, ?3, ?4)",
 	[ST_MAPPING] = "INSERT INTO mapping (cap, time_ns, pid, start, end, offset, path, "
-		       "build_id) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+		       "build_id, perms, inode, dev, build_id_error, event) "
+		       "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
+	[ST_PERF_MAP] = "INSERT INTO perf_map (cap, pid, time_ns, path, content, chunks, "
+			"complete) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+	[ST_MODULE_SYMBOLS] = "INSERT INTO module_symbols (cap, build_id, path, debug, size, elf, "
+			      "chunks, complete) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+	[ST_CPU_PROFILE] = "INSERT INTO cpu_profile (cap, seq, time_ns, interval_ns, pid, "
+			   "requested_hz, ticks, delivered_hz, cpus, samples, no_user_stack, "
+			   "no_kernel_stack, lost) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, "
+			   "?11, ?12, ?13)",
+	[ST_CPU_PROFILE_STACK] = "INSERT INTO cpu_profile_stack (cap, seq, user_stack_id, "
+				 "kernel_stack_id, count) VALUES (?1, ?2, ?3, ?4, ?5)",
 	[ST_DROP] = "INSERT INTO drop_notice (cap, time_ns, collector, kind, lost, detail) "
 		    "VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
 	[ST_DROP_TOTAL] = "INSERT INTO drop_total (cap, collector, kind, lost) "
@@ -116,12 +131,18 @@ enum kind_id {
 	K_EV_MEMORY,
 	K_EV_VMAS,
 	K_EV_CONTEXT,
+	K_EV_CPUPROF,
 	K_EV_NONE,
 	K_STACK,
 	K_STACK_DUP,
 	K_MAPPING,
 	K_DROP,
 	K_TRAILER,
+	K_PERF_MAP,
+	K_PERF_MAP_INCOMPLETE,
+	K_MODULE_SYMBOLS,
+	K_MODULE_SYMBOLS_INCOMPLETE,
+	K_CHUNK_BAD,
 	K_UNKNOWN,
 	K_N
 };
@@ -133,17 +154,44 @@ static const char *const kind_name[K_N] = {
 	[K_EV_MEMORY] = "event:memory",
 	[K_EV_VMAS] = "event:vmas",
 	[K_EV_CONTEXT] = "event:context",
+	[K_EV_CPUPROF] = "event:cpuprof",
 	[K_EV_NONE] = "event:none",       /* an event without a payload this build knows */
 	[K_STACK] = "stack",
 	[K_STACK_DUP] = "stack:duplicate", /* a stack id seen before: the later one is ignored */
 	[K_MAPPING] = "mapping",
 	[K_DROP] = "drop",
 	[K_TRAILER] = "trailer",
+	[K_PERF_MAP] = "perf_map",	  /* chunk records; joined into perf_map rows */
+	[K_PERF_MAP_INCOMPLETE] = "perf_map:incomplete", /* maps missing a chunk */
+	[K_MODULE_SYMBOLS] = "module_symbols",	       /* chunk records */
+	[K_MODULE_SYMBOLS_INCOMPLETE] = "module_symbols:incomplete",
+	[K_CHUNK_BAD] = "chunk:bad", /* chunk >= chunks, a repeated chunk, or too many */
 	[K_UNKNOWN] = "unknown",          /* a record kind this build does not know */
 };
 
+/* A chunked record (PerfMap, ModuleSymbols) being joined: its chunks arrive as
+ * separate records, possibly between others; it is written when the last one
+ * arrives, or at the end with what arrived. */
+struct assembly {
+	bool module;		/* ModuleSymbols (else PerfMap) */
+	int32_t pid;		/* PerfMap: the key with time_ns */
+	uint64_t time_ns;
+	uint8_t build_id[64];	/* ModuleSymbols: the key with debug */
+	size_t build_id_len;
+	bool debug;
+	uint64_t size;		/* ModuleSymbols.size */
+	char *path;
+	uint32_t chunks, received;
+	ProtobufCBinaryData *part; /* [chunks], data NULL until it arrives */
+};
+
+#define CHUNKS_MAX 65536u	/* more chunks than this in one map or module: refused */
+
 struct loader {
 	sqlite3 *db;
+	struct assembly *asm_;	/* joins in progress */
+	size_t n_asm;
+	int64_t next_profile;
 	sqlite3_stmt *st[ST_N];
 	const char *path;
 	char id[DB_CAPTURE_ID_LEN];
@@ -160,6 +208,22 @@ struct loader {
 };
 
 /* ---------------------------------------------------------------- helpers */
+
+static const char *mapping_event_name(Ptop__V1__MappingEvent e)
+{
+	switch (e) {
+	case PTOP__V1__MAPPING_EVENT__MAPPING_EVENT_START:
+		return "start";
+	case PTOP__V1__MAPPING_EVENT__MAPPING_EVENT_NEW:
+		return "new";
+	case PTOP__V1__MAPPING_EVENT__MAPPING_EVENT_GONE:
+		return "gone";
+	case PTOP__V1__MAPPING_EVENT__MAPPING_EVENT_END:
+		return "end";
+	default:
+		return NULL;
+	}
+}
 
 static int sqlite_errno(int rc)
 {
@@ -800,6 +864,9 @@ static int load_context(struct loader *l, const Ptop__V1__Event *ev,
 	return 0;
 }
 
+static int load_cpuprof(struct loader *l, const Ptop__V1__Event *ev,
+			const Ptop__V1__CpuProfile *p);
+
 static int load_event(struct loader *l, const Ptop__V1__Event *ev)
 {
 	if (!l->have_events || ev->time_ns < l->first_ns)
@@ -824,6 +891,9 @@ static int load_event(struct loader *l, const Ptop__V1__Event *ev)
 	case PTOP__V1__EVENT__PAYLOAD_CONTEXT:
 		l->counts[K_EV_CONTEXT]++;
 		return ev->context ? load_context(l, ev, ev->context) : 0;
+	case PTOP__V1__EVENT__PAYLOAD_CPUPROF:
+		l->counts[K_EV_CPUPROF]++;
+		return ev->cpuprof ? load_cpuprof(l, ev, ev->cpuprof) : 0;
 	default:
 		l->counts[K_EV_NONE]++;
 		return 0;
@@ -878,7 +948,214 @@ static int load_mapping(struct loader *l, const Ptop__V1__Mapping *m)
 	err = bind_hex(s, 8, m->build_id.data, m->build_id.len);
 	if (err)
 		return err;
+	bind_opt_text(s, 9, m->perms);
+	bind_u64(s, 10, m->inode);
+	bind_opt_text(s, 11, m->dev);
+	bind_opt_text(s, 12, m->build_id_error);
+	bind_opt_text(s, 13, mapping_event_name(m->event));
 	return run(l, ST_MAPPING);
+}
+
+static int load_cpuprof(struct loader *l, const Ptop__V1__Event *ev,
+			const Ptop__V1__CpuProfile *p)
+{
+	sqlite3_stmt *s = l->st[ST_CPU_PROFILE];
+	int64_t seq = l->next_profile++;
+	int err;
+
+	sqlite3_bind_int64(s, 1, l->cap);
+	bind_i64(s, 2, seq);
+	bind_u64(s, 3, ev->time_ns);
+	bind_nz(s, 4, ev->interval_ns);
+	bind_pid(s, 5, ev->pid);
+	bind_u64(s, 6, p->requested_hz);
+	bind_u64(s, 7, p->ticks);
+	sqlite3_bind_double(s, 8, p->delivered_hz);
+	bind_u64(s, 9, p->cpus);
+	bind_u64(s, 10, p->samples);
+	bind_u64(s, 11, p->no_user_stack);
+	bind_u64(s, 12, p->no_kernel_stack);
+	bind_u64(s, 13, p->lost);
+	err = run(l, ST_CPU_PROFILE);
+	if (err)
+		return err;
+
+	s = l->st[ST_CPU_PROFILE_STACK];
+	for (size_t k = 0; k < p->n_stacks; k++) {
+		const Ptop__V1__StackCount *c = p->stacks[k];
+
+		if (!c)
+			continue;
+		sqlite3_bind_int64(s, 1, l->cap);
+		bind_i64(s, 2, seq);
+		bind_nz(s, 3, c->user_stack_id); /* 0: no such stack */
+		bind_nz(s, 4, c->kernel_stack_id);
+		bind_u64(s, 5, c->count);
+		err = run(l, ST_CPU_PROFILE_STACK);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------- chunk joins */
+
+static void assembly_free(struct assembly *a)
+{
+	if (!a->part)
+		return;
+	for (uint32_t k = 0; k < a->chunks; k++)
+		free(a->part[k].data);
+	free(a->part);
+	free(a->path);
+	memset(a, 0, sizeof(*a));
+}
+
+/* Write A as one row (content: the chunks that arrived, in order) and forget it. */
+static int assembly_write(struct loader *l, struct assembly *a)
+{
+	sqlite3_stmt *s = l->st[a->module ? ST_MODULE_SYMBOLS : ST_PERF_MAP];
+	bool complete = a->received == a->chunks;
+	size_t total = 0, at = 0;
+	uint8_t *blob;
+	int err;
+
+	for (uint32_t k = 0; k < a->chunks; k++)
+		total += a->part[k].len;
+	if (a->module && total != a->size)
+		complete = false;
+	blob = malloc(total ? total : 1);
+	if (!blob)
+		return -ENOMEM;
+	for (uint32_t k = 0; k < a->chunks; k++) {
+		if (a->part[k].len)
+			memcpy(blob + at, a->part[k].data, a->part[k].len);
+		at += a->part[k].len;
+	}
+	sqlite3_bind_int64(s, 1, l->cap);
+	if (a->module) {
+		err = bind_hex(s, 2, a->build_id, a->build_id_len);
+		if (err) {
+			free(blob);
+			return err;
+		}
+		bind_opt_text(s, 3, a->path);
+		bind_i64(s, 4, a->debug);
+		bind_u64(s, 5, a->size);
+		sqlite3_bind_blob64(s, 6, blob, total, free);
+		bind_u64(s, 7, a->chunks);
+		bind_i64(s, 8, complete);
+		if (!complete)
+			l->counts[K_MODULE_SYMBOLS_INCOMPLETE]++;
+	} else {
+		bind_pid(s, 2, a->pid);
+		bind_nz(s, 3, a->time_ns);
+		bind_opt_text(s, 4, a->path);
+		sqlite3_bind_blob64(s, 5, blob, total, free);
+		bind_u64(s, 6, a->chunks);
+		bind_i64(s, 7, complete);
+		if (!complete)
+			l->counts[K_PERF_MAP_INCOMPLETE]++;
+	}
+	err = run(l, a->module ? ST_MODULE_SYMBOLS : ST_PERF_MAP);
+	assembly_free(a);
+	return err;
+}
+
+/* One chunk of a PerfMap (PM) or ModuleSymbols (MS): kept until its join is
+ * whole. A chunk numbered past CHUNKS, or seen twice, is counted as chunk:bad
+ * and dropped. */
+static int load_chunk(struct loader *l, const Ptop__V1__PerfMap *pm,
+		      const Ptop__V1__ModuleSymbols *ms)
+{
+	uint32_t chunk = pm ? pm->chunk : ms->chunk;
+	uint32_t chunks = pm ? pm->chunks : ms->chunks;
+	const ProtobufCBinaryData *data = pm ? &pm->content : &ms->elf;
+	struct assembly *a = NULL;
+	size_t k;
+
+	if (!chunks)
+		chunks = 1; /* an unchunked record */
+	if (chunk >= chunks || chunks > CHUNKS_MAX ||
+	    (ms && (ms->build_id.len > sizeof(a->build_id) || !ms->build_id.len))) {
+		l->counts[K_CHUNK_BAD]++;
+		return 0;
+	}
+	for (k = 0; k < l->n_asm; k++) {
+		struct assembly *c = &l->asm_[k];
+
+		if (c->module != !!ms || c->chunks != chunks)
+			continue;
+		if (pm && c->pid == pm->pid && c->time_ns == pm->time_ns)
+			break;
+		if (ms && c->debug == ms->debug && c->build_id_len == ms->build_id.len &&
+		    !memcmp(c->build_id, ms->build_id.data, ms->build_id.len))
+			break;
+	}
+	if (k < l->n_asm) {
+		a = &l->asm_[k];
+	} else {
+		struct assembly *n = realloc(l->asm_, (l->n_asm + 1) * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		l->asm_ = n;
+		a = &l->asm_[l->n_asm];
+		memset(a, 0, sizeof(*a));
+		a->part = calloc(chunks, sizeof(*a->part));
+		if (!a->part)
+			return -ENOMEM;
+		l->n_asm++;
+		a->module = !!ms;
+		a->chunks = chunks;
+		if (pm) {
+			a->pid = pm->pid;
+			a->time_ns = pm->time_ns;
+		} else {
+			memcpy(a->build_id, ms->build_id.data, ms->build_id.len);
+			a->build_id_len = ms->build_id.len;
+			a->debug = ms->debug;
+			a->size = ms->size;
+		}
+	}
+	if (!a->path && (pm ? pm->path : ms->path) && *(pm ? pm->path : ms->path)) {
+		a->path = strdup(pm ? pm->path : ms->path);
+		if (!a->path)
+			return -ENOMEM;
+	}
+	if (a->part[chunk].data) { /* the same chunk twice */
+		l->counts[K_CHUNK_BAD]++;
+		return 0;
+	}
+	a->part[chunk].data = malloc(data->len ? data->len : 1);
+	if (!a->part[chunk].data)
+		return -ENOMEM;
+	if (data->len)
+		memcpy(a->part[chunk].data, data->data, data->len);
+	a->part[chunk].len = data->len;
+	a->received++;
+	if (a->received == a->chunks) {
+		size_t idx = (size_t)(a - l->asm_);
+		int err = assembly_write(l, a);
+
+		/* keep the array dense: the last join takes the written one's place */
+		l->asm_[idx] = l->asm_[l->n_asm - 1];
+		l->n_asm--;
+		return err;
+	}
+	return 0;
+}
+
+/* Write the joins still waiting for chunks (the capture was cut short). */
+static int flush_chunks(struct loader *l)
+{
+	int err = 0;
+
+	while (l->n_asm && !err) {
+		err = assembly_write(l, &l->asm_[l->n_asm - 1]);
+		l->n_asm--;
+	}
+	return err;
 }
 
 static int load_drop(struct loader *l, const Ptop__V1__DropNotice *d)
@@ -961,6 +1238,12 @@ static int load_record(struct loader *l, const Ptop__V1__Record *r)
 	case PTOP__V1__RECORD__KIND_DROP:
 		l->counts[K_DROP]++;
 		return r->drop ? load_drop(l, r->drop) : 0;
+	case PTOP__V1__RECORD__KIND_PERF_MAP:
+		l->counts[K_PERF_MAP]++;
+		return r->perf_map ? load_chunk(l, r->perf_map, NULL) : 0;
+	case PTOP__V1__RECORD__KIND_MODULE_SYMBOLS:
+		l->counts[K_MODULE_SYMBOLS]++;
+		return r->module_symbols ? load_chunk(l, NULL, r->module_symbols) : 0;
 	case PTOP__V1__RECORD__KIND_TRAILER:
 		l->counts[K_TRAILER]++;
 		if (l->have_trailer || !r->trailer)
@@ -1229,7 +1512,8 @@ int db__load_capture(sqlite3 *db, const char *path, bool replace,
 		goto cleanup;
 	}
 	cs = capture_reader__status(r);
-	ret = finish(&l, cs, stats);
+	ret = flush_chunks(&l);
+	ret = ret ?: finish(&l, cs, stats);
 	if (!ret)
 		ret = create_indexes(&l);
 	if (ret)
@@ -1250,6 +1534,9 @@ cleanup:
 		sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
 	for (int k = 0; k < ST_N; k++)
 		sqlite3_finalize(l.st[k]);
+	for (size_t k = 0; k < l.n_asm; k++)
+		assembly_free(&l.asm_[k]);
+	free(l.asm_);
 	if (rec)
 		ptop__v1__record__free_unpacked(rec, NULL);
 	capture_reader__free(r);

@@ -244,7 +244,112 @@ CREATE TABLE IF NOT EXISTS mapping (
 	end INTEGER NOT NULL,
 	offset INTEGER,
 	path TEXT,
-	build_id TEXT                 -- hex
+	build_id TEXT,                -- hex; NULL when the file has none (build_id_error says why)
+	perms TEXT,                   -- "r-xp"
+	inode INTEGER,
+	dev TEXT,                     -- "fd:01"
+	build_id_error TEXT,          -- why build_id is NULL: "no build-id note", "unreadable: ..."
+	event TEXT                    -- start | new | gone | end: why the record was written
+);
+
+-- JIT perf maps (/tmp/perf-PID.map), chunks joined: one row per (pid, time_ns).
+CREATE TABLE IF NOT EXISTS perf_map (
+	cap INTEGER NOT NULL REFERENCES capture(cap),
+	pid INTEGER,
+	time_ns INTEGER,
+	path TEXT,
+	content BLOB,                 -- the map's text; chunks that did not arrive are left out
+	chunks INTEGER NOT NULL,      -- chunks announced
+	complete INTEGER NOT NULL     -- 1: every chunk arrived
+);
+
+-- --embed-symbols: per capture, the symbol-only ELF of each module, chunks joined.
+CREATE TABLE IF NOT EXISTS module_symbols (
+	cap INTEGER NOT NULL REFERENCES capture(cap),
+	build_id TEXT NOT NULL,       -- hex: the module it describes
+	path TEXT,
+	debug INTEGER NOT NULL,       -- 1: DWARF included (--embed-symbols=debug)
+	size INTEGER,                 -- announced size of the ELF
+	elf BLOB,
+	chunks INTEGER NOT NULL,
+	complete INTEGER NOT NULL     -- 1: every chunk arrived and the size matches
+);
+
+-- The CPU profile (collector cpuprof): one row per interval.
+CREATE TABLE IF NOT EXISTS cpu_profile (
+	cap INTEGER NOT NULL REFERENCES capture(cap),
+	seq INTEGER NOT NULL,         -- 0, 1, 2... in file order; cpu_profile_stack refers to it
+	time_ns INTEGER NOT NULL,     -- end of the interval
+	interval_ns INTEGER,
+	pid INTEGER,                  -- NULL on a cgroup aggregate
+	requested_hz INTEGER,
+	ticks INTEGER,                -- timer samples on all CPUs sampled (target or not)
+	delivered_hz REAL,
+	cpus INTEGER,
+	samples INTEGER,              -- samples that landed on a target thread
+	no_user_stack INTEGER,
+	no_kernel_stack INTEGER,
+	lost INTEGER,                 -- samples not aggregated (map full)
+	PRIMARY KEY (cap, seq)
+);
+
+CREATE TABLE IF NOT EXISTS cpu_profile_stack (
+	cap INTEGER NOT NULL REFERENCES capture(cap),
+	seq INTEGER NOT NULL,         -- cpu_profile.seq
+	user_stack_id INTEGER,        -- stack.stack_id; NULL: no user stack
+	kernel_stack_id INTEGER,      -- stack.stack_id; NULL: none
+	count INTEGER NOT NULL
+);
+
+-- Symbolization, written by `ptop-analyze symbolize` (and by reports on demand).
+-- frame_module: per capture, each stack frame placed in its module. A user
+-- frame at depth > 0 is a return address: addr is ip - 1 there, so the call
+-- is named, not the instruction after it.
+CREATE TABLE IF NOT EXISTS frame_module (
+	cap INTEGER NOT NULL REFERENCES capture(cap),
+	stack_id INTEGER NOT NULL,
+	depth INTEGER NOT NULL,       -- 0 innermost
+	pid INTEGER,                  -- whose mappings were used
+	ip INTEGER NOT NULL,          -- as recorded
+	addr INTEGER NOT NULL,        -- the address resolved: ip, or ip - 1 for callers
+	kind TEXT NOT NULL,           -- user | jit | kernel | unknown (no mapping covers it)
+	module TEXT NOT NULL,         -- the mapping's path, [jit], [kernel] or [unknown]
+	build_id TEXT,                -- hex, user frames whose mapping has one
+	file_offset INTEGER,          -- user frames: addr - mapping.start + mapping.offset
+	sym_space TEXT,               -- the symbol row naming it (symbol.space, key, addr);
+	sym_key TEXT,                 --   NULL when nothing can be looked up (miss says why)
+	sym_addr INTEGER,
+	miss TEXT,                    -- no_mapping | no_build_id when sym_space is NULL
+	PRIMARY KEY (cap, stack_id, depth)
+);
+
+-- The symbol store, independent of captures: what an address is named, once.
+-- space elf: key is the module's build-id (hex), addr the file offset;
+-- space jit: key 'CAP:PID', addr the address (from the capture's perf map);
+-- space kernel: key the boot id, addr the kernel address.
+CREATE TABLE IF NOT EXISTS symbol (
+	space TEXT NOT NULL,
+	key TEXT NOT NULL,
+	addr INTEGER NOT NULL,
+	source TEXT,                  -- gopclntab | dwarf | symtab | dynsym | perfmap | kallsyms; NULL: unnamed
+	miss TEXT,                    -- when unnamed: no_file | build_id_mismatch | no_build_id |
+				      -- no_symbols | not_covered | other_boot
+	func_offset INTEGER,          -- addr - start of the outermost function
+	PRIMARY KEY (space, key, addr)
+);
+
+-- The names of a symbol: the inline chain, depth 0 innermost; the last row is
+-- the function the address is in.
+CREATE TABLE IF NOT EXISTS symbol_frame (
+	space TEXT NOT NULL,
+	key TEXT NOT NULL,
+	addr INTEGER NOT NULL,
+	depth INTEGER NOT NULL,
+	func TEXT NOT NULL,
+	file TEXT,
+	line INTEGER,                 -- NULL when unknown
+	inlined INTEGER NOT NULL,     -- 1: inlined into the next row
+	PRIMARY KEY (space, key, addr, depth)
 );
 
 CREATE TABLE IF NOT EXISTS drop_notice (
@@ -284,3 +389,6 @@ CREATE INDEX IF NOT EXISTS vma_snapshot_id ON vma (cap, snapshot_id);
 CREATE INDEX IF NOT EXISTS stack_frame_id ON stack_frame (cap, stack_id, depth);
 CREATE INDEX IF NOT EXISTS drop_notice_time ON drop_notice (cap, time_ns);
 CREATE INDEX IF NOT EXISTS mapping_start ON mapping (cap, pid, start);
+CREATE INDEX IF NOT EXISTS cpu_profile_time ON cpu_profile (cap, time_ns);
+CREATE INDEX IF NOT EXISTS cpu_profile_stack_seq ON cpu_profile_stack (cap, seq);
+CREATE INDEX IF NOT EXISTS module_symbols_build_id ON module_symbols (build_id);
