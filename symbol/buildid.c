@@ -4,6 +4,8 @@
 #include <gelf.h>
 #include <libelf.h>
 #include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -36,21 +38,15 @@ static int scan_notes(Elf_Data *data, uint8_t *id, size_t cap, size_t *len)
 	return -ENODATA;
 }
 
-int buildid_read_fd(int fd, uint8_t *id, size_t cap, size_t *len)
+int buildid_read_elf(Elf *elf, uint8_t *id, size_t cap, size_t *len)
 {
-	Elf *elf = NULL;
 	Elf_Scn *scn = NULL;
 	size_t i, nphdr;
 	int err = -ENODATA, r;
 	bool had_sections = false;
 
-	if (elf_version(EV_CURRENT) == EV_NONE)
-		return -ENOMEM;
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (!elf || elf_kind(elf) != ELF_K_ELF) {
-		err = -ENOEXEC;
-		goto cleanup;
-	}
+	if (!elf || elf_kind(elf) != ELF_K_ELF)
+		return -ENOEXEC;
 	/* The section headers first (SHT_NOTE), then the program headers (PT_NOTE)
 	 * for files whose section headers were stripped. */
 	while ((scn = elf_nextscn(elf, scn)) != NULL) {
@@ -88,7 +84,79 @@ int buildid_read_fd(int fd, uint8_t *id, size_t cap, size_t *len)
 		}
 	}
 cleanup:
+	return err;
+}
+
+int buildid_read_fd(int fd, uint8_t *id, size_t cap, size_t *len)
+{
+	Elf *elf;
+	int err;
+
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return -ENOMEM;
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	err = buildid_read_elf(elf, id, cap, len);
 	elf_end(elf);
+	return err;
+}
+
+int buildid_read_memory(const void *image, size_t size, uint8_t *id, size_t cap, size_t *len)
+{
+	Elf *elf;
+	int err;
+
+	if (!image || !size)
+		return -ENOEXEC;
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return -ENOMEM;
+	/* libelf only reads the image (ELF_C_READ_MMAP is not used for memory) */
+	elf = elf_memory((char *)image, size);
+	err = buildid_read_elf(elf, id, cap, len);
+	elf_end(elf);
+	return err;
+}
+
+int buildid_read_pid_memory(pid_t pid, uint64_t start, uint64_t end, uint8_t *id, size_t cap,
+			    size_t *len)
+{
+	char path[64];
+	uint8_t *buf = NULL;
+	size_t size = (size_t)(end - start), got = 0;
+	ssize_t n;
+	int fd = -1, err;
+
+	if (end <= start || end - start > BUILDID_MEM_MAX)
+		return -EINVAL;
+	snprintf(path, sizeof(path), "/proc/%d/mem", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	buf = malloc(size);
+	if (!buf) {
+		err = -ENOMEM;
+		goto cleanup;
+	}
+	while (got < size) {
+		n = pread(fd, buf + got, size - got, (off_t)(start + got));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			err = -errno;
+			goto cleanup;
+		}
+		if (n == 0)
+			break;
+		got += (size_t)n;
+	}
+	if (got == 0) {
+		err = -EIO; /* no mm: the process is exiting */
+		goto cleanup;
+	}
+	err = buildid_read_memory(buf, got, id, cap, len);
+cleanup:
+	free(buf);
+	if (fd >= 0)
+		close(fd);
 	return err;
 }
 

@@ -7,8 +7,10 @@
 #ifndef PTOP_BUILDID_H
 #define PTOP_BUILDID_H
 
+#include <libelf.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #define BUILDID_MAX 64 /* bytes; longer notes are refused as malformed */
 
@@ -17,6 +19,25 @@
  * -ENODATA when the file has no build-id note, -ENOEXEC when it is not an ELF
  * file, -ENOBUFS when CAP is too small, -EINVAL on a malformed note, -ENOMEM. */
 int buildid_read_fd(int fd, uint8_t *id, size_t cap, size_t *len);
+
+/* The same for an ELF already open with libelf (a file or a memory image).
+ * ELF is not freed. -ENOEXEC when ELF is NULL or not an ELF object. */
+int buildid_read_elf(Elf *elf, uint8_t *id, size_t cap, size_t *len);
+
+/* The same for an ELF image of SIZE bytes in memory (e.g. the [vdso] as
+ * mapped), not copied and not modified. */
+int buildid_read_memory(const void *image, size_t size, uint8_t *id, size_t cap, size_t *len);
+
+/* Largest range buildid_read_pid_memory reads (the vdso is 2 to 4 pages). */
+#define BUILDID_MEM_MAX (1u << 20)
+
+/* The build-id of the ELF image mapped at [START, END) in process PID (its
+ * [vdso]), read through /proc/PID/mem (PTRACE_MODE_ATTACH: root or the same
+ * uid with ptrace allowed). Returns as buildid_read_memory, or -errno from
+ * open/pread (-EACCES, -EPERM, -ESRCH, -EIO when the process has no memory
+ * any more), -EINVAL when the range is empty or over BUILDID_MEM_MAX. */
+int buildid_read_pid_memory(pid_t pid, uint64_t start, uint64_t end, uint8_t *id, size_t cap,
+			    size_t *len);
 
 /* The same for the file at PATH (opened read-only, closed again). Also
  * returns -errno from open(2). */
