@@ -1,0 +1,37 @@
+/* cpuprof.h — structs and constants shared by bpf/cpuprof.bpf.c and record/cpuprof.c. */
+#ifndef PTOP_BPF_CPUPROF_H
+#define PTOP_BPF_CPUPROF_H
+
+/* Deepest stack kept (the kernel's default kernel.perf_event_max_stack). */
+#define CP_MAX_DEPTH 127
+/* Entries of each stack map and of the count map. Each stack map preallocates
+ * CP_STACK_ENTRIES x (CP_MAX_DEPTH x 8 + a small header) bytes, ~8.4 MB; two of them. */
+#define CP_STACK_ENTRIES 8192
+#define CP_COUNT_ENTRIES 16384
+
+/* Two sets of maps take turns: the BPF program adds into set `cp_active`
+ * (a .bss global) and user space, once per poll, switches cp_active, waits
+ * until no program can still be adding to the old set (an RCU grace period),
+ * then reads and clears the old set at leisure. See record/cpuprof.c. */
+#define CP_SETS 2
+
+/* Key of the count map: one (user stack, kernel stack) pair of one set. */
+struct cp_key {
+	__u32 set;		/* 0 or 1 */
+	__s32 user_id;		/* id in the set's stack map; -1: no user stack */
+	__s32 kernel_id;	/* id in the set's stack map; -1: none (user mode or unusable) */
+	__u32 pad;
+};
+
+/* Per set, one copy per CPU (sum them). */
+struct cp_counters {
+	__u64 ticks;		/* timer samples on this CPU, target or not */
+	__u64 samples;		/* of those, on a target thread */
+	__u64 no_user_stack;	/* target samples with no usable user stack (fault, empty) */
+	__u64 no_kernel_stack;	/* target samples in kernel mode with no usable kernel stack */
+	__u64 lost_collision;	/* samples lost: a different stack held the stack map's
+				 * bucket (-EEXIST), or the stack map was full */
+	__u64 lost_map_full;	/* samples lost: the count map was full */
+};
+
+#endif

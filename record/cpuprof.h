@@ -1,0 +1,60 @@
+/* cpuprof.h — the pure parts of the cpuprof collector (record/cpuprof.c): the table
+ * that gives each distinct stack of a capture its id, the delivered-rate arithmetic,
+ * the per-CPU counter sums and the online-CPU list parser. Public so that
+ * tests/test_cpuprof.c can check them without BPF or a target.
+ */
+#ifndef PTOP_RECORD_CPUPROF_H
+#define PTOP_RECORD_CPUPROF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <linux/types.h>
+
+#include "bpf/cpuprof.h"
+
+/* The stacks of a capture by content: one id per distinct (kernel flag, ips). */
+struct cp_stack_table;
+
+/* An empty table. NULL with errno = ENOMEM. Free with cp_stack_table__free(). */
+struct cp_stack_table *cp_stack_table__new(void);
+
+/* Free T and every stack it holds. T may be NULL. */
+void cp_stack_table__free(struct cp_stack_table *t);
+
+/* Find the stack (KERNEL, IPS[0..N)) in T, or add it with the next id (1, 2, ...;
+ * 0 is never an id: StackCount uses it for "no stack"). *ID gets its id. The ips
+ * are copied. Returns 1 when the stack is new (the caller writes its Stack record
+ * now, before any event that refers to it), 0 when it was known, -ENOMEM. */
+int cp_stack_table__intern(struct cp_stack_table *t, bool kernel, const uint64_t *ips, size_t n,
+			   uint64_t *id);
+
+/* Number of distinct stacks in T. */
+size_t cp_stack_table__count(const struct cp_stack_table *t);
+
+/* The 64-bit content hash of a stack (FNV-1a over the flag and the ips, then a
+ * final mix). Equal stacks hash equal; the table compares contents in full. */
+uint64_t cpuprof__stack_hash(bool kernel, const uint64_t *ips, size_t n);
+
+/* Frames in a stack-map value of MAX ips: the kernel zero-fills after the last one. */
+size_t cpuprof__stack_len(const uint64_t *ips, size_t max);
+
+/* The rate the timer delivered: TICKS / (CPUS x INTERVAL_NS seconds), in Hz.
+ * 0 when CPUS or INTERVAL_NS is 0 (no interval: nothing measured). */
+double cpuprof__delivered_hz(uint64_t ticks, uint32_t cpus, uint64_t interval_ns);
+
+/* Sum N per-CPU copies of the counters into OUT. */
+void cpuprof__sum_counters(const struct cp_counters *percpu, int n, struct cp_counters *out);
+
+/* Parse a kernel CPU list ("0-3,8,10-11\n", /sys/devices/system/cpu/online) into
+ * CPUS (at most MAX numbers, ascending as listed). Returns how many, or -EINVAL
+ * (malformed) / -E2BIG (more than MAX). */
+int cpuprof__parse_cpulist(const char *s, int *cpus, int max);
+
+/* The set the BPF program writes after a switch from OLD: the other one. */
+static inline uint32_t cpuprof__other_set(uint32_t old)
+{
+	return (old + 1) % CP_SETS;
+}
+
+#endif
