@@ -11,6 +11,7 @@ extern const struct collector_ops cpuprof_collector;
 extern const struct collector_ops memory_collector;
 extern const struct collector_ops vmas_collector;
 extern const struct collector_ops proccontext_collector;
+extern const struct collector_ops mappings_collector;
 
 const struct collector_ops *const collector_table[] = {
 	&cpu_collector,
@@ -19,5 +20,6 @@ const struct collector_ops *const collector_table[] = {
 	&memory_collector,
 	&vmas_collector,
 	&proccontext_collector,
+	&mappings_collector,
 	NULL,
 };

@@ -1,0 +1,812 @@
+/* mappings.c — the mappings collector: what a later, offline symbolizer needs
+ * to name the target's addresses. Three things, all from /proc:
+ *
+ *  - Mapping records for the target's executable mappings: all of them at the
+ *    first poll (START), those that appeared (NEW: dlopen, exec) or vanished
+ *    (GONE) at each poll, and all of them again at the final poll (END) while
+ *    the process can still be read. Each carries the GNU build-id read from the
+ *    mapped file itself through /proc/PID/map_files/START-END (the very file,
+ *    deleted or in another mount namespace), else through /proc/PID/root/PATH
+ *    when its inode is the mapped one; the [vdso]'s from the target's memory.
+ *    When there is no build-id, build_id is empty and build_id_error says why.
+ *    Build-ids are cached by (dev, inode): each file is opened once.
+ *  - PerfMap records: a copy of the JIT perf map /tmp/perf-NSPID.map (NSPID the
+ *    target's pid in its own pid namespace, the file seen through
+ *    /proc/PID/root) each time its size, mtime or inode changed since the last
+ *    copy, because JITs delete it at exit.
+ *  - With --embed-symbols, one ModuleSymbols image per distinct build-id
+ *    (symbol/elfembed.h), written when the module is first seen.
+ *
+ * Per poll the cost is one read of /proc/PID/maps (not smaps: no page walk),
+ * a parse, and a compare with the last set that allocates nothing while
+ * nothing changed; files are opened only for mappings not seen before.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "record/collector.h"
+#include "record/mappings.h"
+#include "record/procfs.h"
+#include "symbol/buildid.h"
+#include "symbol/elfembed.h"
+
+/* ------------------------------------------------------------------ sets and diff */
+
+static int add_exec(const struct proc_vma *v, void *arg)
+{
+	struct xmap_set *s = arg;
+	struct xmap *m;
+
+	if (v->perms[2] != 'x')
+		return 0;
+	if (s->n == s->cap) {
+		size_t cap = s->cap ? 2 * s->cap : 64;
+		struct xmap *nv = realloc(s->v, cap * sizeof(*nv));
+
+		if (!nv)
+			return -ENOMEM;
+		s->v = nv;
+		s->cap = cap;
+	}
+	m = &s->v[s->n++];
+	m->start = v->start;
+	m->end = v->end;
+	m->offset = v->offset;
+	m->inode = v->inode;
+	memcpy(m->perms, v->perms, sizeof(m->perms));
+	memcpy(m->dev, v->dev, sizeof(m->dev));
+	m->path = v->path;
+	return 0;
+}
+
+int mappings__parse(char *text, struct xmap_set *set)
+{
+	int n;
+
+	if (set->owns_paths)
+		return -EINVAL;
+	set->n = 0;
+	n = procfs_parse_smaps(text, add_exec, set);
+	if (n < 0) {
+		set->n = 0;
+		return n;
+	}
+	return 0;
+}
+
+bool mappings__same(const struct xmap *a, const struct xmap *b)
+{
+	return a->start == b->start && a->end == b->end && a->offset == b->offset &&
+	       a->inode == b->inode && !strcmp(a->perms, b->perms) && !strcmp(a->dev, b->dev) &&
+	       !strcmp(a->path, b->path);
+}
+
+int mappings__diff(const struct xmap_set *old, const struct xmap_set *cur,
+		   int (*fn)(const struct xmap *m, bool added, void *arg), void *arg)
+{
+	size_t i = 0, j = 0;
+	int n = 0, err;
+
+	while (i < old->n || j < cur->n) {
+		const struct xmap *a = i < old->n ? &old->v[i] : NULL;
+		const struct xmap *b = j < cur->n ? &cur->v[j] : NULL;
+
+		if (a && b && mappings__same(a, b)) {
+			i++;
+			j++;
+			continue;
+		}
+		/* the lower start goes first; at one start the old one is gone */
+		if (a && (!b || a->start <= b->start)) {
+			err = fn(a, false, arg);
+			i++;
+		} else {
+			err = fn(b, true, arg);
+			j++;
+		}
+		if (err)
+			return err;
+		n++;
+	}
+	return n;
+}
+
+void mappings__set_clear(struct xmap_set *set)
+{
+	size_t i;
+
+	if (!set)
+		return;
+	if (set->owns_paths)
+		for (i = 0; i < set->n; i++)
+			free((char *)set->v[i].path);
+	free(set->v);
+	memset(set, 0, sizeof(*set));
+}
+
+int mappings__set_copy(struct xmap_set *dst, const struct xmap_set *src)
+{
+	size_t i;
+
+	mappings__set_clear(dst);
+	dst->owns_paths = true;
+	if (!src->n)
+		return 0;
+	dst->v = calloc(src->n, sizeof(*dst->v));
+	if (!dst->v)
+		return -ENOMEM;
+	dst->cap = src->n;
+	for (i = 0; i < src->n; i++) {
+		dst->v[i] = src->v[i];
+		dst->v[i].path = strdup(src->v[i].path);
+		if (!dst->v[i].path) {
+			dst->n = i;
+			mappings__set_clear(dst);
+			return -ENOMEM;
+		}
+	}
+	dst->n = src->n;
+	return 0;
+}
+
+int mappings__perf_map_paths(pid_t pid, pid_t nspid, char *inner, size_t ilen, char *host,
+			     size_t hlen)
+{
+	int a, b;
+
+	a = snprintf(inner, ilen, "/tmp/perf-%d.map", (int)nspid);
+	b = snprintf(host, hlen, "/proc/%d/root/tmp/perf-%d.map", (int)pid, (int)nspid);
+	if (a < 0 || (size_t)a >= ilen || b < 0 || (size_t)b >= hlen)
+		return -ENAMETOOLONG;
+	return 0;
+}
+
+/* ------------------------------------------------------------------ the collector */
+
+/* What one mapped file (or the vdso) gave: cached so each is read once. */
+struct module {
+	char dev[16];                /* maps' dev; "" for the vdso */
+	uint64_t inode;              /* or the vdso's start address */
+	uint8_t id[BUILDID_MAX];
+	size_t id_len;
+	char error[128];             /* why id_len is 0 */
+};
+
+struct perf_state {
+	bool seen;                   /* a stat or copy attempt was made in this state */
+	int err;                     /* its error, 0 if copied */
+	off_t size;
+	struct timespec mtime;
+	ino_t ino;
+};
+
+struct mappings_priv {
+	char *buf;                   /* the maps text, reused */
+	size_t cap;
+	struct xmap_set cur;         /* this poll's, paths into buf */
+	struct xmap_set last;        /* the last poll's, owning */
+	bool have_last;
+	struct module *mods;
+	size_t n_mods, cap_mods;
+	uint8_t (*embedded)[BUILDID_MAX + 1]; /* build-ids embedded; byte 0 is the length */
+	size_t n_embedded, cap_embedded;
+	pid_t nspid;
+	char perf_inner[64], perf_host[96];
+	struct perf_state perf;
+	char *perf_buf;
+	size_t perf_cap;
+	bool gone;                   /* the target vanished during a poll */
+};
+
+struct emit_arg {
+	struct collector *c;
+	uint64_t now_ns;
+	Ptop__V1__MappingEvent event;
+	int err;
+};
+
+static bool is_vdso(const struct xmap *m)
+{
+	return !strcmp(m->path, "[vdso]");
+}
+
+static void set_error(struct module *mod, const char *what, int err)
+{
+	if (err == -ENODATA)
+		snprintf(mod->error, sizeof(mod->error), "no build-id note");
+	else if (err == -ENOEXEC)
+		snprintf(mod->error, sizeof(mod->error), "not an ELF file");
+	else if (err == -EINVAL)
+		snprintf(mod->error, sizeof(mod->error), "malformed build-id note");
+	else
+		snprintf(mod->error, sizeof(mod->error), "unreadable: %s: %s", what,
+			 strerror(-err));
+}
+
+static bool already_embedded(struct mappings_priv *p, const struct module *mod)
+{
+	size_t i;
+
+	for (i = 0; i < p->n_embedded; i++)
+		if (p->embedded[i][0] == mod->id_len &&
+		    !memcmp(&p->embedded[i][1], mod->id, mod->id_len))
+			return true;
+	return false;
+}
+
+static int mark_embedded(struct mappings_priv *p, const struct module *mod)
+{
+	if (p->n_embedded == p->cap_embedded) {
+		size_t cap = p->cap_embedded ? 2 * p->cap_embedded : 16;
+		void *nv = realloc(p->embedded, cap * sizeof(*p->embedded));
+
+		if (!nv)
+			return -ENOMEM;
+		p->embedded = nv;
+		p->cap_embedded = cap;
+	}
+	p->embedded[p->n_embedded][0] = (uint8_t)mod->id_len;
+	memcpy(&p->embedded[p->n_embedded][1], mod->id, mod->id_len);
+	p->n_embedded++;
+	return 0;
+}
+
+/* Write IMG as ModuleSymbols records of at most MAPPINGS_SYMBOLS_CHUNK bytes. */
+static int emit_symbols(struct collector *c, const struct module *mod, const char *path,
+			const struct elfembed_image *img)
+{
+	Ptop__V1__Record rec = PTOP__V1__RECORD__INIT;
+	Ptop__V1__ModuleSymbols ms = PTOP__V1__MODULE_SYMBOLS__INIT;
+	size_t chunks = (img->size + MAPPINGS_SYMBOLS_CHUNK - 1) / MAPPINGS_SYMBOLS_CHUNK, i;
+	int err;
+
+	ms.build_id.data = (uint8_t *)mod->id;
+	ms.build_id.len = mod->id_len;
+	ms.path = (char *)path;
+	ms.debug = img->debug;
+	ms.size = img->size;
+	ms.chunks = (uint32_t)chunks;
+	rec.kind_case = PTOP__V1__RECORD__KIND_MODULE_SYMBOLS;
+	rec.module_symbols = &ms;
+	for (i = 0; i < chunks; i++) {
+		size_t off = i * MAPPINGS_SYMBOLS_CHUNK, len = img->size - off;
+
+		if (len > MAPPINGS_SYMBOLS_CHUNK)
+			len = MAPPINGS_SYMBOLS_CHUNK;
+		ms.chunk = (uint32_t)i;
+		ms.elf.data = (uint8_t *)img->data + off;
+		ms.elf.len = len;
+		err = rec_emit(c->ctx, &rec);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* Embed the module's symbols once per build-id (--embed-symbols). SRC is the
+ * module opened with libelf. A module that cannot be embedded is counted. */
+static int embed(struct collector *c, struct module *mod, const char *path, Elf *src)
+{
+	struct mappings_priv *p = c->priv;
+	struct elfembed_image img = { 0 };
+	unsigned flags = 0;
+	char detail[192];
+	int err;
+
+	if (c->ctx->embed_symbols == PTOP__V1__EMBED_SYMBOLS__EMBED_SYMBOLS_NONE ||
+	    !mod->id_len || already_embedded(p, mod))
+		return 0;
+	if (c->ctx->embed_symbols == PTOP__V1__EMBED_SYMBOLS__EMBED_SYMBOLS_DEBUG)
+		flags |= ELFEMBED_DEBUG;
+	err = mark_embedded(p, mod); /* once, whatever the outcome */
+	if (err)
+		return err;
+	err = elfembed_build(src, flags, &img);
+	if (err) {
+		snprintf(detail, sizeof(detail), "%s: %s", path,
+			 err == -ENODATA ? "no symbol table, .gopclntab or DWARF to embed"
+					 : strerror(-err));
+		return err == -ENOMEM ? err : rec_emit_drop(c, "embed_symbols", 1, detail);
+	}
+	err = emit_symbols(c, mod, path, &img);
+	elfembed_image_free(&img);
+	return err;
+}
+
+static struct module *find_module(struct mappings_priv *p, const char *dev, uint64_t inode)
+{
+	size_t i;
+
+	for (i = 0; i < p->n_mods; i++)
+		if (p->mods[i].inode == inode && !strcmp(p->mods[i].dev, dev))
+			return &p->mods[i];
+	return NULL;
+}
+
+static struct module *new_module(struct mappings_priv *p, const char *dev, uint64_t inode)
+{
+	struct module *m;
+
+	if (p->n_mods == p->cap_mods) {
+		size_t cap = p->cap_mods ? 2 * p->cap_mods : 32;
+		struct module *nv = realloc(p->mods, cap * sizeof(*nv));
+
+		if (!nv)
+			return NULL;
+		p->mods = nv;
+		p->cap_mods = cap;
+	}
+	m = &p->mods[p->n_mods++];
+	memset(m, 0, sizeof(*m));
+	snprintf(m->dev, sizeof(m->dev), "%s", dev);
+	m->inode = inode;
+	return m;
+}
+
+/* Whether the file open on FD is the one maps names by DEV ("maj:min", hex)
+ * and INODE. */
+static bool same_file(int fd, const char *dev, uint64_t inode)
+{
+	unsigned maj, min;
+	struct stat st;
+
+	if (fstat(fd, &st) || sscanf(dev, "%x:%x", &maj, &min) != 2)
+		return false;
+	return (uint64_t)st.st_ino == inode && major(st.st_dev) == maj && minor(st.st_dev) == min;
+}
+
+/* Open the file mapped as M: map_files first, then the path in the target's
+ * root if it is still the mapped inode. Returns the fd or -errno with WHY set
+ * when the failure is about the file (not the process being gone). */
+static int open_mapped(pid_t pid, const struct xmap *m, char *why, size_t wlen)
+{
+	char path[4200];
+	size_t plen = strlen(m->path);
+	int fd, e1, e2;
+
+	snprintf(path, sizeof(path), "/proc/%d/map_files/%llx-%llx", (int)pid,
+		 (unsigned long long)m->start, (unsigned long long)m->end);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0)
+		return fd;
+	e1 = errno;
+	if (e1 == ENOENT && procfs_is_gone(pid, -ENOENT))
+		return -ESRCH;
+	if (plen >= 10 && !strcmp(m->path + plen - 10, " (deleted)")) {
+		snprintf(why, wlen, "file deleted and map_files unreadable (%s)", strerror(e1));
+		return -e1;
+	}
+	if (m->path[0] != '/') {
+		snprintf(why, wlen, "map_files: %s", strerror(e1));
+		return -e1;
+	}
+	if (snprintf(path, sizeof(path), "/proc/%d/root%s", (int)pid, m->path) >=
+	    (int)sizeof(path)) {
+		snprintf(why, wlen, "path too long");
+		return -ENAMETOOLONG;
+	}
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		e2 = errno;
+		if (procfs_is_gone(pid, -ENOENT))
+			return -ESRCH;
+		snprintf(why, wlen, "map_files: %s; root path: %s", strerror(e1), strerror(e2));
+		return -e2;
+	}
+	if (!same_file(fd, m->dev, m->inode)) {
+		close(fd);
+		snprintf(why, wlen, "map_files: %s; the file at the path is not the mapped one "
+			 "(replaced since it was mapped)", strerror(e1));
+		return -ESTALE;
+	}
+	return fd;
+}
+
+/* Read (once) the build-id of file-backed mapping M. NULL with *GONE set when
+ * the process vanished meanwhile; NULL with *ERR set on ENOMEM. */
+static struct module *file_module(struct collector *c, const struct xmap *m, bool *gone, int *err)
+{
+	struct mappings_priv *p = c->priv;
+	struct module *mod = find_module(p, m->dev, m->inode);
+	char why[160] = "";
+	Elf *elf = NULL;
+	int fd, r;
+
+	if (mod)
+		return mod;
+	fd = open_mapped(c->ctx->pid, m, why, sizeof(why));
+	if (fd == -ESRCH) {
+		*gone = true;
+		return NULL;
+	}
+	mod = new_module(p, m->dev, m->inode);
+	if (!mod) {
+		*err = -ENOMEM;
+		goto cleanup;
+	}
+	if (fd < 0) {
+		snprintf(mod->error, sizeof(mod->error), "unreadable: %s", why);
+		goto cleanup;
+	}
+	elf = elf_version(EV_CURRENT) != EV_NONE ? elf_begin(fd, ELF_C_READ_MMAP, NULL) : NULL;
+	r = buildid_read_elf(elf, mod->id, sizeof(mod->id), &mod->id_len);
+	if (r) {
+		mod->id_len = 0;
+		set_error(mod, "read", r);
+		goto cleanup;
+	}
+	*err = embed(c, mod, m->path, elf);
+cleanup:
+	elf_end(elf);
+	if (fd >= 0)
+		close(fd);
+	return mod;
+}
+
+/* The [vdso]: its image read from the target's memory, keyed by its address. */
+static struct module *vdso_module(struct collector *c, const struct xmap *m, bool *gone, int *err)
+{
+	struct mappings_priv *p = c->priv;
+	struct module *mod = find_module(p, "", m->start);
+	void *image = NULL;
+	size_t size = 0;
+	Elf *elf = NULL;
+	int r;
+
+	if (mod)
+		return mod;
+	r = buildid_pid_memory(c->ctx->pid, m->start, m->end, &image, &size);
+	if (r && procfs_is_gone(c->ctx->pid, r == -EIO ? -ESRCH : r)) {
+		*gone = true;
+		return NULL;
+	}
+	mod = new_module(p, "", m->start);
+	if (!mod) {
+		*err = -ENOMEM;
+		goto cleanup;
+	}
+	if (r) {
+		set_error(mod, "/proc/PID/mem", r);
+		goto cleanup;
+	}
+	elf = elf_version(EV_CURRENT) != EV_NONE ? elf_memory(image, size) : NULL;
+	r = buildid_read_elf(elf, mod->id, sizeof(mod->id), &mod->id_len);
+	if (r) {
+		mod->id_len = 0;
+		set_error(mod, "/proc/PID/mem", r);
+		goto cleanup;
+	}
+	*err = embed(c, mod, m->path, elf);
+cleanup:
+	elf_end(elf);
+	free(image);
+	return mod;
+}
+
+/* Emit one Mapping record for M. */
+static int emit_mapping(const struct xmap *m, bool added, void *arg)
+{
+	struct emit_arg *a = arg;
+	struct collector *c = a->c;
+	Ptop__V1__Record rec = PTOP__V1__RECORD__INIT;
+	Ptop__V1__Mapping mp = PTOP__V1__MAPPING__INIT;
+	struct module *mod = NULL, anon = { 0 };
+	bool gone = false;
+	int err = 0;
+
+	if (is_vdso(m)) {
+		mod = vdso_module(c, m, &gone, &err);
+	} else if (m->path[0] == '/') {
+		mod = file_module(c, m, &gone, &err);
+	} else {
+		mod = &anon;
+		snprintf(anon.error, sizeof(anon.error), "%s",
+			 m->path[0] ? "no file (kernel-provided mapping)"
+				    : "anonymous mapping (JIT code: see the perf map)");
+	}
+	if (gone) {
+		((struct mappings_priv *)c->priv)->gone = true;
+		return -ESRCH;
+	}
+	if (err)
+		return err;
+	if (!mod)
+		return -ENOMEM;
+	mp.time_ns = a->now_ns;
+	mp.pid = c->ctx->pid;
+	mp.start = m->start;
+	mp.end = m->end;
+	mp.offset = m->offset;
+	mp.path = (char *)m->path;
+	mp.perms = (char *)m->perms;
+	mp.inode = m->inode;
+	mp.dev = (char *)m->dev;
+	mp.build_id.data = mod->id;
+	mp.build_id.len = mod->id_len;
+	mp.build_id_error = mod->id_len ? (char *)"" : mod->error;
+	if (a->event == PTOP__V1__MAPPING_EVENT__MAPPING_EVENT_UNSPECIFIED)
+		mp.event = added ? PTOP__V1__MAPPING_EVENT__MAPPING_EVENT_NEW
+				 : PTOP__V1__MAPPING_EVENT__MAPPING_EVENT_GONE;
+	else
+		mp.event = a->event;
+	rec.kind_case = PTOP__V1__RECORD__KIND_MAPPING;
+	rec.mapping = &mp;
+	return rec_emit(c->ctx, &rec);
+}
+
+/* ------------------------------------------------------------------ perf map */
+
+/* Copy the perf map into the capture if it changed since the last copy. */
+static int perf_map_poll(struct collector *c, uint64_t now_ns)
+{
+	struct mappings_priv *p = c->priv;
+	Ptop__V1__Record rec = PTOP__V1__RECORD__INIT;
+	Ptop__V1__PerfMap pm = PTOP__V1__PERF_MAP__INIT;
+	struct perf_state now = { .seen = true };
+	struct stat st;
+	size_t want, got = 0, chunks, i;
+	char detail[160];
+	ssize_t n;
+	int fd = -1, err = 0;
+
+	if (!p->perf_host[0])
+		return 0;
+	if (stat(p->perf_host, &st)) {
+		now.err = -errno;
+		if (now.err == -ENOENT || now.err == -ESRCH)
+			return 0; /* no perf map (yet), or the process is gone */
+	} else if (!S_ISREG(st.st_mode)) {
+		now.err = -EINVAL;
+	} else {
+		now.size = st.st_size;
+		now.mtime = st.st_mtim;
+		now.ino = st.st_ino;
+	}
+	if (p->perf.seen && p->perf.err == now.err && p->perf.size == now.size &&
+	    p->perf.ino == now.ino && p->perf.mtime.tv_sec == now.mtime.tv_sec &&
+	    p->perf.mtime.tv_nsec == now.mtime.tv_nsec)
+		return 0; /* unchanged since the last copy (or the last failure) */
+	if (!now.err) {
+		fd = open(p->perf_host, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+		if (fd < 0)
+			now.err = -errno;
+	}
+	if (now.err) {
+		p->perf = now;
+		if (now.err == -ENOENT || now.err == -ESRCH)
+			return 0;
+		snprintf(detail, sizeof(detail), "%s: %s", p->perf_inner, strerror(-now.err));
+		return rec_emit_drop(c, "perf_map_unreadable", 1, detail);
+	}
+	want = (size_t)now.size < MAPPINGS_PERF_MAP_MAX ? (size_t)now.size : MAPPINGS_PERF_MAP_MAX;
+	if (want + 1 > p->perf_cap) {
+		char *nb = realloc(p->perf_buf, want + 1);
+
+		if (!nb) {
+			err = -ENOMEM;
+			goto cleanup;
+		}
+		p->perf_buf = nb;
+		p->perf_cap = want + 1;
+	}
+	/* read what the file holds now, up to the size it had (it may grow) */
+	while (got < want) {
+		n = read(fd, p->perf_buf + got, want - got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			snprintf(detail, sizeof(detail), "%s: %s", p->perf_inner, strerror(errno));
+			p->perf = now;
+			p->perf.err = -errno;
+			err = rec_emit_drop(c, "perf_map_unreadable", 1, detail);
+			goto cleanup;
+		}
+		if (n == 0)
+			break;
+		got += (size_t)n;
+	}
+	p->perf = now;
+	chunks = got ? (got + MAPPINGS_PERF_MAP_CHUNK - 1) / MAPPINGS_PERF_MAP_CHUNK : 1;
+	pm.time_ns = now_ns;
+	pm.pid = c->ctx->pid;
+	pm.path = p->perf_inner;
+	pm.chunks = (uint32_t)chunks;
+	rec.kind_case = PTOP__V1__RECORD__KIND_PERF_MAP;
+	rec.perf_map = &pm;
+	for (i = 0; i < chunks; i++) {
+		size_t off = i * MAPPINGS_PERF_MAP_CHUNK, len = got - off;
+
+		if (len > MAPPINGS_PERF_MAP_CHUNK)
+			len = MAPPINGS_PERF_MAP_CHUNK;
+		pm.chunk = (uint32_t)i;
+		pm.content.data = (uint8_t *)p->perf_buf + off;
+		pm.content.len = len;
+		err = rec_emit(c->ctx, &rec);
+		if (err)
+			goto cleanup;
+	}
+	if ((uint64_t)now.size > MAPPINGS_PERF_MAP_MAX) {
+		snprintf(detail, sizeof(detail), "%s: %lld bytes, copied the first %u",
+			 p->perf_inner, (long long)now.size, MAPPINGS_PERF_MAP_MAX);
+		err = rec_emit_drop(c, "perf_map_truncated", 1, detail);
+	}
+cleanup:
+	if (fd >= 0)
+		close(fd);
+	return err;
+}
+
+/* ------------------------------------------------------------------ ops */
+
+static Ptop__V1__ProbeState mappings_check(struct collector *c)
+{
+	struct rec_ctx *ctx = c->ctx;
+	char path[64];
+	int fd;
+
+	c->source = PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_PROC;
+	c->reason[0] = '\0';
+	if (ctx->caps_only) {
+		snprintf(c->detail, sizeof(c->detail),
+			 "/proc/PID/maps and map_files (PTRACE_MODE_READ: root or the target's uid; "
+			 "map_files needs CAP_SYS_ADMIN or CAP_CHECKPOINT_RESTORE, else files "
+			 "are read through /proc/PID/root); running as uid %u",
+			 (unsigned)geteuid());
+		return PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE;
+	}
+	if (ctx->pid <= 0) {
+		snprintf(c->reason, sizeof(c->reason),
+			 "mappings are recorded for one target process (--pid or a command), "
+			 "not yet for a cgroup");
+		return PTOP__V1__PROBE_STATE__PROBE_STATE_UNSUPPORTED;
+	}
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)ctx->pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		int e = errno;
+
+		snprintf(c->reason, sizeof(c->reason), "cannot read %s: %s%s", path, strerror(e),
+			 e == EACCES || e == EPERM
+				 ? " (needs PTRACE_MODE_READ: run as root or as the target's uid)"
+				 : "");
+		return PTOP__V1__PROBE_STATE__PROBE_STATE_FAILED;
+	}
+	close(fd);
+	snprintf(path, sizeof(path), "/proc/%d/map_files", (int)ctx->pid);
+	fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	snprintf(c->detail, sizeof(c->detail),
+		 "executable mappings from /proc/%d/maps each poll; build-ids through %s; "
+		 "perf map copies; %s",
+		 (int)ctx->pid,
+		 fd >= 0 ? "map_files" : "/proc/PID/root (map_files unreadable: deleted files "
+					 "get no build-id)",
+		 ctx->embed_symbols == PTOP__V1__EMBED_SYMBOLS__EMBED_SYMBOLS_DEBUG
+			 ? "symbols and DWARF embedded"
+		 : ctx->embed_symbols ? "symbols embedded" : "no symbols embedded");
+	if (fd >= 0)
+		close(fd);
+	return PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE;
+}
+
+static int mappings_start(struct collector *c)
+{
+	struct mappings_priv *p = calloc(1, sizeof(*p));
+	struct proc_status st;
+
+	if (!p) {
+		snprintf(c->reason, sizeof(c->reason), "out of memory");
+		return -ENOMEM;
+	}
+	c->priv = p;
+	/* the perf map is named by the pid the target sees: NSpid's last entry */
+	p->nspid = c->ctx->pid;
+	if (!procfs_read_status(c->ctx->pid, &st) && st.n_nspid > 0)
+		p->nspid = st.nspid[st.n_nspid - 1];
+	if (mappings__perf_map_paths(c->ctx->pid, p->nspid, p->perf_inner, sizeof(p->perf_inner),
+				     p->perf_host, sizeof(p->perf_host)))
+		p->perf_host[0] = '\0';
+	return 0;
+}
+
+static void mappings_stop(struct collector *c)
+{
+	struct mappings_priv *p = c->priv;
+
+	if (!p)
+		return;
+	free(p->buf);
+	mappings__set_clear(&p->cur);
+	mappings__set_clear(&p->last);
+	free(p->mods);
+	free(p->embedded);
+	free(p->perf_buf);
+	free(p);
+	c->priv = NULL;
+}
+
+static int emit_all(struct collector *c, uint64_t now_ns, const struct xmap_set *s,
+		    Ptop__V1__MappingEvent ev)
+{
+	struct emit_arg a = { .c = c, .now_ns = now_ns, .event = ev };
+	size_t i;
+	int err;
+
+	for (i = 0; i < s->n; i++) {
+		err = emit_mapping(&s->v[i], true, &a);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static int mappings_poll(struct collector *c, uint64_t now_ns, unsigned flags)
+{
+	struct mappings_priv *p = c->priv;
+	pid_t pid = c->ctx->pid;
+	struct emit_arg a = { .c = c, .now_ns = now_ns };
+	size_t len = 0;
+	int err, n;
+
+	if (!p || pid <= 0)
+		return -EINVAL;
+	if (p->gone)
+		return 0;
+	/* the perf map first: at the end it is the one thing about to vanish */
+	err = perf_map_poll(c, now_ns);
+	if (err)
+		return err;
+	err = procfs_read_file(pid, "maps", &p->buf, &p->cap, &len);
+	if (!err && len == 0)
+		err = -ESRCH; /* no mm: exiting, or a zombie */
+	if (err && procfs_is_gone(pid, err)) {
+		p->gone = true;
+		return 0;
+	}
+	if (err) {
+		char detail[96];
+
+		snprintf(detail, sizeof(detail), "maps: %s", strerror(-err));
+		return rec_emit_drop(c, "proc_unreadable", 1, detail);
+	}
+	if (mappings__parse(p->buf, &p->cur))
+		return rec_emit_drop(c, "proc_malformed", 1, "maps: does not parse");
+
+	if (!p->have_last) {
+		err = emit_all(c, now_ns, &p->cur, PTOP__V1__MAPPING_EVENT__MAPPING_EVENT_START);
+		n = 1;
+	} else {
+		n = mappings__diff(&p->last, &p->cur, emit_mapping, &a);
+		err = n < 0 ? n : 0;
+	}
+	if (err == -ESRCH && p->gone)
+		return 0; /* vanished mid-poll: what was written stands */
+	if (err)
+		return err;
+	if (n > 0) {
+		err = mappings__set_copy(&p->last, &p->cur);
+		if (err)
+			return err;
+		p->have_last = true;
+	}
+	if (flags & POLL_FINAL) {
+		err = emit_all(c, now_ns, &p->cur, PTOP__V1__MAPPING_EVENT__MAPPING_EVENT_END);
+		if (err == -ESRCH && p->gone)
+			return 0;
+	}
+	return err;
+}
+
+const struct collector_ops mappings_collector = {
+	.name = "mappings",
+	.summary = "executable mappings with build-ids, JIT perf maps, --embed-symbols (/proc maps)",
+	.check = mappings_check,
+	.start = mappings_start,
+	.poll = mappings_poll,
+	.stop = mappings_stop,
+};
