@@ -1,0 +1,149 @@
+/* symbolize.h — the analyzer's symbol store and the CPU profile model built on it.
+ *
+ * symstore__update places every stack frame of a capture in its module
+ * (table frame_module: the Mapping of the same pid covering the address at the
+ * time the stack was first seen; file offset = addr - start + offset, with
+ * addr = ip - 1 for the return addresses at depth > 0) and names each distinct
+ * (module build-id, file offset), JIT (pid, address) and kernel (boot id,
+ * address) once through symbol/symbolizer.h, storing the result in the tables
+ * symbol and symbol_frame, which no capture owns: a binary named once stays
+ * named for every capture in the DB. The embedded symbols (ModuleSymbols) and
+ * perf maps of the capture are given to the symbolizer first.
+ *
+ * profile__load reads the CPU profile of a capture (cpu_profile*) with the
+ * names from the store, for `report cpu` and `export`.
+ */
+#ifndef PTOP_SYMBOLIZE_H
+#define PTOP_SYMBOLIZE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <sqlite3.h>
+
+#include "analyze/report.h"
+
+struct symstore_opts {
+	const char *cache_dir;	     /* --symbol-cache DIR; NULL: none */
+	bool debuginfod;	     /* --debuginfod */
+	const char *debuginfod_urls; /* --debuginfod-urls; NULL: $DEBUGINFOD_URLS */
+	bool retry_misses;	     /* resolve again what the store holds as unnamed
+				      * (`symbolize` does; reports only name what is new) */
+};
+
+struct symstore_run {
+	uint64_t placed;   /* frames placed in a module by this run */
+	uint64_t resolved; /* distinct addresses the symbolizer was asked for */
+	bool stored;	   /* results written to the DB (false: it was read-only) */
+};
+
+/* Place and name the frames of capture CAP in DB (see above). DB must be
+ * writable. O may be NULL (defaults, no network). RUN may be NULL. Returns 0 or
+ * -errno with a one-line message in ERR (-EIO: SQLite; -ENOMEM). */
+int symstore__update(sqlite3 *db, int64_t cap, const struct symstore_opts *o,
+		     struct symstore_run *run, char *err, size_t errlen);
+
+/* symstore__update for a handle that may be read-only (the reports get one):
+ * a read-only DB is reopened read-write on the same file for the update; when
+ * that is refused (a DB the user cannot write), nothing is stored, RUN->stored
+ * is false and 0 is returned: the caller shows the names the store already has. */
+int symstore__ensure(sqlite3 *db, int64_t cap, const struct symstore_opts *o,
+		     struct symstore_run *run, char *err, size_t errlen);
+
+/* ------------------------------------------------------- frame arithmetic */
+
+/* The address to resolve for frame DEPTH of a user stack: IP for the innermost
+ * frame, IP - 1 for the others (return addresses: the call is before them). */
+static inline uint64_t frame_lookup_addr(uint64_t ip, unsigned depth)
+{
+	return depth > 0 && ip > 0 ? ip - 1 : ip;
+}
+
+struct map_entry {
+	int32_t pid;	  /* 0: unknown */
+	int64_t time_ns;  /* 0: unknown (sorts first) */
+	uint64_t start, end, offset;
+	const char *path; /* "" for anonymous */
+	const char *build_id; /* hex; NULL when none */
+	bool gone;	  /* a MAPPING_EVENT_GONE record */
+};
+
+/* The mapping of PID (0: any pid) covering ADDR at time T (0: unknown): the
+ * latest record at or before T covering ADDR, unless that record says the
+ * mapping is gone; with none at or before T, the earliest covering record
+ * (mappings recorded at start are stamped after the first samples). Returns
+ * its index in M[0..N), or -1. */
+long mapping__find(const struct map_entry *m, size_t n, int32_t pid, int64_t t, uint64_t addr);
+
+/* ---------------------------------------------------------- the profile */
+
+enum frame_kind { FRAME_USER, FRAME_JIT, FRAME_KERNEL, FRAME_UNKNOWN };
+
+/* One name of a location: a function (with its inlined callees before it). */
+struct prof_func {
+	const char *func; /* NULL when unnamed */
+	const char *file; /* NULL when unknown */
+	unsigned line;	  /* 0 when unknown */
+	bool inlined;
+};
+
+struct prof_loc {
+	enum frame_kind kind;
+	const char *module;   /* mapping path, "[jit]", "[kernel]", "[unknown]" */
+	const char *build_id; /* hex or NULL */
+	uint64_t ip, addr;    /* as recorded; and the address resolved (ip - 1 for callers) */
+	uint64_t offset;      /* file offset (user), else the address */
+	const char *source;   /* "dwarf", ...; NULL when unnamed */
+	const char *miss;     /* why unnamed: "no_file", "no_mapping", ...; NULL if named */
+	size_t n;	      /* names: [0] innermost inlined ... [n-1] the function; 0 if unnamed */
+	struct prof_func *f;
+};
+
+struct prof_stack {
+	uint64_t count;		/* samples */
+	size_t n;		/* locations, innermost first: kernel frames, then user frames */
+	struct prof_loc **loc;
+	bool no_user_stack;	/* the sample had no user stack (user_stack_id NULL) */
+};
+
+struct profile {
+	bool collected;	      /* the cpuprof probe was active */
+	struct probe_info probe;
+	uint64_t intervals;
+	uint32_t requested_hz; /* the largest requested; 0 if no interval */
+	double delivered_hz;   /* sum(ticks) / sum(cpus x interval s); NAN if unknown */
+	uint64_t samples, no_user_stack, no_kernel_stack, lost; /* cpu_profile sums */
+	uint64_t stacked;      /* samples in cpu_profile_stack (sum of the stacks' counts) */
+	int64_t t0_ns, t1_ns;  /* first interval start, last interval end (absolute); -1 */
+	size_t n_stacks;
+	struct prof_stack *stacks;
+	/* owned storage */
+	size_t n_locs;
+	struct prof_loc *locs;
+	char **strs;
+	size_t n_strs, cap_strs;
+};
+
+/* Read the CPU profile of capture M in window W (the intervals whose midpoint
+ * is in it) with the names the store holds. *OUT is the caller's
+ * (profile__free). When the cpuprof probe was not active, collected is false
+ * and probe says why. 0 or -errno (-EIO, -ENOMEM). */
+int profile__load(sqlite3 *db, const struct capture_meta *m, const struct window *w,
+		  struct profile **out);
+
+void profile__free(struct profile *p);
+
+/* The name of location L's function NAME_IX (0 innermost) as printed in flame
+ * graphs and tables: the function, or "MODULE+0xOFFSET" (MODULE the base name)
+ * for an unnamed location ("[unknown]+0xADDR" without a mapping). */
+void prof_loc__name(const struct prof_loc *l, size_t name_ix, char *buf, size_t len);
+
+/* The commands (symbolize.c, export.c), registered in analyze.c. */
+int cmd_symbolize(int argc, char **argv);
+int cmd_export(int argc, char **argv);
+
+/* One line telling what would name the frames of a module that MISS leaves unnamed. */
+const char *symbolize_fix_hint(const char *miss);
+
+#endif
