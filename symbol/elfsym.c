@@ -1,0 +1,240 @@
+/* elfsym.c — function symbols of an ELF file (.symtab, .dynsym), sorted for address lookup.
+ * Names point into the string table, which stays mapped from the file.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "symbol/sym_internal.h"
+
+Elf_Scn *elf_find_section(Elf *elf, const char *name, GElf_Shdr *sh)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+
+	if (elf_getshdrstrndx(elf, &shstrndx) != 0)
+		return NULL;
+	while ((scn = elf_nextscn(elf, scn)) != NULL) {
+		const char *n;
+
+		if (!gelf_getshdr(scn, sh))
+			continue;
+		n = elf_strptr(elf, shstrndx, sh->sh_name);
+		if (n && strcmp(n, name) == 0)
+			return scn;
+	}
+	return NULL;
+}
+
+bool elf_has_section(Elf *elf, const char *name)
+{
+	GElf_Shdr sh;
+
+	return elf_find_section(elf, name, &sh) && sh.sh_type != SHT_NOBITS && sh.sh_size > 0;
+}
+
+/* Binding rank: a global name is preferred over a weak one over a local one at one address. */
+static int bind_rank(const struct elfsym_entry *e)
+{
+	return e->rank;
+}
+
+static int cmp_entry(const void *a, const void *b)
+{
+	const struct elfsym_entry *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	/* bigger size first, then the better binding */
+	if (x->size != y->size)
+		return x->size > y->size ? -1 : 1;
+	return bind_rank(y) - bind_rank(x);
+}
+
+int elfsym_load(Elf *elf, unsigned shtype, struct elfsym_table *t)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	Elf_Data *data;
+	size_t i, n, cap = 0, shnum;
+	int err = -ENODATA;
+
+	t->v = NULL;
+	t->n = 0;
+	if (elf_getshdrnum(elf, &shnum) != 0)
+		return -ENODATA;
+	while ((scn = elf_nextscn(elf, scn)) != NULL) {
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == shtype)
+			break;
+	}
+	if (!scn || sh.sh_entsize == 0)
+		return -ENODATA;
+	data = elf_getdata(scn, NULL);
+	if (!data || !data->d_buf)
+		return -ENODATA;
+	n = sh.sh_size / sh.sh_entsize;
+	err = 0;
+	for (i = 1; i < n; i++) {
+		GElf_Sym sym;
+		GElf_Shdr ssh;
+		Elf_Scn *sscn;
+		struct elfsym_entry *e;
+		const char *name;
+		int type, bind;
+
+		if (!gelf_getsym(data, (int)i, &sym))
+			break;
+		type = GELF_ST_TYPE(sym.st_info);
+		bind = GELF_ST_BIND(sym.st_info);
+		if ((type != STT_FUNC && type != STT_GNU_IFUNC) || sym.st_shndx == SHN_UNDEF ||
+		    sym.st_shndx >= SHN_LORESERVE || sym.st_shndx >= shnum || sym.st_value == 0)
+			continue;
+		name = elf_strptr(elf, sh.sh_link, sym.st_name);
+		if (!name || !*name)
+			continue;
+		sscn = elf_getscn(elf, sym.st_shndx);
+		if (!sscn || !gelf_getshdr(sscn, &ssh) || !(ssh.sh_flags & SHF_EXECINSTR))
+			continue;
+		if (t->n == cap) {
+			size_t nc = cap ? cap * 2 : 256;
+			struct elfsym_entry *nv = realloc(t->v, nc * sizeof(*nv));
+
+			if (!nv) {
+				err = -ENOMEM;
+				goto cleanup;
+			}
+			t->v = nv;
+			cap = nc;
+		}
+		e = &t->v[t->n++];
+		e->addr = sym.st_value;
+		e->size = sym.st_size;
+		e->limit = ssh.sh_addr + ssh.sh_size;
+		e->rank = bind == STB_GLOBAL ? 2 : bind == STB_WEAK ? 1 : 0;
+		e->name = name;
+	}
+	if (t->n)
+		qsort(t->v, t->n, sizeof(*t->v), cmp_entry);
+	/* one entry per address: the first after sorting is the preferred one */
+	n = 0;
+	for (i = 0; i < t->n; i++) {
+		if (n && t->v[n - 1].addr == t->v[i].addr)
+			continue;
+		t->v[n++] = t->v[i];
+	}
+	t->n = n;
+cleanup:
+	if (err)
+		elfsym_free(t);
+	return err;
+}
+
+const struct elfsym_entry *elfsym_find(const struct elfsym_table *t, uint64_t addr)
+{
+	size_t lo = 0, hi = t->n, back;
+
+	/* last entry with addr <= ADDR */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (t->v[mid].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0)
+		return NULL;
+	/* a sized symbol may enclose a smaller one that starts later (rare): look back a little */
+	for (back = 0; back < 8 && lo > 0; back++, lo--) {
+		const struct elfsym_entry *e = &t->v[lo - 1];
+
+		if (e->size) {
+			if (addr - e->addr < e->size)
+				return e;
+			if (back == 0)
+				continue;
+		} else if (back == 0) {
+			uint64_t end = e->limit;
+
+			if (lo < t->n && t->v[lo].addr < end)
+				end = t->v[lo].addr;
+			if (addr < end)
+				return e;
+		}
+	}
+	return NULL;
+}
+
+void elfsym_free(struct elfsym_table *t)
+{
+	if (!t)
+		return;
+	free(t->v);
+	t->v = NULL;
+	t->n = 0;
+}
+
+#ifndef NT_GNU_BUILD_ID
+#define NT_GNU_BUILD_ID 3
+#endif
+
+static int note_build_id(Elf_Data *data, uint8_t *id, size_t *len)
+{
+	size_t off = 0, next, name_off, desc_off;
+	GElf_Nhdr nh;
+
+	while (off < data->d_size &&
+	       (next = gelf_getnote(data, off, &nh, &name_off, &desc_off)) > 0) {
+		if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
+		    memcmp((const char *)data->d_buf + name_off, "GNU", 4) == 0) {
+			if (nh.n_descsz == 0 || nh.n_descsz > SYM_MAX_BUILD_ID)
+				return -EINVAL;
+			memcpy(id, (const char *)data->d_buf + desc_off, nh.n_descsz);
+			*len = nh.n_descsz;
+			return 0;
+		}
+		off = next;
+	}
+	return -ENODATA;
+}
+
+int elf_build_id(Elf *elf, uint8_t *id, size_t *len)
+{
+	Elf_Scn *scn = NULL;
+	size_t i, nphdr;
+	bool had_sections = false;
+	int r;
+
+	while ((scn = elf_nextscn(elf, scn)) != NULL) {
+		GElf_Shdr sh;
+		Elf_Data *data;
+
+		had_sections = true;
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
+			continue;
+		data = elf_getdata(scn, NULL);
+		if (!data || !data->d_buf)
+			continue;
+		r = note_build_id(data, id, len);
+		if (r != -ENODATA)
+			return r;
+	}
+	if (had_sections || elf_getphdrnum(elf, &nphdr) != 0)
+		return -ENODATA;
+	for (i = 0; i < nphdr; i++) {
+		GElf_Phdr ph;
+		Elf_Data *data;
+
+		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_NOTE)
+			continue;
+		data = elf_getdata_rawchunk(elf, (int64_t)ph.p_offset, ph.p_filesz,
+					    ph.p_align == 8 ? ELF_T_NHDR8 : ELF_T_NHDR);
+		if (!data || !data->d_buf)
+			continue;
+		r = note_build_id(data, id, len);
+		if (r != -ENODATA)
+			return r;
+	}
+	return -ENODATA;
+}

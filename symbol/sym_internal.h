@@ -1,0 +1,96 @@
+/* sym_internal.h — pieces of the symbolizer shared between its files (not a public contract):
+ * ELF symbol tables, Go's pclntab, DWARF lookups and debuginfod fetches.
+ */
+#ifndef PTOP_SYM_INTERNAL_H
+#define PTOP_SYM_INTERNAL_H
+
+#include <elfutils/libdw.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "symbol/symbolizer.h"
+
+/* Demangle NAME (C++/Rust "_Z..." names) into a string owned by S; NAME itself when it is
+ * not mangled or cannot be demangled. Never NULL for a non-NULL NAME. */
+const char *symbolizer__demangle(struct symbolizer *s, const char *name);
+
+/* Intern the LEN bytes at STR (a copy owned by S, NUL-terminated). NULL on ENOMEM. */
+const char *symbolizer__intern(struct symbolizer *s, const char *str, size_t len);
+
+/* ---- elfsym.c: .symtab / .dynsym, sorted by address */
+
+struct elfsym_entry {
+	uint64_t addr;
+	uint64_t size;       /* 0: up to the next symbol, bounded by its section */
+	uint64_t limit;      /* end of the section the symbol is in */
+	const char *name;    /* points into the mapped string table */
+	int rank;            /* 2 global, 1 weak, 0 local: which name wins at one address */
+};
+
+struct elfsym_table {
+	struct elfsym_entry *v;
+	size_t n;
+};
+
+/* Load the function symbols of the first section of type SHTYPE (SHT_SYMTAB or SHT_DYNSYM)
+ * of ELF. 0 (T may hold 0 entries), -ENODATA when there is no such section, -ENOMEM. */
+int elfsym_load(Elf *elf, unsigned shtype, struct elfsym_table *t);
+
+/* The symbol covering ADDR, or NULL. */
+const struct elfsym_entry *elfsym_find(const struct elfsym_table *t, uint64_t addr);
+
+void elfsym_free(struct elfsym_table *t);
+
+/* Whether ELF has a section named NAME with contents (not SHT_NOBITS). */
+bool elf_has_section(Elf *elf, const char *name);
+
+/* The GNU build-id note of ELF (sections first, then PT_NOTE segments) into ID (room for
+ * SYM_MAX_BUILD_ID bytes). 0, -ENODATA when there is none, -EINVAL when malformed. */
+int elf_build_id(Elf *elf, uint8_t *id, size_t *len);
+
+/* Find the section named NAME; NULL if absent. */
+Elf_Scn *elf_find_section(Elf *elf, const char *name, GElf_Shdr *sh);
+
+/* ---- gopclntab.c: Go's function table (Go 1.16 and later formats) */
+
+struct gopcln;
+
+/* Parse ELF's .gopclntab. NULL (errno ENODATA: none, ENOTSUP: a format not handled,
+ * EINVAL: malformed, ENOMEM). The table stays mapped from ELF, which must outlive it. */
+struct gopcln *gopcln_open(Elf *elf);
+
+/* Name PC: function name, source file and line (0/NULL when unknown) and the function's
+ * entry. 0, or -ENOENT when no function covers PC, -EINVAL on a malformed entry. */
+int gopcln_find(const struct gopcln *g, uint64_t pc, const char **func, const char **file,
+		unsigned *line, uint64_t *entry);
+
+void gopcln_free(struct gopcln *g);
+
+/* ---- dwarf.c: libdw lookups */
+
+struct dwarfsym;
+
+/* Open the DWARF of ELF (which must outlive it). NULL with errno ENODATA when ELF has no
+ * DWARF. Sections stay mapped from the file. */
+struct dwarfsym *dwarfsym_open(Elf *elf);
+
+/* Fill R's frames (innermost first), source SYM_SRC_DWARF and func_offset for ADDR. 0 when
+ * a function was found; -ENOENT when no subprogram covers ADDR (then *LINE_FILE and *LINE
+ * carry the line-table row for ADDR if there is one, for a symbol-table name to use). */
+int dwarfsym_lookup(struct dwarfsym *d, struct symbolizer *s, uint64_t addr,
+		    struct sym_result *r, const char **line_file, unsigned *line);
+
+void dwarfsym_free(struct dwarfsym *d);
+
+/* ---- debuginfod.c */
+
+/* Ask the servers in URLS (NULL: $DEBUGINFOD_URLS) for the debug info (EXECUTABLE false) or
+ * the executable of build-id ID, storing into CACHE_DIR (NULL: the client's default cache).
+ * Returns an open fd and sets *PATH (malloc'ed, the caller frees), or -errno (-ENOSYS when
+ * no server is configured). */
+int sym_debuginfod_fetch(const uint8_t *id, size_t len, bool executable, const char *urls,
+			 const char *cache_dir, char **path);
+
+#endif
