@@ -1,0 +1,406 @@
+/* test_cpuprof.c — the cpuprof collector: its pure parts (stack ids by content, stack
+ * length, delivered rate, counter sums and set switching, the CPU list parser), its
+ * check() without eBPF, and, when run as root, the real perf_event + BPF profile of this
+ * test's own thread burning CPU in a known function.
+ *
+ * The run loop's rec_emit_* are replaced by tests/rec_double.h, which keeps every record
+ * the collector emits, packed, in order.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <cmocka.h>
+#include <gelf.h>
+#include <libelf.h>
+
+#include "record/collector.h"
+#include "record/bpf_util.h"
+#include "record/cpuprof.h"
+
+extern const struct collector_ops cpuprof_collector;
+
+#include "tests/rec_double.h"
+
+/* ------------------------------------------------------------------ pure parts */
+
+static void test_01_stack_table(void **state)
+{
+	uint64_t a[] = { 0x401000, 0x401234, 0x7f0000001000 };
+	uint64_t b[] = { 0x401000, 0x401234 };
+	uint64_t ips[3], id, id2;
+	struct cp_stack_table *t;
+	uint64_t i;
+
+	(void)state;
+	t = cp_stack_table__new();
+	assert_non_null(t);
+	assert_int_equal(cp_stack_table__intern(t, false, a, 3, &id), 1);
+	assert_int_equal(id, 1);
+	/* the same content again, from another buffer: same id, not new */
+	memcpy(ips, a, sizeof(a));
+	assert_int_equal(cp_stack_table__intern(t, false, ips, 3, &id2), 0);
+	assert_int_equal(id2, 1);
+	/* a prefix, the same ips marked kernel, and the empty stack are each their own */
+	assert_int_equal(cp_stack_table__intern(t, false, b, 2, &id), 1);
+	assert_int_equal(id, 2);
+	assert_int_equal(cp_stack_table__intern(t, true, a, 3, &id), 1);
+	assert_int_equal(id, 3);
+	assert_int_equal(cp_stack_table__intern(t, false, NULL, 0, &id), 1);
+	assert_int_equal(id, 4);
+	assert_int_equal(cp_stack_table__intern(t, false, NULL, 0, &id), 0);
+	assert_int_equal(id, 4);
+	assert_int_equal(cp_stack_table__count(t), 4);
+	/* the table grows past its first size and keeps every id */
+	for (i = 0; i < 5000; i++) {
+		ips[0] = 0x1000 + i;
+		ips[1] = i * 7;
+		assert_int_equal(cp_stack_table__intern(t, false, ips, 2, &id), 1);
+		assert_int_equal(id, 5 + i);
+	}
+	for (i = 0; i < 5000; i++) {
+		ips[0] = 0x1000 + i;
+		ips[1] = i * 7;
+		assert_int_equal(cp_stack_table__intern(t, false, ips, 2, &id), 0);
+		assert_int_equal(id, 5 + i);
+	}
+	assert_int_equal(cp_stack_table__intern(t, false, a, 3, &id), 0);
+	assert_int_equal(id, 1);
+	assert_int_equal(cp_stack_table__count(t), 5004);
+	cp_stack_table__free(t);
+	cp_stack_table__free(NULL);
+}
+
+static void test_02_hash_and_len(void **state)
+{
+	uint64_t a[] = { 1, 2, 3 }, b[] = { 1, 2, 3 }, c[] = { 3, 2, 1 };
+	uint64_t v[CP_MAX_DEPTH] = { 0x10, 0x20, 0x30 };
+
+	(void)state;
+	assert_true(cpuprof__stack_hash(false, a, 3) == cpuprof__stack_hash(false, b, 3));
+	assert_true(cpuprof__stack_hash(false, a, 3) != cpuprof__stack_hash(true, a, 3));
+	assert_true(cpuprof__stack_hash(false, a, 3) != cpuprof__stack_hash(false, c, 3));
+	assert_true(cpuprof__stack_hash(false, a, 3) != cpuprof__stack_hash(false, a, 2));
+	assert_int_equal(cpuprof__stack_len(v, CP_MAX_DEPTH), 3);
+	assert_int_equal(cpuprof__stack_len(v, 2), 2);
+	memset(v, 0xff, sizeof(v));
+	assert_int_equal(cpuprof__stack_len(v, CP_MAX_DEPTH), CP_MAX_DEPTH);
+	v[0] = 0;
+	assert_int_equal(cpuprof__stack_len(v, CP_MAX_DEPTH), 0);
+}
+
+static void test_03_delivered_hz(void **state)
+{
+	(void)state;
+	/* 198 ticks on 2 CPUs in 1 s: 99 Hz each */
+	assert_float_equal(cpuprof__delivered_hz(198, 2, 1000000000ULL), 99.0, 1e-9);
+	/* 499 ticks on one CPU in 0.5 s */
+	assert_float_equal(cpuprof__delivered_hz(499, 1, 500000000ULL), 998.0, 1e-9);
+	/* a week at 10 kHz on 4096 CPUs does not overflow */
+	assert_float_equal(cpuprof__delivered_hz(10000ULL * 4096 * 604800, 4096,
+						  604800ULL * 1000000000ULL), 10000.0, 1e-6);
+	/* no interval or no CPU: nothing measured */
+	assert_float_equal(cpuprof__delivered_hz(5, 0, 1000000000ULL), 0.0, 0);
+	assert_float_equal(cpuprof__delivered_hz(5, 2, 0), 0.0, 0);
+}
+
+static void test_04_counters_and_sets(void **state)
+{
+	struct cp_counters pc[3] = {
+		{ 10, 4, 1, 0, 0, 1 },
+		{ 20, 0, 0, 0, 0, 0 },
+		{ 5, 5, 0, 2, 1, 0 },
+	};
+	struct cp_counters s;
+	uint32_t set = 0;
+	int i;
+
+	(void)state;
+	cpuprof__sum_counters(pc, 3, &s);
+	assert_int_equal(s.ticks, 35);
+	assert_int_equal(s.samples, 9);
+	assert_int_equal(s.no_user_stack, 1);
+	assert_int_equal(s.no_kernel_stack, 2);
+	assert_int_equal(s.lost_collision, 1);
+	assert_int_equal(s.lost_map_full, 1);
+	cpuprof__sum_counters(pc, 0, &s);
+	assert_int_equal(s.ticks, 0);
+	/* the sets alternate, and a switch never names the set being written */
+	for (i = 0; i < 5; i++) {
+		uint32_t next = cpuprof__other_set(set);
+
+		assert_true(next < CP_SETS);
+		assert_int_not_equal(next, set);
+		assert_int_equal(cpuprof__other_set(next), set);
+		set = next;
+	}
+}
+
+static void test_05_cpulist(void **state)
+{
+	int cpus[16];
+
+	(void)state;
+	assert_int_equal(cpuprof__parse_cpulist("0-3,8,10-11\n", cpus, 16), 7);
+	assert_int_equal(cpus[0], 0);
+	assert_int_equal(cpus[3], 3);
+	assert_int_equal(cpus[4], 8);
+	assert_int_equal(cpus[6], 11);
+	assert_int_equal(cpuprof__parse_cpulist("0\n", cpus, 16), 1);
+	assert_int_equal(cpuprof__parse_cpulist("5", cpus, 16), 1);
+	assert_int_equal(cpus[0], 5);
+	assert_int_equal(cpuprof__parse_cpulist("", cpus, 16), -EINVAL);
+	assert_int_equal(cpuprof__parse_cpulist("\n", cpus, 16), -EINVAL);
+	assert_int_equal(cpuprof__parse_cpulist("a", cpus, 16), -EINVAL);
+	assert_int_equal(cpuprof__parse_cpulist("3-1", cpus, 16), -EINVAL);
+	assert_int_equal(cpuprof__parse_cpulist("0-", cpus, 16), -EINVAL);
+	assert_int_equal(cpuprof__parse_cpulist("1,,2", cpus, 16), -EINVAL);
+	assert_int_equal(cpuprof__parse_cpulist("1 2", cpus, 16), -EINVAL);
+	assert_int_equal(cpuprof__parse_cpulist("0-99999999999", cpus, 16), -EINVAL);
+	assert_int_equal(cpuprof__parse_cpulist("0-16", cpus, 16), -E2BIG);
+}
+
+/* ------------------------------------------------------------------ collector */
+
+static struct rec_ctx ctx;
+static struct collector col;
+
+static void init_col(pid_t pid, bool no_ebpf, unsigned hz)
+{
+	memset(&ctx, 0, sizeof(ctx));
+	memset(&col, 0, sizeof(col));
+	ctx.pid = pid;
+	ctx.no_ebpf = no_ebpf;
+	ctx.interval_ns = 1000000000ULL;
+	ctx.cpu_sample_hz = hz;
+	col.ops = &cpuprof_collector;
+	col.ctx = &ctx;
+	rec_double_reset();
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	if (col.ops)
+		col.ops->stop(&col);
+	rec_double_reset();
+	return 0;
+}
+
+static void test_06_no_ebpf(void **state)
+{
+	(void)state;
+	init_col(getpid(), true, 99);
+	assert_int_equal(col.ops->check(&col), PTOP__V1__PROBE_STATE__PROBE_STATE_UNSUPPORTED);
+	assert_non_null(strstr(col.reason, "--no-ebpf"));
+	assert_null(col.priv);		/* check() loads nothing */
+	assert_int_equal(rec_double.n_records, 0);
+}
+
+/* ------------------------------------------------------------------ real BPF */
+
+static volatile uint64_t sink;
+
+static uint64_t thread_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+/* The known function: burns this thread's CPU until its clock reaches UNTIL. */
+__attribute__((noinline, noclone)) void cpuprof_test_spin(uint64_t until)
+{
+	uint64_t x = sink | 1;
+	int i;
+
+	do {
+		for (i = 0; i < 50000; i++) {
+			x ^= x << 13;
+			x ^= x >> 7;
+			x ^= x << 17;
+			__asm__ volatile("" : "+r"(x));
+		}
+		sink = x;
+	} while (thread_ns() < until);
+}
+
+/* [*LO, *HI): where NAME lies in this process, from the executable's symbol table
+ * (st_size), placed by the function's own address. 0 or -1. */
+static int function_range(const char *name, uint64_t addr, uint64_t *lo, uint64_t *hi)
+{
+	Elf_Scn *scn = NULL;
+	int fd, ret = -1;
+	Elf *e;
+
+	elf_version(EV_CURRENT);
+	fd = open("/proc/self/exe", O_RDONLY);
+	if (fd < 0)
+		return -1;
+	e = elf_begin(fd, ELF_C_READ, NULL);
+	while (e && ret && (scn = elf_nextscn(e, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+		size_t i;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_SYMTAB || !sh.sh_entsize)
+			continue;
+		d = elf_getdata(scn, NULL);
+		for (i = 0; d && i < sh.sh_size / sh.sh_entsize; i++) {
+			GElf_Sym sym;
+			const char *n;
+
+			if (!gelf_getsym(d, (int)i, &sym))
+				break;
+			n = elf_strptr(e, sh.sh_link, sym.st_name);
+			if (n && !strcmp(n, name) && sym.st_size) {
+				*lo = addr;
+				*hi = addr + sym.st_size;
+				ret = 0;
+				break;
+			}
+		}
+	}
+	elf_end(e);
+	close(fd);
+	return ret;
+}
+
+static bool can_profile(void)
+{
+	init_col(getpid(), false, 499);
+	if (col.ops->check(&col) == PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE)
+		return true;
+	printf("SKIP: %s\n", col.reason);
+	return false;
+}
+
+/* Check the records emitted: every StackCount refers to a Stack written before the
+ * event and the counts add up to the samples. *TOP_IP: the first ip of the user stack
+ * with the highest count. *EVP: the event, freed by the caller. */
+static Ptop__V1__CpuProfile *check_interval(int ev_i, uint64_t *top_ip, Ptop__V1__Event **evp)
+{
+	Ptop__V1__Event *ev = rec_double_event(ev_i, PTOP__V1__EVENT__PAYLOAD_CPUPROF);
+	Ptop__V1__CpuProfile *p = ev->cpuprof;
+	uint64_t total = 0, best = 0, best_id = 0;
+	int end = rec_double.event_index[ev_i], r;
+	size_t i;
+
+	*top_ip = 0;
+	for (i = 0; i < p->n_stacks; i++) {
+		total += p->stacks[i]->count;
+		if (p->stacks[i]->user_stack_id && p->stacks[i]->count > best) {
+			best = p->stacks[i]->count;
+			best_id = p->stacks[i]->user_stack_id;
+		}
+	}
+	/* every sample on the target is in a stack count or counted as lost */
+	assert_int_equal(total + p->lost, p->samples);
+	for (i = 0; i < p->n_stacks; i++) {
+		bool u = !p->stacks[i]->user_stack_id, k = !p->stacks[i]->kernel_stack_id;
+
+		for (r = 0; r < end; r++) {
+			Ptop__V1__Record *rec = rec_double_record(r);
+
+			if (rec->kind_case == PTOP__V1__RECORD__KIND_STACK) {
+				if (rec->stack->id == p->stacks[i]->user_stack_id) {
+					assert_false(rec->stack->kernel);
+					u = true;
+					if (rec->stack->id == best_id) {
+						assert_true(rec->stack->n_ips > 0);
+						*top_ip = rec->stack->ips[0];
+					}
+				}
+				if (rec->stack->id == p->stacks[i]->kernel_stack_id) {
+					assert_true(rec->stack->kernel);
+					k = true;
+				}
+			}
+			ptop__v1__record__free_unpacked(rec, NULL);
+		}
+		assert_true(u && k);
+	}
+	*evp = ev;
+	return p;
+}
+
+static void test_07_profile_own_thread(void **state)
+{
+	Ptop__V1__CpuProfile *p;
+	Ptop__V1__Event *ev;
+	uint64_t lo = 0, hi = 0, top, ids[4096];
+	size_t nids = 0;
+	int r, i;
+
+	(void)state;
+	if (!can_profile())
+		skip();
+	if (function_range("cpuprof_test_spin", (uint64_t)(uintptr_t)&cpuprof_test_spin,
+			   &lo, &hi) != 0) {
+		printf("SKIP: no symbol table in /proc/self/exe to size cpuprof_test_spin\n");
+		skip();
+	}
+	if (col.ops->start(&col) != 0)
+		fail_msg("start: %s", col.reason);
+	assert_int_equal(col.ops->poll(&col, rec_now_ns(), POLL_FIRST), 0);
+
+	/* two intervals of ~0.5 s of this thread's CPU each, in the known function */
+	for (i = 1; i <= 2; i++) {
+		cpuprof_test_spin(thread_ns() + 500000000ULL);
+		assert_int_equal(col.ops->poll(&col, rec_now_ns(), 0), 0);
+		assert_int_equal(rec_double.n_events, i + 1);
+		p = check_interval(i, &top, &ev);
+		printf("# interval %d: ticks %llu, delivered %.1f Hz on %u CPUs, samples %llu, "
+		       "stacks %zu, no user stack %llu, lost %llu, top ip %#llx in [%#llx, %#llx)\n",
+		       i, (unsigned long long)p->ticks, p->delivered_hz, p->cpus,
+		       (unsigned long long)p->samples, p->n_stacks,
+		       (unsigned long long)p->no_user_stack, (unsigned long long)p->lost,
+		       (unsigned long long)top, (unsigned long long)lo, (unsigned long long)hi);
+		assert_int_equal(p->requested_hz, 499);
+		assert_true(p->cpus >= 1);
+		assert_true(p->ticks >= p->samples);
+		assert_true(p->samples > 0);
+		assert_true(p->n_stacks > 0);
+		/* the sampled ip itself, not a return address: inside the function */
+		assert_true(top >= lo && top < hi);
+		rec_double_free_event(ev);
+	}
+	/* each Stack record is written once over the whole run */
+	for (r = 0; r < rec_double.n_records; r++) {
+		Ptop__V1__Record *rec = rec_double_record(r);
+
+		if (rec->kind_case == PTOP__V1__RECORD__KIND_STACK) {
+			for (size_t k = 0; k < nids; k++)
+				assert_true(ids[k] != rec->stack->id);
+			assert_true(nids < 4096);
+			ids[nids++] = rec->stack->id;
+		}
+		ptop__v1__record__free_unpacked(rec, NULL);
+	}
+	assert_true(nids > 0);
+	assert_int_equal(rec_double_drops("stack_map_collision"), 0);
+	assert_int_equal(rec_double_drops("map_full"), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_01_stack_table),
+		cmocka_unit_test(test_02_hash_and_len),
+		cmocka_unit_test(test_03_delivered_hz),
+		cmocka_unit_test(test_04_counters_and_sets),
+		cmocka_unit_test(test_05_cpulist),
+		cmocka_unit_test_teardown(test_06_no_ebpf, teardown),
+		cmocka_unit_test_teardown(test_07_profile_own_thread, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
