@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "analyze/symbolize.h"
 #include "proto/version.h"
 
 const struct analyze_cmd analyze_cmds[] = {
@@ -35,7 +36,9 @@ const struct analyze_cmd analyze_cmds[] = {
 	  "  syscalls   per syscall: count, errors, total and mean latency, p50 and p99\n"
 	  "             from the log2 latency histogram, share of the syscall time\n"
 	  "  cpu        CPU % per interval (eBPF on-CPU lane, /proc user/system lane)\n"
-	  "             and the mean, max and CPU seconds of each\n"
+	  "             and the mean, max and CPU seconds of each; the CPU profile: top\n"
+	  "             functions by self and total samples (names from the symbol store,\n"
+	  "             symbolized on demand without network)\n"
 	  "  mem        RSS, PSS, USS, anon, file, shmem, swap: first, min, max, last and\n"
 	  "             growth per minute (csv and json add the series)\n"
 	  "  --format text|json|csv   output format (default text)\n"
@@ -43,8 +46,32 @@ const struct analyze_cmd analyze_cmds[] = {
 	  "                           left out; units ns us ms s m h (2..5, 500ms.., ..1m)\n"
 	  "  --sort count|total       syscalls: order by call count (default) or by total\n"
 	  "                           latency\n"
-	  "  --top N                  syscalls: only the first N (default all)\n"
+	  "  --top N                  syscalls: only the first N (default all); cpu: the\n"
+	  "                           first N functions of the profile (default 20)\n"
 	  "  --capture ID             the capture to report on in a DB holding several\n" },
+	{ "symbolize", cmd_symbolize,
+	  "symbolize [--symbol-cache DIR] [--debuginfod] [--debuginfod-urls URLS]\n"
+	  "                    [--format text|json] [--capture ID] FILE|DB",
+	  "Name every stack frame of a capture, once, by build-id, and store the names in\n"
+	  "the DB (the capture's cache DB for a .ptop file). Prints how many frames were\n"
+	  "named and by which source, how many stayed unnamed and why, and per module,\n"
+	  "ranked by the profile samples it leaves unnamed, what would name them.\n"
+	  "Frames already named are kept; unnamed ones are tried again.\n"
+	  "  --symbol-cache DIR       files laid out DIR/<build-id>/debuginfo and\n"
+	  "                           DIR/<build-id>/executable (debuginfod's client cache)\n"
+	  "  --debuginfod             ask the servers in $DEBUGINFOD_URLS for missing files\n"
+	  "  --debuginfod-urls URLS   these servers instead (implies --debuginfod)\n"
+	  "  --format text|json       output format (default text)\n" },
+	{ "export", cmd_export,
+	  "export --format folded|pprof [-o OUT] [--window START..END]\n"
+	  "                    [--symbol-cache DIR] [--debuginfod] [--capture ID] FILE",
+	  "Write the CPU profile for other tools:\n"
+	  "  folded   one line per stack, 'outer;...;inner COUNT' (flamegraph.pl, speedscope)\n"
+	  "  pprof    gzipped profile.proto (go tool pprof, Pyroscope-style tools)\n"
+	  "  -o, --output OUT         where to write (default stdout; pprof needs -o or a\n"
+	  "                           redirected stdout)\n"
+	  "  --window START..END      as for report\n"
+	  "  --symbol-cache DIR, --debuginfod, --debuginfod-urls URLS   as for symbolize\n" },
 	{ "salvage", cmd_salvage, "salvage [-o OUT] FILE",
 	  "Write a repaired copy of a capture that was cut short: every complete frame,\n"
 	  "a trailer marked salvaged, and a fresh time index.\n"

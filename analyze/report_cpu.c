@@ -1,5 +1,7 @@
-/* report_cpu.c — `report cpu`: CPU % per interval from the eBPF and /proc lanes, and a summary */
+/* report_cpu.c — `report cpu`: CPU % per interval from the eBPF and /proc lanes, a summary,
+ * and the CPU profile: top functions by self and total samples. */
 #include "analyze/report.h"
+#include "analyze/symbolize.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -299,6 +301,347 @@ static void print_series_json(struct json *j, const struct cpu_row *rows, size_t
 	json__end_array(j);
 }
 
+/* ---------------------------------------------------------------- the profile */
+
+#define PROFILE_FEW_SAMPLES 200 /* fewer: shares are rough, said so */
+#define PROFILE_TOP_DEFAULT 20
+
+struct fn_map {
+	struct prof_fn *fn;
+	size_t n, cap;
+	size_t *slot; /* open addressing: index + 1, 0 empty */
+	size_t nslot;
+};
+
+static uint64_t hash_str(const char *a, const char *b)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	for (; a && *a; a++)
+		h = (h ^ (unsigned char)*a) * 0x100000001b3ull;
+	h = (h ^ 0x1f) * 0x100000001b3ull;
+	for (; b && *b; b++)
+		h = (h ^ (unsigned char)*b) * 0x100000001b3ull;
+	return h;
+}
+
+static int fn_map_grow(struct fn_map *m)
+{
+	size_t ns = m->nslot ? 2 * m->nslot : 256;
+	size_t *slot = calloc(ns, sizeof(*slot));
+
+	if (!slot)
+		return -ENOMEM;
+	for (size_t k = 0; k < m->n; k++) {
+		size_t i = hash_str(m->fn[k].module, m->fn[k].name) & (ns - 1);
+
+		while (slot[i])
+			i = (i + 1) & (ns - 1);
+		slot[i] = k + 1;
+	}
+	free(m->slot);
+	m->slot = slot;
+	m->nslot = ns;
+	return 0;
+}
+
+/* The function of MODULE named NAME (created when new), or NULL on ENOMEM. */
+static struct prof_fn *fn_get(struct fn_map *m, const char *module, const char *name, bool named)
+{
+	size_t i;
+
+	if (2 * (m->n + 1) > m->nslot && fn_map_grow(m))
+		return NULL;
+	i = hash_str(module, name) & (m->nslot - 1);
+	while (m->slot[i]) {
+		struct prof_fn *f = &m->fn[m->slot[i] - 1];
+
+		if (!strcmp(f->name, name) && !strcmp(f->module ? f->module : "", module ? module : ""))
+			return f;
+		i = (i + 1) & (m->nslot - 1);
+	}
+	if (m->n == m->cap) {
+		size_t cap = m->cap ? 2 * m->cap : 256;
+		struct prof_fn *n = realloc(m->fn, cap * sizeof(*n));
+
+		if (!n)
+			return NULL;
+		m->fn = n;
+		m->cap = cap;
+	}
+	memset(&m->fn[m->n], 0, sizeof(m->fn[0]));
+	m->fn[m->n].name = strdup(name);
+	if (!m->fn[m->n].name)
+		return NULL;
+	m->fn[m->n].module = module;
+	m->fn[m->n].named = named;
+	m->slot[i] = ++m->n;
+	return &m->fn[m->n - 1];
+}
+
+static int cmp_self(const void *a, const void *b)
+{
+	const struct prof_fn *x = a, *y = b;
+
+	if (x->self != y->self)
+		return x->self > y->self ? -1 : 1;
+	if (x->total != y->total)
+		return x->total > y->total ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+static int cmp_total(const void *a, const void *b)
+{
+	const struct prof_fn *x = a, *y = b;
+
+	if (x->total != y->total)
+		return x->total > y->total ? -1 : 1;
+	return cmp_self(a, b);
+}
+
+void prof_top__free(struct prof_top *t)
+{
+	if (!t)
+		return;
+	for (size_t k = 0; k < t->n; k++)
+		free(t->fn[k].name);
+	free(t->fn);
+	memset(t, 0, sizeof(*t));
+}
+
+int prof_top__build(const struct profile *p, struct prof_top *t)
+{
+	struct fn_map m = {0};
+	uint64_t stamp = 0;
+	char name[512];
+	int err = 0;
+
+	memset(t, 0, sizeof(*t));
+	for (size_t k = 0; k < p->n_stacks && !err; k++) {
+		const struct prof_stack *st = &p->stacks[k];
+
+		t->samples += st->count;
+		if (!st->n) {
+			t->no_frames += st->count;
+			t->unnamed += st->count;
+			continue;
+		}
+		if (!st->loc[0]->n)
+			t->unnamed += st->count;
+		stamp++;
+		for (size_t d = 0; d < st->n && !err; d++) {
+			const struct prof_loc *l = st->loc[d];
+			size_t names = l->n ? l->n : 1;
+
+			for (size_t i = 0; i < names; i++) {
+				struct prof_fn *f;
+
+				prof_loc__name(l, i, name, sizeof(name));
+				f = fn_get(&m, l->module, name, l->n > 0);
+				if (!f) {
+					err = -ENOMEM;
+					break;
+				}
+				if (d == 0 && i == 0)
+					f->self += st->count;
+				if (f->stamp != stamp) { /* once per stack: recursion counts once */
+					f->stamp = stamp;
+					f->total += st->count;
+				}
+				if (st->count > f->best && l->n) {
+					f->best = st->count;
+					f->file = l->f[i].file;
+					f->line = l->f[i].line;
+				}
+			}
+		}
+	}
+	free(m.slot);
+	t->fn = m.fn;
+	t->n = m.n;
+	if (err) {
+		prof_top__free(t);
+		return err;
+	}
+	qsort(t->fn, t->n, sizeof(*t->fn), cmp_self);
+	return 0;
+}
+
+static double share(uint64_t n, uint64_t of)
+{
+	return of ? round2(100.0 * (double)n / (double)of) : NAN;
+}
+
+static const char *short_module(const char *m)
+{
+	const char *b = m ? strrchr(m, '/') : NULL;
+
+	return b ? b + 1 : m ? m : "";
+}
+
+static int print_fn_table(const struct prof_fn *fn, size_t n, size_t top, uint64_t samples,
+			  FILE *out)
+{
+	static const char *const cols[] = {"self", "self%", "total", "total%", "function",
+					   "file:line", "module"};
+	struct table *t = table__new(7, cols);
+	char buf[64], loc[512];
+	int err = 0;
+
+	if (!t)
+		return -ENOMEM;
+	for (size_t k = 0; k < n && k < top && !err; k++) {
+		const struct prof_fn *f = &fn[k];
+
+		err = table__add_row(t);
+		err = err ?: table__set_int(t, 0, (int64_t)f->self, NULL);
+		err = err ?: table__set_real(t, 1, share(f->self, samples),
+					     fmt_pct(buf, sizeof(buf), share(f->self, samples)));
+		err = err ?: table__set_int(t, 2, (int64_t)f->total, NULL);
+		err = err ?: table__set_real(t, 3, share(f->total, samples),
+					     fmt_pct(buf, sizeof(buf), share(f->total, samples)));
+		err = err ?: table__set_text(t, 4, f->name);
+		if (f->file) {
+			if (f->line)
+				snprintf(loc, sizeof(loc), "%s:%u", f->file, f->line);
+			else
+				snprintf(loc, sizeof(loc), "%s", f->file);
+			err = err ?: table__set_text(t, 5, loc);
+		}
+		err = err ?: table__set_text(t, 6, short_module(f->module));
+	}
+	err = err ?: table__print(t, out, OUT_TEXT);
+	table__free(t);
+	return err;
+}
+
+static void fn_json(struct json *j, const char *key, const struct prof_fn *fn, size_t n,
+		    size_t top, uint64_t samples)
+{
+	json__key(j, key);
+	json__begin_array(j);
+	for (size_t k = 0; k < n && k < top; k++) {
+		const struct prof_fn *f = &fn[k];
+
+		json__begin_object(j);
+		json__kv_string(j, "function", f->name);
+		json__kv_bool(j, "named", f->named);
+		json__kv_string(j, "module", f->module);
+		json__kv_string(j, "file", f->file);
+		json__key(j, "line");
+		if (f->line)
+			json__int(j, f->line);
+		else
+			json__null(j);
+		json__kv_int(j, "self", (int64_t)f->self);
+		json__kv_real(j, "self_pct", share(f->self, samples));
+		json__kv_int(j, "total", (int64_t)f->total);
+		json__kv_real(j, "total_pct", share(f->total, samples));
+		json__end_object(j);
+	}
+	json__end_array(j);
+}
+
+/* The profile section: text after the CPU % tables, JSON as "profile". */
+static int print_profile(sqlite3 *db, const struct capture_meta *m, const struct report_opts *o,
+			 struct json *j, FILE *out)
+{
+	struct profile *p = NULL;
+	struct prof_top t = {0};
+	struct symstore_run run;
+	size_t top = o->top ? o->top : PROFILE_TOP_DEFAULT;
+	char err_msg[512] = "", hz[32], warn[160] = "";
+	int err;
+
+	err = profile__load(db, m, &o->win, &p);
+	if (err)
+		return err;
+	if (p->collected) {
+		/* name what is not named yet: the same code as `symbolize`, no network */
+		err = symstore__ensure(db, m->cap, NULL, &run, err_msg, sizeof(err_msg));
+		if (err) {
+			fprintf(stderr, "ptop-analyze report cpu: symbolizing: %s\n", err_msg);
+			goto cleanup;
+		}
+		profile__free(p);
+		p = NULL;
+		err = profile__load(db, m, &o->win, &p);
+		err = err ?: prof_top__build(p, &t);
+		if (err)
+			goto cleanup;
+		if (t.samples < PROFILE_FEW_SAMPLES)
+			snprintf(warn, sizeof(warn),
+				 "only %" PRIu64 " samples: shares are rough (counts are exact)",
+				 t.samples);
+	}
+	if (o->fmt == OUT_JSON) {
+		json__key(j, "profile");
+		json__begin_object(j);
+		json__kv_bool(j, "collected", p->collected);
+		if (!p->collected) {
+			json__kv_string(j, "state", p->probe.state);
+			json__kv_string(j, "reason", p->probe.reason[0] ? p->probe.reason : NULL);
+			json__end_object(j);
+			goto cleanup;
+		}
+		json__kv_int(j, "intervals", (int64_t)p->intervals);
+		json__key(j, "requested_hz");
+		if (p->requested_hz)
+			json__int(j, p->requested_hz);
+		else
+			json__null(j);
+		json__kv_real(j, "delivered_hz", round2(p->delivered_hz));
+		json__kv_int(j, "samples", (int64_t)t.samples);
+		json__kv_int(j, "samples_counted", (int64_t)p->samples);
+		json__kv_int(j, "unnamed_samples", (int64_t)t.unnamed);
+		json__kv_real(j, "unnamed_pct", share(t.unnamed, t.samples));
+		json__kv_int(j, "no_user_stack", (int64_t)p->no_user_stack);
+		json__kv_int(j, "no_kernel_stack", (int64_t)p->no_kernel_stack);
+		json__kv_int(j, "lost", (int64_t)p->lost);
+		json__kv_string(j, "warning", warn[0] ? warn : NULL);
+		fn_json(j, "top_self", t.fn, t.n, top, t.samples);
+		qsort(t.fn, t.n, sizeof(*t.fn), cmp_total);
+		fn_json(j, "top_total", t.fn, t.n, top, t.samples);
+		json__end_object(j);
+		goto cleanup;
+	}
+	if (o->fmt != OUT_TEXT)
+		goto cleanup;
+	if (!p->collected) {
+		fprintf(out, "\nprofile: not collected (%s: %s)\n", p->probe.state,
+			p->probe.reason[0] ? p->probe.reason : "no reason recorded");
+		goto cleanup;
+	}
+	if (isfinite(p->delivered_hz))
+		snprintf(hz, sizeof(hz), "%.1f Hz", p->delivered_hz);
+	else
+		snprintf(hz, sizeof(hz), "unknown rate");
+	fprintf(out,
+		"\nprofile: %" PRIu64 " samples in %" PRIu64 " intervals, %" PRIu32
+		" Hz requested, %s delivered; unnamed %" PRIu64 " (%.1f%%)",
+		t.samples, p->intervals, p->requested_hz, hz, t.unnamed,
+		t.samples ? 100.0 * (double)t.unnamed / (double)t.samples : 0.0);
+	if (p->no_user_stack || p->lost)
+		fprintf(out, "; no user stack %" PRIu64 ", lost %" PRIu64, p->no_user_stack,
+			p->lost);
+	fputc('\n', out);
+	if (warn[0])
+		fprintf(out, "warning: %s\n", warn);
+	if (!t.samples)
+		goto cleanup;
+	fprintf(out, "\ntop functions by self samples:\n");
+	err = print_fn_table(t.fn, t.n, top, t.samples, out);
+	qsort(t.fn, t.n, sizeof(*t.fn), cmp_total);
+	if (!err) {
+		fprintf(out, "\ntop functions by total samples (a function counted once per stack):\n");
+		err = print_fn_table(t.fn, t.n, top, t.samples, out);
+	}
+cleanup:
+	prof_top__free(&t);
+	profile__free(p);
+	return err;
+}
+
 int report_cpu(sqlite3 *db, const char *capture_id, const struct report_opts *o, FILE *out)
 {
 	struct drop_line *drops = NULL;
@@ -317,7 +660,17 @@ int report_cpu(sqlite3 *db, const char *capture_id, const struct report_opts *o,
 		goto cleanup;
 	report__begin(&j, out, o, "cpu", &m);
 	if (!probe__active(&p)) {
-		err = report__not_collected(&j, out, o, "cpu", &p);
+		if (o->fmt != OUT_JSON) {
+			err = report__not_collected(&j, out, o, "cpu", &p);
+			err = err ?: print_profile(db, &m, o, NULL, out);
+			goto cleanup;
+		}
+		json__kv_bool(&j, "collected", false);
+		json__kv_string(&j, "state", p.state);
+		json__kv_string(&j, "reason", p.reason[0] ? p.reason : NULL);
+		err = print_profile(db, &m, o, &j, out);
+		json__end_object(&j);
+		err = err ?: json__end(&j);
 		goto cleanup;
 	}
 	err = load_rows(db, &m, &o->win, &rows, &n);
@@ -334,8 +687,10 @@ int report_cpu(sqlite3 *db, const char *capture_id, const struct report_opts *o,
 			fprintf(out, " (the host has %" PRId64 " CPUs)", m.cpus);
 		fputc('\n', out);
 		report__drops(NULL, out, o, "cpu", drops, nd);
-		if (!n)
+		if (!n) {
+			err = print_profile(db, &m, o, NULL, out);
 			break;
+		}
 		fputc('\n', out);
 		err = print_series(rows, n, &m, true, out, OUT_TEXT);
 		if (err)
@@ -353,6 +708,7 @@ int report_cpu(sqlite3 *db, const char *capture_id, const struct report_opts *o,
 				"lane over-counted there; the /proc lane is the check.\n",
 				s[LANE_ONCPU].over, s[LANE_ONCPU].samples, m.cpus,
 				s[LANE_ONCPU].max_pct);
+		err = err ?: print_profile(db, &m, o, NULL, out);
 		break;
 	case OUT_CSV:
 		report__drops(NULL, out, o, "cpu", drops, nd);
@@ -369,8 +725,9 @@ int report_cpu(sqlite3 *db, const char *capture_id, const struct report_opts *o,
 		report__drops(&j, out, o, "cpu", drops, nd);
 		print_summary_json(&j, s, &p);
 		print_series_json(&j, rows, n, &m);
+		err = print_profile(db, &m, o, &j, out);
 		json__end_object(&j);
-		err = json__end(&j);
+		err = err ?: json__end(&j);
 		break;
 	}
 	if (!err && (fflush(out) || ferror(out)))

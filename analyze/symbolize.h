@@ -19,6 +19,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include <sqlite3.h>
 
@@ -138,6 +139,44 @@ void profile__free(struct profile *p);
  * graphs and tables: the function, or "MODULE+0xOFFSET" (MODULE the base name)
  * for an unnamed location ("[unknown]+0xADDR" without a mapping). */
 void prof_loc__name(const struct prof_loc *l, size_t name_ix, char *buf, size_t len);
+
+/* A function of the profile: named (MODULE, FUNC), or one unnamed address. */
+struct prof_fn {
+	char *name;	     /* func, or "module+0xoffset" */
+	const char *module;
+	const char *file;    /* where most of its samples were; NULL when unknown */
+	unsigned line;
+	bool named;
+	uint64_t self;	     /* samples with it innermost */
+	uint64_t total;	     /* samples with it anywhere in the stack, once per stack */
+	uint64_t best, stamp; /* internal */
+};
+
+struct prof_top {
+	struct prof_fn *fn;  /* sorted by self (then total, then name) */
+	size_t n;
+	uint64_t samples;    /* samples with a stack (the shares' denominator) */
+	uint64_t unnamed;    /* of those, samples whose innermost frame has no name */
+	uint64_t no_frames;  /* samples whose stacks held no frame at all */
+};
+
+/* Self and total samples per function of profile P (report_cpu.c). Inlined
+ * functions count as functions of their own; a function appearing several
+ * times in one stack (recursion) is counted once in its total. 0 or -ENOMEM;
+ * free with prof_top__free. */
+int prof_top__build(const struct profile *p, struct prof_top *t);
+void prof_top__free(struct prof_top *t);
+
+/* export.c: P as folded stacks to F, one line per distinct stack, outermost
+ * frame first, "a;b;c COUNT", kernel frames suffixed "_[k]", lines sorted.
+ * 0 or -errno (-EIO: writing failed). */
+int export_folded(const struct profile *p, FILE *f);
+
+/* export.c: P as a gzipped pprof Profile (proto/pprof.proto) in *OUT (malloc'd,
+ * the caller frees), *OUTLEN bytes. Sample types samples/count and
+ * cpu/nanoseconds (count x 1e9 / requested_hz); TIME_NANOS is the wall time of
+ * the first interval. 0 or -ENOMEM. */
+int export_pprof(const struct profile *p, int64_t time_nanos, uint8_t **out, size_t *outlen);
 
 /* The commands (symbolize.c, export.c), registered in analyze.c. */
 int cmd_symbolize(int argc, char **argv);

@@ -1,0 +1,621 @@
+/* export.c — `export`: the CPU profile as folded stacks (flamegraph.pl, speedscope)
+ * or as a gzipped pprof profile.proto (go tool pprof).
+ */
+#include "analyze/symbolize.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "analyze/analyze.h"
+#include "proto/pprof.pb-c.h"
+
+/* ------------------------------------------------------------ folded */
+
+struct line {
+	char *text;
+	uint64_t count;
+};
+
+static int cmp_line(const void *a, const void *b)
+{
+	return strcmp(((const struct line *)a)->text, ((const struct line *)b)->text);
+}
+
+/* Append NAME to B (frames joined by ';'; ';' and line breaks in names become ':' and ' '). */
+static int put_frame(char **b, size_t *len, size_t *cap, const char *name, const char *suffix)
+{
+	size_t n = strlen(name) + strlen(suffix) + 2;
+
+	if (*len + n + 1 > *cap) {
+		size_t c = *cap ? *cap : 256;
+		char *p;
+
+		while (c < *len + n + 1)
+			c *= 2;
+		p = realloc(*b, c);
+		if (!p)
+			return -ENOMEM;
+		*b = p;
+		*cap = c;
+	}
+	if (*len)
+		(*b)[(*len)++] = ';';
+	for (const char *s = name; *s; s++)
+		(*b)[(*len)++] = *s == ';' ? ':' : (*s == '\n' || *s == '\r') ? ' ' : *s;
+	for (const char *s = suffix; *s; s++)
+		(*b)[(*len)++] = *s;
+	(*b)[*len] = 0;
+	return 0;
+}
+
+int export_folded(const struct profile *p, FILE *f)
+{
+	struct line *lines = NULL;
+	size_t n = 0;
+	char name[512];
+	int err = 0;
+
+	lines = calloc(p->n_stacks ? p->n_stacks : 1, sizeof(*lines));
+	if (!lines)
+		return -ENOMEM;
+	for (size_t k = 0; k < p->n_stacks && !err; k++) {
+		const struct prof_stack *st = &p->stacks[k];
+		size_t len = 0, cap = 0;
+		char *b = NULL;
+
+		if (!st->n) {
+			err = put_frame(&b, &len, &cap, "[no stack]", "");
+		}
+		/* outermost first: the last location, its outer function first */
+		for (size_t d = st->n; d-- > 0 && !err;) {
+			const struct prof_loc *l = st->loc[d];
+			size_t names = l->n ? l->n : 1;
+
+			for (size_t i = names; i-- > 0 && !err;) {
+				prof_loc__name(l, i, name, sizeof(name));
+				err = put_frame(&b, &len, &cap, name,
+						l->kind == FRAME_KERNEL ? "_[k]" : "");
+			}
+		}
+		if (err) {
+			free(b);
+			break;
+		}
+		lines[n].text = b;
+		lines[n].count = st->count;
+		n++;
+	}
+	if (!err) {
+		qsort(lines, n, sizeof(*lines), cmp_line);
+		for (size_t k = 0; k < n; k++) {
+			uint64_t c = lines[k].count;
+
+			while (k + 1 < n && !strcmp(lines[k].text, lines[k + 1].text))
+				c += lines[++k].count;
+			if (c)
+				fprintf(f, "%s %" PRIu64 "\n", lines[k].text, c);
+		}
+		if (fflush(f) || ferror(f))
+			err = -EIO;
+	}
+	for (size_t k = 0; k < n; k++)
+		free(lines[k].text);
+	free(lines);
+	return err;
+}
+
+/* ------------------------------------------------------------ pprof */
+
+/* Strings, functions, mappings, locations: each interned once, ids from 1
+ * (strings from 0: string_table[0] is ""). */
+struct intern {
+	char **key;
+	size_t n, cap;
+	size_t *slot, nslot;
+};
+
+static uint64_t hash(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+	return h;
+}
+
+/* The index of S in I (added when new), or -1 on ENOMEM. */
+static int64_t intern(struct intern *I, const char *s, bool *added)
+{
+	size_t i;
+
+	if (added)
+		*added = false;
+	if (2 * (I->n + 1) > I->nslot) {
+		size_t ns = I->nslot ? 2 * I->nslot : 1024;
+		size_t *slot = calloc(ns, sizeof(*slot));
+
+		if (!slot)
+			return -1;
+		for (size_t k = 0; k < I->n; k++) {
+			i = hash(I->key[k]) & (ns - 1);
+			while (slot[i])
+				i = (i + 1) & (ns - 1);
+			slot[i] = k + 1;
+		}
+		free(I->slot);
+		I->slot = slot;
+		I->nslot = ns;
+	}
+	i = hash(s) & (I->nslot - 1);
+	while (I->slot[i]) {
+		if (!strcmp(I->key[I->slot[i] - 1], s))
+			return (int64_t)I->slot[i] - 1;
+		i = (i + 1) & (I->nslot - 1);
+	}
+	if (I->n == I->cap) {
+		size_t cap = I->cap ? 2 * I->cap : 1024;
+		char **k = realloc(I->key, cap * sizeof(*k));
+
+		if (!k)
+			return -1;
+		I->key = k;
+		I->cap = cap;
+	}
+	I->key[I->n] = strdup(s);
+	if (!I->key[I->n])
+		return -1;
+	I->slot[i] = ++I->n;
+	if (added)
+		*added = true;
+	return (int64_t)I->n - 1;
+}
+
+static void intern_free(struct intern *I)
+{
+	for (size_t k = 0; k < I->n; k++)
+		free(I->key[k]);
+	free(I->key);
+	free(I->slot);
+}
+
+struct pp {
+	struct intern str, fn, map, loc;
+	Perftools__Profiles__Function **fns;
+	Perftools__Profiles__Mapping **maps;
+	Perftools__Profiles__Location **locs;
+};
+
+static void *grow(void *p, size_t n, size_t size)
+{
+	/* arrays grow by one; sizes double at powers of two */
+	if (n & (n - 1))
+		return p;
+	return realloc(p, (n ? 2 * n : 1) * size);
+}
+
+static int64_t str_ix(struct pp *pp, const char *s)
+{
+	return intern(&pp->str, s ? s : "", NULL);
+}
+
+static int64_t func_id(struct pp *pp, const char *name, const char *file)
+{
+	char key[1024];
+	bool added;
+	int64_t ix;
+	Perftools__Profiles__Function *f;
+
+	snprintf(key, sizeof(key), "%s\x1f%s", name, file ? file : "");
+	ix = intern(&pp->fn, key, &added);
+	if (ix < 0)
+		return -1;
+	if (!added)
+		return ix + 1;
+	pp->fns = grow(pp->fns, (size_t)ix, sizeof(*pp->fns));
+	f = pp->fns ? calloc(1, sizeof(*f)) : NULL;
+	if (!f)
+		return -1;
+	perftools__profiles__function__init(f);
+	f->id = (uint64_t)ix + 1;
+	f->name = str_ix(pp, name);
+	f->system_name = f->name;
+	f->filename = str_ix(pp, file);
+	pp->fns[ix] = f;
+	return f->name < 0 || f->filename < 0 ? -1 : ix + 1;
+}
+
+static int64_t map_id(struct pp *pp, const struct prof_loc *l)
+{
+	bool added;
+	int64_t ix = intern(&pp->map, l->module, &added);
+	Perftools__Profiles__Mapping *m;
+
+	if (ix < 0)
+		return -1;
+	if (!added)
+		return ix + 1;
+	pp->maps = grow(pp->maps, (size_t)ix, sizeof(*pp->maps));
+	m = pp->maps ? calloc(1, sizeof(*m)) : NULL;
+	if (!m)
+		return -1;
+	perftools__profiles__mapping__init(m);
+	m->id = (uint64_t)ix + 1;
+	m->filename = str_ix(pp, l->module);
+	m->build_id = str_ix(pp, l->build_id);
+	m->has_functions = true;
+	m->has_filenames = true;
+	m->has_line_numbers = true;
+	m->has_inline_frames = true;
+	pp->maps[ix] = m;
+	return m->filename < 0 || m->build_id < 0 ? -1 : ix + 1;
+}
+
+static int64_t loc_id(struct pp *pp, const struct prof_loc *l)
+{
+	char key[1024], name[512];
+	bool added;
+	int64_t ix, mid;
+	Perftools__Profiles__Location *loc;
+
+	snprintf(key, sizeof(key), "%d\x1f%s\x1f%" PRIx64, (int)l->kind, l->module, l->addr);
+	ix = intern(&pp->loc, key, &added);
+	if (ix < 0)
+		return -1;
+	if (!added)
+		return ix + 1;
+	mid = map_id(pp, l);
+	pp->locs = grow(pp->locs, (size_t)ix, sizeof(*pp->locs));
+	loc = pp->locs && mid > 0 ? calloc(1, sizeof(*loc)) : NULL;
+	if (!loc)
+		return -1;
+	perftools__profiles__location__init(loc);
+	pp->locs[ix] = loc;
+	loc->id = (uint64_t)ix + 1;
+	loc->mapping_id = (uint64_t)mid;
+	loc->address = l->ip;
+	loc->n_line = l->n ? l->n : 1;
+	loc->line = calloc(loc->n_line, sizeof(*loc->line));
+	if (!loc->line) {
+		loc->n_line = 0;
+		return -1;
+	}
+	for (size_t i = 0; i < loc->n_line; i++) {
+		Perftools__Profiles__Line *ln = calloc(1, sizeof(*ln));
+		int64_t fid;
+
+		if (!ln) {
+			loc->n_line = i;
+			return -1;
+		}
+		perftools__profiles__line__init(ln);
+		loc->line[i] = ln;
+		prof_loc__name(l, i, name, sizeof(name));
+		fid = func_id(pp, name, l->n ? l->f[i].file : NULL);
+		if (fid < 0) {
+			loc->n_line = i + 1;
+			return -1;
+		}
+		ln->function_id = (uint64_t)fid;
+		ln->line = l->n ? l->f[i].line : 0;
+	}
+	return ix + 1;
+}
+
+int export_pprof(const struct profile *p, int64_t time_nanos, uint8_t **out, size_t *outlen)
+{
+	Perftools__Profiles__Profile prof = PERFTOOLS__PROFILES__PROFILE__INIT;
+	Perftools__Profiles__ValueType vt[3], *vtp[2];
+	Perftools__Profiles__Sample **samples = NULL;
+	struct pp pp = { 0 };
+	uint8_t *raw = NULL, *gz = NULL;
+	size_t rawlen;
+	int64_t period = p->requested_hz ? 1000000000LL / p->requested_hz : 0;
+	z_stream zs = { 0 };
+	int err = 0;
+
+	*out = NULL;
+	*outlen = 0;
+	for (int k = 0; k < 3; k++)
+		perftools__profiles__value_type__init(&vt[k]);
+	if (str_ix(&pp, "") != 0)
+		return -ENOMEM;
+	vt[0].type = str_ix(&pp, "samples");
+	vt[0].unit = str_ix(&pp, "count");
+	vt[1].type = str_ix(&pp, "cpu");
+	vt[1].unit = str_ix(&pp, "nanoseconds");
+	vt[2] = vt[1];
+	vtp[0] = &vt[0];
+	vtp[1] = &vt[1];
+	prof.n_sample_type = 2;
+	prof.sample_type = vtp;
+	prof.period_type = &vt[2];
+	prof.period = period;
+	prof.time_nanos = time_nanos;
+	prof.duration_nanos = p->t0_ns >= 0 && p->t1_ns > p->t0_ns ? p->t1_ns - p->t0_ns : 0;
+
+	samples = calloc(p->n_stacks ? p->n_stacks : 1, sizeof(*samples));
+	if (!samples) {
+		err = -ENOMEM;
+		goto cleanup;
+	}
+	for (size_t k = 0; k < p->n_stacks; k++) {
+		const struct prof_stack *st = &p->stacks[k];
+		Perftools__Profiles__Sample *s = calloc(1, sizeof(*s));
+
+		if (!s) {
+			err = -ENOMEM;
+			goto cleanup;
+		}
+		perftools__profiles__sample__init(s);
+		samples[prof.n_sample++] = s;
+		s->value = calloc(2, sizeof(*s->value));
+		s->location_id = calloc(st->n ? st->n : 1, sizeof(*s->location_id));
+		if (!s->value || !s->location_id) {
+			err = -ENOMEM;
+			goto cleanup;
+		}
+		s->n_value = 2;
+		s->value[0] = (int64_t)st->count;
+		s->value[1] = (int64_t)st->count * period;
+		for (size_t d = 0; d < st->n; d++) { /* the leaf first, as pprof wants */
+			int64_t id = loc_id(&pp, st->loc[d]);
+
+			if (id < 0) {
+				err = -ENOMEM;
+				goto cleanup;
+			}
+			s->location_id[s->n_location_id++] = (uint64_t)id;
+		}
+	}
+	if (vt[0].type < 0 || vt[1].unit < 0) {
+		err = -ENOMEM;
+		goto cleanup;
+	}
+	prof.sample = samples;
+	prof.n_mapping = pp.map.n;
+	prof.mapping = pp.maps;
+	prof.n_location = pp.loc.n;
+	prof.location = pp.locs;
+	prof.n_function = pp.fn.n;
+	prof.function = pp.fns;
+	prof.n_string_table = pp.str.n;
+	prof.string_table = pp.str.key;
+
+	rawlen = perftools__profiles__profile__get_packed_size(&prof);
+	raw = malloc(rawlen ? rawlen : 1);
+	if (!raw) {
+		err = -ENOMEM;
+		goto cleanup;
+	}
+	perftools__profiles__profile__pack(&prof, raw);
+
+	/* gzip (windowBits 15 + 16) */
+	if (deflateInit2(&zs, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) !=
+	    Z_OK) {
+		err = -ENOMEM;
+		goto cleanup;
+	}
+	{
+		uLong bound = deflateBound(&zs, (uLong)rawlen) + 32;
+
+		gz = malloc(bound);
+		if (!gz) {
+			deflateEnd(&zs);
+			err = -ENOMEM;
+			goto cleanup;
+		}
+		zs.next_in = raw;
+		zs.avail_in = (uInt)rawlen;
+		zs.next_out = gz;
+		zs.avail_out = (uInt)bound;
+		if (deflate(&zs, Z_FINISH) != Z_STREAM_END) {
+			deflateEnd(&zs);
+			err = -EIO;
+			goto cleanup;
+		}
+		*outlen = zs.total_out;
+		deflateEnd(&zs);
+	}
+	*out = gz;
+	gz = NULL;
+cleanup:
+	for (size_t k = 0; k < prof.n_sample; k++) {
+		free(samples[k]->value);
+		free(samples[k]->location_id);
+		free(samples[k]);
+	}
+	free(samples);
+	for (size_t k = 0; k < pp.loc.n; k++) {
+		if (!pp.locs || !pp.locs[k])
+			continue;
+		for (size_t i = 0; i < pp.locs[k]->n_line; i++)
+			free(pp.locs[k]->line[i]);
+		free(pp.locs[k]->line);
+		free(pp.locs[k]);
+	}
+	for (size_t k = 0; k < pp.fn.n; k++)
+		if (pp.fns)
+			free(pp.fns[k]);
+	for (size_t k = 0; k < pp.map.n; k++)
+		if (pp.maps)
+			free(pp.maps[k]);
+	free(pp.locs);
+	free(pp.fns);
+	free(pp.maps);
+	intern_free(&pp.str);
+	intern_free(&pp.fn);
+	intern_free(&pp.map);
+	intern_free(&pp.loc);
+	free(raw);
+	free(gz);
+	return err;
+}
+
+/* ------------------------------------------------------------ the command */
+
+static int64_t wall_start(sqlite3 *db, int64_t cap, int64_t t0)
+{
+	sqlite3_stmt *s = NULL;
+	int64_t v = 0;
+
+	if (sqlite3_prepare_v2(db,
+			       "SELECT start_realtime_ns + (?2 - start_monotonic_ns) FROM capture "
+			       "WHERE cap = ?1 AND start_realtime_ns IS NOT NULL",
+			       -1, &s, NULL) == SQLITE_OK) {
+		sqlite3_bind_int64(s, 1, cap);
+		sqlite3_bind_int64(s, 2, t0);
+		if (sqlite3_step(s) == SQLITE_ROW)
+			v = sqlite3_column_int64(s, 0);
+	}
+	sqlite3_finalize(s);
+	return v;
+}
+
+int cmd_export(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "format", required_argument, NULL, 'f' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "window", required_argument, NULL, 'w' },
+		{ "symbol-cache", required_argument, NULL, 'c' },
+		{ "debuginfod", no_argument, NULL, 'd' },
+		{ "debuginfod-urls", required_argument, NULL, 'u' },
+		{ "capture", required_argument, NULL, 'C' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	struct symstore_opts so = { 0 };
+	struct symstore_run run;
+	struct window win = { 0 };
+	const char *format = NULL, *output = NULL, *capture_opt = NULL;
+	char cid[DB_CAPTURE_ID_LEN], err[512] = "";
+	struct capture_meta m;
+	struct profile *p = NULL;
+	sqlite3 *db = NULL;
+	FILE *f = NULL;
+	uint8_t *gz = NULL;
+	size_t gzlen = 0;
+	int c, rc, fd = -1;
+
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":ho:", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'f':
+			if (strcmp(optarg, "folded") && strcmp(optarg, "pprof"))
+				return analyze_usage("export", "--format takes folded or pprof, not '%s'",
+						     optarg);
+			format = optarg;
+			break;
+		case 'o':
+			output = optarg;
+			break;
+		case 'w':
+			if (window__parse(optarg, &win, err, sizeof(err)))
+				return analyze_usage("export", "%s", err);
+			break;
+		case 'c':
+			so.cache_dir = optarg;
+			break;
+		case 'd':
+			so.debuginfod = true;
+			break;
+		case 'u':
+			so.debuginfod_urls = optarg;
+			so.debuginfod = true;
+			break;
+		case 'C':
+			capture_opt = optarg;
+			break;
+		case 'h':
+			analyze_cmd_help("export", stdout);
+			return ANALYZE_EXIT_OK;
+		case ':':
+			return analyze_usage("export", "%s needs a value", argv[optind - 1]);
+		default:
+			return analyze_usage("export", "unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (!format)
+		return analyze_usage("export", "which format? --format folded or --format pprof");
+	if (argc - optind != 1)
+		return analyze_usage("export", argc - optind < 1 ? "which FILE?"
+								: "too many arguments: one FILE");
+	if (!output && !strcmp(format, "pprof") && isatty(STDOUT_FILENO))
+		return analyze_usage("export", "pprof output is binary: give -o FILE or redirect "
+					       "stdout");
+	rc = analyze_open_input("export", argv[optind], capture_opt, &db, cid);
+	if (rc)
+		return rc;
+	rc = capture_meta__load(db, cid, &m);
+	if (rc)
+		goto cleanup;
+	rc = profile__load(db, &m, &win, &p);
+	if (rc)
+		goto cleanup;
+	if (!p->collected) {
+		fprintf(stderr,
+			"ptop-analyze export: the CPU profile was not collected in this capture "
+			"(%s: %s): nothing to export\n",
+			p->probe.state, p->probe.reason[0] ? p->probe.reason : "no reason recorded");
+		rc = -ENODATA;
+		goto cleanup;
+	}
+	rc = symstore__ensure(db, m.cap, &so, &run, err, sizeof(err));
+	if (rc) {
+		fprintf(stderr, "ptop-analyze export: symbolizing: %s\n", err);
+		goto cleanup;
+	}
+	profile__free(p);
+	p = NULL;
+	rc = profile__load(db, &m, &win, &p);
+	if (rc)
+		goto cleanup;
+
+	if (output) {
+		fd = open(output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+		f = fd >= 0 ? fdopen(fd, "w") : NULL;
+		if (!f) {
+			rc = -errno;
+			fprintf(stderr, "ptop-analyze export: cannot write %s: %s\n", output,
+				strerror(errno));
+			if (fd >= 0)
+				close(fd);
+			goto cleanup;
+		}
+	}
+	if (!strcmp(format, "folded")) {
+		rc = export_folded(p, f ? f : stdout);
+	} else {
+		rc = export_pprof(p, wall_start(db, m.cap, p->t0_ns), &gz, &gzlen);
+		if (!rc && fwrite(gz, 1, gzlen, f ? f : stdout) != gzlen)
+			rc = -EIO;
+	}
+	if (f && fclose(f) && !rc)
+		rc = -EIO;
+	f = NULL;
+	if (rc == -EIO)
+		fprintf(stderr, "ptop-analyze export: writing %s failed\n",
+			output ? output : "stdout");
+	else if (rc)
+		fprintf(stderr, "ptop-analyze export: %s\n", strerror(-rc));
+	if (!rc && !p->stacked)
+		fprintf(stderr, "ptop-analyze export: warning: the profile holds no samples%s\n",
+			win.has_start || win.has_end ? " in this window" : "");
+cleanup:
+	if (f)
+		fclose(f);
+	free(gz);
+	profile__free(p);
+	sqlite3_close(db);
+	if (rc == -ENODATA)
+		return ANALYZE_EXIT_USAGE;
+	return analyze_exit_code(rc);
+}
