@@ -183,7 +183,17 @@ int dwarfsym_lookup(struct dwarfsym *d, struct symbolizer *s, uint64_t addr,
 	}
 	cfile = *line_file;
 	cline = *line;
+	/* dwarf_getscopes continues an inlined instance with its abstract definition's
+	 * context; the physical nesting (inlined into what) comes from dwarf_getscopes_die
+	 * on the innermost scope. */
 	nscopes = dwarf_getscopes(&cu, addr, &scopes);
+	if (nscopes > 0) {
+		Dwarf_Die inner = scopes[0];
+
+		free(scopes);
+		scopes = NULL;
+		nscopes = dwarf_getscopes_die(&inner, &scopes);
+	}
 	for (i = 0; i < nscopes && n < MAX_CHAIN; i++) {
 		Dwarf_Die *sc = &scopes[i];
 		int tag = dwarf_tag(sc);
