@@ -92,5 +92,5 @@ if [ -x "$B/ptop-analyze" ] && [ -f "$tmp/run.ptop" ]; then
 	"$B/ptop-analyze" sql --format csv "$tmp/run.ptop" \
 		"select 'last 999hz run: ' || sum(samples) || ' samples, ' || sum(lost) || ' lost, '
 		 || round(avg(delivered_hz), 1) || ' Hz delivered (mean over intervals and CPUs)'
-		 as line from cpu_profile" | tail -n +2
+		 as line from cpu_profile" | tail -n +2 | tr -d '"'
 fi
