@@ -37,7 +37,8 @@ for exe in "$W" "$REC"; do
 	fi
 done
 # every collector but cpuprof, as ptop-record --caps lists them
-others=$("$REC" --caps 2>/dev/null | awk '/^collectors/ { on = 1; next } on && /^  [a-z]/ { if ($1 != "cpuprof") print $1; next } on { exit }' | paste -sd, -)
+others=$("$REC" --caps 2>/dev/null | awk '/^collectors/ { on = 1; next }
+	on && /^  [a-z]/ { if ($1 != "cpuprof") print $1; next } on { exit }' | paste -sd, -)
 "$REC" --caps 2>/dev/null | grep -Eq '^ *cpuprof +yes' || {
 	echo "overhead_cpuprof: cpuprof cannot run here: $("$REC" --caps 2>&1 | grep -E '^ *cpuprof')" >&2
 	exit 1
@@ -65,7 +66,10 @@ run_one() {
 	cpu[$1]+="$(awk '$1 == "cpu_ns_per_unit" { print $2 }' "$out") "
 	wall[$1]+="$(awk '$1 == "wall_ns_per_unit" { print $2 }' "$out") "
 }
-median() { tr ' ' '\n' | grep . | sort -g | awk '{ v[NR] = $1 } END { if (NR) print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }'; }
+median() {
+	tr ' ' '\n' | grep . | sort -g | awk '{ v[NR] = $1 }
+		END { if (NR) print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }'
+}
 
 for ((r = 1; r <= RUNS; r++)); do
 	for c in "${configs[@]}"; do

@@ -387,7 +387,7 @@ static int read_online(int *cpus, int max)
 static int open_events(struct collector *c, struct cp_priv *p)
 {
 	struct perf_event_attr attr;
-	int *cpus, n, i, fd, err = 0;
+	int *cpus, n, i, k, fd, err = 0;
 
 	cpus = calloc(MAX_CPUS, sizeof(*cpus));
 	if (!cpus)
@@ -424,17 +424,16 @@ static int open_events(struct collector *c, struct cp_priv *p)
 				 c->ctx->cpu_sample_hz, cpus[i], strerror(-err));
 			goto cleanup;
 		}
-		p->pfds[p->nopen] = fd;
-		p->links[p->nopen] = NULL;
-		p->nopen++;
-		p->links[p->nopen - 1] = bpf_program__attach_perf_event(p->skel->progs.cp_sample, fd);
-		if (!p->links[p->nopen - 1]) {
+		k = p->nopen++;
+		p->pfds[k] = fd;
+		p->links[k] = bpf_program__attach_perf_event(p->skel->progs.cp_sample, fd);
+		if (!p->links[k]) {
 			err = -errno;
 			bpf_util__format_error(c->reason, sizeof(c->reason),
 					       "attach BPF to the cpu-clock event", err);
 			goto cleanup;
 		}
-		p->pfds[p->nopen - 1] = -1;	/* the link owns it now */
+		p->pfds[k] = -1;	/* the link owns it now */
 	}
 	if (!p->nopen) {
 		err = -ENODEV;

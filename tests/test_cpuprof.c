@@ -359,7 +359,8 @@ static void test_07_profile_own_thread(void **state)
 		assert_int_equal(rec_double.n_events, i + 1);
 		p = check_interval(i, &top, &ev);
 		printf("# interval %d: ticks %llu, delivered %.1f Hz on %u CPUs, samples %llu, "
-		       "stacks %zu, no user stack %llu, lost %llu, top ip %#llx in [%#llx, %#llx)\n",
+		       "stacks %zu, no user stack %llu, lost %llu, top ip %#llx "
+		       "in [%#llx, %#llx)\n",
 		       i, (unsigned long long)p->ticks, p->delivered_hz, p->cpus,
 		       (unsigned long long)p->samples, p->n_stacks,
 		       (unsigned long long)p->no_user_stack, (unsigned long long)p->lost,
