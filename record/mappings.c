@@ -21,6 +21,7 @@
  * a parse, and a compare with the last set that allocates nothing while
  * nothing changed; files are opened only for mappings not seen before.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -644,6 +645,35 @@ cleanup:
 
 /* ------------------------------------------------------------------ ops */
 
+/* Whether an entry of /proc/PID/map_files opens (the directory lists for
+ * anyone with PTRACE_MODE_READ; its entries need CAP_SYS_ADMIN or
+ * CAP_CHECKPOINT_RESTORE). */
+static bool map_files_readable(pid_t pid)
+{
+	char path[64];
+	struct dirent *de;
+	bool ok = false;
+	DIR *d;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/map_files", (int)pid);
+	d = opendir(path);
+	if (!d)
+		return false;
+	while ((de = readdir(d)) != NULL) {
+		if (de->d_name[0] == '.')
+			continue;
+		fd = openat(dirfd(d), de->d_name, O_RDONLY | O_CLOEXEC);
+		if (fd >= 0) {
+			ok = true;
+			close(fd);
+		}
+		break;
+	}
+	closedir(d);
+	return ok;
+}
+
 static Ptop__V1__ProbeState mappings_check(struct collector *c)
 {
 	struct rec_ctx *ctx = c->ctx;
@@ -678,8 +708,7 @@ static Ptop__V1__ProbeState mappings_check(struct collector *c)
 		return PTOP__V1__PROBE_STATE__PROBE_STATE_FAILED;
 	}
 	close(fd);
-	snprintf(path, sizeof(path), "/proc/%d/map_files", (int)ctx->pid);
-	fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	fd = map_files_readable(ctx->pid) ? 0 : -1;
 	snprintf(c->detail, sizeof(c->detail),
 		 "executable mappings from /proc/%d/maps each poll; build-ids through %s; "
 		 "perf map copies; %s",
@@ -689,8 +718,6 @@ static Ptop__V1__ProbeState mappings_check(struct collector *c)
 		 ctx->embed_symbols == PTOP__V1__EMBED_SYMBOLS__EMBED_SYMBOLS_DEBUG
 			 ? "symbols and DWARF embedded"
 		 : ctx->embed_symbols ? "symbols embedded" : "no symbols embedded");
-	if (fd >= 0)
-		close(fd);
 	return PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE;
 }
 

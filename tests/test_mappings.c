@@ -695,6 +695,27 @@ static bool wait_exe(pid_t pid, const char *path)
 	return false;
 }
 
+/* Wait (bounded) until PID's maps show an executable mapping of PATH: exec
+ * points /proc/PID/exe at the new file before it maps it. */
+static bool wait_mapped(pid_t pid, const char *path)
+{
+	struct timespec ts = { 0, 2000000 };
+	char name[64], *text, *line;
+	bool found = false;
+	int i;
+
+	snprintf(name, sizeof(name), "/proc/%d/maps", (int)pid);
+	for (i = 0; i < 5000 && !found; i++) {
+		text = read_text(name);
+		for (line = strtok(text, "\n"); line && !found; line = strtok(NULL, "\n"))
+			found = strstr(line, " r-xp ") && strstr(line, path);
+		free(text);
+		if (!found)
+			nanosleep(&ts, NULL);
+	}
+	return found;
+}
+
 static void test_07_exec_gone_new(void **state)
 {
 	struct collector_run r;
@@ -716,12 +737,10 @@ static void test_07_exec_gone_new(void **state)
 	assert_non_null(find_mapping(exe, PTOP__V1__MAPPING_EVENT__MAPPING_EVENT_START));
 	assert_int_equal(write(wfd, "x", 1), 1);
 	assert_true(wait_exe(pid, sleep_path));
-	/* exec done once the new image's maps are in place: poll until they are */
-	for (i = 0; i < 100 && !sleep_new; i++) {
-		reset_fakes();
-		assert_int_equal(mappings_collector.poll(&r.c, rec_now_ns(), 0), 0);
-		sleep_new = find_mapping(sleep_path, PTOP__V1__MAPPING_EVENT__MAPPING_EVENT_NEW);
-	}
+	assert_true(wait_mapped(pid, sleep_path));
+	reset_fakes();
+	assert_int_equal(mappings_collector.poll(&r.c, rec_now_ns(), 0), 0);
+	sleep_new = find_mapping(sleep_path, PTOP__V1__MAPPING_EVENT__MAPPING_EVENT_NEW);
 	assert_true(sleep_new);
 	exe_gone = find_mapping(exe, PTOP__V1__MAPPING_EVENT__MAPPING_EVENT_GONE);
 	assert_true(exe_gone);
@@ -785,6 +804,53 @@ static void test_08_check(void **state)
 	mappings_collector.stop(&c);
 }
 
+/* A running program whose file was deleted: its build-id comes through
+ * map_files (root), else the record says why there is none. */
+static void test_09_deleted_file(void **state)
+{
+	struct collector_run r;
+	char copy[] = "/tmp/ptop-test-sleep-XXXXXX", cmd[256], mapped[64];
+	const Ptop__V1__Mapping *m;
+	uint8_t id[BUILDID_MAX];
+	size_t len;
+	pid_t pid;
+	int fd;
+
+	(void)state;
+	reset_fakes();
+	fd = mkstemp(copy);
+	assert_true(fd >= 0);
+	close(fd);
+	snprintf(cmd, sizeof(cmd), "cp /bin/sleep %s && chmod 700 %s", copy, copy);
+	assert_int_equal(system(cmd), 0);
+	assert_int_equal(buildid_read_path(copy, id, sizeof(id), &len), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		execl(copy, "sleep", "30", (char *)NULL);
+		_exit(127);
+	}
+	assert_true(wait_exe(pid, copy));
+	assert_true(wait_mapped(pid, copy));
+	assert_int_equal(unlink(copy), 0);
+	collector_open(&r, pid, PTOP__V1__EMBED_SYMBOLS__EMBED_SYMBOLS_NONE);
+	assert_int_equal(mappings_collector.poll(&r.c, rec_now_ns(), POLL_FIRST), 0);
+	snprintf(mapped, sizeof(mapped), "%s (deleted)", copy);
+	m = find_mapping(mapped, PTOP__V1__MAPPING_EVENT__MAPPING_EVENT_START);
+	assert_non_null(m);
+	if (geteuid() == 0) {
+		assert_int_equal(m->build_id.len, len);
+		assert_memory_equal(m->build_id.data, id, len);
+	} else {
+		assert_int_equal(m->build_id.len, 0);
+		assert_non_null(strstr(m->build_id_error, "deleted"));
+	}
+	mappings_collector.stop(&r.c);
+	kill(pid, SIGKILL);
+	assert_int_equal(waitpid(pid, NULL, 0), pid);
+	reset_fakes();
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -796,6 +862,7 @@ int main(void)
 		cmocka_unit_test(test_06_perf_map_copies),
 		cmocka_unit_test(test_07_exec_gone_new),
 		cmocka_unit_test(test_08_check),
+		cmocka_unit_test(test_09_deleted_file),
 	};
 
 	elf_version(EV_CURRENT);
