@@ -684,7 +684,8 @@ static Ptop__V1__ProbeState mappings_check(struct collector *c)
 	c->reason[0] = '\0';
 	if (ctx->caps_only) {
 		snprintf(c->detail, sizeof(c->detail),
-			 "/proc/PID/maps and map_files (PTRACE_MODE_READ: root or the target's uid; "
+			 "/proc/PID/maps and map_files (PTRACE_MODE_READ: root or the target's "
+			 "uid; "
 			 "map_files needs CAP_SYS_ADMIN or CAP_CHECKPOINT_RESTORE, else files "
 			 "are read through /proc/PID/root); running as uid %u",
 			 (unsigned)geteuid());
@@ -831,7 +832,7 @@ static int mappings_poll(struct collector *c, uint64_t now_ns, unsigned flags)
 
 const struct collector_ops mappings_collector = {
 	.name = "mappings",
-	.summary = "executable mappings with build-ids, JIT perf maps, --embed-symbols (/proc maps)",
+	.summary = "executable mappings with build-ids, JIT perf maps, --embed-symbols",
 	.check = mappings_check,
 	.start = mappings_start,
 	.poll = mappings_poll,

@@ -160,7 +160,8 @@ static void collector_open(struct collector_run *r, pid_t pid, Ptop__V1__EmbedSy
 	r->ctx.embed_symbols = embed;
 	r->c.ops = &mappings_collector;
 	r->c.ctx = &r->ctx;
-	assert_int_equal(mappings_collector.check(&r->c), PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE);
+	assert_int_equal(mappings_collector.check(&r->c),
+			 PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE);
 	assert_int_equal(mappings_collector.start(&r->c), 0);
 }
 
@@ -788,7 +789,8 @@ static void test_08_check(void **state)
 	(void)state;
 	/* a cgroup target: not yet */
 	ctx.mode = PTOP__V1__TARGET_MODE__TARGET_MODE_CGROUP;
-	assert_int_equal(mappings_collector.check(&c), PTOP__V1__PROBE_STATE__PROBE_STATE_UNSUPPORTED);
+	assert_int_equal(mappings_collector.check(&c),
+			 PTOP__V1__PROBE_STATE__PROBE_STATE_UNSUPPORTED);
 	assert_non_null(strstr(c.reason, "cgroup"));
 	assert_int_equal(c.source, PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_PROC);
 	/* --caps: says what it needs */
