@@ -59,6 +59,8 @@ long mapping__find(const struct map_entry *m, size_t n, int32_t pid, int64_t t, 
 			earliest = (long)k;
 		if (t && m[k].time_ns > t)
 			continue;
+		if (!t && m[k].gone) /* time unknown: the latest mapping still there */
+			continue;
 		if (best < 0 || m[k].time_ns >= m[best].time_ns)
 			best = (long)k;
 	}
@@ -82,6 +84,11 @@ static int cmp_when(const void *a, const void *b)
 	return x->sid < y->sid ? -1 : x->sid > y->sid;
 }
 
+struct jit_range {
+	int32_t pid;
+	uint64_t start, end;
+};
+
 struct placer {
 	sqlite3 *db;
 	int64_t cap;
@@ -89,6 +96,8 @@ struct placer {
 	size_t n_maps;
 	int32_t *jit_pids; /* pids with a perf map */
 	size_t n_jit;
+	struct jit_range *jr; /* the ranges their maps name */
+	size_t n_jr, cap_jr;
 	struct stack_when *when;
 	size_t n_when;
 	int32_t target_pid;
@@ -103,7 +112,49 @@ static void placer_free(struct placer *p)
 	}
 	free(p->maps);
 	free(p->jit_pids);
+	free(p->jr);
 	free(p->when);
+}
+
+/* Whether a perf map of PID (0: any) names a range holding ADDR. */
+static bool jit_covers(const struct placer *p, int32_t pid, uint64_t addr)
+{
+	for (size_t k = 0; k < p->n_jr; k++)
+		if ((!pid || p->jr[k].pid == pid) && addr >= p->jr[k].start && addr < p->jr[k].end)
+			return true;
+	return false;
+}
+
+/* Add the "START SIZE NAME" lines of perf map TEXT[0..LEN) of PID. */
+static int add_jit_ranges(struct placer *p, int32_t pid, const char *text, size_t len)
+{
+	const char *e = text + len;
+
+	while (text && text < e) {
+		const char *nl = memchr(text, '\n', (size_t)(e - text));
+		char line[64];
+		size_t n = (size_t)((nl ? nl : e) - text);
+		unsigned long long a, sz;
+
+		snprintf(line, sizeof(line), "%.*s", (int)(n < 63 ? n : 63), text);
+		if (sscanf(line, "%llx %llx", &a, &sz) == 2 && sz && a + sz > a) {
+			if (p->n_jr == p->cap_jr) {
+				size_t cap = p->cap_jr ? 2 * p->cap_jr : 64;
+				struct jit_range *r = realloc(p->jr, cap * sizeof(*r));
+
+				if (!r)
+					return -ENOMEM;
+				p->jr = r;
+				p->cap_jr = cap;
+			}
+			p->jr[p->n_jr].pid = pid;
+			p->jr[p->n_jr].start = a;
+			p->jr[p->n_jr].end = a + sz;
+			p->n_jr++;
+		}
+		text = nl ? nl + 1 : e;
+	}
+	return 0;
 }
 
 static bool has_perf_map(const struct placer *p, int32_t pid)
@@ -179,8 +230,10 @@ static int placer_load(struct placer *p, char *err, size_t errlen)
 	sqlite3_finalize(s);
 	s = NULL;
 
-	/* pids with a perf map */
-	rc = sqlite3_prepare_v2(p->db, "SELECT DISTINCT COALESCE(pid, 0) FROM perf_map WHERE cap = ?1",
+	/* pids with a perf map, and the ranges the maps name */
+	rc = sqlite3_prepare_v2(p->db,
+				"SELECT COALESCE(pid, 0), content FROM perf_map WHERE cap = ?1 "
+				"ORDER BY pid, time_ns",
 				-1, &s, NULL);
 	if (rc != SQLITE_OK)
 		return fail(p->db, err, errlen, "reading perf maps");
@@ -199,6 +252,11 @@ static int placer_load(struct placer *p, char *err, size_t errlen)
 			p->jit_pids = n;
 		}
 		p->jit_pids[p->n_jit++] = sqlite3_column_int(s, 0);
+		ret = add_jit_ranges(p, sqlite3_column_int(s, 0),
+				     (const char *)sqlite3_column_blob(s, 1),
+				     (size_t)sqlite3_column_bytes(s, 1));
+		if (ret)
+			goto cleanup;
 	}
 	sqlite3_finalize(s);
 	s = NULL;
@@ -329,7 +387,9 @@ static int place_frames(struct placer *p, uint64_t *placed, char *err, size_t er
 				} else {
 					sqlite3_bind_text(ins, 14, "no_build_id", -1, SQLITE_STATIC);
 				}
-			} else if (has_perf_map(p, pid)) {
+			} else if ((m && has_perf_map(p, pid)) || jit_covers(p, pid, addr)) {
+				/* in an anonymous mapping of a pid with a perf map, or named by
+				 * one: JIT code */
 				snprintf(key, sizeof(key), "%" PRId64 ":%d", p->cap, (int)pid);
 				sqlite3_bind_text(ins, 7, "jit", -1, SQLITE_STATIC);
 				sqlite3_bind_text(ins, 8, "[jit]", -1, SQLITE_STATIC);

@@ -1,0 +1,623 @@
+/* test_symbolize.c — the loader's rows for the symbolization records (mappings,
+ * chunked perf maps and embedded symbols, the CPU profile), frame -> mapping ->
+ * file offset arithmetic, the symbol store, top-function arithmetic (self,
+ * total, recursion counted once) and the profile's "not collected".
+ */
+#include <errno.h>
+#include <ftw.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <cmocka.h>
+
+#include "analyze/db.h"
+#include "analyze/symbolize.h"
+#include "proto/capture.h"
+
+#define T0 1000000000000ull
+#define SEC 1000000000ull
+#define PID 4321
+#define BOOT "0b0b0b0b-1111-2222-3333-444444444444"
+
+static char tmpdir[64];
+static char errbuf[1024];
+
+static int rm_entry(const char *p, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st, (void)flag, (void)ftw;
+	return remove(p);
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	snprintf(tmpdir, sizeof(tmpdir), "/tmp/ptop-test-sym.XXXXXX");
+	return mkdtemp(tmpdir) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	nftw(tmpdir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	return 0;
+}
+
+static int64_t q_int(sqlite3 *db, const char *fmt, ...)
+{
+	char sql[1024];
+	sqlite3_stmt *s = NULL;
+	int64_t v;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(sql, sizeof(sql), fmt, ap);
+	va_end(ap);
+	if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK)
+		fail_msg("prepare %s: %s", sql, sqlite3_errmsg(db));
+	if (sqlite3_step(s) != SQLITE_ROW)
+		fail_msg("no row: %s", sql);
+	if (sqlite3_column_type(s, 0) == SQLITE_NULL)
+		fail_msg("NULL where a number was expected: %s", sql);
+	v = sqlite3_column_int64(s, 0);
+	sqlite3_finalize(s);
+	return v;
+}
+
+static const char *q_text(sqlite3 *db, const char *fmt, ...)
+{
+	static char out[4][1024];
+	static int k;
+	char sql[1024];
+	sqlite3_stmt *s = NULL;
+	va_list ap;
+
+	k = (k + 1) % 4;
+	va_start(ap, fmt);
+	vsnprintf(sql, sizeof(sql), fmt, ap);
+	va_end(ap);
+	if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK)
+		fail_msg("prepare %s: %s", sql, sqlite3_errmsg(db));
+	if (sqlite3_step(s) != SQLITE_ROW)
+		fail_msg("no row: %s", sql);
+	snprintf(out[k], sizeof(out[k]), "%s",
+		 sqlite3_column_type(s, 0) == SQLITE_NULL ? "<NULL>"
+							  : (const char *)sqlite3_column_text(s, 0));
+	sqlite3_finalize(s);
+	return out[k];
+}
+
+/* ------------------------------------------------------- the capture */
+
+static void append(struct capture_writer *w, Ptop__V1__Record *r)
+{
+	assert_int_equal(capture_writer__append(w, r), 0);
+}
+
+static void put_header(struct capture_writer *w, const char *cpuprof_state)
+{
+	Ptop__V1__Record r = PTOP__V1__RECORD__INIT;
+	Ptop__V1__CaptureHeader h = PTOP__V1__CAPTURE_HEADER__INIT;
+	Ptop__V1__Host host = PTOP__V1__HOST__INIT;
+	Ptop__V1__Clocks clk = PTOP__V1__CLOCKS__INIT;
+	Ptop__V1__TargetInfo t = PTOP__V1__TARGET_INFO__INIT;
+	Ptop__V1__Probe p = PTOP__V1__PROBE__INIT, *pp = &p;
+	static uint8_t id[16] = { 0x5a, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15 };
+
+	h.format_version = 1;
+	h.capture_id.data = id;
+	h.capture_id.len = 16;
+	host.boot_id = BOOT;
+	host.cpus = 2;
+	h.host = &host;
+	clk.monotonic_ns = T0;
+	clk.realtime_ns = 1700000000ull * SEC;
+	h.clocks = &clk;
+	t.mode = PTOP__V1__TARGET_MODE__TARGET_MODE_COMMAND;
+	t.pid = PID;
+	h.target = &t;
+	p.name = "cpuprof";
+	p.source = PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_EBPF;
+	if (!strcmp(cpuprof_state, "active")) {
+		p.state = PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE;
+	} else {
+		p.state = PTOP__V1__PROBE_STATE__PROBE_STATE_FAILED;
+		p.reason = "perf_event_open: no such device";
+	}
+	h.n_probes = 1;
+	h.probes = &pp;
+	r.kind_case = PTOP__V1__RECORD__KIND_HEADER;
+	r.header = &h;
+	append(w, &r);
+}
+
+static void put_mapping(struct capture_writer *w, uint64_t t, uint64_t start, uint64_t end,
+			uint64_t off, const char *path, bool build_id, Ptop__V1__MappingEvent ev)
+{
+	Ptop__V1__Record r = PTOP__V1__RECORD__INIT;
+	Ptop__V1__Mapping m = PTOP__V1__MAPPING__INIT;
+	static uint8_t bid[4] = { 0xab, 0xcd, 0x00, 0x01 };
+
+	m.time_ns = t;
+	m.pid = PID;
+	m.start = start;
+	m.end = end;
+	m.offset = off;
+	m.path = (char *)path;
+	if (build_id) {
+		m.build_id.data = bid;
+		m.build_id.len = 4;
+	} else {
+		m.build_id_error = "no build-id note";
+	}
+	m.perms = "r-xp";
+	m.inode = 77;
+	m.dev = "fd:01";
+	m.event = ev;
+	r.kind_case = PTOP__V1__RECORD__KIND_MAPPING;
+	r.mapping = &m;
+	append(w, &r);
+}
+
+static void put_perf_map(struct capture_writer *w, uint32_t chunk, uint32_t chunks,
+			 const char *text)
+{
+	Ptop__V1__Record r = PTOP__V1__RECORD__INIT;
+	Ptop__V1__PerfMap m = PTOP__V1__PERF_MAP__INIT;
+
+	m.time_ns = T0 + 2 * SEC;
+	m.pid = PID;
+	m.path = "/tmp/perf-1.map";
+	m.content.data = (uint8_t *)text;
+	m.content.len = strlen(text);
+	m.chunk = chunk;
+	m.chunks = chunks;
+	r.kind_case = PTOP__V1__RECORD__KIND_PERF_MAP;
+	r.perf_map = &m;
+	append(w, &r);
+}
+
+static void put_module_symbols(struct capture_writer *w, uint8_t id0, uint32_t chunk,
+			       uint32_t chunks, const char *bytes, uint64_t size)
+{
+	Ptop__V1__Record r = PTOP__V1__RECORD__INIT;
+	Ptop__V1__ModuleSymbols m = PTOP__V1__MODULE_SYMBOLS__INIT;
+	uint8_t bid[4] = { id0, 0x22, 0x33, 0x44 };
+
+	m.build_id.data = bid;
+	m.build_id.len = 4;
+	m.path = "/usr/bin/app";
+	m.debug = true;
+	m.elf.data = (uint8_t *)bytes;
+	m.elf.len = strlen(bytes);
+	m.chunk = chunk;
+	m.chunks = chunks;
+	m.size = size;
+	r.kind_case = PTOP__V1__RECORD__KIND_MODULE_SYMBOLS;
+	r.module_symbols = &m;
+	append(w, &r);
+}
+
+static void put_stack(struct capture_writer *w, uint64_t id, bool kernel, const uint64_t *ips,
+		      size_t n)
+{
+	Ptop__V1__Record r = PTOP__V1__RECORD__INIT;
+	Ptop__V1__Stack s = PTOP__V1__STACK__INIT;
+
+	s.id = id;
+	s.kernel = kernel;
+	s.ips = (uint64_t *)ips;
+	s.n_ips = n;
+	r.kind_case = PTOP__V1__RECORD__KIND_STACK;
+	r.stack = &s;
+	append(w, &r);
+}
+
+static void put_cpuprof(struct capture_writer *w, uint64_t t, const uint64_t (*sc)[3], size_t n)
+{
+	Ptop__V1__Record r = PTOP__V1__RECORD__INIT;
+	Ptop__V1__Event ev = PTOP__V1__EVENT__INIT;
+	Ptop__V1__CpuProfile p = PTOP__V1__CPU_PROFILE__INIT;
+	Ptop__V1__StackCount c[8], *cp[8];
+
+	for (size_t k = 0; k < n; k++) {
+		ptop__v1__stack_count__init(&c[k]);
+		c[k].user_stack_id = sc[k][0];
+		c[k].kernel_stack_id = sc[k][1];
+		c[k].count = sc[k][2];
+		cp[k] = &c[k];
+	}
+	ev.time_ns = t;
+	ev.pid = PID;
+	ev.category = PTOP__V1__CATEGORY__CATEGORY_CPUPROF;
+	ev.interval_ns = SEC;
+	ev.payload_case = PTOP__V1__EVENT__PAYLOAD_CPUPROF;
+	ev.cpuprof = &p;
+	p.requested_hz = 99;
+	p.ticks = 190;
+	p.delivered_hz = 95.0;
+	p.cpus = 2;
+	p.samples = 60;
+	p.no_user_stack = 3;
+	p.no_kernel_stack = 1;
+	p.lost = 2;
+	p.stacks = cp;
+	p.n_stacks = n;
+	r.kind_case = PTOP__V1__RECORD__KIND_EVENT;
+	r.event = &ev;
+	append(w, &r);
+}
+
+/* Mappings: /usr/bin/app (build-id abcd0001) at 0x400000.. offset 0x1000 from
+ * the start; /usr/lib/libx.so without a build-id at 0x7000000; a JIT region
+ * (anonymous) at 0x9000000; at T0+3s a new mapping of /usr/bin/app replaces the
+ * old range with offset 0x2000 (an exec). */
+static const char *write_capture(const char *name, const char *cpuprof_state)
+{
+	static char path[256];
+	struct capture_writer_opts o = { .force = true };
+	struct capture_writer *w;
+	static const uint64_t user1[] = { 0x400100, 0x400200, 0x7000010, 0x123 };
+	static const uint64_t kern1[] = { 0xffffffff81000010, 0xffffffff81000020 };
+	static const uint64_t jit1[] = { 0x9000010, 0x400300 };
+	static const uint64_t late[] = { 0x400100 };
+	const uint64_t sc1[][3] = { { 1, 2, 10 }, { 3, 0, 5 } };
+	const uint64_t sc2[][3] = { { 4, 0, 7 }, { 0, 2, 1 } };
+
+	snprintf(path, sizeof(path), "%s/%s", tmpdir, name);
+	w = capture_writer__create(path, &o);
+	assert_non_null(w);
+	put_header(w, cpuprof_state);
+	put_mapping(w, T0 + 10, 0x400000, 0x401000, 0x1000, "/usr/bin/app", true,
+		    PTOP__V1__MAPPING_EVENT__MAPPING_EVENT_START);
+	put_mapping(w, T0 + 10, 0x7000000, 0x7001000, 0, "/usr/lib/libx.so", false,
+		    PTOP__V1__MAPPING_EVENT__MAPPING_EVENT_START);
+	put_mapping(w, T0 + 10, 0x9000000, 0x9001000, 0, "", false,
+		    PTOP__V1__MAPPING_EVENT__MAPPING_EVENT_START);
+	put_perf_map(w, 1, 2, "9000020 10 cold\n");
+	put_module_symbols(w, 0x11, 0, 2, "ELF-part-0|", 21);
+	put_stack(w, 1, false, user1, 4);
+	put_stack(w, 2, true, kern1, 2);
+	put_stack(w, 3, false, jit1, 2);
+	put_perf_map(w, 0, 2, "9000000 20 hot\n");
+	put_module_symbols(w, 0x11, 1, 2, "ELF-part-1", 21);
+	put_module_symbols(w, 0x99, 0, 3, "lonely", 100); /* its other chunks never come */
+	put_perf_map(w, 5, 2, "bad chunk\n");		   /* chunk >= chunks */
+	put_cpuprof(w, T0 + SEC, sc1, 2);
+	put_mapping(w, T0 + 3 * SEC, 0x400000, 0x401000, 0x2000, "/usr/bin/app", true,
+		    PTOP__V1__MAPPING_EVENT__MAPPING_EVENT_NEW);
+	put_stack(w, 4, false, late, 1);
+	put_cpuprof(w, T0 + 4 * SEC, sc2, 2);
+	assert_int_equal(capture_writer__close(w), 0);
+	return path;
+}
+
+static sqlite3 *load(const char *path, char id[DB_CAPTURE_ID_LEN])
+{
+	char dbp[300];
+	sqlite3 *db = NULL;
+
+	snprintf(dbp, sizeof(dbp), "%s.db", path);
+	assert_int_equal(db__open(dbp, true, false, &db, errbuf, sizeof(errbuf)), 0);
+	if (db__load_capture(db, path, true, id, NULL, errbuf, sizeof(errbuf)))
+		fail_msg("load: %s", errbuf);
+	return db;
+}
+
+/* ------------------------------------------------------------- tests */
+
+static void test_01_loader_rows(void **state)
+{
+	char id[DB_CAPTURE_ID_LEN];
+	sqlite3 *db;
+
+	(void)state;
+	db = load(write_capture("a.ptop", "active"), id);
+	/* mapping: the new columns */
+	assert_int_equal(q_int(db, "SELECT count(*) FROM mapping"), 4);
+	assert_string_equal(q_text(db, "SELECT perms || ' ' || inode || ' ' || dev || ' ' || event "
+				       "|| ' ' || build_id FROM mapping WHERE start = %d AND "
+				       "offset = 4096", 0x400000),
+			    "r-xp 77 fd:01 start abcd0001");
+	assert_string_equal(q_text(db, "SELECT build_id_error FROM mapping WHERE start = %d",
+				   0x7000000),
+			    "no build-id note");
+	assert_string_equal(q_text(db, "SELECT build_id FROM mapping WHERE start = %d", 0x7000000),
+			    "<NULL>");
+	assert_string_equal(q_text(db, "SELECT event FROM mapping WHERE offset = 8192"), "new");
+	/* perf map: two chunks joined in order, the bad chunk counted */
+	assert_int_equal(q_int(db, "SELECT count(*) FROM perf_map"), 1);
+	assert_string_equal(q_text(db, "SELECT CAST(content AS TEXT) FROM perf_map"),
+			    "9000000 20 hot\n9000020 10 cold\n");
+	assert_int_equal(q_int(db, "SELECT pid * 10 + complete FROM perf_map"), PID * 10 + 1);
+	assert_string_equal(q_text(db, "SELECT path FROM perf_map"), "/tmp/perf-1.map");
+	assert_int_equal(q_int(db, "SELECT count FROM record_count WHERE kind = 'chunk:bad'"), 1);
+	assert_int_equal(q_int(db, "SELECT count FROM record_count WHERE kind = 'perf_map'"), 3);
+	/* module symbols: joined; the incomplete one kept and flagged */
+	assert_int_equal(q_int(db, "SELECT count(*) FROM module_symbols"), 2);
+	assert_string_equal(q_text(db, "SELECT CAST(elf AS TEXT) || ' ' || size || ' ' || complete "
+				       "|| ' ' || debug || ' ' || path FROM module_symbols WHERE "
+				       "build_id = '11223344'"),
+			    "ELF-part-0|ELF-part-1 21 1 1 /usr/bin/app");
+	assert_string_equal(q_text(db, "SELECT CAST(elf AS TEXT) || ' ' || chunks || ' ' || complete "
+				       "FROM module_symbols WHERE build_id = '99223344'"),
+			    "lonely 3 0");
+	assert_int_equal(q_int(db, "SELECT count FROM record_count WHERE kind = "
+				   "'module_symbols:incomplete'"), 1);
+	/* the profile */
+	assert_int_equal(q_int(db, "SELECT count(*) FROM cpu_profile"), 2);
+	assert_string_equal(q_text(db, "SELECT seq || ' ' || time_ns || ' ' || interval_ns || ' ' || "
+				       "pid || ' ' || requested_hz || ' ' || ticks || ' ' || "
+				       "delivered_hz || ' ' || cpus || ' ' || samples || ' ' || "
+				       "no_user_stack || ' ' || no_kernel_stack || ' ' || lost "
+				       "FROM cpu_profile WHERE seq = 0"),
+			    "0 1001000000000 1000000000 4321 99 190 95.0 2 60 3 1 2");
+	assert_int_equal(q_int(db, "SELECT count(*) FROM cpu_profile_stack"), 4);
+	assert_string_equal(q_text(db, "SELECT group_concat(seq || ':' || "
+				       "COALESCE(user_stack_id, 'null') || ':' || "
+				       "COALESCE(kernel_stack_id, 'null') || ':' || count, ' ') "
+				       "FROM cpu_profile_stack"),
+			    "0:1:2:10 0:3:null:5 1:4:null:7 1:null:2:1");
+	assert_int_equal(q_int(db, "SELECT count FROM record_count WHERE kind = 'event:cpuprof'"),
+			 2);
+	sqlite3_close(db);
+}
+
+static void test_02_mapping_arithmetic(void **state)
+{
+	struct map_entry m[] = {
+		{ .pid = 1, .time_ns = 100, .start = 0x1000, .end = 0x2000, .offset = 0x3000,
+		  .path = "/a" },
+		{ .pid = 1, .time_ns = 500, .start = 0x1000, .end = 0x2000, .offset = 0x5000,
+		  .path = "/b" },
+		{ .pid = 1, .time_ns = 900, .start = 0x1000, .end = 0x2000, .path = "/b",
+		  .gone = true },
+		{ .pid = 2, .time_ns = 100, .start = 0x8000, .end = 0x9000, .path = "/c" },
+	};
+
+	(void)state;
+	assert_int_equal(frame_lookup_addr(0x1234, 0), 0x1234);
+	assert_int_equal(frame_lookup_addr(0x1234, 1), 0x1233);
+	assert_int_equal(frame_lookup_addr(0x1234, 7), 0x1233);
+	assert_int_equal(mapping__find(m, 4, 1, 200, 0x1800), 0);  /* latest at or before */
+	assert_int_equal(mapping__find(m, 4, 1, 600, 0x1800), 1);
+	assert_int_equal(mapping__find(m, 4, 1, 500, 0x1800), 1);  /* at: included */
+	assert_int_equal(mapping__find(m, 4, 1, 950, 0x1800), -1); /* gone */
+	assert_int_equal(mapping__find(m, 4, 1, 50, 0x1800), 0);   /* before all: earliest */
+	assert_int_equal(mapping__find(m, 4, 1, 200, 0x2000), -1); /* end is exclusive */
+	assert_int_equal(mapping__find(m, 4, 1, 200, 0x8100), -1); /* another pid's */
+	assert_int_equal(mapping__find(m, 4, 0, 200, 0x8100), 3);  /* any pid */
+	assert_int_equal(mapping__find(m, 4, 1, 0, 0x1800), 1);    /* time unknown: latest live */
+}
+
+/* symstore__update places each frame: offsets with ip - 1 for callers, the
+ * mapping current at the stack's first interval, JIT via the perf map, kernel by
+ * boot id, no mapping as [unknown]. The symbolizer finds none of these files:
+ * every user frame is a miss with its reason, stored. */
+static void test_03_frames_placed(void **state)
+{
+	char id[DB_CAPTURE_ID_LEN];
+	struct symstore_run run;
+	sqlite3 *db;
+
+	(void)state;
+	db = load(write_capture("b.ptop", "active"), id);
+	assert_int_equal(symstore__update(db, 1, NULL, &run, errbuf, sizeof(errbuf)), 0);
+	assert_true(run.stored);
+	assert_int_equal(run.placed, 4 + 2 + 2 + 1);
+	/* stack 1: depth 0 ip 0x400100 -> offset 0x100 + 0x1000; depth 1 0x400200 - 1 */
+	assert_string_equal(q_text(db, "SELECT group_concat(depth || ':' || kind || ':' || module || "
+				       "':' || printf('%%x', addr) || ':' || "
+				       "CASE WHEN file_offset IS NULL THEN '-' ELSE "
+				       "printf('%%x', file_offset) END || ':' || "
+				       "COALESCE(sym_space, '-') || ':' || COALESCE(miss, '-'), ' ') "
+				       "FROM (SELECT * FROM frame_module WHERE stack_id = 1 ORDER BY "
+				       "depth)"),
+			    "0:user:/usr/bin/app:400100:1100:elf:- "
+			    "1:user:/usr/bin/app:4001ff:11ff:elf:- "
+			    "2:user:/usr/lib/libx.so:700000f:f:-:no_build_id "
+			    "3:unknown:[unknown]:122:-:-:no_mapping");
+	assert_string_equal(q_text(db, "SELECT sym_key FROM frame_module WHERE stack_id = 1 AND "
+				       "depth = 0"),
+			    "abcd0001");
+	/* stack 2: kernel, keyed by the boot id; callers at ip - 1 */
+	assert_string_equal(q_text(db, "SELECT group_concat(kind || ':' || sym_space || ':' || "
+				       "sym_key || ':' || printf('%%x', sym_addr), ' ') FROM "
+				       "(SELECT * FROM frame_module WHERE stack_id = 2 ORDER BY depth)"),
+			    "kernel:kernel:" BOOT ":ffffffff81000010 kernel:kernel:" BOOT
+			    ":ffffffff8100001f");
+	/* stack 3: JIT (anonymous mapping, perf map of the pid), then the app */
+	assert_string_equal(q_text(db, "SELECT kind || ':' || module || ':' || sym_key || ':' || "
+				       "printf('%%x', sym_addr) FROM frame_module WHERE stack_id = 3 "
+				       "AND depth = 0"),
+			    "jit:[jit]:1:4321:9000010");
+	/* stack 4 was first seen at T0+3s..4s: the mapping of the exec (offset 0x2000) */
+	assert_int_equal(q_int(db, "SELECT file_offset FROM frame_module WHERE stack_id = 4"),
+			 0x2100);
+	/* the store: one row per distinct address, misses with a reason */
+	assert_int_equal(q_int(db, "SELECT count(*) FROM symbol WHERE space = 'elf'"), 4);
+	assert_int_equal(q_int(db, "SELECT count(*) FROM symbol WHERE space = 'elf' AND "
+				   "source IS NULL AND miss IS NOT NULL"), 4);
+	assert_int_equal(q_int(db, "SELECT count(*) FROM symbol WHERE space = 'jit'"), 1);
+	/* the perf map names the JIT frame */
+	assert_string_equal(q_text(db, "SELECT sf.func || ':' || s.source FROM symbol s JOIN "
+				       "symbol_frame sf USING (space, key, addr) WHERE s.space = "
+				       "'jit' AND s.addr = %d", 0x9000010),
+			    "hot:perfmap");
+	/* a second run places nothing new and names nothing new */
+	assert_int_equal(symstore__update(db, 1, NULL, &run, errbuf, sizeof(errbuf)), 0);
+	assert_int_equal(run.placed, 0);
+	assert_int_equal(run.resolved, 0);
+	/* symbolize (retry_misses) asks again for the misses only */
+	{
+		struct symstore_opts o = { .retry_misses = true };
+
+		assert_int_equal(symstore__update(db, 1, &o, &run, errbuf, sizeof(errbuf)), 0);
+		assert_int_equal(run.resolved, 4 + (uint64_t)q_int(db, "SELECT count(*) FROM symbol "
+									"WHERE space <> 'elf' AND "
+									"source IS NULL"));
+	}
+	sqlite3_close(db);
+}
+
+/* ------------------------------------------------------- top functions */
+
+static struct prof_func F(const char *func, bool inlined)
+{
+	struct prof_func f = { .func = func, .file = "a.c", .line = 1, .inlined = inlined };
+
+	return f;
+}
+
+static void test_04_top_functions(void **state)
+{
+	/* locations: a (main), b (calls itself), c (with d inlined), one unnamed */
+	struct prof_func fa[] = { F("main", false) };
+	struct prof_func fb[] = { F("rec", false) };
+	struct prof_func fc[] = { F("inl", true), F("outer", false) };
+	struct prof_loc L[] = {
+		{ .kind = FRAME_USER, .module = "/bin/x", .n = 1, .f = fa, .source = "dwarf" },
+		{ .kind = FRAME_USER, .module = "/bin/x", .n = 1, .f = fb, .source = "dwarf" },
+		{ .kind = FRAME_USER, .module = "/bin/x", .n = 2, .f = fc, .source = "dwarf" },
+		{ .kind = FRAME_USER, .module = "/usr/lib/liby.so", .offset = 0x1f0,
+		  .miss = "no_file" },
+	};
+	/* innermost first */
+	struct prof_loc *s1[] = { &L[1], &L[1], &L[1], &L[0] }; /* rec rec rec main */
+	struct prof_loc *s2[] = { &L[2], &L[1], &L[0] };	/* inl<outer rec main */
+	struct prof_loc *s3[] = { &L[3], &L[0] };		/* liby+0x1f0 main */
+	struct prof_stack st[] = {
+		{ .count = 10, .n = 4, .loc = s1 },
+		{ .count = 5, .n = 3, .loc = s2 },
+		{ .count = 2, .n = 2, .loc = s3 },
+		{ .count = 1, .n = 0, .loc = NULL, .no_user_stack = true },
+	};
+	struct profile p = { .collected = true, .n_stacks = 4, .stacks = st };
+	struct prof_top t;
+	char name[64];
+
+	(void)state;
+	assert_int_equal(prof_top__build(&p, &t), 0);
+	assert_int_equal(t.samples, 18);
+	assert_int_equal(t.unnamed, 2 + 1);
+	assert_int_equal(t.no_frames, 1);
+	assert_int_equal(t.n, 5);
+	/* by self: rec 10, inl 5, liby+0x1f0 2, then main/outer with 0 (total decides) */
+	assert_string_equal(t.fn[0].name, "rec");
+	assert_int_equal(t.fn[0].self, 10);
+	assert_int_equal(t.fn[0].total, 15); /* recursion counted once per stack */
+	assert_string_equal(t.fn[1].name, "inl");
+	assert_int_equal(t.fn[1].self, 5);
+	assert_int_equal(t.fn[1].total, 5);
+	assert_string_equal(t.fn[2].name, "liby.so+0x1f0");
+	assert_false(t.fn[2].named);
+	assert_int_equal(t.fn[2].self, 2);
+	assert_string_equal(t.fn[3].name, "main");
+	assert_int_equal(t.fn[3].self, 0);
+	assert_int_equal(t.fn[3].total, 17);
+	assert_string_equal(t.fn[4].name, "outer");
+	assert_int_equal(t.fn[4].self, 0); /* the inlined callee holds the self sample */
+	assert_int_equal(t.fn[4].total, 5);
+	prof_top__free(&t);
+
+	prof_loc__name(&L[3], 0, name, sizeof(name));
+	assert_string_equal(name, "liby.so+0x1f0");
+	{
+		struct prof_loc u = { .kind = FRAME_UNKNOWN, .module = "[unknown]", .addr = 0x123 };
+
+		prof_loc__name(&u, 0, name, sizeof(name));
+		assert_string_equal(name, "[unknown]+0x123");
+	}
+}
+
+/* The profile read back from the DB: window, rates, stacks with kernel frames first. */
+static void test_05_profile_load(void **state)
+{
+	char id[DB_CAPTURE_ID_LEN];
+	struct capture_meta m;
+	struct window all = { 0 }, w = { .has_start = true, .start_ns = 2 * SEC };
+	struct profile *p = NULL;
+	struct symstore_run run;
+	sqlite3 *db;
+
+	(void)state;
+	db = load(write_capture("c.ptop", "active"), id);
+	assert_int_equal(capture_meta__load(db, id, &m), 0);
+	assert_int_equal(symstore__update(db, m.cap, NULL, &run, errbuf, sizeof(errbuf)), 0);
+	assert_int_equal(profile__load(db, &m, &all, &p), 0);
+	assert_true(p->collected);
+	assert_int_equal(p->intervals, 2);
+	assert_int_equal(p->requested_hz, 99);
+	assert_int_equal(p->samples, 120);
+	assert_int_equal(p->lost, 4);
+	assert_int_equal(p->stacked, 23);
+	assert_float_equal(p->delivered_hz, 380.0 / 4.0, 1e-9); /* ticks / (cpus x s) */
+	assert_int_equal(p->n_stacks, 4);
+	/* the largest first: user 1 + kernel 2, 10 samples: 2 kernel then 4 user frames */
+	assert_int_equal(p->stacks[0].count, 10);
+	assert_int_equal(p->stacks[0].n, 6);
+	assert_int_equal(p->stacks[0].loc[0]->kind, FRAME_KERNEL);
+	assert_int_equal(p->stacks[0].loc[2]->kind, FRAME_USER);
+	assert_int_equal(p->stacks[0].loc[2]->offset, 0x1100);
+	assert_string_equal(p->stacks[0].loc[2]->miss, "no_file");
+	assert_int_equal(p->stacks[0].loc[5]->kind, FRAME_UNKNOWN);
+	/* the sample without a user stack keeps its kernel frames */
+	assert_true(p->stacks[3].no_user_stack);
+	assert_int_equal(p->stacks[3].n, 2);
+	profile__free(p);
+
+	assert_int_equal(profile__load(db, &m, &w, &p), 0);
+	assert_int_equal(p->intervals, 1);
+	assert_int_equal(p->stacked, 8);
+	profile__free(p);
+	sqlite3_close(db);
+}
+
+/* A capture whose cpuprof probe failed: the report says so, never zeros. */
+static void test_06_not_collected(void **state)
+{
+	char id[DB_CAPTURE_ID_LEN], *buf = NULL;
+	size_t len = 0;
+	struct report_opts o = { .fmt = OUT_TEXT };
+	FILE *f;
+	sqlite3 *db;
+
+	(void)state;
+	db = load(write_capture("d.ptop", "failed"), id);
+	f = open_memstream(&buf, &len);
+	assert_int_equal(report_cpu(db, id, &o, f), 0);
+	fclose(f);
+	assert_non_null(strstr(buf, "profile: not collected (failed: perf_event_open: no such "
+				    "device)"));
+	assert_null(strstr(buf, "top functions"));
+	free(buf);
+	buf = NULL;
+	o.fmt = OUT_JSON;
+	f = open_memstream(&buf, &len);
+	assert_int_equal(report_cpu(db, id, &o, f), 0);
+	fclose(f);
+	assert_non_null(strstr(buf, "\"profile\": {\n    \"collected\": false,\n    \"state\": "
+				    "\"failed\""));
+	assert_null(strstr(buf, "top_self"));
+	free(buf);
+	sqlite3_close(db);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_01_loader_rows),
+		cmocka_unit_test(test_02_mapping_arithmetic),
+		cmocka_unit_test(test_03_frames_placed),
+		cmocka_unit_test(test_04_top_functions),
+		cmocka_unit_test(test_05_profile_load),
+		cmocka_unit_test(test_06_not_collected),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
