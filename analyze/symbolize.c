@@ -346,7 +346,7 @@ static int place_frames(struct placer *p, uint64_t *placed, char *err, size_t er
 		int64_t t = 0;
 		long mi = -1;
 
-		w = bsearch(&k, p->when, p->n_when, sizeof(k), cmp_when);
+		w = p->n_when ? bsearch(&k, p->when, p->n_when, sizeof(k), cmp_when) : NULL;
 		if (w) {
 			pid = w->pid ? w->pid : pid;
 			t = w->t;
@@ -961,7 +961,7 @@ static int add_stack_locs(struct profile *p, struct prof_stack *st, const struct
 			  size_t nix, int64_t sid)
 {
 	struct loc_ix k = { .sid = sid };
-	const struct loc_ix *f = bsearch(&k, ix, nix, sizeof(k), cmp_loc_ix);
+	const struct loc_ix *f = nix ? bsearch(&k, ix, nix, sizeof(k), cmp_loc_ix) : NULL;
 	struct prof_loc **n;
 
 	if (!f || !f->n)
