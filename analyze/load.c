@@ -176,7 +176,7 @@ struct assembly {
 	bool module;		/* ModuleSymbols (else PerfMap) */
 	int32_t pid;		/* PerfMap: the key with time_ns */
 	uint64_t time_ns;
-	uint8_t build_id[64];	/* ModuleSymbols: the key with debug */
+	uint8_t build_id[128];	/* ModuleSymbols: the key with debug (a Go build ID: ~83) */
 	size_t build_id_len;
 	bool debug;
 	uint64_t size;		/* ModuleSymbols.size */
