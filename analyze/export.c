@@ -313,11 +313,11 @@ int export_pprof(const struct profile *p, int64_t time_nanos, uint8_t **out, siz
 	Perftools__Profiles__Profile prof = PERFTOOLS__PROFILES__PROFILE__INIT;
 	Perftools__Profiles__ValueType vt[3], *vtp[2];
 	Perftools__Profiles__Sample **samples = NULL;
-	struct pp pp = { 0 };
+	struct pp pp = {0};
 	uint8_t *raw = NULL, *gz = NULL;
 	size_t rawlen;
 	int64_t period = p->requested_hz ? 1000000000LL / p->requested_hz : 0;
-	z_stream zs = { 0 };
+	z_stream zs = {0};
 	int err = 0;
 
 	*out = NULL;
@@ -481,19 +481,19 @@ static int64_t wall_start(sqlite3 *db, int64_t cap, int64_t t0)
 int cmd_export(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{ "format", required_argument, NULL, 'f' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "window", required_argument, NULL, 'w' },
-		{ "symbol-cache", required_argument, NULL, 'c' },
-		{ "debuginfod", no_argument, NULL, 'd' },
-		{ "debuginfod-urls", required_argument, NULL, 'u' },
-		{ "capture", required_argument, NULL, 'C' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
+	    {"format", required_argument, NULL, 'f'},
+	    {"output", required_argument, NULL, 'o'},
+	    {"window", required_argument, NULL, 'w'},
+	    {"symbol-cache", required_argument, NULL, 'c'},
+	    {"debuginfod", no_argument, NULL, 'd'},
+	    {"debuginfod-urls", required_argument, NULL, 'u'},
+	    {"capture", required_argument, NULL, 'C'},
+	    {"help", no_argument, NULL, 'h'},
+	    {0},
 	};
-	struct symstore_opts so = { 0 };
+	struct symstore_opts so = {0};
 	struct symstore_run run;
-	struct window win = { 0 };
+	struct window win = {0};
 	const char *format = NULL, *output = NULL, *capture_opt = NULL;
 	char cid[DB_CAPTURE_ID_LEN], err[512] = "";
 	struct capture_meta m;
@@ -510,8 +510,8 @@ int cmd_export(int argc, char **argv)
 		switch (c) {
 		case 'f':
 			if (strcmp(optarg, "folded") && strcmp(optarg, "pprof"))
-				return analyze_usage("export", "--format takes folded or pprof, not '%s'",
-						     optarg);
+				return analyze_usage(
+				    "export", "--format takes folded or pprof, not '%s'", optarg);
 			format = optarg;
 			break;
 		case 'o':
@@ -547,7 +547,7 @@ int cmd_export(int argc, char **argv)
 		return analyze_usage("export", "which format? --format folded or --format pprof");
 	if (argc - optind != 1)
 		return analyze_usage("export", argc - optind < 1 ? "which FILE?"
-								: "too many arguments: one FILE");
+								 : "too many arguments: one FILE");
 	if (!output && !strcmp(format, "pprof") && isatty(STDOUT_FILENO))
 		return analyze_usage("export", "pprof output is binary: give -o FILE or redirect "
 					       "stdout");
@@ -564,7 +564,8 @@ int cmd_export(int argc, char **argv)
 		fprintf(stderr,
 			"ptop-analyze export: the CPU profile was not collected in this capture "
 			"(%s: %s): nothing to export\n",
-			p->probe.state, p->probe.reason[0] ? p->probe.reason : "no reason recorded");
+			p->probe.state,
+			p->probe.reason[0] ? p->probe.reason : "no reason recorded");
 		rc = -ENODATA;
 		goto cleanup;
 	}

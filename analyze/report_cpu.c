@@ -37,7 +37,7 @@ struct lane_sum {
 	int64_t ns;	     /* summed CPU time */
 	int64_t interval_ns; /* summed length of the intervals with a value */
 	double max_pct;
-	uint64_t over;       /* eBPF lane: intervals above what the host's CPUs allow */
+	uint64_t over; /* eBPF lane: intervals above what the host's CPUs allow */
 };
 
 static double row_pct(const struct cpu_row *r, int lane)
@@ -356,7 +356,8 @@ static struct prof_fn *fn_get(struct fn_map *m, const char *module, const char *
 	while (m->slot[i]) {
 		struct prof_fn *f = &m->fn[m->slot[i] - 1];
 
-		if (!strcmp(f->name, name) && !strcmp(f->module ? f->module : "", module ? module : ""))
+		if (!strcmp(f->name, name) &&
+		    !strcmp(f->module ? f->module : "", module ? module : ""))
 			return f;
 		i = (i + 1) & (m->nslot - 1);
 	}
@@ -482,8 +483,8 @@ static const char *short_module(const char *m)
 static int print_fn_table(const struct prof_fn *fn, size_t n, size_t top, uint64_t samples,
 			  FILE *out)
 {
-	static const char *const cols[] = {"self", "self%", "total", "total%", "function",
-					   "file:line", "module"};
+	static const char *const cols[] = {"self",     "self%",	    "total", "total%",
+					   "function", "file:line", "module"};
 	struct table *t = table__new(7, cols);
 	char buf[64], loc[512];
 	int err = 0;
@@ -495,10 +496,12 @@ static int print_fn_table(const struct prof_fn *fn, size_t n, size_t top, uint64
 
 		err = table__add_row(t);
 		err = err ?: table__set_int(t, 0, (int64_t)f->self, NULL);
-		err = err ?: table__set_real(t, 1, share(f->self, samples),
+		err = err
+			  ?: table__set_real(t, 1, share(f->self, samples),
 					     fmt_pct(buf, sizeof(buf), share(f->self, samples)));
 		err = err ?: table__set_int(t, 2, (int64_t)f->total, NULL);
-		err = err ?: table__set_real(t, 3, share(f->total, samples),
+		err = err
+			  ?: table__set_real(t, 3, share(f->total, samples),
 					     fmt_pct(buf, sizeof(buf), share(f->total, samples)));
 		err = err ?: table__set_text(t, 4, f->name);
 		if (f->file) {
@@ -515,8 +518,8 @@ static int print_fn_table(const struct prof_fn *fn, size_t n, size_t top, uint64
 	return err;
 }
 
-static void fn_json(struct json *j, const char *key, const struct prof_fn *fn, size_t n,
-		    size_t top, uint64_t samples)
+static void fn_json(struct json *j, const char *key, const struct prof_fn *fn, size_t n, size_t top,
+		    uint64_t samples)
 {
 	json__key(j, key);
 	json__begin_array(j);
@@ -633,7 +636,8 @@ static int print_profile(sqlite3 *db, const struct capture_meta *m, const struct
 	err = print_fn_table(t.fn, t.n, top, t.samples, out);
 	qsort(t.fn, t.n, sizeof(*t.fn), cmp_total);
 	if (!err) {
-		fprintf(out, "\ntop functions by total samples (a function counted once per stack):\n");
+		fprintf(out,
+			"\ntop functions by total samples (a function counted once per stack):\n");
 		err = print_fn_table(t.fn, t.n, top, t.samples, out);
 	}
 cleanup:

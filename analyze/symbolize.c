@@ -172,10 +172,11 @@ static int placer_load(struct placer *p, char *err, size_t errlen)
 	int rc, ret = 0;
 
 	/* the capture's facts */
-	rc = sqlite3_prepare_v2(p->db,
-				"SELECT c.boot_id, t.pid FROM capture c LEFT JOIN target t USING (cap) "
-				"WHERE c.cap = ?1",
-				-1, &s, NULL);
+	rc = sqlite3_prepare_v2(
+	    p->db,
+	    "SELECT c.boot_id, t.pid FROM capture c LEFT JOIN target t USING (cap) "
+	    "WHERE c.cap = ?1",
+	    -1, &s, NULL);
 	if (rc != SQLITE_OK)
 		return fail(p->db, err, errlen, "reading the capture");
 	sqlite3_bind_int64(s, 1, p->cap);
@@ -263,16 +264,16 @@ static int placer_load(struct placer *p, char *err, size_t errlen)
 
 	/* per stack: the pid and the first time a profile interval used it */
 	rc = sqlite3_prepare_v2(
-		p->db,
-		"SELECT sid, MIN(pid), MIN(t) FROM ("
-		" SELECT ps.user_stack_id AS sid, p.pid AS pid, "
-		"  p.time_ns - COALESCE(p.interval_ns, 0) AS t "
-		" FROM cpu_profile_stack ps JOIN cpu_profile p USING (cap, seq) "
-		" WHERE ps.cap = ?1 AND ps.user_stack_id IS NOT NULL "
-		" UNION ALL SELECT ps.kernel_stack_id, p.pid, p.time_ns - COALESCE(p.interval_ns, 0) "
-		" FROM cpu_profile_stack ps JOIN cpu_profile p USING (cap, seq) "
-		" WHERE ps.cap = ?1 AND ps.kernel_stack_id IS NOT NULL) GROUP BY sid ORDER BY sid",
-		-1, &s, NULL);
+	    p->db,
+	    "SELECT sid, MIN(pid), MIN(t) FROM ("
+	    " SELECT ps.user_stack_id AS sid, p.pid AS pid, "
+	    "  p.time_ns - COALESCE(p.interval_ns, 0) AS t "
+	    " FROM cpu_profile_stack ps JOIN cpu_profile p USING (cap, seq) "
+	    " WHERE ps.cap = ?1 AND ps.user_stack_id IS NOT NULL "
+	    " UNION ALL SELECT ps.kernel_stack_id, p.pid, p.time_ns - COALESCE(p.interval_ns, 0) "
+	    " FROM cpu_profile_stack ps JOIN cpu_profile p USING (cap, seq) "
+	    " WHERE ps.cap = ?1 AND ps.kernel_stack_id IS NOT NULL) GROUP BY sid ORDER BY sid",
+	    -1, &s, NULL);
 	if (rc != SQLITE_OK)
 		return fail(p->db, err, errlen, "reading the profile");
 	sqlite3_bind_int64(s, 1, p->cap);
@@ -315,21 +316,20 @@ static int place_frames(struct placer *p, uint64_t *placed, char *err, size_t er
 	char key[64];
 	int rc, ret = 0;
 
-	rc = sqlite3_prepare_v2(
-		p->db,
-		"SELECT st.stack_id, st.kernel, f.depth, f.ip FROM stack st "
-		"JOIN stack_frame f ON f.cap = st.cap AND f.stack_id = st.stack_id "
-		"WHERE st.cap = ?1 AND NOT EXISTS (SELECT 1 FROM frame_module fm "
-		" WHERE fm.cap = st.cap AND fm.stack_id = st.stack_id) "
-		"ORDER BY st.stack_id, f.depth",
-		-1, &q, NULL);
+	rc = sqlite3_prepare_v2(p->db,
+				"SELECT st.stack_id, st.kernel, f.depth, f.ip FROM stack st "
+				"JOIN stack_frame f ON f.cap = st.cap AND f.stack_id = st.stack_id "
+				"WHERE st.cap = ?1 AND NOT EXISTS (SELECT 1 FROM frame_module fm "
+				" WHERE fm.cap = st.cap AND fm.stack_id = st.stack_id) "
+				"ORDER BY st.stack_id, f.depth",
+				-1, &q, NULL);
 	if (rc == SQLITE_OK)
 		rc = sqlite3_prepare_v2(
-			p->db,
-			"INSERT OR REPLACE INTO frame_module (cap, stack_id, depth, pid, ip, addr, "
-			"kind, module, build_id, file_offset, sym_space, sym_key, sym_addr, miss) "
-			"VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
-			-1, &ins, NULL);
+		    p->db,
+		    "INSERT OR REPLACE INTO frame_module (cap, stack_id, depth, pid, ip, addr, "
+		    "kind, module, build_id, file_offset, sym_space, sym_key, sym_addr, miss) "
+		    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
+		    -1, &ins, NULL);
 	if (rc != SQLITE_OK) {
 		ret = fail(p->db, err, errlen, "placing frames");
 		goto cleanup;
@@ -341,7 +341,7 @@ static int place_frames(struct placer *p, uint64_t *placed, char *err, size_t er
 		unsigned depth = (unsigned)sqlite3_column_int(q, 2);
 		uint64_t ip = (uint64_t)sqlite3_column_int64(q, 3);
 		uint64_t addr = frame_lookup_addr(ip, depth);
-		struct stack_when k = { .sid = sid }, *w;
+		struct stack_when k = {.sid = sid}, *w;
 		int32_t pid = p->target_pid;
 		int64_t t = 0;
 		long mi = -1;
@@ -385,7 +385,8 @@ static int place_frames(struct placer *p, uint64_t *placed, char *err, size_t er
 					sqlite3_bind_text(ins, 12, m->build_id, -1, SQLITE_STATIC);
 					sqlite3_bind_int64(ins, 13, (int64_t)off);
 				} else {
-					sqlite3_bind_text(ins, 14, "no_build_id", -1, SQLITE_STATIC);
+					sqlite3_bind_text(ins, 14, "no_build_id", -1,
+							  SQLITE_STATIC);
 				}
 			} else if ((m && has_perf_map(p, pid)) || jit_covers(p, pid, addr)) {
 				/* in an anonymous mapping of a pid with a perf map, or named by
@@ -408,7 +409,8 @@ static int place_frames(struct placer *p, uint64_t *placed, char *err, size_t er
 					sqlite3_bind_int64(ins, 13,
 							   (int64_t)(addr - m->start + m->offset));
 				} else {
-					sqlite3_bind_text(ins, 14, "no_build_id", -1, SQLITE_STATIC);
+					sqlite3_bind_text(ins, 14, "no_build_id", -1,
+							  SQLITE_STATIC);
 				}
 			} else {
 				sqlite3_bind_text(ins, 7, "unknown", -1, SQLITE_STATIC);
@@ -481,11 +483,11 @@ static int feed_symbolizer(sqlite3 *db, int64_t cap, struct symbolizer *sz, char
 	sqlite3_finalize(s);
 
 	rc = sqlite3_prepare_v2(
-		db,
-		"SELECT m.build_id, m.elf FROM module_symbols m WHERE m.complete = 1 AND "
-		"m.build_id IN (SELECT DISTINCT build_id FROM frame_module WHERE cap = ?1) "
-		"ORDER BY m.build_id, m.debug DESC, m.cap = ?1 DESC",
-		-1, &s, NULL);
+	    db,
+	    "SELECT m.build_id, m.elf FROM module_symbols m WHERE m.complete = 1 AND "
+	    "m.build_id IN (SELECT DISTINCT build_id FROM frame_module WHERE cap = ?1) "
+	    "ORDER BY m.build_id, m.debug DESC, m.cap = ?1 DESC",
+	    -1, &s, NULL);
 	if (rc != SQLITE_OK)
 		return fail(db, err, errlen, "reading embedded symbols");
 	sqlite3_bind_int64(s, 1, cap);
@@ -535,9 +537,8 @@ static int store_result(sqlite3_stmt *ins, sqlite3_stmt *del, sqlite3_stmt *insf
 		sqlite3_bind_int64(ins, 6, (int64_t)r->func_offset);
 	} else {
 		sqlite3_bind_null(ins, 4);
-		sqlite3_bind_text(ins, 5,
-				  sym_miss_name(r->miss ? r->miss : SYM_MISS_NOT_COVERED), -1,
-				  SQLITE_STATIC);
+		sqlite3_bind_text(ins, 5, sym_miss_name(r->miss ? r->miss : SYM_MISS_NOT_COVERED),
+				  -1, SQLITE_STATIC);
 		sqlite3_bind_null(ins, 6);
 	}
 	rc = sqlite3_step(ins);
@@ -577,20 +578,20 @@ static int name_frames(sqlite3 *db, int64_t cap, const struct symstore_opts *o, 
 		       char *err, size_t errlen)
 {
 	sqlite3_stmt *q = NULL, *ins = NULL, *del = NULL, *insf = NULL;
-	struct symbolizer_opts so = { 0 };
+	struct symbolizer_opts so = {0};
 	struct symbolizer *sz = NULL;
 	struct want *w = NULL;
 	size_t n = 0, capw = 0;
 	int rc, ret = 0;
 
 	rc = sqlite3_prepare_v2(
-		db,
-		"SELECT fm.sym_space, fm.sym_key, fm.sym_addr, MIN(fm.module), MIN(fm.pid) "
-		"FROM frame_module fm LEFT JOIN symbol s ON s.space = fm.sym_space AND "
-		"s.key = fm.sym_key AND s.addr = fm.sym_addr "
-		"WHERE fm.cap = ?1 AND fm.sym_space IS NOT NULL AND "
-		"(s.space IS NULL OR (?2 AND s.source IS NULL)) GROUP BY 1, 2, 3",
-		-1, &q, NULL);
+	    db,
+	    "SELECT fm.sym_space, fm.sym_key, fm.sym_addr, MIN(fm.module), MIN(fm.pid) "
+	    "FROM frame_module fm LEFT JOIN symbol s ON s.space = fm.sym_space AND "
+	    "s.key = fm.sym_key AND s.addr = fm.sym_addr "
+	    "WHERE fm.cap = ?1 AND fm.sym_space IS NOT NULL AND "
+	    "(s.space IS NULL OR (?2 AND s.source IS NULL)) GROUP BY 1, 2, 3",
+	    -1, &q, NULL);
 	if (rc != SQLITE_OK)
 		return fail(db, err, errlen, "finding frames to name");
 	sqlite3_bind_int64(q, 1, cap);
@@ -651,10 +652,11 @@ static int name_frames(sqlite3 *db, int64_t cap, const struct symstore_opts *o, 
 					"AND addr = ?3",
 					-1, &del, NULL);
 	if (rc == SQLITE_OK)
-		rc = sqlite3_prepare_v2(db,
-					"INSERT INTO symbol_frame (space, key, addr, depth, func, "
-					"file, line, inlined) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
-					-1, &insf, NULL);
+		rc = sqlite3_prepare_v2(
+		    db,
+		    "INSERT INTO symbol_frame (space, key, addr, depth, func, "
+		    "file, line, inlined) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+		    -1, &insf, NULL);
 	if (rc != SQLITE_OK) {
 		ret = fail(db, err, errlen, "storing symbols");
 		goto cleanup;
@@ -665,7 +667,7 @@ static int name_frames(sqlite3 *db, int64_t cap, const struct symstore_opts *o, 
 		memset(&r, 0, sizeof(r));
 		if (!strcmp(w[k].space, "elf")) {
 			uint8_t id[SYM_MAX_BUILD_ID];
-			struct sym_module_key mk = { .build_id = id, .path = w[k].module };
+			struct sym_module_key mk = {.build_id = id, .path = w[k].module};
 
 			if (hex_to_bytes(w[k].key, id, sizeof(id), &mk.build_id_len)) {
 				r.miss = SYM_MISS_NO_BUILD_ID;
@@ -715,8 +717,8 @@ cleanup:
 int symstore__update(sqlite3 *db, int64_t cap, const struct symstore_opts *o,
 		     struct symstore_run *run, char *err, size_t errlen)
 {
-	struct placer p = { .db = db, .cap = cap };
-	struct symstore_run r = { 0 };
+	struct placer p = {.db = db, .cap = cap};
+	struct symstore_run r = {0};
 	bool in_tx = false;
 	int ret;
 
@@ -843,8 +845,7 @@ static enum frame_kind kind_of(const char *k)
 }
 
 /* Every placed frame of the capture with its names, grouped by stack. */
-static int load_locs(sqlite3 *db, struct profile *p, int64_t cap, struct loc_ix **ixo,
-		     size_t *nixo)
+static int load_locs(sqlite3 *db, struct profile *p, int64_t cap, struct loc_ix **ixo, size_t *nixo)
 {
 	sqlite3_stmt *s = NULL;
 	struct loc_ix *ix = NULL;
@@ -853,17 +854,17 @@ static int load_locs(sqlite3 *db, struct profile *p, int64_t cap, struct loc_ix 
 	int rc, ret = 0;
 
 	rc = sqlite3_prepare_v2(
-		db,
-		"SELECT fm.stack_id, fm.depth, fm.kind, fm.module, fm.build_id, fm.ip, fm.addr, "
-		"COALESCE(fm.file_offset, fm.addr), s.source, COALESCE(fm.miss, s.miss, "
-		"CASE WHEN s.space IS NULL THEN 'not_symbolized' END), "
-		"sf.func, sf.file, sf.line, sf.inlined "
-		"FROM frame_module fm LEFT JOIN symbol s ON s.space = fm.sym_space AND "
-		"s.key = fm.sym_key AND s.addr = fm.sym_addr "
-		"LEFT JOIN symbol_frame sf ON s.source IS NOT NULL AND sf.space = s.space AND "
-		"sf.key = s.key AND sf.addr = s.addr "
-		"WHERE fm.cap = ?1 ORDER BY fm.stack_id, fm.depth, sf.depth",
-		-1, &s, NULL);
+	    db,
+	    "SELECT fm.stack_id, fm.depth, fm.kind, fm.module, fm.build_id, fm.ip, fm.addr, "
+	    "COALESCE(fm.file_offset, fm.addr), s.source, COALESCE(fm.miss, s.miss, "
+	    "CASE WHEN s.space IS NULL THEN 'not_symbolized' END), "
+	    "sf.func, sf.file, sf.line, sf.inlined "
+	    "FROM frame_module fm LEFT JOIN symbol s ON s.space = fm.sym_space AND "
+	    "s.key = fm.sym_key AND s.addr = fm.sym_addr "
+	    "LEFT JOIN symbol_frame sf ON s.source IS NOT NULL AND sf.space = s.space AND "
+	    "sf.key = s.key AND sf.addr = s.addr "
+	    "WHERE fm.cap = ?1 ORDER BY fm.stack_id, fm.depth, sf.depth",
+	    -1, &s, NULL);
 	if (rc != SQLITE_OK)
 		return -EIO;
 	sqlite3_bind_int64(s, 1, cap);
@@ -892,7 +893,8 @@ static int load_locs(sqlite3 *db, struct profile *p, int64_t cap, struct loc_ix 
 			l->addr = (uint64_t)sqlite3_column_int64(s, 6);
 			l->offset = (uint64_t)sqlite3_column_int64(s, 7);
 			l->source = keep(p, (const char *)sqlite3_column_text(s, 8));
-			l->miss = l->source ? NULL : keep(p, (const char *)sqlite3_column_text(s, 9));
+			l->miss =
+			    l->source ? NULL : keep(p, (const char *)sqlite3_column_text(s, 9));
 			if (!l->module) {
 				ret = -ENOMEM;
 				goto cleanup;
@@ -960,7 +962,7 @@ cleanup:
 static int add_stack_locs(struct profile *p, struct prof_stack *st, const struct loc_ix *ix,
 			  size_t nix, int64_t sid)
 {
-	struct loc_ix k = { .sid = sid };
+	struct loc_ix k = {.sid = sid};
 	const struct loc_ix *f = nix ? bsearch(&k, ix, nix, sizeof(k), cmp_loc_ix) : NULL;
 	struct prof_loc **n;
 
@@ -998,7 +1000,7 @@ int profile__load(sqlite3 *db, const struct capture_meta *m, const struct window
 	window__bounds(w, m, &lo, &hi);
 
 #define IN_WINDOW                                                                                  \
-	"(p.time_ns - COALESCE(p.interval_ns, 0) / 2) >= ?2 AND "                                   \
+	"(p.time_ns - COALESCE(p.interval_ns, 0) / 2) >= ?2 AND "                                  \
 	"(p.time_ns - COALESCE(p.interval_ns, 0) / 2) < ?3"
 	rc = sqlite3_prepare_v2(db,
 				"SELECT count(*), MAX(requested_hz), SUM(ticks), "
@@ -1040,7 +1042,8 @@ int profile__load(sqlite3 *db, const struct capture_meta *m, const struct window
 	rc = sqlite3_prepare_v2(db,
 				"SELECT ps.user_stack_id, ps.kernel_stack_id, SUM(ps.count) "
 				"FROM cpu_profile_stack ps JOIN cpu_profile p USING (cap, seq) "
-				"WHERE p.cap = ?1 AND " IN_WINDOW " GROUP BY 1, 2 ORDER BY 3 DESC, 1, 2",
+				"WHERE p.cap = ?1 AND " IN_WINDOW
+				" GROUP BY 1, 2 ORDER BY 3 DESC, 1, 2",
 				-1, &s, NULL);
 #undef IN_WINDOW
 	if (rc != SQLITE_OK) {
@@ -1105,24 +1108,24 @@ const char *symbolize_fix_hint(const char *miss)
 	static const struct {
 		const char *miss, *hint;
 	} hints[] = {
-		{ "no_file", "the binary is not on this machine: `--symbol-cache DIR` with its "
-			     "debug file (DIR/<build-id>/debuginfo), or record with --embed-symbols" },
-		{ "no_symbols", "the binary is stripped: install the distribution's debug package "
-				"(e.g. libc6-dbg) or use --debuginfod" },
-		{ "build_id_mismatch", "a different build is installed here: put the recorded build "
-				       "in `--symbol-cache DIR` (DIR/<build-id>/executable or "
-				       "debuginfo), use --debuginfod, or record with "
-				       "--embed-symbols" },
-		{ "no_build_id", "the mapped file has no build-id, so no file can be verified: "
-				 "link it with --build-id (the frames stay module+offset)" },
-		{ "not_covered", "the module's symbols do not cover these addresses: its debug "
-				 "file (debug package, --symbol-cache, --debuginfod) may" },
-		{ "other_boot", "kernel frames from another boot: this machine's kallsyms do not "
-				"apply; analyze on the recording host before it reboots" },
-		{ "no_mapping", "no recorded mapping covers these addresses (code mapped and "
-				"unmapped between mapping scans, or the mappings collector did not "
-				"run)" },
-		{ "not_symbolized", "run `ptop-analyze symbolize` on a writable DB" },
+	    {"no_file", "the binary is not on this machine: `--symbol-cache DIR` with its "
+			"debug file (DIR/<build-id>/debuginfo), or record with --embed-symbols"},
+	    {"no_symbols", "the binary is stripped: install the distribution's debug package "
+			   "(e.g. libc6-dbg) or use --debuginfod"},
+	    {"build_id_mismatch", "a different build is installed here: put the recorded build "
+				  "in `--symbol-cache DIR` (DIR/<build-id>/executable or "
+				  "debuginfo), use --debuginfod, or record with "
+				  "--embed-symbols"},
+	    {"no_build_id", "the mapped file has no build-id, so no file can be verified: "
+			    "link it with --build-id (the frames stay module+offset)"},
+	    {"not_covered", "the module's symbols do not cover these addresses: its debug "
+			    "file (debug package, --symbol-cache, --debuginfod) may"},
+	    {"other_boot", "kernel frames from another boot: this machine's kallsyms do not "
+			   "apply; analyze on the recording host before it reboots"},
+	    {"no_mapping", "no recorded mapping covers these addresses (code mapped and "
+			   "unmapped between mapping scans, or the mappings collector did not "
+			   "run)"},
+	    {"not_symbolized", "run `ptop-analyze symbolize` on a writable DB"},
 	};
 
 	for (size_t k = 0; miss && k < sizeof(hints) / sizeof(hints[0]); k++)
@@ -1201,11 +1204,11 @@ struct run_out {
  * per module, the profile samples it leaves with an unnamed frame. */
 static int summarize(sqlite3 *db, const struct capture_meta *m, const struct run_out *ro)
 {
-	struct window all = { 0 };
+	struct window all = {0};
 	struct profile *p = NULL;
 	struct mod_sum *mods = NULL;
 	size_t nm = 0;
-	uint64_t by_source[SYM_SRC__COUNT] = { 0 }, by_miss[SYM_MISS__COUNT + 3] = { 0 };
+	uint64_t by_source[SYM_SRC__COUNT] = {0}, by_miss[SYM_MISS__COUNT + 3] = {0};
 	uint64_t named = 0, unnamed = 0, stamp = 0;
 	struct json j;
 	int ret;
@@ -1305,11 +1308,12 @@ static int summarize(sqlite3 *db, const struct capture_meta *m, const struct run
 			json__kv_int(&j, "unnamed_frames", (int64_t)mods[i].unnamed);
 			json__kv_int(&j, "samples_unnamed", (int64_t)mods[i].samples_unnamed);
 			json__kv_real(&j, "share_unnamed",
-				      p->stacked ? (double)mods[i].samples_unnamed /
-							   (double)p->stacked
-						 : NAN);
+				      p->stacked
+					  ? (double)mods[i].samples_unnamed / (double)p->stacked
+					  : NAN);
 			json__kv_string(&j, "miss", tm >= 0 ? miss_word(tm) : NULL);
-			json__kv_string(&j, "fix", tm >= 0 ? symbolize_fix_hint(miss_word(tm)) : NULL);
+			json__kv_string(&j, "fix",
+					tm >= 0 ? symbolize_fix_hint(miss_word(tm)) : NULL);
 			json__end_object(&j);
 		}
 		json__end_array(&j);
@@ -1318,15 +1322,16 @@ static int summarize(sqlite3 *db, const struct capture_meta *m, const struct run
 		goto cleanup;
 	}
 
-	fprintf(ro->out, "symbolize %s: %" PRIu64 " frames, %" PRIu64 " named, %" PRIu64
-		" unnamed%s\n", m->capture_id, named + unnamed, named, unnamed,
+	fprintf(ro->out,
+		"symbolize %s: %" PRIu64 " frames, %" PRIu64 " named, %" PRIu64 " unnamed%s\n",
+		m->capture_id, named + unnamed, named, unnamed,
 		ro->run->stored ? "" : " (the DB is read-only: nothing new stored)");
 	if (named) {
 		fprintf(ro->out, "named by source:");
 		for (int s = 1; s < SYM_SRC__COUNT; s++)
 			if (by_source[s])
-				fprintf(ro->out, " %s %" PRIu64, sym_source_name((enum sym_source)s),
-					by_source[s]);
+				fprintf(ro->out, " %s %" PRIu64,
+					sym_source_name((enum sym_source)s), by_source[s]);
 		fputc('\n', ro->out);
 	}
 	if (unnamed) {
@@ -1344,9 +1349,9 @@ static int summarize(sqlite3 *db, const struct capture_meta *m, const struct run
 			if (!mods[i].unnamed)
 				continue;
 			fmt_pct(pct, sizeof(pct),
-				p->stacked ? 100.0 * (double)mods[i].samples_unnamed /
-						     (double)p->stacked
-					   : NAN);
+				p->stacked
+				    ? 100.0 * (double)mods[i].samples_unnamed / (double)p->stacked
+				    : NAN);
 			fprintf(ro->out,
 				"  %s%s%s: %" PRIu64 " of %" PRIu64 " frames unnamed (%s), %" PRIu64
 				" samples (%s)\n    fix: %s\n",
@@ -1368,16 +1373,16 @@ cleanup:
 int cmd_symbolize(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{ "symbol-cache", required_argument, NULL, 'c' },
-		{ "debuginfod", no_argument, NULL, 'd' },
-		{ "debuginfod-urls", required_argument, NULL, 'u' },
-		{ "format", required_argument, NULL, 'f' },
-		{ "capture", required_argument, NULL, 'C' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
+	    {"symbol-cache", required_argument, NULL, 'c'},
+	    {"debuginfod", no_argument, NULL, 'd'},
+	    {"debuginfod-urls", required_argument, NULL, 'u'},
+	    {"format", required_argument, NULL, 'f'},
+	    {"capture", required_argument, NULL, 'C'},
+	    {"help", no_argument, NULL, 'h'},
+	    {0},
 	};
-	struct symstore_opts so = { .retry_misses = true };
-	struct symstore_run run = { 0 };
+	struct symstore_opts so = {.retry_misses = true};
+	struct symstore_run run = {0};
 	enum out_format fmt = OUT_TEXT;
 	const char *capture_opt = NULL;
 	char cid[DB_CAPTURE_ID_LEN], err[512] = "";
@@ -1401,8 +1406,8 @@ int cmd_symbolize(int argc, char **argv)
 			break;
 		case 'f':
 			if (out_format__parse(optarg, &fmt) || fmt == OUT_CSV)
-				return analyze_usage("symbolize", "--format takes text or json, not '%s'",
-						     optarg);
+				return analyze_usage(
+				    "symbolize", "--format takes text or json, not '%s'", optarg);
 			break;
 		case 'C':
 			capture_opt = optarg;
@@ -1417,8 +1422,9 @@ int cmd_symbolize(int argc, char **argv)
 		}
 	}
 	if (argc - optind != 1)
-		return analyze_usage("symbolize", argc - optind < 1 ? "which FILE or DB?"
-								   : "too many arguments: one FILE");
+		return analyze_usage("symbolize", argc - optind < 1
+						      ? "which FILE or DB?"
+						      : "too many arguments: one FILE");
 	rc = analyze_open_input("symbolize", argv[optind], capture_opt, &db, cid);
 	if (rc)
 		return rc;
@@ -1430,11 +1436,13 @@ int cmd_symbolize(int argc, char **argv)
 		goto cleanup;
 	}
 	if (!run.stored)
-		fprintf(stderr, "ptop-analyze symbolize: warning: %s is read-only: names are not "
-				"stored (load the capture into a DB you can write: `ptop-analyze load "
-				"FILE --db NEW.db`)\n", argv[optind]);
+		fprintf(stderr,
+			"ptop-analyze symbolize: warning: %s is read-only: names are not "
+			"stored (load the capture into a DB you can write: `ptop-analyze load "
+			"FILE --db NEW.db`)\n",
+			argv[optind]);
 	{
-		struct run_out ro = { .out = stdout, .fmt = fmt, .run = &run };
+		struct run_out ro = {.out = stdout, .fmt = fmt, .run = &run};
 
 		rc = summarize(db, &m, &ro);
 	}

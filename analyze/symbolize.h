@@ -62,12 +62,12 @@ static inline uint64_t frame_lookup_addr(uint64_t ip, unsigned depth)
 }
 
 struct map_entry {
-	int32_t pid;	  /* 0: unknown */
-	int64_t time_ns;  /* 0: unknown (sorts first) */
+	int32_t pid;	 /* 0: unknown */
+	int64_t time_ns; /* 0: unknown (sorts first) */
 	uint64_t start, end, offset;
-	const char *path; /* "" for anonymous */
+	const char *path;     /* "" for anonymous */
 	const char *build_id; /* hex; NULL when none */
-	bool gone;	  /* a MAPPING_EVENT_GONE record */
+	bool gone;	      /* a MAPPING_EVENT_GONE record */
 };
 
 /* The mapping of PID (0: any pid) covering ADDR at time T (0: unknown): the
@@ -97,26 +97,26 @@ struct prof_loc {
 	uint64_t offset;      /* file offset (user), else the address */
 	const char *source;   /* "dwarf", ...; NULL when unnamed */
 	const char *miss;     /* why unnamed: "no_file", "no_mapping", ...; NULL if named */
-	size_t n;	      /* names: [0] innermost inlined ... [n-1] the function; 0 if unnamed */
+	size_t n; /* names: [0] innermost inlined ... [n-1] the function; 0 if unnamed */
 	struct prof_func *f;
 };
 
 struct prof_stack {
-	uint64_t count;		/* samples */
-	size_t n;		/* locations, innermost first: kernel frames, then user frames */
+	uint64_t count; /* samples */
+	size_t n;	/* locations, innermost first: kernel frames, then user frames */
 	struct prof_loc **loc;
-	bool no_user_stack;	/* the sample had no user stack (user_stack_id NULL) */
+	bool no_user_stack; /* the sample had no user stack (user_stack_id NULL) */
 };
 
 struct profile {
-	bool collected;	      /* the cpuprof probe was active */
+	bool collected; /* the cpuprof probe was active */
 	struct probe_info probe;
 	uint64_t intervals;
 	uint32_t requested_hz; /* the largest requested; 0 if no interval */
 	double delivered_hz;   /* sum(ticks) / sum(cpus x interval s); NAN if unknown */
 	uint64_t samples, no_user_stack, no_kernel_stack, lost; /* cpu_profile sums */
-	uint64_t stacked;      /* samples in cpu_profile_stack (sum of the stacks' counts) */
-	int64_t t0_ns, t1_ns;  /* first interval start, last interval end (absolute); -1 */
+	uint64_t stacked;     /* samples in cpu_profile_stack (sum of the stacks' counts) */
+	int64_t t0_ns, t1_ns; /* first interval start, last interval end (absolute); -1 */
 	size_t n_stacks;
 	struct prof_stack *stacks;
 	/* owned storage */
@@ -142,22 +142,22 @@ void prof_loc__name(const struct prof_loc *l, size_t name_ix, char *buf, size_t 
 
 /* A function of the profile: named (MODULE, FUNC), or one unnamed address. */
 struct prof_fn {
-	char *name;	     /* func, or "module+0xoffset" */
+	char *name; /* func, or "module+0xoffset" */
 	const char *module;
-	const char *file;    /* where most of its samples were; NULL when unknown */
+	const char *file; /* where most of its samples were; NULL when unknown */
 	unsigned line;
 	bool named;
-	uint64_t self;	     /* samples with it innermost */
-	uint64_t total;	     /* samples with it anywhere in the stack, once per stack */
+	uint64_t self;	      /* samples with it innermost */
+	uint64_t total;	      /* samples with it anywhere in the stack, once per stack */
 	uint64_t best, stamp; /* internal */
 };
 
 struct prof_top {
-	struct prof_fn *fn;  /* sorted by self (then total, then name) */
+	struct prof_fn *fn; /* sorted by self (then total, then name) */
 	size_t n;
-	uint64_t samples;    /* samples with a stack (the shares' denominator) */
-	uint64_t unnamed;    /* of those, samples whose innermost frame has no name */
-	uint64_t no_frames;  /* samples whose stacks held no frame at all */
+	uint64_t samples;   /* samples with a stack (the shares' denominator) */
+	uint64_t unnamed;   /* of those, samples whose innermost frame has no name */
+	uint64_t no_frames; /* samples whose stacks held no frame at all */
 };
 
 /* Self and total samples per function of profile P (report_cpu.c). Inlined

@@ -19,37 +19,73 @@
 
 /* A hand-made profile: main -> work -> (leaf with helper inlined), a recursive
  * stack, an unnamed libc frame, and a kernel frame on top of one stack. */
-static struct prof_func f_main[] = { { "main", "m.c", 10, false } };
-static struct prof_func f_work[] = { { "work", "w.c", 20, false } };
-static struct prof_func f_leaf[] = { { "helper", "h.h", 3, true }, { "leaf", "w.c", 33, false } };
-static struct prof_func f_k[] = { { "do_syscall_64", NULL, 0, false } };
+static struct prof_func f_main[] = {{"main", "m.c", 10, false}};
+static struct prof_func f_work[] = {{"work", "w.c", 20, false}};
+static struct prof_func f_leaf[] = {{"helper", "h.h", 3, true}, {"leaf", "w.c", 33, false}};
+static struct prof_func f_k[] = {{"do_syscall_64", NULL, 0, false}};
 static struct prof_loc L[] = {
-	{ .kind = FRAME_USER, .module = "/bin/app", .build_id = "abcd", .ip = 0x1010, .addr = 0x1010,
-	  .offset = 0x10, .source = "dwarf", .n = 1, .f = f_main },
-	{ .kind = FRAME_USER, .module = "/bin/app", .build_id = "abcd", .ip = 0x1020, .addr = 0x101f,
-	  .offset = 0x1f, .source = "dwarf", .n = 1, .f = f_work },
-	{ .kind = FRAME_USER, .module = "/bin/app", .build_id = "abcd", .ip = 0x1030, .addr = 0x1030,
-	  .offset = 0x30, .source = "dwarf", .n = 2, .f = f_leaf },
-	{ .kind = FRAME_USER, .module = "/lib/libc.so.6", .ip = 0x7f00, .addr = 0x7f00,
-	  .offset = 0x2f00, .miss = "no_file" },
-	{ .kind = FRAME_KERNEL, .module = "[kernel]", .ip = 0xffff0001, .addr = 0xffff0001,
-	  .offset = 0xffff0001, .source = "kallsyms", .n = 1, .f = f_k },
+    {.kind = FRAME_USER,
+     .module = "/bin/app",
+     .build_id = "abcd",
+     .ip = 0x1010,
+     .addr = 0x1010,
+     .offset = 0x10,
+     .source = "dwarf",
+     .n = 1,
+     .f = f_main},
+    {.kind = FRAME_USER,
+     .module = "/bin/app",
+     .build_id = "abcd",
+     .ip = 0x1020,
+     .addr = 0x101f,
+     .offset = 0x1f,
+     .source = "dwarf",
+     .n = 1,
+     .f = f_work},
+    {.kind = FRAME_USER,
+     .module = "/bin/app",
+     .build_id = "abcd",
+     .ip = 0x1030,
+     .addr = 0x1030,
+     .offset = 0x30,
+     .source = "dwarf",
+     .n = 2,
+     .f = f_leaf},
+    {.kind = FRAME_USER,
+     .module = "/lib/libc.so.6",
+     .ip = 0x7f00,
+     .addr = 0x7f00,
+     .offset = 0x2f00,
+     .miss = "no_file"},
+    {.kind = FRAME_KERNEL,
+     .module = "[kernel]",
+     .ip = 0xffff0001,
+     .addr = 0xffff0001,
+     .offset = 0xffff0001,
+     .source = "kallsyms",
+     .n = 1,
+     .f = f_k},
 };
-static struct prof_loc *s1[] = { &L[2], &L[1], &L[0] };
-static struct prof_loc *s2[] = { &L[1], &L[1], &L[0] };
-static struct prof_loc *s3[] = { &L[4], &L[3], &L[0] };
-static struct prof_loc *s4[] = { &L[2], &L[1], &L[0] }; /* the same names as s1 */
+static struct prof_loc *s1[] = {&L[2], &L[1], &L[0]};
+static struct prof_loc *s2[] = {&L[1], &L[1], &L[0]};
+static struct prof_loc *s3[] = {&L[4], &L[3], &L[0]};
+static struct prof_loc *s4[] = {&L[2], &L[1], &L[0]}; /* the same names as s1 */
 static struct prof_stack ST[] = {
-	{ .count = 7, .n = 3, .loc = s1 },
-	{ .count = 4, .n = 3, .loc = s2 },
-	{ .count = 2, .n = 3, .loc = s3 },
-	{ .count = 1, .n = 3, .loc = s4 },
+    {.count = 7, .n = 3, .loc = s1},
+    {.count = 4, .n = 3, .loc = s2},
+    {.count = 2, .n = 3, .loc = s3},
+    {.count = 1, .n = 3, .loc = s4},
 };
 
 static struct profile make_profile(void)
 {
-	struct profile p = { .collected = true, .requested_hz = 100, .n_stacks = 4, .stacks = ST,
-			     .t0_ns = 5000000000, .t1_ns = 8000000000, .stacked = 14 };
+	struct profile p = {.collected = true,
+			    .requested_hz = 100,
+			    .n_stacks = 4,
+			    .stacks = ST,
+			    .t0_ns = 5000000000,
+			    .t1_ns = 8000000000,
+			    .stacked = 14};
 	return p;
 }
 
@@ -71,7 +107,7 @@ static void test_01_folded(void **state)
 
 static uint8_t *gunzip(const uint8_t *in, size_t len, size_t *outlen)
 {
-	z_stream zs = { 0 };
+	z_stream zs = {0};
 	size_t cap = 1 << 20;
 	uint8_t *out = malloc(cap);
 
@@ -94,7 +130,7 @@ static const char *S(const Perftools__Profiles__Profile *p, int64_t i)
 }
 
 static const Perftools__Profiles__Location *loc_of(const Perftools__Profiles__Profile *p,
-						    uint64_t id)
+						   uint64_t id)
 {
 	for (size_t k = 0; k < p->n_location; k++)
 		if (p->location[k]->id == id)
@@ -181,7 +217,7 @@ static void test_02_pprof_roundtrip(void **state)
 
 static void test_03_empty(void **state)
 {
-	struct profile p = { .collected = true, .t0_ns = -1, .t1_ns = -1 };
+	struct profile p = {.collected = true, .t0_ns = -1, .t1_ns = -1};
 	Perftools__Profiles__Profile *pp;
 	uint8_t *gz = NULL, *raw;
 	size_t gzlen, rawlen;
@@ -208,9 +244,9 @@ static void test_03_empty(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_01_folded),
-		cmocka_unit_test(test_02_pprof_roundtrip),
-		cmocka_unit_test(test_03_empty),
+	    cmocka_unit_test(test_01_folded),
+	    cmocka_unit_test(test_02_pprof_roundtrip),
+	    cmocka_unit_test(test_03_empty),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -86,8 +86,9 @@ static const char *q_text(sqlite3 *db, const char *fmt, ...)
 	if (sqlite3_step(s) != SQLITE_ROW)
 		fail_msg("no row: %s", sql);
 	snprintf(out[k], sizeof(out[k]), "%s",
-		 sqlite3_column_type(s, 0) == SQLITE_NULL ? "<NULL>"
-							  : (const char *)sqlite3_column_text(s, 0));
+		 sqlite3_column_type(s, 0) == SQLITE_NULL
+		     ? "<NULL>"
+		     : (const char *)sqlite3_column_text(s, 0));
 	sqlite3_finalize(s);
 	return out[k];
 }
@@ -107,7 +108,7 @@ static void put_header(struct capture_writer *w, const char *cpuprof_state)
 	Ptop__V1__Clocks clk = PTOP__V1__CLOCKS__INIT;
 	Ptop__V1__TargetInfo t = PTOP__V1__TARGET_INFO__INIT;
 	Ptop__V1__Probe p = PTOP__V1__PROBE__INIT, *pp = &p;
-	static uint8_t id[16] = { 0x5a, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15 };
+	static uint8_t id[16] = {0x5a, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
 
 	h.format_version = 1;
 	h.capture_id.data = id;
@@ -141,7 +142,7 @@ static void put_mapping(struct capture_writer *w, uint64_t t, uint64_t start, ui
 {
 	Ptop__V1__Record r = PTOP__V1__RECORD__INIT;
 	Ptop__V1__Mapping m = PTOP__V1__MAPPING__INIT;
-	static uint8_t bid[4] = { 0xab, 0xcd, 0x00, 0x01 };
+	static uint8_t bid[4] = {0xab, 0xcd, 0x00, 0x01};
 
 	m.time_ns = t;
 	m.pid = PID;
@@ -187,7 +188,7 @@ static void put_module_symbols(struct capture_writer *w, uint8_t id0, uint32_t c
 {
 	Ptop__V1__Record r = PTOP__V1__RECORD__INIT;
 	Ptop__V1__ModuleSymbols m = PTOP__V1__MODULE_SYMBOLS__INIT;
-	uint8_t bid[4] = { id0, 0x22, 0x33, 0x44 };
+	uint8_t bid[4] = {id0, 0x22, 0x33, 0x44};
 
 	m.build_id.data = bid;
 	m.build_id.len = 4;
@@ -260,14 +261,14 @@ static void put_cpuprof(struct capture_writer *w, uint64_t t, const uint64_t (*s
 static const char *write_capture(const char *name, const char *cpuprof_state)
 {
 	static char path[256];
-	struct capture_writer_opts o = { .force = true };
+	struct capture_writer_opts o = {.force = true};
 	struct capture_writer *w;
-	static const uint64_t user1[] = { 0x400100, 0x400200, 0x7000010, 0x123 };
-	static const uint64_t kern1[] = { 0xffffffff81000010, 0xffffffff81000020 };
-	static const uint64_t jit1[] = { 0x9000010, 0x400300 };
-	static const uint64_t late[] = { 0x400100 };
-	const uint64_t sc1[][3] = { { 1, 2, 10 }, { 3, 0, 5 } };
-	const uint64_t sc2[][3] = { { 4, 0, 7 }, { 0, 2, 1 } };
+	static const uint64_t user1[] = {0x400100, 0x400200, 0x7000010, 0x123};
+	static const uint64_t kern1[] = {0xffffffff81000010, 0xffffffff81000020};
+	static const uint64_t jit1[] = {0x9000010, 0x400300};
+	static const uint64_t late[] = {0x400100};
+	const uint64_t sc1[][3] = {{1, 2, 10}, {3, 0, 5}};
+	const uint64_t sc2[][3] = {{4, 0, 7}, {0, 2, 1}};
 
 	snprintf(path, sizeof(path), "%s/%s", tmpdir, name);
 	w = capture_writer__create(path, &o);
@@ -287,7 +288,7 @@ static const char *write_capture(const char *name, const char *cpuprof_state)
 	put_perf_map(w, 0, 2, "9000000 20 hot\n");
 	put_module_symbols(w, 0x11, 1, 2, "ELF-part-1", 21);
 	put_module_symbols(w, 0x99, 0, 3, "lonely", 100); /* its other chunks never come */
-	put_perf_map(w, 5, 2, "bad chunk\n");		   /* chunk >= chunks */
+	put_perf_map(w, 5, 2, "bad chunk\n");		  /* chunk >= chunks */
 	put_cpuprof(w, T0 + SEC, sc1, 2);
 	put_mapping(w, T0 + 3 * SEC, 0x400000, 0x401000, 0x2000, "/usr/bin/app", true,
 		    PTOP__V1__MAPPING_EVENT__MAPPING_EVENT_NEW);
@@ -320,13 +321,15 @@ static void test_01_loader_rows(void **state)
 	db = load(write_capture("a.ptop", "active"), id);
 	/* mapping: the new columns */
 	assert_int_equal(q_int(db, "SELECT count(*) FROM mapping"), 4);
-	assert_string_equal(q_text(db, "SELECT perms || ' ' || inode || ' ' || dev || ' ' || event "
-				       "|| ' ' || build_id FROM mapping WHERE start = %d AND "
-				       "offset = 4096", 0x400000),
+	assert_string_equal(q_text(db,
+				   "SELECT perms || ' ' || inode || ' ' || dev || ' ' || event "
+				   "|| ' ' || build_id FROM mapping WHERE start = %d AND "
+				   "offset = 4096",
+				   0x400000),
 			    "r-xp 77 fd:01 start abcd0001");
-	assert_string_equal(q_text(db, "SELECT build_id_error FROM mapping WHERE start = %d",
-				   0x7000000),
-			    "no build-id note");
+	assert_string_equal(
+	    q_text(db, "SELECT build_id_error FROM mapping WHERE start = %d", 0x7000000),
+	    "no build-id note");
 	assert_string_equal(q_text(db, "SELECT build_id FROM mapping WHERE start = %d", 0x7000000),
 			    "<NULL>");
 	assert_string_equal(q_text(db, "SELECT event FROM mapping WHERE offset = 8192"), "new");
@@ -344,18 +347,21 @@ static void test_01_loader_rows(void **state)
 				       "|| ' ' || debug || ' ' || path FROM module_symbols WHERE "
 				       "build_id = '11223344'"),
 			    "ELF-part-0|ELF-part-1 21 1 1 /usr/bin/app");
-	assert_string_equal(q_text(db, "SELECT CAST(elf AS TEXT) || ' ' || chunks || ' ' || complete "
-				       "FROM module_symbols WHERE build_id = '99223344'"),
+	assert_string_equal(q_text(db,
+				   "SELECT CAST(elf AS TEXT) || ' ' || chunks || ' ' || complete "
+				   "FROM module_symbols WHERE build_id = '99223344'"),
 			    "lonely 3 0");
 	assert_int_equal(q_int(db, "SELECT count FROM record_count WHERE kind = "
-				   "'module_symbols:incomplete'"), 1);
+				   "'module_symbols:incomplete'"),
+			 1);
 	/* the profile */
 	assert_int_equal(q_int(db, "SELECT count(*) FROM cpu_profile"), 2);
-	assert_string_equal(q_text(db, "SELECT seq || ' ' || time_ns || ' ' || interval_ns || ' ' || "
-				       "pid || ' ' || requested_hz || ' ' || ticks || ' ' || "
-				       "delivered_hz || ' ' || cpus || ' ' || samples || ' ' || "
-				       "no_user_stack || ' ' || no_kernel_stack || ' ' || lost "
-				       "FROM cpu_profile WHERE seq = 0"),
+	assert_string_equal(q_text(db,
+				   "SELECT seq || ' ' || time_ns || ' ' || interval_ns || ' ' || "
+				   "pid || ' ' || requested_hz || ' ' || ticks || ' ' || "
+				   "delivered_hz || ' ' || cpus || ' ' || samples || ' ' || "
+				   "no_user_stack || ' ' || no_kernel_stack || ' ' || lost "
+				   "FROM cpu_profile WHERE seq = 0"),
 			    "0 1001000000000 1000000000 4321 99 190 95.0 2 60 3 1 2");
 	assert_int_equal(q_int(db, "SELECT count(*) FROM cpu_profile_stack"), 4);
 	assert_string_equal(q_text(db, "SELECT group_concat(seq || ':' || "
@@ -371,20 +377,27 @@ static void test_01_loader_rows(void **state)
 static void test_02_mapping_arithmetic(void **state)
 {
 	struct map_entry m[] = {
-		{ .pid = 1, .time_ns = 100, .start = 0x1000, .end = 0x2000, .offset = 0x3000,
-		  .path = "/a" },
-		{ .pid = 1, .time_ns = 500, .start = 0x1000, .end = 0x2000, .offset = 0x5000,
-		  .path = "/b" },
-		{ .pid = 1, .time_ns = 900, .start = 0x1000, .end = 0x2000, .path = "/b",
-		  .gone = true },
-		{ .pid = 2, .time_ns = 100, .start = 0x8000, .end = 0x9000, .path = "/c" },
+	    {.pid = 1,
+	     .time_ns = 100,
+	     .start = 0x1000,
+	     .end = 0x2000,
+	     .offset = 0x3000,
+	     .path = "/a"},
+	    {.pid = 1,
+	     .time_ns = 500,
+	     .start = 0x1000,
+	     .end = 0x2000,
+	     .offset = 0x5000,
+	     .path = "/b"},
+	    {.pid = 1, .time_ns = 900, .start = 0x1000, .end = 0x2000, .path = "/b", .gone = true},
+	    {.pid = 2, .time_ns = 100, .start = 0x8000, .end = 0x9000, .path = "/c"},
 	};
 
 	(void)state;
 	assert_int_equal(frame_lookup_addr(0x1234, 0), 0x1234);
 	assert_int_equal(frame_lookup_addr(0x1234, 1), 0x1233);
 	assert_int_equal(frame_lookup_addr(0x1234, 7), 0x1233);
-	assert_int_equal(mapping__find(m, 4, 1, 200, 0x1800), 0);  /* latest at or before */
+	assert_int_equal(mapping__find(m, 4, 1, 200, 0x1800), 0); /* latest at or before */
 	assert_int_equal(mapping__find(m, 4, 1, 600, 0x1800), 1);
 	assert_int_equal(mapping__find(m, 4, 1, 500, 0x1800), 1);  /* at: included */
 	assert_int_equal(mapping__find(m, 4, 1, 950, 0x1800), -1); /* gone */
@@ -392,7 +405,7 @@ static void test_02_mapping_arithmetic(void **state)
 	assert_int_equal(mapping__find(m, 4, 1, 200, 0x2000), -1); /* end is exclusive */
 	assert_int_equal(mapping__find(m, 4, 1, 200, 0x8100), -1); /* another pid's */
 	assert_int_equal(mapping__find(m, 4, 0, 200, 0x8100), 3);  /* any pid */
-	assert_int_equal(mapping__find(m, 4, 1, 0, 0x1800), 1);    /* time unknown: latest live */
+	assert_int_equal(mapping__find(m, 4, 1, 0, 0x1800), 1);	   /* time unknown: latest live */
 }
 
 /* symstore__update places each frame: offsets with ip - 1 for callers, the
@@ -411,13 +424,14 @@ static void test_03_frames_placed(void **state)
 	assert_true(run.stored);
 	assert_int_equal(run.placed, 4 + 2 + 2 + 1);
 	/* stack 1: depth 0 ip 0x400100 -> offset 0x100 + 0x1000; depth 1 0x400200 - 1 */
-	assert_string_equal(q_text(db, "SELECT group_concat(depth || ':' || kind || ':' || module || "
-				       "':' || printf('%%x', addr) || ':' || "
-				       "CASE WHEN file_offset IS NULL THEN '-' ELSE "
-				       "printf('%%x', file_offset) END || ':' || "
-				       "COALESCE(sym_space, '-') || ':' || COALESCE(miss, '-'), ' ') "
-				       "FROM (SELECT * FROM frame_module WHERE stack_id = 1 ORDER BY "
-				       "depth)"),
+	assert_string_equal(q_text(db,
+				   "SELECT group_concat(depth || ':' || kind || ':' || module || "
+				   "':' || printf('%%x', addr) || ':' || "
+				   "CASE WHEN file_offset IS NULL THEN '-' ELSE "
+				   "printf('%%x', file_offset) END || ':' || "
+				   "COALESCE(sym_space, '-') || ':' || COALESCE(miss, '-'), ' ') "
+				   "FROM (SELECT * FROM frame_module WHERE stack_id = 1 ORDER BY "
+				   "depth)"),
 			    "0:user:/usr/bin/app:400100:1100:elf:- "
 			    "1:user:/usr/bin/app:4001ff:11ff:elf:- "
 			    "2:user:/usr/lib/libx.so:700000f:f:-:no_build_id "
@@ -426,15 +440,16 @@ static void test_03_frames_placed(void **state)
 				       "depth = 0"),
 			    "abcd0001");
 	/* stack 2: kernel, keyed by the boot id; callers at ip - 1 */
-	assert_string_equal(q_text(db, "SELECT group_concat(kind || ':' || sym_space || ':' || "
-				       "sym_key || ':' || printf('%%x', sym_addr), ' ') FROM "
-				       "(SELECT * FROM frame_module WHERE stack_id = 2 ORDER BY depth)"),
-			    "kernel:kernel:" BOOT ":ffffffff81000010 kernel:kernel:" BOOT
-			    ":ffffffff8100001f");
+	assert_string_equal(
+	    q_text(db, "SELECT group_concat(kind || ':' || sym_space || ':' || "
+		       "sym_key || ':' || printf('%%x', sym_addr), ' ') FROM "
+		       "(SELECT * FROM frame_module WHERE stack_id = 2 ORDER BY depth)"),
+	    "kernel:kernel:" BOOT ":ffffffff81000010 kernel:kernel:" BOOT ":ffffffff8100001f");
 	/* stack 3: JIT (anonymous mapping, perf map of the pid), then the app */
-	assert_string_equal(q_text(db, "SELECT kind || ':' || module || ':' || sym_key || ':' || "
-				       "printf('%%x', sym_addr) FROM frame_module WHERE stack_id = 3 "
-				       "AND depth = 0"),
+	assert_string_equal(q_text(db,
+				   "SELECT kind || ':' || module || ':' || sym_key || ':' || "
+				   "printf('%%x', sym_addr) FROM frame_module WHERE stack_id = 3 "
+				   "AND depth = 0"),
 			    "jit:[jit]:1:4321:9000010");
 	/* stack 4 was first seen at T0+3s..4s: the mapping of the exec (offset 0x2000) */
 	assert_int_equal(q_int(db, "SELECT file_offset FROM frame_module WHERE stack_id = 4"),
@@ -442,12 +457,15 @@ static void test_03_frames_placed(void **state)
 	/* the store: one row per distinct address, misses with a reason */
 	assert_int_equal(q_int(db, "SELECT count(*) FROM symbol WHERE space = 'elf'"), 4);
 	assert_int_equal(q_int(db, "SELECT count(*) FROM symbol WHERE space = 'elf' AND "
-				   "source IS NULL AND miss IS NOT NULL"), 4);
+				   "source IS NULL AND miss IS NOT NULL"),
+			 4);
 	assert_int_equal(q_int(db, "SELECT count(*) FROM symbol WHERE space = 'jit'"), 1);
 	/* the perf map names the JIT frame */
-	assert_string_equal(q_text(db, "SELECT sf.func || ':' || s.source FROM symbol s JOIN "
-				       "symbol_frame sf USING (space, key, addr) WHERE s.space = "
-				       "'jit' AND s.addr = %d", 0x9000010),
+	assert_string_equal(q_text(db,
+				   "SELECT sf.func || ':' || s.source FROM symbol s JOIN "
+				   "symbol_frame sf USING (space, key, addr) WHERE s.space = "
+				   "'jit' AND s.addr = %d",
+				   0x9000010),
 			    "hot:perfmap");
 	/* a second run places nothing new and names nothing new */
 	assert_int_equal(symstore__update(db, 1, NULL, &run, errbuf, sizeof(errbuf)), 0);
@@ -455,49 +473,49 @@ static void test_03_frames_placed(void **state)
 	assert_int_equal(run.resolved, 0);
 	/* symbolize (retry_misses) asks again for the misses only */
 	{
-		struct symstore_opts o = { .retry_misses = true };
+		struct symstore_opts o = {.retry_misses = true};
 
 		assert_int_equal(symstore__update(db, 1, &o, &run, errbuf, sizeof(errbuf)), 0);
-		assert_int_equal(run.resolved, 4 + (uint64_t)q_int(db, "SELECT count(*) FROM symbol "
-									"WHERE space <> 'elf' AND "
-									"source IS NULL"));
+		assert_int_equal(run.resolved,
+				 4 + (uint64_t)q_int(db, "SELECT count(*) FROM symbol "
+							 "WHERE space <> 'elf' AND "
+							 "source IS NULL"));
 	}
 	sqlite3_close(db);
 }
 
 /* ------------------------------------------------------- top functions */
 
-static struct prof_func F(const char *func, bool inlined)
-{
-	struct prof_func f = { .func = func, .file = "a.c", .line = 1, .inlined = inlined };
+static struct prof_func F(const char *func, bool inlined) {
+	struct prof_func f = {.func = func, .file = "a.c", .line = 1, .inlined = inlined};
 
 	return f;
 }
 
-static void test_04_top_functions(void **state)
+static void
+test_04_top_functions(void **state)
 {
 	/* locations: a (main), b (calls itself), c (with d inlined), one unnamed */
-	struct prof_func fa[] = { F("main", false) };
-	struct prof_func fb[] = { F("rec", false) };
-	struct prof_func fc[] = { F("inl", true), F("outer", false) };
+	struct prof_func fa[] = {F("main", false)};
+	struct prof_func fb[] = {F("rec", false)};
+	struct prof_func fc[] = {F("inl", true), F("outer", false)};
 	struct prof_loc L[] = {
-		{ .kind = FRAME_USER, .module = "/bin/x", .n = 1, .f = fa, .source = "dwarf" },
-		{ .kind = FRAME_USER, .module = "/bin/x", .n = 1, .f = fb, .source = "dwarf" },
-		{ .kind = FRAME_USER, .module = "/bin/x", .n = 2, .f = fc, .source = "dwarf" },
-		{ .kind = FRAME_USER, .module = "/usr/lib/liby.so", .offset = 0x1f0,
-		  .miss = "no_file" },
+	    {.kind = FRAME_USER, .module = "/bin/x", .n = 1, .f = fa, .source = "dwarf"},
+	    {.kind = FRAME_USER, .module = "/bin/x", .n = 1, .f = fb, .source = "dwarf"},
+	    {.kind = FRAME_USER, .module = "/bin/x", .n = 2, .f = fc, .source = "dwarf"},
+	    {.kind = FRAME_USER, .module = "/usr/lib/liby.so", .offset = 0x1f0, .miss = "no_file"},
 	};
 	/* innermost first */
-	struct prof_loc *s1[] = { &L[1], &L[1], &L[1], &L[0] }; /* rec rec rec main */
-	struct prof_loc *s2[] = { &L[2], &L[1], &L[0] };	/* inl<outer rec main */
-	struct prof_loc *s3[] = { &L[3], &L[0] };		/* liby+0x1f0 main */
+	struct prof_loc *s1[] = {&L[1], &L[1], &L[1], &L[0]}; /* rec rec rec main */
+	struct prof_loc *s2[] = {&L[2], &L[1], &L[0]};	      /* inl<outer rec main */
+	struct prof_loc *s3[] = {&L[3], &L[0]};		      /* liby+0x1f0 main */
 	struct prof_stack st[] = {
-		{ .count = 10, .n = 4, .loc = s1 },
-		{ .count = 5, .n = 3, .loc = s2 },
-		{ .count = 2, .n = 2, .loc = s3 },
-		{ .count = 1, .n = 0, .loc = NULL, .no_user_stack = true },
+	    {.count = 10, .n = 4, .loc = s1},
+	    {.count = 5, .n = 3, .loc = s2},
+	    {.count = 2, .n = 2, .loc = s3},
+	    {.count = 1, .n = 0, .loc = NULL, .no_user_stack = true},
 	};
-	struct profile p = { .collected = true, .n_stacks = 4, .stacks = st };
+	struct profile p = {.collected = true, .n_stacks = 4, .stacks = st};
 	struct prof_top t;
 	char name[64];
 
@@ -528,7 +546,7 @@ static void test_04_top_functions(void **state)
 	prof_loc__name(&L[3], 0, name, sizeof(name));
 	assert_string_equal(name, "liby.so+0x1f0");
 	{
-		struct prof_loc u = { .kind = FRAME_UNKNOWN, .module = "[unknown]", .addr = 0x123 };
+		struct prof_loc u = {.kind = FRAME_UNKNOWN, .module = "[unknown]", .addr = 0x123};
 
 		prof_loc__name(&u, 0, name, sizeof(name));
 		assert_string_equal(name, "[unknown]+0x123");
@@ -540,7 +558,7 @@ static void test_05_profile_load(void **state)
 {
 	char id[DB_CAPTURE_ID_LEN];
 	struct capture_meta m;
-	struct window all = { 0 }, w = { .has_start = true, .start_ns = 2 * SEC };
+	struct window all = {0}, w = {.has_start = true, .start_ns = 2 * SEC};
 	struct profile *p = NULL;
 	struct symstore_run run;
 	sqlite3 *db;
@@ -583,7 +601,7 @@ static void test_06_not_collected(void **state)
 {
 	char id[DB_CAPTURE_ID_LEN], *buf = NULL;
 	size_t len = 0;
-	struct report_opts o = { .fmt = OUT_TEXT };
+	struct report_opts o = {.fmt = OUT_TEXT};
 	FILE *f;
 	sqlite3 *db;
 
@@ -611,12 +629,9 @@ static void test_06_not_collected(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_01_loader_rows),
-		cmocka_unit_test(test_02_mapping_arithmetic),
-		cmocka_unit_test(test_03_frames_placed),
-		cmocka_unit_test(test_04_top_functions),
-		cmocka_unit_test(test_05_profile_load),
-		cmocka_unit_test(test_06_not_collected),
+	    cmocka_unit_test(test_01_loader_rows),   cmocka_unit_test(test_02_mapping_arithmetic),
+	    cmocka_unit_test(test_03_frames_placed), cmocka_unit_test(test_04_top_functions),
+	    cmocka_unit_test(test_05_profile_load),  cmocka_unit_test(test_06_not_collected),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
