@@ -123,6 +123,7 @@ int record_write_header(struct capture_writer *w, const struct record_header_in 
 	target.exe = (char *)t->exe;
 	target.exe_build_id.data = (uint8_t *)t->build_id;
 	target.exe_build_id.len = t->build_id_len;
+	target.exe_build_id_kind = (Ptop__V1__BuildIdKind)t->build_id_kind;
 	target.n_cmdline = t->n_cmdline;
 	target.cmdline = t->cmdline;
 	target.cgroup_path = (char *)t->cgroup_path;

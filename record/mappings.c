@@ -176,6 +176,7 @@ struct module {
 	uint64_t inode;              /* or the vdso's start address */
 	uint8_t id[BUILDID_MAX];
 	size_t id_len;
+	enum buildid_kind kind;      /* GNU build-id, or Go's build ID */
 	char error[128];             /* why id_len is 0 */
 };
 
@@ -269,6 +270,7 @@ static int emit_symbols(struct collector *c, const struct module *mod, const cha
 
 	ms.build_id.data = (uint8_t *)mod->id;
 	ms.build_id.len = mod->id_len;
+	ms.build_id_kind = (Ptop__V1__BuildIdKind)mod->kind;
 	ms.path = (char *)path;
 	ms.debug = img->debug;
 	ms.size = img->size;
@@ -436,7 +438,7 @@ static struct module *file_module(struct collector *c, const struct xmap *m, boo
 		goto cleanup;
 	}
 	elf = elf_version(EV_CURRENT) != EV_NONE ? elf_begin(fd, ELF_C_READ_MMAP, NULL) : NULL;
-	r = buildid_read_elf(elf, mod->id, sizeof(mod->id), &mod->id_len);
+	r = buildid_read_ident(elf, mod->id, sizeof(mod->id), &mod->id_len, &mod->kind);
 	if (r) {
 		mod->id_len = 0;
 		set_error(mod, "read", r);
@@ -530,6 +532,7 @@ static int emit_mapping(const struct xmap *m, bool added, void *arg)
 	mp.dev = (char *)m->dev;
 	mp.build_id.data = mod->id;
 	mp.build_id.len = mod->id_len;
+	mp.build_id_kind = (Ptop__V1__BuildIdKind)mod->kind;
 	mp.build_id_error = mod->id_len ? (char *)"" : mod->error;
 	if (a->event == PTOP__V1__MAPPING_EVENT__MAPPING_EVENT_UNSPECIFIED)
 		mp.event = added ? PTOP__V1__MAPPING_EVENT__MAPPING_EVENT_NEW

@@ -23,6 +23,7 @@
 
 #include "proto/ptop.pb-c.h"
 #include "record/collector.h"
+#include "symbol/buildid.h"
 
 /* Exit statuses of ptop-record. */
 #define RECORD_EXIT_OK 0
@@ -160,6 +161,7 @@ struct record_target {
 	char exe[PATH_MAX];          /* empty when unknown */
 	uint8_t build_id[RECORD_BUILD_ID_MAX];
 	size_t build_id_len;         /* 0: no build-id (or unreadable) */
+	enum buildid_kind build_id_kind; /* GNU, or Go's build ID */
 	char **cmdline;              /* owned copies; n_cmdline */
 	size_t n_cmdline;
 	char cgroup_path[1024];      /* empty when unknown */

@@ -197,7 +197,8 @@ int target__open_pid(struct record_target *t, pid_t pid, char *err, size_t errle
 	 * or lives in another mount namespace). */
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd >= 0) {
-		if (buildid_read_fd(fd, t->build_id, sizeof(t->build_id), &t->build_id_len))
+		if (buildid_read_fd_ident(fd, t->build_id, sizeof(t->build_id), &t->build_id_len,
+					  &t->build_id_kind))
 			t->build_id_len = 0;
 		close(fd);
 	}
@@ -314,7 +315,7 @@ int target__launch(struct record_target *t, char **argv, char *err, size_t errle
 	int go[2] = { -1, -1 }, ep[2] = { -1, -1 };
 	pid_t pid;
 	size_t i;
-	int rc;
+	int rc, fd;
 
 	target_init(t);
 	t->mode = PTOP__V1__TARGET_MODE__TARGET_MODE_COMMAND;
@@ -338,8 +339,12 @@ int target__launch(struct record_target *t, char **argv, char *err, size_t errle
 	 * cut to 15 bytes */
 	base = strrchr(file, '/');
 	snprintf(t->comm, TASK_COMM_LEN, "%s", base ? base + 1 : file);
-	if (buildid_read_path(t->exe, t->build_id, sizeof(t->build_id), &t->build_id_len))
+	fd = open(t->exe, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || buildid_read_fd_ident(fd, t->build_id, sizeof(t->build_id),
+					    &t->build_id_len, &t->build_id_kind))
 		t->build_id_len = 0;
+	if (fd >= 0)
+		close(fd);
 	for (i = 0; argv[i]; i++) {
 		rc = add_cmdline(t, argv[i]);
 		if (rc) {

@@ -1,4 +1,4 @@
-/* buildid.c — read the GNU build-id note of an ELF file with libelf. */
+/* buildid.c — read the build-id note (GNU, or Go's) of an ELF file with libelf. */
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
@@ -14,17 +14,22 @@
 #ifndef NT_GNU_BUILD_ID
 #define NT_GNU_BUILD_ID 3
 #endif
+#define NT_GO_BUILD_ID 4 /* name "Go" (cmd/link's ELF_NOTE_GOBUILDID_TAG) */
 
-/* Look for the build-id note in DATA. 0 found, -ENODATA not there, other -errno. */
-static int scan_notes(Elf_Data *data, uint8_t *id, size_t cap, size_t *len)
+/* Look for the note of KIND in DATA. 0 found, -ENODATA not there, other -errno. */
+static int scan_notes(Elf_Data *data, enum buildid_kind kind, uint8_t *id, size_t cap,
+		      size_t *len)
 {
+	const char *name = kind == BUILDID_GO ? "Go" : "GNU";
+	unsigned type = kind == BUILDID_GO ? NT_GO_BUILD_ID : NT_GNU_BUILD_ID;
 	size_t off = 0, next, name_off, desc_off;
 	GElf_Nhdr nh;
 
 	while (off < data->d_size &&
 	       (next = gelf_getnote(data, off, &nh, &name_off, &desc_off)) > 0) {
-		if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
-		    memcmp((const char *)data->d_buf + name_off, "GNU", 4) == 0) {
+		/* the name with its NUL; Go pads it with another ("Go\0\0") */
+		if (nh.n_type == type && nh.n_namesz >= strlen(name) + 1 && nh.n_namesz <= 4 &&
+		    memcmp((const char *)data->d_buf + name_off, name, strlen(name) + 1) == 0) {
 			if (nh.n_descsz == 0 || nh.n_descsz > BUILDID_MAX)
 				return -EINVAL;
 			if (nh.n_descsz > cap)
@@ -39,6 +44,24 @@ static int scan_notes(Elf_Data *data, uint8_t *id, size_t cap, size_t *len)
 }
 
 int buildid_read_elf(Elf *elf, uint8_t *id, size_t cap, size_t *len)
+{
+	return buildid_read_kind(elf, BUILDID_GNU, id, cap, len);
+}
+
+int buildid_read_ident(Elf *elf, uint8_t *id, size_t cap, size_t *len, enum buildid_kind *kind)
+{
+	int err = buildid_read_kind(elf, BUILDID_GNU, id, cap, len);
+
+	*kind = BUILDID_GNU;
+	if (err == -ENODATA) {
+		err = buildid_read_kind(elf, BUILDID_GO, id, cap, len);
+		if (!err)
+			*kind = BUILDID_GO;
+	}
+	return err;
+}
+
+int buildid_read_kind(Elf *elf, enum buildid_kind kind, uint8_t *id, size_t cap, size_t *len)
 {
 	Elf_Scn *scn = NULL;
 	size_t i, nphdr;
@@ -59,7 +82,7 @@ int buildid_read_elf(Elf *elf, uint8_t *id, size_t cap, size_t *len)
 		data = elf_getdata(scn, NULL);
 		if (!data || !data->d_buf)
 			continue;
-		r = scan_notes(data, id, cap, len);
+		r = scan_notes(data, kind, id, cap, len);
 		if (r != -ENODATA) {
 			err = r;
 			goto cleanup;
@@ -77,7 +100,7 @@ int buildid_read_elf(Elf *elf, uint8_t *id, size_t cap, size_t *len)
 					    ph.p_align == 8 ? ELF_T_NHDR8 : ELF_T_NHDR);
 		if (!data || !data->d_buf)
 			continue;
-		r = scan_notes(data, id, cap, len);
+		r = scan_notes(data, kind, id, cap, len);
 		if (r != -ENODATA) {
 			err = r;
 			goto cleanup;
@@ -100,6 +123,19 @@ int buildid_read_fd(int fd, uint8_t *id, size_t cap, size_t *len)
 	return err;
 }
 
+int buildid_read_fd_ident(int fd, uint8_t *id, size_t cap, size_t *len, enum buildid_kind *kind)
+{
+	Elf *elf;
+	int err;
+
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return -ENOMEM;
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	err = elf ? buildid_read_ident(elf, id, cap, len, kind) : -ENOEXEC;
+	elf_end(elf);
+	return err;
+}
+
 int buildid_read_memory(const void *image, size_t size, uint8_t *id, size_t cap, size_t *len)
 {
 	Elf *elf;
@@ -116,28 +152,29 @@ int buildid_read_memory(const void *image, size_t size, uint8_t *id, size_t cap,
 	return err;
 }
 
-int buildid_read_pid_memory(pid_t pid, uint64_t start, uint64_t end, uint8_t *id, size_t cap,
-			    size_t *len)
+int buildid_pid_memory(pid_t pid, uint64_t start, uint64_t end, void **image, size_t *size)
 {
 	char path[64];
 	uint8_t *buf = NULL;
-	size_t size = (size_t)(end - start), got = 0;
+	size_t want = (size_t)(end - start), got = 0;
 	ssize_t n;
-	int fd = -1, err;
+	int fd = -1, err = 0;
 
+	*image = NULL;
+	*size = 0;
 	if (end <= start || end - start > BUILDID_MEM_MAX)
 		return -EINVAL;
 	snprintf(path, sizeof(path), "/proc/%d/mem", (int)pid);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	buf = malloc(size);
+	buf = malloc(want);
 	if (!buf) {
 		err = -ENOMEM;
 		goto cleanup;
 	}
-	while (got < size) {
-		n = pread(fd, buf + got, size - got, (off_t)(start + got));
+	while (got < want) {
+		n = pread(fd, buf + got, want - got, (off_t)(start + got));
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
@@ -152,11 +189,28 @@ int buildid_read_pid_memory(pid_t pid, uint64_t start, uint64_t end, uint8_t *id
 		err = -EIO; /* no mm: the process is exiting */
 		goto cleanup;
 	}
-	err = buildid_read_memory(buf, got, id, cap, len);
+	*image = buf;
+	*size = got;
+	buf = NULL;
 cleanup:
 	free(buf);
 	if (fd >= 0)
 		close(fd);
+	return err;
+}
+
+int buildid_read_pid_memory(pid_t pid, uint64_t start, uint64_t end, uint8_t *id, size_t cap,
+			    size_t *len)
+{
+	void *image;
+	size_t size;
+	int err;
+
+	err = buildid_pid_memory(pid, start, end, &image, &size);
+	if (err)
+		return err;
+	err = buildid_read_memory(image, size, id, cap, len);
+	free(image);
 	return err;
 }
 

@@ -46,10 +46,6 @@ void elfsym_free(struct elfsym_table *t);
 /* Whether ELF has a section named NAME with contents (not SHT_NOBITS). */
 bool elf_has_section(Elf *elf, const char *name);
 
-/* The GNU build-id note of ELF (sections first, then PT_NOTE segments) into ID (room for
- * SYM_MAX_BUILD_ID bytes). 0, -ENODATA when there is none, -EINVAL when malformed. */
-int elf_build_id(Elf *elf, uint8_t *id, size_t *len);
-
 /* Find the section named NAME; NULL if absent. */
 Elf_Scn *elf_find_section(Elf *elf, const char *name, GElf_Shdr *sh);
 

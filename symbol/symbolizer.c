@@ -28,6 +28,7 @@ struct elf_file {
 
 struct module {
 	struct module *next;  /* hash chain */
+	enum sym_build_id_kind kind;
 	uint8_t id[SYM_MAX_BUILD_ID];
 	size_t id_len;
 	enum sym_miss miss;
@@ -45,6 +46,7 @@ struct module {
 
 struct embedded {
 	struct embedded *next;
+	enum sym_build_id_kind kind;
 	uint8_t id[SYM_MAX_BUILD_ID];
 	size_t id_len;
 	void *img;
@@ -393,7 +395,8 @@ static enum try_result try_path(struct module *m, const char *path, struct elf_f
 		close(fd);
 		return TRY_MISMATCH; /* something is there, but not this module */
 	}
-	if (elf_build_id(elf, id, &len) != 0 || len != m->id_len || memcmp(id, m->id, len)) {
+	if (buildid_read_kind(elf, (enum buildid_kind)m->kind, id, sizeof(id), &len) != 0 ||
+	    len != m->id_len || memcmp(id, m->id, len)) {
 		elf_end(elf);
 		close(fd);
 		return TRY_MISMATCH;
@@ -464,6 +467,8 @@ static enum try_result try_debuginfod(struct symbolizer *s, struct module *m, bo
 	enum try_result r;
 	int fd;
 
+	if (m->kind != SYM_BUILD_ID_GNU)
+		return TRY_NONE; /* servers index GNU build-ids only */
 	fd = sym_debuginfod_fetch(m->id, m->id_len, executable, s->debuginfod_urls,
 				  s->cache_dir, &path);
 	if (fd < 0)
@@ -490,7 +495,7 @@ static void find_files(struct symbolizer *s, struct module *m, const char *recor
 		code_via = "path";
 	/* 2. an image embedded in the capture */
 	for (e = s->emb; !code_via && e; e = e->next) {
-		if (e->id_len != m->id_len || memcmp(e->id, m->id, e->id_len))
+		if (e->kind != m->kind || e->id_len != m->id_len || memcmp(e->id, m->id, e->id_len))
 			continue;
 		m->code.elf = elf_memory(e->img, e->size);
 		if (m->code.elf)
@@ -609,6 +614,12 @@ static int open_module(struct symbolizer *s, struct module *m, const char *recor
 	return 0;
 }
 
+static bool module_is(const struct module *m, const struct sym_module_key *key)
+{
+	return m->kind == key->kind && m->id_len == key->build_id_len &&
+	       !memcmp(m->id, key->build_id, m->id_len);
+}
+
 static struct module *get_module(struct symbolizer *s, const struct sym_module_key *key,
 				 int *err)
 {
@@ -616,11 +627,10 @@ static struct module *get_module(struct symbolizer *s, const struct sym_module_k
 	struct module *m;
 
 	*err = 0;
-	if (s->last && s->last->id_len == key->build_id_len &&
-	    !memcmp(s->last->id, key->build_id, key->build_id_len))
+	if (s->last && module_is(s->last, key))
 		return s->last;
 	for (m = s->mods[b]; m; m = m->next) {
-		if (m->id_len == key->build_id_len && !memcmp(m->id, key->build_id, m->id_len))
+		if (module_is(m, key))
 			return s->last = m;
 	}
 	m = calloc(1, sizeof(*m));
@@ -630,6 +640,7 @@ static struct module *get_module(struct symbolizer *s, const struct sym_module_k
 	}
 	memcpy(m->id, key->build_id, key->build_id_len);
 	m->id_len = key->build_id_len;
+	m->kind = key->kind;
 	*err = open_module(s, m, key->path);
 	if (*err) {
 		module_free(m);
@@ -760,6 +771,7 @@ int symbolizer__add_embedded(struct symbolizer *s, const uint8_t *build_id, size
 {
 	uint8_t id[SYM_MAX_BUILD_ID];
 	size_t idlen = 0, b;
+	enum buildid_kind kind;
 	struct embedded *e = NULL;
 	struct module **pm;
 	Elf *elf = NULL;
@@ -775,13 +787,15 @@ int symbolizer__add_embedded(struct symbolizer *s, const uint8_t *build_id, size
 	memcpy(e->img, elf_img, size);
 	e->size = size;
 	elf = elf_memory(e->img, size);
-	if (!elf || elf_kind(elf) != ELF_K_ELF || elf_build_id(elf, id, &idlen) != 0 ||
-	    idlen != len || memcmp(id, build_id, len) != 0) {
+	if (!elf || elf_kind(elf) != ELF_K_ELF ||
+	    buildid_read_ident(elf, id, sizeof(id), &idlen, &kind) != 0 || idlen != len ||
+	    memcmp(id, build_id, len) != 0) {
 		err = -EINVAL;
 		goto cleanup;
 	}
 	memcpy(e->id, build_id, len);
 	e->id_len = len;
+	e->kind = (enum sym_build_id_kind)kind;
 	e->next = s->emb;
 	s->emb = e;
 	e = NULL;
@@ -790,7 +804,8 @@ int symbolizer__add_embedded(struct symbolizer *s, const uint8_t *build_id, size
 	for (pm = &s->mods[b]; *pm; pm = &(*pm)->next) {
 		struct module *m = *pm;
 
-		if (m->id_len == len && !memcmp(m->id, build_id, len) && m->miss) {
+		if (m->kind == (enum sym_build_id_kind)kind && m->id_len == len && !memcmp(m->id, build_id, len) &&
+		    m->miss) {
 			*pm = m->next;
 			if (s->last == m)
 				s->last = NULL;

@@ -24,7 +24,7 @@
 #include <stdint.h>
 
 #define SYM_MAX_FRAMES 16    /* inlined frames reported per address, innermost first */
-#define SYM_MAX_BUILD_ID 64  /* bytes */
+#define SYM_MAX_BUILD_ID 128 /* bytes (a Go build ID is an ASCII string of ~83) */
 
 enum sym_source {
 	SYM_SRC_NONE = 0,
@@ -60,11 +60,20 @@ struct symbolizer_opts {
 	const char *root;            /* prefix for recorded paths (a sysroot); NULL: "" */
 };
 
+/* Which note BUILD_ID is (Mapping.build_id_kind; the values of enum buildid_kind). */
+enum sym_build_id_kind {
+	SYM_BUILD_ID_GNU = 0,        /* NT_GNU_BUILD_ID */
+	SYM_BUILD_ID_GO = 1,         /* Go build ID note, for Go binaries without a GNU one */
+};
+
 /* One module, as recorded in a Mapping. */
 struct sym_module_key {
 	const uint8_t *build_id;     /* may be NULL with build_id_len 0 */
 	size_t build_id_len;
 	const char *path;            /* the recorded path; where to look first */
+	enum sym_build_id_kind kind; /* 0 (GNU) when not set; a candidate file must carry
+				      * the same note of the same kind. debuginfod serves
+				      * GNU build-ids only. */
 };
 
 /* Strings point into the symbolizer (interned) and live until symbolizer__free. */
@@ -103,8 +112,9 @@ struct symbolizer *symbolizer__new(const struct symbolizer_opts *o);
 void symbolizer__free(struct symbolizer *s);
 
 /* Offer an ELF image embedded in the capture (ModuleSymbols, chunks joined) for
- * BUILD_ID. It is used only if its own build-id note matches. The symbolizer
- * takes a copy. 0 or -errno (-EINVAL: not an ELF, or its build-id differs). */
+ * BUILD_ID. It is used only if its own identity (GNU build-id, else Go build
+ * ID) is BUILD_ID. The symbolizer takes a copy. 0 or -errno (-EINVAL: not an
+ * ELF, or its build-id differs). */
 int symbolizer__add_embedded(struct symbolizer *s, const uint8_t *build_id, size_t len,
 			     const void *elf, size_t size);
 

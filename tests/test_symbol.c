@@ -105,12 +105,27 @@ static unsigned marker_line(const char *srcfile, const char *mark)
 struct site {
 	uint8_t id[BUILDID_MAX];
 	size_t id_len;
+	enum buildid_kind kind;   /* GNU build-id, else Go build ID */
 	char path[PATH_MAX];
 	uint64_t off;
 };
 
 /* Run fixture EXE; find the line "KIND NAME ADDR" and map ADDR (minus 1 for a return
  * address) to its module and file offset through the printed maps. */
+/* ST's module identity, as the recorder reads it: GNU build-id, else Go's. */
+static void read_ident(struct site *st)
+{
+	int fd = open(st->path, O_RDONLY);
+	Elf *elf;
+
+	assert_true(fd >= 0);
+	assert_int_not_equal(elf_version(EV_CURRENT), EV_NONE);
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	assert_int_equal(buildid_read_ident(elf, st->id, sizeof(st->id), &st->id_len, &st->kind), 0);
+	elf_end(elf);
+	close(fd);
+}
+
 static void locate(const char *exe, const char *kind, const char *name, struct site *st)
 {
 	char cmd[PATH_MAX + 32], line[4096], k[16], n[128];
@@ -144,7 +159,7 @@ static void locate(const char *exe, const char *kind, const char *name, struct s
 	assert_int_equal(pclose(p), 0);
 	assert_true(found);
 	assert_true(mapped);
-	assert_int_equal(buildid_read_path(st->path, st->id, sizeof(st->id), &st->id_len), 0);
+	read_ident(st);
 }
 
 static void hexid(const struct site *st, char *hex)
@@ -283,8 +298,11 @@ static int build_fixtures(void **state)
 	    sh("cd '%s' && mkdir -p gopath gocache && cp '%s/main.go' . && "
 	       "GOPATH='%s/gopath' GOCACHE='%s/gocache' GO111MODULE=off GOFLAGS=-mod=mod "
 	       "GOPROXY=off go build -ldflags=\"-s -w -B 0x$(sha1sum main.go | cut -c1-40)\" "
-	       "-o gofix main.go",
-	       tmp, src, tmp, tmp))
+	       "-o gofix main.go && "
+	       /* as Go builds by default: no GNU build-id, only Go's own note */
+	       "GOPATH='%s/gopath' GOCACHE='%s/gocache' GO111MODULE=off GOFLAGS=-mod=mod "
+	       "GOPROXY=off go build -ldflags='-s -w' -o gofix_nognu main.go",
+	       tmp, src, tmp, tmp, tmp, tmp))
 		return -1;
 	have_debuginfod = have_cmd("debuginfod");
 	built = true;
@@ -549,6 +567,37 @@ static void test_10_go_gopclntab_stripped(void **state)
 	assert_int_equal(r.n, 1);
 	expect_frame(&r.frames[0], "main.goWork", "main.go", marker_line("main.go", "go_callers"));
 	assert_true(r.func_offset > 0);
+	symbolizer__free(s);
+}
+
+/* A Go binary built the default way has no GNU build-id: it is identified by
+ * its Go build ID note, and a key of the other kind never matches it. */
+static void test_16_go_build_id(void **state)
+{
+	struct sym_module_key key;
+	struct sym_result r;
+	struct symbolizer *s;
+	struct site st;
+
+	(void)state;
+	if (!have_go) {
+		print_message("skipped: no 'go' command (Debian package golang-go)\n");
+		skip();
+	}
+	locate(tpath("gofix_nognu"), "ret", "main.goWork", &st);
+	assert_int_equal(st.kind, BUILDID_GO);
+	assert_true(st.id_len > 20 && memchr(st.id, '/', st.id_len) != NULL);
+	s = symbolizer__new(NULL);
+	key = (struct sym_module_key){ st.id, st.id_len, st.path, SYM_BUILD_ID_GO };
+	assert_int_equal(symbolizer__resolve(s, &key, st.off, &r), 0);
+	dump("goWork (Go build ID)", &r);
+	assert_int_equal(r.source, SYM_SRC_GOPCLNTAB);
+	expect_frame(&r.frames[r.n - 1], "main.goWork", "main.go",
+		     marker_line("main.go", "go_callers"));
+	/* the same bytes as a GNU build-id: the file carries none, so no match */
+	key.kind = SYM_BUILD_ID_GNU;
+	assert_int_equal(symbolizer__resolve(s, &key, st.off, &r), 0);
+	assert_int_equal(r.miss, SYM_MISS_BUILD_ID_MISMATCH);
 	symbolizer__free(s);
 }
 
@@ -868,6 +917,7 @@ int main(void)
 		cmocka_unit_test(test_08_build_id_debug_dir),
 		cmocka_unit_test(test_09_symtab_only),
 		cmocka_unit_test(test_10_go_gopclntab_stripped),
+		cmocka_unit_test(test_16_go_build_id),
 		cmocka_unit_test(test_11_perf_map),
 		cmocka_unit_test(test_12_kallsyms_boot),
 		cmocka_unit_test(test_13_embedded_image),
