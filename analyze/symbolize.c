@@ -1118,8 +1118,9 @@ const char *symbolize_fix_hint(const char *miss)
 				  "--embed-symbols"},
 	    {"no_build_id", "the mapped file has no build-id, so no file can be verified: "
 			    "link it with --build-id (the frames stay module+offset)"},
-	    {"not_covered", "the module's symbols do not cover these addresses: its debug "
-			    "file (debug package, --symbol-cache, --debuginfod) may"},
+	    {"not_covered", "the module's symbols do not cover these addresses (local functions "
+			    "stripped): its debug file names them (debug package, --symbol-cache, "
+			    "--debuginfod)"},
 	    {"other_boot", "kernel frames from another boot: this machine's kallsyms do not "
 			   "apply; analyze on the recording host before it reboots"},
 	    {"no_mapping", "no recorded mapping covers these addresses (code mapped and "
@@ -1192,6 +1193,15 @@ static int top_miss(const struct mod_sum *ms)
 		if (ms->miss_count[k] && (best < 0 || ms->miss_count[k] > ms->miss_count[best]))
 			best = k;
 	return best;
+}
+
+/* The fix for module MS whose frames are mostly unnamed for reason TM. */
+static const char *module_hint(const struct mod_sum *ms, int tm)
+{
+	if (!strcmp(ms->module, "[vdso]") && tm == SYM_MISS_NO_FILE)
+		return "the vDSO is kernel memory, not a file here: record with --embed-symbols "
+		       "to keep its symbols";
+	return symbolize_fix_hint(miss_word(tm));
 }
 
 struct run_out {
@@ -1312,8 +1322,7 @@ static int summarize(sqlite3 *db, const struct capture_meta *m, const struct run
 					  ? (double)mods[i].samples_unnamed / (double)p->stacked
 					  : NAN);
 			json__kv_string(&j, "miss", tm >= 0 ? miss_word(tm) : NULL);
-			json__kv_string(&j, "fix",
-					tm >= 0 ? symbolize_fix_hint(miss_word(tm)) : NULL);
+			json__kv_string(&j, "fix", tm >= 0 ? module_hint(&mods[i], tm) : NULL);
 			json__end_object(&j);
 		}
 		json__end_array(&j);
@@ -1359,7 +1368,7 @@ static int summarize(sqlite3 *db, const struct capture_meta *m, const struct run
 				mods[i].build_id ? mods[i].build_id : "", mods[i].unnamed,
 				mods[i].frames, tm >= 0 ? miss_word(tm) : "?",
 				mods[i].samples_unnamed, pct,
-				tm >= 0 ? symbolize_fix_hint(miss_word(tm)) : "");
+				tm >= 0 ? module_hint(&mods[i], tm) : "");
 		}
 	}
 	if (fflush(ro->out) || ferror(ro->out))
