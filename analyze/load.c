@@ -60,8 +60,8 @@ static const char *const stmt_sql[ST_N] = {
 		       "?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, 0, 'reading', ?24, ?25, "
 		       "?26, ?27)",
 	[ST_TARGET] = "INSERT INTO target (cap, mode, pid, comm, exe, exe_build_id, "
-		      "cmdline, cgroup_path, cgroup_id, container_id) "
-		      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+		      "cmdline, cgroup_path, cgroup_id, container_id, exe_build_id_kind) "
+		      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
 	[ST_PROBE] = "INSERT OR IGNORE INTO probe (cap, seq, name, state, source, reason, "
 		     "detail) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
 	[ST_RECORD_COUNT] = "INSERT INTO record_count (cap, kind, count) VALUES (?1, ?2, ?3)",
@@ -97,12 +97,13 @@ static const char *const stmt_sql[ST_N] = {
 	[ST_FRAME] = "INSERT INTO stack_frame (cap, stack_id, depth, ip) "
 		     "VALUES (?1, ?2, ?3, ?4)",
 	[ST_MAPPING] = "INSERT INTO mapping (cap, time_ns, pid, start, end, offset, path, "
-		       "build_id, perms, inode, dev, build_id_error, event) "
-		       "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
+		       "build_id, perms, inode, dev, build_id_error, event, build_id_kind) "
+		       "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
 	[ST_PERF_MAP] = "INSERT INTO perf_map (cap, pid, time_ns, path, content, chunks, "
 			"complete) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
 	[ST_MODULE_SYMBOLS] = "INSERT INTO module_symbols (cap, build_id, path, debug, size, elf, "
-			      "chunks, complete) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+			      "chunks, complete, build_id_kind) "
+			      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
 	[ST_CPU_PROFILE] = "INSERT INTO cpu_profile (cap, seq, time_ns, interval_ns, pid, "
 			   "requested_hz, ticks, delivered_hz, cpus, samples, no_user_stack, "
 			   "no_kernel_stack, lost) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, "
@@ -179,6 +180,7 @@ struct assembly {
 	uint8_t build_id[128];	/* ModuleSymbols: the key with debug (a Go build ID: ~83) */
 	size_t build_id_len;
 	bool debug;
+	Ptop__V1__BuildIdKind kind; /* of build_id */
 	uint64_t size;		/* ModuleSymbols.size */
 	char *path;
 	uint32_t chunks, received;
@@ -208,6 +210,11 @@ struct loader {
 };
 
 /* ---------------------------------------------------------------- helpers */
+
+static const char *build_id_kind_name(Ptop__V1__BuildIdKind k)
+{
+	return k == PTOP__V1__BUILD_ID_KIND__BUILD_ID_KIND_GO ? "go" : "gnu";
+}
 
 static const char *mapping_event_name(Ptop__V1__MappingEvent e)
 {
@@ -571,9 +578,11 @@ static int load_header(struct loader *l, const Ptop__V1__CaptureHeader *h, const
 		bind_opt_text(s, 8, t->cgroup_path);
 		bind_nz(s, 9, t->cgroup_id);
 		bind_opt_text(s, 10, t->container_id);
+		bind_opt_text(s, 11,
+			      t->exe_build_id.len ? build_id_kind_name(t->exe_build_id_kind) : NULL);
 	} else {
 		bind_text(s, 2, "unspecified");
-		for (int i = 3; i <= 10; i++)
+		for (int i = 3; i <= 11; i++)
 			sqlite3_bind_null(s, i);
 	}
 	err = run(l, ST_TARGET);
@@ -953,6 +962,7 @@ static int load_mapping(struct loader *l, const Ptop__V1__Mapping *m)
 	bind_opt_text(s, 11, m->dev);
 	bind_opt_text(s, 12, m->build_id_error);
 	bind_opt_text(s, 13, mapping_event_name(m->event));
+	bind_opt_text(s, 14, m->build_id.len ? build_id_kind_name(m->build_id_kind) : NULL);
 	return run(l, ST_MAPPING);
 }
 
@@ -1045,6 +1055,7 @@ static int assembly_write(struct loader *l, struct assembly *a)
 		sqlite3_bind_blob64(s, 6, blob, total, free);
 		bind_u64(s, 7, a->chunks);
 		bind_i64(s, 8, complete);
+		bind_text(s, 9, build_id_kind_name(a->kind));
 		if (!complete)
 			l->counts[K_MODULE_SYMBOLS_INCOMPLETE]++;
 	} else {
@@ -1088,7 +1099,8 @@ static int load_chunk(struct loader *l, const Ptop__V1__PerfMap *pm,
 			continue;
 		if (pm && c->pid == pm->pid && c->time_ns == pm->time_ns)
 			break;
-		if (ms && c->debug == ms->debug && c->build_id_len == ms->build_id.len &&
+		if (ms && c->debug == ms->debug && c->kind == ms->build_id_kind &&
+		    c->build_id_len == ms->build_id.len &&
 		    !memcmp(c->build_id, ms->build_id.data, ms->build_id.len))
 			break;
 	}
@@ -1115,6 +1127,7 @@ static int load_chunk(struct loader *l, const Ptop__V1__PerfMap *pm,
 			memcpy(a->build_id, ms->build_id.data, ms->build_id.len);
 			a->build_id_len = ms->build_id.len;
 			a->debug = ms->debug;
+			a->kind = ms->build_id_kind;
 			a->size = ms->size;
 		}
 	}

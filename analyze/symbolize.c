@@ -189,10 +189,11 @@ static int placer_load(struct placer *p, char *err, size_t errlen)
 	sqlite3_finalize(s);
 
 	/* mappings */
-	rc = sqlite3_prepare_v2(p->db,
-				"SELECT pid, time_ns, start, end, offset, path, build_id, event "
-				"FROM mapping WHERE cap = ?1 ORDER BY pid, start, time_ns",
-				-1, &s, NULL);
+	rc = sqlite3_prepare_v2(
+	    p->db,
+	    "SELECT pid, time_ns, start, end, offset, path, build_id, event, "
+	    "build_id_kind FROM mapping WHERE cap = ?1 ORDER BY pid, start, time_ns",
+	    -1, &s, NULL);
 	if (rc != SQLITE_OK)
 		return fail(p->db, err, errlen, "reading mappings");
 	sqlite3_bind_int64(s, 1, p->cap);
@@ -219,6 +220,8 @@ static int placer_load(struct placer *p, char *err, size_t errlen)
 		e->path = sqlite3_column_text(s, 5) ? col_dup(s, 5) : strdup("");
 		e->build_id = col_dup(s, 6);
 		e->gone = ev && !strcmp(ev, "gone");
+		e->go_build_id = sqlite3_column_text(s, 8) &&
+				 !strcmp((const char *)sqlite3_column_text(s, 8), "go");
 		if (!e->path || (sqlite3_column_text(s, 6) && !e->build_id)) {
 			ret = -ENOMEM;
 			goto cleanup;
@@ -309,6 +312,16 @@ static const char *base_name(const char *path)
 	return b ? b + 1 : path ? path : "";
 }
 
+/* The symbol store's key for the module of M: its build-id in hex, "go:" before a
+ * Go build ID (the same bytes as a GNU build-id name another module). */
+static void bind_sym_key(sqlite3_stmt *s, int i, const struct map_entry *m)
+{
+	if (m->go_build_id)
+		sqlite3_bind_text(s, i, sqlite3_mprintf("go:%s", m->build_id), -1, sqlite3_free);
+	else
+		sqlite3_bind_text(s, i, m->build_id, -1, SQLITE_STATIC);
+}
+
 /* Place the frames of every stack of the capture that has none placed yet. */
 static int place_frames(struct placer *p, uint64_t *placed, char *err, size_t errlen)
 {
@@ -382,7 +395,7 @@ static int place_frames(struct placer *p, uint64_t *placed, char *err, size_t er
 				if (m->build_id) {
 					sqlite3_bind_text(ins, 9, m->build_id, -1, SQLITE_STATIC);
 					sqlite3_bind_text(ins, 11, "elf", -1, SQLITE_STATIC);
-					sqlite3_bind_text(ins, 12, m->build_id, -1, SQLITE_STATIC);
+					bind_sym_key(ins, 12, m);
 					sqlite3_bind_int64(ins, 13, (int64_t)off);
 				} else {
 					sqlite3_bind_text(ins, 14, "no_build_id", -1,
@@ -405,7 +418,7 @@ static int place_frames(struct placer *p, uint64_t *placed, char *err, size_t er
 				if (m->build_id) {
 					sqlite3_bind_text(ins, 9, m->build_id, -1, SQLITE_STATIC);
 					sqlite3_bind_text(ins, 11, "elf", -1, SQLITE_STATIC);
-					sqlite3_bind_text(ins, 12, m->build_id, -1, SQLITE_STATIC);
+					bind_sym_key(ins, 12, m);
 					sqlite3_bind_int64(ins, 13,
 							   (int64_t)(addr - m->start + m->offset));
 				} else {
@@ -668,8 +681,13 @@ static int name_frames(sqlite3 *db, int64_t cap, const struct symstore_opts *o, 
 		if (!strcmp(w[k].space, "elf")) {
 			uint8_t id[SYM_MAX_BUILD_ID];
 			struct sym_module_key mk = {.build_id = id, .path = w[k].module};
+			const char *hex = w[k].key;
 
-			if (hex_to_bytes(w[k].key, id, sizeof(id), &mk.build_id_len)) {
+			if (!strncmp(hex, "go:", 3)) {
+				mk.kind = SYM_BUILD_ID_GO;
+				hex += 3;
+			}
+			if (hex_to_bytes(hex, id, sizeof(id), &mk.build_id_len)) {
 				r.miss = SYM_MISS_NO_BUILD_ID;
 			} else {
 				rc = symbolizer__resolve(sz, &mk, (uint64_t)w[k].addr, &r);

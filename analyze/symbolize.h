@@ -68,6 +68,7 @@ struct map_entry {
 	const char *path;     /* "" for anonymous */
 	const char *build_id; /* hex; NULL when none */
 	bool gone;	      /* a MAPPING_EVENT_GONE record */
+	bool go_build_id;     /* build_id is Go's own build ID, not a GNU one */
 };
 
 /* The mapping of PID (0: any pid) covering ADDR at time T (0: unknown): the

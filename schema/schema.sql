@@ -70,6 +70,7 @@ CREATE TABLE IF NOT EXISTS target (
 	comm TEXT,
 	exe TEXT,
 	exe_build_id TEXT,            -- hex; NULL when the executable has none
+	exe_build_id_kind TEXT,       -- gnu | go; NULL with exe_build_id
 	cmdline TEXT,                 -- JSON array
 	cgroup_path TEXT,
 	cgroup_id INTEGER,
@@ -249,7 +250,8 @@ CREATE TABLE IF NOT EXISTS mapping (
 	inode INTEGER,
 	dev TEXT,                     -- "fd:01"
 	build_id_error TEXT,          -- why build_id is NULL: "no build-id note", "unreadable: ..."
-	event TEXT                    -- start | new | gone | end: why the record was written
+	event TEXT,                   -- start | new | gone | end: why the record was written
+	build_id_kind TEXT            -- gnu | go (Go's own build ID note); NULL without a build-id
 );
 
 -- JIT perf maps (/tmp/perf-PID.map), chunks joined: one row per (pid, time_ns).
@@ -272,7 +274,8 @@ CREATE TABLE IF NOT EXISTS module_symbols (
 	size INTEGER,                 -- announced size of the ELF
 	elf BLOB,
 	chunks INTEGER NOT NULL,
-	complete INTEGER NOT NULL     -- 1: every chunk arrived and the size matches
+	complete INTEGER NOT NULL,    -- 1: every chunk arrived and the size matches
+	build_id_kind TEXT NOT NULL   -- gnu | go
 );
 
 -- The CPU profile (collector cpuprof): one row per interval.
@@ -324,7 +327,8 @@ CREATE TABLE IF NOT EXISTS frame_module (
 );
 
 -- The symbol store, independent of captures: what an address is named, once.
--- space elf: key is the module's build-id (hex), addr the file offset;
+-- space elf: key is the module's build-id (hex; 'go:' before a Go build ID), addr
+-- the file offset;
 -- space jit: key 'CAP:PID', addr the address (from the capture's perf map);
 -- space kernel: key the boot id, addr the kernel address.
 CREATE TABLE IF NOT EXISTS symbol (

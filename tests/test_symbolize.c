@@ -332,6 +332,11 @@ static void test_01_loader_rows(void **state)
 	    "no build-id note");
 	assert_string_equal(q_text(db, "SELECT build_id FROM mapping WHERE start = %d", 0x7000000),
 			    "<NULL>");
+	assert_string_equal(q_text(db, "SELECT group_concat(COALESCE(build_id_kind, 'null'), ' ') "
+				       "FROM (SELECT * FROM mapping ORDER BY rowid)"),
+			    "gnu null null gnu");
+	assert_string_equal(q_text(db, "SELECT group_concat(build_id_kind, ' ') FROM module_symbols"),
+			    "gnu gnu");
 	assert_string_equal(q_text(db, "SELECT event FROM mapping WHERE offset = 8192"), "new");
 	/* perf map: two chunks joined in order, the bad chunk counted */
 	assert_int_equal(q_int(db, "SELECT count(*) FROM perf_map"), 1);
