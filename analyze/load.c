@@ -97,8 +97,9 @@ static const char *const stmt_sql[ST_N] = {
 	[ST_FRAME] = "INSERT INTO stack_frame (cap, stack_id, depth, ip) "
 		     "VALUES (?1, ?2, ?3, ?4)",
 	[ST_MAPPING] = "INSERT INTO mapping (cap, time_ns, pid, start, end, offset, path, "
-		       "build_id, perms, inode, dev, build_id_error, event, build_id_kind) "
-		       "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
+		       "build_id, perms, inode, dev, build_id_error, event, build_id_kind, "
+		       "elf_vaddr) "
+		       "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
 	[ST_PERF_MAP] = "INSERT INTO perf_map (cap, pid, time_ns, path, content, chunks, "
 			"complete) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
 	[ST_MODULE_SYMBOLS] = "INSERT INTO module_symbols (cap, build_id, path, debug, size, elf, "
@@ -963,6 +964,10 @@ static int load_mapping(struct loader *l, const Ptop__V1__Mapping *m)
 	bind_opt_text(s, 12, m->build_id_error);
 	bind_opt_text(s, 13, mapping_event_name(m->event));
 	bind_opt_text(s, 14, m->build_id.len ? build_id_kind_name(m->build_id_kind) : NULL);
+	if (m->elf)
+		bind_u64(s, 15, m->elf->vaddr);
+	else
+		sqlite3_bind_null(s, 15);
 	return run(l, ST_MAPPING);
 }
 

@@ -525,6 +525,34 @@ static int feed_symbolizer(sqlite3 *db, int64_t cap, struct symbolizer *sz, char
 		}
 	}
 	sqlite3_finalize(s);
+
+	/* where each mapping sat in its ELF: lets a debug file alone name code */
+	rc = sqlite3_prepare_v2(db,
+				"SELECT DISTINCT build_id, build_id_kind, offset, end - start, elf_vaddr "
+				"FROM mapping WHERE cap = ?1 AND build_id IS NOT NULL "
+				"AND elf_vaddr IS NOT NULL AND end > start",
+				-1, &s, NULL);
+	if (rc != SQLITE_OK)
+		return fail(db, err, errlen, "reading mappings");
+	sqlite3_bind_int64(s, 1, cap);
+	while (sqlite3_step(s) == SQLITE_ROW) {
+		const char *kind = (const char *)sqlite3_column_text(s, 1);
+		uint8_t id[SYM_MAX_BUILD_ID];
+		struct sym_module_key mk = { .build_id = id };
+
+		if (hex_to_bytes((const char *)sqlite3_column_text(s, 0), id, sizeof(id),
+				 &mk.build_id_len))
+			continue;
+		mk.kind = kind && !strcmp(kind, "go") ? SYM_BUILD_ID_GO : SYM_BUILD_ID_GNU;
+		rc = symbolizer__add_mapping(sz, &mk, (uint64_t)sqlite3_column_int64(s, 2),
+					     (uint64_t)sqlite3_column_int64(s, 3),
+					     (uint64_t)sqlite3_column_int64(s, 4));
+		if (rc == -ENOMEM) {
+			sqlite3_finalize(s);
+			return rc;
+		}
+	}
+	sqlite3_finalize(s);
 	return 0;
 }
 

@@ -24,6 +24,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <gelf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -171,6 +172,8 @@ int mappings__perf_map_paths(pid_t pid, pid_t nspid, char *inner, size_t ilen, c
 /* ------------------------------------------------------------------ the collector */
 
 /* What one mapped file (or the vdso) gave: cached so each is read once. */
+#define MAX_LOADS 16 /* PT_LOAD segments kept per module; real files have 2 to 5 */
+
 struct module {
 	char dev[16];                /* maps' dev; "" for the vdso */
 	uint64_t inode;              /* or the vdso's start address */
@@ -178,6 +181,10 @@ struct module {
 	size_t id_len;
 	enum buildid_kind kind;      /* GNU build-id, or Go's build ID */
 	char error[128];             /* why id_len is 0 */
+	struct {
+		uint64_t offset, vaddr, filesz;
+	} loads[MAX_LOADS];          /* the file's PT_LOAD segments (p_offset, p_vaddr, ...) */
+	size_t n_loads;
 };
 
 struct perf_state {
@@ -332,6 +339,41 @@ static struct module *find_module(struct mappings_priv *p, const char *dev, uint
 	return NULL;
 }
 
+/* Keep ELF's PT_LOAD segments in MOD, to place mappings in the ELF's address space. */
+static void read_loads(struct module *mod, Elf *elf)
+{
+	size_t i, n;
+	GElf_Phdr ph;
+
+	if (!elf || elf_getphdrnum(elf, &n) != 0)
+		return;
+	for (i = 0; i < n && mod->n_loads < MAX_LOADS; i++) {
+		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD || !ph.p_filesz)
+			continue;
+		mod->loads[mod->n_loads].offset = ph.p_offset;
+		mod->loads[mod->n_loads].vaddr = ph.p_vaddr;
+		mod->loads[mod->n_loads].filesz = ph.p_filesz;
+		mod->n_loads++;
+	}
+}
+
+/* The ELF address of file offset OFF of MOD (a mapping's page-aligned offset:
+ * the segment may start later in that page). false if no segment covers it. */
+static bool load_vaddr(const struct module *mod, uint64_t off, uint64_t *vaddr)
+{
+	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+
+	for (size_t i = 0; i < mod->n_loads; i++) {
+		uint64_t lo = mod->loads[i].offset & ~(page - 1);
+
+		if (off >= lo && off < mod->loads[i].offset + mod->loads[i].filesz) {
+			*vaddr = off - mod->loads[i].offset + mod->loads[i].vaddr;
+			return true;
+		}
+	}
+	return false;
+}
+
 static struct module *new_module(struct mappings_priv *p, const char *dev, uint64_t inode)
 {
 	struct module *m;
@@ -438,6 +480,7 @@ static struct module *file_module(struct collector *c, const struct xmap *m, boo
 		goto cleanup;
 	}
 	elf = elf_version(EV_CURRENT) != EV_NONE ? elf_begin(fd, ELF_C_READ_MMAP, NULL) : NULL;
+	read_loads(mod, elf);
 	r = buildid_read_ident(elf, mod->id, sizeof(mod->id), &mod->id_len, &mod->kind);
 	if (r) {
 		mod->id_len = 0;
@@ -479,6 +522,7 @@ static struct module *vdso_module(struct collector *c, const struct xmap *m, boo
 		goto cleanup;
 	}
 	elf = elf_version(EV_CURRENT) != EV_NONE ? elf_memory(image, size) : NULL;
+	read_loads(mod, elf);
 	r = buildid_read_elf(elf, mod->id, sizeof(mod->id), &mod->id_len);
 	if (r) {
 		mod->id_len = 0;
@@ -499,6 +543,7 @@ static int emit_mapping(const struct xmap *m, bool added, void *arg)
 	struct collector *c = a->c;
 	Ptop__V1__Record rec = PTOP__V1__RECORD__INIT;
 	Ptop__V1__Mapping mp = PTOP__V1__MAPPING__INIT;
+	Ptop__V1__ElfAddress ea = PTOP__V1__ELF_ADDRESS__INIT;
 	struct module *mod = NULL, anon = { 0 };
 	bool gone = false;
 	int err = 0;
@@ -534,6 +579,8 @@ static int emit_mapping(const struct xmap *m, bool added, void *arg)
 	mp.build_id.len = mod->id_len;
 	mp.build_id_kind = (Ptop__V1__BuildIdKind)mod->kind;
 	mp.build_id_error = mod->id_len ? (char *)"" : mod->error;
+	if (load_vaddr(mod, m->offset, &ea.vaddr))
+		mp.elf = &ea;
 	if (a->event == PTOP__V1__MAPPING_EVENT__MAPPING_EVENT_UNSPECIFIED)
 		mp.event = added ? PTOP__V1__MAPPING_EVENT__MAPPING_EVENT_NEW
 				 : PTOP__V1__MAPPING_EVENT__MAPPING_EVENT_GONE;

@@ -251,7 +251,9 @@ CREATE TABLE IF NOT EXISTS mapping (
 	dev TEXT,                     -- "fd:01"
 	build_id_error TEXT,          -- why build_id is NULL: "no build-id note", "unreadable: ..."
 	event TEXT,                   -- start | new | gone | end: why the record was written
-	build_id_kind TEXT            -- gnu | go (Go's own build ID note); NULL without a build-id
+	build_id_kind TEXT,           -- gnu | go (Go's own build ID note); NULL without a build-id
+	elf_vaddr INTEGER             -- ELF virtual address of the byte at offset (from the file's
+	                              -- program headers at record time); NULL when unknown
 );
 
 -- JIT perf maps (/tmp/perf-PID.map), chunks joined: one row per (pid, time_ns).

@@ -78,9 +78,19 @@ struct strmap {
 	size_t cap, n;
 };
 
+/* A recorded mapping: file offsets [lo, hi) of a module are ELF addresses + bias. */
+struct anchor {
+	struct anchor *next;
+	enum sym_build_id_kind kind;
+	uint8_t id[SYM_MAX_BUILD_ID];
+	size_t id_len;
+	uint64_t lo, hi, vaddr;
+};
+
 struct symbolizer {
 	char *cache_dir, *debuginfod_urls, *debug_dir, *root;
 	bool debuginfod;
+	struct anchor *anchors;
 	struct module *mods[MOD_BUCKETS];
 	struct module *last;
 	struct embedded *emb;
@@ -331,6 +341,12 @@ void symbolizer__free(struct symbolizer *s)
 
 	if (!s)
 		return;
+	while (s->anchors) {
+		struct anchor *a = s->anchors;
+
+		s->anchors = a->next;
+		free(a);
+	}
 	for (i = 0; i < MOD_BUCKETS; i++) {
 		while (s->mods[i]) {
 			struct module *m = s->mods[i];
@@ -551,13 +567,39 @@ static void find_files(struct symbolizer *s, struct module *m, const char *recor
 	m->found_via = debug_via ? debug_via : code_via;
 }
 
+/* Whether ELF holds its code (.text with contents), so that its program headers
+ * still describe the file: objcopy --only-keep-debug makes .text NOBITS and
+ * zeroes the segments' offsets and sizes, but an unstripped binary put where a
+ * debug file is looked for is whole. */
+static bool holds_code(Elf *elf)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+	GElf_Shdr sh;
+
+	if (elf_getshdrstrndx(elf, &shstrndx) != 0)
+		return false;
+	while ((scn = elf_nextscn(elf, scn)) != NULL) {
+		const char *name;
+
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		name = elf_strptr(elf, shstrndx, sh.sh_name);
+		if (name && !strcmp(name, ".text"))
+			return sh.sh_type == SHT_PROGBITS;
+	}
+	return false;
+}
+
 /* The PT_LOAD segments that map file offsets to addresses. From the code file; a debug
- * file only when its segments have file contents (objcopy --only-keep-debug zeroes them). */
+ * file only when it holds the code (else the capture's recorded mappings serve). */
 static int load_segments(struct module *m)
 {
 	Elf *elf = m->code.elf ? m->code.elf : m->debug.elf;
 	size_t i, n;
 
+	if (!m->code.elf && !holds_code(elf))
+		return -ENODATA;
 	if (elf_getphdrnum(elf, &n) != 0)
 		return -ENODATA;
 	m->loads = calloc(n ? n : 1, sizeof(*m->loads));
@@ -573,6 +615,14 @@ static int load_segments(struct module *m)
 	return m->nloads ? 0 : -ENODATA;
 }
 
+static bool has_anchor(const struct symbolizer *s, const struct module *m)
+{
+	for (const struct anchor *a = s->anchors; a; a = a->next)
+		if (a->kind == m->kind && a->id_len == m->id_len && !memcmp(a->id, m->id, m->id_len))
+			return true;
+	return false;
+}
+
 static int open_module(struct symbolizer *s, struct module *m, const char *recorded)
 {
 	Elf *sym_elf;
@@ -583,8 +633,9 @@ static int open_module(struct symbolizer *s, struct module *m, const char *recor
 		return 0;
 	if (load_segments(m) == -ENOMEM)
 		return -ENOMEM;
-	if (!m->nloads) {
-		/* only a debug file: its offsets no longer say where the code was */
+	if (!m->nloads && !has_anchor(s, m)) {
+		/* only a debug file: its offsets no longer say where the code was,
+		 * and the capture recorded no ELF address for the mapping */
 		m->miss = SYM_MISS_NO_FILE;
 		return 0;
 	}
@@ -671,8 +722,12 @@ static void result_one(struct sym_result *r, enum sym_source src, const char *fu
 	r->func_offset = off;
 }
 
-static bool offset_to_addr(const struct module *m, uint64_t off, uint64_t *addr)
+/* The ELF address of file offset OFF of M: from the file's PT_LOAD segments,
+ * else from the mappings the capture recorded (a debug file alone). */
+static bool offset_to_addr(const struct symbolizer *s, const struct module *m, uint64_t off,
+			   uint64_t *addr)
 {
+	const struct anchor *a;
 	size_t i;
 
 	for (i = 0; i < m->nloads; i++) {
@@ -683,7 +738,36 @@ static bool offset_to_addr(const struct module *m, uint64_t off, uint64_t *addr)
 			return true;
 		}
 	}
+	for (a = s->anchors; a; a = a->next) {
+		if (a->kind == m->kind && a->id_len == m->id_len && !memcmp(a->id, m->id, m->id_len) &&
+		    off >= a->lo && off < a->hi) {
+			*addr = a->vaddr + (off - a->lo);
+			return true;
+		}
+	}
 	return false;
+}
+
+int symbolizer__add_mapping(struct symbolizer *s, const struct sym_module_key *key,
+			    uint64_t file_offset, uint64_t size, uint64_t vaddr)
+{
+	struct anchor *a;
+
+	if (!s || !key || !key->build_id || !key->build_id_len ||
+	    key->build_id_len > SYM_MAX_BUILD_ID || !size)
+		return -EINVAL;
+	a = calloc(1, sizeof(*a));
+	if (!a)
+		return -ENOMEM;
+	a->kind = key->kind;
+	memcpy(a->id, key->build_id, key->build_id_len);
+	a->id_len = key->build_id_len;
+	a->lo = file_offset;
+	a->hi = file_offset + size;
+	a->vaddr = vaddr;
+	a->next = s->anchors;
+	s->anchors = a;
+	return 0;
 }
 
 static bool key_valid(const struct sym_module_key *key)
@@ -715,7 +799,7 @@ int symbolizer__resolve(struct symbolizer *s, const struct sym_module_key *key,
 		result_miss(r, m->miss);
 		return 0;
 	}
-	if (!offset_to_addr(m, file_offset, &addr)) {
+	if (!offset_to_addr(s, m, file_offset, &addr)) {
 		result_miss(r, SYM_MISS_NOT_COVERED);
 		return 0;
 	}

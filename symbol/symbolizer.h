@@ -123,6 +123,15 @@ int symbolizer__add_embedded(struct symbolizer *s, const uint8_t *build_id, size
  * one name. The text is copied. 0 or -errno. */
 int symbolizer__add_perf_map(struct symbolizer *s, int pid, const char *text, size_t len);
 
+/* Tell the symbolizer where a recorded mapping of module KEY sat in the
+ * module's ELF address space: file offsets [FILE_OFFSET, FILE_OFFSET + SIZE)
+ * are ELF addresses from VADDR on (Mapping.offset, end - start, elf.vaddr).
+ * Used when the only file found for the module is a separate debug file,
+ * whose own program headers no longer say where the code was. Copied.
+ * 0 or -errno. */
+int symbolizer__add_mapping(struct symbolizer *s, const struct sym_module_key *key,
+			    uint64_t file_offset, uint64_t size, uint64_t vaddr);
+
 /* Name FILE_OFFSET inside module KEY. Returns 0 with R filled (named, or a miss
  * with R->miss saying why), or -errno on a hard error (ENOMEM). */
 int symbolizer__resolve(struct symbolizer *s, const struct sym_module_key *key,

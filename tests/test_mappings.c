@@ -8,6 +8,7 @@
  * The run loop's rec_emit_* are replaced by fakes that keep the records (packed,
  * as a capture would hold them).
  */
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
@@ -267,6 +268,18 @@ static void test_02_self_build_ids(void **state)
 	assert_string_equal(m->build_id_error, "");
 	assert_string_equal(m->perms, "r-xp");
 	assert_int_equal(m->pid, getpid());
+	/* where the mapping sits in the ELF: this function's ELF address is its
+	 * runtime address less the load bias (dladdr's base: a PIE's first segment
+	 * is at ELF address 0) */
+	{
+		uintptr_t fn = (uintptr_t)test_02_self_build_ids;
+		Dl_info dl;
+
+		assert_true(fn >= m->start && fn < m->end);
+		assert_non_null(m->elf);
+		assert_true(dladdr((void *)fn, &dl) != 0);
+		assert_int_equal(m->elf->vaddr + (fn - m->start), fn - (uintptr_t)dl.dli_fbase);
+	}
 
 	/* the vdso: from /proc/self/mem, checked against the image at AT_SYSINFO_EHDR */
 	v = find_mapping("[vdso]", PTOP__V1__MAPPING_EVENT__MAPPING_EVENT_START);

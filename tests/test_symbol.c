@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <gelf.h>
 
 #include "symbol/buildid.h"
 #include "symbol/symbolizer.h"
@@ -601,6 +602,64 @@ static void test_16_go_build_id(void **state)
 	symbolizer__free(s);
 }
 
+/* The binary is gone and only its separate debug file is in the cache: the
+ * debug file's program headers no longer map file offsets (objcopy zeroes
+ * them), so the module is named only with the mapping's ELF address that the
+ * capture recorded (symbolizer__add_mapping). */
+static void test_17_debug_file_alone(void **state)
+{
+	struct symbolizer_opts o = { .debug_dir = tpath("no-debug-dir"),
+				     .cache_dir = tpath("cache-alone") };
+	struct sym_module_key key;
+	struct symbolizer *s;
+	struct sym_result r;
+	char hex[2 * BUILDID_MAX + 1];
+	struct site st;
+	GElf_Phdr ph, seg = { 0 };
+	size_t i, n;
+	Elf *elf;
+	int fd;
+
+	(void)state;
+	locate(tpath("prog_stripped"), "ret", "outer_work", &st);
+	hexid(&st, hex);
+	assert_int_equal(sh("mkdir -p '%s/cache-alone/%s' && cp '%s' '%s/cache-alone/%s/debuginfo'",
+			    tmp, hex, tpath("prog_pie.debug"), tmp, hex),
+			 0);
+	/* the segment holding the address, from the binary, as the recorder reads it */
+	fd = open(st.path, O_RDONLY);
+	assert_true(fd >= 0);
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	assert_int_equal(elf_getphdrnum(elf, &n), 0);
+	for (i = 0; i < n; i++)
+		if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_LOAD &&
+		    st.off >= ph.p_offset && st.off < ph.p_offset + ph.p_filesz)
+			seg = ph;
+	elf_end(elf);
+	close(fd);
+	assert_int_equal(seg.p_type, PT_LOAD);
+
+	/* the binary is gone */
+	key = (struct sym_module_key){ st.id, st.id_len, "/nonexistent/prog_stripped" };
+	s = symbolizer__new(&o);
+	assert_int_equal(symbolizer__resolve(s, &key, st.off, &r), 0);
+	assert_int_equal(r.miss, SYM_MISS_NO_FILE);
+	symbolizer__free(s);
+
+	s = symbolizer__new(&o);
+	assert_int_equal(symbolizer__add_mapping(s, &key, seg.p_offset, seg.p_filesz, seg.p_vaddr),
+			 0);
+	assert_int_equal(symbolizer__resolve(s, &key, st.off, &r), 0);
+	dump("outer_work (debug file alone)", &r);
+	assert_int_equal(r.source, SYM_SRC_DWARF);
+	expect_frame(&r.frames[r.n - 1], "outer_work", "prog.c", marker_line("prog.c", "outer"));
+	/* an anchor of another module does not apply */
+	key.build_id_len--;
+	assert_int_equal(symbolizer__resolve(s, &key, st.off, &r), 0);
+	assert_int_not_equal(r.miss, SYM_MISS_NONE);
+	symbolizer__free(s);
+}
+
 static void test_11_perf_map(void **state)
 {
 	static const char map[] = "7f0000001000 100 JS:~foo file.js:1\n"
@@ -918,6 +977,7 @@ int main(void)
 		cmocka_unit_test(test_09_symtab_only),
 		cmocka_unit_test(test_10_go_gopclntab_stripped),
 		cmocka_unit_test(test_16_go_build_id),
+		cmocka_unit_test(test_17_debug_file_alone),
 		cmocka_unit_test(test_11_perf_map),
 		cmocka_unit_test(test_12_kallsyms_boot),
 		cmocka_unit_test(test_13_embedded_image),

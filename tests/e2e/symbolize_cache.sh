@@ -11,7 +11,6 @@ mkdir -p "$TMP/run" "$TMP/cache" "$TMP/wrong"
 cp "$FIX/cpu_split" "$TMP/run/cpu_split"
 objcopy --only-keep-debug "$TMP/run/cpu_split" "$TMP/cpu_split.debug"
 objcopy --strip-all "$TMP/run/cpu_split"
-cp "$TMP/run/cpu_split" "$TMP/cpu_split.stripped"
 id=$(readelf -n "$TMP/run/cpu_split" | awk '/Build ID/ {print $3}')
 [ -n "$id" ] || fail "the fixture has no build-id"
 "$REC" --quiet --cpu-sample-hz 331 -o "$TMP/run.ptop" -- "$TMP/run/cpu_split" 2 >/dev/null
@@ -38,13 +37,14 @@ assert_eq "cpu_split frames unnamed with a mismatching cache entry" "$frames" "$
 named=$(jget "$TMP/c2.json" "len([f for f in j['profile']['top_self'] if f['function'] in ('burn_hot', 'burn_cold')])")
 assert_eq "functions named from the wrong file" 0 "$named"
 
-# 3. the right debug file names the frames. The cache holds the stripped
-# executable beside it, as debuginfod's client cache does: objcopy
-# --only-keep-debug zeroes the file offsets of the code segments, so a debug
-# file alone no longer says which file offset is which address.
+# 3. the right debug file alone names the frames. objcopy --only-keep-debug
+# zeroes the file offsets of its code segments, so it cannot say which file
+# offset is which address: the capture's Mapping records carry that (the ELF
+# address of each mapping, read from the binary's program headers at record time).
+assert_ge "mappings with an ELF address" 1 \
+	"$(q "$TMP/run.ptop" "select count(*) from mapping where path like '%/cpu_split' and elf_vaddr is not null")"
 mkdir -p "$TMP/cache/$id"
 cp "$TMP/cpu_split.debug" "$TMP/cache/$id/debuginfo"
-cp "$TMP/cpu_split.stripped" "$TMP/cache/$id/executable"
 "$ANA" symbolize --format json --symbol-cache "$TMP/cache" "$TMP/run.ptop" > "$TMP/s3.json"
 unnamed=$(jget "$TMP/s3.json" "[m['unnamed_frames'] for m in j['modules'] if m['module'].endswith('/cpu_split')][0]")
 assert_eq "cpu_split frames unnamed with the right cache entry" 0 "$unnamed"
