@@ -13,7 +13,7 @@ objcopy --only-keep-debug "$TMP/run/cpu_split" "$TMP/cpu_split.debug"
 objcopy --strip-all "$TMP/run/cpu_split"
 id=$(readelf -n "$TMP/run/cpu_split" | awk '/Build ID/ {print $3}')
 [ -n "$id" ] || fail "the fixture has no build-id"
-"$REC" --quiet --cpu-sample-hz 331 -o "$TMP/run.ptop" -- "$TMP/run/cpu_split" 2 >/dev/null
+"$REC" --quiet -o "$TMP/run.ptop" -- "$TMP/run/cpu_split" 2 >/dev/null
 rm -f "$TMP/run/cpu_split"
 
 # 1. the binary is gone: no_file, and the fix names the symbol cache
