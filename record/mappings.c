@@ -301,7 +301,9 @@ static int emit_symbols(struct collector *c, const struct module *mod, const cha
 
 /* Embed the module's symbols once per build-id (--embed-symbols). SRC is the
  * module opened with libelf. A module that cannot be embedded is counted. */
-static int embed(struct collector *c, struct module *mod, const char *path, Elf *src)
+/* Embed MOD's symbols when --embed-symbols asks for it, or ALWAYS (the
+ * [vdso]: its image exists only in memory, so no file can name it later). */
+static int embed(struct collector *c, struct module *mod, const char *path, Elf *src, bool always)
 {
 	struct mappings_priv *p = c->priv;
 	struct elfembed_image img = { 0 };
@@ -309,7 +311,7 @@ static int embed(struct collector *c, struct module *mod, const char *path, Elf 
 	char detail[192];
 	int err;
 
-	if (c->ctx->embed_symbols == PTOP__V1__EMBED_SYMBOLS__EMBED_SYMBOLS_NONE ||
+	if ((!always && c->ctx->embed_symbols == PTOP__V1__EMBED_SYMBOLS__EMBED_SYMBOLS_NONE) ||
 	    !mod->id_len || already_embedded(p, mod))
 		return 0;
 	if (c->ctx->embed_symbols == PTOP__V1__EMBED_SYMBOLS__EMBED_SYMBOLS_DEBUG)
@@ -487,7 +489,7 @@ static struct module *file_module(struct collector *c, const struct xmap *m, boo
 		set_error(mod, "read", r);
 		goto cleanup;
 	}
-	*err = embed(c, mod, m->path, elf);
+	*err = embed(c, mod, m->path, elf, false);
 cleanup:
 	elf_end(elf);
 	if (fd >= 0)
@@ -529,7 +531,7 @@ static struct module *vdso_module(struct collector *c, const struct xmap *m, boo
 		set_error(mod, "/proc/PID/mem", r);
 		goto cleanup;
 	}
-	*err = embed(c, mod, m->path, elf);
+	*err = embed(c, mod, m->path, elf, true);
 cleanup:
 	elf_end(elf);
 	free(image);

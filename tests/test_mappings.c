@@ -258,8 +258,6 @@ static void test_02_self_build_ids(void **state)
 	collector_open(&r, getpid(), PTOP__V1__EMBED_SYMBOLS__EMBED_SYMBOLS_NONE);
 	assert_int_equal(mappings_collector.poll(&r.c, rec_now_ns(), POLL_FIRST), 0);
 	assert_true(count_kind(PTOP__V1__RECORD__KIND_MAPPING) >= 3);
-	assert_int_equal(count_kind(PTOP__V1__RECORD__KIND_MODULE_SYMBOLS), 0);
-
 	m = find_mapping(exe, PTOP__V1__MAPPING_EVENT__MAPPING_EVENT_START);
 	assert_non_null(m);
 	assert_int_equal(buildid_read_path(exe, id, sizeof(id), &len), 0);
@@ -294,6 +292,9 @@ static void test_02_self_build_ids(void **state)
 	}
 	assert_int_equal(buildid_read_pid_memory(getpid(), v->start, v->end, id, sizeof(id), &len),
 			 v->build_id.len ? 0 : -ENODATA);
+	/* without --embed-symbols only the vdso's symbols are embedded: its image
+	 * exists only in memory, so nothing could name its frames later */
+	assert_int_equal(count_kind(PTOP__V1__RECORD__KIND_MODULE_SYMBOLS), v->build_id.len ? 1 : 0);
 
 	/* a second poll with nothing changed writes nothing */
 	{
@@ -303,7 +304,8 @@ static void test_02_self_build_ids(void **state)
 		assert_int_equal(n_recs, before);
 		/* the final poll writes every mapping again as END */
 		assert_int_equal(mappings_collector.poll(&r.c, rec_now_ns(), POLL_FINAL), 0);
-		assert_int_equal(n_recs, 2 * before);
+		assert_int_equal(n_recs - before,
+				 count_kind(PTOP__V1__RECORD__KIND_MAPPING) / 2); /* symbols: once */
 		assert_non_null(find_mapping(exe, PTOP__V1__MAPPING_EVENT__MAPPING_EVENT_END));
 	}
 	mappings_collector.stop(&r.c);
