@@ -31,7 +31,8 @@ const struct analyze_cmd analyze_cmds[] = {
 	  "                           objects per statement\n" },
 	{ "report", cmd_report,
 	  "report syscalls|cpu|mem [--format text|json|csv] [--window START..END]\n"
-	  "                    [--sort count|total] [--top N] [--capture ID] FILE",
+	  "                    [--sort count|total] [--top N] [--capture ID]\n"
+	  "                    [--symbol-cache DIR] [--debuginfod] [--debuginfod-urls URLS] FILE",
 	  "Reports over the whole capture or a window of it:\n"
 	  "  syscalls   per syscall: count, errors, total and mean latency, p50 and p99\n"
 	  "             from the log2 latency histogram, share of the syscall time\n"
@@ -48,7 +49,12 @@ const struct analyze_cmd analyze_cmds[] = {
 	  "                           latency\n"
 	  "  --top N                  syscalls: only the first N (default all); cpu: the\n"
 	  "                           first N functions of the profile (default 20)\n"
-	  "  --capture ID             the capture to report on in a DB holding several\n" },
+	  "  --capture ID             the capture to report on in a DB holding several\n"
+	  "  --symbol-cache DIR       cpu: also look for symbols in DIR/<build-id>/\n"
+	  "                           {debuginfo,executable} (debuginfod's cache layout)\n"
+	  "  --debuginfod             cpu: ask the servers in $DEBUGINFOD_URLS for missing\n"
+	  "                           debug info (no network without it)\n"
+	  "  --debuginfod-urls URLS   cpu: these servers instead (implies --debuginfod)\n" },
 	{ "symbolize", cmd_symbolize,
 	  "symbolize [--symbol-cache DIR] [--debuginfod] [--debuginfod-urls URLS]\n"
 	  "                    [--format text|json] [--capture ID] FILE|DB",

@@ -24,6 +24,9 @@ int cmd_report(int argc, char **argv)
 	    {"sort", required_argument, NULL, 's'},
 	    {"top", required_argument, NULL, 't'},
 	    {"capture", required_argument, NULL, 'c'},
+	    {"symbol-cache", required_argument, NULL, 'S'},
+	    {"debuginfod", no_argument, NULL, 'd'},
+	    {"debuginfod-urls", required_argument, NULL, 'u'},
 	    {"help", no_argument, NULL, 'h'},
 	    {0},
 	};
@@ -70,6 +73,16 @@ int cmd_report(int argc, char **argv)
 		}
 		case 'c':
 			capture_opt = optarg;
+			break;
+		case 'S':
+			o.symbol_cache = optarg;
+			break;
+		case 'd':
+			o.debuginfod = true;
+			break;
+		case 'u':
+			o.debuginfod_urls = optarg;
+			o.debuginfod = true;
 			break;
 		case 'h':
 			analyze_cmd_help("report", stdout);

@@ -119,6 +119,10 @@ struct report_opts {
 	struct window win;     /* all open: the whole capture */
 	enum report_sort sort; /* syscalls */
 	size_t top;	       /* syscalls: at most this many rows; 0 = all */
+	/* cpu: where to find symbols (as for `symbolize`) */
+	const char *symbol_cache;    /* --symbol-cache DIR; NULL: none */
+	bool debuginfod;	     /* --debuginfod: ask servers (else no network) */
+	const char *debuginfod_urls; /* --debuginfod-urls; NULL: $DEBUGINFOD_URLS */
 };
 
 struct syscall_agg {

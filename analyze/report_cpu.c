@@ -560,8 +560,15 @@ static int print_profile(sqlite3 *db, const struct capture_meta *m, const struct
 	if (err)
 		return err;
 	if (p->collected) {
-		/* name what is not named yet: the same code as `symbolize`, no network */
-		err = symstore__ensure(db, m->cap, NULL, &run, err_msg, sizeof(err_msg));
+		/* name what is not named yet: the same code as `symbolize`, no network
+		 * unless --debuginfod; a symbol source given now may name what an
+		 * earlier run could not, so misses are tried again then */
+		struct symstore_opts so = { .cache_dir = o->symbol_cache,
+					    .debuginfod = o->debuginfod,
+					    .debuginfod_urls = o->debuginfod_urls,
+					    .retry_misses = o->symbol_cache || o->debuginfod };
+
+		err = symstore__ensure(db, m->cap, &so, &run, err_msg, sizeof(err_msg));
 		if (err) {
 			fprintf(stderr, "ptop-analyze report cpu: symbolizing: %s\n", err_msg);
 			goto cleanup;

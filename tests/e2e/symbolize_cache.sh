@@ -45,11 +45,12 @@ assert_ge "mappings with an ELF address" 1 \
 	"$(q "$TMP/run.ptop" "select count(*) from mapping where path like '%/cpu_split' and elf_vaddr is not null")"
 mkdir -p "$TMP/cache/$id"
 cp "$TMP/cpu_split.debug" "$TMP/cache/$id/debuginfo"
+# report cpu names what is missing itself, from the cache it is given
+"$ANA" report cpu --format json --symbol-cache "$TMP/cache" "$TMP/run.ptop" > "$TMP/c3.json"
+assert_eq "first by self" burn_hot "$(jget "$TMP/c3.json" "j['profile']['top_self'][0]['function']")"
 "$ANA" symbolize --format json --symbol-cache "$TMP/cache" "$TMP/run.ptop" > "$TMP/s3.json"
 unnamed=$(jget "$TMP/s3.json" "[m['unnamed_frames'] for m in j['modules'] if m['module'].endswith('/cpu_split')][0]")
 assert_eq "cpu_split frames unnamed with the right cache entry" 0 "$unnamed"
-"$ANA" report cpu --format json "$TMP/run.ptop" > "$TMP/c3.json"
-assert_eq "first by self" burn_hot "$(jget "$TMP/c3.json" "j['profile']['top_self'][0]['function']")"
 assert_eq "its file" tests/fixtures/cpu_split.c "$(jget "$TMP/c3.json" "j['profile']['top_self'][0]['file']")"
 # the names are stored: a report without the cache still has them
 assert_eq "source of the names" 1 "$(jget "$TMP/s3.json" "int(j['frames']['named_by_source'].get('dwarf', 0) > 0)")"
