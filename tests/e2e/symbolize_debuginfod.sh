@@ -1,0 +1,50 @@
+# --debuginfod: a local debuginfod server (127.0.0.1) serves the debug file of
+# a stripped fixture. Without the flag nothing is fetched and the frames stay
+# unnamed; with it they are named, and the file lands in the symbol cache.
+. "$(dirname "$0")/lib.sh"
+need_ebpf
+command -v debuginfod >/dev/null || skip "no debuginfod (Debian package debuginfod)"
+command -v objcopy >/dev/null || skip "objcopy (binutils) is not installed"
+mkdir -p "$TMP/run" "$TMP/serve" "$TMP/symcache"
+cp "$FIX/cpu_split" "$TMP/run/cpu_split"
+objcopy --only-keep-debug "$TMP/run/cpu_split" "$TMP/serve/cpu_split.debug"
+objcopy --strip-all "$TMP/run/cpu_split"
+id=$(readelf -n "$TMP/run/cpu_split" | awk '/Build ID/ {print $3}')
+[ -n "$id" ] || fail "the fixture has no build-id"
+"$REC" --quiet -o "$TMP/run.ptop" -- "$TMP/run/cpu_split" 2 >/dev/null
+
+port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+debuginfod -p "$port" -d "$TMP/dbd.sqlite" -F "$TMP/serve" >"$TMP/debuginfod.log" 2>&1 &
+server=$!
+trap 'kill $server 2>/dev/null || true; wait $server 2>/dev/null; rm -rf "$TMP"' EXIT
+url=http://127.0.0.1:$port
+# wait (bounded) until it has scanned the folder and serves the file
+python3 - "$url/buildid/$id/debuginfo" <<'PY' || { cat "$TMP/debuginfod.log"; fail "debuginfod did not serve the debug file"; }
+import sys, time, urllib.request
+for _ in range(300):
+    try:
+        with urllib.request.urlopen(sys.argv[1], timeout=2) as r:
+            if r.status == 200:
+                sys.exit(0)
+    except Exception:
+        pass
+    time.sleep(0.1)
+sys.exit(1)
+PY
+export DEBUGINFOD_URLS=$url DEBUGINFOD_CACHE_PATH=$TMP/client-cache
+
+# 1. without --debuginfod: nothing fetched, burn_hot not named
+"$ANA" report cpu --format json --symbol-cache "$TMP/symcache" "$TMP/run.ptop" > "$TMP/c1.json"
+named=$(jget "$TMP/c1.json" "len([f for f in j['profile']['top_self'] if f['function'] == 'burn_hot'])")
+assert_eq "burn_hot named without --debuginfod" 0 "$named"
+
+assert_eq "files fetched without --debuginfod" 0 "$(find "$TMP/symcache" "$TMP/client-cache" -type f 2>/dev/null | wc -l)"
+
+# 2. with it: named from the served DWARF, kept in the symbol cache
+"$ANA" symbolize --format json --debuginfod --symbol-cache "$TMP/symcache" "$TMP/run.ptop" > "$TMP/s2.json"
+unnamed=$(jget "$TMP/s2.json" "[m['unnamed_frames'] for m in j['modules'] if m['module'].endswith('/cpu_split')][0]")
+assert_eq "cpu_split frames unnamed with --debuginfod" 0 "$unnamed"
+"$ANA" report cpu --format json "$TMP/run.ptop" > "$TMP/c2.json"
+assert_eq "first by self" burn_hot "$(jget "$TMP/c2.json" "j['profile']['top_self'][0]['function']")"
+[ -s "$TMP/symcache/$id/debuginfo" ] || fail "the fetched debug file is not in the symbol cache"
+echo "ok: the debug file landed in the symbol cache"
