@@ -10,22 +10,7 @@
 #include "analyze/analyze.h"
 #include "analyze/output.h"
 #include "proto/capture.h"
-
-static const char *end_name(enum capture_end e)
-{
-	switch (e) {
-	case CAPTURE_END_CLEAN:
-		return "clean";
-	case CAPTURE_END_TRUNCATED:
-		return "truncated";
-	case CAPTURE_END_CORRUPT:
-		return "corrupt";
-	case CAPTURE_END_IO:
-		return "io";
-	default:
-		return "unknown";
-	}
-}
+#include "proto/names.h"
 
 int cmd_salvage(int argc, char **argv)
 {
@@ -88,7 +73,7 @@ int cmd_salvage(int argc, char **argv)
 		fprintf(stderr,
 			"ptop-analyze salvage: no complete frame could be recovered from "
 			"%s (%s); nothing written\n",
-			in, status.message[0] ? status.message : end_name(status.end));
+			in, status.message[0] ? status.message : capture_end_name(status.end));
 		code = ANALYZE_EXIT_USAGE;
 		goto cleanup;
 	}
@@ -99,7 +84,7 @@ int cmd_salvage(int argc, char **argv)
 		       status.has_index ? " (it already had a time index)" : "");
 	else
 		printf("reading stopped (%s) at byte %" PRIu64 " of %" PRIu64 ": %s\n",
-		       end_name(status.end), status.at_byte, status.file_size,
+		       capture_end_name(status.end), status.at_byte, status.file_size,
 		       status.message[0] ? status.message : "no detail");
 	if (stat(out, &st) == 0)
 		printf("wrote %s (%s): every complete frame, a trailer (salvaged unless the "

@@ -729,8 +729,7 @@ static bool map_files_readable(pid_t pid)
 static Ptop__V1__ProbeState mappings_check(struct collector *c)
 {
 	struct rec_ctx *ctx = c->ctx;
-	char path[64];
-	int fd;
+	bool map_files;
 
 	c->source = PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_PROC;
 	c->reason[0] = '\0';
@@ -749,24 +748,14 @@ static Ptop__V1__ProbeState mappings_check(struct collector *c)
 			 "not yet for a cgroup");
 		return PTOP__V1__PROBE_STATE__PROBE_STATE_UNSUPPORTED;
 	}
-	snprintf(path, sizeof(path), "/proc/%d/maps", (int)ctx->pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		int e = errno;
-
-		snprintf(c->reason, sizeof(c->reason), "cannot read %s: %s%s", path, strerror(e),
-			 e == EACCES || e == EPERM
-				 ? " (needs PTRACE_MODE_READ: run as root or as the target's uid)"
-				 : "");
+	if (procfs_check_open(ctx->pid, "maps", c->reason, sizeof(c->reason)))
 		return PTOP__V1__PROBE_STATE__PROBE_STATE_FAILED;
-	}
-	close(fd);
-	fd = map_files_readable(ctx->pid) ? 0 : -1;
+	map_files = map_files_readable(ctx->pid);
 	snprintf(c->detail, sizeof(c->detail),
 		 "executable mappings from /proc/%d/maps each poll; build-ids through %s; "
 		 "perf map copies; %s",
 		 (int)ctx->pid,
-		 fd >= 0 ? "map_files" : "/proc/PID/root (map_files unreadable: deleted files "
+		 map_files ? "map_files" : "/proc/PID/root (map_files unreadable: deleted files "
 					 "get no build-id)",
 		 ctx->embed_symbols == PTOP__V1__EMBED_SYMBOLS__EMBED_SYMBOLS_DEBUG
 			 ? "symbols and DWARF embedded"

@@ -16,6 +16,25 @@
 
 /* ---------------------------------------------------------------- reading */
 
+int procfs_check_open(pid_t pid, const char *name, char *reason, size_t len)
+{
+	char path[64];
+	int fd, e;
+
+	snprintf(path, sizeof(path), "/proc/%d/%s", (int)pid, name);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		close(fd);
+		return 0;
+	}
+	e = errno;
+	snprintf(reason, len, "cannot read %s: %s%s", path, strerror(e),
+		 e == EACCES || e == EPERM
+			 ? " (needs PTRACE_MODE_READ: run as root or as the target's uid)"
+			 : "");
+	return -e;
+}
+
 int procfs_read_file(pid_t pid, const char *name, char **buf, size_t *cap, size_t *len)
 {
 	char path[64 + PATH_MAX];

@@ -25,6 +25,11 @@ int procfs_read_file(pid_t pid, const char *name, char **buf, size_t *cap, size_
  * lacks while the process lives is not "gone". */
 bool procfs_is_gone(pid_t pid, int err);
 
+/* Whether /proc/PID/NAME can be opened by this process (opening makes the
+ * kernel's PTRACE_MODE_READ check for files such as smaps and maps). 0, or
+ * -errno with REASON set to one line saying what to do. */
+int procfs_check_open(pid_t pid, const char *name, char *reason, size_t len);
+
 /* /proc/PID/stat. Times are clock ticks; comm may hold spaces and ')'. */
 struct proc_stat {
 	char comm[64];

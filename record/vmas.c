@@ -96,7 +96,6 @@ static Ptop__V1__ProbeState vmas_check(struct collector *c)
 {
 	struct rec_ctx *ctx = c->ctx;
 	char path[64];
-	int fd;
 
 	c->source = PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_PROC;
 	c->reason[0] = '\0';
@@ -112,18 +111,9 @@ static Ptop__V1__ProbeState vmas_check(struct collector *c)
 		return PTOP__V1__PROBE_STATE__PROBE_STATE_UNSUPPORTED;
 	}
 	/* Opening smaps makes the kernel's PTRACE_MODE_READ check. */
-	snprintf(path, sizeof(path), "/proc/%d/smaps", (int)ctx->pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		int e = errno;
-
-		snprintf(c->reason, sizeof(c->reason), "cannot read %s: %s%s", path, strerror(e),
-			 e == EACCES || e == EPERM
-				 ? " (needs PTRACE_MODE_READ: run as root or as the target's uid)"
-				 : "");
+	if (procfs_check_open(ctx->pid, "smaps", c->reason, sizeof(c->reason)))
 		return PTOP__V1__PROBE_STATE__PROBE_STATE_FAILED;
-	}
-	close(fd);
+	snprintf(path, sizeof(path), "/proc/%d/smaps", (int)ctx->pid);
 	if (ctx->vma_interval_ns)
 		snprintf(c->detail, sizeof(c->detail),
 			 "%s at start, every %.3g s and at the end", path,

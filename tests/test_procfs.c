@@ -1323,6 +1323,25 @@ static void test_25_proccontext_collector(void **state)
 	reset_emits();
 }
 
+/* procfs_check_open: the process's own files open; a missing pid gives its
+ * errno and a reason naming the file. */
+static void test_27_check_open(void **state)
+{
+	char reason[256] = "";
+	pid_t gone;
+
+	(void)state;
+	assert_int_equal(procfs_check_open(getpid(), "smaps", reason, sizeof(reason)), 0);
+	gone = fork();
+	assert_true(gone >= 0);
+	if (gone == 0)
+		_exit(0);
+	assert_int_equal(waitpid(gone, NULL, 0), gone);
+	assert_int_equal(procfs_check_open(gone, "maps", reason, sizeof(reason)), -ENOENT);
+	assert_non_null(strstr(reason, "/maps"));
+	assert_non_null(strstr(reason, "No such file"));
+}
+
 static void test_26_collectors_gone_and_caps(void **state)
 {
 	const struct collector_ops *ops[] = { &memory_collector, &vmas_collector,
@@ -1395,6 +1414,7 @@ int main(void)
 		cmocka_unit_test(test_24_vmas_collector),
 		cmocka_unit_test(test_25_proccontext_collector),
 		cmocka_unit_test(test_26_collectors_gone_and_caps),
+		cmocka_unit_test(test_27_check_open),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
