@@ -1,0 +1,272 @@
+#!/usr/bin/env bash
+# overhead_heap.sh — what recording the heap costs the target: the CPU time per unit of
+# work of bench/workload_alloc (its own user+system time, getrusage; a unit is ~1 µs of
+# fixed work plus RATE/1e6 malloc+free pairs from four call sites, 16–4096 bytes) at
+# each allocation rate of $RATES (per million units: about that many per second), with
+#   none        no recorder
+#   floor       bench_uprobe_floor: the allocator's probe points (uprobes on malloc,
+#               calloc, realloc, free at its first emulatable instruction, the
+#               memalign family; uretprobes on those returning a pointer) with BPF
+#               programs that only count: the bare trap
+#   heaptrack   heaptrack -o FILE (LD_PRELOAD interposition; its compressor runs in
+#               other processes, on the tracer CPUs), when installed
+#   bpftrace    bpftrace -p PID, a malloc uprobe counting by user stack, when installed
+#   ptop-all    ptop-record --pid, every collector          } when ptop-record --caps
+#   ptop-noheap ptop-record --pid --disable heap            } lists a heap collector
+#   ptop-heap   ptop-record --pid, the heap collector alone }
+#   ptop-heap0  the same with --heap-sample-bytes 0 (every allocation's stack)
+#   ptop-preload ptop-record --heap-lane preload -- WORKLOAD, when --help offers it
+# Each configuration runs RUNS times (default 5) per rate, interleaved round by round so
+# drift hits all alike; the tables show medians, ratios to "none" and "floor", and the
+# CPU added per allocation. The noise floor is read from the 0-allocation row, where no
+# probe fires: the largest deviation of any configuration from "none" there.
+# Then (HITS=1, the default) the per-hit cost of single probes at the 1M rate: a uprobe
+# on malloc+0, a uretprobe on malloc, free+0 (single-stepped) and free+auto.
+# Needs root. Build folder from $PTOP_BUILD (default build); DUR (default 1) seconds a
+# run. With 2+ CPUs the workload is pinned to the last CPU and the tracers to the others.
+#
+#   make B=build build/bench/workload_alloc build/bench/bench_uprobe_floor && \
+#        PTOP_BUILD=build bash bench/overhead_heap.sh
+set -uo pipefail
+B=${PTOP_BUILD:-build}
+RUNS=${RUNS:-5}
+DUR=${DUR:-1}
+RATES=${RATES:-0 10000 100000 1000000 10000000}
+HITS=${HITS:-1}
+W=$B/bench/workload_alloc
+FLOOR=$B/bench/bench_uprobe_floor
+REC=$B/ptop-record
+ncpu=$(nproc)
+wl_pin=() tr_pin=() wl_cpu=()
+if [ "${PIN:-1}" = 1 ] && [ "$ncpu" -ge 2 ] && command -v taskset >/dev/null; then
+	wl_pin=(taskset -c $((ncpu - 1)))
+	tr_pin=(taskset -c 0-$((ncpu - 2)))
+	wl_cpu=(-c $((ncpu - 1)))
+fi
+
+if [ "$(id -u)" -ne 0 ]; then
+	echo "overhead_heap: needs root (uprobes are attached); skipped" >&2
+	exit 0
+fi
+for exe in "$W" "$FLOOR"; do
+	if [ ! -x "$exe" ]; then
+		echo "overhead_heap: $exe is missing: run make B=$B $exe" >&2
+		exit 1
+	fi
+done
+
+tmp=$(mktemp -d)
+wpid='' tpid=''
+cleanup() {
+	[ -n "$tpid" ] && kill -INT "$tpid" 2>/dev/null
+	[ -n "$wpid" ] && kill -KILL "$wpid" 2>/dev/null
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+configs=(none floor heaptrack bpftrace ptop-all ptop-noheap ptop-heap ptop-heap0 ptop-preload)
+declare -A note
+command -v heaptrack >/dev/null 2>&1 ||
+	note[heaptrack]="n/a (heaptrack is not installed: apt-get install heaptrack)"
+command -v bpftrace >/dev/null 2>&1 ||
+	note[bpftrace]="n/a (bpftrace is not installed: apt-get install bpftrace)"
+others=''
+if [ ! -x "$REC" ]; then
+	why="n/a ($REC is not built)"
+elif ! "$REC" --caps 2>/dev/null | grep -Eq '^ *heap +yes'; then
+	why="n/a (ptop-record --caps lists no usable heap collector)"
+else
+	why=''
+	# every collector but heap, as ptop-record --caps lists them
+	others=$("$REC" --caps 2>/dev/null | awk '/^collectors/ { on = 1; next }
+		on && /^  [a-z]/ { if ($1 != "heap") print $1; next } on { exit }' | paste -sd, -)
+	"$REC" --help 2>&1 | grep -q -- '--heap-lane' ||
+		note[ptop-preload]="n/a (ptop-record has no --heap-lane preload)"
+fi
+if [ -n "$why" ]; then
+	for c in ptop-all ptop-noheap ptop-heap ptop-heap0 ptop-preload; do note[$c]=$why; done
+fi
+run_cfgs=()
+for c in "${configs[@]}"; do [ -z "${note[$c]:-}" ] && run_cfgs+=("$c"); done
+
+# wait_for FILE PATTERN SECONDS: 0 once FILE holds PATTERN, 1 on timeout
+wait_for() {
+	local i
+	for ((i = 0; i < $3 * 20; i++)); do
+		grep -q -- "$2" "$1" 2>/dev/null && return 0
+		sleep 0.05
+	done
+	return 1
+}
+
+libc=''
+# run_one CONFIG RATE [FLOOR ARGS...]: prints "CPU_NS_PER_UNIT ALLOCS_PER_UNIT" of the
+# run, or nothing if it failed
+run_one() {
+	local cfg=$1 rate=$2 ok=0 out=$tmp/w.out t_out=$tmp/t.out t_err=$tmp/t.err prog
+	shift 2
+	: >"$out"; : >"$t_out"; : >"$t_err"
+	tpid=''
+	case $cfg in
+	heaptrack)
+		"${tr_pin[@]}" heaptrack -o "$tmp/ht" "$W" -r "$rate" -d "$DUR" "${wl_cpu[@]}" \
+			>"$out" 2>"$t_err" || echo "overhead_heap: heaptrack: $(tail -c 300 "$t_err")" >&2
+		rm -f "$tmp"/ht*
+		ok=1 ;;
+	ptop-preload)
+		"${tr_pin[@]}" "$REC" --quiet --disable "$others" --heap-lane preload \
+			-o "$tmp/run.ptop" --force -- "$W" -r "$rate" -d "$DUR" "${wl_cpu[@]}" \
+			>"$out" 2>"$t_err" || echo "overhead_heap: $cfg: $(tail -c 300 "$t_err")" >&2
+		ok=1 ;;
+	*)
+		"${wl_pin[@]}" "$W" -r "$rate" -d "$DUR" -w >"$out" &
+		wpid=$!
+		wait_for "$out" '^pid ' 5 || return
+		[ -n "$libc" ] || libc=$(awk '$6 ~ /\/libc\.so/ { print $6; exit }' "/proc/$wpid/maps")
+		case $cfg in
+		none) ok=1 ;;
+		floor)
+			"${tr_pin[@]}" "$FLOOR" --pid "$wpid" "$@" >"$t_out" 2>"$t_err" &
+			tpid=$!
+			wait_for "$t_out" attached 10 && ok=1 ;;
+		bpftrace)
+			# bpftrace wants tracefs; if it is not mounted, mount it in a private
+			# mount namespace (nothing changes for the host)
+			prog="uprobe:$libc:malloc { @[ustack] = count(); }"
+			if [ -d /sys/kernel/tracing/events ]; then
+				"${tr_pin[@]}" bpftrace -p "$wpid" -e "$prog" >"$t_out" 2>"$t_err" &
+			else
+				"${tr_pin[@]}" unshare -m sh -c \
+					'mount -t tracefs nodev /sys/kernel/tracing && exec bpftrace -p "$1" -e "$2"' \
+					sh "$wpid" "$prog" >"$t_out" 2>"$t_err" &
+			fi
+			tpid=$!
+			# it prints this just before attaching: give the attach a moment
+			wait_for "$t_out" 'Attaching' 30 && sleep 1 && ok=1 ;;
+		ptop-*)
+			local dis=()
+			case $cfg in
+			ptop-noheap) dis=(--disable heap) ;;
+			ptop-heap) dis=(--disable "$others") ;;
+			ptop-heap0) dis=(--disable "$others" --heap-sample-bytes 0) ;;
+			esac
+			"${tr_pin[@]}" "$REC" --pid "$wpid" "${dis[@]}" -o "$tmp/run.ptop" --force \
+				>"$t_out" 2>"$t_err" &
+			tpid=$!
+			# it prints the probe summary once its collectors have started
+			wait_for "$t_err" 'probes:' 15 && ok=1 ;;
+		esac
+		if [ $ok -eq 1 ]; then
+			kill -USR1 "$wpid"
+			wait "$wpid"
+		else
+			kill -KILL "$wpid" 2>/dev/null; wait "$wpid" 2>/dev/null
+			echo "overhead_heap: $cfg did not start: $(head -c 300 "$t_err")" >&2
+		fi
+		wpid=''
+		if [ -n "$tpid" ]; then
+			kill -INT "$tpid" 2>/dev/null
+			wait "$tpid" 2>/dev/null
+			tpid=''
+		fi
+		;;
+	esac
+	rm -f "$tmp/run.ptop"
+	[ $ok -eq 1 ] && awk '$1 == "units" { print $8, ($2 ? $4 / $2 : 0) }' "$out"
+}
+
+median() { tr ' ' '\n' | grep . | sort -g | awk '{ v[NR] = $1 }
+	END { if (NR) print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+
+declare -A res apu
+echo "overhead_heap: $DUR s per run, $RUNS runs per configuration and rate, $ncpu CPUs," \
+	"kernel $(uname -r)${wl_pin:+, workload pinned to CPU $((ncpu - 1))}"
+echo "heaptrack: $(heaptrack --version 2>/dev/null | head -1 || echo none);" \
+	"bpftrace: $(bpftrace --version 2>/dev/null || echo none)"
+run_one none 0 >/dev/null # warm-up
+for ((r = 1; r <= RUNS; r++)); do
+	for rate in $RATES; do
+		for cfg in "${run_cfgs[@]}"; do
+			v=$(run_one "$cfg" "$rate")
+			[ -n "$v" ] || continue
+			res[$cfg.$rate]+="${v% *} "
+			apu[$cfg.$rate]+="${v#* } "
+		done
+	done
+	echo "overhead_heap: round $r of $RUNS done" >&2
+done
+
+# the noise floor: at 0 allocations no probe fires, so any gap to "none" is noise
+noise=0
+base0=$(echo "${res[none.0]:-}" | median)
+if [ -n "$base0" ]; then
+	for cfg in "${run_cfgs[@]}"; do
+		m=$(echo "${res[$cfg.0]:-}" | median)
+		[ -n "$m" ] || continue
+		noise=$(echo "$m $base0 $noise" | awk '{ d = $1 / $2 - 1; if (d < 0) d = -d;
+			print (d > $3) ? d : $3 }')
+	done
+	# and the spread of the untraced runs themselves
+	noise=$(echo "${res[none.0]} " | tr ' ' '\n' | grep . | awk -v m="$base0" -v n="$noise" '
+		{ d = $1 / m - 1; if (d < 0) d = -d; if (d > n) n = d } END { print n }')
+fi
+for rate in $RATES; do
+	base=$(echo "${res[none.$rate]:-}" | median)
+	floor=$(echo "${res[floor.$rate]:-}" | median)
+	a=$(echo "${apu[none.$rate]:-}" | median)
+	printf '\nrate %s allocations per million units (%s allocations/CPU-s untraced)\n' "$rate" \
+		"$(awk -v a="${a:-0}" -v b="${base:-0}" 'BEGIN { printf "%.0f", b ? a / b * 1e9 : 0 }')"
+	printf '%-13s %12s %9s %9s %12s  %s\n' configuration 'CPU ns/unit' 'vs none' 'vs floor' \
+		'+ns/alloc' 'runs (CPU ns/unit)'
+	for cfg in "${configs[@]}"; do
+		if [ -n "${note[$cfg]:-}" ]; then
+			printf '%-13s %s\n' "$cfg" "${note[$cfg]}"
+			continue
+		fi
+		m=$(echo "${res[$cfg.$rate]:-}" | median)
+		if [ -z "$m" ] || [ -z "$base" ]; then
+			printf '%-13s %s\n' "$cfg" "n/a (no successful run: see the messages above)"
+			continue
+		fi
+		printf '%-13s %12.1f %8.3fx %9s %12s  %s\n' "$cfg" "$m" "$(echo "$m / $base" | bc -l)" \
+			"$([ -n "$floor" ] && printf '%.3fx' "$(echo "$m / $floor" | bc -l)")" \
+			"$(awk -v m="$m" -v b="$base" -v a="$a" 'BEGIN {
+				if (a > 0) printf "%.1f", (m - b) / a; else print "-" }')" \
+			"$(echo ${res[$cfg.$rate]})"
+	done
+done
+printf '\nnoise floor: +/-%.1f%% (largest gap to "none" at 0 allocations, where no probe fires)\n' \
+	"$(echo "$noise * 100" | bc -l)"
+
+[ "$HITS" = 1 ] || exit 0
+# per-hit costs: one probe at a time at one allocation per unit
+declare -A hit
+hcfgs=("none" "malloc+0|--only malloc" "malloc.ret|--only malloc.ret"
+	"free+0|--only free --free-offset 0" "free+auto|--only free --free-offset auto")
+for ((r = 1; r <= RUNS; r++)); do
+	for h in "${hcfgs[@]}"; do
+		name=${h%%|*}
+		if [ "$name" = none ]; then
+			v=$(run_one none 1000000)
+		else
+			# shellcheck disable=SC2086
+			v=$(run_one floor 1000000 ${h#*|})
+			[ "$name" = free+auto ] && [ -z "${freeoff:-}" ] &&
+				freeoff=$(sed -n 's/.* free+\([0-9]*\).*/\1/p' "$tmp/t.out")
+		fi
+		[ -n "$v" ] && hit[$name]+="${v% *} " && hit[$name.a]+="${v#* } "
+	done
+done
+base=$(echo "${hit[none]:-}" | median)
+printf '\nper-hit cost, one probe alone, 1 allocation per unit (free+auto is free+%s)\n' \
+	"${freeoff:-?}"
+printf '%-12s %12s %12s  %s\n' probe 'CPU ns/unit' 'ns per hit' 'runs (CPU ns/unit)'
+for h in "${hcfgs[@]}"; do
+	name=${h%%|*}
+	m=$(echo "${hit[$name]:-}" | median)
+	a=$(echo "${hit[$name.a]:-}" | median)
+	[ -n "$m" ] || { printf '%-12s %s\n' "$name" "n/a (no successful run)"; continue; }
+	printf '%-12s %12.1f %12s  %s\n' "$name" "$m" \
+		"$([ "$name" = none ] && echo - || awk -v m="$m" -v b="$base" -v a="$a" \
+			'BEGIN { printf "%.1f", (m - b) / a }')" "$(echo ${hit[$name]})"
+done
