@@ -46,6 +46,9 @@ enum stmt_id {
 	ST_MODULE_SYMBOLS,
 	ST_CPU_PROFILE,
 	ST_CPU_PROFILE_STACK,
+	ST_HEAP_SNAPSHOT,
+	ST_HEAP_SITE,
+	ST_HEAP_EVENT,
 	ST_N
 };
 
@@ -111,6 +114,19 @@ static const char *const stmt_sql[ST_N] = {
 			   "?11, ?12, ?13)",
 	[ST_CPU_PROFILE_STACK] = "INSERT INTO cpu_profile_stack (cap, seq, user_stack_id, "
 				 "kernel_stack_id, count) VALUES (?1, ?2, ?3, ?4, ?5)",
+	[ST_HEAP_SNAPSHOT] = "INSERT INTO heap_snapshot (cap, seq, time_ns, interval_ns, pid, "
+			     "lane, module, sample_bytes, live_measured, alloc_count, alloc_bytes, "
+			     "free_count, free_bytes, live_bytes, live_count, leak_bytes, "
+			     "leak_count, leak_age_ns, sites, total_call_sites, "
+			     "omitted_alloc_count, omitted_alloc_bytes, omitted_live_bytes, "
+			     "live_untracked, stack_failures) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, "
+			     "?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, "
+			     "?22, ?23, ?24, ?25)",
+	[ST_HEAP_SITE] = "INSERT INTO heap_site (cap, seq, stack_id, alloc_count, alloc_bytes, "
+			 "live_count, live_bytes, freed_count, lifetime_ns_sum, oldest_live_ns) "
+			 "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+	[ST_HEAP_EVENT] = "INSERT INTO heap_event (cap, time_ns, pid, tid, kind, address, size, "
+			  "stack_id, function) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
 	[ST_DROP] = "INSERT INTO drop_notice (cap, time_ns, collector, kind, lost, detail) "
 		    "VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
 	[ST_DROP_TOTAL] = "INSERT INTO drop_total (cap, collector, kind, lost) "
@@ -134,6 +150,8 @@ enum kind_id {
 	K_EV_VMAS,
 	K_EV_CONTEXT,
 	K_EV_CPUPROF,
+	K_EV_HEAP,
+	K_EV_HEAP_EVENT,
 	K_EV_NONE,
 	K_STACK,
 	K_STACK_DUP,
@@ -157,6 +175,8 @@ static const char *const kind_name[K_N] = {
 	[K_EV_VMAS] = "event:vmas",
 	[K_EV_CONTEXT] = "event:context",
 	[K_EV_CPUPROF] = "event:cpuprof",
+	[K_EV_HEAP] = "event:heap",
+	[K_EV_HEAP_EVENT] = "event:heap_event",
 	[K_EV_NONE] = "event:none",       /* an event without a payload this build knows */
 	[K_STACK] = "stack",
 	[K_STACK_DUP] = "stack:duplicate", /* a stack id seen before: the later one is ignored */
@@ -195,6 +215,7 @@ struct loader {
 	struct assembly *asm_;	/* joins in progress */
 	size_t n_asm;
 	int64_t next_profile;
+	int64_t next_heap;
 	sqlite3_stmt *st[ST_N];
 	const char *path;
 	char id[DB_CAPTURE_ID_LEN];
@@ -877,6 +898,11 @@ static int load_context(struct loader *l, const Ptop__V1__Event *ev,
 static int load_cpuprof(struct loader *l, const Ptop__V1__Event *ev,
 			const Ptop__V1__CpuProfile *p);
 
+static int load_heap(struct loader *l, const Ptop__V1__Event *ev,
+		     const Ptop__V1__HeapSnapshot *h);
+static int load_heap_event(struct loader *l, const Ptop__V1__Event *ev,
+			   const Ptop__V1__HeapEvent *h);
+
 static int load_event(struct loader *l, const Ptop__V1__Event *ev)
 {
 	if (!l->have_events || ev->time_ns < l->first_ns)
@@ -904,6 +930,12 @@ static int load_event(struct loader *l, const Ptop__V1__Event *ev)
 	case PTOP__V1__EVENT__PAYLOAD_CPUPROF:
 		l->counts[K_EV_CPUPROF]++;
 		return ev->cpuprof ? load_cpuprof(l, ev, ev->cpuprof) : 0;
+	case PTOP__V1__EVENT__PAYLOAD_HEAP:
+		l->counts[K_EV_HEAP]++;
+		return ev->heap ? load_heap(l, ev, ev->heap) : 0;
+	case PTOP__V1__EVENT__PAYLOAD_HEAP_EVENT:
+		l->counts[K_EV_HEAP_EVENT]++;
+		return ev->heap_event ? load_heap_event(l, ev, ev->heap_event) : 0;
 	default:
 		l->counts[K_EV_NONE]++;
 		return 0;
@@ -1011,6 +1043,98 @@ static int load_cpuprof(struct loader *l, const Ptop__V1__Event *ev,
 			return err;
 	}
 	return 0;
+}
+
+/* A value that is NULL (not measured) unless MEASURED. */
+static inline void bind_measured(sqlite3_stmt *s, int i, bool measured, uint64_t v)
+{
+	if (measured)
+		bind_u64(s, i, v);
+	else
+		sqlite3_bind_null(s, i);
+}
+
+static int load_heap(struct loader *l, const Ptop__V1__Event *ev,
+		     const Ptop__V1__HeapSnapshot *h)
+{
+	sqlite3_stmt *s = l->st[ST_HEAP_SNAPSHOT];
+	int64_t seq = l->next_heap++;
+	bool lm = h->live_measured;
+	size_t sites = 0;
+	int err;
+
+	for (size_t k = 0; k < h->n_sites; k++)
+		sites += h->sites[k] != NULL;
+	sqlite3_bind_int64(s, 1, l->cap);
+	bind_i64(s, 2, seq);
+	bind_u64(s, 3, ev->time_ns);
+	bind_nz(s, 4, ev->interval_ns);
+	bind_pid(s, 5, ev->pid);
+	bind_opt_text(s, 6, h->lane);
+	bind_opt_text(s, 7, h->module);
+	bind_u64(s, 8, h->sample_bytes);
+	bind_i64(s, 9, lm);
+	bind_u64(s, 10, h->alloc_count);
+	bind_u64(s, 11, h->alloc_bytes);
+	bind_measured(s, 12, lm, h->free_count);
+	bind_measured(s, 13, lm, h->free_bytes);
+	bind_measured(s, 14, lm, h->live_bytes);
+	bind_measured(s, 15, lm, h->live_count);
+	bind_measured(s, 16, lm, h->leak_bytes);
+	bind_measured(s, 17, lm, h->leak_count);
+	bind_nz(s, 18, h->leak_age_ns); /* the setting, not a measurement */
+	bind_u64(s, 19, sites);
+	bind_u64(s, 20, h->total_call_sites);
+	bind_u64(s, 21, h->omitted_alloc_count);
+	bind_u64(s, 22, h->omitted_alloc_bytes);
+	bind_measured(s, 23, lm, h->omitted_live_bytes);
+	bind_measured(s, 24, lm, h->live_untracked);
+	bind_u64(s, 25, h->stack_failures);
+	err = run(l, ST_HEAP_SNAPSHOT);
+	if (err)
+		return err;
+
+	s = l->st[ST_HEAP_SITE];
+	for (size_t k = 0; k < h->n_sites; k++) {
+		const Ptop__V1__HeapSite *c = h->sites[k];
+
+		if (!c)
+			continue;
+		sqlite3_bind_int64(s, 1, l->cap);
+		bind_i64(s, 2, seq);
+		bind_nz(s, 3, c->stack_id); /* 0: no stack */
+		bind_u64(s, 4, c->alloc_count);
+		bind_u64(s, 5, c->alloc_bytes);
+		bind_measured(s, 6, lm, c->live_count);
+		bind_measured(s, 7, lm, c->live_bytes);
+		bind_measured(s, 8, lm, c->freed_count);
+		bind_measured(s, 9, lm, c->lifetime_ns_sum);
+		bind_measured(s, 10, lm && c->oldest_live_ns, c->oldest_live_ns);
+		err = run(l, ST_HEAP_SITE);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static int load_heap_event(struct loader *l, const Ptop__V1__Event *ev,
+			   const Ptop__V1__HeapEvent *h)
+{
+	sqlite3_stmt *s = l->st[ST_HEAP_EVENT];
+	const char *kind = h->kind == PTOP__V1__HEAP_EVENT__KIND__KIND_ALLOC  ? "alloc"
+			   : h->kind == PTOP__V1__HEAP_EVENT__KIND__KIND_FREE ? "free"
+									      : NULL;
+
+	sqlite3_bind_int64(s, 1, l->cap);
+	bind_u64(s, 2, ev->time_ns);
+	bind_pid(s, 3, ev->pid);
+	bind_pid(s, 4, ev->tid);
+	bind_opt_text(s, 5, kind);
+	bind_u64(s, 6, h->address);
+	bind_u64(s, 7, h->size);
+	bind_nz(s, 8, h->stack_id);
+	bind_opt_text(s, 9, h->function);
+	return run(l, ST_HEAP_EVENT);
 }
 
 /* ------------------------------------------------------------- chunk joins */

@@ -14,6 +14,8 @@ static const struct {
     {"syscalls", report_syscalls},
     {"cpu", report_cpu},
     {"mem", report_mem},
+    {"heap", report_heap},
+    {"leaks", report_leaks},
 };
 
 int cmd_report(int argc, char **argv)
@@ -27,6 +29,8 @@ int cmd_report(int argc, char **argv)
 	    {"symbol-cache", required_argument, NULL, 'S'},
 	    {"debuginfod", no_argument, NULL, 'd'},
 	    {"debuginfod-urls", required_argument, NULL, 'u'},
+	    {"by", required_argument, NULL, 'b'},
+	    {"suppressions", required_argument, NULL, 'P'},
 	    {"help", no_argument, NULL, 'h'},
 	    {0},
 	};
@@ -84,6 +88,20 @@ int cmd_report(int argc, char **argv)
 			o.debuginfod_urls = optarg;
 			o.debuginfod = true;
 			break;
+		case 'b':
+			if (!strcmp(optarg, "live"))
+				o.by = HEAP_BY_LIVE;
+			else if (!strcmp(optarg, "bytes"))
+				o.by = HEAP_BY_BYTES;
+			else if (!strcmp(optarg, "count"))
+				o.by = HEAP_BY_COUNT;
+			else
+				return analyze_usage(
+				    "report", "--by takes live, bytes or count, not '%s'", optarg);
+			break;
+		case 'P':
+			o.suppressions = optarg;
+			break;
 		case 'h':
 			analyze_cmd_help("report", stdout);
 			return ANALYZE_EXIT_OK;
@@ -96,7 +114,8 @@ int cmd_report(int argc, char **argv)
 	if (argc - optind != 2)
 		return analyze_usage("report",
 				     argc - optind < 2
-					 ? "which report, and on which FILE? (syscalls, cpu or mem)"
+					 ? "which report, and on which FILE? (syscalls, cpu, mem, "
+					   "heap or leaks)"
 					 : "too many arguments: one report and one FILE");
 	kind = argv[optind];
 	path = argv[optind + 1];
@@ -104,12 +123,21 @@ int cmd_report(int argc, char **argv)
 		if (!strcmp(kinds[k].name, kind))
 			break;
 	if (k == sizeof(kinds) / sizeof(kinds[0]))
-		return analyze_usage("report", "unknown report '%s': syscalls, cpu or mem", kind);
+		return analyze_usage("report",
+				     "unknown report '%s': syscalls, cpu, mem, heap or leaks", kind);
+	if (o.by && strcmp(kind, "heap"))
+		return analyze_usage("report", "--by is for report heap");
+	if (o.suppressions && strcmp(kind, "leaks"))
+		return analyze_usage("report", "--suppressions is for report leaks");
 
 	rc = analyze_open_input("report", path, capture_opt, &db, cid);
 	if (rc)
 		return rc;
 	rc = kinds[k].fn(db, cid, &o, stdout);
+	if (rc == -EINVAL && o.suppressions) { /* a bad --suppressions file: said already */
+		sqlite3_close(db);
+		return ANALYZE_EXIT_USAGE;
+	}
 	if (rc == -EIO && sqlite3_errcode(db) != SQLITE_OK && sqlite3_errcode(db) != SQLITE_ROW &&
 	    sqlite3_errcode(db) != SQLITE_DONE)
 		fprintf(stderr, "ptop-analyze report: reading %s: %s\n", path, sqlite3_errmsg(db));

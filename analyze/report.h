@@ -114,6 +114,13 @@ enum report_sort {
 	SORT_TOTAL,
 };
 
+enum heap_by {
+	HEAP_BY_DEFAULT = 0, /* live bytes when measured, else bytes allocated */
+	HEAP_BY_LIVE,
+	HEAP_BY_BYTES,
+	HEAP_BY_COUNT,
+};
+
 struct report_opts {
 	enum out_format fmt;
 	struct window win;     /* all open: the whole capture */
@@ -123,6 +130,8 @@ struct report_opts {
 	const char *symbol_cache;    /* --symbol-cache DIR; NULL: none */
 	bool debuginfod;	     /* --debuginfod: ask servers (else no network) */
 	const char *debuginfod_urls; /* --debuginfod-urls; NULL: $DEBUGINFOD_URLS */
+	enum heap_by by;	     /* heap: --by */
+	const char *suppressions;    /* leaks: --suppressions FILE; NULL: none */
 };
 
 struct syscall_agg {
@@ -148,6 +157,44 @@ bool growth_per_minute(int64_t first, int64_t last, int64_t t0_ns, int64_t t1_ns
 int report_syscalls(sqlite3 *db, const char *capture_id, const struct report_opts *o, FILE *out);
 int report_cpu(sqlite3 *db, const char *capture_id, const struct report_opts *o, FILE *out);
 int report_mem(sqlite3 *db, const char *capture_id, const struct report_opts *o, FILE *out);
+int report_heap(sqlite3 *db, const char *capture_id, const struct report_opts *o, FILE *out);
+int report_leaks(sqlite3 *db, const char *capture_id, const struct report_opts *o, FILE *out);
+
+/* ------------------------------------------------------------------ heap (report_heap.c) */
+
+/* How steadily a series of live-byte figures grows (report leaks; the formula
+ * is in ptop-analyze(1)): over the N points (T_S seconds, Y bytes) in time
+ * order, the least-squares slope (bytes/s), its R^2 (0 when Y is constant),
+ * the fraction of steps that grew, and score = R^2 x grew when the slope is
+ * positive, else 0. Confidence by the number of points: "none" (< 3: score 0),
+ * "low" (3-5), "medium" (6-11), "high" (12 or more). */
+struct heap_trend {
+	size_t n;
+	double slope;	/* bytes per second */
+	double r2;	/* in [0, 1] */
+	double grew;	/* fraction of the n - 1 steps where the value rose */
+	double score;	/* in [0, 1] */
+	const char *confidence;
+};
+
+void heap_trend__compute(const double *t_s, const double *y, size_t n, struct heap_trend *tr);
+
+/* LeakSanitizer suppressions: "leak:PATTERN" lines, '#' comments, blank lines. */
+struct suppressions {
+	char **pattern;
+	size_t n;
+};
+
+/* Parse TEXT (NUL-terminated). A line of another type or an empty pattern is an
+ * error: -EINVAL with "line N: ..." in ERR. 0, -EINVAL or -ENOMEM. Free with
+ * suppressions__free (accepts NULL and a zeroed struct). */
+int suppressions__parse(const char *text, struct suppressions *s, char *err, size_t errlen);
+void suppressions__free(struct suppressions *s);
+
+/* LeakSanitizer's matching: PATTERN occurs in S, '*' matching any run of
+ * characters; a leading '^' anchors it at the start of S, a trailing '$' at
+ * the end. */
+bool suppression__match(const char *pattern, const char *s);
 
 /* ------------------------------------------------------------------ shared by the reports */
 

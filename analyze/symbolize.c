@@ -1137,6 +1137,61 @@ cleanup:
 	return ret;
 }
 
+int stacks__load(sqlite3 *db, int64_t cap, struct profile **out)
+{
+	struct profile *p = calloc(1, sizeof(*p));
+	struct loc_ix *ix = NULL;
+	size_t nix = 0;
+	int ret;
+
+	*out = NULL;
+	if (!p)
+		return -ENOMEM;
+	p->delivered_hz = NAN;
+	p->t0_ns = p->t1_ns = -1;
+	ret = load_locs(db, p, cap, &ix, &nix);
+	if (ret)
+		goto cleanup;
+	if (nix) {
+		p->stacks = calloc(nix, sizeof(*p->stacks));
+		if (!p->stacks) {
+			ret = -ENOMEM;
+			goto cleanup;
+		}
+	}
+	for (size_t k = 0; k < nix; k++) {
+		struct prof_stack *st = &p->stacks[p->n_stacks++];
+
+		st->stack_id = ix[k].sid;
+		ret = add_stack_locs(p, st, ix, nix, ix[k].sid);
+		if (ret)
+			goto cleanup;
+	}
+cleanup:
+	free(ix);
+	if (ret)
+		profile__free(p);
+	else
+		*out = p;
+	return ret;
+}
+
+static int cmp_stack_id(const void *a, const void *b)
+{
+	const struct prof_stack *x = a, *y = b;
+
+	return x->stack_id < y->stack_id ? -1 : x->stack_id > y->stack_id;
+}
+
+const struct prof_stack *profile__stack(const struct profile *p, int64_t stack_id)
+{
+	struct prof_stack k = {.stack_id = stack_id};
+
+	if (!p || !p->n_stacks)
+		return NULL;
+	return bsearch(&k, p->stacks, p->n_stacks, sizeof(k), cmp_stack_id);
+}
+
 void prof_loc__name(const struct prof_loc *l, size_t name_ix, char *buf, size_t len)
 {
 	if (l->n && name_ix < l->n && l->f[name_ix].func) {

@@ -103,7 +103,8 @@ struct prof_loc {
 };
 
 struct prof_stack {
-	uint64_t count; /* samples */
+	int64_t stack_id; /* stacks__load: stack.stack_id (profile__load: 0) */
+	uint64_t count;	  /* samples */
 	size_t n;	/* locations, innermost first: kernel frames, then user frames */
 	struct prof_loc **loc;
 	bool no_user_stack; /* the sample had no user stack (user_stack_id NULL) */
@@ -135,6 +136,17 @@ int profile__load(sqlite3 *db, const struct capture_meta *m, const struct window
 		  struct profile **out);
 
 void profile__free(struct profile *p);
+
+/* Every placed stack of capture CAP (frame_module rows, so symstore__ensure
+ * first) with the names the store holds, for reports over stacks other than the
+ * CPU profile's (report heap, report leaks): a profile with collected false,
+ * no counts, one prof_stack per stack id (stack_id set), sorted by stack_id.
+ * *OUT is the caller's (profile__free). 0 or -errno (-EIO, -ENOMEM). */
+int stacks__load(sqlite3 *db, int64_t cap, struct profile **out);
+
+/* The stack STACK_ID of P loaded by stacks__load, or NULL when it has no
+ * placed frame. */
+const struct prof_stack *profile__stack(const struct profile *p, int64_t stack_id);
 
 /* The name of location L's function NAME_IX (0 innermost) as printed in flame
  * graphs and tables: the function, or "MODULE+0xOFFSET" (MODULE the base name)

@@ -1,0 +1,774 @@
+/* test_heap_report.c — `report heap` and `report leaks` on captures built by hand: the
+ * loader's heap rows (NULL, not 0, when live is not measured), folding sites by the
+ * allocating function (allocator frames skipped), --by orderings, window sums, the census
+ * line, the trend score (a steadily growing function ranks above one that filled once, a
+ * freed one is no suspect), suppressions parsing and matching, "not measured" and
+ * "not collected".
+ */
+#include <errno.h>
+#include <ftw.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <cmocka.h>
+
+#include "analyze/db.h"
+#include "analyze/report.h"
+#include "analyze/symbolize.h"
+#include "proto/capture.h"
+
+#define T0 1000000000000ull
+#define SEC 1000000000ull
+#define PID 4321
+#define NSNAP 10
+#define LIBC "/usr/lib/x86_64-linux-gnu/libc.so.6"
+
+static char tmpdir[64];
+static char errbuf[1024];
+
+static int rm_entry(const char *p, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st, (void)flag, (void)ftw;
+	return remove(p);
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	snprintf(tmpdir, sizeof(tmpdir), "/tmp/ptop-test-heap.XXXXXX");
+	return mkdtemp(tmpdir) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	nftw(tmpdir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	return 0;
+}
+
+static int64_t q_int(sqlite3 *db, const char *sql)
+{
+	sqlite3_stmt *s = NULL;
+	int64_t v;
+
+	if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK)
+		fail_msg("prepare %s: %s", sql, sqlite3_errmsg(db));
+	if (sqlite3_step(s) != SQLITE_ROW)
+		fail_msg("no row: %s", sql);
+	v = sqlite3_column_type(s, 0) == SQLITE_NULL ? -999 : sqlite3_column_int64(s, 0);
+	sqlite3_finalize(s);
+	return v;
+}
+
+static void exec(sqlite3 *db, const char *sql)
+{
+	char *e = NULL;
+
+	if (sqlite3_exec(db, sql, NULL, NULL, &e) != SQLITE_OK)
+		fail_msg("%s: %s", sql, e);
+}
+
+/* ------------------------------------------------------- the capture */
+
+static void append(struct capture_writer *w, Ptop__V1__Record *r)
+{
+	assert_int_equal(capture_writer__append(w, r), 0);
+}
+
+static void put_header(struct capture_writer *w, bool heap_active)
+{
+	Ptop__V1__Record r = PTOP__V1__RECORD__INIT;
+	Ptop__V1__CaptureHeader h = PTOP__V1__CAPTURE_HEADER__INIT;
+	Ptop__V1__Host host = PTOP__V1__HOST__INIT;
+	Ptop__V1__Clocks clk = PTOP__V1__CLOCKS__INIT;
+	Ptop__V1__TargetInfo t = PTOP__V1__TARGET_INFO__INIT;
+	Ptop__V1__Probe p = PTOP__V1__PROBE__INIT, *pp = &p;
+	static uint8_t id[16] = {0x4e, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
+
+	h.format_version = 1;
+	h.capture_id.data = id;
+	h.capture_id.len = 16;
+	host.boot_id = "0b0b0b0b-1111-2222-3333-444444444444";
+	host.cpus = 2;
+	h.host = &host;
+	clk.monotonic_ns = T0;
+	h.clocks = &clk;
+	t.mode = PTOP__V1__TARGET_MODE__TARGET_MODE_COMMAND;
+	t.pid = PID;
+	t.exe = "/usr/bin/app";
+	h.target = &t;
+	p.name = "heap";
+	p.source = PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_EBPF;
+	if (heap_active) {
+		p.state = PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE;
+	} else {
+		p.state = PTOP__V1__PROBE_STATE__PROBE_STATE_FAILED;
+		p.reason = "uprobe malloc: permission denied";
+	}
+	h.n_probes = 1;
+	h.probes = &pp;
+	r.kind_case = PTOP__V1__RECORD__KIND_HEADER;
+	r.header = &h;
+	append(w, &r);
+}
+
+static void put_mapping(struct capture_writer *w, uint64_t start, const char *path, uint8_t id0)
+{
+	Ptop__V1__Record r = PTOP__V1__RECORD__INIT;
+	Ptop__V1__Mapping m = PTOP__V1__MAPPING__INIT;
+	uint8_t bid[4] = {id0, 0xcd, 0x00, 0x01};
+
+	m.time_ns = T0 + 10;
+	m.pid = PID;
+	m.start = start;
+	m.end = start + 0x100000;
+	m.path = (char *)path;
+	m.build_id.data = bid;
+	m.build_id.len = 4;
+	m.perms = "r-xp";
+	m.event = PTOP__V1__MAPPING_EVENT__MAPPING_EVENT_START;
+	r.kind_case = PTOP__V1__RECORD__KIND_MAPPING;
+	r.mapping = &m;
+	append(w, &r);
+}
+
+static void put_stack(struct capture_writer *w, uint64_t id, const uint64_t *ips, size_t n)
+{
+	Ptop__V1__Record r = PTOP__V1__RECORD__INIT;
+	Ptop__V1__Stack s = PTOP__V1__STACK__INIT;
+
+	s.id = id;
+	s.ips = (uint64_t *)ips;
+	s.n_ips = n;
+	r.kind_case = PTOP__V1__RECORD__KIND_STACK;
+	r.stack = &s;
+	append(w, &r);
+}
+
+/* Sites, by stack: 1 and 2 leak_pages (two paths), 3 churn, 4 cache_fill, 5 grower. */
+enum { S_LEAK1 = 1, S_LEAK2, S_CHURN, S_CACHE, S_GROW, NSITES = 5 };
+
+struct site_fig {
+	uint64_t alloc_count, alloc_bytes, live_count, live_bytes, freed, life, oldest;
+};
+
+/* The figures of site S in snapshot I (1..NSNAP). */
+static struct site_fig fig(int s, int i)
+{
+	struct site_fig f = {0};
+
+	switch (s) {
+	case S_LEAK1: /* 600 pages in the first interval, then nothing: flat */
+	case S_LEAK2: {
+		uint64_t n = s == S_LEAK1 ? 600 : 400;
+
+		f.alloc_count = i == 1 ? n : 0;
+		f.alloc_bytes = f.alloc_count * 4096;
+		f.live_count = n;
+		f.live_bytes = n * 4096;
+		f.oldest = T0 + SEC / 2;
+		break;
+	}
+	case S_CHURN: /* 100,000 x 64 B per interval, all freed after 1 us */
+		f.alloc_count = 100000;
+		f.alloc_bytes = 6400000;
+		f.freed = 100000;
+		f.life = 100000 * 1000ull;
+		break;
+	case S_CACHE: /* fills over two intervals, then flat */
+		f.alloc_count = i <= 2 ? 50 : 0;
+		f.alloc_bytes = f.alloc_count * 1000;
+		f.live_count = i == 1 ? 50 : 100;
+		f.live_bytes = f.live_count * 1000;
+		f.oldest = T0 + SEC / 2;
+		break;
+	case S_GROW: /* 100 x 1000 B every interval, none freed */
+		f.alloc_count = 100;
+		f.alloc_bytes = 100000;
+		f.live_count = 100ull * (uint64_t)i;
+		f.live_bytes = 100000ull * (uint64_t)i;
+		f.oldest = T0 + SEC / 2;
+		break;
+	}
+	return f;
+}
+
+static void put_snapshot(struct capture_writer *w, int i, bool live_measured, bool cut)
+{
+	Ptop__V1__Record r = PTOP__V1__RECORD__INIT;
+	Ptop__V1__Event ev = PTOP__V1__EVENT__INIT;
+	Ptop__V1__HeapSnapshot h = PTOP__V1__HEAP_SNAPSHOT__INIT;
+	Ptop__V1__HeapSite site[NSITES], *sp[NSITES];
+
+	for (int s = 0; s < NSITES; s++) {
+		struct site_fig f = fig(s + 1, i);
+
+		ptop__v1__heap_site__init(&site[s]);
+		sp[s] = &site[s];
+		site[s].stack_id = (uint64_t)s + 1;
+		site[s].alloc_count = f.alloc_count;
+		site[s].alloc_bytes = f.alloc_bytes;
+		if (live_measured) {
+			site[s].live_count = f.live_count;
+			site[s].live_bytes = f.live_bytes;
+			site[s].freed_count = f.freed;
+			site[s].lifetime_ns_sum = f.life;
+			site[s].oldest_live_ns = f.oldest;
+		}
+		h.alloc_count += f.alloc_count;
+		h.alloc_bytes += f.alloc_bytes;
+		h.live_bytes += live_measured ? f.live_bytes : 0;
+		h.live_count += live_measured ? f.live_count : 0;
+	}
+	h.lane = live_measured ? "uprobe" : "go";
+	h.module = live_measured ? LIBC : "/usr/bin/app";
+	h.sample_bytes = 0;
+	h.live_measured = live_measured;
+	h.leak_age_ns = live_measured ? 2 * SEC : 0;
+	h.sites = sp;
+	h.n_sites = NSITES;
+	h.total_call_sites = NSITES + (cut ? 3 : 0);
+	if (cut) {
+		h.omitted_alloc_count = 7;
+		h.omitted_alloc_bytes = 700;
+		h.omitted_live_bytes = live_measured ? 300 : 0;
+		h.alloc_count += 7;
+		h.alloc_bytes += 700;
+	}
+	h.live_untracked = live_measured ? 2 : 0;
+	h.stack_failures = 1;
+	ev.time_ns = T0 + (uint64_t)i * SEC;
+	ev.pid = PID;
+	ev.category = PTOP__V1__CATEGORY__CATEGORY_HEAP;
+	ev.interval_ns = SEC;
+	ev.payload_case = PTOP__V1__EVENT__PAYLOAD_HEAP;
+	ev.heap = &h;
+	r.kind_case = PTOP__V1__RECORD__KIND_EVENT;
+	r.event = &ev;
+	append(w, &r);
+}
+
+static void put_heap_event(struct capture_writer *w)
+{
+	Ptop__V1__Record r = PTOP__V1__RECORD__INIT;
+	Ptop__V1__Event ev = PTOP__V1__EVENT__INIT;
+	Ptop__V1__HeapEvent h = PTOP__V1__HEAP_EVENT__INIT;
+
+	h.kind = PTOP__V1__HEAP_EVENT__KIND__KIND_ALLOC;
+	h.address = 0x55550000;
+	h.size = 4096;
+	h.stack_id = S_LEAK1;
+	h.function = "malloc";
+	ev.time_ns = T0 + SEC / 2;
+	ev.pid = PID;
+	ev.tid = PID + 1;
+	ev.category = PTOP__V1__CATEGORY__CATEGORY_HEAP;
+	ev.payload_case = PTOP__V1__EVENT__PAYLOAD_HEAP_EVENT;
+	ev.heap_event = &h;
+	r.kind_case = PTOP__V1__RECORD__KIND_EVENT;
+	r.event = &ev;
+	append(w, &r);
+}
+
+/* app functions at file offsets (0x400000 maps offset 0): main 0x1000, leak_pages
+ * 0x1100, churn 0x1200, cache_fill 0x1300, grower 0x1500; libc malloc at 0x100 of
+ * 0x7000000. Every stack: malloc, the allocating function, main. */
+static const char *write_capture(const char *name, bool heap_active, bool live_measured,
+				 bool cut_last)
+{
+	static char path[256];
+	struct capture_writer_opts o = {.force = true};
+	struct capture_writer *w;
+	static const uint64_t st[NSITES][3] = {
+	    {0x7000100, 0x401150, 0x401050}, {0x7000100, 0x401160, 0x401060},
+	    {0x7000100, 0x401250, 0x401070}, {0x7000100, 0x401350, 0x401080},
+	    {0x7000100, 0x401550, 0x401090},
+	};
+
+	snprintf(path, sizeof(path), "%s/%s", tmpdir, name);
+	w = capture_writer__create(path, &o);
+	assert_non_null(w);
+	put_header(w, heap_active);
+	put_mapping(w, 0x400000, "/usr/bin/app", 0xab);
+	put_mapping(w, 0x7000000, LIBC, 0xcc);
+	for (int s = 0; s < NSITES; s++)
+		put_stack(w, (uint64_t)s + 1, st[s], 3);
+	if (heap_active) {
+		put_heap_event(w);
+		for (int i = 1; i <= NSNAP; i++)
+			put_snapshot(w, i, live_measured, cut_last && i == NSNAP);
+	}
+	assert_int_equal(capture_writer__close(w), 0);
+	return path;
+}
+
+/* Load PATH; place its frames, and name them as a symbolizer would from the
+ * function table above (file app.c, line = offset & 0xff; malloc in malloc.c). */
+static sqlite3 *load(const char *path, char id[DB_CAPTURE_ID_LEN])
+{
+	char dbp[300];
+	sqlite3 *db = NULL;
+	struct symstore_run run;
+
+	snprintf(dbp, sizeof(dbp), "%s.db", path);
+	assert_int_equal(db__open(dbp, true, false, &db, errbuf, sizeof(errbuf)), 0);
+	if (db__load_capture(db, path, true, id, NULL, errbuf, sizeof(errbuf)))
+		fail_msg("load: %s", errbuf);
+	assert_int_equal(symstore__update(db, 1, NULL, &run, errbuf, sizeof(errbuf)), 0);
+	exec(db, "INSERT OR REPLACE INTO symbol (space, key, addr, source, miss, func_offset) "
+		 "SELECT DISTINCT sym_space, sym_key, sym_addr, 'symtab', NULL, sym_addr & 255 "
+		 "FROM frame_module WHERE sym_space = 'elf'");
+	exec(db, "DELETE FROM symbol_frame");
+	exec(db, "INSERT INTO symbol_frame (space, key, addr, depth, func, file, line, inlined) "
+		 "SELECT DISTINCT sym_space, sym_key, sym_addr, 0, "
+		 "CASE WHEN sym_key = 'cccd0001' THEN 'malloc' "
+		 " WHEN sym_addr >= 5376 THEN 'grower' WHEN sym_addr >= 4864 THEN 'cache_fill' "
+		 " WHEN sym_addr >= 4608 THEN 'churn' WHEN sym_addr >= 4352 THEN 'leak_pages' "
+		 " ELSE 'main' END, "
+		 "CASE WHEN sym_key = 'cccd0001' THEN 'malloc.c' ELSE 'app.c' END, "
+		 "sym_addr & 255, 0 FROM frame_module WHERE sym_space = 'elf'");
+	return db;
+}
+
+static char *run_report(sqlite3 *db, const char *id, bool leaks, const struct report_opts *o)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	int rc;
+
+	assert_non_null(f);
+	rc = leaks ? report_leaks(db, id, o, f) : report_heap(db, id, o, f);
+	fclose(f);
+	if (rc)
+		fail_msg("report returned %d: %s", rc, buf);
+	return buf;
+}
+
+/* Where "func": "NAME" first occurs in BUF, or -1. */
+static long pos_of(const char *buf, const char *name)
+{
+	char key[128];
+	const char *p;
+
+	snprintf(key, sizeof(key), "\"func\": \"%s\"", name);
+	p = strstr(buf, key);
+	return p ? p - buf : -1;
+}
+
+/* The integer after "KEY": in the site object of NAME. */
+static int64_t site_int(const char *buf, const char *name, const char *key)
+{
+	char k[128];
+	long at = pos_of(buf, name);
+	const char *p, *end;
+
+	if (at < 0)
+		fail_msg("no site %s in %s", name, buf);
+	snprintf(k, sizeof(k), "\"%s\": ", key);
+	end = strchr(buf + at, '}');
+	p = strstr(buf + at, k);
+	if (!p || (end && p > end))
+		fail_msg("no %s in site %s", key, name);
+	p += strlen(k);
+	if (!strncmp(p, "null", 4))
+		return -999;
+	return strtoll(p, NULL, 10);
+}
+
+/* ------------------------------------------------------------- tests */
+
+static void test_01_loader_rows(void **state)
+{
+	char id[DB_CAPTURE_ID_LEN];
+	sqlite3 *db;
+
+	(void)state;
+	db = load(write_capture("a.ptop", true, true, true), id);
+	assert_int_equal(q_int(db, "SELECT count(*) FROM heap_snapshot"), NSNAP);
+	assert_int_equal(q_int(db, "SELECT count(*) FROM heap_site"), NSNAP * NSITES);
+	assert_int_equal(q_int(db, "SELECT live_bytes FROM heap_snapshot WHERE seq = 2"),
+			 4096000 + 100000 + 300000);
+	assert_int_equal(q_int(db, "SELECT sites * 100 + total_call_sites FROM heap_snapshot "
+				   "WHERE seq = 9"),
+			 NSITES * 100 + NSITES + 3);
+	assert_int_equal(q_int(db, "SELECT omitted_live_bytes FROM heap_snapshot WHERE seq = 9"),
+			 300);
+	assert_int_equal(q_int(db, "SELECT leak_age_ns FROM heap_snapshot WHERE seq = 0"),
+			 2 * SEC);
+	assert_int_equal(q_int(db, "SELECT live_measured FROM heap_snapshot WHERE seq = 0"), 1);
+	/* no live allocation: NULL, not 0 */
+	assert_int_equal(q_int(db, "SELECT oldest_live_ns FROM heap_site WHERE stack_id = 3 "
+				   "AND seq = 0"),
+			 -999);
+	assert_int_equal(q_int(db, "SELECT oldest_live_ns FROM heap_site WHERE stack_id = 1 "
+				   "AND seq = 0"),
+			 T0 + SEC / 2);
+	assert_int_equal(q_int(db, "SELECT lifetime_ns_sum FROM heap_site WHERE stack_id = 3 "
+				   "AND seq = 4"),
+			 100000000);
+	assert_int_equal(q_int(db, "SELECT count FROM record_count WHERE kind = 'event:heap'"),
+			 NSNAP);
+	assert_int_equal(q_int(db, "SELECT count(*) FROM heap_event WHERE kind = 'alloc' AND "
+				   "size = 4096 AND stack_id = 1 AND function = 'malloc' AND "
+				   "tid = 4322"),
+			 1);
+	sqlite3_close(db);
+
+	/* not measured: the live, leak and lifetime columns are NULL */
+	db = load(write_capture("a2.ptop", true, false, false), id);
+	assert_int_equal(q_int(db, "SELECT count(*) FROM heap_snapshot WHERE live_measured = 0 "
+				   "AND live_bytes IS NULL AND live_count IS NULL AND leak_bytes "
+				   "IS NULL AND free_count IS NULL AND omitted_live_bytes IS NULL"),
+			 NSNAP);
+	assert_int_equal(q_int(db, "SELECT count(*) FROM heap_site WHERE live_bytes IS NULL AND "
+				   "live_count IS NULL AND lifetime_ns_sum IS NULL AND "
+				   "oldest_live_ns IS NULL AND alloc_count IS NOT NULL"),
+			 NSNAP * NSITES);
+	sqlite3_close(db);
+}
+
+/* Folding by function: two stacks of leak_pages are one row, malloc is skipped,
+ * the call's file:line named; --by live, bytes and count orderings. */
+static void test_02_fold_and_order(void **state)
+{
+	char id[DB_CAPTURE_ID_LEN], *buf;
+	struct report_opts o = {.fmt = OUT_JSON, .by = HEAP_BY_LIVE};
+	sqlite3 *db;
+
+	(void)state;
+	db = load(write_capture("b.ptop", true, true, true), id);
+	buf = run_report(db, id, false, &o);
+	assert_true(pos_of(buf, "leak_pages") >= 0);
+	assert_true(pos_of(buf, "malloc") < 0);
+	assert_true(pos_of(buf, "main") < 0);
+	assert_int_equal(site_int(buf, "leak_pages", "live_bytes"), 4096000);
+	assert_int_equal(site_int(buf, "leak_pages", "stacks"), 2);
+	assert_int_equal(site_int(buf, "leak_pages", "alloc_count"), 1000);
+	/* file:line of the call: the return address - 1 (0x114f) -> line 0x4f */
+	assert_int_equal(site_int(buf, "leak_pages", "line"), 0x4f);
+	assert_non_null(strstr(buf, "\"file\": \"app.c\""));
+	assert_non_null(strstr(buf, "\"module\": \"/usr/bin/app\""));
+	/* by live: leak_pages, grower, cache_fill, churn */
+	assert_true(pos_of(buf, "leak_pages") < pos_of(buf, "grower"));
+	assert_true(pos_of(buf, "grower") < pos_of(buf, "cache_fill"));
+	assert_true(pos_of(buf, "cache_fill") < pos_of(buf, "churn"));
+	assert_int_equal(site_int(buf, "grower", "live_bytes"), 1000000);
+	assert_int_equal(site_int(buf, "churn", "live_bytes"), 0);
+	assert_int_equal(site_int(buf, "churn", "mean_lifetime_ns"), 1000);
+	assert_non_null(strstr(buf, "\"by\": \"live\""));
+	free(buf);
+
+	o.by = HEAP_BY_COUNT;
+	buf = run_report(db, id, false, &o);
+	assert_int_equal(site_int(buf, "churn", "alloc_count"), 1000000);
+	assert_true(pos_of(buf, "churn") < pos_of(buf, "leak_pages"));
+	assert_true(pos_of(buf, "leak_pages") < pos_of(buf, "grower")); /* 1000 < 1000 x 10 ? */
+	free(buf);
+
+	o.by = HEAP_BY_BYTES;
+	buf = run_report(db, id, false, &o);
+	/* churn 64,000,000; leak_pages 4,096,000; grower 1,000,000; cache_fill 100,000 */
+	assert_int_equal(site_int(buf, "churn", "alloc_bytes"), 64000000);
+	assert_true(pos_of(buf, "churn") < pos_of(buf, "leak_pages"));
+	assert_true(pos_of(buf, "leak_pages") < pos_of(buf, "grower"));
+	assert_true(pos_of(buf, "grower") < pos_of(buf, "cache_fill"));
+	free(buf);
+
+	/* --top 1 */
+	o.top = 1;
+	buf = run_report(db, id, false, &o);
+	assert_true(pos_of(buf, "churn") >= 0);
+	assert_true(pos_of(buf, "leak_pages") < 0);
+	free(buf);
+	sqlite3_close(db);
+}
+
+/* Window sums: allocations summed over the intervals in the window, live bytes
+ * from its last snapshot. */
+static void test_03_window(void **state)
+{
+	char id[DB_CAPTURE_ID_LEN], *buf;
+	struct report_opts o = {.fmt = OUT_JSON, .by = HEAP_BY_LIVE};
+	sqlite3 *db;
+
+	(void)state;
+	db = load(write_capture("c.ptop", true, true, true), id);
+	assert_int_equal(window__parse("0..3", &o.win, errbuf, sizeof(errbuf)), 0);
+	buf = run_report(db, id, false, &o);
+	assert_int_equal(site_int(buf, "churn", "alloc_count"), 300000);
+	assert_int_equal(site_int(buf, "grower", "alloc_bytes"), 300000);
+	assert_int_equal(site_int(buf, "grower", "live_bytes"), 300000);
+	assert_int_equal(site_int(buf, "cache_fill", "live_bytes"), 100000);
+	assert_non_null(strstr(buf, "\"intervals\": 3"));
+	/* the window holds no cut interval: the list is complete there */
+	assert_non_null(strstr(buf, "\"complete\": true,\n"));
+	free(buf);
+	sqlite3_close(db);
+}
+
+/* The census line, text and JSON; sampling; drops. */
+static void test_04_census(void **state)
+{
+	char id[DB_CAPTURE_ID_LEN], *buf;
+	struct report_opts o = {.fmt = OUT_TEXT};
+	sqlite3 *db;
+
+	(void)state;
+	db = load(write_capture("d.ptop", true, true, true), id);
+	buf = run_report(db, id, false, &o);
+	assert_non_null(strstr(buf, "census: 5 of 8 sites shown (last interval); the other 3 "
+				    "carried 700 B, 7 allocations over the window, 300 B live at "
+				    "the end (1 of 10 intervals cut)"));
+	assert_non_null(strstr(buf, "sampling: every allocation with its stack (sample_bytes "
+				    "0): exact"));
+	assert_non_null(strstr(buf, "not tracked (live map full): 20 allocations; stack "
+				    "failures: 10"));
+	assert_non_null(strstr(buf, "top functions by live bytes"));
+	free(buf);
+	o.fmt = OUT_JSON;
+	buf = run_report(db, id, false, &o);
+	assert_non_null(strstr(buf, "\"census\": {"));
+	assert_non_null(strstr(buf, "\"total_call_sites\": 8"));
+	assert_non_null(strstr(buf, "\"omitted_alloc_count\": 7"));
+	assert_non_null(strstr(buf, "\"omitted_alloc_bytes\": 700"));
+	assert_non_null(strstr(buf, "\"omitted_live_bytes\": 300"));
+	assert_non_null(strstr(buf, "\"exact\": true"));
+	free(buf);
+	sqlite3_close(db);
+
+	/* every list complete: said so */
+	db = load(write_capture("d2.ptop", true, true, false), id);
+	o.fmt = OUT_TEXT;
+	buf = run_report(db, id, false, &o);
+	assert_non_null(strstr(buf, "census: the site lists are complete (5 sites in the last "
+				    "interval)"));
+	free(buf);
+	sqlite3_close(db);
+}
+
+/* The trend score: steady growth scores near 1, fill-once-flat low, flat 0. */
+static void test_05_trend(void **state)
+{
+	double t[12], grow[12], step[12], flat[12], noisy[12];
+	struct heap_trend tr;
+
+	(void)state;
+	for (int i = 0; i < 12; i++) {
+		t[i] = i;
+		grow[i] = 1000.0 * i;
+		step[i] = i == 0 ? 0 : 5000;
+		flat[i] = 777;
+		noisy[i] = 1000.0 * i + (i % 2 ? 300 : -300);
+	}
+	heap_trend__compute(t, grow, 12, &tr);
+	assert_float_equal(tr.slope, 1000, 1e-6);
+	assert_float_equal(tr.r2, 1, 1e-9);
+	assert_float_equal(tr.grew, 1, 1e-9);
+	assert_float_equal(tr.score, 1, 1e-9);
+	assert_string_equal(tr.confidence, "high");
+	heap_trend__compute(t, step, 12, &tr);
+	assert_true(tr.slope > 0);
+	assert_float_equal(tr.grew, 1.0 / 11, 1e-9);
+	assert_true(tr.score < 0.1);
+	heap_trend__compute(t, flat, 12, &tr);
+	assert_float_equal(tr.score, 0, 0);
+	assert_float_equal(tr.slope, 0, 0);
+	heap_trend__compute(t, noisy, 12, &tr);
+	assert_true(tr.score > 0.5 && tr.score < 1);
+	heap_trend__compute(t, grow, 2, &tr);
+	assert_float_equal(tr.score, 0, 0);
+	assert_string_equal(tr.confidence, "none");
+	heap_trend__compute(t, grow, 4, &tr);
+	assert_string_equal(tr.confidence, "low");
+	heap_trend__compute(t, grow, 8, &tr);
+	assert_string_equal(tr.confidence, "medium");
+	heap_trend__compute(t, grow, 0, &tr);
+	assert_float_equal(tr.score, 0, 0);
+}
+
+/* report leaks: the grower first, fill-once functions after it, churn absent. */
+static void test_06_leaks(void **state)
+{
+	char id[DB_CAPTURE_ID_LEN], *buf;
+	struct report_opts o = {.fmt = OUT_JSON};
+	sqlite3 *db;
+
+	(void)state;
+	db = load(write_capture("e.ptop", true, true, false), id);
+	buf = run_report(db, id, true, &o);
+	assert_true(pos_of(buf, "grower") >= 0);
+	assert_true(pos_of(buf, "leak_pages") >= 0);
+	assert_true(pos_of(buf, "cache_fill") >= 0);
+	assert_true(pos_of(buf, "churn") < 0);
+	assert_true(pos_of(buf, "grower") < pos_of(buf, "leak_pages"));
+	assert_true(pos_of(buf, "grower") < pos_of(buf, "cache_fill"));
+	assert_int_equal(site_int(buf, "grower", "growth_bytes_per_min"), 6000000);
+	assert_int_equal(site_int(buf, "grower", "oldest_live_age_ns"), 10 * SEC - SEC / 2);
+	assert_int_equal(site_int(buf, "leak_pages", "live_bytes"), 4096000);
+	assert_int_equal(site_int(buf, "leak_pages", "snapshots"), NSNAP);
+	assert_non_null(strstr(buf, "\"suspect_count\": 3"));
+	assert_non_null(strstr(buf, "\"confidence\": \"medium\""));
+	/* the stack from the allocating function out: leak_pages then main */
+	assert_non_null(strstr(buf, "\"stack\": ["));
+	free(buf);
+
+	o.fmt = OUT_TEXT;
+	buf = run_report(db, id, true, &o);
+	assert_non_null(strstr(buf, "#1 grower at app.c:79 (app)"));
+	assert_non_null(strstr(buf, "score 1.00"));
+	assert_null(strstr(buf, "churn"));
+	free(buf);
+	sqlite3_close(db);
+}
+
+static void test_07_suppressions(void **state)
+{
+	struct suppressions s;
+	char id[DB_CAPTURE_ID_LEN], *buf, path[300];
+	struct report_opts o = {.fmt = OUT_JSON};
+	sqlite3 *db;
+	FILE *f;
+
+	(void)state;
+	/* matching: substring, '*', anchors */
+	assert_true(suppression__match("grow", "grower"));
+	assert_true(suppression__match("row", "grower"));
+	assert_true(suppression__match("g*er", "grower"));
+	assert_true(suppression__match("^grow", "grower"));
+	assert_false(suppression__match("^row", "grower"));
+	assert_true(suppression__match("wer$", "grower"));
+	assert_false(suppression__match("grow$", "grower"));
+	assert_true(suppression__match("^grower$", "grower"));
+	assert_true(suppression__match("libc.so*", "/usr/lib/x86_64-linux-gnu/libc.so.6"));
+	assert_true(suppression__match("*", ""));
+	assert_false(suppression__match("a*b*c", "acb"));
+	assert_true(suppression__match("a*b*c", "xaxbxcx"));
+	assert_false(suppression__match("x", NULL));
+	/* parsing */
+	assert_int_equal(suppressions__parse("# comment\n\n  leak:grow*  \nleak:^churn$\r\n", &s,
+					     errbuf, sizeof(errbuf)),
+			 0);
+	assert_int_equal(s.n, 2);
+	assert_string_equal(s.pattern[0], "grow*");
+	assert_string_equal(s.pattern[1], "^churn$");
+	suppressions__free(&s);
+	assert_int_equal(suppressions__parse("leak:a\nrace:b\n", &s, errbuf, sizeof(errbuf)),
+			 -EINVAL);
+	assert_non_null(strstr(errbuf, "line 2"));
+	assert_int_equal(suppressions__parse("leak:\n", &s, errbuf, sizeof(errbuf)), -EINVAL);
+	assert_int_equal(suppressions__parse("", &s, errbuf, sizeof(errbuf)), 0);
+	assert_int_equal(s.n, 0);
+	suppressions__free(&s);
+	suppressions__free(NULL);
+
+	/* in the report: by function name, and by file (every app function) */
+	db = load(write_capture("f.ptop", true, true, false), id);
+	snprintf(path, sizeof(path), "%s/supp.txt", tmpdir);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs("# ours\nleak:grow*\n", f);
+	fclose(f);
+	o.suppressions = path;
+	buf = run_report(db, id, true, &o);
+	assert_true(pos_of(buf, "grower") < 0);
+	assert_true(pos_of(buf, "leak_pages") >= 0);
+	assert_non_null(strstr(buf, "\"suppressed\": 1"));
+	free(buf);
+	f = fopen(path, "w");
+	fputs("leak:app.c\n", f);
+	fclose(f);
+	buf = run_report(db, id, true, &o);
+	assert_non_null(strstr(buf, "\"suppressed\": 3"));
+	assert_non_null(strstr(buf, "\"suspect_count\": 0"));
+	free(buf);
+	/* a bad file: -EINVAL before any output */
+	f = fopen(path, "w");
+	fputs("leak:x\nbogus\n", f);
+	fclose(f);
+	{
+		char *b = NULL;
+		size_t len = 0;
+		FILE *m = open_memstream(&b, &len);
+
+		assert_int_equal(report_leaks(db, id, &o, m), -EINVAL);
+		fclose(m);
+		assert_int_equal(len, 0);
+		free(b);
+	}
+	sqlite3_close(db);
+}
+
+/* live_measured false: live, lifetime and leaks say "not measured", never 0. */
+static void test_08_not_measured(void **state)
+{
+	char id[DB_CAPTURE_ID_LEN], *buf;
+	struct report_opts o = {.fmt = OUT_JSON, .by = HEAP_BY_LIVE};
+	sqlite3 *db;
+
+	(void)state;
+	db = load(write_capture("g.ptop", true, false, false), id);
+	buf = run_report(db, id, false, &o);
+	assert_non_null(strstr(buf, "\"live_measured\": false"));
+	assert_int_equal(site_int(buf, "leak_pages", "live_bytes"), -999);
+	assert_int_equal(site_int(buf, "leak_pages", "alloc_bytes"), 4096000);
+	assert_int_equal(site_int(buf, "churn", "mean_lifetime_ns"), -999);
+	assert_non_null(strstr(buf, "\"live_bytes\": null"));
+	assert_non_null(strstr(buf, "\"by\": \"bytes\""));
+	free(buf);
+	o.fmt = OUT_TEXT;
+	buf = run_report(db, id, false, &o);
+	assert_non_null(strstr(buf, "live, lifetime, leaks: not measured"));
+	assert_non_null(strstr(buf, "not measured  "));
+	assert_null(strstr(buf, "live at the end"));
+	free(buf);
+	buf = run_report(db, id, true, &o);
+	assert_non_null(strstr(buf, "leaks: not measured"));
+	free(buf);
+	sqlite3_close(db);
+}
+
+static void test_09_not_collected(void **state)
+{
+	char id[DB_CAPTURE_ID_LEN], *buf;
+	struct report_opts o = {.fmt = OUT_TEXT};
+	sqlite3 *db;
+
+	(void)state;
+	db = load(write_capture("h.ptop", false, true, false), id);
+	buf = run_report(db, id, false, &o);
+	assert_non_null(strstr(buf, "\nheap: not collected (failed: uprobe malloc: permission "
+				    "denied)\n"));
+	assert_null(strstr(buf, "census"));
+	free(buf);
+	buf = run_report(db, id, true, &o);
+	assert_non_null(strstr(buf, "\nleaks: not collected (failed: uprobe malloc: permission "
+				    "denied)\n"));
+	free(buf);
+	o.fmt = OUT_JSON;
+	buf = run_report(db, id, false, &o);
+	assert_non_null(strstr(buf, "\"collected\": false"));
+	assert_null(strstr(buf, "\"sites\""));
+	free(buf);
+	sqlite3_close(db);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_01_loader_rows), cmocka_unit_test(test_02_fold_and_order),
+	    cmocka_unit_test(test_03_window),	   cmocka_unit_test(test_04_census),
+	    cmocka_unit_test(test_05_trend),	   cmocka_unit_test(test_06_leaks),
+	    cmocka_unit_test(test_07_suppressions), cmocka_unit_test(test_08_not_measured),
+	    cmocka_unit_test(test_09_not_collected),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
