@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "analyze/replay.h"
 #include "analyze/symbolize.h"
 #include "proto/version.h"
 
@@ -90,6 +91,18 @@ const struct analyze_cmd analyze_cmds[] = {
 	  "                           redirected stdout)\n"
 	  "  --window START..END      as for report\n"
 	  "  --symbol-cache DIR, --debuginfod, --debuginfod-urls URLS   as for symbolize\n" },
+	{ "replay", cmd_replay,
+	  "replay [--dump] [--at TIME] [--tab NAME] [--size WxH] [--play] [--capture ID] FILE",
+	  "Play a capture back in the terminal: the state at the playback position with its\n"
+	  "history (tabs Overview, Syscalls, Network, Threads, I/O, FDs, Timeline, Memory,\n"
+	  "Heap), paused, stepped, rewound or fast-forwarded. Press ? in the viewer for keys.\n"
+	  "  --dump          print one frame as plain text instead (no terminal needed)\n"
+	  "  --at TIME       the position: seconds (12.5, 12.5s, 1500ms, 2m) or [H:]MM:SS\n"
+	  "  --tab NAME      the tab shown: overview (default), syscalls, network, threads,\n"
+	  "                  io, fds, timeline, memory, heap, or its number 1-9\n"
+	  "  --size WxH      --dump: the frame's size (default 160x48)\n"
+	  "  --play          start playing (default paused)\n"
+	  "  --capture ID    the capture to replay in a DB holding several\n" },
 	{ "salvage", cmd_salvage, "salvage [-o OUT] FILE",
 	  "Write a repaired copy of a capture that was cut short: every complete frame,\n"
 	  "a trailer marked salvaged, and a fresh time index.\n"

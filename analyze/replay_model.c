@@ -1,0 +1,645 @@
+/* replay_model.c — loads a capture's interval data into memory for the replay viewer; seeks. */
+#include "analyze/replay_model.h"
+
+#include <errno.h>
+#include <stddef.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *const rm_probe_names[RP_COUNT] = {"cpu",  "syscalls", "memory",
+						   "vmas", "heap",     "cpuprof"};
+
+/* grow *P (element size SZ) to hold one more than *N; 0 or -ENOMEM */
+static int grow(void **p, size_t *cap, size_t n, size_t sz)
+{
+	void *q;
+	size_t c;
+
+	if (n < *cap)
+		return 0;
+	c = *cap ? *cap * 2 : 64;
+	q = realloc(*p, c * sz);
+	if (!q)
+		return -ENOMEM;
+	*p = q;
+	*cap = c;
+	return 0;
+}
+
+static int64_t col(sqlite3_stmt *st, int i)
+{
+	return sqlite3_column_type(st, i) == SQLITE_NULL ? RM_NULL : sqlite3_column_int64(st, i);
+}
+
+static void col_str(sqlite3_stmt *st, int i, char *buf, size_t len)
+{
+	const unsigned char *s = sqlite3_column_text(st, i);
+
+	snprintf(buf, len, "%s", s ? (const char *)s : "");
+}
+
+static int prepare(struct replay_model *m, const char *sql, sqlite3_stmt **st)
+{
+	if (sqlite3_prepare_v2(m->db, sql, -1, st, NULL) != SQLITE_OK)
+		return -EIO;
+	if (sqlite3_bind_parameter_count(*st) >= 1)
+		sqlite3_bind_int64(*st, 1, m->meta.cap);
+	if (sqlite3_bind_parameter_count(*st) >= 2)
+		sqlite3_bind_int64(*st, 2, m->meta.base_ns);
+	return 0;
+}
+
+static int load_facts(struct replay_model *m)
+{
+	static const char cap_sql[] =
+	    "SELECT recorder_version, start_realtime_ns, interval_ns FROM capture WHERE cap = ?1";
+	static const char tgt_sql[] =
+	    "SELECT mode, pid, comm, cgroup_path, container_id FROM target WHERE cap = ?1";
+	static const char ev_sql[] =
+	    "SELECT SUM(count) FROM record_count WHERE cap = ?1 AND kind LIKE 'event:%'";
+	sqlite3_stmt *st = NULL;
+	int err = 0, i;
+
+	m->pid = RM_NULL;
+	m->start_realtime_ns = RM_NULL;
+	m->interval_ns = 1000000000;
+	err = prepare(m, cap_sql, &st);
+	if (err)
+		goto cleanup;
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		col_str(st, 0, m->recorder_version, sizeof(m->recorder_version));
+		m->start_realtime_ns = col(st, 1);
+		if (col(st, 2) > 0)
+			m->interval_ns = col(st, 2);
+	}
+	sqlite3_finalize(st);
+	st = NULL;
+	err = prepare(m, tgt_sql, &st);
+	if (err)
+		goto cleanup;
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		col_str(st, 0, m->mode, sizeof(m->mode));
+		m->pid = col(st, 1);
+		col_str(st, 2, m->comm, sizeof(m->comm));
+		col_str(st, 3, m->cgroup, sizeof(m->cgroup));
+		col_str(st, 4, m->container, sizeof(m->container));
+	}
+	sqlite3_finalize(st);
+	st = NULL;
+	err = prepare(m, ev_sql, &st);
+	if (err)
+		goto cleanup;
+	if (sqlite3_step(st) == SQLITE_ROW && col(st, 0) > 0)
+		m->events = (uint64_t)col(st, 0);
+	for (i = 0; i < RP_COUNT; i++) {
+		err = probe__lookup(m->db, m->meta.cap, rm_probe_names[i], &m->probes[i]);
+		if (err)
+			goto cleanup;
+	}
+cleanup:
+	sqlite3_finalize(st);
+	return err;
+}
+
+/* the CPU series, summed over the target's pids per interval end */
+static int load_cpu(struct replay_model *m)
+{
+	static const char sql[] =
+	    "SELECT time_ns - ?2, MAX(interval_ns), SUM(oncpu_ns), SUM(user_ns), SUM(system_ns), "
+	    "SUM(threads) FROM cpu_sample WHERE cap = ?1 GROUP BY time_ns ORDER BY time_ns";
+	sqlite3_stmt *st = NULL;
+	size_t cap = 0;
+	int err, rc;
+
+	err = prepare(m, sql, &st);
+	while (!err && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct rm_cpu *c;
+
+		err = grow((void **)&m->cpu, &cap, m->ncpu, sizeof(*m->cpu));
+		if (err)
+			break;
+		c = &m->cpu[m->ncpu++];
+		c->t = sqlite3_column_int64(st, 0);
+		c->interval = col(st, 1);
+		c->oncpu = col(st, 2);
+		c->user = col(st, 3);
+		c->system = col(st, 4);
+		c->threads = col(st, 5);
+	}
+	if (!err && rc != SQLITE_DONE)
+		err = -EIO;
+	sqlite3_finalize(st);
+	return err;
+}
+
+static const char *intern_name(struct replay_model *m, const char *name, size_t *cap, int *err)
+{
+	size_t i;
+
+	for (i = 0; i < m->nnames; i++)
+		if (!strcmp(m->names[i], name))
+			return m->names[i];
+	*err = grow((void **)&m->names, cap, m->nnames, sizeof(*m->names));
+	if (*err)
+		return NULL;
+	m->names[m->nnames] = strdup(name);
+	if (!m->names[m->nnames]) {
+		*err = -ENOMEM;
+		return NULL;
+	}
+	return m->names[m->nnames++];
+}
+
+/* syscall_stat summed per (interval end, nr), with their histograms */
+static int load_syscalls(struct replay_model *m)
+{
+	static const char sql[] =
+	    "SELECT time_ns - ?2, MAX(interval_ns), nr, MAX(name), SUM(count), SUM(completed), "
+	    "SUM(errors), SUM(total_ns) FROM syscall_stat WHERE cap = ?1 "
+	    "GROUP BY time_ns, nr ORDER BY time_ns, nr";
+	static const char hist_sql[] =
+	    "SELECT time_ns - ?2, nr, bucket, SUM(count) FROM syscall_hist WHERE cap = ?1 "
+	    "GROUP BY time_ns, nr, bucket ORDER BY time_ns, nr, bucket";
+	size_t cap = 0, icap = 0, ncap = 0, hcap = 0, r = 0, ii = 0;
+	sqlite3_stmt *st = NULL;
+	int err, rc;
+
+	err = prepare(m, sql, &st);
+	while (!err && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int64_t t = sqlite3_column_int64(st, 0);
+		const unsigned char *name = sqlite3_column_text(st, 3);
+		struct rm_sys *s;
+
+		err = grow((void **)&m->sys, &cap, m->nsys, sizeof(*m->sys));
+		if (err)
+			break;
+		if (!m->nsysi || m->sysi[m->nsysi - 1].t != t) {
+			err = grow((void **)&m->sysi, &icap, m->nsysi, sizeof(*m->sysi));
+			if (err)
+				break;
+			m->sysi[m->nsysi++] = (struct rm_sys_interval){
+			    .t = t, .interval = col(st, 1), .first = m->nsys, .n = 0};
+		}
+		s = &m->sys[m->nsys];
+		memset(s, 0, sizeof(*s));
+		s->nr = sqlite3_column_int64(st, 2);
+		s->name = intern_name(m, name ? (const char *)name : "?", &ncap, &err);
+		if (err)
+			break;
+		s->count = (uint64_t)sqlite3_column_int64(st, 4);
+		s->completed = (uint64_t)sqlite3_column_int64(st, 5);
+		s->errors = (uint64_t)sqlite3_column_int64(st, 6);
+		s->total_ns = (uint64_t)sqlite3_column_int64(st, 7);
+		m->nsys++;
+		m->sysi[m->nsysi - 1].n++;
+	}
+	if (!err && rc != SQLITE_DONE)
+		err = -EIO;
+	sqlite3_finalize(st);
+	st = NULL;
+	if (err)
+		return err;
+
+	/* Both lists are ordered by (time, nr): walk them together (row r, its interval ii). */
+	err = prepare(m, hist_sql, &st);
+	while (!err && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int64_t t = sqlite3_column_int64(st, 0), nr = sqlite3_column_int64(st, 1);
+		int64_t b = sqlite3_column_int64(st, 2);
+
+		while (r < m->nsys) {
+			while (r >= m->sysi[ii].first + m->sysi[ii].n)
+				ii++;
+			if (m->sysi[ii].t < t || (m->sysi[ii].t == t && m->sys[r].nr < nr))
+				r++;
+			else
+				break;
+		}
+		if (r >= m->nsys)
+			break;
+		if (m->sysi[ii].t != t || m->sys[r].nr != nr || b < 0 || b >= HIST_BUCKETS)
+			continue; /* a histogram without its stat row, or a bucket out of range */
+		err = grow((void **)&m->hist, &hcap, m->nhist, sizeof(*m->hist));
+		if (err)
+			break;
+		if (!m->sys[r].hist_n)
+			m->sys[r].hist_off = (uint32_t)m->nhist;
+		m->hist[m->nhist++] =
+		    (struct rm_bucket){.bucket = (uint8_t)b, .count = (uint64_t)col(st, 3)};
+		m->sys[r].hist_n++;
+	}
+	if (!err && rc != SQLITE_DONE && rc != SQLITE_ROW)
+		err = -EIO;
+	sqlite3_finalize(st);
+	return err;
+}
+
+static int load_memory(struct replay_model *m)
+{
+	/* SUM keeps NULL when every pid's value is NULL: not measured stays not measured */
+	static const char sql[] =
+	    "SELECT time_ns - ?2, SUM(rss), SUM(pss), SUM(uss), SUM(pss_anon), SUM(pss_file), "
+	    "SUM(pss_shmem), SUM(swap), SUM(vsize), SUM(minflt), SUM(majflt) FROM memory_sample "
+	    "WHERE cap = ?1 GROUP BY time_ns ORDER BY time_ns";
+	sqlite3_stmt *st = NULL;
+	size_t cap = 0;
+	int err, rc;
+
+	err = prepare(m, sql, &st);
+	while (!err && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct rm_mem *x;
+
+		err = grow((void **)&m->mem, &cap, m->nmem, sizeof(*m->mem));
+		if (err)
+			break;
+		x = &m->mem[m->nmem++];
+		x->t = sqlite3_column_int64(st, 0);
+		x->rss = col(st, 1);
+		x->pss = col(st, 2);
+		x->uss = col(st, 3);
+		x->pss_anon = col(st, 4);
+		x->pss_file = col(st, 5);
+		x->pss_shmem = col(st, 6);
+		x->swap = col(st, 7);
+		x->vsize = col(st, 8);
+		x->minflt = col(st, 9);
+		x->majflt = col(st, 10);
+	}
+	if (!err && rc != SQLITE_DONE)
+		err = -EIO;
+	sqlite3_finalize(st);
+	return err;
+}
+
+static int load_snaps(struct replay_model *m)
+{
+	static const char sql[] = "SELECT snapshot_id, time_ns - ?2, vma_count FROM vma_snapshot "
+				  "WHERE cap = ?1 ORDER BY time_ns, snapshot_id";
+	sqlite3_stmt *st = NULL;
+	size_t cap = 0;
+	int err, rc;
+
+	err = prepare(m, sql, &st);
+	while (!err && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		err = grow((void **)&m->snaps, &cap, m->nsnaps, sizeof(*m->snaps));
+		if (err)
+			break;
+		m->snaps[m->nsnaps++] = (struct rm_vma_snap){
+		    .id = sqlite3_column_int64(st, 0),
+		    .t = sqlite3_column_int64(st, 1),
+		    .vma_count = col(st, 2)};
+	}
+	if (!err && rc != SQLITE_DONE)
+		err = -EIO;
+	sqlite3_finalize(st);
+	return err;
+}
+
+static int load_heap(struct replay_model *m)
+{
+	static const char sql[] =
+	    "SELECT time_ns - ?2, MAX(interval_ns), SUM(alloc_count), SUM(alloc_bytes), "
+	    "SUM(live_bytes), SUM(leak_bytes), MAX(lane) FROM heap_snapshot WHERE cap = ?1 "
+	    "GROUP BY time_ns ORDER BY time_ns";
+	sqlite3_stmt *st = NULL;
+	size_t cap = 0;
+	int err, rc;
+
+	if (sqlite3_prepare_v2(m->db, sql, -1, &st, NULL) != SQLITE_OK)
+		return 0; /* a DB from before the heap collector: nothing to show */
+	sqlite3_bind_int64(st, 1, m->meta.cap);
+	sqlite3_bind_int64(st, 2, m->meta.base_ns);
+	err = 0;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct rm_heap *h;
+
+		err = grow((void **)&m->heap, &cap, m->nheap, sizeof(*m->heap));
+		if (err)
+			break;
+		h = &m->heap[m->nheap++];
+		h->t = sqlite3_column_int64(st, 0);
+		h->interval = col(st, 1);
+		h->alloc_count = col(st, 2);
+		h->alloc_bytes = col(st, 3);
+		h->live_bytes = col(st, 4);
+		h->leak_bytes = col(st, 5);
+		col_str(st, 6, h->lane, sizeof(h->lane));
+	}
+	if (!err && rc != SQLITE_DONE)
+		err = -EIO;
+	sqlite3_finalize(st);
+	return err;
+}
+
+static int load_drops(struct replay_model *m)
+{
+	static const char sql[] = "SELECT time_ns - ?2, collector, kind, lost FROM drop_notice "
+				  "WHERE cap = ?1 ORDER BY time_ns";
+	sqlite3_stmt *st = NULL;
+	size_t cap = 0;
+	int err, rc;
+
+	err = prepare(m, sql, &st);
+	while (!err && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct rm_drop *d;
+
+		err = grow((void **)&m->drops, &cap, m->ndrops, sizeof(*m->drops));
+		if (err)
+			break;
+		d = &m->drops[m->ndrops++];
+		d->t = sqlite3_column_type(st, 0) == SQLITE_NULL ? RM_NULL
+								 : sqlite3_column_int64(st, 0);
+		col_str(st, 1, d->collector, sizeof(d->collector));
+		col_str(st, 2, d->kind, sizeof(d->kind));
+		d->lost = (uint64_t)sqlite3_column_int64(st, 3);
+	}
+	if (!err && rc != SQLITE_DONE)
+		err = -EIO;
+	sqlite3_finalize(st);
+	return err;
+}
+
+static void update_duration(struct replay_model *m)
+{
+	int64_t d = 0;
+
+	if (m->ncpu && m->cpu[m->ncpu - 1].t > d)
+		d = m->cpu[m->ncpu - 1].t;
+	if (m->nsysi && m->sysi[m->nsysi - 1].t > d)
+		d = m->sysi[m->nsysi - 1].t;
+	if (m->nmem && m->mem[m->nmem - 1].t > d)
+		d = m->mem[m->nmem - 1].t;
+	if (m->nsnaps && m->snaps[m->nsnaps - 1].t > d)
+		d = m->snaps[m->nsnaps - 1].t;
+	if (m->nheap && m->heap[m->nheap - 1].t > d)
+		d = m->heap[m->nheap - 1].t;
+	if (m->meta.last_event_ns > 0 && m->meta.last_event_ns - m->meta.base_ns > d)
+		d = m->meta.last_event_ns - m->meta.base_ns;
+	m->duration_ns = d;
+}
+
+struct replay_model *replay_model__open(sqlite3 *db, const char *capture_id, char *err,
+					size_t errlen)
+{
+	struct replay_model *m = calloc(1, sizeof(*m));
+	const char *what = "capture";
+	int e;
+
+	if (!m) {
+		snprintf(err, errlen, "out of memory");
+		errno = ENOMEM;
+		return NULL;
+	}
+	m->db = db;
+	m->groups_snap = RM_NULL;
+	e = capture_meta__load(db, capture_id, &m->meta);
+	if (e == -ENOENT) {
+		snprintf(err, errlen, "no capture %s in the DB", capture_id);
+		goto fail;
+	}
+	e = e ?: load_facts(m);
+	what = e ? what : "cpu samples";
+	e = e ?: load_cpu(m);
+	what = e ? what : "syscall samples";
+	e = e ?: load_syscalls(m);
+	what = e ? what : "memory samples";
+	e = e ?: load_memory(m);
+	what = e ? what : "VMA snapshots";
+	e = e ?: load_snaps(m);
+	what = e ? what : "heap snapshots";
+	e = e ?: load_heap(m);
+	what = e ? what : "drop notices";
+	e = e ?: load_drops(m);
+	if (e) {
+		snprintf(err, errlen, "cannot read the %s: %s", what,
+			 e == -ENOMEM ? "out of memory" : sqlite3_errmsg(db));
+		goto fail;
+	}
+	update_duration(m);
+	return m;
+fail:
+	replay_model__free(m);
+	errno = -e;
+	return NULL;
+}
+
+void replay_model__free(struct replay_model *m)
+{
+	size_t i;
+
+	if (!m)
+		return;
+	for (i = 0; i < m->nnames; i++)
+		free(m->names[i]);
+	free(m->names);
+	free(m->cpu);
+	free(m->sys);
+	free(m->sysi);
+	free(m->hist);
+	free(m->mem);
+	free(m->snaps);
+	free(m->heap);
+	free(m->drops);
+	free(m->groups);
+	free(m);
+}
+
+void replay_model__seek(struct replay_model *m, int64_t t)
+{
+	if (t < 0)
+		t = 0;
+	if (t > m->duration_ns)
+		t = m->duration_ns;
+	m->pos_ns = t;
+}
+
+void replay_model__step(struct replay_model *m, int n)
+{
+	/* land on interval boundaries: a step from between two goes to the next one */
+	int64_t iv = m->interval_ns, k = m->pos_ns / iv;
+
+	if (n > 0)
+		k += n;
+	else if (n < 0)
+		k += m->pos_ns % iv ? n + 1 : n;
+	if (k * iv > m->duration_ns && n > 0)
+		replay_model__seek(m, m->duration_ns);
+	else
+		replay_model__seek(m, k * iv);
+}
+
+void replay_model__speed(struct replay_model *m, int dir)
+{
+	if (dir > 0 && m->speed_log2 < RM_SPEED_MAX)
+		m->speed_log2++;
+	else if (dir < 0 && m->speed_log2 > RM_SPEED_MIN)
+		m->speed_log2--;
+}
+
+char *replay_model__speed_str(const struct replay_model *m, char *buf, size_t len)
+{
+	if (m->speed_log2 < 0)
+		snprintf(buf, len, "1/%dx", 1 << -m->speed_log2);
+	else
+		snprintf(buf, len, "%dx", 1 << m->speed_log2);
+	return buf;
+}
+
+void replay_model__tick(struct replay_model *m, int64_t wall_ns)
+{
+	int64_t d;
+
+	if (!m->playing)
+		return;
+	d = m->speed_log2 >= 0 ? wall_ns << m->speed_log2 : wall_ns >> -m->speed_log2;
+	replay_model__seek(m, m->pos_ns + d);
+	if (m->pos_ns >= m->duration_ns)
+		m->playing = false;
+}
+
+/* the last index whose time (at byte offset OFF of elements of size SZ) is <= T; -1 if none */
+static ssize_t last_at(const void *base, size_t n, size_t sz, size_t off, int64_t t)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int64_t v;
+
+		memcpy(&v, (const char *)base + mid * sz + off, sizeof(v));
+		if (v <= t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return (ssize_t)lo - 1;
+}
+
+ssize_t replay_model__cpu_at(const struct replay_model *m, int64_t t)
+{
+	return last_at(m->cpu, m->ncpu, sizeof(*m->cpu), offsetof(struct rm_cpu, t), t);
+}
+
+ssize_t replay_model__sys_at(const struct replay_model *m, int64_t t)
+{
+	return last_at(m->sysi, m->nsysi, sizeof(*m->sysi), offsetof(struct rm_sys_interval, t),
+		       t);
+}
+
+ssize_t replay_model__mem_at(const struct replay_model *m, int64_t t)
+{
+	return last_at(m->mem, m->nmem, sizeof(*m->mem), offsetof(struct rm_mem, t), t);
+}
+
+ssize_t replay_model__snap_at(const struct replay_model *m, int64_t t)
+{
+	return last_at(m->snaps, m->nsnaps, sizeof(*m->snaps), offsetof(struct rm_vma_snap, t), t);
+}
+
+ssize_t replay_model__heap_at(const struct replay_model *m, int64_t t)
+{
+	return last_at(m->heap, m->nheap, sizeof(*m->heap), offsetof(struct rm_heap, t), t);
+}
+
+double replay_model__cpu_pct(const struct replay_model *m, size_t i)
+{
+	const struct rm_cpu *c = &m->cpu[i];
+	int64_t iv = c->interval > 0 ? c->interval : m->interval_ns;
+
+	if (c->oncpu >= 0)
+		return 100.0 * (double)c->oncpu / (double)iv;
+	if (c->user >= 0 && c->system >= 0)
+		return 100.0 * (double)(c->user + c->system) / (double)iv;
+	return NAN;
+}
+
+int replay_model__sys_pct(const struct replay_model *m, const struct rm_sys *s, unsigned pct,
+			  uint64_t *est)
+{
+	uint64_t h[HIST_BUCKETS] = {0};
+	uint32_t i;
+
+	if (!s->hist_n)
+		return -ENODATA;
+	for (i = 0; i < s->hist_n; i++)
+		h[m->hist[s->hist_off + i].bucket] += m->hist[s->hist_off + i].count;
+	return hist_percentile(h, HIST_BUCKETS, pct, est, NULL, NULL);
+}
+
+static int cmp_group(const void *pa, const void *pb)
+{
+	const struct rm_vma_group *a = pa, *b = pb;
+	int64_t ka = a->pss >= 0 ? a->pss : a->rss >= 0 ? a->rss : a->size;
+	int64_t kb = b->pss >= 0 ? b->pss : b->rss >= 0 ? b->rss : b->size;
+
+	if (ka != kb)
+		return ka > kb ? -1 : 1;
+	return strcmp(a->name, b->name);
+}
+
+int replay_model__vma_groups(struct replay_model *m, size_t si, const struct rm_vma_group **out,
+			     size_t *n)
+{
+	static const char sql[] =
+	    "SELECT CASE WHEN path IS NULL OR path = '' THEN '[anon]' ELSE path END AS g, "
+	    "COUNT(*), SUM(size), SUM(rss), SUM(pss), SUM(uss), SUM(swap) FROM vma "
+	    "WHERE cap = ?1 AND snapshot_id = ?2 GROUP BY g";
+	sqlite3_stmt *st = NULL;
+	size_t cap = 0;
+	int err = 0, rc;
+
+	*out = NULL;
+	*n = 0;
+	if (si >= m->nsnaps)
+		return -EINVAL;
+	if (m->groups_snap == m->snaps[si].id)
+		goto done;
+	free(m->groups);
+	m->groups = NULL;
+	m->ngroups = 0;
+	m->groups_snap = RM_NULL;
+	if (sqlite3_prepare_v2(m->db, sql, -1, &st, NULL) != SQLITE_OK)
+		return -EIO;
+	sqlite3_bind_int64(st, 1, m->meta.cap);
+	sqlite3_bind_int64(st, 2, m->snaps[si].id);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct rm_vma_group *g;
+
+		err = grow((void **)&m->groups, &cap, m->ngroups, sizeof(*m->groups));
+		if (err)
+			goto cleanup;
+		g = &m->groups[m->ngroups++];
+		col_str(st, 0, g->name, sizeof(g->name));
+		g->vmas = col(st, 1);
+		g->size = col(st, 2);
+		g->rss = col(st, 3);
+		g->pss = col(st, 4);
+		g->uss = col(st, 5);
+		g->swap = col(st, 6);
+	}
+	if (rc != SQLITE_DONE) {
+		err = -EIO;
+		goto cleanup;
+	}
+	if (m->ngroups)
+		qsort(m->groups, m->ngroups, sizeof(*m->groups), cmp_group);
+	m->groups_snap = m->snaps[si].id;
+done:
+	*out = m->groups;
+	*n = m->ngroups;
+cleanup:
+	sqlite3_finalize(st);
+	return err;
+}
+
+uint64_t replay_model__drops_until(const struct replay_model *m, int64_t t)
+{
+	uint64_t sum = 0;
+	size_t i;
+
+	for (i = 0; i < m->ndrops; i++)
+		if (m->drops[i].t == RM_NULL || m->drops[i].t <= t)
+			sum += m->drops[i].lost;
+	return sum;
+}

@@ -1,0 +1,177 @@
+/* replay_model.h — the replay viewer's data model: a capture's per-interval state in memory.
+ *
+ * replay_model__open reads a capture's interval tables (cpu_sample, syscall_stat and
+ * syscall_hist, memory_sample, vma_snapshot, heap_snapshot, drop_notice) once into sorted arrays,
+ * so a seek is a binary search and never a query. VMA groups of one snapshot are read on demand
+ * (and cached) since the vma table can be large. The model knows nothing of curses: the views
+ * (replay_views.c) read it and draw into a character grid.
+ *
+ * Times in the model are nanoseconds relative to the capture start (capture.start_monotonic_ns).
+ * The state "at T" is the last interval that ended at or before T (what a live viewer would have
+ * shown at T); the history is every interval before it. A figure that was not measured is
+ * negative (RM_NULL) in the arrays, never 0.
+ */
+#ifndef PTOP_REPLAY_MODEL_H
+#define PTOP_REPLAY_MODEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include <sqlite3.h>
+
+#include "analyze/report.h"
+
+#define RM_NULL (-1) /* a figure that was not measured */
+
+struct rm_cpu {
+	int64_t t, interval;  /* end of the interval, its length (ns) */
+	int64_t oncpu;	      /* eBPF lane, ns; RM_NULL when absent */
+	int64_t user, system; /* /proc lane, ns; RM_NULL when absent */
+	int64_t threads;
+};
+
+struct rm_sys {		   /* one syscall in one interval (summed over the target's pids) */
+	int64_t nr;
+	const char *name;  /* points into the model's name table */
+	uint64_t count, completed, errors, total_ns;
+	uint32_t hist_off; /* its log2 latency buckets: model.hist[hist_off .. + hist_n) */
+	uint32_t hist_n;
+};
+
+struct rm_bucket {
+	uint8_t bucket;
+	uint64_t count;
+};
+
+struct rm_sys_interval {
+	int64_t t, interval;
+	size_t first, n; /* model.sys[first .. first + n) */
+};
+
+struct rm_mem {
+	int64_t t;
+	int64_t rss, pss, uss, pss_anon, pss_file, pss_shmem, swap, vsize; /* bytes or RM_NULL */
+	int64_t minflt, majflt;						   /* deltas or RM_NULL */
+};
+
+struct rm_vma_snap {
+	int64_t id, t, vma_count;
+};
+
+struct rm_vma_group {
+	char name[128]; /* the path, or [anon] for anonymous mappings */
+	int64_t vmas, size, rss, pss, uss, swap; /* bytes or RM_NULL */
+};
+
+struct rm_heap {
+	int64_t t, interval;
+	int64_t alloc_count, alloc_bytes;
+	int64_t live_bytes, leak_bytes; /* RM_NULL when not measured */
+	char lane[16];
+};
+
+struct rm_drop {
+	int64_t t; /* RM_NULL when the notice had no time */
+	char collector[32], kind[32];
+	uint64_t lost;
+};
+
+/* The probes the tabs depend on, in this order. */
+enum rm_probe { RP_CPU, RP_SYSCALLS, RP_MEMORY, RP_VMAS, RP_HEAP, RP_CPUPROF, RP_COUNT };
+extern const char *const rm_probe_names[RP_COUNT];
+
+enum { RM_SPEED_MIN = -2, RM_SPEED_MAX = 6 }; /* speed = 2^speed_log2: 1/4x .. 64x */
+
+struct replay_model {
+	sqlite3 *db; /* not owned */
+	struct capture_meta meta;
+	/* capture and target facts (empty strings when unknown) */
+	char mode[16], comm[64], cgroup[256], container[80], recorder_version[32];
+	int64_t pid;	      /* RM_NULL when unknown */
+	int64_t start_realtime_ns; /* RM_NULL when unknown */
+	int64_t interval_ns;  /* the capture's sampling interval (default 1 s when unknown) */
+	int64_t duration_ns;  /* end of the last interval relative to the start */
+	struct probe_info probes[RP_COUNT];
+	uint64_t events;      /* records of type event (record_count), 0 when unknown */
+
+	struct rm_cpu *cpu;
+	size_t ncpu;
+	struct rm_sys *sys;
+	size_t nsys;
+	struct rm_sys_interval *sysi;
+	size_t nsysi;
+	struct rm_bucket *hist;
+	size_t nhist;
+	char **names; /* syscall names, one per distinct nr */
+	size_t nnames;
+	struct rm_mem *mem;
+	size_t nmem;
+	struct rm_vma_snap *snaps;
+	size_t nsnaps;
+	struct rm_heap *heap;
+	size_t nheap;
+	struct rm_drop *drops;
+	size_t ndrops;
+
+	/* the playback position */
+	int64_t pos_ns;
+	bool playing;
+	int speed_log2; /* RM_SPEED_MIN .. RM_SPEED_MAX */
+
+	/* the VMA groups of one snapshot, cached */
+	int64_t groups_snap; /* snapshot id cached, RM_NULL: none */
+	struct rm_vma_group *groups;
+	size_t ngroups;
+};
+
+/* Load capture CAPTURE_ID of DB (which stays the caller's and must outlive the model). Returns
+ * the model at position 0, paused, speed 1x; NULL with errno set (ENOENT: no such capture,
+ * ENOMEM, EIO: an SQLite error) and a one-line reason in ERR. Free with replay_model__free. */
+struct replay_model *replay_model__open(sqlite3 *db, const char *capture_id, char *err,
+					size_t errlen);
+
+void replay_model__free(struct replay_model *m);
+
+/* Move the position to T ns (clamped to [0, duration]). */
+void replay_model__seek(struct replay_model *m, int64_t t);
+
+/* Step N intervals (negative: back), clamped. */
+void replay_model__step(struct replay_model *m, int n);
+
+/* Double (DIR > 0) or halve (DIR < 0) the speed within 1/4x .. 64x. */
+void replay_model__speed(struct replay_model *m, int dir);
+
+/* The speed as text: "1/4x", "1/2x", "1x" .. "64x". Returns BUF. */
+char *replay_model__speed_str(const struct replay_model *m, char *buf, size_t len);
+
+/* Advance a playing model by WALL_NS of real time at its speed; stops (paused) at the end. */
+void replay_model__tick(struct replay_model *m, int64_t wall_ns);
+
+/* Index of the last sample ending at or before T in each series; -1 when none. */
+ssize_t replay_model__cpu_at(const struct replay_model *m, int64_t t);
+ssize_t replay_model__sys_at(const struct replay_model *m, int64_t t);
+ssize_t replay_model__mem_at(const struct replay_model *m, int64_t t);
+ssize_t replay_model__snap_at(const struct replay_model *m, int64_t t);
+ssize_t replay_model__heap_at(const struct replay_model *m, int64_t t);
+
+/* CPU use of sample I as a percentage of one CPU: the eBPF lane when measured, else the /proc
+ * lane; NAN when neither was. */
+double replay_model__cpu_pct(const struct replay_model *m, size_t i);
+
+/* The p50 or p99 latency estimate of syscall row S (hist_percentile over its buckets). 0 with
+ * *EST set, -ENODATA when it has no histogram. */
+int replay_model__sys_pct(const struct replay_model *m, const struct rm_sys *s, unsigned pct,
+			  uint64_t *est);
+
+/* The VMA groups (one per path, anonymous ones together as [anon]) of snapshot index SI, sorted
+ * by PSS (else RSS, else size) descending. *OUT points into the model (valid until the next call).
+ * 0, or -errno (-EIO on an SQLite error, -ENOMEM). */
+int replay_model__vma_groups(struct replay_model *m, size_t si, const struct rm_vma_group **out,
+			     size_t *n);
+
+/* Lost events in drop notices at or before T. */
+uint64_t replay_model__drops_until(const struct replay_model *m, int64_t t);
+
+#endif

@@ -1,0 +1,576 @@
+/* test_replay.c — unit tests for the replay viewer: the grid, the model and frames rendered to text
+ * at given times on hand-built DBs (analyze/replay_*.c). */
+#include <errno.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "analyze/replay.h"
+#include "analyze/replay_grid.h"
+#include "analyze/replay_model.h"
+#include "analyze/replay_views.h"
+
+extern const char ptop_schema_sql[];
+
+#define CID "00112233445566778899aabbccddeeff"
+#define CAP_OF "(SELECT cap FROM capture WHERE capture_id = '%s')"
+#define BASE 1000000000000LL /* start_monotonic_ns of the test capture */
+#define SEC 1000000000LL
+#define MIB (1024LL * 1024)
+
+/* ------------------------------------------------------------------ helpers */
+
+static void execf(sqlite3 *db, const char *fmt, ...)
+{
+	char *sql, *msg = NULL;
+	va_list ap;
+
+	va_start(ap, fmt);
+	sql = sqlite3_vmprintf(fmt, ap);
+	va_end(ap);
+	assert_non_null(sql);
+	if (sqlite3_exec(db, sql, NULL, NULL, &msg) != SQLITE_OK)
+		fail_msg("SQL failed: %s\n%s", msg ? msg : "?", sql);
+	sqlite3_free(msg);
+	sqlite3_free(sql);
+}
+
+static sqlite3 *new_db(int complete)
+{
+	sqlite3 *db = NULL;
+
+	assert_int_equal(sqlite3_open(":memory:", &db), SQLITE_OK);
+	execf(db, "%s", ptop_schema_sql);
+	execf(db,
+	      "INSERT INTO capture (capture_id, format_version, recorder_version, start_monotonic_ns, "
+	      "start_realtime_ns, interval_ns, cpus, first_event_ns, last_event_ns, complete, "
+	      "read_end, read_message) VALUES ('%s', 1, '9.8.7', %lld, 1764410400000000000, %lld, 4, "
+	      "%lld, %lld, %d, '%s', %s)",
+	      CID, BASE, SEC, BASE + SEC, BASE + 4 * SEC, complete, complete ? "clean" : "truncated",
+	      complete ? "NULL" : "'truncated at byte 1234'");
+	execf(db,
+	      "INSERT INTO target (cap, mode, pid, comm) VALUES (" CAP_OF ", 'pid', 4242, 'demo')",
+	      CID);
+	return db;
+}
+
+static void add_probe(sqlite3 *db, const char *name, const char *state, const char *source,
+		      const char *reason)
+{
+	static int seq;
+
+	execf(db,
+	      "INSERT INTO probe (cap, seq, name, state, source, reason) "
+	      "VALUES (" CAP_OF ", %d, %Q, %Q, %Q, %Q)",
+	      CID, seq++, name, state, source, reason);
+}
+
+static void add_syscall(sqlite3 *db, int t, int nr, const char *name, long long count,
+			long long errors, long long total_ns, int bucket, long long bcount,
+			int bucket2, long long bcount2)
+{
+	execf(db,
+	      "INSERT INTO syscall_stat (cap, time_ns, interval_ns, pid, nr, name, count, "
+	      "completed, errors, total_ns) VALUES (" CAP_OF ", %lld, %lld, 42, %d, %Q, %lld, "
+	      "%lld, %lld, %lld)",
+	      CID, BASE + t * SEC, SEC, nr, name, count, count, errors, total_ns);
+	execf(db,
+	      "INSERT INTO syscall_hist (cap, time_ns, pid, nr, bucket, count) "
+	      "VALUES (" CAP_OF ", %lld, 42, %d, %d, %lld)",
+	      CID, BASE + t * SEC, nr, bucket, bcount);
+	if (bucket2 >= 0)
+		execf(db,
+		      "INSERT INTO syscall_hist (cap, time_ns, pid, nr, bucket, count) "
+		      "VALUES (" CAP_OF ", %lld, 42, %d, %d, %lld)",
+		      CID, BASE + t * SEC, nr, bucket2, bcount2);
+}
+
+/* A capture with every probe active: syscalls at t = 1, 2, 3 s (getppid 10, 20, 30 calls; read 5
+ * each), CPU samples (10%, 50%, 25% on-CPU), memory (RSS 10, 20, 30 MiB), two VMA snapshots. */
+static sqlite3 *full_db(void)
+{
+	sqlite3 *db = new_db(1);
+	int t;
+
+	add_probe(db, "cpu", "active", "ebpf", NULL);
+	add_probe(db, "syscalls", "active", "ebpf", NULL);
+	add_probe(db, "memory", "active", "proc", NULL);
+	add_probe(db, "vmas", "active", "proc", NULL);
+	add_probe(db, "heap", "disabled", NULL, "disabled by --disable heap");
+	add_syscall(db, 1, 110, "getppid", 10, 0, 5000, 8, 10, -1, 0);
+	add_syscall(db, 2, 110, "getppid", 20, 0, 10000, 8, 19, 12, 1);
+	add_syscall(db, 3, 110, "getppid", 30, 0, 15000, 12, 30, -1, 0);
+	for (t = 1; t <= 3; t++)
+		add_syscall(db, t, 0, "read", 5, 1, 5000000, 20, 5, -1, 0);
+	execf(db,
+	      "INSERT INTO cpu_sample (cap, time_ns, interval_ns, pid, oncpu_ns, threads) VALUES "
+	      "(" CAP_OF ", %lld, %lld, 42, %lld, 3), (" CAP_OF ", %lld, %lld, 42, %lld, 4), "
+	      "(" CAP_OF ", %lld, %lld, 42, %lld, 5)",
+	      CID, BASE + SEC, SEC, SEC / 10, CID, BASE + 2 * SEC, SEC, SEC / 2, CID, BASE + 3 * SEC,
+	      SEC, SEC / 4);
+	for (t = 1; t <= 3; t++)
+		execf(db,
+		      "INSERT INTO memory_sample (cap, time_ns, pid, rss, pss, uss, pss_anon, "
+		      "pss_file, pss_shmem, swap) VALUES (" CAP_OF ", %lld, 42, %lld, %lld, %lld, "
+		      "%lld, %lld, 0, 0)",
+		      CID, BASE + t * SEC, t * 10 * MIB, t * 8 * MIB, t * 6 * MIB, t * 7 * MIB,
+		      t * MIB);
+	execf(db,
+	      "INSERT INTO vma_snapshot (cap, snapshot_id, time_ns, pid, vma_count) VALUES "
+	      "(" CAP_OF ", 0, %lld, 42, 2), (" CAP_OF ", 1, %lld, 42, 3)",
+	      CID, BASE + SEC / 2, CID, BASE + 5 * SEC / 2);
+	execf(db,
+	      "INSERT INTO vma (cap, snapshot_id, start, end, path, size, rss, pss, uss) VALUES "
+	      "(" CAP_OF ", 0, 4096, 8192, '/usr/lib/libfirst.so', 4096, 4096, 2048, 1024), "
+	      "(" CAP_OF ", 0, 8192, 12288, '', 4096, 4096, 4096, 4096), "
+	      "(" CAP_OF ", 1, 4096, 8192, '/usr/lib/libsecond.so', 4096, 4096, 2048, 1024), "
+	      "(" CAP_OF ", 1, 8192, 12288, '', 4096, 4096, 4096, 4096), "
+	      "(" CAP_OF ", 1, 12288, 16384, '', 8192, 8192, 8192, 8192)",
+	      CID, CID, CID, CID, CID);
+	return db;
+}
+
+static struct replay_model *open_model(sqlite3 *db)
+{
+	char err[256] = "";
+	struct replay_model *m = replay_model__open(db, CID, err, sizeof(err));
+
+	if (!m)
+		fail_msg("replay_model__open: %s", err);
+	return m;
+}
+
+/* the frame of TAB at T seconds (W x H) as text; caller frees */
+static char *frame(struct replay_model *m, const char *tab, double t, int w, int h)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	int ti = replay__find_view(tab);
+
+	assert_non_null(f);
+	assert_true(ti >= 0);
+	assert_int_equal(replay_dump(m, ti, (int64_t)llround(t * 1e9), w, h, f), 0);
+	fclose(f);
+	return buf;
+}
+
+static void assert_contains(const char *hay, const char *needle)
+{
+	if (!strstr(hay, needle))
+		fail_msg("expected to find \"%s\" in:\n%s", needle, hay);
+}
+
+static void assert_lacks(const char *hay, const char *needle)
+{
+	if (strstr(hay, needle))
+		fail_msg("did not expect \"%s\" in:\n%s", needle, hay);
+}
+
+/* the line of TEXT that contains NEEDLE, copied into BUF */
+static const char *line_with(const char *text, const char *needle, char *buf, size_t len)
+{
+	const char *p = strstr(text, needle), *s, *e;
+
+	if (!p)
+		fail_msg("no line with \"%s\" in:\n%s", needle, text);
+	for (s = p; s > text && s[-1] != '\n'; s--)
+		;
+	e = strchr(p, '\n');
+	snprintf(buf, len, "%.*s", (int)(e ? e - s : (ptrdiff_t)strlen(s)), s);
+	return buf;
+}
+
+/* ------------------------------------------------------------------ grid */
+
+static void test_01_grid_text_clipping_and_wide(void **state)
+{
+	struct grid *g = grid__new(10, 2);
+	char *t;
+
+	(void)state;
+	assert_non_null(g);
+	assert_int_equal(grid__text(g, 0, 0, -1, "hello world", 0, 0), 10);
+	assert_int_equal(grid__text(g, 8, 1, -1, "\xe4\xb8\xad\xe6\x96\x87", 0, 0), 2); /* 中文 */
+	assert_int_equal(grid__text(g, -2, 5, -1, "off", 0, 0), 0); /* outside: nothing */
+	t = grid__to_text(g);
+	assert_string_equal(t, "hello worl\n        \xe4\xb8\xad\n");
+	free(t);
+	/* a control character and an invalid byte are shown, never passed through */
+	grid__clear(g);
+	grid__text(g, 0, 0, 5, "a\tb\xff", 0, 0);
+	t = grid__to_text(g);
+	assert_string_equal(t, "a?b\xef\xbf\xbd\n\n");
+	free(t);
+	assert_int_equal(grid__text_width("\xe4\xb8\xad" "a"), 3);
+	assert_int_equal(grid__resize(g, 0, 3), -EINVAL);
+	grid__free(g);
+	grid__free(NULL);
+}
+
+static void test_02_sparkline_measured_vs_missing(void **state)
+{
+	struct grid *g = grid__new(4, 1);
+	double v[4] = {0, NAN, 10, 5};
+	char *t;
+
+	(void)state;
+	grid__sparkline(g, 0, 0, 4, v, 4, 10, 0);
+	t = grid__to_text(g);
+	/* column 3: 0 (bottom-left dot 7) and missing (nothing): U+2840;
+	 * column 4: 10 (full left column 1237) and 5 (right 8,6 -> level 3: 8,6,5): U+28F7 */
+	assert_string_equal(t, "  \xe2\xa1\x80\xe2\xa3\xb7\n");
+	free(t);
+	grid__clear(g);
+	grid__bar(g, 0, 0, 4, 0.5, 0);
+	t = grid__to_text(g);
+	assert_string_equal(t, "\xe2\x96\x88\xe2\x96\x88\n"); /* two full blocks */
+	free(t);
+	grid__free(g);
+}
+
+/* ------------------------------------------------------------------ model */
+
+static void test_03_model_load_and_seek(void **state)
+{
+	sqlite3 *db = full_db();
+	struct replay_model *m = open_model(db);
+	char sp[16];
+
+	(void)state;
+	assert_int_equal(m->ncpu, 3);
+	assert_int_equal(m->nsysi, 3);
+	assert_int_equal(m->nsys, 6);
+	assert_int_equal(m->nmem, 3);
+	assert_int_equal(m->nsnaps, 2);
+	assert_int_equal(m->duration_ns, 4 * SEC); /* the last event */
+	assert_int_equal(replay_model__sys_at(m, SEC - 1), -1);
+	assert_int_equal(replay_model__sys_at(m, SEC), 0);
+	assert_int_equal(replay_model__sys_at(m, 5 * SEC / 2), 1);
+	assert_int_equal(replay_model__snap_at(m, 5 * SEC / 2), 1);
+	assert_int_equal(replay_model__mem_at(m, 10 * SEC), 2);
+	assert_true(fabs(replay_model__cpu_pct(m, 1) - 50.0) < 1e-9);
+	/* steps land on interval boundaries and are clamped */
+	replay_model__seek(m, 2500000000LL);
+	replay_model__step(m, 1);
+	assert_int_equal(m->pos_ns, 3 * SEC);
+	replay_model__step(m, -1);
+	assert_int_equal(m->pos_ns, 2 * SEC);
+	replay_model__step(m, -10);
+	assert_int_equal(m->pos_ns, 0);
+	replay_model__step(m, 10);
+	assert_int_equal(m->pos_ns, 4 * SEC);
+	/* speed 1/4x .. 64x; playing stops at the end */
+	for (int i = 0; i < 10; i++)
+		replay_model__speed(m, -1);
+	assert_string_equal(replay_model__speed_str(m, sp, sizeof(sp)), "1/4x");
+	for (int i = 0; i < 20; i++)
+		replay_model__speed(m, 1);
+	assert_string_equal(replay_model__speed_str(m, sp, sizeof(sp)), "64x");
+	replay_model__seek(m, 0);
+	m->playing = true;
+	replay_model__tick(m, SEC / 64);
+	assert_int_equal(m->pos_ns, SEC);
+	replay_model__tick(m, SEC);
+	assert_int_equal(m->pos_ns, 4 * SEC);
+	assert_false(m->playing);
+	replay_model__free(m);
+	sqlite3_close(db);
+}
+
+static void test_04_model_errors(void **state)
+{
+	sqlite3 *db = new_db(1);
+	char err[256] = "";
+
+	(void)state;
+	errno = 0;
+	assert_null(replay_model__open(db, "ffffffffffffffffffffffffffffffff", err, sizeof(err)));
+	assert_int_equal(errno, ENOENT);
+	assert_non_null(strstr(err, "no capture"));
+	replay_model__free(NULL);
+	sqlite3_close(db);
+}
+
+/* ------------------------------------------------------------------ frames */
+
+static void test_05_syscalls_frame_at_time(void **state)
+{
+	sqlite3 *db = full_db();
+	struct replay_model *m = open_model(db);
+	char line[512], *f;
+
+	(void)state;
+	f = frame(m, "syscalls", 2.5, 160, 48);
+	assert_contains(f, "demo (pid 4242)");
+	assert_contains(f, "mode pid");
+	assert_contains(f, "recorder 9.8.7");
+	assert_contains(f, "2025-11-29T10:00:00.000Z");
+	assert_contains(f, "00:02.5 / 00:04.0");
+	assert_contains(f, "paused");
+	assert_contains(f, "speed 1x");
+	assert_contains(f, "capture complete");
+	/* the interval ending at 2 s: getppid 20 calls, p50 bucket 8 (362 ns), p99 bucket 12 */
+	line_with(f, "getppid", line, sizeof(line));
+	assert_contains(line, " 20 ");
+	assert_contains(line, "20.0");
+	assert_contains(line, "362 ns");
+	assert_contains(line, "5.79 us");
+	line_with(f, " read ", line, sizeof(line));
+	assert_contains(line, " 5 ");
+	/* ordered by count: getppid first */
+	assert_true(strstr(f, "getppid") < strstr(f, " read "));
+	free(f);
+
+	f = frame(m, "syscalls", 1.5, 160, 48);
+	line_with(f, "getppid", line, sizeof(line));
+	assert_contains(line, " 10 ");
+	assert_lacks(line, " 20 ");
+	free(f);
+
+	/* before the first interval ended: said so, no table */
+	f = frame(m, "syscalls", 0.5, 160, 48);
+	assert_contains(f, "no syscall interval has ended by 00:00.5");
+	assert_lacks(f, "getppid");
+	free(f);
+	replay_model__free(m);
+	sqlite3_close(db);
+}
+
+static void test_06_not_collected_never_zeros(void **state)
+{
+	sqlite3 *db = new_db(0);
+	struct replay_model *m;
+	char *f;
+
+	(void)state;
+	add_probe(db, "cpu", "active", "proc", NULL);
+	add_probe(db, "syscalls", "unsupported", NULL, "eBPF off (--no-ebpf)");
+	add_probe(db, "memory", "failed", "proc", "smaps_rollup unreadable");
+	add_probe(db, "vmas", "disabled", NULL, "disabled by --disable vmas");
+	execf(db,
+	      "INSERT INTO cpu_sample (cap, time_ns, interval_ns, pid, user_ns, system_ns) "
+	      "VALUES (" CAP_OF ", %lld, %lld, 42, %lld, %lld)",
+	      CID, BASE + SEC, SEC, SEC / 10, SEC / 10);
+	m = open_model(db);
+	f = frame(m, "syscalls", 2, 160, 48);
+	assert_contains(f, "not collected \xe2\x80\x94 unsupported: eBPF off (--no-ebpf)");
+	assert_lacks(f, "count");
+	free(f);
+	f = frame(m, "overview", 2, 160, 48);
+	assert_contains(f, "not collected \xe2\x80\x94 unsupported: eBPF off (--no-ebpf)");
+	assert_contains(f, "not collected \xe2\x80\x94 failed: smaps_rollup unreadable");
+	assert_contains(f, "20.0% /proc");
+	assert_contains(f, "TRUNCATED (truncated): truncated at byte 1234");
+	assert_lacks(f, "0 B");
+	free(f);
+	f = frame(m, "memory", 2, 160, 48);
+	assert_contains(f, "not collected \xe2\x80\x94 failed: smaps_rollup unreadable");
+	assert_contains(f, "not collected \xe2\x80\x94 disabled: disabled by --disable vmas");
+	assert_lacks(f, "0 B");
+	free(f);
+	f = frame(m, "heap", 2, 160, 48);
+	assert_contains(f, "not collected \xe2\x80\x94 absent");
+	free(f);
+	f = frame(m, "network", 2, 160, 48);
+	assert_contains(f, "no collector records this yet");
+	free(f);
+	replay_model__free(m);
+	sqlite3_close(db);
+}
+
+static void test_07_memory_frame(void **state)
+{
+	sqlite3 *db = full_db();
+	struct replay_model *m = open_model(db);
+	char line[512], *f;
+
+	(void)state;
+	f = frame(m, "memory", 2.7, 160, 48);
+	line_with(f, "RSS  ", line, sizeof(line));
+	assert_contains(line, "20.0 MiB");
+	line_with(f, "PSS  ", line, sizeof(line));
+	assert_contains(line, "16.0 MiB");
+	line_with(f, "USS  ", line, sizeof(line));
+	assert_contains(line, "12.0 MiB");
+	line_with(f, "anon", line, sizeof(line));
+	assert_contains(line, "14.0 MiB");
+	/* the snapshot at 2.5 s, not the one at 0.5 s */
+	assert_contains(f, "libsecond.so");
+	assert_lacks(f, "libfirst.so");
+	line_with(f, "[anon]", line, sizeof(line));
+	assert_contains(line, " 2 ");	     /* two anonymous VMAs */
+	assert_contains(line, "12.0 KiB"); /* their PSS */
+	free(f);
+	f = frame(m, "memory", 1.0, 160, 48);
+	assert_contains(f, "libfirst.so");
+	line_with(f, "RSS  ", line, sizeof(line));
+	assert_contains(line, "10.0 MiB");
+	free(f);
+	f = frame(m, "overview", 3, 160, 48);
+	assert_contains(f, "25.0% eBPF");
+	line_with(f, "getppid", line, sizeof(line));
+	assert_contains(line, "30 calls");
+	free(f);
+	replay_model__free(m);
+	sqlite3_close(db);
+}
+
+static void test_08_too_small_and_resize(void **state)
+{
+	sqlite3 *db = full_db();
+	struct replay_model *m = open_model(db);
+	char *f;
+
+	(void)state;
+	f = frame(m, "overview", 1, 79, 24);
+	assert_contains(f, "terminal too small: 79x24");
+	assert_lacks(f, "ptop replay  demo");
+	free(f);
+	f = frame(m, "overview", 1, 80, 24);
+	assert_lacks(f, "too small");
+	assert_contains(f, "ptop replay  demo");
+	free(f);
+	replay_model__free(m);
+	sqlite3_close(db);
+}
+
+/* ------------------------------------------------------------------ keys */
+
+static void test_09_keys(void **state)
+{
+	sqlite3 *db = full_db();
+	struct replay_model *m = open_model(db);
+	struct replay_ui ui = {0};
+	struct grid *g = grid__new(160, 48);
+	char *t;
+
+	(void)state;
+	assert_int_equal(replay__key(m, &ui, '2'), 0);
+	assert_int_equal(ui.tab, 1);
+	replay__key(m, &ui, RK_TAB);
+	assert_int_equal(ui.tab, 2);
+	replay__key(m, &ui, RK_BTAB);
+	replay__key(m, &ui, RK_BTAB);
+	replay__key(m, &ui, RK_BTAB);
+	assert_int_equal(ui.tab, (int)replay_nviews - 1);
+	replay__key(m, &ui, RK_F1 + 7);
+	assert_int_equal(ui.tab, 7);
+	replay__key(m, &ui, RK_F1 + 1);
+	replay__key(m, &ui, ' ');
+	assert_true(m->playing);
+	replay__key(m, &ui, 'p');
+	assert_false(m->playing);
+	replay__key(m, &ui, RK_RIGHT);
+	replay__key(m, &ui, RK_RIGHT);
+	assert_int_equal(m->pos_ns, 2 * SEC);
+	replay__key(m, &ui, RK_SLEFT);
+	assert_int_equal(m->pos_ns, 0);
+	replay__key(m, &ui, 'G');
+	assert_int_equal(m->pos_ns, 4 * SEC);
+	replay__key(m, &ui, 'g');
+	assert_int_equal(m->pos_ns, 0);
+	/* t: jump to a time typed at the prompt */
+	replay__key(m, &ui, 't');
+	for (const char *p = "2.5"; *p; p++)
+		replay__key(m, &ui, *p);
+	replay__key(m, &ui, RK_ENTER);
+	assert_int_equal(m->pos_ns, 2500000000LL);
+	replay__key(m, &ui, 't');
+	replay__key(m, &ui, 'x');
+	replay__key(m, &ui, RK_ENTER);
+	assert_int_equal(m->pos_ns, 2500000000LL);
+	assert_non_null(strstr(ui.status, "not a time"));
+	/* / filter: only read is left */
+	replay__key(m, &ui, '/');
+	for (const char *p = "rea"; *p; p++)
+		replay__key(m, &ui, *p);
+	replay__key(m, &ui, RK_ENTER);
+	assert_string_equal(ui.filter, "rea");
+	replay__render(m, &ui, g);
+	t = grid__to_text(g);
+	assert_contains(t, " read ");
+	assert_lacks(t, "getppid");
+	free(t);
+	/* s: sort by errors puts read first without the filter */
+	replay__key(m, &ui, '/');
+	replay__key(m, &ui, RK_ESC);
+	assert_string_equal(ui.filter, "");
+	replay__key(m, &ui, 's');
+	assert_int_equal(ui.sort, 1);
+	replay__render(m, &ui, g);
+	t = grid__to_text(g);
+	assert_contains(t, "sort: errors");
+	assert_true(strstr(t, " read ") < strstr(t, "getppid"));
+	free(t);
+	/* ? shows where the data came from, ? again closes it */
+	replay__key(m, &ui, '?');
+	replay__render(m, &ui, g);
+	t = grid__to_text(g);
+	assert_contains(t, "probe syscalls active (ebpf)");
+	assert_contains(t, "not collected \xe2\x80\x94 disabled: disabled by --disable heap");
+	free(t);
+	replay__key(m, &ui, '?');
+	assert_false(ui.help);
+	replay__key(m, &ui, ']');
+	replay__key(m, &ui, ']');
+	replay__render(m, &ui, g);
+	t = grid__to_text(g);
+	assert_contains(t, "speed 4x");
+	free(t);
+	assert_int_equal(replay__key(m, &ui, 'q'), 1);
+	grid__free(g);
+	replay_model__free(m);
+	sqlite3_close(db);
+}
+
+static void test_10_time_parse_and_format(void **state)
+{
+	int64_t ns;
+	char buf[32];
+
+	(void)state;
+	assert_int_equal(replay__parse_time("12.5s", &ns), 0);
+	assert_int_equal(ns, 12500000000LL);
+	assert_int_equal(replay__parse_time("1500ms", &ns), 0);
+	assert_int_equal(ns, 1500000000LL);
+	assert_int_equal(replay__parse_time("1:30", &ns), 0);
+	assert_int_equal(ns, 90 * SEC);
+	assert_int_equal(replay__parse_time("1:00:01.5", &ns), 0);
+	assert_int_equal(ns, 3601500000000LL);
+	assert_int_equal(replay__parse_time("abc", &ns), -EINVAL);
+	assert_int_equal(replay__parse_time("1:x", &ns), -EINVAL);
+	assert_int_equal(replay__parse_time("", &ns), -EINVAL);
+	assert_string_equal(replay__fmt_pos(buf, sizeof(buf), 12500000000LL), "00:12.5");
+	assert_string_equal(replay__fmt_pos(buf, sizeof(buf), 300 * SEC), "05:00.0");
+	assert_string_equal(replay__fmt_pos(buf, sizeof(buf), 3725 * SEC), "1:02:05.0");
+	assert_int_equal(replay__find_view("syscalls"), 1);
+	assert_int_equal(replay__find_view("Memory"), 7);
+	assert_int_equal(replay__find_view("9"), 8);
+	assert_int_equal(replay__find_view("nope"), -1);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_01_grid_text_clipping_and_wide),
+	    cmocka_unit_test(test_02_sparkline_measured_vs_missing),
+	    cmocka_unit_test(test_03_model_load_and_seek),
+	    cmocka_unit_test(test_04_model_errors),
+	    cmocka_unit_test(test_05_syscalls_frame_at_time),
+	    cmocka_unit_test(test_06_not_collected_never_zeros),
+	    cmocka_unit_test(test_07_memory_frame),
+	    cmocka_unit_test(test_08_too_small_and_resize),
+	    cmocka_unit_test(test_09_keys),
+	    cmocka_unit_test(test_10_time_parse_and_format),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
