@@ -38,6 +38,11 @@ struct rec_ctx {
 	bool verbose;                /* libbpf debug output */
 	unsigned cpu_sample_hz;      /* --cpu-sample-hz: profile samples per second per CPU */
 	Ptop__V1__EmbedSymbols embed_symbols; /* --embed-symbols[=debug] */
+	uint64_t heap_sample_bytes;  /* --heap-sample-bytes: mean bytes between heap stacks; 0 all */
+	uint32_t heap_top;           /* --heap-top: sites kept per ranking */
+	uint64_t leak_age_ns;        /* --leak-age */
+	bool heap_events;            /* --heap-events */
+	const char *exe;             /* the launched command's executable (COMMAND mode), or NULL */
 	struct capture_writer *writer;
 	uint64_t events;             /* Event records emitted so far */
 };

@@ -8,6 +8,7 @@
 extern const struct collector_ops cpu_collector;
 extern const struct collector_ops syscalls_collector;
 extern const struct collector_ops cpuprof_collector;
+extern const struct collector_ops heap_collector;
 extern const struct collector_ops memory_collector;
 extern const struct collector_ops vmas_collector;
 extern const struct collector_ops proccontext_collector;
@@ -17,6 +18,7 @@ const struct collector_ops *const collector_table[] = {
 	&cpu_collector,
 	&syscalls_collector,
 	&cpuprof_collector,
+	&heap_collector,
 	&memory_collector,
 	&vmas_collector,
 	&proccontext_collector,

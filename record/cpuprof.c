@@ -99,6 +99,15 @@ void cp_stack_table__free(struct cp_stack_table *t)
 	free(t);
 }
 
+struct cp_stack_table *cp_stack_table__capture(void)
+{
+	static struct cp_stack_table *capture;
+
+	if (!capture)
+		capture = cp_stack_table__new();
+	return capture;
+}
+
 size_t cp_stack_table__count(const struct cp_stack_table *t)
 {
 	return t ? t->count : 0;
@@ -360,8 +369,7 @@ static void cp_stop(struct collector *c)
 	free(p->capid);
 	free(p->sc);
 	free(p->scp);
-	cp_stack_table__free(p->table);
-	free(p);
+	free(p);	/* p->table is the capture's, shared */
 	c->priv = NULL;
 }
 
@@ -467,7 +475,7 @@ static int cp_start(struct collector *c)
 	p->capid = calloc(CP_STACK_ENTRIES, sizeof(*p->capid));
 	p->sc = calloc(CP_COUNT_ENTRIES, sizeof(*p->sc));
 	p->scp = calloc(CP_COUNT_ENTRIES, sizeof(*p->scp));
-	p->table = cp_stack_table__new();
+	p->table = cp_stack_table__capture();
 	if (!p->cnt || !p->keys || !p->vals || !p->capid || !p->sc || !p->scp || !p->table) {
 		err = -ENOMEM;
 		snprintf(c->reason, sizeof(c->reason), "out of memory");

@@ -29,6 +29,11 @@ void cp_stack_table__free(struct cp_stack_table *t);
 int cp_stack_table__intern(struct cp_stack_table *t, bool kernel, const uint64_t *ips, size_t n,
 			   uint64_t *id);
 
+/* The capture's one table, shared by every collector that writes Stack records (cpuprof,
+ * heap), so that a stack id means one stack across the capture. Created on first use,
+ * never freed; NULL with errno = ENOMEM. Not thread-safe (collectors run in one thread). */
+struct cp_stack_table *cp_stack_table__capture(void);
+
 /* Number of distinct stacks in T. */
 size_t cp_stack_table__count(const struct cp_stack_table *t);
 

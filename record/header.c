@@ -113,6 +113,10 @@ int record_write_header(struct capture_writer *w, const struct record_header_in 
 	options.no_ebpf = o->no_ebpf;
 	options.cpu_sample_hz = o->cpu_sample_hz;
 	options.embed_symbols = o->embed_symbols;
+	options.heap_sample_bytes = o->heap_sample_bytes;
+	options.heap_top = o->heap_top;
+	options.leak_age_ns = o->leak_age_ns;
+	options.heap_events = o->heap_events;
 	options.n_disabled = o->n_disabled;
 	options.disabled = o->disabled;
 	h.options = &options;

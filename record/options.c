@@ -25,6 +25,10 @@ enum {
 	OPT_CAPS,
 	OPT_CPU_SAMPLE_HZ,
 	OPT_EMBED_SYMBOLS,
+	OPT_HEAP_SAMPLE_BYTES,
+	OPT_HEAP_TOP,
+	OPT_LEAK_AGE,
+	OPT_HEAP_EVENTS,
 };
 
 static const struct option long_opts[] = {
@@ -40,6 +44,10 @@ static const struct option long_opts[] = {
 	{ "caps", no_argument, NULL, OPT_CAPS },
 	{ "cpu-sample-hz", required_argument, NULL, OPT_CPU_SAMPLE_HZ },
 	{ "embed-symbols", optional_argument, NULL, OPT_EMBED_SYMBOLS },
+	{ "heap-sample-bytes", required_argument, NULL, OPT_HEAP_SAMPLE_BYTES },
+	{ "heap-top", required_argument, NULL, OPT_HEAP_TOP },
+	{ "leak-age", required_argument, NULL, OPT_LEAK_AGE },
+	{ "heap-events", no_argument, NULL, OPT_HEAP_EVENTS },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
@@ -245,6 +253,59 @@ static int parse_sample_hz(const char *s, unsigned *hz, char *err, size_t errlen
 	return 0;
 }
 
+/* --heap-sample-bytes: a whole number of bytes with an optional K, KiB, M, MiB, G or GiB
+ * suffix (powers of 1024), from 0 (every allocation) to RECORD_MAX_HEAP_SAMPLE_BYTES. */
+static int parse_sample_bytes(const char *s, uint64_t *v, char *err, size_t errlen)
+{
+	static const struct {
+		const char *name;
+		uint64_t mult;
+	} units[] = {
+		{ "", 1 },	    { "B", 1 },		     { "K", 1024 },	  { "KiB", 1024 },
+		{ "k", 1024 },	    { "M", 1024 * 1024 },    { "MiB", 1024 * 1024 },
+		{ "G", 1ull << 30 }, { "GiB", 1ull << 30 },
+	};
+	unsigned long long n;
+	char *end;
+	size_t i;
+
+	errno = 0;
+	n = strtoull(s, &end, 10);
+	if (errno || end == s || s[0] == '-')
+		goto bad;
+	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		if (strcmp(end, units[i].name))
+			continue;
+		if (__builtin_mul_overflow((uint64_t)n, units[i].mult, v) ||
+		    *v > RECORD_MAX_HEAP_SAMPLE_BYTES)
+			goto bad;
+		return 0;
+	}
+bad:
+	set_err(err, errlen,
+		"--heap-sample-bytes takes a number of bytes from 0 (every allocation) to 1T, "
+		"with an optional K/M/G suffix (e.g. 512K), not '%s'",
+		s);
+	return -EINVAL;
+}
+
+/* --heap-top: a whole number from 1 to RECORD_MAX_HEAP_TOP. */
+static int parse_heap_top(const char *s, uint32_t *top, char *err, size_t errlen)
+{
+	unsigned long v;
+	char *end;
+
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || end == s || *end || s[0] == '-' || v < 1 || v > RECORD_MAX_HEAP_TOP) {
+		set_err(err, errlen, "--heap-top takes a whole number from 1 to %u, not '%s'",
+			RECORD_MAX_HEAP_TOP, s);
+		return -EINVAL;
+	}
+	*top = (uint32_t)v;
+	return 0;
+}
+
 int record_opts__parse(struct record_opts *o, int argc, char **argv,
 		       const struct collector_ops *const *table, char *err, size_t errlen)
 {
@@ -256,6 +317,9 @@ int record_opts__parse(struct record_opts *o, int argc, char **argv,
 	o->vma_interval_ns = 10 * NS_PER_SEC;
 	o->flush_interval_ns = NS_PER_SEC;
 	o->cpu_sample_hz = RECORD_DEFAULT_SAMPLE_HZ;
+	o->heap_sample_bytes = RECORD_DEFAULT_HEAP_SAMPLE_BYTES;
+	o->heap_top = RECORD_DEFAULT_HEAP_TOP;
+	o->leak_age_ns = RECORD_DEFAULT_LEAK_AGE_NS;
 	o->argc = argc;
 	o->argv = argv;
 	if (err && errlen)
@@ -330,6 +394,24 @@ int record_opts__parse(struct record_opts *o, int argc, char **argv,
 					"--embed-symbols takes no value or '=debug', not '%s'", optarg);
 				return -EINVAL;
 			}
+			break;
+		case OPT_HEAP_SAMPLE_BYTES:
+			r = parse_sample_bytes(optarg, &o->heap_sample_bytes, err, errlen);
+			if (r)
+				return r;
+			break;
+		case OPT_HEAP_TOP:
+			r = parse_heap_top(optarg, &o->heap_top, err, errlen);
+			if (r)
+				return r;
+			break;
+		case OPT_LEAK_AGE:
+			r = parse_interval("--leak-age", optarg, 1, &o->leak_age_ns, err, errlen);
+			if (r)
+				return r;
+			break;
+		case OPT_HEAP_EVENTS:
+			o->heap_events = true;
 			break;
 		case 'q':
 			o->quiet = true;
@@ -450,6 +532,15 @@ void record_usage(FILE *f, const struct collector_ops *const *table)
 	      "                          copy each mapped module's symbol tables (and with\n"
 	      "                          =debug its DWARF) into the capture, so frames are\n"
 	      "                          named after the binaries are gone\n"
+	      "      --heap-sample-bytes N\n"
+	      "                          heap: take a call stack once per N bytes allocated on\n"
+	      "                          average (randomized; default 512K; 0: every\n"
+	      "                          allocation, exact per site). Totals are always exact\n"
+	      "      --heap-top N        heap: call sites kept per interval by each of live\n"
+	      "                          bytes, bytes and count allocated (default 64)\n"
+	      "      --leak-age D        heap: live allocations older than D are leak\n"
+	      "                          suspects (default 30s)\n"
+	      "      --heap-events       heap: also write every sampled allocation and free\n"
 	      "\n"
 	      "Other:\n"
 	      "  -q, --quiet             print only errors\n"

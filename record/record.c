@@ -125,6 +125,10 @@ static void rec_ctx_from_opts(struct rec_ctx *ctx, const struct record_opts *o)
 	ctx->vma_interval_ns = o->vma_interval_ns;
 	ctx->cpu_sample_hz = o->cpu_sample_hz;
 	ctx->embed_symbols = o->embed_symbols;
+	ctx->heap_sample_bytes = o->heap_sample_bytes;
+	ctx->heap_top = o->heap_top;
+	ctx->leak_age_ns = o->leak_age_ns;
+	ctx->heap_events = o->heap_events;
 }
 
 static size_t collectors_init(struct collector *cs, struct rec_ctx *ctx,
@@ -679,6 +683,7 @@ int record_main(int argc, char **argv)
 	ctx.pid = t.pid;
 	ctx.mode = t.mode;
 	rec_ctx_from_opts(&ctx, &o);
+	ctx.exe = t.exe[0] ? t.exe : NULL;
 	ctx.start_ns = rec_now_ns();
 	n = collectors_init(cs, &ctx, &o);
 	collectors_check_start(cs, n, false);

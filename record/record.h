@@ -37,6 +37,11 @@
 
 #define RECORD_DEFAULT_SAMPLE_HZ 99
 #define RECORD_MAX_SAMPLE_HZ 10000
+#define RECORD_DEFAULT_HEAP_SAMPLE_BYTES (512u * 1024)
+#define RECORD_MAX_HEAP_SAMPLE_BYTES (1ull << 40)
+#define RECORD_DEFAULT_HEAP_TOP 64
+#define RECORD_MAX_HEAP_TOP 100000
+#define RECORD_DEFAULT_LEAK_AGE_NS (30ull * 1000000000ull)
 
 struct record_opts {
 	pid_t pid;                   /* --pid; 0 when not given */
@@ -56,6 +61,10 @@ struct record_opts {
 	uint64_t flush_interval_ns;  /* --flush-interval, default 1 s */
 	unsigned cpu_sample_hz;      /* --cpu-sample-hz, default 99 */
 	Ptop__V1__EmbedSymbols embed_symbols; /* --embed-symbols[=debug], default none */
+	uint64_t heap_sample_bytes;  /* --heap-sample-bytes, default 512 KiB; 0: every allocation */
+	uint32_t heap_top;           /* --heap-top, default 64 */
+	uint64_t leak_age_ns;        /* --leak-age, default 30 s */
+	bool heap_events;            /* --heap-events */
 	char **disabled;             /* --disable names (each checked), owned; n_disabled */
 	size_t n_disabled;
 	int argc;                    /* the recorder's own command line */

@@ -1,0 +1,1103 @@
+/* heap.c — the heap collector: who allocates, who holds memory, who leaks, from uprobes on
+ * the allocator the target actually uses (bpf/heap.bpf.c).
+ *
+ * check() finds the allocator module: the executable itself when it defines malloc (a
+ * static build, or its own allocator), else the first mapped library other than libc
+ * that does (jemalloc, tcmalloc, mimalloc), else libc. A running target is read from
+ * /proc/PID/maps; a launched command is still the recorder's fork at check() time, so
+ * its executable and its DT_NEEDED libraries (found in the usual directories) are read
+ * instead. Each function's entry probe goes at the first instruction the kernel can
+ * emulate (record/heap.h, heap__choose_probe): glibc's free starts with `test %rdi,%rdi`,
+ * which would be single-stepped at ~10 µs a hit, so its probe goes past the NULL check.
+ *
+ * Each poll sums the exact per-CPU totals, reads the cumulative per-site counters
+ * (taking this interval's deltas), walks the live set once for the leak figures and each
+ * site's oldest allocation, ranks the sites (union of the top --heap-top by live bytes,
+ * bytes and count, with the census of the rest), writes each kept site's stack once as
+ * a Stack record (capture-wide ids shared with cpuprof), and emits one HeapSnapshot.
+ * With --heap-events the sampled allocations and frees are drained from the ring buffer
+ * first, each as a HeapEvent.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "record/collector.h"
+#include "record/bpf_util.h"
+#include "record/cpuprof.h"
+#include "record/heap.h"
+#include "bpf/heap.skel.h"
+
+const char *const heap_func_names[HP_NFUNCS] = {
+	[HP_MALLOC] = "malloc",
+	[HP_CALLOC] = "calloc",
+	[HP_REALLOC] = "realloc",
+	[HP_FREE] = "free",
+	[HP_POSIX_MEMALIGN] = "posix_memalign",
+	[HP_ALIGNED_ALLOC] = "aligned_alloc",
+	[HP_MEMALIGN] = "memalign",
+	[HP_VALLOC] = "valloc",
+	[HP_PVALLOC] = "pvalloc",
+};
+
+/* ------------------------------------------------------------------ pure parts */
+
+/* Registers that carry arguments or the stack: a mov into one of them stops the walk. */
+static bool arg_or_stack_reg(unsigned r)
+{
+	/* rcx 1, rdx 2, rsp 4, rbp 5, rsi 6, rdi 7, r8 8, r9 9 */
+	return r == 1 || r == 2 || r == 4 || r == 5 || r == 6 || r == 7 || r == 8 || r == 9;
+}
+
+static void choose(struct heap_probe_point *pp, size_t off, const char *what)
+{
+	pp->offset = (uint32_t)off;
+	pp->emulated = true;
+	snprintf(pp->why, sizeof(pp->why), "+%zu %s", off, what);
+}
+
+int heap__choose_probe(const uint8_t *c, size_t len, bool null_skip, struct heap_probe_point *pp)
+{
+	size_t i = 0;
+	int steps;
+
+	memset(pp, 0, sizeof(*pp));
+	for (steps = 0; steps < 16 && i < len; steps++) {
+		size_t left = len - i;
+		const uint8_t *p = c + i;
+
+		if (left >= 4 && p[0] == 0xf3 && p[1] == 0x0f && p[2] == 0x1e && p[3] == 0xfa) {
+			i += 4;		/* endbr64 */
+			continue;
+		}
+		if (p[0] >= 0x50 && p[0] <= 0x57) {
+			choose(pp, i, "push");
+			return 0;
+		}
+		if (left >= 2 && p[0] == 0x41 && p[1] >= 0x50 && p[1] <= 0x57) {
+			choose(pp, i, "push");
+			return 0;
+		}
+		if (p[0] == 0x90) {
+			choose(pp, i, "nop");
+			return 0;
+		}
+		if (p[0] == 0xe9 || p[0] == 0xeb) {
+			choose(pp, i, "jmp");
+			return 0;
+		}
+		/* test %rdi,%rdi (48 85 ff) then je: the NULL check of free */
+		if (left >= 3 && p[0] == 0x48 && p[1] == 0x85 && p[2] == 0xff) {
+			size_t j = i + 3;
+
+			if (!null_skip)
+				break;
+			if (j + 2 <= len && c[j] == 0x74) {
+				i = j + 2;
+			} else if (j + 6 <= len && c[j] == 0x0f && c[j + 1] == 0x84) {
+				i = j + 6;
+			} else {
+				break;
+			}
+			pp->null_skipped = true;
+			continue;
+		}
+		if ((p[0] >= 0x70 && p[0] <= 0x7f) ||
+		    (left >= 2 && p[0] == 0x0f && p[1] >= 0x80 && p[1] <= 0x8f)) {
+			choose(pp, i, "jcc");
+			return 0;
+		}
+		/* cmpb $imm8, disp32(%rip): flags only */
+		if (left >= 7 && p[0] == 0x80 && p[1] == 0x3d) {
+			i += 7;
+			continue;
+		}
+		/* mov reg,reg (REX.W 89 /r, mod 11) into a scratch register */
+		if (left >= 3 && (p[0] == 0x48 || p[0] == 0x4c) && p[1] == 0x89 &&
+		    (p[2] & 0xc0) == 0xc0) {
+			unsigned dst = p[2] & 7;
+
+			if (arg_or_stack_reg(dst))
+				break;
+			i += 3;
+			continue;
+		}
+		break;
+	}
+	pp->offset = 0;
+	pp->emulated = false;
+	pp->null_skipped = false;
+	snprintf(pp->why, sizeof(pp->why), "+0 (prologue not decoded at +%zu: single-stepped)",
+		 i);
+	return 0;
+}
+
+void heap__exp_table(uint32_t *t, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		double u = ((double)i + 0.5) / (double)n;
+
+		t[i] = (uint32_t)(-log(u) * 65536.0 + 0.5);
+	}
+}
+
+size_t heap__site_ips(const uint64_t *ips, size_t n, uint64_t caller, uint64_t *out, size_t max)
+{
+	size_t k = 0, i;
+
+	if (n && k < max)
+		out[k++] = ips[0];
+	if (caller && k < max)
+		out[k++] = caller;
+	for (i = 1; i < n && k < max; i++)
+		out[k++] = ips[i];
+	return k;
+}
+
+struct rank {
+	const struct heap_site_row *rows;
+	int by;
+};
+
+static uint64_t rank_key(const struct heap_site_row *r, int by)
+{
+	return by == 0 ? r->live_bytes : by == 1 ? r->alloc_bytes : r->alloc_count;
+}
+
+static int by_;	/* qsort has no context argument */
+
+static int cmp_rows(const void *a, const void *b)
+{
+	const struct heap_site_row *x = *(const struct heap_site_row *const *)a;
+	const struct heap_site_row *y = *(const struct heap_site_row *const *)b;
+	uint64_t kx = rank_key(x, by_), ky = rank_key(y, by_);
+
+	if (kx != ky)
+		return kx > ky ? -1 : 1;
+	return x < y ? -1 : x > y;
+}
+
+int heap__select_sites(const struct heap_site_row *rows, size_t n, size_t top, bool *keep,
+		       struct heap_census *out)
+{
+	const struct heap_site_row **act;
+	size_t na = 0, i;
+	int by;
+
+	memset(out, 0, sizeof(*out));
+	if (n)
+		memset(keep, 0, n * sizeof(*keep));
+	act = calloc(n ? n : 1, sizeof(*act));
+	if (!act)
+		return -ENOMEM;
+	for (i = 0; i < n; i++)
+		if (rows[i].alloc_count || rows[i].live_count || rows[i].freed_count)
+			act[na++] = &rows[i];
+	out->total_call_sites = na;
+	for (by = 0; by < 3; by++) {
+		by_ = by;
+		qsort(act, na, sizeof(*act), cmp_rows);
+		for (i = 0; i < na && i < top; i++) {
+			if (!rank_key(act[i], by))
+				break;	/* nothing by this measure: not a top site for it */
+			keep[act[i] - rows] = true;
+		}
+	}
+	for (i = 0; i < na; i++) {
+		if (keep[act[i] - rows]) {
+			out->kept++;
+			continue;
+		}
+		out->omitted_alloc_count += act[i]->alloc_count;
+		out->omitted_alloc_bytes += act[i]->alloc_bytes;
+		out->omitted_live_bytes += act[i]->live_bytes;
+	}
+	/* an active site with zeros in all three measures (it only freed) is kept too,
+	 * so that absence from the list means nothing happened there */
+	for (i = 0; i < na; i++) {
+		if (!keep[act[i] - rows] && !act[i]->alloc_count && !act[i]->live_bytes &&
+		    out->kept < top) {
+			keep[act[i] - rows] = true;
+			out->kept++;
+		}
+	}
+	free(act);
+	return 0;
+}
+
+static Elf *elf_open_fd(int fd)
+{
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return NULL;
+	return elf_begin(fd, ELF_C_READ_MMAP, NULL);
+}
+
+/* The file offset of virtual address VADDR: through the PT_LOAD that holds it. */
+static int vaddr_to_offset(Elf *elf, uint64_t vaddr, uint64_t *off)
+{
+	size_t n, i;
+	GElf_Phdr ph;
+
+	if (elf_getphdrnum(elf, &n))
+		return -EINVAL;
+	for (i = 0; i < n; i++) {
+		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		if (vaddr >= ph.p_vaddr && vaddr < ph.p_vaddr + ph.p_filesz) {
+			*off = vaddr - ph.p_vaddr + ph.p_offset;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+static bool name_matches(const char *sym, const char *name)
+{
+	size_t l = strlen(name);
+
+	return !strncmp(sym, name, l) && (sym[l] == '\0' || sym[l] == '@');
+}
+
+int heap__elf_func(int fd, const char *name, uint64_t *offset, uint64_t *size)
+{
+	Elf_Scn *scn = NULL;
+	Elf *elf;
+	int err = -ENOENT, pass;
+
+	elf = elf_open_fd(fd);
+	if (!elf)
+		return -EINVAL;
+	for (pass = 0; pass < 2 && err == -ENOENT; pass++) {
+		unsigned want = pass ? SHT_DYNSYM : SHT_SYMTAB;
+
+		scn = NULL;
+		while ((scn = elf_nextscn(elf, scn)) != NULL && err == -ENOENT) {
+			GElf_Shdr sh;
+			Elf_Data *d;
+			size_t i, cnt;
+
+			if (!gelf_getshdr(scn, &sh) || sh.sh_type != want || !sh.sh_entsize)
+				continue;
+			d = elf_getdata(scn, NULL);
+			if (!d)
+				continue;
+			cnt = sh.sh_size / sh.sh_entsize;
+			for (i = 0; i < cnt; i++) {
+				GElf_Sym s;
+				const char *nm;
+				int t;
+
+				if (!gelf_getsym(d, (int)i, &s) || s.st_shndx == SHN_UNDEF ||
+				    !s.st_value)
+					continue;
+				t = GELF_ST_TYPE(s.st_info);
+				if (t != STT_FUNC && t != STT_GNU_IFUNC)
+					continue;
+				nm = elf_strptr(elf, sh.sh_link, s.st_name);
+				if (!nm || !name_matches(nm, name))
+					continue;
+				if (vaddr_to_offset(elf, s.st_value, offset))
+					continue;
+				*size = s.st_size;
+				err = 0;
+				break;
+			}
+		}
+	}
+	elf_end(elf);
+	return err;
+}
+
+int heap__elf_needed(int fd, char *buf, size_t len, int *n)
+{
+	Elf_Scn *scn = NULL;
+	size_t off = 0;
+	Elf *elf;
+	int err = -ENOENT;
+
+	*n = 0;
+	elf = elf_open_fd(fd);
+	if (!elf)
+		return -EINVAL;
+	while ((scn = elf_nextscn(elf, scn)) != NULL) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+		size_t i, cnt;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNAMIC || !sh.sh_entsize)
+			continue;
+		d = elf_getdata(scn, NULL);
+		if (!d)
+			continue;
+		err = 0;
+		cnt = sh.sh_size / sh.sh_entsize;
+		for (i = 0; i < cnt; i++) {
+			GElf_Dyn dyn;
+			const char *nm;
+			size_t l;
+
+			if (!gelf_getdyn(d, (int)i, &dyn) || dyn.d_tag != DT_NEEDED)
+				continue;
+			nm = elf_strptr(elf, sh.sh_link, dyn.d_un.d_val);
+			if (!nm)
+				continue;
+			l = strlen(nm) + 1;
+			if (off + l > len)
+				break;
+			memcpy(buf + off, nm, l);
+			off += l;
+			(*n)++;
+		}
+		break;
+	}
+	elf_end(elf);
+	return err;
+}
+
+/* ------------------------------------------------------------------ the module */
+
+struct hp_module {
+	char path[PATH_MAX];		/* as the target maps it */
+	char open_path[PATH_MAX + 32];	/* where we open it (/proc/PID/root/... for --pid) */
+	bool present[HP_NFUNCS];
+	uint64_t offset[HP_NFUNCS];	/* the function's file offset */
+	struct heap_probe_point pp[HP_NFUNCS];
+};
+
+/* Read the first bytes of the function at file offset OFF of FD. */
+static ssize_t read_code(int fd, uint64_t off, uint8_t *buf, size_t len)
+{
+	return pread(fd, buf, len, (off_t)off);
+}
+
+/* Does the file at PATH define malloc? Fill MOD from it when it does. 1, 0, or -errno. */
+static int module_from_file(const char *open_path, const char *path, struct hp_module *mod)
+{
+	uint64_t off, size;
+	uint8_t code[32];
+	ssize_t got;
+	int fd, i, err;
+
+	fd = open(open_path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	err = heap__elf_func(fd, "malloc", &off, &size);
+	if (err) {
+		close(fd);
+		return err == -ENOENT ? 0 : err;
+	}
+	memset(mod, 0, sizeof(*mod));
+	snprintf(mod->path, sizeof(mod->path), "%s", path);
+	snprintf(mod->open_path, sizeof(mod->open_path), "%s", open_path);
+	for (i = 0; i < HP_NFUNCS; i++) {
+		if (heap__elf_func(fd, heap_func_names[i], &off, &size))
+			continue;
+		mod->present[i] = true;
+		mod->offset[i] = off;
+		got = read_code(fd, off, code, sizeof(code));
+		if (size && (uint64_t)got > size)
+			got = (ssize_t)size;
+		heap__choose_probe(code, got > 0 ? (size_t)got : 0, i == HP_FREE, &mod->pp[i]);
+	}
+	close(fd);
+	return 1;
+}
+
+static bool is_libc(const char *path)
+{
+	const char *b = strrchr(path, '/');
+
+	b = b ? b + 1 : path;
+	return !strncmp(b, "libc.so", 7) || !strncmp(b, "libc-", 5);
+}
+
+static bool is_ld_so(const char *path)
+{
+	const char *b = strrchr(path, '/');
+
+	b = b ? b + 1 : path;
+	return !strncmp(b, "ld-linux", 8) || !strncmp(b, "ld.so", 5);
+}
+
+/* A running target: its executable, then each mapped library (libc last). */
+static int find_in_maps(pid_t pid, struct hp_module *mod, char *why, size_t wlen)
+{
+	char path[64], line[PATH_MAX + 256], exe[PATH_MAX], libc[PATH_MAX] = "", op[PATH_MAX + 32];
+	char seen[64][256];
+	int nseen = 0, r, i;
+	ssize_t n;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/exe", pid);
+	n = readlink(path, exe, sizeof(exe) - 1);
+	if (n > 0) {
+		exe[n] = '\0';
+		snprintf(op, sizeof(op), "/proc/%d/exe", pid);
+		r = module_from_file(op, exe, mod);
+		if (r > 0) {
+			snprintf(mod->open_path, sizeof(mod->open_path), "/proc/%d/root%s", pid,
+				 exe);
+			return 0;
+		}
+	}
+	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
+	f = fopen(path, "re");
+	if (!f) {
+		snprintf(why, wlen, "cannot read %s: %s", path, strerror(errno));
+		return -errno;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		char perms[8], *p;
+		bool dup = false;
+
+		if (sscanf(line, "%*x-%*x %7s", perms) != 1 || perms[2] != 'x')
+			continue;
+		p = strchr(line, '/');
+		if (!p)
+			continue;
+		p[strcspn(p, "\n")] = '\0';
+		if (strstr(p, " (deleted)") || !strcmp(p, exe) || is_ld_so(p))
+			continue;
+		for (i = 0; i < nseen; i++)
+			dup |= !strncmp(seen[i], p, sizeof(seen[i]) - 1);
+		if (dup)
+			continue;
+		if (nseen < 64)
+			snprintf(seen[nseen++], sizeof(seen[0]), "%s", p);
+		if (is_libc(p)) {
+			snprintf(libc, sizeof(libc), "%s", p);
+			continue;
+		}
+		snprintf(op, sizeof(op), "/proc/%d/root%s", pid, p);
+		if (module_from_file(op, p, mod) > 0) {
+			fclose(f);
+			return 0;
+		}
+	}
+	fclose(f);
+	if (libc[0]) {
+		snprintf(op, sizeof(op), "/proc/%d/root%s", pid, libc);
+		if (module_from_file(op, libc, mod) > 0)
+			return 0;
+	}
+	snprintf(why, wlen, "no module mapped by pid %d defines malloc (the executable %s, "
+		 "libc %s)", pid, n > 0 ? "does not" : "is unreadable",
+		 libc[0] ? "does not either" : "is not mapped");
+	return -ENOENT;
+}
+
+/* A command not yet started: its executable, then its DT_NEEDED libraries. */
+static int find_for_command(const char *exe, struct hp_module *mod, char *why, size_t wlen)
+{
+	static const char *const dirs[] = {
+		"/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib64", "/usr/lib64",
+		"/lib", "/usr/lib", "/usr/local/lib",
+	};
+	char needed[4096], cand[PATH_MAX + 4096], libc[PATH_MAX + 4096] = "";
+	const char *nm;
+	int n = 0, k, fd, r;
+	size_t d;
+
+	r = module_from_file(exe, exe, mod);
+	if (r > 0)
+		return 0;
+	fd = open(exe, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || heap__elf_needed(fd, needed, sizeof(needed), &n)) {
+		if (fd >= 0)
+			close(fd);
+		snprintf(why, wlen, "%s does not define malloc and links no library", exe);
+		return -ENOENT;
+	}
+	close(fd);
+	for (k = 0, nm = needed; k < n; k++, nm += strlen(nm) + 1) {
+		for (d = 0; d < sizeof(dirs) / sizeof(dirs[0]); d++) {
+			snprintf(cand, sizeof(cand), "%s/%s", dirs[d], nm);
+			if (access(cand, R_OK))
+				continue;
+			if (is_libc(cand)) {
+				if (!libc[0])
+					snprintf(libc, sizeof(libc), "%s", cand);
+				break;
+			}
+			if (module_from_file(cand, cand, mod) > 0)
+				return 0;
+			break;
+		}
+	}
+	if (libc[0] && module_from_file(libc, libc, mod) > 0) {
+		/* name it the way the process will map it */
+		char real[PATH_MAX];
+
+		if (realpath(libc, real))
+			snprintf(mod->path, sizeof(mod->path), "%s", real);
+		return 0;
+	}
+	snprintf(why, wlen, "neither %s nor the libraries it needs define malloc", exe);
+	return -ENOENT;
+}
+
+/* ------------------------------------------------------------------ collector */
+
+/* A site as user space knows it: the cumulative counters read last time, its stack. */
+struct hp_usite {
+	struct hp_site_key key;
+	struct hp_site prev;
+	uint64_t capid;			/* capture stack id; 0: not resolved yet */
+	uint64_t oldest;		/* this poll: oldest live allocation (ktime) */
+	bool used;
+	bool resolved;
+};
+
+struct hp_priv {
+	struct heap_bpf *skel;
+	struct bpf_link *links[2 * HP_NFUNCS];
+	int nlinks;
+	struct ring_buffer *rb;
+	struct hp_module mod;
+	int ncpus;
+	struct hp_counters *cnt;	/* ncpus */
+	struct hp_counters prev;
+	struct hp_usite *sites;		/* open addressing, cap entries */
+	size_t cap;
+	struct heap_site_row *rows;
+	bool *keep;
+	size_t *row_site;		/* row -> index in sites */
+	Ptop__V1__HeapSite *hs;
+	Ptop__V1__HeapSite **hsp;
+	uint64_t ips[HP_MAX_DEPTH];
+	uint64_t sips[HP_MAX_DEPTH + 1];
+	__u64 *lkeys;
+	struct hp_live *lvals;
+	struct cp_stack_table *table;
+	uint64_t prev_ns;
+	uint64_t prev_misses[3];
+	int rb_err;
+	struct collector *c;
+};
+
+#define HP_USITE_CAP (4 * HP_SITE_ENTRIES)
+#define HP_BATCH 4096
+
+static size_t site_hash(const struct hp_site_key *k)
+{
+	uint64_t h = (uint64_t)(uint32_t)k->stack_id * 0x9e3779b97f4a7c15ULL ^ k->caller;
+
+	h ^= h >> 29;
+	h *= 0xbf58476d1ce4e5b9ULL;
+	return (size_t)(h ^ (h >> 32));
+}
+
+static struct hp_usite *usite(struct hp_priv *p, const struct hp_site_key *k)
+{
+	size_t i = site_hash(k) & (p->cap - 1), n;
+
+	for (n = 0; n < p->cap; n++, i = (i + 1) & (p->cap - 1)) {
+		struct hp_usite *s = &p->sites[i];
+
+		if (!s->used) {
+			s->used = true;
+			s->key = *k;
+			return s;
+		}
+		if (s->key.stack_id == k->stack_id && s->key.caller == k->caller)
+			return s;
+	}
+	return NULL;
+}
+
+static Ptop__V1__ProbeState hp_check(struct collector *c)
+{
+	struct rec_ctx *ctx = c->ctx;
+	struct hp_module *mod;
+	struct hp_priv *p;
+	char why[200];
+	size_t len;
+	int i, err;
+
+	c->source = PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_EBPF;
+	c->reason[0] = '\0';
+	if (ctx->no_ebpf) {
+		snprintf(c->reason, sizeof(c->reason),
+			 "--no-ebpf: the heap is measured only by eBPF uprobes on the allocator");
+		return PTOP__V1__PROBE_STATE__PROBE_STATE_UNSUPPORTED;
+	}
+	if (bpf_util__can_trace(why, sizeof(why)) != 0) {
+		snprintf(c->reason, sizeof(c->reason), "%s", why);
+		return PTOP__V1__PROBE_STATE__PROBE_STATE_UNSUPPORTED;
+	}
+	if (ctx->caps_only || ctx->pid <= 0) {
+		snprintf(c->detail, sizeof(c->detail),
+			 "uprobes on the target's allocator (malloc, free, ...)");
+		return PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE;
+	}
+	p = calloc(1, sizeof(*p));
+	if (!p) {
+		snprintf(c->reason, sizeof(c->reason), "out of memory");
+		return PTOP__V1__PROBE_STATE__PROBE_STATE_FAILED;
+	}
+	mod = &p->mod;
+	why[0] = '\0';
+	if (ctx->mode == PTOP__V1__TARGET_MODE__TARGET_MODE_COMMAND && ctx->exe && ctx->exe[0])
+		err = find_for_command(ctx->exe, mod, why, sizeof(why));
+	else
+		err = find_in_maps(ctx->pid, mod, why, sizeof(why));
+	if (err) {
+		snprintf(c->reason, sizeof(c->reason), "no allocator module: %s", why);
+		free(p);
+		return PTOP__V1__PROBE_STATE__PROBE_STATE_UNSUPPORTED;
+	}
+	len = (size_t)snprintf(c->detail, sizeof(c->detail), "%s:", mod->path);
+	for (i = 0; i < HP_NFUNCS && len < sizeof(c->detail); i++) {
+		if (!mod->present[i])
+			continue;
+		if (mod->pp[i].emulated)
+			len += (size_t)snprintf(c->detail + len, sizeof(c->detail) - len, " %s+%u",
+						heap_func_names[i], mod->pp[i].offset);
+		else
+			len += (size_t)snprintf(c->detail + len, sizeof(c->detail) - len,
+						" %s+0(stepped)", heap_func_names[i]);
+	}
+	if (len < sizeof(c->detail))
+		snprintf(c->detail + len, sizeof(c->detail) - len, "; stack every %llu B",
+			 (unsigned long long)ctx->heap_sample_bytes);
+	c->priv = p;	/* start() goes on from the module found here */
+	return PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE;
+}
+
+static void hp_stop(struct collector *c)
+{
+	struct hp_priv *p = c->priv;
+	int i;
+
+	if (!p)
+		return;
+	if (p->c) {	/* start() ran: more than the module found by check() */
+		ring_buffer__free(p->rb);
+		for (i = 0; i < p->nlinks; i++)
+			bpf_link__destroy(p->links[i]);
+		heap_bpf__destroy(p->skel);
+		free(p->cnt);
+		free(p->sites);
+		free(p->rows);
+		free(p->keep);
+		free(p->row_site);
+		free(p->hs);
+		free(p->hsp);
+		free(p->lkeys);
+		free(p->lvals);
+	}
+	free(p);
+	c->priv = NULL;
+}
+
+static int attach_one(struct collector *c, struct hp_priv *p, struct bpf_program *prog,
+		      bool ret, int func)
+{
+	LIBBPF_OPTS(bpf_uprobe_opts, o);
+	struct bpf_link *l;
+	int err;
+
+	o.retprobe = ret;
+	o.bpf_cookie = (__u64)func;
+	l = bpf_program__attach_uprobe_opts(prog, c->ctx->pid, p->mod.open_path,
+					     p->mod.offset[func] + p->mod.pp[func].offset, &o);
+	if (!l) {
+		char what[96];
+
+		err = -errno;
+		snprintf(what, sizeof(what), "attach %s to %s", ret ? "uretprobe" : "uprobe",
+			 heap_func_names[func]);
+		bpf_util__format_error(c->reason, sizeof(c->reason), what, err);
+		return err;
+	}
+	p->links[p->nlinks++] = l;
+	return 0;
+}
+
+static int on_event(void *arg, void *data, size_t size);
+
+static int hp_start(struct collector *c)
+{
+	struct rec_ctx *ctx = c->ctx;
+	struct hp_priv *p = c->priv;
+	uint32_t table[HP_EXP_TABLE];
+	uint64_t done[HP_NFUNCS];
+	int err = 0, i, j, nd = 0;
+
+	if (!p) {
+		snprintf(c->reason, sizeof(c->reason), "no allocator module found");
+		return -ENOENT;
+	}
+	p->c = c;
+	p->ncpus = bpf_util__ncpus();
+	if (p->ncpus <= 0) {
+		err = p->ncpus < 0 ? p->ncpus : -EINVAL;
+		snprintf(c->reason, sizeof(c->reason), "cannot count possible CPUs");
+		goto cleanup;
+	}
+	p->cap = HP_USITE_CAP;
+	p->cnt = calloc(p->ncpus, sizeof(*p->cnt));
+	p->sites = calloc(p->cap, sizeof(*p->sites));
+	p->rows = calloc(HP_SITE_ENTRIES, sizeof(*p->rows));
+	p->keep = calloc(HP_SITE_ENTRIES, sizeof(*p->keep));
+	p->row_site = calloc(HP_SITE_ENTRIES, sizeof(*p->row_site));
+	p->hs = calloc(HP_SITE_ENTRIES, sizeof(*p->hs));
+	p->hsp = calloc(HP_SITE_ENTRIES, sizeof(*p->hsp));
+	p->lkeys = calloc(HP_BATCH, sizeof(*p->lkeys));
+	p->lvals = calloc(HP_BATCH, sizeof(*p->lvals));
+	p->table = cp_stack_table__capture();
+	if (!p->cnt || !p->sites || !p->rows || !p->keep || !p->row_site || !p->hs || !p->hsp ||
+	    !p->lkeys || !p->lvals || !p->table) {
+		err = -ENOMEM;
+		snprintf(c->reason, sizeof(c->reason), "out of memory");
+		goto cleanup;
+	}
+
+	bpf_util__open_log(ctx->verbose);
+	p->skel = heap_bpf__open();
+	if (!p->skel) {
+		err = -errno;
+		bpf_util__format_error(c->reason, sizeof(c->reason), "open heap BPF", err);
+		goto cleanup;
+	}
+	p->skel->rodata->targ_tgid = (__u32)ctx->pid;
+	p->skel->rodata->hp_sample_bytes = ctx->heap_sample_bytes;
+	p->skel->rodata->hp_events = ctx->heap_events;
+	heap__exp_table(table, HP_EXP_TABLE);
+	memcpy((void *)p->skel->rodata->hp_exp_table, table, sizeof(table));
+	if (!ctx->heap_events)
+		bpf_map__set_max_entries(p->skel->maps.hp_events_rb, 4096);
+	err = heap_bpf__load(p->skel);
+	if (err) {
+		bpf_util__format_error(c->reason, sizeof(c->reason), "load heap BPF", err);
+		goto cleanup;
+	}
+	for (i = 0; i < HP_NFUNCS; i++) {
+		uint64_t at = p->mod.offset[i] + p->mod.pp[i].offset;
+		bool dup = false;
+
+		if (!p->mod.present[i])
+			continue;
+		for (j = 0; j < nd; j++)
+			dup |= done[j] == at;	/* aligned_alloc is memalign in glibc */
+		if (dup)
+			continue;
+		done[nd++] = at;
+		if (i == HP_FREE) {
+			err = attach_one(c, p, p->skel->progs.hp_free, false, i);
+		} else {
+			err = attach_one(c, p, p->skel->progs.hp_enter, false, i);
+			if (!err)
+				err = attach_one(c, p, p->skel->progs.hp_exit, true, i);
+		}
+		if (err)
+			goto cleanup;
+	}
+	if (ctx->heap_events) {
+		p->rb = ring_buffer__new(bpf_map__fd(p->skel->maps.hp_events_rb), on_event, p,
+					 NULL);
+		if (!p->rb) {
+			err = -errno;
+			bpf_util__format_error(c->reason, sizeof(c->reason),
+					       "open the heap event ring buffer", err);
+			goto cleanup;
+		}
+	}
+	p->prev_ns = rec_now_ns();
+	return 0;
+
+cleanup:
+	c->state = PTOP__V1__PROBE_STATE__PROBE_STATE_FAILED;
+	hp_stop(c);
+	return err ? err : -EINVAL;
+}
+
+/* The capture stack id of site S, writing its Stack record the first time. 0 or -errno
+ * from the writer; s->capid stays 0 when the stack cannot be read. */
+static int resolve(struct collector *c, struct hp_priv *p, struct hp_usite *s)
+{
+	Ptop__V1__Record rec = PTOP__V1__RECORD__INIT;
+	Ptop__V1__Stack st = PTOP__V1__STACK__INIT;
+	__u32 key = (__u32)s->key.stack_id;
+	size_t n;
+	int r;
+
+	if (s->resolved)
+		return 0;
+	s->resolved = true;	/* once: a stack that cannot be read stays unread */
+	memset(p->ips, 0, sizeof(p->ips));
+	if (bpf_map_lookup_elem(bpf_map__fd(p->skel->maps.hp_stacks), &key, p->ips))
+		return 0;
+	n = cpuprof__stack_len(p->ips, HP_MAX_DEPTH);
+	n = heap__site_ips(p->ips, n, s->key.caller, p->sips, HP_MAX_DEPTH + 1);
+	r = cp_stack_table__intern(p->table, false, p->sips, n, &s->capid);
+	if (r < 0) {
+		s->capid = 0;
+		return 0;
+	}
+	if (r == 0)
+		return 0;
+	st.id = s->capid;
+	st.n_ips = n;
+	st.ips = p->sips;
+	rec.kind_case = PTOP__V1__RECORD__KIND_STACK;
+	rec.stack = &st;
+	return rec_emit(c->ctx, &rec);
+}
+
+static int on_event(void *arg, void *data, size_t size)
+{
+	struct hp_priv *p = arg;
+	const struct hp_event *e = data;
+	Ptop__V1__Event ev = PTOP__V1__EVENT__INIT;
+	Ptop__V1__HeapEvent he = PTOP__V1__HEAP_EVENT__INIT;
+	struct hp_usite *s = NULL;
+	int err;
+
+	if (size < sizeof(*e))
+		return 0;
+	if (e->site.stack_id >= 0)
+		s = usite(p, &e->site);
+	if (s) {
+		err = resolve(p->c, p, s);
+		if (err) {
+			p->rb_err = err;
+			return err;
+		}
+		he.stack_id = s->capid;
+	}
+	he.kind = e->kind == 2 ? PTOP__V1__HEAP_EVENT__KIND__KIND_FREE :
+				 PTOP__V1__HEAP_EVENT__KIND__KIND_ALLOC;
+	he.address = e->addr;
+	he.size = e->size;
+	he.function = (char *)(e->func < HP_NFUNCS ? heap_func_names[e->func] : "");
+	ev.payload_case = PTOP__V1__EVENT__PAYLOAD_HEAP_EVENT;
+	ev.heap_event = &he;
+	err = rec_emit_event(p->c->ctx, &ev, PTOP__V1__CATEGORY__CATEGORY_HEAP, e->time_ns, 0);
+	if (err)
+		p->rb_err = err;
+	return err;
+}
+
+/* Walk the live set: leak totals and each site's oldest live allocation. */
+static int walk_live(struct hp_priv *p, uint64_t now_ns, uint64_t leak_age, uint64_t *leak_bytes,
+		     uint64_t *leak_count)
+{
+	int fd = bpf_map__fd(p->skel->maps.hp_live);
+	LIBBPF_OPTS(bpf_map_batch_opts, o);
+	__u64 batch = 0;
+	void *in = NULL;
+	__u32 n, i;
+	int err, rounds = 0;
+
+	*leak_bytes = 0;
+	*leak_count = 0;
+	do {
+		n = HP_BATCH;
+		err = bpf_map_lookup_batch(fd, in, &batch, p->lkeys, p->lvals, &n, &o);
+		if (err && errno != ENOENT)
+			return -errno;
+		for (i = 0; i < n; i++) {
+			const struct hp_live *l = &p->lvals[i];
+
+			if (now_ns > l->time_ns && now_ns - l->time_ns >= leak_age) {
+				*leak_bytes += l->size;
+				(*leak_count)++;
+			}
+			if (l->site.stack_id >= 0) {
+				struct hp_usite *s = usite(p, &l->site);
+
+				if (s && (!s->oldest || l->time_ns < s->oldest))
+					s->oldest = l->time_ns;
+			}
+		}
+		in = &batch;
+	} while (!err && ++rounds < (int)(2 * HP_LIVE_MAX / HP_BATCH + 2));
+	return 0;
+}
+
+static int emit_drops(struct collector *c, struct hp_priv *p, const struct hp_counters *d)
+{
+	struct bpf_program *progs[3] = { p->skel->progs.hp_enter, p->skel->progs.hp_exit,
+					 p->skel->progs.hp_free };
+	uint64_t misses, all = 0;
+	int err, i;
+
+	err = rec_emit_drop(c, "map_full", d->live_untracked,
+			    "allocations not tracked: the heap live-set map was full "
+			    "(live figures leave them out)");
+	if (!err)
+		err = rec_emit_drop(c, "stack_failure", d->stack_failures,
+				    "sampled allocations whose user stack could not be taken");
+	if (!err)
+		err = rec_emit_drop(c, "site_map_full", d->site_full,
+				    "sampled allocations whose site did not fit the heap site map");
+	if (!err)
+		err = rec_emit_drop(c, "inflight_full", d->inflight_lost,
+				    "allocator calls not matched to their return (thread map full)");
+	if (!err)
+		err = rec_emit_drop(c, "ringbuf", d->events_lost,
+				    "--heap-events records lost: the ring buffer was full");
+	if (err)
+		return err;
+	for (i = 0; i < 3; i++) {
+		if (bpf_util__prog_misses(progs[i], &misses))
+			continue;
+		all += misses - p->prev_misses[i];
+		p->prev_misses[i] = misses;
+	}
+	return rec_emit_drop(c, "recursion_miss", all,
+			     "allocator calls the kernel did not run the heap probes for");
+}
+
+static int hp_poll(struct collector *c, uint64_t now_ns, unsigned flags)
+{
+	struct hp_priv *p = c->priv;
+	struct rec_ctx *ctx = c->ctx;
+	Ptop__V1__Event ev = PTOP__V1__EVENT__INIT;
+	Ptop__V1__HeapSnapshot hs = PTOP__V1__HEAP_SNAPSHOT__INIT;
+	static const Ptop__V1__HeapSite hs_init = PTOP__V1__HEAP_SITE__INIT;
+	struct hp_counters sum, d;
+	struct heap_census census;
+	struct hp_site_key key, next;
+	uint64_t interval, leak_bytes, leak_count, *a, *b, *x;
+	int sfd, err, guard = 0;
+	size_t nrows = 0, i, k = 0, w;
+	void *prev = NULL;
+
+	(void)flags;
+	if (!p || !p->skel)
+		return -EINVAL;
+	if (p->rb) {
+		p->rb_err = 0;
+		ring_buffer__consume(p->rb);
+		if (p->rb_err)
+			return p->rb_err;
+	}
+	err = bpf_util__percpu_sum(p->skel->maps.hp_counters, 0, p->cnt,
+				   sizeof(struct hp_counters), (uint64_t *)&sum,
+				   sizeof(sum) / sizeof(uint64_t));
+	if (err)
+		goto read_err;
+	a = (uint64_t *)&sum;
+	b = (uint64_t *)&p->prev;
+	x = (uint64_t *)&d;
+	for (w = 0; w < sizeof(sum) / sizeof(uint64_t); w++)
+		x[w] = a[w] - b[w];
+	p->prev = sum;
+
+	/* the sites: cumulative in the kernel, this interval's deltas here */
+	for (i = 0; i < p->cap; i++)
+		p->sites[i].oldest = 0;
+	err = walk_live(p, now_ns, ctx->leak_age_ns, &leak_bytes, &leak_count);
+	if (err)
+		goto read_err;
+	sfd = bpf_map__fd(p->skel->maps.hp_sites);
+	while (guard++ < 2 * HP_SITE_ENTRIES && bpf_map_get_next_key(sfd, prev, &next) == 0) {
+		struct hp_site cur;
+		struct hp_usite *s;
+		struct heap_site_row *r;
+
+		key = next;
+		prev = &key;
+		if (bpf_map_lookup_elem(sfd, &key, &cur) || nrows == HP_SITE_ENTRIES)
+			continue;
+		s = usite(p, &key);
+		if (!s)
+			continue;
+		r = &p->rows[nrows];
+		memset(r, 0, sizeof(*r));
+		r->alloc_count = cur.alloc_count - s->prev.alloc_count;
+		r->alloc_bytes = cur.alloc_bytes - s->prev.alloc_bytes;
+		r->freed_count = cur.freed_count - s->prev.freed_count;
+		r->lifetime_ns_sum = cur.lifetime_ns_sum - s->prev.lifetime_ns_sum;
+		r->live_count = (int64_t)cur.live_count > 0 ? cur.live_count : 0;
+		r->live_bytes = (int64_t)cur.live_bytes > 0 ? cur.live_bytes : 0;
+		r->oldest_live_ns = r->live_count ? s->oldest : 0;
+		r->index = (uint32_t)nrows;
+		s->prev = cur;
+		p->row_site[nrows] = (size_t)(s - p->sites);
+		nrows++;
+	}
+	err = heap__select_sites(p->rows, nrows, ctx->heap_top, p->keep, &census);
+	if (err)
+		goto read_err;
+	for (i = 0; i < nrows; i++) {
+		struct hp_usite *s = &p->sites[p->row_site[i]];
+		Ptop__V1__HeapSite *h = &p->hs[k];
+
+		if (!p->keep[i])
+			continue;
+		err = resolve(c, p, s);
+		if (err)
+			return err;
+		*h = hs_init;
+		h->stack_id = s->capid;
+		h->alloc_count = p->rows[i].alloc_count;
+		h->alloc_bytes = p->rows[i].alloc_bytes;
+		h->live_count = p->rows[i].live_count;
+		h->live_bytes = p->rows[i].live_bytes;
+		h->freed_count = p->rows[i].freed_count;
+		h->lifetime_ns_sum = p->rows[i].lifetime_ns_sum;
+		h->oldest_live_ns = p->rows[i].oldest_live_ns;
+		p->hsp[k++] = h;
+	}
+
+	interval = now_ns > p->prev_ns ? now_ns - p->prev_ns : 0;
+	p->prev_ns = now_ns;
+	hs.lane = "uprobe";
+	hs.module = p->mod.path;
+	hs.sample_bytes = ctx->heap_sample_bytes;
+	hs.live_measured = true;
+	hs.alloc_count = d.alloc_count;
+	hs.alloc_bytes = d.alloc_bytes;
+	hs.free_count = d.free_count;
+	hs.free_bytes = d.free_bytes;
+	hs.live_bytes = (int64_t)sum.live_bytes > 0 ? sum.live_bytes : 0;
+	hs.live_count = (int64_t)sum.live_count > 0 ? sum.live_count : 0;
+	hs.leak_bytes = leak_bytes;
+	hs.leak_count = leak_count;
+	hs.leak_age_ns = ctx->leak_age_ns;
+	hs.n_sites = k;
+	hs.sites = k ? p->hsp : NULL;
+	hs.total_call_sites = census.total_call_sites;
+	hs.omitted_alloc_count = census.omitted_alloc_count;
+	hs.omitted_alloc_bytes = census.omitted_alloc_bytes;
+	hs.omitted_live_bytes = census.omitted_live_bytes;
+	hs.live_untracked = d.live_untracked;
+	hs.stack_failures = d.stack_failures + d.site_full;
+	hs.free_untracked = d.free_untracked;
+	ev.payload_case = PTOP__V1__EVENT__PAYLOAD_HEAP;
+	ev.heap = &hs;
+	err = rec_emit_event(ctx, &ev, PTOP__V1__CATEGORY__CATEGORY_HEAP, now_ns, interval);
+	if (err)
+		return err;
+	return emit_drops(c, p, &d);
+
+read_err:
+	snprintf(c->reason, sizeof(c->reason), "read heap BPF maps: %s", strerror(-err));
+	return err;
+}
+
+const struct collector_ops heap_collector = {
+	.name = "heap",
+	.summary = "heap: allocations by call site, live heap, leak suspects "
+		   "(eBPF uprobes on the target's malloc/free)",
+	.check = hp_check,
+	.start = hp_start,
+	.poll = hp_poll,
+	.stop = hp_stop,
+};

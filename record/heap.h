@@ -1,0 +1,89 @@
+/* heap.h — the pure parts of the heap collector (record/heap.c): the x86-64 prologue
+ * decoder that chooses where to put each uprobe, the exponential sampling table, the
+ * site ranking with its census, and the ELF look-up of the allocator functions.
+ * Public so that tests/test_heap.c can check them without BPF or a target.
+ */
+#ifndef PTOP_RECORD_HEAP_H
+#define PTOP_RECORD_HEAP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <linux/types.h>
+
+#include "bpf/heap.h"
+
+/* Where to put a function's entry uprobe. */
+struct heap_probe_point {
+	uint32_t offset;	/* bytes from the function's first instruction */
+	bool emulated;		/* the instruction there is one the kernel emulates (push,
+				 * jmp, jcc, nop); false: the fallback +0, single-stepped */
+	bool null_skipped;	/* the probe is past a NULL check of the first argument */
+	char why[80];		/* what was decoded, for the probe detail */
+};
+
+/* Decode the first LEN bytes of a function's code (CODE) and choose the first
+ * instruction the kernel can emulate that every call reaches with the argument
+ * registers and the stack pointer as they were at entry (so the return address is
+ * still on top of the stack). Instructions passed over: endbr64, cmp $imm,rip-rel
+ * memory, mov reg,reg into a scratch register, and — only when NULL_SKIP (free) — a
+ * `test %rdi,%rdi` followed by `je`, the NULL check (free(NULL) does nothing, so the
+ * probe may miss it). Anything else stops the walk and the choice falls back to +0
+ * (single-stepped), said in PP->why. Always fills PP; returns 0. */
+int heap__choose_probe(const uint8_t *code, size_t len, bool null_skip,
+		       struct heap_probe_point *pp);
+
+/* Fill T[0..N) with the quantiles of the unit exponential distribution scaled by 2^16:
+ * T[i] = -ln((i + 0.5) / N) * 65536. Their mean is 65536 (within 0.1% for N >= 256):
+ * an interval drawn as MEAN * T[r] >> 16 has mean MEAN. */
+void heap__exp_table(uint32_t *t, size_t n);
+
+/* One call site of one interval, as the ranking sees it. */
+struct heap_site_row {
+	uint64_t alloc_count;
+	uint64_t alloc_bytes;
+	uint64_t live_count;
+	uint64_t live_bytes;
+	uint64_t freed_count;
+	uint64_t lifetime_ns_sum;
+	uint64_t oldest_live_ns;
+	uint32_t index;		/* the caller's own index of the site */
+};
+
+struct heap_census {
+	uint64_t total_call_sites;	/* rows with anything to say (see heap__select_sites) */
+	uint64_t kept;
+	uint64_t omitted_alloc_count;
+	uint64_t omitted_alloc_bytes;
+	uint64_t omitted_live_bytes;
+};
+
+/* Keep the union of the top TOP rows by live bytes, by bytes allocated and by
+ * allocation count, among the rows that allocated, freed or hold something in the
+ * interval (the others are not sites of this interval and not counted). Sets KEEP[i]
+ * for the kept rows (KEEP has N entries) and fills OUT with the census: the rows
+ * counted, how many kept, and what the left-out rows carried. Ties are broken by the
+ * lower index. 0, or -ENOMEM. */
+int heap__select_sites(const struct heap_site_row *rows, size_t n, size_t top, bool *keep,
+		       struct heap_census *out);
+
+/* The ips of a site's stack as the capture writes it: the stack-map walk IPS[0..N)
+ * (IPS[0] the probed instruction in the allocator) with CALLER, the caller's return
+ * address the walk skips, put as frame 1 (not when 0). OUT holds MAX ips. Returns the
+ * number of ips written. */
+size_t heap__site_ips(const uint64_t *ips, size_t n, uint64_t caller, uint64_t *out, size_t max);
+
+/* The file offset and size of the function NAME defined (not undefined, STT_FUNC or
+ * STT_GNU_IFUNC) in the ELF file open on FD, from .symtab or .dynsym; a versioned
+ * dynamic name ("malloc@@GLIBC_2.2.5") matches too. 0, -ENOENT (not defined there),
+ * or -errno. */
+int heap__elf_func(int fd, const char *name, uint64_t *offset, uint64_t *size);
+
+/* The DT_NEEDED names of the ELF file open on FD, written into BUF (LEN bytes) as
+ * NUL-separated strings, the count in *N. 0 or -errno (-ENOENT: no dynamic section). */
+int heap__elf_needed(int fd, char *buf, size_t len, int *n);
+
+/* The names of the probed functions, by enum hp_func. */
+extern const char *const heap_func_names[HP_NFUNCS];
+
+#endif
