@@ -134,6 +134,10 @@ int cmd_report(int argc, char **argv)
 	if (rc)
 		return rc;
 	rc = kinds[k].fn(db, cid, &o, stdout);
+	if (rc == -EPROTO) { /* a DB without the report's tables: said already */
+		sqlite3_close(db);
+		return ANALYZE_EXIT_USAGE;
+	}
 	if (rc == -EINVAL && o.suppressions) { /* a bad --suppressions file: said already */
 		sqlite3_close(db);
 		return ANALYZE_EXIT_USAGE;

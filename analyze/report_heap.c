@@ -638,6 +638,40 @@ cleanup:
 	return ret;
 }
 
+/* With sampling, a site's live figures count the sampled allocations still live;
+ * the snapshot's live bytes are exact (every allocation is tracked). Scale each
+ * sampled snapshot's site figures so that the sites add up to its live bytes less
+ * what the omitted sites held: the split between sites stays the samples'. */
+static int scale_sampled_live(struct heap *h)
+{
+	double *sum = calloc(h->n_snap + 1, sizeof(*sum));
+
+	if (!sum)
+		return -ENOMEM;
+	for (size_t k = 0; k < h->n_row; k++)
+		if (h->row[k].live_bytes > 0)
+			sum[h->row[k].snap] += (double)h->row[k].live_bytes;
+	for (size_t k = 0; k < h->n_row; k++) {
+		struct hrow *r = &h->row[k];
+		const struct hsnap *x = &h->snap[r->snap];
+		double want, f;
+
+		if (!x->sample_bytes || !x->live_measured || x->live_bytes < 0 || r->live_bytes <= 0 ||
+		    sum[r->snap] <= 0)
+			continue;
+		want = (double)x->live_bytes -
+		       (double)(x->omitted_live_bytes > 0 ? x->omitted_live_bytes : 0);
+		if (want <= 0)
+			continue;
+		f = want / sum[r->snap];
+		r->live_bytes = (int64_t)llround((double)r->live_bytes * f);
+		if (r->live_count > 0)
+			r->live_count = (int64_t)llround((double)r->live_count * f);
+	}
+	free(sum);
+	return 0;
+}
+
 /* Load everything for capture M in window W: snapshots, sites, names, folding. */
 static int heap_load(sqlite3 *db, const struct capture_meta *m, const struct report_opts *o,
 		     struct heap *h, const char *cmd)
@@ -657,8 +691,25 @@ static int heap_load(sqlite3 *db, const struct capture_meta *m, const struct rep
 	h->collected = probe__active(&h->probe) || probe__active(&go);
 	if (!h->collected)
 		return 0;
+	if (sqlite3_prepare_v2(db,
+			       "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND "
+			       "name IN ('heap_snapshot', 'heap_site')",
+			       -1, &s, NULL) != SQLITE_OK)
+		return -EIO;
+	ret = sqlite3_step(s) == SQLITE_ROW && sqlite3_column_int(s, 0) == 2 ? 0 : -EPROTO;
+	sqlite3_finalize(s);
+	s = NULL;
+	if (ret) {
+		fprintf(stderr,
+			"ptop-analyze report %s: this DB was made before ptop-analyze had heap "
+			"tables: load the capture into a new DB (`ptop-analyze load FILE --db "
+			"NEW.db`, or delete the cache DB of a .ptop file)\n",
+			cmd);
+		return ret;
+	}
 	ret = load_snaps(db, m, &o->win, h);
 	ret = ret ?: load_rows(db, m, &o->win, h);
+	ret = ret ?: scale_sampled_live(h);
 	if (ret)
 		return ret;
 

@@ -760,6 +760,36 @@ static void test_09_not_collected(void **state)
 	sqlite3_close(db);
 }
 
+/* Sampled: the sites' live figures count sampled allocations; they are scaled to
+ * the snapshot's exact live bytes less what omitted sites held. */
+static void test_10_sampled_live(void **state)
+{
+	char id[DB_CAPTURE_ID_LEN], *buf;
+	struct report_opts o = {.fmt = OUT_JSON, .by = HEAP_BY_LIVE};
+	sqlite3 *db;
+
+	(void)state;
+	db = load(write_capture("i.ptop", true, true, true), id);
+	exec(db, "UPDATE heap_snapshot SET sample_bytes = 524288, live_bytes = 4096000 + 300, "
+		 "live_count = 1000");
+	exec(db, "UPDATE heap_site SET live_bytes = CASE stack_id WHEN 1 THEN 24576 WHEN 2 "
+		 "THEN 16384 ELSE 0 END, live_count = CASE stack_id WHEN 1 THEN 6 WHEN 2 THEN 4 "
+		 "ELSE 0 END, oldest_live_ns = CASE WHEN stack_id <= 2 THEN oldest_live_ns END");
+	exec(db, "UPDATE heap_snapshot SET omitted_live_bytes = 0 WHERE seq < 9");
+	buf = run_report(db, id, false, &o);
+	assert_int_equal(site_int(buf, "leak_pages", "live_bytes"), 4096000);
+	assert_int_equal(site_int(buf, "leak_pages", "live_count"), 1000);
+	assert_int_equal(site_int(buf, "grower", "live_bytes"), 0);
+	assert_non_null(strstr(buf, "\"exact\": false"));
+	assert_non_null(strstr(buf, "one stack per 512 KiB allocated on average"));
+	free(buf);
+	buf = run_report(db, id, true, &o);
+	assert_int_equal(site_int(buf, "leak_pages", "live_bytes"), 4096000);
+	assert_true(pos_of(buf, "grower") < 0);
+	free(buf);
+	sqlite3_close(db);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -767,7 +797,7 @@ int main(void)
 	    cmocka_unit_test(test_03_window),	   cmocka_unit_test(test_04_census),
 	    cmocka_unit_test(test_05_trend),	   cmocka_unit_test(test_06_leaks),
 	    cmocka_unit_test(test_07_suppressions), cmocka_unit_test(test_08_not_measured),
-	    cmocka_unit_test(test_09_not_collected),
+	    cmocka_unit_test(test_09_not_collected), cmocka_unit_test(test_10_sampled_live),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
