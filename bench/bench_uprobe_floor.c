@@ -15,12 +15,13 @@
  *   --only LIST      attach only these, comma-separated: FUNC for the entry probe,
  *                    FUNC.ret for the return probe (e.g. malloc,malloc.ret,free)
  *   --no-ret         no uretprobes
- *   --free-offset N  put free's probe N bytes into free (default auto: past a leading
- *                    "test %rdi,%rdi; je" pair, the first instruction the kernel can
- *                    emulate that every non-NULL free reaches; 0 when free does not
- *                    start so)
- *   --offset FUNC=N  the same for any entry probe
- * Prints "attached: LIB malloc+0 malloc.ret ..." on stdout once the probes are live,
+ *   --offset FUNC=N|auto  put FUNC's probes (the uprobe and, as the collector does, its
+ *                    uretprobe) N bytes into FUNC; auto (the default) is the heap
+ *                    collector's own choice (heap__choose_probe: the first instruction
+ *                    the kernel can emulate that every call reaches — on Debian 12's
+ *                    glibc free+9, past "test %rdi,%rdi; je"; malloc+0, a push)
+ *   --free-offset N|auto  the same as --offset free=N
+ * Prints "attached: LIB malloc+0 malloc+0.ret ..." on stdout once the probes are live,
  * and on exit one line per probe: "hits PROBE N".
  */
 #include <errno.h>
@@ -35,6 +36,7 @@
 #include <bpf/libbpf.h>
 
 #include "bpf/bench_uprobe_noop.skel.h"
+#include "record/heap.h"
 
 #define DEFAULT_LIBC "/lib/x86_64-linux-gnu/libc.so.6"
 
@@ -42,7 +44,7 @@ struct probe {
 	const char *func;
 	struct bpf_program *entry, *ret;
 	volatile __u64 *entry_hits, *ret_hits;
-	long offset;		/* bytes into the function for the entry probe; -1: auto */
+	long offset;		/* bytes into the function; -1: the collector's choice */
 	int want_entry, want_ret;
 	unsigned long addr;	/* the symbol's address in the ELF file, 0 if not found */
 	long file_off;		/* its file offset */
@@ -52,7 +54,7 @@ struct probe {
 
 #define PROBE(name, s) \
 	{ #name, s->progs.name##_entry, s->progs.name##_ret, &s->bss->hits_##name, \
-	  &s->bss->hits_##name##_ret, 0, 1, 1, 0, 0, NULL, NULL, NULL }
+	  &s->bss->hits_##name##_ret, -1, 1, 1, 0, 0, NULL, NULL, NULL }
 
 static void usage(void)
 {
@@ -135,32 +137,30 @@ cleanup:
 	return err;
 }
 
-/* the offset of free's first emulatable instruction past "test %rdi,%rdi; je rel", or 0 */
-static long free_auto_offset(const char *lib, long file_off)
+/* the collector's choice of offset in the function at file offset OFF of LIB (its
+ * heap__choose_probe), or 0 when the code cannot be read */
+static long auto_offset(const char *lib, long off, int is_free)
 {
-	unsigned char b[16];
-	long n = 0;
+	struct heap_probe_point pp;
+	uint8_t code[32];
+	ssize_t got;
 	int fd;
 
 	fd = open(lib, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return 0;
-	if (pread(fd, b, sizeof(b), file_off) == (ssize_t)sizeof(b) && b[0] == 0x48 &&
-	    b[1] == 0x85 && b[2] == 0xff) {
-		if (b[3] == 0x74)
-			n = 5; /* je rel8 */
-		else if (b[3] == 0x0f && b[4] == 0x84)
-			n = 9; /* je rel32 */
-	}
+	got = pread(fd, code, sizeof(code), off);
 	close(fd);
-	return n;
+	if (got <= 0)
+		return 0;
+	heap__choose_probe(code, (size_t)got, is_free, &pp);
+	return pp.offset;
 }
 
 static int bench_uprobe_floor_main(int argc, char **argv)
 {
 	struct bench_uprobe_noop_bpf *skel = NULL;
 	char *lib = NULL, *only = NULL;
-	long free_offset = -1;
 	int pid = -1, no_ret = 0, err = 0, sig, n;
 	sigset_t set;
 
@@ -208,15 +208,16 @@ static int bench_uprobe_floor_main(int argc, char **argv)
 			lib = strdup(v);
 		} else if (!strcmp(a, "--only")) {
 			only = strdup(v);
-		} else if (!strcmp(a, "--free-offset")) {
-			if (strcmp(v, "auto")) {
-				free_offset = strtol(v, &e, 0);
-				if (*e || free_offset < 0)
-					usage();
-			}
-		} else if (!strcmp(a, "--offset")) {
-			const char *eq = strchr(v, '=');
+		} else if (!strcmp(a, "--offset") || !strcmp(a, "--free-offset")) {
+			char buf[64];
+			const char *eq;
 			int k;
+
+			if (!strcmp(a, "--free-offset")) {
+				snprintf(buf, sizeof(buf), "free=%s", v);
+				v = buf;
+			}
+			eq = strchr(v, '=');
 
 			for (k = 0; eq && k < n; k++)
 				if (strlen(pr[k].func) == (size_t)(eq - v) &&
@@ -224,11 +225,13 @@ static int bench_uprobe_floor_main(int argc, char **argv)
 					break;
 			if (!eq || k == n)
 				usage();
+			if (!strcmp(eq + 1, "auto")) {
+				pr[k].offset = -1;
+				continue;
+			}
 			pr[k].offset = strtol(eq + 1, &e, 0);
 			if (*e || pr[k].offset < 0)
 				usage();
-			if (!strcmp(pr[k].func, "free"))
-				free_offset = pr[k].offset;
 		} else {
 			usage();
 		}
@@ -266,12 +269,12 @@ static int bench_uprobe_floor_main(int argc, char **argv)
 		goto cleanup;
 	}
 	for (int k = 0; k < n; k++) {
-		if (!strcmp(pr[k].func, "free"))
-			pr[k].offset = free_offset >= 0 ? free_offset :
-				       pr[k].file_off >= 0 ? free_auto_offset(lib, pr[k].file_off) : 0;
+		if (pr[k].offset < 0)
+			pr[k].offset = pr[k].file_off >= 0 ?
+				auto_offset(lib, pr[k].file_off, !strcmp(pr[k].func, "free")) : 0;
 		/* one trap per address: glibc's aligned_alloc and memalign are one function */
 		for (int j = 0; j < k; j++)
-			if (pr[j].addr && pr[j].addr == pr[k].addr)
+			if (pr[j].addr && pr[j].addr == pr[k].addr && pr[j].offset == pr[k].offset)
 				pr[k].same_as = pr[j].func;
 	}
 
@@ -305,14 +308,14 @@ static int bench_uprobe_floor_main(int argc, char **argv)
 		if (pr[k].want_ret) {
 			opts.retprobe = true;
 			pr[k].ret_link = bpf_program__attach_uprobe_opts(
-				pr[k].ret, pid, lib, (size_t)pr[k].file_off, &opts);
+				pr[k].ret, pid, lib, (size_t)(pr[k].file_off + pr[k].offset), &opts);
 			if (!pr[k].ret_link) {
 				err = -errno;
 				fprintf(stderr, "bench_uprobe_floor: attach uretprobe %s: %s\n",
 					pr[k].func, strerror(-err));
 				goto cleanup;
 			}
-			printf(" %s.ret", pr[k].func);
+			printf(" %s+%ld.ret", pr[k].func, pr[k].offset);
 		}
 	}
 	printf("\n");

@@ -4,9 +4,9 @@
 # fixed work plus RATE/1e6 malloc+free pairs from four call sites, 16–4096 bytes) at
 # each allocation rate of $RATES (per million units: about that many per second), with
 #   none        no recorder
-#   floor       bench_uprobe_floor: the allocator's probe points (uprobes on malloc,
-#               calloc, realloc, free at its first emulatable instruction, the
-#               memalign family; uretprobes on those returning a pointer) with BPF
+#   floor       bench_uprobe_floor: the heap collector's probe points (uprobes on
+#               malloc, calloc, realloc, free, the memalign family at the offsets the
+#               collector chooses; uretprobes on those returning a pointer) with BPF
 #               programs that only count: the bare trap
 #   heaptrack   heaptrack -o FILE (LD_PRELOAD interposition; its compressor runs in
 #               other processes, on the tracer CPUs), when installed
@@ -21,7 +21,11 @@
 # CPU added per allocation. The noise floor is read from the 0-allocation row, where no
 # probe fires: the largest deviation of any configuration from "none" there.
 # Then (HITS=1, the default) the per-hit cost of single probes at the 1M rate: a uprobe
-# on malloc+0, a uretprobe on malloc, free+0 (single-stepped) and free+auto.
+# on malloc+0, a uretprobe on malloc (alone it also pays the entry trap it hijacks the
+# return address from: the marginal cost of a uretprobe is malloc+0+ret minus malloc+0),
+# free+0 (single-stepped: glibc's free starts with test %rdi,%rdi), free+3 (the je after
+# it, emulated, reached by free(NULL) too) and free+auto (the collector's choice, +9 on
+# Debian 12's glibc). RATES="" runs only these.
 # Needs root. Build folder from $PTOP_BUILD (default build); DUR (default 1) seconds a
 # run. With 2+ CPUs the workload is pinned to the last CPU and the tracers to the others.
 #
@@ -31,7 +35,7 @@ set -uo pipefail
 B=${PTOP_BUILD:-build}
 RUNS=${RUNS:-5}
 DUR=${DUR:-1}
-RATES=${RATES:-0 10000 100000 1000000 10000000}
+RATES=${RATES-0 10000 100000 1000000 10000000}
 HITS=${HITS:-1}
 W=$B/bench/workload_alloc
 FLOOR=$B/bench/bench_uprobe_floor
@@ -185,6 +189,7 @@ echo "heaptrack: $(heaptrack --version 2>/dev/null | head -1 || echo none);" \
 	"bpftrace: $(bpftrace --version 2>/dev/null || echo none)"
 run_one none 0 >/dev/null # warm-up
 for ((r = 1; r <= RUNS; r++)); do
+	[ -n "$RATES" ] || break
 	for rate in $RATES; do
 		for cfg in "${run_cfgs[@]}"; do
 			v=$(run_one "$cfg" "$rate")
@@ -197,8 +202,8 @@ for ((r = 1; r <= RUNS; r++)); do
 done
 
 # the noise floor: at 0 allocations no probe fires, so any gap to "none" is noise
-noise=0
-base0=$(echo "${res[none.0]:-}" | median)
+noise=0 base0=''
+[ -n "$RATES" ] && base0=$(echo "${res[none.0]:-}" | median)
 if [ -n "$base0" ]; then
 	for cfg in "${run_cfgs[@]}"; do
 		m=$(echo "${res[$cfg.0]:-}" | median)
@@ -235,14 +240,15 @@ for rate in $RATES; do
 			"$(echo ${res[$cfg.$rate]})"
 	done
 done
-printf '\nnoise floor: +/-%.1f%% (largest gap to "none" at 0 allocations, where no probe fires)\n' \
-	"$(echo "$noise * 100" | bc -l)"
+[ -n "$base0" ] && printf '\nnoise floor: +/-%.1f%% (largest gap to "none" at 0 allocations,'\
+' where no probe fires)\n' "$(echo "$noise * 100" | bc -l)"
 
 [ "$HITS" = 1 ] || exit 0
 # per-hit costs: one probe at a time at one allocation per unit
 declare -A hit
 hcfgs=("none" "malloc+0|--only malloc" "malloc.ret|--only malloc.ret"
-	"free+0|--only free --free-offset 0" "free+auto|--only free --free-offset auto")
+	"malloc+0+ret|--only malloc,malloc.ret" "free+0|--only free --free-offset 0"
+	"free+3|--only free --free-offset 3" "free+auto|--only free --free-offset auto")
 for ((r = 1; r <= RUNS; r++)); do
 	for h in "${hcfgs[@]}"; do
 		name=${h%%|*}
@@ -270,3 +276,15 @@ for h in "${hcfgs[@]}"; do
 		"$([ "$name" = none ] && echo - || awk -v m="$m" -v b="$base" -v a="$a" \
 			'BEGIN { printf "%.1f", (m - b) / a }')" "$(echo ${hit[$name]})"
 done
+m0=$(echo "${hit[malloc+0]:-}" | median)
+m2=$(echo "${hit[malloc+0+ret]:-}" | median)
+f0=$(echo "${hit[free+0]:-}" | median)
+f9=$(echo "${hit[free+auto]:-}" | median)
+if [ -n "$m0" ] && [ -n "$m2" ]; then
+	awk -v a="$m0" -v b="$m2" -v n="$(echo "${hit[none.a]:-}" | median)" 'BEGIN {
+		printf "a uretprobe beside the entry uprobe adds %.1f ns per hit\n", (b - a) / n }'
+fi
+if [ -n "$f0" ] && [ -n "$f9" ] && [ -n "$base" ]; then
+	awk -v a="$f0" -v b="$f9" -v z="$base" 'BEGIN {
+		printf "free+0 costs %.1fx free+auto per hit\n", (a - z) / (b - z) }'
+fi
