@@ -152,29 +152,63 @@ static const char *intern_name(struct replay_model *m, const char *name, size_t 
 	return m->names[m->nnames++];
 }
 
-/* syscall_stat summed per (interval end, nr), with their histograms */
+static int cmp_sys_nr(const void *pa, const void *pb)
+{
+	const struct rm_sys *a = pa, *b = pb;
+
+	return a->nr < b->nr ? -1 : a->nr > b->nr;
+}
+
+/* add COUNT to bucket B of row S, whose buckets are the last ones in model.hist (moved there when
+ * they are not: several pids' rows arrive one after the other, not interleaved) */
+static int add_bucket(struct replay_model *m, struct rm_sys *s, int b, uint64_t count,
+		      size_t *hcap)
+{
+	uint32_t i;
+	int err;
+
+	for (i = 0; i < s->hist_n; i++)
+		if (m->hist[s->hist_off + i].bucket == b) {
+			m->hist[s->hist_off + i].count += count;
+			return 0;
+		}
+	if (s->hist_n && s->hist_off + s->hist_n != m->nhist) {
+		for (i = 0; i < s->hist_n; i++) { /* move its buckets to the end */
+			err = grow((void **)&m->hist, hcap, m->nhist, sizeof(*m->hist));
+			if (err)
+				return err;
+			m->hist[m->nhist++] = m->hist[s->hist_off + i];
+		}
+		s->hist_off = (uint32_t)(m->nhist - s->hist_n);
+	}
+	err = grow((void **)&m->hist, hcap, m->nhist, sizeof(*m->hist));
+	if (err)
+		return err;
+	if (!s->hist_n)
+		s->hist_off = (uint32_t)m->nhist;
+	m->hist[m->nhist++] = (struct rm_bucket){.bucket = (uint8_t)b, .count = count};
+	s->hist_n++;
+	return 0;
+}
+
+/* syscall_stat per (interval end, nr), several pids' rows summed, read in the order of its index
+ * (no sort in SQLite). The histograms are read per interval when shown (load_hist). */
 static int load_syscalls(struct replay_model *m)
 {
 	static const char sql[] =
-	    "SELECT time_ns - ?2, MAX(interval_ns), nr, MAX(name), SUM(count), SUM(completed), "
-	    "SUM(errors), SUM(total_ns) FROM syscall_stat WHERE cap = ?1 "
-	    "GROUP BY time_ns, nr ORDER BY time_ns, nr";
-	static const char hist_sql[] =
-	    "SELECT time_ns - ?2, nr, bucket, SUM(count) FROM syscall_hist WHERE cap = ?1 "
-	    "GROUP BY time_ns, nr, bucket ORDER BY time_ns, nr, bucket";
-	size_t cap = 0, icap = 0, ncap = 0, hcap = 0, r = 0, ii = 0;
+	    "SELECT time_ns - ?2, interval_ns, nr, name, count, completed, errors, total_ns "
+	    "FROM syscall_stat WHERE cap = ?1 ORDER BY time_ns";
+	size_t cap = 0, icap = 0, ncap = 0, i;
 	sqlite3_stmt *st = NULL;
 	int err, rc;
 
 	err = prepare(m, sql, &st);
 	while (!err && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-		int64_t t = sqlite3_column_int64(st, 0);
+		int64_t t = sqlite3_column_int64(st, 0), nr = sqlite3_column_int64(st, 2);
 		const unsigned char *name = sqlite3_column_text(st, 3);
-		struct rm_sys *s;
+		struct rm_sys_interval *iv;
+		struct rm_sys *s = NULL;
 
-		err = grow((void **)&m->sys, &cap, m->nsys, sizeof(*m->sys));
-		if (err)
-			break;
 		if (!m->nsysi || m->sysi[m->nsysi - 1].t != t) {
 			err = grow((void **)&m->sysi, &icap, m->nsysi, sizeof(*m->sysi));
 			if (err)
@@ -182,18 +216,28 @@ static int load_syscalls(struct replay_model *m)
 			m->sysi[m->nsysi++] = (struct rm_sys_interval){
 			    .t = t, .interval = col(st, 1), .first = m->nsys, .n = 0};
 		}
-		s = &m->sys[m->nsys];
-		memset(s, 0, sizeof(*s));
-		s->nr = sqlite3_column_int64(st, 2);
-		s->name = intern_name(m, name ? (const char *)name : "?", &ncap, &err);
-		if (err)
-			break;
-		s->count = (uint64_t)sqlite3_column_int64(st, 4);
-		s->completed = (uint64_t)sqlite3_column_int64(st, 5);
-		s->errors = (uint64_t)sqlite3_column_int64(st, 6);
-		s->total_ns = (uint64_t)sqlite3_column_int64(st, 7);
-		m->nsys++;
-		m->sysi[m->nsysi - 1].n++;
+		iv = &m->sysi[m->nsysi - 1];
+		for (i = iv->first; i < m->nsys; i++) /* another pid's row of the same syscall */
+			if (m->sys[i].nr == nr) {
+				s = &m->sys[i];
+				break;
+			}
+		if (!s) {
+			err = grow((void **)&m->sys, &cap, m->nsys, sizeof(*m->sys));
+			if (err)
+				break;
+			s = &m->sys[m->nsys++];
+			memset(s, 0, sizeof(*s));
+			s->nr = nr;
+			s->name = intern_name(m, name ? (const char *)name : "?", &ncap, &err);
+			if (err)
+				break;
+			iv->n++;
+		}
+		s->count += (uint64_t)sqlite3_column_int64(st, 4);
+		s->completed += (uint64_t)sqlite3_column_int64(st, 5);
+		s->errors += (uint64_t)sqlite3_column_int64(st, 6);
+		s->total_ns += (uint64_t)sqlite3_column_int64(st, 7);
 	}
 	if (!err && rc != SQLITE_DONE)
 		err = -EIO;
@@ -201,37 +245,10 @@ static int load_syscalls(struct replay_model *m)
 	st = NULL;
 	if (err)
 		return err;
+	for (i = 0; i < m->nsysi; i++)
+		if (m->sysi[i].n > 1)
+			qsort(m->sys + m->sysi[i].first, m->sysi[i].n, sizeof(*m->sys), cmp_sys_nr);
 
-	/* Both lists are ordered by (time, nr): walk them together (row r, its interval ii). */
-	err = prepare(m, hist_sql, &st);
-	while (!err && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-		int64_t t = sqlite3_column_int64(st, 0), nr = sqlite3_column_int64(st, 1);
-		int64_t b = sqlite3_column_int64(st, 2);
-
-		while (r < m->nsys) {
-			while (r >= m->sysi[ii].first + m->sysi[ii].n)
-				ii++;
-			if (m->sysi[ii].t < t || (m->sysi[ii].t == t && m->sys[r].nr < nr))
-				r++;
-			else
-				break;
-		}
-		if (r >= m->nsys)
-			break;
-		if (m->sysi[ii].t != t || m->sys[r].nr != nr || b < 0 || b >= HIST_BUCKETS)
-			continue; /* a histogram without its stat row, or a bucket out of range */
-		err = grow((void **)&m->hist, &hcap, m->nhist, sizeof(*m->hist));
-		if (err)
-			break;
-		if (!m->sys[r].hist_n)
-			m->sys[r].hist_off = (uint32_t)m->nhist;
-		m->hist[m->nhist++] =
-		    (struct rm_bucket){.bucket = (uint8_t)b, .count = (uint64_t)col(st, 3)};
-		m->sys[r].hist_n++;
-	}
-	if (!err && rc != SQLITE_DONE && rc != SQLITE_ROW)
-		err = -EIO;
-	sqlite3_finalize(st);
 	return err;
 }
 
@@ -393,6 +410,7 @@ struct replay_model *replay_model__open(sqlite3 *db, const char *capture_id, cha
 	}
 	m->db = db;
 	m->groups_snap = RM_NULL;
+	m->hist_iv = RM_NULL;
 	e = capture_meta__load(db, capture_id, &m->meta);
 	if (e == -ENOENT) {
 		snprintf(err, errlen, "no capture %s in the DB", capture_id);
@@ -554,12 +572,68 @@ double replay_model__cpu_pct(const struct replay_model *m, size_t i)
 	return NAN;
 }
 
-int replay_model__sys_pct(const struct replay_model *m, const struct rm_sys *s, unsigned pct,
+/* read the histograms of interval II (summed over pids) into model.hist, replacing the last */
+static int load_hist(struct replay_model *m, size_t ii)
+{
+	static const char sql[] = "SELECT bucket, count FROM syscall_hist "
+				  "WHERE cap = ?1 AND nr = ?2 AND time_ns = ?3";
+	const struct rm_sys_interval *iv = &m->sysi[ii];
+	sqlite3_stmt *st = NULL;
+	size_t hcap = m->hist_cap, i;
+	int err = 0, rc = SQLITE_DONE;
+
+	m->nhist = 0;
+	m->hist_iv = RM_NULL;
+	if (sqlite3_prepare_v2(m->db, sql, -1, &st, NULL) != SQLITE_OK)
+		return -EIO;
+	for (i = 0; i < iv->n && !err; i++) {
+		struct rm_sys *s = &m->sys[iv->first + i];
+
+		s->hist_n = 0;
+		sqlite3_reset(st);
+		sqlite3_bind_int64(st, 1, m->meta.cap);
+		sqlite3_bind_int64(st, 2, s->nr);
+		sqlite3_bind_int64(st, 3, iv->t + m->meta.base_ns);
+		while (!err && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+			int64_t b = sqlite3_column_int64(st, 0);
+
+			if (b < 0 || b >= HIST_BUCKETS)
+				continue; /* outside the log2 range of a u64 */
+			err = add_bucket(m, s, (int)b, (uint64_t)sqlite3_column_int64(st, 1), &hcap);
+		}
+		if (!err && rc != SQLITE_DONE)
+			err = -EIO;
+	}
+	m->hist_cap = hcap;
+	sqlite3_finalize(st);
+	if (!err)
+		m->hist_iv = (int64_t)ii;
+	return err;
+}
+
+int replay_model__sys_pct(struct replay_model *m, const struct rm_sys *s, unsigned pct,
 			  uint64_t *est)
 {
 	uint64_t h[HIST_BUCKETS] = {0};
+	size_t r = (size_t)(s - m->sys), lo = 0, hi = m->nsysi;
 	uint32_t i;
+	int err;
 
+	if (r >= m->nsys)
+		return -EINVAL;
+	while (hi - lo > 1) { /* the interval of row r */
+		size_t mid = (lo + hi) / 2;
+
+		if (m->sysi[mid].first <= r)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	if (m->hist_iv != (int64_t)lo) {
+		err = load_hist(m, lo);
+		if (err)
+			return err;
+	}
 	if (!s->hist_n)
 		return -ENODATA;
 	for (i = 0; i < s->hist_n; i++)

@@ -1,10 +1,10 @@
 /* replay_model.h — the replay viewer's data model: a capture's per-interval state in memory.
  *
- * replay_model__open reads a capture's interval tables (cpu_sample, syscall_stat and
- * syscall_hist, memory_sample, vma_snapshot, heap_snapshot, drop_notice) once into sorted arrays,
- * so a seek is a binary search and never a query. VMA groups of one snapshot are read on demand
- * (and cached) since the vma table can be large. The model knows nothing of curses: the views
- * (replay_views.c) read it and draw into a character grid.
+ * replay_model__open reads a capture's interval tables (cpu_sample, syscall_stat, memory_sample,
+ * vma_snapshot, heap_snapshot, drop_notice) once into sorted arrays, so a seek is a binary search
+ * and never a scan. VMA groups of one snapshot and the latency histograms of one interval are
+ * read on demand (and cached): they are the bulk of a capture. The model knows nothing of curses:
+ * the views (replay_views.c) read it and draw into a character grid.
  *
  * Times in the model are nanoseconds relative to the capture start (capture.start_monotonic_ns).
  * The state "at T" is the last interval that ended at or before T (what a live viewer would have
@@ -102,8 +102,9 @@ struct replay_model {
 	size_t nsys;
 	struct rm_sys_interval *sysi;
 	size_t nsysi;
-	struct rm_bucket *hist;
-	size_t nhist;
+	struct rm_bucket *hist; /* the buckets of one interval's rows (hist_iv), read on demand */
+	size_t nhist, hist_cap;
+	int64_t hist_iv; /* the interval whose buckets model.hist holds; RM_NULL: none */
 	char **names; /* syscall names, one per distinct nr */
 	size_t nnames;
 	struct rm_mem *mem;
@@ -160,9 +161,11 @@ ssize_t replay_model__heap_at(const struct replay_model *m, int64_t t);
  * lane; NAN when neither was. */
 double replay_model__cpu_pct(const struct replay_model *m, size_t i);
 
-/* The p50 or p99 latency estimate of syscall row S (hist_percentile over its buckets). 0 with
- * *EST set, -ENODATA when it has no histogram. */
-int replay_model__sys_pct(const struct replay_model *m, const struct rm_sys *s, unsigned pct,
+/* The PCT-th percentile latency estimate of syscall row S (hist_percentile over its buckets, as
+ * `report syscalls` computes it); reads the histograms of S's interval when they are not the ones
+ * in memory (one indexed query per syscall of the interval). 0 with *EST set, -ENODATA when it
+ * has no histogram, -EIO on an SQLite error. */
+int replay_model__sys_pct(struct replay_model *m, const struct rm_sys *s, unsigned pct,
 			  uint64_t *est);
 
 /* The VMA groups (one per path, anonymous ones together as [anon]) of snapshot index SI, sorted

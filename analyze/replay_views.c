@@ -181,7 +181,7 @@ static int cmp_sys(const void *pa, const void *pb)
 }
 
 /* the rows of interval II passing the filter, sorted; malloc'd */
-static struct sys_row *sys_rows(const struct replay_model *m, const struct replay_ui *ui,
+static struct sys_row *sys_rows(struct replay_model *m, const struct replay_ui *ui,
 				size_t ii, int sort, size_t *n)
 {
 	const struct rm_sys_interval *iv = &m->sysi[ii];
@@ -315,7 +315,7 @@ static void draw_syscalls(struct replay_model *m, struct replay_ui *ui, struct g
 			       ? fmt_ns(mean, sizeof(mean),
 					(r->s->total_ns + r->s->completed / 2) / r->s->completed)
 			       : NULL;
-		cells[7] = fmt_ns(tot, sizeof(tot), r->s->total_ns);
+		cells[7] = r->s->completed ? fmt_ns(tot, sizeof(tot), r->s->total_ns) : NULL;
 		grid__row(g, x, row, cols, 8, cells, 0, GC_DEFAULT);
 		if (v && hw >= 6) {
 			sys_history(m, (size_t)ii, r->s->nr, v, first, hn);
