@@ -25,6 +25,7 @@
 #include "record/collector.h"
 #include "record/bpf_util.h"
 #include "record/heap.h"
+#include "record/record.h"
 
 extern const struct collector_ops heap_collector;
 
@@ -436,6 +437,70 @@ static void test_07_real_child(void **state)
 	rec_double_free_event(ev);
 }
 
+/* ------------------------------------------------------------------ options */
+
+static int parse(struct record_opts *o, char *err, size_t elen, ...)
+{
+	char *argv[16];
+	int argc = 0, r;
+	va_list ap;
+
+	argv[argc++] = "ptop-record";
+	va_start(ap, elen);
+	while (argc < 12 && (argv[argc] = va_arg(ap, char *)) != NULL)
+		argc++;
+	va_end(ap);
+	argv[argc++] = "--pid";
+	argv[argc++] = "1";
+	argv[argc] = NULL;
+	r = record_opts__parse(o, argc, argv, NULL, err, elen);
+	return r;
+}
+
+static void test_08_options(void **state)
+{
+	struct record_opts o;
+	char err[256];
+
+	(void)state;
+	assert_int_equal(parse(&o, err, sizeof(err), NULL), 0);
+	assert_int_equal(o.heap_sample_bytes, 512 * 1024);
+	assert_int_equal(o.heap_top, 64);
+	assert_int_equal(o.leak_age_ns, 30000000000ULL);
+	assert_false(o.heap_events);
+	record_opts__free(&o);
+
+	assert_int_equal(parse(&o, err, sizeof(err), "--heap-sample-bytes", "0", "--heap-top",
+			       "10", "--leak-age", "1.5s", "--heap-events", NULL), 0);
+	assert_int_equal(o.heap_sample_bytes, 0);
+	assert_int_equal(o.heap_top, 10);
+	assert_int_equal(o.leak_age_ns, 1500000000ULL);
+	assert_true(o.heap_events);
+	record_opts__free(&o);
+
+	assert_int_equal(parse(&o, err, sizeof(err), "--heap-sample-bytes", "64K", NULL), 0);
+	assert_int_equal(o.heap_sample_bytes, 65536);
+	record_opts__free(&o);
+	assert_int_equal(parse(&o, err, sizeof(err), "--heap-sample-bytes", "2MiB", NULL), 0);
+	assert_int_equal(o.heap_sample_bytes, 2 << 20);
+	record_opts__free(&o);
+
+	assert_int_equal(parse(&o, err, sizeof(err), "--heap-sample-bytes", "-1", NULL), -EINVAL);
+	assert_non_null(strstr(err, "--heap-sample-bytes"));
+	record_opts__free(&o);
+	assert_int_equal(parse(&o, err, sizeof(err), "--heap-sample-bytes", "12X", NULL), -EINVAL);
+	record_opts__free(&o);
+	assert_int_equal(parse(&o, err, sizeof(err), "--heap-sample-bytes", "99999999G", NULL),
+			 -EINVAL);
+	record_opts__free(&o);
+	assert_int_equal(parse(&o, err, sizeof(err), "--heap-top", "0", NULL), -EINVAL);
+	assert_non_null(strstr(err, "--heap-top"));
+	record_opts__free(&o);
+	assert_int_equal(parse(&o, err, sizeof(err), "--leak-age", "soon", NULL), -EINVAL);
+	assert_non_null(strstr(err, "--leak-age"));
+	record_opts__free(&o);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -446,6 +511,7 @@ int main(void)
 		cmocka_unit_test(test_05_elf),
 		cmocka_unit_test_teardown(test_06_no_ebpf, teardown),
 		cmocka_unit_test_teardown(test_07_real_child, teardown),
+		cmocka_unit_test(test_08_options),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
