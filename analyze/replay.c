@@ -107,10 +107,10 @@ static int parse_size(const char *s, int *w, int *h)
 int cmd_replay(int argc, char **argv)
 {
 	static const struct option opts[] = {
-	    {"dump", no_argument, NULL, 'd'},	     {"at", required_argument, NULL, 'a'},
-	    {"tab", required_argument, NULL, 't'},   {"size", required_argument, NULL, 's'},
+	    {"dump", no_argument, NULL, 'd'},	       {"at", required_argument, NULL, 'a'},
+	    {"tab", required_argument, NULL, 't'},     {"size", required_argument, NULL, 's'},
 	    {"capture", required_argument, NULL, 'c'}, {"play", no_argument, NULL, 'p'},
-	    {"help", no_argument, NULL, 'h'},	     {0}};
+	    {"help", no_argument, NULL, 'h'},	       {0}};
 	const char *capture_opt = NULL, *name = "replay";
 	char capture_id[DB_CAPTURE_ID_LEN], err[256];
 	struct replay_model *m = NULL;
@@ -128,8 +128,8 @@ int cmd_replay(int argc, char **argv)
 			break;
 		case 'a':
 			if (replay__parse_time(optarg, &at))
-				return analyze_usage(name, "--at %s: not a time (12.5s, 1:30, 1500ms)",
-						     optarg);
+				return analyze_usage(
+				    name, "--at %s: not a time (12.5s, 1:30, 1500ms)", optarg);
 			break;
 		case 't':
 			tab = replay__find_view(optarg);

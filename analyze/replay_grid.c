@@ -144,8 +144,7 @@ static void put(struct grid *g, int x, int y, uint32_t cp, int cw, uint8_t attr,
 		*o = (struct grid_cell){.ch = 0, .attr = attr, .colour = colour};
 }
 
-int grid__text(struct grid *g, int x, int y, int maxw, const char *s, uint8_t attr,
-	       uint8_t colour)
+int grid__text(struct grid *g, int x, int y, int maxw, const char *s, uint8_t attr, uint8_t colour)
 {
 	int used = 0, limit;
 
@@ -247,7 +246,7 @@ void grid__box(struct grid *g, int x, int y, int w, int h, const char *title, ui
 /* braille dots of one column filled from the bottom to LEVEL (0..4); RIGHT: the right column */
 static uint32_t braille_col(int level, bool right)
 {
-	static const uint8_t left_bits[4] = {0x40, 0x04, 0x02, 0x01};	/* dots 7, 3, 2, 1 */
+	static const uint8_t left_bits[4] = {0x40, 0x04, 0x02, 0x01};  /* dots 7, 3, 2, 1 */
 	static const uint8_t right_bits[4] = {0x80, 0x20, 0x10, 0x08}; /* dots 8, 6, 5, 4 */
 	uint32_t b = 0;
 	int i;

@@ -22,11 +22,11 @@
 /* colour pairs the views use; the terminal layer maps them to colours */
 enum grid_colour {
 	GC_DEFAULT = 0,
-	GC_TITLE,   /* headers, tab bar */
-	GC_ACCENT,  /* the selected tab, highlights */
-	GC_GOOD,    /* sparklines, bars */
-	GC_WARN,    /* truncated, drops */
-	GC_MUTED,   /* "not collected", help text */
+	GC_TITLE,  /* headers, tab bar */
+	GC_ACCENT, /* the selected tab, highlights */
+	GC_GOOD,   /* sparklines, bars */
+	GC_WARN,   /* truncated, drops */
+	GC_MUTED,  /* "not collected", help text */
 	GC_COUNT,
 };
 
@@ -58,8 +58,7 @@ int grid__text_width(const char *s);
 
 /* Write UTF-8 S at (X, Y), at most MAXW columns (clipped to the grid too; MAXW < 0: to the grid's
  * edge). A wide character that does not fit is not drawn. Returns the columns written. */
-int grid__text(struct grid *g, int x, int y, int maxw, const char *s, uint8_t attr,
-	       uint8_t colour);
+int grid__text(struct grid *g, int x, int y, int maxw, const char *s, uint8_t attr, uint8_t colour);
 
 /* printf into the grid, as grid__text. */
 int grid__textf(struct grid *g, int x, int y, int maxw, uint8_t attr, uint8_t colour,

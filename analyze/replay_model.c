@@ -9,7 +9,7 @@
 #include <string.h>
 
 const char *const rm_probe_names[RP_COUNT] = {"cpu",  "syscalls", "memory",
-						   "vmas", "heap",     "cpuprof"};
+					      "vmas", "heap",	  "cpuprof"};
 
 /* grow *P (element size SZ) to hold one more than *N; 0 or -ENOMEM */
 static int grow(void **p, size_t *cap, size_t n, size_t sz)
@@ -161,8 +161,7 @@ static int cmp_sys_nr(const void *pa, const void *pb)
 
 /* add COUNT to bucket B of row S, whose buckets are the last ones in model.hist (moved there when
  * they are not: several pids' rows arrive one after the other, not interleaved) */
-static int add_bucket(struct replay_model *m, struct rm_sys *s, int b, uint64_t count,
-		      size_t *hcap)
+static int add_bucket(struct replay_model *m, struct rm_sys *s, int b, uint64_t count, size_t *hcap)
 {
 	uint32_t i;
 	int err;
@@ -302,10 +301,9 @@ static int load_snaps(struct replay_model *m)
 		err = grow((void **)&m->snaps, &cap, m->nsnaps, sizeof(*m->snaps));
 		if (err)
 			break;
-		m->snaps[m->nsnaps++] = (struct rm_vma_snap){
-		    .id = sqlite3_column_int64(st, 0),
-		    .t = sqlite3_column_int64(st, 1),
-		    .vma_count = col(st, 2)};
+		m->snaps[m->nsnaps++] = (struct rm_vma_snap){.id = sqlite3_column_int64(st, 0),
+							     .t = sqlite3_column_int64(st, 1),
+							     .vma_count = col(st, 2)};
 	}
 	if (!err && rc != SQLITE_DONE)
 		err = -EIO;
@@ -541,8 +539,7 @@ ssize_t replay_model__cpu_at(const struct replay_model *m, int64_t t)
 
 ssize_t replay_model__sys_at(const struct replay_model *m, int64_t t)
 {
-	return last_at(m->sysi, m->nsysi, sizeof(*m->sysi), offsetof(struct rm_sys_interval, t),
-		       t);
+	return last_at(m->sysi, m->nsysi, sizeof(*m->sysi), offsetof(struct rm_sys_interval, t), t);
 }
 
 ssize_t replay_model__mem_at(const struct replay_model *m, int64_t t)
@@ -599,7 +596,8 @@ static int load_hist(struct replay_model *m, size_t ii)
 
 			if (b < 0 || b >= HIST_BUCKETS)
 				continue; /* outside the log2 range of a u64 */
-			err = add_bucket(m, s, (int)b, (uint64_t)sqlite3_column_int64(st, 1), &hcap);
+			err =
+			    add_bucket(m, s, (int)b, (uint64_t)sqlite3_column_int64(st, 1), &hcap);
 		}
 		if (!err && rc != SQLITE_DONE)
 			err = -EIO;

@@ -32,9 +32,9 @@ struct rm_cpu {
 	int64_t threads;
 };
 
-struct rm_sys {		   /* one syscall in one interval (summed over the target's pids) */
+struct rm_sys { /* one syscall in one interval (summed over the target's pids) */
 	int64_t nr;
-	const char *name;  /* points into the model's name table */
+	const char *name; /* points into the model's name table */
 	uint64_t count, completed, errors, total_ns;
 	uint32_t hist_off; /* its log2 latency buckets: model.hist[hist_off .. + hist_n) */
 	uint32_t hist_n;
@@ -61,7 +61,7 @@ struct rm_vma_snap {
 };
 
 struct rm_vma_group {
-	char name[128]; /* the path, or [anon] for anonymous mappings */
+	char name[128];				 /* the path, or [anon] for anonymous mappings */
 	int64_t vmas, size, rss, pss, uss, swap; /* bytes or RM_NULL */
 };
 
@@ -89,12 +89,12 @@ struct replay_model {
 	struct capture_meta meta;
 	/* capture and target facts (empty strings when unknown) */
 	char mode[16], comm[64], cgroup[256], container[80], recorder_version[32];
-	int64_t pid;	      /* RM_NULL when unknown */
+	int64_t pid;		   /* RM_NULL when unknown */
 	int64_t start_realtime_ns; /* RM_NULL when unknown */
-	int64_t interval_ns;  /* the capture's sampling interval (default 1 s when unknown) */
-	int64_t duration_ns;  /* end of the last interval relative to the start */
+	int64_t interval_ns;	   /* the capture's sampling interval (default 1 s when unknown) */
+	int64_t duration_ns;	   /* end of the last interval relative to the start */
 	struct probe_info probes[RP_COUNT];
-	uint64_t events;      /* records of type event (record_count), 0 when unknown */
+	uint64_t events; /* records of type event (record_count), 0 when unknown */
 
 	struct rm_cpu *cpu;
 	size_t ncpu;
@@ -105,7 +105,7 @@ struct replay_model {
 	struct rm_bucket *hist; /* the buckets of one interval's rows (hist_iv), read on demand */
 	size_t nhist, hist_cap;
 	int64_t hist_iv; /* the interval whose buckets model.hist holds; RM_NULL: none */
-	char **names; /* syscall names, one per distinct nr */
+	char **names;	 /* syscall names, one per distinct nr */
 	size_t nnames;
 	struct rm_mem *mem;
 	size_t nmem;

@@ -1,5 +1,6 @@
 /* replay_term.c — the replay viewer's terminal layer: the only file that uses curses. It paints a
- * struct grid with ncursesw, reads keys, and restores the terminal on exit and on SIGINT/SIGTERM. */
+ * struct grid with ncursesw, reads keys, and restores the terminal on exit and on SIGINT/SIGTERM.
+ */
 #include "analyze/replay.h"
 
 #include <errno.h>
@@ -45,8 +46,8 @@ static void restore_at_exit(void)
 static void init_colours(void)
 {
 	static const short c256[GC_COUNT] = {-1, 75, 214, 114, 203, 245};
-	static const short c16[GC_COUNT] = {-1, COLOR_CYAN, COLOR_YELLOW, COLOR_GREEN, COLOR_RED,
-					    COLOR_WHITE};
+	static const short c16[GC_COUNT] = {-1,		 COLOR_CYAN, COLOR_YELLOW,
+					    COLOR_GREEN, COLOR_RED,  COLOR_WHITE};
 	int i;
 
 	start_color();
@@ -62,7 +63,8 @@ struct term *term__open(char *err, size_t errlen)
 	const char *nc = getenv("NO_COLOR");
 
 	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
-		snprintf(err, errlen, "replay needs a terminal; use --dump to print a frame as text");
+		snprintf(err, errlen,
+			 "replay needs a terminal; use --dump to print a frame as text");
 		return NULL;
 	}
 	t = calloc(1, sizeof(*t));
@@ -118,8 +120,8 @@ static int escape_sequence(void)
 		const char *seq;
 		int key;
 	} seqs[] = {{"[1;2C", RK_SRIGHT}, {"[1;2D", RK_SLEFT}, {"[Z", RK_BTAB},
-		    {"[C", RK_RIGHT},	  {"[D", RK_LEFT},	{"[A", RK_UP},
-		    {"[B", RK_DOWN},	  {"OC", RK_RIGHT},	{"OD", RK_LEFT}};
+		    {"[C", RK_RIGHT},	  {"[D", RK_LEFT},     {"[A", RK_UP},
+		    {"[B", RK_DOWN},	  {"OC", RK_RIGHT},    {"OD", RK_LEFT}};
 	char buf[16];
 	size_t n = 0, i;
 	wint_t ch;
@@ -156,20 +158,34 @@ int term__key(struct term *t, int timeout_ms)
 		return 0;
 	if (rc == KEY_CODE_YES) {
 		switch (ch) {
-		case KEY_LEFT: return RK_LEFT;
-		case KEY_RIGHT: return RK_RIGHT;
-		case KEY_SLEFT: return RK_SLEFT;
-		case KEY_SRIGHT: return RK_SRIGHT;
-		case KEY_UP: return RK_UP;
-		case KEY_DOWN: return RK_DOWN;
-		case KEY_PPAGE: return RK_PGUP;
-		case KEY_NPAGE: return RK_PGDN;
-		case KEY_HOME: return RK_HOME;
-		case KEY_END: return RK_END;
-		case KEY_BTAB: return RK_BTAB;
-		case KEY_RESIZE: return RK_RESIZE;
-		case KEY_ENTER: return RK_ENTER;
-		case KEY_BACKSPACE: return RK_BACKSPACE;
+		case KEY_LEFT:
+			return RK_LEFT;
+		case KEY_RIGHT:
+			return RK_RIGHT;
+		case KEY_SLEFT:
+			return RK_SLEFT;
+		case KEY_SRIGHT:
+			return RK_SRIGHT;
+		case KEY_UP:
+			return RK_UP;
+		case KEY_DOWN:
+			return RK_DOWN;
+		case KEY_PPAGE:
+			return RK_PGUP;
+		case KEY_NPAGE:
+			return RK_PGDN;
+		case KEY_HOME:
+			return RK_HOME;
+		case KEY_END:
+			return RK_END;
+		case KEY_BTAB:
+			return RK_BTAB;
+		case KEY_RESIZE:
+			return RK_RESIZE;
+		case KEY_ENTER:
+			return RK_ENTER;
+		case KEY_BACKSPACE:
+			return RK_BACKSPACE;
 		default:
 			if (ch >= KEY_F(1) && ch <= KEY_F(12))
 				return RK_F1 + (int)(ch - KEY_F(1));

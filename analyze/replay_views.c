@@ -54,9 +54,9 @@ int replay__parse_time(const char *s, int64_t *ns)
 		}
 		if (n < 2 || *end)
 			return -EINVAL;
-		*ns = (int64_t)llround(((n == 3 ? part[0] * 3600 + part[1] * 60 + part[2]
-					       : part[0] * 60 + part[1])) *
-				       1e9);
+		*ns = (int64_t)llround(
+		    ((n == 3 ? part[0] * 3600 + part[1] * 60 + part[2] : part[0] * 60 + part[1])) *
+		    1e9);
 		return 0;
 	}
 	/* one parser for times: the report's window syntax, as "T.." */
@@ -181,8 +181,8 @@ static int cmp_sys(const void *pa, const void *pb)
 }
 
 /* the rows of interval II passing the filter, sorted; malloc'd */
-static struct sys_row *sys_rows(struct replay_model *m, const struct replay_ui *ui,
-				size_t ii, int sort, size_t *n)
+static struct sys_row *sys_rows(struct replay_model *m, const struct replay_ui *ui, size_t ii,
+				int sort, size_t *n)
 {
 	const struct rm_sys_interval *iv = &m->sysi[ii];
 	struct sys_row *r = calloc(iv->n ? iv->n : 1, sizeof(*r));
@@ -236,9 +236,8 @@ static void draw_syscalls(struct replay_model *m, struct replay_ui *ui, struct g
 			  int y, int w, int h)
 {
 	static const struct grid_col cols[] = {
-	    {"syscall", 22, false}, {"count", 11, true}, {"rate/s", 11, true},
-	    {"errors", 8, true},    {"p50", 9, true},	  {"p99", 9, true},
-	    {"mean", 9, true},	    {"total", 9, true}};
+	    {"syscall", 22, false}, {"count", 11, true}, {"rate/s", 11, true}, {"errors", 8, true},
+	    {"p50", 9, true},	    {"p99", 9, true},	 {"mean", 9, true},    {"total", 9, true}};
 	char buf[256], a[32], b[32], c[32];
 	ssize_t ii = replay_model__sys_at(m, m->pos_ns);
 	uint64_t calls = 0, errs = 0;
@@ -275,10 +274,10 @@ static void draw_syscalls(struct replay_model *m, struct replay_ui *ui, struct g
 	grid__textf(g, x, y, w, GA_BOLD, GC_TITLE,
 		    "interval %s .. %s (%s): %zu syscalls, %s calls, %s errors  [eBPF]",
 		    replay__fmt_pos(a, sizeof(a),
-				    m->sysi[ii].t - (int64_t)(interval_secs(m, m->sysi[ii].interval) * 1e9)),
+				    m->sysi[ii].t -
+					(int64_t)(interval_secs(m, m->sysi[ii].interval) * 1e9)),
 		    replay__fmt_pos(b, sizeof(b), m->sysi[ii].t),
-		    fmt_ns(c, sizeof(c),
-			   (uint64_t)(interval_secs(m, m->sysi[ii].interval) * 1e9)),
+		    fmt_ns(c, sizeof(c), (uint64_t)(interval_secs(m, m->sysi[ii].interval) * 1e9)),
 		    (size_t)m->sysi[ii].n, fmt_count(buf, sizeof(buf), calls),
 		    fmt_count(buf + 64, sizeof(buf) - 64, errs));
 	grid__textf(g, x, y + 1, w, 0, GC_MUTED,
@@ -436,11 +435,11 @@ static void draw_overview(struct replay_model *m, struct replay_ui *ui, struct g
 		struct sys_row *rows = sys_rows(m, NULL, (size_t)ii, 0, &n);
 
 		for (i = 0; rows && i < n && i < 5; i++, row++)
-			grid__textf(g, x, row, w, 0, GC_DEFAULT, "%-22s %11s calls  %10.1f/s  p99 %s",
-				    rows[i].s->name, fmt_count(a, sizeof(a), rows[i].s->count),
-				    (double)rows[i].s->count /
-					interval_secs(m, m->sysi[ii].interval),
-				    rows[i].has_pct ? fmt_ns(b, sizeof(b), rows[i].p99) : "-");
+			grid__textf(
+			    g, x, row, w, 0, GC_DEFAULT, "%-22s %11s calls  %10.1f/s  p99 %s",
+			    rows[i].s->name, fmt_count(a, sizeof(a), rows[i].s->count),
+			    (double)rows[i].s->count / interval_secs(m, m->sysi[ii].interval),
+			    rows[i].has_pct ? fmt_ns(b, sizeof(b), rows[i].p99) : "-");
 		free(rows);
 	}
 	row++;
@@ -453,8 +452,8 @@ static void draw_overview(struct replay_model *m, struct replay_ui *ui, struct g
 		return;
 	grid__text(g, x, row++, w, "Events", GA_BOLD | GA_UNDERLINE, GC_TITLE);
 	grid__textf(g, x, row++, w, 0, GC_DEFAULT,
-		    "events recorded %s   drops by %s: %s   capture %s", fmt_count(a, sizeof(a), m->events),
-		    replay__fmt_pos(c, sizeof(c), m->pos_ns),
+		    "events recorded %s   drops by %s: %s   capture %s",
+		    fmt_count(a, sizeof(a), m->events), replay__fmt_pos(c, sizeof(c), m->pos_ns),
 		    fmt_count(b, sizeof(b), replay_model__drops_until(m, m->pos_ns)),
 		    m->meta.complete ? "complete" : m->meta.read_end);
 	/* the other tabs in one line each: what they hold at this position, or why nothing */
@@ -509,10 +508,9 @@ static int cmp_group(const void *pa, const void *pb)
 static void draw_memory(struct replay_model *m, struct replay_ui *ui, struct grid *g, int x, int y,
 			int w, int h)
 {
-	static const struct grid_col cols[] = {{"mapping", 40, false}, {"vmas", 5, true},
-					       {"size", 10, true},     {"rss", 10, true},
-					       {"pss", 10, true},      {"uss", 10, true},
-					       {"swap", 10, true}};
+	static const struct grid_col cols[] = {
+	    {"mapping", 40, false}, {"vmas", 5, true}, {"size", 10, true}, {"rss", 10, true},
+	    {"pss", 10, true},	    {"uss", 10, true}, {"swap", 10, true}};
 	char buf[256], a[32], b[32], c[32], d[32], e[32], f[32];
 	ssize_t mi = replay_model__mem_at(m, m->pos_ns), si;
 	const struct rm_vma_group *groups;
@@ -529,8 +527,10 @@ static void draw_memory(struct replay_model *m, struct replay_ui *ui, struct gri
 		struct {
 			const char *name;
 			int64_t v;
-		} parts[] = {{"anon", s->pss_anon}, {"file", s->pss_file},
-			     {"shmem", s->pss_shmem}, {"swap", s->swap}};
+		} parts[] = {{"anon", s->pss_anon},
+			     {"file", s->pss_file},
+			     {"shmem", s->pss_shmem},
+			     {"swap", s->swap}};
 
 		grid__textf(g, x, row++, w, GA_BOLD | GA_UNDERLINE, GC_TITLE,
 			    "Composition of PSS at %s (sample %zu of %zu)",
@@ -540,7 +540,8 @@ static void draw_memory(struct replay_model *m, struct replay_ui *ui, struct gri
 				    val_bytes(a, sizeof(a), parts[i].v));
 			if (parts[i].v >= 0 && s->pss > 0)
 				grid__bar(g, x + 22, row, 30,
-					  (double)parts[i].v / (double)(s->pss + (i == 3 ? s->swap : 0)),
+					  (double)parts[i].v /
+					      (double)(s->pss + (i == 3 ? s->swap : 0)),
 					  GC_GOOD);
 		}
 		grid__textf(g, x, row++, w, 0, GC_MUTED, "faults this interval: minor %s, major %s",
@@ -568,8 +569,9 @@ static void draw_memory(struct replay_model *m, struct replay_ui *ui, struct gri
 	grid__textf(g, x, row++, w, GA_BOLD | GA_UNDERLINE, GC_TITLE,
 		    "VMA groups at snapshot %s (%lld VMAs; %zu snapshots up to here)  sort %s (s)  "
 		    "filter %s (/)",
-		    replay__fmt_pos(a, sizeof(a), m->snaps[si].t), (long long)m->snaps[si].vma_count,
-		    (size_t)si + 1, mem_sorts[ui->sort], *ui->filter ? ui->filter : "none");
+		    replay__fmt_pos(a, sizeof(a), m->snaps[si].t),
+		    (long long)m->snaps[si].vma_count, (size_t)si + 1, mem_sorts[ui->sort],
+		    *ui->filter ? ui->filter : "none");
 	grid__header(g, x, row++, cols, 7, GA_BOLD, GC_TITLE);
 	sorted = calloc(ng ? ng : 1, sizeof(*sorted));
 	if (!sorted)
@@ -610,8 +612,8 @@ static void draw_memory(struct replay_model *m, struct replay_ui *ui, struct gri
 
 /* ------------------------------------------------------------------ threads, heap, timeline */
 
-static void draw_threads(struct replay_model *m, struct replay_ui *ui, struct grid *g, int x,
-			 int y, int w, int h)
+static void draw_threads(struct replay_model *m, struct replay_ui *ui, struct grid *g, int x, int y,
+			 int w, int h)
 {
 	char buf[256], a[32];
 	ssize_t ci = replay_model__cpu_at(m, m->pos_ns);
@@ -812,7 +814,8 @@ static void draw_tabs(struct replay_ui *ui, struct grid *g)
 		bool sel = (int)i == ui->tab;
 
 		x += grid__textf(g, x, 2, g->w - x, sel ? GA_REVERSE | GA_BOLD : 0,
-				 sel ? GC_ACCENT : GC_TITLE, " %zu %s ", i + 1, replay_views[i].name);
+				 sel ? GC_ACCENT : GC_TITLE, " %zu %s ", i + 1,
+				 replay_views[i].name);
 	}
 }
 
@@ -828,10 +831,11 @@ static void draw_footer(struct replay_ui *ui, struct grid *g)
 	else if (*ui->status)
 		grid__textf(g, 0, y, g->w, GA_REVERSE, GC_WARN, " %s", ui->status);
 	else
-		grid__text(g, 0, y, g->w,
-			   " q quit  space pause  \u2190\u2192 step  [ ] speed  g/G start/end  t jump  "
-			   "/ filter  s sort  1-9 tabs  ? help",
-			   GA_REVERSE, GC_TITLE);
+		grid__text(
+		    g, 0, y, g->w,
+		    " q quit  space pause  \u2190\u2192 step  [ ] speed  g/G start/end  t jump  "
+		    "/ filter  s sort  1-9 tabs  ? help",
+		    GA_REVERSE, GC_TITLE);
 }
 
 static void draw_help(struct replay_model *m, struct grid *g)
@@ -887,8 +891,8 @@ void replay__render(struct replay_model *m, struct replay_ui *ui, struct grid *g
 	if (g->w < REPLAY_MIN_W || g->h < REPLAY_MIN_H) {
 		char msg[128];
 
-		snprintf(msg, sizeof(msg), "terminal too small: %dx%d, ptop replay needs %dx%d", g->w,
-			 g->h, REPLAY_MIN_W, REPLAY_MIN_H);
+		snprintf(msg, sizeof(msg), "terminal too small: %dx%d, ptop replay needs %dx%d",
+			 g->w, g->h, REPLAY_MIN_W, REPLAY_MIN_H);
 		draw_wrapped(g, 0, g->h / 2, g->w, g->h - g->h / 2, msg, GA_BOLD, GC_WARN);
 		return;
 	}
@@ -932,7 +936,8 @@ static int prompt_key(struct replay_model *m, struct replay_ui *ui, int key)
 
 			if (replay__parse_time(ui->input, &t))
 				snprintf(ui->status, sizeof(ui->status),
-					 "not a time: \"%s\" (try 12.5s, 1:30 or 1500ms)", ui->input);
+					 "not a time: \"%s\" (try 12.5s, 1:30 or 1500ms)",
+					 ui->input);
 			else
 				replay_model__seek(m, t);
 		} else {

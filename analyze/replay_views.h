@@ -54,9 +54,9 @@ struct replay_ui {
 };
 
 struct replay_view {
-	const char *name; /* "Syscalls": the tab bar */
-	const char *id;	  /* "syscalls": --tab */
-	int probe;	  /* enum rm_probe its data comes from; -1: no collector yet */
+	const char *name;   /* "Syscalls": the tab bar */
+	const char *id;	    /* "syscalls": --tab */
+	int probe;	    /* enum rm_probe its data comes from; -1: no collector yet */
 	const char *source; /* what it shows and from where (for the help overlay) */
 	void (*draw)(struct replay_model *m, struct replay_ui *ui, struct grid *g, int x, int y,
 		     int w, int h);

@@ -53,40 +53,57 @@ static int build(sqlite3 *db, int n)
 
 	err = exec(db, ptop_schema_sql);
 	err = err ?: exec(db, "BEGIN");
-	err = err ?: exec(db, "INSERT INTO capture (capture_id, format_version, recorder_version, "
+	err = err
+		  ?: exec(db, "INSERT INTO capture (capture_id, format_version, recorder_version, "
 			      "start_monotonic_ns, interval_ns, complete, read_end) VALUES "
 			      "('00112233445566778899aabbccddeeff', 1, 'bench', 1000000000000, "
 			      "1000000000, 1, 'clean')");
-	err = err ?: exec(db, "INSERT INTO target (cap, mode, pid, comm) VALUES (1, 'pid', 42, "
+	err = err
+		  ?: exec(db, "INSERT INTO target (cap, mode, pid, comm) VALUES (1, 'pid', 42, "
 			      "'bench')");
-	err = err ?: exec(db, "INSERT INTO probe (cap, seq, name, state, source) VALUES "
-			      "(1, 0, 'cpu', 'active', 'ebpf'), (1, 1, 'syscalls', 'active', 'ebpf'), "
-			      "(1, 2, 'memory', 'active', 'proc'), (1, 3, 'vmas', 'active', 'proc'), "
-			      "(1, 4, 'heap', 'active', 'ebpf')");
+	err = err
+		  ?: exec(db,
+			  "INSERT INTO probe (cap, seq, name, state, source) VALUES "
+			  "(1, 0, 'cpu', 'active', 'ebpf'), (1, 1, 'syscalls', 'active', 'ebpf'), "
+			  "(1, 2, 'memory', 'active', 'proc'), (1, 3, 'vmas', 'active', 'proc'), "
+			  "(1, 4, 'heap', 'active', 'ebpf')");
 	if (err)
 		return err;
-	if (sqlite3_prepare_v2(db, "INSERT INTO cpu_sample (cap, time_ns, interval_ns, pid, "
-				   "oncpu_ns, user_ns, system_ns, threads) VALUES (1, ?, ?, 42, ?, "
-				   "?, ?, 4)", -1, &cpu, NULL) ||
-	    sqlite3_prepare_v2(db, "INSERT INTO syscall_stat (cap, time_ns, interval_ns, pid, nr, "
-				   "name, count, completed, errors, total_ns) VALUES (1, ?, ?, 42, "
-				   "?, ?, ?, ?, 0, ?)", -1, &sys, NULL) ||
-	    sqlite3_prepare_v2(db, "INSERT INTO syscall_hist (cap, time_ns, pid, nr, bucket, count) "
-				   "VALUES (1, ?, 42, ?, ?, ?)", -1, &hist, NULL) ||
-	    sqlite3_prepare_v2(db, "INSERT INTO memory_sample (cap, time_ns, pid, rss, pss, uss, "
-				   "pss_anon, pss_file, pss_shmem, swap) VALUES (1, ?, 42, ?, ?, ?, "
-				   "?, ?, 0, 0)", -1, &mem, NULL) ||
-	    sqlite3_prepare_v2(db, "INSERT INTO vma_snapshot (cap, snapshot_id, time_ns, pid, "
-				   "vma_count) VALUES (1, ?, ?, 42, ?)", -1, &snap, NULL) ||
-	    sqlite3_prepare_v2(db, "INSERT INTO vma (cap, snapshot_id, start, end, path, size, rss, "
-				   "pss, uss, swap) VALUES (1, ?, ?, ?, ?, 4096, 4096, 2048, 1024, "
-				   "0)", -1, &vma, NULL) ||
-	    sqlite3_prepare_v2(db, "INSERT INTO heap_snapshot (cap, seq, time_ns, interval_ns, pid, "
-				   "lane, sample_bytes, live_measured, alloc_count, alloc_bytes, "
-				   "live_bytes, leak_bytes, sites, total_call_sites, "
-				   "omitted_alloc_count, omitted_alloc_bytes, stack_failures) VALUES "
-				   "(1, ?, ?, ?, 42, 'uprobe', 0, 1, 100, 6400, ?, 0, 0, 0, 0, 0, 0)",
-				   -1, &heap, NULL)) {
+	if (sqlite3_prepare_v2(db,
+			       "INSERT INTO cpu_sample (cap, time_ns, interval_ns, pid, "
+			       "oncpu_ns, user_ns, system_ns, threads) VALUES (1, ?, ?, 42, ?, "
+			       "?, ?, 4)",
+			       -1, &cpu, NULL) ||
+	    sqlite3_prepare_v2(db,
+			       "INSERT INTO syscall_stat (cap, time_ns, interval_ns, pid, nr, "
+			       "name, count, completed, errors, total_ns) VALUES (1, ?, ?, 42, "
+			       "?, ?, ?, ?, 0, ?)",
+			       -1, &sys, NULL) ||
+	    sqlite3_prepare_v2(db,
+			       "INSERT INTO syscall_hist (cap, time_ns, pid, nr, bucket, count) "
+			       "VALUES (1, ?, 42, ?, ?, ?)",
+			       -1, &hist, NULL) ||
+	    sqlite3_prepare_v2(db,
+			       "INSERT INTO memory_sample (cap, time_ns, pid, rss, pss, uss, "
+			       "pss_anon, pss_file, pss_shmem, swap) VALUES (1, ?, 42, ?, ?, ?, "
+			       "?, ?, 0, 0)",
+			       -1, &mem, NULL) ||
+	    sqlite3_prepare_v2(db,
+			       "INSERT INTO vma_snapshot (cap, snapshot_id, time_ns, pid, "
+			       "vma_count) VALUES (1, ?, ?, 42, ?)",
+			       -1, &snap, NULL) ||
+	    sqlite3_prepare_v2(db,
+			       "INSERT INTO vma (cap, snapshot_id, start, end, path, size, rss, "
+			       "pss, uss, swap) VALUES (1, ?, ?, ?, ?, 4096, 4096, 2048, 1024, "
+			       "0)",
+			       -1, &vma, NULL) ||
+	    sqlite3_prepare_v2(db,
+			       "INSERT INTO heap_snapshot (cap, seq, time_ns, interval_ns, pid, "
+			       "lane, sample_bytes, live_measured, alloc_count, alloc_bytes, "
+			       "live_bytes, leak_bytes, sites, total_call_sites, "
+			       "omitted_alloc_count, omitted_alloc_bytes, stack_failures) VALUES "
+			       "(1, ?, ?, ?, 42, 'uprobe', 0, 1, 100, 6400, ?, 0, 0, 0, 0, 0, 0)",
+			       -1, &heap, NULL)) {
 		fprintf(stderr, "bench_replay: prepare: %s\n", sqlite3_errmsg(db));
 		err = -EIO;
 		goto cleanup;
@@ -146,7 +163,8 @@ static int build(sqlite3 *db, int n)
 			for (k = 0; k < NVMA && !err; k++) {
 				char path[64];
 
-				snprintf(path, sizeof(path), k % 3 ? "/usr/lib/lib%d.so" : "", k / 3);
+				snprintf(path, sizeof(path), k % 3 ? "/usr/lib/lib%d.so" : "",
+					 k / 3);
 				sqlite3_bind_int(vma, 1, i / 10);
 				sqlite3_bind_int64(vma, 2, 4096LL * k);
 				sqlite3_bind_int64(vma, 3, 4096LL * (k + 1));
@@ -213,15 +231,16 @@ int main(int argc, char **argv)
 		int64_t a = now_ns(), d;
 
 		ui.tab = replay__find_view(tabs[i % 3]);
-		replay_model__seek(m, (int64_t)((double)rand() / RAND_MAX * (double)m->duration_ns));
+		replay_model__seek(m,
+				   (int64_t)((double)rand() / RAND_MAX * (double)m->duration_ns));
 		replay__render(m, &ui, g);
 		d = now_ns() - a;
 		sum += d;
 		if (d > worst)
 			worst = d;
 	}
-	printf("replay: %d intervals (%zu syscall rows, %zu VMA snapshots of %d VMAs)\n", n, m->nsys,
-	       m->nsnaps, NVMA);
+	printf("replay: %d intervals (%zu syscall rows, %zu VMA snapshots of %d VMAs)\n", n,
+	       m->nsys, m->nsnaps, NVMA);
 	printf("replay: open + load %.1f ms, first frame %.2f ms, open to first frame %.1f ms\n",
 	       (double)(t_open - t0) / 1e6, (double)(t_first - t_open) / 1e6,
 	       (double)(t_first - t0) / 1e6);

@@ -48,13 +48,15 @@ static sqlite3 *new_db(int complete)
 
 	assert_int_equal(sqlite3_open(":memory:", &db), SQLITE_OK);
 	execf(db, "%s", ptop_schema_sql);
-	execf(db,
-	      "INSERT INTO capture (capture_id, format_version, recorder_version, start_monotonic_ns, "
-	      "start_realtime_ns, interval_ns, cpus, first_event_ns, last_event_ns, complete, "
-	      "read_end, read_message) VALUES ('%s', 1, '9.8.7', %lld, 1764410400000000000, %lld, 4, "
-	      "%lld, %lld, %d, '%s', %s)",
-	      CID, BASE, SEC, BASE + SEC, BASE + 4 * SEC, complete, complete ? "clean" : "truncated",
-	      complete ? "NULL" : "'truncated at byte 1234'");
+	execf(
+	    db,
+	    "INSERT INTO capture (capture_id, format_version, recorder_version, "
+	    "start_monotonic_ns, "
+	    "start_realtime_ns, interval_ns, cpus, first_event_ns, last_event_ns, complete, "
+	    "read_end, read_message) VALUES ('%s', 1, '9.8.7', %lld, 1764410400000000000, %lld, 4, "
+	    "%lld, %lld, %d, '%s', %s)",
+	    CID, BASE, SEC, BASE + SEC, BASE + 4 * SEC, complete, complete ? "clean" : "truncated",
+	    complete ? "NULL" : "'truncated at byte 1234'");
 	execf(db,
 	      "INSERT INTO target (cap, mode, pid, comm) VALUES (" CAP_OF ", 'pid', 4242, 'demo')",
 	      CID);
@@ -113,8 +115,8 @@ static sqlite3 *full_db(void)
 	      "INSERT INTO cpu_sample (cap, time_ns, interval_ns, pid, oncpu_ns, threads) VALUES "
 	      "(" CAP_OF ", %lld, %lld, 42, %lld, 3), (" CAP_OF ", %lld, %lld, 42, %lld, 4), "
 	      "(" CAP_OF ", %lld, %lld, 42, %lld, 5)",
-	      CID, BASE + SEC, SEC, SEC / 10, CID, BASE + 2 * SEC, SEC, SEC / 2, CID, BASE + 3 * SEC,
-	      SEC, SEC / 4);
+	      CID, BASE + SEC, SEC, SEC / 10, CID, BASE + 2 * SEC, SEC, SEC / 2, CID,
+	      BASE + 3 * SEC, SEC, SEC / 4);
 	for (t = 1; t <= 3; t++)
 		execf(db,
 		      "INSERT INTO memory_sample (cap, time_ns, pid, rss, pss, uss, pss_anon, "
@@ -209,7 +211,9 @@ static void test_01_grid_text_clipping_and_wide(void **state)
 	t = grid__to_text(g);
 	assert_string_equal(t, "a?b\xef\xbf\xbd\n\n");
 	free(t);
-	assert_int_equal(grid__text_width("\xe4\xb8\xad" "a"), 3);
+	assert_int_equal(grid__text_width("\xe4\xb8\xad"
+					  "a"),
+			 3);
 	assert_int_equal(grid__resize(g, 0, 3), -EINVAL);
 	grid__free(g);
 	grid__free(NULL);
@@ -406,7 +410,7 @@ static void test_07_memory_frame(void **state)
 	assert_contains(f, "libsecond.so");
 	assert_lacks(f, "libfirst.so");
 	line_with(f, "[anon]", line, sizeof(line));
-	assert_contains(line, " 2 ");	     /* two anonymous VMAs */
+	assert_contains(line, " 2 ");	   /* two anonymous VMAs */
 	assert_contains(line, "12.0 KiB"); /* their PSS */
 	free(f);
 	f = frame(m, "memory", 1.0, 160, 48);
