@@ -5,8 +5,8 @@
  * static build, or its own allocator), else the first mapped library other than libc
  * that does (jemalloc, tcmalloc, mimalloc), else libc. A running target is read from
  * /proc/PID/maps; a launched command is still the recorder's fork at check() time, so
- * its executable and its DT_NEEDED libraries (found in the usual directories) are read
- * instead. Each function's entry probe goes at the first instruction the kernel can
+ * its executable, the recorder's LD_PRELOAD (which the command inherits) and its
+ * DT_NEEDED libraries (found in the usual directories) are read instead. Each function's entry probe goes at the first instruction the kernel can
  * emulate (record/heap.h, heap__choose_probe): glibc's free starts with `test %rdi,%rdi`,
  * which would be single-stepped at ~10 µs a hit, so its probe goes past the NULL check.
  *
@@ -507,13 +507,35 @@ static int find_for_command(const char *exe, struct hp_module *mod, char *why, s
 		"/lib", "/usr/lib", "/usr/local/lib",
 	};
 	char needed[4096], cand[PATH_MAX + 4096], libc[PATH_MAX + 4096] = "";
-	const char *nm;
+	const char *nm, *pre;
 	int n = 0, k, fd, r;
 	size_t d;
 
 	r = module_from_file(exe, exe, mod);
 	if (r > 0)
 		return 0;
+	/* the command inherits the recorder's environment: its LD_PRELOAD comes next */
+	pre = getenv("LD_PRELOAD");
+	if (pre && strlen(pre) < sizeof(needed)) {
+		char list[4096], *tok, *save = NULL;
+
+		snprintf(list, sizeof(list), "%s", pre);
+		for (tok = strtok_r(list, " :", &save); tok; tok = strtok_r(NULL, " :", &save)) {
+			if (strchr(tok, '/')) {
+				if (module_from_file(tok, tok, mod) > 0)
+					goto found_preload;
+				continue;
+			}
+			for (d = 0; d < sizeof(dirs) / sizeof(dirs[0]); d++) {
+				snprintf(cand, sizeof(cand), "%s/%s", dirs[d], tok);
+				if (!access(cand, R_OK)) {
+					if (module_from_file(cand, cand, mod) > 0)
+						goto found_preload;
+					break;
+				}
+			}
+		}
+	}
 	fd = open(exe, O_RDONLY | O_CLOEXEC);
 	if (fd < 0 || heap__elf_needed(fd, needed, sizeof(needed), &n)) {
 		if (fd >= 0)
@@ -547,6 +569,15 @@ static int find_for_command(const char *exe, struct hp_module *mod, char *why, s
 	}
 	snprintf(why, wlen, "neither %s nor the libraries it needs define malloc", exe);
 	return -ENOENT;
+
+found_preload:
+	{
+		char real[PATH_MAX];
+
+		if (realpath(mod->open_path, real))
+			snprintf(mod->path, sizeof(mod->path), "%s", real);
+	}
+	return 0;
 }
 
 /* ------------------------------------------------------------------ collector */
