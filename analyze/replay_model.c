@@ -705,6 +705,57 @@ cleanup:
 	return err;
 }
 
+int replay_model__vmas(struct replay_model *m, size_t si, const char *group, struct rm_vma **out,
+		       size_t *n)
+{
+	static const char sql[] =
+	    "SELECT start, end, perms, offset, size, rss, pss, uss, swap FROM vma "
+	    "WHERE cap = ?1 AND snapshot_id = ?2 AND (CASE WHEN path IS NULL OR path = '' "
+	    "THEN '[anon]' ELSE path END) = ?3 ORDER BY start";
+	struct rm_vma *v = NULL;
+	sqlite3_stmt *st = NULL;
+	size_t nv = 0, cap = 0;
+	int err = 0, rc;
+
+	*out = NULL;
+	*n = 0;
+	if (si >= m->nsnaps)
+		return -EINVAL;
+	if (sqlite3_prepare_v2(m->db, sql, -1, &st, NULL) != SQLITE_OK)
+		return -EIO;
+	sqlite3_bind_int64(st, 1, m->meta.cap);
+	sqlite3_bind_int64(st, 2, m->snaps[si].id);
+	sqlite3_bind_text(st, 3, group, -1, SQLITE_TRANSIENT);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct rm_vma *x;
+
+		err = grow((void **)&v, &cap, nv, sizeof(*v));
+		if (err)
+			goto cleanup;
+		x = &v[nv++];
+		x->start = (uint64_t)sqlite3_column_int64(st, 0);
+		x->end = (uint64_t)sqlite3_column_int64(st, 1);
+		col_str(st, 2, x->perms, sizeof(x->perms));
+		x->offset = col(st, 3);
+		x->size = col(st, 4);
+		x->rss = col(st, 5);
+		x->pss = col(st, 6);
+		x->uss = col(st, 7);
+		x->swap = col(st, 8);
+	}
+	if (rc != SQLITE_DONE) {
+		err = -EIO;
+		goto cleanup;
+	}
+	*out = v;
+	*n = nv;
+	v = NULL;
+cleanup:
+	sqlite3_finalize(st);
+	free(v);
+	return err;
+}
+
 uint64_t replay_model__drops_until(const struct replay_model *m, int64_t t)
 {
 	uint64_t sum = 0;

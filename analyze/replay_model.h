@@ -174,6 +174,17 @@ int replay_model__sys_pct(struct replay_model *m, const struct rm_sys *s, unsign
 int replay_model__vma_groups(struct replay_model *m, size_t si, const struct rm_vma_group **out,
 			     size_t *n);
 
+struct rm_vma {
+	uint64_t start, end;
+	char perms[8];
+	int64_t offset, size, rss, pss, uss, swap; /* RM_NULL when not measured */
+};
+
+/* The VMAs of group GROUP (a path, or [anon]) in snapshot index SI, by address. *OUT is malloc'd
+ * (caller frees). 0, -EINVAL (no such snapshot), -EIO, -ENOMEM. */
+int replay_model__vmas(struct replay_model *m, size_t si, const char *group, struct rm_vma **out,
+		       size_t *n);
+
 /* Lost events in drop notices at or before T. */
 uint64_t replay_model__drops_until(const struct replay_model *m, int64_t t);
 

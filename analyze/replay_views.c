@@ -505,6 +505,49 @@ static int cmp_group(const void *pa, const void *pb)
 	return strcmp(a->name, b->name);
 }
 
+/* the VMAs of the group drilled into, in snapshot SI */
+static void draw_vmas(struct replay_model *m, struct replay_ui *ui, struct grid *g, int x, int y,
+		      int w, int h, size_t si)
+{
+	static const struct grid_col cols[] = {
+	    {"address", 33, false}, {"perms", 5, false}, {"offset", 10, true}, {"size", 10, true},
+	    {"rss", 10, true},	    {"pss", 10, true},	 {"uss", 10, true},    {"swap", 10, true}};
+	char a[32], b[32], c[32], d[32], e[32], f[32], addr[48], off[24];
+	struct rm_vma *v = NULL;
+	size_t n = 0, i;
+	int r;
+
+	if (replay_model__vmas(m, si, ui->drill, &v, &n)) {
+		grid__text(g, x, y, w, "VMAs: cannot read the snapshot", 0, GC_WARN);
+		return;
+	}
+	grid__textf(g, x, y, w, GA_BOLD | GA_UNDERLINE, GC_TITLE,
+		    "VMAs of %s at snapshot %s: %zu  (Esc: back to the groups)", ui->drill,
+		    replay__fmt_pos(a, sizeof(a), m->snaps[si].t), n);
+	grid__header(g, x, y + 1, cols, 8, GA_BOLD, GC_TITLE);
+	if (ui->scroll > (int)n - 1)
+		ui->scroll = n ? (int)n - 1 : 0;
+	ui->rows = h - 2;
+	for (i = (size_t)ui->scroll, r = y + 2; i < n && r < y + h; i++, r++) {
+		const char *cells[8];
+
+		snprintf(addr, sizeof(addr), "%016llx-%016llx", (unsigned long long)v[i].start,
+			 (unsigned long long)v[i].end);
+		snprintf(off, sizeof(off), "%llx", (unsigned long long)v[i].offset);
+		cells[0] = addr;
+		cells[1] = v[i].perms;
+		cells[2] = v[i].offset >= 0 ? off : NULL;
+		cells[3] = v[i].size >= 0 ? val_bytes(a, sizeof(a), v[i].size) : NULL;
+		cells[4] = v[i].rss >= 0 ? val_bytes(b, sizeof(b), v[i].rss) : NULL;
+		cells[5] = v[i].pss >= 0 ? val_bytes(c, sizeof(c), v[i].pss) : NULL;
+		cells[6] = v[i].uss >= 0 ? val_bytes(d, sizeof(d), v[i].uss) : NULL;
+		cells[7] = v[i].swap >= 0 ? val_bytes(e, sizeof(e), v[i].swap) : NULL;
+		grid__row(g, x, r, cols, 8, cells, 0, GC_DEFAULT);
+	}
+	(void)f;
+	free(v);
+}
+
 static void draw_memory(struct replay_model *m, struct replay_ui *ui, struct grid *g, int x, int y,
 			int w, int h)
 {
@@ -562,6 +605,10 @@ static void draw_memory(struct replay_model *m, struct replay_ui *ui, struct gri
 			   GC_MUTED);
 		return;
 	}
+	if (*ui->drill) {
+		draw_vmas(m, ui, g, x, row, w, y + h - row, (size_t)si);
+		return;
+	}
 	if (replay_model__vma_groups(m, (size_t)si, &groups, &ng)) {
 		grid__text(g, x, row++, w, "VMA groups: cannot read the snapshot", 0, GC_WARN);
 		return;
@@ -587,6 +634,7 @@ static void draw_memory(struct replay_model *m, struct replay_ui *ui, struct gri
 	if (ui->scroll < 0)
 		ui->scroll = 0;
 	ui->rows = y + h - row;
+	ui->selected[0] = 0;
 	for (i = (size_t)ui->scroll, r = row; i < nshown && r < y + h; i++, r++) {
 		const struct rm_vma_group *gr = &sorted[i];
 		char vm[32];
@@ -605,9 +653,29 @@ static void draw_memory(struct replay_model *m, struct replay_ui *ui, struct gri
 		cells[5] = gr->uss >= 0 ? val_bytes(d, sizeof(d), gr->uss) : NULL;
 		cells[6] = gr->swap >= 0 ? val_bytes(e, sizeof(e), gr->swap) : NULL;
 		grid__row(g, x, r, cols, 7, cells, 0, GC_DEFAULT);
+		if (i == (size_t)ui->scroll) { /* the selected row: Enter drills into it */
+			grid__paint(g, x, r, w, 1, GA_REVERSE, GC_ACCENT);
+			snprintf(ui->selected, sizeof(ui->selected), "%s", gr->name);
+		}
 	}
 	(void)f;
 	free(sorted);
+}
+
+static int memory_key(struct replay_model *m, struct replay_ui *ui, int key)
+{
+	(void)m;
+	if (key == RK_ENTER && !*ui->drill && *ui->selected) {
+		snprintf(ui->drill, sizeof(ui->drill), "%s", ui->selected);
+		ui->scroll = 0;
+		return 1;
+	}
+	if ((key == RK_ESC || key == RK_BACKSPACE) && *ui->drill) {
+		ui->drill[0] = 0;
+		ui->scroll = 0;
+		return 1;
+	}
+	return 0;
 }
 
 /* ------------------------------------------------------------------ threads, heap, timeline */
@@ -750,7 +818,7 @@ const struct replay_view replay_views[] = {
     {"FDs", "fds", -1, "no collector records file descriptors yet", draw_none, NULL},
     {"Timeline", "timeline", -1, "drop_notice, vma_snapshot", draw_timeline, NULL},
     {"Memory", "memory", RP_MEMORY, "memory_sample (/proc smaps_rollup, statm), vma (smaps)",
-     draw_memory, mem_sorts},
+     draw_memory, mem_sorts, memory_key},
     {"Heap", "heap", RP_HEAP, "heap_snapshot (allocator uprobes)", draw_heap, NULL},
 };
 const size_t replay_nviews = sizeof(replay_views) / sizeof(replay_views[0]);
@@ -919,6 +987,8 @@ static void switch_tab(struct replay_ui *ui, int tab)
 		ui->scroll = 0;
 		ui->sort = 0;
 		ui->filter[0] = 0;
+		ui->selected[0] = 0;
+		ui->drill[0] = 0;
 	}
 }
 
@@ -969,6 +1039,8 @@ int replay__key(struct replay_model *m, struct replay_ui *ui, int key)
 		ui->help = false;
 		return 0;
 	}
+	if (v->on_key && v->on_key(m, ui, key))
+		return 0;
 	switch (key) {
 	case 'q':
 	case 'Q':
@@ -1041,7 +1113,7 @@ int replay__key(struct replay_model *m, struct replay_ui *ui, int key)
 		ui->help = !ui->help;
 		break;
 	case RK_ENTER:
-		snprintf(ui->status, sizeof(ui->status), "drilling in is not in this viewer yet");
+		snprintf(ui->status, sizeof(ui->status), "nothing to drill into on this tab");
 		break;
 	default:
 		if (key >= '1' && key <= '9' && key - '1' < (int)replay_nviews)

@@ -42,15 +42,17 @@ enum replay_key {
 };
 
 struct replay_ui {
-	int tab;	  /* index into replay_views */
-	int scroll;	  /* first row shown of the tab's table */
-	int sort;	  /* sort column of the tab's table */
-	char filter[64];  /* name filter of the tab's table ("" none) */
-	bool help;	  /* the ? overlay is shown */
-	int prompt;	  /* 0: none, 't': jump to a time, '/': filter */
-	char input[64];	  /* what was typed at the prompt */
-	char status[160]; /* a one-line message for the footer ("" none) */
-	int rows;	  /* rows the tab's table showed last (for PgUp/PgDn) */
+	int tab;	    /* index into replay_views */
+	int scroll;	    /* first row shown of the tab's table */
+	int sort;	    /* sort column of the tab's table */
+	char filter[64];    /* name filter of the tab's table ("" none) */
+	bool help;	    /* the ? overlay is shown */
+	int prompt;	    /* 0: none, 't': jump to a time, '/': filter */
+	char input[64];	    /* what was typed at the prompt */
+	char status[160];   /* a one-line message for the footer ("" none) */
+	int rows;	    /* rows the tab's table showed last (for PgUp/PgDn) */
+	char selected[128]; /* the name of the selected (top) row, set by the tab's draw */
+	char drill[128];    /* the row drilled into with Enter ("" none; Esc goes back) */
 };
 
 struct replay_view {
@@ -61,6 +63,8 @@ struct replay_view {
 	void (*draw)(struct replay_model *m, struct replay_ui *ui, struct grid *g, int x, int y,
 		     int w, int h);
 	const char *const *sort_names; /* the columns s cycles through; NULL: none */
+	/* the tab's own keys (Enter to drill in, Esc back); 1 when it used KEY. May be NULL. */
+	int (*on_key)(struct replay_model *m, struct replay_ui *ui, int key);
 };
 
 extern const struct replay_view replay_views[];

@@ -561,6 +561,47 @@ static void test_10_time_parse_and_format(void **state)
 	assert_int_equal(replay__find_view("nope"), -1);
 }
 
+static void test_11_drill_into_vma_group(void **state)
+{
+	sqlite3 *db = full_db();
+	struct replay_model *m = open_model(db);
+	struct replay_ui ui = {.tab = replay__find_view("memory")};
+	struct grid *g = grid__new(160, 48);
+	char *t;
+
+	(void)state;
+	replay_model__seek(m, 2700000000LL);
+	replay__render(m, &ui, g);
+	assert_string_equal(ui.selected, "[anon]"); /* the top row by PSS */
+	replay__key(m, &ui, RK_DOWN);
+	replay__render(m, &ui, g);
+	assert_string_equal(ui.selected, "/usr/lib/libsecond.so");
+	replay__key(m, &ui, RK_UP);
+	replay__render(m, &ui, g);
+	replay__key(m, &ui, RK_ENTER);
+	assert_string_equal(ui.drill, "[anon]");
+	replay__render(m, &ui, g);
+	t = grid__to_text(g);
+	assert_contains(t, "VMAs of [anon] at snapshot 00:02.5: 2");
+	assert_contains(t, "0000000000002000-0000000000003000");
+	assert_contains(t, "0000000000003000-0000000000004000");
+	assert_lacks(t, "0000000000001000-0000000000002000"); /* libsecond.so's */
+	free(t);
+	replay__key(m, &ui, RK_ESC);
+	assert_string_equal(ui.drill, "");
+	replay__render(m, &ui, g);
+	t = grid__to_text(g);
+	assert_contains(t, "VMA groups at snapshot");
+	free(t);
+	/* Enter on a tab without rows to drill into says so */
+	replay__key(m, &ui, '2');
+	replay__key(m, &ui, RK_ENTER);
+	assert_non_null(strstr(ui.status, "nothing to drill into"));
+	grid__free(g);
+	replay_model__free(m);
+	sqlite3_close(db);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -574,6 +615,7 @@ int main(void)
 	    cmocka_unit_test(test_08_too_small_and_resize),
 	    cmocka_unit_test(test_09_keys),
 	    cmocka_unit_test(test_10_time_parse_and_format),
+	    cmocka_unit_test(test_11_drill_into_vma_group),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

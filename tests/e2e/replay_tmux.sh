@@ -71,6 +71,12 @@ tm send-keys -t replay t
 wait_for 'jump to time' "t prompts for a time"
 tm send-keys -t replay 1.0 Enter
 wait_for 'paused 00:01\.0 / ' "jumped to 1.0 s"
+tm send-keys -t replay 8
+wait_for 'VMA groups at snapshot' "memory tab at 1.0 s: VMA groups"
+tm send-keys -t replay Enter
+wait_for 'VMAs of .* at snapshot' "Enter drills into the selected VMA group"
+tm send-keys -t replay Escape
+wait_for 'VMA groups at snapshot' "Esc goes back to the groups"
 tm send-keys -t replay -l '?'
 wait_for "Where each tab's data came from" "help overlay"
 tm send-keys -t replay Escape
@@ -93,4 +99,13 @@ wait_for 'ptop replay +syscall_mem' "viewer open again"
 tm send-keys -t replay C-c
 wait_for '^EXITED=0' "Ctrl-C ends the viewer"
 wait_gone 'ptop replay +syscall_mem' "terminal restored after Ctrl-C"
+# SIGTERM restores the terminal too
+tm send-keys -t replay "clear; $ANA replay $TMP/run.ptop; echo EXITED=\$?" Enter
+wait_for 'ptop replay +syscall_mem' "viewer open for SIGTERM"
+shell=$(tm display -p -t replay '#{pane_pid}')
+viewer=$(ps -o pid= --ppid "$shell" | tr -d ' ' | head -1)
+[ -n "$viewer" ] || fail "no viewer process under the pane's shell"
+kill -TERM "$viewer"
+wait_for '^EXITED=0' "SIGTERM ends the viewer"
+wait_gone 'ptop replay +syscall_mem' "terminal restored after SIGTERM"
 echo "replay_tmux: ok"
