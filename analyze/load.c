@@ -119,9 +119,9 @@ static const char *const stmt_sql[ST_N] = {
 			     "free_count, free_bytes, live_bytes, live_count, leak_bytes, "
 			     "leak_count, leak_age_ns, sites, total_call_sites, "
 			     "omitted_alloc_count, omitted_alloc_bytes, omitted_live_bytes, "
-			     "live_untracked, stack_failures) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, "
-			     "?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, "
-			     "?22, ?23, ?24, ?25)",
+			     "live_untracked, stack_failures, free_untracked) VALUES (?1, ?2, ?3, "
+			     "?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, "
+			     "?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26)",
 	[ST_HEAP_SITE] = "INSERT INTO heap_site (cap, seq, stack_id, alloc_count, alloc_bytes, "
 			 "live_count, live_bytes, freed_count, lifetime_ns_sum, oldest_live_ns) "
 			 "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
@@ -1090,6 +1090,7 @@ static int load_heap(struct loader *l, const Ptop__V1__Event *ev,
 	bind_measured(s, 23, lm, h->omitted_live_bytes);
 	bind_measured(s, 24, lm, h->live_untracked);
 	bind_u64(s, 25, h->stack_failures);
+	bind_measured(s, 26, lm, h->free_untracked);
 	err = run(l, ST_HEAP_SNAPSHOT);
 	if (err)
 		return err;

@@ -175,7 +175,7 @@ struct hsnap {
 	uint64_t alloc_count, alloc_bytes;
 	int64_t live_bytes, live_count, leak_bytes, leak_count, leak_age_ns; /* -1: NULL */
 	uint64_t sites, total_call_sites, omitted_alloc_count, omitted_alloc_bytes;
-	int64_t omitted_live_bytes, live_untracked; /* -1: NULL */
+	int64_t omitted_live_bytes, live_untracked, free_untracked; /* -1: NULL */
 	uint64_t stack_failures;
 	bool last;    /* the last snapshot of its pid in the window */
 	size_t point; /* index of its time among the distinct snapshot times */
@@ -225,7 +225,8 @@ struct heap {
 	/* sums */
 	uint64_t alloc_count, alloc_bytes, stack_failures, omitted_alloc_count,
 	    omitted_alloc_bytes, cut_intervals, sample_bytes_max;
-	int64_t live_bytes, live_count, leak_bytes, omitted_live_bytes, live_untracked;
+	int64_t live_bytes, live_count, leak_bytes, omitted_live_bytes, live_untracked,
+	    free_untracked;
 	uint64_t last_sites, last_total;
 	int64_t leak_age_ns, last_ns;
 	bool mixed_sampling;
@@ -280,8 +281,8 @@ static int load_snaps(sqlite3 *db, const struct capture_meta *m, const struct wi
 	    "SELECT seq, time_ns, interval_ns, COALESCE(pid, 0), lane, module, sample_bytes, "
 	    "live_measured, alloc_count, alloc_bytes, live_bytes, live_count, leak_bytes, "
 	    "leak_count, leak_age_ns, sites, total_call_sites, omitted_alloc_count, "
-	    "omitted_alloc_bytes, omitted_live_bytes, live_untracked, stack_failures "
-	    "FROM heap_snapshot h WHERE h.cap = ?1 AND " IN_WINDOW " ORDER BY time_ns, seq",
+	    "omitted_alloc_bytes, omitted_live_bytes, live_untracked, stack_failures, "
+	    "free_untracked FROM heap_snapshot h WHERE h.cap = ?1 AND " IN_WINDOW " ORDER BY time_ns, seq",
 	    -1, &s, NULL);
 	if (rc != SQLITE_OK)
 		return -EIO;
@@ -328,6 +329,7 @@ static int load_snaps(sqlite3 *db, const struct capture_meta *m, const struct wi
 		x->omitted_live_bytes = col_or(s, 19, -1);
 		x->live_untracked = col_or(s, 20, -1);
 		x->stack_failures = (uint64_t)sqlite3_column_int64(s, 21);
+		x->free_untracked = col_or(s, 22, -1);
 	}
 	if (rc != SQLITE_DONE)
 		ret = -EIO;
@@ -419,6 +421,8 @@ static const char *const alloc_names[] = {
 
 static bool alloc_name(const char *f)
 {
+	if (!strncmp(f, "__GI_", 5)) /* glibc's internal aliases: __GI___libc_malloc */
+		f += 5;
 	for (size_t k = 0; k < sizeof(alloc_names) / sizeof(alloc_names[0]); k++) {
 		size_t n = strlen(alloc_names[k]);
 
@@ -461,13 +465,22 @@ static bool alloc_frame(const struct heap *h, const char *exe, const struct prof
 }
 
 /* The index of the allocating frame of stack ST: the first frame outside the
- * allocator (frame 0 itself when every frame is inside it). */
+ * allocator. When every frame is in the allocator's module (the allocator's own
+ * library calling malloc, e.g. stdio's buffer, and a walk that stopped there):
+ * the first frame not named as an allocator function, else the outermost. */
 static size_t caller_frame(const struct heap *h, const char *exe, const struct prof_stack *st)
 {
 	for (size_t d = 0; d < st->n; d++)
 		if (!alloc_frame(h, exe, st->loc[d]))
 			return d;
-	return 0;
+	for (size_t d = 0; d < st->n; d++) {
+		const struct prof_loc *l = st->loc[d];
+
+		if (l->n && l->f[0].func && !alloc_name(l->f[0].func) && l->f[l->n - 1].func &&
+		    !alloc_name(l->f[l->n - 1].func))
+			return d;
+	}
+	return st->n ? st->n - 1 : 0;
 }
 
 struct stack_fn {
@@ -750,6 +763,9 @@ static int heap_load(sqlite3 *db, const struct capture_meta *m, const struct rep
 		h->omitted_alloc_bytes += x->omitted_alloc_bytes;
 		if (!full)
 			h->cut_intervals++;
+		if (x->free_untracked >= 0)
+			h->free_untracked = (h->free_untracked > 0 ? h->free_untracked : 0) +
+					    x->free_untracked;
 		if (x->live_untracked >= 0)
 			h->live_untracked = (h->live_untracked > 0 ? h->live_untracked : 0) +
 					    x->live_untracked;
@@ -761,6 +777,8 @@ static int heap_load(sqlite3 *db, const struct capture_meta *m, const struct rep
 	h->live_bytes = h->live_count = h->leak_bytes = h->omitted_live_bytes = -1;
 	if (!h->n_snap)
 		h->live_untracked = -1;
+	if (!h->n_snap || !h->live_measured)
+		h->free_untracked = -1;
 	h->leak_age_ns = -1;
 	for (size_t k = 0; k < h->n_snap; k++) {
 		struct hsnap *x = &h->snap[k];
@@ -993,6 +1011,7 @@ static void head_json(struct json *j, const struct heap *h)
 	json__end_object(j);
 	census_json(j, h);
 	opt_int(j, "live_untracked", h->live_untracked);
+	opt_int(j, "free_untracked", h->free_untracked);
 	json__kv_int(j, "stack_failures", (int64_t)h->stack_failures);
 }
 
@@ -1170,6 +1189,11 @@ int report_heap(sqlite3 *db, const char *capture_id, const struct report_opts *o
 									  : 0)));
 		fprintf(out, "stack failures: %s\n",
 			fmt_count(a, sizeof(a), h.stack_failures));
+		if (h.free_untracked > 0)
+			fprintf(out,
+				"frees of untracked blocks: %s (allocated before the probes "
+				"attached, or not tracked; not errors)\n",
+				fmt_count(a, sizeof(a), (uint64_t)h.free_untracked));
 		report__drops(NULL, out, o, "heap", drops, nd);
 		if (o->by == HEAP_BY_LIVE && !h.live_measured)
 			fprintf(out, "note: --by live: live bytes were not measured; by bytes\n");

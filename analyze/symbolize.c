@@ -168,6 +168,8 @@ static bool has_perf_map(const struct placer *p, int32_t pid)
 static int placer_load(struct placer *p, char *err, size_t errlen)
 {
 	sqlite3_stmt *s = NULL;
+	char sql[1536];
+	bool heap;
 	size_t cap = 0;
 	int rc, ret = 0;
 
@@ -265,18 +267,33 @@ static int placer_load(struct placer *p, char *err, size_t errlen)
 	sqlite3_finalize(s);
 	s = NULL;
 
-	/* per stack: the pid and the first time a profile interval used it */
-	rc = sqlite3_prepare_v2(
-	    p->db,
-	    "SELECT sid, MIN(pid), MIN(t) FROM ("
-	    " SELECT ps.user_stack_id AS sid, p.pid AS pid, "
-	    "  p.time_ns - COALESCE(p.interval_ns, 0) AS t "
-	    " FROM cpu_profile_stack ps JOIN cpu_profile p USING (cap, seq) "
-	    " WHERE ps.cap = ?1 AND ps.user_stack_id IS NOT NULL "
-	    " UNION ALL SELECT ps.kernel_stack_id, p.pid, p.time_ns - COALESCE(p.interval_ns, 0) "
-	    " FROM cpu_profile_stack ps JOIN cpu_profile p USING (cap, seq) "
-	    " WHERE ps.cap = ?1 AND ps.kernel_stack_id IS NOT NULL) GROUP BY sid ORDER BY sid",
-	    -1, &s, NULL);
+	/* per stack: the pid and the first time a profile interval (or a heap
+	 * snapshot, in a DB that has the heap tables) used it */
+	rc = sqlite3_prepare_v2(p->db,
+				"SELECT count(*) FROM sqlite_master WHERE type = 'table' AND "
+				"name IN ('heap_site', 'heap_snapshot')",
+				-1, &s, NULL);
+	if (rc != SQLITE_OK)
+		return fail(p->db, err, errlen, "reading the schema");
+	heap = sqlite3_step(s) == SQLITE_ROW && sqlite3_column_int(s, 0) == 2;
+	sqlite3_finalize(s);
+	s = NULL;
+	snprintf(sql, sizeof(sql), "%s%s%s",
+		 "SELECT sid, MIN(pid), MIN(t) FROM ("
+		 " SELECT ps.user_stack_id AS sid, p.pid AS pid, "
+		 "  p.time_ns - COALESCE(p.interval_ns, 0) AS t "
+		 " FROM cpu_profile_stack ps JOIN cpu_profile p USING (cap, seq) "
+		 " WHERE ps.cap = ?1 AND ps.user_stack_id IS NOT NULL "
+		 " UNION ALL SELECT ps.kernel_stack_id, p.pid, "
+		 "  p.time_ns - COALESCE(p.interval_ns, 0) "
+		 " FROM cpu_profile_stack ps JOIN cpu_profile p USING (cap, seq) "
+		 " WHERE ps.cap = ?1 AND ps.kernel_stack_id IS NOT NULL",
+		 heap ? " UNION ALL SELECT hs.stack_id, h.pid, h.time_ns - COALESCE(h.interval_ns, 0) "
+			" FROM heap_site hs JOIN heap_snapshot h USING (cap, seq) "
+			" WHERE hs.cap = ?1 AND hs.stack_id IS NOT NULL"
+		      : "",
+		 ") GROUP BY sid ORDER BY sid");
+	rc = sqlite3_prepare_v2(p->db, sql, -1, &s, NULL);
 	if (rc != SQLITE_OK)
 		return fail(p->db, err, errlen, "reading the profile");
 	sqlite3_bind_int64(s, 1, p->cap);

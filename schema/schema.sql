@@ -387,6 +387,8 @@ CREATE TABLE IF NOT EXISTS heap_snapshot (
 	omitted_live_bytes INTEGER,   -- NULL when not measured
 	live_untracked INTEGER,       -- allocations not tracked (live map full); NULL when not measured
 	stack_failures INTEGER NOT NULL, -- sampled allocations whose stack could not be taken
+	free_untracked INTEGER,       -- frees of pointers not in the live set (allocated before the
+	                              -- probes attached, or not tracked); NULL when not measured
 	PRIMARY KEY (cap, seq)
 );
 

@@ -139,6 +139,28 @@ static void put_mapping(struct capture_writer *w, uint64_t start, const char *pa
 	append(w, &r);
 }
 
+static void put_mapping_at(struct capture_writer *w, uint64_t t, uint64_t off,
+			   Ptop__V1__MappingEvent ev)
+{
+	Ptop__V1__Record r = PTOP__V1__RECORD__INIT;
+	Ptop__V1__Mapping m = PTOP__V1__MAPPING__INIT;
+	uint8_t bid[4] = {0xab, 0xcd, 0x00, 0x01};
+
+	m.time_ns = t;
+	m.pid = PID;
+	m.start = 0x400000;
+	m.end = 0x500000;
+	m.offset = off;
+	m.path = "/usr/bin/app";
+	m.build_id.data = bid;
+	m.build_id.len = 4;
+	m.perms = "r-xp";
+	m.event = ev;
+	r.kind_case = PTOP__V1__RECORD__KIND_MAPPING;
+	r.mapping = &m;
+	append(w, &r);
+}
+
 static void put_stack(struct capture_writer *w, uint64_t id, const uint64_t *ips, size_t n)
 {
 	Ptop__V1__Record r = PTOP__V1__RECORD__INIT;
@@ -244,6 +266,7 @@ static void put_snapshot(struct capture_writer *w, int i, bool live_measured, bo
 	}
 	h.live_untracked = live_measured ? 2 : 0;
 	h.stack_failures = 1;
+	h.free_untracked = 3;
 	ev.time_ns = T0 + (uint64_t)i * SEC;
 	ev.pid = PID;
 	ev.category = PTOP__V1__CATEGORY__CATEGORY_HEAP;
@@ -401,6 +424,7 @@ static void test_01_loader_rows(void **state)
 			 NSITES * 100 + NSITES + 3);
 	assert_int_equal(q_int(db, "SELECT omitted_live_bytes FROM heap_snapshot WHERE seq = 9"),
 			 300);
+	assert_int_equal(q_int(db, "SELECT free_untracked FROM heap_snapshot WHERE seq = 3"), 3);
 	assert_int_equal(q_int(db, "SELECT leak_age_ns FROM heap_snapshot WHERE seq = 0"),
 			 2 * SEC);
 	assert_int_equal(q_int(db, "SELECT live_measured FROM heap_snapshot WHERE seq = 0"), 1);
@@ -426,7 +450,8 @@ static void test_01_loader_rows(void **state)
 	db = load(write_capture("a2.ptop", true, false, false), id);
 	assert_int_equal(q_int(db, "SELECT count(*) FROM heap_snapshot WHERE live_measured = 0 "
 				   "AND live_bytes IS NULL AND live_count IS NULL AND leak_bytes "
-				   "IS NULL AND free_count IS NULL AND omitted_live_bytes IS NULL"),
+				   "IS NULL AND free_count IS NULL AND omitted_live_bytes IS NULL "
+				   "AND free_untracked IS NULL"),
 			 NSNAP);
 	assert_int_equal(q_int(db, "SELECT count(*) FROM heap_site WHERE live_bytes IS NULL AND "
 				   "live_count IS NULL AND lifetime_ns_sum IS NULL AND "
@@ -531,6 +556,7 @@ static void test_04_census(void **state)
 				    "0): exact"));
 	assert_non_null(strstr(buf, "not tracked (live map full): 20 allocations; stack "
 				    "failures: 10"));
+	assert_non_null(strstr(buf, "frees of untracked blocks: 30 (allocated before"));
 	assert_non_null(strstr(buf, "top functions by live bytes"));
 	free(buf);
 	o.fmt = OUT_JSON;
@@ -790,6 +816,106 @@ static void test_10_sampled_live(void **state)
 	sqlite3_close(db);
 }
 
+/* A capture with one heap snapshot at T0 + 2 s listing one site, stack 7 = IPS; the
+ * executable is remapped at another offset at T0 + 3 s. Loaded and placed. */
+static sqlite3 *one_site(const char *name, const uint64_t *ips, size_t n,
+			 char id[DB_CAPTURE_ID_LEN])
+{
+	struct capture_writer_opts wo = {.force = true};
+	struct capture_writer *w;
+	Ptop__V1__Record r = PTOP__V1__RECORD__INIT;
+	Ptop__V1__Event ev = PTOP__V1__EVENT__INIT;
+	Ptop__V1__HeapSnapshot h = PTOP__V1__HEAP_SNAPSHOT__INIT;
+	Ptop__V1__HeapSite site = PTOP__V1__HEAP_SITE__INIT, *sp = &site;
+	char path[256], dbp[300];
+	struct symstore_run run;
+	sqlite3 *db = NULL;
+
+	snprintf(path, sizeof(path), "%s/%s", tmpdir, name);
+	w = capture_writer__create(path, &wo);
+	assert_non_null(w);
+	put_header(w, true);
+	put_mapping_at(w, T0 + 10, 0, PTOP__V1__MAPPING_EVENT__MAPPING_EVENT_START);
+	put_mapping(w, 0x7000000, LIBC, 0xcc);
+	put_mapping_at(w, T0 + 3 * SEC, 0x2000, PTOP__V1__MAPPING_EVENT__MAPPING_EVENT_NEW);
+	put_stack(w, 7, ips, n);
+	site.stack_id = 7;
+	site.alloc_count = 1;
+	site.alloc_bytes = 4096;
+	site.live_count = 1;
+	site.live_bytes = 4096;
+	h.lane = "uprobe";
+	h.module = LIBC;
+	h.live_measured = true;
+	h.alloc_count = 1;
+	h.alloc_bytes = 4096;
+	h.live_count = 1;
+	h.live_bytes = 4096;
+	h.sites = &sp;
+	h.n_sites = 1;
+	h.total_call_sites = 1;
+	ev.time_ns = T0 + 2 * SEC;
+	ev.pid = PID;
+	ev.interval_ns = SEC;
+	ev.payload_case = PTOP__V1__EVENT__PAYLOAD_HEAP;
+	ev.heap = &h;
+	r.kind_case = PTOP__V1__RECORD__KIND_EVENT;
+	r.event = &ev;
+	append(w, &r);
+	assert_int_equal(capture_writer__close(w), 0);
+
+	snprintf(dbp, sizeof(dbp), "%s.db", path);
+	assert_int_equal(db__open(dbp, true, false, &db, errbuf, sizeof(errbuf)), 0);
+	if (db__load_capture(db, path, true, id, NULL, errbuf, sizeof(errbuf)))
+		fail_msg("load: %s", errbuf);
+	assert_int_equal(symstore__update(db, 1, NULL, &run, errbuf, sizeof(errbuf)), 0);
+	return db;
+}
+
+/* A heap stack is placed in the mapping of the time its snapshot used it: before an
+ * exec that remapped the executable at another offset, the old mapping (without a
+ * time, the latest mapping would be taken). */
+static void test_11_heap_stack_placed_by_time(void **state)
+{
+	static const uint64_t ips[] = {0x7000100, 0x401150, 0x401050};
+	char id[DB_CAPTURE_ID_LEN];
+	sqlite3 *db;
+
+	(void)state;
+	db = one_site("exec.ptop", ips, 3, id);
+	assert_int_equal(q_int(db, "SELECT file_offset FROM frame_module WHERE stack_id = 7 AND "
+				   "depth = 1"),
+			 0x114f);
+	sqlite3_close(db);
+}
+
+/* A stack that never leaves the allocator's module (stdio's buffer, the walk stopped
+ * in libc): named by its first frame that is not an allocator function; glibc's
+ * __GI_ aliases of malloc are allocator functions. */
+static void test_12_all_in_allocator_module(void **state)
+{
+	static const uint64_t ips[] = {0x7000100, 0x7000250};
+	char id[DB_CAPTURE_ID_LEN], *buf;
+	struct report_opts o = {.fmt = OUT_JSON};
+	sqlite3 *db;
+
+	(void)state;
+	db = one_site("stdio.ptop", ips, 2, id);
+	exec(db, "INSERT OR REPLACE INTO symbol (space, key, addr, source, miss, func_offset) "
+		 "SELECT DISTINCT sym_space, sym_key, sym_addr, 'symtab', NULL, 0 "
+		 "FROM frame_module WHERE sym_space = 'elf'");
+	exec(db, "DELETE FROM symbol_frame");
+	exec(db, "INSERT INTO symbol_frame (space, key, addr, depth, func, file, line, inlined) "
+		 "SELECT DISTINCT sym_space, sym_key, sym_addr, 0, CASE WHEN sym_addr < 512 THEN "
+		 "'__GI___libc_malloc' ELSE '__GI__IO_file_doallocate' END, 'libio.c', 7, 0 "
+		 "FROM frame_module WHERE sym_space = 'elf'");
+	buf = run_report(db, id, false, &o);
+	assert_int_equal(site_int(buf, "__GI__IO_file_doallocate", "live_bytes"), 4096);
+	assert_true(pos_of(buf, "__GI___libc_malloc") < 0);
+	free(buf);
+	sqlite3_close(db);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -798,6 +924,8 @@ int main(void)
 	    cmocka_unit_test(test_05_trend),	   cmocka_unit_test(test_06_leaks),
 	    cmocka_unit_test(test_07_suppressions), cmocka_unit_test(test_08_not_measured),
 	    cmocka_unit_test(test_09_not_collected), cmocka_unit_test(test_10_sampled_live),
+	    cmocka_unit_test(test_11_heap_stack_placed_by_time),
+	    cmocka_unit_test(test_12_all_in_allocator_module),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
