@@ -315,7 +315,8 @@ static int load_heap(struct replay_model *m)
 {
 	static const char sql[] =
 	    "SELECT time_ns - ?2, MAX(interval_ns), SUM(alloc_count), SUM(alloc_bytes), "
-	    "SUM(live_bytes), SUM(leak_bytes), MAX(lane) FROM heap_snapshot WHERE cap = ?1 "
+	    "SUM(live_bytes), SUM(leak_bytes), MAX(lane), MAX(sample_bytes) FROM heap_snapshot "
+	    "WHERE cap = ?1 "
 	    "GROUP BY time_ns ORDER BY time_ns";
 	sqlite3_stmt *st = NULL;
 	size_t cap = 0;
@@ -340,6 +341,7 @@ static int load_heap(struct replay_model *m)
 		h->live_bytes = col(st, 4);
 		h->leak_bytes = col(st, 5);
 		col_str(st, 6, h->lane, sizeof(h->lane));
+		h->sample_bytes = col(st, 7);
 	}
 	if (!err && rc != SQLITE_DONE)
 		err = -EIO;
@@ -372,6 +374,96 @@ static int load_drops(struct replay_model *m)
 	if (!err && rc != SQLITE_DONE)
 		err = -EIO;
 	sqlite3_finalize(st);
+	return err;
+}
+
+static int add_event(struct replay_model *m, size_t *cap, int64_t t, bool warn, const char *kind,
+		     const char *text)
+{
+	struct rm_event *e;
+	int err = grow((void **)&m->events_list, cap, m->nevents, sizeof(*m->events_list));
+
+	if (err)
+		return err;
+	e = &m->events_list[m->nevents++];
+	e->t = t;
+	e->warn = warn;
+	snprintf(e->kind, sizeof(e->kind), "%s", kind);
+	snprintf(e->text, sizeof(e->text), "%s", text);
+	return 0;
+}
+
+static int cmp_event(const void *pa, const void *pb)
+{
+	const struct rm_event *a = pa, *b = pb;
+
+	return a->t < b->t ? -1 : a->t > b->t;
+}
+
+/* the timeline: drops, mappings that came or went, VMA snapshots, the end of the recording */
+static int load_events(struct replay_model *m)
+{
+	static const char map_sql[] =
+	    "SELECT time_ns - ?2, event, path, start, end FROM mapping WHERE cap = ?1 "
+	    "AND event IN ('new', 'gone') AND time_ns IS NOT NULL";
+	static const char end_sql[] =
+	    "SELECT end_time_ns - ?2, end_reason, target_exit_code, target_term_signal, "
+	    "end_signal, end_error FROM capture WHERE cap = ?1 AND end_reason IS NOT NULL";
+	sqlite3_stmt *st = NULL;
+	char text[200];
+	size_t cap = 0, i;
+	int err = 0, rc;
+
+	for (i = 0; i < m->ndrops && !err; i++) {
+		snprintf(text, sizeof(text), "%s %s: %llu lost", m->drops[i].collector,
+			 m->drops[i].kind, (unsigned long long)m->drops[i].lost);
+		err = add_event(m, &cap, m->drops[i].t == RM_NULL ? 0 : m->drops[i].t, true, "drop",
+				text);
+	}
+	for (i = 0; i < m->nsnaps && !err; i++) {
+		snprintf(text, sizeof(text), "%lld VMAs", (long long)m->snaps[i].vma_count);
+		err = add_event(m, &cap, m->snaps[i].t, false, "vma snapshot", text);
+	}
+	err = err ?: prepare(m, map_sql, &st);
+	while (!err && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const unsigned char *ev = sqlite3_column_text(st, 1),
+				    *path = sqlite3_column_text(st, 2);
+
+		snprintf(text, sizeof(text), "%s %llx-%llx",
+			 path && *path ? (const char *)path : "[anon]",
+			 (unsigned long long)sqlite3_column_int64(st, 3),
+			 (unsigned long long)sqlite3_column_int64(st, 4));
+		err = add_event(
+		    m, &cap, sqlite3_column_int64(st, 0), false,
+		    ev && !strcmp((const char *)ev, "new") ? "mapping new" : "mapping gone", text);
+	}
+	if (!err && rc != SQLITE_DONE)
+		err = -EIO;
+	sqlite3_finalize(st);
+	st = NULL;
+	err = err ?: prepare(m, end_sql, &st);
+	if (!err && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const unsigned char *why = sqlite3_column_text(st, 1);
+		int n = snprintf(text, sizeof(text), "%s", why ? (const char *)why : "?");
+
+		if (col(st, 2) != RM_NULL)
+			snprintf(text + n, sizeof(text) - (size_t)n, " (exit code %lld)",
+				 (long long)col(st, 2));
+		else if (col(st, 3) != RM_NULL)
+			snprintf(text + n, sizeof(text) - (size_t)n, " (killed by signal %lld)",
+				 (long long)col(st, 3));
+		else if (col(st, 4) != RM_NULL)
+			snprintf(text + n, sizeof(text) - (size_t)n, " (signal %lld)",
+				 (long long)col(st, 4));
+		err = add_event(m, &cap,
+				sqlite3_column_type(st, 0) == SQLITE_NULL
+				    ? m->duration_ns
+				    : sqlite3_column_int64(st, 0),
+				false, "end", text);
+	}
+	sqlite3_finalize(st);
+	if (!err && m->nevents)
+		qsort(m->events_list, m->nevents, sizeof(*m->events_list), cmp_event);
 	return err;
 }
 
@@ -433,6 +525,14 @@ struct replay_model *replay_model__open(sqlite3 *db, const char *capture_id, cha
 		goto fail;
 	}
 	update_duration(m);
+	e = load_events(m);
+	if (e) {
+		snprintf(err, errlen, "cannot read the timeline: %s",
+			 e == -ENOMEM ? "out of memory" : sqlite3_errmsg(db));
+		goto fail;
+	}
+	if (m->nevents && m->events_list[m->nevents - 1].t > m->duration_ns)
+		m->duration_ns = m->events_list[m->nevents - 1].t; /* the end of the recording */
 	return m;
 fail:
 	replay_model__free(m);
@@ -457,6 +557,7 @@ void replay_model__free(struct replay_model *m)
 	free(m->snaps);
 	free(m->heap);
 	free(m->drops);
+	free(m->events_list);
 	free(m->groups);
 	free(m);
 }
@@ -555,6 +656,12 @@ ssize_t replay_model__snap_at(const struct replay_model *m, int64_t t)
 ssize_t replay_model__heap_at(const struct replay_model *m, int64_t t)
 {
 	return last_at(m->heap, m->nheap, sizeof(*m->heap), offsetof(struct rm_heap, t), t);
+}
+
+ssize_t replay_model__event_at(const struct replay_model *m, int64_t t)
+{
+	return last_at(m->events_list, m->nevents, sizeof(*m->events_list),
+		       offsetof(struct rm_event, t), t);
 }
 
 double replay_model__cpu_pct(const struct replay_model *m, size_t i)

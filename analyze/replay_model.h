@@ -69,6 +69,7 @@ struct rm_heap {
 	int64_t t, interval;
 	int64_t alloc_count, alloc_bytes;
 	int64_t live_bytes, leak_bytes; /* RM_NULL when not measured */
+	int64_t sample_bytes;		/* mean bytes between stack samples; 0: every allocation */
 	char lane[16];
 };
 
@@ -76,6 +77,15 @@ struct rm_drop {
 	int64_t t; /* RM_NULL when the notice had no time */
 	char collector[32], kind[32];
 	uint64_t lost;
+};
+
+/* A discrete event for the timeline: a drop notice, a mapping that came or went, a VMA snapshot,
+ * the end of the recording. */
+struct rm_event {
+	int64_t t;
+	bool warn; /* a loss: drawn as a warning */
+	char kind[16];
+	char text[200];
 };
 
 /* The probes the tabs depend on, in this order. */
@@ -115,6 +125,8 @@ struct replay_model {
 	size_t nheap;
 	struct rm_drop *drops;
 	size_t ndrops;
+	struct rm_event *events_list; /* in time order */
+	size_t nevents;
 
 	/* the playback position */
 	int64_t pos_ns;
@@ -184,6 +196,9 @@ struct rm_vma {
  * (caller frees). 0, -EINVAL (no such snapshot), -EIO, -ENOMEM. */
 int replay_model__vmas(struct replay_model *m, size_t si, const char *group, struct rm_vma **out,
 		       size_t *n);
+
+/* Index of the last event at or before T in events_list; -1 when none. */
+ssize_t replay_model__event_at(const struct replay_model *m, int64_t t);
 
 /* Lost events in drop notices at or before T. */
 uint64_t replay_model__drops_until(const struct replay_model *m, int64_t t);

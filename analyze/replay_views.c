@@ -761,43 +761,38 @@ static void draw_heap(struct replay_model *m, struct replay_ui *ui, struct grid 
 	free(v);
 	grid__textf(g, x, y + 3, w, 0, GC_DEFAULT, "leak suspects (older than the leak age): %s",
 		    val_bytes(a, sizeof(a), m->heap[hi].leak_bytes));
-	grid__text(g, x, y + 5, w, "call sites: use `ptop-analyze report` (not in this viewer yet)",
+	if (m->heap[hi].sample_bytes > 0)
+		grid__textf(g, x, y + 4, w, 0, GC_MUTED,
+			    "call sites sampled every %lld bytes on average: totals exact, split "
+			    "estimated",
+			    (long long)m->heap[hi].sample_bytes);
+	grid__text(g, x, y + 5, w, "call sites: ptop-analyze report heap (not in this viewer yet)",
 		   0, GC_MUTED);
 }
 
 static void draw_timeline(struct replay_model *m, struct replay_ui *ui, struct grid *g, int x,
 			  int y, int w, int h)
 {
+	ssize_t last = replay_model__event_at(m, m->pos_ns), i;
 	char a[32];
 	int row = y + 1;
-	size_t i, shown = 0;
 
-	grid__text(g, x, y, w, "Discrete events up to the position: drop notices, VMA snapshots",
-		   GA_BOLD | GA_UNDERLINE, GC_TITLE);
-	/* newest first */
-	for (i = m->ndrops; i-- > 0 && row < y + h;) {
-		const struct rm_drop *d = &m->drops[i];
-
-		if (d->t != RM_NULL && d->t > m->pos_ns)
-			continue;
-		if ((int)shown++ < ui->scroll)
-			continue;
-		grid__textf(g, x, row++, w, 0, GC_WARN, "%9s  drop  %s %s: %llu lost",
-			    d->t == RM_NULL ? "?" : replay__fmt_pos(a, sizeof(a), d->t),
-			    d->collector, d->kind, (unsigned long long)d->lost);
-	}
-	for (i = m->nsnaps; i-- > 0 && row < y + h;) {
-		if (m->snaps[i].t > m->pos_ns)
-			continue;
-		if ((int)shown++ < ui->scroll)
-			continue;
-		grid__textf(g, x, row++, w, 0, GC_DEFAULT, "%9s  vma snapshot  %lld VMAs",
-			    replay__fmt_pos(a, sizeof(a), m->snaps[i].t),
-			    (long long)m->snaps[i].vma_count);
-	}
-	if (!shown)
-		grid__text(g, x, row, w, "no discrete event by this position", 0, GC_MUTED);
+	grid__textf(
+	    g, x, y, w, GA_BOLD | GA_UNDERLINE, GC_TITLE,
+	    "Events up to %s, newest first: %zd of %zu (drops, mappings, VMA snapshots, the "
+	    "end)",
+	    replay__fmt_pos(a, sizeof(a), m->pos_ns), last + 1, m->nevents);
+	if (ui->scroll > last)
+		ui->scroll = last > 0 ? (int)last : 0;
 	ui->rows = h - 1;
+	for (i = last - ui->scroll; i >= 0 && row < y + h; i--, row++) {
+		const struct rm_event *e = &m->events_list[i];
+
+		grid__textf(g, x, row, w, 0, e->warn ? GC_WARN : GC_DEFAULT, "%9s  %-13s %s",
+			    replay__fmt_pos(a, sizeof(a), e->t), e->kind, e->text);
+	}
+	if (last < 0)
+		grid__text(g, x, row, w, "no event by this position", 0, GC_MUTED);
 }
 
 static void draw_none(struct replay_model *m, struct replay_ui *ui, struct grid *g, int x, int y,
@@ -816,7 +811,8 @@ const struct replay_view replay_views[] = {
     {"Threads", "threads", RP_CPU, "cpu_sample threads (/proc)", draw_threads, NULL},
     {"I/O", "io", -1, "no collector records I/O yet", draw_none, NULL},
     {"FDs", "fds", -1, "no collector records file descriptors yet", draw_none, NULL},
-    {"Timeline", "timeline", -1, "drop_notice, vma_snapshot", draw_timeline, NULL},
+    {"Timeline", "timeline", -1, "drop_notice, mapping (new, gone), vma_snapshot, capture end",
+     draw_timeline, NULL},
     {"Memory", "memory", RP_MEMORY, "memory_sample (/proc smaps_rollup, statm), vma (smaps)",
      draw_memory, mem_sorts, memory_key},
     {"Heap", "heap", RP_HEAP, "heap_snapshot (allocator uprobes)", draw_heap, NULL},
@@ -919,6 +915,7 @@ static void draw_help(struct replay_model *m, struct grid *g)
 	    "s              next sort column",
 	    "\u2191 \u2193 PgUp PgDn  scroll the table",
 	    "1-9 F1-F9 Tab  switch tabs (Shift-Tab back)",
+	    "Enter, Esc     Memory: the VMAs of the selected group, and back",
 	    "?              this help;  q  quit",
 	};
 	int w = g->w - 8, h = g->h - 6, x = 4, y = 3, row;

@@ -602,6 +602,85 @@ static void test_11_drill_into_vma_group(void **state)
 	sqlite3_close(db);
 }
 
+static void test_12_timeline(void **state)
+{
+	sqlite3 *db = full_db();
+	struct replay_model *m;
+	char *f;
+
+	(void)state;
+	execf(db,
+	      "INSERT INTO drop_notice (cap, time_ns, collector, kind, lost) VALUES "
+	      "(" CAP_OF ", %lld, 'syscalls', 'ringbuf', 7)",
+	      CID, BASE + 3 * SEC / 2);
+	execf(db,
+	      "INSERT INTO mapping (cap, time_ns, pid, start, end, path, event) VALUES "
+	      "(" CAP_OF ", %lld, 42, 65536, 131072, '/usr/lib/libnew.so', 'new')",
+	      CID, BASE + 3 * SEC);
+	execf(db,
+	      "UPDATE capture SET end_reason = 'target_exit', end_time_ns = %lld, "
+	      "target_exit_code = 3 WHERE capture_id = '%s'",
+	      BASE + 5 * SEC, CID);
+	m = open_model(db);
+	assert_int_equal(m->duration_ns, 5 * SEC); /* the end of the recording */
+	f = frame(m, "timeline", 2, 160, 48);
+	assert_contains(f, "00:01.5  drop          syscalls ringbuf: 7 lost");
+	assert_contains(f, "00:00.5  vma snapshot  2 VMAs");
+	assert_lacks(f, "libnew.so");
+	assert_lacks(f, "target_exit");
+	/* newest first */
+	assert_true(strstr(f, "ringbuf") < strstr(f, "2 VMAs"));
+	free(f);
+	f = frame(m, "timeline", 5, 160, 48);
+	assert_contains(f, "00:03.0  mapping new   /usr/lib/libnew.so 10000-20000");
+	assert_contains(f, "00:05.0  end           target_exit (exit code 3)");
+	free(f);
+	f = frame(m, "overview", 2, 160, 48);
+	assert_contains(f, "drops by 00:02.0: 7");
+	free(f);
+	replay_model__free(m);
+	sqlite3_close(db);
+}
+
+static void test_13_heap_tab(void **state)
+{
+	sqlite3 *db = full_db();
+	struct replay_model *m;
+	char line[512], *f;
+	int t;
+
+	(void)state;
+	execf(db, "UPDATE probe SET state = 'active', source = 'ebpf', reason = NULL "
+		  "WHERE name = 'heap'");
+	for (t = 1; t <= 3; t++)
+		execf(db,
+		      "INSERT INTO heap_snapshot (cap, seq, time_ns, interval_ns, pid, lane, "
+		      "sample_bytes, live_measured, alloc_count, alloc_bytes, live_bytes, "
+		      "leak_bytes, "
+		      "sites, total_call_sites, omitted_alloc_count, omitted_alloc_bytes, "
+		      "stack_failures) VALUES (" CAP_OF
+		      ", %d, %lld, %lld, 42, 'uprobe', 524288, 1, "
+		      "%d, %lld, %lld, %lld, 0, 0, 0, 0, 0)",
+		      CID, t, BASE + t * SEC, SEC, 100 * t, t * MIB, t * 3 * MIB, t * MIB);
+	m = open_model(db);
+	f = frame(m, "heap", 2.5, 160, 48);
+	assert_contains(f, "Heap at 00:02.0 (lane uprobe, snapshot 2 of 3)");
+	line_with(f, "this interval", line, sizeof(line));
+	assert_contains(line, "200 allocations, 2.00 MiB");
+	line_with(f, "live ", line, sizeof(line));
+	assert_contains(line, "6.00 MiB");
+	line_with(f, "leak suspects", line, sizeof(line));
+	assert_contains(line, "2.00 MiB");
+	assert_contains(f, "sampled every 524288 bytes");
+	free(f);
+	f = frame(m, "overview", 3, 160, 48);
+	line_with(f, "Heap ", line, sizeof(line));
+	assert_contains(line, "live 9.00 MiB");
+	free(f);
+	replay_model__free(m);
+	sqlite3_close(db);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -616,6 +695,8 @@ int main(void)
 	    cmocka_unit_test(test_09_keys),
 	    cmocka_unit_test(test_10_time_parse_and_format),
 	    cmocka_unit_test(test_11_drill_into_vma_group),
+	    cmocka_unit_test(test_12_timeline),
+	    cmocka_unit_test(test_13_heap_tab),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
