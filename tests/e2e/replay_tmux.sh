@@ -108,4 +108,23 @@ viewer=$(ps -o pid= --ppid "$shell" | tr -d ' ' | head -1)
 kill -TERM "$viewer"
 wait_for '^EXITED=0' "SIGTERM ends the viewer"
 wait_gone 'ptop replay +syscall_mem' "terminal restored after SIGTERM"
+# colours: 256 where the terminal has them, the 8/16 basics where not, none with NO_COLOR
+colours() { # TERM NO_COLOR: open the viewer, keep the pane with its escapes in $TMP/pane, quit
+	tm send-keys -t replay "clear; env TERM=$1 NO_COLOR=$2 $ANA replay $TMP/run.ptop; echo EXITED=\$?" Enter
+	wait_for 'ptop replay +syscall_mem' "viewer open with TERM=$1 NO_COLOR=$2"
+	tm capture-pane -e -p -t replay >"$TMP/pane"
+	tm send-keys -t replay q
+	wait_for '^EXITED=0' "viewer closed (TERM=$1 NO_COLOR=$2)"
+}
+esc=$(printf '\033')
+colours screen-256color ""
+grep -q "${esc}\[[0-9;]*38;5;[0-9]*m" "$TMP/pane" || fail "TERM=screen-256color: no 256-colour escapes"
+echo "ok: 256 colours"
+colours screen ""
+grep -q "${esc}\[[0-9;]*38;5;" "$TMP/pane" && fail "TERM=screen: 256-colour escapes on an 8-colour terminal"
+grep -Eq "${esc}\[([0-9;]*;)?3[0-7]m" "$TMP/pane" || fail "TERM=screen: no basic colour escapes"
+echo "ok: 8/16-colour fallback"
+colours screen-256color 1
+grep -Eq "${esc}\[([0-9;]*;)?(3[0-7]|38;5;[0-9]+)m" "$TMP/pane" && fail "NO_COLOR=1: colour escapes drawn"
+echo "ok: NO_COLOR respected"
 echo "replay_tmux: ok"
