@@ -681,6 +681,58 @@ static void test_13_heap_tab(void **state)
 	sqlite3_close(db);
 }
 
+/* Every tab at many sizes and positions, with long names and odd bytes in the data: no crash, no
+ * write outside the grid (ASan), and each frame has exactly H lines. */
+static void test_14_every_tab_every_size(void **state)
+{
+	sqlite3 *db = full_db();
+	struct replay_model *m;
+	static const int sizes[][2] = {{80, 24},  {81, 25}, {100, 30}, {160, 48},
+				       {250, 70}, {1, 1},   {79, 60},  {300, 24}};
+	size_t v, z, k, lines;
+	int p;
+
+	(void)state;
+	execf(db, "UPDATE target SET comm = 'x\x01\xffä¸­%s' WHERE 1",
+	      "very-long-command-name-that-goes-on-and-on-and-on-and-on-and-on-and-on-and-on-"
+	      "and-on-and-on-and-on-and-on-and-on-and-on-and-on");
+	execf(db,
+	      "INSERT INTO vma (cap, snapshot_id, start, end, path, size, rss, pss, uss) VALUES "
+	      "(" CAP_OF ", 1, 1, 2, '/%s/ä¸­æ.so', 1, NULL, NULL, NULL)",
+	      CID,
+	      "a-very-long-directory-name/that-keeps-going/and-going/and-going/and-going/and-"
+	      "going");
+	m = open_model(db);
+	for (v = 0; v < replay_nviews; v++)
+		for (z = 0; z < sizeof(sizes) / sizeof(sizes[0]); z++)
+			for (p = -1; p <= 9; p += 2) {
+				char *f =
+				    frame(m, replay_views[v].id, p * 0.5, sizes[z][0], sizes[z][1]);
+
+				for (k = 0, lines = 0; f[k]; k++)
+					lines += f[k] == '\n';
+				assert_int_equal(lines, sizes[z][1]);
+				free(f);
+			}
+	replay_model__free(m);
+	sqlite3_close(db);
+}
+
+/* A DB without the tables the model reads: an error with a reason, no crash. */
+static void test_15_broken_db(void **state)
+{
+	sqlite3 *db = full_db();
+	char err[256] = "";
+
+	(void)state;
+	execf(db, "DROP TABLE memory_sample");
+	errno = 0;
+	assert_null(replay_model__open(db, CID, err, sizeof(err)));
+	assert_int_equal(errno, EIO);
+	assert_non_null(strstr(err, "cannot read the memory samples"));
+	sqlite3_close(db);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -697,6 +749,8 @@ int main(void)
 	    cmocka_unit_test(test_11_drill_into_vma_group),
 	    cmocka_unit_test(test_12_timeline),
 	    cmocka_unit_test(test_13_heap_tab),
+	    cmocka_unit_test(test_14_every_tab_every_size),
+	    cmocka_unit_test(test_15_broken_db),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
