@@ -657,29 +657,36 @@ cleanup:
  * what the omitted sites held: the split between sites stays the samples'. */
 static int scale_sampled_live(struct heap *h)
 {
-	double *sum = calloc(h->n_snap + 1, sizeof(*sum));
+	double *sum = calloc(2 * (h->n_snap + 1), sizeof(*sum)), *sumc = sum + h->n_snap + 1;
 
 	if (!sum)
 		return -ENOMEM;
-	for (size_t k = 0; k < h->n_row; k++)
+	for (size_t k = 0; k < h->n_row; k++) {
 		if (h->row[k].live_bytes > 0)
 			sum[h->row[k].snap] += (double)h->row[k].live_bytes;
+		if (h->row[k].live_count > 0)
+			sumc[h->row[k].snap] += (double)h->row[k].live_count;
+	}
 	for (size_t k = 0; k < h->n_row; k++) {
 		struct hrow *r = &h->row[k];
 		const struct hsnap *x = &h->snap[r->snap];
-		double want, f;
+		double want, share;
 
-		if (!x->sample_bytes || !x->live_measured || x->live_bytes < 0 || r->live_bytes <= 0 ||
-		    sum[r->snap] <= 0)
+		if (!x->sample_bytes || !x->live_measured || x->live_bytes <= 0 ||
+		    r->live_bytes <= 0 || sum[r->snap] <= 0)
 			continue;
 		want = (double)x->live_bytes -
 		       (double)(x->omitted_live_bytes > 0 ? x->omitted_live_bytes : 0);
 		if (want <= 0)
 			continue;
-		f = want / sum[r->snap];
-		r->live_bytes = (int64_t)llround((double)r->live_bytes * f);
-		if (r->live_count > 0)
-			r->live_count = (int64_t)llround((double)r->live_count * f);
+		/* the omitted sites' live count is not recorded: their share of the
+		 * live bytes is taken as their share of the count */
+		share = want / (double)x->live_bytes;
+		r->live_bytes = (int64_t)llround((double)r->live_bytes * want / sum[r->snap]);
+		if (r->live_count > 0 && x->live_count > 0 && sumc[r->snap] > 0)
+			r->live_count = (int64_t)llround((double)r->live_count *
+							 (double)x->live_count * share /
+							 sumc[r->snap]);
 	}
 	free(sum);
 	return 0;
@@ -704,20 +711,24 @@ static int heap_load(sqlite3 *db, const struct capture_meta *m, const struct rep
 	h->collected = probe__active(&h->probe) || probe__active(&go);
 	if (!h->collected)
 		return 0;
-	if (sqlite3_prepare_v2(db,
-			       "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND "
-			       "name IN ('heap_snapshot', 'heap_site')",
-			       -1, &s, NULL) != SQLITE_OK)
-		return -EIO;
-	ret = sqlite3_step(s) == SQLITE_ROW && sqlite3_column_int(s, 0) == 2 ? 0 : -EPROTO;
+	/* the tables and their latest column: a DB made by an older ptop-analyze
+	 * (the schema version did not change when they were added) */
+	ret = sqlite3_prepare_v2(db,
+				 "SELECT h.free_untracked, s.oldest_live_ns FROM heap_snapshot h, "
+				 "heap_site s LIMIT 0",
+				 -1, &s, NULL) == SQLITE_OK
+		  ? 0
+		  : -EPROTO;
 	sqlite3_finalize(s);
 	s = NULL;
 	if (ret) {
+		const char *file = sqlite3_db_filename(db, "main");
+
 		fprintf(stderr,
-			"ptop-analyze report %s: this DB was made before ptop-analyze had heap "
-			"tables: load the capture into a new DB (`ptop-analyze load FILE --db "
-			"NEW.db`, or delete the cache DB of a .ptop file)\n",
-			cmd);
+			"ptop-analyze report %s: %s was made before ptop-analyze had its heap "
+			"tables as they are now: load the capture into a new DB (`ptop-analyze "
+			"load FILE --db NEW.db`; a .ptop file's cache DB can be deleted)\n",
+			cmd, file && *file ? file : "the DB");
 		return ret;
 	}
 	ret = load_snaps(db, m, &o->win, h);
