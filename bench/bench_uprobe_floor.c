@@ -44,17 +44,20 @@ struct probe {
 	const char *func;
 	struct bpf_program *entry, *ret;
 	volatile __u64 *entry_hits, *ret_hits;
-	long offset;		/* bytes into the function; -1: the collector's choice */
+	long offset; /* bytes into the function; -1: the collector's choice */
 	int want_entry, want_ret;
-	unsigned long addr;	/* the symbol's address in the ELF file, 0 if not found */
-	long file_off;		/* its file offset */
+	unsigned long addr; /* the symbol's address in the ELF file, 0 if not found */
+	long file_off;	    /* its file offset */
 	struct bpf_link *entry_link, *ret_link;
-	const char *same_as;	/* another probe at the same address, attached instead */
+	const char *same_as; /* another probe at the same address, attached instead */
 };
 
-#define PROBE(name, s) \
-	{ #name, s->progs.name##_entry, s->progs.name##_ret, &s->bss->hits_##name, \
-	  &s->bss->hits_##name##_ret, -1, 1, 1, 0, 0, NULL, NULL, NULL }
+#define PROBE(name, s)                                                                             \
+	{                                                                                          \
+		.func = #name, .entry = s->progs.name##_entry, .ret = s->progs.name##_ret,         \
+		.entry_hits = &s->bss->hits_##name, .ret_hits = &s->bss->hits_##name##_ret,        \
+		.offset = -1, .want_entry = 1, .want_ret = 1                                       \
+	}
 
 static void usage(void)
 {
@@ -107,7 +110,8 @@ static int resolve(const char *lib, struct probe *pr, int n)
 	while ((scn = elf_nextscn(elf, scn))) {
 		Elf_Data *d;
 
-		if (!gelf_getshdr(scn, &sh) || (sh.sh_type != SHT_DYNSYM && sh.sh_type != SHT_SYMTAB))
+		if (!gelf_getshdr(scn, &sh) ||
+		    (sh.sh_type != SHT_DYNSYM && sh.sh_type != SHT_SYMTAB))
 			continue;
 		d = elf_getdata(scn, NULL);
 		for (i = 0; d && sh.sh_entsize && i < sh.sh_size / sh.sh_entsize; i++) {
@@ -176,16 +180,26 @@ static int bench_uprobe_floor_main(int argc, char **argv)
 	skel = bench_uprobe_noop_bpf__open_and_load();
 	if (!skel) {
 		err = -errno;
-		fprintf(stderr, "bench_uprobe_floor: load the counting BPF programs: %s "
-				"(run as root)\n", strerror(-err));
+		fprintf(stderr,
+			"bench_uprobe_floor: load the counting BPF programs: %s "
+			"(run as root)\n",
+			strerror(-err));
 		return 1;
 	}
 	struct probe pr[] = {
-		PROBE(malloc, skel), PROBE(calloc, skel), PROBE(realloc, skel),
-		{ "free", skel->progs.free_entry, NULL, &skel->bss->hits_free, NULL, -1, 1, 0,
-		  0, 0, NULL, NULL, NULL },
-		PROBE(posix_memalign, skel), PROBE(aligned_alloc, skel), PROBE(memalign, skel),
-		PROBE(valloc, skel), PROBE(pvalloc, skel),
+	    PROBE(malloc, skel),
+	    PROBE(calloc, skel),
+	    PROBE(realloc, skel),
+	    {.func = "free",
+	     .entry = skel->progs.free_entry,
+	     .entry_hits = &skel->bss->hits_free,
+	     .offset = -1,
+	     .want_entry = 1},
+	    PROBE(posix_memalign, skel),
+	    PROBE(aligned_alloc, skel),
+	    PROBE(memalign, skel),
+	    PROBE(valloc, skel),
+	    PROBE(pvalloc, skel),
 	};
 	n = (int)(sizeof(pr) / sizeof(pr[0]));
 
@@ -248,7 +262,8 @@ static int bench_uprobe_floor_main(int argc, char **argv)
 				    !strncmp(pr[k].func, t, len - (ret ? 4 : 0)))
 					break;
 			if (k == n || (ret && !pr[k].ret)) {
-				fprintf(stderr, "bench_uprobe_floor: --only %s: no such probe\n", t);
+				fprintf(stderr, "bench_uprobe_floor: --only %s: no such probe\n",
+					t);
 				err = -EINVAL;
 				goto cleanup;
 			}
@@ -270,8 +285,10 @@ static int bench_uprobe_floor_main(int argc, char **argv)
 	}
 	for (int k = 0; k < n; k++) {
 		if (pr[k].offset < 0)
-			pr[k].offset = pr[k].file_off >= 0 ?
-				auto_offset(lib, pr[k].file_off, !strcmp(pr[k].func, "free")) : 0;
+			pr[k].offset =
+			    pr[k].file_off >= 0
+				? auto_offset(lib, pr[k].file_off, !strcmp(pr[k].func, "free"))
+				: 0;
 		/* one trap per address: glibc's aligned_alloc and memalign are one function */
 		for (int j = 0; j < k; j++)
 			if (pr[j].addr && pr[j].addr == pr[k].addr && pr[j].offset == pr[k].offset)
@@ -290,13 +307,14 @@ static int bench_uprobe_floor_main(int argc, char **argv)
 			continue;
 		}
 		if (pr[k].same_as) {
-			fprintf(stderr, "bench_uprobe_floor: %s is %s (same address): probed once\n",
+			fprintf(stderr,
+				"bench_uprobe_floor: %s is %s (same address): probed once\n",
 				pr[k].func, pr[k].same_as);
 			continue;
 		}
 		if (pr[k].want_entry) {
 			pr[k].entry_link = bpf_program__attach_uprobe_opts(
-				pr[k].entry, pid, lib, (size_t)(pr[k].file_off + pr[k].offset), &opts);
+			    pr[k].entry, pid, lib, (size_t)(pr[k].file_off + pr[k].offset), &opts);
 			if (!pr[k].entry_link) {
 				err = -errno;
 				fprintf(stderr, "bench_uprobe_floor: attach uprobe %s+%ld: %s\n",
@@ -308,7 +326,7 @@ static int bench_uprobe_floor_main(int argc, char **argv)
 		if (pr[k].want_ret) {
 			opts.retprobe = true;
 			pr[k].ret_link = bpf_program__attach_uprobe_opts(
-				pr[k].ret, pid, lib, (size_t)(pr[k].file_off + pr[k].offset), &opts);
+			    pr[k].ret, pid, lib, (size_t)(pr[k].file_off + pr[k].offset), &opts);
 			if (!pr[k].ret_link) {
 				err = -errno;
 				fprintf(stderr, "bench_uprobe_floor: attach uretprobe %s: %s\n",

@@ -20,12 +20,12 @@ __u64 hits_memalign, hits_memalign_ret;
 __u64 hits_valloc, hits_valloc_ret;
 __u64 hits_pvalloc, hits_pvalloc_ret;
 
-#define COUNTER(prog, sec, var)                         \
-	SEC(sec)                                        \
-	int prog(struct pt_regs *ctx)                   \
-	{                                               \
-		__sync_fetch_and_add(&var, 1);          \
-		return 0;                               \
+#define COUNTER(prog, sec, var)                                                                    \
+	SEC(sec)                                                                                   \
+	int prog(struct pt_regs *ctx)                                                              \
+	{                                                                                          \
+		__sync_fetch_and_add(&var, 1);                                                     \
+		return 0;                                                                          \
 	}
 
 COUNTER(malloc_entry, "uprobe", hits_malloc)
