@@ -283,6 +283,23 @@ static void draw_syscalls(struct replay_model *m, struct replay_ui *ui, struct g
 	grid__textf(g, x, y + 1, w, 0, GC_MUTED,
 		    "sort: %s (s)   filter: %s (/)   latency p50/p99: log2 histogram estimates",
 		    sys_sorts[ui->sort], *ui->filter ? ui->filter : "none");
+	{ /* all calls per interval, up to this one */
+		size_t f0, hn0, k, j;
+		double *tv = history((size_t)ii, w - 30, &f0, &hn0), tmax = 0;
+
+		grid__text(g, x, y + 2, 28, "all syscalls per interval", 0, GC_MUTED);
+		for (k = 0; tv && k < hn0; k++) {
+			const struct rm_sys_interval *iv = &m->sysi[f0 + k];
+
+			for (j = 0; j < iv->n; j++)
+				tv[k] += (double)m->sys[iv->first + j].count;
+			if (tv[k] > tmax)
+				tmax = tv[k];
+		}
+		if (tv)
+			grid__sparkline(g, x + 30, y + 2, w - 30, tv, hn0, tmax, GC_GOOD);
+		free(tv);
+	}
 	tw = grid__header(g, x, y + 3, cols, sizeof(cols) / sizeof(cols[0]), GA_BOLD | GA_UNDERLINE,
 			  GC_TITLE);
 	hw = w - tw - 2;
@@ -456,6 +473,19 @@ static void draw_overview(struct replay_model *m, struct replay_ui *ui, struct g
 		    fmt_count(a, sizeof(a), m->events), replay__fmt_pos(c, sizeof(c), m->pos_ns),
 		    fmt_count(b, sizeof(b), replay_model__drops_until(m, m->pos_ns)),
 		    m->meta.complete ? "complete" : m->meta.read_end);
+	{
+		ssize_t ei = replay_model__event_at(m, m->pos_ns);
+
+		if (ei >= 0)
+			grid__textf(g, x, row++, w, 0,
+				    m->events_list[ei].warn ? GC_WARN : GC_DEFAULT,
+				    "latest event %s %s: %s",
+				    replay__fmt_pos(c, sizeof(c), m->events_list[ei].t),
+				    m->events_list[ei].kind, m->events_list[ei].text);
+		else
+			grid__text(g, x, row++, w, "latest event: none yet (Timeline tab: 7)", 0,
+				   GC_MUTED);
+	}
 	/* the other tabs in one line each: what they hold at this position, or why nothing */
 	for (i = 0; i < replay_nviews && row < y + h; i++) {
 		const struct replay_view *v = &replay_views[i];

@@ -637,6 +637,7 @@ static void test_12_timeline(void **state)
 	free(f);
 	f = frame(m, "overview", 2, 160, 48);
 	assert_contains(f, "drops by 00:02.0: 7");
+	assert_contains(f, "latest event 00:01.5 drop: syscalls ringbuf: 7 lost");
 	free(f);
 	replay_model__free(m);
 	sqlite3_close(db);
