@@ -6,7 +6,8 @@
  *
  * hp_enter runs at an allocation function's entry (the attach cookie says which
  * function): it reads the size, decides whether this allocation takes a stack and
- * keeps both for the thread until hp_exit, the uretprobe, sees the returned pointer.
+ * keeps both in the thread's task storage (a pointer away, cheaper than a hash keyed
+ * by tid) until hp_exit, the uretprobe, sees the returned pointer.
  * The stack is a frame-pointer walk from the probe (bpf_get_stackid); the walk starts
  * with the caller's caller, because the allocator has not pushed a frame yet, so the
  * caller's own return address is read from the top of the stack at entry and kept
@@ -67,10 +68,11 @@ struct {
 	__type(value, struct hp_live);
 } hp_live SEC(".maps");
 
+/* per thread: task storage is a pointer away, no hash of the tid */
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, HP_INFLIGHT_ENTRIES);
-	__type(key, __u32);
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
 	__type(value, struct hp_inflight);
 } hp_inflight SEC(".maps");
 
@@ -134,7 +136,7 @@ SEC("uprobe")
 int hp_enter(struct pt_regs *ctx)
 {
 	__u64 id = bpf_get_current_pid_tgid();
-	__u32 tid = (__u32)id, zero = 0, func;
+	__u32 zero = 0, func;
 	struct hp_inflight inf = {}, *old;
 	struct hp_counters *cnt;
 	struct hp_sampler *s;
@@ -143,15 +145,20 @@ int hp_enter(struct pt_regs *ctx)
 
 	if (!ptop_current_is_target(id))
 		return 0;
-	old = bpf_map_lookup_elem(&hp_inflight, &tid);
-	if (old) {
-		old->depth++;	/* called from inside another allocator call */
-		return 0;
-	}
 	cnt = counters();
 	s = bpf_map_lookup_elem(&hp_sampler, &zero);
 	if (!cnt || !s)
 		return 0;
+	old = bpf_task_storage_get(&hp_inflight, bpf_get_current_task_btf(), NULL,
+				   BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!old) {
+		cnt->inflight_lost++;
+		return 0;
+	}
+	if (old->active) {
+		old->depth++;	/* called from inside another allocator call */
+		return 0;
+	}
 	func = (__u32)bpf_get_attach_cookie(ctx);
 	inf.func = func;
 	inf.site.stack_id = -1;
@@ -210,8 +217,8 @@ int hp_enter(struct pt_regs *ctx)
 				inf.site.caller = 0;
 		}
 	}
-	if (bpf_map_update_elem(&hp_inflight, &tid, &inf, BPF_ANY))
-		cnt->inflight_lost++;
+	inf.active = 1;
+	*old = inf;
 	return 0;
 }
 
@@ -311,21 +318,20 @@ SEC("uretprobe")
 int hp_exit(struct pt_regs *ctx)
 {
 	__u64 id = bpf_get_current_pid_tgid(), ret, ptr = 0, now;
-	__u32 tid = (__u32)id;
 	struct hp_inflight *p, inf;
 	struct hp_counters *cnt;
 
 	if (!ptop_current_is_target(id))
 		return 0;
-	p = bpf_map_lookup_elem(&hp_inflight, &tid);
-	if (!p)
+	p = bpf_task_storage_get(&hp_inflight, bpf_get_current_task_btf(), NULL, 0);
+	if (!p || !p->active)
 		return 0;
 	if (p->depth) {
 		p->depth--;
 		return 0;
 	}
 	inf = *p;
-	bpf_map_delete_elem(&hp_inflight, &tid);
+	p->active = 0;
 	cnt = counters();
 	if (!cnt)
 		return 0;
@@ -356,7 +362,7 @@ SEC("uprobe")
 int hp_free(struct pt_regs *ctx)
 {
 	__u64 id = bpf_get_current_pid_tgid(), addr;
-	__u32 tid = (__u32)id;
+	struct hp_inflight *inf;
 	struct hp_counters *cnt;
 
 	if (!ptop_current_is_target(id))
@@ -364,7 +370,8 @@ int hp_free(struct pt_regs *ctx)
 	addr = PT_REGS_PARM1(ctx);
 	if (!addr)
 		return 0;
-	if (bpf_map_lookup_elem(&hp_inflight, &tid))
+	inf = bpf_task_storage_get(&hp_inflight, bpf_get_current_task_btf(), NULL, 0);
+	if (inf && inf->active)
 		return 0;	/* inside another allocator call of this thread: counted there */
 	cnt = counters();
 	if (cnt)

@@ -8,8 +8,6 @@
 #define HP_STACK_ENTRIES 16384
 /* Distinct call sites counted in the kernel. */
 #define HP_SITE_ENTRIES 16384
-/* Threads inside an allocator function at once. */
-#define HP_INFLIGHT_ENTRIES 16384
 /* Default bound of the live set (allocated on demand, not preallocated). */
 #define HP_LIVE_MAX (1u << 20)
 /* Allocations of this size or more always take a stack. */
@@ -69,7 +67,8 @@ struct hp_inflight {
 	__u64 credit_count;	/* what the sample is credited with */
 	__u64 credit_bytes;
 	__u32 func;
-	__u32 depth;		/* nested allocator calls inside this one (ignored) */
+	__u16 depth;		/* nested allocator calls inside this one (ignored) */
+	__u16 active;		/* between an entry and its return */
 };
 
 /* Per-CPU cumulative counters (sum the CPUs; live_* may wrap per CPU, the sum is right). */
@@ -84,7 +83,7 @@ struct hp_counters {
 	__u64 live_untracked;	/* allocations not tracked: the live map was full */
 	__u64 stack_failures;	/* sampled allocations whose stack could not be taken */
 	__u64 site_full;	/* sampled allocations whose site did not fit the site map */
-	__u64 inflight_lost;	/* entries not matched to a return (inflight map full) */
+	__u64 inflight_lost;	/* entries not followed: no per-thread storage could be made */
 	__u64 events_lost;	/* --heap-events records the ring buffer had no room for */
 	__u64 samples;		/* allocations that took a stack */
 	__u64 pad;

@@ -978,7 +978,7 @@ static int emit_drops(struct collector *c, struct hp_priv *p, const struct hp_co
 				    "sampled allocations whose site did not fit the heap site map");
 	if (!err)
 		err = rec_emit_drop(c, "inflight_full", d->inflight_lost,
-				    "allocator calls not matched to their return (thread map full)");
+				    "allocator calls not counted: no per-thread storage for them");
 	if (!err)
 		err = rec_emit_drop(c, "ringbuf", d->events_lost,
 				    "--heap-events records lost: the ring buffer was full");
