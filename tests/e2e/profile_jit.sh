@@ -1,11 +1,11 @@
 # JIT code is named from the perf map the recorder copied into the capture
 # (the fixture deletes /tmp/perf-PID.map at exit): jit_perfmap spends ~80% in
 # generated code named jit_hot_loop and ~20% in "~jit_cold_loop" (V8's tier
-# marker, stripped), both shown as [jit] frames.
+# marker, stripped), both shown as [jit] frames. 6 s at 99 Hz: ~600 samples.
 . "$(dirname "$0")/lib.sh"
 need_ebpf
 [ "$(uname -m)" = x86_64 ] || skip "the JIT fixture writes x86-64 code"
-"$REC" --quiet -o "$TMP/run.ptop" -- "$FIX/jit_perfmap" 3 >/dev/null
+"$REC" --quiet -o "$TMP/run.ptop" -- "$FIX/jit_perfmap" 6 >/dev/null
 n=$(q "$TMP/run.ptop" "select count(*) from perf_map where complete = 1")
 assert_ge "perf maps in the capture" 1 "$n"
 "$ANA" report cpu --format json "$TMP/run.ptop" > "$TMP/cpu.json"
