@@ -10,10 +10,10 @@ SOCK=ptop-replay-$$
 tm() { tmux -L "$SOCK" "$@"; }
 trap 'tm kill-server 2>/dev/null || true; sleep 0.2; rm -rf "$TMP" 2>/dev/null || rm -rf "$TMP"' EXIT
 pane() { tm capture-pane -p -t replay; }
-# wait_for PATTERN [WHAT]: poll the pane (up to 10 s) until a line matches PATTERN
+# wait_for PATTERN [WHAT]: poll the pane (up to 30 s: CI machines can be loaded) until a line matches PATTERN
 wait_for() {
 	local i
-	for i in $(seq 1 100); do
+	for i in $(seq 1 300); do
 		pane | grep -Eq -- "$1" && { echo "ok: ${2:-$1}"; return 0; }
 		sleep 0.1
 	done
@@ -23,7 +23,7 @@ wait_for() {
 # wait_gone PATTERN [WHAT]: poll until no line matches
 wait_gone() {
 	local i
-	for i in $(seq 1 100); do
+	for i in $(seq 1 300); do
 		pane | grep -Eq -- "$1" || { echo "ok: ${2:-gone: $1}"; return 0; }
 		sleep 0.1
 	done
