@@ -11,8 +11,8 @@
 #   heaptrack   heaptrack -o FILE (LD_PRELOAD interposition; its compressor runs in
 #               other processes, on the tracer CPUs), when installed
 #   bpftrace    bpftrace -p PID, a malloc uprobe counting by user stack, when installed
-#   ptop-all    ptop-record --pid, every collector          } when ptop-record --caps
-#   ptop-noheap ptop-record --pid --disable heap            } lists a heap collector
+#   ptop-all    ptop-record --pid --enable heap: every one  } when ptop-record --caps
+#   ptop-noheap ptop-record --pid, the default (heap is off) } lists a heap collector
 #   ptop-heap   ptop-record --pid, the heap collector alone }
 #   ptop-heap0  the same with --heap-sample-bytes 0 (every allocation's stack)
 #   ptop-preload ptop-record --heap-lane preload -- WORKLOAD, when --help offers it
@@ -118,7 +118,7 @@ run_one() {
 		rm -f "$tmp"/ht*
 		ok=1 ;;
 	ptop-preload)
-		"${tr_pin[@]}" "$REC" --quiet --disable "$others" --heap-lane preload \
+		"${tr_pin[@]}" "$REC" --quiet --enable heap --disable "$others" --heap-lane preload \
 			-o "$tmp/run.ptop" --force -- "$W" -r "$rate" -d "$DUR" "${wl_cpu[@]}" \
 			>"$out" 2>"$t_err" || echo "overhead_heap: $cfg: $(tail -c 300 "$t_err")" >&2
 		ok=1 ;;
@@ -150,9 +150,10 @@ run_one() {
 		ptop-*)
 			local dis=()
 			case $cfg in
-			ptop-noheap) dis=(--disable heap) ;;
-			ptop-heap) dis=(--disable "$others") ;;
-			ptop-heap0) dis=(--disable "$others" --heap-sample-bytes 0) ;;
+			ptop-all) dis=(--enable heap) ;;	# heap is off by default
+			ptop-noheap) dis=() ;;
+			ptop-heap) dis=(--enable heap --disable "$others") ;;
+			ptop-heap0) dis=(--enable heap --disable "$others" --heap-sample-bytes 0) ;;
 			esac
 			"${tr_pin[@]}" "$REC" --pid "$wpid" "${dis[@]}" -o "$tmp/run.ptop" --force \
 				>"$t_out" 2>"$t_err" &

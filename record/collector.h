@@ -57,6 +57,9 @@ struct collector;
 struct collector_ops {
 	const char *name;            /* "cpu", "syscalls", ...: as --disable takes it */
 	const char *summary;         /* one line for --help and --caps */
+	/* Off unless --enable names it: what it costs the target is not the cheap
+	 * default (DESIGN.md). The text says why, for the probe set and --help. */
+	const char *off_by_default;
 	/* Decide whether the collector can run for CTX and from which source;
 	 * write the reason when it cannot. Must not change anything. Returns
 	 * PROBE_STATE_ACTIVE, _UNSUPPORTED or _FAILED. */

@@ -119,6 +119,8 @@ int record_write_header(struct capture_writer *w, const struct record_header_in 
 	options.heap_events = o->heap_events;
 	options.n_disabled = o->n_disabled;
 	options.disabled = o->disabled;
+	options.n_enabled = o->n_enabled;
+	options.enabled = o->enabled;
 	h.options = &options;
 
 	target.mode = t->mode;

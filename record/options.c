@@ -21,6 +21,7 @@ enum {
 	OPT_VMA_INTERVAL,
 	OPT_FLUSH_INTERVAL,
 	OPT_DISABLE,
+	OPT_ENABLE,
 	OPT_NO_EBPF,
 	OPT_CAPS,
 	OPT_CPU_SAMPLE_HZ,
@@ -40,6 +41,7 @@ static const struct option long_opts[] = {
 	{ "vma-interval", required_argument, NULL, OPT_VMA_INTERVAL },
 	{ "flush-interval", required_argument, NULL, OPT_FLUSH_INTERVAL },
 	{ "disable", required_argument, NULL, OPT_DISABLE },
+	{ "enable", required_argument, NULL, OPT_ENABLE },
 	{ "no-ebpf", no_argument, NULL, OPT_NO_EBPF },
 	{ "caps", no_argument, NULL, OPT_CAPS },
 	{ "cpu-sample-hz", required_argument, NULL, OPT_CPU_SAMPLE_HZ },
@@ -165,15 +167,6 @@ static int parse_pid(const char *arg, pid_t *pid, char *err, size_t errlen)
 	return 0;
 }
 
-static size_t table_len(const struct collector_ops *const *table)
-{
-	size_t n = 0;
-
-	while (table && table[n])
-		n++;
-	return n;
-}
-
 static void valid_names(const struct collector_ops *const *table, char *buf, size_t len)
 {
 	size_t i, off = 0;
@@ -184,12 +177,22 @@ static void valid_names(const struct collector_ops *const *table, char *buf, siz
 					table[i]->name);
 }
 
-static int add_disabled(struct record_opts *o, const char *arg,
-			const struct collector_ops *const *table, char *err, size_t errlen)
+static bool in_list(char *const *list, size_t n, const char *name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(list[i], name) == 0)
+			return true;
+	return false;
+}
+
+/* Add the comma-separated collector names of ARG (for option OPT: --disable or
+ * --enable) to *LIST, each checked against TABLE. 0 or -errno with ERR set. */
+static int add_names(char ***list, size_t *n, const char *opt, const char *arg,
+		     const struct collector_ops *const *table, char *err, size_t errlen)
 {
 	char *copy, *tok, *save = NULL, **v;
 	char names[256];
-	size_t i;
+	size_t i, ntok = 0;
 	int err_rc = 0;
 
 	copy = strdup(arg);
@@ -200,35 +203,35 @@ static int add_disabled(struct record_opts *o, const char *arg,
 	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		bool known = false;
 
+		ntok++;
 		for (i = 0; table && table[i]; i++)
 			known |= strcmp(table[i]->name, tok) == 0;
 		if (!known) {
 			valid_names(table, names, sizeof(names));
-			set_err(err, errlen,
-				"--disable: unknown collector '%s': the collectors are %s", tok,
-				names);
+			set_err(err, errlen, "%s: unknown collector '%s': the collectors are %s", opt,
+				tok, names);
 			err_rc = -EINVAL;
 			goto cleanup;
 		}
-		if (record_opts__disabled(o, tok))
+		if (in_list(*list, *n, tok))
 			continue;
-		v = realloc(o->disabled, (o->n_disabled + 1) * sizeof(*v));
+		v = realloc(*list, (*n + 1) * sizeof(*v));
 		if (!v) {
 			set_err(err, errlen, "out of memory");
 			err_rc = -ENOMEM;
 			goto cleanup;
 		}
-		o->disabled = v;
-		o->disabled[o->n_disabled] = strdup(tok);
-		if (!o->disabled[o->n_disabled]) {
+		*list = v;
+		(*list)[*n] = strdup(tok);
+		if (!(*list)[*n]) {
 			set_err(err, errlen, "out of memory");
 			err_rc = -ENOMEM;
 			goto cleanup;
 		}
-		o->n_disabled++;
+		(*n)++;
 	}
-	if (!o->n_disabled) {
-		set_err(err, errlen, "--disable '%s' names no collector", arg);
+	if (!ntok) {
+		set_err(err, errlen, "%s '%s' names no collector", opt, arg);
 		err_rc = -EINVAL;
 	}
 cleanup:
@@ -369,7 +372,14 @@ int record_opts__parse(struct record_opts *o, int argc, char **argv,
 				return r;
 			break;
 		case OPT_DISABLE:
-			r = add_disabled(o, optarg, table, err, errlen);
+			r = add_names(&o->disabled, &o->n_disabled, "--disable", optarg, table, err,
+				      errlen);
+			if (r)
+				return r;
+			break;
+		case OPT_ENABLE:
+			r = add_names(&o->enabled, &o->n_enabled, "--enable", optarg, table, err,
+				      errlen);
 			if (r)
 				return r;
 			break;
@@ -463,9 +473,24 @@ int record_opts__parse(struct record_opts *o, int argc, char **argv,
 			prog);
 		return -EINVAL;
 	}
-	if (table && o->n_disabled >= table_len(table)) {
-		set_err(err, errlen, "--disable switches off every collector: nothing to record");
-		return -EINVAL;
+	for (size_t i = 0; i < o->n_enabled; i++) {
+		if (record_opts__disabled(o, o->enabled[i])) {
+			set_err(err, errlen, "'%s' is both in --enable and in --disable",
+				o->enabled[i]);
+			return -EINVAL;
+		}
+	}
+	if (table) {
+		size_t runs = 0;
+
+		for (size_t i = 0; table[i]; i++)
+			runs += !record_opts__disabled(o, table[i]->name) &&
+				(!table[i]->off_by_default ||
+				 record_opts__enabled(o, table[i]->name));
+		if (!runs) {
+			set_err(err, errlen, "--disable switches off every collector: nothing to record");
+			return -EINVAL;
+		}
 	}
 	return 0;
 }
@@ -481,16 +506,21 @@ void record_opts__free(struct record_opts *o)
 	free(o->disabled);
 	o->disabled = NULL;
 	o->n_disabled = 0;
+	for (i = 0; i < o->n_enabled; i++)
+		free(o->enabled[i]);
+	free(o->enabled);
+	o->enabled = NULL;
+	o->n_enabled = 0;
 }
 
 bool record_opts__disabled(const struct record_opts *o, const char *name)
 {
-	size_t i;
+	return in_list(o->disabled, o->n_disabled, name);
+}
 
-	for (i = 0; i < o->n_disabled; i++)
-		if (strcmp(o->disabled[i], name) == 0)
-			return true;
-	return false;
+bool record_opts__enabled(const struct record_opts *o, const char *name)
+{
+	return in_list(o->enabled, o->n_enabled, name);
 }
 
 void record_usage(FILE *f, const struct collector_ops *const *table)
@@ -523,6 +553,8 @@ void record_usage(FILE *f, const struct collector_ops *const *table)
 	      "\n"
 	      "Collectors:\n"
 	      "      --disable A,B       do not run these collectors\n"
+	      "      --enable A,B        also run these collectors, which are off by default\n"
+	      "                          because of what they cost the target (heap)\n"
 	      "      --no-ebpf           /proc lanes only (no eBPF programs are loaded)\n"
 	      "      --caps              print which collectors can run here and why not,\n"
 	      "                          then exit\n"

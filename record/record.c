@@ -146,6 +146,11 @@ static size_t collectors_init(struct collector *cs, struct rec_ctx *ctx,
 		if (record_opts__disabled(o, c->ops->name)) {
 			c->state = PTOP__V1__PROBE_STATE__PROBE_STATE_DISABLED;
 			snprintf(c->reason, sizeof(c->reason), "disabled by --disable");
+		} else if (c->ops->off_by_default && !record_opts__enabled(o, c->ops->name) &&
+			   !ctx->caps_only) {
+			c->state = PTOP__V1__PROBE_STATE__PROBE_STATE_DISABLED;
+			snprintf(c->reason, sizeof(c->reason), "off by default (%s): --enable %s",
+				 c->ops->off_by_default, c->ops->name);
 		}
 	}
 	return n;

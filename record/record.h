@@ -67,6 +67,8 @@ struct record_opts {
 	bool heap_events;            /* --heap-events */
 	char **disabled;             /* --disable names (each checked), owned; n_disabled */
 	size_t n_disabled;
+	char **enabled;              /* --enable names (each checked), owned; n_enabled */
+	size_t n_enabled;
 	int argc;                    /* the recorder's own command line */
 	char **argv;
 };
@@ -91,6 +93,9 @@ void record_opts__free(struct record_opts *o);
 
 /* True if NAME was given to --disable. */
 bool record_opts__disabled(const struct record_opts *o, const char *name);
+
+/* Whether --enable named collector NAME (one that is off by default). */
+bool record_opts__enabled(const struct record_opts *o, const char *name);
 
 /* Print the --help text to F, listing the collectors of TABLE. */
 void record_usage(FILE *f, const struct collector_ops *const *table);

@@ -31,7 +31,9 @@
 static const struct collector_ops t_cpu = { .name = "cpu", .summary = "on-CPU time" };
 static const struct collector_ops t_sys = { .name = "syscalls", .summary = "syscall counts" };
 static const struct collector_ops t_mem = { .name = "memory", .summary = "RSS, PSS, USS" };
-static const struct collector_ops *const table[] = { &t_cpu, &t_sys, &t_mem, NULL };
+static const struct collector_ops t_heap = { .name = "heap", .summary = "allocations",
+					     .off_by_default = "costly" };
+static const struct collector_ops *const table[] = { &t_cpu, &t_sys, &t_mem, &t_heap, NULL };
 
 #define ARGV(...) ((char *[]){ __VA_ARGS__, NULL })
 #define ARGC(...) ((int)(sizeof((char *[]){ __VA_ARGS__ }) / sizeof(char *)))
@@ -290,14 +292,31 @@ static void test_07_disable(void **state)
 	assert_false(record_opts__disabled(&o, "syscalls"));
 	record_opts__free(&o);
 
-	expect_usage("unknown collector 'nope': the collectors are cpu, syscalls, memory",
+	expect_usage("unknown collector 'nope': the collectors are cpu, syscalls, memory, heap",
 		     ARGC("ptop-record", "--disable", "cpu,nope", "--pid", "1"),
 		     ARGV("ptop-record", "--disable", "cpu,nope", "--pid", "1"));
 	expect_usage("names no collector", ARGC("ptop-record", "--disable", ",", "--pid", "1"),
 		     ARGV("ptop-record", "--disable", ",", "--pid", "1"));
+	/* heap is off by default: disabling the others leaves nothing to record... */
 	expect_usage("every collector",
 		     ARGC("ptop-record", "--disable", "cpu,syscalls,memory", "--pid", "1"),
 		     ARGV("ptop-record", "--disable", "cpu,syscalls,memory", "--pid", "1"));
+	/* ...unless --enable turns it on */
+	assert_int_equal(parse(&o, err,
+			       ARGC("ptop-record", "--disable", "cpu,syscalls,memory", "--enable",
+				    "heap", "--pid", "1"),
+			       ARGV("ptop-record", "--disable", "cpu,syscalls,memory", "--enable",
+				    "heap", "--pid", "1")),
+			 0);
+	assert_true(record_opts__enabled(&o, "heap"));
+	assert_false(record_opts__enabled(&o, "cpu"));
+	record_opts__free(&o);
+	expect_usage("--enable: unknown collector 'nope'",
+		     ARGC("ptop-record", "--enable", "nope", "--pid", "1"),
+		     ARGV("ptop-record", "--enable", "nope", "--pid", "1"));
+	expect_usage("'heap' is both in --enable and in --disable",
+		     ARGC("ptop-record", "--enable", "heap", "--disable", "heap", "--pid", "1"),
+		     ARGV("ptop-record", "--enable", "heap", "--disable", "heap", "--pid", "1"));
 }
 
 static void test_08_default_output(void **state)

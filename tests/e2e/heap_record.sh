@@ -11,7 +11,7 @@
 need_ebpf
 
 rec() { # NAME: record fixture NAME into $TMP/NAME.ptop
-	"$REC" --quiet --heap-sample-bytes 0 -o "$TMP/$1.ptop" -- "$FIX/$1" >/dev/null
+	"$REC" --quiet --enable heap --heap-sample-bytes 0 -o "$TMP/$1.ptop" -- "$FIX/$1" >/dev/null
 	q "$TMP/$1.ptop" "select count(*) from heap_snapshot" >/dev/null 2>&1 ||
 		skip "ptop-analyze does not load heap records (table heap_snapshot) yet"
 	assert_eq "$1: heap probe" "active/ebpf" \

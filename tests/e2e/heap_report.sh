@@ -30,7 +30,7 @@ echo "$caps" | grep -Eq '^ *heap +yes' ||
 B_LEAK=4096000
 
 # ---- exact
-"$REC" --quiet --heap-sample-bytes 0 --leak-age 1s -o "$TMP/exact.ptop" -- "$FIX/heap_leak" >/dev/null
+"$REC" --quiet --enable heap --heap-sample-bytes 0 --leak-age 1s -o "$TMP/exact.ptop" -- "$FIX/heap_leak" >/dev/null
 "$ANA" report heap --by live --format json "$TMP/exact.ptop" > "$TMP/live.json"
 assert_eq "heap collected" True "$(jget "$TMP/live.json" "j['collected']")"
 assert_eq "exact (sample_bytes 0)" True "$(jget "$TMP/live.json" "j['exact']")"
@@ -70,7 +70,7 @@ printf 'race:x\n' > "$TMP/bad"
 expect_exit 2 "$ANA" report leaks --suppressions "$TMP/bad" "$TMP/exact.ptop"
 
 # ---- default sampling
-"$REC" --quiet --leak-age 1s -o "$TMP/sampled.ptop" -- "$FIX/heap_leak" >/dev/null
+"$REC" --quiet --enable heap --leak-age 1s -o "$TMP/sampled.ptop" -- "$FIX/heap_leak" >/dev/null
 "$ANA" report heap --by live --format json "$TMP/sampled.ptop" > "$TMP/s.json"
 S=$(jget "$TMP/s.json" "j['sample_bytes']")
 assert_ge "sampled: sample_bytes" 1 "$S"
