@@ -6,7 +6,7 @@ set -uo pipefail
 B=${PTOP_BUILD:-build}
 export PTOP_BUILD=$B
 status=0
-for exe in "$B"/bench/bench_codec "$B"/bench/bench_load; do
+for exe in "$B"/bench/bench_codec "$B"/bench/bench_load "$B"/bench/bench_replay; do
 	[ -x "$exe" ] || continue
 	echo "== $(basename "$exe")"
 	"$exe" || status=1
