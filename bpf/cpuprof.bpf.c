@@ -5,10 +5,10 @@
  *
  * record/cpuprof.c opens one PERF_COUNT_SW_CPU_CLOCK event per online CPU at
  * --cpu-sample-hz and attaches cp_sample to each. Every run counts a tick; runs on
- * a target thread take the stacks with bpf_get_stackid() (frame-pointer walk,
- * deduplicated by the stack map itself: one id per distinct stack, compared in
- * full, no BPF_F_FAST_STACK_CMP and no BPF_F_REUSE_STACKID, so an id never changes
- * meaning while user space may still read it) and add one to the count of the pair.
+ * a target thread copy the stacks with bpf_get_stack() (frame-pointer walk) into a
+ * per-CPU buffer, key each by a 64-bit hash of its ips (struct cp_stack_key says
+ * why not bpf_get_stackid), store it in the set's stack map the first time, and
+ * add one to the count of the pair.
  *
  * The user stack's first ip is the sampled ip itself (regs->ip, exact); the frames
  * after it are return addresses (the analyzer subtracts 1 before symbolizing them).
@@ -36,15 +36,18 @@ char LICENSE[] SEC("license") = "GPL";
 #ifndef EEXIST
 #define EEXIST 17
 #endif
+#ifndef ENOENT
+#define ENOENT 2
+#endif
 
 /* The set samples go into now: 0 or 1. Written by user space (mmapped .bss). */
 __u32 cp_active = 0;
 
 struct stack_map {
-	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
+	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, CP_STACK_ENTRIES);
-	__type(key, __u32);
-	__uint(value_size, CP_MAX_DEPTH * sizeof(__u64));
+	__type(key, struct cp_stack_key);
+	__type(value, struct cp_ips);
 };
 
 struct stack_map cp_stacks0 SEC(".maps");
@@ -64,6 +67,14 @@ struct {
 	__type(value, struct cp_counters);
 } cp_counters SEC(".maps");
 
+/* Where a sample's stack is walked into, one per CPU (too big for the BPF stack). */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct cp_ips);
+} cp_scratch SEC(".maps");
+
 /* Did the timer interrupt kernel mode? */
 static __always_inline int sample_in_kernel(struct bpf_perf_event_data *ctx)
 {
@@ -77,13 +88,43 @@ static __always_inline int sample_in_kernel(struct bpf_perf_event_data *ctx)
 #endif
 }
 
-/* The stack id of this sample in set SET's map (user or kernel), or -errno. Two call
- * sites, one per map: the helper's map argument must be a known map. */
-static __always_inline long get_stack(struct bpf_perf_event_data *ctx, __u32 set, __u64 flags)
+/* Walk this sample's stack (user with BPF_F_USER_STACK, else kernel) into the
+ * scratch buffer, key it, and store it in set SET's stack map unless it is there.
+ * Returns 0 with *SK set, -ENOENT for an empty walk, -ENOMEM when the stack map is
+ * full, or the helper's -errno. */
+static __always_inline long take_stack(struct bpf_perf_event_data *ctx, __u32 set, __u64 flags,
+				       struct cp_stack_key *sk)
 {
+	struct cp_ips *buf;
+	__u32 zero = 0, i;
+	__u64 h = 0x9E3779B97F4A7C15ULL;
+	long n, err;
+
+	buf = bpf_map_lookup_elem(&cp_scratch, &zero);
+	if (!buf)
+		return -ENOMEM;
+	n = bpf_get_stack(ctx, buf->ips, sizeof(buf->ips), flags);
+	if (n < 0)
+		return n;
+	if (n < (long)sizeof(__u64))
+		return -ENOENT;
+	sk->nr = (__u32)(n / sizeof(__u64));
+	sk->kernel = !(flags & BPF_F_USER_STACK);
+	/* a multiply-xorshift mix of every ip, in order */
+	for (i = 0; i < CP_MAX_DEPTH; i++) {
+		if (i >= sk->nr)
+			break;
+		h = (h ^ buf->ips[i]) * 0xBF58476D1CE4E5B9ULL;
+		h ^= h >> 31;
+	}
+	sk->hash = h | 1;	/* never 0: 0 means "no stack" */
 	if (set)
-		return bpf_get_stackid(ctx, &cp_stacks1, flags);
-	return bpf_get_stackid(ctx, &cp_stacks0, flags);
+		err = bpf_map_update_elem(&cp_stacks1, sk, buf, BPF_NOEXIST);
+	else
+		err = bpf_map_update_elem(&cp_stacks0, sk, buf, BPF_NOEXIST);
+	if (err && err != -EEXIST)
+		return -ENOMEM;
+	return 0;
 }
 
 SEC("perf_event")
@@ -91,7 +132,6 @@ int cp_sample(struct bpf_perf_event_data *ctx)
 {
 	struct cp_counters *cnt;
 	struct cp_key key = {};
-	long uid, kid = -1;
 	__u64 one = 1, *val;
 	__u32 set;
 	int kmode;
@@ -106,33 +146,31 @@ int cp_sample(struct bpf_perf_event_data *ctx)
 		return 0;
 	cnt->samples++;
 
-	uid = get_stack(ctx, set, BPF_F_USER_STACK);
-	if (uid == -EEXIST || uid == -ENOMEM) {
+	err = take_stack(ctx, set, BPF_F_USER_STACK, &key.user);
+	if (err == -ENOMEM) {
 		cnt->lost_collision++;
 		return 0;
 	}
-	if (uid < 0) {
+	if (err) {
 		cnt->no_user_stack++;	/* -EFAULT: no user regs, or an empty walk */
-		uid = -1;
+		key.user.hash = 0;
 	}
 
 	kmode = sample_in_kernel(ctx);
 	if (kmode) {
-		kid = get_stack(ctx, set, 0);
-		if (kid == -EEXIST || kid == -ENOMEM) {
+		err = take_stack(ctx, set, 0, &key.kern);
+		if (err == -ENOMEM) {
 			cnt->lost_collision++;
 			return 0;
 		}
-		if (kid < 0) {
+		if (err) {
 			if (kmode > 0)
 				cnt->no_kernel_stack++;
-			kid = -1;
+			key.kern.hash = 0;
 		}
 	}
 
 	key.set = set;
-	key.user_id = (__s32)uid;
-	key.kernel_id = (__s32)kid;
 	val = bpf_map_lookup_elem(&cp_counts, &key);
 	if (val) {
 		__sync_fetch_and_add(val, 1);

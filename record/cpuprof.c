@@ -273,9 +273,7 @@ struct cp_priv {
 	struct cp_counters *cnt;	/* ncpus */
 	struct cp_key *keys;		/* CP_COUNT_ENTRIES */
 	uint64_t *vals;			/* CP_COUNT_ENTRIES */
-	uint64_t *capid;		/* CP_STACK_ENTRIES: stack-map id -> capture id, this
-					 * interval; 0 unresolved, UINT64_MAX unreadable */
-	uint64_t ips[CP_MAX_DEPTH];
+	struct cp_ips stack;		/* one stack read back from a stack map */
 	Ptop__V1__StackCount *sc;	/* CP_COUNT_ENTRIES */
 	Ptop__V1__StackCount **scp;
 	struct cp_stack_table *table;
@@ -366,7 +364,6 @@ static void cp_stop(struct collector *c)
 	free(p->cnt);
 	free(p->keys);
 	free(p->vals);
-	free(p->capid);
 	free(p->sc);
 	free(p->scp);
 	free(p);	/* p->table is the capture's, shared */
@@ -472,11 +469,10 @@ static int cp_start(struct collector *c)
 	p->cnt = calloc(p->ncpus, sizeof(*p->cnt));
 	p->keys = calloc(CP_COUNT_ENTRIES, sizeof(*p->keys));
 	p->vals = calloc(CP_COUNT_ENTRIES, sizeof(*p->vals));
-	p->capid = calloc(CP_STACK_ENTRIES, sizeof(*p->capid));
 	p->sc = calloc(CP_COUNT_ENTRIES, sizeof(*p->sc));
 	p->scp = calloc(CP_COUNT_ENTRIES, sizeof(*p->scp));
 	p->table = cp_stack_table__capture();
-	if (!p->cnt || !p->keys || !p->vals || !p->capid || !p->sc || !p->scp || !p->table) {
+	if (!p->cnt || !p->keys || !p->vals || !p->sc || !p->scp || !p->table) {
 		err = -ENOMEM;
 		snprintf(c->reason, sizeof(c->reason), "out of memory");
 		goto cleanup;
@@ -528,43 +524,33 @@ static void quiesce(struct cp_priv *p)
 		;
 }
 
-/* The capture id of stack-map id SID in SM (a stack of KERNEL mode), writing its Stack
- * record the first time the capture sees its content. *ID: 0 if it cannot be read.
- * 0 or -errno from the writer. */
-static int resolve(struct collector *c, struct cp_priv *p, int smfd, __s32 sid, bool kernel,
-		   uint64_t *id)
+/* The capture id of the stack keyed SK in stack map SMFD, writing its Stack record
+ * the first time the capture sees its content. *ID: 0 for no stack (SK->hash 0) or
+ * one that cannot be read back. 0 or -errno from the writer. */
+static int resolve(struct collector *c, struct cp_priv *p, int smfd,
+		   const struct cp_stack_key *sk, uint64_t *id)
 {
 	Ptop__V1__Record rec = PTOP__V1__RECORD__INIT;
 	Ptop__V1__Stack st = PTOP__V1__STACK__INIT;
-	__u32 key = (__u32)sid;
-	size_t n;
 	int r;
 
 	*id = 0;
-	if (sid < 0 || sid >= CP_STACK_ENTRIES)
+	if (!sk->hash || !sk->nr || sk->nr > CP_MAX_DEPTH)
 		return 0;
-	if (p->capid[sid]) {
-		*id = p->capid[sid] == UINT64_MAX ? 0 : p->capid[sid];
+	if (bpf_map_lookup_elem(smfd, sk, &p->stack) != 0)
 		return 0;
-	}
-	p->capid[sid] = UINT64_MAX;
-	memset(p->ips, 0, sizeof(p->ips));
-	if (bpf_map_lookup_elem(smfd, &key, p->ips) != 0)
-		return 0;
-	n = cpuprof__stack_len(p->ips, CP_MAX_DEPTH);
-	r = cp_stack_table__intern(p->table, kernel, p->ips, n, id);
+	r = cp_stack_table__intern(p->table, sk->kernel, (const uint64_t *)p->stack.ips, sk->nr, id);
 	if (r < 0) {
 		*id = 0;
 		return 0;
 	}
-	p->capid[sid] = *id;
 	if (r == 0)
 		return 0;
 	/* new: its record goes before the event that refers to it */
 	st.id = *id;
-	st.n_ips = n;
-	st.ips = p->ips;
-	st.kernel = kernel;
+	st.n_ips = sk->nr;
+	st.ips = (uint64_t *)p->stack.ips;
+	st.kernel = sk->kernel;
 	rec.kind_case = PTOP__V1__RECORD__KIND_STACK;
 	rec.stack = &st;
 	return rec_emit(c->ctx, &rec);
@@ -601,7 +587,7 @@ static int read_counts(struct cp_priv *p, uint32_t set)
 /* Empty the stack map of the old set: every id is free for the set's next turn. */
 static void clear_stacks(int smfd)
 {
-	__u32 key, next;
+	struct cp_stack_key key, next;
 	void *prev = NULL;
 	int guard = 0;
 
@@ -619,9 +605,8 @@ static int emit_losses(struct collector *c, struct cp_priv *p, const struct cp_c
 	char detail[160];
 	int err;
 
-	err = rec_emit_drop(c, "stack_map_collision", s->lost_collision,
-			    "samples whose stack found its stack-map bucket taken by another "
-			    "stack (or the map full)");
+	err = rec_emit_drop(c, "stack_map_full", s->lost_collision,
+			    "samples whose stack did not fit: the interval's stack map was full");
 	if (!err)
 		err = rec_emit_drop(c, "map_full", s->lost_map_full,
 				    "samples not counted: the (user, kernel) count map was full");
@@ -677,17 +662,16 @@ static int cp_poll(struct collector *c, uint64_t now_ns, unsigned flags)
 		err = n;
 		goto read_err;
 	}
-	memset(p->capid, 0, CP_STACK_ENTRIES * sizeof(*p->capid));
 	for (i = 0; i < n; i++) {
 		Ptop__V1__StackCount *s = &p->sc[k];
 		uint64_t uid = 0, kid = 0;
 
-		err = resolve(c, p, smfd, p->keys[i].user_id, false, &uid);
+		err = resolve(c, p, smfd, &p->keys[i].user, &uid);
 		if (!err)
-			err = resolve(c, p, smfd, p->keys[i].kernel_id, true, &kid);
+			err = resolve(c, p, smfd, &p->keys[i].kern, &kid);
 		if (err)
 			return err;	/* the writer failed: the recording ends */
-		if ((p->keys[i].user_id >= 0 && !uid) || (p->keys[i].kernel_id >= 0 && !kid)) {
+		if ((p->keys[i].user.hash && !uid) || (p->keys[i].kern.hash && !kid)) {
 			unreadable += p->vals[i];
 			continue;
 		}
