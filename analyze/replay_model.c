@@ -500,6 +500,7 @@ struct replay_model *replay_model__open(sqlite3 *db, const char *capture_id, cha
 	}
 	m->db = db;
 	m->groups_snap = RM_NULL;
+	m->sites_hi = RM_NULL;
 	m->hist_iv = RM_NULL;
 	e = capture_meta__load(db, capture_id, &m->meta);
 	if (e == -ENOENT) {
@@ -559,7 +560,41 @@ void replay_model__free(struct replay_model *m)
 	free(m->drops);
 	free(m->events_list);
 	free(m->groups);
+	heap_sites__free(m->sites_iv);
+	heap_sites__free(m->sites_hist);
 	free(m);
+}
+
+int replay_model__heap_sites(struct replay_model *m, size_t hi, struct heap_sites **iv,
+			     struct heap_sites **hist)
+{
+	struct window w = {0};
+	int err;
+
+	if (hi >= m->nheap)
+		return -EINVAL;
+	if (m->sites_hi != (int64_t)hi || !m->sites_iv || !m->sites_hist) {
+		heap_sites__free(m->sites_iv);
+		heap_sites__free(m->sites_hist);
+		m->sites_iv = m->sites_hist = NULL;
+		m->sites_hi = RM_NULL;
+		/* a snapshot is in a window when its midpoint is: [t - interval, t] holds
+		 * this one only, [.., t] every one up to it */
+		w.has_end = true;
+		w.end_ns = m->heap[hi].t + 1;
+		err = heap_sites__load(m->db, &m->meta, &w, true, &m->sites_hist);
+		if (err)
+			return err;
+		w.has_start = true;
+		w.start_ns = m->heap[hi].t - (m->heap[hi].interval > 0 ? m->heap[hi].interval : 0);
+		err = heap_sites__load(m->db, &m->meta, &w, false, &m->sites_iv);
+		if (err)
+			return err;
+		m->sites_hi = (int64_t)hi;
+	}
+	*iv = m->sites_iv;
+	*hist = m->sites_hist;
+	return 0;
 }
 
 void replay_model__seek(struct replay_model *m, int64_t t)

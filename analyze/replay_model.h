@@ -137,6 +137,10 @@ struct replay_model {
 	int64_t groups_snap; /* snapshot id cached, RM_NULL: none */
 	struct rm_vma_group *groups;
 	size_t ngroups;
+
+	/* the heap call sites of one snapshot, cached (replay_model__heap_sites) */
+	int64_t sites_hi; /* heap index cached, RM_NULL: none */
+	struct heap_sites *sites_iv, *sites_hist;
 };
 
 /* Load capture CAPTURE_ID of DB (which stays the caller's and must outlive the model). Returns
@@ -196,6 +200,14 @@ struct rm_vma {
  * (caller frees). 0, -EINVAL (no such snapshot), -EIO, -ENOMEM. */
 int replay_model__vmas(struct replay_model *m, size_t si, const char *group, struct rm_vma **out,
 		       size_t *n);
+
+/* The heap call sites at heap snapshot index HI, folded by allocating function as `report heap`
+ * does (analyze/report_heap.c): *IV over that snapshot's interval (live bytes at it, bytes and
+ * count allocated in it), *HIST from the capture start to it, with the leak suspects as
+ * `report leaks` ranks them. Both point into the model (valid until the next call with another
+ * HI). 0, -EINVAL (no such snapshot), or -errno of heap_sites__load. */
+int replay_model__heap_sites(struct replay_model *m, size_t hi, struct heap_sites **iv,
+			     struct heap_sites **hist);
 
 /* Index of the last event at or before T in events_list; -1 when none. */
 ssize_t replay_model__event_at(const struct replay_model *m, int64_t t);

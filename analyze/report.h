@@ -196,6 +196,44 @@ void suppressions__free(struct suppressions *s);
  * the end. */
 bool suppression__match(const char *pattern, const char *s);
 
+
+/* The heap figures of a window folded by allocating function, as `report heap` and `report leaks`
+ * compute them, for the replay viewer. */
+struct heap_site {
+	const char *func, *file, *module; /* owned by the heap_sites; file NULL when unknown */
+	unsigned line;			  /* 0: unknown */
+	int64_t live_bytes, live_count;	  /* at the last snapshot of the window; -1: not measured */
+	uint64_t alloc_bytes, alloc_count; /* over the window */
+	int64_t stack;			   /* the stack shown for it (stack_id); <= 0: none */
+	int64_t oldest_age_ns;		   /* its oldest live allocation's age; -1: none */
+	struct heap_trend trend;	   /* suspects only */
+};
+
+struct heap_sites {
+	bool collected;		  /* false: probe says why */
+	struct probe_info probe;
+	bool live_measured;
+	size_t n_snap;		  /* snapshots in the window */
+	int64_t leak_age_ns;	  /* the age a suspect's allocations are older than */
+	char census[512];	  /* the census line of `report heap` (no newline) */
+	struct heap_site *site;	  /* by live bytes when measured, else bytes allocated */
+	size_t n;
+	struct heap_site *suspect; /* when asked for: as `report leaks` ranks them */
+	size_t n_suspect;
+	void *priv;
+};
+
+/* Load capture M's heap figures in window W (names from the symbol store, no network), the
+ * suspects too when SUSPECTS. *OUT is malloc'd: free with heap_sites__free (accepts NULL).
+ * 0, -ENOMEM, -EIO, -EPROTO (a DB made before the heap tables were as they are). */
+int heap_sites__load(sqlite3 *db, const struct capture_meta *m, const struct window *w,
+		     bool suspects, struct heap_sites **out);
+void heap_sites__free(struct heap_sites *hs);
+
+/* Print the frames of stack STACK (as `report leaks` does: from the allocating function out, one
+ * line each, "      FUNC at FILE:LINE  (MODULE)") to OUT. 0 or -EIO. */
+int heap_sites__stack(const struct heap_sites *hs, int64_t stack, FILE *out);
+
 /* ------------------------------------------------------------------ shared by the reports */
 
 /* Absolute monotonic bounds of W for capture M: [*lo, *hi], open sides

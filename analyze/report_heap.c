@@ -230,6 +230,7 @@ struct heap {
 	uint64_t last_sites, last_total;
 	int64_t leak_age_ns, last_ns;
 	bool mixed_sampling;
+	char exe[4096]; /* the target's executable ("" unknown): where the allocating frame is */
 };
 
 static void heap_free(struct heap *h)
@@ -698,7 +699,7 @@ static int heap_load(sqlite3 *db, const struct capture_meta *m, const struct rep
 {
 	struct probe_info go;
 	struct symstore_run run;
-	char err_msg[512] = "", exe[4096] = "";
+	char err_msg[512] = "";
 	sqlite3_stmt *s = NULL;
 	int ret;
 
@@ -836,10 +837,11 @@ static int heap_load(sqlite3 *db, const struct capture_meta *m, const struct rep
 	    SQLITE_OK) {
 		sqlite3_bind_int64(s, 1, m->cap);
 		if (sqlite3_step(s) == SQLITE_ROW && sqlite3_column_text(s, 0))
-			snprintf(exe, sizeof(exe), "%s", (const char *)sqlite3_column_text(s, 0));
+			snprintf(h->exe, sizeof(h->exe), "%s",
+				 (const char *)sqlite3_column_text(s, 0));
 	}
 	sqlite3_finalize(s);
-	return fold(h, exe);
+	return fold(h, h->exe);
 }
 
 /* ---------------------------------------------------------------- report heap */
@@ -1392,13 +1394,78 @@ static void stack_text(FILE *out, const struct heap *h, const char *exe, int64_t
 	}
 }
 
+/* Mark the suspects of H (functions holding live allocations older than LEAK_AGE at the last
+ * snapshot), their trend, those SUP suppresses (*N_SUPP); the *N_SUS that stay are moved first in
+ * h->fn, ranked by trend score. 0 or -ENOMEM. */
+static int rank_suspects(struct heap *h, int64_t leak_age, const struct suppressions *sup,
+			 size_t *n_sus_out, size_t *n_supp_out)
+{
+	size_t n_sus = 0, n_supp = 0;
+	double *t = malloc((h->n_points + 1) * sizeof(*t));
+	double *y = malloc((h->n_points + 1) * sizeof(*y));
+
+	if (!t || !y) {
+		free(t);
+		free(y);
+		return -ENOMEM;
+	}
+	/* suspects: live allocations older than the leak age at the last snapshot */
+	for (size_t k = 0; k < h->n_fn; k++) {
+		struct hfn *f = &h->fn[k];
+		size_t n = 0;
+
+		f->suspect = f->oldest_live_ns > 0 && f->live_bytes &&
+			     h->last_ns - f->oldest_live_ns >= leak_age;
+		if (!f->suspect)
+			continue;
+		for (size_t p = 0; p < h->n_points; p++)
+			if (!isnan(f->series[p])) {
+				t[n] = h->point_t[p];
+				y[n++] = f->series[p];
+			}
+		heap_trend__compute(t, y, n, &f->trend);
+	}
+	/* suppressed: a frame of any stack folded into the function matches */
+	for (size_t r = 0; sup && sup->n && r < h->n_row; r++) {
+		struct hfn *f = &h->fn[h->row[r].fn];
+
+		if (f->suspect && !f->suppressed && h->row[r].stack_id > 0 &&
+		    stack_suppressed(h, h->row[r].stack_id, sup))
+			f->suppressed = true;
+	}
+	/* the suspects that stay, first in the array */
+	for (size_t k = 0; k < h->n_fn; k++) {
+		struct hfn *f = &h->fn[k];
+
+		if (!f->suspect)
+			continue;
+		if (f->suppressed) {
+			n_supp++;
+			continue;
+		}
+		if (k != n_sus) {
+			struct hfn tmp = h->fn[n_sus];
+
+			h->fn[n_sus] = *f;
+			h->fn[k] = tmp;
+		}
+		n_sus++;
+	}
+	if (n_sus)
+		qsort(h->fn, n_sus, sizeof(*h->fn), cmp_suspect);
+	free(t);
+	free(y);
+	*n_sus_out = n_sus;
+	*n_supp_out = n_supp;
+	return 0;
+}
+
 int report_leaks(sqlite3 *db, const char *capture_id, const struct report_opts *o, FILE *out)
 {
 	struct suppressions sup = {0};
 	struct capture_meta m;
 	struct heap h;
 	size_t n_sus = 0, n_supp = 0, top = o->top ? o->top : HEAP_TOP_DEFAULT;
-	double *t = NULL, *y = NULL;
 	char a[32], b[32], c[32], w[96], exe[4096] = "";
 	int64_t leak_age;
 	struct json j;
@@ -1451,55 +1518,9 @@ int report_leaks(sqlite3 *db, const char *capture_id, const struct report_opts *
 	sqlite3_finalize(s);
 
 	leak_age = h.leak_age_ns > 0 ? h.leak_age_ns : LEAK_AGE_DEFAULT_NS;
-	t = malloc((h.n_points + 1) * sizeof(*t));
-	y = malloc((h.n_points + 1) * sizeof(*y));
-	if (!t || !y) {
-		err = -ENOMEM;
+	err = rank_suspects(&h, leak_age, &sup, &n_sus, &n_supp);
+	if (err)
 		goto cleanup;
-	}
-	/* suspects: live allocations older than the leak age at the last snapshot */
-	for (size_t k = 0; k < h.n_fn; k++) {
-		struct hfn *f = &h.fn[k];
-		size_t n = 0;
-
-		f->suspect = f->oldest_live_ns > 0 && f->live_bytes &&
-			     h.last_ns - f->oldest_live_ns >= leak_age;
-		if (!f->suspect)
-			continue;
-		for (size_t p = 0; p < h.n_points; p++)
-			if (!isnan(f->series[p])) {
-				t[n] = h.point_t[p];
-				y[n++] = f->series[p];
-			}
-		heap_trend__compute(t, y, n, &f->trend);
-	}
-	/* suppressed: a frame of any stack folded into the function matches */
-	for (size_t r = 0; sup.n && r < h.n_row; r++) {
-		struct hfn *f = &h.fn[h.row[r].fn];
-
-		if (f->suspect && !f->suppressed && h.row[r].stack_id > 0 &&
-		    stack_suppressed(&h, h.row[r].stack_id, &sup))
-			f->suppressed = true;
-	}
-	/* the suspects that stay, first in the array */
-	for (size_t k = 0; k < h.n_fn; k++) {
-		struct hfn *f = &h.fn[k];
-
-		if (!f->suspect)
-			continue;
-		if (f->suppressed) {
-			n_supp++;
-			continue;
-		}
-		if (k != n_sus) {
-			struct hfn tmp = h.fn[n_sus];
-
-			h.fn[n_sus] = *f;
-			h.fn[k] = tmp;
-		}
-		n_sus++;
-	}
-	qsort(h.fn, n_sus, sizeof(*h.fn), cmp_suspect);
 
 	switch (o->fmt) {
 	case OUT_TEXT:
@@ -1615,9 +1636,115 @@ int report_leaks(sqlite3 *db, const char *capture_id, const struct report_opts *
 	if (!err && (fflush(out) || ferror(out)))
 		err = -EIO;
 cleanup:
-	free(t);
-	free(y);
 	suppressions__free(&sup);
 	heap_free(&h);
 	return err;
+}
+
+/* ---------------------------------------------------------------- for the replay viewer */
+
+static void site_from(const struct heap *h, const struct hfn *f, struct heap_site *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->func = f->name;
+	o->file = f->file;
+	o->line = f->line;
+	o->module = f->module;
+	o->live_bytes = h->live_measured ? (int64_t)f->live_bytes : -1;
+	o->live_count = h->live_measured ? (int64_t)f->live_count : -1;
+	o->alloc_bytes = f->alloc_bytes;
+	o->alloc_count = f->alloc_count;
+	o->stack = f->stack;
+	o->oldest_age_ns = f->oldest_live_ns > 0 ? h->last_ns - f->oldest_live_ns : -1;
+	o->trend = f->trend;
+}
+
+void heap_sites__free(struct heap_sites *hs)
+{
+	if (!hs)
+		return;
+	if (hs->priv)
+		heap_free(hs->priv);
+	free(hs->priv);
+	free(hs->site);
+	free(hs->suspect);
+	free(hs);
+}
+
+int heap_sites__load(sqlite3 *db, const struct capture_meta *m, const struct window *w,
+		     bool suspects, struct heap_sites **out)
+{
+	struct report_opts o = {.win = *w};
+	struct heap_sites *hs = calloc(1, sizeof(*hs));
+	struct heap *h = calloc(1, sizeof(*h));
+	char *text = NULL;
+	size_t len = 0, n_sus = 0, n_supp = 0;
+	FILE *f;
+	int err;
+
+	*out = NULL;
+	if (!hs || !h) {
+		free(h);
+		err = -ENOMEM;
+		goto cleanup;
+	}
+	hs->priv = h;
+	err = heap_load(db, m, &o, h, "heap");
+	if (err)
+		goto cleanup;
+	hs->collected = h->collected;
+	hs->probe = h->probe;
+	hs->live_measured = h->live_measured;
+	hs->n_snap = h->n_snap;
+	hs->leak_age_ns = h->leak_age_ns > 0 ? h->leak_age_ns : LEAK_AGE_DEFAULT_NS;
+	if (!h->collected || !h->n_snap)
+		goto cleanup;
+	f = open_memstream(&text, &len);
+	if (!f) {
+		err = -ENOMEM;
+		goto cleanup;
+	}
+	census_text(h, f);
+	if (fclose(f)) {
+		err = -ENOMEM;
+		goto cleanup;
+	}
+	snprintf(hs->census, sizeof(hs->census), "%s", text ? text : "");
+	hs->census[strcspn(hs->census, "\n")] = 0;
+	hs->site = calloc(h->n_fn + 1, sizeof(*hs->site));
+	hs->suspect = calloc(h->n_fn + 1, sizeof(*hs->suspect));
+	if (!hs->site || !hs->suspect) {
+		err = -ENOMEM;
+		goto cleanup;
+	}
+	if (suspects && h->live_measured) {
+		err = rank_suspects(h, hs->leak_age_ns, NULL, &n_sus, &n_supp);
+		if (err)
+			goto cleanup;
+		for (size_t k = 0; k < n_sus; k++)
+			site_from(h, &h->fn[k], &hs->suspect[k]);
+		hs->n_suspect = n_sus;
+	}
+	if (h->n_fn)
+		sort_by(h, heap_by(h, HEAP_BY_DEFAULT));
+	for (size_t k = 0; k < h->n_fn; k++)
+		site_from(h, &h->fn[k], &hs->site[k]);
+	hs->n = h->n_fn;
+cleanup:
+	free(text);
+	if (err)
+		heap_sites__free(hs);
+	else
+		*out = hs;
+	return err;
+}
+
+int heap_sites__stack(const struct heap_sites *hs, int64_t stack, FILE *out)
+{
+	const struct heap *h = hs ? hs->priv : NULL;
+
+	if (!h)
+		return -EINVAL;
+	stack_text(out, h, h->exe, stack);
+	return ferror(out) ? -EIO : 0;
 }

@@ -670,13 +670,172 @@ static void test_13_heap_tab(void **state)
 	assert_contains(line, "200 allocations, 2.00 MiB");
 	line_with(f, "live ", line, sizeof(line));
 	assert_contains(line, "6.00 MiB");
-	line_with(f, "leak suspects", line, sizeof(line));
+	line_with(f, "older than the leak age", line, sizeof(line));
 	assert_contains(line, "2.00 MiB");
 	assert_contains(f, "sampled every 524288 bytes");
 	free(f);
 	f = frame(m, "overview", 3, 160, 48);
 	line_with(f, "Heap ", line, sizeof(line));
 	assert_contains(line, "live 9.00 MiB");
+	free(f);
+	replay_model__free(m);
+	sqlite3_close(db);
+}
+
+
+#define LIBC "/usr/lib/x86_64-linux-gnu/libc.so.6"
+#define BID_APP "abcd0001"
+#define BID_LIBC "cdef0002"
+
+/* frame DEPTH of stack SID: at file offset OFF of MODULE (build-id BID), named FUNC at FILE:LINE */
+static void add_frame(sqlite3 *db, int sid, int depth, const char *module, const char *bid,
+		      long long off, const char *func, const char *file, int line)
+{
+	execf(db,
+	      "INSERT INTO stack_frame (cap, stack_id, depth, ip) VALUES (" CAP_OF
+	      ", %d, %d, %lld)",
+	      CID, sid, depth, 0x400000 + off);
+	execf(db,
+	      "INSERT INTO frame_module (cap, stack_id, depth, pid, ip, addr, kind, module, "
+	      "build_id, file_offset, sym_space, sym_key, sym_addr) VALUES (" CAP_OF
+	      ", %d, %d, 42, %lld, %lld, 'user', %Q, %Q, %lld, 'elf', %Q, %lld)",
+	      CID, sid, depth, 0x400000 + off, 0x400000 + off, module, bid, off, bid, off);
+	execf(db,
+	      "INSERT OR IGNORE INTO symbol (space, key, addr, source, func_offset) VALUES "
+	      "('elf', %Q, %lld, 'symtab', 4)",
+	      bid, off);
+	execf(db,
+	      "INSERT OR IGNORE INTO symbol_frame (space, key, addr, depth, func, file, line, "
+	      "inlined) VALUES ('elf', %Q, %lld, 0, %Q, %Q, %d, 0)",
+	      bid, off, func, file, line);
+}
+
+/* Heap with call sites: snapshots at 1, 2, 3 s; stack 1 malloc <- leak_pages (leak.c:12) <- main
+ * (10 pages a second, never freed), stack 2 malloc <- churn (churn.c:7) <- main (100 t blocks of
+ * 64 bytes, all freed). */
+static sqlite3 *heap_sites_db(void)
+{
+	sqlite3 *db = full_db();
+	int t, sid;
+
+	execf(db, "UPDATE probe SET state = 'active', source = 'ebpf', reason = NULL "
+		  "WHERE name = 'heap'");
+	execf(db, "UPDATE target SET exe = '/usr/bin/app'");
+	execf(db,
+	      "INSERT INTO mapping (cap, time_ns, pid, start, end, offset, path, build_id, perms, "
+	      "event, build_id_kind) VALUES (" CAP_OF ", %lld, 42, %lld, %lld, 0, '/usr/bin/app', "
+	      "'" BID_APP "', 'r-xp', 'start', 'gnu')",
+	      CID, BASE, 0x400000LL, 0x500000LL);
+	for (sid = 1; sid <= 2; sid++) {
+		execf(db,
+		      "INSERT INTO stack (cap, stack_id, kernel, depth) VALUES (" CAP_OF
+		      ", %d, 0, 3)",
+		      CID, sid);
+		add_frame(db, sid, 0, LIBC, BID_LIBC, 0x100, "malloc", "malloc.c", 3000);
+		add_frame(db, sid, 1, "/usr/bin/app", BID_APP, sid == 1 ? 0x200 : 0x300,
+			  sid == 1 ? "leak_pages" : "churn", sid == 1 ? "leak.c" : "churn.c",
+			  sid == 1 ? 12 : 7);
+		add_frame(db, sid, 2, "/usr/bin/app", BID_APP, 0x400, "main", "main.c", 30);
+	}
+	for (t = 1; t <= 3; t++) {
+		execf(db,
+		      "INSERT INTO heap_snapshot (cap, seq, time_ns, interval_ns, pid, lane, module, "
+		      "sample_bytes, live_measured, alloc_count, alloc_bytes, live_bytes, "
+		      "live_count, leak_bytes, leak_count, leak_age_ns, sites, total_call_sites, "
+		      "omitted_alloc_count, omitted_alloc_bytes, omitted_live_bytes, "
+		      "live_untracked, stack_failures, free_untracked) VALUES (" CAP_OF
+		      ", %d, %lld, %lld, 42, 'uprobe', '" LIBC "', 0, 1, %d, %lld, %lld, %d, "
+		      "%lld, %d, %lld, 2, 2, 0, 0, 0, 0, 0, 0)",
+		      CID, t, BASE + t * SEC, SEC, 10 + 100 * t, 40960LL + 6400LL * t,
+		      40960LL * t, 10 * t, 40960LL * (t - 1), 10 * (t - 1), SEC);
+		execf(db,
+		      "INSERT INTO heap_site (cap, seq, stack_id, alloc_count, alloc_bytes, "
+		      "live_count, live_bytes, freed_count, lifetime_ns_sum, oldest_live_ns) VALUES "
+		      "(" CAP_OF ", %d, 1, 10, 40960, %d, %lld, 0, 0, %lld), "
+		      "(" CAP_OF ", %d, 2, %d, %lld, 0, 0, %d, %lld, NULL)",
+		      CID, t, 10 * t, 40960LL * t, BASE + SEC / 2, CID, t, 100 * t, 6400LL * t,
+		      100 * t, 1000000LL * t);
+	}
+	return db;
+}
+
+static char *render(struct replay_model *m, struct replay_ui *ui, int w, int h)
+{
+	struct grid *g = grid__new(w, h);
+	char *t;
+
+	assert_non_null(g);
+	replay__render(m, ui, g);
+	t = grid__to_text(g);
+	assert_non_null(t);
+	grid__free(g);
+	return t;
+}
+
+/* F9 Heap: the top call sites of the interval at the position, named, with the census; the leak
+ * suspects up to it, ranked by trend; Enter drills into the selected site's stack, Esc back. */
+static void test_16_heap_sites_and_stack(void **state)
+{
+	sqlite3 *db = heap_sites_db();
+	struct replay_model *m;
+	struct replay_ui ui = {0};
+	char line[512], *f;
+
+	(void)state;
+	m = open_model(db);
+	f = frame(m, "heap", 2.5, 160, 48);
+	assert_contains(f, "census: the site lists are complete (2 sites in the last interval)");
+	assert_contains(f, "Top call sites in this interval by live bytes: 2");
+	line_with(f, "leak_pages", line, sizeof(line));
+	assert_contains(line, "80.0 KiB"); /* live at 2 s */
+	assert_contains(line, "40.0 KiB"); /* allocated in (1 s, 2 s] */
+	assert_contains(line, "leak.c:12");
+	assert_contains(line, "app");
+	line_with(f, "churn", line, sizeof(line));
+	assert_contains(line, "12.5 KiB"); /* 200 x 64 bytes in the interval, not the sum */
+	assert_contains(line, "200");
+	assert_contains(line, "churn.c:7");
+	assert_lacks(f, "malloc.c"); /* the allocator's frame is not the site */
+	/* suspects up to 2 s: leak_pages, two snapshots: no trend yet */
+	line_with(f, "Leak suspects up to here", line, sizeof(line));
+	assert_contains(line, ": 1 (live allocations older than 1.00 s");
+	line_with(f, "score ", line, sizeof(line));
+	assert_contains(line, "score 0.00 (none, 2 snapshots)");
+	assert_contains(line, "leak_pages (app)");
+	free(f);
+	f = frame(m, "heap", 3, 160, 48);
+	line_with(f, "leak_pages", line, sizeof(line));
+	assert_contains(line, "120 KiB");
+	line_with(f, "score ", line, sizeof(line));
+	assert_contains(line, "score 1.00 (low, 3 snapshots)  live 120 KiB  oldest 2.50 s");
+	free(f);
+
+	/* Enter on the selected (top) site: its stack, named */
+	replay_model__seek(m, 3 * SEC);
+	ui.tab = replay__find_view("heap");
+	free(render(m, &ui, 160, 48));
+	assert_string_equal(ui.selected, "leak_pages");
+	replay__key(m, &ui, RK_ENTER);
+	f = render(m, &ui, 160, 48);
+	assert_contains(f, "Stack of leak_pages, the allocating function first");
+	line_with(f, "leak_pages at", line, sizeof(line));
+	assert_contains(line, "leak_pages at leak.c:12  (app)");
+	line_with(f, "main at", line, sizeof(line));
+	assert_contains(line, "main at main.c:30  (app)");
+	assert_lacks(f, "malloc at");
+	free(f);
+	/* the second row: ↓ then Enter */
+	replay__key(m, &ui, RK_ESC);
+	replay__key(m, &ui, RK_DOWN);
+	free(render(m, &ui, 160, 48));
+	assert_string_equal(ui.selected, "churn");
+	replay__key(m, &ui, RK_ENTER);
+	f = render(m, &ui, 160, 48);
+	assert_contains(f, "churn at churn.c:7  (app)");
+	free(f);
+	replay__key(m, &ui, RK_ESC);
+	f = render(m, &ui, 80, 24); /* the small size: still the sites */
+	assert_contains(f, "leak_pages");
 	free(f);
 	replay_model__free(m);
 	sqlite3_close(db);
@@ -752,6 +911,7 @@ int main(void)
 	    cmocka_unit_test(test_13_heap_tab),
 	    cmocka_unit_test(test_14_every_tab_every_size),
 	    cmocka_unit_test(test_15_broken_db),
+	    cmocka_unit_test(test_16_heap_sites_and_stack),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
