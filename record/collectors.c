@@ -9,6 +9,7 @@ extern const struct collector_ops cpu_collector;
 extern const struct collector_ops syscalls_collector;
 extern const struct collector_ops cpuprof_collector;
 extern const struct collector_ops heap_collector;
+extern const struct collector_ops goalloc_collector;
 extern const struct collector_ops memory_collector;
 extern const struct collector_ops vmas_collector;
 extern const struct collector_ops proccontext_collector;
@@ -19,6 +20,7 @@ const struct collector_ops *const collector_table[] = {
 	&syscalls_collector,
 	&cpuprof_collector,
 	&heap_collector,
+	&goalloc_collector,
 	&memory_collector,
 	&vmas_collector,
 	&proccontext_collector,

@@ -249,3 +249,25 @@ void gopcln_free(struct gopcln *g)
 {
 	free(g);
 }
+
+int gopcln_func_by_name(const struct gopcln *g, const char *name, uint64_t *entry, uint64_t *end)
+{
+	size_t hdr = g->ver == 118 ? 4 : g->ptrsize;
+	uint64_t i, e, fo, next;
+
+	for (i = 0; i < g->nfunc; i++) {
+		const char *nm;
+
+		ftab(g, i, &e, &fo);
+		if (fo > g->functab_len || g->functab_len - fo < hdr + 8)
+			continue;
+		nm = cstr(g->funcname, g->funcname_len, (uint32_t)rd(g->functab + fo + hdr, 4));
+		if (!nm || strcmp(nm, name))
+			continue;
+		ftab(g, i + 1, &next, &fo);
+		*entry = e;
+		*end = next;
+		return 0;
+	}
+	return -ENOENT;
+}

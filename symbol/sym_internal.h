@@ -62,6 +62,11 @@ struct gopcln *gopcln_open(Elf *elf);
 int gopcln_find(const struct gopcln *g, uint64_t pc, const char **func, const char **file,
 		unsigned *line, uint64_t *entry);
 
+/* The entry pc and end (the next function's entry) of the function named NAME, by a
+ * linear walk of the function table. 0, or -ENOENT when no function has that name. */
+int gopcln_func_by_name(const struct gopcln *g, const char *name, uint64_t *entry,
+			uint64_t *end);
+
 void gopcln_free(struct gopcln *g);
 
 /* ---- dwarf.c: libdw lookups */
