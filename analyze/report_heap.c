@@ -627,13 +627,14 @@ static int fold(struct heap *h, const char *exe)
 		}
 	}
 	/* file:line from the stack that allocated the most bytes; the stack shown
-	 * is the one holding the most live bytes, else that one too */
+	 * is the one holding the most live bytes, else that one too; in a window where
+	 * the function allocated nothing, the first stack that gives one */
 	for (size_t k = 0; k < n_map; k++) {
 		struct hfn *f = &h->fn[map[k].fn];
 		const struct prof_stack *st =
 		    map[k].sid ? profile__stack(h->stacks, map[k].sid) : NULL;
 
-		if (f->stack >= 0 && weight[k] <= f->best)
+		if (f->stack >= 0 && weight[k] <= f->best && f->file)
 			continue;
 		f->best = weight[k];
 		if (!f->stack_weight)
