@@ -1092,8 +1092,7 @@ static void draw_help(struct replay_model *m, struct grid *g)
 	    "s              next sort column",
 	    "\u2191 \u2193 PgUp PgDn  scroll the table",
 	    "1-9 F1-F9 Tab  switch tabs (Shift-Tab back)",
-	    "Enter, Esc     Memory: the VMAs of the selected group, and back",
-	    "Enter, Esc     Heap: the stack of the selected call site, and back",
+	    "Enter, Esc     drill in, back: Memory a group's VMAs, Heap a site's stack",
 	    "?              this help;  q  quit",
 	};
 	int w = g->w - 8, h = g->h - 6, x = 4, y = 3, row;

@@ -711,7 +711,7 @@ static void add_frame(sqlite3 *db, int sid, int depth, const char *module, const
 }
 
 /* Heap with call sites: snapshots at 1, 2, 3 s; stack 1 malloc <- leak_pages (leak.c:12) <- main
- * (10 pages a second, never freed), stack 2 malloc <- churn (churn.c:7) <- main (100 t blocks of
+ * (10 pages a second up to 2 s, never freed; nothing in the third interval), stack 2 malloc <- churn (churn.c:7) <- main (100 t blocks of
  * 64 bytes, all freed). */
 static sqlite3 *heap_sites_db(void)
 {
@@ -746,14 +746,16 @@ static sqlite3 *heap_sites_db(void)
 		      "live_untracked, stack_failures, free_untracked) VALUES (" CAP_OF
 		      ", %d, %lld, %lld, 42, 'uprobe', '" LIBC "', 0, 1, %d, %lld, %lld, %d, "
 		      "%lld, %d, %lld, 2, 2, 0, 0, 0, 0, 0, 0)",
-		      CID, t, BASE + t * SEC, SEC, 10 + 100 * t, 40960LL + 6400LL * t,
-		      40960LL * t, 10 * t, 40960LL * (t - 1), 10 * (t - 1), SEC);
+		      CID, t, BASE + t * SEC, SEC, (t < 3 ? 10 : 0) + 100 * t,
+		      (t < 3 ? 40960LL : 0) + 6400LL * t, 40960LL * (t < 3 ? t : 2),
+		      10 * (t < 3 ? t : 2), 40960LL * (t - 1), 10 * (t - 1), SEC);
 		execf(db,
 		      "INSERT INTO heap_site (cap, seq, stack_id, alloc_count, alloc_bytes, "
 		      "live_count, live_bytes, freed_count, lifetime_ns_sum, oldest_live_ns) VALUES "
-		      "(" CAP_OF ", %d, 1, 10, 40960, %d, %lld, 0, 0, %lld), "
+		      "(" CAP_OF ", %d, 1, %d, %lld, %d, %lld, 0, 0, %lld), "
 		      "(" CAP_OF ", %d, 2, %d, %lld, 0, 0, %d, %lld, NULL)",
-		      CID, t, 10 * t, 40960LL * t, BASE + SEC / 2, CID, t, 100 * t, 6400LL * t,
+		      CID, t, t < 3 ? 10 : 0, t < 3 ? 40960LL : 0, 10 * (t < 3 ? t : 2),
+		      40960LL * (t < 3 ? t : 2), BASE + SEC / 2, CID, t, 100 * t, 6400LL * t,
 		      100 * t, 1000000LL * t);
 	}
 	return db;
@@ -803,11 +805,13 @@ static void test_16_heap_sites_and_stack(void **state)
 	assert_contains(line, "score 0.00 (none, 2 snapshots)");
 	assert_contains(line, "leak_pages (app)");
 	free(f);
+	/* at 3 s leak_pages allocated nothing: still first by live bytes, still named */
 	f = frame(m, "heap", 3, 160, 48);
 	line_with(f, "leak_pages", line, sizeof(line));
-	assert_contains(line, "120 KiB");
+	assert_contains(line, "80.0 KiB       20        0 B        0 leak_pages");
+	assert_contains(line, "leak.c:12");
 	line_with(f, "score ", line, sizeof(line));
-	assert_contains(line, "score 1.00 (low, 3 snapshots)  live 120 KiB  oldest 2.50 s");
+	assert_contains(line, "(low, 3 snapshots)  live 80.0 KiB  oldest 2.50 s  leak_pages (app)");
 	free(f);
 
 	/* Enter on the selected (top) site: its stack, named */

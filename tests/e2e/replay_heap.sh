@@ -33,4 +33,38 @@ grep -Eq "^ score .* churn " "$TMP/heap.txt" && fail "churn (everything freed) i
 cat "$TMP/noheap.txt"
 grep -q "not collected" "$TMP/noheap.txt" || fail "no heap collector: the tab does not say not collected"
 grep -q "Top call sites" "$TMP/noheap.txt" && fail "no heap collector: a call-site table was drawn"
+
+# the live viewer in tmux: F9, the end, Enter on the top site shows its stack, named; Esc back
+if ! command -v tmux >/dev/null; then
+	echo "replay_heap: ok (tmux not installed: the drill-in was not driven)"
+	exit 0
+fi
+SOCK=ptop-replay-heap-$$
+tm() { tmux -L "$SOCK" "$@"; }
+trap 'tm kill-server 2>/dev/null || true; sleep 0.2; rm -rf "$TMP" 2>/dev/null || rm -rf "$TMP"' EXIT
+wait_for() { # PATTERN WHAT: poll the pane, up to 30 s
+	local i
+	for i in $(seq 1 300); do
+		tm capture-pane -p -t rh | grep -Eq -- "$1" && { echo "ok: $2"; return 0; }
+		sleep 0.1
+	done
+	tm capture-pane -p -t rh >&2
+	fail "timed out waiting for: $2"
+}
+tm -u new-session -d -s rh -x 160 -y 48 \
+	"env -i PATH=$PATH HOME=$TMP TERM=screen LANG=C.UTF-8 XDG_CACHE_HOME=$XDG_CACHE_HOME PS1='READY\$ ' bash --norc --noprofile"
+wait_for '^READY\$' "shell prompt"
+tm send-keys -t rh "$ANA replay $TMP/heap.ptop; echo EXITED=\$?" Enter
+wait_for 'ptop replay +heap_leak' "viewer open"
+tm send-keys -t rh 9
+tm send-keys -t rh G
+wait_for 'Top call sites in this interval by live bytes' "F9, end: the call sites"
+tm send-keys -t rh Enter
+wait_for 'Stack of leak_pages, the allocating function first' "Enter: the stack of leak_pages"
+wait_for '^ +leak_pages at [^ ]*heap_leak\.c:[0-9]+ +\(heap_leak\)' "its frame, named with file:line"
+wait_for '^ +main at [^ ]*heap_leak\.c:[0-9]+ +\(heap_leak\)' "main, its caller"
+tm send-keys -t rh Escape
+wait_for 'Top call sites in this interval' "Esc: back to the call sites"
+tm send-keys -t rh q
+wait_for '^EXITED=0' "q quits with status 0"
 echo "replay_heap: ok"
