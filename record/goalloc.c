@@ -486,8 +486,10 @@ const struct collector_ops goalloc_collector = {
 	.name = "goalloc",
 	.summary = "goalloc: Go allocations by call site, exact rate and volume (eBPF uprobe "
 		   "on a Go executable's runtime.mallocgc; live heap not measured)",
-	.off_by_default = "its uprobe costs the target a trap on every Go allocation "
-			  "(like heap's on malloc); see bench/README.md",
+	/* measured: 2,000,000 allocations of 256 B, the target's on-CPU time 0.22 s alone,
+	 * 1.68 s probed (sampled every 512 KiB), 4.1 s with --heap-sample-bytes 0 */
+	.off_by_default = "its uprobe costs the target about 0.7 us per Go allocation "
+			  "(a trap on every runtime.mallocgc call)",
 	.check = ga_check,
 	.start = ga_start,
 	.poll = ga_poll,
