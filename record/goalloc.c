@@ -45,13 +45,6 @@
 
 #define GA_USITE_CAP (4 * HP_SITE_ENTRIES)
 
-struct ga_usite {
-	struct hp_site_key key;
-	struct hp_site prev;		/* cumulative figures at the last poll */
-	uint64_t capid;			/* capture stack id; 0: not written */
-	bool used;
-	bool resolved;
-};
 
 struct ga_priv {
 	struct goalloc_bpf *skel;
@@ -64,14 +57,12 @@ struct ga_priv {
 	int ncpus;
 	struct hp_counters *cnt;	/* ncpus */
 	struct hp_counters prev;
-	struct ga_usite *sites;		/* open addressing, GA_USITE_CAP entries */
+	struct heap_usite *sites;		/* open addressing, GA_USITE_CAP entries */
 	struct heap_site_row *rows;
 	bool *keep;
 	size_t *row_site;
 	Ptop__V1__HeapSite *hs;
 	Ptop__V1__HeapSite **hsp;
-	uint64_t ips[HP_MAX_DEPTH];
-	uint64_t sips[HP_MAX_DEPTH + 1];
 	struct cp_stack_table *table;
 	uint64_t prev_ns;
 	uint64_t prev_misses;
@@ -91,24 +82,6 @@ static void choose_go_probe(const uint8_t *c, size_t len, struct ga_priv *p)
 }
 
 /* The file offset of virtual address VADDR, through the PT_LOAD that holds it. */
-static int vaddr_to_offset(Elf *elf, uint64_t vaddr, uint64_t *off)
-{
-	size_t n, i;
-	GElf_Phdr ph;
-
-	if (elf_getphdrnum(elf, &n))
-		return -EINVAL;
-	for (i = 0; i < n; i++) {
-		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
-			continue;
-		if (vaddr >= ph.p_vaddr && vaddr < ph.p_vaddr + ph.p_filesz) {
-			*off = vaddr - ph.p_vaddr + ph.p_offset;
-			return 0;
-		}
-	}
-	return -ENOENT;
-}
-
 /* Is the file at P->open_path a Go executable, and where is its runtime.mallocgc?
  * 0; -ENODATA: not Go; -ENOENT: Go without mallocgc found; -errno. WHY says which. */
 static int find_mallocgc(struct ga_priv *p, char *why, size_t wlen)
@@ -142,7 +115,7 @@ static int find_mallocgc(struct ga_priv *p, char *why, size_t wlen)
 	if (err) {
 		err = gopcln_func_by_name(g, "runtime.mallocgc", &entry, &end);
 		if (!err)
-			err = vaddr_to_offset(elf, entry, &off);
+			err = heap__vaddr_to_offset(elf, entry, &off);
 		if (err) {
 			snprintf(why, wlen, "%.130s: runtime.mallocgc not found in .symtab or .gopclntab",
 				 p->path);
@@ -310,60 +283,6 @@ cleanup:
 	return err ? err : -EINVAL;
 }
 
-static struct ga_usite *usite(struct ga_priv *p, const struct hp_site_key *k)
-{
-	uint64_t h = (uint64_t)(uint32_t)k->stack_id * 0x9e3779b97f4a7c15ULL ^ k->caller;
-	size_t i, n;
-
-	h ^= h >> 29;
-	h *= 0xbf58476d1ce4e5b9ULL;
-	i = (size_t)(h ^ (h >> 32)) & (GA_USITE_CAP - 1);
-	for (n = 0; n < GA_USITE_CAP; n++, i = (i + 1) & (GA_USITE_CAP - 1)) {
-		struct ga_usite *s = &p->sites[i];
-
-		if (!s->used) {
-			s->used = true;
-			s->key = *k;
-			return s;
-		}
-		if (s->key.stack_id == k->stack_id && s->key.caller == k->caller)
-			return s;
-	}
-	return NULL;
-}
-
-/* The capture stack id of site S, writing its Stack record the first time. */
-static int resolve(struct collector *c, struct ga_priv *p, struct ga_usite *s)
-{
-	Ptop__V1__Record rec = PTOP__V1__RECORD__INIT;
-	Ptop__V1__Stack st = PTOP__V1__STACK__INIT;
-	__u32 key = (__u32)s->key.stack_id;
-	size_t n;
-	int r;
-
-	if (s->resolved)
-		return 0;
-	s->resolved = true;
-	memset(p->ips, 0, sizeof(p->ips));
-	if (bpf_map_lookup_elem(bpf_map__fd(p->skel->maps.ga_stacks), &key, p->ips))
-		return 0;
-	n = cpuprof__stack_len(p->ips, HP_MAX_DEPTH);
-	n = heap__site_ips(p->ips, n, s->key.caller, p->sips, HP_MAX_DEPTH + 1);
-	r = cp_stack_table__intern(p->table, false, p->sips, n, &s->capid);
-	if (r < 0) {
-		s->capid = 0;
-		return 0;
-	}
-	if (r == 0)
-		return 0;
-	st.id = s->capid;
-	st.n_ips = n;
-	st.ips = p->sips;
-	rec.kind_case = PTOP__V1__RECORD__KIND_STACK;
-	rec.stack = &st;
-	return rec_emit(c->ctx, &rec);
-}
-
 static int emit_drops(struct collector *c, struct ga_priv *p, const struct hp_counters *d)
 {
 	uint64_t misses = 0, lost = 0;
@@ -417,14 +336,14 @@ static int ga_poll(struct collector *c, uint64_t now_ns, unsigned flags)
 	sfd = bpf_map__fd(p->skel->maps.ga_sites);
 	while (guard++ < 2 * HP_SITE_ENTRIES && bpf_map_get_next_key(sfd, prev, &next) == 0) {
 		struct hp_site cur;
-		struct ga_usite *s;
+		struct heap_usite *s;
 		struct heap_site_row *r;
 
 		key = next;
 		prev = &key;
 		if (bpf_map_lookup_elem(sfd, &key, &cur) || nrows == HP_SITE_ENTRIES)
 			continue;
-		s = usite(p, &key);
+		s = heap_usites__get(p->sites, GA_USITE_CAP, &key);
 		if (!s)
 			continue;
 		r = &p->rows[nrows];
@@ -440,12 +359,12 @@ static int ga_poll(struct collector *c, uint64_t now_ns, unsigned flags)
 	if (err)
 		goto read_err;
 	for (i = 0; i < nrows; i++) {
-		struct ga_usite *s = &p->sites[p->row_site[i]];
+		struct heap_usite *s = &p->sites[p->row_site[i]];
 		Ptop__V1__HeapSite *h = &p->hs[k];
 
 		if (!p->keep[i])
 			continue;
-		err = resolve(c, p, s);
+		err = heap_usite__resolve(c->ctx, bpf_map__fd(p->skel->maps.ga_stacks), p->table, s);
 		if (err)
 			return err;
 		*h = hs_init;

@@ -246,8 +246,9 @@ static Elf *elf_open_fd(int fd)
 }
 
 /* The file offset of virtual address VADDR: through the PT_LOAD that holds it. */
-static int vaddr_to_offset(Elf *elf, uint64_t vaddr, uint64_t *off)
+int heap__vaddr_to_offset(void *e, uint64_t vaddr, uint64_t *off)
 {
+	Elf *elf = e;
 	size_t n, i;
 	GElf_Phdr ph;
 
@@ -309,7 +310,7 @@ int heap__elf_func(int fd, const char *name, uint64_t *offset, uint64_t *size)
 				nm = elf_strptr(elf, sh.sh_link, s.st_name);
 				if (!nm || !name_matches(nm, name))
 					continue;
-				if (vaddr_to_offset(elf, s.st_value, offset))
+				if (heap__vaddr_to_offset(elf, s.st_value, offset))
 					continue;
 				*size = s.st_size;
 				err = 0;
@@ -583,14 +584,6 @@ found_preload:
 /* ------------------------------------------------------------------ collector */
 
 /* A site as user space knows it: the cumulative counters read last time, its stack. */
-struct hp_usite {
-	struct hp_site_key key;
-	struct hp_site prev;
-	uint64_t capid;			/* capture stack id; 0: not resolved yet */
-	uint64_t oldest;		/* this poll: oldest live allocation (ktime) */
-	bool used;
-	bool resolved;
-};
 
 struct hp_priv {
 	struct heap_bpf *skel;
@@ -601,15 +594,13 @@ struct hp_priv {
 	int ncpus;
 	struct hp_counters *cnt;	/* ncpus */
 	struct hp_counters prev;
-	struct hp_usite *sites;		/* open addressing, cap entries */
+	struct heap_usite *sites;		/* open addressing, cap entries */
 	size_t cap;
 	struct heap_site_row *rows;
 	bool *keep;
 	size_t *row_site;		/* row -> index in sites */
 	Ptop__V1__HeapSite *hs;
 	Ptop__V1__HeapSite **hsp;
-	uint64_t ips[HP_MAX_DEPTH];
-	uint64_t sips[HP_MAX_DEPTH + 1];
 	__u64 *lkeys;
 	struct hp_live *lvals;
 	struct cp_stack_table *table;
@@ -631,12 +622,13 @@ static size_t site_hash(const struct hp_site_key *k)
 	return (size_t)(h ^ (h >> 32));
 }
 
-static struct hp_usite *usite(struct hp_priv *p, const struct hp_site_key *k)
+struct heap_usite *heap_usites__get(struct heap_usite *sites, size_t cap,
+				    const struct hp_site_key *k)
 {
-	size_t i = site_hash(k) & (p->cap - 1), n;
+	size_t i = site_hash(k) & (cap - 1), n;
 
-	for (n = 0; n < p->cap; n++, i = (i + 1) & (p->cap - 1)) {
-		struct hp_usite *s = &p->sites[i];
+	for (n = 0; n < cap; n++, i = (i + 1) & (cap - 1)) {
+		struct heap_usite *s = &sites[i];
 
 		if (!s->used) {
 			s->used = true;
@@ -858,10 +850,12 @@ cleanup:
 
 /* The capture stack id of site S, writing its Stack record the first time. 0 or -errno
  * from the writer; s->capid stays 0 when the stack cannot be read. */
-static int resolve(struct collector *c, struct hp_priv *p, struct hp_usite *s)
+int heap_usite__resolve(struct rec_ctx *ctx, int stacks_fd, struct cp_stack_table *table,
+			struct heap_usite *s)
 {
 	Ptop__V1__Record rec = PTOP__V1__RECORD__INIT;
 	Ptop__V1__Stack st = PTOP__V1__STACK__INIT;
+	uint64_t ips[HP_MAX_DEPTH] = { 0 }, sips[HP_MAX_DEPTH + 1];
 	__u32 key = (__u32)s->key.stack_id;
 	size_t n;
 	int r;
@@ -869,12 +863,11 @@ static int resolve(struct collector *c, struct hp_priv *p, struct hp_usite *s)
 	if (s->resolved)
 		return 0;
 	s->resolved = true;	/* once: a stack that cannot be read stays unread */
-	memset(p->ips, 0, sizeof(p->ips));
-	if (bpf_map_lookup_elem(bpf_map__fd(p->skel->maps.hp_stacks), &key, p->ips))
+	if (bpf_map_lookup_elem(stacks_fd, &key, ips))
 		return 0;
-	n = cpuprof__stack_len(p->ips, HP_MAX_DEPTH);
-	n = heap__site_ips(p->ips, n, s->key.caller, p->sips, HP_MAX_DEPTH + 1);
-	r = cp_stack_table__intern(p->table, false, p->sips, n, &s->capid);
+	n = cpuprof__stack_len(ips, HP_MAX_DEPTH);
+	n = heap__site_ips(ips, n, s->key.caller, sips, HP_MAX_DEPTH + 1);
+	r = cp_stack_table__intern(table, false, sips, n, &s->capid);
 	if (r < 0) {
 		s->capid = 0;
 		return 0;
@@ -883,10 +876,10 @@ static int resolve(struct collector *c, struct hp_priv *p, struct hp_usite *s)
 		return 0;
 	st.id = s->capid;
 	st.n_ips = n;
-	st.ips = p->sips;
+	st.ips = sips;
 	rec.kind_case = PTOP__V1__RECORD__KIND_STACK;
 	rec.stack = &st;
-	return rec_emit(c->ctx, &rec);
+	return rec_emit(ctx, &rec);
 }
 
 static int on_event(void *arg, void *data, size_t size)
@@ -895,15 +888,15 @@ static int on_event(void *arg, void *data, size_t size)
 	const struct hp_event *e = data;
 	Ptop__V1__Event ev = PTOP__V1__EVENT__INIT;
 	Ptop__V1__HeapEvent he = PTOP__V1__HEAP_EVENT__INIT;
-	struct hp_usite *s = NULL;
+	struct heap_usite *s = NULL;
 	int err;
 
 	if (size < sizeof(*e))
 		return 0;
 	if (e->site.stack_id >= 0)
-		s = usite(p, &e->site);
+		s = heap_usites__get(p->sites, p->cap, &e->site);
 	if (s) {
-		err = resolve(p->c, p, s);
+		err = heap_usite__resolve(p->c->ctx, bpf_map__fd(p->skel->maps.hp_stacks), p->table, s);
 		if (err) {
 			p->rb_err = err;
 			return err;
@@ -949,7 +942,7 @@ static int walk_live(struct hp_priv *p, uint64_t now_ns, uint64_t leak_age, uint
 				(*leak_count)++;
 			}
 			if (l->site.stack_id >= 0) {
-				struct hp_usite *s = usite(p, &l->site);
+				struct heap_usite *s = heap_usites__get(p->sites, p->cap, &l->site);
 
 				if (s && (!s->oldest || l->time_ns < s->oldest))
 					s->oldest = l->time_ns;
@@ -1039,14 +1032,14 @@ static int hp_poll(struct collector *c, uint64_t now_ns, unsigned flags)
 	sfd = bpf_map__fd(p->skel->maps.hp_sites);
 	while (guard++ < 2 * HP_SITE_ENTRIES && bpf_map_get_next_key(sfd, prev, &next) == 0) {
 		struct hp_site cur;
-		struct hp_usite *s;
+		struct heap_usite *s;
 		struct heap_site_row *r;
 
 		key = next;
 		prev = &key;
 		if (bpf_map_lookup_elem(sfd, &key, &cur) || nrows == HP_SITE_ENTRIES)
 			continue;
-		s = usite(p, &key);
+		s = heap_usites__get(p->sites, p->cap, &key);
 		if (!s)
 			continue;
 		r = &p->rows[nrows];
@@ -1067,12 +1060,12 @@ static int hp_poll(struct collector *c, uint64_t now_ns, unsigned flags)
 	if (err)
 		goto read_err;
 	for (i = 0; i < nrows; i++) {
-		struct hp_usite *s = &p->sites[p->row_site[i]];
+		struct heap_usite *s = &p->sites[p->row_site[i]];
 		Ptop__V1__HeapSite *h = &p->hs[k];
 
 		if (!p->keep[i])
 			continue;
-		err = resolve(c, p, s);
+		err = heap_usite__resolve(c->ctx, bpf_map__fd(p->skel->maps.hp_stacks), p->table, s);
 		if (err)
 			return err;
 		*h = hs_init;

@@ -83,6 +83,37 @@ int heap__elf_func(int fd, const char *name, uint64_t *offset, uint64_t *size);
  * NUL-separated strings, the count in *N. 0 or -errno (-ENOENT: no dynamic section). */
 int heap__elf_needed(int fd, char *buf, size_t len, int *n);
 
+/* The file offset of ELF virtual address VADDR (the PT_LOAD holding it), opened
+ * with libelf (an Elf *; void * keeps libelf out of this header). 0, -ENOENT
+ * when no segment holds it, -EINVAL on a broken file. */
+int heap__vaddr_to_offset(void *elf, uint64_t vaddr, uint64_t *off);
+
+/* One call site (stack + caller) as user space follows it across polls: the
+ * same for every heap lane. */
+struct heap_usite {
+	struct hp_site_key key;
+	struct hp_site prev;		/* cumulative figures at the last poll */
+	uint64_t capid;			/* capture stack id; 0: not written */
+	uint64_t oldest;		/* this poll: oldest live allocation (ktime) */
+	bool used;
+	bool resolved;
+};
+
+/* Find KEY in the open-addressing table SITES of CAP entries (a power of two),
+ * adding it if new. NULL when the table is full. */
+struct heap_usite *heap_usites__get(struct heap_usite *sites, size_t cap,
+				    const struct hp_site_key *k);
+
+struct rec_ctx;
+struct cp_stack_table;
+
+/* Give site S its capture stack id: read its stack from the lane's stack map
+ * STACKS_FD, add the caller (heap__site_ips), and write the Stack record the
+ * first time TABLE sees it. Tried once per site: an unreadable stack stays
+ * capid 0. 0, or -errno from the writer. */
+int heap_usite__resolve(struct rec_ctx *ctx, int stacks_fd, struct cp_stack_table *table,
+			struct heap_usite *s);
+
 /* The names of the probed functions, by enum hp_func. */
 extern const char *const heap_func_names[HP_NFUNCS];
 
