@@ -309,12 +309,11 @@ static int ga_poll(struct collector *c, uint64_t now_ns, unsigned flags)
 	struct rec_ctx *ctx = c->ctx;
 	Ptop__V1__Event ev = PTOP__V1__EVENT__INIT;
 	Ptop__V1__HeapSnapshot hs = PTOP__V1__HEAP_SNAPSHOT__INIT;
-	static const Ptop__V1__HeapSite hs_init = PTOP__V1__HEAP_SITE__INIT;
 	struct hp_counters sum, d;
 	struct heap_census census;
 	struct hp_site_key key, next;
 	uint64_t interval, *a, *b, *x;
-	size_t nrows = 0, i, k = 0, w;
+	size_t nrows = 0, k = 0, w;
 	void *prev = NULL;
 	int sfd, err, guard = 0;
 
@@ -358,21 +357,10 @@ static int ga_poll(struct collector *c, uint64_t now_ns, unsigned flags)
 	err = heap__select_sites(p->rows, nrows, ctx->heap_top, p->keep, &census);
 	if (err)
 		goto read_err;
-	for (i = 0; i < nrows; i++) {
-		struct heap_usite *s = &p->sites[p->row_site[i]];
-		Ptop__V1__HeapSite *h = &p->hs[k];
-
-		if (!p->keep[i])
-			continue;
-		err = heap_usite__resolve(c->ctx, bpf_map__fd(p->skel->maps.ga_stacks), p->table, s);
-		if (err)
-			return err;
-		*h = hs_init;
-		h->stack_id = s->capid;
-		h->alloc_count = p->rows[i].alloc_count;
-		h->alloc_bytes = p->rows[i].alloc_bytes;
-		p->hsp[k++] = h;
-	}
+	err = heap__fill_sites(c->ctx, bpf_map__fd(p->skel->maps.ga_stacks), p->table, p->sites,
+			       p->row_site, p->rows, p->keep, nrows, p->hs, p->hsp, &k);
+	if (err)
+		return err;
 
 	interval = now_ns > p->prev_ns ? now_ns - p->prev_ns : 0;
 	p->prev_ns = now_ns;

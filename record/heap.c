@@ -850,6 +850,39 @@ cleanup:
 
 /* The capture stack id of site S, writing its Stack record the first time. 0 or -errno
  * from the writer; s->capid stays 0 when the stack cannot be read. */
+int heap__fill_sites(struct rec_ctx *ctx, int stacks_fd, struct cp_stack_table *table,
+		     struct heap_usite *sites, const size_t *row_site,
+		     const struct heap_site_row *rows, const bool *keep, size_t nrows,
+		     Ptop__V1__HeapSite *out, Ptop__V1__HeapSite **ptrs, size_t *k)
+{
+	static const Ptop__V1__HeapSite init = PTOP__V1__HEAP_SITE__INIT;
+	size_t i;
+	int err;
+
+	*k = 0;
+	for (i = 0; i < nrows; i++) {
+		struct heap_usite *s = &sites[row_site[i]];
+		Ptop__V1__HeapSite *h = &out[*k];
+
+		if (!keep[i])
+			continue;
+		err = heap_usite__resolve(ctx, stacks_fd, table, s);
+		if (err)
+			return err;
+		*h = init;
+		h->stack_id = s->capid;
+		h->alloc_count = rows[i].alloc_count;
+		h->alloc_bytes = rows[i].alloc_bytes;
+		h->live_count = rows[i].live_count;
+		h->live_bytes = rows[i].live_bytes;
+		h->freed_count = rows[i].freed_count;
+		h->lifetime_ns_sum = rows[i].lifetime_ns_sum;
+		h->oldest_live_ns = rows[i].oldest_live_ns;
+		ptrs[(*k)++] = h;
+	}
+	return 0;
+}
+
 int heap_usite__resolve(struct rec_ctx *ctx, int stacks_fd, struct cp_stack_table *table,
 			struct heap_usite *s)
 {
@@ -993,7 +1026,6 @@ static int hp_poll(struct collector *c, uint64_t now_ns, unsigned flags)
 	struct rec_ctx *ctx = c->ctx;
 	Ptop__V1__Event ev = PTOP__V1__EVENT__INIT;
 	Ptop__V1__HeapSnapshot hs = PTOP__V1__HEAP_SNAPSHOT__INIT;
-	static const Ptop__V1__HeapSite hs_init = PTOP__V1__HEAP_SITE__INIT;
 	struct hp_counters sum, d;
 	struct heap_census census;
 	struct hp_site_key key, next;
@@ -1059,26 +1091,10 @@ static int hp_poll(struct collector *c, uint64_t now_ns, unsigned flags)
 	err = heap__select_sites(p->rows, nrows, ctx->heap_top, p->keep, &census);
 	if (err)
 		goto read_err;
-	for (i = 0; i < nrows; i++) {
-		struct heap_usite *s = &p->sites[p->row_site[i]];
-		Ptop__V1__HeapSite *h = &p->hs[k];
-
-		if (!p->keep[i])
-			continue;
-		err = heap_usite__resolve(c->ctx, bpf_map__fd(p->skel->maps.hp_stacks), p->table, s);
-		if (err)
-			return err;
-		*h = hs_init;
-		h->stack_id = s->capid;
-		h->alloc_count = p->rows[i].alloc_count;
-		h->alloc_bytes = p->rows[i].alloc_bytes;
-		h->live_count = p->rows[i].live_count;
-		h->live_bytes = p->rows[i].live_bytes;
-		h->freed_count = p->rows[i].freed_count;
-		h->lifetime_ns_sum = p->rows[i].lifetime_ns_sum;
-		h->oldest_live_ns = p->rows[i].oldest_live_ns;
-		p->hsp[k++] = h;
-	}
+	err = heap__fill_sites(c->ctx, bpf_map__fd(p->skel->maps.hp_stacks), p->table, p->sites,
+			       p->row_site, p->rows, p->keep, nrows, p->hs, p->hsp, &k);
+	if (err)
+		return err;
 
 	interval = now_ns > p->prev_ns ? now_ns - p->prev_ns : 0;
 	p->prev_ns = now_ns;

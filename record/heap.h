@@ -12,6 +12,7 @@
 #include <linux/types.h>
 
 #include "bpf/heap.h"
+#include "proto/ptop.pb-c.h"
 
 /* Where to put a function's entry uprobe. */
 struct heap_probe_point {
@@ -113,6 +114,17 @@ struct cp_stack_table;
  * capid 0. 0, or -errno from the writer. */
 int heap_usite__resolve(struct rec_ctx *ctx, int stacks_fd, struct cp_stack_table *table,
 			struct heap_usite *s);
+
+/* The HeapSite entries of one snapshot: for each of the NROWS rows that
+ * heap__select_sites KEEPs (row i is site SITES[ROW_SITE[i]]), resolve its stack
+ * and fill OUT[k] with the row's figures, pointing PTRS[k] at it. *K gets the
+ * count. A lane that does not measure live data leaves those row fields 0
+ * (HeapSnapshot.live_measured says they mean nothing). 0, or -errno from the
+ * writer. */
+int heap__fill_sites(struct rec_ctx *ctx, int stacks_fd, struct cp_stack_table *table,
+		     struct heap_usite *sites, const size_t *row_site,
+		     const struct heap_site_row *rows, const bool *keep, size_t nrows,
+		     Ptop__V1__HeapSite *out, Ptop__V1__HeapSite **ptrs, size_t *k);
 
 /* The names of the probed functions, by enum hp_func. */
 extern const char *const heap_func_names[HP_NFUNCS];
