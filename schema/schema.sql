@@ -1,6 +1,6 @@
--- schema.sql — the SQLite schema ptop-analyze loads captures into. Version 1.
+-- schema.sql — the SQLite schema ptop-analyze loads captures into. Version 2.
 --
--- The loader sets PRAGMA user_version = 1 and refuses a DB of another version.
+-- The loader sets PRAGMA user_version = 2 and refuses a DB of another version.
 -- Many captures share one DB. A capture is named by capture_id (32 hex
 -- digits) in the capture table; every other row references it by cap, the
 -- capture's small integer key (capture.cap), so rows and indexes stay small.
@@ -162,7 +162,10 @@ CREATE TABLE IF NOT EXISTS memory_sample (
 	minflt INTEGER,               -- stat group: deltas and totals; NULL if unread
 	majflt INTEGER,
 	minflt_total INTEGER,
-	majflt_total INTEGER
+	majflt_total INTEGER,
+	smaps_budget_ns INTEGER,      -- smaps budget group: NULL when no budget applied
+	smaps_spent_ns INTEGER,       -- time spent reading smaps files in the interval
+	rollup_skipped INTEGER        -- 1: smaps_rollup not read (budget spent); its columns NULL
 );
 
 CREATE TABLE IF NOT EXISTS vma_snapshot (
@@ -173,6 +176,8 @@ CREATE TABLE IF NOT EXISTS vma_snapshot (
 	walk_ns INTEGER,
 	final INTEGER,
 	vma_count INTEGER,
+	budget_ns INTEGER,            -- --smaps-budget in force; NULL: none
+	skipped_walks INTEGER,        -- walks due since the previous snapshot the budget skipped
 	PRIMARY KEY (cap, snapshot_id)
 );
 
@@ -420,6 +425,70 @@ CREATE TABLE IF NOT EXISTS heap_event (
 	function TEXT                 -- malloc | calloc | realloc | ...
 );
 
+-- The cgroup collector (--cgroup): one row per interval.
+CREATE TABLE IF NOT EXISTS cgroup_sample (
+	cap INTEGER NOT NULL REFERENCES capture(cap),
+	seq INTEGER NOT NULL,         -- 0, 1, 2... in file order; cgroup_stat/_psi/_proc refer to it
+	time_ns INTEGER NOT NULL,     -- end of the interval
+	interval_ns INTEGER,
+	path TEXT,                    -- the cgroup, root-relative
+	lane TEXT,                    -- v2 | v1: which memory controller was read; NULL: none
+	v1_path TEXT,                 -- the v1 memory cgroup read (v1 lane)
+	current INTEGER,              -- v2 memory.current / v1 memory.usage_in_bytes
+	limit_bytes INTEGER,          -- v2 memory.max / v1 memory.limit_in_bytes; NULL: no limit
+	peak INTEGER,                 -- v2 memory.peak / v1 memory.max_usage_in_bytes; NULL: unknown
+	oom_delta INTEGER,            -- v2 memory.events oom over the interval; NULL on v1
+	oom_kill_delta INTEGER,       -- v2 memory.events / v1 memory.oom_control oom_kill
+	oom_kill_total INTEGER,
+	high_delta INTEGER,           -- v2 memory.events high; NULL on v1
+	max_delta INTEGER,            -- v2 memory.events max; NULL on v1
+	failcnt_delta INTEGER,        -- v1 memory.failcnt over the interval; NULL on v2
+	under_oom INTEGER,            -- v1 memory.oom_control; NULL on v2
+	processes INTEGER,            -- coverage of the per-process table
+	covered INTEGER,
+	denied INTEGER,
+	gone INTEGER,
+	skipped INTEGER,
+	walk_ns INTEGER,
+	budget_ns INTEGER,
+	PRIMARY KEY (cap, seq)
+);
+
+CREATE TABLE IF NOT EXISTS cgroup_stat (   -- memory.stat, one row per key
+	cap INTEGER NOT NULL REFERENCES capture(cap),
+	seq INTEGER NOT NULL,
+	key TEXT NOT NULL,
+	value INTEGER NOT NULL
+);
+
+CREATE TABLE IF NOT EXISTS cgroup_psi (    -- RESOURCE.pressure, one row per line
+	cap INTEGER NOT NULL REFERENCES capture(cap),
+	seq INTEGER NOT NULL,
+	resource TEXT NOT NULL,       -- memory | cpu | io
+	kind TEXT NOT NULL,           -- some | full
+	avg10 REAL,
+	avg60 REAL,
+	avg300 REAL,
+	total_us INTEGER,
+	total_delta_us INTEGER
+);
+
+CREATE TABLE IF NOT EXISTS cgroup_proc (   -- the processes in the subtree, each interval
+	cap INTEGER NOT NULL REFERENCES capture(cap),
+	seq INTEGER NOT NULL,
+	pid INTEGER NOT NULL,         -- root-namespace pid
+	comm TEXT,
+	exe TEXT,
+	unit TEXT,                    -- systemd unit (app-*.scope...); NULL if none
+	cgroup_path TEXT,
+	state TEXT NOT NULL,          -- covered | denied | gone | skipped
+	rss INTEGER,                  -- NULL unless covered
+	pss INTEGER,
+	uss INTEGER,
+	swap INTEGER,
+	read_ns INTEGER
+);
+
 CREATE TABLE IF NOT EXISTS drop_notice (
 	cap INTEGER NOT NULL REFERENCES capture(cap),
 	time_ns INTEGER,
@@ -464,3 +533,6 @@ CREATE INDEX IF NOT EXISTS heap_snapshot_time ON heap_snapshot (cap, time_ns);
 CREATE INDEX IF NOT EXISTS heap_site_seq ON heap_site (cap, seq);
 CREATE INDEX IF NOT EXISTS heap_site_stack ON heap_site (cap, stack_id);
 CREATE INDEX IF NOT EXISTS heap_event_time ON heap_event (cap, time_ns);
+CREATE INDEX IF NOT EXISTS cgroup_stat_seq ON cgroup_stat (cap, seq);
+CREATE INDEX IF NOT EXISTS cgroup_psi_seq ON cgroup_psi (cap, seq);
+CREATE INDEX IF NOT EXISTS cgroup_proc_seq ON cgroup_proc (cap, seq);

@@ -993,7 +993,7 @@ static void test_06_wrong_version(void **state)
 	assert_int_equal(rc, -EPROTO);
 	assert_null(db);
 	assert_non_null(strstr(errbuf, "version 7"));
-	assert_non_null(strstr(errbuf, "reads version 1"));
+	assert_non_null(strstr(errbuf, "reads version 2"));
 	assert_non_null(strstr(errbuf, "ptop-analyze"));
 	rc = db__open(dbp, false, true, &db, errbuf, sizeof(errbuf));
 	assert_int_equal(rc, -EPROTO);
