@@ -42,6 +42,9 @@ struct rec_ctx {
 	uint32_t heap_top;           /* --heap-top: sites kept per ranking */
 	uint64_t leak_age_ns;        /* --leak-age */
 	bool heap_events;            /* --heap-events */
+	/* --smaps-budget: the time smaps reads (which hold the target's mmap lock) may
+	 * take per interval, over every collector that reads them */
+	uint64_t smaps_budget_ns;
 	const char *exe;             /* the launched command's executable (COMMAND mode), or NULL */
 	struct capture_writer *writer;
 	uint64_t events;             /* Event records emitted so far */

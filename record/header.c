@@ -117,6 +117,7 @@ int record_write_header(struct capture_writer *w, const struct record_header_in 
 	options.heap_top = o->heap_top;
 	options.leak_age_ns = o->leak_age_ns;
 	options.heap_events = o->heap_events;
+	options.smaps_budget_ns = o->smaps_budget_ns;
 	options.n_disabled = o->n_disabled;
 	options.disabled = o->disabled;
 	options.n_enabled = o->n_enabled;

@@ -30,6 +30,7 @@ enum {
 	OPT_HEAP_TOP,
 	OPT_LEAK_AGE,
 	OPT_HEAP_EVENTS,
+	OPT_SMAPS_BUDGET,
 };
 
 static const struct option long_opts[] = {
@@ -50,6 +51,7 @@ static const struct option long_opts[] = {
 	{ "heap-top", required_argument, NULL, OPT_HEAP_TOP },
 	{ "leak-age", required_argument, NULL, OPT_LEAK_AGE },
 	{ "heap-events", no_argument, NULL, OPT_HEAP_EVENTS },
+	{ "smaps-budget", required_argument, NULL, OPT_SMAPS_BUDGET },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
@@ -323,6 +325,7 @@ int record_opts__parse(struct record_opts *o, int argc, char **argv,
 	o->heap_sample_bytes = RECORD_DEFAULT_HEAP_SAMPLE_BYTES;
 	o->heap_top = RECORD_DEFAULT_HEAP_TOP;
 	o->leak_age_ns = RECORD_DEFAULT_LEAK_AGE_NS;
+	o->smaps_budget_ns = RECORD_DEFAULT_SMAPS_BUDGET_NS;
 	o->argc = argc;
 	o->argv = argv;
 	if (err && errlen)
@@ -422,6 +425,12 @@ int record_opts__parse(struct record_opts *o, int argc, char **argv,
 			break;
 		case OPT_HEAP_EVENTS:
 			o->heap_events = true;
+			break;
+		case OPT_SMAPS_BUDGET:
+			r = parse_interval("--smaps-budget", optarg, 1, &o->smaps_budget_ns, err,
+					   errlen);
+			if (r)
+				return r;
 			break;
 		case 'q':
 			o->quiet = true;
@@ -550,6 +559,8 @@ void record_usage(FILE *f, const struct collector_ops *const *table)
 	      "                          SIGINT/SIGTERM)\n"
 	      "      --interval D        snapshot period (default 1s)\n"
 	      "      --vma-interval D    period of the full VMA list (default 10s)\n"
+	      "      --smaps-budget D    time the smaps reads may take per interval; reads\n"
+	      "                          beyond it are skipped and marked (default 150ms)\n"
 	      "\n"
 	      "Collectors:\n"
 	      "      --disable A,B       do not run these collectors\n"

@@ -129,6 +129,7 @@ static void rec_ctx_from_opts(struct rec_ctx *ctx, const struct record_opts *o)
 	ctx->heap_top = o->heap_top;
 	ctx->leak_age_ns = o->leak_age_ns;
 	ctx->heap_events = o->heap_events;
+	ctx->smaps_budget_ns = o->smaps_budget_ns;
 }
 
 static size_t collectors_init(struct collector *cs, struct rec_ctx *ctx,

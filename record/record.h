@@ -42,6 +42,7 @@
 #define RECORD_DEFAULT_HEAP_TOP 64
 #define RECORD_MAX_HEAP_TOP 100000
 #define RECORD_DEFAULT_LEAK_AGE_NS (30ull * 1000000000ull)
+#define RECORD_DEFAULT_SMAPS_BUDGET_NS (150ull * 1000000ull)
 
 struct record_opts {
 	pid_t pid;                   /* --pid; 0 when not given */
@@ -65,6 +66,7 @@ struct record_opts {
 	uint32_t heap_top;           /* --heap-top, default 64 */
 	uint64_t leak_age_ns;        /* --leak-age, default 30 s */
 	bool heap_events;            /* --heap-events */
+	uint64_t smaps_budget_ns;    /* --smaps-budget, default 150 ms */
 	char **disabled;             /* --disable names (each checked), owned; n_disabled */
 	size_t n_disabled;
 	char **enabled;              /* --enable names (each checked), owned; n_enabled */
