@@ -81,11 +81,13 @@ static const char *const stmt_sql[ST_N] = {
 		      "statm_rss, statm_shared, statm_text, statm_data, rss, pss, uss, pss_anon, "
 		      "pss_file, pss_shmem, shared_clean, shared_dirty, private_clean, "
 		      "private_dirty, anon, swap, swap_pss, locked, rollup_read_ns, minflt, "
-		      "majflt, minflt_total, majflt_total) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, "
-		      "?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, "
-		      "?24, ?25, ?26, ?27, ?28)",
+		      "majflt, minflt_total, majflt_total, smaps_budget_ns, smaps_spent_ns, "
+		      "rollup_skipped) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, "
+		      "?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, "
+		      "?28, ?29, ?30, ?31)",
 	[ST_VMA_SNAPSHOT] = "INSERT INTO vma_snapshot (cap, snapshot_id, time_ns, pid, "
-			    "walk_ns, final, vma_count) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+			    "walk_ns, final, vma_count, budget_ns, skipped_walks) "
+			    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
 	[ST_VMA] = "INSERT INTO vma (cap, snapshot_id, start, end, perms, offset, dev, "
 		   "inode, path, size, rss, pss, uss, shared_clean, shared_dirty, anon, swap, "
 		   "swap_pss, locked) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, "
@@ -804,6 +806,14 @@ static int load_memory(struct loader *l, const Ptop__V1__Event *ev,
 		for (i = 25; i <= 28; i++)
 			sqlite3_bind_null(s, i);
 	}
+	if (m->budget) {
+		bind_u64(s, 29, m->budget->budget_ns);
+		bind_u64(s, 30, m->budget->spent_ns);
+		bind_i64(s, 31, !!m->budget->rollup_skipped);
+	} else {
+		for (i = 29; i <= 31; i++)
+			sqlite3_bind_null(s, i);
+	}
 	return run(l, ST_MEMORY);
 }
 
@@ -820,6 +830,11 @@ static int load_vmas(struct loader *l, const Ptop__V1__Event *ev, const Ptop__V1
 	bind_u64(s, 5, vs->walk_ns);
 	bind_i64(s, 6, !!vs->final);
 	bind_u64(s, 7, vs->n_vmas);
+	if (vs->budget_ns)
+		bind_u64(s, 8, vs->budget_ns);
+	else
+		sqlite3_bind_null(s, 8); /* recorded before the budget, or none */
+	bind_u64(s, 9, vs->skipped_walks);
 	err = run(l, ST_VMA_SNAPSHOT);
 	if (err)
 		return err;

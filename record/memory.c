@@ -3,6 +3,13 @@
  * its read is timed, as it holds the target's mmap lock) and the page faults
  * of /proc/PID/stat, as one MemorySample event.
  *
+ * The smaps_rollup read counts against the smaps budget (--smaps-budget,
+ * shared with the vmas collector through smaps_budget__get): when the budget
+ * refuses it, the sample carries SmapsBudget.rollup_skipped and no rollup
+ * group; the budget group also says how long smaps reads took in the interval.
+ * The final poll reads smaps_rollup regardless (its time is still paid for),
+ * so a recording always ends with the target's last PSS/USS.
+ *
  * Each group is present only when its file was read and parsed. A file that
  * cannot be read is counted as a "proc_unreadable" drop (one per poll and
  * file), one that does not parse as "proc_malformed"; nothing is written as 0
@@ -28,6 +35,8 @@ struct mem_priv {
 	uint64_t prev_ns;            /* the previous poll (or start) */
 	uint64_t prev_minflt, prev_majflt;
 	bool have_prev;              /* prev_*flt hold a reading */
+	struct smaps_budget *budget; /* shared with vmas */
+	uint64_t spent_mark;         /* budget->spent_ns at the previous sample */
 };
 
 /* The rollup counters MemorySample carries beside Rss and Pss (which the
@@ -99,6 +108,10 @@ static Ptop__V1__ProbeState mem_check(struct collector *c)
 			 "statm + stat only: /proc/%d/smaps_rollup: %s (needs PTRACE_MODE_READ: root or "
 			 "the target's uid); PSS/USS not collected, counted as drops",
 			 (int)ctx->pid, strerror(-err));
+	else if (ctx->smaps_budget_ns)
+		snprintf(c->detail, sizeof(c->detail),
+			 "/proc/%d/statm, smaps_rollup (within a %.3g ms smaps budget per interval), "
+			 "stat", (int)ctx->pid, (double)ctx->smaps_budget_ns / 1e6);
 	else
 		snprintf(c->detail, sizeof(c->detail), "/proc/%d/statm, smaps_rollup, stat",
 			 (int)ctx->pid);
@@ -118,6 +131,7 @@ static int mem_start(struct collector *c)
 	}
 	p->page_size = ps > 0 ? (uint64_t)ps : 4096;
 	p->prev_ns = rec_now_ns();
+	p->budget = smaps_budget__get(c->ctx->smaps_budget_ns, c->ctx->interval_ns);
 	/* The fault baseline: the first interval's deltas count from here. */
 	if (procfs_read_stat(c->ctx->pid, &st) == 0) {
 		p->prev_minflt = st.minflt;
@@ -134,6 +148,7 @@ static void mem_stop(struct collector *c)
 
 	if (!p)
 		return;
+	smaps_budget__put(p->budget);
 	free(p->buf);
 	free(p);
 	c->priv = NULL;
@@ -158,15 +173,16 @@ static int mem_poll(struct collector *c, uint64_t now_ns, unsigned flags)
 	Ptop__V1__Statm sm = PTOP__V1__STATM__INIT;
 	Ptop__V1__SmapsRollup ro = PTOP__V1__SMAPS_ROLLUP__INIT;
 	Ptop__V1__Faults fa = PTOP__V1__FAULTS__INIT;
+	Ptop__V1__SmapsBudget bud = PTOP__V1__SMAPS_BUDGET__INIT;
 	char *missing[ARRAY_SIZE(rollup_fields)];
 	struct proc_smaps_counters rc;
 	struct proc_statm statm;
 	struct proc_stat st;
 	uint64_t t0, t1, interval;
 	size_t len = 0;
+	bool skip;
 	int err;
 
-	(void)flags;
 	if (!p || pid <= 0)
 		return -EINVAL;
 
@@ -210,9 +226,14 @@ static int mem_poll(struct collector *c, uint64_t now_ns, unsigned flags)
 		ms.statm = &sm;
 	}
 
+	/* the final read is made regardless of the budget, and paid for */
+	skip = !(flags & POLL_FINAL) && !smaps_budget__allow(p->budget, now_ns);
+	if (skip)
+		goto budget;
 	t0 = rec_now_ns();
 	err = procfs_read_file(pid, "smaps_rollup", &p->buf, &p->cap, &len);
 	t1 = rec_now_ns();
+	smaps_budget__spend(p->budget, t1 - t0);
 	if (!err && len == 0)
 		err = -ESRCH; /* no mm any more: exiting */
 	if (err && procfs_is_gone(pid, err))
@@ -246,9 +267,17 @@ static int mem_poll(struct collector *c, uint64_t now_ns, unsigned flags)
 		ms.rollup = &ro;
 	}
 
+budget:
+	if (p->budget->budget_ns) {
+		bud.budget_ns = p->budget->budget_ns;
+		bud.spent_ns = p->budget->spent_ns - p->spent_mark;
+		bud.rollup_skipped = skip;
+		ms.budget = &bud;
+	}
+	p->spent_mark = p->budget->spent_ns;
 	interval = now_ns > p->prev_ns ? now_ns - p->prev_ns : 0;
 	p->prev_ns = now_ns;
-	if (!ms.statm && !ms.rollup && !ms.faults)
+	if (!ms.statm && !ms.rollup && !ms.faults && !skip)
 		return 0; /* nothing measured: the drops say why */
 	ev.payload_case = PTOP__V1__EVENT__PAYLOAD_MEMORY;
 	ev.memory = &ms;

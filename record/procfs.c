@@ -987,3 +987,68 @@ cleanup:
 	free(buf);
 	return err;
 }
+
+/* ---------------------------------------------------------------- smaps budget */
+
+void smaps_budget__init(struct smaps_budget *b, uint64_t budget_ns, uint64_t interval_ns)
+{
+	memset(b, 0, sizeof(*b));
+	b->budget_ns = budget_ns > INT64_MAX ? INT64_MAX : budget_ns;
+	b->interval_ns = interval_ns ? interval_ns : 1000000000ull;
+	b->credit_ns = (int64_t)b->budget_ns;
+}
+
+bool smaps_budget__allow(struct smaps_budget *b, uint64_t now_ns)
+{
+	if (!b->budget_ns) {
+		b->reads++;
+		return true;
+	}
+	if (b->started && now_ns > b->last_ns) {
+		/* in floating point: (now - last) * budget overflows 64 bits after
+		 * a few seconds of a large budget */
+		double add = (double)(now_ns - b->last_ns) * (double)b->budget_ns /
+			     (double)b->interval_ns;
+		double c = (double)b->credit_ns + add;
+
+		b->credit_ns = c >= (double)b->budget_ns ? (int64_t)b->budget_ns : (int64_t)c;
+	}
+	if (!b->started || now_ns > b->last_ns) {
+		b->last_ns = now_ns;
+		b->started = true;
+	}
+	if (b->credit_ns > 0) {
+		b->reads++;
+		return true;
+	}
+	b->skipped++;
+	return false;
+}
+
+void smaps_budget__spend(struct smaps_budget *b, uint64_t ns)
+{
+	b->spent_ns += ns;
+	if (!b->budget_ns)
+		return;
+	if (ns > (uint64_t)INT64_MAX / 2)
+		ns = (uint64_t)INT64_MAX / 2;
+	b->credit_ns = b->credit_ns < INT64_MIN / 2 ? INT64_MIN / 2 : b->credit_ns - (int64_t)ns;
+}
+
+static struct smaps_budget shared_budget;
+
+struct smaps_budget *smaps_budget__get(uint64_t budget_ns, uint64_t interval_ns)
+{
+	if (!shared_budget.users)
+		smaps_budget__init(&shared_budget, budget_ns, interval_ns);
+	shared_budget.users++;
+	return &shared_budget;
+}
+
+void smaps_budget__put(struct smaps_budget *b)
+{
+	if (!b || !b->users)
+		return;
+	if (!--b->users)
+		smaps_budget__init(b, 0, 0);
+}

@@ -138,4 +138,45 @@ int procfs_parse_mountinfo_cgroup2(const char *text, char *mnt, size_t mnt_len, 
  * hierarchy holds it). */
 int procfs_cgroup_id(const char *cgroup_path, uint64_t *id);
 
+/* ---------------------------------------------------------------- smaps budget */
+
+/* The time budget of smaps reads (--smaps-budget). Reading /proc/PID/smaps or
+ * smaps_rollup holds the target's mmap lock, so the recorder keeps the time it
+ * spends on them within BUDGET_NS per INTERVAL_NS on average, over every
+ * collector that reads them. A credit accrues at BUDGET_NS per INTERVAL_NS of
+ * time, capped at one interval's budget (it starts full); a read is allowed
+ * while the credit is positive, and its time is then taken from the credit,
+ * which may go negative. So a read that took W lets the next one run only
+ * after about W / BUDGET_NS intervals, and over any stretch of T ns the reads
+ * take at most T * BUDGET_NS / INTERVAL_NS plus one budget plus one read.
+ * Pure: time is whatever the caller passes (monotonic ns). */
+struct smaps_budget {
+	uint64_t budget_ns;          /* per interval; 0: no budget, every read allowed */
+	uint64_t interval_ns;        /* the interval the budget is per */
+	int64_t credit_ns;           /* negative: the debt of reads that overran */
+	uint64_t last_ns;            /* when the credit was last brought up to date */
+	bool started;                /* last_ns holds a time */
+	uint64_t spent_ns;           /* time of all reads since init */
+	uint64_t reads, skipped;     /* reads allowed and refused since init */
+	unsigned users;              /* smaps_budget__get references */
+};
+
+/* Set B up for BUDGET_NS per INTERVAL_NS (INTERVAL_NS 0 counts as 1 s). */
+void smaps_budget__init(struct smaps_budget *b, uint64_t budget_ns, uint64_t interval_ns);
+
+/* May a read run at NOW_NS? Brings the credit up to date first. True always
+ * without a budget. A refused read is counted in b->skipped. */
+bool smaps_budget__allow(struct smaps_budget *b, uint64_t now_ns);
+
+/* A read ran and took NS (allowed or not: a read the caller had to make
+ * regardless, such as the final one, is paid for too). */
+void smaps_budget__spend(struct smaps_budget *b, uint64_t ns);
+
+/* The recorder's one budget, shared by the collectors that read smaps files of
+ * the target (memory, vmas): the first get() sets it up with BUDGET_NS and
+ * INTERVAL_NS, later ones share it; put() when done (the last one resets it).
+ * Not thread-safe: the run loop polls collectors from one thread. */
+struct smaps_budget *smaps_budget__get(uint64_t budget_ns, uint64_t interval_ns);
+void smaps_budget__put(struct smaps_budget *b);
+
 #endif

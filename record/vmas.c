@@ -10,6 +10,14 @@
  * header lines and freed after the event is written. walk_ns is the time of
  * the smaps read, during which the kernel walks the VMAs holding the target's
  * mmap lock.
+ *
+ * The walk counts against the smaps budget (--smaps-budget, shared with the
+ * memory collector's smaps_rollup reads through smaps_budget__get). A walk
+ * that falls due while the budget refuses it is skipped and waits for the next
+ * --vma-interval; the next snapshot counts it in skipped_walks. The first and
+ * the final walk are taken regardless of the budget (and paid for: the reads
+ * after them wait until it is paid back), so a capture always has the
+ * target's VMAs at both ends.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -32,6 +40,8 @@ struct vmas_priv {
 	size_t cap;
 	uint64_t last_ns;            /* the previous snapshot */
 	bool have_last;
+	uint32_t skipped;            /* walks skipped since the last snapshot */
+	struct smaps_budget *budget; /* shared with memory */
 };
 
 struct fill {
@@ -116,8 +126,9 @@ static Ptop__V1__ProbeState vmas_check(struct collector *c)
 	snprintf(path, sizeof(path), "/proc/%d/smaps", (int)ctx->pid);
 	if (ctx->vma_interval_ns)
 		snprintf(c->detail, sizeof(c->detail),
-			 "%s at start, every %.3g s and at the end", path,
-			 (double)ctx->vma_interval_ns / 1e9);
+			 "%s at start, every %.3g s (within a %.3g ms smaps budget per interval) and "
+			 "at the end", path, (double)ctx->vma_interval_ns / 1e9,
+			 (double)ctx->smaps_budget_ns / 1e6);
 	else
 		snprintf(c->detail, sizeof(c->detail), "%s at start and at the end", path);
 	return PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE;
@@ -131,6 +142,7 @@ static int vmas_start(struct collector *c)
 		snprintf(c->reason, sizeof(c->reason), "out of memory");
 		return -ENOMEM;
 	}
+	p->budget = smaps_budget__get(c->ctx->smaps_budget_ns, c->ctx->interval_ns);
 	c->priv = p;
 	return 0;
 }
@@ -141,6 +153,7 @@ static void vmas_stop(struct collector *c)
 
 	if (!p)
 		return;
+	smaps_budget__put(p->budget);
 	free(p->buf);
 	free(p);
 	c->priv = NULL;
@@ -161,6 +174,7 @@ static int snapshot(struct collector *c, uint64_t now_ns, bool final)
 	t0 = rec_now_ns();
 	err = procfs_read_file(pid, "smaps", &p->buf, &p->cap, &len);
 	t1 = rec_now_ns();
+	smaps_budget__spend(p->budget, t1 - t0);
 	if (!err && len == 0)
 		err = -ESRCH; /* no mm: exiting, or a zombie */
 	if (err && procfs_is_gone(pid, err))
@@ -188,9 +202,13 @@ static int snapshot(struct collector *c, uint64_t now_ns, bool final)
 	snap.n_vmas = f.n;
 	snap.walk_ns = t1 - t0;
 	snap.final = final;
+	snap.budget_ns = p->budget->budget_ns;
+	snap.skipped_walks = p->skipped;
 	ev.payload_case = PTOP__V1__EVENT__PAYLOAD_VMAS;
 	ev.vmas = &snap;
 	err = rec_emit_event(c->ctx, &ev, PTOP__V1__CATEGORY__CATEGORY_VMAS, now_ns, 0);
+	if (!err)
+		p->skipped = 0;
 cleanup:
 	free(f.slots);
 	free(f.ptrs);
@@ -210,6 +228,14 @@ static int vmas_poll(struct collector *c, uint64_t now_ns, unsigned flags)
 	      (every && now_ns - p->last_ns >= every);
 	if (!due)
 		return 0;
+	if (!(flags & (POLL_FIRST | POLL_FINAL)) && !smaps_budget__allow(p->budget, now_ns)) {
+		/* skipped: the next try is one --vma-interval later */
+		if (p->skipped < UINT32_MAX)
+			p->skipped++;
+		p->last_ns = now_ns;
+		p->have_last = true;
+		return 0;
+	}
 	err = snapshot(c, now_ns, flags & POLL_FINAL);
 	p->last_ns = now_ns;
 	p->have_last = true;
