@@ -6,9 +6,9 @@
  * record/cpuprof.c opens one PERF_COUNT_SW_CPU_CLOCK event per online CPU at
  * --cpu-sample-hz and attaches cp_sample to each. Every run counts a tick; runs on
  * a target thread copy the stacks with bpf_get_stack() (frame-pointer walk) into a
- * per-CPU buffer, key each by a 64-bit hash of its ips (struct cp_stack_key says
- * why not bpf_get_stackid), store it in the set's stack map the first time, and
- * add one to the count of the pair.
+ * per-CPU buffer, key each by a 64-bit hash of its ips (bpf/stackmap.h says why not
+ * bpf_get_stackid), store it in the set's stack map the first time, and add one to
+ * the count of the pair.
  *
  * The user stack's first ip is the sampled ip itself (regs->ip, exact); the frames
  * after it are return addresses (the analyzer subtracts 1 before symbolizing them).
@@ -27,31 +27,15 @@
 
 #include "cpuprof.h"
 #include "filter.bpf.h"
+#include "stackmap.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
-
-#ifndef ENOMEM
-#define ENOMEM 12
-#endif
-#ifndef EEXIST
-#define EEXIST 17
-#endif
-#ifndef ENOENT
-#define ENOENT 2
-#endif
 
 /* The set samples go into now: 0 or 1. Written by user space (mmapped .bss). */
 __u32 cp_active = 0;
 
-struct stack_map {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, CP_STACK_ENTRIES);
-	__type(key, struct cp_stack_key);
-	__type(value, struct cp_ips);
-};
-
-struct stack_map cp_stacks0 SEC(".maps");
-struct stack_map cp_stacks1 SEC(".maps");
+SM_STACK_MAP(CP_STACK_ENTRIES, 0) cp_stacks0 SEC(".maps");
+SM_STACK_MAP(CP_STACK_ENTRIES, 0) cp_stacks1 SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -72,7 +56,7 @@ struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1);
 	__type(key, __u32);
-	__type(value, struct cp_ips);
+	__type(value, struct sm_ips);
 } cp_scratch SEC(".maps");
 
 /* Did the timer interrupt kernel mode? */
@@ -88,43 +72,22 @@ static __always_inline int sample_in_kernel(struct bpf_perf_event_data *ctx)
 #endif
 }
 
-/* Walk this sample's stack (user with BPF_F_USER_STACK, else kernel) into the
- * scratch buffer, key it, and store it in set SET's stack map unless it is there.
- * Returns 0 with *SK set, -ENOENT for an empty walk, -ENOMEM when the stack map is
- * full, or the helper's -errno. */
+/* Walk this sample's stack (user with BPF_F_USER_STACK, else kernel) into the per-CPU
+ * scratch buffer (a perf_event program is not preempted), key it, and store it in set
+ * SET's stack map unless it is there. Returns 0 with *SK set, -ENOENT for an empty
+ * walk, -ENOMEM when the stack map is full, or the helper's -errno. */
 static __always_inline long take_stack(struct bpf_perf_event_data *ctx, __u32 set, __u64 flags,
-				       struct cp_stack_key *sk)
+				       struct sm_key *sk)
 {
-	struct cp_ips *buf;
-	__u32 zero = 0, i;
-	__u64 h = 0x9E3779B97F4A7C15ULL;
-	long n, err;
+	struct sm_ips *buf;
+	__u32 zero = 0;
 
 	buf = bpf_map_lookup_elem(&cp_scratch, &zero);
 	if (!buf)
 		return -ENOMEM;
-	n = bpf_get_stack(ctx, buf->ips, sizeof(buf->ips), flags);
-	if (n < 0)
-		return n;
-	if (n < (long)sizeof(__u64))
-		return -ENOENT;
-	sk->nr = (__u32)(n / sizeof(__u64));
-	sk->kernel = !(flags & BPF_F_USER_STACK);
-	/* a multiply-xorshift mix of every ip, in order */
-	for (i = 0; i < CP_MAX_DEPTH; i++) {
-		if (i >= sk->nr)
-			break;
-		h = (h ^ buf->ips[i]) * 0xBF58476D1CE4E5B9ULL;
-		h ^= h >> 31;
-	}
-	sk->hash = h | 1;	/* never 0: 0 means "no stack" */
 	if (set)
-		err = bpf_map_update_elem(&cp_stacks1, sk, buf, BPF_NOEXIST);
-	else
-		err = bpf_map_update_elem(&cp_stacks0, sk, buf, BPF_NOEXIST);
-	if (err && err != -EEXIST)
-		return -ENOMEM;
-	return 0;
+		return sm_take(ctx, &cp_stacks1, buf, flags, sk);
+	return sm_take(ctx, &cp_stacks0, buf, flags, sk);
 }
 
 SEC("perf_event")

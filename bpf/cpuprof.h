@@ -2,8 +2,10 @@
 #ifndef PTOP_BPF_CPUPROF_H
 #define PTOP_BPF_CPUPROF_H
 
-/* Deepest stack kept (the kernel's default kernel.perf_event_max_stack). */
-#define CP_MAX_DEPTH 127
+#include "stackmap.h"
+
+/* Deepest stack kept. */
+#define CP_MAX_DEPTH SM_MAX_DEPTH
 /* Entries of each stack map and of the count map. Each stack map preallocates
  * CP_STACK_ENTRIES x (CP_MAX_DEPTH x 8 + its key) bytes, ~8.4 MB; two of them. */
 #define CP_STACK_ENTRIES 8192
@@ -15,27 +17,12 @@
  * then reads and clears the old set at leisure. See record/cpuprof.c. */
 #define CP_SETS 2
 
-/* A stack in a set's stack map: keyed by a 64-bit hash of its ips, so two
- * distinct stacks share a key only if their hashes are equal (about k^2/2^64
- * for k stacks; the kernel's STACK_TRACE map, keyed by hash & (buckets - 1),
- * lost the second stack's samples at about k^2/16384 per interval). */
-struct cp_stack_key {
-	__u64 hash;		/* 0: no stack */
-	__u32 nr;		/* ips in the stack, 1..CP_MAX_DEPTH */
-	__u32 kernel;		/* 1: kernel addresses */
-};
-
-/* The ips of a stack, innermost first; only the first nr (of its key) count. */
-struct cp_ips {
-	__u64 ips[CP_MAX_DEPTH];
-};
-
 /* Key of the count map: one (user stack, kernel stack) pair of one set. */
 struct cp_key {
 	__u32 set;		/* 0 or 1 */
 	__u32 pad;
-	struct cp_stack_key user;	/* hash 0: no user stack */
-	struct cp_stack_key kern;	/* hash 0: none (user mode or unusable) */
+	struct sm_key user;	/* hash 0: no user stack */
+	struct sm_key kern;	/* hash 0: none (user mode or unusable) */
 };
 
 /* Per set, one copy per CPU (sum them). */

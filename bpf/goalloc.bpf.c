@@ -8,9 +8,10 @@
  * exponentially distributed interval of mean ga_sample_bytes; the allocation that
  * crosses zero takes the stack and is credited with every allocation and byte since
  * the previous sample; ga_sample_bytes == 0: every allocation takes one. The stack is a
- * frame-pointer walk (Go keeps frame pointers); at mallocgc's entry it starts with the
+ * frame-pointer walk (Go keeps frame pointers) kept under a 64-bit hash of its ips, as
+ * in the libc lane (bpf/stackmap.bpf.h); at mallocgc's entry it starts with the
  * caller's caller, so the caller's return address is read from the top of the stack
- * and kept beside the stack id, as in the libc lane.
+ * and kept beside the stack's key, as in the libc lane.
  * The probe sits at the jbe of the stack check (record/goalloc.c); a hit whose jbe is
  * taken (by the cmp's flags) goes to morestack and comes back to the entry, so it is
  * not counted.
@@ -24,6 +25,7 @@
 
 #include "heap.h"
 #include "filter.bpf.h"
+#include "stackmap.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -33,12 +35,15 @@ const volatile __u32 ga_exp_table[HP_EXP_TABLE] = {};	/* -ln(u) x 2^16 quantiles
  * 0x10 its stackguard0): skip the hits that go to morestack, the function restarts */
 const volatile bool ga_stack_check = false;
 
+SM_STACK_MAP(HP_STACK_ENTRIES, BPF_F_NO_PREALLOC) ga_stacks SEC(".maps");
+
+/* per thread (an M): where a sampled allocation's stack is walked (bpf/stackmap.bpf.h) */
 struct {
-	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
-	__uint(max_entries, HP_STACK_ENTRIES);
-	__type(key, __u32);
-	__uint(value_size, HP_MAX_DEPTH * sizeof(__u64));
-} ga_stacks SEC(".maps");
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct sm_ips);
+} ga_walk SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -77,9 +82,9 @@ int ga_mallocgc(struct pt_regs *ctx)
 	struct hp_site zero = {}, *site;
 	struct hp_counters *cnt;
 	struct hp_sampler *s;
+	struct sm_ips *buf;
 	__u32 z = 0;
 	bool take = false;
-	long sid;
 
 	if (!ptop_current_is_target(id))
 		return 0;
@@ -119,13 +124,13 @@ int ga_mallocgc(struct pt_regs *ctx)
 	}
 	if (!take)
 		return 0;
-	sid = bpf_get_stackid(ctx, &ga_stacks, BPF_F_USER_STACK);
-	if (sid < 0) {
+	buf = bpf_task_storage_get(&ga_walk, bpf_get_current_task_btf(), NULL,
+				   BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!buf || sm_take(ctx, &ga_stacks, buf, BPF_F_USER_STACK, &key.stack)) {
 		cnt->stack_failures++;
 		return 0;
 	}
 	cnt->samples++;
-	key.stack_id = (__s32)sid;
 	if (bpf_probe_read_user(&key.caller, sizeof(key.caller), (void *)PT_REGS_SP(ctx)))
 		key.caller = 0;
 	site = bpf_map_lookup_elem(&ga_sites, &key);

@@ -8,10 +8,12 @@
  * function): it reads the size, decides whether this allocation takes a stack and
  * keeps both in the thread's task storage (a pointer away, cheaper than a hash keyed
  * by tid) until hp_exit, the uretprobe, sees the returned pointer.
- * The stack is a frame-pointer walk from the probe (bpf_get_stackid); the walk starts
+ * The stack is a frame-pointer walk from the probe (bpf_get_stack into the thread's
+ * own buffer), kept in hp_stacks under a 64-bit hash of its ips (bpf/stackmap.h: no
+ * stack is lost to a bucket collision, as with bpf_get_stackid). The walk starts
  * with the caller's caller, because the allocator has not pushed a frame yet, so the
  * caller's own return address is read from the top of the stack at entry and kept
- * beside the stack id (user space puts it as frame 1). The probes are placed by
+ * beside the stack's key (user space puts it as frame 1). The probes are placed by
  * user space where the stack pointer still points at that return address.
  *
  * Sampling: each CPU counts bytes down from an exponentially distributed interval of
@@ -35,23 +37,24 @@
 
 #include "heap.h"
 #include "filter.bpf.h"
+#include "stackmap.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
-
-#ifndef EEXIST
-#define EEXIST 17
-#endif
 
 const volatile __u64 hp_sample_bytes = 512 * 1024;	/* 0: every allocation */
 const volatile bool hp_events = false;			/* --heap-events */
 const volatile __u32 hp_exp_table[HP_EXP_TABLE] = {};	/* -ln(u) x 2^16 quantiles */
 
+SM_STACK_MAP(HP_STACK_ENTRIES, BPF_F_NO_PREALLOC) hp_stacks SEC(".maps");
+
+/* per thread: where a sampled allocation's stack is walked (a uprobe may be preempted,
+ * so a per-CPU buffer could be overwritten by another thread between walk and store) */
 struct {
-	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
-	__uint(max_entries, HP_STACK_ENTRIES);
-	__type(key, __u32);
-	__uint(value_size, HP_MAX_DEPTH * sizeof(__u64));
-} hp_stacks SEC(".maps");
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct sm_ips);
+} hp_walk SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -140,8 +143,8 @@ int hp_enter(struct pt_regs *ctx)
 	struct hp_inflight inf = {}, *old;
 	struct hp_counters *cnt;
 	struct hp_sampler *s;
+	struct sm_ips *buf;
 	bool take = false;
-	long sid;
 
 	if (!ptop_current_is_target(id))
 		return 0;
@@ -161,7 +164,6 @@ int hp_enter(struct pt_regs *ctx)
 	}
 	func = (__u32)bpf_get_attach_cookie(ctx);
 	inf.func = func;
-	inf.site.stack_id = -1;
 	switch (func) {
 	case HP_CALLOC:
 		inf.size = PT_REGS_PARM1(ctx) * PT_REGS_PARM2(ctx);
@@ -206,12 +208,13 @@ int hp_enter(struct pt_regs *ctx)
 		}
 	}
 	if (take) {
-		sid = bpf_get_stackid(ctx, &hp_stacks, BPF_F_USER_STACK);
-		if (sid < 0) {
+		buf = bpf_task_storage_get(&hp_walk, bpf_get_current_task_btf(), NULL,
+					   BPF_LOCAL_STORAGE_GET_F_CREATE);
+		if (!buf || sm_take(ctx, &hp_stacks, buf, BPF_F_USER_STACK, &inf.site.stack)) {
 			cnt->stack_failures++;
+			inf.site.stack.hash = 0;
 		} else {
 			cnt->samples++;
-			inf.site.stack_id = (__s32)sid;
 			if (bpf_probe_read_user(&inf.site.caller, sizeof(inf.site.caller),
 						(void *)PT_REGS_SP(ctx)))
 				inf.site.caller = 0;
@@ -240,7 +243,7 @@ static __always_inline void do_free(struct hp_counters *cnt, __u64 addr, __u32 f
 	cnt->free_bytes += lv.size;
 	cnt->live_count--;
 	cnt->live_bytes -= lv.size;
-	if (lv.site.stack_id < 0)
+	if (!lv.site.stack.hash)
 		return;
 	site = bpf_map_lookup_elem(&hp_sites, &lv.site);
 	if (site) {
@@ -268,7 +271,7 @@ static __always_inline void do_alloc(struct hp_counters *cnt, __u64 addr,
 	lv.site = inf->site;
 	lv.credit_count = inf->credit_count;
 	lv.credit_bytes = inf->credit_bytes;
-	if (inf->site.stack_id >= 0) {
+	if (inf->site.stack.hash) {
 		site = bpf_map_lookup_elem(&hp_sites, &inf->site);
 		if (!site) {
 			bpf_map_update_elem(&hp_sites, &inf->site, &zero, BPF_NOEXIST);
@@ -279,7 +282,7 @@ static __always_inline void do_alloc(struct hp_counters *cnt, __u64 addr,
 			__sync_fetch_and_add(&site->alloc_bytes, inf->credit_bytes);
 		} else {
 			cnt->site_full++;
-			lv.site.stack_id = -1;
+			lv.site.stack.hash = 0;
 		}
 	}
 	err = bpf_map_update_elem(&hp_live, &addr, &lv, BPF_NOEXIST);
@@ -291,7 +294,7 @@ static __always_inline void do_alloc(struct hp_counters *cnt, __u64 addr,
 
 			cnt->live_count--;
 			cnt->live_bytes -= l->size;
-			if (l->site.stack_id >= 0)
+			if (l->site.stack.hash)
 				os = bpf_map_lookup_elem(&hp_sites, &l->site);
 			if (os) {
 				__sync_fetch_and_sub(&os->live_count, l->credit_count);
@@ -305,12 +308,12 @@ static __always_inline void do_alloc(struct hp_counters *cnt, __u64 addr,
 	} else {
 		cnt->live_count++;
 		cnt->live_bytes += lv.size;
-		if (site && lv.site.stack_id >= 0) {
+		if (site && lv.site.stack.hash) {
 			__sync_fetch_and_add(&site->live_count, lv.credit_count);
 			__sync_fetch_and_add(&site->live_bytes, lv.credit_bytes);
 		}
 	}
-	if (lv.site.stack_id >= 0)
+	if (lv.site.stack.hash)
 		emit_event(cnt, 1, inf->func, addr, lv.size, &lv.site, now);
 }
 

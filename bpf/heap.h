@@ -1,10 +1,14 @@
-/* heap.h — structs and constants shared by bpf/heap.bpf.c and record/heap.c. */
+/* heap.h — structs and constants shared by bpf/heap.bpf.c, bpf/goalloc.bpf.c and
+ * record/heap.c. */
 #ifndef PTOP_BPF_HEAP_H
 #define PTOP_BPF_HEAP_H
 
-/* Deepest stack kept (the kernel's default kernel.perf_event_max_stack). */
-#define HP_MAX_DEPTH 127
-/* Entries of the stack map (never cleared: live allocations refer to its ids). */
+#include "stackmap.h"
+
+/* Deepest stack kept. */
+#define HP_MAX_DEPTH SM_MAX_DEPTH
+/* Stacks the stack map holds (never cleared: live allocations refer to its keys;
+ * allocated as they come, not preallocated: about 1 KiB each). */
 #define HP_STACK_ENTRIES 16384
 /* Distinct call sites counted in the kernel. */
 #define HP_SITE_ENTRIES 16384
@@ -34,8 +38,7 @@ enum hp_func {
 /* A call site: the user stack walked at the allocator's entry, and the caller's
  * return address that walk skips (read from the top of the stack at entry). */
 struct hp_site_key {
-	__s32 stack_id;		/* id in hp_stacks */
-	__u32 pad;
+	struct sm_key stack;	/* its key in the lane's stack map; hash 0: not sampled */
 	__u64 caller;		/* return address into the caller; 0: unknown */
 };
 
@@ -54,7 +57,7 @@ struct hp_site {
 struct hp_live {
 	__u64 size;
 	__u64 time_ns;		/* bpf_ktime_get_ns() at the allocation */
-	struct hp_site_key site;	/* stack_id -1: not sampled */
+	struct hp_site_key site;	/* stack.hash 0: not sampled */
 	__u64 credit_count;	/* what the sample stands for in its site's figures */
 	__u64 credit_bytes;
 };
@@ -63,7 +66,7 @@ struct hp_live {
 struct hp_inflight {
 	__u64 size;
 	__u64 arg;		/* realloc: the old pointer; posix_memalign: memptr */
-	struct hp_site_key site;	/* stack_id -1: not sampled */
+	struct hp_site_key site;	/* stack.hash 0: not sampled */
 	__u64 credit_count;	/* what the sample is credited with */
 	__u64 credit_bytes;
 	__u32 func;

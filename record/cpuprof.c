@@ -196,13 +196,45 @@ int cp_stack_table__intern(struct cp_stack_table *t, bool kernel, const uint64_t
 	return 1;
 }
 
-size_t cpuprof__stack_len(const uint64_t *ips, size_t max)
+int stackmap__read(int fd, const struct sm_key *sk, uint64_t *ips, size_t max)
 {
-	size_t n = 0;
+	struct sm_ips v;
+	size_t n;
 
-	while (n < max && ips[n])
-		n++;
-	return n;
+	if (!sk->hash || !sk->nr || sk->nr > SM_MAX_DEPTH)
+		return 0;
+	if (bpf_map_lookup_elem(fd, sk, &v) != 0)
+		return errno == ENOENT ? 0 : -errno;
+	n = sk->nr < max ? sk->nr : max;
+	memcpy(ips, v.ips, n * sizeof(*ips));
+	return (int)n;
+}
+
+int cp_stack_table__emit(struct rec_ctx *ctx, struct cp_stack_table *t, bool kernel,
+			 const uint64_t *ips, size_t n, uint64_t *id)
+{
+	Ptop__V1__Record rec = PTOP__V1__RECORD__INIT;
+	Ptop__V1__Stack st = PTOP__V1__STACK__INIT;
+	int r;
+
+	*id = 0;
+	if (!n)
+		return 0;
+	r = cp_stack_table__intern(t, kernel, ips, n, id);
+	if (r < 0) {
+		*id = 0;
+		return 0;
+	}
+	if (r == 0)
+		return 0;
+	/* new: its record goes before the event that refers to it */
+	st.id = *id;
+	st.n_ips = n;
+	st.ips = (uint64_t *)ips;
+	st.kernel = kernel;
+	rec.kind_case = PTOP__V1__RECORD__KIND_STACK;
+	rec.stack = &st;
+	return rec_emit(ctx, &rec);
 }
 
 double cpuprof__delivered_hz(uint64_t ticks, uint32_t cpus, uint64_t interval_ns)
@@ -273,7 +305,7 @@ struct cp_priv {
 	struct cp_counters *cnt;	/* ncpus */
 	struct cp_key *keys;		/* CP_COUNT_ENTRIES */
 	uint64_t *vals;			/* CP_COUNT_ENTRIES */
-	struct cp_ips stack;		/* one stack read back from a stack map */
+	struct sm_ips stack;		/* one stack read back from a stack map */
 	Ptop__V1__StackCount *sc;	/* CP_COUNT_ENTRIES */
 	Ptop__V1__StackCount **scp;
 	struct cp_stack_table *table;
@@ -527,33 +559,17 @@ static void quiesce(struct cp_priv *p)
 /* The capture id of the stack keyed SK in stack map SMFD, writing its Stack record
  * the first time the capture sees its content. *ID: 0 for no stack (SK->hash 0) or
  * one that cannot be read back. 0 or -errno from the writer. */
-static int resolve(struct collector *c, struct cp_priv *p, int smfd,
-		   const struct cp_stack_key *sk, uint64_t *id)
+static int resolve(struct collector *c, struct cp_priv *p, int smfd, const struct sm_key *sk,
+		   uint64_t *id)
 {
-	Ptop__V1__Record rec = PTOP__V1__RECORD__INIT;
-	Ptop__V1__Stack st = PTOP__V1__STACK__INIT;
-	int r;
+	int n;
 
 	*id = 0;
-	if (!sk->hash || !sk->nr || sk->nr > CP_MAX_DEPTH)
+	n = stackmap__read(smfd, sk, (uint64_t *)p->stack.ips, SM_MAX_DEPTH);
+	if (n <= 0)
 		return 0;
-	if (bpf_map_lookup_elem(smfd, sk, &p->stack) != 0)
-		return 0;
-	r = cp_stack_table__intern(p->table, sk->kernel, (const uint64_t *)p->stack.ips, sk->nr, id);
-	if (r < 0) {
-		*id = 0;
-		return 0;
-	}
-	if (r == 0)
-		return 0;
-	/* new: its record goes before the event that refers to it */
-	st.id = *id;
-	st.n_ips = sk->nr;
-	st.ips = (uint64_t *)p->stack.ips;
-	st.kernel = sk->kernel;
-	rec.kind_case = PTOP__V1__RECORD__KIND_STACK;
-	rec.stack = &st;
-	return rec_emit(c->ctx, &rec);
+	return cp_stack_table__emit(c->ctx, p->table, sk->kernel, (const uint64_t *)p->stack.ips,
+				    (size_t)n, id);
 }
 
 /* Read the count-map entries of set SET into p->keys/p->vals. Returns how many, or -errno. */
@@ -587,7 +603,7 @@ static int read_counts(struct cp_priv *p, uint32_t set)
 /* Empty the stack map of the old set: every id is free for the set's next turn. */
 static void clear_stacks(int smfd)
 {
-	struct cp_stack_key key, next;
+	struct sm_key key, next;
 	void *prev = NULL;
 	int guard = 0;
 

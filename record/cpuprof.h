@@ -41,8 +41,19 @@ size_t cp_stack_table__count(const struct cp_stack_table *t);
  * final mix). Equal stacks hash equal; the table compares contents in full. */
 uint64_t cpuprof__stack_hash(bool kernel, const uint64_t *ips, size_t n);
 
-/* Frames in a stack-map value of MAX ips: the kernel zero-fills after the last one. */
-size_t cpuprof__stack_len(const uint64_t *ips, size_t max);
+struct rec_ctx;
+
+/* The capture id of the stack (KERNEL, IPS[0..N)) in T (cp_stack_table__intern), writing
+ * its Stack record through rec_emit() the first time T sees it, so that the record comes
+ * before any event that refers to it. *ID: 0 when N is 0 or T cannot take the stack (out
+ * of memory: the stack goes unnamed, not the event). 0, or -errno from the writer. */
+int cp_stack_table__emit(struct rec_ctx *ctx, struct cp_stack_table *t, bool kernel,
+			 const uint64_t *ips, size_t n, uint64_t *id);
+
+/* Read the stack keyed SK from the stack map open on FD (bpf/stackmap.h) into IPS, at
+ * most MAX ips. Returns how many were written; 0 when SK is no stack (hash 0) or the
+ * map does not hold it; -errno when the map cannot be read. */
+int stackmap__read(int fd, const struct sm_key *sk, uint64_t *ips, size_t max);
 
 /* The rate the timer delivered: TICKS / (CPUS x INTERVAL_NS seconds), in Hz.
  * 0 when CPUS or INTERVAL_NS is 0 (no interval: nothing measured). */

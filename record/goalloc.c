@@ -312,6 +312,7 @@ static int ga_poll(struct collector *c, uint64_t now_ns, unsigned flags)
 	struct hp_counters sum, d;
 	struct heap_census census;
 	struct hp_site_key key, next;
+	struct heap_stack_src src;
 	uint64_t interval, *a, *b, *x;
 	size_t nrows = 0, k = 0, w;
 	void *prev = NULL;
@@ -357,8 +358,9 @@ static int ga_poll(struct collector *c, uint64_t now_ns, unsigned flags)
 	err = heap__select_sites(p->rows, nrows, ctx->heap_top, p->keep, &census);
 	if (err)
 		goto read_err;
-	err = heap__fill_sites(c->ctx, bpf_map__fd(p->skel->maps.ga_stacks), p->table, p->sites,
-			       p->row_site, p->rows, p->keep, nrows, p->hs, p->hsp, &k);
+	src = heap_stack_src__map(bpf_map__fd(p->skel->maps.ga_stacks));
+	err = heap__fill_sites(c->ctx, &src, p->table, p->sites, p->row_site, p->rows, p->keep,
+			       nrows, p->hs, p->hsp, &k);
 	if (err)
 		return err;
 

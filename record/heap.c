@@ -615,7 +615,7 @@ struct hp_priv {
 
 static size_t site_hash(const struct hp_site_key *k)
 {
-	uint64_t h = (uint64_t)(uint32_t)k->stack_id * 0x9e3779b97f4a7c15ULL ^ k->caller;
+	uint64_t h = k->stack.hash ^ k->caller * 0x9e3779b97f4a7c15ULL;
 
 	h ^= h >> 29;
 	h *= 0xbf58476d1ce4e5b9ULL;
@@ -635,7 +635,8 @@ struct heap_usite *heap_usites__get(struct heap_usite *sites, size_t cap,
 			s->key = *k;
 			return s;
 		}
-		if (s->key.stack_id == k->stack_id && s->key.caller == k->caller)
+		if (s->key.stack.hash == k->stack.hash && s->key.stack.nr == k->stack.nr &&
+		    s->key.stack.kernel == k->stack.kernel && s->key.caller == k->caller)
 			return s;
 	}
 	return NULL;
@@ -848,12 +849,10 @@ cleanup:
 	return err ? err : -EINVAL;
 }
 
-/* The capture stack id of site S, writing its Stack record the first time. 0 or -errno
- * from the writer; s->capid stays 0 when the stack cannot be read. */
-int heap__fill_sites(struct rec_ctx *ctx, int stacks_fd, struct cp_stack_table *table,
-		     struct heap_usite *sites, const size_t *row_site,
-		     const struct heap_site_row *rows, const bool *keep, size_t nrows,
-		     Ptop__V1__HeapSite *out, Ptop__V1__HeapSite **ptrs, size_t *k)
+int heap__fill_sites(struct rec_ctx *ctx, const struct heap_stack_src *src,
+		     struct cp_stack_table *table, struct heap_usite *sites,
+		     const size_t *row_site, const struct heap_site_row *rows, const bool *keep,
+		     size_t nrows, Ptop__V1__HeapSite *out, Ptop__V1__HeapSite **ptrs, size_t *k)
 {
 	static const Ptop__V1__HeapSite init = PTOP__V1__HEAP_SITE__INIT;
 	size_t i;
@@ -866,7 +865,7 @@ int heap__fill_sites(struct rec_ctx *ctx, int stacks_fd, struct cp_stack_table *
 
 		if (!keep[i])
 			continue;
-		err = heap_usite__resolve(ctx, stacks_fd, table, s);
+		err = heap_usite__resolve(ctx, src, table, s);
 		if (err)
 			return err;
 		*h = init;
@@ -883,36 +882,33 @@ int heap__fill_sites(struct rec_ctx *ctx, int stacks_fd, struct cp_stack_table *
 	return 0;
 }
 
-int heap_usite__resolve(struct rec_ctx *ctx, int stacks_fd, struct cp_stack_table *table,
-			struct heap_usite *s)
+int heap_usite__resolve(struct rec_ctx *ctx, const struct heap_stack_src *src,
+			struct cp_stack_table *table, struct heap_usite *s)
 {
-	Ptop__V1__Record rec = PTOP__V1__RECORD__INIT;
-	Ptop__V1__Stack st = PTOP__V1__STACK__INIT;
 	uint64_t ips[HP_MAX_DEPTH] = { 0 }, sips[HP_MAX_DEPTH + 1];
-	__u32 key = (__u32)s->key.stack_id;
 	size_t n;
-	int r;
+	int got;
 
 	if (s->resolved)
 		return 0;
-	s->resolved = true;	/* once: a stack that cannot be read stays unread */
-	if (bpf_map_lookup_elem(stacks_fd, &key, ips))
+	s->resolved = true;	/* once: a stack that cannot be had stays unread */
+	got = src->ips(src->arg, s, ips, HP_MAX_DEPTH);
+	if (got <= 0)
 		return 0;
-	n = cpuprof__stack_len(ips, HP_MAX_DEPTH);
-	n = heap__site_ips(ips, n, s->key.caller, sips, HP_MAX_DEPTH + 1);
-	r = cp_stack_table__intern(table, false, sips, n, &s->capid);
-	if (r < 0) {
-		s->capid = 0;
-		return 0;
-	}
-	if (r == 0)
-		return 0;
-	st.id = s->capid;
-	st.n_ips = n;
-	st.ips = sips;
-	rec.kind_case = PTOP__V1__RECORD__KIND_STACK;
-	rec.stack = &st;
-	return rec_emit(ctx, &rec);
+	n = heap__site_ips(ips, (size_t)got, s->key.caller, sips, HP_MAX_DEPTH + 1);
+	return cp_stack_table__emit(ctx, table, false, sips, n, &s->capid);
+}
+
+static int map_ips(void *arg, const struct heap_usite *s, uint64_t *ips, size_t max)
+{
+	return stackmap__read((int)(intptr_t)arg, &s->key.stack, ips, max);
+}
+
+struct heap_stack_src heap_stack_src__map(int fd)
+{
+	struct heap_stack_src src = { .ips = map_ips, .arg = (void *)(intptr_t)fd };
+
+	return src;
 }
 
 static int on_event(void *arg, void *data, size_t size)
@@ -926,10 +922,12 @@ static int on_event(void *arg, void *data, size_t size)
 
 	if (size < sizeof(*e))
 		return 0;
-	if (e->site.stack_id >= 0)
+	if (e->site.stack.hash)
 		s = heap_usites__get(p->sites, p->cap, &e->site);
 	if (s) {
-		err = heap_usite__resolve(p->c->ctx, bpf_map__fd(p->skel->maps.hp_stacks), p->table, s);
+		struct heap_stack_src src = heap_stack_src__map(bpf_map__fd(p->skel->maps.hp_stacks));
+
+		err = heap_usite__resolve(p->c->ctx, &src, p->table, s);
 		if (err) {
 			p->rb_err = err;
 			return err;
@@ -974,7 +972,7 @@ static int walk_live(struct hp_priv *p, uint64_t now_ns, uint64_t leak_age, uint
 				*leak_bytes += l->size;
 				(*leak_count)++;
 			}
-			if (l->site.stack_id >= 0) {
+			if (l->site.stack.hash) {
 				struct heap_usite *s = heap_usites__get(p->sites, p->cap, &l->site);
 
 				if (s && (!s->oldest || l->time_ns < s->oldest))
@@ -1029,6 +1027,7 @@ static int hp_poll(struct collector *c, uint64_t now_ns, unsigned flags)
 	struct hp_counters sum, d;
 	struct heap_census census;
 	struct hp_site_key key, next;
+	struct heap_stack_src src;
 	uint64_t interval, leak_bytes, leak_count, *a, *b, *x;
 	int sfd, err, guard = 0;
 	size_t nrows = 0, i, k = 0, w;
@@ -1091,8 +1090,9 @@ static int hp_poll(struct collector *c, uint64_t now_ns, unsigned flags)
 	err = heap__select_sites(p->rows, nrows, ctx->heap_top, p->keep, &census);
 	if (err)
 		goto read_err;
-	err = heap__fill_sites(c->ctx, bpf_map__fd(p->skel->maps.hp_stacks), p->table, p->sites,
-			       p->row_site, p->rows, p->keep, nrows, p->hs, p->hsp, &k);
+	src = heap_stack_src__map(bpf_map__fd(p->skel->maps.hp_stacks));
+	err = heap__fill_sites(c->ctx, &src, p->table, p->sites, p->row_site, p->rows, p->keep,
+			       nrows, p->hs, p->hsp, &k);
 	if (err)
 		return err;
 

@@ -101,30 +101,54 @@ struct heap_usite {
 };
 
 /* Find KEY in the open-addressing table SITES of CAP entries (a power of two),
- * adding it if new. NULL when the table is full. */
+ * adding it if new (sites are equal when their keys are: stack hash, depth, kernel
+ * flag and caller). NULL when the table is full. */
 struct heap_usite *heap_usites__get(struct heap_usite *sites, size_t cap,
 				    const struct hp_site_key *k);
+
+/* Where a lane's site stacks come from: the stack-source interface of
+ * heap_usite__resolve() and heap__fill_sites(), so that every lane shares them.
+ *
+ * ips(arg, s, ips, max) writes the stack of site S — the walk as the lane took it,
+ * innermost first, IPS[0] the instruction in the allocator (or the allocator's
+ * caller when the lane took it there), WITHOUT s->key.caller: heap_usite__resolve()
+ * inserts a nonzero caller as frame 1 itself (heap__site_ips) — into IPS, at most MAX
+ * (>= HP_MAX_DEPTH) ips, and returns how many it wrote. 0 or -errno: the stack cannot
+ * be had; the site is then written without a stack (capid 0), not tried again.
+ *
+ * A BPF lane passes heap_stack_src__map(fd of its stack map), which reads the
+ * stack keyed s->key.stack (bpf/stackmap.h). A lane whose ips are already in user
+ * space (the LD_PRELOAD lane) passes its own ips() and arg, and fills each site's key
+ * as it likes (e.g. key.stack.hash/nr from its own hash of the ips, caller 0): the key
+ * is compared whole by heap_usites__get() and only read by the lane's own ips(). */
+struct heap_stack_src {
+	int (*ips)(void *arg, const struct heap_usite *s, uint64_t *ips, size_t max);
+	void *arg;
+};
+
+/* The stack source of a BPF lane whose stacks are in the stack map open on FD. */
+struct heap_stack_src heap_stack_src__map(int fd);
 
 struct rec_ctx;
 struct cp_stack_table;
 
-/* Give site S its capture stack id: read its stack from the lane's stack map
- * STACKS_FD, add the caller (heap__site_ips), and write the Stack record the
- * first time TABLE sees it. Tried once per site: an unreadable stack stays
+/* Give site S its capture stack id: take its stack from SRC, add the caller
+ * (heap__site_ips), and write the Stack record the first time TABLE sees it
+ * (cp_stack_table__emit). Tried once per site: a stack SRC cannot give stays
  * capid 0. 0, or -errno from the writer. */
-int heap_usite__resolve(struct rec_ctx *ctx, int stacks_fd, struct cp_stack_table *table,
-			struct heap_usite *s);
+int heap_usite__resolve(struct rec_ctx *ctx, const struct heap_stack_src *src,
+			struct cp_stack_table *table, struct heap_usite *s);
 
 /* The HeapSite entries of one snapshot: for each of the NROWS rows that
  * heap__select_sites KEEPs (row i is site SITES[ROW_SITE[i]]), resolve its stack
- * and fill OUT[k] with the row's figures, pointing PTRS[k] at it. *K gets the
- * count. A lane that does not measure live data leaves those row fields 0
+ * from SRC and fill OUT[k] with the row's figures, pointing PTRS[k] at it. *K gets
+ * the count. A lane that does not measure live data leaves those row fields 0
  * (HeapSnapshot.live_measured says they mean nothing). 0, or -errno from the
  * writer. */
-int heap__fill_sites(struct rec_ctx *ctx, int stacks_fd, struct cp_stack_table *table,
-		     struct heap_usite *sites, const size_t *row_site,
-		     const struct heap_site_row *rows, const bool *keep, size_t nrows,
-		     Ptop__V1__HeapSite *out, Ptop__V1__HeapSite **ptrs, size_t *k);
+int heap__fill_sites(struct rec_ctx *ctx, const struct heap_stack_src *src,
+		     struct cp_stack_table *table, struct heap_usite *sites,
+		     const size_t *row_site, const struct heap_site_row *rows, const bool *keep,
+		     size_t nrows, Ptop__V1__HeapSite *out, Ptop__V1__HeapSite **ptrs, size_t *k);
 
 /* The names of the probed functions, by enum hp_func. */
 extern const char *const heap_func_names[HP_NFUNCS];

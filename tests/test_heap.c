@@ -24,6 +24,7 @@
 
 #include "record/collector.h"
 #include "record/bpf_util.h"
+#include "record/cpuprof.h"
 #include "record/heap.h"
 #include "record/record.h"
 
@@ -167,6 +168,94 @@ static void test_04_site_ips(void **state)
 	assert_int_equal(heap__site_ips(walk, 0, 0x401234, out, 8), 1);
 }
 
+/* A lane with its ips in user space (as the LD_PRELOAD lane): site k's stack is
+ * uw[k], nothing for a site whose stack hash is 0xdead. */
+static const uint64_t uw[3][3] = {
+	{ 0x7f0000001000, 0x401100, 0x401000 },
+	{ 0x7f0000001000, 0x401200, 0x401000 },
+	{ 0x7f0000001000, 0x401100, 0x401000 },	/* site 0's walk, another caller */
+};
+static int user_calls;
+
+static int user_ips(void *arg, const struct heap_usite *s, uint64_t *ips, size_t max)
+{
+	const uint64_t(*walks)[3] = arg;
+	size_t k = (size_t)s->key.stack.nr - 1, i;
+
+	user_calls++;
+	assert_true(max >= HP_MAX_DEPTH);
+	if (s->key.stack.hash == 0xdead)
+		return 0;
+	for (i = 0; i < 3; i++)
+		ips[i] = walks[k][i];
+	return 3;
+}
+
+static struct rec_ctx ctx;
+
+static void test_04b_stack_source(void **state)
+{
+	struct heap_stack_src src = { .ips = user_ips, .arg = (void *)uw };
+	struct heap_usite sites[8] = { 0 };
+	struct hp_site_key key = { 0 };
+	struct heap_site_row rows[4] = {
+		{ .alloc_count = 10, .alloc_bytes = 100, .live_bytes = 40, .live_count = 4 },
+		{ .alloc_count = 20, .alloc_bytes = 200 },
+		{ .alloc_count = 30, .alloc_bytes = 300 },
+		{ .alloc_count = 40, .alloc_bytes = 400 },
+	};
+	bool keep[4] = { true, true, true, true };
+	size_t row_site[4], k, i;
+	Ptop__V1__HeapSite out[4], *ptrs[4];
+	struct cp_stack_table *table = cp_stack_table__new();
+	uint64_t want[4][4] = {
+		{ 0x7f0000001000, 0x401150, 0x401100, 0x401000 },
+		{ 0x7f0000001000, 0x401250, 0x401200, 0x401000 },
+		{ 0x7f0000001000, 0x401180, 0x401100, 0x401000 },
+	};
+
+	(void)state;
+	rec_double_reset();
+	for (i = 0; i < 4; i++) {
+		key.stack.hash = i == 3 ? 0xdead : 0x1000 + (i % 2);
+		key.stack.nr = (uint32_t)(i == 3 ? 1 : i + 1);
+		key.caller = i == 3 ? 0 : want[i][1];
+		row_site[i] = (size_t)(heap_usites__get(sites, 8, &key) - sites);
+		assert_true(row_site[i] < 8);
+	}
+	/* the same key finds the same site */
+	assert_int_equal(heap_usites__get(sites, 8, &key) - sites, row_site[3]);
+	user_calls = 0;
+	assert_non_null(table);
+	assert_int_equal(heap__fill_sites(&ctx, &src, table, sites, row_site, rows, keep, 4, out,
+					  ptrs, &k), 0);
+	assert_int_equal(k, 4);
+	assert_int_equal(user_calls, 4);
+	/* three stacks written, each with the caller as frame 1; the fourth has none */
+	assert_int_equal(rec_double.n_records, 3);
+	for (i = 0; i < 3; i++) {
+		Ptop__V1__Record *rec = rec_double_record((int)i);
+
+		assert_int_equal(rec->kind_case, PTOP__V1__RECORD__KIND_STACK);
+		assert_int_equal(rec->stack->id, ptrs[i]->stack_id);
+		assert_false(rec->stack->kernel);
+		assert_int_equal(rec->stack->n_ips, 4);
+		assert_memory_equal(rec->stack->ips, want[i], sizeof(want[i]));
+		ptop__v1__record__free_unpacked(rec, NULL);
+	}
+	assert_int_equal(ptrs[3]->stack_id, 0);
+	assert_int_equal(ptrs[0]->alloc_bytes, 100);
+	assert_int_equal(ptrs[0]->live_bytes, 40);
+	assert_int_equal(ptrs[3]->alloc_count, 40);
+	/* resolved once: a second snapshot reads no stack and writes no record again */
+	assert_int_equal(heap__fill_sites(&ctx, &src, NULL, sites, row_site, rows, keep, 4, out,
+					  ptrs, &k), 0);
+	assert_int_equal(user_calls, 4);
+	assert_int_equal(rec_double.n_records, 3);
+	cp_stack_table__free(table);
+	rec_double_reset();
+}
+
 /* ------------------------------------------------------------------ ELF */
 
 static int libc_path(char *buf, size_t len)
@@ -236,7 +325,6 @@ static void test_05_elf(void **state)
 
 /* ------------------------------------------------------------------ collector */
 
-static struct rec_ctx ctx;
 static struct collector col;
 
 static void setup_col(pid_t pid)
@@ -508,6 +596,7 @@ int main(void)
 		cmocka_unit_test(test_02_exp_table),
 		cmocka_unit_test(test_03_select_sites),
 		cmocka_unit_test(test_04_site_ips),
+		cmocka_unit_test(test_04b_stack_source),
 		cmocka_unit_test(test_05_elf),
 		cmocka_unit_test_teardown(test_06_no_ebpf, teardown),
 		cmocka_unit_test_teardown(test_07_real_child, teardown),
