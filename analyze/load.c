@@ -49,6 +49,10 @@ enum stmt_id {
 	ST_HEAP_SNAPSHOT,
 	ST_HEAP_SITE,
 	ST_HEAP_EVENT,
+	ST_CGROUP,
+	ST_CGROUP_STAT,
+	ST_CGROUP_PSI,
+	ST_CGROUP_PROC,
 	ST_N
 };
 
@@ -129,6 +133,18 @@ static const char *const stmt_sql[ST_N] = {
 			 "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
 	[ST_HEAP_EVENT] = "INSERT INTO heap_event (cap, time_ns, pid, tid, kind, address, size, "
 			  "stack_id, function) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+	[ST_CGROUP] = "INSERT INTO cgroup_sample (cap, seq, time_ns, interval_ns, path, lane, "
+		      "v1_path, current, limit_bytes, peak, oom_delta, oom_kill_delta, "
+		      "oom_kill_total, high_delta, max_delta, failcnt_delta, under_oom, processes, "
+		      "covered, denied, gone, skipped, walk_ns, budget_ns) VALUES (?1, ?2, ?3, ?4, "
+		      "?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, "
+		      "?21, ?22, ?23, ?24)",
+	[ST_CGROUP_STAT] = "INSERT INTO cgroup_stat (cap, seq, key, value) VALUES (?1, ?2, ?3, ?4)",
+	[ST_CGROUP_PSI] = "INSERT INTO cgroup_psi (cap, seq, resource, kind, avg10, avg60, avg300, "
+			  "total_us, total_delta_us) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+	[ST_CGROUP_PROC] = "INSERT INTO cgroup_proc (cap, seq, pid, comm, exe, unit, cgroup_path, "
+			   "state, rss, pss, uss, swap, read_ns) VALUES (?1, ?2, ?3, ?4, ?5, ?6, "
+			   "?7, ?8, ?9, ?10, ?11, ?12, ?13)",
 	[ST_DROP] = "INSERT INTO drop_notice (cap, time_ns, collector, kind, lost, detail) "
 		    "VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
 	[ST_DROP_TOTAL] = "INSERT INTO drop_total (cap, collector, kind, lost) "
@@ -154,6 +170,7 @@ enum kind_id {
 	K_EV_CPUPROF,
 	K_EV_HEAP,
 	K_EV_HEAP_EVENT,
+	K_EV_CGROUP,
 	K_EV_NONE,
 	K_STACK,
 	K_STACK_DUP,
@@ -179,6 +196,7 @@ static const char *const kind_name[K_N] = {
 	[K_EV_CPUPROF] = "event:cpuprof",
 	[K_EV_HEAP] = "event:heap",
 	[K_EV_HEAP_EVENT] = "event:heap_event",
+	[K_EV_CGROUP] = "event:cgroup",
 	[K_EV_NONE] = "event:none",       /* an event without a payload this build knows */
 	[K_STACK] = "stack",
 	[K_STACK_DUP] = "stack:duplicate", /* a stack id seen before: the later one is ignored */
@@ -218,6 +236,7 @@ struct loader {
 	size_t n_asm;
 	int64_t next_profile;
 	int64_t next_heap;
+	int64_t next_cgroup;	/* cgroup_sample.seq */
 	sqlite3_stmt *st[ST_N];
 	const char *path;
 	char id[DB_CAPTURE_ID_LEN];
@@ -918,6 +937,9 @@ static int load_heap(struct loader *l, const Ptop__V1__Event *ev,
 static int load_heap_event(struct loader *l, const Ptop__V1__Event *ev,
 			   const Ptop__V1__HeapEvent *h);
 
+static int load_cgroup(struct loader *l, const Ptop__V1__Event *ev,
+		       const Ptop__V1__CgroupSample *c);
+
 static int load_event(struct loader *l, const Ptop__V1__Event *ev)
 {
 	if (!l->have_events || ev->time_ns < l->first_ns)
@@ -951,6 +973,9 @@ static int load_event(struct loader *l, const Ptop__V1__Event *ev)
 	case PTOP__V1__EVENT__PAYLOAD_HEAP_EVENT:
 		l->counts[K_EV_HEAP_EVENT]++;
 		return ev->heap_event ? load_heap_event(l, ev, ev->heap_event) : 0;
+	case PTOP__V1__EVENT__PAYLOAD_CGROUP:
+		l->counts[K_EV_CGROUP]++;
+		return ev->cgroup ? load_cgroup(l, ev, ev->cgroup) : 0;
 	default:
 		l->counts[K_EV_NONE]++;
 		return 0;
@@ -1151,6 +1176,143 @@ static int load_heap_event(struct loader *l, const Ptop__V1__Event *ev,
 	bind_nz(s, 8, h->stack_id);
 	bind_opt_text(s, 9, h->function);
 	return run(l, ST_HEAP_EVENT);
+}
+
+/* memory.stat lines of cgroup sample SEQ. */
+static int load_cgroup_stat(struct loader *l, int64_t seq, Ptop__V1__StatEntry *const *st,
+			    size_t n)
+{
+	sqlite3_stmt *s = l->st[ST_CGROUP_STAT];
+	int err;
+
+	for (size_t k = 0; k < n; k++) {
+		if (!st[k] || !st[k]->key || !*st[k]->key)
+			continue;
+		sqlite3_bind_int64(s, 1, l->cap);
+		bind_i64(s, 2, seq);
+		bind_text(s, 3, st[k]->key);
+		bind_u64(s, 4, st[k]->value);
+		err = run(l, ST_CGROUP_STAT);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static int load_cgroup_psi(struct loader *l, int64_t seq, const Ptop__V1__Psi *p)
+{
+	sqlite3_stmt *s = l->st[ST_CGROUP_PSI];
+	const Ptop__V1__PsiLine *line[2] = { p->some, p->full };
+	static const char *const kind[2] = { "some", "full" };
+	int err;
+
+	for (int k = 0; k < 2; k++) {
+		if (!line[k])
+			continue; /* a file without a "full" line */
+		sqlite3_bind_int64(s, 1, l->cap);
+		bind_i64(s, 2, seq);
+		bind_text(s, 3, p->resource);
+		bind_text(s, 4, kind[k]);
+		sqlite3_bind_double(s, 5, line[k]->avg10);
+		sqlite3_bind_double(s, 6, line[k]->avg60);
+		sqlite3_bind_double(s, 7, line[k]->avg300);
+		bind_u64(s, 8, line[k]->total_us);
+		bind_u64(s, 9, line[k]->total_delta_us);
+		err = run(l, ST_CGROUP_PSI);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static int load_cgroup_proc(struct loader *l, int64_t seq, const Ptop__V1__ProcMem *p)
+{
+	sqlite3_stmt *s = l->st[ST_CGROUP_PROC];
+	bool covered = p->state == PTOP__V1__PROC_MEM_STATE__PROC_MEM_STATE_COVERED;
+
+	sqlite3_bind_int64(s, 1, l->cap);
+	bind_i64(s, 2, seq);
+	bind_i64(s, 3, p->pid);
+	bind_opt_text(s, 4, p->comm);
+	bind_opt_text(s, 5, p->exe);
+	bind_opt_text(s, 6, p->unit);
+	bind_opt_text(s, 7, p->cgroup_path);
+	bind_text(s, 8, capture_proc_mem_state_name(p->state));
+	bind_measured(s, 9, covered, p->rss); /* not read: NULL, not 0 */
+	bind_measured(s, 10, covered, p->pss);
+	bind_measured(s, 11, covered, p->uss);
+	bind_measured(s, 12, covered, p->swap);
+	bind_nz(s, 13, p->read_ns);
+	return run(l, ST_CGROUP_PROC);
+}
+
+/* One CgroupSample: a cgroup_sample row (seq in file order), its memory.stat,
+ * pressure lines and processes. The lane is the memory controller present (v2
+ * when both are); the columns of the other lane stay NULL. */
+static int load_cgroup(struct loader *l, const Ptop__V1__Event *ev,
+		       const Ptop__V1__CgroupSample *c)
+{
+	sqlite3_stmt *s = l->st[ST_CGROUP];
+	const Ptop__V1__CgroupMemV2 *v2 = c->v2;
+	const Ptop__V1__CgroupMemV1 *v1 = v2 ? NULL : c->v1;
+	const Ptop__V1__ProcCoverage *cov = c->coverage;
+	int64_t seq = l->next_cgroup++;
+	int err, i;
+
+	sqlite3_bind_int64(s, 1, l->cap);
+	bind_i64(s, 2, seq);
+	bind_u64(s, 3, ev->time_ns);
+	bind_nz(s, 4, ev->interval_ns);
+	bind_opt_text(s, 5, c->path);
+	bind_opt_text(s, 6, v2 ? "v2" : v1 ? "v1" : NULL);
+	bind_opt_text(s, 7, c->v1_path);
+	for (i = 8; i <= 17; i++)
+		sqlite3_bind_null(s, i);
+	if (v2) {
+		bind_u64(s, 8, v2->current);
+		bind_measured(s, 9, !v2->max_unlimited, v2->max);
+		bind_measured(s, 10, v2->has_peak, v2->peak);
+		bind_u64(s, 11, v2->oom_delta);
+		bind_u64(s, 12, v2->oom_kill_delta);
+		bind_u64(s, 13, v2->oom_kill_total);
+		bind_u64(s, 14, v2->high_delta);
+		bind_u64(s, 15, v2->max_delta);
+	} else if (v1) {
+		bind_u64(s, 8, v1->usage);
+		bind_measured(s, 9, !v1->limit_unlimited, v1->limit);
+		bind_nz(s, 10, v1->max_usage); /* 0: not read */
+		bind_u64(s, 12, v1->oom_kill_delta);
+		bind_u64(s, 13, v1->oom_kill_total);
+		bind_u64(s, 16, v1->failcnt_delta);
+		bind_i64(s, 17, !!v1->under_oom);
+	}
+	if (cov) {
+		bind_u64(s, 18, cov->processes);
+		bind_u64(s, 19, cov->covered);
+		bind_u64(s, 20, cov->denied);
+		bind_u64(s, 21, cov->gone);
+		bind_u64(s, 22, cov->skipped);
+		bind_u64(s, 23, cov->walk_ns);
+		bind_nz(s, 24, cov->budget_ns);
+	} else {
+		for (i = 18; i <= 24; i++)
+			sqlite3_bind_null(s, i);
+	}
+	err = run(l, ST_CGROUP);
+	if (err)
+		return err;
+
+	if (v2)
+		err = load_cgroup_stat(l, seq, v2->stat, v2->n_stat);
+	else if (v1)
+		err = load_cgroup_stat(l, seq, v1->stat, v1->n_stat);
+	for (size_t k = 0; k < c->n_psi && !err; k++)
+		if (c->psi[k] && c->psi[k]->resource && *c->psi[k]->resource)
+			err = load_cgroup_psi(l, seq, c->psi[k]);
+	for (size_t k = 0; k < c->n_procs && !err; k++)
+		if (c->procs[k])
+			err = load_cgroup_proc(l, seq, c->procs[k]);
+	return err;
 }
 
 /* ------------------------------------------------------------- chunk joins */

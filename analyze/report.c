@@ -16,6 +16,8 @@ static const struct {
     {"mem", report_mem},
     {"heap", report_heap},
     {"leaks", report_leaks},
+    {"cgroup", report_cgroup},
+    {"apps", report_apps},
 };
 
 int cmd_report(int argc, char **argv)
@@ -95,9 +97,17 @@ int cmd_report(int argc, char **argv)
 				o.by = HEAP_BY_BYTES;
 			else if (!strcmp(optarg, "count"))
 				o.by = HEAP_BY_COUNT;
+			else if (!strcmp(optarg, "pss"))
+				o.apps_by = APPS_BY_PSS;
+			else if (!strcmp(optarg, "uss"))
+				o.apps_by = APPS_BY_USS;
+			else if (!strcmp(optarg, "rss"))
+				o.apps_by = APPS_BY_RSS;
 			else
-				return analyze_usage(
-				    "report", "--by takes live, bytes or count, not '%s'", optarg);
+				return analyze_usage("report",
+						     "--by takes live, bytes or count (heap), or "
+						     "pss, uss or rss (apps), not '%s'",
+						     optarg);
 			break;
 		case 'P':
 			o.suppressions = optarg;
@@ -115,7 +125,7 @@ int cmd_report(int argc, char **argv)
 		return analyze_usage("report",
 				     argc - optind < 2
 					 ? "which report, and on which FILE? (syscalls, cpu, mem, "
-					   "heap or leaks)"
+					   "heap, leaks, cgroup or apps)"
 					 : "too many arguments: one report and one FILE");
 	kind = argv[optind];
 	path = argv[optind + 1];
@@ -124,9 +134,13 @@ int cmd_report(int argc, char **argv)
 			break;
 	if (k == sizeof(kinds) / sizeof(kinds[0]))
 		return analyze_usage("report",
-				     "unknown report '%s': syscalls, cpu, mem, heap or leaks", kind);
+				     "unknown report '%s': syscalls, cpu, mem, heap, leaks, cgroup "
+				     "or apps",
+				     kind);
 	if (o.by && strcmp(kind, "heap"))
-		return analyze_usage("report", "--by is for report heap");
+		return analyze_usage("report", "--by live|bytes|count is for report heap");
+	if (o.apps_by && strcmp(kind, "apps"))
+		return analyze_usage("report", "--by pss|uss|rss is for report apps");
 	if (o.suppressions && strcmp(kind, "leaks"))
 		return analyze_usage("report", "--suppressions is for report leaks");
 

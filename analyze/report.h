@@ -121,6 +121,13 @@ enum heap_by {
 	HEAP_BY_COUNT,
 };
 
+enum apps_by {
+	APPS_BY_DEFAULT = 0, /* pss */
+	APPS_BY_PSS,
+	APPS_BY_USS,
+	APPS_BY_RSS,
+};
+
 struct report_opts {
 	enum out_format fmt;
 	struct window win;     /* all open: the whole capture */
@@ -132,6 +139,7 @@ struct report_opts {
 	const char *debuginfod_urls; /* --debuginfod-urls; NULL: $DEBUGINFOD_URLS */
 	enum heap_by by;	     /* heap: --by */
 	const char *suppressions;    /* leaks: --suppressions FILE; NULL: none */
+	enum apps_by apps_by;	     /* apps: --by pss|uss|rss */
 };
 
 struct syscall_agg {
@@ -159,6 +167,11 @@ int report_cpu(sqlite3 *db, const char *capture_id, const struct report_opts *o,
 int report_mem(sqlite3 *db, const char *capture_id, const struct report_opts *o, FILE *out);
 int report_heap(sqlite3 *db, const char *capture_id, const struct report_opts *o, FILE *out);
 int report_leaks(sqlite3 *db, const char *capture_id, const struct report_opts *o, FILE *out);
+/* report_cgroup.c: the cgroup collector's memory, OOM, pressure and processes (probe cgroup);
+ * the processes grouped into applications (apps: a single-process capture's one process from
+ * memory_sample when the cgroup probe did not run). */
+int report_cgroup(sqlite3 *db, const char *capture_id, const struct report_opts *o, FILE *out);
+int report_apps(sqlite3 *db, const char *capture_id, const struct report_opts *o, FILE *out);
 
 /* ------------------------------------------------------------------ heap (report_heap.c) */
 

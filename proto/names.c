@@ -63,6 +63,22 @@ const char *capture_end_reason_name(Ptop__V1__EndReason reason)
 	}
 }
 
+const char *capture_proc_mem_state_name(Ptop__V1__ProcMemState state)
+{
+	switch (state) {
+	case PTOP__V1__PROC_MEM_STATE__PROC_MEM_STATE_COVERED:
+		return "covered";
+	case PTOP__V1__PROC_MEM_STATE__PROC_MEM_STATE_DENIED:
+		return "denied";
+	case PTOP__V1__PROC_MEM_STATE__PROC_MEM_STATE_GONE:
+		return "gone";
+	case PTOP__V1__PROC_MEM_STATE__PROC_MEM_STATE_SKIPPED:
+		return "skipped";
+	default:
+		return "unspecified";
+	}
+}
+
 const char *capture_end_name(enum capture_end end)
 {
 	switch (end) {

@@ -21,6 +21,10 @@ const char *capture_probe_source_name(Ptop__V1__ProbeSource source);
 /* "target_exit", "signal", "duration", "error", "salvaged"; "unspecified" otherwise. */
 const char *capture_end_reason_name(Ptop__V1__EndReason reason);
 
+/* A cgroup process's smaps_rollup read: "covered", "denied", "gone", "skipped";
+ * "unspecified" otherwise. */
+const char *capture_proc_mem_state_name(Ptop__V1__ProcMemState state);
+
 /* How reading a file ended: "clean", "truncated", "corrupt", "io"; "none" while reading. */
 const char *capture_end_name(enum capture_end end);
 

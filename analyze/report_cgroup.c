@@ -1,0 +1,1278 @@
+/* report_cgroup.c — `report cgroup` (a whole cgroup's memory, OOM events, pressure and its
+ * processes by PSS) and `report apps` (those processes grouped into applications), from the
+ * cgroup collector's tables (cgroup_sample, cgroup_stat, cgroup_psi, cgroup_proc).
+ */
+#include "analyze/report.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define TOP_PROCS 20 /* report cgroup: processes shown without --top */
+#define TOP_APPS 10  /* report apps: applications shown before the rest fold into others */
+
+/* ------------------------------------------------------------------ samples */
+
+/* PSI lines: resource x kind, in this order. */
+static const char *const psi_resource[] = {"memory", "cpu", "io"};
+static const char *const psi_kind[] = {"some", "full"};
+#define PSI_N 6
+
+struct cg_sample {
+	int64_t seq, time_ns;
+	char lane[4];	 /* "v2", "v1", "" (no memory controller read) */
+	int64_t current; /* -1: NULL */
+	int64_t limit;	 /* -1: NULL (no limit, or not read) */
+	int64_t peak;
+	int64_t oom, oom_kill, oom_kill_total, high, max, failcnt, under_oom;
+	int64_t processes, covered, denied, gone, skipped, walk_ns, budget_ns;
+	double psi_avg10[PSI_N]; /* NAN: no such line */
+};
+
+struct psi_agg {
+	size_t samples;
+	double avg10_max, avg10_last, avg60_last, avg300_last;
+	uint64_t stall_us; /* sum of total_delta_us */
+};
+
+struct cg_data {
+	struct cg_sample *s;
+	size_t n;
+	char path[512], v1_path[512]; /* of the last sample that names one */
+	struct psi_agg psi[PSI_N];
+};
+
+static int64_t col_or(sqlite3_stmt *st, int c)
+{
+	return sqlite3_column_type(st, c) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, c);
+}
+
+static void col_copy(sqlite3_stmt *st, int c, char *dst, size_t len)
+{
+	const unsigned char *s = sqlite3_column_text(st, c);
+
+	if (s && *s)
+		snprintf(dst, len, "%s", (const char *)s);
+}
+
+static int psi_slot(const char *resource, const char *kind)
+{
+	for (int r = 0; r < 3; r++)
+		for (int k = 0; k < 2; k++)
+			if (!strcmp(resource, psi_resource[r]) && !strcmp(kind, psi_kind[k]))
+				return r * 2 + k;
+	return -1;
+}
+
+static int load_samples(sqlite3 *db, const struct capture_meta *m, const struct window *w,
+			struct cg_data *d)
+{
+	static const char sql[] =
+	    "SELECT seq, time_ns, lane, current, limit_bytes, peak, oom_delta, oom_kill_delta, "
+	    "oom_kill_total, high_delta, max_delta, failcnt_delta, under_oom, processes, covered, "
+	    "denied, gone, skipped, walk_ns, budget_ns, path, v1_path FROM cgroup_sample "
+	    "WHERE cap = ?1 AND time_ns BETWEEN ?2 AND ?3 ORDER BY seq";
+	static const char psi_sql[] =
+	    "SELECT p.seq, p.resource, p.kind, p.avg10, p.avg60, p.avg300, p.total_delta_us "
+	    "FROM cgroup_psi p JOIN cgroup_sample s ON s.cap = p.cap AND s.seq = p.seq "
+	    "WHERE p.cap = ?1 AND s.time_ns BETWEEN ?2 AND ?3 ORDER BY p.seq";
+	sqlite3_stmt *st = NULL;
+	size_t cap = 0, at = 0;
+	int64_t lo, hi;
+	int rc, err = 0;
+
+	window__bounds(w, m, &lo, &hi);
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+		return -EIO;
+	sqlite3_bind_int64(st, 1, m->cap);
+	sqlite3_bind_int64(st, 2, lo);
+	sqlite3_bind_int64(st, 3, hi);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct cg_sample *s;
+
+		if (d->n == cap) {
+			cap = cap ? cap * 2 : 64;
+			s = realloc(d->s, cap * sizeof(*s));
+			if (!s) {
+				err = -ENOMEM;
+				goto cleanup;
+			}
+			d->s = s;
+		}
+		s = &d->s[d->n++];
+		memset(s, 0, sizeof(*s));
+		s->seq = sqlite3_column_int64(st, 0);
+		s->time_ns = sqlite3_column_int64(st, 1);
+		col_copy(st, 2, s->lane, sizeof(s->lane));
+		s->current = col_or(st, 3);
+		s->limit = col_or(st, 4);
+		s->peak = col_or(st, 5);
+		s->oom = col_or(st, 6);
+		s->oom_kill = col_or(st, 7);
+		s->oom_kill_total = col_or(st, 8);
+		s->high = col_or(st, 9);
+		s->max = col_or(st, 10);
+		s->failcnt = col_or(st, 11);
+		s->under_oom = col_or(st, 12);
+		s->processes = col_or(st, 13);
+		s->covered = col_or(st, 14);
+		s->denied = col_or(st, 15);
+		s->gone = col_or(st, 16);
+		s->skipped = col_or(st, 17);
+		s->walk_ns = col_or(st, 18);
+		s->budget_ns = col_or(st, 19);
+		col_copy(st, 20, d->path, sizeof(d->path));
+		col_copy(st, 21, d->v1_path, sizeof(d->v1_path));
+		for (int k = 0; k < PSI_N; k++)
+			s->psi_avg10[k] = NAN;
+	}
+	if (rc != SQLITE_DONE) {
+		err = -EIO;
+		goto cleanup;
+	}
+	sqlite3_finalize(st);
+	st = NULL;
+
+	if (sqlite3_prepare_v2(db, psi_sql, -1, &st, NULL) != SQLITE_OK)
+		return -EIO;
+	sqlite3_bind_int64(st, 1, m->cap);
+	sqlite3_bind_int64(st, 2, lo);
+	sqlite3_bind_int64(st, 3, hi);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int64_t seq = sqlite3_column_int64(st, 0);
+		const char *res = (const char *)sqlite3_column_text(st, 1);
+		const char *kind = (const char *)sqlite3_column_text(st, 2);
+		int k = psi_slot(res ? res : "", kind ? kind : "");
+		struct psi_agg *a;
+		double avg10;
+
+		if (k < 0)
+			continue;
+		while (at < d->n && d->s[at].seq < seq)
+			at++;
+		a = &d->psi[k];
+		avg10 = sqlite3_column_double(st, 3);
+		if (at < d->n && d->s[at].seq == seq)
+			d->s[at].psi_avg10[k] = avg10;
+		if (!a->samples++ || avg10 > a->avg10_max)
+			a->avg10_max = avg10;
+		a->avg10_last = avg10;
+		a->avg60_last = sqlite3_column_double(st, 4);
+		a->avg300_last = sqlite3_column_double(st, 5);
+		if (col_or(st, 6) > 0)
+			a->stall_us += (uint64_t)col_or(st, 6);
+	}
+	if (rc != SQLITE_DONE)
+		err = -EIO;
+cleanup:
+	sqlite3_finalize(st);
+	return err;
+}
+
+/* ------------------------------------------------------------------ processes */
+
+struct cg_proc {
+	int64_t pid;
+	char comm[64], exe[512], unit[256];
+	char state[16];		     /* at its last appearance */
+	int64_t last_seen_ns;	     /* time of the last sample it was in */
+	int64_t value_ns;	     /* time of its last covered read; -1: never covered */
+	int64_t rss, pss, uss, swap; /* of that read; -1: never covered */
+	bool in_last;		     /* in the window's last sample */
+};
+
+/* Every pid of the cgroup_proc rows in the window: its last state, and the values of its last
+ * covered read. LAST_SEQ is the window's last sample. */
+static int load_procs(sqlite3 *db, const struct capture_meta *m, const struct window *w,
+		      int64_t last_seq, struct cg_proc **out, size_t *n)
+{
+	static const char sql[] =
+	    "SELECT p.pid, p.seq, s.time_ns, p.comm, p.exe, p.unit, p.state, p.rss, p.pss, "
+	    "p.uss, p.swap FROM cgroup_proc p JOIN cgroup_sample s ON s.cap = p.cap AND "
+	    "s.seq = p.seq WHERE p.cap = ?1 AND s.time_ns BETWEEN ?2 AND ?3 "
+	    "ORDER BY p.pid, p.seq";
+	struct cg_proc *v = NULL, *p = NULL;
+	size_t nv = 0, cap = 0;
+	sqlite3_stmt *st = NULL;
+	int64_t lo, hi;
+	int rc, err = 0;
+
+	window__bounds(w, m, &lo, &hi);
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+		return -EIO;
+	sqlite3_bind_int64(st, 1, m->cap);
+	sqlite3_bind_int64(st, 2, lo);
+	sqlite3_bind_int64(st, 3, hi);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int64_t pid = sqlite3_column_int64(st, 0);
+
+		if (!p || p->pid != pid) {
+			if (nv == cap) {
+				struct cg_proc *nvv;
+
+				cap = cap ? cap * 2 : 64;
+				nvv = realloc(v, cap * sizeof(*v));
+				if (!nvv) {
+					err = -ENOMEM;
+					goto cleanup;
+				}
+				v = nvv;
+			}
+			p = &v[nv++];
+			memset(p, 0, sizeof(*p));
+			p->pid = pid;
+			p->value_ns = p->rss = p->pss = p->uss = p->swap = -1;
+		}
+		p->in_last = sqlite3_column_int64(st, 1) == last_seq;
+		p->last_seen_ns = sqlite3_column_int64(st, 2);
+		col_copy(st, 3, p->comm, sizeof(p->comm));
+		col_copy(st, 4, p->exe, sizeof(p->exe));
+		col_copy(st, 5, p->unit, sizeof(p->unit));
+		p->state[0] = 0;
+		col_copy(st, 6, p->state, sizeof(p->state));
+		if (!strcmp(p->state, "covered")) {
+			p->value_ns = p->last_seen_ns;
+			p->rss = col_or(st, 7);
+			p->pss = col_or(st, 8);
+			p->uss = col_or(st, 9);
+			p->swap = col_or(st, 10);
+		}
+	}
+	if (rc != SQLITE_DONE) {
+		err = -EIO;
+		goto cleanup;
+	}
+	*out = v;
+	*n = nv;
+	v = NULL;
+cleanup:
+	sqlite3_finalize(st);
+	free(v);
+	return err;
+}
+
+/* Larger first, not measured (-1) last, then by TIE. */
+static int cmp_measure(int64_t a, int64_t b)
+{
+	if (a != b)
+		return a > b ? -1 : 1;
+	return 0;
+}
+
+static int cmp_proc_pss(const void *x, const void *y)
+{
+	const struct cg_proc *a = x, *b = y;
+	int c = cmp_measure(a->pss, b->pss);
+
+	return c ? c : (a->pid > b->pid) - (a->pid < b->pid);
+}
+
+/* ------------------------------------------------------------------ output helpers */
+
+static double rel_s(const struct capture_meta *m, int64_t ns)
+{
+	return (double)llround((double)(ns - m->base_ns) / 1e6) / 1000;
+}
+
+static void json_opt(struct json *j, const char *key, int64_t v)
+{
+	json__key(j, key);
+	if (v >= 0)
+		json__int(j, v);
+	else
+		json__null(j);
+}
+
+static void json_opt_str(struct json *j, const char *key, const char *s)
+{
+	json__kv_string(j, key, s && *s ? s : NULL);
+}
+
+static int set_bytes(struct table *t, size_t col, int64_t v)
+{
+	char buf[32];
+
+	if (v < 0)
+		return 0; /* NULL: "-" */
+	return table__set_int(t, col, v, fmt_bytes(buf, sizeof(buf), (uint64_t)v));
+}
+
+static int set_text(struct table *t, size_t col, const char *s)
+{
+	return s && *s ? table__set_text(t, col, s) : 0;
+}
+
+/* ------------------------------------------------------------------ report cgroup */
+
+/* The memory.stat breakdown: one figure per row, from the v2 key, or on v1 the hierarchical
+ * total_* key (the subtree), else the cgroup's own key. */
+static const struct {
+	const char *name, *v2, *v1_total, *v1;
+} stat_fig[] = {
+    {"anon", "anon", "total_rss", "rss"},
+    {"file", "file", "total_cache", "cache"},
+    {"shmem", "shmem", "total_shmem", "shmem"},
+    {"file_mapped", "file_mapped", "total_mapped_file", "mapped_file"},
+    {"file_dirty", "file_dirty", "total_dirty", "dirty"},
+    {"file_writeback", "file_writeback", "total_writeback", "writeback"},
+    {"anon_thp", "anon_thp", "total_rss_huge", "rss_huge"},
+    {"swap", NULL, "total_swap", "swap"},
+    {"kernel", "kernel", NULL, NULL},
+    {"kernel_stack", "kernel_stack", NULL, NULL},
+    {"pagetables", "pagetables", NULL, NULL},
+    {"percpu", "percpu", NULL, NULL},
+    {"sock", "sock", NULL, NULL},
+    {"slab", "slab", NULL, NULL},
+    {"slab_reclaimable", "slab_reclaimable", NULL, NULL},
+    {"slab_unreclaimable", "slab_unreclaimable", NULL, NULL},
+    {"active_anon", "active_anon", "total_active_anon", "active_anon"},
+    {"inactive_anon", "inactive_anon", "total_inactive_anon", "inactive_anon"},
+    {"active_file", "active_file", "total_active_file", "active_file"},
+    {"inactive_file", "inactive_file", "total_inactive_file", "inactive_file"},
+    {"unevictable", "unevictable", "total_unevictable", "unevictable"},
+};
+#define STAT_FIGS (sizeof(stat_fig) / sizeof(stat_fig[0]))
+
+struct stat_kv {
+	char key[64];
+	int64_t value;
+};
+
+struct cg_stat {
+	const struct cg_sample *at; /* the last sample with a memory lane; NULL: none */
+	struct stat_kv *kv;	    /* its memory.stat, by key */
+	size_t n;
+	int64_t fig[STAT_FIGS];		/* -1: not in memory.stat */
+	const char *fig_key[STAT_FIGS]; /* the key it came from */
+};
+
+static int load_stat(sqlite3 *db, const struct capture_meta *m, const struct cg_data *d,
+		     struct cg_stat *cs)
+{
+	static const char sql[] =
+	    "SELECT key, value FROM cgroup_stat WHERE cap = ?1 AND seq = ?2 ORDER BY key";
+	sqlite3_stmt *st = NULL;
+	size_t cap = 0, i, k;
+	int rc, err = 0;
+
+	memset(cs, 0, sizeof(*cs));
+	for (k = 0; k < STAT_FIGS; k++)
+		cs->fig[k] = -1;
+	for (i = d->n; i-- > 0;)
+		if (d->s[i].lane[0]) {
+			cs->at = &d->s[i];
+			break;
+		}
+	if (!cs->at)
+		return 0;
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+		return -EIO;
+	sqlite3_bind_int64(st, 1, m->cap);
+	sqlite3_bind_int64(st, 2, cs->at->seq);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (cs->n == cap) {
+			struct stat_kv *kv;
+
+			cap = cap ? cap * 2 : 64;
+			kv = realloc(cs->kv, cap * sizeof(*kv));
+			if (!kv) {
+				err = -ENOMEM;
+				goto cleanup;
+			}
+			cs->kv = kv;
+		}
+		cs->kv[cs->n].key[0] = 0;
+		col_copy(st, 0, cs->kv[cs->n].key, sizeof(cs->kv[cs->n].key));
+		cs->kv[cs->n].value = sqlite3_column_int64(st, 1);
+		cs->n++;
+	}
+	if (rc != SQLITE_DONE) {
+		err = -EIO;
+		goto cleanup;
+	}
+	for (k = 0; k < STAT_FIGS; k++) {
+		bool v2 = !strcmp(cs->at->lane, "v2");
+		const char *want[2] = {v2 ? stat_fig[k].v2 : stat_fig[k].v1_total,
+				       v2 ? NULL : stat_fig[k].v1};
+
+		for (int w = 0; w < 2 && cs->fig[k] < 0; w++) {
+			if (!want[w])
+				continue;
+			for (i = 0; i < cs->n; i++)
+				if (!strcmp(cs->kv[i].key, want[w])) {
+					cs->fig[k] = cs->kv[i].value;
+					cs->fig_key[k] = want[w];
+					break;
+				}
+		}
+	}
+cleanup:
+	sqlite3_finalize(st);
+	return err;
+}
+
+/* first, max and last of one column over the samples that have it; the limit's NULL is "no
+ * limit" and wins max. */
+struct fml {
+	size_t samples;
+	int64_t first, max, last; /* -1: NULL */
+};
+
+enum cg_field { F_CURRENT, F_LIMIT, F_PEAK };
+
+static int64_t field(const struct cg_sample *s, enum cg_field f)
+{
+	return f == F_CURRENT ? s->current : f == F_LIMIT ? s->limit : s->peak;
+}
+
+static void fml_of(const struct cg_data *d, enum cg_field f, struct fml *r)
+{
+	bool unlimited = false;
+
+	memset(r, 0, sizeof(*r));
+	r->first = r->max = r->last = -1;
+	for (size_t i = 0; i < d->n; i++) {
+		int64_t v = field(&d->s[i], f);
+
+		if (!d->s[i].lane[0])
+			continue; /* the memory controller was not read */
+		if (v < 0 && f != F_LIMIT)
+			continue;
+		if (!r->samples++)
+			r->first = v;
+		if (v < 0)
+			unlimited = true;
+		else if (v > r->max)
+			r->max = v;
+		r->last = v;
+	}
+	if (unlimited)
+		r->max = -1;
+}
+
+struct cg_oom {
+	int64_t oom, oom_kill, high, max, failcnt; /* sums; -1: not in the lane */
+	int64_t oom_kill_total;			   /* last; -1 */
+	int64_t under_oom_samples, under_oom_last; /* v1; -1 */
+};
+
+static void sum_opt(int64_t *acc, int64_t v)
+{
+	if (v >= 0)
+		*acc = (*acc < 0 ? 0 : *acc) + v;
+}
+
+static void oom_of(const struct cg_data *d, struct cg_oom *o)
+{
+	o->oom = o->oom_kill = o->high = o->max = o->failcnt = -1;
+	o->oom_kill_total = o->under_oom_samples = o->under_oom_last = -1;
+	for (size_t i = 0; i < d->n; i++) {
+		const struct cg_sample *s = &d->s[i];
+
+		sum_opt(&o->oom, s->oom);
+		sum_opt(&o->oom_kill, s->oom_kill);
+		sum_opt(&o->high, s->high);
+		sum_opt(&o->max, s->max);
+		sum_opt(&o->failcnt, s->failcnt);
+		if (s->oom_kill_total >= 0)
+			o->oom_kill_total = s->oom_kill_total;
+		if (s->under_oom >= 0) {
+			sum_opt(&o->under_oom_samples, s->under_oom ? 1 : 0);
+			o->under_oom_last = s->under_oom;
+		}
+	}
+}
+
+struct cg_cov {
+	size_t intervals; /* samples with coverage */
+	int64_t processes, covered, denied, gone, skipped, walk_ns, walk_max_ns, budget_ns;
+};
+
+static void cov_of(const struct cg_data *d, struct cg_cov *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->budget_ns = -1;
+	for (size_t i = 0; i < d->n; i++) {
+		const struct cg_sample *s = &d->s[i];
+
+		if (s->processes < 0)
+			continue;
+		c->intervals++;
+		c->processes += s->processes;
+		c->covered += s->covered > 0 ? s->covered : 0;
+		c->denied += s->denied > 0 ? s->denied : 0;
+		c->gone += s->gone > 0 ? s->gone : 0;
+		c->skipped += s->skipped > 0 ? s->skipped : 0;
+		if (s->walk_ns > 0) {
+			c->walk_ns += s->walk_ns;
+			if (s->walk_ns > c->walk_max_ns)
+				c->walk_max_ns = s->walk_ns;
+		}
+		if (s->budget_ns >= 0)
+			c->budget_ns = s->budget_ns;
+	}
+}
+
+static const char *lanes_of(const struct cg_data *d)
+{
+	bool v1 = false, v2 = false;
+
+	for (size_t i = 0; i < d->n; i++) {
+		v1 |= !strcmp(d->s[i].lane, "v1");
+		v2 |= !strcmp(d->s[i].lane, "v2");
+	}
+	return v1 && v2 ? "v2+v1" : v2 ? "v2" : v1 ? "v1" : NULL;
+}
+
+static int print_procs_table(const struct cg_proc *p, size_t n, const struct capture_meta *m,
+			     FILE *out, enum out_format fmt)
+{
+	static const char *const cols[] = {"pid", "comm", "unit",  "rss",	  "pss",
+					   "uss", "swap", "state", "last_seen_s", "exe"};
+	struct table *t = table__new(10, cols);
+	int err = 0;
+
+	if (!t)
+		return -ENOMEM;
+	for (size_t i = 0; i < n && !err; i++) {
+		err = table__add_row(t);
+		err = err ?: table__set_int(t, 0, p[i].pid, NULL);
+		err = err ?: set_text(t, 1, p[i].comm);
+		err = err ?: set_text(t, 2, p[i].unit);
+		err = err ?: set_bytes(t, 3, p[i].rss);
+		err = err ?: set_bytes(t, 4, p[i].pss);
+		err = err ?: set_bytes(t, 5, p[i].uss);
+		err = err ?: set_bytes(t, 6, p[i].swap);
+		err = err ?: set_text(t, 7, p[i].state);
+		err = err ?: table__set_real(t, 8, rel_s(m, p[i].last_seen_ns), NULL);
+		err = err ?: set_text(t, 9, p[i].exe);
+	}
+	err = err ?: table__print(t, out, fmt);
+	table__free(t);
+	return err;
+}
+
+static int print_cgroup_text(const struct cg_data *d, const struct cg_stat *cs,
+			     const struct cg_proc *p, size_t np, size_t shown,
+			     const struct capture_meta *m, FILE *out)
+{
+	static const char *const mcols[] = {"memory", "first", "max", "last", "samples"};
+	static const char *const scols[] = {"memory.stat", "bytes", "of current", "key"};
+	static const char *const pcols[] = {"pressure",	  "kind",	 "avg10 max", "avg10 last",
+					    "avg60 last", "avg300 last", "stall",     "samples"};
+	static const char *const fname[] = {"current", "limit", "peak"};
+	char b1[32], b2[32], b3[32];
+	struct table *t;
+	struct cg_oom oom;
+	struct cg_cov cov;
+	struct fml f;
+	int err = 0;
+
+	/* memory: current, limit, peak */
+	t = table__new(5, mcols);
+	if (!t)
+		return -ENOMEM;
+	for (int k = 0; k < 3 && !err; k++) {
+		fml_of(d, (enum cg_field)k, &f);
+		err = table__add_row(t);
+		err = err ?: table__set_text(t, 0, fname[k]);
+		err = err ?: table__set_int(t, 4, (int64_t)f.samples, NULL);
+		if (err || !f.samples)
+			continue;
+		if (k == F_LIMIT) { /* NULL is no limit */
+			err =
+			    f.first < 0 ? table__set_text(t, 1, "none") : set_bytes(t, 1, f.first);
+			err = err
+				  ?: f.max < 0 ? table__set_text(t, 2, "none")
+					       : set_bytes(t, 2, f.max);
+			err = err
+				  ?: f.last < 0 ? table__set_text(t, 3, "none")
+						: set_bytes(t, 3, f.last);
+			continue;
+		}
+		err = set_bytes(t, 1, f.first);
+		err = err ?: set_bytes(t, 2, f.max);
+		err = err ?: set_bytes(t, 3, f.last);
+	}
+	if (!err) {
+		fputc('\n', out);
+		err = table__print(t, out, OUT_TEXT);
+	}
+	table__free(t);
+	if (err)
+		return err;
+
+	/* memory.stat at the last sample */
+	if (cs->at) {
+		int64_t cur = cs->at->current;
+
+		fprintf(out, "\nmemory.stat at %s s (%s lane):\n",
+			fmt_secs(b1, sizeof(b1), cs->at->time_ns - m->base_ns), cs->at->lane);
+		t = table__new(4, scols);
+		if (!t)
+			return -ENOMEM;
+		for (size_t k = 0; k < STAT_FIGS && !err; k++) {
+			if (cs->fig[k] < 0)
+				continue;
+			err = table__add_row(t);
+			err = err ?: table__set_text(t, 0, stat_fig[k].name);
+			err = err ?: set_bytes(t, 1, cs->fig[k]);
+			if (!err && cur > 0)
+				err = table__set_real(
+				    t, 2, 100.0 * (double)cs->fig[k] / (double)cur,
+				    fmt_pct(b2, sizeof(b2),
+					    100.0 * (double)cs->fig[k] / (double)cur));
+			err = err ?: table__set_text(t, 3, cs->fig_key[k]);
+		}
+		if (!err && table__rows(t))
+			err = table__print(t, out, OUT_TEXT);
+		else if (!err)
+			fprintf(out, "  (none of the figures shown here was in memory.stat)\n");
+		table__free(t);
+		if (err)
+			return err;
+	}
+
+	/* OOM events */
+	oom_of(d, &oom);
+	if (oom.oom >= 0 || oom.high >= 0)
+		fprintf(out,
+			"\nOOM (memory.events, over the capture): oom %" PRId64
+			", oom_kill %" PRId64 ", max %" PRId64 ", high %" PRId64 "\n",
+			oom.oom < 0 ? 0 : oom.oom, oom.oom_kill < 0 ? 0 : oom.oom_kill,
+			oom.max < 0 ? 0 : oom.max, oom.high < 0 ? 0 : oom.high);
+	if (oom.failcnt >= 0 || oom.under_oom_samples >= 0)
+		fprintf(out,
+			"\nOOM (v1 memory.oom_control, memory.failcnt, over the capture): oom_kill "
+			"%" PRId64 ", failcnt %" PRId64 ", under_oom in %" PRId64
+			" of %zu samples (at the end: %s)\n",
+			oom.oom_kill < 0 ? 0 : oom.oom_kill, oom.failcnt < 0 ? 0 : oom.failcnt,
+			oom.under_oom_samples < 0 ? 0 : oom.under_oom_samples, d->n,
+			oom.under_oom_last > 0 ? "yes" : "no");
+
+	/* pressure */
+	t = table__new(8, pcols);
+	if (!t)
+		return -ENOMEM;
+	for (int k = 0; k < PSI_N && !err; k++) {
+		const struct psi_agg *a = &d->psi[k];
+
+		if (!a->samples)
+			continue;
+		err = table__add_row(t);
+		err = err ?: table__set_text(t, 0, psi_resource[k / 2]);
+		err = err ?: table__set_text(t, 1, psi_kind[k % 2]);
+		snprintf(b1, sizeof(b1), "%.2f%%", a->avg10_max);
+		err = err ?: table__set_real(t, 2, a->avg10_max, b1);
+		snprintf(b1, sizeof(b1), "%.2f%%", a->avg10_last);
+		err = err ?: table__set_real(t, 3, a->avg10_last, b1);
+		snprintf(b1, sizeof(b1), "%.2f%%", a->avg60_last);
+		err = err ?: table__set_real(t, 4, a->avg60_last, b1);
+		snprintf(b1, sizeof(b1), "%.2f%%", a->avg300_last);
+		err = err ?: table__set_real(t, 5, a->avg300_last, b1);
+		err = err
+			  ?: table__set_int(t, 6, (int64_t)a->stall_us,
+					    fmt_ns(b1, sizeof(b1), a->stall_us * 1000));
+		err = err ?: table__set_int(t, 7, (int64_t)a->samples, NULL);
+	}
+	if (!err) {
+		if (table__rows(t)) {
+			fputc('\n', out);
+			err = table__print(t, out, OUT_TEXT);
+		} else {
+			fprintf(out, "\npressure: no PSI file was readable\n");
+		}
+	}
+	table__free(t);
+	if (err)
+		return err;
+
+	/* processes */
+	fprintf(out, "\nprocesses by PSS (%zu seen; the last covered read of each", np);
+	if (shown < np)
+		fprintf(out, "; the first %zu shown", shown);
+	fprintf(out, "):\n");
+	if (np) {
+		err = print_procs_table(p, shown, m, out, OUT_TEXT);
+		if (err)
+			return err;
+	}
+	cov_of(d, &cov);
+	if (cov.intervals) {
+		fprintf(out,
+			"coverage: %" PRId64 " process reads due over %zu intervals: %" PRId64
+			" covered, %" PRId64 " denied, %" PRId64 " gone, %" PRId64 " skipped",
+			cov.processes, cov.intervals, cov.covered, cov.denied, cov.gone,
+			cov.skipped);
+		fprintf(out, "; smaps_rollup reads took %s (at most %s in an interval)",
+			fmt_ns(b1, sizeof(b1), (uint64_t)cov.walk_ns),
+			fmt_ns(b2, sizeof(b2), (uint64_t)cov.walk_max_ns));
+		if (cov.budget_ns > 0)
+			fprintf(out, "; budget %s per interval",
+				fmt_ns(b3, sizeof(b3), (uint64_t)cov.budget_ns));
+		fputc('\n', out);
+	} else {
+		fprintf(out, "coverage: not recorded\n");
+	}
+	fprintf(out, "\ncurrent, limit, peak: v2 memory.current, memory.max, memory.peak; v1 "
+		     "memory.usage_in_bytes,\nmemory.limit_in_bytes, memory.max_usage_in_bytes. "
+		     "limit none: no limit. rss, pss, uss, swap:\n/proc/PID/smaps_rollup; \"-\": "
+		     "not measured (see state).\n");
+	return 0;
+}
+
+static void print_cgroup_json(struct json *j, const struct cg_data *d, const struct cg_stat *cs,
+			      const struct cg_proc *p, size_t np, size_t shown,
+			      const struct capture_meta *m)
+{
+	static const char *const fname[] = {"current", "limit", "peak"};
+	struct cg_oom oom;
+	struct cg_cov cov;
+	struct fml f;
+
+	json_opt_str(j, "path", d->path);
+	json_opt_str(j, "lane", lanes_of(d));
+	json_opt_str(j, "v1_path", d->v1_path);
+	json__kv_int(j, "samples", (int64_t)d->n);
+	json__key(j, "memory");
+	json__begin_object(j);
+	for (int k = 0; k < 3; k++) {
+		fml_of(d, (enum cg_field)k, &f);
+		json__key(j, fname[k]);
+		json__begin_object(j);
+		json__kv_int(j, "samples", (int64_t)f.samples);
+		json_opt(j, "first", f.samples ? f.first : -1);
+		json_opt(j, "max", f.samples ? f.max : -1);
+		json_opt(j, "last", f.samples ? f.last : -1);
+		if (k == F_LIMIT)
+			json__kv_bool(j, "unlimited", f.samples && f.last < 0);
+		json__end_object(j);
+	}
+	json__end_object(j);
+
+	json__key(j, "stat");
+	if (!cs->at) {
+		json__null(j);
+	} else {
+		json__begin_object(j);
+		json__kv_real(j, "t_s", rel_s(m, cs->at->time_ns));
+		json__kv_string(j, "lane", cs->at->lane);
+		json__key(j, "breakdown");
+		json__begin_object(j);
+		for (size_t k = 0; k < STAT_FIGS; k++) {
+			json__key(j, stat_fig[k].name);
+			if (cs->fig[k] < 0) {
+				json__null(j);
+				continue;
+			}
+			json__begin_object(j);
+			json__kv_int(j, "bytes", cs->fig[k]);
+			json__kv_string(j, "key", cs->fig_key[k]);
+			json__end_object(j);
+		}
+		json__end_object(j);
+		json__key(j, "keys");
+		json__begin_object(j);
+		for (size_t i = 0; i < cs->n; i++)
+			json__kv_int(j, cs->kv[i].key, cs->kv[i].value);
+		json__end_object(j);
+		json__end_object(j);
+	}
+
+	oom_of(d, &oom);
+	json__key(j, "oom");
+	json__begin_object(j);
+	json_opt(j, "oom", oom.oom);
+	json_opt(j, "oom_kill", oom.oom_kill);
+	json_opt(j, "oom_kill_total", oom.oom_kill_total);
+	json_opt(j, "high", oom.high);
+	json_opt(j, "max", oom.max);
+	json_opt(j, "failcnt", oom.failcnt);
+	json_opt(j, "under_oom_samples", oom.under_oom_samples);
+	json__key(j, "under_oom_last");
+	if (oom.under_oom_last >= 0)
+		json__bool(j, oom.under_oom_last > 0);
+	else
+		json__null(j);
+	json__end_object(j);
+
+	json__key(j, "psi");
+	json__begin_array(j);
+	for (int k = 0; k < PSI_N; k++) {
+		const struct psi_agg *a = &d->psi[k];
+
+		if (!a->samples)
+			continue;
+		json__begin_object(j);
+		json__kv_string(j, "resource", psi_resource[k / 2]);
+		json__kv_string(j, "kind", psi_kind[k % 2]);
+		json__kv_int(j, "samples", (int64_t)a->samples);
+		json__kv_real(j, "avg10_max", a->avg10_max);
+		json__kv_real(j, "avg10_last", a->avg10_last);
+		json__kv_real(j, "avg60_last", a->avg60_last);
+		json__kv_real(j, "avg300_last", a->avg300_last);
+		json__kv_int(j, "stall_us", (int64_t)a->stall_us);
+		json__end_object(j);
+	}
+	json__end_array(j);
+
+	json__kv_int(j, "processes_seen", (int64_t)np);
+	json__key(j, "processes");
+	json__begin_array(j);
+	for (size_t i = 0; i < shown; i++) {
+		json__begin_object(j);
+		json__kv_int(j, "pid", p[i].pid);
+		json_opt_str(j, "comm", p[i].comm);
+		json_opt_str(j, "exe", p[i].exe);
+		json_opt_str(j, "unit", p[i].unit);
+		json_opt_str(j, "state", p[i].state);
+		json_opt(j, "rss", p[i].rss);
+		json_opt(j, "pss", p[i].pss);
+		json_opt(j, "uss", p[i].uss);
+		json_opt(j, "swap", p[i].swap);
+		json__key(j, "value_s");
+		if (p[i].value_ns >= 0)
+			json__real(j, rel_s(m, p[i].value_ns));
+		else
+			json__null(j);
+		json__kv_real(j, "last_seen_s", rel_s(m, p[i].last_seen_ns));
+		json__end_object(j);
+	}
+	json__end_array(j);
+
+	cov_of(d, &cov);
+	json__key(j, "coverage");
+	json__begin_object(j);
+	json__kv_int(j, "intervals", (int64_t)cov.intervals);
+	json__kv_int(j, "processes", cov.processes);
+	json__kv_int(j, "covered", cov.covered);
+	json__kv_int(j, "denied", cov.denied);
+	json__kv_int(j, "gone", cov.gone);
+	json__kv_int(j, "skipped", cov.skipped);
+	json__kv_int(j, "walk_ns", cov.walk_ns);
+	json__kv_int(j, "walk_max_ns", cov.walk_max_ns);
+	json_opt(j, "budget_ns", cov.budget_ns);
+	json__end_object(j);
+
+	json__key(j, "series");
+	json__begin_array(j);
+	for (size_t i = 0; i < d->n; i++) {
+		const struct cg_sample *s = &d->s[i];
+		char key[32];
+
+		json__begin_object(j);
+		json__kv_real(j, "t_s", rel_s(m, s->time_ns));
+		json_opt_str(j, "lane", s->lane);
+		json_opt(j, "current", s->current);
+		json_opt(j, "limit", s->limit);
+		json_opt(j, "peak", s->peak);
+		json_opt(j, "oom_kill", s->oom_kill);
+		for (int k = 0; k < PSI_N; k++) {
+			snprintf(key, sizeof(key), "%s_%s_avg10", psi_resource[k / 2],
+				 psi_kind[k % 2]);
+			json__kv_real(j, key, s->psi_avg10[k]); /* NAN: null */
+		}
+		json_opt(j, "processes", s->processes);
+		json_opt(j, "covered", s->covered);
+		json__end_object(j);
+	}
+	json__end_array(j);
+}
+
+static void cg_data_free(struct cg_data *d)
+{
+	free(d->s);
+	memset(d, 0, sizeof(*d));
+}
+
+int report_cgroup(sqlite3 *db, const char *capture_id, const struct report_opts *o, FILE *out)
+{
+	struct drop_line *drops = NULL;
+	struct cg_proc *procs = NULL;
+	struct cg_data d = {0};
+	struct cg_stat cs = {0};
+	struct capture_meta m;
+	struct probe_info p;
+	size_t np = 0, nd = 0, shown;
+	char w[96], c1[32], c2[32];
+	struct json j;
+	int err;
+
+	err = capture_meta__load(db, capture_id, &m);
+	err = err ?: probe__lookup(db, m.cap, "cgroup", &p);
+	if (err)
+		goto cleanup;
+	report__begin(&j, out, o, "cgroup", &m);
+	if (!probe__active(&p)) {
+		err = report__not_collected(&j, out, o, "cgroup", &p);
+		goto cleanup;
+	}
+	err = load_samples(db, &m, &o->win, &d);
+	err = err ?: load_procs(db, &m, &o->win, d.n ? d.s[d.n - 1].seq : -1, &procs, &np);
+	err = err ?: load_stat(db, &m, &d, &cs);
+	err = err ?: drops__load(db, &m, "cgroup", &o->win, &drops, &nd);
+	if (err)
+		goto cleanup;
+	if (np)
+		qsort(procs, np, sizeof(*procs), cmp_proc_pss);
+	shown = o->top ? o->top : TOP_PROCS;
+	if (shown > np || o->fmt == OUT_CSV)
+		shown = np;
+	switch (o->fmt) {
+	case OUT_TEXT:
+		window__describe(&o->win, w, sizeof(w));
+		fprintf(out, "cgroup %s (%s): memory lane %s, %zu samples",
+			d.path[0] ? d.path : "(path not recorded)", w,
+			lanes_of(&d) ? lanes_of(&d) : "none (no memory controller read)", d.n);
+		if (d.n)
+			fprintf(out, " from %s s to %s s",
+				fmt_secs(c1, sizeof(c1), d.s[0].time_ns - m.base_ns),
+				fmt_secs(c2, sizeof(c2), d.s[d.n - 1].time_ns - m.base_ns));
+		fputc('\n', out);
+		if (d.v1_path[0])
+			fprintf(out, "v1 memory cgroup: %s\n", d.v1_path);
+		report__drops(NULL, out, o, "cgroup", drops, nd);
+		if (d.n)
+			err = print_cgroup_text(&d, &cs, procs, np, shown, &m, out);
+		break;
+	case OUT_CSV:
+		report__drops(NULL, out, o, "cgroup", drops, nd);
+		err = print_procs_table(procs, np, &m, out, OUT_CSV);
+		break;
+	case OUT_JSON:
+		json__kv_bool(&j, "collected", true);
+		json__kv_string(&j, "source", p.source[0] ? p.source : NULL);
+		report__drops(&j, out, o, "cgroup", drops, nd);
+		print_cgroup_json(&j, &d, &cs, procs, np, shown, &m);
+		json__end_object(&j);
+		err = json__end(&j);
+		break;
+	}
+	if (!err && (fflush(out) || ferror(out)))
+		err = -EIO;
+cleanup:
+	free(cs.kv);
+	cg_data_free(&d);
+	free(procs);
+	free(drops);
+	return err;
+}
+
+/* ------------------------------------------------------------------ report apps */
+
+struct app {
+	char name[512];
+	const char *kind; /* "unit", "exe", "comm", "others" */
+	int64_t processes, covered;
+	int64_t rss, pss, uss, swap; /* sums over the covered processes; -1: none covered */
+	int64_t folded;		     /* others: apps folded in */
+};
+
+/* The application a process belongs to: its systemd app-*.scope unit, else its executable,
+ * else its comm. */
+static void app_of(const char *unit, const char *exe, const char *comm, char *name, size_t len,
+		   const char **kind)
+{
+	size_t ul = unit ? strlen(unit) : 0;
+
+	if (ul > strlen("app-.scope") && !strncmp(unit, "app-", 4) &&
+	    !strcmp(unit + ul - 6, ".scope")) {
+		snprintf(name, len, "%s", unit);
+		*kind = "unit";
+	} else if (exe && *exe) {
+		snprintf(name, len, "%s", exe);
+		*kind = "exe";
+	} else {
+		snprintf(name, len, "%s", comm && *comm ? comm : "?");
+		*kind = "comm";
+	}
+}
+
+static enum apps_by apps_by_of(const struct report_opts *o)
+{
+	return o->apps_by ? o->apps_by : APPS_BY_PSS;
+}
+
+static int64_t app_measure(const struct app *a, enum apps_by by)
+{
+	return by == APPS_BY_RSS ? a->rss : by == APPS_BY_USS ? a->uss : a->pss;
+}
+
+static int cmp_app(const void *x, const void *y, void *by_)
+{
+	const struct app *a = x, *b = y;
+	enum apps_by by = *(const enum apps_by *)by_;
+	int c = cmp_measure(app_measure(a, by), app_measure(b, by));
+
+	return c ? c : strcmp(a->name, b->name);
+}
+
+static int app_add(struct app **v, size_t *n, size_t *cap, const char *unit, const char *exe,
+		   const char *comm, int64_t rss, int64_t pss, int64_t uss, int64_t swap)
+{
+	char name[512];
+	const char *kind;
+	struct app *a = NULL;
+
+	app_of(unit, exe, comm, name, sizeof(name), &kind);
+	for (size_t i = 0; i < *n; i++)
+		if (!strcmp((*v)[i].name, name) && !strcmp((*v)[i].kind, kind)) {
+			a = &(*v)[i];
+			break;
+		}
+	if (!a) {
+		if (*n == *cap) {
+			struct app *nv;
+
+			*cap = *cap ? *cap * 2 : 32;
+			nv = realloc(*v, *cap * sizeof(*nv));
+			if (!nv)
+				return -ENOMEM;
+			*v = nv;
+		}
+		a = &(*v)[(*n)++];
+		memset(a, 0, sizeof(*a));
+		snprintf(a->name, sizeof(a->name), "%s", name);
+		a->kind = kind;
+		a->rss = a->pss = a->uss = a->swap = -1;
+	}
+	a->processes++;
+	if (pss >= 0 || rss >= 0) {
+		a->covered++;
+		sum_opt(&a->rss, rss);
+		sum_opt(&a->pss, pss);
+		sum_opt(&a->uss, uss);
+		sum_opt(&a->swap, swap);
+	}
+	return 0;
+}
+
+/* Sort the apps, and fold those after the first TOP into one "others (N)" row (kept at the end
+ * of *V, *N updated). */
+static void apps_fold(struct app *v, size_t *n, size_t top, enum apps_by by)
+{
+	struct app o;
+
+	qsort_r(v, *n, sizeof(*v), cmp_app, &by);
+	if (*n <= top)
+		return;
+	memset(&o, 0, sizeof(o));
+	o.kind = "others";
+	o.rss = o.pss = o.uss = o.swap = -1;
+	for (size_t i = top; i < *n; i++) {
+		o.processes += v[i].processes;
+		o.covered += v[i].covered;
+		sum_opt(&o.rss, v[i].rss);
+		sum_opt(&o.pss, v[i].pss);
+		sum_opt(&o.uss, v[i].uss);
+		sum_opt(&o.swap, v[i].swap);
+		o.folded++;
+	}
+	snprintf(o.name, sizeof(o.name), "others (%" PRId64 ")", o.folded);
+	v[top] = o;
+	*n = top + 1;
+}
+
+/* The target of a single-process capture, from memory_sample: one app. */
+static int apps_from_memory(sqlite3 *db, const struct capture_meta *m, const struct window *w,
+			    struct app **v, size_t *n, size_t *cap, int64_t *at_ns)
+{
+	static const char sql[] =
+	    "SELECT t.comm, t.exe, t.cgroup_path, s.time_ns, s.rss, s.pss, s.uss, s.swap "
+	    "FROM target t LEFT JOIN (SELECT time_ns, rss, pss, uss, swap FROM memory_sample "
+	    "WHERE cap = ?1 AND time_ns BETWEEN ?2 AND ?3 AND (rss IS NOT NULL OR pss IS NOT "
+	    "NULL) ORDER BY time_ns DESC LIMIT 1) s WHERE t.cap = ?1";
+	sqlite3_stmt *st = NULL;
+	char comm[64] = "", exe[512] = "", cg[512] = "";
+	const char *unit;
+	int64_t lo, hi;
+	int rc, err = 0;
+
+	window__bounds(w, m, &lo, &hi);
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+		return -EIO;
+	sqlite3_bind_int64(st, 1, m->cap);
+	sqlite3_bind_int64(st, 2, lo);
+	sqlite3_bind_int64(st, 3, hi);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		col_copy(st, 0, comm, sizeof(comm));
+		col_copy(st, 1, exe, sizeof(exe));
+		col_copy(st, 2, cg, sizeof(cg));
+		unit = strrchr(cg, '/'); /* the unit is the last component of its cgroup */
+		*at_ns = col_or(st, 3);
+		err = app_add(v, n, cap, unit ? unit + 1 : NULL, exe, comm, col_or(st, 4),
+			      col_or(st, 5), col_or(st, 6), col_or(st, 7));
+	} else if (rc != SQLITE_DONE) {
+		err = -EIO;
+	}
+	sqlite3_finalize(st);
+	return err;
+}
+
+static int print_apps_table(const struct app *v, size_t n, FILE *out, enum out_format fmt)
+{
+	static const char *const cols[] = {"app", "by",	 "processes", "covered",
+					   "rss", "pss", "uss",	      "swap"};
+	struct table *t = table__new(8, cols);
+	int err = 0;
+
+	if (!t)
+		return -ENOMEM;
+	for (size_t i = 0; i < n && !err; i++) {
+		err = table__add_row(t);
+		err = err ?: table__set_text(t, 0, v[i].name);
+		err = err ?: table__set_text(t, 1, v[i].kind);
+		err = err ?: table__set_int(t, 2, v[i].processes, NULL);
+		err = err ?: table__set_int(t, 3, v[i].covered, NULL);
+		err = err ?: set_bytes(t, 4, v[i].rss);
+		err = err ?: set_bytes(t, 5, v[i].pss);
+		err = err ?: set_bytes(t, 6, v[i].uss);
+		err = err ?: set_bytes(t, 7, v[i].swap);
+	}
+	err = err ?: table__print(t, out, fmt);
+	table__free(t);
+	return err;
+}
+
+static const char *const by_name[] = {
+    [APPS_BY_PSS] = "pss", [APPS_BY_USS] = "uss", [APPS_BY_RSS] = "rss"};
+
+int report_apps(sqlite3 *db, const char *capture_id, const struct report_opts *o, FILE *out)
+{
+	struct cg_proc *procs = NULL;
+	struct app *apps = NULL;
+	struct cg_data d = {0};
+	struct capture_meta m;
+	struct probe_info p, pm;
+	size_t np = 0, na = 0, cap = 0, napps;
+	enum apps_by by = apps_by_of(o);
+	int64_t at_ns = -1, total_procs = 0, total_cov = 0;
+	int64_t tot[4] = {-1, -1, -1, -1};
+	const char *source;
+	char w[96], c1[32];
+	struct json j;
+	int err;
+
+	err = capture_meta__load(db, capture_id, &m);
+	err = err ?: probe__lookup(db, m.cap, "cgroup", &p);
+	err = err ?: probe__lookup(db, m.cap, "memory", &pm);
+	if (err)
+		goto cleanup;
+	report__begin(&j, out, o, "apps", &m);
+	if (probe__active(&p)) {
+		source = "cgroup_proc";
+		err = load_samples(db, &m, &o->win, &d);
+		if (!err && d.n) {
+			at_ns = d.s[d.n - 1].time_ns;
+			err = load_procs(db, &m, &o->win, d.s[d.n - 1].seq, &procs, &np);
+		}
+		for (size_t i = 0; i < np && !err; i++) /* there at the end, and not gone */
+			if (procs[i].in_last && strcmp(procs[i].state, "gone"))
+				err = app_add(&apps, &na, &cap, procs[i].unit, procs[i].exe,
+					      procs[i].comm, procs[i].rss, procs[i].pss,
+					      procs[i].uss, procs[i].swap);
+	} else if (probe__active(&pm)) {
+		source = "memory_sample"; /* a single-process capture: its one process */
+		err = apps_from_memory(db, &m, &o->win, &apps, &na, &cap, &at_ns);
+	} else {
+		struct probe_info both = p;
+
+		snprintf(both.reason, sizeof(both.reason),
+			 "needs the cgroup probe (--cgroup), or the memory probe for one process; "
+			 "cgroup: %.60s; memory: %.11s: %.60s",
+			 p.reason[0] ? p.reason : "no reason recorded", pm.state,
+			 pm.reason[0] ? pm.reason : "no reason recorded");
+		err = report__not_collected(&j, out, o, "apps", &both);
+		goto cleanup;
+	}
+	if (err)
+		goto cleanup;
+	napps = na;
+	for (size_t i = 0; i < na; i++) {
+		total_procs += apps[i].processes;
+		total_cov += apps[i].covered;
+		sum_opt(&tot[0], apps[i].rss);
+		sum_opt(&tot[1], apps[i].pss);
+		sum_opt(&tot[2], apps[i].uss);
+		sum_opt(&tot[3], apps[i].swap);
+	}
+	apps_fold(apps, &na, o->top ? o->top : TOP_APPS, by);
+
+	switch (o->fmt) {
+	case OUT_TEXT:
+		window__describe(&o->win, w, sizeof(w));
+		fprintf(out, "apps by %s (%s): %zu application%s, %" PRId64 " process%s",
+			by_name[by], w, napps, napps == 1 ? "" : "s", total_procs,
+			total_procs == 1 ? "" : "es");
+		if (at_ns >= 0)
+			fprintf(out, " at %s s", fmt_secs(c1, sizeof(c1), at_ns - m.base_ns));
+		fprintf(out, " (from %s)\n",
+			!strcmp(source, "cgroup_proc")
+			    ? "the cgroup's processes in its last sample"
+			    : "memory_sample: a single-process capture holds one process");
+		if (!na)
+			break;
+		fputc('\n', out);
+		err = print_apps_table(apps, na, out, OUT_TEXT);
+		if (err)
+			break;
+		fprintf(out,
+			"\napps: the systemd app-*.scope unit of a process, else its executable, "
+			"else its comm.\nrss, pss, uss, swap: the last covered smaps_rollup "
+			"read of each process, summed;\ncovered: processes that have one. "
+			"\"-\": none covered.\n");
+		break;
+	case OUT_CSV:
+		err = print_apps_table(apps, na, out, OUT_CSV);
+		break;
+	case OUT_JSON:
+		json__kv_bool(&j, "collected", true);
+		json__kv_string(&j, "source", source);
+		json__kv_string(&j, "by", by_name[by]);
+		json__key(&j, "t_s");
+		if (at_ns >= 0)
+			json__real(&j, rel_s(&m, at_ns));
+		else
+			json__null(&j);
+		json__kv_int(&j, "applications", (int64_t)napps);
+		json__key(&j, "total");
+		json__begin_object(&j);
+		json__kv_int(&j, "processes", total_procs);
+		json__kv_int(&j, "covered", total_cov);
+		json_opt(&j, "rss", tot[0]);
+		json_opt(&j, "pss", tot[1]);
+		json_opt(&j, "uss", tot[2]);
+		json_opt(&j, "swap", tot[3]);
+		json__end_object(&j);
+		json__key(&j, "apps");
+		json__begin_array(&j);
+		for (size_t i = 0; i < na; i++) {
+			json__begin_object(&j);
+			json__kv_string(&j, "app", apps[i].name);
+			json__kv_string(&j, "kind", apps[i].kind);
+			json__kv_int(&j, "processes", apps[i].processes);
+			json__kv_int(&j, "covered", apps[i].covered);
+			json_opt(&j, "rss", apps[i].rss);
+			json_opt(&j, "pss", apps[i].pss);
+			json_opt(&j, "uss", apps[i].uss);
+			json_opt(&j, "swap", apps[i].swap);
+			if (!strcmp(apps[i].kind, "others"))
+				json__kv_int(&j, "folded", apps[i].folded);
+			json__end_object(&j);
+		}
+		json__end_array(&j);
+		json__end_object(&j);
+		err = json__end(&j);
+		break;
+	}
+	if (!err && (fflush(out) || ferror(out)))
+		err = -EIO;
+cleanup:
+	cg_data_free(&d);
+	free(procs);
+	free(apps);
+	return err;
+}
