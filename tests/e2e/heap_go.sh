@@ -30,6 +30,7 @@ assert_eq "total live bytes" None "$(jget "$TMP/heap.json" "j['totals']['live_by
 assert_eq "total leak bytes" None "$(jget "$TMP/heap.json" "j['totals']['leak_bytes']")"
 tot=$(jget "$TMP/heap.json" "j['totals']['alloc_count']")
 assert_ge "all Go allocations (the runtime's too)" $((N + 1)) "$tot"
+assert_eq "no stack lost" 0 "$(q "$TMP/run.ptop" "select sum(stack_failures) from heap_snapshot")"
 "$ANA" report heap "$TMP/run.ptop" > "$TMP/heap.txt"
 grep -q 'live, lifetime, leaks: not measured' "$TMP/heap.txt" || fail "the text report does not say live is not measured"
 assert_eq "probe detail names the lane and module" 1 \

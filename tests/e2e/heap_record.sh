@@ -7,11 +7,17 @@
 #     detail names libc with free probed past its NULL check.
 #   heap_kinds: realloc growth, calloc and the aligned allocators, site by site.
 #   heap_own_malloc: a program with its own malloc is probed in its own module.
+#   heap_stacks: 512 distinct stacks reach one malloc call (3 allocations each): no stack
+#     is lost (stack failures 0, 512 sites of 3 from leaf), and every allocation of the
+#     capture is credited to a site (listed or in the census).
 . "$(dirname "$0")/lib.sh"
 need_ebpf
 
-rec() { # NAME: record fixture NAME into $TMP/NAME.ptop
-	"$REC" --quiet --enable heap --heap-sample-bytes 0 -o "$TMP/$1.ptop" -- "$FIX/$1" >/dev/null
+rec() { # NAME [OPTION...]: record fixture NAME into $TMP/NAME.ptop
+	local n=$1
+	shift
+	set -- "$n" "$@"
+	"$REC" --quiet --enable heap --heap-sample-bytes 0 "${@:2}" -o "$TMP/$1.ptop" -- "$FIX/$1" >/dev/null
 	q "$TMP/$1.ptop" "select count(*) from heap_snapshot" >/dev/null 2>&1 ||
 		skip "ptop-analyze does not load heap records (table heap_snapshot) yet"
 	assert_eq "$1: heap probe" "active/ebpf" \
@@ -88,3 +94,14 @@ assert_eq "own_site: live at the end" 50000 \
 assert_eq "own_kinds: allocations" 1013 "$(site heap_own_malloc own_kinds 'sum(h.alloc_count)')"
 assert_eq "own_kinds: live at the end" 1400 \
 	"$(site heap_own_malloc own_kinds 'sum(h.live_bytes)' "$(last)")"
+
+# ---- heap_stacks
+rec heap_stacks --heap-top 4096
+C=$TMP/heap_stacks.ptop
+assert_eq "many stacks: stack failures" 0 "$(q "$C" "select sum(stack_failures) from heap_snapshot")"
+assert_eq "many stacks: leaf's distinct stacks" 512 "$(site heap_stacks leaf 'count(distinct h.stack_id)')"
+assert_eq "many stacks: leaf's allocations" 1536 "$(site heap_stacks leaf 'sum(h.alloc_count)')"
+credited="(select sum(alloc_count) from heap_site) + (select sum(omitted_alloc_count) from heap_snapshot)"
+assert_eq "many stacks: every allocation credited to a site" \
+	"$(q "$C" "select sum(alloc_count) from heap_snapshot")" "$(q "$C" "select $credited n")"
+assert_eq "many stacks: no site left out" 0 "$(q "$C" "select sum(omitted_alloc_count) from heap_snapshot")"
