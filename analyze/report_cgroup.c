@@ -66,6 +66,21 @@ static int psi_slot(const char *resource, const char *kind)
 	return -1;
 }
 
+/* Prepare SQL, whose ?1 is the capture and ?2, ?3 the window's bounds (time_ns BETWEEN). */
+static int prepare_window(sqlite3 *db, const char *sql, const struct capture_meta *m,
+			  const struct window *w, sqlite3_stmt **st)
+{
+	int64_t lo, hi;
+
+	window__bounds(w, m, &lo, &hi);
+	if (sqlite3_prepare_v2(db, sql, -1, st, NULL) != SQLITE_OK)
+		return -EIO;
+	sqlite3_bind_int64(*st, 1, m->cap);
+	sqlite3_bind_int64(*st, 2, lo);
+	sqlite3_bind_int64(*st, 3, hi);
+	return 0;
+}
+
 static int load_samples(sqlite3 *db, const struct capture_meta *m, const struct window *w,
 			struct cg_data *d)
 {
@@ -80,15 +95,10 @@ static int load_samples(sqlite3 *db, const struct capture_meta *m, const struct 
 	    "WHERE p.cap = ?1 AND s.time_ns BETWEEN ?2 AND ?3 ORDER BY p.seq";
 	sqlite3_stmt *st = NULL;
 	size_t cap = 0, at = 0;
-	int64_t lo, hi;
 	int rc, err = 0;
 
-	window__bounds(w, m, &lo, &hi);
-	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+	if (prepare_window(db, sql, m, w, &st))
 		return -EIO;
-	sqlite3_bind_int64(st, 1, m->cap);
-	sqlite3_bind_int64(st, 2, lo);
-	sqlite3_bind_int64(st, 3, hi);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		struct cg_sample *s;
 
@@ -135,11 +145,8 @@ static int load_samples(sqlite3 *db, const struct capture_meta *m, const struct 
 	sqlite3_finalize(st);
 	st = NULL;
 
-	if (sqlite3_prepare_v2(db, psi_sql, -1, &st, NULL) != SQLITE_OK)
+	if (prepare_window(db, psi_sql, m, w, &st))
 		return -EIO;
-	sqlite3_bind_int64(st, 1, m->cap);
-	sqlite3_bind_int64(st, 2, lo);
-	sqlite3_bind_int64(st, 3, hi);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		int64_t seq = sqlite3_column_int64(st, 0);
 		const char *res = (const char *)sqlite3_column_text(st, 1);
@@ -196,15 +203,10 @@ static int load_procs(sqlite3 *db, const struct capture_meta *m, const struct wi
 	struct cg_proc *v = NULL, *p = NULL;
 	size_t nv = 0, cap = 0;
 	sqlite3_stmt *st = NULL;
-	int64_t lo, hi;
 	int rc, err = 0;
 
-	window__bounds(w, m, &lo, &hi);
-	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+	if (prepare_window(db, sql, m, w, &st))
 		return -EIO;
-	sqlite3_bind_int64(st, 1, m->cap);
-	sqlite3_bind_int64(st, 2, lo);
-	sqlite3_bind_int64(st, 3, hi);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		int64_t pid = sqlite3_column_int64(st, 0);
 
@@ -253,7 +255,7 @@ cleanup:
 	return err;
 }
 
-/* Larger first, not measured (-1) last, then by TIE. */
+/* Larger first, not measured (-1) last; 0 when equal. */
 static int cmp_measure(int64_t a, int64_t b)
 {
 	if (a != b)
@@ -1087,15 +1089,10 @@ static int apps_from_memory(sqlite3 *db, const struct capture_meta *m, const str
 	sqlite3_stmt *st = NULL;
 	char comm[64] = "", exe[512] = "", cg[512] = "";
 	const char *unit;
-	int64_t lo, hi;
 	int rc, err = 0;
 
-	window__bounds(w, m, &lo, &hi);
-	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+	if (prepare_window(db, sql, m, w, &st))
 		return -EIO;
-	sqlite3_bind_int64(st, 1, m->cap);
-	sqlite3_bind_int64(st, 2, lo);
-	sqlite3_bind_int64(st, 3, hi);
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW) {
 		col_copy(st, 0, comm, sizeof(comm));

@@ -445,6 +445,23 @@ static char *run_report(int (*fn)(sqlite3 *, const char *, const struct report_o
 	return buf;
 }
 
+/* The same with a window. */
+static char *run_window(int (*fn)(sqlite3 *, const char *, const struct report_opts *, FILE *),
+			sqlite3 *db, const char *id, const char *window)
+{
+	struct report_opts o = {.fmt = OUT_JSON};
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	assert_int_equal(window__parse(window, &o.win, errbuf, sizeof(errbuf)), 0);
+	f = open_memstream(&buf, &len);
+	assert_non_null(f);
+	assert_int_equal(fn(db, id, &o, f), 0);
+	fclose(f);
+	return buf;
+}
+
 static void assert_contains(const char *hay, const char *needle)
 {
 	if (!strstr(hay, needle))
@@ -844,6 +861,40 @@ static void test_07_apps_single_process(void **state)
 	sqlite3_close(db);
 }
 
+/* --window: only the samples in it (point samples, by time), their processes and pressure. */
+static void test_08_window(void **state)
+{
+	char id[DB_CAPTURE_ID_LEN], *j;
+	sqlite3 *db;
+
+	(void)state;
+	write_v2(tpath("v2.ptop"));
+	db = load(tpath("v2.ptop"), "v2.db", id);
+	j = run_window(report_cgroup, db, id, "1.5..2.5"); /* the sample at 2 s */
+	assert_string_equal(jx(db, j, "$.samples"), "1");
+	assert_string_equal(jx(db, j, "$.memory.current.first"), mib(200));
+	assert_string_equal(jx(db, j, "$.memory.current.last"), mib(200));
+	assert_string_equal(jx(db, j, "$.oom.oom"), "1");
+	assert_string_equal(jx(db, j, "$.psi[0].stall_us"), "3000");
+	assert_string_equal(jx(db, j, "$.stat.breakdown.anon.bytes"), mib(60));
+	/* 101 was skipped in the window's only sample: no read of it in the window */
+	assert_string_equal(q1(db, j, "SELECT group_concat(json_extract(value, '$.pid')) FROM "
+				      "json_each(?1, '$.processes')"),
+			    "102,200,400,101,300");
+	assert_string_equal(jx(db, j, "$.processes[3].pss"), "<NULL>");
+	assert_string_equal(jx(db, j, "$.coverage.processes"), "5");
+	free(j);
+
+	j = run_window(report_apps, db, id, "..2.5");
+	assert_string_equal(jx(db, j, "$.t_s"), "2");
+	assert_string_equal(q1(db, j, "SELECT group_concat(json_extract(value, '$.app') || '=' || "
+				      "json_extract(value, '$.pss'), ',') FROM json_each(?1, "
+				      "'$.apps')"),
+			    APP_FF "=68157440,/usr/bin/bash=6291456,/usr/bin/sleep=1048576");
+	free(j);
+	sqlite3_close(db);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -854,6 +905,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_05_apps, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_06_not_collected, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_07_apps_single_process, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_08_window, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
