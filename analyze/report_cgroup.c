@@ -708,7 +708,7 @@ static int print_cgroup_text(const struct cg_data *d, const struct cg_stat *cs,
 			" covered, %" PRId64 " denied, %" PRId64 " gone, %" PRId64 " skipped",
 			cov.processes, cov.intervals, cov.covered, cov.denied, cov.gone,
 			cov.skipped);
-		fprintf(out, "; smaps_rollup reads took %s (at most %s in an interval)",
+		fprintf(out, ";\n          smaps_rollup reads took %s (at most %s in an interval)",
 			fmt_ns(b1, sizeof(b1), (uint64_t)cov.walk_ns),
 			fmt_ns(b2, sizeof(b2), (uint64_t)cov.walk_max_ns));
 		if (cov.budget_ns > 0)
