@@ -178,6 +178,13 @@ $(B)/tests/fixtures/%: tests/fixtures/%.c
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) -O1 -g -fno-omit-frame-pointer -Wall -Wextra -Werror -o $@ $< -lpthread
 
+# heap_static: glibc linked statically (libc.a, from libc6-dev), so malloc and the rest
+# are defined in the executable itself, the module the heap collector must probe.
+$(B)/tests/fixtures/heap_static: tests/fixtures/heap_static.c tests/fixtures/heap_kinds.c
+	$(call msg,FIXTURE,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) -O1 -g -fno-omit-frame-pointer -Wall -Wextra -Werror -static -o $@ $< -lpthread
+
 # bench/workload_*.c are targets to measure: plain programs, no ptop code.
 # Every other bench/*.c is a harness linked with ptop's libraries.
 $(BENCH_WORKLOADS): $(B)/bench/workload_%: bench/workload_%.c

@@ -7,6 +7,8 @@
 #     detail names libc with free probed past its NULL check.
 #   heap_kinds: realloc growth, calloc and the aligned allocators, site by site.
 #   heap_own_malloc: a program with its own malloc is probed in its own module.
+#   heap_static: heap_kinds linked statically (glibc's malloc in a non-PIE executable):
+#     the executable is the module probed, and heap_kinds' counts hold, site by site.
 #   heap_stacks: 512 distinct stacks reach one malloc call (3 allocations each): no stack
 #     is lost (stack failures 0, 512 sites of 3 from leaf), and every allocation of the
 #     capture is credited to a site (listed or in the census).
@@ -39,6 +41,8 @@ site() {
 	exe=$(readlink -f "$FIX/$1")
 	base=$(q "$c" "select min(start - offset) from mapping where path = '$exe'")
 	[ -n "$base" ] || fail "$1: no mapping of $exe in the capture"
+	# a non-PIE executable: nm's addresses are the addresses
+	readelf -h "$exe" | grep -q 'Type: *EXEC' && base=0
 	read -r lo hi < <(range "$1" "$2")
 	q "$c" "select coalesce($3, 0) from heap_site h join stack_frame f on f.cap = h.cap
 		and f.stack_id = h.stack_id and f.depth = 1
@@ -80,6 +84,26 @@ assert_eq "zeroed: live at the end" 102400 "$(site heap_kinds zeroed 'sum(h.live
 assert_eq "aligned: allocations" 30 "$(site heap_kinds aligned 'sum(h.alloc_count)')"
 assert_eq "aligned: bytes" 89600 "$(site heap_kinds aligned 'sum(h.alloc_bytes)')"
 assert_eq "aligned: live at the end" 84480 "$(site heap_kinds aligned 'sum(h.live_bytes)' "$(last)")"
+
+# ---- heap_static
+rec heap_static
+C=$TMP/heap_static.ptop
+exe=$(readlink -f "$FIX/heap_static")
+file "$exe" 2>/dev/null | grep -q 'statically linked' || readelf -d "$exe" 2>&1 | grep -q 'no dynamic' ||
+	fail "heap_static is not statically linked"
+assert_eq "static: module probed" "$exe" "$(q "$C" "select module from heap_snapshot order by seq limit 1")"
+assert_eq "static: the probe set names it" 1 \
+	"$(q "$C" "select detail like '$exe: malloc+%' from probe where name = 'heap'")"
+assert_eq "static: stack failures" 0 "$(q "$C" "select sum(stack_failures) from heap_snapshot")"
+assert_eq "static grow: reallocs" 17 "$(site heap_static grow 'sum(h.alloc_count)')"
+assert_eq "static grow: bytes" 2097136 "$(site heap_static grow 'sum(h.alloc_bytes)')"
+assert_eq "static grow: blocks freed by realloc" 16 "$(site heap_static grow 'sum(h.freed_count)')"
+assert_eq "static grow: live at the end" 1048576 "$(site heap_static grow 'sum(h.live_bytes)' "$(last)")"
+assert_eq "static zeroed: callocs" 100 "$(site heap_static zeroed 'sum(h.alloc_count)')"
+assert_eq "static zeroed: live at the end" 102400 "$(site heap_static zeroed 'sum(h.live_bytes)' "$(last)")"
+assert_eq "static aligned: allocations" 30 "$(site heap_static aligned 'sum(h.alloc_count)')"
+assert_eq "static aligned: bytes" 89600 "$(site heap_static aligned 'sum(h.alloc_bytes)')"
+assert_eq "static aligned: live at the end" 84480 "$(site heap_static aligned 'sum(h.live_bytes)' "$(last)")"
 
 # ---- heap_own_malloc
 rec heap_own_malloc
