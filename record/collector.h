@@ -46,6 +46,12 @@ struct rec_ctx {
 	 * take per interval, over every collector that reads them */
 	uint64_t smaps_budget_ns;
 	const char *exe;             /* the launched command's executable (COMMAND mode), or NULL */
+	/* CGROUP mode (pid 0): the cgroup v2 subtree recorded. BPF collectors set
+	 * targ_cgid/targ_cglevel from these where they set targ_tgid. */
+	uint64_t cgroup_id;          /* inode of its v2 directory; 0 in other modes */
+	unsigned cgroup_level;       /* its depth below the v2 root */
+	const char *cgroup_path;     /* root-relative ("/a/b"); NULL in other modes */
+	const char *cgroup_dir;      /* its v2 directory; NULL in other modes */
 	struct capture_writer *writer;
 	uint64_t events;             /* Event records emitted so far */
 };

@@ -14,6 +14,7 @@ extern const struct collector_ops memory_collector;
 extern const struct collector_ops vmas_collector;
 extern const struct collector_ops proccontext_collector;
 extern const struct collector_ops mappings_collector;
+extern const struct collector_ops cgroup_collector;
 
 const struct collector_ops *const collector_table[] = {
 	&cpu_collector,
@@ -25,5 +26,6 @@ const struct collector_ops *const collector_table[] = {
 	&vmas_collector,
 	&proccontext_collector,
 	&mappings_collector,
+	&cgroup_collector,
 	NULL,
 };

@@ -104,6 +104,22 @@ static Ptop__V1__ProbeState cpu_check(struct collector *c)
 			return PTOP__V1__PROBE_STATE__PROBE_STATE_UNSUPPORTED;
 		}
 	}
+	if (ctx->pid <= 0 && !ctx->caps_only) {
+		/* cgroup mode: the /proc lane reads one process; the eBPF lane covers the
+		 * subtree (Event.pid 0) */
+		c->source = PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_EBPF;
+		if (ctx->no_ebpf || bpf_util__can_trace(why, sizeof(why)) != 0) {
+			snprintf(c->reason, sizeof(c->reason),
+				 "a cgroup's CPU time comes from the eBPF lane only (%s); its CPU "
+				 "pressure is in the cgroup collector's PSI, or use --pid",
+				 ctx->no_ebpf ? "--no-ebpf given" : why);
+			return PTOP__V1__PROBE_STATE__PROBE_STATE_UNSUPPORTED;
+		}
+		snprintf(c->detail, sizeof(c->detail),
+			 "tp_btf/sched_switch on-CPU time of the cgroup subtree (no /proc lane: "
+			 "that reads one process)");
+		return PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE;
+	}
 	if (!ctx->no_ebpf && bpf_util__can_trace(why, sizeof(why)) == 0) {
 		c->source = PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_EBPF;
 		snprintf(c->detail, sizeof(c->detail),
@@ -157,6 +173,8 @@ static int start_ebpf(struct collector *c, struct cpu_priv *p, char *buf, size_t
 		return err;
 	}
 	p->skel->rodata->targ_tgid = (__u32)c->ctx->pid;
+	p->skel->rodata->targ_cgid = c->ctx->cgroup_id;
+	p->skel->rodata->targ_cglevel = c->ctx->cgroup_level;
 	err = cpu_bpf__load(p->skel);
 	if (err) {
 		bpf_util__format_error(buf, len, "load cpu BPF", err);
@@ -191,6 +209,10 @@ static int cpu_start(struct collector *c)
 		p->clk_tck = 100;
 	if (c->source == PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_EBPF) {
 		err = start_ebpf(c, p, why, sizeof(why));
+		if (err && c->ctx->pid <= 0) {
+			snprintf(c->reason, sizeof(c->reason), "%s", why);
+			return err; /* cgroup mode has no /proc lane to fall back on */
+		}
 		if (err) {
 			/* keep the /proc lane: CPU time from /proc beats none */
 			cpu_bpf__destroy(p->skel);
@@ -201,7 +223,7 @@ static int cpu_start(struct collector *c)
 		}
 	}
 	/* the /proc baseline; if it cannot be read now, the first poll takes it */
-	p->have_base = procfs_read_stat(c->ctx->pid, &p->prev_st) == 0 &&
+	p->have_base = c->ctx->pid > 0 && procfs_read_stat(c->ctx->pid, &p->prev_st) == 0 &&
 		       procfs_read_status(c->ctx->pid, &p->prev_ss) == 0;
 	p->prev_ns = rec_now_ns();
 	return 0;
@@ -303,7 +325,7 @@ static int cpu_poll(struct collector *c, uint64_t now_ns, unsigned flags)
 		}
 		sample.ebpf = &e;
 	}
-	err = poll_proc(c, p, &pr);
+	err = c->ctx->pid > 0 ? poll_proc(c, p, &pr) : 0;
 	if (err < 0)
 		return err;
 	if (err > 0)

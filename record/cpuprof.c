@@ -346,6 +346,12 @@ static Ptop__V1__ProbeState cp_check(struct collector *c)
 
 	c->source = PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_EBPF;
 	c->reason[0] = '\0';
+	if (ctx->mode == PTOP__V1__TARGET_MODE__TARGET_MODE_CGROUP) {
+		snprintf(c->reason, sizeof(c->reason),
+			 "a CPU profile is symbolized with one process's mappings, not yet per "
+			 "process of a cgroup: record one of its processes with --pid");
+		return PTOP__V1__PROBE_STATE__PROBE_STATE_UNSUPPORTED;
+	}
 	if (ctx->no_ebpf) {
 		snprintf(c->reason, sizeof(c->reason),
 			 "--no-ebpf: the CPU profile is taken only by eBPF on perf events "
@@ -518,6 +524,8 @@ static int cp_start(struct collector *c)
 		goto cleanup;
 	}
 	p->skel->rodata->targ_tgid = (__u32)ctx->pid;
+	p->skel->rodata->targ_cgid = ctx->cgroup_id;
+	p->skel->rodata->targ_cglevel = ctx->cgroup_level;
 	err = cpuprof_bpf__load(p->skel);
 	if (err) {
 		bpf_util__format_error(c->reason, sizeof(c->reason), "load cpuprof BPF", err);

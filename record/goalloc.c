@@ -144,6 +144,12 @@ static Ptop__V1__ProbeState ga_check(struct collector *c)
 
 	c->source = PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_EBPF;
 	c->reason[0] = '\0';
+	if (ctx->mode == PTOP__V1__TARGET_MODE__TARGET_MODE_CGROUP) {
+		snprintf(c->reason, sizeof(c->reason),
+			 "the Go heap uprobe attaches to one process's executable, not yet per "
+			 "process of a cgroup: record one of its processes with --pid");
+		return PTOP__V1__PROBE_STATE__PROBE_STATE_UNSUPPORTED;
+	}
 	if (ctx->no_ebpf) {
 		snprintf(c->reason, sizeof(c->reason),
 			 "--no-ebpf: Go allocations are measured only by an eBPF uprobe");
@@ -257,6 +263,8 @@ static int ga_start(struct collector *c)
 		goto cleanup;
 	}
 	p->skel->rodata->targ_tgid = (__u32)ctx->pid;
+	p->skel->rodata->targ_cgid = ctx->cgroup_id;
+	p->skel->rodata->targ_cglevel = ctx->cgroup_level;
 	p->skel->rodata->ga_sample_bytes = ctx->heap_sample_bytes;
 	p->skel->rodata->ga_stack_check = p->stack_check;
 	heap__exp_table(table, HP_EXP_TABLE);

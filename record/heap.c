@@ -653,6 +653,12 @@ static Ptop__V1__ProbeState hp_check(struct collector *c)
 
 	c->source = PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_EBPF;
 	c->reason[0] = '\0';
+	if (ctx->mode == PTOP__V1__TARGET_MODE__TARGET_MODE_CGROUP) {
+		snprintf(c->reason, sizeof(c->reason),
+			 "heap uprobes attach to one process's allocator, not yet per process of "
+			 "a cgroup: record one of its processes with --pid --enable heap");
+		return PTOP__V1__PROBE_STATE__PROBE_STATE_UNSUPPORTED;
+	}
 	if (ctx->no_ebpf) {
 		snprintf(c->reason, sizeof(c->reason),
 			 "--no-ebpf: the heap is measured only by eBPF uprobes on the allocator");
@@ -798,6 +804,8 @@ static int hp_start(struct collector *c)
 		goto cleanup;
 	}
 	p->skel->rodata->targ_tgid = (__u32)ctx->pid;
+	p->skel->rodata->targ_cgid = ctx->cgroup_id;
+	p->skel->rodata->targ_cglevel = ctx->cgroup_level;
 	p->skel->rodata->hp_sample_bytes = ctx->heap_sample_bytes;
 	p->skel->rodata->hp_events = ctx->heap_events;
 	heap__exp_table(table, HP_EXP_TABLE);

@@ -744,8 +744,8 @@ static Ptop__V1__ProbeState mappings_check(struct collector *c)
 	}
 	if (ctx->pid <= 0) {
 		snprintf(c->reason, sizeof(c->reason),
-			 "mappings are recorded for one target process (--pid or a command), "
-			 "not yet for a cgroup");
+			 "mappings are recorded for one target process, not yet per process of a "
+			 "cgroup: record one of its processes with --pid");
 		return PTOP__V1__PROBE_STATE__PROBE_STATE_UNSUPPORTED;
 	}
 	if (procfs_check_open(ctx->pid, "maps", c->reason, sizeof(c->reason)))

@@ -89,7 +89,8 @@ static Ptop__V1__ProbeState mem_check(struct collector *c)
 	}
 	if (ctx->pid <= 0) {
 		snprintf(c->reason, sizeof(c->reason),
-			 "the /proc lane needs one target process (--pid or a command), not a cgroup");
+			 "per-process series need one process: in --cgroup mode each process's "
+			 "RSS/PSS/USS is in the cgroup collector; use --pid for one in full");
 		return PTOP__V1__PROBE_STATE__PROBE_STATE_UNSUPPORTED;
 	}
 	err = can_open(ctx->pid, "statm");

@@ -31,10 +31,12 @@ enum {
 	OPT_LEAK_AGE,
 	OPT_HEAP_EVENTS,
 	OPT_SMAPS_BUDGET,
+	OPT_CGROUP,
 };
 
 static const struct option long_opts[] = {
 	{ "pid", required_argument, NULL, 'p' },
+	{ "cgroup", required_argument, NULL, OPT_CGROUP },
 	{ "output", required_argument, NULL, 'o' },
 	{ "force", no_argument, NULL, OPT_FORCE },
 	{ "duration", required_argument, NULL, OPT_DURATION },
@@ -341,6 +343,14 @@ int record_opts__parse(struct record_opts *o, int argc, char **argv,
 			if (r)
 				return r;
 			break;
+		case OPT_CGROUP:
+			if (!*optarg) {
+				set_err(err, errlen,
+					"--cgroup needs a cgroup path or a container id");
+				return -EINVAL;
+			}
+			o->cgroup = optarg;
+			break;
 		case 'o':
 			if (!*optarg) {
 				set_err(err, errlen, "-o needs a file name");
@@ -462,7 +472,7 @@ int record_opts__parse(struct record_opts *o, int argc, char **argv,
 		o->cmd = &argv[optind];
 
 	if (o->caps) {
-		if (o->pid || o->cmd) {
+		if (o->pid || o->cmd || o->cgroup) {
 			set_err(err, errlen,
 				"--caps takes no target: run it alone (ptop-record --caps)");
 			return -EINVAL;
@@ -476,9 +486,16 @@ int record_opts__parse(struct record_opts *o, int argc, char **argv,
 			o->cmd[0]);
 		return -EINVAL;
 	}
-	if (!o->pid && !o->cmd) {
+	if (o->cgroup && (o->pid || o->cmd)) {
 		set_err(err, errlen,
-			"nothing to record: give --pid PID or -- COMMAND [ARGS...] (see %s --help)",
+			"give one target: --cgroup records a whole cgroup, so it takes neither --pid "
+			"nor a command after --");
+		return -EINVAL;
+	}
+	if (!o->pid && !o->cmd && !o->cgroup) {
+		set_err(err, errlen,
+			"nothing to record: give --pid PID, --cgroup SPEC or -- COMMAND [ARGS...] "
+			"(see %s --help)",
 			prog);
 		return -EINVAL;
 	}
@@ -537,6 +554,7 @@ void record_usage(FILE *f, const struct collector_ops *const *table)
 	size_t i;
 
 	fputs("Usage: ptop-record [OPTIONS] --pid PID\n"
+	      "       ptop-record [OPTIONS] --cgroup SPEC\n"
 	      "       ptop-record [OPTIONS] -- COMMAND [ARGS...]\n"
 	      "       ptop-record --caps\n"
 	      "\n"
@@ -545,6 +563,10 @@ void record_usage(FILE *f, const struct collector_ops *const *table)
 	      "\n"
 	      "Target:\n"
 	      "  -p, --pid PID           record the running process PID\n"
+	      "      --cgroup SPEC       record a whole cgroup v2 subtree: SPEC is its path (under\n"
+	      "                          the cgroup2 mount, or as /proc/PID/cgroup prints it)\n"
+	      "                          or a container id (a unique prefix will do); runs\n"
+	      "                          until --duration, a signal, or the cgroup is removed\n"
 	      "  -- COMMAND [ARGS...]    start COMMAND and record it from its first instruction;\n"
 	      "                          the recording ends when it exits\n"
 	      "\n"

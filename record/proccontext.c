@@ -86,7 +86,8 @@ static Ptop__V1__ProbeState ctx_check(struct collector *c)
 	}
 	if (ctx->pid <= 0) {
 		snprintf(c->reason, sizeof(c->reason),
-			 "the /proc lane needs one target process (--pid or a command), not a cgroup");
+			 "context is read per process: in --cgroup mode the cgroup collector "
+			 "records each process's comm, exe and unit; use --pid for the rest");
 		return PTOP__V1__PROBE_STATE__PROBE_STATE_UNSUPPORTED;
 	}
 	err = procfs_read_status(ctx->pid, &st);

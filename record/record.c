@@ -72,6 +72,8 @@ int rec_emit_event(struct rec_ctx *ctx, Ptop__V1__Event *ev, Ptop__V1__Category 
 	ev->time_ns = now_ns;
 	ev->interval_ns = interval_ns;
 	ev->pid = ctx->pid;
+	if (ctx->cgroup_id)
+		ev->cgroup_id = ctx->cgroup_id; /* cgroup mode: the aggregate's cgroup */
 	ev->category = cat;
 	rec.kind_case = PTOP__V1__RECORD__KIND_EVENT;
 	rec.event = ev;
@@ -525,7 +527,7 @@ static int finish(struct run *r, const char *path)
 
 	/* while a zombie, the target's /proc/PID/stat is still there */
 	collectors_poll(r->cs, r->n, rec_now_ns(), POLL_FINAL);
-	if (target__has_exited(r->t)) {
+	if (r->t->mode != PTOP__V1__TARGET_MODE__TARGET_MODE_CGROUP && target__has_exited(r->t)) {
 		target__collect_status(r->t);
 		if (r->t->status_known)
 			record_target_exit(r->t->wstatus, &te);
@@ -590,7 +592,7 @@ int record_main(int argc, char **argv)
 	struct run run = { 0 };
 	struct stat created;
 	sigset_t sigs;
-	char err[512], path[PATH_MAX], summary[4096];
+	char err[2048], path[PATH_MAX], summary[4096];
 	const char *out = NULL;
 	size_t n = 0;
 	bool file_created = false, started = false;
@@ -648,7 +650,9 @@ int record_main(int argc, char **argv)
 	}
 
 	/* 4. the target */
-	if (o.pid)
+	if (o.cgroup)
+		rc = target__open_cgroup(&t, o.cgroup, err, sizeof(err));
+	else if (o.pid)
 		rc = target__open_pid(&t, o.pid, err, sizeof(err));
 	else
 		rc = target__launch(&t, o.cmd, err, sizeof(err));
@@ -690,6 +694,12 @@ int record_main(int argc, char **argv)
 	ctx.mode = t.mode;
 	rec_ctx_from_opts(&ctx, &o);
 	ctx.exe = t.exe[0] ? t.exe : NULL;
+	if (t.mode == PTOP__V1__TARGET_MODE__TARGET_MODE_CGROUP) {
+		ctx.cgroup_id = t.cgroup_id;
+		ctx.cgroup_level = t.cgroup_level;
+		ctx.cgroup_path = t.cgroup_path;
+		ctx.cgroup_dir = t.cgroup_dir;
+	}
 	ctx.start_ns = rec_now_ns();
 	n = collectors_init(cs, &ctx, &o);
 	collectors_check_start(cs, n, false);
@@ -733,8 +743,11 @@ int record_main(int argc, char **argv)
 	started = true;
 	if (!o.quiet) {
 		fputs(summary, stderr);
-		errmsg("recording %s %d (%s) into %s", t.is_child ? "command, pid" : "pid", t.pid,
-		       t.comm, out);
+		if (t.mode == PTOP__V1__TARGET_MODE__TARGET_MODE_CGROUP)
+			errmsg("recording cgroup %s (%s) into %s", t.cgroup_path, t.cgroup_dir, out);
+		else
+			errmsg("recording %s %d (%s) into %s",
+			       t.is_child ? "command, pid" : "pid", t.pid, t.comm, out);
 	}
 
 	/* 9. the loop, then the end */

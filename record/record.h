@@ -46,6 +46,7 @@
 
 struct record_opts {
 	pid_t pid;                   /* --pid; 0 when not given */
+	const char *cgroup;          /* --cgroup SPEC (points into argv); NULL when not given */
 	char **cmd;                  /* the command after "--" (NULL-terminated, points into
 				      * argv); NULL when none was given */
 	const char *output;          /* -o; NULL: the default name */
@@ -183,6 +184,8 @@ struct record_target {
 	char cgroup_path[1024];      /* empty when unknown */
 	uint64_t cgroup_id;          /* 0 when unknown */
 	char container_id[72];       /* empty when none */
+	char cgroup_dir[PATH_MAX];   /* cgroup mode: the cgroup v2 directory recorded */
+	unsigned cgroup_level;       /* cgroup mode: its depth below the v2 root (root 0) */
 	int pidfd;                   /* -1 when pidfd_open is not available */
 	int go_fd;                   /* command mode: write end that releases the child */
 	int err_fd;                  /* command mode: read end, the child's exec errno */
@@ -199,6 +202,14 @@ struct record_target {
  * or a kernel thread. */
 int target__open_pid(struct record_target *t, pid_t pid, char *err, size_t errlen);
 
+/* Cgroup mode: resolve SPEC (a cgroup path or a container id, see
+ * cgroupfs_resolve()) and describe the cgroup into T: mode CGROUP, pid 0, comm the
+ * last component of its path, cgroup path, id, level, directory and container id.
+ * Returns 0, or -errno with a message in ERR (the candidates when an id prefix is
+ * ambiguous, -ENOTUNIQ): -ENOENT nothing matches, -EINVAL a malformed SPEC, -ENODEV
+ * no cgroup v2 hierarchy. */
+int target__open_cgroup(struct record_target *t, const char *spec, char *err, size_t errlen);
+
 /* Find ARGV[0] (like execvp), fork a child that waits to be released, then
  * execs it with every signal disposition at its default and an empty signal
  * mask (the recorder's SIGPIPE ignore and blocked SIGINT/SIGTERM do not leak
@@ -213,7 +224,8 @@ int target__launch(struct record_target *t, char **argv, char *err, size_t errle
 int target__release(struct record_target *t, char *err, size_t errlen);
 
 /* True once the target has exited (nonblocking check through the pidfd, or
- * kill(pid, 0) without one). Sets t->exited. */
+ * kill(pid, 0) without one; in cgroup mode, once its directory is gone). Sets
+ * t->exited. */
 bool target__has_exited(struct record_target *t);
 
 /* Wait up to TIMEOUT_MS for the target to exit (also returns early when

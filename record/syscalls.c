@@ -261,6 +261,8 @@ static int sc_start(struct collector *c)
 		goto cleanup;
 	}
 	p->skel->rodata->targ_tgid = (__u32)ctx->pid;
+	p->skel->rodata->targ_cgid = ctx->cgroup_id;
+	p->skel->rodata->targ_cglevel = ctx->cgroup_level;
 	err = syscalls_bpf__load(p->skel);
 	if (err) {
 		bpf_util__format_error(c->reason, sizeof(c->reason), "load syscalls BPF", err);

@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "record/cgroupfs.h"
 #include "record/procfs.h"
 #include "record/record.h"
 #include "symbol/buildid.h"
@@ -223,6 +224,49 @@ int target__open_pid(struct record_target *t, pid_t pid, char *err, size_t errle
 	rc = 0;
 cleanup:
 	free(buf);
+	return rc;
+}
+
+int target__open_cgroup(struct record_target *t, const char *spec, char *err, size_t errlen)
+{
+	struct cgroupfs_mounts *m;
+	struct cgroupfs_target *cg;
+	const char *base;
+	int rc;
+
+	target_init(t);
+	t->mode = PTOP__V1__TARGET_MODE__TARGET_MODE_CGROUP;
+	m = calloc(1, sizeof(*m));
+	cg = calloc(1, sizeof(*cg));
+	if (!m || !cg) {
+		set_err(err, errlen, "out of memory");
+		rc = -ENOMEM;
+		goto cleanup;
+	}
+	rc = cgroupfs_read_mounts(m);
+	if (rc && rc != -ENOENT) {
+		set_err(err, errlen, "cannot read /proc/self/mountinfo: %s", strerror(-rc));
+		goto cleanup;
+	}
+	rc = cgroupfs_resolve(m, spec, cg, err, errlen);
+	if (rc)
+		goto cleanup;
+	if (strlen(cg->path) >= sizeof(t->cgroup_path)) {
+		set_err(err, errlen, "cgroup path too long (%zu bytes): %.200s...",
+			strlen(cg->path), cg->path);
+		rc = -ENAMETOOLONG;
+		goto cleanup;
+	}
+	memcpy(t->cgroup_path, cg->path, strlen(cg->path) + 1);
+	snprintf(t->cgroup_dir, sizeof(t->cgroup_dir), "%s", cg->dir);
+	snprintf(t->container_id, sizeof(t->container_id), "%s", cg->container_id);
+	t->cgroup_id = cg->id;
+	t->cgroup_level = cg->level;
+	base = strrchr(cg->path, '/');
+	snprintf(t->comm, sizeof(t->comm), "%s", base && base[1] ? base + 1 : "root");
+cleanup:
+	free(m);
+	free(cg);
 	return rc;
 }
 
@@ -444,6 +488,17 @@ bool target__has_exited(struct record_target *t)
 
 	if (t->exited)
 		return true;
+	if (t->mode == PTOP__V1__TARGET_MODE__TARGET_MODE_CGROUP) {
+		struct stat st;
+
+		/* the cgroup was removed (an empty cgroup is still recorded: processes
+		 * may be moved in later) */
+		if (stat(t->cgroup_dir, &st))
+			t->exited = errno == ENOENT;
+		else
+			t->exited = (uint64_t)st.st_ino != t->cgroup_id;
+		return t->exited;
+	}
 	if (t->pidfd >= 0) {
 		pfd.fd = t->pidfd;
 		pfd.events = POLLIN;

@@ -117,7 +117,8 @@ static Ptop__V1__ProbeState vmas_check(struct collector *c)
 	}
 	if (ctx->pid <= 0) {
 		snprintf(c->reason, sizeof(c->reason),
-			 "the /proc lane needs one target process (--pid or a command), not a cgroup");
+			 "VMA snapshots are per process: record one process of the cgroup with "
+			 "--pid (the cgroup collector has each one's RSS/PSS/USS)");
 		return PTOP__V1__PROBE_STATE__PROBE_STATE_UNSUPPORTED;
 	}
 	/* Opening smaps makes the kernel's PTRACE_MODE_READ check. */
