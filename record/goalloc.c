@@ -70,21 +70,19 @@ struct ga_priv {
 
 /* Where in mallocgc (CODE, LEN bytes) to probe: at the jbe of `cmp 0x10(%r14),%rsp;
  * jbe` (49 3b 66 10, then 76 rel8 or 0f 86 rel32), else +0. */
-static void choose_go_probe(const uint8_t *c, size_t len, struct ga_priv *p)
+static void choose_go_probe(const uint8_t *c, size_t len, struct goalloc_probe *gp)
 {
-	p->probe_off = 0;
-	p->stack_check = false;
+	gp->probe_off = 0;
+	gp->stack_check = false;
 	if (len >= 6 && c[0] == 0x49 && c[1] == 0x3b && c[2] == 0x66 && c[3] == 0x10 &&
 	    (c[4] == 0x76 || (c[4] == 0x0f && c[5] == 0x86))) {
-		p->probe_off = 4;
-		p->stack_check = true;
+		gp->probe_off = 4;
+		gp->stack_check = true;
 	}
 }
 
-/* The file offset of virtual address VADDR, through the PT_LOAD that holds it. */
-/* Is the file at P->open_path a Go executable, and where is its runtime.mallocgc?
- * 0; -ENODATA: not Go; -ENOENT: Go without mallocgc found; -errno. WHY says which. */
-static int find_mallocgc(struct ga_priv *p, char *why, size_t wlen)
+int goalloc__probe_point(const char *open_path, const char *path, struct goalloc_probe *gp,
+			 char *why, size_t wlen)
 {
 	struct gopcln *g = NULL;
 	uint64_t off, size, entry, end;
@@ -93,22 +91,23 @@ static int find_mallocgc(struct ga_priv *p, char *why, size_t wlen)
 	Elf *elf = NULL;
 	int fd, err;
 
-	fd = open(p->open_path, O_RDONLY | O_CLOEXEC);
+	memset(gp, 0, sizeof(*gp));
+	fd = open(open_path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		err = -errno;
-		snprintf(why, wlen, "cannot open %.120s: %s", p->path, strerror(-err));
+		snprintf(why, wlen, "cannot open %.120s: %s", path, strerror(-err));
 		return err;
 	}
 	if (elf_version(EV_CURRENT) == EV_NONE || !(elf = elf_begin(fd, ELF_C_READ_MMAP, NULL))) {
 		err = -EINVAL;
-		snprintf(why, wlen, "%.150s is not an ELF file", p->path);
+		snprintf(why, wlen, "%.150s is not an ELF file", path);
 		goto cleanup;
 	}
 	g = gopcln_open(elf);
 	if (!g) {
 		err = errno == ENODATA ? -ENODATA : -(errno ? errno : EINVAL);
 		snprintf(why, wlen, errno == ENODATA ? "%.150s is not a Go executable (no .gopclntab)" :
-			 "%.140s: its .gopclntab cannot be read (a Go before 1.16?)", p->path);
+			 "%.140s: its .gopclntab cannot be read (a Go before 1.16?)", path);
 		goto cleanup;
 	}
 	err = heap__elf_func(fd, "runtime.mallocgc", &off, &size);
@@ -118,19 +117,32 @@ static int find_mallocgc(struct ga_priv *p, char *why, size_t wlen)
 			err = heap__vaddr_to_offset(elf, entry, &off);
 		if (err) {
 			snprintf(why, wlen, "%.130s: runtime.mallocgc not found in .symtab or .gopclntab",
-				 p->path);
+				 path);
 			goto cleanup;
 		}
 	}
-	p->func_off = off;
+	gp->func_off = off;
 	got = pread(fd, code, sizeof(code), (off_t)off);
-	choose_go_probe(code, got > 0 ? (size_t)got : 0, p);
+	choose_go_probe(code, got > 0 ? (size_t)got : 0, gp);
 	err = 0;
 cleanup:
 	gopcln_free(g);
 	if (elf)
 		elf_end(elf);
 	close(fd);
+	return err;
+}
+
+/* Is the file at P->open_path a Go executable, and where is its runtime.mallocgc?
+ * (goalloc__probe_point, into P.) */
+static int find_mallocgc(struct ga_priv *p, char *why, size_t wlen)
+{
+	struct goalloc_probe gp;
+	int err = goalloc__probe_point(p->open_path, p->path, &gp, why, wlen);
+
+	p->func_off = gp.func_off;
+	p->probe_off = gp.probe_off;
+	p->stack_check = gp.stack_check;
 	return err;
 }
 

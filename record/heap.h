@@ -150,6 +150,22 @@ int heap__fill_sites(struct rec_ctx *ctx, const struct heap_stack_src *src,
 		     const size_t *row_site, const struct heap_site_row *rows, const bool *keep,
 		     size_t nrows, Ptop__V1__HeapSite *out, Ptop__V1__HeapSite **ptrs, size_t *k);
 
+/* The Go lane's probe point (record/goalloc.c): where in a Go executable the goalloc
+ * collector puts its uprobe. */
+struct goalloc_probe {
+	uint64_t func_off;	/* runtime.mallocgc's file offset */
+	uint32_t probe_off;	/* the probe's offset in it: 4, the jbe of the stack check
+				 * (emulated); 0: not decoded, single-stepped */
+	bool stack_check;	/* at the jbe: hits whose jbe goes to morestack restart */
+};
+
+/* Is the file at OPEN_PATH (named PATH in messages) a Go executable (a .gopclntab),
+ * and where is its runtime.mallocgc (.symtab, else .gopclntab) and the probe in it?
+ * Fills GP. 0; -ENODATA: not Go; -ENOENT: no runtime.mallocgc found; -errno. WHY
+ * (WLEN bytes) says which. */
+int goalloc__probe_point(const char *open_path, const char *path, struct goalloc_probe *gp,
+			 char *why, size_t wlen);
+
 /* The names of the probed functions, by enum hp_func. */
 extern const char *const heap_func_names[HP_NFUNCS];
 

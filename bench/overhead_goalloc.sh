@@ -1,0 +1,193 @@
+#!/usr/bin/env bash
+# overhead_goalloc.sh — what the heap's Go lane (goalloc) costs a Go target: the CPU time
+# per unit of work of bench/workload_goalloc.go (its own user+system time, getrusage, the
+# runtime's GC threads included; a unit is ~1 µs of fixed work plus RATE/1e6 heap
+# allocations from four call sites, 16–4096 bytes) at each allocation rate of $RATES
+# (per million units: about that many per second), with
+#   none      no recorder
+#   floor     bench_goalloc_floor: a BPF program that only counts, on runtime.mallocgc at
+#             the point goalloc probes (the stack check's jbe): the bare trap
+#   goalloc   ptop-record --pid --enable goalloc, every other collector disabled
+#             (a stack every --heap-sample-bytes, 512 KiB by default)
+#   goalloc0  the same with --heap-sample-bytes 0 (every allocation's stack)
+# Each configuration runs RUNS times (default 5) per rate, interleaved round by round so
+# drift hits all alike; the tables show medians, ratios to "none" and "floor", and the
+# CPU added per allocation. The noise floor is read from the 0-allocation row, where the
+# probe does not fire for the workload: the largest deviation of any configuration from
+# "none" there.
+# Needs root and go (golang-go); the workload is built into $B/bench/workload_goalloc.
+# Build folder from $PTOP_BUILD (default build); DUR (default 1) seconds a run. With 2+
+# CPUs the workload is pinned to the last CPU (so GOMAXPROCS is 1) and the tracers to the
+# others.
+#
+#   make B=build build/ptop-record build/bench/bench_goalloc_floor && \
+#        PTOP_BUILD=build bash bench/overhead_goalloc.sh
+set -uo pipefail
+B=${PTOP_BUILD:-build}
+RUNS=${RUNS:-5}
+DUR=${DUR:-1}
+RATES=${RATES-0 10000 100000 1000000 10000000}
+W=$B/bench/workload_goalloc
+FLOOR=$B/bench/bench_goalloc_floor
+REC=$B/ptop-record
+ncpu=$(nproc)
+wl_pin=() tr_pin=()
+if [ "${PIN:-1}" = 1 ] && [ "$ncpu" -ge 2 ] && command -v taskset >/dev/null; then
+	wl_pin=(taskset -c $((ncpu - 1)))
+	tr_pin=(taskset -c 0-$((ncpu - 2)))
+fi
+
+if [ "$(id -u)" -ne 0 ]; then
+	echo "overhead_goalloc: needs root (a uprobe is attached); skipped" >&2
+	exit 0
+fi
+if ! command -v go >/dev/null 2>&1; then
+	echo "overhead_goalloc: no 'go' command (Debian package golang-go); skipped" >&2
+	exit 0
+fi
+for exe in "$REC" "$FLOOR"; do
+	if [ ! -x "$exe" ]; then
+		echo "overhead_goalloc: $exe is missing: run make B=$B $exe" >&2
+		exit 1
+	fi
+done
+
+tmp=$(mktemp -d)
+wpid='' tpid=''
+cleanup() {
+	[ -n "$tpid" ] && kill -INT "$tpid" 2>/dev/null
+	[ -n "$wpid" ] && kill -KILL "$wpid" 2>/dev/null
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+if [ ! -x "$W" ] || [ bench/workload_goalloc.go -nt "$W" ]; then
+	mkdir -p "$B/bench" "$tmp/go"
+	cp bench/workload_goalloc.go "$tmp/go/"
+	if ! (cd "$tmp/go" && GOCACHE="$tmp/gocache" GOPATH="$tmp/gopath" GO111MODULE=off \
+		GOPROXY=off go build -o workload_goalloc workload_goalloc.go); then
+		echo "overhead_goalloc: go build of bench/workload_goalloc.go failed" >&2
+		exit 1
+	fi
+	mv "$tmp/go/workload_goalloc" "$W"
+fi
+
+configs=(none floor goalloc goalloc0)
+# every collector but goalloc, as ptop-record --caps lists them
+others=$("$REC" --caps 2>/dev/null | awk '/^collectors/ { on = 1; next }
+	on && /^  [a-z]/ { if ($1 != "goalloc") print $1; next } on { exit }' | paste -sd, -)
+if ! "$REC" --caps 2>/dev/null | grep -Eq '^ *goalloc +yes'; then
+	echo "overhead_goalloc: ptop-record --caps lists no usable goalloc collector" >&2
+	exit 1
+fi
+
+# wait_for FILE PATTERN SECONDS: 0 once FILE holds PATTERN, 1 on timeout
+wait_for() {
+	local i
+	for ((i = 0; i < $3 * 20; i++)); do
+		grep -q -- "$2" "$1" 2>/dev/null && return 0
+		sleep 0.05
+	done
+	return 1
+}
+
+# run_one CONFIG RATE: prints "CPU_NS_PER_UNIT ALLOCS_PER_UNIT" of the run, or nothing
+# if it failed
+run_one() {
+	local cfg=$1 rate=$2 ok=0 out=$tmp/w.out t_out=$tmp/t.out t_err=$tmp/t.err
+	: >"$out"; : >"$t_out"; : >"$t_err"
+	tpid=''
+	"${wl_pin[@]}" "$W" -r "$rate" -d "$DUR" -w >"$out" &
+	wpid=$!
+	wait_for "$out" '^pid ' 5 || return
+	case $cfg in
+	none) ok=1 ;;
+	floor)
+		"${tr_pin[@]}" "$FLOOR" --pid "$wpid" >"$t_out" 2>"$t_err" &
+		tpid=$!
+		wait_for "$t_out" attached 10 && ok=1 ;;
+	goalloc*)
+		local opt=()
+		[ "$cfg" = goalloc0 ] && opt=(--heap-sample-bytes 0)
+		"${tr_pin[@]}" "$REC" --pid "$wpid" --enable goalloc --disable "$others" "${opt[@]}" \
+			-o "$tmp/run.ptop" --force >"$t_out" 2>"$t_err" &
+		tpid=$!
+		# it prints the probe summary once its collectors have started
+		wait_for "$t_err" 'probes:' 15 && ok=1 ;;
+	esac
+	if [ $ok -eq 1 ]; then
+		kill -USR1 "$wpid"
+		wait "$wpid"
+	else
+		kill -KILL "$wpid" 2>/dev/null; wait "$wpid" 2>/dev/null
+		echo "overhead_goalloc: $cfg did not start: $(head -c 300 "$t_err")" >&2
+	fi
+	wpid=''
+	if [ -n "$tpid" ]; then
+		kill -INT "$tpid" 2>/dev/null
+		wait "$tpid" 2>/dev/null
+		tpid=''
+	fi
+	[ "$cfg" = floor ] && sed -n 's/^attached: //p' "$t_out" >"$tmp/floor_at"
+	rm -f "$tmp/run.ptop"
+	[ $ok -eq 1 ] && awk '$1 == "units" { print $8, ($2 ? $4 / $2 : 0) }' "$out"
+}
+
+median() { tr ' ' '\n' | grep . | sort -g | awk '{ v[NR] = $1 }
+	END { if (NR) print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+
+declare -A res apu
+echo "overhead_goalloc: $DUR s per run, $RUNS runs per configuration and rate, $ncpu CPUs," \
+	"kernel $(uname -r), $(go version | awk '{ print $3 }')${wl_pin:+, workload pinned to CPU $((ncpu - 1))}"
+run_one none 0 >/dev/null # warm-up
+for ((r = 1; r <= RUNS; r++)); do
+	for rate in $RATES; do
+		for cfg in "${configs[@]}"; do
+			v=$(run_one "$cfg" "$rate")
+			[ -n "$v" ] || continue
+			res[$cfg.$rate]+="${v% *} "
+			apu[$cfg.$rate]+="${v#* } "
+		done
+	done
+	echo "overhead_goalloc: round $r of $RUNS done" >&2
+done
+[ -s "$tmp/floor_at" ] && echo "floor probe: $(cat "$tmp/floor_at")"
+
+# the noise floor: at 0 allocations the workload makes the probe fire only for the
+# runtime's own rare allocations, so any gap to "none" is noise
+noise=0 base0=$(echo "${res[none.0]:-}" | median)
+if [ -n "$base0" ]; then
+	for cfg in "${configs[@]}"; do
+		m=$(echo "${res[$cfg.0]:-}" | median)
+		[ -n "$m" ] || continue
+		noise=$(echo "$m $base0 $noise" | awk '{ d = $1 / $2 - 1; if (d < 0) d = -d;
+			print (d > $3) ? d : $3 }')
+	done
+	# and the spread of the untraced runs themselves
+	noise=$(echo "${res[none.0]} " | tr ' ' '\n' | grep . | awk -v m="$base0" -v n="$noise" '
+		{ d = $1 / m - 1; if (d < 0) d = -d; if (d > n) n = d } END { print n }')
+fi
+for rate in $RATES; do
+	base=$(echo "${res[none.$rate]:-}" | median)
+	floor=$(echo "${res[floor.$rate]:-}" | median)
+	a=$(echo "${apu[none.$rate]:-}" | median)
+	printf '\nrate %s allocations per million units (%s allocations/CPU-s untraced)\n' "$rate" \
+		"$(awk -v a="${a:-0}" -v b="${base:-0}" 'BEGIN { printf "%.0f", b ? a / b * 1e9 : 0 }')"
+	printf '%-10s %12s %9s %9s %12s  %s\n' configuration 'CPU ns/unit' 'vs none' 'vs floor' \
+		'+ns/alloc' 'runs (CPU ns/unit)'
+	for cfg in "${configs[@]}"; do
+		m=$(echo "${res[$cfg.$rate]:-}" | median)
+		if [ -z "$m" ] || [ -z "$base" ]; then
+			printf '%-10s %s\n' "$cfg" "n/a (no successful run: see the messages above)"
+			continue
+		fi
+		printf '%-10s %12.1f %8.3fx %9s %12s  %s\n' "$cfg" "$m" "$(echo "$m / $base" | bc -l)" \
+			"$([ -n "$floor" ] && printf '%.3fx' "$(echo "$m / $floor" | bc -l)")" \
+			"$(awk -v m="$m" -v b="$base" -v a="$a" 'BEGIN {
+				if (a > 0) printf "%.1f", (m - b) / a; else print "-" }')" \
+			"$(echo ${res[$cfg.$rate]})"
+	done
+done
+[ -n "$base0" ] && printf '\nnoise floor: +/-%.1f%% (largest gap to "none" at 0 allocations,'\
+' where the workload does not allocate)\n' "$(echo "$noise * 100" | bc -l)"
+exit 0
