@@ -14,6 +14,7 @@ static const struct {
     {"syscalls", report_syscalls},
     {"cpu", report_cpu},
     {"mem", report_mem},
+    {"vma", report_vma},
     {"heap", report_heap},
     {"leaks", report_leaks},
     {"cgroup", report_cgroup},
@@ -33,6 +34,8 @@ int cmd_report(int argc, char **argv)
 	    {"debuginfod-urls", required_argument, NULL, 'u'},
 	    {"by", required_argument, NULL, 'b'},
 	    {"suppressions", required_argument, NULL, 'P'},
+	    {"mapping", required_argument, NULL, 'M'},
+	    {"growth", no_argument, NULL, 'G'},
 	    {"help", no_argument, NULL, 'h'},
 	    {0},
 	};
@@ -112,6 +115,12 @@ int cmd_report(int argc, char **argv)
 		case 'P':
 			o.suppressions = optarg;
 			break;
+		case 'M':
+			o.mapping = optarg;
+			break;
+		case 'G':
+			o.growth = true;
+			break;
 		case 'h':
 			analyze_cmd_help("report", stdout);
 			return ANALYZE_EXIT_OK;
@@ -143,12 +152,20 @@ int cmd_report(int argc, char **argv)
 		return analyze_usage("report", "--by pss|uss|rss is for report apps");
 	if (o.suppressions && strcmp(kind, "leaks"))
 		return analyze_usage("report", "--suppressions is for report leaks");
+	if ((o.mapping || o.growth) && strcmp(kind, "vma"))
+		return analyze_usage("report", "--%s is for report vma",
+				     o.mapping ? "mapping" : "growth");
+	if (o.mapping && o.growth)
+		return analyze_usage("report", "--mapping and --growth do not go together: "
+					       "--growth compares all mappings");
 
 	rc = analyze_open_input("report", path, capture_opt, &db, cid);
 	if (rc)
 		return rc;
 	rc = kinds[k].fn(db, cid, &o, stdout);
-	if (rc == -EPROTO) { /* a DB without the report's tables: said already */
+	/* a DB without the report's tables, or a question the capture cannot answer
+	 * (report vma --mapping of no mapping, --growth of one snapshot): said already */
+	if (rc == -EPROTO) {
 		sqlite3_close(db);
 		return ANALYZE_EXIT_USAGE;
 	}

@@ -28,6 +28,7 @@ python3:cmd:python3
 golang-go:cmd:go
 debuginfod:cmd:debuginfod
 binutils:cmd:objcopy
+smem:cmd:smem
 libc6-dev:file:/usr/lib/x86_64-linux-gnu/libc.a
 "
 

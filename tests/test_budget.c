@@ -162,19 +162,12 @@ static void start(struct collector *c, struct rec_ctx *ctx, const struct collect
 	assert_int_equal(ops->start(c), 0);
 }
 
-/* A budget of 1 ns per second: the first reads run on the full budget, every
- * later one is refused (the debt never pays back in this test), the final ones
- * run regardless. The memory sample marks the skip and has no rollup; the
- * final VMA snapshot counts the skipped walks. */
-static void test_06_collectors_skip(void **state)
+/* Fork a child that waits, make it CTX's target, and start the memory and vmas
+ * collectors on it. Returns its pid (the caller kills and reaps it). */
+static pid_t start_pair(struct rec_ctx *ctx, struct collector *mem, struct collector *vm)
 {
-	struct rec_ctx ctx = { .interval_ns = S, .vma_interval_ns = 2 * S, .smaps_budget_ns = 1 };
-	struct collector mem, vm;
-	Ptop__V1__Event *ev;
 	pid_t kid;
-	int i;
 
-	(void)state;
 	rec_double_reset();
 	kid = fork();
 	assert_true(kid >= 0);
@@ -182,17 +175,39 @@ static void test_06_collectors_skip(void **state)
 		pause();
 		_exit(0);
 	}
-	ctx.pid = kid;
-	start(&mem, &ctx, &memory_collector);
-	start(&vm, &ctx, &vmas_collector);
-	assert_non_null(strstr(mem.detail, "smaps budget"));
-	/* as the run loop does: memory then vmas, at 100 s, 101 s ... 106 s, final */
-	for (i = 0; i <= 6; i++) {
-		assert_int_equal(memory_collector.poll(&mem, (100 + (uint64_t)i) * S,
-						       i ? 0 : POLL_FIRST), 0);
-		assert_int_equal(vmas_collector.poll(&vm, (100 + (uint64_t)i) * S,
-						     i ? 0 : POLL_FIRST), 0);
+	ctx->pid = kid;
+	start(mem, ctx, &memory_collector);
+	start(vm, ctx, &vmas_collector);
+	return kid;
+}
+
+/* Poll memory then vmas, as the run loop does, at T0, T0 + 1 s ... N polls. */
+static void poll_pair(struct collector *mem, struct collector *vm, uint64_t t0, int n)
+{
+	for (int i = 0; i < n; i++) {
+		uint64_t t = t0 + (uint64_t)i * S;
+
+		assert_int_equal(memory_collector.poll(mem, t, i ? 0 : POLL_FIRST), 0);
+		assert_int_equal(vmas_collector.poll(vm, t, i ? 0 : POLL_FIRST), 0);
 	}
+}
+
+/* A budget of 1 ns per second: the first reads run on the full budget, every
+ * later one is refused (the debt never pays back in this test), the final ones
+ * run regardless. The memory sample marks the skip and has no rollup; the
+ * final VMA snapshot counts the skipped walks. */
+static void test_06_collectors_skip(void **state)
+{
+	struct rec_ctx ctx = {.interval_ns = S, .vma_interval_ns = 2 * S, .smaps_budget_ns = 1};
+	struct collector mem, vm;
+	Ptop__V1__Event *ev;
+	pid_t kid;
+	int i;
+
+	(void)state;
+	kid = start_pair(&ctx, &mem, &vm);
+	assert_non_null(strstr(mem.detail, "smaps budget"));
+	poll_pair(&mem, &vm, 100 * S, 7); /* 100 s ... 106 s, then the final poll */
 	assert_int_equal(memory_collector.poll(&mem, 107 * S, POLL_FINAL), 0);
 	assert_int_equal(vmas_collector.poll(&vm, 107 * S, POLL_FINAL), 0);
 	memory_collector.stop(&mem);
@@ -250,29 +265,15 @@ static void test_06_collectors_skip(void **state)
  * long its smaps reads took. */
 static void test_07_collectors_within_budget(void **state)
 {
-	struct rec_ctx ctx = { .interval_ns = S, .vma_interval_ns = S, .smaps_budget_ns = S };
+	struct rec_ctx ctx = {.interval_ns = S, .vma_interval_ns = S, .smaps_budget_ns = S};
 	struct collector mem, vm;
 	Ptop__V1__Event *ev;
 	pid_t kid;
 	int i;
 
 	(void)state;
-	rec_double_reset();
-	kid = fork();
-	assert_true(kid >= 0);
-	if (kid == 0) {
-		pause();
-		_exit(0);
-	}
-	ctx.pid = kid;
-	start(&mem, &ctx, &memory_collector);
-	start(&vm, &ctx, &vmas_collector);
-	for (i = 0; i < 4; i++) {
-		assert_int_equal(memory_collector.poll(&mem, (10 + (uint64_t)i) * S,
-						       i ? 0 : POLL_FIRST), 0);
-		assert_int_equal(vmas_collector.poll(&vm, (10 + (uint64_t)i) * S,
-						     i ? 0 : POLL_FIRST), 0);
-	}
+	kid = start_pair(&ctx, &mem, &vm);
+	poll_pair(&mem, &vm, 10 * S, 4);
 	memory_collector.stop(&mem);
 	vmas_collector.stop(&vm);
 	kill(kid, SIGKILL);
@@ -296,13 +297,13 @@ static void test_07_collectors_within_budget(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_01_no_budget),
-		cmocka_unit_test(test_02_overrun_pays_back),
-		cmocka_unit_test(test_03_cap_and_clock),
-		cmocka_unit_test(test_04_average_bound),
-		cmocka_unit_test(test_05_shared),
-		cmocka_unit_test(test_06_collectors_skip),
-		cmocka_unit_test(test_07_collectors_within_budget),
+	    cmocka_unit_test(test_01_no_budget),
+	    cmocka_unit_test(test_02_overrun_pays_back),
+	    cmocka_unit_test(test_03_cap_and_clock),
+	    cmocka_unit_test(test_04_average_bound),
+	    cmocka_unit_test(test_05_shared),
+	    cmocka_unit_test(test_06_collectors_skip),
+	    cmocka_unit_test(test_07_collectors_within_budget),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -590,10 +590,11 @@ static void test_10_mem_report(void **state)
 	mem_open(&m);
 	assert_int_equal(report_mem(db, CID, &o, m.f), 0);
 	assert_string_equal(mem_text(&m),
-			    "t_s,rss,pss,uss,anon,pss_anon,pss_file,pss_shmem,swap,statm_rss,"
-			    "vsize,minflt,majflt\n"
-			    "10,136314880,1000,,,,,,,,,1,\n"
-			    "20,125829120,4000,,,,,,,,,2,\n");
+			    "t_s,rss,pss,uss,anon,pss_anon,pss_file,pss_shmem,swap,swap_pss,"
+			    "statm_rss,vsize,minflt,majflt,pss_rss,rollup_skipped,smaps_spent_ns,"
+			    "heap_live,heap_gap\n"
+			    "10,136314880,1000,,,,,,,,,,1,,0,,,,\n"
+			    "20,125829120,4000,,,,,,,,,,2,,0,,,,\n");
 	mem_free(&m);
 	sqlite3_close(db);
 }
@@ -726,6 +727,382 @@ static void test_12_truncated_warning_and_drops(void **state)
 	sqlite3_close(db);
 }
 
+/* ------------------------------------------------------------------ mem, vma (issue 5) */
+
+#define MIB (1LL << 20)
+
+/* Assert that the line of S starting with PREFIX holds WHAT. */
+static void assert_line_has(const char *s, const char *prefix, const char *what)
+{
+	const char *p = s, *end;
+	size_t n = strlen(prefix);
+
+	while (p && strncmp(p, prefix, n))
+		p = (p = strchr(p, '\n')) ? p + 1 : NULL;
+	if (!p)
+		fail_msg("no line starting with \"%s\" in:\n%s", prefix, s);
+	end = strchr(p, '\n');
+	if (!memmem(p, end ? (size_t)(end - p) : strlen(p), what, strlen(what)))
+		fail_msg("the line \"%.*s\" lacks \"%s\"", end ? (int)(end - p) : (int)strlen(p), p,
+			 what);
+}
+
+/* Memory samples at 1..6 s: rss 100..150 MiB, pss 80..130, pss_anon 50..100 (10 MiB a second),
+ * the one at 3 s skipped by a 150 ms smaps budget (its rollup NULL); spent 2, 3, 0, 200, 1, 2
+ * ms. Heap snapshots at the same times with live bytes LIVE0 + t * LIVE_STEP MiB, measured
+ * unless LANE is "go". */
+static void mem_heap_db(sqlite3 *db, const char *lane, long long live0, long long live_step)
+{
+	static const long long spent_ms[] = {2, 3, 0, 200, 1, 2};
+	char live[32];
+	int t;
+
+	add_probe(db, 0, "memory", "active", "proc", NULL);
+	add_probe(db, 1, "vmas", "active", "proc", NULL);
+	for (t = 1; t <= 6; t++) {
+		if (t == 3)
+			execf(db,
+			      "INSERT INTO memory_sample (cap, time_ns, interval_ns, pid, statm_rss, "
+			      "smaps_budget_ns, smaps_spent_ns, rollup_skipped) VALUES (" CAP_OF
+			      ", %lld, %lld, 42, %lld, 150000000, 0, 1)",
+			      CID, BASE + t * SEC, SEC, (100 + 10LL * (t - 1)) * MIB);
+		else
+			execf(db,
+			      "INSERT INTO memory_sample (cap, time_ns, interval_ns, pid, rss, pss, "
+			      "uss, pss_anon, smaps_budget_ns, smaps_spent_ns, rollup_skipped) VALUES "
+			      "(" CAP_OF ", %lld, %lld, 42, %lld, %lld, %lld, %lld, 150000000, %lld, 0)",
+			      CID, BASE + t * SEC, SEC, (100 + 10LL * (t - 1)) * MIB,
+			      (80 + 10LL * (t - 1)) * MIB, (70 + 10LL * (t - 1)) * MIB,
+			      (50 + 10LL * (t - 1)) * MIB, spent_ms[t - 1] * 1000000);
+		if (!lane)
+			continue;
+		snprintf(live, sizeof(live), "%lld", (live0 + t * live_step) * MIB);
+		execf(db,
+		      "INSERT INTO heap_snapshot (cap, seq, time_ns, interval_ns, pid, lane, "
+		      "sample_bytes, live_measured, alloc_count, alloc_bytes, live_bytes, sites, "
+		      "total_call_sites, omitted_alloc_count, omitted_alloc_bytes, stack_failures) "
+		      "VALUES (" CAP_OF ", %d, %lld, %lld, 42, %Q, 0, %d, 10, 1000, %s, 0, 0, 0, 0, 0)",
+		      CID, t, BASE + t * SEC, SEC, lane, strcmp(lane, "go") != 0,
+		      strcmp(lane, "go") ? live : "NULL");
+	}
+}
+
+static void test_13_mem_coverage_ratio_heap_gap(void **state)
+{
+	struct report_opts o = {.fmt = OUT_TEXT};
+	sqlite3 *db = new_db(1);
+	struct mem m;
+	const char *s;
+
+	(void)state;
+	/* live heap 41..46 MiB: +5 MiB while the anonymous PSS grows by 50 MiB */
+	mem_heap_db(db, "uprobe", 40, 1);
+	mem_open(&m);
+	assert_int_equal(report_mem(db, CID, &o, m.f), 0);
+	s = mem_text(&m);
+	assert_contains(s, "smaps coverage: 5 of 6 samples read smaps_rollup, 1 skipped by the "
+			   "smaps budget (150 ms per interval)\n");
+	assert_contains(s, "208 ms in all, at most 200 ms in one interval\n");
+	/* pss/rss: 80/100 first and min, 130/150 last and max */
+	assert_line_has(s, "pss/rss ", "0.800     0.800    0.867    0.867           -        5");
+	assert_line_has(s, "  live heap ", "41.0 MiB -> 46.0 MiB");
+	assert_line_has(s, "  live heap ", "(+5.00 MiB)");
+	assert_line_has(s, "  anonymous PSS (Pss_Anon) ", "50.0 MiB -> 100 MiB");
+	assert_line_has(s, "  anonymous PSS (Pss_Anon) ", "(+50.0 MiB)");
+	assert_line_has(s, "  gap: anonymous PSS - live ", "+9.00 MiB -> +54.0 MiB");
+	assert_line_has(s, "  gap: anonymous PSS - live ", "(+45.0 MiB)");
+	assert_contains(s, "RSS grew but the heap did not");
+	assert_lacks(s, "at the last VMA snapshot"); /* no VMA snapshot */
+	mem_free(&m);
+
+	o.fmt = OUT_JSON;
+	mem_open(&m);
+	assert_int_equal(report_mem(db, CID, &o, m.f), 0);
+	s = mem_text(&m);
+	assert_contains(s, "\"coverage\": {\n    \"samples\": 6,\n    \"rollup_read\": 5,\n"
+			   "    \"rollup_skipped\": 1,\n    \"budget_ns\": 150000000,\n"
+			   "    \"spent_ns\": 208000000,\n    \"max_spent_ns\": 200000000\n  }");
+	assert_contains(s, "\"gap_first\": 9437184,");
+	assert_contains(s, "\"gap_last\": 56623104,");
+	assert_contains(s, "\"pss_rss\": {\n      \"samples\": 5,\n      \"first\": 0.8,");
+	/* the skipped sample: its rollup figures null, never 0, and marked */
+	assert_contains(s, "\"t_s\": 3,\n      \"rss\": null,\n      \"pss\": null,");
+	assert_contains(s, "\"rollup_skipped\": true,\n      \"smaps_spent_ns\": 0,\n"
+			   "      \"heap_live\": 45088768,\n      \"heap_gap\": null\n");
+	mem_free(&m);
+
+	/* CSV: the budget, heap and gap columns */
+	o.fmt = OUT_CSV;
+	mem_open(&m);
+	assert_int_equal(report_mem(db, CID, &o, m.f), 0);
+	s = mem_text(&m);
+	assert_contains(s, "\n1,104857600,83886080,73400320,,52428800,,,,,,,,,0.8,0,2000000,"
+			   "42991616,9437184\n");
+	assert_contains(s, "\n3,,,,,,,,,,125829120,,,,,1,0,45088768,\n");
+	mem_free(&m);
+	sqlite3_close(db);
+
+	/* the heap grew with the PSS: live 50..100 MiB as anonymous PSS 50..100 MiB */
+	db = new_db(1);
+	mem_heap_db(db, "uprobe", 40, 10);
+	o.fmt = OUT_TEXT;
+	mem_open(&m);
+	assert_int_equal(report_mem(db, CID, &o, m.f), 0);
+	s = mem_text(&m);
+	assert_contains(s, "the heap grew: live heap bytes account for most");
+	assert_lacks(s, "RSS grew but the heap did not");
+	mem_free(&m);
+	sqlite3_close(db);
+}
+
+static void test_14_mem_heap_not_measured_and_no_budget(void **state)
+{
+	struct report_opts o = {.fmt = OUT_TEXT};
+	sqlite3 *db = new_db(1);
+	struct mem m;
+	const char *s;
+
+	(void)state;
+	/* the Go lane: allocations counted, live bytes not measured */
+	mem_heap_db(db, "go", 0, 0);
+	mem_open(&m);
+	assert_int_equal(report_mem(db, CID, &o, m.f), 0);
+	s = mem_text(&m);
+	assert_contains(s, "live heap bytes not measured (lane go: frees are not seen)");
+	assert_lacks(s, "gap:");
+	mem_free(&m);
+	o.fmt = OUT_JSON;
+	mem_open(&m);
+	assert_int_equal(report_mem(db, CID, &o, m.f), 0);
+	s = mem_text(&m);
+	assert_contains(s, "\"heap\": {\n    \"lanes\": \"go\",\n    \"live_measured\": false,");
+	assert_lacks(s, "\"verdict\"");
+	mem_free(&m);
+	sqlite3_close(db);
+
+	/* a capture from before the budget: no budget group, no heap collector */
+	db = new_db(1);
+	add_probe(db, 0, "memory", "active", "proc", NULL);
+	execf(db,
+	      "INSERT INTO memory_sample (cap, time_ns, interval_ns, pid, rss, pss) VALUES "
+	      "(" CAP_OF ", %lld, %lld, 42, 4096, 2048)",
+	      CID, BASE + SEC, SEC);
+	o.fmt = OUT_TEXT;
+	mem_open(&m);
+	assert_int_equal(report_mem(db, CID, &o, m.f), 0);
+	s = mem_text(&m);
+	assert_contains(s, "smaps coverage: 1 of 1 samples read smaps_rollup (no smaps budget "
+			   "recorded)\n");
+	assert_lacks(s, "heap vs memory");
+	mem_free(&m);
+	o.fmt = OUT_JSON;
+	mem_open(&m);
+	assert_int_equal(report_mem(db, CID, &o, m.f), 0);
+	s = mem_text(&m);
+	assert_contains(s, "\"budget_ns\": null,");
+	assert_contains(s, "\"heap\": null,");
+	assert_contains(s, "\"rollup_skipped\": null,");
+	mem_free(&m);
+	sqlite3_close(db);
+}
+
+static void add_vma(sqlite3 *db, int snap, long long start, long long mib, const char *perms,
+		    const char *path, long long rss, long long pss, long long uss, long long anon)
+{
+	execf(db,
+	      "INSERT INTO vma (cap, snapshot_id, start, end, perms, offset, path, size, rss, pss, "
+	      "uss, anon, swap) VALUES (" CAP_OF ", %d, %lld, %lld, %Q, 0, %Q, %lld, %lld, %lld, "
+	      "%lld, %lld, 0)",
+	      CID, snap, start, start + mib * MIB, perms, path, mib * MIB, rss * MIB / 1024,
+	      pss * MIB / 1024, uss * MIB / 1024, anon * MIB / 1024);
+}
+
+/* Snapshots 0 at 1 s and 1 at 6 s (final); figures in KiB. */
+static void vma_db(sqlite3 *db)
+{
+	execf(db,
+	      "INSERT INTO vma_snapshot (cap, snapshot_id, time_ns, pid, walk_ns, final, vma_count, "
+	      "budget_ns, skipped_walks) VALUES (" CAP_OF ", 0, %lld, 42, 1500000, 0, 5, "
+	      "150000000, 0), (" CAP_OF ", 1, %lld, 42, 2500000, 1, 6, 150000000, 2)",
+	      CID, BASE + SEC, CID, BASE + 6 * SEC);
+	add_vma(db, 0, 0x400000, 1, "r-xp", "/usr/bin/app", 1024, 512, 0, 0);
+	add_vma(db, 0, 0x7f0000000000, 10, "rw-p", "", 10240, 10240, 10240, 10240);
+	add_vma(db, 0, 0x7f0001000000, 4, "rw-p", "", 1024, 1024, 1024, 1024);
+	add_vma(db, 0, 0x1000000, 8, "rw-p", "[heap]", 8192, 8192, 8192, 8192);
+	add_vma(db, 0, 0x7f0002000000, 2, "r-xp", "/tmp/gone.so", 2048, 1024, 0, 0);
+	add_vma(db, 1, 0x400000, 1, "r-xp", "/usr/bin/app", 1024, 512, 0, 0);
+	add_vma(db, 1, 0x7f0000000000, 10, "rw-p", "", 10240, 10240, 10240, 10240);
+	add_vma(db, 1, 0x7f0001000000, 4, "rw-p", "", 4096, 4096, 4096, 4096);
+	add_vma(db, 1, 0x1000000, 40, "rw-p", "[heap]", 40960, 40960, 40960, 40960);
+	add_vma(db, 1, 0x7f0003000000, 16, "rw-p", "[anon:cache]", 16384, 16384, 16384, 16384);
+	add_vma(db, 1, 0x7f0004000000, 16, "rw-s", "/dev/zero (deleted)", 16384, 8192, 0, 0);
+}
+
+static void test_15_vma_groups(void **state)
+{
+	struct report_opts o = {.fmt = OUT_TEXT};
+	sqlite3 *db = new_db(1);
+	struct vma_group *g = NULL;
+	struct mem m;
+	const char *s;
+	size_t n = 0;
+
+	(void)state;
+	mem_heap_db(db, "uprobe", 40, 1);
+	vma_db(db);
+	assert_int_equal(vma_groups__load(db, 1, 1, &g, &n), 0);
+	assert_int_equal(n, 5);
+	assert_string_equal(g[0].name, "[heap]");
+	assert_string_equal(g[1].name, "[anon:cache]");
+	assert_string_equal(g[2].name, "[anon]");
+	assert_int_equal(g[2].vmas, 2);
+	assert_int_equal(g[2].v[VMA_PSS], 14 * MIB);
+	assert_int_equal(g[2].v[VMA_SIZE], 14 * MIB);
+	assert_string_equal(g[3].name, "/dev/zero (deleted)");
+	assert_int_equal(g[3].v[VMA_PSS], 8 * MIB);
+	assert_int_equal(g[3].v[VMA_USS], 0);
+	assert_string_equal(g[4].name, "/usr/bin/app");
+	vma_groups__free(g, n);
+
+	/* by default the last snapshot (the final one) */
+	mem_open(&m);
+	assert_int_equal(report_vma(db, CID, &o, m.f), 0);
+	s = mem_text(&m);
+	assert_contains(s, "vma (whole capture): 2 snapshots, 2 walks skipped by the smaps budget\n");
+	assert_contains(s, "snapshot 1 at 6.000 s (the final one): 6 VMAs, walk 2.50 ms\n");
+	assert_line_has(s, "[heap] ", " 1  40.0 MiB  40.0 MiB  40.0 MiB  40.0 MiB  40.0 MiB   0 B");
+	assert_true(strstr(s, "[heap]") < strstr(s, "[anon:cache]"));
+	assert_true(strstr(s, "[anon:cache]") < strstr(s, "[anon] "));
+	assert_line_has(s, "total ", " 6  87.0 MiB  87.0 MiB  78.5 MiB  70.0 MiB  70.0 MiB   0 B");
+	assert_lacks(s, "gone.so");
+	mem_free(&m);
+
+	/* a window ending before the last snapshot reports the one before */
+	assert_int_equal(window__parse("..2", &o.win, (char[64]){0}, 64), 0);
+	o.fmt = OUT_CSV;
+	mem_open(&m);
+	assert_int_equal(report_vma(db, CID, &o, m.f), 0);
+	s = mem_text(&m);
+	assert_string_equal(s, "mapping,vmas,size,rss,pss,uss,anon,swap\n"
+			       "[anon],2,14680064,11534336,11534336,11534336,11534336,0\n"
+			       "[heap],1,8388608,8388608,8388608,8388608,8388608,0\n"
+			       "/tmp/gone.so,1,2097152,2097152,1048576,0,0,0\n"
+			       "/usr/bin/app,1,1048576,1048576,524288,0,0,0\n");
+	mem_free(&m);
+
+	/* report mem sets the last VMA snapshot's [heap] + anonymous PSS beside the live heap */
+	memset(&o.win, 0, sizeof(o.win));
+	o.fmt = OUT_TEXT;
+	mem_open(&m);
+	assert_int_equal(report_mem(db, CID, &o, m.f), 0);
+	s = mem_text(&m);
+	assert_contains(s, "at the last VMA snapshot (6.000 s): [heap] + anonymous mappings PSS "
+			   "70.0 MiB,\n  live heap 46.0 MiB, gap +24.0 MiB\n");
+	mem_free(&m);
+	sqlite3_close(db);
+}
+
+static void test_16_vma_mapping_and_growth(void **state)
+{
+	struct report_opts o = {.fmt = OUT_TEXT};
+	sqlite3 *db = new_db(1);
+	struct mem m;
+	const char *s;
+
+	(void)state;
+	add_probe(db, 0, "vmas", "active", "proc", NULL);
+	vma_db(db);
+	o.mapping = "[anon]";
+	mem_open(&m);
+	assert_int_equal(report_vma(db, CID, &o, m.f), 0);
+	s = mem_text(&m);
+	assert_contains(s, "[anon]:\nstart           end             perms  offset      size       "
+			   "rss       pss       uss      anon  swap\n"
+			   "0x7f0000000000  0x7f0000a00000  rw-p      0x0  10.0 MiB  10.0 MiB  10.0 "
+			   "MiB  10.0 MiB  10.0 MiB   0 B\n"
+			   "0x7f0001000000  0x7f0001400000  rw-p      0x0  4.00 MiB  4.00 MiB  4.00 "
+			   "MiB  4.00 MiB  4.00 MiB   0 B\n");
+	mem_free(&m);
+	o.fmt = OUT_JSON;
+	o.mapping = "/dev/zero (deleted)";
+	mem_open(&m);
+	assert_int_equal(report_vma(db, CID, &o, m.f), 0);
+	s = mem_text(&m);
+	assert_contains(s, "\"mapping\": \"/dev/zero (deleted)\",\n  \"vmas\": [\n"
+			   "{\"start\": \"0x7f0004000000\", \"end\": \"0x7f0005000000\", \"perms\": "
+			   "\"rw-s\", \"offset\": 0, \"size\": 16777216, \"rss\": 16777216, \"pss\": "
+			   "8388608, \"uss\": 0, \"anon\": 0, \"swap\": 0}\n]\n}\n");
+	mem_free(&m);
+	/* a name that is no mapping: said on stderr, -EPROTO (exit 2) */
+	o.mapping = "/nope";
+	mem_open(&m);
+	assert_int_equal(report_vma(db, CID, &o, m.f), -EPROTO);
+	mem_free(&m);
+
+	o.mapping = NULL;
+	o.growth = true;
+	o.fmt = OUT_TEXT;
+	mem_open(&m);
+	assert_int_equal(report_vma(db, CID, &o, m.f), 0);
+	s = mem_text(&m);
+	assert_contains(s, "from snapshot 0 at 1.000 s (5 VMAs) to snapshot 1 at 6.000 s (6 VMAs, "
+			   "the final one)\n");
+	/* by |PSS delta|: [heap] +32, [anon:cache] +16, /dev/zero +8, [anon] +3, gone.so -1 */
+	assert_true(strstr(s, "\n[heap] ") < strstr(s, "\n[anon:cache] "));
+	assert_true(strstr(s, "\n[anon:cache] ") < strstr(s, "\n/dev/zero (deleted) "));
+	assert_true(strstr(s, "\n/dev/zero (deleted) ") < strstr(s, "\n[anon] "));
+	assert_true(strstr(s, "\n[anon] ") < strstr(s, "\n/tmp/gone.so "));
+	assert_line_has(s, "[anon:cache] ", " appeared ");
+	assert_line_has(s, "/tmp/gone.so ", " vanished ");
+	assert_line_has(s, "[heap] ", " grew ");
+	assert_line_has(s, "[heap] ", "+32.0 MiB");
+	assert_lacks(s, "/usr/bin/app"); /* unchanged */
+	mem_free(&m);
+	o.fmt = OUT_JSON;
+	mem_open(&m);
+	assert_int_equal(report_vma(db, CID, &o, m.f), 0);
+	s = mem_text(&m);
+	assert_contains(s, "{\"mapping\": \"[anon]\", \"change\": \"grew\", \"vmas_first\": 2, "
+			   "\"vmas_last\": 2, \"size_delta\": 0, \"rss_first\": 11534336, "
+			   "\"rss_last\": 14680064, \"rss_delta\": 3145728, \"pss_first\": 11534336, "
+			   "\"pss_last\": 14680064, \"pss_delta\": 3145728}");
+	assert_contains(s, "{\"mapping\": \"/tmp/gone.so\", \"change\": \"vanished\", "
+			   "\"vmas_first\": 1, \"vmas_last\": null, \"size_delta\": -2097152,");
+	mem_free(&m);
+	/* one snapshot in the window: nothing to compare, said, -EPROTO */
+	assert_int_equal(window__parse("3..", &o.win, (char[64]){0}, 64), 0);
+	mem_open(&m);
+	assert_int_equal(report_vma(db, CID, &o, m.f), -EPROTO);
+	mem_free(&m);
+	sqlite3_close(db);
+}
+
+static void test_17_vma_not_collected_and_empty(void **state)
+{
+	struct report_opts o = {.fmt = OUT_TEXT};
+	sqlite3 *db = new_db(1);
+	struct mem m;
+
+	(void)state;
+	add_probe(db, 0, "vmas", "unsupported", "proc",
+		  "VMA snapshots are per process: record one process of the cgroup with --pid");
+	mem_open(&m);
+	assert_int_equal(report_vma(db, CID, &o, m.f), 0);
+	assert_string_equal(mem_text(&m), "vma: not collected (unsupported: VMA snapshots are per "
+					  "process: record one process of the cgroup with --pid)\n");
+	mem_free(&m);
+	sqlite3_close(db);
+
+	db = new_db(1);
+	add_probe(db, 0, "vmas", "active", "proc", NULL);
+	mem_open(&m);
+	assert_int_equal(report_vma(db, CID, &o, m.f), 0);
+	assert_string_equal(mem_text(&m), "vma (whole capture): no VMA snapshot\n"
+					  "drops: none recorded for vmas\n");
+	mem_free(&m);
+	sqlite3_close(db);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -741,6 +1118,11 @@ int main(void)
 	    cmocka_unit_test(test_10_mem_report),
 	    cmocka_unit_test(test_11_cpu_report),
 	    cmocka_unit_test(test_12_truncated_warning_and_drops),
+	    cmocka_unit_test(test_13_mem_coverage_ratio_heap_gap),
+	    cmocka_unit_test(test_14_mem_heap_not_measured_and_no_budget),
+	    cmocka_unit_test(test_15_vma_groups),
+	    cmocka_unit_test(test_16_vma_mapping_and_growth),
+	    cmocka_unit_test(test_17_vma_not_collected_and_empty),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
