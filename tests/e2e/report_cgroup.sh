@@ -1,0 +1,105 @@
+# report cgroup and report apps on a real --cgroup recording. Ground truth: two
+# cg_pair children that each touch 16 MiB of private memory, one in an
+# app-*.scope child cgroup, the other in a plain child cgroup next to a sleep:
+# report cgroup lists both children first by PSS (>= 16 MiB each) with full
+# coverage; report apps groups the first by its scope, the second by its
+# executable (cg_pair), sleep by /usr/bin/sleep (or wherever sleep is), and
+# --top 1 folds the other two into "others (2)".
+. "$(dirname "$0")/lib.sh"
+need_ebpf
+
+mnt_of() { # FSTYPE [SUPER-OPTION]: where /proc/self/mountinfo mounts it
+	awk -v fs="$1" -v opt="${2:-}" '{
+		for (i = 7; i <= NF && $i != "-"; i++) ;
+		if ($(i + 1) == fs && (opt == "" || index("," $(i + 3) ",", "," opt ","))) {
+			print $5; exit
+		}
+	}' /proc/self/mountinfo
+}
+V2=$(mnt_of cgroup2)
+[ -n "$V2" ] || skip "cgroup2 is not mounted (no cgroup2 line in /proc/self/mountinfo)"
+V1=$(mnt_of cgroup memory)
+NAME=ptop-e2e-rcg-$$
+SCOPE=app-ptop-e2e-$$.scope
+CG=$V2/$NAME
+pids_to_kill=()
+
+cleanup() {
+	local p d
+	for p in "${pids_to_kill[@]}"; do
+		kill -TERM "$p" 2>/dev/null || true
+	done
+	for p in "${pids_to_kill[@]}"; do
+		wait "$p" 2>/dev/null || true
+	done
+	for d in "$CG/$SCOPE" "$CG/plain" "$CG" ${V1:+"$V1/$NAME"}; do
+		[ -d "$d" ] && rmdir "$d" 2>/dev/null || true
+	done
+	rm -rf "$TMP"
+}
+trap cleanup EXIT
+
+mkdir "$CG" "$CG/$SCOPE" "$CG/plain" || skip "cannot create a cgroup under $V2"
+[ -n "$V1" ] && mkdir "$V1/$NAME"
+
+"$FIX/cg_pair" 10 16 >"$TMP/pair.out" &
+PAIR=$!
+pids_to_kill+=("$PAIR")
+SLEEP_BIN=$(readlink -f "$(command -v sleep)")
+sleep 600 &
+SLP=$!
+pids_to_kill+=("$SLP")
+for i in $(seq 300); do # up to 30 s (a bound, not a timing assertion)
+	grep -q '^pids ' "$TMP/pair.out" && break
+	sleep 0.1
+done
+read -r _ C1 C2 <"$TMP/pair.out" || fail "cg_pair did not print its pids"
+echo "$C1" >"$CG/$SCOPE/cgroup.procs"
+echo "$C2" >"$CG/plain/cgroup.procs"
+echo "$SLP" >"$CG/plain/cgroup.procs"
+if [ -n "$V1" ]; then
+	for p in "$C1" "$C2" "$SLP"; do echo "$p" >"$V1/$NAME/cgroup.procs"; done
+fi
+kill -USR1 "$PAIR"
+for i in $(seq 300); do
+	grep -q '^done' "$TMP/pair.out" && break
+	sleep 0.1
+done
+grep -q '^done' "$TMP/pair.out" || fail "cg_pair's children did not touch their memory"
+
+P=$TMP/run.ptop
+"$REC" --quiet --cgroup "$CG" --interval 200ms --duration 1s -o "$P"
+
+if [ -r "$CG/memory.current" ]; then lane=v2; elif [ -n "$V1" ]; then lane=v1; else lane=; fi
+"$ANA" report cgroup --format json "$P" >"$TMP/cg.json"
+assert_eq "collected" True "$(jget "$TMP/cg.json" "j['collected']")"
+assert_eq "path" "/$NAME" "$(jget "$TMP/cg.json" "j['path']")"
+if [ -n "$lane" ]; then
+	assert_eq "lane" "$lane" "$(jget "$TMP/cg.json" "j['lane']")"
+	assert_ge "memory current at the end: the children's 2 x 16 MiB" $((32 << 20)) \
+		"$(jget "$TMP/cg.json" "j['memory']['current']['last']")"
+fi
+assert_eq "the two children first by PSS" "$(printf '%s\n' "$C1" "$C2" | sort -n | tr '\n' ' ')" \
+	"$(jget "$TMP/cg.json" "' '.join(sorted(str(p['pid']) for p in j['processes'][:2])) + ' '")"
+assert_ge "their smaller PSS (bytes)" $((16 << 20)) \
+	"$(jget "$TMP/cg.json" "min(p['pss'] for p in j['processes'][:2])")"
+assert_eq "processes seen: the children and sleep" 3 "$(jget "$TMP/cg.json" "j['processes_seen']")"
+assert_eq "every read covered" "$(jget "$TMP/cg.json" "j['coverage']['processes']")" \
+	"$(jget "$TMP/cg.json" "j['coverage']['covered']")"
+assert_eq "the scope's child's unit" "$SCOPE" \
+	"$(jget "$TMP/cg.json" "[p['unit'] for p in j['processes'] if p['pid'] == $C1][0]")"
+
+"$ANA" report apps --format json "$P" >"$TMP/apps.json"
+# the two 16 MiB applications in either order, then sleep
+PAIR_EXE=$(readlink -f "$FIX/cg_pair")
+assert_eq "apps: the scope and cg_pair (by exe), then sleep" \
+	"$PAIR_EXE:exe $SCOPE:unit | $SLEEP_BIN:exe" \
+	"$(jget "$TMP/apps.json" "' '.join(sorted(a['app'] + ':' + a['kind'] for a in j['apps'][:2])) + ' | ' + ' '.join(a['app'] + ':' + a['kind'] for a in j['apps'][2:])")"
+assert_ge "their smaller PSS" $((16 << 20)) "$(jget "$TMP/apps.json" "min(a['pss'] for a in j['apps'][:2])")"
+"$ANA" report apps --top 1 --by uss --format json "$P" >"$TMP/top.json"
+assert_eq "--top 1 folds the rest into others (2)" "others (2)|2|2" \
+	"$(jget "$TMP/top.json" "'|'.join([j['apps'][1]['app'], str(j['apps'][1]['folded']), str(j['apps'][1]['processes'])])")"
+"$ANA" report cgroup "$P" >"$TMP/cg.txt"
+grep -q "^processes by PSS (3 seen" "$TMP/cg.txt" || { cat "$TMP/cg.txt"; fail "text report"; }
+expect_exit 2 "$ANA" report cgroup --by pss "$P"
+expect_exit 2 "$ANA" report apps --by nope "$P"
