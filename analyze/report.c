@@ -134,7 +134,7 @@ int cmd_report(int argc, char **argv)
 		return analyze_usage("report",
 				     argc - optind < 2
 					 ? "which report, and on which FILE? (syscalls, cpu, mem, "
-					   "heap, leaks, cgroup or apps)"
+					   "vma, heap, leaks, cgroup or apps)"
 					 : "too many arguments: one report and one FILE");
 	kind = argv[optind];
 	path = argv[optind + 1];
@@ -143,8 +143,8 @@ int cmd_report(int argc, char **argv)
 			break;
 	if (k == sizeof(kinds) / sizeof(kinds[0]))
 		return analyze_usage("report",
-				     "unknown report '%s': syscalls, cpu, mem, heap, leaks, cgroup "
-				     "or apps",
+				     "unknown report '%s': syscalls, cpu, mem, vma, heap, leaks, "
+				     "cgroup or apps",
 				     kind);
 	if (o.by && strcmp(kind, "heap"))
 		return analyze_usage("report", "--by live|bytes|count is for report heap");

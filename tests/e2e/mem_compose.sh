@@ -108,3 +108,24 @@ within2 USS "$r_uss" "$s_uss"
 assert_eq "smaps budget" 150000000 "$(jget "$TMP/mem.json" "j['coverage']['budget_ns']")"
 assert_eq "rollups skipped" 0 "$(jget "$TMP/mem.json" "j['coverage']['rollup_skipped']")"
 assert_eq "walks skipped" 0 "$(q "$TMP/run.ptop" "select sum(skipped_walks) from vma_snapshot")"
+
+# a budget far too small (1 us per 100 ms): the first reads run on the full budget and
+# put it in debt, the later ones are skipped and marked (no value in their place), the
+# final ones are taken regardless
+"$REC" --quiet --no-ebpf --pid "$FPID" --interval 100ms --vma-interval 100ms \
+	--smaps-budget 1us --duration 1s -o "$TMP/tight.ptop"
+assert_ge "rollups skipped (1 us budget)" 5 \
+	"$(q "$TMP/tight.ptop" "select count(*) from memory_sample where rollup_skipped = 1")"
+assert_eq "skipped rollups with a value" 0 \
+	"$(q "$TMP/tight.ptop" "select count(*) from memory_sample where rollup_skipped = 1 and (rss is not null or pss is not null or uss is not null)")"
+assert_eq "skipped samples still carry statm" 0 \
+	"$(q "$TMP/tight.ptop" "select count(*) from memory_sample where rollup_skipped = 1 and statm_rss is null")"
+assert_ge "the final sample read smaps_rollup (USS)" $((96 * MiB)) \
+	"$(q "$TMP/tight.ptop" "select uss from memory_sample order by time_ns desc limit 1")"
+assert_eq "VMA snapshots: the first and the final" "0 1" \
+	"$(q "$TMP/tight.ptop" "select group_concat(final, ' ') from (select final from vma_snapshot order by snapshot_id)")"
+assert_ge "walks skipped" 5 "$(q "$TMP/tight.ptop" "select skipped_walks from vma_snapshot where final = 1")"
+"$ANA" report mem "$TMP/tight.ptop" >"$TMP/tight.txt"
+head -4 "$TMP/tight.txt"
+grep -Eq '^smaps coverage: [0-9]+ of [0-9]+ samples read smaps_rollup, [0-9]+ skipped by the smaps budget \(1(\.00)? us per interval\)' "$TMP/tight.txt" ||
+	fail "report mem does not show the coverage under the 1 us budget"
