@@ -32,10 +32,13 @@ static __always_inline bool ptop_current_is_target(__u64 id)
 }
 
 /* Is task T part of the target? T must be a BTF pointer (a tp_btf argument or
- * bpf_get_current_task_btf()): its pid fields are read with plain loads, no helper
+ * bpf_get_current_task_btf()): its fields are read with plain loads, no helper
  * call. For the cgroup filter, T's default-hierarchy cgroup keeps a pointer to each
  * of its ancestors by level (struct cgroup.ancestors[], itself at its own level):
- * the one at targ_cglevel must be the target cgroup. */
+ * the one at targ_cglevel must be the target cgroup. The verifier allows plain loads
+ * down to the cgroup, not into its flexible array, so the ancestor is read with
+ * bpf_probe_read_kernel (three helper calls in all; the helper above is one, but
+ * only for the current task). */
 static __always_inline bool ptop_task_is_target(struct task_struct *t)
 {
 	struct cgroup *cg, *anc = NULL;
@@ -43,8 +46,8 @@ static __always_inline bool ptop_task_is_target(struct task_struct *t)
 	if (targ_tgid)
 		return (__u32)t->tgid == targ_tgid;
 	if (targ_cgid) {
-		cg = BPF_CORE_READ(t, cgroups, dfl_cgrp);
-		if (!cg || BPF_CORE_READ(cg, level) < (int)targ_cglevel)
+		cg = t->cgroups->dfl_cgrp;
+		if (!cg || cg->level < (int)targ_cglevel)
 			return false;
 		if (bpf_probe_read_kernel(&anc, sizeof(anc),
 					  (void *)cg + bpf_core_field_offset(struct cgroup, ancestors) +

@@ -95,6 +95,8 @@ assert_eq "getppid count: the subtree's 2 x $N, not the outsider's" $((2 * N)) \
 	"$(q "$P" "select sum(count) from syscall_stat where name = 'getppid'")"
 assert_eq "syscall rows are cgroup aggregates (pid 0)" 0 \
 	"$(q "$P" "select count(*) from syscall_stat where ifnull(pid, 0) != 0")"
+assert_ge "on-CPU time of the subtree (ns, eBPF lane)" 1 \
+	"$(q "$P" "select ifnull(sum(oncpu_ns), 0) from cpu_sample")"
 assert_eq "cgroup probe" "active" "$(q "$P" "select state from probe where name = 'cgroup'")"
 for c in memory vmas heap mappings; do
 	st=$(q "$P" "select state || ': ' || replace(reason, ',', ';') from probe where name = '$c'")
