@@ -4,7 +4,8 @@
 # covered), while a second cg_pair left outside makes the same calls (it must not be
 # counted). On a hybrid host both also go into a cgroup v1 memory cgroup of the same
 # name (the v1 lane). Then: the capture counts getppid exactly 2N, has cgroup memory
-# rows with the lane named, and both children's PSS; an ambiguous container id is
+# rows with the lane named, and both children's PSS; with a 1 ns --smaps-budget each
+# interval reads one child and the next the other; an ambiguous container id is
 # refused with exit 2 and the candidates, a missing one too.
 . "$(dirname "$0")/lib.sh"
 need_ebpf
@@ -85,6 +86,10 @@ rc=0
 wait "$REC_PID" || rc=$?
 cat "$TMP/rec.err"
 assert_eq "ptop-record exit status" 0 "$rc"
+# The smaps budget: 1 ns lets one smaps_rollup read through per interval (at least
+# one always is); the next interval starts with the one skipped, so both are covered.
+"$REC" --quiet --cgroup "$CG" --smaps-budget 1ns --interval 100ms --duration 450ms \
+	-o "$TMP/budget.ptop"
 kill -USR1 "$IN" "$OUT"
 wait "$IN" || fail "the fixture failed"
 wait "$OUT" || fail "the outsider failed"
@@ -134,6 +139,15 @@ assert_eq "coverage at the end" "2|2|0" \
 if [ -r "$CG/memory.pressure" ]; then
 	assert_ge "PSI rows" 1 "$(q "$P" "select count(*) from cgroup_psi where resource = 'memory'")"
 fi
+
+B2=$TMP/budget.ptop
+assert_ge "samples under a 1 ns smaps budget" 2 "$(q "$B2" "select count(*) from cgroup_sample")"
+assert_eq "each reads one process and skips the other" 0 \
+	"$(q "$B2" "select count(*) from cgroup_sample where covered != 1 or skipped != 1")"
+assert_eq "both covered over time (rotation)" 2 \
+	"$(q "$B2" "select count(distinct pid) from cgroup_proc where state = 'covered' and pss > 0")"
+"$ANA" report cgroup "$P" >"$TMP/report.txt" || fail "report cgroup failed"
+grep -q "$C2" "$TMP/report.txt" || fail "report cgroup does not list the child $C2"
 
 # Container ids: two containers whose ids share a prefix.
 PFX=$(od -An -N4 -tx1 /dev/urandom | tr -d ' \n')
