@@ -650,8 +650,17 @@ static int resolve_path(const struct cgroupfs_mounts *m, const char *spec,
 		rel = clean + ml;
 		if (!strcmp(root, "/"))
 			snprintf(path, sizeof(path), "%s", *rel ? rel : "/");
-		else if ((size_t)snprintf(path, sizeof(path), "%s%s", root, rel) >= sizeof(path))
+		else if ((size_t)snprintf(path, sizeof(path), "%s%s", root, rel) >= sizeof(path)) {
+			set_err(err, errlen, "--cgroup %s: path too long", spec);
 			return -ENAMETOOLONG;
+		}
+	} else if (m->v1_mem[0] && !strncmp(clean, m->v1_mem, strlen(m->v1_mem)) &&
+		   (clean[strlen(m->v1_mem)] == '/' || !clean[strlen(m->v1_mem)])) {
+		set_err(err, errlen,
+			"--cgroup %s is a cgroup v1 memory directory: ptop records cgroup v2 "
+			"subtrees; give the same path under %s (the v1 memory cgroup at that path "
+			"is read too)", clean, m->v2);
+		return -EINVAL;
 	} else {
 		/* as /proc/PID/cgroup prints it: under the mount's root */
 		if (strcmp(root, "/") &&

@@ -433,6 +433,14 @@ static void test_08_resolve_paths(void **state)
 	assert_int_equal(cgroupfs_resolve(m, "a/b", t, err, sizeof(err)), -EINVAL);
 	assert_non_null(strstr(err, "neither a cgroup path"));
 
+	/* a cgroup v1 directory is not taken for a v2 path */
+	snprintf(m->v1_mem, sizeof(m->v1_mem), "/sys/fs/cgroup/memory");
+	assert_int_equal(cgroupfs_resolve(m, "/sys/fs/cgroup/memory/a/b", t, err, sizeof(err)),
+			 -EINVAL);
+	assert_non_null(strstr(err, "cgroup v1"));
+	assert_int_equal(cgroupfs_resolve(m, "/sys/fs/cgroup/memoryx", t, err, sizeof(err)),
+			 -ENOENT);
+
 	/* a mount that shows a sub-tree (cgroup namespace): paths are under its root */
 	free(m);
 	m = fake_mounts("/ns");
