@@ -5,8 +5,9 @@
 # counted). On a hybrid host both also go into a cgroup v1 memory cgroup of the same
 # name (the v1 lane). Then: the capture counts getppid exactly 2N, has cgroup memory
 # rows with the lane named, and both children's PSS; with a 1 ns --smaps-budget each
-# interval reads one child and the next the other; an ambiguous container id is
-# refused with exit 2 and the candidates, a missing one too.
+# interval reads one child and the next the other; removing a recorded cgroup ends
+# the recording; an ambiguous container id is refused with exit 2 and the
+# candidates, a missing one too.
 . "$(dirname "$0")/lib.sh"
 need_ebpf
 N=20000
@@ -149,11 +150,23 @@ assert_eq "both covered over time (rotation)" 2 \
 "$ANA" report cgroup "$P" >"$TMP/report.txt" || fail "report cgroup failed"
 grep -q "$C2" "$TMP/report.txt" || fail "report cgroup does not list the child $C2"
 
+# Removing the cgroup ends the recording (an empty one is still recorded).
+mkdir "$IDS"
+mkdir "$IDS/gone"
+"$REC" --cgroup "$IDS/gone" --duration 60s -o "$TMP/gone.ptop" 2>"$TMP/gone.err" &
+GONE_PID=$!
+pids_to_kill+=("$GONE_PID")
+wait_line "$TMP/gone.err" 'recording cgroup' "the recorder of the cgroup to remove"
+rmdir "$IDS/gone"
+wait "$GONE_PID" || fail "ptop-record of a removed cgroup failed: $(cat "$TMP/gone.err")"
+assert_eq "end reason when the cgroup is removed" "target_exit|1" \
+	"$(q "$TMP/gone.ptop" "select end_reason || '|' || complete from capture")"
+
 # Container ids: two containers whose ids share a prefix.
 PFX=$(od -An -N4 -tx1 /dev/urandom | tr -d ' \n')
 ID1=${PFX}1$(printf '%055d' 1)
 ID2=${PFX}2$(printf '%055d' 2)
-mkdir "$IDS" "$IDS/docker-$ID1.scope" "$IDS/docker-$ID2.scope"
+mkdir "$IDS/docker-$ID1.scope" "$IDS/docker-$ID2.scope"
 expect_exit 2 "$REC" --cgroup "$PFX" -o "$TMP/amb.ptop"
 grep -q "ambiguous" "$TMP/err" || fail "no 'ambiguous' in the message"
 grep -q "$ID1" "$TMP/err" && grep -q "$ID2" "$TMP/err" || fail "the candidates are not listed"
