@@ -1,7 +1,10 @@
-/* test_cpuprof.c — the cpuprof collector: its pure parts (stack ids by content, stack
- * length, delivered rate, counter sums and set switching, the CPU list parser), its
+/* test_cpuprof.c — the cpuprof collector: its pure parts (stack ids by content,
+ * delivered rate, counter sums and set switching, the CPU list parser), its
  * check() without eBPF, and, when run as root, the real perf_event + BPF profile of this
  * test's own thread burning CPU in a known function.
+ *
+ * The shared stack-map reader (stackmap__read) and Stack writer (cp_stack_table__emit)
+ * are checked on a real BPF hash map when run as root.
  *
  * The run loop's rec_emit_* are replaced by tests/rec_double.h, which keeps every record
  * the collector emits, packed, in order.
@@ -20,6 +23,8 @@
 #include <cmocka.h>
 #include <gelf.h>
 #include <libelf.h>
+
+#include <bpf/bpf.h>
 
 #include "record/collector.h"
 #include "record/bpf_util.h"
@@ -400,6 +405,61 @@ static void test_07_profile_own_thread(void **state)
 	assert_int_equal(rec_double_drops("map_full"), 0);
 }
 
+/* The shared stack-map reader and the Stack record writer, on a real hash map of the
+ * bpf/stackmap.h layout (root only: a BPF map is made). */
+static void test_08_stackmap(void **state)
+{
+	struct sm_key k = { .hash = 0x1234567890abcdefULL | 1, .nr = 3, .kernel = 0 };
+	struct sm_key none = { 0 }, missing = k;
+	struct sm_ips v = { { 0x401000, 0x401100, 0x401200 } };
+	const uint64_t *vi = (const uint64_t *)v.ips;
+	struct cp_stack_table *t;
+	struct rec_ctx ctx = { 0 };
+	uint64_t ips[SM_MAX_DEPTH] = { 0 }, id = 0, id2 = 0;
+	Ptop__V1__Record *rec;
+	int fd;
+
+	(void)state;
+	fd = bpf_map_create(BPF_MAP_TYPE_HASH, "sm_test", sizeof(struct sm_key),
+			    sizeof(struct sm_ips), 16, NULL);
+	if (fd < 0) {
+		printf("SKIP: cannot make a BPF map here: %s\n", strerror(errno));
+		skip();
+	}
+	assert_int_equal(bpf_map_update_elem(fd, &k, &v, BPF_NOEXIST), 0);
+	assert_int_equal(stackmap__read(fd, &k, ips, SM_MAX_DEPTH), 3);
+	assert_memory_equal(ips, v.ips, 3 * sizeof(uint64_t));
+	assert_int_equal(stackmap__read(fd, &k, ips, 2), 2);	/* bounded by MAX */
+	assert_int_equal(stackmap__read(fd, &none, ips, SM_MAX_DEPTH), 0);	/* no stack */
+	missing.nr = 4;
+	assert_int_equal(stackmap__read(fd, &missing, ips, SM_MAX_DEPTH), 0);	/* not there */
+	close(fd);
+
+	/* written once, before anything refers to it; the same content, the same id */
+	rec_double_reset();
+	t = cp_stack_table__new();
+	assert_non_null(t);
+	assert_int_equal(cp_stack_table__emit(&ctx, t, false, vi, 3, &id), 0);
+	assert_int_equal(cp_stack_table__emit(&ctx, t, false, vi, 3, &id2), 0);
+	assert_true(id != 0);
+	assert_int_equal(id, id2);
+	assert_int_equal(rec_double.n_records, 1);
+	rec = rec_double_record(0);
+	assert_int_equal(rec->kind_case, PTOP__V1__RECORD__KIND_STACK);
+	assert_int_equal(rec->stack->id, id);
+	assert_int_equal(rec->stack->n_ips, 3);
+	assert_memory_equal(rec->stack->ips, v.ips, 3 * sizeof(uint64_t));
+	ptop__v1__record__free_unpacked(rec, NULL);
+	/* the kernel flag makes another stack; no ips, no stack */
+	assert_int_equal(cp_stack_table__emit(&ctx, t, true, vi, 3, &id2), 0);
+	assert_true(id2 != id);
+	assert_int_equal(cp_stack_table__emit(&ctx, t, false, vi, 0, &id2), 0);
+	assert_int_equal(id2, 0);
+	assert_int_equal(rec_double.n_records, 2);
+	cp_stack_table__free(t);
+	rec_double_reset();
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -410,6 +470,7 @@ int main(void)
 		cmocka_unit_test(test_05_cpulist),
 		cmocka_unit_test_teardown(test_06_no_ebpf, teardown),
 		cmocka_unit_test_teardown(test_07_profile_own_thread, teardown),
+		cmocka_unit_test(test_08_stackmap),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
