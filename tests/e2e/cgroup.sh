@@ -74,7 +74,9 @@ if [ -n "$V1" ]; then
 fi
 grep -q "^0::/.*$NAME/sub\$" /proc/"$C2"/cgroup || fail "child $C2 is not in $NAME/sub"
 
-"$REC" --cgroup "$CG" --enable heap --interval 200ms -o "$TMP/run.ptop" 2>"$TMP/rec.err" &
+# (a 10 s smaps budget: every process is read each interval, whatever the load)
+"$REC" --cgroup "$CG" --enable heap --interval 200ms --smaps-budget 10s -o "$TMP/run.ptop" \
+	2>"$TMP/rec.err" &
 REC_PID=$!
 pids_to_kill+=("$REC_PID")
 wait_line "$TMP/rec.err" 'recording cgroup' "the recorder to start"
