@@ -1,7 +1,8 @@
 /* test_cgroupfs.c — the cgroup file parsers of record/cgroupfs.c on fixture texts of
  * cgroup v2 and v1 (taken from real files, plus malformed ones), the mountinfo
- * parser on hybrid and pure-v2 hosts, and the --cgroup resolver and subtree walk on a
- * fake cgroup tree in a temporary directory.
+ * parser on hybrid and pure-v2 hosts, the --cgroup resolver and subtree walk on a
+ * fake cgroup tree in a temporary directory, and the cgroup collector's v2 lane on a
+ * fake cgroup v2 directory holding this process and a child.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -11,15 +12,18 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "record/cgroupfs.h"
 #include "record/procfs.h"
 #include "record/record.h"
+#include "tests/rec_double.h"
 
 #define ID1 "abcd1111e3a2c1f09b8a7d6c5b4a39281706f5e4d3c2b1a09f8e7d6c5b4a3928"
 #define ID2 "abcd2222e3a2c1f09b8a7d6c5b4a39281706f5e4d3c2b1a09f8e7d6c5b4a3928"
@@ -611,6 +615,168 @@ static void test_11_cgroup_option(void **state)
 	assert_non_null(strstr(err, "--cgroup SPEC"));
 }
 
+/* ---------------------------------------------------------------- the collector, v2 lane */
+
+extern const struct collector_ops cgroup_collector;
+
+static void put(const char *rel, const char *text)
+{
+	char p[PATH_MAX];
+	FILE *f;
+
+	snprintf(p, sizeof(p), "%s/%s", tree, rel);
+	f = fopen(p, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	assert_int_equal(fclose(f), 0);
+}
+
+static Ptop__V1__ProcMem *proc_of(Ptop__V1__CgroupSample *s, pid_t pid)
+{
+	for (size_t i = 0; i < s->n_procs; i++)
+		if (s->procs[i]->pid == pid)
+			return s->procs[i];
+	fail_msg("pid %d not in the sample (%zu processes)", (int)pid, s->n_procs);
+	return NULL;
+}
+
+static void test_12_collector_v2_lane(void **state)
+{
+	struct rec_ctx ctx = { .interval_ns = 1000000000ull, .smaps_budget_ns = 10000000000ull };
+	struct collector c = { .ops = &cgroup_collector, .ctx = &ctx };
+	char dir[PATH_MAX], file[PATH_MAX + 32], procs[64];
+	Ptop__V1__CgroupSample *s;
+	Ptop__V1__Event *ev;
+	pid_t kid, first, other, me = getpid();
+
+	(void)state;
+	rec_double_reset();
+	/* not in cgroup mode: unsupported, saying why */
+	assert_int_equal(cgroup_collector.check(&c),
+			 PTOP__V1__PROBE_STATE__PROBE_STATE_UNSUPPORTED);
+	assert_non_null(strstr(c.reason, "needs --cgroup"));
+
+	kid = fork();
+	assert_true(kid >= 0);
+	if (kid == 0) {
+		pause();
+		_exit(0);
+	}
+	mk("cg");
+	mk("cg/sub");
+	snprintf(procs, sizeof(procs), "%d\n", (int)me);
+	put("cg/cgroup.procs", procs);
+	snprintf(procs, sizeof(procs), "%d\n", (int)kid);
+	put("cg/sub/cgroup.procs", procs);
+	put("cg/sub/app-x-1.scope", ""); /* a file, not a cgroup: not walked */
+	put("cg/memory.current", "1048576\n");
+	put("cg/memory.max", "max\n");
+	put("cg/memory.peak", "2097152\n");
+	put("cg/memory.stat", v2_memory_stat);
+	put("cg/memory.events", v2_memory_events);
+	put("cg/memory.pressure", "some avg10=1.00 avg60=0.50 avg300=0.25 total=1000\n"
+				  "full avg10=0.50 avg60=0.25 avg300=0.10 total=400\n");
+	put("cg/cpu.pressure", "some avg10=0.00 avg60=0.00 avg300=0.00 total=7\n");
+	put("cg/io.pressure", "garbage\n"); /* does not parse: not collected */
+	snprintf(dir, sizeof(dir), "%s/cg", tree);
+	ctx.mode = PTOP__V1__TARGET_MODE__TARGET_MODE_CGROUP;
+	ctx.cgroup_dir = dir;
+	ctx.cgroup_path = "/cg";
+	ctx.cgroup_id = ino("cg");
+
+	assert_int_equal(cgroup_collector.check(&c), PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE);
+	assert_int_equal(c.source, PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_PROC);
+	assert_non_null(strstr(c.detail, "v2 lane"));
+	assert_int_equal(cgroup_collector.start(&c), 0);
+	assert_int_equal(cgroup_collector.poll(&c, rec_now_ns(), POLL_FIRST), 0);
+	assert_int_equal(rec_double.n_events, 1);
+	assert_int_equal(rec_double.n_drops, 0);
+	ev = rec_double_event(0, PTOP__V1__EVENT__PAYLOAD_CGROUP);
+	assert_int_equal(ev->category, PTOP__V1__CATEGORY__CATEGORY_CGROUP);
+	assert_int_equal(ev->pid, 0);
+	s = ev->cgroup;
+	assert_string_equal(s->path, "/cg");
+	assert_non_null(s->v2);
+	assert_null(s->v1);
+	assert_int_equal(s->v2->current, 1048576);
+	assert_true(s->v2->max_unlimited);
+	assert_true(s->v2->has_peak);
+	assert_int_equal(s->v2->peak, 2097152);
+	assert_int_equal(s->v2->n_stat, 12);
+	assert_string_equal(s->v2->stat[0]->key, "anon");
+	assert_int_equal(s->v2->oom_total, 2);
+	assert_int_equal(s->v2->oom_kill_total, 1);
+	assert_int_equal(s->v2->oom_delta, 0); /* the first reading is the baseline */
+	assert_int_equal(s->n_psi, 2);
+	assert_string_equal(s->psi[0]->resource, "memory");
+	assert_non_null(s->psi[0]->full);
+	assert_int_equal(s->psi[0]->full->total_us, 400);
+	assert_string_equal(s->psi[1]->resource, "cpu");
+	assert_null(s->psi[1]->full);
+	assert_int_equal(s->n_procs, 2);
+	assert_int_equal(s->coverage->processes, 2);
+	assert_int_equal(s->coverage->covered, 2);
+	assert_int_equal(proc_of(s, me)->state, PTOP__V1__PROC_MEM_STATE__PROC_MEM_STATE_COVERED);
+	assert_true(proc_of(s, me)->pss > 0);
+	assert_true(proc_of(s, me)->uss > 0);
+	assert_string_equal(proc_of(s, me)->cgroup_path, "/cg");
+	assert_string_equal(proc_of(s, kid)->cgroup_path, "/cg/sub");
+	assert_true(proc_of(s, kid)->rss > 0);
+	assert_non_null(strstr(proc_of(s, kid)->exe, "test_cgroupfs"));
+	rec_double_free_event(ev);
+
+	/* counters move: deltas over the interval */
+	put("cg/memory.events", "low 0\nhigh 3\nmax 12\noom 5\noom_kill 2\noom_group_kill 0\n");
+	put("cg/memory.pressure", "some avg10=1.00 avg60=0.50 avg300=0.25 total=1600\n"
+				  "full avg10=0.50 avg60=0.25 avg300=0.10 total=450\n");
+	/* a budget of 1 ns: one read per interval, the next starts with the one skipped */
+	ctx.smaps_budget_ns = 1;
+	assert_int_equal(cgroup_collector.poll(&c, rec_now_ns(), 0), 0);
+	ev = rec_double_event(1, PTOP__V1__EVENT__PAYLOAD_CGROUP);
+	s = ev->cgroup;
+	assert_int_equal(s->v2->oom_delta, 3);
+	assert_int_equal(s->v2->oom_kill_delta, 1);
+	assert_int_equal(s->psi[0]->some->total_delta_us, 600);
+	assert_int_equal(s->psi[0]->full->total_delta_us, 50);
+	assert_int_equal(s->coverage->covered, 1);
+	assert_int_equal(s->coverage->skipped, 1);
+	assert_int_equal(s->coverage->budget_ns, 1);
+	/* the rotation starts at the lowest pid */
+	first = me < kid ? me : kid;
+	other = me < kid ? kid : me;
+	assert_int_equal(proc_of(s, first)->state,
+			 PTOP__V1__PROC_MEM_STATE__PROC_MEM_STATE_COVERED);
+	assert_int_equal(proc_of(s, other)->state,
+			 PTOP__V1__PROC_MEM_STATE__PROC_MEM_STATE_SKIPPED);
+	rec_double_free_event(ev);
+	assert_int_equal(cgroup_collector.poll(&c, rec_now_ns(), 0), 0);
+	ev = rec_double_event(2, PTOP__V1__EVENT__PAYLOAD_CGROUP);
+	assert_int_equal(proc_of(ev->cgroup, other)->state,
+			 PTOP__V1__PROC_MEM_STATE__PROC_MEM_STATE_COVERED);
+	assert_int_equal(proc_of(ev->cgroup, first)->state,
+			 PTOP__V1__PROC_MEM_STATE__PROC_MEM_STATE_SKIPPED);
+	rec_double_free_event(ev);
+
+	/* the child exits (still listed): gone; an unreadable memory.current: a drop */
+	kill(kid, SIGKILL);
+	assert_int_equal(waitpid(kid, NULL, 0), kid);
+	ctx.smaps_budget_ns = 10000000000ull;
+	snprintf(file, sizeof(file), "%s/cg/memory.current", tree);
+	assert_int_equal(unlink(file), 0);
+	assert_int_equal(cgroup_collector.poll(&c, rec_now_ns(), POLL_FINAL), 0);
+	ev = rec_double_event(3, PTOP__V1__EVENT__PAYLOAD_CGROUP);
+	assert_null(ev->cgroup->v2);
+	assert_int_equal(rec_double_drops("cgroup_unreadable"), 1);
+	assert_int_equal(proc_of(ev->cgroup, kid)->state,
+			 PTOP__V1__PROC_MEM_STATE__PROC_MEM_STATE_GONE);
+	assert_int_equal(ev->cgroup->coverage->gone, 1);
+	assert_int_equal(ev->cgroup->coverage->covered, 1);
+	rec_double_free_event(ev);
+	cgroup_collector.stop(&c);
+	cgroup_collector.stop(&c); /* twice: harmless */
+	rec_double_reset();
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -625,6 +791,7 @@ int main(void)
 		cmocka_unit_test(test_09_resolve_container_ids),
 		cmocka_unit_test(test_10_walk_and_read),
 		cmocka_unit_test(test_11_cgroup_option),
+		cmocka_unit_test(test_12_collector_v2_lane),
 	};
 
 	return cmocka_run_group_tests(tests, setup_tree, teardown_tree);
