@@ -31,9 +31,10 @@ const struct analyze_cmd analyze_cmds[] = {
 	  "  --format text|csv|json   aligned table (default), CSV, or a JSON array of\n"
 	  "                           objects per statement\n" },
 	{ "report", cmd_report,
-	  "report syscalls|cpu|mem|vma|heap|leaks [--format text|json|csv]\n"
-	  "                    [--window START..END] [--mapping NAME] [--growth]\n"
-	  "                    [--sort count|total] [--by live|bytes|count] [--top N]\n"
+	  "report syscalls|cpu|mem|vma|heap|leaks|cgroup|apps\n"
+	  "                    [--format text|json|csv] [--window START..END]\n"
+	  "                    [--mapping NAME] [--growth] [--sort count|total]\n"
+	  "                    [--by live|bytes|count|pss|uss|rss] [--top N]\n"
 	  "                    [--suppressions FILE] [--capture ID]\n"
 	  "                    [--symbol-cache DIR] [--debuginfod] [--debuginfod-urls URLS] FILE",
 	  "Reports over the whole capture or a window of it:\n"
