@@ -82,7 +82,7 @@ BENCH_WORKLOADS := $(filter $(B)/bench/workload_%,$(BENCH_BINS))
 all: deps
 	$(Q)$(MAKE) --no-print-directory programs
 
-programs: $(B)/ptop-record $(B)/ptop-analyze
+programs: $(B)/ptop-record $(B)/ptop-analyze $(B)/libptop-preload.so
 
 deps:
 	$(Q)./mk/deps.sh
@@ -161,6 +161,13 @@ $(B)/ptop-analyze: $(B)/analyze/main.o $(LIBS) $(COMMON_OBJS)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(LDFLAGS) -o $@ $< $(LIBS) $(COMMON_OBJS) $(LDLIBS)
 
+# The heap's preload lane puts this library into a launched command (record/heap_preload.c).
+# Its own flags, never sanitized: it runs inside other programs.
+$(B)/libptop-preload.so: preload/ptop_preload.c preload/ptop_preload.h bpf/heap.h | $(B)
+	$(call msg,LIB,$@)
+	$(Q)$(CC) -O2 -g -fPIC -shared -fno-omit-frame-pointer -std=gnu11 $(WARN) -D_GNU_SOURCE \
+		-I. -o $@ $< -ldl
+
 $(B) $(B)/bpf $(B)/proto $(B)/schema $(B)/gen:
 	$(Q)mkdir -p $@
 
@@ -227,6 +234,7 @@ format:
 install: programs
 	install -D -m 0755 $(B)/ptop-record $(DESTDIR)/usr/local/bin/ptop-record
 	install -D -m 0755 $(B)/ptop-analyze $(DESTDIR)/usr/local/bin/ptop-analyze
+	install -D -m 0644 $(B)/libptop-preload.so $(DESTDIR)/usr/local/lib/ptop/libptop-preload.so
 	install -D -m 0644 -t $(DESTDIR)/usr/local/share/man/man1 man/*.1
 	install -D -m 0644 -t $(DESTDIR)/usr/local/share/man/man5 man/*.5
 

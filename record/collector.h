@@ -25,6 +25,7 @@
 #include "proto/ptop.pb-c.h"
 
 struct capture_writer;
+struct heap_preload;
 
 /* What the recorder knows about the run; collectors only read it. */
 struct rec_ctx {
@@ -42,6 +43,10 @@ struct rec_ctx {
 	uint32_t heap_top;           /* --heap-top: sites kept per ranking */
 	uint64_t leak_age_ns;        /* --leak-age */
 	bool heap_events;            /* --heap-events */
+	uint32_t heap_lane;          /* --heap-lane: enum heap_lane (record/heap_preload.h) */
+	/* the preload lane's shared memory and environment, made before the command
+	 * forked; NULL when not prepared (--pid, heap off, --heap-lane uprobe) */
+	struct heap_preload *heap_preload;
 	/* --smaps-budget: the time smaps reads (which hold the target's mmap lock) may
 	 * take per interval, over every collector that reads them */
 	uint64_t smaps_budget_ns;

@@ -37,6 +37,7 @@
 #include "record/bpf_util.h"
 #include "record/cpuprof.h"
 #include "record/heap.h"
+#include "record/heap_preload.h"
 #include "bpf/heap.skel.h"
 
 const char *const heap_func_names[HP_NFUNCS] = {
@@ -651,6 +652,12 @@ static Ptop__V1__ProbeState hp_check(struct collector *c)
 	size_t len;
 	int i, err;
 
+	/* a launched command with the preload lane prepared: that lane decides, and comes
+	 * back here for a static or Go executable (record/heap_preload.c) */
+	if (ctx->heap_preload && heap_preload__wanted(ctx->heap_preload)) {
+		c->ops = &heap_preload_ops;
+		return c->ops->check(c);
+	}
 	c->source = PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_EBPF;
 	c->reason[0] = '\0';
 	if (ctx->mode == PTOP__V1__TARGET_MODE__TARGET_MODE_CGROUP) {

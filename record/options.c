@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "record/heap_preload.h"
 #include "record/record.h"
 
 #define NS_PER_SEC 1000000000ull
@@ -30,6 +31,7 @@ enum {
 	OPT_HEAP_TOP,
 	OPT_LEAK_AGE,
 	OPT_HEAP_EVENTS,
+	OPT_HEAP_LANE,
 	OPT_SMAPS_BUDGET,
 	OPT_CGROUP,
 };
@@ -53,6 +55,7 @@ static const struct option long_opts[] = {
 	{ "heap-top", required_argument, NULL, OPT_HEAP_TOP },
 	{ "leak-age", required_argument, NULL, OPT_LEAK_AGE },
 	{ "heap-events", no_argument, NULL, OPT_HEAP_EVENTS },
+	{ "heap-lane", required_argument, NULL, OPT_HEAP_LANE },
 	{ "smaps-budget", required_argument, NULL, OPT_SMAPS_BUDGET },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "verbose", no_argument, NULL, 'v' },
@@ -436,6 +439,13 @@ int record_opts__parse(struct record_opts *o, int argc, char **argv,
 		case OPT_HEAP_EVENTS:
 			o->heap_events = true;
 			break;
+		case OPT_HEAP_LANE:
+			if (heap_lane__parse(optarg, &o->heap_lane)) {
+				set_err(err, errlen,
+					"--heap-lane takes auto, uprobe or preload, not '%s'", optarg);
+				return -EINVAL;
+			}
+			break;
 		case OPT_SMAPS_BUDGET:
 			r = parse_interval("--smaps-budget", optarg, 1, &o->smaps_budget_ns, err,
 					   errlen);
@@ -497,6 +507,13 @@ int record_opts__parse(struct record_opts *o, int argc, char **argv,
 			"nothing to record: give --pid PID, --cgroup SPEC or -- COMMAND [ARGS...] "
 			"(see %s --help)",
 			prog);
+		return -EINVAL;
+	}
+	if (o->heap_lane == HEAP_LANE_PRELOAD && !o->cmd) {
+		set_err(err, errlen,
+			"--heap-lane preload needs a command that ptop-record starts (-- COMMAND): "
+			"the library goes into its LD_PRELOAD before it runs, which a running "
+			"process cannot take; use --heap-lane uprobe (or auto) with --pid");
 		return -EINVAL;
 	}
 	for (size_t i = 0; i < o->n_enabled; i++) {
@@ -606,6 +623,11 @@ void record_usage(FILE *f, const struct collector_ops *const *table)
 	      "      --leak-age D        heap: live allocations older than D are leak\n"
 	      "                          suspects (default 30s)\n"
 	      "      --heap-events       heap: also write every sampled allocation and free\n"
+	      "      --heap-lane L       heap: auto (default), uprobe or preload. preload puts\n"
+	      "                          libptop-preload.so into a launched command's\n"
+	      "                          LD_PRELOAD (far cheaper than uprobes; static and Go\n"
+	      "                          executables fall back to uprobes); auto is preload\n"
+	      "                          for launched commands, uprobes for --pid\n"
 	      "\n"
 	      "Other:\n"
 	      "  -q, --quiet             print only errors\n"

@@ -21,6 +21,7 @@
 #include "proto/capture.h"
 #include "proto/version.h"
 #include "record/bpf_util.h"
+#include "record/heap_preload.h"
 #include "record/procfs.h"
 #include "record/record.h"
 
@@ -131,6 +132,7 @@ static void rec_ctx_from_opts(struct rec_ctx *ctx, const struct record_opts *o)
 	ctx->heap_top = o->heap_top;
 	ctx->leak_age_ns = o->leak_age_ns;
 	ctx->heap_events = o->heap_events;
+	ctx->heap_lane = o->heap_lane;
 	ctx->smaps_budget_ns = o->smaps_budget_ns;
 }
 
@@ -590,6 +592,7 @@ int record_main(int argc, char **argv)
 	struct capture_writer_opts wopts = { 0 };
 	struct capture_writer *w = NULL;
 	struct run run = { 0 };
+	struct heap_preload *hpre = NULL;
 	struct stat created;
 	sigset_t sigs;
 	char err[2048], path[PATH_MAX], summary[4096];
@@ -654,8 +657,20 @@ int record_main(int argc, char **argv)
 		rc = target__open_cgroup(&t, o.cgroup, err, sizeof(err));
 	else if (o.pid)
 		rc = target__open_pid(&t, o.pid, err, sizeof(err));
-	else
-		rc = target__launch(&t, o.cmd, err, sizeof(err));
+	else {
+		/* the heap's preload lane: its shared memory and the command's environment
+		 * exist before the fork (record/heap_preload.h) */
+		if (!record_opts__disabled(&o, "heap") && record_opts__enabled(&o, "heap") &&
+		    o.heap_lane != HEAP_LANE_UPROBE &&
+		    heap_preload__prepare(o.heap_lane, o.heap_sample_bytes, &hpre)) {
+			errmsg("out of memory");
+			status = RECORD_EXIT_RUNTIME;
+			goto cleanup;
+		}
+		rc = target__launch_env(&t, o.cmd, heap_preload__envp(hpre), err, sizeof(err));
+		if (!rc)
+			heap_preload__set_target(hpre, t.pid);
+	}
 	if (rc) {
 		errmsg("%s", err);
 		status = rc == -ENOMEM ? RECORD_EXIT_RUNTIME : RECORD_EXIT_USAGE;
@@ -694,6 +709,7 @@ int record_main(int argc, char **argv)
 	ctx.mode = t.mode;
 	rec_ctx_from_opts(&ctx, &o);
 	ctx.exe = t.exe[0] ? t.exe : NULL;
+	ctx.heap_preload = hpre;
 	if (t.mode == PTOP__V1__TARGET_MODE__TARGET_MODE_CGROUP) {
 		ctx.cgroup_id = t.cgroup_id;
 		ctx.cgroup_level = t.cgroup_level;
@@ -775,6 +791,7 @@ cleanup:
 		target__kill(&t);
 	}
 	target__free(&t);
+	heap_preload__free(hpre);
 	drop_totals__free(&g.drops);
 	record_opts__free(&o);
 	if (sfd >= 0)

@@ -67,6 +67,7 @@ struct record_opts {
 	uint32_t heap_top;           /* --heap-top, default 64 */
 	uint64_t leak_age_ns;        /* --leak-age, default 30 s */
 	bool heap_events;            /* --heap-events */
+	uint32_t heap_lane;          /* --heap-lane: enum heap_lane (record/heap_preload.h) */
 	uint64_t smaps_budget_ns;    /* --smaps-budget, default 150 ms */
 	char **disabled;             /* --disable names (each checked), owned; n_disabled */
 	size_t n_disabled;
@@ -217,6 +218,12 @@ int target__open_cgroup(struct record_target *t, const char *spec, char *err, si
  * ERR: -ENOENT command not found, -EACCES not executable, or a fork/pipe
  * error. */
 int target__launch(struct record_target *t, char **argv, char *err, size_t errlen);
+
+/* target__launch() with the environment ENVP for the command (NULL: the
+ * recorder's own), as the heap's preload lane makes it. ENVP must stay valid
+ * until target__release(). */
+int target__launch_env(struct record_target *t, char **argv, char *const *envp, char *err,
+		       size_t errlen);
 
 /* Command mode: let the child exec and wait until it has (or failed to).
  * Returns 0, or the child's exec errno as -errno with a message in ERR (the

@@ -326,7 +326,7 @@ static int find_command(const char *name, char *out, size_t outlen)
 }
 
 /* In the child, between fork and exec: only async-signal-safe calls. */
-static void child_main(const char *file, char **argv, int go_fd, int err_fd)
+static void child_main(const char *file, char **argv, char *const *envp, int go_fd, int err_fd)
 {
 	sigset_t none;
 	char c;
@@ -346,7 +346,10 @@ static void child_main(const char *file, char **argv, int go_fd, int err_fd)
 	while (n < 0 && errno == EINTR);
 	if (n != 1)
 		_exit(127);
-	execv(file, argv);
+	if (envp)
+		execve(file, argv, envp);
+	else
+		execv(file, argv);
 	e = errno;
 	if (write(err_fd, &e, sizeof(e)) < 0)
 		_exit(126);
@@ -354,6 +357,12 @@ static void child_main(const char *file, char **argv, int go_fd, int err_fd)
 }
 
 int target__launch(struct record_target *t, char **argv, char *err, size_t errlen)
+{
+	return target__launch_env(t, argv, NULL, err, errlen);
+}
+
+int target__launch_env(struct record_target *t, char **argv, char *const *envp, char *err,
+		       size_t errlen)
 {
 	char file[PATH_MAX], *base;
 	int go[2] = { -1, -1 }, ep[2] = { -1, -1 };
@@ -412,7 +421,7 @@ int target__launch(struct record_target *t, char **argv, char *err, size_t errle
 	if (pid == 0) {
 		close(go[1]);
 		close(ep[0]);
-		child_main(file, argv, go[0], ep[1]);
+		child_main(file, argv, envp, go[0], ep[1]);
 	}
 	close(go[0]);
 	close(ep[1]);
