@@ -878,8 +878,9 @@ static void test_08_window(void **state)
 	assert_string_equal(jx(db, j, "$.psi[0].stall_us"), "3000");
 	assert_string_equal(jx(db, j, "$.stat.breakdown.anon.bytes"), mib(60));
 	/* 101 was skipped in the window's only sample: no read of it in the window */
-	assert_string_equal(q1(db, j, "SELECT group_concat(json_extract(value, '$.pid')) FROM "
-				      "json_each(?1, '$.processes')"),
+	assert_string_equal(q1(db, j,
+			       "SELECT group_concat(json_extract(value, '$.pid')) FROM "
+			       "json_each(?1, '$.processes')"),
 			    "102,200,400,101,300");
 	assert_string_equal(jx(db, j, "$.processes[3].pss"), "<NULL>");
 	assert_string_equal(jx(db, j, "$.coverage.processes"), "5");
@@ -887,9 +888,10 @@ static void test_08_window(void **state)
 
 	j = run_window(report_apps, db, id, "..2.5");
 	assert_string_equal(jx(db, j, "$.t_s"), "2");
-	assert_string_equal(q1(db, j, "SELECT group_concat(json_extract(value, '$.app') || '=' || "
-				      "json_extract(value, '$.pss'), ',') FROM json_each(?1, "
-				      "'$.apps')"),
+	assert_string_equal(q1(db, j,
+			       "SELECT group_concat(json_extract(value, '$.app') || '=' || "
+			       "json_extract(value, '$.pss'), ',') FROM json_each(?1, "
+			       "'$.apps')"),
 			    APP_FF "=68157440,/usr/bin/bash=6291456,/usr/bin/sleep=1048576");
 	free(j);
 	sqlite3_close(db);
