@@ -162,19 +162,19 @@ int vma_groups__load(sqlite3 *db, int64_t cap, int64_t snapshot_id, struct vma_g
 
 /* ------------------------------------------------------------------ output */
 
-static void set_bytes(struct table *t, size_t col, int64_t v)
+/* Cell COL of the last row: bytes V (NULL when V < 0), shown in binary units. 0 or -errno. */
+static int set_bytes(struct table *t, size_t col, int64_t v)
 {
 	char buf[32];
 
-	if (v >= 0)
-		table__set_int(t, col, v, fmt_bytes(buf, sizeof(buf), (uint64_t)v));
+	return v >= 0 ? table__set_int(t, col, v, fmt_bytes(buf, sizeof(buf), (uint64_t)v)) : 0;
 }
 
-static void set_delta(struct table *t, size_t col, int64_t v)
+static int set_delta(struct table *t, size_t col, int64_t v)
 {
 	char buf[32];
 
-	table__set_int(t, col, v, fmt_bytes_signed(buf, sizeof(buf), v));
+	return table__set_int(t, col, v, fmt_bytes_signed(buf, sizeof(buf), v));
 }
 
 /* Table T as the JSON value of KEY in J. 0, -ENOMEM or -EIO. */
@@ -227,21 +227,25 @@ static int print_groups(struct json *j, FILE *out, const struct report_opts *o,
 	int64_t tot[VMA_FIGS] = {0}, vmas = 0;
 	struct table *t;
 	size_t i;
-	int k, err;
+	int k, err = 0;
 
 	t = table__new(8, cols);
 	if (!t)
 		return -ENOMEM;
-	for (i = 0; i < n; i++) {
-		table__add_row(t);
-		table__set_text(t, 0, g[i].name);
-		table__set_int(t, 1, g[i].vmas, NULL);
+	for (i = 0; i < n && !err; i++) {
+		err = table__add_row(t);
+		err = err ?: table__set_text(t, 0, g[i].name);
+		err = err ?: table__set_int(t, 1, g[i].vmas, NULL);
 		vmas += g[i].vmas;
-		for (k = 0; k < VMA_FIGS; k++) {
-			set_bytes(t, 2 + (size_t)k, g[i].v[k]);
+		for (k = 0; k < VMA_FIGS && !err; k++) {
+			err = set_bytes(t, 2 + (size_t)k, g[i].v[k]);
 			if (g[i].v[k] > 0)
 				tot[k] += g[i].v[k];
 		}
+	}
+	if (err) {
+		table__free(t);
+		return err;
 	}
 	if (o->fmt == OUT_JSON) {
 		err = json_table(j, "groups", t);
@@ -255,13 +259,13 @@ static int print_groups(struct json *j, FILE *out, const struct report_opts *o,
 		return err;
 	}
 	if (o->fmt == OUT_TEXT && n) {
-		table__add_row(t);
-		table__set_text(t, 0, "total");
-		table__set_int(t, 1, vmas, NULL);
-		for (k = 0; k < VMA_FIGS; k++)
-			set_bytes(t, 2 + (size_t)k, tot[k]);
+		err = table__add_row(t);
+		err = err ?: table__set_text(t, 0, "total");
+		err = err ?: table__set_int(t, 1, vmas, NULL);
+		for (k = 0; k < VMA_FIGS && !err; k++)
+			err = set_bytes(t, 2 + (size_t)k, tot[k]);
 	}
-	err = table__print(t, out, o->fmt);
+	err = err ?: table__print(t, out, o->fmt);
 	table__free(t);
 	return err;
 }
@@ -291,21 +295,23 @@ static int print_mapping(struct json *j, FILE *out, const struct report_opts *o,
 	sqlite3_bind_int64(st, 2, id);
 	sqlite3_bind_text(st, 3, name, -1, SQLITE_STATIC);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		table__add_row(t);
-		for (k = 0; k < 2; k++) {
+		err = table__add_row(t);
+		for (k = 0; k < 2 && !err; k++) {
 			snprintf(buf, sizeof(buf), "0x%" PRIx64,
 				 (uint64_t)sqlite3_column_int64(st, k));
-			table__set_text(t, (size_t)k, buf);
+			err = table__set_text(t, (size_t)k, buf);
 		}
-		if (sqlite3_column_type(st, 2) != SQLITE_NULL)
-			table__set_text(t, 2, (const char *)sqlite3_column_text(st, 2));
-		if (sqlite3_column_type(st, 3) != SQLITE_NULL) {
+		if (!err && sqlite3_column_type(st, 2) != SQLITE_NULL)
+			err = table__set_text(t, 2, (const char *)sqlite3_column_text(st, 2));
+		if (!err && sqlite3_column_type(st, 3) != SQLITE_NULL) {
 			snprintf(buf, sizeof(buf), "0x%" PRIx64,
 				 (uint64_t)sqlite3_column_int64(st, 3));
-			table__set_int(t, 3, sqlite3_column_int64(st, 3), buf);
+			err = table__set_int(t, 3, sqlite3_column_int64(st, 3), buf);
 		}
-		for (k = 0; k < VMA_FIGS; k++)
-			set_bytes(t, 4 + (size_t)k, col_or(st, 4 + k));
+		for (k = 0; k < VMA_FIGS && !err; k++)
+			err = set_bytes(t, 4 + (size_t)k, col_or(st, 4 + k));
+		if (err)
+			goto cleanup;
 	}
 	if (rc != SQLITE_DONE) {
 		err = -EIO;
@@ -439,35 +445,29 @@ static int print_growth(struct json *j, FILE *out, const struct report_opts *o,
 					   "pss_first",	 "pss_last",  "pss_delta"};
 	struct table *t = table__new(11, cols);
 	size_t i;
-	int err;
+	int err = 0;
 
 	if (!t)
 		return -ENOMEM;
-	for (i = 0; i < n; i++) {
-		table__add_row(t);
-		table__set_text(t, 0, g[i].name);
-		table__set_text(t, 1, g[i].change);
-		if (g[i].first)
-			table__set_int(t, 2, g[i].first->vmas, NULL);
-		if (g[i].last)
-			table__set_int(t, 3, g[i].last->vmas, NULL);
-		set_delta(t, 4, g[i].d_size);
-		if (g[i].first)
-			set_bytes(t, 5, g[i].first->v[VMA_RSS]);
-		if (g[i].last)
-			set_bytes(t, 6, g[i].last->v[VMA_RSS]);
-		set_delta(t, 7, g[i].d_rss);
-		if (g[i].first)
-			set_bytes(t, 8, g[i].first->v[VMA_PSS]);
-		if (g[i].last)
-			set_bytes(t, 9, g[i].last->v[VMA_PSS]);
-		set_delta(t, 10, g[i].d_pss);
+	for (i = 0; i < n && !err; i++) {
+		const struct vma_group *a = g[i].first, *b = g[i].last;
+
+		err = table__add_row(t);
+		err = err ?: table__set_text(t, 0, g[i].name);
+		err = err ?: table__set_text(t, 1, g[i].change);
+		err = err ?: a ? table__set_int(t, 2, a->vmas, NULL) : 0;
+		err = err ?: b ? table__set_int(t, 3, b->vmas, NULL) : 0;
+		err = err ?: set_delta(t, 4, g[i].d_size);
+		err = err ?: a ? set_bytes(t, 5, a->v[VMA_RSS]) : 0;
+		err = err ?: b ? set_bytes(t, 6, b->v[VMA_RSS]) : 0;
+		err = err ?: set_delta(t, 7, g[i].d_rss);
+		err = err ?: a ? set_bytes(t, 8, a->v[VMA_PSS]) : 0;
+		err = err ?: b ? set_bytes(t, 9, b->v[VMA_PSS]) : 0;
+		err = err ?: set_delta(t, 10, g[i].d_pss);
 	}
-	if (o->fmt == OUT_JSON) {
-		err = json_table(j, "changes", t);
-	} else {
-		err = table__print(t, out, o->fmt);
-	}
+	if (!err)
+		err =
+		    o->fmt == OUT_JSON ? json_table(j, "changes", t) : table__print(t, out, o->fmt);
 	table__free(t);
 	return err;
 }
