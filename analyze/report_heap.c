@@ -420,10 +420,8 @@ static const char *const alloc_names[] = {
     "runtime.mallocgcLarge", "runtime.mallocgcTiny",
 };
 
-static bool alloc_name(const char *f)
+static bool alloc_name_is(const char *f)
 {
-	if (!strncmp(f, "__GI_", 5)) /* glibc's internal aliases: __GI___libc_malloc */
-		f += 5;
 	for (size_t k = 0; k < sizeof(alloc_names) / sizeof(alloc_names[0]); k++) {
 		size_t n = strlen(alloc_names[k]);
 
@@ -434,6 +432,15 @@ static bool alloc_name(const char *f)
 			return true;
 	}
 	return false;
+}
+
+static bool alloc_name(const char *f)
+{
+	if (!strncmp(f, "__GI_", 5)) /* glibc's internal aliases: __GI___libc_malloc */
+		f += 5;
+	/* glibc's own names for its public functions, which a static executable's
+	 * symbol table may give instead: __calloc, __posix_memalign */
+	return alloc_name_is(f) || (!strncmp(f, "__", 2) && alloc_name_is(f + 2));
 }
 
 static const char *base_of(const char *p)
