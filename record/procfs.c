@@ -3,6 +3,7 @@
  * container id and cgroup id derived from a cgroup path. See procfs.h.
  */
 #include "record/procfs.h"
+#include "record/cgroupfs.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -872,76 +873,25 @@ bool procfs_cgroup_text_container_id(const char *text, char *id, size_t len)
 	return f.found;
 }
 
-/* Undo the octal escapes of a mountinfo field (\040 space, \011 tab,
- * \012 newline, \134 backslash) from [S, END) into DST. */
-static int unescape_field(const char *s, const char *end, char *dst, size_t len)
-{
-	size_t n = 0;
-
-	if (!len)
-		return -ENAMETOOLONG;
-	while (s < end) {
-		char ch = *s;
-
-		if (ch == '\\' && end - s >= 4 && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' &&
-		    s[2] <= '7' && s[3] >= '0' && s[3] <= '7') {
-			ch = (char)((s[1] - '0') * 64 + (s[2] - '0') * 8 + (s[3] - '0'));
-			s += 4;
-		} else {
-			s++;
-		}
-		if (n + 1 >= len) {
-			dst[n] = '\0';
-			return -ENAMETOOLONG;
-		}
-		dst[n++] = ch;
-	}
-	dst[n] = '\0';
-	return 0;
-}
-
+/* The cgroup2 mount of cgroupfs_parse_mounts(), in the caller's buffers. */
 int procfs_parse_mountinfo_cgroup2(const char *text, char *mnt, size_t mnt_len, char *root,
 				   size_t root_len)
 {
-	const char *line = text;
+	struct cgroupfs_mounts *m;
+	int err;
 
 	if (!text || !mnt || !root)
 		return -EINVAL;
-	while (*line) {
-		const char *end = strchr(line, '\n');
-		const char *f[5], *fe[5], *p = line, *sep;
-		int i, err;
-
-		if (!end)
-			end = line + strlen(line);
-		/* "ID PARENT MAJ:MIN ROOT MOUNTPOINT OPTIONS [TAGS...] - FSTYPE SOURCE SUPER" */
-		for (i = 0; i < 5; i++) {
-			while (p < end && *p == ' ')
-				p++;
-			f[i] = p;
-			while (p < end && *p != ' ')
-				p++;
-			fe[i] = p;
-			if (f[i] == fe[i])
-				break;
-		}
-		sep = NULL;
-		if (i == 5) {
-			for (const char *q = p; q + 2 < end; q++)
-				if (q[0] == ' ' && q[1] == '-' && q[2] == ' ') {
-					sep = q + 3;
-					break;
-				}
-		}
-		if (sep && end - sep >= 8 && !memcmp(sep, "cgroup2", 7) && sep[7] == ' ') {
-			err = unescape_field(f[4], fe[4], mnt, mnt_len);
-			if (!err)
-				err = unescape_field(f[3], fe[3], root, root_len);
-			return err;
-		}
-		line = *end ? end + 1 : end;
-	}
-	return -ENOENT;
+	m = malloc(sizeof(*m));
+	if (!m)
+		return -ENOMEM;
+	err = cgroupfs_parse_mounts(text, m);
+	if (!err && !m->v2[0])
+		err = -ENOENT;
+	err = err ?: copy_str(mnt, mnt_len, m->v2, strlen(m->v2));
+	err = err ?: copy_str(root, root_len, m->v2_root, strlen(m->v2_root));
+	free(m);
+	return err;
 }
 
 int procfs_cgroup_id(const char *cgroup_path, uint64_t *id)
