@@ -308,6 +308,13 @@ void window__bounds(const struct window *w, const struct capture_meta *m, int64_
 /* "whole capture" or "window 2.000 s .. 5.000 s" into BUF. */
 void window__describe(const struct window *w, char *buf, size_t len);
 
+/* Column COL of the current row of ST as an integer, DFLT when it is NULL (not
+ * measured). */
+int64_t report__col(sqlite3_stmt *st, int col, int64_t dflt);
+
+/* KEY: V in J, or KEY: null when V < 0 (the reports' "not measured"). */
+void report__json_opt_int(struct json *j, const char *key, int64_t v);
+
 /* The common head of a report: in text, the incomplete-capture warning line (on
  * stdout); in CSV, the same on stderr; in JSON, opens the top-level object and
  * writes "report", "capture_id", "complete", "read_end", "read_message",

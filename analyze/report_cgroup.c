@@ -44,11 +44,6 @@ struct cg_data {
 	struct psi_agg psi[PSI_N];
 };
 
-static int64_t col_or(sqlite3_stmt *st, int c)
-{
-	return sqlite3_column_type(st, c) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, c);
-}
-
 static void col_copy(sqlite3_stmt *st, int c, char *dst, size_t len)
 {
 	const unsigned char *s = sqlite3_column_text(st, c);
@@ -116,23 +111,23 @@ static int load_samples(sqlite3 *db, const struct capture_meta *m, const struct 
 		s->seq = sqlite3_column_int64(st, 0);
 		s->time_ns = sqlite3_column_int64(st, 1);
 		col_copy(st, 2, s->lane, sizeof(s->lane));
-		s->current = col_or(st, 3);
-		s->limit = col_or(st, 4);
-		s->peak = col_or(st, 5);
-		s->oom = col_or(st, 6);
-		s->oom_kill = col_or(st, 7);
-		s->oom_kill_total = col_or(st, 8);
-		s->high = col_or(st, 9);
-		s->max = col_or(st, 10);
-		s->failcnt = col_or(st, 11);
-		s->under_oom = col_or(st, 12);
-		s->processes = col_or(st, 13);
-		s->covered = col_or(st, 14);
-		s->denied = col_or(st, 15);
-		s->gone = col_or(st, 16);
-		s->skipped = col_or(st, 17);
-		s->walk_ns = col_or(st, 18);
-		s->budget_ns = col_or(st, 19);
+		s->current = report__col(st, 3, -1);
+		s->limit = report__col(st, 4, -1);
+		s->peak = report__col(st, 5, -1);
+		s->oom = report__col(st, 6, -1);
+		s->oom_kill = report__col(st, 7, -1);
+		s->oom_kill_total = report__col(st, 8, -1);
+		s->high = report__col(st, 9, -1);
+		s->max = report__col(st, 10, -1);
+		s->failcnt = report__col(st, 11, -1);
+		s->under_oom = report__col(st, 12, -1);
+		s->processes = report__col(st, 13, -1);
+		s->covered = report__col(st, 14, -1);
+		s->denied = report__col(st, 15, -1);
+		s->gone = report__col(st, 16, -1);
+		s->skipped = report__col(st, 17, -1);
+		s->walk_ns = report__col(st, 18, -1);
+		s->budget_ns = report__col(st, 19, -1);
 		col_copy(st, 20, d->path, sizeof(d->path));
 		col_copy(st, 21, d->v1_path, sizeof(d->v1_path));
 		for (int k = 0; k < PSI_N; k++)
@@ -168,8 +163,8 @@ static int load_samples(sqlite3 *db, const struct capture_meta *m, const struct 
 		a->avg10_last = avg10;
 		a->avg60_last = sqlite3_column_double(st, 4);
 		a->avg300_last = sqlite3_column_double(st, 5);
-		if (col_or(st, 6) > 0)
-			a->stall_us += (uint64_t)col_or(st, 6);
+		if (report__col(st, 6, -1) > 0)
+			a->stall_us += (uint64_t)report__col(st, 6, -1);
 	}
 	if (rc != SQLITE_DONE)
 		err = -EIO;
@@ -236,10 +231,10 @@ static int load_procs(sqlite3 *db, const struct capture_meta *m, const struct wi
 		col_copy(st, 6, p->state, sizeof(p->state));
 		if (!strcmp(p->state, "covered")) {
 			p->value_ns = p->last_seen_ns;
-			p->rss = col_or(st, 7);
-			p->pss = col_or(st, 8);
-			p->uss = col_or(st, 9);
-			p->swap = col_or(st, 10);
+			p->rss = report__col(st, 7, -1);
+			p->pss = report__col(st, 8, -1);
+			p->uss = report__col(st, 9, -1);
+			p->swap = report__col(st, 10, -1);
 		}
 	}
 	if (rc != SQLITE_DONE) {
@@ -276,15 +271,6 @@ static int cmp_proc_pss(const void *x, const void *y)
 static double rel_s(const struct capture_meta *m, int64_t ns)
 {
 	return (double)llround((double)(ns - m->base_ns) / 1e6) / 1000;
-}
-
-static void json_opt(struct json *j, const char *key, int64_t v)
-{
-	json__key(j, key);
-	if (v >= 0)
-		json__int(j, v);
-	else
-		json__null(j);
 }
 
 static void json_opt_str(struct json *j, const char *key, const char *s)
@@ -745,9 +731,9 @@ static void print_cgroup_json(struct json *j, const struct cg_data *d, const str
 		json__key(j, fname[k]);
 		json__begin_object(j);
 		json__kv_int(j, "samples", (int64_t)f.samples);
-		json_opt(j, "first", f.samples ? f.first : -1);
-		json_opt(j, "max", f.samples ? f.max : -1);
-		json_opt(j, "last", f.samples ? f.last : -1);
+		report__json_opt_int(j, "first", f.samples ? f.first : -1);
+		report__json_opt_int(j, "max", f.samples ? f.max : -1);
+		report__json_opt_int(j, "last", f.samples ? f.last : -1);
 		if (k == F_LIMIT)
 			json__kv_bool(j, "unlimited", f.samples && f.last < 0);
 		json__end_object(j);
@@ -786,13 +772,13 @@ static void print_cgroup_json(struct json *j, const struct cg_data *d, const str
 	oom_of(d, &oom);
 	json__key(j, "oom");
 	json__begin_object(j);
-	json_opt(j, "oom", oom.oom);
-	json_opt(j, "oom_kill", oom.oom_kill);
-	json_opt(j, "oom_kill_total", oom.oom_kill_total);
-	json_opt(j, "high", oom.high);
-	json_opt(j, "max", oom.max);
-	json_opt(j, "failcnt", oom.failcnt);
-	json_opt(j, "under_oom_samples", oom.under_oom_samples);
+	report__json_opt_int(j, "oom", oom.oom);
+	report__json_opt_int(j, "oom_kill", oom.oom_kill);
+	report__json_opt_int(j, "oom_kill_total", oom.oom_kill_total);
+	report__json_opt_int(j, "high", oom.high);
+	report__json_opt_int(j, "max", oom.max);
+	report__json_opt_int(j, "failcnt", oom.failcnt);
+	report__json_opt_int(j, "under_oom_samples", oom.under_oom_samples);
 	json__key(j, "under_oom_last");
 	if (oom.under_oom_last >= 0)
 		json__bool(j, oom.under_oom_last > 0);
@@ -830,10 +816,10 @@ static void print_cgroup_json(struct json *j, const struct cg_data *d, const str
 		json_opt_str(j, "exe", p[i].exe);
 		json_opt_str(j, "unit", p[i].unit);
 		json_opt_str(j, "state", p[i].state);
-		json_opt(j, "rss", p[i].rss);
-		json_opt(j, "pss", p[i].pss);
-		json_opt(j, "uss", p[i].uss);
-		json_opt(j, "swap", p[i].swap);
+		report__json_opt_int(j, "rss", p[i].rss);
+		report__json_opt_int(j, "pss", p[i].pss);
+		report__json_opt_int(j, "uss", p[i].uss);
+		report__json_opt_int(j, "swap", p[i].swap);
 		json__key(j, "value_s");
 		if (p[i].value_ns >= 0)
 			json__real(j, rel_s(m, p[i].value_ns));
@@ -855,7 +841,7 @@ static void print_cgroup_json(struct json *j, const struct cg_data *d, const str
 	json__kv_int(j, "skipped", cov.skipped);
 	json__kv_int(j, "walk_ns", cov.walk_ns);
 	json__kv_int(j, "walk_max_ns", cov.walk_max_ns);
-	json_opt(j, "budget_ns", cov.budget_ns);
+	report__json_opt_int(j, "budget_ns", cov.budget_ns);
 	json__end_object(j);
 
 	json__key(j, "series");
@@ -867,17 +853,17 @@ static void print_cgroup_json(struct json *j, const struct cg_data *d, const str
 		json__begin_object(j);
 		json__kv_real(j, "t_s", rel_s(m, s->time_ns));
 		json_opt_str(j, "lane", s->lane);
-		json_opt(j, "current", s->current);
-		json_opt(j, "limit", s->limit);
-		json_opt(j, "peak", s->peak);
-		json_opt(j, "oom_kill", s->oom_kill);
+		report__json_opt_int(j, "current", s->current);
+		report__json_opt_int(j, "limit", s->limit);
+		report__json_opt_int(j, "peak", s->peak);
+		report__json_opt_int(j, "oom_kill", s->oom_kill);
 		for (int k = 0; k < PSI_N; k++) {
 			snprintf(key, sizeof(key), "%s_%s_avg10", psi_resource[k / 2],
 				 psi_kind[k % 2]);
 			json__kv_real(j, key, s->psi_avg10[k]); /* NAN: null */
 		}
-		json_opt(j, "processes", s->processes);
-		json_opt(j, "covered", s->covered);
+		report__json_opt_int(j, "processes", s->processes);
+		report__json_opt_int(j, "covered", s->covered);
 		json__end_object(j);
 	}
 	json__end_array(j);
@@ -1099,9 +1085,9 @@ static int apps_from_memory(sqlite3 *db, const struct capture_meta *m, const str
 		col_copy(st, 1, exe, sizeof(exe));
 		col_copy(st, 2, cg, sizeof(cg));
 		unit = strrchr(cg, '/'); /* the unit is the last component of its cgroup */
-		*at_ns = col_or(st, 3);
-		err = app_add(v, n, cap, unit ? unit + 1 : NULL, exe, comm, col_or(st, 4),
-			      col_or(st, 5), col_or(st, 6), col_or(st, 7));
+		*at_ns = report__col(st, 3, -1);
+		err = app_add(v, n, cap, unit ? unit + 1 : NULL, exe, comm, report__col(st, 4, -1),
+			      report__col(st, 5, -1), report__col(st, 6, -1), report__col(st, 7, -1));
 	} else if (rc != SQLITE_DONE) {
 		err = -EIO;
 	}
@@ -1239,10 +1225,10 @@ int report_apps(sqlite3 *db, const char *capture_id, const struct report_opts *o
 		json__begin_object(&j);
 		json__kv_int(&j, "processes", total_procs);
 		json__kv_int(&j, "covered", total_cov);
-		json_opt(&j, "rss", tot[0]);
-		json_opt(&j, "pss", tot[1]);
-		json_opt(&j, "uss", tot[2]);
-		json_opt(&j, "swap", tot[3]);
+		report__json_opt_int(&j, "rss", tot[0]);
+		report__json_opt_int(&j, "pss", tot[1]);
+		report__json_opt_int(&j, "uss", tot[2]);
+		report__json_opt_int(&j, "swap", tot[3]);
 		json__end_object(&j);
 		json__key(&j, "apps");
 		json__begin_array(&j);
@@ -1252,10 +1238,10 @@ int report_apps(sqlite3 *db, const char *capture_id, const struct report_opts *o
 			json__kv_string(&j, "kind", apps[i].kind);
 			json__kv_int(&j, "processes", apps[i].processes);
 			json__kv_int(&j, "covered", apps[i].covered);
-			json_opt(&j, "rss", apps[i].rss);
-			json_opt(&j, "pss", apps[i].pss);
-			json_opt(&j, "uss", apps[i].uss);
-			json_opt(&j, "swap", apps[i].swap);
+			report__json_opt_int(&j, "rss", apps[i].rss);
+			report__json_opt_int(&j, "pss", apps[i].pss);
+			report__json_opt_int(&j, "uss", apps[i].uss);
+			report__json_opt_int(&j, "swap", apps[i].swap);
 			if (!strcmp(apps[i].kind, "others"))
 				json__kv_int(&j, "folded", apps[i].folded);
 			json__end_object(&j);

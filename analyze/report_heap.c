@@ -252,11 +252,6 @@ static void heap_free(struct heap *h)
 	memset(h, 0, sizeof(*h));
 }
 
-static int64_t col_or(sqlite3_stmt *s, int i, int64_t dflt)
-{
-	return sqlite3_column_type(s, i) == SQLITE_NULL ? dflt : sqlite3_column_int64(s, i);
-}
-
 static char *col_str(sqlite3_stmt *s, int i)
 {
 	const char *t = (const char *)sqlite3_column_text(s, i);
@@ -306,7 +301,7 @@ static int load_snaps(sqlite3 *db, const struct capture_meta *m, const struct wi
 		memset(x, 0, sizeof(*x));
 		x->seq = sqlite3_column_int64(s, 0);
 		x->time_ns = sqlite3_column_int64(s, 1);
-		x->interval_ns = col_or(s, 2, -1);
+		x->interval_ns = report__col(s, 2, -1);
 		x->pid = sqlite3_column_int64(s, 3);
 		x->lane = col_str(s, 4);
 		x->module = col_str(s, 5);
@@ -318,19 +313,19 @@ static int load_snaps(sqlite3 *db, const struct capture_meta *m, const struct wi
 		x->live_measured = sqlite3_column_int(s, 7) != 0;
 		x->alloc_count = (uint64_t)sqlite3_column_int64(s, 8);
 		x->alloc_bytes = (uint64_t)sqlite3_column_int64(s, 9);
-		x->live_bytes = col_or(s, 10, -1);
-		x->live_count = col_or(s, 11, -1);
-		x->leak_bytes = col_or(s, 12, -1);
-		x->leak_count = col_or(s, 13, -1);
-		x->leak_age_ns = col_or(s, 14, -1);
+		x->live_bytes = report__col(s, 10, -1);
+		x->live_count = report__col(s, 11, -1);
+		x->leak_bytes = report__col(s, 12, -1);
+		x->leak_count = report__col(s, 13, -1);
+		x->leak_age_ns = report__col(s, 14, -1);
 		x->sites = (uint64_t)sqlite3_column_int64(s, 15);
 		x->total_call_sites = (uint64_t)sqlite3_column_int64(s, 16);
 		x->omitted_alloc_count = (uint64_t)sqlite3_column_int64(s, 17);
 		x->omitted_alloc_bytes = (uint64_t)sqlite3_column_int64(s, 18);
-		x->omitted_live_bytes = col_or(s, 19, -1);
-		x->live_untracked = col_or(s, 20, -1);
+		x->omitted_live_bytes = report__col(s, 19, -1);
+		x->live_untracked = report__col(s, 20, -1);
 		x->stack_failures = (uint64_t)sqlite3_column_int64(s, 21);
-		x->free_untracked = col_or(s, 22, -1);
+		x->free_untracked = report__col(s, 22, -1);
 	}
 	if (rc != SQLITE_DONE)
 		ret = -EIO;
@@ -389,11 +384,11 @@ static int load_rows(sqlite3 *db, const struct capture_meta *m, const struct win
 		r->stack_id = sqlite3_column_int64(s, 1);
 		r->alloc_count = (uint64_t)sqlite3_column_int64(s, 2);
 		r->alloc_bytes = (uint64_t)sqlite3_column_int64(s, 3);
-		r->live_count = col_or(s, 4, -1);
-		r->live_bytes = col_or(s, 5, -1);
-		r->freed_count = col_or(s, 6, -1);
-		r->lifetime_sum = col_or(s, 7, -1);
-		r->oldest_live_ns = col_or(s, 8, -1);
+		r->live_count = report__col(s, 4, -1);
+		r->live_bytes = report__col(s, 5, -1);
+		r->freed_count = report__col(s, 6, -1);
+		r->lifetime_sum = report__col(s, 7, -1);
+		r->oldest_live_ns = report__col(s, 8, -1);
 		r->fn = 0;
 	}
 	if (rc != SQLITE_DONE)
@@ -1000,15 +995,6 @@ static void census_json(struct json *j, const struct heap *h)
 	json__end_object(j);
 }
 
-static void opt_int(struct json *j, const char *key, int64_t v)
-{
-	json__key(j, key);
-	if (v >= 0)
-		json__int(j, v);
-	else
-		json__null(j);
-}
-
 static void head_json(struct json *j, const struct heap *h)
 {
 	json__kv_bool(j, "collected", true);
@@ -1025,14 +1011,14 @@ static void head_json(struct json *j, const struct heap *h)
 	json__kv_int(j, "alloc_count", (int64_t)h->alloc_count);
 	json__kv_int(j, "alloc_bytes", (int64_t)h->alloc_bytes);
 	json__kv_real(j, "rate_bytes_per_s", (double)h->alloc_bytes / span_s(h));
-	opt_int(j, "live_bytes", h->live_bytes);
-	opt_int(j, "live_count", h->live_count);
-	opt_int(j, "leak_bytes", h->leak_bytes);
-	opt_int(j, "leak_age_ns", h->leak_age_ns);
+	report__json_opt_int(j, "live_bytes", h->live_bytes);
+	report__json_opt_int(j, "live_count", h->live_count);
+	report__json_opt_int(j, "leak_bytes", h->leak_bytes);
+	report__json_opt_int(j, "leak_age_ns", h->leak_age_ns);
 	json__end_object(j);
 	census_json(j, h);
-	opt_int(j, "live_untracked", h->live_untracked);
-	opt_int(j, "free_untracked", h->free_untracked);
+	report__json_opt_int(j, "live_untracked", h->live_untracked);
+	report__json_opt_int(j, "free_untracked", h->free_untracked);
 	json__kv_int(j, "stack_failures", (int64_t)h->stack_failures);
 }
 

@@ -70,11 +70,6 @@ struct mem_stat {
 	int64_t growth; /* bytes per minute */
 };
 
-static int64_t col_or(sqlite3_stmt *st, int c)
-{
-	return sqlite3_column_type(st, c) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, c);
-}
-
 static int load_rows(sqlite3 *db, const struct capture_meta *m, const struct window *w,
 		     struct mem_row **out, size_t *n)
 {
@@ -105,12 +100,12 @@ static int load_rows(sqlite3 *db, const struct capture_meta *m, const struct win
 		r = &rows[nr++];
 		r->time_ns = sqlite3_column_int64(st, 0);
 		for (k = 0; k < METRICS; k++)
-			r->v[k] = col_or(st, 1 + (int)k);
-		r->minflt = col_or(st, 1 + METRICS);
-		r->majflt = col_or(st, 2 + METRICS);
-		r->skipped = col_or(st, 3 + METRICS);
-		r->spent_ns = col_or(st, 4 + METRICS);
-		r->budget_ns = col_or(st, 5 + METRICS);
+			r->v[k] = report__col(st, 1 + (int)k, -1);
+		r->minflt = report__col(st, 1 + METRICS, -1);
+		r->majflt = report__col(st, 2 + METRICS, -1);
+		r->skipped = report__col(st, 3 + METRICS, -1);
+		r->spent_ns = report__col(st, 4 + METRICS, -1);
+		r->budget_ns = report__col(st, 5 + METRICS, -1);
 		r->heap_live = -1;
 	}
 	if (rc != SQLITE_DONE) {
@@ -156,7 +151,7 @@ static int load_heap(sqlite3 *db, const struct capture_meta *m, const struct win
 	sqlite3_bind_int64(st, 2, lo);
 	sqlite3_bind_int64(st, 3, hi);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		int64_t t = sqlite3_column_int64(st, 0), live = col_or(st, 1);
+		int64_t t = sqlite3_column_int64(st, 0), live = report__col(st, 1, -1);
 		const char *lanes = (const char *)sqlite3_column_text(st, 3);
 		bool measured = sqlite3_column_int64(st, 2) != 0 && live >= 0;
 
@@ -194,7 +189,7 @@ static int load_heap(sqlite3 *db, const struct capture_meta *m, const struct win
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW) {
 		h->vma_t = sqlite3_column_int64(st, 0);
-		h->vma_pss = col_or(st, 1);
+		h->vma_pss = report__col(st, 1, -1);
 	} else if (rc != SQLITE_DONE) {
 		err = -EIO;
 	}
@@ -513,15 +508,6 @@ static int print_series_csv(const struct mem_row *rows, size_t n, const struct c
 	return err;
 }
 
-static void json_opt(struct json *j, const char *key, int64_t v)
-{
-	json__key(j, key);
-	if (v >= 0)
-		json__int(j, v);
-	else
-		json__null(j);
-}
-
 static void print_json_body(struct json *j, const struct mem_row *rows, size_t n,
 			    const struct capture_meta *m, const struct heap_side *h)
 {
@@ -574,9 +560,9 @@ static void print_json_body(struct json *j, const struct mem_row *rows, size_t n
 	json__kv_int(j, "samples", (int64_t)n);
 	json__kv_int(j, "rollup_read", (int64_t)c.read);
 	json__kv_int(j, "rollup_skipped", (int64_t)c.skipped);
-	json_opt(j, "budget_ns", c.budget_ns);
-	json_opt(j, "spent_ns", c.budget_ns >= 0 ? c.spent_ns : -1);
-	json_opt(j, "max_spent_ns", c.budget_ns >= 0 ? c.max_spent_ns : -1);
+	report__json_opt_int(j, "budget_ns", c.budget_ns);
+	report__json_opt_int(j, "spent_ns", c.budget_ns >= 0 ? c.spent_ns : -1);
+	report__json_opt_int(j, "max_spent_ns", c.budget_ns >= 0 ? c.max_spent_ns : -1);
 	json__end_object(j);
 	json_heap(j, h);
 	for (i = 0; i < n; i++) {
@@ -587,8 +573,8 @@ static void print_json_body(struct json *j, const struct mem_row *rows, size_t n
 	}
 	json__key(j, "faults");
 	json__begin_object(j);
-	json_opt(j, "minor", minflt);
-	json_opt(j, "major", majflt);
+	report__json_opt_int(j, "minor", minflt);
+	report__json_opt_int(j, "major", majflt);
 	json__end_object(j);
 	json__key(j, "series");
 	json__begin_array(j);
@@ -597,18 +583,18 @@ static void print_json_body(struct json *j, const struct mem_row *rows, size_t n
 		json__kv_real(j, "t_s",
 			      (double)llround((double)(rows[i].time_ns - m->base_ns) / 1e6) / 1000);
 		for (k = 0; k < METRICS; k++)
-			json_opt(j, metric[k].name, rows[i].v[k]);
-		json_opt(j, "minflt", rows[i].minflt);
-		json_opt(j, "majflt", rows[i].majflt);
+			report__json_opt_int(j, metric[k].name, rows[i].v[k]);
+		report__json_opt_int(j, "minflt", rows[i].minflt);
+		report__json_opt_int(j, "majflt", rows[i].majflt);
 		json__kv_real(j, "pss_rss", round(pss_rss(&rows[i]) * 1e4) / 1e4);
 		json__key(j, "rollup_skipped");
 		if (rows[i].skipped >= 0)
 			json__bool(j, rows[i].skipped > 0);
 		else
 			json__null(j);
-		json_opt(j, "smaps_spent_ns", rows[i].spent_ns);
-		json_opt(j, "heap_live", rows[i].heap_live);
-		json_opt(j, "heap_gap", rows[i].heap_live >= 0 && rows[i].v[M_PSS_ANON] >= 0
+		report__json_opt_int(j, "smaps_spent_ns", rows[i].spent_ns);
+		report__json_opt_int(j, "heap_live", rows[i].heap_live);
+		report__json_opt_int(j, "heap_gap", rows[i].heap_live >= 0 && rows[i].v[M_PSS_ANON] >= 0
 					    ? rows[i].v[M_PSS_ANON] - rows[i].heap_live
 					    : -1);
 		json__end_object(j);

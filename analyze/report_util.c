@@ -124,7 +124,7 @@ static void copy_col(sqlite3_stmt *st, int col, char *dst, size_t len)
 	snprintf(dst, len, "%s", s ? (const char *)s : "");
 }
 
-static int64_t col_i64(sqlite3_stmt *st, int col, int64_t dflt)
+int64_t report__col(sqlite3_stmt *st, int col, int64_t dflt)
 {
 	return sqlite3_column_type(st, col) == SQLITE_NULL ? dflt : sqlite3_column_int64(st, col);
 }
@@ -155,12 +155,12 @@ int capture_meta__load(sqlite3 *db, const char *capture_id, struct capture_meta 
 	}
 	snprintf(m->capture_id, sizeof(m->capture_id), "%s", capture_id);
 	m->base_ns = sqlite3_column_int64(st, 0);
-	m->first_event_ns = col_i64(st, 1, -1);
-	m->last_event_ns = col_i64(st, 2, -1);
-	m->cpus = col_i64(st, 3, -1);
+	m->first_event_ns = report__col(st, 1, -1);
+	m->last_event_ns = report__col(st, 2, -1);
+	m->cpus = report__col(st, 3, -1);
 	m->complete = sqlite3_column_int(st, 4) != 0;
 	copy_col(st, 5, m->read_end, sizeof(m->read_end));
-	m->read_stopped_at = col_i64(st, 6, -1);
+	m->read_stopped_at = report__col(st, 6, -1);
 	copy_col(st, 7, m->read_message, sizeof(m->read_message));
 	m->cap = sqlite3_column_int64(st, 8);
 cleanup:
@@ -470,4 +470,13 @@ void report__drops(struct json *j, FILE *out, const struct report_opts *o, const
 		fprintf(out, "drops: %s %s: %s lost (%s)\n", d[i].collector, d[i].kind,
 			fmt_count(c, sizeof(c), d[i].lost),
 			d[i].from_trailer ? "trailer total" : "sum of drop notices");
+}
+
+void report__json_opt_int(struct json *j, const char *key, int64_t v)
+{
+	json__key(j, key);
+	if (v >= 0)
+		json__int(j, v);
+	else
+		json__null(j);
 }

@@ -20,11 +20,6 @@
 /* The figures of a group or a VMA, as vma columns (NULL is -1). */
 static const char *const fig_name[VMA_FIGS] = {"size", "rss", "pss", "uss", "anon", "swap"};
 
-static int64_t col_or(sqlite3_stmt *st, int c)
-{
-	return sqlite3_column_type(st, c) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, c);
-}
-
 int vma_snaps__load(sqlite3 *db, const struct capture_meta *m, const struct window *w,
 		    struct vma_snap **out, size_t *n)
 {
@@ -60,10 +55,10 @@ int vma_snaps__load(sqlite3 *db, const struct capture_meta *m, const struct wind
 		x->id = sqlite3_column_int64(st, 0);
 		x->time_ns = sqlite3_column_int64(st, 1);
 		x->final = sqlite3_column_int64(st, 2) != 0;
-		x->vma_count = col_or(st, 3);
-		x->walk_ns = col_or(st, 4);
-		x->budget_ns = col_or(st, 5);
-		x->skipped_walks = col_or(st, 6);
+		x->vma_count = report__col(st, 3, -1);
+		x->walk_ns = report__col(st, 4, -1);
+		x->budget_ns = report__col(st, 5, -1);
+		x->skipped_walks = report__col(st, 6, -1);
 	}
 	if (rc != SQLITE_DONE) {
 		err = -EIO;
@@ -124,7 +119,7 @@ static int read_groups(sqlite3_stmt *st, struct vma_group **out, size_t *n)
 		ng++;
 		x->vmas = sqlite3_column_int64(st, 1);
 		for (k = 0; k < VMA_FIGS; k++)
-			x->v[k] = col_or(st, 2 + k);
+			x->v[k] = report__col(st, 2 + k, -1);
 	}
 	if (rc != SQLITE_DONE) {
 		err = -EIO;
@@ -309,7 +304,7 @@ static int print_mapping(struct json *j, FILE *out, const struct report_opts *o,
 			err = table__set_int(t, 3, sqlite3_column_int64(st, 3), buf);
 		}
 		for (k = 0; k < VMA_FIGS && !err; k++)
-			err = set_bytes(t, 4 + (size_t)k, col_or(st, 4 + k));
+			err = set_bytes(t, 4 + (size_t)k, report__col(st, 4 + k, -1));
 		if (err)
 			goto cleanup;
 	}
