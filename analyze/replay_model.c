@@ -781,27 +781,12 @@ int replay_model__sys_pct(struct replay_model *m, const struct rm_sys *s, unsign
 	return hist_percentile(h, HIST_BUCKETS, pct, est, NULL, NULL);
 }
 
-static int cmp_group(const void *pa, const void *pb)
-{
-	const struct rm_vma_group *a = pa, *b = pb;
-	int64_t ka = a->pss >= 0 ? a->pss : a->rss >= 0 ? a->rss : a->size;
-	int64_t kb = b->pss >= 0 ? b->pss : b->rss >= 0 ? b->rss : b->size;
-
-	if (ka != kb)
-		return ka > kb ? -1 : 1;
-	return strcmp(a->name, b->name);
-}
-
 int replay_model__vma_groups(struct replay_model *m, size_t si, const struct rm_vma_group **out,
 			     size_t *n)
 {
-	static const char sql[] =
-	    "SELECT CASE WHEN path IS NULL OR path = '' THEN '[anon]' ELSE path END AS g, "
-	    "COUNT(*), SUM(size), SUM(rss), SUM(pss), SUM(uss), SUM(swap) FROM vma "
-	    "WHERE cap = ?1 AND snapshot_id = ?2 GROUP BY g";
-	sqlite3_stmt *st = NULL;
-	size_t cap = 0;
-	int err = 0, rc;
+	struct vma_group *g = NULL;
+	size_t ng = 0, k;
+	int err;
 
 	*out = NULL;
 	*n = 0;
@@ -813,38 +798,35 @@ int replay_model__vma_groups(struct replay_model *m, size_t si, const struct rm_
 	m->groups = NULL;
 	m->ngroups = 0;
 	m->groups_snap = RM_NULL;
-	if (sqlite3_prepare_v2(m->db, sql, -1, &st, NULL) != SQLITE_OK)
-		return -EIO;
-	sqlite3_bind_int64(st, 1, m->meta.cap);
-	sqlite3_bind_int64(st, 2, m->snaps[si].id);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		struct rm_vma_group *g;
+	/* the groups `report vma` shows, in its order */
+	err = vma_groups__load(m->db, m->meta.cap, m->snaps[si].id, &g, &ng);
+	if (err)
+		return err;
+	if (ng) {
+		m->groups = calloc(ng, sizeof(*m->groups));
+		if (!m->groups) {
+			vma_groups__free(g, ng);
+			return -ENOMEM;
+		}
+	}
+	for (k = 0; k < ng; k++) {
+		struct rm_vma_group *r = &m->groups[k];
 
-		err = grow((void **)&m->groups, &cap, m->ngroups, sizeof(*m->groups));
-		if (err)
-			goto cleanup;
-		g = &m->groups[m->ngroups++];
-		col_str(st, 0, g->name, sizeof(g->name));
-		g->vmas = col(st, 1);
-		g->size = col(st, 2);
-		g->rss = col(st, 3);
-		g->pss = col(st, 4);
-		g->uss = col(st, 5);
-		g->swap = col(st, 6);
+		snprintf(r->name, sizeof(r->name), "%s", g[k].name);
+		r->vmas = g[k].vmas;
+		r->size = g[k].v[VMA_SIZE];
+		r->rss = g[k].v[VMA_RSS];
+		r->pss = g[k].v[VMA_PSS];
+		r->uss = g[k].v[VMA_USS];
+		r->swap = g[k].v[VMA_SWAP];
 	}
-	if (rc != SQLITE_DONE) {
-		err = -EIO;
-		goto cleanup;
-	}
-	if (m->ngroups)
-		qsort(m->groups, m->ngroups, sizeof(*m->groups), cmp_group);
+	m->ngroups = ng;
+	vma_groups__free(g, ng);
 	m->groups_snap = m->snaps[si].id;
 done:
 	*out = m->groups;
 	*n = m->ngroups;
-cleanup:
-	sqlite3_finalize(st);
-	return err;
+	return 0;
 }
 
 int replay_model__vmas(struct replay_model *m, size_t si, const char *group, struct rm_vma **out,
