@@ -9,13 +9,14 @@
  *
  * Attaching (the constructor): PTOP_PRELOAD_FD names the memfd the recorder made before
  * the fork. The library maps it only when it is a memfd holding the right magic, the
- * recorder has switched the lane on, and the pid the recorder wrote is this process's;
- * anywhere else it stays inert (every call goes straight to the real function). Then it
- * closes the descriptor and takes its variables out of the environment, putting back the
- * command's own LD_PRELOAD, so that the programs the command runs do not load it: the
- * recorder follows only the launched process. A fork child stays inert (pthread_atfork);
- * an exec in the recorded process starts a program without the library (its figures stop
- * there).
+ * recorder has switched the lane on, and the pid the recorder wrote is this process's.
+ * Anywhere else it stays inert (every call goes straight to the real function) and takes
+ * its variables out of the environment, putting back the command's own LD_PRELOAD, so
+ * that what that process runs does not load it: the recorder follows only the launched
+ * process. A fork child of the recorded process becomes inert the same way
+ * (pthread_atfork), and closes the descriptor. The recorded process itself keeps both, so
+ * that a program it execs in its place (a wrapper such as taskset or env ending in exec)
+ * attaches again: the old program's live blocks are dropped then (PL_REC_EXEC).
  *
  * Cost on the hot path: a thread-local depth guard, the real call, a few counter adds
  * in the thread's own slot, the sampler's countdown, a coarse clock read and a
@@ -528,13 +529,8 @@ ALIGNED(pvalloc, HP_PVALLOC, (size_t n), (n), n)
 
 /* ------------------------------------------------------------------ attach */
 
-static void after_fork_child(void)
-{
-	__atomic_store_n(&active, 0, __ATOMIC_RELAXED);
-}
-
-/* Put the command's own LD_PRELOAD back and drop our variables, so that what it runs
- * does not load the library. */
+/* Put the command's own LD_PRELOAD back and drop our variables, so that what this
+ * process runs does not load the library. */
 static void restore_env(void)
 {
 	const char *own = getenv(PL_ENV_LD_PRELOAD);
@@ -545,6 +541,42 @@ static void restore_env(void)
 		unsetenv("LD_PRELOAD");
 	unsetenv(PL_ENV_LD_PRELOAD);
 	unsetenv(PL_ENV_FD);
+}
+
+static int shm_fd = -1;
+
+/* A fork child is not recorded: inert, and what it execs does not load the library. */
+static void after_fork_child(void)
+{
+	__atomic_store_n(&active, 0, __ATOMIC_RELAXED);
+	restore_env();
+	if (shm_fd >= 0)
+		close(shm_fd);
+	shm_fd = -1;
+}
+
+/* The recorded process exec'd and this is its new program: the old one's blocks are
+ * gone. Empty the live table and the live counters, give the old threads' slots back,
+ * and tell the recorder (its sampled blocks of the old program are gone too). */
+static void after_exec(void)
+{
+	struct pl_slot *slots = pl_slots(shm);
+	uint64_t *r;
+	int i;
+
+	memset(live, 0, shm->live_cap * sizeof(*live));
+	for (i = 0; i < PL_SLOTS; i++) {
+		__atomic_store_n(&slots[i].c.live_count, 0, __ATOMIC_RELAXED);
+		__atomic_store_n(&slots[i].c.live_bytes, 0, __ATOMIC_RELAXED);
+		__atomic_store_n(&slots[i].used, 0, __ATOMIC_RELEASE);
+	}
+	r = pl_ring_reserve(shm, 16);
+	if (r) {
+		r[1] = (uint64_t)getpid();
+		pl_ring_commit(r, 16, PL_REC_EXEC);
+	} else {
+		__atomic_fetch_add(&slots[0].c.ring_lost, 1, __ATOMIC_RELAXED);
+	}
 }
 
 __attribute__((constructor(101))) static void pl_init(void)
@@ -561,27 +593,41 @@ __attribute__((constructor(101))) static void pl_init(void)
 	if (!v || !*v)
 		return;
 	fd = strtol(v, &end, 10);
-	restore_env();
-	if (*end || fd < 0 || fd > 1 << 20)
-		return;
-	/* only the recorder's memfd: sealable, big enough, the magic, this pid */
-	if (fcntl((int)fd, F_GET_SEALS) < 0 || fstat((int)fd, &st) ||
-	    (uint64_t)st.st_size < sizeof(hd) || pread((int)fd, &hd, sizeof(hd), 0) != sizeof(hd) ||
-	    hd.magic != PL_MAGIC || hd.version != PL_VERSION || hd.size != (uint64_t)st.st_size ||
-	    hd.target_pid != getpid() || hd.state != PL_ON)
-		return;
-	m = mmap(NULL, hd.size, PROT_READ | PROT_WRITE, MAP_SHARED, (int)fd, 0);
-	close((int)fd);
-	if (m == MAP_FAILED)
-		return;
-	if (pthread_key_create(&slot_key, slot_release) ||
-	    pthread_atfork(NULL, NULL, after_fork_child)) {
-		munmap(m, hd.size);
+	if (*end || fd < 0 || fd > 1 << 20) {
+		restore_env();
 		return;
 	}
+	/* only the recorder's memfd: sealable, big enough, the magic */
+	if (fcntl((int)fd, F_GET_SEALS) < 0 || fstat((int)fd, &st) ||
+	    (uint64_t)st.st_size < sizeof(hd) || pread((int)fd, &hd, sizeof(hd), 0) != sizeof(hd) ||
+	    hd.magic != PL_MAGIC || hd.version != PL_VERSION || hd.size != (uint64_t)st.st_size) {
+		restore_env();
+		return;
+	}
+	/* ... in the process the recorder follows, with the lane on; anywhere else the
+	 * library stays inert and what this process runs does not load it */
+	if (hd.target_pid != getpid() || hd.state != PL_ON) {
+		restore_env();
+		close((int)fd);
+		return;
+	}
+	m = mmap(NULL, hd.size, PROT_READ | PROT_WRITE, MAP_SHARED, (int)fd, 0);
+	if (m == MAP_FAILED || pthread_key_create(&slot_key, slot_release) ||
+	    pthread_atfork(NULL, NULL, after_fork_child)) {
+		if (m != MAP_FAILED)
+			munmap(m, hd.size);
+		restore_env();
+		close((int)fd);
+		return;
+	}
+	/* the descriptor and the environment stay: a program this process execs (a
+	 * wrapper's exec) attaches again */
+	shm_fd = (int)fd;
 	shm = m;
 	live = pl_live(shm);
 	seen = pl_seen(shm);
+	if (__atomic_load_n(&shm->attached_pid, __ATOMIC_ACQUIRE) == getpid())
+		after_exec();
 	__atomic_store_n(&shm->attached_pid, (int32_t)getpid(), __ATOMIC_RELEASE);
 	__atomic_store_n(&active, 1, __ATOMIC_RELEASE);
 }

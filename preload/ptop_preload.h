@@ -122,6 +122,7 @@ enum pl_rec_type {
 	PL_REC_ALLOC = 2,
 	PL_REC_FREE = 3,
 	PL_REC_STACK = 4,
+	PL_REC_EXEC = 5,	/* the recorded process exec'd: its old blocks are gone */
 };
 
 static inline uint64_t pl_rec_word(uint32_t len, uint32_t type)

@@ -13,6 +13,7 @@
 #include "proto/capture.h"
 #include "proto/version.h"
 #include "record/procfs.h"
+#include "record/heap_preload.h"
 #include "record/record.h"
 
 static uint64_t clock_ns(clockid_t id)
@@ -118,6 +119,7 @@ int record_write_header(struct capture_writer *w, const struct record_header_in 
 	options.leak_age_ns = o->leak_age_ns;
 	options.heap_events = o->heap_events;
 	options.smaps_budget_ns = o->smaps_budget_ns;
+	options.heap_lane = (char *)heap_lane__name(o->heap_lane);
 	options.n_disabled = o->n_disabled;
 	options.disabled = o->disabled;
 	options.n_enabled = o->n_enabled;

@@ -560,6 +560,23 @@ static void on_free(struct heap_preload *p, const struct pl_ev_free *e)
 	samp_remove(p, s);
 }
 
+/* The recorded process exec'd: the sampled blocks of its old program are gone (not
+ * freed: no lifetime for them). */
+static void on_exec(struct heap_preload *p)
+{
+	size_t i;
+
+	for (i = 0; i < HPL_SAMPLE_CAP; i++) {
+		struct hpl_sample *s = &p->samp[i];
+
+		if (!s->addr)
+			continue;
+		p->cur[s->site].live_count -= s->credit_count;
+		p->cur[s->site].live_bytes -= s->credit_bytes;
+	}
+	memset(p->samp, 0, HPL_SAMPLE_CAP * sizeof(*p->samp));
+}
+
 /* Read up to MAX records from the ring. Returns how many. Under p->mu. */
 static size_t drain(struct heap_preload *p, size_t max)
 {
@@ -588,6 +605,9 @@ static size_t drain(struct heap_preload *p, size_t max)
 				stack_add(p, s);
 			break;
 		}
+		case PL_REC_EXEC:
+			on_exec(p);
+			break;
 		default:
 			break;	/* a pad */
 		}

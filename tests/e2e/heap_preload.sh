@@ -8,8 +8,9 @@
 #     the module is the library, the probe detail names the lane; no stack written twice.
 #   heap_kinds: realloc growth, calloc and the aligned allocators, site by site.
 #   default sampling: leak_pages first by live within the stated bound (see heap_report.sh).
-#   the environment: the command sees its own LD_PRELOAD and none of the library's
-#     variables, so what it runs does not load the library.
+#   the environment: a child of the command sees its own LD_PRELOAD and none of the
+#     library's variables (what the command runs is not recorded); a wrapper that execs
+#     the program in its place (sh -c "exec heap_leak") gets the program measured.
 #   --heap-lane preload with --pid: a usage error (exit 2) that says why.
 # With eBPF (root): a static executable (heap_static), one with its own malloc
 # (heap_own_malloc) and a Go program fall back to the uprobe lane, and the probe detail
@@ -120,14 +121,22 @@ assert_le "sampled: leak_pages live bytes (B + 7 S)" "$((4096000 + 7 * S))" "$li
 assert_eq "sampled: total allocations exact" True \
 	"$(jget "$TMP/s.json" "j['totals']['alloc_count'] >= 1001000")"
 
-# ---- the command's environment: its own LD_PRELOAD, none of ours, for what it runs
+# ---- what the command runs does not load the library; what it execs in its place does
 own=$(readlink -f /lib/x86_64-linux-gnu/libm.so.6 2>/dev/null || true)
 [ -n "$own" ] && [ -e "$own" ] || own=$(ldconfig -p | awk '/libm\.so\.6 / { print $NF; exit }')
 LD_PRELOAD=$own "$REC" --quiet --no-ebpf --enable heap --heap-lane preload -o "$TMP/env.ptop" \
-	-- sh -c 'echo "LD=[$LD_PRELOAD]"; env | grep -c "^PTOP_PRELOAD" || true' > "$TMP/env.out"
-assert_eq "the command's LD_PRELOAD" "LD=[$own]" "$(head -1 "$TMP/env.out")"
-assert_eq "the library's variables left" 0 "$(tail -1 "$TMP/env.out")"
+	-- sh -c 'sh -c "echo LD=[\$LD_PRELOAD]; env | grep -c ^PTOP_PRELOAD || true"' > "$TMP/env.out"
+assert_eq "a child's LD_PRELOAD: its own" "LD=[$own]" "$(head -1 "$TMP/env.out")"
+assert_eq "a child's variables of the library" 0 "$(tail -1 "$TMP/env.out")"
 assert_eq "env: lane" preload "$(q "$TMP/env.ptop" "select group_concat(distinct lane) from heap_snapshot")"
+# a wrapper that execs the program in its place (the same process): the program is measured
+"$REC" --quiet --no-ebpf --enable heap --heap-lane preload --heap-sample-bytes 0 \
+	-o "$TMP/exec.ptop" -- sh -c "exec $FIX/heap_leak" >/dev/null
+"$ANA" report heap --by live --format json "$TMP/exec.ptop" > "$TMP/exec.json"
+assert_eq "exec: first by live" leak_pages "$(jget "$TMP/exec.json" "j['sites'][0]['func']")"
+assert_eq "exec: leak_pages live bytes" 4096000 "$(jget "$TMP/exec.json" "j['sites'][0]['live_bytes']")"
+assert_eq "exec: churn's allocations" 1000000 \
+	"$(site "$TMP/exec.ptop" heap_leak churn 'sum(h.alloc_count)')"
 
 # ---- usage
 expect_exit 2 "$REC" --enable heap --heap-lane preload --pid $$ -o "$TMP/x.ptop"
