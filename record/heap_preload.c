@@ -40,6 +40,7 @@ extern const struct collector_ops heap_collector;
 #define HPL_SAMPLE_CAP (1u << 20)	/* sampled live blocks (HP_LIVE_MAX) */
 #define HPL_EVENTS_MAX (1u << 17)	/* --heap-events records kept between polls */
 #define HPL_DRAIN_BATCH 65536
+#define HPL_PAGE 4096u
 
 struct hpl_stack {
 	uint64_t hash;		/* 0: empty */
@@ -105,6 +106,7 @@ struct heap_preload {
 	Ptop__V1__HeapSite *hs;
 	Ptop__V1__HeapSite **hsp;
 	struct cp_stack_table *table;
+	unsigned char *resident;	/* mincore() of the live table, a byte a page */
 	uint64_t prev_ns;
 	bool attached;
 };
@@ -738,6 +740,8 @@ static void hpl_stop(struct collector *c)
 	free(p->row_site);
 	free(p->hs);
 	free(p->hsp);
+	free(p->resident);
+	p->resident = NULL;
 	p->stacks = NULL;
 	p->sites = NULL;
 	p->cur = NULL;
@@ -862,10 +866,21 @@ static void walk_live(struct heap_preload *p, uint64_t now_ns, uint64_t leak_age
 
 	*leak_bytes = 0;
 	*leak_count = 0;
+	/* only the table's pages the library touched: reading a hole of the memfd
+	 * would make it memory */
+	if (!p->resident)
+		p->resident = calloc(p->live_cap * sizeof(struct pl_live) / HPL_PAGE + 1, 1);
+	if (p->resident && mincore(p->live, p->live_cap * sizeof(struct pl_live), p->resident))
+		memset(p->resident, 1, p->live_cap * sizeof(struct pl_live) / HPL_PAGE);
 	for (i = 0; i < p->live_cap; i++) {
 		const struct pl_live *l = &p->live[i];
-		uint64_t a = __atomic_load_n(&l->addr, __ATOMIC_ACQUIRE), t;
+		uint64_t a, t;
 
+		if (p->resident && !(p->resident[i * sizeof(*l) / HPL_PAGE] & 1)) {
+			i += HPL_PAGE / sizeof(*l) - 1;	/* the rest of this page */
+			continue;
+		}
+		a = __atomic_load_n(&l->addr, __ATOMIC_ACQUIRE);
 		if (a <= PL_LIVE_BUSY)
 			continue;
 		t = l->time_ns;

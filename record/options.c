@@ -509,6 +509,13 @@ int record_opts__parse(struct record_opts *o, int argc, char **argv,
 			prog);
 		return -EINVAL;
 	}
+	if (o->heap_lane == HEAP_LANE_PRELOAD &&
+	    (!record_opts__enabled(o, "heap") || record_opts__disabled(o, "heap"))) {
+		set_err(err, errlen,
+			"--heap-lane preload chooses how the heap collector runs, which is off: "
+			"add --enable heap");
+		return -EINVAL;
+	}
 	if (o->heap_lane == HEAP_LANE_PRELOAD && !o->cmd) {
 		set_err(err, errlen,
 			"--heap-lane preload needs a command that ptop-record starts (-- COMMAND): "

@@ -409,22 +409,28 @@ static void test_11_options(void **state)
 {
 	struct record_opts o;
 	char err[512];
-	char *a1[] = { "ptop-record", "--heap-lane", "preload", "--pid", "1", NULL };
-	char *a2[] = { "ptop-record", "--heap-lane", "preload", "--", "true", NULL };
+	char *a1[] = { "ptop-record", "--enable", "heap", "--heap-lane", "preload", "--pid", "1",
+		       NULL };
+	char *a2[] = { "ptop-record", "--enable", "heap", "--heap-lane", "preload", "--", "true",
+		       NULL };
 	char *a3[] = { "ptop-record", "--heap-lane", "ebpf", "--", "true", NULL };
 	char *a4[] = { "ptop-record", "--", "true", NULL };
+	char *a5[] = { "ptop-record", "--heap-lane", "preload", "--", "true", NULL };
 
 	(void)state;
-	assert_int_equal(record_opts__parse(&o, 5, a1, NULL, err, sizeof(err)), -EINVAL);
+	assert_int_equal(record_opts__parse(&o, 7, a1, collector_table, err, sizeof(err)), -EINVAL);
 	assert_non_null(strstr(err, "--heap-lane preload needs a command"));
 	record_opts__free(&o);
-	assert_int_equal(record_opts__parse(&o, 5, a2, NULL, err, sizeof(err)), 0);
+	assert_int_equal(record_opts__parse(&o, 5, a5, collector_table, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "add --enable heap"));
+	record_opts__free(&o);
+	assert_int_equal(record_opts__parse(&o, 7, a2, collector_table, err, sizeof(err)), 0);
 	assert_int_equal(o.heap_lane, HEAP_LANE_PRELOAD);
 	record_opts__free(&o);
-	assert_int_equal(record_opts__parse(&o, 5, a3, NULL, err, sizeof(err)), -EINVAL);
+	assert_int_equal(record_opts__parse(&o, 5, a3, collector_table, err, sizeof(err)), -EINVAL);
 	assert_non_null(strstr(err, "auto, uprobe or preload"));
 	record_opts__free(&o);
-	assert_int_equal(record_opts__parse(&o, 3, a4, NULL, err, sizeof(err)), 0);
+	assert_int_equal(record_opts__parse(&o, 3, a4, collector_table, err, sizeof(err)), 0);
 	assert_int_equal(o.heap_lane, HEAP_LANE_AUTO);
 	record_opts__free(&o);
 }

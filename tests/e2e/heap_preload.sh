@@ -6,12 +6,14 @@
 #     bytes, all freed), report leaks (--leak-age 1s) names leak_pages and not churn,
 #     frame 1 of the sites' stacks is the caller; the snapshots say lane "preload" and
 #     the module is the library, the probe detail names the lane; no stack written twice.
-#   heap_kinds: realloc growth, calloc and the aligned allocators, site by site.
+#   heap_kinds: realloc growth, calloc and the aligned allocators, site by site; with
+#     --heap-events, the sampled allocations and frees as events with their stacks.
 #   default sampling: leak_pages first by live within the stated bound (see heap_report.sh).
 #   the environment: a child of the command sees its own LD_PRELOAD and none of the
 #     library's variables (what the command runs is not recorded); a wrapper that execs
 #     the program in its place (sh -c "exec heap_leak") gets the program measured.
-#   --heap-lane preload with --pid: a usage error (exit 2) that says why.
+#   --heap-lane preload with --pid, or without --enable heap: a usage error (exit 2)
+#     that says why.
 # With eBPF (root): a static executable (heap_static), one with its own malloc
 # (heap_own_malloc) and a Go program fall back to the uprobe lane, and the probe detail
 # says so and why.
@@ -95,8 +97,16 @@ assert_eq "leaks: churn is not" False \
 	"$(jget "$TMP/leaks.json" "'churn' in [s['func'] for s in j['suspects']]")"
 
 # ---- heap_kinds
-rec heap_kinds --heap-sample-bytes 0
+rec heap_kinds --heap-sample-bytes 0 --heap-events
 K=$TMP/heap_kinds.ptop
+# --heap-events: every sampled allocation and free, each naming its function and stack
+assert_ge "events: realloc allocations" 17 \
+	"$(q "$K" "select count(*) from heap_event where kind = 'alloc' and function = 'realloc'")"
+assert_ge "events: callocs" 100 \
+	"$(q "$K" "select count(*) from heap_event where kind = 'alloc' and function = 'calloc'")"
+assert_ge "events: frees" 16 "$(q "$K" "select count(*) from heap_event where kind = 'free'")"
+assert_eq "events: without a stack" 0 "$(q "$K" "select count(*) from heap_event where stack_id is null")"
+assert_eq "events: lost" 0 "$(q "$K" "select coalesce(sum(lost), 0) from drop_notice")"
 assert_eq "grow: reallocs" 17 "$(site "$K" heap_kinds grow 'sum(h.alloc_count)')"
 assert_eq "grow: bytes" 2097136 "$(site "$K" heap_kinds grow 'sum(h.alloc_bytes)')"
 assert_eq "grow: blocks freed by realloc" 16 "$(site "$K" heap_kinds grow 'sum(h.freed_count)')"
@@ -141,6 +151,8 @@ assert_eq "exec: churn's allocations" 1000000 \
 # ---- usage
 expect_exit 2 "$REC" --enable heap --heap-lane preload --pid $$ -o "$TMP/x.ptop"
 grep -q 'preload needs a command' "$TMP/err" || fail "the usage error does not say why"
+expect_exit 2 "$REC" --heap-lane preload -o "$TMP/x.ptop" -- true
+grep -q 'add --enable heap' "$TMP/err" || fail "the usage error does not say why"
 
 # ---- fallbacks (uprobe lane: needs eBPF)
 if [ "$(id -u)" = 0 ] && "$REC" --caps 2>&1 | grep -Eq '^ *heap +yes'; then
