@@ -1,8 +1,9 @@
 /* test_preload.c — the heap's preload lane: the shared ring (one thread, the wrap, a
- * record not yet committed, many producers against one consumer), the live table, the
- * sampler (exact credits, the mean interval, big allocations), the bounded frame-pointer
- * walk on a forged stack, the stack hash, and on the recorder side the command's
- * environment, the library look-up, the executable's kind and --heap-lane parsing.
+ * record not yet committed, many producers against one consumer), the live table (alone
+ * and shared by threads), the sampler (exact credits, the mean interval, big
+ * allocations), the bounded frame-pointer walk on a forged stack, the stack hash, and on
+ * the recorder side the command's environment, the library look-up, the executable's
+ * kind and --heap-lane parsing.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -232,6 +233,63 @@ static void test_05_live_table(void **state)
 	free(t);
 }
 
+#define LIVE_THREADS 4
+#define LIVE_ADDRS 1000
+
+struct live_arg {
+	struct pl_live *t;
+	uint64_t cap;
+	uint64_t id;
+	uint64_t failures;
+};
+
+/* Threads whose addresses are neighbours (slots next to each other's), each adding and
+ * taking out its own blocks many times: every block it added, it finds again. */
+static void *live_worker(void *arg)
+{
+	struct live_arg *a = arg;
+	struct pl_live e, old;
+	uint64_t r, i;
+
+	for (r = 0; r < 200; r++) {
+		for (i = 0; i < LIVE_ADDRS; i++) {
+			uint64_t addr = 0x10000 + (i * LIVE_THREADS + a->id) * 16;
+
+			a->failures += pl_live_insert(a->t, a->cap, addr, i + 1, r, &old) != 0;
+		}
+		for (i = 0; i < LIVE_ADDRS; i++) {
+			uint64_t addr = 0x10000 + (i * LIVE_THREADS + a->id) * 16;
+
+			if (pl_live_remove(a->t, a->cap, addr, &e) || e.size != i + 1)
+				a->failures++;
+		}
+	}
+	return NULL;
+}
+
+static void test_05b_live_table_threads(void **state)
+{
+	const uint64_t cap = 1u << 14;
+	struct pl_live *t = calloc(cap, sizeof(*t));
+	pthread_t th[LIVE_THREADS];
+	struct live_arg a[LIVE_THREADS];
+	uint64_t i;
+
+	(void)state;
+	assert_non_null(t);
+	for (i = 0; i < LIVE_THREADS; i++) {
+		a[i] = (struct live_arg){ .t = t, .cap = cap, .id = i };
+		assert_int_equal(pthread_create(&th[i], NULL, live_worker, &a[i]), 0);
+	}
+	for (i = 0; i < LIVE_THREADS; i++) {
+		pthread_join(th[i], NULL);
+		assert_int_equal(a[i].failures, 0);
+	}
+	for (i = 0; i < cap; i++)
+		assert_true(t[i].addr == PL_LIVE_EMPTY || t[i].addr == PL_LIVE_TOMB);
+	free(t);
+}
+
 static void test_06_sampler(void **state)
 {
 	uint32_t table[PL_EXP_TABLE];
@@ -443,6 +501,7 @@ int main(void)
 		cmocka_unit_test(test_03_ring_bad_length),
 		cmocka_unit_test(test_04_ring_many_producers),
 		cmocka_unit_test(test_05_live_table),
+		cmocka_unit_test(test_05b_live_table_threads),
 		cmocka_unit_test(test_06_sampler),
 		cmocka_unit_test(test_07_walk),
 		cmocka_unit_test(test_08_stack_hash_and_seen),
