@@ -15,7 +15,10 @@
 #   ptop-noheap ptop-record --pid, the default (heap is off) } lists a heap collector
 #   ptop-heap   ptop-record --pid, the heap collector alone }
 #   ptop-heap0  the same with --heap-sample-bytes 0 (every allocation's stack)
-#   ptop-preload ptop-record --heap-lane preload -- WORKLOAD, when --help offers it
+#   ptop-preload ptop-record --heap-lane preload -- WORKLOAD, when --help offers it: the
+#               heap collector alone, libptop-preload.so in the workload's LD_PRELOAD
+#   ptop-preload0 the same with --heap-sample-bytes 0 (every allocation's stack, through
+#               the shared ring to the recorder)
 # Each configuration runs RUNS times (default 5) per rate, interleaved round by round so
 # drift hits all alike; the tables show medians, ratios to "none" and "floor", and the
 # CPU added per allocation. The noise floor is read from the 0-allocation row, where no
@@ -68,7 +71,8 @@ cleanup() {
 }
 trap cleanup EXIT
 
-configs=(none floor heaptrack bpftrace ptop-all ptop-noheap ptop-heap ptop-heap0 ptop-preload)
+configs=(none floor heaptrack bpftrace ptop-all ptop-noheap ptop-heap ptop-heap0 ptop-preload
+	ptop-preload0)
 declare -A note
 command -v heaptrack >/dev/null 2>&1 ||
 	note[heaptrack]="n/a (heaptrack is not installed: apt-get install heaptrack)"
@@ -84,11 +88,15 @@ else
 	# every collector but heap, as ptop-record --caps lists them
 	others=$("$REC" --caps 2>/dev/null | awk '/^collectors/ { on = 1; next }
 		on && /^  [a-z]/ { if ($1 != "heap") print $1; next } on { exit }' | paste -sd, -)
-	"$REC" --help 2>&1 | grep -q -- '--heap-lane' ||
+	if ! "$REC" --help 2>&1 | grep -q -- '--heap-lane'; then
 		note[ptop-preload]="n/a (ptop-record has no --heap-lane preload)"
+		note[ptop-preload0]=${note[ptop-preload]}
+	fi
 fi
 if [ -n "$why" ]; then
-	for c in ptop-all ptop-noheap ptop-heap ptop-heap0 ptop-preload; do note[$c]=$why; done
+	for c in ptop-all ptop-noheap ptop-heap ptop-heap0 ptop-preload ptop-preload0; do
+		note[$c]=$why
+	done
 fi
 run_cfgs=()
 for c in "${configs[@]}"; do [ -z "${note[$c]:-}" ] && run_cfgs+=("$c"); done
@@ -117,9 +125,12 @@ run_one() {
 			>"$out" 2>"$t_err" || echo "overhead_heap: heaptrack: $(tail -c 300 "$t_err")" >&2
 		rm -f "$tmp"/ht*
 		ok=1 ;;
-	ptop-preload)
+	ptop-preload | ptop-preload0)
+		local every=()
+		[ "$cfg" = ptop-preload0 ] && every=(--heap-sample-bytes 0)
 		"${tr_pin[@]}" "$REC" --quiet --enable heap --disable "$others" --heap-lane preload \
-			-o "$tmp/run.ptop" --force -- "$W" -r "$rate" -d "$DUR" "${wl_cpu[@]}" \
+			"${every[@]}" -o "$tmp/run.ptop" --force -- "$W" -r "$rate" -d "$DUR" \
+			"${wl_cpu[@]}" \
 			>"$out" 2>"$t_err" || echo "overhead_heap: $cfg: $(tail -c 300 "$t_err")" >&2
 		ok=1 ;;
 	*)

@@ -19,9 +19,9 @@
  * attaches again: the old program's live blocks are dropped then (PL_REC_EXEC).
  *
  * Cost on the hot path: a thread-local depth guard, the real call, a few counter adds
- * in the thread's own slot, the sampler's countdown, a coarse clock read and a
- * compare-and-swap in the live table (another to free). A sampled allocation adds the
- * frame-pointer walk and one ring record. When the ring is full the producer waits
+ * in the thread's own slot, the sampler's countdown, the recorder's clock (a word it
+ * writes every millisecond) and a compare-and-swap in the live table (another to
+ * free). A sampled allocation adds the frame-pointer walk and one ring record. When the ring is full the producer waits
  * (sched_yield, then short sleeps) up to PL_WAIT_NS for the recorder to make room, so
  * that an exact recording (--heap-sample-bytes 0) stays exact; past that it drops the
  * record and counts it (ring_lost), so that a stopped recorder never hangs the command.
@@ -299,7 +299,9 @@ static void on_alloc(uint32_t func, void *p, size_t size, uint64_t ip0, void *fp
 		if (!send_stack(c, hash, ips, n))
 			e = reserve(c, sizeof(*e));
 	}
-	t = now_ns(e ? CLOCK_MONOTONIC : CLOCK_MONOTONIC_COARSE);
+	t = e ? now_ns(CLOCK_MONOTONIC) : __atomic_load_n(&shm->now_ns, __ATOMIC_RELAXED);
+	if (unlikely(!t))
+		t = now_ns(CLOCK_MONOTONIC_COARSE);
 	r = pl_live_insert(live, shm->live_cap, (uint64_t)(uintptr_t)p,
 			   sz | (e ? PL_LIVE_SAMPLED : 0), t, &old);
 	if (r == 1) {

@@ -85,7 +85,8 @@ struct pl_slot {
 struct pl_live {
 	uint64_t addr;		/* PL_LIVE_EMPTY, PL_LIVE_TOMB, PL_LIVE_BUSY or the address */
 	uint64_t size;		/* PL_LIVE_SAMPLED: the allocation went to the ring */
-	uint64_t time_ns;	/* CLOCK_MONOTONIC (coarse unless sampled) at the allocation */
+	uint64_t time_ns;	/* CLOCK_MONOTONIC at the allocation (to a millisecond or so
+				 * unless sampled: pl_header.now_ns) */
 	uint64_t pad;
 };
 #define PL_LIVE_EMPTY 0ull
@@ -112,6 +113,9 @@ struct pl_header {
 	uint32_t exp_table[PL_EXP_TABLE];	/* -ln(u) quantiles x 2^16 (heap__exp_table) */
 	uint64_t head __attribute__((aligned(64)));	/* bytes reserved, ever */
 	uint64_t tail __attribute__((aligned(64)));	/* bytes consumed, ever */
+	/* CLOCK_MONOTONIC, written by the recorder about every millisecond: the time of
+	 * the allocations that take no stack (a clock read saved on each) */
+	uint64_t now_ns __attribute__((aligned(64)));
 	uint64_t pad[7];
 };
 

@@ -626,6 +626,7 @@ static void *consumer(void *arg)
 	size_t n;
 
 	while (!__atomic_load_n(&p->stop, __ATOMIC_ACQUIRE)) {
+		__atomic_store_n(&p->h->now_ns, rec_now_ns(), __ATOMIC_RELAXED);
 		pthread_mutex_lock(&p->mu);
 		n = drain(p, HPL_DRAIN_BATCH);
 		pthread_mutex_unlock(&p->mu);
@@ -792,6 +793,7 @@ static int hpl_start(struct collector *c)
 	}
 	p->thread_started = true;
 	p->prev_ns = rec_now_ns();
+	__atomic_store_n(&p->h->now_ns, p->prev_ns, __ATOMIC_RELAXED);
 	/* the library attaches when the command starts, from now on */
 	__atomic_store_n(&p->h->state, PL_ON, __ATOMIC_RELEASE);
 	return 0;
