@@ -30,7 +30,7 @@
 # it, emulated, reached by free(NULL) too) and free+auto (the collector's choice, +9 on
 # Debian 12's glibc). RATES="" runs only these.
 # Needs root. Build folder from $PTOP_BUILD (default build); DUR (default 1) seconds a
-# run. With 2+ CPUs the workload is pinned to the last CPU and the tracers to the others.
+# run; CONFIGS (default all) the configurations to run, by the names above. With 2+ CPUs the workload is pinned to the last CPU and the tracers to the others.
 #
 #   make B=build build/bench/workload_alloc build/bench/bench_uprobe_floor && \
 #        PTOP_BUILD=build bash bench/overhead_heap.sh
@@ -88,7 +88,9 @@ else
 	# every collector but heap, as ptop-record --caps lists them
 	others=$("$REC" --caps 2>/dev/null | awk '/^collectors/ { on = 1; next }
 		on && /^  [a-z]/ { if ($1 != "heap") print $1; next } on { exit }' | paste -sd, -)
-	if ! "$REC" --help 2>&1 | grep -q -- '--heap-lane'; then
+	# (not "--help | grep -q": grep may quit first, and pipefail takes the SIGPIPE)
+	help=$("$REC" --help 2>&1)
+	if ! grep -q -- '--heap-lane' <<<"$help"; then
 		note[ptop-preload]="n/a (ptop-record has no --heap-lane preload)"
 		note[ptop-preload0]=${note[ptop-preload]}
 	fi
@@ -96,6 +98,12 @@ fi
 if [ -n "$why" ]; then
 	for c in ptop-all ptop-noheap ptop-heap ptop-heap0 ptop-preload ptop-preload0; do
 		note[$c]=$why
+	done
+fi
+# CONFIGS="none heaptrack ptop-preload ...": only these rows (default: all)
+if [ -n "${CONFIGS:-}" ]; then
+	for c in "${configs[@]}"; do
+		[[ " $CONFIGS " == *" $c "* ]] || note[$c]="not run (CONFIGS)"
 	done
 fi
 run_cfgs=()
