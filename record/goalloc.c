@@ -333,8 +333,8 @@ static int ga_poll(struct collector *c, uint64_t now_ns, unsigned flags)
 	struct heap_census census;
 	struct hp_site_key key, next;
 	struct heap_stack_src src;
-	uint64_t interval, *a, *b, *x;
-	size_t nrows = 0, k = 0, w;
+	uint64_t interval;
+	size_t nrows = 0, k = 0;
 	void *prev = NULL;
 	int sfd, err, guard = 0;
 
@@ -346,18 +346,13 @@ static int ga_poll(struct collector *c, uint64_t now_ns, unsigned flags)
 				   sizeof(sum) / sizeof(uint64_t));
 	if (err)
 		goto read_err;
-	a = (uint64_t *)&sum;
-	b = (uint64_t *)&p->prev;
-	x = (uint64_t *)&d;
-	for (w = 0; w < sizeof(sum) / sizeof(uint64_t); w++)
-		x[w] = a[w] - b[w];
-	p->prev = sum;
+	heap__counters_delta((const uint64_t *)&sum, (uint64_t *)&p->prev, (uint64_t *)&d,
+			     sizeof(sum) / sizeof(uint64_t));
 
 	sfd = bpf_map__fd(p->skel->maps.ga_sites);
 	while (guard++ < 2 * HP_SITE_ENTRIES && bpf_map_get_next_key(sfd, prev, &next) == 0) {
 		struct hp_site cur;
 		struct heap_usite *s;
-		struct heap_site_row *r;
 
 		key = next;
 		prev = &key;
@@ -366,12 +361,7 @@ static int ga_poll(struct collector *c, uint64_t now_ns, unsigned flags)
 		s = heap_usites__get(p->sites, GA_USITE_CAP, &key);
 		if (!s)
 			continue;
-		r = &p->rows[nrows];
-		memset(r, 0, sizeof(*r));
-		r->alloc_count = cur.alloc_count - s->prev.alloc_count;
-		r->alloc_bytes = cur.alloc_bytes - s->prev.alloc_bytes;
-		r->index = (uint32_t)nrows;
-		s->prev = cur;
+		heap__site_row(&p->rows[nrows], s, &cur, (uint32_t)nrows, false);
 		p->row_site[nrows] = (size_t)(s - p->sites);
 		nrows++;
 	}
@@ -386,18 +376,10 @@ static int ga_poll(struct collector *c, uint64_t now_ns, unsigned flags)
 
 	interval = now_ns > p->prev_ns ? now_ns - p->prev_ns : 0;
 	p->prev_ns = now_ns;
-	hs.lane = "go";
-	hs.module = p->path;
-	hs.sample_bytes = ctx->heap_sample_bytes;
-	hs.live_measured = false;	/* live, frees, lifetimes, leaks: 0 = not measured */
+	/* live, frees, lifetimes, leaks: 0 = not measured */
+	heap__snapshot_init(&hs, ctx, "go", p->path, false, &census, p->hsp, k);
 	hs.alloc_count = d.alloc_count;
 	hs.alloc_bytes = d.alloc_bytes;
-	hs.leak_age_ns = ctx->leak_age_ns;
-	hs.n_sites = k;
-	hs.sites = k ? p->hsp : NULL;
-	hs.total_call_sites = census.total_call_sites;
-	hs.omitted_alloc_count = census.omitted_alloc_count;
-	hs.omitted_alloc_bytes = census.omitted_alloc_bytes;
 	hs.stack_failures = d.stack_failures + d.site_full;
 	ev.payload_case = PTOP__V1__EVENT__PAYLOAD_HEAP;
 	ev.heap = &hs;

@@ -864,6 +864,48 @@ cleanup:
 	return err ? err : -EINVAL;
 }
 
+void heap__counters_delta(const uint64_t *now, uint64_t *prev, uint64_t *delta, size_t words)
+{
+	for (size_t w = 0; w < words; w++) {
+		delta[w] = now[w] - prev[w];
+		prev[w] = now[w];
+	}
+}
+
+void heap__site_row(struct heap_site_row *r, struct heap_usite *s, const struct hp_site *cur,
+		    uint32_t index, bool live)
+{
+	memset(r, 0, sizeof(*r));
+	r->alloc_count = cur->alloc_count - s->prev.alloc_count;
+	r->alloc_bytes = cur->alloc_bytes - s->prev.alloc_bytes;
+	if (live) {
+		r->freed_count = cur->freed_count - s->prev.freed_count;
+		r->lifetime_ns_sum = cur->lifetime_ns_sum - s->prev.lifetime_ns_sum;
+		r->live_count = heap__live_total(cur->live_count);
+		r->live_bytes = heap__live_total(cur->live_bytes);
+		r->oldest_live_ns = r->live_count ? s->oldest : 0;
+	}
+	r->index = index;
+	s->prev = *cur;
+}
+
+void heap__snapshot_init(Ptop__V1__HeapSnapshot *hs, const struct rec_ctx *ctx, const char *lane,
+			 const char *module, bool live_measured, const struct heap_census *census,
+			 Ptop__V1__HeapSite **sites, size_t k)
+{
+	hs->lane = (char *)lane;
+	hs->module = (char *)module;
+	hs->sample_bytes = ctx->heap_sample_bytes;
+	hs->live_measured = live_measured;
+	hs->leak_age_ns = ctx->leak_age_ns;
+	hs->n_sites = k;
+	hs->sites = k ? sites : NULL;
+	hs->total_call_sites = census->total_call_sites;
+	hs->omitted_alloc_count = census->omitted_alloc_count;
+	hs->omitted_alloc_bytes = census->omitted_alloc_bytes;
+	hs->omitted_live_bytes = live_measured ? census->omitted_live_bytes : 0;
+}
+
 int heap__fill_sites(struct rec_ctx *ctx, const struct heap_stack_src *src,
 		     struct cp_stack_table *table, struct heap_usite *sites,
 		     const size_t *row_site, const struct heap_site_row *rows, const bool *keep,
@@ -1043,9 +1085,9 @@ static int hp_poll(struct collector *c, uint64_t now_ns, unsigned flags)
 	struct heap_census census;
 	struct hp_site_key key, next;
 	struct heap_stack_src src;
-	uint64_t interval, leak_bytes, leak_count, *a, *b, *x;
+	uint64_t interval, leak_bytes, leak_count;
 	int sfd, err, guard = 0;
-	size_t nrows = 0, i, k = 0, w;
+	size_t nrows = 0, i, k = 0;
 	void *prev = NULL;
 
 	(void)flags;
@@ -1062,12 +1104,8 @@ static int hp_poll(struct collector *c, uint64_t now_ns, unsigned flags)
 				   sizeof(sum) / sizeof(uint64_t));
 	if (err)
 		goto read_err;
-	a = (uint64_t *)&sum;
-	b = (uint64_t *)&p->prev;
-	x = (uint64_t *)&d;
-	for (w = 0; w < sizeof(sum) / sizeof(uint64_t); w++)
-		x[w] = a[w] - b[w];
-	p->prev = sum;
+	heap__counters_delta((const uint64_t *)&sum, (uint64_t *)&p->prev, (uint64_t *)&d,
+			     sizeof(sum) / sizeof(uint64_t));
 
 	/* the sites: cumulative in the kernel, this interval's deltas here */
 	for (i = 0; i < p->cap; i++)
@@ -1079,7 +1117,6 @@ static int hp_poll(struct collector *c, uint64_t now_ns, unsigned flags)
 	while (guard++ < 2 * HP_SITE_ENTRIES && bpf_map_get_next_key(sfd, prev, &next) == 0) {
 		struct hp_site cur;
 		struct heap_usite *s;
-		struct heap_site_row *r;
 
 		key = next;
 		prev = &key;
@@ -1088,17 +1125,7 @@ static int hp_poll(struct collector *c, uint64_t now_ns, unsigned flags)
 		s = heap_usites__get(p->sites, p->cap, &key);
 		if (!s)
 			continue;
-		r = &p->rows[nrows];
-		memset(r, 0, sizeof(*r));
-		r->alloc_count = cur.alloc_count - s->prev.alloc_count;
-		r->alloc_bytes = cur.alloc_bytes - s->prev.alloc_bytes;
-		r->freed_count = cur.freed_count - s->prev.freed_count;
-		r->lifetime_ns_sum = cur.lifetime_ns_sum - s->prev.lifetime_ns_sum;
-		r->live_count = (int64_t)cur.live_count > 0 ? cur.live_count : 0;
-		r->live_bytes = (int64_t)cur.live_bytes > 0 ? cur.live_bytes : 0;
-		r->oldest_live_ns = r->live_count ? s->oldest : 0;
-		r->index = (uint32_t)nrows;
-		s->prev = cur;
+		heap__site_row(&p->rows[nrows], s, &cur, (uint32_t)nrows, true);
 		p->row_site[nrows] = (size_t)(s - p->sites);
 		nrows++;
 	}
@@ -1113,25 +1140,15 @@ static int hp_poll(struct collector *c, uint64_t now_ns, unsigned flags)
 
 	interval = now_ns > p->prev_ns ? now_ns - p->prev_ns : 0;
 	p->prev_ns = now_ns;
-	hs.lane = "uprobe";
-	hs.module = p->mod.path;
-	hs.sample_bytes = ctx->heap_sample_bytes;
-	hs.live_measured = true;
+	heap__snapshot_init(&hs, ctx, "uprobe", p->mod.path, true, &census, p->hsp, k);
 	hs.alloc_count = d.alloc_count;
 	hs.alloc_bytes = d.alloc_bytes;
 	hs.free_count = d.free_count;
 	hs.free_bytes = d.free_bytes;
-	hs.live_bytes = (int64_t)sum.live_bytes > 0 ? sum.live_bytes : 0;
-	hs.live_count = (int64_t)sum.live_count > 0 ? sum.live_count : 0;
+	hs.live_bytes = heap__live_total(sum.live_bytes);
+	hs.live_count = heap__live_total(sum.live_count);
 	hs.leak_bytes = leak_bytes;
 	hs.leak_count = leak_count;
-	hs.leak_age_ns = ctx->leak_age_ns;
-	hs.n_sites = k;
-	hs.sites = k ? p->hsp : NULL;
-	hs.total_call_sites = census.total_call_sites;
-	hs.omitted_alloc_count = census.omitted_alloc_count;
-	hs.omitted_alloc_bytes = census.omitted_alloc_bytes;
-	hs.omitted_live_bytes = census.omitted_live_bytes;
 	hs.live_untracked = d.live_untracked;
 	hs.stack_failures = d.stack_failures + d.site_full;
 	hs.free_untracked = d.free_untracked;

@@ -139,6 +139,30 @@ struct cp_stack_table;
 int heap_usite__resolve(struct rec_ctx *ctx, const struct heap_stack_src *src,
 			struct cp_stack_table *table, struct heap_usite *s);
 
+/* DELTA[i] = NOW[i] - PREV[i] for WORDS counters, then PREV = NOW: a lane's
+ * cumulative counters turned into the interval's. */
+void heap__counters_delta(const uint64_t *now, uint64_t *prev, uint64_t *delta, size_t words);
+
+/* Row R (the caller's INDEX) of site S for this interval, from the site's
+ * cumulative figures CUR and S->prev (the last poll's), which becomes CUR. Live
+ * figures (the state now, not deltas) only when LIVE: a lane that does not
+ * measure them leaves them 0. */
+void heap__site_row(struct heap_site_row *r, struct heap_usite *s, const struct hp_site *cur,
+		    uint32_t index, bool live);
+
+/* What every lane's HeapSnapshot says alike: LANE, MODULE, the sampling and the
+ * leak age from CTX, LIVE_MEASURED, the CENSUS and the K kept SITES. */
+void heap__snapshot_init(Ptop__V1__HeapSnapshot *hs, const struct rec_ctx *ctx, const char *lane,
+			 const char *module, bool live_measured, const struct heap_census *census,
+			 Ptop__V1__HeapSite **sites, size_t k);
+
+/* A live total summed over CPUs or threads, each of which may have gone below
+ * zero on its own: the sum, or 0 while it is (transiently) negative. */
+static inline uint64_t heap__live_total(uint64_t sum)
+{
+	return (int64_t)sum > 0 ? sum : 0;
+}
+
 /* The HeapSite entries of one snapshot: for each of the NROWS rows that
  * heap__select_sites KEEPs (row i is site SITES[ROW_SITE[i]]), resolve its stack
  * from SRC and fill OUT[k] with the row's figures, pointing PTRS[k] at it. *K gets

@@ -942,8 +942,8 @@ static int hpl_poll(struct collector *c, uint64_t now_ns, unsigned flags)
 	struct pl_counters sum, d;
 	struct heap_stack_src src = { site_ips, p };
 	struct heap_census census;
-	uint64_t interval, leak_bytes, leak_count, *a, *b, *x;
-	size_t nrows = 0, i, k = 0, w;
+	uint64_t interval, leak_bytes, leak_count;
+	size_t nrows = 0, i, k = 0;
 	int err = 0;
 
 	if (!p || !p->thread_started)
@@ -962,12 +962,8 @@ static int hpl_poll(struct collector *c, uint64_t now_ns, unsigned flags)
 		goto out;
 	}
 	sum_slots(p, &sum);
-	a = (uint64_t *)&sum;
-	b = (uint64_t *)&p->prev;
-	x = (uint64_t *)&d;
-	for (w = 0; w < sizeof(sum) / sizeof(uint64_t); w++)
-		x[w] = a[w] - b[w];
-	p->prev = sum;
+	heap__counters_delta((const uint64_t *)&sum, (uint64_t *)&p->prev, (uint64_t *)&d,
+			     sizeof(sum) / sizeof(uint64_t));
 
 	err = emit_events(p);
 	if (err)
@@ -976,21 +972,10 @@ static int hpl_poll(struct collector *c, uint64_t now_ns, unsigned flags)
 	for (i = 0; i < HPL_SITE_CAP && nrows < HP_SITE_ENTRIES; i++) {
 		struct heap_usite *u = &p->sites[i];
 		const struct hp_site *cur = &p->cur[i];
-		struct heap_site_row *r;
 
 		if (!u->used)
 			continue;
-		r = &p->rows[nrows];
-		memset(r, 0, sizeof(*r));
-		r->alloc_count = cur->alloc_count - u->prev.alloc_count;
-		r->alloc_bytes = cur->alloc_bytes - u->prev.alloc_bytes;
-		r->freed_count = cur->freed_count - u->prev.freed_count;
-		r->lifetime_ns_sum = cur->lifetime_ns_sum - u->prev.lifetime_ns_sum;
-		r->live_count = (int64_t)cur->live_count > 0 ? cur->live_count : 0;
-		r->live_bytes = (int64_t)cur->live_bytes > 0 ? cur->live_bytes : 0;
-		r->oldest_live_ns = r->live_count ? u->oldest : 0;
-		r->index = (uint32_t)nrows;
-		u->prev = *cur;
+		heap__site_row(&p->rows[nrows], u, cur, (uint32_t)nrows, true);
 		p->row_site[nrows++] = i;
 	}
 	err = heap__select_sites(p->rows, nrows, ctx->heap_top, p->keep, &census);
@@ -1003,25 +988,15 @@ static int hpl_poll(struct collector *c, uint64_t now_ns, unsigned flags)
 
 	interval = now_ns > p->prev_ns ? now_ns - p->prev_ns : 0;
 	p->prev_ns = now_ns;
-	hs.lane = "preload";
-	hs.module = p->lib;
-	hs.sample_bytes = ctx->heap_sample_bytes;
-	hs.live_measured = true;
+	heap__snapshot_init(&hs, ctx, "preload", p->lib, true, &census, p->hsp, k);
 	hs.alloc_count = d.alloc_count;
 	hs.alloc_bytes = d.alloc_bytes;
 	hs.free_count = d.free_count;
 	hs.free_bytes = d.free_bytes;
-	hs.live_bytes = (int64_t)sum.live_bytes > 0 ? sum.live_bytes : 0;
-	hs.live_count = (int64_t)sum.live_count > 0 ? sum.live_count : 0;
+	hs.live_bytes = heap__live_total(sum.live_bytes);
+	hs.live_count = heap__live_total(sum.live_count);
 	hs.leak_bytes = leak_bytes;
 	hs.leak_count = leak_count;
-	hs.leak_age_ns = ctx->leak_age_ns;
-	hs.n_sites = k;
-	hs.sites = k ? p->hsp : NULL;
-	hs.total_call_sites = census.total_call_sites;
-	hs.omitted_alloc_count = census.omitted_alloc_count;
-	hs.omitted_alloc_bytes = census.omitted_alloc_bytes;
-	hs.omitted_live_bytes = census.omitted_live_bytes;
 	hs.live_untracked = d.live_untracked;
 	hs.stack_failures = p->stack_unknown - p->prev_lost[2] + p->site_full - p->prev_lost[1];
 	hs.free_untracked = d.free_untracked;

@@ -280,6 +280,74 @@ static int libc_path(char *buf, size_t len)
 	return found;
 }
 
+/* The interval's row of a site from its cumulative figures, the counters' deltas, and
+ * the snapshot fields every lane shares. */
+static void test_04c_rows_and_snapshot(void **state)
+{
+	struct heap_usite s = { 0 };
+	struct hp_site cur = { .alloc_count = 10, .alloc_bytes = 1000, .live_count = 4,
+			       .live_bytes = 400, .freed_count = 6, .lifetime_ns_sum = 600 };
+	struct heap_site_row r;
+	uint64_t now[3] = { 5, 7, 9 }, prev[3] = { 1, 2, 3 }, d[3];
+	struct heap_census census = { .total_call_sites = 3, .kept = 1, .omitted_alloc_count = 2,
+				      .omitted_alloc_bytes = 20, .omitted_live_bytes = 8 };
+	Ptop__V1__HeapSnapshot hs = PTOP__V1__HEAP_SNAPSHOT__INIT;
+	Ptop__V1__HeapSite site = PTOP__V1__HEAP_SITE__INIT, *sites[1] = { &site };
+	struct rec_ctx ctx = { .heap_sample_bytes = 4096, .leak_age_ns = 77 };
+
+	(void)state;
+	s.oldest = 123;
+	heap__site_row(&r, &s, &cur, 5, true);
+	assert_int_equal(r.alloc_count, 10);
+	assert_int_equal(r.alloc_bytes, 1000);
+	assert_int_equal(r.live_count, 4);
+	assert_int_equal(r.live_bytes, 400);
+	assert_int_equal(r.freed_count, 6);
+	assert_int_equal(r.lifetime_ns_sum, 600);
+	assert_int_equal(r.oldest_live_ns, 123);
+	assert_int_equal(r.index, 5);
+	/* the next interval: deltas of the counts, the live state as it is */
+	cur.alloc_count = 15;
+	cur.alloc_bytes = 1500;
+	cur.live_count = (uint64_t)-1; /* a per-CPU sum gone negative for a moment */
+	cur.live_bytes = 0;
+	heap__site_row(&r, &s, &cur, 6, true);
+	assert_int_equal(r.alloc_count, 5);
+	assert_int_equal(r.alloc_bytes, 500);
+	assert_int_equal(r.freed_count, 0);
+	assert_int_equal(r.live_count, 0);
+	assert_int_equal(r.oldest_live_ns, 0); /* nothing live: no oldest */
+	/* a lane that does not measure live data leaves it 0 */
+	cur.alloc_count = 16;
+	cur.live_count = 3;
+	heap__site_row(&r, &s, &cur, 7, false);
+	assert_int_equal(r.alloc_count, 1);
+	assert_int_equal(r.live_count, 0);
+	assert_int_equal(r.freed_count, 0);
+
+	heap__counters_delta(now, prev, d, 3);
+	assert_int_equal(d[0], 4);
+	assert_int_equal(d[2], 6);
+	assert_int_equal(prev[1], 7);
+
+	heap__snapshot_init(&hs, &ctx, "preload", "/lib/x.so", true, &census, sites, 1);
+	assert_string_equal(hs.lane, "preload");
+	assert_string_equal(hs.module, "/lib/x.so");
+	assert_int_equal(hs.sample_bytes, 4096);
+	assert_int_equal(hs.leak_age_ns, 77);
+	assert_true(hs.live_measured);
+	assert_int_equal(hs.n_sites, 1);
+	assert_ptr_equal(hs.sites, sites);
+	assert_int_equal(hs.total_call_sites, 3);
+	assert_int_equal(hs.omitted_alloc_count, 2);
+	assert_int_equal(hs.omitted_alloc_bytes, 20);
+	assert_int_equal(hs.omitted_live_bytes, 8);
+	heap__snapshot_init(&hs, &ctx, "go", "/bin/g", false, &census, sites, 0);
+	assert_false(hs.live_measured);
+	assert_null(hs.sites);
+	assert_int_equal(hs.omitted_live_bytes, 0); /* not measured */
+}
+
 static void test_05_elf(void **state)
 {
 	char libc[4096], needed[4096];
@@ -597,6 +665,7 @@ int main(void)
 		cmocka_unit_test(test_03_select_sites),
 		cmocka_unit_test(test_04_site_ips),
 		cmocka_unit_test(test_04b_stack_source),
+		cmocka_unit_test(test_04c_rows_and_snapshot),
 		cmocka_unit_test(test_05_elf),
 		cmocka_unit_test_teardown(test_06_no_ebpf, teardown),
 		cmocka_unit_test_teardown(test_07_real_child, teardown),
