@@ -40,6 +40,8 @@ const char *capture_probe_source_name(Ptop__V1__ProbeSource source)
 		return "ebpf";
 	case PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_PROC:
 		return "proc";
+	case PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_PRELOAD:
+		return "preload";
 	default:
 		return NULL;
 	}

@@ -15,7 +15,7 @@ const char *capture_mode_name(Ptop__V1__TargetMode mode);
 /* "active", "disabled", "failed", "unsupported"; "unspecified" otherwise. */
 const char *capture_probe_state_name(Ptop__V1__ProbeState state);
 
-/* "ebpf", "proc"; NULL when the source is unspecified (the probe never chose one). */
+/* "ebpf", "proc", "preload"; NULL when the source is unspecified (the probe never chose one). */
 const char *capture_probe_source_name(Ptop__V1__ProbeSource source);
 
 /* "target_exit", "signal", "duration", "error", "salvaged"; "unspecified" otherwise. */

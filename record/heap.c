@@ -1167,9 +1167,8 @@ read_err:
 const struct collector_ops heap_collector = {
 	.name = "heap",
 	.summary = "heap: allocations by call site, live heap, leak suspects "
-		   "(eBPF uprobes on the target's malloc/free)",
-	.off_by_default = "its uprobes cost the target about 2.7 us per malloc+free "
-			  "pair; see bench/README.md",
+		   "(libptop-preload.so in a launched command, else eBPF uprobes on malloc/free)",
+	.off_by_default = HEAP_OFF_BY_DEFAULT,
 	.check = hp_check,
 	.start = hp_start,
 	.poll = hp_poll,

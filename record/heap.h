@@ -190,6 +190,11 @@ struct goalloc_probe {
 int goalloc__probe_point(const char *open_path, const char *path, struct goalloc_probe *gp,
 			 char *why, size_t wlen);
 
+/* Why the heap collector is off by default, for both lanes (measured: bench/README.md). */
+#define HEAP_OFF_BY_DEFAULT                                                                   \
+	"it costs the target about 20-100 ns per malloc+free pair in a launched command "    \
+	"(preload lane), about 2.8 us with --pid (uprobes); see bench/README.md"
+
 /* The names of the probed functions, by enum hp_func. */
 extern const char *const heap_func_names[HP_NFUNCS];
 

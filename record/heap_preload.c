@@ -683,8 +683,7 @@ static Ptop__V1__ProbeState hpl_check(struct collector *c)
 	char why[200];
 	int kind;
 
-	/* neither eBPF nor /proc: the detail names the lane */
-	c->source = PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_UNSPECIFIED;
+	c->source = PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_PRELOAD;
 	c->reason[0] = '\0';
 	if (!p)
 		return fall_back(c, p, "no launched command");
@@ -1022,7 +1021,7 @@ const struct collector_ops heap_preload_ops = {
 	.name = "heap",
 	.summary = "heap: allocations by call site, live heap, leak suspects "
 		   "(libptop-preload.so in a launched command's LD_PRELOAD)",
-	.off_by_default = "it costs the target; see bench/README.md",
+	.off_by_default = HEAP_OFF_BY_DEFAULT,
 	.check = hpl_check,
 	.start = hpl_start,
 	.poll = hpl_poll,

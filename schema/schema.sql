@@ -82,7 +82,7 @@ CREATE TABLE IF NOT EXISTS probe (
 	seq INTEGER NOT NULL,         -- order in the probe set
 	name TEXT NOT NULL,
 	state TEXT NOT NULL,          -- active | disabled | failed | unsupported
-	source TEXT,                  -- ebpf | proc
+	source TEXT,                  -- ebpf | proc | preload
 	reason TEXT,
 	detail TEXT,
 	PRIMARY KEY (cap, name)

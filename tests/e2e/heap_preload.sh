@@ -28,8 +28,8 @@ rec() { # NAME [ARGS...]: record fixture NAME with the preload lane into $TMP/NA
 	shift
 	"$REC" --quiet --no-ebpf --enable heap --heap-lane preload "$@" -o "$TMP/$name.ptop" \
 		-- "$FIX/$name" >/dev/null
-	assert_eq "$name: heap probe" "active" \
-		"$(q "$TMP/$name.ptop" "select state from probe where name = 'heap'")"
+	assert_eq "$name: heap probe" "active/preload" \
+		"$(q "$TMP/$name.ptop" "select state || '/' || source from probe where name = 'heap'")"
 }
 
 # where FIXTURE FUNCTION: "lo hi" of FUNCTION's code as offsets from the load base
