@@ -16,33 +16,20 @@
 #       PTOP_BUILD=build bash bench/overhead_cgroup.sh
 set -uo pipefail
 B=${PTOP_BUILD:-build}
+. "$(dirname "$0")/lib.sh"
 RUNS=${RUNS:-5}
 CALLS=${CALLS:-2000000}
 W=$B/bench/workload_syscalls
-PIN=${PIN:-1}
-ncpu=$(nproc)
-wl_pin=() tr_pin=()
-if [ "$PIN" = 1 ] && [ "$ncpu" -ge 2 ] && command -v taskset >/dev/null; then
-	wl_pin=(taskset -c $((ncpu - 1)))
-	tr_pin=(taskset -c 0-$((ncpu - 2)))
-fi
+bench_pin
 
-if [ "$(id -u)" -ne 0 ]; then
-	echo "overhead_cgroup: needs root (BPF programs, a new cgroup); skipped" >&2
-	exit 0
-fi
+bench_need_root overhead_cgroup "BPF programs, a new cgroup"
 V2=$(awk '{ for (i = 7; i <= NF && $i != "-"; i++) ; if ($(i + 1) == "cgroup2") { print $5; exit } }' \
 	/proc/self/mountinfo)
 if [ -z "$V2" ]; then
 	echo "overhead_cgroup: no cgroup2 mount; skipped" >&2
 	exit 0
 fi
-for exe in "$W" "$B/ptop-record"; do
-	if [ ! -x "$exe" ]; then
-		echo "overhead_cgroup: $exe is missing: run make B=$B $exe" >&2
-		exit 1
-	fi
-done
+bench_need_exe overhead_cgroup "$W" "$B/ptop-record"
 
 tmp=$(mktemp -d)
 NAME=ptop-bench-cgroup-$$
@@ -102,7 +89,6 @@ run_one() {
 	[ $ok -eq 1 ] && sed -n 's/.*ns_per_call \([0-9.]*\).*/\1/p' "$tmp/w.out"
 }
 
-median() { sort -g | awk '{ v[NR] = $1 } END { if (NR) print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
 configs=(none pid cgroup)
 declare -A results

@@ -15,27 +15,14 @@
 #        PTOP_BUILD=build bash bench/overhead_cpuprof.sh
 set -uo pipefail
 B=${PTOP_BUILD:-build}
+. "$(dirname "$0")/lib.sh"
 RUNS=${RUNS:-5}
 UNITS=${UNITS:-300000}
 W=$B/bench/workload_cpu
 REC=$B/ptop-record
-PIN=${PIN:-1}
-ncpu=$(nproc)
-wl_pin=() tr_pin=()
-if [ "$PIN" = 1 ] && [ "$ncpu" -ge 2 ] && command -v taskset >/dev/null; then
-	wl_pin=(taskset -c $((ncpu - 1)))
-	tr_pin=(taskset -c 0-$((ncpu - 2)))
-fi
-if [ "$(id -u)" -ne 0 ]; then
-	echo "overhead_cpuprof: needs root (BPF programs are attached); skipped" >&2
-	exit 0
-fi
-for exe in "$W" "$REC"; do
-	if [ ! -x "$exe" ]; then
-		echo "overhead_cpuprof: $exe is missing: run make B=$B $exe" >&2
-		exit 1
-	fi
-done
+bench_pin
+bench_need_root overhead_cpuprof "BPF programs are attached"
+bench_need_exe overhead_cpuprof "$W" "$REC"
 # every collector but cpuprof, as ptop-record --caps lists them
 others=$("$REC" --caps 2>/dev/null | awk '/^collectors/ { on = 1; next }
 	on && /^  [a-z]/ { if ($1 != "cpuprof") print $1; next } on { exit }' | paste -sd, -)
@@ -65,10 +52,6 @@ run_one() {
 	esac
 	cpu[$1]+="$(awk '$1 == "cpu_ns_per_unit" { print $2 }' "$out") "
 	wall[$1]+="$(awk '$1 == "wall_ns_per_unit" { print $2 }' "$out") "
-}
-median() {
-	tr ' ' '\n' | grep . | sort -g | awk '{ v[NR] = $1 }
-		END { if (NR) print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }'
 }
 
 for ((r = 1; r <= RUNS; r++)); do

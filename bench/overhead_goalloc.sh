@@ -24,33 +24,21 @@
 #        PTOP_BUILD=build bash bench/overhead_goalloc.sh
 set -uo pipefail
 B=${PTOP_BUILD:-build}
+. "$(dirname "$0")/lib.sh"
 RUNS=${RUNS:-5}
 DUR=${DUR:-1}
 RATES=${RATES-0 10000 100000 1000000 10000000}
 W=$B/bench/workload_goalloc
 FLOOR=$B/bench/bench_goalloc_floor
 REC=$B/ptop-record
-ncpu=$(nproc)
-wl_pin=() tr_pin=()
-if [ "${PIN:-1}" = 1 ] && [ "$ncpu" -ge 2 ] && command -v taskset >/dev/null; then
-	wl_pin=(taskset -c $((ncpu - 1)))
-	tr_pin=(taskset -c 0-$((ncpu - 2)))
-fi
+bench_pin
 
-if [ "$(id -u)" -ne 0 ]; then
-	echo "overhead_goalloc: needs root (a uprobe is attached); skipped" >&2
-	exit 0
-fi
+bench_need_root overhead_goalloc "a uprobe is attached"
 if ! command -v go >/dev/null 2>&1; then
 	echo "overhead_goalloc: no 'go' command (Debian package golang-go); skipped" >&2
 	exit 0
 fi
-for exe in "$REC" "$FLOOR"; do
-	if [ ! -x "$exe" ]; then
-		echo "overhead_goalloc: $exe is missing: run make B=$B $exe" >&2
-		exit 1
-	fi
-done
+bench_need_exe overhead_goalloc "$REC" "$FLOOR"
 
 tmp=$(mktemp -d)
 wpid='' tpid=''
@@ -133,8 +121,6 @@ run_one() {
 	[ $ok -eq 1 ] && awk '$1 == "units" { print $8, ($2 ? $4 / $2 : 0) }' "$out"
 }
 
-median() { tr ' ' '\n' | grep . | sort -g | awk '{ v[NR] = $1 }
-	END { if (NR) print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
 declare -A res apu
 echo "overhead_goalloc: $DUR s per run, $RUNS runs per configuration and rate, $ncpu CPUs," \

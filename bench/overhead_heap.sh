@@ -36,6 +36,7 @@
 #        PTOP_BUILD=build bash bench/overhead_heap.sh
 set -uo pipefail
 B=${PTOP_BUILD:-build}
+. "$(dirname "$0")/lib.sh"
 RUNS=${RUNS:-5}
 DUR=${DUR:-1}
 RATES=${RATES-0 10000 100000 1000000 10000000}
@@ -43,24 +44,12 @@ HITS=${HITS:-1}
 W=$B/bench/workload_alloc
 FLOOR=$B/bench/bench_uprobe_floor
 REC=$B/ptop-record
-ncpu=$(nproc)
-wl_pin=() tr_pin=() wl_cpu=()
-if [ "${PIN:-1}" = 1 ] && [ "$ncpu" -ge 2 ] && command -v taskset >/dev/null; then
-	wl_pin=(taskset -c $((ncpu - 1)))
-	tr_pin=(taskset -c 0-$((ncpu - 2)))
-	wl_cpu=(-c $((ncpu - 1)))
-fi
+bench_pin
+wl_cpu=()
+[ ${#wl_pin[@]} -gt 0 ] && wl_cpu=(-c $((ncpu - 1)))
 
-if [ "$(id -u)" -ne 0 ]; then
-	echo "overhead_heap: needs root (uprobes are attached); skipped" >&2
-	exit 0
-fi
-for exe in "$W" "$FLOOR"; do
-	if [ ! -x "$exe" ]; then
-		echo "overhead_heap: $exe is missing: run make B=$B $exe" >&2
-		exit 1
-	fi
-done
+bench_need_root overhead_heap "uprobes are attached"
+bench_need_exe overhead_heap "$W" "$FLOOR"
 
 tmp=$(mktemp -d)
 wpid='' tpid=''
@@ -199,8 +188,6 @@ run_one() {
 	[ $ok -eq 1 ] && awk '$1 == "units" { print $8, ($2 ? $4 / $2 : 0) }' "$out"
 }
 
-median() { tr ' ' '\n' | grep . | sort -g | awk '{ v[NR] = $1 }
-	END { if (NR) print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
 declare -A res apu
 echo "overhead_heap: $DUR s per run, $RUNS runs per configuration and rate, $ncpu CPUs," \

@@ -13,15 +13,14 @@
 # the budget skipped. The workload runs on CPU 1, the recorder on CPU 0.
 set -euo pipefail
 B=${PTOP_BUILD:-build}
+. "$(dirname "$0")/lib.sh"
 RUNS=${RUNS:-3}
 NVMAS=${NVMAS:-30000}
 SECS=${SECS:-10}
 W=$B/bench/workload_vmas
 REC=$B/ptop-record
 ANA=$B/ptop-analyze
-for x in "$W" "$REC" "$ANA"; do
-	[ -x "$x" ] || { echo "overhead_smaps: $x is missing: make $x" >&2; exit 1; }
-done
+bench_need_exe overhead_smaps "$W" "$REC" "$ANA"
 TMP=$(mktemp -d /tmp/ptop-bench-smaps.XXXXXX)
 trap 'rm -rf "$TMP"' EXIT
 
@@ -63,7 +62,6 @@ for r in $(seq "$RUNS"); do
 	for c in $CONFIGS; do run "$c" "$r"; done
 done
 
-median() { sort -g | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
 base=$(cat "$TMP"/ns.none.* | median)
 printf '%-11s %12s %8s %16s %16s %8s %14s\n' config ns/pair "vs none" "smaps ms per s" \
 	"rollups skipped" walks "walks skipped"

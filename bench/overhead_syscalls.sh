@@ -17,27 +17,14 @@
 #        build/bench/bench_syscalls && PTOP_BUILD=build bash bench/overhead_syscalls.sh
 set -uo pipefail
 B=${PTOP_BUILD:-build}
+. "$(dirname "$0")/lib.sh"
 RUNS=${RUNS:-5}
 CALLS=${CALLS:-2000000}
 W=$B/bench/workload_syscalls
-PIN=${PIN:-1}
-ncpu=$(nproc)
-wl_pin=() tr_pin=()
-if [ "$PIN" = 1 ] && [ "$ncpu" -ge 2 ] && command -v taskset >/dev/null; then
-	wl_pin=(taskset -c $((ncpu - 1)))
-	tr_pin=(taskset -c 0-$((ncpu - 2)))
-fi
+bench_pin
 
-if [ "$(id -u)" -ne 0 ]; then
-	echo "overhead_syscalls: needs root (BPF programs are attached); skipped" >&2
-	exit 0
-fi
-for exe in "$W" "$B/bench/bench_floor" "$B/bench/bench_syscalls"; do
-	if [ ! -x "$exe" ]; then
-		echo "overhead_syscalls: $exe is missing: run make B=$B $exe" >&2
-		exit 1
-	fi
-done
+bench_need_root overhead_syscalls "BPF programs are attached"
+bench_need_exe overhead_syscalls "$W" "$B/bench/bench_floor" "$B/bench/bench_syscalls"
 
 tmp=$(mktemp -d)
 wpid='' tpid=''
@@ -125,7 +112,6 @@ run_one() {
 	[ $ok -eq 1 ] && sed -n 's/.*ns_per_call \([0-9.]*\).*/\1/p' "$tmp/w.out"
 }
 
-median() { sort -g | awk '{ v[NR] = $1 } END { if (NR) print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
 # Other programs on the syscall tracepoints put every process on the slow syscall
 # path: the "none" row is then not a clean baseline. Say so.
