@@ -19,46 +19,20 @@
 
 #include "analyze/db.h"
 #include "proto/capture.h"
+#include "tests/tmpdir.h"
 
 #define T0 1000000000000ull /* monotonic ns at the start of the fake recording */
 #define SEC 1000000000ull
 #define PID 4321
 
-static char tmpdir[64];
 static char errbuf[1024];
 
 /* ------------------------------------------------------------ file system */
 
-static int rm_entry(const char *p, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st, (void)flag, (void)ftw;
-	return remove(p);
-}
-
 static int setup(void **state)
 {
 	(void)state;
-	snprintf(tmpdir, sizeof(tmpdir), "/tmp/ptop-test-load.XXXXXX");
-	if (!mkdtemp(tmpdir))
-		return -1;
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	nftw(tmpdir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
-	return 0;
-}
-
-static const char *tpath(const char *name)
-{
-	static char buf[8][256];
-	static int k;
-
-	k = (k + 1) % 8;
-	snprintf(buf[k], sizeof(buf[k]), "%s/%s", tmpdir, name);
-	return buf[k];
+	return tmpdir__make("load");
 }
 
 /* ---------------------------------------------------------------- queries */

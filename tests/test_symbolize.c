@@ -19,33 +19,19 @@
 #include "analyze/db.h"
 #include "analyze/symbolize.h"
 #include "proto/capture.h"
+#include "tests/tmpdir.h"
 
 #define T0 1000000000000ull
 #define SEC 1000000000ull
 #define PID 4321
 #define BOOT "0b0b0b0b-1111-2222-3333-444444444444"
 
-static char tmpdir[64];
 static char errbuf[1024];
-
-static int rm_entry(const char *p, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st, (void)flag, (void)ftw;
-	return remove(p);
-}
 
 static int setup(void **state)
 {
 	(void)state;
-	snprintf(tmpdir, sizeof(tmpdir), "/tmp/ptop-test-sym.XXXXXX");
-	return mkdtemp(tmpdir) ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	nftw(tmpdir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
-	return 0;
+	return tmpdir__make("sym");
 }
 
 static int64_t q_int(sqlite3 *db, const char *fmt, ...)
