@@ -1,5 +1,6 @@
 /* replay_model.c — loads a capture's interval data into memory for the replay viewer; seeks. */
 #include "analyze/replay_model.h"
+#include "analyze/array.h"
 
 #include <errno.h>
 #include <stddef.h>
@@ -12,22 +13,6 @@ const char *const rm_probe_names[RP_COUNT] = {"cpu",  "syscalls", "memory",
 					      "vmas", "heap",	  "cpuprof"};
 
 /* grow *P (element size SZ) to hold one more than *N; 0 or -ENOMEM */
-static int grow(void **p, size_t *cap, size_t n, size_t sz)
-{
-	void *q;
-	size_t c;
-
-	if (n < *cap)
-		return 0;
-	c = *cap ? *cap * 2 : 64;
-	q = realloc(*p, c * sz);
-	if (!q)
-		return -ENOMEM;
-	*p = q;
-	*cap = c;
-	return 0;
-}
-
 static int64_t col(sqlite3_stmt *st, int i)
 {
 	return sqlite3_column_type(st, i) == SQLITE_NULL ? RM_NULL : sqlite3_column_int64(st, i);
@@ -117,7 +102,7 @@ static int load_cpu(struct replay_model *m)
 	while (!err && (rc = sqlite3_step(st)) == SQLITE_ROW) {
 		struct rm_cpu *c;
 
-		err = grow((void **)&m->cpu, &cap, m->ncpu, sizeof(*m->cpu));
+		err = array__grow((void **)&m->cpu, &cap, m->ncpu, sizeof(*m->cpu));
 		if (err)
 			break;
 		c = &m->cpu[m->ncpu++];
@@ -141,7 +126,7 @@ static const char *intern_name(struct replay_model *m, const char *name, size_t 
 	for (i = 0; i < m->nnames; i++)
 		if (!strcmp(m->names[i], name))
 			return m->names[i];
-	*err = grow((void **)&m->names, cap, m->nnames, sizeof(*m->names));
+	*err = array__grow((void **)&m->names, cap, m->nnames, sizeof(*m->names));
 	if (*err)
 		return NULL;
 	m->names[m->nnames] = strdup(name);
@@ -173,14 +158,14 @@ static int add_bucket(struct replay_model *m, struct rm_sys *s, int b, uint64_t 
 		}
 	if (s->hist_n && s->hist_off + s->hist_n != m->nhist) {
 		for (i = 0; i < s->hist_n; i++) { /* move its buckets to the end */
-			err = grow((void **)&m->hist, hcap, m->nhist, sizeof(*m->hist));
+			err = array__grow((void **)&m->hist, hcap, m->nhist, sizeof(*m->hist));
 			if (err)
 				return err;
 			m->hist[m->nhist++] = m->hist[s->hist_off + i];
 		}
 		s->hist_off = (uint32_t)(m->nhist - s->hist_n);
 	}
-	err = grow((void **)&m->hist, hcap, m->nhist, sizeof(*m->hist));
+	err = array__grow((void **)&m->hist, hcap, m->nhist, sizeof(*m->hist));
 	if (err)
 		return err;
 	if (!s->hist_n)
@@ -209,7 +194,7 @@ static int load_syscalls(struct replay_model *m)
 		struct rm_sys *s = NULL;
 
 		if (!m->nsysi || m->sysi[m->nsysi - 1].t != t) {
-			err = grow((void **)&m->sysi, &icap, m->nsysi, sizeof(*m->sysi));
+			err = array__grow((void **)&m->sysi, &icap, m->nsysi, sizeof(*m->sysi));
 			if (err)
 				break;
 			m->sysi[m->nsysi++] = (struct rm_sys_interval){
@@ -222,7 +207,7 @@ static int load_syscalls(struct replay_model *m)
 				break;
 			}
 		if (!s) {
-			err = grow((void **)&m->sys, &cap, m->nsys, sizeof(*m->sys));
+			err = array__grow((void **)&m->sys, &cap, m->nsys, sizeof(*m->sys));
 			if (err)
 				break;
 			s = &m->sys[m->nsys++];
@@ -266,7 +251,7 @@ static int load_memory(struct replay_model *m)
 	while (!err && (rc = sqlite3_step(st)) == SQLITE_ROW) {
 		struct rm_mem *x;
 
-		err = grow((void **)&m->mem, &cap, m->nmem, sizeof(*m->mem));
+		err = array__grow((void **)&m->mem, &cap, m->nmem, sizeof(*m->mem));
 		if (err)
 			break;
 		x = &m->mem[m->nmem++];
@@ -298,7 +283,7 @@ static int load_snaps(struct replay_model *m)
 
 	err = prepare(m, sql, &st);
 	while (!err && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-		err = grow((void **)&m->snaps, &cap, m->nsnaps, sizeof(*m->snaps));
+		err = array__grow((void **)&m->snaps, &cap, m->nsnaps, sizeof(*m->snaps));
 		if (err)
 			break;
 		m->snaps[m->nsnaps++] = (struct rm_vma_snap){.id = sqlite3_column_int64(st, 0),
@@ -330,7 +315,7 @@ static int load_heap(struct replay_model *m)
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		struct rm_heap *h;
 
-		err = grow((void **)&m->heap, &cap, m->nheap, sizeof(*m->heap));
+		err = array__grow((void **)&m->heap, &cap, m->nheap, sizeof(*m->heap));
 		if (err)
 			break;
 		h = &m->heap[m->nheap++];
@@ -361,7 +346,7 @@ static int load_drops(struct replay_model *m)
 	while (!err && (rc = sqlite3_step(st)) == SQLITE_ROW) {
 		struct rm_drop *d;
 
-		err = grow((void **)&m->drops, &cap, m->ndrops, sizeof(*m->drops));
+		err = array__grow((void **)&m->drops, &cap, m->ndrops, sizeof(*m->drops));
 		if (err)
 			break;
 		d = &m->drops[m->ndrops++];
@@ -381,7 +366,7 @@ static int add_event(struct replay_model *m, size_t *cap, int64_t t, bool warn, 
 		     const char *text)
 {
 	struct rm_event *e;
-	int err = grow((void **)&m->events_list, cap, m->nevents, sizeof(*m->events_list));
+	int err = array__grow((void **)&m->events_list, cap, m->nevents, sizeof(*m->events_list));
 
 	if (err)
 		return err;
@@ -853,7 +838,7 @@ int replay_model__vmas(struct replay_model *m, size_t si, const char *group, str
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		struct rm_vma *x;
 
-		err = grow((void **)&v, &cap, nv, sizeof(*v));
+		err = array__grow((void **)&v, &cap, nv, sizeof(*v));
 		if (err)
 			goto cleanup;
 		x = &v[nv++];

@@ -3,6 +3,7 @@
  * cgroup collector's tables (cgroup_sample, cgroup_stat, cgroup_psi, cgroup_proc).
  */
 #include "analyze/report.h"
+#include "analyze/array.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -97,14 +98,9 @@ static int load_samples(sqlite3 *db, const struct capture_meta *m, const struct 
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		struct cg_sample *s;
 
-		if (d->n == cap) {
-			cap = cap ? cap * 2 : 64;
-			s = realloc(d->s, cap * sizeof(*s));
-			if (!s) {
-				err = -ENOMEM;
-				goto cleanup;
-			}
-			d->s = s;
+		if (array__grow((void **)&d->s, &cap, d->n, sizeof(*d->s))) {
+			err = -ENOMEM;
+			goto cleanup;
 		}
 		s = &d->s[d->n++];
 		memset(s, 0, sizeof(*s));
@@ -206,16 +202,9 @@ static int load_procs(sqlite3 *db, const struct capture_meta *m, const struct wi
 		int64_t pid = sqlite3_column_int64(st, 0);
 
 		if (!p || p->pid != pid) {
-			if (nv == cap) {
-				struct cg_proc *nvv;
-
-				cap = cap ? cap * 2 : 64;
-				nvv = realloc(v, cap * sizeof(*v));
-				if (!nvv) {
-					err = -ENOMEM;
-					goto cleanup;
-				}
-				v = nvv;
+			if (array__grow((void **)&v, &cap, nv, sizeof(*v))) {
+				err = -ENOMEM;
+				goto cleanup;
 			}
 			p = &v[nv++];
 			memset(p, 0, sizeof(*p));
@@ -360,16 +349,9 @@ static int load_stat(sqlite3 *db, const struct capture_meta *m, const struct cg_
 	sqlite3_bind_int64(st, 1, m->cap);
 	sqlite3_bind_int64(st, 2, cs->at->seq);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		if (cs->n == cap) {
-			struct stat_kv *kv;
-
-			cap = cap ? cap * 2 : 64;
-			kv = realloc(cs->kv, cap * sizeof(*kv));
-			if (!kv) {
-				err = -ENOMEM;
-				goto cleanup;
-			}
-			cs->kv = kv;
+		if (array__grow((void **)&cs->kv, &cap, cs->n, sizeof(*cs->kv))) {
+			err = -ENOMEM;
+			goto cleanup;
 		}
 		cs->kv[cs->n].key[0] = 0;
 		col_copy(st, 0, cs->kv[cs->n].key, sizeof(cs->kv[cs->n].key));
@@ -1011,15 +993,8 @@ static int app_add(struct app **v, size_t *n, size_t *cap, const char *unit, con
 			break;
 		}
 	if (!a) {
-		if (*n == *cap) {
-			struct app *nv;
-
-			*cap = *cap ? *cap * 2 : 32;
-			nv = realloc(*v, *cap * sizeof(*nv));
-			if (!nv)
-				return -ENOMEM;
-			*v = nv;
-		}
+		if (array__grow((void **)v, cap, *n, sizeof(**v)))
+			return -ENOMEM;
 		a = &(*v)[(*n)++];
 		memset(a, 0, sizeof(*a));
 		snprintf(a->name, sizeof(a->name), "%s", name);

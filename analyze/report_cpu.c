@@ -1,6 +1,7 @@
 /* report_cpu.c — `report cpu`: CPU % per interval from the eBPF and /proc lanes, a summary,
  * and the CPU profile: top functions by self and total samples. */
 #include "analyze/report.h"
+#include "analyze/array.h"
 #include "analyze/symbolize.h"
 
 #include <errno.h>
@@ -70,14 +71,9 @@ static int load_rows(sqlite3 *db, const struct capture_meta *m, const struct win
 	sqlite3_bind_int64(st, 2, lo);
 	sqlite3_bind_int64(st, 3, hi);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		if (nr == cap) {
-			cap = cap ? cap * 2 : 256;
-			r = realloc(rows, cap * sizeof(*rows));
-			if (!r) {
-				err = -ENOMEM;
-				goto cleanup;
-			}
-			rows = r;
+		if (array__grow((void **)&rows, &cap, nr, sizeof(*rows))) {
+			err = -ENOMEM;
+			goto cleanup;
 		}
 		r = &rows[nr++];
 		r->time_ns = sqlite3_column_int64(st, 0);

@@ -3,6 +3,7 @@
  * (functions holding allocations older than the leak age, ranked by how steadily their live
  * bytes grow), from the heap_snapshot and heap_site tables, named through the symbol store. */
 #include "analyze/report.h"
+#include "analyze/array.h"
 #include "analyze/symbolize.h"
 
 #include <errno.h>
@@ -288,14 +289,9 @@ static int load_snaps(sqlite3 *db, const struct capture_meta *m, const struct wi
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		struct hsnap *x;
 
-		if (h->n_snap == cap) {
-			cap = cap ? 2 * cap : 64;
-			x = realloc(h->snap, cap * sizeof(*x));
-			if (!x) {
-				ret = -ENOMEM;
-				goto cleanup;
-			}
-			h->snap = x;
+		if (array__grow((void **)&h->snap, &cap, h->n_snap, sizeof(*h->snap))) {
+			ret = -ENOMEM;
+			goto cleanup;
 		}
 		x = &h->snap[h->n_snap++];
 		memset(x, 0, sizeof(*x));
@@ -370,14 +366,9 @@ static int load_rows(sqlite3 *db, const struct capture_meta *m, const struct win
 				continue;
 			}
 		}
-		if (h->n_row == cap) {
-			cap = cap ? 2 * cap : 256;
-			r = realloc(h->row, cap * sizeof(*r));
-			if (!r) {
-				ret = -ENOMEM;
-				goto cleanup;
-			}
-			h->row = r;
+		if (array__grow((void **)&h->row, &cap, h->n_row, sizeof(*h->row))) {
+			ret = -ENOMEM;
+			goto cleanup;
 		}
 		r = &h->row[h->n_row++];
 		r->snap = j;

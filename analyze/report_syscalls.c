@@ -1,5 +1,6 @@
 /* report_syscalls.c — `report syscalls`: per syscall count, errors, latency and percentiles. */
 #include "analyze/report.h"
+#include "analyze/array.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -78,14 +79,9 @@ int syscalls__aggregate(sqlite3 *db, const struct capture_meta *m, const struct 
 		struct syscall_agg *r;
 		const unsigned char *name = sqlite3_column_text(st, 1);
 
-		if (na == cap) {
-			cap = cap ? cap * 2 : 64;
-			r = realloc(a, cap * sizeof(*a));
-			if (!r) {
-				err = -ENOMEM;
-				goto cleanup;
-			}
-			a = r;
+		if (array__grow((void **)&a, &cap, na, sizeof(*a))) {
+			err = -ENOMEM;
+			goto cleanup;
 		}
 		r = &a[na++];
 		memset(r, 0, sizeof(*r));

@@ -8,6 +8,7 @@
  * --growth compares the first and the last of the window.
  */
 #include "analyze/report.h"
+#include "analyze/array.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -42,14 +43,9 @@ int vma_snaps__load(sqlite3 *db, const struct capture_meta *m, const struct wind
 	sqlite3_bind_int64(st, 2, lo);
 	sqlite3_bind_int64(st, 3, hi);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		if (ns == cap) {
-			cap = cap ? cap * 2 : 16;
-			x = realloc(s, cap * sizeof(*s));
-			if (!x) {
-				err = -ENOMEM;
-				goto cleanup;
-			}
-			s = x;
+		if (array__grow((void **)&s, &cap, ns, sizeof(*s))) {
+			err = -ENOMEM;
+			goto cleanup;
 		}
 		x = &s[ns++];
 		x->id = sqlite3_column_int64(st, 0);
@@ -101,14 +97,9 @@ static int read_groups(sqlite3_stmt *st, struct vma_group **out, size_t *n)
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		const char *name = (const char *)sqlite3_column_text(st, 0);
 
-		if (ng == cap) {
-			cap = cap ? cap * 2 : 64;
-			x = realloc(g, cap * sizeof(*g));
-			if (!x) {
-				err = -ENOMEM;
-				goto cleanup;
-			}
-			g = x;
+		if (array__grow((void **)&g, &cap, ng, sizeof(*g))) {
+			err = -ENOMEM;
+			goto cleanup;
 		}
 		x = &g[ng];
 		x->name = strdup(name ? name : "");

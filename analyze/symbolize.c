@@ -2,6 +2,7 @@
  * CPU profile model the reports read, and the `symbolize` command.
  */
 #include "analyze/symbolize.h"
+#include "analyze/array.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -203,14 +204,9 @@ static int placer_load(struct placer *p, char *err, size_t errlen)
 		struct map_entry *e;
 		const char *ev = (const char *)sqlite3_column_text(s, 7);
 
-		if (p->n_maps == cap) {
-			cap = cap ? 2 * cap : 64;
-			e = realloc(p->maps, cap * sizeof(*e));
-			if (!e) {
-				ret = -ENOMEM;
-				goto cleanup;
-			}
-			p->maps = e;
+		if (array__grow((void **)&p->maps, &cap, p->n_maps, sizeof(*p->maps))) {
+			ret = -ENOMEM;
+			goto cleanup;
 		}
 		e = &p->maps[p->n_maps++];
 		memset(e, 0, sizeof(*e));
@@ -246,16 +242,9 @@ static int placer_load(struct placer *p, char *err, size_t errlen)
 	sqlite3_bind_int64(s, 1, p->cap);
 	cap = 0;
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		if (p->n_jit == cap) {
-			int32_t *n;
-
-			cap = cap ? 2 * cap : 8;
-			n = realloc(p->jit_pids, cap * sizeof(*n));
-			if (!n) {
-				ret = -ENOMEM;
-				goto cleanup;
-			}
-			p->jit_pids = n;
+		if (array__grow((void **)&p->jit_pids, &cap, p->n_jit, sizeof(*p->jit_pids))) {
+			ret = -ENOMEM;
+			goto cleanup;
 		}
 		p->jit_pids[p->n_jit++] = sqlite3_column_int(s, 0);
 		ret = add_jit_ranges(p, sqlite3_column_int(s, 0),
@@ -299,16 +288,9 @@ static int placer_load(struct placer *p, char *err, size_t errlen)
 	sqlite3_bind_int64(s, 1, p->cap);
 	cap = 0;
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		if (p->n_when == cap) {
-			struct stack_when *n;
-
-			cap = cap ? 2 * cap : 256;
-			n = realloc(p->when, cap * sizeof(*n));
-			if (!n) {
-				ret = -ENOMEM;
-				goto cleanup;
-			}
-			p->when = n;
+		if (array__grow((void **)&p->when, &cap, p->n_when, sizeof(*p->when))) {
+			ret = -ENOMEM;
+			goto cleanup;
 		}
 		p->when[p->n_when].sid = sqlite3_column_int64(s, 0);
 		p->when[p->n_when].pid = sqlite3_column_int(s, 1);
@@ -655,16 +637,9 @@ static int name_frames(sqlite3 *db, int64_t cap, const struct symstore_opts *o, 
 	sqlite3_bind_int64(q, 1, cap);
 	sqlite3_bind_int(q, 2, o && o->retry_misses);
 	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
-		if (n == capw) {
-			struct want *nw;
-
-			capw = capw ? 2 * capw : 256;
-			nw = realloc(w, capw * sizeof(*nw));
-			if (!nw) {
-				ret = -ENOMEM;
-				goto cleanup;
-			}
-			w = nw;
+		if (array__grow((void **)&w, &capw, n, sizeof(*w))) {
+			ret = -ENOMEM;
+			goto cleanup;
 		}
 		w[n].space = col_dup(q, 0);
 		w[n].key = col_dup(q, 1);
@@ -936,16 +911,9 @@ static int load_locs(sqlite3 *db, struct profile *p, int64_t cap, struct loc_ix 
 		struct prof_loc *l;
 
 		if (sid != last_sid || depth != last_depth) {
-			if (p->n_locs == capl) {
-				struct prof_loc *n;
-
-				capl = capl ? 2 * capl : 256;
-				n = realloc(p->locs, capl * sizeof(*n));
-				if (!n) {
-					ret = -ENOMEM;
-					goto cleanup;
-				}
-				p->locs = n;
+			if (array__grow((void **)&p->locs, &capl, p->n_locs, sizeof(*p->locs))) {
+				ret = -ENOMEM;
+				goto cleanup;
 			}
 			l = &p->locs[p->n_locs++];
 			memset(l, 0, sizeof(*l));
@@ -963,16 +931,9 @@ static int load_locs(sqlite3 *db, struct profile *p, int64_t cap, struct loc_ix 
 				goto cleanup;
 			}
 			if (sid != last_sid) {
-				if (nix == capix) {
-					struct loc_ix *n;
-
-					capix = capix ? 2 * capix : 256;
-					n = realloc(ix, capix * sizeof(*n));
-					if (!n) {
-						ret = -ENOMEM;
-						goto cleanup;
-					}
-					ix = n;
+				if (array__grow((void **)&ix, &capix, nix, sizeof(*ix))) {
+					ret = -ENOMEM;
+					goto cleanup;
 				}
 				ix[nix].sid = sid;
 				ix[nix].first = p->n_locs - 1;
@@ -1119,16 +1080,9 @@ int profile__load(sqlite3 *db, const struct capture_meta *m, const struct window
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		struct prof_stack *st;
 
-		if (p->n_stacks == cap) {
-			struct prof_stack *n;
-
-			cap = cap ? 2 * cap : 256;
-			n = realloc(p->stacks, cap * sizeof(*n));
-			if (!n) {
-				ret = -ENOMEM;
-				goto cleanup;
-			}
-			p->stacks = n;
+		if (array__grow((void **)&p->stacks, &cap, p->n_stacks, sizeof(*p->stacks))) {
+			ret = -ENOMEM;
+			goto cleanup;
 		}
 		st = &p->stacks[p->n_stacks++];
 		memset(st, 0, sizeof(*st));
