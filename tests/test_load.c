@@ -20,6 +20,7 @@
 #include "analyze/db.h"
 #include "proto/capture.h"
 #include "tests/tmpdir.h"
+#include "tests/sqlq.h"
 
 #define T0 1000000000000ull /* monotonic ns at the start of the fake recording */
 #define SEC 1000000000ull
@@ -36,52 +37,6 @@ static int setup(void **state)
 }
 
 /* ---------------------------------------------------------------- queries */
-
-static int64_t q_int(sqlite3 *db, const char *fmt, ...)
-{
-	char sql[1024];
-	sqlite3_stmt *s = NULL;
-	int64_t v = -999999;
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(sql, sizeof(sql), fmt, ap);
-	va_end(ap);
-	if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK)
-		fail_msg("prepare %s: %s", sql, sqlite3_errmsg(db));
-	if (sqlite3_step(s) != SQLITE_ROW)
-		fail_msg("no row: %s", sql);
-	if (sqlite3_column_type(s, 0) == SQLITE_NULL)
-		fail_msg("NULL where a number was expected: %s", sql);
-	v = sqlite3_column_int64(s, 0);
-	sqlite3_finalize(s);
-	return v;
-}
-
-/* The text of the first column of the first row; "<NULL>" for NULL. */
-static const char *q_text(sqlite3 *db, const char *fmt, ...)
-{
-	static char out[4][512];
-	static int k;
-	char sql[1024];
-	sqlite3_stmt *s = NULL;
-	va_list ap;
-
-	k = (k + 1) % 4;
-	va_start(ap, fmt);
-	vsnprintf(sql, sizeof(sql), fmt, ap);
-	va_end(ap);
-	if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK)
-		fail_msg("prepare %s: %s", sql, sqlite3_errmsg(db));
-	if (sqlite3_step(s) != SQLITE_ROW)
-		fail_msg("no row: %s", sql);
-	if (sqlite3_column_type(s, 0) == SQLITE_NULL)
-		snprintf(out[k], sizeof(out[k]), "<NULL>");
-	else
-		snprintf(out[k], sizeof(out[k]), "%s", (const char *)sqlite3_column_text(s, 0));
-	sqlite3_finalize(s);
-	return out[k];
-}
 
 static sqlite3 *open_rw(const char *path)
 {
