@@ -12,18 +12,7 @@
 need_ebpf
 N=20000
 
-# mountinfo: "ID PARENT DEV ROOT MOUNTPOINT OPTS [OPTIONAL...] - FSTYPE SOURCE SUPER"
-mnt_of() { # FSTYPE [SUPER-OPTION]
-	awk -v fs="$1" -v opt="${2:-}" '{
-		for (i = 7; i <= NF && $i != "-"; i++) ;
-		if ($(i + 1) == fs && (opt == "" || index("," $(i + 3) ",", "," opt ","))) {
-			print $5; exit
-		}
-	}' /proc/self/mountinfo
-}
-V2=$(mnt_of cgroup2)
-[ -n "$V2" ] || skip "cgroup2 is not mounted (no cgroup2 line in /proc/self/mountinfo)"
-V1=$(mnt_of cgroup memory)
+need_cgroup2
 NAME=ptop-e2e-cgroup-$$
 CG=$V2/$NAME
 IDS=$V2/$NAME-ids

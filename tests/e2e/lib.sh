@@ -40,3 +40,15 @@ expect_exit() {
 	[ "$rc" = "$want" ] || { cat "$TMP/err" >&2; fail "'$*' exited $rc, expected $want"; }
 	echo "ok: '$*' exited $rc: $(head -1 "$TMP/err")"
 }
+
+# need_cgroup2: V2, where cgroup2 is mounted, and V1, the cgroup v1 memory controller's
+# mount ("" when there is none); skip without cgroup2. From /proc/self/mountinfo:
+# "ID PARENT DEV ROOT MOUNTPOINT OPTS [OPTIONAL...] - FSTYPE SOURCE SUPER".
+need_cgroup2() {
+	local mi=/proc/self/mountinfo
+	V2=$(awk '{ for (i = 7; i <= NF && $i != "-"; i++) ;
+		if ($(i + 1) == "cgroup2") { print $5; exit } }' "$mi")
+	[ -n "$V2" ] || skip "cgroup2 is not mounted (no cgroup2 line in $mi)"
+	V1=$(awk '{ for (i = 7; i <= NF && $i != "-"; i++) ;
+		if ($(i + 1) == "cgroup" && index("," $(i + 3) ",", ",memory,")) { print $5; exit } }' "$mi")
+}
