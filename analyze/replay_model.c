@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *const rm_probe_names[RP_COUNT] = {"cpu",  "syscalls", "memory",
-					      "vmas", "heap",	  "cpuprof"};
+const char *const rm_probe_names[RP_COUNT] = {"cpu",  "syscalls", "memory", "vmas",
+					      "heap", "cpuprof",  "cgroup"};
 
 /* grow *P (element size SZ) to hold one more than *N; 0 or -ENOMEM */
 static int64_t col(sqlite3_stmt *st, int i)
@@ -334,6 +334,17 @@ static int load_heap(struct replay_model *m)
 	return err;
 }
 
+/* the cgroup samples, as `report cgroup` reads them (only when the cgroup probe ran: a DB made
+ * before the cgroup tables has none) */
+static int load_cgroup(struct replay_model *m)
+{
+	struct window all = {0};
+
+	if (!probe__active(&m->probes[RP_CGROUP]))
+		return 0;
+	return cg_data__load(m->db, &m->meta, &all, &m->cg);
+}
+
 static int load_drops(struct replay_model *m)
 {
 	static const char sql[] = "SELECT time_ns - ?2, collector, kind, lost FROM drop_notice "
@@ -466,6 +477,8 @@ static void update_duration(struct replay_model *m)
 		d = m->snaps[m->nsnaps - 1].t;
 	if (m->nheap && m->heap[m->nheap - 1].t > d)
 		d = m->heap[m->nheap - 1].t;
+	if (m->cg.n && m->cg.s[m->cg.n - 1].time_ns - m->meta.base_ns > d)
+		d = m->cg.s[m->cg.n - 1].time_ns - m->meta.base_ns;
 	if (m->meta.last_event_ns > 0 && m->meta.last_event_ns - m->meta.base_ns > d)
 		d = m->meta.last_event_ns - m->meta.base_ns;
 	m->duration_ns = d;
@@ -487,6 +500,7 @@ struct replay_model *replay_model__open(sqlite3 *db, const char *capture_id, cha
 	m->groups_snap = RM_NULL;
 	m->sites_hi = RM_NULL;
 	m->hist_iv = RM_NULL;
+	m->cg_cached = RM_NULL;
 	e = capture_meta__load(db, capture_id, &m->meta);
 	if (e == -ENOENT) {
 		snprintf(err, errlen, "no capture %s in the DB", capture_id);
@@ -503,6 +517,8 @@ struct replay_model *replay_model__open(sqlite3 *db, const char *capture_id, cha
 	e = e ?: load_snaps(m);
 	what = e ? what : "heap snapshots";
 	e = e ?: load_heap(m);
+	what = e ? what : "cgroup samples";
+	e = e ?: load_cgroup(m);
 	what = e ? what : "drop notices";
 	e = e ?: load_drops(m);
 	if (e) {
@@ -547,7 +563,50 @@ void replay_model__free(struct replay_model *m)
 	free(m->groups);
 	heap_sites__free(m->sites_iv);
 	heap_sites__free(m->sites_hist);
+	cg_data__free(&m->cg);
+	cg_data__free(&m->cgs.upto);
+	free(m->cgs.stat.kv);
+	free(m->cgs.procs);
 	free(m);
+}
+
+int replay_model__cgroup(struct replay_model *m, size_t ci, const struct rm_cgroup **out)
+{
+	struct rm_cgroup *c = &m->cgs;
+	struct window w = {0};
+	size_t i, k;
+	int err;
+
+	if (ci >= m->cg.n)
+		return -EINVAL;
+	if (m->cg_cached == (int64_t)ci)
+		goto done;
+	m->cg_cached = RM_NULL;
+	cg_data__free(&c->upto);
+	free(c->stat.kv);
+	free(c->procs);
+	memset(c, 0, sizeof(*c));
+	c->at = ci;
+	/* the samples from the start to this one: memory.stat at it, OOM events so far, and every
+	 * process seen, with the values of its last covered read */
+	w.has_end = true;
+	w.end_ns = m->cg.s[ci].time_ns - m->meta.base_ns;
+	err = cg_data__load(m->db, &m->meta, &w, &c->upto);
+	err = err ?: cg_stat__load(m->db, &m->meta, &c->upto, &c->stat);
+	err = err ?: cg_procs__load(m->db, &m->meta, &w, m->cg.s[ci].seq, &c->procs, &c->nprocs);
+	if (err)
+		return err;
+	cg_oom__of(&c->upto, &c->oom);
+	for (i = k = 0; i < c->nprocs; i++) /* the processes in this sample */
+		if (c->procs[i].in_last)
+			c->procs[k++] = c->procs[i];
+	c->nprocs = k;
+	if (k)
+		qsort(c->procs, k, sizeof(*c->procs), cg_proc__cmp_pss);
+	m->cg_cached = (int64_t)ci;
+done:
+	*out = c;
+	return 0;
 }
 
 int replay_model__heap_sites(struct replay_model *m, size_t hi, struct heap_sites **iv,
@@ -676,6 +735,12 @@ ssize_t replay_model__snap_at(const struct replay_model *m, int64_t t)
 ssize_t replay_model__heap_at(const struct replay_model *m, int64_t t)
 {
 	return last_at(m->heap, m->nheap, sizeof(*m->heap), offsetof(struct rm_heap, t), t);
+}
+
+ssize_t replay_model__cg_at(const struct replay_model *m, int64_t t)
+{
+	return last_at(m->cg.s, m->cg.n, sizeof(*m->cg.s), offsetof(struct cg_sample, time_ns),
+		       t + m->meta.base_ns);
 }
 
 ssize_t replay_model__event_at(const struct replay_model *m, int64_t t)

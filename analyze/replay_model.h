@@ -1,10 +1,10 @@
 /* replay_model.h — the replay viewer's data model: a capture's per-interval state in memory.
  *
  * replay_model__open reads a capture's interval tables (cpu_sample, syscall_stat, memory_sample,
- * vma_snapshot, heap_snapshot, drop_notice) once into sorted arrays, so a seek is a binary search
- * and never a scan. VMA groups of one snapshot and the latency histograms of one interval are
- * read on demand (and cached): they are the bulk of a capture. The model knows nothing of curses:
- * the views (replay_views.c) read it and draw into a character grid.
+ * vma_snapshot, heap_snapshot, cgroup_sample, drop_notice) once into sorted arrays, so a seek is a
+ * binary search and never a scan. VMA groups of one snapshot and the latency histograms of one
+ * interval are read on demand (and cached): they are the bulk of a capture. The model knows nothing
+ * of curses: the views (replay_views.c) read it and draw into a character grid.
  *
  * Times in the model are nanoseconds relative to the capture start (capture.start_monotonic_ns).
  * The state "at T" is the last interval that ended at or before T (what a live viewer would have
@@ -89,8 +89,19 @@ struct rm_event {
 };
 
 /* The probes the tabs depend on, in this order. */
-enum rm_probe { RP_CPU, RP_SYSCALLS, RP_MEMORY, RP_VMAS, RP_HEAP, RP_CPUPROF, RP_COUNT };
+enum rm_probe { RP_CPU, RP_SYSCALLS, RP_MEMORY, RP_VMAS, RP_HEAP, RP_CPUPROF, RP_CGROUP, RP_COUNT };
 extern const char *const rm_probe_names[RP_COUNT];
+
+/* The cgroup collector's state at one of its samples (replay_model__cgroup), read with
+ * report_cgroup.c's loaders. */
+struct rm_cgroup {
+	size_t at;	       /* the sample: index into model.cg.s */
+	struct cg_data upto;   /* the samples from the start to it */
+	struct cg_stat stat;   /* memory.stat at it (stat.at NULL: no memory lane read) */
+	struct cg_oom oom;     /* OOM events summed up to it */
+	struct cg_proc *procs; /* the processes in that sample (their last covered read), by PSS */
+	size_t nprocs;
+};
 
 enum { RM_SPEED_MIN = -2, RM_SPEED_MAX = 6 }; /* speed = 2^speed_log2: 1/4x .. 64x */
 
@@ -123,6 +134,7 @@ struct replay_model {
 	size_t nsnaps;
 	struct rm_heap *heap;
 	size_t nheap;
+	struct cg_data cg; /* the cgroup samples of the whole capture (probe cgroup active) */
 	struct rm_drop *drops;
 	size_t ndrops;
 	struct rm_event *events_list; /* in time order */
@@ -141,6 +153,10 @@ struct replay_model {
 	/* the heap call sites of one snapshot, cached (replay_model__heap_sites) */
 	int64_t sites_hi; /* heap index cached, RM_NULL: none */
 	struct heap_sites *sites_iv, *sites_hist;
+
+	/* the cgroup state at one sample, cached (replay_model__cgroup) */
+	int64_t cg_cached; /* sample index cached, RM_NULL: none */
+	struct rm_cgroup cgs;
 };
 
 /* Load capture CAPTURE_ID of DB (which stays the caller's and must outlive the model). Returns
@@ -172,6 +188,7 @@ ssize_t replay_model__sys_at(const struct replay_model *m, int64_t t);
 ssize_t replay_model__mem_at(const struct replay_model *m, int64_t t);
 ssize_t replay_model__snap_at(const struct replay_model *m, int64_t t);
 ssize_t replay_model__heap_at(const struct replay_model *m, int64_t t);
+ssize_t replay_model__cg_at(const struct replay_model *m, int64_t t); /* into model.cg.s */
 
 /* CPU use of sample I as a percentage of one CPU: the eBPF lane when measured, else the /proc
  * lane; NAN when neither was. */
@@ -208,6 +225,10 @@ int replay_model__vmas(struct replay_model *m, size_t si, const char *group, str
  * HI). 0, -EINVAL (no such snapshot), or -errno of heap_sites__load. */
 int replay_model__heap_sites(struct replay_model *m, size_t hi, struct heap_sites **iv,
 			     struct heap_sites **hist);
+
+/* The cgroup state at cgroup sample index CI: *OUT points into the model (valid until the next
+ * call with another CI). 0, -EINVAL (no such sample), -ENOMEM, -EIO. */
+int replay_model__cgroup(struct replay_model *m, size_t ci, const struct rm_cgroup **out);
 
 /* Index of the last event at or before T in events_list; -1 when none. */
 ssize_t replay_model__event_at(const struct replay_model *m, int64_t t);

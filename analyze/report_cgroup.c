@@ -17,33 +17,8 @@
 /* ------------------------------------------------------------------ samples */
 
 /* PSI lines: resource x kind, in this order. */
-static const char *const psi_resource[] = {"memory", "cpu", "io"};
-static const char *const psi_kind[] = {"some", "full"};
-#define PSI_N 6
-
-struct cg_sample {
-	int64_t seq, time_ns;
-	char lane[4];	 /* "v2", "v1", "" (no memory controller read) */
-	int64_t current; /* -1: NULL */
-	int64_t limit;	 /* -1: NULL (no limit, or not read) */
-	int64_t peak;
-	int64_t oom, oom_kill, oom_kill_total, high, max, failcnt, under_oom;
-	int64_t processes, covered, denied, gone, skipped, walk_ns, budget_ns;
-	double psi_avg10[PSI_N]; /* NAN: no such line */
-};
-
-struct psi_agg {
-	size_t samples;
-	double avg10_max, avg10_last, avg60_last, avg300_last;
-	uint64_t stall_us; /* sum of total_delta_us */
-};
-
-struct cg_data {
-	struct cg_sample *s;
-	size_t n;
-	char path[512], v1_path[512]; /* of the last sample that names one */
-	struct psi_agg psi[PSI_N];
-};
+const char *const cg_psi_resource[3] = {"memory", "cpu", "io"};
+const char *const cg_psi_kind[2] = {"some", "full"};
 
 static void col_copy(sqlite3_stmt *st, int c, char *dst, size_t len)
 {
@@ -57,7 +32,7 @@ static int psi_slot(const char *resource, const char *kind)
 {
 	for (int r = 0; r < 3; r++)
 		for (int k = 0; k < 2; k++)
-			if (!strcmp(resource, psi_resource[r]) && !strcmp(kind, psi_kind[k]))
+			if (!strcmp(resource, cg_psi_resource[r]) && !strcmp(kind, cg_psi_kind[k]))
 				return r * 2 + k;
 	return -1;
 }
@@ -77,8 +52,8 @@ static int prepare_window(sqlite3 *db, const char *sql, const struct capture_met
 	return 0;
 }
 
-static int load_samples(sqlite3 *db, const struct capture_meta *m, const struct window *w,
-			struct cg_data *d)
+int cg_data__load(sqlite3 *db, const struct capture_meta *m, const struct window *w,
+		  struct cg_data *d)
 {
 	static const char sql[] =
 	    "SELECT seq, time_ns, lane, current, limit_bytes, peak, oom_delta, oom_kill_delta, "
@@ -126,7 +101,7 @@ static int load_samples(sqlite3 *db, const struct capture_meta *m, const struct 
 		s->budget_ns = report__col(st, 19, -1);
 		col_copy(st, 20, d->path, sizeof(d->path));
 		col_copy(st, 21, d->v1_path, sizeof(d->v1_path));
-		for (int k = 0; k < PSI_N; k++)
+		for (int k = 0; k < CG_PSI_N; k++)
 			s->psi_avg10[k] = NAN;
 	}
 	if (rc != SQLITE_DONE) {
@@ -143,7 +118,7 @@ static int load_samples(sqlite3 *db, const struct capture_meta *m, const struct 
 		const char *res = (const char *)sqlite3_column_text(st, 1);
 		const char *kind = (const char *)sqlite3_column_text(st, 2);
 		int k = psi_slot(res ? res : "", kind ? kind : "");
-		struct psi_agg *a;
+		struct cg_psi_agg *a;
 		double avg10;
 
 		if (k < 0)
@@ -171,20 +146,10 @@ cleanup:
 
 /* ------------------------------------------------------------------ processes */
 
-struct cg_proc {
-	int64_t pid;
-	char comm[64], exe[512], unit[256];
-	char state[16];		     /* at its last appearance */
-	int64_t last_seen_ns;	     /* time of the last sample it was in */
-	int64_t value_ns;	     /* time of its last covered read; -1: never covered */
-	int64_t rss, pss, uss, swap; /* of that read; -1: never covered */
-	bool in_last;		     /* in the window's last sample */
-};
-
 /* Every pid of the cgroup_proc rows in the window: its last state, and the values of its last
  * covered read. LAST_SEQ is the window's last sample. */
-static int load_procs(sqlite3 *db, const struct capture_meta *m, const struct window *w,
-		      int64_t last_seq, struct cg_proc **out, size_t *n)
+int cg_procs__load(sqlite3 *db, const struct capture_meta *m, const struct window *w,
+		   int64_t last_seq, struct cg_proc **out, size_t *n)
 {
 	static const char sql[] =
 	    "SELECT p.pid, p.seq, s.time_ns, p.comm, p.exe, p.unit, p.state, p.rss, p.pss, "
@@ -247,7 +212,7 @@ static int cmp_measure(int64_t a, int64_t b)
 	return 0;
 }
 
-static int cmp_proc_pss(const void *x, const void *y)
+int cg_proc__cmp_pss(const void *x, const void *y)
 {
 	const struct cg_proc *a = x, *b = y;
 	int c = cmp_measure(a->pss, b->pss);
@@ -310,23 +275,15 @@ static const struct {
     {"inactive_file", "inactive_file", "total_inactive_file", "inactive_file"},
     {"unevictable", "unevictable", "total_unevictable", "unevictable"},
 };
-#define STAT_FIGS (sizeof(stat_fig) / sizeof(stat_fig[0]))
+_Static_assert(sizeof(stat_fig) / sizeof(stat_fig[0]) == CG_STAT_FIGS, "CG_STAT_FIGS");
 
-struct stat_kv {
-	char key[64];
-	int64_t value;
-};
+const char *cg_stat__fig_name(size_t k)
+{
+	return k < CG_STAT_FIGS ? stat_fig[k].name : NULL;
+}
 
-struct cg_stat {
-	const struct cg_sample *at; /* the last sample with a memory lane; NULL: none */
-	struct stat_kv *kv;	    /* its memory.stat, by key */
-	size_t n;
-	int64_t fig[STAT_FIGS];		/* -1: not in memory.stat */
-	const char *fig_key[STAT_FIGS]; /* the key it came from */
-};
-
-static int load_stat(sqlite3 *db, const struct capture_meta *m, const struct cg_data *d,
-		     struct cg_stat *cs)
+int cg_stat__load(sqlite3 *db, const struct capture_meta *m, const struct cg_data *d,
+		  struct cg_stat *cs)
 {
 	static const char sql[] =
 	    "SELECT key, value FROM cgroup_stat WHERE cap = ?1 AND seq = ?2 ORDER BY key";
@@ -335,7 +292,7 @@ static int load_stat(sqlite3 *db, const struct capture_meta *m, const struct cg_
 	int rc, err = 0;
 
 	memset(cs, 0, sizeof(*cs));
-	for (k = 0; k < STAT_FIGS; k++)
+	for (k = 0; k < CG_STAT_FIGS; k++)
 		cs->fig[k] = -1;
 	for (i = d->n; i-- > 0;)
 		if (d->s[i].lane[0]) {
@@ -362,7 +319,7 @@ static int load_stat(sqlite3 *db, const struct capture_meta *m, const struct cg_
 		err = -EIO;
 		goto cleanup;
 	}
-	for (k = 0; k < STAT_FIGS; k++) {
+	for (k = 0; k < CG_STAT_FIGS; k++) {
 		bool v2 = !strcmp(cs->at->lane, "v2");
 		const char *want[2] = {v2 ? stat_fig[k].v2 : stat_fig[k].v1_total,
 				       v2 ? NULL : stat_fig[k].v1};
@@ -422,19 +379,13 @@ static void fml_of(const struct cg_data *d, enum cg_field f, struct fml *r)
 		r->max = -1;
 }
 
-struct cg_oom {
-	int64_t oom, oom_kill, high, max, failcnt; /* sums; -1: not in the lane */
-	int64_t oom_kill_total;			   /* last; -1 */
-	int64_t under_oom_samples, under_oom_last; /* v1; -1 */
-};
-
 static void sum_opt(int64_t *acc, int64_t v)
 {
 	if (v >= 0)
 		*acc = (*acc < 0 ? 0 : *acc) + v;
 }
 
-static void oom_of(const struct cg_data *d, struct cg_oom *o)
+void cg_oom__of(const struct cg_data *d, struct cg_oom *o)
 {
 	o->oom = o->oom_kill = o->high = o->max = o->failcnt = -1;
 	o->oom_kill_total = o->under_oom_samples = o->under_oom_last = -1;
@@ -455,12 +406,7 @@ static void oom_of(const struct cg_data *d, struct cg_oom *o)
 	}
 }
 
-struct cg_cov {
-	size_t intervals; /* samples with coverage */
-	int64_t processes, covered, denied, gone, skipped, walk_ns, walk_max_ns, budget_ns;
-};
-
-static void cov_of(const struct cg_data *d, struct cg_cov *c)
+void cg_cov__of(const struct cg_data *d, struct cg_cov *c)
 {
 	memset(c, 0, sizeof(*c));
 	c->budget_ns = -1;
@@ -583,7 +529,7 @@ static int print_cgroup_text(const struct cg_data *d, const struct cg_stat *cs,
 		t = table__new(4, scols);
 		if (!t)
 			return -ENOMEM;
-		for (size_t k = 0; k < STAT_FIGS && !err; k++) {
+		for (size_t k = 0; k < CG_STAT_FIGS && !err; k++) {
 			if (cs->fig[k] < 0)
 				continue;
 			err = table__add_row(t);
@@ -606,7 +552,7 @@ static int print_cgroup_text(const struct cg_data *d, const struct cg_stat *cs,
 	}
 
 	/* OOM events */
-	oom_of(d, &oom);
+	cg_oom__of(d, &oom);
 	if (oom.oom >= 0 || oom.high >= 0)
 		fprintf(out,
 			"\nOOM (memory.events, over the capture): oom %" PRId64
@@ -626,14 +572,14 @@ static int print_cgroup_text(const struct cg_data *d, const struct cg_stat *cs,
 	t = table__new(8, pcols);
 	if (!t)
 		return -ENOMEM;
-	for (int k = 0; k < PSI_N && !err; k++) {
-		const struct psi_agg *a = &d->psi[k];
+	for (int k = 0; k < CG_PSI_N && !err; k++) {
+		const struct cg_psi_agg *a = &d->psi[k];
 
 		if (!a->samples)
 			continue;
 		err = table__add_row(t);
-		err = err ?: table__set_text(t, 0, psi_resource[k / 2]);
-		err = err ?: table__set_text(t, 1, psi_kind[k % 2]);
+		err = err ?: table__set_text(t, 0, cg_psi_resource[k / 2]);
+		err = err ?: table__set_text(t, 1, cg_psi_kind[k % 2]);
 		snprintf(b1, sizeof(b1), "%.2f%%", a->avg10_max);
 		err = err ?: table__set_real(t, 2, a->avg10_max, b1);
 		snprintf(b1, sizeof(b1), "%.2f%%", a->avg10_last);
@@ -669,7 +615,7 @@ static int print_cgroup_text(const struct cg_data *d, const struct cg_stat *cs,
 		if (err)
 			return err;
 	}
-	cov_of(d, &cov);
+	cg_cov__of(d, &cov);
 	if (cov.intervals) {
 		fprintf(out,
 			"coverage: %" PRId64 " process reads due over %zu intervals: %" PRId64
@@ -731,7 +677,7 @@ static void print_cgroup_json(struct json *j, const struct cg_data *d, const str
 		json__kv_string(j, "lane", cs->at->lane);
 		json__key(j, "breakdown");
 		json__begin_object(j);
-		for (size_t k = 0; k < STAT_FIGS; k++) {
+		for (size_t k = 0; k < CG_STAT_FIGS; k++) {
 			json__key(j, stat_fig[k].name);
 			if (cs->fig[k] < 0) {
 				json__null(j);
@@ -751,7 +697,7 @@ static void print_cgroup_json(struct json *j, const struct cg_data *d, const str
 		json__end_object(j);
 	}
 
-	oom_of(d, &oom);
+	cg_oom__of(d, &oom);
 	json__key(j, "oom");
 	json__begin_object(j);
 	report__json_opt_int(j, "oom", oom.oom);
@@ -770,14 +716,14 @@ static void print_cgroup_json(struct json *j, const struct cg_data *d, const str
 
 	json__key(j, "psi");
 	json__begin_array(j);
-	for (int k = 0; k < PSI_N; k++) {
-		const struct psi_agg *a = &d->psi[k];
+	for (int k = 0; k < CG_PSI_N; k++) {
+		const struct cg_psi_agg *a = &d->psi[k];
 
 		if (!a->samples)
 			continue;
 		json__begin_object(j);
-		json__kv_string(j, "resource", psi_resource[k / 2]);
-		json__kv_string(j, "kind", psi_kind[k % 2]);
+		json__kv_string(j, "resource", cg_psi_resource[k / 2]);
+		json__kv_string(j, "kind", cg_psi_kind[k % 2]);
 		json__kv_int(j, "samples", (int64_t)a->samples);
 		json__kv_real(j, "avg10_max", a->avg10_max);
 		json__kv_real(j, "avg10_last", a->avg10_last);
@@ -812,7 +758,7 @@ static void print_cgroup_json(struct json *j, const struct cg_data *d, const str
 	}
 	json__end_array(j);
 
-	cov_of(d, &cov);
+	cg_cov__of(d, &cov);
 	json__key(j, "coverage");
 	json__begin_object(j);
 	json__kv_int(j, "intervals", (int64_t)cov.intervals);
@@ -839,9 +785,9 @@ static void print_cgroup_json(struct json *j, const struct cg_data *d, const str
 		report__json_opt_int(j, "limit", s->limit);
 		report__json_opt_int(j, "peak", s->peak);
 		report__json_opt_int(j, "oom_kill", s->oom_kill);
-		for (int k = 0; k < PSI_N; k++) {
-			snprintf(key, sizeof(key), "%s_%s_avg10", psi_resource[k / 2],
-				 psi_kind[k % 2]);
+		for (int k = 0; k < CG_PSI_N; k++) {
+			snprintf(key, sizeof(key), "%s_%s_avg10", cg_psi_resource[k / 2],
+				 cg_psi_kind[k % 2]);
 			json__kv_real(j, key, s->psi_avg10[k]); /* NAN: null */
 		}
 		report__json_opt_int(j, "processes", s->processes);
@@ -851,7 +797,7 @@ static void print_cgroup_json(struct json *j, const struct cg_data *d, const str
 	json__end_array(j);
 }
 
-static void cg_data_free(struct cg_data *d)
+void cg_data__free(struct cg_data *d)
 {
 	free(d->s);
 	memset(d, 0, sizeof(*d));
@@ -879,14 +825,14 @@ int report_cgroup(sqlite3 *db, const char *capture_id, const struct report_opts 
 		err = report__not_collected(&j, out, o, "cgroup", &p);
 		goto cleanup;
 	}
-	err = load_samples(db, &m, &o->win, &d);
-	err = err ?: load_procs(db, &m, &o->win, d.n ? d.s[d.n - 1].seq : -1, &procs, &np);
-	err = err ?: load_stat(db, &m, &d, &cs);
+	err = cg_data__load(db, &m, &o->win, &d);
+	err = err ?: cg_procs__load(db, &m, &o->win, d.n ? d.s[d.n - 1].seq : -1, &procs, &np);
+	err = err ?: cg_stat__load(db, &m, &d, &cs);
 	err = err ?: drops__load(db, &m, "cgroup", &o->win, &drops, &nd);
 	if (err)
 		goto cleanup;
 	if (np)
-		qsort(procs, np, sizeof(*procs), cmp_proc_pss);
+		qsort(procs, np, sizeof(*procs), cg_proc__cmp_pss);
 	shown = o->top ? o->top : TOP_PROCS;
 	if (shown > np || o->fmt == OUT_CSV)
 		shown = np;
@@ -924,7 +870,7 @@ int report_cgroup(sqlite3 *db, const char *capture_id, const struct report_opts 
 		err = -EIO;
 cleanup:
 	free(cs.kv);
-	cg_data_free(&d);
+	cg_data__free(&d);
 	free(procs);
 	free(drops);
 	return err;
@@ -1122,10 +1068,10 @@ int report_apps(sqlite3 *db, const char *capture_id, const struct report_opts *o
 	report__begin(&j, out, o, "apps", &m);
 	if (probe__active(&p)) {
 		source = "cgroup_proc";
-		err = load_samples(db, &m, &o->win, &d);
+		err = cg_data__load(db, &m, &o->win, &d);
 		if (!err && d.n) {
 			at_ns = d.s[d.n - 1].time_ns;
-			err = load_procs(db, &m, &o->win, d.s[d.n - 1].seq, &procs, &np);
+			err = cg_procs__load(db, &m, &o->win, d.s[d.n - 1].seq, &procs, &np);
 		}
 		for (size_t i = 0; i < np && !err; i++) /* there at the end, and not gone */
 			if (procs[i].in_last && strcmp(procs[i].state, "gone"))
@@ -1229,7 +1175,7 @@ int report_apps(sqlite3 *db, const char *capture_id, const struct report_opts *o
 	if (!err && (fflush(out) || ferror(out)))
 		err = -EIO;
 cleanup:
-	cg_data_free(&d);
+	cg_data__free(&d);
 	free(procs);
 	free(apps);
 	return err;

@@ -897,6 +897,150 @@ static void test_15_broken_db(void **state)
 	sqlite3_close(db);
 }
 
+/* ------------------------------------------------------------------ a whole cgroup */
+
+static void add_cg_sample(sqlite3 *db, int seq, int t, long long cur, long long peak, int oom,
+			  int oom_kill, int max, int procs, int covered, int denied)
+{
+	execf(
+	    db,
+	    "INSERT INTO cgroup_sample (cap, seq, time_ns, interval_ns, path, lane, current, "
+	    "limit_bytes, peak, oom_delta, oom_kill_delta, oom_kill_total, high_delta, max_delta, "
+	    "processes, covered, denied, gone, skipped, walk_ns, budget_ns) VALUES (" CAP_OF
+	    ", %d, %lld, %lld, '/work.slice/demo', 'v2', %lld, %lld, %lld, %d, %d, %d, 0, %d, "
+	    "%d, %d, %d, 0, 0, 1500000, 50000000)",
+	    CID, seq, BASE + t * SEC, SEC, cur, 64 * MIB, peak, oom, oom_kill, oom_kill, max, procs,
+	    covered, denied);
+}
+
+static void add_cg_stat(sqlite3 *db, int seq, long long anon, long long file, long long shmem)
+{
+	execf(db,
+	      "INSERT INTO cgroup_stat (cap, seq, key, value) VALUES (" CAP_OF
+	      ", %d, 'anon', %lld), (" CAP_OF ", %d, 'file', %lld), (" CAP_OF
+	      ", %d, 'shmem', %lld)",
+	      CID, seq, anon, CID, seq, file, CID, seq, shmem);
+}
+
+static void add_cg_proc(sqlite3 *db, int seq, int pid, const char *comm, const char *unit,
+			const char *state, long long rss, long long pss, long long uss)
+{
+	/* NULL unless covered, as the loader writes them */
+	execf(db,
+	      "INSERT INTO cgroup_proc (cap, seq, pid, comm, unit, state, rss, pss, uss) VALUES "
+	      "(" CAP_OF ", %d, %d, %Q, %Q, %Q, %lld, %lld, %lld)",
+	      CID, seq, pid, comm, unit, state, rss, pss, uss);
+	if (strcmp(state, "covered"))
+		execf(db,
+		      "UPDATE cgroup_proc SET rss = NULL, pss = NULL, uss = NULL "
+		      "WHERE seq = %d AND pid = %d",
+		      seq, pid);
+}
+
+/* A capture of a whole cgroup (ptop-record --cgroup): the per-process memory and vmas probes
+ * unsupported, the cgroup collector's samples at 1, 2 and 3 s: current 10, 30, 20 MiB of a 64 MiB
+ * limit, an OOM kill in the second interval, web (app-web.scope) and worker covered, a third
+ * process denied from the second on. */
+static sqlite3 *cgroup_db(void)
+{
+	sqlite3 *db = new_db(1);
+
+	execf(db, "UPDATE target SET mode = 'cgroup', pid = NULL, comm = NULL, "
+		  "cgroup_path = '/work.slice/demo'");
+	add_probe(db, "memory", "unsupported", NULL, "a cgroup capture: see the cgroup probe");
+	add_probe(db, "vmas", "unsupported", NULL, "a cgroup capture: see the cgroup probe");
+	add_probe(db, "cgroup", "active", "proc", NULL);
+	add_cg_sample(db, 0, 1, 10 * MIB, 12 * MIB, 0, 0, 0, 2, 2, 0);
+	add_cg_sample(db, 1, 2, 30 * MIB, 32 * MIB, 1, 1, 3, 3, 2, 1);
+	add_cg_sample(db, 2, 3, 20 * MIB, 32 * MIB, 0, 0, 0, 3, 2, 1);
+	add_cg_stat(db, 0, 6 * MIB, 3 * MIB, 1 * MIB);
+	add_cg_stat(db, 1, 20 * MIB, 8 * MIB, 2 * MIB);
+	execf(db,
+	      "INSERT INTO cgroup_psi (cap, seq, resource, kind, avg10, avg60, avg300) VALUES "
+	      "(" CAP_OF ", 0, 'memory', 'some', 1.5, 0, 0), (" CAP_OF
+	      ", 0, 'memory', 'full', 0.5, 0, 0), (" CAP_OF ", 1, 'memory', 'some', 12.25, 0, 0), "
+	      "(" CAP_OF ", 1, 'memory', 'full', 4, 0, 0), (" CAP_OF ", 1, 'cpu', 'some', 3, 0, 0)",
+	      CID, CID, CID, CID, CID);
+	add_cg_proc(db, 0, 100, "web", "app-web.scope", "covered", 8 * MIB, 6 * MIB, 5 * MIB);
+	add_cg_proc(db, 0, 200, "worker", NULL, "covered", 4 * MIB, 3 * MIB, 2 * MIB);
+	add_cg_proc(db, 1, 100, "web", "app-web.scope", "covered", 20 * MIB, 18 * MIB, 16 * MIB);
+	add_cg_proc(db, 1, 200, "worker", NULL, "covered", 26 * MIB, 5 * MIB, 4 * MIB);
+	add_cg_proc(db, 1, 300, "secret", NULL, "denied", 0, 0, 0);
+	add_cg_proc(db, 2, 100, "web", "app-web.scope", "covered", 14 * MIB, 12 * MIB, 10 * MIB);
+	add_cg_proc(db, 2, 200, "worker", NULL, "skipped", 0, 0, 0);
+	add_cg_proc(db, 2, 300, "secret", NULL, "denied", 0, 0, 0);
+	return db;
+}
+
+/* The Memory tab of a cgroup capture: the cgroup collector's sample at the position (usage,
+ * memory.stat, OOM events so far, pressure, the processes by PSS, coverage), which changes with
+ * the time; the s key sorts the process table; the Overview summarizes it. */
+static void test_17_cgroup_memory(void **state)
+{
+	sqlite3 *db = cgroup_db();
+	struct replay_model *m = open_model(db);
+	struct replay_ui ui = {.tab = replay__find_view("memory")};
+	char *f, l[256];
+
+	(void)state;
+	f = frame(m, "memory", 0.5, 120, 40);
+	assert_contains(f, "no cgroup sample by 00:00.5");
+	assert_lacks(f, "not collected");
+	free(f);
+
+	f = frame(m, "memory", 1.5, 120, 40);
+	assert_contains(f, "cgroup /work.slice/demo  lane v2  sample 1 of 3 at 00:01.0");
+	assert_contains(f, "current 10.0 MiB / limit 64.0 MiB (15.6%)  peak 12.0 MiB");
+	assert_contains(f, "memory.stat: anon 6.00 MiB file 3.00 MiB shmem 1.00 MiB");
+	assert_contains(f, "OOM events so far: oom 0, oom_kill 0, max 0, high 0");
+	assert_contains(f, "pressure avg10:  memory some 1.50% full 0.50%");
+	assert_contains(line_with(f, " web ", l, sizeof(l)), "app-web.scope");
+	assert_contains(l, "8.00 MiB   6.00 MiB   5.00 MiB covered");
+	assert_lacks(f, "secret");
+	assert_contains(f, "coverage this interval: 2 processes due: 2 covered, 0 denied, 0 gone, "
+			   "0 skipped; reads took 1.50 ms, budget 50.0 ms");
+	free(f);
+
+	f = frame(m, "memory", 2.5, 120, 40);
+	assert_contains(f, "sample 2 of 3 at 00:02.0");
+	assert_contains(f, "current 30.0 MiB / limit 64.0 MiB (46.9%)  peak 32.0 MiB");
+	assert_contains(f, "memory.stat: anon 20.0 MiB file 8.00 MiB shmem 2.00 MiB");
+	assert_contains(f, "OOM events so far: oom 1, oom_kill 1, max 3, high 0");
+	assert_contains(f, "memory some 12.25% full 4.00%  cpu some 3.00% full -");
+	assert_contains(line_with(f, " web ", l, sizeof(l)), "18.0 MiB");
+	assert_contains(line_with(f, " secret ", l, sizeof(l)), "denied");
+	assert_contains(f, "3 processes due: 2 covered, 1 denied");
+	/* by PSS: web (18 MiB) before worker (5 MiB), the denied one last */
+	assert_true(strstr(f, " web ") < strstr(f, " worker "));
+	assert_true(strstr(f, " worker ") < strstr(f, " secret "));
+	free(f);
+
+	/* at 3 s: the OOM kill stays counted; worker skipped shows its last covered read */
+	f = frame(m, "memory", 3, 120, 40);
+	assert_contains(f, "OOM events so far: oom 1, oom_kill 1");
+	assert_contains(f, "memory.stat: none of its figures in this sample");
+	assert_contains(line_with(f, " worker ", l, sizeof(l)), "5.00 MiB");
+	assert_contains(l, "skipped");
+	free(f);
+
+	/* s: by RSS, worker (26 MiB) first */
+	replay_model__seek(m, 2 * SEC);
+	replay__key(m, &ui, 's');
+	f = render(m, &ui, 120, 40);
+	assert_contains(f, "sort rss (s)");
+	assert_true(strstr(f, " worker ") < strstr(f, " web "));
+	free(f);
+
+	f = frame(m, "overview", 2.5, 120, 40);
+	assert_contains(f, "cgroup /work.slice/demo v2  current 30.0 MiB / limit 64.0 MiB");
+	assert_contains(f, "processes 3: 2 covered, 1 denied, 0 gone, 0 skipped");
+	assert_contains(f, "OOM so far: oom 1, oom_kill 1");
+	assert_lacks(f, "not collected \u2014 unsupported");
+	free(f);
+	replay_model__free(m);
+	sqlite3_close(db);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -916,6 +1060,7 @@ int main(void)
 	    cmocka_unit_test(test_14_every_tab_every_size),
 	    cmocka_unit_test(test_15_broken_db),
 	    cmocka_unit_test(test_16_heap_sites_and_stack),
+	    cmocka_unit_test(test_17_cgroup_memory),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

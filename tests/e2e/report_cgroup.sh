@@ -91,5 +91,12 @@ assert_eq "--top 1 folds the rest into others (2)" "others (2)|2|2" \
 	"$(jget "$TMP/top.json" "'|'.join([j['apps'][1]['app'], str(j['apps'][1]['folded']), str(j['apps'][1]['processes'])])")"
 "$ANA" report cgroup "$P" >"$TMP/cg.txt"
 grep -q "^processes by PSS (3 seen" "$TMP/cg.txt" || { cat "$TMP/cg.txt"; fail "text report"; }
+# replay: the Memory tab at the end shows the cgroup and its three processes, the children first
+"$ANA" replay --dump --at 99m --tab memory --size 120x40 "$P" >"$TMP/replay.txt"
+grep -q "^ cgroup /$NAME  lane ${lane:-none}  sample " "$TMP/replay.txt" || { cat "$TMP/replay.txt"; fail "replay: no cgroup title"; }
+grep -q "Processes in this sample: 3 " "$TMP/replay.txt" || { cat "$TMP/replay.txt"; fail "replay: not 3 processes"; }
+assert_eq "replay: the children first by PSS" "$(printf '%s\n' "$C1" "$C2" | sort -n | tr '\n' ' ')" \
+	"$(grep -A2 '^ *pid comm' "$TMP/replay.txt" | awk 'NR > 1 { print $1 }' | sort -n | tr '\n' ' ')"
+grep -q "coverage this interval: 3 processes due: 3 covered" "$TMP/replay.txt" || { cat "$TMP/replay.txt"; fail "replay: coverage"; }
 expect_exit 2 "$ANA" report cgroup --by pss "$P"
 expect_exit 2 "$ANA" report apps --by nope "$P"
