@@ -501,6 +501,7 @@ struct replay_model *replay_model__open(sqlite3 *db, const char *capture_id, cha
 	m->sites_hi = RM_NULL;
 	m->hist_iv = RM_NULL;
 	m->cg_cached = RM_NULL;
+	m->cg_seen_to = RM_NULL;
 	e = capture_meta__load(db, capture_id, &m->meta);
 	if (e == -ENOENT) {
 		snprintf(err, errlen, "no capture %s in the DB", capture_id);
@@ -564,16 +565,142 @@ void replay_model__free(struct replay_model *m)
 	heap_sites__free(m->sites_iv);
 	heap_sites__free(m->sites_hist);
 	cg_data__free(&m->cg);
-	cg_data__free(&m->cgs.upto);
 	free(m->cgs.stat.kv);
 	free(m->cgs.procs);
+	free(m->cg_seen);
+	for (i = 0; i < m->ncg_cps; i++)
+		free(m->cg_cps[i].seen);
+	free(m->cg_cps);
 	free(m);
+}
+
+/* Merge the process rows of the samples after cg_seen_to up to TO into model.cg_seen, by pid, a
+ * newer covered read replacing an older one. */
+static int cg_seen_merge(struct replay_model *m, size_t to)
+{
+	struct cg_proc *nw = NULL, *out = NULL;
+	size_t nn = 0, a = 0, b = 0, k = 0;
+	struct window w = {0};
+	int err;
+
+	if (m->cg_seen_to >= 0) { /* a sample is in [START, END] when its time is */
+		w.has_start = true;
+		w.start_ns = m->cg.s[m->cg_seen_to].time_ns - m->meta.base_ns + 1;
+	}
+	w.has_end = true;
+	w.end_ns = m->cg.s[to].time_ns - m->meta.base_ns;
+	err = cg_procs__load(m->db, &m->meta, &w, m->cg.s[to].seq, &nw, &nn);
+	if (err)
+		return err;
+	out = calloc(m->ncg_seen + nn ? m->ncg_seen + nn : 1, sizeof(*out));
+	if (!out) {
+		free(nw);
+		return -ENOMEM;
+	}
+	while (a < m->ncg_seen || b < nn) { /* both by pid */
+		const struct cg_proc *o = a < m->ncg_seen ? &m->cg_seen[a] : NULL;
+		const struct cg_proc *n = b < nn ? &nw[b] : NULL;
+
+		if (o && (!n || o->pid < n->pid)) {
+			out[k] = *o;
+			out[k++].in_last = false; /* not in sample TO, which the new rows hold */
+			a++;
+			continue;
+		}
+		out[k] = *n;
+		if (o && o->pid == n->pid) {
+			if (n->value_ns < 0) { /* not covered since: its older read stands */
+				out[k].value_ns = o->value_ns;
+				out[k].rss = o->rss;
+				out[k].pss = o->pss;
+				out[k].uss = o->uss;
+				out[k].swap = o->swap;
+			}
+			a++;
+		}
+		k++;
+		b++;
+	}
+	free(nw);
+	free(m->cg_seen);
+	m->cg_seen = out;
+	m->ncg_seen = k;
+	m->cg_seen_to = (int64_t)to;
+	return 0;
+}
+
+/* Set model.cg_seen to checkpoint K (a copy). 0 or -ENOMEM. */
+static int cg_seen_restore(struct replay_model *m, size_t k)
+{
+	const struct rm_cg_checkpoint *cp = &m->cg_cps[k];
+	struct cg_proc *v = malloc((cp->n ? cp->n : 1) * sizeof(*v));
+
+	if (!v)
+		return -ENOMEM;
+	memcpy(v, cp->seen, cp->n * sizeof(*v));
+	free(m->cg_seen);
+	m->cg_seen = v;
+	m->ncg_seen = cp->n;
+	m->cg_seen_to = (int64_t)((k + 1) * RM_CG_CP - 1);
+	return 0;
+}
+
+/* Bring model.cg_seen to sample CI: from the last checkpoint at or before it when that is ahead of
+ * cg_seen_to or CI is behind it, then a checkpoint's worth of samples at a time. */
+static int cg_seen_update(struct replay_model *m, size_t ci)
+{
+	size_t k = (ci + 1) / RM_CG_CP; /* checkpoints at or before CI */
+	int err;
+
+	if (m->cg_seen_to == (int64_t)ci)
+		return 0;
+	if (m->cg_seen_to > (int64_t)ci) {
+		free(m->cg_seen);
+		m->cg_seen = NULL;
+		m->ncg_seen = 0;
+		m->cg_seen_to = RM_NULL;
+	}
+	while (k > 0 && (k > m->ncg_cps || !m->cg_cps[k - 1].seen))
+		k--;
+	if (k && (int64_t)(k * RM_CG_CP - 1) > m->cg_seen_to) {
+		err = cg_seen_restore(m, k - 1);
+		if (err)
+			return err;
+	}
+	while (m->cg_seen_to < (int64_t)ci) {
+		size_t next = (size_t)((m->cg_seen_to + 1) / RM_CG_CP + 1) * RM_CG_CP - 1;
+		struct rm_cg_checkpoint *cp;
+
+		err = cg_seen_merge(m, next < ci ? next : ci);
+		if (err)
+			return err;
+		if (m->cg_seen_to != (int64_t)next)
+			break;
+		k = next / RM_CG_CP; /* take checkpoint k */
+		if (k >= m->ncg_cps) {
+			cp = realloc(m->cg_cps, (k + 1) * sizeof(*cp));
+			if (!cp)
+				return -ENOMEM;
+			memset(cp + m->ncg_cps, 0, (k + 1 - m->ncg_cps) * sizeof(*cp));
+			m->cg_cps = cp;
+			m->ncg_cps = k + 1;
+		}
+		cp = &m->cg_cps[k];
+		if (!cp->seen) {
+			cp->seen = malloc((m->ncg_seen ? m->ncg_seen : 1) * sizeof(*cp->seen));
+			if (!cp->seen)
+				return -ENOMEM;
+			memcpy(cp->seen, m->cg_seen, m->ncg_seen * sizeof(*cp->seen));
+			cp->n = m->ncg_seen;
+		}
+	}
+	return 0;
 }
 
 int replay_model__cgroup(struct replay_model *m, size_t ci, const struct rm_cgroup **out)
 {
 	struct rm_cgroup *c = &m->cgs;
-	struct window w = {0};
+	struct cg_data upto;
 	size_t i, k;
 	int err;
 
@@ -582,24 +709,24 @@ int replay_model__cgroup(struct replay_model *m, size_t ci, const struct rm_cgro
 	if (m->cg_cached == (int64_t)ci)
 		goto done;
 	m->cg_cached = RM_NULL;
-	cg_data__free(&c->upto);
 	free(c->stat.kv);
 	free(c->procs);
 	memset(c, 0, sizeof(*c));
 	c->at = ci;
-	/* the samples from the start to this one: memory.stat at it, OOM events so far, and every
-	 * process seen, with the values of its last covered read */
-	w.has_end = true;
-	w.end_ns = m->cg.s[ci].time_ns - m->meta.base_ns;
-	err = cg_data__load(m->db, &m->meta, &w, &c->upto);
-	err = err ?: cg_stat__load(m->db, &m->meta, &c->upto, &c->stat);
-	err = err ?: cg_procs__load(m->db, &m->meta, &w, m->cg.s[ci].seq, &c->procs, &c->nprocs);
+	/* the samples from the start to this one: memory.stat at it, the OOM events so far */
+	upto = m->cg;
+	upto.n = ci + 1;
+	cg_oom__of(&upto, &c->oom);
+	err = cg_stat__load(m->db, &m->meta, &upto, &c->stat);
+	err = err ?: cg_seen_update(m, ci);
 	if (err)
 		return err;
-	cg_oom__of(&c->upto, &c->oom);
-	for (i = k = 0; i < c->nprocs; i++) /* the processes in this sample */
-		if (c->procs[i].in_last)
-			c->procs[k++] = c->procs[i];
+	c->procs = calloc(m->ncg_seen ? m->ncg_seen : 1, sizeof(*c->procs));
+	if (!c->procs)
+		return -ENOMEM;
+	for (i = k = 0; i < m->ncg_seen; i++) /* the processes in this sample */
+		if (m->cg_seen[i].in_last)
+			c->procs[k++] = m->cg_seen[i];
 	c->nprocs = k;
 	if (k)
 		qsort(c->procs, k, sizeof(*c->procs), cg_proc__cmp_pss);

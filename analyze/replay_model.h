@@ -96,11 +96,17 @@ extern const char *const rm_probe_names[RP_COUNT];
  * report_cgroup.c's loaders. */
 struct rm_cgroup {
 	size_t at;	       /* the sample: index into model.cg.s */
-	struct cg_data upto;   /* the samples from the start to it */
 	struct cg_stat stat;   /* memory.stat at it (stat.at NULL: no memory lane read) */
-	struct cg_oom oom;     /* OOM events summed up to it */
+	struct cg_oom oom;     /* OOM events summed from the start to it */
 	struct cg_proc *procs; /* the processes in that sample (their last covered read), by PSS */
 	size_t nprocs;
+};
+
+#define RM_CG_CP 256 /* samples between two checkpoints of the cgroup processes seen */
+
+struct rm_cg_checkpoint {
+	struct cg_proc *seen; /* NULL: not taken yet */
+	size_t n;
 };
 
 enum { RM_SPEED_MIN = -2, RM_SPEED_MAX = 6 }; /* speed = 2^speed_log2: 1/4x .. 64x */
@@ -157,6 +163,13 @@ struct replay_model {
 	/* the cgroup state at one sample, cached (replay_model__cgroup) */
 	int64_t cg_cached; /* sample index cached, RM_NULL: none */
 	struct rm_cgroup cgs;
+	/* every process seen up to sample cg_seen_to, with its last covered read, by pid: moving
+	 * forward reads only the samples after it; going back starts from the checkpoint before */
+	struct cg_proc *cg_seen;
+	size_t ncg_seen;
+	int64_t cg_seen_to;		 /* sample index; RM_NULL: none read */
+	struct rm_cg_checkpoint *cg_cps; /* cg_cps[k]: cg_seen at sample (k + 1) * RM_CG_CP - 1 */
+	size_t ncg_cps;
 };
 
 /* Load capture CAPTURE_ID of DB (which stays the caller's and must outlive the model). Returns
@@ -227,7 +240,8 @@ int replay_model__heap_sites(struct replay_model *m, size_t hi, struct heap_site
 			     struct heap_sites **hist);
 
 /* The cgroup state at cgroup sample index CI: *OUT points into the model (valid until the next
- * call with another CI). 0, -EINVAL (no such sample), -ENOMEM, -EIO. */
+ * call with another CI). Reads the process rows of the samples after the last CI asked for (all
+ * up to CI when it goes back). 0, -EINVAL (no such sample), -ENOMEM, -EIO. */
 int replay_model__cgroup(struct replay_model *m, size_t ci, const struct rm_cgroup **out);
 
 /* Index of the last event at or before T in events_list; -1 when none. */

@@ -37,6 +37,10 @@ static int psi_slot(const char *resource, const char *kind)
 	return -1;
 }
 
+/* The samples in the window, for a query of cgroup_psi or cgroup_proc: their (cap, seq) index
+ * then reads only those rows (a filter on the joined sample's time would read them all). */
+#define WINDOW_SEQS "(SELECT seq FROM cgroup_sample WHERE cap = ?1 AND time_ns BETWEEN ?2 AND ?3)"
+
 /* Prepare SQL, whose ?1 is the capture and ?2, ?3 the window's bounds (time_ns BETWEEN). */
 static int prepare_window(sqlite3 *db, const char *sql, const struct capture_meta *m,
 			  const struct window *w, sqlite3_stmt **st)
@@ -63,7 +67,7 @@ int cg_data__load(sqlite3 *db, const struct capture_meta *m, const struct window
 	static const char psi_sql[] =
 	    "SELECT p.seq, p.resource, p.kind, p.avg10, p.avg60, p.avg300, p.total_delta_us "
 	    "FROM cgroup_psi p JOIN cgroup_sample s ON s.cap = p.cap AND s.seq = p.seq "
-	    "WHERE p.cap = ?1 AND s.time_ns BETWEEN ?2 AND ?3 ORDER BY p.seq";
+	    "WHERE p.cap = ?1 AND p.seq IN " WINDOW_SEQS " ORDER BY p.seq";
 	sqlite3_stmt *st = NULL;
 	size_t cap = 0, at = 0;
 	int rc, err = 0;
@@ -154,7 +158,7 @@ int cg_procs__load(sqlite3 *db, const struct capture_meta *m, const struct windo
 	static const char sql[] =
 	    "SELECT p.pid, p.seq, s.time_ns, p.comm, p.exe, p.unit, p.state, p.rss, p.pss, "
 	    "p.uss, p.swap FROM cgroup_proc p JOIN cgroup_sample s ON s.cap = p.cap AND "
-	    "s.seq = p.seq WHERE p.cap = ?1 AND s.time_ns BETWEEN ?2 AND ?3 "
+	    "s.seq = p.seq WHERE p.cap = ?1 AND p.seq IN " WINDOW_SEQS " "
 	    "ORDER BY p.pid, p.seq";
 	struct cg_proc *v = NULL, *p = NULL;
 	size_t nv = 0, cap = 0;

@@ -1015,8 +1015,17 @@ static void test_17_cgroup_memory(void **state)
 	assert_true(strstr(f, " worker ") < strstr(f, " secret "));
 	free(f);
 
-	/* at 3 s: the OOM kill stays counted; worker skipped shows its last covered read */
+	/* at 3 s (read on from 2 s): the OOM kill stays counted; worker skipped shows its last
+	 * covered read; the same frame as a model that jumps there from the start */
 	f = frame(m, "memory", 3, 120, 40);
+	{
+		struct replay_model *m2 = open_model(db);
+		char *f2 = frame(m2, "memory", 3, 120, 40);
+
+		assert_string_equal(f, f2);
+		free(f2);
+		replay_model__free(m2);
+	}
 	assert_contains(f, "OOM events so far: oom 1, oom_kill 1");
 	assert_contains(f, "memory.stat: none of its figures in this sample");
 	assert_contains(line_with(f, " worker ", l, sizeof(l)), "5.00 MiB");
@@ -1041,6 +1050,63 @@ static void test_17_cgroup_memory(void **state)
 	sqlite3_close(db);
 }
 
+/* A long cgroup capture (600 samples, more than two checkpoints of the processes seen): the
+ * Memory tab at positions reached forward, backward and by jumps equals the one a model opened
+ * there from the start draws. */
+static void test_18_cgroup_seeks(void **state)
+{
+	static const double at[] = {599.5, 300, 255, 256, 10, 520, 257, 511, 512, 0.5, 600};
+	sqlite3 *db = new_db(1);
+	struct replay_model *m;
+	size_t k;
+
+	(void)state;
+	execf(db, "UPDATE target SET mode = 'cgroup', pid = NULL, cgroup_path = '/long'");
+	add_probe(db, "cgroup", "active", "proc", NULL);
+	execf(db,
+	      "WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 599) "
+	      "INSERT INTO cgroup_sample (cap, seq, time_ns, path, lane, current, processes, "
+	      "covered, denied, gone, skipped) SELECT " CAP_OF ", i, %lld + (i + 1) * %lld, "
+	      "'/long', 'v2', i * 4096, 2, 1, 0, 0, 1 FROM n",
+	      CID, BASE, SEC);
+	/* pid 100 covered in even samples (PSS 4 KiB x seq), skipped in odd ones; pid 200 covered
+	 * every 100th, skipped otherwise; pid 300 only in samples 250 to 260, denied */
+	execf(db,
+	      "INSERT INTO cgroup_proc (cap, seq, pid, comm, state, rss, pss, uss) "
+	      "SELECT cap, seq, 100, 'even', CASE WHEN seq %% 2 THEN 'skipped' ELSE 'covered' END, "
+	      "CASE WHEN seq %% 2 THEN NULL ELSE seq * 8192 END, "
+	      "CASE WHEN seq %% 2 THEN NULL ELSE seq * 4096 END, "
+	      "CASE WHEN seq %% 2 THEN NULL ELSE seq * 2048 END FROM cgroup_sample");
+	execf(db,
+	      "INSERT INTO cgroup_proc (cap, seq, pid, comm, state, rss, pss, uss) "
+	      "SELECT cap, seq, 200, 'rare', CASE WHEN seq %% 100 THEN 'skipped' ELSE 'covered' "
+	      "END, CASE WHEN seq %% 100 THEN NULL ELSE 1048576 + seq END, "
+	      "CASE WHEN seq %% 100 THEN NULL ELSE 1048576 + seq * 1024 END, NULL "
+	      "FROM cgroup_sample");
+	execf(db, "INSERT INTO cgroup_proc (cap, seq, pid, comm, state) SELECT cap, seq, 300, "
+		  "'brief', 'denied' FROM cgroup_sample WHERE seq BETWEEN 250 AND 260");
+	m = open_model(db);
+	for (k = 0; k < sizeof(at) / sizeof(at[0]); k++) {
+		struct replay_model *fresh = open_model(db);
+		char *f = frame(m, "memory", at[k], 120, 30),
+		     *f2 = frame(fresh, "memory", at[k], 120, 30);
+
+		assert_string_equal(f, f2);
+		if (at[k] == 257)
+			assert_contains(f, " brief ");
+		if (at[k] == 300) { /* sample 299: even skipped, its read of 298; rare of 200 */
+			assert_contains(line_with(f, " even ", (char[256]){0}, 256), "1.16 MiB");
+			assert_contains(line_with(f, " rare ", (char[256]){0}, 256), "1.20 MiB");
+			assert_lacks(f, " brief ");
+		}
+		free(f);
+		free(f2);
+		replay_model__free(fresh);
+	}
+	replay_model__free(m);
+	sqlite3_close(db);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1061,6 +1127,7 @@ int main(void)
 	    cmocka_unit_test(test_15_broken_db),
 	    cmocka_unit_test(test_16_heap_sites_and_stack),
 	    cmocka_unit_test(test_17_cgroup_memory),
+	    cmocka_unit_test(test_18_cgroup_seeks),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
