@@ -750,10 +750,12 @@ static void draw_cg_memory(struct replay_model *m, struct replay_ui *ui, struct 
 	lw = grid__textf(g, x, row, w, GA_BOLD, GC_DEFAULT, "%s", a);
 	cg_sparkline(m, (size_t)ci, g, x + lw + 2, row, w - lw - 2);
 	row++;
-	/* memory.stat: the figures present, in report cgroup's order */
+	/* memory.stat: the figures present, in report cgroup's order, up to the LRU lists */
 	n = snprintf(buf, sizeof(buf), "memory.stat:");
 	for (i = k = 0; k < CG_STAT_FIGS && n < (int)sizeof(buf); k++)
-		if (c->stat.at && c->stat.fig[k] >= 0 && ++i)
+		if (!strncmp(cg_stat__fig_name(k), "active_", 7))
+			break;
+		else if (c->stat.at && c->stat.fig[k] >= 0 && ++i)
 			n +=
 			    snprintf(buf + n, sizeof(buf) - (size_t)n, " %s %s",
 				     cg_stat__fig_name(k), val_bytes(b, sizeof(b), c->stat.fig[k]));
@@ -764,7 +766,7 @@ static void draw_cg_memory(struct replay_model *m, struct replay_ui *ui, struct 
 	cg_oom_text(c, a, sizeof(a));
 	grid__textf(g, x, row++, w, 0, c->oom.oom_kill > 0 ? GC_WARN : GC_DEFAULT,
 		    "OOM events so far: %s", a);
-	n = snprintf(buf, sizeof(buf), "pressure avg10:");
+	n = snprintf(buf, sizeof(buf), "pressure avg10");
 	for (i = k = 0; i < 3; i++) {
 		double so = s->psi_avg10[i * 2], fu = s->psi_avg10[i * 2 + 1];
 
@@ -773,11 +775,11 @@ static void draw_cg_memory(struct replay_model *m, struct replay_ui *ui, struct 
 		k++;
 		snprintf(b, sizeof(b), isnan(so) ? "-" : "%.2f%%", so); /* as report cgroup */
 		snprintf(c2, sizeof(c2), isnan(fu) ? "-" : "%.2f%%", fu);
-		n += snprintf(buf + n, sizeof(buf) - (size_t)n, "  %s some %s full %s",
-			      cg_psi_resource[i], b, c2);
+		n += snprintf(buf + n, sizeof(buf) - (size_t)n, "%s %s some %s full %s",
+			      k > 1 ? " " : ":", cg_psi_resource[i], b, c2);
 	}
 	if (!k)
-		snprintf(buf + n, sizeof(buf) - (size_t)n, " no PSI file was readable");
+		snprintf(buf + n, sizeof(buf) - (size_t)n, ": no PSI file was readable");
 	grid__text(g, x, row++, w, buf, 0, GC_DEFAULT);
 	row++;
 	if (row + 3 > y + h)

@@ -993,7 +993,7 @@ static void test_17_cgroup_memory(void **state)
 	assert_contains(f, "current 10.0 MiB / limit 64.0 MiB (15.6%)  peak 12.0 MiB");
 	assert_contains(f, "memory.stat: anon 6.00 MiB file 3.00 MiB shmem 1.00 MiB");
 	assert_contains(f, "OOM events so far: oom 0, oom_kill 0, max 0, high 0");
-	assert_contains(f, "pressure avg10:  memory some 1.50% full 0.50%");
+	assert_contains(f, "pressure avg10: memory some 1.50% full 0.50%");
 	assert_contains(line_with(f, " web ", l, sizeof(l)), "app-web.scope");
 	assert_contains(l, "8.00 MiB   6.00 MiB   5.00 MiB covered");
 	assert_lacks(f, "secret");
