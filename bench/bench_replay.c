@@ -6,6 +6,11 @@
  * (the overview, 160x48), and seeks to random positions each redrawing a frame (syscalls, memory
  * and overview tabs in turn; a memory frame at a new snapshot reads its VMA groups).
  *
+ * Then a whole-cgroup capture of as many intervals with NPROC processes each (cgroup_sample,
+ * cgroup_stat, cgroup_proc): the Memory tab's frame at the end, steps back and forward, and random
+ * seeks, each against the same position drawn by a model opened there (which reads the process
+ * rows from the start: the cost without the model's forward reads and checkpoints).
+ *
  *   build-x/bench/bench_replay [INTERVALS] [SEEKS] [DIR]   (default 3600, 300, $TMPDIR or /tmp)
  */
 #include <errno.h>
@@ -24,6 +29,8 @@ extern const char ptop_schema_sql[];
 #define BASE (1000 * SEC)
 #define NSYS 40
 #define NVMA 300
+#define NPROC 100
+#define CG_STEPS 10 /* each of: steps back, steps forward, random seeks */
 
 static int64_t now_ns(void)
 {
@@ -186,6 +193,134 @@ cleanup:
 	return err;
 }
 
+static int build_cgroup(sqlite3 *db, int n)
+{
+	char sql[1024];
+	int err;
+
+	err = exec(db, ptop_schema_sql);
+	err = err ?: exec(db, "BEGIN");
+	err = err
+		  ?: exec(db, "INSERT INTO capture (capture_id, format_version, recorder_version, "
+			      "start_monotonic_ns, interval_ns, complete, read_end) VALUES "
+			      "('00112233445566778899aabbccddeeff', 1, 'bench', 1000000000000, "
+			      "1000000000, 1, 'clean')");
+	err = err
+		  ?: exec(db, "INSERT INTO target (cap, mode, cgroup_path) VALUES (1, 'cgroup', "
+			      "'/bench.slice')");
+	err = err
+		  ?: exec(db, "INSERT INTO probe (cap, seq, name, state, source) VALUES "
+			      "(1, 0, 'cgroup', 'active', 'proc')");
+	snprintf(
+	    sql, sizeof(sql),
+	    "WITH RECURSIVE i(v) AS (SELECT 0 UNION ALL SELECT v + 1 FROM i WHERE v < %d) "
+	    "INSERT INTO cgroup_sample (cap, seq, time_ns, interval_ns, path, lane, current, "
+	    "limit_bytes, peak, oom_delta, oom_kill_delta, high_delta, max_delta, processes, "
+	    "covered, denied, gone, skipped, walk_ns, budget_ns) SELECT 1, v, %lld + (v + 1) * "
+	    "%lld, %lld, '/bench.slice', 'v2', v * 4096, 1073741824, v * 4096, 0, 0, 0, 0, %d, "
+	    "%d, 0, 0, 0, 1000000, 100000000 FROM i",
+	    n - 1, BASE, SEC, SEC, NPROC, NPROC);
+	err = err ?: exec(db, sql);
+	err =
+	    err
+		?: exec(db, "INSERT INTO cgroup_stat (cap, seq, key, value) SELECT 1, seq, k.key, "
+			    "current FROM cgroup_sample, (SELECT 'anon' AS key UNION ALL SELECT "
+			    "'file' UNION ALL SELECT 'shmem' UNION ALL SELECT 'kernel') k");
+	snprintf(sql, sizeof(sql),
+		 "WITH RECURSIVE p(v) AS (SELECT 0 UNION ALL SELECT v + 1 FROM p WHERE v < %d) "
+		 "INSERT INTO cgroup_proc (cap, seq, pid, comm, exe, unit, state, rss, pss, uss, "
+		 "swap) SELECT 1, s.seq, 1000 + p.v, 'proc' || p.v, '/usr/bin/proc' || p.v, "
+		 "'app-' || (p.v %% 10) || '.scope', 'covered', (p.v + s.seq) * 8192, "
+		 "(p.v + s.seq) * 4096, (p.v + s.seq) * 2048, 0 FROM cgroup_sample s, p",
+		 NPROC - 1);
+	err = err ?: exec(db, sql);
+	return err ?: exec(db, "COMMIT");
+}
+
+/* the Memory tab at T: the time to seek and draw with model M, and with a model opened there */
+static int cg_frame(sqlite3 *db, struct replay_model *m, struct grid *g, int64_t t, int64_t *d,
+		    int64_t *d_fresh)
+{
+	struct replay_ui ui = {.tab = replay__find_view("memory")};
+	struct replay_model *f;
+	char err[256];
+	int64_t a = now_ns();
+
+	replay_model__seek(m, t);
+	replay__render(m, &ui, g);
+	*d = now_ns() - a;
+	f = replay_model__open(db, "00112233445566778899aabbccddeeff", err, sizeof(err));
+	if (!f) {
+		fprintf(stderr, "bench_replay: %s\n", err);
+		return -EIO;
+	}
+	a = now_ns();
+	replay_model__seek(f, t);
+	replay__render(f, &ui, g);
+	*d_fresh = now_ns() - a;
+	replay_model__free(f);
+	return 0;
+}
+
+/* the cgroup capture: steps back and forward from the end, random seeks */
+static int bench_cgroup(const char *dir, int n)
+{
+	static const char *const what[] = {"step back", "step forward", "random seek"};
+	struct replay_model *m = NULL;
+	struct grid *g = grid__new(160, 48);
+	int64_t d, df, first, first_f, sum[3] = {0}, sum_f[3] = {0}, worst[3] = {0}, cnt[3] = {0};
+	sqlite3 *db = NULL;
+	char path[4096], err[256];
+	int i, k, rc = -EIO;
+
+	snprintf(path, sizeof(path), "%s/bench_replay_cgroup.%d.db", dir, (int)getpid());
+	unlink(path);
+	if (!g || sqlite3_open(path, &db) != SQLITE_OK || build_cgroup(db, n)) {
+		fprintf(stderr, "bench_replay: cannot build %s\n", path);
+		goto cleanup;
+	}
+	m = replay_model__open(db, "00112233445566778899aabbccddeeff", err, sizeof(err));
+	if (!m) {
+		fprintf(stderr, "bench_replay: %s\n", err);
+		goto cleanup;
+	}
+	if (cg_frame(db, m, g, n * SEC, &first, &first_f))
+		goto cleanup;
+	srand(2);
+	for (i = 0; i < 3 * CG_STEPS; i++) {
+		k = i / CG_STEPS;
+		if (cg_frame(db, m, g,
+			     k == 0 ? (n - 1 - i) * SEC
+			     : k == 1
+				 ? (n - CG_STEPS + i - CG_STEPS) * SEC
+				 : (int64_t)((double)rand() / RAND_MAX * (double)m->duration_ns),
+			     &d, &df))
+			goto cleanup;
+		sum[k] += d;
+		sum_f[k] += df;
+		cnt[k]++;
+		if (d > worst[k])
+			worst[k] = d;
+	}
+	printf("replay cgroup: %d samples of %d processes; Memory tab, 160x48\n", n, NPROC);
+	printf("replay cgroup: first frame at the end %.1f ms (a model opened there %.1f ms)\n",
+	       (double)first / 1e6, (double)first_f / 1e6);
+	for (k = 0; k < 3; k++)
+		if (cnt[k])
+			printf("replay cgroup: %s x%lld: mean %.2f ms, max %.2f ms; a model opened "
+			       "there %.2f ms: ratio %.3f\n",
+			       what[k], (long long)cnt[k], (double)sum[k] / (double)cnt[k] / 1e6,
+			       (double)worst[k] / 1e6, (double)sum_f[k] / (double)cnt[k] / 1e6,
+			       (double)sum[k] / (double)sum_f[k]);
+	rc = 0;
+cleanup:
+	grid__free(g);
+	replay_model__free(m);
+	sqlite3_close(db);
+	unlink(path);
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	int n = argc > 1 ? atoi(argv[1]) : 3600, seeks = argc > 2 ? atoi(argv[2]) : 300;
@@ -246,7 +381,7 @@ int main(int argc, char **argv)
 	       (double)(t_first - t0) / 1e6);
 	printf("replay: %d seeks with redraw: mean %.3f ms, max %.3f ms\n", seeks,
 	       (double)sum / seeks / 1e6, (double)worst / 1e6);
-	rc = 0;
+	rc = bench_cgroup(dir, n) ? 1 : 0;
 cleanup:
 	grid__free(g);
 	replay_model__free(m);
