@@ -52,19 +52,26 @@ static int exec(sqlite3 *db, const char *sql)
 	return 0;
 }
 
+/* the schema, a transaction begun, the capture row (cap 1) */
+static int begin_capture(sqlite3 *db)
+{
+	int err = exec(db, ptop_schema_sql);
+
+	err = err ?: exec(db, "BEGIN");
+	return err
+		   ?: exec(db, "INSERT INTO capture (capture_id, format_version, recorder_version, "
+			       "start_monotonic_ns, interval_ns, complete, read_end) VALUES "
+			       "('00112233445566778899aabbccddeeff', 1, 'bench', 1000000000000, "
+			       "1000000000, 1, 'clean')");
+}
+
 static int build(sqlite3 *db, int n)
 {
 	sqlite3_stmt *cpu = NULL, *sys = NULL, *hist = NULL, *mem = NULL, *snap = NULL, *vma = NULL,
 		     *heap = NULL;
 	int err = 0, i, j, k;
 
-	err = exec(db, ptop_schema_sql);
-	err = err ?: exec(db, "BEGIN");
-	err = err
-		  ?: exec(db, "INSERT INTO capture (capture_id, format_version, recorder_version, "
-			      "start_monotonic_ns, interval_ns, complete, read_end) VALUES "
-			      "('00112233445566778899aabbccddeeff', 1, 'bench', 1000000000000, "
-			      "1000000000, 1, 'clean')");
+	err = begin_capture(db);
 	err = err
 		  ?: exec(db, "INSERT INTO target (cap, mode, pid, comm) VALUES (1, 'pid', 42, "
 			      "'bench')");
@@ -198,13 +205,7 @@ static int build_cgroup(sqlite3 *db, int n)
 	char sql[1024];
 	int err;
 
-	err = exec(db, ptop_schema_sql);
-	err = err ?: exec(db, "BEGIN");
-	err = err
-		  ?: exec(db, "INSERT INTO capture (capture_id, format_version, recorder_version, "
-			      "start_monotonic_ns, interval_ns, complete, read_end) VALUES "
-			      "('00112233445566778899aabbccddeeff', 1, 'bench', 1000000000000, "
-			      "1000000000, 1, 'clean')");
+	err = begin_capture(db);
 	err = err
 		  ?: exec(db, "INSERT INTO target (cap, mode, cgroup_path) VALUES (1, 'cgroup', "
 			      "'/bench.slice')");
