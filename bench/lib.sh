@@ -39,3 +39,57 @@ median() {
 	tr -s ' \t' '\n\n' | grep . | sort -g | awk '{ v[NR] = $1 }
 		END { if (NR) print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
+
+# bench_alloc_report WIDTH WHY CFG...: the tables of the allocation benches. From the
+# global arrays res[CFG.RATE] (CPU ns per unit of each run) and apu[none.RATE]
+# (allocations per unit), for each rate in $RATES: every CFG's median, its ratio to
+# "none" and to "floor", and the CPU it adds per allocation; then the noise floor, the
+# largest gap to "none" in the 0-allocation row (WHY says why nothing fires there) and
+# the spread of the untraced runs. note[CFG], when set, stands in for CFG's row (the
+# caller declares note with declare -A, empty or not). WIDTH: the first column's.
+bench_alloc_report() {
+	local width=$1 why=$2 noise=0 base0='' cfg m rate base floor a
+	shift 2
+	case " $RATES " in *" 0 "*) base0=$(echo "${res[none.0]:-}" | median) ;; esac
+	if [ -n "$base0" ]; then
+		for cfg; do
+			m=$(echo "${res[$cfg.0]:-}" | median)
+			[ -n "$m" ] || continue
+			noise=$(echo "$m $base0 $noise" | awk '{ d = $1 / $2 - 1; if (d < 0) d = -d;
+				print (d > $3) ? d : $3 }')
+		done
+		noise=$(echo "${res[none.0]} " | tr ' ' '\n' | grep . | awk -v m="$base0" -v n="$noise" '
+			{ d = $1 / m - 1; if (d < 0) d = -d; if (d > n) n = d } END { print n }')
+	fi
+	for rate in $RATES; do
+		base=$(echo "${res[none.$rate]:-}" | median)
+		floor=$(echo "${res[floor.$rate]:-}" | median)
+		a=$(echo "${apu[none.$rate]:-}" | median)
+		printf '\nrate %s allocations per million units (%s allocations/CPU-s untraced)\n' \
+			"$rate" "$(awk -v a="${a:-0}" -v b="${base:-0}" \
+				'BEGIN { printf "%.0f", b ? a / b * 1e9 : 0 }')"
+		printf "%-${width}s %12s %9s %9s %12s  %s\n" configuration 'CPU ns/unit' 'vs none' \
+			'vs floor' '+ns/alloc' 'runs (CPU ns/unit)'
+		for cfg; do
+			if [ -n "${note[$cfg]:-}" ]; then
+				printf "%-${width}s %s\n" "$cfg" "${note[$cfg]}"
+				continue
+			fi
+			m=$(echo "${res[$cfg.$rate]:-}" | median)
+			if [ -z "$m" ] || [ -z "$base" ]; then
+				printf "%-${width}s %s\n" "$cfg" \
+					"n/a (no successful run: see the messages above)"
+				continue
+			fi
+			printf "%-${width}s %12.1f %8.3fx %9s %12s  %s\n" "$cfg" "$m" \
+				"$(echo "$m / $base" | bc -l)" \
+				"$([ -n "$floor" ] && printf '%.3fx' "$(echo "$m / $floor" | bc -l)")" \
+				"$(awk -v m="$m" -v b="$base" -v a="$a" 'BEGIN {
+					if (a > 0) printf "%.1f", (m - b) / a; else print "-" }')" \
+				"$(echo ${res[$cfg.$rate]})"
+		done
+	done
+	[ -n "$base0" ] && printf '\nnoise floor: +/-%.1f%% (largest gap to "none" at 0 allocations,'\
+' %s)\n' "$(echo "$noise * 100" | bc -l)" "$why"
+	return 0
+}

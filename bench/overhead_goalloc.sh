@@ -122,7 +122,7 @@ run_one() {
 }
 
 
-declare -A res apu
+declare -A res apu note
 echo "overhead_goalloc: $DUR s per run, $RUNS runs per configuration and rate, $ncpu CPUs," \
 	"kernel $(uname -r), $(go version | awk '{ print $3 }')${wl_pin:+, workload pinned to CPU $((ncpu - 1))}"
 run_one none 0 >/dev/null # warm-up
@@ -139,41 +139,5 @@ for ((r = 1; r <= RUNS; r++)); do
 done
 [ -s "$tmp/floor_at" ] && echo "floor probe: $(cat "$tmp/floor_at")"
 
-# the noise floor: at 0 allocations the workload makes the probe fire only for the
-# runtime's own rare allocations, so any gap to "none" is noise
-noise=0 base0=$(echo "${res[none.0]:-}" | median)
-if [ -n "$base0" ]; then
-	for cfg in "${configs[@]}"; do
-		m=$(echo "${res[$cfg.0]:-}" | median)
-		[ -n "$m" ] || continue
-		noise=$(echo "$m $base0 $noise" | awk '{ d = $1 / $2 - 1; if (d < 0) d = -d;
-			print (d > $3) ? d : $3 }')
-	done
-	# and the spread of the untraced runs themselves
-	noise=$(echo "${res[none.0]} " | tr ' ' '\n' | grep . | awk -v m="$base0" -v n="$noise" '
-		{ d = $1 / m - 1; if (d < 0) d = -d; if (d > n) n = d } END { print n }')
-fi
-for rate in $RATES; do
-	base=$(echo "${res[none.$rate]:-}" | median)
-	floor=$(echo "${res[floor.$rate]:-}" | median)
-	a=$(echo "${apu[none.$rate]:-}" | median)
-	printf '\nrate %s allocations per million units (%s allocations/CPU-s untraced)\n' "$rate" \
-		"$(awk -v a="${a:-0}" -v b="${base:-0}" 'BEGIN { printf "%.0f", b ? a / b * 1e9 : 0 }')"
-	printf '%-10s %12s %9s %9s %12s  %s\n' configuration 'CPU ns/unit' 'vs none' 'vs floor' \
-		'+ns/alloc' 'runs (CPU ns/unit)'
-	for cfg in "${configs[@]}"; do
-		m=$(echo "${res[$cfg.$rate]:-}" | median)
-		if [ -z "$m" ] || [ -z "$base" ]; then
-			printf '%-10s %s\n' "$cfg" "n/a (no successful run: see the messages above)"
-			continue
-		fi
-		printf '%-10s %12.1f %8.3fx %9s %12s  %s\n' "$cfg" "$m" "$(echo "$m / $base" | bc -l)" \
-			"$([ -n "$floor" ] && printf '%.3fx' "$(echo "$m / $floor" | bc -l)")" \
-			"$(awk -v m="$m" -v b="$base" -v a="$a" 'BEGIN {
-				if (a > 0) printf "%.1f", (m - b) / a; else print "-" }')" \
-			"$(echo ${res[$cfg.$rate]})"
-	done
-done
-[ -n "$base0" ] && printf '\nnoise floor: +/-%.1f%% (largest gap to "none" at 0 allocations,'\
-' where the workload does not allocate)\n' "$(echo "$noise * 100" | bc -l)"
+bench_alloc_report 10 "where the workload does not allocate" "${configs[@]}"
 exit 0

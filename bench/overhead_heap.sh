@@ -208,47 +208,7 @@ for ((r = 1; r <= RUNS; r++)); do
 	echo "overhead_heap: round $r of $RUNS done" >&2
 done
 
-# the noise floor: at 0 allocations no probe fires, so any gap to "none" is noise
-noise=0 base0=''
-[ -n "$RATES" ] && base0=$(echo "${res[none.0]:-}" | median)
-if [ -n "$base0" ]; then
-	for cfg in "${run_cfgs[@]}"; do
-		m=$(echo "${res[$cfg.0]:-}" | median)
-		[ -n "$m" ] || continue
-		noise=$(echo "$m $base0 $noise" | awk '{ d = $1 / $2 - 1; if (d < 0) d = -d;
-			print (d > $3) ? d : $3 }')
-	done
-	# and the spread of the untraced runs themselves
-	noise=$(echo "${res[none.0]} " | tr ' ' '\n' | grep . | awk -v m="$base0" -v n="$noise" '
-		{ d = $1 / m - 1; if (d < 0) d = -d; if (d > n) n = d } END { print n }')
-fi
-for rate in $RATES; do
-	base=$(echo "${res[none.$rate]:-}" | median)
-	floor=$(echo "${res[floor.$rate]:-}" | median)
-	a=$(echo "${apu[none.$rate]:-}" | median)
-	printf '\nrate %s allocations per million units (%s allocations/CPU-s untraced)\n' "$rate" \
-		"$(awk -v a="${a:-0}" -v b="${base:-0}" 'BEGIN { printf "%.0f", b ? a / b * 1e9 : 0 }')"
-	printf '%-13s %12s %9s %9s %12s  %s\n' configuration 'CPU ns/unit' 'vs none' 'vs floor' \
-		'+ns/alloc' 'runs (CPU ns/unit)'
-	for cfg in "${configs[@]}"; do
-		if [ -n "${note[$cfg]:-}" ]; then
-			printf '%-13s %s\n' "$cfg" "${note[$cfg]}"
-			continue
-		fi
-		m=$(echo "${res[$cfg.$rate]:-}" | median)
-		if [ -z "$m" ] || [ -z "$base" ]; then
-			printf '%-13s %s\n' "$cfg" "n/a (no successful run: see the messages above)"
-			continue
-		fi
-		printf '%-13s %12.1f %8.3fx %9s %12s  %s\n' "$cfg" "$m" "$(echo "$m / $base" | bc -l)" \
-			"$([ -n "$floor" ] && printf '%.3fx' "$(echo "$m / $floor" | bc -l)")" \
-			"$(awk -v m="$m" -v b="$base" -v a="$a" 'BEGIN {
-				if (a > 0) printf "%.1f", (m - b) / a; else print "-" }')" \
-			"$(echo ${res[$cfg.$rate]})"
-	done
-done
-[ -n "$base0" ] && printf '\nnoise floor: +/-%.1f%% (largest gap to "none" at 0 allocations,'\
-' where no probe fires)\n' "$(echo "$noise * 100" | bc -l)"
+bench_alloc_report 13 "where no probe fires" "${configs[@]}"
 
 [ "$HITS" = 1 ] || exit 0
 # per-hit costs: one probe at a time at one allocation per unit
