@@ -149,33 +149,20 @@ static int find_mallocgc(struct ga_priv *p, char *why, size_t wlen)
 static Ptop__V1__ProbeState ga_check(struct collector *c)
 {
 	struct rec_ctx *ctx = c->ctx;
+	Ptop__V1__ProbeState state;
 	struct ga_priv *p;
 	char why[200], link[64];
 	ssize_t n;
 	int err;
 
-	c->source = PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_EBPF;
-	c->reason[0] = '\0';
-	if (ctx->mode == PTOP__V1__TARGET_MODE__TARGET_MODE_CGROUP) {
-		snprintf(c->reason, sizeof(c->reason),
-			 "the Go heap uprobe attaches to one process's executable, not yet per "
-			 "process of a cgroup: record one of its processes with --pid");
-		return PTOP__V1__PROBE_STATE__PROBE_STATE_UNSUPPORTED;
-	}
-	if (ctx->no_ebpf) {
-		snprintf(c->reason, sizeof(c->reason),
-			 "--no-ebpf: Go allocations are measured only by an eBPF uprobe");
-		return PTOP__V1__PROBE_STATE__PROBE_STATE_UNSUPPORTED;
-	}
-	if (bpf_util__can_trace(why, sizeof(why)) != 0) {
-		snprintf(c->reason, sizeof(c->reason), "%s", why);
-		return PTOP__V1__PROBE_STATE__PROBE_STATE_UNSUPPORTED;
-	}
-	if (ctx->caps_only || ctx->pid <= 0) {
-		snprintf(c->detail, sizeof(c->detail),
-			 "go lane: a uprobe on a Go executable's runtime.mallocgc");
-		return PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE;
-	}
+	state = heap__uprobe_precheck(
+		c,
+		"the Go heap uprobe attaches to one process's executable, not yet per process "
+		"of a cgroup: record one of its processes with --pid",
+		"--no-ebpf: Go allocations are measured only by an eBPF uprobe",
+		"go lane: a uprobe on a Go executable's runtime.mallocgc");
+	if (state != PTOP__V1__PROBE_STATE__PROBE_STATE_UNSPECIFIED)
+		return state;
 	p = calloc(1, sizeof(*p));
 	if (!p) {
 		snprintf(c->reason, sizeof(c->reason), "out of memory");

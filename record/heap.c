@@ -643,9 +643,33 @@ struct heap_usite *heap_usites__get(struct heap_usite *sites, size_t cap,
 	return NULL;
 }
 
+Ptop__V1__ProbeState heap__uprobe_precheck(struct collector *c, const char *cgroup_why,
+					   const char *no_ebpf_why, const char *caps_detail)
+{
+	struct rec_ctx *ctx = c->ctx;
+	char why[200];
+
+	c->source = PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_EBPF;
+	c->reason[0] = '\0';
+	if (ctx->mode == PTOP__V1__TARGET_MODE__TARGET_MODE_CGROUP)
+		snprintf(c->reason, sizeof(c->reason), "%s", cgroup_why);
+	else if (ctx->no_ebpf)
+		snprintf(c->reason, sizeof(c->reason), "%s", no_ebpf_why);
+	else if (bpf_util__can_trace(why, sizeof(why)) != 0)
+		snprintf(c->reason, sizeof(c->reason), "%s", why);
+	if (c->reason[0])
+		return PTOP__V1__PROBE_STATE__PROBE_STATE_UNSUPPORTED;
+	if (ctx->caps_only || ctx->pid <= 0) {
+		snprintf(c->detail, sizeof(c->detail), "%s", caps_detail);
+		return PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE;
+	}
+	return PTOP__V1__PROBE_STATE__PROBE_STATE_UNSPECIFIED;
+}
+
 static Ptop__V1__ProbeState hp_check(struct collector *c)
 {
 	struct rec_ctx *ctx = c->ctx;
+	Ptop__V1__ProbeState state;
 	struct hp_module *mod;
 	struct hp_priv *p;
 	char why[200];
@@ -658,28 +682,14 @@ static Ptop__V1__ProbeState hp_check(struct collector *c)
 		c->ops = &heap_preload_ops;
 		return c->ops->check(c);
 	}
-	c->source = PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_EBPF;
-	c->reason[0] = '\0';
-	if (ctx->mode == PTOP__V1__TARGET_MODE__TARGET_MODE_CGROUP) {
-		snprintf(c->reason, sizeof(c->reason),
-			 "heap uprobes attach to one process's allocator, not yet per process of "
-			 "a cgroup: record one of its processes with --pid --enable heap");
-		return PTOP__V1__PROBE_STATE__PROBE_STATE_UNSUPPORTED;
-	}
-	if (ctx->no_ebpf) {
-		snprintf(c->reason, sizeof(c->reason),
-			 "--no-ebpf: the heap is measured only by eBPF uprobes on the allocator");
-		return PTOP__V1__PROBE_STATE__PROBE_STATE_UNSUPPORTED;
-	}
-	if (bpf_util__can_trace(why, sizeof(why)) != 0) {
-		snprintf(c->reason, sizeof(c->reason), "%s", why);
-		return PTOP__V1__PROBE_STATE__PROBE_STATE_UNSUPPORTED;
-	}
-	if (ctx->caps_only || ctx->pid <= 0) {
-		snprintf(c->detail, sizeof(c->detail),
-			 "uprobes on the target's allocator (malloc, free, ...)");
-		return PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE;
-	}
+	state = heap__uprobe_precheck(
+		c,
+		"heap uprobes attach to one process's allocator, not yet per process of a "
+		"cgroup: record one of its processes with --pid --enable heap",
+		"--no-ebpf: the heap is measured only by eBPF uprobes on the allocator",
+		"uprobes on the target's allocator (malloc, free, ...)");
+	if (state != PTOP__V1__PROBE_STATE__PROBE_STATE_UNSPECIFIED)
+		return state;
 	p = calloc(1, sizeof(*p));
 	if (!p) {
 		snprintf(c->reason, sizeof(c->reason), "out of memory");

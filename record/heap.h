@@ -190,6 +190,16 @@ struct goalloc_probe {
 int goalloc__probe_point(const char *open_path, const char *path, struct goalloc_probe *gp,
 			 char *why, size_t wlen);
 
+struct collector;
+
+/* What the heap and Go uprobe lanes check first, alike: not in --cgroup mode (the
+ * uprobes attach to one process), not with --no-ebpf, and the privileges to trace;
+ * with --caps or no target yet, active with CAPS_DETAIL. Sets the source and clears
+ * the reason; the reasons given are CGROUP_WHY and NO_EBPF_WHY. Returns the state when
+ * one of these decides, else PROBE_STATE_UNSPECIFIED: go on to find the probe points. */
+Ptop__V1__ProbeState heap__uprobe_precheck(struct collector *c, const char *cgroup_why,
+					   const char *no_ebpf_why, const char *caps_detail);
+
 /* Why the heap collector is off by default, for both lanes (measured: bench/README.md). */
 #define HEAP_OFF_BY_DEFAULT                                                                   \
 	"it costs the target about 20-100 ns per malloc+free pair in a launched command "    \
