@@ -851,7 +851,14 @@ int report_cgroup(sqlite3 *db, const char *capture_id, const struct report_opts 
 				fmt_secs(c1, sizeof(c1), d.s[0].time_ns - m.base_ns),
 				fmt_secs(c2, sizeof(c2), d.s[d.n - 1].time_ns - m.base_ns));
 		fputc('\n', out);
-		if (d.v1_path[0])
+		if (d.v1_path[0] && strcmp(d.v1_path, d.path))
+			fprintf(out,
+				"v1 memory cgroup: %s, not %s: the memory figures below cover every "
+				"process in it\n(no v1 memory cgroup %s was found; the process table "
+				"is the recorded cgroup's)\n",
+				d.v1_path, d.path[0] ? d.path : "the recorded cgroup",
+				d.path[0] ? d.path : "such cgroup");
+		else if (d.v1_path[0])
 			fprintf(out, "v1 memory cgroup: %s\n", d.v1_path);
 		report__drops(NULL, out, o, "cgroup", drops, nd);
 		if (d.n)

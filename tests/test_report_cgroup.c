@@ -344,7 +344,9 @@ static void write_v2(const char *path)
 
 /* The v1 capture: two samples with the v1 memory controller, then one where no memory
  * controller was readable. */
-static void write_v1(const char *path)
+/* A v1-lane capture of cgroup /v1.scope whose memory figures come from the v1
+ * memory cgroup V1_PATH. */
+static void write_v1(const char *path, const char *v1_path)
 {
 	static const struct probe_def probes[] = {
 	    {"cgroup", PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE, NULL},
@@ -383,7 +385,7 @@ static void write_v1(const char *path)
 		v1.oom_kill_delta = s == 1 ? 1 : 0;
 		v1.oom_kill_total = s == 0 ? 0 : 1;
 		c.path = "/v1.scope";
-		c.v1_path = "/v1.scope";
+		c.v1_path = (char *)v1_path;
 		c.v1 = s < 2 ? &v1 : NULL; /* the third: no memory controller readable */
 		c.n_procs = 1;
 		c.procs = &pmp;
@@ -518,7 +520,7 @@ static void test_02_load_v1(void **state)
 	sqlite3 *db;
 
 	(void)state;
-	write_v1(tpath("v1.ptop"));
+	write_v1(tpath("v1.ptop"), "/v1.scope");
 	db = load(tpath("v1.ptop"), "v1.db", id);
 	assert_string_equal(
 	    ROW(db,
@@ -647,11 +649,11 @@ static void test_03_report_cgroup_v2(void **state)
 
 static void test_04_report_cgroup_v1(void **state)
 {
-	char id[DB_CAPTURE_ID_LEN], *j;
+	char id[DB_CAPTURE_ID_LEN], *j, *t;
 	sqlite3 *db;
 
 	(void)state;
-	write_v1(tpath("v1.ptop"));
+	write_v1(tpath("v1.ptop"), "/v1.scope");
 	db = load(tpath("v1.ptop"), "v1.db", id);
 	j = run_report(report_cgroup, db, id, OUT_JSON, 0, APPS_BY_DEFAULT);
 	assert_string_equal(jx(db, j, "$.lane"), "v1");
@@ -681,6 +683,18 @@ static void test_04_report_cgroup_v1(void **state)
 	assert_string_equal(jx(db, j, "$.processes[0].pss"), mib(8));
 	assert_string_equal(jx(db, j, "$.coverage.intervals"), "0"); /* not recorded */
 	free(j);
+	/* text: the v1 cgroup named; one wider than the recorded cgroup said so */
+	t = run_report(report_cgroup, db, id, OUT_TEXT, 0, APPS_BY_DEFAULT);
+	assert_contains(t, "\nv1 memory cgroup: /v1.scope\n");
+	assert_null(strstr(t, "cover every process"));
+	free(t);
+	sqlite3_close(db);
+	write_v1(tpath("v1wide.ptop"), "/system.slice");
+	db = load(tpath("v1wide.ptop"), "v1wide.db", id);
+	t = run_report(report_cgroup, db, id, OUT_TEXT, 0, APPS_BY_DEFAULT);
+	assert_contains(t, "\nv1 memory cgroup: /system.slice, not /v1.scope: the memory figures "
+			   "below cover every process in it\n");
+	free(t);
 	sqlite3_close(db);
 }
 
