@@ -23,11 +23,8 @@ REC=$B/ptop-record
 bench_pin
 bench_need_root overhead_cpuprof "BPF programs are attached"
 bench_need_exe overhead_cpuprof "$W" "$REC"
-# every collector but cpuprof, as ptop-record --caps lists them
-others=$("$REC" --caps 2>/dev/null | awk '/^collectors/ { on = 1; next }
-	on && /^  [a-z]/ { if ($1 != "cpuprof") print $1; next } on { exit }' | paste -sd, -)
-"$REC" --caps 2>/dev/null | grep -Eq '^ *cpuprof +yes' || {
-	echo "overhead_cpuprof: cpuprof cannot run here: $("$REC" --caps 2>&1 | grep -E '^ *cpuprof')" >&2
+bench_caps cpuprof || {
+	echo "overhead_cpuprof: cpuprof cannot run here: $caps_line" >&2
 	exit 1
 }
 tmp=$(mktemp -d)

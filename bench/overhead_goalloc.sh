@@ -61,10 +61,7 @@ if [ ! -x "$W" ] || [ bench/workload_goalloc.go -nt "$W" ]; then
 fi
 
 configs=(none floor goalloc goalloc0)
-# every collector but goalloc, as ptop-record --caps lists them
-others=$("$REC" --caps 2>/dev/null | awk '/^collectors/ { on = 1; next }
-	on && /^  [a-z]/ { if ($1 != "goalloc") print $1; next } on { exit }' | paste -sd, -)
-if ! "$REC" --caps 2>/dev/null | grep -Eq '^ *goalloc +yes'; then
+if ! bench_caps goalloc; then
 	echo "overhead_goalloc: ptop-record --caps lists no usable goalloc collector" >&2
 	exit 1
 fi

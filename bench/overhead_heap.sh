@@ -70,13 +70,10 @@ command -v bpftrace >/dev/null 2>&1 ||
 others=''
 if [ ! -x "$REC" ]; then
 	why="n/a ($REC is not built)"
-elif ! "$REC" --caps 2>/dev/null | grep -Eq '^ *heap +yes'; then
+elif ! bench_caps heap; then
 	why="n/a (ptop-record --caps lists no usable heap collector)"
 else
 	why=''
-	# every collector but heap, as ptop-record --caps lists them
-	others=$("$REC" --caps 2>/dev/null | awk '/^collectors/ { on = 1; next }
-		on && /^  [a-z]/ { if ($1 != "heap") print $1; next } on { exit }' | paste -sd, -)
 	# (not "--help | grep -q": grep may quit first, and pipefail takes the SIGPIPE)
 	help=$("$REC" --help 2>&1)
 	if ! grep -q -- '--heap-lane' <<<"$help"; then
@@ -192,7 +189,7 @@ run_one() {
 declare -A res apu
 echo "overhead_heap: $DUR s per run, $RUNS runs per configuration and rate, $ncpu CPUs," \
 	"kernel $(uname -r)${wl_pin:+, workload pinned to CPU $((ncpu - 1))}"
-echo "heaptrack: $(heaptrack --version 2>/dev/null | head -1 || echo none);" \
+echo "heaptrack: $(heaptrack --version 2>/dev/null | sed -n 1p || echo none);" \
 	"bpftrace: $(bpftrace --version 2>/dev/null || echo none)"
 run_one none 0 >/dev/null # warm-up
 for ((r = 1; r <= RUNS; r++)); do

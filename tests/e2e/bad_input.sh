@@ -30,6 +30,6 @@ expect_exit 2 "$ANA" frobnicate
 expect_exit 2 "$ANA" report syscalls --window 5..2 "$TMP/garbage.ptop"
 
 # --help and --version work and exit 0.
-"$REC" --help | grep -q -- '--no-ebpf' || fail "ptop-record --help lacks --no-ebpf"
-"$ANA" --help | grep -q 'report' || fail "ptop-analyze --help lacks report"
-"$REC" --version | grep -q '[0-9]\.[0-9]' || fail "no version"
+"$REC" --help | has -- '--no-ebpf' || fail "ptop-record --help lacks --no-ebpf"
+"$ANA" --help | has 'report' || fail "ptop-analyze --help lacks report"
+"$REC" --version | has '[0-9]\.[0-9]' || fail "no version"

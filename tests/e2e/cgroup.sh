@@ -107,7 +107,7 @@ if [ -r "$CG/memory.current" ]; then lane=v2; else lane=v1; fi
 if [ -n "$lane" ]; then
 	assert_ge "cgroup samples with the $lane lane" 2 \
 		"$(q "$P" "select count(*) from cgroup_sample where lane = '$lane'")"
-	q "$P" "select detail from probe where name = 'cgroup'" | grep -q "^\"\?$lane lane" ||
+	q "$P" "select detail from probe where name = 'cgroup'" | has "^\"\?$lane lane" ||
 		fail "the cgroup probe detail does not name the $lane lane"
 	assert_ge "cgroup memory at the end (bytes): the children's 2 x 16 MiB" $((32 << 20)) \
 		"$(q "$P" "select current from cgroup_sample order by seq desc limit 1")"

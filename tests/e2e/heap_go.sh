@@ -13,7 +13,7 @@ mkdir -p "$TMP/go"
 cp tests/fixtures/go/alloc.go "$TMP/go/"
 (cd "$TMP/go" && GOCACHE="$TMP/gocache" GOPATH="$TMP/gopath" GO111MODULE=off GOPROXY=off \
 	GOFLAGS=-mod=mod go build -ldflags='-s -w' -o alloc alloc.go)
-readelf -S "$TMP/go/alloc" | grep -q '\.symtab' && fail "the fixture has a .symtab: the test means one without"
+readelf -S "$TMP/go/alloc" | has '\.symtab' && fail "the fixture has a .symtab: the test means one without"
 
 "$REC" --quiet --enable goalloc --heap-sample-bytes 0 -o "$TMP/run.ptop" -- "$TMP/go/alloc" $N
 "$ANA" report heap --by count --format json "$TMP/run.ptop" > "$TMP/heap.json"

@@ -60,7 +60,7 @@ C=$TMP/heap_leak.ptop
 lib=$(readlink -f "$B/libptop-preload.so")
 detail=$(q "$C" "select detail from probe where name = 'heap'" | tr -d '"')
 echo "probe detail: $detail"
-echo "$detail" | grep -q '^lane preload: ' || fail "the probe detail does not name the lane: $detail"
+echo "$detail" | has '^lane preload: ' || fail "the probe detail does not name the lane: $detail"
 assert_eq "lanes" preload "$(q "$C" "select group_concat(distinct lane) from heap_snapshot")"
 assert_eq "module" "$lib" "$(q "$C" "select group_concat(distinct module) from heap_snapshot")"
 assert_ge "allocations (exact)" 1001000 "$(q "$C" "select sum(alloc_count) from heap_snapshot")"
@@ -155,15 +155,15 @@ expect_exit 2 "$REC" --heap-lane preload -o "$TMP/x.ptop" -- true
 grep -q 'add --enable heap' "$TMP/err" || fail "the usage error does not say why"
 
 # ---- fallbacks (uprobe lane: needs eBPF)
-if [ "$(id -u)" = 0 ] && "$REC" --caps 2>&1 | grep -Eq '^ *heap +yes'; then
+if [ "$(id -u)" = 0 ] && "$REC" --caps 2>&1 | has -E '^ *heap +yes'; then
 	fallback() { # FIXTURE_PATH WORD: recorded with --heap-lane preload, the uprobe lane runs
 		"$REC" --quiet --enable heap --heap-lane preload -o "$TMP/fb.ptop" --force -- "$1" \
 			>/dev/null
 		local d
 		d=$(q "$TMP/fb.ptop" "select detail from probe where name = 'heap'" | tr -d '"')
 		echo "fallback detail: $d"
-		echo "$d" | grep -q '^lane uprobe, not preload (' || fail "$1: no fallback said: $d"
-		echo "$d" | grep -q "$2" || fail "$1: the fallback does not say '$2': $d"
+		echo "$d" | has '^lane uprobe, not preload (' || fail "$1: no fallback said: $d"
+		echo "$d" | has "$2" || fail "$1: the fallback does not say '$2': $d"
 		assert_eq "$(basename "$1"): lane" uprobe \
 			"$(q "$TMP/fb.ptop" "select group_concat(distinct lane) from heap_snapshot")"
 	}
@@ -178,7 +178,7 @@ if [ "$(id -u)" = 0 ] && "$REC" --caps 2>&1 | grep -Eq '^ *heap +yes'; then
 			>/dev/null
 		d=$(q "$TMP/go.ptop" "select coalesce(nullif(detail, ''), reason) from probe where name = 'heap'")
 		echo "go: $d"
-		echo "$d" | grep -q 'lane uprobe, not preload (.*is a Go program' ||
+		echo "$d" | has 'lane uprobe, not preload (.*is a Go program' ||
 			fail "the Go program's fallback is not said: $d"
 	else
 		echo "note: no 'go' command: the Go fallback is not tried"

@@ -43,7 +43,7 @@ site() {
 	base=$(q "$c" "select min(start - offset) from mapping where path = '$exe'")
 	[ -n "$base" ] || fail "$1: no mapping of $exe in the capture"
 	# a non-PIE executable: nm's addresses are the addresses
-	readelf -h "$exe" | grep -q 'Type: *EXEC' && base=0
+	readelf -h "$exe" | has 'Type: *EXEC' && base=0
 	read -r lo hi < <(range "$1" "$2")
 	q "$c" "select coalesce($3, 0) from heap_site h join stack_frame f on f.cap = h.cap
 		and f.stack_id = h.stack_id and f.depth = 1
@@ -56,8 +56,8 @@ rec heap_leak
 C=$TMP/heap_leak.ptop
 detail=$(q "$C" "select detail from probe where name = 'heap'")
 echo "probe detail: $detail"
-echo "$detail" | grep -q 'libc\.so' || fail "the heap probe detail does not name libc: $detail"
-echo "$detail" | grep -Eq 'free\+[1-9]' ||
+echo "$detail" | has 'libc\.so' || fail "the heap probe detail does not name libc: $detail"
+echo "$detail" | has -E 'free\+[1-9]' ||
 	echo "note: free is probed at +0 here (single-stepped): $detail"
 assert_ge "allocations (exact)" 1001000 "$(q "$C" "select sum(alloc_count) from heap_snapshot")"
 assert_ge "frees (exact)" 1000000 "$(q "$C" "select sum(free_count) from heap_snapshot")"
@@ -90,7 +90,7 @@ assert_eq "aligned: live at the end" 84480 "$(site heap_kinds aligned 'sum(h.liv
 rec heap_static
 C=$TMP/heap_static.ptop
 exe=$(readlink -f "$FIX/heap_static")
-file "$exe" 2>/dev/null | grep -q 'statically linked' || readelf -d "$exe" 2>&1 | grep -q 'no dynamic' ||
+file "$exe" 2>/dev/null | has 'statically linked' || readelf -d "$exe" 2>&1 | has 'no dynamic' ||
 	fail "heap_static is not statically linked"
 assert_eq "static: module probed" "$exe" "$(q "$C" "select module from heap_snapshot order by seq limit 1")"
 assert_eq "static: the probe set names it" 1 \

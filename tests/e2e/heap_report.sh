@@ -21,9 +21,9 @@
 . "$(dirname "$0")/lib.sh"
 need_ebpf
 caps=$("$REC" --caps 2>&1 || true)
-echo "$caps" | grep -Eq '^ *heap +' ||
+echo "$caps" | has -E '^ *heap +' ||
 	skip "this ptop-record has no heap collector (--caps lists no heap): report heap has nothing to read"
-echo "$caps" | grep -Eq '^ *heap +yes' ||
+echo "$caps" | has -E '^ *heap +yes' ||
 	skip "the heap collector cannot run here: $(echo "$caps" | grep -E '^ *heap ')"
 [ -x "$FIX/heap_leak" ] || skip "fixture heap_leak is not built (tests/fixtures/heap_leak.c)"
 

@@ -12,13 +12,18 @@ export XDG_CACHE_HOME=$TMP/cache
 fail() { echo "FAIL: $*" >&2; exit 1; }
 skip() { echo "SKIP: $*"; exit 77; }
 
+# CMD | has [GREP_OPTIONS] PATTERN: whether CMD printed a matching line. It reads
+# all of stdin first: `grep -q` stops at the first match, and under pipefail the
+# writer's SIGPIPE would then fail the pipeline (or, before `&& fail`, pass it).
+has() { local in; in=$(cat); grep -q "$@" <<<"$in"; }
+
 # Skip (with the reason) unless this machine can load and attach eBPF programs.
 need_ebpf() {
 	[ "$(id -u)" = 0 ] || skip "eBPF tests need root"
 	[ -r /sys/kernel/btf/vmlinux ] || skip "kernel has no BTF (/sys/kernel/btf/vmlinux)"
 	local out
 	out=$("$REC" --caps 2>&1) || true
-	echo "$out" | grep -Eq '^ *syscalls +yes' || skip "eBPF unavailable here: $(echo "$out" | grep -E '^ *syscalls' || echo "$out" | head -3)"
+	echo "$out" | has -E '^ *syscalls +yes' || skip "eBPF unavailable here: $(echo "$out" | grep -E '^ *syscalls' || echo "$out" | sed -n 1,3p)"
 }
 
 # assert_eq WHAT EXPECTED ACTUAL

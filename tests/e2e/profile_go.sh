@@ -9,7 +9,7 @@ mkdir -p "$TMP/go"
 cp tests/fixtures/go/spin.go "$TMP/go/"
 (cd "$TMP/go" && GOCACHE="$TMP/gocache" GOPATH="$TMP/gopath" GO111MODULE=off GOPROXY=off \
 	GOFLAGS=-mod=mod go build -ldflags='-s -w' -o spin spin.go)
-readelf -n "$TMP/go/spin" | grep -q 'GNU_BUILD_ID' && fail "the fixture has a GNU build-id: the test means one without"
+readelf -n "$TMP/go/spin" | has 'GNU_BUILD_ID' && fail "the fixture has a GNU build-id: the test means one without"
 
 "$REC" --quiet -o "$TMP/run.ptop" -- "$TMP/go/spin" 3
 assert_eq "build-id kind of the Go binary" go \

@@ -15,6 +15,6 @@ assert_eq "second by self" jit_cold_loop "$(jget "$TMP/cpu.json" "j['profile']['
 hot=$(jget "$TMP/cpu.json" "round(j['profile']['top_self'][0]['self_pct'])")
 assert_ge "jit_hot_loop self %" 70 "$hot"
 assert_le "jit_hot_loop self %" 90 "$hot"
-"$ANA" export --format folded "$TMP/run.ptop" | grep -q ';jit_hot_loop [0-9]*$' ||
+"$ANA" export --format folded "$TMP/run.ptop" | has ';jit_hot_loop [0-9]*$' ||
 	fail "no stack ending in jit_hot_loop in the folded export"
 echo "ok: folded export names jit_hot_loop"

@@ -7,7 +7,7 @@
 . "$(dirname "$0")/lib.sh"
 need_ebpf
 caps=$("$REC" --caps 2>&1 || true)
-echo "$caps" | grep -Eq '^ *heap +yes' ||
+echo "$caps" | has -E '^ *heap +yes' ||
 	skip "the heap collector cannot run here: $(echo "$caps" | grep -E '^ *heap ')"
 [ -x "$FIX/heap_leak" ] || skip "fixture heap_leak is not built (tests/fixtures/heap_leak.c)"
 
@@ -21,7 +21,7 @@ grep -q "census: " "$TMP/heap.txt" || fail "the heap tab shows no census line"
 # the first site row: leak_pages, 3.91 MiB live (4,096,000 bytes), with its source line
 first=$(grep -A1 -E "^ +live +live# +allocated" "$TMP/heap.txt" | tail -1)
 echo "first row: $first"
-echo "$first" | grep -Eq "^ +3\.91 MiB +1,000 .* leak_pages +[^ ]*heap_leak\.c:[0-9]+ +heap_leak" ||
+echo "$first" | has -E "^ +3\.91 MiB +1,000 .* leak_pages +[^ ]*heap_leak\.c:[0-9]+ +heap_leak" ||
 	fail "the top call site is not leak_pages with 3.91 MiB in 1,000 live blocks at heap_leak.c:LINE"
 grep -Eq "^ Leak suspects up to here: [1-9]" "$TMP/heap.txt" || fail "no leak suspect"
 grep -Eq "^ score .* leak_pages \(heap_leak\)" "$TMP/heap.txt" || fail "leak_pages is not a suspect"
@@ -45,7 +45,7 @@ trap 'tm kill-server 2>/dev/null || true; sleep 0.2; rm -rf "$TMP" 2>/dev/null |
 wait_for() { # PATTERN WHAT: poll the pane, up to 30 s
 	local i
 	for i in $(seq 1 300); do
-		tm capture-pane -p -t rh | grep -Eq -- "$1" && { echo "ok: $2"; return 0; }
+		tm capture-pane -p -t rh | has -E -- "$1" && { echo "ok: $2"; return 0; }
 		sleep 0.1
 	done
 	tm capture-pane -p -t rh >&2

@@ -14,7 +14,7 @@ pane() { tm capture-pane -p -t replay; }
 wait_for() {
 	local i
 	for i in $(seq 1 300); do
-		pane | grep -Eq -- "$1" && { echo "ok: ${2:-$1}"; return 0; }
+		pane | has -E -- "$1" && { echo "ok: ${2:-$1}"; return 0; }
 		sleep 0.1
 	done
 	pane >&2
@@ -24,7 +24,7 @@ wait_for() {
 wait_gone() {
 	local i
 	for i in $(seq 1 300); do
-		pane | grep -Eq -- "$1" || { echo "ok: ${2:-gone: $1}"; return 0; }
+		pane | has -E -- "$1" || { echo "ok: ${2:-gone: $1}"; return 0; }
 		sleep 0.1
 	done
 	pane >&2
@@ -103,7 +103,7 @@ wait_gone 'ptop replay +syscall_mem' "terminal restored after Ctrl-C"
 tm send-keys -t replay "clear; $ANA replay $TMP/run.ptop; echo EXITED=\$?" Enter
 wait_for 'ptop replay +syscall_mem' "viewer open for SIGTERM"
 shell=$(tm display -p -t replay '#{pane_pid}')
-viewer=$(ps -o pid= --ppid "$shell" | tr -d ' ' | head -1)
+viewer=$(ps -o pid= --ppid "$shell" | tr -d ' ' | sed -n 1p)
 [ -n "$viewer" ] || fail "no viewer process under the pane's shell"
 kill -TERM "$viewer"
 wait_for '^EXITED=0' "SIGTERM ends the viewer"

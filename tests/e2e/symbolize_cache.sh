@@ -22,7 +22,7 @@ miss=$(jget "$TMP/s1.json" "[m['miss'] for m in j['modules'] if m['module'].ends
 assert_eq "miss for the deleted binary" no_file "$miss"
 jget "$TMP/s1.json" "[m['fix'] for m in j['modules'] if m['module'].endswith('/cpu_split')][0]" |
 	grep -q -- '--symbol-cache' || fail "the fix does not mention --symbol-cache"
-"$ANA" symbolize "$TMP/run.ptop" | grep -q 'cpu_split.*no_file' || fail "text output lacks the no_file module line"
+"$ANA" symbolize "$TMP/run.ptop" | has 'cpu_split.*no_file' || fail "text output lacks the no_file module line"
 echo "ok: text output names the module and no_file"
 
 # 2. a cache entry with the right name but another build's file is ignored
