@@ -88,6 +88,21 @@ CREATE TABLE IF NOT EXISTS probe (
 	PRIMARY KEY (cap, name)
 );
 
+-- A probe that changed during the recording (ProbeChange): the header's probe row is
+-- the state at the start; each change holds from its time_ns on, in seq order.
+CREATE TABLE IF NOT EXISTS probe_change (
+	cap INTEGER NOT NULL REFERENCES capture(cap),
+	seq INTEGER NOT NULL,         -- order in the capture
+	time_ns INTEGER NOT NULL,
+	name TEXT NOT NULL,
+	state TEXT NOT NULL,          -- active | disabled | failed | unsupported
+	source TEXT,                  -- ebpf | proc | preload
+	reason TEXT,
+	detail TEXT,
+	cause TEXT,                   -- "exec /usr/bin/prog"
+	PRIMARY KEY (cap, seq)
+);
+
 CREATE TABLE IF NOT EXISTS record_count (
 	cap INTEGER NOT NULL REFERENCES capture(cap),
 	kind TEXT NOT NULL,           -- header | event:cpu | event:syscalls | stack | drop ...
