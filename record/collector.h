@@ -83,12 +83,12 @@ struct collector_ops {
 	void (*stop)(struct collector *c);
 	/* Optional. The target exec'd: ctx->exe now names the new program. Called for
 	 * every collector not disabled, active or not, in COMMAND mode before the new
-	 * program runs its first instruction (the recorder holds it), in PID mode as
-	 * soon as the recorder sees the exec. The collector re-decides for the new
+	 * program runs its first instruction (the recorder holds it), in PID mode at
+	 * the next interval (the loader has mapped its libraries by then). The collector re-decides for the new
 	 * program (hand over to another lane, re-attach, start, stop), flushing what
-	 * it holds first with a poll, and sets c->state. Returns 1 when its state,
-	 * source, reason or detail changed (the recorder writes a ProbeChange), 0 when
-	 * not, or -errno. */
+	 * it holds first with a poll, and sets c->state, reason and detail. Returns 0
+	 * or -errno. The recorder compares the probe before and after, and writes a
+	 * ProbeChange when it differs. */
 	int (*exec)(struct collector *c, uint64_t now_ns);
 };
 

@@ -21,6 +21,7 @@
 #include "proto/capture.h"
 #include "proto/version.h"
 #include "record/bpf_util.h"
+#include "record/exec_watch.h"
 #include "record/heap_preload.h"
 #include "record/procfs.h"
 #include "record/record.h"
@@ -341,6 +342,7 @@ struct run {
 	struct rec_ctx *ctx;
 	struct capture_writer *w;
 	int sfd;                     /* signalfd: SIGINT, SIGTERM */
+	struct exec_watch *ew;       /* the target's execs, when a collector follows them */
 	uint64_t start_mono, start_real;  /* the header's clocks */
 	uint64_t safe_ns;            /* everything emitted before this is on disk */
 	Ptop__V1__EndReason reason;
@@ -373,13 +375,96 @@ static int read_signal(int sfd)
 	return 0;
 }
 
+/* ------------------------------------------------------------------ execs */
+
+/* Does a collector that is not off follow the target's program (collector_ops.exec)? */
+static bool any_follows_exec(const struct collector *cs, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (collector_runs(&cs[i]) && cs[i].ops->exec)
+			return true;
+	return false;
+}
+
+/* Say in C's probe detail how execs are seen. */
+static void note_exec_follow(struct collector *c, const char *how)
+{
+	size_t len = strlen(c->detail);
+
+	if (!strstr(c->detail, how))
+		snprintf(c->detail + len, sizeof(c->detail) - len, "%s%s", len ? "; " : "", how);
+}
+
+static int emit_probe_change(struct run *r, struct collector *c, const char *cause,
+			     uint64_t now)
+{
+	Ptop__V1__Record rec = PTOP__V1__RECORD__INIT;
+	Ptop__V1__ProbeChange pc = PTOP__V1__PROBE_CHANGE__INIT;
+	Ptop__V1__Probe probe, *pp;
+
+	record_probe_set(c, 1, &probe, &pp);
+	pc.time_ns = now;
+	pc.probe = &probe;
+	pc.cause = (char *)cause;
+	rec.kind_case = PTOP__V1__RECORD__KIND_PROBE_CHANGE;
+	rec.probe_change = &pc;
+	return rec_emit(r->ctx, &rec);
+}
+
+/* Let the collectors follow each exec of the target not handled yet, then let the new
+ * program run (in COMMAND mode it was held at its exec). */
+static void follow_execs(struct run *r)
+{
+	char exe[PATH_MAX], cause[PATH_MAX + 16];
+	Ptop__V1__ProbeState state;
+	Ptop__V1__ProbeSource source;
+	char reason[sizeof(r->cs->reason)], detail[sizeof(r->cs->detail)];
+	uint64_t at;
+	size_t i;
+	int rc;
+
+	while (!g.write_err && (rc = exec_watch__next(r->ew, exe, sizeof(exe), &at)) == 1) {
+		if (exe[0])
+			snprintf(r->t->exe, sizeof(r->t->exe), "%s", exe);
+		snprintf(cause, sizeof(cause), "exec %s", exe[0] ? exe : "(/proc/PID/exe unreadable)");
+		if (g.verbose)
+			errmsg("the target exec'd %s", exe[0] ? exe : "(unreadable)");
+		for (i = 0; i < r->n; i++) {
+			struct collector *c = &r->cs[i];
+
+			if (!collector_runs(c) || !c->ops->exec)
+				continue;
+			state = c->state;
+			source = c->source;
+			memcpy(reason, c->reason, sizeof(reason));
+			memcpy(detail, c->detail, sizeof(detail));
+			rc = c->ops->exec(c, rec_now_ns());
+			note_exec_follow(c, exec_watch__how(r->ew));
+			if (c->state != state || c->source != source ||
+			    strcmp(c->reason, reason) || strcmp(c->detail, detail)) {
+				int err = emit_probe_change(r, c, cause, rec_now_ns());
+
+				rc = rc ?: err;
+			}
+			if (rc < 0 && g.verbose && !g.write_err)
+				errmsg("collector %s: following the exec: %s", c->ops->name,
+				       strerror(-rc));
+		}
+		exec_watch__continue(r->ew);
+	}
+}
+
 /* Poll the collectors every interval until something ends the recording. */
 static void run_loop(struct run *r)
 {
 	const uint64_t interval = r->o->interval_ns, flush = r->o->flush_interval_ns;
 	uint64_t now = rec_now_ns(), next_poll, next_flush, end_at = UINT64_MAX;
-	struct pollfd pfd[2];
+	struct pollfd pfd[3];
+	int ewfd = exec_watch__fd(r->ew);
 
+	follow_execs(r);
 	collectors_poll(r->cs, r->n, now, POLL_FIRST);
 	tick(r, now);
 	next_poll = now + interval;
@@ -404,6 +489,10 @@ static void run_loop(struct run *r)
 			r->reason = PTOP__V1__END_REASON__END_REASON_TARGET_EXIT;
 			return;
 		}
+		/* a held program waits for this; otherwise the new program's libraries
+		 * are mapped by the next interval */
+		if (r->ew && (r->t->is_child || now >= next_poll))
+			follow_execs(r);
 		if (now >= next_poll) {
 			collectors_poll(r->cs, r->n, now, 0);
 			/* keep to the grid; skip ticks missed while stopped */
@@ -434,6 +523,11 @@ static void run_loop(struct run *r)
 			pfd[nfd].events = POLLIN;
 			pfd[nfd++].revents = 0;
 		}
+		if (ewfd >= 0) {	/* last: only wakes the loop */
+			pfd[nfd].fd = ewfd;
+			pfd[nfd].events = POLLIN;
+			pfd[nfd++].revents = 0;
+		}
 		ready = poll(pfd, (nfds_t)nfd, timeout);
 		if (ready < 0 && errno != EINTR) {
 			snprintf(r->error, sizeof(r->error), "poll: %s", strerror(errno));
@@ -450,7 +544,7 @@ static void run_loop(struct run *r)
 				return;
 			}
 		}
-		if (nfd > 1 && (pfd[1].revents & (POLLIN | POLLHUP | POLLERR))) {
+		if (r->t->pidfd >= 0 && (pfd[1].revents & (POLLIN | POLLHUP | POLLERR))) {
 			r->t->exited = true;
 			r->reason = PTOP__V1__END_REASON__END_REASON_TARGET_EXIT;
 			return;
@@ -504,6 +598,9 @@ static int finish(struct run *r, const char *path)
 	uint64_t records, bytes;
 	int err;
 
+	/* an exec at the very end is not followed: let a held program go */
+	exec_watch__free(r->ew);
+	r->ew = NULL;
 	/* a launched command lives within its recording: when the recording ends
 	 * for any reason but its exit, the command is stopped too */
 	if (r->reason == PTOP__V1__END_REASON__END_REASON_SIGNAL)
@@ -597,7 +694,7 @@ int record_main(int argc, char **argv)
 	sigset_t sigs;
 	char err[2048], path[PATH_MAX], summary[4096];
 	const char *out = NULL;
-	size_t n = 0;
+	size_t n = 0, i;
 	bool file_created = false, started = false;
 	int sfd = -1, status = RECORD_EXIT_OK, rc;
 
@@ -719,6 +816,20 @@ int record_main(int argc, char **argv)
 	ctx.start_ns = rec_now_ns();
 	n = collectors_init(cs, &ctx, &o);
 	collectors_check_start(cs, n, false);
+	if (t.mode != PTOP__V1__TARGET_MODE__TARGET_MODE_CGROUP && any_follows_exec(cs, n)) {
+		unsigned fl = (o.no_ebpf ? 0 : EXEC_WATCH_BPF) | (o.verbose ? EXEC_WATCH_VERBOSE : 0) |
+			      (t.is_child ? EXEC_WATCH_HOLD | EXEC_WATCH_LAUNCH : 0);
+
+		if (exec_watch__open(t.pid, t.exe[0] ? t.exe : NULL, fl, &run.ew, err,
+				     sizeof(err))) {
+			errmsg("%s", err);
+			status = RECORD_EXIT_RUNTIME;
+			goto cleanup;
+		}
+		for (i = 0; i < n; i++)
+			if (collector_runs(&cs[i]) && cs[i].ops->exec)
+				note_exec_follow(&cs[i], exec_watch__how(run.ew));
+	}
 	record_probe_summary(cs, n, summary, sizeof(summary));
 	if (!record_probe_count(cs, n, PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE)) {
 		fputs(summary, stderr);
@@ -790,6 +901,7 @@ cleanup:
 			remove_output(out, &created);
 		target__kill(&t);
 	}
+	exec_watch__free(run.ew);
 	target__free(&t);
 	heap_preload__free(hpre);
 	drop_totals__free(&g.drops);

@@ -1,0 +1,58 @@
+/* exec_watch.h — seeing the target exec a new program, so that collectors whose probes
+ * depend on the program (heap, goalloc: collector_ops.exec) can follow it.
+ *
+ * With eBPF (bpf/exec_watch.bpf.c) the recorder learns of each exec as it happens, and
+ * with HOLD (COMMAND mode: the command is the recorder's child) the new program is
+ * stopped before its first instruction until exec_watch__continue(). Without eBPF the
+ * target's executable (/proc/PID/exe) is compared at each check: an exec is seen late,
+ * and what the program did before is missed.
+ */
+#ifndef PTOP_EXEC_WATCH_H
+#define PTOP_EXEC_WATCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct exec_watch;
+
+enum exec_watch_flags {
+	EXEC_WATCH_BPF = 1 << 0,     /* try eBPF first (else /proc only) */
+	EXEC_WATCH_HOLD = 1 << 1,    /* stop the new program until exec_watch__continue */
+	EXEC_WATCH_LAUNCH = 1 << 2,  /* the first exec is the command's own launch: not
+				      * reported (and continued at once) */
+	EXEC_WATCH_VERBOSE = 1 << 3, /* libbpf debug output */
+};
+
+/* Watch PID. EXE is the program it runs now (or is launched as, with
+ * EXEC_WATCH_LAUNCH): the /proc lane compares /proc/PID/exe with it. Returns 0 and
+ * *OUT, or -errno with the reason in WHY. A failed eBPF attach falls back to /proc and
+ * says why in exec_watch__how(). */
+int exec_watch__open(pid_t pid, const char *exe, unsigned flags, struct exec_watch **out,
+		     char *why, size_t wlen);
+
+/* The fd that becomes readable when an exec may be waiting (the ring buffer's epoll
+ * fd), or -1 in the /proc lane: then call exec_watch__next() each interval. */
+int exec_watch__fd(const struct exec_watch *w);
+
+/* One line for the probe details: how execs are followed. */
+const char *exec_watch__how(const struct exec_watch *w);
+
+/* The next exec not yet handled: 1 with the new program's path in EXE (LEN bytes;
+ * "" when /proc/PID/exe cannot be read) and its CLOCK_MONOTONIC time in *TIME_NS; 0
+ * when there is none; -errno. After a 1, call exec_watch__continue() once the
+ * collectors have followed it. */
+int exec_watch__next(struct exec_watch *w, char *exe, size_t len, uint64_t *time_ns);
+
+/* Let a held program run (SIGCONT). A no-op when nothing is held. */
+void exec_watch__continue(struct exec_watch *w);
+
+/* Execs seen so far (the launch not counted), and events lost (the target then ran on
+ * without being held, and its exec was found from /proc instead). */
+uint64_t exec_watch__count(const struct exec_watch *w);
+
+/* Continue a held program, detach, free. NULL is fine. */
+void exec_watch__free(struct exec_watch *w);
+
+#endif

@@ -1,0 +1,282 @@
+/* test_exec_watch.c — seeing the target exec (record/exec_watch.c) on real child
+ * processes: the /proc lane notices a new executable; the eBPF lane reports each exec
+ * but the launch, holds the new program stopped until exec_watch__continue(), and lets
+ * it go when freed. The waits below are bounded waits for a state, not timings.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "record/bpf_util.h"
+#include "record/exec_watch.h"
+#include "tests/rec_double.h"
+
+struct child {
+	pid_t pid;
+	int go;		/* write a byte to let it exec */
+};
+
+/* A child that waits for a byte on a pipe, then execs ARGV. */
+static void spawn(struct child *c, char *const argv[])
+{
+	int p[2];
+	char b;
+
+	assert_int_equal(pipe(p), 0);
+	c->pid = fork();
+	assert_true(c->pid >= 0);
+	if (c->pid == 0) {
+		close(p[1]);
+		if (read(p[0], &b, 1) != 1)
+			_exit(126);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	close(p[0]);
+	c->go = p[1];
+}
+
+static void release(struct child *c)
+{
+	assert_int_equal(write(c->go, "x", 1), 1);
+	close(c->go);
+}
+
+static void reap(struct child *c)
+{
+	kill(c->pid, SIGKILL);
+	kill(c->pid, SIGCONT);
+	waitpid(c->pid, NULL, 0);
+}
+
+/* The state letter of PID in /proc/PID/stat ('T' when stopped); '?' if unreadable. */
+static char proc_state(pid_t pid)
+{
+	char path[64], buf[512], *rp;
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	f = fopen(path, "r");
+	if (!f)
+		return '?';
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	rp = strrchr(buf, ')');
+	return rp && rp[1] == ' ' ? rp[2] : '?';
+}
+
+static void nap_ms(long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	nanosleep(&ts, NULL);
+}
+
+/* Wait (up to 10 s) for PID's state to be (IS) or not be (!IS) STATE. */
+static bool wait_state(pid_t pid, char state, bool is)
+{
+	for (int i = 0; i < 1000; i++) {
+		if ((proc_state(pid) == state) == is)
+			return true;
+		nap_ms(10);
+	}
+	return false;
+}
+
+/* Call exec_watch__next until it reports an exec (up to 10 s). */
+static int wait_exec(struct exec_watch *w, char *exe, size_t len, uint64_t *t)
+{
+	struct pollfd pfd = { .fd = exec_watch__fd(w), .events = POLLIN };
+	int rc;
+
+	for (int i = 0; i < 1000; i++) {
+		rc = exec_watch__next(w, exe, len, t);
+		if (rc)
+			return rc;
+		if (pfd.fd >= 0)
+			poll(&pfd, 1, 10);
+		else
+			nap_ms(10);
+	}
+	return 0;
+}
+
+static char sleep_path[PATH_MAX];
+
+static int setup(void **state)
+{
+	(void)state;
+	if (!realpath("/bin/sleep", sleep_path))
+		return -1;
+	return 0;
+}
+
+static bool can_trace(void)
+{
+	char why[200];
+
+	return bpf_util__can_trace(why, sizeof(why)) == 0;
+}
+
+/* ---------------------------------------------------------------- /proc lane */
+
+static void test_01_proc_lane(void **state)
+{
+	char *argv[] = { "/bin/sleep", "30", NULL };
+	struct exec_watch *w;
+	struct child c;
+	char why[200], exe[PATH_MAX];
+	uint64_t t = 0, t0 = rec_now_ns();
+
+	(void)state;
+	spawn(&c, argv);
+	/* before the exec, the child runs this test's executable: the identity now */
+	assert_int_equal(exec_watch__open(c.pid, NULL, 0, &w, why, sizeof(why)), 0);
+	assert_int_equal(exec_watch__fd(w), -1);
+	assert_non_null(strstr(exec_watch__how(w), "/proc/PID/exe"));
+	assert_int_equal(exec_watch__next(w, exe, sizeof(exe), &t), 0);
+	release(&c);
+	assert_int_equal(wait_exec(w, exe, sizeof(exe), &t), 1);
+	assert_string_equal(exe, sleep_path);
+	assert_true(t >= t0);
+	assert_int_equal(exec_watch__count(w), 1);
+	assert_int_equal(exec_watch__next(w, exe, sizeof(exe), &t), 0);	/* once */
+	exec_watch__free(w);
+	reap(&c);
+}
+
+/* The launch is the first exec: with EXEC_WATCH_LAUNCH it is not reported. In the /proc
+ * lane, the identity given is the launched program's. */
+static void test_02_proc_lane_launch(void **state)
+{
+	char *argv[] = { "/bin/sleep", "30", NULL };
+	struct exec_watch *w;
+	struct child c;
+	char why[200], exe[PATH_MAX];
+	uint64_t t;
+
+	(void)state;
+	spawn(&c, argv);
+	assert_int_equal(exec_watch__open(c.pid, sleep_path, EXEC_WATCH_LAUNCH, &w, why,
+					  sizeof(why)), 0);
+	release(&c);
+	assert_true(wait_state(c.pid, 'S', true));	/* sleep is sleeping */
+	assert_int_equal(exec_watch__next(w, exe, sizeof(exe), &t), 0);
+	assert_int_equal(exec_watch__count(w), 0);
+	exec_watch__free(w);
+	reap(&c);
+}
+
+/* ---------------------------------------------------------------- eBPF lane */
+
+static void test_03_bpf_hold(void **state)
+{
+	char *argv[] = { "/bin/sh", "-c", "exec /bin/sleep 30", NULL };
+	struct exec_watch *w;
+	struct child c;
+	char why[200], exe[PATH_MAX];
+	uint64_t t = 0, t0;
+
+	(void)state;
+	if (!can_trace())
+		skip();
+	spawn(&c, argv);
+	assert_int_equal(exec_watch__open(c.pid, "/bin/sh",
+					  EXEC_WATCH_BPF | EXEC_WATCH_HOLD | EXEC_WATCH_LAUNCH, &w,
+					  why, sizeof(why)),
+			 0);
+	if (exec_watch__fd(w) < 0)
+		fail_msg("the eBPF lane did not load: %s", exec_watch__how(w));
+	assert_non_null(strstr(exec_watch__how(w), "held"));
+	t0 = rec_now_ns();
+	release(&c);
+	/* sh's own exec (the launch) is continued unreported; sh then execs sleep, which
+	 * is reported and held */
+	assert_int_equal(wait_exec(w, exe, sizeof(exe), &t), 1);
+	assert_string_equal(exe, sleep_path);
+	assert_true(t >= t0 && t <= rec_now_ns());
+	assert_int_equal(exec_watch__count(w), 1);
+	assert_true(wait_state(c.pid, 'T', true));	/* held: stopped */
+	nap_ms(50);
+	assert_int_equal(proc_state(c.pid), 'T');	/* and stays so */
+	exec_watch__continue(w);
+	assert_true(wait_state(c.pid, 'T', false));
+	assert_int_equal(exec_watch__next(w, exe, sizeof(exe), &t), 0);
+	exec_watch__free(w);
+	reap(&c);
+}
+
+/* Freed while it holds the program: the program goes on. */
+static void test_04_free_continues(void **state)
+{
+	char *argv[] = { "/bin/sh", "-c", "exec /bin/sleep 30", NULL };
+	struct exec_watch *w;
+	struct child c;
+	char why[200], exe[PATH_MAX];
+	uint64_t t;
+
+	(void)state;
+	if (!can_trace())
+		skip();
+	spawn(&c, argv);
+	assert_int_equal(exec_watch__open(c.pid, "/bin/sh",
+					  EXEC_WATCH_BPF | EXEC_WATCH_HOLD | EXEC_WATCH_LAUNCH, &w,
+					  why, sizeof(why)),
+			 0);
+	release(&c);
+	assert_int_equal(wait_exec(w, exe, sizeof(exe), &t), 1);
+	assert_true(wait_state(c.pid, 'T', true));
+	exec_watch__free(w);
+	assert_true(wait_state(c.pid, 'T', false));
+	reap(&c);
+}
+
+/* Without HOLD (--pid): reported, never stopped. */
+static void test_05_bpf_no_hold(void **state)
+{
+	char *argv[] = { "/bin/sleep", "30", NULL };
+	struct exec_watch *w;
+	struct child c;
+	char why[200], exe[PATH_MAX];
+	uint64_t t;
+
+	(void)state;
+	if (!can_trace())
+		skip();
+	spawn(&c, argv);
+	assert_int_equal(exec_watch__open(c.pid, NULL, EXEC_WATCH_BPF, &w, why, sizeof(why)), 0);
+	release(&c);
+	assert_int_equal(wait_exec(w, exe, sizeof(exe), &t), 1);
+	assert_string_equal(exe, sleep_path);
+	assert_true(wait_state(c.pid, 'S', true));
+	exec_watch__free(w);
+	reap(&c);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_01_proc_lane),
+		cmocka_unit_test(test_02_proc_lane_launch),
+		cmocka_unit_test(test_03_bpf_hold),
+		cmocka_unit_test(test_04_free_continues),
+		cmocka_unit_test(test_05_bpf_no_hold),
+	};
+
+	return cmocka_run_group_tests(tests, setup, NULL);
+}
