@@ -392,4 +392,5 @@ const struct collector_ops goalloc_collector = {
 	.start = ga_start,
 	.poll = ga_poll,
 	.stop = ga_stop,
+	.exec = heap__exec_follow,
 };

@@ -666,6 +666,33 @@ Ptop__V1__ProbeState heap__uprobe_precheck(struct collector *c, const char *cgro
 	return PTOP__V1__PROBE_STATE__PROBE_STATE_UNSPECIFIED;
 }
 
+int heap__exec_follow(struct collector *c, uint64_t now_ns)
+{
+	Ptop__V1__ProbeState st;
+	int err = 0;
+
+	if (c->state == PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE && c->priv)
+		err = c->ops->poll(c, now_ns, 0);
+	c->ops->stop(c);
+	c->reason[0] = '\0';
+	c->detail[0] = '\0';
+	st = c->ops->check(c);
+	if (st == PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE) {
+		err = c->ops->start(c);
+		if (err) {
+			st = PTOP__V1__PROBE_STATE__PROBE_STATE_FAILED;
+			if (!c->reason[0])
+				snprintf(c->reason, sizeof(c->reason), "start failed: %s",
+					 strerror(-err));
+			c->ops->stop(c);
+		}
+	} else if (!c->reason[0]) {
+		snprintf(c->reason, sizeof(c->reason), "(no reason given)");
+	}
+	c->state = st;
+	return err;
+}
+
 static Ptop__V1__ProbeState hp_check(struct collector *c)
 {
 	struct rec_ctx *ctx = c->ctx;
@@ -1183,4 +1210,5 @@ const struct collector_ops heap_collector = {
 	.start = hp_start,
 	.poll = hp_poll,
 	.stop = hp_stop,
+	.exec = heap__exec_follow,
 };

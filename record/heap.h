@@ -192,6 +192,11 @@ int goalloc__probe_point(const char *open_path, const char *path, struct goalloc
 
 struct collector;
 
+/* collector_ops.exec of the heap and Go uprobe lanes: the program is new, so what was
+ * attached is flushed (a poll), stopped, and decided again for it by check() and start()
+ * (another module, or none; the old program's live set is gone with it). Sets c->state. */
+int heap__exec_follow(struct collector *c, uint64_t now_ns);
+
 /* What the heap and Go uprobe lanes check first, alike: not in --cgroup mode (the
  * uprobes attach to one process), not with --no-ebpf, and the privileges to trace;
  * with --caps or no target yet, active with CAPS_DETAIL. Sets the source and clears

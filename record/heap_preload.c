@@ -1017,6 +1017,39 @@ out:
 	return err;
 }
 
+/* The command exec'd. A dynamic program loads the library again (PL_REC_EXEC); for a
+ * static, Go, own-malloc or set-user-ID one, the lane hands over to uprobes, which the
+ * recorder attaches while it holds the new program at its exec: what the lane holds is
+ * written first. */
+static int hpl_exec(struct collector *c, uint64_t now_ns)
+{
+	struct heap_preload *p = c->priv;
+	Ptop__V1__ProbeState st;
+	char why[200];
+	int err = 0;
+
+	if (c->state != PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE || !p || !c->ctx->exe ||
+	    !c->ctx->exe[0])
+		return 0;
+	if (heap_preload__exe_kind(c->ctx->exe, why, sizeof(why)) <= 0)
+		return 0;
+	hpl_poll(c, now_ns, 0);
+	hpl_stop(c);
+	st = fall_back(c, p, why);
+	if (st == PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE) {
+		err = c->ops->start(c);
+		if (err) {
+			st = PTOP__V1__PROBE_STATE__PROBE_STATE_FAILED;
+			if (!c->reason[0])
+				snprintf(c->reason, sizeof(c->reason), "start failed: %s",
+					 strerror(-err));
+			c->ops->stop(c);
+		}
+	}
+	c->state = st;
+	return err;
+}
+
 const struct collector_ops heap_preload_ops = {
 	.name = "heap",
 	.summary = "heap: allocations by call site, live heap, leak suspects "
@@ -1026,4 +1059,5 @@ const struct collector_ops heap_preload_ops = {
 	.start = hpl_start,
 	.poll = hpl_poll,
 	.stop = hpl_stop,
+	.exec = hpl_exec,
 };
