@@ -1,8 +1,11 @@
 /* bpf_util.c — libbpf message capture, privilege check and map helpers shared by
  * the eBPF collectors (see bpf_util.h). */
 #include <errno.h>
+#include <pthread.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -128,4 +131,34 @@ int bpf_util__prog_misses(const struct bpf_program *prog, uint64_t *misses)
 		return -errno;
 	*misses = info.recursion_misses;
 	return 0;
+}
+
+static void *destroy_one(void *arg)
+{
+	bpf_link__destroy(arg);
+	return NULL;
+}
+
+void bpf_util__destroy_links(struct bpf_link **links, int n)
+{
+	pthread_t *t = n > 1 ? calloc((size_t)n, sizeof(*t)) : NULL;
+	bool *started = n > 1 ? calloc((size_t)n, sizeof(*started)) : NULL;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		if (!links[i])
+			continue;
+		/* one at a time when threads cannot be had */
+		if (t && started && !pthread_create(&t[i], NULL, destroy_one, links[i]))
+			started[i] = true;
+		else
+			bpf_link__destroy(links[i]);
+	}
+	for (i = 0; t && started && i < n; i++)
+		if (started[i])
+			pthread_join(t[i], NULL);
+	for (i = 0; i < n; i++)
+		links[i] = NULL;
+	free(t);
+	free(started);
 }

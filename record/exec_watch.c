@@ -143,8 +143,12 @@ int exec_watch__open(pid_t pid, const char *exe, unsigned flags, struct exec_wat
 		snprintf(bwhy, sizeof(bwhy), "--no-ebpf");
 	}
 	if (!err)
-		snprintf(w->how, sizeof(w->how), "execs followed at once (sched_process_exec%s)",
-			 (flags & EXEC_WATCH_HOLD) ? "; a new program is held until its probes are attached" : "");
+		snprintf(w->how, sizeof(w->how), "%s",
+			 (flags & EXEC_WATCH_HOLD)
+				 ? "execs followed at once (sched_process_exec; a new program is "
+				   "held until its probes are attached)"
+				 : "execs seen at once (sched_process_exec), followed at the next "
+				   "interval");
 	else
 		snprintf(w->how, sizeof(w->how),
 			 "execs seen each interval from /proc/PID/exe, late (%.150s)", bwhy);

@@ -207,6 +207,7 @@ static void ga_stop(struct collector *c)
 {
 	struct ga_priv *p = c->priv;
 
+	heap__reap_wait();
 	if (!p)
 		return;
 	bpf_link__destroy(p->link);

@@ -24,6 +24,7 @@
 #include <libelf.h>
 #include <limits.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -666,6 +667,60 @@ Ptop__V1__ProbeState heap__uprobe_precheck(struct collector *c, const char *cgro
 	return PTOP__V1__PROBE_STATE__PROBE_STATE_UNSPECIFIED;
 }
 
+/* Old attachments being stopped in the background: a uprobe's detach waits for an RCU
+ * grace period in the kernel (about 110 ms each, 1.3-1.7 s for the heap lane's 15 on a
+ * 6.18 guest), too long to hold a new program at its exec. Until it is done, the old
+ * programs may still fire on a library the new program maps too; their maps are no
+ * longer read. */
+#define HP_REAPERS 8
+
+static struct hp_reaper {
+	pthread_t thread;
+	struct collector c;	/* a copy: its ops and priv */
+} reapers[HP_REAPERS];
+static int n_reapers;
+static __thread bool reaping;	/* this thread is a reaper */
+
+static void *reap(void *arg)
+{
+	struct collector *c = arg;
+
+	reaping = true;
+	c->ops->stop(c);
+	return NULL;
+}
+
+void heap__reap_wait(void)
+{
+	int i;
+
+	if (reaping)
+		return;
+	for (i = 0; i < n_reapers; i++)
+		pthread_join(reapers[i].thread, NULL);
+	n_reapers = 0;
+}
+
+/* Stop what C has attached, in the background when a thread can be had; C is left
+ * with nothing attached. */
+static void stop_behind(struct collector *c)
+{
+	struct hp_reaper *r;
+
+	if (!c->priv)
+		return;
+	if (n_reapers == HP_REAPERS)
+		heap__reap_wait();
+	r = &reapers[n_reapers];
+	r->c = *c;
+	c->priv = NULL;
+	if (pthread_create(&r->thread, NULL, reap, &r->c)) {
+		r->c.ops->stop(&r->c);
+		return;
+	}
+	n_reapers++;
+}
+
 int heap__exec_follow(struct collector *c, uint64_t now_ns)
 {
 	Ptop__V1__ProbeState st;
@@ -673,7 +728,7 @@ int heap__exec_follow(struct collector *c, uint64_t now_ns)
 
 	if (c->state == PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE && c->priv)
 		err = c->ops->poll(c, now_ns, 0);
-	c->ops->stop(c);
+	stop_behind(c);
 	c->reason[0] = '\0';
 	c->detail[0] = '\0';
 	st = c->ops->check(c);
@@ -754,14 +809,13 @@ static Ptop__V1__ProbeState hp_check(struct collector *c)
 static void hp_stop(struct collector *c)
 {
 	struct hp_priv *p = c->priv;
-	int i;
 
+	heap__reap_wait();
 	if (!p)
 		return;
 	if (p->c) {	/* start() ran: more than the module found by check() */
 		ring_buffer__free(p->rb);
-		for (i = 0; i < p->nlinks; i++)
-			bpf_link__destroy(p->links[i]);
+		bpf_util__destroy_links(p->links, p->nlinks);
 		heap_bpf__destroy(p->skel);
 		free(p->cnt);
 		free(p->sites);

@@ -197,6 +197,10 @@ struct collector;
  * (another module, or none; the old program's live set is gone with it). Sets c->state. */
 int heap__exec_follow(struct collector *c, uint64_t now_ns);
 
+/* Wait until what heap__exec_follow() stopped in the background is detached. The
+ * heap and Go lanes' stop() call it (it returns at once in the background thread). */
+void heap__reap_wait(void);
+
 /* What the heap and Go uprobe lanes check first, alike: not in --cgroup mode (the
  * uprobes attach to one process), not with --no-ebpf, and the privileges to trace;
  * with --caps or no target yet, active with CAPS_DETAIL. Sets the source and clears

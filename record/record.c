@@ -462,7 +462,8 @@ static void run_loop(struct run *r)
 	const uint64_t interval = r->o->interval_ns, flush = r->o->flush_interval_ns;
 	uint64_t now = rec_now_ns(), next_poll, next_flush, end_at = UINT64_MAX;
 	struct pollfd pfd[3];
-	int ewfd = exec_watch__fd(r->ew);
+	/* only a held program needs the loop awake: else execs wait for the interval */
+	int ewfd = r->t->is_child ? exec_watch__fd(r->ew) : -1;
 
 	follow_execs(r);
 	collectors_poll(r->cs, r->n, now, POLL_FIRST);
