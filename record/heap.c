@@ -702,7 +702,7 @@ void heap__reap_wait(void)
 }
 
 /* Stop what C has attached, in the background when a thread can be had; C is left
- * with nothing attached. */
+ * with nothing attached. (After the new attach: attaching waits behind detaches.) */
 static void stop_behind(struct collector *c)
 {
 	struct hp_reaper *r;
@@ -724,11 +724,13 @@ static void stop_behind(struct collector *c)
 int heap__exec_follow(struct collector *c, uint64_t now_ns)
 {
 	Ptop__V1__ProbeState st;
+	struct collector old;
 	int err = 0;
 
 	if (c->state == PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE && c->priv)
 		err = c->ops->poll(c, now_ns, 0);
-	stop_behind(c);
+	old = *c;	/* detached once the new program's probes are attached */
+	c->priv = NULL;
 	c->reason[0] = '\0';
 	c->detail[0] = '\0';
 	st = c->ops->check(c);
@@ -744,6 +746,7 @@ int heap__exec_follow(struct collector *c, uint64_t now_ns)
 	} else if (!c->reason[0]) {
 		snprintf(c->reason, sizeof(c->reason), "(no reason given)");
 	}
+	stop_behind(&old);
 	c->state = st;
 	return err;
 }

@@ -429,8 +429,6 @@ static void follow_execs(struct run *r)
 		if (exe[0])
 			snprintf(r->t->exe, sizeof(r->t->exe), "%s", exe);
 		snprintf(cause, sizeof(cause), "exec %s", exe[0] ? exe : "(/proc/PID/exe unreadable)");
-		if (g.verbose)
-			errmsg("the target exec'd %s", exe[0] ? exe : "(unreadable)");
 		for (i = 0; i < r->n; i++) {
 			struct collector *c = &r->cs[i];
 
@@ -452,6 +450,9 @@ static void follow_execs(struct run *r)
 				errmsg("collector %s: following the exec: %s", c->ops->name,
 				       strerror(-rc));
 		}
+		if (g.verbose)	/* with a held program, how long it waited */
+			errmsg("the target exec'd %s; followed %.1f ms after the exec",
+			       exe[0] ? exe : "(unreadable)", (double)(rec_now_ns() - at) / 1e6);
 		exec_watch__continue(r->ew);
 	}
 }
