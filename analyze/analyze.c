@@ -13,8 +13,8 @@
 const struct analyze_cmd analyze_cmds[] = {
 	{ "info", cmd_info, "info [--format text|json] [--capture ID] FILE",
 	  "Describe a capture: header (id, recorder, host, start time), target, options,\n"
-	  "probe set (state, source and reason of every probe), time span, record counts\n"
-	  "by type, drops (drop notices and the trailer's totals), how the recording\n"
+	  "probe set (state, source and reason of every probe), the probes that changed\n"
+	  "during the recording (when and why), time span, record counts by type, drops (drop notices and the trailer's totals), how the recording\n"
 	  "ended, and whether the file is complete or truncated (and where).\n"
 	  "FILE is a .ptop capture or a ptop DB.\n"
 	  "  --format text|json   output format (default text)\n"

@@ -167,9 +167,10 @@ static void text_array(sqlite3 *db, FILE *f, const char *value)
 	sqlite3_finalize(st);
 }
 
-/* Run SQL with ?1 = CAP (capture.cap) and print its rows as a table (text) or
- * array of objects (JSON, under KEY). */
-static int query_table(sqlite3 *db, int64_t cap, const char *sql, struct json *j,
+/* Run SQL with ?1 = M's capture.cap (and ?2 = its start, base_ns, when SQL has a
+ * second parameter) and print its rows as a table (text) or array of objects
+ * (JSON, under KEY). */
+static int query_table(sqlite3 *db, const struct capture_meta *m, const char *sql, struct json *j,
 		       const char *key, FILE *out, const char *indent)
 {
 	sqlite3_stmt *st = NULL;
@@ -179,7 +180,9 @@ static int query_table(sqlite3 *db, int64_t cap, const char *sql, struct json *j
 
 	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
 		return -EIO;
-	sqlite3_bind_int64(st, 1, cap);
+	sqlite3_bind_int64(st, 1, m->cap);
+	if (sqlite3_bind_parameter_count(st) >= 2)
+		sqlite3_bind_int64(st, 2, m->base_ns);
 	n = sqlite3_column_count(st);
 	names = calloc((size_t)n, sizeof(*names));
 	if (!names) {
@@ -211,6 +214,8 @@ static int query_table(sqlite3 *db, int64_t cap, const char *sql, struct json *j
 				json__key(j, names[i]);
 				if (type == SQLITE_INTEGER)
 					json__int(j, sqlite3_column_int64(st, i));
+				else if (type == SQLITE_FLOAT)
+					json__real(j, sqlite3_column_double(st, i));
 				else if (type == SQLITE_NULL)
 					json__null(j);
 				else
@@ -264,6 +269,16 @@ static const char probe_sql[] =
     "SELECT name, state, COALESCE(NULLIF(source, ''), '-') AS source, "
     "NULLIF(reason, '') AS reason, NULLIF(detail, '') AS detail FROM probe "
     "WHERE cap = ?1 ORDER BY seq";
+/* probe changes (ProbeChange), time in seconds since the capture start (?2) */
+static const char probe_change_sql[] =
+    "SELECT printf('%.3f s', (time_ns - ?2) / 1e9) AS time, name, state, "
+    "COALESCE(NULLIF(source, ''), '-') AS source, NULLIF(cause, '') AS cause, "
+    "NULLIF(detail, '') AS detail, NULLIF(reason, '') AS reason FROM probe_change "
+    "WHERE cap = ?1 ORDER BY seq";
+static const char probe_change_json_sql[] =
+    "SELECT time_ns, (time_ns - ?2) / 1e9 AS time_s, name, state, source, cause, detail, "
+    "reason FROM probe_change WHERE cap = ?1 ORDER BY seq";
+static const char probe_change_count_sql[] = "SELECT COUNT(*) FROM probe_change WHERE cap = ?1";
 static const char records_sql[] =
     "SELECT kind, count FROM record_count WHERE cap = ?1 ORDER BY kind";
 static const char notices_sql[] =
@@ -417,17 +432,30 @@ static int info_text(sqlite3 *db, const char *cid, const char *path, const struc
 			fputc(')', f);
 	}
 	sqlite3_finalize(st);
+	st = NULL;
 	fprintf(f, ":\n");
-	err = query_table(db, m->cap, probe_sql, NULL, NULL, f, "  ");
+	err = query_table(db, m, probe_sql, NULL, NULL, f, "  ");
+	if (!err && sqlite3_prepare_v2(db, probe_change_count_sql, -1, &st, NULL) != SQLITE_OK)
+		err = -EIO;
+	if (!err) {
+		sqlite3_bind_int64(st, 1, m->cap);
+		if (sqlite3_step(st) != SQLITE_ROW) {
+			err = -EIO;
+		} else if (sqlite3_column_int64(st, 0) > 0) { /* a section only when there are */
+			fprintf(f, "\nprobe changes:\n");
+			err = query_table(db, m, probe_change_sql, NULL, NULL, f, "  ");
+		}
+	}
+	sqlite3_finalize(st);
 	fprintf(f, "\nrecords by type:\n");
-	err = err ?: query_table(db, m->cap, records_sql, NULL, NULL, f, "  ");
+	err = err ?: query_table(db, m, records_sql, NULL, NULL, f, "  ");
 	fprintf(f, "\ndrops reported during the recording (drop notices):\n");
-	err = err ?: query_table(db, m->cap, notices_sql, NULL, NULL, f, "  ");
+	err = err ?: query_table(db, m, notices_sql, NULL, NULL, f, "  ");
 	fprintf(f, "\ndrops in the trailer (totals at the end):\n");
 	if (is_null(c, "end_reason"))
 		fprintf(f, "  (no trailer)\n");
 	else
-		err = err ?: query_table(db, m->cap, totals_sql, NULL, NULL, f, "  ");
+		err = err ?: query_table(db, m, totals_sql, NULL, NULL, f, "  ");
 	return err;
 }
 
@@ -516,7 +544,8 @@ static int info_json(sqlite3 *db, const char *cid, const struct row *c, const st
 	jarray(db, &j, "disabled", txt(c, "disabled"));
 	json__end_object(&j);
 
-	err = query_table(db, m->cap, probe_sql, &j, "probes", f, NULL);
+	err = query_table(db, m, probe_sql, &j, "probes", f, NULL);
+	err = err ?: query_table(db, m, probe_change_json_sql, &j, "probe_changes", f, NULL);
 
 	json__key(&j, "time_span");
 	json__begin_object(&j);
@@ -533,15 +562,15 @@ static int info_json(sqlite3 *db, const char *cid, const struct row *c, const st
 	}
 	json__end_object(&j);
 
-	err = err ?: query_table(db, m->cap, records_sql, &j, "records", f, NULL);
+	err = err ?: query_table(db, m, records_sql, &j, "records", f, NULL);
 
 	json__key(&j, "drops");
 	json__begin_object(&j);
-	err = err ?: query_table(db, m->cap, notices_sql, &j, "notices", f, NULL);
+	err = err ?: query_table(db, m, notices_sql, &j, "notices", f, NULL);
 	if (is_null(c, "end_reason"))
 		json__kv_null(&j, "trailer");
 	else
-		err = err ?: query_table(db, m->cap, totals_sql, &j, "trailer", f, NULL);
+		err = err ?: query_table(db, m, totals_sql, &j, "trailer", f, NULL);
 	json__end_object(&j);
 
 	json__key(&j, "end");
@@ -572,6 +601,27 @@ static int info_json(sqlite3 *db, const char *cid, const struct row *c, const st
 	return err ?: json__end(&j);
 }
 
+int info__print(sqlite3 *db, const char *capture_id, const char *path, bool json, FILE *out)
+{
+	struct row c = {0}, t = {0};
+	struct capture_meta m;
+	int err;
+
+	err = capture_meta__load(db, capture_id, &m);
+	err = err ?: row_open(db, &c, "SELECT * FROM capture WHERE cap = ?1", m.cap);
+	err = err ?: row_open(db, &t, "SELECT * FROM target WHERE cap = ?1", m.cap);
+	if (!err && !c.found)
+		err = -ENOENT;
+	if (!err)
+		err = json ? info_json(db, capture_id, &c, &t, &m, out)
+			   : info_text(db, capture_id, path, &c, &t, &m, out);
+	if (!err && (fflush(out) || ferror(out)))
+		err = -EIO;
+	sqlite3_finalize(c.st);
+	sqlite3_finalize(t.st);
+	return err;
+}
+
 int cmd_info(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -583,8 +633,6 @@ int cmd_info(int argc, char **argv)
 	enum out_format fmt = OUT_TEXT;
 	const char *capture_opt = NULL, *path;
 	char cid[DB_CAPTURE_ID_LEN];
-	struct row c = {0}, t = {0};
-	struct capture_meta m;
 	sqlite3 *db = NULL;
 	int ch, rc, err;
 
@@ -615,16 +663,7 @@ int cmd_info(int argc, char **argv)
 	rc = analyze_open_input("info", path, capture_opt, &db, cid);
 	if (rc)
 		return rc;
-	err = capture_meta__load(db, cid, &m);
-	err = err ?: row_open(db, &c, "SELECT * FROM capture WHERE cap = ?1", m.cap);
-	err = err ?: row_open(db, &t, "SELECT * FROM target WHERE cap = ?1", m.cap);
-	if (!err && !c.found)
-		err = -ENOENT;
-	if (!err)
-		err = fmt == OUT_JSON ? info_json(db, cid, &c, &t, &m, stdout)
-				      : info_text(db, cid, path, &c, &t, &m, stdout);
-	if (!err && (fflush(stdout) || ferror(stdout)))
-		err = -EIO;
+	err = info__print(db, cid, path, fmt == OUT_JSON, stdout);
 	rc = ANALYZE_EXIT_OK;
 	if (err == -ENOENT) {
 		fprintf(stderr, "ptop-analyze info: %s has no capture %s\n", path, cid);
@@ -635,8 +674,6 @@ int cmd_info(int argc, char **argv)
 									: strerror(-err));
 		rc = ANALYZE_EXIT_INTERNAL;
 	}
-	sqlite3_finalize(c.st);
-	sqlite3_finalize(t.st);
 	sqlite3_close(db);
 	return rc;
 }

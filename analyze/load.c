@@ -26,6 +26,7 @@ enum stmt_id {
 	ST_CAPTURE,
 	ST_TARGET,
 	ST_PROBE,
+	ST_PROBE_CHANGE,
 	ST_RECORD_COUNT,
 	ST_CPU,
 	ST_SYSCALL,
@@ -71,6 +72,8 @@ static const char *const stmt_sql[ST_N] = {
 		      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
 	[ST_PROBE] = "INSERT OR IGNORE INTO probe (cap, seq, name, state, source, reason, "
 		     "detail) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+	[ST_PROBE_CHANGE] = "INSERT INTO probe_change (cap, seq, time_ns, name, state, source, "
+			    "reason, detail, cause) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
 	[ST_RECORD_COUNT] = "INSERT INTO record_count (cap, kind, count) VALUES (?1, ?2, ?3)",
 	[ST_CPU] = "INSERT INTO cpu_sample (cap, time_ns, interval_ns, pid, oncpu_ns, "
 		   "switches, user_ns, system_ns, threads, voluntary_switches, "
@@ -182,6 +185,8 @@ enum kind_id {
 	K_MODULE_SYMBOLS,
 	K_MODULE_SYMBOLS_INCOMPLETE,
 	K_CHUNK_BAD,
+	K_PROBE_CHANGE,
+	K_PROBE_CHANGE_BAD,
 	K_UNKNOWN,
 	K_N
 };
@@ -208,6 +213,8 @@ static const char *const kind_name[K_N] = {
 	[K_MODULE_SYMBOLS] = "module_symbols",	       /* chunk records */
 	[K_MODULE_SYMBOLS_INCOMPLETE] = "module_symbols:incomplete",
 	[K_CHUNK_BAD] = "chunk:bad", /* chunk >= chunks, a repeated chunk, or too many */
+	[K_PROBE_CHANGE] = "probe_change",
+	[K_PROBE_CHANGE_BAD] = "probe_change:bad", /* no probe, or a probe without a name */
 	[K_UNKNOWN] = "unknown",          /* a record kind this build does not know */
 };
 
@@ -237,6 +244,7 @@ struct loader {
 	int64_t next_profile;
 	int64_t next_heap;
 	int64_t next_cgroup;	/* cgroup_sample.seq */
+	int64_t next_probe_change; /* probe_change.seq */
 	sqlite3_stmt *st[ST_N];
 	const char *path;
 	char id[DB_CAPTURE_ID_LEN];
@@ -1491,6 +1499,35 @@ static int load_drop(struct loader *l, const Ptop__V1__DropNotice *d)
 	return run(l, ST_DROP);
 }
 
+/* A probe that changed during the recording: one probe_change row, its names as the
+ * header's probe rows have them. A change without a probe, or whose probe has no
+ * name, says nothing: counted as probe_change:bad, not loaded. */
+static int load_probe_change(struct loader *l, const Ptop__V1__ProbeChange *pc)
+{
+	sqlite3_stmt *s = l->st[ST_PROBE_CHANGE];
+	const Ptop__V1__Probe *p = pc->probe;
+	const char *src;
+
+	if (!p || !p->name || !*p->name) {
+		l->counts[K_PROBE_CHANGE_BAD]++;
+		return 0;
+	}
+	src = capture_probe_source_name(p->source);
+	sqlite3_bind_int64(s, 1, l->cap);
+	bind_i64(s, 2, l->next_probe_change++);
+	bind_u64(s, 3, pc->time_ns);
+	bind_text(s, 4, p->name);
+	bind_text(s, 5, capture_probe_state_name(p->state));
+	if (src)
+		bind_text(s, 6, src);
+	else
+		sqlite3_bind_null(s, 6);
+	bind_opt_text(s, 7, p->reason);
+	bind_opt_text(s, 8, p->detail);
+	bind_opt_text(s, 9, pc->cause);
+	return run(l, ST_PROBE_CHANGE);
+}
+
 static int load_trailer(struct loader *l, const Ptop__V1__CaptureTrailer *t)
 {
 	sqlite3_stmt *s = l->st[ST_TRAILER];
@@ -1564,6 +1601,13 @@ static int load_record(struct loader *l, const Ptop__V1__Record *r)
 	case PTOP__V1__RECORD__KIND_MODULE_SYMBOLS:
 		l->counts[K_MODULE_SYMBOLS]++;
 		return r->module_symbols ? load_chunk(l, NULL, r->module_symbols) : 0;
+	case PTOP__V1__RECORD__KIND_PROBE_CHANGE:
+		l->counts[K_PROBE_CHANGE]++;
+		if (!r->probe_change) {
+			l->counts[K_PROBE_CHANGE_BAD]++;
+			return 0;
+		}
+		return load_probe_change(l, r->probe_change);
 	case PTOP__V1__RECORD__KIND_TRAILER:
 		l->counts[K_TRAILER]++;
 		if (l->have_trailer || !r->trailer)

@@ -17,6 +17,7 @@
 
 #include <cmocka.h>
 
+#include "analyze/analyze.h"
 #include "analyze/db.h"
 #include "proto/capture.h"
 #include "tests/tmpdir.h"
@@ -911,6 +912,7 @@ static void test_06_wrong_version(void **state)
 {
 	const char *dbp = tpath("v7.db");
 	sqlite3 *db = NULL;
+	char want[64];
 	int rc;
 
 	(void)state;
@@ -922,7 +924,8 @@ static void test_06_wrong_version(void **state)
 	assert_int_equal(rc, -EPROTO);
 	assert_null(db);
 	assert_non_null(strstr(errbuf, "version 7"));
-	assert_non_null(strstr(errbuf, "reads version 2"));
+	snprintf(want, sizeof(want), "reads version %d", DB_SCHEMA_VERSION);
+	assert_non_null(strstr(errbuf, want));
 	assert_non_null(strstr(errbuf, "ptop-analyze"));
 	rc = db__open(dbp, false, true, &db, errbuf, sizeof(errbuf));
 	assert_int_equal(rc, -EPROTO);
@@ -1301,20 +1304,176 @@ static void test_11_rollup_missing(void **state)
 	sqlite3_close(db);
 }
 
+/* A ProbeChange at T: the collector NAME is now in STATE from SOURCE. NAME NULL
+ * writes one without a probe (malformed). */
+static void put_probe_change(struct capture_writer *w, uint64_t t, const char *name,
+			     Ptop__V1__ProbeState state, Ptop__V1__ProbeSource source,
+			     const char *reason, const char *detail, const char *cause)
+{
+	Ptop__V1__Record r = PTOP__V1__RECORD__INIT;
+	Ptop__V1__ProbeChange pc = PTOP__V1__PROBE_CHANGE__INIT;
+	Ptop__V1__Probe p = PTOP__V1__PROBE__INIT;
+
+	p.name = (char *)(name ? name : "");
+	p.state = state;
+	p.source = source;
+	p.reason = (char *)(reason ? reason : "");
+	p.detail = (char *)(detail ? detail : "");
+	pc.time_ns = t;
+	pc.probe = name ? &p : NULL;
+	pc.cause = (char *)(cause ? cause : "");
+	r.kind_case = PTOP__V1__RECORD__KIND_PROBE_CHANGE;
+	r.probe_change = &pc;
+	append(w, &r);
+}
+
+/* `info` of capture ID in DB, as text or JSON; malloc'd. */
+static char *info_of(sqlite3 *db, const char *id, bool json)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	assert_non_null(f);
+	assert_int_equal(info__print(db, id, "x.ptop", json, f), 0);
+	assert_int_equal(fclose(f), 0);
+	return buf;
+}
+
+/* json_extract(JSON, PATH) as text ("<NULL>" for null), through SQLite's JSON functions. */
+static const char *jx(sqlite3 *db, const char *json, const char *path)
+{
+	static char out[4][512];
+	static int k;
+	sqlite3_stmt *s = NULL;
+
+	k = (k + 1) % 4;
+	assert_int_equal(sqlite3_prepare_v2(db, "SELECT json_extract(?1, ?2) WHERE json_valid(?1)",
+					    -1, &s, NULL),
+			 SQLITE_OK);
+	sqlite3_bind_text(s, 1, json, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 2, path, -1, SQLITE_STATIC);
+	if (sqlite3_step(s) != SQLITE_ROW)
+		fail_msg("not valid JSON: %s", json);
+	snprintf(out[k], sizeof(out[k]), "%s",
+		 sqlite3_column_type(s, 0) == SQLITE_NULL
+		     ? "<NULL>"
+		     : (const char *)sqlite3_column_text(s, 0));
+	sqlite3_finalize(s);
+	return out[k];
+}
+
+/* ProbeChange records load into probe_change in file order (malformed ones counted,
+ * not loaded), and `info` lists them after the probes, as text and JSON; a capture
+ * without changes prints no section and an empty array. */
+static void test_12_probe_change(void **state)
+{
+	static const char section[] =
+	    "\nprobe changes:\n"
+	    "  time     name     state   source  cause                  detail                "
+	    "                reason\n"
+	    "  0.400 s  heap     active  ebpf    exec /tmp/heap_static  uprobes on "
+	    "/tmp/heap_static "
+	    "(malloc)  -\n"
+	    "  1.500 s  goalloc  failed  -       exec /usr/bin/gobin    -                     "
+	    "                no Go runtime symbols\n"
+	    "\nrecords by type:\n";
+	struct capture_writer_opts o = {.force = true};
+	struct capture_writer *w;
+	char id[DB_CAPTURE_ID_LEN], id2[DB_CAPTURE_ID_LEN];
+	uint8_t raw[16];
+	char *text, *json;
+	sqlite3 *db;
+
+	(void)state;
+	fill_id(raw, 0x77, 0x88);
+	w = capture_writer__create(tpath("changes.ptop"), &o);
+	assert_non_null(w);
+	put_header(w, raw);
+	put_cpu(w, T0 + SEC / 4, PID, true, true);
+	put_probe_change(w, T0 + 400000000, "heap", PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE,
+			 PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_EBPF, "",
+			 "uprobes on /tmp/heap_static (malloc)", "exec /tmp/heap_static");
+	put_probe_change(w, T0 + SEC, NULL, 0, 0, NULL, NULL, "exec /bin/true"); /* no probe */
+	put_probe_change(w, T0 + SEC, "", PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE, 0, NULL, NULL,
+			 NULL); /* no name */
+	put_probe_change(w, T0 + 3 * SEC / 2, "goalloc", PTOP__V1__PROBE_STATE__PROBE_STATE_FAILED,
+			 PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_UNSPECIFIED, "no Go runtime symbols",
+			 NULL, "exec /usr/bin/gobin");
+	put_cpu(w, T0 + 2 * SEC, PID, true, true);
+	put_trailer(w, T0 + 2 * SEC, 8);
+	assert_int_equal(capture_writer__close(w), 0);
+
+	db = open_rw(tpath("changes.db"));
+	load_ok(db, tpath("changes.ptop"), false, id, NULL);
+	assert_int_equal(rows_of(db, "probe_change", id), 2);
+	assert_string_equal(q_text(db,
+				   "SELECT group_concat(seq || '|' || time_ns || '|' || name || "
+				   "'|' || state || '|' || quote(source) || '|' || quote(reason) "
+				   "|| '|' || quote(detail) || '|' || quote(cause), ' / ') FROM "
+				   "(SELECT * FROM probe_change ORDER BY seq)"),
+			    "0|1000400000000|heap|active|'ebpf'|NULL|'uprobes on /tmp/heap_static "
+			    "(malloc)'|'exec /tmp/heap_static' / "
+			    "1|1001500000000|goalloc|failed|NULL|'no Go runtime symbols'|NULL|"
+			    "'exec /usr/bin/gobin'");
+	assert_string_equal(q_text(db,
+				   "SELECT group_concat(kind || '=' || count, ' ') FROM (SELECT "
+				   "* FROM record_count ORDER BY kind)"),
+			    "event:cpu=2 header=1 probe_change=4 probe_change:bad=2 trailer=1");
+	/* the header's probes are untouched: the state at the start */
+	assert_int_equal(rows_of(db, "probe", id), 3);
+
+	text = info_of(db, id, false);
+	if (!strstr(text, section)) {
+		fprintf(stderr, "expected:%s\nin:\n%s", section, text);
+		fail_msg("no probe changes section as expected");
+	}
+	assert_non_null(strstr(text, "\nprobes (")); /* after the probes */
+	assert_true(strstr(text, "\nprobes (") < strstr(text, "\nprobe changes:\n"));
+	free(text);
+
+	json = info_of(db, id, true);
+	assert_string_equal(
+	    jx(db, json, "$.probe_changes"),
+	    "[{\"time_ns\":1000400000000,\"time_s\":0.4,\"name\":\"heap\","
+	    "\"state\":\"active\",\"source\":\"ebpf\",\"cause\":\"exec "
+	    "/tmp/heap_static\",\"detail\":\"uprobes on /tmp/heap_static (malloc)\","
+	    "\"reason\":null},{\"time_ns\":1001500000000,\"time_s\":1.5,\"name\":"
+	    "\"goalloc\",\"state\":\"failed\",\"source\":null,\"cause\":\"exec "
+	    "/usr/bin/gobin\",\"detail\":null,\"reason\":\"no Go runtime symbols\"}]");
+	assert_string_equal(jx(db, json, "$.probes[0].name"), "cpu");
+	free(json);
+
+	/* a capture without changes: no section, an empty array */
+	fill_id(raw, 0x99, 0xaa);
+	write_capture(tpath("nochange.ptop"), raw, true);
+	load_ok(db, tpath("nochange.ptop"), false, id2, NULL);
+	assert_int_equal(rows_of(db, "probe_change", id2), 0);
+	text = info_of(db, id2, false);
+	assert_null(strstr(text, "probe changes"));
+	assert_non_null(strstr(text, "\nprobes ("));
+	free(text);
+	json = info_of(db, id2, true);
+	assert_string_equal(jx(db, json, "$.probe_changes"), "[]");
+	free(json);
+	sqlite3_close(db);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_01_every_kind, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_02_load_twice, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_03_two_captures, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_04_truncated, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_05_no_header, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_06_wrong_version, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_07_not_sqlite, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_08_cache, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_09_select_prefix, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_10_damaged, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_11_rollup_missing, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_01_every_kind, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_02_load_twice, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_03_two_captures, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_04_truncated, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_05_no_header, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_06_wrong_version, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_07_not_sqlite, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_08_cache, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_09_select_prefix, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_10_damaged, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_11_rollup_missing, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_12_probe_change, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
