@@ -208,6 +208,15 @@ struct hfn {
 	bool suspect, suppressed;
 };
 
+/* A lane that took the window's snapshots (heap_snapshot.lane and .module): one
+ * normally; more when the target exec'd a program another lane probes (preload,
+ * then uprobe for a static program; a Go program's go lane). */
+struct hlane {
+	const char *lane, *module; /* owned by the snapshots */
+	int64_t from_ns;	   /* start of its first interval (not before the capture's) */
+	int64_t first_ns, last_ns; /* its first and last snapshot */
+};
+
 struct heap {
 	bool collected;
 	struct probe_info probe;
@@ -218,11 +227,14 @@ struct heap {
 	struct hfn *fn;
 	size_t n_fn;
 	struct profile *stacks;
+	struct hlane *lane; /* in the order they started */
+	size_t n_lane;
 	size_t n_points;
 	double *point_t;    /* seconds since the capture start */
 	bool *point_full;   /* every snapshot at that time lists all its sites */
 	bool live_measured; /* every snapshot of the window */
 	int64_t t0_ns, t1_ns;
+	int64_t base_ns; /* the capture's start: lanes are shown in seconds from it */
 	/* sums */
 	uint64_t alloc_count, alloc_bytes, stack_failures, omitted_alloc_count,
 	    omitted_alloc_bytes, cut_intervals, sample_bytes_max;
@@ -232,6 +244,8 @@ struct heap {
 	int64_t leak_age_ns, last_ns;
 	bool mixed_sampling;
 	char exe[4096]; /* the target's executable ("" unknown): where the allocating frame is */
+	char **execd;	/* the programs it exec'd during the recording (probe_change causes) */
+	size_t n_execd;
 };
 
 static void heap_free(struct heap *h)
@@ -245,6 +259,10 @@ static void heap_free(struct heap *h)
 		free(h->fn[k].series);
 	}
 	free(h->snap);
+	free(h->lane);
+	for (size_t k = 0; k < h->n_execd; k++)
+		free(h->execd[k]);
+	free(h->execd);
 	free(h->row);
 	free(h->fn);
 	free(h->point_t);
@@ -436,9 +454,21 @@ static const char *base_of(const char *p)
 	return b ? b + 1 : p ? p : "";
 }
 
+/* Whether MOD is the target's executable EXE, or a program it exec'd during the
+ * recording: a module that also holds the program's own code. */
+static bool program_module(const struct heap *h, const char *exe, const char *mod)
+{
+	if (exe && exe[0] && !strcmp(base_of(exe), base_of(mod)))
+		return true;
+	for (size_t k = 0; k < h->n_execd; k++)
+		if (!strcmp(base_of(h->execd[k]), base_of(mod)))
+			return true;
+	return false;
+}
+
 /* Is frame L inside the allocator: in an allocator module (one the snapshots
- * name, unless it is the executable, which also holds the program's own code),
- * or named as an allocator function. */
+ * name, unless it is the executable or a program exec'd, which also hold the
+ * program's own code), or named as an allocator function. */
 static bool alloc_frame(const struct heap *h, const char *exe, const struct prof_loc *l)
 {
 	if (l->n && l->f[0].func && alloc_name(l->f[0].func))
@@ -450,7 +480,7 @@ static bool alloc_frame(const struct heap *h, const char *exe, const struct prof
 
 		if (!mod[0] || (k && !strcmp(mod, h->snap[k - 1].module)))
 			continue;
-		if (exe && exe[0] && !strcmp(base_of(exe), base_of(mod)))
+		if (program_module(h, exe, mod))
 			continue;
 		if (!strcmp(mod, l->module) || !strcmp(base_of(mod), base_of(l->module)))
 			return true;
@@ -687,6 +717,95 @@ static int scale_sampled_live(struct heap *h)
 	return 0;
 }
 
+/* The lanes of the window's snapshots (in time order), as runs: a snapshot joins the
+ * latest run of its lane and module unless another lane started after that run's last
+ * snapshot (it came back after a handover: a new run). Lanes taking snapshots side by
+ * side (a cgo program's uprobe and go lanes) stay one run each. 0 or -ENOMEM. */
+static int heap_lanes(struct heap *h)
+{
+	size_t cap = 0;
+
+	for (size_t k = 0; k < h->n_snap; k++) {
+		const struct hsnap *x = &h->snap[k];
+		struct hlane *l = NULL;
+		size_t i = h->n_lane;
+
+		while (i-- > 0)
+			if (!strcmp(h->lane[i].lane, x->lane) &&
+			    !strcmp(h->lane[i].module, x->module))
+				break;
+		if (i < h->n_lane) {
+			l = &h->lane[i];
+			for (size_t j = i + 1; j < h->n_lane; j++)
+				if (h->lane[j].first_ns > l->last_ns)
+					l = NULL; /* another lane took over after it */
+		}
+		if (!l) {
+			if (array__grow((void **)&h->lane, &cap, h->n_lane, sizeof(*h->lane)))
+				return -ENOMEM;
+			l = &h->lane[h->n_lane++];
+			l->lane = x->lane;
+			l->module = x->module;
+			l->from_ns = x->time_ns - (x->interval_ns > 0 ? x->interval_ns : 0);
+			if (l->from_ns < h->base_ns)
+				l->from_ns = h->base_ns; /* not before the capture started */
+			l->first_ns = x->time_ns;
+		}
+		l->last_ns = x->time_ns;
+	}
+	return 0;
+}
+
+/* The programs the target exec'd during the recording, as the probe changes name
+ * them ("exec PATH") into H->execd. 0, -ENOMEM or -EIO. */
+static int load_execd(sqlite3 *db, int64_t cap, struct heap *h)
+{
+	sqlite3_stmt *s = NULL;
+	size_t cap_ = 0;
+	int rc, ret = 0;
+
+	if (sqlite3_prepare_v2(db,
+			       "SELECT DISTINCT substr(cause, 6) FROM probe_change WHERE cap = ?1 "
+			       "AND cause LIKE 'exec _%'",
+			       -1, &s, NULL) != SQLITE_OK)
+		return -EIO;
+	sqlite3_bind_int64(s, 1, cap);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		if (array__grow((void **)&h->execd, &cap_, h->n_execd, sizeof(*h->execd))) {
+			ret = -ENOMEM;
+			goto cleanup;
+		}
+		h->execd[h->n_execd] = col_str(s, 0);
+		if (!h->execd[h->n_execd]) {
+			ret = -ENOMEM;
+			goto cleanup;
+		}
+		h->n_execd++;
+	}
+	if (rc != SQLITE_DONE)
+		ret = -EIO;
+cleanup:
+	sqlite3_finalize(s);
+	return ret;
+}
+
+/* Whether a probe change made the heap or goalloc collector active during the recording. */
+static bool heap_started_later(sqlite3 *db, int64_t cap)
+{
+	sqlite3_stmt *s = NULL;
+	bool yes = false;
+
+	if (sqlite3_prepare_v2(db,
+			       "SELECT 1 FROM probe_change WHERE cap = ?1 AND name IN ('heap', "
+			       "'goalloc') AND state = 'active' LIMIT 1",
+			       -1, &s, NULL) == SQLITE_OK) {
+		sqlite3_bind_int64(s, 1, cap);
+		yes = sqlite3_step(s) == SQLITE_ROW;
+	}
+	sqlite3_finalize(s);
+	return yes;
+}
+
 /* Load everything for capture M in window W: snapshots, sites, names, folding. */
 static int heap_load(sqlite3 *db, const struct capture_meta *m, const struct report_opts *o,
 		     struct heap *h, const char *cmd)
@@ -699,11 +818,13 @@ static int heap_load(sqlite3 *db, const struct capture_meta *m, const struct rep
 
 	memset(h, 0, sizeof(*h));
 	h->t0_ns = h->t1_ns = -1;
+	h->base_ns = m->base_ns;
 	ret = probe__lookup(db, m->cap, "heap", &h->probe);
 	ret = ret ?: probe__lookup(db, m->cap, "goalloc", &go);
 	if (ret)
 		return ret;
-	h->collected = probe__active(&h->probe) || probe__active(&go);
+	h->collected =
+	    probe__active(&h->probe) || probe__active(&go) || heap_started_later(db, m->cap);
 	if (!h->collected)
 		return 0;
 	/* the tables and their latest column: a DB made by an older ptop-analyze
@@ -729,6 +850,7 @@ static int heap_load(sqlite3 *db, const struct capture_meta *m, const struct rep
 	ret = load_snaps(db, m, &o->win, h);
 	ret = ret ?: load_rows(db, m, &o->win, h);
 	ret = ret ?: scale_sampled_live(h);
+	ret = ret ?: heap_lanes(h);
 	if (ret)
 		return ret;
 
@@ -835,7 +957,8 @@ static int heap_load(sqlite3 *db, const struct capture_meta *m, const struct rep
 				 (const char *)sqlite3_column_text(s, 0));
 	}
 	sqlite3_finalize(s);
-	return fold(h, h->exe);
+	ret = load_execd(db, m->cap, h);
+	return ret ?: fold(h, h->exe);
 }
 
 /* ---------------------------------------------------------------- report heap */
@@ -986,11 +1109,53 @@ static void census_json(struct json *j, const struct heap *h)
 	json__end_object(j);
 }
 
+/* ", lane LANE, allocator MODULE" for one lane; for several ", lanes: LANE (MODULE)
+ * FROM–TO s, then LANE (MODULE) FROM–TO s" ("and" for lanes side by side). */
+static void lanes_text(const struct heap *h, FILE *out)
+{
+	char a[32], b[32];
+
+	if (h->n_lane == 1) {
+		fprintf(out, ", lane %s, allocator %s", h->lane[0].lane,
+			h->lane[0].module[0] ? h->lane[0].module : "(not named)");
+		return;
+	}
+	fputs(", lanes: ", out);
+	for (size_t k = 0; k < h->n_lane; k++) {
+		const struct hlane *l = &h->lane[k];
+
+		if (k)
+			fputs(l->first_ns > h->lane[k - 1].last_ns ? ", then " : " and ", out);
+		fprintf(out, "%s (%s) %s\u2013%s s", l->lane,
+			l->module[0] ? l->module : "not named",
+			fmt_secs(a, sizeof(a), l->from_ns - h->base_ns),
+			fmt_secs(b, sizeof(b), l->last_ns - h->base_ns));
+	}
+}
+
+static void lanes_json(struct json *j, const struct heap *h)
+{
+	json__key(j, "lanes");
+	json__begin_array(j);
+	for (size_t k = 0; k < h->n_lane; k++) {
+		const struct hlane *l = &h->lane[k];
+
+		json__begin_object(j);
+		json__kv_string(j, "lane", l->lane);
+		json__kv_string(j, "module", l->module);
+		json__kv_real(j, "from_s", (double)(l->from_ns - h->base_ns) / 1e9);
+		json__kv_real(j, "to_s", (double)(l->last_ns - h->base_ns) / 1e9);
+		json__end_object(j);
+	}
+	json__end_array(j);
+}
+
 static void head_json(struct json *j, const struct heap *h)
 {
 	json__kv_bool(j, "collected", true);
 	json__kv_string(j, "lane", h->n_snap ? h->snap[h->n_snap - 1].lane : NULL);
 	json__kv_string(j, "module", h->n_snap ? h->snap[h->n_snap - 1].module : NULL);
+	lanes_json(j, h);
 	json__kv_int(j, "intervals", (int64_t)h->n_snap);
 	json__kv_int(j, "sample_bytes", (int64_t)h->sample_bytes_max);
 	json__kv_bool(j, "exact", h->n_snap && !h->sample_bytes_max);
@@ -1147,9 +1312,7 @@ int report_heap(sqlite3 *db, const char *capture_id, const struct report_opts *o
 		window__describe(&o->win, w, sizeof(w));
 		fprintf(out, "heap (%s): %zu intervals", w, h.n_snap);
 		if (h.n_snap)
-			fprintf(out, ", lane %s, allocator %s", h.snap[h.n_snap - 1].lane,
-				h.snap[h.n_snap - 1].module[0] ? h.snap[h.n_snap - 1].module
-							       : "(not named)");
+			lanes_text(&h, out);
 		fputc('\n', out);
 		if (!h.n_snap) {
 			fprintf(out, "no heap snapshot in the window\n");

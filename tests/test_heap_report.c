@@ -902,6 +902,122 @@ static void test_12_all_in_allocator_module(void **state)
 	sqlite3_close(db);
 }
 
+/* BUF holds NEEDLE; else the test fails showing BUF. */
+static void assert_has(const char *buf, const char *needle)
+{
+	if (!strstr(buf, needle))
+		fail_msg("no \"%s\" in:\n%s", needle, buf);
+}
+
+/* One entry of the "lanes" array of `report heap --format json`, as it prints. */
+#define LANE_JSON(lane, module, from, to)                                                          \
+	"    {\n      \"lane\": \"" lane "\",\n      \"module\": \"" module "\",\n      "          \
+	"\"from_s\": " from ",\n      \"to_s\": " to "\n    }"
+
+/* Snapshots taken by more than one lane (the target exec'd a static program: preload
+ * hands over to uprobe; or back): the header names each lane, its module and its span,
+ * JSON lists them; lanes side by side are joined with "and"; one lane reads as before. */
+static void test_13_lanes(void **state)
+{
+	char id[DB_CAPTURE_ID_LEN], *buf;
+	struct report_opts o = {.fmt = OUT_TEXT};
+	sqlite3 *db;
+
+	(void)state;
+	db = load(write_capture("lanes1.ptop", true, true, false), id);
+	buf = run_report(db, id, false, &o);
+	assert_has(buf, "heap (whole capture): 10 intervals, lane uprobe, allocator " LIBC "\n");
+	free(buf);
+	o.fmt = OUT_JSON;
+	buf = run_report(db, id, false, &o);
+	assert_has(buf, "\"lanes\": [\n" LANE_JSON("uprobe", LIBC, "0", "10") "\n  ],");
+	free(buf);
+	sqlite3_close(db);
+
+	/* snapshots 1-3 s preload, 4-8 s uprobe on the static executable, 9-10 s preload */
+	db = load(write_capture("lanes2.ptop", true, true, false), id);
+	exec(db, "UPDATE heap_snapshot SET lane = CASE WHEN seq < 3 OR seq >= 8 THEN 'preload' "
+		 "ELSE 'uprobe' END, module = CASE WHEN seq < 3 OR seq >= 8 THEN "
+		 "'/opt/ptop/libptop-preload.so' ELSE '/tmp/heap_static' END");
+	o.fmt = OUT_TEXT;
+	buf = run_report(db, id, false, &o);
+	assert_has(buf, "heap (whole capture): 10 intervals, lanes: preload "
+		   "(/opt/ptop/libptop-preload.so) 0.000\u20133.000 s, then uprobe "
+		   "(/tmp/heap_static) 3.000\u20138.000 s, then preload "
+		   "(/opt/ptop/libptop-preload.so) 8.000\u201310.000 s\n");
+	free(buf);
+	o.fmt = OUT_JSON;
+	buf = run_report(db, id, false, &o);
+	assert_has(buf, "\"lanes\": [\n"
+		   LANE_JSON("preload", "/opt/ptop/libptop-preload.so", "0", "3")
+		   ",\n" LANE_JSON("uprobe", "/tmp/heap_static", "3", "8")
+		   ",\n" LANE_JSON("preload", "/opt/ptop/libptop-preload.so", "8", "10")
+		   "\n  ],");
+	/* the lane and module keys: the last snapshot's, as before */
+	assert_has(buf, "\n  \"lane\": \"preload\",\n  \"module\": "
+		   "\"/opt/ptop/libptop-preload.so\",\n");
+	free(buf);
+	/* a window inside one lane: that lane alone */
+	o.fmt = OUT_TEXT;
+	assert_int_equal(window__parse("4..7", &o.win, errbuf, sizeof(errbuf)), 0);
+	buf = run_report(db, id, false, &o);
+	assert_has(buf, ", lane uprobe, allocator /tmp/heap_static\n");
+	free(buf);
+	sqlite3_close(db);
+
+	/* a go lane beside the uprobe lane from 5 s on (a cgo program) */
+	db = load(write_capture("lanes3.ptop", true, true, false), id);
+	exec(db, "INSERT INTO heap_snapshot (cap, seq, time_ns, interval_ns, pid, lane, module, "
+		 "sample_bytes, live_measured, alloc_count, alloc_bytes, sites, total_call_sites, "
+		 "omitted_alloc_count, omitted_alloc_bytes, stack_failures) SELECT cap, seq + 100, "
+		 "time_ns, interval_ns, pid, 'go', '/usr/bin/app', 0, 0, 0, 0, 0, 0, 0, 0, 0 FROM "
+		 "heap_snapshot WHERE seq >= 5");
+	memset(&o.win, 0, sizeof(o.win));
+	buf = run_report(db, id, false, &o);
+	assert_has(buf, "heap (whole capture): 15 intervals, lanes: uprobe (" LIBC
+		   ") 0.000\u201310.000 s and go (/usr/bin/app) 5.000\u201310.000 "
+		   "s\n");
+	free(buf);
+	sqlite3_close(db);
+}
+
+/* The target exec'd a static program (sh -c 'exec app'): the uprobe lane probes the
+ * program itself, which holds the allocator and the program's code alike. Named by the
+ * probe change's cause, it counts as the program, like the target's executable: the
+ * allocating function is its frame, not an outer frame past it (the walk's last,
+ * unplaced frame here). */
+static void test_14_execd_static_program(void **state)
+{
+	static const uint64_t ips[] = {0x401150, 0x401050, 0x999999};
+	char id[DB_CAPTURE_ID_LEN], *buf;
+	struct report_opts o = {.fmt = OUT_JSON};
+	sqlite3 *db;
+
+	(void)state;
+	db = one_site("execd.ptop", ips, 3, id);
+	exec(db, "INSERT OR REPLACE INTO symbol (space, key, addr, source, miss, func_offset) "
+		 "SELECT DISTINCT sym_space, sym_key, sym_addr, 'symtab', NULL, 0 "
+		 "FROM frame_module WHERE sym_space = 'elf'");
+	exec(db, "DELETE FROM symbol_frame");
+	exec(db, "INSERT INTO symbol_frame (space, key, addr, depth, func, file, line, inlined) "
+		 "SELECT DISTINCT sym_space, sym_key, sym_addr, 0, CASE WHEN sym_addr >= 4352 "
+		 "THEN 'leak_pages' ELSE 'main' END, 'app.c', 7, 0 FROM frame_module WHERE "
+		 "sym_space = 'elf'");
+	exec(db, "UPDATE target SET exe = '/usr/bin/dash'");
+	exec(db, "UPDATE heap_snapshot SET module = '/usr/bin/app'");
+	/* without the exec known, /usr/bin/app is only the allocator's module */
+	buf = run_report(db, id, false, &o);
+	assert_true(pos_of(buf, "leak_pages") < 0);
+	free(buf);
+	exec(db, "INSERT INTO probe_change (cap, seq, time_ns, name, state, source, detail, cause) "
+		 "SELECT cap, 0, 1000500000000, 'heap', 'active', 'ebpf', 'lane uprobe', "
+		 "'exec /usr/bin/app' FROM capture");
+	buf = run_report(db, id, false, &o);
+	assert_int_equal(site_int(buf, "leak_pages", "live_bytes"), 4096);
+	free(buf);
+	sqlite3_close(db);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -912,6 +1028,8 @@ int main(void)
 	    cmocka_unit_test(test_09_not_collected), cmocka_unit_test(test_10_sampled_live),
 	    cmocka_unit_test(test_11_heap_stack_placed_by_time),
 	    cmocka_unit_test(test_12_all_in_allocator_module),
+	    cmocka_unit_test(test_13_lanes),
+	    cmocka_unit_test(test_14_execd_static_program),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
