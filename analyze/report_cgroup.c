@@ -502,13 +502,11 @@ static int print_cgroup_text(const struct cg_data *d, const struct cg_stat *cs,
 		if (err || !f.samples)
 			continue;
 		if (k == F_LIMIT) { /* NULL is no limit */
-			err =
-			    f.first < 0 ? table__set_text(t, 1, "none") : set_bytes(t, 1, f.first);
-			err = err
-				  ?: f.max < 0 ? table__set_text(t, 2, "none")
-					       : set_bytes(t, 2, f.max);
-			err = err
-				  ?: f.last < 0 ? table__set_text(t, 3, "none")
+			/* this table is text only: a number cell shown as "none" keeps the
+			 * column right-aligned */
+			err = f.first < 0 ? table__set_int(t, 1, 0, "none") : set_bytes(t, 1, f.first);
+			err = err ?: f.max < 0 ? table__set_int(t, 2, 0, "none") : set_bytes(t, 2, f.max);
+			err = err ?: f.last < 0 ? table__set_int(t, 3, 0, "none")
 						: set_bytes(t, 3, f.last);
 			continue;
 		}

@@ -687,6 +687,10 @@ static void test_04_report_cgroup_v1(void **state)
 	t = run_report(report_cgroup, db, id, OUT_TEXT, 0, APPS_BY_DEFAULT);
 	assert_contains(t, "\nv1 memory cgroup: /v1.scope\n");
 	assert_null(strstr(t, "cover every process"));
+	/* no limit: "none", and the figures stay right-aligned */
+	assert_contains(t, "memory      first       max      last  samples\n"
+			   "current  50.0 MiB  60.0 MiB  60.0 MiB        2\n"
+			   "limit        none      none      none        2\n");
 	free(t);
 	sqlite3_close(db);
 	write_v1(tpath("v1wide.ptop"), "/system.slice");
