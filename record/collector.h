@@ -97,8 +97,8 @@ struct collector {
 	struct rec_ctx *ctx;
 	Ptop__V1__ProbeState state;
 	Ptop__V1__ProbeSource source;  /* set by check() */
-	char reason[256];              /* why not active; empty when active */
-	char detail[256];              /* optional: attach points, lane details */
+	char reason[512];              /* why not active; empty when active */
+	char detail[512];              /* optional: attach points, lane details */
 	void *priv;                    /* the collector's own state */
 	uint64_t dropped;              /* total lost, as reported by rec_emit_drop */
 };

@@ -652,7 +652,7 @@ static void put_text(char *dst, size_t len, const char *src)
 static Ptop__V1__ProbeState fall_back(struct collector *c, struct heap_preload *p,
 				      const char *why)
 {
-	char note[256], rest[600];
+	char note[300], rest[1100];
 	Ptop__V1__ProbeState st;
 
 	if (p && p->h)
@@ -664,7 +664,7 @@ static Ptop__V1__ProbeState fall_back(struct collector *c, struct heap_preload *
 	st = c->ops->check(c);
 	snprintf(note, sizeof(note), "lane uprobe, not preload (%s)", why);
 	if (c->detail[0]) {
-		snprintf(rest, sizeof(rest), "%.120s: %s", note, c->detail);
+		snprintf(rest, sizeof(rest), "%.250s: %s", note, c->detail);
 		put_text(c->detail, sizeof(c->detail), rest);
 	} else {
 		snprintf(c->detail, sizeof(c->detail), "%s", note);
