@@ -217,6 +217,13 @@ struct hlane {
 	int64_t first_ns, last_ns; /* its first and last snapshot */
 };
 
+/* A time the heap went unmeasured: a probe change took an active heap or goalloc
+ * collector to another state (the target exec'd a program it cannot probe). */
+struct hgap {
+	char *name, *state, *reason, *cause; /* reason, cause: "" when none */
+	int64_t from_ns, to_ns;		     /* to_ns -1: to the end */
+};
+
 struct heap {
 	bool collected;
 	struct probe_info probe;
@@ -229,6 +236,8 @@ struct heap {
 	struct profile *stacks;
 	struct hlane *lane; /* in the order they started */
 	size_t n_lane;
+	struct hgap *gap; /* those that overlap the window, in time order */
+	size_t n_gap;
 	size_t n_points;
 	double *point_t;    /* seconds since the capture start */
 	bool *point_full;   /* every snapshot at that time lists all its sites */
@@ -263,6 +272,13 @@ static void heap_free(struct heap *h)
 	for (size_t k = 0; k < h->n_execd; k++)
 		free(h->execd[k]);
 	free(h->execd);
+	for (size_t k = 0; k < h->n_gap; k++) {
+		free(h->gap[k].name);
+		free(h->gap[k].state);
+		free(h->gap[k].reason);
+		free(h->gap[k].cause);
+	}
+	free(h->gap);
 	free(h->row);
 	free(h->fn);
 	free(h->point_t);
@@ -789,6 +805,75 @@ cleanup:
 	return ret;
 }
 
+/* The gaps in window W: each probe change that took the heap or goalloc collector
+ * from active (HEAP_ACTIVE, GO_ACTIVE at the start) to another state opens one, the
+ * next that makes it active again closes it. 0, -ENOMEM or -EIO. */
+static int load_gaps(sqlite3 *db, const struct capture_meta *m, const struct window *w,
+		     bool heap_active, bool go_active, struct heap *h)
+{
+	static const char changes_sql[] =
+	    "SELECT name = 'goalloc', time_ns, name, state, reason, cause FROM probe_change "
+	    "WHERE cap = ?1 AND name IN ('heap', 'goalloc') ORDER BY seq";
+	sqlite3_stmt *s = NULL;
+	bool active[2] = {heap_active, go_active};
+	size_t open[2] = {0}, cap = 0; /* open[i]: 1 + the gap open for collector i */
+	int64_t lo, hi;
+	int rc, ret = 0;
+
+	window__bounds(w, m, &lo, &hi);
+	if (sqlite3_prepare_v2(db, changes_sql, -1, &s, NULL) != SQLITE_OK)
+		return -EIO;
+	sqlite3_bind_int64(s, 1, m->cap);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		int i = sqlite3_column_int(s, 0);
+		int64_t t = sqlite3_column_int64(s, 1);
+		bool now = !strcmp((const char *)sqlite3_column_text(s, 3), "active");
+		struct hgap *g;
+
+		if (now && open[i]) {
+			h->gap[open[i] - 1].to_ns = t;
+			open[i] = 0;
+		}
+		if (!now && active[i]) {
+			if (array__grow((void **)&h->gap, &cap, h->n_gap, sizeof(*h->gap))) {
+				ret = -ENOMEM;
+				goto cleanup;
+			}
+			g = &h->gap[h->n_gap++];
+			g->from_ns = t;
+			g->to_ns = -1;
+			g->name = col_str(s, 2);
+			g->state = col_str(s, 3);
+			g->reason = col_str(s, 4);
+			g->cause = col_str(s, 5);
+			if (!g->name || !g->state || !g->reason || !g->cause) {
+				ret = -ENOMEM;
+				goto cleanup;
+			}
+			open[i] = h->n_gap;
+		}
+		active[i] = now;
+	}
+	if (rc != SQLITE_DONE)
+		ret = -EIO;
+	/* only those that overlap the window */
+	for (size_t k = 0, n = h->n_gap; !ret && k < n; k++) {
+		struct hgap *g = &h->gap[n - 1 - k];
+
+		if (g->from_ns < hi && (g->to_ns < 0 || g->to_ns > lo))
+			continue;
+		free(g->name);
+		free(g->state);
+		free(g->reason);
+		free(g->cause);
+		memmove(g, g + 1, (size_t)(&h->gap[h->n_gap] - (g + 1)) * sizeof(*g));
+		h->n_gap--;
+	}
+cleanup:
+	sqlite3_finalize(s);
+	return ret;
+}
+
 /* Whether a probe change made the heap or goalloc collector active during the recording. */
 static bool heap_started_later(sqlite3 *db, int64_t cap)
 {
@@ -827,6 +912,9 @@ static int heap_load(sqlite3 *db, const struct capture_meta *m, const struct rep
 	    probe__active(&h->probe) || probe__active(&go) || heap_started_later(db, m->cap);
 	if (!h->collected)
 		return 0;
+	ret = load_gaps(db, m, &o->win, probe__active(&h->probe), probe__active(&go), h);
+	if (ret)
+		return ret;
 	/* the tables and their latest column: a DB made by an older ptop-analyze
 	 * (the schema version did not change when they were added) */
 	ret = sqlite3_prepare_v2(db,
@@ -1150,12 +1238,52 @@ static void lanes_json(struct json *j, const struct heap *h)
 	json__end_array(j);
 }
 
+/* "COLLECTOR not measured from FROM s to TO s (or the end): STATE after CAUSE: REASON",
+ * one line per gap. */
+static void gaps_text(const struct heap *h, FILE *out)
+{
+	char a[32], b[32];
+
+	for (size_t k = 0; k < h->n_gap; k++) {
+		const struct hgap *g = &h->gap[k];
+
+		fprintf(out, "%s not measured from %s s to %s%s: %s%s%s%s%s\n", g->name,
+			fmt_secs(a, sizeof(a), g->from_ns - h->base_ns),
+			g->to_ns < 0 ? "the end" : fmt_secs(b, sizeof(b), g->to_ns - h->base_ns),
+			g->to_ns < 0 ? "" : " s", g->state, g->cause[0] ? " after " : "", g->cause,
+			g->reason[0] ? ": " : "", g->reason);
+	}
+}
+
+static void gaps_json(struct json *j, const struct heap *h)
+{
+	json__key(j, "not_measured");
+	json__begin_array(j);
+	for (size_t k = 0; k < h->n_gap; k++) {
+		const struct hgap *g = &h->gap[k];
+
+		json__begin_object(j);
+		json__kv_string(j, "collector", g->name);
+		json__kv_real(j, "from_s", (double)(g->from_ns - h->base_ns) / 1e9);
+		if (g->to_ns < 0)
+			json__kv_null(j, "to_s");
+		else
+			json__kv_real(j, "to_s", (double)(g->to_ns - h->base_ns) / 1e9);
+		json__kv_string(j, "state", g->state);
+		json__kv_string(j, "reason", g->reason[0] ? g->reason : NULL);
+		json__kv_string(j, "cause", g->cause[0] ? g->cause : NULL);
+		json__end_object(j);
+	}
+	json__end_array(j);
+}
+
 static void head_json(struct json *j, const struct heap *h)
 {
 	json__kv_bool(j, "collected", true);
 	json__kv_string(j, "lane", h->n_snap ? h->snap[h->n_snap - 1].lane : NULL);
 	json__kv_string(j, "module", h->n_snap ? h->snap[h->n_snap - 1].module : NULL);
 	lanes_json(j, h);
+	gaps_json(j, h);
 	json__kv_int(j, "intervals", (int64_t)h->n_snap);
 	json__kv_int(j, "sample_bytes", (int64_t)h->sample_bytes_max);
 	json__kv_bool(j, "exact", h->n_snap && !h->sample_bytes_max);
@@ -1314,6 +1442,7 @@ int report_heap(sqlite3 *db, const char *capture_id, const struct report_opts *o
 		if (h.n_snap)
 			lanes_text(&h, out);
 		fputc('\n', out);
+		gaps_text(&h, out);
 		if (!h.n_snap) {
 			fprintf(out, "no heap snapshot in the window\n");
 			report__drops(NULL, out, o, "heap", drops, nd);

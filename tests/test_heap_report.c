@@ -1018,6 +1018,70 @@ static void test_14_execd_static_program(void **state)
 	sqlite3_close(db);
 }
 
+/* A probe change SEQ at T0 + T_DS tenths of a second: collector NAME now in STATE. */
+static void add_change(sqlite3 *db, int seq, int t_ds, const char *name, const char *state,
+		       const char *reason, const char *cause)
+{
+	char *sql = sqlite3_mprintf("INSERT INTO probe_change (cap, seq, time_ns, name, state, "
+				    "source, reason, cause) SELECT cap, %d, %llu, %Q, %Q, 'ebpf', "
+				    "%Q, %Q FROM capture",
+				    seq, T0 + (unsigned long long)t_ds * SEC / 10, name, state,
+				    reason, cause);
+
+	assert_non_null(sql);
+	exec(db, sql);
+	sqlite3_free(sql);
+}
+
+/* A probe change that leaves the heap unmeasured (the target exec'd a program the heap
+ * collector cannot probe) is said, from then until a change makes it active again; only
+ * a change away from active counts (goalloc, off from the start, is no gap). */
+static void test_15_not_measured_after_exec(void **state)
+{
+	char id[DB_CAPTURE_ID_LEN], *buf;
+	struct report_opts o = {.fmt = OUT_TEXT};
+	sqlite3 *db;
+
+	(void)state;
+	db = load(write_capture("gap.ptop", true, true, false), id);
+	buf = run_report(db, id, false, &o);
+	assert_null(strstr(buf, "not measured from"));
+	free(buf);
+	add_change(db, 0, 20, "goalloc", "unsupported", "not a Go program", "exec /bin/true");
+	add_change(db, 1, 30, "heap", "active", NULL, "exec /usr/bin/app");
+	add_change(db, 2, 45, "heap", "unsupported", "--no-ebpf: uprobes only",
+		   "exec /usr/bin/static");
+	add_change(db, 3, 75, "heap", "active", NULL, "exec /usr/bin/app");
+	buf = run_report(db, id, false, &o);
+	assert_has(buf, "heap (whole capture): 10 intervals, lane uprobe, allocator " LIBC "\n"
+			"heap not measured from 4.500 s to 7.500 s: unsupported after exec "
+			"/usr/bin/static: --no-ebpf: uprobes only\nsampling: ");
+	assert_null(strstr(buf, "goalloc not measured"));
+	free(buf);
+	o.fmt = OUT_JSON;
+	buf = run_report(db, id, false, &o);
+	assert_has(buf,
+		   "\"not_measured\": [\n    {\n      \"collector\": \"heap\",\n      "
+		   "\"from_s\": 4.5,\n      \"to_s\": 7.5,\n      \"state\": \"unsupported\",\n"
+		   "      \"reason\": \"--no-ebpf: uprobes only\",\n      \"cause\": \"exec "
+		   "/usr/bin/static\"\n    }\n  ],");
+	free(buf);
+	/* a window before it: none */
+	assert_int_equal(window__parse("0..3", &o.win, errbuf, sizeof(errbuf)), 0);
+	buf = run_report(db, id, false, &o);
+	assert_has(buf, "\"not_measured\": [],\n");
+	free(buf);
+	/* never active again: to the end */
+	exec(db, "DELETE FROM probe_change WHERE seq = 3");
+	memset(&o.win, 0, sizeof(o.win));
+	o.fmt = OUT_TEXT;
+	buf = run_report(db, id, false, &o);
+	assert_has(buf, "\nheap not measured from 4.500 s to the end: unsupported after exec "
+			"/usr/bin/static: --no-ebpf: uprobes only\n");
+	free(buf);
+	sqlite3_close(db);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1030,6 +1094,7 @@ int main(void)
 	    cmocka_unit_test(test_12_all_in_allocator_module),
 	    cmocka_unit_test(test_13_lanes),
 	    cmocka_unit_test(test_14_execd_static_program),
+	    cmocka_unit_test(test_15_not_measured_after_exec),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
