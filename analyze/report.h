@@ -65,8 +65,8 @@ struct probe_info {
 	bool found;	/* the probe set names it */
 	char state[16]; /* active | disabled | failed | unsupported | absent */
 	char source[8]; /* ebpf | proc | "" */
-	char reason[256];
-	char detail[256];
+	char reason[512];
+	char detail[512];
 };
 
 /* Look probe NAME up in the capture's probe set. Not found: found=false,
