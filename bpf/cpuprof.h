@@ -20,7 +20,8 @@
 /* Key of the count map: one (user stack, kernel stack) pair of one set. */
 struct cp_key {
 	__u32 set;		/* 0 or 1 */
-	__u32 pad;
+	__u32 tgid;		/* cgroup mode: the process sampled (counts per process);
+				 * 0 otherwise */
 	struct sm_key user;	/* hash 0: no user stack */
 	struct sm_key kern;	/* hash 0: none (user mode or unusable) */
 };

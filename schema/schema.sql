@@ -323,7 +323,8 @@ CREATE TABLE IF NOT EXISTS cpu_profile_stack (
 	seq INTEGER NOT NULL,         -- cpu_profile.seq
 	user_stack_id INTEGER,        -- stack.stack_id; NULL: no user stack
 	kernel_stack_id INTEGER,      -- stack.stack_id; NULL: none
-	count INTEGER NOT NULL
+	count INTEGER NOT NULL,
+	pid INTEGER                   -- the process sampled (cgroup mode); NULL: cpu_profile.pid
 );
 
 -- Symbolization, written by `ptop-analyze symbolize` (and by reports on demand).
