@@ -202,7 +202,10 @@ static void collectors_check_start(struct collector *cs, size_t n, bool caps_onl
 	}
 }
 
-static void collectors_poll(struct collector *cs, size_t n, uint64_t now, unsigned flags)
+/* Poll every active collector; BETWEEN(ARG), when given, after each one (a program
+ * held at its exec waits for one collector's poll at most, not for all of them). */
+static void collectors_poll(struct collector *cs, size_t n, uint64_t now, unsigned flags,
+			    void (*between)(void *), void *arg)
 {
 	size_t i;
 	int err;
@@ -213,6 +216,8 @@ static void collectors_poll(struct collector *cs, size_t n, uint64_t now, unsign
 		err = cs[i].ops->poll(&cs[i], now, flags);
 		if (err && g.verbose && !g.write_err)
 			errmsg("collector %s: poll: %s", cs[i].ops->name, strerror(-err));
+		if (between)
+			between(arg);
 	}
 }
 
@@ -457,6 +462,11 @@ static void follow_execs(struct run *r)
 	}
 }
 
+static void follow_held_execs(void *arg)
+{
+	follow_execs(arg);
+}
+
 /* Poll the collectors every interval until something ends the recording. */
 static void run_loop(struct run *r)
 {
@@ -465,9 +475,10 @@ static void run_loop(struct run *r)
 	struct pollfd pfd[3];
 	/* only a held program needs the loop awake: else execs wait for the interval */
 	int ewfd = r->t->is_child ? exec_watch__fd(r->ew) : -1;
+	void (*between)(void *) = r->ew && r->t->is_child ? follow_held_execs : NULL;
 
 	follow_execs(r);
-	collectors_poll(r->cs, r->n, now, POLL_FIRST);
+	collectors_poll(r->cs, r->n, now, POLL_FIRST, between, r);
 	tick(r, now);
 	next_poll = now + interval;
 	next_flush = now + flush;
@@ -496,7 +507,7 @@ static void run_loop(struct run *r)
 		if (r->ew && (r->t->is_child || now >= next_poll))
 			follow_execs(r);
 		if (now >= next_poll) {
-			collectors_poll(r->cs, r->n, now, 0);
+			collectors_poll(r->cs, r->n, now, 0, between, r);
 			/* keep to the grid; skip ticks missed while stopped */
 			while (next_poll <= now)
 				next_poll += interval;
@@ -627,7 +638,7 @@ static int finish(struct run *r, const char *path)
 	}
 
 	/* while a zombie, the target's /proc/PID/stat is still there */
-	collectors_poll(r->cs, r->n, rec_now_ns(), POLL_FINAL);
+	collectors_poll(r->cs, r->n, rec_now_ns(), POLL_FINAL, NULL, NULL);
 	if (r->t->mode != PTOP__V1__TARGET_MODE__TARGET_MODE_CGROUP && target__has_exited(r->t)) {
 		target__collect_status(r->t);
 		if (r->t->status_known)
