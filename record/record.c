@@ -203,9 +203,11 @@ static void collectors_check_start(struct collector *cs, size_t n, bool caps_onl
 }
 
 /* Poll every active collector; BETWEEN(ARG), when given, after each one (a program
- * held at its exec waits for one collector's poll at most, not for all of them). */
+ * held at its exec waits for one collector's poll at most, not for all of them). When
+ * it did something, the collectors after it are polled at a new now: a collector it
+ * changed must not write a record dated before the change. */
 static void collectors_poll(struct collector *cs, size_t n, uint64_t now, unsigned flags,
-			    void (*between)(void *), void *arg)
+			    bool (*between)(void *), void *arg)
 {
 	size_t i;
 	int err;
@@ -216,8 +218,8 @@ static void collectors_poll(struct collector *cs, size_t n, uint64_t now, unsign
 		err = cs[i].ops->poll(&cs[i], now, flags);
 		if (err && g.verbose && !g.write_err)
 			errmsg("collector %s: poll: %s", cs[i].ops->name, strerror(-err));
-		if (between)
-			between(arg);
+		if (between && between(arg))
+			now = rec_now_ns();
 	}
 }
 
@@ -420,12 +422,13 @@ static int emit_probe_change(struct run *r, struct collector *c, const char *cau
 
 /* Let the collectors follow each exec of the target not handled yet, then let the new
  * program run (in COMMAND mode it was held at its exec). */
-static void follow_execs(struct run *r)
+static bool follow_execs(struct run *r)
 {
 	char exe[PATH_MAX], cause[PATH_MAX + 16];
 	Ptop__V1__ProbeState state;
 	Ptop__V1__ProbeSource source;
 	char reason[sizeof(r->cs->reason)], detail[sizeof(r->cs->detail)];
+	bool followed = false;
 	uint64_t at;
 	size_t i;
 	int rc;
@@ -459,12 +462,14 @@ static void follow_execs(struct run *r)
 			errmsg("the target exec'd %s; followed %.1f ms after the exec",
 			       exe[0] ? exe : "(unreadable)", (double)(rec_now_ns() - at) / 1e6);
 		exec_watch__continue(r->ew);
+		followed = true;
 	}
+	return followed;
 }
 
-static void follow_held_execs(void *arg)
+static bool follow_held_execs(void *arg)
 {
-	follow_execs(arg);
+	return follow_execs(arg);
 }
 
 /* Poll the collectors every interval until something ends the recording. */
@@ -475,9 +480,10 @@ static void run_loop(struct run *r)
 	struct pollfd pfd[3];
 	/* only a held program needs the loop awake: else execs wait for the interval */
 	int ewfd = r->t->is_child ? exec_watch__fd(r->ew) : -1;
-	void (*between)(void *) = r->ew && r->t->is_child ? follow_held_execs : NULL;
+	bool (*between)(void *) = r->ew && r->t->is_child ? follow_held_execs : NULL;
 
-	follow_execs(r);
+	if (follow_execs(r))
+		now = rec_now_ns();
 	collectors_poll(r->cs, r->n, now, POLL_FIRST, between, r);
 	tick(r, now);
 	next_poll = now + interval;
@@ -504,8 +510,9 @@ static void run_loop(struct run *r)
 		}
 		/* a held program waits for this; otherwise the new program's libraries
 		 * are mapped by the next interval */
-		if (r->ew && (r->t->is_child || now >= next_poll))
-			follow_execs(r);
+		if (r->ew && (r->t->is_child || now >= next_poll) && follow_execs(r) &&
+		    now >= next_poll)
+			now = rec_now_ns();	/* no record dated before a change */
 		if (now >= next_poll) {
 			collectors_poll(r->cs, r->n, now, 0, between, r);
 			/* keep to the grid; skip ticks missed while stopped */
