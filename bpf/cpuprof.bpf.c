@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /* cpuprof.bpf.c — the CPU profile: on each cpu-clock timer sample, the target thread's
  * user stack (and its kernel stack when the timer hit kernel mode), counted in the
- * kernel by (user stack id, kernel stack id).
+ * kernel by (user stack id, kernel stack id) and, in --cgroup mode, by the sampled
+ * process (its tgid: the same user ips mean another thing in another process).
  *
  * record/cpuprof.c opens one PERF_COUNT_SW_CPU_CLOCK event per online CPU at
  * --cpu-sample-hz and attaches cp_sample to each. Every run counts a tick; runs on
@@ -95,7 +96,7 @@ int cp_sample(struct bpf_perf_event_data *ctx)
 {
 	struct cp_counters *cnt;
 	struct cp_key key = {};
-	__u64 one = 1, *val;
+	__u64 one = 1, *val, id;
 	__u32 set;
 	int kmode;
 	long err;
@@ -105,9 +106,14 @@ int cp_sample(struct bpf_perf_event_data *ctx)
 	if (!cnt)
 		return 0;
 	cnt->ticks++;
-	if (!ptop_current_is_target(bpf_get_current_pid_tgid()))
+	id = bpf_get_current_pid_tgid();
+	if (!ptop_current_is_target(id))
 		return 0;
 	cnt->samples++;
+	/* cgroup mode (the filter's cgroup branch): counts per process, whose own
+	 * mappings place its user stack; with a pid filter the key's tgid stays 0 */
+	if (!targ_tgid && targ_cgid)
+		key.tgid = (__u32)(id >> 32);
 
 	err = take_stack(ctx, set, BPF_F_USER_STACK, &key.user);
 	if (err == -ENOMEM) {

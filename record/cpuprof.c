@@ -9,6 +9,11 @@
  * Stack record (before the event that refers to it), and emits one CpuProfile event
  * with the requested and delivered rates and what could not be counted.
  *
+ * In --cgroup mode the kernel counts per process too (the count key's tgid), each
+ * StackCount names its process (pid), and a user stack is interned per process: the
+ * same ips in two processes are two Stack records, each placed by its own process's
+ * Mapping records. Kernel stacks are shared. The event is still one per interval.
+ *
  * Reading and resetting without a race: the kernel side writes one of two sets (its
  * own stack map, count-map keys tagged with the set, per-CPU counters), chosen once per
  * run by the global cp_active. A poll flips cp_active, then waits for an RCU grace
@@ -62,6 +67,7 @@ struct cp_stack {
 	uint64_t id;
 	uint64_t *ips;
 	uint32_t n;
+	uint32_t pid;			/* a user stack's process (cgroup mode); else 0 */
 	bool kernel;
 };
 
@@ -130,8 +136,20 @@ uint64_t cpuprof__stack_hash(bool kernel, const uint64_t *ips, size_t n)
 	return h ^ (h >> 31);
 }
 
+/* The table's hash of a (kernel, pid, ips) key: the content hash, mixed with the pid
+ * when there is one (so pid 0, every stack of a one-process capture, hashes as before). */
+static uint64_t key_hash(bool kernel, uint32_t pid, const uint64_t *ips, size_t n)
+{
+	uint64_t h = cpuprof__stack_hash(kernel, ips, n), p = pid;
+
+	if (!pid)
+		return h;
+	p = (p ^ (p >> 16)) * 0x45d9f3b3335b369ULL;	/* spread the pid over 64 bits */
+	return h ^ p ^ (p >> 32);
+}
+
 static struct cp_stack *find_slot(struct cp_stack *slots, size_t cap, uint64_t hash, bool kernel,
-				  const uint64_t *ips, size_t n)
+				  uint32_t pid, const uint64_t *ips, size_t n)
 {
 	size_t i = hash & (cap - 1);
 
@@ -140,7 +158,7 @@ static struct cp_stack *find_slot(struct cp_stack *slots, size_t cap, uint64_t h
 
 		if (!s->id)
 			return s;
-		if (s->hash == hash && s->kernel == kernel && s->n == n &&
+		if (s->hash == hash && s->kernel == kernel && s->pid == pid && s->n == n &&
 		    (n == 0 || !memcmp(s->ips, ips, n * sizeof(*ips))))
 			return s;
 	}
@@ -157,7 +175,7 @@ static int grow_table(struct cp_stack_table *t)
 		struct cp_stack *s = &t->slots[i];
 
 		if (s->id)
-			*find_slot(slots, cap, s->hash, s->kernel, s->ips, s->n) = *s;
+			*find_slot(slots, cap, s->hash, s->kernel, s->pid, s->ips, s->n) = *s;
 	}
 	free(t->slots);
 	t->slots = slots;
@@ -165,14 +183,17 @@ static int grow_table(struct cp_stack_table *t)
 	return 0;
 }
 
-int cp_stack_table__intern(struct cp_stack_table *t, bool kernel, const uint64_t *ips, size_t n,
-			   uint64_t *id)
+int cp_stack_table__intern(struct cp_stack_table *t, bool kernel, uint32_t pid, const uint64_t *ips,
+			   size_t n, uint64_t *id)
 {
-	uint64_t hash = cpuprof__stack_hash(kernel, ips, n);
+	uint64_t hash;
 	struct cp_stack *s;
 	int err;
 
-	s = find_slot(t->slots, t->cap, hash, kernel, ips, n);
+	if (kernel)
+		pid = 0;	/* kernel addresses mean the same in every process */
+	hash = key_hash(kernel, pid, ips, n);
+	s = find_slot(t->slots, t->cap, hash, kernel, pid, ips, n);
 	if (s->id) {
 		*id = s->id;
 		return 0;
@@ -181,7 +202,7 @@ int cp_stack_table__intern(struct cp_stack_table *t, bool kernel, const uint64_t
 		err = grow_table(t);
 		if (err)
 			return err;
-		s = find_slot(t->slots, t->cap, hash, kernel, ips, n);
+		s = find_slot(t->slots, t->cap, hash, kernel, pid, ips, n);
 	}
 	s->ips = malloc(n ? n * sizeof(*ips) : 1);
 	if (!s->ips)
@@ -189,6 +210,7 @@ int cp_stack_table__intern(struct cp_stack_table *t, bool kernel, const uint64_t
 	if (n)
 		memcpy(s->ips, ips, n * sizeof(*ips));
 	s->n = (uint32_t)n;
+	s->pid = pid;
 	s->hash = hash;
 	s->kernel = kernel;
 	s->id = ++t->count;
@@ -210,7 +232,7 @@ int stackmap__read(int fd, const struct sm_key *sk, uint64_t *ips, size_t max)
 	return (int)n;
 }
 
-int cp_stack_table__emit(struct rec_ctx *ctx, struct cp_stack_table *t, bool kernel,
+int cp_stack_table__emit(struct rec_ctx *ctx, struct cp_stack_table *t, bool kernel, uint32_t pid,
 			 const uint64_t *ips, size_t n, uint64_t *id)
 {
 	Ptop__V1__Record rec = PTOP__V1__RECORD__INIT;
@@ -220,7 +242,7 @@ int cp_stack_table__emit(struct rec_ctx *ctx, struct cp_stack_table *t, bool ker
 	*id = 0;
 	if (!n)
 		return 0;
-	r = cp_stack_table__intern(t, kernel, ips, n, id);
+	r = cp_stack_table__intern(t, kernel, pid, ips, n, id);
 	if (r < 0) {
 		*id = 0;
 		return 0;
@@ -346,12 +368,6 @@ static Ptop__V1__ProbeState cp_check(struct collector *c)
 
 	c->source = PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_EBPF;
 	c->reason[0] = '\0';
-	if (ctx->mode == PTOP__V1__TARGET_MODE__TARGET_MODE_CGROUP) {
-		snprintf(c->reason, sizeof(c->reason),
-			 "a CPU profile is symbolized with one process's mappings, not yet per "
-			 "process of a cgroup: record one of its processes with --pid");
-		return PTOP__V1__PROBE_STATE__PROBE_STATE_UNSUPPORTED;
-	}
 	if (ctx->no_ebpf) {
 		snprintf(c->reason, sizeof(c->reason),
 			 "--no-ebpf: the CPU profile is taken only by eBPF on perf events "
@@ -379,8 +395,11 @@ static Ptop__V1__ProbeState cp_check(struct collector *c)
 	}
 	snprintf(c->detail, sizeof(c->detail),
 		 "perf_event cpu-clock at %u Hz on every online CPU; user and kernel stacks "
-		 "(frame pointers, up to %d frames) counted in kernel per interval",
-		 ctx->cpu_sample_hz, CP_MAX_DEPTH);
+		 "(frame pointers, up to %d frames) counted in kernel per interval%s",
+		 ctx->cpu_sample_hz, CP_MAX_DEPTH,
+		 ctx->mode == PTOP__V1__TARGET_MODE__TARGET_MODE_CGROUP ?
+			 ", per process of the cgroup (StackCount.pid; each process's user "
+			 "stacks are its own Stack records)" : "");
 	return PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE;
 }
 
@@ -564,11 +583,12 @@ static void quiesce(struct cp_priv *p)
 		;
 }
 
-/* The capture id of the stack keyed SK in stack map SMFD, writing its Stack record
- * the first time the capture sees its content. *ID: 0 for no stack (SK->hash 0) or
- * one that cannot be read back. 0 or -errno from the writer. */
+/* The capture id of the stack keyed SK in stack map SMFD, taken in process PID (cgroup
+ * mode; 0 otherwise), writing its Stack record the first time the capture sees it.
+ * *ID: 0 for no stack (SK->hash 0) or one that cannot be read back. 0 or -errno from
+ * the writer. */
 static int resolve(struct collector *c, struct cp_priv *p, int smfd, const struct sm_key *sk,
-		   uint64_t *id)
+		   uint32_t pid, uint64_t *id)
 {
 	int n;
 
@@ -576,8 +596,8 @@ static int resolve(struct collector *c, struct cp_priv *p, int smfd, const struc
 	n = stackmap__read(smfd, sk, (uint64_t *)p->stack.ips, SM_MAX_DEPTH);
 	if (n <= 0)
 		return 0;
-	return cp_stack_table__emit(c->ctx, p->table, sk->kernel, (const uint64_t *)p->stack.ips,
-				    (size_t)n, id);
+	return cp_stack_table__emit(c->ctx, p->table, sk->kernel, pid,
+				    (const uint64_t *)p->stack.ips, (size_t)n, id);
 }
 
 /* Read the count-map entries of set SET into p->keys/p->vals. Returns how many, or -errno. */
@@ -688,11 +708,12 @@ static int cp_poll(struct collector *c, uint64_t now_ns, unsigned flags)
 	}
 	for (i = 0; i < n; i++) {
 		Ptop__V1__StackCount *s = &p->sc[k];
+		uint32_t pid = p->keys[i].tgid;	/* cgroup mode; 0 otherwise */
 		uint64_t uid = 0, kid = 0;
 
-		err = resolve(c, p, smfd, &p->keys[i].user, &uid);
+		err = resolve(c, p, smfd, &p->keys[i].user, pid, &uid);
 		if (!err)
-			err = resolve(c, p, smfd, &p->keys[i].kern, &kid);
+			err = resolve(c, p, smfd, &p->keys[i].kern, 0, &kid);
 		if (err)
 			return err;	/* the writer failed: the recording ends */
 		if ((p->keys[i].user.hash && !uid) || (p->keys[i].kern.hash && !kid)) {
@@ -703,6 +724,7 @@ static int cp_poll(struct collector *c, uint64_t now_ns, unsigned flags)
 		s->user_stack_id = uid;
 		s->kernel_stack_id = kid;
 		s->count = p->vals[i];
+		s->pid = (int32_t)pid;
 		p->scp[k++] = s;
 	}
 	for (i = 0; i < n; i++)

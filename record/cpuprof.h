@@ -13,7 +13,8 @@
 
 #include "bpf/cpuprof.h"
 
-/* The stacks of a capture by content: one id per distinct (kernel flag, ips). */
+/* The stacks of a capture by content: one id per distinct (kernel flag, pid, ips), where
+ * pid is a user stack's process in a cgroup capture and 0 otherwise. */
 struct cp_stack_table;
 
 /* An empty table. NULL with errno = ENOMEM. Free with cp_stack_table__free(). */
@@ -22,12 +23,15 @@ struct cp_stack_table *cp_stack_table__new(void);
 /* Free T and every stack it holds. T may be NULL. */
 void cp_stack_table__free(struct cp_stack_table *t);
 
-/* Find the stack (KERNEL, IPS[0..N)) in T, or add it with the next id (1, 2, ...;
- * 0 is never an id: StackCount uses it for "no stack"). *ID gets its id. The ips
- * are copied. Returns 1 when the stack is new (the caller writes its Stack record
- * now, before any event that refers to it), 0 when it was known, -ENOMEM. */
-int cp_stack_table__intern(struct cp_stack_table *t, bool kernel, const uint64_t *ips, size_t n,
-			   uint64_t *id);
+/* Find the stack (KERNEL, PID, IPS[0..N)) in T, or add it with the next id (1, 2, ...;
+ * 0 is never an id: StackCount uses it for "no stack"). *ID gets its id. PID: the
+ * process a user stack was taken in when the capture has several (cgroup mode: the
+ * same ips in two processes are two stacks); 0 when it has one (every other caller).
+ * A kernel stack ignores PID: it is the same in every process. The ips are copied.
+ * Returns 1 when the stack is new (the caller writes its Stack record now, before any
+ * event that refers to it), 0 when it was known, -ENOMEM. */
+int cp_stack_table__intern(struct cp_stack_table *t, bool kernel, uint32_t pid, const uint64_t *ips,
+			   size_t n, uint64_t *id);
 
 /* The capture's one table, shared by every collector that writes Stack records (cpuprof,
  * heap), so that a stack id means one stack across the capture. Created on first use,
@@ -43,11 +47,11 @@ uint64_t cpuprof__stack_hash(bool kernel, const uint64_t *ips, size_t n);
 
 struct rec_ctx;
 
-/* The capture id of the stack (KERNEL, IPS[0..N)) in T (cp_stack_table__intern), writing
+/* The capture id of the stack (KERNEL, PID, IPS[0..N)) in T (cp_stack_table__intern), writing
  * its Stack record through rec_emit() the first time T sees it, so that the record comes
  * before any event that refers to it. *ID: 0 when N is 0 or T cannot take the stack (out
  * of memory: the stack goes unnamed, not the event). 0, or -errno from the writer. */
-int cp_stack_table__emit(struct rec_ctx *ctx, struct cp_stack_table *t, bool kernel,
+int cp_stack_table__emit(struct rec_ctx *ctx, struct cp_stack_table *t, bool kernel, uint32_t pid,
 			 const uint64_t *ips, size_t n, uint64_t *id);
 
 /* Read the stack keyed SK from the stack map open on FD (bpf/stackmap.h) into IPS, at

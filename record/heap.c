@@ -1047,7 +1047,7 @@ int heap_usite__resolve(struct rec_ctx *ctx, const struct heap_stack_src *src,
 	if (got <= 0)
 		return 0;
 	n = heap__site_ips(ips, (size_t)got, s->key.caller, sips, HP_MAX_DEPTH + 1);
-	return cp_stack_table__emit(ctx, table, false, sips, n, &s->capid);
+	return cp_stack_table__emit(ctx, table, false, 0, sips, n, &s->capid);
 }
 
 static int map_ips(void *arg, const struct heap_usite *s, uint64_t *ips, size_t max)

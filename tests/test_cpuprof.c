@@ -1,7 +1,8 @@
 /* test_cpuprof.c — the cpuprof collector: its pure parts (stack ids by content,
  * delivered rate, counter sums and set switching, the CPU list parser), its
  * check() without eBPF, and, when run as root, the real perf_event + BPF profile of this
- * test's own thread burning CPU in a known function.
+ * test's own thread burning CPU in a known function, and of a cgroup of two child
+ * processes doing the same (counts and user stacks per process).
  *
  * The shared stack-map reader (stackmap__read) and Stack writer (cp_stack_table__emit)
  * are checked on a real BPF hash map when run as root.
@@ -11,6 +12,8 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -20,6 +23,8 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <cmocka.h>
 #include <gelf.h>
 #include <libelf.h>
@@ -28,6 +33,7 @@
 
 #include "record/collector.h"
 #include "record/bpf_util.h"
+#include "record/cgroupfs.h"
 #include "record/cpuprof.h"
 
 extern const struct collector_ops cpuprof_collector;
@@ -47,40 +53,123 @@ static void test_01_stack_table(void **state)
 	(void)state;
 	t = cp_stack_table__new();
 	assert_non_null(t);
-	assert_int_equal(cp_stack_table__intern(t, false, a, 3, &id), 1);
+	assert_int_equal(cp_stack_table__intern(t, false, 0, a, 3, &id), 1);
 	assert_int_equal(id, 1);
 	/* the same content again, from another buffer: same id, not new */
 	memcpy(ips, a, sizeof(a));
-	assert_int_equal(cp_stack_table__intern(t, false, ips, 3, &id2), 0);
+	assert_int_equal(cp_stack_table__intern(t, false, 0, ips, 3, &id2), 0);
 	assert_int_equal(id2, 1);
 	/* a prefix, the same ips marked kernel, and the empty stack are each their own */
-	assert_int_equal(cp_stack_table__intern(t, false, b, 2, &id), 1);
+	assert_int_equal(cp_stack_table__intern(t, false, 0, b, 2, &id), 1);
 	assert_int_equal(id, 2);
-	assert_int_equal(cp_stack_table__intern(t, true, a, 3, &id), 1);
+	assert_int_equal(cp_stack_table__intern(t, true, 0, a, 3, &id), 1);
 	assert_int_equal(id, 3);
-	assert_int_equal(cp_stack_table__intern(t, false, NULL, 0, &id), 1);
+	assert_int_equal(cp_stack_table__intern(t, false, 0, NULL, 0, &id), 1);
 	assert_int_equal(id, 4);
-	assert_int_equal(cp_stack_table__intern(t, false, NULL, 0, &id), 0);
+	assert_int_equal(cp_stack_table__intern(t, false, 0, NULL, 0, &id), 0);
 	assert_int_equal(id, 4);
 	assert_int_equal(cp_stack_table__count(t), 4);
 	/* the table grows past its first size and keeps every id */
 	for (i = 0; i < 5000; i++) {
 		ips[0] = 0x1000 + i;
 		ips[1] = i * 7;
-		assert_int_equal(cp_stack_table__intern(t, false, ips, 2, &id), 1);
+		assert_int_equal(cp_stack_table__intern(t, false, 0, ips, 2, &id), 1);
 		assert_int_equal(id, 5 + i);
 	}
 	for (i = 0; i < 5000; i++) {
 		ips[0] = 0x1000 + i;
 		ips[1] = i * 7;
-		assert_int_equal(cp_stack_table__intern(t, false, ips, 2, &id), 0);
+		assert_int_equal(cp_stack_table__intern(t, false, 0, ips, 2, &id), 0);
 		assert_int_equal(id, 5 + i);
 	}
-	assert_int_equal(cp_stack_table__intern(t, false, a, 3, &id), 0);
+	assert_int_equal(cp_stack_table__intern(t, false, 0, a, 3, &id), 0);
 	assert_int_equal(id, 1);
 	assert_int_equal(cp_stack_table__count(t), 5004);
 	cp_stack_table__free(t);
 	cp_stack_table__free(NULL);
+}
+
+/* cgroup mode: a user stack is one process's; the same ips in another process are
+ * another stack, in the same process the same one. Kernel stacks are shared. */
+static void test_01b_stack_table_pids(void **state)
+{
+	uint64_t a[] = { 0x401000, 0x401234, 0x7f0000001000 };
+	uint64_t ips[3], id, i;
+	struct cp_stack_table *t;
+	struct rec_ctx rctx = { 0 };
+	Ptop__V1__Record *rec;
+	int r;
+
+	(void)state;
+	t = cp_stack_table__new();
+	assert_non_null(t);
+	assert_int_equal(cp_stack_table__intern(t, false, 100, a, 3, &id), 1);
+	assert_int_equal(id, 1);
+	assert_int_equal(cp_stack_table__intern(t, false, 200, a, 3, &id), 1);
+	assert_int_equal(id, 2);
+	memcpy(ips, a, sizeof(a));
+	assert_int_equal(cp_stack_table__intern(t, false, 100, ips, 3, &id), 0);
+	assert_int_equal(id, 1);
+	assert_int_equal(cp_stack_table__intern(t, false, 200, ips, 3, &id), 0);
+	assert_int_equal(id, 2);
+	/* pid 0 (a one-process capture, the heap lanes) is a key of its own */
+	assert_int_equal(cp_stack_table__intern(t, false, 0, a, 3, &id), 1);
+	assert_int_equal(id, 3);
+	/* a kernel stack is the same in every process: the pid is not part of its key */
+	assert_int_equal(cp_stack_table__intern(t, true, 100, a, 3, &id), 1);
+	assert_int_equal(id, 4);
+	assert_int_equal(cp_stack_table__intern(t, true, 200, a, 3, &id), 0);
+	assert_int_equal(id, 4);
+	assert_int_equal(cp_stack_table__intern(t, true, 0, a, 3, &id), 0);
+	assert_int_equal(id, 4);
+	assert_int_equal(cp_stack_table__count(t), 4);
+	/* through growth: 3000 stacks in each of two processes, every id kept */
+	for (i = 0; i < 3000; i++) {
+		ips[0] = 0x1000 + i;
+		assert_int_equal(cp_stack_table__intern(t, false, 7, ips, 1, &id), 1);
+		assert_int_equal(id, 5 + 2 * i);
+		assert_int_equal(cp_stack_table__intern(t, false, 4194304, ips, 1, &id), 1);
+		assert_int_equal(id, 6 + 2 * i);
+	}
+	for (i = 0; i < 3000; i++) {
+		ips[0] = 0x1000 + i;
+		assert_int_equal(cp_stack_table__intern(t, false, 4194304, ips, 1, &id), 0);
+		assert_int_equal(id, 6 + 2 * i);
+		assert_int_equal(cp_stack_table__intern(t, false, 7, ips, 1, &id), 0);
+		assert_int_equal(id, 5 + 2 * i);
+	}
+	assert_int_equal(cp_stack_table__intern(t, false, 200, a, 3, &id), 0);
+	assert_int_equal(id, 2);
+	assert_int_equal(cp_stack_table__count(t), 6004);
+	cp_stack_table__free(t);
+
+	/* the writer: one Stack record per (pid, ips) of a user stack, each once; one for a
+	 * kernel stack whatever the pid */
+	rec_double_reset();
+	t = cp_stack_table__new();
+	assert_non_null(t);
+	assert_int_equal(cp_stack_table__emit(&rctx, t, false, 100, a, 3, &id), 0);
+	assert_int_equal(id, 1);
+	assert_int_equal(cp_stack_table__emit(&rctx, t, false, 200, a, 3, &id), 0);
+	assert_int_equal(id, 2);
+	assert_int_equal(cp_stack_table__emit(&rctx, t, false, 100, a, 3, &id), 0);
+	assert_int_equal(id, 1);
+	assert_int_equal(cp_stack_table__emit(&rctx, t, true, 100, a, 3, &id), 0);
+	assert_int_equal(id, 3);
+	assert_int_equal(cp_stack_table__emit(&rctx, t, true, 200, a, 3, &id), 0);
+	assert_int_equal(id, 3);
+	assert_int_equal(rec_double.n_records, 3);
+	for (r = 0; r < 3; r++) {
+		rec = rec_double_record(r);
+		assert_int_equal(rec->kind_case, PTOP__V1__RECORD__KIND_STACK);
+		assert_int_equal(rec->stack->id, r + 1);
+		assert_int_equal(rec->stack->kernel, r == 2);
+		assert_int_equal(rec->stack->n_ips, 3);
+		assert_memory_equal(rec->stack->ips, a, sizeof(a));
+		ptop__v1__record__free_unpacked(rec, NULL);
+	}
+	cp_stack_table__free(t);
+	rec_double_reset();
 }
 
 static void test_02_hash(void **state)
@@ -200,6 +289,13 @@ static void test_06_no_ebpf(void **state)
 	assert_non_null(strstr(col.reason, "--no-ebpf"));
 	assert_null(col.priv);		/* check() loads nothing */
 	assert_int_equal(rec_double.n_records, 0);
+	/* a cgroup is profiled, but only by eBPF too */
+	init_col(0, true, 99);
+	ctx.mode = PTOP__V1__TARGET_MODE__TARGET_MODE_CGROUP;
+	ctx.cgroup_id = 1;
+	assert_int_equal(col.ops->check(&col), PTOP__V1__PROBE_STATE__PROBE_STATE_UNSUPPORTED);
+	assert_non_null(strstr(col.reason, "--no-ebpf"));
+	assert_null(col.priv);
 }
 
 /* ------------------------------------------------------------------ real BPF */
@@ -282,9 +378,13 @@ static bool can_profile(void)
 }
 
 /* Check the records emitted: every StackCount refers to a Stack written before the
- * event and the counts add up to the samples. *TOP_IP: the first ip of the user stack
- * with the highest count. *EVP: the event, freed by the caller. */
-static Ptop__V1__CpuProfile *check_interval(int ev_i, uint64_t *top_ip, Ptop__V1__Event **evp)
+ * event and the counts add up to the samples. Stack ids up to BASE were given by the
+ * capture's table (shared by the whole program) in an earlier test, whose records are
+ * gone: those are not looked for. *TOP_IP: the first ip of the user stack with the
+ * highest count (0 if its record is an earlier test's). *EVP: the event, freed by the
+ * caller. */
+static Ptop__V1__CpuProfile *check_interval(int ev_i, uint64_t base, uint64_t *top_ip,
+					    Ptop__V1__Event **evp)
 {
 	Ptop__V1__Event *ev = rec_double_event(ev_i, PTOP__V1__EVENT__PAYLOAD_CPUPROF);
 	Ptop__V1__CpuProfile *p = ev->cpuprof;
@@ -303,7 +403,8 @@ static Ptop__V1__CpuProfile *check_interval(int ev_i, uint64_t *top_ip, Ptop__V1
 	/* every sample on the target is in a stack count or counted as lost */
 	assert_int_equal(total + p->lost, p->samples);
 	for (i = 0; i < p->n_stacks; i++) {
-		bool u = !p->stacks[i]->user_stack_id, k = !p->stacks[i]->kernel_stack_id;
+		bool u = p->stacks[i]->user_stack_id <= base;
+		bool k = p->stacks[i]->kernel_stack_id <= base;
 
 		for (r = 0; r < end; r++) {
 			Ptop__V1__Record *rec = rec_double_record(r);
@@ -334,7 +435,7 @@ static void test_07_profile_own_thread(void **state)
 {
 	Ptop__V1__CpuProfile *p;
 	Ptop__V1__Event *ev;
-	uint64_t lo = 0, hi = 0, top, ids[4096];
+	uint64_t lo = 0, hi = 0, top, ids[4096], base;
 	size_t nids = 0;
 	int r, i;
 
@@ -346,6 +447,7 @@ static void test_07_profile_own_thread(void **state)
 		printf("SKIP: no symbol table in /proc/self/exe to size cpuprof_test_spin\n");
 		skip();
 	}
+	base = cp_stack_table__count(cp_stack_table__capture());
 	if (col.ops->start(&col) != 0)
 		fail_msg("start: %s", col.reason);
 	assert_int_equal(col.ops->poll(&col, rec_now_ns(), POLL_FIRST), 0);
@@ -355,7 +457,7 @@ static void test_07_profile_own_thread(void **state)
 		cpuprof_test_spin(thread_ns() + 500000000ULL);
 		assert_int_equal(col.ops->poll(&col, rec_now_ns(), 0), 0);
 		assert_int_equal(rec_double.n_events, i + 1);
-		p = check_interval(i, &top, &ev);
+		p = check_interval(i, base, &top, &ev);
 		printf("# interval %d: ticks %llu, delivered %.1f Hz on %u CPUs, samples %llu, "
 		       "stacks %zu, no user stack %llu, lost %llu, top ip %#llx "
 		       "in [%#llx, %#llx)\n",
@@ -393,7 +495,7 @@ static void test_07_profile_own_thread(void **state)
 		uint64_t lost = 0, dropped = 0;
 
 		for (i = 1; i <= 2; i++) {
-			p = check_interval(i, &top, &ev);
+			p = check_interval(i, base, &top, &ev);
 			lost += p->lost;
 			rec_double_free_event(ev);
 		}
@@ -439,8 +541,8 @@ static void test_08_stackmap(void **state)
 	rec_double_reset();
 	t = cp_stack_table__new();
 	assert_non_null(t);
-	assert_int_equal(cp_stack_table__emit(&ctx, t, false, vi, 3, &id), 0);
-	assert_int_equal(cp_stack_table__emit(&ctx, t, false, vi, 3, &id2), 0);
+	assert_int_equal(cp_stack_table__emit(&ctx, t, false, 0, vi, 3, &id), 0);
+	assert_int_equal(cp_stack_table__emit(&ctx, t, false, 0, vi, 3, &id2), 0);
 	assert_true(id != 0);
 	assert_int_equal(id, id2);
 	assert_int_equal(rec_double.n_records, 1);
@@ -451,19 +553,218 @@ static void test_08_stackmap(void **state)
 	assert_memory_equal(rec->stack->ips, v.ips, 3 * sizeof(uint64_t));
 	ptop__v1__record__free_unpacked(rec, NULL);
 	/* the kernel flag makes another stack; no ips, no stack */
-	assert_int_equal(cp_stack_table__emit(&ctx, t, true, vi, 3, &id2), 0);
+	assert_int_equal(cp_stack_table__emit(&ctx, t, true, 0, vi, 3, &id2), 0);
 	assert_true(id2 != id);
-	assert_int_equal(cp_stack_table__emit(&ctx, t, false, vi, 0, &id2), 0);
+	assert_int_equal(cp_stack_table__emit(&ctx, t, false, 0, vi, 0, &id2), 0);
 	assert_int_equal(id2, 0);
 	assert_int_equal(rec_double.n_records, 2);
 	cp_stack_table__free(t);
 	rec_double_reset();
 }
 
+/* ------------------------------------------------------------------ cgroup mode */
+
+static pid_t cg_kids[2];
+static char cg_dir[PATH_MAX + 64];
+
+static int cg_teardown(void **state)
+{
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		if (cg_kids[i] > 0) {
+			kill(cg_kids[i], SIGKILL);
+			waitpid(cg_kids[i], NULL, 0);
+		}
+		cg_kids[i] = 0;
+	}
+	teardown(state);
+	/* the cgroup is empty once its children are reaped; the bound is a guard only */
+	for (i = 0; cg_dir[0] && i < 200; i++) {
+		struct timespec ts = { 0, 10000000 };
+
+		if (rmdir(cg_dir) == 0 || errno == ENOENT)
+			break;
+		nanosleep(&ts, NULL);
+	}
+	cg_dir[0] = '\0';
+	return 0;
+}
+
+/* The Stack record ID among the records kept, unpacked (the caller frees it with
+ * ptop__v1__record__free_unpacked), or NULL. */
+static Ptop__V1__Record *stack_record(uint64_t id)
+{
+	int r;
+
+	for (r = 0; r < rec_double.n_records; r++) {
+		Ptop__V1__Record *rec = rec_double_record(r);
+
+		if (rec->kind_case == PTOP__V1__RECORD__KIND_STACK && rec->stack->id == id)
+			return rec;
+		ptop__v1__record__free_unpacked(rec, NULL);
+	}
+	return NULL;
+}
+
+static bool same_ips(const Ptop__V1__Stack *a, const Ptop__V1__Stack *b)
+{
+	return a->n_ips == b->n_ips && !memcmp(a->ips, b->ips, a->n_ips * sizeof(*a->ips));
+}
+
+/* A cgroup of two child processes, each burning its CPU in the known function at the
+ * same addresses (forked: one layout): every StackCount names one of the two, each has
+ * samples, its top user stack starts in the function, and no user Stack is shared by
+ * the two (each process's stack is its own record). */
+static void test_09_cgroup_per_process(void **state)
+{
+	static struct cgroupfs_target tg;
+	struct cgroupfs_mounts m;
+	uint64_t lo = 0, hi = 0, top, count[2] = { 0 }, best[2] = { 0 }, best_id[2] = { 0 }, base;
+	uint64_t uids[2][REC_DOUBLE_MAX];
+	size_t nu[2] = { 0 }, a, b, j;
+	char err[512], procs[PATH_MAX + 96], num[32];
+	Ptop__V1__CpuProfile *p;
+	Ptop__V1__Event *ev;
+	int go[2], fd, i, k, st, same = 0;
+
+	(void)state;
+	if (!can_profile())
+		skip();
+	if (function_range("cpuprof_test_spin", (uint64_t)(uintptr_t)&cpuprof_test_spin,
+			   &lo, &hi) != 0) {
+		printf("SKIP: no symbol table in /proc/self/exe to size cpuprof_test_spin\n");
+		skip();
+	}
+	if (cgroupfs_read_mounts(&m) != 0 || !m.v2[0]) {
+		printf("SKIP: cgroup2 is not mounted\n");
+		skip();
+	}
+	snprintf(cg_dir, sizeof(cg_dir), "%s/ptop-test-cpuprof-%d", m.v2, (int)getpid());
+	if (mkdir(cg_dir, 0755) != 0) {
+		printf("SKIP: cannot create the cgroup %s: %s\n", cg_dir, strerror(errno));
+		cg_dir[0] = '\0';
+		skip();
+	}
+	if (cgroupfs_resolve(&m, cg_dir, &tg, err, sizeof(err)) != 0)
+		fail_msg("resolve %s: %s", cg_dir, err);
+	assert_true(tg.level >= 1);
+
+	/* two children, held on a pipe until they are in the cgroup and the profile runs */
+	assert_int_equal(pipe(go), 0);
+	snprintf(procs, sizeof(procs), "%s/cgroup.procs", cg_dir);
+	for (i = 0; i < 2; i++) {
+		pid_t pid = fork();
+		char c;
+
+		assert_true(pid >= 0);
+		if (pid == 0) {
+			close(go[1]);
+			while (read(go[0], &c, 1) < 0 && errno == EINTR)
+				;
+			cpuprof_test_spin(thread_ns() + 300000000ULL);
+			_exit(0);
+		}
+		cg_kids[i] = pid;
+		fd = open(procs, O_WRONLY | O_CLOEXEC);
+		assert_true(fd >= 0);
+		k = snprintf(num, sizeof(num), "%d\n", (int)pid);
+		if (write(fd, num, (size_t)k) != k)
+			fail_msg("move %d into %s: %s", (int)pid, cg_dir, strerror(errno));
+		close(fd);
+	}
+	close(go[0]);
+
+	init_col(0, false, 499);
+	ctx.mode = PTOP__V1__TARGET_MODE__TARGET_MODE_CGROUP;
+	ctx.cgroup_id = tg.id;
+	ctx.cgroup_level = tg.level;
+	ctx.cgroup_path = tg.path;
+	ctx.cgroup_dir = tg.dir;
+	assert_int_equal(col.ops->check(&col), PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE);
+	assert_non_null(strstr(col.detail, "per process of the cgroup"));
+	base = cp_stack_table__count(cp_stack_table__capture());
+	if (col.ops->start(&col) != 0)
+		fail_msg("start: %s", col.reason);
+	assert_int_equal(col.ops->poll(&col, rec_now_ns(), POLL_FIRST), 0);
+	close(go[1]);		/* go */
+	for (i = 0; i < 2; i++) {
+		assert_int_equal(waitpid(cg_kids[i], &st, 0), cg_kids[i]);
+		assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	}
+	assert_int_equal(col.ops->poll(&col, rec_now_ns(), 0), 0);
+	assert_int_equal(rec_double.n_events, 2);
+
+	for (i = 0; i < 2; i++) {
+		p = check_interval(i, base, &top, &ev);	/* stacks written first, counts add up */
+		assert_int_equal(ev->pid, 0);		/* one event for the cgroup */
+		for (j = 0; j < p->n_stacks; j++) {
+			Ptop__V1__StackCount *sc = p->stacks[j];
+
+			/* nothing else runs in the cgroup: every count is one child's */
+			if (sc->pid == cg_kids[0])
+				k = 0;
+			else if (sc->pid == cg_kids[1])
+				k = 1;
+			else
+				fail_msg("a StackCount of pid %d, not a child (%d, %d)", sc->pid,
+					 (int)cg_kids[0], (int)cg_kids[1]);
+			count[k] += sc->count;
+			if (!sc->user_stack_id)
+				continue;
+			assert_true(sc->user_stack_id > base);	/* new to the capture */
+			if (sc->count > best[k]) {
+				best[k] = sc->count;
+				best_id[k] = sc->user_stack_id;
+			}
+			for (a = 0; a < nu[k] && uids[k][a] != sc->user_stack_id; a++)
+				;
+			if (a == nu[k] && nu[k] < REC_DOUBLE_MAX)
+				uids[k][nu[k]++] = sc->user_stack_id;
+		}
+		rec_double_free_event(ev);
+	}
+	for (k = 0; k < 2; k++) {
+		Ptop__V1__Record *rec = stack_record(best_id[k]);
+
+		assert_non_null(rec);
+		assert_true(rec->stack->n_ips > 0);
+		top = rec->stack->ips[0];
+		ptop__v1__record__free_unpacked(rec, NULL);
+		printf("# child %d: %llu samples, %zu user stacks, top ip %#llx in [%#llx, %#llx)\n",
+		       (int)cg_kids[k], (unsigned long long)count[k], nu[k],
+		       (unsigned long long)top, (unsigned long long)lo, (unsigned long long)hi);
+		assert_true(count[k] > 0);
+		assert_true(top >= lo && top < hi);
+	}
+	/* the same code at the same addresses, yet no user Stack of one is the other's:
+	 * stacks of equal ips (the children spin in the same few instructions, called from
+	 * the same place) are there in both, under two ids */
+	for (a = 0; a < nu[0]; a++) {
+		Ptop__V1__Record *ra = stack_record(uids[0][a]);
+
+		assert_non_null(ra);
+		for (b = 0; b < nu[1]; b++) {
+			Ptop__V1__Record *rb = stack_record(uids[1][b]);
+
+			assert_non_null(rb);
+			assert_true(uids[0][a] != uids[1][b]);
+			same += same_ips(ra->stack, rb->stack);
+			ptop__v1__record__free_unpacked(rb, NULL);
+		}
+		ptop__v1__record__free_unpacked(ra, NULL);
+	}
+	printf("# %d user stacks of equal ips in both children, each its own record\n", same);
+	assert_true(same > 0);
+	for (i = 0; i < 2; i++)
+		cg_kids[i] = 0;		/* reaped */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_01_stack_table),
+		cmocka_unit_test(test_01b_stack_table_pids),
 		cmocka_unit_test(test_02_hash),
 		cmocka_unit_test(test_03_delivered_hz),
 		cmocka_unit_test(test_04_counters_and_sets),
@@ -471,6 +772,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_06_no_ebpf, teardown),
 		cmocka_unit_test_teardown(test_07_profile_own_thread, teardown),
 		cmocka_unit_test(test_08_stackmap),
+		cmocka_unit_test_teardown(test_09_cgroup_per_process, cg_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
