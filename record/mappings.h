@@ -1,6 +1,7 @@
 /* mappings.h — the testable parts of the mappings collector (record/mappings.c):
- * the executable mappings of a maps text, their diff between two polls, and
- * the JIT perf map's location in the target's mount namespace.
+ * the executable mappings of a maps text, their diff between two polls, the
+ * JIT perf map's location in the target's mount namespace, and the process
+ * lists of cgroup mode.
  */
 #ifndef PTOP_MAPPINGS_H
 #define PTOP_MAPPINGS_H
@@ -54,6 +55,24 @@ void mappings__set_clear(struct xmap_set *set);
  * -ENAMETOOLONG. */
 int mappings__perf_map_paths(pid_t pid, pid_t nspid, char *inner, size_t ilen, char *host,
 			     size_t hlen);
+
+/* Cgroup mode: sort PIDS and drop repeats (a process moved between two cgroups
+ * while they were listed). Returns how many are left. */
+size_t mappings__sort_pids(pid_t *pids, size_t n);
+
+/* Cgroup mode: of the N sorted, unique PIDS, keep at most CAP in KEPT: every one
+ * TRACKED(pid, ARG) says is followed already, then the others in pid order; the
+ * rest go to LEFT. KEPT and LEFT (N entries each) come out sorted. Returns how
+ * many were kept; the other N less that many were left out. */
+size_t mappings__cap_pids(const pid_t *pids, size_t n, size_t cap,
+			  bool (*tracked)(pid_t pid, void *arg), void *arg, pid_t *kept,
+			  pid_t *left);
+
+/* How many of the N sorted CUR are not among the NP sorted PREV. */
+size_t mappings__count_new(const pid_t *cur, size_t n, const pid_t *prev, size_t np);
+
+/* Cgroup mode: processes whose mappings are read per poll, at most. */
+#define MAPPINGS_PROC_CAP 4096u
 
 /* Chunk sizes of the records (bytes of content per record). */
 #define MAPPINGS_PERF_MAP_CHUNK (512u << 10)

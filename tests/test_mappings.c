@@ -2,13 +2,15 @@
  * diff on fixture texts, build-ids read through map_files and from the vdso's
  * memory against independent reads, the --embed-symbols ELF image (build-id,
  * symbol counts, program headers, readelf and eu-readelf), perf map copies
- * (chunked, copied again only when changed), exec seen as GONE/NEW, and a
- * target gone mid-recording.
+ * (chunked, copied again only when changed), exec seen as GONE/NEW, a
+ * target gone mid-recording, and cgroup mode: the process lists (sorted, the
+ * cap) and a real cgroup v2 subtree of two processes, one of which exits.
  *
  * The run loop's rec_emit_* are replaced by fakes that keep the records (packed,
  * as a capture would hold them).
  */
 #include <dlfcn.h>
+#include <limits.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
@@ -28,6 +30,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "record/cgroupfs.h"
 #include "record/collector.h"
 #include "record/mappings.h"
 #include "record/procfs.h"
@@ -802,12 +805,16 @@ static void test_08_check(void **state)
 	struct collector c = { .ops = &mappings_collector, .ctx = &ctx };
 
 	(void)state;
-	/* a cgroup target: not yet */
+	/* a cgroup target without a directory, or one that is not there */
 	ctx.mode = PTOP__V1__TARGET_MODE__TARGET_MODE_CGROUP;
-	assert_int_equal(mappings_collector.check(&c),
-			 PTOP__V1__PROBE_STATE__PROBE_STATE_UNSUPPORTED);
+	assert_int_equal(mappings_collector.check(&c), PTOP__V1__PROBE_STATE__PROBE_STATE_FAILED);
 	assert_non_null(strstr(c.reason, "cgroup"));
 	assert_int_equal(c.source, PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_PROC);
+	ctx.cgroup_dir = "/nonexistent/ptop-test-cgroup";
+	assert_int_equal(mappings_collector.check(&c), PTOP__V1__PROBE_STATE__PROBE_STATE_FAILED);
+	assert_non_null(strstr(c.reason, "/nonexistent/ptop-test-cgroup/cgroup.procs"));
+	ctx.cgroup_dir = NULL;
+	ctx.mode = PTOP__V1__TARGET_MODE__TARGET_MODE_PID;
 	/* --caps: says what it needs */
 	ctx.caps_only = true;
 	assert_int_equal(mappings_collector.check(&c), PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE);
@@ -868,6 +875,257 @@ static void test_09_deleted_file(void **state)
 	reset_fakes();
 }
 
+/* ------------------------------------------------------------------ cgroup mode */
+
+static bool tracked_in(pid_t pid, void *arg)
+{
+	const pid_t *t = arg;
+
+	for (; *t; t++)
+		if (*t == pid)
+			return true;
+	return false;
+}
+
+/* The process lists of cgroup mode: sorted once each, the cap keeps the
+ * processes followed already, and only newly left-out ones count. */
+static void test_10_pid_lists(void **state)
+{
+	pid_t pids[] = { 40, 7, 12, 7, 99, 3, 12 }, kept[7], left[7];
+	pid_t none[] = { 0 }, followed[] = { 99, 40, 0 };
+	pid_t prev[] = { 3, 12, 50 }, cur[] = { 3, 7, 12, 60 };
+	size_t n;
+
+	(void)state;
+	n = mappings__sort_pids(pids, 7);
+	assert_int_equal(n, 5);
+	assert_int_equal(pids[0], 3);
+	assert_int_equal(pids[1], 7);
+	assert_int_equal(pids[2], 12);
+	assert_int_equal(pids[3], 40);
+	assert_int_equal(pids[4], 99);
+	assert_int_equal(mappings__sort_pids(pids, 0), 0);
+
+	/* under the cap: all kept */
+	assert_int_equal(mappings__cap_pids(pids, 5, 5, tracked_in, none, kept, left), 5);
+	assert_memory_equal(kept, pids, 5 * sizeof(*pids));
+	/* none followed: the lowest pids */
+	assert_int_equal(mappings__cap_pids(pids, 5, 2, tracked_in, none, kept, left), 2);
+	assert_int_equal(kept[0], 3);
+	assert_int_equal(kept[1], 7);
+	assert_int_equal(left[0], 12);
+	assert_int_equal(left[1], 40);
+	assert_int_equal(left[2], 99);
+	/* 99 and 40 followed: both stay, then the lowest new one; all sorted */
+	assert_int_equal(mappings__cap_pids(pids, 5, 3, tracked_in, followed, kept, left), 3);
+	assert_int_equal(kept[0], 3);
+	assert_int_equal(kept[1], 40);
+	assert_int_equal(kept[2], 99);
+	assert_int_equal(left[0], 7);
+	assert_int_equal(left[1], 12);
+	/* more followed than the cap (never in the collector): the cap holds */
+	assert_int_equal(mappings__cap_pids(pids, 5, 1, tracked_in, followed, kept, left), 1);
+	assert_int_equal(kept[0], 40);
+	assert_int_equal(left[3], 99);
+
+	assert_int_equal(mappings__count_new(cur, 4, prev, 3), 2); /* 7, 60 */
+	assert_int_equal(mappings__count_new(cur, 4, prev, 0), 4);
+	assert_int_equal(mappings__count_new(cur, 0, prev, 3), 0);
+	assert_int_equal(mappings__count_new(prev, 3, prev, 3), 0);
+}
+
+/* Mapping records of PID with EVENT (and PATH unless NULL). */
+static int count_mappings(pid_t pid, Ptop__V1__MappingEvent ev, const char *path)
+{
+	int i, n = 0;
+
+	for (i = 0; i < n_recs; i++) {
+		const Ptop__V1__Mapping *m = recs[i]->mapping;
+
+		if (recs[i]->kind_case == PTOP__V1__RECORD__KIND_MAPPING && m->event == ev &&
+		    m->pid == pid && (!path || !strcmp(m->path, path)))
+			n++;
+	}
+	return n;
+}
+
+/* The Mapping of PID, PATH and EVENT, or NULL. */
+static const Ptop__V1__Mapping *pid_mapping(pid_t pid, const char *path,
+					    Ptop__V1__MappingEvent ev)
+{
+	for (int i = 0; i < n_recs; i++)
+		if (recs[i]->kind_case == PTOP__V1__RECORD__KIND_MAPPING &&
+		    recs[i]->mapping->event == ev && recs[i]->mapping->pid == pid &&
+		    !strcmp(recs[i]->mapping->path, path))
+			return recs[i]->mapping;
+	return NULL;
+}
+
+static int write_pid(const char *dir, pid_t pid)
+{
+	char path[PATH_MAX + 32];
+	FILE *f;
+	int ok;
+
+	snprintf(path, sizeof(path), "%s/cgroup.procs", dir);
+	f = fopen(path, "w");
+	if (!f)
+		return -errno;
+	ok = fprintf(f, "%d\n", (int)pid) > 0;
+	return fclose(f) == 0 && ok ? 0 : -errno;
+}
+
+/* A real cgroup v2 subtree: this test binary forked into it, /bin/sleep into a
+ * child cgroup of it. Each process's executable mappings are recorded under its
+ * own pid, with build-ids; the [vdso] they share is embedded once; a JIT perf
+ * map is copied for the process that has one; a process that exits gives END
+ * for its mappings as last seen; the final poll gives END for the rest. */
+static void test_11_cgroup_mode(void **state)
+{
+	struct cgroupfs_mounts mnt;
+	struct collector_run r;
+	char cg[PATH_MAX + 128], sub[PATH_MAX + 160], rel[64], cgpath[80], exe[4096];
+	char sleep_path[4096];
+	char perf[64], at_start[64];
+	uint8_t id[BUILDID_MAX];
+	size_t len;
+	pid_t a, b;
+	int wa, wb, i, b_start, a_start, err, before, vdso_syms = 0;
+	const Ptop__V1__Mapping *m, *vdso;
+
+	(void)state;
+	reset_fakes();
+	if (cgroupfs_read_mounts(&mnt) || !mnt.v2[0]) {
+		print_message("skipped: cgroup2 is not mounted\n");
+		skip();
+	}
+	snprintf(rel, sizeof(rel), "ptop-test-mappings-%d", (int)getpid());
+	snprintf(cg, sizeof(cg), "%s/%s", mnt.v2, rel);
+	snprintf(sub, sizeof(sub), "%s/sub", cg);
+	if (mkdir(cg, 0755) || mkdir(sub, 0755)) {
+		print_message("skipped: cannot create a cgroup under %s: %s\n", mnt.v2,
+			      strerror(errno));
+		rmdir(cg);
+		skip();
+	}
+	assert_non_null(realpath("/bin/sleep", sleep_path));
+	i = (int)readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	assert_true(i > 0);
+	exe[i] = '\0';
+	a = child_waiting(&wa); /* this binary, waiting */
+	b = child_waiting(&wb);
+	assert_int_equal(write(wb, "x", 1), 1); /* sleep */
+	assert_true(wait_exe(b, sleep_path));
+	assert_true(wait_mapped(b, sleep_path));
+	err = write_pid(cg, a);
+	if (!err)
+		err = write_pid(sub, b);
+	if (err) {
+		print_message("skipped: cannot move a process into %s: %s\n", cg, strerror(-err));
+		kill(a, SIGKILL);
+		kill(b, SIGKILL);
+		waitpid(a, NULL, 0);
+		waitpid(b, NULL, 0);
+		rmdir(sub);
+		rmdir(cg);
+		skip();
+	}
+
+	memset(&r, 0, sizeof(r));
+	r.ctx.mode = PTOP__V1__TARGET_MODE__TARGET_MODE_CGROUP;
+	r.ctx.cgroup_dir = cg;
+	snprintf(cgpath, sizeof(cgpath), "/%s", rel);
+	r.ctx.cgroup_path = cgpath;
+	r.ctx.interval_ns = 1000000000ull;
+	r.c.ops = &mappings_collector;
+	r.c.ctx = &r.ctx;
+	assert_int_equal(mappings_collector.check(&r.c), PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE);
+	assert_non_null(strstr(r.c.detail, "every process of the cgroup"));
+	snprintf(at_start, sizeof(at_start), "(2 at start; at most %u a poll", MAPPINGS_PROC_CAP);
+	assert_non_null(strstr(r.c.detail, at_start));
+	assert_int_equal(mappings_collector.start(&r.c), 0);
+	assert_int_equal(mappings_collector.poll(&r.c, rec_now_ns(), POLL_FIRST), 0);
+
+	/* each process under its own pid, its executable named, with its build-id */
+	m = pid_mapping(a, exe, PTOP__V1__MAPPING_EVENT__MAPPING_EVENT_START);
+	assert_non_null(m);
+	assert_int_equal(buildid_read_path(exe, id, sizeof(id), &len), 0);
+	assert_int_equal(m->build_id.len, len);
+	assert_memory_equal(m->build_id.data, id, len);
+	assert_non_null(m->elf);
+	m = pid_mapping(b, sleep_path, PTOP__V1__MAPPING_EVENT__MAPPING_EVENT_START);
+	assert_non_null(m);
+	assert_int_equal(buildid_read_path(sleep_path, id, sizeof(id), &len), 0);
+	assert_int_equal(m->build_id.len, len);
+	assert_memory_equal(m->build_id.data, id, len);
+	assert_null(pid_mapping(a, sleep_path, PTOP__V1__MAPPING_EVENT__MAPPING_EVENT_START));
+	assert_null(pid_mapping(b, exe, PTOP__V1__MAPPING_EVENT__MAPPING_EVENT_START));
+	/* both vdsos, one image, so one build-id: embedded once (the only symbols
+	 * embedded without --embed-symbols) */
+	m = pid_mapping(a, "[vdso]", PTOP__V1__MAPPING_EVENT__MAPPING_EVENT_START);
+	assert_non_null(m);
+	vdso = pid_mapping(b, "[vdso]", PTOP__V1__MAPPING_EVENT__MAPPING_EVENT_START);
+	assert_non_null(vdso);
+	assert_int_equal(m->build_id.len, vdso->build_id.len);
+	assert_memory_equal(m->build_id.data, vdso->build_id.data, m->build_id.len);
+	for (i = 0; i < n_recs; i++)
+		vdso_syms += recs[i]->kind_case == PTOP__V1__RECORD__KIND_MODULE_SYMBOLS &&
+			     recs[i]->module_symbols->chunk == 0;
+	assert_int_equal(vdso_syms, m->build_id.len ? 1 : 0);
+	/* nobody else: this process is not in the cgroup */
+	for (i = 0; i < n_recs; i++)
+		if (recs[i]->kind_case == PTOP__V1__RECORD__KIND_MAPPING)
+			assert_true(recs[i]->mapping->pid == a || recs[i]->mapping->pid == b);
+	a_start = count_mappings(a, PTOP__V1__MAPPING_EVENT__MAPPING_EVENT_START, NULL);
+	b_start = count_mappings(b, PTOP__V1__MAPPING_EVENT__MAPPING_EVENT_START, NULL);
+	assert_true(a_start >= 3 && b_start >= 3);
+
+	/* nothing changed: nothing written; a perf map appears for A: copied, A's */
+	before = n_recs;
+	assert_int_equal(mappings_collector.poll(&r.c, rec_now_ns(), 0), 0);
+	assert_int_equal(n_recs, before);
+	snprintf(perf, sizeof(perf), "/tmp/perf-%d.map", (int)a);
+	write_perf_map(perf, 10, false);
+	assert_int_equal(mappings_collector.poll(&r.c, rec_now_ns(), 0), 0);
+	assert_int_equal(n_recs, before + 1);
+	assert_int_equal(recs[before]->kind_case, PTOP__V1__RECORD__KIND_PERF_MAP);
+	assert_int_equal(recs[before]->perf_map->pid, a);
+	assert_string_equal(recs[before]->perf_map->path, perf);
+	assert_int_equal(unlink(perf), 0);
+
+	/* B exits: END for each of its mappings, as last seen; nothing of A's */
+	kill(b, SIGKILL);
+	assert_int_equal(waitpid(b, NULL, 0), b);
+	reset_fakes();
+	assert_int_equal(mappings_collector.poll(&r.c, rec_now_ns(), 0), 0);
+	assert_int_equal(count_mappings(b, PTOP__V1__MAPPING_EVENT__MAPPING_EVENT_END, NULL),
+			 b_start);
+	m = pid_mapping(b, sleep_path, PTOP__V1__MAPPING_EVENT__MAPPING_EVENT_END);
+	assert_non_null(m);
+	assert_int_equal(m->build_id.len, len);
+	assert_int_equal(count_kind(PTOP__V1__RECORD__KIND_MAPPING), b_start);
+	/* once: the next poll writes nothing */
+	reset_fakes();
+	assert_int_equal(mappings_collector.poll(&r.c, rec_now_ns(), 0), 0);
+	assert_int_equal(n_recs, 0);
+
+	/* the final poll: END for A's */
+	assert_int_equal(mappings_collector.poll(&r.c, rec_now_ns(), POLL_FINAL), 0);
+	assert_int_equal(count_mappings(a, PTOP__V1__MAPPING_EVENT__MAPPING_EVENT_END, NULL),
+			 a_start);
+	assert_non_null(pid_mapping(a, exe, PTOP__V1__MAPPING_EVENT__MAPPING_EVENT_END));
+	assert_int_equal(count_kind(PTOP__V1__RECORD__KIND_MAPPING), a_start);
+	assert_int_equal(n_drops, 0);
+	mappings_collector.stop(&r.c);
+
+	close(wa);
+	close(wb);
+	assert_int_equal(waitpid(a, NULL, 0), a);
+	assert_int_equal(rmdir(sub), 0);
+	assert_int_equal(rmdir(cg), 0);
+	reset_fakes();
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -880,6 +1138,8 @@ int main(void)
 		cmocka_unit_test(test_07_exec_gone_new),
 		cmocka_unit_test(test_08_check),
 		cmocka_unit_test(test_09_deleted_file),
+		cmocka_unit_test(test_10_pid_lists),
+		cmocka_unit_test(test_11_cgroup_mode),
 	};
 
 	elf_version(EV_CURRENT);

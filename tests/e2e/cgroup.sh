@@ -4,7 +4,8 @@
 # covered), while a second cg_pair left outside makes the same calls (it must not be
 # counted). On a hybrid host both also go into a cgroup v1 memory cgroup of the same
 # name (the v1 lane). Then: the capture counts getppid exactly 2N, has cgroup memory
-# rows with the lane named, and both children's PSS; with a 1 ns --smaps-budget each
+# rows with the lane named, both children's PSS and executable mappings (under their own
+# pids, start and end, none of the outsider); with a 1 ns --smaps-budget each
 # interval reads one child and the next the other; removing a recorded cgroup ends
 # the recording; an ambiguous container id is refused with exit 2 and the
 # candidates, a missing one too.
@@ -95,12 +96,22 @@ assert_eq "syscall rows are cgroup aggregates (pid 0)" 0 \
 assert_ge "on-CPU time of the subtree (ns, eBPF lane)" 1 \
 	"$(q "$P" "select ifnull(sum(oncpu_ns), 0) from cpu_sample")"
 assert_eq "cgroup probe" "active" "$(q "$P" "select state from probe where name = 'cgroup'")"
-for c in memory vmas heap mappings; do
+for c in memory vmas heap; do
 	st=$(q "$P" "select state || ': ' || replace(reason, ',', ';') from probe where name = '$c'")
 	case $st in unsupported:*--pid*) echo "ok: $c: $st" ;;
 	*) fail "$c probe in cgroup mode: '$st' (want unsupported with what to use instead)" ;;
 	esac
 done
+# mappings: every process of the subtree, each under its own pid, at the start and the end
+assert_eq "mappings probe" "active" "$(q "$P" "select state from probe where name = 'mappings'")"
+q "$P" "select detail from probe where name = 'mappings'" | has "every process of the cgroup (2 at start" ||
+	fail "the mappings probe detail does not say it records every process of the cgroup"
+for ev in start end; do
+	assert_eq "both children's cg_pair mapped with a build-id ($ev)" 2 \
+		"$(q "$P" "select count(distinct pid) from mapping where event = '$ev' and pid in ($C1, $C2) and path like '%/cg_pair' and build_id is not null")"
+done
+assert_eq "no mappings of the outsider or anyone else" 0 \
+	"$(q "$P" "select count(*) from mapping where pid not in ($C1, $C2)")"
 
 if [ -r "$CG/memory.current" ]; then lane=v2; else lane=v1; fi
 [ "$lane" = v1 ] && [ -z "$V1" ] && lane=
