@@ -122,7 +122,7 @@ static const char *const stmt_sql[ST_N] = {
 			   "no_kernel_stack, lost) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, "
 			   "?11, ?12, ?13)",
 	[ST_CPU_PROFILE_STACK] = "INSERT INTO cpu_profile_stack (cap, seq, user_stack_id, "
-				 "kernel_stack_id, count) VALUES (?1, ?2, ?3, ?4, ?5)",
+				 "kernel_stack_id, count, pid) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
 	[ST_HEAP_SNAPSHOT] = "INSERT INTO heap_snapshot (cap, seq, time_ns, interval_ns, pid, "
 			     "lane, module, sample_bytes, live_measured, alloc_count, alloc_bytes, "
 			     "free_count, free_bytes, live_bytes, live_count, leak_bytes, "
@@ -1086,6 +1086,7 @@ static int load_cpuprof(struct loader *l, const Ptop__V1__Event *ev,
 		bind_nz(s, 3, c->user_stack_id); /* 0: no such stack */
 		bind_nz(s, 4, c->kernel_stack_id);
 		bind_u64(s, 5, c->count);
+		bind_pid(s, 6, c->pid); /* 0: the event's pid (NULL) */
 		err = run(l, ST_CPU_PROFILE_STACK);
 		if (err)
 			return err;

@@ -1459,6 +1459,76 @@ static void test_12_probe_change(void **state)
 	sqlite3_close(db);
 }
 
+/* A CpuProfile event at T with pid EV_PID and the (user, kernel, count, pid)
+ * stack counts SC[0..N). */
+static void put_cpuprof_counts(struct capture_writer *w, uint64_t t, int32_t ev_pid,
+			       const int64_t (*sc)[4], size_t n)
+{
+	Ptop__V1__Event ev = PTOP__V1__EVENT__INIT;
+	Ptop__V1__CpuProfile p = PTOP__V1__CPU_PROFILE__INIT;
+	Ptop__V1__StackCount c[8], *cp[8];
+
+	assert_true(n <= 8);
+	for (size_t k = 0; k < n; k++) {
+		ptop__v1__stack_count__init(&c[k]);
+		c[k].user_stack_id = (uint64_t)sc[k][0];
+		c[k].kernel_stack_id = (uint64_t)sc[k][1];
+		c[k].count = (uint64_t)sc[k][2];
+		c[k].pid = (int32_t)sc[k][3];
+		cp[k] = &c[k];
+	}
+	p.requested_hz = 49;
+	p.ticks = 98;
+	p.cpus = 2;
+	p.samples = 17;
+	p.stacks = cp;
+	p.n_stacks = n;
+	ev.time_ns = t;
+	ev.pid = ev_pid;
+	ev.interval_ns = SEC;
+	ev.category = PTOP__V1__CATEGORY__CATEGORY_CPUPROF;
+	ev.payload_case = PTOP__V1__EVENT__PAYLOAD_CPUPROF;
+	ev.cpuprof = &p;
+	put_event(w, &ev);
+}
+
+/* StackCount.pid: the process of each count in a cgroup's profile, NULL when 0
+ * (the event's pid); the event's pid 0 is NULL in cpu_profile. */
+static void test_13_cpuprof_stack_pid(void **state)
+{
+	static const int64_t cgroup[][4] = {
+	    {11, 2, 5, 100}, {12, 0, 7, 200}, {0, 2, 3, 200}, {13, 0, 2, 0}};
+	static const int64_t single[][4] = {{21, 0, 4, 0}};
+	struct capture_writer_opts o = {.force = true};
+	struct capture_writer *w;
+	char id[DB_CAPTURE_ID_LEN];
+	uint8_t raw[16];
+	sqlite3 *db;
+
+	(void)state;
+	fill_id(raw, 0x5c, 0x9d);
+	w = capture_writer__create(tpath("cg.ptop"), &o);
+	assert_non_null(w);
+	put_header(w, raw);
+	put_cpuprof_counts(w, T0 + SEC, 0, cgroup, 4);
+	put_cpuprof_counts(w, T0 + 2 * SEC, PID, single, 1);
+	assert_int_equal(capture_writer__close(w), 0);
+
+	db = open_rw(tpath("cg.db"));
+	load_ok(db, tpath("cg.ptop"), false, id, NULL);
+	assert_string_equal(q_text(db, "SELECT group_concat(seq || ':' || quote(pid) || ':' || "
+				       "samples, ' ') FROM (SELECT * FROM cpu_profile "
+				       "ORDER BY seq)"),
+			    "0:NULL:17 1:4321:17");
+	assert_string_equal(q_text(db, "SELECT group_concat(seq || ':' || quote(user_stack_id) || "
+				       "':' || quote(kernel_stack_id) || ':' || count || ':' || "
+				       "quote(pid), ' ') FROM (SELECT * FROM cpu_profile_stack "
+				       "ORDER BY rowid)"),
+			    "0:11:2:5:100 0:12:NULL:7:200 0:NULL:2:3:200 0:13:NULL:2:NULL "
+			    "1:21:NULL:4:NULL");
+	sqlite3_close(db);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1474,6 +1544,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_10_damaged, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_11_rollup_missing, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_12_probe_change, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_13_cpuprof_stack_pid, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
