@@ -3,7 +3,9 @@
 
 #include <errno.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "analyze/replay.h"
@@ -35,7 +37,7 @@ const struct analyze_cmd analyze_cmds[] = {
 	  "                    [--format text|json|csv] [--window START..END]\n"
 	  "                    [--mapping NAME] [--growth] [--sort count|total]\n"
 	  "                    [--by live|bytes|count|pss|uss|rss] [--top N]\n"
-	  "                    [--suppressions FILE] [--capture ID]\n"
+	  "                    [--suppressions FILE] [--pid PID] [--capture ID]\n"
 	  "                    [--symbol-cache DIR] [--debuginfod] [--debuginfod-urls URLS] FILE",
 	  "Reports over the whole capture or a window of it:\n"
 	  "  syscalls   per syscall: count, errors, total and mean latency, p50 and p99\n"
@@ -43,7 +45,8 @@ const struct analyze_cmd analyze_cmds[] = {
 	  "  cpu        CPU % per interval (eBPF on-CPU lane, /proc user/system lane)\n"
 	  "             and the mean, max and CPU seconds of each; the CPU profile: top\n"
 	  "             functions by self and total samples (names from the symbol store,\n"
-	  "             symbolized on demand without network)\n"
+	  "             symbolized on demand without network); a --cgroup capture's\n"
+	  "             processes by samples\n"
 	  "  mem        RSS, PSS, USS, anon, file, shmem, swap: first, min, max, last and\n"
 	  "             growth per minute, PSS/RSS; smaps coverage; live heap beside the\n"
 	  "             anonymous PSS when the heap was measured (csv and json add the\n"
@@ -83,6 +86,8 @@ const struct analyze_cmd analyze_cmds[] = {
 	  "                           offset and the same figures)\n"
 	  "  --growth                 vma: compare the first and last snapshots of the\n"
 	  "                           window: what grew, shrank, appeared or vanished\n"
+	  "  --pid PID                cpu: the profile's functions of this process only\n"
+	  "                           (a --cgroup capture profiles each process)\n"
 	  "  --capture ID             the capture to report on in a DB holding several\n"
 	  "  --symbol-cache DIR       cpu: also look for symbols in DIR/<build-id>/\n"
 	  "                           {debuginfo,executable} (debuginfod's cache layout)\n"
@@ -103,14 +108,17 @@ const struct analyze_cmd analyze_cmds[] = {
 	  "  --debuginfod-urls URLS   these servers instead (implies --debuginfod)\n"
 	  "  --format text|json       output format (default text)\n" },
 	{ "export", cmd_export,
-	  "export --format folded|pprof [-o OUT] [--window START..END]\n"
+	  "export --format folded|pprof [-o OUT] [--window START..END] [--pid PID]\n"
 	  "                    [--symbol-cache DIR] [--debuginfod] [--capture ID] FILE",
 	  "Write the CPU profile for other tools:\n"
-	  "  folded   one line per stack, 'outer;...;inner COUNT' (flamegraph.pl, speedscope)\n"
-	  "  pprof    gzipped profile.proto (go tool pprof, Pyroscope-style tools)\n"
+	  "  folded   one line per stack, 'outer;...;inner COUNT' (flamegraph.pl, speedscope);\n"
+	  "           a --cgroup capture's lines start with the process, 'COMM-PID;outer;...'\n"
+	  "  pprof    gzipped profile.proto (go tool pprof, Pyroscope-style tools); a\n"
+	  "           --cgroup capture's samples carry a 'pid' label\n"
 	  "  -o, --output OUT         where to write (default stdout; pprof needs -o or a\n"
 	  "                           redirected stdout)\n"
 	  "  --window START..END      as for report\n"
+	  "  --pid PID                the stacks of this process only\n"
 	  "  --symbol-cache DIR, --debuginfod, --debuginfod-urls URLS   as for symbolize\n" },
 	{ "replay", cmd_replay,
 	  "replay [--dump] [--at TIME] [--tab NAME] [--size WxH] [--play] [--capture ID] FILE",
@@ -170,6 +178,21 @@ int analyze_exit_code(int err)
 	if (err == -ENOMEM || err == -EFAULT)
 		return ANALYZE_EXIT_INTERNAL;
 	return ANALYZE_EXIT_USAGE;
+}
+
+int analyze_parse_pid(const char *s, int32_t *pid)
+{
+	char *end;
+	long v;
+
+	if (!s || s[0] < '0' || s[0] > '9')
+		return -EINVAL;
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || *end || v < 1 || v > INT32_MAX)
+		return -EINVAL;
+	*pid = (int32_t)v;
+	return 0;
 }
 
 int analyze_open_input(const char *name, const char *path, const char *capture_id_opt,

@@ -9,6 +9,7 @@
 #ifndef PTOP_ANALYZE_H
 #define PTOP_ANALYZE_H
 
+#include <stdint.h>
 #include <stdio.h>
 
 #include <sqlite3.h>
@@ -56,6 +57,10 @@ int analyze_usage(const char *name, const char *fmt, ...) __attribute__((format(
 /* The exit code for a -errno from a lower layer: -ENOMEM and -EFAULT are
  * internal (1); everything else is about the input (2). 0 gives 0. */
 int analyze_exit_code(int err);
+
+/* Parse S as a process id (a decimal number from 1 to 2^31 - 1) into *PID.
+ * 0, or -EINVAL. */
+int analyze_parse_pid(const char *s, int32_t *pid);
 
 /* Open a capture or a .db through db__open_input, printing any error as
  * "ptop-analyze NAME: ..." on stderr. CAPTURE_ID_OPT as db__open_input takes

@@ -55,6 +55,27 @@ static int put_frame(char **b, size_t *len, size_t *cap, const char *name, const
 	return 0;
 }
 
+/* The root frame naming the process of stack ST of P, "COMM-PID" (see
+ * export_folded), into BUF; "" for a stack of the profile's one process. */
+static void process_frame(const struct profile *p, const struct prof_stack *st, char *buf,
+			  size_t len)
+{
+	const struct prof_proc *pr = profile__proc(p, st->pid);
+	const char *name = "[unknown]";
+
+	buf[0] = 0;
+	if (!st->pid)
+		return;
+	if (pr && pr->comm && pr->comm[0]) {
+		name = pr->comm;
+	} else if (pr && pr->exe && pr->exe[0]) {
+		const char *b = strrchr(pr->exe, '/');
+
+		name = b && b[1] ? b + 1 : pr->exe;
+	}
+	snprintf(buf, len, "%s-%d", name, (int)st->pid);
+}
+
 int export_folded(const struct profile *p, FILE *f)
 {
 	struct line *lines = NULL;
@@ -70,7 +91,10 @@ int export_folded(const struct profile *p, FILE *f)
 		size_t len = 0, cap = 0;
 		char *b = NULL;
 
-		if (!st->n) {
+		process_frame(p, st, name, sizeof(name));
+		if (name[0])
+			err = put_frame(&b, &len, &cap, name, "");
+		if (!st->n && !err) {
 			err = put_frame(&b, &len, &cap, "[no stack]", "");
 		}
 		/* outermost first: the last location, its outer function first */
@@ -313,6 +337,8 @@ int export_pprof(const struct profile *p, int64_t time_nanos, uint8_t **out, siz
 	Perftools__Profiles__Profile prof = PERFTOOLS__PROFILES__PROFILE__INIT;
 	Perftools__Profiles__ValueType vt[3], *vtp[2];
 	Perftools__Profiles__Sample **samples = NULL;
+	Perftools__Profiles__Label *labels = NULL, **label_ptrs = NULL;
+	int64_t pid_key = -1; /* "pid" in the string table, once a sample needs it */
 	struct pp pp = {0};
 	uint8_t *raw = NULL, *gz = NULL;
 	size_t rawlen;
@@ -341,7 +367,9 @@ int export_pprof(const struct profile *p, int64_t time_nanos, uint8_t **out, siz
 	prof.duration_nanos = p->t0_ns >= 0 && p->t1_ns > p->t0_ns ? p->t1_ns - p->t0_ns : 0;
 
 	samples = calloc(p->n_stacks ? p->n_stacks : 1, sizeof(*samples));
-	if (!samples) {
+	labels = calloc(p->n_stacks ? p->n_stacks : 1, sizeof(*labels));
+	label_ptrs = calloc(p->n_stacks ? p->n_stacks : 1, sizeof(*label_ptrs));
+	if (!samples || !labels || !label_ptrs) {
 		err = -ENOMEM;
 		goto cleanup;
 	}
@@ -364,6 +392,20 @@ int export_pprof(const struct profile *p, int64_t time_nanos, uint8_t **out, siz
 		s->n_value = 2;
 		s->value[0] = (int64_t)st->count;
 		s->value[1] = (int64_t)st->count * period;
+		if (st->pid) { /* a process of a per-process profile */
+			if (pid_key < 0)
+				pid_key = str_ix(&pp, "pid");
+			if (pid_key < 0) {
+				err = -ENOMEM;
+				goto cleanup;
+			}
+			perftools__profiles__label__init(&labels[k]);
+			labels[k].key = pid_key;
+			labels[k].num = st->pid;
+			label_ptrs[k] = &labels[k];
+			s->label = &label_ptrs[k];
+			s->n_label = 1;
+		}
 		for (size_t d = 0; d < st->n; d++) { /* the leaf first, as pprof wants */
 			int64_t id = loc_id(&pp, st->loc[d]);
 
@@ -432,6 +474,8 @@ cleanup:
 		free(samples[k]);
 	}
 	free(samples);
+	free(labels);
+	free(label_ptrs);
 	for (size_t k = 0; k < pp.loc.n; k++) {
 		if (!pp.locs || !pp.locs[k])
 			continue;
@@ -488,6 +532,7 @@ int cmd_export(int argc, char **argv)
 	    {"debuginfod", no_argument, NULL, 'd'},
 	    {"debuginfod-urls", required_argument, NULL, 'u'},
 	    {"capture", required_argument, NULL, 'C'},
+	    {"pid", required_argument, NULL, 'p'},
 	    {"help", no_argument, NULL, 'h'},
 	    {0},
 	};
@@ -502,6 +547,7 @@ int cmd_export(int argc, char **argv)
 	FILE *f = NULL;
 	uint8_t *gz = NULL;
 	size_t gzlen = 0;
+	int32_t pid = 0;
 	int c, rc, fd = -1;
 
 	optind = 0;
@@ -534,6 +580,11 @@ int cmd_export(int argc, char **argv)
 		case 'C':
 			capture_opt = optarg;
 			break;
+		case 'p':
+			if (analyze_parse_pid(optarg, &pid))
+				return analyze_usage("export", "--pid takes a process id, not '%s'",
+						     optarg);
+			break;
 		case 'h':
 			analyze_cmd_help("export", stdout);
 			return ANALYZE_EXIT_OK;
@@ -557,7 +608,7 @@ int cmd_export(int argc, char **argv)
 	rc = capture_meta__load(db, cid, &m);
 	if (rc)
 		goto cleanup;
-	rc = profile__load(db, &m, &win, &p);
+	rc = profile__load_pid(db, &m, &win, pid, &p);
 	if (rc)
 		goto cleanup;
 	if (!p->collected) {
@@ -569,6 +620,14 @@ int cmd_export(int argc, char **argv)
 		rc = -ENODATA;
 		goto cleanup;
 	}
+	if (pid) {
+		rc = profile__check_pid(db, m.cap, pid, err, sizeof(err));
+		if (rc) {
+			fprintf(stderr, "ptop-analyze export: %s\n", err);
+			rc = rc == -ENOENT ? -ENODATA : rc; /* a usage error */
+			goto cleanup;
+		}
+	}
 	rc = symstore__ensure(db, m.cap, &so, &run, err, sizeof(err));
 	if (rc) {
 		fprintf(stderr, "ptop-analyze export: symbolizing: %s\n", err);
@@ -576,7 +635,7 @@ int cmd_export(int argc, char **argv)
 	}
 	profile__free(p);
 	p = NULL;
-	rc = profile__load(db, &m, &win, &p);
+	rc = profile__load_pid(db, &m, &win, pid, &p);
 	if (rc)
 		goto cleanup;
 
@@ -608,7 +667,8 @@ int cmd_export(int argc, char **argv)
 	else if (rc)
 		fprintf(stderr, "ptop-analyze export: %s\n", strerror(-rc));
 	if (!rc && !p->stacked)
-		fprintf(stderr, "ptop-analyze export: warning: the profile holds no samples%s\n",
+		fprintf(stderr, "ptop-analyze export: warning: the profile holds no samples%s%s\n",
+			pid ? " of this process" : "",
 			win.has_start || win.has_end ? " in this window" : "");
 cleanup:
 	if (f)

@@ -36,6 +36,7 @@ int cmd_report(int argc, char **argv)
 	    {"suppressions", required_argument, NULL, 'P'},
 	    {"mapping", required_argument, NULL, 'M'},
 	    {"growth", no_argument, NULL, 'G'},
+	    {"pid", required_argument, NULL, 'p'},
 	    {"help", no_argument, NULL, 'h'},
 	    {0},
 	};
@@ -121,6 +122,11 @@ int cmd_report(int argc, char **argv)
 		case 'G':
 			o.growth = true;
 			break;
+		case 'p':
+			if (analyze_parse_pid(optarg, &o.pid))
+				return analyze_usage("report", "--pid takes a process id, not '%s'",
+						     optarg);
+			break;
 		case 'h':
 			analyze_cmd_help("report", stdout);
 			return ANALYZE_EXIT_OK;
@@ -155,6 +161,8 @@ int cmd_report(int argc, char **argv)
 	if ((o.mapping || o.growth) && strcmp(kind, "vma"))
 		return analyze_usage("report", "--%s is for report vma",
 				     o.mapping ? "mapping" : "growth");
+	if (o.pid && strcmp(kind, "cpu"))
+		return analyze_usage("report", "--pid is for report cpu");
 	if (o.mapping && o.growth)
 		return analyze_usage("report", "--mapping and --growth do not go together: "
 					       "--growth compares all mappings");

@@ -142,6 +142,7 @@ struct report_opts {
 	enum heap_by by;	     /* heap: --by */
 	const char *suppressions;    /* leaks: --suppressions FILE; NULL: none */
 	enum apps_by apps_by;	     /* apps: --by pss|uss|rss */
+	int32_t pid;		     /* cpu: --pid, the profile of this process only; 0: all */
 };
 
 struct syscall_agg {

@@ -541,6 +541,64 @@ static void fn_json(struct json *j, const char *key, const struct prof_fn *fn, s
 	json__end_array(j);
 }
 
+/* A per-process profile's processes (cgroup mode), by samples: the first TOP
+ * rows, and a line for the rest. */
+static int print_procs(const struct profile *p, size_t top, FILE *out)
+{
+	static const char *const cols[] = {"pid", "comm", "exe", "samples", "share"};
+	struct table *t = table__new(5, cols);
+	uint64_t rest = 0;
+	char buf[32];
+	int err = 0;
+
+	if (!t)
+		return -ENOMEM;
+	for (size_t k = 0; k < p->n_procs && !err; k++) {
+		const struct prof_proc *pr = &p->procs[k];
+		double pct = share(pr->samples, p->all_stacked);
+
+		if (k >= top) {
+			rest += pr->samples;
+			continue;
+		}
+		err = table__add_row(t);
+		err = err ?: table__set_int(t, 0, pr->pid, NULL);
+		if (pr->comm)
+			err = err ?: table__set_text(t, 1, pr->comm);
+		if (pr->exe)
+			err = err ?: table__set_text(t, 2, pr->exe);
+		err = err ?: table__set_int(t, 3, (int64_t)pr->samples, NULL);
+		err = err ?: table__set_real(t, 4, pct, fmt_pct(buf, sizeof(buf), pct));
+	}
+	if (!err) {
+		fprintf(out, "\nprocesses by samples (%zu):\n", p->n_procs);
+		err = table__print(t, out, OUT_TEXT);
+	}
+	if (!err && p->n_procs > top)
+		fprintf(out, "(%zu more processes: %" PRIu64 " samples; --top N shows more)\n",
+			p->n_procs - top, rest);
+	table__free(t);
+	return err;
+}
+
+static void procs_json(struct json *j, const struct profile *p)
+{
+	json__key(j, "processes");
+	json__begin_array(j);
+	for (size_t k = 0; k < p->n_procs; k++) {
+		const struct prof_proc *pr = &p->procs[k];
+
+		json__begin_object(j);
+		json__kv_int(j, "pid", pr->pid);
+		json__kv_string(j, "comm", pr->comm);
+		json__kv_string(j, "exe", pr->exe);
+		json__kv_int(j, "samples", (int64_t)pr->samples);
+		json__kv_real(j, "share_pct", share(pr->samples, p->all_stacked));
+		json__end_object(j);
+	}
+	json__end_array(j);
+}
+
 /* The profile section: text after the CPU % tables, JSON as "profile". */
 static int print_profile(sqlite3 *db, const struct capture_meta *m, const struct report_opts *o,
 			 struct json *j, FILE *out)
@@ -552,7 +610,7 @@ static int print_profile(sqlite3 *db, const struct capture_meta *m, const struct
 	char err_msg[512] = "", hz[32], warn[160] = "";
 	int err;
 
-	err = profile__load(db, m, &o->win, &p);
+	err = profile__load_pid(db, m, &o->win, o->pid, &p);
 	if (err)
 		return err;
 	if (p->collected) {
@@ -571,7 +629,7 @@ static int print_profile(sqlite3 *db, const struct capture_meta *m, const struct
 		}
 		profile__free(p);
 		p = NULL;
-		err = profile__load(db, m, &o->win, &p);
+		err = profile__load_pid(db, m, &o->win, o->pid, &p);
 		err = err ?: prof_top__build(p, &t);
 		if (err)
 			goto cleanup;
@@ -581,6 +639,7 @@ static int print_profile(sqlite3 *db, const struct capture_meta *m, const struct
 				 t.samples);
 	}
 	if (o->fmt == OUT_JSON) {
+		procs_json(j, p); /* always there: [] for one process or no profile */
 		json__key(j, "profile");
 		json__begin_object(j);
 		json__kv_bool(j, "collected", p->collected);
@@ -605,6 +664,12 @@ static int print_profile(sqlite3 *db, const struct capture_meta *m, const struct
 		json__kv_int(j, "no_kernel_stack", (int64_t)p->no_kernel_stack);
 		json__kv_int(j, "lost", (int64_t)p->lost);
 		json__kv_string(j, "warning", warn[0] ? warn : NULL);
+		json__key(j, "pid");
+		if (o->pid)
+			json__int(j, o->pid);
+		else
+			json__null(j);
+		json__kv_int(j, "samples_all_processes", (int64_t)p->all_stacked);
 		fn_json(j, "top_self", t.fn, t.n, top, t.samples);
 		qsort(t.fn, t.n, sizeof(*t.fn), cmp_total);
 		fn_json(j, "top_total", t.fn, t.n, top, t.samples);
@@ -622,10 +687,19 @@ static int print_profile(sqlite3 *db, const struct capture_meta *m, const struct
 		snprintf(hz, sizeof(hz), "%.1f Hz", p->delivered_hz);
 	else
 		snprintf(hz, sizeof(hz), "unknown rate");
+	if (o->pid) {
+		const struct prof_proc *pr = profile__proc(p, o->pid);
+
+		fprintf(out, "\nprofile of process %d%s%s%s: %" PRIu64 " of %" PRIu64 " samples",
+			(int)o->pid, pr && pr->comm ? " (" : "", pr && pr->comm ? pr->comm : "",
+			pr && pr->comm ? ")" : "", t.samples, p->all_stacked);
+	} else {
+		fprintf(out, "\nprofile: %" PRIu64 " samples", t.samples);
+	}
 	fprintf(out,
-		"\nprofile: %" PRIu64 " samples in %" PRIu64 " intervals, %" PRIu32
-		" Hz requested, %s delivered; unnamed %" PRIu64 " (%.1f%%)",
-		t.samples, p->intervals, p->requested_hz, hz, t.unnamed,
+		" in %" PRIu64 " intervals, %" PRIu32 " Hz requested, %s delivered; unnamed %" PRIu64
+		" (%.1f%%)",
+		p->intervals, p->requested_hz, hz, t.unnamed,
 		t.samples ? 100.0 * (double)t.unnamed / (double)t.samples : 0.0);
 	if (p->no_user_stack || p->lost)
 		fprintf(out, "; no user stack %" PRIu64 ", lost %" PRIu64, p->no_user_stack,
@@ -633,6 +707,11 @@ static int print_profile(sqlite3 *db, const struct capture_meta *m, const struct
 	fputc('\n', out);
 	if (warn[0])
 		fprintf(out, "warning: %s\n", warn);
+	if (p->n_procs) {
+		err = print_procs(p, top, out);
+		if (err)
+			goto cleanup;
+	}
 	if (!t.samples)
 		goto cleanup;
 	fprintf(out, "\ntop functions by self samples:\n");
@@ -646,6 +725,34 @@ static int print_profile(sqlite3 *db, const struct capture_meta *m, const struct
 cleanup:
 	prof_top__free(&t);
 	profile__free(p);
+	return err;
+}
+
+/* --pid: a process the capture's profile has samples of; else a usage error
+ * said on stderr (-EPROTO). 0 or -errno. */
+static int check_pid(sqlite3 *db, const struct capture_meta *m, const struct report_opts *o)
+{
+	struct probe_info pi;
+	char msg[512];
+	int err;
+
+	if (!o->pid)
+		return 0;
+	err = probe__lookup(db, m->cap, "cpuprof", &pi);
+	if (err)
+		return err;
+	if (!probe__active(&pi)) {
+		fprintf(stderr,
+			"ptop-analyze report cpu: --pid %d: the CPU profile was not collected in "
+			"this capture (%s: %s)\n",
+			(int)o->pid, pi.state, pi.reason[0] ? pi.reason : "no reason recorded");
+		return -EPROTO;
+	}
+	err = profile__check_pid(db, m->cap, o->pid, msg, sizeof(msg));
+	if (err == -ENOENT) {
+		fprintf(stderr, "ptop-analyze report cpu: %s\n", msg);
+		return -EPROTO;
+	}
 	return err;
 }
 
@@ -663,6 +770,7 @@ int report_cpu(sqlite3 *db, const char *capture_id, const struct report_opts *o,
 
 	err = capture_meta__load(db, capture_id, &m);
 	err = err ?: probe__lookup(db, m.cap, "cpu", &p);
+	err = err ?: check_pid(db, &m, o);
 	if (err)
 		goto cleanup;
 	report__begin(&j, out, o, "cpu", &m);

@@ -76,6 +76,7 @@ struct stack_when {
 	int64_t sid;
 	int32_t pid;
 	int64_t t;
+	bool own; /* pid is the StackCount's (cgroup mode): the stack is that process's alone */
 };
 
 static int cmp_when(const void *a, const void *b)
@@ -257,7 +258,10 @@ static int placer_load(struct placer *p, char *err, size_t errlen)
 	s = NULL;
 
 	/* per stack: the pid and the first time a profile interval (or a heap
-	 * snapshot, in a DB that has the heap tables) used it */
+	 * snapshot, in a DB that has the heap tables) used it. A user stack of a
+	 * per-process profile (cgroup mode) is placed in the mappings of the process
+	 * it was sampled in (cpu_profile_stack.pid), else of the event's pid; kernel
+	 * frames belong to no process. */
 	rc = sqlite3_prepare_v2(p->db,
 				"SELECT count(*) FROM sqlite_master WHERE type = 'table' AND "
 				"name IN ('heap_site', 'heap_snapshot')",
@@ -268,16 +272,17 @@ static int placer_load(struct placer *p, char *err, size_t errlen)
 	sqlite3_finalize(s);
 	s = NULL;
 	snprintf(sql, sizeof(sql), "%s%s%s",
-		 "SELECT sid, MIN(pid), MIN(t) FROM ("
-		 " SELECT ps.user_stack_id AS sid, p.pid AS pid, "
-		 "  p.time_ns - COALESCE(p.interval_ns, 0) AS t "
+		 "SELECT sid, MIN(pid), MIN(t), MAX(own) FROM ("
+		 " SELECT ps.user_stack_id AS sid, COALESCE(ps.pid, p.pid) AS pid, "
+		 "  p.time_ns - COALESCE(p.interval_ns, 0) AS t, ps.pid IS NOT NULL AS own "
 		 " FROM cpu_profile_stack ps JOIN cpu_profile p USING (cap, seq) "
 		 " WHERE ps.cap = ?1 AND ps.user_stack_id IS NOT NULL "
 		 " UNION ALL SELECT ps.kernel_stack_id, p.pid, "
-		 "  p.time_ns - COALESCE(p.interval_ns, 0) "
+		 "  p.time_ns - COALESCE(p.interval_ns, 0), 0 "
 		 " FROM cpu_profile_stack ps JOIN cpu_profile p USING (cap, seq) "
 		 " WHERE ps.cap = ?1 AND ps.kernel_stack_id IS NOT NULL",
-		 heap ? " UNION ALL SELECT hs.stack_id, h.pid, h.time_ns - COALESCE(h.interval_ns, 0) "
+		 heap ? " UNION ALL SELECT hs.stack_id, h.pid, "
+			"  h.time_ns - COALESCE(h.interval_ns, 0), 0 "
 			" FROM heap_site hs JOIN heap_snapshot h USING (cap, seq) "
 			" WHERE hs.cap = ?1 AND hs.stack_id IS NOT NULL"
 		      : "",
@@ -295,6 +300,7 @@ static int placer_load(struct placer *p, char *err, size_t errlen)
 		p->when[p->n_when].sid = sqlite3_column_int64(s, 0);
 		p->when[p->n_when].pid = sqlite3_column_int(s, 1);
 		p->when[p->n_when].t = sqlite3_column_int64(s, 2);
+		p->when[p->n_when].own = sqlite3_column_int(s, 3) != 0;
 		p->n_when++;
 	}
 	if (rc != SQLITE_DONE)
@@ -356,12 +362,14 @@ static int place_frames(struct placer *p, uint64_t *placed, char *err, size_t er
 		struct stack_when k = {.sid = sid}, *w;
 		int32_t pid = p->target_pid;
 		int64_t t = 0;
+		bool own = false;
 		long mi = -1;
 
 		w = p->n_when ? bsearch(&k, p->when, p->n_when, sizeof(k), cmp_when) : NULL;
 		if (w) {
 			pid = w->pid ? w->pid : pid;
 			t = w->t;
+			own = w->own && w->pid;
 		}
 		for (int i = 1; i <= 14; i++)
 			sqlite3_bind_null(ins, i);
@@ -382,7 +390,9 @@ static int place_frames(struct placer *p, uint64_t *placed, char *err, size_t er
 			const struct map_entry *m;
 
 			mi = mapping__find(p->maps, p->n_maps, pid, t, addr);
-			if (mi < 0 && pid)
+			/* another process's mapping would give a wrong name: a stack
+			 * sampled in a known process of a cgroup stays unplaced */
+			if (mi < 0 && pid && !own)
 				mi = mapping__find(p->maps, p->n_maps, 0, t, addr);
 			m = mi >= 0 ? &p->maps[mi] : NULL;
 			if (m && m->path[0] == '/') {
@@ -851,6 +861,7 @@ void profile__free(struct profile *p)
 	for (size_t k = 0; k < p->n_stacks; k++)
 		free(p->stacks[k].loc);
 	free(p->stacks);
+	free(p->procs);
 	for (size_t k = 0; k < p->n_strs; k++)
 		free(p->strs[k]);
 	free(p->strs);
@@ -1001,8 +1012,134 @@ static int add_stack_locs(struct profile *p, struct prof_stack *st, const struct
 	return 0;
 }
 
+/* The processes of a per-process profile in the window [LO, HI) with their
+ * samples, comm and exe (see struct prof_proc), most samples first; and the
+ * samples of every stack, pid or not (all_stacked). 0 or -errno. */
+static int load_procs(sqlite3 *db, struct profile *p, int64_t cap, int64_t lo, int64_t hi)
+{
+	sqlite3_stmt *s = NULL;
+	size_t capp = 0;
+	int rc, ret = 0;
+
+	rc = sqlite3_prepare_v2(
+	    db,
+	    "WITH s AS (SELECT ps.pid AS pid, SUM(ps.count) AS n "
+	    " FROM cpu_profile_stack ps JOIN cpu_profile p USING (cap, seq) "
+	    " WHERE p.cap = ?1 AND (p.time_ns - COALESCE(p.interval_ns, 0) / 2) >= ?2 AND "
+	    " (p.time_ns - COALESCE(p.interval_ns, 0) / 2) < ?3 GROUP BY ps.pid), "
+	    "c AS (SELECT pid, comm, MAX(seq) FROM cgroup_proc WHERE cap = ?1 AND "
+	    " comm IS NOT NULL AND pid IN (SELECT pid FROM s) GROUP BY pid), "
+	    "e AS (SELECT pid, exe, MAX(seq) FROM cgroup_proc WHERE cap = ?1 AND "
+	    " exe IS NOT NULL AND exe <> '' AND pid IN (SELECT pid FROM s) GROUP BY pid), "
+	    "x AS (SELECT pid, path, MIN(start) FROM mapping WHERE cap = ?1 AND "
+	    " path LIKE '/%' AND pid IN (SELECT pid FROM s) GROUP BY pid) "
+	    "SELECT s.pid, s.n, c.comm, COALESCE(e.exe, x.path), SUM(s.n) OVER () FROM s "
+	    "LEFT JOIN c USING (pid) LEFT JOIN e USING (pid) LEFT JOIN x USING (pid) "
+	    "ORDER BY s.n DESC, s.pid",
+	    -1, &s, NULL);
+	if (rc != SQLITE_OK)
+		return -EIO;
+	sqlite3_bind_int64(s, 1, cap);
+	sqlite3_bind_int64(s, 2, lo);
+	sqlite3_bind_int64(s, 3, hi);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		struct prof_proc *pr;
+
+		p->all_stacked = (uint64_t)sqlite3_column_int64(s, 4);
+		if (sqlite3_column_type(s, 0) == SQLITE_NULL) /* the event's process */
+			continue;
+		if (array__grow((void **)&p->procs, &capp, p->n_procs, sizeof(*p->procs))) {
+			ret = -ENOMEM;
+			goto cleanup;
+		}
+		pr = &p->procs[p->n_procs++];
+		pr->pid = sqlite3_column_int(s, 0);
+		pr->samples = (uint64_t)sqlite3_column_int64(s, 1);
+		pr->comm = keep(p, (const char *)sqlite3_column_text(s, 2));
+		pr->exe = keep(p, (const char *)sqlite3_column_text(s, 3));
+		if ((!pr->comm && sqlite3_column_type(s, 2) != SQLITE_NULL) ||
+		    (!pr->exe && sqlite3_column_type(s, 3) != SQLITE_NULL)) {
+			ret = -ENOMEM;
+			goto cleanup;
+		}
+	}
+	if (rc != SQLITE_DONE)
+		ret = -EIO;
+cleanup:
+	sqlite3_finalize(s);
+	return ret;
+}
+
+const struct prof_proc *profile__proc(const struct profile *p, int32_t pid)
+{
+	for (size_t k = 0; p && pid && k < p->n_procs; k++)
+		if (p->procs[k].pid == pid)
+			return &p->procs[k];
+	return NULL;
+}
+
+int profile__check_pid(sqlite3 *db, int64_t cap, int32_t pid, char *err, size_t errlen)
+{
+	sqlite3_stmt *s = NULL;
+	size_t len = 0, n = 0;
+	bool found = false;
+	int rc;
+
+	/* the processes of the profile, most samples first */
+	if (sqlite3_prepare_v2(db,
+			       "SELECT COALESCE(ps.pid, p.pid) AS pp FROM cpu_profile_stack ps "
+			       "JOIN cpu_profile p USING (cap, seq) WHERE ps.cap = ?1 AND "
+			       "pp IS NOT NULL GROUP BY pp ORDER BY SUM(ps.count) DESC, pp",
+			       -1, &s, NULL) != SQLITE_OK) {
+		snprintf(err, errlen, "reading the profile: %s", sqlite3_errmsg(db));
+		return -EIO;
+	}
+	sqlite3_bind_int64(s, 1, cap);
+	err[0] = 0;
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		int32_t q = sqlite3_column_int(s, 0);
+
+		found = found || q == pid;
+		if (n < 8 && len < errlen)
+			len += (size_t)snprintf(err + len, errlen - len, "%s%d", n ? ", " : "",
+						(int)q);
+		else if (n == 8 && len < errlen)
+			len += (size_t)snprintf(err + len, errlen - len, "...");
+		n++;
+	}
+	sqlite3_finalize(s);
+	if (rc != SQLITE_DONE) {
+		snprintf(err, errlen, "reading the profile: %s", sqlite3_errmsg(db));
+		return -EIO;
+	}
+	if (found) {
+		err[0] = 0;
+		return 0;
+	}
+	if (!n) {
+		snprintf(err, errlen,
+			 "--pid %d: the capture's CPU profile holds no samples of any process",
+			 (int)pid);
+	} else {
+		char *list = strdup(err);
+
+		snprintf(err, errlen,
+			 "--pid %d: the capture's CPU profile has no samples of process %d; it "
+			 "has %zu process%s: %s",
+			 (int)pid, (int)pid, n, n == 1 ? "" : "es", list ? list : "?");
+		free(list);
+	}
+	return -ENOENT;
+}
+
 int profile__load(sqlite3 *db, const struct capture_meta *m, const struct window *w,
 		  struct profile **out)
+{
+	return profile__load_pid(db, m, w, 0, out);
+}
+
+int profile__load_pid(sqlite3 *db, const struct capture_meta *m, const struct window *w,
+		      int32_t pid, struct profile **out)
 {
 	struct profile *p = calloc(1, sizeof(*p));
 	sqlite3_stmt *s = NULL;
@@ -1021,6 +1158,7 @@ int profile__load(sqlite3 *db, const struct capture_meta *m, const struct window
 	if (ret)
 		goto cleanup;
 	p->collected = probe__active(&p->probe);
+	p->pid = pid;
 	window__bounds(w, m, &lo, &hi);
 
 #define IN_WINDOW                                                                                  \
@@ -1064,10 +1202,11 @@ int profile__load(sqlite3 *db, const struct capture_meta *m, const struct window
 		goto cleanup;
 
 	rc = sqlite3_prepare_v2(db,
-				"SELECT ps.user_stack_id, ps.kernel_stack_id, SUM(ps.count) "
+				"SELECT ps.user_stack_id, ps.kernel_stack_id, SUM(ps.count), ps.pid "
 				"FROM cpu_profile_stack ps JOIN cpu_profile p USING (cap, seq) "
 				"WHERE p.cap = ?1 AND " IN_WINDOW
-				" GROUP BY 1, 2 ORDER BY 3 DESC, 1, 2",
+				" AND (?4 = 0 OR COALESCE(ps.pid, p.pid) = ?4)"
+				" GROUP BY 1, 2, 4 ORDER BY 3 DESC, 1, 2, 4",
 				-1, &s, NULL);
 #undef IN_WINDOW
 	if (rc != SQLITE_OK) {
@@ -1077,6 +1216,7 @@ int profile__load(sqlite3 *db, const struct capture_meta *m, const struct window
 	sqlite3_bind_int64(s, 1, m->cap);
 	sqlite3_bind_int64(s, 2, lo);
 	sqlite3_bind_int64(s, 3, hi);
+	sqlite3_bind_int(s, 4, pid);
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		struct prof_stack *st;
 
@@ -1088,6 +1228,7 @@ int profile__load(sqlite3 *db, const struct capture_meta *m, const struct window
 		memset(st, 0, sizeof(*st));
 		st->count = (uint64_t)sqlite3_column_int64(s, 2);
 		st->no_user_stack = sqlite3_column_type(s, 0) == SQLITE_NULL;
+		st->pid = sqlite3_column_int(s, 3); /* NULL: 0 */
 		p->stacked += st->count;
 		if (sqlite3_column_type(s, 1) != SQLITE_NULL)
 			ret = add_stack_locs(p, st, ix, nix, sqlite3_column_int64(s, 1));
@@ -1096,8 +1237,12 @@ int profile__load(sqlite3 *db, const struct capture_meta *m, const struct window
 		if (ret)
 			goto cleanup;
 	}
-	if (rc != SQLITE_DONE)
+	if (rc != SQLITE_DONE) {
 		ret = -EIO;
+		goto cleanup;
+	}
+	p->all_stacked = p->stacked;
+	ret = load_procs(db, p, m->cap, lo, hi);
 cleanup:
 	sqlite3_finalize(s);
 	free(ix);

@@ -11,7 +11,9 @@
  * perf maps of the capture are given to the symbolizer first.
  *
  * profile__load reads the CPU profile of a capture (cpu_profile*) with the
- * names from the store, for `report cpu` and `export`.
+ * names from the store, for `report cpu` and `export`. A capture of a cgroup
+ * profiles each process apart (cpu_profile_stack.pid): its stacks carry their
+ * pid and the profile lists the processes.
  */
 #ifndef PTOP_SYMBOLIZE_H
 #define PTOP_SYMBOLIZE_H
@@ -108,6 +110,18 @@ struct prof_stack {
 	size_t n;	/* locations, innermost first: kernel frames, then user frames */
 	struct prof_loc **loc;
 	bool no_user_stack; /* the sample had no user stack (user_stack_id NULL) */
+	int32_t pid;	    /* the process sampled (cpu_profile_stack.pid, cgroup mode);
+			     * 0: the profile's one process (cpu_profile.pid) */
+};
+
+/* A process of a per-process profile (cgroup mode). */
+struct prof_proc {
+	int32_t pid;
+	const char *comm; /* the latest comm cgroup_proc has for it; NULL when unknown */
+	const char *exe;  /* cgroup_proc's latest exe, else the path of its lowest-addressed
+			   * executable file mapping (where the executable is loaded);
+			   * NULL when unknown */
+	uint64_t samples; /* its samples in cpu_profile_stack (in the window) */
 };
 
 struct profile {
@@ -121,6 +135,12 @@ struct profile {
 	int64_t t0_ns, t1_ns; /* first interval start, last interval end (absolute); -1 */
 	size_t n_stacks;
 	struct prof_stack *stacks;
+	int32_t pid;		/* profile__load_pid's PID: the stacks are its only; 0: all */
+	uint64_t all_stacked;	/* samples in cpu_profile_stack of every process (= stacked
+				 * unless PID) */
+	size_t n_procs;		/* per-process profile (cgroup mode): its processes, whatever
+				 * PID, by samples (most first, then by pid); 0 otherwise */
+	struct prof_proc *procs;
 	/* owned storage */
 	size_t n_locs;
 	struct prof_loc *locs;
@@ -134,6 +154,22 @@ struct profile {
  * and probe says why. 0 or -errno (-EIO, -ENOMEM). */
 int profile__load(sqlite3 *db, const struct capture_meta *m, const struct window *w,
 		  struct profile **out);
+
+/* profile__load with only the stacks of process PID (0: all): a stack's process
+ * is cpu_profile_stack.pid, else cpu_profile.pid. The interval figures
+ * (intervals, samples, no_user_stack, lost...) stay the whole profile's, and
+ * procs lists every process. 0 or -errno (-EIO, -ENOMEM). */
+int profile__load_pid(sqlite3 *db, const struct capture_meta *m, const struct window *w,
+		      int32_t pid, struct profile **out);
+
+/* Whether the CPU profile of capture CAP holds samples of process PID (at any
+ * time; a stack's process as for profile__load_pid): 0 when it does; -ENOENT
+ * when not, with a one-line message for `--pid PID` in ERR naming the processes
+ * it has; -EIO. */
+int profile__check_pid(sqlite3 *db, int64_t cap, int32_t pid, char *err, size_t errlen);
+
+/* The process PID of P's procs, or NULL. */
+const struct prof_proc *profile__proc(const struct profile *p, int32_t pid);
 
 void profile__free(struct profile *p);
 
@@ -181,14 +217,18 @@ int prof_top__build(const struct profile *p, struct prof_top *t);
 void prof_top__free(struct prof_top *t);
 
 /* export.c: P as folded stacks to F, one line per distinct stack, outermost
- * frame first, "a;b;c COUNT", kernel frames suffixed "_[k]", lines sorted.
+ * frame first, "a;b;c COUNT", kernel frames suffixed "_[k]", lines sorted. A
+ * stack of a process of a per-process profile (pid set) starts with a root
+ * frame naming it, "COMM-PID" (COMM: its comm, else the base name of its exe,
+ * else "[unknown]"), as stackcollapse-perf.pl --pid does.
  * 0 or -errno (-EIO: writing failed). */
 int export_folded(const struct profile *p, FILE *f);
 
 /* export.c: P as a gzipped pprof Profile (proto/pprof.proto) in *OUT (malloc'd,
  * the caller frees), *OUTLEN bytes. Sample types samples/count and
  * cpu/nanoseconds (count x 1e9 / requested_hz); TIME_NANOS is the wall time of
- * the first interval. 0 or -ENOMEM. */
+ * the first interval. A sample of a process of a per-process profile has a
+ * numeric label "pid". 0 or -ENOMEM. */
 int export_pprof(const struct profile *p, int64_t time_nanos, uint8_t **out, size_t *outlen);
 
 /* The commands (symbolize.c, export.c), registered in analyze.c. */

@@ -209,6 +209,11 @@ static void test_02_pprof_roundtrip(void **state)
 			assert_string_equal(S(pp, pp->mapping[k]->build_id), "abcd");
 	/* every function once: main work helper leaf libc+off do_syscall_64 */
 	assert_int_equal(pp->n_function, 6);
+	/* one process: no labels */
+	for (size_t k = 0; k < pp->n_sample; k++)
+		assert_int_equal(pp->sample[k]->n_label, 0);
+	for (size_t k = 0; k < pp->n_string_table; k++)
+		assert_string_not_equal(pp->string_table[k], "pid");
 
 	perftools__profiles__profile__free_unpacked(pp, NULL);
 	free(raw);
@@ -241,12 +246,86 @@ static void test_03_empty(void **state)
 	free(gz);
 }
 
+/* A cgroup's per-process profile: stacks of 100 (comm "alpha"), 200 (no comm:
+ * its exe's base name), 300 (nothing known) and 400 (comm with a ';'). */
+static struct prof_loc *s5[] = {&L[1], &L[0]};
+static struct prof_stack STP[] = {
+    {.count = 7, .n = 3, .loc = s1, .pid = 100},
+    {.count = 4, .n = 3, .loc = s1, .pid = 200}, /* the same frames, another process */
+    {.count = 2, .n = 2, .loc = s5, .pid = 300},
+    {.count = 1, .n = 0, .loc = NULL, .no_user_stack = true, .pid = 100},
+    {.count = 3, .n = 3, .loc = s4, .pid = 100}, /* merged with the first */
+    {.count = 5, .n = 2, .loc = s5, .pid = 400},
+};
+static struct prof_proc PROCS[] = {
+    {.pid = 100, .comm = "alpha", .exe = "/usr/bin/alpha", .samples = 11},
+    {.pid = 400, .comm = "w;x", .samples = 5},
+    {.pid = 200, .exe = "/opt/beta/bin/beta", .samples = 4},
+    {.pid = 300, .samples = 2},
+};
+
+static struct profile make_per_process(void)
+{
+	struct profile p = {.collected = true,
+			    .requested_hz = 100,
+			    .n_stacks = 6,
+			    .stacks = STP,
+			    .n_procs = 4,
+			    .procs = PROCS,
+			    .t0_ns = 5000000000,
+			    .t1_ns = 8000000000,
+			    .stacked = 22,
+			    .all_stacked = 22};
+	return p;
+}
+
+/* Folded: each line starts with COMM-PID; pprof: a "pid" label per sample. */
+static void test_04_per_process(void **state)
+{
+	struct profile p = make_per_process();
+	Perftools__Profiles__Profile *pp;
+	uint8_t *gz = NULL, *raw;
+	size_t gzlen = 0, rawlen, len = 0;
+	char *buf = NULL;
+	FILE *f = open_memstream(&buf, &len);
+
+	(void)state;
+	assert_int_equal(export_folded(&p, f), 0);
+	fclose(f);
+	assert_string_equal(buf, "[unknown]-300;main;work 2\n"
+				 "alpha-100;[no stack] 1\n"
+				 "alpha-100;main;work;leaf;helper 10\n"
+				 "beta-200;main;work;leaf;helper 4\n"
+				 "w:x-400;main;work 5\n");
+	free(buf);
+
+	assert_int_equal(export_pprof(&p, 0, &gz, &gzlen), 0);
+	raw = gunzip(gz, gzlen, &rawlen);
+	pp = perftools__profiles__profile__unpack(NULL, rawlen, raw);
+	assert_non_null(pp);
+	assert_int_equal(pp->n_sample, 6);
+	for (size_t k = 0; k < pp->n_sample; k++) {
+		assert_int_equal(pp->sample[k]->n_label, 1);
+		assert_string_equal(S(pp, pp->sample[k]->label[0]->key), "pid");
+		assert_int_equal(pp->sample[k]->label[0]->num, STP[k].pid);
+		assert_int_equal(pp->sample[k]->label[0]->str, 0);
+		assert_int_equal(pp->sample[k]->value[0], (int64_t)STP[k].count);
+	}
+	/* the locations are the same whatever the process */
+	assert_memory_equal(pp->sample[0]->location_id, pp->sample[1]->location_id,
+			    3 * sizeof(uint64_t));
+	perftools__profiles__profile__free_unpacked(pp, NULL);
+	free(raw);
+	free(gz);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_01_folded),
 	    cmocka_unit_test(test_02_pprof_roundtrip),
 	    cmocka_unit_test(test_03_empty),
+	    cmocka_unit_test(test_04_per_process),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1103,6 +1103,200 @@ static void test_17_vma_not_collected_and_empty(void **state)
 	sqlite3_close(db);
 }
 
+/* ------------------------------------------------------------------ cpu profile */
+
+/* A user stack SID of one frame at IP. */
+static void add_user_stack(sqlite3 *db, int sid, long long ip)
+{
+	execf(db,
+	      "INSERT INTO stack (cap, stack_id, kernel, depth) VALUES (" CAP_OF ", %d, 0, 1); "
+	      "INSERT INTO stack_frame (cap, stack_id, depth, ip) VALUES (" CAP_OF ", %d, 0, %lld)",
+	      CID, sid, CID, sid, ip);
+}
+
+/* A cgroup capture's profile (cpu_profile.pid NULL) of one interval: pid 100
+ * (alpha, comm and exe in cgroup_proc) 30 samples in alpha+0x100 and 6 in
+ * libc+0x10; pid 200 (comm in cgroup_proc, exe from its mapping) 10 in beta+0x100
+ * at the same address as alpha's; pid 300 (nothing known) 4. PER_PROCESS false:
+ * the same counts without cpu_profile_stack.pid, cpu_profile.pid 42. */
+static sqlite3 *profile_db(bool per_process)
+{
+	sqlite3 *db = new_db(1);
+
+	add_probe(db, 0, "cpuprof", "active", "ebpf", NULL);
+	execf(db,
+	      "INSERT INTO mapping (cap, time_ns, pid, start, end, offset, path, event) VALUES "
+	      "(" CAP_OF ", %lld, 100, %d, %d, 0, '/usr/bin/alpha', 'start'), "
+	      "(" CAP_OF ", %lld, 100, %d, %d, 0, '/usr/lib/libc.so.6', 'start'), "
+	      "(" CAP_OF ", %lld, 200, %d, %d, 0, '/usr/lib/libc.so.6', 'start'), "
+	      "(" CAP_OF ", %lld, 200, %d, %d, 0, '/opt/beta/bin/beta', 'start')",
+	      CID, BASE, 0x400000, 0x401000, CID, BASE, 0x7000000, 0x7001000, CID, BASE,
+	      0x7000000, 0x7001000, CID, BASE, 0x400000, 0x401000);
+	add_user_stack(db, 1, 0x400100);
+	add_user_stack(db, 2, 0x7000010);
+	add_user_stack(db, 3, 0x400100);
+	add_user_stack(db, 4, 0x999);
+	execf(db,
+	      "INSERT INTO cpu_profile (cap, seq, time_ns, interval_ns, pid, requested_hz, ticks, "
+	      "delivered_hz, cpus, samples, no_user_stack, no_kernel_stack, lost) VALUES "
+	      "(" CAP_OF ", 0, %lld, %lld, %s, 99, 396, 99.0, 4, 50, 0, 50, 0)",
+	      CID, BASE + SEC, SEC, per_process ? "NULL" : "42");
+	execf(db,
+	      "INSERT INTO cpu_profile_stack (cap, seq, user_stack_id, kernel_stack_id, count, "
+	      "pid) VALUES (" CAP_OF ", 0, 1, NULL, 30, %s), (" CAP_OF ", 0, 2, NULL, 6, %s), "
+	      "(" CAP_OF ", 0, 3, NULL, 10, %s), (" CAP_OF ", 0, 4, NULL, 4, %s)",
+	      CID, per_process ? "100" : "NULL", CID, per_process ? "100" : "NULL", CID,
+	      per_process ? "200" : "NULL", CID, per_process ? "300" : "NULL");
+	if (per_process)
+		execf(db,
+		      "INSERT INTO cgroup_proc (cap, seq, pid, comm, exe, state) VALUES "
+		      "(" CAP_OF ", 0, 100, 'alpha', '/usr/bin/alpha', 'covered'), "
+		      "(" CAP_OF ", 0, 200, 'beta', NULL, 'denied')",
+		      CID, CID);
+	return db;
+}
+
+/* report cpu of a cgroup's per-process profile: the processes table (comm and
+ * exe from cgroup_proc, else the exe from the mappings, else unknown), each
+ * process's stacks placed in its own mappings; --pid restricts the functions to
+ * one process and refuses one the profile does not have; a single-process
+ * profile has no processes table (JSON: an empty array). */
+static void test_18_cpu_per_process(void **state)
+{
+	static const char procs[] =
+	    "\nprocesses by samples (3):\n"
+	    "pid  comm   exe                 samples  share\n"
+	    "100  alpha  /usr/bin/alpha           36  72.0%\n"
+	    "200  beta   /opt/beta/bin/beta       10  20.0%\n"
+	    "300  -      -                         4   8.0%\n"
+	    "\ntop functions by self samples:\n"
+	    "self  self%  total  total%  function         file:line  module\n"
+	    "  30  60.0%     30   60.0%  alpha+0x100              -  alpha\n"
+	    "  10  20.0%     10   20.0%  beta+0x100               -  beta\n"
+	    "   6  12.0%      6   12.0%  libc.so.6+0x10           -  libc.so.6\n"
+	    "   4   8.0%      4    8.0%  [unknown]+0x999          -  [unknown]\n";
+	struct report_opts o = {.fmt = OUT_TEXT};
+	sqlite3 *db = profile_db(true);
+	struct mem m;
+	const char *s;
+
+	(void)state;
+	mem_open(&m);
+	assert_int_equal(report_cpu(db, CID, &o, m.f), 0);
+	s = mem_text(&m);
+	assert_contains(s, "\nprofile: 50 samples in 1 intervals, 99 Hz requested, 99.0 Hz "
+			   "delivered; unnamed 50 (100.0%)\n");
+	assert_contains(s, procs);
+	mem_free(&m);
+
+	/* --top 2: the first two processes and the rest in one line */
+	o.top = 2;
+	mem_open(&m);
+	assert_int_equal(report_cpu(db, CID, &o, m.f), 0);
+	assert_contains(mem_text(&m), "200  beta   /opt/beta/bin/beta       10  20.0%\n"
+				      "(1 more processes: 4 samples; --top N shows more)\n");
+	mem_free(&m);
+	o.top = 0;
+
+	o.fmt = OUT_JSON;
+	mem_open(&m);
+	assert_int_equal(report_cpu(db, CID, &o, m.f), 0);
+	s = mem_text(&m);
+	assert_contains(s, "  \"processes\": [\n"
+			   "    {\n      \"pid\": 100,\n      \"comm\": \"alpha\",\n"
+			   "      \"exe\": \"/usr/bin/alpha\",\n      \"samples\": 36,\n"
+			   "      \"share_pct\": 72\n    },\n"
+			   "    {\n      \"pid\": 200,\n      \"comm\": \"beta\",\n"
+			   "      \"exe\": \"/opt/beta/bin/beta\",\n      \"samples\": 10,\n"
+			   "      \"share_pct\": 20\n    },\n"
+			   "    {\n      \"pid\": 300,\n      \"comm\": null,\n"
+			   "      \"exe\": null,\n      \"samples\": 4,\n"
+			   "      \"share_pct\": 8\n    }\n  ],\n  \"profile\": {\n");
+	assert_contains(s, "    \"pid\": null,\n    \"samples_all_processes\": 50,\n"
+			   "    \"top_self\": [\n");
+	mem_free(&m);
+
+	/* --pid 200: its function only, shares of its samples; the table unchanged */
+	o.pid = 200;
+	o.fmt = OUT_TEXT;
+	mem_open(&m);
+	assert_int_equal(report_cpu(db, CID, &o, m.f), 0);
+	s = mem_text(&m);
+	assert_contains(s, "\nprofile of process 200 (beta): 10 of 50 samples in 1 intervals, "
+			   "99 Hz requested, 99.0 Hz delivered; unnamed 10 (100.0%)\n");
+	assert_contains(s, "300  -      -                         4   8.0%\n"
+			   "\ntop functions by self samples:\n"
+			   "self   self%  total  total%  function    file:line  module\n"
+			   "  10  100.0%     10  100.0%  beta+0x100          -  beta\n"
+			   "\ntop functions by total");
+	assert_lacks(s, "alpha+0x100");
+	mem_free(&m);
+	o.fmt = OUT_JSON;
+	mem_open(&m);
+	assert_int_equal(report_cpu(db, CID, &o, m.f), 0);
+	s = mem_text(&m);
+	assert_contains(s, "    \"samples\": 10,\n");
+	assert_contains(s, "    \"pid\": 200,\n    \"samples_all_processes\": 50,\n");
+	assert_lacks(s, "\"function\": \"alpha+0x100\"");
+	mem_free(&m);
+
+	/* a process the profile does not have: a usage error, nothing printed */
+	o.pid = 201;
+	mem_open(&m);
+	assert_int_equal(report_cpu(db, CID, &o, m.f), -EPROTO);
+	assert_string_equal(mem_text(&m), "");
+	mem_free(&m);
+	sqlite3_close(db);
+
+	/* one process: no table, an empty array; --pid of its own pid is the whole profile */
+	db = profile_db(false);
+	o.pid = 0;
+	o.fmt = OUT_TEXT;
+	mem_open(&m);
+	assert_int_equal(report_cpu(db, CID, &o, m.f), 0);
+	s = mem_text(&m);
+	assert_contains(s, "\nprofile: 50 samples in 1 intervals");
+	assert_lacks(s, "processes");
+	mem_free(&m);
+	o.fmt = OUT_JSON;
+	mem_open(&m);
+	assert_int_equal(report_cpu(db, CID, &o, m.f), 0);
+	s = mem_text(&m);
+	assert_contains(s, "  \"processes\": [],\n  \"profile\": {\n");
+	assert_contains(s, "    \"pid\": null,\n    \"samples_all_processes\": 50,\n");
+	mem_free(&m);
+	o.pid = 42;
+	o.fmt = OUT_TEXT;
+	mem_open(&m);
+	assert_int_equal(report_cpu(db, CID, &o, m.f), 0);
+	assert_contains(mem_text(&m), "\nprofile of process 42: 50 of 50 samples in 1 intervals");
+	mem_free(&m);
+	o.pid = 100;
+	mem_open(&m);
+	assert_int_equal(report_cpu(db, CID, &o, m.f), -EPROTO);
+	mem_free(&m);
+	sqlite3_close(db);
+
+	/* --pid when the profile was not collected: a usage error too */
+	db = new_db(1);
+	add_probe(db, 0, "cpuprof", "failed", "ebpf", "perf_event_open: ENODEV");
+	o.pid = 42;
+	mem_open(&m);
+	assert_int_equal(report_cpu(db, CID, &o, m.f), -EPROTO);
+	assert_string_equal(mem_text(&m), "");
+	mem_free(&m);
+	o.pid = 0;
+	o.fmt = OUT_JSON;
+	mem_open(&m);
+	assert_int_equal(report_cpu(db, CID, &o, m.f), 0);
+	assert_contains(mem_text(&m), "  \"processes\": [],\n"
+				      "  \"profile\": {\n    \"collected\": false,\n"
+				      "    \"state\": \"failed\",\n"
+				      "    \"reason\": \"perf_event_open: ENODEV\"\n  }");
+	mem_free(&m);
+	sqlite3_close(db);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1123,6 +1317,7 @@ int main(void)
 	    cmocka_unit_test(test_15_vma_groups),
 	    cmocka_unit_test(test_16_vma_mapping_and_growth),
 	    cmocka_unit_test(test_17_vma_not_collected_and_empty),
+	    cmocka_unit_test(test_18_cpu_per_process),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

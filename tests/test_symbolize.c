@@ -16,6 +16,7 @@
 
 #include <cmocka.h>
 
+#include "analyze/analyze.h"
 #include "analyze/db.h"
 #include "analyze/symbolize.h"
 #include "proto/capture.h"
@@ -42,6 +43,8 @@ static void append(struct capture_writer *w, Ptop__V1__Record *r)
 	assert_int_equal(capture_writer__append(w, r), 0);
 }
 
+static bool header_cgroup; /* put_header writes a cgroup-mode target (pid 0) */
+
 static void put_header(struct capture_writer *w, const char *cpuprof_state)
 {
 	Ptop__V1__Record r = PTOP__V1__RECORD__INIT;
@@ -63,6 +66,11 @@ static void put_header(struct capture_writer *w, const char *cpuprof_state)
 	h.clocks = &clk;
 	t.mode = PTOP__V1__TARGET_MODE__TARGET_MODE_COMMAND;
 	t.pid = PID;
+	if (header_cgroup) {
+		t.mode = PTOP__V1__TARGET_MODE__TARGET_MODE_CGROUP;
+		t.pid = 0;
+		t.cgroup_path = "/sys/fs/cgroup/app.slice";
+	}
 	h.target = &t;
 	p.name = "cpuprof";
 	p.source = PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_EBPF;
@@ -543,6 +551,302 @@ static void test_05_profile_load(void **state)
 	sqlite3_close(db);
 }
 
+/* A mapping of process PID with build-id BID0 22 33 44 (BID0 0: none). */
+static void put_mapping_of(struct capture_writer *w, int32_t pid, uint64_t start, uint64_t end,
+			   uint64_t off, const char *path, uint8_t bid0)
+{
+	Ptop__V1__Record r = PTOP__V1__RECORD__INIT;
+	Ptop__V1__Mapping m = PTOP__V1__MAPPING__INIT;
+	uint8_t bid[4] = {bid0, 0x22, 0x33, 0x44};
+
+	m.time_ns = T0 + 10;
+	m.pid = pid;
+	m.start = start;
+	m.end = end;
+	m.offset = off;
+	m.path = (char *)path;
+	if (bid0) {
+		m.build_id.data = bid;
+		m.build_id.len = 4;
+	}
+	m.perms = "r-xp";
+	m.event = PTOP__V1__MAPPING_EVENT__MAPPING_EVENT_START;
+	r.kind_case = PTOP__V1__RECORD__KIND_MAPPING;
+	r.mapping = &m;
+	append(w, &r);
+}
+
+/* A cgroup's CpuProfile (event pid 0) at T: (user, kernel, count, pid) counts. */
+static void put_cgroup_cpuprof(struct capture_writer *w, uint64_t t, const uint64_t (*sc)[4],
+			       size_t n)
+{
+	Ptop__V1__Record r = PTOP__V1__RECORD__INIT;
+	Ptop__V1__Event ev = PTOP__V1__EVENT__INIT;
+	Ptop__V1__CpuProfile p = PTOP__V1__CPU_PROFILE__INIT;
+	Ptop__V1__StackCount c[8], *cp[8];
+
+	assert_true(n <= 8);
+	for (size_t k = 0; k < n; k++) {
+		ptop__v1__stack_count__init(&c[k]);
+		c[k].user_stack_id = sc[k][0];
+		c[k].kernel_stack_id = sc[k][1];
+		c[k].count = sc[k][2];
+		c[k].pid = (int32_t)sc[k][3];
+		cp[k] = &c[k];
+	}
+	ev.time_ns = t;
+	ev.category = PTOP__V1__CATEGORY__CATEGORY_CPUPROF;
+	ev.interval_ns = SEC;
+	ev.payload_case = PTOP__V1__EVENT__PAYLOAD_CPUPROF;
+	ev.cpuprof = &p;
+	p.requested_hz = 99;
+	p.ticks = 40;
+	p.cpus = 2;
+	p.samples = 40;
+	p.stacks = cp;
+	p.n_stacks = n;
+	r.kind_case = PTOP__V1__RECORD__KIND_EVENT;
+	r.event = &ev;
+	append(w, &r);
+}
+
+/* A cgroup capture: processes 100 and 200 map different executables at the same
+ * address (alpha, build-id a1..., beta, b2...), each with its libc at its own
+ * address; 300 has no mapping recorded; 100 and 200 share a kernel stack. */
+static const char *write_cgroup_capture(const char *name)
+{
+	static char path[256];
+	struct capture_writer_opts o = {.force = true};
+	struct capture_writer *w;
+	static const uint64_t u100[] = {0x400100, 0x7000200};
+	static const uint64_t u200[] = {0x400100, 0x7100300};
+	static const uint64_t u300[] = {0x400100};
+	static const uint64_t kern[] = {0xffffffff81000010};
+	/* user, kernel, count, pid */
+	const uint64_t sc1[][4] = {{11, 0, 6, 100}, {12, 0, 9, 200}, {0, 2, 2, 100},
+				   {0, 2, 3, 200}, {13, 0, 1, 300}};
+	const uint64_t sc2[][4] = {{12, 0, 4, 200}, {11, 2, 1, 100}};
+
+	snprintf(path, sizeof(path), "%s/%s", tmpdir, name);
+	w = capture_writer__create(path, &o);
+	assert_non_null(w);
+	header_cgroup = true;
+	put_header(w, "active");
+	header_cgroup = false;
+	put_mapping_of(w, 100, 0x400000, 0x401000, 0x1000, "/usr/bin/alpha", 0xa1);
+	put_mapping_of(w, 100, 0x7000000, 0x7001000, 0, "/usr/lib/libc.so.6", 0xcc);
+	put_mapping_of(w, 200, 0x400000, 0x401000, 0x3000, "/opt/beta/bin/beta", 0xb2);
+	put_mapping_of(w, 200, 0x7100000, 0x7101000, 0, "/usr/lib/libc.so.6", 0xcc);
+	put_stack(w, 11, false, u100, 2);
+	put_stack(w, 12, false, u200, 2);
+	put_stack(w, 13, false, u300, 1);
+	put_stack(w, 2, true, kern, 1);
+	put_cgroup_cpuprof(w, T0 + SEC, sc1, 5);
+	put_cgroup_cpuprof(w, T0 + 2 * SEC, sc2, 2);
+	assert_int_equal(capture_writer__close(w), 0);
+	return path;
+}
+
+/* A cgroup's per-process profile: each user stack is placed in the mappings of
+ * the process it was sampled in (never in another's module at the same
+ * address), kernel frames in none; the profile's stacks carry their pid, and
+ * its processes their samples, comm and exe. */
+static void test_07_per_process(void **state)
+{
+	char id[DB_CAPTURE_ID_LEN], msg[256];
+	struct capture_meta m;
+	struct window all = {0};
+	struct profile *p = NULL;
+	struct symstore_run run;
+	sqlite3 *db;
+
+	(void)state;
+	db = load(write_cgroup_capture("cg.ptop"), id);
+	assert_int_equal(capture_meta__load(db, id, &m), 0);
+	assert_int_equal(symstore__update(db, m.cap, NULL, &run, errbuf, sizeof(errbuf)), 0);
+	assert_int_equal(run.placed, 2 + 2 + 1 + 1);
+#define FRAMES(sid)                                                                                \
+	q_text(db,                                                                                 \
+	       "SELECT group_concat(quote(pid) || ':' || kind || ':' || module || ':' || "         \
+	       "COALESCE(build_id, '-') || ':' || CASE WHEN file_offset IS NULL THEN '-' ELSE "    \
+	       "printf('%%x', file_offset) END || "                                                \
+	       "':' || COALESCE(miss, '-'), ' ') FROM (SELECT * FROM frame_module WHERE "         \
+	       "stack_id = %d ORDER BY depth)",                                                    \
+	       sid)
+	assert_string_equal(FRAMES(11), "100:user:/usr/bin/alpha:a1223344:1100:- "
+					"100:user:/usr/lib/libc.so.6:cc223344:1ff:-");
+	assert_string_equal(FRAMES(12), "200:user:/opt/beta/bin/beta:b2223344:3100:- "
+					"200:user:/usr/lib/libc.so.6:cc223344:2ff:-");
+	/* no mapping of 300: unplaced, not alpha's or beta's */
+	assert_string_equal(FRAMES(13), "300:unknown:[unknown]:-:-:no_mapping");
+	assert_string_equal(FRAMES(2), "NULL:kernel:[kernel]:-:-:-");
+#undef FRAMES
+
+	/* the profile: per-process stacks; exe from the mappings without cgroup_proc */
+	assert_int_equal(profile__load(db, &m, &all, &p), 0);
+	assert_int_equal(p->stacked, 26);
+	assert_int_equal(p->all_stacked, 26);
+	assert_int_equal(p->n_stacks, 6);
+	assert_int_equal(p->stacks[0].count, 13); /* 12 of 200: 9 + 4 */
+	assert_int_equal(p->stacks[0].pid, 200);
+	assert_string_equal(p->stacks[0].loc[0]->module, "/opt/beta/bin/beta");
+	assert_int_equal(p->stacks[1].count, 6);
+	assert_int_equal(p->stacks[1].pid, 100);
+	assert_string_equal(p->stacks[1].loc[0]->module, "/usr/bin/alpha");
+	/* the shared kernel stack stays one stack per process: 3 of 200, 2 of 100 */
+	assert_int_equal(p->stacks[2].count, 3);
+	assert_int_equal(p->stacks[2].pid, 200);
+	assert_true(p->stacks[2].no_user_stack);
+	assert_int_equal(p->stacks[3].count, 2);
+	assert_int_equal(p->stacks[3].pid, 100);
+	assert_int_equal(p->n_procs, 3);
+	assert_int_equal(p->procs[0].pid, 200);
+	assert_int_equal(p->procs[0].samples, 16);
+	assert_null(p->procs[0].comm);
+	assert_string_equal(p->procs[0].exe, "/opt/beta/bin/beta");
+	assert_int_equal(p->procs[1].pid, 100);
+	assert_int_equal(p->procs[1].samples, 9);
+	assert_string_equal(p->procs[1].exe, "/usr/bin/alpha");
+	assert_int_equal(p->procs[2].pid, 300);
+	assert_int_equal(p->procs[2].samples, 1);
+	assert_null(p->procs[2].exe);
+	assert_ptr_equal(profile__proc(p, 300), &p->procs[2]);
+	assert_null(profile__proc(p, 400));
+	profile__free(p);
+
+	/* with cgroup_proc rows: its latest comm and exe */
+	assert_int_equal(sqlite3_exec(db,
+				      "INSERT INTO cgroup_proc (cap, seq, pid, comm, exe, state) "
+				      "VALUES (1, 0, 100, 'alpha-old', '/usr/bin/alpha', "
+				      "'covered'), "
+				      "(1, 1, 100, 'alpha', NULL, 'gone'), "
+				      "(1, 0, 300, 'gamma', '/usr/bin/gamma', 'covered')",
+				      NULL, NULL, NULL),
+			 SQLITE_OK);
+	assert_int_equal(profile__load_pid(db, &m, &all, 100, &p), 0);
+	assert_int_equal(p->pid, 100);
+	assert_int_equal(p->stacked, 9);
+	assert_int_equal(p->all_stacked, 26);
+	assert_int_equal(p->n_stacks, 3); /* 11 + none: 6, kernel 2: 2, 11 + 2: 1 */
+	for (size_t k = 0; k < p->n_stacks; k++)
+		assert_int_equal(p->stacks[k].pid, 100);
+	assert_int_equal(p->n_procs, 3); /* every process, whatever --pid */
+	assert_string_equal(profile__proc(p, 100)->comm, "alpha");
+	assert_string_equal(profile__proc(p, 100)->exe, "/usr/bin/alpha");
+	assert_string_equal(profile__proc(p, 300)->comm, "gamma");
+	assert_string_equal(profile__proc(p, 300)->exe, "/usr/bin/gamma");
+	assert_null(profile__proc(p, 200)->comm);
+	profile__free(p);
+
+	/* --pid of a process the profile has no samples of */
+	assert_int_equal(profile__check_pid(db, m.cap, 200, msg, sizeof(msg)), 0);
+	assert_int_equal(profile__check_pid(db, m.cap, 4242, msg, sizeof(msg)), -ENOENT);
+	assert_string_equal(msg, "--pid 4242: the capture's CPU profile has no samples of "
+				 "process 4242; it has 3 processes: 200, 100, 300");
+	sqlite3_close(db);
+}
+
+/* A single-process profile: stacks without pid, no processes; --pid takes the
+ * event's pid. */
+static void test_08_single_process_pid(void **state)
+{
+	char id[DB_CAPTURE_ID_LEN], msg[256];
+	struct capture_meta m;
+	struct window all = {0};
+	struct profile *p = NULL;
+	sqlite3 *db;
+
+	(void)state;
+	db = load(write_capture("e.ptop", "active"), id);
+	assert_int_equal(capture_meta__load(db, id, &m), 0);
+	assert_int_equal(profile__load(db, &m, &all, &p), 0);
+	assert_int_equal(p->n_procs, 0);
+	assert_int_equal(p->all_stacked, p->stacked);
+	for (size_t k = 0; k < p->n_stacks; k++)
+		assert_int_equal(p->stacks[k].pid, 0);
+	profile__free(p);
+	assert_int_equal(profile__load_pid(db, &m, &all, PID, &p), 0);
+	assert_int_equal(p->stacked, 23);
+	profile__free(p);
+	assert_int_equal(profile__check_pid(db, m.cap, PID, msg, sizeof(msg)), 0);
+	assert_int_equal(profile__check_pid(db, m.cap, 7, msg, sizeof(msg)), -ENOENT);
+	assert_string_equal(msg, "--pid 7: the capture's CPU profile has no samples of process "
+				 "7; it has 1 process: 4321");
+	sqlite3_close(db);
+}
+
+/* The whole text of file PATH (malloc'd). */
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *buf = calloc(1, 65536);
+	size_t n;
+
+	assert_non_null(f);
+	assert_non_null(buf);
+	n = fread(buf, 1, 65535, f);
+	buf[n] = 0;
+	fclose(f);
+	return buf;
+}
+
+#define RUN(fn, ...)                                                                               \
+	({                                                                                         \
+		char *argv_[] = {__VA_ARGS__, NULL};                                               \
+		fn((int)(sizeof(argv_) / sizeof(argv_[0])) - 1, argv_);                            \
+	})
+
+/* The commands on a cgroup capture's DB: export folded with a COMM-PID root frame
+ * per line (comm from cgroup_proc, else the exe's base name) and --pid; --pid of
+ * a process the profile lacks, or not a number, is a usage error (2), as is
+ * --pid on a report other than cpu. */
+static void test_09_commands(void **state)
+{
+	char id[DB_CAPTURE_ID_LEN], dbp[300], out[300], *text;
+	const char *cap = write_cgroup_capture("cmd.ptop");
+	sqlite3 *db;
+
+	(void)state;
+	db = load(cap, id);
+	assert_int_equal(sqlite3_exec(db,
+				      "INSERT INTO cgroup_proc (cap, seq, pid, comm, exe, state) "
+				      "VALUES (1, 0, 100, 'alpha', '/usr/bin/alpha', 'covered'), "
+				      "(1, 0, 300, 'gamma', '/usr/bin/gamma', 'covered')",
+				      NULL, NULL, NULL),
+			 SQLITE_OK);
+	sqlite3_close(db);
+	snprintf(dbp, sizeof(dbp), "%s.db", cap);
+	snprintf(out, sizeof(out), "%s/out.folded", tmpdir);
+
+	assert_int_equal(RUN(cmd_export, "export", "--format", "folded", "-o", out, dbp), 0);
+	text = slurp(out);
+	assert_string_equal(text, "alpha-100;[kernel]+0xffffffff81000010_[k] 2\n"
+				  "alpha-100;libc.so.6+0x1ff;alpha+0x1100 6\n"
+				  "alpha-100;libc.so.6+0x1ff;alpha+0x1100;"
+				  "[kernel]+0xffffffff81000010_[k] 1\n"
+				  "beta-200;[kernel]+0xffffffff81000010_[k] 3\n"
+				  "beta-200;libc.so.6+0x2ff;beta+0x3100 13\n"
+				  "gamma-300;[unknown]+0x400100 1\n");
+	free(text);
+	assert_int_equal(
+	    RUN(cmd_export, "export", "--format", "folded", "--pid", "200", "-o", out, dbp), 0);
+	text = slurp(out);
+	assert_string_equal(text, "beta-200;[kernel]+0xffffffff81000010_[k] 3\n"
+				  "beta-200;libc.so.6+0x2ff;beta+0x3100 13\n");
+	free(text);
+	assert_int_equal(
+	    RUN(cmd_export, "export", "--format", "folded", "--pid", "4242", "-o", out, dbp),
+	    ANALYZE_EXIT_USAGE);
+	assert_int_equal(
+	    RUN(cmd_export, "export", "--format", "folded", "--pid", "12x", "-o", out, dbp),
+	    ANALYZE_EXIT_USAGE);
+	assert_int_equal(RUN(cmd_report, "report", "cpu", "--pid", "4242", dbp),
+			 ANALYZE_EXIT_USAGE);
+	assert_int_equal(RUN(cmd_report, "report", "cpu", "--pid", "0", dbp), ANALYZE_EXIT_USAGE);
+	assert_int_equal(RUN(cmd_report, "report", "mem", "--pid", "100", dbp),
+			 ANALYZE_EXIT_USAGE);
+}
+
 /* A capture whose cpuprof probe failed: the report says so, never zeros. */
 static void test_06_not_collected(void **state)
 {
@@ -579,6 +883,8 @@ int main(void)
 	    cmocka_unit_test(test_01_loader_rows),   cmocka_unit_test(test_02_mapping_arithmetic),
 	    cmocka_unit_test(test_03_frames_placed), cmocka_unit_test(test_04_top_functions),
 	    cmocka_unit_test(test_05_profile_load),  cmocka_unit_test(test_06_not_collected),
+	    cmocka_unit_test(test_07_per_process),   cmocka_unit_test(test_08_single_process_pid),
+	    cmocka_unit_test(test_09_commands),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
