@@ -1,0 +1,96 @@
+# --cgroup with the CPU profile: a profile per process of the subtree, each symbolized
+# with its own process's mappings. In a new cgroup: cpu_split (burn_hot ~80%,
+# burn_cold ~20% of its CPU time) and, in a child cgroup, spin (a different executable,
+# busy in main); outside it, a second cpu_split. Then: cpuprof and mappings are active;
+# the profile's processes are exactly the two insiders (not the outsider, not the
+# recorder); report cpu --pid names burn_hot then burn_cold for cpu_split, with shares
+# near 80/20, and main in spin for spin; each process's mappings are recorded under its
+# own pid; the folded export starts each line with the process.
+. "$(dirname "$0")/lib.sh"
+need_ebpf
+need_cgroup2
+NAME=ptop-e2e-cgprof-$$
+CG=$V2/$NAME
+pids_to_kill=()
+
+cleanup() {
+	local p d
+	for p in "${pids_to_kill[@]}"; do
+		kill -TERM "$p" 2>/dev/null || true
+	done
+	for p in "${pids_to_kill[@]}"; do
+		wait "$p" 2>/dev/null || true
+	done
+	for d in "$CG/sub" "$CG"; do
+		[ -d "$d" ] && rmdir "$d" 2>/dev/null || true
+	done
+	rm -rf "$TMP"
+}
+trap cleanup EXIT
+mkdir "$CG" "$CG/sub" || skip "cannot create a cgroup under $V2"
+
+wait_line() { # FILE PATTERN WHAT: up to 30 s (a bound, not a timing assertion)
+	local i
+	for i in $(seq 300); do
+		grep -q "$2" "$1" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	cat "$1" >&2 || true
+	fail "timed out waiting for $3"
+}
+
+P=$TMP/run.ptop
+"$REC" --cgroup "$CG" --interval 500ms -o "$P" 2>"$TMP/rec.err" &
+REC_PID=$!
+pids_to_kill+=("$REC_PID")
+wait_line "$TMP/rec.err" 'recording cgroup' "the recorder to start"
+# each moves itself into its cgroup, then execs the fixture
+sh -c 'echo $$ >"$1/cgroup.procs" && exec "$2" 4' sh "$CG" "$FIX/cpu_split" &
+A=$!
+pids_to_kill+=("$A")
+sh -c 'echo $$ >"$1/cgroup.procs" && exec "$2" 3' sh "$CG/sub" "$FIX/spin" &
+S=$!
+pids_to_kill+=("$S")
+"$FIX/cpu_split" 3 &
+O=$!
+pids_to_kill+=("$O")
+wait "$A" || fail "cpu_split in the cgroup failed"
+wait "$S" || fail "spin failed"
+wait "$O" || fail "the outsider failed"
+kill -INT "$REC_PID"
+rc=0
+wait "$REC_PID" || rc=$?
+cat "$TMP/rec.err"
+assert_eq "ptop-record exit status" 0 "$rc"
+
+for c in cpuprof mappings; do
+	assert_eq "$c probe in cgroup mode" active "$(q "$P" "select state from probe where name = '$c'")"
+done
+assert_eq "the profile's processes: the two insiders" "$(printf '%s\n' "$A" "$S" | sort -n | paste -sd' ')" \
+	"$(q "$P" "select distinct pid from cpu_profile_stack order by pid" | paste -sd' ')"
+assert_eq "no sample of the outsider" 0 "$(q "$P" "select count(*) from cpu_profile_stack where pid = $O")"
+for p in "$A" "$S"; do
+	assert_ge "mappings of $p under its own pid" 1 "$(q "$P" "select count(*) from mapping where pid = $p")"
+done
+
+"$ANA" report cpu --format json "$P" >"$TMP/cpu.json"
+assert_eq "processes in report cpu" "$(printf '%s\n' "$A" "$S" | sort -n | paste -sd' ')" \
+	"$(jget "$TMP/cpu.json" "' '.join(str(p['pid']) for p in sorted(j['processes'], key=lambda p: p['pid']))")"
+
+"$ANA" report cpu --pid "$A" --format json "$P" >"$TMP/a.json"
+assert_eq "cpu_split: first by self" burn_hot "$(jget "$TMP/a.json" "j['profile']['top_self'][0]['function']")"
+assert_eq "cpu_split: second by self" burn_cold "$(jget "$TMP/a.json" "j['profile']['top_self'][1]['function']")"
+hot=$(jget "$TMP/a.json" "round(j['profile']['top_self'][0]['self_pct'])")
+assert_ge "burn_hot self %" 65 "$hot"
+assert_le "burn_hot self %" 95 "$hot"
+
+"$ANA" report cpu --pid "$S" --format json "$P" >"$TMP/s.json"
+assert_eq "spin: first by self" main "$(jget "$TMP/s.json" "j['profile']['top_self'][0]['function']")"
+assert_eq "spin: its module" spin \
+	"$(jget "$TMP/s.json" "j['profile']['top_self'][0]['module'].rsplit('/', 1)[-1]")"
+
+expect_exit 2 "$ANA" report cpu --pid "$O" "$P"
+
+"$ANA" export --format folded "$P" >"$TMP/folded"
+has "^cpu_split-$A;.*;burn_hot [0-9]*\$" <"$TMP/folded" || fail "no cpu_split-$A;...;burn_hot line in the folded export"
+has "^spin-$S;.*main [0-9]*\$" <"$TMP/folded" || fail "no spin-$S;...;main line in the folded export"
