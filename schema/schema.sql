@@ -1,6 +1,6 @@
--- schema.sql — the SQLite schema ptop-analyze loads captures into. Version 2.
+-- schema.sql — the SQLite schema ptop-analyze loads captures into. Version 3.
 --
--- The loader sets PRAGMA user_version = 2 and refuses a DB of another version.
+-- The loader sets PRAGMA user_version = 3 and refuses a DB of another version.
 -- Many captures share one DB. A capture is named by capture_id (32 hex
 -- digits) in the capture table; every other row references it by cap, the
 -- capture's small integer key (capture.cap), so rows and indexes stay small.
