@@ -17,42 +17,17 @@ need_cgroup2
 NAME=ptop-e2e-cgroup-$$
 CG=$V2/$NAME
 IDS=$V2/$NAME-ids
-pids_to_kill=()
 
-cleanup() {
-	local p d
-	for p in "${pids_to_kill[@]}"; do
-		kill -TERM "$p" 2>/dev/null || true
-	done
-	for p in "${pids_to_kill[@]}"; do
-		wait "$p" 2>/dev/null || true
-	done
-	for d in "$CG/sub" "$CG" "$IDS"/* "$IDS" ${V1:+"$V1/$NAME"}; do
-		[ -d "$d" ] && rmdir "$d" 2>/dev/null || true
-	done
-	rm -rf "$TMP"
-}
-trap cleanup EXIT
-
-mkdir "$CG" "$CG/sub" || skip "cannot create a cgroup under $V2"
-[ -n "$V1" ] && mkdir "$V1/$NAME"
+make_dirs "$CG" "$CG/sub" || skip "cannot create a cgroup under $V2"
+[ -n "$V1" ] && make_dirs "$V1/$NAME"
 
 # The fixture in the cgroup, and the same outside it.
 "$FIX/cg_pair" $N 16 >"$TMP/in.out" &
 IN=$!
-pids_to_kill+=("$IN")
+kill_at_exit "$IN"
 "$FIX/cg_pair" $N 16 >"$TMP/out.out" &
 OUT=$!
-pids_to_kill+=("$OUT")
-wait_line() { # FILE PATTERN WHAT: up to 30 s (a bound, not a timing assertion)
-	local i
-	for i in $(seq 300); do
-		grep -q "$2" "$1" 2>/dev/null && return 0
-		sleep 0.1
-	done
-	cat "$1" >&2 || true
-	fail "timed out waiting for $3"
-}
+kill_at_exit "$OUT"
 wait_line "$TMP/in.out" '^pids ' "the fixture's pids"
 wait_line "$TMP/out.out" '^pids ' "the outsider's pids"
 read -r _ C1 C2 <"$TMP/in.out"
@@ -68,7 +43,7 @@ grep -q "^0::/.*$NAME/sub\$" /proc/"$C2"/cgroup || fail "child $C2 is not in $NA
 "$REC" --cgroup "$CG" --enable heap --interval 200ms --smaps-budget 10s -o "$TMP/run.ptop" \
 	2>"$TMP/rec.err" &
 REC_PID=$!
-pids_to_kill+=("$REC_PID")
+kill_at_exit "$REC_PID"
 wait_line "$TMP/rec.err" 'recording cgroup' "the recorder to start"
 kill -USR1 "$IN" "$OUT"
 wait_line "$TMP/in.out" '^done' "the fixture's syscalls"
@@ -153,11 +128,10 @@ assert_eq "both covered over time (rotation)" 2 \
 grep -q "$C2" "$TMP/report.txt" || fail "report cgroup does not list the child $C2"
 
 # Removing the cgroup ends the recording (an empty one is still recorded).
-mkdir "$IDS"
-mkdir "$IDS/gone"
+make_dirs "$IDS" "$IDS/gone"
 "$REC" --cgroup "$IDS/gone" --duration 60s -o "$TMP/gone.ptop" 2>"$TMP/gone.err" &
 GONE_PID=$!
-pids_to_kill+=("$GONE_PID")
+kill_at_exit "$GONE_PID"
 wait_line "$TMP/gone.err" 'recording cgroup' "the recorder of the cgroup to remove"
 rmdir "$IDS/gone"
 wait "$GONE_PID" || fail "ptop-record of a removed cgroup failed: $(cat "$TMP/gone.err")"
@@ -168,7 +142,7 @@ assert_eq "end reason when the cgroup is removed" "target_exit|1" \
 PFX=$(od -An -N4 -tx1 /dev/urandom | tr -d ' \n')
 ID1=${PFX}1$(printf '%055d' 1)
 ID2=${PFX}2$(printf '%055d' 2)
-mkdir "$IDS/docker-$ID1.scope" "$IDS/docker-$ID2.scope"
+make_dirs "$IDS/docker-$ID1.scope" "$IDS/docker-$ID2.scope"
 expect_exit 2 "$REC" --cgroup "$PFX" -o "$TMP/amb.ptop"
 grep -q "ambiguous" "$TMP/err" || fail "no 'ambiguous' in the message"
 grep -q "$ID1" "$TMP/err" && grep -q "$ID2" "$TMP/err" || fail "the candidates are not listed"

@@ -11,49 +11,24 @@ need_ebpf
 need_cgroup2
 NAME=ptop-e2e-cgprof-$$
 CG=$V2/$NAME
-pids_to_kill=()
+make_dirs "$CG" "$CG/sub" || skip "cannot create a cgroup under $V2"
 
-cleanup() {
-	local p d
-	for p in "${pids_to_kill[@]}"; do
-		kill -TERM "$p" 2>/dev/null || true
-	done
-	for p in "${pids_to_kill[@]}"; do
-		wait "$p" 2>/dev/null || true
-	done
-	for d in "$CG/sub" "$CG"; do
-		[ -d "$d" ] && rmdir "$d" 2>/dev/null || true
-	done
-	rm -rf "$TMP"
-}
-trap cleanup EXIT
-mkdir "$CG" "$CG/sub" || skip "cannot create a cgroup under $V2"
-
-wait_line() { # FILE PATTERN WHAT: up to 30 s (a bound, not a timing assertion)
-	local i
-	for i in $(seq 300); do
-		grep -q "$2" "$1" 2>/dev/null && return 0
-		sleep 0.1
-	done
-	cat "$1" >&2 || true
-	fail "timed out waiting for $3"
-}
 
 P=$TMP/run.ptop
 "$REC" --cgroup "$CG" --interval 500ms -o "$P" 2>"$TMP/rec.err" &
 REC_PID=$!
-pids_to_kill+=("$REC_PID")
+kill_at_exit "$REC_PID"
 wait_line "$TMP/rec.err" 'recording cgroup' "the recorder to start"
 # each moves itself into its cgroup, then execs the fixture
 sh -c 'echo $$ >"$1/cgroup.procs" && exec "$2" 4' sh "$CG" "$FIX/cpu_split" &
 A=$!
-pids_to_kill+=("$A")
+kill_at_exit "$A"
 sh -c 'echo $$ >"$1/cgroup.procs" && exec "$2" 3' sh "$CG/sub" "$FIX/spin" &
 S=$!
-pids_to_kill+=("$S")
+kill_at_exit "$S"
 "$FIX/cpu_split" 3 &
 O=$!
-pids_to_kill+=("$O")
+kill_at_exit "$O"
 wait "$A" || fail "cpu_split in the cgroup failed"
 wait "$S" || fail "spin failed"
 wait "$O" || fail "the outsider failed"

@@ -6,7 +6,35 @@ REC=$B/ptop-record
 ANA=$B/ptop-analyze
 FIX=$B/tests/fixtures
 TMP=$(mktemp -d /tmp/ptop-e2e.XXXXXX)
-trap 'rm -rf "$TMP"' EXIT
+# At exit: the processes given to kill_at_exit that are still this shell's jobs (not
+# waited for yet: never a pid reused since) get SIGTERM and are waited for, the
+# directories made by make_dirs are removed (the last made first), then TMP.
+pids_to_kill=() dirs_made=()
+kill_at_exit() { pids_to_kill+=("$@"); }
+make_dirs() { # DIR...: mkdir each (parents first); false when one cannot be made
+	local d
+	for d; do
+		mkdir "$d" || return 1
+		dirs_made=("$d" "${dirs_made[@]}")
+	done
+}
+lib_exit() {
+	local p d live=()
+	for p in $(jobs -p); do
+		case " ${pids_to_kill[*]} " in *" $p "*) live+=("$p") ;; esac
+	done
+	for p in "${live[@]}"; do
+		kill -TERM "$p" 2>/dev/null || true
+	done
+	for p in "${live[@]}"; do
+		wait "$p" 2>/dev/null || true
+	done
+	for d in "${dirs_made[@]}"; do
+		[ -d "$d" ] && rmdir "$d" 2>/dev/null || true
+	done
+	rm -rf "$TMP"
+}
+trap lib_exit EXIT
 export XDG_CACHE_HOME=$TMP/cache
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
@@ -24,6 +52,30 @@ need_ebpf() {
 	local out
 	out=$("$REC" --caps 2>&1) || true
 	echo "$out" | has -E '^ *syscalls +yes' || skip "eBPF unavailable here: $(echo "$out" | grep -E '^ *syscalls' || echo "$out" | sed -n 1,3p)"
+}
+
+# poll_until CMD...: run CMD every 0.1 s until it succeeds (true), at most 30 s (false):
+# a bound, not a timing assertion.
+poll_until() {
+	local i
+	for i in $(seq 300); do
+		"$@" && return 0
+		sleep 0.1
+	done
+	return 1
+}
+# wait_until WHAT CMD...: poll_until CMD, or fail saying what was waited for.
+wait_until() {
+	local what=$1
+	shift
+	poll_until "$@" || fail "timed out (30 s) waiting for $what"
+}
+# wait_line FILE PATTERN WHAT: until FILE has a line matching PATTERN (else FILE is
+# shown, and the test fails).
+wait_line() {
+	poll_until grep -q "$2" "$1" 2>/dev/null && return 0
+	cat "$1" >&2 || true
+	fail "timed out waiting for $3"
 }
 
 # assert_eq WHAT EXPECTED ACTUAL

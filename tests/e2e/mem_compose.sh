@@ -14,34 +14,18 @@
 command -v smem >/dev/null || skip "smem is not installed (Debian package smem; mk/deps.sh installs it)"
 
 MiB=$((1 << 20))
-FPID= RPID=
-cleanup() {
-	[ -n "$RPID" ] && kill "$RPID" 2>/dev/null && wait "$RPID" 2>/dev/null
-	[ -n "$FPID" ] && kill "$FPID" 2>/dev/null && wait "$FPID" 2>/dev/null
-	rm -rf "$TMP"
-}
-trap cleanup EXIT
-
-# wait_until WHAT CMD...: run CMD every 0.1 s until it succeeds, at most 30 s.
-wait_until() {
-	local what=$1 i
-	shift
-	for i in $(seq 300); do
-		"$@" && return 0
-		sleep 0.1
-	done
-	fail "timed out (30 s) waiting for $what"
-}
 samples() { q "$TMP/run.ptop" "select count(*) from memory_sample" 2>/dev/null || echo 0; }
 has_line() { grep -q "^$1" "$TMP/fix.out"; }
 at_least() { [ "$(samples)" -ge "$1" ]; }
 
 "$FIX/mem_compose" "$TMP/data.bin" >"$TMP/fix.out" &
 FPID=$!
+kill_at_exit "$FPID"
 wait_until "the fixture to start" has_line waiting
 "$REC" --quiet --no-ebpf --pid "$FPID" --interval 100ms --vma-interval 100ms \
 	--flush-interval 100ms -o "$TMP/run.ptop" &
 RPID=$!
+kill_at_exit "$RPID"
 wait_until "two baseline memory samples" at_least 2
 kill -USR1 "$FPID"
 wait_until "the fixture to allocate" has_line ready
@@ -52,7 +36,6 @@ wait_until "two samples after the fixture is ready" at_least $((n + 3))
 smem -c "pid uss pss rss" -H -P mem_compose >"$TMP/smem.txt"
 kill -INT "$RPID"
 wait "$RPID" || fail "ptop-record exited $?"
-RPID=
 cat "$TMP/smem.txt"
 read -r s_uss s_pss s_rss <<<"$(awk -v p="$FPID" '$1 == p { print $2 * 1024, $3 * 1024, $4 * 1024 }' "$TMP/smem.txt")"
 [ -n "$s_pss" ] || fail "smem did not list pid $FPID"

@@ -12,33 +12,17 @@ need_cgroup2
 NAME=ptop-e2e-rcg-$$
 SCOPE=app-ptop-e2e-$$.scope
 CG=$V2/$NAME
-pids_to_kill=()
 
-cleanup() {
-	local p d
-	for p in "${pids_to_kill[@]}"; do
-		kill -TERM "$p" 2>/dev/null || true
-	done
-	for p in "${pids_to_kill[@]}"; do
-		wait "$p" 2>/dev/null || true
-	done
-	for d in "$CG/$SCOPE" "$CG/plain" "$CG" ${V1:+"$V1/$NAME"}; do
-		[ -d "$d" ] && rmdir "$d" 2>/dev/null || true
-	done
-	rm -rf "$TMP"
-}
-trap cleanup EXIT
-
-mkdir "$CG" "$CG/$SCOPE" "$CG/plain" || skip "cannot create a cgroup under $V2"
-[ -n "$V1" ] && mkdir "$V1/$NAME"
+make_dirs "$CG" "$CG/$SCOPE" "$CG/plain" || skip "cannot create a cgroup under $V2"
+[ -n "$V1" ] && make_dirs "$V1/$NAME"
 
 "$FIX/cg_pair" 10 16 >"$TMP/pair.out" &
 PAIR=$!
-pids_to_kill+=("$PAIR")
+kill_at_exit "$PAIR"
 SLEEP_BIN=$(readlink -f "$(command -v sleep)")
 sleep 600 &
 SLP=$!
-pids_to_kill+=("$SLP")
+kill_at_exit "$SLP"
 for i in $(seq 300); do # up to 30 s (a bound, not a timing assertion)
 	grep -q '^pids ' "$TMP/pair.out" && break
 	sleep 0.1
