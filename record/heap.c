@@ -723,7 +723,6 @@ static void stop_behind(struct collector *c)
 
 int heap__exec_follow(struct collector *c, uint64_t now_ns)
 {
-	Ptop__V1__ProbeState st;
 	struct collector old;
 	int err = 0;
 
@@ -733,7 +732,15 @@ int heap__exec_follow(struct collector *c, uint64_t now_ns)
 	c->priv = NULL;
 	c->reason[0] = '\0';
 	c->detail[0] = '\0';
-	st = c->ops->check(c);
+	err = heap__start_checked(c, c->ops->check(c)) ?: err;
+	stop_behind(&old);
+	return err;
+}
+
+int heap__start_checked(struct collector *c, Ptop__V1__ProbeState st)
+{
+	int err = 0;
+
 	if (st == PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE) {
 		err = c->ops->start(c);
 		if (err) {
@@ -746,7 +753,6 @@ int heap__exec_follow(struct collector *c, uint64_t now_ns)
 	} else if (!c->reason[0]) {
 		snprintf(c->reason, sizeof(c->reason), "(no reason given)");
 	}
-	stop_behind(&old);
 	c->state = st;
 	return err;
 }

@@ -197,6 +197,10 @@ struct collector;
  * (another module, or none; the old program's live set is gone with it). Sets c->state. */
 int heap__exec_follow(struct collector *c, uint64_t now_ns);
 
+/* Start C when ST (what its check() said) is active; set c->state to ST, or to FAILED
+ * (stopped again, the reason kept) when start() fails. 0 or start()'s -errno. */
+int heap__start_checked(struct collector *c, Ptop__V1__ProbeState st);
+
 /* Wait until what heap__exec_follow() stopped in the background is detached. The
  * heap and Go lanes' stop() call it (it returns at once in the background thread). */
 void heap__reap_wait(void);

@@ -1024,9 +1024,7 @@ out:
 static int hpl_exec(struct collector *c, uint64_t now_ns)
 {
 	struct heap_preload *p = c->priv;
-	Ptop__V1__ProbeState st;
 	char why[200];
-	int err = 0;
 
 	if (c->state != PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE || !p || !c->ctx->exe ||
 	    !c->ctx->exe[0])
@@ -1035,19 +1033,7 @@ static int hpl_exec(struct collector *c, uint64_t now_ns)
 		return 0;
 	hpl_poll(c, now_ns, 0);
 	hpl_stop(c);
-	st = fall_back(c, p, why);
-	if (st == PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE) {
-		err = c->ops->start(c);
-		if (err) {
-			st = PTOP__V1__PROBE_STATE__PROBE_STATE_FAILED;
-			if (!c->reason[0])
-				snprintf(c->reason, sizeof(c->reason), "start failed: %s",
-					 strerror(-err));
-			c->ops->stop(c);
-		}
-	}
-	c->state = st;
-	return err;
+	return heap__start_checked(c, fall_back(c, p, why));
 }
 
 const struct collector_ops heap_preload_ops = {
