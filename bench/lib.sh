@@ -106,3 +106,14 @@ bench_caps() {
 	caps_line=$(grep -E "^ *$1 " <<<"$caps" || true)
 	grep -Eq "^ *$1 +yes" <<<"$caps"
 }
+
+# bench_need_cgroup2 NAME: set V2 to where cgroup2 is mounted; without one, say so and
+# skip (exit 0).
+bench_need_cgroup2() {
+	V2=$(awk '{ for (i = 7; i <= NF && $i != "-"; i++) ;
+		if ($(i + 1) == "cgroup2") { print $5; exit } }' /proc/self/mountinfo)
+	if [ -z "$V2" ]; then
+		echo "$1: no cgroup2 mount; skipped" >&2
+		exit 0
+	fi
+}

@@ -20,12 +20,7 @@ SECS=${SECS:-10}
 REC=$B/ptop-record
 bench_need_root mappings_cgroup "BPF programs, a new cgroup"
 bench_need_exe mappings_cgroup "$REC"
-V2=$(awk '{ for (i = 7; i <= NF && $i != "-"; i++) ; if ($(i + 1) == "cgroup2") { print $5; exit } }' \
-	/proc/self/mountinfo)
-if [ -z "$V2" ]; then
-	echo "mappings_cgroup: no cgroup2 mount; skipped" >&2
-	exit 0
-fi
+bench_need_cgroup2 mappings_cgroup
 command -v /usr/bin/time >/dev/null || { echo "mappings_cgroup: needs /usr/bin/time (apt-get install time)" >&2; exit 1; }
 
 tmp=$(mktemp -d)

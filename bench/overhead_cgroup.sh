@@ -23,12 +23,7 @@ W=$B/bench/workload_syscalls
 bench_pin
 
 bench_need_root overhead_cgroup "BPF programs, a new cgroup"
-V2=$(awk '{ for (i = 7; i <= NF && $i != "-"; i++) ; if ($(i + 1) == "cgroup2") { print $5; exit } }' \
-	/proc/self/mountinfo)
-if [ -z "$V2" ]; then
-	echo "overhead_cgroup: no cgroup2 mount; skipped" >&2
-	exit 0
-fi
+bench_need_cgroup2 overhead_cgroup
 bench_need_exe overhead_cgroup "$W" "$B/ptop-record"
 
 tmp=$(mktemp -d)
