@@ -396,12 +396,15 @@ static int cmp_event(const void *pa, const void *pb)
 	return a->t < b->t ? -1 : a->t > b->t;
 }
 
-/* the timeline: drops, mappings that came or went, VMA snapshots, the end of the recording */
+/* the timeline: drops, mappings that came or went, VMA snapshots, probes that changed
+ * (an exec), the end of the recording */
 static int load_events(struct replay_model *m)
 {
 	static const char map_sql[] =
 	    "SELECT time_ns - ?2, event, path, start, end FROM mapping WHERE cap = ?1 "
 	    "AND event IN ('new', 'gone') AND time_ns IS NOT NULL";
+	static const char change_sql[] =
+	    "SELECT time_ns - ?2, name, state, cause FROM probe_change WHERE cap = ?1";
 	static const char end_sql[] =
 	    "SELECT end_time_ns - ?2, end_reason, target_exit_code, target_term_signal, "
 	    "end_signal, end_error FROM capture WHERE cap = ?1 AND end_reason IS NOT NULL";
@@ -432,6 +435,23 @@ static int load_events(struct replay_model *m)
 		err = add_event(
 		    m, &cap, sqlite3_column_int64(st, 0), false,
 		    ev && !strcmp((const char *)ev, "new") ? "mapping new" : "mapping gone", text);
+	}
+	if (!err && rc != SQLITE_DONE)
+		err = -EIO;
+	sqlite3_finalize(st);
+	st = NULL;
+	err = err ?: prepare(m, change_sql, &st);
+	while (!err && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const unsigned char *name = sqlite3_column_text(st, 1),
+				    *state = sqlite3_column_text(st, 2),
+				    *cause = sqlite3_column_text(st, 3);
+
+		snprintf(text, sizeof(text), "%s %s: %s", name ? (const char *)name : "?",
+			 state ? (const char *)state : "?",
+			 cause ? (const char *)cause : "(no cause given)");
+		err = add_event(m, &cap, sqlite3_column_int64(st, 0),
+				!state || strcmp((const char *)state, "active"), "probe change",
+				text);
 	}
 	if (!err && rc != SQLITE_DONE)
 		err = -EIO;

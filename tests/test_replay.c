@@ -618,6 +618,10 @@ static void test_12_timeline(void **state)
 	      "(" CAP_OF ", %lld, 42, 65536, 131072, '/usr/lib/libnew.so', 'new')",
 	      CID, BASE + 3 * SEC);
 	execf(db,
+	      "INSERT INTO probe_change (cap, seq, time_ns, name, state, source, cause) VALUES "
+	      "(" CAP_OF ", 0, %lld, 'heap', 'active', 'ebpf', 'exec /usr/bin/static')",
+	      CID, BASE + 4 * SEC);
+	execf(db,
 	      "UPDATE capture SET end_reason = 'target_exit', end_time_ns = %lld, "
 	      "target_exit_code = 3 WHERE capture_id = '%s'",
 	      BASE + 5 * SEC, CID);
@@ -627,12 +631,14 @@ static void test_12_timeline(void **state)
 	assert_contains(f, "00:01.5  drop          syscalls ringbuf: 7 lost");
 	assert_contains(f, "00:00.5  vma snapshot  2 VMAs");
 	assert_lacks(f, "libnew.so");
+	assert_lacks(f, "/usr/bin/static");
 	assert_lacks(f, "target_exit");
 	/* newest first */
 	assert_true(strstr(f, "ringbuf") < strstr(f, "2 VMAs"));
 	free(f);
 	f = frame(m, "timeline", 5, 160, 48);
 	assert_contains(f, "00:03.0  mapping new   /usr/lib/libnew.so 10000-20000");
+	assert_contains(f, "00:04.0  probe change  heap active: exec /usr/bin/static");
 	assert_contains(f, "00:05.0  end           target_exit (exit code 3)");
 	free(f);
 	f = frame(m, "overview", 2, 160, 48);
