@@ -1221,8 +1221,8 @@ static void draw_timeline(struct replay_model *m, struct replay_ui *ui, struct g
 
 	grid__textf(
 	    g, x, y, w, GA_BOLD | GA_UNDERLINE, GC_TITLE,
-	    "Events up to %s, newest first: %zd of %zu (drops, mappings, VMA snapshots, the "
-	    "end)",
+	    "Events up to %s, newest first: %zd of %zu (drops, mappings, VMA snapshots, probe "
+	    "changes, the end)",
 	    replay__fmt_pos(a, sizeof(a), m->pos_ns), last + 1, m->nevents);
 	if (ui->scroll > last)
 		ui->scroll = last > 0 ? (int)last : 0;
