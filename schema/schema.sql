@@ -123,7 +123,13 @@ CREATE TABLE IF NOT EXISTS cpu_sample (
 	voluntary_switches INTEGER,
 	involuntary_switches INTEGER,
 	user_ticks_total INTEGER,     -- cumulative utime/stime, clock ticks; NULL if unread
-	system_ticks_total INTEGER
+	system_ticks_total INTEGER,
+	cg_usage_ns INTEGER,          -- cgroup lane (cpu.stat deltas, cgroup mode); NULL if unread
+	cg_user_ns INTEGER,
+	cg_system_ns INTEGER,
+	cg_periods INTEGER,           -- cpu.max enforcement: NULL unless the v2 cpu controller
+	cg_throttled_periods INTEGER, -- is enabled for the cgroup
+	cg_throttled_ns INTEGER
 );
 
 CREATE TABLE IF NOT EXISTS syscall_stat (
