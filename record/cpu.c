@@ -16,6 +16,11 @@
  * With --no-ebpf, or without the privileges for BPF, only the /proc lane runs and
  * the probe's source is PROC; if loading the BPF program fails, the collector
  * falls back to the /proc lane and says so in its probe detail.
+ *
+ * In cgroup mode the eBPF lane covers the subtree, and the /proc lane's place is taken
+ * by the cgroup lane: the subtree's usage, user and system time (and, with the v2 cpu
+ * controller enabled, its cpu.max throttling) as deltas of the cgroup's cpu.stat,
+ * which the kernel keeps for every v2 cgroup. It needs no eBPF.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -30,6 +35,7 @@
 
 #include "record/collector.h"
 #include "record/bpf_util.h"
+#include "record/cgroupfs.h"
 #include "record/cpu.h"
 #include "record/procfs.h"
 #include "bpf/cpu.h"
@@ -71,6 +77,38 @@ uint64_t cpu__oncpu_advance(uint64_t *emitted, uint64_t est)
 	return d;
 }
 
+int cpu__parse_cg_stat(const char *text, struct cpu_cg_stat *s)
+{
+	struct cgroupfs_kvs kv = { 0 };
+	int err = cgroupfs_parse_kv(text, &kv);
+
+	memset(s, 0, sizeof(*s));
+	if (!err && (!cgroupfs_kv_get(&kv, "usage_usec", &s->usage_us) ||
+		     !cgroupfs_kv_get(&kv, "user_usec", &s->user_us) ||
+		     !cgroupfs_kv_get(&kv, "system_usec", &s->system_us)))
+		err = -EINVAL;
+	if (!err)
+		s->throttling = cgroupfs_kv_get(&kv, "nr_periods", &s->periods) &&
+				cgroupfs_kv_get(&kv, "nr_throttled", &s->throttled) &&
+				cgroupfs_kv_get(&kv, "throttled_usec", &s->throttled_us);
+	cgroupfs_kvs_free(&kv);
+	return err;
+}
+
+void cpu__cg_sample(const struct cpu_cg_stat *prev, const struct cpu_cg_stat *cur,
+		    Ptop__V1__CpuCgroup *out)
+{
+	out->usage_ns = grow(cur->usage_us, prev->usage_us) * 1000;
+	out->user_ns = grow(cur->user_us, prev->user_us) * 1000;
+	out->system_ns = grow(cur->system_us, prev->system_us) * 1000;
+	out->throttling = prev->throttling && cur->throttling;
+	if (out->throttling) {
+		out->periods = grow(cur->periods, prev->periods);
+		out->throttled_periods = grow(cur->throttled, prev->throttled);
+		out->throttled_ns = grow(cur->throttled_us, prev->throttled_us) * 1000;
+	}
+}
+
 /* ------------------------------------------------------------------ collector */
 
 struct cpu_priv {
@@ -85,7 +123,21 @@ struct cpu_priv {
 	bool have_base;			/* prev_st/prev_ss hold a reading */
 	struct proc_stat prev_st;
 	struct proc_status prev_ss;
+	/* the cgroup lane (cgroup mode): runs when cpu.stat could be read at start */
+	bool have_cg;			/* prev_cg holds a reading */
+	struct cpu_cg_stat prev_cg;
+	char *cgbuf;
+	size_t cgcap;
 };
+
+/* Read the cgroup's cpu.stat into S. 0 or -errno. */
+static int read_cg_stat(const char *dir, char **buf, size_t *cap, struct cpu_cg_stat *s)
+{
+	size_t len;
+	int err = cgroupfs_read(dir, "cpu.stat", buf, cap, &len);
+
+	return err ? err : cpu__parse_cg_stat(*buf, s);
+}
 
 static Ptop__V1__ProbeState cpu_check(struct collector *c)
 {
@@ -105,19 +157,40 @@ static Ptop__V1__ProbeState cpu_check(struct collector *c)
 		}
 	}
 	if (ctx->pid <= 0 && !ctx->caps_only) {
-		/* cgroup mode: the /proc lane reads one process; the eBPF lane covers the
-		 * subtree (Event.pid 0) */
-		c->source = PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_EBPF;
-		if (ctx->no_ebpf || bpf_util__can_trace(why, sizeof(why)) != 0) {
+		/* cgroup mode: the eBPF lane covers the subtree (Event.pid 0); cpu.stat
+		 * takes the /proc lane's place, which reads one process */
+		struct cpu_cg_stat cg;
+		char *buf = NULL, cgwhy[160] = "";
+		size_t cap = 0;
+		bool ebpf = !ctx->no_ebpf && bpf_util__can_trace(why, sizeof(why)) == 0;
+
+		err = ctx->cgroup_dir ? read_cg_stat(ctx->cgroup_dir, &buf, &cap, &cg) : -ENOENT;
+		free(buf);
+		if (err)
+			snprintf(cgwhy, sizeof(cgwhy), "%.100s/cpu.stat: %s",
+				 ctx->cgroup_dir ? ctx->cgroup_dir : "(no cgroup)", strerror(-err));
+		if (!ebpf && err) {
+			c->source = PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_PROC;
 			snprintf(c->reason, sizeof(c->reason),
-				 "a cgroup's CPU time comes from the eBPF lane only (%s); its CPU "
-				 "pressure is in the cgroup collector's PSI, or use --pid",
-				 ctx->no_ebpf ? "--no-ebpf given" : why);
+				 "neither lane can run: eBPF (%.150s), %s",
+				 ctx->no_ebpf ? "--no-ebpf given" : why, cgwhy);
 			return PTOP__V1__PROBE_STATE__PROBE_STATE_UNSUPPORTED;
 		}
-		snprintf(c->detail, sizeof(c->detail),
-			 "tp_btf/sched_switch on-CPU time of the cgroup subtree (no /proc lane: "
-			 "that reads one process)");
+		c->source = ebpf ? PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_EBPF
+				 : PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_PROC;
+		snprintf(c->detail, sizeof(c->detail), "%s%s%s%s",
+			 ebpf ? "tp_btf/sched_switch on-CPU time of the cgroup subtree" : "",
+			 ebpf && !err ? " + " : "",
+			 err ? "" : "cpu.stat of the cgroup (usage, user, system",
+			 err ? "" : cg.throttling ? "; cpu.max throttling)" :
+						    "; no throttling: the v2 cpu controller is off)");
+		if (err || !ebpf) {
+			size_t len = strlen(c->detail);
+
+			snprintf(c->detail + len, sizeof(c->detail) - len, " (%s %.200s)",
+				 err ? "no cgroup lane:" : "no eBPF lane:",
+				 err ? cgwhy : ctx->no_ebpf ? "--no-ebpf" : why);
+		}
 		return PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE;
 	}
 	if (!ctx->no_ebpf && bpf_util__can_trace(why, sizeof(why)) == 0) {
@@ -143,6 +216,7 @@ static void cpu_stop(struct collector *c)
 		return;
 	cpu_bpf__destroy(p->skel);
 	free(p->vals);
+	free(p->cgbuf);
 	free(p);
 	c->priv = NULL;
 }
@@ -207,13 +281,24 @@ static int cpu_start(struct collector *c)
 	p->clk_tck = sysconf(_SC_CLK_TCK);
 	if (p->clk_tck <= 0)
 		p->clk_tck = 100;
+	if (c->ctx->pid <= 0 && c->ctx->cgroup_dir)
+		p->have_cg = read_cg_stat(c->ctx->cgroup_dir, &p->cgbuf, &p->cgcap,
+					  &p->prev_cg) == 0;
 	if (c->source == PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_EBPF) {
 		err = start_ebpf(c, p, why, sizeof(why));
-		if (err && c->ctx->pid <= 0) {
+		if (err && c->ctx->pid <= 0 && !p->have_cg) {
 			snprintf(c->reason, sizeof(c->reason), "%s", why);
-			return err; /* cgroup mode has no /proc lane to fall back on */
+			return err; /* no cgroup lane to fall back on */
 		}
-		if (err) {
+		if (err && c->ctx->pid <= 0) {
+			size_t len = strlen(c->detail);
+
+			cpu_bpf__destroy(p->skel);
+			p->skel = NULL;
+			c->source = PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_PROC;
+			snprintf(c->detail + len, sizeof(c->detail) - len,
+				 " (eBPF lane failed: %.200s)", why);
+		} else if (err) {
 			/* keep the /proc lane: CPU time from /proc beats none */
 			cpu_bpf__destroy(p->skel);
 			p->skel = NULL;
@@ -269,6 +354,27 @@ static int poll_ebpf(struct collector *c, struct cpu_priv *p, Ptop__V1__CpuEbpf 
 	return 0;
 }
 
+/* Fill CG with the cgroup lane of the interval. 1 if filled, 0 if not (the cgroup
+ * is gone, or cpu.stat could not be read: a drop notice says so), -errno on a writer
+ * error. */
+static int poll_cgroup(struct collector *c, struct cpu_priv *p, Ptop__V1__CpuCgroup *cg)
+{
+	struct cpu_cg_stat s;
+	char detail[160];
+	int err = read_cg_stat(c->ctx->cgroup_dir, &p->cgbuf, &p->cgcap, &s);
+
+	if (err == -ENOENT || err == -ENODEV)
+		return 0;	/* the cgroup was removed: the recording ends */
+	if (err) {
+		snprintf(detail, sizeof(detail), "cpu.stat: %s", strerror(-err));
+		err = rec_emit_drop(c, "cgroup_unreadable", 1, detail);
+		return err ? err : 0;
+	}
+	cpu__cg_sample(&p->prev_cg, &s, cg);
+	p->prev_cg = s;
+	return 1;
+}
+
 /* Fill PR with the /proc lane of the interval. Returns 1 if filled, 0 if not
  * (no baseline yet, or the process is gone), -errno on a writer error. */
 static int poll_proc(struct collector *c, struct cpu_priv *p, Ptop__V1__CpuProc *pr)
@@ -310,6 +416,7 @@ static int cpu_poll(struct collector *c, uint64_t now_ns, unsigned flags)
 	Ptop__V1__CpuSample sample = PTOP__V1__CPU_SAMPLE__INIT;
 	Ptop__V1__CpuEbpf e = PTOP__V1__CPU_EBPF__INIT;
 	Ptop__V1__CpuProc pr = PTOP__V1__CPU_PROC__INIT;
+	Ptop__V1__CpuCgroup cg = PTOP__V1__CPU_CGROUP__INIT;
 	uint64_t interval;
 	int err;
 
@@ -330,9 +437,14 @@ static int cpu_poll(struct collector *c, uint64_t now_ns, unsigned flags)
 		return err;
 	if (err > 0)
 		sample.proc = &pr;
+	err = p->have_cg ? poll_cgroup(c, p, &cg) : 0;
+	if (err < 0)
+		return err;
+	if (err > 0)
+		sample.cgroup = &cg;
 	interval = now_ns > p->prev_ns ? now_ns - p->prev_ns : 0;
 	p->prev_ns = now_ns;
-	if (!sample.ebpf && !sample.proc)
+	if (!sample.ebpf && !sample.proc && !sample.cgroup)
 		return 0;
 	ev.payload_case = PTOP__V1__EVENT__PAYLOAD_CPU;
 	ev.cpu = &sample;
@@ -341,7 +453,8 @@ static int cpu_poll(struct collector *c, uint64_t now_ns, unsigned flags)
 
 const struct collector_ops cpu_collector = {
 	.name = "cpu",
-	.summary = "on-CPU time and context switches (eBPF sched_switch; /proc/PID/stat,status)",
+	.summary = "on-CPU time and context switches (eBPF sched_switch; /proc/PID/stat,status; "
+		   "a cgroup's cpu.stat)",
 	.check = cpu_check,
 	.start = cpu_start,
 	.poll = cpu_poll,

@@ -3,6 +3,7 @@
 #ifndef PTOP_RECORD_CPU_H
 #define PTOP_RECORD_CPU_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "proto/ptop.pb-c.h"
@@ -25,5 +26,23 @@ void cpu__proc_sample(const struct proc_stat *prev_st, const struct proc_status 
  * between the reads, never high, so the emitted total never goes back: returns
  * max(EST - *EMITTED, 0) and advances *EMITTED by it. */
 uint64_t cpu__oncpu_advance(uint64_t *emitted, uint64_t est);
+
+/* A cgroup v2 cpu.stat: the totals the cgroup lane reads. THROTTLING: the v2 cpu
+ * controller is enabled, so nr_periods, nr_throttled and throttled_usec were there. */
+struct cpu_cg_stat {
+	uint64_t usage_us, user_us, system_us;
+	bool throttling;
+	uint64_t periods, throttled, throttled_us;
+};
+
+/* Parse cpu.stat TEXT into S. 0, -EINVAL when a line is not "key number" or
+ * usage_usec, user_usec or system_usec is missing, -ENOMEM. */
+int cpu__parse_cg_stat(const char *text, struct cpu_cg_stat *s);
+
+/* Fill OUT (initialised by the caller) with the cgroup lane of one interval: the
+ * deltas from PREV to CUR in ns; throttling only when both readings have it. A
+ * counter that went backwards gives 0. */
+void cpu__cg_sample(const struct cpu_cg_stat *prev, const struct cpu_cg_stat *cur,
+		    Ptop__V1__CpuCgroup *out);
 
 #endif

@@ -6,6 +6,7 @@
  * emits (packed, as a capture would hold it).
  */
 #include <errno.h>
+#include <limits.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -14,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -21,6 +23,7 @@
 
 #include "record/collector.h"
 #include "record/bpf_util.h"
+#include "record/cgroupfs.h"
 #include "record/cpu.h"
 #include "record/procfs.h"
 
@@ -82,6 +85,51 @@ static void test_03_oncpu_advance(void **state)
 	/* ... and the next one catches up: nothing counted twice or lost */
 	assert_int_equal(cpu__oncpu_advance(&emitted, 2000), 500);
 	assert_int_equal(emitted, 2000);
+}
+
+/* cpu.stat: the v2 core keys, with and without the cpu controller's */
+static void test_07_cg_stat(void **state)
+{
+	static const char core[] = "usage_usec 1000\nuser_usec 700\nsystem_usec 300\n"
+				   "nice_usec 0\ncore_sched.force_idle_usec 0\n";
+	static const char ctl[] = "usage_usec 5000\nuser_usec 3000\nsystem_usec 1500\n"
+				  "nice_usec 0\nnr_periods 40\nnr_throttled 12\n"
+				  "throttled_usec 250000\nnr_bursts 0\nburst_usec 0\n";
+	struct cpu_cg_stat a, b, back;
+	Ptop__V1__CpuCgroup cg = PTOP__V1__CPU_CGROUP__INIT;
+
+	(void)state;
+	assert_int_equal(cpu__parse_cg_stat(core, &a), 0);
+	assert_int_equal(a.usage_us, 1000);
+	assert_int_equal(a.user_us, 700);
+	assert_int_equal(a.system_us, 300);
+	assert_false(a.throttling);
+	assert_int_equal(cpu__parse_cg_stat(ctl, &b), 0);
+	assert_true(b.throttling);
+	assert_int_equal(b.periods, 40);
+	assert_int_equal(b.throttled, 12);
+	assert_int_equal(b.throttled_us, 250000);
+	assert_int_equal(cpu__parse_cg_stat("user_usec 1\nsystem_usec 2\n", &back), -EINVAL);
+	assert_int_equal(cpu__parse_cg_stat("usage_usec x\n", &back), -EINVAL);
+
+	/* deltas in ns; throttling only when both readings have it */
+	cpu__cg_sample(&a, &b, &cg);
+	assert_int_equal(cg.usage_ns, 4000000);
+	assert_int_equal(cg.user_ns, 2300000);
+	assert_int_equal(cg.system_ns, 1200000);
+	assert_false(cg.throttling);
+	assert_int_equal(cg.periods, 0);
+	back = b;
+	b.periods = 50;
+	b.throttled = 15;
+	b.throttled_us = 300000;
+	b.usage_us = 4000;	/* went back (it should not): 0 */
+	cpu__cg_sample(&back, &b, &cg);
+	assert_true(cg.throttling);
+	assert_int_equal(cg.periods, 10);
+	assert_int_equal(cg.throttled_periods, 3);
+	assert_int_equal(cg.throttled_ns, 50000000);
+	assert_int_equal(cg.usage_ns, 0);
 }
 
 /* ------------------------------------------------------------------ real BPF */
@@ -252,6 +300,90 @@ static void test_06_target_gone(void **state)
 	}
 }
 
+/* Cgroup mode without eBPF: the cgroup lane alone, on a new cgroup holding one child
+ * that burns a known amount of CPU: the subtree's usage covers it; a removed cgroup
+ * ends the lane without a drop. */
+static char cg_dir[PATH_MAX + 64];	/* removed by the teardown if a test left it */
+
+static int teardown_cgroup(void **state)
+{
+	if (cg_dir[0]) {
+		rmdir(cg_dir);
+		cg_dir[0] = '\0';
+	}
+	return teardown(state);
+}
+
+static void test_08_cgroup_lane(void **state)
+{
+	struct cgroupfs_mounts mnt;
+	char *dir = cg_dir, procs[PATH_MAX + 80];
+	Ptop__V1__Event *ev;
+	int fds[2], status;
+	pid_t child;
+	FILE *f;
+	char c = 0;
+
+	(void)state;
+	if (cgroupfs_read_mounts(&mnt) || !mnt.v2[0]) {
+		printf("SKIP: no cgroup2 mount\n");
+		skip();
+	}
+	snprintf(cg_dir, sizeof(cg_dir), "%s/ptop-test-cpu-%d", mnt.v2, (int)getpid());
+	if (mkdir(dir, 0755)) {
+		printf("SKIP: cannot create %s: %s\n", dir, strerror(errno));
+		cg_dir[0] = '\0';
+		skip();
+	}
+	assert_int_equal(pipe(fds), 0);
+	child = fork();
+	assert_true(child >= 0);
+	if (child == 0) {
+		struct timespec ts;
+
+		close(fds[1]);
+		if (read(fds[0], &c, 1) < 0)
+			_exit(1);
+		do	/* 100 ms of its own CPU time */
+			clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+		while (ts.tv_sec == 0 && ts.tv_nsec < 100000000);
+		_exit(0);
+	}
+	close(fds[0]);
+	snprintf(procs, sizeof(procs), "%s/cgroup.procs", dir);
+	f = fopen(procs, "w");
+	assert_non_null(f);
+	fprintf(f, "%d\n", (int)child);
+	assert_int_equal(fclose(f), 0);
+
+	init_col(0, true);
+	ctx.mode = PTOP__V1__TARGET_MODE__TARGET_MODE_CGROUP;
+	ctx.cgroup_dir = dir;
+	assert_int_equal(col.ops->check(&col), PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE);
+	assert_int_equal(col.source, PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_PROC);
+	assert_non_null(strstr(col.detail, "cpu.stat of the cgroup"));
+	assert_non_null(strstr(col.detail, "no eBPF lane: --no-ebpf"));
+	assert_int_equal(col.ops->start(&col), 0);
+	assert_int_equal(write(fds[1], "x", 1), 1);
+	close(fds[1]);
+	assert_int_equal(waitpid(child, &status, 0), child);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	assert_int_equal(col.ops->poll(&col, rec_now_ns(), 0), 0);
+	ev = rec_double_event(0, PTOP__V1__EVENT__PAYLOAD_CPU);
+	assert_null(ev->cpu->ebpf);
+	assert_null(ev->cpu->proc);
+	assert_non_null(ev->cpu->cgroup);
+	/* the child's 100 ms, counted in microseconds */
+	assert_true(ev->cpu->cgroup->usage_ns >= 99000000);
+	assert_true(ev->cpu->cgroup->user_ns + ev->cpu->cgroup->system_ns > 0);
+	rec_double_free_event(ev);
+	assert_int_equal(rmdir(dir), 0);
+	cg_dir[0] = '\0';
+	assert_int_equal(col.ops->poll(&col, rec_now_ns(), POLL_FINAL), 0);
+	assert_int_equal(rec_double.n_events, 1);
+	assert_int_equal(rec_double.n_drops, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -261,6 +393,8 @@ int main(void)
 		cmocka_unit_test_teardown(test_04_ebpf_lanes_agree, teardown),
 		cmocka_unit_test_teardown(test_05_no_ebpf, teardown),
 		cmocka_unit_test_teardown(test_06_target_gone, teardown),
+		cmocka_unit_test(test_07_cg_stat),
+		cmocka_unit_test_teardown(test_08_cgroup_lane, teardown_cgroup),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
