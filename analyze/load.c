@@ -77,8 +77,10 @@ static const char *const stmt_sql[ST_N] = {
 	[ST_RECORD_COUNT] = "INSERT INTO record_count (cap, kind, count) VALUES (?1, ?2, ?3)",
 	[ST_CPU] = "INSERT INTO cpu_sample (cap, time_ns, interval_ns, pid, oncpu_ns, "
 		   "switches, user_ns, system_ns, threads, voluntary_switches, "
-		   "involuntary_switches, user_ticks_total, system_ticks_total) "
-		   "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
+		   "involuntary_switches, user_ticks_total, system_ticks_total, cg_usage_ns, "
+		   "cg_user_ns, cg_system_ns, cg_periods, cg_throttled_periods, cg_throttled_ns) "
+		   "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, "
+		   "?17, ?18, ?19)",
 	[ST_SYSCALL] = "INSERT INTO syscall_stat (cap, time_ns, interval_ns, pid, nr, name, "
 		       "count, completed, errors, total_ns, unmatched) "
 		       "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
@@ -700,6 +702,23 @@ static int load_cpu(struct loader *l, const Ptop__V1__Event *ev, const Ptop__V1_
 		bind_u64(s, 13, c->proc->system_ticks_total);
 	} else {
 		for (int i = 7; i <= 13; i++)
+			sqlite3_bind_null(s, i);
+	}
+	/* the cgroup lane (cpu.stat); its throttling counters only when they were read */
+	if (c->cgroup) {
+		bind_u64(s, 14, c->cgroup->usage_ns);
+		bind_u64(s, 15, c->cgroup->user_ns);
+		bind_u64(s, 16, c->cgroup->system_ns);
+	} else {
+		for (int i = 14; i <= 16; i++)
+			sqlite3_bind_null(s, i);
+	}
+	if (c->cgroup && c->cgroup->throttling) {
+		bind_u64(s, 17, c->cgroup->periods);
+		bind_u64(s, 18, c->cgroup->throttled_periods);
+		bind_u64(s, 19, c->cgroup->throttled_ns);
+	} else {
+		for (int i = 17; i <= 19; i++)
 			sqlite3_bind_null(s, i);
 	}
 	return run(l, ST_CPU);

@@ -1,5 +1,6 @@
-/* report_cpu.c — `report cpu`: CPU % per interval from the eBPF and /proc lanes, a summary,
- * and the CPU profile: top functions by self and total samples. */
+/* report_cpu.c — `report cpu`: CPU % per interval from the eBPF and /proc lanes (in cgroup
+ * mode the cgroup lane, cpu.stat, in place of /proc), a summary, cpu.max throttling, and
+ * the CPU profile: top functions by self and total samples. */
 #include "analyze/report.h"
 #include "analyze/array.h"
 #include "analyze/symbolize.h"
@@ -13,10 +14,18 @@
 /* One row per interval end; in cgroup mode several pids share an interval. */
 static const char cpu_sql[] =
     "SELECT s.time_ns, MAX(s.interval_ns), SUM(s.oncpu_ns), SUM(s.user_ns), "
-    "SUM(s.system_ns) FROM cpu_sample s WHERE s.cap = ?1 AND "
+    "SUM(s.system_ns), SUM(s.cg_usage_ns), SUM(s.cg_user_ns), SUM(s.cg_system_ns), "
+    "SUM(s.cg_periods), SUM(s.cg_throttled_periods), SUM(s.cg_throttled_ns) "
+    "FROM cpu_sample s WHERE s.cap = ?1 AND "
     "(s.time_ns - COALESCE(s.interval_ns, 0) / 2) >= ?2 AND "
     "(s.time_ns - COALESCE(s.interval_ns, 0) / 2) < ?3 "
     "GROUP BY s.time_ns ORDER BY s.time_ns";
+
+/* Which lanes the capture has: the cgroup lane anywhere in it (not only in the window, so
+ * the lane names do not change with the window), and the target's mode. */
+static const char kind_sql[] =
+    "SELECT EXISTS (SELECT 1 FROM cpu_sample WHERE cap = ?1 AND cg_usage_ns IS NOT NULL), "
+    "(SELECT mode FROM target WHERE cap = ?1) = 'cgroup'";
 
 enum { LANE_ONCPU, LANE_USER, LANE_SYSTEM, LANE_USER_SYSTEM, LANES };
 
@@ -27,10 +36,29 @@ static const char *const lane_source[LANES] = {
     "proc: /proc/PID/stat stime",
     "proc: /proc/PID/stat utime+stime",
 };
+/* the capture has the cgroup lane: user, system and user+system come from cpu.stat */
+static const char *const lane_source_cg[LANES] = {
+    "ebpf: sched_switch on-CPU time",
+    "cgroup: cpu.stat user_usec",
+    "cgroup: cpu.stat system_usec",
+    "cgroup: cpu.stat usage_usec",
+};
+
+struct cpu_kind {
+	bool cg;     /* some sample has the cgroup lane (cg_* columns) */
+	bool cgroup; /* target.mode is cgroup */
+};
+
+static const char *lane_src(const struct cpu_kind *k, int l)
+{
+	return k->cg ? lane_source_cg[l] : lane_source[l];
+}
 
 struct cpu_row {
 	int64_t time_ns, interval_ns; /* interval_ns -1 when unknown */
 	int64_t v[LANES];	      /* ns on CPU; -1 when the lane has no value */
+	/* cpu.max throttling (cgroup lane); -1 when not read */
+	int64_t periods, throttled_periods, throttled_ns;
 };
 
 struct lane_sum {
@@ -39,6 +67,13 @@ struct lane_sum {
 	int64_t interval_ns; /* summed length of the intervals with a value */
 	double max_pct;
 	uint64_t over; /* eBPF lane: intervals above what the host's CPUs allow */
+};
+
+/* cpu.max throttling over the intervals that read it */
+struct throttle_sum {
+	uint64_t samples;
+	int64_t periods, throttled_periods, throttled_ns;
+	int64_t interval_ns; /* summed length of those intervals */
 };
 
 static double row_pct(const struct cpu_row *r, int lane)
@@ -53,14 +88,38 @@ static double round2(double v)
 	return isfinite(v) ? (double)llround(v * 100) / 100 : v;
 }
 
+static int load_kind(sqlite3 *db, const struct capture_meta *m, struct cpu_kind *k)
+{
+	sqlite3_stmt *st = NULL;
+	int err = 0;
+
+	memset(k, 0, sizeof(*k));
+	if (sqlite3_prepare_v2(db, kind_sql, -1, &st, NULL) != SQLITE_OK)
+		return -EIO;
+	sqlite3_bind_int64(st, 1, m->cap);
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		k->cg = sqlite3_column_int(st, 0) != 0;
+		k->cgroup = sqlite3_column_int(st, 1) != 0;
+	} else {
+		err = -EIO;
+	}
+	sqlite3_finalize(st);
+	return err;
+}
+
+static int64_t col_or_none(sqlite3_stmt *st, int i)
+{
+	return sqlite3_column_type(st, i) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, i);
+}
+
 static int load_rows(sqlite3 *db, const struct capture_meta *m, const struct window *w,
-		     struct cpu_row **out, size_t *n)
+		     const struct cpu_kind *k, struct cpu_row **out, size_t *n)
 {
 	struct cpu_row *rows = NULL, *r;
 	size_t nr = 0, cap = 0;
 	sqlite3_stmt *st = NULL;
 	int64_t lo, hi;
-	int err = 0, rc, l;
+	int err = 0, rc;
 
 	window__bounds(w, m, &lo, &hi);
 	if (sqlite3_prepare_v2(db, cpu_sql, -1, &st, NULL) != SQLITE_OK) {
@@ -77,15 +136,23 @@ static int load_rows(sqlite3 *db, const struct capture_meta *m, const struct win
 		}
 		r = &rows[nr++];
 		r->time_ns = sqlite3_column_int64(st, 0);
-		r->interval_ns =
-		    sqlite3_column_type(st, 1) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 1);
-		for (l = 0; l < LANE_USER_SYSTEM; l++)
-			r->v[l] = sqlite3_column_type(st, 2 + l) == SQLITE_NULL
-				      ? -1
-				      : sqlite3_column_int64(st, 2 + l);
-		r->v[LANE_USER_SYSTEM] = r->v[LANE_USER] >= 0 && r->v[LANE_SYSTEM] >= 0
-					     ? r->v[LANE_USER] + r->v[LANE_SYSTEM]
-					     : -1;
+		r->interval_ns = col_or_none(st, 1);
+		r->v[LANE_ONCPU] = col_or_none(st, 2);
+		if (k->cg) {
+			/* cpu.stat: usage_usec is the total, not user + system added here */
+			r->v[LANE_USER] = col_or_none(st, 6);
+			r->v[LANE_SYSTEM] = col_or_none(st, 7);
+			r->v[LANE_USER_SYSTEM] = col_or_none(st, 5);
+		} else {
+			r->v[LANE_USER] = col_or_none(st, 3);
+			r->v[LANE_SYSTEM] = col_or_none(st, 4);
+			r->v[LANE_USER_SYSTEM] = r->v[LANE_USER] >= 0 && r->v[LANE_SYSTEM] >= 0
+						     ? r->v[LANE_USER] + r->v[LANE_SYSTEM]
+						     : -1;
+		}
+		r->periods = col_or_none(st, 8);
+		r->throttled_periods = col_or_none(st, 9);
+		r->throttled_ns = col_or_none(st, 10);
 	}
 	if (rc != SQLITE_DONE) {
 		err = -EIO;
@@ -104,7 +171,8 @@ cleanup:
  * be measured: it is shown as recorded, and counted so the report can say so. */
 #define OVER_CAPACITY_SLACK 1.10
 
-static void summarize(const struct cpu_row *rows, size_t n, int64_t cpus, struct lane_sum *s)
+static void summarize(const struct cpu_row *rows, size_t n, int64_t cpus, struct lane_sum *s,
+		      struct throttle_sum *t)
 {
 	size_t i;
 	int l;
@@ -128,6 +196,19 @@ static void summarize(const struct cpu_row *rows, size_t n, int64_t cpus, struct
 				s[l].over++;
 		}
 	}
+	memset(t, 0, sizeof(*t));
+	for (i = 0; i < n; i++) {
+		const struct cpu_row *r = &rows[i];
+
+		if (r->periods < 0 || r->throttled_periods < 0 || r->throttled_ns < 0)
+			continue;
+		t->samples++;
+		t->periods += r->periods;
+		t->throttled_periods += r->throttled_periods;
+		t->throttled_ns += r->throttled_ns;
+		if (r->interval_ns > 0)
+			t->interval_ns += r->interval_ns;
+	}
 }
 
 /* mean % over the intervals where the lane has a value, weighted by their length */
@@ -136,28 +217,57 @@ static double lane_mean(const struct lane_sum *s)
 	return s->interval_ns > 0 ? (double)s->ns * 100.0 / (double)s->interval_ns : NAN;
 }
 
-/* Why a lane has no value anywhere, for "not collected (...)". */
-static void lane_reason(int l, const struct probe_info *p, char *buf, size_t len)
+static double pct_of(int64_t n, int64_t of)
 {
-	if (l == LANE_ONCPU && !strcmp(p->source, "proc"))
+	return of > 0 ? (double)n * 100.0 / (double)of : NAN;
+}
+
+/* Why a lane has no value anywhere, for "not collected (...)". */
+static void lane_reason(int l, const struct cpu_kind *k, const struct probe_info *p, char *buf,
+			size_t len)
+{
+	if (l == LANE_ONCPU && k->cg && strcmp(p->source, "ebpf"))
+		snprintf(buf, len, "the cpu probe read the cgroup's cpu.stat only%s%.200s",
+			 p->detail[0] ? ": " : "", p->detail);
+	else if (l == LANE_ONCPU && !strcmp(p->source, "proc"))
 		snprintf(buf, len, "the cpu probe ran from /proc only%s%.200s",
 			 p->detail[0] ? ": " : "", p->detail);
+	else if (l != LANE_ONCPU && k->cg)
+		snprintf(buf, len, "no cgroup cpu.stat values in the samples");
+	else if (l != LANE_ONCPU && k->cgroup)
+		snprintf(buf, len, "cgroup mode: this capture has no cpu.stat lane");
 	else
 		snprintf(buf, len, "no %s values in the %s", l == LANE_ONCPU ? "eBPF" : "/proc",
 			 "samples");
 }
 
+/* Text and CSV: t, [interval_ns, oncpu_ns, user_ns, system_ns, (user_system_ns)], oncpu%,
+ * user%, system%, (user+system%), (CSV: periods, throttled_periods, throttled_ns,
+ * throttled_pct). The parenthesized columns only with the cgroup lane, so a
+ * single-process capture's series stays as it was. */
 static int print_series(const struct cpu_row *rows, size_t n, const struct capture_meta *m,
-			bool human, FILE *out, enum out_format fmt)
+			const struct cpu_kind *k, bool human, FILE *out, enum out_format fmt)
 {
 	static const char *const cols[] = {"t_s",	"interval_ns", "oncpu_ns", "user_ns",
 					   "system_ns", "oncpu_pct",   "user_pct", "system_pct"};
+	static const char *const cols_cg[] = {
+	    "t_s",	    "interval_ns",     "oncpu_ns",  "user_ns",
+	    "system_ns",    "user_system_ns",  "oncpu_pct", "user_pct",
+	    "system_pct",   "user_system_pct", "periods",   "throttled_periods",
+	    "throttled_ns", "throttled_pct"};
 	static const char *const hcols[] = {"t (s)", "oncpu%", "user%", "system%"};
-	struct table *t = table__new(human ? 4 : 8, human ? hcols : cols);
+	static const char *const hcols_cg[] = {"t (s)", "oncpu%", "user%", "system%",
+					       "user+system%"};
+	int lanes = k->cg ? LANES : LANE_USER_SYSTEM; /* the lanes in the series */
+	struct table *t;
 	char buf[32];
 	size_t i, c;
 	int err = 0, l;
 
+	if (human)
+		t = k->cg ? table__new(5, hcols_cg) : table__new(4, hcols);
+	else
+		t = k->cg ? table__new(14, cols_cg) : table__new(8, cols);
 	if (!t)
 		return -ENOMEM;
 	for (i = 0; i < n && !err; i++) {
@@ -175,11 +285,11 @@ static int print_series(const struct cpu_row *rows, size_t n, const struct captu
 			if (r->interval_ns >= 0)
 				err = err ?: table__set_int(t, c, r->interval_ns, NULL);
 			c++;
-			for (l = 0; l < LANE_USER_SYSTEM; l++, c++)
+			for (l = 0; l < lanes; l++, c++)
 				if (r->v[l] >= 0)
 					err = err ?: table__set_int(t, c, r->v[l], NULL);
 		}
-		for (l = 0; l < LANE_USER_SYSTEM; l++, c++) {
+		for (l = 0; l < lanes; l++, c++) {
 			double pct = round2(row_pct(r, l));
 
 			if (isfinite(pct))
@@ -188,13 +298,25 @@ static int print_series(const struct cpu_row *rows, size_t n, const struct captu
 							     human ? fmt_pct(buf, sizeof(buf), pct)
 								   : NULL);
 		}
+		if (human || !k->cg || r->periods < 0 || r->throttled_periods < 0 ||
+		    r->throttled_ns < 0)
+			continue;
+		err = err ?: table__set_int(t, c++, r->periods, NULL);
+		err = err ?: table__set_int(t, c++, r->throttled_periods, NULL);
+		err = err ?: table__set_int(t, c++, r->throttled_ns, NULL);
+		if (isfinite(pct_of(r->throttled_ns, r->interval_ns)))
+			err =
+			    err
+				?: table__set_real(
+				       t, c, round2(pct_of(r->throttled_ns, r->interval_ns)), NULL);
 	}
 	err = err ?: table__print(t, out, fmt);
 	table__free(t);
 	return err;
 }
 
-static int print_summary_text(const struct lane_sum *s, const struct probe_info *p, FILE *out)
+static int print_summary_text(const struct lane_sum *s, const struct cpu_kind *k,
+			      const struct probe_info *p, FILE *out)
 {
 	static const char *const cols[] = {"figure",	  "mean",    "max",
 					   "cpu seconds", "samples", "lane"};
@@ -217,11 +339,11 @@ static int print_summary_text(const struct lane_sum *s, const struct probe_info 
 			snprintf(buf, sizeof(buf), "%.3f", (double)s[l].ns / 1e9);
 			err = err ?: table__set_real(t, 3, (double)s[l].ns / 1e9, buf);
 			err = err ?: table__set_int(t, 4, (int64_t)s[l].samples, NULL);
-			err = err ?: table__set_text(t, 5, lane_source[l]);
+			err = err ?: table__set_text(t, 5, lane_src(k, l));
 		} else if (!err) {
 			char text[320];
 
-			lane_reason(l, p, why, sizeof(why));
+			lane_reason(l, k, p, why, sizeof(why));
 			snprintf(text, sizeof(text), "not collected (%s)", why);
 			err = table__set_int(t, 4, 0, NULL);
 			err = err ?: table__set_text(t, 5, text);
@@ -232,7 +354,70 @@ static int print_summary_text(const struct lane_sum *s, const struct probe_info 
 	return err;
 }
 
-static void print_summary_json(struct json *j, const struct lane_sum *s, const struct probe_info *p)
+/* The note under the figure table: where each figure comes from, for this kind of capture. */
+static void print_lanes_note(const struct cpu_kind *k, FILE *out)
+{
+	if (k->cg)
+		fprintf(out, "\noncpu: eBPF lane (sched_switch, the cgroup subtree); user, system, "
+			     "user+system: cgroup lane\n(the subtree's cpu.stat: usage_usec is the "
+			     "scheduler's run time, user_usec and system_usec\nsplit it by clock "
+			     "ticks). mean: CPU time / length of the intervals with a value.\n");
+	else if (k->cgroup)
+		fprintf(out, "\noncpu: eBPF lane (sched_switch, the cgroup subtree); user, system: "
+			     "no lane in this capture\n(the /proc lane reads one process; cpu.stat "
+			     "was not read). mean: CPU time / length of the\nintervals with a "
+			     "value.\n");
+	else
+		fprintf(out,
+			"\noncpu: eBPF lane (sched_switch); user, system: /proc lane "
+			"(utime/stime, clock-tick\nresolution). mean: CPU time / length of the "
+			"intervals with a value.\n");
+}
+
+/* Text: cpu.max throttling of a capture with the cgroup lane. */
+static void print_throttling_text(const struct throttle_sum *t, FILE *out)
+{
+	double pp = pct_of(t->throttled_periods, t->periods);
+	double tp = pct_of(t->throttled_ns, t->interval_ns);
+
+	if (!t->samples) {
+		fprintf(out,
+			"\nthrottling: not read (no nr_periods in cpu.stat: the cpu controller "
+			"is not enabled for the cgroup)\n");
+		return;
+	}
+	fprintf(out, "\nthrottling (cpu.max): %" PRId64 " periods, %" PRId64 " throttled",
+		t->periods, t->throttled_periods);
+	if (isfinite(pp))
+		fprintf(out, " (%.1f%%)", pp);
+	fprintf(out, "; throttled %.3f s", (double)t->throttled_ns / 1e9);
+	if (isfinite(tp))
+		fprintf(out, " = %.1f%% of the %.3f s recorded", tp, (double)t->interval_ns / 1e9);
+	fprintf(out, "\n(throttled time is summed over the CPUs the cgroup was throttled on: it "
+		     "can pass 100%%)\n");
+}
+
+static void print_throttling_json(struct json *j, const struct throttle_sum *t)
+{
+	json__key(j, "throttling");
+	if (!t->samples) {
+		json__null(j);
+		return;
+	}
+	json__begin_object(j);
+	json__kv_int(j, "samples", (int64_t)t->samples);
+	json__kv_int(j, "periods", t->periods);
+	json__kv_int(j, "throttled_periods", t->throttled_periods);
+	json__kv_real(j, "throttled_periods_pct", round2(pct_of(t->throttled_periods, t->periods)));
+	json__kv_int(j, "throttled_ns", t->throttled_ns);
+	json__kv_real(j, "throttled_s", (double)t->throttled_ns / 1e9);
+	json__kv_int(j, "recorded_ns", t->interval_ns);
+	json__kv_real(j, "throttled_pct", round2(pct_of(t->throttled_ns, t->interval_ns)));
+	json__end_object(j);
+}
+
+static void print_summary_json(struct json *j, const struct lane_sum *s, const struct cpu_kind *k,
+			       const struct probe_info *p)
 {
 	char why[256];
 	int l;
@@ -242,7 +427,7 @@ static void print_summary_json(struct json *j, const struct lane_sum *s, const s
 	for (l = 0; l < LANES; l++) {
 		json__key(j, lane_name[l]);
 		json__begin_object(j);
-		json__kv_string(j, "lane", lane_source[l]);
+		json__kv_string(j, "lane", lane_src(k, l));
 		json__kv_bool(j, "collected", s[l].samples > 0);
 		if (s[l].samples) {
 			json__kv_int(j, "samples", (int64_t)s[l].samples);
@@ -253,7 +438,7 @@ static void print_summary_json(struct json *j, const struct lane_sum *s, const s
 			if (l == LANE_ONCPU)
 				json__kv_int(j, "over_capacity_intervals", (int64_t)s[l].over);
 		} else {
-			lane_reason(l, p, why, sizeof(why));
+			lane_reason(l, k, p, why, sizeof(why));
 			json__kv_string(j, "reason", why);
 		}
 		json__end_object(j);
@@ -261,9 +446,19 @@ static void print_summary_json(struct json *j, const struct lane_sum *s, const s
 	json__end_object(j);
 }
 
-static void print_series_json(struct json *j, const struct cpu_row *rows, size_t n,
-			      const struct capture_meta *m)
+static void json_ns_or_null(struct json *j, const char *key, int64_t v)
 {
+	json__key(j, key);
+	if (v >= 0)
+		json__int(j, v);
+	else
+		json__null(j);
+}
+
+static void print_series_json(struct json *j, const struct cpu_row *rows, size_t n,
+			      const struct capture_meta *m, const struct cpu_kind *k)
+{
+	int lanes = k->cg ? LANES : LANE_USER_SYSTEM;
 	size_t i;
 	int l;
 
@@ -275,22 +470,24 @@ static void print_series_json(struct json *j, const struct cpu_row *rows, size_t
 		json__begin_object(j);
 		json__kv_real(j, "t_s",
 			      (double)llround((double)(r->time_ns - m->base_ns) / 1e6) / 1000);
-		json__key(j, "interval_ns");
-		if (r->interval_ns >= 0)
-			json__int(j, r->interval_ns);
-		else
-			json__null(j);
-		for (l = 0; l < LANE_USER_SYSTEM; l++) {
+		json_ns_or_null(j, "interval_ns", r->interval_ns);
+		for (l = 0; l < lanes; l++) {
 			char key[32];
 
 			snprintf(key, sizeof(key), "%s_ns", lane_name[l]);
-			json__key(j, key);
-			if (r->v[l] >= 0)
-				json__int(j, r->v[l]);
-			else
-				json__null(j);
+			json_ns_or_null(j, key, r->v[l]);
 			snprintf(key, sizeof(key), "%s_pct", lane_name[l]);
 			json__kv_real(j, key, round2(row_pct(r, l)));
+		}
+		if (k->cg) {
+			bool read = r->periods >= 0 && r->throttled_periods >= 0 &&
+				    r->throttled_ns >= 0;
+
+			json_ns_or_null(j, "periods", read ? r->periods : -1);
+			json_ns_or_null(j, "throttled_periods", read ? r->throttled_periods : -1);
+			json_ns_or_null(j, "throttled_ns", read ? r->throttled_ns : -1);
+			json__kv_real(j, "throttled_pct",
+				      read ? round2(pct_of(r->throttled_ns, r->interval_ns)) : NAN);
 		}
 		json__end_object(j);
 	}
@@ -761,6 +958,8 @@ int report_cpu(sqlite3 *db, const char *capture_id, const struct report_opts *o,
 	struct drop_line *drops = NULL;
 	struct cpu_row *rows = NULL;
 	struct lane_sum s[LANES];
+	struct throttle_sum ts;
+	struct cpu_kind k;
 	struct capture_meta m;
 	struct probe_info p;
 	size_t n = 0, nd = 0;
@@ -788,11 +987,12 @@ int report_cpu(sqlite3 *db, const char *capture_id, const struct report_opts *o,
 		err = err ?: json__end(&j);
 		goto cleanup;
 	}
-	err = load_rows(db, &m, &o->win, &rows, &n);
+	err = load_kind(db, &m, &k);
+	err = err ?: load_rows(db, &m, &o->win, &k, &rows, &n);
 	err = err ?: drops__load(db, &m, "cpu", &o->win, &drops, &nd);
 	if (err)
 		goto cleanup;
-	summarize(rows, n, m.cpus, s);
+	summarize(rows, n, m.cpus, s, &ts);
 	switch (o->fmt) {
 	case OUT_TEXT:
 		window__describe(&o->win, w, sizeof(w));
@@ -807,27 +1007,26 @@ int report_cpu(sqlite3 *db, const char *capture_id, const struct report_opts *o,
 			break;
 		}
 		fputc('\n', out);
-		err = print_series(rows, n, &m, true, out, OUT_TEXT);
+		err = print_series(rows, n, &m, &k, true, out, OUT_TEXT);
 		if (err)
 			break;
 		fputc('\n', out);
-		err = print_summary_text(s, &p, out);
-		fprintf(out,
-			"\noncpu: eBPF lane (sched_switch); user, system: /proc lane "
-			"(utime/stime, clock-tick\nresolution). mean: CPU time / length of the "
-			"intervals with a value.\n");
+		err = print_summary_text(s, &k, &p, out);
+		print_lanes_note(&k, out);
 		if (s[LANE_ONCPU].over)
 			fprintf(out,
 				"note: %" PRIu64 " of %" PRIu64 " intervals show more on-CPU time "
 				"than the host's %" PRId64 " CPUs allow (max %.1f%%):\nthe eBPF "
-				"lane over-counted there; the /proc lane is the check.\n",
+				"lane over-counted there; the %s lane is the check.\n",
 				s[LANE_ONCPU].over, s[LANE_ONCPU].samples, m.cpus,
-				s[LANE_ONCPU].max_pct);
+				s[LANE_ONCPU].max_pct, k.cg ? "cgroup" : "/proc");
+		if (k.cg)
+			print_throttling_text(&ts, out);
 		err = err ?: print_profile(db, &m, o, NULL, out);
 		break;
 	case OUT_CSV:
 		report__drops(NULL, out, o, "cpu", drops, nd);
-		err = print_series(rows, n, &m, false, out, OUT_CSV);
+		err = print_series(rows, n, &m, &k, false, out, OUT_CSV);
 		break;
 	case OUT_JSON:
 		json__kv_bool(&j, "collected", true);
@@ -838,8 +1037,10 @@ int report_cpu(sqlite3 *db, const char *capture_id, const struct report_opts *o,
 		else
 			json__null(&j);
 		report__drops(&j, out, o, "cpu", drops, nd);
-		print_summary_json(&j, s, &p);
-		print_series_json(&j, rows, n, &m);
+		print_summary_json(&j, s, &k, &p);
+		if (k.cg) /* a single-process capture's JSON stays as it was */
+			print_throttling_json(&j, &ts);
+		print_series_json(&j, rows, n, &m, &k);
 		err = print_profile(db, &m, o, &j, out);
 		json__end_object(&j);
 		err = err ?: json__end(&j);

@@ -1529,6 +1529,75 @@ static void test_13_cpuprof_stack_pid(void **state)
 	sqlite3_close(db);
 }
 
+/* A cgroup-mode cpu sample (Event.pid 0): the eBPF lane when ONCPU >= 0, the cgroup
+ * lane (cpu.stat deltas) with the throttling counters when THROTTLING. */
+static void put_cpu_cgroup(struct capture_writer *w, uint64_t t, int64_t oncpu, bool throttling)
+{
+	Ptop__V1__Event ev = PTOP__V1__EVENT__INIT;
+	Ptop__V1__CpuSample c = PTOP__V1__CPU_SAMPLE__INIT;
+	Ptop__V1__CpuEbpf e = PTOP__V1__CPU_EBPF__INIT;
+	Ptop__V1__CpuCgroup g = PTOP__V1__CPU_CGROUP__INIT;
+
+	e.oncpu_ns = (uint64_t)oncpu;
+	e.switches = 77;
+	g.usage_ns = 1500000000;
+	g.user_ns = 1100000000;
+	g.system_ns = 400000000;
+	g.throttling = throttling;
+	/* set either way: without THROTTLING they were not read and must not load */
+	g.periods = 10;
+	g.throttled_periods = 0; /* a measured zero */
+	g.throttled_ns = 25000000;
+	c.ebpf = oncpu >= 0 ? &e : NULL;
+	c.cgroup = &g;
+	ev.time_ns = t;
+	ev.pid = 0;
+	ev.category = PTOP__V1__CATEGORY__CATEGORY_CPU;
+	ev.interval_ns = SEC;
+	ev.payload_case = PTOP__V1__EVENT__PAYLOAD_CPU;
+	ev.cpu = &c;
+	put_event(w, &ev);
+}
+
+/* CpuSample.cgroup: the six cg_* columns; throttling false leaves the three throttling
+ * columns NULL (a read zero stays 0); a sample without the lane has them all NULL. */
+static void test_14_cpu_cgroup_lane(void **state)
+{
+	struct capture_writer_opts o = {.force = true};
+	struct capture_writer *w;
+	char id[DB_CAPTURE_ID_LEN];
+	uint8_t raw[16];
+	sqlite3 *db;
+
+	(void)state;
+	fill_id(raw, 0xc9, 0x57);
+	w = capture_writer__create(tpath("cgcpu.ptop"), &o);
+	assert_non_null(w);
+	put_header(w, raw);
+	put_cpu_cgroup(w, T0 + SEC, 1400000000, true);
+	put_cpu_cgroup(w, T0 + 2 * SEC, -1, false);
+	put_cpu(w, T0 + 3 * SEC, PID, true, true);
+	assert_int_equal(capture_writer__close(w), 0);
+
+	db = open_rw(tpath("cgcpu.db"));
+	load_ok(db, tpath("cgcpu.ptop"), false, id, NULL);
+	assert_int_equal(rows_of(db, "cpu_sample", id), 3);
+	assert_string_equal(
+	    q_text(db,
+		   "SELECT group_concat((time_ns - %llu) || ':' || quote(pid) || "
+		   "':' || quote(oncpu_ns) || ':' || quote(user_ns) || ':' || "
+		   "quote(cg_usage_ns) || ':' || quote(cg_user_ns) || ':' || "
+		   "quote(cg_system_ns) || ':' || quote(cg_periods) || ':' || "
+		   "quote(cg_throttled_periods) || ':' || quote(cg_throttled_ns), "
+		   "' ') FROM (SELECT * FROM cpu_sample ORDER BY time_ns)",
+		   (unsigned long long)T0),
+	    "1000000000:NULL:1400000000:NULL:1500000000:1100000000:400000000:10:0:"
+	    "25000000 "
+	    "2000000000:NULL:NULL:NULL:1500000000:1100000000:400000000:NULL:NULL:NULL "
+	    "3000000000:4321:250000000:200000000:NULL:NULL:NULL:NULL:NULL:NULL");
+	sqlite3_close(db);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1545,6 +1614,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_11_rollup_missing, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_12_probe_change, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_13_cpuprof_stack_pid, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_14_cpu_cgroup_lane, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
