@@ -281,6 +281,8 @@ static int cpu_start(struct collector *c)
 	p->clk_tck = sysconf(_SC_CLK_TCK);
 	if (p->clk_tck <= 0)
 		p->clk_tck = 100;
+	/* the cgroup lane's first reading, to know whether it can run; read again below,
+	 * once the eBPF lane is attached, so that both start at the same time */
 	if (c->ctx->pid <= 0 && c->ctx->cgroup_dir)
 		p->have_cg = read_cg_stat(c->ctx->cgroup_dir, &p->cgbuf, &p->cgcap,
 					  &p->prev_cg) == 0;
@@ -310,6 +312,8 @@ static int cpu_start(struct collector *c)
 	/* the /proc baseline; if it cannot be read now, the first poll takes it */
 	p->have_base = c->ctx->pid > 0 && procfs_read_stat(c->ctx->pid, &p->prev_st) == 0 &&
 		       procfs_read_status(c->ctx->pid, &p->prev_ss) == 0;
+	if (p->have_cg)
+		read_cg_stat(c->ctx->cgroup_dir, &p->cgbuf, &p->cgcap, &p->prev_cg);
 	p->prev_ns = rec_now_ns();
 	return 0;
 }
