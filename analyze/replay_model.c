@@ -92,7 +92,9 @@ cleanup:
 static int load_cpu(struct replay_model *m)
 {
 	static const char sql[] =
-	    "SELECT time_ns - ?2, MAX(interval_ns), SUM(oncpu_ns), SUM(user_ns), SUM(system_ns), "
+	    "SELECT time_ns - ?2, MAX(interval_ns), SUM(oncpu_ns), "
+	    /* a cgroup capture's user and system time are its cpu.stat lane's */
+	    "SUM(COALESCE(user_ns, cg_user_ns)), SUM(COALESCE(system_ns, cg_system_ns)), "
 	    "SUM(threads) FROM cpu_sample WHERE cap = ?1 GROUP BY time_ns ORDER BY time_ns";
 	sqlite3_stmt *st = NULL;
 	size_t cap = 0;

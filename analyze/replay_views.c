@@ -373,7 +373,9 @@ static void draw_cpu_line(struct replay_model *m, struct grid *g, int x, int y, 
 	}
 	pct = replay_model__cpu_pct(m, (size_t)ci);
 	grid__textf(g, x, y, 32, GA_BOLD, GC_DEFAULT, "CPU %7s %s", fmt_pct(a, sizeof(a), pct),
-		    m->cpu[ci].oncpu >= 0 ? "eBPF" : "/proc");
+		    m->cpu[ci].oncpu >= 0		 ? "eBPF"
+		    : !strcmp(m->mode, "cgroup") ? "cpu.stat"
+						 : "/proc");
 	v = history((size_t)ci, w - 34, &first, &n);
 	if (!v)
 		return;

@@ -387,6 +387,15 @@ static void test_06_not_collected_never_zeros(void **state)
 	assert_contains(f, "no collector records this yet");
 	free(f);
 	replay_model__free(m);
+	/* a cgroup capture without eBPF: its CPU is the cpu.stat lane's */
+	execf(db, "UPDATE target SET mode = 'cgroup'");
+	execf(db, "UPDATE cpu_sample SET cg_user_ns = user_ns, cg_system_ns = system_ns, "
+		  "user_ns = NULL, system_ns = NULL");
+	m = open_model(db);
+	f = frame(m, "overview", 2, 160, 48);
+	assert_contains(f, "20.0% cpu.stat");
+	free(f);
+	replay_model__free(m);
 	sqlite3_close(db);
 }
 
