@@ -5,7 +5,8 @@
 # the profile's processes are exactly the two insiders (not the outsider, not the
 # recorder); report cpu --pid names burn_hot then burn_cold for cpu_split, with shares
 # near 80/20, and main in spin for spin; each process's mappings are recorded under its
-# own pid; the folded export starts each line with the process.
+# own pid; the folded export starts each line with the process. The cpu collector's
+# eBPF and cgroup (cpu.stat) lanes agree; with --no-ebpf the cgroup lane runs alone.
 . "$(dirname "$0")/lib.sh"
 need_ebpf
 need_cgroup2
@@ -69,3 +70,34 @@ expect_exit 2 "$ANA" report cpu --pid "$O" "$P"
 "$ANA" export --format folded "$P" >"$TMP/folded"
 has "^cpu_split-$A;.*;burn_hot [0-9]*\$" <"$TMP/folded" || fail "no cpu_split-$A;...;burn_hot line in the folded export"
 has "^spin-$S;.*main [0-9]*\$" <"$TMP/folded" || fail "no spin-$S;...;main line in the folded export"
+
+# The cpu collector's two lanes over the same subtree: sched_switch (eBPF) and the
+# cgroup's cpu.stat agree on the CPU time used (within 10%: the lanes read at
+# slightly different moments; cpu_split alone used 4 s of CPU).
+ebpf_ns=$(q "$P" "select sum(oncpu_ns) from cpu_sample")
+cg_ns=$(q "$P" "select sum(cg_usage_ns) from cpu_sample")
+assert_ge "cgroup lane: CPU used (ns)" 4000000000 "${cg_ns:-0}"
+assert_ge "the lanes agree (cpu.stat x 100 / eBPF)" 90 $((cg_ns * 100 / ebpf_ns))
+assert_le "the lanes agree (cpu.stat x 100 / eBPF)" 110 $((cg_ns * 100 / ebpf_ns))
+
+# Without eBPF the cgroup lane alone: cpu_split burns 1 s of its own CPU time in the
+# cgroup while it is recorded.
+N=$TMP/noebpf.ptop
+"$REC" --no-ebpf --cgroup "$CG" --interval 500ms -o "$N" 2>"$TMP/noebpf.err" &
+R2=$!
+kill_at_exit "$R2"
+wait_line "$TMP/noebpf.err" 'recording cgroup' "the --no-ebpf recorder to start"
+sh -c 'echo $$ >"$1/cgroup.procs" && exec "$2" 1' sh "$CG" "$FIX/cpu_split" >/dev/null
+kill -INT "$R2"
+wait "$R2" || fail "ptop-record --no-ebpf exited $?"
+assert_eq "no-ebpf: the cpu probe" "active|proc" \
+	"$(q "$N" "select state || '|' || source from probe where name = 'cpu'")"
+assert_eq "no-ebpf: no eBPF values" 0 "$(q "$N" "select count(oncpu_ns) from cpu_sample")"
+assert_ge "no-ebpf: the cgroup lane has cpu_split's second (ns)" 990000000 \
+	"$(q "$N" "select ifnull(sum(cg_usage_ns), 0) from cpu_sample")"
+"$ANA" report cpu --format json "$N" >"$TMP/noebpf.json"
+assert_eq "no-ebpf: report cpu's total is the cgroup lane's" "cgroup: cpu.stat usage_usec|True" \
+	"$(jget "$TMP/noebpf.json" "j['summary']['user_system']['lane'] + '|' + str(j['summary']['user_system']['collected'])")"
+assert_eq "no-ebpf: report cpu's CPU seconds = the lane's sum" \
+	"$(q "$N" "select sum(cg_usage_ns) from cpu_sample")" \
+	"$(jget "$TMP/noebpf.json" "j['summary']['user_system']['cpu_ns']")"
