@@ -24,6 +24,7 @@
 #include "analyze/symbolize.h"
 #include "proto/capture.h"
 #include "tests/tmpdir.h"
+#include "tests/capwrite.h"
 
 #define T0 1000000000000ull
 #define SEC 1000000000ull
@@ -63,11 +64,6 @@ static void exec(sqlite3 *db, const char *sql)
 
 /* ------------------------------------------------------- the capture */
 
-static void append(struct capture_writer *w, Ptop__V1__Record *r)
-{
-	assert_int_equal(capture_writer__append(w, r), 0);
-}
-
 static void put_header(struct capture_writer *w, bool heap_active)
 {
 	Ptop__V1__Record r = PTOP__V1__RECORD__INIT;
@@ -102,7 +98,7 @@ static void put_header(struct capture_writer *w, bool heap_active)
 	h.probes = &pp;
 	r.kind_case = PTOP__V1__RECORD__KIND_HEADER;
 	r.header = &h;
-	append(w, &r);
+	capw__append(w, &r);
 }
 
 static void put_mapping(struct capture_writer *w, uint64_t start, const char *path, uint8_t id0)
@@ -122,7 +118,7 @@ static void put_mapping(struct capture_writer *w, uint64_t start, const char *pa
 	m.event = PTOP__V1__MAPPING_EVENT__MAPPING_EVENT_START;
 	r.kind_case = PTOP__V1__RECORD__KIND_MAPPING;
 	r.mapping = &m;
-	append(w, &r);
+	capw__append(w, &r);
 }
 
 static void put_mapping_at(struct capture_writer *w, uint64_t t, uint64_t off,
@@ -144,7 +140,7 @@ static void put_mapping_at(struct capture_writer *w, uint64_t t, uint64_t off,
 	m.event = ev;
 	r.kind_case = PTOP__V1__RECORD__KIND_MAPPING;
 	r.mapping = &m;
-	append(w, &r);
+	capw__append(w, &r);
 }
 
 static void put_stack(struct capture_writer *w, uint64_t id, const uint64_t *ips, size_t n)
@@ -157,7 +153,7 @@ static void put_stack(struct capture_writer *w, uint64_t id, const uint64_t *ips
 	s.n_ips = n;
 	r.kind_case = PTOP__V1__RECORD__KIND_STACK;
 	r.stack = &s;
-	append(w, &r);
+	capw__append(w, &r);
 }
 
 /* Sites, by stack: 1 and 2 leak_pages (two paths), 3 churn, 4 cache_fill, 5 grower. */
@@ -261,7 +257,7 @@ static void put_snapshot(struct capture_writer *w, int i, bool live_measured, bo
 	ev.heap = &h;
 	r.kind_case = PTOP__V1__RECORD__KIND_EVENT;
 	r.event = &ev;
-	append(w, &r);
+	capw__append(w, &r);
 }
 
 static void put_heap_event(struct capture_writer *w)
@@ -283,7 +279,7 @@ static void put_heap_event(struct capture_writer *w)
 	ev.heap_event = &h;
 	r.kind_case = PTOP__V1__RECORD__KIND_EVENT;
 	r.event = &ev;
-	append(w, &r);
+	capw__append(w, &r);
 }
 
 /* app functions at file offsets (0x400000 maps offset 0): main 0x1000, leak_pages
@@ -847,7 +843,7 @@ static sqlite3 *one_site(const char *name, const uint64_t *ips, size_t n,
 	ev.heap = &h;
 	r.kind_case = PTOP__V1__RECORD__KIND_EVENT;
 	r.event = &ev;
-	append(w, &r);
+	capw__append(w, &r);
 	assert_int_equal(capture_writer__close(w), 0);
 
 	snprintf(dbp, sizeof(dbp), "%s.db", path);

@@ -22,6 +22,7 @@
 #include "proto/capture.h"
 #include "tests/tmpdir.h"
 #include "tests/sqlq.h"
+#include "tests/capwrite.h"
 
 #define T0 1000000000000ull /* monotonic ns at the start of the fake recording */
 #define SEC 1000000000ull
@@ -62,11 +63,6 @@ static void id_hex(const uint8_t id[16], char out[33])
 {
 	for (int k = 0; k < 16; k++)
 		snprintf(out + 2 * k, 3, "%02x", id[k]);
-}
-
-static void append(struct capture_writer *w, Ptop__V1__Record *r)
-{
-	assert_int_equal(capture_writer__append(w, r), 0);
 }
 
 static void put_header(struct capture_writer *w, const uint8_t id[16])
@@ -145,7 +141,7 @@ static void put_header(struct capture_writer *w, const uint8_t id[16])
 	h.probes = pp;
 	r.kind_case = PTOP__V1__RECORD__KIND_HEADER;
 	r.header = &h;
-	append(w, &r);
+	capw__append(w, &r);
 }
 
 static void put_event(struct capture_writer *w, Ptop__V1__Event *ev)
@@ -154,7 +150,7 @@ static void put_event(struct capture_writer *w, Ptop__V1__Event *ev)
 
 	r.kind_case = PTOP__V1__RECORD__KIND_EVENT;
 	r.event = ev;
-	append(w, &r);
+	capw__append(w, &r);
 }
 
 static void put_cpu(struct capture_writer *w, uint64_t t, int32_t pid, bool ebpf, bool proc)
@@ -357,7 +353,7 @@ static void put_stack(struct capture_writer *w, uint64_t id)
 	st.ips = ips;
 	r.kind_case = PTOP__V1__RECORD__KIND_STACK;
 	r.stack = &st;
-	append(w, &r);
+	capw__append(w, &r);
 }
 
 static void put_mapping(struct capture_writer *w)
@@ -377,7 +373,7 @@ static void put_mapping(struct capture_writer *w)
 	m.build_id.len = 20;
 	r.kind_case = PTOP__V1__RECORD__KIND_MAPPING;
 	r.mapping = &m;
-	append(w, &r);
+	capw__append(w, &r);
 }
 
 static void put_drop(struct capture_writer *w, uint64_t t)
@@ -391,7 +387,7 @@ static void put_drop(struct capture_writer *w, uint64_t t)
 	d.lost = 17;
 	r.kind_case = PTOP__V1__RECORD__KIND_DROP;
 	r.drop = &d;
-	append(w, &r);
+	capw__append(w, &r);
 }
 
 static void put_trailer(struct capture_writer *w, uint64_t t, uint64_t records)
@@ -417,7 +413,7 @@ static void put_trailer(struct capture_writer *w, uint64_t t, uint64_t records)
 	tr.drops = dp;
 	r.kind_case = PTOP__V1__RECORD__KIND_TRAILER;
 	r.trailer = &tr;
-	append(w, &r);
+	capw__append(w, &r);
 }
 
 /* The full capture of test 1: every record kind, 13 records, 4 frames. With
@@ -1324,7 +1320,7 @@ static void put_probe_change(struct capture_writer *w, uint64_t t, const char *n
 	pc.cause = (char *)(cause ? cause : "");
 	r.kind_case = PTOP__V1__RECORD__KIND_PROBE_CHANGE;
 	r.probe_change = &pc;
-	append(w, &r);
+	capw__append(w, &r);
 }
 
 /* `info` of capture ID in DB, as text or JSON; malloc'd. */

@@ -21,6 +21,7 @@
 #include "analyze/report.h"
 #include "proto/capture.h"
 #include "tests/tmpdir.h"
+#include "tests/capwrite.h"
 
 #define T0 1000000000000ull /* monotonic ns at the start of the fake recording */
 #define SEC 1000000000ull
@@ -96,11 +97,6 @@ static const char *mib(unsigned long long n)
 
 /* ------------------------------------------------------- capture fixtures */
 
-static void append(struct capture_writer *w, Ptop__V1__Record *r)
-{
-	assert_int_equal(capture_writer__append(w, r), 0);
-}
-
 struct probe_def {
 	const char *name;
 	Ptop__V1__ProbeState state;
@@ -149,19 +145,7 @@ static void put_header(struct capture_writer *w, uint8_t id, Ptop__V1__TargetMod
 	h.probes = pp;
 	r.kind_case = PTOP__V1__RECORD__KIND_HEADER;
 	r.header = &h;
-	append(w, &r);
-}
-
-static void put_trailer(struct capture_writer *w, uint64_t t)
-{
-	Ptop__V1__Record r = PTOP__V1__RECORD__INIT;
-	Ptop__V1__CaptureTrailer tr = PTOP__V1__CAPTURE_TRAILER__INIT;
-
-	tr.reason = PTOP__V1__END_REASON__END_REASON_DURATION;
-	tr.end_time_ns = t;
-	r.kind_case = PTOP__V1__RECORD__KIND_TRAILER;
-	r.trailer = &tr;
-	append(w, &r);
+	capw__append(w, &r);
 }
 
 static void put_cgroup(struct capture_writer *w, uint64_t t, Ptop__V1__CgroupSample *c)
@@ -176,7 +160,7 @@ static void put_cgroup(struct capture_writer *w, uint64_t t, Ptop__V1__CgroupSam
 	ev.cgroup = c;
 	r.kind_case = PTOP__V1__RECORD__KIND_EVENT;
 	r.event = &ev;
-	append(w, &r);
+	capw__append(w, &r);
 }
 
 #define ST_COVERED PTOP__V1__PROC_MEM_STATE__PROC_MEM_STATE_COVERED
@@ -338,7 +322,7 @@ static void write_v2(const char *path)
 		c.coverage = &cov;
 		put_cgroup(w, T0 + (uint64_t)(s + 1) * SEC, &c);
 	}
-	put_trailer(w, T0 + 4 * SEC);
+	capw__trailer(w, T0 + 4 * SEC);
 	assert_int_equal(capture_writer__close(w), 0);
 }
 
@@ -391,7 +375,7 @@ static void write_v1(const char *path, const char *v1_path)
 		c.procs = &pmp;
 		put_cgroup(w, T0 + (uint64_t)(s + 1) * SEC, &c);
 	}
-	put_trailer(w, T0 + 4 * SEC);
+	capw__trailer(w, T0 + 4 * SEC);
 	assert_int_equal(capture_writer__close(w), 0);
 }
 
@@ -785,7 +769,7 @@ static void test_06_not_collected(void **state)
 	assert_non_null(w);
 	put_header(w, 3, PTOP__V1__TARGET_MODE__TARGET_MODE_PID, "server", "/usr/bin/server",
 		   "0::/user.slice", probes, 1);
-	put_trailer(w, T0 + 2 * SEC);
+	capw__trailer(w, T0 + 2 * SEC);
 	assert_int_equal(capture_writer__close(w), 0);
 	db = load(tpath("pid.ptop"), "pid.db", id);
 	j = run_report(report_cgroup, db, id, OUT_JSON, 0, APPS_BY_DEFAULT);
@@ -837,9 +821,9 @@ static void test_07_apps_single_process(void **state)
 		ev.memory = &m;
 		r.kind_case = PTOP__V1__RECORD__KIND_EVENT;
 		r.event = &ev;
-		append(w, &r);
+		capw__append(w, &r);
 	}
-	put_trailer(w, T0 + 3 * SEC);
+	capw__trailer(w, T0 + 3 * SEC);
 	assert_int_equal(capture_writer__close(w), 0);
 	db = load(tpath("one.ptop"), "one.db", id);
 	j = run_report(report_apps, db, id, OUT_JSON, 0, APPS_BY_DEFAULT);

@@ -18,6 +18,7 @@
 #include "analyze/report.h"
 #include "proto/capture.h"
 #include "tests/tmpdir.h"
+#include "tests/capwrite.h"
 
 #define T0 1000000000000ull /* monotonic ns at the start of the fake recording */
 #define SEC 1000000000ull
@@ -32,11 +33,6 @@ static int setup(void **state)
 }
 
 /* ------------------------------------------------------- capture fixtures */
-
-static void append(struct capture_writer *w, Ptop__V1__Record *r)
-{
-	assert_int_equal(capture_writer__append(w, r), 0);
-}
 
 /* The header: a 4-CPU host, target MODE, the cpu probe from SOURCE with DETAIL. */
 static void put_header(struct capture_writer *w, uint8_t id, Ptop__V1__TargetMode mode,
@@ -75,19 +71,7 @@ static void put_header(struct capture_writer *w, uint8_t id, Ptop__V1__TargetMod
 	h.probes = &pp;
 	r.kind_case = PTOP__V1__RECORD__KIND_HEADER;
 	r.header = &h;
-	append(w, &r);
-}
-
-static void put_trailer(struct capture_writer *w, uint64_t t)
-{
-	Ptop__V1__Record r = PTOP__V1__RECORD__INIT;
-	Ptop__V1__CaptureTrailer tr = PTOP__V1__CAPTURE_TRAILER__INIT;
-
-	tr.reason = PTOP__V1__END_REASON__END_REASON_DURATION;
-	tr.end_time_ns = t;
-	r.kind_case = PTOP__V1__RECORD__KIND_TRAILER;
-	r.trailer = &tr;
-	append(w, &r);
+	capw__append(w, &r);
 }
 
 /* One interval's figures, in ms; -1: the lane (or the throttling counters) not there. */
@@ -131,7 +115,7 @@ static void put_cpu(struct capture_writer *w, int t, int32_t pid, const struct c
 	ev.cpu = &c;
 	r.kind_case = PTOP__V1__RECORD__KIND_EVENT;
 	r.event = &ev;
-	append(w, &r);
+	capw__append(w, &r);
 }
 
 #define CG PTOP__V1__TARGET_MODE__TARGET_MODE_CGROUP
@@ -155,7 +139,7 @@ static sqlite3 *make(const char *name, uint8_t idb, Ptop__V1__TargetMode mode,
 	put_header(w, idb, mode, source, detail);
 	for (int k = 0; k < n; k++)
 		put_cpu(w, k + 1, mode == CG ? 0 : 4321, &f[k]);
-	put_trailer(w, T0 + (uint64_t)n * SEC);
+	capw__trailer(w, T0 + (uint64_t)n * SEC);
 	assert_int_equal(capture_writer__close(w), 0);
 	assert_int_equal(db__open(dbp, true, false, &db, errbuf, sizeof(errbuf)), 0);
 	if (db__load_capture(db, ptop, false, id, NULL, errbuf, sizeof(errbuf)))

@@ -22,6 +22,7 @@
 #include "proto/capture.h"
 #include "tests/tmpdir.h"
 #include "tests/sqlq.h"
+#include "tests/capwrite.h"
 
 #define T0 1000000000000ull
 #define SEC 1000000000ull
@@ -37,11 +38,6 @@ static int setup(void **state)
 }
 
 /* ------------------------------------------------------- the capture */
-
-static void append(struct capture_writer *w, Ptop__V1__Record *r)
-{
-	assert_int_equal(capture_writer__append(w, r), 0);
-}
 
 static bool header_cgroup; /* put_header writes a cgroup-mode target (pid 0) */
 
@@ -84,7 +80,7 @@ static void put_header(struct capture_writer *w, const char *cpuprof_state)
 	h.probes = &pp;
 	r.kind_case = PTOP__V1__RECORD__KIND_HEADER;
 	r.header = &h;
-	append(w, &r);
+	capw__append(w, &r);
 }
 
 static void put_mapping(struct capture_writer *w, uint64_t t, uint64_t start, uint64_t end,
@@ -112,7 +108,7 @@ static void put_mapping(struct capture_writer *w, uint64_t t, uint64_t start, ui
 	m.event = ev;
 	r.kind_case = PTOP__V1__RECORD__KIND_MAPPING;
 	r.mapping = &m;
-	append(w, &r);
+	capw__append(w, &r);
 }
 
 static void put_perf_map(struct capture_writer *w, uint32_t chunk, uint32_t chunks,
@@ -130,7 +126,7 @@ static void put_perf_map(struct capture_writer *w, uint32_t chunk, uint32_t chun
 	m.chunks = chunks;
 	r.kind_case = PTOP__V1__RECORD__KIND_PERF_MAP;
 	r.perf_map = &m;
-	append(w, &r);
+	capw__append(w, &r);
 }
 
 static void put_module_symbols(struct capture_writer *w, uint8_t id0, uint32_t chunk,
@@ -151,7 +147,7 @@ static void put_module_symbols(struct capture_writer *w, uint8_t id0, uint32_t c
 	m.size = size;
 	r.kind_case = PTOP__V1__RECORD__KIND_MODULE_SYMBOLS;
 	r.module_symbols = &m;
-	append(w, &r);
+	capw__append(w, &r);
 }
 
 static void put_stack(struct capture_writer *w, uint64_t id, bool kernel, const uint64_t *ips,
@@ -166,7 +162,7 @@ static void put_stack(struct capture_writer *w, uint64_t id, bool kernel, const 
 	s.n_ips = n;
 	r.kind_case = PTOP__V1__RECORD__KIND_STACK;
 	r.stack = &s;
-	append(w, &r);
+	capw__append(w, &r);
 }
 
 static void put_cpuprof(struct capture_writer *w, uint64_t t, const uint64_t (*sc)[3], size_t n)
@@ -201,7 +197,7 @@ static void put_cpuprof(struct capture_writer *w, uint64_t t, const uint64_t (*s
 	p.n_stacks = n;
 	r.kind_case = PTOP__V1__RECORD__KIND_EVENT;
 	r.event = &ev;
-	append(w, &r);
+	capw__append(w, &r);
 }
 
 /* Mappings: /usr/bin/app (build-id abcd0001) at 0x400000.. offset 0x1000 from
@@ -573,7 +569,7 @@ static void put_mapping_of(struct capture_writer *w, int32_t pid, uint64_t start
 	m.event = PTOP__V1__MAPPING_EVENT__MAPPING_EVENT_START;
 	r.kind_case = PTOP__V1__RECORD__KIND_MAPPING;
 	r.mapping = &m;
-	append(w, &r);
+	capw__append(w, &r);
 }
 
 /* A cgroup's CpuProfile (event pid 0) at T: (user, kernel, count, pid) counts. */
@@ -607,7 +603,7 @@ static void put_cgroup_cpuprof(struct capture_writer *w, uint64_t t, const uint6
 	p.n_stacks = n;
 	r.kind_case = PTOP__V1__RECORD__KIND_EVENT;
 	r.event = &ev;
-	append(w, &r);
+	capw__append(w, &r);
 }
 
 /* A cgroup capture: processes 100 and 200 map different executables at the same
