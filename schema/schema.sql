@@ -324,6 +324,16 @@ CREATE TABLE IF NOT EXISTS cpu_profile (
 	PRIMARY KEY (cap, seq)
 );
 
+-- Cgroup mode: the comm of each process with samples in a cpu_profile interval, as
+-- the kernel had it when sampling (CpuProfile.processes).
+CREATE TABLE IF NOT EXISTS cpu_profile_process (
+	cap INTEGER NOT NULL REFERENCES capture(cap),
+	seq INTEGER NOT NULL,         -- cpu_profile.seq
+	pid INTEGER NOT NULL,
+	comm TEXT,
+	PRIMARY KEY (cap, seq, pid)
+);
+
 CREATE TABLE IF NOT EXISTS cpu_profile_stack (
 	cap INTEGER NOT NULL REFERENCES capture(cap),
 	seq INTEGER NOT NULL,         -- cpu_profile.seq
