@@ -52,6 +52,14 @@ struct {
 	__type(value, struct cp_counters);
 } cp_counters SEC(".maps");
 
+/* cgroup mode: each sampled process's name, so that one gone before a poll is named */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, CP_COMM_ENTRIES);
+	__type(key, __u32);
+	__type(value, struct cp_comm);
+} cp_comms SEC(".maps");
+
 /* Where a sample's stack is walked into, one per CPU (too big for the BPF stack). */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -112,8 +120,14 @@ int cp_sample(struct bpf_perf_event_data *ctx)
 	cnt->samples++;
 	/* cgroup mode (the filter's cgroup branch): counts per process, whose own
 	 * mappings place its user stack; with a pid filter the key's tgid stays 0 */
-	if (!targ_tgid && targ_cgid)
+	if (!targ_tgid && targ_cgid) {
+		struct task_struct *task = (struct task_struct *)bpf_get_current_task();
+		struct cp_comm name = {};
+
 		key.tgid = (__u32)(id >> 32);
+		BPF_CORE_READ_STR_INTO(&name.comm, task, group_leader, comm);
+		bpf_map_update_elem(&cp_comms, &key.tgid, &name, BPF_ANY);
+	}
 
 	err = take_stack(ctx, set, BPF_F_USER_STACK, &key.user);
 	if (err == -ENOMEM) {

@@ -26,6 +26,12 @@ struct cp_key {
 	struct sm_key kern;	/* hash 0: none (user mode or unusable) */
 };
 
+/* Cgroup mode: the processes named, by tgid (an LRU map: the latest CP_COMM_ENTRIES). */
+#define CP_COMM_ENTRIES 8192
+struct cp_comm {
+	char comm[16];		/* the thread group leader's, at the latest sample */
+};
+
 /* Per set, one copy per CPU (sum them). */
 struct cp_counters {
 	__u64 ticks;		/* timer samples on this CPU, target or not */

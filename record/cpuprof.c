@@ -330,6 +330,11 @@ struct cp_priv {
 	struct sm_ips stack;		/* one stack read back from a stack map */
 	Ptop__V1__StackCount *sc;	/* CP_COUNT_ENTRIES */
 	Ptop__V1__StackCount **scp;
+	/* cgroup mode: the processes of an interval's counts, named from cp_comms */
+	Ptop__V1__ProcessName *pn;	/* CP_COUNT_ENTRIES */
+	Ptop__V1__ProcessName **pnp;
+	struct cp_comm *comms;		/* their names' storage */
+	int32_t *pids;
 	struct cp_stack_table *table;
 	uint32_t active;		/* the set the kernel writes */
 	bool membarrier;		/* MEMBARRIER_CMD_GLOBAL works here */
@@ -423,6 +428,10 @@ static void cp_stop(struct collector *c)
 	free(p->vals);
 	free(p->sc);
 	free(p->scp);
+	free(p->pn);
+	free(p->pnp);
+	free(p->comms);
+	free(p->pids);
 	free(p);	/* p->table is the capture's, shared */
 	c->priv = NULL;
 }
@@ -529,7 +538,14 @@ static int cp_start(struct collector *c)
 	p->sc = calloc(CP_COUNT_ENTRIES, sizeof(*p->sc));
 	p->scp = calloc(CP_COUNT_ENTRIES, sizeof(*p->scp));
 	p->table = cp_stack_table__capture();
-	if (!p->cnt || !p->keys || !p->vals || !p->sc || !p->scp || !p->table) {
+	if (ctx->cgroup_id) {
+		p->pn = calloc(CP_COUNT_ENTRIES, sizeof(*p->pn));
+		p->pnp = calloc(CP_COUNT_ENTRIES, sizeof(*p->pnp));
+		p->comms = calloc(CP_COUNT_ENTRIES, sizeof(*p->comms));
+		p->pids = calloc(CP_COUNT_ENTRIES, sizeof(*p->pids));
+	}
+	if (!p->cnt || !p->keys || !p->vals || !p->sc || !p->scp || !p->table ||
+	    (ctx->cgroup_id && (!p->pn || !p->pnp || !p->comms || !p->pids))) {
 		err = -ENOMEM;
 		snprintf(c->reason, sizeof(c->reason), "out of memory");
 		goto cleanup;
@@ -545,6 +561,8 @@ static int cp_start(struct collector *c)
 	p->skel->rodata->targ_tgid = (__u32)ctx->pid;
 	p->skel->rodata->targ_cgid = ctx->cgroup_id;
 	p->skel->rodata->targ_cglevel = ctx->cgroup_level;
+	if (!ctx->cgroup_id)	/* names are for a cgroup's processes only */
+		bpf_map__set_max_entries(p->skel->maps.cp_comms, 1);
 	err = cpuprof_bpf__load(p->skel);
 	if (err) {
 		bpf_util__format_error(c->reason, sizeof(c->reason), "load cpuprof BPF", err);
@@ -598,6 +616,41 @@ static int resolve(struct collector *c, struct cp_priv *p, int smfd, const struc
 		return 0;
 	return cp_stack_table__emit(c->ctx, p->table, sk->kernel, pid,
 				    (const uint64_t *)p->stack.ips, (size_t)n, id);
+}
+
+static int cmp_pid(const void *a, const void *b)
+{
+	int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Cgroup mode: name each process of the K stack counts in p->sc from cp_comms, into
+ * p->pn/p->pnp. Returns how many. A process the map no longer holds (more than
+ * CP_COMM_ENTRIES sampled since) is left out: unnamed, not misnamed. */
+static size_t name_processes(struct cp_priv *p, int k)
+{
+	int fd = bpf_map__fd(p->skel->maps.cp_comms);
+	size_t n = 0, m = 0, i;
+
+	for (i = 0; i < (size_t)k; i++)
+		if (p->sc[i].pid)
+			p->pids[n++] = p->sc[i].pid;
+	qsort(p->pids, n, sizeof(*p->pids), cmp_pid);
+	for (i = 0; i < n; i++) {
+		__u32 key = (__u32)p->pids[i];
+
+		if ((i && p->pids[i] == p->pids[i - 1]) ||
+		    bpf_map_lookup_elem(fd, &key, &p->comms[m]) != 0)
+			continue;
+		p->comms[m].comm[sizeof(p->comms[m].comm) - 1] = '\0';
+		ptop__v1__process_name__init(&p->pn[m]);
+		p->pn[m].pid = p->pids[i];
+		p->pn[m].comm = p->comms[m].comm;
+		p->pnp[m] = &p->pn[m];
+		m++;
+	}
+	return m;
 }
 
 /* Read the count-map entries of set SET into p->keys/p->vals. Returns how many, or -errno. */
@@ -743,6 +796,10 @@ static int cp_poll(struct collector *c, uint64_t now_ns, unsigned flags)
 	prof.lost = sum.lost_collision + sum.lost_map_full + unreadable;
 	prof.n_stacks = k;
 	prof.stacks = k ? p->scp : NULL;
+	if (p->pn) {
+		prof.n_processes = name_processes(p, k);
+		prof.processes = prof.n_processes ? p->pnp : NULL;
+	}
 	ev.payload_case = PTOP__V1__EVENT__PAYLOAD_CPUPROF;
 	ev.cpuprof = &prof;
 	err = rec_emit_event(c->ctx, &ev, PTOP__V1__CATEGORY__CATEGORY_CPUPROF, now_ns, interval);

@@ -24,6 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/stat.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <cmocka.h>
 #include <gelf.h>
@@ -659,6 +660,10 @@ static void test_09_cgroup_per_process(void **state)
 
 		assert_true(pid >= 0);
 		if (pid == 0) {
+			char name[16];
+
+			snprintf(name, sizeof(name), "cpuprof-kid-%d", i);
+			prctl(PR_SET_NAME, name);
 			close(go[1]);
 			while (read(go[0], &c, 1) < 0 && errno == EINTR)
 				;
@@ -698,6 +703,22 @@ static void test_09_cgroup_per_process(void **state)
 	for (i = 0; i < 2; i++) {
 		p = check_interval(i, base, &top, &ev);	/* stacks written first, counts add up */
 		assert_int_equal(ev->pid, 0);		/* one event for the cgroup */
+		/* each process with counts is named, as the kernel saw it when sampling:
+		 * the children exited before this poll, and are named all the same */
+		for (j = 0; j < p->n_stacks; j++) {
+			char want[16];
+			size_t q;
+
+			for (q = 0; q < p->n_processes && p->processes[q]->pid != p->stacks[j]->pid;
+			     q++)
+				;
+			assert_true(q < p->n_processes);
+			snprintf(want, sizeof(want), "cpuprof-kid-%d",
+				 p->stacks[j]->pid == cg_kids[0] ? 0 : 1);
+			assert_string_equal(p->processes[q]->comm, want);
+		}
+		for (j = 1; j < p->n_processes; j++)	/* once each, by pid */
+			assert_true(p->processes[j - 1]->pid < p->processes[j]->pid);
 		for (j = 0; j < p->n_stacks; j++) {
 			Ptop__V1__StackCount *sc = p->stacks[j];
 
