@@ -47,6 +47,7 @@ enum stmt_id {
 	ST_MODULE_SYMBOLS,
 	ST_CPU_PROFILE,
 	ST_CPU_PROFILE_STACK,
+	ST_CPU_PROFILE_PROCESS,
 	ST_HEAP_SNAPSHOT,
 	ST_HEAP_SITE,
 	ST_HEAP_EVENT,
@@ -125,6 +126,9 @@ static const char *const stmt_sql[ST_N] = {
 			   "?11, ?12, ?13)",
 	[ST_CPU_PROFILE_STACK] = "INSERT INTO cpu_profile_stack (cap, seq, user_stack_id, "
 				 "kernel_stack_id, count, pid) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+	/* OR IGNORE: a pid named twice in one event keeps its first name */
+	[ST_CPU_PROFILE_PROCESS] = "INSERT OR IGNORE INTO cpu_profile_process (cap, seq, pid, "
+				   "comm) VALUES (?1, ?2, ?3, ?4)",
 	[ST_HEAP_SNAPSHOT] = "INSERT INTO heap_snapshot (cap, seq, time_ns, interval_ns, pid, "
 			     "lane, module, sample_bytes, live_measured, alloc_count, alloc_bytes, "
 			     "free_count, free_bytes, live_bytes, live_count, leak_bytes, "
@@ -1107,6 +1111,21 @@ static int load_cpuprof(struct loader *l, const Ptop__V1__Event *ev,
 		bind_u64(s, 5, c->count);
 		bind_pid(s, 6, c->pid); /* 0: the event's pid (NULL) */
 		err = run(l, ST_CPU_PROFILE_STACK);
+		if (err)
+			return err;
+	}
+
+	s = l->st[ST_CPU_PROFILE_PROCESS];
+	for (size_t k = 0; k < p->n_processes; k++) {
+		const Ptop__V1__ProcessName *n = p->processes[k];
+
+		if (!n || n->pid <= 0)
+			continue;	/* nothing to name */
+		sqlite3_bind_int64(s, 1, l->cap);
+		bind_i64(s, 2, seq);
+		sqlite3_bind_int64(s, 3, n->pid);
+		bind_opt_text(s, 4, n->comm);
+		err = run(l, ST_CPU_PROFILE_PROCESS);
 		if (err)
 			return err;
 	}

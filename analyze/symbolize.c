@@ -1029,12 +1029,16 @@ static int load_procs(sqlite3 *db, struct profile *p, int64_t cap, int64_t lo, i
 	    " (p.time_ns - COALESCE(p.interval_ns, 0) / 2) < ?3 GROUP BY ps.pid), "
 	    "c AS (SELECT pid, comm, MAX(seq) FROM cgroup_proc WHERE cap = ?1 AND "
 	    " comm IS NOT NULL AND pid IN (SELECT pid FROM s) GROUP BY pid), "
+	    /* the name the kernel had at the samples: for a process gone before a poll */
+	    "k AS (SELECT pid, comm, MAX(seq) FROM cpu_profile_process WHERE cap = ?1 AND "
+	    " comm IS NOT NULL AND pid IN (SELECT pid FROM s) GROUP BY pid), "
 	    "e AS (SELECT pid, exe, MAX(seq) FROM cgroup_proc WHERE cap = ?1 AND "
 	    " exe IS NOT NULL AND exe <> '' AND pid IN (SELECT pid FROM s) GROUP BY pid), "
 	    "x AS (SELECT pid, path, MIN(start) FROM mapping WHERE cap = ?1 AND "
 	    " path LIKE '/%' AND pid IN (SELECT pid FROM s) GROUP BY pid) "
-	    "SELECT s.pid, s.n, c.comm, COALESCE(e.exe, x.path), SUM(s.n) OVER () FROM s "
-	    "LEFT JOIN c USING (pid) LEFT JOIN e USING (pid) LEFT JOIN x USING (pid) "
+	    "SELECT s.pid, s.n, COALESCE(c.comm, k.comm), COALESCE(e.exe, x.path), "
+	    "SUM(s.n) OVER () FROM s LEFT JOIN c USING (pid) LEFT JOIN k USING (pid) "
+	    "LEFT JOIN e USING (pid) LEFT JOIN x USING (pid) "
 	    "ORDER BY s.n DESC, s.pid",
 	    -1, &s, NULL);
 	if (rc != SQLITE_OK)

@@ -1463,8 +1463,25 @@ static void put_cpuprof_counts(struct capture_writer *w, uint64_t t, int32_t ev_
 	Ptop__V1__Event ev = PTOP__V1__EVENT__INIT;
 	Ptop__V1__CpuProfile p = PTOP__V1__CPU_PROFILE__INIT;
 	Ptop__V1__StackCount c[8], *cp[8];
+	/* a cgroup's profile names its processes: the second name of 200 is ignored, and
+	 * pid 0 names nothing */
+	Ptop__V1__ProcessName pn[4], *pnp[4];
+	static const struct {
+		int32_t pid;
+		const char *comm;
+	} names[4] = { { 100, "alpha" }, { 200, "beta" }, { 200, "gamma" }, { 0, "nobody" } };
 
 	assert_true(n <= 8);
+	for (size_t k = 0; k < 4; k++) {
+		ptop__v1__process_name__init(&pn[k]);
+		pn[k].pid = names[k].pid;
+		pn[k].comm = (char *)names[k].comm;
+		pnp[k] = &pn[k];
+	}
+	if (!ev_pid) {
+		p.processes = pnp;
+		p.n_processes = 4;
+	}
 	for (size_t k = 0; k < n; k++) {
 		ptop__v1__stack_count__init(&c[k]);
 		c[k].user_stack_id = (uint64_t)sc[k][0];
@@ -1522,6 +1539,9 @@ static void test_13_cpuprof_stack_pid(void **state)
 				       "ORDER BY rowid)"),
 			    "0:11:2:5:100 0:12:NULL:7:200 0:NULL:2:3:200 0:13:NULL:2:NULL "
 			    "1:21:NULL:4:NULL");
+	assert_string_equal(q_text(db, "SELECT group_concat(seq || ':' || pid || ':' || comm, ' ') "
+				       "FROM (SELECT * FROM cpu_profile_process ORDER BY seq, pid)"),
+			    "0:100:alpha 0:200:beta");
 	sqlite3_close(db);
 }
 

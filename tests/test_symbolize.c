@@ -841,6 +841,29 @@ static void test_09_commands(void **state)
 	assert_int_equal(RUN(cmd_report, "report", "cpu", "--pid", "0", dbp), ANALYZE_EXIT_USAGE);
 	assert_int_equal(RUN(cmd_report, "report", "mem", "--pid", "100", dbp),
 			 ANALYZE_EXIT_USAGE);
+
+	/* the names the kernel had at the samples (CpuProfile.processes) name a process
+	 * the cgroup collector never read; the cgroup collector's comm comes first */
+	assert_int_equal(sqlite3_open(dbp, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db,
+				      "INSERT INTO cpu_profile_process (cap, seq, pid, comm) "
+				      "SELECT 1, MIN(seq), 200, 'beta-k' FROM cpu_profile UNION ALL "
+				      "SELECT 1, MIN(seq), 100, 'not-alpha' FROM cpu_profile",
+				      NULL, NULL, NULL),
+			 SQLITE_OK);
+	sqlite3_close(db);
+	assert_int_equal(
+	    RUN(cmd_export, "export", "--format", "folded", "--pid", "200", "-o", out, dbp), 0);
+	text = slurp(out);
+	assert_string_equal(text, "beta-k-200;[kernel]+0xffffffff81000010_[k] 3\n"
+				  "beta-k-200;libc.so.6+0x2ff;beta+0x3100 13\n");
+	free(text);
+	assert_int_equal(
+	    RUN(cmd_export, "export", "--format", "folded", "--pid", "100", "-o", out, dbp), 0);
+	text = slurp(out);
+	assert_non_null(strstr(text, "alpha-100;"));
+	assert_null(strstr(text, "not-alpha"));
+	free(text);
 }
 
 /* A capture whose cpuprof probe failed: the report says so, never zeros. */
