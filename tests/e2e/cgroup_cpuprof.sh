@@ -48,6 +48,10 @@ assert_eq "no sample of the outsider" 0 "$(q "$P" "select count(*) from cpu_prof
 for p in "$A" "$S"; do
 	assert_ge "mappings of $p under its own pid" 1 "$(q "$P" "select count(*) from mapping where pid = $p")"
 done
+assert_eq "the kernel's names of the two, at their last samples" "cpu_split spin" \
+	"$(q "$P" "select group_concat(comm, ' ') from (select comm from cpu_profile_process
+		where (pid, seq) in (select pid, max(seq) from cpu_profile_process group by pid)
+		order by pid)")"
 
 "$ANA" report cpu --format json "$P" >"$TMP/cpu.json"
 assert_eq "processes in report cpu" "$(printf '%s\n' "$A" "$S" | sort -n | paste -sd' ')" \
