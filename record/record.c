@@ -840,8 +840,10 @@ int record_main(int argc, char **argv)
 		unsigned fl = (o.no_ebpf ? 0 : EXEC_WATCH_BPF) | (o.verbose ? EXEC_WATCH_VERBOSE : 0) |
 			      (t.is_child ? EXEC_WATCH_HOLD | EXEC_WATCH_LAUNCH : 0);
 
-		if (exec_watch__open(t.pid, t.exe[0] ? t.exe : NULL, fl, &run.ew, err,
-				     sizeof(err))) {
+		/* a launched command's executable is a path here; a --pid target's may be
+		 * one in another mount namespace: its /proc/PID/exe says which file */
+		if (exec_watch__open(t.pid, t.is_child && t.exe[0] ? t.exe : NULL, fl, &run.ew,
+				     err, sizeof(err))) {
 			errmsg("%s", err);
 			status = RECORD_EXIT_RUNTIME;
 			goto cleanup;
