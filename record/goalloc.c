@@ -58,11 +58,7 @@ struct ga_priv {
 	struct hp_counters *cnt;	/* ncpus */
 	struct hp_counters prev;
 	struct heap_usite *sites;		/* open addressing, GA_USITE_CAP entries */
-	struct heap_site_row *rows;
-	bool *keep;
-	size_t *row_site;
-	Ptop__V1__HeapSite *hs;
-	Ptop__V1__HeapSite **hsp;
+	struct heap_rank rank;		/* the sites ranked each poll */
 	struct cp_stack_table *table;
 	uint64_t prev_ns;
 	uint64_t prev_misses;
@@ -214,11 +210,7 @@ static void ga_stop(struct collector *c)
 	goalloc_bpf__destroy(p->skel);
 	free(p->cnt);
 	free(p->sites);
-	free(p->rows);
-	free(p->keep);
-	free(p->row_site);
-	free(p->hs);
-	free(p->hsp);
+	heap_rank__free(&p->rank);
 	free(p);
 	c->priv = NULL;
 }
@@ -243,14 +235,8 @@ static int ga_start(struct collector *c)
 	}
 	p->cnt = calloc(p->ncpus, sizeof(*p->cnt));
 	p->sites = calloc(GA_USITE_CAP, sizeof(*p->sites));
-	p->rows = calloc(HP_SITE_ENTRIES, sizeof(*p->rows));
-	p->keep = calloc(HP_SITE_ENTRIES, sizeof(*p->keep));
-	p->row_site = calloc(HP_SITE_ENTRIES, sizeof(*p->row_site));
-	p->hs = calloc(HP_SITE_ENTRIES, sizeof(*p->hs));
-	p->hsp = calloc(HP_SITE_ENTRIES, sizeof(*p->hsp));
 	p->table = cp_stack_table__capture();
-	if (!p->cnt || !p->sites || !p->rows || !p->keep || !p->row_site || !p->hs || !p->hsp ||
-	    !p->table) {
+	if (heap_rank__alloc(&p->rank) || !p->cnt || !p->sites || !p->table) {
 		err = -ENOMEM;
 		snprintf(c->reason, sizeof(c->reason), "out of memory");
 		goto cleanup;
@@ -349,23 +335,22 @@ static int ga_poll(struct collector *c, uint64_t now_ns, unsigned flags)
 		s = heap_usites__get(p->sites, GA_USITE_CAP, &key);
 		if (!s)
 			continue;
-		heap__site_row(&p->rows[nrows], s, &cur, (uint32_t)nrows, false);
-		p->row_site[nrows] = (size_t)(s - p->sites);
+		heap__site_row(&p->rank.rows[nrows], s, &cur, (uint32_t)nrows, false);
+		p->rank.row_site[nrows] = (size_t)(s - p->sites);
 		nrows++;
 	}
-	err = heap__select_sites(p->rows, nrows, ctx->heap_top, p->keep, &census);
+	err = heap__select_sites(p->rank.rows, nrows, ctx->heap_top, p->rank.keep, &census);
 	if (err)
 		goto read_err;
 	src = heap_stack_src__map(bpf_map__fd(p->skel->maps.ga_stacks));
-	err = heap__fill_sites(c->ctx, &src, p->table, p->sites, p->row_site, p->rows, p->keep,
-			       nrows, p->hs, p->hsp, &k);
+	err = heap__fill_sites(c->ctx, &src, p->table, p->sites, &p->rank, nrows, &k);
 	if (err)
 		return err;
 
 	interval = now_ns > p->prev_ns ? now_ns - p->prev_ns : 0;
 	p->prev_ns = now_ns;
 	/* live, frees, lifetimes, leaks: 0 = not measured */
-	heap__snapshot_init(&hs, ctx, "go", p->path, false, &census, p->hsp, k);
+	heap__snapshot_init(&hs, ctx, "go", p->path, false, &census, p->rank.hsp, k);
 	hs.alloc_count = d.alloc_count;
 	hs.alloc_bytes = d.alloc_bytes;
 	hs.stack_failures = d.stack_failures + d.site_full;

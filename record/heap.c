@@ -598,11 +598,7 @@ struct hp_priv {
 	struct hp_counters prev;
 	struct heap_usite *sites;		/* open addressing, cap entries */
 	size_t cap;
-	struct heap_site_row *rows;
-	bool *keep;
-	size_t *row_site;		/* row -> index in sites */
-	Ptop__V1__HeapSite *hs;
-	Ptop__V1__HeapSite **hsp;
+	struct heap_rank rank;		/* the sites ranked each poll */
 	__u64 *lkeys;
 	struct hp_live *lvals;
 	struct cp_stack_table *table;
@@ -828,11 +824,7 @@ static void hp_stop(struct collector *c)
 		heap_bpf__destroy(p->skel);
 		free(p->cnt);
 		free(p->sites);
-		free(p->rows);
-		free(p->keep);
-		free(p->row_site);
-		free(p->hs);
-		free(p->hsp);
+		heap_rank__free(&p->rank);
 		free(p->lkeys);
 		free(p->lvals);
 	}
@@ -888,16 +880,11 @@ static int hp_start(struct collector *c)
 	p->cap = HP_USITE_CAP;
 	p->cnt = calloc(p->ncpus, sizeof(*p->cnt));
 	p->sites = calloc(p->cap, sizeof(*p->sites));
-	p->rows = calloc(HP_SITE_ENTRIES, sizeof(*p->rows));
-	p->keep = calloc(HP_SITE_ENTRIES, sizeof(*p->keep));
-	p->row_site = calloc(HP_SITE_ENTRIES, sizeof(*p->row_site));
-	p->hs = calloc(HP_SITE_ENTRIES, sizeof(*p->hs));
-	p->hsp = calloc(HP_SITE_ENTRIES, sizeof(*p->hsp));
 	p->lkeys = calloc(HP_BATCH, sizeof(*p->lkeys));
 	p->lvals = calloc(HP_BATCH, sizeof(*p->lvals));
 	p->table = cp_stack_table__capture();
-	if (!p->cnt || !p->sites || !p->rows || !p->keep || !p->row_site || !p->hs || !p->hsp ||
-	    !p->lkeys || !p->lvals || !p->table) {
+	if (heap_rank__alloc(&p->rank) || !p->cnt || !p->sites || !p->lkeys || !p->lvals ||
+	    !p->table) {
 		err = -ENOMEM;
 		snprintf(c->reason, sizeof(c->reason), "out of memory");
 		goto cleanup;
@@ -1006,21 +993,44 @@ void heap__snapshot_init(Ptop__V1__HeapSnapshot *hs, const struct rec_ctx *ctx, 
 	hs->omitted_live_bytes = live_measured ? census->omitted_live_bytes : 0;
 }
 
+int heap_rank__alloc(struct heap_rank *r)
+{
+	r->rows = calloc(HP_SITE_ENTRIES, sizeof(*r->rows));
+	r->keep = calloc(HP_SITE_ENTRIES, sizeof(*r->keep));
+	r->row_site = calloc(HP_SITE_ENTRIES, sizeof(*r->row_site));
+	r->hs = calloc(HP_SITE_ENTRIES, sizeof(*r->hs));
+	r->hsp = calloc(HP_SITE_ENTRIES, sizeof(*r->hsp));
+	if (r->rows && r->keep && r->row_site && r->hs && r->hsp)
+		return 0;
+	heap_rank__free(r);
+	return -ENOMEM;
+}
+
+void heap_rank__free(struct heap_rank *r)
+{
+	free(r->rows);
+	free(r->keep);
+	free(r->row_site);
+	free(r->hs);
+	free(r->hsp);
+	memset(r, 0, sizeof(*r));
+}
+
 int heap__fill_sites(struct rec_ctx *ctx, const struct heap_stack_src *src,
 		     struct cp_stack_table *table, struct heap_usite *sites,
-		     const size_t *row_site, const struct heap_site_row *rows, const bool *keep,
-		     size_t nrows, Ptop__V1__HeapSite *out, Ptop__V1__HeapSite **ptrs, size_t *k)
+		     const struct heap_rank *r, size_t nrows, size_t *k)
 {
+	const struct heap_site_row *rows = r->rows;
 	static const Ptop__V1__HeapSite init = PTOP__V1__HEAP_SITE__INIT;
 	size_t i;
 	int err;
 
 	*k = 0;
 	for (i = 0; i < nrows; i++) {
-		struct heap_usite *s = &sites[row_site[i]];
-		Ptop__V1__HeapSite *h = &out[*k];
+		struct heap_usite *s = &sites[r->row_site[i]];
+		Ptop__V1__HeapSite *h = &r->hs[*k];
 
-		if (!keep[i])
+		if (!r->keep[i])
 			continue;
 		err = heap_usite__resolve(ctx, src, table, s);
 		if (err)
@@ -1034,7 +1044,7 @@ int heap__fill_sites(struct rec_ctx *ctx, const struct heap_stack_src *src,
 		h->freed_count = rows[i].freed_count;
 		h->lifetime_ns_sum = rows[i].lifetime_ns_sum;
 		h->oldest_live_ns = rows[i].oldest_live_ns;
-		ptrs[(*k)++] = h;
+		r->hsp[(*k)++] = h;
 	}
 	return 0;
 }
@@ -1225,22 +1235,21 @@ static int hp_poll(struct collector *c, uint64_t now_ns, unsigned flags)
 		s = heap_usites__get(p->sites, p->cap, &key);
 		if (!s)
 			continue;
-		heap__site_row(&p->rows[nrows], s, &cur, (uint32_t)nrows, true);
-		p->row_site[nrows] = (size_t)(s - p->sites);
+		heap__site_row(&p->rank.rows[nrows], s, &cur, (uint32_t)nrows, true);
+		p->rank.row_site[nrows] = (size_t)(s - p->sites);
 		nrows++;
 	}
-	err = heap__select_sites(p->rows, nrows, ctx->heap_top, p->keep, &census);
+	err = heap__select_sites(p->rank.rows, nrows, ctx->heap_top, p->rank.keep, &census);
 	if (err)
 		goto read_err;
 	src = heap_stack_src__map(bpf_map__fd(p->skel->maps.hp_stacks));
-	err = heap__fill_sites(c->ctx, &src, p->table, p->sites, p->row_site, p->rows, p->keep,
-			       nrows, p->hs, p->hsp, &k);
+	err = heap__fill_sites(c->ctx, &src, p->table, p->sites, &p->rank, nrows, &k);
 	if (err)
 		return err;
 
 	interval = now_ns > p->prev_ns ? now_ns - p->prev_ns : 0;
 	p->prev_ns = now_ns;
-	heap__snapshot_init(&hs, ctx, "uprobe", p->mod.path, true, &census, p->hsp, k);
+	heap__snapshot_init(&hs, ctx, "uprobe", p->mod.path, true, &census, p->rank.hsp, k);
 	hs.alloc_count = d.alloc_count;
 	hs.alloc_bytes = d.alloc_bytes;
 	hs.free_count = d.free_count;

@@ -163,16 +163,31 @@ static inline uint64_t heap__live_total(uint64_t sum)
 	return (int64_t)sum > 0 ? sum : 0;
 }
 
-/* The HeapSite entries of one snapshot: for each of the NROWS rows that
- * heap__select_sites KEEPs (row i is site SITES[ROW_SITE[i]]), resolve its stack
- * from SRC and fill OUT[k] with the row's figures, pointing PTRS[k] at it. *K gets
+/* What a lane ranks its sites in each poll, HP_SITE_ENTRIES of each: the rows, which
+ * to keep, each row's site, and the HeapSite entries written (and pointers to them). */
+struct heap_rank {
+	struct heap_site_row *rows;
+	bool *keep;
+	size_t *row_site;		/* row -> index in the lane's sites */
+	Ptop__V1__HeapSite *hs;
+	Ptop__V1__HeapSite **hsp;
+};
+
+/* Allocate R's arrays. 0 or -ENOMEM (R then holds nothing: heap_rank__free is safe). */
+int heap_rank__alloc(struct heap_rank *r);
+
+/* Free R's arrays and empty it. */
+void heap_rank__free(struct heap_rank *r);
+
+/* The HeapSite entries of one snapshot: for each of the NROWS rows of R that
+ * heap__select_sites keeps (row i is site SITES[R->row_site[i]]), resolve its stack
+ * from SRC and fill R->hs[k] with the row's figures, pointing R->hsp[k] at it. *K gets
  * the count. A lane that does not measure live data leaves those row fields 0
  * (HeapSnapshot.live_measured says they mean nothing). 0, or -errno from the
  * writer. */
 int heap__fill_sites(struct rec_ctx *ctx, const struct heap_stack_src *src,
 		     struct cp_stack_table *table, struct heap_usite *sites,
-		     const size_t *row_site, const struct heap_site_row *rows, const bool *keep,
-		     size_t nrows, Ptop__V1__HeapSite *out, Ptop__V1__HeapSite **ptrs, size_t *k);
+		     const struct heap_rank *r, size_t nrows, size_t *k);
 
 /* The Go lane's probe point (record/goalloc.c): where in a Go executable the goalloc
  * collector puts its uprobe. */

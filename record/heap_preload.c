@@ -100,11 +100,7 @@ struct heap_preload {
 	uint64_t ev_lost, samp_full, site_full, stack_unknown;	/* cumulative */
 	uint64_t prev_lost[4];
 	struct pl_counters prev;
-	struct heap_site_row *rows;
-	bool *keep;
-	size_t *row_site;
-	Ptop__V1__HeapSite *hs;
-	Ptop__V1__HeapSite **hsp;
+	struct heap_rank rank;		/* the sites ranked each poll */
 	struct cp_stack_table *table;
 	unsigned char *resident;	/* mincore() of the live table, a byte a page */
 	uint64_t prev_ns;
@@ -735,11 +731,7 @@ static void hpl_stop(struct collector *c)
 	free(p->cur);
 	free(p->samp);
 	free(p->ev);
-	free(p->rows);
-	free(p->keep);
-	free(p->row_site);
-	free(p->hs);
-	free(p->hsp);
+	heap_rank__free(&p->rank);
 	free(p->resident);
 	p->resident = NULL;
 	p->stacks = NULL;
@@ -747,11 +739,6 @@ static void hpl_stop(struct collector *c)
 	p->cur = NULL;
 	p->samp = NULL;
 	p->ev = NULL;
-	p->rows = NULL;
-	p->keep = NULL;
-	p->row_site = NULL;
-	p->hs = NULL;
-	p->hsp = NULL;
 	c->priv = NULL;	/* the object itself is record.c's (heap_preload__free) */
 }
 
@@ -770,14 +757,9 @@ static int hpl_start(struct collector *c)
 	p->cur = calloc(HPL_SITE_CAP, sizeof(*p->cur));
 	p->samp = calloc(HPL_SAMPLE_CAP, sizeof(*p->samp));
 	p->ev = c->ctx->heap_events ? calloc(HPL_EVENTS_MAX, sizeof(*p->ev)) : NULL;
-	p->rows = calloc(HP_SITE_ENTRIES, sizeof(*p->rows));
-	p->keep = calloc(HP_SITE_ENTRIES, sizeof(*p->keep));
-	p->row_site = calloc(HP_SITE_ENTRIES, sizeof(*p->row_site));
-	p->hs = calloc(HP_SITE_ENTRIES, sizeof(*p->hs));
-	p->hsp = calloc(HP_SITE_ENTRIES, sizeof(*p->hsp));
 	p->table = cp_stack_table__capture();
-	if (!p->stacks || !p->sites || !p->cur || !p->samp || (c->ctx->heap_events && !p->ev) ||
-	    !p->rows || !p->keep || !p->row_site || !p->hs || !p->hsp || !p->table) {
+	if (heap_rank__alloc(&p->rank) || !p->stacks || !p->sites || !p->cur || !p->samp ||
+	    (c->ctx->heap_events && !p->ev) || !p->table) {
 		err = -ENOMEM;
 		snprintf(c->reason, sizeof(c->reason), "out of memory");
 		goto cleanup;
@@ -974,20 +956,19 @@ static int hpl_poll(struct collector *c, uint64_t now_ns, unsigned flags)
 
 		if (!u->used)
 			continue;
-		heap__site_row(&p->rows[nrows], u, cur, (uint32_t)nrows, true);
-		p->row_site[nrows++] = i;
+		heap__site_row(&p->rank.rows[nrows], u, cur, (uint32_t)nrows, true);
+		p->rank.row_site[nrows++] = i;
 	}
-	err = heap__select_sites(p->rows, nrows, ctx->heap_top, p->keep, &census);
+	err = heap__select_sites(p->rank.rows, nrows, ctx->heap_top, p->rank.keep, &census);
 	if (err)
 		goto out;
-	err = heap__fill_sites(ctx, &src, p->table, p->sites, p->row_site, p->rows, p->keep,
-			       nrows, p->hs, p->hsp, &k);
+	err = heap__fill_sites(ctx, &src, p->table, p->sites, &p->rank, nrows, &k);
 	if (err)
 		goto out;
 
 	interval = now_ns > p->prev_ns ? now_ns - p->prev_ns : 0;
 	p->prev_ns = now_ns;
-	heap__snapshot_init(&hs, ctx, "preload", p->lib, true, &census, p->hsp, k);
+	heap__snapshot_init(&hs, ctx, "preload", p->lib, true, &census, p->rank.hsp, k);
 	hs.alloc_count = d.alloc_count;
 	hs.alloc_bytes = d.alloc_bytes;
 	hs.free_count = d.free_count;

@@ -207,6 +207,7 @@ static void test_04b_stack_source(void **state)
 	bool keep[4] = { true, true, true, true };
 	size_t row_site[4], k, i;
 	Ptop__V1__HeapSite out[4], *ptrs[4];
+	struct heap_rank rank = { rows, keep, row_site, out, ptrs };
 	struct cp_stack_table *table = cp_stack_table__new();
 	uint64_t want[4][4] = {
 		{ 0x7f0000001000, 0x401150, 0x401100, 0x401000 },
@@ -227,8 +228,7 @@ static void test_04b_stack_source(void **state)
 	assert_int_equal(heap_usites__get(sites, 8, &key) - sites, row_site[3]);
 	user_calls = 0;
 	assert_non_null(table);
-	assert_int_equal(heap__fill_sites(&ctx, &src, table, sites, row_site, rows, keep, 4, out,
-					  ptrs, &k), 0);
+	assert_int_equal(heap__fill_sites(&ctx, &src, table, sites, &rank, 4, &k), 0);
 	assert_int_equal(k, 4);
 	assert_int_equal(user_calls, 4);
 	/* three stacks written, each with the caller as frame 1; the fourth has none */
@@ -248,8 +248,7 @@ static void test_04b_stack_source(void **state)
 	assert_int_equal(ptrs[0]->live_bytes, 40);
 	assert_int_equal(ptrs[3]->alloc_count, 40);
 	/* resolved once: a second snapshot reads no stack and writes no record again */
-	assert_int_equal(heap__fill_sites(&ctx, &src, NULL, sites, row_site, rows, keep, 4, out,
-					  ptrs, &k), 0);
+	assert_int_equal(heap__fill_sites(&ctx, &src, NULL, sites, &rank, 4, &k), 0);
 	assert_int_equal(user_calls, 4);
 	assert_int_equal(rec_double.n_records, 3);
 	cp_stack_table__free(table);
