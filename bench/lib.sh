@@ -117,3 +117,35 @@ bench_need_cgroup2() {
 		exit 0
 	fi
 }
+
+# bench_wait_for FILE PATTERN SECONDS: true once FILE has a line matching PATTERN,
+# false after SECONDS.
+bench_wait_for() {
+	local i
+	for ((i = 0; i < $3 * 20; i++)); do
+		grep -q -- "$2" "$1" 2>/dev/null && return 0
+		sleep 0.05
+	done
+	return 1
+}
+
+# bench_end_run NAME CFG OK ERRFILE: end one run of the globals wpid (the workload) and
+# tpid (the tracer, or empty). OK 1: the tracer started, so the workload is let go
+# (SIGUSR1) and waited for; else it is killed, and ERRFILE's start says why CFG did
+# not start. Then the tracer gets SIGINT and is waited for. Both are emptied.
+bench_end_run() {
+	if [ "$3" -eq 1 ]; then
+		kill -USR1 "$wpid"
+		wait "$wpid"
+	else
+		kill -KILL "$wpid" 2>/dev/null
+		wait "$wpid" 2>/dev/null
+		echo "$1: $2 did not start: $(head -c 300 "$4")" >&2
+	fi
+	wpid=''
+	if [ -n "$tpid" ]; then
+		kill -INT "$tpid" 2>/dev/null
+		wait "$tpid" 2>/dev/null
+		tpid=''
+	fi
+}

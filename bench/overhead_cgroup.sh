@@ -40,22 +40,13 @@ cleanup() {
 trap cleanup EXIT
 mkdir -p "$CG/sub" || exit 1
 
-wait_for() { # FILE PATTERN SECONDS
-	local i
-	for ((i = 0; i < $3 * 20; i++)); do
-		grep -q -- "$2" "$1" 2>/dev/null && return 0
-		sleep 0.05
-	done
-	return 1
-}
-
 # run_one CONFIG: prints the workload's ns per call, or nothing if the run failed
 run_one() {
 	local cfg=$1 ok=0 t_err=$tmp/$1.err
 	: >"$t_err"
 	"${wl_pin[@]}" "$W" -n "$CALLS" -w >"$tmp/w.out" &
 	wpid=$!
-	wait_for "$tmp/w.out" '^pid ' 5 || return
+	bench_wait_for "$tmp/w.out" '^pid ' 5 || return
 	echo "$wpid" >"$CG/sub/cgroup.procs"
 	tpid=''
 	case $cfg in
@@ -64,22 +55,9 @@ run_one() {
 		if [ "$cfg" = pid ]; then set -- --pid "$wpid"; else set -- --cgroup "/$NAME"; fi
 		"${tr_pin[@]}" "$B/ptop-record" "$@" -o "$tmp/run.ptop" --force 2>"$t_err" &
 		tpid=$!
-		wait_for "$t_err" '^ptop-record: recording' 15 && ok=1 ;;
+		bench_wait_for "$t_err" '^ptop-record: recording' 15 && ok=1 ;;
 	esac
-	if [ $ok -eq 1 ]; then
-		kill -USR1 "$wpid"
-		wait "$wpid"
-	else
-		kill -KILL "$wpid" 2>/dev/null
-		wait "$wpid" 2>/dev/null
-		echo "overhead_cgroup: $cfg did not start: $(head -c 300 "$t_err")" >&2
-	fi
-	wpid=''
-	if [ -n "$tpid" ]; then
-		kill -INT "$tpid" 2>/dev/null
-		wait "$tpid" 2>/dev/null
-		tpid=''
-	fi
+	bench_end_run overhead_cgroup "$cfg" "$ok" "$t_err"
 	rm -f "$tmp/run.ptop"
 	[ $ok -eq 1 ] && sed -n 's/.*ns_per_call \([0-9.]*\).*/\1/p' "$tmp/w.out"
 }

@@ -66,16 +66,6 @@ if ! bench_caps goalloc; then
 	exit 1
 fi
 
-# wait_for FILE PATTERN SECONDS: 0 once FILE holds PATTERN, 1 on timeout
-wait_for() {
-	local i
-	for ((i = 0; i < $3 * 20; i++)); do
-		grep -q -- "$2" "$1" 2>/dev/null && return 0
-		sleep 0.05
-	done
-	return 1
-}
-
 # run_one CONFIG RATE: prints "CPU_NS_PER_UNIT ALLOCS_PER_UNIT" of the run, or nothing
 # if it failed
 run_one() {
@@ -84,13 +74,13 @@ run_one() {
 	tpid=''
 	"${wl_pin[@]}" "$W" -r "$rate" -d "$DUR" -w >"$out" &
 	wpid=$!
-	wait_for "$out" '^pid ' 5 || return
+	bench_wait_for "$out" '^pid ' 5 || return
 	case $cfg in
 	none) ok=1 ;;
 	floor)
 		"${tr_pin[@]}" "$FLOOR" --pid "$wpid" >"$t_out" 2>"$t_err" &
 		tpid=$!
-		wait_for "$t_out" attached 10 && ok=1 ;;
+		bench_wait_for "$t_out" attached 10 && ok=1 ;;
 	goalloc*)
 		local opt=()
 		[ "$cfg" = goalloc0 ] && opt=(--heap-sample-bytes 0)
@@ -98,21 +88,9 @@ run_one() {
 			-o "$tmp/run.ptop" --force >"$t_out" 2>"$t_err" &
 		tpid=$!
 		# it prints the probe summary once its collectors have started
-		wait_for "$t_err" 'probes:' 15 && ok=1 ;;
+		bench_wait_for "$t_err" 'probes:' 15 && ok=1 ;;
 	esac
-	if [ $ok -eq 1 ]; then
-		kill -USR1 "$wpid"
-		wait "$wpid"
-	else
-		kill -KILL "$wpid" 2>/dev/null; wait "$wpid" 2>/dev/null
-		echo "overhead_goalloc: $cfg did not start: $(head -c 300 "$t_err")" >&2
-	fi
-	wpid=''
-	if [ -n "$tpid" ]; then
-		kill -INT "$tpid" 2>/dev/null
-		wait "$tpid" 2>/dev/null
-		tpid=''
-	fi
+	bench_end_run overhead_goalloc "$cfg" "$ok" "$t_err"
 	[ "$cfg" = floor ] && sed -n 's/^attached: //p' "$t_out" >"$tmp/floor_at"
 	rm -f "$tmp/run.ptop"
 	[ $ok -eq 1 ] && awk '$1 == "units" { print $8, ($2 ? $4 / $2 : 0) }' "$out"

@@ -95,16 +95,6 @@ fi
 run_cfgs=()
 for c in "${configs[@]}"; do [ -z "${note[$c]:-}" ] && run_cfgs+=("$c"); done
 
-# wait_for FILE PATTERN SECONDS: 0 once FILE holds PATTERN, 1 on timeout
-wait_for() {
-	local i
-	for ((i = 0; i < $3 * 20; i++)); do
-		grep -q -- "$2" "$1" 2>/dev/null && return 0
-		sleep 0.05
-	done
-	return 1
-}
-
 libc=''
 # run_one CONFIG RATE [FLOOR ARGS...]: prints "CPU_NS_PER_UNIT ALLOCS_PER_UNIT" of the
 # run, or nothing if it failed
@@ -130,14 +120,14 @@ run_one() {
 	*)
 		"${wl_pin[@]}" "$W" -r "$rate" -d "$DUR" -w >"$out" &
 		wpid=$!
-		wait_for "$out" '^pid ' 5 || return
+		bench_wait_for "$out" '^pid ' 5 || return
 		[ -n "$libc" ] || libc=$(awk '$6 ~ /\/libc\.so/ { print $6; exit }' "/proc/$wpid/maps")
 		case $cfg in
 		none) ok=1 ;;
 		floor)
 			"${tr_pin[@]}" "$FLOOR" --pid "$wpid" "$@" >"$t_out" 2>"$t_err" &
 			tpid=$!
-			wait_for "$t_out" attached 10 && ok=1 ;;
+			bench_wait_for "$t_out" attached 10 && ok=1 ;;
 		bpftrace)
 			# bpftrace wants tracefs; if it is not mounted, mount it in a private
 			# mount namespace (nothing changes for the host)
@@ -151,7 +141,7 @@ run_one() {
 			fi
 			tpid=$!
 			# it prints this just before attaching: give the attach a moment
-			wait_for "$t_out" 'Attaching' 30 && sleep 1 && ok=1 ;;
+			bench_wait_for "$t_out" 'Attaching' 30 && sleep 1 && ok=1 ;;
 		ptop-*)
 			local dis=()
 			case $cfg in
@@ -164,21 +154,9 @@ run_one() {
 				>"$t_out" 2>"$t_err" &
 			tpid=$!
 			# it prints the probe summary once its collectors have started
-			wait_for "$t_err" 'probes:' 15 && ok=1 ;;
+			bench_wait_for "$t_err" 'probes:' 15 && ok=1 ;;
 		esac
-		if [ $ok -eq 1 ]; then
-			kill -USR1 "$wpid"
-			wait "$wpid"
-		else
-			kill -KILL "$wpid" 2>/dev/null; wait "$wpid" 2>/dev/null
-			echo "overhead_heap: $cfg did not start: $(head -c 300 "$t_err")" >&2
-		fi
-		wpid=''
-		if [ -n "$tpid" ]; then
-			kill -INT "$tpid" 2>/dev/null
-			wait "$tpid" 2>/dev/null
-			tpid=''
-		fi
+		bench_end_run overhead_heap "$cfg" "$ok" "$t_err"
 		;;
 	esac
 	rm -f "$tmp/run.ptop"

@@ -48,39 +48,29 @@ else
 	note[bpftrace]="skipped: bpftrace is not installed (apt-get install bpftrace)"
 fi
 
-# wait_for FILE PATTERN SECONDS: 0 once FILE holds PATTERN, 1 on timeout
-wait_for() {
-	local i
-	for ((i = 0; i < $3 * 20; i++)); do
-		grep -q -- "$2" "$1" 2>/dev/null && return 0
-		sleep 0.05
-	done
-	return 1
-}
-
 # run_one CONFIG: prints the workload's ns per call, or nothing if the run failed
 run_one() {
 	local cfg=$1 ok=0 t_out=$tmp/$1.out t_err=$tmp/$1.err
 	: >"$t_out"; : >"$t_err"
 	"${wl_pin[@]}" "$W" -n "$CALLS" -w >"$tmp/w.out" &
 	wpid=$!
-	wait_for "$tmp/w.out" '^pid ' 5 || return
+	bench_wait_for "$tmp/w.out" '^pid ' 5 || return
 	tpid=''
 	case $cfg in
 	none) ok=1 ;;
 	floor)
 		"${tr_pin[@]}" "$B/bench/bench_floor" >"$t_out" 2>"$t_err" &
 		tpid=$!
-		wait_for "$t_out" attached 10 && ok=1 ;;
+		bench_wait_for "$t_out" attached 10 && ok=1 ;;
 	collector)
 		"${tr_pin[@]}" "$B/bench/bench_syscalls" "$wpid" >"$t_out" 2>"$t_err" &
 		tpid=$!
-		wait_for "$t_out" attached 10 && ok=1 ;;
+		bench_wait_for "$t_out" attached 10 && ok=1 ;;
 	ptop-record)
 		"${tr_pin[@]}" "$B/ptop-record" --pid "$wpid" -o "$tmp/run.ptop" --force >"$t_out" 2>"$t_err" &
 		tpid=$!
 		# it prints the probe summary once its collectors have started
-		wait_for "$t_err" 'probes:' 15 && ok=1 ;;
+		bench_wait_for "$t_err" 'probes:' 15 && ok=1 ;;
 	bpftrace)
 		# bpftrace reads tracepoint formats from tracefs; if it is not mounted,
 		# mount it in a private mount namespace (nothing changes for the host)
@@ -93,21 +83,9 @@ run_one() {
 		fi
 		tpid=$!
 		# it prints this just before attaching: give the attach a moment
-		wait_for "$t_out" 'Attaching' 30 && sleep 1 && ok=1 ;;
+		bench_wait_for "$t_out" 'Attaching' 30 && sleep 1 && ok=1 ;;
 	esac
-	if [ $ok -eq 1 ]; then
-		kill -USR1 "$wpid"
-		wait "$wpid"
-	else
-		kill -KILL "$wpid" 2>/dev/null; wait "$wpid" 2>/dev/null
-		echo "overhead_syscalls: $cfg did not start: $(head -c 300 "$t_err")" >&2
-	fi
-	wpid=''
-	if [ -n "$tpid" ]; then
-		kill -INT "$tpid" 2>/dev/null
-		wait "$tpid" 2>/dev/null
-		tpid=''
-	fi
+	bench_end_run overhead_syscalls "$cfg" "$ok" "$t_err"
 	rm -f "$tmp/run.ptop"
 	[ $ok -eq 1 ] && sed -n 's/.*ns_per_call \([0-9.]*\).*/\1/p' "$tmp/w.out"
 }
