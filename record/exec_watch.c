@@ -171,6 +171,13 @@ uint64_t exec_watch__count(const struct exec_watch *w)
 	return w ? w->count : 0;
 }
 
+uint64_t exec_watch__lost(const struct exec_watch *w)
+{
+	if (!w || !w->skel)
+		return 0;
+	return w->overflow + w->skel->bss->lost + w->skel->bss->send_failed;
+}
+
 static void read_exe(const struct exec_watch *w, char *exe, size_t len)
 {
 	char path[64];
@@ -187,12 +194,11 @@ static void read_exe(const struct exec_watch *w, char *exe, size_t len)
 /* The eBPF lane lost an event, or this is the /proc lane: has the executable changed? */
 static bool exe_changed(struct exec_watch *w)
 {
-	uint64_t lost = w->overflow;
+	uint64_t lost = exec_watch__lost(w);
 	dev_t dev;
 	ino_t ino;
 
 	if (w->skel) {
-		lost += w->skel->bss->lost + w->skel->bss->send_failed;
 		if (lost == w->seen_lost)
 			return false;
 		w->seen_lost = lost;

@@ -52,6 +52,11 @@ void exec_watch__continue(struct exec_watch *w);
  * without being held, and its exec was found from /proc instead). */
 uint64_t exec_watch__count(const struct exec_watch *w);
 
+/* Execs the eBPF lane could not report or hold (its ring buffer was full, or the
+ * SIGSTOP could not be sent): found later from /proc, the new program ran meanwhile.
+ * Cumulative; 0 in the /proc lane, where every exec is seen late (exec_watch__how). */
+uint64_t exec_watch__lost(const struct exec_watch *w);
+
 /* Continue a held program, detach, free. NULL is fine. */
 void exec_watch__free(struct exec_watch *w);
 

@@ -350,6 +350,7 @@ struct run {
 	struct capture_writer *w;
 	int sfd;                     /* signalfd: SIGINT, SIGTERM */
 	struct exec_watch *ew;       /* the target's execs, when a collector follows them */
+	uint64_t ew_lost;            /* exec_watch__lost() already reported */
 	uint64_t start_mono, start_real;  /* the header's clocks */
 	uint64_t safe_ns;            /* everything emitted before this is on disk */
 	Ptop__V1__EndReason reason;
@@ -429,7 +430,7 @@ static bool follow_execs(struct run *r)
 	Ptop__V1__ProbeSource source;
 	char reason[sizeof(r->cs->reason)], detail[sizeof(r->cs->detail)];
 	bool followed = false;
-	uint64_t at;
+	uint64_t at, lost;
 	size_t i;
 	int rc;
 
@@ -458,6 +459,13 @@ static bool follow_execs(struct run *r)
 				errmsg("collector %s: following the exec: %s", c->ops->name,
 				       strerror(-rc));
 		}
+		lost = exec_watch__lost(r->ew);
+		for (i = 0; lost > r->ew_lost && i < r->n; i++)
+			if (collector_runs(&r->cs[i]) && r->cs[i].ops->exec)
+				rec_emit_drop(&r->cs[i], "exec_late", lost - r->ew_lost,
+					      "execs the eBPF watch could not hold: followed late, "
+					      "what the new program did before was missed");
+		r->ew_lost = lost;
 		if (g.verbose)	/* with a held program, how long it waited */
 			errmsg("the target exec'd %s; followed %.1f ms after the exec",
 			       exe[0] ? exe : "(unreadable)", (double)(rec_now_ns() - at) / 1e6);
