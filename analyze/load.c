@@ -30,14 +30,12 @@ enum stmt_id {
 	ST_RECORD_COUNT,
 	ST_CPU,
 	ST_SYSCALL,
-	ST_HIST,
 	ST_MEMORY,
 	ST_VMA_SNAPSHOT,
 	ST_VMA,
 	ST_CONTEXT,
 	ST_NAMESPACE,
 	ST_STACK,
-	ST_FRAME,
 	ST_MAPPING,
 	ST_DROP,
 	ST_DROP_TOTAL,
@@ -83,10 +81,8 @@ static const char *const stmt_sql[ST_N] = {
 		   "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, "
 		   "?17, ?18, ?19)",
 	[ST_SYSCALL] = "INSERT INTO syscall_stat (cap, time_ns, interval_ns, pid, nr, name, "
-		       "count, completed, errors, total_ns, unmatched) "
-		       "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
-	[ST_HIST] = "INSERT INTO syscall_hist (cap, time_ns, pid, nr, bucket, count) "
-		    "VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+		       "count, completed, errors, total_ns, unmatched, latency_hist) "
+		       "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
 	[ST_MEMORY] = "INSERT INTO memory_sample (cap, time_ns, interval_ns, pid, vsize, "
 		      "statm_rss, statm_shared, statm_text, statm_data, rss, pss, uss, pss_anon, "
 		      "pss_file, pss_shmem, shared_clean, shared_dirty, private_clean, "
@@ -107,10 +103,8 @@ static const char *const stmt_sql[ST_N] = {
 		       "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
 	[ST_NAMESPACE] = "INSERT INTO namespace (cap, time_ns, pid, type, inode) "
 			 "VALUES (?1, ?2, ?3, ?4, ?5)",
-	[ST_STACK] = "INSERT OR IGNORE INTO stack (cap, stack_id, kernel, depth) "
-		     "VALUES (?1, ?2, ?3, ?4)",
-	[ST_FRAME] = "INSERT INTO stack_frame (cap, stack_id, depth, ip) "
-		     "VALUES (?1, ?2, ?3, ?4)",
+	[ST_STACK] = "INSERT OR IGNORE INTO stack (cap, stack_id, kernel, depth, ips) "
+		     "VALUES (?1, ?2, ?3, ?4, ?5)",
 	[ST_MAPPING] = "INSERT INTO mapping (cap, time_ns, pid, start, end, offset, path, "
 		       "build_id, perms, inode, dev, build_id_error, event, build_id_kind, "
 		       "elf_vaddr) "
@@ -255,8 +249,10 @@ struct loader {
 	const char *path;
 	char id[DB_CAPTURE_ID_LEN];
 	int64_t cap;	/* capture.cap: the key every other row carries */
-	uint64_t rows;
+	uint64_t rows;		/* rows as SQL sees them: a histogram bucket is a syscall_hist row */
 	uint64_t records;
+	char *json;		/* a JSON array column being built; grows, freed at the end */
+	size_t json_cap;
 	uint64_t counts[K_N];
 	bool have_events;
 	uint64_t first_ns, last_ns;
@@ -728,11 +724,62 @@ static int load_cpu(struct loader *l, const Ptop__V1__Event *ev, const Ptop__V1_
 	return run(l, ST_CPU);
 }
 
+/* Bind the N values V to parameter I as a JSON array of integers (each the
+ * u64's bit pattern, as bind_u64 stores it), built in the loader's buffer:
+ * no allocation per row. 0 or -ENOMEM. */
+static int bind_json_u64s(struct loader *l, sqlite3_stmt *s, int i, const uint64_t *v, size_t n)
+{
+	size_t need = n * 21 + 3, len = 0; /* "-9223372036854775808," each, brackets, NUL */
+
+	if (need > l->json_cap) {
+		char *p = realloc(l->json, need);
+
+		if (!p)
+			return -ENOMEM;
+		l->json = p;
+		l->json_cap = need;
+	}
+	l->json[len++] = '[';
+	for (size_t k = 0; k < n; k++) {
+		if (k)
+			l->json[len++] = ',';
+		if (!v[k])
+			l->json[len++] = '0';
+		else
+			len += (size_t)snprintf(l->json + len, need - len, "%" PRId64, (int64_t)v[k]);
+	}
+	l->json[len++] = ']';
+	l->json[len] = 0;
+	sqlite3_bind_text(s, i, l->json, (int)len, SQLITE_STATIC);
+	return 0;
+}
+
+/* Bind the latency histogram of ST to parameter I (syscall_stat.latency_hist:
+ * element i is bucket i, trailing zeros cut), NULL when every bucket is 0.
+ * *BUCKETS gets the non-zero buckets: the syscall_hist rows it makes. */
+static int bind_hist(struct loader *l, sqlite3_stmt *s, int i, const Ptop__V1__SyscallStat *st,
+		     uint64_t *buckets)
+{
+	size_t n = st->n_latency_log2_hist;
+
+	*buckets = 0;
+	while (n && !st->latency_log2_hist[n - 1])
+		n--;
+	if (!n) {
+		sqlite3_bind_null(s, i);
+		return 0;
+	}
+	for (size_t b = 0; b < n; b++)
+		*buckets += st->latency_log2_hist[b] != 0;
+	return bind_json_u64s(l, s, i, st->latency_log2_hist, n);
+}
+
 static int load_syscalls(struct loader *l, const Ptop__V1__Event *ev,
 			 const Ptop__V1__SyscallStats *ss)
 {
-	sqlite3_stmt *s = l->st[ST_SYSCALL], *h = l->st[ST_HIST];
+	sqlite3_stmt *s = l->st[ST_SYSCALL];
 	char fallback[24];
+	uint64_t buckets;
 	int err;
 
 	for (size_t k = 0; k < ss->n_stats; k++) {
@@ -753,21 +800,13 @@ static int load_syscalls(struct loader *l, const Ptop__V1__Event *ev,
 		bind_u64(s, 9, st->errors);
 		bind_u64(s, 10, st->total_ns);
 		bind_u64(s, 11, st->unmatched);
+		err = bind_hist(l, s, 12, st, &buckets);
+		if (err)
+			return err;
 		err = run(l, ST_SYSCALL);
 		if (err)
 			return err;
-
-		for (size_t b = 0; b < st->n_latency_log2_hist; b++) {
-			if (!st->latency_log2_hist[b])
-				continue;
-			bind_envelope(l, h, ev, false);
-			bind_u64(h, 4, st->nr);
-			bind_i64(h, 5, (int64_t)b);
-			bind_u64(h, 6, st->latency_log2_hist[b]);
-			err = run(l, ST_HIST);
-			if (err)
-				return err;
-		}
+		l->rows += buckets; /* the syscall_hist rows of the view */
 	}
 	return 0;
 }
@@ -1022,6 +1061,13 @@ static int load_stack(struct loader *l, const Ptop__V1__Stack *st)
 	bind_u64(s, 2, st->id);
 	bind_i64(s, 3, !!st->kernel);
 	bind_u64(s, 4, st->n_ips);
+	if (st->n_ips) {
+		err = bind_json_u64s(l, s, 5, st->ips, st->n_ips);
+		if (err)
+			return err;
+	} else {
+		sqlite3_bind_null(s, 5);
+	}
 	rc = sqlite3_step(s);
 	sqlite3_reset(s);
 	if (rc != SQLITE_DONE)
@@ -1030,19 +1076,8 @@ static int load_stack(struct loader *l, const Ptop__V1__Stack *st)
 		l->counts[K_STACK_DUP]++;
 		return 0;
 	}
-	l->rows++;
+	l->rows += 1 + st->n_ips; /* the stack and its stack_frame rows */
 	l->counts[K_STACK]++;
-
-	s = l->st[ST_FRAME];
-	for (size_t k = 0; k < st->n_ips; k++) {
-		sqlite3_bind_int64(s, 1, l->cap);
-		bind_u64(s, 2, st->id);
-		bind_i64(s, 3, (int64_t)k);
-		bind_u64(s, 4, st->ips[k]);
-		err = run(l, ST_FRAME);
-		if (err)
-			return err;
-	}
 	return 0;
 }
 
@@ -1940,6 +1975,7 @@ cleanup:
 	for (size_t k = 0; k < l.n_asm; k++)
 		assembly_free(&l.asm_[k]);
 	free(l.asm_);
+	free(l.json);
 	if (rec)
 		ptop__v1__record__free_unpacked(rec, NULL);
 	capture_reader__free(r);
