@@ -33,6 +33,7 @@ enum stmt_id {
 	ST_MEMORY,
 	ST_VMA_SNAPSHOT,
 	ST_VMA,
+	ST_VMA_FILE,
 	ST_CONTEXT,
 	ST_NAMESPACE,
 	ST_STACK,
@@ -94,10 +95,11 @@ static const char *const stmt_sql[ST_N] = {
 	[ST_VMA_SNAPSHOT] = "INSERT INTO vma_snapshot (cap, snapshot_id, time_ns, pid, "
 			    "walk_ns, final, vma_count, budget_ns, skipped_walks) "
 			    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
-	[ST_VMA] = "INSERT INTO vma (cap, snapshot_id, start, end, perms, offset, dev, "
-		   "inode, path, size, rss, pss, uss, shared_clean, shared_dirty, anon, swap, "
-		   "swap_pss, locked) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, "
-		   "?13, ?14, ?15, ?16, ?17, ?18, ?19)",
+	[ST_VMA] = "INSERT INTO vma_entry (cap, snapshot_id, start, end, offset, file_id, size, "
+		   "rss, pss, uss, shared_clean, shared_dirty, anon, swap, swap_pss, locked) "
+		   "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
+	[ST_VMA_FILE] = "INSERT INTO vma_file (cap, file_id, perms, dev, inode, path) "
+			"VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
 	[ST_CONTEXT] = "INSERT INTO proc_context (cap, time_ns, pid, ppid, comm, uid, euid, "
 		       "gid, egid, cgroup_path, cgroup_id, container_id, nspid) "
 		       "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
@@ -237,6 +239,22 @@ struct assembly {
 
 #define CHUNKS_MAX 65536u	/* more chunks than this in one map or module: refused */
 
+/* The vma_file rows of this load, found by their (perms, dev, inode, path):
+ * an open-addressing table of keys, each owned by it. */
+struct vma_file_slot {
+	char *key;		/* NULL: empty slot */
+	size_t len;
+	uint64_t hash;
+	int64_t file_id;
+};
+
+struct vma_files {
+	struct vma_file_slot *slot;
+	size_t cap, n;		/* cap: a power of two, or 0 */
+	char *scratch;		/* the key being looked up */
+	size_t scratch_cap;
+};
+
 struct loader {
 	sqlite3 *db;
 	struct assembly *asm_;	/* joins in progress */
@@ -251,6 +269,7 @@ struct loader {
 	int64_t cap;	/* capture.cap: the key every other row carries */
 	uint64_t rows;		/* rows as SQL sees them: a histogram bucket is a syscall_hist row */
 	uint64_t records;
+	struct vma_files files;	/* vma_file rows of this load */
 	char *json;		/* a JSON array column being built; grows, freed at the end */
 	size_t json_cap;
 	uint64_t counts[K_N];
@@ -906,10 +925,121 @@ static int load_memory(struct loader *l, const Ptop__V1__Event *ev,
 	return run(l, ST_MEMORY);
 }
 
+static void vma_files__free(struct vma_files *f)
+{
+	for (size_t k = 0; k < f->cap; k++)
+		free(f->slot[k].key);
+	free(f->slot);
+	free(f->scratch);
+	memset(f, 0, sizeof(*f));
+}
+
+static uint64_t fnv1a_bytes(const char *p, size_t n)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	for (size_t k = 0; k < n; k++) {
+		h ^= (unsigned char)p[k];
+		h *= 0x100000001b3ull;
+	}
+	return h;
+}
+
+/* Append field S to the key being built: a marker byte (absent / present) and
+ * the string with its NUL, so no two field lists make the same key. */
+static int key_put(struct vma_files *f, size_t *len, const char *s, bool present)
+{
+	size_t n = present ? strlen(s) + 1 : 0;
+
+	if (*len + n + 1 > f->scratch_cap) {
+		size_t cap = f->scratch_cap ? f->scratch_cap : 256;
+		char *p;
+
+		while (cap < *len + n + 1)
+			cap *= 2;
+		p = realloc(f->scratch, cap);
+		if (!p)
+			return -ENOMEM;
+		f->scratch = p;
+		f->scratch_cap = cap;
+	}
+	f->scratch[(*len)++] = present ? 1 : 0;
+	memcpy(f->scratch + *len, s, n);
+	*len += n;
+	return 0;
+}
+
+/* The vma_file row of V's (perms, dev, inode, path) as the loader stores them
+ * (empty perms and dev are NULL, an empty path stays ''): found, or inserted
+ * with the next file_id. 0 or -errno. */
+static int vma_file_id(struct loader *l, const Ptop__V1__Vma *v, int64_t *id)
+{
+	struct vma_files *f = &l->files;
+	sqlite3_stmt *s = l->st[ST_VMA_FILE];
+	char inode[24];
+	size_t len = 0, k;
+	uint64_t h;
+	int err;
+
+	snprintf(inode, sizeof(inode), "%" PRIu64, v->inode);
+	err = key_put(f, &len, v->perms ? v->perms : "", v->perms && *v->perms);
+	err = err ?: key_put(f, &len, v->dev ? v->dev : "", v->dev && *v->dev);
+	err = err ?: key_put(f, &len, inode, true);
+	err = err ?: key_put(f, &len, v->path ? v->path : "", true);
+	if (err)
+		return err;
+	h = fnv1a_bytes(f->scratch, len);
+	for (k = f->cap ? h & (f->cap - 1) : 0; f->cap && f->slot[k].key; k = (k + 1) & (f->cap - 1)) {
+		if (f->slot[k].hash == h && f->slot[k].len == len &&
+		    !memcmp(f->slot[k].key, f->scratch, len)) {
+			*id = f->slot[k].file_id;
+			return 0;
+		}
+	}
+	if (2 * (f->n + 1) > f->cap) { /* keep the table at most half full */
+		size_t cap = f->cap ? 2 * f->cap : 64;
+		struct vma_file_slot *slot = calloc(cap, sizeof(*slot));
+
+		if (!slot)
+			return -ENOMEM;
+		for (size_t i = 0; i < f->cap; i++) {
+			if (!f->slot[i].key)
+				continue;
+			for (k = f->slot[i].hash & (cap - 1); slot[k].key; k = (k + 1) & (cap - 1))
+				;
+			slot[k] = f->slot[i];
+		}
+		free(f->slot);
+		f->slot = slot;
+		f->cap = cap;
+		for (k = h & (cap - 1); slot[k].key; k = (k + 1) & (cap - 1))
+			;
+	}
+	f->slot[k].key = malloc(len);
+	if (!f->slot[k].key)
+		return -ENOMEM;
+	memcpy(f->slot[k].key, f->scratch, len);
+	f->slot[k].len = len;
+	f->slot[k].hash = h;
+	f->slot[k].file_id = (int64_t)++f->n;
+	*id = f->slot[k].file_id;
+
+	sqlite3_bind_int64(s, 1, l->cap);
+	bind_i64(s, 2, *id);
+	bind_opt_text(s, 3, v->perms);
+	bind_opt_text(s, 4, v->dev);
+	bind_u64(s, 5, v->inode);
+	bind_text(s, 6, v->path);
+	err = run(l, ST_VMA_FILE);
+	if (!err)
+		l->rows--; /* a part shared by vma rows, not a row of the vma view */
+	return err;
+}
+
 static int load_vmas(struct loader *l, const Ptop__V1__Event *ev, const Ptop__V1__VmaSnapshot *vs)
 {
 	sqlite3_stmt *s = l->st[ST_VMA_SNAPSHOT];
-	int64_t id = l->next_snapshot++;
+	int64_t id = l->next_snapshot++, file_id;
 	int err;
 
 	sqlite3_bind_int64(s, 1, l->cap);
@@ -934,25 +1064,25 @@ static int load_vmas(struct loader *l, const Ptop__V1__Event *ev, const Ptop__V1
 
 		if (!v)
 			continue;
+		err = vma_file_id(l, v, &file_id);
+		if (err)
+			return err;
 		sqlite3_bind_int64(s, 1, l->cap);
 		bind_i64(s, 2, id);
 		bind_u64(s, 3, v->start);
 		bind_u64(s, 4, v->end);
-		bind_opt_text(s, 5, v->perms);
-		bind_u64(s, 6, v->offset);
-		bind_opt_text(s, 7, v->dev);
-		bind_u64(s, 8, v->inode);
-		bind_text(s, 9, v->path);
-		bind_u64(s, 10, v->size);
-		bind_u64(s, 11, v->rss);
-		bind_u64(s, 12, v->pss);
-		bind_u64(s, 13, v->uss);
-		bind_u64(s, 14, v->shared_clean);
-		bind_u64(s, 15, v->shared_dirty);
-		bind_u64(s, 16, v->anon);
-		bind_u64(s, 17, v->swap);
-		bind_u64(s, 18, v->swap_pss);
-		bind_u64(s, 19, v->locked);
+		bind_u64(s, 5, v->offset);
+		bind_i64(s, 6, file_id);
+		bind_u64(s, 7, v->size);
+		bind_u64(s, 8, v->rss);
+		bind_u64(s, 9, v->pss);
+		bind_u64(s, 10, v->uss);
+		bind_u64(s, 11, v->shared_clean);
+		bind_u64(s, 12, v->shared_dirty);
+		bind_u64(s, 13, v->anon);
+		bind_u64(s, 14, v->swap);
+		bind_u64(s, 15, v->swap_pss);
+		bind_u64(s, 16, v->locked);
 		err = run(l, ST_VMA);
 		if (err)
 			return err;
@@ -1976,6 +2106,7 @@ cleanup:
 		assembly_free(&l.asm_[k]);
 	free(l.asm_);
 	free(l.json);
+	vma_files__free(&l.files);
 	if (rec)
 		ptop__v1__record__free_unpacked(rec, NULL);
 	capture_reader__free(r);
