@@ -743,6 +743,25 @@ static int load_cpu(struct loader *l, const Ptop__V1__Event *ev, const Ptop__V1_
 	return run(l, ST_CPU);
 }
 
+/* Write V in decimal at P (up to 20 bytes, no NUL); returns the length. Much
+ * cheaper than snprintf, which was a tenth of the load's CPU. */
+static size_t put_i64(char *p, int64_t v)
+{
+	uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+	char tmp[20];
+	size_t n = 0, len = 0;
+
+	do {
+		tmp[n++] = (char)('0' + u % 10);
+		u /= 10;
+	} while (u);
+	if (v < 0)
+		p[len++] = '-';
+	while (n)
+		p[len++] = tmp[--n];
+	return len;
+}
+
 /* Bind the N values V to parameter I as a JSON array of integers (each the
  * u64's bit pattern, as bind_u64 stores it), built in the loader's buffer:
  * no allocation per row. 0 or -ENOMEM. */
@@ -762,10 +781,7 @@ static int bind_json_u64s(struct loader *l, sqlite3_stmt *s, int i, const uint64
 	for (size_t k = 0; k < n; k++) {
 		if (k)
 			l->json[len++] = ',';
-		if (!v[k])
-			l->json[len++] = '0';
-		else
-			len += (size_t)snprintf(l->json + len, need - len, "%" PRId64, (int64_t)v[k]);
+		len += put_i64(l->json + len, (int64_t)v[k]);
 	}
 	l->json[len++] = ']';
 	l->json[len] = 0;
