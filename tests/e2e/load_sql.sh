@@ -21,3 +21,16 @@ id=$(q "$TMP/one.ptop" "select capture_id from capture")
 
 "$ANA" sql --format json "$TMP/one.ptop" "select capture_id, complete from capture" >"$TMP/q.json"
 assert_eq "json sql" "$id" "$(jget "$TMP/q.json" 'j[0]["capture_id"]')"
+
+# A refused statement is refused before anything runs: the first statement's rows
+# are not printed (issue 10).
+expect_exit 2 "$ANA" sql "$TMP/all.db" "select 'first-ran'; delete from capture"
+grep -q 'first-ran' "$TMP/out" && fail "sql ran the first statement before refusing the second"
+grep -q 'statement 2' "$TMP/err" || fail "the refusal does not name statement 2"
+expect_exit 2 "$ANA" sql "$TMP/all.db" "select 'first-ran'; select nonsense from nowhere"
+grep -q 'first-ran' "$TMP/out" && fail "sql ran the first statement before a bad second one"
+assert_eq "captures after a refused second statement" 2 "$(q "$TMP/all.db" "select count(*) from capture")"
+
+# ptop-capture(5) names the schema version the analyzer writes.
+assert_eq "user_version in ptop-capture(5)" "$(sed -n 's/^#define DB_SCHEMA_VERSION //p' analyze/db.h)" \
+	"$(sed -n 's/^is the schema version (\([0-9]*\))\.$/\1/p' man/ptop-capture.5)"
