@@ -496,8 +496,9 @@ static void run_loop(struct run *r)
 	tick(r, now);
 	next_poll = now + interval;
 	next_flush = now + flush;
-	if (r->o->duration_ns)
-		end_at = now + r->o->duration_ns;
+	/* saturating: --duration may be up to 2^64-1 ns */
+	if (r->o->duration_ns && __builtin_add_overflow(now, r->o->duration_ns, &end_at))
+		end_at = UINT64_MAX;
 
 	for (;;) {
 		uint64_t deadline, wait_ns;

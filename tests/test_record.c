@@ -236,6 +236,15 @@ static void test_05_parse_errors(void **state)
 		     ARGV("ptop-record", "--pid", "1", "--duration", "-1s"));
 	expect_usage("too long", ARGC("ptop-record", "--pid", "1", "--duration", "9999999999h"),
 		     ARGV("ptop-record", "--pid", "1", "--duration", "9999999999h"));
+	/* issue 10: an exponent said "give a positive number"; it names the maximum */
+	expect_usage("the maximum is 5124095h", ARGC("ptop-record", "--pid", "1", "--duration", "1e99"),
+		     ARGV("ptop-record", "--pid", "1", "--duration", "1e99"));
+	expect_usage("the maximum is 5124095h",
+		     ARGC("ptop-record", "--pid", "1", "--duration", "99999999999h"),
+		     ARGV("ptop-record", "--pid", "1", "--duration", "99999999999h"));
+	expect_usage("exponents are not accepted",
+		     ARGC("ptop-record", "--pid", "1", "--interval", "1e3ms"),
+		     ARGV("ptop-record", "--pid", "1", "--interval", "1e3ms"));
 	expect_usage("--caps takes no target", ARGC("ptop-record", "--caps", "--pid", "1"),
 		     ARGV("ptop-record", "--caps", "--pid", "1"));
 	expect_usage("file name", ARGC("ptop-record", "-o", "", "--pid", "1"),
