@@ -29,6 +29,17 @@ expect_exit 2 "$ANA" info "$TMP/empty.ptop"
 expect_exit 2 "$ANA" frobnicate
 expect_exit 2 "$ANA" report syscalls --window 5..2 "$TMP/garbage.ptop"
 
+# Issue 10: each one-liner says what is wrong and what to do.
+expect_exit 2 "$REC" --duration 1e99 -o "$TMP/d.ptop" -- true
+grep -q 'the maximum is' "$TMP/err" || fail "--duration 1e99 does not name the maximum"
+expect_exit 2 "$ANA" salvage /etc/passwd
+grep -q 'not a ptop capture (no PTOPCAP magic' "$TMP/err" || fail "salvage of a text file does not say it is no capture"
+"$REC" --quiet --no-ebpf -o "$TMP/ok.ptop" -- true
+expect_exit 2 "$ANA" salvage -o "$TMP/no-such-dir/s.ptop" "$TMP/ok.ptop"
+grep -q "cannot create $TMP/no-such-dir/s.ptop: No such file or directory" "$TMP/err" ||
+	fail "salvage does not name the output it cannot create"
+grep -q "ok.ptop" "$TMP/err" && fail "salvage blames the input for its output"
+
 # --help and --version work and exit 0.
 "$REC" --help | has -- '--no-ebpf' || fail "ptop-record --help lacks --no-ebpf"
 "$ANA" --help | has 'report' || fail "ptop-analyze --help lacks report"
