@@ -40,6 +40,16 @@ grep -q "cannot create $TMP/no-such-dir/s.ptop: No such file or directory" "$TMP
 	fail "salvage does not name the output it cannot create"
 grep -q "ok.ptop" "$TMP/err" && fail "salvage blames the input for its output"
 
+# A cgroup v1 hierarchy (hybrid hosts): refused as such, naming the cgroup2 mount.
+mounts() { awk -v t="$1" '{ for (i = 7; i <= NF && $i != "-"; i++) ;
+	if ($(i + 1) == t) { print $5; exit } }' /proc/self/mountinfo; }
+v1dir=$(mounts cgroup) v2dir=$(mounts cgroup2)
+if [ -n "$v1dir" ] && [ -n "$v2dir" ]; then
+	expect_exit 2 "$REC" --cgroup "$v1dir" -o "$TMP/cg.ptop" --duration 1s
+	grep -q "cgroup v1.*$v2dir" "$TMP/err" || fail "--cgroup $v1dir: not called cgroup v1, or no cgroup2 path given"
+	[ ! -e "$TMP/cg.ptop" ] || fail "a file was left behind for a v1 cgroup"
+fi
+
 # --help and --version work and exit 0.
 "$REC" --help | has -- '--no-ebpf' || fail "ptop-record --help lacks --no-ebpf"
 "$ANA" --help | has 'report' || fail "ptop-analyze --help lacks report"
