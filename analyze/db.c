@@ -72,6 +72,66 @@ static int query_int(sqlite3 *db, const char *sql, int64_t *out)
 	return rc;
 }
 
+/* Every table and view of this build's schema is in DB (of the right version). The
+ * names come from the schema text: each line that starts "CREATE TABLE" or "CREATE
+ * VIEW" (then "IF NOT EXISTS"), before the index marker; tests/test_load.c checks
+ * that this finds every table and view the schema makes. -EPROTO with a message
+ * naming the first one missing (a damaged DB, or one another program changed),
+ * -EIO. */
+static int check_schema(sqlite3 *db, const char *path, char *err, size_t errlen)
+{
+	const char *end = strstr(ptop_schema_sql, INDEX_MARKER), *line = ptop_schema_sql;
+	sqlite3_stmt *have = NULL;
+	int rc, ret = 0;
+
+	if (!end)
+		end = ptop_schema_sql + strlen(ptop_schema_sql);
+	if (sqlite3_prepare_v2(db, "SELECT 1 FROM sqlite_master WHERE type = ?1 AND name = ?2",
+			       -1, &have, NULL) != SQLITE_OK)
+		goto read_failed;
+	for (; line && line < end; line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
+		const char *p = line, *type;
+		size_t n;
+
+		if (!strncmp(p, "CREATE TABLE ", 13)) {
+			type = "table";
+			p += 13;
+		} else if (!strncmp(p, "CREATE VIEW ", 12)) {
+			type = "view";
+			p += 12;
+		} else {
+			continue;
+		}
+		if (!strncmp(p, "IF NOT EXISTS ", 14))
+			p += 14;
+		for (n = 0; isalnum((unsigned char)p[n]) || p[n] == '_'; n++)
+			;
+		sqlite3_reset(have);
+		sqlite3_bind_text(have, 1, type, -1, SQLITE_STATIC);
+		sqlite3_bind_text(have, 2, p, (int)n, SQLITE_STATIC);
+		rc = sqlite3_step(have);
+		if (rc == SQLITE_ROW)
+			continue;
+		if (rc != SQLITE_DONE)
+			goto read_failed;
+		snprintf(err, errlen,
+			 "%s is damaged, or was written by another ptop version or changed by "
+			 "another program: it has ptop's schema version %d but no %s %.*s: load "
+			 "the captures again into a new DB with `ptop-analyze load FILE --db "
+			 "NEW.db`",
+			 path, DB_SCHEMA_VERSION, type, (int)n, p);
+		ret = -EPROTO;
+		goto cleanup;
+	}
+	goto cleanup;
+read_failed:
+	snprintf(err, errlen, "cannot read the schema of %s: %s", path, sqlite3_errmsg(db));
+	ret = -EIO;
+cleanup:
+	sqlite3_finalize(have);
+	return ret;
+}
+
 int db__open(const char *path, bool create, bool readonly, sqlite3 **out, char *err, size_t errlen)
 {
 	sqlite3 *db = NULL;
@@ -161,6 +221,10 @@ int db__open(const char *path, bool create, bool readonly, sqlite3 **out, char *
 				 : "load the capture again into a new DB with `ptop-analyze load FILE "
 				   "--db NEW.db`");
 		goto cleanup;
+	} else {
+		ret = check_schema(db, path, err, errlen);
+		if (ret)
+			goto cleanup;
 	}
 
 	if (!readonly) {

@@ -21,7 +21,9 @@
 /* Open (CREATE: and create if missing) the DB at PATH and make sure it has the
  * schema of this build: a new DB gets it; a DB whose PRAGMA user_version is
  * another version is refused with -EPROTO ("DB schema version 3, this
- * ptop-analyze reads 1: reload the capture with `ptop-analyze load`").
+ * ptop-analyze reads 1: reload the capture with `ptop-analyze load`"), and so is
+ * one of this version that lacks a table or view of the schema (the message
+ * names it: a damaged DB, or one changed by another program).
  * READONLY opens it with SQLITE_OPEN_READONLY. On success *DB is the caller's
  * to sqlite3_close; use it from one thread at a time (opened NOMUTEX).
  * A new DB file is created 0600. Other errors: -ENOENT (missing, !CREATE),

@@ -34,3 +34,9 @@ assert_eq "captures after a refused second statement" 2 "$(q "$TMP/all.db" "sele
 # ptop-capture(5) names the schema version the analyzer writes.
 assert_eq "user_version in ptop-capture(5)" "$(sed -n 's/^#define DB_SCHEMA_VERSION //p' analyze/db.h)" \
 	"$(sed -n 's/^is the schema version (\([0-9]*\))\.$/\1/p' man/ptop-capture.5)"
+
+# A DB with a table dropped: replay (and every command) names it (issue 10: "not an error").
+cp "$TMP/all.db" "$TMP/dropped.db"
+python3 -c 'import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute("drop table probe"); c.commit()' "$TMP/dropped.db"
+expect_exit 2 "$ANA" replay --dump --capture "${id:0:8}" "$TMP/dropped.db"
+grep -q 'no table probe:.*load the captures again' "$TMP/err" || fail "replay does not name the dropped table"
