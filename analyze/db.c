@@ -423,6 +423,51 @@ static int cache_file(const char *real, char *out, size_t len, bool create)
 	return 0;
 }
 
+/* The folder of the cache file CPATH may be trusted: a directory owned by this
+ * user (the effective uid) that no group or other user may write, so nobody else
+ * can put a DB there for us to read, or swap ours. -EPERM with a message saying
+ * how to fix it otherwise; -errno when it cannot be checked. */
+static int cache_dir_check(const char *cpath, char *err, size_t errlen)
+{
+	const char *slash = strrchr(cpath, '/');
+	char dir[PATH_MAX];
+	struct stat st;
+
+	if (!slash || (size_t)(slash - cpath) >= sizeof(dir))
+		return -ENAMETOOLONG;
+	memcpy(dir, cpath, (size_t)(slash - cpath));
+	dir[slash - cpath] = '\0';
+	if (stat(dir, &st)) {
+		snprintf(err, errlen, "cannot check the cache folder %s: %s", dir, strerror(errno));
+		return -errno;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		snprintf(err, errlen,
+			 "the cache folder %s is not a directory: remove it, or set XDG_CACHE_HOME "
+			 "to a folder of your own",
+			 dir);
+		return -ENOTDIR;
+	}
+	if (st.st_uid != geteuid()) {
+		snprintf(err, errlen,
+			 "the cache folder %s belongs to uid %u, not to you (uid %u): another user "
+			 "could change the cache DBs there; `chown %u %s`, or set XDG_CACHE_HOME to "
+			 "a folder of your own (or use `ptop-analyze load FILE --db FILE.db`)",
+			 dir, (unsigned)st.st_uid, (unsigned)geteuid(), (unsigned)geteuid(), dir);
+		return -EPERM;
+	}
+	if (st.st_mode & (S_IWGRP | S_IWOTH)) {
+		snprintf(err, errlen,
+			 "the cache folder %s is writable by %s (mode %04o): another user could "
+			 "change the cache DBs there; `chmod go-w %s`, or set XDG_CACHE_HOME to a "
+			 "folder of your own (or use `ptop-analyze load FILE --db FILE.db`)",
+			 dir, st.st_mode & S_IWOTH ? "every user" : "its group",
+			 (unsigned)(st.st_mode & 07777), dir);
+		return -EPERM;
+	}
+	return 0;
+}
+
 int db__cache_path(const char *capture_path, char *out, size_t len)
 {
 	char *real = realpath(capture_path, NULL);
@@ -618,6 +663,9 @@ int db__open_input(const char *path, const char *capture_id_opt, sqlite3 **out,
 			 path, strerror(-ret), path);
 		goto cleanup;
 	}
+	ret = cache_dir_check(cpath, err, errlen);
+	if (ret)
+		goto cleanup;
 	if (!cache_fresh(cpath, real, &st, &db)) {
 		ret = cache_build(path, cpath, err, errlen);
 		if (ret)

@@ -62,7 +62,9 @@ int db__load_capture(sqlite3 *db, const char *path, bool replace, char capture_i
  * (capture.source_*). Errors: -EINVAL (neither a capture nor an SQLite DB;
  * several captures and no id; an ambiguous or non-hex id), -ENOENT (no such
  * file; no capture matches), -EPROTO (a DB of another schema version), and
- * those of db__load_capture for a capture. */
+ * those of db__load_capture for a capture; -EPERM when the cache folder is not
+ * this user's own (owned by another uid, or writable by group or others: nothing
+ * in it is read then). */
 int db__open_input(const char *path, const char *capture_id_opt, sqlite3 **db,
 		   char capture_id[DB_CAPTURE_ID_LEN], char *err, size_t errlen);
 

@@ -1683,6 +1683,56 @@ static void test_15_missing_table(void **state)
 	}
 }
 
+/* The cache folder is used only when it is this user's own and nobody else may
+ * write it (issue 10: one of another user, or world-writable, was used). */
+static void test_16_cache_folder_trust(void **state)
+{
+	char dir[300], ptopdir[320], id[DB_CAPTURE_ID_LEN];
+	const char *cap = tpath("trust.ptop");
+	uint8_t a[16];
+	sqlite3 *db = NULL;
+	int rc;
+
+	(void)state;
+	snprintf(dir, sizeof(dir), "%s/xdg-trust", tmpdir);
+	snprintf(ptopdir, sizeof(ptopdir), "%s/ptop", dir);
+	setenv("XDG_CACHE_HOME", dir, 1);
+	fill_id(a, 0x7e, 0x57);
+	write_capture(cap, a, true);
+	assert_int_equal(mkdir(dir, 0700), 0);
+	assert_int_equal(mkdir(ptopdir, 0700), 0);
+
+	assert_int_equal(chmod(ptopdir, 0777), 0);
+	rc = db__open_input(cap, NULL, &db, id, errbuf, sizeof(errbuf));
+	assert_int_equal(rc, -EPERM);
+	assert_null(db);
+	assert_non_null(strstr(errbuf, ptopdir));
+	assert_non_null(strstr(errbuf, "writable by every user (mode 0777)"));
+	assert_non_null(strstr(errbuf, "XDG_CACHE_HOME"));
+
+	assert_int_equal(chmod(ptopdir, 0770), 0);
+	rc = db__open_input(cap, NULL, &db, id, errbuf, sizeof(errbuf));
+	assert_int_equal(rc, -EPERM);
+	assert_non_null(strstr(errbuf, "writable by its group"));
+
+	/* a folder of another user (only root can make one here) */
+	assert_int_equal(chmod(ptopdir, 0700), 0);
+	if (geteuid() == 0) {
+		assert_int_equal(chown(ptopdir, 65534, 65534), 0);
+		rc = db__open_input(cap, NULL, &db, id, errbuf, sizeof(errbuf));
+		assert_int_equal(rc, -EPERM);
+		assert_non_null(strstr(errbuf, "belongs to uid 65534, not to you"));
+		assert_int_equal(chown(ptopdir, 0, 0), 0);
+	}
+
+	/* its own, 0700: used */
+	rc = db__open_input(cap, NULL, &db, id, errbuf, sizeof(errbuf));
+	if (rc)
+		fail_msg("open_input: %s", errbuf);
+	sqlite3_close(db);
+	unsetenv("XDG_CACHE_HOME");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1701,6 +1751,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_13_cpuprof_stack_pid, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_14_cpu_cgroup_lane, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_15_missing_table, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_16_cache_folder_trust, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

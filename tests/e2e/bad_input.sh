@@ -50,6 +50,13 @@ if [ -n "$v1dir" ] && [ -n "$v2dir" ]; then
 	[ ! -e "$TMP/cg.ptop" ] || fail "a file was left behind for a v1 cgroup"
 fi
 
+# A cache folder others may write is refused, saying what to do.
+mkdir -p "$TMP/opencache/ptop"
+chmod 777 "$TMP/opencache/ptop"
+XDG_CACHE_HOME=$TMP/opencache expect_exit 2 "$ANA" info "$TMP/ok.ptop"
+grep -q "cache folder $TMP/opencache/ptop is writable by every user.*chmod go-w" "$TMP/err" ||
+	fail "a world-writable cache folder was not refused"
+
 # --help and --version work and exit 0.
 "$REC" --help | has -- '--no-ebpf' || fail "ptop-record --help lacks --no-ebpf"
 "$ANA" --help | has 'report' || fail "ptop-analyze --help lacks report"
