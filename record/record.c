@@ -189,9 +189,9 @@ static void collectors_check_start(struct collector *cs, size_t n, bool caps_onl
 				snprintf(c->reason, sizeof(c->reason), "(no reason given)");
 			continue;
 		}
-		c->reason[0] = '\0';
-		if (caps_only)
+		if (caps_only) /* an active collector's reason: the limit it runs within */
 			continue;
+		c->reason[0] = '\0';
 		err = c->ops->start(c);
 		if (err) {
 			c->state = PTOP__V1__PROBE_STATE__PROBE_STATE_FAILED;

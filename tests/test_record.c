@@ -451,6 +451,10 @@ static void test_11_caps_lines(void **state)
 	assert_string_equal(buf, "  syscalls     no   ebpf  --no-ebpf given\n");
 	record_caps_line(&cs[2], buf, sizeof(buf));
 	assert_string_equal(buf, "  memory       no   -     disabled by --disable\n");
+	/* active within a limit (the heap's preload lane without CAP_BPF, issue 10) */
+	snprintf(cs[0].reason, sizeof(cs[0].reason), "for launched commands only");
+	record_caps_line(&cs[0], buf, sizeof(buf));
+	assert_string_equal(buf, "  cpu          yes  ebpf  on-CPU time; for launched commands only\n");
 	assert_string_equal(capture_probe_state_name(PTOP__V1__PROBE_STATE__PROBE_STATE_FAILED), "failed");
 	assert_string_equal(capture_probe_source_name(PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_PROC), "proc");
 	assert_null(capture_probe_source_name(PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_UNSPECIFIED));
