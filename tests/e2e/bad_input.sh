@@ -39,6 +39,16 @@ expect_exit 2 "$ANA" salvage -o "$TMP/no-such-dir/s.ptop" "$TMP/ok.ptop"
 grep -q "cannot create $TMP/no-such-dir/s.ptop: No such file or directory" "$TMP/err" ||
 	fail "salvage does not name the output it cannot create"
 grep -q "ok.ptop" "$TMP/err" && fail "salvage blames the input for its output"
+# A read-only folder (as nobody: root writes anywhere): the output and EACCES are named.
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
+	chmod 755 "$TMP"
+	mkdir -m 555 "$TMP/ro"
+	chmod 644 "$TMP/ok.ptop"
+	expect_exit 2 setpriv --reuid=nobody --regid=nogroup --clear-groups \
+		"$ANA" salvage -o "$TMP/ro/s.ptop" "$TMP/ok.ptop"
+	grep -q "cannot create $TMP/ro/s.ptop: Permission denied" "$TMP/err" ||
+		fail "salvage -o into a read-only folder does not name the output and the errno"
+fi
 
 # A cgroup v1 hierarchy (hybrid hosts): refused as such, naming the cgroup2 mount.
 mounts() { awk -v t="$1" '{ for (i = 7; i <= NF && $i != "-"; i++) ;
