@@ -450,9 +450,10 @@ static int cache_dir_check(const char *cpath, char *err, size_t errlen)
 	}
 	if (st.st_uid != geteuid()) {
 		snprintf(err, errlen,
-			 "the cache folder %s belongs to uid %u, not to you (uid %u): another user "
-			 "could change the cache DBs there; `chown %u %s`, or set XDG_CACHE_HOME to "
-			 "a folder of your own (or use `ptop-analyze load FILE --db FILE.db`)",
+			 "the cache folder %s belongs to uid %u, not to you (uid %u): another "
+			 "user could change the cache DBs there; `chown %u %s`, or set "
+			 "XDG_CACHE_HOME to a folder of your own (or use `ptop-analyze load FILE "
+			 "--db FILE.db`)",
 			 dir, (unsigned)st.st_uid, (unsigned)geteuid(), (unsigned)geteuid(), dir);
 		return -EPERM;
 	}

@@ -212,8 +212,8 @@ int capture__salvage(const char *in, const char *out, struct capture_status *sta
 	if (!s.r) {
 		err = -errno;
 		if (err == -EBADMSG)
-			say(status, "%s is not a ptop capture (no PTOPCAP magic frame at its start)",
-			    in);
+			say(status,
+			    "%s is not a ptop capture (no PTOPCAP magic frame at its start)", in);
 		else if (err == -ENOTSUP)
 			say(status, "%s: the capture format is newer than this build reads", in);
 		else

@@ -1661,7 +1661,8 @@ static void test_15_missing_table(void **state)
 		copy_file(tpath("schema-ref.db"), tpath(p));
 		assert_int_equal(sqlite3_open(tpath(p), &raw), SQLITE_OK);
 		/* a scratch copy: no journal, no fsync */
-		assert_int_equal(sqlite3_exec(raw, "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF",
+		assert_int_equal(sqlite3_exec(raw,
+					      "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF",
 					      NULL, NULL, NULL),
 				 SQLITE_OK);
 		snprintf(want, sizeof(want), "DROP %s %s", types[k], names[k]);
