@@ -72,6 +72,66 @@ static int query_int(sqlite3 *db, const char *sql, int64_t *out)
 	return rc;
 }
 
+/* Every table and view of this build's schema is in DB (of the right version). The
+ * names come from the schema text: each line that starts "CREATE TABLE" or "CREATE
+ * VIEW" (then "IF NOT EXISTS"), before the index marker; tests/test_load.c checks
+ * that this finds every table and view the schema makes. -EPROTO with a message
+ * naming the first one missing (a damaged DB, or one another program changed),
+ * -EIO. */
+static int check_schema(sqlite3 *db, const char *path, char *err, size_t errlen)
+{
+	const char *end = strstr(ptop_schema_sql, INDEX_MARKER), *line = ptop_schema_sql;
+	sqlite3_stmt *have = NULL;
+	int rc, ret = 0;
+
+	if (!end)
+		end = ptop_schema_sql + strlen(ptop_schema_sql);
+	if (sqlite3_prepare_v2(db, "SELECT 1 FROM sqlite_master WHERE type = ?1 AND name = ?2",
+			       -1, &have, NULL) != SQLITE_OK)
+		goto read_failed;
+	for (; line && line < end; line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
+		const char *p = line, *type;
+		size_t n;
+
+		if (!strncmp(p, "CREATE TABLE ", 13)) {
+			type = "table";
+			p += 13;
+		} else if (!strncmp(p, "CREATE VIEW ", 12)) {
+			type = "view";
+			p += 12;
+		} else {
+			continue;
+		}
+		if (!strncmp(p, "IF NOT EXISTS ", 14))
+			p += 14;
+		for (n = 0; isalnum((unsigned char)p[n]) || p[n] == '_'; n++)
+			;
+		sqlite3_reset(have);
+		sqlite3_bind_text(have, 1, type, -1, SQLITE_STATIC);
+		sqlite3_bind_text(have, 2, p, (int)n, SQLITE_STATIC);
+		rc = sqlite3_step(have);
+		if (rc == SQLITE_ROW)
+			continue;
+		if (rc != SQLITE_DONE)
+			goto read_failed;
+		snprintf(err, errlen,
+			 "%s is damaged, or was written by another ptop version or changed by "
+			 "another program: it has ptop's schema version %d but no %s %.*s: load "
+			 "the captures again into a new DB with `ptop-analyze load FILE --db "
+			 "NEW.db`",
+			 path, DB_SCHEMA_VERSION, type, (int)n, p);
+		ret = -EPROTO;
+		goto cleanup;
+	}
+	goto cleanup;
+read_failed:
+	snprintf(err, errlen, "cannot read the schema of %s: %s", path, sqlite3_errmsg(db));
+	ret = -EIO;
+cleanup:
+	sqlite3_finalize(have);
+	return ret;
+}
+
 int db__open(const char *path, bool create, bool readonly, sqlite3 **out, char *err, size_t errlen)
 {
 	sqlite3 *db = NULL;
@@ -161,6 +221,10 @@ int db__open(const char *path, bool create, bool readonly, sqlite3 **out, char *
 				 : "load the capture again into a new DB with `ptop-analyze load FILE "
 				   "--db NEW.db`");
 		goto cleanup;
+	} else {
+		ret = check_schema(db, path, err, errlen);
+		if (ret)
+			goto cleanup;
 	}
 
 	if (!readonly) {
@@ -359,6 +423,52 @@ static int cache_file(const char *real, char *out, size_t len, bool create)
 	return 0;
 }
 
+/* The folder of the cache file CPATH may be trusted: a directory owned by this
+ * user (the effective uid) that no group or other user may write, so nobody else
+ * can put a DB there for us to read, or swap ours. -EPERM with a message saying
+ * how to fix it otherwise; -errno when it cannot be checked. */
+static int cache_dir_check(const char *cpath, char *err, size_t errlen)
+{
+	const char *slash = strrchr(cpath, '/');
+	char dir[PATH_MAX];
+	struct stat st;
+
+	if (!slash || (size_t)(slash - cpath) >= sizeof(dir))
+		return -ENAMETOOLONG;
+	memcpy(dir, cpath, (size_t)(slash - cpath));
+	dir[slash - cpath] = '\0';
+	if (stat(dir, &st)) {
+		snprintf(err, errlen, "cannot check the cache folder %s: %s", dir, strerror(errno));
+		return -errno;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		snprintf(err, errlen,
+			 "the cache folder %s is not a directory: remove it, or set XDG_CACHE_HOME "
+			 "to a folder of your own",
+			 dir);
+		return -ENOTDIR;
+	}
+	if (st.st_uid != geteuid()) {
+		snprintf(err, errlen,
+			 "the cache folder %s belongs to uid %u, not to you (uid %u): another "
+			 "user could change the cache DBs there; `chown %u %s`, or set "
+			 "XDG_CACHE_HOME to a folder of your own (or use `ptop-analyze load FILE "
+			 "--db FILE.db`)",
+			 dir, (unsigned)st.st_uid, (unsigned)geteuid(), (unsigned)geteuid(), dir);
+		return -EPERM;
+	}
+	if (st.st_mode & (S_IWGRP | S_IWOTH)) {
+		snprintf(err, errlen,
+			 "the cache folder %s is writable by %s (mode %04o): another user could "
+			 "change the cache DBs there; `chmod go-w %s`, or set XDG_CACHE_HOME to a "
+			 "folder of your own (or use `ptop-analyze load FILE --db FILE.db`)",
+			 dir, st.st_mode & S_IWOTH ? "every user" : "its group",
+			 (unsigned)(st.st_mode & 07777), dir);
+		return -EPERM;
+	}
+	return 0;
+}
+
 int db__cache_path(const char *capture_path, char *out, size_t len)
 {
 	char *real = realpath(capture_path, NULL);
@@ -554,6 +664,9 @@ int db__open_input(const char *path, const char *capture_id_opt, sqlite3 **out,
 			 path, strerror(-ret), path);
 		goto cleanup;
 	}
+	ret = cache_dir_check(cpath, err, errlen);
+	if (ret)
+		goto cleanup;
 	if (!cache_fresh(cpath, real, &st, &db)) {
 		ret = cache_build(path, cpath, err, errlen);
 		if (ret)

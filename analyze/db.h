@@ -21,7 +21,9 @@
 /* Open (CREATE: and create if missing) the DB at PATH and make sure it has the
  * schema of this build: a new DB gets it; a DB whose PRAGMA user_version is
  * another version is refused with -EPROTO ("DB schema version 3, this
- * ptop-analyze reads 1: reload the capture with `ptop-analyze load`").
+ * ptop-analyze reads 1: reload the capture with `ptop-analyze load`"), and so is
+ * one of this version that lacks a table or view of the schema (the message
+ * names it: a damaged DB, or one changed by another program).
  * READONLY opens it with SQLITE_OPEN_READONLY. On success *DB is the caller's
  * to sqlite3_close; use it from one thread at a time (opened NOMUTEX).
  * A new DB file is created 0600. Other errors: -ENOENT (missing, !CREATE),
@@ -60,7 +62,9 @@ int db__load_capture(sqlite3 *db, const char *path, bool replace, char capture_i
  * (capture.source_*). Errors: -EINVAL (neither a capture nor an SQLite DB;
  * several captures and no id; an ambiguous or non-hex id), -ENOENT (no such
  * file; no capture matches), -EPROTO (a DB of another schema version), and
- * those of db__load_capture for a capture. */
+ * those of db__load_capture for a capture; -EPERM when the cache folder is not
+ * this user's own (owned by another uid, or writable by group or others: nothing
+ * in it is read then). */
 int db__open_input(const char *path, const char *capture_id_opt, sqlite3 **db,
 		   char capture_id[DB_CAPTURE_ID_LEN], char *err, size_t errlen);
 

@@ -163,7 +163,10 @@ void capture_reader__free(struct capture_reader *r);
 /* Write to OUT (0600, O_EXCL) a repaired copy of IN: every complete frame of IN
  * copied as is, then a trailer (reason SALVAGED, salvaged=true, totals
  * counted) unless IN already had one, and a fresh time index. STATUS, if not
- * NULL, gets how reading IN ended. Returns 0 or -errno. */
+ * NULL, gets how reading IN ended. Returns 0 or -errno: then nothing is left at
+ * OUT, and STATUS->message names the file that failed and why ("IN is not a ptop
+ * capture (...)", "cannot create OUT: Permission denied", "cannot write OUT: ...";
+ * -EBADMSG when IN has no PTOPCAP magic frame, -EEXIST when OUT exists). */
 int capture__salvage(const char *in, const char *out, struct capture_status *status);
 
 #endif

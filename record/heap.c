@@ -753,6 +753,28 @@ int heap__start_checked(struct collector *c, Ptop__V1__ProbeState st)
 	return err;
 }
 
+/* --caps, when the uprobe lane cannot run here (C->reason says why): the preload lane
+ * still records the heap of a launched command, without privileges, when its library
+ * is found and --heap-lane allows it. Then the heap is "yes" for launched commands,
+ * and C->reason keeps what --pid would need; else the uprobe lane's answer stands. */
+static Ptop__V1__ProbeState caps_preload_only(struct collector *c)
+{
+	char lib[PATH_MAX], why[300], uprobe_why[sizeof(c->reason)];
+
+	if (c->ctx->heap_lane == HEAP_LANE_UPROBE ||
+	    heap_preload__find_lib("/proc/self/exe", lib, sizeof(lib), why, sizeof(why)))
+		return PTOP__V1__PROBE_STATE__PROBE_STATE_UNSUPPORTED;
+	snprintf(uprobe_why, sizeof(uprobe_why), "%s", c->reason);
+	c->source = PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_PRELOAD;
+	snprintf(c->detail, sizeof(c->detail), "lane preload: %.*s", (int)sizeof(c->detail) - 16,
+		 lib);
+	snprintf(c->reason, sizeof(c->reason),
+		 "for a launched command (-- COMMAND) only: the preload lane (%s) needs no "
+		 "privileges; --pid, and static or Go commands, need the uprobe lane (%.*s)",
+		 HEAP_PRELOAD_LIB_NAME, (int)sizeof(c->reason) - 200, uprobe_why);
+	return PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE;
+}
+
 static Ptop__V1__ProbeState hp_check(struct collector *c)
 {
 	struct rec_ctx *ctx = c->ctx;
@@ -775,6 +797,8 @@ static Ptop__V1__ProbeState hp_check(struct collector *c)
 		"cgroup: record one of its processes with --pid --enable heap",
 		"--no-ebpf: the heap is measured only by eBPF uprobes on the allocator",
 		"uprobes on the target's allocator (malloc, free, ...)");
+	if (ctx->caps_only && state == PTOP__V1__PROBE_STATE__PROBE_STATE_UNSUPPORTED)
+		return caps_preload_only(c);
 	if (state != PTOP__V1__PROBE_STATE__PROBE_STATE_UNSPECIFIED)
 		return state;
 	p = calloc(1, sizeof(*p));

@@ -134,14 +134,60 @@ int record_parse_duration(const char *s, uint64_t *ns)
 	return 0;
 }
 
+/* True when ARG is a positive number in exponent notation ("1e99", "2.5E3ms"),
+ * which record_parse_duration does not take: its digits, a '.', an 'e' or 'E'. */
+static bool has_exponent(const char *arg)
+{
+	const char *p = arg;
+
+	while (isdigit((unsigned char)*p) || *p == '.')
+		p++;
+	return p > arg && (*p == 'e' || *p == 'E') &&
+	       (isdigit((unsigned char)p[1]) ||
+		((p[1] == '+' || p[1] == '-') && isdigit((unsigned char)p[2])));
+}
+
+/* True when ARG (has_exponent) stands for 2^64 ns or more, whatever its unit. */
+static bool exponent_too_long(const char *arg)
+{
+	char *end;
+	double v = strtod(arg, &end);
+
+	/* the unit is at most 3600 s = 3.6e12 ns; any unit counts as at least 1 ns */
+	if (!strcmp(end, "h"))
+		v *= 3600e9;
+	else if (!strcmp(end, "m"))
+		v *= 60e9;
+	else if (!strcmp(end, "s") || !*end)
+		v *= 1e9;
+	else if (!strcmp(end, "ms"))
+		v *= 1e6;
+	else if (!strcmp(end, "us"))
+		v *= 1e3;
+	return v >= 18446744073709551616.0;
+}
+
 static int parse_interval(const char *opt, const char *arg, uint64_t min_ns, uint64_t *ns,
 			  char *err, size_t errlen)
 {
 	uint64_t v;
 	int r = record_parse_duration(arg, &v);
 
+	if (r == -EINVAL && has_exponent(arg))
+		r = exponent_too_long(arg) ? -ERANGE : -EDOM;
 	if (r == -ERANGE) {
-		set_err(err, errlen, "%s '%s' is too long", opt, arg);
+		/* 2^64 - 1 ns = 5124095 h 34 min 33.7 s */
+		set_err(err, errlen,
+			"%s '%s' is too long: the maximum is 5124095h (2^64-1 ns, about 584 "
+			"years)",
+			opt, arg);
+		return -EINVAL;
+	}
+	if (r == -EDOM) {
+		set_err(err, errlen,
+			"%s '%s': exponents are not accepted: write the number in digits with "
+			"a unit, e.g. 1000s or 2.5m",
+			opt, arg);
 		return -EINVAL;
 	}
 	if (r) {

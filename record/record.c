@@ -189,9 +189,9 @@ static void collectors_check_start(struct collector *cs, size_t n, bool caps_onl
 				snprintf(c->reason, sizeof(c->reason), "(no reason given)");
 			continue;
 		}
-		c->reason[0] = '\0';
-		if (caps_only)
+		if (caps_only) /* an active collector's reason: the limit it runs within */
 			continue;
+		c->reason[0] = '\0';
 		err = c->ops->start(c);
 		if (err) {
 			c->state = PTOP__V1__PROBE_STATE__PROBE_STATE_FAILED;
@@ -496,8 +496,9 @@ static void run_loop(struct run *r)
 	tick(r, now);
 	next_poll = now + interval;
 	next_flush = now + flush;
-	if (r->o->duration_ns)
-		end_at = now + r->o->duration_ns;
+	/* saturating: --duration may be up to 2^64-1 ns */
+	if (r->o->duration_ns && __builtin_add_overflow(now, r->o->duration_ns, &end_at))
+		end_at = UINT64_MAX;
 
 	for (;;) {
 		uint64_t deadline, wait_ns;

@@ -132,8 +132,9 @@ size_t record_probe_count(const struct collector *cs, size_t n, Ptop__V1__ProbeS
 /* One line of the --caps table for C (after check()):
  *   "  syscalls     yes  ebpf  per-syscall counts and latency...\n"
  *   "  syscalls     no   -     --no-ebpf given: eBPF lanes are off\n"
- * "yes" when the state is active (then the summary follows), else "no" and
- * the reason. Returns like snprintf. */
+ * "yes" when the state is active (then the summary follows, and "; REASON" when an
+ * active collector set a reason: the limit it runs within), else "no" and the
+ * reason. Returns like snprintf. */
 size_t record_caps_line(const struct collector *c, char *buf, size_t len);
 
 /* The effective capability mask from the text of /proc/PID/status ("CapEff:").

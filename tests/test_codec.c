@@ -647,6 +647,35 @@ static void test_12_bad_arguments(void **state)
 	assert_null(capture_reader__status(NULL));
 }
 
+/* A failed salvage says which file failed: the input that is no capture, or the
+ * output that cannot be created (issue 10: both used to name the input). */
+static void test_13_salvage_names_the_failing_file(void **state)
+{
+	struct recs in;
+	struct capture_status st;
+	const char *p = tpath("sv-in.ptop"), *text = tpath("sv-text.txt");
+	const char *out = tpath("no-such-dir/sv-out.ptop");
+	FILE *f;
+	(void)state;
+
+	f = fopen(text, "w");
+	assert_non_null(f);
+	fputs("root:x:0:0:root:/root:/bin/bash\n", f);
+	fclose(f);
+	assert_int_equal(capture__salvage(text, tpath("sv-x.ptop"), &st), -EBADMSG);
+	assert_non_null(strstr(st.message, "not a ptop capture"));
+	assert_non_null(strstr(st.message, text));
+	assert_int_equal(access(tpath("sv-x.ptop"), F_OK), -1);
+
+	make_samples(&in, SAMPLE_KINDS);
+	write_recs(p, NULL, &in);
+	assert_int_equal(capture__salvage(p, out, &st), -ENOENT);
+	assert_non_null(strstr(st.message, "cannot create"));
+	assert_non_null(strstr(st.message, out));
+	assert_non_null(strstr(st.message, strerror(ENOENT)));
+	recs_free(&in);
+}
+
 static int setup(void **state)
 {
 	(void)state;
@@ -679,6 +708,7 @@ int main(void)
 	    cmocka_unit_test(test_10_salvage_cut_file),
 	    cmocka_unit_test(test_11_salvage_keeps_existing_trailer),
 	    cmocka_unit_test(test_12_bad_arguments),
+	    cmocka_unit_test(test_13_salvage_names_the_failing_file),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

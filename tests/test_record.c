@@ -236,6 +236,16 @@ static void test_05_parse_errors(void **state)
 		     ARGV("ptop-record", "--pid", "1", "--duration", "-1s"));
 	expect_usage("too long", ARGC("ptop-record", "--pid", "1", "--duration", "9999999999h"),
 		     ARGV("ptop-record", "--pid", "1", "--duration", "9999999999h"));
+	/* issue 10: an exponent said "give a positive number"; it names the maximum */
+	expect_usage("the maximum is 5124095h",
+		     ARGC("ptop-record", "--pid", "1", "--duration", "1e99"),
+		     ARGV("ptop-record", "--pid", "1", "--duration", "1e99"));
+	expect_usage("the maximum is 5124095h",
+		     ARGC("ptop-record", "--pid", "1", "--duration", "99999999999h"),
+		     ARGV("ptop-record", "--pid", "1", "--duration", "99999999999h"));
+	expect_usage("exponents are not accepted",
+		     ARGC("ptop-record", "--pid", "1", "--interval", "1e3ms"),
+		     ARGV("ptop-record", "--pid", "1", "--interval", "1e3ms"));
 	expect_usage("--caps takes no target", ARGC("ptop-record", "--caps", "--pid", "1"),
 		     ARGV("ptop-record", "--caps", "--pid", "1"));
 	expect_usage("file name", ARGC("ptop-record", "-o", "", "--pid", "1"),
@@ -442,6 +452,11 @@ static void test_11_caps_lines(void **state)
 	assert_string_equal(buf, "  syscalls     no   ebpf  --no-ebpf given\n");
 	record_caps_line(&cs[2], buf, sizeof(buf));
 	assert_string_equal(buf, "  memory       no   -     disabled by --disable\n");
+	/* active within a limit (the heap's preload lane without CAP_BPF, issue 10) */
+	snprintf(cs[0].reason, sizeof(cs[0].reason), "for launched commands only");
+	record_caps_line(&cs[0], buf, sizeof(buf));
+	assert_string_equal(buf,
+			    "  cpu          yes  ebpf  on-CPU time; for launched commands only\n");
 	assert_string_equal(capture_probe_state_name(PTOP__V1__PROBE_STATE__PROBE_STATE_FAILED), "failed");
 	assert_string_equal(capture_probe_source_name(PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_PROC), "proc");
 	assert_null(capture_probe_source_name(PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_UNSPECIFIED));
