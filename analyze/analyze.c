@@ -109,12 +109,13 @@ const struct analyze_cmd analyze_cmds[] = {
 	  "  --format text|json       output format (default text)\n" },
 	{ "export", cmd_export,
 	  "export --format folded|pprof [-o OUT] [--window START..END] [--pid PID]\n"
-	  "                    [--symbol-cache DIR] [--debuginfod] [--capture ID] FILE",
+	  "                    [--symbol-cache DIR] [--debuginfod] [--debuginfod-urls URLS]\n"
+	  "                    [--capture ID] FILE",
 	  "Write the CPU profile for other tools:\n"
 	  "  folded   one line per stack, 'outer;...;inner COUNT' (flamegraph.pl, speedscope);\n"
 	  "           a --cgroup capture's lines start with the process, 'COMM-PID;outer;...'\n"
-	  "  pprof    gzipped profile.proto (go tool pprof, Pyroscope-style tools); a\n"
-	  "           --cgroup capture's samples carry a 'pid' label\n"
+	  "  pprof    gzipped profile.proto (go tool pprof, Pyroscope-style tools); the\n"
+	  "           samples of a --cgroup capture carry a 'pid' label\n"
 	  "  -o, --output OUT         where to write (default stdout; pprof needs -o or a\n"
 	  "                           redirected stdout)\n"
 	  "  --window START..END      as for report\n"

@@ -580,7 +580,7 @@ void record_usage(FILE *f, const struct collector_ops *const *table)
 	fputs("Usage: ptop-record [OPTIONS] --pid PID\n"
 	      "       ptop-record [OPTIONS] --cgroup SPEC\n"
 	      "       ptop-record [OPTIONS] -- COMMAND [ARGS...]\n"
-	      "       ptop-record --caps\n"
+	      "       ptop-record --caps [--no-ebpf] [--disable A,B]\n"
 	      "\n"
 	      "Record what one process does (CPU, syscalls, memory, VMAs, context) with eBPF\n"
 	      "and /proc into a compressed capture file for ptop-analyze.\n"
@@ -611,7 +611,8 @@ void record_usage(FILE *f, const struct collector_ops *const *table)
 	      "Collectors:\n"
 	      "      --disable A,B       do not run these collectors\n"
 	      "      --enable A,B        also run these collectors, which are off by default\n"
-	      "                          because of what they cost the target (heap)\n"
+	      "                          because of what they cost the target (marked so in\n"
+	      "                          the list of collectors below)\n"
 	      "      --no-ebpf           /proc lanes only (no eBPF programs are loaded)\n"
 	      "      --caps              print which collectors can run here and why not,\n"
 	      "                          then exit\n"
@@ -648,7 +649,8 @@ void record_usage(FILE *f, const struct collector_ops *const *table)
 	      "Collectors (in start order):\n",
 	      f);
 	for (i = 0; table && table[i]; i++)
-		fprintf(f, "  %-12s %s\n", table[i]->name,
+		fprintf(f, "  %-12s %s%s\n", table[i]->name,
+			table[i]->off_by_default ? "[off by default: --enable] " : "",
 			table[i]->summary ? table[i]->summary : "");
 	fputs("\n"
 	      "Exit status: 0 recorded; 1 runtime error (no collector could start, disk full);\n"
