@@ -1323,6 +1323,20 @@ static void put_probe_change(struct capture_writer *w, uint64_t t, const char *n
 	capw__append(w, &r);
 }
 
+/* `info` of capture ID in DB, as text (lines wrapped to WIDTH columns, 0: not) or JSON;
+ * malloc'd. */
+static char *info_of_width(sqlite3 *db, const char *id, bool json, int width)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	assert_non_null(f);
+	assert_int_equal(info__print(db, id, "x.ptop", json, width, f), 0);
+	assert_int_equal(fclose(f), 0);
+	return buf;
+}
+
 /* `info` of capture ID in DB, as text or JSON; malloc'd. */
 static char *info_of(sqlite3 *db, const char *id, bool json)
 {
@@ -1331,7 +1345,7 @@ static char *info_of(sqlite3 *db, const char *id, bool json)
 	FILE *f = open_memstream(&buf, &len);
 
 	assert_non_null(f);
-	assert_int_equal(info__print(db, id, "x.ptop", json, f), 0);
+	assert_int_equal(info__print(db, id, "x.ptop", json, 0, f), 0);
 	assert_int_equal(fclose(f), 0);
 	return buf;
 }
@@ -1366,13 +1380,13 @@ static void test_12_probe_change(void **state)
 {
 	static const char section[] =
 	    "\nprobe changes:\n"
-	    "  time     name     state   source  cause                  detail                "
-	    "                reason\n"
-	    "  0.400 s  heap     active  ebpf    exec /tmp/heap_static  uprobes on "
-	    "/tmp/heap_static "
-	    "(malloc)  -\n"
-	    "  1.500 s  goalloc  failed  -       exec /usr/bin/gobin    -                     "
-	    "                no Go runtime symbols\n"
+	    "  time     name     state   source\n"
+	    "  0.400 s  heap     active  ebpf\n"
+	    "      cause: exec /tmp/heap_static\n"
+	    "      detail: uprobes on /tmp/heap_static (malloc)\n"
+	    "  1.500 s  goalloc  failed  -\n"
+	    "      cause: exec /usr/bin/gobin\n"
+	    "      reason: no Go runtime symbols\n"
 	    "\nrecords by type:\n";
 	struct capture_writer_opts o = {.force = true};
 	struct capture_writer *w;
@@ -1614,6 +1628,72 @@ static void test_14_cpu_cgroup_lane(void **state)
 	sqlite3_close(db);
 }
 
+/* info fits a width: every line of the text at 60 columns is at most 60 long, a probe
+ * change's long reason goes under its row, broken at spaces and continued under its
+ * text (joined again it is whole), a word longer than the room (a path) is cut; without
+ * a width each note is one line; JSON keeps every text whole. */
+static void test_15_info_width(void **state)
+{
+	static const char reason[] =
+	    "the allocator of this program could not be found because its executable has no "
+	    "symbol table and its dynamic symbols name no malloc, calloc, realloc or free, so no "
+	    "uprobe was attached: rebuild it with symbols or record it with the preload lane";
+	char path[160], detail[200], id[DB_CAPTURE_ID_LEN], *text, *json, *line, *save = NULL;
+	char joined[1024] = "";
+	struct capture_writer_opts o = {.force = true};
+	struct capture_writer *w;
+	uint8_t raw[16];
+	bool in_reason = false;
+	sqlite3 *db;
+
+	(void)state;
+	memset(path, 'p', sizeof(path) - 1);
+	path[0] = '/';
+	path[sizeof(path) - 1] = 0;
+	snprintf(detail, sizeof(detail), "uprobes on %s", path);
+	fill_id(raw, 0x15, 0x16);
+	w = capture_writer__create(tpath("wide.ptop"), &o);
+	assert_non_null(w);
+	put_header(w, raw);
+	put_probe_change(w, T0 + SEC, "heap", PTOP__V1__PROBE_STATE__PROBE_STATE_FAILED,
+			 PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_EBPF, reason, detail, "exec /bin/x");
+	put_trailer(w, T0 + 2 * SEC, 3);
+	assert_int_equal(capture_writer__close(w), 0);
+	db = open_rw(tpath("wide.db"));
+	load_ok(db, tpath("wide.ptop"), false, id, NULL);
+
+	text = info_of_width(db, id, false, 60);
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		if (strlen(line) > 60)
+			fail_msg("a line of %zu columns at width 60: '%s'", strlen(line), line);
+		if (!strcmp(line, "probe changes:"))
+			joined[0] = 0; /* the header's probes have reasons too */
+		if (!strncmp(line, "      reason: ", 14)) {
+			in_reason = true;
+			strcat(joined, line + 14);
+		} else if (in_reason && !strncmp(line, "              ", 14) && line[14] != ' ') {
+			strcat(joined, " ");
+			strcat(joined, line + 14);
+		} else {
+			in_reason = false;
+		}
+	}
+	assert_string_equal(joined, reason);
+	free(text);
+
+	text = info_of_width(db, id, false, 0);
+	assert_non_null(strstr(text, "\n      reason: "));
+	assert_non_null(strstr(strstr(text, "\n      reason: "), reason));
+	assert_non_null(strstr(text, detail));
+	free(text);
+
+	json = info_of(db, id, true);
+	assert_string_equal(jx(db, json, "$.probe_changes[0].reason"), reason);
+	assert_string_equal(jx(db, json, "$.probe_changes[0].detail"), detail);
+	free(json);
+	sqlite3_close(db);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1631,6 +1711,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_12_probe_change, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_13_cpuprof_stack_pid, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_14_cpu_cgroup_lane, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_15_info_width, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
