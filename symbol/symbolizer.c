@@ -90,6 +90,7 @@ struct anchor {
 struct symbolizer {
 	char *cache_dir, *debuginfod_urls, *debug_dir, *root;
 	bool debuginfod;
+	struct sym_debuginfod_stats dbi; /* what debuginfod was asked */
 	struct anchor *anchors;
 	struct module *mods[MOD_BUCKETS];
 	struct module *last;
@@ -302,6 +303,12 @@ struct symbolizer *symbolizer__new(const struct symbolizer_opts *o)
 	if (!s->debug_dir)
 		goto nomem;
 	s->debuginfod = o && o->debuginfod;
+	if (s->debuginfod) {
+		const char *urls = s->debuginfod_urls ? s->debuginfod_urls : getenv("DEBUGINFOD_URLS");
+
+		s->dbi.asked_for = true;
+		snprintf(s->dbi.servers, sizeof(s->dbi.servers), "%s", urls ? urls : "");
+	}
 	return s;
 nomem:
 	symbolizer__free(s);
@@ -485,16 +492,42 @@ static enum try_result try_debuginfod(struct symbolizer *s, struct module *m, bo
 
 	if (m->kind != SYM_BUILD_ID_GNU)
 		return TRY_NONE; /* servers index GNU build-ids only */
+	s->dbi.wanted++;
 	fd = sym_debuginfod_fetch(m->id, m->id_len, executable, s->debuginfod_urls,
 				  s->cache_dir, &path);
+	if (fd == -ENOSYS)
+		return TRY_NONE; /* no server to ask: counted as wanted only */
+	s->dbi.lookups++;
+	if (fd == -ENOENT)
+		s->dbi.not_found++;
+	if (fd < 0 && fd != -ENOENT) {
+		s->dbi.failed++;
+		if (!s->dbi.first_error)
+			s->dbi.first_error = -fd;
+	}
 	if (fd < 0)
 		return TRY_NONE;
 	close(fd);
 	r = try_path(m, path, out);
-	if (r == TRY_MISMATCH)
+	if (r == TRY_MISMATCH) {
 		unlink(path);
+		s->dbi.failed++;
+		if (!s->dbi.first_error)
+			s->dbi.first_error = EILSEQ; /* a file of another build */
+	} else if (r == TRY_OK) {
+		s->dbi.found++;
+	} else {
+		s->dbi.failed++; /* downloaded but not readable as ELF */
+		if (!s->dbi.first_error)
+			s->dbi.first_error = EIO;
+	}
 	free(path);
 	return r;
+}
+
+const struct sym_debuginfod_stats *symbolizer__debuginfod(const struct symbolizer *s)
+{
+	return &s->dbi;
 }
 
 static void find_files(struct symbolizer *s, struct module *m, const char *recorded)
