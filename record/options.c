@@ -654,7 +654,10 @@ void record_usage(FILE *f, const struct collector_ops *const *table)
 			table[i]->summary ? table[i]->summary : "");
 	fputs("\n"
 	      "Exit status: 0 recorded; 1 runtime error (no collector could start, disk full);\n"
-	      "2 bad usage or input (no such pid, unwritable output). See ptop-record(1).\n",
+	      "2 bad usage or input (no such pid, unwritable output). For a launched command,\n"
+	      "as timeout(1): the command's status, 128+N when signal N killed it, 124 when\n"
+	      "--duration stopped it, 125 a recorder failure, 126 cannot execute, 127 not\n"
+	      "found. See ptop-record(1).\n",
 	      f);
 }
 
