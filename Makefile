@@ -62,7 +62,7 @@ SYMBOL_OBJS := $(patsubst %.c,$(B)/%.o,$(wildcard symbol/*.c))
 RECORD_OBJS := $(patsubst %.c,$(B)/%.o,$(filter-out record/main.c,$(wildcard record/*.c)))
 ANALYZE_OBJS := $(patsubst %.c,$(B)/%.o,$(filter-out analyze/main.c,$(wildcard analyze/*.c))) \
 	$(B)/schema/schema_sql.o
-COMMON_OBJS := $(B)/version.o
+COMMON_OBJS := $(B)/version.o $(patsubst %.c,$(B)/%.o,$(wildcard common/*.c))
 
 LIBS := $(B)/libptop-analyze.a $(B)/libptop-record.a $(B)/libptop-symbol.a \
 	$(B)/libptop-proto.a

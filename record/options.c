@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "record/heap_preload.h"
+#include "common/units.h"
 #include "record/record.h"
 
 #define NS_PER_SEC 1000000000ull
@@ -263,35 +264,12 @@ static int parse_sample_hz(const char *s, unsigned *hz, char *err, size_t errlen
 	return 0;
 }
 
-/* --heap-sample-bytes: a whole number of bytes with an optional K, KiB, M, MiB, G or GiB
- * suffix (powers of 1024), from 0 (every allocation) to RECORD_MAX_HEAP_SAMPLE_BYTES. */
+/* --heap-sample-bytes: bytes with an optional K/M/G suffix (common/units.h), from 0 (every
+ * allocation) to RECORD_MAX_HEAP_SAMPLE_BYTES. */
 static int parse_sample_bytes(const char *s, uint64_t *v, char *err, size_t errlen)
 {
-	static const struct {
-		const char *name;
-		uint64_t mult;
-	} units[] = {
-		{ "", 1 },	    { "B", 1 },		     { "K", 1024 },	  { "KiB", 1024 },
-		{ "k", 1024 },	    { "M", 1024 * 1024 },    { "MiB", 1024 * 1024 },
-		{ "G", 1ull << 30 }, { "GiB", 1ull << 30 },
-	};
-	unsigned long long n;
-	char *end;
-	size_t i;
-
-	errno = 0;
-	n = strtoull(s, &end, 10);
-	if (errno || end == s || s[0] == '-')
-		goto bad;
-	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
-		if (strcmp(end, units[i].name))
-			continue;
-		if (__builtin_mul_overflow((uint64_t)n, units[i].mult, v) ||
-		    *v > RECORD_MAX_HEAP_SAMPLE_BYTES)
-			goto bad;
+	if (!units__parse_bytes(s, RECORD_MAX_HEAP_SAMPLE_BYTES, v))
 		return 0;
-	}
-bad:
 	set_err(err, errlen,
 		"--heap-sample-bytes takes a number of bytes from 0 (every allocation) to 1T, "
 		"with an optional K/M/G suffix (e.g. 512K), not '%s'",
