@@ -7,6 +7,7 @@
 #   make fuzz       libFuzzer target for the capture reader
 #   make deps       check build dependencies; as root on Debian, install them
 #   make format     clang-format every C and BPF source
+#   make install    PREFIX=/usr/local (default), DESTDIR=staging root; make uninstall
 #
 # B=DIR puts the build elsewhere (default build/); V=1 shows full commands.
 
@@ -61,7 +62,7 @@ SYMBOL_OBJS := $(patsubst %.c,$(B)/%.o,$(wildcard symbol/*.c))
 RECORD_OBJS := $(patsubst %.c,$(B)/%.o,$(filter-out record/main.c,$(wildcard record/*.c)))
 ANALYZE_OBJS := $(patsubst %.c,$(B)/%.o,$(filter-out analyze/main.c,$(wildcard analyze/*.c))) \
 	$(B)/schema/schema_sql.o
-COMMON_OBJS := $(B)/version.o
+COMMON_OBJS := $(B)/version.o $(patsubst %.c,$(B)/%.o,$(wildcard common/*.c))
 
 LIBS := $(B)/libptop-analyze.a $(B)/libptop-record.a $(B)/libptop-symbol.a \
 	$(B)/libptop-proto.a
@@ -71,7 +72,7 @@ FIXTURES := $(patsubst tests/fixtures/%.c,$(B)/tests/fixtures/%,$(wildcard tests
 BENCH_BINS := $(patsubst bench/%.c,$(B)/bench/%,$(wildcard bench/*.c))
 BENCH_WORKLOADS := $(filter $(B)/bench/workload_%,$(BENCH_BINS))
 
-.PHONY: all programs deps test unit-tests e2e-tests demo bench fuzz format clean install \
+.PHONY: all programs deps test unit-tests e2e-tests demo bench fuzz format clean install uninstall \
 	tests-build FORCE
 .DELETE_ON_ERROR:
 # Keep generated intermediates (BPF objects, skeletons): they are cheap to keep
@@ -231,12 +232,28 @@ fuzz: deps
 format:
 	clang-format -i $$(git ls-files '*.c' '*.h')
 
+# PREFIX (default /usr/local) and DESTDIR (a staging root) as GNU make wants them.
+# The preload library goes to $(PREFIX)/lib/ptop, where ptop-record finds it from
+# its own path ($(PREFIX)/bin/../lib/ptop), whatever the prefix.
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+PTOP_LIBDIR ?= $(PREFIX)/lib/ptop
+MANDIR ?= $(PREFIX)/share/man
+INSTALLED := $(BINDIR)/ptop-record $(BINDIR)/ptop-analyze $(PTOP_LIBDIR)/libptop-preload.so \
+	$(patsubst man/%,$(MANDIR)/man1/%,$(wildcard man/*.1)) \
+	$(patsubst man/%,$(MANDIR)/man5/%,$(wildcard man/*.5))
+
 install: programs
-	install -D -m 0755 $(B)/ptop-record $(DESTDIR)/usr/local/bin/ptop-record
-	install -D -m 0755 $(B)/ptop-analyze $(DESTDIR)/usr/local/bin/ptop-analyze
-	install -D -m 0644 $(B)/libptop-preload.so $(DESTDIR)/usr/local/lib/ptop/libptop-preload.so
-	install -D -m 0644 -t $(DESTDIR)/usr/local/share/man/man1 man/*.1
-	install -D -m 0644 -t $(DESTDIR)/usr/local/share/man/man5 man/*.5
+	install -D -m 0755 $(B)/ptop-record $(DESTDIR)$(BINDIR)/ptop-record
+	install -D -m 0755 $(B)/ptop-analyze $(DESTDIR)$(BINDIR)/ptop-analyze
+	install -D -m 0644 $(B)/libptop-preload.so $(DESTDIR)$(PTOP_LIBDIR)/libptop-preload.so
+	install -D -m 0644 -t $(DESTDIR)$(MANDIR)/man1 man/*.1
+	install -D -m 0644 -t $(DESTDIR)$(MANDIR)/man5 man/*.5
+
+# Removes what install wrote, and the library's folder when that leaves it empty.
+uninstall:
+	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
+	rmdir $(DESTDIR)$(PTOP_LIBDIR) 2>/dev/null || true
 
 clean:
 	rm -rf $(B)

@@ -1351,7 +1351,7 @@ static void draw_help(struct replay_model *m, struct grid *g)
 {
 	static const char *const keys[] = {
 	    "Space, p       pause / play",
-	    "\u2190 \u2192            step one interval back / forward",
+	    "\u2190 \u2192            step to the previous / next interval end",
 	    "Shift-\u2190 \u2192      ten intervals",
 	    "[ ]            halve / double the speed (1/4x .. 64x)",
 	    "g G            start / end",
@@ -1476,6 +1476,26 @@ static int prompt_key(struct replay_model *m, struct replay_ui *ui, int key)
 	return 0;
 }
 
+/* The status line after an arrow: the interval the position now ends (index K of m->ends),
+ * so a short first interval is seen as such, and what the arrows step by. */
+static void step_status(struct replay_ui *ui, const struct replay_model *m, ssize_t k)
+{
+	int64_t from, to;
+
+	if (k < 0) {
+		snprintf(ui->status, sizeof(ui->status), "at %.3f s; arrows step from one %s",
+			 (double)m->pos_ns / 1e9,
+			 m->nends ? "interval end to the next" : "interval of the capture to the next");
+		return;
+	}
+	from = k ? m->ends[k - 1] : 0;
+	to = m->ends[k];
+	snprintf(ui->status, sizeof(ui->status),
+		 "interval %zd of %zu: %.3f..%.3f s (%.3f s); arrows step from one interval end "
+		 "to the next, t jumps to a time",
+		 k + 1, m->nends, (double)from / 1e9, (double)to / 1e9, (double)(to - from) / 1e9);
+}
+
 int replay__key(struct replay_model *m, struct replay_ui *ui, int key)
 {
 	const struct replay_view *v = &replay_views[ui->tab];
@@ -1501,16 +1521,16 @@ int replay__key(struct replay_model *m, struct replay_ui *ui, int key)
 		m->playing = !m->playing;
 		break;
 	case RK_LEFT:
-		replay_model__step(m, -1);
+		step_status(ui, m, replay_model__step(m, -1));
 		break;
 	case RK_RIGHT:
-		replay_model__step(m, 1);
+		step_status(ui, m, replay_model__step(m, 1));
 		break;
 	case RK_SLEFT:
-		replay_model__step(m, -10);
+		step_status(ui, m, replay_model__step(m, -10));
 		break;
 	case RK_SRIGHT:
-		replay_model__step(m, 10);
+		step_status(ui, m, replay_model__step(m, 10));
 		break;
 	case '[':
 		replay_model__speed(m, -1);

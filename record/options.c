@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "record/heap_preload.h"
+#include "common/units.h"
 #include "record/record.h"
 
 #define NS_PER_SEC 1000000000ull
@@ -309,35 +310,12 @@ static int parse_sample_hz(const char *s, unsigned *hz, char *err, size_t errlen
 	return 0;
 }
 
-/* --heap-sample-bytes: a whole number of bytes with an optional K, KiB, M, MiB, G or GiB
- * suffix (powers of 1024), from 0 (every allocation) to RECORD_MAX_HEAP_SAMPLE_BYTES. */
+/* --heap-sample-bytes: bytes with an optional K/M/G suffix (common/units.h), from 0 (every
+ * allocation) to RECORD_MAX_HEAP_SAMPLE_BYTES. */
 static int parse_sample_bytes(const char *s, uint64_t *v, char *err, size_t errlen)
 {
-	static const struct {
-		const char *name;
-		uint64_t mult;
-	} units[] = {
-		{ "", 1 },	    { "B", 1 },		     { "K", 1024 },	  { "KiB", 1024 },
-		{ "k", 1024 },	    { "M", 1024 * 1024 },    { "MiB", 1024 * 1024 },
-		{ "G", 1ull << 30 }, { "GiB", 1ull << 30 },
-	};
-	unsigned long long n;
-	char *end;
-	size_t i;
-
-	errno = 0;
-	n = strtoull(s, &end, 10);
-	if (errno || end == s || s[0] == '-')
-		goto bad;
-	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
-		if (strcmp(end, units[i].name))
-			continue;
-		if (__builtin_mul_overflow((uint64_t)n, units[i].mult, v) ||
-		    *v > RECORD_MAX_HEAP_SAMPLE_BYTES)
-			goto bad;
+	if (!units__parse_bytes(s, RECORD_MAX_HEAP_SAMPLE_BYTES, v))
 		return 0;
-	}
-bad:
 	set_err(err, errlen,
 		"--heap-sample-bytes takes a number of bytes from 0 (every allocation) to 1T, "
 		"with an optional K/M/G suffix (e.g. 512K), not '%s'",
@@ -626,7 +604,7 @@ void record_usage(FILE *f, const struct collector_ops *const *table)
 	fputs("Usage: ptop-record [OPTIONS] --pid PID\n"
 	      "       ptop-record [OPTIONS] --cgroup SPEC\n"
 	      "       ptop-record [OPTIONS] -- COMMAND [ARGS...]\n"
-	      "       ptop-record --caps\n"
+	      "       ptop-record --caps [--no-ebpf] [--disable A,B]\n"
 	      "\n"
 	      "Record what one process does (CPU, syscalls, memory, VMAs, context) with eBPF\n"
 	      "and /proc into a compressed capture file for ptop-analyze.\n"
@@ -657,7 +635,8 @@ void record_usage(FILE *f, const struct collector_ops *const *table)
 	      "Collectors:\n"
 	      "      --disable A,B       do not run these collectors\n"
 	      "      --enable A,B        also run these collectors, which are off by default\n"
-	      "                          because of what they cost the target (heap)\n"
+	      "                          because of what they cost the target (marked so in\n"
+	      "                          the list of collectors below)\n"
 	      "      --no-ebpf           /proc lanes only (no eBPF programs are loaded)\n"
 	      "      --caps              print which collectors can run here and why not,\n"
 	      "                          then exit\n"
@@ -694,11 +673,15 @@ void record_usage(FILE *f, const struct collector_ops *const *table)
 	      "Collectors (in start order):\n",
 	      f);
 	for (i = 0; table && table[i]; i++)
-		fprintf(f, "  %-12s %s\n", table[i]->name,
+		fprintf(f, "  %-12s %s%s\n", table[i]->name,
+			table[i]->off_by_default ? "[off by default: --enable] " : "",
 			table[i]->summary ? table[i]->summary : "");
 	fputs("\n"
 	      "Exit status: 0 recorded; 1 runtime error (no collector could start, disk full);\n"
-	      "2 bad usage or input (no such pid, unwritable output). See ptop-record(1).\n",
+	      "2 bad usage or input (no such pid, unwritable output). For a launched command,\n"
+	      "as timeout(1): the command's status, 128+N when signal N killed it, 124 when\n"
+	      "--duration stopped it, 125 a recorder failure, 126 cannot execute, 127 not\n"
+	      "found. See ptop-record(1).\n",
 	      f);
 }
 

@@ -616,6 +616,35 @@ static void print_exit(const struct record_target *t)
 		       WCOREDUMP(t->wstatus) ? ", core dumped" : "");
 }
 
+/* A launched command's status as the exit status of a recording that went well, the way
+ * timeout(1) gives it: its exit status, 128+N when signal N killed it, 124 when
+ * --duration ended the recording and the command was stopped; 125 when its status could
+ * not be had. */
+static int command_status(const struct run *r)
+{
+	const struct record_target *t = r->t;
+
+	if (r->reason == PTOP__V1__END_REASON__END_REASON_DURATION)
+		return RECORD_EXIT_CMD_DURATION;
+	if (!t->status_known) {
+		errmsg("the command's exit status could not be read: exit status %d",
+		       RECORD_EXIT_CMD_RECORDER);
+		return RECORD_EXIT_CMD_RECORDER;
+	}
+	if (WIFEXITED(t->wstatus))
+		return WEXITSTATUS(t->wstatus);
+	if (WIFSIGNALED(t->wstatus))
+		return 128 + WTERMSIG(t->wstatus);
+	return RECORD_EXIT_CMD_RECORDER;
+}
+
+/* The exit status of a recording that failed: 1, or 125 for a launched command, whose
+ * own statuses 1 and 2 must not be taken for the recorder's. */
+static int recorder_failed(const struct run *r)
+{
+	return r->t->is_child ? RECORD_EXIT_CMD_RECORDER : RECORD_EXIT_RUNTIME;
+}
+
 /* End the recording: stop a command if need be, final poll, trailer, index.
  * Returns the exit status. */
 static int finish(struct run *r, const char *path)
@@ -650,7 +679,7 @@ static int finish(struct run *r, const char *path)
 			if (!r->o->quiet)
 				print_exit(r->t);
 		}
-		return RECORD_EXIT_RUNTIME;
+		return recorder_failed(r);
 	}
 
 	/* while a zombie, the target's /proc/PID/stat is still there */
@@ -674,7 +703,7 @@ static int finish(struct run *r, const char *path)
 		capture_writer__abort(r->w);
 		r->w = NULL;
 		collectors_stop(r->cs, r->n);
-		return RECORD_EXIT_RUNTIME;
+		return recorder_failed(r);
 	}
 	rec.kind_case = PTOP__V1__RECORD__KIND_TRAILER;
 	rec.trailer = &tr;
@@ -692,7 +721,7 @@ static int finish(struct run *r, const char *path)
 		fmt_wall(r->start_real + (r->safe_ns - r->start_mono), when, sizeof(when));
 		errmsg("writing %s: %s; the capture up to %s is readable", path, strerror(-err),
 		       when);
-		return RECORD_EXIT_RUNTIME;
+		return recorder_failed(r);
 	}
 	if (!r->o->quiet) {
 		struct stat st;
@@ -705,8 +734,9 @@ static int finish(struct run *r, const char *path)
 		       path, records, r->ctx->events, bytes, end_reason_name(r->reason),
 		       r->signo ? " " : "", r->signo ? strsignal(r->signo) : "");
 	}
-	return r->reason == PTOP__V1__END_REASON__END_REASON_ERROR ? RECORD_EXIT_RUNTIME :
-								    RECORD_EXIT_OK;
+	if (r->reason == PTOP__V1__END_REASON__END_REASON_ERROR)
+		return recorder_failed(r);
+	return r->t->is_child ? command_status(r) : RECORD_EXIT_OK;
 }
 
 int record_main(int argc, char **argv)
@@ -799,7 +829,15 @@ int record_main(int argc, char **argv)
 	}
 	if (rc) {
 		errmsg("%s", err);
-		status = rc == -ENOMEM ? RECORD_EXIT_RUNTIME : RECORD_EXIT_USAGE;
+		if (rc == -ENOMEM)
+			status = RECORD_EXIT_RUNTIME;
+		else if (o.cgroup || o.pid)
+			status = RECORD_EXIT_USAGE;
+		else /* a command that is not there, or not one that can run: as env(1) says */
+			status = rc == -ENOENT ? RECORD_EXIT_CMD_NOT_FOUND
+					       : rc == -EACCES || rc == -EISDIR || rc == -ENOEXEC
+						     ? RECORD_EXIT_CMD_CANNOT_RUN
+						     : RECORD_EXIT_RUNTIME;
 		goto cleanup;
 	}
 
@@ -895,7 +933,10 @@ int record_main(int argc, char **argv)
 	rc = target__release(&t, err, sizeof(err));
 	if (rc) {
 		errmsg("%s", err);
-		status = RECORD_EXIT_USAGE;
+		/* exec failed: not found (a file gone since the check), or not runnable */
+		status = rc == -ENOENT ? RECORD_EXIT_CMD_NOT_FOUND
+			 : rc == -ECHILD ? RECORD_EXIT_RUNTIME
+					 : RECORD_EXIT_CMD_CANNOT_RUN;
 		goto cleanup;
 	}
 	started = true;
@@ -939,5 +980,9 @@ cleanup:
 	record_opts__free(&o);
 	if (sfd >= 0)
 		close(sfd);
+	/* a launched command's recorder failure before it ran is not the command's status
+	 * (timeout(1) and env(1) use 125 so); finish() says its own */
+	if (o.cmd && !started && status == RECORD_EXIT_RUNTIME)
+		status = RECORD_EXIT_CMD_RECORDER;
 	return status;
 }

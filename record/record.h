@@ -25,10 +25,16 @@
 #include "record/collector.h"
 #include "symbol/buildid.h"
 
-/* Exit statuses of ptop-record. */
+/* Exit statuses of ptop-record. With --pid and --cgroup, its own; for a launched
+ * command, the wrapper convention of timeout(1) and env(1): the command's status, 128+N
+ * when signal N killed it, and the codes below for what is not the command's. */
 #define RECORD_EXIT_OK 0
 #define RECORD_EXIT_RUNTIME 1      /* runtime error: every probe failed, disk full... */
 #define RECORD_EXIT_USAGE 2        /* bad usage or input: no such pid, unwritable path... */
+#define RECORD_EXIT_CMD_DURATION 124 /* --duration ended the recording; the command was stopped */
+#define RECORD_EXIT_CMD_RECORDER 125 /* a launched command's recorder failed (runtime error) */
+#define RECORD_EXIT_CMD_CANNOT_RUN 126 /* the command was found but could not be executed */
+#define RECORD_EXIT_CMD_NOT_FOUND 127 /* the command was not found */
 
 #define RECORD_MAX_COLLECTORS 32
 #define RECORD_BUILD_ID_MAX 64     /* bytes; a GNU build-id is usually 20 */

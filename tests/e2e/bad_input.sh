@@ -8,7 +8,7 @@ grep -q "$nopid" "$TMP/err" || fail "error does not name the pid"
 [ ! -e "$TMP/a.ptop" ] || fail "a file was left behind for a missing pid"
 
 expect_exit 2 "$REC" -o /nonexistent-dir/x.ptop -- true
-expect_exit 2 "$REC" -o "$TMP/b.ptop" -- /nonexistent/command
+expect_exit 127 "$REC" -o "$TMP/b.ptop" -- /nonexistent/command
 [ ! -e "$TMP/b.ptop" ] || fail "a file was left behind for a missing command"
 expect_exit 2 "$REC" --no-such-option
 expect_exit 2 "$REC"
