@@ -290,8 +290,8 @@ int record_output__publish(struct record_output *out, char *err, size_t errlen)
 		}
 		out->tmp[0] = '\0';
 	}
-	close(out->fd);
-	out->fd = -1;
+	/* out->fd stays open until record_output__close: while it is, no other
+	 * file can get our inode number, so dev/ino tell our file for certain */
 	out->published = true;
 	return 0;
 

@@ -19,7 +19,8 @@
 #include <sys/types.h>
 
 struct record_output {
-	int fd;               /* the capture's descriptor until published; -1 after */
+	int fd;               /* the capture's file (kept open: its inode stays ours) or
+			       * standard output until published; -1 when none */
 	const char *path;     /* as given ("-" for standard output); not owned */
 	const char *name;     /* for messages: PATH, or "standard output" */
 	char tmp[PATH_MAX];   /* the hidden temporary name while it exists, else "" */
