@@ -868,7 +868,8 @@ int record_main(int argc, char **argv)
 	w = rc < 0 ? NULL : capture_writer__create_fd(rc, &wopts);
 	if (!w) {
 		rc = rc < 0 ? -rc : errno;
-		errmsg("writing %s: %s", out.name, strerror(rc));
+		errmsg("writing %s: %s; %s", out.name, strerror(rc),
+		       out.to_stdout ? "the stream holds no capture" : "no file was made");
 		status = RECORD_EXIT_RUNTIME;
 		goto cleanup;
 	}
@@ -927,7 +928,8 @@ int record_main(int argc, char **argv)
 
 		rc = record_write_header(w, &hin);
 		if (rc) {
-			errmsg("writing %s: %s", out.name, strerror(-rc));
+			errmsg("writing %s: %s; %s", out.name, strerror(-rc),
+			       out.to_stdout ? "the stream holds no capture" : "no file was made");
 			status = RECORD_EXIT_RUNTIME;
 			goto cleanup;
 		}
