@@ -371,24 +371,18 @@ static void tick(struct run *r, uint64_t now)
 	note_safe(r);
 }
 
-/* A round of polls began at START and the next one begins at NEXT_POLL: write
- * this round's records out now, unless they can wait for the end of the next
- * round and still be written within the flush interval of the first of them.
- * So a SIGKILL loses at most the flush interval (with an interval at least as
- * long, every round is written when its polls end), never a round and more. */
-static void flush_round(struct run *r, uint64_t start, uint64_t next_poll)
+/* A round of polls ended: write its records out now, so that a SIGKILL loses
+ * at most the round in progress (and records made between rounds, which wait
+ * at most the flush interval: tick). */
+static void flush_round(struct run *r)
 {
-	uint64_t end = rec_now_ns(), since = capture_writer__pending_since(r->w);
-	uint64_t next_end = next_poll + (end > start ? end - start : 0);
 	int err;
 
 	if (g.write_err)
 		return;
-	if (since && next_end > since && next_end - since > r->o->flush_interval_ns) {
-		err = capture_writer__flush(r->w);
-		if (err)
-			g.write_err = err;
-	}
+	err = capture_writer__flush(r->w);
+	if (err)
+		g.write_err = err;
 	note_safe(r);
 }
 
@@ -521,7 +515,7 @@ static void run_loop(struct run *r)
 		now = rec_now_ns();
 	collectors_poll(r->cs, r->n, now, POLL_FIRST, between, r);
 	next_poll = now + interval;
-	flush_round(r, now, next_poll);
+	flush_round(r);
 	if (r->o->duration_ns)
 		end_at = now + r->o->duration_ns;
 
@@ -548,13 +542,11 @@ static void run_loop(struct run *r)
 		    now >= next_poll)
 			now = rec_now_ns();	/* no record dated before a change */
 		if (now >= next_poll) {
-			uint64_t start = now;
-
 			collectors_poll(r->cs, r->n, now, 0, between, r);
+			flush_round(r);
 			/* keep to the grid; skip ticks missed while stopped */
 			while (next_poll <= now)
 				next_poll += interval;
-			flush_round(r, start, next_poll);
 		}
 		tick(r, rec_now_ns());
 		if (g.write_err)
