@@ -1401,10 +1401,12 @@ static int heap_table(const struct heap *h, size_t top, FILE *out, enum out_form
 }
 
 /* Allocator calls of the target the probes fired for but did not count, from the heap's
- * drops (record/heap.c, emit_drops): with any, the totals are a lower bound. */
+ * drops (record/heap.c, emit_drops): with any, the totals are a lower bound. Calls in
+ * flight while the probes were attached count too: at an exec followed, that is in the
+ * middle of the recording. */
 static uint64_t uncounted_calls(const struct drop_line *d, size_t n)
 {
-	static const char *const kinds[] = { "unmatched_entry", "unmatched_return",
+	static const char *const kinds[] = { "unmatched_entry", "unmatched_return", "attaching",
 					     "inflight_full", "recursion_miss" };
 	uint64_t sum = 0;
 	size_t i, k;

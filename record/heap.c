@@ -1182,9 +1182,9 @@ static int emit_drops(struct collector *c, struct hp_priv *p, const struct hp_co
 				    "(the kernel did not run the entry probe)");
 	if (!err)
 		err = rec_emit_drop(c, "attaching", d->attaching,
-				    "allocator calls in flight while the heap probes were "
-				    "being attached (their return seen, not their entry): "
-				    "begun before the recording, not counted");
+				    "allocator calls not counted: in flight while the heap "
+				    "probes were being attached, at the start or at an exec "
+				    "followed (their return seen, not their entry)");
 	if (!err)
 		err = rec_emit_drop(c, "filtered", d->filtered,
 				    "allocator calls in the target's memory by another process "
