@@ -138,8 +138,10 @@ static __always_inline void emit_event(struct hp_counters *cnt, __u32 kind, __u3
 	bpf_ringbuf_submit(e, 0);
 }
 
-/* A probe hit in a process other than the target: a child forked from it carries the
- * breakpoints until the kernel takes them out of its memory. Counted, not followed. */
+/* A probe hit in the target's memory by a process the filter does not take: a vfork
+ * child sharing it, or a target whose pid the filter does not see. (A forked child has
+ * its own memory: the kernel takes the breakpoints out of it before a program runs.)
+ * Counted, not followed. */
 static __always_inline void count_filtered(void)
 {
 	struct hp_counters *cnt = counters();
