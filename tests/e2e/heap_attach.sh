@@ -5,8 +5,10 @@
 # recorder starts; once it has attached, SIGUSR1 makes each thread make exactly 20,000
 # malloc(3000) + free in burst(), then the fixture exits and says how many spins it made.
 # Every allocation with its stack (--heap-sample-bytes 0): burst()'s site holds exactly
-# 80,000 allocations and frees, spin()'s at least one and at most the spins; no call
-# seen was left uncounted (the return probes are attached before the entry probes).
+# 80,000 allocations and frees, spin()'s at least one and at most the spins; no entry
+# or return is left unpaired (drops unmatched_entry and unmatched_return 0: the return
+# probes are attached before the entry probes; calls in flight at the attach are the
+# attaching drop).
 # Then "heap_attach fork": burst() runs in forked children: not the target's, so the
 # capture counts none of them there.
 . "$(dirname "$0")/lib.sh"
@@ -47,11 +49,14 @@ site() {
 	base=$((16#$base))
 	read -r a n < <(nm -S "$exe" | awk -v f="$2" '$4 == f { print $1, $2 }')
 	[ -n "$n" ] || fail "no symbol $2 in $exe"
-	q "$TMP/$1.ptop" "select coalesce($3, 0) from heap_site h join stack_frame f on f.cap = h.cap
-		and f.stack_id = h.stack_id and f.depth = 1
+	q "$TMP/$1.ptop" "select coalesce($3, 0) from heap_site h join stack_frame f
+		on f.cap = h.cap and f.stack_id = h.stack_id and f.depth = 1
 		where f.ip - $base > $((16#$a)) and f.ip - $base <= $((16#$a + 16#$n))"
 }
-drop() { q "$1" "select coalesce(sum(lost), 0) from drop_total where collector = 'heap' and kind = '$2'"; }
+drop() { # CAPTURE KIND: the heap's drops of KIND (trailer total)
+	q "$1" "select coalesce(sum(lost), 0) from drop_total
+		where collector = 'heap' and kind = '$2'"
+}
 
 # ---- attached while it spins
 record
@@ -77,4 +82,5 @@ C=$TMP/fork.ptop
 assert_eq "fork: burst allocations of the children" 0 "$(site fork burst 'count(*)')"
 assert_ge "fork: allocations" 1 "$(q "$C" "select sum(alloc_count) from heap_snapshot")"
 assert_eq "fork: entries whose return was not seen" 0 "$(drop "$C" unmatched_entry)"
-echo "fork: drops: $(q "$C" "select kind || ' ' || sum(lost) from drop_total where collector = 'heap' group by kind" | tr '\n' ' ')"
+echo "fork: drops: $(q "$C" "select kind || ' ' || sum(lost) from drop_total
+	where collector = 'heap' group by kind" | tr '\n' ' ')"
