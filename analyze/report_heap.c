@@ -1403,6 +1403,24 @@ static int heap_table(const struct heap *h, size_t top, FILE *out, enum out_form
 	return err;
 }
 
+/* Allocator calls of the target the probes fired for but did not count, from the heap's
+ * drops (record/heap.c, emit_drops): with any, the totals are a lower bound. Calls in
+ * flight while the probes were attached count too: at an exec followed, that is in the
+ * middle of the recording. */
+static uint64_t uncounted_calls(const struct drop_line *d, size_t n)
+{
+	static const char *const kinds[] = { "unmatched_entry", "unmatched_return", "attaching",
+					     "inflight_full", "recursion_miss" };
+	uint64_t sum = 0;
+	size_t i, k;
+
+	for (i = 0; i < n; i++)
+		for (k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++)
+			if (!strcmp(d[i].kind, kinds[k]))
+				sum += d[i].lost;
+	return sum;
+}
+
 static void sort_by(struct heap *h, enum heap_by by)
 {
 	qsort(h->fn, h->n_fn, sizeof(*h->fn),
@@ -1415,6 +1433,7 @@ int report_heap(sqlite3 *db, const char *capture_id, const struct report_opts *o
 	struct capture_meta m;
 	struct heap h;
 	size_t nd = 0, top = o->top ? o->top : HEAP_TOP_DEFAULT;
+	uint64_t uncounted;
 	enum heap_by by;
 	char w[96], a[32], b[32], c[32], samp[256];
 	struct json j;
@@ -1433,6 +1452,7 @@ int report_heap(sqlite3 *db, const char *capture_id, const struct report_opts *o
 	err = drops__load(db, &m, "heap", &o->win, &drops, &nd);
 	if (err)
 		goto cleanup;
+	uncounted = uncounted_calls(drops, nd);
 	by = heap_by(&h, o->by);
 	if (by == HEAP_BY_LIVE && !h.live_measured)
 		by = HEAP_BY_BYTES; /* said below: live bytes were not measured */
@@ -1452,9 +1472,14 @@ int report_heap(sqlite3 *db, const char *capture_id, const struct report_opts *o
 			break;
 		}
 		fprintf(out, "sampling: %s\n", samp);
-		fprintf(out, "allocated: %s in %s allocations (exact)",
+		fprintf(out, "allocated: %s in %s allocations ",
 			fmt_bytes(a, sizeof(a), h.alloc_bytes),
 			fmt_count(b, sizeof(b), h.alloc_count));
+		if (uncounted)
+			fprintf(out, "(at least: %s allocator calls seen but not counted, "
+				"see drops)", fmt_count(c, sizeof(c), uncounted));
+		else
+			fprintf(out, "(exact)");
 		if (isfinite(span_s(&h)))
 			fprintf(out, ", %s/s",
 				fmt_bytes(c, sizeof(c),
@@ -1511,6 +1536,7 @@ int report_heap(sqlite3 *db, const char *capture_id, const struct report_opts *o
 		json__kv_string(&j, "sampling", samp);
 		json__kv_string(&j, "by", by_name(by));
 		report__drops(&j, out, o, "heap", drops, nd);
+		json__kv_int(&j, "uncounted_calls", (int64_t)uncounted);
 		json__kv_int(&j, "functions", (int64_t)h.n_fn);
 		json__key(&j, "sites");
 		json__begin_array(&j);

@@ -949,9 +949,11 @@ static int hp_start(struct collector *c)
 		if (i == HP_FREE) {
 			err = attach_one(c, p, p->skel->progs.hp_free, false, i);
 		} else {
-			err = attach_one(c, p, p->skel->progs.hp_enter, false, i);
+			/* the return probe first: a call that passes the entry probe
+			 * has its return seen (bpf/heap.bpf.c, nested_call) */
+			err = attach_one(c, p, p->skel->progs.hp_exit, true, i);
 			if (!err)
-				err = attach_one(c, p, p->skel->progs.hp_exit, true, i);
+				err = attach_one(c, p, p->skel->progs.hp_enter, false, i);
 		}
 		if (err)
 			goto cleanup;
@@ -1194,6 +1196,24 @@ static int emit_drops(struct collector *c, struct hp_priv *p, const struct hp_co
 	if (!err)
 		err = rec_emit_drop(c, "inflight_full", d->inflight_lost,
 				    "allocator calls not counted: no per-thread storage for them");
+	if (!err)
+		err = rec_emit_drop(c, "unmatched_entry", d->unmatched_entry,
+				    "allocator calls not counted: their return was not seen "
+				    "(the kernel lost its return probe)");
+	if (!err)
+		err = rec_emit_drop(c, "unmatched_return", d->unmatched_return,
+				    "allocator calls not counted: their entry was not seen "
+				    "(the kernel did not run the entry probe)");
+	if (!err)
+		err = rec_emit_drop(c, "attaching", d->attaching,
+				    "allocator calls not counted: in flight while the heap "
+				    "probes were being attached, at the start or at an exec "
+				    "followed (their return seen, not their entry)");
+	if (!err)
+		err = rec_emit_drop(c, "filtered", d->filtered,
+				    "allocator calls in the target's memory by another process "
+				    "(a vfork child, or a pid the filter does not match): not "
+				    "counted");
 	if (!err)
 		err = rec_emit_drop(c, "ringbuf", d->events_lost,
 				    "--heap-events records lost: the ring buffer was full");
