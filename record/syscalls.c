@@ -20,17 +20,12 @@
 #include "record/collector.h"
 #include "record/bpf_util.h"
 #include "record/syscalls.h"
+#include "proto/syscall_table.h"
 #include "bpf/syscalls.skel.h"
-
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
-
-static const char *const names[] = {
-#include "gen/syscall_table.h"
-};
 
 const char *syscalls__name(uint32_t nr)
 {
-	return nr < ARRAY_SIZE(names) ? names[nr] : NULL;
+	return syscall_table__name(syscall_table__native(), nr);
 }
 
 size_t syscalls__hist_len(const uint64_t *hist, size_t n)
@@ -216,7 +211,7 @@ static int attach_in_order(struct syscalls_bpf *skel)
 	};
 	size_t i;
 
-	for (i = 0; i < ARRAY_SIZE(order); i++) {
+	for (i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
 		*order[i].link = bpf_program__attach(order[i].prog);
 		if (!*order[i].link)
 			return -errno;
