@@ -102,6 +102,20 @@ static __always_inline __u64 regs_nr(struct pt_regs *regs)
 #endif
 }
 
+/* True in a 32-bit syscall of an x86_64 kernel (int 0x80, or an ia32 process): its
+ * number is the i386 table's (i386 20 is getpid, x86_64 20 is writev), so it is never
+ * counted under a 64-bit number. TS_COMPAT (0x0002, arch/x86/include/asm/thread_info.h)
+ * is set at entry and cleared on the way back to user mode, after sys_exit. */
+static __always_inline bool in_compat_syscall(void)
+{
+#if defined(__TARGET_ARCH_x86)
+	struct task_struct *t = bpf_get_current_task_btf();
+
+	return t->thread_info.status & 0x0002;
+#else
+	return false; /* arm64: AArch32 tasks are not told apart yet */
+#endif
+}
 
 /* Per-CPU counters need no atomics: syscall tracepoints run their BPF programs
  * with preemption disabled, and a program never nests on its own CPU (a nested
@@ -124,6 +138,11 @@ int sys_enter(struct bpf_raw_tracepoint_args *ctx)
 	nr = ctx->args[1];
 	if (nr >= SC_MAX_NR) {
 		counter_inc(SC_CNT_NR_RANGE);
+		c->slot.ts = 0;
+		return 0;
+	}
+	if (in_compat_syscall()) {
+		counter_inc(SC_CNT_COMPAT);
 		c->slot.ts = 0;
 		return 0;
 	}
@@ -196,8 +215,8 @@ int sys_exit(struct bpf_raw_tracepoint_args *ctx)
 			 * latency. */
 			__u64 rnr = regs_nr((struct pt_regs *)ctx->args[0]);
 
-			if (rnr >= SC_MAX_NR)
-				return 0;
+			if (rnr >= SC_MAX_NR || in_compat_syscall())
+				return 0; /* no 64-bit number to count it under */
 			key = rnr;
 			s = bpf_map_lookup_elem(&sc_stats, &key);
 			if (!s)

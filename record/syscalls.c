@@ -116,10 +116,13 @@ size_t syscalls__interval(const struct sc_stat *cur, const struct sc_stat *prev,
 static const char *const counter_kind[SC_CNT_MAX] = {
 	[SC_CNT_NR_RANGE] = "nr_out_of_range",
 	[SC_CNT_STAMP_FAIL] = "map_full",
+	[SC_CNT_COMPAT] = "compat_syscall",
 };
 static const char *const counter_detail[SC_CNT_MAX] = {
 	[SC_CNT_NR_RANGE] = "sys_enter with a syscall number outside the table: not counted",
 	[SC_CNT_STAMP_FAIL] = "no task storage for the entry stamp: call counted, latency lost",
+	[SC_CNT_COMPAT] = "32-bit (ia32) syscall: numbered by the i386 table, not counted per "
+			  "syscall",
 };
 
 struct sc_priv {
