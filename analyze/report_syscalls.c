@@ -250,9 +250,12 @@ static int build_table(const struct syscall_agg *a, size_t shown, uint64_t sum, 
 		err = err
 			  ?: table__set_int(t, c++, (int64_t)r->errors,
 					    human ? fmt_count(buf, sizeof(buf), r->errors) : NULL);
-		err = err
-			  ?: table__set_int(t, c++, (int64_t)r->total_ns,
-					    human ? fmt_ns(buf, sizeof(buf), r->total_ns) : NULL);
+		/* no completed call (exit_group, or every exit unmatched): no latency was
+		 * measured, so the total and its share are empty, not 0 */
+		if (!err && r->completed)
+			err = table__set_int(t, c, (int64_t)r->total_ns,
+					     human ? fmt_ns(buf, sizeof(buf), r->total_ns) : NULL);
+		c++;
 		if (err)
 			break;
 		if (agg_mean(r, &v))
@@ -267,7 +270,7 @@ static int build_table(const struct syscall_agg *a, size_t shown, uint64_t sum, 
 			err = table__set_int(t, c, (int64_t)v,
 					     human ? fmt_ns(buf, sizeof(buf), v) : NULL);
 		c++;
-		if (!err && sum) {
+		if (!err && sum && r->completed) {
 			double pct = (double)r->total_ns * 100.0 / (double)sum;
 
 			pct = (double)llround(pct * 100) / 100; /* two decimals */
@@ -319,7 +322,10 @@ static void json_row(struct json *j, const struct syscall_agg *r, uint64_t sum)
 	json__key(j, "errors");
 	json__uint(j, r->errors);
 	json__key(j, "total_ns");
-	json__uint(j, r->total_ns);
+	if (r->completed)
+		json__uint(j, r->total_ns);
+	else
+		json__null(j); /* no latency measured */
 	json__key(j, "mean_ns");
 	if (agg_mean(r, &v))
 		json__uint(j, v);
@@ -328,7 +334,7 @@ static void json_row(struct json *j, const struct syscall_agg *r, uint64_t sum)
 	json_percentile(j, "p50_ns", "p50_bucket_ns", r, 50);
 	json_percentile(j, "p99_ns", "p99_bucket_ns", r, 99);
 	json__key(j, "time_share_pct");
-	if (sum)
+	if (sum && r->completed)
 		json__real(j, (double)llround((double)r->total_ns * 10000.0 / (double)sum) / 100);
 	else
 		json__null(j);

@@ -1411,6 +1411,52 @@ static void test_19_syscalls_probe_overhead(void **state)
 	sqlite3_close(db);
 }
 
+/* A syscall with no completed call (exit_group never returns) has no measured
+ * latency: its total and time share are empty (text "-", CSV empty, JSON null),
+ * never 0 ns. */
+static void test_20_syscalls_no_latency(void **state)
+{
+	sqlite3 *db = syscalls_db();
+	struct report_opts o = {.fmt = OUT_TEXT};
+	char line[256];
+	const char *s, *p, *e;
+	struct mem me;
+
+	(void)state;
+	execf(db,
+	      "INSERT INTO syscall_stat (cap, time_ns, interval_ns, pid, nr, name, count, "
+	      "completed, errors, total_ns) VALUES (" CAP_OF ", %lld, %lld, 42, 231, "
+	      "'exit_group', 1, 0, 0, 0)",
+	      CID, BASE + 3 * SEC, SEC);
+	mem_open(&me);
+	assert_int_equal(report_syscalls(db, CID, &o, me.f), 0);
+	s = mem_text(&me);
+	p = strstr(s, "\nexit_group ");
+	if (!p)
+		fail_msg("no exit_group row in:\n%s", s);
+	e = strchr(p + 1, '\n');
+	snprintf(line, sizeof(line), "%.*s", (int)(e - p - 1), p + 1);
+	assert_lacks(line, "0 ns");
+	assert_lacks(line, "0.0%");
+	mem_free(&me);
+
+	o.fmt = OUT_CSV;
+	mem_open(&me);
+	assert_int_equal(report_syscalls(db, CID, &o, me.f), 0);
+	assert_contains(mem_text(&me), "\nexit_group,231,1,0,0,,,,,\n");
+	mem_free(&me);
+
+	o.fmt = OUT_JSON;
+	mem_open(&me);
+	assert_int_equal(report_syscalls(db, CID, &o, me.f), 0);
+	assert_contains(mem_text(&me), "\"name\": \"exit_group\",\n      \"nr\": 231,\n"
+				       "      \"count\": 1,\n      \"completed\": 0,\n"
+				       "      \"errors\": 0,\n      \"total_ns\": null,\n"
+				       "      \"mean_ns\": null,");
+	mem_free(&me);
+	sqlite3_close(db);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1433,6 +1479,7 @@ int main(void)
 	    cmocka_unit_test(test_17_vma_not_collected_and_empty),
 	    cmocka_unit_test(test_18_cpu_per_process),
 	    cmocka_unit_test(test_19_syscalls_probe_overhead),
+	    cmocka_unit_test(test_20_syscalls_no_latency),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
