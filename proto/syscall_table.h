@@ -2,15 +2,15 @@
  * and the analyzer alike.
  *
  * The tables are part of ptop's source, taken from the kernel's own syscall tables
- * (arch/x86/entry/syscalls/syscall_64.tbl), not from the headers of the machine
- * that builds or runs ptop: a capture names its syscalls the same way on every
- * machine that analyzes it, and a kernel newer than the build machine's headers
+ * (arch/x86/entry/syscalls/syscall_64.tbl, scripts/syscall.tbl), not from the
+ * headers of the machine that builds or runs ptop: a capture names its syscalls
+ * the same way on every machine that analyzes it, and a kernel newer than the build machine's headers
  * (uretprobe, 335, came in Linux 6.11) still gets names. A number a table lacks
  * has no name here: callers show "sys_N" and say that this ptop version does not
  * know the name.
  *
- * Tables exist for x86_64 only; a capture from another architecture keeps the
- * names its recorder stored.
+ * Tables exist for x86_64 and aarch64 (64-bit ABIs); a capture from another
+ * architecture keeps the names its recorder stored.
  */
 #ifndef PTOP_SYSCALL_TABLE_H
 #define PTOP_SYSCALL_TABLE_H
@@ -20,7 +20,7 @@
 
 struct syscall_table;
 
-/* The table of MACHINE, the recording host's `uname -m` ("x86_64"), or NULL when
+/* The table of MACHINE, the recording host's `uname -m` ("x86_64", "aarch64"), or NULL when
  * this ptop has none or MACHINE is NULL. Static storage. */
 const struct syscall_table *syscall_table__find(const char *machine);
 

@@ -74,6 +74,8 @@ static void test_03_find_and_native(void **state)
 	assert_null(syscall_table__find(""));
 	assert_null(syscall_table__find("x86"));
 	assert_null(syscall_table__find("i686")); /* another numbering: no table, no names */
+	assert_string_equal(syscall_table__describe(syscall_table__find("aarch64")),
+			    "aarch64 syscalls 0-469 (Linux 6.18)");
 	assert_string_equal(syscall_table__describe(x86_64()), "x86_64 syscalls 0-470 (Linux 6.19)");
 	assert_string_equal(syscall_table__describe(NULL), "no syscall table");
 #if defined(__x86_64__)
@@ -94,6 +96,44 @@ static void test_04_probe_syscalls(void **state)
 			fail_msg("x86_64 syscall %u (%s) counted as probe overhead", nr,
 				 syscall_table__name(t, nr) ? syscall_table__name(t, nr) : "-");
 	assert_false(syscall_table__is_probe(NULL, 335));
+}
+
+/* aarch64: the generic numbering (read is 63, not 0), 64-bit entries (fstat, not
+ * fstat64), no arch-specific or 32-bit-only numbers, no probe syscalls. */
+static void test_06_aarch64(void **state)
+{
+	static const struct {
+		uint32_t nr;
+		const char *name;
+	} known[] = {
+	    {0, "io_setup"},	{25, "fcntl"},	      {38, "renameat"},	    {56, "openat"},
+	    {62, "lseek"},	{63, "read"},	      {64, "write"},	    {79, "newfstatat"},
+	    {80, "fstat"},	{93, "exit"},	      {94, "exit_group"},   {163, "getrlimit"},
+	    {172, "getpid"},	{173, "getppid"},     {220, "clone"},	    {221, "execve"},
+	    {222, "mmap"},	{223, "fadvise64"},   {260, "wait4"},	    {293, "rseq"},
+	    {294, "kexec_file_load"}, {435, "clone3"}, {447, "memfd_secret"},
+	    {462, "mseal"},	{469, "file_setattr"},
+	};
+	const struct syscall_table *t = syscall_table__find("aarch64");
+	uint32_t nr;
+	size_t i;
+
+	(void)state;
+	assert_non_null(t);
+	for (i = 0; i < sizeof(known) / sizeof(known[0]); i++) {
+		const char *name = syscall_table__name(t, known[i].nr);
+
+		if (!name || strcmp(name, known[i].name))
+			fail_msg("aarch64 syscall %u: '%s', want '%s'", known[i].nr,
+				 name ? name : "(none)", known[i].name);
+	}
+	for (nr = 244; nr <= 259; nr++)
+		assert_null(syscall_table__name(t, nr));
+	for (nr = 295; nr <= 423; nr++)
+		assert_null(syscall_table__name(t, nr));
+	assert_null(syscall_table__name(t, 470));
+	for (nr = 0; nr < 1024; nr++)
+		assert_false(syscall_table__is_probe(t, nr));
 }
 
 /* Where the build machine's headers know a number, they agree with the table. */
@@ -137,6 +177,7 @@ int main(void)
 	    cmocka_unit_test(test_03_find_and_native),
 	    cmocka_unit_test(test_04_probe_syscalls),
 	    cmocka_unit_test(test_05_headers_agree),
+	    cmocka_unit_test(test_06_aarch64),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
