@@ -53,7 +53,6 @@ BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall -Wextra -Werror \
 
 PROTOS := $(wildcard proto/*.proto)
 PROTO_GEN := $(foreach p,$(PROTOS:proto/%.proto=%),$(B)/proto/$(p).pb-c.c $(B)/proto/$(p).pb-c.h)
-SYSCALL_TABLE := $(B)/gen/syscall_table.h
 BPF_SRCS := $(wildcard bpf/*.bpf.c)
 SKELS := $(patsubst bpf/%.bpf.c,$(B)/bpf/%.skel.h,$(BPF_SRCS))
 
@@ -109,14 +108,6 @@ $(B)/proto/%.pb-c.c $(B)/proto/%.pb-c.h &: proto/%.proto | $(B)/proto
 	$(call msg,PROTOC,$<)
 	$(Q)$(PROTOC_C) --c_out=$(B) $<
 
-# The build machine's syscall numbers, as designated initializers: [39] = "getpid",
-$(SYSCALL_TABLE): | $(B)/gen
-	$(call msg,GEN,$@)
-	$(Q)echo '#include <asm/unistd.h>' | $(CC) -E -dM -x c - \
-	  | sed -n 's/^#define __NR_\([a-z0-9_]*\) \([0-9][0-9]*\)$$/\t[\2] = "\1",/p' > $@.tmp
-	$(Q)test -s $@.tmp || { echo "error: no syscall numbers in <asm/unistd.h>" >&2; exit 1; }
-	$(Q)mv $@.tmp $@
-
 $(B)/schema/schema_sql.c: schema/schema.sql | $(B)/schema
 	$(call msg,GEN,$@)
 	$(Q){ echo '/* generated from schema/schema.sql */'; \
@@ -141,7 +132,7 @@ $(B)/%.o: $(B)/%.c
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) -c $< -o $@
 
-$(B)/%.o: %.c | $(PROTO_GEN) $(SKELS) $(SYSCALL_TABLE)
+$(B)/%.o: %.c | $(PROTO_GEN) $(SKELS)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) -c $< -o $@
@@ -169,7 +160,7 @@ $(B)/libptop-preload.so: preload/ptop_preload.c preload/ptop_preload.h bpf/heap.
 	$(Q)$(CC) -O2 -g -fPIC -shared -fno-omit-frame-pointer -std=gnu11 $(WARN) -D_GNU_SOURCE \
 		-I. -o $@ $< -ldl
 
-$(B) $(B)/bpf $(B)/proto $(B)/schema $(B)/gen:
+$(B) $(B)/bpf $(B)/proto $(B)/schema:
 	$(Q)mkdir -p $@
 
 # ---------------------------------------------------------------- tests

@@ -1,6 +1,7 @@
 /* replay_model.c — loads a capture's interval data into memory for the replay viewer; seeks. */
 #include "analyze/replay_model.h"
 #include "analyze/array.h"
+#include "proto/syscall_table.h"
 
 #include <errno.h>
 #include <stddef.h>
@@ -184,6 +185,8 @@ static int load_syscalls(struct replay_model *m)
 	static const char sql[] =
 	    "SELECT time_ns - ?2, interval_ns, nr, name, count, completed, errors, total_ns "
 	    "FROM syscall_stat WHERE cap = ?1 ORDER BY time_ns";
+	const struct syscall_table *tab =
+	    syscall_table__find(m->meta.machine[0] ? m->meta.machine : NULL);
 	size_t cap = 0, icap = 0, ncap = 0, i;
 	sqlite3_stmt *st = NULL;
 	int err, rc;
@@ -212,10 +215,20 @@ static int load_syscalls(struct replay_model *m)
 			err = array__grow((void **)&m->sys, &cap, m->nsys, sizeof(*m->sys));
 			if (err)
 				break;
+			const char *known = nr >= 0 && nr <= UINT32_MAX
+						? syscall_table__name(tab, (uint32_t)nr)
+						: NULL;
+
 			s = &m->sys[m->nsys++];
 			memset(s, 0, sizeof(*s));
 			s->nr = nr;
-			s->name = intern_name(m, name ? (const char *)name : "?", &ncap, &err);
+			/* ptop's table names a DB's "sys_335" too, as `report syscalls` does */
+			if (!known)
+				known = name ? (const char *)name : "?";
+			s->name = intern_name(m, known, &ncap, &err);
+			s->probe = nr >= 0 && nr <= UINT32_MAX &&
+				   syscall_table__is_probe(tab, (uint32_t)nr);
+			m->sys_probe |= s->probe;
 			if (err)
 				break;
 			iv->n++;

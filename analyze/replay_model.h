@@ -35,6 +35,7 @@ struct rm_cpu {
 struct rm_sys { /* one syscall in one interval (summed over the target's pids) */
 	int64_t nr;
 	const char *name; /* points into the model's name table */
+	bool probe;	  /* a syscall of the uprobe trampolines: probe overhead, not the target's */
 	uint64_t count, completed, errors, total_ns;
 	uint32_t hist_off; /* its log2 latency buckets: model.hist[hist_off .. + hist_n) */
 	uint32_t hist_n;
@@ -133,6 +134,7 @@ struct replay_model {
 	size_t nhist, hist_cap;
 	int64_t hist_iv; /* the interval whose buckets model.hist holds; RM_NULL: none */
 	char **names;	 /* syscall names, one per distinct nr */
+	bool sys_probe;	 /* some row is probe overhead (rm_sys.probe) */
 	size_t nnames;
 	struct rm_mem *mem;
 	size_t nmem;

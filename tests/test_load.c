@@ -66,6 +66,8 @@ static void id_hex(const uint8_t id[16], char out[33])
 		snprintf(out + 2 * k, 3, "%02x", id[k]);
 }
 
+static const char *header_machine = "x86_64"; /* Host.machine of put_header */
+
 static void put_header(struct capture_writer *w, const uint8_t id[16])
 {
 	Ptop__V1__Record r = PTOP__V1__RECORD__INIT;
@@ -90,7 +92,7 @@ static void put_header(struct capture_writer *w, const uint8_t id[16])
 	host.kernel_release = "6.18.0";
 	host.kernel_version = "#1 SMP";
 	host.boot_id = "0b1d-boot";
-	host.machine = "x86_64";
+	host.machine = (char *)header_machine;
 	host.cpus = 8;
 	host.page_size = 4096;
 	host.clock_tick = 100;
@@ -1890,6 +1892,80 @@ static void test_17_info_width(void **state)
 	sqlite3_close(db);
 }
 
+/* One syscalls event at T with N stats: numbers NR, stored names NAME, 1 call each. */
+static void put_syscall_names(struct capture_writer *w, uint64_t t, const uint32_t *nr,
+			      char *const *name, size_t n)
+{
+	Ptop__V1__Event ev = PTOP__V1__EVENT__INIT;
+	Ptop__V1__SyscallStats ss = PTOP__V1__SYSCALL_STATS__INIT;
+	Ptop__V1__SyscallStat s[8];
+	Ptop__V1__SyscallStat *sp[8];
+	size_t k;
+
+	assert_true(n <= 8);
+	for (k = 0; k < n; k++) {
+		ptop__v1__syscall_stat__init(&s[k]);
+		s[k].nr = nr[k];
+		s[k].name = name[k];
+		s[k].count = 1;
+		sp[k] = &s[k];
+	}
+	ss.n_stats = n;
+	ss.stats = sp;
+	ev.time_ns = t;
+	ev.pid = PID;
+	ev.category = PTOP__V1__CATEGORY__CATEGORY_SYSCALLS;
+	ev.interval_ns = SEC;
+	ev.payload_case = PTOP__V1__EVENT__PAYLOAD_SYSCALLS;
+	ev.syscalls = &ss;
+	put_event(w, &ev);
+}
+
+/* Syscall names come from ptop's table for the capture's machine, not from the
+ * recorder's: a recorder built on headers older than Linux 6.11 stored "sys_335"
+ * for uretprobe. A number the table lacks keeps the recorder's name, else "sys_N";
+ * a machine without a table keeps the recorder's names. */
+static void test_18_syscall_names(void **state)
+{
+	static const uint32_t nr[] = { 110, 335, 467, 999, 1000 };
+	static char *const stored[] = { "getppid", "sys_335", "", "sys_999", "future_call" };
+	struct capture_writer_opts o = { .force = true };
+	struct capture_writer *w;
+	char id[DB_CAPTURE_ID_LEN], id2[DB_CAPTURE_ID_LEN];
+	uint8_t raw[16];
+	sqlite3 *db;
+
+	(void)state;
+	fill_id(raw, 0x15, 0x01);
+	w = capture_writer__create(tpath("names.ptop"), &o);
+	assert_non_null(w);
+	put_header(w, raw);
+	put_syscall_names(w, T0 + SEC, nr, stored, 5);
+	put_trailer(w, T0 + 2 * SEC, 2);
+	assert_int_equal(capture_writer__close(w), 0);
+
+	header_machine = "riscv64"; /* no table in ptop */
+	fill_id(raw, 0x15, 0x02);
+	w = capture_writer__create(tpath("names_riscv.ptop"), &o);
+	assert_non_null(w);
+	put_header(w, raw);
+	put_syscall_names(w, T0 + SEC, nr, stored, 5);
+	put_trailer(w, T0 + 2 * SEC, 2);
+	assert_int_equal(capture_writer__close(w), 0);
+	header_machine = "x86_64";
+
+	db = open_rw(tpath("names.db"));
+	load_ok(db, tpath("names.ptop"), false, id, NULL);
+	load_ok(db, tpath("names_riscv.ptop"), false, id2, NULL);
+#define NAMES(cid) q_text(db, "SELECT group_concat(nr || ':' || name, ' ') FROM (SELECT * " 			      "FROM syscalls WHERE capture_id = '%s' ORDER BY nr)", cid)
+	assert_string_equal(NAMES(id), "110:getppid 335:uretprobe 467:open_tree_attr 999:sys_999 "
+				       "1000:future_call");
+	assert_string_equal(NAMES(id2), "110:getppid 335:sys_335 467:sys_467 999:sys_999 "
+					"1000:future_call");
+#undef NAMES
+	sqlite3_close(db);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1911,6 +1987,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_15_missing_table, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_16_cache_folder_trust, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_17_info_width, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_18_syscall_names, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

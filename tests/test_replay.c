@@ -1183,6 +1183,42 @@ static void test_19_step_by_interval_ends(void **state)
 	sqlite3_close(db);
 }
 
+/* The uprobe trampolines' syscalls (x86_64 uretprobe, uprobe) are probe overhead: a
+ * line of their own, not among the target's rows, in neither its totals nor the
+ * overview's top list. A DB's stored "sys_335" gets its name from ptop's table. */
+static void test_20_syscalls_probe_overhead(void **state)
+{
+	sqlite3 *db = full_db();
+	struct replay_model *m;
+	char line[512], *f;
+	int t;
+
+	(void)state;
+	execf(db, "UPDATE capture SET machine = 'x86_64'");
+	for (t = 1; t <= 3; t++)
+		add_syscall(db, t, 335, "sys_335", 100000, 0, 180000000, 10, 100000, -1, 0);
+	m = open_model(db);
+	f = frame(m, "syscalls", 2.5, 160, 48);
+	/* the target's: getppid 20 + read 5 */
+	assert_contains(f, "2 syscalls, 25 calls, 1 errors");
+	line_with(f, "probe overhead, not counted above", line, sizeof(line));
+	assert_contains(line, "100,000 calls, 180 ms in the uprobe trampolines' syscalls");
+	assert_lacks(f, "sys_335");
+	/* no row of the table is the probes' */
+	assert_lacks(f, "\nuretprobe");
+	assert_lacks(f, " uretprobe  ");
+	line_with(f, "getppid", line, sizeof(line));
+	assert_contains(line, " 20 ");
+	free(f);
+	f = frame(m, "overview", 2.5, 160, 48);
+	line_with(f, "Top syscalls", line, sizeof(line));
+	assert_lacks(f, "uretprobe");
+	assert_contains(f, "getppid");
+	free(f);
+	replay_model__free(m);
+	sqlite3_close(db);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1205,6 +1241,7 @@ int main(void)
 	    cmocka_unit_test(test_17_cgroup_memory),
 	    cmocka_unit_test(test_18_cgroup_seeks),
 	    cmocka_unit_test(test_19_step_by_interval_ends),
+	    cmocka_unit_test(test_20_syscalls_probe_overhead),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
