@@ -39,6 +39,7 @@
 #include "record/cpuprof.h"
 #include "record/heap.h"
 #include "record/heap_preload.h"
+#include "record/uprobe_link.h"
 #include "bpf/heap.skel.h"
 
 const char *const heap_func_names[HP_NFUNCS] = {
@@ -589,7 +590,7 @@ found_preload:
 
 struct hp_priv {
 	struct heap_bpf *skel;
-	struct bpf_link *links[2 * HP_NFUNCS];
+	struct uprobe_link *links[2 * HP_NFUNCS];
 	int nlinks;
 	struct ring_buffer *rb;
 	struct hp_module mod;
@@ -820,7 +821,7 @@ static void hp_stop(struct collector *c)
 		return;
 	if (p->c) {	/* start() ran: more than the module found by check() */
 		ring_buffer__free(p->rb);
-		bpf_util__destroy_links(p->links, p->nlinks);
+		uprobe_link__destroy(p->links, p->nlinks);
 		heap_bpf__destroy(p->skel);
 		free(p->cnt);
 		free(p->sites);
@@ -835,14 +836,11 @@ static void hp_stop(struct collector *c)
 static int attach_one(struct collector *c, struct hp_priv *p, struct bpf_program *prog,
 		      bool ret, int func)
 {
-	LIBBPF_OPTS(bpf_uprobe_opts, o);
-	struct bpf_link *l;
+	uint64_t off = p->mod.offset[func] + p->mod.pp[func].offset, cookie = (uint64_t)func;
+	struct uprobe_link *l;
 	int err;
 
-	o.retprobe = ret;
-	o.bpf_cookie = (__u64)func;
-	l = bpf_program__attach_uprobe_opts(prog, c->ctx->pid, p->mod.open_path,
-					     p->mod.offset[func] + p->mod.pp[func].offset, &o);
+	l = uprobe_link__attach(prog, c->ctx->pid, p->mod.open_path, &off, &cookie, 1, ret);
 	if (!l) {
 		char what[96];
 
@@ -906,7 +904,12 @@ static int hp_start(struct collector *c)
 	memcpy((void *)p->skel->rodata->hp_exp_table, table, sizeof(table));
 	if (!ctx->heap_events)
 		bpf_map__set_max_entries(p->skel->maps.hp_events_rb, 4096);
-	err = heap_bpf__load(p->skel);
+	/* uprobe_multi links: no detach holds up an attach (record/uprobe_link.h) */
+	err = uprobe_link__prepare(p->skel->progs.hp_enter) ?:
+	      uprobe_link__prepare(p->skel->progs.hp_exit) ?:
+	      uprobe_link__prepare(p->skel->progs.hp_free);
+	if (!err)
+		err = heap_bpf__load(p->skel);
 	if (err) {
 		bpf_util__format_error(c->reason, sizeof(c->reason), "load heap BPF", err);
 		goto cleanup;
