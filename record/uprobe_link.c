@@ -19,9 +19,9 @@
 
 #include "record/uprobe_link.h"
 
-#define UL_ATTACH_TYPE 48	 /* BPF_TRACE_UPROBE_MULTI */
-#define UL_F_RETURN 1		 /* BPF_F_UPROBE_MULTI_RETURN */
-#define UL_MAX 64		 /* offsets a link takes here */
+#define UL_ATTACH_TYPE 48 /* BPF_TRACE_UPROBE_MULTI */
+#define UL_F_RETURN 1	  /* BPF_F_UPROBE_MULTI_RETURN */
+#define UL_MAX 64	  /* offsets a link takes here */
 
 /* union bpf_attr's link_create, with its uprobe_multi member */
 struct ul_create_attr {
@@ -47,9 +47,9 @@ int uprobe_link__prepare(struct bpf_program *prog)
 	return bpf_program__set_expected_attach_type(prog, (enum bpf_attach_type)UL_ATTACH_TYPE);
 }
 
-struct uprobe_link *uprobe_link__attach(const struct bpf_program *prog, pid_t pid,
-					const char *path, const uint64_t *offsets,
-					const uint64_t *cookies, size_t n, bool retprobe)
+struct uprobe_link *uprobe_link__attach(const struct bpf_program *prog, pid_t pid, const char *path,
+					const uint64_t *offsets, const uint64_t *cookies, size_t n,
+					bool retprobe)
 {
 	struct ul_create_attr attr;
 	struct uprobe_link *l;

@@ -32,9 +32,9 @@ int uprobe_link__prepare(struct bpf_program *prog);
  * OFFSETS[0..N), with COOKIES[0..N) for bpf_get_attach_cookie() (NULL: all 0), as
  * uretprobes when RETPROBE. Returns the link, or NULL with errno set (EINVAL or
  * EOPNOTSUPP on a kernel without uprobe_multi links). Free with uprobe_link__destroy(). */
-struct uprobe_link *uprobe_link__attach(const struct bpf_program *prog, pid_t pid,
-					const char *path, const uint64_t *offsets,
-					const uint64_t *cookies, size_t n, bool retprobe);
+struct uprobe_link *uprobe_link__attach(const struct bpf_program *prog, pid_t pid, const char *path,
+					const uint64_t *offsets, const uint64_t *cookies, size_t n,
+					bool retprobe);
 
 /* Detach and free LINKS[0..N) (NULL ones are skipped) and set them to NULL; returns once
  * they are detached. Each release waits for a grace period: they are released in
