@@ -388,6 +388,11 @@ int exec_watch__next(struct exec_watch *w, char *exe, size_t len, uint64_t *time
 	return 1;
 }
 
+bool exec_watch__held(const struct exec_watch *w)
+{
+	return w && w->held;
+}
+
 void exec_watch__continue(struct exec_watch *w)
 {
 	if (!w || !w->held)

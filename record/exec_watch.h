@@ -50,6 +50,10 @@ const char *exec_watch__how(const struct exec_watch *w);
  * collectors have followed it. */
 int exec_watch__next(struct exec_watch *w, char *exe, size_t len, uint64_t *time_ns);
 
+/* Is the program of the last exec exec_watch__next() reported held (stopped until
+ * exec_watch__continue)? False in the /proc lane and without HOLD. */
+bool exec_watch__held(const struct exec_watch *w);
+
 /* Let a held program run (SIGCONT). A no-op when nothing is held. */
 void exec_watch__continue(struct exec_watch *w);
 

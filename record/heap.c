@@ -756,8 +756,9 @@ static int clear_hash(struct bpf_map *m)
 	return err;
 }
 
-/* The new program (NEW: checked, not started) has the same allocator module as the old
- * one (OLD: started), the same file at the same probe points: OLD's probes stay (a
+/* The new program (NEW: checked, not started), held at its exec, has the same allocator
+ * module as the old one (OLD: started), the same file at the same probe points: OLD's
+ * probes stay (a
  * uprobe belongs to the process, and the new program gets it when it maps the file), its
  * maps and sites are emptied, as a new start would have them (the old program's live set
  * is gone with it), and it becomes NEW's. Loading the BPF object again (its vmlinux BTF,
@@ -779,7 +780,10 @@ static int keep_probes(struct collector *old, struct collector *new)
 	    memcmp(op->mod.pp, np->mod.pp, sizeof(op->mod.pp)) || stat(op->mod.open_path, &st) ||
 	    st.st_dev != op->dev || st.st_ino != op->ino)
 		return -EXDEV;
-	/* the target is held: nothing fires while the maps are emptied */
+	/* only while the target is held does nothing fire while the maps are emptied (a
+	 * --pid target, or an exec the watch could not hold, runs: attach anew) */
+	if (!new->ctx->exec_held)
+		return -EXDEV;
 	err = clear_hash(op->skel->maps.hp_live);
 	if (!err)
 		err = clear_hash(op->skel->maps.hp_sites);

@@ -215,6 +215,7 @@ static void test_03_bpf_hold(void **state)
 	assert_true(t >= t0 && t <= rec_now_ns());
 	assert_int_equal(exec_watch__count(w), 1);
 	assert_true(wait_state(c.pid, 'T', true));	/* held: stopped */
+	assert_true(exec_watch__held(w));
 	nap_ms(50);
 	assert_int_equal(proc_state(c.pid), 'T');	/* and stays so */
 	exec_watch__continue(w);
@@ -266,6 +267,7 @@ static void test_05_bpf_no_hold(void **state)
 	release(&c);
 	assert_int_equal(wait_exec(w, exe, sizeof(exe), &t), 1);
 	assert_string_equal(exe, sleep_path);
+	assert_false(exec_watch__held(w));
 	assert_true(wait_state(c.pid, 'S', true));
 	exec_watch__free(w);
 	reap(&c);
