@@ -7,7 +7,9 @@
  *
  * A held program must not outlive the recorder stopped: with HOLD, a guard process is
  * forked when the watch opens (before the command runs), in its own session (a kill of
- * the recorder's process group spares it) and exempt from the OOM killer. It keeps
+ * the recorder's process group spares it), spared by the OOM killer when it may be
+ * (oom_score_adj -1000 needs CAP_SYS_RESOURCE; else it is a few MB resident against the
+ * recorder's tens). It keeps
  * nothing of the recorder but a pidfd of it, a pidfd of the target and the mapping of
  * the BPF program's .bss, where hold_seq counts the holds and release_seq is the last
  * hold the recorder continued. When the recorder dies, whatever kills it, its BPF
@@ -23,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -160,10 +163,11 @@ static void guard_main(int rec_fd, int tgt_fd, const volatile __u64 *hold,
 	int fd;
 
 	setsid();
+	prctl(PR_SET_NAME, "ptop-guard", 0, 0, 0);	/* what ps shows */
 	fd = open("/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC);
 	if (fd >= 0) {
 		if (write(fd, "-1000", 5) < 0) {
-			/* not root: the OOM killer may take the guard too */
+			/* no CAP_SYS_RESOURCE: the default score, by its small size */
 		}
 		close(fd);
 	}
