@@ -75,37 +75,81 @@ static int set_cell(struct table *t, sqlite3_stmt *st, int i)
 	}
 }
 
-/* Run every statement of QUERY; print each result set. Returns the exit code. */
+/* Prepare the next statement of QUERY from *TAIL on, passing over empty ones (white
+ * space, a comment), into *ST (NULL at the end), counting it in *NO. A statement SQLite
+ * cannot prepare, or one that would write, is said by its number (CHECKING: and that
+ * nothing was run) and its exit code returned, with *ST NULL. ANALYZE_EXIT_OK otherwise. */
+static int next_statement(sqlite3 *db, const char *query, const char **tail, sqlite3_stmt **st,
+			  int *no, bool checking)
+{
+	const char *start;
+	int rc;
+
+	*st = NULL;
+	while (*tail && **tail) {
+		start = *tail;
+		rc = sqlite3_prepare_v2(db, start, -1, st, tail);
+		if (rc != SQLITE_OK) {
+			int off = sqlite3_error_offset(db);
+
+			fprintf(stderr, "ptop-analyze sql: %s%s\n", sqlite3_errmsg(db),
+				checking && *no ? " (nothing was run)" : "");
+			if (off >= 0)
+				show_position(query, (int)(start - query) + off);
+			return rc == SQLITE_NOMEM ? ANALYZE_EXIT_INTERNAL : ANALYZE_EXIT_USAGE;
+		}
+		if (!*st) /* white space or a comment */
+			continue;
+		(*no)++;
+		if (!sqlite3_stmt_readonly(*st)) {
+			fprintf(stderr,
+				"ptop-analyze sql: statement %d would change the DB, and sql is "
+				"read-only: %.*s\n(%scopy the DB and use sqlite3 to modify it)\n",
+				*no, (int)(*tail - start), start, checking ? "nothing was run; " : "");
+			sqlite3_finalize(*st);
+			*st = NULL;
+			return ANALYZE_EXIT_USAGE;
+		}
+		return ANALYZE_EXIT_OK;
+	}
+	return ANALYZE_EXIT_OK;
+}
+
+/* Prepare every statement of QUERY without running any: a statement SQLite cannot
+ * prepare, or one that would write, is reported (by its number) and nothing runs.
+ * Every statement is read-only, so none changes what the next one sees. Returns
+ * ANALYZE_EXIT_OK, or the exit code after the message. */
+static int check(sqlite3 *db, const char *query)
+{
+	const char *tail = query;
+	sqlite3_stmt *st = NULL;
+	int stmt_no = 0, code;
+
+	while ((code = next_statement(db, query, &tail, &st, &stmt_no, true)) == ANALYZE_EXIT_OK &&
+	       st) {
+		sqlite3_finalize(st);
+		st = NULL;
+	}
+	if (code == ANALYZE_EXIT_OK && !stmt_no) {
+		fprintf(stderr, "ptop-analyze sql: the query holds no statement\n");
+		code = ANALYZE_EXIT_USAGE;
+	}
+	return code;
+}
+
+/* Run every statement of QUERY (checked first by check()); print each result set.
+ * Returns the exit code. */
 static int run(sqlite3 *db, const char *query, enum out_format fmt)
 {
-	const char *tail = query, *start;
+	const char *tail = query;
 	sqlite3_stmt *st = NULL;
 	struct table *t = NULL;
 	int sets = 0, stmt_no = 0, rc, n, i, err = 0, code = ANALYZE_EXIT_OK;
 
-	while (tail && *tail) {
-		start = tail;
-		rc = sqlite3_prepare_v2(db, start, -1, &st, &tail);
-		if (rc != SQLITE_OK) {
-			int off = sqlite3_error_offset(db);
-
-			fprintf(stderr, "ptop-analyze sql: %s\n", sqlite3_errmsg(db));
-			if (off >= 0)
-				show_position(query, (int)(start - query) + off);
-			code = rc == SQLITE_NOMEM ? ANALYZE_EXIT_INTERNAL : ANALYZE_EXIT_USAGE;
-			goto cleanup;
-		}
-		if (!st) /* whitespace or a comment */
-			continue;
-		stmt_no++;
-		if (!sqlite3_stmt_readonly(st)) {
-			fprintf(stderr,
-				"ptop-analyze sql: statement %d would change the DB, and sql is "
-				"read-only: %.*s\n(copy the DB and use sqlite3 to modify it)\n",
-				stmt_no, (int)(tail - start), start);
-			code = ANALYZE_EXIT_USAGE;
-			goto cleanup;
-		}
+	for (;;) {
+		code = next_statement(db, query, &tail, &st, &stmt_no, false);
+		if (code != ANALYZE_EXIT_OK || !st)
+			break;
 		n = sqlite3_column_count(st);
 		if (n > 0) {
 			const char **names = calloc((size_t)n, sizeof(*names));
@@ -149,7 +193,7 @@ static int run(sqlite3 *db, const char *query, enum out_format fmt)
 		sqlite3_finalize(st);
 		st = NULL;
 	}
-	if (!stmt_no) {
+	if (code == ANALYZE_EXIT_OK && !stmt_no) {
 		fprintf(stderr, "ptop-analyze sql: the query holds no statement\n");
 		code = ANALYZE_EXIT_USAGE;
 	}
@@ -214,7 +258,9 @@ int cmd_sql(int argc, char **argv)
 	/* Belt and braces: the handle is read-only; no writes, no ATTACH of other files. */
 	sqlite3_exec(db, "PRAGMA query_only = 1", NULL, NULL, NULL);
 	sqlite3_limit(db, SQLITE_LIMIT_ATTACHED, 0);
-	rc = run(db, query, fmt);
+	rc = check(db, query);
+	if (rc == ANALYZE_EXIT_OK)
+		rc = run(db, query, fmt);
 	sqlite3_close(db);
 	return rc;
 }
