@@ -11,6 +11,10 @@
  * SIGCONT that comes before the stop took effect discards the pending SIGSTOP, so
  * either order ends with the program running. The task is held only when the event
  * reached the ring buffer: otherwise nobody would continue it (the loss is counted).
+ *
+ * hold_seq counts the holds, release_seq (written by the recorder, through the mmap of
+ * .bss) the last one it continued: the recorder's guard process (record/exec_watch.c)
+ * reads both when the recorder dies, and continues the task only when a hold is open.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -27,6 +31,8 @@ const volatile __u32 hold = 0;
 
 __u64 lost = 0;		/* events the ring buffer had no room for (target not held) */
 __u64 send_failed = 0;	/* bpf_send_signal() failures (target not held) */
+__u64 hold_seq = 0;	/* holds so far; only this program writes it (one exec at a time) */
+__u64 release_seq = 0;	/* the last hold the recorder continued (user space writes it) */
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -48,11 +54,15 @@ int BPF_PROG(ew_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
 	e->time_ns = bpf_ktime_get_ns();
 	e->tgid = targ_tgid;
 	e->held = 0;
+	e->seq = 0;
 	if (hold) {
-		if (bpf_send_signal(SIGSTOP_NR) == 0)
+		/* counted once sent: a hold that is counted is one the task has */
+		if (bpf_send_signal(SIGSTOP_NR) == 0) {
 			e->held = 1;
-		else
+			e->seq = ++hold_seq;
+		} else {
 			__sync_fetch_and_add(&send_failed, 1);
+		}
 	}
 	bpf_ringbuf_submit(e, 0);
 	return 0;

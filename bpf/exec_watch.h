@@ -7,6 +7,7 @@ struct exec_watch_event {
 	__u64 time_ns;		/* bpf_ktime_get_ns() (CLOCK_MONOTONIC) at the exec */
 	__u32 tgid;
 	__u32 held;		/* 1: SIGSTOP was sent; the recorder sends SIGCONT */
+	__u64 seq;		/* when held: the hold's number (hold_seq after it) */
 };
 
 #endif

@@ -51,6 +51,9 @@ struct rec_ctx {
 	 * take per interval, over every collector that reads them */
 	uint64_t smaps_budget_ns;
 	const char *exe;             /* the launched command's executable (COMMAND mode), or NULL */
+	/* during collector_ops.exec: the new program is held (stopped before its first
+	 * instruction) until every collector has followed it */
+	bool exec_held;
 	/* CGROUP mode (pid 0): the cgroup v2 subtree recorded. BPF collectors set
 	 * targ_cgid/targ_cglevel from these where they set targ_tgid. */
 	uint64_t cgroup_id;          /* inode of its v2 directory; 0 in other modes */

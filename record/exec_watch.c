@@ -4,15 +4,35 @@
  * with HOLD the program is stopped until exec_watch__continue(). The /proc lane, and
  * the eBPF lane when its ring buffer had no room for an event, compare the identity
  * (device and inode) of /proc/PID/exe with the last one seen.
+ *
+ * A held program must not outlive the recorder stopped: with HOLD, a guard process is
+ * forked when the watch opens (before the command runs), in its own session (a kill of
+ * the recorder's process group spares it), spared by the OOM killer when it may be
+ * (oom_score_adj -1000 needs CAP_SYS_RESOURCE; else it is a few MB resident against the
+ * recorder's tens). It keeps
+ * nothing of the recorder but a pidfd of it, a pidfd of the target and the mapping of
+ * the BPF program's .bss, where hold_seq counts the holds and release_seq is the last
+ * hold the recorder continued. When the recorder dies, whatever kills it, its BPF
+ * program is detached with its files; the guard waits for a program still running to
+ * end (an RCU grace period) and sends SIGCONT through the pidfd only when a hold is open
+ * (hold_seq > release_seq): never to a process ptop did not stop (a user's SIGSTOP
+ * outside a hold stays), nor to a pid reused by another process.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
+#include <linux/membarrier.h>
 #include <linux/types.h>
 
 #include <bpf/libbpf.h>
@@ -36,6 +56,8 @@ struct exec_watch {
 	uint64_t seen_lost;	/* the kernel side's lost + send_failed, last read */
 	bool launch_pending;	/* the next event is the command's own exec */
 	bool held;
+	uint64_t held_seq;	/* the hold's number, when held */
+	pid_t guard;		/* the guard process (HOLD), or 0 */
 	bool have_id;
 	dev_t dev;
 	ino_t ino;
@@ -114,11 +136,123 @@ static int open_bpf(struct exec_watch *w, char *why, size_t wlen)
 	return 0;
 }
 
+/* ------------------------------------------------------------------ the guard */
+
+static int sys_pidfd_open(pid_t pid)
+{
+	return (int)syscall(SYS_pidfd_open, pid, 0);
+}
+
+/* Close every fd but A and B (A < B). */
+static void close_all_but(int a, int b)
+{
+	if (a > 0)
+		syscall(SYS_close_range, 0U, (unsigned)a - 1, 0U);
+	if (b > a + 1)
+		syscall(SYS_close_range, (unsigned)a + 1, (unsigned)b - 1, 0U);
+	syscall(SYS_close_range, (unsigned)b + 1, ~0U, 0U);
+}
+
+/* The guard, in the forked child: only async-signal-safe calls (the recorder may have
+ * threads). Never returns. */
+static void guard_main(int rec_fd, int tgt_fd, const volatile __u64 *hold,
+		       const volatile __u64 *release)
+{
+	struct timespec nap = { 0, 100000000L };
+	struct pollfd pfd[2];
+	int fd;
+
+	setsid();
+	prctl(PR_SET_NAME, "ptop-guard", 0, 0, 0);	/* what ps shows */
+	fd = open("/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		if (write(fd, "-1000", 5) < 0) {
+			/* no CAP_SYS_RESOURCE: the default score, by its small size */
+		}
+		close(fd);
+	}
+	/* nothing of the recorder stays open here: its BPF links above all, which must
+	 * go with it */
+	close_all_but(rec_fd < tgt_fd ? rec_fd : tgt_fd, rec_fd < tgt_fd ? tgt_fd : rec_fd);
+	for (;;) {
+		pfd[0].fd = rec_fd;
+		pfd[0].events = POLLIN;
+		pfd[0].revents = 0;
+		pfd[1].fd = tgt_fd;
+		pfd[1].events = POLLIN;
+		pfd[1].revents = 0;
+		if (poll(pfd, 2, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			_exit(1);
+		}
+		if (pfd[1].revents)
+			_exit(0);	/* the target is gone: nothing to release */
+		if (pfd[0].revents)
+			break;
+	}
+	/* the recorder is gone and its BPF program detached; a run of it that had begun
+	 * may still hold the target: wait an RCU grace period (else a while) */
+	if (syscall(SYS_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0) != 0)
+		nanosleep(&nap, NULL);
+	if (*hold > *release)
+		syscall(SYS_pidfd_send_signal, tgt_fd, SIGCONT, NULL, 0);
+	_exit(0);
+}
+
+/* Fork the guard (see the top of this file). 0, or -errno with WHY. */
+static int start_guard(struct exec_watch *w, char *why, size_t wlen)
+{
+	int rec_fd = -1, tgt_fd = -1, err = 0;
+	pid_t pid;
+
+	rec_fd = sys_pidfd_open(getpid());
+	tgt_fd = rec_fd >= 0 ? sys_pidfd_open(w->pid) : -1;
+	if (rec_fd < 0 || tgt_fd < 0) {
+		err = -errno;
+		snprintf(why, wlen, "pidfd_open: %s", strerror(-err));
+		goto cleanup;
+	}
+	pid = fork();
+	if (pid < 0) {
+		err = -errno;
+		snprintf(why, wlen, "fork: %s", strerror(-err));
+		goto cleanup;
+	}
+	if (pid == 0)
+		guard_main(rec_fd, tgt_fd, &w->skel->bss->hold_seq, &w->skel->bss->release_seq);
+	w->guard = pid;
+cleanup:
+	if (rec_fd >= 0)
+		close(rec_fd);
+	if (tgt_fd >= 0)
+		close(tgt_fd);
+	return err;
+}
+
+/* The guard's work is done: end it (it ends by itself when the recorder exits). */
+static void stop_guard(struct exec_watch *w)
+{
+	if (w->guard <= 0)
+		return;
+	kill(w->guard, SIGKILL);	/* our child, not yet waited for: the pid is its own */
+	while (waitpid(w->guard, NULL, 0) < 0 && errno == EINTR)
+		;
+	w->guard = 0;
+}
+
+/* The recorder continued the hold SEQ (and every one before). */
+static void note_release(struct exec_watch *w, uint64_t seq)
+{
+	if (w->skel && w->skel->bss && seq > w->skel->bss->release_seq)
+		__atomic_store_n(&w->skel->bss->release_seq, seq, __ATOMIC_RELEASE);
+}
+
 int exec_watch__open(pid_t pid, const char *exe, unsigned flags, struct exec_watch **out,
 		     char *why, size_t wlen)
 {
 	struct exec_watch *w;
-	char bwhy[200] = "";
+	char bwhy[200] = "", gwhy[120] = "";
 	int err = -EOPNOTSUPP;
 
 	*out = NULL;
@@ -142,7 +276,13 @@ int exec_watch__open(pid_t pid, const char *exe, unsigned flags, struct exec_wat
 	} else {
 		snprintf(bwhy, sizeof(bwhy), "--no-ebpf");
 	}
-	if (!err)
+	if (!err && (flags & EXEC_WATCH_HOLD) && start_guard(w, gwhy, sizeof(gwhy)))
+		snprintf(w->how, sizeof(w->how),
+			 "execs followed at once (sched_process_exec; a new program is held "
+			 "until its probes are attached; no guard process (%.60s): a "
+			 "recorder killed during a hold leaves the program stopped)",
+			 gwhy);
+	else if (!err)
 		snprintf(w->how, sizeof(w->how), "%s",
 			 (flags & EXEC_WATCH_HOLD)
 				 ? "execs followed at once (sched_process_exec; a new program is "
@@ -230,6 +370,7 @@ int exec_watch__next(struct exec_watch *w, char *exe, size_t len, uint64_t *time
 		e = w->q[0];
 		memmove(&w->q[0], &w->q[1], --w->nq * sizeof(w->q[0]));
 		w->held = e.held;
+		w->held_seq = e.seq;
 		if (w->launch_pending) {
 			w->launch_pending = false;
 			remember_exe(w);
@@ -251,11 +392,17 @@ int exec_watch__next(struct exec_watch *w, char *exe, size_t len, uint64_t *time
 	return 1;
 }
 
+bool exec_watch__held(const struct exec_watch *w)
+{
+	return w && w->held;
+}
+
 void exec_watch__continue(struct exec_watch *w)
 {
 	if (!w || !w->held)
 		return;
 	kill(w->pid, SIGCONT);
+	note_release(w, w->held_seq);	/* after: a guard may continue it twice, never 0 */
 	w->held = false;
 }
 
@@ -269,10 +416,14 @@ void exec_watch__free(struct exec_watch *w)
 		exec_watch_bpf__detach(w->skel);
 	if (w->rb) {
 		ring_buffer__consume(w->rb);
-		while (w->nq)
-			if (w->q[--w->nq].held)
+		while (w->nq) {
+			if (w->q[--w->nq].held) {
 				kill(w->pid, SIGCONT);
+				note_release(w, w->q[w->nq].seq);
+			}
+		}
 	}
+	stop_guard(w);
 	ring_buffer__free(w->rb);
 	exec_watch_bpf__destroy(w->skel);
 	free(w);

@@ -3,7 +3,9 @@
  *
  * With eBPF (bpf/exec_watch.bpf.c) the recorder learns of each exec as it happens, and
  * with HOLD (COMMAND mode: the command is the recorder's child) the new program is
- * stopped before its first instruction until exec_watch__continue(). Without eBPF the
+ * stopped before its first instruction until exec_watch__continue(); a guard process
+ * forked by exec_watch__open() continues it if the recorder dies meanwhile, whatever
+ * kills it (exec_watch.c says how). Without eBPF the
  * target's executable (/proc/PID/exe) is compared at each check: an exec is seen late,
  * and what the program did before is missed.
  */
@@ -28,7 +30,10 @@ enum exec_watch_flags {
 /* Watch PID. EXE is the program it runs now (or is launched as, with
  * EXEC_WATCH_LAUNCH): the /proc lane compares /proc/PID/exe with it. Returns 0 and
  * *OUT, or -errno with the reason in WHY. A failed eBPF attach falls back to /proc and
- * says why in exec_watch__how(). */
+ * says why in exec_watch__how(). With EXEC_WATCH_HOLD, PID must be this process's
+ * child not yet waited for; the guard process is forked here (call it before PID runs,
+ * from the thread that will free the watch), and a guard that could not be started is
+ * said in exec_watch__how(). */
 int exec_watch__open(pid_t pid, const char *exe, unsigned flags, struct exec_watch **out,
 		     char *why, size_t wlen);
 
@@ -45,6 +50,10 @@ const char *exec_watch__how(const struct exec_watch *w);
  * collectors have followed it. */
 int exec_watch__next(struct exec_watch *w, char *exe, size_t len, uint64_t *time_ns);
 
+/* Is the program of the last exec exec_watch__next() reported held (stopped until
+ * exec_watch__continue)? False in the /proc lane and without HOLD. */
+bool exec_watch__held(const struct exec_watch *w);
+
 /* Let a held program run (SIGCONT). A no-op when nothing is held. */
 void exec_watch__continue(struct exec_watch *w);
 
@@ -57,7 +66,8 @@ uint64_t exec_watch__count(const struct exec_watch *w);
  * Cumulative; 0 in the /proc lane, where every exec is seen late (exec_watch__how). */
 uint64_t exec_watch__lost(const struct exec_watch *w);
 
-/* Continue a held program, detach, free. NULL is fine. */
+/* Continue a held program, detach, end the guard (SIGKILL, waited for), free. NULL is
+ * fine. */
 void exec_watch__free(struct exec_watch *w);
 
 #endif

@@ -40,6 +40,7 @@
 #include "record/bpf_util.h"
 #include "record/cpuprof.h"
 #include "record/heap.h"
+#include "record/uprobe_link.h"
 #include "symbol/sym_internal.h"
 #include "bpf/goalloc.skel.h"
 
@@ -48,7 +49,7 @@
 
 struct ga_priv {
 	struct goalloc_bpf *skel;
-	struct bpf_link *link;
+	struct uprobe_link *link;
 	char path[PATH_MAX];		/* the executable as the target maps it */
 	char open_path[PATH_MAX + 32];	/* where we open it */
 	uint64_t func_off;		/* runtime.mallocgc's file offset */
@@ -206,7 +207,7 @@ static void ga_stop(struct collector *c)
 	heap__reap_wait();
 	if (!p)
 		return;
-	bpf_link__destroy(p->link);
+	uprobe_link__destroy(&p->link, 1);
 	goalloc_bpf__destroy(p->skel);
 	free(p->cnt);
 	free(p->sites);
@@ -220,7 +221,7 @@ static int ga_start(struct collector *c)
 	struct rec_ctx *ctx = c->ctx;
 	struct ga_priv *p = c->priv;
 	uint32_t table[HP_EXP_TABLE];
-	LIBBPF_OPTS(bpf_uprobe_opts, o);
+	uint64_t off;
 	int err = 0;
 
 	if (!p) {
@@ -255,13 +256,17 @@ static int ga_start(struct collector *c)
 	p->skel->rodata->ga_stack_check = p->stack_check;
 	heap__exp_table(table, HP_EXP_TABLE);
 	memcpy((void *)p->skel->rodata->ga_exp_table, table, sizeof(table));
-	err = goalloc_bpf__load(p->skel);
+	/* a uprobe_multi link: no detach holds up an attach (record/uprobe_link.h) */
+	err = uprobe_link__prepare(p->skel->progs.ga_mallocgc);
+	if (!err)
+		err = goalloc_bpf__load(p->skel);
 	if (err) {
 		bpf_util__format_error(c->reason, sizeof(c->reason), "load goalloc BPF", err);
 		goto cleanup;
 	}
-	p->link = bpf_program__attach_uprobe_opts(p->skel->progs.ga_mallocgc, ctx->pid,
-						  p->open_path, p->func_off + p->probe_off, &o);
+	off = p->func_off + p->probe_off;
+	p->link = uprobe_link__attach(p->skel->progs.ga_mallocgc, ctx->pid, p->open_path, &off,
+				      NULL, 1, false);
 	if (!p->link) {
 		err = -errno;
 		bpf_util__format_error(c->reason, sizeof(c->reason),

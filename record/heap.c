@@ -39,6 +39,7 @@
 #include "record/cpuprof.h"
 #include "record/heap.h"
 #include "record/heap_preload.h"
+#include "record/uprobe_link.h"
 #include "bpf/heap.skel.h"
 
 const char *const heap_func_names[HP_NFUNCS] = {
@@ -589,7 +590,7 @@ found_preload:
 
 struct hp_priv {
 	struct heap_bpf *skel;
-	struct bpf_link *links[2 * HP_NFUNCS];
+	struct uprobe_link *links[2 * HP_NFUNCS];
 	int nlinks;
 	struct ring_buffer *rb;
 	struct hp_module mod;
@@ -606,6 +607,8 @@ struct hp_priv {
 	uint64_t prev_misses[3];
 	int rb_err;
 	struct collector *c;
+	dev_t dev;			/* the module's file when its probes were attached */
+	ino_t ino;
 };
 
 #define HP_USITE_CAP (4 * HP_SITE_ENTRIES)
@@ -663,11 +666,10 @@ Ptop__V1__ProbeState heap__uprobe_precheck(struct collector *c, const char *cgro
 	return PTOP__V1__PROBE_STATE__PROBE_STATE_UNSPECIFIED;
 }
 
-/* Old attachments being stopped in the background: a uprobe's detach waits for an RCU
- * grace period in the kernel (about 110 ms each, 1.3-1.7 s for the heap lane's 15 on a
- * 6.18 guest), too long to hold a new program at its exec. Until it is done, the old
- * programs may still fire on a library the new program maps too; their maps are no
- * longer read. */
+/* Old attachments being stopped in the background: releasing uprobe links waits for a
+ * grace period in the kernel (record/uprobe_link.h), which the held new program need not
+ * wait for. Until it is done, the old programs may still fire on a library the new
+ * program maps too; their maps are no longer read. */
 #define HP_REAPERS 8
 
 static struct hp_reaper {
@@ -717,9 +719,98 @@ static void stop_behind(struct collector *c)
 	n_reapers++;
 }
 
+extern const struct collector_ops heap_collector;
+
+/* Empty the hash map M: its keys, read in batches, are deleted. 0 or -errno. */
+static int clear_hash(struct bpf_map *m)
+{
+	enum { BATCH = 256 };
+	LIBBPF_OPTS(bpf_map_batch_opts, o);
+	size_t ks = bpf_map__key_size(m), vs = bpf_map__value_size(m);
+	void *keys = malloc(BATCH * ks), *vals = malloc(BATCH * vs), *in = NULL;
+	int fd = bpf_map__fd(m), err = -ENOMEM, rounds = 0;
+	__u64 batch = 0;
+	__u32 n, count;
+	bool last;
+
+	while (keys && vals && rounds++ < 1 << 16) {
+		n = BATCH;
+		err = bpf_map_lookup_batch(fd, in, &batch, keys, vals, &n, &o);
+		last = err && errno == ENOENT;
+		if (err && !last) {
+			err = -errno;
+			break;
+		}
+		count = n;
+		if (n && bpf_map_delete_batch(fd, keys, &count, &o)) {
+			err = -errno;
+			break;
+		}
+		err = 0;
+		if (last)
+			break;
+		in = &batch;
+	}
+	free(keys);
+	free(vals);
+	return err;
+}
+
+/* The new program (NEW: checked, not started), held at its exec, has the same allocator
+ * module as the old one (OLD: started), the same file at the same probe points: OLD's
+ * probes stay (a
+ * uprobe belongs to the process, and the new program gets it when it maps the file), its
+ * maps and sites are emptied, as a new start would have them (the old program's live set
+ * is gone with it), and it becomes NEW's. Loading the BPF object again (its vmlinux BTF,
+ * its 1M-entry live map: 50-150 ms) is what a chain of execs of shell scripts waited on
+ * each time. 0; -EXDEV when the modules differ; -errno when a map could not be emptied
+ * (then OLD is to be stopped and NEW started as usual). */
+static int keep_probes(struct collector *old, struct collector *new)
+{
+	struct hp_priv *op = old->priv, *np = new->priv;
+	struct stat st;
+	__u32 zero = 0;
+	int err;
+
+	if (old->ops != &heap_collector || new->ops != &heap_collector || !op || !op->c ||
+	    !op->skel || !np || np->c || strcmp(op->mod.path, np->mod.path) ||
+	    strcmp(op->mod.open_path, np->mod.open_path) ||
+	    memcmp(op->mod.present, np->mod.present, sizeof(op->mod.present)) ||
+	    memcmp(op->mod.offset, np->mod.offset, sizeof(op->mod.offset)) ||
+	    memcmp(op->mod.pp, np->mod.pp, sizeof(op->mod.pp)) || stat(op->mod.open_path, &st) ||
+	    st.st_dev != op->dev || st.st_ino != op->ino)
+		return -EXDEV;
+	/* only while the target is held does nothing fire while the maps are emptied (a
+	 * --pid target, or an exec the watch could not hold, runs: attach anew) */
+	if (!new->ctx->exec_held)
+		return -EXDEV;
+	err = clear_hash(op->skel->maps.hp_live);
+	if (!err)
+		err = clear_hash(op->skel->maps.hp_sites);
+	if (!err)
+		err = clear_hash(op->skel->maps.hp_stacks);
+	if (!err) {
+		memset(op->cnt, 0, (size_t)op->ncpus * sizeof(*op->cnt));
+		if (bpf_map_update_elem(bpf_map__fd(op->skel->maps.hp_counters), &zero, op->cnt, 0))
+			err = -errno;
+	}
+	if (err)
+		return err;
+	memset(op->sites, 0, op->cap * sizeof(*op->sites));
+	memset(&op->prev, 0, sizeof(op->prev));
+	/* prev_misses stay: the programs' recursion misses go on counting */
+	op->prev_ns = rec_now_ns();
+	op->c = new;
+	free(np);	/* check() found only the module */
+	new->priv = op;
+	old->priv = NULL;
+	return 0;
+}
+
 int heap__exec_follow(struct collector *c, uint64_t now_ns)
 {
 	struct collector old;
+	Ptop__V1__ProbeState st;
 	int err = 0;
 
 	if (c->state == PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE && c->priv)
@@ -728,7 +819,12 @@ int heap__exec_follow(struct collector *c, uint64_t now_ns)
 	c->priv = NULL;
 	c->reason[0] = '\0';
 	c->detail[0] = '\0';
-	err = heap__start_checked(c, c->ops->check(c)) ?: err;
+	st = c->ops->check(c);
+	if (st == PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE && keep_probes(&old, c) == 0) {
+		c->state = st;
+		return err;
+	}
+	err = heap__start_checked(c, st) ?: err;
 	stop_behind(&old);
 	return err;
 }
@@ -844,7 +940,7 @@ static void hp_stop(struct collector *c)
 		return;
 	if (p->c) {	/* start() ran: more than the module found by check() */
 		ring_buffer__free(p->rb);
-		bpf_util__destroy_links(p->links, p->nlinks);
+		uprobe_link__destroy(p->links, p->nlinks);
 		heap_bpf__destroy(p->skel);
 		free(p->cnt);
 		free(p->sites);
@@ -859,14 +955,11 @@ static void hp_stop(struct collector *c)
 static int attach_one(struct collector *c, struct hp_priv *p, struct bpf_program *prog,
 		      bool ret, int func)
 {
-	LIBBPF_OPTS(bpf_uprobe_opts, o);
-	struct bpf_link *l;
+	uint64_t off = p->mod.offset[func] + p->mod.pp[func].offset, cookie = (uint64_t)func;
+	struct uprobe_link *l;
 	int err;
 
-	o.retprobe = ret;
-	o.bpf_cookie = (__u64)func;
-	l = bpf_program__attach_uprobe_opts(prog, c->ctx->pid, p->mod.open_path,
-					     p->mod.offset[func] + p->mod.pp[func].offset, &o);
+	l = uprobe_link__attach(prog, c->ctx->pid, p->mod.open_path, &off, &cookie, 1, ret);
 	if (!l) {
 		char what[96];
 
@@ -930,10 +1023,23 @@ static int hp_start(struct collector *c)
 	memcpy((void *)p->skel->rodata->hp_exp_table, table, sizeof(table));
 	if (!ctx->heap_events)
 		bpf_map__set_max_entries(p->skel->maps.hp_events_rb, 4096);
-	err = heap_bpf__load(p->skel);
+	/* uprobe_multi links: no detach holds up an attach (record/uprobe_link.h) */
+	err = uprobe_link__prepare(p->skel->progs.hp_enter) ?:
+	      uprobe_link__prepare(p->skel->progs.hp_exit) ?:
+	      uprobe_link__prepare(p->skel->progs.hp_free);
+	if (!err)
+		err = heap_bpf__load(p->skel);
 	if (err) {
 		bpf_util__format_error(c->reason, sizeof(c->reason), "load heap BPF", err);
 		goto cleanup;
+	}
+	{
+		struct stat st;	/* what the probes attach to, for an exec (keep_probes) */
+
+		if (stat(p->mod.open_path, &st) == 0) {
+			p->dev = st.st_dev;
+			p->ino = st.st_ino;
+		}
 	}
 	for (i = 0; i < HP_NFUNCS; i++) {
 		uint64_t at = p->mod.offset[i] + p->mod.pp[i].offset;

@@ -208,8 +208,11 @@ int goalloc__probe_point(const char *open_path, const char *path, struct goalloc
 struct collector;
 
 /* collector_ops.exec of the heap and Go uprobe lanes: the program is new, so what was
- * attached is flushed (a poll), stopped, and decided again for it by check() and start()
- * (another module, or none; the old program's live set is gone with it). Sets c->state. */
+ * attached is flushed (a poll), and decided again for it by check(); when the program is
+ * held (c->ctx->exec_held) and the heap lane's module is the same file at the same probe
+ * points, the probes are kept and their maps emptied, else they are stopped (in the
+ * background) and start() attaches anew (another module, or none). Either way the old
+ * program's live set is gone with it. Sets c->state. */
 int heap__exec_follow(struct collector *c, uint64_t now_ns);
 
 /* Start C when ST (what its check() said) is active; set c->state to ST, or to FAILED

@@ -459,6 +459,7 @@ static bool follow_execs(struct run *r)
 		if (exe[0])
 			snprintf(r->t->exe, sizeof(r->t->exe), "%s", exe);
 		snprintf(cause, sizeof(cause), "exec %s", exe[0] ? exe : "(/proc/PID/exe unreadable)");
+		r->ctx->exec_held = exec_watch__held(r->ew);
 		for (i = 0; i < r->n; i++) {
 			struct collector *c = &r->cs[i];
 
@@ -491,6 +492,7 @@ static bool follow_execs(struct run *r)
 			errmsg("the target exec'd %s; followed %.1f ms after the exec",
 			       exe[0] ? exe : "(unreadable)", (double)(rec_now_ns() - at) / 1e6);
 		exec_watch__continue(r->ew);
+		r->ctx->exec_held = false;
 		followed = true;
 	}
 	return followed;

@@ -1,7 +1,9 @@
 /* test_exec_watch.c — seeing the target exec (record/exec_watch.c) on real child
  * processes: the /proc lane notices a new executable; the eBPF lane reports each exec
  * but the launch, holds the new program stopped until exec_watch__continue(), and lets
- * it go when freed. The waits below are bounded waits for a state, not timings.
+ * it go when freed; when the process holding the watch is killed, its guard lets a held
+ * program go, and leaves a program that a user stopped alone. The waits below are
+ * bounded waits for a state, not timings.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -16,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -212,6 +215,7 @@ static void test_03_bpf_hold(void **state)
 	assert_true(t >= t0 && t <= rec_now_ns());
 	assert_int_equal(exec_watch__count(w), 1);
 	assert_true(wait_state(c.pid, 'T', true));	/* held: stopped */
+	assert_true(exec_watch__held(w));
 	nap_ms(50);
 	assert_int_equal(proc_state(c.pid), 'T');	/* and stays so */
 	exec_watch__continue(w);
@@ -263,9 +267,156 @@ static void test_05_bpf_no_hold(void **state)
 	release(&c);
 	assert_int_equal(wait_exec(w, exe, sizeof(exe), &t), 1);
 	assert_string_equal(exe, sleep_path);
+	assert_false(exec_watch__held(w));
 	assert_true(wait_state(c.pid, 'S', true));
 	exec_watch__free(w);
 	reap(&c);
+}
+
+/* ------------------------------------------------------------------ the guard */
+
+/* Fork a "recorder" that watches a child running sh -c 'exec sleep SECS' with HOLD,
+ * lets it exec, and (with CONT) continues the held sleep; it writes the child's pid on
+ * a pipe, then waits to be killed. This process is made a subreaper, so that the
+ * child and the guard come back to it when the recorder dies. Returns the recorder's
+ * pid and the child's in *TARGET. */
+static pid_t fork_recorder(const char *secs, bool cont, pid_t *target)
+{
+	char cmd[64];
+	char *argv[] = { "/bin/sh", "-c", cmd, NULL };
+	int p[2];
+	pid_t r;
+
+	snprintf(cmd, sizeof(cmd), "exec /bin/sleep %s", secs);
+	assert_int_equal(prctl(PR_SET_CHILD_SUBREAPER, 1), 0);
+	assert_int_equal(pipe(p), 0);
+	r = fork();
+	assert_true(r >= 0);
+	if (r == 0) {
+		struct exec_watch *w;
+		struct child c;
+		char why[200], exe[PATH_MAX];
+		uint64_t t;
+
+		close(p[0]);
+		spawn(&c, argv);
+		if (exec_watch__open(c.pid, "/bin/sh",
+				     EXEC_WATCH_BPF | EXEC_WATCH_HOLD | EXEC_WATCH_LAUNCH, &w, why,
+				     sizeof(why)) ||
+		    exec_watch__fd(w) < 0)
+			_exit(2);
+		release(&c);
+		if (wait_exec(w, exe, sizeof(exe), &t) != 1 || !wait_state(c.pid, 'T', true))
+			_exit(3);
+		if (cont) {
+			exec_watch__continue(w);
+			if (!wait_state(c.pid, 'T', false))
+				_exit(4);
+		}
+		if (write(p[1], &c.pid, sizeof(c.pid)) != sizeof(c.pid))
+			_exit(5);
+		for (;;)
+			pause();
+	}
+	close(p[1]);
+	if (read(p[0], target, sizeof(*target)) != sizeof(*target)) {
+		int st = 0;
+
+		waitpid(r, &st, 0);
+		fail_msg("the recorder failed: exit %d", WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+	}
+	close(p[0]);
+	return r;
+}
+
+/* How many children this process has (/proc/self/task/TID/children); the first in
+ * *FIRST. */
+static int children(pid_t *first)
+{
+	char path[64];
+	long pid;
+	int n = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/children", (int)getpid());
+	f = fopen(path, "r");
+	assert_non_null(f);
+	*first = 0;
+	while (fscanf(f, "%ld", &pid) == 1)
+		if (n++ == 0)
+			*first = (pid_t)pid;
+	fclose(f);
+	return n;
+}
+
+/* Reap the children that end until only TARGET is left (-1: none), up to 10 s. */
+static bool reap_all_but(pid_t target)
+{
+	pid_t first;
+	int n;
+
+	for (int i = 0; i < 1000; i++) {
+		while (waitpid(-1, NULL, WNOHANG) > 0)
+			;
+		n = children(&first);
+		if (target < 0 ? n == 0 : n == 1 && first == target)
+			return true;
+		nap_ms(10);
+	}
+	return false;
+}
+
+/* The recorder is SIGKILLed while it holds the program: its guard continues it. */
+static void test_06_guard_releases(void **state)
+{
+	pid_t r, t;
+	int st = -1;
+
+	(void)state;
+	if (!can_trace())
+		skip();
+	r = fork_recorder("0", false, &t);
+	assert_int_equal(proc_state(t), 'T');
+	kill(r, SIGKILL);
+	assert_int_equal(waitpid(r, NULL, 0), r);
+	/* the held sleep runs, and exits (it came back to this subreaper) */
+	for (int i = 0; i < 1000 && waitpid(t, &st, WNOHANG) == 0; i++)
+		nap_ms(10);
+	if (!WIFEXITED(st)) {
+		char s = proc_state(t);
+
+		kill(t, SIGKILL);
+		kill(t, SIGCONT);
+		waitpid(t, NULL, 0);
+		fail_msg("the held program did not go on after the recorder died (state %c)", s);
+	}
+	assert_int_equal(WEXITSTATUS(st), 0);
+	assert_true(reap_all_but(-1));	/* the guard ended too */
+	prctl(PR_SET_CHILD_SUBREAPER, 0);
+}
+
+/* The recorder continued the program, then a user stopped it, then the recorder was
+ * killed: the guard leaves it stopped (ptop did not stop it). */
+static void test_07_guard_spares_user_stop(void **state)
+{
+	pid_t r, t;
+	char s;
+
+	(void)state;
+	if (!can_trace())
+		skip();
+	r = fork_recorder("30", true, &t);
+	kill(t, SIGSTOP);
+	assert_true(wait_state(t, 'T', true));
+	kill(r, SIGKILL);
+	assert_int_equal(waitpid(r, NULL, 0), r);
+	assert_true(reap_all_but(t));	/* the guard has ended: it decided */
+	s = proc_state(t);
+	kill(t, SIGKILL);
+	kill(t, SIGCONT);
+	waitpid(t, NULL, 0);
+	prctl(PR_SET_CHILD_SUBREAPER, 0);
+	assert_int_equal(s, 'T');
 }
 
 int main(void)
@@ -276,6 +427,8 @@ int main(void)
 		cmocka_unit_test(test_03_bpf_hold),
 		cmocka_unit_test(test_04_free_continues),
 		cmocka_unit_test(test_05_bpf_no_hold),
+		cmocka_unit_test(test_06_guard_releases),
+		cmocka_unit_test(test_07_guard_spares_user_stop),
 	};
 
 	return cmocka_run_group_tests(tests, setup, NULL);

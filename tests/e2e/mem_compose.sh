@@ -74,12 +74,16 @@ assert_ge "[anon] PSS growth" $((63 * MiB)) \
 grep -Eq '^0x[0-9a-f]+ +0x[0-9a-f]+ +r--p +0x0 +32.0 MiB +32.0 MiB ' "$TMP/map.txt" ||
 	fail "report vma --mapping does not list the file's one VMA: $(cat "$TMP/map.txt")"
 # a question the capture cannot answer: exit 2, the reason on stderr, nothing on stdout
-# (never the head of a JSON object)
+# (never the head of a JSON object). The window ends halfway between the first two VMA
+# snapshots, so it holds exactly one.
+one=$(q "$TMP/run.ptop" "select printf('%.6f', ((select time_ns from vma_snapshot order by time_ns
+	limit 1) + (select time_ns from vma_snapshot order by time_ns limit 1 offset 1)) / 2e9
+	- start_monotonic_ns / 1e9) as w from capture")
 for fmt in json text csv; do
 	expect_exit 2 "$ANA" report vma --mapping "no such mapping" --format $fmt "$TMP/run.ptop"
 	[ -s "$TMP/out" ] && fail "report vma --mapping (none such) --format $fmt wrote to stdout: $(head -c 200 "$TMP/out")"
 	has "no mapping 'no such mapping'" <"$TMP/err" || fail "no reason on stderr: $(cat "$TMP/err")"
-	expect_exit 2 "$ANA" report vma --growth --window ..0.001 --format $fmt "$TMP/run.ptop"
+	expect_exit 2 "$ANA" report vma --growth --window "..$one" --format $fmt "$TMP/run.ptop"
 	[ -s "$TMP/out" ] && fail "report vma --growth (one snapshot) --format $fmt wrote to stdout: $(head -c 200 "$TMP/out")"
 	has "needs two VMA snapshots" <"$TMP/err" || fail "no reason on stderr: $(cat "$TMP/err")"
 done

@@ -13,9 +13,11 @@ expect_exit 2 setpriv --inh-caps=-sys_ptrace --bounding-set=-sys_ptrace \
 grep -q 'holds capabilities ptop-record lacks (.*CAP_SYS_PTRACE' "$TMP/err" || fail "the missing capability is not named"
 [ ! -e "$TMP/a.ptop" ] || fail "a file was left behind"
 
-# Another user: the two uids.
+# Another user (with a folder it may write, so that the output is not what fails):
+# the two uids.
+mkdir "$TMP/nobody" && chown nobody "$TMP/nobody"
 expect_exit 2 setpriv --reuid=nobody --regid=nogroup --clear-groups \
-	"$REC" --pid $target -o "$TMP/b.ptop"
+	"$REC" --pid $target -o "$TMP/nobody/b.ptop"
 grep -q "runs as uid 0 and ptop-record as uid $(id -u nobody)" "$TMP/err" || fail "the uids are not named"
 
 # Root with CAP_SYS_PTRACE in a Landlock domain the target is outside of: a security
