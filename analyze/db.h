@@ -14,7 +14,7 @@
 
 #include <sqlite3.h>
 
-#define DB_SCHEMA_VERSION 3
+#define DB_SCHEMA_VERSION 4
 #define DB_CAPTURE_ID_LEN 33 /* 32 hex digits + NUL */
 
 /* Open (CREATE: and create if missing) the DB at PATH and make sure it has the
@@ -32,7 +32,9 @@ int db__open(const char *path, bool create, bool readonly, sqlite3 **db, char *e
 
 struct load_stats {
 	uint64_t records;        /* records read */
-	uint64_t rows;           /* rows inserted */
+	uint64_t rows;           /* rows as SQL reads them: a syscall_hist bucket, a
+				    stack_frame frame and a vma row count one each, though
+				    stored packed (ptop-capture(5)) */
 	bool already_loaded;     /* the capture id was in the DB: nothing done */
 	bool complete;           /* the file ended with a trailer, read cleanly */
 	char read_message[256];  /* the reader's status line when not clean */

@@ -31,14 +31,13 @@ enum stmt_id {
 	ST_RECORD_COUNT,
 	ST_CPU,
 	ST_SYSCALL,
-	ST_HIST,
 	ST_MEMORY,
 	ST_VMA_SNAPSHOT,
 	ST_VMA,
+	ST_VMA_FILE,
 	ST_CONTEXT,
 	ST_NAMESPACE,
 	ST_STACK,
-	ST_FRAME,
 	ST_MAPPING,
 	ST_DROP,
 	ST_DROP_TOTAL,
@@ -84,10 +83,8 @@ static const char *const stmt_sql[ST_N] = {
 		   "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, "
 		   "?17, ?18, ?19)",
 	[ST_SYSCALL] = "INSERT INTO syscall_stat (cap, time_ns, interval_ns, pid, nr, name, "
-		       "count, completed, errors, total_ns, unmatched) "
-		       "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
-	[ST_HIST] = "INSERT INTO syscall_hist (cap, time_ns, pid, nr, bucket, count) "
-		    "VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+		       "count, completed, errors, total_ns, unmatched, latency_hist) "
+		       "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
 	[ST_MEMORY] = "INSERT INTO memory_sample (cap, time_ns, interval_ns, pid, vsize, "
 		      "statm_rss, statm_shared, statm_text, statm_data, rss, pss, uss, pss_anon, "
 		      "pss_file, pss_shmem, shared_clean, shared_dirty, private_clean, "
@@ -99,19 +96,18 @@ static const char *const stmt_sql[ST_N] = {
 	[ST_VMA_SNAPSHOT] = "INSERT INTO vma_snapshot (cap, snapshot_id, time_ns, pid, "
 			    "walk_ns, final, vma_count, budget_ns, skipped_walks) "
 			    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
-	[ST_VMA] = "INSERT INTO vma (cap, snapshot_id, start, end, perms, offset, dev, "
-		   "inode, path, size, rss, pss, uss, shared_clean, shared_dirty, anon, swap, "
-		   "swap_pss, locked) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, "
-		   "?13, ?14, ?15, ?16, ?17, ?18, ?19)",
+	[ST_VMA] = "INSERT INTO vma_entry (cap, snapshot_id, start, end, offset, file_id, size, "
+		   "rss, pss, uss, shared_clean, shared_dirty, anon, swap, swap_pss, locked) "
+		   "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
+	[ST_VMA_FILE] = "INSERT INTO vma_file (cap, file_id, perms, dev, inode, path) "
+			"VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
 	[ST_CONTEXT] = "INSERT INTO proc_context (cap, time_ns, pid, ppid, comm, uid, euid, "
 		       "gid, egid, cgroup_path, cgroup_id, container_id, nspid) "
 		       "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
 	[ST_NAMESPACE] = "INSERT INTO namespace (cap, time_ns, pid, type, inode) "
 			 "VALUES (?1, ?2, ?3, ?4, ?5)",
-	[ST_STACK] = "INSERT OR IGNORE INTO stack (cap, stack_id, kernel, depth) "
-		     "VALUES (?1, ?2, ?3, ?4)",
-	[ST_FRAME] = "INSERT INTO stack_frame (cap, stack_id, depth, ip) "
-		     "VALUES (?1, ?2, ?3, ?4)",
+	[ST_STACK] = "INSERT OR IGNORE INTO stack (cap, stack_id, kernel, depth, ips) "
+		     "VALUES (?1, ?2, ?3, ?4, ?5)",
 	[ST_MAPPING] = "INSERT INTO mapping (cap, time_ns, pid, start, end, offset, path, "
 		       "build_id, perms, inode, dev, build_id_error, event, build_id_kind, "
 		       "elf_vaddr) "
@@ -244,6 +240,22 @@ struct assembly {
 
 #define CHUNKS_MAX 65536u	/* more chunks than this in one map or module: refused */
 
+/* The vma_file rows of this load, found by their (perms, dev, inode, path):
+ * an open-addressing table of keys, each owned by it. */
+struct vma_file_slot {
+	char *key;		/* NULL: empty slot */
+	size_t len;
+	uint64_t hash;
+	int64_t file_id;
+};
+
+struct vma_files {
+	struct vma_file_slot *slot;
+	size_t cap, n;		/* cap: a power of two, or 0 */
+	char *scratch;		/* the key being looked up */
+	size_t scratch_cap;
+};
+
 struct loader {
 	sqlite3 *db;
 	struct assembly *asm_;	/* joins in progress */
@@ -256,8 +268,11 @@ struct loader {
 	const char *path;
 	char id[DB_CAPTURE_ID_LEN];
 	int64_t cap;	/* capture.cap: the key every other row carries */
-	uint64_t rows;
+	uint64_t rows;		/* rows as SQL sees them: a histogram bucket is a syscall_hist row */
 	uint64_t records;
+	struct vma_files files;	/* vma_file rows of this load */
+	char *json;		/* a JSON array column being built; grows, freed at the end */
+	size_t json_cap;
 	uint64_t counts[K_N];
 	bool have_events;
 	uint64_t first_ns, last_ns;
@@ -731,11 +746,78 @@ static int load_cpu(struct loader *l, const Ptop__V1__Event *ev, const Ptop__V1_
 	return run(l, ST_CPU);
 }
 
+/* Write V in decimal at P (up to 20 bytes, no NUL); returns the length. Much
+ * cheaper than snprintf, which was a tenth of the load's CPU. */
+static size_t put_i64(char *p, int64_t v)
+{
+	uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+	char tmp[20];
+	size_t n = 0, len = 0;
+
+	do {
+		tmp[n++] = (char)('0' + u % 10);
+		u /= 10;
+	} while (u);
+	if (v < 0)
+		p[len++] = '-';
+	while (n)
+		p[len++] = tmp[--n];
+	return len;
+}
+
+/* Bind the N values V to parameter I as a JSON array of integers (each the
+ * u64's bit pattern, as bind_u64 stores it), built in the loader's buffer:
+ * no allocation per row. 0 or -ENOMEM. */
+static int bind_json_u64s(struct loader *l, sqlite3_stmt *s, int i, const uint64_t *v, size_t n)
+{
+	size_t need = n * 21 + 3, len = 0; /* "-9223372036854775808," each, brackets, NUL */
+
+	if (need > l->json_cap) {
+		char *p = realloc(l->json, need);
+
+		if (!p)
+			return -ENOMEM;
+		l->json = p;
+		l->json_cap = need;
+	}
+	l->json[len++] = '[';
+	for (size_t k = 0; k < n; k++) {
+		if (k)
+			l->json[len++] = ',';
+		len += put_i64(l->json + len, (int64_t)v[k]);
+	}
+	l->json[len++] = ']';
+	l->json[len] = 0;
+	sqlite3_bind_text(s, i, l->json, (int)len, SQLITE_STATIC);
+	return 0;
+}
+
+/* Bind the latency histogram of ST to parameter I (syscall_stat.latency_hist:
+ * element i is bucket i, trailing zeros cut), NULL when every bucket is 0.
+ * *BUCKETS gets the non-zero buckets: the syscall_hist rows it makes. */
+static int bind_hist(struct loader *l, sqlite3_stmt *s, int i, const Ptop__V1__SyscallStat *st,
+		     uint64_t *buckets)
+{
+	size_t n = st->n_latency_log2_hist;
+
+	*buckets = 0;
+	while (n && !st->latency_log2_hist[n - 1])
+		n--;
+	if (!n) {
+		sqlite3_bind_null(s, i);
+		return 0;
+	}
+	for (size_t b = 0; b < n; b++)
+		*buckets += st->latency_log2_hist[b] != 0;
+	return bind_json_u64s(l, s, i, st->latency_log2_hist, n);
+}
+
 static int load_syscalls(struct loader *l, const Ptop__V1__Event *ev,
 			 const Ptop__V1__SyscallStats *ss)
 {
-	sqlite3_stmt *s = l->st[ST_SYSCALL], *h = l->st[ST_HIST];
+	sqlite3_stmt *s = l->st[ST_SYSCALL];
 	char fallback[24];
+	uint64_t buckets;
 	int err;
 
 	for (size_t k = 0; k < ss->n_stats; k++) {
@@ -763,21 +845,13 @@ static int load_syscalls(struct loader *l, const Ptop__V1__Event *ev,
 		bind_u64(s, 9, st->errors);
 		bind_u64(s, 10, st->total_ns);
 		bind_u64(s, 11, st->unmatched);
+		err = bind_hist(l, s, 12, st, &buckets);
+		if (err)
+			return err;
 		err = run(l, ST_SYSCALL);
 		if (err)
 			return err;
-
-		for (size_t b = 0; b < st->n_latency_log2_hist; b++) {
-			if (!st->latency_log2_hist[b])
-				continue;
-			bind_envelope(l, h, ev, false);
-			bind_u64(h, 4, st->nr);
-			bind_i64(h, 5, (int64_t)b);
-			bind_u64(h, 6, st->latency_log2_hist[b]);
-			err = run(l, ST_HIST);
-			if (err)
-				return err;
-		}
+		l->rows += buckets; /* the syscall_hist rows of the view */
 	}
 	return 0;
 }
@@ -877,10 +951,121 @@ static int load_memory(struct loader *l, const Ptop__V1__Event *ev,
 	return run(l, ST_MEMORY);
 }
 
+static void vma_files__free(struct vma_files *f)
+{
+	for (size_t k = 0; k < f->cap; k++)
+		free(f->slot[k].key);
+	free(f->slot);
+	free(f->scratch);
+	memset(f, 0, sizeof(*f));
+}
+
+static uint64_t fnv1a_bytes(const char *p, size_t n)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	for (size_t k = 0; k < n; k++) {
+		h ^= (unsigned char)p[k];
+		h *= 0x100000001b3ull;
+	}
+	return h;
+}
+
+/* Append field S to the key being built: a marker byte (absent / present) and
+ * the string with its NUL, so no two field lists make the same key. */
+static int key_put(struct vma_files *f, size_t *len, const char *s, bool present)
+{
+	size_t n = present ? strlen(s) + 1 : 0;
+
+	if (*len + n + 1 > f->scratch_cap) {
+		size_t cap = f->scratch_cap ? f->scratch_cap : 256;
+		char *p;
+
+		while (cap < *len + n + 1)
+			cap *= 2;
+		p = realloc(f->scratch, cap);
+		if (!p)
+			return -ENOMEM;
+		f->scratch = p;
+		f->scratch_cap = cap;
+	}
+	f->scratch[(*len)++] = present ? 1 : 0;
+	memcpy(f->scratch + *len, s, n);
+	*len += n;
+	return 0;
+}
+
+/* The vma_file row of V's (perms, dev, inode, path) as the loader stores them
+ * (empty perms and dev are NULL, an empty path stays ''): found, or inserted
+ * with the next file_id. 0 or -errno. */
+static int vma_file_id(struct loader *l, const Ptop__V1__Vma *v, int64_t *id)
+{
+	struct vma_files *f = &l->files;
+	sqlite3_stmt *s = l->st[ST_VMA_FILE];
+	char inode[24];
+	size_t len = 0, k;
+	uint64_t h;
+	int err;
+
+	snprintf(inode, sizeof(inode), "%" PRIu64, v->inode);
+	err = key_put(f, &len, v->perms ? v->perms : "", v->perms && *v->perms);
+	err = err ?: key_put(f, &len, v->dev ? v->dev : "", v->dev && *v->dev);
+	err = err ?: key_put(f, &len, inode, true);
+	err = err ?: key_put(f, &len, v->path ? v->path : "", true);
+	if (err)
+		return err;
+	h = fnv1a_bytes(f->scratch, len);
+	for (k = f->cap ? h & (f->cap - 1) : 0; f->cap && f->slot[k].key; k = (k + 1) & (f->cap - 1)) {
+		if (f->slot[k].hash == h && f->slot[k].len == len &&
+		    !memcmp(f->slot[k].key, f->scratch, len)) {
+			*id = f->slot[k].file_id;
+			return 0;
+		}
+	}
+	if (2 * (f->n + 1) > f->cap) { /* keep the table at most half full */
+		size_t cap = f->cap ? 2 * f->cap : 64;
+		struct vma_file_slot *slot = calloc(cap, sizeof(*slot));
+
+		if (!slot)
+			return -ENOMEM;
+		for (size_t i = 0; i < f->cap; i++) {
+			if (!f->slot[i].key)
+				continue;
+			for (k = f->slot[i].hash & (cap - 1); slot[k].key; k = (k + 1) & (cap - 1))
+				;
+			slot[k] = f->slot[i];
+		}
+		free(f->slot);
+		f->slot = slot;
+		f->cap = cap;
+		for (k = h & (cap - 1); slot[k].key; k = (k + 1) & (cap - 1))
+			;
+	}
+	f->slot[k].key = malloc(len);
+	if (!f->slot[k].key)
+		return -ENOMEM;
+	memcpy(f->slot[k].key, f->scratch, len);
+	f->slot[k].len = len;
+	f->slot[k].hash = h;
+	f->slot[k].file_id = (int64_t)++f->n;
+	*id = f->slot[k].file_id;
+
+	sqlite3_bind_int64(s, 1, l->cap);
+	bind_i64(s, 2, *id);
+	bind_opt_text(s, 3, v->perms);
+	bind_opt_text(s, 4, v->dev);
+	bind_u64(s, 5, v->inode);
+	bind_text(s, 6, v->path);
+	err = run(l, ST_VMA_FILE);
+	if (!err)
+		l->rows--; /* a part shared by vma rows, not a row of the vma view */
+	return err;
+}
+
 static int load_vmas(struct loader *l, const Ptop__V1__Event *ev, const Ptop__V1__VmaSnapshot *vs)
 {
 	sqlite3_stmt *s = l->st[ST_VMA_SNAPSHOT];
-	int64_t id = l->next_snapshot++;
+	int64_t id = l->next_snapshot++, file_id;
 	int err;
 
 	sqlite3_bind_int64(s, 1, l->cap);
@@ -905,25 +1090,25 @@ static int load_vmas(struct loader *l, const Ptop__V1__Event *ev, const Ptop__V1
 
 		if (!v)
 			continue;
+		err = vma_file_id(l, v, &file_id);
+		if (err)
+			return err;
 		sqlite3_bind_int64(s, 1, l->cap);
 		bind_i64(s, 2, id);
 		bind_u64(s, 3, v->start);
 		bind_u64(s, 4, v->end);
-		bind_opt_text(s, 5, v->perms);
-		bind_u64(s, 6, v->offset);
-		bind_opt_text(s, 7, v->dev);
-		bind_u64(s, 8, v->inode);
-		bind_text(s, 9, v->path);
-		bind_u64(s, 10, v->size);
-		bind_u64(s, 11, v->rss);
-		bind_u64(s, 12, v->pss);
-		bind_u64(s, 13, v->uss);
-		bind_u64(s, 14, v->shared_clean);
-		bind_u64(s, 15, v->shared_dirty);
-		bind_u64(s, 16, v->anon);
-		bind_u64(s, 17, v->swap);
-		bind_u64(s, 18, v->swap_pss);
-		bind_u64(s, 19, v->locked);
+		bind_u64(s, 5, v->offset);
+		bind_i64(s, 6, file_id);
+		bind_u64(s, 7, v->size);
+		bind_u64(s, 8, v->rss);
+		bind_u64(s, 9, v->pss);
+		bind_u64(s, 10, v->uss);
+		bind_u64(s, 11, v->shared_clean);
+		bind_u64(s, 12, v->shared_dirty);
+		bind_u64(s, 13, v->anon);
+		bind_u64(s, 14, v->swap);
+		bind_u64(s, 15, v->swap_pss);
+		bind_u64(s, 16, v->locked);
 		err = run(l, ST_VMA);
 		if (err)
 			return err;
@@ -1032,6 +1217,13 @@ static int load_stack(struct loader *l, const Ptop__V1__Stack *st)
 	bind_u64(s, 2, st->id);
 	bind_i64(s, 3, !!st->kernel);
 	bind_u64(s, 4, st->n_ips);
+	if (st->n_ips) {
+		err = bind_json_u64s(l, s, 5, st->ips, st->n_ips);
+		if (err)
+			return err;
+	} else {
+		sqlite3_bind_null(s, 5);
+	}
 	rc = sqlite3_step(s);
 	sqlite3_reset(s);
 	if (rc != SQLITE_DONE)
@@ -1040,19 +1232,8 @@ static int load_stack(struct loader *l, const Ptop__V1__Stack *st)
 		l->counts[K_STACK_DUP]++;
 		return 0;
 	}
-	l->rows++;
+	l->rows += 1 + st->n_ips; /* the stack and its stack_frame rows */
 	l->counts[K_STACK]++;
-
-	s = l->st[ST_FRAME];
-	for (size_t k = 0; k < st->n_ips; k++) {
-		sqlite3_bind_int64(s, 1, l->cap);
-		bind_u64(s, 2, st->id);
-		bind_i64(s, 3, (int64_t)k);
-		bind_u64(s, 4, st->ips[k]);
-		err = run(l, ST_FRAME);
-		if (err)
-			return err;
-	}
 	return 0;
 }
 
@@ -1950,6 +2131,8 @@ cleanup:
 	for (size_t k = 0; k < l.n_asm; k++)
 		assembly_free(&l.asm_[k]);
 	free(l.asm_);
+	free(l.json);
+	vma_files__free(&l.files);
 	if (rec)
 		ptop__v1__record__free_unpacked(rec, NULL);
 	capture_reader__free(r);

@@ -5,12 +5,18 @@
  * and rows/s.
  *
  *   build-x/bench/bench_load [RECORDS] [DIR]     (default 1000000, $TMPDIR or /tmp)
+ *
+ * Each load is timed on the wall clock and in CPU seconds of this process
+ * (user + system, getrusage): on a machine shared with other work the CPU
+ * figure is the steadier one. BENCH_LOAD_KEEP=1 keeps the capture and the DB
+ * (their paths are printed) for a look with sqlite3 or dbstat.
  */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -32,6 +38,16 @@ static uint64_t now_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * SEC + (uint64_t)ts.tv_nsec;
+}
+
+/* CPU time of this process so far (user + system), ns. */
+static uint64_t cpu_ns(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	return (uint64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * SEC +
+	       (uint64_t)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000;
 }
 
 static uint64_t rng = 88172645463325252ull;
@@ -314,7 +330,9 @@ int main(int argc, char **argv)
 	const char *dir = argc > 2 ? argv[2] : getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
 	char cap[4096], dbp[4096], cdir[4096], cpath[4096], id[DB_CAPTURE_ID_LEN], err[1024];
 	struct load_stats st;
-	uint64_t t0, t1, t2, t3, t4;
+	uint64_t t0, t1, t2, t3, t4, c1, c2;
+	bool keep = getenv("BENCH_LOAD_KEEP") && atoi(getenv("BENCH_LOAD_KEEP"));
+	double cap_mb;
 	sqlite3 *db = NULL;
 	int rc, ret = 1;
 
@@ -334,32 +352,43 @@ int main(int argc, char **argv)
 		fprintf(stderr, "bench_load: writing %s: %s\n", cap, strerror(-rc));
 		goto cleanup;
 	}
-	printf("capture: %.1f MB, written in %.2f s\n", mb(cap), (t1 - t0) / 1e9);
+	cap_mb = mb(cap);
+	printf("capture: %.1f MB, written in %.2f s\n", cap_mb, (t1 - t0) / 1e9);
 
-	/* `ptop-analyze load FILE --db DB`: a new DB, synchronous=NORMAL, journal */
-	rc = db__open(dbp, true, false, &db, err, sizeof(err));
+	/* `ptop-analyze load FILE --db DB`: a new DB (db__open's pragmas) */
 	t1 = now_ns();
+	c1 = cpu_ns();
+	rc = db__open(dbp, true, false, &db, err, sizeof(err));
 	if (!rc)
 		rc = db__load_capture(db, cap, false, id, &st, err, sizeof(err));
 	sqlite3_close(db);
 	t2 = now_ns();
+	c2 = cpu_ns();
 	if (rc) {
 		fprintf(stderr, "bench_load: %s\n", err);
 		goto cleanup;
 	}
 	printf("load --db:   %" PRIu64 " records, %" PRIu64 " rows in %.2f s: %.0f records/s, "
-	       "%.0f rows/s; DB %.1f MB\n",
+	       "%.0f rows/s; CPU %.2f s: %.0f rows/CPU-s; DB %.1f MB, %.2fx the capture\n",
 	       st.records, st.rows, (t2 - t1) / 1e9, st.records / ((t2 - t1) / 1e9),
-	       st.rows / ((t2 - t1) / 1e9), mb(dbp));
+	       st.rows / ((t2 - t1) / 1e9), (c2 - c1) / 1e9, st.rows / ((c2 - c1) / 1e9),
+	       mb(dbp), cap_mb > 0 ? mb(dbp) / cap_mb : 0);
+	if (keep) { /* no cache build: the files stay for a look */
+		printf("kept: %s %s\n", cap, dbp);
+		ret = 0;
+		goto cleanup;
+	}
 	unlink(dbp); /* before the cache build: one big DB on disk at a time */
 
 	/* a command given the .ptop: the cache DB is built (no journal, no sync), then reused */
 	setenv("XDG_CACHE_HOME", cdir, 1);
 	cache__path(cap, cpath, sizeof(cpath));
 	t2 = now_ns();
+	c1 = cpu_ns();
 	rc = db__open_input(cap, NULL, &db, id, err, sizeof(err));
 	sqlite3_close(db);
 	t3 = now_ns();
+	c2 = cpu_ns();
 	if (rc) {
 		fprintf(stderr, "bench_load: %s\n", err);
 		goto cleanup;
@@ -372,11 +401,14 @@ int main(int argc, char **argv)
 		goto cleanup;
 	}
 	printf("cache build: %" PRIu64 " rows in %.2f s: %.0f records/s, %.0f rows/s; "
-	       "reuse %.3f s\n",
+	       "CPU %.2f s: %.0f rows/CPU-s; DB %.1f MB; reuse %.3f s\n",
 	       st.rows, (t3 - t2) / 1e9, st.records / ((t3 - t2) / 1e9),
-	       st.rows / ((t3 - t2) / 1e9), (t4 - t3) / 1e9);
+	       st.rows / ((t3 - t2) / 1e9), (c2 - c1) / 1e9, st.rows / ((c2 - c1) / 1e9),
+	       mb(cpath), (t4 - t3) / 1e9);
 	ret = 0;
 cleanup:
+	if (keep && !ret)
+		return ret;
 	unlink(cap);
 	unlink(dbp);
 	if (cpath[0])

@@ -1,6 +1,6 @@
--- schema.sql — the SQLite schema ptop-analyze loads captures into. Version 3.
+-- schema.sql — the SQLite schema ptop-analyze loads captures into. Version 4.
 --
--- The loader sets PRAGMA user_version = 3 and refuses a DB of another version.
+-- The loader sets PRAGMA user_version = 4 and refuses a DB of another version.
 -- Many captures share one DB. A capture is named by capture_id (32 hex
 -- digits) in the capture table; every other row references it by cap, the
 -- capture's small integer key (capture.cap), so rows and indexes stay small.
@@ -143,17 +143,40 @@ CREATE TABLE IF NOT EXISTS syscall_stat (
 	completed INTEGER NOT NULL,   -- exits (latency measured)
 	errors INTEGER NOT NULL,
 	total_ns INTEGER NOT NULL,    -- summed latency of completed calls
-	unmatched INTEGER             -- exits with no entry stamp (no latency)
+	unmatched INTEGER,            -- exits with no entry stamp (no latency)
+	latency_hist TEXT             -- JSON array: element i counts latencies in [2^i, 2^(i+1)) ns,
+	                              -- trailing zeros cut; NULL: no bucket counted (see syscall_hist)
 );
 
-CREATE TABLE IF NOT EXISTS syscall_hist (
-	cap INTEGER NOT NULL REFERENCES capture(cap),
-	time_ns INTEGER NOT NULL,
-	pid INTEGER,
-	nr INTEGER NOT NULL,
-	bucket INTEGER NOT NULL,      -- latencies in [2^bucket, 2^(bucket+1)) ns
-	count INTEGER NOT NULL
-);
+-- The latency histograms as rows: one per non-zero bucket of a syscall_stat row.
+-- They are stored in syscall_stat.latency_hist (one row per syscall and interval
+-- instead of one per bucket: a sixth of the rows, no index of their own).
+CREATE VIEW IF NOT EXISTS syscall_hist (cap, time_ns, pid, nr, bucket, count) AS
+	SELECT s.cap, s.time_ns, s.pid, s.nr, j.key, j.value
+	FROM syscall_stat s, json_each(s.latency_hist) j
+	WHERE j.value != 0;
+
+-- INSERT INTO syscall_hist adds COUNT to bucket BUCKET of the syscall_stat row(s)
+-- with the same cap, time_ns, pid and nr, which must be inserted first.
+CREATE TRIGGER IF NOT EXISTS syscall_hist_insert INSTEAD OF INSERT ON syscall_hist
+BEGIN
+	SELECT RAISE(ABORT, 'syscall_hist: bucket must be 0 to 63')
+	WHERE NEW.bucket IS NULL OR NEW.bucket < 0 OR NEW.bucket > 63;
+	SELECT RAISE(ABORT, 'syscall_hist: insert the syscall_stat row (cap, time_ns, pid, nr) first')
+	WHERE NOT EXISTS (SELECT 1 FROM syscall_stat WHERE cap = NEW.cap AND
+			  time_ns = NEW.time_ns AND pid IS NEW.pid AND nr = NEW.nr);
+	UPDATE syscall_stat SET latency_hist = CASE
+		WHEN NEW.bucket < json_array_length(coalesce(latency_hist, '[]'))
+		THEN json_replace(latency_hist, '$[' || NEW.bucket || ']',
+				  json_extract(latency_hist, '$[' || NEW.bucket || ']') + NEW.count)
+		ELSE '[' || substr(coalesce(latency_hist, '[]'), 2,
+				   length(coalesce(latency_hist, '[]')) - 2) ||
+		     CASE WHEN json_array_length(coalesce(latency_hist, '[]')) > 0 THEN ',' ELSE '' END ||
+		     replace(hex(zeroblob(NEW.bucket - json_array_length(coalesce(latency_hist, '[]')))),
+			     '00', '0,') || NEW.count || ']'
+		END
+	WHERE cap = NEW.cap AND time_ns = NEW.time_ns AND pid IS NEW.pid AND nr = NEW.nr;
+END;
 
 CREATE TABLE IF NOT EXISTS memory_sample (
 	cap INTEGER NOT NULL REFERENCES capture(cap),
@@ -202,16 +225,25 @@ CREATE TABLE IF NOT EXISTS vma_snapshot (
 	PRIMARY KEY (cap, snapshot_id)
 );
 
-CREATE TABLE IF NOT EXISTS vma (
+-- The VMAs of each snapshot: vma_entry holds the per-VMA figures and points to
+-- the (perms, dev, inode, path) they share in vma_file; the view vma joins them.
+CREATE TABLE IF NOT EXISTS vma_file (
+	cap INTEGER NOT NULL REFERENCES capture(cap),
+	file_id INTEGER NOT NULL,     -- 1, 2, 3... per capture
+	perms TEXT,
+	dev TEXT,
+	inode INTEGER,
+	path TEXT,                    -- '' for anonymous mappings
+	PRIMARY KEY (cap, file_id)
+);
+
+CREATE TABLE IF NOT EXISTS vma_entry (
 	cap INTEGER NOT NULL REFERENCES capture(cap),
 	snapshot_id INTEGER NOT NULL,
 	start INTEGER NOT NULL,
 	end INTEGER NOT NULL,
-	perms TEXT,
 	offset INTEGER,
-	dev TEXT,
-	inode INTEGER,
-	path TEXT,                    -- '' for anonymous mappings
+	file_id INTEGER NOT NULL,     -- vma_file.file_id
 	size INTEGER,
 	rss INTEGER,
 	pss INTEGER,
@@ -223,6 +255,32 @@ CREATE TABLE IF NOT EXISTS vma (
 	swap_pss INTEGER,
 	locked INTEGER
 );
+
+CREATE VIEW IF NOT EXISTS vma (cap, snapshot_id, start, end, perms, offset, dev, inode, path,
+			       size, rss, pss, uss, shared_clean, shared_dirty, anon, swap,
+			       swap_pss, locked) AS
+	SELECT v.cap, v.snapshot_id, v.start, v.end, f.perms, v.offset, f.dev, f.inode, f.path,
+	       v.size, v.rss, v.pss, v.uss, v.shared_clean, v.shared_dirty, v.anon, v.swap,
+	       v.swap_pss, v.locked
+	FROM vma_entry v JOIN vma_file f ON f.cap = v.cap AND f.file_id = v.file_id;
+
+-- INSERT INTO vma stores the row in vma_entry, and its (perms, dev, inode, path)
+-- in vma_file unless the capture has it already.
+CREATE TRIGGER IF NOT EXISTS vma_insert INSTEAD OF INSERT ON vma
+BEGIN
+	INSERT INTO vma_file (cap, file_id, perms, dev, inode, path)
+	SELECT NEW.cap, coalesce((SELECT max(file_id) FROM vma_file WHERE cap = NEW.cap), 0) + 1,
+	       NEW.perms, NEW.dev, NEW.inode, NEW.path
+	WHERE NOT EXISTS (SELECT 1 FROM vma_file WHERE cap = NEW.cap AND perms IS NEW.perms AND
+			  dev IS NEW.dev AND inode IS NEW.inode AND path IS NEW.path);
+	INSERT INTO vma_entry (cap, snapshot_id, start, end, offset, file_id, size, rss, pss, uss,
+			       shared_clean, shared_dirty, anon, swap, swap_pss, locked)
+	VALUES (NEW.cap, NEW.snapshot_id, NEW.start, NEW.end, NEW.offset,
+		(SELECT min(file_id) FROM vma_file WHERE cap = NEW.cap AND perms IS NEW.perms AND
+		 dev IS NEW.dev AND inode IS NEW.inode AND path IS NEW.path),
+		NEW.size, NEW.rss, NEW.pss, NEW.uss, NEW.shared_clean, NEW.shared_dirty, NEW.anon,
+		NEW.swap, NEW.swap_pss, NEW.locked);
+END;
 
 CREATE TABLE IF NOT EXISTS proc_context (
 	cap INTEGER NOT NULL REFERENCES capture(cap),
@@ -253,15 +311,29 @@ CREATE TABLE IF NOT EXISTS stack (
 	stack_id INTEGER NOT NULL,
 	kernel INTEGER NOT NULL,
 	depth INTEGER NOT NULL,
+	ips TEXT,                     -- JSON array of the frames' addresses, innermost first
+	                              -- (see stack_frame); NULL: no frame
 	PRIMARY KEY (cap, stack_id)
 );
 
-CREATE TABLE IF NOT EXISTS stack_frame (
-	cap INTEGER NOT NULL REFERENCES capture(cap),
-	stack_id INTEGER NOT NULL,
-	depth INTEGER NOT NULL,       -- 0 innermost
-	ip INTEGER NOT NULL
-);
+-- The frames as rows: stored in stack.ips (one row per stack instead of one per
+-- frame, and no index of their own).
+CREATE VIEW IF NOT EXISTS stack_frame (cap, stack_id, depth, ip) AS
+	SELECT s.cap, s.stack_id, j.key, j.value
+	FROM stack s, json_each(s.ips) j;
+
+-- INSERT INTO stack_frame appends the frame to its stack row, which must be
+-- inserted first; frames come in depth order (0, 1, 2...).
+CREATE TRIGGER IF NOT EXISTS stack_frame_insert INSTEAD OF INSERT ON stack_frame
+BEGIN
+	SELECT RAISE(ABORT, 'stack_frame: insert the stack row (cap, stack_id) first')
+	WHERE NOT EXISTS (SELECT 1 FROM stack WHERE cap = NEW.cap AND stack_id = NEW.stack_id);
+	SELECT RAISE(ABORT, 'stack_frame: frames are inserted in depth order from 0')
+	WHERE NEW.depth IS NOT (SELECT json_array_length(coalesce(ips, '[]')) FROM stack
+				WHERE cap = NEW.cap AND stack_id = NEW.stack_id);
+	UPDATE stack SET ips = json_insert(coalesce(ips, '[]'), '$[#]', NEW.ip)
+	WHERE cap = NEW.cap AND stack_id = NEW.stack_id;
+END;
 
 CREATE TABLE IF NOT EXISTS mapping (
 	cap INTEGER NOT NULL REFERENCES capture(cap),
@@ -551,11 +623,8 @@ CREATE VIEW IF NOT EXISTS memory AS
 -- @@ indexes @@
 CREATE INDEX IF NOT EXISTS cpu_sample_time ON cpu_sample (cap, time_ns);
 CREATE INDEX IF NOT EXISTS syscall_stat_time ON syscall_stat (cap, time_ns);
-CREATE INDEX IF NOT EXISTS syscall_stat_name ON syscall_stat (cap, name);
-CREATE INDEX IF NOT EXISTS syscall_hist_time ON syscall_hist (cap, nr, time_ns);
 CREATE INDEX IF NOT EXISTS memory_sample_time ON memory_sample (cap, time_ns);
-CREATE INDEX IF NOT EXISTS vma_snapshot_id ON vma (cap, snapshot_id);
-CREATE INDEX IF NOT EXISTS stack_frame_id ON stack_frame (cap, stack_id, depth);
+CREATE INDEX IF NOT EXISTS vma_snapshot_id ON vma_entry (cap, snapshot_id);
 CREATE INDEX IF NOT EXISTS drop_notice_time ON drop_notice (cap, time_ns);
 CREATE INDEX IF NOT EXISTS mapping_start ON mapping (cap, pid, start);
 CREATE INDEX IF NOT EXISTS cpu_profile_time ON cpu_profile (cap, time_ns);

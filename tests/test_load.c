@@ -1706,6 +1706,86 @@ static void test_14_cpu_cgroup_lane(void **state)
 	sqlite3_close(db);
 }
 
+/* Exec SQL; the error message of a failure ("" on success). */
+static const char *exec_msg(sqlite3 *db, const char *sql)
+{
+	static char out[256];
+	char *msg = NULL;
+
+	out[0] = 0;
+	if (sqlite3_exec(db, sql, NULL, NULL, &msg) != SQLITE_OK)
+		snprintf(out, sizeof(out), "%s", msg ? msg : "error");
+	sqlite3_free(msg);
+	return out;
+}
+
+/* syscall_hist, stack_frame and vma are views of compact tables: rows read and
+ * inserted through them as through the tables they were. */
+static void test_19_compact_views(void **state)
+{
+	sqlite3 *db;
+
+	(void)state;
+	db = open_rw(tpath("views.db"));
+	assert_string_equal(exec_msg(db, "INSERT INTO syscall_stat (cap, time_ns, interval_ns, pid, "
+					 "nr, name, count, completed, errors, total_ns) VALUES "
+					 "(1, 5, 1, 42, 0, 'read', 9, 9, 0, 100), "
+					 "(1, 5, 1, NULL, 0, 'read', 1, 1, 0, 7)"),
+			    "");
+	/* buckets in any order; a bucket given twice adds up */
+	assert_string_equal(exec_msg(db, "INSERT INTO syscall_hist (cap, time_ns, pid, nr, bucket, "
+					 "count) VALUES (1, 5, 42, 0, 10, 4), (1, 5, 42, 0, 3, 2), "
+					 "(1, 5, 42, 0, 10, 1), (1, 5, 42, 0, 12, 2), "
+					 "(1, 5, NULL, 0, 0, 1)"),
+			    "");
+	assert_string_equal(q_text(db, "SELECT latency_hist FROM syscall_stat WHERE pid = 42"),
+			    "[0,0,0,2,0,0,0,0,0,0,5,0,2]");
+	assert_string_equal(q_text(db, "SELECT group_concat(quote(pid) || ':' || bucket || ':' || "
+				       "count, ' ') FROM (SELECT * FROM syscall_hist ORDER BY pid, "
+				       "bucket)"),
+			    "NULL:0:1 42:3:2 42:10:5 42:12:2");
+	assert_non_null(strstr(exec_msg(db, "INSERT INTO syscall_hist (cap, time_ns, pid, nr, "
+					    "bucket, count) VALUES (1, 6, 42, 0, 3, 1)"),
+			       "insert the syscall_stat row"));
+	assert_non_null(strstr(exec_msg(db, "INSERT INTO syscall_hist (cap, time_ns, pid, nr, "
+					    "bucket, count) VALUES (1, 5, 42, 0, 64, 1)"),
+			       "0 to 63"));
+
+	/* frames in depth order after their stack row; -1 is 0xffff...ff */
+	assert_string_equal(exec_msg(db, "INSERT INTO stack (cap, stack_id, kernel, depth) VALUES "
+					 "(1, 7, 0, 2); INSERT INTO stack_frame (cap, stack_id, "
+					 "depth, ip) VALUES (1, 7, 0, 4096), (1, 7, 1, -1)"),
+			    "");
+	assert_string_equal(q_text(db, "SELECT ips FROM stack"), "[4096,-1]");
+	assert_string_equal(q_text(db, "SELECT group_concat(depth || ':' || ip, ' ') FROM (SELECT * "
+				       "FROM stack_frame ORDER BY depth)"),
+			    "0:4096 1:-1");
+	assert_non_null(strstr(exec_msg(db, "INSERT INTO stack_frame (cap, stack_id, depth, ip) "
+					    "VALUES (1, 7, 3, 1)"),
+			       "depth order"));
+	assert_non_null(strstr(exec_msg(db, "INSERT INTO stack_frame (cap, stack_id, depth, ip) "
+					    "VALUES (1, 8, 0, 1)"),
+			       "insert the stack row"));
+
+	/* VMAs sharing perms, dev, inode and path share one vma_file row */
+	assert_string_equal(exec_msg(db, "INSERT INTO vma (cap, snapshot_id, start, end, perms, "
+					 "offset, dev, inode, path, size, rss) VALUES "
+					 "(1, 0, 4096, 8192, 'r-xp', 0, 'fd:01', 12, '/lib/a.so', "
+					 "4096, 4096), (1, 0, 8192, 12288, NULL, 0, NULL, 0, '', "
+					 "4096, 0), (1, 1, 4096, 8192, 'r-xp', 4096, 'fd:01', 12, "
+					 "'/lib/a.so', 4096, 1024)"),
+			    "");
+	assert_int_equal(q_int(db, "SELECT count(*) FROM vma_file"), 2);
+	assert_string_equal(q_text(db, "SELECT group_concat(snapshot_id || ' ' || start || ' ' || "
+				       "quote(perms) || ' ' || offset || ' ' || quote(dev) || ' ' || "
+				       "inode || ' ' || quote(path) || ' ' || rss, ' / ') FROM "
+				       "(SELECT * FROM vma ORDER BY snapshot_id, start)"),
+			    "0 4096 'r-xp' 0 'fd:01' 12 '/lib/a.so' 4096 / "
+			    "0 8192 NULL 0 NULL 0 '' 0 / "
+			    "1 4096 'r-xp' 4096 'fd:01' 12 '/lib/a.so' 1024");
+	sqlite3_close(db);
+}
+
 static void copy_file(const char *from, const char *to)
 {
 	char buf[65536];
@@ -1988,6 +2068,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_16_cache_folder_trust, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_17_info_width, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_18_syscall_names, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_19_compact_views, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
