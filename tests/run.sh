@@ -38,7 +38,7 @@ for bin in "$B"/tests/test_*; do
 	[[ -n $pattern && $name != *$pattern* ]] && continue
 	run_unit "$bin" "unit/$name"
 	if [ -x "$B/asan/tests/$name" ]; then
-		ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
+		ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 			run_unit "$B/asan/tests/$name" "asan/$name"
 	fi
 done
