@@ -64,6 +64,13 @@ int db__load_capture(sqlite3 *db, const char *path, bool replace, char capture_i
 int db__open_input(const char *path, const char *capture_id_opt, sqlite3 **db,
 		   char capture_id[DB_CAPTURE_ID_LEN], char *err, size_t errlen);
 
+/* Check the rows of capture CAP in DB that the reports compute with (analyze/db_check.c):
+ * times positive, intervals NULL or in (0, time_ns], the samples of each series (a pid, a
+ * pid and syscall...) in strictly increasing time in file order, counts and sizes not
+ * negative, a positive start time. 0; -EBADMSG with "corrupt DB: TABLE row N: what is
+ * wrong; what to do" in ERR; -EIO when SQLite fails (ERR says why). */
+int db__check_capture(sqlite3 *db, int64_t cap, char *err, size_t errlen);
+
 /* Path of the cache DB for the capture at PATH (not created):
  * CACHE/ptop/BASENAME-HASH.db, HASH the 64-bit FNV-1a of PATH's real path, so
  * two files of the same name get two caches. 0 or -errno (-ENOENT when PATH

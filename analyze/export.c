@@ -117,7 +117,8 @@ int export_folded(const struct profile *p, FILE *f)
 		n++;
 	}
 	if (!err) {
-		qsort(lines, n, sizeof(*lines), cmp_line);
+		if (n) /* qsort's array may not be NULL, even empty */
+			qsort(lines, n, sizeof(*lines), cmp_line);
 		for (size_t k = 0; k < n; k++) {
 			uint64_t c = lines[k].count;
 
@@ -602,7 +603,7 @@ int cmd_export(int argc, char **argv)
 	if (!output && !strcmp(format, "pprof") && isatty(STDOUT_FILENO))
 		return analyze_usage("export", "pprof output is binary: give -o FILE or redirect "
 					       "stdout");
-	rc = analyze_open_input("export", argv[optind], capture_opt, &db, cid);
+	rc = analyze_open_checked("export", argv[optind], capture_opt, &db, cid);
 	if (rc)
 		return rc;
 	rc = capture_meta__load(db, cid, &m);

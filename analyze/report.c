@@ -167,13 +167,13 @@ int cmd_report(int argc, char **argv)
 		return analyze_usage("report", "--mapping and --growth do not go together: "
 					       "--growth compares all mappings");
 
-	rc = analyze_open_input("report", path, capture_opt, &db, cid);
+	rc = analyze_open_checked("report", path, capture_opt, &db, cid);
 	if (rc)
 		return rc;
 	rc = kinds[k].fn(db, cid, &o, stdout);
 	/* a DB without the report's tables, or a question the capture cannot answer
 	 * (report vma --mapping of no mapping, --growth of one snapshot): said already */
-	if (rc == -EPROTO) {
+	if (rc == -EPROTO || rc == -EBADMSG) { /* -EBADMSG: a corrupt DB, said already */
 		sqlite3_close(db);
 		return ANALYZE_EXIT_USAGE;
 	}

@@ -1501,7 +1501,8 @@ static int summarize(sqlite3 *db, const struct capture_meta *m, const struct run
 				}
 		}
 	}
-	qsort(mods, nm, sizeof(*mods), cmp_mod);
+	if (nm) /* qsort's array may not be NULL, even empty */
+		qsort(mods, nm, sizeof(*mods), cmp_mod);
 
 	if (ro->fmt == OUT_JSON) {
 		json__init(&j, ro->out, true);
