@@ -66,8 +66,8 @@ done
 
 # Fuzzers ($B/fuzz/fuzz_*, built by `make fuzz`, and by `make test` when clang's
 # libFuzzer is there): each runs PTOP_FUZZ_SECS (default 20) seconds from its checked-in
-# seed corpus (tests/fuzz/corpus_NAME) into a scratch folder, so the seeds stay as they
-# are; a crash, leak or sanitizer report fails it (the input is kept in $log_dir).
+# seeds (tests/fuzz/corpus_NAME) and the inputs of crashes fixed (tests/fuzz/regress_NAME)
+# into a scratch folder, so those stay as they are; a crash, leak or sanitizer report fails it (the input is kept in $log_dir).
 fuzz_secs=${PTOP_FUZZ_SECS:-20}
 for src in tests/fuzz/fuzz_*.c; do
 	[ -f "$src" ] || continue
@@ -81,8 +81,10 @@ for src in tests/fuzz/fuzz_*.c; do
 	fi
 	log="$log_dir/fuzz_$name.log"
 	work=$(mktemp -d)
-	corpus=tests/fuzz/corpus_${name#fuzz_}
-	[ -d "$corpus" ] || corpus=
+	corpus=
+	for d in tests/fuzz/corpus_${name#fuzz_} tests/fuzz/regress_${name#fuzz_}; do
+		[ -d "$d" ] && corpus="$corpus $d"
+	done
 	start=$(date +%s)
 	PTOP_FUZZ_DB_BASE=tests/fuzz/corpus_records \
 		"$bin" -max_total_time="$fuzz_secs" -close_fd_mask=3 -print_final_stats=1 \

@@ -1450,6 +1450,32 @@ static void test_21_corrupt_db_refused(void **state)
 	teardown(NULL);
 }
 
+/* Issue 10 (found by fuzz_records and fuzz_db): `info` opens any DB, corrupt ones too; a
+ * time 2^63 ns from the start (signed overflow, UBSan) is printed as it is and said to be
+ * no time of the capture; JSON's duration is null. */
+static void test_22_info_far_times(void **state)
+{
+	sqlite3 *db = new_db(1);
+	struct mem m;
+	const char *s;
+
+	(void)state;
+	execf(db, "UPDATE capture SET end_reason = 'duration', end_time_ns = %lld, "
+		  "last_event_ns = %lld",
+	      (long long)INT64_MIN, (long long)INT64_MIN);
+	mem_open(&m);
+	assert_int_equal(info__print(db, CID, "x.db", false, m.f), 0);
+	s = mem_text(&m);
+	assert_contains(s, "end        duration at ? (end_time_ns -9223372036854775808 is no time "
+			   "of this capture)");
+	mem_free(&m);
+	mem_open(&m);
+	assert_int_equal(info__print(db, CID, "x.db", true, m.f), 0);
+	assert_contains(mem_text(&m), "\"duration_ns\": null");
+	mem_free(&m);
+	sqlite3_close(db);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1474,6 +1500,7 @@ int main(void)
 	    cmocka_unit_test(test_19_cpu_profile_no_samples),
 	    cmocka_unit_test(test_20_cpu_sums_overflow),
 	    cmocka_unit_test(test_21_corrupt_db_refused),
+	    cmocka_unit_test(test_22_info_far_times),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
