@@ -590,11 +590,13 @@ size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size, unsi
 	rng = seed | 1;
 	if (rnd_below(20) == 0 || decode(data, size, &rs))
 		return LLVMFuzzerMutate(data, size, max_size);
-	pool_nv = pool_ns = 0;
-	for (size_t k = 0; k < rs.n; k++)
-		pool_scan(rs.r[k].p, rs.r[k].n, 0);
-	for (unsigned m = 1 + (unsigned)rnd_below(4); m; m--)
+	for (unsigned m = 1 + (unsigned)rnd_below(4); m; m--) {
+		/* the pool points into the records: scanned again after each change */
+		pool_nv = pool_ns = 0;
+		for (size_t k = 0; k < rs.n; k++)
+			pool_scan(rs.r[k].p, rs.r[k].n, 0);
 		mutate_once(&rs);
+	}
 	n = emit(&rs, data, max_size);
 	recs__free(&rs);
 	return n ? n : LLVMFuzzerMutate(data, size, max_size);
