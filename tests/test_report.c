@@ -1476,6 +1476,29 @@ static void test_22_info_far_times(void **state)
 	sqlite3_close(db);
 }
 
+/* Issue 10: a window side so far from the start that start + it passes 2^63 ns (signed
+ * overflow, UBSan) bounds nothing: it saturates, and the report holds no interval. */
+static void test_23_window_far(void **state)
+{
+	struct report_opts o = {.fmt = OUT_TEXT};
+	struct capture_meta cm = {.base_ns = BASE};
+	char err[256];
+	int64_t lo, hi;
+	sqlite3 *db = syscalls_db();
+	struct mem m;
+
+	(void)state;
+	assert_int_equal(window__parse("9223372036..", &o.win, err, sizeof(err)), 0);
+	window__bounds(&o.win, &cm, &lo, &hi);
+	assert_true(lo == INT64_MAX);
+	assert_true(hi == INT64_MAX);
+	mem_open(&m);
+	assert_int_equal(report_cpu(db, CID, &o, m.f), 0);
+	assert_contains(mem_text(&m), ": 0 intervals");
+	mem_free(&m);
+	sqlite3_close(db);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1501,6 +1524,7 @@ int main(void)
 	    cmocka_unit_test(test_20_cpu_sums_overflow),
 	    cmocka_unit_test(test_21_corrupt_db_refused),
 	    cmocka_unit_test(test_22_info_far_times),
+	    cmocka_unit_test(test_23_window_far),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
