@@ -211,7 +211,7 @@ int analyze_open_input(const char *name, const char *path, const char *capture_i
 }
 
 int analyze_open_checked(const char *name, const char *path, const char *capture_id_opt,
-			 sqlite3 **db, char capture_id[DB_CAPTURE_ID_LEN])
+			 const char *tables, sqlite3 **db, char capture_id[DB_CAPTURE_ID_LEN])
 {
 	char err[1024] = "";
 	sqlite3_stmt *s = NULL;
@@ -228,7 +228,7 @@ int analyze_open_checked(const char *name, const char *path, const char *capture
 			cap = sqlite3_column_int64(s, 0);
 	}
 	sqlite3_finalize(s);
-	rc = cap < 0 ? -ENOENT : db__check_capture(*db, cap, err, sizeof(err));
+	rc = cap < 0 ? -ENOENT : db__check_tables(*db, cap, tables, err, sizeof(err));
 	if (!rc)
 		return ANALYZE_EXIT_OK;
 	if (rc == -ENOENT)

@@ -71,6 +71,11 @@ int db__open_input(const char *path, const char *capture_id_opt, sqlite3 **db,
  * wrong; what to do" in ERR; -EIO when SQLite fails (ERR says why). */
 int db__check_capture(sqlite3 *db, int64_t cap, char *err, size_t errlen);
 
+/* db__check_capture of the sample tables named in TABLES, comma-separated ("cpu_sample,
+ * cpu_profile"; NULL: all): a command checks what it reads (on a DB of a million rows a
+ * table takes about as long as a report over it). The capture row is always checked. */
+int db__check_tables(sqlite3 *db, int64_t cap, const char *tables, char *err, size_t errlen);
+
 /* Path of the cache DB for the capture at PATH (not created):
  * CACHE/ptop/BASENAME-HASH.db, HASH the 64-bit FNV-1a of PATH's real path, so
  * two files of the same name get two caches. 0 or -errno (-ENOENT when PATH

@@ -603,7 +603,8 @@ int cmd_export(int argc, char **argv)
 	if (!output && !strcmp(format, "pprof") && isatty(STDOUT_FILENO))
 		return analyze_usage("export", "pprof output is binary: give -o FILE or redirect "
 					       "stdout");
-	rc = analyze_open_checked("export", argv[optind], capture_opt, &db, cid);
+	rc = analyze_open_checked("export", argv[optind], capture_opt, "cpu_profile,cpu_profile_stack",
+				  &db, cid);
 	if (rc)
 		return rc;
 	rc = capture_meta__load(db, cid, &m);

@@ -160,7 +160,7 @@ int cmd_replay(int argc, char **argv)
 	}
 	if (optind != argc - 1)
 		return analyze_usage(name, "expected one capture or DB file");
-	rc = analyze_open_checked(name, argv[optind], capture_opt, &db, capture_id);
+	rc = analyze_open_checked(name, argv[optind], capture_opt, NULL, &db, capture_id);
 	if (rc)
 		return rc;
 	m = replay_model__open(db, capture_id, err, sizeof(err));
