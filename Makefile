@@ -240,8 +240,9 @@ fuzz: deps
 	@echo "run: $(B)/fuzz/fuzz_records -close_fd_mask=3 -max_total_time=60 NEW_CORPUS" \
 		"tests/fuzz/corpus_records (also fuzz_db, fuzz_reader; see tests/fuzz/README)"
 
+# SKELS= : the analyzer's objects need no BPF skeleton (only the recorder's do).
 fuzzers:
-	$(Q)$(MAKE) --no-print-directory B=$(B)/fuzz CC=$(CLANG) CFLAGS="$(FUZZ_CFLAGS)" \
+	$(Q)$(MAKE) --no-print-directory B=$(B)/fuzz CC=$(CLANG) CFLAGS="$(FUZZ_CFLAGS)" SKELS= \
 		$(FUZZ_NAMES:%=$(B)/fuzz/%)
 
 # In the fuzz build (B=.../fuzz): a fuzzer links the analyzer's libraries, not the recorder's.

@@ -88,6 +88,8 @@ static void fuzz__run_all(sqlite3 *db, const char *cid, uint64_t sel)
 		o.mapping = "[heap]";
 		o.by = HEAP_BY_BYTES;
 		o.top = 1;
+		o.win = (struct window){.has_start = true, .start_ns = 1, .has_end = true,
+					.end_ns = INT64_MAX};
 		break;
 	default:
 		break;
