@@ -7,6 +7,7 @@
 #   make fuzz       libFuzzer targets: the capture reader, records into reports, DBs
 #   make deps       check build dependencies; as root on Debian, install them
 #   make format     clang-format every C and BPF source
+#   make install    PREFIX=/usr/local (default), DESTDIR=staging root; make uninstall
 #
 # B=DIR puts the build elsewhere (default build/); V=1 shows full commands.
 
@@ -52,7 +53,6 @@ BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall -Wextra -Werror \
 
 PROTOS := $(wildcard proto/*.proto)
 PROTO_GEN := $(foreach p,$(PROTOS:proto/%.proto=%),$(B)/proto/$(p).pb-c.c $(B)/proto/$(p).pb-c.h)
-SYSCALL_TABLE := $(B)/gen/syscall_table.h
 BPF_SRCS := $(wildcard bpf/*.bpf.c)
 SKELS := $(patsubst bpf/%.bpf.c,$(B)/bpf/%.skel.h,$(BPF_SRCS))
 
@@ -61,7 +61,7 @@ SYMBOL_OBJS := $(patsubst %.c,$(B)/%.o,$(wildcard symbol/*.c))
 RECORD_OBJS := $(patsubst %.c,$(B)/%.o,$(filter-out record/main.c,$(wildcard record/*.c)))
 ANALYZE_OBJS := $(patsubst %.c,$(B)/%.o,$(filter-out analyze/main.c,$(wildcard analyze/*.c))) \
 	$(B)/schema/schema_sql.o
-COMMON_OBJS := $(B)/version.o
+COMMON_OBJS := $(B)/version.o $(patsubst %.c,$(B)/%.o,$(wildcard common/*.c))
 
 LIBS := $(B)/libptop-analyze.a $(B)/libptop-record.a $(B)/libptop-symbol.a \
 	$(B)/libptop-proto.a
@@ -72,6 +72,7 @@ BENCH_BINS := $(patsubst bench/%.c,$(B)/bench/%,$(wildcard bench/*.c))
 BENCH_WORKLOADS := $(filter $(B)/bench/workload_%,$(BENCH_BINS))
 
 .PHONY: all programs deps test unit-tests e2e-tests demo bench fuzz fuzzers format clean install \
+	uninstall \
 	tests-build FORCE
 .DELETE_ON_ERROR:
 # Keep generated intermediates (BPF objects, skeletons): they are cheap to keep
@@ -108,14 +109,6 @@ $(B)/proto/%.pb-c.c $(B)/proto/%.pb-c.h &: proto/%.proto | $(B)/proto
 	$(call msg,PROTOC,$<)
 	$(Q)$(PROTOC_C) --c_out=$(B) $<
 
-# The build machine's syscall numbers, as designated initializers: [39] = "getpid",
-$(SYSCALL_TABLE): | $(B)/gen
-	$(call msg,GEN,$@)
-	$(Q)echo '#include <asm/unistd.h>' | $(CC) -E -dM -x c - \
-	  | sed -n 's/^#define __NR_\([a-z0-9_]*\) \([0-9][0-9]*\)$$/\t[\2] = "\1",/p' > $@.tmp
-	$(Q)test -s $@.tmp || { echo "error: no syscall numbers in <asm/unistd.h>" >&2; exit 1; }
-	$(Q)mv $@.tmp $@
-
 $(B)/schema/schema_sql.c: schema/schema.sql | $(B)/schema
 	$(call msg,GEN,$@)
 	$(Q){ echo '/* generated from schema/schema.sql */'; \
@@ -140,7 +133,7 @@ $(B)/%.o: $(B)/%.c
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) -c $< -o $@
 
-$(B)/%.o: %.c | $(PROTO_GEN) $(SKELS) $(SYSCALL_TABLE)
+$(B)/%.o: %.c | $(PROTO_GEN) $(SKELS)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) -c $< -o $@
@@ -168,7 +161,7 @@ $(B)/libptop-preload.so: preload/ptop_preload.c preload/ptop_preload.h bpf/heap.
 	$(Q)$(CC) -O2 -g -fPIC -shared -fno-omit-frame-pointer -std=gnu11 $(WARN) -D_GNU_SOURCE \
 		-I. -o $@ $< -ldl
 
-$(B) $(B)/bpf $(B)/proto $(B)/schema $(B)/gen:
+$(B) $(B)/bpf $(B)/proto $(B)/schema:
 	$(Q)mkdir -p $@
 
 # ---------------------------------------------------------------- tests
@@ -253,12 +246,28 @@ $(FUZZ_NAMES:%=$(B)/%): $(B)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_LIBS) $(COMMON_O
 format:
 	clang-format -i $$(git ls-files '*.c' '*.h')
 
+# PREFIX (default /usr/local) and DESTDIR (a staging root) as GNU make wants them.
+# The preload library goes to $(PREFIX)/lib/ptop, where ptop-record finds it from
+# its own path ($(PREFIX)/bin/../lib/ptop), whatever the prefix.
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+PTOP_LIBDIR ?= $(PREFIX)/lib/ptop
+MANDIR ?= $(PREFIX)/share/man
+INSTALLED := $(BINDIR)/ptop-record $(BINDIR)/ptop-analyze $(PTOP_LIBDIR)/libptop-preload.so \
+	$(patsubst man/%,$(MANDIR)/man1/%,$(wildcard man/*.1)) \
+	$(patsubst man/%,$(MANDIR)/man5/%,$(wildcard man/*.5))
+
 install: programs
-	install -D -m 0755 $(B)/ptop-record $(DESTDIR)/usr/local/bin/ptop-record
-	install -D -m 0755 $(B)/ptop-analyze $(DESTDIR)/usr/local/bin/ptop-analyze
-	install -D -m 0644 $(B)/libptop-preload.so $(DESTDIR)/usr/local/lib/ptop/libptop-preload.so
-	install -D -m 0644 -t $(DESTDIR)/usr/local/share/man/man1 man/*.1
-	install -D -m 0644 -t $(DESTDIR)/usr/local/share/man/man5 man/*.5
+	install -D -m 0755 $(B)/ptop-record $(DESTDIR)$(BINDIR)/ptop-record
+	install -D -m 0755 $(B)/ptop-analyze $(DESTDIR)$(BINDIR)/ptop-analyze
+	install -D -m 0644 $(B)/libptop-preload.so $(DESTDIR)$(PTOP_LIBDIR)/libptop-preload.so
+	install -D -m 0644 -t $(DESTDIR)$(MANDIR)/man1 man/*.1
+	install -D -m 0644 -t $(DESTDIR)$(MANDIR)/man5 man/*.5
+
+# Removes what install wrote, and the library's folder when that leaves it empty.
+uninstall:
+	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
+	rmdir $(DESTDIR)$(PTOP_LIBDIR) 2>/dev/null || true
 
 clean:
 	rm -rf $(B)

@@ -1,5 +1,6 @@
 /* analyze.c — ptop-analyze's command table, global options and shared command helpers. */
 #include "analyze/analyze.h"
+#include "analyze/cache.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -109,12 +110,13 @@ const struct analyze_cmd analyze_cmds[] = {
 	  "  --format text|json       output format (default text)\n" },
 	{ "export", cmd_export,
 	  "export --format folded|pprof [-o OUT] [--window START..END] [--pid PID]\n"
-	  "                    [--symbol-cache DIR] [--debuginfod] [--capture ID] FILE",
+	  "                    [--symbol-cache DIR] [--debuginfod] [--debuginfod-urls URLS]\n"
+	  "                    [--capture ID] FILE",
 	  "Write the CPU profile for other tools:\n"
 	  "  folded   one line per stack, 'outer;...;inner COUNT' (flamegraph.pl, speedscope);\n"
 	  "           a --cgroup capture's lines start with the process, 'COMM-PID;outer;...'\n"
-	  "  pprof    gzipped profile.proto (go tool pprof, Pyroscope-style tools); a\n"
-	  "           --cgroup capture's samples carry a 'pid' label\n"
+	  "  pprof    gzipped profile.proto (go tool pprof, Pyroscope-style tools); the\n"
+	  "           samples of a --cgroup capture carry a 'pid' label\n"
 	  "  -o, --output OUT         where to write (default stdout; pprof needs -o or a\n"
 	  "                           redirected stdout)\n"
 	  "  --window START..END      as for report\n"
@@ -132,6 +134,17 @@ const struct analyze_cmd analyze_cmds[] = {
 	  "  --size WxH      --dump: the frame's size (default 160x48)\n"
 	  "  --play          start playing (default paused)\n"
 	  "  --capture ID    the capture to replay in a DB holding several\n" },
+	{ "cache", cmd_cache, "cache list|prune|clear [--format text|json|csv] [--max-size SIZE]",
+	  "The cache of loaded captures: a DB per capture under $XDG_CACHE_HOME/ptop (else\n"
+	  "~/.cache/ptop), named by the capture's id and size, so a copy or a move of a\n"
+	  "capture reuses its entry. After each new entry the least recently used go until\n"
+	  "the folder is under PTOP_CACHE_MAX (default 4G; 0: no cap).\n"
+	  "  list                     the entries, most recently used first: capture id,\n"
+	  "                           sizes, when last used, the capture's path\n"
+	  "  prune                    remove the least recently used entries down to the cap\n"
+	  "  clear                    remove every entry\n"
+	  "  --format text|json|csv   list: output format (default text)\n"
+	  "  --max-size SIZE          prune: down to SIZE instead (500M, 2G)\n" },
 	{ "salvage", cmd_salvage, "salvage [-o OUT] FILE",
 	  "Write a repaired copy of a capture that was cut short: every complete frame,\n"
 	  "a trailer marked salvaged, and a fresh time index.\n"

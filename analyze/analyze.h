@@ -43,9 +43,12 @@ int cmd_salvage(int argc, char **argv);
 
 /* The `info` command's output for capture CAPTURE_ID of DB (PATH: the file named on
  * the command line, shown when the capture row has no source path) to OUT, as JSON
- * when JSON, else text. 0, -ENOENT when DB has no such capture, -EIO (an SQLite
- * error: sqlite3_errmsg(DB) says which, or writing OUT failed), -ENOMEM. */
-int info__print(sqlite3 *db, const char *capture_id, const char *path, bool json, FILE *out);
+ * when JSON, else text with its lines wrapped to WIDTH columns (0: not wrapped; JSON
+ * is never wrapped and keeps every text whole). 0, -ENOENT when DB has no such
+ * capture, -EIO (an SQLite error: sqlite3_errmsg(DB) says which, or writing OUT
+ * failed), -ENOMEM. */
+int info__print(sqlite3 *db, const char *capture_id, const char *path, bool json, int width,
+		FILE *out);
 
 /* Print "usage: ptop-analyze USAGE" and the command's help to F. */
 void analyze_cmd_help(const char *name, FILE *f);

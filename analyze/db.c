@@ -1,6 +1,5 @@
 /* db.c — opens the analyzer's SQLite DB (schema, version check), picks a
- * capture in it, and keeps the per-capture cache DBs that let every command
- * take a .ptop file directly.
+ * capture in it, and opens a .ptop file through its cache DB (analyze/cache.c).
  */
 #include <ctype.h>
 #include <errno.h>
@@ -16,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "analyze/cache.h"
 #include "analyze/db.h"
 #include "proto/capture.h"
 
@@ -70,6 +70,66 @@ static int query_int(sqlite3 *db, const char *sql, int64_t *out)
 	}
 	sqlite3_finalize(s);
 	return rc;
+}
+
+/* Every table and view of this build's schema is in DB (of the right version). The
+ * names come from the schema text: each line that starts "CREATE TABLE" or "CREATE
+ * VIEW" (then "IF NOT EXISTS"), before the index marker; tests/test_load.c checks
+ * that this finds every table and view the schema makes. -EPROTO with a message
+ * naming the first one missing (a damaged DB, or one another program changed),
+ * -EIO. */
+static int check_schema(sqlite3 *db, const char *path, char *err, size_t errlen)
+{
+	const char *end = strstr(ptop_schema_sql, INDEX_MARKER), *line = ptop_schema_sql;
+	sqlite3_stmt *have = NULL;
+	int rc, ret = 0;
+
+	if (!end)
+		end = ptop_schema_sql + strlen(ptop_schema_sql);
+	if (sqlite3_prepare_v2(db, "SELECT 1 FROM sqlite_master WHERE type = ?1 AND name = ?2",
+			       -1, &have, NULL) != SQLITE_OK)
+		goto read_failed;
+	for (; line && line < end; line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
+		const char *p = line, *type;
+		size_t n;
+
+		if (!strncmp(p, "CREATE TABLE ", 13)) {
+			type = "table";
+			p += 13;
+		} else if (!strncmp(p, "CREATE VIEW ", 12)) {
+			type = "view";
+			p += 12;
+		} else {
+			continue;
+		}
+		if (!strncmp(p, "IF NOT EXISTS ", 14))
+			p += 14;
+		for (n = 0; isalnum((unsigned char)p[n]) || p[n] == '_'; n++)
+			;
+		sqlite3_reset(have);
+		sqlite3_bind_text(have, 1, type, -1, SQLITE_STATIC);
+		sqlite3_bind_text(have, 2, p, (int)n, SQLITE_STATIC);
+		rc = sqlite3_step(have);
+		if (rc == SQLITE_ROW)
+			continue;
+		if (rc != SQLITE_DONE)
+			goto read_failed;
+		snprintf(err, errlen,
+			 "%s is damaged, or was written by another ptop version or changed by "
+			 "another program: it has ptop's schema version %d but no %s %.*s: load "
+			 "the captures again into a new DB with `ptop-analyze load FILE --db "
+			 "NEW.db`",
+			 path, DB_SCHEMA_VERSION, type, (int)n, p);
+		ret = -EPROTO;
+		goto cleanup;
+	}
+	goto cleanup;
+read_failed:
+	snprintf(err, errlen, "cannot read the schema of %s: %s", path, sqlite3_errmsg(db));
+	ret = -EIO;
+cleanup:
+	sqlite3_finalize(have);
+	return ret;
 }
 
 int db__open(const char *path, bool create, bool readonly, sqlite3 **out, char *err, size_t errlen)
@@ -161,6 +221,10 @@ int db__open(const char *path, bool create, bool readonly, sqlite3 **out, char *
 				 : "load the capture again into a new DB with `ptop-analyze load FILE "
 				   "--db NEW.db`");
 		goto cleanup;
+	} else {
+		ret = check_schema(db, path, err, errlen);
+		if (ret)
+			goto cleanup;
 	}
 
 	if (!readonly) {
@@ -276,202 +340,6 @@ cleanup:
 	return ret;
 }
 
-/* ------------------------------------------------------------------ cache */
-
-/* mkdir DIR (0700) if missing. */
-static int make_dir(const char *dir)
-{
-	if (mkdir(dir, 0700) == 0 || errno == EEXIST)
-		return 0;
-	return -errno;
-}
-
-static int cache_dir(char *out, size_t len, bool create)
-{
-	const char *xdg = getenv("XDG_CACHE_HOME");
-	const char *home = getenv("HOME");
-	char base[PATH_MAX];
-	int n, err;
-
-	if (xdg && xdg[0] == '/') { /* the XDG spec ignores relative paths */
-		n = snprintf(base, sizeof(base), "%s", xdg);
-	} else {
-		if (!home || home[0] != '/') {
-			struct passwd *pw = getpwuid(getuid());
-
-			if (!pw || !pw->pw_dir || pw->pw_dir[0] != '/')
-				return -ENOENT;
-			home = pw->pw_dir;
-		}
-		n = snprintf(base, sizeof(base), "%s/.cache", home);
-	}
-	if (n < 0 || (size_t)n >= sizeof(base))
-		return -ENAMETOOLONG;
-	n = snprintf(out, len, "%s/ptop", base);
-	if (n < 0 || (size_t)n >= len)
-		return -ENAMETOOLONG;
-	if (create) {
-		err = make_dir(base);
-		if (!err)
-			err = make_dir(out);
-		if (err)
-			return err;
-	}
-	return 0;
-}
-
-/* 64-bit FNV-1a. */
-static uint64_t fnv1a(const char *s)
-{
-	uint64_t h = 0xcbf29ce484222325ull;
-
-	for (; *s; s++) {
-		h ^= (unsigned char)*s;
-		h *= 0x100000001b3ull;
-	}
-	return h;
-}
-
-/* The cache file for the capture whose real path is REAL: its readable base
- * name and a hash of the whole path, so two files of the same name in
- * different folders get different caches (the DB also records source_path,
- * checked before reuse, so even a hash collision cannot mix two files). */
-static int cache_file(const char *real, char *out, size_t len, bool create)
-{
-	const char *base = strrchr(real, '/');
-	char dir[PATH_MAX], name[65];
-	size_t k;
-	int n, err;
-
-	err = cache_dir(dir, sizeof(dir), create);
-	if (err)
-		return err;
-	base = base ? base + 1 : real;
-	for (k = 0; base[k] && k < sizeof(name) - 1; k++) {
-		unsigned char c = (unsigned char)base[k];
-
-		name[k] = isalnum(c) || c == '.' || c == '-' || c == '_' ? (char)c : '_';
-	}
-	name[k] = 0;
-	n = snprintf(out, len, "%s/%s-%016" PRIx64 ".db", dir, name, fnv1a(real));
-	if (n < 0 || (size_t)n >= len)
-		return -ENAMETOOLONG;
-	return 0;
-}
-
-int db__cache_path(const char *capture_path, char *out, size_t len)
-{
-	char *real = realpath(capture_path, NULL);
-	int err;
-
-	if (!real)
-		return -errno;
-	err = cache_file(real, out, len, false);
-	free(real);
-	return err;
-}
-
-static int64_t mtime_ns(const struct stat *st)
-{
-	return (int64_t)st->st_mtim.tv_sec * 1000000000 + st->st_mtim.tv_nsec;
-}
-
-/* Whether the cache DB at CPATH holds exactly the capture at REAL as it is now.
- * On true, *OUT is the open (read-only) cache. */
-static bool cache_fresh(const char *cpath, const char *real, const struct stat *st, sqlite3 **out)
-{
-	sqlite3 *db = NULL;
-	sqlite3_stmt *s = NULL;
-	char ignored[256];
-	bool fresh = false;
-
-	if (access(cpath, R_OK))
-		return false;
-	if (db__open(cpath, false, true, &db, ignored, sizeof(ignored)))
-		return false;
-	if (sqlite3_prepare_v2(db,
-			       "SELECT source_path, source_size, source_mtime_ns, "
-			       "(SELECT count(*) FROM capture) FROM capture",
-			       -1, &s, NULL) != SQLITE_OK)
-		goto cleanup;
-	if (sqlite3_step(s) != SQLITE_ROW)
-		goto cleanup;
-	fresh = sqlite3_column_int64(s, 3) == 1 && sqlite3_column_text(s, 0) &&
-		!strcmp((const char *)sqlite3_column_text(s, 0), real) &&
-		sqlite3_column_int64(s, 1) == st->st_size &&
-		sqlite3_column_int64(s, 2) == mtime_ns(st);
-cleanup:
-	sqlite3_finalize(s);
-	if (fresh)
-		*out = db;
-	else
-		sqlite3_close(db);
-	return fresh;
-}
-
-/* Remove CPATH.tmp.PID files whose builder PID is gone (it crashed or was
- * killed mid-build); a build still running keeps its file. */
-static void remove_stale_tmp(const char *cpath)
-{
-	char pattern[PATH_MAX + 16];
-	glob_t g;
-
-	snprintf(pattern, sizeof(pattern), "%s.tmp.*", cpath);
-	if (glob(pattern, GLOB_NOSORT | GLOB_NOESCAPE, NULL, &g))
-		return;
-	for (size_t k = 0; k < g.gl_pathc; k++) {
-		const char *dot = strrchr(g.gl_pathv[k], '.');
-		char *end;
-		long pid = dot ? strtol(dot + 1, &end, 10) : 0;
-
-		if (pid > 0 && !*end && kill((pid_t)pid, 0) && errno == ESRCH)
-			unlink(g.gl_pathv[k]);
-	}
-	globfree(&g);
-}
-
-/* Load the capture PATH into a new DB at a temporary name next to CPATH, then
- * rename it into place: a reader never sees a half-built cache, and a load
- * that fails leaves the old cache (or none). No journal and no fsync: a cache
- * that a crash left unreadable fails cache_fresh and is built again. */
-static int cache_build(const char *path, const char *cpath, char *err, size_t errlen)
-{
-	char tmp[PATH_MAX + 32];
-	char id[DB_CAPTURE_ID_LEN];
-	sqlite3 *db = NULL;
-	int ret;
-
-	remove_stale_tmp(cpath);
-	snprintf(tmp, sizeof(tmp), "%s.tmp.%d", cpath, (int)getpid());
-	unlink(tmp);
-	ret = db__open(tmp, true, false, &db, err, errlen);
-	if (ret)
-		goto cleanup;
-	/* the temporary file is thrown away if anything fails: no journal needed */
-	sqlite3_exec(db, "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF;", NULL, NULL,
-		     NULL);
-	ret = db__load_capture(db, path, true, id, NULL, err, errlen);
-	if (ret)
-		goto cleanup;
-	if (sqlite3_close(db) != SQLITE_OK) {
-		ret = -EIO;
-		snprintf(err, errlen, "cannot close the cache DB %s", tmp);
-		db = NULL;
-		goto cleanup;
-	}
-	db = NULL;
-	if (rename(tmp, cpath)) {
-		ret = -errno;
-		snprintf(err, errlen, "cannot put the cache DB in place at %s: %s", cpath,
-			 strerror(errno));
-	}
-cleanup:
-	sqlite3_close(db);
-	if (ret)
-		unlink(tmp);
-	return ret;
-}
-
 enum input_kind { INPUT_OTHER, INPUT_CAPTURE, INPUT_SQLITE };
 
 static int sniff(const char *path, enum input_kind *kind, char *err, size_t errlen)
@@ -511,10 +379,7 @@ int db__open_input(const char *path, const char *capture_id_opt, sqlite3 **out,
 		   char capture_id[DB_CAPTURE_ID_LEN], char *err, size_t errlen)
 {
 	enum input_kind kind;
-	char cpath[PATH_MAX];
-	char *real = NULL;
 	sqlite3 *db = NULL;
-	struct stat st;
 	int ret;
 
 	*out = NULL;
@@ -540,28 +405,9 @@ int db__open_input(const char *path, const char *capture_id_opt, sqlite3 **out,
 		goto cleanup;
 	}
 
-	real = realpath(path, NULL);
-	if (!real || stat(real, &st)) {
-		ret = -errno;
-		snprintf(err, errlen, "cannot open %s: %s", path, strerror(errno));
+	ret = cache__open_capture(path, &db, err, errlen);
+	if (ret)
 		goto cleanup;
-	}
-	ret = cache_file(real, cpath, sizeof(cpath), true);
-	if (ret) {
-		snprintf(err, errlen,
-			 "cannot make the cache folder for %s (%s): set XDG_CACHE_HOME to a "
-			 "writable folder, or load it with `ptop-analyze load %s --db FILE.db`",
-			 path, strerror(-ret), path);
-		goto cleanup;
-	}
-	if (!cache_fresh(cpath, real, &st, &db)) {
-		ret = cache_build(path, cpath, err, errlen);
-		if (ret)
-			goto cleanup;
-		ret = db__open(cpath, false, true, &db, err, errlen);
-		if (ret)
-			goto cleanup;
-	}
 	ret = select_capture(db, path, capture_id_opt, capture_id, err, errlen);
 cleanup:
 	if (ret) {
@@ -569,6 +415,5 @@ cleanup:
 		db = NULL;
 	}
 	*out = db;
-	free(real);
 	return ret;
 }

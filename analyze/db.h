@@ -1,9 +1,8 @@
 /* db.h — the analyzer's SQLite database: schema, loading captures, the cache.
  *
  * Every ptop-analyze command that takes a capture goes through db__open_input:
- * a .db is opened as is; a .ptop is loaded into a cached DB
- * ($XDG_CACHE_HOME/ptop, else ~/.cache/ptop) that is rebuilt when the capture
- * file changed (size or mtime). Errors are written to ERR (one line saying what
+ * a .db is opened as is; a .ptop is loaded into its cache DB (analyze/cache.h:
+ * $XDG_CACHE_HOME/ptop, else ~/.cache/ptop, one per capture id and size). Errors are written to ERR (one line saying what
  * went wrong and what to do) and the functions return 0 or -errno.
  */
 #ifndef PTOP_DB_H
@@ -21,7 +20,9 @@
 /* Open (CREATE: and create if missing) the DB at PATH and make sure it has the
  * schema of this build: a new DB gets it; a DB whose PRAGMA user_version is
  * another version is refused with -EPROTO ("DB schema version 3, this
- * ptop-analyze reads 1: reload the capture with `ptop-analyze load`").
+ * ptop-analyze reads 1: reload the capture with `ptop-analyze load`"), and so is
+ * one of this version that lacks a table or view of the schema (the message
+ * names it: a damaged DB, or one changed by another program).
  * READONLY opens it with SQLITE_OPEN_READONLY. On success *DB is the caller's
  * to sqlite3_close; use it from one thread at a time (opened NOMUTEX).
  * A new DB file is created 0600. Other errors: -ENOENT (missing, !CREATE),
@@ -55,12 +56,13 @@ int db__load_capture(sqlite3 *db, const char *path, bool replace, char capture_i
  * (a unique prefix is enough); NULL means "the only one" and a DB holding
  * several is refused with the list of ids. On success *DB is the caller's and
  * CAPTURE_ID holds the selected id. The DB is opened read-only, the cache
- * too. The cache is built under a temporary name and renamed into place; it is
- * reused while the capture's real path, size and mtime match what it recorded
- * (capture.source_*). Errors: -EINVAL (neither a capture nor an SQLite DB;
+ * too (cache__open_capture: built under a temporary name and renamed into place,
+ * reused for every file with the same capture id and size). Errors: -EINVAL (neither a capture nor an SQLite DB;
  * several captures and no id; an ambiguous or non-hex id), -ENOENT (no such
  * file; no capture matches), -EPROTO (a DB of another schema version), and
- * those of db__load_capture for a capture. */
+ * those of db__load_capture for a capture; -EPERM when the cache folder is not
+ * this user's own (owned by another uid, or writable by group or others: nothing
+ * in it is read then). */
 int db__open_input(const char *path, const char *capture_id_opt, sqlite3 **db,
 		   char capture_id[DB_CAPTURE_ID_LEN], char *err, size_t errlen);
 
@@ -75,11 +77,5 @@ int db__check_capture(sqlite3 *db, int64_t cap, char *err, size_t errlen);
  * cpu_profile"; NULL: all): a command checks what it reads (on a DB of a million rows a
  * table takes about as long as a report over it). The capture row is always checked. */
 int db__check_tables(sqlite3 *db, int64_t cap, const char *tables, char *err, size_t errlen);
-
-/* Path of the cache DB for the capture at PATH (not created):
- * CACHE/ptop/BASENAME-HASH.db, HASH the 64-bit FNV-1a of PATH's real path, so
- * two files of the same name get two caches. 0 or -errno (-ENOENT when PATH
- * does not exist or no cache folder can be found). */
-int db__cache_path(const char *capture_path, char *out, size_t len);
 
 #endif

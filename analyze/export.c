@@ -539,6 +539,7 @@ int cmd_export(int argc, char **argv)
 	};
 	struct symstore_opts so = {0};
 	struct symstore_run run;
+	char dbi[768];
 	struct window win = {0};
 	const char *format = NULL, *output = NULL, *capture_opt = NULL;
 	char cid[DB_CAPTURE_ID_LEN], err[512] = "";
@@ -635,6 +636,8 @@ int cmd_export(int argc, char **argv)
 		fprintf(stderr, "ptop-analyze export: symbolizing: %s\n", err);
 		goto cleanup;
 	}
+	if (symstore_run__debuginfod_text(&run, dbi, sizeof(dbi))[0])
+		fprintf(stderr, "ptop-analyze export: %s\n", dbi); /* stdout is the profile */
 	profile__free(p);
 	p = NULL;
 	rc = profile__load_pid(db, &m, &win, pid, &p);

@@ -170,13 +170,20 @@ static void text_array(sqlite3 *db, FILE *f, const char *value)
 /* Run SQL with ?1 = M's capture.cap (and ?2 = its start, base_ns, when SQL has a
  * second parameter) and print its rows as a table (text) or array of objects
  * (JSON, under KEY). */
+/* Run SQL (?1 the capture, ?2 its base time) and write its rows: into J as an array under
+ * KEY when J, else to OUT as a text table, each line after INDENT. In text, the last NOTES
+ * columns are not table columns: each that is not NULL goes under its row, one line
+ * "NAME: text", so long reasons and details do not widen the table (the width pass of
+ * info__print wraps them). 0, -EIO (SQLite), -ENOMEM. */
 static int query_table(sqlite3 *db, const struct capture_meta *m, const char *sql, struct json *j,
-		       const char *key, FILE *out, const char *indent)
+		       const char *key, FILE *out, const char *indent, int notes)
 {
 	sqlite3_stmt *st = NULL;
 	struct table *t = NULL;
 	const char **names = NULL;
-	int err = 0, rc, n, i;
+	char **below = NULL; /* text: each row's notes, "" when none */
+	size_t nrows = 0, cap = 0;
+	int err = 0, rc, n, i, ncols;
 
 	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
 		return -EIO;
@@ -184,6 +191,7 @@ static int query_table(sqlite3 *db, const struct capture_meta *m, const char *sq
 	if (sqlite3_bind_parameter_count(st) >= 2)
 		sqlite3_bind_int64(st, 2, m->base_ns);
 	n = sqlite3_column_count(st);
+	ncols = j || notes > n - 1 ? n : n - notes;
 	names = calloc((size_t)n, sizeof(*names));
 	if (!names) {
 		err = -ENOMEM;
@@ -195,7 +203,7 @@ static int query_table(sqlite3 *db, const struct capture_meta *m, const char *sq
 		json__key(j, key);
 		json__begin_array(j);
 	} else {
-		t = table__new((size_t)n, names);
+		t = table__new((size_t)ncols, names);
 		if (!t) {
 			err = -ENOMEM;
 			goto cleanup;
@@ -206,7 +214,38 @@ static int query_table(sqlite3 *db, const struct capture_meta *m, const char *sq
 			json__begin_object(j);
 		else if ((err = table__add_row(t)))
 			goto cleanup;
-		for (i = 0; i < n; i++) {
+		if (!j && ncols < n) {
+			char *buf = NULL;
+			size_t len = 0;
+			FILE *mem;
+
+			if (nrows == cap) {
+				char **nb = realloc(below, (cap ? cap * 2 : 16) * sizeof(*below));
+
+				if (!nb) {
+					err = -ENOMEM;
+					goto cleanup;
+				}
+				below = nb;
+				cap = cap ? cap * 2 : 16;
+			}
+			mem = open_memstream(&buf, &len);
+			if (!mem) {
+				err = -ENOMEM;
+				goto cleanup;
+			}
+			for (i = ncols; i < n; i++)
+				if (sqlite3_column_type(st, i) != SQLITE_NULL)
+					fprintf(mem, "%s    %s: %s\n", indent, names[i],
+						(const char *)sqlite3_column_text(st, i));
+			if (fclose(mem) || !buf) {
+				free(buf);
+				err = -ENOMEM;
+				goto cleanup;
+			}
+			below[nrows++] = buf;
+		}
+		for (i = 0; i < (j ? n : ncols); i++) {
 			int type = sqlite3_column_type(st, i);
 			const char *s = (const char *)sqlite3_column_text(st, i);
 
@@ -249,16 +288,25 @@ static int query_table(sqlite3 *db, const struct capture_meta *m, const char *sq
 			err = -ENOMEM;
 			goto cleanup;
 		}
+		size_t row = 0;
+
 		err = table__print(t, mem, OUT_TEXT);
 		fclose(mem);
+		/* the header line, then one line per row, each followed by its notes */
 		for (line = strtok_r(buf, "\n", &save); !err && line;
-		     line = strtok_r(NULL, "\n", &save))
+		     line = strtok_r(NULL, "\n", &save)) {
 			fprintf(out, "%s%s\n", indent, line);
+			if (line != buf && below && row < nrows)
+				fputs(below[row++], out);
+		}
 		free(buf);
 	} else {
 		fprintf(out, "%s(none)\n", indent);
 	}
 cleanup:
+	while (nrows)
+		free(below[--nrows]);
+	free(below);
 	table__free(t);
 	free(names);
 	sqlite3_finalize(st);
@@ -440,7 +488,7 @@ static int info_text(sqlite3 *db, const char *cid, const char *path, const struc
 	sqlite3_finalize(st);
 	st = NULL;
 	fprintf(f, ":\n");
-	err = query_table(db, m, probe_sql, NULL, NULL, f, "  ");
+	err = query_table(db, m, probe_sql, NULL, NULL, f, "  ", 2);
 	if (!err && sqlite3_prepare_v2(db, probe_change_count_sql, -1, &st, NULL) != SQLITE_OK)
 		err = -EIO;
 	if (!err) {
@@ -449,19 +497,19 @@ static int info_text(sqlite3 *db, const char *cid, const char *path, const struc
 			err = -EIO;
 		} else if (sqlite3_column_int64(st, 0) > 0) { /* a section only when there are */
 			fprintf(f, "\nprobe changes:\n");
-			err = query_table(db, m, probe_change_sql, NULL, NULL, f, "  ");
+			err = query_table(db, m, probe_change_sql, NULL, NULL, f, "  ", 3);
 		}
 	}
 	sqlite3_finalize(st);
 	fprintf(f, "\nrecords by type:\n");
-	err = err ?: query_table(db, m, records_sql, NULL, NULL, f, "  ");
+	err = err ?: query_table(db, m, records_sql, NULL, NULL, f, "  ", 0);
 	fprintf(f, "\ndrops reported during the recording (drop notices):\n");
-	err = err ?: query_table(db, m, notices_sql, NULL, NULL, f, "  ");
+	err = err ?: query_table(db, m, notices_sql, NULL, NULL, f, "  ", 0);
 	fprintf(f, "\ndrops in the trailer (totals at the end):\n");
 	if (is_null(c, "end_reason"))
 		fprintf(f, "  (no trailer)\n");
 	else
-		err = err ?: query_table(db, m, totals_sql, NULL, NULL, f, "  ");
+		err = err ?: query_table(db, m, totals_sql, NULL, NULL, f, "  ", 0);
 	return err;
 }
 
@@ -550,8 +598,8 @@ static int info_json(sqlite3 *db, const char *cid, const struct row *c, const st
 	jarray(db, &j, "disabled", txt(c, "disabled"));
 	json__end_object(&j);
 
-	err = query_table(db, m, probe_sql, &j, "probes", f, NULL);
-	err = err ?: query_table(db, m, probe_change_json_sql, &j, "probe_changes", f, NULL);
+	err = query_table(db, m, probe_sql, &j, "probes", f, NULL, 0);
+	err = err ?: query_table(db, m, probe_change_json_sql, &j, "probe_changes", f, NULL, 0);
 
 	json__key(&j, "time_span");
 	json__begin_object(&j);
@@ -575,15 +623,15 @@ static int info_json(sqlite3 *db, const char *cid, const struct row *c, const st
 	}
 	json__end_object(&j);
 
-	err = err ?: query_table(db, m, records_sql, &j, "records", f, NULL);
+	err = err ?: query_table(db, m, records_sql, &j, "records", f, NULL, 0);
 
 	json__key(&j, "drops");
 	json__begin_object(&j);
-	err = err ?: query_table(db, m, notices_sql, &j, "notices", f, NULL);
+	err = err ?: query_table(db, m, notices_sql, &j, "notices", f, NULL, 0);
 	if (is_null(c, "end_reason"))
 		json__kv_null(&j, "trailer");
 	else
-		err = err ?: query_table(db, m, totals_sql, &j, "trailer", f, NULL);
+		err = err ?: query_table(db, m, totals_sql, &j, "trailer", f, NULL, 0);
 	json__end_object(&j);
 
 	json__key(&j, "end");
@@ -614,10 +662,73 @@ static int info_json(sqlite3 *db, const char *cid, const struct row *c, const st
 	return err ?: json__end(&j);
 }
 
-int info__print(sqlite3 *db, const char *capture_id, const char *path, bool json, FILE *out)
+/* Where a line of LEN bytes at S, too long, continues: under its value. A note ("    reason:
+ * text") continues under its text, a labelled line ("host       vm, ...") under the value
+ * after the label's spaces, any other line two columns in from its indentation. */
+static size_t hanging_indent(const char *s, size_t len)
+{
+	size_t lead = 0, i;
+
+	while (lead < len && s[lead] == ' ')
+		lead++;
+	if (!lead) { /* "label   value", the label maybe of two words ("time span") */
+		for (i = 0; i + 1 < len && i < 16; i++)
+			if (s[i] == ' ' && s[i + 1] == ' ') {
+				while (i < len && s[i] == ' ')
+					i++;
+				return i;
+			}
+		return 2;
+	}
+	for (i = lead; i + 1 < len && s[i] != ' '; i++)
+		if (s[i] == ':' && s[i + 1] == ' ')
+			return i + 2; /* "name: text" */
+	return lead + 2;
+}
+
+/* Write BUF to OUT with every line longer than WIDTH columns broken at spaces (a word
+ * longer than the room is cut, never between the bytes of one UTF-8 character) and
+ * continued at its hanging indent. */
+static void print_wrapped(FILE *out, const char *buf, size_t width)
+{
+	const char *line = buf, *nl;
+
+	for (; *line; line = *nl ? nl + 1 : nl) {
+		size_t len, hang, room, cut, pad = 0;
+
+		nl = strchrnul(line, '\n');
+		len = (size_t)(nl - line);
+		hang = hanging_indent(line, len);
+		if (hang + 20 > width)
+			hang = width > 24 ? 4 : 0;
+		while (pad + len > width) {
+			room = width - pad;
+			for (cut = room; cut > 0 && line[cut] != ' '; cut--)
+				;
+			if (cut <= (pad ? 0 : hang)) { /* no space to break at: cut the word */
+				cut = room;
+				while (cut > 1 && ((unsigned char)line[cut] & 0xc0) == 0x80)
+					cut--;
+			}
+			fprintf(out, "%*s%.*s\n", (int)pad, "", (int)cut, line);
+			while (cut < len && line[cut] == ' ')
+				cut++;
+			line += cut;
+			len -= cut;
+			pad = hang;
+		}
+		fprintf(out, "%*s%.*s\n", (int)pad, "", (int)len, line);
+	}
+}
+
+int info__print(sqlite3 *db, const char *capture_id, const char *path, bool json, int width,
+		FILE *out)
 {
 	struct row c = {0}, t = {0};
 	struct capture_meta m;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *text = NULL;
 	int err;
 
 	err = capture_meta__load(db, capture_id, &m);
@@ -625,9 +736,20 @@ int info__print(sqlite3 *db, const char *capture_id, const char *path, bool json
 	err = err ?: row_open(db, &t, "SELECT * FROM target WHERE cap = ?1", m.cap);
 	if (!err && !c.found)
 		err = -ENOENT;
-	if (!err)
+	if (!err && !json && width > 0) { /* the text, then the width pass */
+		text = open_memstream(&buf, &len);
+		if (!text)
+			err = -ENOMEM;
+		err = err ?: info_text(db, capture_id, path, &c, &t, &m, text);
+		if (text && fclose(text) && !err)
+			err = -ENOMEM;
+		if (!err)
+			print_wrapped(out, buf, (size_t)width);
+		free(buf);
+	} else if (!err) {
 		err = json ? info_json(db, capture_id, &c, &t, &m, out)
 			   : info_text(db, capture_id, path, &c, &t, &m, out);
+	}
 	if (!err && (fflush(out) || ferror(out)))
 		err = -EIO;
 	sqlite3_finalize(c.st);
@@ -676,7 +798,7 @@ int cmd_info(int argc, char **argv)
 	rc = analyze_open_input("info", path, capture_opt, &db, cid);
 	if (rc)
 		return rc;
-	err = info__print(db, cid, path, fmt == OUT_JSON, stdout);
+	err = info__print(db, cid, path, fmt == OUT_JSON, out_width(stdout), stdout);
 	rc = ANALYZE_EXIT_OK;
 	if (err == -ENOENT) {
 		fprintf(stderr, "ptop-analyze info: %s has no capture %s\n", path, cid);

@@ -14,6 +14,7 @@
 #include "analyze/db.h"
 #include "proto/capture.h"
 #include "proto/names.h"
+#include "proto/syscall_table.h"
 
 extern const char ptop_schema_sql[];
 
@@ -262,6 +263,7 @@ struct loader {
 	uint64_t first_ns, last_ns;
 	int64_t next_snapshot;
 	bool have_trailer;
+	const struct syscall_table *sc_table; /* of the header's Host.machine; NULL: none */
 	char *err;
 	size_t errlen;
 };
@@ -580,6 +582,7 @@ static int load_header(struct loader *l, const Ptop__V1__CaptureHeader *h, const
 	bind_opt_text(s, 8, host ? host->kernel_version : NULL);
 	bind_opt_text(s, 9, host ? host->boot_id : NULL);
 	bind_opt_text(s, 10, host ? host->machine : NULL);
+	l->sc_table = syscall_table__find(host ? host->machine : NULL);
 	if (host) {
 		bind_nz(s, 11, host->cpus);
 		bind_nz(s, 12, host->page_size);
@@ -737,12 +740,19 @@ static int load_syscalls(struct loader *l, const Ptop__V1__Event *ev,
 
 	for (size_t k = 0; k < ss->n_stats; k++) {
 		const Ptop__V1__SyscallStat *st = ss->stats[k];
+		const char *known;
 
 		if (!st)
 			continue;
 		bind_envelope(l, s, ev, true);
 		bind_u64(s, 5, st->nr);
-		if (st->name && *st->name) {
+		/* ptop's table for the recording machine names the number, whatever the
+		 * recorder's own table knew (a recorder built on older headers stored
+		 * "sys_335"); else the recorder's name, else "sys_N" */
+		known = syscall_table__name(l->sc_table, st->nr);
+		if (known) {
+			bind_text(s, 6, known);
+		} else if (st->name && *st->name) {
 			bind_text(s, 6, st->name);
 		} else {
 			snprintf(fallback, sizeof(fallback), "sys_%" PRIu32, st->nr);

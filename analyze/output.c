@@ -6,7 +6,9 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <time.h>
+#include <unistd.h>
 
 int out_format__parse(const char *s, enum out_format *fmt)
 {
@@ -807,4 +809,21 @@ char *fmt_wall(char *buf, size_t len, int64_t realtime_ns)
 	}
 	snprintf(buf, len, "%s.%03ldZ", day, ms);
 	return buf;
+}
+
+int out_width(FILE *f)
+{
+	const char *env = getenv("COLUMNS");
+	struct winsize ws;
+	char *end;
+	long v;
+
+	if (isatty(fileno(f)) && !ioctl(fileno(f), TIOCGWINSZ, &ws) && ws.ws_col >= 20)
+		return ws.ws_col;
+	if (env && *env) {
+		v = strtol(env, &end, 10);
+		if (!*end && v >= 20 && v <= 10000)
+			return (int)v;
+	}
+	return 0;
 }

@@ -136,4 +136,9 @@ char *fmt_secs(char *buf, size_t len, int64_t ns);
 /* Wall time of REALTIME_NS in UTC, ISO 8601 with milliseconds. */
 char *fmt_wall(char *buf, size_t len, int64_t realtime_ns);
 
+/* The columns text written to F should fit: the terminal's width when F is a terminal,
+ * else $COLUMNS when it holds a number from 20 to 10000, else 0 (no limit: a pipe or a
+ * file gets whole lines). */
+int out_width(FILE *f);
+
 #endif

@@ -121,7 +121,8 @@ int cmd_replay(int argc, char **argv)
 
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+", opts, NULL)) != -1) {
+	/* options anywhere, as in every other command (getopt permutes) */
+	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'd':
 			dump = true;
@@ -154,12 +155,18 @@ int cmd_replay(int argc, char **argv)
 		case 'h':
 			analyze_cmd_help(name, stdout);
 			return ANALYZE_EXIT_OK;
+		case ':':
+			return analyze_usage(name, "%s needs a value", argv[optind - 1]);
 		default:
 			return analyze_usage(name, "unknown option %s", argv[optind - 1]);
 		}
 	}
+	if (optind == argc)
+		return analyze_usage(name, "which FILE? give one capture or DB file");
 	if (optind != argc - 1)
-		return analyze_usage(name, "expected one capture or DB file");
+		return analyze_usage(name, "one capture or DB file, not %d: '%s', '%s'%s",
+				     argc - optind, argv[optind], argv[optind + 1],
+				     argc - optind > 2 ? ", ..." : "");
 	rc = analyze_open_checked(name, argv[optind], capture_opt, NULL, &db, capture_id);
 	if (rc)
 		return rc;

@@ -1,6 +1,7 @@
 /* replay_model.c — loads a capture's interval data into memory for the replay viewer; seeks. */
 #include "analyze/replay_model.h"
 #include "analyze/array.h"
+#include "proto/syscall_table.h"
 
 #include <errno.h>
 #include <stddef.h>
@@ -184,6 +185,8 @@ static int load_syscalls(struct replay_model *m)
 	static const char sql[] =
 	    "SELECT time_ns - ?2, interval_ns, nr, name, count, completed, errors, total_ns "
 	    "FROM syscall_stat WHERE cap = ?1 ORDER BY time_ns";
+	const struct syscall_table *tab =
+	    syscall_table__find(m->meta.machine[0] ? m->meta.machine : NULL);
 	size_t cap = 0, icap = 0, ncap = 0, i;
 	sqlite3_stmt *st = NULL;
 	int err, rc;
@@ -212,10 +215,20 @@ static int load_syscalls(struct replay_model *m)
 			err = array__grow((void **)&m->sys, &cap, m->nsys, sizeof(*m->sys));
 			if (err)
 				break;
+			const char *known = nr >= 0 && nr <= UINT32_MAX
+						? syscall_table__name(tab, (uint32_t)nr)
+						: NULL;
+
 			s = &m->sys[m->nsys++];
 			memset(s, 0, sizeof(*s));
 			s->nr = nr;
-			s->name = intern_name(m, name ? (const char *)name : "?", &ncap, &err);
+			/* ptop's table names a DB's "sys_335" too, as `report syscalls` does */
+			if (!known)
+				known = name ? (const char *)name : "?";
+			s->name = intern_name(m, known, &ncap, &err);
+			s->probe = nr >= 0 && nr <= UINT32_MAX &&
+				   syscall_table__is_probe(tab, (uint32_t)nr);
+			m->sys_probe |= s->probe;
 			if (err)
 				break;
 			iv->n++;
@@ -506,6 +519,37 @@ static void update_duration(struct replay_model *m)
 	m->duration_ns = d;
 }
 
+/* m->ends from the first interval series the capture has; -ENOMEM */
+static int load_ends(struct replay_model *m)
+{
+	const void *base = m->cpu;
+	size_t n = m->ncpu, sz = sizeof(*m->cpu), off = offsetof(struct rm_cpu, t), i;
+
+	if (!n) {
+		base = m->sysi, n = m->nsysi, sz = sizeof(*m->sysi);
+		off = offsetof(struct rm_sys_interval, t);
+	}
+	if (!n) {
+		base = m->heap, n = m->nheap, sz = sizeof(*m->heap), off = offsetof(struct rm_heap, t);
+	}
+	if (!n) {
+		base = m->mem, n = m->nmem, sz = sizeof(*m->mem), off = offsetof(struct rm_mem, t);
+	}
+	if (!n)
+		return 0;
+	m->ends = malloc(n * sizeof(*m->ends));
+	if (!m->ends)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		int64_t t;
+
+		memcpy(&t, (const char *)base + i * sz + off, sizeof(t));
+		if (!m->nends || t > m->ends[m->nends - 1]) /* ascending, one per time */
+			m->ends[m->nends++] = t;
+	}
+	return 0;
+}
+
 struct replay_model *replay_model__open(sqlite3 *db, const char *capture_id, char *err,
 					size_t errlen)
 {
@@ -550,6 +594,11 @@ struct replay_model *replay_model__open(sqlite3 *db, const char *capture_id, cha
 		goto fail;
 	}
 	update_duration(m);
+	e = load_ends(m);
+	if (e) {
+		snprintf(err, errlen, "out of memory");
+		goto fail;
+	}
 	e = load_events(m);
 	if (e) {
 		snprintf(err, errlen, "cannot read the timeline: %s",
@@ -583,6 +632,7 @@ void replay_model__free(struct replay_model *m)
 	free(m->heap);
 	free(m->drops);
 	free(m->events_list);
+	free(m->ends);
 	free(m->groups);
 	heap_sites__free(m->sites_iv);
 	heap_sites__free(m->sites_hist);
@@ -799,19 +849,37 @@ void replay_model__seek(struct replay_model *m, int64_t t)
 	m->pos_ns = t;
 }
 
-void replay_model__step(struct replay_model *m, int n)
+ssize_t replay_model__step(struct replay_model *m, int n)
 {
-	/* land on interval boundaries: a step from between two goes to the next one */
-	int64_t iv = m->interval_ns, k = m->pos_ns / iv;
+	ssize_t i, k;
 
-	if (n > 0)
-		k += n;
-	else if (n < 0)
-		k += m->pos_ns % iv ? n + 1 : n;
-	if (k * iv > m->duration_ns && n > 0)
-		replay_model__seek(m, m->duration_ns);
-	else
-		replay_model__seek(m, k * iv);
+	if (!m->nends) {
+		/* no interval series: a fixed grid of the capture's interval */
+		int64_t iv = m->interval_ns, g = m->pos_ns / iv;
+
+		g += n >= 0 || !(m->pos_ns % iv) ? n : n + 1;
+		replay_model__seek(m, g * iv);
+		return -1;
+	}
+	/* i: the first end after the position; the ends before it are at or before it */
+	for (i = 0; i < (ssize_t)m->nends && m->ends[i] <= m->pos_ns; i++)
+		;
+	if (n > 0) {
+		k = i + n - 1;
+		if (k >= (ssize_t)m->nends) { /* past the last interval: the end of the recording */
+			replay_model__seek(m, m->duration_ns);
+			return m->pos_ns == m->ends[m->nends - 1] ? (ssize_t)m->nends - 1 : -1;
+		}
+	} else {
+		/* the last end before the position */
+		k = (i > 0 && m->ends[i - 1] == m->pos_ns ? i - 2 : i - 1) + (n < 0 ? n + 1 : 0);
+		if (k < 0) {
+			replay_model__seek(m, 0);
+			return -1;
+		}
+	}
+	replay_model__seek(m, m->ends[k]);
+	return k;
 }
 
 void replay_model__speed(struct replay_model *m, int dir)

@@ -35,6 +35,7 @@ struct rm_cpu {
 struct rm_sys { /* one syscall in one interval (summed over the target's pids) */
 	int64_t nr;
 	const char *name; /* points into the model's name table */
+	bool probe;	  /* a syscall of the uprobe trampolines: probe overhead, not the target's */
 	uint64_t count, completed, errors, total_ns;
 	uint32_t hist_off; /* its log2 latency buckets: model.hist[hist_off .. + hist_n) */
 	uint32_t hist_n;
@@ -133,6 +134,7 @@ struct replay_model {
 	size_t nhist, hist_cap;
 	int64_t hist_iv; /* the interval whose buckets model.hist holds; RM_NULL: none */
 	char **names;	 /* syscall names, one per distinct nr */
+	bool sys_probe;	 /* some row is probe overhead (rm_sys.probe) */
 	size_t nnames;
 	struct rm_mem *mem;
 	size_t nmem;
@@ -145,6 +147,11 @@ struct replay_model {
 	size_t ndrops;
 	struct rm_event *events_list; /* in time order */
 	size_t nevents;
+	/* the interval ends the arrows step through, ascending: those of the first interval
+	 * series the capture has (cpu, syscalls, heap, memory), not a fixed grid, since the
+	 * first interval of a recording is often short (30 ms, then 1 s each) */
+	int64_t *ends;
+	size_t nends;
 
 	/* the playback position */
 	int64_t pos_ns;
@@ -183,8 +190,11 @@ void replay_model__free(struct replay_model *m);
 /* Move the position to T ns (clamped to [0, duration]). */
 void replay_model__seek(struct replay_model *m, int64_t t);
 
-/* Step N intervals (negative: back), clamped. */
-void replay_model__step(struct replay_model *m, int n);
+/* Step N interval ends forward (negative: back) from the position, clamped to 0 and the
+ * end; without any interval series, N times the capture's interval. Returns the index in
+ * m->ends of the interval now ending at the position, -1 when none does (at 0, or at the
+ * end of the recording past the last interval). */
+ssize_t replay_model__step(struct replay_model *m, int n);
 
 /* Double (DIR > 0) or halve (DIR < 0) the speed within 1/4x .. 64x. */
 void replay_model__speed(struct replay_model *m, int dir);

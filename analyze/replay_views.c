@@ -180,7 +180,8 @@ static int cmp_sys(const void *pa, const void *pb)
 	return strcmp(a->s->name, b->s->name);
 }
 
-/* the rows of interval II passing the filter, sorted; malloc'd */
+/* the target's rows of interval II passing the filter (probe overhead left out), sorted;
+ * malloc'd */
 static struct sys_row *sys_rows(struct replay_model *m, const struct replay_ui *ui, size_t ii,
 				int sort, size_t *n)
 {
@@ -195,6 +196,8 @@ static struct sys_row *sys_rows(struct replay_model *m, const struct replay_ui *
 		const struct rm_sys *s = &m->sys[iv->first + i];
 		struct sys_row *x;
 
+		if (s->probe) /* probe overhead: shown apart, never among the target's */
+			continue;
 		if (ui && *ui->filter && !strstr(s->name, ui->filter))
 			continue;
 		x = &r[(*n)++];
@@ -240,10 +243,10 @@ static void draw_syscalls(struct replay_model *m, struct replay_ui *ui, struct g
 	    {"p50", 9, true},	    {"p99", 9, true},	 {"mean", 9, true},    {"total", 9, true}};
 	char buf[256], a[32], b[32], c[32];
 	ssize_t ii = replay_model__sys_at(m, m->pos_ns);
-	uint64_t calls = 0, errs = 0;
+	uint64_t calls = 0, errs = 0, pcalls = 0, ptotal = 0;
+	size_t n, i, first, hn, nt = 0;
 	struct sys_row *rows;
-	size_t n, i, first, hn;
-	int row, tw, hw;
+	int row, tw, hw, off;
 	double *v;
 
 	if (not_collected(m, RP_SYSCALLS, buf, sizeof(buf))) {
@@ -268,8 +271,16 @@ static void draw_syscalls(struct replay_model *m, struct replay_ui *ui, struct g
 	if (!rows)
 		return;
 	for (i = 0; i < m->sysi[ii].n; i++) {
-		calls += m->sys[m->sysi[ii].first + i].count;
-		errs += m->sys[m->sysi[ii].first + i].errors;
+		const struct rm_sys *s = &m->sys[m->sysi[ii].first + i];
+
+		if (s->probe) {
+			pcalls += s->count;
+			ptotal += s->total_ns;
+			continue;
+		}
+		calls += s->count;
+		errs += s->errors;
+		nt++;
 	}
 	grid__textf(g, x, y, w, GA_BOLD, GC_TITLE,
 		    "interval %s .. %s (%s): %zu syscalls, %s calls, %s errors  [eBPF]",
@@ -278,41 +289,49 @@ static void draw_syscalls(struct replay_model *m, struct replay_ui *ui, struct g
 					(int64_t)(interval_secs(m, m->sysi[ii].interval) * 1e9)),
 		    replay__fmt_pos(b, sizeof(b), m->sysi[ii].t),
 		    fmt_ns(c, sizeof(c), (uint64_t)(interval_secs(m, m->sysi[ii].interval) * 1e9)),
-		    (size_t)m->sysi[ii].n, fmt_count(buf, sizeof(buf), calls),
+		    nt, fmt_count(buf, sizeof(buf), calls),
 		    fmt_count(buf + 64, sizeof(buf) - 64, errs));
 	grid__textf(g, x, y + 1, w, 0, GC_MUTED,
 		    "sort: %s (s)   filter: %s (/)   latency p50/p99: log2 histogram estimates",
 		    sys_sorts[ui->sort], *ui->filter ? ui->filter : "none");
-	{ /* all calls per interval, up to this one */
+	/* a capture with probe overhead gets its line in every interval: the layout holds */
+	off = m->sys_probe ? 1 : 0;
+	if (off)
+		grid__textf(g, x, y + 2, w, 0, GC_MUTED,
+			    "probe overhead, not counted above: %s calls, %s in the uprobe "
+			    "trampolines' syscalls (uretprobe, uprobe)",
+			    fmt_count(a, sizeof(a), pcalls), fmt_ns(b, sizeof(b), ptotal));
+	{ /* the target's calls per interval, up to this one */
 		size_t f0, hn0, k, j;
 		double *tv = history((size_t)ii, w - 30, &f0, &hn0), tmax = 0;
 
-		grid__text(g, x, y + 2, 28, "all syscalls per interval", 0, GC_MUTED);
+		grid__text(g, x, y + 2 + off, 28, "all syscalls per interval", 0, GC_MUTED);
 		for (k = 0; tv && k < hn0; k++) {
 			const struct rm_sys_interval *iv = &m->sysi[f0 + k];
 
 			for (j = 0; j < iv->n; j++)
-				tv[k] += (double)m->sys[iv->first + j].count;
+				if (!m->sys[iv->first + j].probe)
+					tv[k] += (double)m->sys[iv->first + j].count;
 			if (tv[k] > tmax)
 				tmax = tv[k];
 		}
 		if (tv)
-			grid__sparkline(g, x + 30, y + 2, w - 30, tv, hn0, tmax, GC_GOOD);
+			grid__sparkline(g, x + 30, y + 2 + off, w - 30, tv, hn0, tmax, GC_GOOD);
 		free(tv);
 	}
-	tw = grid__header(g, x, y + 3, cols, sizeof(cols) / sizeof(cols[0]), GA_BOLD | GA_UNDERLINE,
-			  GC_TITLE);
+	tw = grid__header(g, x, y + 3 + off, cols, sizeof(cols) / sizeof(cols[0]),
+			  GA_BOLD | GA_UNDERLINE, GC_TITLE);
 	hw = w - tw - 2;
 	if (hw >= 6)
-		grid__text(g, x + tw + 1, y + 3, hw, "history (count)", GA_BOLD | GA_UNDERLINE,
-			   GC_TITLE);
+		grid__text(g, x + tw + 1, y + 3 + off, hw, "history (count)",
+			   GA_BOLD | GA_UNDERLINE, GC_TITLE);
 	if (ui->scroll > (int)n - 1)
 		ui->scroll = n ? (int)n - 1 : 0;
 	if (ui->scroll < 0)
 		ui->scroll = 0;
-	ui->rows = h - 4;
+	ui->rows = h - 4 - off;
 	v = history((size_t)ii, hw, &first, &hn);
-	for (i = (size_t)ui->scroll, row = y + 4; i < n && row < y + h; i++, row++) {
+	for (i = (size_t)ui->scroll, row = y + 4 + off; i < n && row < y + h; i++, row++) {
 		const struct sys_row *r = &rows[i];
 		char cnt[32], rate[32], err[32], p50[32], p99[32], mean[32], tot[32];
 		const char *cells[8];
@@ -342,7 +361,7 @@ static void draw_syscalls(struct replay_model *m, struct replay_ui *ui, struct g
 		}
 	}
 	if (!n)
-		grid__text(g, x, y + 4, w, "no syscall matches the filter", 0, GC_MUTED);
+		grid__text(g, x, y + 4 + off, w, "no syscall matches the filter", 0, GC_MUTED);
 	free(v);
 	free(rows);
 }
@@ -1351,7 +1370,7 @@ static void draw_help(struct replay_model *m, struct grid *g)
 {
 	static const char *const keys[] = {
 	    "Space, p       pause / play",
-	    "\u2190 \u2192            step one interval back / forward",
+	    "\u2190 \u2192            step to the previous / next interval end",
 	    "Shift-\u2190 \u2192      ten intervals",
 	    "[ ]            halve / double the speed (1/4x .. 64x)",
 	    "g G            start / end",
@@ -1476,6 +1495,26 @@ static int prompt_key(struct replay_model *m, struct replay_ui *ui, int key)
 	return 0;
 }
 
+/* The status line after an arrow: the interval the position now ends (index K of m->ends),
+ * so a short first interval is seen as such, and what the arrows step by. */
+static void step_status(struct replay_ui *ui, const struct replay_model *m, ssize_t k)
+{
+	int64_t from, to;
+
+	if (k < 0) {
+		snprintf(ui->status, sizeof(ui->status), "at %.3f s; arrows step from one %s",
+			 (double)m->pos_ns / 1e9,
+			 m->nends ? "interval end to the next" : "interval of the capture to the next");
+		return;
+	}
+	from = k ? m->ends[k - 1] : 0;
+	to = m->ends[k];
+	snprintf(ui->status, sizeof(ui->status),
+		 "interval %zd of %zu: %.3f..%.3f s (%.3f s); arrows step from one interval end "
+		 "to the next, t jumps to a time",
+		 k + 1, m->nends, (double)from / 1e9, (double)to / 1e9, (double)(to - from) / 1e9);
+}
+
 int replay__key(struct replay_model *m, struct replay_ui *ui, int key)
 {
 	const struct replay_view *v = &replay_views[ui->tab];
@@ -1501,16 +1540,16 @@ int replay__key(struct replay_model *m, struct replay_ui *ui, int key)
 		m->playing = !m->playing;
 		break;
 	case RK_LEFT:
-		replay_model__step(m, -1);
+		step_status(ui, m, replay_model__step(m, -1));
 		break;
 	case RK_RIGHT:
-		replay_model__step(m, 1);
+		step_status(ui, m, replay_model__step(m, 1));
 		break;
 	case RK_SLEFT:
-		replay_model__step(m, -10);
+		step_status(ui, m, replay_model__step(m, -10));
 		break;
 	case RK_SRIGHT:
-		replay_model__step(m, 10);
+		step_status(ui, m, replay_model__step(m, 10));
 		break;
 	case '[':
 		replay_model__speed(m, -1);

@@ -43,9 +43,10 @@ int cmd_report(int argc, char **argv)
 	};
 	struct report_opts o = {0};
 	const char *capture_opt = NULL, *kind, *path;
-	char cid[DB_CAPTURE_ID_LEN], err[256];
+	char cid[DB_CAPTURE_ID_LEN], err[256], *buf = NULL;
 	sqlite3 *db = NULL;
-	size_t k;
+	FILE *out;
+	size_t k, len = 0;
 	int c, rc;
 
 	optind = 0;
@@ -171,7 +172,21 @@ int cmd_report(int argc, char **argv)
 	rc = analyze_open_checked("report", path, capture_opt, kinds[k].tables, &db, cid);
 	if (rc)
 		return rc;
-	rc = kinds[k].fn(db, cid, &o, stdout);
+	/* The report is written whole or not at all: into memory first, so an error found
+	 * half-way (report vma --growth of one snapshot) leaves no fragment of JSON or of a
+	 * table on stdout, only its message on stderr. */
+	out = open_memstream(&buf, &len);
+	if (!out) {
+		fprintf(stderr, "ptop-analyze report: %s\n", strerror(errno));
+		sqlite3_close(db);
+		return ANALYZE_EXIT_INTERNAL;
+	}
+	rc = kinds[k].fn(db, cid, &o, out);
+	if (fclose(out) && !rc)
+		rc = -ENOMEM;
+	if (!rc && len && (fwrite(buf, 1, len, stdout) != len || fflush(stdout)))
+		rc = -errno ?: -EIO;
+	free(buf);
 	/* a DB without the report's tables, or a question the capture cannot answer
 	 * (report vma --mapping of no mapping, --growth of one snapshot): said already */
 	if (rc == -EPROTO || rc == -EBADMSG) { /* -EBADMSG: a corrupt DB, said already */

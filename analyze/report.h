@@ -50,6 +50,7 @@ struct capture_meta {
 	char read_end[16];	 /* clean | truncated | corrupt | io */
 	int64_t read_stopped_at; /* -1 when reading did not stop early */
 	char read_message[256];
+	char machine[32];	 /* uname -m of the recording host; "" when unknown */
 };
 
 /* Read the capture row for CAPTURE_ID, its key cap included (queries filter
@@ -148,14 +149,24 @@ struct report_opts {
 struct syscall_agg {
 	int64_t nr;
 	char name[64];
+	bool name_known; /* false: "sys_N", a number unknown to ptop's table and the recorder's */
+	bool probe;	 /* a syscall of the uprobe trampolines (syscall_table__is_probe):
+			  * probe overhead, not the target's own */
 	uint64_t count, completed, errors, total_ns;
 	uint64_t hist[HIST_BUCKETS];
 };
 
-/* Sum syscall_stat and syscall_hist per syscall over the window. *OUT is
- * malloc'd (caller frees), sorted by SORT (ties by name). 0 or -errno. */
+/* Sum syscall_stat and syscall_hist per syscall over the window. Names come from
+ * ptop's syscall table for the capture's machine when it knows the number (else
+ * the stored name); probe is set from the same table. *OUT is malloc'd (caller
+ * frees), sorted by SORT (ties by name), probe rows included. 0 or -errno. */
 int syscalls__aggregate(sqlite3 *db, const struct capture_meta *m, const struct window *w,
 			enum report_sort sort, struct syscall_agg **out, size_t *n);
+
+/* Reorder A[0..N) so the target's own syscalls come first and the probe overhead
+ * rows (probe set) after them, each part keeping its order. Returns the number of
+ * the target's rows. */
+size_t syscalls__split_probe(struct syscall_agg *a, size_t n);
 
 /* Growth in bytes per minute from FIRST at time T0 to LAST at T1 (ns), rounded
  * to the nearest byte (half away from zero). Returns false (no growth defined)

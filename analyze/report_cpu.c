@@ -815,9 +815,9 @@ static int print_profile(sqlite3 *db, const struct capture_meta *m, const struct
 {
 	struct profile *p = NULL;
 	struct prof_top t = {0};
-	struct symstore_run run;
+	struct symstore_run run = {0};
 	size_t top = o->top ? o->top : PROFILE_TOP_DEFAULT;
-	char err_msg[512] = "", hz[32], warn[160] = "";
+	char err_msg[512] = "", hz[32], warn[160] = "", dbi[768];
 	int err;
 
 	err = profile__load_pid(db, m, &o->win, o->pid, &p);
@@ -874,6 +874,7 @@ static int print_profile(sqlite3 *db, const struct capture_meta *m, const struct
 		json__kv_int(j, "no_kernel_stack", (int64_t)p->no_kernel_stack);
 		json__kv_int(j, "lost", (int64_t)p->lost);
 		json__kv_string(j, "warning", warn[0] ? warn : NULL);
+		symstore_run__debuginfod_json(&run, j);
 		json__key(j, "pid");
 		if (o->pid)
 			json__int(j, o->pid);
@@ -918,6 +919,8 @@ static int print_profile(sqlite3 *db, const struct capture_meta *m, const struct
 	fputc('\n', out);
 	if (warn[0])
 		fprintf(out, "warning: %s\n", warn);
+	if (symstore_run__debuginfod_text(&run, dbi, sizeof(dbi))[0])
+		fprintf(out, "%s\n", dbi);
 	if (p->n_procs) {
 		err = print_procs(p, top, out);
 		if (err)

@@ -227,6 +227,7 @@ struct hgap {
 struct heap {
 	bool collected;
 	struct probe_info probe;
+	struct symstore_run sym; /* what naming the stacks did (debuginfod asked) */
 	struct hsnap *snap;
 	size_t n_snap;
 	struct hrow *row;
@@ -896,7 +897,6 @@ static int heap_load(sqlite3 *db, const struct capture_meta *m, const struct rep
 		     struct heap *h, const char *cmd)
 {
 	struct probe_info go;
-	struct symstore_run run;
 	char err_msg[512] = "";
 	sqlite3_stmt *s = NULL;
 	int ret;
@@ -1028,7 +1028,7 @@ static int heap_load(sqlite3 *db, const struct capture_meta *m, const struct rep
 					   .debuginfod_urls = o->debuginfod_urls,
 					   .retry_misses = o->symbol_cache || o->debuginfod};
 
-		ret = symstore__ensure(db, m->cap, &so, &run, err_msg, sizeof(err_msg));
+		ret = symstore__ensure(db, m->cap, &so, &h->sym, err_msg, sizeof(err_msg));
 		if (ret) {
 			fprintf(stderr, "ptop-analyze report %s: symbolizing: %s\n", cmd, err_msg);
 			return ret;
@@ -1242,8 +1242,10 @@ static void lanes_json(struct json *j, const struct heap *h)
  * one line per gap. */
 static void gaps_text(const struct heap *h, FILE *out)
 {
-	char a[32], b[32];
+	char a[32], b[32], dbi[768];
 
+	if (symstore_run__debuginfod_text(&h->sym, dbi, sizeof(dbi))[0])
+		fprintf(out, "%s\n", dbi);
 	for (size_t k = 0; k < h->n_gap; k++) {
 		const struct hgap *g = &h->gap[k];
 
@@ -1284,6 +1286,7 @@ static void head_json(struct json *j, const struct heap *h)
 	json__kv_string(j, "module", h->n_snap ? h->snap[h->n_snap - 1].module : NULL);
 	lanes_json(j, h);
 	gaps_json(j, h);
+	symstore_run__debuginfod_json(&h->sym, j);
 	json__kv_int(j, "intervals", (int64_t)h->n_snap);
 	json__kv_int(j, "sample_bytes", (int64_t)h->sample_bytes_max);
 	json__kv_bool(j, "exact", h->n_snap && !h->sample_bytes_max);
@@ -1400,6 +1403,24 @@ static int heap_table(const struct heap *h, size_t top, FILE *out, enum out_form
 	return err;
 }
 
+/* Allocator calls of the target the probes fired for but did not count, from the heap's
+ * drops (record/heap.c, emit_drops): with any, the totals are a lower bound. Calls in
+ * flight while the probes were attached count too: at an exec followed, that is in the
+ * middle of the recording. */
+static uint64_t uncounted_calls(const struct drop_line *d, size_t n)
+{
+	static const char *const kinds[] = { "unmatched_entry", "unmatched_return", "attaching",
+					     "inflight_full", "recursion_miss" };
+	uint64_t sum = 0;
+	size_t i, k;
+
+	for (i = 0; i < n; i++)
+		for (k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++)
+			if (!strcmp(d[i].kind, kinds[k]))
+				sum += d[i].lost;
+	return sum;
+}
+
 static void sort_by(struct heap *h, enum heap_by by)
 {
 	if (h->n_fn) /* qsort's array may not be NULL, even empty */
@@ -1413,6 +1434,7 @@ int report_heap(sqlite3 *db, const char *capture_id, const struct report_opts *o
 	struct capture_meta m;
 	struct heap h;
 	size_t nd = 0, top = o->top ? o->top : HEAP_TOP_DEFAULT;
+	uint64_t uncounted;
 	enum heap_by by;
 	char w[96], a[32], b[32], c[32], samp[256];
 	struct json j;
@@ -1431,6 +1453,7 @@ int report_heap(sqlite3 *db, const char *capture_id, const struct report_opts *o
 	err = drops__load(db, &m, "heap", &o->win, &drops, &nd);
 	if (err)
 		goto cleanup;
+	uncounted = uncounted_calls(drops, nd);
 	by = heap_by(&h, o->by);
 	if (by == HEAP_BY_LIVE && !h.live_measured)
 		by = HEAP_BY_BYTES; /* said below: live bytes were not measured */
@@ -1450,9 +1473,14 @@ int report_heap(sqlite3 *db, const char *capture_id, const struct report_opts *o
 			break;
 		}
 		fprintf(out, "sampling: %s\n", samp);
-		fprintf(out, "allocated: %s in %s allocations (exact)",
+		fprintf(out, "allocated: %s in %s allocations ",
 			fmt_bytes(a, sizeof(a), h.alloc_bytes),
 			fmt_count(b, sizeof(b), h.alloc_count));
+		if (uncounted)
+			fprintf(out, "(at least: %s allocator calls seen but not counted, "
+				"see drops)", fmt_count(c, sizeof(c), uncounted));
+		else
+			fprintf(out, "(exact)");
 		if (isfinite(span_s(&h)))
 			fprintf(out, ", %s/s",
 				fmt_bytes(c, sizeof(c),
@@ -1509,6 +1537,7 @@ int report_heap(sqlite3 *db, const char *capture_id, const struct report_opts *o
 		json__kv_string(&j, "sampling", samp);
 		json__kv_string(&j, "by", by_name(by));
 		report__drops(&j, out, o, "heap", drops, nd);
+		json__kv_int(&j, "uncounted_calls", (int64_t)uncounted);
 		json__kv_int(&j, "functions", (int64_t)h.n_fn);
 		json__key(&j, "sites");
 		json__begin_array(&j);
@@ -1744,7 +1773,7 @@ int report_leaks(sqlite3 *db, const char *capture_id, const struct report_opts *
 	struct capture_meta m;
 	struct heap h;
 	size_t n_sus = 0, n_supp = 0, top = o->top ? o->top : HEAP_TOP_DEFAULT;
-	char a[32], b[32], c[32], w[96], exe[4096] = "";
+	char a[32], b[32], c[32], w[96], exe[4096] = "", dbi[768];
 	int64_t leak_age;
 	struct json j;
 	sqlite3_stmt *s = NULL;
@@ -1808,6 +1837,8 @@ int report_leaks(sqlite3 *db, const char *capture_id, const struct report_opts *
 			"than %s at the last snapshot,\nranked by trend score (how steadily their "
 			"live bytes grew; see ptop-analyze(1))\n",
 			w, h.n_points, fmt_ns(a, sizeof(a), (uint64_t)leak_age));
+		if (symstore_run__debuginfod_text(&h.sym, dbi, sizeof(dbi))[0])
+			fprintf(out, "%s\n", dbi);
 		census_text(&h, out);
 		if (o->suppressions)
 			fprintf(out, "suppressed: %zu suspects (%zu patterns in %s)\n", n_supp,

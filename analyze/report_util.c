@@ -143,7 +143,7 @@ int capture_meta__load(sqlite3 *db, const char *capture_id, struct capture_meta 
 {
 	static const char sql[] =
 	    "SELECT COALESCE(start_monotonic_ns, first_event_ns, 0), first_event_ns, "
-	    "last_event_ns, cpus, complete, read_end, read_stopped_at, read_message, cap "
+	    "last_event_ns, cpus, complete, read_end, read_stopped_at, read_message, cap, machine "
 	    "FROM capture WHERE capture_id = ?1";
 	sqlite3_stmt *st = NULL;
 	int err = 0, rc;
@@ -173,6 +173,7 @@ int capture_meta__load(sqlite3 *db, const char *capture_id, struct capture_meta 
 	m->read_stopped_at = report__col(st, 6, -1);
 	copy_col(st, 7, m->read_message, sizeof(m->read_message));
 	m->cap = sqlite3_column_int64(st, 8);
+	copy_col(st, 9, m->machine, sizeof(m->machine));
 cleanup:
 	sqlite3_finalize(st);
 	return err;

@@ -63,8 +63,17 @@ int cmd_salvage(int argc, char **argv)
 		goto cleanup;
 	}
 	if (rc) {
-		fprintf(stderr, "ptop-analyze salvage: %s: %s%s%s\n", in, strerror(-rc),
-			status.message[0] ? ": " : "", status.message);
+		const char *hint = "";
+
+		if (rc == -EBADMSG)
+			hint = ": give a .ptop file written by ptop-record";
+		else if (!strncmp(status.message, "cannot create ", 14) ||
+			 !strncmp(status.message, "cannot write ", 13))
+			hint = ": choose a writable place with -o FILE (or free space there)";
+		if (status.message[0])
+			fprintf(stderr, "ptop-analyze salvage: %s%s\n", status.message, hint);
+		else
+			fprintf(stderr, "ptop-analyze salvage: %s: %s\n", in, strerror(-rc));
 		code = analyze_exit_code(rc);
 		goto cleanup;
 	}

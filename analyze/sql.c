@@ -75,7 +75,55 @@ static int set_cell(struct table *t, sqlite3_stmt *st, int i)
 	}
 }
 
-/* Run every statement of QUERY; print each result set. Returns the exit code. */
+/* Prepare every statement of QUERY without running any: a statement SQLite cannot
+ * prepare, or one that would write, is reported (by its number) and nothing runs.
+ * Every statement is read-only, so none changes what the next one sees. Returns
+ * ANALYZE_EXIT_OK, or the exit code after the message. */
+static int check(sqlite3 *db, const char *query)
+{
+	const char *tail = query, *start;
+	sqlite3_stmt *st = NULL;
+	int stmt_no = 0, rc, code = ANALYZE_EXIT_OK;
+
+	while (tail && *tail) {
+		start = tail;
+		rc = sqlite3_prepare_v2(db, start, -1, &st, &tail);
+		if (rc != SQLITE_OK) {
+			int off = sqlite3_error_offset(db);
+
+			fprintf(stderr, "ptop-analyze sql: %s%s\n", sqlite3_errmsg(db),
+				stmt_no ? " (nothing was run)" : "");
+			if (off >= 0)
+				show_position(query, (int)(start - query) + off);
+			code = rc == SQLITE_NOMEM ? ANALYZE_EXIT_INTERNAL : ANALYZE_EXIT_USAGE;
+			goto cleanup;
+		}
+		if (!st) /* whitespace or a comment */
+			continue;
+		stmt_no++;
+		if (!sqlite3_stmt_readonly(st)) {
+			fprintf(stderr,
+				"ptop-analyze sql: statement %d would change the DB, and sql is "
+				"read-only: %.*s\n(nothing was run; copy the DB and use sqlite3 to "
+				"modify it)\n",
+				stmt_no, (int)(tail - start), start);
+			code = ANALYZE_EXIT_USAGE;
+			goto cleanup;
+		}
+		sqlite3_finalize(st);
+		st = NULL;
+	}
+	if (!stmt_no) {
+		fprintf(stderr, "ptop-analyze sql: the query holds no statement\n");
+		code = ANALYZE_EXIT_USAGE;
+	}
+cleanup:
+	sqlite3_finalize(st);
+	return code;
+}
+
+/* Run every statement of QUERY (checked first by check()); print each result set.
+ * Returns the exit code. */
 static int run(sqlite3 *db, const char *query, enum out_format fmt)
 {
 	const char *tail = query, *start;
@@ -214,7 +262,9 @@ int cmd_sql(int argc, char **argv)
 	/* Belt and braces: the handle is read-only; no writes, no ATTACH of other files. */
 	sqlite3_exec(db, "PRAGMA query_only = 1", NULL, NULL, NULL);
 	sqlite3_limit(db, SQLITE_LIMIT_ATTACHED, 0);
-	rc = run(db, query, fmt);
+	rc = check(db, query);
+	if (rc == ANALYZE_EXIT_OK)
+		rc = run(db, query, fmt);
 	sqlite3_close(db);
 	return rc;
 }

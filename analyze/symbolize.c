@@ -624,8 +624,8 @@ static int store_result(sqlite3_stmt *ins, sqlite3_stmt *del, sqlite3_stmt *insf
 	return 0;
 }
 
-static int name_frames(sqlite3 *db, int64_t cap, const struct symstore_opts *o, uint64_t *resolved,
-		       char *err, size_t errlen)
+static int name_frames(sqlite3 *db, int64_t cap, const struct symstore_opts *o,
+		       struct symstore_run *run, char *err, size_t errlen)
 {
 	sqlite3_stmt *q = NULL, *ins = NULL, *del = NULL, *insf = NULL;
 	struct symbolizer_opts so = {0};
@@ -746,7 +746,7 @@ static int name_frames(sqlite3 *db, int64_t cap, const struct symstore_opts *o, 
 				goto cleanup;
 			}
 		}
-		(*resolved)++;
+		run->resolved++;
 		if (store_result(ins, del, insf, &w[k], &r)) {
 			ret = fail(db, err, errlen, "storing symbols");
 			goto cleanup;
@@ -757,6 +757,8 @@ cleanup:
 	sqlite3_finalize(ins);
 	sqlite3_finalize(del);
 	sqlite3_finalize(insf);
+	if (sz)
+		run->debuginfod = *symbolizer__debuginfod(sz);
 	symbolizer__free(sz);
 	wants_free(w, n);
 	return ret;
@@ -777,9 +779,15 @@ int symstore__update(sqlite3 *db, int64_t cap, const struct symstore_opts *o,
 		goto cleanup;
 	}
 	in_tx = true;
+	if (o && o->debuginfod) { /* what it would ask, even when nothing is left to name */
+		const char *urls = o->debuginfod_urls ? o->debuginfod_urls : getenv("DEBUGINFOD_URLS");
+
+		r.debuginfod.asked_for = true;
+		snprintf(r.debuginfod.servers, sizeof(r.debuginfod.servers), "%s", urls ? urls : "");
+	}
 	ret = placer_load(&p, err, errlen);
 	ret = ret ?: place_frames(&p, &r.placed, err, errlen);
-	ret = ret ?: name_frames(db, cap, o, &r.resolved, err, errlen);
+	ret = ret ?: name_frames(db, cap, o, &r, err, errlen);
 	if (ret)
 		goto cleanup;
 	if (sqlite3_exec(db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) {
@@ -826,6 +834,56 @@ int symstore__ensure(sqlite3 *db, int64_t cap, const struct symstore_opts *o,
 		return 0;
 	}
 	return ret;
+}
+
+char *symstore_run__debuginfod_text(const struct symstore_run *r, char *buf, size_t len)
+{
+	const struct sym_debuginfod_stats *d = &r->debuginfod;
+
+	buf[0] = 0;
+	if (!d->asked_for)
+		return buf;
+	if (!d->servers[0])
+		snprintf(buf, len,
+			 "debuginfod: no server was asked: DEBUGINFOD_URLS is not set and "
+			 "--debuginfod-urls was not given (%u file%s wanted)",
+			 d->wanted, d->wanted == 1 ? "" : "s");
+	else if (!d->lookups)
+		snprintf(buf, len, "debuginfod: %s: nothing to look up (every frame needed is "
+			 "named or has no GNU build-id)", d->servers);
+	else
+		snprintf(buf, len,
+			 "debuginfod: %s: %u lookup%s, %u found, %u not found, %u failed%s%s%s",
+			 d->servers, d->lookups, d->lookups == 1 ? "" : "s", d->found,
+			 d->not_found, d->failed, d->first_error ? " (first error: " : "",
+			 d->first_error ? (d->first_error == EILSEQ ? "a file of another build"
+								    : strerror(d->first_error))
+					: "",
+			 d->first_error ? ")" : "");
+	return buf;
+}
+
+void symstore_run__debuginfod_json(const struct symstore_run *r, struct json *j)
+{
+	const struct sym_debuginfod_stats *d = &r->debuginfod;
+
+	json__key(j, "debuginfod");
+	if (!d->asked_for) {
+		json__null(j);
+		return;
+	}
+	json__begin_object(j);
+	json__kv_string(j, "servers", d->servers[0] ? d->servers : NULL);
+	json__kv_int(j, "wanted", d->wanted);
+	json__kv_int(j, "lookups", d->lookups);
+	json__kv_int(j, "found", d->found);
+	json__kv_int(j, "not_found", d->not_found);
+	json__kv_int(j, "failed", d->failed);
+	json__kv_string(j, "first_error",
+			!d->first_error		     ? NULL
+			: d->first_error == EILSEQ ? "a file of another build"
+						   : strerror(d->first_error));
+	json__end_object(j);
 }
 
 /* ------------------------------------------------------------ the profile */
@@ -1326,24 +1384,44 @@ void prof_loc__name(const struct prof_loc *l, size_t name_ix, char *buf, size_t 
 		snprintf(buf, len, "%s+0x%" PRIx64, base_name(l->module), l->offset);
 }
 
-const char *symbolize_fix_hint(const char *miss)
+const char *symbolize_fix_hint(const char *miss, const struct sym_debuginfod_stats *d)
 {
+	/* hint: never asked debuginfod; unset: --debuginfod without a server; asked: the
+	 * servers were asked and did not give a file that names these frames */
 	static const struct {
-		const char *miss, *hint;
+		const char *miss, *hint, *unset, *asked;
 	} hints[] = {
 	    {"no_file", "the binary is not on this machine: `--symbol-cache DIR` with its "
 			"debug file (DIR/<build-id>/debuginfo), or record with --embed-symbols"},
-	    {"no_symbols", "the binary is stripped: install the distribution's debug package "
-			   "(e.g. libc6-dbg) or use --debuginfod"},
-	    {"build_id_mismatch", "a different build is installed here: put the recorded build "
-				  "in `--symbol-cache DIR` (DIR/<build-id>/executable or "
-				  "debuginfo), use --debuginfod, or record with "
-				  "--embed-symbols"},
+	    {"no_symbols",
+	     "the binary is stripped: install the distribution's debug package (e.g. libc6-dbg) "
+	     "or use --debuginfod",
+	     "the binary is stripped: install the distribution's debug package (e.g. libc6-dbg), "
+	     "or give --debuginfod a server (DEBUGINFOD_URLS or --debuginfod-urls)",
+	     "the binary is stripped and debuginfod, asked, did not give a debug file for it "
+	     "(see the debuginfod line): install the distribution's debug package (e.g. "
+	     "libc6-dbg)"},
+	    {"build_id_mismatch",
+	     "a different build is installed here: put the recorded build in `--symbol-cache DIR` "
+	     "(DIR/<build-id>/executable or debuginfo), use --debuginfod, or record with "
+	     "--embed-symbols",
+	     "a different build is installed here: put the recorded build in `--symbol-cache DIR` "
+	     "(DIR/<build-id>/executable or debuginfo), give --debuginfod a server "
+	     "(DEBUGINFOD_URLS or --debuginfod-urls), or record with --embed-symbols",
+	     "a different build is installed here and debuginfod, asked, did not give the "
+	     "recorded one (see the debuginfod line): put it in `--symbol-cache DIR` "
+	     "(DIR/<build-id>/executable or debuginfo), or record with --embed-symbols"},
 	    {"no_build_id", "the mapped file has no build-id, so no file can be verified: "
 			    "link it with --build-id (the frames stay module+offset)"},
-	    {"not_covered", "the module's symbols do not cover these addresses (local functions "
-			    "stripped): its debug file names them (debug package, --symbol-cache, "
-			    "--debuginfod)"},
+	    {"not_covered",
+	     "the module's symbols do not cover these addresses (local functions stripped): its "
+	     "debug file names them (debug package, --symbol-cache, --debuginfod)",
+	     "the module's symbols do not cover these addresses (local functions stripped): its "
+	     "debug file names them (debug package, --symbol-cache, or --debuginfod with a "
+	     "server: DEBUGINFOD_URLS or --debuginfod-urls)",
+	     "the module's symbols do not cover these addresses (local functions stripped) and "
+	     "debuginfod, asked, did not give a debug file (see the debuginfod line): the debug "
+	     "package or --symbol-cache names them"},
 	    {"other_boot", "kernel frames from another boot: this machine's kallsyms do not "
 			   "apply; analyze on the recording host before it reboots"},
 	    {"no_mapping", "no recorded mapping covers these addresses (code mapped and "
@@ -1352,9 +1430,15 @@ const char *symbolize_fix_hint(const char *miss)
 	    {"not_symbolized", "run `ptop-analyze symbolize` on a writable DB"},
 	};
 
-	for (size_t k = 0; miss && k < sizeof(hints) / sizeof(hints[0]); k++)
-		if (!strcmp(hints[k].miss, miss))
-			return hints[k].hint;
+	for (size_t k = 0; miss && k < sizeof(hints) / sizeof(hints[0]); k++) {
+		if (strcmp(hints[k].miss, miss))
+			continue;
+		if (d && d->asked_for && !d->servers[0] && hints[k].unset)
+			return hints[k].unset;
+		if (d && d->asked_for && d->servers[0] && hints[k].asked)
+			return hints[k].asked;
+		return hints[k].hint;
+	}
 	return "";
 }
 
@@ -1418,13 +1502,15 @@ static int top_miss(const struct mod_sum *ms)
 	return best;
 }
 
-/* The fix for module MS whose frames are mostly unnamed for reason TM. */
-static const char *module_hint(const struct mod_sum *ms, int tm)
+/* The fix for module MS whose frames are mostly unnamed for reason TM, after what
+ * debuginfod was asked (D). */
+static const char *module_hint(const struct mod_sum *ms, int tm,
+			       const struct sym_debuginfod_stats *d)
 {
 	if (!strcmp(ms->module, "[vdso]") && tm == SYM_MISS_NO_FILE)
 		return "the vDSO is kernel memory, not a file here: record with --embed-symbols "
 		       "to keep its symbols";
-	return symbolize_fix_hint(miss_word(tm));
+	return symbolize_fix_hint(miss_word(tm), d);
 }
 
 struct run_out {
@@ -1443,6 +1529,7 @@ static int summarize(sqlite3 *db, const struct capture_meta *m, const struct run
 	size_t nm = 0;
 	uint64_t by_source[SYM_SRC__COUNT] = {0}, by_miss[SYM_MISS__COUNT + 3] = {0};
 	uint64_t named = 0, unnamed = 0, stamp = 0;
+	char dbi[768];
 	struct json j;
 	int ret;
 
@@ -1510,6 +1597,7 @@ static int summarize(sqlite3 *db, const struct capture_meta *m, const struct run
 		json__kv_string(&j, "capture_id", m->capture_id);
 		json__kv_bool(&j, "stored", ro->run->stored);
 		json__kv_int(&j, "resolved_now", (int64_t)ro->run->resolved);
+		symstore_run__debuginfod_json(ro->run, &j);
 		json__key(&j, "frames");
 		json__begin_object(&j);
 		json__kv_int(&j, "total", (int64_t)(named + unnamed));
@@ -1546,7 +1634,9 @@ static int summarize(sqlite3 *db, const struct capture_meta *m, const struct run
 					  ? (double)mods[i].samples_unnamed / (double)p->stacked
 					  : NAN);
 			json__kv_string(&j, "miss", tm >= 0 ? miss_word(tm) : NULL);
-			json__kv_string(&j, "fix", tm >= 0 ? module_hint(&mods[i], tm) : NULL);
+			json__kv_string(&j, "fix",
+					tm >= 0 ? module_hint(&mods[i], tm, &ro->run->debuginfod)
+						: NULL);
 			json__end_object(&j);
 		}
 		json__end_array(&j);
@@ -1559,6 +1649,8 @@ static int summarize(sqlite3 *db, const struct capture_meta *m, const struct run
 		"symbolize %s: %" PRIu64 " frames, %" PRIu64 " named, %" PRIu64 " unnamed%s\n",
 		m->capture_id, named + unnamed, named, unnamed,
 		ro->run->stored ? "" : " (the DB is read-only: nothing new stored)");
+	if (symstore_run__debuginfod_text(ro->run, dbi, sizeof(dbi))[0])
+		fprintf(ro->out, "%s\n", dbi);
 	if (named) {
 		fprintf(ro->out, "named by source:");
 		for (int s = 1; s < SYM_SRC__COUNT; s++)
@@ -1592,7 +1684,7 @@ static int summarize(sqlite3 *db, const struct capture_meta *m, const struct run
 				mods[i].build_id ? mods[i].build_id : "", mods[i].unnamed,
 				mods[i].frames, tm >= 0 ? miss_word(tm) : "?",
 				mods[i].samples_unnamed, pct,
-				tm >= 0 ? module_hint(&mods[i], tm) : "");
+				tm >= 0 ? module_hint(&mods[i], tm, &ro->run->debuginfod) : "");
 		}
 	}
 	if (fflush(ro->out) || ferror(ro->out))

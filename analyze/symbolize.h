@@ -25,7 +25,9 @@
 
 #include <sqlite3.h>
 
+#include "analyze/output.h"
 #include "analyze/report.h"
+#include "symbol/symbolizer.h"
 
 struct symstore_opts {
 	const char *cache_dir;	     /* --symbol-cache DIR; NULL: none */
@@ -39,6 +41,7 @@ struct symstore_run {
 	uint64_t placed;   /* frames placed in a module by this run */
 	uint64_t resolved; /* distinct addresses the symbolizer was asked for */
 	bool stored;	   /* results written to the DB (false: it was read-only) */
+	struct sym_debuginfod_stats debuginfod; /* what the servers were asked (--debuginfod) */
 };
 
 /* Place and name the frames of capture CAP in DB (see above). DB must be
@@ -53,6 +56,15 @@ int symstore__update(sqlite3 *db, int64_t cap, const struct symstore_opts *o,
  * is false and 0 is returned: the caller shows the names the store already has. */
 int symstore__ensure(sqlite3 *db, int64_t cap, const struct symstore_opts *o,
 		     struct symstore_run *run, char *err, size_t errlen);
+
+/* One line on what debuginfod was asked in run R: the servers, lookups found, not found
+ * and failed, the first error; or that no server was configured. "" when --debuginfod
+ * was not given. Returns BUF. */
+char *symstore_run__debuginfod_text(const struct symstore_run *r, char *buf, size_t len);
+
+/* The same as "debuginfod": {servers, wanted, lookups, found, not_found, failed,
+ * first_error} in J (null when --debuginfod was not given). */
+void symstore_run__debuginfod_json(const struct symstore_run *r, struct json *j);
 
 /* ------------------------------------------------------- frame arithmetic */
 
@@ -235,7 +247,9 @@ int export_pprof(const struct profile *p, int64_t time_nanos, uint8_t **out, siz
 int cmd_symbolize(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 
-/* One line telling what would name the frames of a module that MISS leaves unnamed. */
-const char *symbolize_fix_hint(const char *miss);
+/* One line telling what would name the frames of a module that MISS leaves unnamed, after
+ * what debuginfod was asked (D; NULL: not asked): a server that was asked and did not
+ * have the file is not suggested again. */
+const char *symbolize_fix_hint(const char *miss, const struct sym_debuginfod_stats *d);
 
 #endif

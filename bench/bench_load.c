@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "analyze/cache.h"
 #include "analyze/db.h"
 #include "proto/capture.h"
 
@@ -354,7 +355,7 @@ int main(int argc, char **argv)
 
 	/* a command given the .ptop: the cache DB is built (no journal, no sync), then reused */
 	setenv("XDG_CACHE_HOME", cdir, 1);
-	db__cache_path(cap, cpath, sizeof(cpath));
+	cache__path(cap, cpath, sizeof(cpath));
 	t2 = now_ns();
 	rc = db__open_input(cap, NULL, &db, id, err, sizeof(err));
 	sqlite3_close(db);

@@ -7,6 +7,8 @@
 #               bpf/syscalls.bpf.c plus a poll per second), no capture file
 #   ptop-record ptop-record --pid, every collector (only when $B/ptop-record exists)
 #   bpftrace    bpftrace counting sys_enter of the pid (only when bpftrace is installed)
+#   baseline    $BASELINE_COLLECTOR, another build's bench_syscalls (e.g. of the commit
+#               before a change to bpf/syscalls.bpf.c), only when that variable is set
 # Each configuration runs RUNS times (default 5), interleaved round by round so
 # drift hits all alike; the table shows medians and ratios to "none" and "floor".
 # Needs root. Build folder from $PTOP_BUILD (default build); CALLS (default 2000000)
@@ -37,6 +39,10 @@ trap cleanup EXIT
 
 configs=(none floor collector)
 declare -A note
+if [ -n "${BASELINE_COLLECTOR:-}" ]; then
+	bench_need_exe overhead_syscalls "$BASELINE_COLLECTOR"
+	configs+=(baseline)
+fi
 if [ -x "$B/ptop-record" ]; then
 	configs+=(ptop-record)
 else
@@ -62,8 +68,10 @@ run_one() {
 		"${tr_pin[@]}" "$B/bench/bench_floor" >"$t_out" 2>"$t_err" &
 		tpid=$!
 		bench_wait_for "$t_out" attached 10 && ok=1 ;;
-	collector)
-		"${tr_pin[@]}" "$B/bench/bench_syscalls" "$wpid" >"$t_out" 2>"$t_err" &
+	collector | baseline)
+		local exe=$B/bench/bench_syscalls
+		[ "$cfg" = baseline ] && exe=$BASELINE_COLLECTOR
+		"${tr_pin[@]}" "$exe" "$wpid" >"$t_out" 2>"$t_err" &
 		tpid=$!
 		bench_wait_for "$t_out" attached 10 && ok=1 ;;
 	ptop-record)
@@ -113,7 +121,8 @@ done
 base=$(echo "${results[none]:-}" | tr ' ' '\n' | grep . | median)
 floor=$(echo "${results[floor]:-}" | tr ' ' '\n' | grep . | median)
 printf '\n%-12s %10s %9s %9s  %s\n' configuration 'ns/call' 'vs none' 'vs floor' 'runs (ns/call)'
-for cfg in none floor collector ptop-record bpftrace; do
+for cfg in none floor collector baseline ptop-record bpftrace; do
+	[ "$cfg" = baseline ] && [ -z "${BASELINE_COLLECTOR:-}" ] && continue
 	if [ -n "${note[$cfg]:-}" ]; then
 		printf '%-12s %s\n' "$cfg" "${note[$cfg]}"
 		continue

@@ -12,7 +12,7 @@ for exe in "$B"/bench/bench_codec "$B"/bench/bench_load "$B"/bench/bench_replay;
 	"$exe" || status=1
 	echo
 done
-for sh in bench/overhead_*.sh; do
+for sh in bench/overhead_*.sh bench/capture_*.sh; do
 	[ -f "$sh" ] || continue
 	echo "== $(basename "$sh" .sh)"
 	bash "$sh" || status=1

@@ -28,7 +28,10 @@
  * removes the pointer from the live set. Frees of pointers the live set does not hold
  * (allocated before the probes attached) are counted apart. Calls of the allocator
  * made from inside another allocator call of the same thread (an allocator whose
- * calloc calls its malloc) are not counted twice: only the outermost call counts.
+ * calloc calls its malloc) are not counted twice: only the outermost call counts
+ * (nested_call tells them from a call whose return was never seen). Probe hits that
+ * are not counted are counted by reason: unmatched_entry, unmatched_return, attaching
+ * (a return of a call in flight at the attach), filtered (another process).
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -135,10 +138,38 @@ static __always_inline void emit_event(struct hp_counters *cnt, __u32 kind, __u3
 	bpf_ringbuf_submit(e, 0);
 }
 
+/* A probe hit in the target's memory by a process the filter does not take: a vfork
+ * child sharing it, or a target whose pid the filter does not see. (A forked child has
+ * its own memory: the kernel takes the breakpoints out of it before a program runs.)
+ * Counted, not followed. */
+static __always_inline void count_filtered(void)
+{
+	struct hp_counters *cnt = counters();
+
+	if (cnt)
+		cnt->filtered++;
+}
+
+/* Pairing an entry with its return. The uretprobe fires only for a call that passed
+ * its function's breakpoint after the return probe was attached (user space attaches
+ * it first), and a thread's returns come in the reverse order of its entries. An
+ * entry seen while another is in flight (ACTIVE) is a call from inside it when it is
+ * deeper on the stack (SP below the first one's), or a tail call (a jmp into another
+ * allocator function: the same SP, whose return address the first call's uretprobe
+ * has already replaced with its trampoline, so it differs from the one kept). At the
+ * same SP with the same return address, or above it, the first call has returned
+ * without its return seen (a lost return instance; before the fix of the attach
+ * order, every call in flight between the entry and the return probe's attach): that
+ * entry is dropped as unmatched and this call counts. */
+static __always_inline bool nested_call(const struct hp_inflight *old, __u64 sp, __u64 ra)
+{
+	return sp < old->sp || (sp == old->sp && ra != old->ra);
+}
+
 SEC("uprobe")
 int hp_enter(struct pt_regs *ctx)
 {
-	__u64 id = bpf_get_current_pid_tgid();
+	__u64 id = bpf_get_current_pid_tgid(), sp, ra;
 	__u32 zero = 0, func;
 	struct hp_inflight inf = {}, *old;
 	struct hp_counters *cnt;
@@ -146,8 +177,10 @@ int hp_enter(struct pt_regs *ctx)
 	struct sm_ips *buf;
 	bool take = false;
 
-	if (!ptop_current_is_target(id))
+	if (!ptop_current_is_target(id)) {
+		count_filtered();
 		return 0;
+	}
 	cnt = counters();
 	s = bpf_map_lookup_elem(&hp_sampler, &zero);
 	if (!cnt || !s)
@@ -158,12 +191,23 @@ int hp_enter(struct pt_regs *ctx)
 		cnt->inflight_lost++;
 		return 0;
 	}
+	/* the return address at the top of the stack (the probe is placed where SP
+	 * still points at it) */
+	sp = PT_REGS_SP(ctx);
+	if (bpf_probe_read_user(&ra, sizeof(ra), (void *)sp))
+		ra = 0;
 	if (old->active) {
-		old->depth++;	/* called from inside another allocator call */
-		return 0;
+		if (nested_call(old, sp, ra)) {
+			old->depth++;	/* called from inside another allocator call */
+			return 0;
+		}
+		cnt->unmatched_entry++;	/* that call returned unseen: start afresh */
 	}
 	func = (__u32)bpf_get_attach_cookie(ctx);
 	inf.func = func;
+	inf.sp = sp;
+	inf.ra = ra;
+	inf.seen = 1;
 	switch (func) {
 	case HP_CALLOC:
 		inf.size = PT_REGS_PARM1(ctx) * PT_REGS_PARM2(ctx);
@@ -215,9 +259,7 @@ int hp_enter(struct pt_regs *ctx)
 			inf.site.stack.hash = 0;
 		} else {
 			cnt->samples++;
-			if (bpf_probe_read_user(&inf.site.caller, sizeof(inf.site.caller),
-						(void *)PT_REGS_SP(ctx)))
-				inf.site.caller = 0;
+			inf.site.caller = ra;
 		}
 	}
 	inf.active = 1;
@@ -324,20 +366,29 @@ int hp_exit(struct pt_regs *ctx)
 	struct hp_inflight *p, inf;
 	struct hp_counters *cnt;
 
-	if (!ptop_current_is_target(id))
+	if (!ptop_current_is_target(id)) {
+		count_filtered();
+		return 0;
+	}
+	cnt = counters();
+	if (!cnt)
 		return 0;
 	p = bpf_task_storage_get(&hp_inflight, bpf_get_current_task_btf(), NULL, 0);
-	if (!p || !p->active)
-		return 0;
-	if (p->depth) {
+	if (p && p->active && p->depth) {
 		p->depth--;
+		return 0;
+	}
+	/* no entry seen for this call: none in flight, or the one in flight is an outer
+	 * call (the outermost returns past its return address: SP above the entry's) */
+	if (!p || !p->active || PT_REGS_SP(ctx) <= p->sp) {
+		if (p && p->seen)
+			cnt->unmatched_return++;	/* its entry was lost */
+		else	/* the thread's first call seen: in flight at the attach */
+			cnt->attaching++;
 		return 0;
 	}
 	inf = *p;
 	p->active = 0;
-	cnt = counters();
-	if (!cnt)
-		return 0;
 	ret = PT_REGS_RC(ctx);
 	now = bpf_ktime_get_ns();
 	switch (inf.func) {
@@ -368,8 +419,10 @@ int hp_free(struct pt_regs *ctx)
 	struct hp_inflight *inf;
 	struct hp_counters *cnt;
 
-	if (!ptop_current_is_target(id))
+	if (!ptop_current_is_target(id)) {
+		count_filtered();
 		return 0;
+	}
 	addr = PT_REGS_PARM1(ctx);
 	if (!addr)
 		return 0;

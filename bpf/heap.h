@@ -69,9 +69,13 @@ struct hp_inflight {
 	struct hp_site_key site;	/* stack.hash 0: not sampled */
 	__u64 credit_count;	/* what the sample is credited with */
 	__u64 credit_bytes;
+	__u64 sp;		/* the stack pointer at the entry: at the return address */
+	__u64 ra;		/* that return address as it was then; 0: unreadable */
 	__u32 func;
 	__u16 depth;		/* nested allocator calls inside this one (ignored) */
 	__u16 active;		/* between an entry and its return */
+	__u32 seen;		/* an entry of this thread was seen */
+	__u32 pad;
 };
 
 /* Per-CPU cumulative counters (sum the CPUs; live_* may wrap per CPU, the sum is right). */
@@ -89,6 +93,11 @@ struct hp_counters {
 	__u64 inflight_lost;	/* entries not followed: no per-thread storage could be made */
 	__u64 events_lost;	/* --heap-events records the ring buffer had no room for */
 	__u64 samples;		/* allocations that took a stack */
+	__u64 unmatched_entry;	/* entries whose return was never seen (not counted) */
+	__u64 unmatched_return;	/* returns without the entry seen (not counted) */
+	__u64 attaching;	/* returns of calls in flight at the attach (a thread's
+				 * first return, its entry not seen) */
+	__u64 filtered;		/* probe hits in processes other than the target */
 	__u64 pad;
 };
 

@@ -102,6 +102,18 @@ static __always_inline __u64 regs_nr(struct pt_regs *regs)
 #endif
 }
 
+/* True in a 32-bit syscall of an x86_64 kernel (int 0x80, or an ia32 process): its
+ * number is the i386 table's (i386 20 is getpid, x86_64 20 is writev), so it is never
+ * counted under a 64-bit number. TS_COMPAT (0x0002, arch/x86/include/asm/thread_info.h)
+ * is set at entry and cleared on the way back to user mode, after sys_exit. */
+static __always_inline bool in_compat_syscall(struct task_struct *t)
+{
+#if defined(__TARGET_ARCH_x86)
+	return t->thread_info.status & 0x0002;
+#else
+	return false; /* arm64: AArch32 tasks are not told apart yet */
+#endif
+}
 
 /* Per-CPU counters need no atomics: syscall tracepoints run their BPF programs
  * with preemption disabled, and a program never nests on its own CPU (a nested
@@ -110,13 +122,24 @@ static __always_inline __u64 regs_nr(struct pt_regs *regs)
 SEC("raw_tp/sys_enter")
 int sys_enter(struct bpf_raw_tracepoint_args *ctx)
 {
+	struct task_struct *t;
 	struct sc_stat *s;
 	struct sc_cpu *c;
 	__u32 key = 0;
 	__u64 nr;
 
-	if (!ptop_current_is_target(bpf_get_current_pid_tgid()))
-		return 0;
+	/* With a pid filter, the task pointer the compat test needs gives the tgid too
+	 * (a plain load): one helper call, as bpf_get_current_pid_tgid was. The cgroup
+	 * filter runs first and the task is fetched only for the target's calls. */
+	if (targ_tgid) {
+		t = bpf_get_current_task_btf();
+		if (!ptop_task_is_target(t))
+			return 0;
+	} else {
+		if (!ptop_current_is_target(bpf_get_current_pid_tgid()))
+			return 0;
+		t = bpf_get_current_task_btf();
+	}
 	c = bpf_map_lookup_elem(&sc_cpus, &key);
 	if (!c)
 		return 0;
@@ -124,6 +147,11 @@ int sys_enter(struct bpf_raw_tracepoint_args *ctx)
 	nr = ctx->args[1];
 	if (nr >= SC_MAX_NR) {
 		counter_inc(SC_CNT_NR_RANGE);
+		c->slot.ts = 0;
+		return 0;
+	}
+	if (in_compat_syscall(t)) {
+		counter_inc(SC_CNT_COMPAT);
 		c->slot.ts = 0;
 		return 0;
 	}
@@ -196,8 +224,8 @@ int sys_exit(struct bpf_raw_tracepoint_args *ctx)
 			 * latency. */
 			__u64 rnr = regs_nr((struct pt_regs *)ctx->args[0]);
 
-			if (rnr >= SC_MAX_NR)
-				return 0;
+			if (rnr >= SC_MAX_NR || in_compat_syscall(bpf_get_current_task_btf()))
+				return 0; /* no 64-bit number to count it under */
 			key = rnr;
 			s = bpf_map_lookup_elem(&sc_stats, &key);
 			if (!s)

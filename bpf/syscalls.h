@@ -33,7 +33,9 @@ enum sc_counter {
 	SC_CNT_NR_RANGE = 0,	/* sys_enter with nr outside [0, SC_MAX_NR): not counted */
 	SC_CNT_STAMP_FAIL = 1,	/* no task storage to move an in-flight stamp to at a
 				 * switch-out: latency lost (its exit counts as unmatched) */
-	SC_CNT_MAX = 2,
+	SC_CNT_COMPAT = 2,	/* a 32-bit (x86 ia32 compat) syscall: its number is in
+				 * another table, so it is counted here, not per syscall */
+	SC_CNT_MAX = 3,
 };
 
 #endif

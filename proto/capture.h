@@ -38,11 +38,23 @@ struct capture_writer_opts {
 
 struct capture_writer;
 
-/* Create PATH (mode 0600, O_EXCL unless opts->force) and write the magic frame.
- * OPTS may be NULL for defaults. Returns NULL and sets errno on failure; nothing
- * is left on disk then. */
+/* Create PATH (mode 0600) and write the magic frame. OPTS may be NULL for
+ * defaults. PATH is never followed if it is a symlink, and only a regular file
+ * is written: an existing PATH is refused (EEXIST) unless opts->force, and with
+ * force an existing regular file is truncated in place and set to 0600.
+ * Returns NULL and sets errno on failure: EEXIST; ELOOP (PATH is a symlink);
+ * EISDIR; EINVAL (PATH is a device, fifo or socket: its mode is not touched);
+ * errors of open(2) and write(2). A file this call created is removed then;
+ * an existing file it was given with force is never removed. */
 struct capture_writer *capture_writer__create(const char *path,
 					      const struct capture_writer_opts *opts);
+
+/* Like capture_writer__create on FD, an open file, pipe or socket, which the
+ * writer owns from now on (closed by capture_writer__close/abort, and on
+ * failure here). The writer never seeks: it counts the bytes it wrote, so a
+ * pipe carries the whole format, time index included (a write error cannot
+ * cut a pipe back to the last complete frame: the reader stops at the cut). */
+struct capture_writer *capture_writer__create_fd(int fd, const struct capture_writer_opts *opts);
 
 /* Append one record to the open frame. The frame is written out when it reaches
  * the size bound (a record that does not fit closes the frame first; a record
@@ -58,6 +70,11 @@ int capture_writer__append(struct capture_writer *w, const Ptop__V1__Record *rec
  * first record. Call it from the run loop at least once per interval.
  * Returns 0 or -errno as capture_writer__append. */
 int capture_writer__tick(struct capture_writer *w, uint64_t now_ns);
+
+/* CLOCK_MONOTONIC time of the first record of the open frame (when the
+ * records not yet written began to wait); 0 when no record waits (or after a
+ * write error). Everything appended before it is written out. */
+uint64_t capture_writer__pending_since(const struct capture_writer *w);
 
 /* Write the open frame out now, whatever its age. 0 or -errno. */
 int capture_writer__flush(struct capture_writer *w);
@@ -163,7 +180,10 @@ void capture_reader__free(struct capture_reader *r);
 /* Write to OUT (0600, O_EXCL) a repaired copy of IN: every complete frame of IN
  * copied as is, then a trailer (reason SALVAGED, salvaged=true, totals
  * counted) unless IN already had one, and a fresh time index. STATUS, if not
- * NULL, gets how reading IN ended. Returns 0 or -errno. */
+ * NULL, gets how reading IN ended. Returns 0 or -errno: then nothing is left at
+ * OUT, and STATUS->message names the file that failed and why ("IN is not a ptop
+ * capture (...)", "cannot create OUT: Permission denied", "cannot write OUT: ...";
+ * -EBADMSG when IN has no PTOPCAP magic frame, -EEXIST when OUT exists). */
 int capture__salvage(const char *in, const char *out, struct capture_status *status);
 
 #endif

@@ -2,6 +2,8 @@
  * its complete frames copied verbatim, a trailer marked salvaged, a fresh index.
  */
 #include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -182,6 +184,21 @@ cleanup:
 	return err;
 }
 
+static void say(struct capture_status *status, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* STATUS->message (when STATUS is not NULL) gets what failed. */
+static void say(struct capture_status *status, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!status)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(status->message, sizeof(status->message), fmt, ap);
+	va_end(ap);
+}
+
 int capture__salvage(const char *in, const char *out, struct capture_status *status)
 {
 	struct salvage s = {0};
@@ -189,22 +206,35 @@ int capture__salvage(const char *in, const char *out, struct capture_status *sta
 	const struct capture_status *st;
 	int err = 0, k;
 
+	if (status)
+		memset(status, 0, sizeof(*status));
 	s.r = capture_reader__open(in);
-	if (!s.r)
-		return -errno;
+	if (!s.r) {
+		err = -errno;
+		if (err == -EBADMSG)
+			say(status,
+			    "%s is not a ptop capture (no PTOPCAP magic frame at its start)", in);
+		else if (err == -ENOTSUP)
+			say(status, "%s: the capture format is newer than this build reads", in);
+		else
+			say(status, "cannot read %s: %s", in, strerror(-err));
+		return err;
+	}
 	s.w = capture_writer__create(out, NULL);
 	if (!s.w) {
 		err = -errno;
+		say(status, "cannot create %s: %s", out, strerror(-err));
 		goto cleanup;
 	}
 	while ((k = capture_reader__next(s.r, &rec)) == 1) {
 		err = count_record(&s, rec);
 		ptop__v1__record__free_unpacked(rec, NULL);
 		if (err)
-			goto cleanup;
+			goto write_failed;
 	}
 	if (k < 0) {
 		err = k;
+		say(status, "cannot read %s: %s", in, strerror(-err));
 		goto cleanup;
 	}
 	st = capture_reader__status(s.r);
@@ -214,17 +244,25 @@ int capture__salvage(const char *in, const char *out, struct capture_status *sta
 	if (!(st->end == CAPTURE_END_CORRUPT && s.open && st->at_byte == s.off)) {
 		err = commit_frame(&s);
 		if (err)
-			goto cleanup;
+			goto write_failed;
 	}
 	if (!s.committed.has_trailer) {
 		err = append_trailer(&s);
 		if (err)
-			goto cleanup;
+			goto write_failed;
 	}
 	err = capture_writer__close(s.w);
 	s.w = NULL;
-	if (err)
+	if (err) {
 		unlink(out);
+		goto write_failed;
+	}
+	goto cleanup;
+write_failed:
+	if (err == -ENOMEM)
+		say(status, "out of memory while salvaging %s", in);
+	else
+		say(status, "cannot write %s: %s", out, strerror(-err));
 cleanup:
 	if (s.w) {
 		capture_writer__abort(s.w);

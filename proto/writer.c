@@ -22,7 +22,8 @@ ssize_t (*capture_write_hook)(int fd, const void *buf, size_t n);
 
 struct capture_writer {
 	int fd;
-	char *path;
+	dev_t dev;  /* the file this writer created, */
+	ino_t ino;  /* for its removal after a failed create */
 	uint64_t flush_ns;  /* close a frame at least this often */
 	size_t frame_bytes; /* close a frame at this uncompressed size */
 	ZSTD_CCtx *cctx;
@@ -201,16 +202,13 @@ void capture_writer__abort(struct capture_writer *w)
 	free(w->buf);
 	free(w->zbuf);
 	free(w->index);
-	free(w->path);
 	free(w);
 }
 
-struct capture_writer *capture_writer__create(const char *path,
-					      const struct capture_writer_opts *opts)
+/* The writer without its file: buffers, zstd context, settings from OPTS. */
+static struct capture_writer *writer_alloc(const struct capture_writer_opts *opts)
 {
 	struct capture_writer *w;
-	uint8_t magic[CAPTURE_MAGIC_FRAME_BYTES];
-	int flags = O_WRONLY | O_CREAT | O_CLOEXEC;
 	int level = DEFAULT_LEVEL;
 	size_t r;
 	int err;
@@ -225,9 +223,8 @@ struct capture_writer *capture_writer__create(const char *path,
 		w->frame_bytes = CAPTURE_MAX_FRAME_BYTES / 2;
 	if (opts && opts->level)
 		level = opts->level;
-	w->path = strdup(path);
 	w->cctx = ZSTD_createCCtx();
-	if (!w->path || !w->cctx) {
+	if (!w->cctx) {
 		err = -ENOMEM;
 		goto cleanup;
 	}
@@ -245,35 +242,135 @@ struct capture_writer *capture_writer__create(const char *path,
 		err = -ENOMEM;
 		goto cleanup;
 	}
+	return w;
 
-	flags |= opts && opts->force ? O_TRUNC : O_EXCL;
-	w->fd = open(path, flags, 0600);
-	if (w->fd < 0) {
-		err = -errno;
-		goto cleanup;
-	}
-	/* with --force an existing file keeps its mode: captures are 0600 always */
-	if (fchmod(w->fd, 0600) < 0) {
-		err = -errno;
-		goto unlink;
-	}
+cleanup:
+	capture_writer__abort(w);
+	errno = -err;
+	return NULL;
+}
+
+static int write_magic(struct capture_writer *w)
+{
+	uint8_t magic[CAPTURE_MAGIC_FRAME_BYTES];
+
 	capture_put_u32(magic, CAPTURE_SKIPPABLE_HEADER);
 	capture_put_u32(magic + 4, 12);
 	memcpy(magic + 8, CAPTURE_MAGIC, 8);
 	capture_put_u32(magic + 16, CAPTURE_FORMAT_VERSION);
-	err = emit(w, magic, sizeof(magic));
+	return emit(w, magic, sizeof(magic));
+}
+
+/* Open PATH for a new capture without following a symlink or opening anything
+ * but a regular file (O_NONBLOCK: a fifo must not block the open, a device is
+ * refused before its mode is touched). *CREATED tells whether this call made
+ * the file. Returns the descriptor or -errno. */
+static int open_regular(const char *path, bool force, bool *created)
+{
+	const int base = O_WRONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK;
+	struct stat st;
+	int fd, err;
+
+	*created = false;
+	fd = open(path, base | O_CREAT | O_EXCL, 0600);
+	if (fd >= 0) {
+		*created = true;
+	} else {
+		if (errno != EEXIST || !force)
+			return -errno;
+		/* --force: the existing file, if it is a regular one, truncated in place */
+		fd = open(path, base);
+		if (fd < 0)
+			return errno == ENXIO ? -EINVAL : -errno; /* ENXIO: a fifo, no reader */
+	}
+	if (fstat(fd, &st) < 0) {
+		err = -errno;
+		goto cleanup;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		err = -EINVAL;
+		goto cleanup;
+	}
+	if (fcntl(fd, F_SETFL, O_WRONLY) < 0 || (!*created && ftruncate(fd, 0) < 0)) {
+		err = -errno;
+		goto cleanup;
+	}
+	return fd;
+
+cleanup:
+	close(fd);
+	return err;
+}
+
+struct capture_writer *capture_writer__create(const char *path,
+					      const struct capture_writer_opts *opts)
+{
+	struct capture_writer *w;
+	bool created = false;
+	struct stat st;
+	int err;
+
+	w = writer_alloc(opts);
+	if (!w)
+		return NULL;
+	err = open_regular(path, opts && opts->force, &created);
+	if (err < 0)
+		goto cleanup;
+	w->fd = err;
+	if (created && fstat(w->fd, &st) == 0) {
+		w->dev = st.st_dev;
+		w->ino = st.st_ino;
+	}
+	/* with --force an existing file keeps its mode: captures are 0600 always */
+	if (fchmod(w->fd, 0600) < 0) {
+		err = -errno;
+		goto cleanup;
+	}
+	err = write_magic(w);
 	if (err)
-		goto unlink;
+		goto cleanup;
 	return w;
 
-unlink:
-	unlink(path);
 cleanup:
+	/* only the file this call made is removed; a replaced one stays (empty) */
+	if (created && lstat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_dev == w->dev &&
+	    st.st_ino == w->ino)
+		unlink(path);
 	if (w->fd >= 0)
 		close(w->fd);
 	w->fd = -1;
 	w->err = err;
 	capture_writer__abort(w);
+	errno = -err;
+	return NULL;
+}
+
+struct capture_writer *capture_writer__create_fd(int fd, const struct capture_writer_opts *opts)
+{
+	struct capture_writer *w;
+	int err;
+
+	w = writer_alloc(opts);
+	if (!w) {
+		err = -errno;
+		goto cleanup;
+	}
+	w->fd = fd;
+	fd = -1;
+	err = write_magic(w);
+	if (err)
+		goto cleanup;
+	return w;
+
+cleanup:
+	if (fd >= 0)
+		close(fd);
+	if (w) {
+		close(w->fd);
+		w->fd = -1;
+		w->err = err;
+		capture_writer__abort(w);
+	}
 	errno = -err;
 	return NULL;
 }
@@ -330,6 +427,11 @@ int capture_writer__tick(struct capture_writer *w, uint64_t now_ns)
 	    now_ns - w->frame_born_ns < w->flush_ns)
 		return 0;
 	return write_frame(w);
+}
+
+uint64_t capture_writer__pending_since(const struct capture_writer *w)
+{
+	return w && !w->err && w->frame_records ? w->frame_born_ns : 0;
 }
 
 int capture_writer__flush(struct capture_writer *w)

@@ -87,6 +87,38 @@ static bool in_csv(const char *s, const char *end, const char *word)
 	return false;
 }
 
+/* Add the mount point [S, END) to M->v1_all, when it fits. */
+static void add_v1(struct cgroupfs_mounts *m, const char *s, const char *end)
+{
+	size_t used = 0;
+
+	while (m->v1_all[used])
+		used += strlen(m->v1_all + used) + 1;
+	/* room for the path, its NUL and the list's closing empty string */
+	if (used + 1 < sizeof(m->v1_all) &&
+	    !unescape(s, end, m->v1_all + used, sizeof(m->v1_all) - used - 1))
+		m->v1_all[used + strlen(m->v1_all + used) + 1] = '\0';
+	else
+		m->v1_all[used] = '\0';
+}
+
+/* The cgroup v1 mount of M that PATH (clean: no "//", no trailing '/') is under, or
+ * NULL. */
+static const char *v1_mount_of(const struct cgroupfs_mounts *m, const char *path)
+{
+	const char *v;
+
+	for (v = m->v1_all; *v; v += strlen(v) + 1) {
+		size_t n = strlen(v);
+
+		while (n > 1 && v[n - 1] == '/')
+			n--;
+		if (!strncmp(path, v, n) && (path[n] == '/' || !path[n]))
+			return v;
+	}
+	return NULL;
+}
+
 int cgroupfs_parse_mounts(const char *text, struct cgroupfs_mounts *m)
 {
 	const char *line = text;
@@ -134,8 +166,10 @@ int cgroupfs_parse_mounts(const char *text, struct cgroupfs_mounts *m)
 				err = unescape(f[3], fe[3], m->v2_root, sizeof(m->v2_root));
 			if (err)
 				return err;
-		} else if (fse - fs == 6 && !memcmp(fs, "cgroup", 6) && !m->v1_mem[0] &&
-			   in_csv(so, soe, "memory")) {
+		} else if (fse - fs == 6 && !memcmp(fs, "cgroup", 6)) {
+			add_v1(m, f[4], fe[4]);
+			if (m->v1_mem[0] || !in_csv(so, soe, "memory"))
+				goto next;
 			err = unescape(f[4], fe[4], m->v1_mem, sizeof(m->v1_mem));
 			if (!err)
 				err = unescape(f[3], fe[3], m->v1_mem_root, sizeof(m->v1_mem_root));
@@ -632,7 +666,8 @@ static int resolve_path(const struct cgroupfs_mounts *m, const char *spec,
 			struct cgroupfs_target *t, char *err, size_t errlen)
 {
 	char clean[PATH_MAX], path[PATH_MAX], dir[2 * PATH_MAX];
-	const char *rel, *root = m->v2_root[0] ? m->v2_root : "/";
+	struct stat st;
+	const char *rel, *v1, *root = m->v2_root[0] ? m->v2_root : "/";
 	size_t ml = strlen(m->v2), rl = strlen(root);
 	int e;
 
@@ -661,6 +696,13 @@ static int resolve_path(const struct cgroupfs_mounts *m, const char *spec,
 			"subtrees; give the same path under %s (the v1 memory cgroup at that path "
 			"is read too)", clean, m->v2);
 		return -EINVAL;
+	} else if ((v1 = v1_mount_of(m, clean))) {
+		set_err(err, errlen,
+			"--cgroup %s is in the cgroup v1 hierarchy mounted at %s, which ptop does "
+			"not record: give the cgroup's path under the cgroup2 mount (%s/...), or "
+			"as /proc/PID/cgroup prints it on its 0:: line",
+			clean, v1, m->v2);
+		return -EINVAL;
 	} else {
 		/* as /proc/PID/cgroup prints it: under the mount's root */
 		if (strcmp(root, "/") &&
@@ -680,7 +722,13 @@ static int resolve_path(const struct cgroupfs_mounts *m, const char *spec,
 		return -ENAMETOOLONG;
 	}
 	e = fill_target(t, dir, path, err, errlen);
-	if (e == -ENOENT)
+	if (e == -ENOENT && !stat(clean, &st) && S_ISDIR(st.st_mode) && strcmp(clean, "/"))
+		set_err(err, errlen,
+			"--cgroup %s is a directory outside the cgroup2 hierarchy (mounted at "
+			"%s): give the cgroup's path under %s, or as /proc/PID/cgroup prints it "
+			"on its 0:: line",
+			clean, m->v2, m->v2);
+	else if (e == -ENOENT)
 		set_err(err, errlen,
 			"no cgroup %s: %s is not a directory; give a directory under the cgroup2 "
 			"mount (%s) or the path as /proc/PID/cgroup prints it on its 0:: line",

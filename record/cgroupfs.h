@@ -25,11 +25,16 @@ struct cgroupfs_mounts {
 	char v2_root[PATH_MAX];      /* the cgroup path the mount shows ("/" normally) */
 	char v1_mem[PATH_MAX];       /* the cgroup v1 memory controller's mount; "" when none */
 	char v1_mem_root[PATH_MAX];
+	char v1_all[PATH_MAX];       /* the mount points of every cgroup v1 hierarchy
+				      * (cpu, memory, name=systemd...), each ended by
+				      * a NUL, an empty one last; those that do not fit
+				      * are left out (only messages use it) */
 };
 
 /* From the text of /proc/PID/mountinfo, the first cgroup2 mount and the first
- * cgroup v1 mount whose super options hold the "memory" controller. Missing ones
- * stay "". 0, -ENOENT when neither is there, -ENAMETOOLONG, -EINVAL. */
+ * cgroup v1 mount whose super options hold the "memory" controller, and the list of
+ * all cgroup v1 mounts. Missing ones stay "". 0, -ENOENT when neither cgroup2 nor v1
+ * memory is there, -ENAMETOOLONG, -EINVAL. */
 int cgroupfs_parse_mounts(const char *mountinfo, struct cgroupfs_mounts *m);
 
 /* cgroupfs_parse_mounts() on /proc/self/mountinfo. */
@@ -49,6 +54,8 @@ struct cgroupfs_target {
  *  - a path as /proc/PID/cgroup prints it ("/system.slice/x.service"),
  *  - a container id: 1 to 64 lowercase hex digits, a prefix of the 64-hex id in the
  *    name of a directory of the tree (docker-<id>.scope, .../<id>, crio-<id>.scope).
+ * A path under a cgroup v1 mount of M (v1_mem, v1_all) is refused with -EINVAL and a
+ * message naming that v1 hierarchy and the cgroup2 mount to use instead.
  * Returns 0; -ENODEV with no cgroup2 mount; -EINVAL for a SPEC that is neither; -ENOENT
  * when nothing matches; -ENOTUNIQ when an id prefix matches more than one container (ERR
  * lists them, one "  ID  PATH" line each); or another -errno. ERR gets a message that

@@ -753,6 +753,28 @@ int heap__start_checked(struct collector *c, Ptop__V1__ProbeState st)
 	return err;
 }
 
+/* --caps, when the uprobe lane cannot run here (C->reason says why): the preload lane
+ * still records the heap of a launched command, without privileges, when its library
+ * is found and --heap-lane allows it. Then the heap is "yes" for launched commands,
+ * and C->reason keeps what --pid would need; else the uprobe lane's answer stands. */
+static Ptop__V1__ProbeState caps_preload_only(struct collector *c)
+{
+	char lib[PATH_MAX], why[300], uprobe_why[sizeof(c->reason)];
+
+	if (c->ctx->heap_lane == HEAP_LANE_UPROBE ||
+	    heap_preload__find_lib("/proc/self/exe", lib, sizeof(lib), why, sizeof(why)))
+		return PTOP__V1__PROBE_STATE__PROBE_STATE_UNSUPPORTED;
+	snprintf(uprobe_why, sizeof(uprobe_why), "%s", c->reason);
+	c->source = PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_PRELOAD;
+	snprintf(c->detail, sizeof(c->detail), "lane preload: %.*s", (int)sizeof(c->detail) - 16,
+		 lib);
+	snprintf(c->reason, sizeof(c->reason),
+		 "for a launched command (-- COMMAND) only: the preload lane (%s) needs no "
+		 "privileges; --pid, and static or Go commands, need the uprobe lane (%.*s)",
+		 HEAP_PRELOAD_LIB_NAME, (int)sizeof(c->reason) - 200, uprobe_why);
+	return PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE;
+}
+
 static Ptop__V1__ProbeState hp_check(struct collector *c)
 {
 	struct rec_ctx *ctx = c->ctx;
@@ -775,6 +797,8 @@ static Ptop__V1__ProbeState hp_check(struct collector *c)
 		"cgroup: record one of its processes with --pid --enable heap",
 		"--no-ebpf: the heap is measured only by eBPF uprobes on the allocator",
 		"uprobes on the target's allocator (malloc, free, ...)");
+	if (ctx->caps_only && state == PTOP__V1__PROBE_STATE__PROBE_STATE_UNSUPPORTED)
+		return caps_preload_only(c);
 	if (state != PTOP__V1__PROBE_STATE__PROBE_STATE_UNSPECIFIED)
 		return state;
 	p = calloc(1, sizeof(*p));
@@ -925,9 +949,11 @@ static int hp_start(struct collector *c)
 		if (i == HP_FREE) {
 			err = attach_one(c, p, p->skel->progs.hp_free, false, i);
 		} else {
-			err = attach_one(c, p, p->skel->progs.hp_enter, false, i);
+			/* the return probe first: a call that passes the entry probe
+			 * has its return seen (bpf/heap.bpf.c, nested_call) */
+			err = attach_one(c, p, p->skel->progs.hp_exit, true, i);
 			if (!err)
-				err = attach_one(c, p, p->skel->progs.hp_exit, true, i);
+				err = attach_one(c, p, p->skel->progs.hp_enter, false, i);
 		}
 		if (err)
 			goto cleanup;
@@ -1170,6 +1196,24 @@ static int emit_drops(struct collector *c, struct hp_priv *p, const struct hp_co
 	if (!err)
 		err = rec_emit_drop(c, "inflight_full", d->inflight_lost,
 				    "allocator calls not counted: no per-thread storage for them");
+	if (!err)
+		err = rec_emit_drop(c, "unmatched_entry", d->unmatched_entry,
+				    "allocator calls not counted: their return was not seen "
+				    "(the kernel lost its return probe)");
+	if (!err)
+		err = rec_emit_drop(c, "unmatched_return", d->unmatched_return,
+				    "allocator calls not counted: their entry was not seen "
+				    "(the kernel did not run the entry probe)");
+	if (!err)
+		err = rec_emit_drop(c, "attaching", d->attaching,
+				    "allocator calls not counted: in flight while the heap "
+				    "probes were being attached, at the start or at an exec "
+				    "followed (their return seen, not their entry)");
+	if (!err)
+		err = rec_emit_drop(c, "filtered", d->filtered,
+				    "allocator calls in the target's memory by another process "
+				    "(a vfork child, or a pid the filter does not match): not "
+				    "counted");
 	if (!err)
 		err = rec_emit_drop(c, "ringbuf", d->events_lost,
 				    "--heap-events records lost: the ring buffer was full");

@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "record/heap_preload.h"
+#include "common/units.h"
 #include "record/record.h"
 
 #define NS_PER_SEC 1000000000ull
@@ -134,14 +135,60 @@ int record_parse_duration(const char *s, uint64_t *ns)
 	return 0;
 }
 
+/* True when ARG is a positive number in exponent notation ("1e99", "2.5E3ms"),
+ * which record_parse_duration does not take: its digits, a '.', an 'e' or 'E'. */
+static bool has_exponent(const char *arg)
+{
+	const char *p = arg;
+
+	while (isdigit((unsigned char)*p) || *p == '.')
+		p++;
+	return p > arg && (*p == 'e' || *p == 'E') &&
+	       (isdigit((unsigned char)p[1]) ||
+		((p[1] == '+' || p[1] == '-') && isdigit((unsigned char)p[2])));
+}
+
+/* True when ARG (has_exponent) stands for 2^64 ns or more, whatever its unit. */
+static bool exponent_too_long(const char *arg)
+{
+	char *end;
+	double v = strtod(arg, &end);
+
+	/* the unit is at most 3600 s = 3.6e12 ns; any unit counts as at least 1 ns */
+	if (!strcmp(end, "h"))
+		v *= 3600e9;
+	else if (!strcmp(end, "m"))
+		v *= 60e9;
+	else if (!strcmp(end, "s") || !*end)
+		v *= 1e9;
+	else if (!strcmp(end, "ms"))
+		v *= 1e6;
+	else if (!strcmp(end, "us"))
+		v *= 1e3;
+	return v >= 18446744073709551616.0;
+}
+
 static int parse_interval(const char *opt, const char *arg, uint64_t min_ns, uint64_t *ns,
 			  char *err, size_t errlen)
 {
 	uint64_t v;
 	int r = record_parse_duration(arg, &v);
 
+	if (r == -EINVAL && has_exponent(arg))
+		r = exponent_too_long(arg) ? -ERANGE : -EDOM;
 	if (r == -ERANGE) {
-		set_err(err, errlen, "%s '%s' is too long", opt, arg);
+		/* 2^64 - 1 ns = 5124095 h 34 min 33.7 s */
+		set_err(err, errlen,
+			"%s '%s' is too long: the maximum is 5124095h (2^64-1 ns, about 584 "
+			"years)",
+			opt, arg);
+		return -EINVAL;
+	}
+	if (r == -EDOM) {
+		set_err(err, errlen,
+			"%s '%s': exponents are not accepted: write the number in digits with "
+			"a unit, e.g. 1000s or 2.5m",
+			opt, arg);
 		return -EINVAL;
 	}
 	if (r) {
@@ -263,35 +310,12 @@ static int parse_sample_hz(const char *s, unsigned *hz, char *err, size_t errlen
 	return 0;
 }
 
-/* --heap-sample-bytes: a whole number of bytes with an optional K, KiB, M, MiB, G or GiB
- * suffix (powers of 1024), from 0 (every allocation) to RECORD_MAX_HEAP_SAMPLE_BYTES. */
+/* --heap-sample-bytes: bytes with an optional K/M/G suffix (common/units.h), from 0 (every
+ * allocation) to RECORD_MAX_HEAP_SAMPLE_BYTES. */
 static int parse_sample_bytes(const char *s, uint64_t *v, char *err, size_t errlen)
 {
-	static const struct {
-		const char *name;
-		uint64_t mult;
-	} units[] = {
-		{ "", 1 },	    { "B", 1 },		     { "K", 1024 },	  { "KiB", 1024 },
-		{ "k", 1024 },	    { "M", 1024 * 1024 },    { "MiB", 1024 * 1024 },
-		{ "G", 1ull << 30 }, { "GiB", 1ull << 30 },
-	};
-	unsigned long long n;
-	char *end;
-	size_t i;
-
-	errno = 0;
-	n = strtoull(s, &end, 10);
-	if (errno || end == s || s[0] == '-')
-		goto bad;
-	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
-		if (strcmp(end, units[i].name))
-			continue;
-		if (__builtin_mul_overflow((uint64_t)n, units[i].mult, v) ||
-		    *v > RECORD_MAX_HEAP_SAMPLE_BYTES)
-			goto bad;
+	if (!units__parse_bytes(s, RECORD_MAX_HEAP_SAMPLE_BYTES, v))
 		return 0;
-	}
-bad:
 	set_err(err, errlen,
 		"--heap-sample-bytes takes a number of bytes from 0 (every allocation) to 1T, "
 		"with an optional K/M/G suffix (e.g. 512K), not '%s'",
@@ -580,7 +604,7 @@ void record_usage(FILE *f, const struct collector_ops *const *table)
 	fputs("Usage: ptop-record [OPTIONS] --pid PID\n"
 	      "       ptop-record [OPTIONS] --cgroup SPEC\n"
 	      "       ptop-record [OPTIONS] -- COMMAND [ARGS...]\n"
-	      "       ptop-record --caps\n"
+	      "       ptop-record --caps [--no-ebpf] [--disable A,B]\n"
 	      "\n"
 	      "Record what one process does (CPU, syscalls, memory, VMAs, context) with eBPF\n"
 	      "and /proc into a compressed capture file for ptop-analyze.\n"
@@ -595,10 +619,11 @@ void record_usage(FILE *f, const struct collector_ops *const *table)
 	      "                          the recording ends when it exits\n"
 	      "\n"
 	      "Output:\n"
-	      "  -o, --output FILE       capture file\n"
+	      "  -o, --output FILE       capture file, a new or regular one; - for standard output\n"
 	      "                          (default ptop-COMM-PID-YYYYmmdd-HHMMSS.ptop)\n"
-	      "      --force             replace FILE if it exists\n"
-	      "      --flush-interval D  write buffered data at least this often (default 1s)\n"
+	      "      --force             replace FILE if it exists (a regular file only)\n"
+	      "      --flush-interval D  each round of polls is written when it ends; records\n"
+	      "                          between rounds wait at most D (default 1s)\n"
 	      "\n"
 	      "Timing (D is a duration: 500ms, 2s, 1.5m, 1h; a bare number is seconds):\n"
 	      "      --duration D        stop after D (default: when the target exits or on\n"
@@ -611,7 +636,8 @@ void record_usage(FILE *f, const struct collector_ops *const *table)
 	      "Collectors:\n"
 	      "      --disable A,B       do not run these collectors\n"
 	      "      --enable A,B        also run these collectors, which are off by default\n"
-	      "                          because of what they cost the target (heap)\n"
+	      "                          because of what they cost the target (marked so in\n"
+	      "                          the list of collectors below)\n"
 	      "      --no-ebpf           /proc lanes only (no eBPF programs are loaded)\n"
 	      "      --caps              print which collectors can run here and why not,\n"
 	      "                          then exit\n"
@@ -648,11 +674,15 @@ void record_usage(FILE *f, const struct collector_ops *const *table)
 	      "Collectors (in start order):\n",
 	      f);
 	for (i = 0; table && table[i]; i++)
-		fprintf(f, "  %-12s %s\n", table[i]->name,
+		fprintf(f, "  %-12s %s%s\n", table[i]->name,
+			table[i]->off_by_default ? "[off by default: --enable] " : "",
 			table[i]->summary ? table[i]->summary : "");
 	fputs("\n"
 	      "Exit status: 0 recorded; 1 runtime error (no collector could start, disk full);\n"
-	      "2 bad usage or input (no such pid, unwritable output). See ptop-record(1).\n",
+	      "2 bad usage or input (no such pid, unwritable output). For a launched command,\n"
+	      "as timeout(1): the command's status, 128+N when signal N killed it, 124 when\n"
+	      "--duration stopped it, 125 a recorder failure, 126 cannot execute, 127 not\n"
+	      "found. See ptop-record(1).\n",
 	      f);
 }
 

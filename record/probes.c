@@ -87,8 +87,10 @@ size_t record_caps_line(const struct collector *c, char *buf, size_t len)
 		text = c->ops->summary ? c->ops->summary : "";
 	else
 		text = c->reason[0] ? c->reason : capture_probe_state_name(c->state);
-	return append(buf, len, 0, "  %-12s %-4s %-5s %s%s%s%s\n", c->ops->name, yes ? "yes" : "no",
-		      (capture_probe_source_name(c->source) ?: "-"), text,
+	/* "yes" with a reason: it runs, within the limit the reason says */
+	return append(buf, len, 0, "  %-12s %-4s %-5s %s%s%s%s%s%s\n", c->ops->name,
+		      yes ? "yes" : "no", (capture_probe_source_name(c->source) ?: "-"), text,
+		      yes && c->reason[0] ? "; " : "", yes ? c->reason : "",
 		      c->ops->off_by_default ? " [off by default: --enable " : "",
 		      c->ops->off_by_default ? c->ops->name : "",
 		      c->ops->off_by_default ? "]" : "");

@@ -23,6 +23,7 @@
 #include "record/bpf_util.h"
 #include "record/exec_watch.h"
 #include "record/heap_preload.h"
+#include "record/output.h"
 #include "record/procfs.h"
 #include "record/record.h"
 
@@ -189,9 +190,9 @@ static void collectors_check_start(struct collector *cs, size_t n, bool caps_onl
 				snprintf(c->reason, sizeof(c->reason), "(no reason given)");
 			continue;
 		}
-		c->reason[0] = '\0';
-		if (caps_only)
+		if (caps_only) /* an active collector's reason: the limit it runs within */
 			continue;
+		c->reason[0] = '\0';
 		err = c->ops->start(c);
 		if (err) {
 			c->state = PTOP__V1__PROBE_STATE__PROBE_STATE_FAILED;
@@ -230,17 +231,6 @@ static void collectors_stop(struct collector *cs, size_t n)
 	for (i = 0; i < n; i++)
 		if (collector_runs(&cs[i]) && cs[i].ops->stop)
 			cs[i].ops->stop(&cs[i]);
-}
-
-/* Remove the capture file after a failed setup, only if it is still the
- * regular file we created (never what --force pointed at otherwise). */
-static void remove_output(const char *path, const struct stat *created)
-{
-	struct stat st;
-
-	if (lstat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_dev == created->st_dev &&
-	    st.st_ino == created->st_ino)
-		unlink(path);
 }
 
 static void fmt_wall(uint64_t realtime_ns, char *buf, size_t len)
@@ -358,6 +348,17 @@ struct run {
 	char error[256];             /* END_REASON_ERROR other than a writer error */
 };
 
+/* Everything emitted before the first record still waiting is on disk. */
+static void note_safe(struct run *r)
+{
+	uint64_t since = capture_writer__pending_since(r->w);
+
+	if (!g.write_err)
+		r->safe_ns = since ? since : rec_now_ns();
+}
+
+/* Between rounds of polls: write out the records (an exec's, a drop notice)
+ * that waited the flush interval. */
 static void tick(struct run *r, uint64_t now)
 {
 	int err;
@@ -365,13 +366,33 @@ static void tick(struct run *r, uint64_t now)
 	if (g.write_err)
 		return;
 	err = capture_writer__tick(r->w, now);
-	if (err) {
+	if (err)
 		g.write_err = err;
+	note_safe(r);
+}
+
+/* A round of polls ended: write its records out now, so that a SIGKILL loses
+ * at most the round in progress (and records made between rounds, which wait
+ * at most the flush interval: tick). */
+static void flush_round(struct run *r)
+{
+	int err;
+
+	if (g.write_err)
 		return;
-	}
-	/* the tick wrote out every frame older than the flush interval */
-	if (now > r->o->flush_interval_ns && now - r->o->flush_interval_ns > r->safe_ns)
-		r->safe_ns = now - r->o->flush_interval_ns;
+	err = capture_writer__flush(r->w);
+	if (err)
+		g.write_err = err;
+	note_safe(r);
+}
+
+/* When the records waiting must be written (the flush interval after the first
+ * of them); UINT64_MAX when none waits. */
+static uint64_t flush_due(const struct run *r)
+{
+	uint64_t since = capture_writer__pending_since(r->w);
+
+	return since ? since + r->o->flush_interval_ns : UINT64_MAX;
 }
 
 static int read_signal(int sfd)
@@ -483,8 +504,8 @@ static bool follow_held_execs(void *arg)
 /* Poll the collectors every interval until something ends the recording. */
 static void run_loop(struct run *r)
 {
-	const uint64_t interval = r->o->interval_ns, flush = r->o->flush_interval_ns;
-	uint64_t now = rec_now_ns(), next_poll, next_flush, end_at = UINT64_MAX;
+	const uint64_t interval = r->o->interval_ns;
+	uint64_t now = rec_now_ns(), next_poll, end_at = UINT64_MAX;
 	struct pollfd pfd[3];
 	/* only a held program needs the loop awake: else execs wait for the interval */
 	int ewfd = r->t->is_child ? exec_watch__fd(r->ew) : -1;
@@ -493,11 +514,11 @@ static void run_loop(struct run *r)
 	if (follow_execs(r))
 		now = rec_now_ns();
 	collectors_poll(r->cs, r->n, now, POLL_FIRST, between, r);
-	tick(r, now);
 	next_poll = now + interval;
-	next_flush = now + flush;
-	if (r->o->duration_ns)
-		end_at = now + r->o->duration_ns;
+	flush_round(r);
+	/* saturating: --duration may be up to 2^64-1 ns */
+	if (r->o->duration_ns && __builtin_add_overflow(now, r->o->duration_ns, &end_at))
+		end_at = UINT64_MAX;
 
 	for (;;) {
 		uint64_t deadline, wait_ns;
@@ -523,18 +544,18 @@ static void run_loop(struct run *r)
 			now = rec_now_ns();	/* no record dated before a change */
 		if (now >= next_poll) {
 			collectors_poll(r->cs, r->n, now, 0, between, r);
+			flush_round(r);
 			/* keep to the grid; skip ticks missed while stopped */
 			while (next_poll <= now)
 				next_poll += interval;
 		}
-		if (now >= next_flush) {
-			next_flush = now + flush;
-		}
-		tick(r, now);
+		tick(r, rec_now_ns());
 		if (g.write_err)
 			continue;
 
-		deadline = next_poll < next_flush ? next_poll : next_flush;
+		deadline = flush_due(r);
+		if (next_poll < deadline)
+			deadline = next_poll;
 		if (end_at < deadline)
 			deadline = end_at;
 		now = rec_now_ns();
@@ -615,10 +636,40 @@ static void print_exit(const struct record_target *t)
 		       WCOREDUMP(t->wstatus) ? ", core dumped" : "");
 }
 
+/* A launched command's status as the exit status of a recording that went well, the way
+ * timeout(1) gives it: its exit status, 128+N when signal N killed it, 124 when
+ * --duration ended the recording and the command was stopped; 125 when its status could
+ * not be had. */
+static int command_status(const struct run *r)
+{
+	const struct record_target *t = r->t;
+
+	if (r->reason == PTOP__V1__END_REASON__END_REASON_DURATION)
+		return RECORD_EXIT_CMD_DURATION;
+	if (!t->status_known) {
+		errmsg("the command's exit status could not be read: exit status %d",
+		       RECORD_EXIT_CMD_RECORDER);
+		return RECORD_EXIT_CMD_RECORDER;
+	}
+	if (WIFEXITED(t->wstatus))
+		return WEXITSTATUS(t->wstatus);
+	if (WIFSIGNALED(t->wstatus))
+		return 128 + WTERMSIG(t->wstatus);
+	return RECORD_EXIT_CMD_RECORDER;
+}
+
+/* The exit status of a recording that failed: 1, or 125 for a launched command, whose
+ * own statuses 1 and 2 must not be taken for the recorder's. */
+static int recorder_failed(const struct run *r)
+{
+	return r->t->is_child ? RECORD_EXIT_CMD_RECORDER : RECORD_EXIT_RUNTIME;
+}
+
 /* End the recording: stop a command if need be, final poll, trailer, index.
  * Returns the exit status. */
-static int finish(struct run *r, const char *path)
+static int finish(struct run *r, const struct record_output *out)
 {
+	const char *path = out->name;
 	Ptop__V1__Record rec = PTOP__V1__RECORD__INIT;
 	Ptop__V1__CaptureTrailer tr = PTOP__V1__CAPTURE_TRAILER__INIT;
 	Ptop__V1__TargetExit te = PTOP__V1__TARGET_EXIT__INIT;
@@ -638,9 +689,10 @@ static int finish(struct run *r, const char *path)
 
 	if (g.write_err) {
 		fmt_wall(r->start_real + (r->safe_ns - r->start_mono), when, sizeof(when));
-		errmsg("writing %s: %s; the capture up to %s (%.1f s of recording) is readable",
-		       path, strerror(-g.write_err), when,
-		       (double)(r->safe_ns - r->start_mono) / 1e9);
+		errmsg("writing %s: %s; the capture up to %s (%.1f s of recording) %s", path,
+		       strerror(-g.write_err), when,
+		       (double)(r->safe_ns - r->start_mono) / 1e9,
+		       out->to_stdout ? "was sent whole" : "is readable (kept)");
 		capture_writer__abort(r->w);
 		r->w = NULL;
 		collectors_stop(r->cs, r->n);
@@ -649,7 +701,7 @@ static int finish(struct run *r, const char *path)
 			if (!r->o->quiet)
 				print_exit(r->t);
 		}
-		return RECORD_EXIT_RUNTIME;
+		return recorder_failed(r);
 	}
 
 	/* while a zombie, the target's /proc/PID/stat is still there */
@@ -673,7 +725,7 @@ static int finish(struct run *r, const char *path)
 		capture_writer__abort(r->w);
 		r->w = NULL;
 		collectors_stop(r->cs, r->n);
-		return RECORD_EXIT_RUNTIME;
+		return recorder_failed(r);
 	}
 	rec.kind_case = PTOP__V1__RECORD__KIND_TRAILER;
 	rec.trailer = &tr;
@@ -689,23 +741,30 @@ static int finish(struct run *r, const char *path)
 	collectors_stop(r->cs, r->n);
 	if (err) {
 		fmt_wall(r->start_real + (r->safe_ns - r->start_mono), when, sizeof(when));
-		errmsg("writing %s: %s; the capture up to %s is readable", path, strerror(-err),
-		       when);
-		return RECORD_EXIT_RUNTIME;
+		errmsg("writing %s: %s; the capture up to %s %s", path, strerror(-err), when,
+		       out->to_stdout ? "was sent whole" : "is readable (kept)");
+		return recorder_failed(r);
 	}
 	if (!r->o->quiet) {
 		struct stat st;
 
-		if (stat(path, &st) == 0)
+		if (!out->to_stdout && stat(out->path, &st) == 0)
 			bytes = (uint64_t)st.st_size; /* with the index */
 		print_exit(r->t);
-		errmsg("wrote %s: %" PRIu64 " records, %" PRIu64 " events, %" PRIu64
-		       " bytes; ended: %s%s%s",
-		       path, records, r->ctx->events, bytes, end_reason_name(r->reason),
-		       r->signo ? " " : "", r->signo ? strsignal(r->signo) : "");
+		if (out->to_stdout) /* the stream's size is the reader's to count */
+			errmsg("wrote the capture to standard output: %" PRIu64 " records, %" PRIu64
+			       " events; ended: %s%s%s",
+			       records, r->ctx->events, end_reason_name(r->reason),
+			       r->signo ? " " : "", r->signo ? strsignal(r->signo) : "");
+		else
+			errmsg("wrote %s: %" PRIu64 " records, %" PRIu64 " events, %" PRIu64
+			       " bytes; ended: %s%s%s",
+			       path, records, r->ctx->events, bytes, end_reason_name(r->reason),
+			       r->signo ? " " : "", r->signo ? strsignal(r->signo) : "");
 	}
-	return r->reason == PTOP__V1__END_REASON__END_REASON_ERROR ? RECORD_EXIT_RUNTIME :
-								    RECORD_EXIT_OK;
+	if (r->reason == PTOP__V1__END_REASON__END_REASON_ERROR)
+		return recorder_failed(r);
+	return r->t->is_child ? command_status(r) : RECORD_EXIT_OK;
 }
 
 int record_main(int argc, char **argv)
@@ -718,14 +777,14 @@ int record_main(int argc, char **argv)
 	struct capture_writer *w = NULL;
 	struct run run = { 0 };
 	struct heap_preload *hpre = NULL;
-	struct stat created;
+	struct record_output out;
 	sigset_t sigs;
 	char err[2048], path[PATH_MAX], summary[4096];
-	const char *out = NULL;
 	size_t n = 0, i;
-	bool file_created = false, started = false;
+	bool started = false;
 	int sfd = -1, status = RECORD_EXIT_OK, rc;
 
+	record_output__init(&out);
 	memset(&t, 0, sizeof(t));
 	t.pidfd = t.go_fd = t.err_fd = -1;
 	memset(&g, 0, sizeof(g));
@@ -777,7 +836,18 @@ int record_main(int argc, char **argv)
 		goto cleanup;
 	}
 
-	/* 4. the target */
+	/* 4. the output, when named: refused before a command is launched for it; with
+	 * -o -, descriptor 1 is standard error from here on (the command's too) */
+	if (o.output) {
+		rc = record_output__open(&out, o.output, o.force, err, sizeof(err));
+		if (rc) {
+			errmsg("%s", err);
+			status = rc == -ENOMEM ? RECORD_EXIT_RUNTIME : RECORD_EXIT_USAGE;
+			goto cleanup;
+		}
+	}
+
+	/* 5. the target */
 	if (o.cgroup)
 		rc = target__open_cgroup(&t, o.cgroup, err, sizeof(err));
 	else if (o.pid)
@@ -798,38 +868,44 @@ int record_main(int argc, char **argv)
 	}
 	if (rc) {
 		errmsg("%s", err);
-		status = rc == -ENOMEM ? RECORD_EXIT_RUNTIME : RECORD_EXIT_USAGE;
+		if (rc == -ENOMEM)
+			status = RECORD_EXIT_RUNTIME;
+		else if (o.cgroup || o.pid)
+			status = RECORD_EXIT_USAGE;
+		else /* a command that is not there, or not one that can run: as env(1) says */
+			status = rc == -ENOENT ? RECORD_EXIT_CMD_NOT_FOUND
+					       : rc == -EACCES || rc == -EISDIR || rc == -ENOEXEC
+						     ? RECORD_EXIT_CMD_CANNOT_RUN
+						     : RECORD_EXIT_RUNTIME;
 		goto cleanup;
 	}
 
-	/* 5. the output file */
-	out = o.output;
-	if (!out) {
+	/* 6. the capture writer (its file stays unnamed until the header is in it) */
+	if (!o.output) {
 		if (record_default_output(path, sizeof(path), t.comm, t.pid, time(NULL))) {
 			errmsg("cannot make a default file name: give one with -o");
 			status = RECORD_EXIT_USAGE;
 			goto cleanup;
 		}
-		out = path;
+		rc = record_output__open(&out, path, o.force, err, sizeof(err));
+		if (rc) {
+			errmsg("%s", err);
+			status = rc == -ENOMEM ? RECORD_EXIT_RUNTIME : RECORD_EXIT_USAGE;
+			goto cleanup;
+		}
 	}
-	wopts.force = o.force;
 	wopts.flush_interval_ns = o.flush_interval_ns;
-	w = capture_writer__create(out, &wopts);
+	rc = record_output__writer_fd(&out);
+	w = rc < 0 ? NULL : capture_writer__create_fd(rc, &wopts);
 	if (!w) {
-		rc = errno;
-		if (rc == EEXIST)
-			errmsg("%s already exists: use --force to replace it, or -o to choose "
-			       "another name",
-			       out);
-		else
-			errmsg("cannot create %s: %s: choose a writable path with -o", out,
-			       strerror(rc));
-		status = rc == ENOMEM ? RECORD_EXIT_RUNTIME : RECORD_EXIT_USAGE;
+		rc = rc < 0 ? -rc : errno;
+		errmsg("writing %s: %s; %s", out.name, strerror(rc),
+		       out.to_stdout ? "the stream holds no capture" : "no file was made");
+		status = RECORD_EXIT_RUNTIME;
 		goto cleanup;
 	}
-	file_created = stat(out, &created) == 0;
 
-	/* 6. the collectors */
+	/* 7. the collectors */
 	ctx.pid = t.pid;
 	ctx.mode = t.mode;
 	rec_ctx_from_opts(&ctx, &o);
@@ -869,7 +945,8 @@ int record_main(int argc, char **argv)
 		goto cleanup;
 	}
 
-	/* 7. the header */
+	/* 8. the header, flushed, then the file gets its name: from here a SIGKILL
+	 * leaves a capture that ptop-analyze reads */
 	{
 		struct record_header_in hin = {
 			.opts = &o,
@@ -882,32 +959,44 @@ int record_main(int argc, char **argv)
 
 		rc = record_write_header(w, &hin);
 		if (rc) {
-			errmsg("writing %s: %s", out, strerror(-rc));
+			errmsg("writing %s: %s; %s", out.name, strerror(-rc),
+			       out.to_stdout ? "the stream holds no capture" : "no file was made");
 			status = RECORD_EXIT_RUNTIME;
 			goto cleanup;
 		}
 	}
+	rc = record_output__publish(&out, err, sizeof(err));
+	if (rc) {
+		errmsg("%s", err);
+		status = rc == -ENOMEM || rc == -EIO || rc == -ENOSPC ? RECORD_EXIT_RUNTIME :
+									 RECORD_EXIT_USAGE;
+		goto cleanup;
+	}
 	g.header_written = true;
 	ctx.writer = w;
 
-	/* 8. let the command run */
+	/* 9. let the command run */
 	rc = target__release(&t, err, sizeof(err));
 	if (rc) {
 		errmsg("%s", err);
-		status = RECORD_EXIT_USAGE;
+		/* exec failed: not found (a file gone since the check), or not runnable */
+		status = rc == -ENOENT ? RECORD_EXIT_CMD_NOT_FOUND
+			 : rc == -ECHILD ? RECORD_EXIT_RUNTIME
+					 : RECORD_EXIT_CMD_CANNOT_RUN;
 		goto cleanup;
 	}
 	started = true;
 	if (!o.quiet) {
 		fputs(summary, stderr);
 		if (t.mode == PTOP__V1__TARGET_MODE__TARGET_MODE_CGROUP)
-			errmsg("recording cgroup %s (%s) into %s", t.cgroup_path, t.cgroup_dir, out);
+			errmsg("recording cgroup %s (%s) into %s", t.cgroup_path, t.cgroup_dir,
+			       out.name);
 		else
 			errmsg("recording %s %d (%s) into %s",
-			       t.is_child ? "command, pid" : "pid", t.pid, t.comm, out);
+			       t.is_child ? "command, pid" : "pid", t.pid, t.comm, out.name);
 	}
 
-	/* 9. the loop, then the end */
+	/* 10. the loop, then the end */
 	run.o = &o;
 	run.t = &t;
 	run.cs = cs;
@@ -918,7 +1007,7 @@ int record_main(int argc, char **argv)
 	run.safe_ns = run.start_mono;
 	run_loop(&run);
 	w = NULL; /* finish() closes or aborts it */
-	status = finish(&run, out);
+	status = finish(&run, &out);
 	n = 0; /* finish() stopped the collectors */
 
 cleanup:
@@ -927,10 +1016,10 @@ cleanup:
 		collectors_stop(cs, n);
 		if (w)
 			capture_writer__abort(w);
-		if (file_created)
-			remove_output(out, &created);
+		record_output__discard(&out);
 		target__kill(&t);
 	}
+	record_output__close(&out);
 	exec_watch__free(run.ew);
 	target__free(&t);
 	heap_preload__free(hpre);
@@ -938,5 +1027,9 @@ cleanup:
 	record_opts__free(&o);
 	if (sfd >= 0)
 		close(sfd);
+	/* a launched command's recorder failure before it ran is not the command's status
+	 * (timeout(1) and env(1) use 125 so); finish() says its own */
+	if (o.cmd && !started && status == RECORD_EXIT_RUNTIME)
+		status = RECORD_EXIT_CMD_RECORDER;
 	return status;
 }

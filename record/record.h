@@ -25,10 +25,16 @@
 #include "record/collector.h"
 #include "symbol/buildid.h"
 
-/* Exit statuses of ptop-record. */
+/* Exit statuses of ptop-record. With --pid and --cgroup, its own; for a launched
+ * command, the wrapper convention of timeout(1) and env(1): the command's status, 128+N
+ * when signal N killed it, and the codes below for what is not the command's. */
 #define RECORD_EXIT_OK 0
 #define RECORD_EXIT_RUNTIME 1      /* runtime error: every probe failed, disk full... */
 #define RECORD_EXIT_USAGE 2        /* bad usage or input: no such pid, unwritable path... */
+#define RECORD_EXIT_CMD_DURATION 124 /* --duration ended the recording; the command was stopped */
+#define RECORD_EXIT_CMD_RECORDER 125 /* a launched command's recorder failed (runtime error) */
+#define RECORD_EXIT_CMD_CANNOT_RUN 126 /* the command was found but could not be executed */
+#define RECORD_EXIT_CMD_NOT_FOUND 127 /* the command was not found */
 
 #define RECORD_MAX_COLLECTORS 32
 #define RECORD_BUILD_ID_MAX 64     /* bytes; a GNU build-id is usually 20 */
@@ -132,8 +138,9 @@ size_t record_probe_count(const struct collector *cs, size_t n, Ptop__V1__ProbeS
 /* One line of the --caps table for C (after check()):
  *   "  syscalls     yes  ebpf  per-syscall counts and latency...\n"
  *   "  syscalls     no   -     --no-ebpf given: eBPF lanes are off\n"
- * "yes" when the state is active (then the summary follows), else "no" and
- * the reason. Returns like snprintf. */
+ * "yes" when the state is active (then the summary follows, and "; REASON" when an
+ * active collector set a reason: the limit it runs within), else "no" and the
+ * reason. Returns like snprintf. */
 size_t record_caps_line(const struct collector *c, char *buf, size_t len);
 
 /* The effective capability mask from the text of /proc/PID/status ("CapEff:").

@@ -20,17 +20,12 @@
 #include "record/collector.h"
 #include "record/bpf_util.h"
 #include "record/syscalls.h"
+#include "proto/syscall_table.h"
 #include "bpf/syscalls.skel.h"
-
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
-
-static const char *const names[] = {
-#include "gen/syscall_table.h"
-};
 
 const char *syscalls__name(uint32_t nr)
 {
-	return nr < ARRAY_SIZE(names) ? names[nr] : NULL;
+	return syscall_table__name(syscall_table__native(), nr);
 }
 
 size_t syscalls__hist_len(const uint64_t *hist, size_t n)
@@ -121,10 +116,13 @@ size_t syscalls__interval(const struct sc_stat *cur, const struct sc_stat *prev,
 static const char *const counter_kind[SC_CNT_MAX] = {
 	[SC_CNT_NR_RANGE] = "nr_out_of_range",
 	[SC_CNT_STAMP_FAIL] = "map_full",
+	[SC_CNT_COMPAT] = "compat_syscall",
 };
 static const char *const counter_detail[SC_CNT_MAX] = {
 	[SC_CNT_NR_RANGE] = "sys_enter with a syscall number outside the table: not counted",
 	[SC_CNT_STAMP_FAIL] = "no task storage for the entry stamp: call counted, latency lost",
+	[SC_CNT_COMPAT] = "32-bit (ia32) syscall: numbered by the i386 table, not counted per "
+			  "syscall",
 };
 
 struct sc_priv {
@@ -216,7 +214,7 @@ static int attach_in_order(struct syscalls_bpf *skel)
 	};
 	size_t i;
 
-	for (i = 0; i < ARRAY_SIZE(order); i++) {
+	for (i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
 		*order[i].link = bpf_program__attach(order[i].prog);
 		if (!*order[i].link)
 			return -errno;

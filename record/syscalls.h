@@ -13,8 +13,9 @@
 #include "proto/ptop.pb-c.h"
 #include "bpf/syscalls.h"
 
-/* The name of syscall NR in this build's table (x86_64: "getppid" for 110), or
- * NULL when the table has none. Static storage. */
+/* The name of syscall NR in ptop's table for the architecture it was built for
+ * (proto/syscall_table.h; x86_64: "getppid" for 110), or NULL when the table has
+ * none. Static storage. */
 const char *syscalls__name(uint32_t nr);
 
 /* The length of HIST (N buckets) without its trailing zero buckets. */

@@ -124,6 +124,128 @@ cleanup:
 	return err;
 }
 
+/* The hex number after KEY ("\nCapPrm:") in a /proc/PID/status text. 0 or -EINVAL. */
+static int status_hex(const char *text, const char *key, uint64_t *v)
+{
+	const char *p = strstr(text, key);
+	char *end;
+
+	if (!p)
+		return -EINVAL;
+	p += strlen(key);
+	errno = 0;
+	*v = strtoull(p, &end, 16);
+	return errno || end == p ? -EINVAL : 0;
+}
+
+/* The filesystem uid (the 4th number of "Uid:"), which ptrace read checks use. */
+static int status_fsuid(const char *text, unsigned long *uid)
+{
+	const char *p = strstr(text, "\nUid:");
+	unsigned long r, e, sv;
+
+	if (!p || sscanf(p + 5, "%lu %lu %lu %lu", &r, &e, &sv, uid) != 4)
+		return -EINVAL;
+	return 0;
+}
+
+/* The name of capability NR ("CAP_SYS_PTRACE"), or NULL past the table. */
+static const char *cap_name(unsigned nr)
+{
+	static const char *const names[] = {
+		"CAP_CHOWN", "CAP_DAC_OVERRIDE", "CAP_DAC_READ_SEARCH", "CAP_FOWNER",
+		"CAP_FSETID", "CAP_KILL", "CAP_SETGID", "CAP_SETUID", "CAP_SETPCAP",
+		"CAP_LINUX_IMMUTABLE", "CAP_NET_BIND_SERVICE", "CAP_NET_BROADCAST",
+		"CAP_NET_ADMIN", "CAP_NET_RAW", "CAP_IPC_LOCK", "CAP_IPC_OWNER",
+		"CAP_SYS_MODULE", "CAP_SYS_RAWIO", "CAP_SYS_CHROOT", "CAP_SYS_PTRACE",
+		"CAP_SYS_PACCT", "CAP_SYS_ADMIN", "CAP_SYS_BOOT", "CAP_SYS_NICE",
+		"CAP_SYS_RESOURCE", "CAP_SYS_TIME", "CAP_SYS_TTY_CONFIG", "CAP_MKNOD",
+		"CAP_LEASE", "CAP_AUDIT_WRITE", "CAP_AUDIT_CONTROL", "CAP_SETFCAP",
+		"CAP_MAC_OVERRIDE", "CAP_MAC_ADMIN", "CAP_SYSLOG", "CAP_WAKE_ALARM",
+		"CAP_BLOCK_SUSPEND", "CAP_AUDIT_READ", "CAP_PERFMON", "CAP_BPF",
+		"CAP_CHECKPOINT_RESTORE",
+	};
+
+	return nr < sizeof(names) / sizeof(names[0]) ? names[nr] : NULL;
+}
+
+#define CAP_SYS_PTRACE_BIT 19
+
+/* Why the kernel refused ptrace read access to PID (/proc/PID/exe gave ERRNO_TEXT),
+ * into ERR: the rules of ptrace_may_access(), in the kernel's order. Without
+ * CAP_SYS_PTRACE, a target of another uid, or one holding capabilities ptop-record
+ * lacks (or not dumpable: a set-id program), is refused. With CAP_SYS_PTRACE those
+ * rules pass, so what refused it is a security module (a Landlock domain ptop-record
+ * runs in and the target is outside of, SELinux, AppArmor, a BPF LSM). */
+static void explain_denied(pid_t pid, const char *comm, const char *errno_text, char *err,
+			   size_t errlen)
+{
+	char *self = NULL, *tgt = NULL, missing[160] = "", lsm[128] = "";
+	size_t scap = 0, slen = 0, tcap = 0, tlen = 0, off = 0;
+	uint64_t eff = 0, prm = 0, lack;
+	unsigned long suid = 0, tuid = 0;
+	bool known;
+	int fd;
+
+	known = !procfs_read_file(0, "self/status", &self, &scap, &slen) &&
+		!status_hex(self, "\nCapEff:", &eff) && !status_fsuid(self, &suid);
+	if (known && (eff >> CAP_SYS_PTRACE_BIT) & 1) {
+		fd = open("/sys/kernel/security/lsm", O_RDONLY | O_CLOEXEC);
+		if (fd >= 0) {
+			ssize_t n = read(fd, lsm + 2, sizeof(lsm) - 4);
+
+			if (n > 0) {
+				memcpy(lsm, " (", 2);
+				strcpy(lsm + 2 + n, ")");
+			} else {
+				lsm[0] = '\0';
+			}
+			close(fd);
+		}
+		set_err(err, errlen,
+			"may not trace pid %d (%s): the kernel refuses access to /proc/%d/exe "
+			"(%s) although ptop-record has CAP_SYS_PTRACE, so a security module "
+			"refuses it%s: ptop-record runs confined (a Landlock sandbox, an "
+			"SELinux or AppArmor domain, a BPF LSM) and pid %d is outside that "
+			"confinement; run ptop-record unconfined, or record a process started "
+			"inside it",
+			pid, comm, pid, errno_text, lsm, pid);
+		goto cleanup;
+	}
+	if (known && !procfs_read_file(pid, "status", &tgt, &tcap, &tlen) &&
+	    !status_fsuid(tgt, &tuid) && tuid != suid) {
+		set_err(err, errlen,
+			"may not trace pid %d (%s): it runs as uid %lu and ptop-record as uid "
+			"%lu, without CAP_SYS_PTRACE; run ptop-record as root or as uid %lu",
+			pid, comm, tuid, suid, tuid);
+		goto cleanup;
+	}
+	if (known && tgt && !status_hex(tgt, "\nCapPrm:", &prm) && (lack = prm & ~eff)) {
+		for (unsigned nr = 0; nr < 64 && off < sizeof(missing) - 1; nr++) {
+			const char *name = (lack >> nr) & 1 ? cap_name(nr) : NULL;
+
+			if ((lack >> nr) & 1)
+				off += (size_t)snprintf(missing + off, sizeof(missing) - off,
+							"%s%s", off ? "," : "",
+							name ? name : "?");
+		}
+		set_err(err, errlen,
+			"may not trace pid %d (%s): it holds capabilities ptop-record lacks (%s) "
+			"and ptop-record has no CAP_SYS_PTRACE; run ptop-record with "
+			"CAP_SYS_PTRACE (as root, with the capabilities not dropped)",
+			pid, comm, missing);
+		goto cleanup;
+	}
+	set_err(err, errlen,
+		"may not trace pid %d (%s): permission denied (/proc/%d/exe: %s): the "
+		"process is not dumpable (a set-id program) or more privileged; run "
+		"ptop-record as root with CAP_SYS_PTRACE",
+		pid, comm, pid, errno_text);
+cleanup:
+	free(self);
+	free(tgt);
+}
+
 int target__open_pid(struct record_target *t, pid_t pid, char *err, size_t errlen)
 {
 	char path[64], *buf = NULL;
@@ -169,10 +291,7 @@ int target__open_pid(struct record_target *t, pid_t pid, char *err, size_t errle
 	if (n < 0) {
 		rc = -errno;
 		if (rc == -EACCES || rc == -EPERM) {
-			set_err(err, errlen,
-				"may not trace pid %d (%s): permission denied; run ptop-record as "
-				"root or as the process's owner",
-				pid, t->comm);
+			explain_denied(pid, t->comm, strerror(-rc), err, errlen);
 			rc = -EPERM;
 		} else if (rc == -ENOENT) {
 			/* /proc/PID is still there, but has no executable */

@@ -34,22 +34,40 @@ bool elf_has_section(Elf *elf, const char *name)
 	return elf_find_section(elf, name, &sh) && sh.sh_type != SHT_NOBITS && sh.sh_size > 0;
 }
 
-/* Binding rank: a global name is preferred over a weak one over a local one at one address. */
-static int bind_rank(const struct elfsym_entry *e)
+static size_t leading_underscores(const char *s)
 {
-	return e->rank;
+	size_t n = 0;
+
+	while (s[n] == '_')
+		n++;
+	return n;
 }
 
+/* At one address, perf's choice (choose_best_symbol): a sized symbol, not weak, global,
+ * fewer leading underscores, the longer name; then by name, so the choice is stable. */
 static int cmp_entry(const void *a, const void *b)
 {
 	const struct elfsym_entry *x = a, *y = b;
+	size_t ux, uy, lx, ly;
 
 	if (x->addr != y->addr)
 		return x->addr < y->addr ? -1 : 1;
-	/* bigger size first, then the better binding */
+	/* bigger size first (a sized symbol before an unsized one) */
 	if (x->size != y->size)
 		return x->size > y->size ? -1 : 1;
-	return bind_rank(y) - bind_rank(x);
+	if ((x->rank == 1) != (y->rank == 1))
+		return x->rank == 1 ? 1 : -1; /* weak last */
+	if ((x->rank == 2) != (y->rank == 2))
+		return x->rank == 2 ? -1 : 1; /* global first */
+	ux = leading_underscores(x->name);
+	uy = leading_underscores(y->name);
+	if (ux != uy)
+		return ux < uy ? -1 : 1;
+	lx = strlen(x->name);
+	ly = strlen(y->name);
+	if (lx != ly)
+		return lx > ly ? -1 : 1;
+	return strcmp(x->name, y->name);
 }
 
 int elfsym_load(Elf *elf, unsigned shtype, struct elfsym_table *t)
@@ -113,14 +131,25 @@ int elfsym_load(Elf *elf, unsigned shtype, struct elfsym_table *t)
 		e->limit = ssh.sh_addr + ssh.sh_size;
 		e->rank = bind == STB_GLOBAL ? 2 : bind == STB_WEAK ? 1 : 0;
 		e->name = name;
+		memset(e->local_alias, 0, sizeof(e->local_alias));
 	}
 	if (t->n)
 		qsort(t->v, t->n, sizeof(*t->v), cmp_entry);
-	/* one entry per address: the first after sorting is the preferred one */
+	/* one entry per address: the first after sorting is the preferred one; the local
+	 * names it beat are kept as its aliases */
 	n = 0;
 	for (i = 0; i < t->n; i++) {
-		if (n && t->v[n - 1].addr == t->v[i].addr)
+		if (n && t->v[n - 1].addr == t->v[i].addr) {
+			struct elfsym_entry *k = &t->v[n - 1];
+
+			if (t->v[i].rank == 0 && k->rank > 0)
+				for (size_t a = 0; a < ELFSYM_ALIASES; a++)
+					if (!k->local_alias[a]) {
+						k->local_alias[a] = t->v[i].name;
+						break;
+					}
 			continue;
+		}
 		t->v[n++] = t->v[i];
 	}
 	t->n = n;
@@ -163,6 +192,18 @@ const struct elfsym_entry *elfsym_find(const struct elfsym_table *t, uint64_t ad
 				return e;
 		}
 	}
+	return NULL;
+}
+
+const char *elfsym_exported_name(const struct elfsym_table *t, uint64_t start, const char *name)
+{
+	const struct elfsym_entry *e = elfsym_find(t, start);
+
+	if (!e || e->addr != start || !name || !strcmp(e->name, name))
+		return NULL;
+	for (size_t a = 0; a < ELFSYM_ALIASES && e->local_alias[a]; a++)
+		if (!strcmp(e->local_alias[a], name))
+			return e->name;
 	return NULL;
 }
 

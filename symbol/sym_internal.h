@@ -21,12 +21,17 @@ const char *symbolizer__intern(struct symbolizer *s, const char *str, size_t len
 
 /* ---- elfsym.c: .symtab / .dynsym, sorted by address */
 
+#define ELFSYM_ALIASES 4
+
 struct elfsym_entry {
 	uint64_t addr;
 	uint64_t size;       /* 0: up to the next symbol, bounded by its section */
 	uint64_t limit;      /* end of the section the symbol is in */
 	const char *name;    /* points into the mapped string table */
-	int rank;            /* 2 global, 1 weak, 0 local: which name wins at one address */
+	int rank;            /* 2 global, 1 weak, 0 local */
+	/* the local names at the same address that lost to NAME (glibc's __GI_ aliases), so
+	 * that a DWARF name equal to one is shown as NAME, as perf does; NULL when none */
+	const char *local_alias[ELFSYM_ALIASES];
 };
 
 struct elfsym_table {
@@ -38,8 +43,16 @@ struct elfsym_table {
  * of ELF. 0 (T may hold 0 entries), -ENODATA when there is no such section, -ENOMEM. */
 int elfsym_load(Elf *elf, unsigned shtype, struct elfsym_table *t);
 
-/* The symbol covering ADDR, or NULL. */
+/* The symbol covering ADDR, or NULL. At one address the name perf would pick wins: a
+ * sized symbol over an unsized one, then not weak over weak, global over local, fewer
+ * leading underscores, the longer name (so __errno_location, not
+ * __GI___errno_location; malloc, not __libc_malloc). */
 const struct elfsym_entry *elfsym_find(const struct elfsym_table *t, uint64_t addr);
+
+/* The exported name for a function that DWARF calls NAME and that starts at START: the
+ * winning symbol there when NAME is one of its local aliases (glibc's internal
+ * __GI_ names), else NULL (keep NAME). */
+const char *elfsym_exported_name(const struct elfsym_table *t, uint64_t start, const char *name);
 
 void elfsym_free(struct elfsym_table *t);
 

@@ -90,6 +90,7 @@ struct anchor {
 struct symbolizer {
 	char *cache_dir, *debuginfod_urls, *debug_dir, *root;
 	bool debuginfod;
+	struct sym_debuginfod_stats dbi; /* what debuginfod was asked */
 	struct anchor *anchors;
 	struct module *mods[MOD_BUCKETS];
 	struct module *last;
@@ -101,6 +102,9 @@ struct symbolizer {
 	struct ksym *ks;
 	size_t nks;
 	char *kbuf;
+	/* the core kernel's text, from kallsyms' markers (0: marker absent): a core symbol
+	 * names only addresses in [_stext, _etext) or [_sinittext, _einittext) */
+	uint64_t k_stext, k_etext, k_sinittext, k_einittext;
 	/* strings */
 	struct strmap interned, demangled;
 	char **owned;
@@ -302,6 +306,12 @@ struct symbolizer *symbolizer__new(const struct symbolizer_opts *o)
 	if (!s->debug_dir)
 		goto nomem;
 	s->debuginfod = o && o->debuginfod;
+	if (s->debuginfod) {
+		const char *urls = s->debuginfod_urls ? s->debuginfod_urls : getenv("DEBUGINFOD_URLS");
+
+		s->dbi.asked_for = true;
+		snprintf(s->dbi.servers, sizeof(s->dbi.servers), "%s", urls ? urls : "");
+	}
 	return s;
 nomem:
 	symbolizer__free(s);
@@ -485,16 +495,42 @@ static enum try_result try_debuginfod(struct symbolizer *s, struct module *m, bo
 
 	if (m->kind != SYM_BUILD_ID_GNU)
 		return TRY_NONE; /* servers index GNU build-ids only */
+	s->dbi.wanted++;
 	fd = sym_debuginfod_fetch(m->id, m->id_len, executable, s->debuginfod_urls,
 				  s->cache_dir, &path);
+	if (fd == -ENOSYS)
+		return TRY_NONE; /* no server to ask: counted as wanted only */
+	s->dbi.lookups++;
+	if (fd == -ENOENT)
+		s->dbi.not_found++;
+	if (fd < 0 && fd != -ENOENT) {
+		s->dbi.failed++;
+		if (!s->dbi.first_error)
+			s->dbi.first_error = -fd;
+	}
 	if (fd < 0)
 		return TRY_NONE;
 	close(fd);
 	r = try_path(m, path, out);
-	if (r == TRY_MISMATCH)
+	if (r == TRY_MISMATCH) {
 		unlink(path);
+		s->dbi.failed++;
+		if (!s->dbi.first_error)
+			s->dbi.first_error = EILSEQ; /* a file of another build */
+	} else if (r == TRY_OK) {
+		s->dbi.found++;
+	} else {
+		s->dbi.failed++; /* downloaded but not readable as ELF */
+		if (!s->dbi.first_error)
+			s->dbi.first_error = EIO;
+	}
 	free(path);
 	return r;
+}
+
+const struct sym_debuginfod_stats *symbolizer__debuginfod(const struct symbolizer *s)
+{
+	return &s->dbi;
 }
 
 static void find_files(struct symbolizer *s, struct module *m, const char *recorded)
@@ -807,8 +843,20 @@ int symbolizer__resolve(struct symbolizer *s, const struct sym_module_key *key,
 		result_one(r, SYM_SRC_GOPCLNTAB, func, file, line, addr - entry);
 		return 0;
 	}
-	if (m->dw && dwarfsym_lookup(m->dw, s, addr, r, &lfile, &line) == 0)
+	if (m->dw && dwarfsym_lookup(m->dw, s, addr, r, &lfile, &line) == 0) {
+		/* glibc's DWARF names its functions by their internal aliases
+		 * (__GI___errno_location): the exported name, as perf shows it */
+		struct sym_frame *fn = &r->frames[r->n - 1];
+		const char *ex = NULL;
+
+		if (m->has_symtab)
+			ex = elfsym_exported_name(&m->symtab, addr - r->func_offset, fn->func);
+		if (!ex && m->has_dynsym)
+			ex = elfsym_exported_name(&m->dynsym, addr - r->func_offset, fn->func);
+		if (ex)
+			fn->func = symbolizer__demangle(s, ex);
 		return 0;
+	}
 	if (m->has_symtab && (e = elfsym_find(&m->symtab, addr)) != NULL) {
 		result_one(r, SYM_SRC_SYMTAB, symbolizer__demangle(s, e->name), lfile,
 			   lfile ? line : 0, addr - e->addr);
@@ -1183,9 +1231,42 @@ next:
 		s->nks = 0;
 	if (s->nks)
 		qsort(s->ks, s->nks, sizeof(*s->ks), ksym_cmp);
+	for (size_t k = 0; k < s->nks; k++) {
+		const char *n = s->ks[k].name;
+
+		if (!strcmp(n, "_stext"))
+			s->k_stext = s->ks[k].addr;
+		else if (!strcmp(n, "_etext"))
+			s->k_etext = s->ks[k].addr;
+		else if (!strcmp(n, "_sinittext"))
+			s->k_sinittext = s->ks[k].addr;
+		else if (!strcmp(n, "_einittext"))
+			s->k_einittext = s->ks[k].addr;
+	}
 cleanup:
 	fclose(f);
 	return s->ks_err = err;
+}
+
+/* Whether kallsyms symbol K, the last at or below ADDR, may name it. kallsyms has no
+ * sizes: a core kernel symbol (no " [module]" tag) names only addresses inside the core
+ * text, so an address of a BPF trampoline or of module space past _einittext is not
+ * "_einittext+1015216343"; nor does an end marker (_etext, _einittext) name anything.
+ * Tagged symbols (modules, [bpf]) name up to the next symbol. */
+static bool kernel_covers(const struct symbolizer *s, const struct ksym *k, uint64_t addr)
+{
+	bool in_core;
+
+	if (strchr(k->name, ' '))
+		return true; /* "name [module]": bounded by the next symbol */
+	if (!strcmp(k->name, "_etext") || !strcmp(k->name, "_einittext") ||
+	    !strcmp(k->name, "_end"))
+		return false;
+	in_core = (s->k_stext && s->k_etext && addr >= s->k_stext && addr < s->k_etext) ||
+		  (s->k_sinittext && s->k_einittext && addr >= s->k_sinittext &&
+		   addr < s->k_einittext);
+	/* without the markers (an unusual kallsyms), the next symbol is the only bound */
+	return in_core || !(s->k_etext || s->k_einittext);
 }
 
 int symbolizer__resolve_kernel(struct symbolizer *s, const char *boot_id, uint64_t addr,
@@ -1229,7 +1310,7 @@ int symbolizer__resolve_kernel(struct symbolizer *s, const char *boot_id, uint64
 			hi = mid;
 	}
 	/* below the first symbol or past the last one: no size is known there */
-	if (lo == 0 || lo == s->nks) {
+	if (lo == 0 || lo == s->nks || !kernel_covers(s, &s->ks[lo - 1], addr)) {
 		result_miss(r, SYM_MISS_NOT_COVERED);
 		return 0;
 	}

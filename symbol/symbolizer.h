@@ -103,6 +103,18 @@ struct sym_module_info {
 	bool has_gopclntab, has_dwarf, has_symtab, has_dynsym;
 };
 
+/* What the debuginfod servers were asked (--debuginfod), for the reports to say: the
+ * servers, how many lookups, how they ended, and the first error. */
+struct sym_debuginfod_stats {
+	bool asked_for;              /* --debuginfod was given */
+	char servers[512];           /* the URLs asked ("" when none is configured) */
+	unsigned wanted;             /* files looked for there (also when no server to ask) */
+	unsigned lookups;            /* requests made */
+	unsigned found, not_found;   /* answered with the file; no server had it */
+	unsigned failed;             /* unreachable, timed out, refused, or a file of another build */
+	int first_error;             /* the first failure's errno (positive), 0 none */
+};
+
 struct symbolizer;
 
 /* A new symbolizer. O may be NULL for defaults. NULL and errno on failure. */
@@ -110,6 +122,9 @@ struct symbolizer *symbolizer__new(const struct symbolizer_opts *o);
 
 /* Free S and everything it returned. NULL is fine. */
 void symbolizer__free(struct symbolizer *s);
+
+/* What S asked debuginfod so far. */
+const struct sym_debuginfod_stats *symbolizer__debuginfod(const struct symbolizer *s);
 
 /* Offer an ELF image embedded in the capture (ModuleSymbols, chunks joined) for
  * BUILD_ID. It is used only if its own identity (GNU build-id, else Go build

@@ -52,6 +52,12 @@ static void test_01_mounts(void **state)
 	assert_string_equal(m->v2_root, "/");
 	assert_string_equal(m->v1_mem, "/sys/fs/cgroup/memory");
 	assert_string_equal(m->v1_mem_root, "/");
+	/* every v1 hierarchy, for the resolver's messages */
+	assert_string_equal(m->v1_all, "/sys/fs/cgroup/cpu");
+	assert_string_equal(m->v1_all + 19, "/sys/fs/cgroup/cpuset");
+	assert_string_equal(m->v1_all + 41, "/sys/fs/cgroup/memory");
+	assert_string_equal(m->v1_all + 63, "/sys/fs/cgroup/systemd");
+	assert_string_equal(m->v1_all + 86, "");
 
 	/* pure v2, in a cgroup namespace view, with optional fields and an escape */
 	assert_int_equal(cgroupfs_parse_mounts("30 25 0:26 /ns\\040x /sys/fs/cgroup "
@@ -444,6 +450,22 @@ static void test_08_resolve_paths(void **state)
 	assert_non_null(strstr(err, "cgroup v1"));
 	assert_int_equal(cgroupfs_resolve(m, "/sys/fs/cgroup/memoryx", t, err, sizeof(err)),
 			 -ENOENT);
+	/* nor a path under any other v1 hierarchy (issue 10: it was looked up as
+	 * MOUNT/sys/fs/cgroup/cpu and called "not a directory") */
+	memcpy(m->v1_all, "/sys/fs/cgroup/cpu\0/sys/fs/cgroup/systemd\0", 42);
+	assert_int_equal(cgroupfs_resolve(m, "/sys/fs/cgroup/cpu", t, err, sizeof(err)),
+			 -EINVAL);
+	assert_non_null(strstr(err, "cgroup v1 hierarchy mounted at /sys/fs/cgroup/cpu"));
+	assert_non_null(strstr(err, tree)); /* the cgroup2 mount to use */
+	assert_int_equal(cgroupfs_resolve(m, "/sys/fs/cgroup/systemd/user.slice/", t, err,
+					  sizeof(err)),
+			 -EINVAL);
+	assert_non_null(strstr(err, "mounted at /sys/fs/cgroup/systemd"));
+	assert_int_equal(cgroupfs_resolve(m, "/sys/fs/cgroup/cpuacct", t, err, sizeof(err)),
+			 -ENOENT);
+	/* a directory that is no cgroup at all */
+	assert_int_equal(cgroupfs_resolve(m, "/tmp", t, err, sizeof(err)), -ENOENT);
+	assert_non_null(strstr(err, "/tmp is a directory outside the cgroup2 hierarchy"));
 
 	/* a mount that shows a sub-tree (cgroup namespace): paths are under its root */
 	free(m);

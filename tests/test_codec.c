@@ -1,6 +1,7 @@
 /* test_codec.c — the capture writer, reader and salvage together: round trips
  * of every record kind, frames closed by size and by age, the time index and
- * seeking, file mode and O_EXCL, a full disk, and salvaging a cut file.
+ * seeking, file mode and O_EXCL, a full disk, and salvaging a cut file; never a
+ * symlink, fifo or device as the output; a pipe as the output.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -14,6 +15,7 @@
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -647,6 +649,193 @@ static void test_12_bad_arguments(void **state)
 	assert_null(capture_reader__status(NULL));
 }
 
+/* A file's content, mode and kind, to see that the writer left it alone. */
+static void assert_untouched(const char *path, const char *content, mode_t mode)
+{
+	struct stat sb;
+	char buf[64] = "";
+	FILE *f;
+
+	assert_int_equal(lstat(path, &sb), 0);
+	assert_int_equal(sb.st_mode & 07777, mode);
+	if (!content)
+		return;
+	f = fopen(path, "r");
+	assert_non_null(f);
+	assert_non_null(fgets(buf, sizeof(buf), f));
+	fclose(f);
+	assert_string_equal(buf, content);
+}
+
+static void test_13_symlink_refused(void **state)
+{
+	struct capture_writer_opts force = {.force = true};
+	const char *target = tpath("real.txt"), *link = tpath("link.ptop");
+	const char *dangling = tpath("dangling.ptop");
+	FILE *f;
+	(void)state;
+
+	f = fopen(target, "w");
+	assert_non_null(f);
+	fputs("precious\n", f);
+	fclose(f);
+	assert_int_equal(chmod(target, 0644), 0);
+	assert_int_equal(symlink(target, link), 0);
+	errno = 0;
+	assert_null(capture_writer__create(link, &force));
+	assert_int_equal(errno, ELOOP);
+	errno = 0;
+	assert_null(capture_writer__create(link, NULL));
+	assert_int_equal(errno, EEXIST);
+	assert_untouched(target, "precious\n", 0644); /* neither written, truncated nor chmod'ed */
+	/* a dangling link is not followed to create its target */
+	assert_int_equal(symlink(tpath("made-through-link.ptop"), dangling), 0);
+	errno = 0;
+	assert_null(capture_writer__create(dangling, &force));
+	assert_int_equal(errno, ELOOP);
+	assert_int_equal(access(tpath("made-through-link.ptop"), F_OK), -1);
+}
+
+static void test_14_fifo_and_device_refused(void **state)
+{
+	struct capture_writer_opts force = {.force = true};
+	const char *fifo = tpath("fifo.ptop"), *dev = tpath("null.ptop");
+	(void)state;
+
+	/* a fifo without a reader: refused at once, not a blocked open */
+	assert_int_equal(mkfifo(fifo, 0644), 0);
+	errno = 0;
+	assert_null(capture_writer__create(fifo, &force));
+	assert_int_equal(errno, EINVAL);
+	assert_untouched(fifo, NULL, 0644);
+	/* a device node of our own (/dev/null's numbers) in the test's folder: its
+	 * mode is not touched and, after the refusal, it is not removed */
+	if (mknod(dev, S_IFCHR | 0644, makedev(1, 3)) < 0) {
+		print_message("skipping the device node part: mknod: %s\n", strerror(errno));
+		return;
+	}
+	errno = 0;
+	assert_null(capture_writer__create(dev, &force));
+	assert_true(errno == EINVAL || errno == EACCES); /* EACCES on a nodev mount */
+	assert_untouched(dev, NULL, 0644);
+	/* the write error path: nothing made by the writer is not removed either */
+	budget = 0;
+	capture_write_hook = full_disk;
+	errno = 0;
+	assert_null(capture_writer__create(dev, &force));
+	capture_write_hook = NULL;
+	assert_untouched(dev, NULL, 0644);
+}
+
+static void test_15_forced_file_kept_after_write_error(void **state)
+{
+	struct capture_writer_opts force = {.force = true};
+	const char *p = tpath("forced.ptop");
+	FILE *f;
+	(void)state;
+
+	f = fopen(p, "w");
+	assert_non_null(f);
+	fputs("old\n", f);
+	fclose(f);
+	budget = 7; /* the magic frame does not fit */
+	capture_write_hook = full_disk;
+	errno = 0;
+	assert_null(capture_writer__create(p, &force));
+	capture_write_hook = NULL;
+	assert_int_equal(errno, ENOSPC);
+	/* the writer did not create it: it is not unlinked */
+	assert_int_equal(access(p, F_OK), 0);
+}
+
+static void test_16_pipe_stream(void **state)
+{
+	struct recs in, out;
+	struct capture_status st;
+	struct capture_writer *w;
+	const char *p = tpath("from-pipe.ptop");
+	uint8_t buf[65536];
+	ssize_t k;
+	int fds[2];
+	FILE *f;
+	(void)state;
+
+	/* a pipe cannot seek: the whole format, time index included, goes through */
+	make_samples(&in, 2 * SAMPLE_KINDS);
+	assert_int_equal(pipe(fds), 0);
+	w = capture_writer__create_fd(fds[1], NULL);
+	assert_non_null(w);
+	for (size_t i = 0; i < in.n; i++)
+		assert_int_equal(capture_writer__append(w, in.r[i]), 0);
+	assert_int_equal(capture_writer__close(w), 0); /* closes fds[1] */
+	f = fopen(p, "wb");
+	assert_non_null(f);
+	while ((k = read(fds[0], buf, sizeof(buf))) > 0)
+		assert_int_equal(fwrite(buf, 1, (size_t)k, f), (size_t)k);
+	assert_int_equal(k, 0);
+	fclose(f);
+	close(fds[0]);
+	read_recs(p, &out, &st);
+	assert_int_equal(out.n, in.n);
+	assert_same(&in, &out, in.n);
+	assert_int_equal(st.end, CAPTURE_END_CLEAN);
+	assert_true(st.has_index);
+	recs_free(&in);
+	recs_free(&out);
+}
+
+static void test_17_pending_since(void **state)
+{
+	struct recs in;
+	struct capture_writer *w;
+	uint64_t before;
+	(void)state;
+
+	make_samples(&in, 2);
+	w = capture_writer__create(tpath("pending.ptop"), NULL);
+	assert_non_null(w);
+	assert_int_equal(capture_writer__pending_since(w), 0); /* the magic is written */
+	before = mono_ns();
+	assert_int_equal(capture_writer__append(w, in.r[0]), 0);
+	assert_true(capture_writer__pending_since(w) >= before);
+	assert_true(capture_writer__pending_since(w) <= mono_ns());
+	assert_int_equal(capture_writer__append(w, in.r[1]), 0);
+	assert_int_equal(capture_writer__flush(w), 0);
+	assert_int_equal(capture_writer__pending_since(w), 0);
+	assert_int_equal(capture_writer__pending_since(NULL), 0);
+	assert_int_equal(capture_writer__close(w), 0);
+	recs_free(&in);
+}
+
+/* A failed salvage says which file failed: the input that is no capture, or the
+ * output that cannot be created (issue 10: both used to name the input). */
+static void test_18_salvage_names_the_failing_file(void **state)
+{
+	struct recs in;
+	struct capture_status st;
+	const char *p = tpath("sv-in.ptop"), *text = tpath("sv-text.txt");
+	const char *out = tpath("no-such-dir/sv-out.ptop");
+	FILE *f;
+	(void)state;
+
+	f = fopen(text, "w");
+	assert_non_null(f);
+	fputs("root:x:0:0:root:/root:/bin/bash\n", f);
+	fclose(f);
+	assert_int_equal(capture__salvage(text, tpath("sv-x.ptop"), &st), -EBADMSG);
+	assert_non_null(strstr(st.message, "not a ptop capture"));
+	assert_non_null(strstr(st.message, text));
+	assert_int_equal(access(tpath("sv-x.ptop"), F_OK), -1);
+
+	make_samples(&in, SAMPLE_KINDS);
+	write_recs(p, NULL, &in);
+	assert_int_equal(capture__salvage(p, out, &st), -ENOENT);
+	assert_non_null(strstr(st.message, "cannot create"));
+	assert_non_null(strstr(st.message, out));
+	assert_non_null(strstr(st.message, strerror(ENOENT)));
+	recs_free(&in);
+}
+
 static int setup(void **state)
 {
 	(void)state;
@@ -679,6 +868,12 @@ int main(void)
 	    cmocka_unit_test(test_10_salvage_cut_file),
 	    cmocka_unit_test(test_11_salvage_keeps_existing_trailer),
 	    cmocka_unit_test(test_12_bad_arguments),
+	    cmocka_unit_test(test_13_symlink_refused),
+	    cmocka_unit_test(test_14_fifo_and_device_refused),
+	    cmocka_unit_test(test_15_forced_file_kept_after_write_error),
+	    cmocka_unit_test(test_16_pipe_stream),
+	    cmocka_unit_test(test_17_pending_since),
+	    cmocka_unit_test(test_18_salvage_names_the_failing_file),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -3,7 +3,8 @@
  * allocating function (allocator frames skipped), --by orderings, window sums, the census
  * line, the trend score (a steadily growing function ranks above one that filled once, a
  * freed one is no suspect), suppressions parsing and matching, "not measured" and
- * "not collected".
+ * "not collected", totals that are a lower bound when the probes saw calls they did not
+ * count.
  */
 #include <errno.h>
 #include <ftw.h>
@@ -1078,6 +1079,44 @@ static void test_15_not_measured_after_exec(void **state)
 	sqlite3_close(db);
 }
 
+/* Allocator calls the probes saw but did not count (heap drops unmatched_entry,
+ * unmatched_return, attaching, inflight_full, recursion_miss) make the total a lower
+ * bound, never "exact"; the calls of other processes (filtered) do not. */
+static void test_16_uncounted_calls(void **state)
+{
+	char id[DB_CAPTURE_ID_LEN], *buf;
+	struct report_opts o = {.fmt = OUT_TEXT};
+	sqlite3 *db;
+
+	(void)state;
+	db = load(write_capture("uncounted.ptop", true, true, false), id);
+	exec(db, "INSERT INTO drop_notice (cap, time_ns, collector, kind, lost, detail) "
+		 "SELECT cap, start_monotonic_ns + 1000, 'heap', 'filtered', 9, 'x' FROM capture");
+	buf = run_report(db, id, false, &o);
+	assert_non_null(strstr(buf, " allocations (exact)"));
+	assert_non_null(strstr(buf, "drops: heap filtered: 9 lost"));
+	free(buf);
+	exec(db, "INSERT INTO drop_notice (cap, time_ns, collector, kind, lost, detail) "
+		 "SELECT cap, start_monotonic_ns + 1000, 'heap', 'attaching', 7, 'x' FROM capture");
+	exec(db, "INSERT INTO drop_notice (cap, time_ns, collector, kind, lost, detail) "
+		 "SELECT cap, start_monotonic_ns + 2000, 'heap', 'unmatched_return', 2, 'x' "
+		 "FROM capture");
+	exec(db, "INSERT INTO drop_notice (cap, time_ns, collector, kind, lost, detail) "
+		 "SELECT cap, start_monotonic_ns + 3000, 'heap', 'unmatched_entry', 3, 'x' "
+		 "FROM capture");
+	buf = run_report(db, id, false, &o);
+	assert_null(strstr(buf, "(exact)"));
+	assert_non_null(strstr(buf, " allocations (at least: 12 allocator calls seen but not "
+				    "counted, see drops)"));
+	assert_non_null(strstr(buf, "drops: heap unmatched_entry: 3 lost"));
+	free(buf);
+	o.fmt = OUT_JSON;
+	buf = run_report(db, id, false, &o);
+	assert_non_null(strstr(buf, "\"uncounted_calls\": 12"));
+	free(buf);
+	sqlite3_close(db);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1091,6 +1130,7 @@ int main(void)
 	    cmocka_unit_test(test_13_lanes),
 	    cmocka_unit_test(test_14_execd_static_program),
 	    cmocka_unit_test(test_15_not_measured_after_exec),
+	    cmocka_unit_test(test_16_uncounted_calls),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

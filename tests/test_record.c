@@ -1,6 +1,7 @@
 /* test_record.c — ptop-record's pure parts: options and durations, the default file name,
  * the probe set and its summary, --caps lines, exit statuses, drop totals, build-ids, and the
- * target: launching a command held until released, opening a --pid.
+ * target: launching a command held until released, opening a --pid; the output file, named
+ * only when published and never replacing what is not a regular file.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -21,8 +22,10 @@
 #include <cmocka.h>
 
 #include "proto/names.h"
+#include "record/output.h"
 #include "record/record.h"
 #include "symbol/buildid.h"
+#include "tests/tmpdir.h"
 
 #define MS 1000000ull
 #define SEC 1000000000ull
@@ -236,6 +239,16 @@ static void test_05_parse_errors(void **state)
 		     ARGV("ptop-record", "--pid", "1", "--duration", "-1s"));
 	expect_usage("too long", ARGC("ptop-record", "--pid", "1", "--duration", "9999999999h"),
 		     ARGV("ptop-record", "--pid", "1", "--duration", "9999999999h"));
+	/* issue 10: an exponent said "give a positive number"; it names the maximum */
+	expect_usage("the maximum is 5124095h",
+		     ARGC("ptop-record", "--pid", "1", "--duration", "1e99"),
+		     ARGV("ptop-record", "--pid", "1", "--duration", "1e99"));
+	expect_usage("the maximum is 5124095h",
+		     ARGC("ptop-record", "--pid", "1", "--duration", "99999999999h"),
+		     ARGV("ptop-record", "--pid", "1", "--duration", "99999999999h"));
+	expect_usage("exponents are not accepted",
+		     ARGC("ptop-record", "--pid", "1", "--interval", "1e3ms"),
+		     ARGV("ptop-record", "--pid", "1", "--interval", "1e3ms"));
 	expect_usage("--caps takes no target", ARGC("ptop-record", "--caps", "--pid", "1"),
 		     ARGV("ptop-record", "--caps", "--pid", "1"));
 	expect_usage("file name", ARGC("ptop-record", "-o", "", "--pid", "1"),
@@ -442,6 +455,11 @@ static void test_11_caps_lines(void **state)
 	assert_string_equal(buf, "  syscalls     no   ebpf  --no-ebpf given\n");
 	record_caps_line(&cs[2], buf, sizeof(buf));
 	assert_string_equal(buf, "  memory       no   -     disabled by --disable\n");
+	/* active within a limit (the heap's preload lane without CAP_BPF, issue 10) */
+	snprintf(cs[0].reason, sizeof(cs[0].reason), "for launched commands only");
+	record_caps_line(&cs[0], buf, sizeof(buf));
+	assert_string_equal(buf,
+			    "  cpu          yes  ebpf  on-CPU time; for launched commands only\n");
 	assert_string_equal(capture_probe_state_name(PTOP__V1__PROBE_STATE__PROBE_STATE_FAILED), "failed");
 	assert_string_equal(capture_probe_source_name(PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_PROC), "proc");
 	assert_null(capture_probe_source_name(PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_UNSPECIFIED));
@@ -841,6 +859,156 @@ static void test_20_open_thread(void **state)
 	close(from_thread[1]);
 }
 
+static int setup(void **state)
+{
+	(void)state;
+	return tmpdir__make("record");
+}
+
+/* Entries in tmpdir (not . and ..). */
+static int entries(void)
+{
+	char cmd[128];
+	FILE *f;
+	int n = -1;
+
+	snprintf(cmd, sizeof(cmd), "ls -A '%s' | wc -l", tmpdir);
+	f = popen(cmd, "r");
+	assert_non_null(f);
+	assert_int_equal(fscanf(f, "%d", &n), 1);
+	pclose(f);
+	return n;
+}
+
+static void put_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+static void assert_text(const char *path, const char *text)
+{
+	char buf[64] = "";
+	FILE *f = fopen(path, "r");
+
+	assert_non_null(f);
+	assert_non_null(fgets(buf, sizeof(buf), f));
+	fclose(f);
+	assert_string_equal(buf, text);
+}
+
+static void write_via_writer_fd(struct record_output *out, const char *text)
+{
+	int fd = record_output__writer_fd(out);
+
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	close(fd);
+}
+
+static void test_21_output_named_when_published(void **state)
+{
+	struct record_output out;
+	struct stat st;
+	char err[512];
+	const char *p = tpath("pub.ptop");
+	mode_t old = umask(0);
+	(void)state;
+
+	assert_int_equal(record_output__open(&out, p, false, err, sizeof(err)), 0);
+	umask(old);
+	write_via_writer_fd(&out, "header\n");
+	assert_int_equal(access(p, F_OK), -1); /* nothing at PATH before the header */
+	assert_int_equal(record_output__publish(&out, err, sizeof(err)), 0);
+	assert_text(p, "header\n");
+	assert_int_equal(stat(p, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0600);
+	/* discard removes our file; once PATH is another file, it is left alone */
+	record_output__discard(&out);
+	assert_int_equal(access(p, F_OK), -1);
+	record_output__close(&out);
+	assert_int_equal(record_output__open(&out, p, false, err, sizeof(err)), 0);
+	assert_int_equal(record_output__publish(&out, err, sizeof(err)), 0);
+	assert_int_equal(unlink(p), 0);
+	put_file(p, "someone else's\n");
+	record_output__discard(&out);
+	record_output__close(&out);
+	assert_text(p, "someone else's\n");
+	assert_int_equal(unlink(p), 0);
+	assert_int_equal(entries(), 0);
+}
+
+static void test_22_output_publish_races(void **state)
+{
+	struct record_output out;
+	char err[512];
+	const char *p = tpath("race.ptop"), *other = tpath("other.txt");
+	(void)state;
+
+	/* without --force: a file that appeared meanwhile is not replaced */
+	assert_int_equal(record_output__open(&out, p, false, err, sizeof(err)), 0);
+	write_via_writer_fd(&out, "capture\n");
+	put_file(p, "appeared\n");
+	assert_int_equal(record_output__publish(&out, err, sizeof(err)), -EEXIST);
+	assert_non_null(strstr(err, "already exists"));
+	record_output__discard(&out);
+	record_output__close(&out);
+	assert_text(p, "appeared\n");
+	assert_int_equal(entries(), 1); /* no temporary name left */
+
+	/* with --force: replaced by rename, unless it became a symlink meanwhile */
+	assert_int_equal(record_output__open(&out, p, true, err, sizeof(err)), 0);
+	write_via_writer_fd(&out, "capture\n");
+	put_file(other, "precious\n");
+	assert_int_equal(unlink(p), 0);
+	assert_int_equal(symlink(other, p), 0);
+	assert_int_equal(record_output__publish(&out, err, sizeof(err)), -ELOOP);
+	assert_non_null(strstr(err, "symbolic link"));
+	record_output__discard(&out);
+	record_output__close(&out);
+	assert_text(other, "precious\n");
+	assert_int_equal(entries(), 2);
+	assert_int_equal(unlink(p), 0);
+	put_file(p, "old\n");
+	assert_int_equal(record_output__open(&out, p, true, err, sizeof(err)), 0);
+	write_via_writer_fd(&out, "capture\n");
+	assert_text(p, "old\n"); /* intact until published */
+	assert_int_equal(record_output__publish(&out, err, sizeof(err)), 0);
+	record_output__close(&out);
+	assert_text(p, "capture\n");
+	assert_int_equal(entries(), 2);
+	assert_int_equal(unlink(p), 0);
+	assert_int_equal(unlink(other), 0);
+}
+
+static void test_23_output_refusals(void **state)
+{
+	struct record_output out;
+	char err[512];
+	(void)state;
+
+	assert_int_equal(mkdir(tpath("d"), 0700), 0);
+	assert_int_equal(record_output__open(&out, tpath("d"), true, err, sizeof(err)), -EISDIR);
+	assert_non_null(strstr(err, "is a directory: give a file path"));
+	record_output__close(&out);
+	assert_int_equal(record_output__open(&out, "", false, err, sizeof(err)), -EINVAL);
+	record_output__close(&out);
+	assert_int_equal(record_output__open(&out, tpath("no/such/x.ptop"), false, err, sizeof(err)),
+			 -ENOENT);
+	assert_non_null(strstr(err, "cannot create"));
+	record_output__close(&out);
+	assert_int_equal(mkfifo(tpath("fifo"), 0600), 0);
+	assert_int_equal(record_output__open(&out, tpath("fifo"), true, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "is a fifo, not a regular file"));
+	record_output__close(&out);
+	assert_int_equal(unlink(tpath("fifo")), 0);
+	assert_int_equal(rmdir(tpath("d")), 0);
+	assert_int_equal(entries(), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -864,7 +1032,10 @@ int main(void)
 		cmocka_unit_test(test_18_launch_abandoned),
 		cmocka_unit_test(test_19_open_pid),
 		cmocka_unit_test(test_20_open_thread),
+		cmocka_unit_test(test_21_output_named_when_published),
+		cmocka_unit_test(test_22_output_publish_races),
+		cmocka_unit_test(test_23_output_refusals),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return cmocka_run_group_tests(tests, setup, teardown);
 }

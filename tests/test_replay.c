@@ -1122,6 +1122,103 @@ static void test_18_cgroup_seeks(void **state)
 	sqlite3_close(db);
 }
 
+/* The arrows step from one interval end to the next, whatever their lengths: a recording's
+ * first interval is often short (30 ms, then 1 s each), and a fixed 1 s grid landed at 1.0 s,
+ * where the last interval ended is the 30 ms one, so the second interval, holding the work,
+ * was never shown by stepping. The status line says the interval and the step. */
+static void test_19_step_by_interval_ends(void **state)
+{
+	sqlite3 *db = new_db(1);
+	struct replay_model *m;
+	struct replay_ui ui = {0};
+	const int64_t ms = SEC / 1000;
+
+	(void)state;
+	add_probe(db, "cpu", "active", "ebpf", NULL);
+	execf(db,
+	      "INSERT INTO cpu_sample (cap, time_ns, interval_ns, pid, oncpu_ns, threads) VALUES "
+	      "(" CAP_OF ", %lld, %lld, 42, 1, 1), (" CAP_OF ", %lld, %lld, 42, %lld, 1), "
+	      "(" CAP_OF ", %lld, %lld, 42, %lld, 1)",
+	      CID, BASE + 30 * ms, 30 * ms, CID, BASE + 1030 * ms, SEC, SEC / 2, CID,
+	      BASE + 2030 * ms, SEC, SEC / 4);
+	m = open_model(db);
+	assert_int_equal(m->nends, 3);
+	/* from the end (the capture's last event, at 4 s) back: 2.030, then 1.030 (the
+	 * interval of the work), then 0.030 */
+	replay_model__seek(m, m->duration_ns);
+	assert_int_equal(m->pos_ns, 4 * SEC);
+	assert_int_equal(replay_model__step(m, -1), 2);
+	assert_int_equal(m->pos_ns, 2030 * ms);
+	assert_int_equal(replay_model__step(m, -1), 1);
+	assert_int_equal(m->pos_ns, 1030 * ms);
+	assert_true(fabs(replay_model__cpu_pct(m, replay_model__cpu_at(m, m->pos_ns)) - 50.0) < 1e-9);
+	assert_int_equal(replay_model__step(m, -1), 0);
+	assert_int_equal(m->pos_ns, 30 * ms);
+	assert_int_equal(replay_model__step(m, -1), -1);
+	assert_int_equal(m->pos_ns, 0);
+	/* forward from 0 and from between two ends */
+	assert_int_equal(replay_model__step(m, 1), 0);
+	assert_int_equal(m->pos_ns, 30 * ms);
+	replay_model__seek(m, 500 * ms);
+	assert_int_equal(replay_model__step(m, 1), 1);
+	assert_int_equal(m->pos_ns, 1030 * ms);
+	replay_model__seek(m, 500 * ms);
+	assert_int_equal(replay_model__step(m, -1), 0);
+	assert_int_equal(m->pos_ns, 30 * ms);
+	assert_int_equal(replay_model__step(m, 2), 2);
+	assert_int_equal(m->pos_ns, 2030 * ms);
+	/* past the last interval: the end of the recording, in no interval */
+	assert_int_equal(replay_model__step(m, 10), -1);
+	assert_int_equal(m->pos_ns, 4 * SEC);
+	/* the keys, and the status line that says where the step landed */
+	replay_model__seek(m, 0);
+	replay__key(m, &ui, RK_RIGHT);
+	replay__key(m, &ui, RK_RIGHT);
+	assert_int_equal(m->pos_ns, 1030 * ms);
+	assert_non_null(strstr(ui.status, "interval 2 of 3: 0.030..1.030 s (1.000 s)"));
+	assert_non_null(strstr(ui.status, "interval end to the next"));
+	replay__key(m, &ui, RK_SLEFT);
+	assert_int_equal(m->pos_ns, 0);
+	replay_model__free(m);
+	sqlite3_close(db);
+}
+
+/* The uprobe trampolines' syscalls (x86_64 uretprobe, uprobe) are probe overhead: a
+ * line of their own, not among the target's rows, in neither its totals nor the
+ * overview's top list. A DB's stored "sys_335" gets its name from ptop's table. */
+static void test_20_syscalls_probe_overhead(void **state)
+{
+	sqlite3 *db = full_db();
+	struct replay_model *m;
+	char line[512], *f;
+	int t;
+
+	(void)state;
+	execf(db, "UPDATE capture SET machine = 'x86_64'");
+	for (t = 1; t <= 3; t++)
+		add_syscall(db, t, 335, "sys_335", 100000, 0, 180000000, 10, 100000, -1, 0);
+	m = open_model(db);
+	f = frame(m, "syscalls", 2.5, 160, 48);
+	/* the target's: getppid 20 + read 5 */
+	assert_contains(f, "2 syscalls, 25 calls, 1 errors");
+	line_with(f, "probe overhead, not counted above", line, sizeof(line));
+	assert_contains(line, "100,000 calls, 180 ms in the uprobe trampolines' syscalls");
+	assert_lacks(f, "sys_335");
+	/* no row of the table is the probes' */
+	assert_lacks(f, "\nuretprobe");
+	assert_lacks(f, " uretprobe  ");
+	line_with(f, "getppid", line, sizeof(line));
+	assert_contains(line, " 20 ");
+	free(f);
+	f = frame(m, "overview", 2.5, 160, 48);
+	line_with(f, "Top syscalls", line, sizeof(line));
+	assert_lacks(f, "uretprobe");
+	assert_contains(f, "getppid");
+	free(f);
+	replay_model__free(m);
+	sqlite3_close(db);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1143,6 +1240,8 @@ int main(void)
 	    cmocka_unit_test(test_16_heap_sites_and_stack),
 	    cmocka_unit_test(test_17_cgroup_memory),
 	    cmocka_unit_test(test_18_cgroup_seeks),
+	    cmocka_unit_test(test_19_step_by_interval_ends),
+	    cmocka_unit_test(test_20_syscalls_probe_overhead),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1300,10 +1300,170 @@ static void test_18_cpu_per_process(void **state)
 	sqlite3_close(db);
 }
 
+/* The syscalls of the uprobe trampolines (x86_64 uretprobe 335, uprobe 336) are
+ * probe overhead: apart from the target's rows and left out of its totals and
+ * time shares, in text, JSON and CSV. A DB loaded by an older ptop holds
+ * "sys_335": the name comes from ptop's table for the capture's machine. */
+static void test_19_syscalls_probe_overhead(void **state)
+{
+	sqlite3 *db = syscalls_db();
+	struct report_opts o = {.fmt = OUT_TEXT};
+	struct syscall_agg *a = NULL;
+	struct window w = {0};
+	struct capture_meta m;
+	const char *s, *po;
+	size_t n = 0;
+	struct mem me;
+
+	(void)state;
+	exec(db, "UPDATE capture SET machine = 'x86_64'");
+	/* more calls and time than the target's own: sorted first when mixed in */
+	add_syscall(db, 1, 335, "sys_335", 500000LL, 500000LL, 0LL, 900000000LL, 10, 500000LL, -1);
+	add_syscall(db, 2, 335, "sys_335", 500000LL, 500000LL, 0LL, 900000000LL, 10, 500000LL, -1);
+	add_syscall(db, 2, 336, "uprobe", 100LL, 100LL, 0LL, 200000LL, 11, 100LL, -1);
+
+	assert_int_equal(capture_meta__load(db, CID, &m), 0);
+	assert_string_equal(m.machine, "x86_64");
+	assert_int_equal(syscalls__aggregate(db, &m, &w, SORT_COUNT, &a, &n), 0);
+	assert_int_equal(n, 4);
+	assert_string_equal(a[0].name, "uretprobe");
+	assert_true(a[0].probe && a[0].name_known);
+	assert_int_equal(a[0].count, 1000000);
+	assert_int_equal(syscalls__split_probe(a, n), 2);
+	assert_string_equal(a[0].name, "getppid");
+	assert_false(a[0].probe);
+	assert_string_equal(a[1].name, "read");
+	assert_string_equal(a[2].name, "uretprobe");
+	assert_string_equal(a[3].name, "uprobe");
+	assert_true(a[3].probe);
+	free(a);
+
+	/* text: the target's summary and table as without the probes, then the overhead */
+	mem_open(&me);
+	assert_int_equal(report_syscalls(db, CID, &o, me.f), 0);
+	s = mem_text(&me);
+	assert_contains(s, "syscalls (whole capture): 2 distinct, 75 calls, 3 errors,");
+	po = strstr(s, "\nprobe overhead, not in the figures above: 1,000,100 calls, 1.80 s total "
+		       "latency\n");
+	if (!po)
+		fail_msg("no probe overhead section in:\n%s", s);
+	if (strstr(s, "uretprobe") < po || strstr(s, "uprobe ") < po)
+		fail_msg("uretprobe or uprobe listed before the probe overhead section:\n%s", s);
+	assert_contains(po, "\nuretprobe  1,000,000       0  1.80 s  1.80 us");
+	assert_contains(s, "\nprobe overhead: syscalls that only the kernel's uprobe trampolines");
+	assert_lacks(s, "sys_335");
+	assert_lacks(s, "names unknown");
+	mem_free(&me);
+
+	/* JSON: totals of the target, the overhead in its own object */
+	o.fmt = OUT_JSON;
+	mem_open(&me);
+	assert_int_equal(report_syscalls(db, CID, &o, me.f), 0);
+	s = mem_text(&me);
+	assert_contains(s, "\"totals\": {\n    \"syscalls\": 2,\n    \"count\": 75,\n");
+	assert_contains(s, "\"probe_overhead\": {\n    \"what\": \"syscalls the kernel's uprobe");
+	assert_contains(s, "\"syscalls\": 2,\n    \"count\": 1000100,\n    \"completed\": 1000100,"
+			   "\n    \"errors\": 0,\n    \"total_ns\": 1800200000,\n");
+	assert_contains(s, "\"name\": \"uretprobe\",\n        \"nr\": 335,");
+	assert_contains(s, "\"time_share_pct\": 99.79,\n      \"name_known\": true"); /* read */
+	po = strstr(s, "\"probe_overhead\"");
+	if (strstr(s, "uretprobe") < po)
+		fail_msg("uretprobe among the target's syscalls:\n%s", s);
+	mem_free(&me);
+
+	/* CSV: the target's table exactly as without the probes */
+	o.fmt = OUT_CSV;
+	mem_open(&me);
+	assert_int_equal(report_syscalls(db, CID, &o, me.f), 0);
+	assert_string_equal(mem_text(&me),
+			    "name,nr,count,completed,errors,total_ns,mean_ns,p50_ns,p99_ns,"
+			    "time_share_pct\n"
+			    "getppid,110,60,60,0,30000,500,5793,5793,0.21\n"
+			    "read,0,15,14,3,14000000,1000000,1482910,1482910,99.79\n");
+	mem_free(&me);
+
+	/* a number past the table: sys_N, and the report says the name is unknown */
+	add_syscall(db, 3, 480, "sys_480", 7LL, 7LL, 0LL, 700LL, 6, 7LL, -1);
+	o.fmt = OUT_TEXT;
+	mem_open(&me);
+	assert_int_equal(report_syscalls(db, CID, &o, me.f), 0);
+	assert_contains(mem_text(&me), "names unknown to this ptop version: sys_480 (numbers past "
+				       "its table, x86_64 syscalls 0-470 (Linux 6.19)");
+	mem_free(&me);
+	o.fmt = OUT_JSON;
+	mem_open(&me);
+	assert_int_equal(report_syscalls(db, CID, &o, me.f), 0);
+	assert_contains(mem_text(&me), "\"name_known\": false");
+	mem_free(&me);
+
+	/* no table for the machine: nothing told apart, and the report says so */
+	exec(db, "UPDATE capture SET machine = 'riscv64'");
+	o.fmt = OUT_TEXT;
+	mem_open(&me);
+	assert_int_equal(report_syscalls(db, CID, &o, me.f), 0);
+	s = mem_text(&me);
+	assert_contains(s, "no syscall table for machine 'riscv64'");
+	assert_contains(s, "sys_335");
+	assert_lacks(s, "\nprobe overhead");
+	mem_free(&me);
+	o.fmt = OUT_JSON;
+	mem_open(&me);
+	assert_int_equal(report_syscalls(db, CID, &o, me.f), 0);
+	assert_contains(mem_text(&me), "\"probe_overhead\": null");
+	mem_free(&me);
+	sqlite3_close(db);
+}
+
+/* A syscall with no completed call (exit_group never returns) has no measured
+ * latency: its total and time share are empty (text "-", CSV empty, JSON null),
+ * never 0 ns. */
+static void test_20_syscalls_no_latency(void **state)
+{
+	sqlite3 *db = syscalls_db();
+	struct report_opts o = {.fmt = OUT_TEXT};
+	char line[256];
+	const char *s, *p, *e;
+	struct mem me;
+
+	(void)state;
+	execf(db,
+	      "INSERT INTO syscall_stat (cap, time_ns, interval_ns, pid, nr, name, count, "
+	      "completed, errors, total_ns) VALUES (" CAP_OF ", %lld, %lld, 42, 231, "
+	      "'exit_group', 1, 0, 0, 0)",
+	      CID, BASE + 3 * SEC, SEC);
+	mem_open(&me);
+	assert_int_equal(report_syscalls(db, CID, &o, me.f), 0);
+	s = mem_text(&me);
+	p = strstr(s, "\nexit_group ");
+	if (!p)
+		fail_msg("no exit_group row in:\n%s", s);
+	e = strchr(p + 1, '\n');
+	snprintf(line, sizeof(line), "%.*s", (int)(e - p - 1), p + 1);
+	assert_lacks(line, "0 ns");
+	assert_lacks(line, "0.0%");
+	mem_free(&me);
+
+	o.fmt = OUT_CSV;
+	mem_open(&me);
+	assert_int_equal(report_syscalls(db, CID, &o, me.f), 0);
+	assert_contains(mem_text(&me), "\nexit_group,231,1,0,0,,,,,\n");
+	mem_free(&me);
+
+	o.fmt = OUT_JSON;
+	mem_open(&me);
+	assert_int_equal(report_syscalls(db, CID, &o, me.f), 0);
+	assert_contains(mem_text(&me), "\"name\": \"exit_group\",\n      \"nr\": 231,\n"
+				       "      \"count\": 1,\n      \"completed\": 0,\n"
+				       "      \"errors\": 0,\n      \"total_ns\": null,\n"
+				       "      \"mean_ns\": null,");
+	mem_free(&me);
+	sqlite3_close(db);
+}
+
 /* Issue 10: a profile that was collected but holds no sample (a recording of `sleep`)
  * once passed qsort a NULL array (UBSan: null pointer passed as argument 1). The
  * report says 0 samples, and JSON has empty function lists. */
-static void test_19_cpu_profile_no_samples(void **state)
+static void test_21_cpu_profile_no_samples(void **state)
 {
 	struct report_opts o = {.fmt = OUT_TEXT};
 	sqlite3 *db = new_db(1);
@@ -1335,7 +1495,7 @@ static void test_19_cpu_profile_no_samples(void **state)
 
 /* Issue 10: figures whose sums pass 2^63 (signed overflow, UBSan) are a corrupt DB:
  * report cpu refuses (-EBADMSG, said on stderr), never prints a wrapped sum. */
-static void test_20_cpu_sums_overflow(void **state)
+static void test_22_cpu_sums_overflow(void **state)
 {
 	struct report_opts o = {.fmt = OUT_TEXT};
 	sqlite3 *db = new_db(1);
@@ -1391,7 +1551,7 @@ static sqlite3 *cpu_rows_db(const char *rows)
  * order, twice at one time, negative counts) is refused as corrupt, naming the table,
  * the row and what is wrong; `report` exits 2 on it. A sound DB passes, NULL intervals
  * and several pids at one time included. */
-static void test_21_corrupt_db_refused(void **state)
+static void test_23_corrupt_db_refused(void **state)
 {
 	char err[1024] = "", path[300], *argv[4];
 	sqlite3 *db;
@@ -1453,7 +1613,7 @@ static void test_21_corrupt_db_refused(void **state)
 /* Issue 10 (found by fuzz_records and fuzz_db): `info` opens any DB, corrupt ones too; a
  * time 2^63 ns from the start (signed overflow, UBSan) is printed as it is and said to be
  * no time of the capture; JSON's duration is null. */
-static void test_22_info_far_times(void **state)
+static void test_24_info_far_times(void **state)
 {
 	sqlite3 *db = new_db(1);
 	struct mem m;
@@ -1464,13 +1624,13 @@ static void test_22_info_far_times(void **state)
 		  "last_event_ns = %lld",
 	      (long long)INT64_MIN, (long long)INT64_MIN);
 	mem_open(&m);
-	assert_int_equal(info__print(db, CID, "x.db", false, m.f), 0);
+	assert_int_equal(info__print(db, CID, "x.db", false, 0, m.f), 0);
 	s = mem_text(&m);
 	assert_contains(s, "end        duration at ? (end_time_ns -9223372036854775808 is no time "
 			   "of this capture)");
 	mem_free(&m);
 	mem_open(&m);
-	assert_int_equal(info__print(db, CID, "x.db", true, m.f), 0);
+	assert_int_equal(info__print(db, CID, "x.db", true, 0, m.f), 0);
 	assert_contains(mem_text(&m), "\"duration_ns\": null");
 	mem_free(&m);
 	sqlite3_close(db);
@@ -1478,7 +1638,7 @@ static void test_22_info_far_times(void **state)
 
 /* Issue 10: a window side so far from the start that start + it passes 2^63 ns (signed
  * overflow, UBSan) bounds nothing: it saturates, and the report holds no interval. */
-static void test_23_window_far(void **state)
+static void test_25_window_far(void **state)
 {
 	struct report_opts o = {.fmt = OUT_TEXT};
 	struct capture_meta cm = {.base_ns = BASE};
@@ -1520,11 +1680,13 @@ int main(void)
 	    cmocka_unit_test(test_16_vma_mapping_and_growth),
 	    cmocka_unit_test(test_17_vma_not_collected_and_empty),
 	    cmocka_unit_test(test_18_cpu_per_process),
-	    cmocka_unit_test(test_19_cpu_profile_no_samples),
-	    cmocka_unit_test(test_20_cpu_sums_overflow),
-	    cmocka_unit_test(test_21_corrupt_db_refused),
-	    cmocka_unit_test(test_22_info_far_times),
-	    cmocka_unit_test(test_23_window_far),
+	    cmocka_unit_test(test_19_syscalls_probe_overhead),
+	    cmocka_unit_test(test_20_syscalls_no_latency),
+	    cmocka_unit_test(test_21_cpu_profile_no_samples),
+	    cmocka_unit_test(test_22_cpu_sums_overflow),
+	    cmocka_unit_test(test_23_corrupt_db_refused),
+	    cmocka_unit_test(test_24_info_far_times),
+	    cmocka_unit_test(test_25_window_far),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -393,7 +393,19 @@ static void test_04_shared_library(void **state)
 	assert_int_equal(r.source, SYM_SRC_DWARF);
 	symbolizer__free(s);
 
+	/* a function whose DWARF name is a local alias of an exported symbol at the same
+	 * address (glibc's __GI_ names): the exported name, from DWARF and from .symtab */
 	s = symbolizer__new(NULL);
+	locate(tpath("prog_pie"), "func", "lib_exported", &st);
+	assert_true(ends_with(st.path, "libsymfix.so"));
+	assert_int_equal(resolve(s, &st, NULL, &r), 0);
+	dump("lib_exported", &r);
+	assert_int_equal(r.source, SYM_SRC_DWARF);
+	expect_frame(&r.frames[r.n - 1], "lib_exported", NULL, 0);
+	symbolizer__free(s);
+
+	s = symbolizer__new(NULL);
+	locate(tpath("prog_pie"), "ret", "lib_run", &st);
 	assert_int_equal(resolve(s, &st, tpath("libsymfix_stripped.so"), &r), 0);
 	assert_int_equal(r.source, SYM_SRC_DYNSYM);
 	expect_frame(&r.frames[0], "lib_run", NULL, 0);
@@ -749,6 +761,26 @@ static void test_12_kallsyms_boot(void **state)
 	assert_int_equal(r.source, SYM_SRC_KALLSYMS);
 	assert_string_equal(r.frames[0].func, "schedule");
 	assert_int_equal(r.func_offset, 4);
+
+	/* past the core kernel's text (BPF trampolines, module space): never named after
+	 * the symbol before it (an end marker), but left unnamed, not covered */
+	addr = 0;
+	f = fopen("/proc/kallsyms", "r");
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%llx %c %255s", &a, &type, name) == 3 &&
+		    !strcmp(name, "_einittext"))
+			addr = a;
+	fclose(f);
+	if (addr) {
+		unsigned long long past = addr + 0x1000;
+
+		assert_int_equal(symbolizer__resolve_kernel(s, boot, past, &r), 0);
+		if (r.source != SYM_SRC_NONE)
+			fail_msg("%#llx, past _einittext, named %s+%#llx", past, r.frames[0].func,
+				 (unsigned long long)r.func_offset);
+		assert_int_equal(r.miss, SYM_MISS_NOT_COVERED);
+	}
 	symbolizer__free(s);
 }
 

@@ -29,3 +29,8 @@ assert_eq "pid exit: end reason" target_exit "$(q "$TMP/exit.ptop" "select end_r
 "$REC" --quiet -o "$TMP/cmd.ptop" -- sh -c 'exit 7' || true
 assert_eq "command exit code" 7 "$(q "$TMP/cmd.ptop" "select target_exit_code from capture")"
 assert_eq "command mode" command "$(q "$TMP/cmd.ptop" "select mode from target")"
+
+# The longest --duration (2^64-1 ns) does not wrap around the clock and end the
+# recording at once: the command's exit ends it (issue 10).
+"$REC" --quiet --no-ebpf -o "$TMP/long.ptop" --duration 5124095h -- true
+assert_eq "longest duration: end reason" target_exit "$(q "$TMP/long.ptop" "select end_reason from capture")"

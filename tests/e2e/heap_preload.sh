@@ -155,7 +155,7 @@ expect_exit 2 "$REC" --heap-lane preload -o "$TMP/x.ptop" -- true
 grep -q 'add --enable heap' "$TMP/err" || fail "the usage error does not say why"
 
 # ---- fallbacks (uprobe lane: needs eBPF)
-if [ "$(id -u)" = 0 ] && "$REC" --caps 2>&1 | has -E '^ *heap +yes'; then
+if [ "$(id -u)" = 0 ] && "$REC" --caps 2>&1 | has -E '^ *heap +yes +ebpf'; then
 	fallback() { # FIXTURE_PATH WORD: recorded with --heap-lane preload, the uprobe lane runs
 		"$REC" --quiet --enable heap --heap-lane preload -o "$TMP/fb.ptop" --force -- "$1" \
 			>/dev/null

@@ -21,3 +21,22 @@ id=$(q "$TMP/one.ptop" "select capture_id from capture")
 
 "$ANA" sql --format json "$TMP/one.ptop" "select capture_id, complete from capture" >"$TMP/q.json"
 assert_eq "json sql" "$id" "$(jget "$TMP/q.json" 'j[0]["capture_id"]')"
+
+# A refused statement is refused before anything runs: the first statement's rows
+# are not printed (issue 10).
+expect_exit 2 "$ANA" sql "$TMP/all.db" "select 'first-ran'; delete from capture"
+grep -q 'first-ran' "$TMP/out" && fail "sql ran the first statement before refusing the second"
+grep -q 'statement 2' "$TMP/err" || fail "the refusal does not name statement 2"
+expect_exit 2 "$ANA" sql "$TMP/all.db" "select 'first-ran'; select nonsense from nowhere"
+grep -q 'first-ran' "$TMP/out" && fail "sql ran the first statement before a bad second one"
+assert_eq "captures after a refused second statement" 2 "$(q "$TMP/all.db" "select count(*) from capture")"
+
+# ptop-capture(5) names the schema version the analyzer writes.
+assert_eq "user_version in ptop-capture(5)" "$(sed -n 's/^#define DB_SCHEMA_VERSION //p' analyze/db.h)" \
+	"$(sed -n 's/^is the schema version (\([0-9]*\))\.$/\1/p' man/ptop-capture.5)"
+
+# A DB with a table dropped: replay (and every command) names it (issue 10: "not an error").
+cp "$TMP/all.db" "$TMP/dropped.db"
+python3 -c 'import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute("drop table probe"); c.commit()' "$TMP/dropped.db"
+expect_exit 2 "$ANA" replay --dump --capture "${id:0:8}" "$TMP/dropped.db"
+grep -q 'no table probe:.*load the captures again' "$TMP/err" || fail "replay does not name the dropped table"

@@ -73,6 +73,16 @@ assert_ge "[anon] PSS growth" $((63 * MiB)) \
 "$ANA" report vma --mapping "$TMP/data.bin" "$TMP/run.ptop" >"$TMP/map.txt"
 grep -Eq '^0x[0-9a-f]+ +0x[0-9a-f]+ +r--p +0x0 +32.0 MiB +32.0 MiB ' "$TMP/map.txt" ||
 	fail "report vma --mapping does not list the file's one VMA: $(cat "$TMP/map.txt")"
+# a question the capture cannot answer: exit 2, the reason on stderr, nothing on stdout
+# (never the head of a JSON object)
+for fmt in json text csv; do
+	expect_exit 2 "$ANA" report vma --mapping "no such mapping" --format $fmt "$TMP/run.ptop"
+	[ -s "$TMP/out" ] && fail "report vma --mapping (none such) --format $fmt wrote to stdout: $(head -c 200 "$TMP/out")"
+	has "no mapping 'no such mapping'" <"$TMP/err" || fail "no reason on stderr: $(cat "$TMP/err")"
+	expect_exit 2 "$ANA" report vma --growth --window ..0.001 --format $fmt "$TMP/run.ptop"
+	[ -s "$TMP/out" ] && fail "report vma --growth (one snapshot) --format $fmt wrote to stdout: $(head -c 200 "$TMP/out")"
+	has "needs two VMA snapshots" <"$TMP/err" || fail "no reason on stderr: $(cat "$TMP/err")"
+done
 
 # the last memory sample and smem, on the same held state: within 2%
 read -r r_uss r_pss r_rss <<<"$(q "$TMP/run.ptop" "select uss || ' ' || pss || ' ' || rss as f

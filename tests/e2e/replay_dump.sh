@@ -37,7 +37,18 @@ grep -q "VMA groups at snapshot" "$TMP/mem.txt" || fail "the memory tab shows no
 "$ANA" replay --dump --at 0 --tab syscalls "$TMP/run.ptop" >"$TMP/zero.txt"
 grep -q "no syscall interval has ended" "$TMP/zero.txt" || fail "at 0 s the syscalls tab does not say no interval ended"
 
+# options after FILE, as every other command takes them: the same frame
+"$ANA" replay "$TMP/run.ptop" --dump --at 0 --tab syscalls >"$TMP/zero_after.txt" ||
+	fail "replay FILE --dump ... (options after FILE) was refused"
+cmp -s "$TMP/zero.txt" "$TMP/zero_after.txt" || fail "options after FILE give another frame"
+
 # usage errors exit 2
+expect_exit 2 "$ANA" replay --dump "$TMP/run.ptop" "$TMP/run.ptop"
+grep -q "not 2" "$TMP/err" || fail "two files: the message does not say how many were given"
+expect_exit 2 "$ANA" replay --dump
+grep -q "which FILE" "$TMP/err" || fail "no file: the message does not ask for one"
+expect_exit 2 "$ANA" replay --dump "$TMP/run.ptop" --at
+grep -q -- "--at needs a value" "$TMP/err" || fail "--at without a value: no clear message"
 expect_exit 2 "$ANA" replay --dump --at nonsense "$TMP/run.ptop"
 expect_exit 2 "$ANA" replay --dump --tab nope "$TMP/run.ptop"
 expect_exit 2 "$ANA" replay --dump --size 10 "$TMP/run.ptop"

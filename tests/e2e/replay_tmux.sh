@@ -48,12 +48,16 @@ wait_for 'Top syscalls' "overview tab by F1"
 tm send-keys -t replay Tab
 wait_for 'not collected .* unsupported' "Tab: next tab"
 
+# the arrows go from one interval end to the next: the recording's first interval is
+# short (it ends at the first poll, ms after the start), then 200 ms each; the status
+# line names the interval reached
 tm send-keys -t replay Right
-wait_for 'paused 00:00\.2 / ' "step forward one interval"
+wait_for 'interval 1 of [0-9]+: 0\.000\.\.0\.[0-9]{3} s ' "step forward: the short first interval"
 tm send-keys -t replay Right
-wait_for 'paused 00:00\.4 / ' "step forward again"
+wait_for 'interval 2 of [0-9]+: 0\.[0-9]{3}\.\.0\.2[0-9]{2} s \(0\.2[0-9]{2} s\)' "step forward again: a 200 ms interval"
+wait_for 'paused 00:00\.2 / ' "paused at its end"
 tm send-keys -t replay Left
-wait_for 'paused 00:00\.2 / ' "step back"
+wait_for 'interval 1 of [0-9]+: ' "step back"
 tm send-keys -t replay S-Right
 wait_for 'paused (0[0-9]:[0-9]{2}\.[0-9]) / \1 ' "shift-right: ten intervals, clamped at the end"
 tm send-keys -t replay S-Left

@@ -96,7 +96,7 @@ static void fuzz__run_all(sqlite3 *db, const char *cid, uint64_t sel)
 	}
 	for (size_t r = 0; r < sizeof(reports) / sizeof(reports[0]); r++)
 		reports[r](db, cid, &o, out);
-	info__print(db, cid, "fuzz", sel & 1, out);
+	info__print(db, cid, "fuzz", sel & 1, (sel & 2) ? 72 : 0, out);
 
 	if (!capture_meta__load(db, cid, &m) && !profile__load(db, &m, &all, &p)) {
 		export_folded(p, out);
@@ -148,7 +148,7 @@ static void fuzz__run_checked(sqlite3 *db, const char *cid, uint64_t sel)
 	if (cap < 0)
 		return;
 	if (db__check_capture(db, cap, err, sizeof(err))) {
-		info__print(db, cid, "fuzz", false, fuzz__null());
+		info__print(db, cid, "fuzz", false, 0, fuzz__null());
 		return;
 	}
 	fuzz__run_all(db, cid, sel);

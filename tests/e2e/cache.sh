@@ -1,0 +1,59 @@
+# The analyzer's cache: an entry per capture id and size. A copy and a move of a
+# capture reuse its entry (cache list shows one, with the path last used); another
+# capture gets its own; prune removes the least recently used down to --max-size;
+# clear removes all; a bad PTOP_CACHE_MAX is refused by `cache` and warned about by
+# the commands that build an entry.
+. "$(dirname "$0")/lib.sh"
+"$REC" --quiet --no-ebpf --interval 100ms -o "$TMP/a.ptop" -- sleep 0.3
+"$REC" --quiet --no-ebpf --interval 100ms -o "$TMP/b.ptop" -- sleep 0.2
+entries() { "$ANA" cache list --format json | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["entries"]))'; }
+last_source() { "$ANA" cache list --format json | python3 -c 'import json,sys; print(json.load(sys.stdin)["entries"][0]["source"])'; }
+
+assert_eq "empty cache" 0 "$(entries)"
+"$ANA" info "$TMP/a.ptop" >/dev/null
+assert_eq "one capture, one entry" 1 "$(entries)"
+cp "$TMP/a.ptop" "$TMP/copy.ptop"
+"$ANA" info "$TMP/copy.ptop" | has "^file  *$TMP/copy.ptop" || fail "info of the copy does not name the copy"
+assert_eq "a copy reuses the entry" 1 "$(entries)"
+assert_eq "the entry knows the path last used" "$TMP/copy.ptop" "$(last_source)"
+mv "$TMP/copy.ptop" "$TMP/moved.ptop"
+"$ANA" report syscalls "$TMP/moved.ptop" >/dev/null
+assert_eq "a move reuses the entry" 1 "$(entries)"
+"$ANA" info "$TMP/b.ptop" >/dev/null
+assert_eq "another capture, another entry" 2 "$(entries)"
+"$ANA" cache list | tee "$TMP/list.txt"
+has "^cache $XDG_CACHE_HOME/ptop: 2 entries" <"$TMP/list.txt" || fail "cache list does not count the entries"
+"$ANA" cache list --format csv | has "^capture_id,capture_bytes,db_bytes,last_used,source,entry" ||
+	fail "cache list --format csv has no header"
+
+# prune: b was used last, a goes
+"$ANA" info "$TMP/b.ptop" >/dev/null
+"$ANA" cache prune --max-size 1 | tee "$TMP/prune.txt"
+has "removed 2 least recently used entries" <"$TMP/prune.txt" || fail "prune to 1 byte did not remove both"
+assert_eq "after prune" 0 "$(entries)"
+"$ANA" info "$TMP/a.ptop" >/dev/null
+"$ANA" info "$TMP/b.ptop" >/dev/null
+size_b=$(stat -c %s "$("$ANA" cache list --format json | python3 -c 'import json,sys; print(json.load(sys.stdin)["entries"][0]["entry"])')")
+"$ANA" cache prune --max-size "$size_b" >/dev/null
+assert_eq "prune keeps the most recently used within the cap" 1 "$(entries)"
+assert_eq "the one kept is b's" "$TMP/b.ptop" "$(last_source)"
+
+# the cap applies at each build
+PTOP_CACHE_MAX=1 "$ANA" info "$TMP/a.ptop" >/dev/null
+assert_eq "a build under PTOP_CACHE_MAX=1 leaves only itself" 1 "$(entries)"
+assert_eq "the one kept is the new one" "$TMP/a.ptop" "$(last_source)"
+
+# clear
+"$ANA" cache clear | has "removed 1 entries" || fail "cache clear did not say what it removed"
+assert_eq "after clear" 0 "$(entries)"
+
+# usage
+expect_exit 2 "$ANA" cache
+expect_exit 2 "$ANA" cache drop
+expect_exit 2 "$ANA" cache prune --max-size lots
+has -- "--max-size takes a size" <"$TMP/err" || fail "no clear message for --max-size lots"
+PTOP_CACHE_MAX=much expect_exit 2 "$ANA" cache list
+has "PTOP_CACHE_MAX=much" <"$TMP/err" || fail "no clear message for PTOP_CACHE_MAX=much"
+PTOP_CACHE_MAX=much "$ANA" info "$TMP/a.ptop" >/dev/null 2>"$TMP/warn"
+has "PTOP_CACHE_MAX=much" <"$TMP/warn" || fail "a build with PTOP_CACHE_MAX=much does not warn"
+echo "cache: ok"

@@ -1,0 +1,87 @@
+# Every option a --help names is in the man page, and every option the man page
+# lists is in --help:
+#   ptop-analyze: for each command, the options of the usage of `ptop-analyze CMD
+#     --help` are exactly those of the command's SYNOPSIS entry in ptop-analyze(1), and
+#     all its options (usage and option lines) exactly those of that entry and of the
+#     .TP items of the command's section;
+#   ptop-record: likewise, with the SYNOPSIS and the OPTIONS section of ptop-record(1);
+#   every collector --help marks off by default is named under --enable in ptop-record(1);
+#   and groff -ww finds nothing to warn about in any page.
+. "$(dirname "$0")/lib.sh"
+MAN=$(dirname "$0")/../../man
+
+# OPTS: the options ("-o", "--format") in stdin's text, one a line, sorted.
+opts() {
+	sed 's/\\-/-/g; s/\\f[BIRP]//g' |
+		{ grep -oE '(^|[][ ,|(])--?[a-z][a-z0-9-]*' || true; } | sed 's/^[^-]*//' |
+		{ grep -vE '^-[a-z][a-z]' || true; } | sort -u
+}
+# usage_opts: the options of a --help text's usage, up to its first blank line
+usage_opts() { awk '/^$/ { exit } { print }' | opts; }
+# help_opts: those and the options that start a line of the rest ("  -o, --output OUT
+# text"): only the part before the description (two spaces or more), else prose such
+# as "a --cgroup capture" would count.
+help_opts() {
+	awk 'NR == 1 { u = 1 } u && /^$/ { u = 0 } u { print; next }
+		/^ +-/ { sub(/^ +/, ""); sub(/   *.*/, ""); print }' | opts
+}
+# man_synopsis PAGE CMD: the options of "CMD"'s entry in PAGE's SYNOPSIS
+man_synopsis() {
+	awk -v c="$2" '/^\.SH SYNOPSIS/ { s = 1; next } /^\.SH/ { s = 0 }
+		s && /^\.B ptop-/ { on = (c == "" || $3 == c) } s && on' "$1" | opts
+}
+# man_items PAGE SECTION: the options of the .TP items of the .SS (or .SH) section
+# whose title starts with SECTION, up to the next section of that level
+man_items() {
+	awk -v t="$2" '
+		/^\.S[HS] / { lvl = $1; title = $0; sub(/^\.S[HS] /, "", title)
+			if (index(title, t) == 1) { on = 1; my = lvl; next }
+			if (on && (lvl == my || lvl == ".SH")) on = 0 }
+		on && tp { print; tp = 0 } on && /^\.TP/ { tp = 1 }' "$1" | opts
+}
+errors=0
+differs() { # WHAT LEFT-NAME LEFT RIGHT-NAME RIGHT
+	local only
+	only=$(comm -23 <(echo "$3") <(echo "$5"))
+	[ -n "$only" ] && { echo "FAIL: $1: in $2, not in $4: $(echo $only)" >&2; errors=$((errors + 1)); }
+	only=$(comm -13 <(echo "$3") <(echo "$5"))
+	[ -n "$only" ] && { echo "FAIL: $1: in $4, not in $2: $(echo $only)" >&2; errors=$((errors + 1)); }
+	return 0
+}
+
+cmds=$("$ANA" --help | awk '/^commands:/ { c = 1; next } c && /^  [a-z]/ { print $1 } c && /^$/ { c = 0 }')
+[ "$(echo $cmds | wc -w)" -ge 8 ] || fail "ptop-analyze --help lists only: $cmds"
+check() { # WHAT HELP-TEXT PAGE SYNOPSIS-CMD SECTION
+	local u h syn items
+	u=$(echo "$2" | usage_opts)
+	h=$(echo "$2" | help_opts)
+	syn=$(man_synopsis "$3" "$4")
+	items=$(man_items "$3" "$5")
+	[ -n "$h" ] || fail "$1 --help names no option"
+	differs "$1" "the --help usage" "$u" "the SYNOPSIS" "$syn"
+	differs "$1" "--help" "$(echo "$h" | grep -vxE -- '--help|-h' || true)" "the SYNOPSIS and section $5" \
+		"$(printf '%s\n%s\n' "$syn" "$items" | { grep -vxE -- '--help|-h' || true; } | sort -u)"
+	echo "$1: $(echo $h)"
+}
+for c in $cmds; do
+	check "ptop-analyze $c" "$("$ANA" "$c" --help)" "$MAN/ptop-analyze.1" "$c" "$c "
+done
+check ptop-record "$("$REC" --help)" "$MAN/ptop-record.1" "" OPTIONS
+
+off=$("$REC" --help | awk '/^Collectors/ { c = 1; next } c && /\[off by default/ { print $1 }')
+[ -n "$off" ] || fail "ptop-record --help marks no collector off by default (heap is)"
+enable=$(awk '/^\.BI? \\-\\-enable/ { on = 1; next } on && /^\.(TP|SS|SH)/ { exit } on' "$MAN/ptop-record.1")
+for c in $off; do
+	echo "$enable" | has -x "\.BR\? $c" ||
+		{ echo "FAIL: ptop-record(1) --enable does not name $c, off by default" >&2; errors=$((errors + 1)); }
+done
+echo "off by default: $(echo $off)"
+
+if command -v groff >/dev/null; then
+	w=$(groff -man -ww -z "$MAN"/*.[1-9] 2>&1)
+	[ -z "$w" ] || { echo "FAIL: groff -ww warns: $w" >&2; errors=$((errors + 1)); }
+else
+	echo "groff is not installed: the pages' syntax was not checked"
+fi
+[ "$errors" = 0 ] || fail "$errors mismatches between --help and the man pages"
+echo "man_help: ok"
