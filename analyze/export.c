@@ -392,7 +392,12 @@ int export_pprof(const struct profile *p, int64_t time_nanos, uint8_t **out, siz
 		}
 		s->n_value = 2;
 		s->value[0] = (int64_t)st->count;
-		s->value[1] = (int64_t)st->count * period;
+		/* a CPU time past 2^63 ns: no recording holds it (a corrupt DB) */
+		if (st->count > INT64_MAX ||
+		    __builtin_mul_overflow((int64_t)st->count, period, &s->value[1])) {
+			err = -EOVERFLOW;
+			goto cleanup;
+		}
 		if (st->pid) { /* a process of a per-process profile */
 			if (pid_key < 0)
 				pid_key = str_ix(&pp, "pid");
@@ -669,6 +674,10 @@ int cmd_export(int argc, char **argv)
 	if (rc == -EIO)
 		fprintf(stderr, "ptop-analyze export: writing %s failed\n",
 			output ? output : "stdout");
+	else if (rc == -EOVERFLOW)
+		fprintf(stderr, "ptop-analyze export: corrupt DB: a stack's samples x 1e9 / Hz pass "
+				"2^63 ns of CPU time, which no recording holds; load the capture "
+				"again\n");
 	else if (rc)
 		fprintf(stderr, "ptop-analyze export: %s\n", strerror(-rc));
 	if (!rc && !p->stacked)
