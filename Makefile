@@ -4,7 +4,7 @@
 #   make test       unit tests (plain and ASan+UBSan) and end-to-end tests
 #   make demo       record the demo workload for ~5 s, print info and a report
 #   make bench      overhead, codec and load benchmarks (see bench/README.md)
-#   make fuzz       libFuzzer target for the capture reader
+#   make fuzz       libFuzzer targets: the capture reader, records into reports, DBs
 #   make deps       check build dependencies; as root on Debian, install them
 #   make format     clang-format every C and BPF source
 #   make install    PREFIX=/usr/local (default), DESTDIR=staging root; make uninstall
@@ -71,7 +71,8 @@ FIXTURES := $(patsubst tests/fixtures/%.c,$(B)/tests/fixtures/%,$(wildcard tests
 BENCH_BINS := $(patsubst bench/%.c,$(B)/bench/%,$(wildcard bench/*.c))
 BENCH_WORKLOADS := $(filter $(B)/bench/workload_%,$(BENCH_BINS))
 
-.PHONY: all programs deps test unit-tests e2e-tests demo bench fuzz format clean install uninstall \
+.PHONY: all programs deps test unit-tests e2e-tests demo bench fuzz fuzzers format clean install \
+	uninstall \
 	tests-build FORCE
 .DELETE_ON_ERROR:
 # Keep generated intermediates (BPF objects, skeletons): they are cheap to keep
@@ -196,11 +197,20 @@ $(filter-out $(BENCH_WORKLOADS),$(BENCH_BINS)): $(B)/bench/%: bench/%.c $(LIBS) 
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIBS) $(COMMON_OBJS) $(LDLIBS)
 
+# Rewrites a real capture into a fuzz seed (tests/fuzz/make_seeds.sh).
+$(B)/tests/fuzz/seed_scrub: tests/fuzz/seed_scrub.c $(B)/libptop-proto.a | $(PROTO_GEN)
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(B)/libptop-proto.a $(LDLIBS)
+
 tests-build: programs $(TEST_BINS) $(FIXTURES)
 
 test: deps
 	$(Q)$(MAKE) --no-print-directory tests-build
 	$(Q)$(MAKE) --no-print-directory B=$(B)/asan SAN=1 $(patsubst $(B)/%,$(B)/asan/%,$(TEST_BINS))
+	$(Q)if printf 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n) { return 0; }' \
+		| $(CLANG) -fsanitize=fuzzer -x c - -o /dev/null 2>/dev/null; then \
+		$(MAKE) --no-print-directory fuzzers; fi
 	$(Q)PTOP_BUILD=$(B) tests/run.sh
 
 demo: deps
@@ -211,14 +221,27 @@ bench: deps
 	$(Q)$(MAKE) --no-print-directory programs $(BENCH_BINS) $(FIXTURES)
 	$(Q)PTOP_BUILD=$(B) ./bench/run.sh
 
-# libFuzzer needs clang; its own build folder keeps the flags apart.
+# libFuzzer needs clang; its own build folder keeps the flags apart. `make fuzz` builds
+# the fuzzers (tests/fuzz/fuzz_*.c) in $(B)/fuzz; `make test` builds and runs each briefly
+# when clang's libFuzzer is there (tests/run.sh says why it skips them otherwise).
+FUZZ_CFLAGS := -O1 -g -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined
+FUZZ_NAMES := $(patsubst tests/fuzz/%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_LIBS := $(B)/libptop-analyze.a $(B)/libptop-symbol.a $(B)/libptop-proto.a
+
 fuzz: deps
-	$(Q)$(MAKE) --no-print-directory B=$(B)/fuzz CC=$(CLANG) \
-		CFLAGS="-O1 -g -fsanitize=fuzzer-no-link,address,undefined" $(B)/fuzz/libptop-proto.a
-	$(call msg,FUZZ,$(B)/fuzz/fuzz_reader)
-	$(Q)$(CLANG) -O1 -g -fsanitize=fuzzer,address,undefined -I. -I$(B)/fuzz $(PKG_CFLAGS) \
-		-o $(B)/fuzz/fuzz_reader tests/fuzz/fuzz_reader.c $(B)/fuzz/libptop-proto.a $(LDLIBS)
-	@echo "run: $(B)/fuzz/fuzz_reader -max_total_time=60 tests/fuzz/corpus"
+	$(Q)$(MAKE) --no-print-directory fuzzers
+	@echo "run: $(B)/fuzz/fuzz_records -close_fd_mask=3 -max_total_time=60 NEW_CORPUS" \
+		"tests/fuzz/corpus_records (also fuzz_db, fuzz_reader; see tests/fuzz/README)"
+
+# SKELS= : the analyzer's objects need no BPF skeleton (only the recorder's do).
+fuzzers:
+	$(Q)$(MAKE) --no-print-directory B=$(B)/fuzz CC=$(CLANG) CFLAGS="$(FUZZ_CFLAGS)" SKELS= \
+		$(FUZZ_NAMES:%=$(B)/fuzz/%)
+
+# In the fuzz build (B=.../fuzz): a fuzzer links the analyzer's libraries, not the recorder's.
+$(FUZZ_NAMES:%=$(B)/%): $(B)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_LIBS) $(COMMON_OBJS) | $(PROTO_GEN)
+	$(call msg,FUZZ,$@)
+	$(Q)$(CC) $(CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_LIBS) $(COMMON_OBJS) $(LDLIBS)
 
 format:
 	clang-format -i $$(git ls-files '*.c' '*.h')

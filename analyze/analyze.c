@@ -223,6 +223,36 @@ int analyze_open_input(const char *name, const char *path, const char *capture_i
 	return analyze_exit_code(rc);
 }
 
+int analyze_open_checked(const char *name, const char *path, const char *capture_id_opt,
+			 const char *tables, sqlite3 **db, char capture_id[DB_CAPTURE_ID_LEN])
+{
+	char err[1024] = "";
+	sqlite3_stmt *s = NULL;
+	int64_t cap = -1;
+	int rc;
+
+	rc = analyze_open_input(name, path, capture_id_opt, db, capture_id);
+	if (rc)
+		return rc;
+	if (sqlite3_prepare_v2(*db, "SELECT cap FROM capture WHERE capture_id = ?1", -1, &s,
+			       NULL) == SQLITE_OK) {
+		sqlite3_bind_text(s, 1, capture_id, -1, SQLITE_STATIC);
+		if (sqlite3_step(s) == SQLITE_ROW)
+			cap = sqlite3_column_int64(s, 0);
+	}
+	sqlite3_finalize(s);
+	rc = cap < 0 ? -ENOENT : db__check_tables(*db, cap, tables, err, sizeof(err));
+	if (!rc)
+		return ANALYZE_EXIT_OK;
+	if (rc == -ENOENT)
+		fprintf(stderr, "ptop-analyze %s: %s has no capture %s\n", name, path, capture_id);
+	else
+		fprintf(stderr, "ptop-analyze %s: %s: %s\n", name, path, err);
+	sqlite3_close(*db);
+	*db = NULL;
+	return rc == -EIO ? ANALYZE_EXIT_INTERNAL : ANALYZE_EXIT_USAGE;
+}
+
 static void usage(FILE *f)
 {
 	const struct analyze_cmd *c;

@@ -72,4 +72,10 @@ int analyze_parse_pid(const char *s, int32_t *pid);
 int analyze_open_input(const char *name, const char *path, const char *capture_id_opt, sqlite3 **db,
 		       char capture_id[DB_CAPTURE_ID_LEN]);
 
+/* analyze_open_input, then db__check_tables(TABLES) on the capture selected: the commands
+ * that compute with its samples (report, export, replay) refuse a corrupt DB with
+ * "ptop-analyze NAME: PATH: corrupt DB: ..." and exit 2 (1 when SQLite fails). */
+int analyze_open_checked(const char *name, const char *path, const char *capture_id_opt,
+			 const char *tables, sqlite3 **db, char capture_id[DB_CAPTURE_ID_LEN]);
+
 #endif

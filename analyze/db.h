@@ -68,5 +68,16 @@ int db__load_capture(sqlite3 *db, const char *path, bool replace, char capture_i
 int db__open_input(const char *path, const char *capture_id_opt, sqlite3 **db,
 		   char capture_id[DB_CAPTURE_ID_LEN], char *err, size_t errlen);
 
+/* Check the rows of capture CAP in DB that the reports compute with (analyze/db_check.c):
+ * times positive, intervals NULL or in (0, time_ns], the samples of each series (a pid, a
+ * pid and syscall...) in strictly increasing time in file order, counts and sizes not
+ * negative, a positive start time. 0; -EBADMSG with "corrupt DB: TABLE row N: what is
+ * wrong; what to do" in ERR; -EIO when SQLite fails (ERR says why). */
+int db__check_capture(sqlite3 *db, int64_t cap, char *err, size_t errlen);
+
+/* db__check_capture of the sample tables named in TABLES, comma-separated ("cpu_sample,
+ * cpu_profile"; NULL: all): a command checks what it reads (on a DB of a million rows a
+ * table takes about as long as a report over it). The capture row is always checked. */
+int db__check_tables(sqlite3 *db, int64_t cap, const char *tables, char *err, size_t errlen);
 
 #endif

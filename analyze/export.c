@@ -117,7 +117,8 @@ int export_folded(const struct profile *p, FILE *f)
 		n++;
 	}
 	if (!err) {
-		qsort(lines, n, sizeof(*lines), cmp_line);
+		if (n) /* qsort's array may not be NULL, even empty */
+			qsort(lines, n, sizeof(*lines), cmp_line);
 		for (size_t k = 0; k < n; k++) {
 			uint64_t c = lines[k].count;
 
@@ -391,7 +392,12 @@ int export_pprof(const struct profile *p, int64_t time_nanos, uint8_t **out, siz
 		}
 		s->n_value = 2;
 		s->value[0] = (int64_t)st->count;
-		s->value[1] = (int64_t)st->count * period;
+		/* a CPU time past 2^63 ns: no recording holds it (a corrupt DB) */
+		if (st->count > INT64_MAX ||
+		    __builtin_mul_overflow((int64_t)st->count, period, &s->value[1])) {
+			err = -EOVERFLOW;
+			goto cleanup;
+		}
 		if (st->pid) { /* a process of a per-process profile */
 			if (pid_key < 0)
 				pid_key = str_ix(&pp, "pid");
@@ -603,7 +609,8 @@ int cmd_export(int argc, char **argv)
 	if (!output && !strcmp(format, "pprof") && isatty(STDOUT_FILENO))
 		return analyze_usage("export", "pprof output is binary: give -o FILE or redirect "
 					       "stdout");
-	rc = analyze_open_input("export", argv[optind], capture_opt, &db, cid);
+	rc = analyze_open_checked("export", argv[optind], capture_opt, "cpu_profile,cpu_profile_stack",
+				  &db, cid);
 	if (rc)
 		return rc;
 	rc = capture_meta__load(db, cid, &m);
@@ -667,6 +674,10 @@ int cmd_export(int argc, char **argv)
 	if (rc == -EIO)
 		fprintf(stderr, "ptop-analyze export: writing %s failed\n",
 			output ? output : "stdout");
+	else if (rc == -EOVERFLOW)
+		fprintf(stderr, "ptop-analyze export: corrupt DB: a stack's samples x 1e9 / Hz pass "
+				"2^63 ns of CPU time, which no recording holds; load the capture "
+				"again\n");
 	else if (rc)
 		fprintf(stderr, "ptop-analyze export: %s\n", strerror(-rc));
 	if (!rc && !p->stacked)

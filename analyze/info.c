@@ -338,14 +338,19 @@ static const char totals_sql[] =
 static const char probe_counts_sql[] =
     "SELECT state, COUNT(*) FROM probe WHERE cap = ?1 GROUP BY state";
 
+/* Time column NAME of C as seconds from BASE; "-" when NULL. A time so far from BASE that
+ * the difference passes 2^63 ns (a corrupt DB) is printed as it is, and said so. */
 static void rel_secs(FILE *f, const struct row *c, const char *name, int64_t base)
 {
 	char b[32];
+	int64_t d;
 
 	if (is_null(c, name))
 		fputs("-", f);
+	else if (__builtin_sub_overflow(i64(c, name), base, &d))
+		fprintf(f, "? (%s %" PRId64 " is no time of this capture)", name, i64(c, name));
 	else
-		fprintf(f, "%s s", fmt_secs(b, sizeof(b), i64(c, name) - base));
+		fprintf(f, "%s s", fmt_secs(b, sizeof(b), d));
 }
 
 static void text_target_exit(FILE *f, const struct row *c)
@@ -444,7 +449,8 @@ static int info_text(sqlite3 *db, const char *cid, const char *path, const struc
 		fprintf(f, ", last event ");
 		rel_secs(f, c, "last_event_ns", m->base_ns);
 		fprintf(f, ", duration %s (seconds from the start)\n",
-			fmt_ns(b1, sizeof(b1), (uint64_t)(m->last_event_ns - m->first_event_ns)));
+			fmt_ns(b1, sizeof(b1),
+			       (uint64_t)m->last_event_ns - (uint64_t)m->first_event_ns));
 	}
 	fprintf(f, "end        ");
 	if (is_null(c, "end_reason")) {
@@ -600,9 +606,16 @@ static int info_json(sqlite3 *db, const char *cid, const struct row *c, const st
 	jcol(&j, "first_event_ns", c, "first_event_ns");
 	jcol(&j, "last_event_ns", c, "last_event_ns");
 	if (m->first_event_ns >= 0) {
-		json__kv_real(&j, "first_s", (double)(m->first_event_ns - m->base_ns) / 1e9);
-		json__kv_real(&j, "last_s", (double)(m->last_event_ns - m->base_ns) / 1e9);
-		json__kv_int(&j, "duration_ns", m->last_event_ns - m->first_event_ns);
+		int64_t d;
+
+		/* in double: a corrupt DB's times may be 2^63 apart */
+		json__kv_real(&j, "first_s",
+			      ((double)m->first_event_ns - (double)m->base_ns) / 1e9);
+		json__kv_real(&j, "last_s", ((double)m->last_event_ns - (double)m->base_ns) / 1e9);
+		if (__builtin_sub_overflow(m->last_event_ns, m->first_event_ns, &d))
+			json__kv_null(&j, "duration_ns");
+		else
+			json__kv_int(&j, "duration_ns", d);
 	} else {
 		json__kv_null(&j, "first_s");
 		json__kv_null(&j, "last_s");

@@ -167,7 +167,7 @@ int cmd_replay(int argc, char **argv)
 		return analyze_usage(name, "one capture or DB file, not %d: '%s', '%s'%s",
 				     argc - optind, argv[optind], argv[optind + 1],
 				     argc - optind > 2 ? ", ..." : "");
-	rc = analyze_open_input(name, argv[optind], capture_opt, &db, capture_id);
+	rc = analyze_open_checked(name, argv[optind], capture_opt, NULL, &db, capture_id);
 	if (rc)
 		return rc;
 	m = replay_model__open(db, capture_id, err, sizeof(err));

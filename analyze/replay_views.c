@@ -135,7 +135,14 @@ static double *history(size_t i, int w, size_t *first, size_t *n)
 /* the interval at the position is stale when it ended more than one interval before it */
 static bool stale(const struct replay_model *m, int64_t t)
 {
-	return m->pos_ns - t >= 2 * m->interval_ns;
+	int64_t age, twice;
+
+	/* a corrupt DB's times and interval may be 2^63 apart: no signed overflow */
+	if (__builtin_sub_overflow(m->pos_ns, t, &age))
+		return t < m->pos_ns;
+	if (__builtin_mul_overflow(m->interval_ns, 2, &twice))
+		return false;
+	return age >= twice;
 }
 
 /* ------------------------------------------------------------------ syscalls */

@@ -10,15 +10,16 @@
 static const struct {
 	const char *name;
 	int (*fn)(sqlite3 *db, const char *capture_id, const struct report_opts *o, FILE *out);
+	const char *tables; /* the sample tables it reads: db__check_tables */
 } kinds[] = {
-    {"syscalls", report_syscalls},
-    {"cpu", report_cpu},
-    {"mem", report_mem},
-    {"vma", report_vma},
-    {"heap", report_heap},
-    {"leaks", report_leaks},
-    {"cgroup", report_cgroup},
-    {"apps", report_apps},
+    {"syscalls", report_syscalls, "syscall_stat,syscall_hist"},
+    {"cpu", report_cpu, "cpu_sample,cpu_profile,cpu_profile_stack"},
+    {"mem", report_mem, "memory_sample,heap_snapshot"},
+    {"vma", report_vma, "vma_snapshot"},
+    {"heap", report_heap, "heap_snapshot"},
+    {"leaks", report_leaks, "heap_snapshot"},
+    {"cgroup", report_cgroup, "cgroup_sample,cpu_sample"},
+    {"apps", report_apps, "cgroup_sample,memory_sample"},
 };
 
 int cmd_report(int argc, char **argv)
@@ -168,7 +169,7 @@ int cmd_report(int argc, char **argv)
 		return analyze_usage("report", "--mapping and --growth do not go together: "
 					       "--growth compares all mappings");
 
-	rc = analyze_open_input("report", path, capture_opt, &db, cid);
+	rc = analyze_open_checked("report", path, capture_opt, kinds[k].tables, &db, cid);
 	if (rc)
 		return rc;
 	/* The report is written whole or not at all: into memory first, so an error found
@@ -188,7 +189,7 @@ int cmd_report(int argc, char **argv)
 	free(buf);
 	/* a DB without the report's tables, or a question the capture cannot answer
 	 * (report vma --mapping of no mapping, --growth of one snapshot): said already */
-	if (rc == -EPROTO) {
+	if (rc == -EPROTO || rc == -EBADMSG) { /* -EBADMSG: a corrupt DB, said already */
 		sqlite3_close(db);
 		return ANALYZE_EXIT_USAGE;
 	}

@@ -174,7 +174,8 @@ size_t syscalls__split_probe(struct syscall_agg *a, size_t n);
 bool growth_per_minute(int64_t first, int64_t last, int64_t t0_ns, int64_t t1_ns, int64_t *out);
 
 /* The reports: print to OUT in o->fmt. Returns 0, or -errno for an internal
- * failure (the caller maps it to the exit code). A probe that was not active
+ * failure (the caller maps it to the exit code); -EBADMSG for figures no capture can
+ * hold (a corrupt DB, said on stderr: "corrupt DB: ..."). A probe that was not active
  * makes the report say "not collected" (JSON: "collected": false) and return 0. */
 int report_syscalls(sqlite3 *db, const char *capture_id, const struct report_opts *o, FILE *out);
 int report_cpu(sqlite3 *db, const char *capture_id, const struct report_opts *o, FILE *out);

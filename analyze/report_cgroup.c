@@ -973,7 +973,8 @@ static void apps_fold(struct app *v, size_t *n, size_t top, enum apps_by by)
 {
 	struct app o;
 
-	qsort_r(v, *n, sizeof(*v), cmp_app, &by);
+	if (*n) /* qsort's array may not be NULL, even empty */
+		qsort_r(v, *n, sizeof(*v), cmp_app, &by);
 	if (*n <= top)
 		return;
 	memset(&o, 0, sizeof(o));

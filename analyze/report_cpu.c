@@ -146,9 +146,13 @@ static int load_rows(sqlite3 *db, const struct capture_meta *m, const struct win
 		} else {
 			r->v[LANE_USER] = col_or_none(st, 3);
 			r->v[LANE_SYSTEM] = col_or_none(st, 4);
-			r->v[LANE_USER_SYSTEM] = r->v[LANE_USER] >= 0 && r->v[LANE_SYSTEM] >= 0
-						     ? r->v[LANE_USER] + r->v[LANE_SYSTEM]
-						     : -1;
+			r->v[LANE_USER_SYSTEM] = -1;
+			if (r->v[LANE_USER] >= 0 && r->v[LANE_SYSTEM] >= 0 &&
+			    __builtin_add_overflow(r->v[LANE_USER], r->v[LANE_SYSTEM],
+						   &r->v[LANE_USER_SYSTEM])) {
+				err = -EOVERFLOW;
+				goto cleanup;
+			}
 		}
 		r->periods = col_or_none(st, 8);
 		r->throttled_periods = col_or_none(st, 9);
@@ -171,9 +175,13 @@ cleanup:
  * be measured: it is shown as recorded, and counted so the report can say so. */
 #define OVER_CAPACITY_SLACK 1.10
 
-static void summarize(const struct cpu_row *rows, size_t n, int64_t cpus, struct lane_sum *s,
-		      struct throttle_sum *t)
+/* Sum the lanes and the throttling of ROWS into S and T. 0, or -EOVERFLOW when a sum
+ * passes 2^63 (no recording holds that much: the DB is corrupt). */
+static int summarize(const struct cpu_row *rows, size_t n, int64_t cpus, struct lane_sum *s,
+		     struct throttle_sum *t)
 {
+	bool over = false;
+
 	size_t i;
 	int l;
 
@@ -186,9 +194,10 @@ static void summarize(const struct cpu_row *rows, size_t n, int64_t cpus, struct
 			if (rows[i].v[l] < 0)
 				continue;
 			s[l].samples++;
-			s[l].ns += rows[i].v[l];
+			over |= __builtin_add_overflow(s[l].ns, rows[i].v[l], &s[l].ns);
 			if (rows[i].interval_ns > 0)
-				s[l].interval_ns += rows[i].interval_ns;
+				over |= __builtin_add_overflow(s[l].interval_ns, rows[i].interval_ns,
+							       &s[l].interval_ns);
 			if (isfinite(pct) && (!isfinite(s[l].max_pct) || pct > s[l].max_pct))
 				s[l].max_pct = pct;
 			if (l == LANE_ONCPU && cpus > 0 && isfinite(pct) &&
@@ -203,12 +212,15 @@ static void summarize(const struct cpu_row *rows, size_t n, int64_t cpus, struct
 		if (r->periods < 0 || r->throttled_periods < 0 || r->throttled_ns < 0)
 			continue;
 		t->samples++;
-		t->periods += r->periods;
-		t->throttled_periods += r->throttled_periods;
-		t->throttled_ns += r->throttled_ns;
+		over |= __builtin_add_overflow(t->periods, r->periods, &t->periods);
+		over |= __builtin_add_overflow(t->throttled_periods, r->throttled_periods,
+					       &t->throttled_periods);
+		over |= __builtin_add_overflow(t->throttled_ns, r->throttled_ns, &t->throttled_ns);
 		if (r->interval_ns > 0)
-			t->interval_ns += r->interval_ns;
+			over |= __builtin_add_overflow(t->interval_ns, r->interval_ns,
+						       &t->interval_ns);
 	}
+	return over ? -EOVERFLOW : 0;
 }
 
 /* mean % over the intervals where the lane has a value, weighted by their length */
@@ -657,7 +669,8 @@ int prof_top__build(const struct profile *p, struct prof_top *t)
 		prof_top__free(t);
 		return err;
 	}
-	qsort(t->fn, t->n, sizeof(*t->fn), cmp_self);
+	if (t->n) /* qsort's array may not be NULL, even empty */
+		qsort(t->fn, t->n, sizeof(*t->fn), cmp_self);
 	return 0;
 }
 
@@ -869,7 +882,8 @@ static int print_profile(sqlite3 *db, const struct capture_meta *m, const struct
 			json__null(j);
 		json__kv_int(j, "samples_all_processes", (int64_t)p->all_stacked);
 		fn_json(j, "top_self", t.fn, t.n, top, t.samples);
-		qsort(t.fn, t.n, sizeof(*t.fn), cmp_total);
+		if (t.n)
+			qsort(t.fn, t.n, sizeof(*t.fn), cmp_total);
 		fn_json(j, "top_total", t.fn, t.n, top, t.samples);
 		json__end_object(j);
 		goto cleanup;
@@ -916,7 +930,8 @@ static int print_profile(sqlite3 *db, const struct capture_meta *m, const struct
 		goto cleanup;
 	fprintf(out, "\ntop functions by self samples:\n");
 	err = print_fn_table(t.fn, t.n, top, t.samples, out);
-	qsort(t.fn, t.n, sizeof(*t.fn), cmp_total);
+	if (t.n)
+		qsort(t.fn, t.n, sizeof(*t.fn), cmp_total);
 	if (!err) {
 		fprintf(out,
 			"\ntop functions by total samples (a function counted once per stack):\n");
@@ -993,9 +1008,15 @@ int report_cpu(sqlite3 *db, const char *capture_id, const struct report_opts *o,
 	err = load_kind(db, &m, &k);
 	err = err ?: load_rows(db, &m, &o->win, &k, &rows, &n);
 	err = err ?: drops__load(db, &m, "cpu", &o->win, &drops, &nd);
+	err = err ?: summarize(rows, n, m.cpus, s, &ts);
+	if (err == -EOVERFLOW) {
+		fprintf(stderr, "ptop-analyze report cpu: corrupt DB: the cpu_sample figures add up "
+				"past 2^63 ns (292 years), which no recording holds; load the "
+				"capture again\n");
+		err = -EBADMSG;
+	}
 	if (err)
 		goto cleanup;
-	summarize(rows, n, m.cpus, s, &ts);
 	switch (o->fmt) {
 	case OUT_TEXT:
 		window__describe(&o->win, w, sizeof(w));

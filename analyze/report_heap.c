@@ -637,7 +637,7 @@ static int fold(struct heap *h, const char *exe)
 		struct stack_fn key = {.sid = r->stack_id}, *e;
 		struct hfn *f;
 
-		e = bsearch(&key, map, n_map, sizeof(key), cmp_stack_fn);
+		e = n_map ? bsearch(&key, map, n_map, sizeof(key), cmp_stack_fn) : NULL;
 		if (!e)
 			continue;
 		r->fn = e->fn;
@@ -1423,8 +1423,9 @@ static uint64_t uncounted_calls(const struct drop_line *d, size_t n)
 
 static void sort_by(struct heap *h, enum heap_by by)
 {
-	qsort(h->fn, h->n_fn, sizeof(*h->fn),
-	      by == HEAP_BY_LIVE ? cmp_live : by == HEAP_BY_COUNT ? cmp_count : cmp_bytes);
+	if (h->n_fn) /* qsort's array may not be NULL, even empty */
+		qsort(h->fn, h->n_fn, sizeof(*h->fn),
+		      by == HEAP_BY_LIVE ? cmp_live : by == HEAP_BY_COUNT ? cmp_count : cmp_bytes);
 }
 
 int report_heap(sqlite3 *db, const char *capture_id, const struct report_opts *o, FILE *out)

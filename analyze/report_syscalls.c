@@ -471,7 +471,7 @@ int report_syscalls(sqlite3 *db, const char *capture_id, const struct report_opt
 	tab = syscall_table__find(m.machine[0] ? m.machine : NULL);
 	/* the target's own syscalls a[0..n), the probe overhead pr[0..np) */
 	n = syscalls__split_probe(a, all);
-	pr = a + n;
+	pr = a ? a + n : NULL; /* NULL + 0 is undefined: no syscall at all */
 	np = all - n;
 	sums(a, n, &ts);
 	sums(pr, np, &ps);

@@ -94,10 +94,20 @@ int window__parse(const char *s, struct window *w, char *err, size_t errlen)
 	return 0;
 }
 
+/* BASE + REL, saturated: a window side past 2^63 ns bounds nothing a capture holds. */
+static int64_t bound_add(int64_t base, int64_t rel)
+{
+	int64_t v;
+
+	if (__builtin_add_overflow(base, rel, &v))
+		return rel > 0 ? INT64_MAX : INT64_MIN;
+	return v;
+}
+
 void window__bounds(const struct window *w, const struct capture_meta *m, int64_t *lo, int64_t *hi)
 {
-	*lo = w->has_start ? m->base_ns + w->start_ns : INT64_MIN;
-	*hi = w->has_end ? m->base_ns + w->end_ns : INT64_MAX;
+	*lo = w->has_start ? bound_add(m->base_ns, w->start_ns) : INT64_MIN;
+	*hi = w->has_end ? bound_add(m->base_ns, w->end_ns) : INT64_MAX;
 }
 
 void window__describe(const struct window *w, char *buf, size_t len)

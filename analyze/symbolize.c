@@ -957,7 +957,8 @@ static int load_locs(sqlite3 *db, struct profile *p, int64_t cap, struct loc_ix 
 	sqlite3_stmt *s = NULL;
 	struct loc_ix *ix = NULL;
 	size_t nix = 0, capix = 0, capl = 0;
-	int64_t last_sid = INT64_MIN, last_depth = -1;
+	int64_t last_sid = 0, last_depth = 0;
+	bool any = false; /* a row was read: last_sid and last_depth are its (every id is valid) */
 	int rc, ret = 0;
 
 	rc = sqlite3_prepare_v2(
@@ -979,7 +980,7 @@ static int load_locs(sqlite3 *db, struct profile *p, int64_t cap, struct loc_ix 
 		int64_t sid = sqlite3_column_int64(s, 0), depth = sqlite3_column_int64(s, 1);
 		struct prof_loc *l;
 
-		if (sid != last_sid || depth != last_depth) {
+		if (!any || sid != last_sid || depth != last_depth) {
 			if (array__grow((void **)&p->locs, &capl, p->n_locs, sizeof(*p->locs))) {
 				ret = -ENOMEM;
 				goto cleanup;
@@ -999,7 +1000,7 @@ static int load_locs(sqlite3 *db, struct profile *p, int64_t cap, struct loc_ix 
 				ret = -ENOMEM;
 				goto cleanup;
 			}
-			if (sid != last_sid) {
+			if (!any || sid != last_sid) {
 				if (array__grow((void **)&ix, &capix, nix, sizeof(*ix))) {
 					ret = -ENOMEM;
 					goto cleanup;
@@ -1012,6 +1013,7 @@ static int load_locs(sqlite3 *db, struct profile *p, int64_t cap, struct loc_ix 
 			ix[nix - 1].n++;
 			last_sid = sid;
 			last_depth = depth;
+			any = true;
 		}
 		l = &p->locs[p->n_locs - 1];
 		if (l->source && sqlite3_column_text(s, 10)) {
@@ -1586,7 +1588,8 @@ static int summarize(sqlite3 *db, const struct capture_meta *m, const struct run
 				}
 		}
 	}
-	qsort(mods, nm, sizeof(*mods), cmp_mod);
+	if (nm) /* qsort's array may not be NULL, even empty */
+		qsort(mods, nm, sizeof(*mods), cmp_mod);
 
 	if (ro->fmt == OUT_JSON) {
 		json__init(&j, ro->out, true);

@@ -240,7 +240,8 @@ int export_folded(const struct profile *p, FILE *f);
  * the caller frees), *OUTLEN bytes. Sample types samples/count and
  * cpu/nanoseconds (count x 1e9 / requested_hz); TIME_NANOS is the wall time of
  * the first interval. A sample of a process of a per-process profile has a
- * numeric label "pid". 0 or -ENOMEM. */
+ * numeric label "pid". 0, -ENOMEM, or -EOVERFLOW when a stack's CPU time passes
+ * 2^63 ns (a corrupt DB). */
 int export_pprof(const struct profile *p, int64_t time_nanos, uint8_t **out, size_t *outlen);
 
 /* The commands (symbolize.c, export.c), registered in analyze.c. */

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # run.sh — runs every unit test (plain and ASan/UBSan builds) and every
-# end-to-end test, and ends with one line: "N passed, N failed, N skipped".
+# end-to-end test, then each fuzzer briefly, and ends with one line: "N passed, N failed,
+# N skipped".
 #
 # Unit tests are cmocka binaries $PTOP_BUILD/tests/test_*; each case counts.
 # End-to-end tests are tests/e2e/*.sh; exit 0 passes, 77 skips (the script
@@ -38,7 +39,7 @@ for bin in "$B"/tests/test_*; do
 	[[ -n $pattern && $name != *$pattern* ]] && continue
 	run_unit "$bin" "unit/$name"
 	if [ -x "$B/asan/tests/$name" ]; then
-		ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
+		ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 			run_unit "$B/asan/tests/$name" "asan/$name"
 	fi
 done
@@ -61,6 +62,46 @@ for t in tests/e2e/*.sh; do
 	   printf 'FAIL  %-40s (exit %d, %ds; log %s)\n' "e2e/$name" "$rc" "$secs" "$log"
 	   tail -25 "$log" | sed 's/^/      /' ;;
 	esac
+done
+
+# Fuzzers ($B/fuzz/fuzz_*, built by `make fuzz`, and by `make test` when clang's
+# libFuzzer is there): each runs PTOP_FUZZ_SECS (default 20) seconds from its checked-in
+# seeds (tests/fuzz/corpus_NAME) and the inputs of crashes fixed (tests/fuzz/regress_NAME)
+# into a scratch folder, so those stay as they are; a crash, leak or sanitizer report fails it (the input is kept in $log_dir).
+fuzz_secs=${PTOP_FUZZ_SECS:-20}
+for src in tests/fuzz/fuzz_*.c; do
+	[ -f "$src" ] || continue
+	name=$(basename "$src" .c)
+	[[ -n $pattern && $name != *$pattern* ]] && continue
+	bin=$B/fuzz/$name
+	if [ ! -x "$bin" ]; then
+		skipped=$((skipped + 1))
+		printf 'skip  %-40s SKIP not built: clang with libFuzzer (Debian: clang, libclang-rt-14-dev) is missing; `make fuzz` builds it\n' "fuzz/$name"
+		continue
+	fi
+	log="$log_dir/fuzz_$name.log"
+	work=$(mktemp -d)
+	corpus=
+	for d in tests/fuzz/corpus_${name#fuzz_} tests/fuzz/regress_${name#fuzz_}; do
+		[ -d "$d" ] && corpus="$corpus $d"
+	done
+	start=$(date +%s)
+	PTOP_FUZZ_DB_BASE=tests/fuzz/corpus_records \
+		"$bin" -max_total_time="$fuzz_secs" -close_fd_mask=3 -print_final_stats=1 \
+		-artifact_prefix="$log_dir/$name-" "$work" $corpus >"$log" 2>&1
+	rc=$?
+	secs=$(($(date +%s) - start))
+	rm -rf "$work"
+	runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
+	cov=$(grep -o 'cov: [0-9]* ft: [0-9]*' "$log" | tail -1)
+	if [ "$rc" -eq 0 ] && [ -n "$runs" ]; then
+		passed=$((passed + 1))
+		printf 'ok    %-40s (%ss, %s runs, %s)\n' "fuzz/$name" "$secs" "$runs" "$cov"
+	else
+		failed=$((failed + 1)); failures+=("fuzz/$name")
+		printf 'FAIL  %-40s (exit %d, %ds; log %s)\n' "fuzz/$name" "$rc" "$secs" "$log"
+		grep -E 'ERROR: |runtime error|SUMMARY|Test unit written' "$log" | head -10 | sed 's/^/      /'
+	fi
 done
 
 echo

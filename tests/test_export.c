@@ -319,6 +319,24 @@ static void test_04_per_process(void **state)
 	free(gz);
 }
 
+/* Issue 10 (found by fuzz_db): a stack whose samples x 1e9 / Hz pass 2^63 ns (signed
+ * overflow, UBSan) is refused with -EOVERFLOW, nothing written. */
+static void test_05_pprof_overflow(void **state)
+{
+	struct prof_stack big[] = {{.count = 280390466888797ull, .n = 3, .loc = s1}};
+	struct profile p = make_profile();
+	uint8_t *gz = NULL;
+	size_t gzlen = 0;
+
+	(void)state;
+	p.requested_hz = 99;
+	p.stacks = big;
+	p.n_stacks = 1;
+	assert_int_equal(export_pprof(&p, 0, &gz, &gzlen), -EOVERFLOW);
+	assert_null(gz);
+	free(gz);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -326,6 +344,7 @@ int main(void)
 	    cmocka_unit_test(test_02_pprof_roundtrip),
 	    cmocka_unit_test(test_03_empty),
 	    cmocka_unit_test(test_04_per_process),
+	    cmocka_unit_test(test_05_pprof_overflow),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -11,7 +11,10 @@
 
 #include <cmocka.h>
 
+#include "analyze/analyze.h"
+#include "analyze/db.h"
 #include "analyze/report.h"
+#include "tests/tmpdir.h"
 
 extern const char ptop_schema_sql[];
 
@@ -1457,6 +1460,205 @@ static void test_20_syscalls_no_latency(void **state)
 	sqlite3_close(db);
 }
 
+/* Issue 10: a profile that was collected but holds no sample (a recording of `sleep`)
+ * once passed qsort a NULL array (UBSan: null pointer passed as argument 1). The
+ * report says 0 samples, and JSON has empty function lists. */
+static void test_21_cpu_profile_no_samples(void **state)
+{
+	struct report_opts o = {.fmt = OUT_TEXT};
+	sqlite3 *db = new_db(1);
+	struct mem m;
+	const char *s;
+
+	(void)state;
+	add_probe(db, 0, "cpu", "active", "ebpf", NULL);
+	add_probe(db, 1, "cpuprof", "active", "ebpf", NULL);
+	execf(db,
+	      "INSERT INTO cpu_sample (cap, time_ns, interval_ns, pid, oncpu_ns) "
+	      "VALUES (" CAP_OF ", %lld, %lld, 42, 1000)",
+	      CID, BASE + SEC, SEC);
+	mem_open(&m);
+	assert_int_equal(report_cpu(db, CID, &o, m.f), 0);
+	s = mem_text(&m);
+	assert_contains(s, "\nprofile: 0 samples in 0 intervals");
+	assert_lacks(s, "top functions");
+	mem_free(&m);
+	o.fmt = OUT_JSON;
+	mem_open(&m);
+	assert_int_equal(report_cpu(db, CID, &o, m.f), 0);
+	s = mem_text(&m);
+	assert_contains(s, "\"top_self\": [],");
+	assert_contains(s, "\"top_total\": []");
+	mem_free(&m);
+	sqlite3_close(db);
+}
+
+/* Issue 10: figures whose sums pass 2^63 (signed overflow, UBSan) are a corrupt DB:
+ * report cpu refuses (-EBADMSG, said on stderr), never prints a wrapped sum. */
+static void test_22_cpu_sums_overflow(void **state)
+{
+	struct report_opts o = {.fmt = OUT_TEXT};
+	sqlite3 *db = new_db(1);
+	struct mem m;
+
+	(void)state;
+	add_probe(db, 0, "cpu", "active", "ebpf", NULL);
+	execf(db,
+	      "INSERT INTO cpu_sample (cap, time_ns, interval_ns, pid, oncpu_ns) "
+	      "VALUES (" CAP_OF ", %lld, %lld, 42, %lld), (" CAP_OF ", %lld, %lld, 42, %lld)",
+	      CID, BASE + SEC, SEC, INT64_MAX - 5, CID, BASE + 2 * SEC, SEC, INT64_MAX - 5);
+	mem_open(&m);
+	assert_int_equal(report_cpu(db, CID, &o, m.f), -EBADMSG);
+	assert_lacks(mem_text(&m), "-0.000");
+	mem_free(&m);
+	sqlite3_close(db);
+
+	/* user + system of one /proc interval */
+	db = new_db(1);
+	add_probe(db, 0, "cpu", "active", "proc", NULL);
+	execf(db,
+	      "INSERT INTO cpu_sample (cap, time_ns, interval_ns, pid, user_ns, system_ns) "
+	      "VALUES (" CAP_OF ", %lld, %lld, 42, %lld, %lld)",
+	      CID, BASE + SEC, SEC, INT64_MAX - 5, INT64_MAX - 5);
+	mem_open(&m);
+	assert_int_equal(report_cpu(db, CID, &o, m.f), -EBADMSG);
+	mem_free(&m);
+	sqlite3_close(db);
+}
+
+/* Expect db__check_capture on DB to refuse with a message holding WHAT. */
+static void assert_corrupt(sqlite3 *db, const char *what)
+{
+	char err[1024] = "";
+
+	assert_int_equal(db__check_capture(db, 1, err, sizeof(err)), -EBADMSG);
+	if (!strstr(err, "corrupt DB: ") || !strstr(err, what))
+		fail_msg("expected \"corrupt DB: ...%s...\", got \"%s\"", what, err);
+}
+
+/* One cpu_sample row per (time, interval, pid) given, then the check. */
+static sqlite3 *cpu_rows_db(const char *rows)
+{
+	sqlite3 *db = new_db(1);
+
+	add_probe(db, 0, "cpu", "active", "ebpf", NULL);
+	execf(db, "INSERT INTO cpu_sample (cap, time_ns, interval_ns, pid, oncpu_ns) VALUES %s",
+	      rows);
+	return db;
+}
+
+/* Issue 10: a DB whose times or intervals no capture can hold (zero, negative, out of
+ * order, twice at one time, negative counts) is refused as corrupt, naming the table,
+ * the row and what is wrong; `report` exits 2 on it. A sound DB passes, NULL intervals
+ * and several pids at one time included. */
+static void test_23_corrupt_db_refused(void **state)
+{
+	char err[1024] = "", path[300], *argv[4];
+	sqlite3 *db;
+
+	(void)state;
+	db = cpu_rows_db("(1, 1000000001000, 1000000000, 42, 5), (1, 1000000001000, NULL, 43, 5), "
+			 "(1, 1000000002000, 1000000000, 42, 5)");
+	assert_int_equal(db__check_capture(db, 1, err, sizeof(err)), 0);
+	sqlite3_close(db);
+
+	db = cpu_rows_db("(1, 1000000001000, 0, 42, 5)");
+	assert_corrupt(db, "cpu_sample row 1: interval_ns is 0");
+	sqlite3_close(db);
+	db = cpu_rows_db("(1, 1000000001000, -1000, 42, 5)");
+	assert_corrupt(db, "interval_ns is -1000");
+	sqlite3_close(db);
+	db = cpu_rows_db("(1, 5, 1000, 42, 5)");
+	assert_corrupt(db, "interval_ns is 1000 (time_ns 5)");
+	sqlite3_close(db);
+	db = cpu_rows_db("(1, 0, NULL, 42, 5)");
+	assert_corrupt(db, "time_ns is 0");
+	sqlite3_close(db);
+	db = cpu_rows_db("(1, -7, NULL, 42, 5)");
+	assert_corrupt(db, "time_ns is -7");
+	sqlite3_close(db);
+	db = cpu_rows_db("(1, 1000000002000, 1000, 42, 5), (1, 1000000001000, 1000, 42, 5)");
+	assert_corrupt(db, "cpu_sample row 2: time_ns 1000000001000 is not after the previous "
+			   "sample's 1000000002000");
+	sqlite3_close(db);
+	db = cpu_rows_db("(1, 1000000002000, 1000, 42, 5), (1, 1000000002000, 1000, 42, 5)");
+	assert_corrupt(db, "twice at one time");
+	sqlite3_close(db);
+	db = cpu_rows_db("(1, 1000000002000, 1000, 42, -5)");
+	assert_corrupt(db, "oncpu_ns is -5");
+	sqlite3_close(db);
+	db = new_db(1);
+	execf(db, "INSERT INTO syscall_stat (cap, time_ns, interval_ns, pid, nr, name, count, "
+		  "completed, errors, total_ns) VALUES (1, 1000000001000, 0, 1, 0, 'read', 1, 1, "
+		  "0, 10)");
+	assert_corrupt(db, "syscall_stat row 1: interval_ns is 0");
+	sqlite3_close(db);
+	db = new_db(1);
+	exec(db, "UPDATE capture SET start_monotonic_ns = -1");
+	assert_corrupt(db, "start_monotonic_ns is -1");
+	sqlite3_close(db);
+
+	/* the command: exit 2 and the message */
+	assert_int_equal(tmpdir__make("report"), 0);
+	snprintf(path, sizeof(path), "%s/corrupt.db", tmpdir);
+	db = cpu_rows_db("(1, 1000000001000, 0, 42, 5)");
+	execf(db, "PRAGMA user_version = %d", DB_SCHEMA_VERSION);
+	execf(db, "VACUUM INTO %Q", path);
+	sqlite3_close(db);
+	argv[0] = "report", argv[1] = "cpu", argv[2] = path, argv[3] = NULL;
+	assert_int_equal(cmd_report(3, argv), ANALYZE_EXIT_USAGE);
+	teardown(NULL);
+}
+
+/* Issue 10 (found by fuzz_records and fuzz_db): `info` opens any DB, corrupt ones too; a
+ * time 2^63 ns from the start (signed overflow, UBSan) is printed as it is and said to be
+ * no time of the capture; JSON's duration is null. */
+static void test_24_info_far_times(void **state)
+{
+	sqlite3 *db = new_db(1);
+	struct mem m;
+	const char *s;
+
+	(void)state;
+	execf(db, "UPDATE capture SET end_reason = 'duration', end_time_ns = %lld, "
+		  "last_event_ns = %lld",
+	      (long long)INT64_MIN, (long long)INT64_MIN);
+	mem_open(&m);
+	assert_int_equal(info__print(db, CID, "x.db", false, 0, m.f), 0);
+	s = mem_text(&m);
+	assert_contains(s, "end        duration at ? (end_time_ns -9223372036854775808 is no time "
+			   "of this capture)");
+	mem_free(&m);
+	mem_open(&m);
+	assert_int_equal(info__print(db, CID, "x.db", true, 0, m.f), 0);
+	assert_contains(mem_text(&m), "\"duration_ns\": null");
+	mem_free(&m);
+	sqlite3_close(db);
+}
+
+/* Issue 10: a window side so far from the start that start + it passes 2^63 ns (signed
+ * overflow, UBSan) bounds nothing: it saturates, and the report holds no interval. */
+static void test_25_window_far(void **state)
+{
+	struct report_opts o = {.fmt = OUT_TEXT};
+	struct capture_meta cm = {.base_ns = BASE};
+	char err[256];
+	int64_t lo, hi;
+	sqlite3 *db = syscalls_db();
+	struct mem m;
+
+	(void)state;
+	assert_int_equal(window__parse("9223372036..", &o.win, err, sizeof(err)), 0);
+	window__bounds(&o.win, &cm, &lo, &hi);
+	assert_true(lo == INT64_MAX);
+	assert_true(hi == INT64_MAX);
+	mem_open(&m);
+	assert_int_equal(report_cpu(db, CID, &o, m.f), 0);
+	assert_contains(mem_text(&m), ": 0 intervals");
+	mem_free(&m);
+	sqlite3_close(db);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1480,6 +1682,11 @@ int main(void)
 	    cmocka_unit_test(test_18_cpu_per_process),
 	    cmocka_unit_test(test_19_syscalls_probe_overhead),
 	    cmocka_unit_test(test_20_syscalls_no_latency),
+	    cmocka_unit_test(test_21_cpu_profile_no_samples),
+	    cmocka_unit_test(test_22_cpu_sums_overflow),
+	    cmocka_unit_test(test_23_corrupt_db_refused),
+	    cmocka_unit_test(test_24_info_far_times),
+	    cmocka_unit_test(test_25_window_far),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

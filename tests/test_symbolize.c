@@ -896,6 +896,68 @@ static void test_06_not_collected(void **state)
 	sqlite3_close(db);
 }
 
+/* Issue 10: a Stack whose id is 2^63 (stored as the 64-bit pattern, INT64_MIN in the DB)
+ * once collided with load_locs' "no stack yet" sentinel and crashed every command that
+ * reads the placed frames. Any id the format allows loads: the profile holds the stack
+ * with its frames, and report cpu, heap, leaks, export and symbolize run on it. */
+static void test_10_stack_id_2_63(void **state)
+{
+	static const uint64_t ips[] = {0x400100, 0x400200};
+	const uint64_t big = 1ull << 63, big2 = UINT64_MAX;
+	const uint64_t sc[][3] = {{big, 0, 7}, {big2, 0, 3}};
+	struct capture_writer_opts wo = {.force = true};
+	struct capture_writer *w;
+	struct report_opts o = {.fmt = OUT_TEXT};
+	struct capture_meta m;
+	struct window all = {0};
+	struct profile *p = NULL;
+	struct symstore_run run;
+	char id[DB_CAPTURE_ID_LEN], path[256], dbp[300], out[300], *buf = NULL, *text;
+	size_t len = 0;
+	sqlite3 *db;
+	FILE *f;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/bigid.ptop", tmpdir);
+	w = capture_writer__create(path, &wo);
+	assert_non_null(w);
+	put_header(w, "active");
+	put_mapping(w, T0 + 10, 0x400000, 0x401000, 0x1000, "/usr/bin/app", true,
+		    PTOP__V1__MAPPING_EVENT__MAPPING_EVENT_START);
+	put_stack(w, big, false, ips, 2);
+	put_stack(w, big2, false, ips, 1);
+	put_cpuprof(w, T0 + SEC, sc, 2);
+	capw__trailer(w, T0 + 2 * SEC);
+	assert_int_equal(capture_writer__close(w), 0);
+
+	db = load(path, id);
+	assert_int_equal(capture_meta__load(db, id, &m), 0);
+	assert_int_equal(symstore__update(db, m.cap, NULL, &run, errbuf, sizeof(errbuf)), 0);
+	assert_int_equal(profile__load(db, &m, &all, &p), 0);
+	assert_int_equal(p->n_stacks, 2);
+	assert_int_equal(p->stacks[0].count, 7);
+	assert_int_equal(p->stacks[0].n, 2);
+	assert_int_equal(p->stacks[0].loc[0]->offset, 0x1100);
+	assert_int_equal(p->stacks[1].n, 1);
+	profile__free(p);
+	f = open_memstream(&buf, &len);
+	assert_int_equal(report_cpu(db, id, &o, f), 0);
+	assert_int_equal(report_heap(db, id, &o, f), 0);
+	assert_int_equal(report_leaks(db, id, &o, f), 0);
+	fclose(f);
+	assert_non_null(strstr(buf, "app+0x1100"));
+	free(buf);
+	sqlite3_close(db);
+
+	snprintf(dbp, sizeof(dbp), "%s.db", path);
+	snprintf(out, sizeof(out), "%s/bigid.folded", tmpdir);
+	assert_int_equal(RUN(cmd_export, "export", "--format", "folded", "-o", out, dbp), 0);
+	text = slurp(out);
+	assert_string_equal(text, "app+0x1100 3\napp+0x11ff;app+0x1100 7\n");
+	free(text);
+	assert_int_equal(RUN(cmd_symbolize, "symbolize", dbp), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -904,6 +966,7 @@ int main(void)
 	    cmocka_unit_test(test_05_profile_load),  cmocka_unit_test(test_06_not_collected),
 	    cmocka_unit_test(test_07_per_process),   cmocka_unit_test(test_08_single_process_pid),
 	    cmocka_unit_test(test_09_commands),
+	    cmocka_unit_test(test_10_stack_id_2_63),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

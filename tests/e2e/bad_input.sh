@@ -71,3 +71,22 @@ grep -q "cache folder $TMP/opencache/ptop is writable by every user.*chmod go-w"
 "$REC" --help | has -- '--no-ebpf' || fail "ptop-record --help lacks --no-ebpf"
 "$ANA" --help | has 'report' || fail "ptop-analyze --help lacks report"
 "$REC" --version | has '[0-9]\.[0-9]' || fail "no version"
+
+# A DB whose rows no capture can hold: report, export and replay refuse it as corrupt
+# (exit 2, the table and row named); sql still opens it. The capture: a fuzz seed.
+seed=$(dirname "$0")/../fuzz/corpus_records/seed-02
+"$ANA" load --db "$TMP/c.db" "$seed" >/dev/null || fail "cannot load $seed"
+python3 -c 'import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+db.execute("UPDATE cpu_sample SET interval_ns = 0 WHERE rowid = (SELECT MIN(rowid) FROM cpu_sample)")
+db.execute("UPDATE cpu_profile SET time_ns = -5 WHERE seq = (SELECT MAX(seq) FROM cpu_profile)")
+db.commit()' "$TMP/c.db" || fail "cannot alter the DB"
+expect_exit 2 "$ANA" report cpu "$TMP/c.db"
+grep -q 'corrupt DB: cpu_sample row [0-9]*: interval_ns is 0' "$TMP/err" ||
+	fail "report cpu does not say which row is corrupt: $(cat "$TMP/err")"
+expect_exit 2 "$ANA" export --format folded -o "$TMP/out.folded" "$TMP/c.db"
+grep -q 'corrupt DB: cpu_profile row [0-9]*: time_ns is -5' "$TMP/err" ||
+	fail "export does not say which row is corrupt: $(cat "$TMP/err")"
+expect_exit 2 "$ANA" replay --dump "$TMP/c.db"
+grep -q 'corrupt DB' "$TMP/err" || fail "replay does not say the DB is corrupt"
+"$ANA" sql "$TMP/c.db" 'SELECT COUNT(*) FROM cpu_sample' >/dev/null || fail "sql refused the DB"

@@ -1,0 +1,304 @@
+/* db_check.c — refuses a DB whose sample rows no capture can produce: a time that is
+ * not a positive monotonic time, an interval that is zero, negative or reaches before
+ * boot, samples of one series out of order or twice at the same time, figures that
+ * are negative (a u64 past 2^63). The reports would turn those into confident
+ * nonsense ("cpu seconds -0.000", two intervals merged into one).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze/db.h"
+
+/* A table of samples, and what must hold of its rows. */
+struct sample_table {
+	const char *table;
+	bool timed;	     /* has time_ns: positive, strictly increasing per series */
+	bool interval;	     /* has interval_ns: NULL (unknown) or in (0, time_ns] */
+	const char *order;   /* the column giving file order */
+	const char *series;  /* the columns naming a series ("NULL": the whole table) */
+	const char *nonneg;  /* figures that cannot be negative, comma separated */
+};
+
+static const struct sample_table tables[] = {
+    {"cpu_sample", true, true, "rowid", "pid",
+     "oncpu_ns,switches,user_ns,system_ns,threads,voluntary_switches,involuntary_switches,"
+     "user_ticks_total,system_ticks_total,cg_usage_ns,cg_user_ns,cg_system_ns,cg_periods,"
+     "cg_throttled_periods,cg_throttled_ns"},
+    {"syscall_stat", true, true, "rowid", "pid, nr", "count,completed,errors,total_ns,unmatched"},
+    {"memory_sample", true, true, "rowid", "pid",
+     "vsize,statm_rss,statm_shared,statm_text,statm_data,rss,pss,uss,pss_anon,pss_file,"
+     "pss_shmem,swap,swap_pss,minflt,majflt"},
+    {"cpu_profile", true, true, "seq", "pid",
+     "ticks,cpus,samples,no_user_stack,no_kernel_stack,lost"},
+    {"heap_snapshot", true, true, "seq", "pid, lane, module",
+     "sample_bytes,alloc_count,alloc_bytes,free_count,free_bytes,live_bytes,live_count,"
+     "leak_bytes,leak_count,sites"},
+    {"cgroup_sample", true, true, "seq", "NULL", "current,processes,covered,walk_ns"},
+    {"vma_snapshot", true, false, "snapshot_id", "NULL", "vma_count,walk_ns"},
+    {"syscall_hist", false, false, NULL, NULL, "count"},
+    {"cpu_profile_stack", false, false, NULL, NULL, "count"},
+};
+
+/* Fill ERR with "corrupt DB: TABLE row ROW: WHAT; what to do". -EBADMSG. */
+static int offence(char *err, size_t errlen, const char *table, int64_t row, const char *what)
+{
+	snprintf(err, errlen,
+		 "corrupt DB: %s row %" PRId64 ": %s; no capture loads so (the DB was altered, or "
+		 "the capture file is damaged): load the capture again, or inspect it with "
+		 "`ptop-analyze sql`",
+		 table, row, what);
+	return -EBADMSG;
+}
+
+/* The figures of T that cannot be negative, in one pass: the first row with one negative,
+ * and which. 0, -EBADMSG, -EIO as first_offence. */
+static int check_nonneg(sqlite3 *db, int64_t cap, const struct sample_table *t, char *err,
+			size_t errlen)
+{
+	char sql[2048], which[1024] = "", value[1024] = "", any[1024] = "", col[64];
+	sqlite3_stmt *s = NULL;
+	const char *p;
+	size_t n;
+	int rc, ret = 0;
+
+	for (p = t->nonneg; *p; p += n + (p[n] == ',')) {
+		n = strcspn(p, ",");
+		snprintf(col, sizeof(col), "%.*s", (int)n, p);
+		snprintf(which + strlen(which), sizeof(which) - strlen(which),
+			 " WHEN %s < 0 THEN '%s'", col, col);
+		snprintf(value + strlen(value), sizeof(value) - strlen(value),
+			 " WHEN %s < 0 THEN %s", col, col);
+		snprintf(any + strlen(any), sizeof(any) - strlen(any), "%s%s < 0",
+			 any[0] ? " OR " : "", col);
+	}
+	snprintf(sql, sizeof(sql),
+		 "SELECT rowid, CASE%s END, CASE%s END FROM %s WHERE cap = ?1 AND (%s) LIMIT 1",
+		 which, value, t->table, any);
+	rc = sqlite3_prepare_v2(db, sql, -1, &s, NULL);
+	if (rc != SQLITE_OK) {
+		snprintf(err, errlen, "checking %s: %s", t->table, sqlite3_errmsg(db));
+		return -EIO;
+	}
+	sqlite3_bind_int64(s, 1, cap);
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW) {
+		char what[256];
+
+		snprintf(what, sizeof(what), "%s is %" PRId64 ": a count or size is never negative",
+			 (const char *)sqlite3_column_text(s, 1), (int64_t)sqlite3_column_int64(s, 2));
+		ret = offence(err, errlen, t->table, sqlite3_column_int64(s, 0), what);
+	} else if (rc == SQLITE_CORRUPT || rc == SQLITE_NOTADB) {
+		snprintf(err, errlen, "corrupt DB: reading %s: %s; load the capture again", t->table,
+			 sqlite3_errmsg(db));
+		ret = -EBADMSG;
+	} else if (rc != SQLITE_DONE) {
+		snprintf(err, errlen, "checking %s: %s", t->table, sqlite3_errmsg(db));
+		ret = -EIO;
+	}
+	sqlite3_finalize(s);
+	return ret;
+}
+
+/* The last time seen of each series, by a hash of its key columns. */
+struct series_map {
+	uint64_t *key;
+	int64_t *last;
+	size_t n, cap; /* cap: a power of two, or 0 */
+};
+
+/* The slot of KEY in M (grown as needed); *FOUND says whether it was there. NULL: no memory. */
+static int64_t *series_slot(struct series_map *m, uint64_t key, bool *found)
+{
+	size_t i;
+
+	if (2 * (m->n + 1) > m->cap) {
+		size_t cap = m->cap ? 2 * m->cap : 64;
+		uint64_t *k = calloc(cap, sizeof(*k));
+		int64_t *l = calloc(cap, sizeof(*l));
+
+		if (!k || !l) {
+			free(k);
+			free(l);
+			return NULL;
+		}
+		for (size_t j = 0; j < m->cap; j++) {
+			if (!m->key[j])
+				continue;
+			for (i = m->key[j] & (cap - 1); k[i]; i = (i + 1) & (cap - 1))
+				;
+			k[i] = m->key[j];
+			l[i] = m->last[j];
+		}
+		free(m->key);
+		free(m->last);
+		m->key = k;
+		m->last = l;
+		m->cap = cap;
+	}
+	key |= 1; /* 0 marks a free slot */
+	for (i = key & (m->cap - 1); m->key[i] && m->key[i] != key; i = (i + 1) & (m->cap - 1))
+		;
+	*found = m->key[i] != 0;
+	if (!*found) {
+		m->key[i] = key;
+		m->n++;
+	}
+	return &m->last[i];
+}
+
+/* FNV-1a over the series columns 3.. of the current row of S (type and value). */
+static uint64_t series_key(sqlite3_stmt *s)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+	int n = sqlite3_column_count(s);
+
+	for (int c = 3; c < n; c++) {
+		int type = sqlite3_column_type(s, c);
+		const unsigned char *p = sqlite3_column_blob(s, c);
+		int len = sqlite3_column_bytes(s, c);
+		int64_t v = sqlite3_column_int64(s, c);
+
+		h = (h ^ (uint64_t)type) * 0x100000001b3ull;
+		if (type == SQLITE_INTEGER)
+			p = (const unsigned char *)&v, len = sizeof(v);
+		for (int k = 0; p && k < len; k++)
+			h = (h ^ p[k]) * 0x100000001b3ull;
+	}
+	return h;
+}
+
+/* The times of T, in one pass in file order (no sort: a window function over a million
+ * rows took seconds): time_ns a positive integer; interval_ns NULL or an integer in
+ * (0, time_ns]; the samples of each series in strictly increasing time (the last time of
+ * each series in a hash map). 0, -EBADMSG, -EIO, -ENOMEM. */
+static int check_times(sqlite3 *db, int64_t cap, const struct sample_table *t, char *err,
+		       size_t errlen)
+{
+	struct series_map m = {0};
+	sqlite3_stmt *s = NULL;
+	char sql[512];
+	int rc, ret = 0;
+
+	snprintf(sql, sizeof(sql), "SELECT rowid, %s, time_ns, %s FROM %s WHERE cap = ?1 ORDER BY %s",
+		 t->interval ? "interval_ns" : "NULL", t->series, t->table, t->order);
+	if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK) {
+		snprintf(err, errlen, "checking %s: %s", t->table, sqlite3_errmsg(db));
+		return -EIO;
+	}
+	sqlite3_bind_int64(s, 1, cap);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		int64_t row = sqlite3_column_int64(s, 0), iv = sqlite3_column_int64(s, 1);
+		int64_t time = sqlite3_column_int64(s, 2), *last;
+		int ivt = sqlite3_column_type(s, 1);
+		char what[256];
+		bool found;
+
+		if (sqlite3_column_type(s, 2) != SQLITE_INTEGER || time <= 0) {
+			snprintf(what, sizeof(what),
+				 "time_ns is %" PRId64 ": a time is a positive monotonic time in ns",
+				 time);
+			ret = offence(err, errlen, t->table, row, what);
+			break;
+		}
+		if (ivt != SQLITE_NULL && (ivt != SQLITE_INTEGER || iv <= 0 || iv > time)) {
+			snprintf(what, sizeof(what),
+				 "interval_ns is %" PRId64 " (time_ns %" PRId64 "): an interval is "
+				 "positive (NULL when unknown) and starts after boot",
+				 iv, time);
+			ret = offence(err, errlen, t->table, row, what);
+			break;
+		}
+		last = series_slot(&m, series_key(s), &found);
+		if (!last) {
+			snprintf(err, errlen, "checking %s: out of memory", t->table);
+			ret = -ENOMEM;
+			break;
+		}
+		if (found && *last >= time) {
+			snprintf(what, sizeof(what),
+				 "time_ns %" PRId64 " is not after the previous sample's %" PRId64
+				 " of its series: samples out of order, or twice at one time",
+				 time, *last);
+			ret = offence(err, errlen, t->table, row, what);
+			break;
+		}
+		*last = time;
+	}
+	if (!ret && (rc == SQLITE_CORRUPT || rc == SQLITE_NOTADB)) {
+		snprintf(err, errlen, "corrupt DB: reading %s: %s; load the capture again", t->table,
+			 sqlite3_errmsg(db));
+		ret = -EBADMSG;
+	} else if (!ret && rc != SQLITE_DONE) {
+		snprintf(err, errlen, "checking %s: %s", t->table, sqlite3_errmsg(db));
+		ret = -EIO;
+	}
+	sqlite3_finalize(s);
+	free(m.key);
+	free(m.last);
+	return ret;
+}
+
+static int check_table(sqlite3 *db, int64_t cap, const struct sample_table *t, char *err,
+		       size_t errlen)
+{
+	int ret = 0;
+
+	if (t->timed)
+		ret = check_times(db, cap, t, err, errlen);
+	if (!ret)
+		ret = check_nonneg(db, cap, t, err, errlen);
+	return ret;
+}
+
+/* Whether NAME is one of the comma-separated LIST (NULL: all). */
+static bool listed(const char *list, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (const char *p = list; p && *p; p += strcspn(p, ",") + (p[strcspn(p, ",")] == ','))
+		if (strcspn(p, ",") == n && !strncmp(p, name, n))
+			return true;
+	return !list;
+}
+
+int db__check_capture(sqlite3 *db, int64_t cap, char *err, size_t errlen)
+{
+	return db__check_tables(db, cap, NULL, err, errlen);
+}
+
+int db__check_tables(sqlite3 *db, int64_t cap, const char *tables_, char *err, size_t errlen)
+{
+	int64_t base = 0;
+	sqlite3_stmt *s = NULL;
+	int ret = 0;
+
+	if (sqlite3_prepare_v2(db, "SELECT start_monotonic_ns FROM capture WHERE cap = ?1", -1,
+			       &s, NULL) != SQLITE_OK) {
+		snprintf(err, errlen, "checking the capture row: %s", sqlite3_errmsg(db));
+		return -EIO;
+	}
+	sqlite3_bind_int64(s, 1, cap);
+	if (sqlite3_step(s) == SQLITE_ROW && sqlite3_column_type(s, 0) != SQLITE_NULL) {
+		base = sqlite3_column_int64(s, 0);
+		if (base <= 0 || sqlite3_column_type(s, 0) != SQLITE_INTEGER) {
+			snprintf(err, errlen,
+				 "corrupt DB: capture %" PRId64 ": start_monotonic_ns is %" PRId64
+				 ": a time is a positive monotonic time in ns; load the capture "
+				 "again",
+				 cap, base);
+			ret = -EBADMSG;
+		}
+	}
+	sqlite3_finalize(s);
+	for (size_t k = 0; !ret && k < sizeof(tables) / sizeof(tables[0]); k++)
+		if (listed(tables_, tables[k].table))
+			ret = check_table(db, cap, &tables[k], err, errlen);
+	if (!ret && errlen)
+		err[0] = 0;
+	return ret;
+}
