@@ -1424,9 +1424,11 @@ const char *symbolize_fix_hint(const char *miss, const struct sym_debuginfod_sta
 	     "package or --symbol-cache names them"},
 	    {"other_boot", "kernel frames from another boot: this machine's kallsyms do not "
 			   "apply; analyze on the recording host before it reboots"},
-	    {"no_mapping", "no recorded mapping covers these addresses (code mapped and "
-			   "unmapped between mapping scans, or the mappings collector did not "
-			   "run)"},
+	    {"no_mapping", "no recorded mapping covers these addresses: most often junk frames "
+			   "of a frame-pointer walk through code built without frame pointers "
+			   "(the walk read a value that is no return address); else code mapped "
+			   "and unmapped between two mapping scans, or the mappings collector "
+			   "did not run"},
 	    {"not_symbolized", "run `ptop-analyze symbolize` on a writable DB"},
 	};
 
