@@ -3,6 +3,7 @@
  */
 #include <errno.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -214,5 +215,176 @@ void elfsym_free(struct elfsym_table *t)
 	free(t->v);
 	t->v = NULL;
 	t->n = 0;
+	for (size_t k = 0; k < t->n_owned; k++)
+		free(t->owned[k]);
+	free(t->owned);
+	t->owned = NULL;
+	t->n_owned = 0;
+}
+
+struct got_slot {
+	uint64_t slot;
+	const char *name; /* into the dynamic string table */
+};
+
+static int cmp_slot(const void *a, const void *b)
+{
+	const struct got_slot *x = a, *y = b;
+
+	return x->slot < y->slot ? -1 : x->slot > y->slot;
+}
+
+/* The GOT slots that JUMP_SLOT and GLOB_DAT relocations fill, with their symbols' names,
+ * sorted by slot, into *OUT (*N). 0 or -ENOMEM. */
+static int got_slots(Elf *elf, struct got_slot **out, size_t *n)
+{
+	struct got_slot *v = NULL, *nv;
+	size_t cap = 0;
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	*n = 0;
+	while ((scn = elf_nextscn(elf, scn)) != NULL) {
+		Elf_Data *data, *symd;
+		Elf_Scn *symscn;
+		GElf_Shdr symsh;
+		size_t k, cnt;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_RELA || !sh.sh_entsize)
+			continue;
+		data = elf_getdata(scn, NULL);
+		symscn = elf_getscn(elf, sh.sh_link);
+		if (!data || !symscn || !gelf_getshdr(symscn, &symsh) ||
+		    symsh.sh_type != SHT_DYNSYM || !(symd = elf_getdata(symscn, NULL)))
+			continue;
+		cnt = sh.sh_size / sh.sh_entsize;
+		for (k = 0; k < cnt; k++) {
+			GElf_Rela rela;
+			GElf_Sym sym;
+			const char *name;
+			unsigned type;
+
+			if (!gelf_getrela(data, (int)k, &rela))
+				break;
+			type = (unsigned)GELF_R_TYPE(rela.r_info);
+			if ((type != R_X86_64_JUMP_SLOT && type != R_X86_64_GLOB_DAT) ||
+			    !GELF_R_SYM(rela.r_info) ||
+			    !gelf_getsym(symd, (int)GELF_R_SYM(rela.r_info), &sym))
+				continue;
+			name = elf_strptr(elf, symsh.sh_link, sym.st_name);
+			if (!name || !*name)
+				continue;
+			if (*n == cap) {
+				cap = cap ? cap * 2 : 256;
+				nv = realloc(v, cap * sizeof(*v));
+				if (!nv) {
+					free(v);
+					return -ENOMEM;
+				}
+				v = nv;
+			}
+			v[(*n)++] = (struct got_slot){ .slot = rela.r_offset, .name = name };
+		}
+	}
+	if (*n)
+		qsort(v, *n, sizeof(*v), cmp_slot);
+	*out = v;
+	return 0;
+}
+
+/* The GOT slot the stub at ADDR (its bytes B[0..LEN)) jumps through, or 0. */
+static uint64_t stub_slot(const unsigned char *b, size_t len, uint64_t addr)
+{
+	size_t i = 0;
+	int32_t disp;
+
+	if (len >= 4 && b[0] == 0xf3 && b[1] == 0x0f && b[2] == 0x1e && b[3] == 0xfa)
+		i = 4; /* endbr64 */
+	if (i < len && b[i] == 0xf2)
+		i++; /* bnd */
+	if (i + 6 > len || b[i] != 0xff || b[i + 1] != 0x25)
+		return 0; /* not jmp *disp32(%rip) */
+	memcpy(&disp, b + i + 2, sizeof(disp));
+	return addr + i + 6 + (uint64_t)(int64_t)disp;
+}
+
+int elfsym_load_plt(Elf *elf, struct elfsym_table *t)
+{
+	static const struct {
+		const char *name;
+		uint64_t entsize;
+	} plts[] = { { ".plt", 16 }, { ".plt.sec", 16 }, { ".plt.got", 8 } };
+	struct got_slot *slots = NULL;
+	size_t nslots = 0, cap = 0, owned_cap = 0, i;
+	GElf_Ehdr eh;
+	int err;
+
+	memset(t, 0, sizeof(*t));
+	if (!gelf_getehdr(elf, &eh) || eh.e_machine != EM_X86_64)
+		return -ENODATA;
+	err = got_slots(elf, &slots, &nslots);
+	if (err || !nslots) {
+		free(slots);
+		return err ? err : -ENODATA;
+	}
+	for (i = 0; i < sizeof(plts) / sizeof(plts[0]); i++) {
+		GElf_Shdr sh;
+		Elf_Scn *scn = elf_find_section(elf, plts[i].name, &sh);
+		Elf_Data *data;
+		uint64_t es, o;
+
+		if (!scn || sh.sh_type != SHT_PROGBITS || !(data = elf_getdata(scn, NULL)) ||
+		    !data->d_buf || data->d_size < sh.sh_size)
+			continue;
+		es = sh.sh_entsize >= 8 && sh.sh_entsize <= 32 ? sh.sh_entsize : plts[i].entsize;
+		for (o = 0; o + es <= sh.sh_size; o += es) {
+			uint64_t slot = stub_slot((const unsigned char *)data->d_buf + o, es,
+						  sh.sh_addr + o);
+			struct got_slot key = { .slot = slot }, *hit;
+			struct elfsym_entry *e;
+			char *name;
+
+			if (!slot || !(hit = bsearch(&key, slots, nslots, sizeof(*slots), cmp_slot)))
+				continue; /* the PLT's header, or a slot with no symbol */
+			if (asprintf(&name, "%s@plt", hit->name) < 0)
+				goto nomem;
+			if (t->n_owned == owned_cap) {
+				size_t nc = owned_cap ? owned_cap * 2 : 64;
+				char **no = realloc(t->owned, nc * sizeof(*no));
+
+				if (!no) {
+					free(name);
+					goto nomem;
+				}
+				t->owned = no;
+				owned_cap = nc;
+			}
+			t->owned[t->n_owned++] = name;
+			if (t->n == cap) {
+				size_t nc = cap ? cap * 2 : 64;
+				struct elfsym_entry *nv = realloc(t->v, nc * sizeof(*nv));
+
+				if (!nv)
+					goto nomem;
+				t->v = nv;
+				cap = nc;
+			}
+			e = &t->v[t->n++];
+			memset(e, 0, sizeof(*e));
+			e->addr = sh.sh_addr + o;
+			e->size = es;
+			e->limit = sh.sh_addr + sh.sh_size;
+			e->rank = 2;
+			e->name = name;
+		}
+	}
+	free(slots);
+	if (t->n)
+		qsort(t->v, t->n, sizeof(*t->v), cmp_entry);
+	return 0;
+nomem:
+	free(slots);
+	elfsym_free(t);
+	return -ENOMEM;
 }
 

@@ -37,11 +37,19 @@ struct elfsym_entry {
 struct elfsym_table {
 	struct elfsym_entry *v;
 	size_t n;
+	char **owned;        /* names made here ("NAME@plt"), freed with the table */
+	size_t n_owned;
 };
 
 /* Load the function symbols of the first section of type SHTYPE (SHT_SYMTAB or SHT_DYNSYM)
  * of ELF. 0 (T may hold 0 entries), -ENODATA when there is no such section, -ENOMEM. */
 int elfsym_load(Elf *elf, unsigned shtype, struct elfsym_table *t);
+
+/* The PLT stubs of an x86-64 ELF (.plt, .plt.sec, .plt.got) as symbols "NAME@plt", as perf
+ * and objdump name them: each stub's `jmp *SLOT(%rip)` (after an endbr64 or a bnd prefix)
+ * names the GOT slot, and the JUMP_SLOT or GLOB_DAT relocation of that slot names the
+ * function. 0 (T may hold 0 entries), -ENODATA (not x86-64, or no PLT), -ENOMEM. */
+int elfsym_load_plt(Elf *elf, struct elfsym_table *t);
 
 /* The symbol covering ADDR, or NULL. At one address the name perf would pick wins: a
  * sized symbol over an unsized one, then not weak over weak, global over local, fewer

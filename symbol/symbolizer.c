@@ -40,7 +40,7 @@ struct module {
 	size_t nloads;
 	struct gopcln *go;
 	struct dwarfsym *dw;
-	struct elfsym_table symtab, dynsym;
+	struct elfsym_table symtab, dynsym, plt;
 	bool has_symtab, has_dynsym;
 };
 
@@ -338,6 +338,7 @@ static void module_free(struct module *m)
 	dwarfsym_free(m->dw);
 	elfsym_free(&m->symtab);
 	elfsym_free(&m->dynsym);
+	elfsym_free(&m->plt);
 	free(m->loads);
 	if (!m->debug_is_code)
 		elf_file_close(&m->debug);
@@ -694,6 +695,9 @@ static int open_module(struct symbolizer *s, struct module *m, const char *recor
 		return -ENOMEM;
 	if (m->code.elf && elfsym_load(m->code.elf, SHT_DYNSYM, &m->dynsym) == -ENOMEM)
 		return -ENOMEM;
+	/* PLT stubs: NAME@plt, from the code file's relocations */
+	if (m->code.elf && elfsym_load_plt(m->code.elf, &m->plt) == -ENOMEM)
+		return -ENOMEM;
 	m->has_symtab = m->symtab.n > 0;
 	m->has_dynsym = m->dynsym.n > 0;
 	if (!m->go && !m->dw && !m->has_symtab && !m->has_dynsym)
@@ -841,6 +845,11 @@ int symbolizer__resolve(struct symbolizer *s, const struct sym_module_key *key,
 	}
 	if (m->go && gopcln_find(m->go, addr, &func, &file, &line, &entry) == 0) {
 		result_one(r, SYM_SRC_GOPCLNTAB, func, file, line, addr - entry);
+		return 0;
+	}
+	/* a PLT stub: no DWARF or symbol covers it; its relocation names it */
+	if (m->plt.n && (e = elfsym_find(&m->plt, addr)) != NULL) {
+		result_one(r, SYM_SRC_DYNSYM, e->name, NULL, 0, addr - e->addr);
 		return 0;
 	}
 	if (m->dw && dwarfsym_lookup(m->dw, s, addr, r, &lfile, &line) == 0) {

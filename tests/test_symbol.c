@@ -995,6 +995,96 @@ static void test_15_debuginfod_only_when_asked(void **state)
 	waitpid(pid, NULL, 0);
 }
 
+/* The file offset of virtual address VADDR in the ELF at PATH (through its PT_LOADs). */
+static uint64_t vaddr_to_offset(const char *path, uint64_t vaddr)
+{
+	int fd = open(path, O_RDONLY);
+	Elf *elf;
+	size_t n, k;
+	uint64_t off = UINT64_MAX;
+
+	assert_true(fd >= 0);
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	assert_non_null(elf);
+	assert_int_equal(elf_getphdrnum(elf, &n), 0);
+	for (k = 0; k < n; k++) {
+		GElf_Phdr ph;
+
+		if (gelf_getphdr(elf, (int)k, &ph) && ph.p_type == PT_LOAD && vaddr >= ph.p_vaddr &&
+		    vaddr < ph.p_vaddr + ph.p_filesz)
+			off = ph.p_offset + (vaddr - ph.p_vaddr);
+	}
+	elf_end(elf);
+	close(fd);
+	return off;
+}
+
+/* PLT stubs are named NAME@plt, as objdump and perf name them: every stub objdump labels
+ * in .plt, .plt.sec and .plt.got of the fixtures (and of Debian's libc) resolves, by
+ * build-id and file offset, to objdump's name; a stub of an IRELATIVE slot (*ABS*+ADDR,
+ * libc's ifuncs) stays unnamed. */
+static void test_18_plt_names(void **state)
+{
+	const char *files[] = { tpath("prog_pie"), tpath("prog_nopie"), tpath("libsymfix.so"),
+				"/lib/x86_64-linux-gnu/libc.so.6" };
+	size_t checked = 0;
+
+	(void)state;
+	if (!have_cmd("objdump")) {
+		print_message("objdump (binutils) is not installed: PLT names not checked\n");
+		return;
+	}
+	for (size_t f = 0; f < sizeof(files) / sizeof(files[0]); f++) {
+		struct symbolizer *s = symbolizer__new(NULL);
+		char cmd[PATH_MAX + 128], line[1024], want[512];
+		struct sym_module_key key = { .path = files[f] };
+		uint8_t id[BUILDID_MAX];
+		unsigned long long a;
+		FILE *p;
+
+		if (access(files[f], R_OK)) {
+			symbolizer__free(s);
+			continue;
+		}
+		assert_int_equal(buildid_read_path(files[f], id, sizeof(id), &key.build_id_len), 0);
+		key.build_id = id;
+		snprintf(cmd, sizeof(cmd),
+			 "objdump -d -j .plt -j .plt.sec -j .plt.got '%s' 2>/dev/null", files[f]);
+		p = popen(cmd, "r");
+		assert_non_null(p);
+		while (fgets(line, sizeof(line), p)) {
+			struct sym_result r;
+			char *end;
+
+			/* "0000000000001030 <puts@plt>:" */
+			if (sscanf(line, "%llx <%511[^>]>:", &a, want) != 2 ||
+			    !(end = strstr(want, "@plt")) || end[4])
+				continue;
+			memset(&r, 0, sizeof(r));
+			assert_int_equal(symbolizer__resolve(s, &key, vaddr_to_offset(files[f], a) + 4,
+							     &r),
+					 0);
+			if (!strncmp(want, "*ABS*", 5)) {
+				/* an IRELATIVE slot (libc's ifuncs): no symbol names it, and no
+				 * other name may be given */
+				if (r.source != SYM_SRC_NONE)
+					fail_msg("%s: %#llx: %s named %s", files[f], a, want,
+						 r.frames[0].func);
+				continue;
+			}
+			if (r.source == SYM_SRC_NONE || strcmp(r.frames[0].func, want))
+				fail_msg("%s: %#llx+4: objdump says %s, the symbolizer %s", files[f], a,
+					 want, r.source == SYM_SRC_NONE ? "nothing" : r.frames[0].func);
+			assert_int_equal(r.func_offset, 4);
+			checked++;
+		}
+		pclose(p);
+		symbolizer__free(s);
+	}
+	print_message("%zu PLT stubs named as objdump names them\n", checked);
+	assert_true(checked >= 4);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1015,6 +1105,7 @@ int main(void)
 		cmocka_unit_test(test_13_embedded_image),
 		cmocka_unit_test(test_14_lookups_remembered),
 		cmocka_unit_test(test_15_debuginfod_only_when_asked),
+		cmocka_unit_test(test_18_plt_names),
 	};
 
 	return cmocka_run_group_tests(tests, build_fixtures, remove_fixtures);
