@@ -133,6 +133,29 @@ int bpf_util__prog_misses(const struct bpf_program *prog, uint64_t *misses)
 	return 0;
 }
 
+void bpf_util__each_parallel(void **items, int n, void *(*fn)(void *))
+{
+	pthread_t *t = n > 1 ? calloc((size_t)n, sizeof(*t)) : NULL;
+	bool *started = n > 1 ? calloc((size_t)n, sizeof(*started)) : NULL;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		if (!items[i])
+			continue;
+		/* one at a time when threads cannot be had */
+		if (t && started && !pthread_create(&t[i], NULL, fn, items[i]))
+			started[i] = true;
+		else
+			fn(items[i]);
+		items[i] = NULL;
+	}
+	for (i = 0; t && started && i < n; i++)
+		if (started[i])
+			pthread_join(t[i], NULL);
+	free(t);
+	free(started);
+}
+
 static void *destroy_one(void *arg)
 {
 	bpf_link__destroy(arg);
@@ -141,24 +164,5 @@ static void *destroy_one(void *arg)
 
 void bpf_util__destroy_links(struct bpf_link **links, int n)
 {
-	pthread_t *t = n > 1 ? calloc((size_t)n, sizeof(*t)) : NULL;
-	bool *started = n > 1 ? calloc((size_t)n, sizeof(*started)) : NULL;
-	int i;
-
-	for (i = 0; i < n; i++) {
-		if (!links[i])
-			continue;
-		/* one at a time when threads cannot be had */
-		if (t && started && !pthread_create(&t[i], NULL, destroy_one, links[i]))
-			started[i] = true;
-		else
-			bpf_link__destroy(links[i]);
-	}
-	for (i = 0; t && started && i < n; i++)
-		if (started[i])
-			pthread_join(t[i], NULL);
-	for (i = 0; i < n; i++)
-		links[i] = NULL;
-	free(t);
-	free(started);
+	bpf_util__each_parallel((void **)links, n, destroy_one);
 }

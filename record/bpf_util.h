@@ -42,6 +42,11 @@ int bpf_util__can_trace(char *reason, size_t len);
  * a 6.18 guest), which threads share instead of queueing for one after another. */
 void bpf_util__destroy_links(struct bpf_link **links, int n);
 
+/* Call FN on each non-NULL ITEMS[i], each on a thread of its own (one at a time when
+ * threads cannot be had), wait for them all, and set each ITEMS[i] to NULL: for work that
+ * mostly waits in the kernel, such as a detach's grace period. */
+void bpf_util__each_parallel(void **items, int n, void *(*fn)(void *));
+
 /* Number of possible CPUs (the size of a per-CPU map value array), or -errno. */
 int bpf_util__ncpus(void);
 

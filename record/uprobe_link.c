@@ -17,6 +17,7 @@
 
 #include <bpf/libbpf.h>
 
+#include "record/bpf_util.h"
 #include "record/uprobe_link.h"
 
 #define UL_ATTACH_TYPE 48 /* BPF_TRACE_UPROBE_MULTI */
@@ -98,22 +99,5 @@ static void *release_one(void *arg)
 
 void uprobe_link__destroy(struct uprobe_link **links, int n)
 {
-	pthread_t *t = n > 1 ? calloc((size_t)n, sizeof(*t)) : NULL;
-	bool *started = n > 1 ? calloc((size_t)n, sizeof(*started)) : NULL;
-	int i;
-
-	for (i = 0; i < n; i++) {
-		if (!links[i])
-			continue;
-		if (t && started && !pthread_create(&t[i], NULL, release_one, links[i]))
-			started[i] = true;
-		else
-			release_one(links[i]);
-		links[i] = NULL;
-	}
-	for (i = 0; t && started && i < n; i++)
-		if (started[i])
-			pthread_join(t[i], NULL);
-	free(t);
-	free(started);
+	bpf_util__each_parallel((void **)links, n, release_one);
 }
