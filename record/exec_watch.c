@@ -160,8 +160,13 @@ static void guard_main(int rec_fd, int tgt_fd, const volatile __u64 *hold,
 {
 	struct timespec nap = { 0, 100000000L };
 	struct pollfd pfd[2];
+	sigset_t none;
 	int fd;
 
+	/* the recorder blocks SIGINT and SIGTERM for its signalfd: the guard takes them
+	 * again, so that `kill ptop-guard` ends it as it ends any process */
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
 	setsid();
 	prctl(PR_SET_NAME, "ptop-guard", 0, 0, 0);	/* what ps shows */
 	fd = open("/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC);

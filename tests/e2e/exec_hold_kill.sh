@@ -50,3 +50,24 @@ for ((i = 1; i <= ROUNDS; i++)); do
 done
 # a round killed after the chain's end tests nothing: most must land in it
 assert_ge "rounds whose recorder was killed before the chain ended" $((ROUNDS / 2)) $during
+
+# The guard takes SIGTERM as any process does (it does not keep the recorder's blocked
+# signal mask), and the recording goes on without it.
+mkdir "$TMP/g"
+"$REC" --quiet --enable heap -o "$TMP/g.ptop" -- sh -c 'sleep 2' & rec=$!
+kill_at_exit $rec
+guard=
+for _ in $(seq 100); do
+	guard=$(ps -o pid= --ppid $rec -o comm= | awk '$2 == "ptop-guard" { print $1 }')
+	[ -n "$guard" ] && break
+	sleep 0.05
+done
+[ -n "$guard" ] || fail "no ptop-guard child of the recorder"
+blk=$(awk '/^SigBlk:/ { print $2 }' "/proc/$guard/status")
+[ $((16#$blk & (1 << 14))) = 0 ] || fail "ptop-guard blocks SIGTERM (SigBlk $blk)"
+[ $((16#$blk & (1 << 1))) = 0 ] || fail "ptop-guard blocks SIGINT (SigBlk $blk)"
+kill -TERM "$guard"
+gone() { [ "$(state "$guard")" = - ] || [ "$(state "$guard")" = Z ]; }
+poll_until gone || fail "ptop-guard ($guard) ignores SIGTERM: state $(state "$guard")"
+wait $rec || fail "the recorder failed once its guard was gone"
+echo "ok: the guard ends on SIGTERM; the recording finished"
