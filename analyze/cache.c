@@ -135,6 +135,8 @@ int cache__max_bytes(uint64_t *max, char *err, size_t errlen)
 
 /* ------------------------------------------------------------------ one entry */
 
+static void entry_describe(struct cache_entry *e);
+
 /* The capture id of the capture at PATH, from its header, as 32 hex digits in ID;
  * -EBADMSG when the file's first record is not a header with a 16-byte id. */
 static int read_capture_id(const char *path, char id[33])
@@ -310,6 +312,34 @@ cleanup:
 	return ret;
 }
 
+/* The entries of the capture CPATH is for, at other sizes, last used for the same file
+ * REAL: the file grew (a recording still being written) or was cut,
+ * so they will not be used again. Removed, so a live capture analyzed again and again
+ * leaves one entry, not one per size. Copies elsewhere keep theirs. */
+static void remove_older_sizes(const char *cpath, const char *real)
+{
+	const char *base = strrchr(cpath, '/'), *dash = strrchr(cpath, '-');
+	char pattern[PATH_MAX + 96];
+	glob_t g;
+
+	if (!base || !dash || dash < base)
+		return;
+	snprintf(pattern, sizeof(pattern), "%.*s-*.db", (int)(dash - cpath), cpath);
+	if (glob(pattern, GLOB_NOSORT | GLOB_NOESCAPE, NULL, &g))
+		return;
+	for (size_t k = 0; k < g.gl_pathc; k++) {
+		struct cache_entry e = {0};
+
+		if (!strcmp(g.gl_pathv[k], cpath))
+			continue;
+		snprintf(e.path, sizeof(e.path), "%s", g.gl_pathv[k]);
+		entry_describe(&e);
+		if (!strcmp(e.source, real))
+			unlink(g.gl_pathv[k]);
+	}
+	globfree(&g);
+}
+
 int cache__open_capture(const char *path, sqlite3 **out, char *err, size_t errlen)
 {
 	char dir[PATH_MAX], cpath[PATH_MAX + 64], why[256] = "";
@@ -351,6 +381,7 @@ int cache__open_capture(const char *path, sqlite3 **out, char *err, size_t errle
 			fprintf(stderr, "ptop-analyze: %s; using the default\n", why);
 		cache__evict(dir, max, cpath, NULL, NULL);
 	}
+	remove_older_sizes(cpath, real);
 	touch_used(cpath);
 cleanup:
 	free(real);

@@ -1079,6 +1079,22 @@ static void test_08_cache(void **state)
 	}
 	sqlite3_close(db);
 
+	/* the same capture cut, then whole again at the same path (a recording still being
+	 * written grows so): each size has its entry, and the entry of another size last used
+	 * for this file goes */
+	write_capture(cap, a, false);
+	assert_int_equal(cache__path(cap, other, sizeof(other)), 0);
+	assert_string_not_equal(other, cpath);
+	rc = db__open_input(cap, NULL, &db, id, errbuf, sizeof(errbuf));
+	assert_int_equal(rc, 0);
+	sqlite3_close(db);
+	write_capture(cap, a, true);
+	rc = db__open_input(cap, NULL, &db, id, errbuf, sizeof(errbuf));
+	assert_int_equal(rc, 0);
+	sqlite3_close(db);
+	assert_int_equal(access(other, F_OK), -1); /* the cut file's entry, of this path */
+	assert_int_equal(access(cpath, F_OK), 0);  /* this size's entry, now of this path */
+
 	/* another capture written at the same path: its own entry, holding only it */
 	write_capture(cap, b, false);
 	rc = db__open_input(cap, NULL, &db, id, errbuf, sizeof(errbuf));
