@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <sched.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -249,6 +250,18 @@ static void test_05_no_ebpf(void **state)
 	rec_double_free_event(ev);
 }
 
+static void pin_to_one_cpu(cpu_set_t *saved)
+{
+	cpu_set_t one;
+	int cpu = sched_getcpu();
+
+	assert_int_equal(sched_getaffinity(0, sizeof(*saved), saved), 0);
+	assert_true(cpu >= 0);
+	CPU_ZERO(&one);
+	CPU_SET(cpu, &one);
+	assert_int_equal(sched_setaffinity(0, sizeof(one), &one), 0);
+}
+
 /* The target exits before the final poll: the eBPF lane still reports its last
  * slices, the /proc lane is absent, and nothing counts as a drop. */
 static void test_06_target_gone(void **state)
@@ -257,6 +270,7 @@ static void test_06_target_gone(void **state)
 	int fds[2], status;
 	bool ebpf = false;
 	char c = 0;
+	cpu_set_t saved_cpus;
 	pid_t child;
 	int k;
 
@@ -267,6 +281,11 @@ static void test_06_target_gone(void **state)
 				break;
 			ebpf = true;
 		}
+		/* One CPU for both: the parent's waitpid can then only return after
+		 * the child's last sched_switch (on two CPUs the parent may poll
+		 * between the child's exit_notify and its final switch). */
+		if (ebpf)
+			pin_to_one_cpu(&saved_cpus);
 		assert_int_equal(pipe(fds), 0);
 		child = fork();
 		assert_true(child >= 0);
@@ -297,6 +316,8 @@ static void test_06_target_gone(void **state)
 			assert_int_equal(rec_double.n_events, 1);	/* only the first poll */
 		}
 		col.ops->stop(&col);
+		if (ebpf)
+			assert_int_equal(sched_setaffinity(0, sizeof(saved_cpus), &saved_cpus), 0);
 	}
 }
 
