@@ -47,26 +47,35 @@ LDFLAGS += -fsanitize=address,undefined
 endif
 
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall -Wextra -Werror \
-	-Wno-unused-parameter -I$(B) -Ibpf
+	-Wno-unused-parameter -I$(B) -I. -Ibpf
 
 # ---------------------------------------------------------------- sources
 
 PROTOS := $(wildcard proto/*.proto)
 PROTO_GEN := $(foreach p,$(PROTOS:proto/%.proto=%),$(B)/proto/$(p).pb-c.c $(B)/proto/$(p).pb-c.h)
-BPF_SRCS := $(wildcard bpf/*.bpf.c)
-SKELS := $(patsubst bpf/%.bpf.c,$(B)/bpf/%.skel.h,$(BPF_SRCS))
+# Each collector is a folder collectors/NAME/ (collectors/README.md): its kernel side
+# NAME.bpf.c, its recorder side record*.c, its analyzer side load/report/view/part*.c,
+# its tests test_*.c. bpf/ keeps what the kernel sides share and the bench programs.
+COLLECTOR_DIRS := $(sort $(dir $(wildcard collectors/*/)))
+BPF_SRCS := $(wildcard bpf/*.bpf.c collectors/*/*.bpf.c)
+SKELS := $(patsubst %.bpf.c,$(B)/%.skel.h,$(BPF_SRCS))
 
 PROTO_OBJS := $(PROTOS:proto/%.proto=$(B)/proto/%.pb-c.o) $(patsubst %.c,$(B)/%.o,$(wildcard proto/*.c))
 SYMBOL_OBJS := $(patsubst %.c,$(B)/%.o,$(wildcard symbol/*.c))
-RECORD_OBJS := $(patsubst %.c,$(B)/%.o,$(filter-out record/main.c,$(wildcard record/*.c)))
-ANALYZE_OBJS := $(patsubst %.c,$(B)/%.o,$(filter-out analyze/main.c,$(wildcard analyze/*.c))) \
+RECORD_OBJS := $(patsubst %.c,$(B)/%.o,$(filter-out record/main.c,$(wildcard record/*.c)) \
+	$(wildcard collectors/*/record*.c))
+ANALYZE_OBJS := $(patsubst %.c,$(B)/%.o,$(filter-out analyze/main.c,$(wildcard analyze/*.c)) \
+	$(wildcard $(addprefix collectors/*/,load*.c report*.c view*.c part*.c))) \
 	$(B)/schema/schema_sql.o
 COMMON_OBJS := $(B)/version.o $(patsubst %.c,$(B)/%.o,$(wildcard common/*.c))
 
 LIBS := $(B)/libptop-analyze.a $(B)/libptop-record.a $(B)/libptop-symbol.a \
 	$(B)/libptop-proto.a
 
-TEST_BINS := $(patsubst tests/%.c,$(B)/tests/%,$(wildcard tests/test_*.c))
+# A collector's tests build to $(B)/tests/ beside the cross-cutting ones (found by vpath).
+TEST_SRCS := $(wildcard tests/test_*.c collectors/*/test_*.c)
+TEST_BINS := $(patsubst %.c,$(B)/tests/%,$(notdir $(TEST_SRCS)))
+vpath test_%.c tests $(COLLECTOR_DIRS)
 FIXTURES := $(patsubst tests/fixtures/%.c,$(B)/tests/fixtures/%,$(wildcard tests/fixtures/*.c))
 BENCH_BINS := $(patsubst bench/%.c,$(B)/bench/%,$(wildcard bench/*.c))
 BENCH_WORKLOADS := $(filter $(B)/bench/workload_%,$(BENCH_BINS))
@@ -97,13 +106,14 @@ $(B)/vmlinux.h: | $(B)
 		     "build on a kernel with CONFIG_DEBUG_INFO_BTF=y" >&2; exit 1; fi
 	$(Q)$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > $@
 
-$(B)/bpf/%.bpf.o: bpf/%.bpf.c $(B)/vmlinux.h | $(B)/bpf
+$(B)/%.bpf.o: %.bpf.c $(B)/vmlinux.h
 	$(call msg,BPF,$@)
+	$(Q)mkdir -p $(@D)
 	$(Q)$(CLANG) $(BPF_CFLAGS) -MMD -MP -c $< -o $@
 
-$(B)/bpf/%.skel.h: $(B)/bpf/%.bpf.o
+$(B)/%.skel.h: $(B)/%.bpf.o
 	$(call msg,SKEL,$@)
-	$(Q)$(BPFTOOL) gen skeleton $< name $(subst -,_,$*)_bpf > $@
+	$(Q)$(BPFTOOL) gen skeleton $< name $(subst -,_,$(notdir $*))_bpf > $@
 
 $(B)/proto/%.pb-c.c $(B)/proto/%.pb-c.h &: proto/%.proto | $(B)/proto
 	$(call msg,PROTOC,$<)
@@ -154,9 +164,9 @@ $(B)/ptop-analyze: $(B)/analyze/main.o $(LIBS) $(COMMON_OBJS)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(LDFLAGS) -o $@ $< $(LIBS) $(COMMON_OBJS) $(LDLIBS)
 
-# The heap's preload lane puts this library into a launched command (record/heap_preload.c).
+# The heap's preload lane puts this library into a launched command (collectors/heap/record_preload.c).
 # Its own flags, never sanitized: it runs inside other programs.
-$(B)/libptop-preload.so: preload/ptop_preload.c preload/ptop_preload.h bpf/heap.h | $(B)
+$(B)/libptop-preload.so: preload/ptop_preload.c preload/ptop_preload.h collectors/heap/heap.h | $(B)
 	$(call msg,LIB,$@)
 	$(Q)$(CC) -O2 -g -fPIC -shared -fno-omit-frame-pointer -std=gnu11 $(WARN) -D_GNU_SOURCE \
 		-I. -o $@ $< -ldl
@@ -166,7 +176,7 @@ $(B) $(B)/bpf $(B)/proto $(B)/schema:
 
 # ---------------------------------------------------------------- tests
 
-$(B)/tests/test_%: tests/test_%.c $(LIBS) $(COMMON_OBJS) | $(PROTO_GEN)
+$(B)/tests/test_%: test_%.c $(LIBS) $(COMMON_OBJS) | $(PROTO_GEN)
 	$(call msg,TEST,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIBS) $(COMMON_OBJS) $(LDLIBS) -lcmocka

@@ -242,7 +242,7 @@ int replay_model__vmas(struct replay_model *m, size_t si, const char *group, str
 		       size_t *n);
 
 /* The heap call sites at heap snapshot index HI, folded by allocating function as `report heap`
- * does (analyze/report_heap.c): *IV over that snapshot's interval (live bytes at it, bytes and
+ * does (collectors/heap/report.c): *IV over that snapshot's interval (live bytes at it, bytes and
  * count allocated in it), *HIST from the capture start to it, with the leak suspects as
  * `report leaks` ranks them. Both point into the model (valid until the next call with another
  * HI). 0, -EINVAL (no such snapshot), or -errno of heap_sites__load. */

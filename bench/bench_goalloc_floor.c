@@ -22,7 +22,7 @@
 #include <bpf/libbpf.h>
 
 #include "bpf/bench_uprobe_noop.skel.h"
-#include "record/heap.h"
+#include "collectors/heap/record.h"
 
 static void usage(void)
 {

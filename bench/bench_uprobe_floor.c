@@ -36,7 +36,7 @@
 #include <bpf/libbpf.h>
 
 #include "bpf/bench_uprobe_noop.skel.h"
-#include "record/heap.h"
+#include "collectors/heap/record.h"
 
 #define DEFAULT_LIBC "/lib/x86_64-linux-gnu/libc.so.6"
 

@@ -4,11 +4,11 @@
 #   none        no tracer
 #   floor       bench_floor: no-op BPF programs on raw_tp sys_enter/sys_exit
 #   collector   bench_syscalls: ptop's syscalls collector alone (the BPF programs of
-#               bpf/syscalls.bpf.c plus a poll per second), no capture file
+#               collectors/syscalls/syscalls.bpf.c plus a poll per second), no capture file
 #   ptop-record ptop-record --pid, every collector (only when $B/ptop-record exists)
 #   bpftrace    bpftrace counting sys_enter of the pid (only when bpftrace is installed)
 #   baseline    $BASELINE_COLLECTOR, another build's bench_syscalls (e.g. of the commit
-#               before a change to bpf/syscalls.bpf.c), only when that variable is set
+#               before a change to collectors/syscalls/syscalls.bpf.c), only when that variable is set
 # Each configuration runs RUNS times (default 5), interleaved round by round so
 # drift hits all alike; the table shows medians and ratios to "none" and "floor".
 # Needs root. Build folder from $PTOP_BUILD (default build); CALLS (default 2000000)

@@ -41,7 +41,7 @@
 #include <unistd.h>
 #include <linux/types.h>
 
-#include "bpf/heap.h"
+#include "collectors/heap/heap.h"
 #include "preload/ptop_preload.h"
 
 #define PL_EXPORT __attribute__((visibility("default")))

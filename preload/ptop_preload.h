@@ -1,9 +1,9 @@
 /* ptop_preload.h — what the heap's preload lane shares between the library in the launched
  * command (preload/ptop_preload.c, libptop-preload.so) and the recorder
- * (record/heap_preload.c): the layout of the shared memory the recorder creates before the
+ * (collectors/heap/record_preload.c): the layout of the shared memory the recorder creates before the
  * command execs, and the lock-free pieces both sides use on it — the event ring, the live
  * table, the sampler, the frame-pointer walk — as inline functions, so that
- * tests/test_preload.c checks them without a target.
+ * collectors/heap/test_preload.c checks them without a target.
  *
  * The shared memory (a memfd, one mapping): a header (settings written by the recorder,
  * the ring's positions), PL_SLOTS per-thread counter slots, the live table, the set of
@@ -422,7 +422,7 @@ static inline int64_t pl_next_interval(struct pl_sampler *s, const uint32_t *tab
 	return v ? (int64_t)v : 1;
 }
 
-/* Does an allocation of SIZE take a stack? The same rule as bpf/heap.bpf.c: with MEAN
+/* Does an allocation of SIZE take a stack? The same rule as collectors/heap/heap.bpf.c: with MEAN
  * (bytes) > 0, allocations of PL_BIG_ALLOC or more always do, credited with themselves;
  * the others count down an exponentially distributed interval (TABLE, drawn from SEED's
  * generator), and the one that crosses zero is credited with every allocation and byte

@@ -43,7 +43,7 @@ struct rec_ctx {
 	uint32_t heap_top;           /* --heap-top: sites kept per ranking */
 	uint64_t leak_age_ns;        /* --leak-age */
 	bool heap_events;            /* --heap-events */
-	uint32_t heap_lane;          /* --heap-lane: enum heap_lane (record/heap_preload.h) */
+	uint32_t heap_lane;          /* --heap-lane: enum heap_lane (collectors/heap/record_preload.h) */
 	/* the preload lane's shared memory and environment, made before the command
 	 * forked; NULL when not prepared (--pid, heap off, --heap-lane uprobe) */
 	struct heap_preload *heap_preload;

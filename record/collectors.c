@@ -1,31 +1,17 @@
-/* collectors.c — the table of ptop-record's collectors, in start order. Adding a collector
- * means writing record/NAME.c (and bpf/NAME.bpf.c) and adding one line here.
+/* collectors.c — ptop-record's table of collectors, built from the one list
+ * (collectors/collectors.def): NAME_collector of each, in start order.
  */
 #include <stddef.h>
 
 #include "record/collector.h"
 
-extern const struct collector_ops cpu_collector;
-extern const struct collector_ops syscalls_collector;
-extern const struct collector_ops cpuprof_collector;
-extern const struct collector_ops heap_collector;
-extern const struct collector_ops goalloc_collector;
-extern const struct collector_ops memory_collector;
-extern const struct collector_ops vmas_collector;
-extern const struct collector_ops proccontext_collector;
-extern const struct collector_ops mappings_collector;
-extern const struct collector_ops cgroup_collector;
+#define COLLECTOR(name) extern const struct collector_ops name##_collector;
+#include "collectors/collectors.def"
+#undef COLLECTOR
 
 const struct collector_ops *const collector_table[] = {
-	&cpu_collector,
-	&syscalls_collector,
-	&cpuprof_collector,
-	&heap_collector,
-	&goalloc_collector,
-	&memory_collector,
-	&vmas_collector,
-	&proccontext_collector,
-	&mappings_collector,
-	&cgroup_collector,
+#define COLLECTOR(name) &name##_collector,
+#include "collectors/collectors.def"
+#undef COLLECTOR
 	NULL,
 };

@@ -13,7 +13,7 @@
 #include "proto/capture.h"
 #include "proto/version.h"
 #include "record/procfs.h"
-#include "record/heap_preload.h"
+#include "collectors/heap/record_preload.h"
 #include "record/record.h"
 
 static uint64_t clock_ns(clockid_t id)

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "record/heap_preload.h"
+#include "collectors/heap/record_preload.h"
 #include "common/units.h"
 #include "record/record.h"
 

@@ -22,7 +22,7 @@
 #include "proto/version.h"
 #include "record/bpf_util.h"
 #include "record/exec_watch.h"
-#include "record/heap_preload.h"
+#include "collectors/heap/record_preload.h"
 #include "record/output.h"
 #include "record/procfs.h"
 #include "record/record.h"
@@ -856,7 +856,7 @@ int record_main(int argc, char **argv)
 		rc = target__open_pid(&t, o.pid, err, sizeof(err));
 	else {
 		/* the heap's preload lane: its shared memory and the command's environment
-		 * exist before the fork (record/heap_preload.h) */
+		 * exist before the fork (collectors/heap/record_preload.h) */
 		if (!record_opts__disabled(&o, "heap") && record_opts__enabled(&o, "heap") &&
 		    o.heap_lane != HEAP_LANE_UPROBE &&
 		    heap_preload__prepare(o.heap_lane, o.heap_sample_bytes, &hpre)) {

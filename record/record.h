@@ -73,7 +73,7 @@ struct record_opts {
 	uint32_t heap_top;           /* --heap-top, default 64 */
 	uint64_t leak_age_ns;        /* --leak-age, default 30 s */
 	bool heap_events;            /* --heap-events */
-	uint32_t heap_lane;          /* --heap-lane: enum heap_lane (record/heap_preload.h) */
+	uint32_t heap_lane;          /* --heap-lane: enum heap_lane (collectors/heap/record_preload.h) */
 	uint64_t smaps_budget_ns;    /* --smaps-budget, default 150 ms */
 	char **disabled;             /* --disable names (each checked), owned; n_disabled */
 	size_t n_disabled;

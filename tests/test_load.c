@@ -1353,7 +1353,7 @@ static void test_10_damaged(void **state)
 }
 
 /* Counters the kernel's smaps_rollup did not print (SmapsRollup.missing, by
- * their /proc name as record/memory.c writes them) load as NULL, not 0; the
+ * their /proc name as collectors/memory/record.c writes them) load as NULL, not 0; the
  * rest of the group keeps its values, measured zeros included. */
 static void test_11_rollup_missing(void **state)
 {

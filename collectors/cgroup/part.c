@@ -1,0 +1,16 @@
+/* part.c — the analyzer side of the cgroup collector (analyze/part.h). */
+#include <stddef.h>
+
+#include "analyze/part.h"
+
+const struct an_part cgroup_part = {
+	.name = "cgroup",
+	/* loader: collectors/cgroup/load.c */
+	.load = NULL,
+	/* reports: collectors/cgroup/report.c */
+	.reports = NULL,
+	/* replay views: collectors/cgroup/view.c */
+	.views = NULL,
+	/* figures (issue 14): collectors/cgroup/figures.c */
+	.figures = NULL,
+};

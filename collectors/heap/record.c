@@ -1,0 +1,1436 @@
+/* heap.c — the heap collector: who allocates, who holds memory, who leaks, from uprobes on
+ * the allocator the target actually uses (collectors/heap/heap.bpf.c).
+ *
+ * check() finds the allocator module: the executable itself when it defines malloc (a
+ * static build, or its own allocator), else the first mapped library other than libc
+ * that does (jemalloc, tcmalloc, mimalloc), else libc. A running target is read from
+ * /proc/PID/maps; a launched command is still the recorder's fork at check() time, so
+ * its executable, the recorder's LD_PRELOAD (which the command inherits) and its
+ * DT_NEEDED libraries (found in the usual directories) are read instead. Each function's entry probe goes at the first instruction the kernel can
+ * emulate (collectors/heap/record.h, heap__choose_probe): glibc's free starts with `test %rdi,%rdi`,
+ * which would be single-stepped at ~10 µs a hit, so its probe goes past the NULL check.
+ *
+ * Each poll sums the exact per-CPU totals, reads the cumulative per-site counters
+ * (taking this interval's deltas), walks the live set once for the leak figures and each
+ * site's oldest allocation, ranks the sites (union of the top --heap-top by live bytes,
+ * bytes and count, with the census of the rest), writes each kept site's stack once as
+ * a Stack record (capture-wide ids shared with cpuprof), and emits one HeapSnapshot.
+ * With --heap-events the sampled allocations and frees are drained from the ring buffer
+ * first, each as a HeapEvent.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <limits.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "record/collector.h"
+#include "record/bpf_util.h"
+#include "collectors/cpuprof/record.h"
+#include "collectors/heap/record.h"
+#include "collectors/heap/record_preload.h"
+#include "record/uprobe_link.h"
+#include "collectors/heap/heap.skel.h"
+
+const char *const heap_func_names[HP_NFUNCS] = {
+	[HP_MALLOC] = "malloc",
+	[HP_CALLOC] = "calloc",
+	[HP_REALLOC] = "realloc",
+	[HP_FREE] = "free",
+	[HP_POSIX_MEMALIGN] = "posix_memalign",
+	[HP_ALIGNED_ALLOC] = "aligned_alloc",
+	[HP_MEMALIGN] = "memalign",
+	[HP_VALLOC] = "valloc",
+	[HP_PVALLOC] = "pvalloc",
+};
+
+/* ------------------------------------------------------------------ pure parts */
+
+/* Registers that carry arguments or the stack: a mov into one of them stops the walk. */
+static bool arg_or_stack_reg(unsigned r)
+{
+	/* rcx 1, rdx 2, rsp 4, rbp 5, rsi 6, rdi 7, r8 8, r9 9 */
+	return r == 1 || r == 2 || r == 4 || r == 5 || r == 6 || r == 7 || r == 8 || r == 9;
+}
+
+static void choose(struct heap_probe_point *pp, size_t off, const char *what)
+{
+	pp->offset = (uint32_t)off;
+	pp->emulated = true;
+	snprintf(pp->why, sizeof(pp->why), "+%zu %s", off, what);
+}
+
+int heap__choose_probe(const uint8_t *c, size_t len, bool null_skip, struct heap_probe_point *pp)
+{
+	size_t i = 0;
+	int steps;
+
+	memset(pp, 0, sizeof(*pp));
+	for (steps = 0; steps < 16 && i < len; steps++) {
+		size_t left = len - i;
+		const uint8_t *p = c + i;
+
+		if (left >= 4 && p[0] == 0xf3 && p[1] == 0x0f && p[2] == 0x1e && p[3] == 0xfa) {
+			i += 4;		/* endbr64 */
+			continue;
+		}
+		if (p[0] >= 0x50 && p[0] <= 0x57) {
+			choose(pp, i, "push");
+			return 0;
+		}
+		if (left >= 2 && p[0] == 0x41 && p[1] >= 0x50 && p[1] <= 0x57) {
+			choose(pp, i, "push");
+			return 0;
+		}
+		if (p[0] == 0x90) {
+			choose(pp, i, "nop");
+			return 0;
+		}
+		if (p[0] == 0xe9 || p[0] == 0xeb) {
+			choose(pp, i, "jmp");
+			return 0;
+		}
+		/* test %rdi,%rdi (48 85 ff) then je: the NULL check of free */
+		if (left >= 3 && p[0] == 0x48 && p[1] == 0x85 && p[2] == 0xff) {
+			size_t j = i + 3;
+
+			if (!null_skip)
+				break;
+			if (j + 2 <= len && c[j] == 0x74) {
+				i = j + 2;
+			} else if (j + 6 <= len && c[j] == 0x0f && c[j + 1] == 0x84) {
+				i = j + 6;
+			} else {
+				break;
+			}
+			pp->null_skipped = true;
+			continue;
+		}
+		if ((p[0] >= 0x70 && p[0] <= 0x7f) ||
+		    (left >= 2 && p[0] == 0x0f && p[1] >= 0x80 && p[1] <= 0x8f)) {
+			choose(pp, i, "jcc");
+			return 0;
+		}
+		/* cmpb $imm8, disp32(%rip): flags only */
+		if (left >= 7 && p[0] == 0x80 && p[1] == 0x3d) {
+			i += 7;
+			continue;
+		}
+		/* mov reg,reg (REX.W 89 /r, mod 11) into a scratch register */
+		if (left >= 3 && (p[0] == 0x48 || p[0] == 0x4c) && p[1] == 0x89 &&
+		    (p[2] & 0xc0) == 0xc0) {
+			unsigned dst = p[2] & 7;
+
+			if (arg_or_stack_reg(dst))
+				break;
+			i += 3;
+			continue;
+		}
+		break;
+	}
+	pp->offset = 0;
+	pp->emulated = false;
+	pp->null_skipped = false;
+	snprintf(pp->why, sizeof(pp->why), "+0 (prologue not decoded at +%zu: single-stepped)",
+		 i);
+	return 0;
+}
+
+void heap__exp_table(uint32_t *t, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		double u = ((double)i + 0.5) / (double)n;
+
+		t[i] = (uint32_t)(-log(u) * 65536.0 + 0.5);
+	}
+}
+
+size_t heap__site_ips(const uint64_t *ips, size_t n, uint64_t caller, uint64_t *out, size_t max)
+{
+	size_t k = 0, i;
+
+	if (n && k < max)
+		out[k++] = ips[0];
+	if (caller && k < max)
+		out[k++] = caller;
+	for (i = 1; i < n && k < max; i++)
+		out[k++] = ips[i];
+	return k;
+}
+
+struct rank {
+	const struct heap_site_row *rows;
+	int by;
+};
+
+static uint64_t rank_key(const struct heap_site_row *r, int by)
+{
+	return by == 0 ? r->live_bytes : by == 1 ? r->alloc_bytes : r->alloc_count;
+}
+
+static int by_;	/* qsort has no context argument */
+
+static int cmp_rows(const void *a, const void *b)
+{
+	const struct heap_site_row *x = *(const struct heap_site_row *const *)a;
+	const struct heap_site_row *y = *(const struct heap_site_row *const *)b;
+	uint64_t kx = rank_key(x, by_), ky = rank_key(y, by_);
+
+	if (kx != ky)
+		return kx > ky ? -1 : 1;
+	return x < y ? -1 : x > y;
+}
+
+int heap__select_sites(const struct heap_site_row *rows, size_t n, size_t top, bool *keep,
+		       struct heap_census *out)
+{
+	const struct heap_site_row **act;
+	size_t na = 0, i;
+	int by;
+
+	memset(out, 0, sizeof(*out));
+	if (n)
+		memset(keep, 0, n * sizeof(*keep));
+	act = calloc(n ? n : 1, sizeof(*act));
+	if (!act)
+		return -ENOMEM;
+	for (i = 0; i < n; i++)
+		if (rows[i].alloc_count || rows[i].live_count || rows[i].freed_count)
+			act[na++] = &rows[i];
+	out->total_call_sites = na;
+	for (by = 0; by < 3; by++) {
+		by_ = by;
+		qsort(act, na, sizeof(*act), cmp_rows);
+		for (i = 0; i < na && i < top; i++) {
+			if (!rank_key(act[i], by))
+				break;	/* nothing by this measure: not a top site for it */
+			keep[act[i] - rows] = true;
+		}
+	}
+	for (i = 0; i < na; i++) {
+		if (keep[act[i] - rows]) {
+			out->kept++;
+			continue;
+		}
+		out->omitted_alloc_count += act[i]->alloc_count;
+		out->omitted_alloc_bytes += act[i]->alloc_bytes;
+		out->omitted_live_bytes += act[i]->live_bytes;
+	}
+	/* an active site with zeros in all three measures (it only freed) is kept too,
+	 * so that absence from the list means nothing happened there */
+	for (i = 0; i < na; i++) {
+		if (!keep[act[i] - rows] && !act[i]->alloc_count && !act[i]->live_bytes &&
+		    out->kept < top) {
+			keep[act[i] - rows] = true;
+			out->kept++;
+		}
+	}
+	free(act);
+	return 0;
+}
+
+static Elf *elf_open_fd(int fd)
+{
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return NULL;
+	return elf_begin(fd, ELF_C_READ_MMAP, NULL);
+}
+
+/* The file offset of virtual address VADDR: through the PT_LOAD that holds it. */
+int heap__vaddr_to_offset(void *e, uint64_t vaddr, uint64_t *off)
+{
+	Elf *elf = e;
+	size_t n, i;
+	GElf_Phdr ph;
+
+	if (elf_getphdrnum(elf, &n))
+		return -EINVAL;
+	for (i = 0; i < n; i++) {
+		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		if (vaddr >= ph.p_vaddr && vaddr < ph.p_vaddr + ph.p_filesz) {
+			*off = vaddr - ph.p_vaddr + ph.p_offset;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+static bool name_matches(const char *sym, const char *name)
+{
+	size_t l = strlen(name);
+
+	return !strncmp(sym, name, l) && (sym[l] == '\0' || sym[l] == '@');
+}
+
+int heap__elf_func(int fd, const char *name, uint64_t *offset, uint64_t *size)
+{
+	Elf_Scn *scn = NULL;
+	Elf *elf;
+	int err = -ENOENT, pass;
+
+	elf = elf_open_fd(fd);
+	if (!elf)
+		return -EINVAL;
+	for (pass = 0; pass < 2 && err == -ENOENT; pass++) {
+		unsigned want = pass ? SHT_DYNSYM : SHT_SYMTAB;
+
+		scn = NULL;
+		while ((scn = elf_nextscn(elf, scn)) != NULL && err == -ENOENT) {
+			GElf_Shdr sh;
+			Elf_Data *d;
+			size_t i, cnt;
+
+			if (!gelf_getshdr(scn, &sh) || sh.sh_type != want || !sh.sh_entsize)
+				continue;
+			d = elf_getdata(scn, NULL);
+			if (!d)
+				continue;
+			cnt = sh.sh_size / sh.sh_entsize;
+			for (i = 0; i < cnt; i++) {
+				GElf_Sym s;
+				const char *nm;
+				int t;
+
+				if (!gelf_getsym(d, (int)i, &s) || s.st_shndx == SHN_UNDEF ||
+				    !s.st_value)
+					continue;
+				t = GELF_ST_TYPE(s.st_info);
+				if (t != STT_FUNC && t != STT_GNU_IFUNC)
+					continue;
+				nm = elf_strptr(elf, sh.sh_link, s.st_name);
+				if (!nm || !name_matches(nm, name))
+					continue;
+				if (heap__vaddr_to_offset(elf, s.st_value, offset))
+					continue;
+				*size = s.st_size;
+				err = 0;
+				break;
+			}
+		}
+	}
+	elf_end(elf);
+	return err;
+}
+
+int heap__elf_needed(int fd, char *buf, size_t len, int *n)
+{
+	Elf_Scn *scn = NULL;
+	size_t off = 0;
+	Elf *elf;
+	int err = -ENOENT;
+
+	*n = 0;
+	elf = elf_open_fd(fd);
+	if (!elf)
+		return -EINVAL;
+	while ((scn = elf_nextscn(elf, scn)) != NULL) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+		size_t i, cnt;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNAMIC || !sh.sh_entsize)
+			continue;
+		d = elf_getdata(scn, NULL);
+		if (!d)
+			continue;
+		err = 0;
+		cnt = sh.sh_size / sh.sh_entsize;
+		for (i = 0; i < cnt; i++) {
+			GElf_Dyn dyn;
+			const char *nm;
+			size_t l;
+
+			if (!gelf_getdyn(d, (int)i, &dyn) || dyn.d_tag != DT_NEEDED)
+				continue;
+			nm = elf_strptr(elf, sh.sh_link, dyn.d_un.d_val);
+			if (!nm)
+				continue;
+			l = strlen(nm) + 1;
+			if (off + l > len)
+				break;
+			memcpy(buf + off, nm, l);
+			off += l;
+			(*n)++;
+		}
+		break;
+	}
+	elf_end(elf);
+	return err;
+}
+
+/* ------------------------------------------------------------------ the module */
+
+struct hp_module {
+	char path[PATH_MAX];		/* as the target maps it */
+	char open_path[PATH_MAX + 32];	/* where we open it (/proc/PID/root/... for --pid) */
+	bool present[HP_NFUNCS];
+	uint64_t offset[HP_NFUNCS];	/* the function's file offset */
+	struct heap_probe_point pp[HP_NFUNCS];
+};
+
+/* Read the first bytes of the function at file offset OFF of FD. */
+static ssize_t read_code(int fd, uint64_t off, uint8_t *buf, size_t len)
+{
+	return pread(fd, buf, len, (off_t)off);
+}
+
+/* Does the file at PATH define malloc? Fill MOD from it when it does. 1, 0, or -errno. */
+static int module_from_file(const char *open_path, const char *path, struct hp_module *mod)
+{
+	uint64_t off, size;
+	uint8_t code[32];
+	ssize_t got;
+	int fd, i, err;
+
+	fd = open(open_path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	err = heap__elf_func(fd, "malloc", &off, &size);
+	if (err) {
+		close(fd);
+		return err == -ENOENT ? 0 : err;
+	}
+	memset(mod, 0, sizeof(*mod));
+	snprintf(mod->path, sizeof(mod->path), "%s", path);
+	snprintf(mod->open_path, sizeof(mod->open_path), "%s", open_path);
+	for (i = 0; i < HP_NFUNCS; i++) {
+		if (heap__elf_func(fd, heap_func_names[i], &off, &size))
+			continue;
+		mod->present[i] = true;
+		mod->offset[i] = off;
+		got = read_code(fd, off, code, sizeof(code));
+		if (size && (uint64_t)got > size)
+			got = (ssize_t)size;
+		heap__choose_probe(code, got > 0 ? (size_t)got : 0, i == HP_FREE, &mod->pp[i]);
+	}
+	close(fd);
+	return 1;
+}
+
+static bool is_libc(const char *path)
+{
+	const char *b = strrchr(path, '/');
+
+	b = b ? b + 1 : path;
+	return !strncmp(b, "libc.so", 7) || !strncmp(b, "libc-", 5);
+}
+
+static bool is_ld_so(const char *path)
+{
+	const char *b = strrchr(path, '/');
+
+	b = b ? b + 1 : path;
+	return !strncmp(b, "ld-linux", 8) || !strncmp(b, "ld.so", 5);
+}
+
+/* A running target: its executable, then each mapped library (libc last). */
+static int find_in_maps(pid_t pid, struct hp_module *mod, char *why, size_t wlen)
+{
+	char path[64], line[PATH_MAX + 256], exe[PATH_MAX], libc[PATH_MAX] = "", op[PATH_MAX + 32];
+	char seen[64][256];
+	int nseen = 0, r, i;
+	ssize_t n;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/exe", pid);
+	n = readlink(path, exe, sizeof(exe) - 1);
+	if (n > 0) {
+		exe[n] = '\0';
+		snprintf(op, sizeof(op), "/proc/%d/exe", pid);
+		r = module_from_file(op, exe, mod);
+		if (r > 0) {
+			snprintf(mod->open_path, sizeof(mod->open_path), "/proc/%d/root%s", pid,
+				 exe);
+			return 0;
+		}
+	}
+	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
+	f = fopen(path, "re");
+	if (!f) {
+		snprintf(why, wlen, "cannot read %s: %s", path, strerror(errno));
+		return -errno;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		char perms[8], *p;
+		bool dup = false;
+
+		if (sscanf(line, "%*x-%*x %7s", perms) != 1 || perms[2] != 'x')
+			continue;
+		p = strchr(line, '/');
+		if (!p)
+			continue;
+		p[strcspn(p, "\n")] = '\0';
+		if (strstr(p, " (deleted)") || !strcmp(p, exe) || is_ld_so(p))
+			continue;
+		for (i = 0; i < nseen; i++)
+			dup |= !strncmp(seen[i], p, sizeof(seen[i]) - 1);
+		if (dup)
+			continue;
+		if (nseen < 64)
+			snprintf(seen[nseen++], sizeof(seen[0]), "%s", p);
+		if (is_libc(p)) {
+			snprintf(libc, sizeof(libc), "%s", p);
+			continue;
+		}
+		snprintf(op, sizeof(op), "/proc/%d/root%s", pid, p);
+		if (module_from_file(op, p, mod) > 0) {
+			fclose(f);
+			return 0;
+		}
+	}
+	fclose(f);
+	if (libc[0]) {
+		snprintf(op, sizeof(op), "/proc/%d/root%s", pid, libc);
+		if (module_from_file(op, libc, mod) > 0)
+			return 0;
+	}
+	snprintf(why, wlen, "no module mapped by pid %d defines malloc (the executable %s, "
+		 "libc %s)", pid, n > 0 ? "does not" : "is unreadable",
+		 libc[0] ? "does not either" : "is not mapped");
+	return -ENOENT;
+}
+
+/* A command not yet started: its executable, then its DT_NEEDED libraries. */
+static int find_for_command(const char *exe, struct hp_module *mod, char *why, size_t wlen)
+{
+	static const char *const dirs[] = {
+		"/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib64", "/usr/lib64",
+		"/lib", "/usr/lib", "/usr/local/lib",
+	};
+	char needed[4096], cand[PATH_MAX + 4096], libc[PATH_MAX + 4096] = "";
+	const char *nm, *pre;
+	int n = 0, k, fd, r;
+	size_t d;
+
+	r = module_from_file(exe, exe, mod);
+	if (r > 0)
+		return 0;
+	/* the command inherits the recorder's environment: its LD_PRELOAD comes next */
+	pre = getenv("LD_PRELOAD");
+	if (pre && strlen(pre) < sizeof(needed)) {
+		char list[4096], *tok, *save = NULL;
+
+		snprintf(list, sizeof(list), "%s", pre);
+		for (tok = strtok_r(list, " :", &save); tok; tok = strtok_r(NULL, " :", &save)) {
+			if (strchr(tok, '/')) {
+				if (module_from_file(tok, tok, mod) > 0)
+					goto found_preload;
+				continue;
+			}
+			for (d = 0; d < sizeof(dirs) / sizeof(dirs[0]); d++) {
+				snprintf(cand, sizeof(cand), "%s/%s", dirs[d], tok);
+				if (!access(cand, R_OK)) {
+					if (module_from_file(cand, cand, mod) > 0)
+						goto found_preload;
+					break;
+				}
+			}
+		}
+	}
+	fd = open(exe, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || heap__elf_needed(fd, needed, sizeof(needed), &n)) {
+		if (fd >= 0)
+			close(fd);
+		snprintf(why, wlen, "%s does not define malloc and links no library", exe);
+		return -ENOENT;
+	}
+	close(fd);
+	for (k = 0, nm = needed; k < n; k++, nm += strlen(nm) + 1) {
+		for (d = 0; d < sizeof(dirs) / sizeof(dirs[0]); d++) {
+			snprintf(cand, sizeof(cand), "%s/%s", dirs[d], nm);
+			if (access(cand, R_OK))
+				continue;
+			if (is_libc(cand)) {
+				if (!libc[0])
+					snprintf(libc, sizeof(libc), "%s", cand);
+				break;
+			}
+			if (module_from_file(cand, cand, mod) > 0)
+				return 0;
+			break;
+		}
+	}
+	if (libc[0] && module_from_file(libc, libc, mod) > 0) {
+		/* name it the way the process will map it */
+		char real[PATH_MAX];
+
+		if (realpath(libc, real))
+			snprintf(mod->path, sizeof(mod->path), "%s", real);
+		return 0;
+	}
+	snprintf(why, wlen, "neither %s nor the libraries it needs define malloc", exe);
+	return -ENOENT;
+
+found_preload:
+	{
+		char real[PATH_MAX];
+
+		if (realpath(mod->open_path, real))
+			snprintf(mod->path, sizeof(mod->path), "%s", real);
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------------ collector */
+
+/* A site as user space knows it: the cumulative counters read last time, its stack. */
+
+struct hp_priv {
+	struct heap_bpf *skel;
+	struct uprobe_link *links[2 * HP_NFUNCS];
+	int nlinks;
+	struct ring_buffer *rb;
+	struct hp_module mod;
+	int ncpus;
+	struct hp_counters *cnt;	/* ncpus */
+	struct hp_counters prev;
+	struct heap_usite *sites;		/* open addressing, cap entries */
+	size_t cap;
+	struct heap_rank rank;		/* the sites ranked each poll */
+	__u64 *lkeys;
+	struct hp_live *lvals;
+	struct cp_stack_table *table;
+	uint64_t prev_ns;
+	uint64_t prev_misses[3];
+	int rb_err;
+	struct collector *c;
+	dev_t dev;			/* the module's file when its probes were attached */
+	ino_t ino;
+};
+
+#define HP_USITE_CAP (4 * HP_SITE_ENTRIES)
+#define HP_BATCH 4096
+
+static size_t site_hash(const struct hp_site_key *k)
+{
+	uint64_t h = k->stack.hash ^ k->caller * 0x9e3779b97f4a7c15ULL;
+
+	h ^= h >> 29;
+	h *= 0xbf58476d1ce4e5b9ULL;
+	return (size_t)(h ^ (h >> 32));
+}
+
+struct heap_usite *heap_usites__get(struct heap_usite *sites, size_t cap,
+				    const struct hp_site_key *k)
+{
+	size_t i = site_hash(k) & (cap - 1), n;
+
+	for (n = 0; n < cap; n++, i = (i + 1) & (cap - 1)) {
+		struct heap_usite *s = &sites[i];
+
+		if (!s->used) {
+			s->used = true;
+			s->key = *k;
+			return s;
+		}
+		if (s->key.stack.hash == k->stack.hash && s->key.stack.nr == k->stack.nr &&
+		    s->key.stack.kernel == k->stack.kernel && s->key.caller == k->caller)
+			return s;
+	}
+	return NULL;
+}
+
+Ptop__V1__ProbeState heap__uprobe_precheck(struct collector *c, const char *cgroup_why,
+					   const char *no_ebpf_why, const char *caps_detail)
+{
+	struct rec_ctx *ctx = c->ctx;
+	char why[200];
+
+	c->source = PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_EBPF;
+	c->reason[0] = '\0';
+	if (ctx->mode == PTOP__V1__TARGET_MODE__TARGET_MODE_CGROUP)
+		snprintf(c->reason, sizeof(c->reason), "%s", cgroup_why);
+	else if (ctx->no_ebpf)
+		snprintf(c->reason, sizeof(c->reason), "%s", no_ebpf_why);
+	else if (bpf_util__can_trace(why, sizeof(why)) != 0)
+		snprintf(c->reason, sizeof(c->reason), "%s", why);
+	if (c->reason[0])
+		return PTOP__V1__PROBE_STATE__PROBE_STATE_UNSUPPORTED;
+	if (ctx->caps_only || ctx->pid <= 0) {
+		snprintf(c->detail, sizeof(c->detail), "%s", caps_detail);
+		return PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE;
+	}
+	return PTOP__V1__PROBE_STATE__PROBE_STATE_UNSPECIFIED;
+}
+
+/* Old attachments being stopped in the background: releasing uprobe links waits for a
+ * grace period in the kernel (record/uprobe_link.h), which the held new program need not
+ * wait for. Until it is done, the old programs may still fire on a library the new
+ * program maps too; their maps are no longer read. */
+#define HP_REAPERS 8
+
+static struct hp_reaper {
+	pthread_t thread;
+	struct collector c;	/* a copy: its ops and priv */
+} reapers[HP_REAPERS];
+static int n_reapers;
+static __thread bool reaping;	/* this thread is a reaper */
+
+static void *reap(void *arg)
+{
+	struct collector *c = arg;
+
+	reaping = true;
+	c->ops->stop(c);
+	return NULL;
+}
+
+void heap__reap_wait(void)
+{
+	int i;
+
+	if (reaping)
+		return;
+	for (i = 0; i < n_reapers; i++)
+		pthread_join(reapers[i].thread, NULL);
+	n_reapers = 0;
+}
+
+/* Stop what C has attached, in the background when a thread can be had; C is left
+ * with nothing attached. (After the new attach: attaching waits behind detaches.) */
+static void stop_behind(struct collector *c)
+{
+	struct hp_reaper *r;
+
+	if (!c->priv)
+		return;
+	if (n_reapers == HP_REAPERS)
+		heap__reap_wait();
+	r = &reapers[n_reapers];
+	r->c = *c;
+	c->priv = NULL;
+	if (pthread_create(&r->thread, NULL, reap, &r->c)) {
+		r->c.ops->stop(&r->c);
+		return;
+	}
+	n_reapers++;
+}
+
+extern const struct collector_ops heap_collector;
+
+/* Empty the hash map M: its keys, read in batches, are deleted. 0 or -errno. */
+static int clear_hash(struct bpf_map *m)
+{
+	enum { BATCH = 256 };
+	LIBBPF_OPTS(bpf_map_batch_opts, o);
+	size_t ks = bpf_map__key_size(m), vs = bpf_map__value_size(m);
+	void *keys = malloc(BATCH * ks), *vals = malloc(BATCH * vs), *in = NULL;
+	int fd = bpf_map__fd(m), err = -ENOMEM, rounds = 0;
+	__u64 batch = 0;
+	__u32 n, count;
+	bool last;
+
+	while (keys && vals && rounds++ < 1 << 16) {
+		n = BATCH;
+		err = bpf_map_lookup_batch(fd, in, &batch, keys, vals, &n, &o);
+		last = err && errno == ENOENT;
+		if (err && !last) {
+			err = -errno;
+			break;
+		}
+		count = n;
+		if (n && bpf_map_delete_batch(fd, keys, &count, &o)) {
+			err = -errno;
+			break;
+		}
+		err = 0;
+		if (last)
+			break;
+		in = &batch;
+	}
+	free(keys);
+	free(vals);
+	return err;
+}
+
+/* The new program (NEW: checked, not started), held at its exec, has the same allocator
+ * module as the old one (OLD: started), the same file at the same probe points: OLD's
+ * probes stay (a
+ * uprobe belongs to the process, and the new program gets it when it maps the file), its
+ * maps and sites are emptied, as a new start would have them (the old program's live set
+ * is gone with it), and it becomes NEW's. Loading the BPF object again (its vmlinux BTF,
+ * its 1M-entry live map: 50-150 ms) is what a chain of execs of shell scripts waited on
+ * each time. 0; -EXDEV when the modules differ; -errno when a map could not be emptied
+ * (then OLD is to be stopped and NEW started as usual). */
+static int keep_probes(struct collector *old, struct collector *new)
+{
+	struct hp_priv *op = old->priv, *np = new->priv;
+	struct stat st;
+	__u32 zero = 0;
+	int err;
+
+	if (old->ops != &heap_collector || new->ops != &heap_collector || !op || !op->c ||
+	    !op->skel || !np || np->c || strcmp(op->mod.path, np->mod.path) ||
+	    strcmp(op->mod.open_path, np->mod.open_path) ||
+	    memcmp(op->mod.present, np->mod.present, sizeof(op->mod.present)) ||
+	    memcmp(op->mod.offset, np->mod.offset, sizeof(op->mod.offset)) ||
+	    memcmp(op->mod.pp, np->mod.pp, sizeof(op->mod.pp)) || stat(op->mod.open_path, &st) ||
+	    st.st_dev != op->dev || st.st_ino != op->ino)
+		return -EXDEV;
+	/* only while the target is held does nothing fire while the maps are emptied (a
+	 * --pid target, or an exec the watch could not hold, runs: attach anew) */
+	if (!new->ctx->exec_held)
+		return -EXDEV;
+	err = clear_hash(op->skel->maps.hp_live);
+	if (!err)
+		err = clear_hash(op->skel->maps.hp_sites);
+	if (!err)
+		err = clear_hash(op->skel->maps.hp_stacks);
+	if (!err) {
+		memset(op->cnt, 0, (size_t)op->ncpus * sizeof(*op->cnt));
+		if (bpf_map_update_elem(bpf_map__fd(op->skel->maps.hp_counters), &zero, op->cnt, 0))
+			err = -errno;
+	}
+	if (err)
+		return err;
+	memset(op->sites, 0, op->cap * sizeof(*op->sites));
+	memset(&op->prev, 0, sizeof(op->prev));
+	/* prev_misses stay: the programs' recursion misses go on counting */
+	op->prev_ns = rec_now_ns();
+	op->c = new;
+	free(np);	/* check() found only the module */
+	new->priv = op;
+	old->priv = NULL;
+	return 0;
+}
+
+int heap__exec_follow(struct collector *c, uint64_t now_ns)
+{
+	struct collector old;
+	Ptop__V1__ProbeState st;
+	int err = 0;
+
+	if (c->state == PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE && c->priv)
+		err = c->ops->poll(c, now_ns, 0);
+	old = *c;	/* detached once the new program's probes are attached */
+	c->priv = NULL;
+	c->reason[0] = '\0';
+	c->detail[0] = '\0';
+	st = c->ops->check(c);
+	if (st == PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE && keep_probes(&old, c) == 0) {
+		c->state = st;
+		return err;
+	}
+	err = heap__start_checked(c, st) ?: err;
+	stop_behind(&old);
+	return err;
+}
+
+int heap__start_checked(struct collector *c, Ptop__V1__ProbeState st)
+{
+	int err = 0;
+
+	if (st == PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE) {
+		err = c->ops->start(c);
+		if (err) {
+			st = PTOP__V1__PROBE_STATE__PROBE_STATE_FAILED;
+			if (!c->reason[0])
+				snprintf(c->reason, sizeof(c->reason), "start failed: %s",
+					 strerror(-err));
+			c->ops->stop(c);
+		}
+	} else if (!c->reason[0]) {
+		snprintf(c->reason, sizeof(c->reason), "(no reason given)");
+	}
+	c->state = st;
+	return err;
+}
+
+/* --caps, when the uprobe lane cannot run here (C->reason says why): the preload lane
+ * still records the heap of a launched command, without privileges, when its library
+ * is found and --heap-lane allows it. Then the heap is "yes" for launched commands,
+ * and C->reason keeps what --pid would need; else the uprobe lane's answer stands. */
+static Ptop__V1__ProbeState caps_preload_only(struct collector *c)
+{
+	char lib[PATH_MAX], why[300], uprobe_why[sizeof(c->reason)];
+
+	if (c->ctx->heap_lane == HEAP_LANE_UPROBE ||
+	    heap_preload__find_lib("/proc/self/exe", lib, sizeof(lib), why, sizeof(why)))
+		return PTOP__V1__PROBE_STATE__PROBE_STATE_UNSUPPORTED;
+	snprintf(uprobe_why, sizeof(uprobe_why), "%s", c->reason);
+	c->source = PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_PRELOAD;
+	snprintf(c->detail, sizeof(c->detail), "lane preload: %.*s", (int)sizeof(c->detail) - 16,
+		 lib);
+	snprintf(c->reason, sizeof(c->reason),
+		 "for a launched command (-- COMMAND) only: the preload lane (%s) needs no "
+		 "privileges; --pid, and static or Go commands, need the uprobe lane (%.*s)",
+		 HEAP_PRELOAD_LIB_NAME, (int)sizeof(c->reason) - 200, uprobe_why);
+	return PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE;
+}
+
+static Ptop__V1__ProbeState hp_check(struct collector *c)
+{
+	struct rec_ctx *ctx = c->ctx;
+	Ptop__V1__ProbeState state;
+	struct hp_module *mod;
+	struct hp_priv *p;
+	char why[200];
+	size_t len;
+	int i, err;
+
+	/* a launched command with the preload lane prepared: that lane decides, and comes
+	 * back here for a static or Go executable (collectors/heap/record_preload.c) */
+	if (ctx->heap_preload && heap_preload__wanted(ctx->heap_preload)) {
+		c->ops = &heap_preload_ops;
+		return c->ops->check(c);
+	}
+	state = heap__uprobe_precheck(
+		c,
+		"heap uprobes attach to one process's allocator, not yet per process of a "
+		"cgroup: record one of its processes with --pid --enable heap",
+		"--no-ebpf: the heap is measured only by eBPF uprobes on the allocator",
+		"uprobes on the target's allocator (malloc, free, ...)");
+	if (ctx->caps_only && state == PTOP__V1__PROBE_STATE__PROBE_STATE_UNSUPPORTED)
+		return caps_preload_only(c);
+	if (state != PTOP__V1__PROBE_STATE__PROBE_STATE_UNSPECIFIED)
+		return state;
+	p = calloc(1, sizeof(*p));
+	if (!p) {
+		snprintf(c->reason, sizeof(c->reason), "out of memory");
+		return PTOP__V1__PROBE_STATE__PROBE_STATE_FAILED;
+	}
+	mod = &p->mod;
+	why[0] = '\0';
+	if (ctx->mode == PTOP__V1__TARGET_MODE__TARGET_MODE_COMMAND && ctx->exe && ctx->exe[0])
+		err = find_for_command(ctx->exe, mod, why, sizeof(why));
+	else
+		err = find_in_maps(ctx->pid, mod, why, sizeof(why));
+	if (err) {
+		snprintf(c->reason, sizeof(c->reason), "no allocator module: %s", why);
+		free(p);
+		return PTOP__V1__PROBE_STATE__PROBE_STATE_UNSUPPORTED;
+	}
+	len = (size_t)snprintf(c->detail, sizeof(c->detail), "%s:", mod->path);
+	for (i = 0; i < HP_NFUNCS && len < sizeof(c->detail); i++) {
+		if (!mod->present[i])
+			continue;
+		if (mod->pp[i].emulated)
+			len += (size_t)snprintf(c->detail + len, sizeof(c->detail) - len, " %s+%u",
+						heap_func_names[i], mod->pp[i].offset);
+		else
+			len += (size_t)snprintf(c->detail + len, sizeof(c->detail) - len,
+						" %s+0(stepped)", heap_func_names[i]);
+	}
+	if (len < sizeof(c->detail))
+		snprintf(c->detail + len, sizeof(c->detail) - len, "; stack every %llu B",
+			 (unsigned long long)ctx->heap_sample_bytes);
+	c->priv = p;	/* start() goes on from the module found here */
+	return PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE;
+}
+
+static void hp_stop(struct collector *c)
+{
+	struct hp_priv *p = c->priv;
+
+	heap__reap_wait();
+	if (!p)
+		return;
+	if (p->c) {	/* start() ran: more than the module found by check() */
+		ring_buffer__free(p->rb);
+		uprobe_link__destroy(p->links, p->nlinks);
+		heap_bpf__destroy(p->skel);
+		free(p->cnt);
+		free(p->sites);
+		heap_rank__free(&p->rank);
+		free(p->lkeys);
+		free(p->lvals);
+	}
+	free(p);
+	c->priv = NULL;
+}
+
+static int attach_one(struct collector *c, struct hp_priv *p, struct bpf_program *prog,
+		      bool ret, int func)
+{
+	uint64_t off = p->mod.offset[func] + p->mod.pp[func].offset, cookie = (uint64_t)func;
+	struct uprobe_link *l;
+	int err;
+
+	l = uprobe_link__attach(prog, c->ctx->pid, p->mod.open_path, &off, &cookie, 1, ret);
+	if (!l) {
+		char what[96];
+
+		err = -errno;
+		snprintf(what, sizeof(what), "attach %s to %s", ret ? "uretprobe" : "uprobe",
+			 heap_func_names[func]);
+		bpf_util__format_error(c->reason, sizeof(c->reason), what, err);
+		return err;
+	}
+	p->links[p->nlinks++] = l;
+	return 0;
+}
+
+static int on_event(void *arg, void *data, size_t size);
+
+static int hp_start(struct collector *c)
+{
+	struct rec_ctx *ctx = c->ctx;
+	struct hp_priv *p = c->priv;
+	uint32_t table[HP_EXP_TABLE];
+	uint64_t done[HP_NFUNCS];
+	int err = 0, i, j, nd = 0;
+
+	if (!p) {
+		snprintf(c->reason, sizeof(c->reason), "no allocator module found");
+		return -ENOENT;
+	}
+	p->c = c;
+	p->ncpus = bpf_util__ncpus();
+	if (p->ncpus <= 0) {
+		err = p->ncpus < 0 ? p->ncpus : -EINVAL;
+		snprintf(c->reason, sizeof(c->reason), "cannot count possible CPUs");
+		goto cleanup;
+	}
+	p->cap = HP_USITE_CAP;
+	p->cnt = calloc(p->ncpus, sizeof(*p->cnt));
+	p->sites = calloc(p->cap, sizeof(*p->sites));
+	p->lkeys = calloc(HP_BATCH, sizeof(*p->lkeys));
+	p->lvals = calloc(HP_BATCH, sizeof(*p->lvals));
+	p->table = cp_stack_table__capture();
+	if (heap_rank__alloc(&p->rank) || !p->cnt || !p->sites || !p->lkeys || !p->lvals ||
+	    !p->table) {
+		err = -ENOMEM;
+		snprintf(c->reason, sizeof(c->reason), "out of memory");
+		goto cleanup;
+	}
+
+	bpf_util__open_log(ctx->verbose);
+	p->skel = heap_bpf__open();
+	if (!p->skel) {
+		err = -errno;
+		bpf_util__format_error(c->reason, sizeof(c->reason), "open heap BPF", err);
+		goto cleanup;
+	}
+	p->skel->rodata->targ_tgid = (__u32)ctx->pid;
+	p->skel->rodata->targ_cgid = ctx->cgroup_id;
+	p->skel->rodata->targ_cglevel = ctx->cgroup_level;
+	p->skel->rodata->hp_sample_bytes = ctx->heap_sample_bytes;
+	p->skel->rodata->hp_events = ctx->heap_events;
+	heap__exp_table(table, HP_EXP_TABLE);
+	memcpy((void *)p->skel->rodata->hp_exp_table, table, sizeof(table));
+	if (!ctx->heap_events)
+		bpf_map__set_max_entries(p->skel->maps.hp_events_rb, 4096);
+	/* uprobe_multi links: no detach holds up an attach (record/uprobe_link.h) */
+	err = uprobe_link__prepare(p->skel->progs.hp_enter) ?:
+	      uprobe_link__prepare(p->skel->progs.hp_exit) ?:
+	      uprobe_link__prepare(p->skel->progs.hp_free);
+	if (!err)
+		err = heap_bpf__load(p->skel);
+	if (err) {
+		bpf_util__format_error(c->reason, sizeof(c->reason), "load heap BPF", err);
+		goto cleanup;
+	}
+	{
+		struct stat st;	/* what the probes attach to, for an exec (keep_probes) */
+
+		if (stat(p->mod.open_path, &st) == 0) {
+			p->dev = st.st_dev;
+			p->ino = st.st_ino;
+		}
+	}
+	for (i = 0; i < HP_NFUNCS; i++) {
+		uint64_t at = p->mod.offset[i] + p->mod.pp[i].offset;
+		bool dup = false;
+
+		if (!p->mod.present[i])
+			continue;
+		for (j = 0; j < nd; j++)
+			dup |= done[j] == at;	/* aligned_alloc is memalign in glibc */
+		if (dup)
+			continue;
+		done[nd++] = at;
+		if (i == HP_FREE) {
+			err = attach_one(c, p, p->skel->progs.hp_free, false, i);
+		} else {
+			/* the return probe first: a call that passes the entry probe
+			 * has its return seen (collectors/heap/heap.bpf.c, nested_call) */
+			err = attach_one(c, p, p->skel->progs.hp_exit, true, i);
+			if (!err)
+				err = attach_one(c, p, p->skel->progs.hp_enter, false, i);
+		}
+		if (err)
+			goto cleanup;
+	}
+	if (ctx->heap_events) {
+		p->rb = ring_buffer__new(bpf_map__fd(p->skel->maps.hp_events_rb), on_event, p,
+					 NULL);
+		if (!p->rb) {
+			err = -errno;
+			bpf_util__format_error(c->reason, sizeof(c->reason),
+					       "open the heap event ring buffer", err);
+			goto cleanup;
+		}
+	}
+	p->prev_ns = rec_now_ns();
+	return 0;
+
+cleanup:
+	c->state = PTOP__V1__PROBE_STATE__PROBE_STATE_FAILED;
+	hp_stop(c);
+	return err ? err : -EINVAL;
+}
+
+void heap__counters_delta(const uint64_t *now, uint64_t *prev, uint64_t *delta, size_t words)
+{
+	for (size_t w = 0; w < words; w++) {
+		delta[w] = now[w] - prev[w];
+		prev[w] = now[w];
+	}
+}
+
+void heap__site_row(struct heap_site_row *r, struct heap_usite *s, const struct hp_site *cur,
+		    uint32_t index, bool live)
+{
+	memset(r, 0, sizeof(*r));
+	r->alloc_count = cur->alloc_count - s->prev.alloc_count;
+	r->alloc_bytes = cur->alloc_bytes - s->prev.alloc_bytes;
+	if (live) {
+		r->freed_count = cur->freed_count - s->prev.freed_count;
+		r->lifetime_ns_sum = cur->lifetime_ns_sum - s->prev.lifetime_ns_sum;
+		r->live_count = heap__live_total(cur->live_count);
+		r->live_bytes = heap__live_total(cur->live_bytes);
+		r->oldest_live_ns = r->live_count ? s->oldest : 0;
+	}
+	r->index = index;
+	s->prev = *cur;
+}
+
+void heap__snapshot_init(Ptop__V1__HeapSnapshot *hs, const struct rec_ctx *ctx, const char *lane,
+			 const char *module, bool live_measured, const struct heap_census *census,
+			 Ptop__V1__HeapSite **sites, size_t k)
+{
+	hs->lane = (char *)lane;
+	hs->module = (char *)module;
+	hs->sample_bytes = ctx->heap_sample_bytes;
+	hs->live_measured = live_measured;
+	hs->leak_age_ns = ctx->leak_age_ns;
+	hs->n_sites = k;
+	hs->sites = k ? sites : NULL;
+	hs->total_call_sites = census->total_call_sites;
+	hs->omitted_alloc_count = census->omitted_alloc_count;
+	hs->omitted_alloc_bytes = census->omitted_alloc_bytes;
+	hs->omitted_live_bytes = live_measured ? census->omitted_live_bytes : 0;
+}
+
+int heap_rank__alloc(struct heap_rank *r)
+{
+	r->rows = calloc(HP_SITE_ENTRIES, sizeof(*r->rows));
+	r->keep = calloc(HP_SITE_ENTRIES, sizeof(*r->keep));
+	r->row_site = calloc(HP_SITE_ENTRIES, sizeof(*r->row_site));
+	r->hs = calloc(HP_SITE_ENTRIES, sizeof(*r->hs));
+	r->hsp = calloc(HP_SITE_ENTRIES, sizeof(*r->hsp));
+	if (r->rows && r->keep && r->row_site && r->hs && r->hsp)
+		return 0;
+	heap_rank__free(r);
+	return -ENOMEM;
+}
+
+void heap_rank__free(struct heap_rank *r)
+{
+	free(r->rows);
+	free(r->keep);
+	free(r->row_site);
+	free(r->hs);
+	free(r->hsp);
+	memset(r, 0, sizeof(*r));
+}
+
+int heap__fill_sites(struct rec_ctx *ctx, const struct heap_stack_src *src,
+		     struct cp_stack_table *table, struct heap_usite *sites,
+		     const struct heap_rank *r, size_t nrows, size_t *k)
+{
+	const struct heap_site_row *rows = r->rows;
+	static const Ptop__V1__HeapSite init = PTOP__V1__HEAP_SITE__INIT;
+	size_t i;
+	int err;
+
+	*k = 0;
+	for (i = 0; i < nrows; i++) {
+		struct heap_usite *s = &sites[r->row_site[i]];
+		Ptop__V1__HeapSite *h = &r->hs[*k];
+
+		if (!r->keep[i])
+			continue;
+		err = heap_usite__resolve(ctx, src, table, s);
+		if (err)
+			return err;
+		*h = init;
+		h->stack_id = s->capid;
+		h->alloc_count = rows[i].alloc_count;
+		h->alloc_bytes = rows[i].alloc_bytes;
+		h->live_count = rows[i].live_count;
+		h->live_bytes = rows[i].live_bytes;
+		h->freed_count = rows[i].freed_count;
+		h->lifetime_ns_sum = rows[i].lifetime_ns_sum;
+		h->oldest_live_ns = rows[i].oldest_live_ns;
+		r->hsp[(*k)++] = h;
+	}
+	return 0;
+}
+
+int heap_usite__resolve(struct rec_ctx *ctx, const struct heap_stack_src *src,
+			struct cp_stack_table *table, struct heap_usite *s)
+{
+	uint64_t ips[HP_MAX_DEPTH] = { 0 }, sips[HP_MAX_DEPTH + 1];
+	size_t n;
+	int got;
+
+	if (s->resolved)
+		return 0;
+	s->resolved = true;	/* once: a stack that cannot be had stays unread */
+	got = src->ips(src->arg, s, ips, HP_MAX_DEPTH);
+	if (got <= 0)
+		return 0;
+	n = heap__site_ips(ips, (size_t)got, s->key.caller, sips, HP_MAX_DEPTH + 1);
+	return cp_stack_table__emit(ctx, table, false, 0, sips, n, &s->capid);
+}
+
+static int map_ips(void *arg, const struct heap_usite *s, uint64_t *ips, size_t max)
+{
+	return stackmap__read((int)(intptr_t)arg, &s->key.stack, ips, max);
+}
+
+struct heap_stack_src heap_stack_src__map(int fd)
+{
+	struct heap_stack_src src = { .ips = map_ips, .arg = (void *)(intptr_t)fd };
+
+	return src;
+}
+
+static int on_event(void *arg, void *data, size_t size)
+{
+	struct hp_priv *p = arg;
+	const struct hp_event *e = data;
+	Ptop__V1__Event ev = PTOP__V1__EVENT__INIT;
+	Ptop__V1__HeapEvent he = PTOP__V1__HEAP_EVENT__INIT;
+	struct heap_usite *s = NULL;
+	int err;
+
+	if (size < sizeof(*e))
+		return 0;
+	if (e->site.stack.hash)
+		s = heap_usites__get(p->sites, p->cap, &e->site);
+	if (s) {
+		struct heap_stack_src src = heap_stack_src__map(bpf_map__fd(p->skel->maps.hp_stacks));
+
+		err = heap_usite__resolve(p->c->ctx, &src, p->table, s);
+		if (err) {
+			p->rb_err = err;
+			return err;
+		}
+		he.stack_id = s->capid;
+	}
+	he.kind = e->kind == 2 ? PTOP__V1__HEAP_EVENT__KIND__KIND_FREE :
+				 PTOP__V1__HEAP_EVENT__KIND__KIND_ALLOC;
+	he.address = e->addr;
+	he.size = e->size;
+	he.function = (char *)(e->func < HP_NFUNCS ? heap_func_names[e->func] : "");
+	ev.payload_case = PTOP__V1__EVENT__PAYLOAD_HEAP_EVENT;
+	ev.heap_event = &he;
+	err = rec_emit_event(p->c->ctx, &ev, PTOP__V1__CATEGORY__CATEGORY_HEAP, e->time_ns, 0);
+	if (err)
+		p->rb_err = err;
+	return err;
+}
+
+/* Walk the live set: leak totals and each site's oldest live allocation. */
+static int walk_live(struct hp_priv *p, uint64_t now_ns, uint64_t leak_age, uint64_t *leak_bytes,
+		     uint64_t *leak_count)
+{
+	int fd = bpf_map__fd(p->skel->maps.hp_live);
+	LIBBPF_OPTS(bpf_map_batch_opts, o);
+	__u64 batch = 0;
+	void *in = NULL;
+	__u32 n, i;
+	int err, rounds = 0;
+
+	*leak_bytes = 0;
+	*leak_count = 0;
+	do {
+		n = HP_BATCH;
+		err = bpf_map_lookup_batch(fd, in, &batch, p->lkeys, p->lvals, &n, &o);
+		if (err && errno != ENOENT)
+			return -errno;
+		for (i = 0; i < n; i++) {
+			const struct hp_live *l = &p->lvals[i];
+
+			if (now_ns > l->time_ns && now_ns - l->time_ns >= leak_age) {
+				*leak_bytes += l->size;
+				(*leak_count)++;
+			}
+			if (l->site.stack.hash) {
+				struct heap_usite *s = heap_usites__get(p->sites, p->cap, &l->site);
+
+				if (s && (!s->oldest || l->time_ns < s->oldest))
+					s->oldest = l->time_ns;
+			}
+		}
+		in = &batch;
+	} while (!err && ++rounds < (int)(2 * HP_LIVE_MAX / HP_BATCH + 2));
+	return 0;
+}
+
+static int emit_drops(struct collector *c, struct hp_priv *p, const struct hp_counters *d)
+{
+	struct bpf_program *progs[3] = { p->skel->progs.hp_enter, p->skel->progs.hp_exit,
+					 p->skel->progs.hp_free };
+	uint64_t misses, all = 0;
+	int err, i;
+
+	err = rec_emit_drop(c, "map_full", d->live_untracked,
+			    "allocations not tracked: the heap live-set map was full "
+			    "(live figures leave them out)");
+	if (!err)
+		err = rec_emit_drop(c, "stack_failure", d->stack_failures,
+				    "sampled allocations whose user stack could not be taken");
+	if (!err)
+		err = rec_emit_drop(c, "site_map_full", d->site_full,
+				    "sampled allocations whose site did not fit the heap site map");
+	if (!err)
+		err = rec_emit_drop(c, "inflight_full", d->inflight_lost,
+				    "allocator calls not counted: no per-thread storage for them");
+	if (!err)
+		err = rec_emit_drop(c, "unmatched_entry", d->unmatched_entry,
+				    "allocator calls not counted: their return was not seen "
+				    "(the kernel lost its return probe)");
+	if (!err)
+		err = rec_emit_drop(c, "unmatched_return", d->unmatched_return,
+				    "allocator calls not counted: their entry was not seen "
+				    "(the kernel did not run the entry probe)");
+	if (!err)
+		err = rec_emit_drop(c, "attaching", d->attaching,
+				    "allocator calls not counted: in flight while the heap "
+				    "probes were being attached, at the start or at an exec "
+				    "followed (their return seen, not their entry)");
+	if (!err)
+		err = rec_emit_drop(c, "filtered", d->filtered,
+				    "allocator calls in the target's memory by another process "
+				    "(a vfork child, or a pid the filter does not match): not "
+				    "counted");
+	if (!err)
+		err = rec_emit_drop(c, "ringbuf", d->events_lost,
+				    "--heap-events records lost: the ring buffer was full");
+	if (err)
+		return err;
+	for (i = 0; i < 3; i++) {
+		if (bpf_util__prog_misses(progs[i], &misses))
+			continue;
+		all += misses - p->prev_misses[i];
+		p->prev_misses[i] = misses;
+	}
+	return rec_emit_drop(c, "recursion_miss", all,
+			     "allocator calls the kernel did not run the heap probes for");
+}
+
+static int hp_poll(struct collector *c, uint64_t now_ns, unsigned flags)
+{
+	struct hp_priv *p = c->priv;
+	struct rec_ctx *ctx = c->ctx;
+	Ptop__V1__Event ev = PTOP__V1__EVENT__INIT;
+	Ptop__V1__HeapSnapshot hs = PTOP__V1__HEAP_SNAPSHOT__INIT;
+	struct hp_counters sum, d;
+	struct heap_census census;
+	struct hp_site_key key, next;
+	struct heap_stack_src src;
+	uint64_t interval, leak_bytes, leak_count;
+	int sfd, err, guard = 0;
+	size_t nrows = 0, i, k = 0;
+	void *prev = NULL;
+
+	(void)flags;
+	if (!p || !p->skel)
+		return -EINVAL;
+	if (p->rb) {
+		p->rb_err = 0;
+		ring_buffer__consume(p->rb);
+		if (p->rb_err)
+			return p->rb_err;
+	}
+	err = bpf_util__percpu_sum(p->skel->maps.hp_counters, 0, p->cnt,
+				   sizeof(struct hp_counters), (uint64_t *)&sum,
+				   sizeof(sum) / sizeof(uint64_t));
+	if (err)
+		goto read_err;
+	heap__counters_delta((const uint64_t *)&sum, (uint64_t *)&p->prev, (uint64_t *)&d,
+			     sizeof(sum) / sizeof(uint64_t));
+
+	/* the sites: cumulative in the kernel, this interval's deltas here */
+	for (i = 0; i < p->cap; i++)
+		p->sites[i].oldest = 0;
+	err = walk_live(p, now_ns, ctx->leak_age_ns, &leak_bytes, &leak_count);
+	if (err)
+		goto read_err;
+	sfd = bpf_map__fd(p->skel->maps.hp_sites);
+	while (guard++ < 2 * HP_SITE_ENTRIES && bpf_map_get_next_key(sfd, prev, &next) == 0) {
+		struct hp_site cur;
+		struct heap_usite *s;
+
+		key = next;
+		prev = &key;
+		if (bpf_map_lookup_elem(sfd, &key, &cur) || nrows == HP_SITE_ENTRIES)
+			continue;
+		s = heap_usites__get(p->sites, p->cap, &key);
+		if (!s)
+			continue;
+		heap__site_row(&p->rank.rows[nrows], s, &cur, (uint32_t)nrows, true);
+		p->rank.row_site[nrows] = (size_t)(s - p->sites);
+		nrows++;
+	}
+	err = heap__select_sites(p->rank.rows, nrows, ctx->heap_top, p->rank.keep, &census);
+	if (err)
+		goto read_err;
+	src = heap_stack_src__map(bpf_map__fd(p->skel->maps.hp_stacks));
+	err = heap__fill_sites(c->ctx, &src, p->table, p->sites, &p->rank, nrows, &k);
+	if (err)
+		return err;
+
+	interval = now_ns > p->prev_ns ? now_ns - p->prev_ns : 0;
+	p->prev_ns = now_ns;
+	heap__snapshot_init(&hs, ctx, "uprobe", p->mod.path, true, &census, p->rank.hsp, k);
+	hs.alloc_count = d.alloc_count;
+	hs.alloc_bytes = d.alloc_bytes;
+	hs.free_count = d.free_count;
+	hs.free_bytes = d.free_bytes;
+	hs.live_bytes = heap__live_total(sum.live_bytes);
+	hs.live_count = heap__live_total(sum.live_count);
+	hs.leak_bytes = leak_bytes;
+	hs.leak_count = leak_count;
+	hs.live_untracked = d.live_untracked;
+	hs.stack_failures = d.stack_failures + d.site_full;
+	hs.free_untracked = d.free_untracked;
+	ev.payload_case = PTOP__V1__EVENT__PAYLOAD_HEAP;
+	ev.heap = &hs;
+	err = rec_emit_event(ctx, &ev, PTOP__V1__CATEGORY__CATEGORY_HEAP, now_ns, interval);
+	if (err)
+		return err;
+	return emit_drops(c, p, &d);
+
+read_err:
+	snprintf(c->reason, sizeof(c->reason), "read heap BPF maps: %s", strerror(-err));
+	return err;
+}
+
+const struct collector_ops heap_collector = {
+	.name = "heap",
+	.summary = "heap: allocations by call site, live heap, leak suspects "
+		   "(libptop-preload.so in a launched command, else eBPF uprobes on malloc/free)",
+	.off_by_default = HEAP_OFF_BY_DEFAULT,
+	.check = hp_check,
+	.start = hp_start,
+	.poll = hp_poll,
+	.stop = hp_stop,
+	.exec = heap__exec_follow,
+};

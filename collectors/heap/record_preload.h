@@ -1,0 +1,82 @@
+/* heap_preload.h — the heap collector's preload lane, recorder side (collectors/heap/record_preload.c):
+ * for a command ptop-record launches, libptop-preload.so in the command's LD_PRELOAD
+ * instead of uprobes, talking through shared memory (preload/ptop_preload.h). Its
+ * records are the uprobe lane's (HeapSnapshot with lane "preload", HeapEvent, Stack),
+ * written through the shared helpers of collectors/heap/record.h.
+ *
+ * The order of a run: heap_preload__prepare() before the command forks (the memfd and
+ * the command's environment exist before exec), heap_preload__set_target() once its pid
+ * is known, then the heap collector's check() hands over to heap_preload_ops, which
+ * falls back to the uprobe lane for a static or Go executable or one with its own malloc.
+ */
+#ifndef PTOP_RECORD_HEAP_PRELOAD_H
+#define PTOP_RECORD_HEAP_PRELOAD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "record/collector.h"
+
+/* --heap-lane */
+enum heap_lane {
+	HEAP_LANE_AUTO = 0,	/* launched dynamic commands: preload; otherwise uprobes */
+	HEAP_LANE_UPROBE = 1,
+	HEAP_LANE_PRELOAD = 2,
+};
+
+/* The environment variable that names the library, ahead of the usual places. */
+#define HEAP_PRELOAD_LIB_ENV "PTOP_PRELOAD_LIB"
+#define HEAP_PRELOAD_LIB_NAME "libptop-preload.so"
+
+struct heap_preload;
+
+/* "auto", "uprobe", "preload" -> *LANE. 0 or -EINVAL. */
+int heap_lane__parse(const char *s, uint32_t *lane);
+const char *heap_lane__name(uint32_t lane);
+
+/* Find libptop-preload.so: $PTOP_PRELOAD_LIB when set (it must exist), else next to
+ * SELF (the recorder's executable), in SELF's ../lib/ptop, /usr/local/lib/ptop and
+ * /usr/lib/ptop. Writes the real path into BUF. 0, or -ENOENT with the places looked
+ * at in WHY. */
+int heap_preload__find_lib(const char *self, char *buf, size_t len, char *why, size_t wlen);
+
+/* What the executable EXE is for the preload lane: 0 a dynamic executable the library
+ * can reach; 1 static (no program interpreter: LD_PRELOAD is never read); 2 a Go
+ * program (its allocations go through the Go runtime, not malloc); 3 it defines malloc
+ * itself (its own definition comes before any preloaded one); 4 set-user-ID or
+ * set-group-ID to another user (the loader may ignore LD_PRELOAD). WHY says which in words.
+ * -errno when EXE cannot be read. */
+int heap_preload__exe_kind(const char *exe, char *why, size_t wlen);
+
+/* The new environment of the launched command: ENVP (NULL-terminated) without
+ * LD_PRELOAD and the library's variables, then LD_PRELOAD=LIB[:its own], the memfd's
+ * descriptor FD and, when it had one, its own LD_PRELOAD for the library to put back.
+ * NULL-terminated, one allocation (free() it). NULL with errno ENOMEM. */
+char **heap_preload__env(char *const *envp, const char *lib, int fd);
+
+/* Before the command forks, when the heap collector runs on a launched command and
+ * LANE is not uprobe: find the library, create and map the shared memory (SAMPLE_BYTES
+ * between stacks) and the command's environment. *OUT always gets an object unless
+ * -ENOMEM: when the lane cannot run, heap_preload__envp() is NULL and the reason is kept
+ * for the probe set. Free with heap_preload__free(). */
+int heap_preload__prepare(uint32_t lane, uint64_t sample_bytes, struct heap_preload **out);
+
+/* The command's environment, or NULL: launch it with the recorder's own. */
+char *const *heap_preload__envp(const struct heap_preload *p);
+
+/* The launched command's pid: the one process where the library attaches. */
+void heap_preload__set_target(struct heap_preload *p, pid_t pid);
+
+/* Whether the heap collector should hand over to this lane (not once it fell back). */
+bool heap_preload__wanted(const struct heap_preload *p);
+
+/* Unmap, close and free. NULL is fine. */
+void heap_preload__free(struct heap_preload *p);
+
+/* The lane's collector (named "heap"): the heap collector's check() switches
+ * c->ops to it when ctx->heap_preload is set. */
+extern const struct collector_ops heap_preload_ops;
+
+#endif

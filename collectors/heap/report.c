@@ -1,0 +1,2059 @@
+/* report_heap.c — `report heap` (allocations by allocating function: live bytes, bytes and
+ * count allocated, rate, lifetime, with the census of the sites left out) and `report leaks`
+ * (functions holding allocations older than the leak age, ranked by how steadily their live
+ * bytes grow), from the heap_snapshot and heap_site tables, named through the symbol store. */
+#include "analyze/report.h"
+#include "analyze/array.h"
+#include "analyze/symbolize.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define HEAP_TOP_DEFAULT 20
+#define LEAK_AGE_DEFAULT_NS (30 * 1000000000ll) /* the recorder's --leak-age default */
+#define STACK_PRINT_MAX 16			 /* frames shown per suspect */
+
+/* ---------------------------------------------------------------- trend */
+
+void heap_trend__compute(const double *t_s, const double *y, size_t n, struct heap_trend *tr)
+{
+	double mt = 0, my = 0, sxx = 0, sxy = 0, syy = 0;
+	size_t up = 0;
+
+	memset(tr, 0, sizeof(*tr));
+	tr->n = n;
+	tr->confidence = n < 3 ? "none" : n < 6 ? "low" : n < 12 ? "medium" : "high";
+	if (n < 2)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		mt += t_s[i];
+		my += y[i];
+		if (i && y[i] > y[i - 1])
+			up++;
+	}
+	mt /= (double)n;
+	my /= (double)n;
+	for (size_t i = 0; i < n; i++) {
+		sxx += (t_s[i] - mt) * (t_s[i] - mt);
+		sxy += (t_s[i] - mt) * (y[i] - my);
+		syy += (y[i] - my) * (y[i] - my);
+	}
+	tr->grew = (double)up / (double)(n - 1);
+	if (sxx > 0)
+		tr->slope = sxy / sxx;
+	if (sxx > 0 && syy > 0)
+		tr->r2 = sxy * sxy / (sxx * syy);
+	if (tr->r2 > 1)
+		tr->r2 = 1;
+	if (n >= 3 && tr->slope > 0)
+		tr->score = tr->r2 * tr->grew;
+}
+
+/* ---------------------------------------------------------------- suppressions */
+
+void suppressions__free(struct suppressions *s)
+{
+	if (!s)
+		return;
+	for (size_t k = 0; k < s->n; k++)
+		free(s->pattern[k]);
+	free(s->pattern);
+	memset(s, 0, sizeof(*s));
+}
+
+int suppressions__parse(const char *text, struct suppressions *s, char *err, size_t errlen)
+{
+	const char *p = text;
+	unsigned lineno = 0;
+	int ret = 0;
+
+	memset(s, 0, sizeof(*s));
+	while (p && *p) {
+		const char *e = strchr(p, '\n'), *b = p, *end = e ? e : p + strlen(p);
+		char **n;
+
+		lineno++;
+		p = e ? e + 1 : NULL;
+		while (b < end && (*b == ' ' || *b == '\t' || *b == '\r'))
+			b++;
+		while (end > b && (end[-1] == ' ' || end[-1] == '\t' || end[-1] == '\r'))
+			end--;
+		if (b == end || *b == '#')
+			continue;
+		if ((size_t)(end - b) < 5 || strncmp(b, "leak:", 5)) {
+			const char *colon = memchr(b, ':', (size_t)(end - b));
+
+			snprintf(err, errlen,
+				 "line %u: '%.*s' is not a leak:PATTERN line%s", lineno,
+				 (int)(end - b > 80 ? 80 : end - b), b,
+				 colon ? " (only the leak type applies to leaks)" : "");
+			ret = -EINVAL;
+			goto cleanup;
+		}
+		b += 5;
+		if (b == end) {
+			snprintf(err, errlen, "line %u: leak: with an empty pattern", lineno);
+			ret = -EINVAL;
+			goto cleanup;
+		}
+		n = realloc(s->pattern, (s->n + 1) * sizeof(*n));
+		if (!n) {
+			ret = -ENOMEM;
+			goto cleanup;
+		}
+		s->pattern = n;
+		s->pattern[s->n] = strndup(b, (size_t)(end - b));
+		if (!s->pattern[s->n]) {
+			ret = -ENOMEM;
+			goto cleanup;
+		}
+		s->n++;
+	}
+cleanup:
+	if (ret)
+		suppressions__free(s);
+	return ret;
+}
+
+/* Does P[0..pn) match S from its start ('*' any run), to S's end when ANCHOR_END? */
+static bool match_here(const char *p, size_t pn, const char *s, bool anchor_end)
+{
+	while (pn) {
+		if (*p == '*') {
+			while (pn && *p == '*')
+				p++, pn--;
+			if (!pn)
+				return true;
+			for (; *s; s++)
+				if (match_here(p, pn, s, anchor_end))
+					return true;
+			return match_here(p, pn, s, anchor_end);
+		}
+		if (!*s || *s != *p)
+			return false;
+		p++, pn--, s++;
+	}
+	return !anchor_end || !*s;
+}
+
+bool suppression__match(const char *pattern, const char *s)
+{
+	size_t pn;
+	bool start = false, end = false;
+
+	if (!pattern || !s)
+		return false;
+	pn = strlen(pattern);
+	if (pn && pattern[0] == '^') {
+		start = true;
+		pattern++, pn--;
+	}
+	if (pn && pattern[pn - 1] == '$') {
+		end = true;
+		pn--;
+	}
+	if (start)
+		return match_here(pattern, pn, s, end);
+	for (const char *c = s;; c++) {
+		if (match_here(pattern, pn, c, end))
+			return true;
+		if (!*c)
+			return false;
+	}
+}
+
+/* ---------------------------------------------------------------- loading */
+
+struct hsnap {
+	int64_t seq, time_ns, interval_ns; /* interval_ns -1 when unknown */
+	int64_t pid;
+	char *lane, *module;
+	uint64_t sample_bytes;
+	bool live_measured;
+	uint64_t alloc_count, alloc_bytes;
+	int64_t live_bytes, live_count, leak_bytes, leak_count, leak_age_ns; /* -1: NULL */
+	uint64_t sites, total_call_sites, omitted_alloc_count, omitted_alloc_bytes;
+	int64_t omitted_live_bytes, live_untracked, free_untracked; /* -1: NULL */
+	uint64_t stack_failures;
+	bool last;    /* the last snapshot of its pid in the window */
+	size_t point; /* index of its time among the distinct snapshot times */
+};
+
+struct hrow {
+	size_t snap;
+	int64_t stack_id; /* 0: none */
+	uint64_t alloc_count, alloc_bytes;
+	int64_t live_count, live_bytes, freed_count, lifetime_sum, oldest_live_ns; /* -1: NULL */
+	size_t fn;
+};
+
+struct hfn {
+	char *name;
+	const char *module; /* owned by the stacks profile, or a literal */
+	const char *file;
+	unsigned line;
+	bool named;
+	uint64_t alloc_count, alloc_bytes, freed_count, lifetime_sum;
+	uint64_t live_bytes, live_count;
+	int64_t oldest_live_ns; /* -1: none live */
+	uint64_t best;		/* bytes of the stack that gave file:line */
+	int64_t stack;		/* the stack with the most live (else allocated) bytes */
+	uint64_t stack_weight;
+	size_t n_stacks;
+	double *series;	  /* per point: live bytes; NAN unknown */
+	struct heap_trend trend;
+	bool suspect, suppressed;
+};
+
+/* A lane that took the window's snapshots (heap_snapshot.lane and .module): one
+ * normally; more when the target exec'd a program another lane probes (preload,
+ * then uprobe for a static program; a Go program's go lane). */
+struct hlane {
+	const char *lane, *module; /* owned by the snapshots */
+	int64_t from_ns;	   /* start of its first interval (not before the capture's) */
+	int64_t first_ns, last_ns; /* its first and last snapshot */
+};
+
+/* A time the heap went unmeasured: a probe change took an active heap or goalloc
+ * collector to another state (the target exec'd a program it cannot probe). */
+struct hgap {
+	char *name, *state, *reason, *cause; /* reason, cause: "" when none */
+	int64_t from_ns, to_ns;		     /* to_ns -1: to the end */
+};
+
+struct heap {
+	bool collected;
+	struct probe_info probe;
+	struct symstore_run sym; /* what naming the stacks did (debuginfod asked) */
+	struct hsnap *snap;
+	size_t n_snap;
+	struct hrow *row;
+	size_t n_row;
+	struct hfn *fn;
+	size_t n_fn;
+	struct profile *stacks;
+	struct hlane *lane; /* in the order they started */
+	size_t n_lane;
+	struct hgap *gap; /* those that overlap the window, in time order */
+	size_t n_gap;
+	size_t n_points;
+	double *point_t;    /* seconds since the capture start */
+	bool *point_full;   /* every snapshot at that time lists all its sites */
+	bool live_measured; /* every snapshot of the window */
+	int64_t t0_ns, t1_ns;
+	int64_t base_ns; /* the capture's start: lanes are shown in seconds from it */
+	/* sums */
+	uint64_t alloc_count, alloc_bytes, stack_failures, omitted_alloc_count,
+	    omitted_alloc_bytes, cut_intervals, sample_bytes_max;
+	int64_t live_bytes, live_count, leak_bytes, omitted_live_bytes, live_untracked,
+	    free_untracked;
+	uint64_t last_sites, last_total;
+	int64_t leak_age_ns, last_ns;
+	bool mixed_sampling;
+	char exe[4096]; /* the target's executable ("" unknown): where the allocating frame is */
+	char **execd;	/* the programs it exec'd during the recording (probe_change causes) */
+	size_t n_execd;
+};
+
+static void heap_free(struct heap *h)
+{
+	for (size_t k = 0; k < h->n_snap; k++) {
+		free(h->snap[k].lane);
+		free(h->snap[k].module);
+	}
+	for (size_t k = 0; k < h->n_fn; k++) {
+		free(h->fn[k].name);
+		free(h->fn[k].series);
+	}
+	free(h->snap);
+	free(h->lane);
+	for (size_t k = 0; k < h->n_execd; k++)
+		free(h->execd[k]);
+	free(h->execd);
+	for (size_t k = 0; k < h->n_gap; k++) {
+		free(h->gap[k].name);
+		free(h->gap[k].state);
+		free(h->gap[k].reason);
+		free(h->gap[k].cause);
+	}
+	free(h->gap);
+	free(h->row);
+	free(h->fn);
+	free(h->point_t);
+	free(h->point_full);
+	profile__free(h->stacks);
+	memset(h, 0, sizeof(*h));
+}
+
+static char *col_str(sqlite3_stmt *s, int i)
+{
+	const char *t = (const char *)sqlite3_column_text(s, i);
+
+	return strdup(t ? t : "");
+}
+
+#define IN_WINDOW                                                                                  \
+	"(h.time_ns - COALESCE(h.interval_ns, 0) / 2) >= ?2 AND "                                  \
+	"(h.time_ns - COALESCE(h.interval_ns, 0) / 2) < ?3"
+
+static int load_snaps(sqlite3 *db, const struct capture_meta *m, const struct window *w,
+		      struct heap *h)
+{
+	sqlite3_stmt *s = NULL;
+	size_t cap = 0;
+	int64_t lo, hi;
+	int rc, ret = 0;
+
+	window__bounds(w, m, &lo, &hi);
+	rc = sqlite3_prepare_v2(
+	    db,
+	    "SELECT seq, time_ns, interval_ns, COALESCE(pid, 0), lane, module, sample_bytes, "
+	    "live_measured, alloc_count, alloc_bytes, live_bytes, live_count, leak_bytes, "
+	    "leak_count, leak_age_ns, sites, total_call_sites, omitted_alloc_count, "
+	    "omitted_alloc_bytes, omitted_live_bytes, live_untracked, stack_failures, "
+	    "free_untracked FROM heap_snapshot h WHERE h.cap = ?1 AND " IN_WINDOW " ORDER BY time_ns, seq",
+	    -1, &s, NULL);
+	if (rc != SQLITE_OK)
+		return -EIO;
+	sqlite3_bind_int64(s, 1, m->cap);
+	sqlite3_bind_int64(s, 2, lo);
+	sqlite3_bind_int64(s, 3, hi);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		struct hsnap *x;
+
+		if (array__grow((void **)&h->snap, &cap, h->n_snap, sizeof(*h->snap))) {
+			ret = -ENOMEM;
+			goto cleanup;
+		}
+		x = &h->snap[h->n_snap++];
+		memset(x, 0, sizeof(*x));
+		x->seq = sqlite3_column_int64(s, 0);
+		x->time_ns = sqlite3_column_int64(s, 1);
+		x->interval_ns = report__col(s, 2, -1);
+		x->pid = sqlite3_column_int64(s, 3);
+		x->lane = col_str(s, 4);
+		x->module = col_str(s, 5);
+		if (!x->lane || !x->module) {
+			ret = -ENOMEM;
+			goto cleanup;
+		}
+		x->sample_bytes = (uint64_t)sqlite3_column_int64(s, 6);
+		x->live_measured = sqlite3_column_int(s, 7) != 0;
+		x->alloc_count = (uint64_t)sqlite3_column_int64(s, 8);
+		x->alloc_bytes = (uint64_t)sqlite3_column_int64(s, 9);
+		x->live_bytes = report__col(s, 10, -1);
+		x->live_count = report__col(s, 11, -1);
+		x->leak_bytes = report__col(s, 12, -1);
+		x->leak_count = report__col(s, 13, -1);
+		x->leak_age_ns = report__col(s, 14, -1);
+		x->sites = (uint64_t)sqlite3_column_int64(s, 15);
+		x->total_call_sites = (uint64_t)sqlite3_column_int64(s, 16);
+		x->omitted_alloc_count = (uint64_t)sqlite3_column_int64(s, 17);
+		x->omitted_alloc_bytes = (uint64_t)sqlite3_column_int64(s, 18);
+		x->omitted_live_bytes = report__col(s, 19, -1);
+		x->live_untracked = report__col(s, 20, -1);
+		x->stack_failures = (uint64_t)sqlite3_column_int64(s, 21);
+		x->free_untracked = report__col(s, 22, -1);
+	}
+	if (rc != SQLITE_DONE)
+		ret = -EIO;
+cleanup:
+	sqlite3_finalize(s);
+	return ret;
+}
+
+static int load_rows(sqlite3 *db, const struct capture_meta *m, const struct window *w,
+		     struct heap *h)
+{
+	sqlite3_stmt *s = NULL;
+	size_t cap = 0, j = 0;
+	int64_t lo, hi;
+	int rc, ret = 0;
+
+	window__bounds(w, m, &lo, &hi);
+	rc = sqlite3_prepare_v2(
+	    db,
+	    "SELECT hs.seq, COALESCE(hs.stack_id, 0), hs.alloc_count, hs.alloc_bytes, "
+	    "hs.live_count, hs.live_bytes, hs.freed_count, hs.lifetime_ns_sum, hs.oldest_live_ns "
+	    "FROM heap_site hs JOIN heap_snapshot h USING (cap, seq) WHERE h.cap = ?1 AND "
+	    IN_WINDOW " ORDER BY h.time_ns, h.seq",
+	    -1, &s, NULL);
+	if (rc != SQLITE_OK)
+		return -EIO;
+	sqlite3_bind_int64(s, 1, m->cap);
+	sqlite3_bind_int64(s, 2, lo);
+	sqlite3_bind_int64(s, 3, hi);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		int64_t seq = sqlite3_column_int64(s, 0);
+		struct hrow *r;
+
+		/* rows come in snapshot order: find the snapshot by walking forward */
+		while (j < h->n_snap && h->snap[j].seq != seq)
+			j++;
+		if (j == h->n_snap) { /* not in order (should not happen): search all */
+			for (j = 0; j < h->n_snap && h->snap[j].seq != seq; j++)
+				;
+			if (j == h->n_snap) {
+				j = 0;
+				continue;
+			}
+		}
+		if (array__grow((void **)&h->row, &cap, h->n_row, sizeof(*h->row))) {
+			ret = -ENOMEM;
+			goto cleanup;
+		}
+		r = &h->row[h->n_row++];
+		r->snap = j;
+		r->stack_id = sqlite3_column_int64(s, 1);
+		r->alloc_count = (uint64_t)sqlite3_column_int64(s, 2);
+		r->alloc_bytes = (uint64_t)sqlite3_column_int64(s, 3);
+		r->live_count = report__col(s, 4, -1);
+		r->live_bytes = report__col(s, 5, -1);
+		r->freed_count = report__col(s, 6, -1);
+		r->lifetime_sum = report__col(s, 7, -1);
+		r->oldest_live_ns = report__col(s, 8, -1);
+		r->fn = 0;
+	}
+	if (rc != SQLITE_DONE)
+		ret = -EIO;
+cleanup:
+	sqlite3_finalize(s);
+	return ret;
+}
+#undef IN_WINDOW
+
+/* ---------------------------------------------------------------- folding */
+
+/* Functions of the allocator itself: the stack walk starts inside them. */
+static const char *const alloc_names[] = {
+    "malloc",	      "calloc",		 "realloc",	     "free",
+    "reallocarray",   "posix_memalign",	 "aligned_alloc",    "memalign",
+    "valloc",	      "pvalloc",	 "__libc_malloc",    "__libc_calloc",
+    "__libc_realloc", "__libc_memalign", "__libc_valloc",    "__libc_pvalloc",
+    "_int_malloc",    "_int_realloc",	 "_int_memalign",    "__malloc_hook_ini",
+    "operator new",   "_Znwm",		 "_Znam",	     "runtime.mallocgc",
+    "runtime.newobject", "runtime.makeslice", "runtime.growslice", "runtime.makemap",
+    "runtime.makemap_small", "runtime.newarray", "runtime.rawstring", "runtime.rawbyteslice",
+    "runtime.rawruneslice", "runtime.mallocgc_", "runtime.mallocgcSmall",
+    "runtime.mallocgcLarge", "runtime.mallocgcTiny",
+};
+
+static bool alloc_name_is(const char *f)
+{
+	for (size_t k = 0; k < sizeof(alloc_names) / sizeof(alloc_names[0]); k++) {
+		size_t n = strlen(alloc_names[k]);
+
+		/* "operator new(unsigned long)", "runtime.mallocgcSmallNoscan" */
+		if (!strncmp(f, alloc_names[k], n) &&
+		    (!f[n] || f[n] == '(' || alloc_names[k][n - 1] == '_' ||
+		     !strncmp(alloc_names[k], "runtime.mallocgc", 16)))
+			return true;
+	}
+	return false;
+}
+
+static bool alloc_name(const char *f)
+{
+	if (!strncmp(f, "__GI_", 5)) /* glibc's internal aliases: __GI___libc_malloc */
+		f += 5;
+	/* glibc's own names for its public functions, which a static executable's
+	 * symbol table may give instead: __calloc, __posix_memalign */
+	return alloc_name_is(f) || (!strncmp(f, "__", 2) && alloc_name_is(f + 2));
+}
+
+static const char *base_of(const char *p)
+{
+	const char *b = p ? strrchr(p, '/') : NULL;
+
+	return b ? b + 1 : p ? p : "";
+}
+
+/* Whether MOD is the target's executable EXE, or a program it exec'd during the
+ * recording: a module that also holds the program's own code. */
+static bool program_module(const struct heap *h, const char *exe, const char *mod)
+{
+	if (exe && exe[0] && !strcmp(base_of(exe), base_of(mod)))
+		return true;
+	for (size_t k = 0; k < h->n_execd; k++)
+		if (!strcmp(base_of(h->execd[k]), base_of(mod)))
+			return true;
+	return false;
+}
+
+/* Is frame L inside the allocator: in an allocator module (one the snapshots
+ * name, unless it is the executable or a program exec'd, which also hold the
+ * program's own code), or named as an allocator function. */
+static bool alloc_frame(const struct heap *h, const char *exe, const struct prof_loc *l)
+{
+	if (l->n && l->f[0].func && alloc_name(l->f[0].func))
+		return true;
+	if (l->n && l->f[l->n - 1].func && alloc_name(l->f[l->n - 1].func))
+		return true;
+	for (size_t k = 0; k < h->n_snap; k++) {
+		const char *mod = h->snap[k].module;
+
+		if (!mod[0] || (k && !strcmp(mod, h->snap[k - 1].module)))
+			continue;
+		if (program_module(h, exe, mod))
+			continue;
+		if (!strcmp(mod, l->module) || !strcmp(base_of(mod), base_of(l->module)))
+			return true;
+	}
+	return false;
+}
+
+/* The index of the allocating frame of stack ST: the first frame outside the
+ * allocator. When every frame is in the allocator's module (the allocator's own
+ * library calling malloc, e.g. stdio's buffer, and a walk that stopped there):
+ * the first frame not named as an allocator function, else the outermost. */
+static size_t caller_frame(const struct heap *h, const char *exe, const struct prof_stack *st)
+{
+	for (size_t d = 0; d < st->n; d++)
+		if (!alloc_frame(h, exe, st->loc[d]))
+			return d;
+	for (size_t d = 0; d < st->n; d++) {
+		const struct prof_loc *l = st->loc[d];
+
+		if (l->n && l->f[0].func && !alloc_name(l->f[0].func) && l->f[l->n - 1].func &&
+		    !alloc_name(l->f[l->n - 1].func))
+			return d;
+	}
+	return st->n ? st->n - 1 : 0;
+}
+
+struct stack_fn {
+	int64_t sid;
+	size_t fn;
+};
+
+static int cmp_stack_fn(const void *a, const void *b)
+{
+	const struct stack_fn *x = a, *y = b;
+
+	return x->sid < y->sid ? -1 : x->sid > y->sid;
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int fn_index(struct heap *h, const char *module, const char *name, bool named, size_t *ix)
+{
+	struct hfn *n;
+
+	for (size_t k = 0; k < h->n_fn; k++)
+		if (!strcmp(h->fn[k].name, name) && !strcmp(h->fn[k].module, module)) {
+			*ix = k;
+			return 0;
+		}
+	n = realloc(h->fn, (h->n_fn + 1) * sizeof(*n));
+	if (!n)
+		return -ENOMEM;
+	h->fn = n;
+	n = &h->fn[h->n_fn];
+	memset(n, 0, sizeof(*n));
+	n->name = strdup(name);
+	if (!n->name)
+		return -ENOMEM;
+	n->module = module;
+	n->named = named;
+	n->oldest_live_ns = -1;
+	n->stack = -1;
+	*ix = h->n_fn++;
+	return 0;
+}
+
+/* Fold the rows by allocating function; sums over the window, live figures
+ * from the last snapshot of each pid, the series per distinct snapshot time. */
+static int fold(struct heap *h, const char *exe)
+{
+	struct stack_fn *map = NULL;
+	int64_t *ids = NULL;
+	uint64_t *weight = NULL;
+	size_t n_ids = 0, n_map = 0;
+	char name[512];
+	int ret = 0;
+
+	ids = malloc((h->n_row + 1) * sizeof(*ids));
+	if (!ids)
+		return -ENOMEM;
+	for (size_t k = 0; k < h->n_row; k++)
+		ids[n_ids++] = h->row[k].stack_id;
+	qsort(ids, n_ids, sizeof(*ids), cmp_i64);
+	map = malloc((n_ids + 1) * sizeof(*map));
+	if (!map) {
+		ret = -ENOMEM;
+		goto cleanup;
+	}
+	for (size_t k = 0; k < n_ids; k++) {
+		const struct prof_stack *st;
+		const struct prof_loc *l;
+		const char *module = "";
+		bool named = false;
+		size_t d;
+
+		if (k && ids[k] == ids[k - 1])
+			continue;
+		st = ids[k] ? profile__stack(h->stacks, ids[k]) : NULL;
+		if (!st || !st->n) {
+			snprintf(name, sizeof(name), "%s", ids[k] ? "[stack not placed]" : "[no stack]");
+		} else {
+			d = caller_frame(h, exe, st);
+			l = st->loc[d];
+			prof_loc__name(l, 0, name, sizeof(name));
+			module = l->module;
+			named = l->n > 0;
+		}
+		map[n_map].sid = ids[k];
+		ret = fn_index(h, module, name, named, &map[n_map].fn);
+		if (ret)
+			goto cleanup;
+		h->fn[map[n_map].fn].n_stacks++;
+		n_map++;
+	}
+	weight = calloc(n_map + 1, sizeof(*weight));
+	if (!weight) {
+		ret = -ENOMEM;
+		goto cleanup;
+	}
+	for (size_t k = 0; k < h->n_fn; k++) {
+		h->fn[k].series = malloc((h->n_points + 1) * sizeof(double));
+		if (!h->fn[k].series) {
+			ret = -ENOMEM;
+			goto cleanup;
+		}
+		for (size_t p = 0; p < h->n_points; p++)
+			h->fn[k].series[p] = h->point_full[p] ? 0 : NAN;
+	}
+	for (size_t k = 0; k < h->n_row; k++) {
+		struct hrow *r = &h->row[k];
+		const struct hsnap *sn = &h->snap[r->snap];
+		struct stack_fn key = {.sid = r->stack_id}, *e;
+		struct hfn *f;
+
+		e = n_map ? bsearch(&key, map, n_map, sizeof(key), cmp_stack_fn) : NULL;
+		if (!e)
+			continue;
+		r->fn = e->fn;
+		f = &h->fn[e->fn];
+		f->alloc_count += r->alloc_count;
+		f->alloc_bytes += r->alloc_bytes;
+		if (r->freed_count > 0 && r->lifetime_sum >= 0) {
+			f->freed_count += (uint64_t)r->freed_count;
+			f->lifetime_sum += (uint64_t)r->lifetime_sum;
+		}
+		weight[e - map] += r->alloc_bytes;
+		if (r->live_bytes >= 0) {
+			double *v = &f->series[sn->point];
+
+			*v = isnan(*v) ? (double)r->live_bytes : *v + (double)r->live_bytes;
+		}
+		if (sn->last && r->live_bytes >= 0) {
+			f->live_bytes += (uint64_t)r->live_bytes;
+			f->live_count += r->live_count > 0 ? (uint64_t)r->live_count : 0;
+			if (r->oldest_live_ns > 0 &&
+			    (f->oldest_live_ns < 0 || r->oldest_live_ns < f->oldest_live_ns))
+				f->oldest_live_ns = r->oldest_live_ns;
+			if (r->live_bytes > 0 && (uint64_t)r->live_bytes >= f->stack_weight) {
+				f->stack_weight = (uint64_t)r->live_bytes;
+				f->stack = r->stack_id;
+			}
+		}
+	}
+	/* file:line from the stack that allocated the most bytes; the stack shown
+	 * is the one holding the most live bytes, else that one too; in a window where
+	 * the function allocated nothing, the first stack that gives one */
+	for (size_t k = 0; k < n_map; k++) {
+		struct hfn *f = &h->fn[map[k].fn];
+		const struct prof_stack *st =
+		    map[k].sid ? profile__stack(h->stacks, map[k].sid) : NULL;
+
+		if (f->stack >= 0 && weight[k] <= f->best && f->file)
+			continue;
+		f->best = weight[k];
+		if (!f->stack_weight)
+			f->stack = map[k].sid;
+		if (st && st->n) {
+			const struct prof_loc *l = st->loc[caller_frame(h, exe, st)];
+
+			f->file = l->n ? l->f[0].file : NULL;
+			f->line = l->n ? l->f[0].line : 0;
+		}
+	}
+cleanup:
+	free(ids);
+	free(map);
+	free(weight);
+	return ret;
+}
+
+/* With sampling, a site's live figures count the sampled allocations still live;
+ * the snapshot's live bytes are exact (every allocation is tracked). Scale each
+ * sampled snapshot's site figures so that the sites add up to its live bytes less
+ * what the omitted sites held: the split between sites stays the samples'. */
+static int scale_sampled_live(struct heap *h)
+{
+	double *sum = calloc(2 * (h->n_snap + 1), sizeof(*sum)), *sumc = sum + h->n_snap + 1;
+
+	if (!sum)
+		return -ENOMEM;
+	for (size_t k = 0; k < h->n_row; k++) {
+		if (h->row[k].live_bytes > 0)
+			sum[h->row[k].snap] += (double)h->row[k].live_bytes;
+		if (h->row[k].live_count > 0)
+			sumc[h->row[k].snap] += (double)h->row[k].live_count;
+	}
+	for (size_t k = 0; k < h->n_row; k++) {
+		struct hrow *r = &h->row[k];
+		const struct hsnap *x = &h->snap[r->snap];
+		double want, share;
+
+		if (!x->sample_bytes || !x->live_measured || x->live_bytes <= 0 ||
+		    r->live_bytes <= 0 || sum[r->snap] <= 0)
+			continue;
+		want = (double)x->live_bytes -
+		       (double)(x->omitted_live_bytes > 0 ? x->omitted_live_bytes : 0);
+		if (want <= 0)
+			continue;
+		/* the omitted sites' live count is not recorded: their share of the
+		 * live bytes is taken as their share of the count */
+		share = want / (double)x->live_bytes;
+		r->live_bytes = (int64_t)llround((double)r->live_bytes * want / sum[r->snap]);
+		if (r->live_count > 0 && x->live_count > 0 && sumc[r->snap] > 0)
+			r->live_count = (int64_t)llround((double)r->live_count *
+							 (double)x->live_count * share /
+							 sumc[r->snap]);
+	}
+	free(sum);
+	return 0;
+}
+
+/* The lanes of the window's snapshots (in time order), as runs: a snapshot joins the
+ * latest run of its lane and module unless another lane started after that run's last
+ * snapshot (it came back after a handover: a new run). Lanes taking snapshots side by
+ * side (a cgo program's uprobe and go lanes) stay one run each. 0 or -ENOMEM. */
+static int heap_lanes(struct heap *h)
+{
+	size_t cap = 0;
+
+	for (size_t k = 0; k < h->n_snap; k++) {
+		const struct hsnap *x = &h->snap[k];
+		struct hlane *l = NULL;
+		size_t i = h->n_lane;
+
+		while (i-- > 0)
+			if (!strcmp(h->lane[i].lane, x->lane) &&
+			    !strcmp(h->lane[i].module, x->module))
+				break;
+		if (i < h->n_lane) {
+			l = &h->lane[i];
+			for (size_t j = i + 1; j < h->n_lane; j++)
+				if (h->lane[j].first_ns > l->last_ns)
+					l = NULL; /* another lane took over after it */
+		}
+		if (!l) {
+			if (array__grow((void **)&h->lane, &cap, h->n_lane, sizeof(*h->lane)))
+				return -ENOMEM;
+			l = &h->lane[h->n_lane++];
+			l->lane = x->lane;
+			l->module = x->module;
+			l->from_ns = x->time_ns - (x->interval_ns > 0 ? x->interval_ns : 0);
+			if (l->from_ns < h->base_ns)
+				l->from_ns = h->base_ns; /* not before the capture started */
+			l->first_ns = x->time_ns;
+		}
+		l->last_ns = x->time_ns;
+	}
+	return 0;
+}
+
+/* The programs the target exec'd during the recording, as the probe changes name
+ * them ("exec PATH") into H->execd. 0, -ENOMEM or -EIO. */
+static int load_execd(sqlite3 *db, int64_t cap, struct heap *h)
+{
+	sqlite3_stmt *s = NULL;
+	size_t cap_ = 0;
+	int rc, ret = 0;
+
+	if (sqlite3_prepare_v2(db,
+			       "SELECT DISTINCT substr(cause, 6) FROM probe_change WHERE cap = ?1 "
+			       "AND cause LIKE 'exec _%'",
+			       -1, &s, NULL) != SQLITE_OK)
+		return -EIO;
+	sqlite3_bind_int64(s, 1, cap);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		if (array__grow((void **)&h->execd, &cap_, h->n_execd, sizeof(*h->execd))) {
+			ret = -ENOMEM;
+			goto cleanup;
+		}
+		h->execd[h->n_execd] = col_str(s, 0);
+		if (!h->execd[h->n_execd]) {
+			ret = -ENOMEM;
+			goto cleanup;
+		}
+		h->n_execd++;
+	}
+	if (rc != SQLITE_DONE)
+		ret = -EIO;
+cleanup:
+	sqlite3_finalize(s);
+	return ret;
+}
+
+/* The gaps in window W: each probe change that took the heap or goalloc collector
+ * from active (HEAP_ACTIVE, GO_ACTIVE at the start) to another state opens one, the
+ * next that makes it active again closes it. 0, -ENOMEM or -EIO. */
+static int load_gaps(sqlite3 *db, const struct capture_meta *m, const struct window *w,
+		     bool heap_active, bool go_active, struct heap *h)
+{
+	static const char changes_sql[] =
+	    "SELECT name = 'goalloc', time_ns, name, state, reason, cause FROM probe_change "
+	    "WHERE cap = ?1 AND name IN ('heap', 'goalloc') ORDER BY seq";
+	sqlite3_stmt *s = NULL;
+	bool active[2] = {heap_active, go_active};
+	size_t open[2] = {0}, cap = 0; /* open[i]: 1 + the gap open for collector i */
+	int64_t lo, hi;
+	int rc, ret = 0;
+
+	window__bounds(w, m, &lo, &hi);
+	if (sqlite3_prepare_v2(db, changes_sql, -1, &s, NULL) != SQLITE_OK)
+		return -EIO;
+	sqlite3_bind_int64(s, 1, m->cap);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		int i = sqlite3_column_int(s, 0);
+		int64_t t = sqlite3_column_int64(s, 1);
+		bool now = !strcmp((const char *)sqlite3_column_text(s, 3), "active");
+		struct hgap *g;
+
+		if (now && open[i]) {
+			h->gap[open[i] - 1].to_ns = t;
+			open[i] = 0;
+		}
+		if (!now && active[i]) {
+			if (array__grow((void **)&h->gap, &cap, h->n_gap, sizeof(*h->gap))) {
+				ret = -ENOMEM;
+				goto cleanup;
+			}
+			g = &h->gap[h->n_gap++];
+			g->from_ns = t;
+			g->to_ns = -1;
+			g->name = col_str(s, 2);
+			g->state = col_str(s, 3);
+			g->reason = col_str(s, 4);
+			g->cause = col_str(s, 5);
+			if (!g->name || !g->state || !g->reason || !g->cause) {
+				ret = -ENOMEM;
+				goto cleanup;
+			}
+			open[i] = h->n_gap;
+		}
+		active[i] = now;
+	}
+	if (rc != SQLITE_DONE)
+		ret = -EIO;
+	/* only those that overlap the window */
+	for (size_t k = 0, n = h->n_gap; !ret && k < n; k++) {
+		struct hgap *g = &h->gap[n - 1 - k];
+
+		if (g->from_ns < hi && (g->to_ns < 0 || g->to_ns > lo))
+			continue;
+		free(g->name);
+		free(g->state);
+		free(g->reason);
+		free(g->cause);
+		memmove(g, g + 1, (size_t)(&h->gap[h->n_gap] - (g + 1)) * sizeof(*g));
+		h->n_gap--;
+	}
+cleanup:
+	sqlite3_finalize(s);
+	return ret;
+}
+
+/* Whether a probe change made the heap or goalloc collector active during the recording. */
+static bool heap_started_later(sqlite3 *db, int64_t cap)
+{
+	sqlite3_stmt *s = NULL;
+	bool yes = false;
+
+	if (sqlite3_prepare_v2(db,
+			       "SELECT 1 FROM probe_change WHERE cap = ?1 AND name IN ('heap', "
+			       "'goalloc') AND state = 'active' LIMIT 1",
+			       -1, &s, NULL) == SQLITE_OK) {
+		sqlite3_bind_int64(s, 1, cap);
+		yes = sqlite3_step(s) == SQLITE_ROW;
+	}
+	sqlite3_finalize(s);
+	return yes;
+}
+
+/* Load everything for capture M in window W: snapshots, sites, names, folding. */
+static int heap_load(sqlite3 *db, const struct capture_meta *m, const struct report_opts *o,
+		     struct heap *h, const char *cmd)
+{
+	struct probe_info go;
+	char err_msg[512] = "";
+	sqlite3_stmt *s = NULL;
+	int ret;
+
+	memset(h, 0, sizeof(*h));
+	h->t0_ns = h->t1_ns = -1;
+	h->base_ns = m->base_ns;
+	ret = probe__lookup(db, m->cap, "heap", &h->probe);
+	ret = ret ?: probe__lookup(db, m->cap, "goalloc", &go);
+	if (ret)
+		return ret;
+	h->collected =
+	    probe__active(&h->probe) || probe__active(&go) || heap_started_later(db, m->cap);
+	if (!h->collected)
+		return 0;
+	ret = load_gaps(db, m, &o->win, probe__active(&h->probe), probe__active(&go), h);
+	if (ret)
+		return ret;
+	/* the tables and their latest column: a DB made by an older ptop-analyze
+	 * (the schema version did not change when they were added) */
+	ret = sqlite3_prepare_v2(db,
+				 "SELECT h.free_untracked, s.oldest_live_ns FROM heap_snapshot h, "
+				 "heap_site s LIMIT 0",
+				 -1, &s, NULL) == SQLITE_OK
+		  ? 0
+		  : -EPROTO;
+	sqlite3_finalize(s);
+	s = NULL;
+	if (ret) {
+		const char *file = sqlite3_db_filename(db, "main");
+
+		fprintf(stderr,
+			"ptop-analyze report %s: %s was made before ptop-analyze had its heap "
+			"tables as they are now: load the capture into a new DB (`ptop-analyze "
+			"load FILE --db NEW.db`; a .ptop file's cache DB can be deleted)\n",
+			cmd, file && *file ? file : "the DB");
+		return ret;
+	}
+	ret = load_snaps(db, m, &o->win, h);
+	ret = ret ?: load_rows(db, m, &o->win, h);
+	ret = ret ?: scale_sampled_live(h);
+	ret = ret ?: heap_lanes(h);
+	if (ret)
+		return ret;
+
+	/* points: the distinct snapshot times; the last snapshot of each pid */
+	h->point_t = malloc((h->n_snap + 1) * sizeof(*h->point_t));
+	h->point_full = malloc((h->n_snap + 1) * sizeof(*h->point_full));
+	if (!h->point_t || !h->point_full)
+		return -ENOMEM;
+	h->live_measured = h->n_snap > 0;
+	for (size_t k = 0; k < h->n_snap; k++) {
+		struct hsnap *x = &h->snap[k];
+		bool full = x->sites >= x->total_call_sites;
+
+		if (!k || x->time_ns != h->snap[k - 1].time_ns) {
+			h->point_t[h->n_points] = (double)(x->time_ns - m->base_ns) / 1e9;
+			h->point_full[h->n_points] = full;
+			h->n_points++;
+		} else if (!full) {
+			h->point_full[h->n_points - 1] = false;
+		}
+		x->point = h->n_points - 1;
+		x->last = true;
+		for (size_t j = k + 1; j < h->n_snap; j++)
+			if (h->snap[j].pid == x->pid) {
+				x->last = false;
+				break;
+			}
+		if (!x->live_measured)
+			h->live_measured = false;
+		if (x->sample_bytes != h->snap[0].sample_bytes)
+			h->mixed_sampling = true;
+		if (x->sample_bytes > h->sample_bytes_max)
+			h->sample_bytes_max = x->sample_bytes;
+		h->alloc_count += x->alloc_count;
+		h->alloc_bytes += x->alloc_bytes;
+		h->stack_failures += x->stack_failures;
+		h->omitted_alloc_count += x->omitted_alloc_count;
+		h->omitted_alloc_bytes += x->omitted_alloc_bytes;
+		if (!full)
+			h->cut_intervals++;
+		if (x->free_untracked >= 0)
+			h->free_untracked = (h->free_untracked > 0 ? h->free_untracked : 0) +
+					    x->free_untracked;
+		if (x->live_untracked >= 0)
+			h->live_untracked = (h->live_untracked > 0 ? h->live_untracked : 0) +
+					    x->live_untracked;
+		if (h->t0_ns < 0 || x->time_ns - (x->interval_ns > 0 ? x->interval_ns : 0) < h->t0_ns)
+			h->t0_ns = x->time_ns - (x->interval_ns > 0 ? x->interval_ns : 0);
+		if (x->time_ns > h->t1_ns)
+			h->t1_ns = x->time_ns;
+	}
+	h->live_bytes = h->live_count = h->leak_bytes = h->omitted_live_bytes = -1;
+	if (!h->n_snap)
+		h->live_untracked = -1;
+	if (!h->n_snap || !h->live_measured)
+		h->free_untracked = -1;
+	h->leak_age_ns = -1;
+	for (size_t k = 0; k < h->n_snap; k++) {
+		struct hsnap *x = &h->snap[k];
+
+		if (!x->last)
+			continue;
+		h->last_sites += x->sites;
+		h->last_total += x->total_call_sites;
+		if (x->time_ns > h->last_ns)
+			h->last_ns = x->time_ns;
+		if (x->leak_age_ns > 0)
+			h->leak_age_ns = x->leak_age_ns;
+		if (!h->live_measured)
+			continue;
+#define ADD(dst, v)                                                                                \
+	if ((v) >= 0)                                                                              \
+	(dst) = ((dst) > 0 ? (dst) : 0) + (v)
+		ADD(h->live_bytes, x->live_bytes);
+		ADD(h->live_count, x->live_count);
+		ADD(h->leak_bytes, x->leak_bytes);
+		ADD(h->omitted_live_bytes, x->omitted_live_bytes);
+#undef ADD
+	}
+	if (!h->live_measured)
+		h->live_untracked = -1;
+
+	/* names: what is not named yet, as report cpu does */
+	{
+		struct symstore_opts so = {.cache_dir = o->symbol_cache,
+					   .debuginfod = o->debuginfod,
+					   .debuginfod_urls = o->debuginfod_urls,
+					   .retry_misses = o->symbol_cache || o->debuginfod};
+
+		ret = symstore__ensure(db, m->cap, &so, &h->sym, err_msg, sizeof(err_msg));
+		if (ret) {
+			fprintf(stderr, "ptop-analyze report %s: symbolizing: %s\n", cmd, err_msg);
+			return ret;
+		}
+	}
+	ret = stacks__load(db, m->cap, &h->stacks);
+	if (ret)
+		return ret;
+	if (sqlite3_prepare_v2(db, "SELECT exe FROM target WHERE cap = ?1", -1, &s, NULL) ==
+	    SQLITE_OK) {
+		sqlite3_bind_int64(s, 1, m->cap);
+		if (sqlite3_step(s) == SQLITE_ROW && sqlite3_column_text(s, 0))
+			snprintf(h->exe, sizeof(h->exe), "%s",
+				 (const char *)sqlite3_column_text(s, 0));
+	}
+	sqlite3_finalize(s);
+	ret = load_execd(db, m->cap, h);
+	return ret ?: fold(h, h->exe);
+}
+
+/* ---------------------------------------------------------------- report heap */
+
+static enum heap_by heap_by(const struct heap *h, enum heap_by by)
+{
+	if (by == HEAP_BY_DEFAULT)
+		return h->live_measured ? HEAP_BY_LIVE : HEAP_BY_BYTES;
+	return by;
+}
+
+static const char *by_name(enum heap_by by)
+{
+	return by == HEAP_BY_LIVE ? "live" : by == HEAP_BY_COUNT ? "count" : "bytes";
+}
+
+static int cmp_fn_name(const struct hfn *x, const struct hfn *y)
+{
+	int c = strcmp(x->name, y->name);
+
+	return c ? c : strcmp(x->module, y->module);
+}
+
+#define CMP_DESC(a, b)                                                                             \
+	if ((a) != (b))                                                                            \
+	return (a) > (b) ? -1 : 1
+
+static int cmp_live(const void *a, const void *b)
+{
+	const struct hfn *x = a, *y = b;
+
+	CMP_DESC(x->live_bytes, y->live_bytes);
+	CMP_DESC(x->alloc_bytes, y->alloc_bytes);
+	return cmp_fn_name(x, y);
+}
+
+static int cmp_bytes(const void *a, const void *b)
+{
+	const struct hfn *x = a, *y = b;
+
+	CMP_DESC(x->alloc_bytes, y->alloc_bytes);
+	CMP_DESC(x->alloc_count, y->alloc_count);
+	return cmp_fn_name(x, y);
+}
+
+static int cmp_count(const void *a, const void *b)
+{
+	const struct hfn *x = a, *y = b;
+
+	CMP_DESC(x->alloc_count, y->alloc_count);
+	CMP_DESC(x->alloc_bytes, y->alloc_bytes);
+	return cmp_fn_name(x, y);
+}
+
+static int cmp_suspect(const void *a, const void *b)
+{
+	const struct hfn *x = a, *y = b;
+
+	CMP_DESC(x->trend.score, y->trend.score);
+	CMP_DESC(x->live_bytes, y->live_bytes);
+	CMP_DESC(-x->oldest_live_ns, -y->oldest_live_ns);
+	return cmp_fn_name(x, y);
+}
+
+static double span_s(const struct heap *h)
+{
+	return h->t1_ns > h->t0_ns ? (double)(h->t1_ns - h->t0_ns) / 1e9 : NAN;
+}
+
+static double mean_lifetime(const struct hfn *f)
+{
+	return f->freed_count ? (double)f->lifetime_sum / (double)f->freed_count : NAN;
+}
+
+static void loc_text(const char *file, unsigned line, char *buf, size_t len)
+{
+	if (!file)
+		snprintf(buf, len, "%s", "");
+	else if (line)
+		snprintf(buf, len, "%s:%u", file, line);
+	else
+		snprintf(buf, len, "%s", file);
+}
+
+static const char *why_not_measured(const struct heap *h)
+{
+	for (size_t k = 0; k < h->n_snap; k++)
+		if (!h->snap[k].live_measured && !strcmp(h->snap[k].lane, "go"))
+			return "the go lane counts allocations, not frees";
+	return "the snapshots say live bytes were not measured";
+}
+
+static void sampling_text(const struct heap *h, char *buf, size_t len)
+{
+	char b[32];
+
+	if (!h->sample_bytes_max)
+		snprintf(buf, len, "every allocation with its stack (sample_bytes 0): exact");
+	else
+		snprintf(buf, len,
+			 "one stack per %s allocated on average (randomized)%s; totals exact, the "
+			 "split between functions estimated",
+			 fmt_bytes(b, sizeof(b), h->sample_bytes_max),
+			 h->mixed_sampling ? " at most" : "");
+}
+
+static void census_text(const struct heap *h, FILE *out)
+{
+	char a[32], b[32], c[32], d[32], e[32];
+
+	if (!h->cut_intervals) {
+		fprintf(out,
+			"census: the site lists are complete (%s sites in the last interval): a "
+			"function not shown allocated nothing\n",
+			fmt_count(a, sizeof(a), h->last_total));
+		return;
+	}
+	fprintf(out,
+		"census: %s of %s sites shown (last interval); the other %s carried %s, %s "
+		"allocations over the window",
+		fmt_count(a, sizeof(a), h->last_sites), fmt_count(b, sizeof(b), h->last_total),
+		fmt_count(c, sizeof(c), h->last_total - h->last_sites),
+		fmt_bytes(d, sizeof(d), h->omitted_alloc_bytes),
+		fmt_count(e, sizeof(e), h->omitted_alloc_count));
+	if (h->omitted_live_bytes >= 0)
+		fprintf(out, ", %s live at the end",
+			fmt_bytes(a, sizeof(a), (uint64_t)h->omitted_live_bytes));
+	fprintf(out, " (%" PRIu64 " of %zu intervals cut)\n", h->cut_intervals, h->n_snap);
+}
+
+static void census_json(struct json *j, const struct heap *h)
+{
+	json__key(j, "census");
+	json__begin_object(j);
+	json__kv_int(j, "sites_shown", (int64_t)h->last_sites);
+	json__kv_int(j, "total_call_sites", (int64_t)h->last_total);
+	json__kv_bool(j, "complete", !h->cut_intervals);
+	json__kv_int(j, "intervals", (int64_t)h->n_snap);
+	json__kv_int(j, "intervals_cut", (int64_t)h->cut_intervals);
+	json__kv_int(j, "omitted_sites", (int64_t)(h->last_total - h->last_sites));
+	json__kv_int(j, "omitted_alloc_count", (int64_t)h->omitted_alloc_count);
+	json__kv_int(j, "omitted_alloc_bytes", (int64_t)h->omitted_alloc_bytes);
+	json__key(j, "omitted_live_bytes");
+	if (h->omitted_live_bytes >= 0)
+		json__int(j, h->omitted_live_bytes);
+	else
+		json__null(j);
+	json__end_object(j);
+}
+
+/* ", lane LANE, allocator MODULE" for one lane; for several ", lanes: LANE (MODULE)
+ * FROM–TO s, then LANE (MODULE) FROM–TO s" ("and" for lanes side by side). */
+static void lanes_text(const struct heap *h, FILE *out)
+{
+	char a[32], b[32];
+
+	if (h->n_lane == 1) {
+		fprintf(out, ", lane %s, allocator %s", h->lane[0].lane,
+			h->lane[0].module[0] ? h->lane[0].module : "(not named)");
+		return;
+	}
+	fputs(", lanes: ", out);
+	for (size_t k = 0; k < h->n_lane; k++) {
+		const struct hlane *l = &h->lane[k];
+
+		if (k)
+			fputs(l->first_ns > h->lane[k - 1].last_ns ? ", then " : " and ", out);
+		fprintf(out, "%s (%s) %s\u2013%s s", l->lane,
+			l->module[0] ? l->module : "not named",
+			fmt_secs(a, sizeof(a), l->from_ns - h->base_ns),
+			fmt_secs(b, sizeof(b), l->last_ns - h->base_ns));
+	}
+}
+
+static void lanes_json(struct json *j, const struct heap *h)
+{
+	json__key(j, "lanes");
+	json__begin_array(j);
+	for (size_t k = 0; k < h->n_lane; k++) {
+		const struct hlane *l = &h->lane[k];
+
+		json__begin_object(j);
+		json__kv_string(j, "lane", l->lane);
+		json__kv_string(j, "module", l->module);
+		json__kv_real(j, "from_s", (double)(l->from_ns - h->base_ns) / 1e9);
+		json__kv_real(j, "to_s", (double)(l->last_ns - h->base_ns) / 1e9);
+		json__end_object(j);
+	}
+	json__end_array(j);
+}
+
+/* "COLLECTOR not measured from FROM s to TO s (or the end): STATE after CAUSE: REASON",
+ * one line per gap. */
+static void gaps_text(const struct heap *h, FILE *out)
+{
+	char a[32], b[32], dbi[768];
+
+	if (symstore_run__debuginfod_text(&h->sym, dbi, sizeof(dbi))[0])
+		fprintf(out, "%s\n", dbi);
+	for (size_t k = 0; k < h->n_gap; k++) {
+		const struct hgap *g = &h->gap[k];
+
+		fprintf(out, "%s not measured from %s s to %s%s: %s%s%s%s%s\n", g->name,
+			fmt_secs(a, sizeof(a), g->from_ns - h->base_ns),
+			g->to_ns < 0 ? "the end" : fmt_secs(b, sizeof(b), g->to_ns - h->base_ns),
+			g->to_ns < 0 ? "" : " s", g->state, g->cause[0] ? " after " : "", g->cause,
+			g->reason[0] ? ": " : "", g->reason);
+	}
+}
+
+static void gaps_json(struct json *j, const struct heap *h)
+{
+	json__key(j, "not_measured");
+	json__begin_array(j);
+	for (size_t k = 0; k < h->n_gap; k++) {
+		const struct hgap *g = &h->gap[k];
+
+		json__begin_object(j);
+		json__kv_string(j, "collector", g->name);
+		json__kv_real(j, "from_s", (double)(g->from_ns - h->base_ns) / 1e9);
+		if (g->to_ns < 0)
+			json__kv_null(j, "to_s");
+		else
+			json__kv_real(j, "to_s", (double)(g->to_ns - h->base_ns) / 1e9);
+		json__kv_string(j, "state", g->state);
+		json__kv_string(j, "reason", g->reason[0] ? g->reason : NULL);
+		json__kv_string(j, "cause", g->cause[0] ? g->cause : NULL);
+		json__end_object(j);
+	}
+	json__end_array(j);
+}
+
+static void head_json(struct json *j, const struct heap *h)
+{
+	json__kv_bool(j, "collected", true);
+	json__kv_string(j, "lane", h->n_snap ? h->snap[h->n_snap - 1].lane : NULL);
+	json__kv_string(j, "module", h->n_snap ? h->snap[h->n_snap - 1].module : NULL);
+	lanes_json(j, h);
+	gaps_json(j, h);
+	symstore_run__debuginfod_json(&h->sym, j);
+	json__kv_int(j, "intervals", (int64_t)h->n_snap);
+	json__kv_int(j, "sample_bytes", (int64_t)h->sample_bytes_max);
+	json__kv_bool(j, "exact", h->n_snap && !h->sample_bytes_max);
+	json__kv_bool(j, "live_measured", h->live_measured);
+	if (!h->live_measured)
+		json__kv_string(j, "live_not_measured_reason", why_not_measured(h));
+	json__key(j, "totals");
+	json__begin_object(j);
+	json__kv_int(j, "alloc_count", (int64_t)h->alloc_count);
+	json__kv_int(j, "alloc_bytes", (int64_t)h->alloc_bytes);
+	json__kv_real(j, "rate_bytes_per_s", (double)h->alloc_bytes / span_s(h));
+	report__json_opt_int(j, "live_bytes", h->live_bytes);
+	report__json_opt_int(j, "live_count", h->live_count);
+	report__json_opt_int(j, "leak_bytes", h->leak_bytes);
+	report__json_opt_int(j, "leak_age_ns", h->leak_age_ns);
+	json__end_object(j);
+	census_json(j, h);
+	report__json_opt_int(j, "live_untracked", h->live_untracked);
+	report__json_opt_int(j, "free_untracked", h->free_untracked);
+	json__kv_int(j, "stack_failures", (int64_t)h->stack_failures);
+}
+
+static void site_json_common(struct json *j, const struct heap *h, const struct hfn *f)
+{
+	json__kv_string(j, "func", f->name);
+	json__kv_bool(j, "named", f->named);
+	json__kv_string(j, "file", f->file);
+	json__key(j, "line");
+	if (f->line)
+		json__int(j, f->line);
+	else
+		json__null(j);
+	json__kv_string(j, "module", f->module);
+	json__kv_bool(j, "live_measured", h->live_measured);
+	json__key(j, "live_bytes");
+	if (h->live_measured)
+		json__int(j, (int64_t)f->live_bytes);
+	else
+		json__null(j);
+	json__key(j, "live_count");
+	if (h->live_measured)
+		json__int(j, (int64_t)f->live_count);
+	else
+		json__null(j);
+	json__kv_int(j, "alloc_bytes", (int64_t)f->alloc_bytes);
+	json__kv_int(j, "alloc_count", (int64_t)f->alloc_count);
+	json__kv_real(j, "rate_bytes_per_s", (double)f->alloc_bytes / span_s(h));
+	json__kv_real(j, "mean_lifetime_ns", h->live_measured ? mean_lifetime(f) : NAN);
+	json__key(j, "freed_count");
+	if (h->live_measured)
+		json__int(j, (int64_t)f->freed_count);
+	else
+		json__null(j);
+	json__kv_int(j, "stacks", (int64_t)f->n_stacks);
+}
+
+static int heap_table(const struct heap *h, size_t top, FILE *out, enum out_format fmt)
+{
+	static const char *const cols[] = {"live",   "live#",	      "allocated", "allocs",
+					   "rate/s", "mean lifetime", "stacks",	   "function",
+					   "file:line", "module"};
+	static const char *const ccols[] = {"live_bytes",	"live_count", "alloc_bytes",
+					    "alloc_count",	"rate_bytes_per_s",
+					    "mean_lifetime_ns", "stacks",     "func",
+					    "file_line",	"module"};
+	struct table *t = table__new(10, fmt == OUT_TEXT ? cols : ccols);
+	bool human = fmt == OUT_TEXT;
+	char buf[64], loc[512];
+	double span = span_s(h);
+	int err = 0;
+
+	if (!t)
+		return -ENOMEM;
+	if (!h->live_measured && human)
+		err = table__set_null_text(t, "not measured");
+	for (size_t k = 0; k < h->n_fn && k < top && !err; k++) {
+		const struct hfn *f = &h->fn[k];
+		double rate = (double)f->alloc_bytes / span, life = mean_lifetime(f);
+
+		err = table__add_row(t);
+		if (h->live_measured) {
+			err = err ?: table__set_int(t, 0, (int64_t)f->live_bytes,
+						    human ? fmt_bytes(buf, sizeof(buf), f->live_bytes)
+							  : NULL);
+			err = err ?: table__set_int(t, 1, (int64_t)f->live_count,
+						    human ? fmt_count(buf, sizeof(buf), f->live_count)
+							  : NULL);
+		}
+		err = err ?: table__set_int(t, 2, (int64_t)f->alloc_bytes,
+					    human ? fmt_bytes(buf, sizeof(buf), f->alloc_bytes) : NULL);
+		err = err ?: table__set_int(t, 3, (int64_t)f->alloc_count,
+					    human ? fmt_count(buf, sizeof(buf), f->alloc_count) : NULL);
+		if (isfinite(rate))
+			err = err ?: table__set_real(t, 4, round(rate),
+						     human ? fmt_bytes(buf, sizeof(buf),
+								       (uint64_t)llround(rate))
+							   : NULL);
+		if (h->live_measured && isfinite(life))
+			err = err ?: table__set_real(t, 5, round(life),
+						     human ? fmt_ns(buf, sizeof(buf),
+								    (uint64_t)llround(life))
+							   : NULL);
+		else if (h->live_measured && human)
+			err = err ?: table__set_text(t, 5, "none freed");
+		err = err ?: table__set_int(t, 6, (int64_t)f->n_stacks, NULL);
+		err = err ?: table__set_text(t, 7, f->name);
+		loc_text(f->file, f->line, loc, sizeof(loc));
+		if (loc[0])
+			err = err ?: table__set_text(t, 8, loc);
+		err = err ?: table__set_text(t, 9, human ? base_of(f->module) : f->module);
+	}
+	err = err ?: table__print(t, out, fmt);
+	table__free(t);
+	return err;
+}
+
+/* Allocator calls of the target the probes fired for but did not count, from the heap's
+ * drops (collectors/heap/record.c, emit_drops): with any, the totals are a lower bound. Calls in
+ * flight while the probes were attached count too: at an exec followed, that is in the
+ * middle of the recording. */
+static uint64_t uncounted_calls(const struct drop_line *d, size_t n)
+{
+	static const char *const kinds[] = { "unmatched_entry", "unmatched_return", "attaching",
+					     "inflight_full", "recursion_miss" };
+	uint64_t sum = 0;
+	size_t i, k;
+
+	for (i = 0; i < n; i++)
+		for (k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++)
+			if (!strcmp(d[i].kind, kinds[k]))
+				sum += d[i].lost;
+	return sum;
+}
+
+static void sort_by(struct heap *h, enum heap_by by)
+{
+	if (h->n_fn) /* qsort's array may not be NULL, even empty */
+		qsort(h->fn, h->n_fn, sizeof(*h->fn),
+		      by == HEAP_BY_LIVE ? cmp_live : by == HEAP_BY_COUNT ? cmp_count : cmp_bytes);
+}
+
+int report_heap(sqlite3 *db, const char *capture_id, const struct report_opts *o, FILE *out)
+{
+	struct drop_line *drops = NULL;
+	struct capture_meta m;
+	struct heap h;
+	size_t nd = 0, top = o->top ? o->top : HEAP_TOP_DEFAULT;
+	uint64_t uncounted;
+	enum heap_by by;
+	char w[96], a[32], b[32], c[32], samp[256];
+	struct json j;
+	int err;
+
+	memset(&h, 0, sizeof(h));
+	err = capture_meta__load(db, capture_id, &m);
+	err = err ?: heap_load(db, &m, o, &h, "heap");
+	if (err)
+		goto cleanup;
+	report__begin(&j, out, o, "heap", &m);
+	if (!h.collected) {
+		err = report__not_collected(&j, out, o, "heap", &h.probe);
+		goto cleanup;
+	}
+	err = drops__load(db, &m, "heap", &o->win, &drops, &nd);
+	if (err)
+		goto cleanup;
+	uncounted = uncounted_calls(drops, nd);
+	by = heap_by(&h, o->by);
+	if (by == HEAP_BY_LIVE && !h.live_measured)
+		by = HEAP_BY_BYTES; /* said below: live bytes were not measured */
+	sort_by(&h, by);
+	sampling_text(&h, samp, sizeof(samp));
+	switch (o->fmt) {
+	case OUT_TEXT:
+		window__describe(&o->win, w, sizeof(w));
+		fprintf(out, "heap (%s): %zu intervals", w, h.n_snap);
+		if (h.n_snap)
+			lanes_text(&h, out);
+		fputc('\n', out);
+		gaps_text(&h, out);
+		if (!h.n_snap) {
+			fprintf(out, "no heap snapshot in the window\n");
+			report__drops(NULL, out, o, "heap", drops, nd);
+			break;
+		}
+		fprintf(out, "sampling: %s\n", samp);
+		fprintf(out, "allocated: %s in %s allocations ",
+			fmt_bytes(a, sizeof(a), h.alloc_bytes),
+			fmt_count(b, sizeof(b), h.alloc_count));
+		if (uncounted)
+			fprintf(out, "(at least: %s allocator calls seen but not counted, "
+				"see drops)", fmt_count(c, sizeof(c), uncounted));
+		else
+			fprintf(out, "(exact)");
+		if (isfinite(span_s(&h)))
+			fprintf(out, ", %s/s",
+				fmt_bytes(c, sizeof(c),
+					  (uint64_t)llround((double)h.alloc_bytes / span_s(&h))));
+		fputc('\n', out);
+		if (h.live_measured) {
+			fprintf(out, "live at the end: %s in %s allocations",
+				fmt_bytes(a, sizeof(a), (uint64_t)(h.live_bytes > 0 ? h.live_bytes : 0)),
+				fmt_count(b, sizeof(b),
+					  (uint64_t)(h.live_count > 0 ? h.live_count : 0)));
+			if (h.leak_bytes >= 0 && h.leak_age_ns > 0)
+				fprintf(out, "; older than %s: %s",
+					fmt_ns(c, sizeof(c), (uint64_t)h.leak_age_ns),
+					fmt_bytes(a, sizeof(a), (uint64_t)h.leak_bytes));
+			fputc('\n', out);
+		} else {
+			fprintf(out, "live, lifetime, leaks: not measured (%s)\n",
+				why_not_measured(&h));
+		}
+		census_text(&h, out);
+		if (h.live_measured)
+			fprintf(out, "not tracked (live map full): %s allocations; ",
+				fmt_count(a, sizeof(a), (uint64_t)(h.live_untracked > 0
+									  ? h.live_untracked
+									  : 0)));
+		fprintf(out, "stack failures: %s\n",
+			fmt_count(a, sizeof(a), h.stack_failures));
+		if (h.free_untracked > 0)
+			fprintf(out,
+				"frees of untracked blocks: %s (allocated before the probes "
+				"attached, or not tracked; not errors)\n",
+				fmt_count(a, sizeof(a), (uint64_t)h.free_untracked));
+		report__drops(NULL, out, o, "heap", drops, nd);
+		if (o->by == HEAP_BY_LIVE && !h.live_measured)
+			fprintf(out, "note: --by live: live bytes were not measured; by bytes\n");
+		fprintf(out,
+			"\ntop functions by %s (the allocating function: the first frame outside "
+			"the allocator;\n%zu functions from the sites listed):\n",
+			by == HEAP_BY_LIVE    ? "live bytes at the end"
+			: by == HEAP_BY_COUNT ? "allocation count"
+					      : "bytes allocated",
+			h.n_fn);
+		err = heap_table(&h, top, out, OUT_TEXT);
+		break;
+	case OUT_CSV:
+		report__drops(NULL, out, o, "heap", drops, nd);
+		if (!h.live_measured)
+			fprintf(stderr, "heap: live, lifetime: not measured (%s)\n",
+				why_not_measured(&h));
+		err = heap_table(&h, top, out, OUT_CSV);
+		break;
+	case OUT_JSON:
+		head_json(&j, &h);
+		json__kv_string(&j, "sampling", samp);
+		json__kv_string(&j, "by", by_name(by));
+		report__drops(&j, out, o, "heap", drops, nd);
+		json__kv_int(&j, "uncounted_calls", (int64_t)uncounted);
+		json__kv_int(&j, "functions", (int64_t)h.n_fn);
+		json__key(&j, "sites");
+		json__begin_array(&j);
+		for (size_t k = 0; k < h.n_fn && k < top; k++) {
+			json__begin_object(&j);
+			site_json_common(&j, &h, &h.fn[k]);
+			json__end_object(&j);
+		}
+		json__end_array(&j);
+		json__end_object(&j);
+		err = json__end(&j);
+		break;
+	}
+	if (!err && (fflush(out) || ferror(out)))
+		err = -EIO;
+cleanup:
+	free(drops);
+	heap_free(&h);
+	return err;
+}
+
+/* ---------------------------------------------------------------- report leaks */
+
+/* Does any frame of stack SID match a suppression: function names (each
+ * inlined name too), file names, module paths. Returns the pattern or NULL. */
+static const char *stack_suppressed(const struct heap *h, int64_t sid,
+				    const struct suppressions *sup)
+{
+	const struct prof_stack *st = sid > 0 ? profile__stack(h->stacks, sid) : NULL;
+	char name[512];
+
+	if (!st)
+		return NULL;
+	for (size_t d = 0; d < st->n; d++) {
+		const struct prof_loc *l = st->loc[d];
+
+		for (size_t p = 0; p < sup->n; p++) {
+			if (suppression__match(sup->pattern[p], l->module))
+				return sup->pattern[p];
+			if (!l->n) {
+				prof_loc__name(l, 0, name, sizeof(name));
+				if (suppression__match(sup->pattern[p], name))
+					return sup->pattern[p];
+			}
+			for (size_t i = 0; i < l->n; i++)
+				if (suppression__match(sup->pattern[p], l->f[i].func) ||
+				    suppression__match(sup->pattern[p], l->f[i].file))
+					return sup->pattern[p];
+		}
+	}
+	return NULL;
+}
+
+static int read_suppressions(const char *path, struct suppressions *sup)
+{
+	char *text = NULL, err[256];
+	size_t len = 0, cap = 0;
+	FILE *f = fopen(path, "r");
+	int ret = 0;
+
+	if (!f) {
+		fprintf(stderr, "ptop-analyze report leaks: cannot read --suppressions %s: %s\n",
+			path, strerror(errno));
+		return -EINVAL;
+	}
+	for (;;) {
+		size_t n;
+
+		if (len + 4096 + 1 > cap) {
+			char *t;
+
+			cap = cap ? 2 * cap : 8192;
+			t = realloc(text, cap);
+			if (!t) {
+				ret = -ENOMEM;
+				goto cleanup;
+			}
+			text = t;
+		}
+		n = fread(text + len, 1, 4096, f);
+		len += n;
+		if (n < 4096)
+			break;
+	}
+	if (ferror(f)) {
+		fprintf(stderr, "ptop-analyze report leaks: reading --suppressions %s failed\n",
+			path);
+		ret = -EINVAL;
+		goto cleanup;
+	}
+	text[len] = 0;
+	if (strlen(text) != len) {
+		fprintf(stderr, "ptop-analyze report leaks: --suppressions %s is not a text file\n",
+			path);
+		ret = -EINVAL;
+		goto cleanup;
+	}
+	ret = suppressions__parse(text, sup, err, sizeof(err));
+	if (ret == -EINVAL)
+		fprintf(stderr, "ptop-analyze report leaks: --suppressions %s: %s\n", path, err);
+cleanup:
+	free(text);
+	fclose(f);
+	return ret;
+}
+
+static void stack_json(struct json *j, const struct heap *h, const char *exe, int64_t sid)
+{
+	const struct prof_stack *st = sid > 0 ? profile__stack(h->stacks, sid) : NULL;
+	char name[512];
+
+	json__key(j, "stack");
+	json__begin_array(j);
+	for (size_t d = st ? caller_frame(h, exe, st) : 0; st && d < st->n; d++) {
+		const struct prof_loc *l = st->loc[d];
+		size_t names = l->n ? l->n : 1;
+
+		for (size_t i = 0; i < names; i++) {
+			prof_loc__name(l, i, name, sizeof(name));
+			json__begin_object(j);
+			json__kv_string(j, "func", name);
+			json__kv_string(j, "file", l->n ? l->f[i].file : NULL);
+			json__key(j, "line");
+			if (l->n && l->f[i].line)
+				json__int(j, l->f[i].line);
+			else
+				json__null(j);
+			json__kv_string(j, "module", l->module);
+			json__kv_bool(j, "inlined", l->n && l->f[i].inlined);
+			json__end_object(j);
+		}
+	}
+	json__end_array(j);
+}
+
+static void stack_text(FILE *out, const struct heap *h, const char *exe, int64_t sid)
+{
+	const struct prof_stack *st = sid > 0 ? profile__stack(h->stacks, sid) : NULL;
+	char name[512], loc[512];
+	size_t shown = 0;
+
+	if (!st) {
+		fprintf(out, "      (no stack)\n");
+		return;
+	}
+	for (size_t d = caller_frame(h, exe, st); d < st->n; d++) {
+		const struct prof_loc *l = st->loc[d];
+		size_t names = l->n ? l->n : 1;
+
+		for (size_t i = 0; i < names; i++) {
+			if (shown++ == STACK_PRINT_MAX) {
+				fprintf(out, "      ... %zu more frames\n", st->n - d);
+				return;
+			}
+			prof_loc__name(l, i, name, sizeof(name));
+			loc_text(l->n ? l->f[i].file : NULL, l->n ? l->f[i].line : 0, loc,
+				 sizeof(loc));
+			fprintf(out, "      %s%s%s%s  (%s)\n", l->n && l->f[i].inlined ? "[inlined] " : "",
+				name, loc[0] ? " at " : "", loc, base_of(l->module));
+		}
+	}
+}
+
+/* Mark the suspects of H (functions holding live allocations older than LEAK_AGE at the last
+ * snapshot), their trend, those SUP suppresses (*N_SUPP); the *N_SUS that stay are moved first in
+ * h->fn, ranked by trend score. 0 or -ENOMEM. */
+static int rank_suspects(struct heap *h, int64_t leak_age, const struct suppressions *sup,
+			 size_t *n_sus_out, size_t *n_supp_out)
+{
+	size_t n_sus = 0, n_supp = 0;
+	double *t = malloc((h->n_points + 1) * sizeof(*t));
+	double *y = malloc((h->n_points + 1) * sizeof(*y));
+
+	if (!t || !y) {
+		free(t);
+		free(y);
+		return -ENOMEM;
+	}
+	/* suspects: live allocations older than the leak age at the last snapshot */
+	for (size_t k = 0; k < h->n_fn; k++) {
+		struct hfn *f = &h->fn[k];
+		size_t n = 0;
+
+		f->suspect = f->oldest_live_ns > 0 && f->live_bytes &&
+			     h->last_ns - f->oldest_live_ns >= leak_age;
+		if (!f->suspect)
+			continue;
+		for (size_t p = 0; p < h->n_points; p++)
+			if (!isnan(f->series[p])) {
+				t[n] = h->point_t[p];
+				y[n++] = f->series[p];
+			}
+		heap_trend__compute(t, y, n, &f->trend);
+	}
+	/* suppressed: a frame of any stack folded into the function matches */
+	for (size_t r = 0; sup && sup->n && r < h->n_row; r++) {
+		struct hfn *f = &h->fn[h->row[r].fn];
+
+		if (f->suspect && !f->suppressed && h->row[r].stack_id > 0 &&
+		    stack_suppressed(h, h->row[r].stack_id, sup))
+			f->suppressed = true;
+	}
+	/* the suspects that stay, first in the array */
+	for (size_t k = 0; k < h->n_fn; k++) {
+		struct hfn *f = &h->fn[k];
+
+		if (!f->suspect)
+			continue;
+		if (f->suppressed) {
+			n_supp++;
+			continue;
+		}
+		if (k != n_sus) {
+			struct hfn tmp = h->fn[n_sus];
+
+			h->fn[n_sus] = *f;
+			h->fn[k] = tmp;
+		}
+		n_sus++;
+	}
+	if (n_sus)
+		qsort(h->fn, n_sus, sizeof(*h->fn), cmp_suspect);
+	free(t);
+	free(y);
+	*n_sus_out = n_sus;
+	*n_supp_out = n_supp;
+	return 0;
+}
+
+int report_leaks(sqlite3 *db, const char *capture_id, const struct report_opts *o, FILE *out)
+{
+	struct suppressions sup = {0};
+	struct capture_meta m;
+	struct heap h;
+	size_t n_sus = 0, n_supp = 0, top = o->top ? o->top : HEAP_TOP_DEFAULT;
+	char a[32], b[32], c[32], w[96], exe[4096] = "", dbi[768];
+	int64_t leak_age;
+	struct json j;
+	sqlite3_stmt *s = NULL;
+	int err;
+
+	memset(&h, 0, sizeof(h));
+	if (o->suppressions) {
+		err = read_suppressions(o->suppressions, &sup);
+		if (err)
+			return err == -EINVAL ? -EINVAL : err;
+	}
+	err = capture_meta__load(db, capture_id, &m);
+	err = err ?: heap_load(db, &m, o, &h, "leaks");
+	if (err)
+		goto cleanup;
+	report__begin(&j, out, o, "leaks", &m);
+	if (!h.collected) {
+		err = report__not_collected(&j, out, o, "leaks", &h.probe);
+		goto cleanup;
+	}
+	if (!h.live_measured || !h.n_snap) {
+		const char *why = h.n_snap ? why_not_measured(&h) : "no heap snapshot in the window";
+
+		switch (o->fmt) {
+		case OUT_TEXT:
+			fprintf(out, "leaks: not measured (%s)\n", why);
+			break;
+		case OUT_CSV:
+			fprintf(stderr, "leaks: not measured (%s)\n", why);
+			break;
+		case OUT_JSON:
+			json__kv_bool(&j, "collected", true);
+			json__kv_bool(&j, "live_measured", false);
+			json__kv_string(&j, "reason", why);
+			json__key(&j, "suspects");
+			json__null(&j);
+			json__end_object(&j);
+			err = json__end(&j);
+			break;
+		}
+		goto cleanup;
+	}
+	if (sqlite3_prepare_v2(db, "SELECT exe FROM target WHERE cap = ?1", -1, &s, NULL) ==
+	    SQLITE_OK) {
+		sqlite3_bind_int64(s, 1, m.cap);
+		if (sqlite3_step(s) == SQLITE_ROW && sqlite3_column_text(s, 0))
+			snprintf(exe, sizeof(exe), "%s", (const char *)sqlite3_column_text(s, 0));
+	}
+	sqlite3_finalize(s);
+
+	leak_age = h.leak_age_ns > 0 ? h.leak_age_ns : LEAK_AGE_DEFAULT_NS;
+	err = rank_suspects(&h, leak_age, &sup, &n_sus, &n_supp);
+	if (err)
+		goto cleanup;
+
+	switch (o->fmt) {
+	case OUT_TEXT:
+		window__describe(&o->win, w, sizeof(w));
+		fprintf(out,
+			"leaks (%s): %zu snapshots; suspects: functions holding allocations older "
+			"than %s at the last snapshot,\nranked by trend score (how steadily their "
+			"live bytes grew; see ptop-analyze(1))\n",
+			w, h.n_points, fmt_ns(a, sizeof(a), (uint64_t)leak_age));
+		if (symstore_run__debuginfod_text(&h.sym, dbi, sizeof(dbi))[0])
+			fprintf(out, "%s\n", dbi);
+		census_text(&h, out);
+		if (o->suppressions)
+			fprintf(out, "suppressed: %zu suspects (%zu patterns in %s)\n", n_supp,
+				sup.n, o->suppressions);
+		if (!n_sus) {
+			fprintf(out, "\nno suspect: no function holds an allocation older than %s\n",
+				fmt_ns(a, sizeof(a), (uint64_t)leak_age));
+			break;
+		}
+		for (size_t k = 0; k < n_sus && k < top; k++) {
+			const struct hfn *f = &h.fn[k];
+			char loc[512];
+
+			loc_text(f->file, f->line, loc, sizeof(loc));
+			fprintf(out, "\n#%zu %s%s%s (%s)\n", k + 1, f->name, loc[0] ? " at " : "",
+				loc, base_of(f->module));
+			fprintf(out, "    live %s in %s allocations, oldest %s old; ",
+				fmt_bytes(a, sizeof(a), f->live_bytes),
+				fmt_count(b, sizeof(b), f->live_count),
+				fmt_ns(c, sizeof(c), (uint64_t)(h.last_ns - f->oldest_live_ns)));
+			if (f->trend.n >= 2)
+				fprintf(out, "growth %s/min\n",
+					fmt_bytes_signed(a, sizeof(a),
+							 (int64_t)llround(f->trend.slope * 60)));
+			else
+				fprintf(out, "growth unknown (one snapshot)\n");
+			fprintf(out,
+				"    score %.2f (R^2 %.2f x grew in %.0f%% of steps), confidence "
+				"%s (%zu snapshots)\n",
+				f->trend.score, f->trend.r2, f->trend.grew * 100, f->trend.confidence,
+				f->trend.n);
+			fprintf(out, "    stack:\n");
+			stack_text(out, &h, exe, f->stack);
+		}
+		break;
+	case OUT_CSV: {
+		static const char *const cols[] = {
+		    "func",	    "file",	  "line",  "module", "live_bytes",
+		    "live_count",   "oldest_live_age_ns", "growth_bytes_per_min", "score",
+		    "r2",	    "grew",	  "snapshots", "confidence"};
+		struct table *tb = table__new(13, cols);
+
+		if (!tb) {
+			err = -ENOMEM;
+			break;
+		}
+		if (o->suppressions)
+			fprintf(stderr, "suppressed: %zu suspects\n", n_supp);
+		for (size_t k = 0; k < n_sus && k < top && !err; k++) {
+			const struct hfn *f = &h.fn[k];
+
+			err = table__add_row(tb);
+			err = err ?: table__set_text(tb, 0, f->name);
+			if (f->file)
+				err = err ?: table__set_text(tb, 1, f->file);
+			if (f->line)
+				err = err ?: table__set_int(tb, 2, f->line, NULL);
+			err = err ?: table__set_text(tb, 3, f->module);
+			err = err ?: table__set_int(tb, 4, (int64_t)f->live_bytes, NULL);
+			err = err ?: table__set_int(tb, 5, (int64_t)f->live_count, NULL);
+			err = err ?: table__set_int(tb, 6, h.last_ns - f->oldest_live_ns, NULL);
+			if (f->trend.n >= 2)
+				err = err ?: table__set_real(tb, 7, round(f->trend.slope * 60), NULL);
+			err = err ?: table__set_real(tb, 8, f->trend.score, NULL);
+			err = err ?: table__set_real(tb, 9, f->trend.r2, NULL);
+			err = err ?: table__set_real(tb, 10, f->trend.grew, NULL);
+			err = err ?: table__set_int(tb, 11, (int64_t)f->trend.n, NULL);
+			err = err ?: table__set_text(tb, 12, f->trend.confidence);
+		}
+		err = err ?: table__print(tb, out, OUT_CSV);
+		table__free(tb);
+		break;
+	}
+	case OUT_JSON:
+		head_json(&j, &h);
+		json__kv_int(&j, "snapshots", (int64_t)h.n_points);
+		json__kv_int(&j, "leak_age_ns_used", leak_age);
+		json__kv_string(&j, "suppressions_file", o->suppressions);
+		json__kv_int(&j, "suppressed", (int64_t)n_supp);
+		json__kv_int(&j, "suspect_count", (int64_t)n_sus);
+		json__key(&j, "suspects");
+		json__begin_array(&j);
+		for (size_t k = 0; k < n_sus && k < top; k++) {
+			const struct hfn *f = &h.fn[k];
+
+			json__begin_object(&j);
+			site_json_common(&j, &h, f);
+			json__kv_int(&j, "oldest_live_age_ns", h.last_ns - f->oldest_live_ns);
+			json__kv_real(&j, "growth_bytes_per_min",
+				      f->trend.n >= 2 ? round(f->trend.slope * 60) : NAN);
+			json__kv_real(&j, "score", f->trend.score);
+			json__kv_real(&j, "r2", f->trend.r2);
+			json__kv_real(&j, "grew", f->trend.grew);
+			json__kv_int(&j, "snapshots", (int64_t)f->trend.n);
+			json__kv_string(&j, "confidence", f->trend.confidence);
+			stack_json(&j, &h, exe, f->stack);
+			json__end_object(&j);
+		}
+		json__end_array(&j);
+		json__end_object(&j);
+		err = json__end(&j);
+		break;
+	}
+	if (!err && (fflush(out) || ferror(out)))
+		err = -EIO;
+cleanup:
+	suppressions__free(&sup);
+	heap_free(&h);
+	return err;
+}
+
+/* ---------------------------------------------------------------- for the replay viewer */
+
+static void site_from(const struct heap *h, const struct hfn *f, struct heap_site *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->func = f->name;
+	o->file = f->file;
+	o->line = f->line;
+	o->module = f->module;
+	o->live_bytes = h->live_measured ? (int64_t)f->live_bytes : -1;
+	o->live_count = h->live_measured ? (int64_t)f->live_count : -1;
+	o->alloc_bytes = f->alloc_bytes;
+	o->alloc_count = f->alloc_count;
+	o->stack = f->stack;
+	o->oldest_age_ns = f->oldest_live_ns > 0 ? h->last_ns - f->oldest_live_ns : -1;
+	o->trend = f->trend;
+}
+
+void heap_sites__free(struct heap_sites *hs)
+{
+	if (!hs)
+		return;
+	if (hs->priv)
+		heap_free(hs->priv);
+	free(hs->priv);
+	free(hs->site);
+	free(hs->suspect);
+	free(hs);
+}
+
+int heap_sites__load(sqlite3 *db, const struct capture_meta *m, const struct window *w,
+		     bool suspects, struct heap_sites **out)
+{
+	struct report_opts o = {.win = *w};
+	struct heap_sites *hs = calloc(1, sizeof(*hs));
+	struct heap *h = calloc(1, sizeof(*h));
+	char *text = NULL;
+	size_t len = 0, n_sus = 0, n_supp = 0;
+	FILE *f;
+	int err;
+
+	*out = NULL;
+	if (!hs || !h) {
+		free(h);
+		err = -ENOMEM;
+		goto cleanup;
+	}
+	hs->priv = h;
+	err = heap_load(db, m, &o, h, "heap");
+	if (err)
+		goto cleanup;
+	hs->collected = h->collected;
+	hs->probe = h->probe;
+	hs->live_measured = h->live_measured;
+	hs->n_snap = h->n_snap;
+	hs->leak_age_ns = h->leak_age_ns > 0 ? h->leak_age_ns : LEAK_AGE_DEFAULT_NS;
+	if (!h->collected || !h->n_snap)
+		goto cleanup;
+	f = open_memstream(&text, &len);
+	if (!f) {
+		err = -ENOMEM;
+		goto cleanup;
+	}
+	census_text(h, f);
+	if (fclose(f)) {
+		err = -ENOMEM;
+		goto cleanup;
+	}
+	snprintf(hs->census, sizeof(hs->census), "%s", text ? text : "");
+	hs->census[strcspn(hs->census, "\n")] = 0;
+	hs->site = calloc(h->n_fn + 1, sizeof(*hs->site));
+	hs->suspect = calloc(h->n_fn + 1, sizeof(*hs->suspect));
+	if (!hs->site || !hs->suspect) {
+		err = -ENOMEM;
+		goto cleanup;
+	}
+	if (suspects && h->live_measured) {
+		err = rank_suspects(h, hs->leak_age_ns, NULL, &n_sus, &n_supp);
+		if (err)
+			goto cleanup;
+		for (size_t k = 0; k < n_sus; k++)
+			site_from(h, &h->fn[k], &hs->suspect[k]);
+		hs->n_suspect = n_sus;
+	}
+	if (h->n_fn)
+		sort_by(h, heap_by(h, HEAP_BY_DEFAULT));
+	for (size_t k = 0; k < h->n_fn; k++)
+		site_from(h, &h->fn[k], &hs->site[k]);
+	hs->n = h->n_fn;
+cleanup:
+	free(text);
+	if (err)
+		heap_sites__free(hs);
+	else
+		*out = hs;
+	return err;
+}
+
+int heap_sites__stack(const struct heap_sites *hs, int64_t stack, FILE *out)
+{
+	const struct heap *h = hs ? hs->priv : NULL;
+
+	if (!h)
+		return -EINVAL;
+	stack_text(out, h, h->exe, stack);
+	return ferror(out) ? -EIO : 0;
+}

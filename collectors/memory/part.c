@@ -1,0 +1,16 @@
+/* part.c — the analyzer side of the memory collector (analyze/part.h). */
+#include <stddef.h>
+
+#include "analyze/part.h"
+
+const struct an_part memory_part = {
+	.name = "memory",
+	/* loader: collectors/memory/load.c */
+	.load = NULL,
+	/* reports: collectors/memory/report.c */
+	.reports = NULL,
+	/* replay views: collectors/memory/view.c */
+	.views = NULL,
+	/* figures (issue 14): collectors/memory/figures.c */
+	.figures = NULL,
+};

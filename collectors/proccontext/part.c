@@ -1,0 +1,16 @@
+/* part.c — the analyzer side of the proccontext collector (analyze/part.h). */
+#include <stddef.h>
+
+#include "analyze/part.h"
+
+const struct an_part proccontext_part = {
+	.name = "proccontext",
+	/* loader: collectors/proccontext/load.c */
+	.load = NULL,
+	/* reports: collectors/proccontext/report.c */
+	.reports = NULL,
+	/* replay views: collectors/proccontext/view.c */
+	.views = NULL,
+	/* figures (issue 14): collectors/proccontext/figures.c */
+	.figures = NULL,
+};

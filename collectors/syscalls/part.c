@@ -1,0 +1,16 @@
+/* part.c — the analyzer side of the syscalls collector (analyze/part.h). */
+#include <stddef.h>
+
+#include "analyze/part.h"
+
+const struct an_part syscalls_part = {
+	.name = "syscalls",
+	/* loader: collectors/syscalls/load.c */
+	.load = NULL,
+	/* reports: collectors/syscalls/report.c */
+	.reports = NULL,
+	/* replay views: collectors/syscalls/view.c */
+	.views = NULL,
+	/* figures (issue 14): collectors/syscalls/figures.c */
+	.figures = NULL,
+};

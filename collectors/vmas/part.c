@@ -1,0 +1,16 @@
+/* part.c — the analyzer side of the vmas collector (analyze/part.h). */
+#include <stddef.h>
+
+#include "analyze/part.h"
+
+const struct an_part vmas_part = {
+	.name = "vmas",
+	/* loader: collectors/vmas/load.c */
+	.load = NULL,
+	/* reports: collectors/vmas/report.c */
+	.reports = NULL,
+	/* replay views: collectors/vmas/view.c */
+	.views = NULL,
+	/* figures (issue 14): collectors/vmas/figures.c */
+	.figures = NULL,
+};
