@@ -119,11 +119,23 @@ $(B)/proto/%.pb-c.c $(B)/proto/%.pb-c.h &: proto/%.proto | $(B)/proto
 	$(call msg,PROTOC,$<)
 	$(Q)$(PROTOC_C) --c_out=$(B) $<
 
-$(B)/schema/schema_sql.c: schema/schema.sql | $(B)/schema
+# The schema: the core tables (schema/schema.sql), then each collector's
+# collectors/NAME/schema.sql in collectors.def order (a folder without one has no
+# tables): every file's part before its "-- @@ indexes @@" line, then that line once,
+# then every file's indexes (analyze/db.c makes the tables, the loader the indexes).
+SCHEMA_SQL := schema/schema.sql $(wildcard $(patsubst %,collectors/%/schema.sql,\
+	$(shell sed -n 's/^COLLECTOR(\([A-Za-z0-9_]*\)).*/\1/p' collectors/collectors.def)))
+
+$(B)/schema/schema_sql.c: $(SCHEMA_SQL) collectors/collectors.def | $(B)/schema
 	$(call msg,GEN,$@)
-	$(Q){ echo '/* generated from schema/schema.sql */'; \
+	$(Q){ echo '/* generated from $(SCHEMA_SQL) */'; \
 	  echo 'const char ptop_schema_sql[] ='; \
-	  sed 's/\\/\\\\/g; s/"/\\"/g; s/^/"/; s/$$/\\n"/' $<; echo ';'; } > $@
+	  awk 'FNR == 1 { post = 0; if (NR > 1) print "" } \
+	       $$0 == "-- @@ indexes @@" { post = 1; next } \
+	       post { indexes = indexes $$0 "\n"; next } \
+	       { print } \
+	       END { print "-- @@ indexes @@"; printf "%s", indexes }' $(SCHEMA_SQL) | \
+	  sed 's/\\/\\\\/g; s/"/\\"/g; s/^/"/; s/$$/\\n"/'; echo ';'; } > $@
 
 # Rewritten only when the version strings change, so nothing relinks needlessly.
 $(B)/version.c: FORCE | $(B)

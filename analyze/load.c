@@ -1,20 +1,23 @@
-/* load.c — loads one capture file into the analyzer's SQLite DB: every record
- * through the capture reader, one transaction, prepared statements bound and
- * reset per row, the schema's indexes built after the data.
+/* load.c — the loader core: loads one capture file into the analyzer's SQLite DB:
+ * every record through the capture reader, one transaction, prepared statements bound
+ * and reset per row, the schema's indexes built after the data. The envelope's records
+ * (header, stack, mapping, perf map, module symbols, drop, probe change, trailer) are
+ * loaded here; each Event goes to the collector part that claims its payload case
+ * (analyze/load.h, collectors/NAME/load.c).
  */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <sys/stat.h>
 #include <time.h>
 
 #include "analyze/db.h"
+#include "analyze/load.h"
+#include "analyze/part.h"
 #include "proto/capture.h"
 #include "proto/names.h"
-#include "proto/syscall_table.h"
 
 extern const char ptop_schema_sql[];
 
@@ -29,14 +32,6 @@ enum stmt_id {
 	ST_PROBE,
 	ST_PROBE_CHANGE,
 	ST_RECORD_COUNT,
-	ST_CPU,
-	ST_SYSCALL,
-	ST_MEMORY,
-	ST_VMA_SNAPSHOT,
-	ST_VMA,
-	ST_VMA_FILE,
-	ST_CONTEXT,
-	ST_NAMESPACE,
 	ST_STACK,
 	ST_MAPPING,
 	ST_DROP,
@@ -45,16 +40,6 @@ enum stmt_id {
 	ST_END,
 	ST_PERF_MAP,
 	ST_MODULE_SYMBOLS,
-	ST_CPU_PROFILE,
-	ST_CPU_PROFILE_STACK,
-	ST_CPU_PROFILE_PROCESS,
-	ST_HEAP_SNAPSHOT,
-	ST_HEAP_SITE,
-	ST_HEAP_EVENT,
-	ST_CGROUP,
-	ST_CGROUP_STAT,
-	ST_CGROUP_PSI,
-	ST_CGROUP_PROC,
 	ST_N
 };
 
@@ -76,36 +61,6 @@ static const char *const stmt_sql[ST_N] = {
 	[ST_PROBE_CHANGE] = "INSERT INTO probe_change (cap, seq, time_ns, name, state, source, "
 			    "reason, detail, cause) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
 	[ST_RECORD_COUNT] = "INSERT INTO record_count (cap, kind, count) VALUES (?1, ?2, ?3)",
-	[ST_CPU] = "INSERT INTO cpu_sample (cap, time_ns, interval_ns, pid, oncpu_ns, "
-		   "switches, user_ns, system_ns, threads, voluntary_switches, "
-		   "involuntary_switches, user_ticks_total, system_ticks_total, cg_usage_ns, "
-		   "cg_user_ns, cg_system_ns, cg_periods, cg_throttled_periods, cg_throttled_ns) "
-		   "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, "
-		   "?17, ?18, ?19)",
-	[ST_SYSCALL] = "INSERT INTO syscall_stat (cap, time_ns, interval_ns, pid, nr, name, "
-		       "count, completed, errors, total_ns, unmatched, latency_hist) "
-		       "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
-	[ST_MEMORY] = "INSERT INTO memory_sample (cap, time_ns, interval_ns, pid, vsize, "
-		      "statm_rss, statm_shared, statm_text, statm_data, rss, pss, uss, pss_anon, "
-		      "pss_file, pss_shmem, shared_clean, shared_dirty, private_clean, "
-		      "private_dirty, anon, swap, swap_pss, locked, rollup_read_ns, minflt, "
-		      "majflt, minflt_total, majflt_total, smaps_budget_ns, smaps_spent_ns, "
-		      "rollup_skipped) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, "
-		      "?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, "
-		      "?28, ?29, ?30, ?31)",
-	[ST_VMA_SNAPSHOT] = "INSERT INTO vma_snapshot (cap, snapshot_id, time_ns, pid, "
-			    "walk_ns, final, vma_count, budget_ns, skipped_walks) "
-			    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
-	[ST_VMA] = "INSERT INTO vma_entry (cap, snapshot_id, start, end, offset, file_id, size, "
-		   "rss, pss, uss, shared_clean, shared_dirty, anon, swap, swap_pss, locked) "
-		   "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
-	[ST_VMA_FILE] = "INSERT INTO vma_file (cap, file_id, perms, dev, inode, path) "
-			"VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-	[ST_CONTEXT] = "INSERT INTO proc_context (cap, time_ns, pid, ppid, comm, uid, euid, "
-		       "gid, egid, cgroup_path, cgroup_id, container_id, nspid) "
-		       "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
-	[ST_NAMESPACE] = "INSERT INTO namespace (cap, time_ns, pid, type, inode) "
-			 "VALUES (?1, ?2, ?3, ?4, ?5)",
 	[ST_STACK] = "INSERT OR IGNORE INTO stack (cap, stack_id, kernel, depth, ips) "
 		     "VALUES (?1, ?2, ?3, ?4, ?5)",
 	[ST_MAPPING] = "INSERT INTO mapping (cap, time_ns, pid, start, end, offset, path, "
@@ -117,40 +72,6 @@ static const char *const stmt_sql[ST_N] = {
 	[ST_MODULE_SYMBOLS] = "INSERT INTO module_symbols (cap, build_id, path, debug, size, elf, "
 			      "chunks, complete, build_id_kind) "
 			      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
-	[ST_CPU_PROFILE] = "INSERT INTO cpu_profile (cap, seq, time_ns, interval_ns, pid, "
-			   "requested_hz, ticks, delivered_hz, cpus, samples, no_user_stack, "
-			   "no_kernel_stack, lost) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, "
-			   "?11, ?12, ?13)",
-	[ST_CPU_PROFILE_STACK] = "INSERT INTO cpu_profile_stack (cap, seq, user_stack_id, "
-				 "kernel_stack_id, count, pid) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-	/* OR IGNORE: a pid named twice in one event keeps its first name */
-	[ST_CPU_PROFILE_PROCESS] = "INSERT OR IGNORE INTO cpu_profile_process (cap, seq, pid, "
-				   "comm) VALUES (?1, ?2, ?3, ?4)",
-	[ST_HEAP_SNAPSHOT] = "INSERT INTO heap_snapshot (cap, seq, time_ns, interval_ns, pid, "
-			     "lane, module, sample_bytes, live_measured, alloc_count, alloc_bytes, "
-			     "free_count, free_bytes, live_bytes, live_count, leak_bytes, "
-			     "leak_count, leak_age_ns, sites, total_call_sites, "
-			     "omitted_alloc_count, omitted_alloc_bytes, omitted_live_bytes, "
-			     "live_untracked, stack_failures, free_untracked) VALUES (?1, ?2, ?3, "
-			     "?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, "
-			     "?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26)",
-	[ST_HEAP_SITE] = "INSERT INTO heap_site (cap, seq, stack_id, alloc_count, alloc_bytes, "
-			 "live_count, live_bytes, freed_count, lifetime_ns_sum, oldest_live_ns) "
-			 "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
-	[ST_HEAP_EVENT] = "INSERT INTO heap_event (cap, time_ns, pid, tid, kind, address, size, "
-			  "stack_id, function) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
-	[ST_CGROUP] = "INSERT INTO cgroup_sample (cap, seq, time_ns, interval_ns, path, lane, "
-		      "v1_path, current, limit_bytes, peak, oom_delta, oom_kill_delta, "
-		      "oom_kill_total, high_delta, max_delta, failcnt_delta, under_oom, processes, "
-		      "covered, denied, gone, skipped, walk_ns, budget_ns) VALUES (?1, ?2, ?3, ?4, "
-		      "?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, "
-		      "?21, ?22, ?23, ?24)",
-	[ST_CGROUP_STAT] = "INSERT INTO cgroup_stat (cap, seq, key, value) VALUES (?1, ?2, ?3, ?4)",
-	[ST_CGROUP_PSI] = "INSERT INTO cgroup_psi (cap, seq, resource, kind, avg10, avg60, avg300, "
-			  "total_us, total_delta_us) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
-	[ST_CGROUP_PROC] = "INSERT INTO cgroup_proc (cap, seq, pid, comm, exe, unit, cgroup_path, "
-			   "state, rss, pss, uss, swap, read_ns) VALUES (?1, ?2, ?3, ?4, ?5, ?6, "
-			   "?7, ?8, ?9, ?10, ?11, ?12, ?13)",
 	[ST_DROP] = "INSERT INTO drop_notice (cap, time_ns, collector, kind, lost, detail) "
 		    "VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
 	[ST_DROP_TOTAL] = "INSERT INTO drop_total (cap, collector, kind, lost) "
@@ -168,15 +89,6 @@ static const char *const stmt_sql[ST_N] = {
 /* Record kinds counted into record_count, in this order. */
 enum kind_id {
 	K_HEADER,
-	K_EV_CPU,
-	K_EV_SYSCALLS,
-	K_EV_MEMORY,
-	K_EV_VMAS,
-	K_EV_CONTEXT,
-	K_EV_CPUPROF,
-	K_EV_HEAP,
-	K_EV_HEAP_EVENT,
-	K_EV_CGROUP,
 	K_EV_NONE,
 	K_STACK,
 	K_STACK_DUP,
@@ -196,16 +108,7 @@ enum kind_id {
 
 static const char *const kind_name[K_N] = {
 	[K_HEADER] = "header",
-	[K_EV_CPU] = "event:cpu",
-	[K_EV_SYSCALLS] = "event:syscalls",
-	[K_EV_MEMORY] = "event:memory",
-	[K_EV_VMAS] = "event:vmas",
-	[K_EV_CONTEXT] = "event:context",
-	[K_EV_CPUPROF] = "event:cpuprof",
-	[K_EV_HEAP] = "event:heap",
-	[K_EV_HEAP_EVENT] = "event:heap_event",
-	[K_EV_CGROUP] = "event:cgroup",
-	[K_EV_NONE] = "event:none",       /* an event without a payload this build knows */
+	[K_EV_NONE] = "event:none",       /* an event whose payload no part loads */
 	[K_STACK] = "stack",
 	[K_STACK_DUP] = "stack:duplicate", /* a stack id seen before: the later one is ignored */
 	[K_MAPPING] = "mapping",
@@ -240,47 +143,37 @@ struct assembly {
 
 #define CHUNKS_MAX 65536u	/* more chunks than this in one map or module: refused */
 
-/* The vma_file rows of this load, found by their (perms, dev, inode, path):
- * an open-addressing table of keys, each owned by it. */
-struct vma_file_slot {
-	char *key;		/* NULL: empty slot */
-	size_t len;
-	uint64_t hash;
-	int64_t file_id;
+/* A collector part that loads something (an_part.load), for one load. */
+struct part_load {
+	const struct an_load *load;
+	sqlite3_stmt **st;	/* [load->n_stmts], prepared */
+	struct load_ctx ctx;	/* what its functions get: st, its state */
 };
 
-struct vma_files {
-	struct vma_file_slot *slot;
-	size_t cap, n;		/* cap: a power of two, or 0 */
-	char *scratch;		/* the key being looked up */
-	size_t scratch_cap;
+/* A payload case a part claims: load_event's table, in payload case order (the order
+ * of their record_count rows). */
+struct claim {
+	const struct an_load_payload *p;
+	struct load_ctx *ctx;
+	uint64_t count;		/* its events: record_count kind p->kind */
 };
 
 struct loader {
-	sqlite3 *db;
+	struct load_run run;	/* what the parts see too: db, path, cap, rows, json, err */
 	struct assembly *asm_;	/* joins in progress */
 	size_t n_asm;
-	int64_t next_profile;
-	int64_t next_heap;
-	int64_t next_cgroup;	/* cgroup_sample.seq */
 	int64_t next_probe_change; /* probe_change.seq */
 	sqlite3_stmt *st[ST_N];
-	const char *path;
 	char id[DB_CAPTURE_ID_LEN];
-	int64_t cap;	/* capture.cap: the key every other row carries */
-	uint64_t rows;		/* rows as SQL sees them: a histogram bucket is a syscall_hist row */
 	uint64_t records;
-	struct vma_files files;	/* vma_file rows of this load */
-	char *json;		/* a JSON array column being built; grows, freed at the end */
-	size_t json_cap;
 	uint64_t counts[K_N];
 	bool have_events;
 	uint64_t first_ns, last_ns;
-	int64_t next_snapshot;
 	bool have_trailer;
-	const struct syscall_table *sc_table; /* of the header's Host.machine; NULL: none */
-	char *err;
-	size_t errlen;
+	struct part_load *parts; /* [n_parts]: the parts with a loader */
+	size_t n_parts;
+	struct claim *claims;	/* [n_claims] */
+	size_t n_claims;
 };
 
 /* ---------------------------------------------------------------- helpers */
@@ -326,54 +219,16 @@ static int sqlite_errno(int rc)
 	}
 }
 
-static int db_fail(struct loader *l, int rc, const char *what)
+int load__db_fail(struct load_run *run, int rc, const char *what)
 {
-	snprintf(l->err, l->errlen, "loading %s: %s: %s", l->path, what, sqlite3_errmsg(l->db));
+	snprintf(run->err, run->errlen, "loading %s: %s: %s", run->path, what,
+		 sqlite3_errmsg(run->db));
 	return sqlite_errno(rc);
 }
 
-static inline void bind_u64(sqlite3_stmt *s, int i, uint64_t v)
+static int db_fail(struct loader *l, int rc, const char *what)
 {
-	/* u64 values are stored as their 64-bit pattern (see ptop-capture(5)) */
-	sqlite3_bind_int64(s, i, (sqlite3_int64)v);
-}
-
-static inline void bind_i64(sqlite3_stmt *s, int i, int64_t v)
-{
-	sqlite3_bind_int64(s, i, v);
-}
-
-/* An optional string: NULL when absent or empty. */
-static inline void bind_opt_text(sqlite3_stmt *s, int i, const char *v)
-{
-	if (v && *v)
-		sqlite3_bind_text(s, i, v, -1, SQLITE_STATIC);
-	else
-		sqlite3_bind_null(s, i);
-}
-
-/* A string that is always there ('' stays ''). */
-static inline void bind_text(sqlite3_stmt *s, int i, const char *v)
-{
-	sqlite3_bind_text(s, i, v ? v : "", -1, SQLITE_STATIC);
-}
-
-/* 0 means "not there" for this value (pid of a cgroup aggregate, interval of a
- * point-in-time record, an unknown time). */
-static inline void bind_nz(sqlite3_stmt *s, int i, uint64_t v)
-{
-	if (v)
-		bind_u64(s, i, v);
-	else
-		sqlite3_bind_null(s, i);
-}
-
-static inline void bind_pid(sqlite3_stmt *s, int i, int32_t pid)
-{
-	if (pid)
-		bind_i64(s, i, pid);
-	else
-		sqlite3_bind_null(s, i);
+	return load__db_fail(&l->run, rc, what);
 }
 
 /* Lowercase hex of LEN bytes, bound as text (NULL when LEN is 0). Returns 0 or
@@ -520,7 +375,7 @@ static int bind_json_strings(sqlite3_stmt *s, int i, char *const *v, size_t n, b
 	return 0;
 }
 
-static int bind_json_ints(sqlite3_stmt *s, int i, const int32_t *v, size_t n)
+int load__bind_json_ints(sqlite3_stmt *s, int i, const int32_t *v, size_t n)
 {
 	struct strbuf b = { 0 };
 	char num[16];
@@ -544,23 +399,76 @@ static int bind_json_ints(sqlite3_stmt *s, int i, const int32_t *v, size_t n)
 }
 
 /* Step an INSERT/UPDATE whose parameters are all bound, then reset it. */
-static int run(struct loader *l, enum stmt_id id)
+static int step(struct load_run *run, sqlite3_stmt *s)
 {
-	sqlite3_stmt *s = l->st[id];
 	int rc = sqlite3_step(s);
 
 	if (rc != SQLITE_DONE) {
 		sqlite3_reset(s);
-		return db_fail(l, rc, "insert");
+		return load__db_fail(run, rc, "insert");
 	}
-	l->rows += (uint64_t)sqlite3_changes(l->db);
+	run->rows += (uint64_t)sqlite3_changes(run->db);
 	sqlite3_reset(s);
+	return 0;
+}
+
+static int run(struct loader *l, enum stmt_id id)
+{
+	return step(&l->run, l->st[id]);
+}
+
+int load__step(struct load_ctx *c, int id)
+{
+	return step(c->run, c->st[id]);
+}
+
+/* Write V in decimal at P (up to 20 bytes, no NUL); returns the length. Much
+ * cheaper than snprintf, which was a tenth of the load's CPU. */
+static size_t put_i64(char *p, int64_t v)
+{
+	uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+	char tmp[20];
+	size_t n = 0, len = 0;
+
+	do {
+		tmp[n++] = (char)('0' + u % 10);
+		u /= 10;
+	} while (u);
+	if (v < 0)
+		p[len++] = '-';
+	while (n)
+		p[len++] = tmp[--n];
+	return len;
+}
+
+int load__bind_json_u64s(struct load_run *run, sqlite3_stmt *s, int i, const uint64_t *v,
+			 size_t n)
+{
+	size_t need = n * 21 + 3, len = 0; /* "-9223372036854775808," each, brackets, NUL */
+
+	if (need > run->json_cap) {
+		char *p = realloc(run->json, need);
+
+		if (!p)
+			return -ENOMEM;
+		run->json = p;
+		run->json_cap = need;
+	}
+	run->json[len++] = '[';
+	for (size_t k = 0; k < n; k++) {
+		if (k)
+			run->json[len++] = ',';
+		len += put_i64(run->json + len, (int64_t)v[k]);
+	}
+	run->json[len++] = ']';
+	run->json[len] = 0;
+	sqlite3_bind_text(s, i, run->json, (int)len, SQLITE_STATIC);
 	return 0;
 }
 
 static int exec(struct loader *l, const char *sql, const char *what)
 {
-	int rc = sqlite3_exec(l->db, sql, NULL, NULL, NULL);
+	int rc = sqlite3_exec(l->run.db, sql, NULL, NULL, NULL);
 
 	return rc == SQLITE_OK ? 0 : db_fail(l, rc, what);
 }
@@ -597,7 +505,6 @@ static int load_header(struct loader *l, const Ptop__V1__CaptureHeader *h, const
 	bind_opt_text(s, 8, host ? host->kernel_version : NULL);
 	bind_opt_text(s, 9, host ? host->boot_id : NULL);
 	bind_opt_text(s, 10, host ? host->machine : NULL);
-	l->sc_table = syscall_table__find(host ? host->machine : NULL);
 	if (host) {
 		bind_nz(s, 11, host->cpus);
 		bind_nz(s, 12, host->page_size);
@@ -636,10 +543,10 @@ static int load_header(struct loader *l, const Ptop__V1__CaptureHeader *h, const
 	err = run(l, ST_CAPTURE);
 	if (err)
 		return err;
-	l->cap = sqlite3_last_insert_rowid(l->db); /* every other row carries it */
+	l->run.cap = sqlite3_last_insert_rowid(l->run.db); /* every other row carries it */
 
 	s = l->st[ST_TARGET];
-	sqlite3_bind_int64(s, 1, l->cap);
+	sqlite3_bind_int64(s, 1, l->run.cap);
 	if (t) {
 		bind_text(s, 2, capture_mode_name(t->mode));
 		bind_pid(s, 3, t->pid);
@@ -672,7 +579,7 @@ static int load_header(struct loader *l, const Ptop__V1__CaptureHeader *h, const
 		if (!p)
 			continue;
 		src = capture_probe_source_name(p->source);
-		sqlite3_bind_int64(s, 1, l->cap);
+		sqlite3_bind_int64(s, 1, l->run.cap);
 		bind_i64(s, 2, (int64_t)k);
 		bind_text(s, 3, p->name);
 		bind_text(s, 4, capture_probe_state_name(p->state));
@@ -689,483 +596,6 @@ static int load_header(struct loader *l, const Ptop__V1__CaptureHeader *h, const
 	return 0;
 }
 
-/* The columns every event table starts with: cap, time_ns[, interval_ns], pid. */
-static void bind_envelope(struct loader *l, sqlite3_stmt *s, const Ptop__V1__Event *ev,
-			  bool interval)
-{
-	int i = 1;
-
-	sqlite3_bind_int64(s, i++, l->cap);
-	bind_u64(s, i++, ev->time_ns);
-	if (interval)
-		bind_nz(s, i++, ev->interval_ns);
-	bind_pid(s, i, ev->pid);
-}
-
-static int load_cpu(struct loader *l, const Ptop__V1__Event *ev, const Ptop__V1__CpuSample *c)
-{
-	sqlite3_stmt *s = l->st[ST_CPU];
-
-	bind_envelope(l, s, ev, true);
-	if (c->ebpf) {
-		bind_u64(s, 5, c->ebpf->oncpu_ns);
-		bind_u64(s, 6, c->ebpf->switches);
-	} else {
-		sqlite3_bind_null(s, 5);
-		sqlite3_bind_null(s, 6);
-	}
-	if (c->proc) {
-		bind_u64(s, 7, c->proc->user_ns);
-		bind_u64(s, 8, c->proc->system_ns);
-		bind_u64(s, 9, c->proc->threads);
-		bind_u64(s, 10, c->proc->voluntary_switches);
-		bind_u64(s, 11, c->proc->involuntary_switches);
-		bind_u64(s, 12, c->proc->user_ticks_total);
-		bind_u64(s, 13, c->proc->system_ticks_total);
-	} else {
-		for (int i = 7; i <= 13; i++)
-			sqlite3_bind_null(s, i);
-	}
-	/* the cgroup lane (cpu.stat); its throttling counters only when they were read */
-	if (c->cgroup) {
-		bind_u64(s, 14, c->cgroup->usage_ns);
-		bind_u64(s, 15, c->cgroup->user_ns);
-		bind_u64(s, 16, c->cgroup->system_ns);
-	} else {
-		for (int i = 14; i <= 16; i++)
-			sqlite3_bind_null(s, i);
-	}
-	if (c->cgroup && c->cgroup->throttling) {
-		bind_u64(s, 17, c->cgroup->periods);
-		bind_u64(s, 18, c->cgroup->throttled_periods);
-		bind_u64(s, 19, c->cgroup->throttled_ns);
-	} else {
-		for (int i = 17; i <= 19; i++)
-			sqlite3_bind_null(s, i);
-	}
-	return run(l, ST_CPU);
-}
-
-/* Write V in decimal at P (up to 20 bytes, no NUL); returns the length. Much
- * cheaper than snprintf, which was a tenth of the load's CPU. */
-static size_t put_i64(char *p, int64_t v)
-{
-	uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
-	char tmp[20];
-	size_t n = 0, len = 0;
-
-	do {
-		tmp[n++] = (char)('0' + u % 10);
-		u /= 10;
-	} while (u);
-	if (v < 0)
-		p[len++] = '-';
-	while (n)
-		p[len++] = tmp[--n];
-	return len;
-}
-
-/* Bind the N values V to parameter I as a JSON array of integers (each the
- * u64's bit pattern, as bind_u64 stores it), built in the loader's buffer:
- * no allocation per row. 0 or -ENOMEM. */
-static int bind_json_u64s(struct loader *l, sqlite3_stmt *s, int i, const uint64_t *v, size_t n)
-{
-	size_t need = n * 21 + 3, len = 0; /* "-9223372036854775808," each, brackets, NUL */
-
-	if (need > l->json_cap) {
-		char *p = realloc(l->json, need);
-
-		if (!p)
-			return -ENOMEM;
-		l->json = p;
-		l->json_cap = need;
-	}
-	l->json[len++] = '[';
-	for (size_t k = 0; k < n; k++) {
-		if (k)
-			l->json[len++] = ',';
-		len += put_i64(l->json + len, (int64_t)v[k]);
-	}
-	l->json[len++] = ']';
-	l->json[len] = 0;
-	sqlite3_bind_text(s, i, l->json, (int)len, SQLITE_STATIC);
-	return 0;
-}
-
-/* Bind the latency histogram of ST to parameter I (syscall_stat.latency_hist:
- * element i is bucket i, trailing zeros cut), NULL when every bucket is 0.
- * *BUCKETS gets the non-zero buckets: the syscall_hist rows it makes. */
-static int bind_hist(struct loader *l, sqlite3_stmt *s, int i, const Ptop__V1__SyscallStat *st,
-		     uint64_t *buckets)
-{
-	size_t n = st->n_latency_log2_hist;
-
-	*buckets = 0;
-	while (n && !st->latency_log2_hist[n - 1])
-		n--;
-	if (!n) {
-		sqlite3_bind_null(s, i);
-		return 0;
-	}
-	for (size_t b = 0; b < n; b++)
-		*buckets += st->latency_log2_hist[b] != 0;
-	return bind_json_u64s(l, s, i, st->latency_log2_hist, n);
-}
-
-static int load_syscalls(struct loader *l, const Ptop__V1__Event *ev,
-			 const Ptop__V1__SyscallStats *ss)
-{
-	sqlite3_stmt *s = l->st[ST_SYSCALL];
-	char fallback[24];
-	uint64_t buckets;
-	int err;
-
-	for (size_t k = 0; k < ss->n_stats; k++) {
-		const Ptop__V1__SyscallStat *st = ss->stats[k];
-		const char *known;
-
-		if (!st)
-			continue;
-		bind_envelope(l, s, ev, true);
-		bind_u64(s, 5, st->nr);
-		/* ptop's table for the recording machine names the number, whatever the
-		 * recorder's own table knew (a recorder built on older headers stored
-		 * "sys_335"); else the recorder's name, else "sys_N" */
-		known = syscall_table__name(l->sc_table, st->nr);
-		if (known) {
-			bind_text(s, 6, known);
-		} else if (st->name && *st->name) {
-			bind_text(s, 6, st->name);
-		} else {
-			snprintf(fallback, sizeof(fallback), "sys_%" PRIu32, st->nr);
-			sqlite3_bind_text(s, 6, fallback, -1, SQLITE_TRANSIENT);
-		}
-		bind_u64(s, 7, st->count);
-		bind_u64(s, 8, st->completed);
-		bind_u64(s, 9, st->errors);
-		bind_u64(s, 10, st->total_ns);
-		bind_u64(s, 11, st->unmatched);
-		err = bind_hist(l, s, 12, st, &buckets);
-		if (err)
-			return err;
-		err = run(l, ST_SYSCALL);
-		if (err)
-			return err;
-		l->rows += buckets; /* the syscall_hist rows of the view */
-	}
-	return 0;
-}
-
-/* SmapsRollup.missing names counters the kernel's smaps_rollup did not print
- * (e.g. Pss_Anon before Linux 5.9): the recorder writes their /proc name; the
- * column name is accepted too, in any case. BIT is the position of the column
- * among load_memory's rollup values (rss = 0 ... read_ns = 14); uss is the sum
- * of the two Private_* counters, so it goes with either. */
-static const struct {
-	const char *proc, *column;
-	uint32_t bits;
-} rollup_missing[] = {
-	{ "Pss_Anon", "pss_anon", 1u << 3 },
-	{ "Pss_File", "pss_file", 1u << 4 },
-	{ "Pss_Shmem", "pss_shmem", 1u << 5 },
-	{ "Shared_Clean", "shared_clean", 1u << 6 },
-	{ "Shared_Dirty", "shared_dirty", 1u << 7 },
-	{ "Private_Clean", "private_clean", 1u << 8 | 1u << 2 },
-	{ "Private_Dirty", "private_dirty", 1u << 9 | 1u << 2 },
-	{ "Anonymous", "anon", 1u << 10 },
-	{ "Swap", "swap", 1u << 11 },
-	{ "SwapPss", "swap_pss", 1u << 12 },
-	{ "Locked", "locked", 1u << 13 },
-};
-
-/* The rollup values to store as NULL: those the record says were not measured.
- * A name this build does not know names no column it stores: ignored. */
-static uint32_t rollup_missing_bits(const Ptop__V1__SmapsRollup *r)
-{
-	uint32_t bits = 0;
-
-	for (size_t k = 0; k < r->n_missing; k++) {
-		if (!r->missing[k])
-			continue;
-		for (size_t i = 0; i < sizeof(rollup_missing) / sizeof(rollup_missing[0]); i++)
-			if (!strcasecmp(r->missing[k], rollup_missing[i].proc) ||
-			    !strcasecmp(r->missing[k], rollup_missing[i].column))
-				bits |= rollup_missing[i].bits;
-	}
-	return bits;
-}
-
-static int load_memory(struct loader *l, const Ptop__V1__Event *ev,
-		       const Ptop__V1__MemorySample *m)
-{
-	sqlite3_stmt *s = l->st[ST_MEMORY];
-	const Ptop__V1__Statm *sm = m->statm;
-	const Ptop__V1__SmapsRollup *r = m->rollup;
-	const Ptop__V1__Faults *f = m->faults;
-	int i;
-
-	bind_envelope(l, s, ev, true);
-	if (sm) {
-		const uint64_t v[] = { sm->vsize, sm->rss, sm->shared, sm->text, sm->data };
-
-		for (i = 0; i < 5; i++)
-			bind_u64(s, 5 + i, v[i]);
-	} else {
-		for (i = 5; i <= 9; i++)
-			sqlite3_bind_null(s, i);
-	}
-	if (r) {
-		const uint64_t v[] = { r->rss,	     r->pss,	      r->uss,	       r->pss_anon,
-				       r->pss_file,  r->pss_shmem,    r->shared_clean, r->shared_dirty,
-				       r->private_clean, r->private_dirty, r->anon, r->swap,
-				       r->swap_pss,  r->locked,	      r->read_ns };
-		uint32_t missing = rollup_missing_bits(r); /* not measured: NULL, not 0 */
-
-		for (i = 0; i < 15; i++) {
-			if (missing & 1u << i)
-				sqlite3_bind_null(s, 10 + i);
-			else
-				bind_u64(s, 10 + i, v[i]);
-		}
-	} else {
-		for (i = 10; i <= 24; i++)
-			sqlite3_bind_null(s, i);
-	}
-	if (f) {
-		bind_u64(s, 25, f->minflt);
-		bind_u64(s, 26, f->majflt);
-		bind_u64(s, 27, f->minflt_total);
-		bind_u64(s, 28, f->majflt_total);
-	} else {
-		for (i = 25; i <= 28; i++)
-			sqlite3_bind_null(s, i);
-	}
-	if (m->budget) {
-		bind_u64(s, 29, m->budget->budget_ns);
-		bind_u64(s, 30, m->budget->spent_ns);
-		bind_i64(s, 31, !!m->budget->rollup_skipped);
-	} else {
-		for (i = 29; i <= 31; i++)
-			sqlite3_bind_null(s, i);
-	}
-	return run(l, ST_MEMORY);
-}
-
-static void vma_files__free(struct vma_files *f)
-{
-	for (size_t k = 0; k < f->cap; k++)
-		free(f->slot[k].key);
-	free(f->slot);
-	free(f->scratch);
-	memset(f, 0, sizeof(*f));
-}
-
-static uint64_t fnv1a_bytes(const char *p, size_t n)
-{
-	uint64_t h = 0xcbf29ce484222325ull;
-
-	for (size_t k = 0; k < n; k++) {
-		h ^= (unsigned char)p[k];
-		h *= 0x100000001b3ull;
-	}
-	return h;
-}
-
-/* Append field S to the key being built: a marker byte (absent / present) and
- * the string with its NUL, so no two field lists make the same key. */
-static int key_put(struct vma_files *f, size_t *len, const char *s, bool present)
-{
-	size_t n = present ? strlen(s) + 1 : 0;
-
-	if (*len + n + 1 > f->scratch_cap) {
-		size_t cap = f->scratch_cap ? f->scratch_cap : 256;
-		char *p;
-
-		while (cap < *len + n + 1)
-			cap *= 2;
-		p = realloc(f->scratch, cap);
-		if (!p)
-			return -ENOMEM;
-		f->scratch = p;
-		f->scratch_cap = cap;
-	}
-	f->scratch[(*len)++] = present ? 1 : 0;
-	memcpy(f->scratch + *len, s, n);
-	*len += n;
-	return 0;
-}
-
-/* The vma_file row of V's (perms, dev, inode, path) as the loader stores them
- * (empty perms and dev are NULL, an empty path stays ''): found, or inserted
- * with the next file_id. 0 or -errno. */
-static int vma_file_id(struct loader *l, const Ptop__V1__Vma *v, int64_t *id)
-{
-	struct vma_files *f = &l->files;
-	sqlite3_stmt *s = l->st[ST_VMA_FILE];
-	char inode[24];
-	size_t len = 0, k;
-	uint64_t h;
-	int err;
-
-	snprintf(inode, sizeof(inode), "%" PRIu64, v->inode);
-	err = key_put(f, &len, v->perms ? v->perms : "", v->perms && *v->perms);
-	err = err ?: key_put(f, &len, v->dev ? v->dev : "", v->dev && *v->dev);
-	err = err ?: key_put(f, &len, inode, true);
-	err = err ?: key_put(f, &len, v->path ? v->path : "", true);
-	if (err)
-		return err;
-	h = fnv1a_bytes(f->scratch, len);
-	for (k = f->cap ? h & (f->cap - 1) : 0; f->cap && f->slot[k].key; k = (k + 1) & (f->cap - 1)) {
-		if (f->slot[k].hash == h && f->slot[k].len == len &&
-		    !memcmp(f->slot[k].key, f->scratch, len)) {
-			*id = f->slot[k].file_id;
-			return 0;
-		}
-	}
-	if (2 * (f->n + 1) > f->cap) { /* keep the table at most half full */
-		size_t cap = f->cap ? 2 * f->cap : 64;
-		struct vma_file_slot *slot = calloc(cap, sizeof(*slot));
-
-		if (!slot)
-			return -ENOMEM;
-		for (size_t i = 0; i < f->cap; i++) {
-			if (!f->slot[i].key)
-				continue;
-			for (k = f->slot[i].hash & (cap - 1); slot[k].key; k = (k + 1) & (cap - 1))
-				;
-			slot[k] = f->slot[i];
-		}
-		free(f->slot);
-		f->slot = slot;
-		f->cap = cap;
-		for (k = h & (cap - 1); slot[k].key; k = (k + 1) & (cap - 1))
-			;
-	}
-	f->slot[k].key = malloc(len);
-	if (!f->slot[k].key)
-		return -ENOMEM;
-	memcpy(f->slot[k].key, f->scratch, len);
-	f->slot[k].len = len;
-	f->slot[k].hash = h;
-	f->slot[k].file_id = (int64_t)++f->n;
-	*id = f->slot[k].file_id;
-
-	sqlite3_bind_int64(s, 1, l->cap);
-	bind_i64(s, 2, *id);
-	bind_opt_text(s, 3, v->perms);
-	bind_opt_text(s, 4, v->dev);
-	bind_u64(s, 5, v->inode);
-	bind_text(s, 6, v->path);
-	err = run(l, ST_VMA_FILE);
-	if (!err)
-		l->rows--; /* a part shared by vma rows, not a row of the vma view */
-	return err;
-}
-
-static int load_vmas(struct loader *l, const Ptop__V1__Event *ev, const Ptop__V1__VmaSnapshot *vs)
-{
-	sqlite3_stmt *s = l->st[ST_VMA_SNAPSHOT];
-	int64_t id = l->next_snapshot++, file_id;
-	int err;
-
-	sqlite3_bind_int64(s, 1, l->cap);
-	bind_i64(s, 2, id);
-	bind_u64(s, 3, ev->time_ns);
-	bind_pid(s, 4, ev->pid);
-	bind_u64(s, 5, vs->walk_ns);
-	bind_i64(s, 6, !!vs->final);
-	bind_u64(s, 7, vs->n_vmas);
-	if (vs->budget_ns)
-		bind_u64(s, 8, vs->budget_ns);
-	else
-		sqlite3_bind_null(s, 8); /* recorded before the budget, or none */
-	bind_u64(s, 9, vs->skipped_walks);
-	err = run(l, ST_VMA_SNAPSHOT);
-	if (err)
-		return err;
-
-	s = l->st[ST_VMA];
-	for (size_t k = 0; k < vs->n_vmas; k++) {
-		const Ptop__V1__Vma *v = vs->vmas[k];
-
-		if (!v)
-			continue;
-		err = vma_file_id(l, v, &file_id);
-		if (err)
-			return err;
-		sqlite3_bind_int64(s, 1, l->cap);
-		bind_i64(s, 2, id);
-		bind_u64(s, 3, v->start);
-		bind_u64(s, 4, v->end);
-		bind_u64(s, 5, v->offset);
-		bind_i64(s, 6, file_id);
-		bind_u64(s, 7, v->size);
-		bind_u64(s, 8, v->rss);
-		bind_u64(s, 9, v->pss);
-		bind_u64(s, 10, v->uss);
-		bind_u64(s, 11, v->shared_clean);
-		bind_u64(s, 12, v->shared_dirty);
-		bind_u64(s, 13, v->anon);
-		bind_u64(s, 14, v->swap);
-		bind_u64(s, 15, v->swap_pss);
-		bind_u64(s, 16, v->locked);
-		err = run(l, ST_VMA);
-		if (err)
-			return err;
-	}
-	return 0;
-}
-
-static int load_context(struct loader *l, const Ptop__V1__Event *ev,
-			const Ptop__V1__ProcContext *c)
-{
-	sqlite3_stmt *s = l->st[ST_CONTEXT];
-	int err;
-
-	bind_envelope(l, s, ev, false);
-	bind_pid(s, 4, c->ppid);
-	bind_opt_text(s, 5, c->comm);
-	bind_u64(s, 6, c->uid);
-	bind_u64(s, 7, c->euid);
-	bind_u64(s, 8, c->gid);
-	bind_u64(s, 9, c->egid);
-	bind_opt_text(s, 10, c->cgroup_path);
-	bind_nz(s, 11, c->cgroup_id);
-	bind_opt_text(s, 12, c->container_id);
-	err = bind_json_ints(s, 13, c->nspid, c->n_nspid);
-	if (err)
-		return err;
-	err = run(l, ST_CONTEXT);
-	if (err)
-		return err;
-
-	s = l->st[ST_NAMESPACE];
-	for (size_t k = 0; k < c->n_namespaces; k++) {
-		const Ptop__V1__Namespace *ns = c->namespaces[k];
-
-		if (!ns)
-			continue;
-		bind_envelope(l, s, ev, false);
-		bind_text(s, 4, ns->type);
-		bind_u64(s, 5, ns->inode);
-		err = run(l, ST_NAMESPACE);
-		if (err)
-			return err;
-	}
-	return 0;
-}
-
-static int load_cpuprof(struct loader *l, const Ptop__V1__Event *ev,
-			const Ptop__V1__CpuProfile *p);
-
-static int load_heap(struct loader *l, const Ptop__V1__Event *ev,
-		     const Ptop__V1__HeapSnapshot *h);
-static int load_heap_event(struct loader *l, const Ptop__V1__Event *ev,
-			   const Ptop__V1__HeapEvent *h);
-
-static int load_cgroup(struct loader *l, const Ptop__V1__Event *ev,
-		       const Ptop__V1__CgroupSample *c);
-
 static int load_event(struct loader *l, const Ptop__V1__Event *ev)
 {
 	if (!l->have_events || ev->time_ns < l->first_ns)
@@ -1174,51 +604,32 @@ static int load_event(struct loader *l, const Ptop__V1__Event *ev)
 		l->last_ns = ev->time_ns;
 	l->have_events = true;
 
-	switch (ev->payload_case) {
-	case PTOP__V1__EVENT__PAYLOAD_CPU:
-		l->counts[K_EV_CPU]++;
-		return ev->cpu ? load_cpu(l, ev, ev->cpu) : 0;
-	case PTOP__V1__EVENT__PAYLOAD_SYSCALLS:
-		l->counts[K_EV_SYSCALLS]++;
-		return ev->syscalls ? load_syscalls(l, ev, ev->syscalls) : 0;
-	case PTOP__V1__EVENT__PAYLOAD_MEMORY:
-		l->counts[K_EV_MEMORY]++;
-		return ev->memory ? load_memory(l, ev, ev->memory) : 0;
-	case PTOP__V1__EVENT__PAYLOAD_VMAS:
-		l->counts[K_EV_VMAS]++;
-		return ev->vmas ? load_vmas(l, ev, ev->vmas) : 0;
-	case PTOP__V1__EVENT__PAYLOAD_CONTEXT:
-		l->counts[K_EV_CONTEXT]++;
-		return ev->context ? load_context(l, ev, ev->context) : 0;
-	case PTOP__V1__EVENT__PAYLOAD_CPUPROF:
-		l->counts[K_EV_CPUPROF]++;
-		return ev->cpuprof ? load_cpuprof(l, ev, ev->cpuprof) : 0;
-	case PTOP__V1__EVENT__PAYLOAD_HEAP:
-		l->counts[K_EV_HEAP]++;
-		return ev->heap ? load_heap(l, ev, ev->heap) : 0;
-	case PTOP__V1__EVENT__PAYLOAD_HEAP_EVENT:
-		l->counts[K_EV_HEAP_EVENT]++;
-		return ev->heap_event ? load_heap_event(l, ev, ev->heap_event) : 0;
-	case PTOP__V1__EVENT__PAYLOAD_CGROUP:
-		l->counts[K_EV_CGROUP]++;
-		return ev->cgroup ? load_cgroup(l, ev, ev->cgroup) : 0;
-	default:
-		l->counts[K_EV_NONE]++;
-		return 0;
+	/* the part that claims the payload; a case no part claims (or none at all) is
+	 * counted, not loaded */
+	for (size_t k = 0; k < l->n_claims; k++) {
+		struct claim *c = &l->claims[k];
+
+		if (c->p->payload == ev->payload_case) {
+			c->count++;
+			return c->p->load(c->ctx, ev);
+		}
 	}
+	l->counts[K_EV_NONE]++;
+	return 0;
 }
+
 
 static int load_stack(struct loader *l, const Ptop__V1__Stack *st)
 {
 	sqlite3_stmt *s = l->st[ST_STACK];
 	int err, rc;
 
-	sqlite3_bind_int64(s, 1, l->cap);
+	sqlite3_bind_int64(s, 1, l->run.cap);
 	bind_u64(s, 2, st->id);
 	bind_i64(s, 3, !!st->kernel);
 	bind_u64(s, 4, st->n_ips);
 	if (st->n_ips) {
-		err = bind_json_u64s(l, s, 5, st->ips, st->n_ips);
+		err = load__bind_json_u64s(&l->run, s, 5, st->ips, st->n_ips);
 		if (err)
 			return err;
 	} else {
@@ -1228,11 +639,11 @@ static int load_stack(struct loader *l, const Ptop__V1__Stack *st)
 	sqlite3_reset(s);
 	if (rc != SQLITE_DONE)
 		return db_fail(l, rc, "insert");
-	if (!sqlite3_changes(l->db)) {
+	if (!sqlite3_changes(l->run.db)) {
 		l->counts[K_STACK_DUP]++;
 		return 0;
 	}
-	l->rows += 1 + st->n_ips; /* the stack and its stack_frame rows */
+	l->run.rows += 1 + st->n_ips; /* the stack and its stack_frame rows */
 	l->counts[K_STACK]++;
 	return 0;
 }
@@ -1242,7 +653,7 @@ static int load_mapping(struct loader *l, const Ptop__V1__Mapping *m)
 	sqlite3_stmt *s = l->st[ST_MAPPING];
 	int err;
 
-	sqlite3_bind_int64(s, 1, l->cap);
+	sqlite3_bind_int64(s, 1, l->run.cap);
 	bind_nz(s, 2, m->time_ns);
 	bind_pid(s, 3, m->pid);
 	bind_u64(s, 4, m->start);
@@ -1263,294 +674,6 @@ static int load_mapping(struct loader *l, const Ptop__V1__Mapping *m)
 	else
 		sqlite3_bind_null(s, 15);
 	return run(l, ST_MAPPING);
-}
-
-static int load_cpuprof(struct loader *l, const Ptop__V1__Event *ev,
-			const Ptop__V1__CpuProfile *p)
-{
-	sqlite3_stmt *s = l->st[ST_CPU_PROFILE];
-	int64_t seq = l->next_profile++;
-	int err;
-
-	sqlite3_bind_int64(s, 1, l->cap);
-	bind_i64(s, 2, seq);
-	bind_u64(s, 3, ev->time_ns);
-	bind_nz(s, 4, ev->interval_ns);
-	bind_pid(s, 5, ev->pid);
-	bind_u64(s, 6, p->requested_hz);
-	bind_u64(s, 7, p->ticks);
-	sqlite3_bind_double(s, 8, p->delivered_hz);
-	bind_u64(s, 9, p->cpus);
-	bind_u64(s, 10, p->samples);
-	bind_u64(s, 11, p->no_user_stack);
-	bind_u64(s, 12, p->no_kernel_stack);
-	bind_u64(s, 13, p->lost);
-	err = run(l, ST_CPU_PROFILE);
-	if (err)
-		return err;
-
-	s = l->st[ST_CPU_PROFILE_STACK];
-	for (size_t k = 0; k < p->n_stacks; k++) {
-		const Ptop__V1__StackCount *c = p->stacks[k];
-
-		if (!c)
-			continue;
-		sqlite3_bind_int64(s, 1, l->cap);
-		bind_i64(s, 2, seq);
-		bind_nz(s, 3, c->user_stack_id); /* 0: no such stack */
-		bind_nz(s, 4, c->kernel_stack_id);
-		bind_u64(s, 5, c->count);
-		bind_pid(s, 6, c->pid); /* 0: the event's pid (NULL) */
-		err = run(l, ST_CPU_PROFILE_STACK);
-		if (err)
-			return err;
-	}
-
-	s = l->st[ST_CPU_PROFILE_PROCESS];
-	for (size_t k = 0; k < p->n_processes; k++) {
-		const Ptop__V1__ProcessName *n = p->processes[k];
-
-		if (!n || n->pid <= 0)
-			continue;	/* nothing to name */
-		sqlite3_bind_int64(s, 1, l->cap);
-		bind_i64(s, 2, seq);
-		sqlite3_bind_int64(s, 3, n->pid);
-		bind_opt_text(s, 4, n->comm);
-		err = run(l, ST_CPU_PROFILE_PROCESS);
-		if (err)
-			return err;
-	}
-	return 0;
-}
-
-/* A value that is NULL (not measured) unless MEASURED. */
-static inline void bind_measured(sqlite3_stmt *s, int i, bool measured, uint64_t v)
-{
-	if (measured)
-		bind_u64(s, i, v);
-	else
-		sqlite3_bind_null(s, i);
-}
-
-static int load_heap(struct loader *l, const Ptop__V1__Event *ev,
-		     const Ptop__V1__HeapSnapshot *h)
-{
-	sqlite3_stmt *s = l->st[ST_HEAP_SNAPSHOT];
-	int64_t seq = l->next_heap++;
-	bool lm = h->live_measured;
-	size_t sites = 0;
-	int err;
-
-	for (size_t k = 0; k < h->n_sites; k++)
-		sites += h->sites[k] != NULL;
-	sqlite3_bind_int64(s, 1, l->cap);
-	bind_i64(s, 2, seq);
-	bind_u64(s, 3, ev->time_ns);
-	bind_nz(s, 4, ev->interval_ns);
-	bind_pid(s, 5, ev->pid);
-	bind_opt_text(s, 6, h->lane);
-	bind_opt_text(s, 7, h->module);
-	bind_u64(s, 8, h->sample_bytes);
-	bind_i64(s, 9, lm);
-	bind_u64(s, 10, h->alloc_count);
-	bind_u64(s, 11, h->alloc_bytes);
-	bind_measured(s, 12, lm, h->free_count);
-	bind_measured(s, 13, lm, h->free_bytes);
-	bind_measured(s, 14, lm, h->live_bytes);
-	bind_measured(s, 15, lm, h->live_count);
-	bind_measured(s, 16, lm, h->leak_bytes);
-	bind_measured(s, 17, lm, h->leak_count);
-	bind_nz(s, 18, h->leak_age_ns); /* the setting, not a measurement */
-	bind_u64(s, 19, sites);
-	bind_u64(s, 20, h->total_call_sites);
-	bind_u64(s, 21, h->omitted_alloc_count);
-	bind_u64(s, 22, h->omitted_alloc_bytes);
-	bind_measured(s, 23, lm, h->omitted_live_bytes);
-	bind_measured(s, 24, lm, h->live_untracked);
-	bind_u64(s, 25, h->stack_failures);
-	bind_measured(s, 26, lm, h->free_untracked);
-	err = run(l, ST_HEAP_SNAPSHOT);
-	if (err)
-		return err;
-
-	s = l->st[ST_HEAP_SITE];
-	for (size_t k = 0; k < h->n_sites; k++) {
-		const Ptop__V1__HeapSite *c = h->sites[k];
-
-		if (!c)
-			continue;
-		sqlite3_bind_int64(s, 1, l->cap);
-		bind_i64(s, 2, seq);
-		bind_nz(s, 3, c->stack_id); /* 0: no stack */
-		bind_u64(s, 4, c->alloc_count);
-		bind_u64(s, 5, c->alloc_bytes);
-		bind_measured(s, 6, lm, c->live_count);
-		bind_measured(s, 7, lm, c->live_bytes);
-		bind_measured(s, 8, lm, c->freed_count);
-		bind_measured(s, 9, lm, c->lifetime_ns_sum);
-		bind_measured(s, 10, lm && c->oldest_live_ns, c->oldest_live_ns);
-		err = run(l, ST_HEAP_SITE);
-		if (err)
-			return err;
-	}
-	return 0;
-}
-
-static int load_heap_event(struct loader *l, const Ptop__V1__Event *ev,
-			   const Ptop__V1__HeapEvent *h)
-{
-	sqlite3_stmt *s = l->st[ST_HEAP_EVENT];
-	const char *kind = h->kind == PTOP__V1__HEAP_EVENT__KIND__KIND_ALLOC  ? "alloc"
-			   : h->kind == PTOP__V1__HEAP_EVENT__KIND__KIND_FREE ? "free"
-									      : NULL;
-
-	sqlite3_bind_int64(s, 1, l->cap);
-	bind_u64(s, 2, ev->time_ns);
-	bind_pid(s, 3, ev->pid);
-	bind_pid(s, 4, ev->tid);
-	bind_opt_text(s, 5, kind);
-	bind_u64(s, 6, h->address);
-	bind_u64(s, 7, h->size);
-	bind_nz(s, 8, h->stack_id);
-	bind_opt_text(s, 9, h->function);
-	return run(l, ST_HEAP_EVENT);
-}
-
-/* memory.stat lines of cgroup sample SEQ. */
-static int load_cgroup_stat(struct loader *l, int64_t seq, Ptop__V1__StatEntry *const *st,
-			    size_t n)
-{
-	sqlite3_stmt *s = l->st[ST_CGROUP_STAT];
-	int err;
-
-	for (size_t k = 0; k < n; k++) {
-		if (!st[k] || !st[k]->key || !*st[k]->key)
-			continue;
-		sqlite3_bind_int64(s, 1, l->cap);
-		bind_i64(s, 2, seq);
-		bind_text(s, 3, st[k]->key);
-		bind_u64(s, 4, st[k]->value);
-		err = run(l, ST_CGROUP_STAT);
-		if (err)
-			return err;
-	}
-	return 0;
-}
-
-static int load_cgroup_psi(struct loader *l, int64_t seq, const Ptop__V1__Psi *p)
-{
-	sqlite3_stmt *s = l->st[ST_CGROUP_PSI];
-	const Ptop__V1__PsiLine *line[2] = { p->some, p->full };
-	static const char *const kind[2] = { "some", "full" };
-	int err;
-
-	for (int k = 0; k < 2; k++) {
-		if (!line[k])
-			continue; /* a file without a "full" line */
-		sqlite3_bind_int64(s, 1, l->cap);
-		bind_i64(s, 2, seq);
-		bind_text(s, 3, p->resource);
-		bind_text(s, 4, kind[k]);
-		sqlite3_bind_double(s, 5, line[k]->avg10);
-		sqlite3_bind_double(s, 6, line[k]->avg60);
-		sqlite3_bind_double(s, 7, line[k]->avg300);
-		bind_u64(s, 8, line[k]->total_us);
-		bind_u64(s, 9, line[k]->total_delta_us);
-		err = run(l, ST_CGROUP_PSI);
-		if (err)
-			return err;
-	}
-	return 0;
-}
-
-static int load_cgroup_proc(struct loader *l, int64_t seq, const Ptop__V1__ProcMem *p)
-{
-	sqlite3_stmt *s = l->st[ST_CGROUP_PROC];
-	bool covered = p->state == PTOP__V1__PROC_MEM_STATE__PROC_MEM_STATE_COVERED;
-
-	sqlite3_bind_int64(s, 1, l->cap);
-	bind_i64(s, 2, seq);
-	bind_i64(s, 3, p->pid);
-	bind_opt_text(s, 4, p->comm);
-	bind_opt_text(s, 5, p->exe);
-	bind_opt_text(s, 6, p->unit);
-	bind_opt_text(s, 7, p->cgroup_path);
-	bind_text(s, 8, capture_proc_mem_state_name(p->state));
-	bind_measured(s, 9, covered, p->rss); /* not read: NULL, not 0 */
-	bind_measured(s, 10, covered, p->pss);
-	bind_measured(s, 11, covered, p->uss);
-	bind_measured(s, 12, covered, p->swap);
-	bind_nz(s, 13, p->read_ns);
-	return run(l, ST_CGROUP_PROC);
-}
-
-/* One CgroupSample: a cgroup_sample row (seq in file order), its memory.stat,
- * pressure lines and processes. The lane is the memory controller present (v2
- * when both are); the columns of the other lane stay NULL. */
-static int load_cgroup(struct loader *l, const Ptop__V1__Event *ev,
-		       const Ptop__V1__CgroupSample *c)
-{
-	sqlite3_stmt *s = l->st[ST_CGROUP];
-	const Ptop__V1__CgroupMemV2 *v2 = c->v2;
-	const Ptop__V1__CgroupMemV1 *v1 = v2 ? NULL : c->v1;
-	const Ptop__V1__ProcCoverage *cov = c->coverage;
-	int64_t seq = l->next_cgroup++;
-	int err, i;
-
-	sqlite3_bind_int64(s, 1, l->cap);
-	bind_i64(s, 2, seq);
-	bind_u64(s, 3, ev->time_ns);
-	bind_nz(s, 4, ev->interval_ns);
-	bind_opt_text(s, 5, c->path);
-	bind_opt_text(s, 6, v2 ? "v2" : v1 ? "v1" : NULL);
-	bind_opt_text(s, 7, c->v1_path);
-	for (i = 8; i <= 17; i++)
-		sqlite3_bind_null(s, i);
-	if (v2) {
-		bind_u64(s, 8, v2->current);
-		bind_measured(s, 9, !v2->max_unlimited, v2->max);
-		bind_measured(s, 10, v2->has_peak, v2->peak);
-		bind_u64(s, 11, v2->oom_delta);
-		bind_u64(s, 12, v2->oom_kill_delta);
-		bind_u64(s, 13, v2->oom_kill_total);
-		bind_u64(s, 14, v2->high_delta);
-		bind_u64(s, 15, v2->max_delta);
-	} else if (v1) {
-		bind_u64(s, 8, v1->usage);
-		bind_measured(s, 9, !v1->limit_unlimited, v1->limit);
-		bind_nz(s, 10, v1->max_usage); /* 0: not read */
-		bind_u64(s, 12, v1->oom_kill_delta);
-		bind_u64(s, 13, v1->oom_kill_total);
-		bind_u64(s, 16, v1->failcnt_delta);
-		bind_i64(s, 17, !!v1->under_oom);
-	}
-	if (cov) {
-		bind_u64(s, 18, cov->processes);
-		bind_u64(s, 19, cov->covered);
-		bind_u64(s, 20, cov->denied);
-		bind_u64(s, 21, cov->gone);
-		bind_u64(s, 22, cov->skipped);
-		bind_u64(s, 23, cov->walk_ns);
-		bind_nz(s, 24, cov->budget_ns);
-	} else {
-		for (i = 18; i <= 24; i++)
-			sqlite3_bind_null(s, i);
-	}
-	err = run(l, ST_CGROUP);
-	if (err)
-		return err;
-
-	if (v2)
-		err = load_cgroup_stat(l, seq, v2->stat, v2->n_stat);
-	else if (v1)
-		err = load_cgroup_stat(l, seq, v1->stat, v1->n_stat);
-	for (size_t k = 0; k < c->n_psi && !err; k++)
-		if (c->psi[k] && c->psi[k]->resource && *c->psi[k]->resource)
-			err = load_cgroup_psi(l, seq, c->psi[k]);
-	for (size_t k = 0; k < c->n_procs && !err; k++)
-		if (c->procs[k])
-			err = load_cgroup_proc(l, seq, c->procs[k]);
-	return err;
 }
 
 /* ------------------------------------------------------------- chunk joins */
@@ -1587,7 +710,7 @@ static int assembly_write(struct loader *l, struct assembly *a)
 			memcpy(blob + at, a->part[k].data, a->part[k].len);
 		at += a->part[k].len;
 	}
-	sqlite3_bind_int64(s, 1, l->cap);
+	sqlite3_bind_int64(s, 1, l->run.cap);
 	if (a->module) {
 		err = bind_hex(s, 2, a->build_id, a->build_id_len);
 		if (err) {
@@ -1720,7 +843,7 @@ static int load_drop(struct loader *l, const Ptop__V1__DropNotice *d)
 {
 	sqlite3_stmt *s = l->st[ST_DROP];
 
-	sqlite3_bind_int64(s, 1, l->cap);
+	sqlite3_bind_int64(s, 1, l->run.cap);
 	bind_nz(s, 2, d->time_ns);
 	bind_text(s, 3, d->collector);
 	bind_text(s, 4, d->kind);
@@ -1743,7 +866,7 @@ static int load_probe_change(struct loader *l, const Ptop__V1__ProbeChange *pc)
 		return 0;
 	}
 	src = capture_probe_source_name(p->source);
-	sqlite3_bind_int64(s, 1, l->cap);
+	sqlite3_bind_int64(s, 1, l->run.cap);
 	bind_i64(s, 2, l->next_probe_change++);
 	bind_u64(s, 3, pc->time_ns);
 	bind_text(s, 4, p->name);
@@ -1764,7 +887,7 @@ static int load_trailer(struct loader *l, const Ptop__V1__CaptureTrailer *t)
 	const Ptop__V1__TargetExit *x = t->target_exit;
 	int err;
 
-	sqlite3_bind_int64(s, 1, l->cap);
+	sqlite3_bind_int64(s, 1, l->run.cap);
 	bind_text(s, 2, capture_end_reason_name(t->reason));
 	bind_nz(s, 3, t->end_time_ns);
 	bind_nz(s, 4, t->signal);
@@ -1789,7 +912,7 @@ static int load_trailer(struct loader *l, const Ptop__V1__CaptureTrailer *t)
 	err = run(l, ST_TRAILER);
 	if (err)
 		return err;
-	l->rows--; /* an UPDATE, not a new row */
+	l->run.rows--; /* an UPDATE, not a new row */
 
 	s = l->st[ST_DROP_TOTAL];
 	for (size_t k = 0; k < t->n_drops; k++) {
@@ -1797,7 +920,7 @@ static int load_trailer(struct loader *l, const Ptop__V1__CaptureTrailer *t)
 
 		if (!d)
 			continue;
-		sqlite3_bind_int64(s, 1, l->cap);
+		sqlite3_bind_int64(s, 1, l->run.cap);
 		bind_text(s, 2, d->collector);
 		bind_text(s, 3, d->kind);
 		bind_u64(s, 4, d->lost);
@@ -1850,7 +973,7 @@ static int load_record(struct loader *l, const Ptop__V1__Record *r)
 	}
 }
 
-/* Delete every row of the capture whose key is l->cap from every table that has
+/* Delete every row of the capture whose key is l->run.cap from every table that has
  * a cap column (the capture row too). */
 static int delete_capture(struct loader *l)
 {
@@ -1858,7 +981,7 @@ static int delete_capture(struct loader *l)
 	char sql[256];
 	int rc, err = 0;
 
-	rc = sqlite3_prepare_v2(l->db,
+	rc = sqlite3_prepare_v2(l->run.db,
 				"SELECT m.name FROM sqlite_master m, pragma_table_info(m.name) p "
 				"WHERE m.type = 'table' AND p.name = 'cap'",
 				-1, &tables, NULL);
@@ -1868,12 +991,12 @@ static int delete_capture(struct loader *l)
 		const char *name = (const char *)sqlite3_column_text(tables, 0);
 
 		snprintf(sql, sizeof(sql), "DELETE FROM \"%s\" WHERE cap = ?1", name);
-		rc = sqlite3_prepare_v2(l->db, sql, -1, &del, NULL);
+		rc = sqlite3_prepare_v2(l->run.db, sql, -1, &del, NULL);
 		if (rc != SQLITE_OK) {
 			err = db_fail(l, rc, "deleting the old capture");
 			goto cleanup;
 		}
-		sqlite3_bind_int64(del, 1, l->cap);
+		sqlite3_bind_int64(del, 1, l->run.cap);
 		rc = sqlite3_step(del);
 		sqlite3_finalize(del);
 		del = NULL;
@@ -1889,25 +1012,38 @@ cleanup:
 	return err;
 }
 
-/* Whether capture l->id is in the DB; if so l->cap is its key. */
+/* Whether capture l->id is in the DB; if so l->run.cap is its key. */
 static int capture_exists(struct loader *l, bool *exists)
 {
 	sqlite3_stmt *s = NULL;
 	int rc;
 
-	rc = sqlite3_prepare_v2(l->db, "SELECT cap FROM capture WHERE capture_id = ?1", -1, &s,
+	rc = sqlite3_prepare_v2(l->run.db, "SELECT cap FROM capture WHERE capture_id = ?1", -1, &s,
 				NULL);
 	if (rc != SQLITE_OK)
 		return db_fail(l, rc, "looking up the capture");
 	sqlite3_bind_text(s, 1, l->id, -1, SQLITE_STATIC);
 	rc = sqlite3_step(s);
 	if (rc == SQLITE_ROW)
-		l->cap = sqlite3_column_int64(s, 0);
+		l->run.cap = sqlite3_column_int64(s, 0);
 	sqlite3_finalize(s);
 	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
 		return db_fail(l, rc, "looking up the capture");
 	*exists = rc == SQLITE_ROW;
 	return 0;
+}
+
+/* A record_count row, unless COUNT is 0. */
+static int put_count(struct loader *l, const char *kind, uint64_t count)
+{
+	sqlite3_stmt *s = l->st[ST_RECORD_COUNT];
+
+	if (!count)
+		return 0;
+	sqlite3_bind_int64(s, 1, l->run.cap);
+	bind_text(s, 2, kind);
+	bind_u64(s, 3, count);
+	return run(l, ST_RECORD_COUNT);
 }
 
 static int finish(struct loader *l, const struct capture_status *cs, struct load_stats *stats)
@@ -1929,7 +1065,7 @@ static int finish(struct loader *l, const struct capture_status *cs, struct load
 	else if (!clean)
 		snprintf(msg, sizeof(msg), "%s", cs->message);
 
-	sqlite3_bind_int64(s, 1, l->cap);
+	sqlite3_bind_int64(s, 1, l->run.cap);
 	if (l->have_events) {
 		bind_u64(s, 2, l->first_ns);
 		bind_u64(s, 3, l->last_ns);
@@ -1950,19 +1086,16 @@ static int finish(struct loader *l, const struct capture_status *cs, struct load
 	err = run(l, ST_END);
 	if (err)
 		return err;
-	l->rows--;
+	l->run.rows--;
 
-	s = l->st[ST_RECORD_COUNT];
-	for (int k = 0; k < K_N; k++) {
-		if (!l->counts[k])
-			continue;
-		sqlite3_bind_int64(s, 1, l->cap);
-		bind_text(s, 2, kind_name[k]);
-		bind_u64(s, 3, l->counts[k]);
-		err = run(l, ST_RECORD_COUNT);
-		if (err)
-			return err;
-	}
+	/* the header, the parts' event kinds, then the others */
+	err = put_count(l, kind_name[K_HEADER], l->counts[K_HEADER]);
+	for (size_t k = 0; k < l->n_claims && !err; k++)
+		err = put_count(l, l->claims[k].p->kind, l->claims[k].count);
+	for (int k = K_HEADER + 1; k < K_N && !err; k++)
+		err = put_count(l, kind_name[k], l->counts[k]);
+	if (err)
+		return err;
 
 	if (stats) {
 		stats->complete = complete;
@@ -1980,13 +1113,104 @@ static int create_indexes(struct loader *l)
 	return exec(l, p + strlen(INDEX_MARKER), "creating indexes");
 }
 
+/* ------------------------------------------------------------------ parts */
+
+/* The parts with a loader (an_parts[] order): their statements prepared, their state
+ * allocated, the payload cases they claim (the first part to claim a case has it),
+ * sorted by case.
+ * 0, -ENOMEM, or -errno with l->run.err filled. parts_close frees what it made. */
+static int parts_open(struct loader *l)
+{
+	size_t n = 0, claims = 0;
+	int rc;
+
+	for (const struct an_part *const *p = an_parts; *p; p++) {
+		if (!(*p)->load)
+			continue;
+		n++;
+		for (const struct an_load_payload *c = (*p)->load->payloads; c && c->load; c++)
+			claims++;
+	}
+	l->parts = calloc(n ? n : 1, sizeof(*l->parts));
+	l->claims = calloc(claims ? claims : 1, sizeof(*l->claims));
+	if (!l->parts || !l->claims)
+		return -ENOMEM;
+	for (const struct an_part *const *p = an_parts; *p; p++) {
+		const struct an_load *load = (*p)->load;
+		struct part_load *pl;
+
+		if (!load)
+			continue;
+		pl = &l->parts[l->n_parts++];
+		pl->load = load;
+		pl->ctx.run = &l->run;
+		pl->st = calloc(load->n_stmts ? load->n_stmts : 1, sizeof(*pl->st));
+		if (!pl->st)
+			return -ENOMEM;
+		pl->ctx.st = pl->st;
+		if (load->state_size) {
+			pl->ctx.state = calloc(1, load->state_size);
+			if (!pl->ctx.state)
+				return -ENOMEM;
+		}
+		for (size_t k = 0; k < load->n_stmts; k++) {
+			rc = sqlite3_prepare_v3(l->run.db, load->stmts[k], -1,
+						SQLITE_PREPARE_PERSISTENT, &pl->st[k], NULL);
+			if (rc != SQLITE_OK)
+				return db_fail(l, rc,
+					       "preparing statements (is the DB's schema current?)");
+		}
+		for (const struct an_load_payload *c = load->payloads; c && c->load; c++) {
+			size_t at = l->n_claims;
+
+			for (size_t k = 0; k < l->n_claims; k++)
+				if (l->claims[k].p->payload >= c->payload && at == l->n_claims)
+					at = k;
+			if (at < l->n_claims && l->claims[at].p->payload == c->payload)
+				continue; /* claimed by an earlier part */
+			memmove(&l->claims[at + 1], &l->claims[at],
+				(l->n_claims - at) * sizeof(*l->claims));
+			l->claims[at] = (struct claim){ .p = c, .ctx = &pl->ctx };
+			l->n_claims++;
+		}
+	}
+	return 0;
+}
+
+/* Each part's start hook, after the header's rows. 0 or -errno. */
+static int parts_start(struct loader *l, const Ptop__V1__CaptureHeader *h)
+{
+	int err = 0;
+
+	for (size_t k = 0; k < l->n_parts && !err; k++)
+		if (l->parts[k].load->start)
+			err = l->parts[k].load->start(&l->parts[k].ctx, h);
+	return err;
+}
+
+static void parts_close(struct loader *l)
+{
+	for (size_t k = 0; k < l->n_parts; k++) {
+		struct part_load *pl = &l->parts[k];
+
+		if (pl->load->free && pl->ctx.state)
+			pl->load->free(&pl->ctx);
+		for (size_t i = 0; pl->st && i < pl->load->n_stmts; i++)
+			sqlite3_finalize(pl->st[i]);
+		free(pl->st);
+		free(pl->ctx.state);
+	}
+	free(l->parts);
+	free(l->claims);
+}
+
 /* -------------------------------------------------------------------- API */
 
 int db__load_capture(sqlite3 *db, const char *path, bool replace,
 		     char capture_id[DB_CAPTURE_ID_LEN], struct load_stats *stats, char *err,
 		     size_t errlen)
 {
-	struct loader l = { .db = db, .path = path, .err = err, .errlen = errlen };
+	struct loader l = { .run = { .db = db, .path = path, .err = err, .errlen = errlen } };
 	struct capture_reader *r = NULL;
 	Ptop__V1__Record *rec = NULL;
 	const struct capture_status *cs;
@@ -2083,10 +1307,14 @@ int db__load_capture(sqlite3 *db, const char *path, bool replace,
 			goto cleanup;
 		}
 	}
+	ret = parts_open(&l);
+	if (ret)
+		goto cleanup;
 
 	l.records = 1;
 	l.counts[K_HEADER] = 1;
 	ret = load_header(&l, rec->header, &st, real);
+	ret = ret ?: parts_start(&l, rec->header);
 	ptop__v1__record__free_unpacked(rec, NULL);
 	rec = NULL;
 	if (ret)
@@ -2121,7 +1349,7 @@ int db__load_capture(sqlite3 *db, const char *path, bool replace,
 	in_tx = false;
 	if (stats) {
 		stats->records = l.records;
-		stats->rows = l.rows;
+		stats->rows = l.run.rows;
 	}
 cleanup:
 	if (in_tx)
@@ -2131,8 +1359,8 @@ cleanup:
 	for (size_t k = 0; k < l.n_asm; k++)
 		assembly_free(&l.asm_[k]);
 	free(l.asm_);
-	free(l.json);
-	vma_files__free(&l.files);
+	free(l.run.json);
+	parts_close(&l);
 	if (rec)
 		ptop__v1__record__free_unpacked(rec, NULL);
 	capture_reader__free(r);

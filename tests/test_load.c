@@ -20,6 +20,8 @@
 #include "analyze/analyze.h"
 #include "analyze/cache.h"
 #include "analyze/db.h"
+#include "analyze/load.h"
+#include "analyze/part.h"
 #include "proto/capture.h"
 #include "tests/tmpdir.h"
 #include "tests/sqlq.h"
@@ -2062,6 +2064,133 @@ static void test_18_syscall_names(void **state)
 	sqlite3_close(db);
 }
 
+/* Statement SQL of a part: an INSERT whose parameter i is named ":" + its column i,
+ * and which prepares on this build's schema (DB). */
+static void check_named_insert(sqlite3 *db, const char *sql)
+{
+	const char *open = strchr(sql, '('), *close = open ? strchr(open, ')') : NULL;
+	sqlite3_stmt *s = NULL;
+	char col[64];
+	int n = 0;
+
+	assert_true(!strncmp(sql, "INSERT ", 7));
+	assert_non_null(close);
+	if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK)
+		fail_msg("prepare %s: %s", sql, sqlite3_errmsg(db));
+	for (const char *p = open + 1; p < close; n++) {
+		size_t len = strcspn(p, ",)");
+
+		assert_true(len + 1 < sizeof(col));
+		snprintf(col, sizeof(col), ":%.*s", (int)len, p);
+		if (!sqlite3_bind_parameter_name(s, n + 1) ||
+		    strcmp(sqlite3_bind_parameter_name(s, n + 1), col))
+			fail_msg("%s: parameter %d is %s, its column %s", sql, n + 1,
+				 sqlite3_bind_parameter_name(s, n + 1), col + 1);
+		p += len;
+		p += strspn(p, ", ");
+	}
+	assert_int_equal(sqlite3_bind_parameter_count(s), n);
+	sqlite3_finalize(s);
+}
+
+/* The collectors' loaders as they declare themselves (analyze/load.h): each payload
+ * case of Event claimed by exactly one part, under a kind of its own; every statement
+ * an INSERT with a parameter named after each column, in order, that prepares on the
+ * schema the build joined (schema/schema.sql and the collectors' schema.sql). */
+static void test_20_part_loaders(void **state)
+{
+	const struct an_load_payload *seen[32];
+	size_t n_seen = 0, loaders = 0, statements = 0;
+	const ProtobufCMessageDescriptor *ev = &ptop__v1__event__descriptor;
+	sqlite3 *db;
+
+	(void)state;
+	db = open_rw(tpath("parts.db"));
+	for (const struct an_part *const *p = an_parts; *p; p++) {
+		const struct an_load *ld = (*p)->load;
+
+		if (!ld)
+			continue;
+		loaders++;
+		assert_non_null(ld->payloads);
+		for (const struct an_load_payload *c = ld->payloads; c->load; c++) {
+			assert_int_not_equal(c->payload, PTOP__V1__EVENT__PAYLOAD__NOT_SET);
+			assert_non_null(c->kind);
+			assert_true(!strncmp(c->kind, "event:", 6));
+			assert_string_not_equal(c->kind, "event:none");
+			for (size_t k = 0; k < n_seen; k++) {
+				assert_int_not_equal(seen[k]->payload, c->payload);
+				assert_string_not_equal(seen[k]->kind, c->kind);
+			}
+			assert_true(n_seen < sizeof(seen) / sizeof(seen[0]));
+			seen[n_seen++] = c;
+		}
+		assert_true(ld->n_stmts == 0 || ld->stmts);
+		for (size_t k = 0; k < ld->n_stmts; k++, statements++)
+			check_named_insert(db, ld->stmts[k]);
+	}
+	/* cpu, syscalls, cpuprof, heap, memory, vmas, proccontext, cgroup (goalloc's
+	 * snapshots are the heap's payload; mappings' records are the core's) */
+	assert_int_equal(loaders, 8);
+	assert_int_equal(statements, 18);
+	/* every payload the proto knows is loaded by some part */
+	for (unsigned k = 0; k < ev->n_fields; k++) {
+		const ProtobufCFieldDescriptor *f = &ev->fields[k];
+		bool claimed = false;
+
+		if (!(f->flags & PROTOBUF_C_FIELD_FLAG_ONEOF))
+			continue;
+		for (size_t i = 0; i < n_seen; i++)
+			claimed |= (unsigned)seen[i]->payload == f->id;
+		if (!claimed)
+			fail_msg("Event.%s (payload case %u): no part loads it", f->name, f->id);
+	}
+	assert_int_equal(n_seen, 9);
+	sqlite3_close(db);
+}
+
+/* An event whose payload no part loads (none set, or one a newer recorder wrote) is
+ * counted as event:none and widens the time span, nothing more; record_count's rows
+ * come header first, then the events' kinds in payload case order (memory before
+ * cpuprof, although collectors.def lists cpuprof first), then the rest. */
+static void test_21_unclaimed_payload(void **state)
+{
+	struct capture_writer_opts o = { .force = true };
+	struct capture_writer *w;
+	Ptop__V1__Event ev = PTOP__V1__EVENT__INIT;
+	char id[DB_CAPTURE_ID_LEN];
+	struct load_stats st;
+	uint8_t raw[16];
+	sqlite3 *db;
+
+	(void)state;
+	fill_id(raw, 0x21, 0x01);
+	w = capture_writer__create(tpath("none.ptop"), &o);
+	assert_non_null(w);
+	put_header(w, raw);
+	put_cpuprof_counts(w, T0 + SEC, PID, NULL, 0);
+	ev.time_ns = T0 + 9 * SEC; /* the last event: no payload */
+	ev.pid = PID;
+	put_event(w, &ev);
+	put_memory(w, T0 + 2 * SEC, true);
+	ev.time_ns = T0 + SEC / 2; /* the first event */
+	put_event(w, &ev);
+	put_trailer(w, T0 + 10 * SEC, 6);
+	assert_int_equal(capture_writer__close(w), 0);
+
+	db = open_rw(tpath("none.db"));
+	load_ok(db, tpath("none.ptop"), false, id, &st);
+	assert_int_equal(st.records, 6);
+	assert_string_equal(q_text(db, "SELECT group_concat(kind || '=' || count, ' ') FROM "
+				       "(SELECT * FROM record_count ORDER BY rowid)"),
+			    "header=1 event:memory=1 event:cpuprof=1 event:none=2 trailer=1");
+	assert_int_equal(rows_of(db, "memory_sample", id), 1);
+	assert_int_equal(rows_of(db, "cpu_profile", id), 1);
+	assert_int_equal(q_int(db, "SELECT first_event_ns FROM capture"), T0 + SEC / 2);
+	assert_int_equal(q_int(db, "SELECT last_event_ns FROM capture"), T0 + 9 * SEC);
+	sqlite3_close(db);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -2085,6 +2214,8 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_17_info_width, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_18_syscall_names, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_19_compact_views, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_20_part_loaders, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_21_unclaimed_payload, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -3,10 +3,12 @@
 
 #include "analyze/part.h"
 
+extern const struct an_load cgroup_load;
+
 const struct an_part cgroup_part = {
 	.name = "cgroup",
 	/* loader: collectors/cgroup/load.c */
-	.load = NULL,
+	.load = &cgroup_load,
 	/* reports: collectors/cgroup/report.c */
 	.reports = NULL,
 	/* replay views: collectors/cgroup/view.c */

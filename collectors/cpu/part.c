@@ -3,10 +3,12 @@
 
 #include "analyze/part.h"
 
+extern const struct an_load cpu_load;
+
 const struct an_part cpu_part = {
 	.name = "cpu",
 	/* loader: collectors/cpu/load.c */
-	.load = NULL,
+	.load = &cpu_load,
 	/* reports: collectors/cpu/report.c */
 	.reports = NULL,
 	/* replay views: collectors/cpu/view.c */

@@ -3,10 +3,12 @@
 
 #include "analyze/part.h"
 
+extern const struct an_load cpuprof_load;
+
 const struct an_part cpuprof_part = {
 	.name = "cpuprof",
 	/* loader: collectors/cpuprof/load.c */
-	.load = NULL,
+	.load = &cpuprof_load,
 	/* reports: collectors/cpuprof/report.c */
 	.reports = NULL,
 	/* replay views: collectors/cpuprof/view.c */

@@ -3,10 +3,12 @@
 
 #include "analyze/part.h"
 
+extern const struct an_load heap_load;
+
 const struct an_part heap_part = {
 	.name = "heap",
 	/* loader: collectors/heap/load.c */
-	.load = NULL,
+	.load = &heap_load,
 	/* reports: collectors/heap/report.c */
 	.reports = NULL,
 	/* replay views: collectors/heap/view.c */

@@ -3,10 +3,12 @@
 
 #include "analyze/part.h"
 
+extern const struct an_load memory_load;
+
 const struct an_part memory_part = {
 	.name = "memory",
 	/* loader: collectors/memory/load.c */
-	.load = NULL,
+	.load = &memory_load,
 	/* reports: collectors/memory/report.c */
 	.reports = NULL,
 	/* replay views: collectors/memory/view.c */

@@ -3,10 +3,12 @@
 
 #include "analyze/part.h"
 
+extern const struct an_load proccontext_load;
+
 const struct an_part proccontext_part = {
 	.name = "proccontext",
 	/* loader: collectors/proccontext/load.c */
-	.load = NULL,
+	.load = &proccontext_load,
 	/* reports: collectors/proccontext/report.c */
 	.reports = NULL,
 	/* replay views: collectors/proccontext/view.c */

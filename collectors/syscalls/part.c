@@ -3,10 +3,12 @@
 
 #include "analyze/part.h"
 
+extern const struct an_load syscalls_load;
+
 const struct an_part syscalls_part = {
 	.name = "syscalls",
 	/* loader: collectors/syscalls/load.c */
-	.load = NULL,
+	.load = &syscalls_load,
 	/* reports: collectors/syscalls/report.c */
 	.reports = NULL,
 	/* replay views: collectors/syscalls/view.c */

@@ -3,10 +3,12 @@
 
 #include "analyze/part.h"
 
+extern const struct an_load vmas_load;
+
 const struct an_part vmas_part = {
 	.name = "vmas",
 	/* loader: collectors/vmas/load.c */
-	.load = NULL,
+	.load = &vmas_load,
 	/* reports: collectors/vmas/report.c */
 	.reports = NULL,
 	/* replay views: collectors/vmas/view.c */

@@ -1,0 +1,137 @@
+/* load.c — the memory collector's loader (analyze/load.h): each MemorySample is one
+ * memory_sample row, its statm, smaps_rollup, fault and budget groups side by side (a
+ * group not read is NULL, and so is a rollup counter the kernel did not print).
+ */
+#include <stddef.h>
+#include <stdint.h>
+#include <strings.h>
+
+#include "analyze/load.h"
+
+enum { ST_SAMPLE, ST_N };
+
+/* SmapsRollup.missing names counters the kernel's smaps_rollup did not print
+ * (e.g. Pss_Anon before Linux 5.9): the recorder writes their /proc name; the
+ * column name is accepted too, in any case. BIT is the position of the column
+ * among load_memory's rollup values (rss = 0 ... read_ns = 14); uss is the sum
+ * of the two Private_* counters, so it goes with either. */
+static const struct {
+	const char *proc, *column;
+	uint32_t bits;
+} rollup_missing[] = {
+	{ "Pss_Anon", "pss_anon", 1u << 3 },
+	{ "Pss_File", "pss_file", 1u << 4 },
+	{ "Pss_Shmem", "pss_shmem", 1u << 5 },
+	{ "Shared_Clean", "shared_clean", 1u << 6 },
+	{ "Shared_Dirty", "shared_dirty", 1u << 7 },
+	{ "Private_Clean", "private_clean", 1u << 8 | 1u << 2 },
+	{ "Private_Dirty", "private_dirty", 1u << 9 | 1u << 2 },
+	{ "Anonymous", "anon", 1u << 10 },
+	{ "Swap", "swap", 1u << 11 },
+	{ "SwapPss", "swap_pss", 1u << 12 },
+	{ "Locked", "locked", 1u << 13 },
+};
+
+/* The rollup values to store as NULL: those the record says were not measured.
+ * A name this build does not know names no column it stores: ignored. */
+static uint32_t rollup_missing_bits(const Ptop__V1__SmapsRollup *r)
+{
+	uint32_t bits = 0;
+
+	for (size_t k = 0; k < r->n_missing; k++) {
+		if (!r->missing[k])
+			continue;
+		for (size_t i = 0; i < sizeof(rollup_missing) / sizeof(rollup_missing[0]); i++)
+			if (!strcasecmp(r->missing[k], rollup_missing[i].proc) ||
+			    !strcasecmp(r->missing[k], rollup_missing[i].column))
+				bits |= rollup_missing[i].bits;
+	}
+	return bits;
+}
+
+static const char sample_sql[] =
+	"INSERT INTO memory_sample (cap, time_ns, interval_ns, pid, vsize, statm_rss, "
+	"statm_shared, statm_text, statm_data, rss, pss, uss, pss_anon, pss_file, pss_shmem, "
+	"shared_clean, shared_dirty, private_clean, private_dirty, anon, swap, swap_pss, "
+	"locked, rollup_read_ns, minflt, majflt, minflt_total, majflt_total, smaps_budget_ns, "
+	"smaps_spent_ns, rollup_skipped) VALUES (:cap, :time_ns, :interval_ns, :pid, :vsize, "
+	":statm_rss, :statm_shared, :statm_text, :statm_data, :rss, :pss, :uss, :pss_anon, "
+	":pss_file, :pss_shmem, :shared_clean, :shared_dirty, :private_clean, :private_dirty, "
+	":anon, :swap, :swap_pss, :locked, :rollup_read_ns, :minflt, :majflt, :minflt_total, "
+	":majflt_total, :smaps_budget_ns, :smaps_spent_ns, :rollup_skipped)";
+
+static int load_memory(struct load_ctx *l, const Ptop__V1__Event *ev)
+{
+	const Ptop__V1__MemorySample *m = ev->memory;
+	sqlite3_stmt *s = l->st[ST_SAMPLE];
+	const Ptop__V1__Statm *sm;
+	const Ptop__V1__SmapsRollup *r;
+	const Ptop__V1__Faults *f;
+	int i;
+
+	if (!m)
+		return 0;
+	sm = m->statm;
+	r = m->rollup;
+	f = m->faults;
+	bind_envelope(l, s, ev, true);
+	if (sm) {
+		const uint64_t v[] = { sm->vsize, sm->rss, sm->shared, sm->text, sm->data };
+
+		for (i = 0; i < 5; i++)
+			bind_u64(s, 5 + i, v[i]);
+	} else {
+		for (i = 5; i <= 9; i++)
+			sqlite3_bind_null(s, i);
+	}
+	if (r) {
+		const uint64_t v[] = { r->rss,	     r->pss,	      r->uss,	       r->pss_anon,
+				       r->pss_file,  r->pss_shmem,    r->shared_clean, r->shared_dirty,
+				       r->private_clean, r->private_dirty, r->anon, r->swap,
+				       r->swap_pss,  r->locked,	      r->read_ns };
+		uint32_t missing = rollup_missing_bits(r); /* not measured: NULL, not 0 */
+
+		for (i = 0; i < 15; i++) {
+			if (missing & 1u << i)
+				sqlite3_bind_null(s, 10 + i);
+			else
+				bind_u64(s, 10 + i, v[i]);
+		}
+	} else {
+		for (i = 10; i <= 24; i++)
+			sqlite3_bind_null(s, i);
+	}
+	if (f) {
+		bind_u64(s, 25, f->minflt);
+		bind_u64(s, 26, f->majflt);
+		bind_u64(s, 27, f->minflt_total);
+		bind_u64(s, 28, f->majflt_total);
+	} else {
+		for (i = 25; i <= 28; i++)
+			sqlite3_bind_null(s, i);
+	}
+	if (m->budget) {
+		bind_u64(s, 29, m->budget->budget_ns);
+		bind_u64(s, 30, m->budget->spent_ns);
+		bind_i64(s, 31, !!m->budget->rollup_skipped);
+	} else {
+		for (i = 29; i <= 31; i++)
+			sqlite3_bind_null(s, i);
+	}
+	return load__step(l, ST_SAMPLE);
+}
+
+static const char *const stmts[ST_N] = {
+	[ST_SAMPLE] = sample_sql,
+};
+
+static const struct an_load_payload payloads[] = {
+	{ PTOP__V1__EVENT__PAYLOAD_MEMORY, "event:memory", load_memory },
+	{ 0 },
+};
+
+const struct an_load memory_load = {
+	.payloads = payloads,
+	.stmts = stmts,
+	.n_stmts = ST_N,
+};
