@@ -3,12 +3,13 @@
 
 #include "analyze/part.h"
 
+extern const struct an_report *const cgroup_reports[];
 const struct an_part cgroup_part = {
 	.name = "cgroup",
 	/* loader: collectors/cgroup/load.c */
 	.load = NULL,
 	/* reports: collectors/cgroup/report.c */
-	.reports = NULL,
+	.reports = cgroup_reports,
 	/* replay views: collectors/cgroup/view.c */
 	.views = NULL,
 	/* figures (issue 14): collectors/cgroup/figures.c */

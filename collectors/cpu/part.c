@@ -3,12 +3,13 @@
 
 #include "analyze/part.h"
 
+extern const struct an_report *const cpu_reports[];
 const struct an_part cpu_part = {
 	.name = "cpu",
 	/* loader: collectors/cpu/load.c */
 	.load = NULL,
 	/* reports: collectors/cpu/report.c */
-	.reports = NULL,
+	.reports = cpu_reports,
 	/* replay views: collectors/cpu/view.c */
 	.views = NULL,
 	/* figures (issue 14): collectors/cpu/figures.c */

@@ -3,12 +3,13 @@
 
 #include "analyze/part.h"
 
+extern const struct an_report *const vmas_reports[];
 const struct an_part vmas_part = {
 	.name = "vmas",
 	/* loader: collectors/vmas/load.c */
 	.load = NULL,
 	/* reports: collectors/vmas/report.c */
-	.reports = NULL,
+	.reports = vmas_reports,
 	/* replay views: collectors/vmas/view.c */
 	.views = NULL,
 	/* figures (issue 14): collectors/vmas/figures.c */
