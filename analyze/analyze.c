@@ -10,8 +10,36 @@
 #include <string.h>
 
 #include "analyze/replay.h"
+#include "analyze/report.h"
 #include "analyze/symbolize.h"
 #include "proto/version.h"
+
+/* report's usage: "report KIND|KIND..." of the collectors' reports, then the options. */
+static void report_usage(const struct analyze_cmd *c, FILE *f)
+{
+	char kinds[512];
+
+	report_kind__list(kinds, sizeof(kinds), 0, "|", "|");
+	fprintf(f, "%s %s\n%s", c->name, kinds, c->usage);
+}
+
+/* report's help: each kind's summary, then the options. */
+static void report_help(const struct analyze_cmd *c, FILE *f)
+{
+	const struct an_report *r;
+	const char *s, *nl;
+
+	fprintf(f, "Reports over the whole capture or a window of it:\n");
+	for (r = report_kind__next(NULL); r; r = report_kind__next(r)) {
+		fprintf(f, "  %-10s", r->name);
+		for (s = r->summary; s; s = nl ? nl + 1 : NULL) {
+			nl = strchr(s, '\n');
+			fprintf(f, "%*s%.*s\n", s == r->summary ? 1 : 13, "",
+				nl ? (int)(nl - s) : (int)strlen(s), s);
+		}
+	}
+	fputs(c->help, f);
+}
 
 const struct analyze_cmd analyze_cmds[] = {
 	{ "info", cmd_info, "info [--format text|json] [--capture ID] FILE",
@@ -34,40 +62,13 @@ const struct analyze_cmd analyze_cmds[] = {
 	  "  --format text|csv|json   aligned table (default), CSV, or a JSON array of\n"
 	  "                           objects per statement\n" },
 	{ "report", cmd_report,
-	  "report syscalls|cpu|mem|vma|heap|leaks|cgroup|apps\n"
+	  /* after "report KIND|KIND...\n" (report_usage) */
 	  "                    [--format text|json|csv] [--window START..END]\n"
 	  "                    [--mapping NAME] [--growth] [--sort count|total]\n"
 	  "                    [--by live|bytes|count|pss|uss|rss] [--top N]\n"
 	  "                    [--suppressions FILE] [--pid PID] [--capture ID]\n"
 	  "                    [--symbol-cache DIR] [--debuginfod] [--debuginfod-urls URLS] FILE",
-	  "Reports over the whole capture or a window of it:\n"
-	  "  syscalls   per syscall: count, errors, total and mean latency, p50 and p99\n"
-	  "             from the log2 latency histogram, share of the syscall time\n"
-	  "  cpu        CPU % per interval (eBPF on-CPU lane, /proc user/system lane)\n"
-	  "             and the mean, max and CPU seconds of each; the CPU profile: top\n"
-	  "             functions by self and total samples (names from the symbol store,\n"
-	  "             symbolized on demand without network); a --cgroup capture's\n"
-	  "             processes by samples\n"
-	  "  mem        RSS, PSS, USS, anon, file, shmem, swap: first, min, max, last and\n"
-	  "             growth per minute, PSS/RSS; smaps coverage; live heap beside the\n"
-	  "             anonymous PSS when the heap was measured (csv and json add the\n"
-	  "             series)\n"
-	  "  vma        mappings by name (file, [heap], [stack], [anon]...) from the last\n"
-	  "             VMA snapshot of the window: VMAs, size, RSS, PSS, USS, anon, swap,\n"
-	  "             by PSS\n"
-	  "  heap       allocations by allocating function (the first frame outside the\n"
-	  "             allocator): live bytes, bytes and count allocated, rate, mean\n"
-	  "             lifetime; the census of the sites left out; sampling; drops\n"
-	  "  leaks      functions holding allocations older than the leak age, ranked by\n"
-	  "             how steadily their live bytes grow (trend score, confidence), with\n"
-	  "             the stack\n"
-	  "  cgroup     a whole cgroup (--cgroup capture): memory current, limit, peak;\n"
-	  "             the memory.stat breakdown; OOM events; PSI (memory, cpu, io); its\n"
-	  "             processes by PSS and their smaps_rollup coverage (csv: processes)\n"
-	  "  apps       the cgroup's processes grouped into applications (the systemd\n"
-	  "             app-*.scope unit, else executable, else comm) by PSS, USS or RSS,\n"
-	  "             the rest folded into others (N); a single-process capture: its\n"
-	  "             one process\n"
+	  /* after "Reports over...:" and the kinds' summaries (report_help) */
 	  "  --format text|json|csv   output format (default text)\n"
 	  "  --window START..END      seconds from the capture start; either side may be\n"
 	  "                           left out; units ns us ms s m h (2..5, 500ms.., ..1m)\n"
@@ -94,7 +95,8 @@ const struct analyze_cmd analyze_cmds[] = {
 	  "                           {debuginfo,executable} (debuginfod's cache layout)\n"
 	  "  --debuginfod             cpu: ask the servers in $DEBUGINFOD_URLS for missing\n"
 	  "                           debug info (no network without it)\n"
-	  "  --debuginfod-urls URLS   cpu: these servers instead (implies --debuginfod)\n" },
+	  "  --debuginfod-urls URLS   cpu: these servers instead (implies --debuginfod)\n",
+	  report_usage, report_help },
 	{ "symbolize", cmd_symbolize,
 	  "symbolize [--symbol-cache DIR] [--debuginfod] [--debuginfod-urls URLS]\n"
 	  "                    [--format text|json] [--capture ID] FILE|DB",
@@ -163,13 +165,27 @@ static const struct analyze_cmd *find_cmd(const char *name)
 	return NULL;
 }
 
+static void print_usage(const struct analyze_cmd *c, FILE *f)
+{
+	if (c->print_usage)
+		c->print_usage(c, f);
+	else
+		fputs(c->usage, f);
+}
+
 void analyze_cmd_help(const char *name, FILE *f)
 {
 	const struct analyze_cmd *c = find_cmd(name);
 
 	if (!c)
 		return;
-	fprintf(f, "usage: ptop-analyze %s\n\n%s", c->usage, c->help);
+	fprintf(f, "usage: ptop-analyze ");
+	print_usage(c, f);
+	fprintf(f, "\n\n");
+	if (c->print_help)
+		c->print_help(c, f);
+	else
+		fputs(c->help, f);
 }
 
 int analyze_usage(const char *name, const char *fmt, ...)
@@ -261,8 +277,11 @@ static void usage(FILE *f)
 		   "Analyze ptop captures: load them into SQLite, describe them, report on\n"
 		   "them.\n\n"
 		   "commands:\n");
-	for (c = analyze_cmds; c->name; c++)
-		fprintf(f, "  %s\n", c->usage);
+	for (c = analyze_cmds; c->name; c++) {
+		fprintf(f, "  ");
+		print_usage(c, f);
+		fprintf(f, "\n");
+	}
 	fprintf(f, "\n`ptop-analyze COMMAND --help` describes a command; man ptop-analyze(1) has\n"
 		   "everything. Exit status: 0 ok, 2 usage or input error, 1 internal error.\n");
 }

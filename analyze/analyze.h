@@ -25,6 +25,11 @@ struct analyze_cmd {
 	int (*fn)(int argc, char **argv); /* returns the exit code */
 	const char *usage;		  /* "info [--format text|json] FILE" */
 	const char *help;		  /* what it does and its options, lines of text */
+	/* Optional, for a command whose words come from the collectors' parts (report: its
+	 * kinds): print the usage (no final newline) and the help from those words and the
+	 * text above; NULL: the text above as it is. */
+	void (*print_usage)(const struct analyze_cmd *c, FILE *f);
+	void (*print_help)(const struct analyze_cmd *c, FILE *f);
 };
 
 /* The commands, in --help order, ending with a zeroed entry. */

@@ -1,25 +1,69 @@
-/* report.c — the `report` command: options, input, and the report it names (report_*.c). */
+/* report.c — the `report` command: options, input, and the report it names, found among
+ * the reports of the collectors' parts (collectors/NAME/report.c). */
 #include <errno.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "analyze/analyze.h"
+#include "analyze/part.h"
 #include "analyze/report.h"
 
+const struct an_report *report_kind__next(const struct an_report *prev)
+{
+	const struct an_report *best = NULL;
+
+	for (const struct an_part *const *p = an_parts; *p; p++)
+		for (const struct an_report *const *r = (*p)->reports; r && *r; r++)
+			if ((!prev || (*r)->order > prev->order) &&
+			    (!best || (*r)->order < best->order))
+				best = *r;
+	return best;
+}
+
+const struct an_report *report_kind__find(const char *name)
+{
+	for (const struct an_report *r = report_kind__next(NULL); r; r = report_kind__next(r))
+		if (!strcmp(r->name, name))
+			return r;
+	return NULL;
+}
+
+void report_kind__list(char *buf, size_t len, unsigned takes, const char *sep, const char *last)
+{
+	const struct an_report *r, *next;
+	size_t at = 0;
+	int n;
+
+	if (!len)
+		return;
+	buf[0] = '\0';
+	for (r = report_kind__next(NULL); r; r = next) {
+		for (next = report_kind__next(r); next && (next->takes & takes) != takes;)
+			next = report_kind__next(next);
+		if ((r->takes & takes) != takes)
+			continue;
+		n = snprintf(buf + at, len - at, "%s%s", !at ? "" : next ? sep : last, r->name);
+		if (n < 0 || (size_t)n >= len - at) {
+			buf[at] = '\0'; /* cut short after a whole name */
+			return;
+		}
+		at += (size_t)n;
+	}
+}
+
+/* The options of enum report_opt as their usage error names them, in the order they are
+ * checked. */
 static const struct {
-	const char *name;
-	int (*fn)(sqlite3 *db, const char *capture_id, const struct report_opts *o, FILE *out);
-	const char *tables; /* the sample tables it reads: db__check_tables */
-} kinds[] = {
-    {"syscalls", report_syscalls, "syscall_stat,syscall_hist"},
-    {"cpu", report_cpu, "cpu_sample,cpu_profile,cpu_profile_stack"},
-    {"mem", report_mem, "memory_sample,heap_snapshot"},
-    {"vma", report_vma, "vma_snapshot"},
-    {"heap", report_heap, "heap_snapshot"},
-    {"leaks", report_leaks, "heap_snapshot"},
-    {"cgroup", report_cgroup, "cgroup_sample,cpu_sample"},
-    {"apps", report_apps, "cgroup_sample,memory_sample"},
+	unsigned opt;
+	const char *what;
+} kind_opts[] = {
+    {REPORT_OPT_HEAP_BY, "--by live|bytes|count"},
+    {REPORT_OPT_APPS_BY, "--by pss|uss|rss"},
+    {REPORT_OPT_SUPPRESSIONS, "--suppressions"},
+    {REPORT_OPT_MAPPING, "--mapping"},
+    {REPORT_OPT_GROWTH, "--growth"},
+    {REPORT_OPT_PID, "--pid"},
 };
 
 int cmd_report(int argc, char **argv)
@@ -42,8 +86,10 @@ int cmd_report(int argc, char **argv)
 	    {0},
 	};
 	struct report_opts o = {0};
-	const char *capture_opt = NULL, *kind, *path;
-	char cid[DB_CAPTURE_ID_LEN], err[256], *buf = NULL;
+	const struct an_report *r;
+	const char *capture_opt = NULL, *kind, *path, *msg;
+	char cid[DB_CAPTURE_ID_LEN], err[256], names[512], *buf = NULL;
+	unsigned given;
 	sqlite3 *db = NULL;
 	FILE *out;
 	size_t k, len = 0;
@@ -138,38 +184,34 @@ int cmd_report(int argc, char **argv)
 			return analyze_usage("report", "unknown option '%s'", argv[optind - 1]);
 		}
 	}
-	if (argc - optind != 2)
-		return analyze_usage("report",
-				     argc - optind < 2
-					 ? "which report, and on which FILE? (syscalls, cpu, mem, "
-					   "vma, heap, leaks, cgroup or apps)"
-					 : "too many arguments: one report and one FILE");
+	if (argc - optind != 2) {
+		report_kind__list(names, sizeof(names), 0, ", ", " or ");
+		if (argc - optind < 2)
+			return analyze_usage("report", "which report, and on which FILE? (%s)",
+					     names);
+		return analyze_usage("report", "too many arguments: one report and one FILE");
+	}
 	kind = argv[optind];
 	path = argv[optind + 1];
-	for (k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++)
-		if (!strcmp(kinds[k].name, kind))
-			break;
-	if (k == sizeof(kinds) / sizeof(kinds[0]))
-		return analyze_usage("report",
-				     "unknown report '%s': syscalls, cpu, mem, vma, heap, leaks, "
-				     "cgroup or apps",
-				     kind);
-	if (o.by && strcmp(kind, "heap"))
-		return analyze_usage("report", "--by live|bytes|count is for report heap");
-	if (o.apps_by && strcmp(kind, "apps"))
-		return analyze_usage("report", "--by pss|uss|rss is for report apps");
-	if (o.suppressions && strcmp(kind, "leaks"))
-		return analyze_usage("report", "--suppressions is for report leaks");
-	if ((o.mapping || o.growth) && strcmp(kind, "vma"))
-		return analyze_usage("report", "--%s is for report vma",
-				     o.mapping ? "mapping" : "growth");
-	if (o.pid && strcmp(kind, "cpu"))
-		return analyze_usage("report", "--pid is for report cpu");
-	if (o.mapping && o.growth)
-		return analyze_usage("report", "--mapping and --growth do not go together: "
-					       "--growth compares all mappings");
+	r = report_kind__find(kind);
+	if (!r) {
+		report_kind__list(names, sizeof(names), 0, ", ", " or ");
+		return analyze_usage("report", "unknown report '%s': %s", kind, names);
+	}
+	given = (o.by ? REPORT_OPT_HEAP_BY : 0) | (o.apps_by ? REPORT_OPT_APPS_BY : 0) |
+		(o.suppressions ? REPORT_OPT_SUPPRESSIONS : 0) |
+		(o.mapping ? REPORT_OPT_MAPPING : 0) | (o.growth ? REPORT_OPT_GROWTH : 0) |
+		(o.pid ? REPORT_OPT_PID : 0);
+	for (k = 0; k < sizeof(kind_opts) / sizeof(kind_opts[0]); k++) {
+		if (!(given & kind_opts[k].opt) || (r->takes & kind_opts[k].opt))
+			continue;
+		report_kind__list(names, sizeof(names), kind_opts[k].opt, ", ", " or ");
+		return analyze_usage("report", "%s is for report %s", kind_opts[k].what, names);
+	}
+	if (r->check && (msg = r->check(&o)))
+		return analyze_usage("report", "%s", msg);
 
-	rc = analyze_open_checked("report", path, capture_opt, kinds[k].tables, &db, cid);
+	rc = analyze_open_checked("report", path, capture_opt, r->tables, &db, cid);
 	if (rc)
 		return rc;
 	/* The report is written whole or not at all: into memory first, so an error found
@@ -181,7 +223,7 @@ int cmd_report(int argc, char **argv)
 		sqlite3_close(db);
 		return ANALYZE_EXIT_INTERNAL;
 	}
-	rc = kinds[k].fn(db, cid, &o, out);
+	rc = r->run(db, cid, &o, out);
 	if (fclose(out) && !rc)
 		rc = -ENOMEM;
 	if (!rc && len && (fwrite(buf, 1, len, stdout) != len || fflush(stdout)))

@@ -188,6 +188,66 @@ int report_leaks(sqlite3 *db, const char *capture_id, const struct report_opts *
 int report_cgroup(sqlite3 *db, const char *capture_id, const struct report_opts *o, FILE *out);
 int report_apps(sqlite3 *db, const char *capture_id, const struct report_opts *o, FILE *out);
 
+/* ------------------------------------------------------------------ report kinds */
+
+/* The options of `report` that only some kinds take (an_report.takes). Given to a kind
+ * that does not take it, one is a usage error naming the kinds that do ("--pid is for
+ * report cpu"). The other options (--format, --window, --sort, --top, --capture and the
+ * symbol options) go to every kind; a kind with no use for one ignores it. */
+enum report_opt {
+	REPORT_OPT_HEAP_BY = 1 << 0,	  /* --by live|bytes|count: o->by */
+	REPORT_OPT_APPS_BY = 1 << 1,	  /* --by pss|uss|rss: o->apps_by */
+	REPORT_OPT_SUPPRESSIONS = 1 << 2, /* --suppressions FILE */
+	REPORT_OPT_MAPPING = 1 << 3,	  /* --mapping NAME */
+	REPORT_OPT_GROWTH = 1 << 4,	  /* --growth */
+	REPORT_OPT_PID = 1 << 5,	  /* --pid PID */
+};
+
+/* One `report KIND`, declared by the collector whose data it shows: at the bottom of
+ * collectors/NAME/report.c, in its NULL-terminated list NAME_reports, which its part
+ * points to (analyze/part.h, member reports). The `report` command (report.c) looks
+ * KIND up among the reports of every part, and its usage, help and messages list them
+ * all (report_kind__next); no core file names a kind.
+ *
+ * For KIND the command parses the options into a struct report_opts, refuses an option
+ * of enum report_opt the kind does not take, asks check(), opens FILE (a capture through
+ * its cache DB, or a DB), checks the DB has the tables, and calls run() with a memory
+ * stream: the report is written to stdout whole or not at all. run() returns as the
+ * report_* functions above do (-EPROTO and -EBADMSG said by run() itself: exit 2). */
+struct an_report {
+	const char *name; /* the KIND word: "syscalls"; unique over every part */
+	/* its place in the kinds' list (usage, help, messages): by order, ascending; unique.
+	 * Parts come in start order (collectors.def); this keeps the list as users know it. */
+	unsigned order;
+	/* what it shows, for `report --help`: lines of at most 66 characters (79 columns
+	 * there) joined by '\n', none at the end; printed after "  KIND", the others
+	 * indented under the first */
+	const char *summary;
+	/* the sample tables it reads, comma-separated (db__check_tables): an older DB without
+	 * one is refused before run() */
+	const char *tables;
+	unsigned takes; /* the enum report_opt options it takes; 0: none */
+	/* Optional: a rule of its own on the options O ("--mapping and --growth do not go
+	 * together"), after those of takes: NULL when O is fine, else the usage error, one
+	 * line, a static string. */
+	const char *(*check)(const struct report_opts *o);
+	/* Print the report of capture CAPTURE_ID in DB to OUT, in o->fmt. 0 or -errno. */
+	int (*run)(sqlite3 *db, const char *capture_id, const struct report_opts *o, FILE *out);
+};
+
+/* The kinds of every part's reports in order: the first when PREV is NULL, else the
+ * one after PREV; NULL after the last. */
+const struct an_report *report_kind__next(const struct an_report *prev);
+
+/* The report named NAME, or NULL. */
+const struct an_report *report_kind__find(const char *name);
+
+/* Write the names of the kinds that take every option of TAKES (enum report_opt; 0:
+ * every kind) into BUF, in order, separated by SEP, the last two by LAST: "a, b or c"
+ * with ", " and " or "; "a|b|c" with "|" twice. BUF is always NUL-terminated; when LEN
+ * is too small, the list stops after the last name that fits. */
+void report_kind__list(char *buf, size_t len, unsigned takes, const char *sep, const char *last);
+
 /* ------------------------------------------------------------------ heap (report_heap.c) */
 
 /* How steadily a series of live-byte figures grows (report leaks; the formula

@@ -13,6 +13,7 @@
 
 #include "analyze/analyze.h"
 #include "analyze/db.h"
+#include "analyze/part.h"
 #include "analyze/report.h"
 #include "tests/tmpdir.h"
 
@@ -1659,6 +1660,103 @@ static void test_25_window_far(void **state)
 	sqlite3_close(db);
 }
 
+/* Issue 12: `report`'s kinds come from the collectors' parts, each declared once by the
+ * collector that owns it; their order is the one users know, their names and places unique,
+ * each has what the command needs, and each kind-specific option has a kind that takes it. */
+static void test_26_report_kinds(void **state)
+{
+	static const char *const names[] = {"syscalls", "cpu", "mem",	 "vma",
+					    "heap",	"leaks", "cgroup", "apps"};
+	static const struct {
+		const char *part, *kinds;
+	} owner[] = {{"syscalls", "syscalls"}, {"cpu", "cpu"},	    {"memory", "mem"},
+		     {"vmas", "vma"},	       {"heap", "heap leaks"}, {"cgroup", "cgroup apps"}};
+	const struct an_report *r, *prev = NULL;
+	struct report_opts o = {0};
+	unsigned taken = 0;
+	char buf[256], seen[256];
+	size_t n = 0;
+
+	(void)state;
+	for (r = report_kind__next(NULL); r; prev = r, r = report_kind__next(r), n++) {
+		const char *s = r->summary, *nl;
+
+		assert_true(n < sizeof(names) / sizeof(names[0]));
+		assert_string_equal(r->name, names[n]);
+		assert_ptr_equal(report_kind__find(r->name), r);
+		assert_true(!prev || prev->order < r->order);
+		assert_non_null(r->run);
+		assert_non_null(r->tables);
+		assert_true(r->tables[0] && !strchr(r->tables, ' '));
+		assert_non_null(s);
+		do { /* lines of at most 66 characters: 79 columns in --help */
+			nl = strchr(s, '\n');
+			assert_true((nl ? (size_t)(nl - s) : strlen(s)) <= 66);
+			assert_true(nl ? nl - s > 0 : *s);
+			s = nl ? nl + 1 : NULL;
+		} while (s);
+		taken |= r->takes;
+	}
+	assert_int_equal(n, sizeof(names) / sizeof(names[0]));
+	/* none left out of the list: every part's reports are in it (orders unique), once */
+	for (const struct an_part *const *p = an_parts; *p; p++)
+		for (const struct an_report *const *k = (*p)->reports; k && *k; k++) {
+			for (r = report_kind__next(NULL); r && r != *k;)
+				r = report_kind__next(r);
+			assert_ptr_equal(r, *k);
+			n--;
+		}
+	assert_int_equal(n, 0);
+	assert_null(report_kind__find("nosuchkind"));
+	assert_null(report_kind__find(""));
+	assert_int_equal(taken, REPORT_OPT_HEAP_BY | REPORT_OPT_APPS_BY | REPORT_OPT_SUPPRESSIONS |
+					REPORT_OPT_MAPPING | REPORT_OPT_GROWTH | REPORT_OPT_PID);
+
+	/* each collector's part lists its own */
+	for (n = 0; n < sizeof(owner) / sizeof(owner[0]); n++) {
+		const struct an_part *p = an_part__find(owner[n].part);
+
+		assert_non_null(p);
+		assert_non_null(p->reports);
+		seen[0] = '\0';
+		for (const struct an_report *const *k = p->reports; *k; k++)
+			snprintf(seen + strlen(seen), sizeof(seen) - strlen(seen), "%s%s",
+				 seen[0] ? " " : "", (*k)->name);
+		assert_string_equal(seen, owner[n].kinds);
+	}
+	assert_ptr_equal(report_kind__find("heap")->run, report_heap);
+	assert_ptr_equal(report_kind__find("leaks")->run, report_leaks);
+	assert_ptr_equal(report_kind__find("apps")->run, report_apps);
+
+	/* the lists the help and the messages print */
+	report_kind__list(buf, sizeof(buf), 0, ", ", " or ");
+	assert_string_equal(buf, "syscalls, cpu, mem, vma, heap, leaks, cgroup or apps");
+	report_kind__list(buf, sizeof(buf), 0, "|", "|");
+	assert_string_equal(buf, "syscalls|cpu|mem|vma|heap|leaks|cgroup|apps");
+	report_kind__list(buf, sizeof(buf), REPORT_OPT_PID, ", ", " or ");
+	assert_string_equal(buf, "cpu");
+	report_kind__list(buf, sizeof(buf), REPORT_OPT_MAPPING | REPORT_OPT_GROWTH, ", ", " or ");
+	assert_string_equal(buf, "vma");
+	report_kind__list(buf, sizeof(buf), REPORT_OPT_PID | REPORT_OPT_GROWTH, ", ", " or ");
+	assert_string_equal(buf, "");
+	report_kind__list(buf, 12, 0, ", ", " or "); /* cut short at a whole name */
+	assert_string_equal(buf, "syscalls");
+	memset(buf, 'x', sizeof(buf));
+	report_kind__list(buf, 1, 0, ", ", " or ");
+	assert_int_equal(buf[0], '\0');
+	assert_int_equal(buf[1], 'x');
+
+	/* vma's own rule on its options */
+	r = report_kind__find("vma");
+	assert_non_null(r->check);
+	assert_null(r->check(&o));
+	o.mapping = "[heap]";
+	assert_null(r->check(&o));
+	o.growth = true;
+	assert_string_equal(r->check(&o), "--mapping and --growth do not go together: "
+					  "--growth compares all mappings");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1687,6 +1785,7 @@ int main(void)
 	    cmocka_unit_test(test_23_corrupt_db_refused),
 	    cmocka_unit_test(test_24_info_far_times),
 	    cmocka_unit_test(test_25_window_far),
+	    cmocka_unit_test(test_26_report_kinds),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -4,13 +4,14 @@
 #include "analyze/part.h"
 
 extern const struct an_load cgroup_load;
+extern const struct an_report *const cgroup_reports[];
 
 const struct an_part cgroup_part = {
 	.name = "cgroup",
 	/* loader: collectors/cgroup/load.c */
 	.load = &cgroup_load,
 	/* reports: collectors/cgroup/report.c */
-	.reports = NULL,
+	.reports = cgroup_reports,
 	/* replay views: collectors/cgroup/view.c */
 	.views = NULL,
 	/* figures (issue 14): collectors/cgroup/figures.c */

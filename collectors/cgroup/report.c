@@ -1190,3 +1190,33 @@ cleanup:
 	free(apps);
 	return err;
 }
+
+/* ------------------------------------------------------------------ its reports */
+
+static const struct an_report cgroup_report = {
+	.name = "cgroup",
+	.order = 70,
+	.summary = "a whole cgroup (--cgroup capture): memory current, limit, peak;\n"
+		   "the memory.stat breakdown; OOM events; PSI (memory, cpu, io); its\n"
+		   "processes by PSS and their smaps_rollup coverage (csv: processes)",
+	.tables = "cgroup_sample,cpu_sample",
+	.run = report_cgroup,
+};
+
+static const struct an_report apps_report = {
+	.name = "apps",
+	.order = 80,
+	.summary = "the cgroup's processes grouped into applications (the systemd\n"
+		   "app-*.scope unit, else executable, else comm) by PSS, USS or RSS,\n"
+		   "the rest folded into others (N); a single-process capture: its\n"
+		   "one process",
+	.tables = "cgroup_sample,memory_sample",
+	.takes = REPORT_OPT_APPS_BY,
+	.run = report_apps,
+};
+
+const struct an_report *const cgroup_reports[] = {
+	&cgroup_report,
+	&apps_report,
+	NULL,
+};

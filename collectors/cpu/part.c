@@ -4,13 +4,14 @@
 #include "analyze/part.h"
 
 extern const struct an_load cpu_load;
+extern const struct an_report *const cpu_reports[];
 
 const struct an_part cpu_part = {
 	.name = "cpu",
 	/* loader: collectors/cpu/load.c */
 	.load = &cpu_load,
 	/* reports: collectors/cpu/report.c */
-	.reports = NULL,
+	.reports = cpu_reports,
 	/* replay views: collectors/cpu/view.c */
 	.views = NULL,
 	/* figures (issue 14): collectors/cpu/figures.c */

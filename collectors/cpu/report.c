@@ -1077,3 +1077,23 @@ cleanup:
 	free(drops);
 	return err;
 }
+
+/* ------------------------------------------------------------------ its reports */
+
+static const struct an_report cpu_report = {
+	.name = "cpu",
+	.order = 20,
+	.summary = "CPU % per interval (eBPF on-CPU lane, /proc user/system lane)\n"
+		   "and the mean, max and CPU seconds of each; the CPU profile: top\n"
+		   "functions by self and total samples (names from the symbol store,\n"
+		   "symbolized on demand without network); a --cgroup capture's\n"
+		   "processes by samples",
+	.tables = "cpu_sample,cpu_profile,cpu_profile_stack",
+	.takes = REPORT_OPT_PID,
+	.run = report_cpu,
+};
+
+const struct an_report *const cpu_reports[] = {
+	&cpu_report,
+	NULL,
+};

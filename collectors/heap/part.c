@@ -4,13 +4,14 @@
 #include "analyze/part.h"
 
 extern const struct an_load heap_load;
+extern const struct an_report *const heap_reports[];
 
 const struct an_part heap_part = {
 	.name = "heap",
 	/* loader: collectors/heap/load.c */
 	.load = &heap_load,
 	/* reports: collectors/heap/report.c */
-	.reports = NULL,
+	.reports = heap_reports,
 	/* replay views: collectors/heap/view.c */
 	.views = NULL,
 	/* figures (issue 14): collectors/heap/figures.c */

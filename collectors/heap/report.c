@@ -2057,3 +2057,33 @@ int heap_sites__stack(const struct heap_sites *hs, int64_t stack, FILE *out)
 	stack_text(out, h, h->exe, stack);
 	return ferror(out) ? -EIO : 0;
 }
+
+/* ------------------------------------------------------------------ its reports */
+
+static const struct an_report heap_report = {
+	.name = "heap",
+	.order = 50,
+	.summary = "allocations by allocating function (the first frame outside the\n"
+		   "allocator): live bytes, bytes and count allocated, rate, mean\n"
+		   "lifetime; the census of the sites left out; sampling; drops",
+	.tables = "heap_snapshot",
+	.takes = REPORT_OPT_HEAP_BY,
+	.run = report_heap,
+};
+
+static const struct an_report leaks_report = {
+	.name = "leaks",
+	.order = 60,
+	.summary = "functions holding allocations older than the leak age, ranked by\n"
+		   "how steadily their live bytes grow (trend score, confidence), with\n"
+		   "the stack",
+	.tables = "heap_snapshot",
+	.takes = REPORT_OPT_SUPPRESSIONS,
+	.run = report_leaks,
+};
+
+const struct an_report *const heap_reports[] = {
+	&heap_report,
+	&leaks_report,
+	NULL,
+};

@@ -681,3 +681,21 @@ cleanup:
 	free(drops);
 	return err;
 }
+
+/* ------------------------------------------------------------------ its reports */
+
+static const struct an_report mem_report = {
+	.name = "mem",
+	.order = 30,
+	.summary = "RSS, PSS, USS, anon, file, shmem, swap: first, min, max, last and\n"
+		   "growth per minute, PSS/RSS; smaps coverage; live heap beside the\n"
+		   "anonymous PSS when the heap was measured (csv and json add the\n"
+		   "series)",
+	.tables = "memory_sample,heap_snapshot",
+	.run = report_mem,
+};
+
+const struct an_report *const memory_reports[] = {
+	&mem_report,
+	NULL,
+};

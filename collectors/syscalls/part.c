@@ -4,13 +4,14 @@
 #include "analyze/part.h"
 
 extern const struct an_load syscalls_load;
+extern const struct an_report *const syscalls_reports[];
 
 const struct an_part syscalls_part = {
 	.name = "syscalls",
 	/* loader: collectors/syscalls/load.c */
 	.load = &syscalls_load,
 	/* reports: collectors/syscalls/report.c */
-	.reports = NULL,
+	.reports = syscalls_reports,
 	/* replay views: collectors/syscalls/view.c */
 	.views = NULL,
 	/* figures (issue 14): collectors/syscalls/figures.c */

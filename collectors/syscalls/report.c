@@ -542,3 +542,19 @@ cleanup:
 	free(drops);
 	return err;
 }
+
+/* ------------------------------------------------------------------ its reports */
+
+static const struct an_report syscalls_report = {
+	.name = "syscalls",
+	.order = 10,
+	.summary = "per syscall: count, errors, total and mean latency, p50 and p99\n"
+		   "from the log2 latency histogram, share of the syscall time",
+	.tables = "syscall_stat,syscall_hist",
+	.run = report_syscalls,
+};
+
+const struct an_report *const syscalls_reports[] = {
+	&syscalls_report,
+	NULL,
+};

@@ -599,3 +599,31 @@ cleanup:
 	free(drops);
 	return err;
 }
+
+/* ------------------------------------------------------------------ its reports */
+
+/* --growth compares every mapping: one --mapping has no place in it. */
+static const char *vma_check(const struct report_opts *o)
+{
+	if (o->mapping && o->growth)
+		return "--mapping and --growth do not go together: "
+		       "--growth compares all mappings";
+	return NULL;
+}
+
+static const struct an_report vma_report = {
+	.name = "vma",
+	.order = 40,
+	.summary = "mappings by name (file, [heap], [stack], [anon]...) from the last\n"
+		   "VMA snapshot of the window: VMAs, size, RSS, PSS, USS, anon, swap,\n"
+		   "by PSS",
+	.tables = "vma_snapshot",
+	.takes = REPORT_OPT_MAPPING | REPORT_OPT_GROWTH,
+	.check = vma_check,
+	.run = report_vma,
+};
+
+const struct an_report *const vmas_reports[] = {
+	&vma_report,
+	NULL,
+};

@@ -6,6 +6,7 @@
 #     .TP items of the command's section;
 #   ptop-record: likewise, with the SYNOPSIS and the OPTIONS section of ptop-record(1);
 #   every collector --help marks off by default is named under --enable in ptop-record(1);
+#   the kinds of `ptop-analyze report` (from the collectors' parts) are those of ptop-analyze(1);
 #   and groff -ww finds nothing to warn about in any page.
 . "$(dirname "$0")/lib.sh"
 MAN=$(dirname "$0")/../../man
@@ -67,6 +68,27 @@ for c in $cmds; do
 	check "ptop-analyze $c" "$("$ANA" "$c" --help)" "$MAN/ptop-analyze.1" "$c" "$c "
 done
 check ptop-record "$("$REC" --help)" "$MAN/ptop-record.1" "" OPTIONS
+
+# report's kinds (the collectors' reports): those of `report --help`, its usage and its
+# list, are the man page's, in its SYNOPSIS and its section title, in the same order; each
+# has a section (its JSON output) in ptop-analyze(1)
+help=$("$ANA" report --help)
+kinds=$(echo "$help" | awk 'NR == 1 { print $4 }')
+listed=$(echo "$help" | awk '/^Reports over/ { on = 1; next } on && /^  --/ { exit }
+	on && /^  [a-z]/ { printf "%s%s", n++ ? "|" : "", $1 }')
+syn=$(awk '/^\.B ptop-analyze report$/ { getline; print $2; exit }' "$MAN/ptop-analyze.1")
+title=$(awk '/^\.SS report .*\[OPTIONS\]/ { print $3; exit }' "$MAN/ptop-analyze.1")
+[ -n "$kinds" ] && [ "$(echo "$kinds" | tr '|' '\n' | wc -l)" -ge 8 ] ||
+	fail "ptop-analyze report --help names only the kinds '$kinds'"
+for k in "listed in the help: $listed" "in the SYNOPSIS: $syn" "in the section title: $title"; do
+	[ "${k#*: }" = "$kinds" ] ||
+		{ echo "FAIL: report kinds: the usage has $kinds, $k" >&2; errors=$((errors + 1)); }
+done
+for k in $(echo "$kinds" | tr '|' ' '); do
+	grep -qx "\.SS report $k" "$MAN/ptop-analyze.1" ||
+		{ echo "FAIL: ptop-analyze(1) has no section .SS report $k" >&2; errors=$((errors + 1)); }
+done
+echo "report kinds: $kinds"
 
 off=$("$REC" --help | awk '/^Collectors/ { c = 1; next } c && /\[off by default/ { print $1 }')
 [ -n "$off" ] || fail "ptop-record --help marks no collector off by default (heap is)"

@@ -50,16 +50,11 @@ static sqlite3 *fuzz__new_db(void)
 	return db;
 }
 
-typedef int (*fuzz_report_fn)(sqlite3 *, const char *, const struct report_opts *, FILE *);
-
 /* Everything over capture CID of DB, as the commands do after their DB check passed. SEL
  * (a hash of the input) picks one output format and one set of options for the reports,
  * and the replay position, so that an input takes one path of each, quickly. */
 static void fuzz__run_all(sqlite3 *db, const char *cid, uint64_t sel)
 {
-	static const fuzz_report_fn reports[] = {report_syscalls, report_cpu,	report_mem,
-						 report_vma,	  report_heap,	report_leaks,
-						 report_cgroup,	  report_apps};
 	static const enum out_format fmts[] = {OUT_TEXT, OUT_JSON, OUT_CSV};
 	static const int64_t at[] = {0, 1500000000, INT64_MAX / 2};
 	FILE *out = fuzz__null();
@@ -94,8 +89,10 @@ static void fuzz__run_all(sqlite3 *db, const char *cid, uint64_t sel)
 	default:
 		break;
 	}
-	for (size_t r = 0; r < sizeof(reports) / sizeof(reports[0]); r++)
-		reports[r](db, cid, &o, out);
+	/* every collector's reports, each given all the options picked: the kinds that
+	 * do not take one (the command refuses it) must ignore it */
+	for (const struct an_report *r = report_kind__next(NULL); r; r = report_kind__next(r))
+		r->run(db, cid, &o, out);
 	info__print(db, cid, "fuzz", sel & 1, (sel & 2) ? 72 : 0, out);
 
 	if (!capture_meta__load(db, cid, &m) && !profile__load(db, &m, &all, &p)) {
