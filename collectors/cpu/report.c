@@ -2,8 +2,9 @@
  * mode the cgroup lane, cpu.stat, in place of /proc), a summary, cpu.max throttling, and
  * the CPU profile: top functions by self and total samples. */
 #include "analyze/report.h"
-#include "analyze/array.h"
+#include "common/array.h"
 #include "analyze/symbolize.h"
+#include "common/hash.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -520,14 +521,8 @@ struct fn_map {
 
 static uint64_t hash_str(const char *a, const char *b)
 {
-	uint64_t h = 0xcbf29ce484222325ull;
-
-	for (; a && *a; a++)
-		h = (h ^ (unsigned char)*a) * 0x100000001b3ull;
-	h = (h ^ 0x1f) * 0x100000001b3ull;
-	for (; b && *b; b++)
-		h = (h ^ (unsigned char)*b) * 0x100000001b3ull;
-	return h;
+	/* A, a unit separator (0x1f), B */
+	return fnv1a64_str(fnv1a64_bytes(fnv1a64_str(FNV1A64_INIT, a), "\x1f", 1), b);
 }
 
 static int fn_map_grow(struct fn_map *m)
@@ -566,15 +561,8 @@ static struct prof_fn *fn_get(struct fn_map *m, const char *module, const char *
 			return f;
 		i = (i + 1) & (m->nslot - 1);
 	}
-	if (m->n == m->cap) {
-		size_t cap = m->cap ? 2 * m->cap : 256;
-		struct prof_fn *n = realloc(m->fn, cap * sizeof(*n));
-
-		if (!n)
-			return NULL;
-		m->fn = n;
-		m->cap = cap;
-	}
+	if (array__grow((void **)&m->fn, &m->cap, m->n, sizeof(*m->fn)))
+		return NULL;
 	memset(&m->fn[m->n], 0, sizeof(m->fn[0]));
 	m->fn[m->n].name = strdup(name);
 	if (!m->fn[m->n].name)
