@@ -16,6 +16,7 @@
 #include "analyze/analyze.h"
 #include "common/array.h"
 #include "common/hash.h"
+#include "common/hindex.h"
 #include "proto/pprof.pb-c.h"
 
 /* ------------------------------------------------------------ folded */
@@ -145,12 +146,17 @@ int export_folded(const struct profile *p, FILE *f)
 struct intern {
 	char **key;
 	size_t n, cap;
-	size_t *slot, nslot;
+	struct hindex ix;
 };
 
 static uint64_t hash(const char *s)
 {
 	return fnv1a64_str(FNV1A64_INIT, s);
+}
+
+static uint64_t key_hash(const void *key, size_t k)
+{
+	return hash(((char *const *)key)[k]);
 }
 
 /* The index of S in I (added when new), or -1 on ENOMEM. */
@@ -160,34 +166,17 @@ static int64_t intern(struct intern *I, const char *s, bool *added)
 
 	if (added)
 		*added = false;
-	if (2 * (I->n + 1) > I->nslot) {
-		size_t ns = I->nslot ? 2 * I->nslot : 1024;
-		size_t *slot = calloc(ns, sizeof(*slot));
-
-		if (!slot)
-			return -1;
-		for (size_t k = 0; k < I->n; k++) {
-			i = hash(I->key[k]) & (ns - 1);
-			while (slot[i])
-				i = (i + 1) & (ns - 1);
-			slot[i] = k + 1;
-		}
-		free(I->slot);
-		I->slot = slot;
-		I->nslot = ns;
-	}
-	i = hash(s) & (I->nslot - 1);
-	while (I->slot[i]) {
-		if (!strcmp(I->key[I->slot[i] - 1], s))
-			return (int64_t)I->slot[i] - 1;
-		i = (i + 1) & (I->nslot - 1);
-	}
+	if (hindex__reserve(&I->ix, I->n, 1024, key_hash, I->key))
+		return -1;
+	for (i = hindex__home(&I->ix, hash(s)); I->ix.slot[i]; i = hindex__next(&I->ix, i))
+		if (!strcmp(I->key[I->ix.slot[i] - 1], s))
+			return (int64_t)I->ix.slot[i] - 1;
 	if (array__grow((void **)&I->key, &I->cap, I->n, sizeof(*I->key)))
 		return -1;
 	I->key[I->n] = strdup(s);
 	if (!I->key[I->n])
 		return -1;
-	I->slot[i] = ++I->n;
+	I->ix.slot[i] = ++I->n;
 	if (added)
 		*added = true;
 	return (int64_t)I->n - 1;
@@ -198,7 +187,7 @@ static void intern_free(struct intern *I)
 	for (size_t k = 0; k < I->n; k++)
 		free(I->key[k]);
 	free(I->key);
-	free(I->slot);
+	hindex__free(&I->ix);
 }
 
 /* The functions, mappings and locations by index: [ix] of those interned in fn, map, loc

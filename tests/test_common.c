@@ -17,6 +17,7 @@
 #include "common/array.h"
 #include "common/duration.h"
 #include "common/hash.h"
+#include "common/hindex.h"
 #include "common/units.h"
 #include "preload/ptop_preload.h"
 
@@ -318,6 +319,54 @@ static void test_09_array_grow(void **state)
 	assert_int_equal(cap, 0);
 }
 
+/* ------------------------------------------------------------------ hindex */
+
+static uint64_t mod8(const void *arr, size_t k)
+{
+	return ((const uint64_t *)arr)[k] % 8; /* many collisions, on purpose */
+}
+
+/* The slot holding index + 1 of V in ARR[0..n), or the empty one where it goes. */
+static size_t find(const struct hindex *x, const uint64_t *arr, uint64_t v)
+{
+	size_t i;
+
+	for (i = hindex__home(x, v % 8); x->slot[i]; i = hindex__next(x, i))
+		if (arr[x->slot[i] - 1] == v)
+			break;
+	return i;
+}
+
+static void test_11_hindex(void **state)
+{
+	struct hindex x = { 0 };
+	uint64_t arr[100];
+	size_t n, i, *before;
+
+	(void)state;
+	for (n = 0; n < 100; n++) {
+		arr[n] = n * 7 + 3;
+		assert_int_equal(hindex__reserve(&x, n, 16, mod8, arr), 0);
+		assert_true(2 * (n + 1) <= x.nslot);
+		assert_true((x.nslot & (x.nslot - 1)) == 0);
+		i = find(&x, arr, arr[n]);
+		assert_int_equal(x.slot[i], 0); /* not there yet */
+		x.slot[i] = n + 1;
+	}
+	assert_int_equal(x.nslot, 256);
+	for (n = 0; n < 100; n++)
+		assert_int_equal(x.slot[find(&x, arr, arr[n])], n + 1);
+	assert_int_equal(x.slot[find(&x, arr, 5)], 0); /* 5 = 7k + 3 for no k */
+	/* room already: the slots stay */
+	before = x.slot;
+	assert_int_equal(hindex__reserve(&x, 100, 16, mod8, arr), 0);
+	assert_ptr_equal(x.slot, before);
+	hindex__free(&x);
+	assert_null(x.slot);
+	assert_int_equal(x.nslot, 0);
+	hindex__free(&x);
+}
+
 /* ------------------------------------------------------------------ units */
 
 static void test_10_units_bytes(void **state)
@@ -364,6 +413,7 @@ int main(void)
 		cmocka_unit_test(test_08_fnv1a_pinned),
 		cmocka_unit_test(test_09_array_grow),
 		cmocka_unit_test(test_10_units_bytes),
+		cmocka_unit_test(test_11_hindex),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
