@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "analyze/db.h"
+#include "common/hash.h"
 
 /* A table of samples, and what must hold of its rows. */
 struct sample_table {
@@ -154,7 +155,7 @@ static int64_t *series_slot(struct series_map *m, uint64_t key, bool *found)
 /* FNV-1a over the series columns 3.. of the current row of S (type and value). */
 static uint64_t series_key(sqlite3_stmt *s)
 {
-	uint64_t h = 0xcbf29ce484222325ull;
+	uint64_t h = FNV1A64_INIT;
 	int n = sqlite3_column_count(s);
 
 	for (int c = 3; c < n; c++) {
@@ -163,11 +164,11 @@ static uint64_t series_key(sqlite3_stmt *s)
 		int len = sqlite3_column_bytes(s, c);
 		int64_t v = sqlite3_column_int64(s, c);
 
-		h = (h ^ (uint64_t)type) * 0x100000001b3ull;
+		h = fnv1a64_word(h, (uint64_t)type);
 		if (type == SQLITE_INTEGER)
 			p = (const unsigned char *)&v, len = sizeof(v);
-		for (int k = 0; p && k < len; k++)
-			h = (h ^ p[k]) * 0x100000001b3ull;
+		if (p && len > 0)
+			h = fnv1a64_bytes(h, p, (size_t)len);
 	}
 	return h;
 }

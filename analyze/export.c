@@ -14,6 +14,9 @@
 #include <zlib.h>
 
 #include "analyze/analyze.h"
+#include "common/array.h"
+#include "common/hash.h"
+#include "common/hindex.h"
 #include "proto/pprof.pb-c.h"
 
 /* ------------------------------------------------------------ folded */
@@ -143,16 +146,17 @@ int export_folded(const struct profile *p, FILE *f)
 struct intern {
 	char **key;
 	size_t n, cap;
-	size_t *slot, nslot;
+	struct hindex ix;
 };
 
 static uint64_t hash(const char *s)
 {
-	uint64_t h = 0xcbf29ce484222325ull;
+	return fnv1a64_str(FNV1A64_INIT, s);
+}
 
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
-	return h;
+static uint64_t key_hash(const void *key, size_t k)
+{
+	return hash(((char *const *)key)[k]);
 }
 
 /* The index of S in I (added when new), or -1 on ENOMEM. */
@@ -162,41 +166,17 @@ static int64_t intern(struct intern *I, const char *s, bool *added)
 
 	if (added)
 		*added = false;
-	if (2 * (I->n + 1) > I->nslot) {
-		size_t ns = I->nslot ? 2 * I->nslot : 1024;
-		size_t *slot = calloc(ns, sizeof(*slot));
-
-		if (!slot)
-			return -1;
-		for (size_t k = 0; k < I->n; k++) {
-			i = hash(I->key[k]) & (ns - 1);
-			while (slot[i])
-				i = (i + 1) & (ns - 1);
-			slot[i] = k + 1;
-		}
-		free(I->slot);
-		I->slot = slot;
-		I->nslot = ns;
-	}
-	i = hash(s) & (I->nslot - 1);
-	while (I->slot[i]) {
-		if (!strcmp(I->key[I->slot[i] - 1], s))
-			return (int64_t)I->slot[i] - 1;
-		i = (i + 1) & (I->nslot - 1);
-	}
-	if (I->n == I->cap) {
-		size_t cap = I->cap ? 2 * I->cap : 1024;
-		char **k = realloc(I->key, cap * sizeof(*k));
-
-		if (!k)
-			return -1;
-		I->key = k;
-		I->cap = cap;
-	}
+	if (hindex__reserve(&I->ix, I->n, 1024, key_hash, I->key))
+		return -1;
+	for (i = hindex__home(&I->ix, hash(s)); I->ix.slot[i]; i = hindex__next(&I->ix, i))
+		if (!strcmp(I->key[I->ix.slot[i] - 1], s))
+			return (int64_t)I->ix.slot[i] - 1;
+	if (array__grow((void **)&I->key, &I->cap, I->n, sizeof(*I->key)))
+		return -1;
 	I->key[I->n] = strdup(s);
 	if (!I->key[I->n])
 		return -1;
-	I->slot[i] = ++I->n;
+	I->ix.slot[i] = ++I->n;
 	if (added)
 		*added = true;
 	return (int64_t)I->n - 1;
@@ -207,23 +187,18 @@ static void intern_free(struct intern *I)
 	for (size_t k = 0; k < I->n; k++)
 		free(I->key[k]);
 	free(I->key);
-	free(I->slot);
+	hindex__free(&I->ix);
 }
 
+/* The functions, mappings and locations by index: [ix] of those interned in fn, map, loc
+ * (NULL until made); the first cap_* of them allocated. */
 struct pp {
 	struct intern str, fn, map, loc;
 	Perftools__Profiles__Function **fns;
 	Perftools__Profiles__Mapping **maps;
 	Perftools__Profiles__Location **locs;
+	size_t cap_fns, cap_maps, cap_locs;
 };
-
-static void *grow(void *p, size_t n, size_t size)
-{
-	/* arrays grow by one; sizes double at powers of two */
-	if (n & (n - 1))
-		return p;
-	return realloc(p, (n ? 2 * n : 1) * size);
-}
 
 static int64_t str_ix(struct pp *pp, const char *s)
 {
@@ -243,8 +218,9 @@ static int64_t func_id(struct pp *pp, const char *name, const char *file)
 		return -1;
 	if (!added)
 		return ix + 1;
-	pp->fns = grow(pp->fns, (size_t)ix, sizeof(*pp->fns));
-	f = pp->fns ? calloc(1, sizeof(*f)) : NULL;
+	if (array__grow((void **)&pp->fns, &pp->cap_fns, (size_t)ix, sizeof(*pp->fns)))
+		return -1;
+	pp->fns[ix] = f = calloc(1, sizeof(*f));
 	if (!f)
 		return -1;
 	perftools__profiles__function__init(f);
@@ -252,7 +228,6 @@ static int64_t func_id(struct pp *pp, const char *name, const char *file)
 	f->name = str_ix(pp, name);
 	f->system_name = f->name;
 	f->filename = str_ix(pp, file);
-	pp->fns[ix] = f;
 	return f->name < 0 || f->filename < 0 ? -1 : ix + 1;
 }
 
@@ -266,8 +241,9 @@ static int64_t map_id(struct pp *pp, const struct prof_loc *l)
 		return -1;
 	if (!added)
 		return ix + 1;
-	pp->maps = grow(pp->maps, (size_t)ix, sizeof(*pp->maps));
-	m = pp->maps ? calloc(1, sizeof(*m)) : NULL;
+	if (array__grow((void **)&pp->maps, &pp->cap_maps, (size_t)ix, sizeof(*pp->maps)))
+		return -1;
+	pp->maps[ix] = m = calloc(1, sizeof(*m));
 	if (!m)
 		return -1;
 	perftools__profiles__mapping__init(m);
@@ -278,7 +254,6 @@ static int64_t map_id(struct pp *pp, const struct prof_loc *l)
 	m->has_filenames = true;
 	m->has_line_numbers = true;
 	m->has_inline_frames = true;
-	pp->maps[ix] = m;
 	return m->filename < 0 || m->build_id < 0 ? -1 : ix + 1;
 }
 
@@ -296,12 +271,12 @@ static int64_t loc_id(struct pp *pp, const struct prof_loc *l)
 	if (!added)
 		return ix + 1;
 	mid = map_id(pp, l);
-	pp->locs = grow(pp->locs, (size_t)ix, sizeof(*pp->locs));
-	loc = pp->locs && mid > 0 ? calloc(1, sizeof(*loc)) : NULL;
+	if (array__grow((void **)&pp->locs, &pp->cap_locs, (size_t)ix, sizeof(*pp->locs)))
+		return -1;
+	pp->locs[ix] = loc = mid > 0 ? calloc(1, sizeof(*loc)) : NULL;
 	if (!loc)
 		return -1;
 	perftools__profiles__location__init(loc);
-	pp->locs[ix] = loc;
 	loc->id = (uint64_t)ix + 1;
 	loc->mapping_id = (uint64_t)mid;
 	loc->address = l->ip;
@@ -482,20 +457,18 @@ cleanup:
 	free(samples);
 	free(labels);
 	free(label_ptrs);
-	for (size_t k = 0; k < pp.loc.n; k++) {
-		if (!pp.locs || !pp.locs[k])
+	for (size_t k = 0; k < pp.loc.n && k < pp.cap_locs; k++) {
+		if (!pp.locs[k])
 			continue;
 		for (size_t i = 0; i < pp.locs[k]->n_line; i++)
 			free(pp.locs[k]->line[i]);
 		free(pp.locs[k]->line);
 		free(pp.locs[k]);
 	}
-	for (size_t k = 0; k < pp.fn.n; k++)
-		if (pp.fns)
-			free(pp.fns[k]);
-	for (size_t k = 0; k < pp.map.n; k++)
-		if (pp.maps)
-			free(pp.maps[k]);
+	for (size_t k = 0; k < pp.fn.n && k < pp.cap_fns; k++)
+		free(pp.fns[k]);
+	for (size_t k = 0; k < pp.map.n && k < pp.cap_maps; k++)
+		free(pp.maps[k]);
 	free(pp.locs);
 	free(pp.fns);
 	free(pp.maps);

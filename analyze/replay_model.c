@@ -1,6 +1,6 @@
 /* replay_model.c — loads a capture's interval data into memory for the replay viewer; seeks. */
 #include "analyze/replay_model.h"
-#include "analyze/array.h"
+#include "common/array.h"
 #include "proto/syscall_table.h"
 
 #include <errno.h>

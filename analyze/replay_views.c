@@ -11,6 +11,7 @@
 #include <strings.h>
 
 #include "analyze/output.h"
+#include "common/duration.h"
 
 /* ------------------------------------------------------------------ helpers */
 
@@ -30,40 +31,16 @@ char *replay__fmt_pos(char *buf, size_t len, int64_t ns)
 
 int replay__parse_time(const char *s, int64_t *ns)
 {
-	char buf[80], err[128];
-	struct window w;
+	size_t len = s ? strlen(s) : 0;
+	uint64_t v;
 
-	if (!s || !*s)
+	/* "5." is no time here, although ptop-record takes it: replay read a time as the window
+	 * "5...", whose start is "5" and whose end "." is none */
+	if (!len || (s[len - 1] == '.' && !strchr(s, ':')))
 		return -EINVAL;
-	if (strchr(s, ':')) {
-		double part[3] = {0};
-		int n = 0;
-		const char *p = s;
-		char *end;
-
-		while (n < 3) {
-			part[n++] = strtod(p, &end);
-			if (end == p || part[n - 1] < 0)
-				return -EINVAL;
-			if (*end == ':')
-				p = end + 1;
-			else if (!*end)
-				break;
-			else
-				return -EINVAL;
-		}
-		if (n < 2 || *end)
-			return -EINVAL;
-		*ns = (int64_t)llround(
-		    ((n == 3 ? part[0] * 3600 + part[1] * 60 + part[2] : part[0] * 60 + part[1])) *
-		    1e9);
-		return 0;
-	}
-	/* one parser for times: the report's window syntax, as "T.." */
-	snprintf(buf, sizeof(buf), "%s..", s);
-	if (window__parse(buf, &w, err, sizeof(err)) || !w.has_start)
+	if (duration__parse(s, INT64_MAX, DURATION_CLOCK, &v))
 		return -EINVAL;
-	*ns = w.start_ns;
+	*ns = (int64_t)v;
 	return 0;
 }
 

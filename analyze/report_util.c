@@ -1,5 +1,6 @@
 /* report_util.c — what the reports share: windows, capture facts, probes, drops, histograms. */
 #include "analyze/report.h"
+#include "common/duration.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -9,55 +10,19 @@
 
 /* ------------------------------------------------------------------ windows */
 
-/* One side of a window: "", or digits[.digits][unit]. */
+/* One side of a window: "", or a duration (common/duration.h) of at most INT64_MAX ns. */
 static int parse_side(const char *s, size_t len, bool *has, int64_t *ns)
 {
-	static const struct {
-		const char *name;
-		uint64_t ns;
-	} units[] = {
-	    {"ns", 1},	       {"us", 1000},	      {"ms", 1000000},
-	    {"s", 1000000000}, {"m", 60000000000ull}, {"h", 3600000000000ull},
-	};
-	unsigned __int128 ip = 0, frac = 0, scale = 1, v;
-	uint64_t unit = 1000000000;
-	size_t i = 0, digits = 0, u;
+	uint64_t v;
+	int rc;
 
 	*has = len > 0;
 	if (!len)
 		return 0;
-	for (; i < len && s[i] >= '0' && s[i] <= '9'; i++, digits++) {
-		ip = ip * 10 + (unsigned)(s[i] - '0');
-		if (ip > INT64_MAX)
-			return -ERANGE;
-	}
-	if (i < len && s[i] == '.') {
-		size_t fd = 0;
-
-		for (i++; i < len && s[i] >= '0' && s[i] <= '9'; i++, fd++) {
-			if (fd >= 18)
-				continue; /* far below a nanosecond whatever the unit */
-			frac = frac * 10 + (unsigned)(s[i] - '0');
-			scale *= 10;
-		}
-		digits += fd;
-	}
-	if (!digits)
-		return -EINVAL;
-	if (i < len) {
-		for (u = 0; u < sizeof(units) / sizeof(units[0]); u++)
-			if (strlen(units[u].name) == len - i &&
-			    !strncmp(s + i, units[u].name, len - i))
-				break;
-		if (u == sizeof(units) / sizeof(units[0]))
-			return -EINVAL;
-		unit = units[u].ns;
-	}
-	v = ip * unit + frac * unit / scale;
-	if (v > INT64_MAX)
-		return -ERANGE;
-	*ns = (int64_t)v;
-	return 0;
+	rc = duration__parse_n(s, len, INT64_MAX, 0, &v);
+	if (!rc)
+		*ns = (int64_t)v;
+	return rc;
 }
 
 int window__parse(const char *s, struct window *w, char *err, size_t errlen)

@@ -2,7 +2,7 @@
  * CPU profile model the reports read, and the `symbolize` command.
  */
 #include "analyze/symbolize.h"
-#include "analyze/array.h"
+#include "common/array.h"
 
 #include <errno.h>
 #include <getopt.h>

@@ -33,6 +33,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "common/hash.h"
+
 #define PL_MAGIC 0x31306c70706f7470ull		/* "ptoppl01" */
 #define PL_VERSION 1
 /* The launched command's environment: the memfd's descriptor number. */
@@ -490,15 +492,11 @@ static inline size_t pl_walk(uint64_t *ips, size_t max, uint64_t ip0, uint64_t r
 /* The 64-bit hash of a stack (FNV-1a over the ips, then a final mix); never 0. */
 static inline uint64_t pl_stack_hash(const uint64_t *ips, size_t n)
 {
-	uint64_t h = 0xcbf29ce484222325ull;
+	uint64_t h = FNV1A64_INIT;
 	size_t i;
-	int b;
 
 	for (i = 0; i < n; i++)
-		for (b = 0; b < 64; b += 8) {
-			h ^= (ips[i] >> b) & 0xff;
-			h *= 0x100000001b3ull;
-		}
+		h = fnv1a64_u64le(h, ips[i]);
 	h ^= h >> 33;
 	h *= 0xff51afd7ed558ccdull;
 	h ^= h >> 33;

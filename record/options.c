@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "collectors/heap/record_preload.h"
+#include "common/duration.h"
 #include "common/units.h"
 #include "record/record.h"
 
@@ -76,106 +77,12 @@ static void set_err(char *err, size_t errlen, const char *fmt, ...)
 	va_end(ap);
 }
 
-int record_parse_duration(const char *s, uint64_t *ns)
-{
-	static const struct {
-		const char *name;
-		uint64_t ns;
-	} units[] = {
-		{ "ns", 1 },	       { "us", 1000 },		 { "ms", 1000000 },
-		{ "s", NS_PER_SEC },   { "m", 60 * NS_PER_SEC }, { "h", 3600 * NS_PER_SEC },
-		{ "", NS_PER_SEC },
-	};
-	uint64_t whole = 0, frac = 0, frac_div = 1, mult = 0, v;
-	const char *p = s;
-	bool digits = false;
-	size_t i;
-
-	if (!s)
-		return -EINVAL;
-	for (; isdigit((unsigned char)*p); p++) {
-		digits = true;
-		if (__builtin_mul_overflow(whole, 10, &whole) ||
-		    __builtin_add_overflow(whole, (uint64_t)(*p - '0'), &whole))
-			return -ERANGE;
-	}
-	if (*p == '.') {
-		for (p++; isdigit((unsigned char)*p); p++) {
-			digits = true;
-			/* digits past 1e-18 do not count */
-			if (frac_div < 1000000000000000000ull) {
-				frac = frac * 10 + (uint64_t)(*p - '0');
-				frac_div *= 10;
-			}
-		}
-	}
-	if (!digits)
-		return -EINVAL;
-	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
-		if (strcmp(p, units[i].name) == 0) {
-			mult = units[i].ns;
-			break;
-		}
-	}
-	if (!mult)
-		return -EINVAL;
-	if (__builtin_mul_overflow(whole, mult, &v))
-		return -ERANGE;
-	/* frac/frac_div of a unit, rounded down to whole ns; frac < frac_div <= 1e18
-	 * and mult <= 3.6e12, so compute in 128 bits. */
-	if (frac) {
-		unsigned __int128 f = (unsigned __int128)frac * mult / frac_div;
-
-		if (__builtin_add_overflow(v, (uint64_t)f, &v))
-			return -ERANGE;
-	}
-	if (v == 0)
-		return -EINVAL;
-	*ns = v;
-	return 0;
-}
-
-/* True when ARG is a positive number in exponent notation ("1e99", "2.5E3ms"),
- * which record_parse_duration does not take: its digits, a '.', an 'e' or 'E'. */
-static bool has_exponent(const char *arg)
-{
-	const char *p = arg;
-
-	while (isdigit((unsigned char)*p) || *p == '.')
-		p++;
-	return p > arg && (*p == 'e' || *p == 'E') &&
-	       (isdigit((unsigned char)p[1]) ||
-		((p[1] == '+' || p[1] == '-') && isdigit((unsigned char)p[2])));
-}
-
-/* True when ARG (has_exponent) stands for 2^64 ns or more, whatever its unit. */
-static bool exponent_too_long(const char *arg)
-{
-	char *end;
-	double v = strtod(arg, &end);
-
-	/* the unit is at most 3600 s = 3.6e12 ns; any unit counts as at least 1 ns */
-	if (!strcmp(end, "h"))
-		v *= 3600e9;
-	else if (!strcmp(end, "m"))
-		v *= 60e9;
-	else if (!strcmp(end, "s") || !*end)
-		v *= 1e9;
-	else if (!strcmp(end, "ms"))
-		v *= 1e6;
-	else if (!strcmp(end, "us"))
-		v *= 1e3;
-	return v >= 18446744073709551616.0;
-}
-
 static int parse_interval(const char *opt, const char *arg, uint64_t min_ns, uint64_t *ns,
 			  char *err, size_t errlen)
 {
 	uint64_t v;
-	int r = record_parse_duration(arg, &v);
+	int r = duration__parse(arg, UINT64_MAX, DURATION_NONZERO | DURATION_EXPONENT, &v);
 
-	if (r == -EINVAL && has_exponent(arg))
-		r = exponent_too_long(arg) ? -ERANGE : -EDOM;
 	if (r == -ERANGE) {
 		/* 2^64 - 1 ns = 5124095 h 34 min 33.7 s */
 		set_err(err, errlen,

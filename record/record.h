@@ -83,12 +83,6 @@ struct record_opts {
 	char **argv;
 };
 
-/* Parse a duration: a decimal number with an optional unit ns, us, ms, s, m
- * or h ("500ms", "2s", "1.5s", "1m"); a bare number is seconds. Stores
- * nanoseconds in *NS. Returns 0, or -EINVAL (malformed, zero, negative) or
- * -ERANGE (more than 2^64 ns). */
-int record_parse_duration(const char *s, uint64_t *ns);
-
 /* Parse the command line into O (which it zeroes first and fills with
  * defaults). TABLE is the NULL-terminated collector table: --disable names are
  * checked against it. Returns 0, or -EINVAL on a usage error with a one-line

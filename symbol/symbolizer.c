@@ -16,6 +16,8 @@
 #include "symbol/buildid.h"
 #include "symbol/sym_internal.h"
 #include "symbol/symbolizer.h"
+#include "common/array.h"
+#include "common/hash.h"
 
 #define MOD_BUCKETS 1024
 
@@ -143,27 +145,10 @@ const char *sym_miss_name(enum sym_miss m)
 
 /* ------------------------------------------------------------------ strings */
 
-static uint64_t hash_bytes(const void *p, size_t n)
-{
-	const uint8_t *b = p;
-	uint64_t h = 1469598103934665603ull;
-
-	while (n--)
-		h = (h ^ *b++) * 1099511628211ull;
-	return h;
-}
-
 static int own(struct symbolizer *s, char *p)
 {
-	if (s->nowned == s->capowned) {
-		size_t nc = s->capowned ? s->capowned * 2 : 256;
-		char **nv = realloc(s->owned, nc * sizeof(*nv));
-
-		if (!nv)
-			return -ENOMEM;
-		s->owned = nv;
-		s->capowned = nc;
-	}
+	if (array__grow((void **)&s->owned, &s->capowned, s->nowned, sizeof(*s->owned)))
+		return -ENOMEM;
 	s->owned[s->nowned++] = p;
 	return 0;
 }
@@ -171,7 +156,7 @@ static int own(struct symbolizer *s, char *p)
 /* The slot for KEY (LEN bytes): the one holding it, or the empty one where it goes. */
 static size_t strmap_slot(const struct strmap *m, const char *key, size_t len)
 {
-	size_t i = hash_bytes(key, len) & (m->cap - 1);
+	size_t i = fnv1a64_bytes(FNV1A64_INIT, key, len) & (m->cap - 1);
 
 	while (m->slots[i].key &&
 	       (strncmp(m->slots[i].key, key, len) != 0 || m->slots[i].key[len] != '\0'))
@@ -714,7 +699,8 @@ static bool module_is(const struct module *m, const struct sym_module_key *key)
 static struct module *get_module(struct symbolizer *s, const struct sym_module_key *key,
 				 int *err)
 {
-	size_t b = hash_bytes(key->build_id, key->build_id_len) & (MOD_BUCKETS - 1);
+	size_t b = fnv1a64_bytes(FNV1A64_INIT, key->build_id, key->build_id_len) &
+		   (MOD_BUCKETS - 1);
 	struct module *m;
 
 	*err = 0;
@@ -941,7 +927,7 @@ int symbolizer__add_embedded(struct symbolizer *s, const uint8_t *build_id, size
 	s->emb = e;
 	e = NULL;
 	/* a module already looked up without success gets another chance */
-	b = hash_bytes(build_id, len) & (MOD_BUCKETS - 1);
+	b = fnv1a64_bytes(FNV1A64_INIT, build_id, len) & (MOD_BUCKETS - 1);
 	for (pm = &s->mods[b]; *pm; pm = &(*pm)->next) {
 		struct module *m = *pm;
 

@@ -2,8 +2,10 @@
  * mode the cgroup lane, cpu.stat, in place of /proc), a summary, cpu.max throttling, and
  * the CPU profile: top functions by self and total samples. */
 #include "analyze/report.h"
-#include "analyze/array.h"
+#include "common/array.h"
 #include "analyze/symbolize.h"
+#include "common/hash.h"
+#include "common/hindex.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -514,40 +516,20 @@ static void print_series_json(struct json *j, const struct cpu_row *rows, size_t
 struct fn_map {
 	struct prof_fn *fn;
 	size_t n, cap;
-	size_t *slot; /* open addressing: index + 1, 0 empty */
-	size_t nslot;
+	struct hindex ix;
 };
 
 static uint64_t hash_str(const char *a, const char *b)
 {
-	uint64_t h = 0xcbf29ce484222325ull;
-
-	for (; a && *a; a++)
-		h = (h ^ (unsigned char)*a) * 0x100000001b3ull;
-	h = (h ^ 0x1f) * 0x100000001b3ull;
-	for (; b && *b; b++)
-		h = (h ^ (unsigned char)*b) * 0x100000001b3ull;
-	return h;
+	/* A, a unit separator (0x1f), B */
+	return fnv1a64_str(fnv1a64_bytes(fnv1a64_str(FNV1A64_INIT, a), "\x1f", 1), b);
 }
 
-static int fn_map_grow(struct fn_map *m)
+static uint64_t fn_hash(const void *fn, size_t k)
 {
-	size_t ns = m->nslot ? 2 * m->nslot : 256;
-	size_t *slot = calloc(ns, sizeof(*slot));
+	const struct prof_fn *f = (const struct prof_fn *)fn + k;
 
-	if (!slot)
-		return -ENOMEM;
-	for (size_t k = 0; k < m->n; k++) {
-		size_t i = hash_str(m->fn[k].module, m->fn[k].name) & (ns - 1);
-
-		while (slot[i])
-			i = (i + 1) & (ns - 1);
-		slot[i] = k + 1;
-	}
-	free(m->slot);
-	m->slot = slot;
-	m->nslot = ns;
-	return 0;
+	return hash_str(f->module, f->name);
 }
 
 /* The function of MODULE named NAME (created when new), or NULL on ENOMEM. */
@@ -555,33 +537,25 @@ static struct prof_fn *fn_get(struct fn_map *m, const char *module, const char *
 {
 	size_t i;
 
-	if (2 * (m->n + 1) > m->nslot && fn_map_grow(m))
+	if (hindex__reserve(&m->ix, m->n, 256, fn_hash, m->fn))
 		return NULL;
-	i = hash_str(module, name) & (m->nslot - 1);
-	while (m->slot[i]) {
-		struct prof_fn *f = &m->fn[m->slot[i] - 1];
+	for (i = hindex__home(&m->ix, hash_str(module, name)); m->ix.slot[i];
+	     i = hindex__next(&m->ix, i)) {
+		struct prof_fn *f = &m->fn[m->ix.slot[i] - 1];
 
 		if (!strcmp(f->name, name) &&
 		    !strcmp(f->module ? f->module : "", module ? module : ""))
 			return f;
-		i = (i + 1) & (m->nslot - 1);
 	}
-	if (m->n == m->cap) {
-		size_t cap = m->cap ? 2 * m->cap : 256;
-		struct prof_fn *n = realloc(m->fn, cap * sizeof(*n));
-
-		if (!n)
-			return NULL;
-		m->fn = n;
-		m->cap = cap;
-	}
+	if (array__grow((void **)&m->fn, &m->cap, m->n, sizeof(*m->fn)))
+		return NULL;
 	memset(&m->fn[m->n], 0, sizeof(m->fn[0]));
 	m->fn[m->n].name = strdup(name);
 	if (!m->fn[m->n].name)
 		return NULL;
 	m->fn[m->n].module = module;
 	m->fn[m->n].named = named;
-	m->slot[i] = ++m->n;
+	m->ix.slot[i] = ++m->n;
 	return &m->fn[m->n - 1];
 }
 
@@ -662,7 +636,7 @@ int prof_top__build(const struct profile *p, struct prof_top *t)
 			}
 		}
 	}
-	free(m.slot);
+	hindex__free(&m.ix);
 	t->fn = m.fn;
 	t->n = m.n;
 	if (err) {

@@ -54,6 +54,7 @@
 #include "record/bpf_util.h"
 #include "collectors/cpuprof/record.h"
 #include "collectors/cpuprof/cpuprof.skel.h"
+#include "common/hash.h"
 
 #define MAX_CPUS 4096
 #define ONLINE_PATH "/sys/devices/system/cpu/online"
@@ -121,13 +122,13 @@ size_t cp_stack_table__count(const struct cp_stack_table *t)
 
 uint64_t cpuprof__stack_hash(bool kernel, const uint64_t *ips, size_t n)
 {
-	uint64_t h = 0xcbf29ce484222325ULL;	/* FNV-1a, 64-bit, a word at a time */
+	uint64_t h = FNV1A64_INIT;	/* FNV-1a, 64-bit, a word at a time */
 	size_t i;
 
-	h = (h ^ (kernel ? 0x6b : 0x75)) * 0x100000001b3ULL;
-	h = (h ^ n) * 0x100000001b3ULL;
+	h = fnv1a64_word(h, kernel ? 0x6b : 0x75);
+	h = fnv1a64_word(h, n);
 	for (i = 0; i < n; i++)
-		h = (h ^ ips[i]) * 0x100000001b3ULL;
+		h = fnv1a64_word(h, ips[i]);
 	/* final avalanche (splitmix64) so that the low bits index well */
 	h ^= h >> 30;
 	h *= 0xbf58476d1ce4e5b9ULL;

@@ -51,6 +51,8 @@
 #include "record/procfs.h"
 #include "symbol/buildid.h"
 #include "symbol/elfembed.h"
+#include "common/array.h"
+#include "common/hash.h"
 
 /* ------------------------------------------------------------------ sets and diff */
 
@@ -428,21 +430,9 @@ static int embed(struct collector *c, struct module *mod, const char *path, Elf 
 	return err;
 }
 
-/* FNV-1a over N bytes, continuing from H. */
-static uint64_t fnv(uint64_t h, const void *data, size_t n)
-{
-	const uint8_t *s = data;
-
-	while (n--)
-		h = (h ^ *s++) * 0x100000001b3ull;
-	return h;
-}
-
-#define FNV_INIT 0xcbf29ce484222325ull
-
 static size_t slot_of(const char *dev, uint64_t inode, size_t n_slots)
 {
-	uint64_t h = fnv(fnv(FNV_INIT, dev, strlen(dev)), &inode, sizeof(inode));
+	uint64_t h = fnv1a64_bytes(fnv1a64_str(FNV1A64_INIT, dev), &inode, sizeof(inode));
 
 	return (size_t)(h ^ (h >> 29)) & (n_slots - 1);
 }
@@ -673,7 +663,7 @@ static struct module *vdso_module(struct collector *c, struct mproc *mp, const s
 		return NULL;
 	}
 	/* unreadable: keyed by the address, as the image cannot say */
-	h = r ? m->start : fnv(FNV_INIT, image, size);
+	h = r ? m->start : fnv1a64_bytes(FNV1A64_INIT, image, size);
 	mod = find_module(p, "", h);
 	if (mod && mod->image_size == size)
 		goto found;
@@ -1048,16 +1038,6 @@ static int list_subtree(const char *dir, char **buf, size_t *cap, pid_t **pids, 
 	return 0;
 }
 
-static int grow_pids(pid_t **v, size_t n)
-{
-	pid_t *nv = realloc(*v, (n ? n : 1) * sizeof(*nv));
-
-	if (!nv)
-		return -ENOMEM;
-	*v = nv;
-	return 0;
-}
-
 /* The processes to read this poll: every one of the subtree up to the cap (those
  * followed already first), those that left ended and forgotten, new ones added.
  * Processes newly left out by the cap are counted as proc_cap drops. */
@@ -1076,9 +1056,14 @@ static int cgroup_update(struct collector *c, uint64_t now_ns)
 		return err;
 	n = p->n_pids;
 	if (n > p->cap_lists) {
-		if (grow_pids(&p->kept, n) || grow_pids(&p->left, n) || grow_pids(&p->prev_left, n))
+		/* three lists of one capacity: each grows from it alike */
+		size_t ck = p->cap_lists, cl = p->cap_lists, cp = p->cap_lists;
+
+		if (array__grow((void **)&p->kept, &ck, n - 1, sizeof(*p->kept)) ||
+		    array__grow((void **)&p->left, &cl, n - 1, sizeof(*p->left)) ||
+		    array__grow((void **)&p->prev_left, &cp, n - 1, sizeof(*p->prev_left)))
 			return -ENOMEM;
-		p->cap_lists = n;
+		p->cap_lists = ck;
 	}
 	nk = mappings__cap_pids(p->pids, n, MAPPINGS_PROC_CAP, is_tracked, p, p->kept, p->left);
 	nl = n - nk;

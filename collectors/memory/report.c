@@ -4,7 +4,7 @@
  * the gap between them named ("RSS grew but did the heap?").
  */
 #include "analyze/report.h"
-#include "analyze/array.h"
+#include "common/array.h"
 
 #include <errno.h>
 #include <inttypes.h>

@@ -1,6 +1,6 @@
 /* report_syscalls.c — `report syscalls`: per syscall count, errors, latency and percentiles. */
 #include "analyze/report.h"
-#include "analyze/array.h"
+#include "common/array.h"
 #include "proto/syscall_table.h"
 
 #include <errno.h>

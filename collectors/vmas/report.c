@@ -8,7 +8,7 @@
  * --growth compares the first and the last of the window.
  */
 #include "analyze/report.h"
-#include "analyze/array.h"
+#include "common/array.h"
 
 #include <errno.h>
 #include <inttypes.h>

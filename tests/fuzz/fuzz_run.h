@@ -20,6 +20,7 @@
 #include "analyze/replay_views.h"
 #include "analyze/report.h"
 #include "analyze/symbolize.h"
+#include "common/hash.h"
 
 extern const char ptop_schema_sql[];
 
@@ -113,11 +114,7 @@ static void fuzz__run_all(sqlite3 *db, const char *cid, uint64_t sel)
 /* FNV-1a of the input: the selector of fuzz__run_all. */
 static uint64_t fuzz__hash(const uint8_t *d, size_t n)
 {
-	uint64_t h = 0xcbf29ce484222325ull;
-
-	for (size_t k = 0; k < n; k++)
-		h = (h ^ d[k]) * 0x100000001b3ull;
-	return h;
+	return fnv1a64_bytes(FNV1A64_INIT, d, n);
 }
 
 /* The key of capture CID in DB, -1 when there is none. */
