@@ -234,7 +234,7 @@ test: deps
 	$(Q)if printf 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n) { return 0; }' \
 		| $(CLANG) -fsanitize=fuzzer -x c - -o /dev/null 2>/dev/null; then \
 		$(MAKE) --no-print-directory fuzzers; fi
-	$(Q)PTOP_BUILD=$(B) tests/run.sh
+	$(Q)PTOP_BUILD=$(B) PTOP_STRICT=1 tests/run.sh
 
 demo: deps
 	$(Q)$(MAKE) --no-print-directory programs $(B)/tests/fixtures/demo_workload

@@ -1352,6 +1352,8 @@ int db__load_capture(sqlite3 *db, const char *path, bool replace,
 		stats->rows = l.run.rows;
 	}
 cleanup:
+	if (ret && errlen && !err[0]) /* the paths that return -ENOMEM say nothing */
+		snprintf(err, errlen, "loading %s: %s", path, strerror(-ret));
 	if (in_tx)
 		sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
 	for (int k = 0; k < ST_N; k++)

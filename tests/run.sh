@@ -3,10 +3,18 @@
 # end-to-end test, then each fuzzer briefly, and ends with one line: "N passed, N failed,
 # N skipped".
 #
-# Unit tests are cmocka binaries $PTOP_BUILD/tests/test_*; each case counts.
-# End-to-end tests are tests/e2e/*.sh; exit 0 passes, 77 skips (the script
-# prints why), anything else fails. PTOP_TESTS=PATTERN runs only matching ones.
+# Unit tests are cmocka binaries $PTOP_BUILD/tests/test_*; each case counts, a case that
+# calls skip() counts as skipped (with the reason the test printed: a line starting "skip").
+# End-to-end tests are tests/e2e/*.sh and a collector's own collectors/NAME/e2e*.sh and
+# collectors/NAME/e2e/*.sh; exit 0 passes, 77 skips (the script prints why), anything else
+# fails. PTOP_TESTS=PATTERN runs only matching ones.
+#
+# PTOP_STRICT=1 (set by `make test`, which builds everything first): a unit test whose
+# binary is missing fails, and so does an end-to-end test that misses a fixture, a built
+# file or a collector (lib.sh's `missing`); what the machine truly lacks (eBPF, a tool)
+# still skips with its reason.
 set -u
+strict=${PTOP_STRICT:-0}
 B=${PTOP_BUILD:-build}
 pattern=${PTOP_TESTS:-}
 passed=0 failed=0 skipped=0
@@ -21,17 +29,42 @@ run_unit() { # binary label
 	local rc=$?
 	p=$(sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' "$log" | tail -1)
 	f=$(sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' "$log" | tail -1)
-	p=${p:-0} f=${f:-0}
+	# cmocka 1.1: "[  SKIPPED ] N test(s), listed below:", then "[  SKIPPED ] NAME" each
+	s=$(sed -n 's/^\[  SKIPPED \] \([0-9]*\) test(s), listed below:.*/\1/p' "$log" | tail -1)
+	p=${p:-0} f=${f:-0} s=${s:-0}
 	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; fi # crashed or sanitizer report
-	passed=$((passed + p)); failed=$((failed + f))
+	passed=$((passed + p)); failed=$((failed + f)); skipped=$((skipped + s))
 	if [ "$f" -ne 0 ]; then
 		failures+=("$label")
-		printf 'FAIL  %-40s (%d passed, %d failed; log %s)\n' "$label" "$p" "$f" "$log"
+		printf 'FAIL  %-40s (%d passed, %d failed, %d skipped; log %s)\n' "$label" "$p" "$f" "$s" "$log"
 		grep -E '^\[  (FAILED|ERROR) \]|ERROR: AddressSanitizer|runtime error|Failure!' "$log" | head -20 | sed 's/^/      /'
+	elif [ "$s" -ne 0 ]; then
+		printf 'ok    %-40s (%d cases, %d skipped)\n' "$label" "$p" "$s"
 	else
 		printf 'ok    %-40s (%d cases)\n' "$label" "$p"
 	fi
+	if [ "$s" -ne 0 ]; then # the skipped cases, then the reasons the tests printed
+		sed -n '/^\[  SKIPPED \] [0-9]* test(s), listed below:/,$s/^\[  SKIPPED \] \([^ ]*\)$/\1/p' \
+			"$log" | sed "s|^|skip  $label:|"
+		grep -iE '^ *skip[:( ]' "$log" | head -"$s" | sed 's/^ */      why: /'
+	fi
 }
+
+# A unit test's source without its binary: under PTOP_STRICT a failure (make test builds
+# them all), else a skip that says how to build it.
+for src in tests/test_*.c collectors/*/test_*.c; do
+	[ -f "$src" ] || continue
+	name=$(basename "$src" .c)
+	[[ -n $pattern && $name != *$pattern* ]] && continue
+	[ -x "$B/tests/$name" ] && continue
+	if [ "$strict" = 1 ]; then
+		failed=$((failed + 1)); failures+=("unit/$name")
+		printf 'FAIL  %-40s (not built: %s/tests/%s is missing)\n' "unit/$name" "$B" "$name"
+	else
+		skipped=$((skipped + 1))
+		printf 'skip  %-40s SKIP not built: make tests-build\n' "unit/$name"
+	fi
+done
 
 for bin in "$B"/tests/test_*; do
 	[ -x "$bin" ] || continue
@@ -44,14 +77,19 @@ for bin in "$B"/tests/test_*; do
 	fi
 done
 
-for t in tests/e2e/*.sh; do
+# tests/e2e/NAME.sh is e2e/NAME; collectors/C/e2e*.sh and collectors/C/e2e/*.sh are e2e/C/NAME
+# (they source tests/e2e/lib.sh by its path from the repository's root, where this runs).
+for t in tests/e2e/*.sh collectors/*/e2e*.sh collectors/*/e2e/*.sh; do
 	[ "$(basename "$t")" = lib.sh ] && continue
 	[ -f "$t" ] || continue
-	name=$(basename "$t" .sh)
+	case $t in
+	tests/e2e/*) name=$(basename "$t" .sh) ;;
+	*) c=${t#collectors/}; name=${c%%/*}/$(basename "$t" .sh) ;;
+	esac
 	[[ -n $pattern && $name != *$pattern* ]] && continue
-	log="$log_dir/e2e_$name.log"
+	log="$log_dir/e2e_$(echo "$name" | tr / _).log"
 	start=$(date +%s)
-	PTOP_BUILD=$B bash "$t" >"$log" 2>&1
+	PTOP_BUILD=$B PTOP_STRICT=$strict bash "$t" >"$log" 2>&1
 	rc=$?
 	secs=$(($(date +%s) - start))
 	case $rc in

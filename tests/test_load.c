@@ -72,81 +72,56 @@ static const char *header_machine = "x86_64"; /* Host.machine of put_header */
 
 static void put_header(struct capture_writer *w, const uint8_t id[16])
 {
-	Ptop__V1__Record r = PTOP__V1__RECORD__INIT;
-	Ptop__V1__CaptureHeader h = PTOP__V1__CAPTURE_HEADER__INIT;
-	Ptop__V1__Recorder rec = PTOP__V1__RECORDER__INIT;
-	Ptop__V1__Host host = PTOP__V1__HOST__INIT;
-	Ptop__V1__Clocks clk = PTOP__V1__CLOCKS__INIT;
-	Ptop__V1__Options opt = PTOP__V1__OPTIONS__INIT;
-	Ptop__V1__TargetInfo t = PTOP__V1__TARGET_INFO__INIT;
-	Ptop__V1__Probe p[3] = { PTOP__V1__PROBE__INIT, PTOP__V1__PROBE__INIT,
-				 PTOP__V1__PROBE__INIT };
-	Ptop__V1__Probe *pp[3] = { &p[0], &p[1], &p[2] };
+	struct capb_header b;
 	static uint8_t build_id[4] = { 0xde, 0xad, 0xbe, 0xef };
 	static char *argv[] = { "ptop-record", "-o", "run \"1\".ptop", "--", "./server" };
 	static char *disabled[] = { "vmas" };
 	static char *cmdline[] = { "./server", "--port=80" };
 
-	rec.version = "0.1.0";
-	rec.commit = "abcdef123456";
-	rec.build_date = "2026-11-29T09:00:00Z";
-	host.hostname = "box1";
-	host.kernel_release = "6.18.0";
-	host.kernel_version = "#1 SMP";
-	host.boot_id = "0b1d-boot";
-	host.machine = (char *)header_machine;
-	host.cpus = 8;
-	host.page_size = 4096;
-	host.clock_tick = 100;
-	clk.monotonic_ns = T0;
-	clk.realtime_ns = 1790000000000000000ull;
-	clk.boottime_ns = T0 + 5;
-	opt.n_argv = 5;
-	opt.argv = argv;
-	opt.interval_ns = SEC;
-	opt.vma_interval_ns = 10 * SEC;
-	opt.flush_interval_ns = SEC;
-	opt.duration_ns = 0;
-	opt.no_ebpf = false;
-	opt.n_disabled = 1;
-	opt.disabled = disabled;
-	t.mode = PTOP__V1__TARGET_MODE__TARGET_MODE_COMMAND;
-	t.pid = PID;
-	t.comm = "server";
-	t.exe = "/usr/bin/server";
-	t.exe_build_id.data = build_id;
-	t.exe_build_id.len = 4;
-	t.n_cmdline = 2;
-	t.cmdline = cmdline;
-	t.cgroup_path = "0::/user.slice/run.scope";
-	t.cgroup_id = 12345;
-	t.container_id = "";
-	p[0].name = "cpu";
-	p[0].state = PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE;
-	p[0].source = PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_EBPF;
-	p[0].detail = "tp_btf/sched_switch";
-	p[1].name = "syscalls";
-	p[1].state = PTOP__V1__PROBE_STATE__PROBE_STATE_FAILED;
-	p[1].source = PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_EBPF;
-	p[1].reason = "raw_tp attach: Permission denied";
-	p[2].name = "vmas";
-	p[2].state = PTOP__V1__PROBE_STATE__PROBE_STATE_DISABLED;
-	p[2].source = PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_PROC;
-	p[2].reason = "--disable vmas";
-
-	h.format_version = CAPTURE_FORMAT_VERSION;
-	h.capture_id.data = (uint8_t *)id;
-	h.capture_id.len = 16;
-	h.recorder = &rec;
-	h.host = &host;
-	h.clocks = &clk;
-	h.options = &opt;
-	h.target = &t;
-	h.n_probes = 3;
-	h.probes = pp;
-	r.kind_case = PTOP__V1__RECORD__KIND_HEADER;
-	r.header = &h;
-	capw__append(w, &r);
+	capb__header_init(&b);
+	memcpy(b.id, id, 16);
+	b.rec.version = "0.1.0";
+	b.rec.commit = "abcdef123456";
+	b.rec.build_date = "2026-11-29T09:00:00Z";
+	b.host.hostname = "box1";
+	b.host.kernel_release = "6.18.0";
+	b.host.kernel_version = "#1 SMP";
+	b.host.boot_id = "0b1d-boot";
+	b.host.machine = (char *)header_machine;
+	b.host.cpus = 8;
+	b.host.page_size = 4096;
+	b.host.clock_tick = 100;
+	b.clk.monotonic_ns = T0;
+	b.clk.realtime_ns = 1790000000000000000ull;
+	b.clk.boottime_ns = T0 + 5;
+	b.opt.n_argv = 5;
+	b.opt.argv = argv;
+	b.opt.interval_ns = SEC;
+	b.opt.vma_interval_ns = 10 * SEC;
+	b.opt.flush_interval_ns = SEC;
+	b.opt.duration_ns = 0;
+	b.opt.no_ebpf = false;
+	b.opt.n_disabled = 1;
+	b.opt.disabled = disabled;
+	b.t.mode = PTOP__V1__TARGET_MODE__TARGET_MODE_COMMAND;
+	b.t.pid = PID;
+	b.t.comm = "server";
+	b.t.exe = "/usr/bin/server";
+	b.t.exe_build_id.data = build_id;
+	b.t.exe_build_id.len = 4;
+	b.t.n_cmdline = 2;
+	b.t.cmdline = cmdline;
+	b.t.cgroup_path = "0::/user.slice/run.scope";
+	b.t.cgroup_id = 12345;
+	b.t.container_id = "";
+	capb__probe(&b, "cpu", PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE,
+		    PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_EBPF, NULL, "tp_btf/sched_switch");
+	capb__probe(&b, "syscalls", PTOP__V1__PROBE_STATE__PROBE_STATE_FAILED,
+		    PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_EBPF, "raw_tp attach: Permission denied",
+		    NULL);
+	capb__probe(&b, "vmas", PTOP__V1__PROBE_STATE__PROBE_STATE_DISABLED,
+		    PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_PROC, "--disable vmas", NULL);
+	capb__put_header(w, &b);
 }
 
 static void put_event(struct capture_writer *w, Ptop__V1__Event *ev)

@@ -38,40 +38,21 @@ static int setup(void **state)
 static void put_header(struct capture_writer *w, uint8_t id, Ptop__V1__TargetMode mode,
 		       Ptop__V1__ProbeSource source, const char *detail)
 {
-	Ptop__V1__Record r = PTOP__V1__RECORD__INIT;
-	Ptop__V1__CaptureHeader h = PTOP__V1__CAPTURE_HEADER__INIT;
-	Ptop__V1__Host host = PTOP__V1__HOST__INIT;
-	Ptop__V1__Clocks clk = PTOP__V1__CLOCKS__INIT;
-	Ptop__V1__Options opt = PTOP__V1__OPTIONS__INIT;
-	Ptop__V1__TargetInfo t = PTOP__V1__TARGET_INFO__INIT;
-	Ptop__V1__Probe p = PTOP__V1__PROBE__INIT, *pp = &p;
-	uint8_t raw[16];
+	struct capb_header b;
 
+	capb__header_init(&b);
+	b.h.recorder = NULL;
 	for (int k = 0; k < 16; k++)
-		raw[k] = (uint8_t)(0x40 + k);
-	raw[15] = id;
-	p.name = "cpu";
-	p.state = PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE;
-	p.source = source;
-	p.detail = (char *)detail;
-	host.cpus = 4;
-	clk.monotonic_ns = T0;
-	opt.interval_ns = SEC;
-	t.mode = mode;
-	t.pid = mode == PTOP__V1__TARGET_MODE__TARGET_MODE_CGROUP ? 0 : 4321;
-	t.cgroup_path = "/test.slice/x";
-	h.format_version = CAPTURE_FORMAT_VERSION;
-	h.capture_id.data = raw;
-	h.capture_id.len = 16;
-	h.host = &host;
-	h.clocks = &clk;
-	h.options = &opt;
-	h.target = &t;
-	h.n_probes = 1;
-	h.probes = &pp;
-	r.kind_case = PTOP__V1__RECORD__KIND_HEADER;
-	r.header = &h;
-	capw__append(w, &r);
+		b.id[k] = (uint8_t)(0x40 + k);
+	b.id[15] = id;
+	capb__probe(&b, "cpu", PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE, source, NULL, detail);
+	b.host.cpus = 4;
+	b.clk.monotonic_ns = T0;
+	b.opt.interval_ns = SEC;
+	b.t.mode = mode;
+	b.t.pid = mode == PTOP__V1__TARGET_MODE__TARGET_MODE_CGROUP ? 0 : 4321;
+	b.t.cgroup_path = "/test.slice/x";
+	capb__put_header(w, &b);
 }
 
 /* One interval's figures, in ms; -1: the lane (or the throttling counters) not there. */

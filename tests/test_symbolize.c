@@ -43,44 +43,32 @@ static bool header_cgroup; /* put_header writes a cgroup-mode target (pid 0) */
 
 static void put_header(struct capture_writer *w, const char *cpuprof_state)
 {
-	Ptop__V1__Record r = PTOP__V1__RECORD__INIT;
-	Ptop__V1__CaptureHeader h = PTOP__V1__CAPTURE_HEADER__INIT;
-	Ptop__V1__Host host = PTOP__V1__HOST__INIT;
-	Ptop__V1__Clocks clk = PTOP__V1__CLOCKS__INIT;
-	Ptop__V1__TargetInfo t = PTOP__V1__TARGET_INFO__INIT;
-	Ptop__V1__Probe p = PTOP__V1__PROBE__INIT, *pp = &p;
-	static uint8_t id[16] = {0x5a, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
+	struct capb_header b;
+	static const uint8_t id[16] = {0x5a, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
 
-	h.format_version = 1;
-	h.capture_id.data = id;
-	h.capture_id.len = 16;
-	host.boot_id = BOOT;
-	host.cpus = 2;
-	h.host = &host;
-	clk.monotonic_ns = T0;
-	clk.realtime_ns = 1700000000ull * SEC;
-	h.clocks = &clk;
-	t.mode = PTOP__V1__TARGET_MODE__TARGET_MODE_COMMAND;
-	t.pid = PID;
+	capb__header_init(&b);
+	b.h.recorder = NULL;
+	b.h.options = NULL;
+	memcpy(b.id, id, 16);
+	b.host.boot_id = BOOT;
+	b.host.cpus = 2;
+	b.clk.monotonic_ns = T0;
+	b.clk.realtime_ns = 1700000000ull * SEC;
+	b.t.mode = PTOP__V1__TARGET_MODE__TARGET_MODE_COMMAND;
+	b.t.pid = PID;
 	if (header_cgroup) {
-		t.mode = PTOP__V1__TARGET_MODE__TARGET_MODE_CGROUP;
-		t.pid = 0;
-		t.cgroup_path = "/sys/fs/cgroup/app.slice";
+		b.t.mode = PTOP__V1__TARGET_MODE__TARGET_MODE_CGROUP;
+		b.t.pid = 0;
+		b.t.cgroup_path = "/sys/fs/cgroup/app.slice";
 	}
-	h.target = &t;
-	p.name = "cpuprof";
-	p.source = PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_EBPF;
-	if (!strcmp(cpuprof_state, "active")) {
-		p.state = PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE;
-	} else {
-		p.state = PTOP__V1__PROBE_STATE__PROBE_STATE_FAILED;
-		p.reason = "perf_event_open: no such device";
-	}
-	h.n_probes = 1;
-	h.probes = &pp;
-	r.kind_case = PTOP__V1__RECORD__KIND_HEADER;
-	r.header = &h;
-	capw__append(w, &r);
+	if (!strcmp(cpuprof_state, "active"))
+		capb__probe(&b, "cpuprof", PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE,
+			    PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_EBPF, NULL, NULL);
+	else
+		capb__probe(&b, "cpuprof", PTOP__V1__PROBE_STATE__PROBE_STATE_FAILED,
+			    PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_EBPF,
+			    "perf_event_open: no such device", NULL);
+	capb__put_header(w, &b);
 }
 
 static void put_mapping(struct capture_writer *w, uint64_t t, uint64_t start, uint64_t end,

@@ -108,44 +108,25 @@ static void put_header(struct capture_writer *w, uint8_t id, Ptop__V1__TargetMod
 		       const char *comm, const char *exe, const char *cgroup,
 		       const struct probe_def *pd, size_t np)
 {
-	Ptop__V1__Record r = PTOP__V1__RECORD__INIT;
-	Ptop__V1__CaptureHeader h = PTOP__V1__CAPTURE_HEADER__INIT;
-	Ptop__V1__Clocks clk = PTOP__V1__CLOCKS__INIT;
-	Ptop__V1__Options opt = PTOP__V1__OPTIONS__INIT;
-	Ptop__V1__TargetInfo t = PTOP__V1__TARGET_INFO__INIT;
-	Ptop__V1__Probe p[4], *pp[4];
-	uint8_t raw[16];
+	struct capb_header b;
 
-	assert_true(np <= 4);
+	capb__header_init(&b);
+	b.h.recorder = NULL;
+	b.h.host = NULL;
 	for (int k = 0; k < 16; k++)
-		raw[k] = (uint8_t)(0x20 + k);
-	raw[15] = id;
-	for (size_t k = 0; k < np; k++) {
-		ptop__v1__probe__init(&p[k]);
-		p[k].name = (char *)pd[k].name;
-		p[k].state = pd[k].state;
-		p[k].source = PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_PROC;
-		p[k].reason = (char *)(pd[k].reason ? pd[k].reason : "");
-		pp[k] = &p[k];
-	}
-	clk.monotonic_ns = T0;
-	opt.interval_ns = SEC;
-	t.mode = mode;
-	t.pid = mode == PTOP__V1__TARGET_MODE__TARGET_MODE_CGROUP ? 0 : 4321;
-	t.comm = (char *)comm;
-	t.exe = (char *)exe;
-	t.cgroup_path = (char *)cgroup;
-	h.format_version = CAPTURE_FORMAT_VERSION;
-	h.capture_id.data = raw;
-	h.capture_id.len = 16;
-	h.clocks = &clk;
-	h.options = &opt;
-	h.target = &t;
-	h.n_probes = np;
-	h.probes = pp;
-	r.kind_case = PTOP__V1__RECORD__KIND_HEADER;
-	r.header = &h;
-	capw__append(w, &r);
+		b.id[k] = (uint8_t)(0x20 + k);
+	b.id[15] = id;
+	for (size_t k = 0; k < np; k++)
+		capb__probe(&b, pd[k].name, pd[k].state, PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_PROC,
+			    pd[k].reason ? pd[k].reason : "", NULL);
+	b.clk.monotonic_ns = T0;
+	b.opt.interval_ns = SEC;
+	b.t.mode = mode;
+	b.t.pid = mode == PTOP__V1__TARGET_MODE__TARGET_MODE_CGROUP ? 0 : 4321;
+	b.t.comm = (char *)comm;
+	b.t.exe = (char *)exe;
+	b.t.cgroup_path = (char *)cgroup;
+	capb__put_header(w, &b);
 }
 
 static void put_cgroup(struct capture_writer *w, uint64_t t, Ptop__V1__CgroupSample *c)

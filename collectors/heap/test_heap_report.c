@@ -67,39 +67,27 @@ static void exec(sqlite3 *db, const char *sql)
 
 static void put_header(struct capture_writer *w, bool heap_active)
 {
-	Ptop__V1__Record r = PTOP__V1__RECORD__INIT;
-	Ptop__V1__CaptureHeader h = PTOP__V1__CAPTURE_HEADER__INIT;
-	Ptop__V1__Host host = PTOP__V1__HOST__INIT;
-	Ptop__V1__Clocks clk = PTOP__V1__CLOCKS__INIT;
-	Ptop__V1__TargetInfo t = PTOP__V1__TARGET_INFO__INIT;
-	Ptop__V1__Probe p = PTOP__V1__PROBE__INIT, *pp = &p;
-	static uint8_t id[16] = {0x4e, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
+	struct capb_header b;
+	static const uint8_t id[16] = {0x4e, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
 
-	h.format_version = 1;
-	h.capture_id.data = id;
-	h.capture_id.len = 16;
-	host.boot_id = "0b0b0b0b-1111-2222-3333-444444444444";
-	host.cpus = 2;
-	h.host = &host;
-	clk.monotonic_ns = T0;
-	h.clocks = &clk;
-	t.mode = PTOP__V1__TARGET_MODE__TARGET_MODE_COMMAND;
-	t.pid = PID;
-	t.exe = "/usr/bin/app";
-	h.target = &t;
-	p.name = "heap";
-	p.source = PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_EBPF;
-	if (heap_active) {
-		p.state = PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE;
-	} else {
-		p.state = PTOP__V1__PROBE_STATE__PROBE_STATE_FAILED;
-		p.reason = "uprobe malloc: permission denied";
-	}
-	h.n_probes = 1;
-	h.probes = &pp;
-	r.kind_case = PTOP__V1__RECORD__KIND_HEADER;
-	r.header = &h;
-	capw__append(w, &r);
+	capb__header_init(&b);
+	b.h.recorder = NULL;
+	b.h.options = NULL;
+	memcpy(b.id, id, 16);
+	b.host.boot_id = "0b0b0b0b-1111-2222-3333-444444444444";
+	b.host.cpus = 2;
+	b.clk.monotonic_ns = T0;
+	b.t.mode = PTOP__V1__TARGET_MODE__TARGET_MODE_COMMAND;
+	b.t.pid = PID;
+	b.t.exe = "/usr/bin/app";
+	if (heap_active)
+		capb__probe(&b, "heap", PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE,
+			    PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_EBPF, NULL, NULL);
+	else
+		capb__probe(&b, "heap", PTOP__V1__PROBE_STATE__PROBE_STATE_FAILED,
+			    PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_EBPF,
+			    "uprobe malloc: permission denied", NULL);
+	capb__put_header(w, &b);
 }
 
 static void put_mapping(struct capture_writer *w, uint64_t start, const char *path, uint8_t id0)

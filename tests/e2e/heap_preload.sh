@@ -18,9 +18,9 @@
 # (heap_own_malloc) and a Go program fall back to the uprobe lane, and the probe detail
 # says so and why.
 . "$(dirname "$0")/lib.sh"
-[ -e "$B/libptop-preload.so" ] || skip "$B/libptop-preload.so is not built (make programs)"
+[ -e "$B/libptop-preload.so" ] || missing "$B/libptop-preload.so is not built (make programs)"
 for f in heap_leak heap_kinds; do
-	[ -x "$FIX/$f" ] || skip "fixture $f is not built"
+	[ -x "$FIX/$f" ] || missing "fixture $f is not built"
 done
 
 rec() { # NAME [ARGS...]: record fixture NAME with the preload lane into $TMP/NAME.ptop

@@ -22,7 +22,7 @@ rec() { # NAME [OPTION...]: record fixture NAME into $TMP/NAME.ptop
 	"$REC" --quiet --enable heap --heap-lane uprobe --heap-sample-bytes 0 "${@:2}" \
 		-o "$TMP/$1.ptop" -- "$FIX/$1" >/dev/null
 	q "$TMP/$1.ptop" "select count(*) from heap_snapshot" >/dev/null 2>&1 ||
-		skip "ptop-analyze does not load heap records (table heap_snapshot) yet"
+		missing "ptop-analyze does not load heap records (table heap_snapshot) yet"
 	assert_eq "$1: heap probe" "active/ebpf" \
 		"$(q "$TMP/$1.ptop" "select state || '/' || source from probe where name = 'heap'")"
 }

@@ -22,10 +22,10 @@
 need_ebpf
 caps=$("$REC" --caps 2>&1 || true)
 echo "$caps" | has -E '^ *heap +' ||
-	skip "this ptop-record has no heap collector (--caps lists no heap): report heap has nothing to read"
+	missing "this ptop-record has no heap collector (--caps lists no heap): report heap has nothing to read"
 echo "$caps" | has -E '^ *heap +yes' ||
 	skip "the heap collector cannot run here: $(echo "$caps" | grep -E '^ *heap ')"
-[ -x "$FIX/heap_leak" ] || skip "fixture heap_leak is not built (tests/fixtures/heap_leak.c)"
+[ -x "$FIX/heap_leak" ] || missing "fixture heap_leak is not built (tests/fixtures/heap_leak.c)"
 
 B_LEAK=4096000
 

@@ -4,8 +4,8 @@
 # folder, finds its preload library and records a launched command's heap with it;
 # uninstall removes every file it installed and the library's folder.
 . "$(dirname "$0")/lib.sh"
-[ -e "$B/libptop-preload.so" ] || skip "$B/libptop-preload.so is not built (make programs)"
-[ -x "$FIX/heap_leak" ] || skip "fixture heap_leak is not built"
+[ -e "$B/libptop-preload.so" ] || missing "$B/libptop-preload.so is not built (make programs)"
+[ -x "$FIX/heap_leak" ] || missing "fixture heap_leak is not built"
 command -v make >/dev/null || skip "make is not installed"
 top=$(cd "$(dirname "$0")/../.." && pwd)
 fix_abs=$(cd "$FIX" && pwd)

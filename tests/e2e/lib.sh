@@ -39,6 +39,22 @@ export XDG_CACHE_HOME=$TMP/cache
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
 skip() { echo "SKIP: $*"; exit 77; }
+# missing WHAT: something the build makes is not there (a fixture, a built file, a
+# collector of this tree): a skip, but under PTOP_STRICT=1 (make test, which builds
+# everything first) a failure. What the machine lacks (eBPF, a tool) is a skip().
+missing() {
+	[ "${PTOP_STRICT:-0}" = 1 ] && fail "$* (PTOP_STRICT: make test builds it)"
+	skip "$*"
+}
+# need_fixture NAME...: each of $FIX/NAME is built, else missing
+need_fixture() {
+	local f
+	for f; do
+		[ -x "$FIX/$f" ] || missing "fixture $f is not built (tests/fixtures/$f.c)"
+	done
+}
+[ -x "$ANA" ] || missing "$ANA is not built (make programs)"
+[ -x "$REC" ] || missing "$REC is not built (make programs)"
 
 # CMD | has [GREP_OPTIONS] PATTERN: whether CMD printed a matching line. It reads
 # all of stdin first: `grep -q` stops at the first match, and under pipefail the

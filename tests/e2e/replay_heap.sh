@@ -9,7 +9,7 @@ need_ebpf
 caps=$("$REC" --caps 2>&1 || true)
 echo "$caps" | has -E '^ *heap +yes' ||
 	skip "the heap collector cannot run here: $(echo "$caps" | grep -E '^ *heap ')"
-[ -x "$FIX/heap_leak" ] || skip "fixture heap_leak is not built (tests/fixtures/heap_leak.c)"
+[ -x "$FIX/heap_leak" ] || missing "fixture heap_leak is not built (tests/fixtures/heap_leak.c)"
 
 "$REC" --quiet --enable heap --heap-sample-bytes 0 --leak-age 1s -o "$TMP/heap.ptop" -- "$FIX/heap_leak" >/dev/null
 "$ANA" replay --dump --at 99m --tab heap --size 160x48 "$TMP/heap.ptop" >"$TMP/heap.txt"

@@ -8,7 +8,8 @@
  *   full       a --command capture with every probe active, every payload kind (cpu both
  *              lanes, syscalls, memory, vmas, context, cpuprof, heap, heap events) and
  *              every record kind (header, events, stacks, mappings start/new/gone/end,
- *              drops, a perf map, embedded module symbols, probe changes, trailer)
+ *              drops, a perf map, embedded module symbols (an ELF made here, so that
+ *              the plugin's frames are named), probe changes, trailer)
  *   truncated  the same records without a trailer, cut inside its last frame
  *   noheap     a --pid capture with the heap probe failed, goalloc unsupported, vmas and
  *              cpuprof disabled, a SIGINT end
@@ -16,6 +17,7 @@
  *   cgroup     a --cgroup capture: cgroup samples (v2 and v1 memory, PSI, processes in
  *              every coverage state), the cpu cgroup lane, a profile of two processes
  */
+#include <elf.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -590,8 +592,89 @@ static void put_maps(struct capture_writer *w, uint64_t t, int32_t pid,
 static const char perf_map[] = "7f3000000100 80 LazyCompiled:~handle_request app.js:12\n"
 			       "7f3000002000 40 Builtin:InterpreterEntryTrampoline\n";
 
-/* Embedded symbols: not an ELF (the analyzer says so, and names nothing from it). */
-static const char not_elf[] = "\177ELF-golden-not-really";
+/* Embedded symbols (--embed-symbols) of libplug.so: a small ELF made here, with the
+ * plugin's build-id note and a symbol table naming plug_init and plug_alloc, so that its
+ * frames are named the same on every machine. Returns its size; the image is in ELF_IMG. */
+static uint8_t elf_img[1024];
+
+static size_t make_plug_elf(void)
+{
+	static const char strtab[] = "\0plug_alloc\0plug_init";
+	static const char shstr[] = "\0.note.gnu.build-id\0.text\0.symtab\0.strtab\0.shstrtab";
+	const size_t note_off = sizeof(Elf64_Ehdr) + 2 * sizeof(Elf64_Phdr);
+	const size_t note_len = sizeof(Elf64_Nhdr) + 4 + sizeof(plug_bid);
+	const size_t sym_off = (note_off + note_len + 7) & ~(size_t)7;
+	const size_t str_off = sym_off + 3 * sizeof(Elf64_Sym);
+	const size_t shs_off = str_off + sizeof(strtab);
+	const size_t sh_off = (shs_off + sizeof(shstr) + 7) & ~(size_t)7;
+	const size_t size = sh_off + 6 * sizeof(Elf64_Shdr);
+	Elf64_Ehdr *eh = (Elf64_Ehdr *)elf_img;
+	Elf64_Phdr *ph = (Elf64_Phdr *)(elf_img + sizeof(*eh));
+	Elf64_Nhdr *nh = (Elf64_Nhdr *)(elf_img + note_off);
+	Elf64_Sym *sym = (Elf64_Sym *)(elf_img + sym_off);
+	Elf64_Shdr *sh = (Elf64_Shdr *)(elf_img + sh_off);
+
+	if (size > sizeof(elf_img))
+		abort();
+	memset(elf_img, 0, sizeof(elf_img));
+	memcpy(eh->e_ident, ELFMAG, SELFMAG);
+	eh->e_ident[EI_CLASS] = ELFCLASS64;
+	eh->e_ident[EI_DATA] = ELFDATA2LSB;
+	eh->e_ident[EI_VERSION] = EV_CURRENT;
+	eh->e_type = ET_DYN;
+	eh->e_machine = EM_X86_64;
+	eh->e_version = EV_CURRENT;
+	eh->e_phoff = sizeof(*eh);
+	eh->e_shoff = sh_off;
+	eh->e_ehsize = sizeof(*eh);
+	eh->e_phentsize = sizeof(*ph);
+	eh->e_phnum = 2;
+	eh->e_shentsize = sizeof(*sh);
+	eh->e_shnum = 6;
+	eh->e_shstrndx = 5;
+	ph[0].p_type = PT_LOAD;
+	ph[0].p_flags = PF_R | PF_X;
+	ph[0].p_filesz = size;
+	ph[0].p_memsz = 0x4000;
+	ph[0].p_align = 0x1000;
+	ph[1].p_type = PT_NOTE;
+	ph[1].p_flags = PF_R;
+	ph[1].p_offset = ph[1].p_vaddr = note_off;
+	ph[1].p_filesz = ph[1].p_memsz = note_len;
+	ph[1].p_align = 4;
+	nh->n_namesz = 4;
+	nh->n_descsz = sizeof(plug_bid);
+	nh->n_type = NT_GNU_BUILD_ID;
+	memcpy((uint8_t *)(nh + 1), "GNU", 4);
+	memcpy((uint8_t *)(nh + 1) + 4, plug_bid, sizeof(plug_bid));
+	/* symbol 1: plug_alloc at 0x1200, 2: plug_init at 0x1100 */
+	sym[1].st_name = 1;
+	sym[1].st_info = ELF64_ST_INFO(STB_GLOBAL, STT_FUNC);
+	sym[1].st_shndx = 2;
+	sym[1].st_value = 0x1200;
+	sym[1].st_size = 0x100;
+	sym[2].st_name = 12;
+	sym[2].st_info = ELF64_ST_INFO(STB_GLOBAL, STT_FUNC);
+	sym[2].st_shndx = 2;
+	sym[2].st_value = 0x1100;
+	sym[2].st_size = 0x80;
+	memcpy(elf_img + str_off, strtab, sizeof(strtab));
+	memcpy(elf_img + shs_off, shstr, sizeof(shstr));
+	sh[1] = (Elf64_Shdr){.sh_name = 1, .sh_type = SHT_NOTE, .sh_flags = SHF_ALLOC,
+			     .sh_addr = note_off, .sh_offset = note_off, .sh_size = note_len,
+			     .sh_addralign = 4};
+	sh[2] = (Elf64_Shdr){.sh_name = 20, .sh_type = SHT_NOBITS,
+			     .sh_flags = SHF_ALLOC | SHF_EXECINSTR, .sh_addr = 0x1000,
+			     .sh_offset = 0x1000, .sh_size = 0x2000, .sh_addralign = 16};
+	sh[3] = (Elf64_Shdr){.sh_name = 26, .sh_type = SHT_SYMTAB, .sh_offset = sym_off,
+			     .sh_size = 3 * sizeof(Elf64_Sym), .sh_link = 4, .sh_info = 1,
+			     .sh_addralign = 8, .sh_entsize = sizeof(Elf64_Sym)};
+	sh[4] = (Elf64_Shdr){.sh_name = 34, .sh_type = SHT_STRTAB, .sh_offset = str_off,
+			     .sh_size = sizeof(strtab), .sh_addralign = 1};
+	sh[5] = (Elf64_Shdr){.sh_name = 42, .sh_type = SHT_STRTAB, .sh_offset = shs_off,
+			     .sh_size = sizeof(shstr), .sh_addralign = 1};
+	return size;
+}
 
 /* The records of the full capture; TRAILER: end with one (else the writer is left open,
  * its last frame flushed). Returns the bytes written after each interval in *AT. */
@@ -601,6 +684,7 @@ static struct capture_writer *write_full(const char *name, bool trailer, uint64_
 	struct capture_writer *w = create(name, path, sizeof(path));
 	struct capb_header b;
 	Ptop__V1__Probe heap2 = PTOP__V1__PROBE__INIT, gone = PTOP__V1__PROBE__INIT;
+	size_t elf_size;
 
 	header_common(&b, 0xf1);
 	b.t.cmdline = (char *[]){APP, "--golden"};
@@ -618,10 +702,10 @@ static struct capture_writer *write_full(const char *name, bool trailer, uint64_
 	capb__put_header(w, &b);
 
 	put_maps(w, T0 + 1000, PID, M_START);
-	capb__put_module_symbols(w, plug_bid, 20, PLUG, false, not_elf, 10, 0, 2,
-				 sizeof(not_elf) - 1);
-	capb__put_module_symbols(w, plug_bid, 20, PLUG, false, not_elf + 10,
-				 sizeof(not_elf) - 1 - 10, 1, 2, sizeof(not_elf) - 1);
+	elf_size = make_plug_elf();
+	capb__put_module_symbols(w, plug_bid, 20, PLUG, false, elf_img, 200, 0, 2, elf_size);
+	capb__put_module_symbols(w, plug_bid, 20, PLUG, false, elf_img + 200, elf_size - 200, 1,
+				 2, elf_size);
 	put_stacks(w);
 	put_context(w, 0, "app");
 	at[0] = capture_writer__bytes(w);
