@@ -24,6 +24,8 @@ extern const char ptop_schema_sql[];
 /* the marker is a line of its own (the header comment also names it, in quotes) */
 #define INDEX_MARKER "\n-- @@ indexes @@\n"
 
+#define PREPARE_FAILED "preparing statements (is the DB's schema current?)"
+
 /* ------------------------------------------------------------- statements */
 
 enum stmt_id {
@@ -1157,8 +1159,7 @@ static int parts_open(struct loader *l)
 			rc = sqlite3_prepare_v3(l->run.db, load->stmts[k], -1,
 						SQLITE_PREPARE_PERSISTENT, &pl->st[k], NULL);
 			if (rc != SQLITE_OK)
-				return db_fail(l, rc,
-					       "preparing statements (is the DB's schema current?)");
+				return db_fail(l, rc, PREPARE_FAILED);
 		}
 		for (const struct an_load_payload *c = load->payloads; c && c->load; c++) {
 			size_t at = l->n_claims;
@@ -1303,7 +1304,7 @@ int db__load_capture(sqlite3 *db, const char *path, bool replace,
 		rc = sqlite3_prepare_v3(db, stmt_sql[k], -1, SQLITE_PREPARE_PERSISTENT, &l.st[k],
 					NULL);
 		if (rc != SQLITE_OK) {
-			ret = db_fail(&l, rc, "preparing statements (is the DB's schema current?)");
+			ret = db_fail(&l, rc, PREPARE_FAILED);
 			goto cleanup;
 		}
 	}

@@ -18,7 +18,8 @@
  *
  * One load runs in one transaction: the core prepares each part's statements once,
  * calls its start hook after the header's rows, its payload functions as the events
- * come, and its free hook at the end, loaded or not. A part's function returns 0 or
+ * come, and its free hook at the end, loaded or not. No part needs a hook at the end of
+ * the data today (the chunk joins that do are the core's). A part's function returns 0 or
  * -errno; an SQLite failure goes through load__step (or load__db_fail), which writes
  * the message the user sees; the whole load is then rolled back.
  */
@@ -37,10 +38,11 @@
 struct load_run {
 	sqlite3 *db;
 	const char *path;	/* the capture file, for messages */
-	int64_t cap;		/* capture.cap of the capture being loaded: every row's first column */
-	uint64_t rows;		/* rows as SQL sees them (load_stats.rows): load__step adds each
-				 * statement's changes; a part corrects it where its tables and
-				 * views count otherwise (a histogram bucket is a syscall_hist row) */
+	int64_t cap;		/* capture.cap of the capture loaded: every row's first column */
+	uint64_t rows;		/* rows as SQL sees them (load_stats.rows): load__step adds
+				 * each statement's changes; a part corrects it where its
+				 * views count otherwise (a histogram bucket is a syscall_hist
+				 * row) */
 	char *json;		/* load__bind_json_u64s's buffer: grows, freed at the end */
 	size_t json_cap;
 	char *err;		/* the message of a failure (load__db_fail) */
@@ -76,7 +78,8 @@ struct an_load {
 	/* Optional: called once after the header's rows, before any event. 0 or -errno. */
 	int (*start)(struct load_ctx *c, const Ptop__V1__CaptureHeader *h);
 	/* Optional: frees what the state holds (not the state itself); runs at the end of
-	 * every load whose statements were prepared, loaded or not. */
+	 * every load that gave the part its state, loaded or not (the state may still be
+	 * all zeros). */
 	void (*free)(struct load_ctx *c);
 };
 
