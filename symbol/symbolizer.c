@@ -1247,13 +1247,17 @@ cleanup:
  * sizes: a core kernel symbol (no " [module]" tag) names only addresses inside the core
  * text, so an address of a BPF trampoline or of module space past _einittext is not
  * "_einittext+1015216343"; nor does an end marker (_etext, _einittext) name anything.
- * Tagged symbols (modules, [bpf]) name up to the next symbol. */
+ * Module symbols name up to the next symbol. BPF programs and trampolines ([bpf],
+ * [__builtin__ftrace]) name nothing: they come and go as tracers load and unload them
+ * (ptop-record's own among them), so the program at an address now is not, as a rule,
+ * the one that ran there when the capture was made; a wrong name is worse than none. */
 static bool kernel_covers(const struct symbolizer *s, const struct ksym *k, uint64_t addr)
 {
+	const char *tag = strchr(k->name, ' ');
 	bool in_core;
 
-	if (strchr(k->name, ' '))
-		return true; /* "name [module]": bounded by the next symbol */
+	if (tag)
+		return strcmp(tag, " [bpf]") != 0 && strncmp(tag, " [__builtin__", 13) != 0;
 	if (!strcmp(k->name, "_etext") || !strcmp(k->name, "_einittext") ||
 	    !strcmp(k->name, "_end"))
 		return false;
