@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/hash.h"
 #include "analyze/load.h"
 
 enum { ST_SNAPSHOT, ST_ENTRY, ST_FILE, ST_N };
@@ -42,17 +43,6 @@ static void vma_files__free(struct vma_files *f)
 	free(f->slot);
 	free(f->scratch);
 	memset(f, 0, sizeof(*f));
-}
-
-static uint64_t fnv1a_bytes(const char *p, size_t n)
-{
-	uint64_t h = 0xcbf29ce484222325ull;
-
-	for (size_t k = 0; k < n; k++) {
-		h ^= (unsigned char)p[k];
-		h *= 0x100000001b3ull;
-	}
-	return h;
 }
 
 /* Append field S to the key being built: a marker byte (absent / present) and
@@ -102,7 +92,7 @@ static int vma_file_id(struct load_ctx *l, const Ptop__V1__Vma *v, int64_t *id)
 	err = err ?: key_put(f, &len, v->path ? v->path : "", true);
 	if (err)
 		return err;
-	h = fnv1a_bytes(f->scratch, len);
+	h = fnv1a64_bytes(FNV1A64_INIT, f->scratch, len);
 	for (k = f->cap ? h & (f->cap - 1) : 0; f->cap && f->slot[k].key; k = (k + 1) & (f->cap - 1)) {
 		if (f->slot[k].hash == h && f->slot[k].len == len &&
 		    !memcmp(f->slot[k].key, f->scratch, len)) {
