@@ -167,22 +167,20 @@ static void text_array(sqlite3 *db, FILE *f, const char *value)
 	sqlite3_finalize(st);
 }
 
-/* Run SQL with ?1 = M's capture.cap (and ?2 = its start, base_ns, when SQL has a
- * second parameter) and print its rows as a table (text) or array of objects
- * (JSON, under KEY). */
-/* Run SQL (?1 the capture, ?2 its base time) and write its rows: into J as an array under
- * KEY when J, else to OUT as a text table, each line after INDENT. In text, the last NOTES
- * columns are not table columns: each that is not NULL goes under its row, one line
- * "NAME: text", so long reasons and details do not widen the table (the width pass of
- * info__print wraps them). 0, -EIO (SQLite), -ENOMEM. */
+/* Run SQL (?1 the capture, ?2 its base time) and write its rows, built once as a table: into
+ * J as an array under KEY when J, else to OUT as a text table, each line after INDENT. In
+ * text, the last NOTES columns are not table columns: each that is not NULL goes under its
+ * row, one line "NAME: text", so long reasons and details do not widen the table (the width
+ * pass of info__print wraps them). 0, -EIO (SQLite), -ENOMEM. */
 static int query_table(sqlite3 *db, const struct capture_meta *m, const char *sql, struct json *j,
 		       const char *key, FILE *out, const char *indent, int notes)
 {
 	sqlite3_stmt *st = NULL;
 	struct table *t = NULL;
 	const char **names = NULL;
-	char **below = NULL; /* text: each row's notes, "" when none */
-	size_t nrows = 0, cap = 0;
+	size_t *shown = NULL; /* text: the table's columns, the notes left out */
+	char *buf = NULL;
+	size_t len = 0;
 	int err = 0, rc, n, i, ncols;
 
 	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
@@ -191,123 +189,81 @@ static int query_table(sqlite3 *db, const struct capture_meta *m, const char *sq
 	if (sqlite3_bind_parameter_count(st) >= 2)
 		sqlite3_bind_int64(st, 2, m->base_ns);
 	n = sqlite3_column_count(st);
-	ncols = j || notes > n - 1 ? n : n - notes;
+	ncols = notes > n - 1 ? n : n - notes;
 	names = calloc((size_t)n, sizeof(*names));
-	if (!names) {
+	shown = calloc((size_t)n, sizeof(*shown));
+	if (!names || !shown) {
 		err = -ENOMEM;
 		goto cleanup;
 	}
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
 		names[i] = sqlite3_column_name(st, i);
-	if (j) {
-		json__key(j, key);
-		json__begin_array(j);
-	} else {
-		t = table__new((size_t)ncols, names);
-		if (!t) {
-			err = -ENOMEM;
-			goto cleanup;
-		}
+		shown[i] = (size_t)i;
+	}
+	t = table__new((size_t)n, names);
+	if (!t) {
+		err = -ENOMEM;
+		goto cleanup;
 	}
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		if (j)
-			json__begin_object(j);
-		else if ((err = table__add_row(t)))
-			goto cleanup;
-		if (!j && ncols < n) {
-			char *buf = NULL;
-			size_t len = 0;
-			FILE *mem;
-
-			if (nrows == cap) {
-				char **nb = realloc(below, (cap ? cap * 2 : 16) * sizeof(*below));
-
-				if (!nb) {
-					err = -ENOMEM;
-					goto cleanup;
-				}
-				below = nb;
-				cap = cap ? cap * 2 : 16;
-			}
-			mem = open_memstream(&buf, &len);
-			if (!mem) {
-				err = -ENOMEM;
-				goto cleanup;
-			}
-			for (i = ncols; i < n; i++)
-				if (sqlite3_column_type(st, i) != SQLITE_NULL)
-					fprintf(mem, "%s    %s: %s\n", indent, names[i],
-						(const char *)sqlite3_column_text(st, i));
-			if (fclose(mem) || !buf) {
-				free(buf);
-				err = -ENOMEM;
-				goto cleanup;
-			}
-			below[nrows++] = buf;
-		}
-		for (i = 0; i < (j ? n : ncols); i++) {
-			int type = sqlite3_column_type(st, i);
+		err = table__add_row(t);
+		for (i = 0; i < n && !err; i++) {
 			const char *s = (const char *)sqlite3_column_text(st, i);
 
-			if (j) {
-				json__key(j, names[i]);
-				if (type == SQLITE_INTEGER)
-					json__int(j, sqlite3_column_int64(st, i));
-				else if (type == SQLITE_FLOAT)
-					json__real(j, sqlite3_column_double(st, i));
-				else if (type == SQLITE_NULL)
-					json__null(j);
-				else
-					json__string(j, s);
-				continue;
-			}
-			if (type == SQLITE_INTEGER)
-				err =
-				    table__set_int(t, (size_t)i, sqlite3_column_int64(st, i), NULL);
-			else if (type != SQLITE_NULL)
+			switch (sqlite3_column_type(st, i)) {
+			case SQLITE_INTEGER:
+				err = table__set_int(t, (size_t)i, sqlite3_column_int64(st, i), NULL);
+				break;
+			case SQLITE_FLOAT: /* text shows SQLite's own text of it */
+				err = table__set_real(t, (size_t)i, sqlite3_column_double(st, i), s);
+				break;
+			case SQLITE_NULL:
+				break;
+			default:
 				err = table__set_text(t, (size_t)i, s);
-			if (err)
-				goto cleanup;
+			}
 		}
-		if (j)
-			json__end_object(j);
+		if (err)
+			goto cleanup;
 	}
 	if (rc != SQLITE_DONE) {
 		err = -EIO;
 		goto cleanup;
 	}
 	if (j) {
-		json__end_array(j);
+		json__key(j, key);
+		table__json(t, j, NULL, 0);
 	} else if (table__rows(t)) {
-		char *buf = NULL;
-		size_t len = 0;
 		FILE *mem = open_memstream(&buf, &len);
 		char *line, *save = NULL;
+		size_t row = 0;
 
 		if (!mem) {
 			err = -ENOMEM;
 			goto cleanup;
 		}
-		size_t row = 0;
-
-		err = table__print(t, mem, OUT_TEXT);
-		fclose(mem);
+		err = table__print_cols(t, mem, OUT_TEXT, shown, (size_t)ncols);
+		if (fclose(mem) && !err)
+			err = -ENOMEM;
 		/* the header line, then one line per row, each followed by its notes */
 		for (line = strtok_r(buf, "\n", &save); !err && line;
 		     line = strtok_r(NULL, "\n", &save)) {
 			fprintf(out, "%s%s\n", indent, line);
-			if (line != buf && below && row < nrows)
-				fputs(below[row++], out);
+			if (line == buf)
+				continue;
+			for (i = ncols; i < n; i++)
+				if (table__value(t, row, (size_t)i))
+					fprintf(out, "%s    %s: %s\n", indent, names[i],
+						table__value(t, row, (size_t)i));
+			row++;
 		}
-		free(buf);
 	} else {
 		fprintf(out, "%s(none)\n", indent);
 	}
 cleanup:
-	while (nrows)
-		free(below[--nrows]);
-	free(below);
+	free(buf);
 	table__free(t);
+	free(shown);
 	free(names);
 	sqlite3_finalize(st);
 	return err;
