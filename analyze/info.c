@@ -212,10 +212,12 @@ static int query_table(sqlite3 *db, const struct capture_meta *m, const char *sq
 
 			switch (sqlite3_column_type(st, i)) {
 			case SQLITE_INTEGER:
-				err = table__set_int(t, (size_t)i, sqlite3_column_int64(st, i), NULL);
+				err =
+				    table__set_int(t, (size_t)i, sqlite3_column_int64(st, i), NULL);
 				break;
 			case SQLITE_FLOAT: /* text shows SQLite's own text of it */
-				err = table__set_real(t, (size_t)i, sqlite3_column_double(st, i), s);
+				err =
+				    table__set_real(t, (size_t)i, sqlite3_column_double(st, i), s);
 				break;
 			case SQLITE_NULL:
 				break;

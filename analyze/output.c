@@ -113,8 +113,8 @@ struct cell {
 
 struct table {
 	size_t ncols;
-	char **names; /* text headers */
-	char **keys;  /* CSV and JSON names; NULL: the text header */
+	char **names;	    /* text headers */
+	char **keys;	    /* CSV and JSON names; NULL: the text header */
 	struct cell *cells; /* rows * ncols */
 	size_t rows, cap;   /* rows used, rows allocated */
 	char *null_text;
@@ -342,7 +342,9 @@ int table__set_text(struct table *t, size_t col, const char *s)
 int table__set_bool(struct table *t, size_t col, bool v, const char *display)
 {
 	return cell_set(t, col, CELL_BOOL, v ? "true" : "false",
-			display ? display : v ? "yes" : "no");
+			display ? display
+			: v	? "yes"
+				: "no");
 }
 
 int table__set_json(struct table *t, size_t col, const char *json, const char *display)

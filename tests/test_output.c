@@ -398,6 +398,32 @@ static void test_11_format_parse_and_bad_cells(void **state)
 
 /* ------------------------------------------------------------------ the row model */
 
+/* T rendered in FMT (COLS: its N columns, NULL every one) is WANT. */
+static void assert_rendered(const struct table *t, enum out_format fmt, const size_t *cols,
+			    size_t n, const char *want)
+{
+	struct mem m;
+
+	mem_open(&m);
+	assert_int_equal(table__print_cols(t, m.f, fmt, cols, n), 0);
+	assert_string_equal(mem_text(&m), want);
+	mem_free(&m);
+}
+
+/* T written by table__json as a compact JSON document is WANT. */
+static void assert_json_rows(const struct table *t, const char *want)
+{
+	struct json j;
+	struct mem m;
+
+	mem_open(&m);
+	json__init(&j, m.f, false);
+	table__json(t, &j, NULL, 0);
+	assert_int_equal(json__end(&j), 0);
+	assert_string_equal(mem_text(&m), want);
+	mem_free(&m);
+}
+
 /* Two processes, one with a figure not measured; text headers apart from CSV/JSON keys. */
 static struct table *rows_table(void)
 {
@@ -427,19 +453,15 @@ static void test_12_rows_three_renderings(void **state)
 	struct mem m;
 
 	(void)state;
-	mem_open(&m);
-	assert_int_equal(table__print(t, m.f, OUT_TEXT), 0);
-	assert_string_equal(mem_text(&m), " pid  process           pss         share\n"
-					  "4242  server        1.5 MiB         62.5%\n"
-					  "   7  sh       not measured  not measured\n");
-	mem_free(&m);
+	assert_rendered(t, OUT_TEXT, NULL, 0,
+			" pid  process           pss         share\n"
+			"4242  server        1.5 MiB         62.5%\n"
+			"   7  sh       not measured  not measured\n");
 
-	mem_open(&m);
-	assert_int_equal(table__print(t, m.f, OUT_CSV), 0);
-	assert_string_equal(mem_text(&m), "pid,comm,pss,share_pct\n"
-					  "4242,server,1572864,62.5\n"
-					  "7,sh,,\n");
-	mem_free(&m);
+	assert_rendered(t, OUT_CSV, NULL, 0,
+			"pid,comm,pss,share_pct\n"
+			"4242,server,1572864,62.5\n"
+			"7,sh,,\n");
 
 	/* the same rows inside a report */
 	mem_open(&m);
@@ -470,14 +492,12 @@ static void test_12_rows_three_renderings(void **state)
 	mem_free(&m);
 
 	/* and as a JSON document of its own */
-	mem_open(&m);
-	assert_int_equal(table__print(t, m.f, OUT_JSON), 0);
-	assert_string_equal(mem_text(&m),
-			    "[\n"
-			    "{\"pid\": 4242, \"comm\": \"server\", \"pss\": 1572864, \"share_pct\": 62.5},\n"
-			    "{\"pid\": 7, \"comm\": \"sh\", \"pss\": null, \"share_pct\": null}\n"
-			    "]\n");
-	mem_free(&m);
+	assert_rendered(
+	    t, OUT_JSON, NULL, 0,
+	    "[\n"
+	    "{\"pid\": 4242, \"comm\": \"server\", \"pss\": 1572864, \"share_pct\": 62.5},\n"
+	    "{\"pid\": 7, \"comm\": \"sh\", \"pss\": null, \"share_pct\": null}\n"
+	    "]\n");
 	table__free(t);
 }
 
@@ -485,8 +505,6 @@ static void test_13_rows_escaping_in_each_rendering(void **state)
 {
 	static const char *const cols[] = {"what", "n"};
 	struct table *t = table__new(2, cols);
-	struct json j;
-	struct mem m;
 
 	(void)state;
 	assert_non_null(t);
@@ -499,30 +517,20 @@ static void test_13_rows_escaping_in_each_rendering(void **state)
 	assert_int_equal(table__set_int(t, 1, INT64_MAX, NULL), 0);
 
 	/* text: one line per row, controls escaped, width in code points */
-	mem_open(&m);
-	assert_int_equal(table__print(t, m.f, OUT_TEXT), 0);
-	assert_string_equal(mem_text(&m), "what                           n\n"
-					  "a,\"b\"\\n\\tc\xc3\xa9                   -3\n"
-					  "             9223372036854775807\n");
-	mem_free(&m);
+	assert_rendered(t, OUT_TEXT, NULL, 0,
+			"what                           n\n"
+			"a,\"b\"\\n\\tc\xc3\xa9                   -3\n"
+			"             9223372036854775807\n");
 
 	/* CSV: the field quoted, its quotes doubled; the empty string is "" */
-	mem_open(&m);
-	assert_int_equal(table__print(t, m.f, OUT_CSV), 0);
-	assert_string_equal(mem_text(&m), "\"wh\"\"at\",n\n"
-					  "\"a,\"\"b\"\"\n\tc\xc3\xa9\",-3\n"
-					  "\"\",9223372036854775807\n");
-	mem_free(&m);
+	assert_rendered(t, OUT_CSV, NULL, 0,
+			"\"wh\"\"at\",n\n"
+			"\"a,\"\"b\"\"\n\tc\xc3\xa9\",-3\n"
+			"\"\",9223372036854775807\n");
 
 	/* JSON: escaped key and value */
-	mem_open(&m);
-	json__init(&j, m.f, false);
-	table__json(t, &j, NULL, 0);
-	assert_int_equal(json__end(&j), 0);
-	assert_string_equal(mem_text(&m),
-			    "[{\"wh\\\"at\":\"a,\\\"b\\\"\\n\\tc\xc3\xa9\",\"n\":-3},"
+	assert_json_rows(t, "[{\"wh\\\"at\":\"a,\\\"b\\\"\\n\\tc\xc3\xa9\",\"n\":-3},"
 			    "{\"wh\\\"at\":\"\",\"n\":9223372036854775807}]\n");
-	mem_free(&m);
 	table__free(t);
 }
 
@@ -536,16 +544,11 @@ static void test_14_rows_column_views(void **state)
 
 	(void)state;
 	/* a rendering of chosen columns, in its own order; alignment per shown column */
-	mem_open(&m);
-	assert_int_equal(table__print_cols(t, m.f, OUT_TEXT, some, 2), 0);
-	assert_string_equal(mem_text(&m), "       share   pid\n"
-					  "       62.5%  4242\n"
-					  "not measured     7\n");
-	mem_free(&m);
-	mem_open(&m);
-	assert_int_equal(table__print_cols(t, m.f, OUT_CSV, some, 2), 0);
-	assert_string_equal(mem_text(&m), "share_pct,pid\n62.5,4242\n,7\n");
-	mem_free(&m);
+	assert_rendered(t, OUT_TEXT, some, 2,
+			"       share   pid\n"
+			"       62.5%  4242\n"
+			"not measured     7\n");
+	assert_rendered(t, OUT_CSV, some, 2, "share_pct,pid\n62.5,4242\n,7\n");
 	mem_open(&m);
 	assert_int_equal(table__print_cols(t, m.f, OUT_CSV, bad, 2), -EINVAL);
 	mem_free(&m);
@@ -585,7 +588,6 @@ static void test_15_rows_bool_json_display_and_accessors(void **state)
 {
 	static const char *const cols[] = {"limit", "unlimited", "argv"};
 	struct table *t = table__new(3, cols);
-	struct mem m;
 
 	(void)state;
 	assert_non_null(t);
@@ -599,26 +601,19 @@ static void test_15_rows_bool_json_display_and_accessors(void **state)
 	assert_int_equal(table__set_bool(t, 1, false, NULL), 0);
 	assert_int_equal(table__set_json(t, 2, NULL, NULL), 0);
 
-	mem_open(&m);
-	assert_int_equal(table__print(t, m.f, OUT_TEXT), 0);
-	assert_string_equal(mem_text(&m), "   limit  unlimited  argv\n"
-					  "    none  yes        a 'b c'\n"
-					  "1.00 KiB  no         -\n");
-	mem_free(&m);
-	mem_open(&m);
-	assert_int_equal(table__print(t, m.f, OUT_CSV), 0);
-	assert_string_equal(mem_text(&m), "limit,unlimited,argv\n"
-					  ",true,\"[\"\"a\"\",\"\"b c\"\"]\"\n"
-					  "1024,false,\n");
-	mem_free(&m);
-	mem_open(&m);
-	assert_int_equal(table__print(t, m.f, OUT_JSON), 0);
-	assert_string_equal(mem_text(&m),
-			    "[\n"
-			    "{\"limit\": null, \"unlimited\": true, \"argv\": [\"a\",\"b c\"]},\n"
-			    "{\"limit\": 1024, \"unlimited\": false, \"argv\": null}\n"
-			    "]\n");
-	mem_free(&m);
+	assert_rendered(t, OUT_TEXT, NULL, 0,
+			"   limit  unlimited  argv\n"
+			"    none  yes        a 'b c'\n"
+			"1.00 KiB  no         -\n");
+	assert_rendered(t, OUT_CSV, NULL, 0,
+			"limit,unlimited,argv\n"
+			",true,\"[\"\"a\"\",\"\"b c\"\"]\"\n"
+			"1024,false,\n");
+	assert_rendered(t, OUT_JSON, NULL, 0,
+			"[\n"
+			"{\"limit\": null, \"unlimited\": true, \"argv\": [\"a\",\"b c\"]},\n"
+			"{\"limit\": 1024, \"unlimited\": false, \"argv\": null}\n"
+			"]\n");
 
 	/* what a prose rendering reads */
 	assert_int_equal(table__rows(t), 2);
@@ -647,8 +642,6 @@ static void test_16_rows_numbers(void **state)
 	static const double reals[] = {0.1, 1.0 / 3, 1e21, -2.5, 0};
 	static const char *const want[] = {"0.1", "0.3333333333333333", "1e+21", "-2.5", "0"};
 	struct table *t = table__new(1, cols);
-	struct json j;
-	struct mem m;
 
 	(void)state;
 	assert_non_null(t);
@@ -663,24 +656,17 @@ static void test_16_rows_numbers(void **state)
 		assert_string_equal(table__value(t, i, 0), want[i]);
 		assert_true(strtod(table__value(t, i, 0), NULL) == reals[i]);
 	}
-	mem_open(&m);
-	json__init(&j, m.f, false);
-	table__json(t, &j, NULL, 0);
-	assert_int_equal(json__end(&j), 0);
-	assert_string_equal(mem_text(&m), "[{\"v\":0.1},{\"v\":0.3333333333333333},{\"v\":1e+21},"
-					  "{\"v\":-2.5},{\"v\":0},{\"v\":-9223372036854775808}]\n");
-	mem_free(&m);
+	assert_json_rows(t, "[{\"v\":0.1},{\"v\":0.3333333333333333},{\"v\":1e+21},"
+			    "{\"v\":-2.5},{\"v\":0},{\"v\":-9223372036854775808}]\n");
 	/* numbers right-aligned */
-	mem_open(&m);
-	assert_int_equal(table__print(t, m.f, OUT_TEXT), 0);
-	assert_string_equal(mem_text(&m), "                   v\n"
-					  "                 0.1\n"
-					  "  0.3333333333333333\n"
-					  "               1e+21\n"
-					  "                -2.5\n"
-					  "                   0\n"
-					  "-9223372036854775808\n");
-	mem_free(&m);
+	assert_rendered(t, OUT_TEXT, NULL, 0,
+			"                   v\n"
+			"                 0.1\n"
+			"  0.3333333333333333\n"
+			"               1e+21\n"
+			"                -2.5\n"
+			"                   0\n"
+			"-9223372036854775808\n");
 	table__free(t);
 }
 

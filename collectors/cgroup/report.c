@@ -448,19 +448,40 @@ static const char *lanes_of(const struct cg_data *d)
 
 /* The rows of report cgroup, built once (cg_rows__build) and rendered as text, JSON and CSV. */
 struct cg_rows {
-	struct table *mem;	      /* current, limit, peak: first, max, last, samples */
-	struct table *stat;	      /* the memory.stat figures found, in stat_fig order */
-	int stat_row[CG_STAT_FIGS];   /* the row of each figure in stat, -1: not found */
-	struct table *psi;	      /* one row per PSI file read */
-	struct table *procs;	      /* the processes shown */
+	struct table *mem;	    /* current, limit, peak: first, max, last, samples */
+	struct table *stat;	    /* the memory.stat figures found, in stat_fig order */
+	int stat_row[CG_STAT_FIGS]; /* the row of each figure in stat, -1: not found */
+	struct table *psi;	    /* one row per PSI file read */
+	struct table *procs;	    /* the processes shown */
 };
 
 enum { MEM_NAME, MEM_FIRST, MEM_MAX, MEM_LAST, MEM_SAMPLES, MEM_UNLIMITED, MEM_N };
 enum { STAT_NAME, STAT_BYTES, STAT_PCT, STAT_KEY, STAT_N };
-enum { PSI_RESOURCE, PSI_KIND, PSI_A10MAX, PSI_A10, PSI_A60, PSI_A300, PSI_STALL, PSI_SAMPLES,
-       PSI_N };
-enum { PR_PID, PR_COMM, PR_UNIT, PR_RSS, PR_PSS, PR_USS, PR_SWAP, PR_STATE, PR_LAST_SEEN, PR_EXE,
-       PR_VALUE, PR_N };
+enum {
+	PSI_RESOURCE,
+	PSI_KIND,
+	PSI_A10MAX,
+	PSI_A10,
+	PSI_A60,
+	PSI_A300,
+	PSI_STALL,
+	PSI_SAMPLES,
+	PSI_N
+};
+enum {
+	PR_PID,
+	PR_COMM,
+	PR_UNIT,
+	PR_RSS,
+	PR_PSS,
+	PR_USS,
+	PR_SWAP,
+	PR_STATE,
+	PR_LAST_SEEN,
+	PR_EXE,
+	PR_VALUE,
+	PR_N
+};
 
 /* The renderings' columns: text (and CSV for the processes) and JSON. */
 static const size_t mem_text_cols[] = {MEM_NAME, MEM_FIRST, MEM_MAX, MEM_LAST, MEM_SAMPLES};
@@ -471,7 +492,7 @@ static const size_t psi_json_cols[] = {PSI_RESOURCE, PSI_KIND, PSI_SAMPLES, PSI_
 				       PSI_A10,	     PSI_A60,  PSI_A300,    PSI_STALL};
 static const size_t procs_text_cols[] = {PR_PID, PR_COMM, PR_UNIT,  PR_RSS,	  PR_PSS,
 					 PR_USS, PR_SWAP, PR_STATE, PR_LAST_SEEN, PR_EXE};
-static const size_t procs_json_cols[] = {PR_PID, PR_COMM, PR_EXE, PR_UNIT,  PR_STATE,	 PR_RSS,
+static const size_t procs_json_cols[] = {PR_PID, PR_COMM, PR_EXE,  PR_UNIT,  PR_STATE,	  PR_RSS,
 					 PR_PSS, PR_USS,  PR_SWAP, PR_VALUE, PR_LAST_SEEN};
 #define NCOLS(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -503,7 +524,8 @@ static int mem_rows(const struct cg_data *d, struct table *t)
 		err = err ?: table__set_text(t, MEM_NAME, fname[k]);
 		err = err ?: table__set_int(t, MEM_SAMPLES, (int64_t)f.samples, NULL);
 		if (k == F_LIMIT)
-			err = err ?: table__set_bool(t, MEM_UNLIMITED, f.samples && f.last < 0, NULL);
+			err =
+			    err ?: table__set_bool(t, MEM_UNLIMITED, f.samples && f.last < 0, NULL);
 		for (int c = 0; c < 3 && !err && f.samples; c++) {
 			if (fv[c] >= 0)
 				err = set_bytes(t, (size_t)(MEM_FIRST + c), fv[c]);
@@ -532,9 +554,9 @@ static int stat_rows(const struct cg_stat *cs, struct cg_rows *r)
 		err = err ?: table__set_text(r->stat, STAT_NAME, stat_fig[k].name);
 		err = err ?: set_bytes(r->stat, STAT_BYTES, cs->fig[k]);
 		if (!err && cur > 0)
-			err = table__set_real(r->stat, STAT_PCT, 100.0 * (double)cs->fig[k] / (double)cur,
-					      fmt_pct(b, sizeof(b),
-						      100.0 * (double)cs->fig[k] / (double)cur));
+			err = table__set_real(
+			    r->stat, STAT_PCT, 100.0 * (double)cs->fig[k] / (double)cur,
+			    fmt_pct(b, sizeof(b), 100.0 * (double)cs->fig[k] / (double)cur));
 		err = err ?: table__set_text(r->stat, STAT_KEY, cs->fig_key[k]);
 	}
 	return err;
@@ -558,7 +580,8 @@ static int psi_rows(const struct cg_data *d, struct table *t)
 			snprintf(b, sizeof(b), "%.2f%%", avg[c]);
 			err = table__set_real(t, (size_t)(PSI_A10MAX + c), avg[c], b);
 		}
-		err = err ?: table__set_int(t, PSI_STALL, (int64_t)a->stall_us,
+		err = err
+			  ?: table__set_int(t, PSI_STALL, (int64_t)a->stall_us,
 					    fmt_ns(b, sizeof(b), a->stall_us * 1000));
 		err = err ?: table__set_int(t, PSI_SAMPLES, (int64_t)a->samples, NULL);
 	}
@@ -593,14 +616,14 @@ static int procs_rows(const struct cg_proc *p, size_t n, const struct capture_me
 static int cg_rows__build(struct cg_rows *r, const struct cg_data *d, const struct cg_stat *cs,
 			  const struct cg_proc *p, size_t n, const struct capture_meta *m)
 {
-	static const char *const mcols[] = {"memory", "first", "max", "last", "samples",
-					    "unlimited"};
+	static const char *const mcols[] = {"memory", "first",	 "max",
+					    "last",   "samples", "unlimited"};
 	static const char *const scols[] = {"memory.stat", "bytes", "of current", "key"};
 	static const char *const pcols[] = {"pressure",	  "kind",	 "avg10 max", "avg10 last",
 					    "avg60 last", "avg300 last", "stall",     "samples"};
 	static const char *const pkeys[] = {"resource",	  "kind",	 "avg10_max", "avg10_last",
 					    "avg60_last", "avg300_last", "stall_us",  "samples"};
-	static const char *const prcols[] = {"pid", "comm",  "unit",	    "rss", "pss",    "uss",
+	static const char *const prcols[] = {"pid",  "comm",  "unit",	     "rss", "pss",    "uss",
 					     "swap", "state", "last_seen_s", "exe", "value_s"};
 	int err = 0;
 

@@ -1330,12 +1330,27 @@ enum site_col {
 };
 
 static const char *const site_cols[] = {
-    "func",	       "named",		 "file",	     "line",
-    "module",	       "live_measured",	 "live_bytes",	     "live_count",
-    "alloc_bytes",     "alloc_count",	 "rate_bytes_per_s", "mean_lifetime_ns",
-    "freed_count",     "stacks",
+    "func",
+    "named",
+    "file",
+    "line",
+    "module",
+    "live_measured",
+    "live_bytes",
+    "live_count",
+    "alloc_bytes",
+    "alloc_count",
+    "rate_bytes_per_s",
+    "mean_lifetime_ns",
+    "freed_count",
+    "stacks",
     /* leak_col */
-    "oldest_live_age_ns", "growth_bytes_per_min", "score", "r2", "grew", "snapshots",
+    "oldest_live_age_ns",
+    "growth_bytes_per_min",
+    "score",
+    "r2",
+    "grew",
+    "snapshots",
     "confidence",
 };
 
@@ -1356,9 +1371,11 @@ static int site_row(struct table *t, const struct heap *h, const struct hfn *f)
 	err = err ?: table__set_display(t, SC_MODULE, base_of(f->module));
 	err = err ?: table__set_bool(t, SC_LIVE_MEASURED, live, NULL);
 	if (live) {
-		err = err ?: table__set_int(t, SC_LIVE_BYTES, (int64_t)f->live_bytes,
+		err = err
+			  ?: table__set_int(t, SC_LIVE_BYTES, (int64_t)f->live_bytes,
 					    fmt_bytes(buf, sizeof(buf), f->live_bytes));
-		err = err ?: table__set_int(t, SC_LIVE_COUNT, (int64_t)f->live_count,
+		err = err
+			  ?: table__set_int(t, SC_LIVE_COUNT, (int64_t)f->live_count,
 					    fmt_count(buf, sizeof(buf), f->live_count));
 	}
 	err = err ?: table__set_int(t, SC_ALLOC_BYTES, (int64_t)f->alloc_bytes, NULL);
@@ -1813,11 +1830,11 @@ static int rank_suspects(struct heap *h, int64_t leak_age, const struct suppress
 
 /* A leak suspect's columns after the site columns (enum site_col). */
 enum leak_col {
-	LC_AGE = SC_N,	/* text: the age as a duration */
-	LC_GROWTH,	/* text: "+1.5 MiB/min", "unknown (one snapshot)" */
-	LC_SCORE,	/* text: two decimals */
-	LC_R2,		/* text: two decimals */
-	LC_GREW,	/* text: a percentage without decimals */
+	LC_AGE = SC_N, /* text: the age as a duration */
+	LC_GROWTH,     /* text: "+1.5 MiB/min", "unknown (one snapshot)" */
+	LC_SCORE,      /* text: two decimals */
+	LC_R2,	       /* text: two decimals */
+	LC_GREW,       /* text: a percentage without decimals */
 	LC_SNAPSHOTS,
 	LC_CONFIDENCE,
 	LC_N,
@@ -1825,10 +1842,9 @@ enum leak_col {
 _Static_assert(sizeof(site_cols) / sizeof(site_cols[0]) == LC_N, "site_cols");
 
 /* The columns of `report leaks --format csv`. */
-static const size_t leak_csv_cols[] = {SC_FUNC,	      SC_FILE,	    SC_LINE,   SC_MODULE,
-				       SC_LIVE_BYTES, SC_LIVE_COUNT, LC_AGE,    LC_GROWTH,
-				       LC_SCORE,      LC_R2,	    LC_GREW,   LC_SNAPSHOTS,
-				       LC_CONFIDENCE};
+static const size_t leak_csv_cols[] = {
+    SC_FUNC,   SC_FILE,	 SC_LINE, SC_MODULE, SC_LIVE_BYTES, SC_LIVE_COUNT, LC_AGE,
+    LC_GROWTH, LC_SCORE, LC_R2,	  LC_GREW,   LC_SNAPSHOTS,  LC_CONFIDENCE};
 
 /* The rows of report leaks: one per suspect, the first N of h->fn (ranked by rank_suspects),
  * their site columns and leak columns, with the displays the text report shows. Free *OUT
@@ -1848,7 +1864,8 @@ static int leak_rows(const struct heap *h, size_t n, struct table **out)
 
 		err = table__add_row(t);
 		err = err ?: site_row(t, h, f);
-		err = err ?: table__set_int(t, LC_AGE, age, fmt_ns(buf, sizeof(buf), (uint64_t)age));
+		err =
+		    err ?: table__set_int(t, LC_AGE, age, fmt_ns(buf, sizeof(buf), (uint64_t)age));
 		if (tr->n >= 2) {
 			fmt_bytes_signed(buf, sizeof(buf), (int64_t)llround(tr->slope * 60));
 			strcat(buf, "/min");
@@ -1907,7 +1924,8 @@ int report_leaks(sqlite3 *db, const char *capture_id, const struct report_opts *
 		switch (o->fmt) {
 		case OUT_TEXT:
 		case OUT_CSV: /* a CSV file holds rows only */
-			fprintf(o->fmt == OUT_TEXT ? out : stderr, "leaks: not measured (%s)\n", why);
+			fprintf(o->fmt == OUT_TEXT ? out : stderr, "leaks: not measured (%s)\n",
+				why);
 			break;
 		case OUT_JSON:
 			json__kv_bool(&j, "collected", true);
