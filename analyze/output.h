@@ -111,7 +111,8 @@ struct json;
 void table__json(const struct table *t, struct json *j, const size_t *cols, size_t n);
 
 /* Write the cells of row ROW as keys and values into the object J has open (the caller
- * may write more keys around them). */
+ * may write more keys around them). A row or column out of range is misuse: J's sticky
+ * error becomes -EINVAL (json__end returns it). */
 void table__json_fields(const struct table *t, struct json *j, size_t row, const size_t *cols,
 			size_t n);
 
