@@ -31,6 +31,205 @@ static int row_open(sqlite3 *db, struct row *r, const char *sql, int64_t cap)
 	return 0;
 }
 
+/* ------------------------------------------------------------------ the capture's figures */
+
+/* Every figure info shows of the capture, one cell each in a one-row table built once
+ * (info_row): JSON writes them by their key, section by section (the *_json lists), the
+ * text reads the same cells into its lines. */
+enum info_col {
+	/* top */
+	I_CAPTURE_ID,
+	I_FORMAT,
+	/* file */
+	I_PATH,
+	I_SIZE,
+	I_COMPLETE,
+	I_READ_END,
+	I_STOPPED,
+	I_READ_MESSAGE,
+	I_WARNING,
+	I_HAS_INDEX, /* text: "time index present", "no time index" */
+	I_FRAMES,
+	I_RECORDS,
+	/* recorder */
+	I_VERSION,
+	I_COMMIT,
+	I_BUILD_DATE,
+	I_ARGV, /* text: the words joined */
+	/* host */
+	I_HOSTNAME,
+	I_KERNEL_RELEASE,
+	I_KERNEL_VERSION,
+	I_MACHINE,
+	I_BOOT_ID,
+	I_CPUS,
+	I_PAGE_SIZE,
+	I_CLOCK_TICK,
+	/* start */
+	I_START_MONO,
+	I_START_REAL,
+	I_START_BOOT,
+	I_WALL,
+	/* target */
+	I_MODE,
+	I_PID,
+	I_COMM,
+	I_EXE,
+	I_EXE_BUILD_ID,
+	I_CMDLINE, /* text: the words joined */
+	I_CGROUP_PATH,
+	I_CGROUP_ID,
+	I_CONTAINER_ID,
+	/* options; text: durations, "-" when not set */
+	I_INTERVAL,
+	I_VMA_INTERVAL,
+	I_FLUSH_INTERVAL,
+	I_DURATION, /* text: "until the target exits or a signal" when not set */
+	I_NO_EBPF,  /* text: "off (--no-ebpf)", "on" */
+	I_DISABLED, /* text: the words joined */
+	/* time span; text: seconds from the start */
+	I_FIRST_EVENT,
+	I_LAST_EVENT,
+	I_FIRST_S,
+	I_LAST_S,
+	I_SPAN_NS, /* text: the span as a duration */
+	/* end */
+	I_END_REASON,
+	I_END_TIME, /* text: seconds from the start */
+	I_END_SIGNAL,
+	I_END_ERROR,
+	I_SALVAGED,
+	/* end: the target's exit */
+	I_EXITED,
+	I_EXIT_CODE,
+	I_TERM_SIGNAL,
+	I_CORE_DUMPED,
+	I_STATUS_KNOWN,
+	I_N,
+};
+
+/* How a cell is read from its SQL column: as it is (of the column's SQLite type), as a
+ * boolean, as a JSON array of words; DERIVED cells are computed by info_row. */
+enum info_src { SRC_COL, SRC_BOOL, SRC_ARRAY, SRC_DERIVED };
+
+static const struct {
+	const char *key;    /* its JSON key */
+	enum info_src src;  /* how it is read */
+	bool target;	    /* from the target row, not the capture row */
+	const char *column; /* its SQL column */
+} info_cols[I_N] = {
+    [I_CAPTURE_ID] = {"capture_id", SRC_DERIVED},
+    [I_FORMAT] = {"format_version", SRC_COL, false, "format_version"},
+    [I_PATH] = {"path", SRC_COL, false, "source_path"},
+    [I_SIZE] = {"size", SRC_COL, false, "source_size"},
+    [I_COMPLETE] = {"complete", SRC_DERIVED},
+    [I_READ_END] = {"read_end", SRC_COL, false, "read_end"},
+    [I_STOPPED] = {"stopped_at_byte", SRC_COL, false, "read_stopped_at"},
+    [I_READ_MESSAGE] = {"read_message", SRC_COL, false, "read_message"},
+    [I_WARNING] = {"warning", SRC_DERIVED},
+    [I_HAS_INDEX] = {"has_index", SRC_BOOL, false, "has_index"},
+    [I_FRAMES] = {"frames", SRC_COL, false, "frames"},
+    [I_RECORDS] = {"records", SRC_COL, false, "records"},
+    [I_VERSION] = {"version", SRC_COL, false, "recorder_version"},
+    [I_COMMIT] = {"commit", SRC_COL, false, "recorder_commit"},
+    [I_BUILD_DATE] = {"build_date", SRC_COL, false, "recorder_build_date"},
+    [I_ARGV] = {"argv", SRC_ARRAY, false, "recorder_argv"},
+    [I_HOSTNAME] = {"hostname", SRC_COL, false, "hostname"},
+    [I_KERNEL_RELEASE] = {"kernel_release", SRC_COL, false, "kernel_release"},
+    [I_KERNEL_VERSION] = {"kernel_version", SRC_COL, false, "kernel_version"},
+    [I_MACHINE] = {"machine", SRC_COL, false, "machine"},
+    [I_BOOT_ID] = {"boot_id", SRC_COL, false, "boot_id"},
+    [I_CPUS] = {"cpus", SRC_COL, false, "cpus"},
+    [I_PAGE_SIZE] = {"page_size", SRC_COL, false, "page_size"},
+    [I_CLOCK_TICK] = {"clock_tick", SRC_COL, false, "clock_tick"},
+    [I_START_MONO] = {"monotonic_ns", SRC_COL, false, "start_monotonic_ns"},
+    [I_START_REAL] = {"realtime_ns", SRC_COL, false, "start_realtime_ns"},
+    [I_START_BOOT] = {"boottime_ns", SRC_COL, false, "start_boottime_ns"},
+    [I_WALL] = {"wall_time", SRC_DERIVED},
+    [I_MODE] = {"mode", SRC_COL, true, "mode"},
+    [I_PID] = {"pid", SRC_COL, true, "pid"},
+    [I_COMM] = {"comm", SRC_COL, true, "comm"},
+    [I_EXE] = {"exe", SRC_COL, true, "exe"},
+    [I_EXE_BUILD_ID] = {"exe_build_id", SRC_COL, true, "exe_build_id"},
+    [I_CMDLINE] = {"cmdline", SRC_ARRAY, true, "cmdline"},
+    [I_CGROUP_PATH] = {"cgroup_path", SRC_COL, true, "cgroup_path"},
+    [I_CGROUP_ID] = {"cgroup_id", SRC_COL, true, "cgroup_id"},
+    [I_CONTAINER_ID] = {"container_id", SRC_COL, true, "container_id"},
+    [I_INTERVAL] = {"interval_ns", SRC_COL, false, "interval_ns"},
+    [I_VMA_INTERVAL] = {"vma_interval_ns", SRC_COL, false, "vma_interval_ns"},
+    [I_FLUSH_INTERVAL] = {"flush_interval_ns", SRC_COL, false, "flush_interval_ns"},
+    [I_DURATION] = {"duration_ns", SRC_COL, false, "duration_ns"},
+    [I_NO_EBPF] = {"no_ebpf", SRC_BOOL, false, "no_ebpf"},
+    [I_DISABLED] = {"disabled", SRC_ARRAY, false, "disabled"},
+    [I_FIRST_EVENT] = {"first_event_ns", SRC_COL, false, "first_event_ns"},
+    [I_LAST_EVENT] = {"last_event_ns", SRC_COL, false, "last_event_ns"},
+    [I_FIRST_S] = {"first_s", SRC_DERIVED},
+    [I_LAST_S] = {"last_s", SRC_DERIVED},
+    [I_SPAN_NS] = {"duration_ns", SRC_DERIVED},
+    [I_END_REASON] = {"reason", SRC_COL, false, "end_reason"},
+    [I_END_TIME] = {"time_ns", SRC_COL, false, "end_time_ns"},
+    [I_END_SIGNAL] = {"signal", SRC_COL, false, "end_signal"},
+    [I_END_ERROR] = {"error", SRC_COL, false, "end_error"},
+    [I_SALVAGED] = {"salvaged", SRC_BOOL, false, "salvaged"},
+    [I_EXITED] = {"exited", SRC_BOOL, false, "target_exited"},
+    [I_EXIT_CODE] = {"exit_code", SRC_COL, false, "target_exit_code"},
+    [I_TERM_SIGNAL] = {"term_signal", SRC_COL, false, "target_term_signal"},
+    [I_CORE_DUMPED] = {"core_dumped", SRC_BOOL, false, "target_core_dumped"},
+    [I_STATUS_KNOWN] = {"status_known", SRC_BOOL, false, "target_status_known"},
+};
+
+/* The JSON sections: their cells in order. */
+static const size_t file_json[] = {I_PATH,	   I_SIZE,    I_COMPLETE,  I_READ_END, I_STOPPED,
+				   I_READ_MESSAGE, I_WARNING, I_HAS_INDEX, I_FRAMES,   I_RECORDS};
+static const size_t recorder_json[] = {I_VERSION, I_COMMIT, I_BUILD_DATE, I_ARGV};
+static const size_t host_json[] = {I_HOSTNAME, I_KERNEL_RELEASE, I_KERNEL_VERSION, I_MACHINE,
+				   I_BOOT_ID,  I_CPUS,		 I_PAGE_SIZE,	   I_CLOCK_TICK};
+static const size_t start_json[] = {I_START_MONO, I_START_REAL, I_START_BOOT, I_WALL};
+static const size_t target_json[] = {I_MODE,	    I_PID,	    I_COMM,
+				     I_EXE,	    I_EXE_BUILD_ID, I_CMDLINE,
+				     I_CGROUP_PATH, I_CGROUP_ID,    I_CONTAINER_ID};
+static const size_t options_json[] = {I_INTERVAL, I_VMA_INTERVAL, I_FLUSH_INTERVAL,
+				      I_DURATION, I_NO_EBPF,	  I_DISABLED};
+static const size_t span_json[] = {I_FIRST_EVENT, I_LAST_EVENT, I_FIRST_S, I_LAST_S, I_SPAN_NS};
+static const size_t end_json[] = {I_END_REASON, I_END_TIME, I_END_SIGNAL, I_END_ERROR, I_SALVAGED};
+static const size_t exit_json[] = {I_EXITED, I_EXIT_CODE, I_TERM_SIGNAL, I_CORE_DUMPED,
+				   I_STATUS_KNOWN};
+#define NCOLS(a) (sizeof(a) / sizeof((a)[0]))
+
+/* The cell's value as text: NULL when not set. */
+static const char *cv(const struct table *t, size_t col)
+{
+	return table__value(t, 0, col);
+}
+
+static bool cnull(const struct table *t, size_t col)
+{
+	return table__type(t, 0, col) == CELL_NULL;
+}
+
+/* The cell as an integer, 0 when not set (a boolean: 1 or 0). */
+static int64_t ci(const struct table *t, size_t col)
+{
+	const char *v = cv(t, col);
+
+	if (!v)
+		return 0;
+	if (table__type(t, 0, col) == CELL_BOOL)
+		return !strcmp(v, "true");
+	if (table__type(t, 0, col) == CELL_REAL)
+		return (int64_t)strtod(v, NULL);
+	return strtoll(v, NULL, 10);
+}
+
+/* What text shows for the cell; DFLT when it is not set or empty. */
+static const char *cs(const struct table *t, size_t col, const char *dflt)
+{
+	const char *v = cv(t, col);
+
+	return v && v[0] ? table__shown(t, 0, col) : dflt;
+}
+
+/* Column NAME of R, or -1 (no row, no such column). */
 static int col(const struct row *r, const char *name)
 {
 	int i, n;
@@ -44,110 +243,43 @@ static int col(const struct row *r, const char *name)
 	return -1;
 }
 
-static bool is_null(const struct row *r, const char *name)
-{
-	int i = col(r, name);
-
-	return i < 0 || sqlite3_column_type(r->st, i) == SQLITE_NULL;
-}
-
-static const char *txt(const struct row *r, const char *name)
-{
-	int i = col(r, name);
-	const unsigned char *s;
-
-	if (i < 0)
-		return NULL;
-	s = sqlite3_column_text(r->st, i);
-	return s ? (const char *)s : NULL;
-}
-
-static int64_t i64(const struct row *r, const char *name)
-{
-	int i = col(r, name);
-
-	return i < 0 ? 0 : sqlite3_column_int64(r->st, i);
-}
-
-/* "-" for NULL, for text output */
-static const char *txt_or(const struct row *r, const char *name, const char *dflt)
-{
-	const char *s = txt(r, name);
-
-	return s && s[0] ? s : dflt;
-}
-
-/* The column as a JSON value of its SQLite type. */
-static void jcol(struct json *j, const char *key, const struct row *r, const char *name)
-{
-	int i = col(r, name);
-
-	json__key(j, key);
-	if (i < 0) {
-		json__null(j);
-		return;
-	}
-	switch (sqlite3_column_type(r->st, i)) {
-	case SQLITE_INTEGER:
-		json__int(j, sqlite3_column_int64(r->st, i));
-		break;
-	case SQLITE_FLOAT:
-		json__real(j, sqlite3_column_double(r->st, i));
-		break;
-	case SQLITE_NULL:
-		json__null(j);
-		break;
-	default:
-		json__string(j, (const char *)sqlite3_column_text(r->st, i));
-	}
-}
-
-static void jbool(struct json *j, const char *key, const struct row *r, const char *name)
-{
-	json__key(j, key);
-	if (is_null(r, name))
-		json__null(j);
-	else
-		json__bool(j, i64(r, name) != 0);
-}
-
-/* A column holding a JSON array of strings: as JSON (validated by SQLite), or
- * joined with spaces for text. */
-static void jarray(sqlite3 *db, struct json *j, const char *key, const char *value)
+/* A column holding a JSON array of words, as JSON (validated by SQLite; else the text as a
+ * string), shown in text joined with spaces, a word quoted when it holds a space or a
+ * quote. */
+static int set_array(sqlite3 *db, struct table *t, size_t c, const char *value)
 {
 	sqlite3_stmt *st = NULL;
+	char *shown = NULL;
+	size_t len = 0;
+	bool first = true;
+	FILE *f;
+	int err = 0;
 
-	json__key(j, key);
-	if (!value) {
-		json__null(j);
-		return;
-	}
+	if (!value)
+		return table__set_display(t, c, "-");
 	if (sqlite3_prepare_v2(db, "SELECT json(?1) WHERE json_valid(?1)", -1, &st, NULL) ==
 	    SQLITE_OK) {
 		sqlite3_bind_text(st, 1, value, -1, SQLITE_TRANSIENT);
 		if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
-			json__raw(j, (const char *)sqlite3_column_text(st, 0));
+			err = table__set_json(t, c, (const char *)sqlite3_column_text(st, 0), NULL);
 		else
-			json__string(j, value);
+			err = table__set_text(t, c, value);
 	} else {
-		json__string(j, value);
+		err = table__set_text(t, c, value);
 	}
 	sqlite3_finalize(st);
-}
-
-static void text_array(sqlite3 *db, FILE *f, const char *value)
-{
-	sqlite3_stmt *st = NULL;
-	bool first = true;
-
-	if (!value || !value[0]) {
-		fputs("-", f);
-		return;
-	}
+	st = NULL;
+	if (err)
+		return err;
+	if (!value[0])
+		return table__set_display(t, c, "-");
 	if (sqlite3_prepare_v2(db, "SELECT value FROM json_each(?1) WHERE json_valid(?1)", -1, &st,
-			       NULL) != SQLITE_OK) {
-		fputs(value, f);
-		return;
+			       NULL) != SQLITE_OK)
+		return table__set_display(t, c, value);
+	f = open_memstream(&shown, &len);
+	if (!f) {
+		sqlite3_finalize(st);
+		return -ENOMEM;
 	}
 	sqlite3_bind_text(st, 1, value, -1, SQLITE_TRANSIENT);
 	while (sqlite3_step(st) == SQLITE_ROW) {
@@ -165,24 +297,156 @@ static void text_array(sqlite3 *db, FILE *f, const char *value)
 	if (first)
 		fputs("-", f);
 	sqlite3_finalize(st);
+	if (fclose(f) || !shown) {
+		free(shown);
+		return -ENOMEM;
+	}
+	err = table__set_display(t, c, shown);
+	free(shown);
+	return err;
 }
 
-/* Run SQL with ?1 = M's capture.cap (and ?2 = its start, base_ns, when SQL has a
- * second parameter) and print its rows as a table (text) or array of objects
- * (JSON, under KEY). */
-/* Run SQL (?1 the capture, ?2 its base time) and write its rows: into J as an array under
- * KEY when J, else to OUT as a text table, each line after INDENT. In text, the last NOTES
- * columns are not table columns: each that is not NULL goes under its row, one line
- * "NAME: text", so long reasons and details do not widen the table (the width pass of
- * info__print wraps them). 0, -EIO (SQLite), -ENOMEM. */
+/* Copy cell C from its SQL column in R: of the column's SQLite type (a real shown in text
+ * as SQLite writes it), or as a boolean. */
+static int set_col(sqlite3 *db, struct table *t, size_t c, const struct row *r)
+{
+	int i = col(r, info_cols[c].column);
+	const char *s;
+
+	if (i < 0 || sqlite3_column_type(r->st, i) == SQLITE_NULL)
+		return 0;
+	s = (const char *)sqlite3_column_text(r->st, i);
+	switch (info_cols[c].src) {
+	case SRC_BOOL:
+		return table__set_bool(t, c, sqlite3_column_int64(r->st, i) != 0, NULL);
+	case SRC_ARRAY:
+		return set_array(db, t, c, s);
+	default:
+		break;
+	}
+	switch (sqlite3_column_type(r->st, i)) {
+	case SQLITE_INTEGER:
+		return table__set_int(t, c, sqlite3_column_int64(r->st, i), NULL);
+	case SQLITE_FLOAT:
+		return table__set_real(t, c, sqlite3_column_double(r->st, i), s);
+	default:
+		return table__set_text(t, c, s);
+	}
+}
+
+/* Time cell COL as seconds from BASE; "-" when not set. A time so far from BASE that the
+ * difference passes 2^63 ns (a corrupt DB) is shown as it is, and said so. */
+static int show_rel_secs(struct table *t, size_t col, int64_t base)
+{
+	char b[32], text[128];
+	int64_t d;
+
+	if (cnull(t, col))
+		return table__set_display(t, col, "-");
+	if (__builtin_sub_overflow(ci(t, col), base, &d)) {
+		snprintf(text, sizeof(text), "? (%s %" PRId64 " is no time of this capture)",
+			 info_cols[col].column, ci(t, col));
+		return table__set_display(t, col, text);
+	}
+	snprintf(text, sizeof(text), "%s s", fmt_secs(b, sizeof(b), d));
+	return table__set_display(t, col, text);
+}
+
+/* Duration cell COL shown as a duration, or NONE when not set. */
+static int show_ns(struct table *t, size_t col, const char *none)
+{
+	char b[64];
+
+	return table__set_display(
+	    t, col, cnull(t, col) ? none : fmt_ns(b, sizeof(b), (uint64_t)ci(t, col)));
+}
+
+/* Build *OUT, the one row of the capture's figures, from its capture row C, its target row T
+ * and its meta M. Free with table__free. 0 or -ENOMEM. */
+static int info_row(sqlite3 *db, const char *cid, const struct row *c, const struct row *t,
+		    const struct capture_meta *m, struct table **out)
+{
+	const char *names[I_N];
+	char b[512];
+	struct table *r;
+	int64_t d;
+	int err = 0;
+
+	for (size_t k = 0; k < I_N; k++)
+		names[k] = info_cols[k].key;
+	r = table__new(I_N, names);
+	if (!r)
+		return -ENOMEM;
+	err = table__add_row(r);
+	for (size_t k = 0; k < I_N && !err; k++)
+		if (info_cols[k].src != SRC_DERIVED)
+			err = set_col(db, r, k, info_cols[k].target ? t : c);
+	err = err ?: table__set_text(r, I_CAPTURE_ID, cid);
+	err = err
+		  ?: table__set_bool(r, I_COMPLETE, m->complete,
+				     m->complete ? "complete" : "INCOMPLETE");
+	capture_meta__warning(m, b, sizeof(b));
+	if (b[0])
+		err = err ?: table__set_text(r, I_WARNING, b);
+	err =
+	    err
+		?: table__set_display(r, I_HAS_INDEX,
+				      ci(r, I_HAS_INDEX) ? "time index present" : "no time index");
+	if (!cnull(r, I_START_REAL))
+		err =
+		    err ?: table__set_text(r, I_WALL, fmt_wall(b, sizeof(b), ci(r, I_START_REAL)));
+	err = err ?: show_ns(r, I_INTERVAL, "-");
+	err = err ?: show_ns(r, I_VMA_INTERVAL, "-");
+	err = err ?: show_ns(r, I_FLUSH_INTERVAL, "-");
+	err = err
+		  ?: table__set_display(r, I_DURATION,
+					ci(r, I_DURATION) > 0
+					    ? fmt_ns(b, sizeof(b), (uint64_t)ci(r, I_DURATION))
+					    : "until the target exits or a signal");
+	err = err ?: table__set_display(r, I_NO_EBPF, ci(r, I_NO_EBPF) ? "off (--no-ebpf)" : "on");
+	err = err ?: show_rel_secs(r, I_FIRST_EVENT, m->base_ns);
+	err = err ?: show_rel_secs(r, I_LAST_EVENT, m->base_ns);
+	err = err ?: show_rel_secs(r, I_END_TIME, m->base_ns);
+	if (m->first_event_ns >= 0) {
+		/* in double: a corrupt DB's times may be 2^63 apart */
+		err = err
+			  ?: table__set_real(r, I_FIRST_S,
+					     ((double)m->first_event_ns - (double)m->base_ns) / 1e9,
+					     NULL);
+		err = err
+			  ?: table__set_real(r, I_LAST_S,
+					     ((double)m->last_event_ns - (double)m->base_ns) / 1e9,
+					     NULL);
+		if (!__builtin_sub_overflow(m->last_event_ns, m->first_event_ns, &d))
+			err = err ?: table__set_int(r, I_SPAN_NS, d, NULL);
+		err = err
+			  ?: table__set_display(
+				 r, I_SPAN_NS,
+				 fmt_ns(b, sizeof(b),
+					(uint64_t)m->last_event_ns - (uint64_t)m->first_event_ns));
+	}
+	if (err) {
+		table__free(r);
+		return err;
+	}
+	*out = r;
+	return 0;
+}
+
+/* Run SQL (?1 the capture, ?2 its base time) and write its rows, built once as a table: into
+ * J as an array under KEY when J, else to OUT as a text table, each line after INDENT. In
+ * text, the last NOTES columns are not table columns: each that is not NULL goes under its
+ * row, one line "NAME: text", so long reasons and details do not widen the table (the width
+ * pass of info__print wraps them). 0, -EIO (SQLite), -ENOMEM. */
 static int query_table(sqlite3 *db, const struct capture_meta *m, const char *sql, struct json *j,
 		       const char *key, FILE *out, const char *indent, int notes)
 {
 	sqlite3_stmt *st = NULL;
 	struct table *t = NULL;
 	const char **names = NULL;
-	char **below = NULL; /* text: each row's notes, "" when none */
-	size_t nrows = 0, cap = 0;
+	size_t *shown = NULL; /* text: the table's columns, the notes left out */
+	char *buf = NULL;
+	size_t len = 0;
 	int err = 0, rc, n, i, ncols;
 
 	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
@@ -191,123 +455,83 @@ static int query_table(sqlite3 *db, const struct capture_meta *m, const char *sq
 	if (sqlite3_bind_parameter_count(st) >= 2)
 		sqlite3_bind_int64(st, 2, m->base_ns);
 	n = sqlite3_column_count(st);
-	ncols = j || notes > n - 1 ? n : n - notes;
+	ncols = notes > n - 1 ? n : n - notes;
 	names = calloc((size_t)n, sizeof(*names));
-	if (!names) {
+	shown = calloc((size_t)n, sizeof(*shown));
+	if (!names || !shown) {
 		err = -ENOMEM;
 		goto cleanup;
 	}
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
 		names[i] = sqlite3_column_name(st, i);
-	if (j) {
-		json__key(j, key);
-		json__begin_array(j);
-	} else {
-		t = table__new((size_t)ncols, names);
-		if (!t) {
-			err = -ENOMEM;
-			goto cleanup;
-		}
+		shown[i] = (size_t)i;
+	}
+	t = table__new((size_t)n, names);
+	if (!t) {
+		err = -ENOMEM;
+		goto cleanup;
 	}
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		if (j)
-			json__begin_object(j);
-		else if ((err = table__add_row(t)))
-			goto cleanup;
-		if (!j && ncols < n) {
-			char *buf = NULL;
-			size_t len = 0;
-			FILE *mem;
-
-			if (nrows == cap) {
-				char **nb = realloc(below, (cap ? cap * 2 : 16) * sizeof(*below));
-
-				if (!nb) {
-					err = -ENOMEM;
-					goto cleanup;
-				}
-				below = nb;
-				cap = cap ? cap * 2 : 16;
-			}
-			mem = open_memstream(&buf, &len);
-			if (!mem) {
-				err = -ENOMEM;
-				goto cleanup;
-			}
-			for (i = ncols; i < n; i++)
-				if (sqlite3_column_type(st, i) != SQLITE_NULL)
-					fprintf(mem, "%s    %s: %s\n", indent, names[i],
-						(const char *)sqlite3_column_text(st, i));
-			if (fclose(mem) || !buf) {
-				free(buf);
-				err = -ENOMEM;
-				goto cleanup;
-			}
-			below[nrows++] = buf;
-		}
-		for (i = 0; i < (j ? n : ncols); i++) {
-			int type = sqlite3_column_type(st, i);
+		err = table__add_row(t);
+		for (i = 0; i < n && !err; i++) {
 			const char *s = (const char *)sqlite3_column_text(st, i);
 
-			if (j) {
-				json__key(j, names[i]);
-				if (type == SQLITE_INTEGER)
-					json__int(j, sqlite3_column_int64(st, i));
-				else if (type == SQLITE_FLOAT)
-					json__real(j, sqlite3_column_double(st, i));
-				else if (type == SQLITE_NULL)
-					json__null(j);
-				else
-					json__string(j, s);
-				continue;
-			}
-			if (type == SQLITE_INTEGER)
+			switch (sqlite3_column_type(st, i)) {
+			case SQLITE_INTEGER:
 				err =
 				    table__set_int(t, (size_t)i, sqlite3_column_int64(st, i), NULL);
-			else if (type != SQLITE_NULL)
+				break;
+			case SQLITE_FLOAT: /* text shows SQLite's own text of it */
+				err =
+				    table__set_real(t, (size_t)i, sqlite3_column_double(st, i), s);
+				break;
+			case SQLITE_NULL:
+				break;
+			default:
 				err = table__set_text(t, (size_t)i, s);
-			if (err)
-				goto cleanup;
+			}
 		}
-		if (j)
-			json__end_object(j);
+		if (err)
+			goto cleanup;
 	}
 	if (rc != SQLITE_DONE) {
 		err = -EIO;
 		goto cleanup;
 	}
 	if (j) {
-		json__end_array(j);
+		json__key(j, key);
+		table__json(t, j, NULL, 0);
 	} else if (table__rows(t)) {
-		char *buf = NULL;
-		size_t len = 0;
 		FILE *mem = open_memstream(&buf, &len);
 		char *line, *save = NULL;
+		size_t row = 0;
 
 		if (!mem) {
 			err = -ENOMEM;
 			goto cleanup;
 		}
-		size_t row = 0;
-
-		err = table__print(t, mem, OUT_TEXT);
-		fclose(mem);
+		err = table__print_cols(t, mem, OUT_TEXT, shown, (size_t)ncols);
+		if (fclose(mem) && !err)
+			err = -ENOMEM;
 		/* the header line, then one line per row, each followed by its notes */
 		for (line = strtok_r(buf, "\n", &save); !err && line;
 		     line = strtok_r(NULL, "\n", &save)) {
 			fprintf(out, "%s%s\n", indent, line);
-			if (line != buf && below && row < nrows)
-				fputs(below[row++], out);
+			if (line == buf)
+				continue;
+			for (i = ncols; i < n; i++)
+				if (table__value(t, row, (size_t)i))
+					fprintf(out, "%s    %s: %s\n", indent, names[i],
+						table__value(t, row, (size_t)i));
+			row++;
 		}
-		free(buf);
 	} else {
 		fprintf(out, "%s(none)\n", indent);
 	}
 cleanup:
-	while (nrows)
-		free(below[--nrows]);
-	free(below);
+	free(buf);
 	table__free(t);
+	free(shown);
 	free(names);
 	sqlite3_finalize(st);
 	return err;
@@ -338,137 +562,94 @@ static const char totals_sql[] =
 static const char probe_counts_sql[] =
     "SELECT state, COUNT(*) FROM probe WHERE cap = ?1 GROUP BY state";
 
-/* Time column NAME of C as seconds from BASE; "-" when NULL. A time so far from BASE that
- * the difference passes 2^63 ns (a corrupt DB) is printed as it is, and said so. */
-static void rel_secs(FILE *f, const struct row *c, const char *name, int64_t base)
+static void text_target_exit(FILE *f, const struct table *r)
 {
-	char b[32];
-	int64_t d;
-
-	if (is_null(c, name))
-		fputs("-", f);
-	else if (__builtin_sub_overflow(i64(c, name), base, &d))
-		fprintf(f, "? (%s %" PRId64 " is no time of this capture)", name, i64(c, name));
-	else
-		fprintf(f, "%s s", fmt_secs(b, sizeof(b), d));
-}
-
-static void text_target_exit(FILE *f, const struct row *c)
-{
-	if (is_null(c, "target_exited") && is_null(c, "target_term_signal")) {
+	if (cnull(r, I_EXITED) && cnull(r, I_TERM_SIGNAL)) {
 		fputs("target still running (or its exit was not seen)", f);
 		return;
 	}
-	if (!is_null(c, "target_status_known") && !i64(c, "target_status_known")) {
+	if (!cnull(r, I_STATUS_KNOWN) && !ci(r, I_STATUS_KNOWN)) {
 		fputs("target exited, status unknown (not the recorder's child)", f);
 		return;
 	}
-	if (i64(c, "target_exited"))
-		fprintf(f, "target exited with code %" PRId64, i64(c, "target_exit_code"));
-	else if (i64(c, "target_term_signal"))
-		fprintf(f, "target killed by signal %" PRId64 "%s", i64(c, "target_term_signal"),
-			i64(c, "target_core_dumped") ? " (core dumped)" : "");
+	if (ci(r, I_EXITED))
+		fprintf(f, "target exited with code %" PRId64, ci(r, I_EXIT_CODE));
+	else if (ci(r, I_TERM_SIGNAL))
+		fprintf(f, "target killed by signal %" PRId64 "%s", ci(r, I_TERM_SIGNAL),
+			ci(r, I_CORE_DUMPED) ? " (core dumped)" : "");
 	else
 		fputs("target exit status unknown", f);
 }
 
-static int info_text(sqlite3 *db, const char *cid, const char *path, const struct row *c,
-		     const struct row *t, const struct capture_meta *m, FILE *f)
+#define SHOWN(col) table__shown(r, 0, col)
+
+static int info_text(sqlite3 *db, const char *path, const struct table *r, const struct row *t,
+		     const struct capture_meta *m, FILE *f)
 {
-	char b1[64], b2[64], b3[64], b4[64], warn[512];
 	sqlite3_stmt *st = NULL;
 	int err = 0;
 
-	fprintf(f, "capture    %s (format %" PRId64 ")\n", cid, i64(c, "format_version"));
-	fprintf(f, "file       %s: ", txt_or(c, "source_path", path));
-	if (m->complete)
-		fprintf(f, "complete");
-	else
-		fprintf(f, "INCOMPLETE");
+	fprintf(f, "capture    %s (format %" PRId64 ")\n", cv(r, I_CAPTURE_ID), ci(r, I_FORMAT));
+	fprintf(f, "file       %s: %s", cs(r, I_PATH, path), SHOWN(I_COMPLETE));
 	fprintf(f, " (read %s, %" PRId64 " frames, %" PRId64 " records, %s)\n",
-		txt_or(c, "read_end", "?"), i64(c, "frames"), i64(c, "records"),
-		i64(c, "has_index") ? "time index present" : "no time index");
-	capture_meta__warning(m, warn, sizeof(warn));
-	if (warn[0])
-		fprintf(f, "           %s\n", warn);
-	fprintf(f, "recorder   ptop-record %s (commit %s, built %s)\n",
-		txt_or(c, "recorder_version", "?"), txt_or(c, "recorder_commit", "?"),
-		txt_or(c, "recorder_build_date", "?"));
-	fprintf(f, "           command: ");
-	text_array(db, f, txt(c, "recorder_argv"));
-	fprintf(f, "\nhost       %s, Linux %s (%s), ", txt_or(c, "hostname", "?"),
-		txt_or(c, "kernel_release", "?"), txt_or(c, "machine", "?"));
-	if (is_null(c, "cpus"))
+		cs(r, I_READ_END, "?"), ci(r, I_FRAMES), ci(r, I_RECORDS), SHOWN(I_HAS_INDEX));
+	if (cv(r, I_WARNING))
+		fprintf(f, "           %s\n", cv(r, I_WARNING));
+	fprintf(f, "recorder   ptop-record %s (commit %s, built %s)\n", cs(r, I_VERSION, "?"),
+		cs(r, I_COMMIT, "?"), cs(r, I_BUILD_DATE, "?"));
+	fprintf(f, "           command: %s", SHOWN(I_ARGV));
+	fprintf(f, "\nhost       %s, Linux %s (%s), ", cs(r, I_HOSTNAME, "?"),
+		cs(r, I_KERNEL_RELEASE, "?"), cs(r, I_MACHINE, "?"));
+	if (cnull(r, I_CPUS))
 		fprintf(f, "? CPUs");
 	else
-		fprintf(f, "%" PRId64 " CPUs", i64(c, "cpus"));
-	fprintf(f, ", page %" PRId64 " B, boot id %s\n", i64(c, "page_size"),
-		txt_or(c, "boot_id", "-"));
-	fprintf(f, "started    %s",
-		is_null(c, "start_realtime_ns")
-		    ? "-"
-		    : fmt_wall(b1, sizeof(b1), i64(c, "start_realtime_ns")));
+		fprintf(f, "%" PRId64 " CPUs", ci(r, I_CPUS));
+	fprintf(f, ", page %" PRId64 " B, boot id %s\n", ci(r, I_PAGE_SIZE), cs(r, I_BOOT_ID, "-"));
+	fprintf(f, "started    %s", cs(r, I_WALL, "-"));
 	fprintf(f, " (monotonic %" PRId64 " ns)\n", m->base_ns);
 
 	fprintf(f, "target     ");
 	if (!t->found) {
 		fprintf(f, "(none recorded)\n");
 	} else {
-		fprintf(f, "%s mode, pid %" PRId64 ", comm %s\n", txt_or(t, "mode", "?"),
-			i64(t, "pid"), txt_or(t, "comm", "-"));
-		fprintf(f, "           exe %s (build-id %s)\n", txt_or(t, "exe", "-"),
-			txt_or(t, "exe_build_id", "none"));
-		fprintf(f, "           cmdline: ");
-		text_array(db, f, txt(t, "cmdline"));
-		fprintf(f, "\n           cgroup %s", txt_or(t, "cgroup_path", "-"));
-		if (!is_null(t, "cgroup_id"))
-			fprintf(f, " (id %" PRId64 ")", i64(t, "cgroup_id"));
-		fprintf(f, ", container %s\n", txt_or(t, "container_id", "none"));
+		fprintf(f, "%s mode, pid %" PRId64 ", comm %s\n", cs(r, I_MODE, "?"), ci(r, I_PID),
+			cs(r, I_COMM, "-"));
+		fprintf(f, "           exe %s (build-id %s)\n", cs(r, I_EXE, "-"),
+			cs(r, I_EXE_BUILD_ID, "none"));
+		fprintf(f, "           cmdline: %s", SHOWN(I_CMDLINE));
+		fprintf(f, "\n           cgroup %s", cs(r, I_CGROUP_PATH, "-"));
+		if (!cnull(r, I_CGROUP_ID))
+			fprintf(f, " (id %" PRId64 ")", ci(r, I_CGROUP_ID));
+		fprintf(f, ", container %s\n", cs(r, I_CONTAINER_ID, "none"));
 	}
 	fprintf(f, "options    interval %s, vma interval %s, flush interval %s, duration %s,\n",
-		is_null(c, "interval_ns") ? "-"
-					  : fmt_ns(b1, sizeof(b1), (uint64_t)i64(c, "interval_ns")),
-		is_null(c, "vma_interval_ns")
-		    ? "-"
-		    : fmt_ns(b2, sizeof(b2), (uint64_t)i64(c, "vma_interval_ns")),
-		is_null(c, "flush_interval_ns")
-		    ? "-"
-		    : fmt_ns(b3, sizeof(b3), (uint64_t)i64(c, "flush_interval_ns")),
-		i64(c, "duration_ns") > 0 ? fmt_ns(b4, sizeof(b4), (uint64_t)i64(c, "duration_ns"))
-					  : "until the target exits or a signal");
-	fprintf(f, "           eBPF %s, disabled: ", i64(c, "no_ebpf") ? "off (--no-ebpf)" : "on");
-	text_array(db, f, txt(c, "disabled"));
-	fputc('\n', f);
+		SHOWN(I_INTERVAL), SHOWN(I_VMA_INTERVAL), SHOWN(I_FLUSH_INTERVAL),
+		SHOWN(I_DURATION));
+	fprintf(f, "           eBPF %s, disabled: %s\n", SHOWN(I_NO_EBPF), SHOWN(I_DISABLED));
 
 	fprintf(f, "time span  ");
-	if (m->first_event_ns < 0) {
+	if (m->first_event_ns < 0)
 		fprintf(f, "no events\n");
-	} else {
-		fprintf(f, "first event ");
-		rel_secs(f, c, "first_event_ns", m->base_ns);
-		fprintf(f, ", last event ");
-		rel_secs(f, c, "last_event_ns", m->base_ns);
-		fprintf(f, ", duration %s (seconds from the start)\n",
-			fmt_ns(b1, sizeof(b1),
-			       (uint64_t)m->last_event_ns - (uint64_t)m->first_event_ns));
-	}
+	else
+		fprintf(f,
+			"first event %s, last event %s, duration %s (seconds from the "
+			"start)\n",
+			SHOWN(I_FIRST_EVENT), SHOWN(I_LAST_EVENT), SHOWN(I_SPAN_NS));
 	fprintf(f, "end        ");
-	if (is_null(c, "end_reason")) {
+	if (cnull(r, I_END_REASON)) {
 		fprintf(f, "no trailer: the recording was cut short\n");
 	} else {
-		fprintf(f, "%s", txt(c, "end_reason"));
-		if (!is_null(c, "end_time_ns")) {
-			fprintf(f, " at ");
-			rel_secs(f, c, "end_time_ns", m->base_ns);
-		}
-		if (i64(c, "end_signal"))
-			fprintf(f, " (signal %" PRId64 ")", i64(c, "end_signal"));
-		if (txt(c, "end_error") && txt(c, "end_error")[0])
-			fprintf(f, " (error: %s)", txt(c, "end_error"));
-		if (i64(c, "salvaged"))
+		fprintf(f, "%s", cv(r, I_END_REASON));
+		if (!cnull(r, I_END_TIME))
+			fprintf(f, " at %s", SHOWN(I_END_TIME));
+		if (ci(r, I_END_SIGNAL))
+			fprintf(f, " (signal %" PRId64 ")", ci(r, I_END_SIGNAL));
+		if (cv(r, I_END_ERROR) && cv(r, I_END_ERROR)[0])
+			fprintf(f, " (error: %s)", cv(r, I_END_ERROR));
+		if (ci(r, I_SALVAGED))
 			fprintf(f, " (salvaged copy)");
 		fprintf(f, "; ");
-		text_target_exit(f, c);
+		text_target_exit(f, r);
 		fputc('\n', f);
 	}
 
@@ -506,155 +687,72 @@ static int info_text(sqlite3 *db, const char *cid, const char *path, const struc
 	fprintf(f, "\ndrops reported during the recording (drop notices):\n");
 	err = err ?: query_table(db, m, notices_sql, NULL, NULL, f, "  ", 0);
 	fprintf(f, "\ndrops in the trailer (totals at the end):\n");
-	if (is_null(c, "end_reason"))
+	if (cnull(r, I_END_REASON))
 		fprintf(f, "  (no trailer)\n");
 	else
 		err = err ?: query_table(db, m, totals_sql, NULL, NULL, f, "  ", 0);
 	return err;
 }
 
-static int info_json(sqlite3 *db, const char *cid, const struct row *c, const struct row *t,
+#undef SHOWN
+
+/* Under KEY, an object of the cells COLS of R. */
+static void json_section(struct json *j, const char *key, const struct table *r, const size_t *cols,
+			 size_t n)
+{
+	json__key(j, key);
+	json__begin_object(j);
+	table__json_fields(r, j, 0, cols, n);
+	json__end_object(j);
+}
+
+static int info_json(sqlite3 *db, const struct table *r, const struct row *t,
 		     const struct capture_meta *m, FILE *f)
 {
-	char b[64], warn[512];
+	static const size_t top[] = {I_CAPTURE_ID, I_FORMAT};
 	struct json j;
 	int err = 0;
 
 	json__init(&j, f, true);
 	json__begin_object(&j);
-	json__kv_string(&j, "capture_id", cid);
-	jcol(&j, "format_version", c, "format_version");
-
-	json__key(&j, "file");
-	json__begin_object(&j);
-	jcol(&j, "path", c, "source_path");
-	jcol(&j, "size", c, "source_size");
-	json__kv_bool(&j, "complete", m->complete);
-	jcol(&j, "read_end", c, "read_end");
-	jcol(&j, "stopped_at_byte", c, "read_stopped_at");
-	jcol(&j, "read_message", c, "read_message");
-	capture_meta__warning(m, warn, sizeof(warn));
-	json__kv_string(&j, "warning", warn[0] ? warn : NULL);
-	jbool(&j, "has_index", c, "has_index");
-	jcol(&j, "frames", c, "frames");
-	jcol(&j, "records", c, "records");
-	json__end_object(&j);
-
-	json__key(&j, "recorder");
-	json__begin_object(&j);
-	jcol(&j, "version", c, "recorder_version");
-	jcol(&j, "commit", c, "recorder_commit");
-	jcol(&j, "build_date", c, "recorder_build_date");
-	jarray(db, &j, "argv", txt(c, "recorder_argv"));
-	json__end_object(&j);
-
-	json__key(&j, "host");
-	json__begin_object(&j);
-	jcol(&j, "hostname", c, "hostname");
-	jcol(&j, "kernel_release", c, "kernel_release");
-	jcol(&j, "kernel_version", c, "kernel_version");
-	jcol(&j, "machine", c, "machine");
-	jcol(&j, "boot_id", c, "boot_id");
-	jcol(&j, "cpus", c, "cpus");
-	jcol(&j, "page_size", c, "page_size");
-	jcol(&j, "clock_tick", c, "clock_tick");
-	json__end_object(&j);
-
-	json__key(&j, "start");
-	json__begin_object(&j);
-	jcol(&j, "monotonic_ns", c, "start_monotonic_ns");
-	jcol(&j, "realtime_ns", c, "start_realtime_ns");
-	jcol(&j, "boottime_ns", c, "start_boottime_ns");
-	json__kv_string(&j, "wall_time",
-			is_null(c, "start_realtime_ns")
-			    ? NULL
-			    : fmt_wall(b, sizeof(b), i64(c, "start_realtime_ns")));
-	json__end_object(&j);
-
-	json__key(&j, "target");
-	if (!t->found) {
-		json__null(&j);
+	table__json_fields(r, &j, 0, top, NCOLS(top));
+	json_section(&j, "file", r, file_json, NCOLS(file_json));
+	json_section(&j, "recorder", r, recorder_json, NCOLS(recorder_json));
+	json_section(&j, "host", r, host_json, NCOLS(host_json));
+	json_section(&j, "start", r, start_json, NCOLS(start_json));
+	if (t->found) {
+		json_section(&j, "target", r, target_json, NCOLS(target_json));
 	} else {
-		json__begin_object(&j);
-		jcol(&j, "mode", t, "mode");
-		jcol(&j, "pid", t, "pid");
-		jcol(&j, "comm", t, "comm");
-		jcol(&j, "exe", t, "exe");
-		jcol(&j, "exe_build_id", t, "exe_build_id");
-		jarray(db, &j, "cmdline", txt(t, "cmdline"));
-		jcol(&j, "cgroup_path", t, "cgroup_path");
-		jcol(&j, "cgroup_id", t, "cgroup_id");
-		jcol(&j, "container_id", t, "container_id");
-		json__end_object(&j);
+		json__key(&j, "target");
+		json__null(&j);
 	}
-
-	json__key(&j, "options");
-	json__begin_object(&j);
-	jcol(&j, "interval_ns", c, "interval_ns");
-	jcol(&j, "vma_interval_ns", c, "vma_interval_ns");
-	jcol(&j, "flush_interval_ns", c, "flush_interval_ns");
-	jcol(&j, "duration_ns", c, "duration_ns");
-	jbool(&j, "no_ebpf", c, "no_ebpf");
-	jarray(db, &j, "disabled", txt(c, "disabled"));
-	json__end_object(&j);
+	json_section(&j, "options", r, options_json, NCOLS(options_json));
 
 	err = query_table(db, m, probe_sql, &j, "probes", f, NULL, 0);
 	err = err ?: query_table(db, m, probe_change_json_sql, &j, "probe_changes", f, NULL, 0);
-
-	json__key(&j, "time_span");
-	json__begin_object(&j);
-	jcol(&j, "first_event_ns", c, "first_event_ns");
-	jcol(&j, "last_event_ns", c, "last_event_ns");
-	if (m->first_event_ns >= 0) {
-		int64_t d;
-
-		/* in double: a corrupt DB's times may be 2^63 apart */
-		json__kv_real(&j, "first_s",
-			      ((double)m->first_event_ns - (double)m->base_ns) / 1e9);
-		json__kv_real(&j, "last_s", ((double)m->last_event_ns - (double)m->base_ns) / 1e9);
-		if (__builtin_sub_overflow(m->last_event_ns, m->first_event_ns, &d))
-			json__kv_null(&j, "duration_ns");
-		else
-			json__kv_int(&j, "duration_ns", d);
-	} else {
-		json__kv_null(&j, "first_s");
-		json__kv_null(&j, "last_s");
-		json__kv_null(&j, "duration_ns");
-	}
-	json__end_object(&j);
-
+	json_section(&j, "time_span", r, span_json, NCOLS(span_json));
 	err = err ?: query_table(db, m, records_sql, &j, "records", f, NULL, 0);
 
 	json__key(&j, "drops");
 	json__begin_object(&j);
 	err = err ?: query_table(db, m, notices_sql, &j, "notices", f, NULL, 0);
-	if (is_null(c, "end_reason"))
+	if (cnull(r, I_END_REASON))
 		json__kv_null(&j, "trailer");
 	else
 		err = err ?: query_table(db, m, totals_sql, &j, "trailer", f, NULL, 0);
 	json__end_object(&j);
 
 	json__key(&j, "end");
-	if (is_null(c, "end_reason")) {
+	if (cnull(r, I_END_REASON)) {
 		json__null(&j);
 	} else {
 		json__begin_object(&j);
-		jcol(&j, "reason", c, "end_reason");
-		jcol(&j, "time_ns", c, "end_time_ns");
-		jcol(&j, "signal", c, "end_signal");
-		jcol(&j, "error", c, "end_error");
-		jbool(&j, "salvaged", c, "salvaged");
-		json__key(&j, "target_exit");
-		if (is_null(c, "target_exited") && is_null(c, "target_term_signal")) {
+		table__json_fields(r, &j, 0, end_json, NCOLS(end_json));
+		if (cnull(r, I_EXITED) && cnull(r, I_TERM_SIGNAL)) {
+			json__key(&j, "target_exit");
 			json__null(&j);
 		} else {
-			json__begin_object(&j);
-			jbool(&j, "exited", c, "target_exited");
-			jcol(&j, "exit_code", c, "target_exit_code");
-			jcol(&j, "term_signal", c, "target_term_signal");
-			jbool(&j, "core_dumped", c, "target_core_dumped");
-			jbool(&j, "status_known", c, "target_status_known");
-			json__end_object(&j);
+			json_section(&j, "target_exit", r, exit_json, NCOLS(exit_json));
 		}
 		json__end_object(&j);
 	}
@@ -725,6 +823,7 @@ int info__print(sqlite3 *db, const char *capture_id, const char *path, bool json
 		FILE *out)
 {
 	struct row c = {0}, t = {0};
+	struct table *r = NULL;
 	struct capture_meta m;
 	char *buf = NULL;
 	size_t len = 0;
@@ -736,22 +835,23 @@ int info__print(sqlite3 *db, const char *capture_id, const char *path, bool json
 	err = err ?: row_open(db, &t, "SELECT * FROM target WHERE cap = ?1", m.cap);
 	if (!err && !c.found)
 		err = -ENOENT;
+	err = err ?: info_row(db, capture_id, &c, &t, &m, &r);
 	if (!err && !json && width > 0) { /* the text, then the width pass */
 		text = open_memstream(&buf, &len);
 		if (!text)
 			err = -ENOMEM;
-		err = err ?: info_text(db, capture_id, path, &c, &t, &m, text);
+		err = err ?: info_text(db, path, r, &t, &m, text);
 		if (text && fclose(text) && !err)
 			err = -ENOMEM;
 		if (!err)
 			print_wrapped(out, buf, (size_t)width);
 		free(buf);
 	} else if (!err) {
-		err = json ? info_json(db, capture_id, &c, &t, &m, out)
-			   : info_text(db, capture_id, path, &c, &t, &m, out);
+		err = json ? info_json(db, r, &t, &m, out) : info_text(db, path, r, &t, &m, out);
 	}
 	if (!err && (fflush(out) || ferror(out)))
 		err = -EIO;
+	table__free(r);
 	sqlite3_finalize(c.st);
 	sqlite3_finalize(t.st);
 	return err;

@@ -113,7 +113,8 @@ struct cell {
 
 struct table {
 	size_t ncols;
-	char **names;
+	char **names;	    /* text headers */
+	char **keys;	    /* CSV and JSON names; NULL: the text header */
 	struct cell *cells; /* rows * ncols */
 	size_t rows, cap;   /* rows used, rows allocated */
 	char *null_text;
@@ -133,8 +134,9 @@ struct table *table__new(size_t ncols, const char *const *names)
 		goto err;
 	t->ncols = ncols;
 	t->names = calloc(ncols, sizeof(*t->names));
+	t->keys = calloc(ncols, sizeof(*t->keys));
 	t->null_text = strdup("-");
-	if (!t->names || !t->null_text)
+	if (!t->names || !t->keys || !t->null_text)
 		goto err;
 	for (i = 0; i < ncols; i++) {
 		t->names[i] = strdup(names[i] ? names[i] : "");
@@ -164,10 +166,14 @@ void table__free(struct table *t)
 	for (i = 0; i < t->rows * t->ncols; i++)
 		cell_clear(&t->cells[i]);
 	free(t->cells);
-	if (t->names)
-		for (i = 0; i < t->ncols; i++)
+	for (i = 0; i < t->ncols; i++) {
+		if (t->names)
 			free(t->names[i]);
+		if (t->keys)
+			free(t->keys[i]);
+	}
 	free(t->names);
+	free(t->keys);
 	free(t->null_text);
 	free(t);
 }
@@ -181,6 +187,26 @@ int table__set_null_text(struct table *t, const char *s)
 	free(t->null_text);
 	t->null_text = d;
 	return 0;
+}
+
+int table__set_key(struct table *t, size_t col, const char *key)
+{
+	char *d;
+
+	if (col >= t->ncols)
+		return -EINVAL;
+	d = key ? strdup(key) : NULL;
+	if (key && !d)
+		return -ENOMEM;
+	free(t->keys[col]);
+	t->keys[col] = d;
+	return 0;
+}
+
+/* The name of column C in CSV and JSON. */
+static const char *col_key(const struct table *t, size_t c)
+{
+	return t->keys[c] ? t->keys[c] : t->names[c];
 }
 
 int table__add_row(struct table *t)
@@ -202,6 +228,45 @@ int table__add_row(struct table *t)
 size_t table__rows(const struct table *t)
 {
 	return t->rows;
+}
+
+size_t table__cols(const struct table *t)
+{
+	return t->ncols;
+}
+
+static const struct cell *cell_get(const struct table *t, size_t row, size_t col)
+{
+	if (row >= t->rows || col >= t->ncols)
+		return NULL;
+	return &t->cells[row * t->ncols + col];
+}
+
+enum cell_type table__type(const struct table *t, size_t row, size_t col)
+{
+	const struct cell *c = cell_get(t, row, col);
+
+	return c ? c->type : CELL_NULL;
+}
+
+const char *table__value(const struct table *t, size_t row, size_t col)
+{
+	const struct cell *c = cell_get(t, row, col);
+
+	return c ? c->value : NULL;
+}
+
+/* What text output shows for C (before escaping). */
+static const char *cell_shown(const struct table *t, const struct cell *c)
+{
+	return c->display ? c->display : c->type == CELL_NULL ? t->null_text : c->value;
+}
+
+const char *table__shown(const struct table *t, size_t row, size_t col)
+{
+	const struct cell *c = cell_get(t, row, col);
+
+	return c ? cell_shown(t, c) : NULL;
 }
 
 static struct cell *cell_at(struct table *t, size_t col)
@@ -274,9 +339,45 @@ int table__set_text(struct table *t, size_t col, const char *s)
 	return cell_set(t, col, CELL_TEXT, s, NULL);
 }
 
-static int print_text(const struct table *t, FILE *f)
+int table__set_bool(struct table *t, size_t col, bool v, const char *display)
 {
-	size_t nc = t->ncols, nr = t->rows, r, c, i;
+	return cell_set(t, col, CELL_BOOL, v ? "true" : "false",
+			display ? display
+			: v	? "yes"
+				: "no");
+}
+
+int table__set_json(struct table *t, size_t col, const char *json, const char *display)
+{
+	if (!json)
+		return table__set_null(t, col);
+	return cell_set(t, col, CELL_JSON, json, display);
+}
+
+int table__set_display(struct table *t, size_t col, const char *display)
+{
+	struct cell *c = cell_at(t, col);
+	char *d;
+
+	if (!c)
+		return -EINVAL;
+	d = display ? strdup(display) : NULL;
+	if (display && !d)
+		return -ENOMEM;
+	free(c->display);
+	c->display = d;
+	return 0;
+}
+
+/* Column K of the rendering: COLS[K], or K when COLS is NULL. */
+static size_t col_of(const size_t *cols, size_t k)
+{
+	return cols ? cols[k] : k;
+}
+
+static int print_text(const struct table *t, FILE *f, const size_t *cols, size_t nc)
+{
+	size_t nr = t->rows, r, c, i;
 	size_t *width = calloc(nc, sizeof(*width));
 	bool *right = calloc(nc, sizeof(*right));
 	char **shown = calloc(nc * (nr + 1), sizeof(*shown));
@@ -287,24 +388,23 @@ static int print_text(const struct table *t, FILE *f)
 		goto cleanup;
 	}
 	for (c = 0; c < nc; c++) {
+		enum cell_type type;
+
 		right[c] = true;
-		for (r = 0; r < nr; r++)
-			if (t->cells[r * nc + c].type == CELL_TEXT)
+		for (r = 0; r < nr; r++) {
+			type = t->cells[r * t->ncols + col_of(cols, c)].type;
+			if (type == CELL_TEXT || type == CELL_BOOL || type == CELL_JSON)
 				right[c] = false;
+		}
 	}
 	for (r = 0; r <= nr; r++) {
 		for (c = 0; c < nc; c++) {
 			const char *s;
 
-			if (r == 0) {
-				s = t->names[c];
-			} else {
-				const struct cell *cl = &t->cells[(r - 1) * nc + c];
-
-				s = cl->type == CELL_NULL ? t->null_text
-				    : cl->display	  ? cl->display
-							  : cl->value;
-			}
+			if (r == 0)
+				s = t->names[col_of(cols, c)];
+			else
+				s = cell_shown(t, &t->cells[(r - 1) * t->ncols + col_of(cols, c)]);
 			shown[r * nc + c] = display_escape(s);
 			if (!shown[r * nc + c]) {
 				err = -ENOMEM;
@@ -358,19 +458,19 @@ void csv__field(FILE *f, const char *s)
 	fputc('"', f);
 }
 
-static void print_csv(const struct table *t, FILE *f)
+static void print_csv(const struct table *t, FILE *f, const size_t *cols, size_t nc)
 {
 	size_t r, c;
 
-	for (c = 0; c < t->ncols; c++) {
+	for (c = 0; c < nc; c++) {
 		if (c)
 			fputc(',', f);
-		csv__field(f, t->names[c]);
+		csv__field(f, col_key(t, col_of(cols, c)));
 	}
 	fputc('\n', f);
 	for (r = 0; r < t->rows; r++) {
-		for (c = 0; c < t->ncols; c++) {
-			const struct cell *cl = &t->cells[r * t->ncols + c];
+		for (c = 0; c < nc; c++) {
+			const struct cell *cl = &t->cells[r * t->ncols + col_of(cols, c)];
 
 			if (c)
 				fputc(',', f);
@@ -385,26 +485,32 @@ static void print_csv(const struct table *t, FILE *f)
 	}
 }
 
-static void print_json(const struct table *t, FILE *f)
+/* Cell CL as a JSON value. */
+static void cell_json(FILE *f, const struct cell *cl)
+{
+	if (cl->type == CELL_NULL)
+		fputs("null", f);
+	else if (cl->type == CELL_TEXT)
+		json__write_string(f, cl->value);
+	else
+		fputs(cl->value, f); /* a number, true, false, or JSON text */
+}
+
+static void print_json(const struct table *t, FILE *f, const size_t *cols, size_t nc)
 {
 	size_t r, c;
 
 	fputc('[', f);
 	for (r = 0; r < t->rows; r++) {
 		fputs(r ? ",\n{" : "\n{", f);
-		for (c = 0; c < t->ncols; c++) {
-			const struct cell *cl = &t->cells[r * t->ncols + c];
+		for (c = 0; c < nc; c++) {
+			size_t k = col_of(cols, c);
 
 			if (c)
 				fputs(", ", f);
-			json__write_string(f, t->names[c]);
+			json__write_string(f, col_key(t, k));
 			fputs(": ", f);
-			if (cl->type == CELL_NULL)
-				fputs("null", f);
-			else if (cl->type == CELL_TEXT)
-				json__write_string(f, cl->value);
-			else
-				fputs(cl->value, f);
+			cell_json(f, &t->cells[r * t->ncols + k]);
 		}
 		fputc('}', f);
 	}
@@ -413,17 +519,28 @@ static void print_json(const struct table *t, FILE *f)
 
 int table__print(const struct table *t, FILE *f, enum out_format fmt)
 {
+	return table__print_cols(t, f, fmt, NULL, t->ncols);
+}
+
+int table__print_cols(const struct table *t, FILE *f, enum out_format fmt, const size_t *cols,
+		      size_t n)
+{
 	int err = 0;
 
+	if (!cols)
+		n = t->ncols;
+	for (size_t k = 0; cols && k < n; k++)
+		if (cols[k] >= t->ncols)
+			return -EINVAL;
 	switch (fmt) {
 	case OUT_TEXT:
-		err = print_text(t, f);
+		err = print_text(t, f, cols, n);
 		break;
 	case OUT_CSV:
-		print_csv(t, f);
+		print_csv(t, f, cols, n);
 		break;
 	case OUT_JSON:
-		print_json(t, f);
+		print_json(t, f, cols, n);
 		break;
 	default:
 		return -EINVAL;
@@ -647,6 +764,39 @@ void json__raw(struct json *j, const char *s)
 {
 	if (json_pre_value(j))
 		fputs(s, j->f);
+}
+
+void table__json_fields(const struct table *t, struct json *j, size_t row, const size_t *cols,
+			size_t n)
+{
+	if (!cols)
+		n = t->ncols;
+	if (row >= t->rows) {
+		j->err = j->err ?: -EINVAL;
+		return;
+	}
+	for (size_t c = 0; c < n; c++) {
+		size_t k = col_of(cols, c);
+
+		if (k >= t->ncols) {
+			j->err = j->err ?: -EINVAL;
+			return;
+		}
+		json__key(j, col_key(t, k));
+		if (json_pre_value(j))
+			cell_json(j->f, &t->cells[row * t->ncols + k]);
+	}
+}
+
+void table__json(const struct table *t, struct json *j, const size_t *cols, size_t n)
+{
+	json__begin_array(j);
+	for (size_t r = 0; r < t->rows; r++) {
+		json__begin_object(j);
+		table__json_fields(t, j, r, cols, n);
+		json__end_object(j);
+	}
+	json__end_array(j);
 }
 
 void json__kv_string(struct json *j, const char *key, const char *s)

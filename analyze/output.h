@@ -1,12 +1,18 @@
 /* output.h — how ptop-analyze prints: aligned text tables, CSV, JSON, human units.
  *
- * A struct table holds typed cells (NULL, integer, real, text) and prints as an
+ * A struct table is the row model of every report: its rows are built once, with
+ * typed cells (NULL, integer, real, text, boolean, JSON), and rendered as an
  * aligned text table, as CSV (RFC 4180 quoting: a field holding a comma, a
  * quote, CR or LF is quoted and its quotes doubled; lines end with LF; NULL is
- * an empty unquoted field, the empty string is "") or as a JSON array of
- * objects (numbers as numbers, NULL as null). A struct json writes nested JSON
- * objects for reports, escaping strings properly (control characters as \uXXXX
- * or \n-style escapes; valid UTF-8 passed through; invalid bytes as U+FFFD).
+ * an empty unquoted field, the empty string is "") or as JSON (numbers as
+ * numbers, NULL as null): a document of its own, or rows and fields written into
+ * a larger report through a struct json. A cell may carry the text that text
+ * output shows for it (its display: "1.5 MiB" for 1572864, "none" for a NULL
+ * limit); CSV and JSON always write the value. A report whose text is prose reads
+ * the same cells (table__shown) so no figure is formatted twice. A struct json
+ * writes nested JSON objects for reports, escaping strings properly (control
+ * characters as \uXXXX or \n-style escapes; valid UTF-8 passed through; invalid
+ * bytes as U+FFFD).
  */
 #ifndef PTOP_OUTPUT_H
 #define PTOP_OUTPUT_H
@@ -32,6 +38,8 @@ enum cell_type {
 	CELL_INT,
 	CELL_REAL,
 	CELL_TEXT,
+	CELL_BOOL, /* text "yes"/"no", CSV "true"/"false", JSON true/false */
+	CELL_JSON, /* a value that is JSON text already (an array): JSON writes it as it is */
 };
 
 struct table;
@@ -45,6 +53,11 @@ void table__free(struct table *t);
 /* Text shown for NULL cells in text output (copied); the default is "-". */
 int table__set_null_text(struct table *t, const char *s);
 
+/* The name of column COL in CSV headers and JSON keys (copied), when it is not the text
+ * header given to table__new ("avg10_max" for "avg10 max"). 0, -EINVAL (COL out of
+ * range) or -ENOMEM. */
+int table__set_key(struct table *t, size_t col, const char *key);
+
 /* Start a new row; its cells are NULL until set. 0 or -ENOMEM. */
 int table__add_row(struct table *t);
 
@@ -56,8 +69,26 @@ int table__set_null(struct table *t, size_t col);
 int table__set_int(struct table *t, size_t col, int64_t v, const char *display);
 int table__set_real(struct table *t, size_t col, double v, const char *display);
 int table__set_text(struct table *t, size_t col, const char *s);
+/* A boolean; DISPLAY as above (NULL: "yes" or "no"). */
+int table__set_bool(struct table *t, size_t col, bool v, const char *display);
+/* JSON, text that must already be valid JSON (SQLite's json() of a column, say), written
+ * as it is in JSON output; CSV writes the text; text output shows DISPLAY, or the text. */
+int table__set_json(struct table *t, size_t col, const char *json, const char *display);
+/* What text output shows for cell COL of the last row, whatever its type: a NULL cell
+ * keeps its NULL in CSV and JSON ("none" for a limit not set, "not measured"). DISPLAY
+ * NULL: the value again. 0, -EINVAL or -ENOMEM. */
+int table__set_display(struct table *t, size_t col, const char *display);
 
 size_t table__rows(const struct table *t);
+size_t table__cols(const struct table *t);
+
+/* Cell (ROW, COL): its type (CELL_NULL out of range); its value as CSV writes it (NULL
+ * for a NULL cell or out of range); what text output shows for it, unescaped (its
+ * display, else its value, else the null text; NULL out of range). The strings
+ * belong to T. */
+enum cell_type table__type(const struct table *t, size_t row, size_t col);
+const char *table__value(const struct table *t, size_t row, size_t col);
+const char *table__shown(const struct table *t, size_t row, size_t col);
 
 /* Print T to F in FMT. Text: a header line, then the rows; a column is
  * right-aligned when every cell in it is a number or NULL, left-aligned
@@ -66,6 +97,24 @@ size_t table__rows(const struct table *t);
  * then the rows. JSON: an array of objects keyed by column name, one object per
  * line. Returns 0 or -EIO when writing failed. */
 int table__print(const struct table *t, FILE *f, enum out_format fmt);
+
+/* table__print of the N columns COLS only, in that order (a rendering may leave columns
+ * out or order them its own way); COLS NULL: every column. -EINVAL for a column out of
+ * range. */
+int table__print_cols(const struct table *t, FILE *f, enum out_format fmt, const size_t *cols,
+		      size_t n);
+
+struct json;
+
+/* Write the rows of T into J as an array of objects keyed by column key, the N columns
+ * COLS in that order (NULL: every column), where J expects a value. */
+void table__json(const struct table *t, struct json *j, const size_t *cols, size_t n);
+
+/* Write the cells of row ROW as keys and values into the object J has open (the caller
+ * may write more keys around them). A row or column out of range is misuse: J's sticky
+ * error becomes -EINVAL (json__end returns it). */
+void table__json_fields(const struct table *t, struct json *j, size_t row, const size_t *cols,
+			size_t n);
 
 /* ------------------------------------------------------------------ CSV */
 

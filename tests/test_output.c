@@ -396,6 +396,280 @@ static void test_11_format_parse_and_bad_cells(void **state)
 	table__free(NULL);
 }
 
+/* ------------------------------------------------------------------ the row model */
+
+/* T rendered in FMT (COLS: its N columns, NULL every one) is WANT. */
+static void assert_rendered(const struct table *t, enum out_format fmt, const size_t *cols,
+			    size_t n, const char *want)
+{
+	struct mem m;
+
+	mem_open(&m);
+	assert_int_equal(table__print_cols(t, m.f, fmt, cols, n), 0);
+	assert_string_equal(mem_text(&m), want);
+	mem_free(&m);
+}
+
+/* T written by table__json as a compact JSON document is WANT. */
+static void assert_json_rows(const struct table *t, const char *want)
+{
+	struct json j;
+	struct mem m;
+
+	mem_open(&m);
+	json__init(&j, m.f, false);
+	table__json(t, &j, NULL, 0);
+	assert_int_equal(json__end(&j), 0);
+	assert_string_equal(mem_text(&m), want);
+	mem_free(&m);
+}
+
+/* Two processes, one with a figure not measured; text headers apart from CSV/JSON keys. */
+static struct table *rows_table(void)
+{
+	static const char *const cols[] = {"pid", "process", "pss", "share"};
+	struct table *t = table__new(4, cols);
+
+	assert_non_null(t);
+	assert_int_equal(table__set_key(t, 1, "comm"), 0);
+	assert_int_equal(table__set_key(t, 3, "share_pct"), 0);
+	assert_int_equal(table__set_null_text(t, "not measured"), 0);
+	assert_int_equal(table__add_row(t), 0);
+	assert_int_equal(table__set_int(t, 0, 4242, NULL), 0);
+	assert_int_equal(table__set_text(t, 1, "server"), 0);
+	assert_int_equal(table__set_int(t, 2, 1572864, "1.5 MiB"), 0);
+	assert_int_equal(table__set_real(t, 3, 62.5, "62.5%"), 0);
+	assert_int_equal(table__add_row(t), 0);
+	assert_int_equal(table__set_int(t, 0, 7, NULL), 0);
+	assert_int_equal(table__set_text(t, 1, "sh"), 0);
+	/* pss and share not measured: NULL, never 0 */
+	return t;
+}
+
+static void test_12_rows_three_renderings(void **state)
+{
+	struct table *t = rows_table();
+	struct json j;
+	struct mem m;
+
+	(void)state;
+	assert_rendered(t, OUT_TEXT, NULL, 0,
+			" pid  process           pss         share\n"
+			"4242  server        1.5 MiB         62.5%\n"
+			"   7  sh       not measured  not measured\n");
+
+	assert_rendered(t, OUT_CSV, NULL, 0,
+			"pid,comm,pss,share_pct\n"
+			"4242,server,1572864,62.5\n"
+			"7,sh,,\n");
+
+	/* the same rows inside a report */
+	mem_open(&m);
+	json__init(&j, m.f, true);
+	json__begin_object(&j);
+	json__kv_int(&j, "seen", 2);
+	json__key(&j, "processes");
+	table__json(t, &j, NULL, 0);
+	json__end_object(&j);
+	assert_int_equal(json__end(&j), 0);
+	assert_string_equal(mem_text(&m), "{\n"
+					  "  \"seen\": 2,\n"
+					  "  \"processes\": [\n"
+					  "    {\n"
+					  "      \"pid\": 4242,\n"
+					  "      \"comm\": \"server\",\n"
+					  "      \"pss\": 1572864,\n"
+					  "      \"share_pct\": 62.5\n"
+					  "    },\n"
+					  "    {\n"
+					  "      \"pid\": 7,\n"
+					  "      \"comm\": \"sh\",\n"
+					  "      \"pss\": null,\n"
+					  "      \"share_pct\": null\n"
+					  "    }\n"
+					  "  ]\n"
+					  "}\n");
+	mem_free(&m);
+
+	/* and as a JSON document of its own */
+	assert_rendered(
+	    t, OUT_JSON, NULL, 0,
+	    "[\n"
+	    "{\"pid\": 4242, \"comm\": \"server\", \"pss\": 1572864, \"share_pct\": 62.5},\n"
+	    "{\"pid\": 7, \"comm\": \"sh\", \"pss\": null, \"share_pct\": null}\n"
+	    "]\n");
+	table__free(t);
+}
+
+static void test_13_rows_escaping_in_each_rendering(void **state)
+{
+	static const char *const cols[] = {"what", "n"};
+	struct table *t = table__new(2, cols);
+
+	(void)state;
+	assert_non_null(t);
+	assert_int_equal(table__set_key(t, 0, "wh\"at"), 0);
+	assert_int_equal(table__add_row(t), 0);
+	assert_int_equal(table__set_text(t, 0, "a,\"b\"\n\tc\xc3\xa9"), 0);
+	assert_int_equal(table__set_int(t, 1, -3, NULL), 0);
+	assert_int_equal(table__add_row(t), 0);
+	assert_int_equal(table__set_text(t, 0, ""), 0);
+	assert_int_equal(table__set_int(t, 1, INT64_MAX, NULL), 0);
+
+	/* text: one line per row, controls escaped, width in code points */
+	assert_rendered(t, OUT_TEXT, NULL, 0,
+			"what                           n\n"
+			"a,\"b\"\\n\\tc\xc3\xa9                   -3\n"
+			"             9223372036854775807\n");
+
+	/* CSV: the field quoted, its quotes doubled; the empty string is "" */
+	assert_rendered(t, OUT_CSV, NULL, 0,
+			"\"wh\"\"at\",n\n"
+			"\"a,\"\"b\"\"\n\tc\xc3\xa9\",-3\n"
+			"\"\",9223372036854775807\n");
+
+	/* JSON: escaped key and value */
+	assert_json_rows(t, "[{\"wh\\\"at\":\"a,\\\"b\\\"\\n\\tc\xc3\xa9\",\"n\":-3},"
+			    "{\"wh\\\"at\":\"\",\"n\":9223372036854775807}]\n");
+	table__free(t);
+}
+
+static void test_14_rows_column_views(void **state)
+{
+	static const size_t some[] = {3, 0};
+	static const size_t bad[] = {0, 4};
+	struct table *t = rows_table();
+	struct json j;
+	struct mem m;
+
+	(void)state;
+	/* a rendering of chosen columns, in its own order; alignment per shown column */
+	assert_rendered(t, OUT_TEXT, some, 2,
+			"       share   pid\n"
+			"       62.5%  4242\n"
+			"not measured     7\n");
+	assert_rendered(t, OUT_CSV, some, 2, "share_pct,pid\n62.5,4242\n,7\n");
+	mem_open(&m);
+	assert_int_equal(table__print_cols(t, m.f, OUT_CSV, bad, 2), -EINVAL);
+	mem_free(&m);
+
+	/* one row's fields inside an object, with keys of the caller around them */
+	mem_open(&m);
+	json__init(&j, m.f, false);
+	json__begin_object(&j);
+	json__kv_string(&j, "kind", "top");
+	table__json_fields(t, &j, 1, some, 2);
+	json__kv_bool(&j, "last", true);
+	json__end_object(&j);
+	assert_int_equal(json__end(&j), 0);
+	assert_string_equal(mem_text(&m),
+			    "{\"kind\":\"top\",\"share_pct\":null,\"pid\":7,\"last\":true}\n");
+	mem_free(&m);
+
+	/* a row or column out of range is misuse */
+	mem_open(&m);
+	json__init(&j, m.f, false);
+	json__begin_object(&j);
+	table__json_fields(t, &j, 2, NULL, 0);
+	json__end_object(&j);
+	assert_int_equal(json__end(&j), -EINVAL);
+	mem_free(&m);
+	mem_open(&m);
+	json__init(&j, m.f, false);
+	json__begin_object(&j);
+	table__json_fields(t, &j, 0, bad, 2);
+	json__end_object(&j);
+	assert_int_equal(json__end(&j), -EINVAL);
+	mem_free(&m);
+	table__free(t);
+}
+
+static void test_15_rows_bool_json_display_and_accessors(void **state)
+{
+	static const char *const cols[] = {"limit", "unlimited", "argv"};
+	struct table *t = table__new(3, cols);
+
+	(void)state;
+	assert_non_null(t);
+	assert_int_equal(table__add_row(t), 0);
+	/* a NULL shown as "none": still NULL in CSV and JSON */
+	assert_int_equal(table__set_display(t, 0, "none"), 0);
+	assert_int_equal(table__set_bool(t, 1, true, NULL), 0);
+	assert_int_equal(table__set_json(t, 2, "[\"a\",\"b c\"]", "a 'b c'"), 0);
+	assert_int_equal(table__add_row(t), 0);
+	assert_int_equal(table__set_int(t, 0, 1024, "1.00 KiB"), 0);
+	assert_int_equal(table__set_bool(t, 1, false, NULL), 0);
+	assert_int_equal(table__set_json(t, 2, NULL, NULL), 0);
+
+	assert_rendered(t, OUT_TEXT, NULL, 0,
+			"   limit  unlimited  argv\n"
+			"    none  yes        a 'b c'\n"
+			"1.00 KiB  no         -\n");
+	assert_rendered(t, OUT_CSV, NULL, 0,
+			"limit,unlimited,argv\n"
+			",true,\"[\"\"a\"\",\"\"b c\"\"]\"\n"
+			"1024,false,\n");
+	assert_rendered(t, OUT_JSON, NULL, 0,
+			"[\n"
+			"{\"limit\": null, \"unlimited\": true, \"argv\": [\"a\",\"b c\"]},\n"
+			"{\"limit\": 1024, \"unlimited\": false, \"argv\": null}\n"
+			"]\n");
+
+	/* what a prose rendering reads */
+	assert_int_equal(table__rows(t), 2);
+	assert_int_equal(table__cols(t), 3);
+	assert_int_equal(table__type(t, 0, 0), CELL_NULL);
+	assert_null(table__value(t, 0, 0));
+	assert_string_equal(table__shown(t, 0, 0), "none");
+	assert_int_equal(table__type(t, 1, 0), CELL_INT);
+	assert_string_equal(table__value(t, 1, 0), "1024");
+	assert_string_equal(table__shown(t, 1, 0), "1.00 KiB");
+	assert_int_equal(table__type(t, 0, 1), CELL_BOOL);
+	assert_string_equal(table__value(t, 0, 1), "true");
+	assert_int_equal(table__type(t, 0, 2), CELL_JSON);
+	assert_string_equal(table__shown(t, 1, 2), "-");
+	assert_int_equal(table__type(t, 2, 0), CELL_NULL);
+	assert_null(table__value(t, 0, 3));
+	assert_null(table__shown(t, 2, 0));
+	assert_int_equal(table__set_display(t, 3, "x"), -EINVAL);
+	assert_int_equal(table__set_key(t, 3, "x"), -EINVAL);
+	table__free(t);
+}
+
+static void test_16_rows_numbers(void **state)
+{
+	static const char *const cols[] = {"v"};
+	static const double reals[] = {0.1, 1.0 / 3, 1e21, -2.5, 0};
+	static const char *const want[] = {"0.1", "0.3333333333333333", "1e+21", "-2.5", "0"};
+	struct table *t = table__new(1, cols);
+
+	(void)state;
+	assert_non_null(t);
+	for (size_t i = 0; i < sizeof(reals) / sizeof(reals[0]); i++) {
+		assert_int_equal(table__add_row(t), 0);
+		assert_int_equal(table__set_real(t, 0, reals[i], NULL), 0);
+	}
+	assert_int_equal(table__add_row(t), 0);
+	assert_int_equal(table__set_int(t, 0, INT64_MIN, NULL), 0);
+	/* a real reads back as the same double, in every rendering */
+	for (size_t i = 0; i < sizeof(reals) / sizeof(reals[0]); i++) {
+		assert_string_equal(table__value(t, i, 0), want[i]);
+		assert_true(strtod(table__value(t, i, 0), NULL) == reals[i]);
+	}
+	assert_json_rows(t, "[{\"v\":0.1},{\"v\":0.3333333333333333},{\"v\":1e+21},"
+			    "{\"v\":-2.5},{\"v\":0},{\"v\":-9223372036854775808}]\n");
+	/* numbers right-aligned */
+	assert_rendered(t, OUT_TEXT, NULL, 0,
+			"                   v\n"
+			"                 0.1\n"
+			"  0.3333333333333333\n"
+			"               1e+21\n"
+			"                -2.5\n"
+			"                   0\n"
+			"-9223372036854775808\n");
+	table__free(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -410,6 +684,11 @@ int main(void)
 	    cmocka_unit_test(test_09_human_bytes),
 	    cmocka_unit_test(test_10_human_durations_pct_counts),
 	    cmocka_unit_test(test_11_format_parse_and_bad_cells),
+	    cmocka_unit_test(test_12_rows_three_renderings),
+	    cmocka_unit_test(test_13_rows_escaping_in_each_rendering),
+	    cmocka_unit_test(test_14_rows_column_views),
+	    cmocka_unit_test(test_15_rows_bool_json_display_and_accessors),
+	    cmocka_unit_test(test_16_rows_numbers),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

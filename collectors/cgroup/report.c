@@ -446,109 +446,227 @@ static const char *lanes_of(const struct cg_data *d)
 	return v1 && v2 ? "v2+v1" : v2 ? "v2" : v1 ? "v1" : NULL;
 }
 
-static int print_procs_table(const struct cg_proc *p, size_t n, const struct capture_meta *m,
-			     FILE *out, enum out_format fmt)
+/* The rows of report cgroup, built once (cg_rows__build) and rendered as text, JSON and CSV. */
+struct cg_rows {
+	struct table *mem;	    /* current, limit, peak: first, max, last, samples */
+	struct table *stat;	    /* the memory.stat figures found, in stat_fig order */
+	int stat_row[CG_STAT_FIGS]; /* the row of each figure in stat, -1: not found */
+	struct table *psi;	    /* one row per PSI file read */
+	struct table *procs;	    /* the processes shown */
+};
+
+enum { MEM_NAME, MEM_FIRST, MEM_MAX, MEM_LAST, MEM_SAMPLES, MEM_UNLIMITED, MEM_N };
+enum { STAT_NAME, STAT_BYTES, STAT_PCT, STAT_KEY, STAT_N };
+enum {
+	PSI_RESOURCE,
+	PSI_KIND,
+	PSI_A10MAX,
+	PSI_A10,
+	PSI_A60,
+	PSI_A300,
+	PSI_STALL,
+	PSI_SAMPLES,
+	PSI_N
+};
+enum {
+	PR_PID,
+	PR_COMM,
+	PR_UNIT,
+	PR_RSS,
+	PR_PSS,
+	PR_USS,
+	PR_SWAP,
+	PR_STATE,
+	PR_LAST_SEEN,
+	PR_EXE,
+	PR_VALUE,
+	PR_N
+};
+
+/* The renderings' columns: text (and CSV for the processes) and JSON. */
+static const size_t mem_text_cols[] = {MEM_NAME, MEM_FIRST, MEM_MAX, MEM_LAST, MEM_SAMPLES};
+static const size_t mem_json_cols[] = {MEM_SAMPLES, MEM_FIRST, MEM_MAX, MEM_LAST, MEM_UNLIMITED};
+static const size_t stat_text_cols[] = {STAT_NAME, STAT_BYTES, STAT_PCT, STAT_KEY};
+static const size_t stat_json_cols[] = {STAT_BYTES, STAT_KEY};
+static const size_t psi_json_cols[] = {PSI_RESOURCE, PSI_KIND, PSI_SAMPLES, PSI_A10MAX,
+				       PSI_A10,	     PSI_A60,  PSI_A300,    PSI_STALL};
+static const size_t procs_text_cols[] = {PR_PID, PR_COMM, PR_UNIT,  PR_RSS,	  PR_PSS,
+					 PR_USS, PR_SWAP, PR_STATE, PR_LAST_SEEN, PR_EXE};
+static const size_t procs_json_cols[] = {PR_PID, PR_COMM, PR_EXE,  PR_UNIT,  PR_STATE,	  PR_RSS,
+					 PR_PSS, PR_USS,  PR_SWAP, PR_VALUE, PR_LAST_SEEN};
+#define NCOLS(a) (sizeof(a) / sizeof((a)[0]))
+
+static void cg_rows__free(struct cg_rows *r)
 {
-	static const char *const cols[] = {"pid", "comm", "unit",  "rss",	  "pss",
-					   "uss", "swap", "state", "last_seen_s", "exe"};
-	struct table *t = table__new(10, cols);
+	table__free(r->mem);
+	table__free(r->stat);
+	table__free(r->psi);
+	table__free(r->procs);
+	memset(r, 0, sizeof(*r));
+}
+
+/* Current, limit and peak over the samples: the limit's NULL is no limit ("none" in text,
+ * null in JSON, with unlimited true at the end). */
+static int mem_rows(const struct cg_data *d, struct table *t)
+{
+	static const char *const fname[] = {"current", "limit", "peak"};
+	struct fml f;
 	int err = 0;
 
-	if (!t)
-		return -ENOMEM;
+	for (int k = 0; k < 3 && !err; k++) {
+		int64_t fv[3];
+
+		fml_of(d, (enum cg_field)k, &f);
+		fv[0] = f.first;
+		fv[1] = f.max;
+		fv[2] = f.last;
+		err = table__add_row(t);
+		err = err ?: table__set_text(t, MEM_NAME, fname[k]);
+		err = err ?: table__set_int(t, MEM_SAMPLES, (int64_t)f.samples, NULL);
+		if (k == F_LIMIT)
+			err =
+			    err ?: table__set_bool(t, MEM_UNLIMITED, f.samples && f.last < 0, NULL);
+		for (int c = 0; c < 3 && !err && f.samples; c++) {
+			if (fv[c] >= 0)
+				err = set_bytes(t, (size_t)(MEM_FIRST + c), fv[c]);
+			else if (k == F_LIMIT)
+				err = table__set_display(t, (size_t)(MEM_FIRST + c), "none");
+		}
+	}
+	return err;
+}
+
+/* The memory.stat figures found at the last sample, with their share of memory.current. */
+static int stat_rows(const struct cg_stat *cs, struct cg_rows *r)
+{
+	char b[32];
+	int err = 0;
+
+	for (size_t k = 0; k < CG_STAT_FIGS; k++)
+		r->stat_row[k] = -1;
+	for (size_t k = 0; cs->at && k < CG_STAT_FIGS && !err; k++) {
+		int64_t cur = cs->at->current;
+
+		if (cs->fig[k] < 0)
+			continue;
+		r->stat_row[k] = (int)table__rows(r->stat);
+		err = table__add_row(r->stat);
+		err = err ?: table__set_text(r->stat, STAT_NAME, stat_fig[k].name);
+		err = err ?: set_bytes(r->stat, STAT_BYTES, cs->fig[k]);
+		if (!err && cur > 0)
+			err = table__set_real(
+			    r->stat, STAT_PCT, 100.0 * (double)cs->fig[k] / (double)cur,
+			    fmt_pct(b, sizeof(b), 100.0 * (double)cs->fig[k] / (double)cur));
+		err = err ?: table__set_text(r->stat, STAT_KEY, cs->fig_key[k]);
+	}
+	return err;
+}
+
+static int psi_rows(const struct cg_data *d, struct table *t)
+{
+	char b[32];
+	int err = 0;
+
+	for (int k = 0; k < CG_PSI_N && !err; k++) {
+		const struct cg_psi_agg *a = &d->psi[k];
+		const double avg[4] = {a->avg10_max, a->avg10_last, a->avg60_last, a->avg300_last};
+
+		if (!a->samples)
+			continue;
+		err = table__add_row(t);
+		err = err ?: table__set_text(t, PSI_RESOURCE, cg_psi_resource[k / 2]);
+		err = err ?: table__set_text(t, PSI_KIND, cg_psi_kind[k % 2]);
+		for (int c = 0; c < 4 && !err; c++) {
+			snprintf(b, sizeof(b), "%.2f%%", avg[c]);
+			err = table__set_real(t, (size_t)(PSI_A10MAX + c), avg[c], b);
+		}
+		err = err
+			  ?: table__set_int(t, PSI_STALL, (int64_t)a->stall_us,
+					    fmt_ns(b, sizeof(b), a->stall_us * 1000));
+		err = err ?: table__set_int(t, PSI_SAMPLES, (int64_t)a->samples, NULL);
+	}
+	return err;
+}
+
+static int procs_rows(const struct cg_proc *p, size_t n, const struct capture_meta *m,
+		      struct table *t)
+{
+	int err = 0;
+
 	for (size_t i = 0; i < n && !err; i++) {
 		err = table__add_row(t);
-		err = err ?: table__set_int(t, 0, p[i].pid, NULL);
-		err = err ?: set_text(t, 1, p[i].comm);
-		err = err ?: set_text(t, 2, p[i].unit);
-		err = err ?: set_bytes(t, 3, p[i].rss);
-		err = err ?: set_bytes(t, 4, p[i].pss);
-		err = err ?: set_bytes(t, 5, p[i].uss);
-		err = err ?: set_bytes(t, 6, p[i].swap);
-		err = err ?: set_text(t, 7, p[i].state);
-		err = err ?: table__set_real(t, 8, rel_s(m, p[i].last_seen_ns), NULL);
-		err = err ?: set_text(t, 9, p[i].exe);
+		err = err ?: table__set_int(t, PR_PID, p[i].pid, NULL);
+		err = err ?: set_text(t, PR_COMM, p[i].comm);
+		err = err ?: set_text(t, PR_UNIT, p[i].unit);
+		err = err ?: set_bytes(t, PR_RSS, p[i].rss);
+		err = err ?: set_bytes(t, PR_PSS, p[i].pss);
+		err = err ?: set_bytes(t, PR_USS, p[i].uss);
+		err = err ?: set_bytes(t, PR_SWAP, p[i].swap);
+		err = err ?: set_text(t, PR_STATE, p[i].state);
+		err = err ?: table__set_real(t, PR_LAST_SEEN, rel_s(m, p[i].last_seen_ns), NULL);
+		err = err ?: set_text(t, PR_EXE, p[i].exe);
+		if (p[i].value_ns >= 0)
+			err = err ?: table__set_real(t, PR_VALUE, rel_s(m, p[i].value_ns), NULL);
 	}
-	err = err ?: table__print(t, out, fmt);
-	table__free(t);
+	return err;
+}
+
+/* Build R from the cgroup's samples D, its memory.stat CS and the first N of its processes
+ * P. Free with cg_rows__free, on error too. 0 or -ENOMEM. */
+static int cg_rows__build(struct cg_rows *r, const struct cg_data *d, const struct cg_stat *cs,
+			  const struct cg_proc *p, size_t n, const struct capture_meta *m)
+{
+	static const char *const mcols[] = {"memory", "first",	 "max",
+					    "last",   "samples", "unlimited"};
+	static const char *const scols[] = {"memory.stat", "bytes", "of current", "key"};
+	static const char *const pcols[] = {"pressure",	  "kind",	 "avg10 max", "avg10 last",
+					    "avg60 last", "avg300 last", "stall",     "samples"};
+	static const char *const pkeys[] = {"resource",	  "kind",	 "avg10_max", "avg10_last",
+					    "avg60_last", "avg300_last", "stall_us",  "samples"};
+	static const char *const prcols[] = {"pid",  "comm",  "unit",	     "rss", "pss",    "uss",
+					     "swap", "state", "last_seen_s", "exe", "value_s"};
+	int err = 0;
+
+	memset(r, 0, sizeof(*r));
+	r->mem = table__new(MEM_N, mcols);
+	r->stat = table__new(STAT_N, scols);
+	r->psi = table__new(PSI_N, pcols);
+	r->procs = table__new(PR_N, prcols);
+	if (!r->mem || !r->stat || !r->psi || !r->procs)
+		return -ENOMEM;
+	for (size_t c = 0; c < PSI_N && !err; c++)
+		err = table__set_key(r->psi, c, pkeys[c]);
+	err = err ?: mem_rows(d, r->mem);
+	err = err ?: stat_rows(cs, r);
+	err = err ?: psi_rows(d, r->psi);
+	err = err ?: procs_rows(p, n, m, r->procs);
 	return err;
 }
 
 static int print_cgroup_text(const struct cg_data *d, const struct cg_stat *cs,
-			     const struct cg_proc *p, size_t np, size_t shown,
+			     const struct cg_rows *r, size_t np, size_t shown,
 			     const struct capture_meta *m, FILE *out)
 {
-	static const char *const mcols[] = {"memory", "first", "max", "last", "samples"};
-	static const char *const scols[] = {"memory.stat", "bytes", "of current", "key"};
-	static const char *const pcols[] = {"pressure",	  "kind",	 "avg10 max", "avg10 last",
-					    "avg60 last", "avg300 last", "stall",     "samples"};
-	static const char *const fname[] = {"current", "limit", "peak"};
 	char b1[32], b2[32], b3[32];
-	struct table *t;
 	struct cg_oom oom;
 	struct cg_cov cov;
-	struct fml f;
 	int err = 0;
 
 	/* memory: current, limit, peak */
-	t = table__new(5, mcols);
-	if (!t)
-		return -ENOMEM;
-	for (int k = 0; k < 3 && !err; k++) {
-		fml_of(d, (enum cg_field)k, &f);
-		err = table__add_row(t);
-		err = err ?: table__set_text(t, 0, fname[k]);
-		err = err ?: table__set_int(t, 4, (int64_t)f.samples, NULL);
-		if (err || !f.samples)
-			continue;
-		if (k == F_LIMIT) { /* NULL is no limit */
-			/* this table is text only: a number cell shown as "none" keeps the
-			 * column right-aligned */
-			err = f.first < 0 ? table__set_int(t, 1, 0, "none") : set_bytes(t, 1, f.first);
-			err = err ?: f.max < 0 ? table__set_int(t, 2, 0, "none") : set_bytes(t, 2, f.max);
-			err = err ?: f.last < 0 ? table__set_int(t, 3, 0, "none")
-						: set_bytes(t, 3, f.last);
-			continue;
-		}
-		err = set_bytes(t, 1, f.first);
-		err = err ?: set_bytes(t, 2, f.max);
-		err = err ?: set_bytes(t, 3, f.last);
-	}
-	if (!err) {
-		fputc('\n', out);
-		err = table__print(t, out, OUT_TEXT);
-	}
-	table__free(t);
+	fputc('\n', out);
+	err = table__print_cols(r->mem, out, OUT_TEXT, mem_text_cols, NCOLS(mem_text_cols));
 	if (err)
 		return err;
 
 	/* memory.stat at the last sample */
 	if (cs->at) {
-		int64_t cur = cs->at->current;
-
 		fprintf(out, "\nmemory.stat at %s s (%s lane):\n",
 			fmt_secs(b1, sizeof(b1), cs->at->time_ns - m->base_ns), cs->at->lane);
-		t = table__new(4, scols);
-		if (!t)
-			return -ENOMEM;
-		for (size_t k = 0; k < CG_STAT_FIGS && !err; k++) {
-			if (cs->fig[k] < 0)
-				continue;
-			err = table__add_row(t);
-			err = err ?: table__set_text(t, 0, stat_fig[k].name);
-			err = err ?: set_bytes(t, 1, cs->fig[k]);
-			if (!err && cur > 0)
-				err = table__set_real(
-				    t, 2, 100.0 * (double)cs->fig[k] / (double)cur,
-				    fmt_pct(b2, sizeof(b2),
-					    100.0 * (double)cs->fig[k] / (double)cur));
-			err = err ?: table__set_text(t, 3, cs->fig_key[k]);
-		}
-		if (!err && table__rows(t))
-			err = table__print(t, out, OUT_TEXT);
-		else if (!err)
+		if (table__rows(r->stat))
+			err = table__print_cols(r->stat, out, OUT_TEXT, stat_text_cols,
+						NCOLS(stat_text_cols));
+		else
 			fprintf(out, "  (none of the figures shown here was in memory.stat)\n");
-		table__free(t);
 		if (err)
 			return err;
 	}
@@ -571,41 +689,14 @@ static int print_cgroup_text(const struct cg_data *d, const struct cg_stat *cs,
 			oom.under_oom_last > 0 ? "yes" : "no");
 
 	/* pressure */
-	t = table__new(8, pcols);
-	if (!t)
-		return -ENOMEM;
-	for (int k = 0; k < CG_PSI_N && !err; k++) {
-		const struct cg_psi_agg *a = &d->psi[k];
-
-		if (!a->samples)
-			continue;
-		err = table__add_row(t);
-		err = err ?: table__set_text(t, 0, cg_psi_resource[k / 2]);
-		err = err ?: table__set_text(t, 1, cg_psi_kind[k % 2]);
-		snprintf(b1, sizeof(b1), "%.2f%%", a->avg10_max);
-		err = err ?: table__set_real(t, 2, a->avg10_max, b1);
-		snprintf(b1, sizeof(b1), "%.2f%%", a->avg10_last);
-		err = err ?: table__set_real(t, 3, a->avg10_last, b1);
-		snprintf(b1, sizeof(b1), "%.2f%%", a->avg60_last);
-		err = err ?: table__set_real(t, 4, a->avg60_last, b1);
-		snprintf(b1, sizeof(b1), "%.2f%%", a->avg300_last);
-		err = err ?: table__set_real(t, 5, a->avg300_last, b1);
-		err = err
-			  ?: table__set_int(t, 6, (int64_t)a->stall_us,
-					    fmt_ns(b1, sizeof(b1), a->stall_us * 1000));
-		err = err ?: table__set_int(t, 7, (int64_t)a->samples, NULL);
+	if (table__rows(r->psi)) {
+		fputc('\n', out);
+		err = table__print(r->psi, out, OUT_TEXT);
+		if (err)
+			return err;
+	} else {
+		fprintf(out, "\npressure: no PSI file was readable\n");
 	}
-	if (!err) {
-		if (table__rows(t)) {
-			fputc('\n', out);
-			err = table__print(t, out, OUT_TEXT);
-		} else {
-			fprintf(out, "\npressure: no PSI file was readable\n");
-		}
-	}
-	table__free(t);
-	if (err)
-		return err;
 
 	/* processes */
 	fprintf(out, "\nprocesses by PSS (%zu seen; the last covered read of each", np);
@@ -613,7 +704,8 @@ static int print_cgroup_text(const struct cg_data *d, const struct cg_stat *cs,
 		fprintf(out, "; the first %zu shown", shown);
 	fprintf(out, "):\n");
 	if (np) {
-		err = print_procs_table(p, shown, m, out, OUT_TEXT);
+		err = table__print_cols(r->procs, out, OUT_TEXT, procs_text_cols,
+					NCOLS(procs_text_cols));
 		if (err)
 			return err;
 	}
@@ -642,13 +734,10 @@ static int print_cgroup_text(const struct cg_data *d, const struct cg_stat *cs,
 }
 
 static void print_cgroup_json(struct json *j, const struct cg_data *d, const struct cg_stat *cs,
-			      const struct cg_proc *p, size_t np, size_t shown,
-			      const struct capture_meta *m)
+			      const struct cg_rows *r, size_t np, const struct capture_meta *m)
 {
-	static const char *const fname[] = {"current", "limit", "peak"};
 	struct cg_oom oom;
 	struct cg_cov cov;
-	struct fml f;
 
 	json_opt_str(j, "path", d->path);
 	json_opt_str(j, "lane", lanes_of(d));
@@ -656,16 +745,12 @@ static void print_cgroup_json(struct json *j, const struct cg_data *d, const str
 	json__kv_int(j, "samples", (int64_t)d->n);
 	json__key(j, "memory");
 	json__begin_object(j);
-	for (int k = 0; k < 3; k++) {
-		fml_of(d, (enum cg_field)k, &f);
-		json__key(j, fname[k]);
+	for (size_t k = 0; k < table__rows(r->mem); k++) {
+		json__key(j, table__value(r->mem, k, MEM_NAME));
 		json__begin_object(j);
-		json__kv_int(j, "samples", (int64_t)f.samples);
-		report__json_opt_int(j, "first", f.samples ? f.first : -1);
-		report__json_opt_int(j, "max", f.samples ? f.max : -1);
-		report__json_opt_int(j, "last", f.samples ? f.last : -1);
-		if (k == F_LIMIT)
-			json__kv_bool(j, "unlimited", f.samples && f.last < 0);
+		/* unlimited: the limit's only */
+		table__json_fields(r->mem, j, k, mem_json_cols,
+				   NCOLS(mem_json_cols) - (k == F_LIMIT ? 0 : 1));
 		json__end_object(j);
 	}
 	json__end_object(j);
@@ -681,13 +766,13 @@ static void print_cgroup_json(struct json *j, const struct cg_data *d, const str
 		json__begin_object(j);
 		for (size_t k = 0; k < CG_STAT_FIGS; k++) {
 			json__key(j, stat_fig[k].name);
-			if (cs->fig[k] < 0) {
+			if (r->stat_row[k] < 0) {
 				json__null(j);
 				continue;
 			}
 			json__begin_object(j);
-			json__kv_int(j, "bytes", cs->fig[k]);
-			json__kv_string(j, "key", cs->fig_key[k]);
+			table__json_fields(r->stat, j, (size_t)r->stat_row[k], stat_json_cols,
+					   NCOLS(stat_json_cols));
 			json__end_object(j);
 		}
 		json__end_object(j);
@@ -717,48 +802,11 @@ static void print_cgroup_json(struct json *j, const struct cg_data *d, const str
 	json__end_object(j);
 
 	json__key(j, "psi");
-	json__begin_array(j);
-	for (int k = 0; k < CG_PSI_N; k++) {
-		const struct cg_psi_agg *a = &d->psi[k];
-
-		if (!a->samples)
-			continue;
-		json__begin_object(j);
-		json__kv_string(j, "resource", cg_psi_resource[k / 2]);
-		json__kv_string(j, "kind", cg_psi_kind[k % 2]);
-		json__kv_int(j, "samples", (int64_t)a->samples);
-		json__kv_real(j, "avg10_max", a->avg10_max);
-		json__kv_real(j, "avg10_last", a->avg10_last);
-		json__kv_real(j, "avg60_last", a->avg60_last);
-		json__kv_real(j, "avg300_last", a->avg300_last);
-		json__kv_int(j, "stall_us", (int64_t)a->stall_us);
-		json__end_object(j);
-	}
-	json__end_array(j);
+	table__json(r->psi, j, psi_json_cols, NCOLS(psi_json_cols));
 
 	json__kv_int(j, "processes_seen", (int64_t)np);
 	json__key(j, "processes");
-	json__begin_array(j);
-	for (size_t i = 0; i < shown; i++) {
-		json__begin_object(j);
-		json__kv_int(j, "pid", p[i].pid);
-		json_opt_str(j, "comm", p[i].comm);
-		json_opt_str(j, "exe", p[i].exe);
-		json_opt_str(j, "unit", p[i].unit);
-		json_opt_str(j, "state", p[i].state);
-		report__json_opt_int(j, "rss", p[i].rss);
-		report__json_opt_int(j, "pss", p[i].pss);
-		report__json_opt_int(j, "uss", p[i].uss);
-		report__json_opt_int(j, "swap", p[i].swap);
-		json__key(j, "value_s");
-		if (p[i].value_ns >= 0)
-			json__real(j, rel_s(m, p[i].value_ns));
-		else
-			json__null(j);
-		json__kv_real(j, "last_seen_s", rel_s(m, p[i].last_seen_ns));
-		json__end_object(j);
-	}
-	json__end_array(j);
+	table__json(r->procs, j, procs_json_cols, NCOLS(procs_json_cols));
 
 	cg_cov__of(d, &cov);
 	json__key(j, "coverage");
@@ -811,6 +859,7 @@ int report_cgroup(sqlite3 *db, const char *capture_id, const struct report_opts 
 	struct cg_proc *procs = NULL;
 	struct cg_data d = {0};
 	struct cg_stat cs = {0};
+	struct cg_rows rows = {0};
 	struct capture_meta m;
 	struct probe_info p;
 	size_t np = 0, nd = 0, shown;
@@ -838,6 +887,9 @@ int report_cgroup(sqlite3 *db, const char *capture_id, const struct report_opts 
 	shown = o->top ? o->top : TOP_PROCS;
 	if (shown > np || o->fmt == OUT_CSV)
 		shown = np;
+	err = cg_rows__build(&rows, &d, &cs, procs, shown, &m);
+	if (err)
+		goto cleanup;
 	switch (o->fmt) {
 	case OUT_TEXT:
 		window__describe(&o->win, w, sizeof(w));
@@ -860,17 +912,18 @@ int report_cgroup(sqlite3 *db, const char *capture_id, const struct report_opts 
 			fprintf(out, "v1 memory cgroup: %s\n", d.v1_path);
 		report__drops(NULL, out, o, "cgroup", drops, nd);
 		if (d.n)
-			err = print_cgroup_text(&d, &cs, procs, np, shown, &m, out);
+			err = print_cgroup_text(&d, &cs, &rows, np, shown, &m, out);
 		break;
 	case OUT_CSV:
 		report__drops(NULL, out, o, "cgroup", drops, nd);
-		err = print_procs_table(procs, np, &m, out, OUT_CSV);
+		err = table__print_cols(rows.procs, out, OUT_CSV, procs_text_cols,
+					NCOLS(procs_text_cols));
 		break;
 	case OUT_JSON:
 		json__kv_bool(&j, "collected", true);
 		json__kv_string(&j, "source", p.source[0] ? p.source : NULL);
 		report__drops(&j, out, o, "cgroup", drops, nd);
-		print_cgroup_json(&j, &d, &cs, procs, np, shown, &m);
+		print_cgroup_json(&j, &d, &cs, &rows, np, &m);
 		json__end_object(&j);
 		err = json__end(&j);
 		break;
@@ -878,6 +931,7 @@ int report_cgroup(sqlite3 *db, const char *capture_id, const struct report_opts 
 	if (!err && (fflush(out) || ferror(out)))
 		err = -EIO;
 cleanup:
+	cg_rows__free(&rows);
 	free(cs.kv);
 	cg_data__free(&d);
 	free(procs);

@@ -329,43 +329,84 @@ static int print_series(const struct cpu_row *rows, size_t n, const struct captu
 	return err;
 }
 
-static int print_summary_text(const struct lane_sum *s, const struct cpu_kind *k,
-			      const struct probe_info *p, FILE *out)
+/* The summary's columns: the text table shows the first six, JSON a lane's object. */
+enum {
+	SUM_FIGURE,
+	SUM_MEAN,
+	SUM_MAX,
+	SUM_CPU_S,
+	SUM_SAMPLES,
+	SUM_LANE,
+	SUM_COLLECTED,
+	SUM_CPU_NS,
+	SUM_OVER,
+	SUM_REASON,
+	SUM_N
+};
+
+/* One row per lane: its figures, or why it was not collected (the text's lane column shows
+ * that instead of the lane). Free *OUT with table__free. 0 or -ENOMEM. */
+static int summary_rows(const struct lane_sum *s, const struct cpu_kind *k,
+			const struct probe_info *p, struct table **out)
 {
 	static const char *const cols[] = {"figure",	  "mean",    "max",
-					   "cpu seconds", "samples", "lane"};
-	struct table *t = table__new(6, cols);
+					   "cpu seconds", "samples", "lane",
+					   "collected",	  "cpu_ns",  "over_capacity_intervals",
+					   "reason"};
+	static const char *const keys[] = {"figure",	"mean_pct", "max_pct",
+					   "cpu_s",	"samples",  "lane",
+					   "collected", "cpu_ns",   "over_capacity_intervals",
+					   "reason"};
+	struct table *t = table__new(SUM_N, cols);
 	char buf[32], why[256];
 	int err = 0, l;
 
 	if (!t)
 		return -ENOMEM;
+	for (size_t c = 0; c < SUM_N && !err; c++)
+		err = table__set_key(t, c, keys[c]);
 	for (l = 0; l < LANES && !err; l++) {
 		err = table__add_row(t);
 		err = err
-			  ?: table__set_text(t, 0,
+			  ?: table__set_text(t, SUM_FIGURE,
 					     l == LANE_USER_SYSTEM ? "user+system" : lane_name[l]);
+		err = err ?: table__set_text(t, SUM_LANE, lane_src(k, l));
+		err = err ?: table__set_bool(t, SUM_COLLECTED, s[l].samples > 0, NULL);
 		if (!err && s[l].samples) {
 			double mean = round2(lane_mean(&s[l])), max = round2(s[l].max_pct);
 
-			err = table__set_real(t, 1, mean, fmt_pct(buf, sizeof(buf), mean));
-			err = err ?: table__set_real(t, 2, max, fmt_pct(buf, sizeof(buf), max));
+			err = table__set_real(t, SUM_MEAN, mean, fmt_pct(buf, sizeof(buf), mean));
+			err =
+			    err ?: table__set_real(t, SUM_MAX, max, fmt_pct(buf, sizeof(buf), max));
 			snprintf(buf, sizeof(buf), "%.3f", (double)s[l].ns / 1e9);
-			err = err ?: table__set_real(t, 3, (double)s[l].ns / 1e9, buf);
-			err = err ?: table__set_int(t, 4, (int64_t)s[l].samples, NULL);
-			err = err ?: table__set_text(t, 5, lane_src(k, l));
+			err = err ?: table__set_real(t, SUM_CPU_S, (double)s[l].ns / 1e9, buf);
+			err = err ?: table__set_int(t, SUM_SAMPLES, (int64_t)s[l].samples, NULL);
+			err = err ?: table__set_int(t, SUM_CPU_NS, s[l].ns, NULL);
+			err = err ?: table__set_int(t, SUM_OVER, (int64_t)s[l].over, NULL);
 		} else if (!err) {
 			char text[320];
 
 			lane_reason(l, k, p, why, sizeof(why));
 			snprintf(text, sizeof(text), "not collected (%s)", why);
-			err = table__set_int(t, 4, 0, NULL);
-			err = err ?: table__set_text(t, 5, text);
+			err = table__set_int(t, SUM_SAMPLES, 0, NULL);
+			err = err ?: table__set_display(t, SUM_LANE, text);
+			err = err ?: table__set_text(t, SUM_REASON, why);
 		}
 	}
-	err = err ?: table__print(t, out, OUT_TEXT);
-	table__free(t);
-	return err;
+	if (err) {
+		table__free(t);
+		return err;
+	}
+	*out = t;
+	return 0;
+}
+
+static int print_summary_text(const struct table *sum, FILE *out)
+{
+	static const size_t cols[] = {SUM_FIGURE, SUM_MEAN,    SUM_MAX,
+				      SUM_CPU_S,  SUM_SAMPLES, SUM_LANE};
+
+	return table__print_cols(sum, out, OUT_TEXT, cols, sizeof(cols) / sizeof(cols[0]));
 }
 
 /* The note under the figure table: where each figure comes from, for this kind of capture. */
@@ -430,31 +471,26 @@ static void print_throttling_json(struct json *j, const struct throttle_sum *t)
 	json__end_object(j);
 }
 
-static void print_summary_json(struct json *j, const struct lane_sum *s, const struct cpu_kind *k,
-			       const struct probe_info *p)
+static void print_summary_json(struct json *j, const struct table *sum)
 {
-	char why[256];
-	int l;
+	/* a lane's object: its figures (the on-CPU lane's over-capacity count last), or why not */
+	static const size_t got[] = {SUM_LANE, SUM_COLLECTED, SUM_SAMPLES, SUM_MEAN,
+				     SUM_MAX,  SUM_CPU_NS,    SUM_CPU_S,   SUM_OVER};
+	static const size_t not [] = {SUM_LANE, SUM_COLLECTED, SUM_REASON};
+	const size_t ngot = sizeof(got) / sizeof(got[0]);
 
 	json__key(j, "summary");
 	json__begin_object(j);
-	for (l = 0; l < LANES; l++) {
+	for (int l = 0; l < LANES; l++) {
+		bool collected = !strcmp(table__value(sum, (size_t)l, SUM_COLLECTED), "true");
+
 		json__key(j, lane_name[l]);
 		json__begin_object(j);
-		json__kv_string(j, "lane", lane_src(k, l));
-		json__kv_bool(j, "collected", s[l].samples > 0);
-		if (s[l].samples) {
-			json__kv_int(j, "samples", (int64_t)s[l].samples);
-			json__kv_real(j, "mean_pct", round2(lane_mean(&s[l])));
-			json__kv_real(j, "max_pct", round2(s[l].max_pct));
-			json__kv_int(j, "cpu_ns", s[l].ns);
-			json__kv_real(j, "cpu_s", (double)s[l].ns / 1e9);
-			if (l == LANE_ONCPU)
-				json__kv_int(j, "over_capacity_intervals", (int64_t)s[l].over);
-		} else {
-			lane_reason(l, k, p, why, sizeof(why));
-			json__kv_string(j, "reason", why);
-		}
+		if (collected)
+			table__json_fields(sum, j, (size_t)l, got,
+					   l == LANE_ONCPU ? ngot : ngot - 1);
+		else
+			table__json_fields(sum, j, (size_t)l, not, sizeof(not ) / sizeof(not [0]));
 		json__end_object(j);
 	}
 	json__end_object(j);
@@ -949,6 +985,7 @@ int report_cpu(sqlite3 *db, const char *capture_id, const struct report_opts *o,
 {
 	struct drop_line *drops = NULL;
 	struct cpu_row *rows = NULL;
+	struct table *sum = NULL;
 	struct lane_sum s[LANES];
 	struct throttle_sum ts;
 	struct cpu_kind k;
@@ -989,6 +1026,8 @@ int report_cpu(sqlite3 *db, const char *capture_id, const struct report_opts *o,
 				"capture again\n");
 		err = -EBADMSG;
 	}
+	if (!err && o->fmt != OUT_CSV)
+		err = summary_rows(s, &k, &p, &sum);
 	if (err)
 		goto cleanup;
 	switch (o->fmt) {
@@ -1009,7 +1048,7 @@ int report_cpu(sqlite3 *db, const char *capture_id, const struct report_opts *o,
 		if (err)
 			break;
 		fputc('\n', out);
-		err = print_summary_text(s, &k, &p, out);
+		err = print_summary_text(sum, out);
 		print_lanes_note(&k, out);
 		if (s[LANE_ONCPU].over)
 			fprintf(out,
@@ -1035,7 +1074,7 @@ int report_cpu(sqlite3 *db, const char *capture_id, const struct report_opts *o,
 		else
 			json__null(&j);
 		report__drops(&j, out, o, "cpu", drops, nd);
-		print_summary_json(&j, s, &k, &p);
+		print_summary_json(&j, sum);
 		if (k.cg) /* a single-process capture's JSON stays as it was */
 			print_throttling_json(&j, &ts);
 		print_series_json(&j, rows, n, &m, &k);
@@ -1047,6 +1086,7 @@ int report_cpu(sqlite3 *db, const char *capture_id, const struct report_opts *o,
 	if (!err && (fflush(out) || ferror(out)))
 		err = -EIO;
 cleanup:
+	table__free(sum);
 	free(rows);
 	free(drops);
 	return err;

@@ -1309,38 +1309,99 @@ static void head_json(struct json *j, const struct heap *h)
 	json__kv_int(j, "stack_failures", (int64_t)h->stack_failures);
 }
 
-static void site_json_common(struct json *j, const struct heap *h, const struct hfn *f)
+/* The columns of a site row (site_row), in the order JSON writes them; a leak suspect's row
+ * (report leaks) goes on with the columns of leak_col. */
+enum site_col {
+	SC_FUNC,
+	SC_NAMED,
+	SC_FILE,
+	SC_LINE,
+	SC_MODULE, /* text: its base name */
+	SC_LIVE_MEASURED,
+	SC_LIVE_BYTES,
+	SC_LIVE_COUNT,
+	SC_ALLOC_BYTES,
+	SC_ALLOC_COUNT,
+	SC_RATE,
+	SC_LIFETIME,
+	SC_FREED,
+	SC_STACKS,
+	SC_N,
+};
+
+static const char *const site_cols[] = {
+    "func",
+    "named",
+    "file",
+    "line",
+    "module",
+    "live_measured",
+    "live_bytes",
+    "live_count",
+    "alloc_bytes",
+    "alloc_count",
+    "rate_bytes_per_s",
+    "mean_lifetime_ns",
+    "freed_count",
+    "stacks",
+    /* leak_col */
+    "oldest_live_age_ns",
+    "growth_bytes_per_min",
+    "score",
+    "r2",
+    "grew",
+    "snapshots",
+    "confidence",
+};
+
+/* Fill the site columns of the last row of T with function F of H, text displays
+ * included. 0 or -ENOMEM. */
+static int site_row(struct table *t, const struct heap *h, const struct hfn *f)
 {
-	json__kv_string(j, "func", f->name);
-	json__kv_bool(j, "named", f->named);
-	json__kv_string(j, "file", f->file);
-	json__key(j, "line");
+	bool live = h->live_measured;
+	char buf[32];
+	int err;
+
+	err = table__set_text(t, SC_FUNC, f->name);
+	err = err ?: table__set_bool(t, SC_NAMED, f->named, NULL);
+	err = err ?: table__set_text(t, SC_FILE, f->file);
 	if (f->line)
-		json__int(j, f->line);
-	else
-		json__null(j);
-	json__kv_string(j, "module", f->module);
-	json__kv_bool(j, "live_measured", h->live_measured);
-	json__key(j, "live_bytes");
-	if (h->live_measured)
-		json__int(j, (int64_t)f->live_bytes);
-	else
-		json__null(j);
-	json__key(j, "live_count");
-	if (h->live_measured)
-		json__int(j, (int64_t)f->live_count);
-	else
-		json__null(j);
-	json__kv_int(j, "alloc_bytes", (int64_t)f->alloc_bytes);
-	json__kv_int(j, "alloc_count", (int64_t)f->alloc_count);
-	json__kv_real(j, "rate_bytes_per_s", (double)f->alloc_bytes / span_s(h));
-	json__kv_real(j, "mean_lifetime_ns", h->live_measured ? mean_lifetime(f) : NAN);
-	json__key(j, "freed_count");
-	if (h->live_measured)
-		json__int(j, (int64_t)f->freed_count);
-	else
-		json__null(j);
-	json__kv_int(j, "stacks", (int64_t)f->n_stacks);
+		err = err ?: table__set_int(t, SC_LINE, f->line, NULL);
+	err = err ?: table__set_text(t, SC_MODULE, f->module);
+	err = err ?: table__set_display(t, SC_MODULE, base_of(f->module));
+	err = err ?: table__set_bool(t, SC_LIVE_MEASURED, live, NULL);
+	if (live) {
+		err = err
+			  ?: table__set_int(t, SC_LIVE_BYTES, (int64_t)f->live_bytes,
+					    fmt_bytes(buf, sizeof(buf), f->live_bytes));
+		err = err
+			  ?: table__set_int(t, SC_LIVE_COUNT, (int64_t)f->live_count,
+					    fmt_count(buf, sizeof(buf), f->live_count));
+	}
+	err = err ?: table__set_int(t, SC_ALLOC_BYTES, (int64_t)f->alloc_bytes, NULL);
+	err = err ?: table__set_int(t, SC_ALLOC_COUNT, (int64_t)f->alloc_count, NULL);
+	err = err ?: table__set_real(t, SC_RATE, (double)f->alloc_bytes / span_s(h), NULL);
+	err = err ?: table__set_real(t, SC_LIFETIME, live ? mean_lifetime(f) : NAN, NULL);
+	if (live)
+		err = err ?: table__set_int(t, SC_FREED, (int64_t)f->freed_count, NULL);
+	err = err ?: table__set_int(t, SC_STACKS, (int64_t)f->n_stacks, NULL);
+	return err;
+}
+
+/* The site columns of F as keys of the object J has open. 0 or -ENOMEM. */
+static int site_json_common(struct json *j, const struct heap *h, const struct hfn *f)
+{
+	struct table *t = table__new(SC_N, site_cols);
+	int err;
+
+	if (!t)
+		return -ENOMEM;
+	err = table__add_row(t);
+	err = err ?: site_row(t, h, f);
+	if (!err)
+		table__json_fields(t, j, 0, NULL, SC_N);
+	table__free(t);
+	return err;
 }
 
 static int heap_table(const struct heap *h, size_t top, FILE *out, enum out_format fmt)
@@ -1541,14 +1602,14 @@ int report_heap(sqlite3 *db, const char *capture_id, const struct report_opts *o
 		json__kv_int(&j, "functions", (int64_t)h.n_fn);
 		json__key(&j, "sites");
 		json__begin_array(&j);
-		for (size_t k = 0; k < h.n_fn && k < top; k++) {
+		for (size_t k = 0; k < h.n_fn && k < top && !err; k++) {
 			json__begin_object(&j);
-			site_json_common(&j, &h, &h.fn[k]);
+			err = site_json_common(&j, &h, &h.fn[k]);
 			json__end_object(&j);
 		}
 		json__end_array(&j);
 		json__end_object(&j);
-		err = json__end(&j);
+		err = err ?: json__end(&j);
 		break;
 	}
 	if (!err && (fflush(out) || ferror(out)))
@@ -1767,13 +1828,76 @@ static int rank_suspects(struct heap *h, int64_t leak_age, const struct suppress
 	return 0;
 }
 
+/* A leak suspect's columns after the site columns (enum site_col). */
+enum leak_col {
+	LC_AGE = SC_N, /* text: the age as a duration */
+	LC_GROWTH,     /* text: "+1.5 MiB/min", "unknown (one snapshot)" */
+	LC_SCORE,      /* text: two decimals */
+	LC_R2,	       /* text: two decimals */
+	LC_GREW,       /* text: a percentage without decimals */
+	LC_SNAPSHOTS,
+	LC_CONFIDENCE,
+	LC_N,
+};
+_Static_assert(sizeof(site_cols) / sizeof(site_cols[0]) == LC_N, "site_cols");
+
+/* The columns of `report leaks --format csv`. */
+static const size_t leak_csv_cols[] = {
+    SC_FUNC,   SC_FILE,	 SC_LINE, SC_MODULE, SC_LIVE_BYTES, SC_LIVE_COUNT, LC_AGE,
+    LC_GROWTH, LC_SCORE, LC_R2,	  LC_GREW,   LC_SNAPSHOTS,  LC_CONFIDENCE};
+
+/* The rows of report leaks: one per suspect, the first N of h->fn (ranked by rank_suspects),
+ * their site columns and leak columns, with the displays the text report shows. Free *OUT
+ * with table__free. 0 or -ENOMEM. */
+static int leak_rows(const struct heap *h, size_t n, struct table **out)
+{
+	struct table *t = table__new(LC_N, site_cols);
+	char buf[64];
+	int err = 0;
+
+	if (!t)
+		return -ENOMEM;
+	for (size_t k = 0; k < n && !err; k++) {
+		const struct hfn *f = &h->fn[k];
+		const struct heap_trend *tr = &f->trend;
+		int64_t age = h->last_ns - f->oldest_live_ns;
+
+		err = table__add_row(t);
+		err = err ?: site_row(t, h, f);
+		err =
+		    err ?: table__set_int(t, LC_AGE, age, fmt_ns(buf, sizeof(buf), (uint64_t)age));
+		if (tr->n >= 2) {
+			fmt_bytes_signed(buf, sizeof(buf), (int64_t)llround(tr->slope * 60));
+			strcat(buf, "/min");
+			err = err ?: table__set_real(t, LC_GROWTH, round(tr->slope * 60), buf);
+		} else {
+			err = err ?: table__set_display(t, LC_GROWTH, "unknown (one snapshot)");
+		}
+		snprintf(buf, sizeof(buf), "%.2f", tr->score);
+		err = err ?: table__set_real(t, LC_SCORE, tr->score, buf);
+		snprintf(buf, sizeof(buf), "%.2f", tr->r2);
+		err = err ?: table__set_real(t, LC_R2, tr->r2, buf);
+		snprintf(buf, sizeof(buf), "%.0f%%", tr->grew * 100);
+		err = err ?: table__set_real(t, LC_GREW, tr->grew, buf);
+		err = err ?: table__set_int(t, LC_SNAPSHOTS, (int64_t)tr->n, NULL);
+		err = err ?: table__set_text(t, LC_CONFIDENCE, tr->confidence);
+	}
+	if (err) {
+		table__free(t);
+		return err;
+	}
+	*out = t;
+	return 0;
+}
+
 int report_leaks(sqlite3 *db, const char *capture_id, const struct report_opts *o, FILE *out)
 {
 	struct suppressions sup = {0};
+	struct table *rows = NULL;
 	struct capture_meta m;
 	struct heap h;
 	size_t n_sus = 0, n_supp = 0, top = o->top ? o->top : HEAP_TOP_DEFAULT;
-	char a[32], b[32], c[32], w[96], exe[4096] = "", dbi[768];
+	char a[32], w[96], exe[4096] = "", dbi[768];
 	int64_t leak_age;
 	struct json j;
 	sqlite3_stmt *s = NULL;
@@ -1799,10 +1923,9 @@ int report_leaks(sqlite3 *db, const char *capture_id, const struct report_opts *
 
 		switch (o->fmt) {
 		case OUT_TEXT:
-			fprintf(out, "leaks: not measured (%s)\n", why);
-			break;
-		case OUT_CSV:
-			fprintf(stderr, "leaks: not measured (%s)\n", why);
+		case OUT_CSV: /* a CSV file holds rows only */
+			fprintf(o->fmt == OUT_TEXT ? out : stderr, "leaks: not measured (%s)\n",
+				why);
 			break;
 		case OUT_JSON:
 			json__kv_bool(&j, "collected", true);
@@ -1829,6 +1952,9 @@ int report_leaks(sqlite3 *db, const char *capture_id, const struct report_opts *
 	if (err)
 		goto cleanup;
 
+	err = leak_rows(&h, n_sus < top ? n_sus : top, &rows);
+	if (err)
+		goto cleanup;
 	switch (o->fmt) {
 	case OUT_TEXT:
 		window__describe(&o->win, w, sizeof(w));
@@ -1848,70 +1974,34 @@ int report_leaks(sqlite3 *db, const char *capture_id, const struct report_opts *
 				fmt_ns(a, sizeof(a), (uint64_t)leak_age));
 			break;
 		}
-		for (size_t k = 0; k < n_sus && k < top; k++) {
-			const struct hfn *f = &h.fn[k];
+		for (size_t k = 0; k < table__rows(rows); k++) {
+			const char *line = table__value(rows, k, SC_LINE);
 			char loc[512];
 
-			loc_text(f->file, f->line, loc, sizeof(loc));
-			fprintf(out, "\n#%zu %s%s%s (%s)\n", k + 1, f->name, loc[0] ? " at " : "",
-				loc, base_of(f->module));
-			fprintf(out, "    live %s in %s allocations, oldest %s old; ",
-				fmt_bytes(a, sizeof(a), f->live_bytes),
-				fmt_count(b, sizeof(b), f->live_count),
-				fmt_ns(c, sizeof(c), (uint64_t)(h.last_ns - f->oldest_live_ns)));
-			if (f->trend.n >= 2)
-				fprintf(out, "growth %s/min\n",
-					fmt_bytes_signed(a, sizeof(a),
-							 (int64_t)llround(f->trend.slope * 60)));
-			else
-				fprintf(out, "growth unknown (one snapshot)\n");
+#define SHOWN(col) table__shown(rows, k, col)
+			loc_text(table__value(rows, k, SC_FILE),
+				 line ? (unsigned)strtoul(line, NULL, 10) : 0, loc, sizeof(loc));
+			fprintf(out, "\n#%zu %s%s%s (%s)\n", k + 1, SHOWN(SC_FUNC),
+				loc[0] ? " at " : "", loc, SHOWN(SC_MODULE));
+			fprintf(out, "    live %s in %s allocations, oldest %s old; growth %s\n",
+				SHOWN(SC_LIVE_BYTES), SHOWN(SC_LIVE_COUNT), SHOWN(LC_AGE),
+				SHOWN(LC_GROWTH));
 			fprintf(out,
-				"    score %.2f (R^2 %.2f x grew in %.0f%% of steps), confidence "
-				"%s (%zu snapshots)\n",
-				f->trend.score, f->trend.r2, f->trend.grew * 100, f->trend.confidence,
-				f->trend.n);
+				"    score %s (R^2 %s x grew in %s of steps), confidence %s (%s "
+				"snapshots)\n",
+				SHOWN(LC_SCORE), SHOWN(LC_R2), SHOWN(LC_GREW), SHOWN(LC_CONFIDENCE),
+				SHOWN(LC_SNAPSHOTS));
+#undef SHOWN
 			fprintf(out, "    stack:\n");
-			stack_text(out, &h, exe, f->stack);
+			stack_text(out, &h, exe, h.fn[k].stack);
 		}
 		break;
-	case OUT_CSV: {
-		static const char *const cols[] = {
-		    "func",	    "file",	  "line",  "module", "live_bytes",
-		    "live_count",   "oldest_live_age_ns", "growth_bytes_per_min", "score",
-		    "r2",	    "grew",	  "snapshots", "confidence"};
-		struct table *tb = table__new(13, cols);
-
-		if (!tb) {
-			err = -ENOMEM;
-			break;
-		}
+	case OUT_CSV:
 		if (o->suppressions)
 			fprintf(stderr, "suppressed: %zu suspects\n", n_supp);
-		for (size_t k = 0; k < n_sus && k < top && !err; k++) {
-			const struct hfn *f = &h.fn[k];
-
-			err = table__add_row(tb);
-			err = err ?: table__set_text(tb, 0, f->name);
-			if (f->file)
-				err = err ?: table__set_text(tb, 1, f->file);
-			if (f->line)
-				err = err ?: table__set_int(tb, 2, f->line, NULL);
-			err = err ?: table__set_text(tb, 3, f->module);
-			err = err ?: table__set_int(tb, 4, (int64_t)f->live_bytes, NULL);
-			err = err ?: table__set_int(tb, 5, (int64_t)f->live_count, NULL);
-			err = err ?: table__set_int(tb, 6, h.last_ns - f->oldest_live_ns, NULL);
-			if (f->trend.n >= 2)
-				err = err ?: table__set_real(tb, 7, round(f->trend.slope * 60), NULL);
-			err = err ?: table__set_real(tb, 8, f->trend.score, NULL);
-			err = err ?: table__set_real(tb, 9, f->trend.r2, NULL);
-			err = err ?: table__set_real(tb, 10, f->trend.grew, NULL);
-			err = err ?: table__set_int(tb, 11, (int64_t)f->trend.n, NULL);
-			err = err ?: table__set_text(tb, 12, f->trend.confidence);
-		}
-		err = err ?: table__print(tb, out, OUT_CSV);
-		table__free(tb);
+		err = table__print_cols(rows, out, OUT_CSV, leak_csv_cols,
+					sizeof(leak_csv_cols) / sizeof(leak_csv_cols[0]));
 		break;
-	}
 	case OUT_JSON:
 		head_json(&j, &h);
 		json__kv_int(&j, "snapshots", (int64_t)h.n_points);
@@ -1921,20 +2011,10 @@ int report_leaks(sqlite3 *db, const char *capture_id, const struct report_opts *
 		json__kv_int(&j, "suspect_count", (int64_t)n_sus);
 		json__key(&j, "suspects");
 		json__begin_array(&j);
-		for (size_t k = 0; k < n_sus && k < top; k++) {
-			const struct hfn *f = &h.fn[k];
-
+		for (size_t k = 0; k < table__rows(rows); k++) {
 			json__begin_object(&j);
-			site_json_common(&j, &h, f);
-			json__kv_int(&j, "oldest_live_age_ns", h.last_ns - f->oldest_live_ns);
-			json__kv_real(&j, "growth_bytes_per_min",
-				      f->trend.n >= 2 ? round(f->trend.slope * 60) : NAN);
-			json__kv_real(&j, "score", f->trend.score);
-			json__kv_real(&j, "r2", f->trend.r2);
-			json__kv_real(&j, "grew", f->trend.grew);
-			json__kv_int(&j, "snapshots", (int64_t)f->trend.n);
-			json__kv_string(&j, "confidence", f->trend.confidence);
-			stack_json(&j, &h, exe, f->stack);
+			table__json_fields(rows, &j, k, NULL, LC_N);
+			stack_json(&j, &h, exe, h.fn[k].stack);
 			json__end_object(&j);
 		}
 		json__end_array(&j);
@@ -1945,6 +2025,7 @@ int report_leaks(sqlite3 *db, const char *capture_id, const struct report_opts *
 	if (!err && (fflush(out) || ferror(out)))
 		err = -EIO;
 cleanup:
+	table__free(rows);
 	suppressions__free(&sup);
 	heap_free(&h);
 	return err;
