@@ -40,6 +40,7 @@
 #include "collectors/heap/record.h"
 #include "collectors/heap/record_preload.h"
 #include "record/uprobe_link.h"
+#include "common/units.h"
 #include "collectors/heap/heap.skel.h"
 
 const char *const heap_func_names[HP_NFUNCS] = {
@@ -684,7 +685,7 @@ static void *reap(void *arg)
 	struct collector *c = arg;
 
 	reaping = true;
-	c->ops->stop(c);
+	heap__lane_stop(c);
 	return NULL;
 }
 
@@ -713,7 +714,7 @@ static void stop_behind(struct collector *c)
 	r->c = *c;
 	c->priv = NULL;
 	if (pthread_create(&r->thread, NULL, reap, &r->c)) {
-		r->c.ops->stop(&r->c);
+		heap__lane_stop(&r->c);
 		return;
 	}
 	n_reapers++;
@@ -840,7 +841,7 @@ int heap__start_checked(struct collector *c, Ptop__V1__ProbeState st)
 			if (!c->reason[0])
 				snprintf(c->reason, sizeof(c->reason), "start failed: %s",
 					 strerror(-err));
-			c->ops->stop(c);
+			heap__lane_stop(c);
 		}
 	} else if (!c->reason[0]) {
 		snprintf(c->reason, sizeof(c->reason), "(no reason given)");
@@ -857,7 +858,7 @@ static Ptop__V1__ProbeState caps_preload_only(struct collector *c)
 {
 	char lib[PATH_MAX], why[300], uprobe_why[sizeof(c->reason)];
 
-	if (c->ctx->heap_lane == HEAP_LANE_UPROBE ||
+	if (heap_settings.lane == HEAP_LANE_UPROBE ||
 	    heap_preload__find_lib("/proc/self/exe", lib, sizeof(lib), why, sizeof(why)))
 		return PTOP__V1__PROBE_STATE__PROBE_STATE_UNSUPPORTED;
 	snprintf(uprobe_why, sizeof(uprobe_why), "%s", c->reason);
@@ -883,7 +884,7 @@ static Ptop__V1__ProbeState hp_check(struct collector *c)
 
 	/* a launched command with the preload lane prepared: that lane decides, and comes
 	 * back here for a static or Go executable (collectors/heap/record_preload.c) */
-	if (ctx->heap_preload && heap_preload__wanted(ctx->heap_preload)) {
+	if (heap_preload__wanted(heap_preload__prepared())) {
 		c->ops = &heap_preload_ops;
 		return c->ops->check(c);
 	}
@@ -926,7 +927,7 @@ static Ptop__V1__ProbeState hp_check(struct collector *c)
 	}
 	if (len < sizeof(c->detail))
 		snprintf(c->detail + len, sizeof(c->detail) - len, "; stack every %llu B",
-			 (unsigned long long)ctx->heap_sample_bytes);
+			 (unsigned long long)heap_settings.sample_bytes);
 	c->priv = p;	/* start() goes on from the module found here */
 	return PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE;
 }
@@ -1017,11 +1018,11 @@ static int hp_start(struct collector *c)
 	p->skel->rodata->targ_tgid = (__u32)ctx->pid;
 	p->skel->rodata->targ_cgid = ctx->cgroup_id;
 	p->skel->rodata->targ_cglevel = ctx->cgroup_level;
-	p->skel->rodata->hp_sample_bytes = ctx->heap_sample_bytes;
-	p->skel->rodata->hp_events = ctx->heap_events;
+	p->skel->rodata->hp_sample_bytes = heap_settings.sample_bytes;
+	p->skel->rodata->hp_events = heap_settings.events;
 	heap__exp_table(table, HP_EXP_TABLE);
 	memcpy((void *)p->skel->rodata->hp_exp_table, table, sizeof(table));
-	if (!ctx->heap_events)
+	if (!heap_settings.events)
 		bpf_map__set_max_entries(p->skel->maps.hp_events_rb, 4096);
 	/* uprobe_multi links: no detach holds up an attach (record/uprobe_link.h) */
 	err = uprobe_link__prepare(p->skel->progs.hp_enter) ?:
@@ -1064,7 +1065,7 @@ static int hp_start(struct collector *c)
 		if (err)
 			goto cleanup;
 	}
-	if (ctx->heap_events) {
+	if (heap_settings.events) {
 		p->rb = ring_buffer__new(bpf_map__fd(p->skel->maps.hp_events_rb), on_event, p,
 					 NULL);
 		if (!p->rb) {
@@ -1108,15 +1109,15 @@ void heap__site_row(struct heap_site_row *r, struct heap_usite *s, const struct 
 	s->prev = *cur;
 }
 
-void heap__snapshot_init(Ptop__V1__HeapSnapshot *hs, const struct rec_ctx *ctx, const char *lane,
-			 const char *module, bool live_measured, const struct heap_census *census,
+void heap__snapshot_init(Ptop__V1__HeapSnapshot *hs, const char *lane, const char *module,
+			 bool live_measured, const struct heap_census *census,
 			 Ptop__V1__HeapSite **sites, size_t k)
 {
 	hs->lane = (char *)lane;
 	hs->module = (char *)module;
-	hs->sample_bytes = ctx->heap_sample_bytes;
+	hs->sample_bytes = heap_settings.sample_bytes;
 	hs->live_measured = live_measured;
-	hs->leak_age_ns = ctx->leak_age_ns;
+	hs->leak_age_ns = heap_settings.leak_age_ns;
 	hs->n_sites = k;
 	hs->sites = k ? sites : NULL;
 	hs->total_call_sites = census->total_call_sites;
@@ -1370,7 +1371,7 @@ static int hp_poll(struct collector *c, uint64_t now_ns, unsigned flags)
 	/* the sites: cumulative in the kernel, this interval's deltas here */
 	for (i = 0; i < p->cap; i++)
 		p->sites[i].oldest = 0;
-	err = walk_live(p, now_ns, ctx->leak_age_ns, &leak_bytes, &leak_count);
+	err = walk_live(p, now_ns, heap_settings.leak_age_ns, &leak_bytes, &leak_count);
 	if (err)
 		goto read_err;
 	sfd = bpf_map__fd(p->skel->maps.hp_sites);
@@ -1389,7 +1390,7 @@ static int hp_poll(struct collector *c, uint64_t now_ns, unsigned flags)
 		p->rank.row_site[nrows] = (size_t)(s - p->sites);
 		nrows++;
 	}
-	err = heap__select_sites(p->rank.rows, nrows, ctx->heap_top, p->rank.keep, &census);
+	err = heap__select_sites(p->rank.rows, nrows, heap_settings.top, p->rank.keep, &census);
 	if (err)
 		goto read_err;
 	src = heap_stack_src__map(bpf_map__fd(p->skel->maps.hp_stacks));
@@ -1399,7 +1400,7 @@ static int hp_poll(struct collector *c, uint64_t now_ns, unsigned flags)
 
 	interval = now_ns > p->prev_ns ? now_ns - p->prev_ns : 0;
 	p->prev_ns = now_ns;
-	heap__snapshot_init(&hs, ctx, "uprobe", p->mod.path, true, &census, p->rank.hsp, k);
+	heap__snapshot_init(&hs, "uprobe", p->mod.path, true, &census, p->rank.hsp, k);
 	hs.alloc_count = d.alloc_count;
 	hs.alloc_bytes = d.alloc_bytes;
 	hs.free_count = d.free_count;
@@ -1423,14 +1424,163 @@ read_err:
 	return err;
 }
 
+/* The final stop: the lane's, and what prepare() made goes too. */
+static void hp_stop_final(struct collector *c)
+{
+	hp_stop(c);
+	heap_preload__release();
+}
+
+void heap__lane_stop(struct collector *c)
+{
+	if (c->ops == &heap_collector)
+		hp_stop(c);
+	else if (c->ops == &heap_preload_ops)
+		heap_preload__lane_stop(c);
+	else
+		c->ops->stop(c);
+}
+
+/* ------------------------------------------------------------------ options */
+
+struct heap_settings heap_settings;
+
+/* --heap-sample-bytes: bytes with an optional K/M/G suffix (common/units.h), from 0 (every
+ * allocation) to HEAP_MAX_SAMPLE_BYTES. */
+static int parse_sample_bytes(const struct collector_opt *o, const char *arg, void *field,
+			      char *err, size_t errlen)
+{
+	(void)o;
+	if (!units__parse_bytes(arg, HEAP_MAX_SAMPLE_BYTES, field))
+		return 0;
+	snprintf(err, errlen,
+		 "--heap-sample-bytes takes a number of bytes from 0 (every allocation) to 1T, "
+		 "with an optional K/M/G suffix (e.g. 512K), not '%s'",
+		 arg);
+	return -EINVAL;
+}
+
+static int parse_lane(const struct collector_opt *o, const char *arg, void *field, char *err,
+		      size_t errlen)
+{
+	(void)o;
+	if (!heap_lane__parse(arg, field))
+		return 0;
+	snprintf(err, errlen, "--heap-lane takes auto, uprobe or preload, not '%s'", arg);
+	return -EINVAL;
+}
+
+static const struct collector_opt hp_opts[] = {
+	{
+		.name = "heap-sample-bytes",
+		.arg = "N",
+		.def = "512K",
+		.help = "heap: take a call stack once per N bytes allocated on\n"
+			"average (randomized; default 512K; 0: every\n"
+			"allocation, exact per site). Totals are always exact",
+		.section = COPT_COLLECTORS,
+		.order = 30,
+		.parse = parse_sample_bytes,
+		.offset = offsetof(struct heap_settings, sample_bytes),
+	},
+	{
+		.name = "heap-top",
+		.arg = "N",
+		.def = "64",
+		.help = "heap: call sites kept per interval by each of live\n"
+			"bytes, bytes and count allocated (default 64)",
+		.section = COPT_COLLECTORS,
+		.order = 30,
+		.parse = copt_parse_uint,
+		.offset = offsetof(struct heap_settings, top),
+		.min = 1,
+		.max = HEAP_MAX_TOP,
+	},
+	{
+		.name = "leak-age",
+		.arg = "D",
+		.def = "30s",
+		.help = "heap: live allocations older than D are leak\n"
+			"suspects (default 30s)",
+		.section = COPT_COLLECTORS,
+		.order = 30,
+		.parse = copt_parse_duration,
+		.offset = offsetof(struct heap_settings, leak_age_ns),
+		.min = 1,
+	},
+	{
+		.name = "heap-events",
+		.help = "heap: also write every sampled allocation and free",
+		.section = COPT_COLLECTORS,
+		.order = 30,
+		.parse = copt_parse_flag,
+		.offset = offsetof(struct heap_settings, events),
+	},
+	{
+		.name = "heap-lane",
+		.arg = "L",
+		.def = "auto",
+		.help = "heap: auto (default), uprobe or preload. preload puts\n"
+			"libptop-preload.so into a launched command's\n"
+			"LD_PRELOAD (far cheaper than uprobes; static and Go\n"
+			"executables fall back to uprobes); auto is preload\n"
+			"for launched commands, uprobes for --pid. heap and\n"
+			"goalloc follow the target's exec (a wrapper such as\n"
+			"sh -c 'exec PROG' or env): see FOLLOWING EXEC in\n"
+			"ptop-record(1)",
+		.section = COPT_COLLECTORS,
+		.order = 30,
+		.parse = parse_lane,
+		.offset = offsetof(struct heap_settings, lane),
+	},
+	{ .name = NULL },
+};
+
+/* --heap-lane preload is a choice about a heap collector that runs on a launched command. */
+static int hp_opts_check(const struct copt_choice *ch, char *err, size_t errlen)
+{
+	if (heap_settings.lane != HEAP_LANE_PRELOAD)
+		return 0;
+	if (!ch->runs) {
+		snprintf(err, errlen,
+			 "--heap-lane preload chooses how the heap collector runs, which is off: "
+			 "add --enable heap");
+		return -EINVAL;
+	}
+	if (!ch->command) {
+		snprintf(err, errlen,
+			 "--heap-lane preload needs a command that ptop-record starts "
+			 "(-- COMMAND): the library goes into its LD_PRELOAD before it runs, "
+			 "which a running process cannot take; use --heap-lane uprobe (or auto) "
+			 "with --pid");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static void hp_header_options(Ptop__V1__Options *o)
+{
+	o->heap_sample_bytes = heap_settings.sample_bytes;
+	o->heap_top = heap_settings.top;
+	o->leak_age_ns = heap_settings.leak_age_ns;
+	o->heap_events = heap_settings.events;
+	o->heap_lane = (char *)heap_lane__name(heap_settings.lane);
+}
+
 const struct collector_ops heap_collector = {
 	.name = "heap",
 	.summary = "heap: allocations by call site, live heap, leak suspects "
 		   "(libptop-preload.so in a launched command, else eBPF uprobes on malloc/free)",
 	.off_by_default = HEAP_OFF_BY_DEFAULT,
+	.opts = hp_opts,
+	.settings = &heap_settings,
+	.settings_size = sizeof(heap_settings),
+	.opts_check = hp_opts_check,
+	.header_options = hp_header_options,
+	.prepare = heap_preload__collector_prepare,
 	.check = hp_check,
 	.start = hp_start,
 	.poll = hp_poll,
-	.stop = hp_stop,
+	.stop = hp_stop_final,
 	.exec = heap__exec_follow,
 };

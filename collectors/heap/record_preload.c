@@ -279,7 +279,8 @@ char **heap_preload__env(char *const *envp, const char *lib, int fd)
 
 /* ------------------------------------------------------------------ prepare */
 
-int heap_preload__prepare(uint32_t lane, uint64_t sample_bytes, struct heap_preload **out)
+int heap_preload__prepare(uint32_t lane, uint64_t sample_bytes, char *const *envp,
+			  struct heap_preload **out)
 {
 	extern char **environ;
 	struct heap_preload *p;
@@ -329,10 +330,41 @@ int heap_preload__prepare(uint32_t lane, uint64_t sample_bytes, struct heap_prel
 	p->live = pl_live(p->h);
 	p->live_cap = hd.live_cap;
 	p->slots = pl_slots(p->h);
-	p->envp = heap_preload__env(environ, p->lib, p->fd);
+	p->envp = heap_preload__env(envp ? envp : environ, p->lib, p->fd);
 	if (!p->envp)
 		return -ENOMEM;
 	return 0;
+}
+
+/* What the heap collector's prepare() made: one heap collector runs per recorder. */
+static struct heap_preload *prepared;
+
+int heap_preload__collector_prepare(struct collector *c, char *const **envp)
+{
+	int err;
+
+	(void)c;
+	heap_preload__release();
+	if (heap_settings.lane == HEAP_LANE_UPROBE)
+		return 0;
+	err = heap_preload__prepare(heap_settings.lane, heap_settings.sample_bytes, *envp,
+				    &prepared);
+	if (err)
+		return err;
+	if (heap_preload__envp(prepared))
+		*envp = heap_preload__envp(prepared);
+	return 0;
+}
+
+struct heap_preload *heap_preload__prepared(void)
+{
+	return prepared;
+}
+
+void heap_preload__release(void)
+{
+	heap_preload__free(prepared);
+	prepared = NULL;
 }
 
 char *const *heap_preload__envp(const struct heap_preload *p)
@@ -483,7 +515,7 @@ static void queue_event(struct heap_preload *p, uint64_t t, uint64_t addr, uint6
 {
 	struct hpl_event *e;
 
-	if (!p->c->ctx->heap_events)
+	if (!heap_settings.events)
 		return;
 	if (p->nev == HPL_EVENTS_MAX) {
 		p->ev_lost++;
@@ -675,7 +707,7 @@ static Ptop__V1__ProbeState fall_back(struct collector *c, struct heap_preload *
 static Ptop__V1__ProbeState hpl_check(struct collector *c)
 {
 	struct rec_ctx *ctx = c->ctx;
-	struct heap_preload *p = ctx->heap_preload;
+	struct heap_preload *p = prepared;
 	char why[200];
 	int kind;
 
@@ -701,7 +733,7 @@ static Ptop__V1__ProbeState hpl_check(struct collector *c)
 		snprintf(d, sizeof(d),
 			 "lane preload: %s in the command's LD_PRELOAD (malloc, calloc, realloc, "
 			 "free and the memalign family); stack every %llu B",
-			 p->lib, (unsigned long long)ctx->heap_sample_bytes);
+			 p->lib, (unsigned long long)heap_settings.sample_bytes);
 		put_text(c->detail, sizeof(c->detail), d);
 	}
 	c->priv = p;
@@ -739,7 +771,19 @@ static void hpl_stop(struct collector *c)
 	p->cur = NULL;
 	p->samp = NULL;
 	p->ev = NULL;
-	c->priv = NULL;	/* the object itself is record.c's (heap_preload__free) */
+	c->priv = NULL;	/* the object itself is prepare()'s (heap_preload__release) */
+}
+
+void heap_preload__lane_stop(struct collector *c)
+{
+	hpl_stop(c);
+}
+
+/* The final stop: the lane's, and what prepare() made goes too. */
+static void hpl_stop_final(struct collector *c)
+{
+	hpl_stop(c);
+	heap_preload__release();
 }
 
 static int hpl_start(struct collector *c)
@@ -752,14 +796,15 @@ static int hpl_start(struct collector *c)
 		return -EINVAL;
 	}
 	p->c = c;
+	heap_preload__set_target(p, c->ctx->pid);	/* the library attaches there only */
 	p->stacks = calloc(HPL_STACK_CAP, sizeof(*p->stacks));
 	p->sites = calloc(HPL_SITE_CAP, sizeof(*p->sites));
 	p->cur = calloc(HPL_SITE_CAP, sizeof(*p->cur));
 	p->samp = calloc(HPL_SAMPLE_CAP, sizeof(*p->samp));
-	p->ev = c->ctx->heap_events ? calloc(HPL_EVENTS_MAX, sizeof(*p->ev)) : NULL;
+	p->ev = heap_settings.events ? calloc(HPL_EVENTS_MAX, sizeof(*p->ev)) : NULL;
 	p->table = cp_stack_table__capture();
 	if (heap_rank__alloc(&p->rank) || !p->stacks || !p->sites || !p->cur || !p->samp ||
-	    (c->ctx->heap_events && !p->ev) || !p->table) {
+	    (heap_settings.events && !p->ev) || !p->table) {
 		err = -ENOMEM;
 		snprintf(c->reason, sizeof(c->reason), "out of memory");
 		goto cleanup;
@@ -949,7 +994,7 @@ static int hpl_poll(struct collector *c, uint64_t now_ns, unsigned flags)
 	err = emit_events(p);
 	if (err)
 		goto out;
-	walk_live(p, now_ns, ctx->leak_age_ns, &leak_bytes, &leak_count);
+	walk_live(p, now_ns, heap_settings.leak_age_ns, &leak_bytes, &leak_count);
 	for (i = 0; i < HPL_SITE_CAP && nrows < HP_SITE_ENTRIES; i++) {
 		struct heap_usite *u = &p->sites[i];
 		const struct hp_site *cur = &p->cur[i];
@@ -959,7 +1004,7 @@ static int hpl_poll(struct collector *c, uint64_t now_ns, unsigned flags)
 		heap__site_row(&p->rank.rows[nrows], u, cur, (uint32_t)nrows, true);
 		p->rank.row_site[nrows++] = i;
 	}
-	err = heap__select_sites(p->rank.rows, nrows, ctx->heap_top, p->rank.keep, &census);
+	err = heap__select_sites(p->rank.rows, nrows, heap_settings.top, p->rank.keep, &census);
 	if (err)
 		goto out;
 	err = heap__fill_sites(ctx, &src, p->table, p->sites, &p->rank, nrows, &k);
@@ -968,7 +1013,7 @@ static int hpl_poll(struct collector *c, uint64_t now_ns, unsigned flags)
 
 	interval = now_ns > p->prev_ns ? now_ns - p->prev_ns : 0;
 	p->prev_ns = now_ns;
-	heap__snapshot_init(&hs, ctx, "preload", p->lib, true, &census, p->rank.hsp, k);
+	heap__snapshot_init(&hs, "preload", p->lib, true, &census, p->rank.hsp, k);
 	hs.alloc_count = d.alloc_count;
 	hs.alloc_bytes = d.alloc_bytes;
 	hs.free_count = d.free_count;
@@ -1025,6 +1070,6 @@ const struct collector_ops heap_preload_ops = {
 	.check = hpl_check,
 	.start = hpl_start,
 	.poll = hpl_poll,
-	.stop = hpl_stop,
+	.stop = hpl_stop_final,
 	.exec = hpl_exec,
 };
