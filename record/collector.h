@@ -148,8 +148,9 @@ struct collector_ops {
 	 * instruction. *ENVP is the environment it will be given (NULL: the recorder's
 	 * own); the collector may replace it with one it owns (built from *ENVP), which
 	 * must stay valid until stop(). ctx->pid is 0 until the launch: the pid is known
-	 * from check() on. What it keeps goes in c->priv, for the later calls (stop()
-	 * frees it, and is called even when the run ends before check()). Returns 0 or
+	 * from check() on. What it keeps is its own (c->priv, or its file's: one
+	 * collector of a kind runs), for the later calls; stop() frees it, and is called
+	 * even when the run ends before check(). Returns 0 or
 	 * -errno (-ENOMEM ends the run: the command is not launched); a lane that cannot
 	 * be prepared is no error: check() gives the reason. */
 	int (*prepare)(struct collector *c, char *const **envp);

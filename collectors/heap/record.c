@@ -6,9 +6,13 @@
  * that does (jemalloc, tcmalloc, mimalloc), else libc. A running target is read from
  * /proc/PID/maps; a launched command is still the recorder's fork at check() time, so
  * its executable, the recorder's LD_PRELOAD (which the command inherits) and its
- * DT_NEEDED libraries (found in the usual directories) are read instead. Each function's entry probe goes at the first instruction the kernel can
- * emulate (collectors/heap/record.h, heap__choose_probe): glibc's free starts with `test %rdi,%rdi`,
- * which would be single-stepped at ~10 µs a hit, so its probe goes past the NULL check.
+ * DT_NEEDED libraries (found in the usual directories) are read instead. check() keeps
+ * nothing (start() finds the module again), and does not switch lanes: which lane it
+ * chose, the preload lane (collectors/heap/record_preload.c) or this one, is c->source,
+ * which start(), poll(), stop() and exec() follow. Each function's entry probe goes at
+ * the first instruction the kernel can emulate (collectors/heap/record.h,
+ * heap__choose_probe): glibc's free starts with `test %rdi,%rdi`, which would be
+ * single-stepped at ~10 µs a hit, so its probe goes past the NULL check.
  *
  * Each poll sums the exact per-CPU totals, reads the cumulative per-site counters
  * (taking this interval's deltas), walks the live set once for the leak figures and each
@@ -766,24 +770,50 @@ static int clear_hash(struct bpf_map *m)
  * its 1M-entry live map: 50-150 ms) is what a chain of execs of shell scripts waited on
  * each time. 0; -EXDEV when the modules differ; -errno when a map could not be emptied
  * (then OLD is to be stopped and NEW started as usual). */
+/* The allocator module of C's target, into MOD: for a command not yet started its
+ * executable and libraries, else /proc/PID/maps. 0, or -errno with WHY. */
+static int hp_module_find(struct collector *c, struct hp_module *mod, char *why, size_t wlen)
+{
+	struct rec_ctx *ctx = c->ctx;
+
+	why[0] = '\0';
+	if (ctx->mode == PTOP__V1__TARGET_MODE__TARGET_MODE_COMMAND && ctx->exe && ctx->exe[0])
+		return find_for_command(ctx->exe, mod, why, wlen);
+	return find_in_maps(ctx->pid, mod, why, wlen);
+}
+
 static int keep_probes(struct collector *old, struct collector *new)
 {
-	struct hp_priv *op = old->priv, *np = new->priv;
+	struct hp_priv *op = old->priv;
+	struct hp_module *nm;
 	struct stat st;
+	char why[200];
 	__u32 zero = 0;
+	bool same;
 	int err;
 
-	if (old->ops != &heap_collector || new->ops != &heap_collector || !op || !op->c ||
-	    !op->skel || !np || np->c || strcmp(op->mod.path, np->mod.path) ||
-	    strcmp(op->mod.open_path, np->mod.open_path) ||
-	    memcmp(op->mod.present, np->mod.present, sizeof(op->mod.present)) ||
-	    memcmp(op->mod.offset, np->mod.offset, sizeof(op->mod.offset)) ||
-	    memcmp(op->mod.pp, np->mod.pp, sizeof(op->mod.pp)) || stat(op->mod.open_path, &st) ||
-	    st.st_dev != op->dev || st.st_ino != op->ino)
+	/* both the uprobe lane: the heap's (not the Go lane's), which check() chose for both */
+	if (old->ops != &heap_collector || new->ops != &heap_collector ||
+	    old->source != PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_EBPF ||
+	    new->source != PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_EBPF || !op || !op->c ||
+	    !op->skel || new->priv)
 		return -EXDEV;
 	/* only while the target is held does nothing fire while the maps are emptied (a
 	 * --pid target, or an exec the watch could not hold, runs: attach anew) */
 	if (!new->ctx->exec_held)
+		return -EXDEV;
+	/* the new program's module, as check() found it */
+	nm = malloc(sizeof(*nm));
+	if (!nm)
+		return -ENOMEM;
+	same = !hp_module_find(new, nm, why, sizeof(why)) && !strcmp(op->mod.path, nm->path) &&
+	       !strcmp(op->mod.open_path, nm->open_path) &&
+	       !memcmp(op->mod.present, nm->present, sizeof(op->mod.present)) &&
+	       !memcmp(op->mod.offset, nm->offset, sizeof(op->mod.offset)) &&
+	       !memcmp(op->mod.pp, nm->pp, sizeof(op->mod.pp)) && !stat(op->mod.open_path, &st) &&
+	       st.st_dev == op->dev && st.st_ino == op->ino;
+	free(nm);
+	if (!same)
 		return -EXDEV;
 	err = clear_hash(op->skel->maps.hp_live);
 	if (!err)
@@ -802,7 +832,6 @@ static int keep_probes(struct collector *old, struct collector *new)
 	/* prev_misses stay: the programs' recursion misses go on counting */
 	op->prev_ns = rec_now_ns();
 	op->c = new;
-	free(np);	/* check() found only the module */
 	new->priv = op;
 	old->priv = NULL;
 	return 0;
@@ -872,22 +901,15 @@ static Ptop__V1__ProbeState caps_preload_only(struct collector *c)
 	return PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE;
 }
 
-static Ptop__V1__ProbeState hp_check(struct collector *c)
+Ptop__V1__ProbeState heap__uprobe_check(struct collector *c)
 {
 	struct rec_ctx *ctx = c->ctx;
 	Ptop__V1__ProbeState state;
-	struct hp_module *mod;
-	struct hp_priv *p;
+	struct hp_module mod;
 	char why[200];
 	size_t len;
-	int i, err;
+	int i;
 
-	/* a launched command with the preload lane prepared: that lane decides, and comes
-	 * back here for a static or Go executable (collectors/heap/record_preload.c) */
-	if (heap_preload__wanted(heap_preload__prepared())) {
-		c->ops = &heap_preload_ops;
-		return c->ops->check(c);
-	}
 	state = heap__uprobe_precheck(
 		c,
 		"heap uprobes attach to one process's allocator, not yet per process of a "
@@ -898,29 +920,18 @@ static Ptop__V1__ProbeState hp_check(struct collector *c)
 		return caps_preload_only(c);
 	if (state != PTOP__V1__PROBE_STATE__PROBE_STATE_UNSPECIFIED)
 		return state;
-	p = calloc(1, sizeof(*p));
-	if (!p) {
-		snprintf(c->reason, sizeof(c->reason), "out of memory");
-		return PTOP__V1__PROBE_STATE__PROBE_STATE_FAILED;
-	}
-	mod = &p->mod;
-	why[0] = '\0';
-	if (ctx->mode == PTOP__V1__TARGET_MODE__TARGET_MODE_COMMAND && ctx->exe && ctx->exe[0])
-		err = find_for_command(ctx->exe, mod, why, sizeof(why));
-	else
-		err = find_in_maps(ctx->pid, mod, why, sizeof(why));
-	if (err) {
+	/* the module is found again by start(): check() keeps nothing */
+	if (hp_module_find(c, &mod, why, sizeof(why))) {
 		snprintf(c->reason, sizeof(c->reason), "no allocator module: %s", why);
-		free(p);
 		return PTOP__V1__PROBE_STATE__PROBE_STATE_UNSUPPORTED;
 	}
-	len = (size_t)snprintf(c->detail, sizeof(c->detail), "%s:", mod->path);
+	len = (size_t)snprintf(c->detail, sizeof(c->detail), "%s:", mod.path);
 	for (i = 0; i < HP_NFUNCS && len < sizeof(c->detail); i++) {
-		if (!mod->present[i])
+		if (!mod.present[i])
 			continue;
-		if (mod->pp[i].emulated)
+		if (mod.pp[i].emulated)
 			len += (size_t)snprintf(c->detail + len, sizeof(c->detail) - len, " %s+%u",
-						heap_func_names[i], mod->pp[i].offset);
+						heap_func_names[i], mod.pp[i].offset);
 		else
 			len += (size_t)snprintf(c->detail + len, sizeof(c->detail) - len,
 						" %s+0(stepped)", heap_func_names[i]);
@@ -928,8 +939,19 @@ static Ptop__V1__ProbeState hp_check(struct collector *c)
 	if (len < sizeof(c->detail))
 		snprintf(c->detail + len, sizeof(c->detail) - len, "; stack every %llu B",
 			 (unsigned long long)heap_settings.sample_bytes);
-	c->priv = p;	/* start() goes on from the module found here */
 	return PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE;
+}
+
+/* The heap collector's check(): a launched command with the preload lane prepared is
+ * that lane's to decide (it comes back to the uprobe lane's check for a static or Go
+ * executable, collectors/heap/record_preload.c); else the uprobe lane's. Which lane
+ * said yes is c->source (PRELOAD or EBPF): start(), poll(), stop() and exec() follow
+ * it. Changes nothing. */
+static Ptop__V1__ProbeState hp_check(struct collector *c)
+{
+	if (heap_preload__wanted(heap_preload__prepared()))
+		return heap_preload__check(c);
+	return heap__uprobe_check(c);
 }
 
 static void hp_stop(struct collector *c)
@@ -939,7 +961,7 @@ static void hp_stop(struct collector *c)
 	heap__reap_wait();
 	if (!p)
 		return;
-	if (p->c) {	/* start() ran: more than the module found by check() */
+	if (p->c) {	/* start() got past finding the module */
 		ring_buffer__free(p->rb);
 		uprobe_link__destroy(p->links, p->nlinks);
 		heap_bpf__destroy(p->skel);
@@ -979,14 +1001,23 @@ static int on_event(void *arg, void *data, size_t size);
 static int hp_start(struct collector *c)
 {
 	struct rec_ctx *ctx = c->ctx;
-	struct hp_priv *p = c->priv;
+	struct hp_priv *p;
+	char why[200];
 	uint32_t table[HP_EXP_TABLE];
 	uint64_t done[HP_NFUNCS];
 	int err = 0, i, j, nd = 0;
 
+	p = calloc(1, sizeof(*p));
 	if (!p) {
-		snprintf(c->reason, sizeof(c->reason), "no allocator module found");
-		return -ENOENT;
+		snprintf(c->reason, sizeof(c->reason), "out of memory");
+		return -ENOMEM;
+	}
+	c->priv = p;	/* the module as check() found it: found again */
+	err = hp_module_find(c, &p->mod, why, sizeof(why));
+	if (err) {
+		snprintf(c->reason, sizeof(c->reason), "no allocator module: %s", why);
+		hp_stop(c);
+		return err;
 	}
 	p->c = c;
 	p->ncpus = bpf_util__ncpus();
@@ -1427,18 +1458,45 @@ read_err:
 /* The final stop: the lane's, and what prepare() made goes too. */
 static void hp_stop_final(struct collector *c)
 {
-	hp_stop(c);
+	heap__lane_stop(c);
+	heap__reap_wait();
 	heap_preload__release();
 }
 
 void heap__lane_stop(struct collector *c)
 {
-	if (c->ops == &heap_collector)
-		hp_stop(c);
-	else if (c->ops == &heap_preload_ops)
+	if (c->ops != &heap_collector)
+		c->ops->stop(c);	/* the Go lane */
+	else if (c->source == PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_PRELOAD)
 		heap_preload__lane_stop(c);
 	else
-		c->ops->stop(c);
+		hp_stop(c);
+}
+
+/* The heap collector's start(), poll() and exec(): the lane check() chose (c->source).
+ * When it is not the preload lane, the preload lane (if prepared) is off for good, as
+ * check() fell back from it: the library does not attach. */
+static int hp_start_lane(struct collector *c)
+{
+	if (c->source == PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_PRELOAD)
+		return heap_preload__start(c);
+	heap_preload__off(heap_preload__prepared());
+	return hp_start(c);
+}
+
+static int hp_poll_lane(struct collector *c, uint64_t now_ns, unsigned flags)
+{
+	if (c->source == PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_PRELOAD)
+		return heap_preload__poll(c, now_ns, flags);
+	return hp_poll(c, now_ns, flags);
+}
+
+static int hp_exec_lane(struct collector *c, uint64_t now_ns)
+{
+	if (c->source == PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_PRELOAD)
+		return heap_preload__exec(c, now_ns);
+	heap_preload__off(heap_preload__prepared());
+	return heap__exec_follow(c, now_ns);
 }
 
 /* ------------------------------------------------------------------ options */
@@ -1579,8 +1637,8 @@ const struct collector_ops heap_collector = {
 	.header_options = hp_header_options,
 	.prepare = heap_preload__collector_prepare,
 	.check = hp_check,
-	.start = hp_start,
-	.poll = hp_poll,
+	.start = hp_start_lane,
+	.poll = hp_poll_lane,
 	.stop = hp_stop_final,
-	.exec = heap__exec_follow,
+	.exec = hp_exec_lane,
 };

@@ -219,6 +219,10 @@ int heap__exec_follow(struct collector *c, uint64_t now_ns);
  * (stopped again, the reason kept) when start() fails. 0 or start()'s -errno. */
 int heap__start_checked(struct collector *c, Ptop__V1__ProbeState st);
 
+/* The uprobe lane's check(): the allocator module of the target and the probe points
+ * in it, in c->detail; changes nothing (start() finds the module again). */
+Ptop__V1__ProbeState heap__uprobe_check(struct collector *c);
+
 /* Stop the lane C runs (the uprobe or the preload lane, or the Go lane's collector) in
  * the run, to start it again or hand over: its collector_ops.stop but what the heap's
  * prepare() made, which the final stop frees. */

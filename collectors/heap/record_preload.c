@@ -33,7 +33,6 @@
 #include "collectors/heap/record.h"
 #include "collectors/heap/record_preload.h"
 
-extern const struct collector_ops heap_collector;
 
 #define HPL_STACK_CAP (1u << 16)	/* distinct stacks kept */
 #define HPL_SITE_CAP (4 * HP_SITE_ENTRIES)
@@ -677,19 +676,13 @@ static void put_text(char *dst, size_t len, const char *src)
 	dst[n] = '\0';
 }
 
-static Ptop__V1__ProbeState fall_back(struct collector *c, struct heap_preload *p,
-				      const char *why)
+static Ptop__V1__ProbeState fall_back(struct collector *c, const char *why)
 {
 	char note[300], rest[1100];
 	Ptop__V1__ProbeState st;
 
-	if (p && p->h)
-		__atomic_store_n(&p->h->state, PL_OFF, __ATOMIC_RELEASE);
-	if (p)
-		p->fell_back = true;
-	c->ops = &heap_collector;
 	c->detail[0] = '\0';
-	st = c->ops->check(c);
+	st = heap__uprobe_check(c);
 	snprintf(note, sizeof(note), "lane uprobe, not preload (%s)", why);
 	if (c->detail[0]) {
 		snprintf(rest, sizeof(rest), "%.250s: %s", note, c->detail);
@@ -704,7 +697,7 @@ static Ptop__V1__ProbeState fall_back(struct collector *c, struct heap_preload *
 	return st;
 }
 
-static Ptop__V1__ProbeState hpl_check(struct collector *c)
+Ptop__V1__ProbeState heap_preload__check(struct collector *c)
 {
 	struct rec_ctx *ctx = c->ctx;
 	struct heap_preload *p = prepared;
@@ -714,19 +707,19 @@ static Ptop__V1__ProbeState hpl_check(struct collector *c)
 	c->source = PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_PRELOAD;
 	c->reason[0] = '\0';
 	if (!p)
-		return fall_back(c, p, "no launched command");
+		return fall_back(c, "no launched command");
 	if (!p->envp) {
 		if (p->lane == HEAP_LANE_PRELOAD) {
 			snprintf(c->reason, sizeof(c->reason), "--heap-lane preload: %s", p->why);
 			return PTOP__V1__PROBE_STATE__PROBE_STATE_FAILED;
 		}
-		return fall_back(c, p, p->why);
+		return fall_back(c, p->why);
 	}
 	kind = ctx->exe ? heap_preload__exe_kind(ctx->exe, why, sizeof(why)) : -ENOENT;
 	if (kind < 0 && !ctx->exe)
 		snprintf(why, sizeof(why), "the command's executable is not known");
 	if (kind != 0)
-		return fall_back(c, p, why);
+		return fall_back(c, why);
 	{
 		char d[PATH_MAX + 256];
 
@@ -736,7 +729,6 @@ static Ptop__V1__ProbeState hpl_check(struct collector *c)
 			 p->lib, (unsigned long long)heap_settings.sample_bytes);
 		put_text(c->detail, sizeof(c->detail), d);
 	}
-	c->priv = p;
 	return PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE;
 }
 
@@ -779,22 +771,25 @@ void heap_preload__lane_stop(struct collector *c)
 	hpl_stop(c);
 }
 
-/* The final stop: the lane's, and what prepare() made goes too. */
-static void hpl_stop_final(struct collector *c)
+void heap_preload__off(struct heap_preload *p)
 {
-	hpl_stop(c);
-	heap_preload__release();
+	if (!p)
+		return;
+	if (p->h)
+		__atomic_store_n(&p->h->state, PL_OFF, __ATOMIC_RELEASE);
+	p->fell_back = true;
 }
 
-static int hpl_start(struct collector *c)
+int heap_preload__start(struct collector *c)
 {
-	struct heap_preload *p = c->priv;
+	struct heap_preload *p = prepared;
 	int err;
 
 	if (!p || !p->h) {
 		snprintf(c->reason, sizeof(c->reason), "the preload lane was not prepared");
 		return -EINVAL;
 	}
+	c->priv = p;
 	p->c = c;
 	heap_preload__set_target(p, c->ctx->pid);	/* the library attaches there only */
 	p->stacks = calloc(HPL_STACK_CAP, sizeof(*p->stacks));
@@ -959,7 +954,7 @@ static int emit_drops(struct collector *c, struct heap_preload *p, const struct 
 	return err;
 }
 
-static int hpl_poll(struct collector *c, uint64_t now_ns, unsigned flags)
+int heap_preload__poll(struct collector *c, uint64_t now_ns, unsigned flags)
 {
 	struct heap_preload *p = c->priv;
 	struct rec_ctx *ctx = c->ctx;
@@ -1047,7 +1042,7 @@ out:
  * static, Go, own-malloc or set-user-ID one, the lane hands over to uprobes, which the
  * recorder attaches while it holds the new program at its exec: what the lane holds is
  * written first. */
-static int hpl_exec(struct collector *c, uint64_t now_ns)
+int heap_preload__exec(struct collector *c, uint64_t now_ns)
 {
 	struct heap_preload *p = c->priv;
 	char why[200];
@@ -1057,19 +1052,8 @@ static int hpl_exec(struct collector *c, uint64_t now_ns)
 		return 0;
 	if (heap_preload__exe_kind(c->ctx->exe, why, sizeof(why)) <= 0)
 		return 0;
-	hpl_poll(c, now_ns, 0);
+	heap_preload__poll(c, now_ns, 0);
 	hpl_stop(c);
-	return heap__start_checked(c, fall_back(c, p, why));
+	heap_preload__off(p);	/* the library does not attach in the new program */
+	return heap__start_checked(c, fall_back(c, why));
 }
-
-const struct collector_ops heap_preload_ops = {
-	.name = "heap",
-	.summary = "heap: allocations by call site, live heap, leak suspects "
-		   "(libptop-preload.so in a launched command's LD_PRELOAD)",
-	.off_by_default = HEAP_OFF_BY_DEFAULT,
-	.check = hpl_check,
-	.start = hpl_start,
-	.poll = hpl_poll,
-	.stop = hpl_stop_final,
-	.exec = hpl_exec,
-};
