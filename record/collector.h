@@ -1,15 +1,21 @@
 /* collector.h — the one interface every ptop-record collector implements.
  *
- * A collector is one file record/NAME.c (with its eBPF part in bpf/NAME.bpf.c
- * and bpf/NAME.h) that defines one `const struct collector_ops NAME_collector`
- * and is listed once in record/collectors.c. The run loop (record/record.c)
- * calls, for each collector not disabled by the user:
+ * A collector is a folder collectors/NAME/ whose record.c defines one
+ * `const struct collector_ops NAME_collector`, listed once in collectors/collectors.def
+ * (record/collectors.c builds the table from it). The recorder calls, for each collector
+ * not disabled by the user:
  *
+ *   prepare() optional, COMMAND mode only, before the command is launched: set up what
+ *             must exist before its first instruction (e.g. its environment)
  *   check()  once, before the target runs: can it run here, from which source?
  *   start()  once, if check() said ACTIVE: load/attach BPF, open /proc files
  *   poll()   once per --interval, and once more with POLL_FINAL at the end:
  *            read the interval's data and emit records through rec_emit()
  *   stop()   once, always (also after a failed start): free everything
+ *
+ * A collector's command-line options are its own (struct collector_opt, below): it
+ * declares them in a table, the recorder parses them into the collector's settings,
+ * lists them in --help and records them in the capture header.
  *
  * Every function returns 0 or -errno. On failure a collector writes a one-line
  * reason into c->reason ("needs CAP_BPF: run as root or see --caps").
@@ -25,30 +31,20 @@
 #include "proto/ptop.pb-c.h"
 
 struct capture_writer;
-struct heap_preload;
 
-/* What the recorder knows about the run; collectors only read it. */
+/* What the recorder knows about the run, what every collector needs; collectors only
+ * read it. A collector's own settings are not here: its options table fills them. */
 struct rec_ctx {
 	pid_t pid;                   /* target tgid in the root pid namespace; 0 for --caps */
 	Ptop__V1__TargetMode mode;
 	uint64_t interval_ns;        /* --interval */
-	uint64_t vma_interval_ns;    /* --vma-interval */
 	uint64_t start_ns;           /* CLOCK_MONOTONIC when recording started */
 	bool no_ebpf;                /* --no-ebpf: /proc lanes only */
 	bool caps_only;              /* --caps: check() only, nothing starts */
 	bool verbose;                /* libbpf debug output */
-	unsigned cpu_sample_hz;      /* --cpu-sample-hz: profile samples per second per CPU */
-	Ptop__V1__EmbedSymbols embed_symbols; /* --embed-symbols[=debug] */
-	uint64_t heap_sample_bytes;  /* --heap-sample-bytes: mean bytes between heap stacks; 0 all */
-	uint32_t heap_top;           /* --heap-top: sites kept per ranking */
-	uint64_t leak_age_ns;        /* --leak-age */
-	bool heap_events;            /* --heap-events */
-	uint32_t heap_lane;          /* --heap-lane: enum heap_lane (collectors/heap/record_preload.h) */
-	/* the preload lane's shared memory and environment, made before the command
-	 * forked; NULL when not prepared (--pid, heap off, --heap-lane uprobe) */
-	struct heap_preload *heap_preload;
 	/* --smaps-budget: the time smaps reads (which hold the target's mmap lock) may
-	 * take per interval, over every collector that reads them */
+	 * take per interval, over every collector that reads them (memory, vmas, cgroup
+	 * share it: record/procfs.h smaps_budget__get), so the core's */
 	uint64_t smaps_budget_ns;
 	const char *exe;             /* the launched command's executable (COMMAND mode), or NULL */
 	/* during collector_ops.exec: the new program is held (stopped before its first
@@ -71,12 +67,93 @@ enum poll_flags {
 
 struct collector;
 
+/* ------------------------------------------------------------------ options */
+
+/* The heading of --help an option is listed under. */
+enum copt_section {
+	COPT_TIMING,                 /* "Timing", after --interval */
+	COPT_COLLECTORS,             /* "Collectors", after --caps */
+};
+
+/* One command-line option of a collector, in the manner of Fluent Bit's config_map:
+ * the collector declares it, the core (record/options.c) adds it to getopt_long,
+ * resets it to its default before each parse, gives each value to PARSE, and lists it
+ * in --help. Its value lives in the collector's settings (collector_ops.settings, a
+ * static struct in the collector's record.c that its code reads), at OFFSET. */
+struct collector_opt {
+	const char *name;            /* the long option without "--": "heap-top" */
+	/* its argument as --help names it ("N", "D"); NULL: none (a flag); one that
+	 * starts with '[' is optional and given as --NAME=VALUE ("[=debug]") */
+	const char *arg;
+	/* the default, as the command line would give it: PARSE takes it before the
+	 * command line is read; NULL: the setting stays zero (a flag: off) */
+	const char *def;
+	/* its --help text: the lines after the name column, '\n' between them (the
+	 * core indents the second and later ones) */
+	const char *help;
+	enum copt_section section;   /* the --help heading */
+	/* its place under that heading: lower first; equal ones in collectors.def
+	 * order, then in table order (it keeps --help as it was before the options
+	 * moved to their collectors) */
+	unsigned order;
+	/* Write the value ARG (NULL: a flag, or an optional argument not given) into
+	 * FIELD, the setting at OFFSET in the collector's settings. 0, or -EINVAL with a
+	 * one-line message in ERR ("--NAME ..."; the recorder exits with status 2). The
+	 * copt_parse_* helpers below serve the common kinds. */
+	int (*parse)(const struct collector_opt *o, const char *arg, void *field, char *err,
+		     size_t errlen);
+	size_t offset;               /* of the setting in collector_ops.settings */
+	uint64_t min, max;           /* the limits copt_parse_uint and _duration check */
+};
+
+/* PARSE helpers (record/options.c):
+ *   copt_parse_flag      a bool set to true
+ *   copt_parse_uint      an unsigned int, a whole number from MIN to MAX ("--NAME takes a
+ *                        whole number from MIN to MAX, not 'ARG'")
+ *   copt_parse_duration  a uint64_t of ns, a duration as --interval takes it, at least
+ *                        MIN ns (MIN 1000000: "the minimum is 1ms") */
+int copt_parse_flag(const struct collector_opt *o, const char *arg, void *field, char *err,
+		    size_t errlen);
+int copt_parse_uint(const struct collector_opt *o, const char *arg, void *field, char *err,
+		    size_t errlen);
+int copt_parse_duration(const struct collector_opt *o, const char *arg, void *field, char *err,
+			size_t errlen);
+
+/* What the command line chose about a collector, for collector_ops.opts_check. */
+struct copt_choice {
+	bool runs;                   /* it runs: not --disable'd, on by default or --enable'd */
+	bool command;                /* a command is launched (-- COMMAND) */
+};
+
 struct collector_ops {
 	const char *name;            /* "cpu", "syscalls", ...: as --disable takes it */
 	const char *summary;         /* one line for --help and --caps */
 	/* Off unless --enable names it: what it costs the target is not the cheap
 	 * default (DESIGN.md). The text says why, for the probe set and --help. */
 	const char *off_by_default;
+	/* Optional: its options, ended by an entry with a NULL name, and the settings
+	 * they fill (SETTINGS_SIZE bytes, zeroed then given the defaults at each parse) */
+	const struct collector_opt *opts;
+	void *settings;
+	size_t settings_size;
+	/* Optional: check the settings against the rest of the command line once it is
+	 * parsed (not with --caps). 0, or -EINVAL with a message in ERR (exit status 2). */
+	int (*opts_check)(const struct copt_choice *ch, char *err, size_t errlen);
+	/* Optional: write the settings into their fields of the header's Options (the
+	 * wire fields are the collector's, as its payload messages are). Strings it sets
+	 * must live until the header is written (static, or in its settings). */
+	void (*header_options)(Ptop__V1__Options *o);
+	/* Optional. COMMAND mode only, for a collector not disabled, before check(): the
+	 * command is about to be launched; make what must exist before it runs its first
+	 * instruction. *ENVP is the environment it will be given (NULL: the recorder's
+	 * own); the collector may replace it with one it owns (built from *ENVP), which
+	 * must stay valid until stop(). ctx->pid is 0 until the launch: the pid is known
+	 * from check() on. What it keeps is its own (c->priv, or its file's: one
+	 * collector of a kind runs), for the later calls; stop() frees it, and is called
+	 * even when the run ends before check(). Returns 0 or
+	 * -errno (-ENOMEM ends the run: the command is not launched); a lane that cannot
+	 * be prepared is no error: check() gives the reason. */
+	int (*prepare)(struct collector *c, char *const **envp);
 	/* Decide whether the collector can run for CTX and from which source;
 	 * write the reason when it cannot. Must not change anything. Returns
 	 * PROBE_STATE_ACTIVE, _UNSUPPORTED or _FAILED. */

@@ -13,7 +13,6 @@
 #include "proto/capture.h"
 #include "proto/version.h"
 #include "record/procfs.h"
-#include "collectors/heap/record_preload.h"
 #include "record/record.h"
 
 static uint64_t clock_ns(clockid_t id)
@@ -55,7 +54,7 @@ int record_write_header(struct capture_writer *w, const struct record_header_in 
 	Ptop__V1__TargetInfo target = PTOP__V1__TARGET_INFO__INIT;
 	Ptop__V1__Probe *probes = NULL, **probe_ptrs = NULL;
 	char hostname[256] = "", boot_id[64] = "", *buf = NULL;
-	size_t cap = 0, len = 0;
+	size_t cap = 0, len = 0, i;
 	struct utsname uts;
 	uint8_t capture_id[16];
 	long v;
@@ -108,22 +107,18 @@ int record_write_header(struct capture_writer *w, const struct record_header_in 
 	options.n_argv = (size_t)o->argc;
 	options.argv = o->argv;
 	options.interval_ns = o->interval_ns;
-	options.vma_interval_ns = o->vma_interval_ns;
 	options.flush_interval_ns = o->flush_interval_ns;
 	options.duration_ns = o->duration_ns;
 	options.no_ebpf = o->no_ebpf;
-	options.cpu_sample_hz = o->cpu_sample_hz;
-	options.embed_symbols = o->embed_symbols;
-	options.heap_sample_bytes = o->heap_sample_bytes;
-	options.heap_top = o->heap_top;
-	options.leak_age_ns = o->leak_age_ns;
-	options.heap_events = o->heap_events;
 	options.smaps_budget_ns = o->smaps_budget_ns;
-	options.heap_lane = (char *)heap_lane__name(o->heap_lane);
 	options.n_disabled = o->n_disabled;
 	options.disabled = o->disabled;
 	options.n_enabled = o->n_enabled;
 	options.enabled = o->enabled;
+	/* the collectors' own options, each into its fields (collector_ops.header_options) */
+	for (i = 0; in->table && in->table[i]; i++)
+		if (in->table[i]->header_options)
+			in->table[i]->header_options(&options);
 	h.options = &options;
 
 	target.mode = t->mode;

@@ -3,13 +3,13 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-#include "collectors/heap/record_preload.h"
 #include "common/duration.h"
 #include "common/units.h"
 #include "record/record.h"
@@ -21,50 +21,37 @@ enum {
 	OPT_FORCE = 256,
 	OPT_DURATION,
 	OPT_INTERVAL,
-	OPT_VMA_INTERVAL,
 	OPT_FLUSH_INTERVAL,
 	OPT_DISABLE,
 	OPT_ENABLE,
 	OPT_NO_EBPF,
 	OPT_CAPS,
-	OPT_CPU_SAMPLE_HZ,
-	OPT_EMBED_SYMBOLS,
-	OPT_HEAP_SAMPLE_BYTES,
-	OPT_HEAP_TOP,
-	OPT_LEAK_AGE,
-	OPT_HEAP_EVENTS,
-	OPT_HEAP_LANE,
 	OPT_SMAPS_BUDGET,
 	OPT_CGROUP,
+	OPT_COLLECTOR = 1024,        /* + the index in the collectors' options (struct copts) */
 };
 
-static const struct option long_opts[] = {
+/* The core's options; the collectors' follow them in the array getopt_long reads. */
+static const struct option core_opts[] = {
 	{ "pid", required_argument, NULL, 'p' },
 	{ "cgroup", required_argument, NULL, OPT_CGROUP },
 	{ "output", required_argument, NULL, 'o' },
 	{ "force", no_argument, NULL, OPT_FORCE },
 	{ "duration", required_argument, NULL, OPT_DURATION },
 	{ "interval", required_argument, NULL, OPT_INTERVAL },
-	{ "vma-interval", required_argument, NULL, OPT_VMA_INTERVAL },
 	{ "flush-interval", required_argument, NULL, OPT_FLUSH_INTERVAL },
 	{ "disable", required_argument, NULL, OPT_DISABLE },
 	{ "enable", required_argument, NULL, OPT_ENABLE },
 	{ "no-ebpf", no_argument, NULL, OPT_NO_EBPF },
 	{ "caps", no_argument, NULL, OPT_CAPS },
-	{ "cpu-sample-hz", required_argument, NULL, OPT_CPU_SAMPLE_HZ },
-	{ "embed-symbols", optional_argument, NULL, OPT_EMBED_SYMBOLS },
-	{ "heap-sample-bytes", required_argument, NULL, OPT_HEAP_SAMPLE_BYTES },
-	{ "heap-top", required_argument, NULL, OPT_HEAP_TOP },
-	{ "leak-age", required_argument, NULL, OPT_LEAK_AGE },
-	{ "heap-events", no_argument, NULL, OPT_HEAP_EVENTS },
-	{ "heap-lane", required_argument, NULL, OPT_HEAP_LANE },
 	{ "smaps-budget", required_argument, NULL, OPT_SMAPS_BUDGET },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
-	{ NULL, 0, NULL, 0 },
 };
+
+#define N_CORE_OPTS (sizeof(core_opts) / sizeof(core_opts[0]))
 
 static void set_err(char *err, size_t errlen, const char *fmt, ...)
 {
@@ -200,77 +187,173 @@ cleanup:
 	return err_rc;
 }
 
-/* --cpu-sample-hz: a whole number from 1 to RECORD_MAX_SAMPLE_HZ. */
-static int parse_sample_hz(const char *s, unsigned *hz, char *err, size_t errlen)
-{
-	unsigned long v;
-	char *end;
+/* ------------------------------------------------------------------ collector options */
 
-	errno = 0;
-	v = strtoul(s, &end, 10);
-	if (errno || end == s || *end || s[0] == '-' || v < 1 || v > RECORD_MAX_SAMPLE_HZ) {
-		set_err(err, errlen, "--cpu-sample-hz takes a whole number from 1 to %u, not '%s'",
-			RECORD_MAX_SAMPLE_HZ, s);
-		return -EINVAL;
-	}
-	*hz = (unsigned)v;
+int copt_parse_flag(const struct collector_opt *o, const char *arg, void *field, char *err,
+		    size_t errlen)
+{
+	(void)o;
+	(void)arg;
+	(void)err;
+	(void)errlen;
+	*(bool *)field = true;
 	return 0;
 }
 
-/* --heap-sample-bytes: bytes with an optional K/M/G suffix (common/units.h), from 0 (every
- * allocation) to RECORD_MAX_HEAP_SAMPLE_BYTES. */
-static int parse_sample_bytes(const char *s, uint64_t *v, char *err, size_t errlen)
+int copt_parse_uint(const struct collector_opt *o, const char *arg, void *field, char *err,
+		    size_t errlen)
 {
-	if (!units__parse_bytes(s, RECORD_MAX_HEAP_SAMPLE_BYTES, v))
-		return 0;
-	set_err(err, errlen,
-		"--heap-sample-bytes takes a number of bytes from 0 (every allocation) to 1T, "
-		"with an optional K/M/G suffix (e.g. 512K), not '%s'",
-		s);
-	return -EINVAL;
-}
-
-/* --heap-top: a whole number from 1 to RECORD_MAX_HEAP_TOP. */
-static int parse_heap_top(const char *s, uint32_t *top, char *err, size_t errlen)
-{
-	unsigned long v;
+	unsigned long long v;
 	char *end;
 
 	errno = 0;
-	v = strtoul(s, &end, 10);
-	if (errno || end == s || *end || s[0] == '-' || v < 1 || v > RECORD_MAX_HEAP_TOP) {
-		set_err(err, errlen, "--heap-top takes a whole number from 1 to %u, not '%s'",
-			RECORD_MAX_HEAP_TOP, s);
+	v = strtoull(arg, &end, 10);
+	if (errno || end == arg || *end || arg[0] == '-' || v < o->min || v > o->max ||
+	    v > UINT_MAX) {
+		set_err(err, errlen, "--%s takes a whole number from %" PRIu64 " to %" PRIu64
+			", not '%s'", o->name, o->min, o->max, arg);
 		return -EINVAL;
 	}
-	*top = (uint32_t)v;
+	*(unsigned *)field = (unsigned)v;
 	return 0;
 }
+
+int copt_parse_duration(const struct collector_opt *o, const char *arg, void *field, char *err,
+			size_t errlen)
+{
+	char opt[64];
+
+	snprintf(opt, sizeof(opt), "--%s", o->name);
+	return parse_interval(opt, arg, o->min, field, err, errlen);
+}
+
+/* Every collector option of TABLE, in collectors.def order then table order: what
+ * getopt_long learns (LONG, after the core's), and whose it is. */
+struct copt_ref {
+	const struct collector_ops *ops;
+	const struct collector_opt *opt;
+};
+
+struct copts {
+	struct copt_ref *v;          /* owned; n */
+	size_t n;
+	struct option *longopts;     /* owned: the core's, then v's, then the end */
+};
+
+static void copts__free(struct copts *c)
+{
+	free(c->v);
+	free(c->longopts);
+	memset(c, 0, sizeof(*c));
+}
+
+static int copts__build(struct copts *c, const struct collector_ops *const *table)
+{
+	size_t i, j, n = 0;
+
+	memset(c, 0, sizeof(*c));
+	for (i = 0; table && table[i]; i++)
+		for (j = 0; table[i]->opts && table[i]->opts[j].name; j++)
+			n++;
+	c->v = calloc(n ? n : 1, sizeof(*c->v));
+	c->longopts = calloc(N_CORE_OPTS + n + 1, sizeof(*c->longopts));
+	if (!c->v || !c->longopts) {
+		copts__free(c);
+		return -ENOMEM;
+	}
+	memcpy(c->longopts, core_opts, sizeof(core_opts));
+	for (i = 0; table && table[i]; i++) {
+		for (j = 0; table[i]->opts && table[i]->opts[j].name; j++) {
+			const struct collector_opt *o = &table[i]->opts[j];
+			struct option *lo = &c->longopts[N_CORE_OPTS + c->n];
+
+			lo->name = o->name;
+			lo->has_arg = !o->arg ? no_argument :
+				      o->arg[0] == '[' ? optional_argument : required_argument;
+			lo->val = OPT_COLLECTOR + (int)c->n;
+			c->v[c->n].ops = table[i];
+			c->v[c->n].opt = o;
+			c->n++;
+		}
+	}
+	return 0;
+}
+
+static void *copt_field(const struct copt_ref *r)
+{
+	return (char *)r->ops->settings + r->opt->offset;
+}
+
+/* Every collector's settings zeroed, then its defaults parsed. 0, or -EINVAL when a
+ * default does not parse (a collector's bug, said in ERR). */
+static int copts__defaults(const struct copts *c, const struct collector_ops *const *table,
+			   char *err, size_t errlen)
+{
+	size_t i;
+	int r;
+
+	for (i = 0; table && table[i]; i++)
+		if (table[i]->settings)
+			memset(table[i]->settings, 0, table[i]->settings_size);
+	for (i = 0; i < c->n; i++) {
+		if (!c->v[i].opt->def)
+			continue;
+		r = c->v[i].opt->parse(c->v[i].opt, c->v[i].opt->def, copt_field(&c->v[i]), err,
+				       errlen);
+		if (r)
+			return r;
+	}
+	return 0;
+}
+
+static int parse_args(struct record_opts *o, int argc, char **argv,
+		      const struct collector_ops *const *table, const struct copts *co, char *err,
+		      size_t errlen);
 
 int record_opts__parse(struct record_opts *o, int argc, char **argv,
 		       const struct collector_ops *const *table, char *err, size_t errlen)
 {
-	const char *prog = "ptop-record";
-	int c, r;
+	struct copts co;
+	int r;
 
 	memset(o, 0, sizeof(*o));
 	o->interval_ns = NS_PER_SEC;
-	o->vma_interval_ns = 10 * NS_PER_SEC;
 	o->flush_interval_ns = NS_PER_SEC;
-	o->cpu_sample_hz = RECORD_DEFAULT_SAMPLE_HZ;
-	o->heap_sample_bytes = RECORD_DEFAULT_HEAP_SAMPLE_BYTES;
-	o->heap_top = RECORD_DEFAULT_HEAP_TOP;
-	o->leak_age_ns = RECORD_DEFAULT_LEAK_AGE_NS;
 	o->smaps_budget_ns = RECORD_DEFAULT_SMAPS_BUDGET_NS;
 	o->argc = argc;
 	o->argv = argv;
 	if (err && errlen)
 		err[0] = '\0';
+	if (copts__build(&co, table)) {
+		set_err(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	r = copts__defaults(&co, table, err, errlen);
+	if (!r)
+		r = parse_args(o, argc, argv, table, &co, err, errlen);
+	copts__free(&co);
+	return r;
+}
+
+static int parse_args(struct record_opts *o, int argc, char **argv,
+		      const struct collector_ops *const *table, const struct copts *co, char *err,
+		      size_t errlen)
+{
+	const char *prog = "ptop-record";
+	int c, r;
 
 	optind = 0; /* full reinitialisation, so the parser can run more than once */
 	opterr = 0;
 	/* '+': the first non-option ends the options (it starts the command) */
-	while ((c = getopt_long(argc, argv, "+:p:o:qvhV", long_opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:p:o:qvhV", co->longopts, NULL)) != -1) {
+		if (c >= OPT_COLLECTOR && (size_t)(c - OPT_COLLECTOR) < co->n) {
+			const struct copt_ref *ref = &co->v[c - OPT_COLLECTOR];
+
+			r = ref->opt->parse(ref->opt, optarg, copt_field(ref), err, errlen);
+			if (r)
+				return r;
+			continue;
+		}
 		switch (c) {
 		case 'p':
 			r = parse_pid(optarg, &o->pid, err, errlen);
@@ -306,12 +389,6 @@ int record_opts__parse(struct record_opts *o, int argc, char **argv,
 			if (r)
 				return r;
 			break;
-		case OPT_VMA_INTERVAL:
-			r = parse_interval("--vma-interval", optarg, MIN_INTERVAL_NS,
-					   &o->vma_interval_ns, err, errlen);
-			if (r)
-				return r;
-			break;
 		case OPT_FLUSH_INTERVAL:
 			r = parse_interval("--flush-interval", optarg, MIN_INTERVAL_NS,
 					   &o->flush_interval_ns, err, errlen);
@@ -335,47 +412,6 @@ int record_opts__parse(struct record_opts *o, int argc, char **argv,
 			break;
 		case OPT_CAPS:
 			o->caps = true;
-			break;
-		case OPT_CPU_SAMPLE_HZ:
-			r = parse_sample_hz(optarg, &o->cpu_sample_hz, err, errlen);
-			if (r)
-				return r;
-			break;
-		case OPT_EMBED_SYMBOLS:
-			if (!optarg) {
-				o->embed_symbols = PTOP__V1__EMBED_SYMBOLS__EMBED_SYMBOLS_SYMTAB;
-			} else if (!strcmp(optarg, "debug")) {
-				o->embed_symbols = PTOP__V1__EMBED_SYMBOLS__EMBED_SYMBOLS_DEBUG;
-			} else {
-				set_err(err, errlen,
-					"--embed-symbols takes no value or '=debug', not '%s'", optarg);
-				return -EINVAL;
-			}
-			break;
-		case OPT_HEAP_SAMPLE_BYTES:
-			r = parse_sample_bytes(optarg, &o->heap_sample_bytes, err, errlen);
-			if (r)
-				return r;
-			break;
-		case OPT_HEAP_TOP:
-			r = parse_heap_top(optarg, &o->heap_top, err, errlen);
-			if (r)
-				return r;
-			break;
-		case OPT_LEAK_AGE:
-			r = parse_interval("--leak-age", optarg, 1, &o->leak_age_ns, err, errlen);
-			if (r)
-				return r;
-			break;
-		case OPT_HEAP_EVENTS:
-			o->heap_events = true;
-			break;
-		case OPT_HEAP_LANE:
-			if (heap_lane__parse(optarg, &o->heap_lane)) {
-				set_err(err, errlen,
-					"--heap-lane takes auto, uprobe or preload, not '%s'", optarg);
-				return -EINVAL;
-			}
 			break;
 		case OPT_SMAPS_BUDGET:
 			r = parse_interval("--smaps-budget", optarg, 1, &o->smaps_budget_ns, err,
@@ -440,19 +476,17 @@ int record_opts__parse(struct record_opts *o, int argc, char **argv,
 			prog);
 		return -EINVAL;
 	}
-	if (o->heap_lane == HEAP_LANE_PRELOAD &&
-	    (!record_opts__enabled(o, "heap") || record_opts__disabled(o, "heap"))) {
-		set_err(err, errlen,
-			"--heap-lane preload chooses how the heap collector runs, which is off: "
-			"add --enable heap");
-		return -EINVAL;
-	}
-	if (o->heap_lane == HEAP_LANE_PRELOAD && !o->cmd) {
-		set_err(err, errlen,
-			"--heap-lane preload needs a command that ptop-record starts (-- COMMAND): "
-			"the library goes into its LD_PRELOAD before it runs, which a running "
-			"process cannot take; use --heap-lane uprobe (or auto) with --pid");
-		return -EINVAL;
+	for (size_t i = 0; table && table[i]; i++) {
+		struct copt_choice ch = {
+			.runs = record_opts__runs(o, table[i]),
+			.command = o->cmd != NULL,
+		};
+
+		if (table[i]->opts_check) {
+			r = table[i]->opts_check(&ch, err, errlen);
+			if (r)
+				return r;
+		}
 	}
 	for (size_t i = 0; i < o->n_enabled; i++) {
 		if (record_opts__disabled(o, o->enabled[i])) {
@@ -465,9 +499,7 @@ int record_opts__parse(struct record_opts *o, int argc, char **argv,
 		size_t runs = 0;
 
 		for (size_t i = 0; table[i]; i++)
-			runs += !record_opts__disabled(o, table[i]->name) &&
-				(!table[i]->off_by_default ||
-				 record_opts__enabled(o, table[i]->name));
+			runs += record_opts__runs(o, table[i]);
 		if (!runs) {
 			set_err(err, errlen, "--disable switches off every collector: nothing to record");
 			return -EINVAL;
@@ -504,6 +536,71 @@ bool record_opts__enabled(const struct record_opts *o, const char *name)
 	return in_list(o->enabled, o->n_enabled, name);
 }
 
+bool record_opts__runs(const struct record_opts *o, const struct collector_ops *ops)
+{
+	return !record_opts__disabled(o, ops->name) &&
+	       (!ops->off_by_default || record_opts__enabled(o, ops->name));
+}
+
+#define HELP_COL 26 /* where the text of an option starts in --help */
+
+/* One collector option in --help: "      --NAME ARG", its text from column HELP_COL
+ * (on the next line when the name leaves less than two spaces), each further line of
+ * its text indented to that column. */
+static void copt_usage_one(FILE *f, const struct collector_opt *o)
+{
+	const char *h = o->help ? o->help : "", *nl;
+	int w;
+
+	w = fprintf(f, "      --%s%s%s", o->name, o->arg && o->arg[0] != '[' ? " " : "",
+		    o->arg ? o->arg : "");
+	if (w > HELP_COL - 2)
+		fprintf(f, "\n%*s", HELP_COL, "");
+	else
+		fprintf(f, "%*s", HELP_COL - w, "");
+	for (;;) {
+		nl = strchr(h, '\n');
+		if (!nl) {
+			fprintf(f, "%s\n", h);
+			break;
+		}
+		fprintf(f, "%.*s\n%*s", (int)(nl - h), h, HELP_COL, "");
+		h = nl + 1;
+	}
+}
+
+/* The collectors' options listed under heading SECTION, by their order, then
+ * collectors.def order, then table order. */
+static void copt_usage(FILE *f, const struct collector_ops *const *table,
+		       enum copt_section section)
+{
+	unsigned cur = 0, next;
+	bool more = true;
+	size_t i, j;
+
+	/* one pass per order value, lowest first: the lists are a handful long */
+	while (more) {
+		more = false;
+		next = UINT_MAX;
+		for (i = 0; table && table[i]; i++) {
+			for (j = 0; table[i]->opts && table[i]->opts[j].name; j++) {
+				const struct collector_opt *o = &table[i]->opts[j];
+
+				if (o->section != section)
+					continue;
+				if (o->order == cur)
+					copt_usage_one(f, o);
+				else if (o->order > cur && o->order < next)
+					next = o->order;
+			}
+		}
+		if (next != UINT_MAX) {
+			cur = next;
+			more = true;
+		}
+	}
+}
+
 void record_usage(FILE *f, const struct collector_ops *const *table)
 {
 	size_t i;
@@ -535,9 +632,10 @@ void record_usage(FILE *f, const struct collector_ops *const *table)
 	      "Timing (D is a duration: 500ms, 2s, 1.5m, 1h; a bare number is seconds):\n"
 	      "      --duration D        stop after D (default: when the target exits or on\n"
 	      "                          SIGINT/SIGTERM)\n"
-	      "      --interval D        snapshot period (default 1s)\n"
-	      "      --vma-interval D    period of the full VMA list (default 10s)\n"
-	      "      --smaps-budget D    time the smaps reads may take per interval; reads\n"
+	      "      --interval D        snapshot period (default 1s)\n",
+	      f);
+	copt_usage(f, table, COPT_TIMING);
+	fputs("      --smaps-budget D    time the smaps reads may take per interval; reads\n"
 	      "                          beyond it are skipped and marked (default 150ms)\n"
 	      "\n"
 	      "Collectors:\n"
@@ -547,31 +645,10 @@ void record_usage(FILE *f, const struct collector_ops *const *table)
 	      "                          the list of collectors below)\n"
 	      "      --no-ebpf           /proc lanes only (no eBPF programs are loaded)\n"
 	      "      --caps              print which collectors can run here and why not,\n"
-	      "                          then exit\n"
-	      "      --cpu-sample-hz N   CPU profile samples per second per CPU (default 99,\n"
-	      "                          1 to 10000)\n"
-	      "      --embed-symbols[=debug]\n"
-	      "                          copy each mapped module's symbol tables (and with\n"
-	      "                          =debug its DWARF) into the capture, so frames are\n"
-	      "                          named after the binaries are gone\n"
-	      "      --heap-sample-bytes N\n"
-	      "                          heap: take a call stack once per N bytes allocated on\n"
-	      "                          average (randomized; default 512K; 0: every\n"
-	      "                          allocation, exact per site). Totals are always exact\n"
-	      "      --heap-top N        heap: call sites kept per interval by each of live\n"
-	      "                          bytes, bytes and count allocated (default 64)\n"
-	      "      --leak-age D        heap: live allocations older than D are leak\n"
-	      "                          suspects (default 30s)\n"
-	      "      --heap-events       heap: also write every sampled allocation and free\n"
-	      "      --heap-lane L       heap: auto (default), uprobe or preload. preload puts\n"
-	      "                          libptop-preload.so into a launched command's\n"
-	      "                          LD_PRELOAD (far cheaper than uprobes; static and Go\n"
-	      "                          executables fall back to uprobes); auto is preload\n"
-	      "                          for launched commands, uprobes for --pid. heap and\n"
-	      "                          goalloc follow the target's exec (a wrapper such as\n"
-	      "                          sh -c 'exec PROG' or env): see FOLLOWING EXEC in\n"
-	      "                          ptop-record(1)\n"
-	      "\n"
+	      "                          then exit\n",
+	      f);
+	copt_usage(f, table, COPT_COLLECTORS);
+	fputs("\n"
 	      "Other:\n"
 	      "  -q, --quiet             print only errors\n"
 	      "  -v, --verbose           libbpf debug output\n"

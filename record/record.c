@@ -22,7 +22,6 @@
 #include "proto/version.h"
 #include "record/bpf_util.h"
 #include "record/exec_watch.h"
-#include "collectors/heap/record_preload.h"
 #include "record/output.h"
 #include "record/procfs.h"
 #include "record/record.h"
@@ -127,14 +126,6 @@ static void rec_ctx_from_opts(struct rec_ctx *ctx, const struct record_opts *o)
 	ctx->no_ebpf = o->no_ebpf;
 	ctx->verbose = o->verbose;
 	ctx->interval_ns = o->interval_ns;
-	ctx->vma_interval_ns = o->vma_interval_ns;
-	ctx->cpu_sample_hz = o->cpu_sample_hz;
-	ctx->embed_symbols = o->embed_symbols;
-	ctx->heap_sample_bytes = o->heap_sample_bytes;
-	ctx->heap_top = o->heap_top;
-	ctx->leak_age_ns = o->leak_age_ns;
-	ctx->heap_events = o->heap_events;
-	ctx->heap_lane = o->heap_lane;
 	ctx->smaps_budget_ns = o->smaps_budget_ns;
 }
 
@@ -166,6 +157,27 @@ static size_t collectors_init(struct collector *cs, struct rec_ctx *ctx,
 static bool collector_runs(const struct collector *c)
 {
 	return c->state != PTOP__V1__PROBE_STATE__PROBE_STATE_DISABLED;
+}
+
+/* COMMAND mode, before the launch: prepare() every collector that runs and has one, each
+ * given the environment the ones before it made (*ENVP, NULL: the recorder's own). Sets
+ * *PREPARED to how many of CS were reached (their stop() is due even if the run ends
+ * before check()). 0 or the first -errno. */
+static int collectors_prepare(struct collector *cs, size_t n, char *const **envp,
+			      size_t *prepared)
+{
+	size_t i;
+	int err;
+
+	for (i = 0; i < n; i++) {
+		*prepared = i + 1;
+		if (!collector_runs(&cs[i]) || !cs[i].ops->prepare)
+			continue;
+		err = cs[i].ops->prepare(&cs[i], envp);
+		if (err)
+			return err;
+	}
+	return 0;
 }
 
 /* check() every collector that is not disabled; then start() the active ones
@@ -778,12 +790,11 @@ int record_main(int argc, char **argv)
 	struct capture_writer_opts wopts = { 0 };
 	struct capture_writer *w = NULL;
 	struct run run = { 0 };
-	struct heap_preload *hpre = NULL;
 	struct record_output out;
 	sigset_t sigs;
 	char err[2048], path[PATH_MAX], summary[4096];
-	size_t n = 0, i;
-	bool started = false;
+	size_t n = 0, n_prepared = 0, i;
+	bool started = false, checked = false;
 	int sfd = -1, status = RECORD_EXIT_OK, rc;
 
 	record_output__init(&out);
@@ -855,18 +866,18 @@ int record_main(int argc, char **argv)
 	else if (o.pid)
 		rc = target__open_pid(&t, o.pid, err, sizeof(err));
 	else {
-		/* the heap's preload lane: its shared memory and the command's environment
-		 * exist before the fork (collectors/heap/record_preload.h) */
-		if (!record_opts__disabled(&o, "heap") && record_opts__enabled(&o, "heap") &&
-		    o.heap_lane != HEAP_LANE_UPROBE &&
-		    heap_preload__prepare(o.heap_lane, o.heap_sample_bytes, &hpre)) {
-			errmsg("out of memory");
+		/* what must exist before the command runs (the heap's preload lane: its
+		 * shared memory, the command's LD_PRELOAD): the collectors' prepare() */
+		char *const *envp = NULL;
+
+		n = collectors_init(cs, &ctx, &o);
+		rc = collectors_prepare(cs, n, &envp, &n_prepared);
+		if (rc) {
+			errmsg("%s", rc == -ENOMEM ? "out of memory" : strerror(-rc));
 			status = RECORD_EXIT_RUNTIME;
 			goto cleanup;
 		}
-		rc = target__launch_env(&t, o.cmd, heap_preload__envp(hpre), err, sizeof(err));
-		if (!rc)
-			heap_preload__set_target(hpre, t.pid);
+		rc = target__launch_env(&t, o.cmd, envp, err, sizeof(err));
 	}
 	if (rc) {
 		errmsg("%s", err);
@@ -912,7 +923,6 @@ int record_main(int argc, char **argv)
 	ctx.mode = t.mode;
 	rec_ctx_from_opts(&ctx, &o);
 	ctx.exe = t.exe[0] ? t.exe : NULL;
-	ctx.heap_preload = hpre;
 	if (t.mode == PTOP__V1__TARGET_MODE__TARGET_MODE_CGROUP) {
 		ctx.cgroup_id = t.cgroup_id;
 		ctx.cgroup_level = t.cgroup_level;
@@ -920,7 +930,9 @@ int record_main(int argc, char **argv)
 		ctx.cgroup_dir = t.cgroup_dir;
 	}
 	ctx.start_ns = rec_now_ns();
-	n = collectors_init(cs, &ctx, &o);
+	if (!n_prepared)
+		n = collectors_init(cs, &ctx, &o);
+	checked = true;
 	collectors_check_start(cs, n, false);
 	if (t.mode != PTOP__V1__TARGET_MODE__TARGET_MODE_CGROUP && any_follows_exec(cs, n)) {
 		unsigned fl = (o.no_ebpf ? 0 : EXEC_WATCH_BPF) | (o.verbose ? EXEC_WATCH_VERBOSE : 0) |
@@ -955,6 +967,7 @@ int record_main(int argc, char **argv)
 			.target = &t,
 			.collectors = cs,
 			.n_collectors = n,
+			.table = collector_table,
 			.start_monotonic_ns = &run.start_mono,
 			.start_realtime_ns = &run.start_real,
 		};
@@ -1014,8 +1027,14 @@ int record_main(int argc, char **argv)
 
 cleanup:
 	if (!started) {
-		/* the recording never started: nothing of it stays behind */
-		collectors_stop(cs, n);
+		/* the recording never started: nothing of it stays behind (before check(),
+		 * only the collectors prepare() reached are due a stop()) */
+		if (checked)
+			collectors_stop(cs, n);
+		else
+			for (i = 0; i < n_prepared; i++)
+				if (collector_runs(&cs[i]) && cs[i].ops->prepare)
+					cs[i].ops->stop(&cs[i]);
 		if (w)
 			capture_writer__abort(w);
 		record_output__discard(&out);
@@ -1024,7 +1043,6 @@ cleanup:
 	record_output__close(&out);
 	exec_watch__free(run.ew);
 	target__free(&t);
-	heap_preload__free(hpre);
 	drop_totals__free(&g.drops);
 	record_opts__free(&o);
 	if (sfd >= 0)

@@ -41,13 +41,9 @@
 
 /* ------------------------------------------------------------------ options */
 
-#define RECORD_DEFAULT_SAMPLE_HZ 99
-#define RECORD_MAX_SAMPLE_HZ 10000
-#define RECORD_DEFAULT_HEAP_SAMPLE_BYTES (512u * 1024)
-#define RECORD_MAX_HEAP_SAMPLE_BYTES (1ull << 40)
-#define RECORD_DEFAULT_HEAP_TOP 64
-#define RECORD_MAX_HEAP_TOP 100000
-#define RECORD_DEFAULT_LEAK_AGE_NS (30ull * 1000000000ull)
+/* The core's options. A collector's own (--cpu-sample-hz, --heap-*, --vma-interval,
+ * --embed-symbols...) are in its table (record/collector.h, struct collector_opt), parsed
+ * into its settings by record_opts__parse. */
 #define RECORD_DEFAULT_SMAPS_BUDGET_NS (150ull * 1000000ull)
 
 struct record_opts {
@@ -65,15 +61,7 @@ struct record_opts {
 	bool version;                /* --version */
 	uint64_t duration_ns;        /* --duration; 0: until the target exits or a signal */
 	uint64_t interval_ns;        /* --interval, default 1 s */
-	uint64_t vma_interval_ns;    /* --vma-interval, default 10 s */
 	uint64_t flush_interval_ns;  /* --flush-interval, default 1 s */
-	unsigned cpu_sample_hz;      /* --cpu-sample-hz, default 99 */
-	Ptop__V1__EmbedSymbols embed_symbols; /* --embed-symbols[=debug], default none */
-	uint64_t heap_sample_bytes;  /* --heap-sample-bytes, default 512 KiB; 0: every allocation */
-	uint32_t heap_top;           /* --heap-top, default 64 */
-	uint64_t leak_age_ns;        /* --leak-age, default 30 s */
-	bool heap_events;            /* --heap-events */
-	uint32_t heap_lane;          /* --heap-lane: enum heap_lane (collectors/heap/record_preload.h) */
 	uint64_t smaps_budget_ns;    /* --smaps-budget, default 150 ms */
 	char **disabled;             /* --disable names (each checked), owned; n_disabled */
 	size_t n_disabled;
@@ -85,7 +73,9 @@ struct record_opts {
 
 /* Parse the command line into O (which it zeroes first and fills with
  * defaults). TABLE is the NULL-terminated collector table: --disable names are
- * checked against it. Returns 0, or -EINVAL on a usage error with a one-line
+ * checked against it, and its collectors' options (collector_ops.opts) are parsed
+ * into their settings, which are first reset to their defaults; each collector's
+ * opts_check then sees the result. Returns 0, or -EINVAL on a usage error with a one-line
  * message (no "ptop-record:" prefix, no newline) in ERR. --help and --version
  * only set o->help / o->version and skip the target checks. On success and on
  * failure the caller frees O with record_opts__free(). */
@@ -101,7 +91,12 @@ bool record_opts__disabled(const struct record_opts *o, const char *name);
 /* Whether --enable named collector NAME (one that is off by default). */
 bool record_opts__enabled(const struct record_opts *o, const char *name);
 
-/* Print the --help text to F, listing the collectors of TABLE. */
+/* Whether collector OPS runs by the command line: not --disable'd, and on by default
+ * or --enable'd. */
+bool record_opts__runs(const struct record_opts *o, const struct collector_ops *ops);
+
+/* Print the --help text to F, listing the collectors of TABLE and their options
+ * (each under its heading, struct collector_opt). */
 void record_usage(FILE *f, const struct collector_ops *const *table);
 
 /* The default output name "ptop-<comm>-<pid>-<YYYYmmdd-HHMMSS>.ptop" for WHEN
@@ -259,6 +254,8 @@ struct record_header_in {
 	const struct record_target *target;
 	const struct collector *collectors;
 	size_t n_collectors;
+	/* the collector table whose settings Options records (header_options); NULL: none */
+	const struct collector_ops *const *table;
 	uint64_t *start_monotonic_ns;  /* out: the monotonic clock in Clocks */
 	uint64_t *start_realtime_ns;   /* out: the realtime clock in Clocks */
 };

@@ -18,6 +18,7 @@
 
 #include "record/collector.h"
 #include "record/procfs.h"
+#include "collectors/vmas/record.h"
 #include "tests/rec_double.h"
 
 #define MS 1000000ull
@@ -198,13 +199,14 @@ static void poll_pair(struct collector *mem, struct collector *vm, uint64_t t0, 
  * final VMA snapshot counts the skipped walks. */
 static void test_06_collectors_skip(void **state)
 {
-	struct rec_ctx ctx = {.interval_ns = S, .vma_interval_ns = 2 * S, .smaps_budget_ns = 1};
+	struct rec_ctx ctx = {.interval_ns = S, .smaps_budget_ns = 1};
 	struct collector mem, vm;
 	Ptop__V1__Event *ev;
 	pid_t kid;
 	int i;
 
 	(void)state;
+	vmas_settings.interval_ns = 2 * S; /* --vma-interval */
 	kid = start_pair(&ctx, &mem, &vm);
 	assert_non_null(strstr(mem.detail, "smaps budget"));
 	poll_pair(&mem, &vm, 100 * S, 7); /* 100 s ... 106 s, then the final poll */
@@ -265,13 +267,14 @@ static void test_06_collectors_skip(void **state)
  * long its smaps reads took. */
 static void test_07_collectors_within_budget(void **state)
 {
-	struct rec_ctx ctx = {.interval_ns = S, .vma_interval_ns = S, .smaps_budget_ns = S};
+	struct rec_ctx ctx = {.interval_ns = S, .smaps_budget_ns = S};
 	struct collector mem, vm;
 	Ptop__V1__Event *ev;
 	pid_t kid;
 	int i;
 
 	(void)state;
+	vmas_settings.interval_ns = S; /* --vma-interval */
 	kid = start_pair(&ctx, &mem, &vm);
 	poll_pair(&mem, &vm, 10 * S, 4);
 	memory_collector.stop(&mem);

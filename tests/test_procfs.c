@@ -23,6 +23,7 @@
 
 #include "record/collector.h"
 #include "record/procfs.h"
+#include "collectors/vmas/record.h"
 
 /* ---------------------------------------------------------------- helpers */
 
@@ -1192,7 +1193,7 @@ static void test_23_memory_collector(void **state)
 
 static void test_24_vmas_collector(void **state)
 {
-	struct rec_ctx ctx = { .interval_ns = 1000000000ull, .vma_interval_ns = 10000000000ull };
+	struct rec_ctx ctx = { .interval_ns = 1000000000ull };
 	const uint64_t s = 1000000000ull;
 	const Ptop__V1__VmaSnapshot *v;
 	const Ptop__V1__Vma *region = NULL;
@@ -1201,6 +1202,7 @@ static void test_24_vmas_collector(void **state)
 	struct kid k;
 
 	(void)state;
+	vmas_settings.interval_ns = 10 * s; /* --vma-interval */
 	reset_emits();
 	kid_start(&k);
 	ctx.pid = k.pid;
@@ -1256,6 +1258,7 @@ static void test_24_vmas_collector(void **state)
 	assert_int_equal(n_drops, 0);
 	vmas_collector.stop(&c);
 	reset_emits();
+	vmas_settings.interval_ns = 0; /* as the other tests have it */
 }
 
 static void test_25_proccontext_collector(void **state)

@@ -25,6 +25,9 @@
 #include "proto/names.h"
 #include "record/output.h"
 #include "record/record.h"
+#include "collectors/cpuprof/record.h"
+#include "collectors/mappings/record.h"
+#include "collectors/vmas/record.h"
 #include "symbol/buildid.h"
 #include "tests/tmpdir.h"
 
@@ -51,6 +54,12 @@ static int parse(struct record_opts *o, char *err, int argc, char **argv)
 static int rec_duration(const char *s, uint64_t *v)
 {
 	return duration__parse(s, UINT64_MAX, DURATION_NONZERO, v);
+}
+
+/* With the recorder's own collectors: their options (--vma-interval, --cpu-sample-hz...). */
+static int parse_real(struct record_opts *o, char *err, int argc, char **argv)
+{
+	return record_opts__parse(o, argc, argv, collector_table, err, 256);
 }
 
 static void test_01_duration_units(void **state)
@@ -106,24 +115,24 @@ static void test_03_parse_pid_defaults(void **state)
 	char err[256];
 
 	(void)state;
-	assert_int_equal(parse(&o, err, ARGC("ptop-record", "--pid", "1234"),
-			       ARGV("ptop-record", "--pid", "1234")),
+	assert_int_equal(parse_real(&o, err, ARGC("ptop-record", "--pid", "1234"),
+				    ARGV("ptop-record", "--pid", "1234")),
 			 0);
 	assert_int_equal(o.pid, 1234);
 	assert_null(o.cmd);
 	assert_null(o.output);
 	assert_true(o.interval_ns == SEC);
-	assert_true(o.vma_interval_ns == 10 * SEC);
+	assert_true(vmas_settings.interval_ns == 10 * SEC);
 	assert_true(o.flush_interval_ns == SEC);
 	assert_true(o.duration_ns == 0);
 	assert_false(o.force || o.no_ebpf || o.caps || o.quiet || o.verbose || o.help);
-	assert_int_equal(o.cpu_sample_hz, 99);
-	assert_int_equal(o.embed_symbols, PTOP__V1__EMBED_SYMBOLS__EMBED_SYMBOLS_NONE);
+	assert_int_equal(cpuprof_settings.sample_hz, 99);
+	assert_int_equal(mappings_settings.embed, PTOP__V1__EMBED_SYMBOLS__EMBED_SYMBOLS_NONE);
 	assert_int_equal(o.argc, 3);
 	assert_string_equal(o.argv[1], "--pid");
 	record_opts__free(&o);
 
-	assert_int_equal(parse(&o, err,
+	assert_int_equal(parse_real(&o, err,
 			       ARGC("ptop-record", "-p", "7", "-o", "x.ptop", "--force",
 				    "--duration", "1m", "--interval", "500ms", "--vma-interval",
 				    "2s", "--flush-interval", "250ms", "--no-ebpf", "-q", "-v"),
@@ -136,7 +145,7 @@ static void test_03_parse_pid_defaults(void **state)
 	assert_true(o.force && o.no_ebpf && o.quiet && o.verbose);
 	assert_true(o.duration_ns == 60 * SEC);
 	assert_true(o.interval_ns == 500 * MS);
-	assert_true(o.vma_interval_ns == 2 * SEC);
+	assert_true(vmas_settings.interval_ns == 2 * SEC);
 	assert_true(o.flush_interval_ns == 250 * MS);
 	record_opts__free(&o);
 
@@ -149,18 +158,20 @@ static void test_03_parse_pid_defaults(void **state)
 	record_opts__free(&o);
 
 	/* the profile rate and symbol embedding */
-	assert_int_equal(parse(&o, err, ARGC("ptop-record", "--pid=9", "--cpu-sample-hz", "997",
-					     "--embed-symbols"),
+	assert_int_equal(parse_real(&o, err,
+				    ARGC("ptop-record", "--pid=9", "--cpu-sample-hz", "997",
+					 "--embed-symbols"),
 			       ARGV("ptop-record", "--pid=9", "--cpu-sample-hz", "997",
 				    "--embed-symbols")),
 			 0);
-	assert_int_equal(o.cpu_sample_hz, 997);
-	assert_int_equal(o.embed_symbols, PTOP__V1__EMBED_SYMBOLS__EMBED_SYMBOLS_SYMTAB);
+	assert_int_equal(cpuprof_settings.sample_hz, 997);
+	assert_int_equal(mappings_settings.embed, PTOP__V1__EMBED_SYMBOLS__EMBED_SYMBOLS_SYMTAB);
 	record_opts__free(&o);
-	assert_int_equal(parse(&o, err, ARGC("ptop-record", "--pid=9", "--embed-symbols=debug"),
+	assert_int_equal(parse_real(&o, err,
+				    ARGC("ptop-record", "--pid=9", "--embed-symbols=debug"),
 			       ARGV("ptop-record", "--pid=9", "--embed-symbols=debug")),
 			 0);
-	assert_int_equal(o.embed_symbols, PTOP__V1__EMBED_SYMBOLS__EMBED_SYMBOLS_DEBUG);
+	assert_int_equal(mappings_settings.embed, PTOP__V1__EMBED_SYMBOLS__EMBED_SYMBOLS_DEBUG);
 	record_opts__free(&o);
 }
 
@@ -200,12 +211,13 @@ static void test_04_parse_command(void **state)
 	record_opts__free(&o);
 }
 
-/* Expect a usage error whose message contains NEEDLE. */
-static void expect_usage(const char *needle, int argc, char **argv)
+/* Expect a usage error whose message contains NEEDLE, from the options of TBL. */
+static void expect_usage_in(const struct collector_ops *const *tbl, const char *needle, int argc,
+			    char **argv)
 {
 	struct record_opts o;
 	char err[256] = "";
-	int r = parse(&o, err, argc, argv);
+	int r = record_opts__parse(&o, argc, argv, tbl, err, sizeof(err));
 
 	record_opts__free(&o);
 	if (r != -EINVAL)
@@ -213,6 +225,18 @@ static void expect_usage(const char *needle, int argc, char **argv)
 	if (!strstr(err, needle))
 		fail_msg("message '%s' lacks '%s'", err, needle);
 	assert_null(strchr(err, '\n'));
+}
+
+/* With our own collector table. */
+static void expect_usage(const char *needle, int argc, char **argv)
+{
+	expect_usage_in(table, needle, argc, argv);
+}
+
+/* With the recorder's collectors: their options. */
+static void expect_usage_real(const char *needle, int argc, char **argv)
+{
+	expect_usage_in(collector_table, needle, argc, argv);
 }
 
 static void test_05_parse_errors(void **state)
@@ -260,14 +284,16 @@ static void test_05_parse_errors(void **state)
 		     ARGV("ptop-record", "--caps", "--pid", "1"));
 	expect_usage("file name", ARGC("ptop-record", "-o", "", "--pid", "1"),
 		     ARGV("ptop-record", "-o", "", "--pid", "1"));
-	expect_usage("from 1 to 10000", ARGC("ptop-record", "--pid", "1", "--cpu-sample-hz", "0"),
+	expect_usage_real("from 1 to 10000",
+			  ARGC("ptop-record", "--pid", "1", "--cpu-sample-hz", "0"),
 		     ARGV("ptop-record", "--pid", "1", "--cpu-sample-hz", "0"));
-	expect_usage("from 1 to 10000",
+	expect_usage_real("from 1 to 10000",
 		     ARGC("ptop-record", "--pid", "1", "--cpu-sample-hz", "10001"),
 		     ARGV("ptop-record", "--pid", "1", "--cpu-sample-hz", "10001"));
-	expect_usage("from 1 to 10000", ARGC("ptop-record", "--pid", "1", "--cpu-sample-hz", "9x"),
+	expect_usage_real("from 1 to 10000",
+			  ARGC("ptop-record", "--pid", "1", "--cpu-sample-hz", "9x"),
 		     ARGV("ptop-record", "--pid", "1", "--cpu-sample-hz", "9x"));
-	expect_usage("'=debug'", ARGC("ptop-record", "--pid", "1", "--embed-symbols=all"),
+	expect_usage_real("'=debug'", ARGC("ptop-record", "--pid", "1", "--embed-symbols=all"),
 		     ARGV("ptop-record", "--pid", "1", "--embed-symbols=all"));
 }
 
@@ -1016,6 +1042,262 @@ static void test_23_output_refusals(void **state)
 	assert_int_equal(entries(), 0);
 }
 
+/* ------------------------------------------------------------------ option tables */
+
+/* A collector of our own with an option of each kind, to test the core that reads the
+ * tables (record/options.c): parse, defaults, --help, errors. */
+struct toy_settings {
+	unsigned count;
+	uint64_t every_ns;
+	bool loud;
+	int mode;
+};
+static struct toy_settings toy;
+
+static int parse_mode(const struct collector_opt *o, const char *arg, void *field, char *err,
+		      size_t errlen)
+{
+	if (!arg || !strcmp(arg, "fast")) {
+		*(int *)field = arg ? 2 : 1;
+		return 0;
+	}
+	snprintf(err, errlen, "--%s takes no value or '=fast', not '%s'", o->name, arg);
+	return -EINVAL;
+}
+
+static const struct collector_opt toy_opts[] = {
+	{ .name = "toy-every", .arg = "D", .def = "2s", .help = "toy: period (default 2s)",
+	  .section = COPT_TIMING, .parse = copt_parse_duration,
+	  .offset = offsetof(struct toy_settings, every_ns), .min = 1000000 },
+	{ .name = "toy-count", .arg = "N", .def = "7",
+	  .help = "toy: how many, a long text that goes on\nto a second line",
+	  .section = COPT_COLLECTORS, .order = 20, .parse = copt_parse_uint,
+	  .offset = offsetof(struct toy_settings, count), .min = 3, .max = 9 },
+	{ .name = "toy-loud", .help = "toy: say more", .section = COPT_COLLECTORS, .order = 20,
+	  .parse = copt_parse_flag, .offset = offsetof(struct toy_settings, loud) },
+	{ .name = "toy-mode-with-a-long-name", .arg = "[=fast]", .help = "toy: the mode",
+	  .section = COPT_COLLECTORS, .order = 10, .parse = parse_mode,
+	  .offset = offsetof(struct toy_settings, mode) },
+	{ .name = NULL },
+};
+
+static int toy_checks;
+
+static int toy_opts_check(const struct copt_choice *ch, char *err, size_t errlen)
+{
+	toy_checks++;
+	if (toy.loud && !ch->command) {
+		snprintf(err, errlen, "--toy-loud needs a command (runs %d)", ch->runs);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static void toy_header(Ptop__V1__Options *o)
+{
+	o->heap_top = toy.count;
+}
+
+static const struct collector_ops t_toy = {
+	.name = "toy", .summary = "a toy", .opts = toy_opts, .settings = &toy,
+	.settings_size = sizeof(toy), .opts_check = toy_opts_check, .header_options = toy_header,
+};
+static const struct collector_ops *const toy_table[] = { &t_cpu, &t_toy, NULL };
+
+static int parse_toy(struct record_opts *o, char *err, int argc, char **argv)
+{
+	return record_opts__parse(o, argc, argv, toy_table, err, 256);
+}
+
+static void test_24_option_table_parse(void **state)
+{
+	struct record_opts o;
+	char err[256];
+
+	(void)state;
+	/* defaults, parsed from their text; a flag and an optional argument stay zero */
+	memset(&toy, 0xa5, sizeof(toy));
+	assert_int_equal(parse_toy(&o, err, ARGC("ptop-record", "--pid", "1"),
+				   ARGV("ptop-record", "--pid", "1")), 0);
+	assert_int_equal(toy.count, 7);
+	assert_true(toy.every_ns == 2 * SEC);
+	assert_false(toy.loud);
+	assert_int_equal(toy.mode, 0);
+	record_opts__free(&o);
+
+	/* values, the forms getopt_long takes, mixed with the core's options */
+	toy_checks = 0;
+	assert_int_equal(parse_toy(&o, err,
+				   ARGC("ptop-record", "--toy-count", "9", "-q", "--toy-every=5ms",
+					"--toy-loud", "--toy-mode-with-a-long-name", "--", "true"),
+				   ARGV("ptop-record", "--toy-count", "9", "-q", "--toy-every=5ms",
+					"--toy-loud", "--toy-mode-with-a-long-name", "--", "true")),
+			 0);
+	assert_int_equal(toy_checks, 1);
+	assert_true(o.quiet);
+	assert_non_null(o.cmd);
+	assert_int_equal(toy.count, 9);
+	assert_true(toy.every_ns == 5 * MS);
+	assert_true(toy.loud);
+	assert_int_equal(toy.mode, 1);
+	record_opts__free(&o);
+	assert_int_equal(parse_toy(&o, err, ARGC("ptop-record", "--toy-mode-with-a-long-name=fast",
+						 "--toy-count=3", "--pid", "1"),
+				   ARGV("ptop-record", "--toy-mode-with-a-long-name=fast",
+					"--toy-count=3", "--pid", "1")),
+			 0);
+	assert_int_equal(toy.mode, 2);
+	assert_int_equal(toy.count, 3);
+	assert_false(toy.loud); /* back to its default at each parse */
+	record_opts__free(&o);
+
+	/* the header: the collector fills its own fields */
+	{
+		Ptop__V1__Options opt = PTOP__V1__OPTIONS__INIT;
+
+		t_toy.header_options(&opt);
+		assert_int_equal(opt.heap_top, 3);
+	}
+}
+
+static void test_25_option_table_errors(void **state)
+{
+	static const struct {
+		const char *argv[5];
+		const char *msg;
+	} bad[] = {
+#define C(...) { __VA_ARGS__, "--pid", "1" }
+		{ C("--toy-count", "2"), "--toy-count takes a whole number from 3 to 9, not '2'" },
+		{ C("--toy-count", "10"),
+		  "--toy-count takes a whole number from 3 to 9, not '10'" },
+		{ C("--toy-count", "-5"),
+		  "--toy-count takes a whole number from 3 to 9, not '-5'" },
+		{ C("--toy-count", "4x"),
+		  "--toy-count takes a whole number from 3 to 9, not '4x'" },
+		{ C("--toy-count", ""), "--toy-count takes a whole number from 3 to 9, not ''" },
+		{ C("--toy-count", "18446744073709551621"),
+		  "--toy-count takes a whole number from 3 to 9, not '18446744073709551621'" },
+		{ C("--toy-every", "1us"), "--toy-every '1us' is too short: the minimum is 1ms" },
+		{ C("--toy-every", "0"),
+		  "--toy-every '0' is not a duration: give a positive number with a unit, e.g. "
+		  "500ms, 2s, 1.5m (units ns us ms s m h; none means s)" },
+		{ C("--toy-every", "1e3"), "--toy-every '1e3': exponents are not accepted: write "
+					   "the number in digits with a unit, e.g. 1000s or 2.5m" },
+		{ C("--toy-mode-with-a-long-name=slow"),
+		  "--toy-mode-with-a-long-name takes no value or '=fast', not 'slow'" },
+		{ C("--toy-loud=1"), "unknown option '--toy-loud=1': see ptop-record --help" },
+		{ { "--pid", "1", "--toy-count" },
+		  "option '--toy-count' needs a value: see ptop-record --help" },
+		{ C("--toy-loud"), "--toy-loud needs a command (runs 1)" },
+#undef C
+	};
+	struct record_opts o;
+	char err[256], *argv[7];
+	size_t i, j;
+	int argc;
+
+	(void)state;
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		argc = 0;
+		argv[argc++] = "ptop-record";
+		for (j = 0; j < 5 && bad[i].argv[j]; j++)
+			argv[argc++] = (char *)bad[i].argv[j];
+		argv[argc] = NULL;
+		assert_int_equal(parse_toy(&o, err, argc, argv), -EINVAL);
+		if (strcmp(err, bad[i].msg))
+			fail_msg("case %zu: '%s'\n   not '%s'", i, err, bad[i].msg);
+		record_opts__free(&o);
+	}
+	/* --caps checks no option against the command line */
+	toy_checks = 0;
+	assert_int_equal(parse_toy(&o, err, ARGC("ptop-record", "--caps", "--toy-loud"),
+				   ARGV("ptop-record", "--caps", "--toy-loud")),
+			 0);
+	assert_int_equal(toy_checks, 0);
+	record_opts__free(&o);
+}
+
+/* The text of record_usage(TABLE), in BUF. */
+static void usage_text(const struct collector_ops *const *tbl, char *buf, size_t len)
+{
+	FILE *f = fmemopen(buf, len, "w");
+
+	assert_non_null(f);
+	record_usage(f, tbl);
+	assert_int_equal(fclose(f), 0);
+}
+
+static void test_26_option_table_help(void **state)
+{
+	static char buf[16384];
+	const char *timing, *smaps, *caps, *other, *mode, *count, *loud;
+
+	(void)state;
+	usage_text(toy_table, buf, sizeof(buf));
+	timing = strstr(buf, "      --interval D        snapshot period (default 1s)\n"
+			     "      --toy-every D       toy: period (default 2s)\n"
+			     "      --smaps-budget D");
+	assert_non_null(timing);
+	caps = strstr(buf, "                          then exit\n");
+	other = strstr(buf, "\nOther:\n");
+	mode = strstr(buf, "      --toy-mode-with-a-long-name[=fast]\n"
+			   "                          toy: the mode\n");
+	count = strstr(buf, "      --toy-count N       toy: how many, a long text that goes on\n"
+			    "                          to a second line\n");
+	loud = strstr(buf, "      --toy-loud          toy: say more\n");
+	assert_non_null(caps);
+	assert_non_null(mode);
+	assert_non_null(count);
+	assert_non_null(loud);
+	assert_non_null(other);
+	/* by order (mode 10, count and loud 20), then table order; all before Other */
+	assert_true(caps < mode && mode < count && count < loud && loud < other);
+	smaps = strstr(buf, "--smaps-budget");
+	assert_true(timing < smaps && smaps < caps);
+
+	/* the recorder's own: every option of every collector is listed once, each name
+	 * once among the core's and the other collectors' */
+	usage_text(collector_table, buf, sizeof(buf));
+	for (size_t i = 0; collector_table[i]; i++) {
+		const struct collector_ops *c = collector_table[i];
+
+		for (size_t j = 0; c->opts && c->opts[j].name; j++) {
+			char name[80];
+			const char *at;
+
+			snprintf(name, sizeof(name), "\n      --%s%s", c->opts[j].name,
+				 c->opts[j].arg && c->opts[j].arg[0] != '[' ? " " : "");
+			at = strstr(buf, name);
+			if (!at)
+				fail_msg("--help lists no --%s", c->opts[j].name);
+			assert_null(strstr(at + 1, name));
+			assert_non_null(c->settings);
+			assert_true(c->opts[j].offset < c->settings_size);
+			for (size_t k = 0; collector_table[k]; k++)
+				for (size_t l = 0; collector_table[k]->opts &&
+						   collector_table[k]->opts[l].name; l++)
+					assert_true((k == i && l == j) ||
+						    strcmp(collector_table[k]->opts[l].name,
+							   c->opts[j].name));
+		}
+	}
+}
+
+/* Bad values end ptop-record with status 2 and one line on stderr, before anything runs. */
+static void test_27_option_exit_status(void **state)
+{
+	char *argv[] = { "ptop-record", "--cpu-sample-hz", "0", "--", "true", NULL };
+
+	(void)state;
+	assert_int_equal(record_main(5, argv), RECORD_EXIT_USAGE);
+	argv[1] = "--heap-lane";
+	argv[2] = "nope";
+	assert_int_equal(record_main(5, argv), RECORD_EXIT_USAGE);
+	argv[1] = "--vma-interval";
+	argv[2] = "-1";
+	assert_int_equal(record_main(5, argv), RECORD_EXIT_USAGE);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1042,6 +1324,10 @@ int main(void)
 		cmocka_unit_test(test_21_output_named_when_published),
 		cmocka_unit_test(test_22_output_publish_races),
 		cmocka_unit_test(test_23_output_refusals),
+		cmocka_unit_test(test_24_option_table_parse),
+		cmocka_unit_test(test_25_option_table_errors),
+		cmocka_unit_test(test_26_option_table_help),
+		cmocka_unit_test(test_27_option_exit_status),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -393,16 +393,17 @@ static Ptop__V1__ProbeState cp_check(struct collector *c)
 		return PTOP__V1__PROBE_STATE__PROBE_STATE_UNSUPPORTED;
 	}
 	if (read_int_file(MAX_RATE_PATH, &max_rate) == 0 && max_rate >= 0 &&
-	    ctx->cpu_sample_hz > (unsigned long)max_rate) {
+	    cpuprof_settings.sample_hz > (unsigned long)max_rate) {
 		snprintf(c->reason, sizeof(c->reason),
 			 "--cpu-sample-hz %u is above kernel.perf_event_max_sample_rate (%ld): "
-			 "ask for less, or raise the sysctl", ctx->cpu_sample_hz, max_rate);
+			 "ask for less, or raise the sysctl",
+			 cpuprof_settings.sample_hz, max_rate);
 		return PTOP__V1__PROBE_STATE__PROBE_STATE_UNSUPPORTED;
 	}
 	snprintf(c->detail, sizeof(c->detail),
 		 "perf_event cpu-clock at %u Hz on every online CPU; user and kernel stacks "
 		 "(frame pointers, up to %d frames) counted in kernel per interval%s",
-		 ctx->cpu_sample_hz, CP_MAX_DEPTH,
+		 cpuprof_settings.sample_hz, CP_MAX_DEPTH,
 		 ctx->mode == PTOP__V1__TARGET_MODE__TARGET_MODE_CGROUP ?
 			 ", per process of the cgroup (StackCount.pid; each process's user "
 			 "stacks are its own Stack records)" : "");
@@ -483,7 +484,7 @@ static int open_events(struct collector *c, struct cp_priv *p)
 	attr.type = PERF_TYPE_SOFTWARE;
 	attr.config = PERF_COUNT_SW_CPU_CLOCK;
 	attr.freq = 1;
-	attr.sample_freq = c->ctx->cpu_sample_hz;
+	attr.sample_freq = cpuprof_settings.sample_hz;
 	attr.disabled = 1;	/* enabled by the attach, once the program is on it */
 	for (i = 0; i < n; i++) {
 		fd = syscall(SYS_perf_event_open, &attr, -1, cpus[i], -1, PERF_FLAG_FD_CLOEXEC);
@@ -493,7 +494,7 @@ static int open_events(struct collector *c, struct cp_priv *p)
 			err = -errno;
 			snprintf(c->reason, sizeof(c->reason),
 				 "perf_event_open cpu-clock at %u Hz on CPU %d: %s",
-				 c->ctx->cpu_sample_hz, cpus[i], strerror(-err));
+				 cpuprof_settings.sample_hz, cpus[i], strerror(-err));
 			goto cleanup;
 		}
 		k = p->nopen++;
@@ -787,7 +788,7 @@ static int cp_poll(struct collector *c, uint64_t now_ns, unsigned flags)
 
 	interval = now_ns > p->prev_ns ? now_ns - p->prev_ns : 0;
 	p->prev_ns = now_ns;
-	prof.requested_hz = c->ctx->cpu_sample_hz;
+	prof.requested_hz = cpuprof_settings.sample_hz;
 	prof.ticks = sum.ticks;
 	prof.cpus = (uint32_t)p->nopen;
 	prof.delivered_hz = cpuprof__delivered_hz(sum.ticks, prof.cpus, interval);
@@ -813,10 +814,38 @@ read_err:
 	return err;
 }
 
+struct cpuprof_settings cpuprof_settings;
+
+static const struct collector_opt cp_opts[] = {
+	{
+		.name = "cpu-sample-hz",
+		.arg = "N",
+		.def = "99",
+		.help = "CPU profile samples per second per CPU (default 99,\n"
+			"1 to 10000)",
+		.section = COPT_COLLECTORS,
+		.order = 10,
+		.parse = copt_parse_uint,
+		.offset = offsetof(struct cpuprof_settings, sample_hz),
+		.min = 1,
+		.max = CPUPROF_MAX_SAMPLE_HZ,
+	},
+	{ .name = NULL },
+};
+
+static void cp_header_options(Ptop__V1__Options *o)
+{
+	o->cpu_sample_hz = cpuprof_settings.sample_hz;
+}
+
 const struct collector_ops cpuprof_collector = {
 	.name = "cpuprof",
 	.summary = "CPU profile: user and kernel stacks sampled at --cpu-sample-hz "
 		   "(eBPF on perf_event cpu-clock)",
+	.opts = cp_opts,
+	.settings = &cpuprof_settings,
+	.settings_size = sizeof(cpuprof_settings),
+	.header_options = cp_header_options,
 	.check = cp_check,
 	.start = cp_start,
 	.poll = cp_poll,

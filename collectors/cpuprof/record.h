@@ -45,6 +45,14 @@ size_t cp_stack_table__count(const struct cp_stack_table *t);
  * final mix). Equal stacks hash equal; the table compares contents in full. */
 uint64_t cpuprof__stack_hash(bool kernel, const uint64_t *ips, size_t n);
 
+/* --cpu-sample-hz: its settings (filled by the recorder from its options table,
+ * cpuprof_collector.opts) */
+#define CPUPROF_MAX_SAMPLE_HZ 10000
+struct cpuprof_settings {
+	unsigned sample_hz;          /* profile samples per second per CPU, default 99 */
+};
+extern struct cpuprof_settings cpuprof_settings;
+
 struct rec_ctx;
 
 /* The capture id of the stack (KERNEL, PID, IPS[0..N)) in T (cp_stack_table__intern), writing

@@ -267,7 +267,7 @@ static void init_col(pid_t pid, bool no_ebpf, unsigned hz)
 	ctx.pid = pid;
 	ctx.no_ebpf = no_ebpf;
 	ctx.interval_ns = 1000000000ULL;
-	ctx.cpu_sample_hz = hz;
+	cpuprof_settings.sample_hz = hz; /* --cpu-sample-hz */
 	col.ops = &cpuprof_collector;
 	col.ctx = &ctx;
 	rec_double_reset();

@@ -188,9 +188,9 @@ static Ptop__V1__ProbeState ga_check(struct collector *c)
 		free(p);
 		return PTOP__V1__PROBE_STATE__PROBE_STATE_UNSUPPORTED;
 	}
-	if (ctx->heap_sample_bytes)
+	if (heap_settings.sample_bytes)
 		snprintf(why, sizeof(why), "a stack every %llu B",
-			 (unsigned long long)ctx->heap_sample_bytes);
+			 (unsigned long long)heap_settings.sample_bytes);
 	else
 		snprintf(why, sizeof(why), "a stack for every allocation");
 	snprintf(c->detail, sizeof(c->detail), "go lane, %.120s: runtime.mallocgc+%u%s; %s; "
@@ -252,7 +252,7 @@ static int ga_start(struct collector *c)
 	p->skel->rodata->targ_tgid = (__u32)ctx->pid;
 	p->skel->rodata->targ_cgid = ctx->cgroup_id;
 	p->skel->rodata->targ_cglevel = ctx->cgroup_level;
-	p->skel->rodata->ga_sample_bytes = ctx->heap_sample_bytes;
+	p->skel->rodata->ga_sample_bytes = heap_settings.sample_bytes;
 	p->skel->rodata->ga_stack_check = p->stack_check;
 	heap__exp_table(table, HP_EXP_TABLE);
 	memcpy((void *)p->skel->rodata->ga_exp_table, table, sizeof(table));
@@ -344,7 +344,7 @@ static int ga_poll(struct collector *c, uint64_t now_ns, unsigned flags)
 		p->rank.row_site[nrows] = (size_t)(s - p->sites);
 		nrows++;
 	}
-	err = heap__select_sites(p->rank.rows, nrows, ctx->heap_top, p->rank.keep, &census);
+	err = heap__select_sites(p->rank.rows, nrows, heap_settings.top, p->rank.keep, &census);
 	if (err)
 		goto read_err;
 	src = heap_stack_src__map(bpf_map__fd(p->skel->maps.ga_stacks));
@@ -355,7 +355,7 @@ static int ga_poll(struct collector *c, uint64_t now_ns, unsigned flags)
 	interval = now_ns > p->prev_ns ? now_ns - p->prev_ns : 0;
 	p->prev_ns = now_ns;
 	/* live, frees, lifetimes, leaks: 0 = not measured */
-	heap__snapshot_init(&hs, ctx, "go", p->path, false, &census, p->rank.hsp, k);
+	heap__snapshot_init(&hs, "go", p->path, false, &census, p->rank.hsp, k);
 	hs.alloc_count = d.alloc_count;
 	hs.alloc_bytes = d.alloc_bytes;
 	hs.stack_failures = d.stack_failures + d.site_full;

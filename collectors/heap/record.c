@@ -6,9 +6,13 @@
  * that does (jemalloc, tcmalloc, mimalloc), else libc. A running target is read from
  * /proc/PID/maps; a launched command is still the recorder's fork at check() time, so
  * its executable, the recorder's LD_PRELOAD (which the command inherits) and its
- * DT_NEEDED libraries (found in the usual directories) are read instead. Each function's entry probe goes at the first instruction the kernel can
- * emulate (collectors/heap/record.h, heap__choose_probe): glibc's free starts with `test %rdi,%rdi`,
- * which would be single-stepped at ~10 µs a hit, so its probe goes past the NULL check.
+ * DT_NEEDED libraries (found in the usual directories) are read instead. check() keeps
+ * nothing (start() finds the module again), and does not switch lanes: which lane it
+ * chose, the preload lane (collectors/heap/record_preload.c) or this one, is c->source,
+ * which start(), poll(), stop() and exec() follow. Each function's entry probe goes at
+ * the first instruction the kernel can emulate (collectors/heap/record.h,
+ * heap__choose_probe): glibc's free starts with `test %rdi,%rdi`, which would be
+ * single-stepped at ~10 µs a hit, so its probe goes past the NULL check.
  *
  * Each poll sums the exact per-CPU totals, reads the cumulative per-site counters
  * (taking this interval's deltas), walks the live set once for the leak figures and each
@@ -40,6 +44,7 @@
 #include "collectors/heap/record.h"
 #include "collectors/heap/record_preload.h"
 #include "record/uprobe_link.h"
+#include "common/units.h"
 #include "collectors/heap/heap.skel.h"
 
 const char *const heap_func_names[HP_NFUNCS] = {
@@ -684,7 +689,7 @@ static void *reap(void *arg)
 	struct collector *c = arg;
 
 	reaping = true;
-	c->ops->stop(c);
+	heap__lane_stop(c);
 	return NULL;
 }
 
@@ -713,7 +718,7 @@ static void stop_behind(struct collector *c)
 	r->c = *c;
 	c->priv = NULL;
 	if (pthread_create(&r->thread, NULL, reap, &r->c)) {
-		r->c.ops->stop(&r->c);
+		heap__lane_stop(&r->c);
 		return;
 	}
 	n_reapers++;
@@ -765,24 +770,50 @@ static int clear_hash(struct bpf_map *m)
  * its 1M-entry live map: 50-150 ms) is what a chain of execs of shell scripts waited on
  * each time. 0; -EXDEV when the modules differ; -errno when a map could not be emptied
  * (then OLD is to be stopped and NEW started as usual). */
+/* The allocator module of C's target, into MOD: for a command not yet started its
+ * executable and libraries, else /proc/PID/maps. 0, or -errno with WHY. */
+static int hp_module_find(struct collector *c, struct hp_module *mod, char *why, size_t wlen)
+{
+	struct rec_ctx *ctx = c->ctx;
+
+	why[0] = '\0';
+	if (ctx->mode == PTOP__V1__TARGET_MODE__TARGET_MODE_COMMAND && ctx->exe && ctx->exe[0])
+		return find_for_command(ctx->exe, mod, why, wlen);
+	return find_in_maps(ctx->pid, mod, why, wlen);
+}
+
 static int keep_probes(struct collector *old, struct collector *new)
 {
-	struct hp_priv *op = old->priv, *np = new->priv;
+	struct hp_priv *op = old->priv;
+	struct hp_module *nm;
 	struct stat st;
+	char why[200];
 	__u32 zero = 0;
+	bool same;
 	int err;
 
-	if (old->ops != &heap_collector || new->ops != &heap_collector || !op || !op->c ||
-	    !op->skel || !np || np->c || strcmp(op->mod.path, np->mod.path) ||
-	    strcmp(op->mod.open_path, np->mod.open_path) ||
-	    memcmp(op->mod.present, np->mod.present, sizeof(op->mod.present)) ||
-	    memcmp(op->mod.offset, np->mod.offset, sizeof(op->mod.offset)) ||
-	    memcmp(op->mod.pp, np->mod.pp, sizeof(op->mod.pp)) || stat(op->mod.open_path, &st) ||
-	    st.st_dev != op->dev || st.st_ino != op->ino)
+	/* both the uprobe lane: the heap's (not the Go lane's), which check() chose for both */
+	if (old->ops != &heap_collector || new->ops != &heap_collector ||
+	    old->source != PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_EBPF ||
+	    new->source != PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_EBPF || !op || !op->c ||
+	    !op->skel || new->priv)
 		return -EXDEV;
 	/* only while the target is held does nothing fire while the maps are emptied (a
 	 * --pid target, or an exec the watch could not hold, runs: attach anew) */
 	if (!new->ctx->exec_held)
+		return -EXDEV;
+	/* the new program's module, as check() found it */
+	nm = malloc(sizeof(*nm));
+	if (!nm)
+		return -ENOMEM;
+	same = !hp_module_find(new, nm, why, sizeof(why)) && !strcmp(op->mod.path, nm->path) &&
+	       !strcmp(op->mod.open_path, nm->open_path) &&
+	       !memcmp(op->mod.present, nm->present, sizeof(op->mod.present)) &&
+	       !memcmp(op->mod.offset, nm->offset, sizeof(op->mod.offset)) &&
+	       !memcmp(op->mod.pp, nm->pp, sizeof(op->mod.pp)) && !stat(op->mod.open_path, &st) &&
+	       st.st_dev == op->dev && st.st_ino == op->ino;
+	free(nm);
+	if (!same)
 		return -EXDEV;
 	err = clear_hash(op->skel->maps.hp_live);
 	if (!err)
@@ -801,7 +832,6 @@ static int keep_probes(struct collector *old, struct collector *new)
 	/* prev_misses stay: the programs' recursion misses go on counting */
 	op->prev_ns = rec_now_ns();
 	op->c = new;
-	free(np);	/* check() found only the module */
 	new->priv = op;
 	old->priv = NULL;
 	return 0;
@@ -840,7 +870,7 @@ int heap__start_checked(struct collector *c, Ptop__V1__ProbeState st)
 			if (!c->reason[0])
 				snprintf(c->reason, sizeof(c->reason), "start failed: %s",
 					 strerror(-err));
-			c->ops->stop(c);
+			heap__lane_stop(c);
 		}
 	} else if (!c->reason[0]) {
 		snprintf(c->reason, sizeof(c->reason), "(no reason given)");
@@ -857,7 +887,7 @@ static Ptop__V1__ProbeState caps_preload_only(struct collector *c)
 {
 	char lib[PATH_MAX], why[300], uprobe_why[sizeof(c->reason)];
 
-	if (c->ctx->heap_lane == HEAP_LANE_UPROBE ||
+	if (heap_settings.lane == HEAP_LANE_UPROBE ||
 	    heap_preload__find_lib("/proc/self/exe", lib, sizeof(lib), why, sizeof(why)))
 		return PTOP__V1__PROBE_STATE__PROBE_STATE_UNSUPPORTED;
 	snprintf(uprobe_why, sizeof(uprobe_why), "%s", c->reason);
@@ -871,22 +901,15 @@ static Ptop__V1__ProbeState caps_preload_only(struct collector *c)
 	return PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE;
 }
 
-static Ptop__V1__ProbeState hp_check(struct collector *c)
+Ptop__V1__ProbeState heap__uprobe_check(struct collector *c)
 {
 	struct rec_ctx *ctx = c->ctx;
 	Ptop__V1__ProbeState state;
-	struct hp_module *mod;
-	struct hp_priv *p;
+	struct hp_module mod;
 	char why[200];
 	size_t len;
-	int i, err;
+	int i;
 
-	/* a launched command with the preload lane prepared: that lane decides, and comes
-	 * back here for a static or Go executable (collectors/heap/record_preload.c) */
-	if (ctx->heap_preload && heap_preload__wanted(ctx->heap_preload)) {
-		c->ops = &heap_preload_ops;
-		return c->ops->check(c);
-	}
 	state = heap__uprobe_precheck(
 		c,
 		"heap uprobes attach to one process's allocator, not yet per process of a "
@@ -897,38 +920,38 @@ static Ptop__V1__ProbeState hp_check(struct collector *c)
 		return caps_preload_only(c);
 	if (state != PTOP__V1__PROBE_STATE__PROBE_STATE_UNSPECIFIED)
 		return state;
-	p = calloc(1, sizeof(*p));
-	if (!p) {
-		snprintf(c->reason, sizeof(c->reason), "out of memory");
-		return PTOP__V1__PROBE_STATE__PROBE_STATE_FAILED;
-	}
-	mod = &p->mod;
-	why[0] = '\0';
-	if (ctx->mode == PTOP__V1__TARGET_MODE__TARGET_MODE_COMMAND && ctx->exe && ctx->exe[0])
-		err = find_for_command(ctx->exe, mod, why, sizeof(why));
-	else
-		err = find_in_maps(ctx->pid, mod, why, sizeof(why));
-	if (err) {
+	/* the module is found again by start(): check() keeps nothing */
+	if (hp_module_find(c, &mod, why, sizeof(why))) {
 		snprintf(c->reason, sizeof(c->reason), "no allocator module: %s", why);
-		free(p);
 		return PTOP__V1__PROBE_STATE__PROBE_STATE_UNSUPPORTED;
 	}
-	len = (size_t)snprintf(c->detail, sizeof(c->detail), "%s:", mod->path);
+	len = (size_t)snprintf(c->detail, sizeof(c->detail), "%s:", mod.path);
 	for (i = 0; i < HP_NFUNCS && len < sizeof(c->detail); i++) {
-		if (!mod->present[i])
+		if (!mod.present[i])
 			continue;
-		if (mod->pp[i].emulated)
+		if (mod.pp[i].emulated)
 			len += (size_t)snprintf(c->detail + len, sizeof(c->detail) - len, " %s+%u",
-						heap_func_names[i], mod->pp[i].offset);
+						heap_func_names[i], mod.pp[i].offset);
 		else
 			len += (size_t)snprintf(c->detail + len, sizeof(c->detail) - len,
 						" %s+0(stepped)", heap_func_names[i]);
 	}
 	if (len < sizeof(c->detail))
 		snprintf(c->detail + len, sizeof(c->detail) - len, "; stack every %llu B",
-			 (unsigned long long)ctx->heap_sample_bytes);
-	c->priv = p;	/* start() goes on from the module found here */
+			 (unsigned long long)heap_settings.sample_bytes);
 	return PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE;
+}
+
+/* The heap collector's check(): a launched command with the preload lane prepared is
+ * that lane's to decide (it comes back to the uprobe lane's check for a static or Go
+ * executable, collectors/heap/record_preload.c); else the uprobe lane's. Which lane
+ * said yes is c->source (PRELOAD or EBPF): start(), poll(), stop() and exec() follow
+ * it. Changes nothing. */
+static Ptop__V1__ProbeState hp_check(struct collector *c)
+{
+	if (heap_preload__wanted(heap_preload__prepared()))
+		return heap_preload__check(c);
+	return heap__uprobe_check(c);
 }
 
 static void hp_stop(struct collector *c)
@@ -938,7 +961,7 @@ static void hp_stop(struct collector *c)
 	heap__reap_wait();
 	if (!p)
 		return;
-	if (p->c) {	/* start() ran: more than the module found by check() */
+	if (p->c) {	/* start() got past finding the module */
 		ring_buffer__free(p->rb);
 		uprobe_link__destroy(p->links, p->nlinks);
 		heap_bpf__destroy(p->skel);
@@ -978,14 +1001,23 @@ static int on_event(void *arg, void *data, size_t size);
 static int hp_start(struct collector *c)
 {
 	struct rec_ctx *ctx = c->ctx;
-	struct hp_priv *p = c->priv;
+	struct hp_priv *p;
+	char why[200];
 	uint32_t table[HP_EXP_TABLE];
 	uint64_t done[HP_NFUNCS];
 	int err = 0, i, j, nd = 0;
 
+	p = calloc(1, sizeof(*p));
 	if (!p) {
-		snprintf(c->reason, sizeof(c->reason), "no allocator module found");
-		return -ENOENT;
+		snprintf(c->reason, sizeof(c->reason), "out of memory");
+		return -ENOMEM;
+	}
+	c->priv = p;	/* the module as check() found it: found again */
+	err = hp_module_find(c, &p->mod, why, sizeof(why));
+	if (err) {
+		snprintf(c->reason, sizeof(c->reason), "no allocator module: %s", why);
+		hp_stop(c);
+		return err;
 	}
 	p->c = c;
 	p->ncpus = bpf_util__ncpus();
@@ -1017,11 +1049,11 @@ static int hp_start(struct collector *c)
 	p->skel->rodata->targ_tgid = (__u32)ctx->pid;
 	p->skel->rodata->targ_cgid = ctx->cgroup_id;
 	p->skel->rodata->targ_cglevel = ctx->cgroup_level;
-	p->skel->rodata->hp_sample_bytes = ctx->heap_sample_bytes;
-	p->skel->rodata->hp_events = ctx->heap_events;
+	p->skel->rodata->hp_sample_bytes = heap_settings.sample_bytes;
+	p->skel->rodata->hp_events = heap_settings.events;
 	heap__exp_table(table, HP_EXP_TABLE);
 	memcpy((void *)p->skel->rodata->hp_exp_table, table, sizeof(table));
-	if (!ctx->heap_events)
+	if (!heap_settings.events)
 		bpf_map__set_max_entries(p->skel->maps.hp_events_rb, 4096);
 	/* uprobe_multi links: no detach holds up an attach (record/uprobe_link.h) */
 	err = uprobe_link__prepare(p->skel->progs.hp_enter) ?:
@@ -1064,7 +1096,7 @@ static int hp_start(struct collector *c)
 		if (err)
 			goto cleanup;
 	}
-	if (ctx->heap_events) {
+	if (heap_settings.events) {
 		p->rb = ring_buffer__new(bpf_map__fd(p->skel->maps.hp_events_rb), on_event, p,
 					 NULL);
 		if (!p->rb) {
@@ -1108,15 +1140,15 @@ void heap__site_row(struct heap_site_row *r, struct heap_usite *s, const struct 
 	s->prev = *cur;
 }
 
-void heap__snapshot_init(Ptop__V1__HeapSnapshot *hs, const struct rec_ctx *ctx, const char *lane,
-			 const char *module, bool live_measured, const struct heap_census *census,
+void heap__snapshot_init(Ptop__V1__HeapSnapshot *hs, const char *lane, const char *module,
+			 bool live_measured, const struct heap_census *census,
 			 Ptop__V1__HeapSite **sites, size_t k)
 {
 	hs->lane = (char *)lane;
 	hs->module = (char *)module;
-	hs->sample_bytes = ctx->heap_sample_bytes;
+	hs->sample_bytes = heap_settings.sample_bytes;
 	hs->live_measured = live_measured;
-	hs->leak_age_ns = ctx->leak_age_ns;
+	hs->leak_age_ns = heap_settings.leak_age_ns;
 	hs->n_sites = k;
 	hs->sites = k ? sites : NULL;
 	hs->total_call_sites = census->total_call_sites;
@@ -1370,7 +1402,7 @@ static int hp_poll(struct collector *c, uint64_t now_ns, unsigned flags)
 	/* the sites: cumulative in the kernel, this interval's deltas here */
 	for (i = 0; i < p->cap; i++)
 		p->sites[i].oldest = 0;
-	err = walk_live(p, now_ns, ctx->leak_age_ns, &leak_bytes, &leak_count);
+	err = walk_live(p, now_ns, heap_settings.leak_age_ns, &leak_bytes, &leak_count);
 	if (err)
 		goto read_err;
 	sfd = bpf_map__fd(p->skel->maps.hp_sites);
@@ -1389,7 +1421,7 @@ static int hp_poll(struct collector *c, uint64_t now_ns, unsigned flags)
 		p->rank.row_site[nrows] = (size_t)(s - p->sites);
 		nrows++;
 	}
-	err = heap__select_sites(p->rank.rows, nrows, ctx->heap_top, p->rank.keep, &census);
+	err = heap__select_sites(p->rank.rows, nrows, heap_settings.top, p->rank.keep, &census);
 	if (err)
 		goto read_err;
 	src = heap_stack_src__map(bpf_map__fd(p->skel->maps.hp_stacks));
@@ -1399,7 +1431,7 @@ static int hp_poll(struct collector *c, uint64_t now_ns, unsigned flags)
 
 	interval = now_ns > p->prev_ns ? now_ns - p->prev_ns : 0;
 	p->prev_ns = now_ns;
-	heap__snapshot_init(&hs, ctx, "uprobe", p->mod.path, true, &census, p->rank.hsp, k);
+	heap__snapshot_init(&hs, "uprobe", p->mod.path, true, &census, p->rank.hsp, k);
 	hs.alloc_count = d.alloc_count;
 	hs.alloc_bytes = d.alloc_bytes;
 	hs.free_count = d.free_count;
@@ -1423,14 +1455,190 @@ read_err:
 	return err;
 }
 
+/* The final stop: the lane's, and what prepare() made goes too. */
+static void hp_stop_final(struct collector *c)
+{
+	heap__lane_stop(c);
+	heap__reap_wait();
+	heap_preload__release();
+}
+
+void heap__lane_stop(struct collector *c)
+{
+	if (c->ops != &heap_collector)
+		c->ops->stop(c);	/* the Go lane */
+	else if (c->source == PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_PRELOAD)
+		heap_preload__lane_stop(c);
+	else
+		hp_stop(c);
+}
+
+/* The heap collector's start(), poll() and exec(): the lane check() chose (c->source).
+ * When it is not the preload lane, the preload lane (if prepared) is off for good, as
+ * check() fell back from it: the library does not attach. */
+static int hp_start_lane(struct collector *c)
+{
+	if (c->source == PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_PRELOAD)
+		return heap_preload__start(c);
+	heap_preload__off(heap_preload__prepared());
+	return hp_start(c);
+}
+
+static int hp_poll_lane(struct collector *c, uint64_t now_ns, unsigned flags)
+{
+	if (c->source == PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_PRELOAD)
+		return heap_preload__poll(c, now_ns, flags);
+	return hp_poll(c, now_ns, flags);
+}
+
+static int hp_exec_lane(struct collector *c, uint64_t now_ns)
+{
+	if (c->source == PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_PRELOAD)
+		return heap_preload__exec(c, now_ns);
+	heap_preload__off(heap_preload__prepared());
+	return heap__exec_follow(c, now_ns);
+}
+
+/* ------------------------------------------------------------------ options */
+
+struct heap_settings heap_settings;
+
+/* --heap-sample-bytes: bytes with an optional K/M/G suffix (common/units.h), from 0 (every
+ * allocation) to HEAP_MAX_SAMPLE_BYTES. */
+static int parse_sample_bytes(const struct collector_opt *o, const char *arg, void *field,
+			      char *err, size_t errlen)
+{
+	(void)o;
+	if (!units__parse_bytes(arg, HEAP_MAX_SAMPLE_BYTES, field))
+		return 0;
+	snprintf(err, errlen,
+		 "--heap-sample-bytes takes a number of bytes from 0 (every allocation) to 1T, "
+		 "with an optional K/M/G suffix (e.g. 512K), not '%s'",
+		 arg);
+	return -EINVAL;
+}
+
+static int parse_lane(const struct collector_opt *o, const char *arg, void *field, char *err,
+		      size_t errlen)
+{
+	(void)o;
+	if (!heap_lane__parse(arg, field))
+		return 0;
+	snprintf(err, errlen, "--heap-lane takes auto, uprobe or preload, not '%s'", arg);
+	return -EINVAL;
+}
+
+static const struct collector_opt hp_opts[] = {
+	{
+		.name = "heap-sample-bytes",
+		.arg = "N",
+		.def = "512K",
+		.help = "heap: take a call stack once per N bytes allocated on\n"
+			"average (randomized; default 512K; 0: every\n"
+			"allocation, exact per site). Totals are always exact",
+		.section = COPT_COLLECTORS,
+		.order = 30,
+		.parse = parse_sample_bytes,
+		.offset = offsetof(struct heap_settings, sample_bytes),
+	},
+	{
+		.name = "heap-top",
+		.arg = "N",
+		.def = "64",
+		.help = "heap: call sites kept per interval by each of live\n"
+			"bytes, bytes and count allocated (default 64)",
+		.section = COPT_COLLECTORS,
+		.order = 30,
+		.parse = copt_parse_uint,
+		.offset = offsetof(struct heap_settings, top),
+		.min = 1,
+		.max = HEAP_MAX_TOP,
+	},
+	{
+		.name = "leak-age",
+		.arg = "D",
+		.def = "30s",
+		.help = "heap: live allocations older than D are leak\n"
+			"suspects (default 30s)",
+		.section = COPT_COLLECTORS,
+		.order = 30,
+		.parse = copt_parse_duration,
+		.offset = offsetof(struct heap_settings, leak_age_ns),
+		.min = 1,
+	},
+	{
+		.name = "heap-events",
+		.help = "heap: also write every sampled allocation and free",
+		.section = COPT_COLLECTORS,
+		.order = 30,
+		.parse = copt_parse_flag,
+		.offset = offsetof(struct heap_settings, events),
+	},
+	{
+		.name = "heap-lane",
+		.arg = "L",
+		.def = "auto",
+		.help = "heap: auto (default), uprobe or preload. preload puts\n"
+			"libptop-preload.so into a launched command's\n"
+			"LD_PRELOAD (far cheaper than uprobes; static and Go\n"
+			"executables fall back to uprobes); auto is preload\n"
+			"for launched commands, uprobes for --pid. heap and\n"
+			"goalloc follow the target's exec (a wrapper such as\n"
+			"sh -c 'exec PROG' or env): see FOLLOWING EXEC in\n"
+			"ptop-record(1)",
+		.section = COPT_COLLECTORS,
+		.order = 30,
+		.parse = parse_lane,
+		.offset = offsetof(struct heap_settings, lane),
+	},
+	{ .name = NULL },
+};
+
+/* --heap-lane preload is a choice about a heap collector that runs on a launched command. */
+static int hp_opts_check(const struct copt_choice *ch, char *err, size_t errlen)
+{
+	if (heap_settings.lane != HEAP_LANE_PRELOAD)
+		return 0;
+	if (!ch->runs) {
+		snprintf(err, errlen,
+			 "--heap-lane preload chooses how the heap collector runs, which is off: "
+			 "add --enable heap");
+		return -EINVAL;
+	}
+	if (!ch->command) {
+		snprintf(err, errlen,
+			 "--heap-lane preload needs a command that ptop-record starts "
+			 "(-- COMMAND): the library goes into its LD_PRELOAD before it runs, "
+			 "which a running process cannot take; use --heap-lane uprobe (or auto) "
+			 "with --pid");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static void hp_header_options(Ptop__V1__Options *o)
+{
+	o->heap_sample_bytes = heap_settings.sample_bytes;
+	o->heap_top = heap_settings.top;
+	o->leak_age_ns = heap_settings.leak_age_ns;
+	o->heap_events = heap_settings.events;
+	o->heap_lane = (char *)heap_lane__name(heap_settings.lane);
+}
+
 const struct collector_ops heap_collector = {
 	.name = "heap",
 	.summary = "heap: allocations by call site, live heap, leak suspects "
 		   "(libptop-preload.so in a launched command, else eBPF uprobes on malloc/free)",
 	.off_by_default = HEAP_OFF_BY_DEFAULT,
+	.opts = hp_opts,
+	.settings = &heap_settings,
+	.settings_size = sizeof(heap_settings),
+	.opts_check = hp_opts_check,
+	.header_options = hp_header_options,
+	.prepare = heap_preload__collector_prepare,
 	.check = hp_check,
-	.start = hp_start,
-	.poll = hp_poll,
-	.stop = hp_stop,
-	.exec = heap__exec_follow,
+	.start = hp_start_lane,
+	.poll = hp_poll_lane,
+	.stop = hp_stop_final,
+	.exec = hp_exec_lane,
 };

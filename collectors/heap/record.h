@@ -151,9 +151,9 @@ void heap__site_row(struct heap_site_row *r, struct heap_usite *s, const struct 
 		    uint32_t index, bool live);
 
 /* What every lane's HeapSnapshot says alike: LANE, MODULE, the sampling and the
- * leak age from CTX, LIVE_MEASURED, the CENSUS and the K kept SITES. */
-void heap__snapshot_init(Ptop__V1__HeapSnapshot *hs, const struct rec_ctx *ctx, const char *lane,
-			 const char *module, bool live_measured, const struct heap_census *census,
+ * leak age from heap_settings, LIVE_MEASURED, the CENSUS and the K kept SITES. */
+void heap__snapshot_init(Ptop__V1__HeapSnapshot *hs, const char *lane, const char *module,
+			 bool live_measured, const struct heap_census *census,
 			 Ptop__V1__HeapSite **sites, size_t k);
 
 /* A live total summed over CPUs or threads, each of which may have gone below
@@ -219,6 +219,15 @@ int heap__exec_follow(struct collector *c, uint64_t now_ns);
  * (stopped again, the reason kept) when start() fails. 0 or start()'s -errno. */
 int heap__start_checked(struct collector *c, Ptop__V1__ProbeState st);
 
+/* The uprobe lane's check(): the allocator module of the target and the probe points
+ * in it, in c->detail; changes nothing (start() finds the module again). */
+Ptop__V1__ProbeState heap__uprobe_check(struct collector *c);
+
+/* Stop the lane C runs (the uprobe or the preload lane, or the Go lane's collector) in
+ * the run, to start it again or hand over: its collector_ops.stop but what the heap's
+ * prepare() made, which the final stop frees. */
+void heap__lane_stop(struct collector *c);
+
 /* Wait until what heap__exec_follow() stopped in the background is detached. The
  * heap and Go lanes' stop() call it (it returns at once in the background thread). */
 void heap__reap_wait(void);
@@ -232,6 +241,20 @@ Ptop__V1__ProbeState heap__uprobe_precheck(struct collector *c, const char *cgro
 					   const char *no_ebpf_why, const char *caps_detail);
 
 /* Why the heap collector is off by default, for both lanes (measured: bench/README.md). */
+/* The heap collector's settings, filled by the recorder from its options table
+ * (heap_collector.opts: --heap-sample-bytes, --heap-top, --leak-age, --heap-events,
+ * --heap-lane). The Go lane (goalloc) samples and ranks by the same ones. */
+#define HEAP_MAX_SAMPLE_BYTES (1ull << 40)
+#define HEAP_MAX_TOP 100000
+struct heap_settings {
+	uint64_t sample_bytes;       /* mean bytes between heap stacks, default 512 KiB; 0: all */
+	unsigned top;                /* sites kept per ranking, default 64 */
+	uint64_t leak_age_ns;        /* live allocations older are leak suspects, default 30 s */
+	bool events;                 /* every sampled allocation and free as a HeapEvent */
+	uint32_t lane;               /* enum heap_lane (collectors/heap/record_preload.h) */
+};
+extern struct heap_settings heap_settings;
+
 #define HEAP_OFF_BY_DEFAULT                                                                   \
 	"it costs the target about 20-100 ns per malloc+free pair in a launched command "    \
 	"(preload lane), about 2.8 us with --pid (uprobes); see bench/README.md"

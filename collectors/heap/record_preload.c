@@ -33,7 +33,6 @@
 #include "collectors/heap/record.h"
 #include "collectors/heap/record_preload.h"
 
-extern const struct collector_ops heap_collector;
 
 #define HPL_STACK_CAP (1u << 16)	/* distinct stacks kept */
 #define HPL_SITE_CAP (4 * HP_SITE_ENTRIES)
@@ -279,7 +278,8 @@ char **heap_preload__env(char *const *envp, const char *lib, int fd)
 
 /* ------------------------------------------------------------------ prepare */
 
-int heap_preload__prepare(uint32_t lane, uint64_t sample_bytes, struct heap_preload **out)
+int heap_preload__prepare(uint32_t lane, uint64_t sample_bytes, char *const *envp,
+			  struct heap_preload **out)
 {
 	extern char **environ;
 	struct heap_preload *p;
@@ -329,10 +329,41 @@ int heap_preload__prepare(uint32_t lane, uint64_t sample_bytes, struct heap_prel
 	p->live = pl_live(p->h);
 	p->live_cap = hd.live_cap;
 	p->slots = pl_slots(p->h);
-	p->envp = heap_preload__env(environ, p->lib, p->fd);
+	p->envp = heap_preload__env(envp ? envp : environ, p->lib, p->fd);
 	if (!p->envp)
 		return -ENOMEM;
 	return 0;
+}
+
+/* What the heap collector's prepare() made: one heap collector runs per recorder. */
+static struct heap_preload *prepared;
+
+int heap_preload__collector_prepare(struct collector *c, char *const **envp)
+{
+	int err;
+
+	(void)c;
+	heap_preload__release();
+	if (heap_settings.lane == HEAP_LANE_UPROBE)
+		return 0;
+	err = heap_preload__prepare(heap_settings.lane, heap_settings.sample_bytes, *envp,
+				    &prepared);
+	if (err)
+		return err;
+	if (heap_preload__envp(prepared))
+		*envp = heap_preload__envp(prepared);
+	return 0;
+}
+
+struct heap_preload *heap_preload__prepared(void)
+{
+	return prepared;
+}
+
+void heap_preload__release(void)
+{
+	heap_preload__free(prepared);
+	prepared = NULL;
 }
 
 char *const *heap_preload__envp(const struct heap_preload *p)
@@ -483,7 +514,7 @@ static void queue_event(struct heap_preload *p, uint64_t t, uint64_t addr, uint6
 {
 	struct hpl_event *e;
 
-	if (!p->c->ctx->heap_events)
+	if (!heap_settings.events)
 		return;
 	if (p->nev == HPL_EVENTS_MAX) {
 		p->ev_lost++;
@@ -645,19 +676,13 @@ static void put_text(char *dst, size_t len, const char *src)
 	dst[n] = '\0';
 }
 
-static Ptop__V1__ProbeState fall_back(struct collector *c, struct heap_preload *p,
-				      const char *why)
+static Ptop__V1__ProbeState fall_back(struct collector *c, const char *why)
 {
 	char note[300], rest[1100];
 	Ptop__V1__ProbeState st;
 
-	if (p && p->h)
-		__atomic_store_n(&p->h->state, PL_OFF, __ATOMIC_RELEASE);
-	if (p)
-		p->fell_back = true;
-	c->ops = &heap_collector;
 	c->detail[0] = '\0';
-	st = c->ops->check(c);
+	st = heap__uprobe_check(c);
 	snprintf(note, sizeof(note), "lane uprobe, not preload (%s)", why);
 	if (c->detail[0]) {
 		snprintf(rest, sizeof(rest), "%.250s: %s", note, c->detail);
@@ -672,39 +697,38 @@ static Ptop__V1__ProbeState fall_back(struct collector *c, struct heap_preload *
 	return st;
 }
 
-static Ptop__V1__ProbeState hpl_check(struct collector *c)
+Ptop__V1__ProbeState heap_preload__check(struct collector *c)
 {
 	struct rec_ctx *ctx = c->ctx;
-	struct heap_preload *p = ctx->heap_preload;
+	struct heap_preload *p = prepared;
 	char why[200];
 	int kind;
 
 	c->source = PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_PRELOAD;
 	c->reason[0] = '\0';
 	if (!p)
-		return fall_back(c, p, "no launched command");
+		return fall_back(c, "no launched command");
 	if (!p->envp) {
 		if (p->lane == HEAP_LANE_PRELOAD) {
 			snprintf(c->reason, sizeof(c->reason), "--heap-lane preload: %s", p->why);
 			return PTOP__V1__PROBE_STATE__PROBE_STATE_FAILED;
 		}
-		return fall_back(c, p, p->why);
+		return fall_back(c, p->why);
 	}
 	kind = ctx->exe ? heap_preload__exe_kind(ctx->exe, why, sizeof(why)) : -ENOENT;
 	if (kind < 0 && !ctx->exe)
 		snprintf(why, sizeof(why), "the command's executable is not known");
 	if (kind != 0)
-		return fall_back(c, p, why);
+		return fall_back(c, why);
 	{
 		char d[PATH_MAX + 256];
 
 		snprintf(d, sizeof(d),
 			 "lane preload: %s in the command's LD_PRELOAD (malloc, calloc, realloc, "
 			 "free and the memalign family); stack every %llu B",
-			 p->lib, (unsigned long long)ctx->heap_sample_bytes);
+			 p->lib, (unsigned long long)heap_settings.sample_bytes);
 		put_text(c->detail, sizeof(c->detail), d);
 	}
-	c->priv = p;
 	return PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE;
 }
 
@@ -739,27 +763,43 @@ static void hpl_stop(struct collector *c)
 	p->cur = NULL;
 	p->samp = NULL;
 	p->ev = NULL;
-	c->priv = NULL;	/* the object itself is record.c's (heap_preload__free) */
+	c->priv = NULL;	/* the object itself is prepare()'s (heap_preload__release) */
 }
 
-static int hpl_start(struct collector *c)
+void heap_preload__lane_stop(struct collector *c)
 {
-	struct heap_preload *p = c->priv;
+	hpl_stop(c);
+}
+
+void heap_preload__off(struct heap_preload *p)
+{
+	if (!p)
+		return;
+	if (p->h)
+		__atomic_store_n(&p->h->state, PL_OFF, __ATOMIC_RELEASE);
+	p->fell_back = true;
+}
+
+int heap_preload__start(struct collector *c)
+{
+	struct heap_preload *p = prepared;
 	int err;
 
 	if (!p || !p->h) {
 		snprintf(c->reason, sizeof(c->reason), "the preload lane was not prepared");
 		return -EINVAL;
 	}
+	c->priv = p;
 	p->c = c;
+	heap_preload__set_target(p, c->ctx->pid);	/* the library attaches there only */
 	p->stacks = calloc(HPL_STACK_CAP, sizeof(*p->stacks));
 	p->sites = calloc(HPL_SITE_CAP, sizeof(*p->sites));
 	p->cur = calloc(HPL_SITE_CAP, sizeof(*p->cur));
 	p->samp = calloc(HPL_SAMPLE_CAP, sizeof(*p->samp));
-	p->ev = c->ctx->heap_events ? calloc(HPL_EVENTS_MAX, sizeof(*p->ev)) : NULL;
+	p->ev = heap_settings.events ? calloc(HPL_EVENTS_MAX, sizeof(*p->ev)) : NULL;
 	p->table = cp_stack_table__capture();
 	if (heap_rank__alloc(&p->rank) || !p->stacks || !p->sites || !p->cur || !p->samp ||
-	    (c->ctx->heap_events && !p->ev) || !p->table) {
+	    (heap_settings.events && !p->ev) || !p->table) {
 		err = -ENOMEM;
 		snprintf(c->reason, sizeof(c->reason), "out of memory");
 		goto cleanup;
@@ -914,7 +954,7 @@ static int emit_drops(struct collector *c, struct heap_preload *p, const struct 
 	return err;
 }
 
-static int hpl_poll(struct collector *c, uint64_t now_ns, unsigned flags)
+int heap_preload__poll(struct collector *c, uint64_t now_ns, unsigned flags)
 {
 	struct heap_preload *p = c->priv;
 	struct rec_ctx *ctx = c->ctx;
@@ -949,7 +989,7 @@ static int hpl_poll(struct collector *c, uint64_t now_ns, unsigned flags)
 	err = emit_events(p);
 	if (err)
 		goto out;
-	walk_live(p, now_ns, ctx->leak_age_ns, &leak_bytes, &leak_count);
+	walk_live(p, now_ns, heap_settings.leak_age_ns, &leak_bytes, &leak_count);
 	for (i = 0; i < HPL_SITE_CAP && nrows < HP_SITE_ENTRIES; i++) {
 		struct heap_usite *u = &p->sites[i];
 		const struct hp_site *cur = &p->cur[i];
@@ -959,7 +999,7 @@ static int hpl_poll(struct collector *c, uint64_t now_ns, unsigned flags)
 		heap__site_row(&p->rank.rows[nrows], u, cur, (uint32_t)nrows, true);
 		p->rank.row_site[nrows++] = i;
 	}
-	err = heap__select_sites(p->rank.rows, nrows, ctx->heap_top, p->rank.keep, &census);
+	err = heap__select_sites(p->rank.rows, nrows, heap_settings.top, p->rank.keep, &census);
 	if (err)
 		goto out;
 	err = heap__fill_sites(ctx, &src, p->table, p->sites, &p->rank, nrows, &k);
@@ -968,7 +1008,7 @@ static int hpl_poll(struct collector *c, uint64_t now_ns, unsigned flags)
 
 	interval = now_ns > p->prev_ns ? now_ns - p->prev_ns : 0;
 	p->prev_ns = now_ns;
-	heap__snapshot_init(&hs, ctx, "preload", p->lib, true, &census, p->rank.hsp, k);
+	heap__snapshot_init(&hs, "preload", p->lib, true, &census, p->rank.hsp, k);
 	hs.alloc_count = d.alloc_count;
 	hs.alloc_bytes = d.alloc_bytes;
 	hs.free_count = d.free_count;
@@ -1002,7 +1042,7 @@ out:
  * static, Go, own-malloc or set-user-ID one, the lane hands over to uprobes, which the
  * recorder attaches while it holds the new program at its exec: what the lane holds is
  * written first. */
-static int hpl_exec(struct collector *c, uint64_t now_ns)
+int heap_preload__exec(struct collector *c, uint64_t now_ns)
 {
 	struct heap_preload *p = c->priv;
 	char why[200];
@@ -1012,19 +1052,8 @@ static int hpl_exec(struct collector *c, uint64_t now_ns)
 		return 0;
 	if (heap_preload__exe_kind(c->ctx->exe, why, sizeof(why)) <= 0)
 		return 0;
-	hpl_poll(c, now_ns, 0);
+	heap_preload__poll(c, now_ns, 0);
 	hpl_stop(c);
-	return heap__start_checked(c, fall_back(c, p, why));
+	heap_preload__off(p);	/* the library does not attach in the new program */
+	return heap__start_checked(c, fall_back(c, why));
 }
-
-const struct collector_ops heap_preload_ops = {
-	.name = "heap",
-	.summary = "heap: allocations by call site, live heap, leak suspects "
-		   "(libptop-preload.so in a launched command's LD_PRELOAD)",
-	.off_by_default = HEAP_OFF_BY_DEFAULT,
-	.check = hpl_check,
-	.start = hpl_start,
-	.poll = hpl_poll,
-	.stop = hpl_stop,
-	.exec = hpl_exec,
-};

@@ -26,6 +26,7 @@
 #include "record/bpf_util.h"
 #include "collectors/cpuprof/record.h"
 #include "collectors/heap/record.h"
+#include "collectors/heap/record_preload.h"
 #include "record/record.h"
 
 extern const struct collector_ops heap_collector;
@@ -292,9 +293,10 @@ static void test_04c_rows_and_snapshot(void **state)
 				      .omitted_alloc_bytes = 20, .omitted_live_bytes = 8 };
 	Ptop__V1__HeapSnapshot hs = PTOP__V1__HEAP_SNAPSHOT__INIT;
 	Ptop__V1__HeapSite site = PTOP__V1__HEAP_SITE__INIT, *sites[1] = { &site };
-	struct rec_ctx ctx = { .heap_sample_bytes = 4096, .leak_age_ns = 77 };
 
 	(void)state;
+	heap_settings.sample_bytes = 4096; /* --heap-sample-bytes */
+	heap_settings.leak_age_ns = 77;    /* --leak-age */
 	s.oldest = 123;
 	heap__site_row(&r, &s, &cur, 5, true);
 	assert_int_equal(r.alloc_count, 10);
@@ -329,7 +331,7 @@ static void test_04c_rows_and_snapshot(void **state)
 	assert_int_equal(d[2], 6);
 	assert_int_equal(prev[1], 7);
 
-	heap__snapshot_init(&hs, &ctx, "preload", "/lib/x.so", true, &census, sites, 1);
+	heap__snapshot_init(&hs, "preload", "/lib/x.so", true, &census, sites, 1);
 	assert_string_equal(hs.lane, "preload");
 	assert_string_equal(hs.module, "/lib/x.so");
 	assert_int_equal(hs.sample_bytes, 4096);
@@ -341,7 +343,7 @@ static void test_04c_rows_and_snapshot(void **state)
 	assert_int_equal(hs.omitted_alloc_count, 2);
 	assert_int_equal(hs.omitted_alloc_bytes, 20);
 	assert_int_equal(hs.omitted_live_bytes, 8);
-	heap__snapshot_init(&hs, &ctx, "go", "/bin/g", false, &census, sites, 0);
+	heap__snapshot_init(&hs, "go", "/bin/g", false, &census, sites, 0);
 	assert_false(hs.live_measured);
 	assert_null(hs.sites);
 	assert_int_equal(hs.omitted_live_bytes, 0); /* not measured */
@@ -401,9 +403,11 @@ static void setup_col(pid_t pid)
 	ctx.pid = pid;
 	ctx.mode = PTOP__V1__TARGET_MODE__TARGET_MODE_PID;
 	ctx.interval_ns = 1000000000ULL;
-	ctx.heap_sample_bytes = 0;
-	ctx.heap_top = 64;
-	ctx.leak_age_ns = 1;	/* everything live before the poll's time is old */
+	heap_settings.sample_bytes = 0;
+	heap_settings.top = 64;
+	heap_settings.leak_age_ns = 1;	/* everything live before the poll's time is old */
+	heap_settings.events = false;
+	heap_settings.lane = HEAP_LANE_AUTO;
 	col.ops = &heap_collector;
 	col.ctx = &ctx;
 }
@@ -608,7 +612,7 @@ static int parse(struct record_opts *o, char *err, size_t elen, ...)
 	argv[argc++] = "--pid";
 	argv[argc++] = "1";
 	argv[argc] = NULL;
-	r = record_opts__parse(o, argc, argv, NULL, err, elen);
+	r = record_opts__parse(o, argc, argv, collector_table, err, elen);
 	return r;
 }
 
@@ -619,25 +623,25 @@ static void test_08_options(void **state)
 
 	(void)state;
 	assert_int_equal(parse(&o, err, sizeof(err), NULL), 0);
-	assert_int_equal(o.heap_sample_bytes, 512 * 1024);
-	assert_int_equal(o.heap_top, 64);
-	assert_int_equal(o.leak_age_ns, 30000000000ULL);
-	assert_false(o.heap_events);
+	assert_int_equal(heap_settings.sample_bytes, 512 * 1024);
+	assert_int_equal(heap_settings.top, 64);
+	assert_int_equal(heap_settings.leak_age_ns, 30000000000ULL);
+	assert_false(heap_settings.events);
 	record_opts__free(&o);
 
 	assert_int_equal(parse(&o, err, sizeof(err), "--heap-sample-bytes", "0", "--heap-top",
 			       "10", "--leak-age", "1.5s", "--heap-events", NULL), 0);
-	assert_int_equal(o.heap_sample_bytes, 0);
-	assert_int_equal(o.heap_top, 10);
-	assert_int_equal(o.leak_age_ns, 1500000000ULL);
-	assert_true(o.heap_events);
+	assert_int_equal(heap_settings.sample_bytes, 0);
+	assert_int_equal(heap_settings.top, 10);
+	assert_int_equal(heap_settings.leak_age_ns, 1500000000ULL);
+	assert_true(heap_settings.events);
 	record_opts__free(&o);
 
 	assert_int_equal(parse(&o, err, sizeof(err), "--heap-sample-bytes", "64K", NULL), 0);
-	assert_int_equal(o.heap_sample_bytes, 65536);
+	assert_int_equal(heap_settings.sample_bytes, 65536);
 	record_opts__free(&o);
 	assert_int_equal(parse(&o, err, sizeof(err), "--heap-sample-bytes", "2MiB", NULL), 0);
-	assert_int_equal(o.heap_sample_bytes, 2 << 20);
+	assert_int_equal(heap_settings.sample_bytes, 2 << 20);
 	record_opts__free(&o);
 
 	assert_int_equal(parse(&o, err, sizeof(err), "--heap-sample-bytes", "-1", NULL), -EINVAL);

@@ -483,13 +483,13 @@ static void test_11_options(void **state)
 	assert_non_null(strstr(err, "add --enable heap"));
 	record_opts__free(&o);
 	assert_int_equal(record_opts__parse(&o, 7, a2, collector_table, err, sizeof(err)), 0);
-	assert_int_equal(o.heap_lane, HEAP_LANE_PRELOAD);
+	assert_int_equal(heap_settings.lane, HEAP_LANE_PRELOAD);
 	record_opts__free(&o);
 	assert_int_equal(record_opts__parse(&o, 5, a3, collector_table, err, sizeof(err)), -EINVAL);
 	assert_non_null(strstr(err, "auto, uprobe or preload"));
 	record_opts__free(&o);
 	assert_int_equal(record_opts__parse(&o, 3, a4, collector_table, err, sizeof(err)), 0);
-	assert_int_equal(o.heap_lane, HEAP_LANE_AUTO);
+	assert_int_equal(heap_settings.lane, HEAP_LANE_AUTO);
 	record_opts__free(&o);
 }
 

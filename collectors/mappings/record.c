@@ -410,10 +410,10 @@ static int embed(struct collector *c, struct module *mod, const char *path, Elf 
 	char detail[192];
 	int err;
 
-	if ((!always && c->ctx->embed_symbols == PTOP__V1__EMBED_SYMBOLS__EMBED_SYMBOLS_NONE) ||
+	if ((!always && mappings_settings.embed == PTOP__V1__EMBED_SYMBOLS__EMBED_SYMBOLS_NONE) ||
 	    !mod->id_len || already_embedded(p, mod))
 		return 0;
-	if (c->ctx->embed_symbols == PTOP__V1__EMBED_SYMBOLS__EMBED_SYMBOLS_DEBUG)
+	if (mappings_settings.embed == PTOP__V1__EMBED_SYMBOLS__EMBED_SYMBOLS_DEBUG)
 		flags |= ELFEMBED_DEBUG;
 	err = mark_embedded(p, mod); /* once, whatever the outcome */
 	if (err)
@@ -1190,11 +1190,11 @@ static bool map_files_readable(pid_t pid)
 	return ok;
 }
 
-static const char *embed_words(const struct rec_ctx *ctx)
+static const char *embed_words(void)
 {
-	return ctx->embed_symbols == PTOP__V1__EMBED_SYMBOLS__EMBED_SYMBOLS_DEBUG
+	return mappings_settings.embed == PTOP__V1__EMBED_SYMBOLS__EMBED_SYMBOLS_DEBUG
 		       ? "symbols and DWARF embedded"
-	       : ctx->embed_symbols ? "symbols embedded" : "no symbols embedded";
+	       : mappings_settings.embed ? "symbols embedded" : "no symbols embedded";
 }
 
 static Ptop__V1__ProbeState cgroup_check(struct collector *c)
@@ -1230,7 +1230,7 @@ static Ptop__V1__ProbeState cgroup_check(struct collector *c)
 		 "executable mappings of every process of the cgroup (%zu at start; at most %u "
 		 "a poll, the rest counted as proc_cap drops), from /proc/PID/maps each poll; "
 		 "build-ids through %s; perf map copies per process; %s",
-		 n, MAPPINGS_PROC_CAP, files, embed_words(ctx));
+		 n, MAPPINGS_PROC_CAP, files, embed_words());
 	return PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE;
 }
 
@@ -1265,7 +1265,7 @@ static Ptop__V1__ProbeState mappings_check(struct collector *c)
 		 (int)ctx->pid,
 		 map_files ? "map_files" : "/proc/PID/root (map_files unreadable: deleted files "
 					 "get no build-id)",
-		 embed_words(ctx));
+		 embed_words());
 	return PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE;
 }
 
@@ -1329,9 +1329,53 @@ static int mappings_poll(struct collector *c, uint64_t now_ns, unsigned flags)
 	return mproc_poll(c, &p->procs[0], now_ns, flags);
 }
 
+struct mappings_settings mappings_settings;
+
+/* --embed-symbols: the symbol tables; --embed-symbols=debug: and the DWARF */
+static int parse_embed(const struct collector_opt *o, const char *arg, void *field, char *err,
+		       size_t errlen)
+{
+	Ptop__V1__EmbedSymbols *e = field;
+
+	(void)o;
+	if (!arg) {
+		*e = PTOP__V1__EMBED_SYMBOLS__EMBED_SYMBOLS_SYMTAB;
+	} else if (!strcmp(arg, "debug")) {
+		*e = PTOP__V1__EMBED_SYMBOLS__EMBED_SYMBOLS_DEBUG;
+	} else {
+		snprintf(err, errlen, "--embed-symbols takes no value or '=debug', not '%s'", arg);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static const struct collector_opt mappings_opts[] = {
+	{
+		.name = "embed-symbols",
+		.arg = "[=debug]",
+		.help = "copy each mapped module's symbol tables (and with\n"
+			"=debug its DWARF) into the capture, so frames are\n"
+			"named after the binaries are gone",
+		.section = COPT_COLLECTORS,
+		.order = 20,
+		.parse = parse_embed,
+		.offset = offsetof(struct mappings_settings, embed),
+	},
+	{ .name = NULL },
+};
+
+static void mappings_header_options(Ptop__V1__Options *o)
+{
+	o->embed_symbols = mappings_settings.embed;
+}
+
 const struct collector_ops mappings_collector = {
 	.name = "mappings",
 	.summary = "executable mappings with build-ids, JIT perf maps, --embed-symbols",
+	.opts = mappings_opts,
+	.settings = &mappings_settings,
+	.settings_size = sizeof(mappings_settings),
+	.header_options = mappings_header_options,
 	.check = mappings_check,
 	.start = mappings_start,
 	.poll = mappings_poll,

@@ -11,6 +11,15 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "proto/ptop.pb-c.h"
+
+/* --embed-symbols[=debug]: its settings (filled by the recorder from its options table,
+ * mappings_collector.opts) */
+struct mappings_settings {
+	Ptop__V1__EmbedSymbols embed;  /* what of each module goes into the capture; default none */
+};
+extern struct mappings_settings mappings_settings;
+
 /* One executable mapping as /proc/PID/maps prints it. */
 struct xmap {
 	uint64_t start, end, offset, inode;

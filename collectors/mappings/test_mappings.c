@@ -161,7 +161,7 @@ static void collector_open(struct collector_run *r, pid_t pid, Ptop__V1__EmbedSy
 	r->ctx.pid = pid;
 	r->ctx.mode = PTOP__V1__TARGET_MODE__TARGET_MODE_PID;
 	r->ctx.interval_ns = 1000000000ull;
-	r->ctx.embed_symbols = embed;
+	mappings_settings.embed = embed; /* --embed-symbols */
 	r->c.ops = &mappings_collector;
 	r->c.ctx = &r->ctx;
 	assert_int_equal(mappings_collector.check(&r->c),

@@ -28,6 +28,7 @@
 
 #include "record/collector.h"
 #include "record/procfs.h"
+#include "collectors/vmas/record.h"
 
 struct vma_slot {
 	Ptop__V1__Vma msg;
@@ -125,10 +126,10 @@ static Ptop__V1__ProbeState vmas_check(struct collector *c)
 	if (procfs_check_open(ctx->pid, "smaps", c->reason, sizeof(c->reason)))
 		return PTOP__V1__PROBE_STATE__PROBE_STATE_FAILED;
 	snprintf(path, sizeof(path), "/proc/%d/smaps", (int)ctx->pid);
-	if (ctx->vma_interval_ns)
+	if (vmas_settings.interval_ns)
 		snprintf(c->detail, sizeof(c->detail),
 			 "%s at start, every %.3g s (within a %.3g ms smaps budget per interval) and "
-			 "at the end", path, (double)ctx->vma_interval_ns / 1e9,
+			 "at the end", path, (double)vmas_settings.interval_ns / 1e9,
 			 (double)ctx->smaps_budget_ns / 1e6);
 	else
 		snprintf(c->detail, sizeof(c->detail), "%s at start and at the end", path);
@@ -219,7 +220,7 @@ cleanup:
 static int vmas_poll(struct collector *c, uint64_t now_ns, unsigned flags)
 {
 	struct vmas_priv *p = c->priv;
-	uint64_t every = c->ctx->vma_interval_ns;
+	uint64_t every = vmas_settings.interval_ns;
 	bool due;
 	int err;
 
@@ -243,9 +244,35 @@ static int vmas_poll(struct collector *c, uint64_t now_ns, unsigned flags)
 	return err;
 }
 
+struct vmas_settings vmas_settings;
+
+static const struct collector_opt vmas_opts[] = {
+	{
+		.name = "vma-interval",
+		.arg = "D",
+		.def = "10s",
+		.help = "period of the full VMA list (default 10s)",
+		.section = COPT_TIMING,
+		.order = 10,
+		.parse = copt_parse_duration,
+		.offset = offsetof(struct vmas_settings, interval_ns),
+		.min = 1000000, /* 1 ms, as --interval */
+	},
+	{ .name = NULL },
+};
+
+static void vmas_header_options(Ptop__V1__Options *o)
+{
+	o->vma_interval_ns = vmas_settings.interval_ns;
+}
+
 const struct collector_ops vmas_collector = {
 	.name = "vmas",
 	.summary = "the VMA list with per-mapping RSS, PSS, USS, anon, swap (/proc smaps), every --vma-interval",
+	.opts = vmas_opts,
+	.settings = &vmas_settings,
+	.settings_size = sizeof(vmas_settings),
+	.header_options = vmas_header_options,
 	.check = vmas_check,
 	.start = vmas_start,
 	.poll = vmas_poll,
