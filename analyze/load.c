@@ -285,27 +285,6 @@ struct loader {
 
 /* ---------------------------------------------------------------- helpers */
 
-static const char *build_id_kind_name(Ptop__V1__BuildIdKind k)
-{
-	return k == PTOP__V1__BUILD_ID_KIND__BUILD_ID_KIND_GO ? "go" : "gnu";
-}
-
-static const char *mapping_event_name(Ptop__V1__MappingEvent e)
-{
-	switch (e) {
-	case PTOP__V1__MAPPING_EVENT__MAPPING_EVENT_START:
-		return "start";
-	case PTOP__V1__MAPPING_EVENT__MAPPING_EVENT_NEW:
-		return "new";
-	case PTOP__V1__MAPPING_EVENT__MAPPING_EVENT_GONE:
-		return "gone";
-	case PTOP__V1__MAPPING_EVENT__MAPPING_EVENT_END:
-		return "end";
-	default:
-		return NULL;
-	}
-}
-
 static int sqlite_errno(int rc)
 {
 	switch (rc & 0xff) {
@@ -654,7 +633,8 @@ static int load_header(struct loader *l, const Ptop__V1__CaptureHeader *h, const
 		bind_nz(s, 9, t->cgroup_id);
 		bind_opt_text(s, 10, t->container_id);
 		bind_opt_text(s, 11,
-			      t->exe_build_id.len ? build_id_kind_name(t->exe_build_id_kind) : NULL);
+			      t->exe_build_id.len ? capture_build_id_kind_name(t->exe_build_id_kind)
+						  : NULL);
 	} else {
 		bind_text(s, 2, "unspecified");
 		for (int i = 3; i <= 11; i++)
@@ -856,42 +836,30 @@ static int load_syscalls(struct loader *l, const Ptop__V1__Event *ev,
 	return 0;
 }
 
-/* SmapsRollup.missing names counters the kernel's smaps_rollup did not print
- * (e.g. Pss_Anon before Linux 5.9): the recorder writes their /proc name; the
- * column name is accepted too, in any case. BIT is the position of the column
- * among load_memory's rollup values (rss = 0 ... read_ns = 14); uss is the sum
- * of the two Private_* counters, so it goes with either. */
-static const struct {
-	const char *proc, *column;
-	uint32_t bits;
-} rollup_missing[] = {
-	{ "Pss_Anon", "pss_anon", 1u << 3 },
-	{ "Pss_File", "pss_file", 1u << 4 },
-	{ "Pss_Shmem", "pss_shmem", 1u << 5 },
-	{ "Shared_Clean", "shared_clean", 1u << 6 },
-	{ "Shared_Dirty", "shared_dirty", 1u << 7 },
-	{ "Private_Clean", "private_clean", 1u << 8 | 1u << 2 },
-	{ "Private_Dirty", "private_dirty", 1u << 9 | 1u << 2 },
-	{ "Anonymous", "anon", 1u << 10 },
-	{ "Swap", "swap", 1u << 11 },
-	{ "SwapPss", "swap_pss", 1u << 12 },
-	{ "Locked", "locked", 1u << 13 },
-};
-
-/* The rollup values to store as NULL: those the record says were not measured.
- * A name this build does not know names no column it stores: ignored. */
+/* The rollup values to store as NULL: those the record says were not measured
+ * (SmapsRollup.missing, read by proto/names.c). A bit is the position of a column
+ * among load_memory's rollup values (rss = 0 ... read_ns = 14); uss is the sum of
+ * the two Private_* counters, so it goes with either. */
 static uint32_t rollup_missing_bits(const Ptop__V1__SmapsRollup *r)
 {
-	uint32_t bits = 0;
+	static const uint32_t column_bits[] = {
+		[PTOP__V1__SMAPS_FIELD__SMAPS_FIELD_PSS_ANON] = 1u << 3,
+		[PTOP__V1__SMAPS_FIELD__SMAPS_FIELD_PSS_FILE] = 1u << 4,
+		[PTOP__V1__SMAPS_FIELD__SMAPS_FIELD_PSS_SHMEM] = 1u << 5,
+		[PTOP__V1__SMAPS_FIELD__SMAPS_FIELD_SHARED_CLEAN] = 1u << 6,
+		[PTOP__V1__SMAPS_FIELD__SMAPS_FIELD_SHARED_DIRTY] = 1u << 7,
+		[PTOP__V1__SMAPS_FIELD__SMAPS_FIELD_PRIVATE_CLEAN] = 1u << 8 | 1u << 2,
+		[PTOP__V1__SMAPS_FIELD__SMAPS_FIELD_PRIVATE_DIRTY] = 1u << 9 | 1u << 2,
+		[PTOP__V1__SMAPS_FIELD__SMAPS_FIELD_ANONYMOUS] = 1u << 10,
+		[PTOP__V1__SMAPS_FIELD__SMAPS_FIELD_SWAP] = 1u << 11,
+		[PTOP__V1__SMAPS_FIELD__SMAPS_FIELD_SWAP_PSS] = 1u << 12,
+		[PTOP__V1__SMAPS_FIELD__SMAPS_FIELD_LOCKED] = 1u << 13,
+	};
+	uint32_t set = capture_smaps_missing(r), bits = 0;
 
-	for (size_t k = 0; k < r->n_missing; k++) {
-		if (!r->missing[k])
-			continue;
-		for (size_t i = 0; i < sizeof(rollup_missing) / sizeof(rollup_missing[0]); i++)
-			if (!strcasecmp(r->missing[k], rollup_missing[i].proc) ||
-			    !strcasecmp(r->missing[k], rollup_missing[i].column))
-				bits |= rollup_missing[i].bits;
-	}
+	for (size_t f = 0; f < sizeof(column_bits) / sizeof(column_bits[0]); f++)
+		if (set & 1u << f)
+			bits |= column_bits[f];
 	return bits;
 }
 
@@ -1256,8 +1224,8 @@ static int load_mapping(struct loader *l, const Ptop__V1__Mapping *m)
 	bind_u64(s, 10, m->inode);
 	bind_opt_text(s, 11, m->dev);
 	bind_opt_text(s, 12, m->build_id_error);
-	bind_opt_text(s, 13, mapping_event_name(m->event));
-	bind_opt_text(s, 14, m->build_id.len ? build_id_kind_name(m->build_id_kind) : NULL);
+	bind_opt_text(s, 13, capture_mapping_event_name(m->event));
+	bind_opt_text(s, 14, m->build_id.len ? capture_build_id_kind_name(m->build_id_kind) : NULL);
 	if (m->elf)
 		bind_u64(s, 15, m->elf->vaddr);
 	else
@@ -1348,7 +1316,7 @@ static int load_heap(struct loader *l, const Ptop__V1__Event *ev,
 	bind_u64(s, 3, ev->time_ns);
 	bind_nz(s, 4, ev->interval_ns);
 	bind_pid(s, 5, ev->pid);
-	bind_opt_text(s, 6, h->lane);
+	bind_opt_text(s, 6, capture_heap_snapshot_lane(h));
 	bind_opt_text(s, 7, h->module);
 	bind_u64(s, 8, h->sample_bytes);
 	bind_i64(s, 9, lm);
@@ -1600,7 +1568,7 @@ static int assembly_write(struct loader *l, struct assembly *a)
 		sqlite3_bind_blob64(s, 6, blob, total, free);
 		bind_u64(s, 7, a->chunks);
 		bind_i64(s, 8, complete);
-		bind_text(s, 9, build_id_kind_name(a->kind));
+		bind_text(s, 9, capture_build_id_kind_name(a->kind));
 		if (!complete)
 			l->counts[K_MODULE_SYMBOLS_INCOMPLETE]++;
 	} else {

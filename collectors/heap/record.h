@@ -150,11 +150,12 @@ void heap__counters_delta(const uint64_t *now, uint64_t *prev, uint64_t *delta, 
 void heap__site_row(struct heap_site_row *r, struct heap_usite *s, const struct hp_site *cur,
 		    uint32_t index, bool live);
 
-/* What every lane's HeapSnapshot says alike: LANE, MODULE, the sampling and the
- * leak age from CTX, LIVE_MEASURED, the CENSUS and the K kept SITES. */
-void heap__snapshot_init(Ptop__V1__HeapSnapshot *hs, const struct rec_ctx *ctx, const char *lane,
-			 const char *module, bool live_measured, const struct heap_census *census,
-			 Ptop__V1__HeapSite **sites, size_t k);
+/* What every lane's HeapSnapshot says alike: LANE (lane_kind, and lane its word for older
+ * readers), MODULE, the sampling and the leak age from CTX, LIVE_MEASURED, the CENSUS and
+ * the K kept SITES. */
+void heap__snapshot_init(Ptop__V1__HeapSnapshot *hs, const struct rec_ctx *ctx,
+			 Ptop__V1__HeapLane lane, const char *module, bool live_measured,
+			 const struct heap_census *census, Ptop__V1__HeapSite **sites, size_t k);
 
 /* A live total summed over CPUs or threads, each of which may have gone below
  * zero on its own: the sum, or 0 while it is (transiently) negative. */
