@@ -986,6 +986,70 @@ static void test_21_wire_words(void **state)
 			    "active");
 }
 
+/* A collector not named in ptop.proto's oneof: its message (here ProcessName stands in
+ * for one) travels packed in Event.collector_payload, through a file and back; the
+ * reader gets it only for its collector and its type. */
+static void test_22_collector_payload(void **state)
+{
+	Ptop__V1__Record rec = PTOP__V1__RECORD__INIT;
+	Ptop__V1__Event ev = PTOP__V1__EVENT__INIT;
+	Ptop__V1__CollectorPayload cp;
+	Ptop__V1__ProcessName pn = PTOP__V1__PROCESS_NAME__INIT;
+	Ptop__V1__ProcessName *got;
+	const Ptop__V1__Event *e;
+	struct recs in = { .n = 0 }, out;
+	struct capture_status st;
+	const char *p = tpath("payload.ptop");
+	(void)state;
+
+	pn.pid = 4242;
+	pn.comm = "toyd";
+	ev.time_ns = 5000;
+	ev.interval_ns = 1000;
+	assert_int_equal(capture_payload__pack(&ev, &cp, "toy", &pn.base), 0);
+	assert_string_equal(cp.type, "ptop.v1.ProcessName");
+	rec.kind_case = PTOP__V1__RECORD__KIND_EVENT;
+	rec.event = &ev;
+	in.r[in.n++] = sample_copy(&rec);
+	capture_payload__release(&cp);
+	assert_null(cp.data.data);
+	write_recs(p, NULL, &in);
+	read_recs(p, &out, &st);
+	assert_int_equal(out.n, 1);
+	assert_int_equal(st.end, CAPTURE_END_CLEAN);
+	e = out.r[0]->event;
+	assert_int_equal(e->payload_case, PTOP__V1__EVENT__PAYLOAD_COLLECTOR_PAYLOAD);
+	assert_string_equal(e->collector_payload->collector, "toy");
+	assert_int_equal(e->time_ns, 5000);
+
+	got = (Ptop__V1__ProcessName *)capture_payload__unpack(
+	    e, "toy", &ptop__v1__process_name__descriptor);
+	assert_non_null(got);
+	assert_int_equal(got->pid, 4242);
+	assert_string_equal(got->comm, "toyd");
+	protobuf_c_message_free_unpacked(&got->base, NULL);
+
+	errno = 0;
+	assert_null(capture_payload__unpack(e, "other", &ptop__v1__process_name__descriptor));
+	assert_int_equal(errno, ENOENT);
+	assert_null(capture_payload__unpack(e, "toy", &ptop__v1__stack__descriptor));
+	assert_int_equal(errno, EPROTO);
+	/* data that is not a ProcessName (field 2, comm, longer than what is left) */
+	e->collector_payload->data.data[0] = 0x12;
+	e->collector_payload->data.data[1] = 0x7f;
+	errno = 0;
+	assert_null(capture_payload__unpack(e, "toy", &ptop__v1__process_name__descriptor));
+	assert_int_equal(errno, EBADMSG);
+	/* an event with a built-in payload is no collector's */
+	ev.payload_case = PTOP__V1__EVENT__PAYLOAD_CPU;
+	ev.cpu = NULL;
+	errno = 0;
+	assert_null(capture_payload__unpack(&ev, "toy", &ptop__v1__process_name__descriptor));
+	assert_int_equal(errno, ENOENT);
+	recs_free(&in);
+	recs_free(&out);
+}
+
 static int setup(void **state)
 {
 	(void)state;
@@ -1027,6 +1091,7 @@ int main(void)
 	    cmocka_unit_test(test_19_old_records_read_the_same),
 	    cmocka_unit_test(test_20_new_records_keep_old_words),
 	    cmocka_unit_test(test_21_wire_words),
+	    cmocka_unit_test(test_22_collector_payload),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
