@@ -51,8 +51,11 @@ BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall -Wextra -Werror \
 
 # ---------------------------------------------------------------- sources
 
-PROTOS := $(wildcard proto/*.proto)
-PROTO_GEN := $(foreach p,$(PROTOS:proto/%.proto=%),$(B)/proto/$(p).pb-c.c $(B)/proto/$(p).pb-c.h)
+# proto/ptop.proto (the envelope) imports each collector's payloads, collectors/NAME/NAME.proto,
+# by their path from the top (protoc-c -I.): found by wildcard, generated beside the others in
+# $(B) under the same path, compiled into libptop-proto.a.
+PROTOS := $(wildcard proto/*.proto collectors/*/*.proto)
+PROTO_GEN := $(foreach p,$(PROTOS:%.proto=%),$(B)/$(p).pb-c.c $(B)/$(p).pb-c.h)
 # Each collector is a folder collectors/NAME/ (collectors/README.md): its kernel side
 # NAME.bpf.c, its recorder side record*.c, its analyzer side load/report/view/part*.c,
 # its tests test_*.c. bpf/ keeps what the kernel sides share and the bench programs.
@@ -60,7 +63,7 @@ COLLECTOR_DIRS := $(sort $(dir $(wildcard collectors/*/)))
 BPF_SRCS := $(wildcard bpf/*.bpf.c collectors/*/*.bpf.c)
 SKELS := $(patsubst %.bpf.c,$(B)/%.skel.h,$(BPF_SRCS))
 
-PROTO_OBJS := $(PROTOS:proto/%.proto=$(B)/proto/%.pb-c.o) $(patsubst %.c,$(B)/%.o,$(wildcard proto/*.c))
+PROTO_OBJS := $(PROTOS:%.proto=$(B)/%.pb-c.o) $(patsubst %.c,$(B)/%.o,$(wildcard proto/*.c))
 SYMBOL_OBJS := $(patsubst %.c,$(B)/%.o,$(wildcard symbol/*.c))
 RECORD_OBJS := $(patsubst %.c,$(B)/%.o,$(filter-out record/main.c,$(wildcard record/*.c)) \
 	$(wildcard collectors/*/record*.c))
@@ -115,9 +118,9 @@ $(B)/%.skel.h: $(B)/%.bpf.o
 	$(call msg,SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< name $(subst -,_,$(notdir $*))_bpf > $@
 
-$(B)/proto/%.pb-c.c $(B)/proto/%.pb-c.h &: proto/%.proto | $(B)/proto
+$(B)/%.pb-c.c $(B)/%.pb-c.h &: %.proto | $(B)
 	$(call msg,PROTOC,$<)
-	$(Q)$(PROTOC_C) --c_out=$(B) $<
+	$(Q)$(PROTOC_C) -I. --c_out=$(B) $<
 
 # The schema: the core tables (schema/schema.sql), then each collector's
 # collectors/NAME/schema.sql in collectors.def order (a folder without one has no
@@ -147,7 +150,8 @@ $(B)/version.c: FORCE | $(B)
 
 # ---------------------------------------------------------------- compile
 
-$(B)/proto/%.pb-c.o: $(B)/proto/%.pb-c.c
+# ptop.pb-c.h includes the collectors' generated headers: all of them first.
+$(B)/%.pb-c.o: $(B)/%.pb-c.c | $(PROTO_GEN)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) -c $< -o $@
 

@@ -180,27 +180,6 @@ struct loader {
 
 /* ---------------------------------------------------------------- helpers */
 
-static const char *build_id_kind_name(Ptop__V1__BuildIdKind k)
-{
-	return k == PTOP__V1__BUILD_ID_KIND__BUILD_ID_KIND_GO ? "go" : "gnu";
-}
-
-static const char *mapping_event_name(Ptop__V1__MappingEvent e)
-{
-	switch (e) {
-	case PTOP__V1__MAPPING_EVENT__MAPPING_EVENT_START:
-		return "start";
-	case PTOP__V1__MAPPING_EVENT__MAPPING_EVENT_NEW:
-		return "new";
-	case PTOP__V1__MAPPING_EVENT__MAPPING_EVENT_GONE:
-		return "gone";
-	case PTOP__V1__MAPPING_EVENT__MAPPING_EVENT_END:
-		return "end";
-	default:
-		return NULL;
-	}
-}
-
 static int sqlite_errno(int rc)
 {
 	switch (rc & 0xff) {
@@ -563,7 +542,8 @@ static int load_header(struct loader *l, const Ptop__V1__CaptureHeader *h, const
 		bind_nz(s, 9, t->cgroup_id);
 		bind_opt_text(s, 10, t->container_id);
 		bind_opt_text(s, 11,
-			      t->exe_build_id.len ? build_id_kind_name(t->exe_build_id_kind) : NULL);
+			      t->exe_build_id.len ? capture_build_id_kind_name(t->exe_build_id_kind)
+						  : NULL);
 	} else {
 		bind_text(s, 2, "unspecified");
 		for (int i = 3; i <= 11; i++)
@@ -611,10 +591,14 @@ static int load_event(struct loader *l, const Ptop__V1__Event *ev)
 	for (size_t k = 0; k < l->n_claims; k++) {
 		struct claim *c = &l->claims[k];
 
-		if (c->p->payload == ev->payload_case) {
-			c->count++;
-			return c->p->load(c->ctx, ev);
-		}
+		if (c->p->payload != ev->payload_case)
+			continue;
+		if (ev->payload_case == PTOP__V1__EVENT__PAYLOAD_COLLECTOR_PAYLOAD &&
+		    (!ev->collector_payload || !ev->collector_payload->type || !c->p->type ||
+		     strcmp(ev->collector_payload->type, c->p->type)))
+			continue;
+		c->count++;
+		return c->p->load(c->ctx, ev);
 	}
 	l->counts[K_EV_NONE]++;
 	return 0;
@@ -669,8 +653,8 @@ static int load_mapping(struct loader *l, const Ptop__V1__Mapping *m)
 	bind_u64(s, 10, m->inode);
 	bind_opt_text(s, 11, m->dev);
 	bind_opt_text(s, 12, m->build_id_error);
-	bind_opt_text(s, 13, mapping_event_name(m->event));
-	bind_opt_text(s, 14, m->build_id.len ? build_id_kind_name(m->build_id_kind) : NULL);
+	bind_opt_text(s, 13, capture_mapping_event_name(m->event));
+	bind_opt_text(s, 14, m->build_id.len ? capture_build_id_kind_name(m->build_id_kind) : NULL);
 	if (m->elf)
 		bind_u64(s, 15, m->elf->vaddr);
 	else
@@ -725,7 +709,7 @@ static int assembly_write(struct loader *l, struct assembly *a)
 		sqlite3_bind_blob64(s, 6, blob, total, free);
 		bind_u64(s, 7, a->chunks);
 		bind_i64(s, 8, complete);
-		bind_text(s, 9, build_id_kind_name(a->kind));
+		bind_text(s, 9, capture_build_id_kind_name(a->kind));
 		if (!complete)
 			l->counts[K_MODULE_SYMBOLS_INCOMPLETE]++;
 	} else {
@@ -1167,7 +1151,8 @@ static int parts_open(struct loader *l)
 			for (size_t k = 0; k < l->n_claims; k++)
 				if (l->claims[k].p->payload >= c->payload && at == l->n_claims)
 					at = k;
-			if (at < l->n_claims && l->claims[at].p->payload == c->payload)
+			if (at < l->n_claims && l->claims[at].p->payload == c->payload &&
+			    c->payload != PTOP__V1__EVENT__PAYLOAD_COLLECTOR_PAYLOAD)
 				continue; /* claimed by an earlier part */
 			memmove(&l->claims[at + 1], &l->claims[at],
 				(l->n_claims - at) * sizeof(*l->claims));

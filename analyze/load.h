@@ -63,6 +63,11 @@ struct an_load_payload {
 	/* Loads EV, whose payload_case is PAYLOAD (its payload member may still be NULL:
 	 * then nothing is loaded). 0 or -errno. */
 	int (*load)(struct load_ctx *c, const Ptop__V1__Event *ev);
+	/* With PAYLOAD_COLLECTOR_PAYLOAD (a collector added after proto/ptop.proto's
+	 * oneof was closed): the full name of the message it loads from
+	 * ev->collector_payload ("ptop.v1.ToySample"); the event goes to the entry
+	 * whose type matches (capture_payload__unpack decodes it). NULL otherwise. */
+	const char *type;
 };
 
 /* What a collector's part loads, and how. Payload cases and kind names are unique

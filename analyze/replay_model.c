@@ -1,6 +1,7 @@
 /* replay_model.c — loads a capture's interval data into memory for the replay viewer; seeks. */
 #include "analyze/replay_model.h"
 #include "common/array.h"
+#include "proto/names.h"
 #include "proto/syscall_table.h"
 
 #include <errno.h>
@@ -417,12 +418,15 @@ static int load_events(struct replay_model *m)
 {
 	static const char map_sql[] =
 	    "SELECT time_ns - ?2, event, path, start, end FROM mapping WHERE cap = ?1 "
-	    "AND event IN ('new', 'gone') AND time_ns IS NOT NULL";
+	    "AND event IN (?3, ?4) AND time_ns IS NOT NULL";
 	static const char change_sql[] =
 	    "SELECT time_ns - ?2, name, state, cause FROM probe_change WHERE cap = ?1";
 	static const char end_sql[] =
 	    "SELECT end_time_ns - ?2, end_reason, target_exit_code, target_term_signal, "
 	    "end_signal, end_error FROM capture WHERE cap = ?1 AND end_reason IS NOT NULL";
+	const char *new = capture_mapping_event_name(PTOP__V1__MAPPING_EVENT__MAPPING_EVENT_NEW),
+		   *gone = capture_mapping_event_name(PTOP__V1__MAPPING_EVENT__MAPPING_EVENT_GONE),
+		   *active = capture_probe_state_name(PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE);
 	sqlite3_stmt *st = NULL;
 	char text[200];
 	size_t cap = 0, i;
@@ -439,6 +443,10 @@ static int load_events(struct replay_model *m)
 		err = add_event(m, &cap, m->snaps[i].t, false, "vma snapshot", text);
 	}
 	err = err ?: prepare(m, map_sql, &st);
+	if (!err) {
+		sqlite3_bind_text(st, 3, new, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 4, gone, -1, SQLITE_STATIC);
+	}
 	while (!err && (rc = sqlite3_step(st)) == SQLITE_ROW) {
 		const unsigned char *ev = sqlite3_column_text(st, 1),
 				    *path = sqlite3_column_text(st, 2);
@@ -447,9 +455,10 @@ static int load_events(struct replay_model *m)
 			 path && *path ? (const char *)path : "[anon]",
 			 (unsigned long long)sqlite3_column_int64(st, 3),
 			 (unsigned long long)sqlite3_column_int64(st, 4));
-		err = add_event(
-		    m, &cap, sqlite3_column_int64(st, 0), false,
-		    ev && !strcmp((const char *)ev, "new") ? "mapping new" : "mapping gone", text);
+		err = add_event(m, &cap, sqlite3_column_int64(st, 0), false,
+				ev && !strcmp((const char *)ev, new) ? "mapping new"
+								      : "mapping gone",
+				text);
 	}
 	if (!err && rc != SQLITE_DONE)
 		err = -EIO;
@@ -465,7 +474,7 @@ static int load_events(struct replay_model *m)
 			 state ? (const char *)state : "?",
 			 cause ? (const char *)cause : "(no cause given)");
 		err = add_event(m, &cap, sqlite3_column_int64(st, 0),
-				!state || strcmp((const char *)state, "active"), "probe change",
+				!state || strcmp((const char *)state, active), "probe change",
 				text);
 	}
 	if (!err && rc != SQLITE_DONE)

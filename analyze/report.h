@@ -22,6 +22,7 @@
 #include <sqlite3.h>
 
 #include "analyze/output.h"
+#include "proto/names.h"
 
 /* ------------------------------------------------------------------ windows */
 
@@ -76,7 +77,9 @@ int probe__lookup(sqlite3 *db, int64_t cap, const char *name, struct probe_info 
 
 static inline bool probe__active(const struct probe_info *p)
 {
-	return p->found && !strcmp(p->state, "active");
+	const char *active = capture_probe_state_name(PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE);
+
+	return p->found && !strcmp(p->state, active);
 }
 
 struct drop_line {

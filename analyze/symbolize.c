@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "analyze/analyze.h"
+#include "proto/names.h"
 #include "symbol/symbolizer.h"
 
 /* ------------------------------------------------------------- helpers */
@@ -218,9 +219,12 @@ static int placer_load(struct placer *p, char *err, size_t errlen)
 		e->offset = (uint64_t)sqlite3_column_int64(s, 4);
 		e->path = sqlite3_column_text(s, 5) ? col_dup(s, 5) : strdup("");
 		e->build_id = col_dup(s, 6);
-		e->gone = ev && !strcmp(ev, "gone");
+		e->gone = ev && !strcmp(ev, capture_mapping_event_name(
+						PTOP__V1__MAPPING_EVENT__MAPPING_EVENT_GONE));
 		e->go_build_id = sqlite3_column_text(s, 8) &&
-				 !strcmp((const char *)sqlite3_column_text(s, 8), "go");
+				 !strcmp((const char *)sqlite3_column_text(s, 8),
+					 capture_build_id_kind_name(
+						 PTOP__V1__BUILD_ID_KIND__BUILD_ID_KIND_GO));
 		if (!e->path || (sqlite3_column_text(s, 6) && !e->build_id)) {
 			ret = -ENOMEM;
 			goto cleanup;
@@ -552,7 +556,10 @@ static int feed_symbolizer(sqlite3 *db, int64_t cap, struct symbolizer *sz, char
 		if (hex_to_bytes((const char *)sqlite3_column_text(s, 0), id, sizeof(id),
 				 &mk.build_id_len))
 			continue;
-		mk.kind = kind && !strcmp(kind, "go") ? SYM_BUILD_ID_GO : SYM_BUILD_ID_GNU;
+		mk.kind = kind && !strcmp(kind, capture_build_id_kind_name(
+						 PTOP__V1__BUILD_ID_KIND__BUILD_ID_KIND_GO))
+				  ? SYM_BUILD_ID_GO
+				  : SYM_BUILD_ID_GNU;
 		rc = symbolizer__add_mapping(sz, &mk, (uint64_t)sqlite3_column_int64(s, 2),
 					     (uint64_t)sqlite3_column_int64(s, 3),
 					     (uint64_t)sqlite3_column_int64(s, 4));

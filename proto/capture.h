@@ -175,6 +175,26 @@ const struct capture_status *capture_reader__status(const struct capture_reader 
 
 void capture_reader__free(struct capture_reader *r);
 
+/* ------------------------------------------------------------------ collector payloads */
+
+/* Make EV's payload the collector payload CP (Event.collector_payload): MSG, any
+ * message, packed into CP->data (malloc'd), its type its descriptor's full name, for
+ * collector COLLECTOR (its name in collectors/collectors.def; the string is not copied).
+ * Release CP with capture_payload__release once EV is appended. 0 or -ENOMEM. */
+int capture_payload__pack(Ptop__V1__Event *ev, Ptop__V1__CollectorPayload *cp,
+			  const char *collector, const ProtobufCMessage *msg);
+
+/* Free CP->data; CP can be packed again. */
+void capture_payload__release(Ptop__V1__CollectorPayload *cp);
+
+/* The message of type D that EV carries for COLLECTOR, unpacked; the caller frees it
+ * with protobuf_c_message_free_unpacked(m, NULL). NULL with errno: ENOENT when EV holds
+ * no collector payload or another collector's, EPROTO when its type is not D's
+ * (an empty type is taken as D's), EBADMSG when data does not unpack as D (or memory
+ * ran out: protobuf-c does not tell the two apart). */
+ProtobufCMessage *capture_payload__unpack(const Ptop__V1__Event *ev, const char *collector,
+					  const ProtobufCMessageDescriptor *d);
+
 /* ------------------------------------------------------------------ salvage */
 
 /* Write to OUT (0600, O_EXCL) a repaired copy of IN: every complete frame of IN

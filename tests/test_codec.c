@@ -23,6 +23,7 @@
 
 #include "proto/capture.h"
 #include "proto/capture_internal.h"
+#include "proto/names.h"
 #include "tests/codec_samples.h"
 
 #define MAX_RECS 4096
@@ -836,6 +837,219 @@ static void test_18_salvage_names_the_failing_file(void **state)
 	recs_free(&in);
 }
 
+/* Two Events as a recorder before HeapSnapshot.lane_kind and SmapsRollup.missing_fields
+ * packed them (bytes kept from that build): a go-lane heap snapshot (lane "go", module
+ * "/bin/g", sample_bytes 524288, alloc_count 3), and a memory sample whose rollup (rss 4096,
+ * pss 2048) names Pss_Anon, Private_Dirty and Locked missing. */
+static const uint8_t old_heap[] = {
+	0x12, 0x25, 0x08, 0x80, 0xa8, 0xd6, 0xb9, 0x07, 0x10, 0x2a, 0x20, 0x07,
+	0x40, 0x80, 0x94, 0xeb, 0xdc, 0x03, 0xb2, 0x01, 0x12, 0x0a, 0x02, 0x67,
+	0x6f, 0x12, 0x06, 0x2f, 0x62, 0x69, 0x6e, 0x2f, 0x67, 0x18, 0x80, 0x80,
+	0x20, 0x28, 0x03,
+};
+static const uint8_t old_memory[] = {
+	0x12, 0x3f, 0x08, 0x80, 0xa8, 0xd6, 0xb9, 0x07, 0x10, 0x2a, 0x20, 0x03,
+	0x40, 0x80, 0x94, 0xeb, 0xdc, 0x03, 0x92, 0x01, 0x2c, 0x12, 0x2a, 0x08,
+	0x80, 0x20, 0x10, 0x80, 0x10, 0x82, 0x01, 0x08, 0x50, 0x73, 0x73, 0x5f,
+	0x41, 0x6e, 0x6f, 0x6e, 0x82, 0x01, 0x0d, 0x50, 0x72, 0x69, 0x76, 0x61,
+	0x74, 0x65, 0x5f, 0x44, 0x69, 0x72, 0x74, 0x79, 0x82, 0x01, 0x06, 0x4c,
+	0x6f, 0x63, 0x6b, 0x65, 0x64,
+};
+
+#define SMAPS_BIT(f) (1u << PTOP__V1__SMAPS_FIELD__SMAPS_FIELD_##f)
+
+/* Old records read as they did: the heap lane from its string, the missing counters
+ * from their /proc keys (any case, and the two memory_sample column names that are
+ * not a key). */
+static void test_19_old_records_read_the_same(void **state)
+{
+	Ptop__V1__Record *r;
+	Ptop__V1__SmapsRollup ro = PTOP__V1__SMAPS_ROLLUP__INIT;
+	char *aliases[] = { "anon", "SWAP_PSS", "pss_file", "Future_Counter", NULL };
+	(void)state;
+
+	r = ptop__v1__record__unpack(NULL, sizeof(old_heap), old_heap);
+	assert_non_null(r);
+	assert_int_equal(r->event->payload_case, PTOP__V1__EVENT__PAYLOAD_HEAP);
+	assert_int_equal(r->event->heap->lane_kind, PTOP__V1__HEAP_LANE__HEAP_LANE_UNSPECIFIED);
+	assert_string_equal(capture_heap_snapshot_lane(r->event->heap), "go");
+	ptop__v1__record__free_unpacked(r, NULL);
+
+	r = ptop__v1__record__unpack(NULL, sizeof(old_memory), old_memory);
+	assert_non_null(r);
+	assert_int_equal(r->event->memory->rollup->n_missing_fields, 0);
+	assert_int_equal(capture_smaps_missing(r->event->memory->rollup),
+			 SMAPS_BIT(PSS_ANON) | SMAPS_BIT(PRIVATE_DIRTY) | SMAPS_BIT(LOCKED));
+	ptop__v1__record__free_unpacked(r, NULL);
+
+	ro.n_missing = 5;
+	ro.missing = aliases;
+	assert_int_equal(capture_smaps_missing(&ro),
+			 SMAPS_BIT(ANONYMOUS) | SMAPS_BIT(SWAP_PSS) | SMAPS_BIT(PSS_FILE));
+}
+
+/* New records carry the enums, and beside them exactly the words old readers read:
+ * with the new fields cleared they pack to the old bytes. The enums decide when both
+ * are there. */
+static void test_20_new_records_keep_old_words(void **state)
+{
+	Ptop__V1__Record rec = PTOP__V1__RECORD__INIT, *r;
+	Ptop__V1__Event ev = PTOP__V1__EVENT__INIT;
+	Ptop__V1__HeapSnapshot hs = PTOP__V1__HEAP_SNAPSHOT__INIT;
+	Ptop__V1__MemorySample ms = PTOP__V1__MEMORY_SAMPLE__INIT;
+	Ptop__V1__SmapsRollup ro = PTOP__V1__SMAPS_ROLLUP__INIT;
+	Ptop__V1__SmapsField fields[] = { PTOP__V1__SMAPS_FIELD__SMAPS_FIELD_PSS_ANON,
+					  PTOP__V1__SMAPS_FIELD__SMAPS_FIELD_PRIVATE_DIRTY,
+					  PTOP__V1__SMAPS_FIELD__SMAPS_FIELD_LOCKED };
+	char *keys[3], *lane;
+	uint8_t buf[256];
+	size_t n;
+	(void)state;
+
+	rec.kind_case = PTOP__V1__RECORD__KIND_EVENT;
+	rec.event = &ev;
+	ev.time_ns = 2000000000;
+	ev.pid = 42;
+	ev.interval_ns = 1000000000;
+	ev.category = PTOP__V1__CATEGORY__CATEGORY_HEAP;
+	ev.payload_case = PTOP__V1__EVENT__PAYLOAD_HEAP;
+	ev.heap = &hs;
+	hs.lane_kind = PTOP__V1__HEAP_LANE__HEAP_LANE_GO;
+	hs.lane = (char *)capture_heap_lane_name(hs.lane_kind);
+	hs.module = "/bin/g";
+	hs.sample_bytes = 524288;
+	hs.alloc_count = 3;
+	n = ptop__v1__record__pack(&rec, buf);
+	r = ptop__v1__record__unpack(NULL, n, buf);
+	assert_non_null(r);
+	assert_int_equal(r->event->heap->lane_kind, PTOP__V1__HEAP_LANE__HEAP_LANE_GO);
+	assert_string_equal(capture_heap_snapshot_lane(r->event->heap), "go");
+	lane = r->event->heap->lane;
+	r->event->heap->lane = "uprobe"; /* lane_kind decides */
+	assert_string_equal(capture_heap_snapshot_lane(r->event->heap), "go");
+	r->event->heap->lane = lane;
+	ptop__v1__record__free_unpacked(r, NULL);
+	hs.lane_kind = PTOP__V1__HEAP_LANE__HEAP_LANE_UNSPECIFIED;
+	n = ptop__v1__record__pack(&rec, buf);
+	assert_int_equal(n, sizeof(old_heap));
+	assert_memory_equal(buf, old_heap, n);
+
+	ev.category = PTOP__V1__CATEGORY__CATEGORY_MEMORY;
+	ev.payload_case = PTOP__V1__EVENT__PAYLOAD_MEMORY;
+	ev.memory = &ms;
+	ms.rollup = &ro;
+	ro.rss = 4096;
+	ro.pss = 2048;
+	for (size_t i = 0; i < 3; i++)
+		keys[i] = (char *)capture_smaps_field_name(fields[i]);
+	ro.n_missing = 3;
+	ro.missing = keys;
+	ro.n_missing_fields = 2; /* the fields decide: Locked is not missing */
+	ro.missing_fields = fields;
+	n = ptop__v1__record__pack(&rec, buf);
+	r = ptop__v1__record__unpack(NULL, n, buf);
+	assert_non_null(r);
+	assert_int_equal(capture_smaps_missing(r->event->memory->rollup),
+			 SMAPS_BIT(PSS_ANON) | SMAPS_BIT(PRIVATE_DIRTY));
+	ptop__v1__record__free_unpacked(r, NULL);
+	ro.n_missing_fields = 0;
+	n = ptop__v1__record__pack(&rec, buf);
+	assert_int_equal(n, sizeof(old_memory));
+	assert_memory_equal(buf, old_memory, n);
+}
+
+/* The words of the wire enums, one each, as the database stores them. */
+static void test_21_wire_words(void **state)
+{
+	static const char *const lanes[] = { NULL, "uprobe", "preload", "go", NULL };
+	static const char *const events[] = { NULL, "start", "new", "gone", "end", NULL };
+	static const char *const keys[] = { NULL, "Pss_Anon", "Pss_File", "Pss_Shmem",
+		"Shared_Clean", "Shared_Dirty", "Private_Clean", "Private_Dirty", "Anonymous",
+		"Swap", "SwapPss", "Locked", NULL };
+	(void)state;
+
+#define WORD(got, want) \
+	((want) ? assert_string_equal((got), (want)) : assert_null((got)))
+	for (int i = 0; i < 5; i++)
+		WORD(capture_heap_lane_name((Ptop__V1__HeapLane)i), lanes[i]);
+	for (int i = 0; i < 6; i++)
+		WORD(capture_mapping_event_name((Ptop__V1__MappingEvent)i), events[i]);
+	for (int i = 0; i < 13; i++)
+		WORD(capture_smaps_field_name((Ptop__V1__SmapsField)i), keys[i]);
+#undef WORD
+	assert_string_equal(capture_build_id_kind_name(PTOP__V1__BUILD_ID_KIND__BUILD_ID_KIND_GNU),
+			    "gnu");
+	assert_string_equal(capture_build_id_kind_name(PTOP__V1__BUILD_ID_KIND__BUILD_ID_KIND_GO),
+			    "go");
+	assert_string_equal(capture_build_id_kind_name((Ptop__V1__BuildIdKind)9), "gnu");
+	assert_string_equal(capture_probe_state_name(PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE),
+			    "active");
+}
+
+/* A collector not named in ptop.proto's oneof: its message (here ProcessName stands in
+ * for one) travels packed in Event.collector_payload, through a file and back; the
+ * reader gets it only for its collector and its type. */
+static void test_22_collector_payload(void **state)
+{
+	Ptop__V1__Record rec = PTOP__V1__RECORD__INIT;
+	Ptop__V1__Event ev = PTOP__V1__EVENT__INIT;
+	Ptop__V1__CollectorPayload cp;
+	Ptop__V1__ProcessName pn = PTOP__V1__PROCESS_NAME__INIT;
+	Ptop__V1__ProcessName *got;
+	const Ptop__V1__Event *e;
+	struct recs in = { .n = 0 }, out;
+	struct capture_status st;
+	const char *p = tpath("payload.ptop");
+	(void)state;
+
+	pn.pid = 4242;
+	pn.comm = "toyd";
+	ev.time_ns = 5000;
+	ev.interval_ns = 1000;
+	assert_int_equal(capture_payload__pack(&ev, &cp, "toy", &pn.base), 0);
+	assert_string_equal(cp.type, "ptop.v1.ProcessName");
+	rec.kind_case = PTOP__V1__RECORD__KIND_EVENT;
+	rec.event = &ev;
+	in.r[in.n++] = sample_copy(&rec);
+	capture_payload__release(&cp);
+	assert_null(cp.data.data);
+	write_recs(p, NULL, &in);
+	read_recs(p, &out, &st);
+	assert_int_equal(out.n, 1);
+	assert_int_equal(st.end, CAPTURE_END_CLEAN);
+	e = out.r[0]->event;
+	assert_int_equal(e->payload_case, PTOP__V1__EVENT__PAYLOAD_COLLECTOR_PAYLOAD);
+	assert_string_equal(e->collector_payload->collector, "toy");
+	assert_int_equal(e->time_ns, 5000);
+
+	got = (Ptop__V1__ProcessName *)capture_payload__unpack(
+	    e, "toy", &ptop__v1__process_name__descriptor);
+	assert_non_null(got);
+	assert_int_equal(got->pid, 4242);
+	assert_string_equal(got->comm, "toyd");
+	protobuf_c_message_free_unpacked(&got->base, NULL);
+
+	errno = 0;
+	assert_null(capture_payload__unpack(e, "other", &ptop__v1__process_name__descriptor));
+	assert_int_equal(errno, ENOENT);
+	assert_null(capture_payload__unpack(e, "toy", &ptop__v1__stack__descriptor));
+	assert_int_equal(errno, EPROTO);
+	/* data that is not a ProcessName (field 2, comm, longer than what is left) */
+	e->collector_payload->data.data[0] = 0x12;
+	e->collector_payload->data.data[1] = 0x7f;
+	errno = 0;
+	assert_null(capture_payload__unpack(e, "toy", &ptop__v1__process_name__descriptor));
+	assert_int_equal(errno, EBADMSG);
+	/* an event with a built-in payload is no collector's */
+	ev.payload_case = PTOP__V1__EVENT__PAYLOAD_CPU;
+	ev.cpu = NULL;
+	errno = 0;
+	assert_null(capture_payload__unpack(&ev, "toy", &ptop__v1__process_name__descriptor));
+	assert_int_equal(errno, ENOENT);
+	recs_free(&in);
+	recs_free(&out);
+}
+
 static int setup(void **state)
 {
 	(void)state;
@@ -874,6 +1088,10 @@ int main(void)
 	    cmocka_unit_test(test_16_pipe_stream),
 	    cmocka_unit_test(test_17_pending_since),
 	    cmocka_unit_test(test_18_salvage_names_the_failing_file),
+	    cmocka_unit_test(test_19_old_records_read_the_same),
+	    cmocka_unit_test(test_20_new_records_keep_old_words),
+	    cmocka_unit_test(test_21_wire_words),
+	    cmocka_unit_test(test_22_collector_payload),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -194,10 +194,11 @@ static void put_syscalls(struct capture_writer *w, uint64_t t)
 	put_event(w, &ev);
 }
 
-/* A memory event; with ROLLUP, its SmapsRollup names N_MISSING counters the
- * kernel did not print (MISSING). */
-static void put_memory_missing(struct capture_writer *w, uint64_t t, bool rollup,
-			       const char *const *missing, size_t n_missing)
+/* A memory event; with ROLLUP, its SmapsRollup names the counters the kernel did
+ * not print: N_MISSING by their /proc key (MISSING), N_FIELDS as fields (FIELDS). */
+static void put_memory_fields(struct capture_writer *w, uint64_t t, bool rollup,
+			      const char *const *missing, size_t n_missing,
+			      const Ptop__V1__SmapsField *fields, size_t n_fields)
 {
 	Ptop__V1__Event ev = PTOP__V1__EVENT__INIT;
 	Ptop__V1__MemorySample m = PTOP__V1__MEMORY_SAMPLE__INIT;
@@ -231,6 +232,8 @@ static void put_memory_missing(struct capture_writer *w, uint64_t t, bool rollup
 	f.majflt_total = 2;
 	r.n_missing = n_missing;
 	r.missing = (char **)missing;
+	r.n_missing_fields = n_fields;
+	r.missing_fields = (Ptop__V1__SmapsField *)fields;
 	m.statm = &sm;
 	m.rollup = rollup ? &r : NULL;
 	m.faults = &f;
@@ -241,6 +244,14 @@ static void put_memory_missing(struct capture_writer *w, uint64_t t, bool rollup
 	ev.payload_case = PTOP__V1__EVENT__PAYLOAD_MEMORY;
 	ev.memory = &m;
 	put_event(w, &ev);
+}
+
+/* A memory event whose SmapsRollup names the counters missing by /proc key only, as
+ * recorders before SmapsRollup.missing_fields wrote them. */
+static void put_memory_missing(struct capture_writer *w, uint64_t t, bool rollup,
+			       const char *const *missing, size_t n_missing)
+{
+	put_memory_fields(w, t, rollup, missing, n_missing, NULL, 0);
 }
 
 static void put_memory(struct capture_writer *w, uint64_t t, bool rollup)
@@ -1371,6 +1382,54 @@ static void test_11_rollup_missing(void **state)
 	sqlite3_close(db);
 }
 
+/* SmapsRollup.missing_fields, which recorders write beside the /proc keys since it
+ * exists, load as test_11's keys do; when a record has both, the fields decide. */
+static void test_22_rollup_missing_fields(void **state)
+{
+	static const Ptop__V1__SmapsField old_kernel[] = {
+		PTOP__V1__SMAPS_FIELD__SMAPS_FIELD_PSS_ANON,
+		PTOP__V1__SMAPS_FIELD__SMAPS_FIELD_PSS_FILE,
+		PTOP__V1__SMAPS_FIELD__SMAPS_FIELD_PSS_SHMEM,
+		(Ptop__V1__SmapsField)40, /* a field this build does not know: ignored */
+	};
+	static const Ptop__V1__SmapsField no_private[] = {
+		PTOP__V1__SMAPS_FIELD__SMAPS_FIELD_PRIVATE_DIRTY,
+		PTOP__V1__SMAPS_FIELD__SMAPS_FIELD_SWAP_PSS,
+	};
+	static const char *const wrong_keys[] = { "Pss_Anon", "Locked" };
+	struct capture_writer_opts o = { .force = true };
+	struct capture_writer *w;
+	char id[DB_CAPTURE_ID_LEN];
+	uint8_t raw[16];
+	sqlite3 *db;
+
+	(void)state;
+	fill_id(raw, 0x56, 0x67);
+	w = capture_writer__create(tpath("missing_fields.ptop"), &o);
+	assert_non_null(w);
+	put_header(w, raw);
+	put_memory_fields(w, T0 + SEC, true, NULL, 0, old_kernel, 4);
+	put_memory_fields(w, T0 + 2 * SEC, true, wrong_keys, 2, no_private, 2);
+	put_memory(w, T0 + 3 * SEC, true);
+	put_trailer(w, T0 + 4 * SEC, 4);
+	assert_int_equal(capture_writer__close(w), 0);
+	db = open_rw(tpath("missing_fields.db"));
+	load_ok(db, tpath("missing_fields.ptop"), false, id, NULL);
+	assert_int_equal(rows_of(db, "memory_sample", id), 3);
+#define R(t) q_text(db, "SELECT quote(rss) || ' ' || quote(pss) || ' ' || quote(uss) || ' ' || " \
+			"quote(pss_anon) || ' ' || quote(pss_file) || ' ' || quote(pss_shmem) || " \
+			"' ' || quote(private_clean) || ' ' || quote(private_dirty) || ' ' || " \
+			"quote(swap) || ' ' || quote(swap_pss) || ' ' || quote(locked) FROM " \
+			"memory_sample WHERE time_ns = %llu", (unsigned long long)(T0 + (t) * SEC))
+	assert_string_equal(R(1), "10485760 9437184 8388608 NULL NULL NULL 1048576 7340032 0 0 0");
+	assert_string_equal(R(2),
+			    "10485760 9437184 NULL 7340032 1048576 0 1048576 NULL 0 NULL 0");
+	assert_string_equal(R(3),
+			    "10485760 9437184 8388608 7340032 1048576 0 1048576 7340032 0 0 0");
+#undef R
+	sqlite3_close(db);
+}
+
 /* A ProbeChange at T: the collector NAME is now in STATE from SOURCE. NAME NULL
  * writes one without a probe (malformed). */
 static void put_probe_change(struct capture_writer *w, uint64_t t, const char *name,
@@ -2113,8 +2172,9 @@ static void test_20_part_loaders(void **state)
 		const ProtobufCFieldDescriptor *f = &ev->fields[k];
 		bool claimed = false;
 
-		if (!(f->flags & PROTOBUF_C_FIELD_FLAG_ONEOF))
-			continue;
+		if (!(f->flags & PROTOBUF_C_FIELD_FLAG_ONEOF) ||
+		    f->id == PTOP__V1__EVENT__PAYLOAD_COLLECTOR_PAYLOAD)
+			continue; /* collector_payload: the core's carrier, claimed by type */
 		for (size_t i = 0; i < n_seen; i++)
 			claimed |= (unsigned)seen[i]->payload == f->id;
 		if (!claimed)
@@ -2191,6 +2251,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_19_compact_views, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_20_part_loaders, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_21_unclaimed_payload, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_22_rollup_missing_fields, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

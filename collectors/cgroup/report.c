@@ -1119,6 +1119,8 @@ int report_apps(sqlite3 *db, const char *capture_id, const struct report_opts *o
 	enum apps_by by = apps_by_of(o);
 	int64_t at_ns = -1, total_procs = 0, total_cov = 0;
 	int64_t tot[4] = {-1, -1, -1, -1};
+	const char *gone =
+	    capture_proc_mem_state_name(PTOP__V1__PROC_MEM_STATE__PROC_MEM_STATE_GONE);
 	const char *source;
 	char w[96], c1[32];
 	struct json j;
@@ -1138,7 +1140,7 @@ int report_apps(sqlite3 *db, const char *capture_id, const struct report_opts *o
 			err = cg_procs__load(db, &m, &o->win, d.s[d.n - 1].seq, &procs, &np);
 		}
 		for (size_t i = 0; i < np && !err; i++) /* there at the end, and not gone */
-			if (procs[i].in_last && strcmp(procs[i].state, "gone"))
+			if (procs[i].in_last && strcmp(procs[i].state, gone))
 				err = app_add(&apps, &na, &cap, procs[i].unit, procs[i].exe,
 					      procs[i].comm, procs[i].rss, procs[i].pss,
 					      procs[i].uss, procs[i].swap);

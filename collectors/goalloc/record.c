@@ -355,7 +355,8 @@ static int ga_poll(struct collector *c, uint64_t now_ns, unsigned flags)
 	interval = now_ns > p->prev_ns ? now_ns - p->prev_ns : 0;
 	p->prev_ns = now_ns;
 	/* live, frees, lifetimes, leaks: 0 = not measured */
-	heap__snapshot_init(&hs, "go", p->path, false, &census, p->rank.hsp, k);
+	heap__snapshot_init(&hs, PTOP__V1__HEAP_LANE__HEAP_LANE_GO, p->path, false, &census, p->rank.hsp,
+			    k);
 	hs.alloc_count = d.alloc_count;
 	hs.alloc_bytes = d.alloc_bytes;
 	hs.stack_failures = d.stack_failures + d.site_full;

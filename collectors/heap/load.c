@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "analyze/load.h"
+#include "proto/names.h"
 
 enum { ST_SNAPSHOT, ST_SITE, ST_EVENT, ST_N };
 
@@ -49,7 +50,7 @@ static int load_heap(struct load_ctx *l, const Ptop__V1__Event *ev)
 	bind_u64(s, 3, ev->time_ns);
 	bind_nz(s, 4, ev->interval_ns);
 	bind_pid(s, 5, ev->pid);
-	bind_opt_text(s, 6, h->lane);
+	bind_opt_text(s, 6, capture_heap_snapshot_lane(h));
 	bind_opt_text(s, 7, h->module);
 	bind_u64(s, 8, h->sample_bytes);
 	bind_i64(s, 9, lm);

@@ -43,6 +43,7 @@
 #include "collectors/cpuprof/record.h"
 #include "collectors/heap/record.h"
 #include "collectors/heap/record_preload.h"
+#include "proto/names.h"
 #include "record/uprobe_link.h"
 #include "common/units.h"
 #include "collectors/heap/heap.skel.h"
@@ -1140,11 +1141,12 @@ void heap__site_row(struct heap_site_row *r, struct heap_usite *s, const struct 
 	s->prev = *cur;
 }
 
-void heap__snapshot_init(Ptop__V1__HeapSnapshot *hs, const char *lane, const char *module,
+void heap__snapshot_init(Ptop__V1__HeapSnapshot *hs, Ptop__V1__HeapLane lane, const char *module,
 			 bool live_measured, const struct heap_census *census,
 			 Ptop__V1__HeapSite **sites, size_t k)
 {
-	hs->lane = (char *)lane;
+	hs->lane_kind = lane;
+	hs->lane = (char *)capture_heap_lane_name(lane);
 	hs->module = (char *)module;
 	hs->sample_bytes = heap_settings.sample_bytes;
 	hs->live_measured = live_measured;
@@ -1431,7 +1433,8 @@ static int hp_poll(struct collector *c, uint64_t now_ns, unsigned flags)
 
 	interval = now_ns > p->prev_ns ? now_ns - p->prev_ns : 0;
 	p->prev_ns = now_ns;
-	heap__snapshot_init(&hs, "uprobe", p->mod.path, true, &census, p->rank.hsp, k);
+	heap__snapshot_init(&hs, PTOP__V1__HEAP_LANE__HEAP_LANE_UPROBE, p->mod.path, true, &census,
+			    p->rank.hsp, k);
 	hs.alloc_count = d.alloc_count;
 	hs.alloc_bytes = d.alloc_bytes;
 	hs.free_count = d.free_count;

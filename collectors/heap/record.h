@@ -150,9 +150,10 @@ void heap__counters_delta(const uint64_t *now, uint64_t *prev, uint64_t *delta, 
 void heap__site_row(struct heap_site_row *r, struct heap_usite *s, const struct hp_site *cur,
 		    uint32_t index, bool live);
 
-/* What every lane's HeapSnapshot says alike: LANE, MODULE, the sampling and the
- * leak age from heap_settings, LIVE_MEASURED, the CENSUS and the K kept SITES. */
-void heap__snapshot_init(Ptop__V1__HeapSnapshot *hs, const char *lane, const char *module,
+/* What every lane's HeapSnapshot says alike: LANE (lane_kind, and lane its word for older
+ * readers), MODULE, the sampling and the leak age from heap_settings, LIVE_MEASURED, the
+ * CENSUS and the K kept SITES. */
+void heap__snapshot_init(Ptop__V1__HeapSnapshot *hs, Ptop__V1__HeapLane lane, const char *module,
 			 bool live_measured, const struct heap_census *census,
 			 Ptop__V1__HeapSite **sites, size_t k);
 

@@ -1008,7 +1008,8 @@ int heap_preload__poll(struct collector *c, uint64_t now_ns, unsigned flags)
 
 	interval = now_ns > p->prev_ns ? now_ns - p->prev_ns : 0;
 	p->prev_ns = now_ns;
-	heap__snapshot_init(&hs, "preload", p->lib, true, &census, p->rank.hsp, k);
+	heap__snapshot_init(&hs, PTOP__V1__HEAP_LANE__HEAP_LANE_PRELOAD, p->lib, true, &census,
+			    p->rank.hsp, k);
 	hs.alloc_count = d.alloc_count;
 	hs.alloc_bytes = d.alloc_bytes;
 	hs.free_count = d.free_count;

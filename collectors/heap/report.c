@@ -815,6 +815,8 @@ static int load_gaps(sqlite3 *db, const struct capture_meta *m, const struct win
 	static const char changes_sql[] =
 	    "SELECT name = 'goalloc', time_ns, name, state, reason, cause FROM probe_change "
 	    "WHERE cap = ?1 AND name IN ('heap', 'goalloc') ORDER BY seq";
+	const char *now_active =
+	    capture_probe_state_name(PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE);
 	sqlite3_stmt *s = NULL;
 	bool active[2] = {heap_active, go_active};
 	size_t open[2] = {0}, cap = 0; /* open[i]: 1 + the gap open for collector i */
@@ -828,7 +830,7 @@ static int load_gaps(sqlite3 *db, const struct capture_meta *m, const struct win
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		int i = sqlite3_column_int(s, 0);
 		int64_t t = sqlite3_column_int64(s, 1);
-		bool now = !strcmp((const char *)sqlite3_column_text(s, 3), "active");
+		bool now = !strcmp((const char *)sqlite3_column_text(s, 3), now_active);
 		struct hgap *g;
 
 		if (now && open[i]) {
@@ -878,14 +880,16 @@ cleanup:
 /* Whether a probe change made the heap or goalloc collector active during the recording. */
 static bool heap_started_later(sqlite3 *db, int64_t cap)
 {
+	const char *active = capture_probe_state_name(PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE);
 	sqlite3_stmt *s = NULL;
 	bool yes = false;
 
 	if (sqlite3_prepare_v2(db,
 			       "SELECT 1 FROM probe_change WHERE cap = ?1 AND name IN ('heap', "
-			       "'goalloc') AND state = 'active' LIMIT 1",
+			       "'goalloc') AND state = ?2 LIMIT 1",
 			       -1, &s, NULL) == SQLITE_OK) {
 		sqlite3_bind_int64(s, 1, cap);
+		sqlite3_bind_text(s, 2, active, -1, SQLITE_STATIC);
 		yes = sqlite3_step(s) == SQLITE_ROW;
 	}
 	sqlite3_finalize(s);
@@ -1133,8 +1137,10 @@ static void loc_text(const char *file, unsigned line, char *buf, size_t len)
 
 static const char *why_not_measured(const struct heap *h)
 {
+	const char *go = capture_heap_lane_name(PTOP__V1__HEAP_LANE__HEAP_LANE_GO);
+
 	for (size_t k = 0; k < h->n_snap; k++)
-		if (!h->snap[k].live_measured && !strcmp(h->snap[k].lane, "go"))
+		if (!h->snap[k].live_measured && !strcmp(h->snap[k].lane, go))
 			return "the go lane counts allocations, not frees";
 	return "the snapshots say live bytes were not measured";
 }

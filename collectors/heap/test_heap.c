@@ -331,8 +331,10 @@ static void test_04c_rows_and_snapshot(void **state)
 	assert_int_equal(d[2], 6);
 	assert_int_equal(prev[1], 7);
 
-	heap__snapshot_init(&hs, "preload", "/lib/x.so", true, &census, sites, 1);
-	assert_string_equal(hs.lane, "preload");
+	heap__snapshot_init(&hs, PTOP__V1__HEAP_LANE__HEAP_LANE_PRELOAD, "/lib/x.so", true, &census,
+			    sites, 1);
+	assert_int_equal(hs.lane_kind, PTOP__V1__HEAP_LANE__HEAP_LANE_PRELOAD);
+	assert_string_equal(hs.lane, "preload"); /* the word older readers read */
 	assert_string_equal(hs.module, "/lib/x.so");
 	assert_int_equal(hs.sample_bytes, 4096);
 	assert_int_equal(hs.leak_age_ns, 77);
@@ -343,7 +345,10 @@ static void test_04c_rows_and_snapshot(void **state)
 	assert_int_equal(hs.omitted_alloc_count, 2);
 	assert_int_equal(hs.omitted_alloc_bytes, 20);
 	assert_int_equal(hs.omitted_live_bytes, 8);
-	heap__snapshot_init(&hs, "go", "/bin/g", false, &census, sites, 0);
+	heap__snapshot_init(&hs, PTOP__V1__HEAP_LANE__HEAP_LANE_GO, "/bin/g", false, &census, sites,
+			    0);
+	assert_int_equal(hs.lane_kind, PTOP__V1__HEAP_LANE__HEAP_LANE_GO);
+	assert_string_equal(hs.lane, "go");
 	assert_false(hs.live_measured);
 	assert_null(hs.sites);
 	assert_int_equal(hs.omitted_live_bytes, 0); /* not measured */

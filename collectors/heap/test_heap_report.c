@@ -220,7 +220,12 @@ static void put_snapshot(struct capture_writer *w, int i, bool live_measured, bo
 		h.live_bytes += live_measured ? f.live_bytes : 0;
 		h.live_count += live_measured ? f.live_count : 0;
 	}
-	h.lane = live_measured ? "uprobe" : "go";
+	/* the uprobe lane's snapshots as recorders before HeapSnapshot.lane_kind wrote them
+	 * (the lane string), the go lane's by lane_kind alone: both load the same words */
+	if (live_measured)
+		h.lane = "uprobe";
+	else
+		h.lane_kind = PTOP__V1__HEAP_LANE__HEAP_LANE_GO;
 	h.module = live_measured ? LIBC : "/usr/bin/app";
 	h.sample_bytes = 0;
 	h.live_measured = live_measured;

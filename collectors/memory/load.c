@@ -4,48 +4,36 @@
  */
 #include <stddef.h>
 #include <stdint.h>
-#include <strings.h>
 
 #include "analyze/load.h"
+#include "proto/names.h"
 
 enum { ST_SAMPLE, ST_N };
 
-/* SmapsRollup.missing names counters the kernel's smaps_rollup did not print
- * (e.g. Pss_Anon before Linux 5.9): the recorder writes their /proc name; the
- * column name is accepted too, in any case. BIT is the position of the column
- * among load_memory's rollup values (rss = 0 ... read_ns = 14); uss is the sum
- * of the two Private_* counters, so it goes with either. */
-static const struct {
-	const char *proc, *column;
-	uint32_t bits;
-} rollup_missing[] = {
-	{ "Pss_Anon", "pss_anon", 1u << 3 },
-	{ "Pss_File", "pss_file", 1u << 4 },
-	{ "Pss_Shmem", "pss_shmem", 1u << 5 },
-	{ "Shared_Clean", "shared_clean", 1u << 6 },
-	{ "Shared_Dirty", "shared_dirty", 1u << 7 },
-	{ "Private_Clean", "private_clean", 1u << 8 | 1u << 2 },
-	{ "Private_Dirty", "private_dirty", 1u << 9 | 1u << 2 },
-	{ "Anonymous", "anon", 1u << 10 },
-	{ "Swap", "swap", 1u << 11 },
-	{ "SwapPss", "swap_pss", 1u << 12 },
-	{ "Locked", "locked", 1u << 13 },
-};
-
-/* The rollup values to store as NULL: those the record says were not measured.
- * A name this build does not know names no column it stores: ignored. */
+/* The rollup values to store as NULL: those the record says were not measured
+ * (SmapsRollup.missing, read by proto/names.c). A bit is the position of a column
+ * among load_memory's rollup values (rss = 0 ... read_ns = 14); uss is the sum of
+ * the two Private_* counters, so it goes with either. */
 static uint32_t rollup_missing_bits(const Ptop__V1__SmapsRollup *r)
 {
-	uint32_t bits = 0;
+	static const uint32_t column_bits[] = {
+		[PTOP__V1__SMAPS_FIELD__SMAPS_FIELD_PSS_ANON] = 1u << 3,
+		[PTOP__V1__SMAPS_FIELD__SMAPS_FIELD_PSS_FILE] = 1u << 4,
+		[PTOP__V1__SMAPS_FIELD__SMAPS_FIELD_PSS_SHMEM] = 1u << 5,
+		[PTOP__V1__SMAPS_FIELD__SMAPS_FIELD_SHARED_CLEAN] = 1u << 6,
+		[PTOP__V1__SMAPS_FIELD__SMAPS_FIELD_SHARED_DIRTY] = 1u << 7,
+		[PTOP__V1__SMAPS_FIELD__SMAPS_FIELD_PRIVATE_CLEAN] = 1u << 8 | 1u << 2,
+		[PTOP__V1__SMAPS_FIELD__SMAPS_FIELD_PRIVATE_DIRTY] = 1u << 9 | 1u << 2,
+		[PTOP__V1__SMAPS_FIELD__SMAPS_FIELD_ANONYMOUS] = 1u << 10,
+		[PTOP__V1__SMAPS_FIELD__SMAPS_FIELD_SWAP] = 1u << 11,
+		[PTOP__V1__SMAPS_FIELD__SMAPS_FIELD_SWAP_PSS] = 1u << 12,
+		[PTOP__V1__SMAPS_FIELD__SMAPS_FIELD_LOCKED] = 1u << 13,
+	};
+	uint32_t set = capture_smaps_missing(r), bits = 0;
 
-	for (size_t k = 0; k < r->n_missing; k++) {
-		if (!r->missing[k])
-			continue;
-		for (size_t i = 0; i < sizeof(rollup_missing) / sizeof(rollup_missing[0]); i++)
-			if (!strcasecmp(r->missing[k], rollup_missing[i].proc) ||
-			    !strcasecmp(r->missing[k], rollup_missing[i].column))
-				bits |= rollup_missing[i].bits;
-	}
+	for (size_t f = 0; f < sizeof(column_bits) / sizeof(column_bits[0]); f++)
+		if (set & 1u << f)
+			bits |= column_bits[f];
 	return bits;
 }
 

@@ -25,6 +25,7 @@
 
 #include "record/collector.h"
 #include "record/procfs.h"
+#include "proto/names.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -40,22 +41,23 @@ struct mem_priv {
 };
 
 /* The rollup counters MemorySample carries beside Rss and Pss (which the
- * parser requires), by their /proc name, for SmapsRollup.missing. */
+ * parser requires), for SmapsRollup.missing_fields (and missing, their /proc keys
+ * as proto/names.c spells them, for readers older than missing_fields). */
 static const struct {
 	uint32_t bit;
-	const char *name;
+	Ptop__V1__SmapsField field;
 } rollup_fields[] = {
-	{ PROCFS_SC_PSS_ANON, "Pss_Anon" },
-	{ PROCFS_SC_PSS_FILE, "Pss_File" },
-	{ PROCFS_SC_PSS_SHMEM, "Pss_Shmem" },
-	{ PROCFS_SC_SHARED_CLEAN, "Shared_Clean" },
-	{ PROCFS_SC_SHARED_DIRTY, "Shared_Dirty" },
-	{ PROCFS_SC_PRIVATE_CLEAN, "Private_Clean" },
-	{ PROCFS_SC_PRIVATE_DIRTY, "Private_Dirty" },
-	{ PROCFS_SC_ANONYMOUS, "Anonymous" },
-	{ PROCFS_SC_SWAP, "Swap" },
-	{ PROCFS_SC_SWAP_PSS, "SwapPss" },
-	{ PROCFS_SC_LOCKED, "Locked" },
+	{ PROCFS_SC_PSS_ANON, PTOP__V1__SMAPS_FIELD__SMAPS_FIELD_PSS_ANON },
+	{ PROCFS_SC_PSS_FILE, PTOP__V1__SMAPS_FIELD__SMAPS_FIELD_PSS_FILE },
+	{ PROCFS_SC_PSS_SHMEM, PTOP__V1__SMAPS_FIELD__SMAPS_FIELD_PSS_SHMEM },
+	{ PROCFS_SC_SHARED_CLEAN, PTOP__V1__SMAPS_FIELD__SMAPS_FIELD_SHARED_CLEAN },
+	{ PROCFS_SC_SHARED_DIRTY, PTOP__V1__SMAPS_FIELD__SMAPS_FIELD_SHARED_DIRTY },
+	{ PROCFS_SC_PRIVATE_CLEAN, PTOP__V1__SMAPS_FIELD__SMAPS_FIELD_PRIVATE_CLEAN },
+	{ PROCFS_SC_PRIVATE_DIRTY, PTOP__V1__SMAPS_FIELD__SMAPS_FIELD_PRIVATE_DIRTY },
+	{ PROCFS_SC_ANONYMOUS, PTOP__V1__SMAPS_FIELD__SMAPS_FIELD_ANONYMOUS },
+	{ PROCFS_SC_SWAP, PTOP__V1__SMAPS_FIELD__SMAPS_FIELD_SWAP },
+	{ PROCFS_SC_SWAP_PSS, PTOP__V1__SMAPS_FIELD__SMAPS_FIELD_SWAP_PSS },
+	{ PROCFS_SC_LOCKED, PTOP__V1__SMAPS_FIELD__SMAPS_FIELD_LOCKED },
 };
 
 /* Can this process open /proc/PID/NAME for reading? 0 or -errno. Opening
@@ -176,6 +178,7 @@ static int mem_poll(struct collector *c, uint64_t now_ns, unsigned flags)
 	Ptop__V1__Faults fa = PTOP__V1__FAULTS__INIT;
 	Ptop__V1__SmapsBudget bud = PTOP__V1__SMAPS_BUDGET__INIT;
 	char *missing[ARRAY_SIZE(rollup_fields)];
+	Ptop__V1__SmapsField missing_fields[ARRAY_SIZE(rollup_fields)];
 	struct proc_smaps_counters rc;
 	struct proc_statm statm;
 	struct proc_stat st;
@@ -261,9 +264,14 @@ static int mem_poll(struct collector *c, uint64_t now_ns, unsigned flags)
 		ro.swap_pss = rc.swap_pss;
 		ro.locked = rc.locked;
 		ro.read_ns = t1 - t0;
-		for (size_t i = 0; i < ARRAY_SIZE(rollup_fields); i++)
-			if (!(rc.present & rollup_fields[i].bit))
-				missing[ro.n_missing++] = (char *)rollup_fields[i].name;
+		for (size_t i = 0; i < ARRAY_SIZE(rollup_fields); i++) {
+			if (rc.present & rollup_fields[i].bit)
+				continue;
+			missing_fields[ro.n_missing_fields++] = rollup_fields[i].field;
+			missing[ro.n_missing++] =
+			    (char *)capture_smaps_field_name(rollup_fields[i].field);
+		}
+		ro.missing_fields = missing_fields;
 		ro.missing = missing;
 		ms.rollup = &ro;
 	}
