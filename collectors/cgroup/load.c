@@ -188,9 +188,16 @@ static const struct an_load_payload payloads[] = {
 	{ 0 },
 };
 
+/* What analyze/db_check.c holds its tables of samples to (analyze/load.h). */
+static const struct an_table_check checks[] = {
+	{ "cgroup_sample", true, true, "seq", "NULL", "current,processes,covered,walk_ns" },
+	{ NULL },
+};
+
 const struct an_load cgroup_load = {
 	.payloads = payloads,
 	.stmts = stmts,
 	.n_stmts = ST_N,
 	.state_size = sizeof(int64_t), /* the next cgroup_sample.seq */
+	.checks = checks,
 };

@@ -73,8 +73,18 @@ static const struct an_load_payload payloads[] = {
 	{ 0 },
 };
 
+/* What analyze/db_check.c holds its tables of samples to (analyze/load.h). */
+static const struct an_table_check checks[] = {
+	{ "cpu_sample", true, true, "rowid", "pid",
+	  "oncpu_ns,switches,user_ns,system_ns,threads,voluntary_switches,involuntary_switches,"
+	  "user_ticks_total,system_ticks_total,cg_usage_ns,cg_user_ns,cg_system_ns,cg_periods,"
+	  "cg_throttled_periods,cg_throttled_ns" },
+	{ NULL },
+};
+
 const struct an_load cpu_load = {
 	.payloads = payloads,
 	.stmts = stmts,
 	.n_stmts = ST_N,
+	.checks = checks,
 };

@@ -96,9 +96,18 @@ static const struct an_load_payload payloads[] = {
 	{ 0 },
 };
 
+/* What analyze/db_check.c holds its tables of samples to (analyze/load.h). */
+static const struct an_table_check checks[] = {
+	{ "cpu_profile", true, true, "seq", "pid",
+	  "ticks,cpus,samples,no_user_stack,no_kernel_stack,lost" },
+	{ "cpu_profile_stack", false, false, NULL, NULL, "count" },
+	{ NULL },
+};
+
 const struct an_load cpuprof_load = {
 	.payloads = payloads,
 	.stmts = stmts,
 	.n_stmts = ST_N,
 	.state_size = sizeof(int64_t), /* the next cpu_profile.seq */
+	.checks = checks,
 };

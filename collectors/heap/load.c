@@ -138,9 +138,18 @@ static const struct an_load_payload payloads[] = {
 	{ 0 },
 };
 
+/* What analyze/db_check.c holds its tables of samples to (analyze/load.h). */
+static const struct an_table_check checks[] = {
+	{ "heap_snapshot", true, true, "seq", "pid, lane, module",
+	  "sample_bytes,alloc_count,alloc_bytes,free_count,free_bytes,live_bytes,live_count,"
+	  "leak_bytes,leak_count,sites" },
+	{ NULL },
+};
+
 const struct an_load heap_load = {
 	.payloads = payloads,
 	.stmts = stmts,
 	.n_stmts = ST_N,
 	.state_size = sizeof(int64_t), /* the next heap_snapshot.seq */
+	.checks = checks,
 };

@@ -118,8 +118,17 @@ static const struct an_load_payload payloads[] = {
 	{ 0 },
 };
 
+/* What analyze/db_check.c holds its tables of samples to (analyze/load.h). */
+static const struct an_table_check checks[] = {
+	{ "memory_sample", true, true, "rowid", "pid",
+	  "vsize,statm_rss,statm_shared,statm_text,statm_data,rss,pss,uss,pss_anon,pss_file,"
+	  "pss_shmem,swap,swap_pss,minflt,majflt" },
+	{ NULL },
+};
+
 const struct an_load memory_load = {
 	.payloads = payloads,
 	.stmts = stmts,
 	.n_stmts = ST_N,
+	.checks = checks,
 };

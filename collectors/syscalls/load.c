@@ -106,10 +106,19 @@ static const struct an_load_payload payloads[] = {
 	{ 0 },
 };
 
+/* What analyze/db_check.c holds its tables of samples to (analyze/load.h). */
+static const struct an_table_check checks[] = {
+	{ "syscall_stat", true, true, "rowid", "pid, nr",
+	  "count,completed,errors,total_ns,unmatched" },
+	{ "syscall_hist", false, false, NULL, NULL, "count" },
+	{ NULL },
+};
+
 const struct an_load syscalls_load = {
 	.payloads = payloads,
 	.stmts = stmts,
 	.n_stmts = ST_N,
 	.state_size = sizeof(struct syscalls_state),
 	.start = start,
+	.checks = checks,
 };

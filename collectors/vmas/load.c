@@ -226,10 +226,17 @@ static const struct an_load_payload payloads[] = {
 	{ 0 },
 };
 
+/* What analyze/db_check.c holds its tables of samples to (analyze/load.h). */
+static const struct an_table_check checks[] = {
+	{ "vma_snapshot", true, false, "snapshot_id", "NULL", "vma_count,walk_ns" },
+	{ NULL },
+};
+
 const struct an_load vmas_load = {
 	.payloads = payloads,
 	.stmts = stmts,
 	.n_stmts = ST_N,
 	.state_size = sizeof(struct vmas_state),
 	.free = free_state,
+	.checks = checks,
 };
