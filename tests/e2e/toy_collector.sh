@@ -50,7 +50,7 @@ echo 'COLLECTOR(toy)' >>"$S/collectors/collectors.def"
 touch "$S/collectors/collectors.def" "$S"/collectors/toy/*
 echo "scratch tree ready: $(($(date +%s) - t0)) s"
 # the programs, and the unit tests that check every part against the core's rules
-make -C "$S" -j2 programs build/tests/test_load build/tests/test_report >"$TMP/make.log" 2>&1 ||
+make -C "$S" -j2 programs build/tests/test_load build/tests/test_report build/tests/test_replay >"$TMP/make.log" 2>&1 ||
 	{ tail -40 "$TMP/make.log" >&2; fail "make programs failed with the toy"; }
 echo "make: $(($(date +%s) - t0)) s"
 for o in record load report part; do
@@ -72,7 +72,7 @@ diff -r "$ROOT/tests/toy" "$S/collectors/toy" || fail "collectors/toy is not tes
 
 # the core's rules for every part (named INSERT parameters in column order, unique payload
 # types and kinds, report kinds in order with short summaries) hold for the toy too
-for t in test_load test_report; do
+for t in test_load test_report test_replay; do
 	(cd "$S" && CMOCKA_MESSAGE_OUTPUT=stdout build/tests/$t) >"$TMP/$t.log" 2>&1 ||
 		{ grep -E '^\[  (FAILED|ERROR)|Failure' "$TMP/$t.log" >&2; fail "$t fails with the toy"; }
 	echo "ok: $t with the toy: $(grep -E '^\[  PASSED' "$TMP/$t.log")"
@@ -96,8 +96,12 @@ before=$(minflt)
 R3=$!
 "$REC" -q --no-ebpf --pid "$W" --duration 2.5s --interval 500ms -o "$TMP/s1.ptop" &
 R1=$!
+# and one without the toy: its probe says so, and no figure stands in for it
+"$REC" -q --no-ebpf --pid "$W" --duration 1s --interval 500ms --disable toy -o "$TMP/bad0.ptop" &
+R0=$!
 wait "$R3" || fail "recording with --toy-scale 3 failed"
 wait "$R1" || fail "recording with the default scale failed"
+wait "$R0" || fail "recording with --disable toy failed"
 after=$(minflt)
 echo "workload minflt: $before before, $after after the recordings"
 assert_ge "faults of the workload while recorded" 1 $((after - before))
@@ -138,14 +142,35 @@ for s in 3 1; do
 		"$(tail -n +2 "$TMP/r$s.csv" | awk -F, '{ s += $3 } END { print s }')"
 done
 
+# a DB whose toy rows no capture can hold is refused, as the part's checks say (load.c)
+"$ANA" load --db "$TMP/bad.db" "$TMP/s1.ptop" >/dev/null
+python3 -c 'import sqlite3,sys; d=sqlite3.connect(sys.argv[1]); d.execute("UPDATE toy_sample SET count = -5 WHERE rowid = 2"); d.commit()' "$TMP/bad.db"
+expect_exit 2 "$ANA" report toy "$TMP/bad.db"
+has 'corrupt DB: toy_sample row 2: count is -5' <"$TMP/err" || { cat "$TMP/err"; fail "report toy: a negative count not refused"; }
+
+has -E '^ *toy +disabled' < <("$ANA" info "$TMP/bad0.ptop") || fail "--disable toy: not disabled in info"
+assert_eq "toy_sample rows with --disable toy" 0 "$(q "$TMP/bad0.ptop" "SELECT count(*) FROM toy_sample")"
+"$ANA" report toy "$TMP/bad0.ptop" | has '^toy: not collected (disabled' || fail "report toy: no 'not collected'"
+"$ANA" report toy --format json "$TMP/bad0.ptop" >"$TMP/r0.json"
+assert_eq "report toy JSON collected, --disable toy" False "$(jget "$TMP/r0.json" 'j["collected"]')"
+
 # ---------------------------------------------------------------- the replay tab
 if [ -f "$S/collectors/toy/view.c" ]; then
-	"$ANA" replay --dump --tab toy --at 2 "$TMP/s3.ptop" >"$TMP/replay.txt"
-	cat "$TMP/replay.txt"
-	has 'Toy' <"$TMP/replay.txt" || fail "replay --tab toy: no Toy tab"
+	# at 2 s: the count of the last interval that ended by then, in the tab and the Overview
 	last=$(q "$TMP/s3.ptop" "SELECT count FROM toy_sample s JOIN capture c USING (cap) WHERE s.time_ns - c.start_monotonic_ns <= 2000000000 ORDER BY s.time_ns DESC LIMIT 1")
-	has -E "faults this interval: +$last\b" <"$TMP/replay.txt" ||
-		fail "replay --tab toy at 2 s: not the counter of the interval before it ($last)"
+	"$ANA" replay --dump --tab toy --at 2 --size 100x30 "$TMP/s3.ptop" >"$TMP/replay.txt"
+	cat "$TMP/replay.txt"
+	has -E '^ 1 Overview .* [0-9]+ Toy *$' <"$TMP/replay.txt" || fail "replay: no Toy tab in the bar"
+	has -E "^ faults this interval: $last\$" <"$TMP/replay.txt" ||
+		fail "replay --tab toy at 2 s: not the count of the interval before it ($last)"
+	has -E '^ scale: +3$' <"$TMP/replay.txt" || fail "replay --tab toy: not the scale recorded"
+	"$ANA" replay --dump --at 2 --size 100x60 "$TMP/s3.ptop" >"$TMP/overview.txt"
+	has -E "^ Toy +$last faults this interval" <"$TMP/overview.txt" ||
+		{ cat "$TMP/overview.txt"; fail "replay: the Overview has no Toy line with $last"; }
+	echo "ok: replay --tab toy and the Overview show $last at 2 s"
+	# a capture without the toy: the tab says why, no 0 in its place
+	"$ANA" replay --dump --tab toy --size 100x30 "$TMP/bad0.ptop" >"$TMP/replay0.txt"
+	has 'not collected' <"$TMP/replay0.txt" || { cat "$TMP/replay0.txt"; fail "replay --tab toy without the toy: no 'not collected'"; }
 else
 	echo "no collectors/toy/view.c: the replay tab is not checked"
 fi

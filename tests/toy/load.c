@@ -58,9 +58,18 @@ static const struct an_load_payload payloads[] = {
 	{ 0 },
 };
 
+/* What its rows must be for a report to read them (analyze/db_check.c refuses a DB
+ * where they are not): times positive and increasing per pid, intervals in
+ * (0, time_ns] or NULL, the figures never negative. */
+static const struct an_table_check checks[] = {
+	{ "toy_sample", true, true, "rowid", "pid", "count,total,scale" },
+	{ NULL },
+};
+
 /* What the toy's part (part.c, .load) gives the loader core. */
 const struct an_load toy_load = {
 	.payloads = payloads,
 	.stmts = stmts,
 	.n_stmts = ST_N,
+	.checks = checks,
 };
