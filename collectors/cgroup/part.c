@@ -3,6 +3,8 @@
 
 #include "analyze/part.h"
 
+extern const struct replay_view *const cgroup_views[]; /* view.c */
+
 const struct an_part cgroup_part = {
 	.name = "cgroup",
 	/* loader: collectors/cgroup/load.c */
@@ -10,7 +12,7 @@ const struct an_part cgroup_part = {
 	/* reports: collectors/cgroup/report.c */
 	.reports = NULL,
 	/* replay views: collectors/cgroup/view.c */
-	.views = NULL,
+	.views = cgroup_views,
 	/* figures (issue 14): collectors/cgroup/figures.c */
 	.figures = NULL,
 };

@@ -3,6 +3,8 @@
 
 #include "analyze/part.h"
 
+extern const struct replay_view *const cpu_views[]; /* view.c */
+
 const struct an_part cpu_part = {
 	.name = "cpu",
 	/* loader: collectors/cpu/load.c */
@@ -10,7 +12,7 @@ const struct an_part cpu_part = {
 	/* reports: collectors/cpu/report.c */
 	.reports = NULL,
 	/* replay views: collectors/cpu/view.c */
-	.views = NULL,
+	.views = cpu_views,
 	/* figures (issue 14): collectors/cpu/figures.c */
 	.figures = NULL,
 };

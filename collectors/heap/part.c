@@ -3,6 +3,8 @@
 
 #include "analyze/part.h"
 
+extern const struct replay_view *const heap_views[]; /* view.c */
+
 const struct an_part heap_part = {
 	.name = "heap",
 	/* loader: collectors/heap/load.c */
@@ -10,7 +12,7 @@ const struct an_part heap_part = {
 	/* reports: collectors/heap/report.c */
 	.reports = NULL,
 	/* replay views: collectors/heap/view.c */
-	.views = NULL,
+	.views = heap_views,
 	/* figures (issue 14): collectors/heap/figures.c */
 	.figures = NULL,
 };

@@ -3,6 +3,8 @@
 
 #include "analyze/part.h"
 
+extern const struct replay_view *const memory_views[]; /* view.c */
+
 const struct an_part memory_part = {
 	.name = "memory",
 	/* loader: collectors/memory/load.c */
@@ -10,7 +12,7 @@ const struct an_part memory_part = {
 	/* reports: collectors/memory/report.c */
 	.reports = NULL,
 	/* replay views: collectors/memory/view.c */
-	.views = NULL,
+	.views = memory_views,
 	/* figures (issue 14): collectors/memory/figures.c */
 	.figures = NULL,
 };

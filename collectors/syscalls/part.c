@@ -3,6 +3,8 @@
 
 #include "analyze/part.h"
 
+extern const struct replay_view *const syscalls_views[]; /* view.c */
+
 const struct an_part syscalls_part = {
 	.name = "syscalls",
 	/* loader: collectors/syscalls/load.c */
@@ -10,7 +12,7 @@ const struct an_part syscalls_part = {
 	/* reports: collectors/syscalls/report.c */
 	.reports = NULL,
 	/* replay views: collectors/syscalls/view.c */
-	.views = NULL,
+	.views = syscalls_views,
 	/* figures (issue 14): collectors/syscalls/figures.c */
 	.figures = NULL,
 };
