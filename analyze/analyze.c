@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "analyze/replay.h"
+#include "analyze/replay_views.h"
 #include "analyze/report.h"
 #include "analyze/symbolize.h"
 #include "proto/version.h"
@@ -39,6 +40,54 @@ static void report_help(const struct analyze_cmd *c, FILE *f)
 		}
 	}
 	fputs(c->help, f);
+}
+
+/* Print WORDS (each followed by SEP, the last by LAST) after PREFIX, wrapped before column
+ * 80 with INDENT spaces on each following line. */
+static void print_wrapped(FILE *f, const char *prefix, const char *const *words, size_t n,
+			  const char *sep, const char *last, int indent)
+{
+	int col = fprintf(f, "%s", prefix);
+
+	for (size_t k = 0; k < n; k++) {
+		const char *end = k + 1 < n ? sep : last;
+		int len = (int)(strlen(words[k]) + strlen(end));
+
+		if (k && col + 1 + len > 80)
+			col = fprintf(f, "\n%*s", indent, "") - 1;
+		else if (k)
+			col += fprintf(f, " ");
+		col += fprintf(f, "%s%s", words[k], end);
+	}
+	fputc('\n', f);
+}
+
+/* replay's help: the tabs of the bar (replay__tabs: the core's and the collectors'
+ * views), then the options. */
+static void replay_help(const struct analyze_cmd *c, FILE *f)
+{
+	const struct replay_tabs *t = replay__tabs();
+	const char *names[REPLAY_TABS_MAX] = { 0 }, *ids[REPLAY_TABS_MAX + 1] = { 0 };
+	const char *at;
+	char last[64];
+	size_t n = t->n;
+
+	for (size_t k = 0; k < n; k++) {
+		names[k] = t->tab[k].view[0]->name;
+		ids[k] = t->tab[k].view[0]->id;
+	}
+	fprintf(f, "Play a capture back in the terminal: the state at the playback position with its\n"
+		   "history, paused, stepped, rewound or fast-forwarded. Press ? in the viewer for keys.\n");
+	print_wrapped(f, "Tabs: ", names, n, ",", ".", 2);
+	/* the options, --tab after --at */
+	at = strstr(c->help, "  --size");
+	fprintf(f, "%.*s", at ? (int)(at - c->help) : (int)strlen(c->help), c->help);
+	snprintf(last, sizeof(last), ", or its number 1-%zu", n < 9 ? n : 9);
+	if (n && !strcmp(ids[0], "overview"))
+		ids[0] = "overview (default)";
+	print_wrapped(f, "  --tab NAME      the tab shown: ", ids, n, ",", last, 18);
+	if (at)
+		fputs(at, f);
 }
 
 const struct analyze_cmd analyze_cmds[] = {
@@ -126,16 +175,13 @@ const struct analyze_cmd analyze_cmds[] = {
 	  "  --symbol-cache DIR, --debuginfod, --debuginfod-urls URLS   as for symbolize\n" },
 	{ "replay", cmd_replay,
 	  "replay [--dump] [--at TIME] [--tab NAME] [--size WxH] [--play] [--capture ID] FILE",
-	  "Play a capture back in the terminal: the state at the playback position with its\n"
-	  "history (tabs Overview, Syscalls, Network, Threads, I/O, FDs, Timeline, Memory,\n"
-	  "Heap), paused, stepped, rewound or fast-forwarded. Press ? in the viewer for keys.\n"
+	  /* after the tabs' names (replay_help), from the collectors' parts */
 	  "  --dump          print one frame as plain text instead (no terminal needed)\n"
 	  "  --at TIME       the position: seconds (12.5, 12.5s, 1500ms, 2m) or [H:]MM:SS\n"
-	  "  --tab NAME      the tab shown: overview (default), syscalls, network, threads,\n"
-	  "                  io, fds, timeline, memory, heap, or its number 1-9\n"
 	  "  --size WxH      --dump: the frame's size (default 160x48)\n"
 	  "  --play          start playing (default paused)\n"
-	  "  --capture ID    the capture to replay in a DB holding several\n" },
+	  "  --capture ID    the capture to replay in a DB holding several\n",
+	  NULL, replay_help },
 	{ "cache", cmd_cache, "cache list|prune|clear [--format text|json|csv] [--max-size SIZE]",
 	  "The cache of loaded captures: a DB per capture under $XDG_CACHE_HOME/ptop (else\n"
 	  "~/.cache/ptop), named by the capture's id and size, so a copy or a move of a\n"

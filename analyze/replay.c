@@ -104,6 +104,19 @@ static int parse_size(const char *s, int *w, int *h)
 	return 0;
 }
 
+/* the tabs' ids, "overview, syscalls, ..": returns BUF */
+static const char *tab_ids(char *buf, size_t len)
+{
+	const struct replay_tabs *t = replay__tabs();
+	size_t i, n = 0;
+
+	buf[0] = 0;
+	for (i = 0; i < t->n && n < len; i++)
+		n += (size_t)snprintf(buf + n, len - n, "%s%s", i ? ", " : "",
+				      t->tab[i].view[0]->id);
+	return buf;
+}
+
 int cmd_replay(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -134,12 +147,12 @@ int cmd_replay(int argc, char **argv)
 			break;
 		case 't':
 			tab = replay__find_view(optarg);
-			if (tab < 0)
-				return analyze_usage(name,
-						     "--tab %s: no such tab (overview, syscalls, "
-						     "network, threads, io, fds, timeline, memory, "
-						     "heap)",
-						     optarg);
+			if (tab < 0) {
+				char ids[512];
+
+				return analyze_usage(name, "--tab %s: no such tab (%s)", optarg,
+						     tab_ids(ids, sizeof(ids)));
+			}
 			break;
 		case 's':
 			if (parse_size(optarg, &w, &h))

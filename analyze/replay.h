@@ -17,7 +17,7 @@
 /* `ptop-analyze replay`: returns the exit code. */
 int cmd_replay(int argc, char **argv);
 
-/* Render the frame of tab TAB (index into replay_views) at AT_NS in a W x H grid and write it to
+/* Render the frame of tab TAB (index into replay__tabs()) at AT_NS in a W x H grid and write it to
  * OUT as text. 0 or -errno (-ENOMEM, -EINVAL for a bad size, -EIO when writing failed). */
 int replay_dump(struct replay_model *m, int tab, int64_t at_ns, int w, int h, FILE *out);
 

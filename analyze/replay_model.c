@@ -1,5 +1,6 @@
 /* replay_model.c — loads a capture's interval data into memory for the replay viewer; seeks. */
 #include "analyze/replay_model.h"
+#include "analyze/part.h"
 #include "common/array.h"
 #include "proto/names.h"
 #include "proto/syscall_table.h"
@@ -10,9 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-const char *const rm_probe_names[RP_COUNT] = {"cpu",  "syscalls", "memory", "vmas",
-					      "heap", "cpuprof",  "cgroup"};
 
 /* grow *P (element size SZ) to hold one more than *N; 0 or -ENOMEM */
 static int64_t col(sqlite3_stmt *st, int i)
@@ -47,7 +45,8 @@ static int load_facts(struct replay_model *m)
 	static const char ev_sql[] =
 	    "SELECT SUM(count) FROM record_count WHERE cap = ?1 AND kind LIKE 'event:%'";
 	sqlite3_stmt *st = NULL;
-	int err = 0, i;
+	size_t i, n = 0;
+	int err = 0;
 
 	m->pid = RM_NULL;
 	m->start_realtime_ns = RM_NULL;
@@ -80,8 +79,15 @@ static int load_facts(struct replay_model *m)
 		goto cleanup;
 	if (sqlite3_step(st) == SQLITE_ROW && col(st, 0) > 0)
 		m->events = (uint64_t)col(st, 0);
-	for (i = 0; i < RP_COUNT; i++) {
-		err = probe__lookup(m->db, m->meta.cap, rm_probe_names[i], &m->probes[i]);
+	while (an_parts[n])
+		n++;
+	m->probes = calloc(n ? n : 1, sizeof(*m->probes));
+	if (!m->probes) {
+		err = -ENOMEM;
+		goto cleanup;
+	}
+	for (i = 0; i < n; i++) {
+		err = probe__lookup(m->db, m->meta.cap, an_parts[i]->name, &m->probes[i]);
 		if (err)
 			goto cleanup;
 	}
@@ -354,9 +360,10 @@ static int load_heap(struct replay_model *m)
  * before the cgroup tables has none) */
 static int load_cgroup(struct replay_model *m)
 {
+	const struct probe_info *p = replay_model__probe(m, "cgroup");
 	struct window all = {0};
 
-	if (!probe__active(&m->probes[RP_CGROUP]))
+	if (!p || !probe__active(p))
 		return 0;
 	return cg_data__load(m->db, &m->meta, &all, &m->cg);
 }
@@ -652,7 +659,20 @@ void replay_model__free(struct replay_model *m)
 	for (i = 0; i < m->ncg_cps; i++)
 		free(m->cg_cps[i].seen);
 	free(m->cg_cps);
+	free(m->probes);
 	free(m);
+}
+
+const struct probe_info *replay_model__probe(const struct replay_model *m, const char *name)
+{
+	size_t i;
+
+	if (!name || !m->probes)
+		return NULL;
+	for (i = 0; an_parts[i]; i++)
+		if (!strcmp(an_parts[i]->name, name))
+			return &m->probes[i];
+	return NULL;
 }
 
 /* Merge the process rows of the samples after cg_seen_to up to TO into model.cg_seen, by pid, a

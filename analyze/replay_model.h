@@ -4,7 +4,9 @@
  * vma_snapshot, heap_snapshot, cgroup_sample, drop_notice) once into sorted arrays, so a seek is a
  * binary search and never a scan. VMA groups of one snapshot and the latency histograms of one
  * interval are read on demand (and cached): they are the bulk of a capture. The model knows nothing
- * of curses: the views (replay_views.c) read it and draw into a character grid.
+ * of curses: the views (analyze/replay_views.c, collectors/NAME/view.c) read it and draw into a
+ * character grid. Its probe states are those of the collectors' parts (an_parts[]); the series
+ * of each collector are still read here, by name.
  *
  * Times in the model are nanoseconds relative to the capture start (capture.start_monotonic_ns).
  * The state "at T" is the last interval that ended at or before T (what a live viewer would have
@@ -89,10 +91,6 @@ struct rm_event {
 	char text[200];
 };
 
-/* The probes the tabs depend on, in this order. */
-enum rm_probe { RP_CPU, RP_SYSCALLS, RP_MEMORY, RP_VMAS, RP_HEAP, RP_CPUPROF, RP_CGROUP, RP_COUNT };
-extern const char *const rm_probe_names[RP_COUNT];
-
 /* The cgroup collector's state at one of its samples (replay_model__cgroup), read with
  * report_cgroup.c's loaders. */
 struct rm_cgroup {
@@ -121,7 +119,7 @@ struct replay_model {
 	int64_t start_realtime_ns; /* RM_NULL when unknown */
 	int64_t interval_ns;	   /* the capture's sampling interval (default 1 s when unknown) */
 	int64_t duration_ns;	   /* end of the last interval relative to the start */
-	struct probe_info probes[RP_COUNT];
+	struct probe_info *probes; /* one per part of an_parts[], in its order */
 	uint64_t events; /* records of type event (record_count), 0 when unknown */
 
 	struct rm_cpu *cpu;
@@ -186,6 +184,9 @@ struct replay_model *replay_model__open(sqlite3 *db, const char *capture_id, cha
 					size_t errlen);
 
 void replay_model__free(struct replay_model *m);
+
+/* The probe of part NAME (an_parts[]) in the capture's probe set; NULL when no part is NAME. */
+const struct probe_info *replay_model__probe(const struct replay_model *m, const char *name);
 
 /* Move the position to T ns (clamped to [0, duration]). */
 void replay_model__seek(struct replay_model *m, int64_t t);

@@ -1,5 +1,6 @@
-/* replay_views.c — the replay viewer's tabs: what each shows at the playback position, drawn into
- * a character grid; the frame around them; key handling. */
+/* replay_views.c — the replay viewer's core: the tab bar built from the collectors' views
+ * (collectors/NAME/view.c, listed in their parts) and the core's own (Overview, Timeline, the
+ * placeholders), the frame around them, key handling, and the helpers the views draw with. */
 #include "analyze/replay_views.h"
 
 #include <ctype.h>
@@ -11,6 +12,7 @@
 #include <strings.h>
 
 #include "analyze/output.h"
+#include "analyze/part.h"
 #include "common/duration.h"
 
 /* ------------------------------------------------------------------ helpers */
@@ -44,21 +46,20 @@ int replay__parse_time(const char *s, int64_t *ns)
 	return 0;
 }
 
-static const char *val_bytes(char *buf, size_t len, int64_t v)
+const char *replay__bytes(char *buf, size_t len, int64_t v)
 {
 	return v < 0 ? "-" : fmt_bytes(buf, len, (uint64_t)v);
 }
 
-/* "not collected — STATE: REASON" for a probe that did not run; NULL when it did */
-static const char *not_collected(const struct replay_model *m, int probe, char *buf, size_t len)
+const char *replay__not_collected(const struct replay_model *m, const char *probe, char *buf,
+				  size_t len)
 {
-	const struct probe_info *p;
+	const struct probe_info *p = replay_model__probe(m, probe);
 
-	if (probe < 0) {
+	if (!p) {
 		snprintf(buf, len, "no collector records this yet");
 		return buf;
 	}
-	p = &m->probes[probe];
 	if (probe__active(p))
 		return NULL;
 	snprintf(buf, len, "not collected \u2014 %.15s: %.200s", p->state,
@@ -66,9 +67,8 @@ static const char *not_collected(const struct replay_model *m, int probe, char *
 	return buf;
 }
 
-/* a full-width message, wrapped onto several lines */
-static int draw_wrapped(struct grid *g, int x, int y, int w, int h, const char *s, uint8_t attr,
-			uint8_t colour)
+int replay__wrapped(struct grid *g, int x, int y, int w, int h, const char *s, uint8_t attr,
+		    uint8_t colour)
 {
 	int rows = 0, len = (int)strlen(s);
 
@@ -99,8 +99,7 @@ static int draw_wrapped(struct grid *g, int x, int y, int w, int h, const char *
 	return rows;
 }
 
-/* values of series [first, i] for a sparkline of W columns: at most 2W, malloc'd */
-static double *history(size_t i, int w, size_t *first, size_t *n)
+double *replay__history(size_t i, int w, size_t *first, size_t *n)
 {
 	size_t want = (size_t)(w > 0 ? w : 1) * 2;
 
@@ -109,8 +108,7 @@ static double *history(size_t i, int w, size_t *first, size_t *n)
 	return calloc(*n ? *n : 1, sizeof(double));
 }
 
-/* the interval at the position is stale when it ended more than one interval before it */
-static bool stale(const struct replay_model *m, int64_t t)
+bool replay__stale(const struct replay_model *m, int64_t t)
 {
 	int64_t age, twice;
 
@@ -122,848 +120,7 @@ static bool stale(const struct replay_model *m, int64_t t)
 	return age >= twice;
 }
 
-/* ------------------------------------------------------------------ syscalls */
-
-static const char *const sys_sorts[] = {"count", "errors", "p50", "p99", "total", "name", NULL};
-
-struct sys_row {
-	const struct rm_sys *s;
-	uint64_t p50, p99;
-	bool has_pct;
-};
-
-static int sys_sort_col;
-
-static int cmp_sys(const void *pa, const void *pb)
-{
-	const struct sys_row *a = pa, *b = pb;
-	uint64_t ka = 0, kb = 0;
-
-	switch (sys_sort_col) {
-	case 1:
-		ka = a->s->errors, kb = b->s->errors;
-		break;
-	case 2:
-		ka = a->has_pct ? a->p50 : 0, kb = b->has_pct ? b->p50 : 0;
-		break;
-	case 3:
-		ka = a->has_pct ? a->p99 : 0, kb = b->has_pct ? b->p99 : 0;
-		break;
-	case 4:
-		ka = a->s->total_ns, kb = b->s->total_ns;
-		break;
-	case 5:
-		return strcmp(a->s->name, b->s->name);
-	default:
-		ka = a->s->count, kb = b->s->count;
-	}
-	if (ka != kb)
-		return ka > kb ? -1 : 1;
-	if (a->s->count != b->s->count)
-		return a->s->count > b->s->count ? -1 : 1;
-	return strcmp(a->s->name, b->s->name);
-}
-
-/* the target's rows of interval II passing the filter (probe overhead left out), sorted;
- * malloc'd */
-static struct sys_row *sys_rows(struct replay_model *m, const struct replay_ui *ui, size_t ii,
-				int sort, size_t *n)
-{
-	const struct rm_sys_interval *iv = &m->sysi[ii];
-	struct sys_row *r = calloc(iv->n ? iv->n : 1, sizeof(*r));
-	size_t i;
-
-	*n = 0;
-	if (!r)
-		return NULL;
-	for (i = 0; i < iv->n; i++) {
-		const struct rm_sys *s = &m->sys[iv->first + i];
-		struct sys_row *x;
-
-		if (s->probe) /* probe overhead: shown apart, never among the target's */
-			continue;
-		if (ui && *ui->filter && !strstr(s->name, ui->filter))
-			continue;
-		x = &r[(*n)++];
-		x->s = s;
-		x->has_pct = !replay_model__sys_pct(m, s, 50, &x->p50) &&
-			     !replay_model__sys_pct(m, s, 99, &x->p99);
-	}
-	sys_sort_col = sort;
-	if (*n)
-		qsort(r, *n, sizeof(*r), cmp_sys);
-	return r;
-}
-
-/* the count of syscall NR in each interval up to II, for its history sparkline */
-static void sys_history(const struct replay_model *m, size_t ii, int64_t nr, double *v,
-			size_t first, size_t n)
-{
-	size_t k, j;
-
-	for (k = 0; k < n; k++) {
-		const struct rm_sys_interval *iv = &m->sysi[first + k];
-
-		v[k] = 0; /* the probe was active: an interval without the syscall counted 0 */
-		for (j = 0; j < iv->n; j++)
-			if (m->sys[iv->first + j].nr == nr) {
-				v[k] = (double)m->sys[iv->first + j].count;
-				break;
-			}
-	}
-	(void)ii;
-}
-
-static double interval_secs(const struct replay_model *m, int64_t iv)
-{
-	return (double)(iv > 0 ? iv : m->interval_ns) / 1e9;
-}
-
-static void draw_syscalls(struct replay_model *m, struct replay_ui *ui, struct grid *g, int x,
-			  int y, int w, int h)
-{
-	static const struct grid_col cols[] = {
-	    {"syscall", 22, false}, {"count", 11, true}, {"rate/s", 11, true}, {"errors", 8, true},
-	    {"p50", 9, true},	    {"p99", 9, true},	 {"mean", 9, true},    {"total", 9, true}};
-	char buf[256], a[32], b[32], c[32];
-	ssize_t ii = replay_model__sys_at(m, m->pos_ns);
-	uint64_t calls = 0, errs = 0, pcalls = 0, ptotal = 0;
-	size_t n, i, first, hn, nt = 0;
-	struct sys_row *rows;
-	int row, tw, hw, off;
-	double *v;
-
-	if (not_collected(m, RP_SYSCALLS, buf, sizeof(buf))) {
-		draw_wrapped(g, x, y, w, h, buf, 0, GC_MUTED);
-		return;
-	}
-	if (ii < 0) {
-		grid__textf(g, x, y, w, 0, GC_MUTED,
-			    "no syscall interval has ended by %s (the first ends at %s)",
-			    replay__fmt_pos(a, sizeof(a), m->pos_ns),
-			    m->nsysi ? replay__fmt_pos(b, sizeof(b), m->sysi[0].t) : "-");
-		return;
-	}
-	if (stale(m, m->sysi[ii].t)) {
-		grid__textf(g, x, y, w, 0, GC_MUTED,
-			    "no syscalls in the interval ending at %s (the last ones ended %s)",
-			    replay__fmt_pos(a, sizeof(a), m->pos_ns),
-			    replay__fmt_pos(b, sizeof(b), m->sysi[ii].t));
-		return;
-	}
-	rows = sys_rows(m, ui, (size_t)ii, ui->sort, &n);
-	if (!rows)
-		return;
-	for (i = 0; i < m->sysi[ii].n; i++) {
-		const struct rm_sys *s = &m->sys[m->sysi[ii].first + i];
-
-		if (s->probe) {
-			pcalls += s->count;
-			ptotal += s->total_ns;
-			continue;
-		}
-		calls += s->count;
-		errs += s->errors;
-		nt++;
-	}
-	grid__textf(g, x, y, w, GA_BOLD, GC_TITLE,
-		    "interval %s .. %s (%s): %zu syscalls, %s calls, %s errors  [eBPF]",
-		    replay__fmt_pos(a, sizeof(a),
-				    m->sysi[ii].t -
-					(int64_t)(interval_secs(m, m->sysi[ii].interval) * 1e9)),
-		    replay__fmt_pos(b, sizeof(b), m->sysi[ii].t),
-		    fmt_ns(c, sizeof(c), (uint64_t)(interval_secs(m, m->sysi[ii].interval) * 1e9)),
-		    nt, fmt_count(buf, sizeof(buf), calls),
-		    fmt_count(buf + 64, sizeof(buf) - 64, errs));
-	grid__textf(g, x, y + 1, w, 0, GC_MUTED,
-		    "sort: %s (s)   filter: %s (/)   latency p50/p99: log2 histogram estimates",
-		    sys_sorts[ui->sort], *ui->filter ? ui->filter : "none");
-	/* a capture with probe overhead gets its line in every interval: the layout holds */
-	off = m->sys_probe ? 1 : 0;
-	if (off)
-		grid__textf(g, x, y + 2, w, 0, GC_MUTED,
-			    "probe overhead, not counted above: %s calls, %s in the uprobe "
-			    "trampolines' syscalls (uretprobe, uprobe)",
-			    fmt_count(a, sizeof(a), pcalls), fmt_ns(b, sizeof(b), ptotal));
-	{ /* the target's calls per interval, up to this one */
-		size_t f0, hn0, k, j;
-		double *tv = history((size_t)ii, w - 30, &f0, &hn0), tmax = 0;
-
-		grid__text(g, x, y + 2 + off, 28, "all syscalls per interval", 0, GC_MUTED);
-		for (k = 0; tv && k < hn0; k++) {
-			const struct rm_sys_interval *iv = &m->sysi[f0 + k];
-
-			for (j = 0; j < iv->n; j++)
-				if (!m->sys[iv->first + j].probe)
-					tv[k] += (double)m->sys[iv->first + j].count;
-			if (tv[k] > tmax)
-				tmax = tv[k];
-		}
-		if (tv)
-			grid__sparkline(g, x + 30, y + 2 + off, w - 30, tv, hn0, tmax, GC_GOOD);
-		free(tv);
-	}
-	tw = grid__header(g, x, y + 3 + off, cols, sizeof(cols) / sizeof(cols[0]),
-			  GA_BOLD | GA_UNDERLINE, GC_TITLE);
-	hw = w - tw - 2;
-	if (hw >= 6)
-		grid__text(g, x + tw + 1, y + 3 + off, hw, "history (count)",
-			   GA_BOLD | GA_UNDERLINE, GC_TITLE);
-	if (ui->scroll > (int)n - 1)
-		ui->scroll = n ? (int)n - 1 : 0;
-	if (ui->scroll < 0)
-		ui->scroll = 0;
-	ui->rows = h - 4 - off;
-	v = history((size_t)ii, hw, &first, &hn);
-	for (i = (size_t)ui->scroll, row = y + 4 + off; i < n && row < y + h; i++, row++) {
-		const struct sys_row *r = &rows[i];
-		char cnt[32], rate[32], err[32], p50[32], p99[32], mean[32], tot[32];
-		const char *cells[8];
-		double max = 0;
-		size_t k;
-
-		cells[0] = r->s->name;
-		cells[1] = fmt_count(cnt, sizeof(cnt), r->s->count);
-		snprintf(rate, sizeof(rate), "%.1f",
-			 (double)r->s->count / interval_secs(m, m->sysi[ii].interval));
-		cells[2] = rate;
-		cells[3] = fmt_count(err, sizeof(err), r->s->errors);
-		cells[4] = r->has_pct ? fmt_ns(p50, sizeof(p50), r->p50) : NULL;
-		cells[5] = r->has_pct ? fmt_ns(p99, sizeof(p99), r->p99) : NULL;
-		cells[6] = r->s->completed
-			       ? fmt_ns(mean, sizeof(mean),
-					(r->s->total_ns + r->s->completed / 2) / r->s->completed)
-			       : NULL;
-		cells[7] = r->s->completed ? fmt_ns(tot, sizeof(tot), r->s->total_ns) : NULL;
-		grid__row(g, x, row, cols, 8, cells, 0, GC_DEFAULT);
-		if (v && hw >= 6) {
-			sys_history(m, (size_t)ii, r->s->nr, v, first, hn);
-			for (k = 0; k < hn; k++)
-				if (v[k] > max)
-					max = v[k];
-			grid__sparkline(g, x + tw + 1, row, hw, v, hn, max, GC_GOOD);
-		}
-	}
-	if (!n)
-		grid__text(g, x, y + 4 + off, w, "no syscall matches the filter", 0, GC_MUTED);
-	free(v);
-	free(rows);
-}
-
-/* ------------------------------------------------------------------ overview */
-
-static void draw_memory(struct replay_model *m, struct replay_ui *ui, struct grid *g, int x, int y,
-			int w, int h);
-static bool cgroup_capture(const struct replay_model *m);
-static void draw_cg_lines(struct replay_model *m, struct grid *g, int x, int y, int w, int h);
-static void draw_timeline(struct replay_model *m, struct replay_ui *ui, struct grid *g, int x,
-			  int y, int w, int h);
-
-static void draw_cpu_line(struct replay_model *m, struct grid *g, int x, int y, int w)
-{
-	char buf[256], a[32];
-	ssize_t ci = replay_model__cpu_at(m, m->pos_ns);
-	size_t first, n, k;
-	double *v, pct;
-
-	if (not_collected(m, RP_CPU, buf, sizeof(buf))) {
-		grid__textf(g, x, y, w, 0, GC_MUTED, "CPU      %s", buf);
-		return;
-	}
-	if (ci < 0) {
-		grid__text(g, x, y, w, "CPU      no sample yet", 0, GC_MUTED);
-		return;
-	}
-	pct = replay_model__cpu_pct(m, (size_t)ci);
-	grid__textf(g, x, y, 32, GA_BOLD, GC_DEFAULT, "CPU %7s %s", fmt_pct(a, sizeof(a), pct),
-		    m->cpu[ci].oncpu >= 0		 ? "eBPF"
-		    : !strcmp(m->mode, "cgroup") ? "cpu.stat"
-						 : "/proc");
-	v = history((size_t)ci, w - 34, &first, &n);
-	if (!v)
-		return;
-	for (k = 0; k < n; k++)
-		v[k] = replay_model__cpu_pct(m, first + k);
-	grid__sparkline(g, x + 34, y, w - 34, v, n, 100.0, GC_GOOD);
-	free(v);
-	grid__textf(g, x, y + 1, 32, 0, GC_MUTED, "threads %s  samples %zu",
-		    m->cpu[ci].threads >= 0 ? fmt_count(a, sizeof(a), (uint64_t)m->cpu[ci].threads)
-					    : "-",
-		    (size_t)ci + 1);
-}
-
-static void draw_mem_lines(struct replay_model *m, struct grid *g, int x, int y, int w, int h)
-{
-	static const char *const names[] = {"RSS", "PSS", "USS"};
-	char buf[256], a[32], b[32];
-	ssize_t mi = replay_model__mem_at(m, m->pos_ns);
-	int k;
-
-	if (not_collected(m, RP_MEMORY, buf, sizeof(buf))) {
-		draw_wrapped(g, x, y, w, h, buf, 0, GC_MUTED);
-		return;
-	}
-	if (mi < 0) {
-		grid__text(g, x, y, w, "no memory sample yet", 0, GC_MUTED);
-		return;
-	}
-	for (k = 0; k < 3 && k < h; k++) {
-		size_t first, n, i;
-		double *v, max = 0;
-
-		v = history((size_t)mi, w - 24, &first, &n);
-		if (!v)
-			return;
-		for (i = 0; i < n; i++) {
-			const struct rm_mem *s = &m->mem[first + i];
-			int64_t x2 = k == 0 ? s->rss : k == 1 ? s->pss : s->uss;
-
-			v[i] = x2 < 0 ? NAN : (double)x2;
-			if (x2 > max)
-				max = (double)x2;
-		}
-		{
-			const struct rm_mem *s = &m->mem[mi];
-			int64_t cur = k == 0 ? s->rss : k == 1 ? s->pss : s->uss;
-
-			grid__textf(g, x, y + k, 22, k == 1 ? GA_BOLD : 0, GC_DEFAULT, "%s %10s",
-				    names[k], val_bytes(a, sizeof(a), cur));
-		}
-		grid__sparkline(g, x + 24, y + k, w - 24, v, n, max, GC_GOOD);
-		free(v);
-	}
-	(void)b;
-}
-
-static void draw_overview(struct replay_model *m, struct replay_ui *ui, struct grid *g, int x,
-			  int y, int w, int h)
-{
-	char buf[256], a[32], b[32], c[32];
-	ssize_t ii = replay_model__sys_at(m, m->pos_ns);
-	int row = y, lw = w;
-	size_t i, n;
-
-	(void)ui;
-	grid__text(g, x, row++, w, "CPU", GA_BOLD | GA_UNDERLINE, GC_TITLE);
-	draw_cpu_line(m, g, x, row, lw);
-	row += 3;
-
-	grid__text(g, x, row++, w, "Top syscalls (this interval)", GA_BOLD | GA_UNDERLINE,
-		   GC_TITLE);
-	if (not_collected(m, RP_SYSCALLS, buf, sizeof(buf))) {
-		row += draw_wrapped(g, x, row, w, 2, buf, 0, GC_MUTED);
-	} else if (ii < 0 || stale(m, m->sysi[ii].t)) {
-		grid__text(g, x, row++, w, "no syscalls in the interval at this position", 0,
-			   GC_MUTED);
-	} else {
-		struct sys_row *rows = sys_rows(m, NULL, (size_t)ii, 0, &n);
-
-		for (i = 0; rows && i < n && i < 5; i++, row++)
-			grid__textf(
-			    g, x, row, w, 0, GC_DEFAULT, "%-22s %11s calls  %10.1f/s  p99 %s",
-			    rows[i].s->name, fmt_count(a, sizeof(a), rows[i].s->count),
-			    (double)rows[i].s->count / interval_secs(m, m->sysi[ii].interval),
-			    rows[i].has_pct ? fmt_ns(b, sizeof(b), rows[i].p99) : "-");
-		free(rows);
-	}
-	row++;
-	if (row + 4 >= y + h)
-		return;
-	grid__text(g, x, row++, w, "Memory", GA_BOLD | GA_UNDERLINE, GC_TITLE);
-	if (cgroup_capture(m))
-		draw_cg_lines(m, g, x, row, lw, 3);
-	else
-		draw_mem_lines(m, g, x, row, lw, 3);
-	row += 4;
-	if (row + 2 >= y + h)
-		return;
-	grid__text(g, x, row++, w, "Events", GA_BOLD | GA_UNDERLINE, GC_TITLE);
-	grid__textf(g, x, row++, w, 0, GC_DEFAULT,
-		    "events recorded %s   drops by %s: %s   capture %s",
-		    fmt_count(a, sizeof(a), m->events), replay__fmt_pos(c, sizeof(c), m->pos_ns),
-		    fmt_count(b, sizeof(b), replay_model__drops_until(m, m->pos_ns)),
-		    m->meta.complete ? "complete" : m->meta.read_end);
-	{
-		ssize_t ei = replay_model__event_at(m, m->pos_ns);
-
-		if (ei >= 0)
-			grid__textf(g, x, row++, w, 0,
-				    m->events_list[ei].warn ? GC_WARN : GC_DEFAULT,
-				    "latest event %s %s: %s",
-				    replay__fmt_pos(c, sizeof(c), m->events_list[ei].t),
-				    m->events_list[ei].kind, m->events_list[ei].text);
-		else
-			grid__text(g, x, row++, w, "latest event: none yet (Timeline tab: 7)", 0,
-				   GC_MUTED);
-	}
-	/* the other tabs in one line each: what they hold at this position, or why nothing */
-	for (i = 0; i < replay_nviews && row < y + h; i++) {
-		const struct replay_view *v = &replay_views[i];
-
-		if (v->draw == draw_overview || v->draw == draw_syscalls ||
-		    v->draw == draw_memory || v->draw == draw_timeline)
-			continue;
-		if (v->probe == RP_HEAP && !not_collected(m, RP_HEAP, buf, sizeof(buf))) {
-			ssize_t hi = replay_model__heap_at(m, m->pos_ns);
-
-			grid__textf(g, x, row++, w, 0, GC_DEFAULT, "%-9s live %s", v->name,
-				    hi >= 0 ? val_bytes(a, sizeof(a), m->heap[hi].live_bytes)
-					    : "no snapshot yet");
-			continue;
-		}
-		if (v->probe == RP_CPU && !not_collected(m, RP_CPU, buf, sizeof(buf))) {
-			ssize_t ci = replay_model__cpu_at(m, m->pos_ns);
-
-			grid__textf(g, x, row++, w, 0, GC_DEFAULT, "%-9s %s threads", v->name,
-				    ci >= 0 && m->cpu[ci].threads >= 0
-					? fmt_count(a, sizeof(a), (uint64_t)m->cpu[ci].threads)
-					: "-");
-			continue;
-		}
-		not_collected(m, v->probe, buf, sizeof(buf));
-		grid__textf(g, x, row++, w, 0, GC_MUTED, "%-9s %s", v->name, buf);
-	}
-}
-
-/* ------------------------------------------------------------------ memory */
-
-static const char *const mem_sorts[] = {"pss", "rss", "size", "name", NULL};
-
-static int mem_sort_col;
-
-static int cmp_group(const void *pa, const void *pb)
-{
-	const struct rm_vma_group *a = pa, *b = pb;
-	int64_t ka, kb;
-
-	if (mem_sort_col == 3)
-		return strcmp(a->name, b->name);
-	ka = mem_sort_col == 1 ? a->rss : mem_sort_col == 2 ? a->size : a->pss;
-	kb = mem_sort_col == 1 ? b->rss : mem_sort_col == 2 ? b->size : b->pss;
-	if (ka != kb)
-		return ka > kb ? -1 : 1;
-	return strcmp(a->name, b->name);
-}
-
-/* the VMAs of the group drilled into, in snapshot SI */
-static void draw_vmas(struct replay_model *m, struct replay_ui *ui, struct grid *g, int x, int y,
-		      int w, int h, size_t si)
-{
-	static const struct grid_col cols[] = {
-	    {"address", 33, false}, {"perms", 5, false}, {"offset", 10, true}, {"size", 10, true},
-	    {"rss", 10, true},	    {"pss", 10, true},	 {"uss", 10, true},    {"swap", 10, true}};
-	char a[32], b[32], c[32], d[32], e[32], f[32], addr[48], off[24];
-	struct rm_vma *v = NULL;
-	size_t n = 0, i;
-	int r;
-
-	if (replay_model__vmas(m, si, ui->drill, &v, &n)) {
-		grid__text(g, x, y, w, "VMAs: cannot read the snapshot", 0, GC_WARN);
-		return;
-	}
-	grid__textf(g, x, y, w, GA_BOLD | GA_UNDERLINE, GC_TITLE,
-		    "VMAs of %s at snapshot %s: %zu  (Esc: back to the groups)", ui->drill,
-		    replay__fmt_pos(a, sizeof(a), m->snaps[si].t), n);
-	grid__header(g, x, y + 1, cols, 8, GA_BOLD, GC_TITLE);
-	if (ui->scroll > (int)n - 1)
-		ui->scroll = n ? (int)n - 1 : 0;
-	ui->rows = h - 2;
-	for (i = (size_t)ui->scroll, r = y + 2; i < n && r < y + h; i++, r++) {
-		const char *cells[8];
-
-		snprintf(addr, sizeof(addr), "%016llx-%016llx", (unsigned long long)v[i].start,
-			 (unsigned long long)v[i].end);
-		snprintf(off, sizeof(off), "%llx", (unsigned long long)v[i].offset);
-		cells[0] = addr;
-		cells[1] = v[i].perms;
-		cells[2] = v[i].offset >= 0 ? off : NULL;
-		cells[3] = v[i].size >= 0 ? val_bytes(a, sizeof(a), v[i].size) : NULL;
-		cells[4] = v[i].rss >= 0 ? val_bytes(b, sizeof(b), v[i].rss) : NULL;
-		cells[5] = v[i].pss >= 0 ? val_bytes(c, sizeof(c), v[i].pss) : NULL;
-		cells[6] = v[i].uss >= 0 ? val_bytes(d, sizeof(d), v[i].uss) : NULL;
-		cells[7] = v[i].swap >= 0 ? val_bytes(e, sizeof(e), v[i].swap) : NULL;
-		grid__row(g, x, r, cols, 8, cells, 0, GC_DEFAULT);
-	}
-	(void)f;
-	free(v);
-}
-
-/* ------------------------------------------------------------------ memory of a whole cgroup */
-
-/* a capture of a whole cgroup (ptop-record --cgroup): its collector replaces the per-process ones
- */
-static bool cgroup_capture(const struct replay_model *m)
-{
-	return probe__active(&m->probes[RP_CGROUP]) && !probe__active(&m->probes[RP_MEMORY]);
-}
-
-/* "current 40.0 MiB / limit 64.0 MiB (62.5%)  peak 48.0 MiB" of cgroup sample S */
-static void cg_usage(const struct cg_sample *s, char *buf, size_t len)
-{
-	char a[32], b[32], c[32], d[32];
-
-	if (!s->lane[0]) {
-		snprintf(buf, len, "memory controller not read (no lane)");
-		return;
-	}
-	if (s->limit >= 0 && s->current >= 0 && s->limit > 0)
-		snprintf(d, sizeof(d), " (%s)",
-			 fmt_pct(c, sizeof(c), 100.0 * (double)s->current / (double)s->limit));
-	else
-		d[0] = 0;
-	snprintf(buf, len, "current %s / limit %s%s  peak %s", val_bytes(a, sizeof(a), s->current),
-		 s->limit < 0 ? "none" : val_bytes(b, sizeof(b), s->limit), d,
-		 val_bytes(c, sizeof(c), s->peak));
-}
-
-/* "oom 1, oom_kill 1, max 3, high 0" (v2) or the v1 counters, summed up to the sample */
-static void cg_oom_text(const struct rm_cgroup *c, char *buf, size_t len)
-{
-	const struct cg_oom *o = &c->oom;
-
-	if (o->oom >= 0 || o->high >= 0)
-		snprintf(buf, len, "oom %lld, oom_kill %lld, max %lld, high %lld",
-			 (long long)(o->oom < 0 ? 0 : o->oom),
-			 (long long)(o->oom_kill < 0 ? 0 : o->oom_kill),
-			 (long long)(o->max < 0 ? 0 : o->max),
-			 (long long)(o->high < 0 ? 0 : o->high));
-	else if (o->failcnt >= 0 || o->under_oom_samples >= 0)
-		snprintf(buf, len, "oom_kill %lld, failcnt %lld, under_oom now %s",
-			 (long long)(o->oom_kill < 0 ? 0 : o->oom_kill),
-			 (long long)(o->failcnt < 0 ? 0 : o->failcnt),
-			 o->under_oom_last > 0 ? "yes" : "no");
-	else
-		snprintf(buf, len, "not recorded");
-}
-
-/* the current series of the cgroup samples up to CI, as a sparkline */
-static void cg_sparkline(const struct replay_model *m, size_t ci, struct grid *g, int x, int y,
-			 int w)
-{
-	size_t first, n, k;
-	double *v, max = 0;
-
-	if (w < 6)
-		return;
-	v = history(ci, w, &first, &n);
-	for (k = 0; v && k < n; k++) {
-		const struct cg_sample *s = &m->cg.s[first + k];
-
-		v[k] = s->current < 0 ? NAN : (double)s->current;
-		if (s->limit > 0 && (double)s->limit > max && s->limit < 4 * s->current)
-			max = (double)s->limit; /* scaled to the limit when it is near */
-		if ((double)s->current > max)
-			max = (double)s->current;
-	}
-	if (v)
-		grid__sparkline(g, x, y, w, v, n, max, GC_GOOD);
-	free(v);
-}
-
-/* the Overview's memory lines for a cgroup capture */
-static void draw_cg_lines(struct replay_model *m, struct grid *g, int x, int y, int w, int h)
-{
-	ssize_t ci = replay_model__cg_at(m, m->pos_ns);
-	const struct rm_cgroup *c = NULL;
-	const struct cg_sample *s;
-	char buf[256], a[160];
-
-	if (ci < 0) {
-		grid__text(g, x, y, w, "no cgroup sample yet", 0, GC_MUTED);
-		return;
-	}
-	s = &m->cg.s[ci];
-	cg_usage(s, a, sizeof(a));
-	grid__textf(g, x, y, w, GA_BOLD, GC_DEFAULT, "cgroup %s %s  %s",
-		    *m->cg.path ? m->cg.path : "?", *s->lane ? s->lane : "-", a);
-	if (h < 2)
-		return;
-	if (s->processes >= 0)
-		grid__textf(g, x, y + 1, w, 0, GC_DEFAULT,
-			    "processes %lld: %lld covered, %lld denied, %lld gone, %lld skipped  "
-			    "(Memory tab: by PSS)",
-			    (long long)s->processes, (long long)s->covered, (long long)s->denied,
-			    (long long)s->gone, (long long)s->skipped);
-	else
-		grid__text(g, x, y + 1, w, "processes: coverage not recorded", 0, GC_MUTED);
-	if (h < 3)
-		return;
-	if (replay_model__cgroup(m, (size_t)ci, &c)) {
-		grid__text(g, x, y + 2, w, "cgroup: cannot read the samples", 0, GC_WARN);
-		return;
-	}
-	cg_oom_text(c, buf, sizeof(buf));
-	grid__textf(g, x, y + 2, w, 0, GC_DEFAULT, "OOM so far: %s", buf);
-}
-
-static const char *const cg_sorts[] = {"pss", "rss", "uss", "comm", NULL}; /* as mem_sorts */
-
-static int cg_sort_col;
-
-static int cmp_cg_proc(const void *pa, const void *pb)
-{
-	const struct cg_proc *a = pa, *b = pb;
-	int64_t ka, kb;
-	int c;
-
-	if (cg_sort_col == 3 && (c = strcmp(a->comm, b->comm)))
-		return c;
-	ka = cg_sort_col == 1 ? a->rss : cg_sort_col == 2 ? a->uss : a->pss;
-	kb = cg_sort_col == 1 ? b->rss : cg_sort_col == 2 ? b->uss : b->pss;
-	if (ka != kb)
-		return ka > kb ? -1 : 1; /* not measured (-1) last */
-	return cg_proc__cmp_pss(a, b);
-}
-
-/* the Memory tab for a cgroup capture: the cgroup collector's sample at the position */
-static void draw_cg_memory(struct replay_model *m, struct replay_ui *ui, struct grid *g, int x,
-			   int y, int w, int h)
-{
-	static const struct grid_col cols[] = {
-	    {"pid", 8, true},  {"comm", 16, false}, {"unit", 24, false}, {"rss", 10, true},
-	    {"pss", 10, true}, {"uss", 10, true},   {"state", 8, false}};
-	ssize_t ci = replay_model__cg_at(m, m->pos_ns);
-	char buf[512], a[160], b[32], c2[32], d[32];
-	const struct rm_cgroup *c;
-	const struct cg_sample *s;
-	struct cg_proc *sorted;
-	size_t i, k, nshown = 0;
-	int row = y, r, n, lw;
-
-	ui->selected[0] = 0;
-	if (ci < 0) {
-		grid__textf(
-		    g, x, y, w, 0, GC_MUTED, "no cgroup sample by %s (the first is at %s)",
-		    replay__fmt_pos(a, sizeof(a), m->pos_ns),
-		    m->cg.n ? replay__fmt_pos(b, sizeof(b), m->cg.s[0].time_ns - m->meta.base_ns)
-			    : "-");
-		return;
-	}
-	s = &m->cg.s[ci];
-	if (replay_model__cgroup(m, (size_t)ci, &c)) {
-		grid__text(g, x, y, w, "cgroup: cannot read the samples", 0, GC_WARN);
-		return;
-	}
-	grid__textf(g, x, row++, w, GA_BOLD | GA_UNDERLINE, GC_TITLE,
-		    "cgroup %s  lane %s  sample %zu of %zu at %s  [cgroup collector]",
-		    *m->cg.path ? m->cg.path : "(path not recorded)", *s->lane ? s->lane : "none",
-		    (size_t)ci + 1, m->cg.n,
-		    replay__fmt_pos(b, sizeof(b), s->time_ns - m->meta.base_ns));
-	if (*m->cg.v1_path)
-		grid__textf(g, x, row++, w, 0, GC_MUTED, "v1 memory cgroup: %s", m->cg.v1_path);
-	cg_usage(s, a, sizeof(a));
-	lw = grid__textf(g, x, row, w, GA_BOLD, GC_DEFAULT, "%s", a);
-	cg_sparkline(m, (size_t)ci, g, x + lw + 2, row, w - lw - 2);
-	row++;
-	/* memory.stat: the figures present, in report cgroup's order, up to the LRU lists */
-	n = snprintf(buf, sizeof(buf), "memory.stat:");
-	for (i = k = 0; k < CG_STAT_FIGS && n < (int)sizeof(buf); k++)
-		if (!strncmp(cg_stat__fig_name(k), "active_", 7))
-			break;
-		else if (c->stat.at && c->stat.fig[k] >= 0 && ++i)
-			n +=
-			    snprintf(buf + n, sizeof(buf) - (size_t)n, " %s %s",
-				     cg_stat__fig_name(k), val_bytes(b, sizeof(b), c->stat.fig[k]));
-	if (!i)
-		snprintf(buf + n, sizeof(buf) - (size_t)n, " %s",
-			 c->stat.at ? "none of its figures in this sample" : "not read");
-	row += draw_wrapped(g, x, row, w, 2, buf, 0, GC_DEFAULT);
-	cg_oom_text(c, a, sizeof(a));
-	grid__textf(g, x, row++, w, 0, c->oom.oom_kill > 0 ? GC_WARN : GC_DEFAULT,
-		    "OOM events so far: %s", a);
-	n = snprintf(buf, sizeof(buf), "pressure avg10");
-	for (i = k = 0; i < 3; i++) {
-		double so = s->psi_avg10[i * 2], fu = s->psi_avg10[i * 2 + 1];
-
-		if (isnan(so) && isnan(fu))
-			continue;
-		k++;
-		snprintf(b, sizeof(b), isnan(so) ? "-" : "%.2f%%", so); /* as report cgroup */
-		snprintf(c2, sizeof(c2), isnan(fu) ? "-" : "%.2f%%", fu);
-		n += snprintf(buf + n, sizeof(buf) - (size_t)n, "%s %s some %s full %s",
-			      k > 1 ? " " : ":", cg_psi_resource[i], b, c2);
-	}
-	if (!k)
-		snprintf(buf + n, sizeof(buf) - (size_t)n, ": no PSI file was readable");
-	grid__text(g, x, row++, w, buf, 0, GC_DEFAULT);
-	row++;
-	if (row + 3 > y + h)
-		return;
-	/* the processes, the coverage line at the bottom */
-	grid__textf(g, x, row++, w, GA_BOLD | GA_UNDERLINE, GC_TITLE,
-		    "Processes in this sample: %zu (each its last covered read)  sort %s (s)  "
-		    "filter %s (/)",
-		    c->nprocs, cg_sorts[ui->sort], *ui->filter ? ui->filter : "none");
-	grid__header(g, x, row++, cols, 7, GA_BOLD, GC_TITLE);
-	sorted = calloc(c->nprocs ? c->nprocs : 1, sizeof(*sorted));
-	if (!sorted)
-		return;
-	for (i = 0; i < c->nprocs; i++)
-		if (!*ui->filter || strstr(c->procs[i].comm, ui->filter))
-			sorted[nshown++] = c->procs[i];
-	cg_sort_col = ui->sort;
-	if (nshown)
-		qsort(sorted, nshown, sizeof(*sorted), cmp_cg_proc);
-	if (ui->scroll > (int)nshown - 1)
-		ui->scroll = nshown ? (int)nshown - 1 : 0;
-	if (ui->scroll < 0)
-		ui->scroll = 0;
-	ui->rows = y + h - 1 - row;
-	for (i = (size_t)ui->scroll, r = row; i < nshown && r < y + h - 1; i++, r++) {
-		const struct cg_proc *p = &sorted[i];
-		const char *cells[7];
-		char pid[24];
-
-		snprintf(pid, sizeof(pid), "%lld", (long long)p->pid);
-		cells[0] = pid;
-		cells[1] = *p->comm ? p->comm : NULL;
-		cells[2] = *p->unit ? p->unit : NULL;
-		cells[3] = p->rss >= 0 ? val_bytes(a, sizeof(a), p->rss) : NULL;
-		cells[4] = p->pss >= 0 ? val_bytes(b, sizeof(b), p->pss) : NULL;
-		cells[5] = p->uss >= 0 ? val_bytes(c2, sizeof(c2), p->uss) : NULL;
-		cells[6] = p->state;
-		grid__row(g, x, r, cols, 7, cells, 0,
-			  strcmp(p->state, "covered") ? GC_MUTED : GC_DEFAULT);
-	}
-	if (!nshown)
-		grid__text(g, x, row, w,
-			   c->nprocs ? "no process matches the filter"
-				     : "no process in this sample",
-			   0, GC_MUTED);
-	free(sorted);
-	if (s->processes >= 0)
-		grid__textf(
-		    g, x, y + h - 1, w, 0, GC_MUTED,
-		    "coverage this interval: %lld processes due: %lld covered, %lld denied, "
-		    "%lld gone, %lld skipped; reads took %s%s%s",
-		    (long long)s->processes, (long long)s->covered, (long long)s->denied,
-		    (long long)s->gone, (long long)s->skipped,
-		    s->walk_ns >= 0 ? fmt_ns(b, sizeof(b), (uint64_t)s->walk_ns) : "-",
-		    s->budget_ns > 0 ? ", budget " : "",
-		    s->budget_ns > 0 ? fmt_ns(d, sizeof(d), (uint64_t)s->budget_ns) : "");
-	else
-		grid__text(g, x, y + h - 1, w, "coverage: not recorded", 0, GC_MUTED);
-}
-
-static void draw_memory(struct replay_model *m, struct replay_ui *ui, struct grid *g, int x, int y,
-			int w, int h)
-{
-	static const struct grid_col cols[] = {
-	    {"mapping", 40, false}, {"vmas", 5, true}, {"size", 10, true}, {"rss", 10, true},
-	    {"pss", 10, true},	    {"uss", 10, true}, {"swap", 10, true}};
-	char buf[256], a[32], b[32], c[32], d[32], e[32], f[32];
-	ssize_t mi = replay_model__mem_at(m, m->pos_ns), si;
-	const struct rm_vma_group *groups;
-	struct rm_vma_group *sorted = NULL;
-	size_t ng = 0, i, nshown = 0;
-	int row = y, r;
-
-	if (cgroup_capture(m)) {
-		draw_cg_memory(m, ui, g, x, y, w, h);
-		return;
-	}
-	grid__text(g, x, row++, w, "RSS / PSS / USS over time  [/proc smaps_rollup]",
-		   GA_BOLD | GA_UNDERLINE, GC_TITLE);
-	draw_mem_lines(m, g, x, row, w, 3);
-	row += 4;
-	if (!not_collected(m, RP_MEMORY, buf, sizeof(buf)) && mi >= 0) {
-		const struct rm_mem *s = &m->mem[mi];
-		struct {
-			const char *name;
-			int64_t v;
-		} parts[] = {{"anon", s->pss_anon},
-			     {"file", s->pss_file},
-			     {"shmem", s->pss_shmem},
-			     {"swap", s->swap}};
-
-		grid__textf(g, x, row++, w, GA_BOLD | GA_UNDERLINE, GC_TITLE,
-			    "Composition of PSS at %s (sample %zu of %zu)",
-			    replay__fmt_pos(a, sizeof(a), s->t), (size_t)mi + 1, m->nmem);
-		for (i = 0; i < 4; i++, row++) {
-			grid__textf(g, x, row, 20, 0, GC_DEFAULT, "%-6s %12s", parts[i].name,
-				    val_bytes(a, sizeof(a), parts[i].v));
-			if (parts[i].v >= 0 && s->pss > 0)
-				grid__bar(g, x + 22, row, 30,
-					  (double)parts[i].v /
-					      (double)(s->pss + (i == 3 ? s->swap : 0)),
-					  GC_GOOD);
-		}
-		grid__textf(g, x, row++, w, 0, GC_MUTED, "faults this interval: minor %s, major %s",
-			    s->minflt >= 0 ? fmt_count(a, sizeof(a), (uint64_t)s->minflt) : "-",
-			    s->majflt >= 0 ? fmt_count(b, sizeof(b), (uint64_t)s->majflt) : "-");
-		row++;
-	}
-	if (row >= y + h)
-		return;
-	si = replay_model__snap_at(m, m->pos_ns);
-	if (not_collected(m, RP_VMAS, buf, sizeof(buf))) {
-		grid__text(g, x, row++, w, "VMA groups", GA_BOLD | GA_UNDERLINE, GC_TITLE);
-		draw_wrapped(g, x, row, w, y + h - row, buf, 0, GC_MUTED);
-		return;
-	}
-	if (si < 0) {
-		grid__text(g, x, row++, w, "VMA groups: no snapshot taken by this position", 0,
-			   GC_MUTED);
-		return;
-	}
-	if (*ui->drill) {
-		draw_vmas(m, ui, g, x, row, w, y + h - row, (size_t)si);
-		return;
-	}
-	if (replay_model__vma_groups(m, (size_t)si, &groups, &ng)) {
-		grid__text(g, x, row++, w, "VMA groups: cannot read the snapshot", 0, GC_WARN);
-		return;
-	}
-	grid__textf(g, x, row++, w, GA_BOLD | GA_UNDERLINE, GC_TITLE,
-		    "VMA groups at snapshot %s (%lld VMAs; %zu snapshots up to here)  sort %s (s)  "
-		    "filter %s (/)",
-		    replay__fmt_pos(a, sizeof(a), m->snaps[si].t),
-		    (long long)m->snaps[si].vma_count, (size_t)si + 1, mem_sorts[ui->sort],
-		    *ui->filter ? ui->filter : "none");
-	grid__header(g, x, row++, cols, 7, GA_BOLD, GC_TITLE);
-	sorted = calloc(ng ? ng : 1, sizeof(*sorted));
-	if (!sorted)
-		return;
-	for (i = 0; i < ng; i++)
-		if (!*ui->filter || strstr(groups[i].name, ui->filter))
-			sorted[nshown++] = groups[i];
-	mem_sort_col = ui->sort;
-	if (nshown)
-		qsort(sorted, nshown, sizeof(*sorted), cmp_group);
-	if (ui->scroll > (int)nshown - 1)
-		ui->scroll = nshown ? (int)nshown - 1 : 0;
-	if (ui->scroll < 0)
-		ui->scroll = 0;
-	ui->rows = y + h - row;
-	ui->selected[0] = 0;
-	for (i = (size_t)ui->scroll, r = row; i < nshown && r < y + h; i++, r++) {
-		const struct rm_vma_group *gr = &sorted[i];
-		char vm[32];
-		const char *cells[7];
-		const char *name = gr->name;
-		int nw = grid__text_width(name);
-
-		if (nw > 40) /* keep the end of a long path: the file name */
-			name += strlen(name) - 39;
-		snprintf(vm, sizeof(vm), "%lld", (long long)gr->vmas);
-		cells[0] = name;
-		cells[1] = vm;
-		cells[2] = gr->size >= 0 ? val_bytes(a, sizeof(a), gr->size) : NULL;
-		cells[3] = gr->rss >= 0 ? val_bytes(b, sizeof(b), gr->rss) : NULL;
-		cells[4] = gr->pss >= 0 ? val_bytes(c, sizeof(c), gr->pss) : NULL;
-		cells[5] = gr->uss >= 0 ? val_bytes(d, sizeof(d), gr->uss) : NULL;
-		cells[6] = gr->swap >= 0 ? val_bytes(e, sizeof(e), gr->swap) : NULL;
-		grid__row(g, x, r, cols, 7, cells, 0, GC_DEFAULT);
-		if (i == (size_t)ui->scroll) { /* the selected row: Enter drills into it */
-			grid__paint(g, x, r, w, 1, GA_REVERSE, GC_ACCENT);
-			snprintf(ui->selected, sizeof(ui->selected), "%s", gr->name);
-		}
-	}
-	(void)f;
-	free(sorted);
-}
-
-static int memory_key(struct replay_model *m, struct replay_ui *ui, int key)
+int replay__drill_key(struct replay_model *m, struct replay_ui *ui, int key)
 {
 	(void)m;
 	if (key == RK_ENTER && !*ui->drill && *ui->selected) {
@@ -979,242 +136,70 @@ static int memory_key(struct replay_model *m, struct replay_ui *ui, int key)
 	return 0;
 }
 
-/* ------------------------------------------------------------------ threads, heap, timeline */
+/* ------------------------------------------------------------------ the core's tabs */
 
-static void draw_threads(struct replay_model *m, struct replay_ui *ui, struct grid *g, int x, int y,
-			 int w, int h)
+/* the Overview: the sections the tabs' views declare, then a line per tab that declares one */
+static void draw_overview(struct replay_model *m, struct replay_ui *ui, struct grid *g, int x,
+			  int y, int w, int h)
 {
-	char buf[256], a[32];
-	ssize_t ci = replay_model__cpu_at(m, m->pos_ns);
+	const struct replay_tabs *t = replay__tabs();
+	const struct replay_view *sec[REPLAY_TABS_MAX];
+	char buf[256];
+	size_t i, j, n = 0;
+	int row = y;
 
 	(void)ui;
-	if (not_collected(m, RP_CPU, buf, sizeof(buf))) {
-		draw_wrapped(g, x, y, w, h, buf, 0, GC_MUTED);
-		return;
-	}
-	grid__text(g, x, y, w, "Thread count  [/proc status]", GA_BOLD | GA_UNDERLINE, GC_TITLE);
-	if (ci >= 0 && m->cpu[ci].threads >= 0) {
-		size_t first, n, k;
-		double *v = history((size_t)ci, w - 20, &first, &n), max = 0;
+	for (i = 0; i < t->n; i++) { /* in ascending overview position, stable */
+		const struct replay_view *v = replay__tab_view(m, (int)i);
 
-		grid__textf(g, x, y + 1, 18, GA_BOLD, GC_DEFAULT, "threads %s",
-			    fmt_count(a, sizeof(a), (uint64_t)m->cpu[ci].threads));
-		for (k = 0; v && k < n; k++) {
-			int64_t t = m->cpu[first + k].threads;
-
-			v[k] = t < 0 ? NAN : (double)t;
-			if (t > max)
-				max = (double)t;
-		}
-		if (v)
-			grid__sparkline(g, x + 20, y + 1, w - 20, v, n, max, GC_GOOD);
-		free(v);
-	} else {
-		grid__text(g, x, y + 1, w, "thread count: no sample yet", 0, GC_MUTED);
-	}
-	draw_wrapped(g, x, y + 3, w, 2,
-		     "per-thread CPU, state and syscalls: no collector records this yet", 0,
-		     GC_MUTED);
-}
-
-static const char *basename_of(const char *path)
-{
-	const char *s = path ? strrchr(path, '/') : NULL;
-
-	return s ? s + 1 : path ? path : "";
-}
-
-static const struct heap_site *find_site(const struct heap_sites *hs, const char *func)
-{
-	for (size_t k = 0; hs && k < hs->n; k++)
-		if (!strcmp(hs->site[k].func, func))
-			return &hs->site[k];
-	return NULL;
-}
-
-/* the stack of the heap site drilled into (ui->drill names its function) */
-static void draw_heap_stack(struct replay_ui *ui, struct grid *g, int x, int y, int w, int h,
-			    struct heap_sites *iv, struct heap_sites *hist)
-{
-	const struct heap_site *s = find_site(iv, ui->drill);
-	struct heap_sites *from = iv;
-	char *text = NULL, *p, *e;
-	size_t len = 0;
-	int row = y + 1, skip = ui->scroll;
-	FILE *f;
-
-	if (!s) {
-		s = find_site(hist, ui->drill);
-		from = hist;
-	}
-	grid__textf(g, x, y, w, GA_BOLD | GA_UNDERLINE, GC_TITLE,
-		    "Stack of %s, the allocating function first  (Esc: back to the call sites)",
-		    ui->drill);
-	if (!s) {
-		grid__text(g, x, row, w, "no such call site by this position", 0, GC_MUTED);
-		return;
-	}
-	f = open_memstream(&text, &len);
-	if (!f || heap_sites__stack(from, s->stack, f) || fclose(f)) {
-		if (f)
-			fclose(f);
-		free(text);
-		grid__text(g, x, row, w, "cannot print the stack", 0, GC_WARN);
-		return;
-	}
-	ui->rows = h - 1;
-	for (p = text; p && *p && row < y + h; p = e ? e + 1 : NULL) {
-		e = strchr(p, '\n');
-		if (e)
-			*e = 0;
-		if (skip-- > 0)
+		if (!v->overview)
 			continue;
-		grid__text(g, x, row++, w, p + strspn(p, " "), 0, GC_DEFAULT);
-		if (!e)
-			break;
+		for (j = n++; j > 0 && sec[j - 1]->overview_position > v->overview_position; j--)
+			sec[j] = sec[j - 1];
+		sec[j] = v;
 	}
-	free(text);
+	for (i = 0; i < n; i++) {
+		if (y + h - (row + 1) < sec[i]->overview_rows)
+			return;
+		grid__text(g, x, row++, w, sec[i]->overview_title, GA_BOLD | GA_UNDERLINE,
+			   GC_TITLE);
+		row += sec[i]->overview(m, g, x, row, w);
+	}
+	/* the other tabs in one line each: what they hold at this position, or why nothing */
+	for (i = 0; i < t->n && row < y + h; i++) {
+		const struct replay_view *v = replay__tab_view(m, (int)i);
+		int colour = GC_MUTED;
+
+		if (!v->overview_line)
+			continue;
+		if (!v->probe || !replay__not_collected(m, v->probe, buf, sizeof(buf)))
+			colour = v->overview_line(m, buf, sizeof(buf));
+		grid__textf(g, x, row++, w, 0, (uint8_t)colour, "%-9s %s", v->name, buf);
+	}
 }
 
-static void draw_heap(struct replay_model *m, struct replay_ui *ui, struct grid *g, int x, int y,
-		      int w, int h)
+/* the Timeline's section of the Overview: events, drops, the latest event */
+static int events_overview(struct replay_model *m, struct grid *g, int x, int y, int w)
 {
-	static const struct grid_col cols[] = {
-	    {"live", 10, true},	    {"live#", 8, true},	     {"allocated", 10, true},
-	    {"allocs", 8, true},    {"function", 28, false}, {"file:line", 34, false},
-	    {"module", 20, false}};
-	char buf[256], a[32], b[32], c[32], d[32], loc[300];
-	ssize_t hi = replay_model__heap_at(m, m->pos_ns);
-	struct heap_sites *iv = NULL, *hist = NULL;
-	size_t first, n, k, shown;
-	double *v, max = 0;
-	int row, sus_rows, r, err;
+	ssize_t ei = replay_model__event_at(m, m->pos_ns);
+	char a[32], b[32], c[32];
+	int row = y;
 
-	if (not_collected(m, RP_HEAP, buf, sizeof(buf))) {
-		draw_wrapped(g, x, y, w, h, buf, 0, GC_MUTED);
-		return;
-	}
-	if (hi < 0) {
-		grid__text(g, x, y, w, "no heap snapshot by this position", 0, GC_MUTED);
-		return;
-	}
-	err = replay_model__heap_sites(m, (size_t)hi, &iv, &hist);
-	if (!err && *ui->drill) {
-		draw_heap_stack(ui, g, x, y, w, h, iv, hist);
-		return;
-	}
-	grid__textf(g, x, y, w, GA_BOLD | GA_UNDERLINE, GC_TITLE,
-		    "Heap at %s (lane %s, snapshot %zu of %zu)",
-		    replay__fmt_pos(a, sizeof(a), m->heap[hi].t), m->heap[hi].lane, (size_t)hi + 1,
-		    m->nheap);
-	grid__textf(g, x, y + 1, w, 0, GC_DEFAULT, "this interval: %s allocations, %s",
-		    m->heap[hi].alloc_count >= 0
-			? fmt_count(a, sizeof(a), (uint64_t)m->heap[hi].alloc_count)
-			: "-",
-		    val_bytes(b, sizeof(b), m->heap[hi].alloc_bytes));
-	row = y + 2;
-	if (m->heap[hi].live_bytes < 0) {
-		grid__text(g, x, row++, w, "live bytes, leaks: not measured by this lane", 0,
-			   GC_MUTED);
-	} else {
-		grid__textf(g, x, row, 26, GA_BOLD, GC_DEFAULT, "live %s",
-			    val_bytes(c, sizeof(c), m->heap[hi].live_bytes));
-		v = history((size_t)hi, w - 28, &first, &n);
-		for (k = 0; v && k < n; k++) {
-			int64_t l = m->heap[first + k].live_bytes;
-
-			v[k] = l < 0 ? NAN : (double)l;
-			if (l > max)
-				max = (double)l;
-		}
-		if (v)
-			grid__sparkline(g, x + 28, row, w - 28, v, n, max, GC_GOOD);
-		free(v);
-		row++;
-		grid__textf(g, x, row++, w, 0, GC_DEFAULT,
-			    "older than the leak age: %s",
-			    val_bytes(a, sizeof(a), m->heap[hi].leak_bytes));
-	}
-	if (m->heap[hi].sample_bytes > 0)
+	grid__textf(g, x, row++, w, 0, GC_DEFAULT,
+		    "events recorded %s   drops by %s: %s   capture %s",
+		    fmt_count(a, sizeof(a), m->events), replay__fmt_pos(c, sizeof(c), m->pos_ns),
+		    fmt_count(b, sizeof(b), replay_model__drops_until(m, m->pos_ns)),
+		    m->meta.complete ? "complete" : m->meta.read_end);
+	if (ei >= 0)
+		grid__textf(g, x, row++, w, 0, m->events_list[ei].warn ? GC_WARN : GC_DEFAULT,
+			    "latest event %s %s: %s",
+			    replay__fmt_pos(c, sizeof(c), m->events_list[ei].t),
+			    m->events_list[ei].kind, m->events_list[ei].text);
+	else
 		grid__textf(g, x, row++, w, 0, GC_MUTED,
-			    "call sites sampled every %lld bytes on average: totals exact, split "
-			    "estimated",
-			    (long long)m->heap[hi].sample_bytes);
-	if (err) {
-		grid__textf(g, x, row, w, 0, GC_WARN, "call sites: cannot read them (%s)",
-			    strerror(-err));
-		return;
-	}
-	if (!iv->collected || !iv->n_snap) {
-		grid__text(g, x, row, w, "call sites: none in this interval", 0, GC_MUTED);
-		return;
-	}
-	row += draw_wrapped(g, x, row, w, 2, iv->census, 0, GC_MUTED);
-	/* the leak suspects take the bottom: their title and up to 5 */
-	sus_rows = hist->live_measured ? 1 + (int)(hist->n_suspect ? (hist->n_suspect < 5
-									  ? hist->n_suspect
-									  : 5)
-								  : 1)
-				       : 0;
-	if (y + h - row < sus_rows + 4)
-		sus_rows = 0;
-	grid__textf(g, x, row++, w, GA_BOLD | GA_UNDERLINE, GC_TITLE,
-		    "Top call sites in this interval by %s: %zu  filter %s (/)  Enter: stack",
-		    iv->live_measured ? "live bytes" : "bytes allocated", iv->n,
-		    *ui->filter ? ui->filter : "none");
-	grid__header(g, x, row++, cols, 7, GA_BOLD, GC_TITLE);
-	ui->selected[0] = 0;
-	ui->rows = y + h - sus_rows - row;
-	for (k = 0, shown = 0, r = row; k < iv->n; k++) {
-		const struct heap_site *s = &iv->site[k];
-		const char *cells[7];
-
-		if (*ui->filter && !strstr(s->func, ui->filter))
-			continue;
-		if (shown++ < (size_t)ui->scroll)
-			continue;
-		if (r >= y + h - sus_rows)
-			continue;
-		if (s->file && s->line)
-			snprintf(loc, sizeof(loc), "%s:%u", s->file, s->line);
-		else
-			snprintf(loc, sizeof(loc), "%s", s->file ? s->file : "");
-		cells[0] = s->live_bytes >= 0 ? val_bytes(a, sizeof(a), s->live_bytes) : NULL;
-		cells[1] = s->live_count >= 0 ? fmt_count(b, sizeof(b), (uint64_t)s->live_count)
-					      : NULL;
-		cells[2] = fmt_bytes(c, sizeof(c), s->alloc_bytes);
-		cells[3] = fmt_count(d, sizeof(d), s->alloc_count);
-		cells[4] = s->func;
-		cells[5] = *loc ? loc + (strlen(loc) > 34 ? strlen(loc) - 34 : 0) : NULL;
-		cells[6] = basename_of(s->module);
-		grid__row(g, x, r, cols, 7, cells, 0, GC_DEFAULT);
-		if (shown - 1 == (size_t)ui->scroll) { /* the selected row: Enter drills into it */
-			grid__paint(g, x, r, w, 1, GA_REVERSE, GC_ACCENT);
-			snprintf(ui->selected, sizeof(ui->selected), "%s", s->func);
-		}
-		r++;
-	}
-	if (ui->scroll > 0 && (size_t)ui->scroll >= shown)
-		ui->scroll = shown ? (int)shown - 1 : 0;
-	if (!sus_rows)
-		return;
-	row = y + h - sus_rows;
-	grid__textf(g, x, row++, w, GA_BOLD | GA_UNDERLINE, GC_TITLE,
-		    "Leak suspects up to here: %zu (live allocations older than %s, by trend score)",
-		    hist->n_suspect, fmt_ns(a, sizeof(a), (uint64_t)hist->leak_age_ns));
-	if (!hist->n_suspect)
-		grid__text(g, x, row, w, "none", 0, GC_MUTED);
-	for (k = 0; k < hist->n_suspect && row < y + h; k++, row++) {
-		const struct heap_site *s = &hist->suspect[k];
-
-		grid__textf(g, x, row, w, 0, GC_WARN,
-			    "score %.2f (%s, %zu snapshots)  live %s  oldest %s  %s (%s)",
-			    s->trend.score, s->trend.confidence, s->trend.n,
-			    val_bytes(a, sizeof(a), s->live_bytes),
-			    s->oldest_age_ns >= 0 ? fmt_ns(b, sizeof(b), (uint64_t)s->oldest_age_ns)
-						  : "-",
-			    s->func, basename_of(s->module));
-	}
+			    "latest event: none yet (Timeline tab: %d)",
+			    replay__find_view("timeline") + 1);
+	return row - y;
 }
 
 static void draw_timeline(struct replay_model *m, struct replay_ui *ui, struct grid *g, int x,
@@ -1247,36 +232,149 @@ static void draw_none(struct replay_model *m, struct replay_ui *ui, struct grid 
 {
 	(void)m;
 	(void)ui;
-	draw_wrapped(g, x, y, w, h, "no collector records this yet", 0, GC_MUTED);
+	replay__wrapped(g, x, y, w, h, "no collector records this yet", 0, GC_MUTED);
 }
 
-const struct replay_view replay_views[] = {
-    {"Overview", "overview", -1, "every collector, summarized", draw_overview, NULL},
-    {"Syscalls", "syscalls", RP_SYSCALLS, "syscall_stat and syscall_hist (eBPF raw_syscalls)",
-     draw_syscalls, sys_sorts},
-    {"Network", "network", -1, "no collector records network activity yet", draw_none, NULL},
-    {"Threads", "threads", RP_CPU, "cpu_sample threads (/proc)", draw_threads, NULL},
-    {"I/O", "io", -1, "no collector records I/O yet", draw_none, NULL},
-    {"FDs", "fds", -1, "no collector records file descriptors yet", draw_none, NULL},
-    {"Timeline", "timeline", -1, "drop_notice, mapping (new, gone), vma_snapshot, capture end",
-     draw_timeline, NULL},
-    {"Memory", "memory", RP_MEMORY, "memory_sample (/proc smaps_rollup, statm), vma (smaps)",
-     draw_memory, mem_sorts, memory_key},
-    {"Heap", "heap", RP_HEAP, "heap_snapshot, heap_site, stack (allocator uprobes)", draw_heap,
-     NULL, memory_key},
+/* the line of a tab no collector fills yet */
+static int none_line(struct replay_model *m, char *buf, size_t len)
+{
+	(void)m;
+	snprintf(buf, len, "no collector records this yet");
+	return GC_MUTED;
+}
+
+/* The core's views. The collectors' take their places between them: Syscalls 20, Threads 40,
+ * Memory 80, Heap 90; the Overview's sections CPU 10, Top syscalls 20, Memory 30. The
+ * placeholders give way to a collector's view with their id. */
+static const struct replay_view core_views[] = {
+    {.name = "Overview",
+     .id = "overview",
+     .position = 10,
+     .source = "every collector, summarized",
+     .draw = draw_overview},
+    {.name = "Network",
+     .id = "network",
+     .position = 30,
+     .source = "no collector records network activity yet",
+     .draw = draw_none,
+     .overview_line = none_line},
+    {.name = "I/O",
+     .id = "io",
+     .position = 50,
+     .source = "no collector records I/O yet",
+     .draw = draw_none,
+     .overview_line = none_line},
+    {.name = "FDs",
+     .id = "fds",
+     .position = 60,
+     .source = "no collector records file descriptors yet",
+     .draw = draw_none,
+     .overview_line = none_line},
+    {.name = "Timeline",
+     .id = "timeline",
+     .position = 70,
+     .source = "drop_notice, mapping (new, gone), vma_snapshot, capture end",
+     .draw = draw_timeline,
+     .overview_title = "Events",
+     .overview_position = 40,
+     .overview_rows = 2,
+     .overview = events_overview},
 };
-const size_t replay_nviews = sizeof(replay_views) / sizeof(replay_views[0]);
+
+/* ------------------------------------------------------------------ the tab bar */
+
+/* V into T: into the tab of its id, or a new one. A core view (CORE) yields to the parts' views
+ * of its id, gathered before it. 0 or -E2BIG. */
+static int tabs_add(struct replay_tabs *t, const struct replay_view *v, bool core)
+{
+	struct replay_tab *tb;
+	size_t i;
+
+	for (i = 0; i < t->n; i++) {
+		tb = &t->tab[i];
+		if (strcmp(tb->view[0]->id, v->id))
+			continue;
+		if (core)
+			return 0;
+		if (tb->nview == REPLAY_TAB_VIEWS)
+			return -E2BIG;
+		tb->view[tb->nview++] = v;
+		return 0;
+	}
+	if (t->n == REPLAY_TABS_MAX)
+		return -E2BIG;
+	tb = &t->tab[t->n++];
+	tb->view[0] = v;
+	tb->nview = 1;
+	return 0;
+}
+
+int replay_tabs__build(struct replay_tabs *t, const struct an_part *const *parts)
+{
+	const struct replay_view *const *v;
+	struct replay_tab tmp;
+	size_t i, j;
+	int err = 0, e;
+
+	memset(t, 0, sizeof(*t));
+	for (i = 0; parts[i]; i++)
+		for (v = parts[i]->views; v && *v; v++)
+			if ((e = tabs_add(t, *v, false)))
+				err = e;
+	for (i = 0; i < sizeof(core_views) / sizeof(core_views[0]); i++)
+		if ((e = tabs_add(t, &core_views[i], true)))
+			err = e;
+	for (i = 1; i < t->n; i++) { /* by position, stable */
+		tmp = t->tab[i];
+		for (j = i; j > 0 && t->tab[j - 1].view[0]->position > tmp.view[0]->position; j--)
+			t->tab[j] = t->tab[j - 1];
+		t->tab[j] = tmp;
+	}
+	return err;
+}
+
+const struct replay_tabs *replay__tabs(void)
+{
+	static struct replay_tabs tabs;
+	static bool built;
+
+	if (!built) {
+		replay_tabs__build(&tabs, an_parts); /* test_replay checks that all fit */
+		built = true;
+	}
+	return &tabs;
+}
+
+const struct replay_view *replay__tab_view(const struct replay_model *m, int tab)
+{
+	const struct replay_tabs *t = replay__tabs();
+	const struct replay_tab *tb;
+	size_t i;
+
+	if (tab < 0 || tab >= (int)t->n)
+		return NULL;
+	tb = &t->tab[tab];
+	for (i = 0; i < tb->nview; i++) {
+		const struct probe_info *p = replay_model__probe(m, tb->view[i]->probe);
+
+		if (p && probe__active(p))
+			return tb->view[i];
+	}
+	return tb->view[0];
+}
 
 int replay__find_view(const char *s)
 {
+	const struct replay_tabs *t = replay__tabs();
 	size_t i;
 
 	if (!s)
 		return -1;
 	if (s[0] >= '1' && s[0] <= '9' && !s[1])
-		return s[0] - '1' < (int)replay_nviews ? s[0] - '1' : -1;
-	for (i = 0; i < replay_nviews; i++)
-		if (!strcasecmp(s, replay_views[i].id) || !strcasecmp(s, replay_views[i].name))
+		return s[0] - '1' < (int)t->n ? s[0] - '1' : -1;
+	for (i = 0; i < t->n; i++)
+		if (!strcasecmp(s, t->tab[i].view[0]->id) ||
+		    !strcasecmp(s, t->tab[i].view[0]->name))
 			return (int)i;
 	return -1;
 }
@@ -1319,15 +417,16 @@ static void draw_header(struct replay_model *m, struct grid *g)
 
 static void draw_tabs(struct replay_ui *ui, struct grid *g)
 {
+	const struct replay_tabs *t = replay__tabs();
 	int x = 0;
 	size_t i;
 
-	for (i = 0; i < replay_nviews && x < g->w; i++) {
+	for (i = 0; i < t->n && x < g->w; i++) {
 		bool sel = (int)i == ui->tab;
 
 		x += grid__textf(g, x, 2, g->w - x, sel ? GA_REVERSE | GA_BOLD : 0,
 				 sel ? GC_ACCENT : GC_TITLE, " %zu %s ", i + 1,
-				 replay_views[i].name);
+				 t->tab[i].view[0]->name);
 	}
 }
 
@@ -1366,6 +465,7 @@ static void draw_help(struct replay_model *m, struct grid *g)
 	    "Enter, Esc     drill in, back: Memory a group's VMAs, Heap a site's stack",
 	    "?              this help;  q  quit",
 	};
+	const struct replay_tabs *t = replay__tabs();
 	int w = g->w - 8, h = g->h - 6, x = 4, y = 3, row;
 	char buf[400], nc[300];
 	size_t i;
@@ -1379,25 +479,18 @@ static void draw_help(struct replay_model *m, struct grid *g)
 	if (row < y + h - 1)
 		grid__text(g, x + 2, row++, w - 4, "Where each tab's data came from:", GA_BOLD,
 			   GC_TITLE);
-	for (i = 0; i < replay_nviews && row < y + h - 1; i++) {
-		const struct replay_view *v = &replay_views[i];
-		const struct probe_info *p = v->probe >= 0 ? &m->probes[v->probe] : NULL;
+	for (i = 0; i < t->n && row < y + h - 1; i++) {
+		const struct replay_view *v = replay__tab_view(m, (int)i);
+		const struct probe_info *p = replay_model__probe(m, v->probe);
 
-		if (v->draw == draw_memory && cgroup_capture(m))
-			p = &m->probes[RP_CGROUP];
-		if (v->draw == draw_memory && cgroup_capture(m))
-			snprintf(buf, sizeof(buf),
-				 "%-9s cgroup_sample, cgroup_stat, cgroup_psi, cgroup_proc; probe "
-				 "cgroup active (%s)",
-				 v->name, p->source);
-		else if (v->probe < 0)
+		if (!v->probe)
 			snprintf(buf, sizeof(buf), "%-9s %s", v->name, v->source);
-		else if (probe__active(p))
+		else if (p && probe__active(p))
 			snprintf(buf, sizeof(buf), "%-9s %s; probe %s active (%s)", v->name,
-				 v->source, rm_probe_names[v->probe], p->source);
+				 v->source, v->probe, p->source);
 		else
 			snprintf(buf, sizeof(buf), "%-9s %s", v->name,
-				 not_collected(m, v->probe, nc, sizeof(nc)));
+				 replay__not_collected(m, v->probe, nc, sizeof(nc)));
 		grid__text(g, x + 2, row++, w - 4, buf, 0,
 			   p && !probe__active(p) ? GC_MUTED : GC_DEFAULT);
 	}
@@ -1413,12 +506,12 @@ void replay__render(struct replay_model *m, struct replay_ui *ui, struct grid *g
 
 		snprintf(msg, sizeof(msg), "terminal too small: %dx%d, ptop replay needs %dx%d",
 			 g->w, g->h, REPLAY_MIN_W, REPLAY_MIN_H);
-		draw_wrapped(g, 0, g->h / 2, g->w, g->h - g->h / 2, msg, GA_BOLD, GC_WARN);
+		replay__wrapped(g, 0, g->h / 2, g->w, g->h - g->h / 2, msg, GA_BOLD, GC_WARN);
 		return;
 	}
-	if (ui->tab < 0 || ui->tab >= (int)replay_nviews)
+	if (ui->tab < 0 || ui->tab >= (int)replay__tabs()->n)
 		ui->tab = 0;
-	v = &replay_views[ui->tab];
+	v = replay__tab_view(m, ui->tab);
 	draw_header(m, g);
 	draw_tabs(ui, g);
 	v->draw(m, ui, g, 1, 4, g->w - 2, g->h - 5);
@@ -1431,7 +524,7 @@ void replay__render(struct replay_model *m, struct replay_ui *ui, struct grid *g
 
 static void switch_tab(struct replay_ui *ui, int tab)
 {
-	int n = (int)replay_nviews;
+	int n = (int)replay__tabs()->n;
 
 	tab = ((tab % n) + n) % n;
 	if (tab != ui->tab) {
@@ -1501,11 +594,14 @@ static void step_status(struct replay_ui *ui, const struct replay_model *m, ssiz
 
 int replay__key(struct replay_model *m, struct replay_ui *ui, int key)
 {
-	const struct replay_view *v = &replay_views[ui->tab];
-	int page = ui->rows > 1 ? ui->rows - 1 : 10;
+	int ntabs = (int)replay__tabs()->n, page = ui->rows > 1 ? ui->rows - 1 : 10;
+	const struct replay_view *v;
 
 	if (ui->prompt)
 		return prompt_key(m, ui, key);
+	if (ui->tab < 0 || ui->tab >= ntabs)
+		ui->tab = 0;
+	v = replay__tab_view(m, ui->tab);
 	ui->status[0] = 0;
 	if (ui->help && (key == '?' || key == RK_ESC || key == 'q')) {
 		ui->help = false;
@@ -1588,9 +684,9 @@ int replay__key(struct replay_model *m, struct replay_ui *ui, int key)
 		snprintf(ui->status, sizeof(ui->status), "nothing to drill into on this tab");
 		break;
 	default:
-		if (key >= '1' && key <= '9' && key - '1' < (int)replay_nviews)
+		if (key >= '1' && key <= '9' && key - '1' < ntabs)
 			switch_tab(ui, key - '1');
-		else if (key >= RK_F1 && key < RK_F1 + (int)replay_nviews)
+		else if (key >= RK_F1 && key < RK_F1 + ntabs)
 			switch_tab(ui, key - RK_F1);
 		break;
 	}

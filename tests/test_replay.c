@@ -12,6 +12,7 @@
 
 #include <cmocka.h>
 
+#include "analyze/part.h"
 #include "analyze/replay.h"
 #include "analyze/replay_grid.h"
 #include "analyze/replay_model.h"
@@ -473,7 +474,7 @@ static void test_09_keys(void **state)
 	replay__key(m, &ui, RK_BTAB);
 	replay__key(m, &ui, RK_BTAB);
 	replay__key(m, &ui, RK_BTAB);
-	assert_int_equal(ui.tab, (int)replay_nviews - 1);
+	assert_int_equal(ui.tab, (int)replay__tabs()->n - 1);
 	replay__key(m, &ui, RK_F1 + 7);
 	assert_int_equal(ui.tab, 7);
 	replay__key(m, &ui, RK_F1 + 1);
@@ -882,11 +883,11 @@ static void test_14_every_tab_every_size(void **state)
 	      "a-very-long-directory-name/that-keeps-going/and-going/and-going/and-going/and-"
 	      "going");
 	m = open_model(db);
-	for (v = 0; v < replay_nviews; v++)
+	for (v = 0; v < replay__tabs()->n; v++)
 		for (z = 0; z < sizeof(sizes) / sizeof(sizes[0]); z++)
 			for (p = -1; p <= 9; p += 2) {
-				char *f =
-				    frame(m, replay_views[v].id, p * 0.5, sizes[z][0], sizes[z][1]);
+				char *f = frame(m, replay__tabs()->tab[v].view[0]->id, p * 0.5,
+						sizes[z][0], sizes[z][1]);
 
 				for (k = 0, lines = 0; f[k]; k++)
 					lines += f[k] == '\n';
@@ -1219,6 +1220,112 @@ static void test_20_syscalls_probe_overhead(void **state)
 	sqlite3_close(db);
 }
 
+/* ------------------------------------------------------------------ the tab bar */
+
+static void fake_draw(struct replay_model *m, struct replay_ui *ui, struct grid *g, int x, int y,
+		      int w, int h)
+{
+	(void)m, (void)ui, (void)g, (void)x, (void)y, (void)w, (void)h;
+}
+
+/* The tabs come from the parts' views and the core's: the collectors' parts make today's nine, in
+ * their order, the Memory tab with the memory collector's view and the cgroup collector's, the
+ * one whose probe ran shown; a part's view with a placeholder's id takes its place, one with a new
+ * id its declared position; too many views of an id or too many ids are refused. */
+static void test_21_tabs_from_parts(void **state)
+{
+	static const char *const ids[] = {"overview", "syscalls", "network", "threads", "io",
+					  "fds",      "timeline", "memory",  "heap"};
+	static const struct replay_view net = {
+	    .name = "Net", .id = "network", .position = 30, .probe = "net", .draw = fake_draw};
+	static const struct replay_view gpu = {
+	    .name = "GPU", .id = "gpu", .position = 55, .probe = "gpu", .draw = fake_draw};
+	static const struct replay_view late = {
+	    .name = "Late", .id = "late", .position = 1000, .probe = "net", .draw = fake_draw};
+	static const struct replay_view *const net_views[] = {&net, &late, NULL};
+	static const struct replay_view *const gpu_views[] = {&gpu, NULL};
+	static const struct replay_view *const five_net[] = {&net, &net, &net, &net, &net, NULL};
+	const struct an_part net_part = {.name = "net", .views = net_views};
+	const struct an_part gpu_part = {.name = "gpu", .views = gpu_views};
+	const struct an_part none_part = {.name = "none"};
+	const struct an_part over_part = {.name = "over", .views = five_net};
+	const struct an_part *const parts[] = {&gpu_part, &none_part, &net_part, NULL};
+	const struct an_part *const over[] = {&over_part, NULL};
+	const struct replay_tabs *t = replay__tabs();
+	struct replay_tabs b;
+	struct replay_model *m;
+	sqlite3 *db;
+	size_t i;
+
+	(void)state;
+	assert_int_equal(replay_tabs__build(&b, an_parts), 0);
+	assert_memory_equal(&b, t, sizeof(b));
+	assert_int_equal(t->n, sizeof(ids) / sizeof(ids[0]));
+	for (i = 0; i < t->n; i++) {
+		assert_string_equal(t->tab[i].view[0]->id, ids[i]);
+		assert_int_equal(replay__find_view(ids[i]), (int)i);
+	}
+	assert_int_equal(t->tab[7].nview, 2);
+	assert_string_equal(t->tab[7].view[0]->probe, "memory");
+	assert_string_equal(t->tab[7].view[1]->probe, "cgroup");
+	assert_null(t->tab[0].view[0]->probe);
+	assert_int_equal(replay__find_view("9"), 8);
+	assert_int_equal(replay__find_view("I/O"), 4);
+
+	/* the memory collector's view when it ran, the cgroup collector's when only that one did */
+	db = full_db();
+	m = open_model(db);
+	assert_ptr_equal(replay__tab_view(m, 7), t->tab[7].view[0]);
+	assert_ptr_equal(replay__tab_view(m, 2), t->tab[2].view[0]);
+	assert_null(replay__tab_view(m, (int)t->n));
+	assert_null(replay__tab_view(m, -1));
+	assert_null(replay_model__probe(m, "nope"));
+	assert_non_null(replay_model__probe(m, "cgroup"));
+	assert_false(replay_model__probe(m, "cgroup")->found);
+	replay_model__free(m);
+	sqlite3_close(db);
+	db = cgroup_db();
+	m = open_model(db);
+	assert_ptr_equal(replay__tab_view(m, 7), t->tab[7].view[1]);
+	replay_model__free(m);
+	sqlite3_close(db);
+
+	/* placeholders yield to a part's view of their id; new ids go where they say */
+	assert_int_equal(replay_tabs__build(&b, parts), 0);
+	assert_int_equal(b.n, 7); /* overview, network, io, gpu, fds, timeline, late */
+	assert_ptr_equal(b.tab[1].view[0], &net);
+	assert_int_equal(b.tab[1].nview, 1);
+	assert_string_equal(b.tab[2].view[0]->id, "io");
+	assert_ptr_equal(b.tab[3].view[0], &gpu);
+	assert_string_equal(b.tab[4].view[0]->id, "fds");
+	assert_string_equal(b.tab[5].view[0]->id, "timeline");
+	assert_ptr_equal(b.tab[6].view[0], &late);
+	assert_int_equal(replay_tabs__build(&b, over), -E2BIG);
+	assert_int_equal(b.tab[1].nview, REPLAY_TAB_VIEWS);
+	{ /* more ids than the bar holds: those that fit */
+		static struct replay_view many[REPLAY_TABS_MAX];
+		static const struct replay_view *many_views[REPLAY_TABS_MAX + 1];
+		static char names[REPLAY_TABS_MAX][16];
+		const struct an_part many_part = {.name = "many", .views = many_views};
+		const struct an_part *const many_parts[] = {&many_part, NULL};
+
+		for (i = 0; i < REPLAY_TABS_MAX; i++) {
+			snprintf(names[i], sizeof(names[i]), "t%zu", i);
+			many[i] = (struct replay_view){.name = names[i],
+						       .id = names[i],
+						       .position = (int)i,
+						       .draw = fake_draw};
+			many_views[i] = &many[i];
+		}
+		assert_int_equal(replay_tabs__build(&b, many_parts), -E2BIG);
+		assert_int_equal(b.n, REPLAY_TABS_MAX);
+		/* the parts' first: the core's views found no room */
+		assert_string_equal(b.tab[0].view[0]->id, "t0");
+		assert_string_equal(b.tab[REPLAY_TABS_MAX - 1].view[0]->id,
+				    names[REPLAY_TABS_MAX - 1]);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1242,6 +1349,7 @@ int main(void)
 	    cmocka_unit_test(test_18_cgroup_seeks),
 	    cmocka_unit_test(test_19_step_by_interval_ends),
 	    cmocka_unit_test(test_20_syscalls_probe_overhead),
+	    cmocka_unit_test(test_21_tabs_from_parts),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -5,6 +5,7 @@
 
 extern const struct an_load cgroup_load;
 extern const struct an_report *const cgroup_reports[];
+extern const struct replay_view *const cgroup_views[]; /* view.c */
 
 const struct an_part cgroup_part = {
 	.name = "cgroup",
@@ -13,7 +14,7 @@ const struct an_part cgroup_part = {
 	/* reports: collectors/cgroup/report.c */
 	.reports = cgroup_reports,
 	/* replay views: collectors/cgroup/view.c */
-	.views = NULL,
+	.views = cgroup_views,
 	/* figures (issue 14): collectors/cgroup/figures.c */
 	.figures = NULL,
 };

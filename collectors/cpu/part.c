@@ -5,6 +5,7 @@
 
 extern const struct an_load cpu_load;
 extern const struct an_report *const cpu_reports[];
+extern const struct replay_view *const cpu_views[]; /* view.c */
 
 const struct an_part cpu_part = {
 	.name = "cpu",
@@ -13,7 +14,7 @@ const struct an_part cpu_part = {
 	/* reports: collectors/cpu/report.c */
 	.reports = cpu_reports,
 	/* replay views: collectors/cpu/view.c */
-	.views = NULL,
+	.views = cpu_views,
 	/* figures (issue 14): collectors/cpu/figures.c */
 	.figures = NULL,
 };

@@ -5,6 +5,7 @@
 
 extern const struct an_load heap_load;
 extern const struct an_report *const heap_reports[];
+extern const struct replay_view *const heap_views[]; /* view.c */
 
 const struct an_part heap_part = {
 	.name = "heap",
@@ -13,7 +14,7 @@ const struct an_part heap_part = {
 	/* reports: collectors/heap/report.c */
 	.reports = heap_reports,
 	/* replay views: collectors/heap/view.c */
-	.views = NULL,
+	.views = heap_views,
 	/* figures (issue 14): collectors/heap/figures.c */
 	.figures = NULL,
 };

@@ -11,9 +11,9 @@
 enum { ST_SAMPLE, ST_N };
 
 /* The rollup values to store as NULL: those the record says were not measured
- * (SmapsRollup.missing, read by proto/names.c). A bit is the position of a column
- * among load_memory's rollup values (rss = 0 ... read_ns = 14); uss is the sum of
- * the two Private_* counters, so it goes with either. */
+ * (SmapsRollup.missing_fields, or missing in older files: proto/names.c reads them).
+ * A bit is the position of a column among load_memory's rollup values (rss = 0 ...
+ * read_ns = 14); uss is the sum of the two Private_* counters, so it goes with either. */
 static uint32_t rollup_missing_bits(const Ptop__V1__SmapsRollup *r)
 {
 	static const uint32_t column_bits[] = {

@@ -5,6 +5,7 @@
 
 extern const struct an_load memory_load;
 extern const struct an_report *const memory_reports[];
+extern const struct replay_view *const memory_views[]; /* view.c */
 
 const struct an_part memory_part = {
 	.name = "memory",
@@ -13,7 +14,7 @@ const struct an_part memory_part = {
 	/* reports: collectors/memory/report.c */
 	.reports = memory_reports,
 	/* replay views: collectors/memory/view.c */
-	.views = NULL,
+	.views = memory_views,
 	/* figures (issue 14): collectors/memory/figures.c */
 	.figures = NULL,
 };

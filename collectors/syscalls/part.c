@@ -5,6 +5,7 @@
 
 extern const struct an_load syscalls_load;
 extern const struct an_report *const syscalls_reports[];
+extern const struct replay_view *const syscalls_views[]; /* view.c */
 
 const struct an_part syscalls_part = {
 	.name = "syscalls",
@@ -13,7 +14,7 @@ const struct an_part syscalls_part = {
 	/* reports: collectors/syscalls/report.c */
 	.reports = syscalls_reports,
 	/* replay views: collectors/syscalls/view.c */
-	.views = NULL,
+	.views = syscalls_views,
 	/* figures (issue 14): collectors/syscalls/figures.c */
 	.figures = NULL,
 };

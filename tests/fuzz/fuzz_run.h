@@ -105,7 +105,7 @@ static void fuzz__run_all(sqlite3 *db, const char *cid, uint64_t sel)
 
 	rm = replay_model__open(db, cid, err, sizeof(err));
 	if (rm) {
-		for (size_t t = 0; t < replay_nviews; t++)
+		for (size_t t = 0; t < replay__tabs()->n; t++)
 			replay_dump(rm, (int)t, at[sel / 12 % 3], 100, 30, out);
 		replay_model__free(rm);
 	}
