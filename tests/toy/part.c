@@ -8,6 +8,7 @@
 
 extern const struct an_load toy_load;
 extern const struct an_report *const toy_reports[];
+extern const struct replay_view *const toy_views[];
 
 const struct an_part toy_part = {
 	.name = "toy", /* as its collector_ops.name: the probe in the capture's probe set */
@@ -16,7 +17,7 @@ const struct an_part toy_part = {
 	/* reports: report.c */
 	.reports = toy_reports,
 	/* replay views: view.c */
-	.views = NULL,
+	.views = toy_views,
 	/* figures (issue 14): figures.c */
 	.figures = NULL,
 };
