@@ -37,11 +37,14 @@ mkdir "$S"
 mkdir "$S/build"
 (cd "$BUILD" && tar --format=posix --exclude=./asan --exclude=./test-logs --exclude=./fuzz \
 	--exclude=./bench --exclude=./tests -cf - .) | tar -C "$S/build" -xf -
-# the copy as it starts, to compare with at the end (a repository of its own)
-git -C "$S" init -q
-git -C "$S" -c user.name=t -c user.email=t@t add -A
-git -C "$S" -c user.name=t -c user.email=t@t commit -qm base
-[ -z "$(git -C "$S" status --porcelain)" ] || fail "the scratch copy is not clean after commit"
+# the copy as it starts, to compare with at the end (a repository of its own, whatever the
+# user's git configuration: no global ignores, hooks or signing)
+sgit() { git -C "$S" -c core.excludesFile=/dev/null -c core.hooksPath=/dev/null \
+	-c commit.gpgsign=false -c user.name=toy -c user.email=toy@localhost "$@"; }
+sgit init -q
+sgit add -A
+sgit commit -qm base
+[ "$(sgit status --porcelain --ignored)" = '!! build/' ] || fail "the scratch copy is not clean after commit"
 
 # ---------------------------------------------------------------- add the toy
 cp -r "$ROOT/tests/toy" "$S/collectors/toy"
@@ -60,10 +63,10 @@ has 'GEN *build/schema/schema_sql.c' <"$TMP/make.log" || fail "make did not rema
 REC=$S/build/ptop-record
 ANA=$S/build/ptop-analyze
 
-# what changed: the folder and the line, nothing else
-changed=$(git -C "$S" status --porcelain --untracked-files=normal)
-assert_eq "files changed" "$(printf ' M collectors/collectors.def\n?? collectors/toy/')" "$changed"
-added=$(git -C "$S" diff -U0 collectors/collectors.def | grep -E '^[-+]' | grep -vE '^(\+\+\+|---) ')
+# what changed: the folder and the line, nothing else (and the build wrote only in build/)
+changed=$(sgit status --porcelain --untracked-files=normal --ignored)
+assert_eq "files changed" "$(printf ' M collectors/collectors.def\n?? collectors/toy/\n!! build/')" "$changed"
+added=$(sgit diff -U0 collectors/collectors.def | grep -E '^[-+]' | grep -vE '^(\+\+\+|---) ')
 assert_eq "lines changed in collectors.def" "+COLLECTOR(toy)" "$added"
 diff -r "$ROOT/tests/toy" "$S/collectors/toy" || fail "collectors/toy is not tests/toy"
 # the real programs never have the toy
