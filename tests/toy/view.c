@@ -19,11 +19,11 @@ static const char at_sql[] =
 	"ORDER BY time_ns DESC LIMIT ?3";
 
 struct toy_at {
-	int64_t t;		      /* the newest sample's end, relative to the capture start */
-	int64_t count, total, scale;  /* its figures */
-	double *hist;		      /* counts, the oldest first (malloc'd; NULL: not asked) */
-	size_t n;		      /* samples read: 0 when none ends by the position */
-	double max;		      /* the largest of hist */
+	int64_t t;		     /* the newest sample's end, relative to the capture start */
+	int64_t count, total, scale; /* its figures */
+	double *hist;		     /* counts, the oldest first (malloc'd; NULL: not asked) */
+	size_t n;		     /* samples read: 0 when none ends by the position */
+	double max;		     /* the largest of hist */
 };
 
 /* The at most N samples of M's capture ending at or before the position into A. 0 or -EIO,
@@ -88,7 +88,7 @@ static void draw_toy(struct replay_model *m, struct replay_ui *ui, struct grid *
 		replay__wrapped(g, x, row, w, h - 2, buf, 0, GC_MUTED);
 		return;
 	}
-	if (toy_at(m, (size_t)(w > 2 ? w - 2 : 1), &a)) {
+	if (toy_at(m, (size_t)(w > 2 ? 2 * (w - 2) : 1), &a)) { /* two a column */
 		grid__text(g, x, row, w, "toy: cannot read toy_sample", 0, GC_WARN);
 		return;
 	}
