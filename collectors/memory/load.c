@@ -109,17 +109,7 @@ static int load_memory(struct load_ctx *l, const Ptop__V1__Event *ev)
 	return load__step(l, ST_SAMPLE);
 }
 
-static const char *const stmts[ST_N] = {
-	[ST_SAMPLE] = sample_sql,
-};
-
-static const struct an_load_payload payloads[] = {
-	{ PTOP__V1__EVENT__PAYLOAD_MEMORY, "event:memory", load_memory },
-	{ 0 },
-};
-
 const struct an_load memory_load = {
-	.payloads = payloads,
-	.stmts = stmts,
-	.n_stmts = ST_N,
+	AN_LOAD_PAYLOADS({ PTOP__V1__EVENT__PAYLOAD_MEMORY, "event:memory", load_memory }),
+	AN_LOAD_STMTS([ST_SAMPLE] = sample_sql),
 };
