@@ -104,6 +104,20 @@ struct an_load {
 	const struct an_table_check *checks;
 };
 
+/* The lists of an an_load, written in place:
+ *   const struct an_load cpu_load = {
+ *	AN_LOAD_PAYLOADS({ PTOP__V1__EVENT__PAYLOAD_CPU, "event:cpu", load_cpu }),
+ *	AN_LOAD_STMTS([ST_SAMPLE] = sample_sql),
+ *	AN_LOAD_CHECKS({ "cpu_sample", true, true, "rowid", "pid", "oncpu_ns,..." }),
+ *   };
+ * AN_LOAD_PAYLOADS and AN_LOAD_CHECKS end their entries; AN_LOAD_STMTS counts the
+ * statements. */
+#define AN_LOAD_PAYLOADS(...) .payloads = (const struct an_load_payload[]){ __VA_ARGS__, { 0 } }
+#define AN_LOAD_STMTS(...)                                                                 \
+	.stmts = (const char *const[]){ __VA_ARGS__ },                                      \
+	.n_stmts = sizeof((const char *const[]){ __VA_ARGS__ }) / sizeof(const char *)
+#define AN_LOAD_CHECKS(...) .checks = (const struct an_table_check[]){ __VA_ARGS__, { NULL } }
+
 /* Steps statement ID of C (all its parameters bound), counts its changes into
  * run->rows and resets it. 0, or -errno with run->err filled. */
 int load__step(struct load_ctx *c, int id);

@@ -31,6 +31,17 @@ struct an_part {
 	const struct an_figure *const *figures; /* NULL-terminated */
 };
 
+/* What a part may point at, declared for every collector of the list, so that a
+ * part.c is one line: NAME_load (load.c), NAME_reports (report.c), NAME_views
+ * (view.c), NAME_figures (figures.c). Only those a part names must exist. */
+#define COLLECTOR(name)                                                                    \
+	extern const struct an_load name##_load;                                           \
+	extern const struct an_report *const name##_reports[];                             \
+	extern const struct replay_view *const name##_views[];                             \
+	extern const struct an_figure *const name##_figures[];
+#include "collectors/collectors.def"
+#undef COLLECTOR
+
 /* Every collector's part, in collectors.def order, NULL-terminated (analyze/parts.c). */
 extern const struct an_part *const an_parts[];
 

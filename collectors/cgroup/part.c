@@ -1,20 +1,5 @@
-/* part.c — the analyzer side of the cgroup collector (analyze/part.h). */
-#include <stddef.h>
-
+/* part.c — the analyzer side of the cgroup collector (analyze/part.h): loader (load.c),
+ * reports (report.c), replay tabs (view.c). */
 #include "analyze/part.h"
 
-extern const struct an_load cgroup_load;
-extern const struct an_report *const cgroup_reports[];
-extern const struct replay_view *const cgroup_views[]; /* view.c */
-
-const struct an_part cgroup_part = {
-	.name = "cgroup",
-	/* loader: collectors/cgroup/load.c */
-	.load = &cgroup_load,
-	/* reports: collectors/cgroup/report.c */
-	.reports = cgroup_reports,
-	/* replay views: collectors/cgroup/view.c */
-	.views = cgroup_views,
-	/* figures (issue 14): collectors/cgroup/figures.c */
-	.figures = NULL,
-};
+const struct an_part cgroup_part = { "cgroup", &cgroup_load, cgroup_reports, cgroup_views, NULL };

@@ -1,16 +1,5 @@
-/* part.c — the analyzer side of the goalloc collector (analyze/part.h). */
-#include <stddef.h>
-
+/* part.c — the analyzer side of the goalloc collector (analyze/part.h): nothing of its
+ * own: its snapshots are heap payloads, loaded and shown by heap. */
 #include "analyze/part.h"
 
-const struct an_part goalloc_part = {
-	.name = "goalloc",
-	/* loader: collectors/goalloc/load.c */
-	.load = NULL,
-	/* reports: collectors/goalloc/report.c */
-	.reports = NULL,
-	/* replay views: collectors/goalloc/view.c */
-	.views = NULL,
-	/* figures (issue 14): collectors/goalloc/figures.c */
-	.figures = NULL,
-};
+const struct an_part goalloc_part = { "goalloc", NULL, NULL, NULL, NULL };

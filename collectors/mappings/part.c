@@ -1,16 +1,6 @@
-/* part.c — the analyzer side of the mappings collector (analyze/part.h). */
-#include <stddef.h>
-
+/* part.c — the analyzer side of the mappings collector (analyze/part.h): nothing of its
+ * own: its mappings are the capture's own records, loaded by the core for every
+ * collector's stacks. */
 #include "analyze/part.h"
 
-const struct an_part mappings_part = {
-	.name = "mappings",
-	/* loader: collectors/mappings/load.c */
-	.load = NULL,
-	/* reports: collectors/mappings/report.c */
-	.reports = NULL,
-	/* replay views: collectors/mappings/view.c */
-	.views = NULL,
-	/* figures (issue 14): collectors/mappings/figures.c */
-	.figures = NULL,
-};
+const struct an_part mappings_part = { "mappings", NULL, NULL, NULL, NULL };

@@ -5,15 +5,20 @@
 # tests/toy/ as collectors/toy/ and the line COLLECTOR(toy) to collectors/collectors.def,
 # builds the programs there, and checks:
 #   - the scratch tree differs from the copy it started as by exactly that folder and that
-#     line (the build needed nothing else, and wrote nothing into the sources);
+#     line (the build needed nothing else, and wrote nothing outside build/);
+#   - test_load, test_report and test_replay, built there, pass: the toy follows the rules
+#     the core sets every part (named INSERT parameters, unique payloads, kinds, tabs);
 #   - ptop-record lists the toy, and its own option --toy-scale in --help (a bad value is a
 #     usage error);
-#   - two recordings of one demo workload, side by side with --toy-scale 3 and the default:
-#     the toy is active in `info`; each interval's count is scale x the growth of the
-#     /proc/PID/stat minflt it records; every total lies between the minflt this test read
-#     before and after the recordings; the workload's faults make the counts positive;
-#   - `report toy` in text, JSON and CSV shows those rows, and a total that is their sum;
-#   - `replay --dump --tab toy` shows the counter, when the toy has a view.c.
+#   - three recordings of one demo workload side by side, with --toy-scale 3, the default
+#     and --disable toy: the toy is active in `info`; each interval's count is the scale
+#     times the growth of the /proc/PID/stat minflt it records; every total lies between the
+#     minflt this test read before and after the recordings; the workload's faults make the
+#     counts positive; disabled, it has no rows and its report says "not collected";
+#   - `report toy` in text, JSON and CSV shows those rows, and a total that is their sum; a
+#     DB with a negative count is refused (the toy's own table checks);
+#   - `replay --dump --tab toy` and the Overview show the counter at 2 s (when the toy has a
+#     view.c).
 # The real build never has the toy: only the scratch copy builds it. The toy reads /proc
 # only (the other collectors run with --no-ebpf), so this runs without root or eBPF.
 . "$(dirname "$0")/lib.sh"
@@ -53,11 +58,12 @@ echo 'COLLECTOR(toy)' >>"$S/collectors/collectors.def"
 touch "$S/collectors/collectors.def" "$S"/collectors/toy/*
 echo "scratch tree ready: $(($(date +%s) - t0)) s"
 # the programs, and the unit tests that check every part against the core's rules
-make -C "$S" -j2 programs build/tests/test_load build/tests/test_report build/tests/test_replay >"$TMP/make.log" 2>&1 ||
-	{ tail -40 "$TMP/make.log" >&2; fail "make programs failed with the toy"; }
+make -C "$S" -j2 programs build/tests/test_load build/tests/test_report build/tests/test_replay \
+	>"$TMP/make.log" 2>&1 || { tail -40 "$TMP/make.log" >&2; fail "make failed with the toy"; }
 echo "make: $(($(date +%s) - t0)) s"
-for o in record load report part; do
-	has "CC *build/collectors/toy/$o.o" <"$TMP/make.log" || fail "make did not compile toy/$o.c"
+for c in "$S"/collectors/toy/*.c; do
+	o=build/collectors/toy/$(basename "$c" .c).o
+	has "CC *$o" <"$TMP/make.log" || fail "make did not compile $o"
 done
 has 'GEN *build/schema/schema_sql.c' <"$TMP/make.log" || fail "make did not remake the schema"
 REC=$S/build/ptop-record

@@ -13,7 +13,7 @@
 #include "collectors/toy/toy.pb-c.h"
 #include "proto/capture.h" /* capture_payload__unpack */
 
-enum { ST_SAMPLE, ST_N }; /* its statements, by index into stmts[] */
+enum { ST_SAMPLE }; /* its statements, by index into AN_LOAD_STMTS */
 
 static const char sample_sql[] =
 	"INSERT INTO toy_sample (cap, time_ns, interval_ns, pid, count, total, scale) "
@@ -44,32 +44,17 @@ static int load_toy(struct load_ctx *l, const Ptop__V1__Event *ev)
 	return err;
 }
 
-static const char *const stmts[ST_N] = {
-	[ST_SAMPLE] = sample_sql,
-};
-
-static const struct an_load_payload payloads[] = {
-	{
+/* What the toy's part (part.c, .load) gives the loader core. */
+const struct an_load toy_load = {
+	AN_LOAD_PAYLOADS({
 		.payload = PTOP__V1__EVENT__PAYLOAD_COLLECTOR_PAYLOAD,
 		.kind = "event:toy", /* its line in `info`'s record counts */
 		.load = load_toy,
 		.type = "ptop.v1.ToySample",
-	},
-	{ 0 },
-};
-
-/* What its rows must be for a report to read them (analyze/db_check.c refuses a DB
- * where they are not): times positive and increasing per pid, intervals in
- * (0, time_ns] or NULL, the figures never negative. */
-static const struct an_table_check checks[] = {
-	{ "toy_sample", true, true, "rowid", "pid", "count,total,scale" },
-	{ NULL },
-};
-
-/* What the toy's part (part.c, .load) gives the loader core. */
-const struct an_load toy_load = {
-	.payloads = payloads,
-	.stmts = stmts,
-	.n_stmts = ST_N,
-	.checks = checks,
+	}),
+	AN_LOAD_STMTS([ST_SAMPLE] = sample_sql),
+	/* what its rows must be for a report to read them (analyze/db_check.c refuses a DB
+	 * where they are not): times positive and increasing per pid, intervals in
+	 * (0, time_ns] or NULL, the figures never negative */
+	AN_LOAD_CHECKS({ "toy_sample", true, true, "rowid", "pid", "count,total,scale" }),
 };

@@ -2,7 +2,7 @@
 # symbols, no DWARF) is named through .gopclntab, identified by its Go build
 # ID note; and the [vdso]'s frames are named from the image the recorder
 # embedded.
-. "$(dirname "$0")/lib.sh"
+. tests/e2e/lib.sh
 need_ebpf
 command -v go >/dev/null || skip "no 'go' command (Debian package golang-go)"
 mkdir -p "$TMP/go"

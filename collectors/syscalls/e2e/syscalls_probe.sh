@@ -5,7 +5,7 @@
 # many uretprobe calls. They are named (the table is ptop's, not the build machine's
 # headers) and shown only as probe overhead: never among the target's syscalls, in
 # its totals, or in the replay viewer's syscall rows.
-. "$(dirname "$0")/lib.sh"
+. tests/e2e/lib.sh
 need_ebpf
 [ "$(uname -m)" = x86_64 ] || skip "the uretprobe syscall is x86_64's (this is $(uname -m))"
 grep -q ' __x64_sys_uretprobe$' /proc/kallsyms ||

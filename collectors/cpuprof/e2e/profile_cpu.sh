@@ -6,7 +6,7 @@
 # At the default rate (99 Hz): cpu_split's slices are of random length, so
 # the sampling cannot alias with them; 6 s give ~600 samples, and a share of
 # 80% is then known to about +-1.7 points (one standard deviation).
-. "$(dirname "$0")/lib.sh"
+. tests/e2e/lib.sh
 need_ebpf
 "$REC" --quiet -o "$TMP/run.ptop" -- "$FIX/cpu_split" 6 >/dev/null
 "$ANA" report cpu --format json "$TMP/run.ptop" > "$TMP/cpu.json"

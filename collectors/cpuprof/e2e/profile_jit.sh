@@ -2,7 +2,7 @@
 # (the fixture deletes /tmp/perf-PID.map at exit): jit_perfmap spends ~80% in
 # generated code named jit_hot_loop and ~20% in "~jit_cold_loop" (V8's tier
 # marker, stripped), both shown as [jit] frames. 6 s at 99 Hz: ~600 samples.
-. "$(dirname "$0")/lib.sh"
+. tests/e2e/lib.sh
 need_ebpf
 [ "$(uname -m)" = x86_64 ] || skip "the JIT fixture writes x86-64 code"
 "$REC" --quiet -o "$TMP/run.ptop" -- "$FIX/jit_perfmap" 6 >/dev/null

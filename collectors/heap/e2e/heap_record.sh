@@ -12,7 +12,7 @@
 #   heap_stacks: 512 distinct stacks reach one malloc call (3 allocations each): no stack
 #     is lost (stack failures 0, 512 sites of 3 from leaf), and every allocation of the
 #     capture is credited to a site (listed or in the census).
-. "$(dirname "$0")/lib.sh"
+. tests/e2e/lib.sh
 need_ebpf
 
 rec() { # NAME [OPTION...]: record fixture NAME into $TMP/NAME.ptop

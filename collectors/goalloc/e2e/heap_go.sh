@@ -5,7 +5,7 @@
 # 100,000 allocations (the probe sits at mallocgc's stack-check jbe and skips
 # the hits that go to morestack, so a call is counted once); live values are
 # not measured, reported as null, never as 0. A non-Go target is refused.
-. "$(dirname "$0")/lib.sh"
+. tests/e2e/lib.sh
 need_ebpf
 command -v go >/dev/null || skip "no 'go' command (Debian package golang-go)"
 N=100000

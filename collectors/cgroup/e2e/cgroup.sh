@@ -9,7 +9,7 @@
 # interval reads one child and the next the other; removing a recorded cgroup ends
 # the recording; an ambiguous container id is refused with exit 2 and the
 # candidates, a missing one too.
-. "$(dirname "$0")/lib.sh"
+. tests/e2e/lib.sh
 need_ebpf
 N=20000
 

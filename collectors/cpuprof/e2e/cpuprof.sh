@@ -4,7 +4,7 @@
 # count must refer to a stack the capture holds, and the sampled ips must put burn_hot
 # first and burn_cold second, with shares within 10 points of 80/20 (when the capture
 # has the executable's mapping to place them).
-. "$(dirname "$0")/lib.sh"
+. tests/e2e/lib.sh
 need_ebpf
 HZ=99
 "$REC" --quiet --cpu-sample-hz $HZ -o "$TMP/run.ptop" -- "$FIX/cpu_split" 3 >/dev/null

@@ -2,7 +2,7 @@
 # sched_switch and utime+stime from /proc. On a two-thread workload that
 # sleeps, wakes and migrates thousands of times, their totals must agree, and
 # no interval may hold more CPU time than the host has.
-. "$(dirname "$0")/lib.sh"
+. tests/e2e/lib.sh
 need_ebpf
 "$REC" --quiet --interval 250ms -o "$TMP/run.ptop" -- "$FIX/demo_workload" 4 >/dev/null
 ebpf_ms=$(q "$TMP/run.ptop" "select sum(oncpu_ns) / 1000000 from cpu_sample")

@@ -5,7 +5,7 @@
 # coverage; report apps groups the first by its scope, the second by its
 # executable (cg_pair), sleep by /usr/bin/sleep (or wherever sleep is), and
 # --top 1 folds the other two into "others (2)".
-. "$(dirname "$0")/lib.sh"
+. tests/e2e/lib.sh
 need_ebpf
 
 need_cgroup2

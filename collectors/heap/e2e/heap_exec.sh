@@ -11,7 +11,7 @@
 #     main.allocHot's 100,000 allocations exactly.
 #   --no-ebpf: the exec is seen from /proc; the hand-over cannot attach uprobes, and the
 #     probe change says the heap is no longer measured, and why.
-. "$(dirname "$0")/lib.sh"
+. tests/e2e/lib.sh
 need_ebpf
 
 # rec NAME OPTIONS... -- COMMAND...: record into $TMP/NAME.ptop

@@ -18,7 +18,7 @@
 # since the previous sample instead, the estimate would be B - Y + X with Y about
 # exponential of mean S and X ~ 0: the same bound fails with probability e^-7.)
 # churn's blocks are all freed, so its live estimate is 0 and leak_pages stays first.
-. "$(dirname "$0")/lib.sh"
+. tests/e2e/lib.sh
 need_ebpf
 caps=$("$REC" --caps 2>&1 || true)
 echo "$caps" | has -E '^ *heap +' ||

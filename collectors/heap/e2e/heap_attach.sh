@@ -11,7 +11,7 @@
 # attaching drop).
 # Then "heap_attach fork": burst() runs in forked children: not the target's, so the
 # capture counts none of them there.
-. "$(dirname "$0")/lib.sh"
+. tests/e2e/lib.sh
 need_ebpf
 BURST=80000
 

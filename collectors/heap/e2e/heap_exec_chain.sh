@@ -5,7 +5,7 @@
 # figures are exactly those of the same program recorded on its own (nothing of the
 # shells before it is left in its live set or its sites), and no probe change is
 # written after the first exec (the module did not change).
-. "$(dirname "$0")/lib.sh"
+. tests/e2e/lib.sh
 need_ebpf
 
 cat >"$TMP/chain.sh" <<'SH'

@@ -10,7 +10,7 @@
 # once the capture holds two memory samples (the baseline); after it says "ready"
 # it holds still until SIGTERM, and smem runs once the capture holds two more
 # samples taken after that. Every wait is bounded (30 s) and fails with a reason.
-. "$(dirname "$0")/lib.sh"
+. tests/e2e/lib.sh
 command -v smem >/dev/null || skip "smem is not installed (Debian package smem; mk/deps.sh installs it)"
 
 MiB=$((1 << 20))

@@ -1,7 +1,7 @@
 # Ground truth: the fixture makes exactly 50,000 getppid() calls and touches
 # 64 MiB of anonymous memory. Recorded with the real eBPF collectors, the
 # capture must count getppid exactly and see PSS grow by at least 64 MiB.
-. "$(dirname "$0")/lib.sh"
+. tests/e2e/lib.sh
 need_ebpf
 N=50000
 "$REC" --quiet --interval 200ms -o "$TMP/run.ptop" -- "$FIX/syscall_mem" $N 64 1500 600

@@ -17,7 +17,7 @@
 # With eBPF (root): a static executable (heap_static), one with its own malloc
 # (heap_own_malloc) and a Go program fall back to the uprobe lane, and the probe detail
 # says so and why.
-. "$(dirname "$0")/lib.sh"
+. tests/e2e/lib.sh
 [ -e "$B/libptop-preload.so" ] || missing "$B/libptop-preload.so is not built (make programs)"
 for f in heap_leak heap_kinds; do
 	[ -x "$FIX/$f" ] || missing "fixture $f is not built"

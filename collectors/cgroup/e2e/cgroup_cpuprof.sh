@@ -7,7 +7,7 @@
 # near 80/20, and main in spin for spin; each process's mappings are recorded under its
 # own pid; the folded export starts each line with the process. The cpu collector's
 # eBPF and cgroup (cpu.stat) lanes agree; with --no-ebpf the cgroup lane runs alone.
-. "$(dirname "$0")/lib.sh"
+. tests/e2e/lib.sh
 need_ebpf
 need_cgroup2
 NAME=ptop-e2e-cgprof-$$
