@@ -181,4 +181,5 @@ const struct an_load cgroup_load = {
 	AN_LOAD_STMTS([ST_SAMPLE] = sample_sql, [ST_STAT] = stat_sql, [ST_PSI] = psi_sql,
 		      [ST_PROC] = proc_sql),
 	.state_size = sizeof(int64_t), /* the next cgroup_sample.seq */
+	AN_LOAD_CHECKS({ "cgroup_sample", true, true, "seq", "NULL", "current,processes,covered,walk_ns" }),
 };

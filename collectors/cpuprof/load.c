@@ -90,4 +90,7 @@ const struct an_load cpuprof_load = {
 	AN_LOAD_STMTS([ST_PROFILE] = profile_sql, [ST_STACK] = stack_sql,
 		      [ST_PROCESS] = process_sql),
 	.state_size = sizeof(int64_t), /* the next cpu_profile.seq */
+	AN_LOAD_CHECKS({ "cpu_profile", true, true, "seq", "pid",
+		         "ticks,cpus,samples,no_user_stack,no_kernel_stack,lost" },
+		       { "cpu_profile_stack", false, false, NULL, NULL, "count" }),
 };

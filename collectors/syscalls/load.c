@@ -102,4 +102,7 @@ const struct an_load syscalls_load = {
 	AN_LOAD_STMTS([ST_STAT] = stat_sql),
 	.state_size = sizeof(struct syscalls_state),
 	.start = start,
+	AN_LOAD_CHECKS({ "syscall_stat", true, true, "rowid", "pid, nr",
+		         "count,completed,errors,total_ns,unmatched" },
+		       { "syscall_hist", false, false, NULL, NULL, "count" }),
 };

@@ -220,4 +220,5 @@ const struct an_load vmas_load = {
 	AN_LOAD_STMTS([ST_SNAPSHOT] = snapshot_sql, [ST_ENTRY] = entry_sql, [ST_FILE] = file_sql),
 	.state_size = sizeof(struct vmas_state),
 	.free = free_state,
+	AN_LOAD_CHECKS({ "vma_snapshot", true, false, "snapshot_id", "NULL", "vma_count,walk_ns" }),
 };
