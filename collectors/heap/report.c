@@ -2169,15 +2169,24 @@ static int cmp_heap_stack(const void *a, const void *b)
 	return strcmp(x->what ? x->what : "", y->what ? y->what : "");
 }
 
-/* The entry of HS for stack ST (NULL: the stackless WHAT), added when new. */
-static struct heap_stack *heap_stack_of(struct heap_stacks *hs, size_t *cap,
-					const struct prof_stack *st, const char *what)
+/* The entry of HS for stack ST (NULL: the stackless WHAT), added when new. IX: per stack
+ * of the stacks profile P, its entry + 1 (0: none yet). */
+static struct heap_stack *heap_stack_of(struct heap_stacks *hs, size_t *cap, size_t *ix,
+					const struct profile *p, const struct prof_stack *st,
+					const char *what)
 {
-	for (size_t k = hs->n; k-- > 0;) /* rows of one stack come together: search back */
-		if (hs->stack[k].stack == st && (st || !strcmp(hs->stack[k].what, what)))
-			return &hs->stack[k];
+	size_t *slot = st ? &ix[st - p->stacks] : NULL;
+
+	if (slot && *slot)
+		return &hs->stack[*slot - 1];
+	if (!st)
+		for (size_t k = 0; k < hs->n; k++) /* a few stackless entries at most */
+			if (!hs->stack[k].stack && !strcmp(hs->stack[k].what, what))
+				return &hs->stack[k];
 	if (array__grow((void **)&hs->stack, cap, hs->n, sizeof(*hs->stack)))
 		return NULL;
+	if (slot)
+		*slot = hs->n + 1;
 	memset(&hs->stack[hs->n], 0, sizeof(hs->stack[hs->n]));
 	hs->stack[hs->n].stack = st;
 	hs->stack[hs->n].what = st ? NULL : what;
@@ -2197,6 +2206,7 @@ int heap_stacks__load(sqlite3 *db, const struct capture_meta *m, const struct wi
 	struct heap_stacks *hs = calloc(1, sizeof(*hs));
 	struct heap *h = calloc(1, sizeof(*h));
 	double *sum = NULL; /* per snapshot: its sites' allocations, count and bytes */
+	size_t *ix = NULL;  /* per stack of h->stacks: its entry + 1 */
 	uint64_t ac = 0, ab = 0, lc = 0, lb = 0;
 	size_t cap = 0;
 	struct heap_stack *rest;
@@ -2228,7 +2238,8 @@ int heap_stacks__load(sqlite3 *db, const struct capture_meta *m, const struct wi
 	/* a sampled snapshot's sites estimate its allocations: scaled, as its live figures
 	 * are (scale_sampled_live), to what the snapshot counted less the sites left out */
 	sum = calloc(2 * (h->n_snap + 1), sizeof(*sum));
-	if (!sum) {
+	ix = calloc(h->stacks->n_stacks + 1, sizeof(*ix));
+	if (!sum || !ix) {
 		err = -ENOMEM;
 		goto cleanup;
 	}
@@ -2246,7 +2257,8 @@ int heap_stacks__load(sqlite3 *db, const struct capture_meta *m, const struct wi
 
 		if (st && !st->n)
 			st = NULL;
-		e = heap_stack_of(hs, &cap, st, r->stack_id ? "[stack not placed]" : "[no stack]");
+		e = heap_stack_of(hs, &cap, ix, h->stacks, st,
+				  r->stack_id ? "[stack not placed]" : "[no stack]");
 		if (!e) {
 			err = -ENOMEM;
 			goto cleanup;
@@ -2272,7 +2284,7 @@ int heap_stacks__load(sqlite3 *db, const struct capture_meta *m, const struct wi
 			lb += r->live_bytes > 0 ? (uint64_t)r->live_bytes : 0;
 		}
 	}
-	if (hs->n)
+	if (hs->n) /* ix is of no use past here */
 		qsort(hs->stack, hs->n, sizeof(*hs->stack), cmp_heap_stack);
 	/* what the snapshots counted beyond the listed stacks: the sites left out, with
 	 * the rounding of the scaling (taken back from the largest stack when negative) */
@@ -2282,7 +2294,7 @@ int heap_stacks__load(sqlite3 *db, const struct capture_meta *m, const struct wi
 				(int64_t)(hs->live_count - lc), (int64_t)(hs->live_bytes - lb)};
 		size_t big = 0;
 
-		rest = heap_stack_of(hs, &cap, NULL, "[sites left out]");
+		rest = heap_stack_of(hs, &cap, ix, h->stacks, NULL, "[sites left out]");
 		if (!rest) {
 			err = -ENOMEM;
 			goto cleanup;
@@ -2312,6 +2324,7 @@ int heap_stacks__load(sqlite3 *db, const struct capture_meta *m, const struct wi
 	}
 cleanup:
 	free(sum);
+	free(ix);
 	if (err)
 		heap_stacks__free(hs);
 	else
