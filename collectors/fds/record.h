@@ -1,0 +1,55 @@
+/* record.h — the pure parts of the fds collector (collectors/fds/record.c), public so
+ * collectors/fds/test_fds.c can check them: the type of an fd from its readlink, and a
+ * scan of an fd directory into counts by type and a table.
+ */
+#ifndef PTOP_FDS_RECORD_H
+#define PTOP_FDS_RECORD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum fd_type {
+	FD_FILE,
+	FD_SOCKET,
+	FD_PIPE,
+	FD_EVENTFD,
+	FD_EPOLL,
+	FD_TIMERFD,
+	FD_SIGNALFD,
+	FD_ANON_INODE,
+	FD_OTHER,
+	FD_TYPES,
+};
+
+#define FDS_TABLE_MAX 65536  /* fds kept in the table sent at the end */
+#define FDS_TARGET_MAX 256   /* bytes of a readlink kept (longer: cut) */
+
+/* The type of an fd whose /proc/PID/fd/N link reads LINK. */
+enum fd_type fds__classify(const char *link);
+
+/* Its name as the capture spells it ("file", "socket", ..., "anon_inode", "other"). */
+const char *fds__type_name(enum fd_type t);
+
+struct fd_ent {
+	int fd;
+	enum fd_type type;
+	char target[FDS_TARGET_MAX];
+};
+
+/* One read of an fd directory. */
+struct fd_scan {
+	uint32_t total;
+	uint32_t count[FD_TYPES];
+	struct fd_ent *ents;   /* sorted by fd; NULL when not asked */
+	size_t nents, cap;
+	bool truncated;        /* more than FDS_TABLE_MAX fds: the lowest kept */
+};
+
+/* Read the fd directory DIR ("/proc/PID/fd") into S (counts from zero; the table too when
+ * WANT_TABLE, into S->ents, grown as needed and kept across calls). An fd that goes away
+ * between the listing and its readlink is not counted. 0, or -errno of opening DIR
+ * (-ENOENT: gone, -EACCES: not ours), -ENOMEM. */
+int fds__scan(const char *dir, bool want_table, struct fd_scan *s);
+
+#endif

@@ -1,0 +1,265 @@
+/* report.c — `report fds`: the target's open fds by type over time, the fastest-growing
+ * type, and the fds open at the end with what they refer to.
+ *
+ * One model, three renderings: text prints the summary, the intervals and the table at the
+ * end; JSON has them as "intervals", "growth" and "open_at_end"; CSV is the intervals.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze/report.h"
+
+#define NTYPES 9
+static const char *const type_col[NTYPES] = { "file",	 "socket",   "pipe",
+					      "eventfd", "epoll",    "timerfd",
+					      "signalfd", "anon_inode", "other" };
+
+static const char rows_sql[] =
+	"SELECT time_ns, interval_ns, total, file, socket, pipe, eventfd, epoll, timerfd, "
+	"signalfd, anon_inode, other FROM fd_sample WHERE cap = ?1 "
+	"AND time_ns - COALESCE(interval_ns, 0) / 2 >= ?2 "
+	"AND time_ns - COALESCE(interval_ns, 0) / 2 < ?3 ORDER BY time_ns, pid";
+
+static const char open_sql[] =
+	"SELECT time_ns, fd, type, target, truncated FROM fd_open WHERE cap = ?1 "
+	"ORDER BY pid, fd";
+
+enum { COL_T, COL_TOTAL, COL_GROWTH, COL_TYPE0, COLS = COL_TYPE0 + NTYPES };
+static const char *const col_names[COLS] = {
+	"t_s",	"total", "growth", "file",  "socket",	  "pipe",
+	"eventfd", "epoll", "timerfd", "signalfd", "anon_inode", "other",
+};
+
+enum { OCOL_FD, OCOL_TYPE, OCOL_TARGET, OCOLS };
+static const char *const open_names[OCOLS] = { "fd", "type", "target" };
+
+/* The window's first and last counts per type (index 0: total, 1..NTYPES: the types). */
+struct fds_span {
+	size_t n;
+	int64_t t0, t1;
+	int64_t first[NTYPES + 1], last[NTYPES + 1];
+};
+
+static int build_rows(sqlite3 *db, const struct capture_meta *m, const struct window *w,
+		      struct table *t, struct fds_span *sp)
+{
+	sqlite3_stmt *st = NULL;
+	int64_t lo, hi, prev = -1;
+	char a[32], g[32];
+	int err = 0, rc;
+
+	memset(sp, 0, sizeof(*sp));
+	window__bounds(w, m, &lo, &hi);
+	if (sqlite3_prepare_v2(db, rows_sql, -1, &st, NULL) != SQLITE_OK)
+		return -EIO;
+	sqlite3_bind_int64(st, 1, m->cap);
+	sqlite3_bind_int64(st, 2, lo);
+	sqlite3_bind_int64(st, 3, hi);
+	while (!err && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int64_t time_ns = sqlite3_column_int64(st, 0);
+		int64_t total = sqlite3_column_int64(st, 2);
+		int i;
+
+		if (!sp->n++) {
+			sp->t0 = time_ns;
+			for (i = 0; i <= NTYPES; i++)
+				sp->first[i] = sqlite3_column_int64(st, 2 + i);
+		}
+		sp->t1 = time_ns;
+		for (i = 0; i <= NTYPES; i++)
+			sp->last[i] = sqlite3_column_int64(st, 2 + i);
+		err = table__add_row(t);
+		err = err ?: table__set_real(t, COL_T, (double)(time_ns - m->base_ns) / 1e9,
+					     fmt_secs(a, sizeof(a), time_ns - m->base_ns));
+		err = err ?: table__set_int(t, COL_TOTAL, total, NULL);
+		if (prev >= 0) {
+			snprintf(g, sizeof(g), "%+" PRId64, total - prev);
+			err = err ?: table__set_int(t, COL_GROWTH, total - prev, g);
+		}
+		for (i = 0; i < NTYPES; i++)
+			err = err ?: table__set_int(t, COL_TYPE0 + i,
+						    sqlite3_column_int64(st, 3 + i), NULL);
+		prev = total;
+	}
+	if (!err && rc != SQLITE_DONE)
+		err = -EIO;
+	sqlite3_finalize(st);
+	return err;
+}
+
+/* The table at the end into T; *AT its time (0: none), *TRUNC whether it was cut. */
+static int build_open(sqlite3 *db, const struct capture_meta *m, struct table *t, int64_t *at,
+		      bool *trunc)
+{
+	sqlite3_stmt *st = NULL;
+	int err = 0, rc;
+
+	*at = 0;
+	*trunc = false;
+	if (sqlite3_prepare_v2(db, open_sql, -1, &st, NULL) != SQLITE_OK)
+		return -EIO;
+	sqlite3_bind_int64(st, 1, m->cap);
+	while (!err && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		*at = sqlite3_column_int64(st, 0);
+		*trunc = *trunc || sqlite3_column_int64(st, 4);
+		err = table__add_row(t);
+		err = err ?: table__set_int(t, OCOL_FD, sqlite3_column_int64(st, 1), NULL);
+		err = err ?: table__set_text(t, OCOL_TYPE, (const char *)sqlite3_column_text(st, 2));
+		err = err ?: table__set_text(t, OCOL_TARGET,
+					     (const char *)sqlite3_column_text(st, 3));
+	}
+	if (!err && rc != SQLITE_DONE)
+		err = -EIO;
+	sqlite3_finalize(st);
+	return err;
+}
+
+/* The type that grew the most over the window (-1: none grew). */
+static int fastest(const struct fds_span *sp)
+{
+	int64_t best = 0;
+	int i, k = -1;
+
+	for (i = 0; sp->n > 1 && i < NTYPES; i++)
+		if (sp->last[1 + i] - sp->first[1 + i] > best) {
+			best = sp->last[1 + i] - sp->first[1 + i];
+			k = i;
+		}
+	return k;
+}
+
+static double per_s(const struct fds_span *sp, int64_t d)
+{
+	return sp->t1 > sp->t0 ? (double)d * 1e9 / (double)(sp->t1 - sp->t0) : 0;
+}
+
+static int report_fds(sqlite3 *db, const char *capture_id, const struct report_opts *o,
+		      FILE *out)
+{
+	struct drop_line *drops = NULL;
+	struct table *t = NULL, *ot = NULL;
+	struct capture_meta m;
+	struct probe_info p;
+	struct fds_span sp;
+	size_t nd = 0;
+	int64_t at = 0;
+	bool trunc = false;
+	char w[96], a[32], b[32];
+	struct json j;
+	int err, k, i;
+
+	err = capture_meta__load(db, capture_id, &m);
+	err = err ?: probe__lookup(db, m.cap, "fds", &p);
+	if (err)
+		return err;
+	report__begin(&j, out, o, "fds", &m);
+	if (!probe__active(&p))
+		return report__not_collected(&j, out, o, "fds", &p);
+	t = table__new(COLS, col_names);
+	ot = table__new(OCOLS, open_names);
+	if (!t || !ot) {
+		err = -ENOMEM;
+		goto cleanup;
+	}
+	err = build_rows(db, &m, &o->win, t, &sp);
+	err = err ?: build_open(db, &m, ot, &at, &trunc);
+	err = err ?: drops__load(db, &m, "fds", &o->win, &drops, &nd);
+	if (err)
+		goto cleanup;
+	k = fastest(&sp);
+	switch (o->fmt) {
+	case OUT_TEXT:
+		window__describe(&o->win, w, sizeof(w));
+		fprintf(out, "fds (%s): %zu intervals", w, table__rows(t));
+		if (sp.n)
+			fprintf(out, ", open fds %" PRId64 " at %s, %" PRId64 " at %s (%+" PRId64 ")",
+				sp.first[0], fmt_secs(a, sizeof(a), sp.t0 - m.base_ns), sp.last[0],
+				fmt_secs(b, sizeof(b), sp.t1 - m.base_ns), sp.last[0] - sp.first[0]);
+		fputc('\n', out);
+		report__drops(NULL, out, o, "fds", drops, nd);
+		if (k >= 0)
+			fprintf(out, "fastest-growing: %s, %" PRId64 " to %" PRId64 " (%+" PRId64
+				     ", %.1f/s)\n",
+				type_col[k], sp.first[1 + k], sp.last[1 + k],
+				sp.last[1 + k] - sp.first[1 + k],
+				per_s(&sp, sp.last[1 + k] - sp.first[1 + k]));
+		else if (sp.n > 1)
+			fprintf(out, "fastest-growing: none grew\n");
+		fputc('\n', out);
+		err = table__print(t, out, OUT_TEXT);
+		if (!err && at) {
+			fprintf(out, "\nopen at the end (%s): %zu fds%s\n",
+				fmt_secs(a, sizeof(a), at - m.base_ns), table__rows(ot),
+				trunc ? " (truncated: the lowest kept)" : "");
+			err = table__print(ot, out, OUT_TEXT);
+		} else if (!err) {
+			fprintf(out, "\nopen at the end: no table was read\n");
+		}
+		break;
+	case OUT_CSV:
+		report__drops(NULL, out, o, "fds", drops, nd);
+		err = table__print(t, out, OUT_CSV);
+		break;
+	case OUT_JSON:
+		json__kv_bool(&j, "collected", true);
+		report__drops(&j, out, o, "fds", drops, nd);
+		json__key(&j, "intervals");
+		table__json(t, &j, NULL, 0);
+		json__key(&j, "growth");
+		if (sp.n > 1) {
+			json__begin_array(&j);
+			for (i = 0; i < NTYPES; i++) {
+				json__begin_object(&j);
+				json__kv_string(&j, "type", type_col[i]);
+				json__kv_int(&j, "first", sp.first[1 + i]);
+				json__kv_int(&j, "last", sp.last[1 + i]);
+				json__kv_int(&j, "growth", sp.last[1 + i] - sp.first[1 + i]);
+				json__kv_real(&j, "per_s",
+					      per_s(&sp, sp.last[1 + i] - sp.first[1 + i]));
+				json__end_object(&j);
+			}
+			json__end_array(&j);
+		} else {
+			json__null(&j);
+		}
+		json__kv_string(&j, "fastest_growing", k >= 0 ? type_col[k] : NULL);
+		json__key(&j, "open_at_end");
+		if (at) {
+			json__begin_object(&j);
+			json__kv_real(&j, "t_s", (double)(at - m.base_ns) / 1e9);
+			json__kv_bool(&j, "truncated", trunc);
+			json__key(&j, "fds");
+			table__json(ot, &j, NULL, 0);
+			json__end_object(&j);
+		} else {
+			json__null(&j);
+		}
+		json__end_object(&j);
+		err = json__end(&j);
+		break;
+	}
+	if (!err && (fflush(out) || ferror(out)))
+		err = -EIO;
+cleanup:
+	table__free(t);
+	table__free(ot);
+	free(drops);
+	return err;
+}
+
+static const struct an_report fds_report = {
+	.name = "fds",
+	.order = 85,
+	.summary = "open fds by type over time, the fastest-growing type,\n"
+		   "the fds open at the end with what they refer to",
+	.tables = "fd_sample,fd_open",
+	.run = report_fds,
+};
+
+const struct an_report *const fds_reports[] = {
+	&fds_report,
+	NULL,
+};

@@ -1,0 +1,318 @@
+/* test_fds.c — the fds collector: the type of an fd from its link, a scan of this test's own
+ * fd directory with fds of every type opened by the test (exact counts), and the loader and
+ * report over a capture written with the codec (rows value by value, the growth, the table
+ * at the end, a corrupt payload refused).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/inotify.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/timerfd.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "analyze/db.h"
+#include "analyze/report.h"
+#include "collectors/fds/fds.pb-c.h"
+#include "collectors/fds/record.h"
+#include "proto/capture.h"
+#include "tests/tmpdir.h"
+#include "tests/sqlq.h"
+#include "tests/capwrite.h"
+
+#define T0 1000000000000ull
+#define SEC 1000000000ull
+#define PID 4321
+
+static char errbuf[1024];
+
+static void test_01_classify(void **state)
+{
+	static const struct {
+		const char *link;
+		enum fd_type t;
+	} cases[] = {
+		{ "/etc/passwd", FD_FILE },
+		{ "/tmp/x (deleted)", FD_FILE },
+		{ "/dev/null", FD_FILE },
+		{ "socket:[12345]", FD_SOCKET },
+		{ "pipe:[99]", FD_PIPE },
+		{ "anon_inode:[eventfd]", FD_EVENTFD },
+		{ "anon_inode:[eventpoll]", FD_EPOLL },
+		{ "anon_inode:[timerfd]", FD_TIMERFD },
+		{ "anon_inode:[signalfd]", FD_SIGNALFD },
+		{ "anon_inode:inotify", FD_ANON_INODE },
+		{ "anon_inode:[io_uring]", FD_ANON_INODE },
+		{ "anon_inode:[eventfd]x", FD_ANON_INODE },
+		{ "mnt:[4026531841]", FD_OTHER },
+		{ "", FD_OTHER },
+		{ "pipe:", FD_OTHER },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		if (fds__classify(cases[i].link) != cases[i].t)
+			fail_msg("%s: %s, expected %s", cases[i].link,
+				 fds__type_name(fds__classify(cases[i].link)),
+				 fds__type_name(cases[i].t));
+	}
+	assert_string_equal(fds__type_name(FD_ANON_INODE), "anon_inode");
+	assert_string_equal(fds__type_name(FD_TYPES), "other");
+}
+
+/* This process's fds before and after opening a known number of each type. */
+static void test_02_scan_self(void **state)
+{
+	struct fd_scan a = { 0 }, b = { 0 };
+	int fds[16], n = 0, p[2], s[2];
+	sigset_t mask;
+	size_t i;
+
+	(void)state;
+	assert_int_equal(fds__scan("/proc/self/fd", false, &a), 0);
+	assert_null(a.ents);
+	assert_int_equal(pipe(p), 0);
+	fds[n++] = p[0];
+	fds[n++] = p[1];
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, s), 0);
+	fds[n++] = s[0];
+	fds[n++] = s[1];
+	assert_true((fds[n++] = eventfd(0, 0)) >= 0);
+	assert_true((fds[n++] = epoll_create1(0)) >= 0);
+	assert_true((fds[n++] = timerfd_create(CLOCK_MONOTONIC, 0)) >= 0);
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGUSR1);
+	assert_true((fds[n++] = signalfd(-1, &mask, 0)) >= 0);
+	assert_true((fds[n++] = inotify_init1(0)) >= 0);
+	assert_true((fds[n++] = open("/dev/null", O_RDONLY)) >= 0);
+	assert_true((fds[n++] = open("/proc/self/ns/mnt", O_RDONLY)) >= 0);
+	assert_int_equal(fds__scan("/proc/self/fd", true, &b), 0);
+	/* the scan's own directory fd is in both */
+	assert_int_equal(b.total - a.total, 11);
+	assert_int_equal(b.count[FD_PIPE] - a.count[FD_PIPE], 2);
+	assert_int_equal(b.count[FD_SOCKET] - a.count[FD_SOCKET], 2);
+	assert_int_equal(b.count[FD_EVENTFD] - a.count[FD_EVENTFD], 1);
+	assert_int_equal(b.count[FD_EPOLL] - a.count[FD_EPOLL], 1);
+	assert_int_equal(b.count[FD_TIMERFD] - a.count[FD_TIMERFD], 1);
+	assert_int_equal(b.count[FD_SIGNALFD] - a.count[FD_SIGNALFD], 1);
+	assert_int_equal(b.count[FD_ANON_INODE] - a.count[FD_ANON_INODE], 1);
+	assert_int_equal(b.count[FD_FILE] - a.count[FD_FILE], 1);
+	assert_int_equal(b.count[FD_OTHER] - a.count[FD_OTHER], 1);
+	assert_int_equal(b.nents, b.total);
+	for (i = 1; i < b.nents; i++)
+		assert_true(b.ents[i - 1].fd < b.ents[i].fd);
+	for (i = 0; i < b.nents && b.ents[i].fd != fds[4]; i++)
+		;
+	assert_true(i < b.nents);
+	assert_int_equal(b.ents[i].type, FD_EVENTFD);
+	assert_string_equal(b.ents[i].target, "anon_inode:[eventfd]");
+	for (int k = 0; k < n; k++)
+		close(fds[k]);
+	assert_int_equal(fds__scan("/proc/self/fd", true, &b), 0); /* the table is reused */
+	assert_int_equal(b.total, a.total);
+	assert_int_equal(fds__scan("/proc/self/no-such-dir", true, &b), -ENOENT);
+	free(a.ents);
+	free(b.ents);
+}
+
+/* ----------------------------------------------------------- loader, report */
+
+static int setup(void **state)
+{
+	(void)state;
+	return tmpdir__make("fds");
+}
+
+static void put_payload(struct capture_writer *w, uint64_t t, uint64_t iv,
+			const ProtobufCMessage *msg)
+{
+	Ptop__V1__Event ev = PTOP__V1__EVENT__INIT;
+	Ptop__V1__CollectorPayload cp;
+
+	assert_int_equal(capture_payload__pack(&ev, &cp, "fds", msg), 0);
+	ev.time_ns = t;
+	ev.interval_ns = iv;
+	ev.pid = PID;
+	capb__put_event(w, &ev);
+	capture_payload__release(&cp);
+}
+
+static void put_sample(struct capture_writer *w, uint64_t t, uint32_t file, uint32_t sock)
+{
+	Ptop__V1__FdSample s = PTOP__V1__FD_SAMPLE__INIT;
+
+	s.file = file;
+	s.socket = sock;
+	s.pipe = 2;
+	s.total = file + sock + 2;
+	put_payload(w, t, SEC, &s.base);
+}
+
+static void write_capture(const char *path, Ptop__V1__ProbeState state, bool corrupt)
+{
+	struct capture_writer_opts o = { .force = true };
+	struct capture_writer *w = capture_writer__create(path, &o);
+	Ptop__V1__FdTable tab = PTOP__V1__FD_TABLE__INIT;
+	Ptop__V1__FdEntry e[2] = { PTOP__V1__FD_ENTRY__INIT, PTOP__V1__FD_ENTRY__INIT };
+	Ptop__V1__FdEntry *ep[2] = { &e[0], &e[1] };
+	struct capb_header b;
+
+	assert_non_null(w);
+	capb__header_init(&b);
+	memset(b.id, 0x42, sizeof(b.id));
+	b.host.machine = "x86_64";
+	b.host.clock_tick = 100;
+	b.host.page_size = 4096;
+	b.clk.monotonic_ns = T0;
+	b.opt.interval_ns = SEC;
+	b.t.mode = PTOP__V1__TARGET_MODE__TARGET_MODE_PID;
+	b.t.pid = PID;
+	b.t.comm = "leaky";
+	capb__probe(&b, "fds", state, PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_PROC,
+		    state == PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE ? NULL
+								       : "cannot read /proc/4321/fd",
+		    NULL);
+	capb__put_header(w, &b);
+	if (state == PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE) {
+		put_sample(w, T0 + SEC, 3, 1);
+		put_sample(w, T0 + 2 * SEC, 3, 41);
+		put_sample(w, T0 + 3 * SEC, 4, 81);
+		e[0].fd = 3;
+		e[0].type = "socket";
+		e[0].target = "socket:[77]";
+		e[1].fd = 9;
+		e[1].type = "file";
+		e[1].target = "/var/log/x \"quoted\"";
+		tab.n_entries = 2;
+		tab.entries = ep;
+		put_payload(w, T0 + 3 * SEC, 0, &tab.base);
+	}
+	if (corrupt) {
+		Ptop__V1__Event ev = PTOP__V1__EVENT__INIT;
+		Ptop__V1__CollectorPayload cp = PTOP__V1__COLLECTOR_PAYLOAD__INIT;
+		static uint8_t junk[] = { 0xff, 0xff, 0xff };
+
+		cp.collector = "fds";
+		cp.type = "ptop.v1.FdSample";
+		cp.data.data = junk;
+		cp.data.len = sizeof(junk);
+		ev.payload_case = PTOP__V1__EVENT__PAYLOAD_COLLECTOR_PAYLOAD;
+		ev.collector_payload = &cp;
+		ev.time_ns = T0 + 4 * SEC;
+		capb__put_event(w, &ev);
+	}
+	assert_int_equal(capture_writer__close(w), 0);
+}
+
+static char *run_report(sqlite3 *db, enum out_format fmt)
+{
+	const struct an_report *r = report_kind__find("fds");
+	struct report_opts o = { .fmt = fmt };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	assert_non_null(r);
+	assert_non_null(f);
+	assert_int_equal(r->run(db, "42424242424242424242424242424242", &o, f), 0);
+	fclose(f);
+	return buf;
+}
+
+static void test_03_load_and_report(void **state)
+{
+	char id[DB_CAPTURE_ID_LEN];
+	struct load_stats st;
+	sqlite3 *db = NULL;
+	char *out;
+
+	(void)state;
+	write_capture(tpath("a.ptop"), PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE, false);
+	assert_int_equal(db__open(tpath("a.db"), true, false, &db, errbuf, sizeof(errbuf)), 0);
+	if (db__load_capture(db, tpath("a.ptop"), false, id, &st, errbuf, sizeof(errbuf)))
+		fail_msg("load: %s", errbuf);
+	assert_int_equal(q_int(db, "SELECT count(*) FROM fd_sample"), 3);
+	assert_int_equal(q_int(db, "SELECT socket FROM fd_sample ORDER BY time_ns DESC LIMIT 1"),
+			 81);
+	assert_int_equal(q_int(db, "SELECT total FROM fd_sample ORDER BY time_ns DESC LIMIT 1"),
+			 87);
+	assert_int_equal(q_int(db, "SELECT count(*) FROM fd_sample WHERE pid = %d AND "
+				   "interval_ns = %llu AND pipe = 2 AND eventfd = 0",
+			       PID, SEC),
+			 3);
+	assert_int_equal(q_int(db, "SELECT count(*) FROM fd_open"), 2);
+	assert_int_equal(q_int(db, "SELECT fd FROM fd_open WHERE type = 'file' AND target = "
+				   "'/var/log/x \"quoted\"' AND time_ns = %llu AND truncated = 0",
+			       T0 + 3 * SEC),
+			 9);
+
+	out = run_report(db, OUT_TEXT);
+	if (!strstr(out, "fastest-growing: socket, 1 to 81 (+80, 40.0/s)") ||
+	    !strstr(out, "open fds 6 at 1.000, 87 at 3.000 (+81)") ||
+	    !strstr(out, "open at the end (3.000): 2 fds") || !strstr(out, "socket:[77]"))
+		fail_msg("text report:\n%s", out);
+	free(out);
+	out = run_report(db, OUT_JSON);
+	if (!strstr(out, "\"fastest_growing\":\"socket\"") && !strstr(out, "\"fastest_growing\": \"socket\""))
+		fail_msg("json report:\n%s", out);
+	if (!strstr(out, "\\\"quoted\\\""))
+		fail_msg("json report: the target is not escaped:\n%s", out);
+	free(out);
+	out = run_report(db, OUT_CSV);
+	if (strncmp(out, "t_s,total,growth,file,socket,pipe,", 34) || !strstr(out, "\n3,87,41,4,81,2,"))
+		fail_msg("csv report:\n%s", out);
+	free(out);
+	sqlite3_close(db);
+}
+
+static void test_04_not_collected_and_corrupt(void **state)
+{
+	char id[DB_CAPTURE_ID_LEN];
+	struct load_stats st;
+	sqlite3 *db = NULL;
+	char *out;
+
+	(void)state;
+	write_capture(tpath("b.ptop"), PTOP__V1__PROBE_STATE__PROBE_STATE_FAILED, false);
+	assert_int_equal(db__open(tpath("b.db"), true, false, &db, errbuf, sizeof(errbuf)), 0);
+	if (db__load_capture(db, tpath("b.ptop"), false, id, &st, errbuf, sizeof(errbuf)))
+		fail_msg("load: %s", errbuf);
+	out = run_report(db, OUT_TEXT);
+	if (!strstr(out, "not collected") || !strstr(out, "cannot read /proc/4321/fd") ||
+	    strstr(out, " 0 "))
+		fail_msg("text report:\n%s", out);
+	free(out);
+	sqlite3_close(db);
+
+	write_capture(tpath("c.ptop"), PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE, true);
+	assert_int_equal(db__open(tpath("c.db"), true, false, &db, errbuf, sizeof(errbuf)), 0);
+	assert_int_equal(db__load_capture(db, tpath("c.ptop"), false, id, &st, errbuf,
+					  sizeof(errbuf)),
+			 -EBADMSG);
+	if (!strstr(errbuf, "an FdSample does not unpack"))
+		fail_msg("error: %s", errbuf);
+	sqlite3_close(db);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_01_classify),
+		cmocka_unit_test(test_02_scan_self),
+		cmocka_unit_test(test_03_load_and_report),
+		cmocka_unit_test(test_04_not_collected_and_corrupt),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}

@@ -1,0 +1,184 @@
+/* view.c — the fds collector's replay tab, "FDs" (`replay --tab fds`): the fd table by type
+ * at the playback position, each type's change since the first sample, the total's history
+ * as a sparkline; and its line in the Overview. It reads fd_sample from the model's DB, a
+ * seek on its index (fd_sample_time), the newest first.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "analyze/replay_views.h"
+
+#define NTYPES 9
+static const char *const type_name[NTYPES] = { "file",	  "socket",   "pipe",
+					       "eventfd", "epoll",    "timerfd",
+					       "signalfd", "anon_inode", "other" };
+
+static const char at_sql[] =
+	"SELECT time_ns, total, file, socket, pipe, eventfd, epoll, timerfd, signalfd, "
+	"anon_inode, other FROM fd_sample WHERE cap = ?1 AND time_ns <= ?2 "
+	"ORDER BY time_ns DESC LIMIT ?3";
+static const char first_sql[] =
+	"SELECT total, file, socket, pipe, eventfd, epoll, timerfd, signalfd, anon_inode, other "
+	"FROM fd_sample WHERE cap = ?1 ORDER BY time_ns LIMIT 1";
+
+struct fds_at {
+	int64_t t;			/* the newest sample's time, relative to the start */
+	int64_t v[NTYPES + 1];		/* its total and types */
+	int64_t first[NTYPES + 1];	/* the capture's first sample's */
+	int64_t prev_total;		/* the sample before it (-1: none) */
+	double *hist;			/* totals, the oldest first (NULL: not asked) */
+	size_t n;
+	double max;
+};
+
+static int fds_at(struct replay_model *m, size_t n, struct fds_at *a)
+{
+	sqlite3_stmt *st = NULL;
+	double *newest_first = NULL;
+	int rc, err = 0, i;
+
+	*a = (struct fds_at){ .prev_total = -1 };
+	if (n < 2)
+		n = 2;
+	if (!(newest_first = calloc(n, sizeof(double))))
+		return -ENOMEM;
+	if (sqlite3_prepare_v2(m->db, at_sql, -1, &st, NULL) != SQLITE_OK) {
+		free(newest_first);
+		return -EIO;
+	}
+	sqlite3_bind_int64(st, 1, m->meta.cap);
+	sqlite3_bind_int64(st, 2, m->meta.base_ns + m->pos_ns);
+	sqlite3_bind_int64(st, 3, (int64_t)n);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int64_t total = sqlite3_column_int64(st, 1);
+
+		if (!a->n) {
+			a->t = sqlite3_column_int64(st, 0) - m->meta.base_ns;
+			for (i = 0; i <= NTYPES; i++)
+				a->v[i] = sqlite3_column_int64(st, 1 + i);
+		} else if (a->n == 1) {
+			a->prev_total = total;
+		}
+		newest_first[a->n++] = (double)total;
+		if ((double)total > a->max)
+			a->max = (double)total;
+	}
+	if (rc != SQLITE_DONE)
+		err = -EIO;
+	sqlite3_finalize(st);
+	if (!err && a->n) {
+		if (sqlite3_prepare_v2(m->db, first_sql, -1, &st, NULL) != SQLITE_OK) {
+			err = -EIO;
+		} else {
+			sqlite3_bind_int64(st, 1, m->meta.cap);
+			if (sqlite3_step(st) == SQLITE_ROW)
+				for (i = 0; i <= NTYPES; i++)
+					a->first[i] = sqlite3_column_int64(st, i);
+			sqlite3_finalize(st);
+		}
+	}
+	if (!err && a->n) {
+		a->hist = calloc(a->n, sizeof(double));
+		if (!a->hist)
+			err = -ENOMEM;
+		for (size_t k = 0; a->hist && k < a->n; k++)
+			a->hist[k] = newest_first[a->n - 1 - k];
+	}
+	free(newest_first);
+	return err;
+}
+
+static void draw_fds(struct replay_model *m, struct replay_ui *ui, struct grid *g, int x, int y,
+		     int w, int h)
+{
+	char buf[256], pos[32];
+	struct fds_at a;
+	int row = y, i;
+
+	(void)ui;
+	grid__text(g, x, row++, w, "Open file descriptors by type  [/proc/PID/fd]",
+		   GA_BOLD | GA_UNDERLINE, GC_TITLE);
+	row++;
+	if (replay__not_collected(m, "fds", buf, sizeof(buf))) {
+		replay__wrapped(g, x, row, w, h - 2, buf, 0, GC_MUTED);
+		return;
+	}
+	if (fds_at(m, (size_t)(w > 2 ? 2 * (w - 2) : 1), &a)) {
+		grid__text(g, x, row, w, "fds: cannot read fd_sample", 0, GC_WARN);
+		return;
+	}
+	if (!a.n) {
+		grid__text(g, x, row, w, "no fd sample yet", 0, GC_MUTED);
+		free(a.hist);
+		return;
+	}
+	grid__textf(g, x, row++, w, GA_BOLD, GC_DEFAULT, "open fds: %" PRId64, a.v[0]);
+	if (a.prev_total >= 0)
+		grid__textf(g, x, row++, w, 0, GC_DEFAULT,
+			    "this interval: %+" PRId64 "   since the start: %+" PRId64,
+			    a.v[0] - a.prev_total, a.v[0] - a.first[0]);
+	grid__textf(g, x, row++, w, 0, GC_MUTED, "read at: %s",
+		    replay__fmt_pos(pos, sizeof(pos), a.t));
+	row++;
+	grid__textf(g, x, row++, w, GA_BOLD, GC_DEFAULT, "%-12s %8s %10s", "type", "open",
+		    "since start");
+	for (i = 0; i < NTYPES && row < y + h - 2; i++) {
+		int64_t d = a.v[1 + i] - a.first[1 + i];
+
+		if (!a.v[1 + i] && !a.first[1 + i])
+			continue;
+		grid__textf(g, x, row++, w, 0, d > 0 ? GC_WARN : GC_DEFAULT,
+			    "%-12s %8" PRId64 " %+10" PRId64, type_name[i], a.v[1 + i], d);
+	}
+	row++;
+	if (row < y + h)
+		grid__sparkline(g, x, row, w - 2, a.hist, a.n, a.max, GC_GOOD);
+	free(a.hist);
+}
+
+static int fds_overview_line(struct replay_model *m, char *buf, size_t len)
+{
+	struct fds_at a;
+	int i, k = -1;
+	int64_t best = 0;
+
+	if (fds_at(m, 2, &a)) {
+		snprintf(buf, len, "cannot read fd_sample");
+		return GC_WARN;
+	}
+	free(a.hist);
+	if (!a.n) {
+		snprintf(buf, len, "no sample yet");
+		return GC_DEFAULT;
+	}
+	for (i = 0; i < NTYPES; i++)
+		if (a.v[1 + i] - a.first[1 + i] > best) {
+			best = a.v[1 + i] - a.first[1 + i];
+			k = i;
+		}
+	if (k >= 0)
+		snprintf(buf, len, "%" PRId64 " open (%+" PRId64 " since the start, most %s %+" PRId64 ")",
+			 a.v[0], a.v[0] - a.first[0], type_name[k], best);
+	else
+		snprintf(buf, len, "%" PRId64 " open (%+" PRId64 " since the start)", a.v[0],
+			 a.v[0] - a.first[0]);
+	return k >= 0 ? GC_WARN : GC_DEFAULT;
+}
+
+static const struct replay_view fds_view = {
+	.name = "FDs",
+	.id = "fds",
+	.position = 60,
+	.probe = "fds",
+	.source = "fd_sample (/proc/PID/fd, the fds collector)",
+	.draw = draw_fds,
+	.overview_line = fds_overview_line,
+};
+
+const struct replay_view *const fds_views[] = {
+	&fds_view,
+	NULL,
+};
