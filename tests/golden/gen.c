@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "tests/capbuild.h"
+#include "collectors/fds/fds.pb-c.h"
 
 #define SEC 1000000000ull
 #define MS 1000000ull
@@ -467,6 +468,60 @@ static void put_cpuprof(struct capture_writer *w, int i, int32_t pid, const int3
 	capb__put_event(w, &ev);
 }
 
+/* The fds collector's payload (a CollectorPayload) at interval I. */
+static void put_fds_payload(struct capture_writer *w, uint64_t t, uint64_t iv,
+			    const ProtobufCMessage *msg)
+{
+	Ptop__V1__Event ev = PTOP__V1__EVENT__INIT;
+	Ptop__V1__CollectorPayload cp;
+
+	CAPB_CHECK(capture_payload__pack(&ev, &cp, "fds", msg));
+	ev.time_ns = t;
+	ev.interval_ns = iv;
+	ev.pid = PID;
+	capb__put_event(w, &ev);
+	capture_payload__release(&cp);
+}
+
+/* Interval I's fd table by type: sockets leak, 10 an interval; at the last interval the
+ * table itself. */
+static void put_fds(struct capture_writer *w, int i)
+{
+	Ptop__V1__FdSample s = PTOP__V1__FD_SAMPLE__INIT;
+
+	s.file = 5;
+	s.socket = 10 * (uint32_t)i;
+	s.pipe = 2;
+	s.eventfd = 1;
+	s.epoll = 1;
+	s.anon_inode = i > 2;
+	s.total = s.file + s.socket + s.pipe + s.eventfd + s.epoll + s.anon_inode;
+	put_fds_payload(w, T0 + (uint64_t)i * SEC, SEC, &s.base);
+	if (i == NINT) {
+		Ptop__V1__FdEntry e[4] = {PTOP__V1__FD_ENTRY__INIT, PTOP__V1__FD_ENTRY__INIT,
+					  PTOP__V1__FD_ENTRY__INIT, PTOP__V1__FD_ENTRY__INIT};
+		Ptop__V1__FdEntry *ep[4] = {&e[0], &e[1], &e[2], &e[3]};
+		Ptop__V1__FdTable tab = PTOP__V1__FD_TABLE__INIT;
+
+		e[0].fd = 0;
+		e[0].type = "file";
+		e[0].target = "/dev/null";
+		e[1].fd = 3;
+		e[1].type = "epoll";
+		e[1].target = "anon_inode:[eventpoll]";
+		e[2].fd = 7;
+		e[2].type = "socket";
+		e[2].target = "socket:[424242]";
+		e[3].fd = 9;
+		e[3].type = "file";
+		e[3].target = "/opt/ptop-golden/var/log, \"app\".log (deleted)";
+		tab.entries = ep;
+		tab.n_entries = 4;
+		tab.truncated = false;
+		put_fds_payload(w, T0 + (uint64_t)i * SEC, 0, &tab.base);
+	}
+}
+
 static void put_heap(struct capture_writer *w, int i)
 {
 	Ptop__V1__Event ev = capb__event(T0 + (uint64_t)i * SEC, PID, 0,
@@ -699,6 +754,7 @@ static struct capture_writer *write_full(const char *name, bool trailer, uint64_
 	capb__probe(&b, "proccontext", ACTIVE, PROC, NULL, NULL);
 	capb__probe(&b, "mappings", ACTIVE, PROC, NULL, "maps");
 	capb__probe(&b, "cgroup", UNSUPPORTED, PROC, "not a --cgroup recording", NULL);
+	capb__probe(&b, "fds", ACTIVE, PROC, NULL, "/proc/4321/fd: one readlink per fd each interval");
 	capb__put_header(w, &b);
 
 	put_maps(w, T0 + 1000, PID, M_START);
@@ -753,6 +809,7 @@ static struct capture_writer *write_full(const char *name, bool trailer, uint64_
 			put_vmas(w, i, i == NINT);
 		put_cpuprof(w, i, PID, NULL, 0);
 		put_heap(w, i);
+		put_fds(w, i);
 		flush(w);
 		at[i] = capture_writer__bytes(w);
 	}
@@ -822,6 +879,7 @@ static void write_noheap(void)
 	capb__probe(&b, "memory", ACTIVE, PROC, NULL, NULL);
 	capb__probe(&b, "vmas", DISABLED, PROC, "--disable vmas", NULL);
 	capb__probe(&b, "mappings", ACTIVE, PROC, NULL, NULL);
+	capb__probe(&b, "fds", FAILED, PROC, "cannot read /proc/4321/fd: Permission denied", NULL);
 	capb__put_header(w, &b);
 	put_maps(w, T0 + 1000, PID, M_START);
 	for (int i = 1; i <= 3; i++) {
@@ -1043,6 +1101,8 @@ static void write_cgroup(void)
 	capb__probe(&b, "memory", UNSUPPORTED, PROC, "cgroup mode", NULL);
 	capb__probe(&b, "mappings", ACTIVE, PROC, NULL, NULL);
 	capb__probe(&b, "cgroup", ACTIVE, PROC, NULL, "memory.stat, memory.events, *.pressure");
+	capb__probe(&b, "fds", UNSUPPORTED, PROC,
+		    "the fd table is one process's: use --pid or a command, not --cgroup", NULL);
 	capb__put_header(w, &b);
 	put_maps(w, T0 + 1000, 501, M_START);
 	put_maps(w, T0 + 1000, 502, M_START);
