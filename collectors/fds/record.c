@@ -5,6 +5,12 @@
  *
  * The /proc lane runs with and without eBPF: reading another process's fd directory needs
  * the right to ptrace it (same user, or CAP_SYS_PTRACE), which check() tries.
+ *
+ * With --fd-stacks, the eBPF lane (fds.bpf.c) also counts the fds each syscall opened and
+ * closed per interval (FdOps), and keeps each open's user stack: at the end, the opening
+ * sites with the fds they opened and how many are still open (FdSites). It runs a program
+ * at every syscall exit of the machine (no tracefs: no per-syscall tracepoint), so it is
+ * not on by default; without eBPF the /proc lane runs alone and the probe says why.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -15,9 +21,16 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "collectors/cpuprof/record.h" /* the capture's stack table, stackmap__read */
 #include "collectors/fds/fds.pb-c.h"
 #include "collectors/fds/record.h"
+#include "collectors/fds/fds.skel.h"
 #include "proto/capture.h"
+#include "proto/syscall_table.h"
+#include "record/bpf_util.h"
 #include "record/collector.h"
 #include "record/procfs.h"
 
@@ -127,9 +140,74 @@ int fds__scan(const char *dir, bool want_table, struct fd_scan *s)
 	return err;
 }
 
+static const struct {
+	const char *name;
+	enum fds_kind kind;
+} kinds[] = {
+	{ "open", FDS_K_RET },		  { "openat", FDS_K_RET },
+	{ "openat2", FDS_K_RET },	  { "creat", FDS_K_RET },
+	{ "open_by_handle_at", FDS_K_RET }, { "socket", FDS_K_RET },
+	{ "accept", FDS_K_RET },	  { "accept4", FDS_K_RET },
+	{ "dup", FDS_K_RET },		  { "dup2", FDS_K_RET },
+	{ "dup3", FDS_K_RET },		  { "eventfd", FDS_K_RET },
+	{ "eventfd2", FDS_K_RET },	  { "epoll_create", FDS_K_RET },
+	{ "epoll_create1", FDS_K_RET },	  { "timerfd_create", FDS_K_RET },
+	{ "signalfd", FDS_K_RET },	  { "signalfd4", FDS_K_RET },
+	{ "inotify_init", FDS_K_RET },	  { "inotify_init1", FDS_K_RET },
+	{ "fanotify_init", FDS_K_RET },	  { "memfd_create", FDS_K_RET },
+	{ "memfd_secret", FDS_K_RET },	  { "pidfd_open", FDS_K_RET },
+	{ "pidfd_getfd", FDS_K_RET },	  { "perf_event_open", FDS_K_RET },
+	{ "userfaultfd", FDS_K_RET },	  { "io_uring_setup", FDS_K_RET },
+	{ "fsopen", FDS_K_RET },	  { "fsmount", FDS_K_RET },
+	{ "fspick", FDS_K_RET },	  { "open_tree", FDS_K_RET },
+	{ "pipe", FDS_K_PAIR_A1 },	  { "pipe2", FDS_K_PAIR_A1 },
+	{ "socketpair", FDS_K_PAIR_A4 },  { "fcntl", FDS_K_FCNTL },
+	{ "close", FDS_K_CLOSE },	  { "close_range", FDS_K_CLOSE_RANGE },
+};
+
+enum fds_kind fds__kind(const char *syscall)
+{
+	for (size_t i = 0; syscall && i < sizeof(kinds) / sizeof(kinds[0]); i++)
+		if (!strcmp(kinds[i].name, syscall))
+			return kinds[i].kind;
+	return FDS_K_NONE;
+}
+
 /* ------------------------------------------------------------------ collector */
 
+static struct fds_settings {
+	bool stacks; /* --fd-stacks */
+} fds_settings;
+
+static const struct collector_opt fds_opts[] = {
+	{
+		.name = "fd-stacks",
+		.help = "fds: also count the fds each syscall opens and\n"
+			"closes (eBPF, at every syscall exit: not on by\n"
+			"default) and keep each open's user stack: the\n"
+			"opening sites of the fds still open at the end",
+		.section = COPT_COLLECTORS,
+		.order = 60,
+		.parse = copt_parse_flag,
+		.offset = offsetof(struct fds_settings, stacks),
+	},
+	{ .name = NULL },
+};
+
+struct fds_bpf_lane {
+	struct fds_bpf *skel;
+	int ncpus;
+	struct fds_stat *percpu;	/* one value of fd_stats: ncpus copies */
+	struct fds_stat *cur, *prev;	/* FDS_MAX_NR cumulative sums */
+	uint64_t *cnt_vals;		/* ncpus */
+	uint64_t prev_counters[FDS_CNT_MAX];
+	uint64_t prev_misses;
+	uint32_t nrs[FDS_MAX_NR];	/* the classified numbers */
+	size_t n_nrs;
+};
+
 struct fds_priv {
+	struct fds_bpf_lane *bpf;	/* --fd-stacks with eBPF; NULL: the /proc lane alone */
 	char dir[64];		/* /proc/PID/fd */
 	struct fd_scan scan;	/* the last read, its table kept for the end */
 	struct fd_scan next;	/* the read in progress: becomes scan when it succeeds */
@@ -138,17 +216,46 @@ struct fds_priv {
 	bool table_sent;
 };
 
+static int emit(struct collector *c, const ProtobufCMessage *msg, uint64_t t, uint64_t iv)
+{
+	Ptop__V1__Event ev = PTOP__V1__EVENT__INIT;
+	Ptop__V1__CollectorPayload cp;
+	int err;
+
+	err = capture_payload__pack(&ev, &cp, "fds", msg);
+	if (err)
+		return err;
+	err = rec_emit_event(c->ctx, &ev, PTOP__V1__CATEGORY__CATEGORY_UNSPECIFIED, t, iv);
+	capture_payload__release(&cp);
+	return err;
+}
+
+/* Why the eBPF lane does not run, into BUF; false when it can. */
+static bool no_bpf_lane(struct collector *c, char *buf, size_t len)
+{
+	if (!fds_settings.stacks) {
+		snprintf(buf, len, "needs --fd-stacks (eBPF at every syscall exit)");
+		return true;
+	}
+	if (c->ctx->no_ebpf) {
+		snprintf(buf, len, "--fd-stacks: not with --no-ebpf");
+		return true;
+	}
+	return bpf_util__can_trace(buf, len) != 0;
+}
+
 static Ptop__V1__ProbeState fds_check(struct collector *c)
 {
 	struct rec_ctx *ctx = c->ctx;
-	char dir[64];
+	char dir[64], why[256];
 	DIR *d;
 
 	c->source = PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_PROC;
 	c->reason[0] = '\0';
 	if (ctx->caps_only) {
 		snprintf(c->detail, sizeof(c->detail),
-			 "/proc/PID/fd (the target's user, or CAP_SYS_PTRACE)");
+			 "/proc/PID/fd (the target's user, or CAP_SYS_PTRACE); --fd-stacks: eBPF "
+			 "raw_tp/sys_exit (CAP_BPF and CAP_PERFMON)");
 		return PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE;
 	}
 	if (ctx->pid <= 0) {
@@ -167,8 +274,95 @@ static Ptop__V1__ProbeState fds_check(struct collector *c)
 		return PTOP__V1__PROBE_STATE__PROBE_STATE_FAILED;
 	}
 	closedir(d);
-	snprintf(c->detail, sizeof(c->detail), "%s: one readlink per fd each interval", dir);
+	if (no_bpf_lane(c, why, sizeof(why))) {
+		snprintf(c->detail, sizeof(c->detail),
+			 "%s: one readlink per fd each interval; opens and closes not collected: %s",
+			 dir, why);
+	} else {
+		c->source = PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_EBPF;
+		snprintf(c->detail, sizeof(c->detail),
+			 "%s: one readlink per fd each interval; raw_tp/sys_exit: fds opened and "
+			 "closed per syscall, opening user stacks", dir);
+	}
 	return PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE;
+}
+
+static void bpf_lane_free(struct fds_bpf_lane *b)
+{
+	if (!b)
+		return;
+	fds_bpf__destroy(b->skel);
+	free(b->percpu);
+	free(b->cur);
+	free(b->prev);
+	free(b->cnt_vals);
+	free(b);
+}
+
+/* Load and attach the eBPF lane into *OUT. 0, or -errno with the reason in WHY. */
+static int bpf_lane_start(struct collector *c, struct fds_bpf_lane **out, char *why, size_t len)
+{
+	const struct syscall_table *tab = syscall_table__native();
+	struct fds_bpf_lane *b = calloc(1, sizeof(*b));
+	int err, fd;
+	uint32_t nr;
+
+	*out = NULL;
+	if (!b)
+		return -ENOMEM;
+	b->ncpus = bpf_util__ncpus();
+	if (b->ncpus <= 0) {
+		err = b->ncpus < 0 ? b->ncpus : -EINVAL;
+		snprintf(why, len, "cannot count possible CPUs: %s", strerror(-err));
+		goto fail;
+	}
+	b->percpu = calloc((size_t)b->ncpus, sizeof(*b->percpu));
+	b->cur = calloc(FDS_MAX_NR, sizeof(*b->cur));
+	b->prev = calloc(FDS_MAX_NR, sizeof(*b->prev));
+	b->cnt_vals = calloc((size_t)b->ncpus, sizeof(*b->cnt_vals));
+	if (!b->percpu || !b->cur || !b->prev || !b->cnt_vals) {
+		err = -ENOMEM;
+		snprintf(why, len, "out of memory");
+		goto fail;
+	}
+	bpf_util__open_log(c->ctx->verbose);
+	b->skel = fds_bpf__open();
+	if (!b->skel) {
+		err = -errno;
+		bpf_util__format_error(why, len, "open fds BPF", err);
+		goto fail;
+	}
+	b->skel->rodata->targ_tgid = (__u32)c->ctx->pid;
+	b->skel->rodata->fd_stacks = true;
+	err = fds_bpf__load(b->skel);
+	if (err) {
+		bpf_util__format_error(why, len, "load fds BPF", err);
+		goto fail;
+	}
+	fd = bpf_map__fd(b->skel->maps.fd_kind);
+	for (nr = 0; nr < FDS_MAX_NR; nr++) {
+		uint32_t k = fds__kind(syscall_table__name(tab, nr));
+
+		if (k == FDS_K_NONE)
+			continue;
+		if (bpf_map_update_elem(fd, &nr, &k, BPF_ANY)) {
+			err = -errno;
+			bpf_util__format_error(why, len, "fill fd_kind", err);
+			goto fail;
+		}
+		b->nrs[b->n_nrs++] = nr;
+	}
+	b->skel->links.fd_exit = bpf_program__attach(b->skel->progs.fd_exit);
+	if (!b->skel->links.fd_exit) {
+		err = -errno;
+		bpf_util__format_error(why, len, "attach raw_tp/sys_exit", err);
+		goto fail;
+	}
+	*out = b;
+	return 0;
+fail:
+	bpf_lane_free(b);
+	return err;
 }
 
 static int fds_start(struct collector *c)
@@ -180,22 +374,153 @@ static int fds_start(struct collector *c)
 		return -ENOMEM;
 	}
 	snprintf(p->dir, sizeof(p->dir), "/proc/%d/fd", (int)c->ctx->pid);
-	p->prev_ns = rec_now_ns();
 	c->priv = p;
+	if (c->source == PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_EBPF) {
+		char why[256];
+		int err = bpf_lane_start(c, &p->bpf, why, sizeof(why));
+
+		if (err == -ENOMEM)
+			return err;
+		if (err) { /* the /proc lane runs alone, and the probe says why */
+			c->source = PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_PROC;
+			snprintf(c->detail, sizeof(c->detail),
+				 "%s: one readlink per fd each interval; opens and closes not "
+				 "collected: %s",
+				 p->dir, why);
+		}
+	}
+	p->prev_ns = rec_now_ns();
 	return 0;
 }
 
-static int emit(struct collector *c, const ProtobufCMessage *msg, uint64_t t, uint64_t iv)
+/* The interval's opens and closes per syscall (FdOps), from the cumulative per-CPU sums. */
+static int emit_ops(struct collector *c, struct fds_bpf_lane *b, uint64_t now_ns,
+		    uint64_t interval)
 {
-	Ptop__V1__Event ev = PTOP__V1__EVENT__INIT;
-	Ptop__V1__CollectorPayload cp;
+	const struct syscall_table *tab = syscall_table__native();
+	Ptop__V1__FdOps ops = PTOP__V1__FD_OPS__INIT;
+	Ptop__V1__FdCall calls[64], *ptrs[64];
+	int fd = bpf_map__fd(b->skel->maps.fd_stats), err;
+	size_t i, k = 0;
+
+	for (i = 0; i < b->n_nrs; i++) {
+		uint32_t nr = b->nrs[i];
+		struct fds_stat sum = { 0 }, *cur = &b->cur[nr], *prev = &b->prev[nr];
+
+		if (bpf_map_lookup_elem(fd, &nr, b->percpu))
+			return -errno;
+		for (int cpu = 0; cpu < b->ncpus; cpu++) {
+			sum.opened += b->percpu[cpu].opened;
+			sum.failed += b->percpu[cpu].failed;
+			sum.closed += b->percpu[cpu].closed;
+			sum.emfile += b->percpu[cpu].emfile;
+		}
+		*cur = sum;
+		if (k == sizeof(calls) / sizeof(calls[0])) /* more than the table names: none */
+			break;
+		ptop__v1__fd_call__init(&calls[k]);
+		calls[k].opened = cur->opened - prev->opened;
+		calls[k].failed = cur->failed - prev->failed;
+		calls[k].closed = cur->closed - prev->closed;
+		calls[k].emfile = cur->emfile - prev->emfile;
+		*prev = *cur;
+		if (!(calls[k].opened | calls[k].failed | calls[k].closed))
+			continue;
+		calls[k].syscall = (char *)syscall_table__name(tab, nr);
+		ptrs[k] = &calls[k];
+		k++;
+	}
+	ops.n_calls = k;
+	ops.calls = k ? ptrs : NULL;
+	err = emit(c, &ops.base, now_ns, interval);
+	return err;
+}
+
+static const char *const counter_kind[FDS_CNT_MAX] = {
+	[FDS_CNT_OWNER_FULL] = "map_full",
+	[FDS_CNT_STACK_FAIL] = "stack_failed",
+	[FDS_CNT_SITE_FULL] = "map_full",
+};
+static const char *const counter_detail[FDS_CNT_MAX] = {
+	[FDS_CNT_OWNER_FULL] = "fd_owner full: an open fd's site not kept (its close not "
+			       "credited)",
+	[FDS_CNT_STACK_FAIL] = "no user stack for an open: counted, not credited to a site",
+	[FDS_CNT_SITE_FULL] = "fd_sites full: an open not credited to its site",
+};
+
+static int emit_losses(struct collector *c, struct fds_bpf_lane *b)
+{
+	uint64_t v, misses;
 	int err;
 
-	err = capture_payload__pack(&ev, &cp, "fds", msg);
-	if (err)
-		return err;
-	err = rec_emit_event(c->ctx, &ev, PTOP__V1__CATEGORY__CATEGORY_UNSPECIFIED, t, iv);
-	capture_payload__release(&cp);
+	for (uint32_t i = 0; i < FDS_CNT_MAX; i++) {
+		err = bpf_util__percpu_sum(b->skel->maps.fd_counters, i, b->cnt_vals,
+					   sizeof(__u64), &v, 1);
+		if (err)
+			return err;
+		err = rec_emit_drop(c, counter_kind[i], v - b->prev_counters[i], counter_detail[i]);
+		if (err)
+			return err;
+		b->prev_counters[i] = v;
+	}
+	if (bpf_util__prog_misses(b->skel->progs.fd_exit, &misses) == 0) {
+		err = rec_emit_drop(c, "recursion_miss", misses - b->prev_misses,
+				    "fd_exit: runs skipped by the kernel (program busy)");
+		if (err)
+			return err;
+		b->prev_misses = misses;
+	}
+	return 0;
+}
+
+/* The opening sites at the end (FdSites), each stack written once as a Stack record. */
+static int emit_sites(struct collector *c, struct fds_bpf_lane *b, uint64_t now_ns)
+{
+	struct cp_stack_table *t = cp_stack_table__capture();
+	int sfd = bpf_map__fd(b->skel->maps.fd_sites);
+	int kfd = bpf_map__fd(b->skel->maps.fd_stacks_map);
+	Ptop__V1__FdSites msg = PTOP__V1__FD_SITES__INIT;
+	Ptop__V1__FdSite *sites = NULL, **ptrs = NULL;
+	uint64_t ips[SM_MAX_DEPTH];
+	struct sm_key key, next, *prev = NULL;
+	struct fds_site v;
+	size_t n = 0;
+	int err = 0;
+
+	if (!t)
+		return -ENOMEM;
+	sites = calloc(FDS_SITES, sizeof(*sites));
+	ptrs = calloc(FDS_SITES, sizeof(*ptrs));
+	if (!sites || !ptrs) {
+		err = -ENOMEM;
+		goto out;
+	}
+	while (n < FDS_SITES && bpf_map_get_next_key(sfd, prev, &next) == 0) {
+		uint64_t id = 0;
+		int k;
+
+		key = next;
+		prev = &key;
+		if (bpf_map_lookup_elem(sfd, &key, &v))
+			continue;
+		k = stackmap__read(kfd, &key, ips, SM_MAX_DEPTH);
+		if (k > 0)
+			err = cp_stack_table__emit(c->ctx, t, false, 0, ips, (size_t)k, &id);
+		if (err)
+			goto out;
+		ptop__v1__fd_site__init(&sites[n]);
+		sites[n].stack_id = id;
+		sites[n].opened = v.opened;
+		sites[n].live = v.live;
+		ptrs[n] = &sites[n];
+		n++;
+	}
+	msg.n_sites = n;
+	msg.sites = n ? ptrs : NULL;
+	err = emit(c, &msg.base, now_ns, 0);
+out:
+	free(sites);
+	free(ptrs);
 	return err;
 }
 
@@ -241,6 +566,14 @@ static int fds_poll(struct collector *c, uint64_t now_ns, unsigned flags)
 		return -EINVAL;
 	interval = now_ns > p->prev_ns ? now_ns - p->prev_ns : 0;
 	p->prev_ns = now_ns;
+	if (p->bpf) { /* the kernel's counts first: they are the target's, whatever /proc says */
+		err = emit_ops(c, p->bpf, now_ns, interval);
+		err = err ?: emit_losses(c, p->bpf);
+		if (!err && (flags & POLL_FINAL))
+			err = emit_sites(c, p->bpf, now_ns);
+		if (err)
+			return err;
+	}
 	/* the table is kept from every read (cheap beside the readlinks) so the end has it
 	 * even when the target is gone by the final poll */
 	err = fds__scan(p->dir, true, &p->next);
@@ -288,6 +621,7 @@ static void fds_stop(struct collector *c)
 
 	if (!p)
 		return;
+	bpf_lane_free(p->bpf);
 	free(p->scan.ents);
 	free(p->next.ents);
 	free(p);
@@ -296,8 +630,11 @@ static void fds_stop(struct collector *c)
 
 const struct collector_ops fds_collector = {
 	.name = "fds",
-	.summary = "fds: the target's open fds by type per interval, and the table at the end "
-		   "(/proc/PID/fd)",
+	.summary = "open fds by type per interval, the table at the end (/proc/PID/fd); "
+		   "opens, closes and opening sites with --fd-stacks (eBPF sys_exit)",
+	.opts = fds_opts,
+	.settings = &fds_settings,
+	.settings_size = sizeof(fds_settings),
 	.check = fds_check,
 	.start = fds_start,
 	.poll = fds_poll,

@@ -8,6 +8,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <linux/types.h>
+
+#include "collectors/fds/fds.h"
 
 enum fd_type {
 	FD_FILE,
@@ -27,6 +30,10 @@ enum fd_type {
 
 /* The type of an fd whose /proc/PID/fd/N link reads LINK. */
 enum fd_type fds__classify(const char *link);
+
+/* What syscall SYSCALL (a name of the syscall table; NULL: none) does to the fd table:
+ * FDS_K_NONE for the syscalls the eBPF lane does not follow. */
+enum fds_kind fds__kind(const char *syscall);
 
 /* Its name as the capture spells it ("file", "socket", ..., "anon_inode", "other"). */
 const char *fds__type_name(enum fd_type t);

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "analyze/report.h"
+#include "analyze/symbolize.h"
 
 #define NTYPES 9
 static const char *const type_col[NTYPES] = { "file",	 "socket",   "pipe",
@@ -27,11 +28,36 @@ static const char open_sql[] =
 	"SELECT time_ns, fd, type, target, truncated FROM fd_open WHERE cap = ?1 "
 	"ORDER BY pid, fd";
 
-enum { COL_T, COL_TOTAL, COL_GROWTH, COL_TYPE0, COLS = COL_TYPE0 + NTYPES };
+/* the opens and closes the eBPF lane counted at the sample's poll (--fd-stacks) */
+static const char ops_at_sql[] =
+	"SELECT sum(opened), sum(closed) FROM fd_op WHERE cap = ?1 AND time_ns = ?2";
+
+static const char ops_sql[] =
+	"SELECT syscall, sum(opened), sum(failed), sum(closed), sum(emfile) FROM fd_op "
+	"WHERE cap = ?1 AND time_ns - COALESCE(interval_ns, 0) / 2 >= ?2 "
+	"AND time_ns - COALESCE(interval_ns, 0) / 2 < ?3 GROUP BY syscall "
+	"ORDER BY sum(opened) + sum(closed) + sum(failed) DESC, syscall";
+
+static const char sites_sql[] =
+	"SELECT stack_id, opened, live FROM fd_site WHERE cap = ?1 "
+	"ORDER BY live DESC, opened DESC, stack_id";
+
+#define SITES_SHOWN 10	/* opening sites in text (JSON has them all) */
+#define SITE_FRAMES 8	/* frames of a site's stack shown */
+
+enum { COL_T, COL_TOTAL, COL_GROWTH, COL_TYPE0, COL_OPENED = COL_TYPE0 + NTYPES, COL_CLOSED,
+       COLS };
 static const char *const col_names[COLS] = {
 	"t_s",	"total", "growth", "file",  "socket",	  "pipe",
-	"eventfd", "epoll", "timerfd", "signalfd", "anon_inode", "other",
+	"eventfd", "epoll", "timerfd", "signalfd", "anon_inode", "other", "opened", "closed",
 };
+
+enum { PCOL_SYSCALL, PCOL_OPENED, PCOL_FAILED, PCOL_CLOSED, PCOL_EMFILE, PCOLS };
+static const char *const ops_names[PCOLS] = { "syscall", "opened", "failed", "closed",
+					      "emfile" };
+
+enum { SCOL_LIVE, SCOL_OPENED, SCOL_STACK_ID, SCOL_STACK, SCOLS };
+static const char *const site_names[SCOLS] = { "live", "opened", "stack_id", "stack" };
 
 enum { OCOL_FD, OCOL_TYPE, OCOL_TARGET, OCOLS };
 static const char *const open_names[OCOLS] = { "fd", "type", "target" };
@@ -44,9 +70,9 @@ struct fds_span {
 };
 
 static int build_rows(sqlite3 *db, const struct capture_meta *m, const struct window *w,
-		      struct table *t, struct fds_span *sp)
+		      struct table *t, struct fds_span *sp, bool ops)
 {
-	sqlite3_stmt *st = NULL;
+	sqlite3_stmt *st = NULL, *os = NULL;
 	int64_t lo, hi, prev = -1;
 	char a[32], g[32];
 	int err = 0, rc;
@@ -55,6 +81,10 @@ static int build_rows(sqlite3 *db, const struct capture_meta *m, const struct wi
 	window__bounds(w, m, &lo, &hi);
 	if (sqlite3_prepare_v2(db, rows_sql, -1, &st, NULL) != SQLITE_OK)
 		return -EIO;
+	if (ops && sqlite3_prepare_v2(db, ops_at_sql, -1, &os, NULL) != SQLITE_OK) {
+		sqlite3_finalize(st);
+		return -EIO;
+	}
 	sqlite3_bind_int64(st, 1, m->cap);
 	sqlite3_bind_int64(st, 2, lo);
 	sqlite3_bind_int64(st, 3, hi);
@@ -83,10 +113,125 @@ static int build_rows(sqlite3 *db, const struct capture_meta *m, const struct wi
 			err = err ?: table__set_int(t, COL_TYPE0 + i,
 						    sqlite3_column_int64(st, 3 + i), NULL);
 		prev = total;
+		if (!os || err)
+			continue;
+		/* an interval the lane measured with no open nor close has no fd_op row: 0 */
+		sqlite3_reset(os);
+		sqlite3_bind_int64(os, 1, m->cap);
+		sqlite3_bind_int64(os, 2, time_ns);
+		if (sqlite3_step(os) != SQLITE_ROW) {
+			err = -EIO;
+			break;
+		}
+		err = table__set_int(t, COL_OPENED, sqlite3_column_int64(os, 0), NULL);
+		err = err ?: table__set_int(t, COL_CLOSED, sqlite3_column_int64(os, 1), NULL);
 	}
 	if (!err && rc != SQLITE_DONE)
 		err = -EIO;
 	sqlite3_finalize(st);
+	sqlite3_finalize(os);
+	return err;
+}
+
+/* The window's opens and closes per syscall into T. */
+static int build_ops(sqlite3 *db, const struct capture_meta *m, const struct window *w,
+		     struct table *t)
+{
+	sqlite3_stmt *st = NULL;
+	int64_t lo, hi;
+	int err = 0, rc;
+
+	window__bounds(w, m, &lo, &hi);
+	if (sqlite3_prepare_v2(db, ops_sql, -1, &st, NULL) != SQLITE_OK)
+		return -EIO;
+	sqlite3_bind_int64(st, 1, m->cap);
+	sqlite3_bind_int64(st, 2, lo);
+	sqlite3_bind_int64(st, 3, hi);
+	while (!err && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		err = table__add_row(t);
+		err = err ?: table__set_text(t, PCOL_SYSCALL,
+					     (const char *)sqlite3_column_text(st, 0));
+		for (int i = 1; !err && i < PCOLS; i++)
+			err = table__set_int(t, i, sqlite3_column_int64(st, i), NULL);
+	}
+	if (!err && rc != SQLITE_DONE)
+		err = -EIO;
+	sqlite3_finalize(st);
+	return err;
+}
+
+/* Whether capture CAP has opening sites (fd_site rows). */
+static bool q_exists(sqlite3 *db, int64_t cap)
+{
+	sqlite3_stmt *st = NULL;
+	bool yes = false;
+
+	if (sqlite3_prepare_v2(db, "SELECT 1 FROM fd_site WHERE cap = ?1 LIMIT 1", -1, &st,
+			       NULL) != SQLITE_OK)
+		return false;
+	sqlite3_bind_int64(st, 1, cap);
+	yes = sqlite3_step(st) == SQLITE_ROW;
+	sqlite3_finalize(st);
+	return yes;
+}
+
+/* The opening sites into T, their stacks named as report heap names them. */
+static int build_sites(sqlite3 *db, const struct capture_meta *m, const struct report_opts *o,
+		       struct table *t)
+{
+	struct symstore_opts so = { .cache_dir = o->symbol_cache,
+				    .debuginfod = o->debuginfod,
+				    .debuginfod_urls = o->debuginfod_urls,
+				    .retry_misses = o->symbol_cache || o->debuginfod };
+	struct symstore_run run;
+	struct profile *stacks = NULL;
+	sqlite3_stmt *st = NULL;
+	char msg[512], name[512];
+	int err = 0, rc;
+
+	if (!q_exists(db, m->cap))
+		return 0;
+	err = symstore__ensure(db, m->cap, &so, &run, msg, sizeof(msg));
+	if (err) {
+		fprintf(stderr, "ptop-analyze report fds: symbolizing: %s\n", msg);
+		return err;
+	}
+	err = stacks__load(db, m->cap, &stacks);
+	if (err)
+		return err;
+	if (sqlite3_prepare_v2(db, sites_sql, -1, &st, NULL) != SQLITE_OK) {
+		profile__free(stacks);
+		return -EIO;
+	}
+	sqlite3_bind_int64(st, 1, m->cap);
+	while (!err && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int64_t sid = sqlite3_column_type(st, 0) == SQLITE_NULL
+				      ? 0
+				      : sqlite3_column_int64(st, 0);
+		const struct prof_stack *ps = sid > 0 ? profile__stack(stacks, sid) : NULL;
+		char frames[SITE_FRAMES * 96] = "";
+		size_t len = 0;
+
+		for (size_t d = 0; ps && d < ps->n && d < SITE_FRAMES; d++) {
+			prof_loc__name(ps->loc[d], 0, name, sizeof(name));
+			len += (size_t)snprintf(frames + len, len < sizeof(frames)
+							      ? sizeof(frames) - len
+							      : 0,
+						"%s%s", d ? " < " : "", name);
+			if (len >= sizeof(frames))
+				break;
+		}
+		err = table__add_row(t);
+		err = err ?: table__set_int(t, SCOL_LIVE, sqlite3_column_int64(st, 2), NULL);
+		err = err ?: table__set_int(t, SCOL_OPENED, sqlite3_column_int64(st, 1), NULL);
+		if (sid > 0)
+			err = err ?: table__set_int(t, SCOL_STACK_ID, sid, NULL);
+		err = err ?: table__set_text(t, SCOL_STACK, ps ? frames : "(no stack)");
+	}
+	if (!err && rc != SQLITE_DONE)
+		err = -EIO;
+	sqlite3_finalize(st);
+	profile__free(stacks);
 	return err;
 }
 
@@ -136,17 +281,25 @@ static double per_s(const struct fds_span *sp, int64_t d)
 	return sp->t1 > sp->t0 ? (double)d * 1e9 / (double)(sp->t1 - sp->t0) : 0;
 }
 
+/* Why the eBPF lane's figures are absent: the probe detail's "not collected: ..." part. */
+static const char *opens_reason(const struct probe_info *p)
+{
+	const char *s = strstr(p->detail, "not collected: ");
+
+	return s ? s + strlen("not collected: ") : "the eBPF lane did not run: it needs --fd-stacks";
+}
+
 static int report_fds(sqlite3 *db, const char *capture_id, const struct report_opts *o,
 		      FILE *out)
 {
 	struct drop_line *drops = NULL;
-	struct table *t = NULL, *ot = NULL;
+	struct table *t = NULL, *ot = NULL, *pt = NULL, *stt = NULL;
 	struct capture_meta m;
 	struct probe_info p;
 	struct fds_span sp;
 	size_t nd = 0;
 	int64_t at = 0;
-	bool trunc = false;
+	bool trunc = false, ops;
 	char w[96], a[32], b[32];
 	struct json j;
 	int err, k, i;
@@ -158,14 +311,21 @@ static int report_fds(sqlite3 *db, const char *capture_id, const struct report_o
 	report__begin(&j, out, o, "fds", &m);
 	if (!probe__active(&p))
 		return report__not_collected(&j, out, o, "fds", &p);
-	t = table__new(COLS, col_names);
+	ops = !strcmp(p.source, "ebpf"); /* the eBPF lane ran (--fd-stacks) */
+	t = table__new(ops ? COLS : COL_OPENED, col_names);
 	ot = table__new(OCOLS, open_names);
-	if (!t || !ot) {
+	pt = table__new(PCOLS, ops_names);
+	stt = table__new(SCOLS, site_names);
+	if (!t || !ot || !pt || !stt) {
 		err = -ENOMEM;
 		goto cleanup;
 	}
-	err = build_rows(db, &m, &o->win, t, &sp);
+	err = build_rows(db, &m, &o->win, t, &sp, ops);
 	err = err ?: build_open(db, &m, ot, &at, &trunc);
+	if (ops) {
+		err = err ?: build_ops(db, &m, &o->win, pt);
+		err = err ?: build_sites(db, &m, o, stt);
+	}
 	err = err ?: drops__load(db, &m, "fds", &o->win, &drops, &nd);
 	if (err)
 		goto cleanup;
@@ -197,6 +357,30 @@ static int report_fds(sqlite3 *db, const char *capture_id, const struct report_o
 			err = table__print(ot, out, OUT_TEXT);
 		} else if (!err) {
 			fprintf(out, "\nopen at the end: no table was read\n");
+		}
+		if (err)
+			break;
+		if (!ops) {
+			fprintf(out, "\nopens and closes: not collected (%s)\n", opens_reason(&p));
+			break;
+		}
+		fprintf(out, "\nopens and closes by syscall (eBPF, %s):\n", w);
+		if (table__rows(pt))
+			err = table__print(pt, out, OUT_TEXT);
+		else
+			fprintf(out, "none\n");
+		if (!err && table__rows(stt)) {
+			size_t shown = table__rows(stt) < SITES_SHOWN ? table__rows(stt) : SITES_SHOWN;
+
+			fprintf(out, "\nopening sites at the end, by fds still open (%zu of %zu; the "
+				     "stack innermost first):\n",
+				shown, table__rows(stt));
+			for (size_t r = 0; r < shown; r++)
+				fprintf(out, "%8s live %8s opened  %s\n", table__shown(stt, r, SCOL_LIVE),
+					table__shown(stt, r, SCOL_OPENED),
+					table__shown(stt, r, SCOL_STACK));
+		} else if (!err) {
+			fprintf(out, "\nopening sites: none recorded\n");
 		}
 		break;
 	case OUT_CSV:
@@ -237,6 +421,18 @@ static int report_fds(sqlite3 *db, const char *capture_id, const struct report_o
 		} else {
 			json__null(&j);
 		}
+		json__key(&j, "opens_and_closes");
+		if (ops) {
+			json__begin_object(&j);
+			json__key(&j, "by_syscall");
+			table__json(pt, &j, NULL, 0);
+			json__key(&j, "sites");
+			table__json(stt, &j, NULL, 0);
+			json__end_object(&j);
+		} else {
+			json__null(&j);
+		}
+		json__kv_string(&j, "opens_and_closes_reason", ops ? NULL : opens_reason(&p));
 		json__end_object(&j);
 		err = json__end(&j);
 		break;
@@ -246,6 +442,8 @@ static int report_fds(sqlite3 *db, const char *capture_id, const struct report_o
 cleanup:
 	table__free(t);
 	table__free(ot);
+	table__free(pt);
+	table__free(stt);
 	free(drops);
 	return err;
 }

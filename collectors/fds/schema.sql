@@ -1,5 +1,6 @@
 -- schema.sql — the fds collector's tables: fd_sample (the fd table by type, one row per
--- interval) and fd_open (the table itself as last read: one row per fd).
+-- interval), fd_open (the table itself as last read: one row per fd), and with --fd-stacks
+-- fd_op (opens and closes per syscall per interval) and fd_site (the opening sites).
 --
 -- collectors/fds/load.c fills them. Every table starts with cap, the capture's key.
 
@@ -31,6 +32,31 @@ CREATE TABLE IF NOT EXISTS fd_open (
 	truncated INTEGER NOT NULL    -- 1: the table had more fds than the recorder keeps
 );
 
+-- --fd-stacks (the eBPF lane): per interval, the fds each syscall opened and closed; only
+-- syscalls with a non-zero figure have a row.
+CREATE TABLE IF NOT EXISTS fd_op (
+	cap INTEGER NOT NULL REFERENCES capture(cap),
+	time_ns INTEGER NOT NULL,     -- end of the interval
+	interval_ns INTEGER,
+	pid INTEGER,
+	syscall TEXT NOT NULL,        -- openat, socket, pipe2, dup2, close, ...
+	opened INTEGER NOT NULL,      -- new fds (two for a pipe or a socketpair)
+	failed INTEGER NOT NULL,      -- calls that returned an error
+	closed INTEGER NOT NULL,      -- fds closed (close_range: calls)
+	emfile INTEGER NOT NULL       -- failures with EMFILE or ENFILE
+);
+
+-- --fd-stacks: the opening sites at the end of the recording.
+CREATE TABLE IF NOT EXISTS fd_site (
+	cap INTEGER NOT NULL REFERENCES capture(cap),
+	time_ns INTEGER NOT NULL,
+	pid INTEGER,
+	stack_id INTEGER,             -- the user stack (stack.id); NULL when not kept
+	opened INTEGER NOT NULL,      -- fds opened there over the recording
+	live INTEGER NOT NULL         -- of them, still open at the end
+);
+
 -- @@ indexes @@
+CREATE INDEX IF NOT EXISTS fd_op_time ON fd_op (cap, time_ns);
 CREATE INDEX IF NOT EXISTS fd_sample_time ON fd_sample (cap, time_ns);
 CREATE INDEX IF NOT EXISTS fd_open_fd ON fd_open (cap, pid, fd);

@@ -71,6 +71,20 @@ static void test_01_classify(void **state)
 	assert_string_equal(fds__type_name(FD_TYPES), "other");
 }
 
+static void test_01b_kinds(void **state)
+{
+	(void)state;
+	assert_int_equal(fds__kind("openat"), FDS_K_RET);
+	assert_int_equal(fds__kind("accept4"), FDS_K_RET);
+	assert_int_equal(fds__kind("pipe2"), FDS_K_PAIR_A1);
+	assert_int_equal(fds__kind("socketpair"), FDS_K_PAIR_A4);
+	assert_int_equal(fds__kind("fcntl"), FDS_K_FCNTL);
+	assert_int_equal(fds__kind("close"), FDS_K_CLOSE);
+	assert_int_equal(fds__kind("close_range"), FDS_K_CLOSE_RANGE);
+	assert_int_equal(fds__kind("read"), FDS_K_NONE);
+	assert_int_equal(fds__kind(NULL), FDS_K_NONE);
+}
+
 /* This process's fds before and after opening a known number of each type. */
 static void test_02_scan_self(void **state)
 {
@@ -159,6 +173,25 @@ static void put_sample(struct capture_writer *w, uint64_t t, uint32_t file, uint
 	put_payload(w, t, SEC, &s.base);
 }
 
+static void put_ops(struct capture_writer *w, uint64_t t, uint64_t opened, uint64_t closed)
+{
+	Ptop__V1__FdOps ops = PTOP__V1__FD_OPS__INIT;
+	Ptop__V1__FdCall c[2] = { PTOP__V1__FD_CALL__INIT, PTOP__V1__FD_CALL__INIT };
+	Ptop__V1__FdCall *cp[2] = { &c[0], &c[1] };
+
+	c[0].syscall = "socket";
+	c[0].opened = opened;
+	c[0].failed = 1;
+	c[0].emfile = 1;
+	c[1].syscall = "close";
+	c[1].closed = closed;
+	ops.calls = cp;
+	ops.n_calls = 2;
+	put_payload(w, t, SEC, &ops.base);
+}
+
+static bool with_ops; /* write_capture: the eBPF lane ran */
+
 static void write_capture(const char *path, Ptop__V1__ProbeState state, bool corrupt)
 {
 	struct capture_writer_opts o = { .force = true };
@@ -179,7 +212,9 @@ static void write_capture(const char *path, Ptop__V1__ProbeState state, bool cor
 	b.t.mode = PTOP__V1__TARGET_MODE__TARGET_MODE_PID;
 	b.t.pid = PID;
 	b.t.comm = "leaky";
-	capb__probe(&b, "fds", state, PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_PROC,
+	capb__probe(&b, "fds", state,
+		    with_ops ? PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_EBPF
+			     : PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_PROC,
 		    state == PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE ? NULL
 								       : "cannot read /proc/4321/fd",
 		    NULL);
@@ -197,6 +232,22 @@ static void write_capture(const char *path, Ptop__V1__ProbeState state, bool cor
 		tab.n_entries = 2;
 		tab.entries = ep;
 		put_payload(w, T0 + 3 * SEC, 0, &tab.base);
+	}
+	if (with_ops) {
+		Ptop__V1__FdSites sites = PTOP__V1__FD_SITES__INIT;
+		Ptop__V1__FdSite x[2] = { PTOP__V1__FD_SITE__INIT, PTOP__V1__FD_SITE__INIT };
+		Ptop__V1__FdSite *xp[2] = { &x[0], &x[1] };
+
+		put_ops(w, T0 + SEC, 1, 0);
+		/* T0 + 2 s: no call at all, no FdOps row; T0 + 3 s: */
+		put_ops(w, T0 + 3 * SEC, 45, 4);
+		x[0].opened = 3;
+		x[0].live = 0;
+		x[1].opened = 80;
+		x[1].live = 77;
+		sites.sites = xp;
+		sites.n_sites = 2;
+		put_payload(w, T0 + 3 * SEC, 0, &sites.base);
 	}
 	if (corrupt) {
 		Ptop__V1__Event ev = PTOP__V1__EVENT__INIT;
@@ -276,6 +327,41 @@ static void test_03_load_and_report(void **state)
 	sqlite3_close(db);
 }
 
+static void test_05_ops_and_sites(void **state)
+{
+	char id[DB_CAPTURE_ID_LEN];
+	struct load_stats st;
+	sqlite3 *db = NULL;
+	char *out;
+
+	(void)state;
+	with_ops = true;
+	write_capture(tpath("d.ptop"), PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE, false);
+	with_ops = false;
+	assert_int_equal(db__open(tpath("d.db"), true, false, &db, errbuf, sizeof(errbuf)), 0);
+	if (db__load_capture(db, tpath("d.ptop"), false, id, &st, errbuf, sizeof(errbuf)))
+		fail_msg("load: %s", errbuf);
+	assert_int_equal(q_int(db, "SELECT count(*) FROM fd_op"), 4);
+	assert_int_equal(q_int(db, "SELECT sum(opened) FROM fd_op WHERE syscall = 'socket'"), 46);
+	assert_int_equal(q_int(db, "SELECT sum(emfile) FROM fd_op WHERE syscall = 'socket'"), 2);
+	assert_int_equal(q_int(db, "SELECT sum(closed) FROM fd_op WHERE syscall = 'close'"), 4);
+	assert_int_equal(q_int(db, "SELECT count(*) FROM fd_site WHERE stack_id IS NULL"), 2);
+	assert_int_equal(q_int(db, "SELECT live FROM fd_site WHERE opened = 80"), 77);
+	out = run_report(db, OUT_TEXT);
+	if (!strstr(out, "socket       46       2       0       2") ||
+	    !strstr(out, "      77 live       80 opened  (no stack)") ||
+	    !strstr(out, "opening sites at the end, by fds still open (2 of 2;"))
+		fail_msg("text report:\n%s", out);
+	free(out);
+	out = run_report(db, OUT_CSV);
+	/* the interval with no FdOps measured none: 0, not empty */
+	if (!strstr(out, ",opened,closed\n") || !strstr(out, "\n2,46,40,3,41,2,0,0,0,0,0,0,0,0\n") ||
+	    !strstr(out, "\n3,87,41,4,81,2,0,0,0,0,0,0,45,4\n"))
+		fail_msg("csv report:\n%s", out);
+	free(out);
+	sqlite3_close(db);
+}
+
 static void test_04_not_collected_and_corrupt(void **state)
 {
 	char id[DB_CAPTURE_ID_LEN];
@@ -309,9 +395,11 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_01_classify),
+		cmocka_unit_test(test_01b_kinds),
 		cmocka_unit_test(test_02_scan_self),
 		cmocka_unit_test(test_03_load_and_report),
 		cmocka_unit_test(test_04_not_collected_and_corrupt),
+		cmocka_unit_test(test_05_ops_and_sites),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

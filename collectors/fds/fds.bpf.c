@@ -1,0 +1,220 @@
+// SPDX-License-Identifier: GPL-2.0
+/* fds.bpf.c — the fds collector's eBPF lane (--fd-stacks): fds opened and closed by the
+ * target, per syscall, counted in the kernel at raw_tp/sys_exit; and, per opening site
+ * (the user stack of the call), the fds it opened and how many of them are still open.
+ *
+ * No tracefs here, so no per-syscall tracepoint: the program runs at every syscall exit
+ * of every process, and the target filter comes first (one helper call). For the target
+ * it reads the syscall number from pt_regs and looks its kind up in fd_kind, which user
+ * space fills from the syscall table's names; only then does it count. An fd's opening
+ * site is kept in fd_owner (fd -> stack key); a close, or a dup2/dup3 onto it, takes it
+ * off its site's live count.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_core_read.h>
+#include <bpf/bpf_tracing.h>
+
+#include "collectors/fds/fds.h"
+#include "filter.bpf.h"
+#include "stackmap.bpf.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+const volatile bool fd_stacks = false; /* --fd-stacks: keep opening sites */
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, FDS_MAX_NR);
+	__type(key, __u32);
+	__type(value, __u32);
+} fd_kind SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, FDS_MAX_NR);
+	__type(key, __u32);
+	__type(value, struct fds_stat);
+} fd_stats SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, FDS_CNT_MAX);
+	__type(key, __u32);
+	__type(value, __u64);
+} fd_counters SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, FDS_OWNERS);
+	__type(key, __u32);
+	__type(value, struct sm_key);
+} fd_owner SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, FDS_SITES);
+	__type(key, struct sm_key);
+	__type(value, struct fds_site);
+} fd_sites SEC(".maps");
+
+SM_STACK_MAP(FDS_SITES, BPF_F_NO_PREALLOC) fd_stacks_map SEC(".maps");
+
+/* the stack walk buffer: sys_exit's programs run with preemption off */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct sm_ips);
+} fd_walk SEC(".maps");
+
+static __always_inline void counter_inc(__u32 idx)
+{
+	__u64 *v = bpf_map_lookup_elem(&fd_counters, &idx);
+
+	if (v)
+		__sync_fetch_and_add(v, 1);
+}
+
+static __always_inline __u64 regs_nr(struct pt_regs *regs)
+{
+#if defined(__TARGET_ARCH_x86)
+	return BPF_CORE_READ(regs, orig_ax);
+#elif defined(__TARGET_ARCH_arm64)
+	return BPF_CORE_READ(regs, syscallno);
+#else
+#error "fds.bpf.c: add the syscall number register of this architecture"
+#endif
+}
+
+/* Syscall argument N (1, 2 or 4) of REGS at exit: the registers the call was made with. */
+static __always_inline __u64 regs_arg(struct pt_regs *regs, int n)
+{
+#if defined(__TARGET_ARCH_x86)
+	if (n == 1)
+		return BPF_CORE_READ(regs, di);
+	if (n == 2)
+		return BPF_CORE_READ(regs, si);
+	return BPF_CORE_READ(regs, r10);
+#elif defined(__TARGET_ARCH_arm64)
+	if (n == 1)
+		return BPF_CORE_READ(regs, orig_x0);
+	return BPF_CORE_READ(regs, regs[n - 1]);
+#endif
+}
+
+/* FD is no longer open: off its site's live count. */
+static __always_inline void fd_gone(__u32 fd)
+{
+	struct sm_key *k = bpf_map_lookup_elem(&fd_owner, &fd);
+	struct fds_site *s;
+
+	if (!k)
+		return;
+	s = bpf_map_lookup_elem(&fd_sites, k);
+	if (s && s->live)
+		__sync_fetch_and_sub(&s->live, 1);
+	bpf_map_delete_elem(&fd_owner, &fd);
+}
+
+/* FD was opened at the site SK (hash 0: no stack). */
+static __always_inline void fd_new(__u32 fd, struct sm_key *sk)
+{
+	struct fds_site *s, zero = {};
+
+	fd_gone(fd); /* dup2/dup3 onto an open fd closed it first */
+	if (!sk->hash)
+		return;
+	s = bpf_map_lookup_elem(&fd_sites, sk);
+	if (!s) {
+		if (bpf_map_update_elem(&fd_sites, sk, &zero, BPF_NOEXIST) &&
+		    !bpf_map_lookup_elem(&fd_sites, sk)) {
+			counter_inc(FDS_CNT_SITE_FULL);
+			return;
+		}
+		s = bpf_map_lookup_elem(&fd_sites, sk);
+		if (!s)
+			return;
+	}
+	__sync_fetch_and_add(&s->opened, 1);
+	__sync_fetch_and_add(&s->live, 1);
+	if (bpf_map_update_elem(&fd_owner, &fd, sk, BPF_ANY))
+		counter_inc(FDS_CNT_OWNER_FULL);
+}
+
+SEC("raw_tp/sys_exit")
+int fd_exit(struct bpf_raw_tracepoint_args *ctx)
+{
+	struct pt_regs *regs;
+	struct fds_stat *st;
+	struct sm_key sk = {};
+	struct sm_ips *buf;
+	__u32 key, zero = 0, *kind, n = 0;
+	int fds[2] = { -1, -1 };
+	long ret;
+	__u64 nr;
+
+	if (!ptop_current_is_target(bpf_get_current_pid_tgid()))
+		return 0;
+	regs = (struct pt_regs *)ctx->args[0];
+	nr = regs_nr(regs);
+	if (nr >= FDS_MAX_NR)
+		return 0;
+	key = (__u32)nr;
+	kind = bpf_map_lookup_elem(&fd_kind, &key);
+	if (!kind || *kind == FDS_K_NONE)
+		return 0;
+	st = bpf_map_lookup_elem(&fd_stats, &key);
+	if (!st)
+		return 0;
+	ret = (long)ctx->args[1];
+	if (ret >= -4095 && ret <= -1) {
+		st->failed++;
+		if (ret == -24 || ret == -23) /* EMFILE, ENFILE */
+			st->emfile++;
+		return 0;
+	}
+	switch (*kind) {
+	case FDS_K_CLOSE:
+		st->closed++;
+		if (fd_stacks)
+			fd_gone((__u32)regs_arg(regs, 1));
+		return 0;
+	case FDS_K_CLOSE_RANGE:
+		st->closed++;
+		return 0;
+	case FDS_K_FCNTL: {
+		__u64 cmd = regs_arg(regs, 2);
+
+		if (cmd != 0 && cmd != 1030) /* F_DUPFD, F_DUPFD_CLOEXEC */
+			return 0;
+		fds[0] = (int)ret;
+		n = 1;
+		break;
+	}
+	case FDS_K_PAIR_A1:
+	case FDS_K_PAIR_A4:
+		if (bpf_probe_read_user(fds, sizeof(fds),
+					(void *)regs_arg(regs, *kind == FDS_K_PAIR_A1 ? 1 : 4)))
+			fds[0] = fds[1] = -1;
+		n = 2;
+		break;
+	default:
+		fds[0] = (int)ret;
+		n = 1;
+		break;
+	}
+	st->opened += n;
+	if (!fd_stacks)
+		return 0;
+	buf = bpf_map_lookup_elem(&fd_walk, &zero);
+	if (!buf || sm_take(ctx, &fd_stacks_map, buf, BPF_F_USER_STACK, &sk)) {
+		counter_inc(FDS_CNT_STACK_FAIL);
+		sk.hash = 0;
+	}
+	if (fds[0] >= 0)
+		fd_new((__u32)fds[0], &sk);
+	if (n == 2 && fds[1] >= 0)
+		fd_new((__u32)fds[1], &sk);
+	return 0;
+}
