@@ -244,7 +244,7 @@ static int none_line(struct replay_model *m, char *buf, size_t len)
 }
 
 /* The core's views. The collectors' take their places between them: Syscalls 20, Threads 40,
- * FDs 60, Memory 80, Heap 90; the Overview's sections CPU 10, Top syscalls 20, Memory 30. The
+ * I/O 50, FDs 60, Memory 80, Heap 90; the Overview's sections CPU 10, Top syscalls 20, Memory 30. The
  * placeholders give way to a collector's view with their id. */
 static const struct replay_view core_views[] = {
     {.name = "Overview",
@@ -256,12 +256,6 @@ static const struct replay_view core_views[] = {
      .id = "network",
      .position = 30,
      .source = "no collector records network activity yet",
-     .draw = draw_none,
-     .overview_line = none_line},
-    {.name = "I/O",
-     .id = "io",
-     .position = 50,
-     .source = "no collector records I/O yet",
      .draw = draw_none,
      .overview_line = none_line},
     {.name = "Timeline",

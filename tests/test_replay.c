@@ -1316,13 +1316,13 @@ static void test_21_tabs_from_parts(void **state)
 
 	/* placeholders yield to a part's view of their id; new ids go where they say */
 	assert_int_equal(replay_tabs__build(&b, parts), 0);
-	assert_int_equal(b.n, 6); /* overview, network, io, gpu, timeline, late: FDs is a part's */
+	/* overview, network, gpu, timeline, late: I/O and FDs are parts' */
+	assert_int_equal(b.n, 5);
 	assert_ptr_equal(b.tab[1].view[0], &net);
 	assert_int_equal(b.tab[1].nview, 1);
-	assert_string_equal(b.tab[2].view[0]->id, "io");
-	assert_ptr_equal(b.tab[3].view[0], &gpu);
-	assert_string_equal(b.tab[4].view[0]->id, "timeline");
-	assert_ptr_equal(b.tab[5].view[0], &late);
+	assert_ptr_equal(b.tab[2].view[0], &gpu);
+	assert_string_equal(b.tab[3].view[0]->id, "timeline");
+	assert_ptr_equal(b.tab[4].view[0], &late);
 	assert_int_equal(replay_tabs__build(&b, over), -E2BIG);
 	assert_int_equal(b.tab[1].nview, REPLAY_TAB_VIEWS);
 	{ /* more ids than the bar holds: those that fit */

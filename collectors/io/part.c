@@ -1,0 +1,5 @@
+/* part.c — the analyzer side of the io collector (analyze/part.h): loader (load.c), report
+ * (report.c), replay tab (view.c). No figures yet (issue 14). */
+#include "analyze/part.h"
+
+const struct an_part io_part = { "io", &io_load, io_reports, io_views, NULL };
