@@ -26,6 +26,7 @@
 
 #include "tests/capbuild.h"
 #include "collectors/fds/fds.pb-c.h"
+#include "collectors/io/io.pb-c.h"
 
 #define SEC 1000000000ull
 #define MS 1000000ull
@@ -468,6 +469,30 @@ static void put_cpuprof(struct capture_writer *w, int i, int32_t pid, const int3
 	capb__put_event(w, &ev);
 }
 
+/* Interval I's I/O counters (the io collector's /proc lane, delay accounting on). */
+static void put_io(struct capture_writer *w, int i)
+{
+	Ptop__V1__Event ev = PTOP__V1__EVENT__INIT;
+	Ptop__V1__IoSample s = PTOP__V1__IO_SAMPLE__INIT;
+	Ptop__V1__CollectorPayload cp;
+
+	s.rchar = 65536 * (uint64_t)i + 123;
+	s.wchar = MIB * (uint64_t)i;
+	s.syscr = 16 * (uint64_t)i + 1;
+	s.syscw = 256 * (uint64_t)i;
+	s.read_bytes = 4096;
+	s.write_bytes = i > 1 ? MIB * (uint64_t)(i - 1) : 0;
+	s.cancelled_write_bytes = i == 3 ? 8192 : 0;
+	s.iowait_measured = true;
+	s.iowait_ns = 10 * MS * (uint64_t)i;
+	CAPB_CHECK(capture_payload__pack(&ev, &cp, "io", &s.base));
+	ev.time_ns = T0 + (uint64_t)i * SEC;
+	ev.interval_ns = SEC;
+	ev.pid = PID;
+	capb__put_event(w, &ev);
+	capture_payload__release(&cp);
+}
+
 /* The fds collector's payload (a CollectorPayload) at interval I. */
 static void put_fds_payload(struct capture_writer *w, uint64_t t, uint64_t iv,
 			    const ProtobufCMessage *msg)
@@ -754,6 +779,7 @@ static struct capture_writer *write_full(const char *name, bool trailer, uint64_
 	capb__probe(&b, "proccontext", ACTIVE, PROC, NULL, NULL);
 	capb__probe(&b, "mappings", ACTIVE, PROC, NULL, "maps");
 	capb__probe(&b, "cgroup", UNSUPPORTED, PROC, "not a --cgroup recording", NULL);
+	capb__probe(&b, "io", ACTIVE, PROC, NULL, "/proc/4321/io each interval");
 	capb__probe(&b, "fds", ACTIVE, PROC, NULL,
 		    "/proc/4321/fd: one readlink per fd each interval; opens and closes not "
 		    "collected: needs --fd-stacks (eBPF at every syscall exit)");
@@ -811,6 +837,7 @@ static struct capture_writer *write_full(const char *name, bool trailer, uint64_
 			put_vmas(w, i, i == NINT);
 		put_cpuprof(w, i, PID, NULL, 0);
 		put_heap(w, i);
+		put_io(w, i);
 		put_fds(w, i);
 		flush(w);
 		at[i] = capture_writer__bytes(w);
@@ -881,6 +908,7 @@ static void write_noheap(void)
 	capb__probe(&b, "memory", ACTIVE, PROC, NULL, NULL);
 	capb__probe(&b, "vmas", DISABLED, PROC, "--disable vmas", NULL);
 	capb__probe(&b, "mappings", ACTIVE, PROC, NULL, NULL);
+	capb__probe(&b, "io", FAILED, PROC, "cannot read /proc/4321/io: Permission denied", NULL);
 	capb__probe(&b, "fds", FAILED, PROC, "cannot read /proc/4321/fd: Permission denied", NULL);
 	capb__put_header(w, &b);
 	put_maps(w, T0 + 1000, PID, M_START);
@@ -1103,6 +1131,8 @@ static void write_cgroup(void)
 	capb__probe(&b, "memory", UNSUPPORTED, PROC, "cgroup mode", NULL);
 	capb__probe(&b, "mappings", ACTIVE, PROC, NULL, NULL);
 	capb__probe(&b, "cgroup", ACTIVE, PROC, NULL, "memory.stat, memory.events, *.pressure");
+	capb__probe(&b, "io", UNSUPPORTED, PROC,
+		    "/proc/PID/io is one process's: use --pid or a command, not --cgroup", NULL);
 	capb__probe(&b, "fds", UNSUPPORTED, PROC,
 		    "the fd table is one process's: use --pid or a command, not --cgroup", NULL);
 	capb__put_header(w, &b);
