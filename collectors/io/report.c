@@ -24,6 +24,59 @@ static const char *const col_names[COLS] = {
 };
 #define NSUMS 8 /* rchar .. iowait */
 
+/* The I/O syscalls whose figures the syscalls collector has (per operation, not per file). */
+static const char *const io_syscalls[] = {
+	"read",	    "write",	 "pread64",   "pwrite64",	 "readv",	"writev",
+	"preadv",   "pwritev",	 "preadv2",   "pwritev2",	 "sendfile",	"splice",
+	"copy_file_range", "fsync", "fdatasync", "sync_file_range", "io_uring_enter", "io_submit",
+};
+
+enum { YCOL_SYSCALL, YCOL_CALLS, YCOL_ERRORS, YCOL_TOTAL, YCOL_P50, YCOL_P99, YCOLS };
+static const char *const sys_names[YCOLS] = { "syscall", "calls",	   "errors",
+					      "total_ns", "p50_ns", "p99_ns" };
+
+static bool is_io_syscall(const char *name)
+{
+	for (size_t i = 0; i < sizeof(io_syscalls) / sizeof(io_syscalls[0]); i++)
+		if (!strcmp(name, io_syscalls[i]))
+			return true;
+	return false;
+}
+
+/* The window's I/O syscalls from syscall_stat into T (by calls, as report syscalls). */
+static int build_syscalls(sqlite3 *db, const struct capture_meta *m, const struct window *w,
+			  struct table *t)
+{
+	struct syscall_agg *a = NULL;
+	size_t n = 0, own;
+	char b[32];
+	int err;
+
+	err = syscalls__aggregate(db, m, w, SORT_COUNT, &a, &n);
+	if (err)
+		return err;
+	own = syscalls__split_probe(a, n);
+	for (size_t i = 0; !err && i < own; i++) {
+		uint64_t est;
+
+		if (!is_io_syscall(a[i].name))
+			continue;
+		err = table__add_row(t);
+		err = err ?: table__set_text(t, YCOL_SYSCALL, a[i].name);
+		err = err ?: table__set_int(t, YCOL_CALLS, (int64_t)a[i].count, NULL);
+		err = err ?: table__set_int(t, YCOL_ERRORS, (int64_t)a[i].errors, NULL);
+		if (a[i].completed)
+			err = err ?: table__set_int(t, YCOL_TOTAL, (int64_t)a[i].total_ns,
+						    fmt_ns(b, sizeof(b), a[i].total_ns));
+		if (!err && !hist_percentile(a[i].hist, HIST_BUCKETS, 50, &est, NULL, NULL))
+			err = table__set_int(t, YCOL_P50, (int64_t)est, fmt_ns(b, sizeof(b), est));
+		if (!err && !hist_percentile(a[i].hist, HIST_BUCKETS, 99, &est, NULL, NULL))
+			err = table__set_int(t, YCOL_P99, (int64_t)est, fmt_ns(b, sizeof(b), est));
+	}
+	free(a);
+	return err;
+}
+
 static const char per_file_reason[] =
 	"per-file reads, writes and latency, and file-system events need the io collector's "
 	"eBPF lane, which this version does not have";
@@ -93,9 +146,9 @@ static int report_io(sqlite3 *db, const char *capture_id, const struct report_op
 						    "storage_read_bytes", "storage_written_bytes",
 						    "cancelled_write_bytes", "iowait_ns" };
 	struct drop_line *drops = NULL;
-	struct table *t = NULL;
+	struct table *t = NULL, *yt = NULL;
 	struct capture_meta m;
-	struct probe_info p;
+	struct probe_info p, sp;
 	uint64_t sum[NSUMS];
 	bool iowait_all;
 	int64_t span;
@@ -112,9 +165,15 @@ static int report_io(sqlite3 *db, const char *capture_id, const struct report_op
 	if (!probe__active(&p))
 		return report__not_collected(&j, out, o, "io", &p);
 	t = table__new(COLS, col_names);
-	if (!t)
-		return -ENOMEM;
-	err = build_rows(db, &m, &o->win, t, sum, &iowait_all, &span);
+	yt = table__new(YCOLS, sys_names);
+	if (!t || !yt) {
+		err = -ENOMEM;
+		goto cleanup;
+	}
+	err = probe__lookup(db, m.cap, "syscalls", &sp);
+	err = err ?: build_rows(db, &m, &o->win, t, sum, &iowait_all, &span);
+	if (!err && probe__active(&sp))
+		err = build_syscalls(db, &m, &o->win, yt);
 	err = err ?: drops__load(db, &m, "io", &o->win, &drops, &nd);
 	if (err)
 		goto cleanup;
@@ -138,6 +197,18 @@ static int report_io(sqlite3 *db, const char *capture_id, const struct report_op
 			fprintf(out, "block I/O delay  not measured (kernel.task_delayacct was 0)\n");
 		fprintf(out, "per file: not collected (%s)\n\n", per_file_reason);
 		err = table__print(t, out, OUT_TEXT);
+		if (err)
+			break;
+		if (!probe__active(&sp))
+			fprintf(out, "\nI/O syscalls: not collected (syscalls: %s: %s)\n", sp.state,
+				sp.reason);
+		else if (!table__rows(yt))
+			fprintf(out, "\nI/O syscalls (the syscalls collector, per operation): none\n");
+		else {
+			fprintf(out, "\nI/O syscalls (the syscalls collector, per operation, not per "
+				     "file; latency from its log2 histogram):\n");
+			err = table__print(yt, out, OUT_TEXT);
+		}
 		break;
 	case OUT_CSV:
 		report__drops(NULL, out, o, "io", drops, nd);
@@ -159,6 +230,12 @@ static int report_io(sqlite3 *db, const char *capture_id, const struct report_op
 		table__json(t, &j, NULL, 0);
 		json__kv_null(&j, "per_file");
 		json__kv_string(&j, "per_file_reason", per_file_reason);
+		json__key(&j, "syscalls");
+		if (probe__active(&sp))
+			table__json(yt, &j, NULL, 0);
+		else
+			json__null(&j);
+		json__kv_string(&j, "syscalls_reason", probe__active(&sp) ? NULL : sp.reason);
 		json__end_object(&j);
 		err = json__end(&j);
 		break;
@@ -167,6 +244,7 @@ static int report_io(sqlite3 *db, const char *capture_id, const struct report_op
 		err = -EIO;
 cleanup:
 	table__free(t);
+	table__free(yt);
 	free(drops);
 	return err;
 }
@@ -176,7 +254,7 @@ static const struct an_report io_report = {
 	.order = 83,
 	.summary = "bytes and syscalls read and written, storage bytes and block\n"
 		   "I/O delay, per interval and in all (/proc/PID/io)",
-	.tables = "io_sample",
+	.tables = "io_sample,syscall_stat",
 	.run = report_io,
 };
 

@@ -2,7 +2,8 @@
 # writes of 4 KiB (3 fsyncs), reads 1 MiB in 256 reads, fails to open a mode-0000 file
 # (run without CAP_DAC_OVERRIDE and CAP_DAC_READ_SEARCH), renames one file and deletes
 # another, and writes nothing else: the capture's written bytes and write syscalls are
-# exact, its reads at least the 1 MiB. (The denial, the rename, the delete and the
+# exact, its reads at least the 1 MiB; from the syscalls collector (when it runs), 2560
+# write calls and 3 fsyncs exactly. (The denial, the rename, the delete and the
 # per-file figures need the eBPF lane, which the collector does not have yet: the report
 # says per file "not collected".) --disable io: "not collected" with the reason.
 . tests/e2e/lib.sh
@@ -46,6 +47,18 @@ grep -q '^per file: not collected (' "$TMP/io.txt" || fail "text: no per-file re
 assert_eq "json written_bytes" 10485760 "$(jget "$TMP/io.json" 'j["totals"]["written_bytes"]')"
 assert_eq "json write_calls = sum of intervals" 2560 \
 	"$(jget "$TMP/io.json" 'sum(r["write_calls"] for r in j["intervals"])')"
+# per operation, from the syscalls collector when it ran: 2560 writes, 3 fsyncs exactly
+if [ "$(q "$C" "select state from probe where name = 'syscalls'")" = active ]; then
+	assert_eq "json: write calls" 2560 \
+		"$(jget "$TMP/io.json" '[r["calls"] for r in j["syscalls"] if r["syscall"] == "write"][0]')"
+	assert_eq "json: fsync calls" 3 \
+		"$(jget "$TMP/io.json" '[r["calls"] for r in j["syscalls"] if r["syscall"] == "fsync"][0]')"
+	assert_ge "json: read calls" 256 \
+		"$(jget "$TMP/io.json" '[r["calls"] for r in j["syscalls"] if r["syscall"] == "read"][0]')"
+	grep -Eq '^fsync +3 +0 ' "$TMP/io.txt" || fail "text: no fsync row with 3 calls"
+else
+	echo "(the syscalls probe did not run here: the per-operation counts are not checked)"
+fi
 "$ANA" report io --format csv "$C" >"$TMP/io.csv"
 assert_eq "csv rows = samples" "$(q "$C" "select count(*) from io_sample")" "$(($(wc -l <"$TMP/io.csv") - 1))"
 "$ANA" replay --dump --at 99m --tab io --size 120x40 "$C" | grep -q 'per file: not collected' ||
@@ -58,6 +71,8 @@ C2=$TMP/noebpf.ptop
 rm -f "$D/out" && : >"$D/old" && : >"$D/gone" && rm -f "$D/new"
 "$REC" --quiet --no-ebpf --interval 250ms -o "$C2" -- "${drop[@]}" "$FIX/io_work" "$D" >/dev/null
 assert_eq "--no-ebpf: bytes written" 10485760 "$(q "$C2" "select sum(wchar) from io_sample")"
+"$ANA" report io "$C2" | grep -q '^I/O syscalls: not collected (syscalls: unsupported: --no-ebpf' ||
+	fail "--no-ebpf: the I/O syscalls not said 'not collected' with the reason"
 
 # disabled: not collected, with the reason, never a zero
 C3=$TMP/off.ptop
