@@ -86,7 +86,7 @@ static void test_02_parse_blkio(void **state)
 static void test_03_self(void **state)
 {
 	char *text = NULL;
-	size_t cap = 0, len = 0;
+	size_t len = 0;
 	struct proc_io a, b;
 	FILE *f;
 	int fd;
@@ -111,7 +111,6 @@ static void test_03_self(void **state)
 	assert_int_equal(io__parse(text, &b), 0);
 	assert_int_equal(b.wchar - a.wchar, 70);
 	assert_int_equal(b.syscw - a.syscw, 7);
-	(void)cap;
 	free(text);
 }
 
