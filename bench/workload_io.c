@@ -87,7 +87,7 @@ int main(int argc, char **argv)
 	t0 = mono_ns();
 	for (;;) {
 		uint64_t now = mono_ns(), el = now - t0;
-		struct timespec ts = { 0, 1000000 };
+		struct timespec ts = {0, 1000000};
 
 		if (el >= (uint64_t)(seconds * 1e9))
 			break;

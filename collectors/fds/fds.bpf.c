@@ -150,7 +150,7 @@ int fd_exit(struct bpf_raw_tracepoint_args *ctx)
 	struct sm_key sk = {};
 	struct sm_ips *buf;
 	__u32 key, zero = 0, *kind, n = 0;
-	int fds[2] = { -1, -1 };
+	int fds[2] = {-1, -1};
 	long ret;
 	__u64 nr;
 

@@ -2,40 +2,40 @@
 #ifndef PTOP_BPF_FDS_H
 #define PTOP_BPF_FDS_H
 
-#define FDS_MAX_NR 1024		/* syscall numbers classified: [0, FDS_MAX_NR) */
-#define FDS_OWNERS 65536	/* fds whose opening site is kept (--fd-stacks) */
-#define FDS_SITES 4096		/* opening sites (stacks) kept */
+#define FDS_MAX_NR 1024	 /* syscall numbers classified: [0, FDS_MAX_NR) */
+#define FDS_OWNERS 65536 /* fds whose opening site is kept (--fd-stacks) */
+#define FDS_SITES 4096	 /* opening sites (stacks) kept */
 
 /* What a syscall does to the fd table, by number (fd_kind, filled by user space from
  * the syscall table's names, so the kernel side names no number). */
 enum fds_kind {
 	FDS_K_NONE = 0,
-	FDS_K_RET = 1,		/* returns a new fd: open, openat, socket, accept, dup, ... */
-	FDS_K_PAIR_A1 = 2,	/* writes two new fds to int[2] at arg 1: pipe, pipe2 */
-	FDS_K_PAIR_A4 = 3,	/* writes two new fds to int[2] at arg 4: socketpair */
-	FDS_K_FCNTL = 4,	/* fcntl: a new fd when cmd (arg 2) is F_DUPFD or F_DUPFD_CLOEXEC */
-	FDS_K_CLOSE = 5,	/* close(fd): 0 closes arg 1 */
-	FDS_K_CLOSE_RANGE = 6,	/* close_range: calls counted; the fds it closed are not known */
+	FDS_K_RET = 1,	       /* returns a new fd: open, openat, socket, accept, dup, ... */
+	FDS_K_PAIR_A1 = 2,     /* writes two new fds to int[2] at arg 1: pipe, pipe2 */
+	FDS_K_PAIR_A4 = 3,     /* writes two new fds to int[2] at arg 4: socketpair */
+	FDS_K_FCNTL = 4,       /* fcntl: a new fd when cmd (arg 2) is F_DUPFD or F_DUPFD_CLOEXEC */
+	FDS_K_CLOSE = 5,       /* close(fd): 0 closes arg 1 */
+	FDS_K_CLOSE_RANGE = 6, /* close_range: calls counted; the fds it closed are not known */
 };
 
 /* Cumulative per syscall number, one copy per CPU (sum them). */
 struct fds_stat {
-	__u64 opened;		/* new fds (two for a pipe or socketpair) */
-	__u64 failed;		/* calls that returned an error */
-	__u64 closed;		/* fds closed (close returning 0); close_range: calls */
-	__u64 emfile;		/* failed with EMFILE or ENFILE: the fd table is full */
+	__u64 opened; /* new fds (two for a pipe or socketpair) */
+	__u64 failed; /* calls that returned an error */
+	__u64 closed; /* fds closed (close returning 0); close_range: calls */
+	__u64 emfile; /* failed with EMFILE or ENFILE: the fd table is full */
 };
 
 /* An opening site's figures (--fd-stacks), by its stack key. */
 struct fds_site {
-	__u64 opened;		/* fds opened here */
-	__u64 live;		/* of them, not closed yet (as far as close and dup2 tell) */
+	__u64 opened; /* fds opened here */
+	__u64 live;   /* of them, not closed yet (as far as close and dup2 tell) */
 };
 
 /* Indexes of the per-CPU counter array fd_counters: what could not be followed. */
 enum fds_counter {
-	FDS_CNT_OWNER_FULL = 0,	/* fd_owner full: an fd's site not kept */
-	FDS_CNT_STACK_FAIL = 1,	/* no stack for an open (walk failed or stack map full) */
+	FDS_CNT_OWNER_FULL = 0, /* fd_owner full: an fd's site not kept */
+	FDS_CNT_STACK_FAIL = 1, /* no stack for an open (walk failed or stack map full) */
 	FDS_CNT_SITE_FULL = 2,	/* fd_sites full: an open not credited to its site */
 	FDS_CNT_MAX = 3,
 };

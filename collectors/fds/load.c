@@ -13,16 +13,15 @@
 enum { ST_SAMPLE, ST_OPEN, ST_OP, ST_SITE };
 
 static const char sample_sql[] =
-	"INSERT INTO fd_sample (cap, time_ns, interval_ns, pid, total, file, socket, pipe, "
-	"eventfd, epoll, timerfd, signalfd, anon_inode, other)";
+    "INSERT INTO fd_sample (cap, time_ns, interval_ns, pid, total, file, socket, pipe, "
+    "eventfd, epoll, timerfd, signalfd, anon_inode, other)";
 static const char open_sql[] =
-	"INSERT INTO fd_open (cap, time_ns, pid, fd, type, target, truncated)";
+    "INSERT INTO fd_open (cap, time_ns, pid, fd, type, target, truncated)";
 
 static const char op_sql[] =
-	"INSERT INTO fd_op (cap, time_ns, interval_ns, pid, syscall, opened, failed, closed, "
-	"emfile)";
-static const char site_sql[] =
-	"INSERT INTO fd_site (cap, time_ns, pid, stack_id, opened, live)";
+    "INSERT INTO fd_op (cap, time_ns, interval_ns, pid, syscall, opened, failed, closed, "
+    "emfile)";
+static const char site_sql[] = "INSERT INTO fd_site (cap, time_ns, pid, stack_id, opened, live)";
 
 static int corrupt(struct load_ctx *l, const char *what)
 {
@@ -143,32 +142,36 @@ static int load_sites(struct load_ctx *l, const Ptop__V1__Event *ev)
 }
 
 const struct an_load fds_load = {
-	AN_LOAD_PAYLOADS({
-		.payload = PTOP__V1__EVENT__PAYLOAD_COLLECTOR_PAYLOAD,
-		.kind = "event:fds",
-		.load = load_sample,
-		.type = "ptop.v1.FdSample",
-	}, {
-		.payload = PTOP__V1__EVENT__PAYLOAD_COLLECTOR_PAYLOAD,
-		.kind = "event:fd_table",
-		.load = load_table,
-		.type = "ptop.v1.FdTable",
-	}, {
-		.payload = PTOP__V1__EVENT__PAYLOAD_COLLECTOR_PAYLOAD,
-		.kind = "event:fd_ops",
-		.load = load_ops,
-		.type = "ptop.v1.FdOps",
-	}, {
-		.payload = PTOP__V1__EVENT__PAYLOAD_COLLECTOR_PAYLOAD,
-		.kind = "event:fd_sites",
-		.load = load_sites,
-		.type = "ptop.v1.FdSites",
+    AN_LOAD_PAYLOADS(
+	{
+	    .payload = PTOP__V1__EVENT__PAYLOAD_COLLECTOR_PAYLOAD,
+	    .kind = "event:fds",
+	    .load = load_sample,
+	    .type = "ptop.v1.FdSample",
+	},
+	{
+	    .payload = PTOP__V1__EVENT__PAYLOAD_COLLECTOR_PAYLOAD,
+	    .kind = "event:fd_table",
+	    .load = load_table,
+	    .type = "ptop.v1.FdTable",
+	},
+	{
+	    .payload = PTOP__V1__EVENT__PAYLOAD_COLLECTOR_PAYLOAD,
+	    .kind = "event:fd_ops",
+	    .load = load_ops,
+	    .type = "ptop.v1.FdOps",
+	},
+	{
+	    .payload = PTOP__V1__EVENT__PAYLOAD_COLLECTOR_PAYLOAD,
+	    .kind = "event:fd_sites",
+	    .load = load_sites,
+	    .type = "ptop.v1.FdSites",
 	}),
-	AN_LOAD_STMTS([ST_SAMPLE] = sample_sql, [ST_OPEN] = open_sql, [ST_OP] = op_sql,
-		      [ST_SITE] = site_sql),
-	AN_LOAD_CHECKS({ "fd_sample", true, true, "rowid", "pid",
-			 "total,file,socket,pipe,eventfd,epoll,timerfd,signalfd,anon_inode,other" },
-		       { "fd_open", false, false, "rowid", "pid", "fd" },
-		       { "fd_op", true, true, "rowid", "pid,syscall", "opened,failed,closed,emfile" },
-		       { "fd_site", false, false, "rowid", "pid", "opened,live" }),
+    AN_LOAD_STMTS([ST_SAMPLE] = sample_sql, [ST_OPEN] = open_sql, [ST_OP] = op_sql,
+		  [ST_SITE] = site_sql),
+    AN_LOAD_CHECKS({"fd_sample", true, true, "rowid", "pid",
+		    "total,file,socket,pipe,eventfd,epoll,timerfd,signalfd,anon_inode,other"},
+		   {"fd_open", false, false, "rowid", "pid", "fd"},
+		   {"fd_op", true, true, "rowid", "pid,syscall", "opened,failed,closed,emfile"},
+		   {"fd_site", false, false, "rowid", "pid", "opened,live"}),
 };

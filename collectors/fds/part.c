@@ -2,4 +2,4 @@
  * (report.c), replay tab (view.c). No figures yet (issue 14). */
 #include "analyze/part.h"
 
-const struct an_part fds_part = { "fds", &fds_load, fds_reports, fds_views, NULL };
+const struct an_part fds_part = {"fds", &fds_load, fds_reports, fds_views, NULL};

@@ -35,9 +35,9 @@
 #include "record/procfs.h"
 
 static const char *const type_names[FD_TYPES] = {
-	[FD_FILE] = "file",	    [FD_SOCKET] = "socket",	[FD_PIPE] = "pipe",
-	[FD_EVENTFD] = "eventfd",   [FD_EPOLL] = "epoll",	[FD_TIMERFD] = "timerfd",
-	[FD_SIGNALFD] = "signalfd", [FD_ANON_INODE] = "anon_inode", [FD_OTHER] = "other",
+    [FD_FILE] = "file",		[FD_SOCKET] = "socket",		[FD_PIPE] = "pipe",
+    [FD_EVENTFD] = "eventfd",	[FD_EPOLL] = "epoll",		[FD_TIMERFD] = "timerfd",
+    [FD_SIGNALFD] = "signalfd", [FD_ANON_INODE] = "anon_inode", [FD_OTHER] = "other",
 };
 
 const char *fds__type_name(enum fd_type t)
@@ -144,25 +144,44 @@ static const struct {
 	const char *name;
 	enum fds_kind kind;
 } kinds[] = {
-	{ "open", FDS_K_RET },		  { "openat", FDS_K_RET },
-	{ "openat2", FDS_K_RET },	  { "creat", FDS_K_RET },
-	{ "open_by_handle_at", FDS_K_RET }, { "socket", FDS_K_RET },
-	{ "accept", FDS_K_RET },	  { "accept4", FDS_K_RET },
-	{ "dup", FDS_K_RET },		  { "dup2", FDS_K_RET },
-	{ "dup3", FDS_K_RET },		  { "eventfd", FDS_K_RET },
-	{ "eventfd2", FDS_K_RET },	  { "epoll_create", FDS_K_RET },
-	{ "epoll_create1", FDS_K_RET },	  { "timerfd_create", FDS_K_RET },
-	{ "signalfd", FDS_K_RET },	  { "signalfd4", FDS_K_RET },
-	{ "inotify_init", FDS_K_RET },	  { "inotify_init1", FDS_K_RET },
-	{ "fanotify_init", FDS_K_RET },	  { "memfd_create", FDS_K_RET },
-	{ "memfd_secret", FDS_K_RET },	  { "pidfd_open", FDS_K_RET },
-	{ "pidfd_getfd", FDS_K_RET },	  { "perf_event_open", FDS_K_RET },
-	{ "userfaultfd", FDS_K_RET },	  { "io_uring_setup", FDS_K_RET },
-	{ "fsopen", FDS_K_RET },	  { "fsmount", FDS_K_RET },
-	{ "fspick", FDS_K_RET },	  { "open_tree", FDS_K_RET },
-	{ "pipe", FDS_K_PAIR_A1 },	  { "pipe2", FDS_K_PAIR_A1 },
-	{ "socketpair", FDS_K_PAIR_A4 },  { "fcntl", FDS_K_FCNTL },
-	{ "close", FDS_K_CLOSE },	  { "close_range", FDS_K_CLOSE_RANGE },
+    {"open", FDS_K_RET},
+    {"openat", FDS_K_RET},
+    {"openat2", FDS_K_RET},
+    {"creat", FDS_K_RET},
+    {"open_by_handle_at", FDS_K_RET},
+    {"socket", FDS_K_RET},
+    {"accept", FDS_K_RET},
+    {"accept4", FDS_K_RET},
+    {"dup", FDS_K_RET},
+    {"dup2", FDS_K_RET},
+    {"dup3", FDS_K_RET},
+    {"eventfd", FDS_K_RET},
+    {"eventfd2", FDS_K_RET},
+    {"epoll_create", FDS_K_RET},
+    {"epoll_create1", FDS_K_RET},
+    {"timerfd_create", FDS_K_RET},
+    {"signalfd", FDS_K_RET},
+    {"signalfd4", FDS_K_RET},
+    {"inotify_init", FDS_K_RET},
+    {"inotify_init1", FDS_K_RET},
+    {"fanotify_init", FDS_K_RET},
+    {"memfd_create", FDS_K_RET},
+    {"memfd_secret", FDS_K_RET},
+    {"pidfd_open", FDS_K_RET},
+    {"pidfd_getfd", FDS_K_RET},
+    {"perf_event_open", FDS_K_RET},
+    {"userfaultfd", FDS_K_RET},
+    {"io_uring_setup", FDS_K_RET},
+    {"fsopen", FDS_K_RET},
+    {"fsmount", FDS_K_RET},
+    {"fspick", FDS_K_RET},
+    {"open_tree", FDS_K_RET},
+    {"pipe", FDS_K_PAIR_A1},
+    {"pipe2", FDS_K_PAIR_A1},
+    {"socketpair", FDS_K_PAIR_A4},
+    {"fcntl", FDS_K_FCNTL},
+    {"close", FDS_K_CLOSE},
+    {"close_range", FDS_K_CLOSE_RANGE},
 };
 
 enum fds_kind fds__kind(const char *syscall)
@@ -180,39 +199,39 @@ static struct fds_settings {
 } fds_settings;
 
 static const struct collector_opt fds_opts[] = {
-	{
-		.name = "fd-stacks",
-		.help = "fds: also count the fds each syscall opens and\n"
-			"closes (eBPF, at every syscall exit: not on by\n"
-			"default) and keep each open's user stack: the\n"
-			"opening sites of the fds still open at the end",
-		.section = COPT_COLLECTORS,
-		.order = 60,
-		.parse = copt_parse_flag,
-		.offset = offsetof(struct fds_settings, stacks),
-	},
-	{ .name = NULL },
+    {
+	.name = "fd-stacks",
+	.help = "fds: also count the fds each syscall opens and\n"
+		"closes (eBPF, at every syscall exit: not on by\n"
+		"default) and keep each open's user stack: the\n"
+		"opening sites of the fds still open at the end",
+	.section = COPT_COLLECTORS,
+	.order = 60,
+	.parse = copt_parse_flag,
+	.offset = offsetof(struct fds_settings, stacks),
+    },
+    {.name = NULL},
 };
 
 struct fds_bpf_lane {
 	struct fds_bpf *skel;
 	int ncpus;
-	struct fds_stat *percpu;	/* one value of fd_stats: ncpus copies */
-	struct fds_stat *cur, *prev;	/* FDS_MAX_NR cumulative sums */
-	uint64_t *cnt_vals;		/* ncpus */
+	struct fds_stat *percpu;     /* one value of fd_stats: ncpus copies */
+	struct fds_stat *cur, *prev; /* FDS_MAX_NR cumulative sums */
+	uint64_t *cnt_vals;	     /* ncpus */
 	uint64_t prev_counters[FDS_CNT_MAX];
 	uint64_t prev_misses;
-	uint32_t nrs[FDS_MAX_NR];	/* the classified numbers */
+	uint32_t nrs[FDS_MAX_NR]; /* the classified numbers */
 	size_t n_nrs;
 };
 
 struct fds_priv {
-	struct fds_bpf_lane *bpf;	/* --fd-stacks with eBPF; NULL: the /proc lane alone */
-	char dir[64];		/* /proc/PID/fd */
-	struct fd_scan scan;	/* the last read, its table kept for the end */
-	struct fd_scan next;	/* the read in progress: becomes scan when it succeeds */
-	uint64_t scan_ns;	/* when it was read; 0: never */
-	uint64_t prev_ns;	/* the previous poll */
+	struct fds_bpf_lane *bpf; /* --fd-stacks with eBPF; NULL: the /proc lane alone */
+	char dir[64];		  /* /proc/PID/fd */
+	struct fd_scan scan;	  /* the last read, its table kept for the end */
+	struct fd_scan next;	  /* the read in progress: becomes scan when it succeeds */
+	uint64_t scan_ns;	  /* when it was read; 0: never */
+	uint64_t prev_ns;	  /* the previous poll */
 	bool table_sent;
 };
 
@@ -275,14 +294,16 @@ static Ptop__V1__ProbeState fds_check(struct collector *c)
 	}
 	closedir(d);
 	if (no_bpf_lane(c, why, sizeof(why))) {
-		snprintf(c->detail, sizeof(c->detail),
-			 "%s: one readlink per fd each interval; opens and closes not collected: %s",
-			 dir, why);
+		snprintf(
+		    c->detail, sizeof(c->detail),
+		    "%s: one readlink per fd each interval; opens and closes not collected: %s",
+		    dir, why);
 	} else {
 		c->source = PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_EBPF;
 		snprintf(c->detail, sizeof(c->detail),
 			 "%s: one readlink per fd each interval; raw_tp/sys_exit: fds opened and "
-			 "closed per syscall, opening user stacks", dir);
+			 "closed per syscall, opening user stacks",
+			 dir);
 	}
 	return PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE;
 }
@@ -394,8 +415,7 @@ static int fds_start(struct collector *c)
 }
 
 /* The interval's opens and closes per syscall (FdOps), from the cumulative per-CPU sums. */
-static int emit_ops(struct collector *c, struct fds_bpf_lane *b, uint64_t now_ns,
-		    uint64_t interval)
+static int emit_ops(struct collector *c, struct fds_bpf_lane *b, uint64_t now_ns, uint64_t interval)
 {
 	const struct syscall_table *tab = syscall_table__native();
 	Ptop__V1__FdOps ops = PTOP__V1__FD_OPS__INIT;
@@ -405,7 +425,7 @@ static int emit_ops(struct collector *c, struct fds_bpf_lane *b, uint64_t now_ns
 
 	for (i = 0; i < b->n_nrs; i++) {
 		uint32_t nr = b->nrs[i];
-		struct fds_stat sum = { 0 }, *cur = &b->cur[nr], *prev = &b->prev[nr];
+		struct fds_stat sum = {0}, *cur = &b->cur[nr], *prev = &b->prev[nr];
 
 		if (bpf_map_lookup_elem(fd, &nr, b->percpu))
 			return -errno;
@@ -437,15 +457,15 @@ static int emit_ops(struct collector *c, struct fds_bpf_lane *b, uint64_t now_ns
 }
 
 static const char *const counter_kind[FDS_CNT_MAX] = {
-	[FDS_CNT_OWNER_FULL] = "map_full",
-	[FDS_CNT_STACK_FAIL] = "stack_failed",
-	[FDS_CNT_SITE_FULL] = "map_full",
+    [FDS_CNT_OWNER_FULL] = "map_full",
+    [FDS_CNT_STACK_FAIL] = "stack_failed",
+    [FDS_CNT_SITE_FULL] = "map_full",
 };
 static const char *const counter_detail[FDS_CNT_MAX] = {
-	[FDS_CNT_OWNER_FULL] = "fd_owner full: an open fd's site not kept (its close not "
-			       "credited)",
-	[FDS_CNT_STACK_FAIL] = "no user stack for an open: counted, not credited to a site",
-	[FDS_CNT_SITE_FULL] = "fd_sites full: an open not credited to its site",
+    [FDS_CNT_OWNER_FULL] = "fd_owner full: an open fd's site not kept (its close not "
+			   "credited)",
+    [FDS_CNT_STACK_FAIL] = "no user stack for an open: counted, not credited to a site",
+    [FDS_CNT_SITE_FULL] = "fd_sites full: an open not credited to its site",
 };
 
 static int emit_losses(struct collector *c, struct fds_bpf_lane *b)
@@ -454,8 +474,8 @@ static int emit_losses(struct collector *c, struct fds_bpf_lane *b)
 	int err;
 
 	for (uint32_t i = 0; i < FDS_CNT_MAX; i++) {
-		err = bpf_util__percpu_sum(b->skel->maps.fd_counters, i, b->cnt_vals,
-					   sizeof(__u64), &v, 1);
+		err = bpf_util__percpu_sum(b->skel->maps.fd_counters, i, b->cnt_vals, sizeof(__u64),
+					   &v, 1);
 		if (err)
 			return err;
 		err = rec_emit_drop(c, counter_kind[i], v - b->prev_counters[i], counter_detail[i]);
@@ -629,14 +649,14 @@ static void fds_stop(struct collector *c)
 }
 
 const struct collector_ops fds_collector = {
-	.name = "fds",
-	.summary = "open fds by type per interval, the table at the end (/proc/PID/fd); "
-		   "opens, closes and opening sites with --fd-stacks (eBPF sys_exit)",
-	.opts = fds_opts,
-	.settings = &fds_settings,
-	.settings_size = sizeof(fds_settings),
-	.check = fds_check,
-	.start = fds_start,
-	.poll = fds_poll,
-	.stop = fds_stop,
+    .name = "fds",
+    .summary = "open fds by type per interval, the table at the end (/proc/PID/fd); "
+	       "opens, closes and opening sites with --fd-stacks (eBPF sys_exit)",
+    .opts = fds_opts,
+    .settings = &fds_settings,
+    .settings_size = sizeof(fds_settings),
+    .check = fds_check,
+    .start = fds_start,
+    .poll = fds_poll,
+    .stop = fds_stop,
 };

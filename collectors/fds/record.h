@@ -25,8 +25,8 @@ enum fd_type {
 	FD_TYPES,
 };
 
-#define FDS_TABLE_MAX 65536  /* fds kept in the table sent at the end */
-#define FDS_TARGET_MAX 256   /* bytes of a readlink kept (longer: cut) */
+#define FDS_TABLE_MAX 65536 /* fds kept in the table sent at the end */
+#define FDS_TARGET_MAX 256  /* bytes of a readlink kept (longer: cut) */
 
 /* The type of an fd whose /proc/PID/fd/N link reads LINK. */
 enum fd_type fds__classify(const char *link);
@@ -48,9 +48,9 @@ struct fd_ent {
 struct fd_scan {
 	uint32_t total;
 	uint32_t count[FD_TYPES];
-	struct fd_ent *ents;   /* sorted by fd; NULL when not asked */
+	struct fd_ent *ents; /* sorted by fd; NULL when not asked */
 	size_t nents, cap;
-	bool truncated;        /* more than FDS_TABLE_MAX fds: the lowest kept */
+	bool truncated; /* more than FDS_TABLE_MAX fds: the lowest kept */
 };
 
 /* Read the fd directory DIR ("/proc/PID/fd") into S (counts from zero; the table too when

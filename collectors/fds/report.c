@@ -14,53 +14,49 @@
 #include "analyze/symbolize.h"
 
 #define NTYPES 9
-static const char *const type_col[NTYPES] = { "file",	 "socket",   "pipe",
-					      "eventfd", "epoll",    "timerfd",
-					      "signalfd", "anon_inode", "other" };
+static const char *const type_col[NTYPES] = {
+    "file", "socket", "pipe", "eventfd", "epoll", "timerfd", "signalfd", "anon_inode", "other"};
 
 static const char rows_sql[] =
-	"SELECT time_ns, interval_ns, total, file, socket, pipe, eventfd, epoll, timerfd, "
-	"signalfd, anon_inode, other FROM fd_sample WHERE cap = ?1 "
-	"AND time_ns - COALESCE(interval_ns, 0) / 2 >= ?2 "
-	"AND time_ns - COALESCE(interval_ns, 0) / 2 < ?3 ORDER BY time_ns, pid";
+    "SELECT time_ns, interval_ns, total, file, socket, pipe, eventfd, epoll, timerfd, "
+    "signalfd, anon_inode, other FROM fd_sample WHERE cap = ?1 "
+    "AND time_ns - COALESCE(interval_ns, 0) / 2 >= ?2 "
+    "AND time_ns - COALESCE(interval_ns, 0) / 2 < ?3 ORDER BY time_ns, pid";
 
 static const char open_sql[] =
-	"SELECT time_ns, fd, type, target, truncated FROM fd_open WHERE cap = ?1 "
-	"ORDER BY pid, fd";
+    "SELECT time_ns, fd, type, target, truncated FROM fd_open WHERE cap = ?1 "
+    "ORDER BY pid, fd";
 
 /* the opens and closes the eBPF lane counted at the sample's poll (--fd-stacks) */
 static const char ops_at_sql[] =
-	"SELECT sum(opened), sum(closed) FROM fd_op WHERE cap = ?1 AND time_ns = ?2";
+    "SELECT sum(opened), sum(closed) FROM fd_op WHERE cap = ?1 AND time_ns = ?2";
 
 static const char ops_sql[] =
-	"SELECT syscall, sum(opened), sum(failed), sum(closed), sum(emfile) FROM fd_op "
-	"WHERE cap = ?1 AND time_ns - COALESCE(interval_ns, 0) / 2 >= ?2 "
-	"AND time_ns - COALESCE(interval_ns, 0) / 2 < ?3 GROUP BY syscall "
-	"ORDER BY sum(opened) + sum(closed) + sum(failed) DESC, syscall";
+    "SELECT syscall, sum(opened), sum(failed), sum(closed), sum(emfile) FROM fd_op "
+    "WHERE cap = ?1 AND time_ns - COALESCE(interval_ns, 0) / 2 >= ?2 "
+    "AND time_ns - COALESCE(interval_ns, 0) / 2 < ?3 GROUP BY syscall "
+    "ORDER BY sum(opened) + sum(closed) + sum(failed) DESC, syscall";
 
-static const char sites_sql[] =
-	"SELECT stack_id, opened, live FROM fd_site WHERE cap = ?1 "
-	"ORDER BY live DESC, opened DESC, stack_id";
+static const char sites_sql[] = "SELECT stack_id, opened, live FROM fd_site WHERE cap = ?1 "
+				"ORDER BY live DESC, opened DESC, stack_id";
 
-#define SITES_SHOWN 10	/* opening sites in text (JSON has them all) */
-#define SITE_FRAMES 8	/* frames of a site's stack shown */
+#define SITES_SHOWN 10 /* opening sites in text (JSON has them all) */
+#define SITE_FRAMES 8  /* frames of a site's stack shown */
 
-enum { COL_T, COL_TOTAL, COL_GROWTH, COL_TYPE0, COL_OPENED = COL_TYPE0 + NTYPES, COL_CLOSED,
-       COLS };
+enum { COL_T, COL_TOTAL, COL_GROWTH, COL_TYPE0, COL_OPENED = COL_TYPE0 + NTYPES, COL_CLOSED, COLS };
 static const char *const col_names[COLS] = {
-	"t_s",	"total", "growth", "file",  "socket",	  "pipe",
-	"eventfd", "epoll", "timerfd", "signalfd", "anon_inode", "other", "opened", "closed",
+    "t_s",   "total",	"growth",   "file",	  "socket", "pipe",   "eventfd",
+    "epoll", "timerfd", "signalfd", "anon_inode", "other",  "opened", "closed",
 };
 
 enum { PCOL_SYSCALL, PCOL_OPENED, PCOL_FAILED, PCOL_CLOSED, PCOL_EMFILE, PCOLS };
-static const char *const ops_names[PCOLS] = { "syscall", "opened", "failed", "closed",
-					      "emfile" };
+static const char *const ops_names[PCOLS] = {"syscall", "opened", "failed", "closed", "emfile"};
 
 enum { SCOL_LIVE, SCOL_OPENED, SCOL_STACK_ID, SCOL_STACK, SCOLS };
-static const char *const site_names[SCOLS] = { "live", "opened", "stack_id", "stack" };
+static const char *const site_names[SCOLS] = {"live", "opened", "stack_id", "stack"};
 
 enum { OCOL_FD, OCOL_TYPE, OCOL_TARGET, OCOLS };
-static const char *const open_names[OCOLS] = { "fd", "type", "target" };
+static const char *const open_names[OCOLS] = {"fd", "type", "target"};
 
 /* The window's first and last counts per type (index 0: total, 1..NTYPES: the types). */
 struct fds_span {
@@ -102,7 +98,8 @@ static int build_rows(sqlite3 *db, const struct capture_meta *m, const struct wi
 		for (i = 0; i <= NTYPES; i++)
 			sp->last[i] = sqlite3_column_int64(st, 2 + i);
 		err = table__add_row(t);
-		err = err ?: table__set_real(t, COL_T, (double)(time_ns - m->base_ns) / 1e9,
+		err = err
+			  ?: table__set_real(t, COL_T, (double)(time_ns - m->base_ns) / 1e9,
 					     fmt_secs(a, sizeof(a), time_ns - m->base_ns));
 		err = err ?: table__set_int(t, COL_TOTAL, total, NULL);
 		if (prev >= 0) {
@@ -110,7 +107,8 @@ static int build_rows(sqlite3 *db, const struct capture_meta *m, const struct wi
 			err = err ?: table__set_int(t, COL_GROWTH, total - prev, g);
 		}
 		for (i = 0; i < NTYPES; i++)
-			err = err ?: table__set_int(t, COL_TYPE0 + i,
+			err = err
+				  ?: table__set_int(t, COL_TYPE0 + i,
 						    sqlite3_column_int64(st, 3 + i), NULL);
 		prev = total;
 		if (!os || err)
@@ -149,7 +147,8 @@ static int build_ops(sqlite3 *db, const struct capture_meta *m, const struct win
 	sqlite3_bind_int64(st, 3, hi);
 	while (!err && (rc = sqlite3_step(st)) == SQLITE_ROW) {
 		err = table__add_row(t);
-		err = err ?: table__set_text(t, PCOL_SYSCALL,
+		err = err
+			  ?: table__set_text(t, PCOL_SYSCALL,
 					     (const char *)sqlite3_column_text(st, 0));
 		for (int i = 1; !err && i < PCOLS; i++)
 			err = table__set_int(t, i, sqlite3_column_int64(st, i), NULL);
@@ -166,8 +165,8 @@ static bool q_exists(sqlite3 *db, int64_t cap)
 	sqlite3_stmt *st = NULL;
 	bool yes = false;
 
-	if (sqlite3_prepare_v2(db, "SELECT 1 FROM fd_site WHERE cap = ?1 LIMIT 1", -1, &st,
-			       NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(db, "SELECT 1 FROM fd_site WHERE cap = ?1 LIMIT 1", -1, &st, NULL) !=
+	    SQLITE_OK)
 		return false;
 	sqlite3_bind_int64(st, 1, cap);
 	yes = sqlite3_step(st) == SQLITE_ROW;
@@ -179,10 +178,10 @@ static bool q_exists(sqlite3 *db, int64_t cap)
 static int build_sites(sqlite3 *db, const struct capture_meta *m, const struct report_opts *o,
 		       struct table *t)
 {
-	struct symstore_opts so = { .cache_dir = o->symbol_cache,
-				    .debuginfod = o->debuginfod,
-				    .debuginfod_urls = o->debuginfod_urls,
-				    .retry_misses = o->symbol_cache || o->debuginfod };
+	struct symstore_opts so = {.cache_dir = o->symbol_cache,
+				   .debuginfod = o->debuginfod,
+				   .debuginfod_urls = o->debuginfod_urls,
+				   .retry_misses = o->symbol_cache || o->debuginfod};
 	struct symstore_run run;
 	struct profile *stacks = NULL;
 	sqlite3_stmt *st = NULL;
@@ -205,18 +204,16 @@ static int build_sites(sqlite3 *db, const struct capture_meta *m, const struct r
 	}
 	sqlite3_bind_int64(st, 1, m->cap);
 	while (!err && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-		int64_t sid = sqlite3_column_type(st, 0) == SQLITE_NULL
-				      ? 0
-				      : sqlite3_column_int64(st, 0);
+		int64_t sid =
+		    sqlite3_column_type(st, 0) == SQLITE_NULL ? 0 : sqlite3_column_int64(st, 0);
 		const struct prof_stack *ps = sid > 0 ? profile__stack(stacks, sid) : NULL;
 		char frames[SITE_FRAMES * 96] = "";
 		size_t len = 0;
 
 		for (size_t d = 0; ps && d < ps->n && d < SITE_FRAMES; d++) {
 			prof_loc__name(ps->loc[d], 0, name, sizeof(name));
-			len += (size_t)snprintf(frames + len, len < sizeof(frames)
-							      ? sizeof(frames) - len
-							      : 0,
+			len += (size_t)snprintf(frames + len,
+						len < sizeof(frames) ? sizeof(frames) - len : 0,
 						"%s%s", d ? " < " : "", name);
 			if (len >= sizeof(frames))
 				break;
@@ -252,8 +249,10 @@ static int build_open(sqlite3 *db, const struct capture_meta *m, struct table *t
 		*trunc = *trunc || sqlite3_column_int64(st, 4);
 		err = table__add_row(t);
 		err = err ?: table__set_int(t, OCOL_FD, sqlite3_column_int64(st, 1), NULL);
-		err = err ?: table__set_text(t, OCOL_TYPE, (const char *)sqlite3_column_text(st, 2));
-		err = err ?: table__set_text(t, OCOL_TARGET,
+		err =
+		    err ?: table__set_text(t, OCOL_TYPE, (const char *)sqlite3_column_text(st, 2));
+		err = err
+			  ?: table__set_text(t, OCOL_TARGET,
 					     (const char *)sqlite3_column_text(st, 3));
 	}
 	if (!err && rc != SQLITE_DONE)
@@ -286,11 +285,11 @@ static const char *opens_reason(const struct probe_info *p)
 {
 	const char *s = strstr(p->detail, "not collected: ");
 
-	return s ? s + strlen("not collected: ") : "the eBPF lane did not run: it needs --fd-stacks";
+	return s ? s + strlen("not collected: ")
+		 : "the eBPF lane did not run: it needs --fd-stacks";
 }
 
-static int report_fds(sqlite3 *db, const char *capture_id, const struct report_opts *o,
-		      FILE *out)
+static int report_fds(sqlite3 *db, const char *capture_id, const struct report_opts *o, FILE *out)
 {
 	struct drop_line *drops = NULL;
 	struct table *t = NULL, *ot = NULL, *pt = NULL, *stt = NULL;
@@ -335,14 +334,16 @@ static int report_fds(sqlite3 *db, const char *capture_id, const struct report_o
 		window__describe(&o->win, w, sizeof(w));
 		fprintf(out, "fds (%s): %zu intervals", w, table__rows(t));
 		if (sp.n)
-			fprintf(out, ", open fds %" PRId64 " at %s, %" PRId64 " at %s (%+" PRId64 ")",
-				sp.first[0], fmt_secs(a, sizeof(a), sp.t0 - m.base_ns), sp.last[0],
-				fmt_secs(b, sizeof(b), sp.t1 - m.base_ns), sp.last[0] - sp.first[0]);
+			fprintf(
+			    out, ", open fds %" PRId64 " at %s, %" PRId64 " at %s (%+" PRId64 ")",
+			    sp.first[0], fmt_secs(a, sizeof(a), sp.t0 - m.base_ns), sp.last[0],
+			    fmt_secs(b, sizeof(b), sp.t1 - m.base_ns), sp.last[0] - sp.first[0]);
 		fputc('\n', out);
 		report__drops(NULL, out, o, "fds", drops, nd);
 		if (k >= 0)
-			fprintf(out, "fastest-growing: %s, %" PRId64 " to %" PRId64 " (%+" PRId64
-				     ", %.1f/s)\n",
+			fprintf(out,
+				"fastest-growing: %s, %" PRId64 " to %" PRId64 " (%+" PRId64
+				", %.1f/s)\n",
 				type_col[k], sp.first[1 + k], sp.last[1 + k],
 				sp.last[1 + k] - sp.first[1 + k],
 				per_s(&sp, sp.last[1 + k] - sp.first[1 + k]));
@@ -370,13 +371,16 @@ static int report_fds(sqlite3 *db, const char *capture_id, const struct report_o
 		else
 			fprintf(out, "none\n");
 		if (!err && table__rows(stt)) {
-			size_t shown = table__rows(stt) < SITES_SHOWN ? table__rows(stt) : SITES_SHOWN;
+			size_t shown =
+			    table__rows(stt) < SITES_SHOWN ? table__rows(stt) : SITES_SHOWN;
 
-			fprintf(out, "\nopening sites at the end, by fds still open (%zu of %zu; the "
-				     "stack innermost first):\n",
+			fprintf(out,
+				"\nopening sites at the end, by fds still open (%zu of %zu; the "
+				"stack innermost first):\n",
 				shown, table__rows(stt));
 			for (size_t r = 0; r < shown; r++)
-				fprintf(out, "%8s live %8s opened  %s\n", table__shown(stt, r, SCOL_LIVE),
+				fprintf(out, "%8s live %8s opened  %s\n",
+					table__shown(stt, r, SCOL_LIVE),
 					table__shown(stt, r, SCOL_OPENED),
 					table__shown(stt, r, SCOL_STACK));
 		} else if (!err) {
@@ -449,15 +453,15 @@ cleanup:
 }
 
 static const struct an_report fds_report = {
-	.name = "fds",
-	.order = 85,
-	.summary = "open fds by type over time, the fastest-growing type,\n"
-		   "the fds open at the end with what they refer to",
-	.tables = "fd_sample,fd_open",
-	.run = report_fds,
+    .name = "fds",
+    .order = 85,
+    .summary = "open fds by type over time, the fastest-growing type,\n"
+	       "the fds open at the end with what they refer to",
+    .tables = "fd_sample,fd_open",
+    .run = report_fds,
 };
 
 const struct an_report *const fds_reports[] = {
-	&fds_report,
-	NULL,
+    &fds_report,
+    NULL,
 };

@@ -43,21 +43,21 @@ static void test_01_classify(void **state)
 		const char *link;
 		enum fd_type t;
 	} cases[] = {
-		{ "/etc/passwd", FD_FILE },
-		{ "/tmp/x (deleted)", FD_FILE },
-		{ "/dev/null", FD_FILE },
-		{ "socket:[12345]", FD_SOCKET },
-		{ "pipe:[99]", FD_PIPE },
-		{ "anon_inode:[eventfd]", FD_EVENTFD },
-		{ "anon_inode:[eventpoll]", FD_EPOLL },
-		{ "anon_inode:[timerfd]", FD_TIMERFD },
-		{ "anon_inode:[signalfd]", FD_SIGNALFD },
-		{ "anon_inode:inotify", FD_ANON_INODE },
-		{ "anon_inode:[io_uring]", FD_ANON_INODE },
-		{ "anon_inode:[eventfd]x", FD_ANON_INODE },
-		{ "mnt:[4026531841]", FD_OTHER },
-		{ "", FD_OTHER },
-		{ "pipe:", FD_OTHER },
+	    {"/etc/passwd", FD_FILE},
+	    {"/tmp/x (deleted)", FD_FILE},
+	    {"/dev/null", FD_FILE},
+	    {"socket:[12345]", FD_SOCKET},
+	    {"pipe:[99]", FD_PIPE},
+	    {"anon_inode:[eventfd]", FD_EVENTFD},
+	    {"anon_inode:[eventpoll]", FD_EPOLL},
+	    {"anon_inode:[timerfd]", FD_TIMERFD},
+	    {"anon_inode:[signalfd]", FD_SIGNALFD},
+	    {"anon_inode:inotify", FD_ANON_INODE},
+	    {"anon_inode:[io_uring]", FD_ANON_INODE},
+	    {"anon_inode:[eventfd]x", FD_ANON_INODE},
+	    {"mnt:[4026531841]", FD_OTHER},
+	    {"", FD_OTHER},
+	    {"pipe:", FD_OTHER},
 	};
 
 	(void)state;
@@ -88,7 +88,7 @@ static void test_01b_kinds(void **state)
 /* This process's fds before and after opening a known number of each type. */
 static void test_02_scan_self(void **state)
 {
-	struct fd_scan a = { 0 }, b = { 0 };
+	struct fd_scan a = {0}, b = {0};
 	int fds[16], n = 0, p[2], s[2];
 	sigset_t mask;
 	size_t i;
@@ -176,8 +176,8 @@ static void put_sample(struct capture_writer *w, uint64_t t, uint32_t file, uint
 static void put_ops(struct capture_writer *w, uint64_t t, uint64_t opened, uint64_t closed)
 {
 	Ptop__V1__FdOps ops = PTOP__V1__FD_OPS__INIT;
-	Ptop__V1__FdCall c[2] = { PTOP__V1__FD_CALL__INIT, PTOP__V1__FD_CALL__INIT };
-	Ptop__V1__FdCall *cp[2] = { &c[0], &c[1] };
+	Ptop__V1__FdCall c[2] = {PTOP__V1__FD_CALL__INIT, PTOP__V1__FD_CALL__INIT};
+	Ptop__V1__FdCall *cp[2] = {&c[0], &c[1]};
 
 	c[0].syscall = "socket";
 	c[0].opened = opened;
@@ -194,11 +194,11 @@ static bool with_ops; /* write_capture: the eBPF lane ran */
 
 static void write_capture(const char *path, Ptop__V1__ProbeState state, bool corrupt)
 {
-	struct capture_writer_opts o = { .force = true };
+	struct capture_writer_opts o = {.force = true};
 	struct capture_writer *w = capture_writer__create(path, &o);
 	Ptop__V1__FdTable tab = PTOP__V1__FD_TABLE__INIT;
-	Ptop__V1__FdEntry e[2] = { PTOP__V1__FD_ENTRY__INIT, PTOP__V1__FD_ENTRY__INIT };
-	Ptop__V1__FdEntry *ep[2] = { &e[0], &e[1] };
+	Ptop__V1__FdEntry e[2] = {PTOP__V1__FD_ENTRY__INIT, PTOP__V1__FD_ENTRY__INIT};
+	Ptop__V1__FdEntry *ep[2] = {&e[0], &e[1]};
 	struct capb_header b;
 
 	assert_non_null(w);
@@ -212,12 +212,12 @@ static void write_capture(const char *path, Ptop__V1__ProbeState state, bool cor
 	b.t.mode = PTOP__V1__TARGET_MODE__TARGET_MODE_PID;
 	b.t.pid = PID;
 	b.t.comm = "leaky";
-	capb__probe(&b, "fds", state,
-		    with_ops ? PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_EBPF
-			     : PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_PROC,
-		    state == PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE ? NULL
-								       : "cannot read /proc/4321/fd",
-		    NULL);
+	capb__probe(
+	    &b, "fds", state,
+	    with_ops ? PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_EBPF
+		     : PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_PROC,
+	    state == PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE ? NULL : "cannot read /proc/4321/fd",
+	    NULL);
 	capb__put_header(w, &b);
 	if (state == PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE) {
 		put_sample(w, T0 + SEC, 3, 1);
@@ -235,8 +235,8 @@ static void write_capture(const char *path, Ptop__V1__ProbeState state, bool cor
 	}
 	if (with_ops) {
 		Ptop__V1__FdSites sites = PTOP__V1__FD_SITES__INIT;
-		Ptop__V1__FdSite x[2] = { PTOP__V1__FD_SITE__INIT, PTOP__V1__FD_SITE__INIT };
-		Ptop__V1__FdSite *xp[2] = { &x[0], &x[1] };
+		Ptop__V1__FdSite x[2] = {PTOP__V1__FD_SITE__INIT, PTOP__V1__FD_SITE__INIT};
+		Ptop__V1__FdSite *xp[2] = {&x[0], &x[1]};
 
 		put_ops(w, T0 + SEC, 1, 0);
 		/* T0 + 2 s: no call at all, no FdOps row; T0 + 3 s: */
@@ -252,7 +252,7 @@ static void write_capture(const char *path, Ptop__V1__ProbeState state, bool cor
 	if (corrupt) {
 		Ptop__V1__Event ev = PTOP__V1__EVENT__INIT;
 		Ptop__V1__CollectorPayload cp = PTOP__V1__COLLECTOR_PAYLOAD__INIT;
-		static uint8_t junk[] = { 0xff, 0xff, 0xff };
+		static uint8_t junk[] = {0xff, 0xff, 0xff};
 
 		cp.collector = "fds";
 		cp.type = "ptop.v1.FdSample";
@@ -269,7 +269,7 @@ static void write_capture(const char *path, Ptop__V1__ProbeState state, bool cor
 static char *run_report(sqlite3 *db, enum out_format fmt)
 {
 	const struct an_report *r = report_kind__find("fds");
-	struct report_opts o = { .fmt = fmt };
+	struct report_opts o = {.fmt = fmt};
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
@@ -298,13 +298,15 @@ static void test_03_load_and_report(void **state)
 			 81);
 	assert_int_equal(q_int(db, "SELECT total FROM fd_sample ORDER BY time_ns DESC LIMIT 1"),
 			 87);
-	assert_int_equal(q_int(db, "SELECT count(*) FROM fd_sample WHERE pid = %d AND "
-				   "interval_ns = %llu AND pipe = 2 AND eventfd = 0",
+	assert_int_equal(q_int(db,
+			       "SELECT count(*) FROM fd_sample WHERE pid = %d AND "
+			       "interval_ns = %llu AND pipe = 2 AND eventfd = 0",
 			       PID, SEC),
 			 3);
 	assert_int_equal(q_int(db, "SELECT count(*) FROM fd_open"), 2);
-	assert_int_equal(q_int(db, "SELECT fd FROM fd_open WHERE type = 'file' AND target = "
-				   "'/var/log/x \"quoted\"' AND time_ns = %llu AND truncated = 0",
+	assert_int_equal(q_int(db,
+			       "SELECT fd FROM fd_open WHERE type = 'file' AND target = "
+			       "'/var/log/x \"quoted\"' AND time_ns = %llu AND truncated = 0",
 			       T0 + 3 * SEC),
 			 9);
 
@@ -315,13 +317,15 @@ static void test_03_load_and_report(void **state)
 		fail_msg("text report:\n%s", out);
 	free(out);
 	out = run_report(db, OUT_JSON);
-	if (!strstr(out, "\"fastest_growing\":\"socket\"") && !strstr(out, "\"fastest_growing\": \"socket\""))
+	if (!strstr(out, "\"fastest_growing\":\"socket\"") &&
+	    !strstr(out, "\"fastest_growing\": \"socket\""))
 		fail_msg("json report:\n%s", out);
 	if (!strstr(out, "\\\"quoted\\\""))
 		fail_msg("json report: the target is not escaped:\n%s", out);
 	free(out);
 	out = run_report(db, OUT_CSV);
-	if (strncmp(out, "t_s,total,growth,file,socket,pipe,", 34) || !strstr(out, "\n3,87,41,4,81,2,"))
+	if (strncmp(out, "t_s,total,growth,file,socket,pipe,", 34) ||
+	    !strstr(out, "\n3,87,41,4,81,2,"))
 		fail_msg("csv report:\n%s", out);
 	free(out);
 	sqlite3_close(db);
@@ -355,7 +359,8 @@ static void test_05_ops_and_sites(void **state)
 	free(out);
 	out = run_report(db, OUT_CSV);
 	/* the interval with no FdOps measured none: 0, not empty */
-	if (!strstr(out, ",opened,closed\n") || !strstr(out, "\n2,46,40,3,41,2,0,0,0,0,0,0,0,0\n") ||
+	if (!strstr(out, ",opened,closed\n") ||
+	    !strstr(out, "\n2,46,40,3,41,2,0,0,0,0,0,0,0,0\n") ||
 	    !strstr(out, "\n3,87,41,4,81,2,0,0,0,0,0,0,45,4\n"))
 		fail_msg("csv report:\n%s", out);
 	free(out);
@@ -383,9 +388,9 @@ static void test_04_not_collected_and_corrupt(void **state)
 
 	write_capture(tpath("c.ptop"), PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE, true);
 	assert_int_equal(db__open(tpath("c.db"), true, false, &db, errbuf, sizeof(errbuf)), 0);
-	assert_int_equal(db__load_capture(db, tpath("c.ptop"), false, id, &st, errbuf,
-					  sizeof(errbuf)),
-			 -EBADMSG);
+	assert_int_equal(
+	    db__load_capture(db, tpath("c.ptop"), false, id, &st, errbuf, sizeof(errbuf)),
+	    -EBADMSG);
 	if (!strstr(errbuf, "an FdSample does not unpack"))
 		fail_msg("error: %s", errbuf);
 	sqlite3_close(db);
@@ -394,12 +399,12 @@ static void test_04_not_collected_and_corrupt(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_01_classify),
-		cmocka_unit_test(test_01b_kinds),
-		cmocka_unit_test(test_02_scan_self),
-		cmocka_unit_test(test_03_load_and_report),
-		cmocka_unit_test(test_04_not_collected_and_corrupt),
-		cmocka_unit_test(test_05_ops_and_sites),
+	    cmocka_unit_test(test_01_classify),
+	    cmocka_unit_test(test_01b_kinds),
+	    cmocka_unit_test(test_02_scan_self),
+	    cmocka_unit_test(test_03_load_and_report),
+	    cmocka_unit_test(test_04_not_collected_and_corrupt),
+	    cmocka_unit_test(test_05_ops_and_sites),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

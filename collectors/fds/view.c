@@ -12,24 +12,23 @@
 #include "analyze/replay_views.h"
 
 #define NTYPES 9
-static const char *const type_name[NTYPES] = { "file",	  "socket",   "pipe",
-					       "eventfd", "epoll",    "timerfd",
-					       "signalfd", "anon_inode", "other" };
+static const char *const type_name[NTYPES] = {
+    "file", "socket", "pipe", "eventfd", "epoll", "timerfd", "signalfd", "anon_inode", "other"};
 
 static const char at_sql[] =
-	"SELECT time_ns, total, file, socket, pipe, eventfd, epoll, timerfd, signalfd, "
-	"anon_inode, other FROM fd_sample WHERE cap = ?1 AND time_ns <= ?2 "
-	"ORDER BY time_ns DESC LIMIT ?3";
+    "SELECT time_ns, total, file, socket, pipe, eventfd, epoll, timerfd, signalfd, "
+    "anon_inode, other FROM fd_sample WHERE cap = ?1 AND time_ns <= ?2 "
+    "ORDER BY time_ns DESC LIMIT ?3";
 static const char first_sql[] =
-	"SELECT total, file, socket, pipe, eventfd, epoll, timerfd, signalfd, anon_inode, other "
-	"FROM fd_sample WHERE cap = ?1 ORDER BY time_ns LIMIT 1";
+    "SELECT total, file, socket, pipe, eventfd, epoll, timerfd, signalfd, anon_inode, other "
+    "FROM fd_sample WHERE cap = ?1 ORDER BY time_ns LIMIT 1";
 
 struct fds_at {
-	int64_t t;			/* the newest sample's time, relative to the start */
-	int64_t v[NTYPES + 1];		/* its total and types */
-	int64_t first[NTYPES + 1];	/* the capture's first sample's */
-	int64_t prev_total;		/* the sample before it (-1: none) */
-	double *hist;			/* totals, the oldest first (NULL: not asked) */
+	int64_t t;		   /* the newest sample's time, relative to the start */
+	int64_t v[NTYPES + 1];	   /* its total and types */
+	int64_t first[NTYPES + 1]; /* the capture's first sample's */
+	int64_t prev_total;	   /* the sample before it (-1: none) */
+	double *hist;		   /* totals, the oldest first (NULL: not asked) */
 	size_t n;
 	double max;
 };
@@ -40,7 +39,7 @@ static int fds_at(struct replay_model *m, size_t n, struct fds_at *a)
 	double *newest_first = NULL;
 	int rc, err = 0, i;
 
-	*a = (struct fds_at){ .prev_total = -1 };
+	*a = (struct fds_at){.prev_total = -1};
 	if (n < 2)
 		n = 2;
 	if (!(newest_first = calloc(n, sizeof(double))))
@@ -160,7 +159,8 @@ static int fds_overview_line(struct replay_model *m, char *buf, size_t len)
 			k = i;
 		}
 	if (k >= 0)
-		snprintf(buf, len, "%" PRId64 " open (%+" PRId64 " since the start, most %s %+" PRId64 ")",
+		snprintf(buf, len,
+			 "%" PRId64 " open (%+" PRId64 " since the start, most %s %+" PRId64 ")",
 			 a.v[0], a.v[0] - a.first[0], type_name[k], best);
 	else
 		snprintf(buf, len, "%" PRId64 " open (%+" PRId64 " since the start)", a.v[0],
@@ -169,16 +169,16 @@ static int fds_overview_line(struct replay_model *m, char *buf, size_t len)
 }
 
 static const struct replay_view fds_view = {
-	.name = "FDs",
-	.id = "fds",
-	.position = 60,
-	.probe = "fds",
-	.source = "fd_sample (/proc/PID/fd, the fds collector)",
-	.draw = draw_fds,
-	.overview_line = fds_overview_line,
+    .name = "FDs",
+    .id = "fds",
+    .position = 60,
+    .probe = "fds",
+    .source = "fd_sample (/proc/PID/fd, the fds collector)",
+    .draw = draw_fds,
+    .overview_line = fds_overview_line,
 };
 
 const struct replay_view *const fds_views[] = {
-	&fds_view,
-	NULL,
+    &fds_view,
+    NULL,
 };

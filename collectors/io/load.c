@@ -12,8 +12,8 @@
 enum { ST_SAMPLE };
 
 static const char sample_sql[] =
-	"INSERT INTO io_sample (cap, time_ns, interval_ns, pid, rchar, wchar, syscr, syscw, "
-	"read_bytes, write_bytes, cancelled_write_bytes, iowait_ns)";
+    "INSERT INTO io_sample (cap, time_ns, interval_ns, pid, rchar, wchar, syscr, syscw, "
+    "read_bytes, write_bytes, cancelled_write_bytes, iowait_ns)";
 
 static int load_io(struct load_ctx *l, const Ptop__V1__Event *ev)
 {
@@ -49,14 +49,14 @@ static int load_io(struct load_ctx *l, const Ptop__V1__Event *ev)
 }
 
 const struct an_load io_load = {
-	AN_LOAD_PAYLOADS({
-		.payload = PTOP__V1__EVENT__PAYLOAD_COLLECTOR_PAYLOAD,
-		.kind = "event:io",
-		.load = load_io,
-		.type = "ptop.v1.IoSample",
-	}),
-	AN_LOAD_STMTS([ST_SAMPLE] = sample_sql),
-	AN_LOAD_CHECKS({ "io_sample", true, true, "rowid", "pid",
-			 "rchar,wchar,syscr,syscw,read_bytes,write_bytes,cancelled_write_bytes,"
-			 "iowait_ns" }),
+    AN_LOAD_PAYLOADS({
+	.payload = PTOP__V1__EVENT__PAYLOAD_COLLECTOR_PAYLOAD,
+	.kind = "event:io",
+	.load = load_io,
+	.type = "ptop.v1.IoSample",
+    }),
+    AN_LOAD_STMTS([ST_SAMPLE] = sample_sql),
+    AN_LOAD_CHECKS({"io_sample", true, true, "rowid", "pid",
+		    "rchar,wchar,syscr,syscw,read_bytes,write_bytes,cancelled_write_bytes,"
+		    "iowait_ns"}),
 };

@@ -2,4 +2,4 @@
  * (report.c), replay tab (view.c). No figures yet (issue 14). */
 #include "analyze/part.h"
 
-const struct an_part io_part = { "io", &io_load, io_reports, io_views, NULL };
+const struct an_part io_part = {"io", &io_load, io_reports, io_views, NULL};

@@ -23,13 +23,18 @@
 #include "record/collector.h"
 #include "record/procfs.h"
 
-static const char *const io_keys[] = { "rchar", "wchar", "syscr", "syscw", "read_bytes",
-				       "write_bytes", "cancelled_write_bytes" };
+static const char *const io_keys[] = {
+    "rchar", "wchar", "syscr", "syscw", "read_bytes", "write_bytes", "cancelled_write_bytes"};
 
 int io__parse(const char *text, struct proc_io *io)
 {
-	uint64_t *f[] = { &io->rchar, &io->wchar, &io->syscr, &io->syscw, &io->read_bytes,
-			  &io->write_bytes, &io->cancelled_write_bytes };
+	uint64_t *f[] = {&io->rchar,
+			 &io->wchar,
+			 &io->syscr,
+			 &io->syscw,
+			 &io->read_bytes,
+			 &io->write_bytes,
+			 &io->cancelled_write_bytes};
 	unsigned seen = 0;
 	const char *line = text;
 
@@ -132,7 +137,7 @@ static Ptop__V1__ProbeState io_check(struct collector *c)
 	if (err) {
 		snprintf(c->reason, sizeof(c->reason), "cannot read /proc/%d/io: %s%s",
 			 (int)ctx->pid, strerror(-err),
-			 err == -EACCES ? " (another user's process: run as its user or as root)"
+			 err == -EACCES	  ? " (another user's process: run as its user or as root)"
 			 : err == -ENOENT ? " (a kernel without CONFIG_TASK_IO_ACCOUNTING)"
 					  : "");
 		return PTOP__V1__PROBE_STATE__PROBE_STATE_FAILED;
@@ -234,8 +239,8 @@ static int io_poll(struct collector *c, uint64_t now_ns, unsigned flags)
 	err = capture_payload__pack(&ev, &cp, "io", &s.base);
 	if (err)
 		return err;
-	err = rec_emit_event(c->ctx, &ev, PTOP__V1__CATEGORY__CATEGORY_UNSPECIFIED, now_ns,
-			     interval);
+	err =
+	    rec_emit_event(c->ctx, &ev, PTOP__V1__CATEGORY__CATEGORY_UNSPECIFIED, now_ns, interval);
 	capture_payload__release(&cp);
 	return err;
 }
@@ -252,11 +257,11 @@ static void io_stop(struct collector *c)
 }
 
 const struct collector_ops io_collector = {
-	.name = "io",
-	.summary = "I/O counters per interval: bytes and syscalls read and written, disk bytes, "
-		   "block I/O delay (/proc/PID/io, stat)",
-	.check = io_check,
-	.start = io_start,
-	.poll = io_poll,
-	.stop = io_stop,
+    .name = "io",
+    .summary = "I/O counters per interval: bytes and syscalls read and written, disk bytes, "
+	       "block I/O delay (/proc/PID/io, stat)",
+    .check = io_check,
+    .start = io_start,
+    .poll = io_poll,
+    .stop = io_stop,
 };

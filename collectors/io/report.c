@@ -11,29 +11,63 @@
 #include "analyze/report.h"
 
 static const char rows_sql[] =
-	"SELECT time_ns, interval_ns, rchar, wchar, syscr, syscw, read_bytes, write_bytes, "
-	"cancelled_write_bytes, iowait_ns FROM io_sample WHERE cap = ?1 "
-	"AND time_ns - COALESCE(interval_ns, 0) / 2 >= ?2 "
-	"AND time_ns - COALESCE(interval_ns, 0) / 2 < ?3 ORDER BY time_ns, pid";
+    "SELECT time_ns, interval_ns, rchar, wchar, syscr, syscw, read_bytes, write_bytes, "
+    "cancelled_write_bytes, iowait_ns FROM io_sample WHERE cap = ?1 "
+    "AND time_ns - COALESCE(interval_ns, 0) / 2 >= ?2 "
+    "AND time_ns - COALESCE(interval_ns, 0) / 2 < ?3 ORDER BY time_ns, pid";
 
-enum { COL_T, COL_INTERVAL, COL_RCHAR, COL_WCHAR, COL_SYSCR, COL_SYSCW, COL_READ, COL_WRITE,
-       COL_CANCELLED, COL_IOWAIT, COLS };
+enum {
+	COL_T,
+	COL_INTERVAL,
+	COL_RCHAR,
+	COL_WCHAR,
+	COL_SYSCR,
+	COL_SYSCW,
+	COL_READ,
+	COL_WRITE,
+	COL_CANCELLED,
+	COL_IOWAIT,
+	COLS
+};
 static const char *const col_names[COLS] = {
-	"t_s",	   "interval_s", "read_bytes", "written_bytes", "read_calls", "write_calls",
-	"storage_read_bytes", "storage_written_bytes", "cancelled_write_bytes", "iowait_s",
+    "t_s",
+    "interval_s",
+    "read_bytes",
+    "written_bytes",
+    "read_calls",
+    "write_calls",
+    "storage_read_bytes",
+    "storage_written_bytes",
+    "cancelled_write_bytes",
+    "iowait_s",
 };
 #define NSUMS 8 /* rchar .. iowait */
 
 /* The I/O syscalls whose figures the syscalls collector has (per operation, not per file). */
 static const char *const io_syscalls[] = {
-	"read",	    "write",	 "pread64",   "pwrite64",	 "readv",	"writev",
-	"preadv",   "pwritev",	 "preadv2",   "pwritev2",	 "sendfile",	"splice",
-	"copy_file_range", "fsync", "fdatasync", "sync_file_range", "io_uring_enter", "io_submit",
+    "read",
+    "write",
+    "pread64",
+    "pwrite64",
+    "readv",
+    "writev",
+    "preadv",
+    "pwritev",
+    "preadv2",
+    "pwritev2",
+    "sendfile",
+    "splice",
+    "copy_file_range",
+    "fsync",
+    "fdatasync",
+    "sync_file_range",
+    "io_uring_enter",
+    "io_submit",
 };
 
 enum { YCOL_SYSCALL, YCOL_CALLS, YCOL_ERRORS, YCOL_TOTAL, YCOL_P50, YCOL_P99, YCOLS };
-static const char *const sys_names[YCOLS] = { "syscall", "calls",	   "errors",
-					      "total_ns", "p50_ns", "p99_ns" };
+static const char *const sys_names[YCOLS] = {"syscall",	 "calls",  "errors",
+					     "total_ns", "p50_ns", "p99_ns"};
 
 static bool is_io_syscall(const char *name)
 {
@@ -66,7 +100,8 @@ static int build_syscalls(sqlite3 *db, const struct capture_meta *m, const struc
 		err = err ?: table__set_int(t, YCOL_CALLS, (int64_t)a[i].count, NULL);
 		err = err ?: table__set_int(t, YCOL_ERRORS, (int64_t)a[i].errors, NULL);
 		if (a[i].completed)
-			err = err ?: table__set_int(t, YCOL_TOTAL, (int64_t)a[i].total_ns,
+			err = err
+				  ?: table__set_int(t, YCOL_TOTAL, (int64_t)a[i].total_ns,
 						    fmt_ns(b, sizeof(b), a[i].total_ns));
 		if (!err && !hist_percentile(a[i].hist, HIST_BUCKETS, 50, &est, NULL, NULL))
 			err = table__set_int(t, YCOL_P50, (int64_t)est, fmt_ns(b, sizeof(b), est));
@@ -78,8 +113,8 @@ static int build_syscalls(sqlite3 *db, const struct capture_meta *m, const struc
 }
 
 static const char per_file_reason[] =
-	"per-file reads, writes and latency, and file-system events need the io collector's "
-	"eBPF lane, which this version does not have";
+    "per-file reads, writes and latency, and file-system events need the io collector's "
+    "eBPF lane, which this version does not have";
 
 static int build_rows(sqlite3 *db, const struct capture_meta *m, const struct window *w,
 		      struct table *t, uint64_t sum[NSUMS], bool *iowait_all, int64_t *span)
@@ -103,11 +138,13 @@ static int build_rows(sqlite3 *db, const struct capture_meta *m, const struct wi
 		int64_t interval = report__col(st, 1, -1);
 
 		err = table__add_row(t);
-		err = err ?: table__set_real(t, COL_T, (double)(time_ns - m->base_ns) / 1e9,
+		err = err
+			  ?: table__set_real(t, COL_T, (double)(time_ns - m->base_ns) / 1e9,
 					     fmt_secs(a, sizeof(a), time_ns - m->base_ns));
 		if (interval >= 0) {
 			*span += interval;
-			err = err ?: table__set_real(t, COL_INTERVAL, (double)interval / 1e9,
+			err = err
+				  ?: table__set_real(t, COL_INTERVAL, (double)interval / 1e9,
 						     fmt_secs(b, sizeof(b), interval));
 		}
 		for (int i = 0; !err && i < 7; i++) {
@@ -124,7 +161,8 @@ static int build_rows(sqlite3 *db, const struct capture_meta *m, const struct wi
 			int64_t v = sqlite3_column_int64(st, 9);
 
 			sum[7] += (uint64_t)v;
-			err = err ?: table__set_real(t, COL_IOWAIT, (double)v / 1e9,
+			err = err
+				  ?: table__set_real(t, COL_IOWAIT, (double)v / 1e9,
 						     fmt_secs(c, sizeof(c), v));
 		}
 	}
@@ -141,10 +179,14 @@ static double rate(uint64_t v, int64_t span)
 
 static int report_io(sqlite3 *db, const char *capture_id, const struct report_opts *o, FILE *out)
 {
-	static const char *const sum_key[NSUMS] = { "read_bytes",	"written_bytes",
-						    "read_calls",	"write_calls",
-						    "storage_read_bytes", "storage_written_bytes",
-						    "cancelled_write_bytes", "iowait_ns" };
+	static const char *const sum_key[NSUMS] = {"read_bytes",
+						   "written_bytes",
+						   "read_calls",
+						   "write_calls",
+						   "storage_read_bytes",
+						   "storage_written_bytes",
+						   "cancelled_write_bytes",
+						   "iowait_ns"};
 	struct drop_line *drops = NULL;
 	struct table *t = NULL, *yt = NULL;
 	struct capture_meta m;
@@ -182,19 +224,21 @@ static int report_io(sqlite3 *db, const char *capture_id, const struct report_op
 		window__describe(&o->win, w, sizeof(w));
 		fprintf(out, "io (%s): %zu intervals, /proc/PID/io\n", w, table__rows(t));
 		report__drops(NULL, out, o, "io", drops, nd);
-		fprintf(out,
-			"read     %s in %s syscalls (%s/s)\nwritten  %s in %s syscalls (%s/s)\n",
-			fmt_bytes(b[0], sizeof(b[0]), sum[0]), fmt_count(b[1], sizeof(b[1]), sum[2]),
-			fmt_bytes(b[2], sizeof(b[2]), (uint64_t)rate(sum[0], span)),
-			fmt_bytes(b[3], sizeof(b[3]), sum[1]), fmt_count(b[4], sizeof(b[4]), sum[3]),
-			fmt_bytes(b[5], sizeof(b[5]), (uint64_t)rate(sum[1], span)));
+		fprintf(
+		    out, "read     %s in %s syscalls (%s/s)\nwritten  %s in %s syscalls (%s/s)\n",
+		    fmt_bytes(b[0], sizeof(b[0]), sum[0]), fmt_count(b[1], sizeof(b[1]), sum[2]),
+		    fmt_bytes(b[2], sizeof(b[2]), (uint64_t)rate(sum[0], span)),
+		    fmt_bytes(b[3], sizeof(b[3]), sum[1]), fmt_count(b[4], sizeof(b[4]), sum[3]),
+		    fmt_bytes(b[5], sizeof(b[5]), (uint64_t)rate(sum[1], span)));
 		fprintf(out, "storage  read %s, written %s, cancelled %s\n",
-			fmt_bytes(b[0], sizeof(b[0]), sum[4]), fmt_bytes(b[1], sizeof(b[1]), sum[5]),
+			fmt_bytes(b[0], sizeof(b[0]), sum[4]),
+			fmt_bytes(b[1], sizeof(b[1]), sum[5]),
 			fmt_bytes(b[2], sizeof(b[2]), sum[6]));
 		if (iowait_all && table__rows(t))
 			fprintf(out, "block I/O delay  %s\n", fmt_ns(b[0], sizeof(b[0]), sum[7]));
 		else
-			fprintf(out, "block I/O delay  not measured (kernel.task_delayacct was 0)\n");
+			fprintf(out,
+				"block I/O delay  not measured (kernel.task_delayacct was 0)\n");
 		fprintf(out, "per file: not collected (%s)\n\n", per_file_reason);
 		err = table__print(t, out, OUT_TEXT);
 		if (err)
@@ -203,10 +247,12 @@ static int report_io(sqlite3 *db, const char *capture_id, const struct report_op
 			fprintf(out, "\nI/O syscalls: not collected (syscalls: %s: %s)\n", sp.state,
 				sp.reason);
 		else if (!table__rows(yt))
-			fprintf(out, "\nI/O syscalls (the syscalls collector, per operation): none\n");
+			fprintf(out,
+				"\nI/O syscalls (the syscalls collector, per operation): none\n");
 		else {
-			fprintf(out, "\nI/O syscalls (the syscalls collector, per operation, not per "
-				     "file; latency from its log2 histogram):\n");
+			fprintf(out,
+				"\nI/O syscalls (the syscalls collector, per operation, not per "
+				"file; latency from its log2 histogram):\n");
 			err = table__print(yt, out, OUT_TEXT);
 		}
 		break;
@@ -250,15 +296,15 @@ cleanup:
 }
 
 static const struct an_report io_report = {
-	.name = "io",
-	.order = 83,
-	.summary = "bytes and syscalls read and written, storage bytes and block\n"
-		   "I/O delay, per interval and in all (/proc/PID/io)",
-	.tables = "io_sample,syscall_stat",
-	.run = report_io,
+    .name = "io",
+    .order = 83,
+    .summary = "bytes and syscalls read and written, storage bytes and block\n"
+	       "I/O delay, per interval and in all (/proc/PID/io)",
+    .tables = "io_sample,syscall_stat",
+    .run = report_io,
 };
 
 const struct an_report *const io_reports[] = {
-	&io_report,
-	NULL,
+    &io_report,
+    NULL,
 };

@@ -143,7 +143,7 @@ static void put_sample(struct capture_writer *w, uint64_t t, uint64_t wchar, boo
 
 static sqlite3 *load(const char *name, bool iowait)
 {
-	struct capture_writer_opts o = { .force = true };
+	struct capture_writer_opts o = {.force = true};
 	struct capture_writer *w = capture_writer__create(tpath(name), &o);
 	char id[DB_CAPTURE_ID_LEN], db_name[64];
 	struct load_stats st;
@@ -177,7 +177,7 @@ static sqlite3 *load(const char *name, bool iowait)
 static char *run_report(sqlite3 *db, enum out_format fmt)
 {
 	const struct an_report *r = report_kind__find("io");
-	struct report_opts o = { .fmt = fmt };
+	struct report_opts o = {.fmt = fmt};
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
@@ -225,10 +225,10 @@ static void test_04_load_and_report(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_01_parse_io),
-		cmocka_unit_test(test_02_parse_blkio),
-		cmocka_unit_test(test_03_self),
-		cmocka_unit_test(test_04_load_and_report),
+	    cmocka_unit_test(test_01_parse_io),
+	    cmocka_unit_test(test_02_parse_blkio),
+	    cmocka_unit_test(test_03_self),
+	    cmocka_unit_test(test_04_load_and_report),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

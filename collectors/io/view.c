@@ -12,14 +12,14 @@
 #include "analyze/replay_views.h"
 
 static const char at_sql[] =
-	"SELECT time_ns, interval_ns, rchar, wchar, syscr, syscw, read_bytes, write_bytes, "
-	"cancelled_write_bytes, iowait_ns FROM io_sample WHERE cap = ?1 AND time_ns <= ?2 "
-	"ORDER BY time_ns DESC LIMIT ?3";
+    "SELECT time_ns, interval_ns, rchar, wchar, syscr, syscw, read_bytes, write_bytes, "
+    "cancelled_write_bytes, iowait_ns FROM io_sample WHERE cap = ?1 AND time_ns <= ?2 "
+    "ORDER BY time_ns DESC LIMIT ?3";
 
 struct io_at {
 	int64_t t, interval;
 	int64_t v[7];
-	int64_t iowait; /* -1: not measured */
+	int64_t iowait;	 /* -1: not measured */
 	double *rd, *wr; /* rchar and wchar, the oldest first */
 	size_t n;
 	double max_rd, max_wr;
@@ -36,7 +36,7 @@ static int io_at(struct replay_model *m, size_t n, struct io_at *a)
 	sqlite3_stmt *st = NULL;
 	int rc, err = 0;
 
-	*a = (struct io_at){ .iowait = -1 };
+	*a = (struct io_at){.iowait = -1};
 	if (n < 1)
 		n = 1;
 	a->rd = calloc(n, sizeof(double));
@@ -122,8 +122,8 @@ static void draw_io(struct replay_model *m, struct replay_ui *ui, struct grid *g
 		grid__textf(g, x, row++, w, 0, GC_DEFAULT, "block I/O delay  %.3f s",
 			    (double)a.iowait / 1e9);
 	else
-		grid__text(g, x, row++, w, "block I/O delay  not measured (kernel.task_delayacct 0)",
-			   0, GC_MUTED);
+		grid__text(g, x, row++, w,
+			   "block I/O delay  not measured (kernel.task_delayacct 0)", 0, GC_MUTED);
 	grid__textf(g, x, row++, w, 0, GC_MUTED, "interval ending at %s",
 		    replay__fmt_pos(pos, sizeof(pos), a.t));
 	grid__text(g, x, row++, w, "per file: not collected (no eBPF lane yet)", 0, GC_MUTED);
@@ -160,16 +160,16 @@ static int io_overview_line(struct replay_model *m, char *buf, size_t len)
 }
 
 static const struct replay_view io_view = {
-	.name = "I/O",
-	.id = "io",
-	.position = 50,
-	.probe = "io",
-	.source = "io_sample (/proc/PID/io, /proc/PID/stat field 42, the io collector)",
-	.draw = draw_io,
-	.overview_line = io_overview_line,
+    .name = "I/O",
+    .id = "io",
+    .position = 50,
+    .probe = "io",
+    .source = "io_sample (/proc/PID/io, /proc/PID/stat field 42, the io collector)",
+    .draw = draw_io,
+    .overview_line = io_overview_line,
 };
 
 const struct replay_view *const io_views[] = {
-	&io_view,
-	NULL,
+    &io_view,
+    NULL,
 };
