@@ -17,9 +17,16 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "collectors/io/io.h"
 #include "collectors/io/io.pb-c.h"
+#include "collectors/io/io.skel.h"
 #include "collectors/io/record.h"
 #include "proto/capture.h"
+#include "proto/syscall_table.h"
+#include "record/bpf_util.h"
 #include "record/collector.h"
 #include "record/procfs.h"
 
@@ -88,7 +95,45 @@ int io__parse_blkio_ticks(const char *text, uint64_t *ticks)
 
 /* ------------------------------------------------------------------ collector */
 
+static struct io_settings {
+	bool events; /* --io-events */
+} io_settings;
+
+static const struct collector_opt io_opts[] = {
+	{
+		.name = "io-events",
+		.help = "io: also record the target's file-system events (opens\n"
+			"denied, deletions, renames, truncations) with their\n"
+			"paths (eBPF, at every syscall exit: not on by default)",
+		.section = COPT_COLLECTORS,
+		.order = 55,
+		.parse = copt_parse_flag,
+		.offset = offsetof(struct io_settings, events),
+	},
+	{ .name = NULL },
+};
+
+static const struct {
+	const char *name;
+	enum io_kind kind;
+} io_kinds[] = {
+	{ "open", IO_K_OPEN },		 { "creat", IO_K_OPEN },	 { "openat", IO_K_OPENAT },
+	{ "openat2", IO_K_OPENAT },	 { "unlink", IO_K_UNLINK },	 { "rmdir", IO_K_UNLINK },
+	{ "unlinkat", IO_K_UNLINKAT },	 { "rename", IO_K_RENAME },	 { "renameat", IO_K_RENAMEAT },
+	{ "renameat2", IO_K_RENAMEAT },	 { "truncate", IO_K_TRUNCATE }, { "ftruncate", IO_K_FTRUNCATE },
+};
+
+struct io_bpf_lane {
+	struct io_bpf *skel;
+	struct ring_buffer *rb;
+	struct collector *c;
+	int err;		/* the first emit error of a ring buffer callback */
+	uint64_t prev_lost;
+	uint64_t *lost_vals;	/* ncpus */
+};
+
 struct io_priv {
+	struct io_bpf_lane *bpf;	/* --io-events with eBPF; NULL: the /proc lane alone */
 	char *buf;
 	size_t cap;
 	struct proc_io prev;
@@ -142,13 +187,27 @@ static Ptop__V1__ProbeState io_check(struct collector *c)
 					  : "");
 		return PTOP__V1__PROBE_STATE__PROBE_STATE_FAILED;
 	}
-	snprintf(c->detail, sizeof(c->detail),
-		 "/proc/%d/io each interval; block I/O delay (/proc/%d/stat field 42): %s; "
-		 "per-file figures and file-system events not collected: no eBPF lane yet",
-		 (int)ctx->pid, (int)ctx->pid,
-		 delayacct_on() ? "measured"
-				: "not measured (kernel.task_delayacct is 0: sysctl "
-				  "kernel.task_delayacct=1 before the target starts)");
+	{
+		char why[256] = "";
+
+		if (!io_settings.events)
+			snprintf(why, sizeof(why), "needs --io-events (eBPF at every syscall exit)");
+		else if (ctx->no_ebpf)
+			snprintf(why, sizeof(why), "--io-events: not with --no-ebpf");
+		else
+			bpf_util__can_trace(why, sizeof(why));
+		if (!why[0])
+			c->source = PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_EBPF;
+		snprintf(c->detail, sizeof(c->detail),
+			 "/proc/%d/io each interval; block I/O delay (/proc/%d/stat field 42): %s; "
+			 "per-file figures not collected: no eBPF lane for them yet; file-system "
+			 "events %s%s",
+			 (int)ctx->pid, (int)ctx->pid,
+			 delayacct_on() ? "measured"
+					: "not measured (kernel.task_delayacct is 0: sysctl "
+					  "kernel.task_delayacct=1 before the target starts)",
+			 why[0] ? "not collected: " : "from raw_tp/sys_exit", why);
+	}
 	return PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE;
 }
 
@@ -171,6 +230,149 @@ static int read_io(struct io_priv *p, pid_t pid, struct proc_io *io, uint64_t *t
 	return io__parse_blkio_ticks(p->buf, ticks) ? -EINVAL : 0;
 }
 
+static const char *const ev_names[] = { "", "denied", "deleted", "renamed", "truncated" };
+
+/* One ring buffer record: an IoFsEvent at its time. */
+static int on_event(void *ctx, void *data, size_t size)
+{
+	struct io_bpf_lane *b = ctx;
+	const struct io_fs_event *e = data;
+	Ptop__V1__Event ev = PTOP__V1__EVENT__INIT;
+	Ptop__V1__IoFsEvent m = PTOP__V1__IO_FS_EVENT__INIT;
+	Ptop__V1__CollectorPayload cp;
+	char path[IO_PATH_MAX], link[64], syscall[32];
+	const char *name;
+	int err;
+
+	if (size < sizeof(*e) || b->err || e->kind < 1 || e->kind > 4)
+		return 0;
+	memcpy(path, e->path, sizeof(path));
+	path[sizeof(path) - 1] = '\0';
+	m.kind = (char *)ev_names[e->kind];
+	name = syscall_table__name(syscall_table__native(), e->nr);
+	if (!name) {
+		snprintf(syscall, sizeof(syscall), "sys_%u", e->nr);
+		name = syscall;
+	}
+	m.syscall = (char *)name;
+	m.fd = e->fd;
+	if (e->fd >= 0) { /* ftruncate: the fd's file, as its link reads now */
+		ssize_t n;
+
+		snprintf(link, sizeof(link), "/proc/%d/fd/%d", (int)b->c->ctx->pid, e->fd);
+		n = readlink(link, path, sizeof(path) - 1);
+		path[n > 0 ? n : 0] = '\0';
+	}
+	m.path = path;
+	m.new_path = (char *)e->path2;
+	m.flags = e->flags;
+	m.error = e->kind == 1 ? (uint32_t)-e->ret : 0;
+	m.length = e->length;
+	m.tid = e->tid;
+	err = capture_payload__pack(&ev, &cp, "io", &m.base);
+	if (err) {
+		b->err = err;
+		return 0;
+	}
+	err = rec_emit_event(b->c->ctx, &ev, PTOP__V1__CATEGORY__CATEGORY_UNSPECIFIED, e->ts, 0);
+	capture_payload__release(&cp);
+	if (err)
+		b->err = err;
+	return 0;
+}
+
+static void io_lane_free(struct io_bpf_lane *b)
+{
+	if (!b)
+		return;
+	ring_buffer__free(b->rb);
+	io_bpf__destroy(b->skel);
+	free(b->lost_vals);
+	free(b);
+}
+
+static int io_lane_start(struct collector *c, struct io_bpf_lane **out, char *why, size_t len)
+{
+	const struct syscall_table *tab = syscall_table__native();
+	struct io_bpf_lane *b = calloc(1, sizeof(*b));
+	int err, fd, ncpus = bpf_util__ncpus();
+	uint32_t nr;
+
+	*out = NULL;
+	if (!b || ncpus <= 0 || !(b->lost_vals = calloc((size_t)ncpus, sizeof(uint64_t)))) {
+		free(b);
+		snprintf(why, len, "out of memory");
+		return -ENOMEM;
+	}
+	b->c = c;
+	bpf_util__open_log(c->ctx->verbose);
+	b->skel = io_bpf__open();
+	if (!b->skel) {
+		err = -errno;
+		bpf_util__format_error(why, len, "open io BPF", err);
+		goto fail;
+	}
+	b->skel->rodata->targ_tgid = (__u32)c->ctx->pid;
+	err = io_bpf__load(b->skel);
+	if (err) {
+		bpf_util__format_error(why, len, "load io BPF", err);
+		goto fail;
+	}
+	fd = bpf_map__fd(b->skel->maps.io_kind);
+	for (nr = 0; nr < IO_MAX_NR; nr++) {
+		const char *name = syscall_table__name(tab, nr);
+
+		for (size_t i = 0; name && i < sizeof(io_kinds) / sizeof(io_kinds[0]); i++) {
+			uint32_t k = io_kinds[i].kind;
+
+			if (strcmp(io_kinds[i].name, name))
+				continue;
+			if (bpf_map_update_elem(fd, &nr, &k, BPF_ANY)) {
+				err = -errno;
+				bpf_util__format_error(why, len, "fill io_kind", err);
+				goto fail;
+			}
+		}
+	}
+	b->rb = ring_buffer__new(bpf_map__fd(b->skel->maps.io_events), on_event, b, NULL);
+	if (!b->rb) {
+		err = -errno;
+		bpf_util__format_error(why, len, "ring buffer", err);
+		goto fail;
+	}
+	b->skel->links.io_exit = bpf_program__attach(b->skel->progs.io_exit);
+	if (!b->skel->links.io_exit) {
+		err = -errno;
+		bpf_util__format_error(why, len, "attach raw_tp/sys_exit", err);
+		goto fail;
+	}
+	*out = b;
+	return 0;
+fail:
+	io_lane_free(b);
+	return err;
+}
+
+/* The events since the last poll, and what the ring buffer could not take. */
+static int io_lane_poll(struct collector *c, struct io_bpf_lane *b)
+{
+	uint64_t lost = 0;
+	int err;
+
+	if (ring_buffer__consume(b->rb) < 0 && !b->err)
+		b->err = -EIO;
+	err = b->err;
+	if (err)
+		return err;
+	if (bpf_util__percpu_sum(b->skel->maps.io_lost, 0, b->lost_vals, sizeof(uint64_t), &lost,
+				 1) == 0) {
+		err = rec_emit_drop(c, "ringbuf", lost - b->prev_lost,
+				    "io_events full: file-system events lost");
+		b->prev_lost = lost;
+	}
+	return err;
+}
+
 static int io_start(struct collector *c)
 {
 	struct io_priv *p = calloc(1, sizeof(*p));
@@ -181,6 +383,21 @@ static int io_start(struct collector *c)
 		return -ENOMEM;
 	}
 	c->priv = p;
+	if (c->source == PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_EBPF) {
+		char why[256];
+		int err = io_lane_start(c, &p->bpf, why, sizeof(why));
+
+		if (err == -ENOMEM)
+			return err;
+		if (err) { /* the /proc lane alone, and the probe says why */
+			char *at = strstr(c->detail, "file-system events from raw_tp/sys_exit");
+
+			c->source = PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_PROC;
+			if (at)
+				snprintf(at, sizeof(c->detail) - (size_t)(at - c->detail),
+					 "file-system events not collected: %s", why);
+		}
+	}
 	p->delayacct = delayacct_on();
 	p->tick_ns = hz > 0 ? 1000000000ull / (uint64_t)hz : 10000000ull;
 	p->prev_ns = rec_now_ns();
@@ -207,6 +424,8 @@ static int io_poll(struct collector *c, uint64_t now_ns, unsigned flags)
 	(void)flags;
 	if (!p)
 		return -EINVAL;
+	if (p->bpf && (err = io_lane_poll(c, p->bpf)))
+		return err;
 	err = read_io(p, c->ctx->pid, &io, &ticks);
 	if (err && procfs_is_gone(c->ctx->pid, err))
 		return 0;
@@ -251,6 +470,7 @@ static void io_stop(struct collector *c)
 
 	if (!p)
 		return;
+	io_lane_free(p->bpf);
 	free(p->buf);
 	free(p);
 	c->priv = NULL;
@@ -259,7 +479,10 @@ static void io_stop(struct collector *c)
 const struct collector_ops io_collector = {
     .name = "io",
     .summary = "I/O counters per interval: bytes and syscalls read and written, disk bytes, "
-	       "block I/O delay (/proc/PID/io, stat)",
+	       "block I/O delay (/proc/PID/io, stat); file-system events with --io-events (eBPF sys_exit)",
+    .opts = io_opts,
+    .settings = &io_settings,
+    .settings_size = sizeof(io_settings),
     .check = io_check,
     .start = io_start,
     .poll = io_poll,

@@ -112,9 +112,71 @@ static int build_syscalls(sqlite3 *db, const struct capture_meta *m, const struc
 	return err;
 }
 
+static const char events_sql[] =
+	"SELECT time_ns, kind, syscall, path, new_path, flags, error, length FROM io_event "
+	"WHERE cap = ?1 AND time_ns >= ?2 AND time_ns <= ?3 ORDER BY time_ns, rowid";
+
+enum { ECOL_T, ECOL_KIND, ECOL_SYSCALL, ECOL_PATH, ECOL_NEW, ECOL_FLAGS, ECOL_ERROR, ECOL_LEN,
+       ECOLS };
+static const char *const ev_names[ECOLS] = { "t_s",	 "kind",  "syscall", "path",
+					     "new_path", "flags", "error",   "length" };
+
+/* The window's file-system events into T; *N[4] their counts by kind (denied, deleted,
+ * renamed, truncated). */
+static int build_events(sqlite3 *db, const struct capture_meta *m, const struct window *w,
+			struct table *t, uint64_t n[4])
+{
+	static const char *const kinds[4] = { "denied", "deleted", "renamed", "truncated" };
+	sqlite3_stmt *st = NULL;
+	int64_t lo, hi;
+	char a[32], f[32];
+	int err = 0, rc;
+
+	memset(n, 0, 4 * sizeof(*n));
+	window__bounds(w, m, &lo, &hi);
+	if (sqlite3_prepare_v2(db, events_sql, -1, &st, NULL) != SQLITE_OK)
+		return -EIO;
+	sqlite3_bind_int64(st, 1, m->cap);
+	sqlite3_bind_int64(st, 2, lo);
+	sqlite3_bind_int64(st, 3, hi);
+	while (!err && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int64_t time_ns = sqlite3_column_int64(st, 0);
+		const char *kind = (const char *)sqlite3_column_text(st, 1);
+
+		for (int k = 0; k < 4; k++)
+			n[k] += !strcmp(kind, kinds[k]);
+		err = table__add_row(t);
+		err = err ?: table__set_real(t, ECOL_T, (double)(time_ns - m->base_ns) / 1e9,
+					     fmt_secs(a, sizeof(a), time_ns - m->base_ns));
+		for (int c = 1; !err && c <= 4; c++)
+			if (sqlite3_column_type(st, c) != SQLITE_NULL)
+				err = table__set_text(t, c, (const char *)sqlite3_column_text(st, c));
+		if (!err && sqlite3_column_type(st, 5) != SQLITE_NULL) {
+			snprintf(f, sizeof(f), "%#llo", (unsigned long long)sqlite3_column_int64(st, 5));
+			err = table__set_int(t, ECOL_FLAGS, sqlite3_column_int64(st, 5), f);
+		}
+		for (int c = 6; !err && c <= 7; c++)
+			if (sqlite3_column_type(st, c) != SQLITE_NULL)
+				err = table__set_int(t, c, sqlite3_column_int64(st, c), NULL);
+	}
+	if (!err && rc != SQLITE_DONE)
+		err = -EIO;
+	sqlite3_finalize(st);
+	return err;
+}
+
+/* Why the file-system events are absent: the probe detail's part that says so. */
+static const char *events_reason(const struct probe_info *p)
+{
+	const char *s = strstr(p->detail, "file-system events not collected: ");
+
+	return s ? s + strlen("file-system events not collected: ")
+		 : "the eBPF lane did not run: it needs --io-events";
+}
+
 static const char per_file_reason[] =
-    "per-file reads, writes and latency, and file-system events need the io collector's "
-    "eBPF lane, which this version does not have";
+	"per-file reads, writes and latency need an eBPF lane of the io collector that this "
+	"version does not have";
 
 static int build_rows(sqlite3 *db, const struct capture_meta *m, const struct window *w,
 		      struct table *t, uint64_t sum[NSUMS], bool *iowait_all, int64_t *span)
@@ -188,7 +250,9 @@ static int report_io(sqlite3 *db, const char *capture_id, const struct report_op
 						   "cancelled_write_bytes",
 						   "iowait_ns"};
 	struct drop_line *drops = NULL;
-	struct table *t = NULL, *yt = NULL;
+	struct table *t = NULL, *yt = NULL, *et = NULL;
+	uint64_t nev[4] = { 0 };
+	bool events;
 	struct capture_meta m;
 	struct probe_info p, sp;
 	uint64_t sum[NSUMS];
@@ -208,7 +272,8 @@ static int report_io(sqlite3 *db, const char *capture_id, const struct report_op
 		return report__not_collected(&j, out, o, "io", &p);
 	t = table__new(COLS, col_names);
 	yt = table__new(YCOLS, sys_names);
-	if (!t || !yt) {
+	et = table__new(ECOLS, ev_names);
+	if (!t || !yt || !et) {
 		err = -ENOMEM;
 		goto cleanup;
 	}
@@ -216,6 +281,9 @@ static int report_io(sqlite3 *db, const char *capture_id, const struct report_op
 	err = err ?: build_rows(db, &m, &o->win, t, sum, &iowait_all, &span);
 	if (!err && probe__active(&sp))
 		err = build_syscalls(db, &m, &o->win, yt);
+	events = !strcmp(p.source, "ebpf"); /* the eBPF lane ran (--io-events) */
+	if (!err && events)
+		err = build_events(db, &m, &o->win, et, nev);
 	err = err ?: drops__load(db, &m, "io", &o->win, &drops, &nd);
 	if (err)
 		goto cleanup;
@@ -243,6 +311,18 @@ static int report_io(sqlite3 *db, const char *capture_id, const struct report_op
 		err = table__print(t, out, OUT_TEXT);
 		if (err)
 			break;
+		if (!events) {
+			fprintf(out, "\nfile-system events: not collected (%s)\n", events_reason(&p));
+		} else {
+			fprintf(out,
+				"\nfile-system events: %" PRIu64 " opens denied, %" PRIu64
+				" deleted, %" PRIu64 " renamed, %" PRIu64 " truncated\n",
+				nev[0], nev[1], nev[2], nev[3]);
+			if (table__rows(et))
+				err = table__print(et, out, OUT_TEXT);
+			if (err)
+				break;
+		}
 		if (!probe__active(&sp))
 			fprintf(out, "\nI/O syscalls: not collected (syscalls: %s: %s)\n", sp.state,
 				sp.reason);
@@ -276,6 +356,12 @@ static int report_io(sqlite3 *db, const char *capture_id, const struct report_op
 		table__json(t, &j, NULL, 0);
 		json__kv_null(&j, "per_file");
 		json__kv_string(&j, "per_file_reason", per_file_reason);
+		json__key(&j, "fs_events");
+		if (events)
+			table__json(et, &j, NULL, 0);
+		else
+			json__null(&j);
+		json__kv_string(&j, "fs_events_reason", events ? NULL : events_reason(&p));
 		json__key(&j, "syscalls");
 		if (probe__active(&sp))
 			table__json(yt, &j, NULL, 0);
@@ -291,6 +377,7 @@ static int report_io(sqlite3 *db, const char *capture_id, const struct report_op
 cleanup:
 	table__free(t);
 	table__free(yt);
+	table__free(et);
 	free(drops);
 	return err;
 }

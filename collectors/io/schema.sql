@@ -18,5 +18,22 @@ CREATE TABLE IF NOT EXISTS io_sample (
 	iowait_ns INTEGER             -- block I/O delay; NULL when not measured
 );
 
+-- --io-events (the eBPF lane): the target's file-system events, one row each.
+CREATE TABLE IF NOT EXISTS io_event (
+	cap INTEGER NOT NULL REFERENCES capture(cap),
+	time_ns INTEGER NOT NULL,     -- the syscall's exit
+	pid INTEGER,
+	tid INTEGER,
+	kind TEXT NOT NULL,           -- denied, deleted, renamed, truncated
+	syscall TEXT NOT NULL,
+	path TEXT NOT NULL,           -- as the caller gave it (ftruncate: the fd's link)
+	new_path TEXT,                -- a rename's new path; NULL otherwise
+	flags INTEGER,                -- a denied open's flags, unlinkat's; NULL otherwise
+	error INTEGER,                -- a denied open's errno; NULL otherwise
+	length INTEGER,               -- a truncation's length; NULL otherwise
+	fd INTEGER                    -- ftruncate's fd; NULL otherwise
+);
+
 -- @@ indexes @@
+CREATE INDEX IF NOT EXISTS io_event_time ON io_event (cap, time_ns);
 CREATE INDEX IF NOT EXISTS io_sample_time ON io_sample (cap, time_ns);

@@ -166,6 +166,31 @@ static sqlite3 *load(const char *name, bool iowait)
 	capb__put_header(w, &b);
 	put_sample(w, T0 + SEC, 4096 * 1000, iowait);
 	put_sample(w, T0 + 2 * SEC, 4096 * 24, iowait);
+	if (iowait) { /* and the events of --io-events */
+		Ptop__V1__IoFsEvent e[2] = { PTOP__V1__IO_FS_EVENT__INIT, PTOP__V1__IO_FS_EVENT__INIT };
+
+		e[0].kind = "denied";
+		e[0].syscall = "openat";
+		e[0].path = "/etc/shadow";
+		e[0].flags = 02000000;
+		e[0].error = 13;
+		e[0].fd = -1;
+		e[1].kind = "renamed";
+		e[1].syscall = "renameat2";
+		e[1].path = "a";
+		e[1].new_path = "b";
+		e[1].fd = -1;
+		for (int i = 0; i < 2; i++) {
+			Ptop__V1__Event ev = PTOP__V1__EVENT__INIT;
+			Ptop__V1__CollectorPayload cp;
+
+			assert_int_equal(capture_payload__pack(&ev, &cp, "io", &e[i].base), 0);
+			ev.time_ns = T0 + SEC / 2 + (uint64_t)i;
+			ev.pid = PID;
+			capb__put_event(w, &ev);
+			capture_payload__release(&cp);
+		}
+	}
 	assert_int_equal(capture_writer__close(w), 0);
 	snprintf(db_name, sizeof(db_name), "%s.db", name);
 	assert_int_equal(db__open(tpath(db_name), true, false, &db, errbuf, sizeof(errbuf)), 0);
@@ -198,6 +223,13 @@ static void test_04_load_and_report(void **state)
 	assert_int_equal(q_int(db, "SELECT sum(wchar) FROM io_sample"), 4096 * 1024);
 	assert_int_equal(q_int(db, "SELECT sum(syscw) FROM io_sample"), 1024);
 	assert_int_equal(q_int(db, "SELECT sum(iowait_ns) FROM io_sample"), 40000000);
+	assert_int_equal(q_int(db, "SELECT count(*) FROM io_event WHERE kind = 'denied' AND path = "
+				   "'/etc/shadow' AND error = 13 AND flags = 524288 AND new_path IS "
+				   "NULL AND length IS NULL AND fd IS NULL"),
+			 1);
+	assert_int_equal(q_int(db, "SELECT count(*) FROM io_event WHERE kind = 'renamed' AND path = "
+				   "'a' AND new_path = 'b' AND error IS NULL AND flags IS NULL"),
+			 1);
 	out = run_report(db, OUT_TEXT);
 	if (!strstr(out, "written  4.00 MiB in 1,024 syscalls (2.00 MiB/s)") ||
 	    !strstr(out, "block I/O delay  40.0 ms") || !strstr(out, "per file: not collected ("))

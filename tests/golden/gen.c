@@ -779,7 +779,10 @@ static struct capture_writer *write_full(const char *name, bool trailer, uint64_
 	capb__probe(&b, "proccontext", ACTIVE, PROC, NULL, NULL);
 	capb__probe(&b, "mappings", ACTIVE, PROC, NULL, "maps");
 	capb__probe(&b, "cgroup", UNSUPPORTED, PROC, "not a --cgroup recording", NULL);
-	capb__probe(&b, "io", ACTIVE, PROC, NULL, "/proc/4321/io each interval");
+	capb__probe(&b, "io", ACTIVE, PROC, NULL,
+		    "/proc/4321/io each interval; per-file figures not collected: no eBPF lane for "
+		    "them yet; file-system events not collected: needs --io-events (eBPF at every "
+		    "syscall exit)");
 	capb__probe(&b, "fds", ACTIVE, PROC, NULL,
 		    "/proc/4321/fd: one readlink per fd each interval; opens and closes not "
 		    "collected: needs --fd-stacks (eBPF at every syscall exit)");

@@ -3,9 +3,10 @@
 # (run without CAP_DAC_OVERRIDE and CAP_DAC_READ_SEARCH), renames one file and deletes
 # another, and writes nothing else: the capture's written bytes and write syscalls are
 # exact, its reads at least the 1 MiB; from the syscalls collector (when it runs), 2560
-# write calls and 3 fsyncs exactly. (The denial, the rename, the delete and the
-# per-file figures need the eBPF lane, which the collector does not have yet: the report
-# says per file "not collected".) --disable io: "not collected" with the reason.
+# write calls and 3 fsyncs exactly; with --io-events, the denial with its path, the
+# rename with both paths, the delete. (The per-file figures need an eBPF lane the
+# collector does not have yet: the report says per file "not collected".)
+# --disable io: "not collected" with the reason.
 . tests/e2e/lib.sh
 need_fixture io_work
 command -v setpriv >/dev/null || skip "no setpriv(1) to drop CAP_DAC_OVERRIDE"
@@ -65,6 +66,30 @@ assert_eq "csv rows = samples" "$(q "$C" "select count(*) from io_sample")" "$((
 	fail "replay: no I/O tab"
 "$ANA" replay --dump --at 1s --tab overview --size 160x48 "$C" | grep -Eq '^ *I/O +(read|no sample)' ||
 	fail "overview: no I/O line"
+
+# --io-events (the eBPF lane): the denial with its path and errno, the rename with both
+# paths, the delete; nothing else of those kinds
+if [ "$(id -u)" = 0 ]; then
+	C4=$TMP/events.ptop
+	rm -f "$D/out" "$D/new" && : >"$D/old" && : >"$D/gone"
+	"$REC" --quiet --io-events --interval 250ms -o "$C4" -- "${drop[@]}" "$FIX/io_work" "$D" >/dev/null
+	assert_eq "--io-events: io probe" "active/ebpf" \
+		"$(q "$C4" "select state || '/' || source from probe where name = 'io'")"
+	assert_eq "denials" "1" "$(q "$C4" "select count(*) from io_event where kind = 'denied'")"
+	assert_eq "the denial" "$D/secret|13|openat" \
+		"$(q "$C4" "select path || '|' || error || '|' || syscall from io_event where kind = 'denied'")"
+	assert_eq "the rename" "$D/old|$D/new" \
+		"$(q "$C4" "select path || '|' || new_path from io_event where kind = 'renamed'")"
+	assert_eq "the delete" "$D/gone" "$(q "$C4" "select group_concat(path) from io_event where kind = 'deleted'")"
+	"$ANA" report io "$C4" | grep -q '^file-system events: 1 opens denied, 1 deleted, 1 renamed, 0 truncated$' ||
+		fail "--io-events: no summary line"
+	"$ANA" report io --format json "$C4" >"$TMP/ev.json"
+	assert_eq "json: fs_events" 3 "$(jget "$TMP/ev.json" 'len(j["fs_events"])')"
+	"$ANA" report io "$C" | grep -q '^file-system events: not collected (needs --io-events' ||
+		fail "without --io-events: the report does not say why"
+else
+	echo "(not root: the --io-events lane is not checked)"
+fi
 
 # --no-ebpf: the /proc lane is the same
 C2=$TMP/noebpf.ptop
