@@ -11,6 +11,9 @@
 #   fd-stacks   ptop-record --pid with only fds, --fd-stacks: its eBPF lane on
 #               raw_tp/sys_exit (every syscall exit runs it; these are not fd syscalls,
 #               so it returns after the filter and the kind lookup)
+#   io-events   ptop-record --pid with only io, --io-events: its eBPF lane on raw_tp/sys_exit
+#               (pread64/pwrite64 are not its syscalls: it returns after the filter and
+#               the kind lookup)
 #   all         ptop-record --pid, every collector on by default (syscalls' programs too)
 # Each configuration runs RUNS times (default 5) per rate, interleaved round by round;
 # the table shows medians and ratios to "none" and "floor". Needs root. Build folder from
@@ -41,7 +44,7 @@ cleanup() {
 trap cleanup EXIT
 
 others="cpu,syscalls,cpuprof,memory,vmas,proccontext,mappings,cgroup"
-configs=(none floor io+fds fd-stacks all)
+configs=(none floor io+fds fd-stacks io-events all)
 
 # run_one CONFIG RATE: prints "NS_PER_CALL CALLS_PER_S", or nothing if the run failed
 run_one() {
@@ -64,6 +67,10 @@ run_one() {
 		bench_wait_for "$t_err" 'probes:' 15 && ok=1 ;;
 	fd-stacks)
 		"${rec[@]}" --pid "$wpid" --disable "$others,io" --fd-stacks >"$t_out" 2>"$t_err" &
+		tpid=$!
+		bench_wait_for "$t_err" 'probes:' 15 && ok=1 ;;
+	io-events)
+		"${rec[@]}" --pid "$wpid" --disable "$others,fds" --io-events >"$t_out" 2>"$t_err" &
 		tpid=$!
 		bench_wait_for "$t_err" 'probes:' 15 && ok=1 ;;
 	all)
