@@ -1,11 +1,11 @@
-# Ground truth for the io collector's /proc lane: io_work writes exactly 10 MiB in 2560
-# writes of 4 KiB (3 fsyncs), reads 1 MiB in 256 reads, fails to open a mode-0000 file
-# (run without CAP_DAC_OVERRIDE and CAP_DAC_READ_SEARCH), renames one file and deletes
-# another, and writes nothing else: the capture's written bytes and write syscalls are
-# exact, its reads at least the 1 MiB; from the syscalls collector (when it runs), 2560
-# write calls and 3 fsyncs exactly; with --io-events, the denial with its path, the
-# rename with both paths, the delete. (The per-file figures need an eBPF lane the
-# collector does not have yet: the report says per file "not collected".)
+# Ground truth for the io collector: io_work writes exactly 10 MiB in 2560 writes of
+# 4 KiB (3 fsyncs), reads 1 MiB in 256 reads, fails to open a mode-0000 file (run
+# without CAP_DAC_OVERRIDE and CAP_DAC_READ_SEARCH), renames one file, deletes another,
+# truncates one, and writes nothing else. The /proc lane: written bytes and write
+# syscalls exact, reads at least the 1 MiB. From the syscalls collector (when it runs):
+# 2560 write calls and 3 fsyncs exactly. With --io-events: the denial with its path, the
+# rename with both paths, the delete, the truncation. (The per-file figures need an
+# eBPF lane the collector does not have yet: the report says per file "not collected".)
 # --disable io: "not collected" with the reason.
 . tests/e2e/lib.sh
 need_fixture io_work
@@ -68,7 +68,7 @@ assert_eq "csv rows = samples" "$(q "$C" "select count(*) from io_sample")" "$((
 	fail "overview: no I/O line"
 
 # --io-events (the eBPF lane): the denial with its path and errno, the rename with both
-# paths, the delete; nothing else of those kinds
+# paths, the delete, the truncation; nothing else of those kinds
 if [ "$(id -u)" = 0 ]; then
 	C4=$TMP/events.ptop
 	rm -f "$D/out" "$D/new" && : >"$D/old" && : >"$D/gone"
@@ -81,10 +81,12 @@ if [ "$(id -u)" = 0 ]; then
 	assert_eq "the rename" "$D/old|$D/new" \
 		"$(q "$C4" "select path || '|' || new_path from io_event where kind = 'renamed'")"
 	assert_eq "the delete" "$D/gone" "$(q "$C4" "select group_concat(path) from io_event where kind = 'deleted'")"
-	"$ANA" report io "$C4" | grep -q '^file-system events: 1 opens denied, 1 deleted, 1 renamed, 0 truncated$' ||
+	assert_eq "the truncation" "$D/new|0|truncate" \
+		"$(q "$C4" "select path || '|' || length || '|' || syscall from io_event where kind = 'truncated'")"
+	"$ANA" report io "$C4" | grep -q '^file-system events: 1 opens denied, 1 deleted, 1 renamed, 1 truncated$' ||
 		fail "--io-events: no summary line"
 	"$ANA" report io --format json "$C4" >"$TMP/ev.json"
-	assert_eq "json: fs_events" 3 "$(jget "$TMP/ev.json" 'len(j["fs_events"])')"
+	assert_eq "json: fs_events" 4 "$(jget "$TMP/ev.json" 'len(j["fs_events"])')"
 	"$ANA" report io "$C" | grep -q '^file-system events: not collected (needs --io-events' ||
 		fail "without --io-events: the report does not say why"
 else
