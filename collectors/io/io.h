@@ -2,8 +2,8 @@
 #ifndef PTOP_BPF_IO_H
 #define PTOP_BPF_IO_H
 
-#define IO_MAX_NR 1024	     /* syscall numbers classified: [0, IO_MAX_NR) */
-#define IO_PATH_MAX 256	     /* bytes of a path kept (longer: cut) */
+#define IO_MAX_NR 1024	/* syscall numbers classified: [0, IO_MAX_NR) */
+#define IO_PATH_MAX 256 /* bytes of a path kept (longer: cut) */
 #define IO_RINGBUF (256 * 1024)
 
 /* What a syscall is to the file-system events, by number (io_kind, filled by user space
@@ -24,7 +24,7 @@ enum io_kind {
 enum io_ev_kind { IO_EV_DENIED = 1, IO_EV_DELETED = 2, IO_EV_RENAMED = 3, IO_EV_TRUNCATED = 4 };
 
 struct io_fs_event {
-	__u64 ts;     /* bpf_ktime_get_ns at the syscall's exit */
+	__u64 ts; /* bpf_ktime_get_ns at the syscall's exit */
 	__u32 tid;
 	__u32 kind;   /* enum io_ev_kind */
 	__s64 ret;    /* the syscall's return (a denial: -EACCES or -EPERM) */

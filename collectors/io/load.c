@@ -17,8 +17,8 @@ static const char sample_sql[] =
     "read_bytes, write_bytes, cancelled_write_bytes, iowait_ns)";
 
 static const char event_sql[] =
-	"INSERT INTO io_event (cap, time_ns, pid, tid, kind, syscall, path, new_path, flags, "
-	"error, length, fd)";
+    "INSERT INTO io_event (cap, time_ns, pid, tid, kind, syscall, path, new_path, flags, "
+    "error, length, fd)";
 
 static void bind_opt_u64(sqlite3_stmt *s, int i, bool has, uint64_t v)
 {

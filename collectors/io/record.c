@@ -100,40 +100,40 @@ static struct io_settings {
 } io_settings;
 
 static const struct collector_opt io_opts[] = {
-	{
-		.name = "io-events",
-		.help = "io: also record the target's file-system events (opens\n"
-			"denied, deletions, renames, truncations) with their\n"
-			"paths (eBPF, at every syscall exit: not on by default)",
-		.section = COPT_COLLECTORS,
-		.order = 55,
-		.parse = copt_parse_flag,
-		.offset = offsetof(struct io_settings, events),
-	},
-	{ .name = NULL },
+    {
+	.name = "io-events",
+	.help = "io: also record the target's file-system events (opens\n"
+		"denied, deletions, renames, truncations) with their\n"
+		"paths (eBPF, at every syscall exit: not on by default)",
+	.section = COPT_COLLECTORS,
+	.order = 55,
+	.parse = copt_parse_flag,
+	.offset = offsetof(struct io_settings, events),
+    },
+    {.name = NULL},
 };
 
 static const struct {
 	const char *name;
 	enum io_kind kind;
 } io_kinds[] = {
-	{ "open", IO_K_OPEN },		 { "creat", IO_K_OPEN },	 { "openat", IO_K_OPENAT },
-	{ "openat2", IO_K_OPENAT },	 { "unlink", IO_K_UNLINK },	 { "rmdir", IO_K_UNLINK },
-	{ "unlinkat", IO_K_UNLINKAT },	 { "rename", IO_K_RENAME },	 { "renameat", IO_K_RENAMEAT },
-	{ "renameat2", IO_K_RENAMEAT },	 { "truncate", IO_K_TRUNCATE }, { "ftruncate", IO_K_FTRUNCATE },
+    {"open", IO_K_OPEN},	  {"creat", IO_K_OPEN},	       {"openat", IO_K_OPENAT},
+    {"openat2", IO_K_OPENAT},	  {"unlink", IO_K_UNLINK},     {"rmdir", IO_K_UNLINK},
+    {"unlinkat", IO_K_UNLINKAT},  {"rename", IO_K_RENAME},     {"renameat", IO_K_RENAMEAT},
+    {"renameat2", IO_K_RENAMEAT}, {"truncate", IO_K_TRUNCATE}, {"ftruncate", IO_K_FTRUNCATE},
 };
 
 struct io_bpf_lane {
 	struct io_bpf *skel;
 	struct ring_buffer *rb;
 	struct collector *c;
-	int err;		/* the first emit error of a ring buffer callback */
+	int err; /* the first emit error of a ring buffer callback */
 	uint64_t prev_lost;
-	uint64_t *lost_vals;	/* ncpus */
+	uint64_t *lost_vals; /* ncpus */
 };
 
 struct io_priv {
-	struct io_bpf_lane *bpf;	/* --io-events with eBPF; NULL: the /proc lane alone */
+	struct io_bpf_lane *bpf; /* --io-events with eBPF; NULL: the /proc lane alone */
 	char *buf;
 	size_t cap;
 	struct proc_io prev;
@@ -191,7 +191,8 @@ static Ptop__V1__ProbeState io_check(struct collector *c)
 		char why[256] = "";
 
 		if (!io_settings.events)
-			snprintf(why, sizeof(why), "needs --io-events (eBPF at every syscall exit)");
+			snprintf(why, sizeof(why),
+				 "needs --io-events (eBPF at every syscall exit)");
 		else if (ctx->no_ebpf)
 			snprintf(why, sizeof(why), "--io-events: not with --no-ebpf");
 		else
@@ -230,7 +231,7 @@ static int read_io(struct io_priv *p, pid_t pid, struct proc_io *io, uint64_t *t
 	return io__parse_blkio_ticks(p->buf, ticks) ? -EINVAL : 0;
 }
 
-static const char *const ev_names[] = { "", "denied", "deleted", "renamed", "truncated" };
+static const char *const ev_names[] = {"", "denied", "deleted", "renamed", "truncated"};
 
 /* One ring buffer record: an IoFsEvent at its time. */
 static int on_event(void *ctx, void *data, size_t size)
@@ -478,8 +479,9 @@ static void io_stop(struct collector *c)
 
 const struct collector_ops io_collector = {
     .name = "io",
-    .summary = "I/O counters per interval: bytes and syscalls read and written, disk bytes, "
-	       "block I/O delay (/proc/PID/io, stat); file-system events with --io-events (eBPF sys_exit)",
+    .summary =
+	"I/O counters per interval: bytes and syscalls read and written, disk bytes, "
+	"block I/O delay (/proc/PID/io, stat); file-system events with --io-events (eBPF sys_exit)",
     .opts = io_opts,
     .settings = &io_settings,
     .settings_size = sizeof(io_settings),

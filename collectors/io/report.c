@@ -113,20 +113,29 @@ static int build_syscalls(sqlite3 *db, const struct capture_meta *m, const struc
 }
 
 static const char events_sql[] =
-	"SELECT time_ns, kind, syscall, path, new_path, flags, error, length FROM io_event "
-	"WHERE cap = ?1 AND time_ns >= ?2 AND time_ns <= ?3 ORDER BY time_ns, rowid";
+    "SELECT time_ns, kind, syscall, path, new_path, flags, error, length FROM io_event "
+    "WHERE cap = ?1 AND time_ns >= ?2 AND time_ns <= ?3 ORDER BY time_ns, rowid";
 
-enum { ECOL_T, ECOL_KIND, ECOL_SYSCALL, ECOL_PATH, ECOL_NEW, ECOL_FLAGS, ECOL_ERROR, ECOL_LEN,
-       ECOLS };
-static const char *const ev_names[ECOLS] = { "t_s",	 "kind",  "syscall", "path",
-					     "new_path", "flags", "error",   "length" };
+enum {
+	ECOL_T,
+	ECOL_KIND,
+	ECOL_SYSCALL,
+	ECOL_PATH,
+	ECOL_NEW,
+	ECOL_FLAGS,
+	ECOL_ERROR,
+	ECOL_LEN,
+	ECOLS
+};
+static const char *const ev_names[ECOLS] = {"t_s",	"kind",	 "syscall", "path",
+					    "new_path", "flags", "error",   "length"};
 
 /* The window's file-system events into T; *N[4] their counts by kind (denied, deleted,
  * renamed, truncated). */
 static int build_events(sqlite3 *db, const struct capture_meta *m, const struct window *w,
 			struct table *t, uint64_t n[4])
 {
-	static const char *const kinds[4] = { "denied", "deleted", "renamed", "truncated" };
+	static const char *const kinds[4] = {"denied", "deleted", "renamed", "truncated"};
 	sqlite3_stmt *st = NULL;
 	int64_t lo, hi;
 	char a[32], f[32];
@@ -146,13 +155,16 @@ static int build_events(sqlite3 *db, const struct capture_meta *m, const struct 
 		for (int k = 0; k < 4; k++)
 			n[k] += !strcmp(kind, kinds[k]);
 		err = table__add_row(t);
-		err = err ?: table__set_real(t, ECOL_T, (double)(time_ns - m->base_ns) / 1e9,
+		err = err
+			  ?: table__set_real(t, ECOL_T, (double)(time_ns - m->base_ns) / 1e9,
 					     fmt_secs(a, sizeof(a), time_ns - m->base_ns));
 		for (int c = 1; !err && c <= 4; c++)
 			if (sqlite3_column_type(st, c) != SQLITE_NULL)
-				err = table__set_text(t, c, (const char *)sqlite3_column_text(st, c));
+				err =
+				    table__set_text(t, c, (const char *)sqlite3_column_text(st, c));
 		if (!err && sqlite3_column_type(st, 5) != SQLITE_NULL) {
-			snprintf(f, sizeof(f), "%#llo", (unsigned long long)sqlite3_column_int64(st, 5));
+			snprintf(f, sizeof(f), "%#llo",
+				 (unsigned long long)sqlite3_column_int64(st, 5));
 			err = table__set_int(t, ECOL_FLAGS, sqlite3_column_int64(st, 5), f);
 		}
 		for (int c = 6; !err && c <= 7; c++)
@@ -175,8 +187,8 @@ static const char *events_reason(const struct probe_info *p)
 }
 
 static const char per_file_reason[] =
-	"per-file reads, writes and latency need an eBPF lane of the io collector that this "
-	"version does not have";
+    "per-file reads, writes and latency need an eBPF lane of the io collector that this "
+    "version does not have";
 
 static int build_rows(sqlite3 *db, const struct capture_meta *m, const struct window *w,
 		      struct table *t, uint64_t sum[NSUMS], bool *iowait_all, int64_t *span)
@@ -251,7 +263,7 @@ static int report_io(sqlite3 *db, const char *capture_id, const struct report_op
 						   "iowait_ns"};
 	struct drop_line *drops = NULL;
 	struct table *t = NULL, *yt = NULL, *et = NULL;
-	uint64_t nev[4] = { 0 };
+	uint64_t nev[4] = {0};
 	bool events;
 	struct capture_meta m;
 	struct probe_info p, sp;
@@ -312,7 +324,8 @@ static int report_io(sqlite3 *db, const char *capture_id, const struct report_op
 		if (err)
 			break;
 		if (!events) {
-			fprintf(out, "\nfile-system events: not collected (%s)\n", events_reason(&p));
+			fprintf(out, "\nfile-system events: not collected (%s)\n",
+				events_reason(&p));
 		} else {
 			fprintf(out,
 				"\nfile-system events: %" PRIu64 " opens denied, %" PRIu64

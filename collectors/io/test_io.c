@@ -167,7 +167,8 @@ static sqlite3 *load(const char *name, bool iowait)
 	put_sample(w, T0 + SEC, 4096 * 1000, iowait);
 	put_sample(w, T0 + 2 * SEC, 4096 * 24, iowait);
 	if (iowait) { /* and the events of --io-events */
-		Ptop__V1__IoFsEvent e[2] = { PTOP__V1__IO_FS_EVENT__INIT, PTOP__V1__IO_FS_EVENT__INIT };
+		Ptop__V1__IoFsEvent e[2] = {PTOP__V1__IO_FS_EVENT__INIT,
+					    PTOP__V1__IO_FS_EVENT__INIT};
 
 		e[0].kind = "denied";
 		e[0].syscall = "openat";
@@ -223,12 +224,14 @@ static void test_04_load_and_report(void **state)
 	assert_int_equal(q_int(db, "SELECT sum(wchar) FROM io_sample"), 4096 * 1024);
 	assert_int_equal(q_int(db, "SELECT sum(syscw) FROM io_sample"), 1024);
 	assert_int_equal(q_int(db, "SELECT sum(iowait_ns) FROM io_sample"), 40000000);
-	assert_int_equal(q_int(db, "SELECT count(*) FROM io_event WHERE kind = 'denied' AND path = "
-				   "'/etc/shadow' AND error = 13 AND flags = 524288 AND new_path IS "
-				   "NULL AND length IS NULL AND fd IS NULL"),
+	assert_int_equal(q_int(db,
+			       "SELECT count(*) FROM io_event WHERE kind = 'denied' AND path = "
+			       "'/etc/shadow' AND error = 13 AND flags = 524288 AND new_path IS "
+			       "NULL AND length IS NULL AND fd IS NULL"),
 			 1);
-	assert_int_equal(q_int(db, "SELECT count(*) FROM io_event WHERE kind = 'renamed' AND path = "
-				   "'a' AND new_path = 'b' AND error IS NULL AND flags IS NULL"),
+	assert_int_equal(q_int(db,
+			       "SELECT count(*) FROM io_event WHERE kind = 'renamed' AND path = "
+			       "'a' AND new_path = 'b' AND error IS NULL AND flags IS NULL"),
 			 1);
 	out = run_report(db, OUT_TEXT);
 	if (!strstr(out, "written  4.00 MiB in 1,024 syscalls (2.00 MiB/s)") ||

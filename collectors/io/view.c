@@ -126,7 +126,8 @@ static void draw_io(struct replay_model *m, struct replay_ui *ui, struct grid *g
 			   "block I/O delay  not measured (kernel.task_delayacct 0)", 0, GC_MUTED);
 	grid__textf(g, x, row++, w, 0, GC_MUTED, "interval ending at %s",
 		    replay__fmt_pos(pos, sizeof(pos), a.t));
-	grid__text(g, x, row++, w, "per file: not collected (no eBPF lane for it yet)", 0, GC_MUTED);
+	grid__text(g, x, row++, w, "per file: not collected (no eBPF lane for it yet)", 0,
+		   GC_MUTED);
 	row++;
 	if (row < y + h) {
 		grid__text(g, x, row++, w, "read", 0, GC_MUTED);
