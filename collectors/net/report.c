@@ -33,7 +33,8 @@
 	"AND s.pid IS g.pid AND s.sock = g.sock), "                                        \
 	"r AS (SELECT e.pid, e.sock, sum(e.count) AS errors FROM net_error e WHERE " WIN_E \
 	" AND e.kind != 'retransmit' GROUP BY e.pid, e.sock), "                            \
-	"a AS (SELECT k.*, COALESCE(r.errors, 0) AS errors FROM k LEFT JOIN r USING (pid, sock)) "
+	"a AS (SELECT k.*, CASE WHEN k.tx_bytes IS NULL THEN r.errors ELSE COALESCE(r.errors, 0) END "   \
+	"AS errors FROM k LEFT JOIN r USING (pid, sock)) "
 #define SOCKS_SEL                                                                          \
 	SOCKS_SQL "SELECT sock, proto, local, remote, state, fd, t, tx_bytes, rx_bytes, "   \
 		  "tx_calls, rx_calls, segs_out, segs_in, retransmits, connect_us, srtt_us, " \
@@ -142,7 +143,7 @@ static int tables_build(sqlite3 *db, const struct capture_meta *m, const struct 
 	static const char by_bytes[] = SOCKS_SEL
 		"ORDER BY COALESCE(tx_bytes, 0) + COALESCE(rx_bytes, 0) DESC, errors DESC, sock";
 	static const char by_errors[] = SOCKS_SEL
-		"WHERE errors > 0 ORDER BY errors DESC, sock";
+		"WHERE COALESCE(errors, 0) > 0 ORDER BY errors DESC, sock";
 	static const char listening[] = SOCKS_SEL "WHERE listened ORDER BY local";
 	int err = 0;
 
