@@ -103,6 +103,7 @@ static __always_inline struct net_sock *sock_add(const struct sock *sk, __u64 ke
 		s.proto = NET_PROTO_OTHER;
 	s.inode = BPF_CORE_READ(sk, sk_socket, file, f_inode, i_ino);
 	s.state = BPF_CORE_READ(sk, __sk_common.skc_state);
+	s.type = BPF_CORE_READ(sk, sk_type);
 	s.first_ns = now;
 	read_addrs(&s, sk);
 	err = bpf_map_update_elem(&net_socks, &key, &s, BPF_ANY);

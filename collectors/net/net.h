@@ -33,7 +33,8 @@ struct net_sock {
 	__u16 proto;			/* NET_PROTO_* */
 	__u16 lport, rport;		/* host order */
 	__u8 state;			/* TCP state (linux/tcp_states.h) at the last event */
-	__u8 pad[3];
+	__u8 type;			/* sk_type: SOCK_STREAM 1, SOCK_DGRAM 2, SOCK_SEQPACKET 5 */
+	__u8 pad[2];
 	__u8 laddr[16], raddr[16];	/* v4 in the first 4 bytes */
 };
 

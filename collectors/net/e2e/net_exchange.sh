@@ -11,7 +11,7 @@ need_fixture net_exchange
 need_ebpf
 
 C=$TMP/net.ptop
-"$REC" --quiet --interval 250ms -o "$C" -- "$FIX/net_exchange" 1 >"$TMP/ports"
+"$REC" --quiet --enable net --interval 250ms -o "$C" -- "$FIX/net_exchange" 1 >"$TMP/ports"
 cat "$TMP/ports"
 eval "$(cat "$TMP/ports" | tr ' ' '\n')"
 assert_eq "net probe" "active/ebpf" \
@@ -87,9 +87,9 @@ grep -q "127.0.0.1:$listen_port" "$TMP/replay.txt" || { cat "$TMP/replay.txt"; f
 	fail "replay: no Network line in the Overview"
 echo "ok: replay Network tab and Overview line"
 
-# --no-ebpf: the /proc lane alone: sockets on their types, no bytes (null, never 0)
+# --no-ebpf: the /proc lane alone (with --cgroup it would be unsupported: one process): sockets on their types, no bytes (null, never 0)
 N=$TMP/noebpf.ptop
-"$REC" --quiet --no-ebpf --interval 250ms -o "$N" -- "$FIX/net_exchange" 1 >"$TMP/ports2"
+"$REC" --quiet --enable net --no-ebpf --interval 250ms -o "$N" -- "$FIX/net_exchange" 1 >"$TMP/ports2"
 eval "$(cat "$TMP/ports2" | tr ' ' '\n')"
 assert_eq "--no-ebpf: net probe" "active/proc" \
 	"$(q "$N" "select state || '/' || source from probe where name = 'net'")"
@@ -102,6 +102,13 @@ assert_eq "--no-ebpf: unix and udp sockets" "2/2" \
 "$ANA" report net --format json "$N" >"$TMP/noebpf.json"
 assert_eq "--no-ebpf json: tx_bytes" None "$(jget "$TMP/noebpf.json" 'j["totals"]["tx_bytes"]')"
 echo "ok: --no-ebpf lists the sockets from /proc, bytes not measured"
+
+# off by default: not collected, and the report says why and how to turn it on
+O=$TMP/default.ptop
+"$REC" --quiet --interval 250ms -o "$O" -- "$FIX/net_exchange" 0.1 >/dev/null
+"$ANA" report net "$O" | has 'net: not collected (disabled: off by default (its eBPF lane costs .*): --enable net)' ||
+	fail "default: the report does not say net is off by default: $("$ANA" report net "$O")"
+echo "ok: off by default, and the report says so"
 
 # --disable net: not collected, with the reason, in every format
 D=$TMP/disabled.ptop
