@@ -289,8 +289,9 @@ cleanup:
 static const struct an_report net_report = {
 	.name = "net",
 	.order = 150,
-	.summary = "the target's sockets: connections by bytes and by errors, listening\n"
-		   "sockets, peers by remote address, refused/reset/timeout counts",
+	.summary = "the target's sockets: connections by bytes and by errors,\n"
+		   "listening sockets, peers by remote address, refused, reset and\n"
+		   "timeout counts",
 	.tables = "net_socket,net_error",
 	.run = report_net,
 };
