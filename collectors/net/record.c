@@ -69,6 +69,9 @@ struct net_priv {
 	size_t nps, capps;
 	struct out_sock *out;
 	size_t nout, capout;
+	struct fd_ino *forgot;	/* inodes of sockets removed from the map while idle */
+	uint64_t *forgot_cookie; /* their cookies (same index) */
+	size_t nforgot, capforgot;
 	char *buf;
 	size_t bufcap;
 	uint64_t prev_ns;
@@ -153,6 +156,8 @@ static void net_stop(struct collector *c)
 	free(p->inodes);
 	free(p->ps);
 	free(p->out);
+	free(p->forgot);
+	free(p->forgot_cookie);
 	free(p->buf);
 	free(p->cnt_vals);
 	free(p);
@@ -507,6 +512,59 @@ static struct out_sock *out_bpf(struct net_priv *p, const struct bsock *b,
 	return o;
 }
 
+/* Whether B's entry is still as read (no send or receive since): 1 or 0. */
+static bool still(struct net_priv *p, const struct bsock *b)
+{
+	struct net_sock now;
+
+	if (bpf_map_lookup_elem(bpf_map__fd(p->skel->maps.net_socks), &b->cookie, &now))
+		return false;
+	return !memcmp(&now, &b->s, sizeof(now));
+}
+
+/* Remove B's entry from the map and from the next poll's previous reading; remember its
+ * cookie by inode, so that the /proc lane lists it under the same key. 0 or -ENOMEM. */
+static int forget(struct net_priv *p, struct bsock *b)
+{
+	bpf_map_delete_elem(bpf_map__fd(p->skel->maps.net_socks), &b->cookie);
+	if (p->proc && b->s.inode) {
+		if (grow((void **)&p->forgot, &p->capforgot, p->nforgot + 1, sizeof(*p->forgot)))
+			return -ENOMEM;
+		p->forgot[p->nforgot++] = (struct fd_ino){ b->s.inode, 0 };
+		uint64_t *fc = realloc(p->forgot_cookie, p->capforgot * sizeof(uint64_t));
+
+		if (!fc)
+			return -ENOMEM;
+		p->forgot_cookie = fc;
+		p->forgot_cookie[p->nforgot - 1] = b->cookie;
+	}
+	b->cookie = 0; /* not kept */
+	return 0;
+}
+
+/* The cookie of a removed socket of INODE, 0 when none. */
+static uint64_t forgot_cookie(const struct net_priv *p, uint64_t inode)
+{
+	for (size_t i = 0; i < p->nforgot; i++)
+		if (p->forgot[i].inode == inode)
+			return p->forgot_cookie[i];
+	return 0;
+}
+
+/* Keep only the removed sockets still in the fd table. */
+static void forgot_prune(struct net_priv *p)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < p->nforgot; i++) {
+		if (fd_of(p, p->forgot[i].inode) < 0)
+			continue;
+		p->forgot_cookie[k] = p->forgot_cookie[i];
+		p->forgot[k++] = p->forgot[i];
+	}
+	p->nforgot = k;
+}
+
 static int emit_drops(struct collector *c, struct net_priv *p)
 {
 	uint64_t v;
@@ -558,7 +616,7 @@ static int net_poll(struct collector *c, uint64_t now_ns, unsigned flags)
 		for (i = 0; i < p->ncur; i++) {
 			struct bsock *b = &p->cur[i], *pv;
 			const struct procnet_sock *ps;
-			bool changed = false, in_fds;
+			bool changed = false;
 			struct out_sock *o;
 
 			pv = bsearch(b, p->prev, p->nprev, sizeof(*p->prev), cmp_cookie);
@@ -571,7 +629,6 @@ static int net_poll(struct collector *c, uint64_t now_ns, unsigned flags)
 			if (!o)
 				return -ENOMEM;
 			ps = proc_ok && b->s.inode ? ps_find(p, b->s.inode) : NULL;
-			in_fds = proc_ok && b->s.inode && fd_of(p, b->s.inode) >= 0;
 			if (ps) {
 				out_proc(p, o, ps);
 				if (b->s.proto != NET_PROTO_TCP)
@@ -582,14 +639,15 @@ static int net_poll(struct collector *c, uint64_t now_ns, unsigned flags)
 			}
 			if (!changed && !ps)
 				p->nout--; /* idle and not in the fd table: not listed */
-			/* gone: TCP closed at the previous poll already (a late error report
-			 * was read meanwhile), others idle and out of the fd table */
+			/* removed: TCP closed at the previous poll already (a late error report
+			 * was read meanwhile); others idle over the interval (closed or not:
+			 * one used again gets a new entry, first_ns tells it apart, and its
+			 * counts start again from 0; a socket still open stays listed from
+			 * the fd table). TCP keeps its entry while open: its SYN time. */
 			if ((pv && pv->s.close_ns) ||
-			    (b->s.proto != NET_PROTO_TCP && proc_ok && !in_fds && !changed)) {
-				bpf_map_delete_elem(bpf_map__fd(p->skel->maps.net_socks),
-						    &b->cookie);
-				b->cookie = 0; /* not kept */
-			}
+			    (b->s.proto != NET_PROTO_TCP && pv && !changed && still(p, b)))
+				if (forget(p, b))
+					return -ENOMEM;
 		}
 		err = emit_drops(c, p);
 		if (err)
@@ -609,6 +667,11 @@ static int net_poll(struct collector *c, uint64_t now_ns, unsigned flags)
 			if (!o)
 				return -ENOMEM;
 			o->m.inode = ps->inode;
+			o->m.id = forgot_cookie(p, ps->inode);
+			if (p->skel) { /* the eBPF lane runs: no send or receive on it, a 0 */
+				o->tr = (Ptop__V1__NetTraffic)PTOP__V1__NET_TRAFFIC__INIT;
+				o->m.traffic = &o->tr;
+			}
 			snprintf(o->proto, sizeof(o->proto), "%s", ps->proto);
 			snprintf(o->local, sizeof(o->local), "%s", ps->local);
 			snprintf(o->remote, sizeof(o->remote), "%s", ps->remote);
@@ -616,6 +679,8 @@ static int net_poll(struct collector *c, uint64_t now_ns, unsigned flags)
 			out_proc(p, o, ps);
 		}
 	}
+	if (proc_ok)
+		forgot_prune(p);
 	if (p->nout && !(ptrs = calloc(p->nout, sizeof(*ptrs))))
 		return -ENOMEM;
 	for (i = 0; i < p->nout; i++) {
