@@ -32,12 +32,14 @@ static int bench_net_floor_main(void)
 	skel = bench_net_noop_bpf__open_and_load();
 	if (!skel) {
 		err = -errno;
-		fprintf(stderr, "bench_net_floor: load no-op BPF: %s (run as root)\n", strerror(-err));
+		fprintf(stderr, "bench_net_floor: load no-op BPF: %s (run as root)\n",
+			strerror(-err));
 		return 1;
 	}
 	err = bench_net_noop_bpf__attach(skel);
 	if (err) {
-		fprintf(stderr, "bench_net_floor: attach tp_btf sock_send_length/sock_recv_length: %s\n",
+		fprintf(stderr,
+			"bench_net_floor: attach tp_btf sock_send_length/sock_recv_length: %s\n",
 			strerror(-err));
 		goto cleanup;
 	}

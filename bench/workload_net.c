@@ -53,11 +53,11 @@ int main(int argc, char **argv)
 {
 	unsigned long long pairs = 200000, n;
 	double rate = 0;
-	struct sockaddr_in a = { .sin_family = AF_INET };
+	struct sockaddr_in a = {.sin_family = AF_INET};
 	socklen_t len = sizeof(a);
 	int wait = 0, opt, sig, l, c, s, one = 1;
 	uint64_t c0, c1, t0, t1;
-	char buf[64] = { 0 };
+	char buf[64] = {0};
 	sigset_t set;
 
 	while ((opt = getopt(argc, argv, "r:n:w")) != -1) {
@@ -104,11 +104,12 @@ int main(int argc, char **argv)
 		    recv(s, buf, sizeof(buf), MSG_WAITALL) != (ssize_t)sizeof(buf))
 			die("send/recv");
 		if (rate > 0 && (n & 63) == 63) { /* pace in batches of 64 */
-			uint64_t due = t0 + (uint64_t)((double)(n + 1) * 1e9 / rate), now = mono_ns();
+			uint64_t due = t0 + (uint64_t)((double)(n + 1) * 1e9 / rate),
+				 now = mono_ns();
 
 			if (due > now) {
-				struct timespec ts = { (time_t)((due - now) / 1000000000ULL),
-						       (long)((due - now) % 1000000000ULL) };
+				struct timespec ts = {(time_t)((due - now) / 1000000000ULL),
+						      (long)((due - now) % 1000000000ULL)};
 
 				nanosleep(&ts, NULL);
 			}

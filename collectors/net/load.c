@@ -11,12 +11,12 @@
 enum { ST_SOCKET, ST_ERROR };
 
 static const char socket_sql[] =
-	"INSERT INTO net_socket (cap, time_ns, interval_ns, pid, sock, inode, proto, local, "
-	"remote, state, tx_bytes, rx_bytes, tx_calls, rx_calls, tx_errors, rx_errors, segs_out, "
-	"segs_in, retransmits, srtt_us, connect_ns, closed, tx_queue, rx_queue, fd)";
+    "INSERT INTO net_socket (cap, time_ns, interval_ns, pid, sock, inode, proto, local, "
+    "remote, state, tx_bytes, rx_bytes, tx_calls, rx_calls, tx_errors, rx_errors, segs_out, "
+    "segs_in, retransmits, srtt_us, connect_ns, closed, tx_queue, rx_queue, fd)";
 static const char error_sql[] =
-	"INSERT INTO net_error (cap, time_ns, pid, sock, inode, proto, local, remote, kind, "
-	"count, total, latency_ns, err)";
+    "INSERT INTO net_error (cap, time_ns, pid, sock, inode, proto, local, remote, kind, "
+    "count, total, latency_ns, err)";
 
 /* The message of EV's payload of type DESC, NULL with errno ENOENT when it is another
  * collector's; a payload that does not unpack fails the load. */
@@ -116,22 +116,22 @@ static int load_error(struct load_ctx *l, const Ptop__V1__Event *ev)
 
 /* What the net part (part.c, .load) gives the loader core. */
 const struct an_load net_load = {
-	AN_LOAD_PAYLOADS(
-		{
-			.payload = PTOP__V1__EVENT__PAYLOAD_COLLECTOR_PAYLOAD,
-			.kind = "event:net",
-			.load = load_sockets,
-			.type = "ptop.v1.NetSockets",
-		},
-		{
-			.payload = PTOP__V1__EVENT__PAYLOAD_COLLECTOR_PAYLOAD,
-			.kind = "event:net_error",
-			.load = load_error,
-			.type = "ptop.v1.NetError",
-		}),
-	AN_LOAD_STMTS([ST_SOCKET] = socket_sql, [ST_ERROR] = error_sql),
-	AN_LOAD_CHECKS({ "net_socket", true, true, "rowid", "pid,sock",
-			 "tx_bytes,rx_bytes,tx_calls,rx_calls,tx_errors,rx_errors,segs_out,"
-			 "segs_in,retransmits,srtt_us,connect_ns,tx_queue,rx_queue" },
-		       { "net_error", false, false, "rowid", "pid,sock", "count,total,latency_ns" }),
+    AN_LOAD_PAYLOADS(
+	{
+	    .payload = PTOP__V1__EVENT__PAYLOAD_COLLECTOR_PAYLOAD,
+	    .kind = "event:net",
+	    .load = load_sockets,
+	    .type = "ptop.v1.NetSockets",
+	},
+	{
+	    .payload = PTOP__V1__EVENT__PAYLOAD_COLLECTOR_PAYLOAD,
+	    .kind = "event:net_error",
+	    .load = load_error,
+	    .type = "ptop.v1.NetError",
+	}),
+    AN_LOAD_STMTS([ST_SOCKET] = socket_sql, [ST_ERROR] = error_sql),
+    AN_LOAD_CHECKS({"net_socket", true, true, "rowid", "pid,sock",
+		    "tx_bytes,rx_bytes,tx_calls,rx_calls,tx_errors,rx_errors,segs_out,"
+		    "segs_in,retransmits,srtt_us,connect_ns,tx_queue,rx_queue"},
+		   {"net_error", false, false, "rowid", "pid,sock", "count,total,latency_ns"}),
 };

@@ -56,26 +56,26 @@ struct out_sock {
 };
 
 struct net_priv {
-	struct net_bpf *skel;	/* NULL: the /proc lane only */
-	bool proc;		/* the /proc lane runs (one process) */
-	struct bsock *prev;	/* the previous poll's map, sorted by cookie */
+	struct net_bpf *skel; /* NULL: the /proc lane only */
+	bool proc;	      /* the /proc lane runs (one process) */
+	struct bsock *prev;   /* the previous poll's map, sorted by cookie */
 	size_t nprev;
 	struct bsock *cur;
 	size_t ncur, capcur;
 	struct fd_ino *fds;
 	size_t nfds, capfds;
-	uint64_t *inodes;	/* the fds' inodes, sorted */
+	uint64_t *inodes; /* the fds' inodes, sorted */
 	struct procnet_sock *ps;
 	size_t nps, capps;
 	struct out_sock *out;
 	size_t nout, capout;
-	struct fd_ino *forgot;	/* inodes of sockets removed from the map while idle */
+	struct fd_ino *forgot;	 /* inodes of sockets removed from the map while idle */
 	uint64_t *forgot_cookie; /* their cookies (same index) */
 	size_t nforgot, capforgot;
 	char *buf;
 	size_t bufcap;
 	uint64_t prev_ns;
-	uint64_t prev_full;	/* net_counters: map full, at the previous poll */
+	uint64_t prev_full; /* net_counters: map full, at the previous poll */
 	uint64_t *cnt_vals;
 	int ncpus;
 };
@@ -124,7 +124,8 @@ static Ptop__V1__ProbeState net_check(struct collector *c)
 		if (ctx->pid <= 0 && !ctx->caps_only) {
 			snprintf(c->reason, sizeof(c->reason),
 				 "%s, and the /proc lane follows one process (use --pid or a "
-				 "command)", ctx->no_ebpf ? "--no-ebpf" : why);
+				 "command)",
+				 ctx->no_ebpf ? "--no-ebpf" : why);
 			return PTOP__V1__PROBE_STATE__PROBE_STATE_UNSUPPORTED;
 		}
 		c->source = PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_PROC;
@@ -247,7 +248,7 @@ static int read_fds(pid_t pid, struct net_priv *p)
 		err = grow((void **)&p->fds, &p->capfds, p->nfds + 1, sizeof(*p->fds));
 		if (err)
 			break;
-		p->fds[p->nfds++] = (struct fd_ino){ ino, atoi(de->d_name) };
+		p->fds[p->nfds++] = (struct fd_ino){ino, atoi(de->d_name)};
 	}
 	closedir(d);
 	if (err)
@@ -275,7 +276,7 @@ static int add_ps(const struct procnet_sock *s, void *arg)
 /* The /proc lane's reading: fds, then the five tables. 0, -ESRCH (gone), or -errno. */
 static int read_proc(struct collector *c, struct net_priv *p)
 {
-	static const char *const files[] = { "tcp", "tcp6", "udp", "udp6", "unix" };
+	static const char *const files[] = {"tcp", "tcp6", "udp", "udp6", "unix"};
 	pid_t pid = c->ctx->pid;
 	char name[16];
 	size_t len;
@@ -414,10 +415,10 @@ static int emit_error(struct collector *c, uint64_t t, const struct bsock *b, co
 	e.id = b->cookie;
 	e.inode = b->s.inode;
 	e.proto = (char *)proto_name(&b->s);
-	e.local = (char *)procnet_fmt_addr(local, sizeof(local), b->s.family, b->s.laddr,
-					   b->s.lport);
-	e.remote = (char *)procnet_fmt_addr(remote, sizeof(remote), b->s.family, b->s.raddr,
-					    b->s.rport);
+	e.local =
+	    (char *)procnet_fmt_addr(local, sizeof(local), b->s.family, b->s.laddr, b->s.lport);
+	e.remote =
+	    (char *)procnet_fmt_addr(remote, sizeof(remote), b->s.family, b->s.raddr, b->s.rport);
 	e.kind = (char *)kind;
 	e.count = count;
 	e.total = total;
@@ -442,8 +443,8 @@ static int emit_errors(struct collector *c, uint64_t now_ns, const struct bsock 
 
 	if (!pv)
 		pv = &zero;
-#define ERR_KIND(field, kind, lat)                                                         \
-	if (!err && s->field > pv->field)                                                  \
+#define ERR_KIND(field, kind, lat)                                                                 \
+	if (!err && s->field > pv->field)                                                          \
 		err = emit_error(c, t, b, kind, s->field - pv->field, s->field, lat);
 	ERR_KIND(refused, "refused", s->err_lat_ns)
 	ERR_KIND(reset_rcvd, "reset_by_peer", 0)
@@ -453,8 +454,8 @@ static int emit_errors(struct collector *c, uint64_t now_ns, const struct bsock 
 	ERR_KIND(other_err, "error", 0)
 #undef ERR_KIND
 	if (!err && s->retrans > pv->retrans)
-		err = emit_error(c, now_ns, b, "retransmit", s->retrans - pv->retrans, s->retrans,
-				 0);
+		err =
+		    emit_error(c, now_ns, b, "retransmit", s->retrans - pv->retrans, s->retrans, 0);
 	return err;
 }
 
@@ -501,8 +502,8 @@ static struct out_sock *out_bpf(struct net_priv *p, const struct bsock *b,
 		snprintf(o->state, sizeof(o->state), "%s", s->rport ? "CONNECTED" : "UNCONNECTED");
 	else if (s->proto == NET_PROTO_UNIX) /* as /proc/net/unix names the types */
 		snprintf(o->state, sizeof(o->state), "%s",
-			 s->type == SOCK_STREAM	   ? "STREAM"
-			 : s->type == SOCK_DGRAM   ? "DGRAM"
+			 s->type == SOCK_STREAM	     ? "STREAM"
+			 : s->type == SOCK_DGRAM     ? "DGRAM"
 			 : s->type == SOCK_SEQPACKET ? "SEQPACKET"
 						     : "OTHER");
 	if (s->est_ns && s->syn_ns && s->est_ns > s->syn_ns && s->est_ns != pv->est_ns)
@@ -530,7 +531,7 @@ static int forget(struct net_priv *p, struct bsock *b)
 	if (p->proc && b->s.inode) {
 		if (grow((void **)&p->forgot, &p->capforgot, p->nforgot + 1, sizeof(*p->forgot)))
 			return -ENOMEM;
-		p->forgot[p->nforgot++] = (struct fd_ino){ b->s.inode, 0 };
+		p->forgot[p->nforgot++] = (struct fd_ino){b->s.inode, 0};
 		uint64_t *fc = realloc(p->forgot_cookie, p->capforgot * sizeof(uint64_t));
 
 		if (!fc)
@@ -716,16 +717,16 @@ static int net_poll(struct collector *c, uint64_t now_ns, unsigned flags)
 }
 
 const struct collector_ops net_collector = {
-	.name = "net",
-	/* bench/overhead_net.sh: 0.5-1.1 us more CPU per send+recv pair than the bare
-	 * tracepoints (+5 to +11 %), consistently above them though inside the spread of a
-	 * busy machine: not shown to be within the noise, so not on by default */
-	.off_by_default = "its eBPF lane costs the target about 0.2-0.5 us per send or receive "
-			  "(5-11 % of a loopback TCP send+recv pair); see bench/README.md",
-	.summary = "sockets: bytes, calls, connect latency, resets, refusals, retransmits per "
-		   "connection (eBPF sock/tcp tracepoints); queues (/proc/PID/net)",
-	.check = net_check,
-	.start = net_start,
-	.poll = net_poll,
-	.stop = net_stop,
+    .name = "net",
+    /* bench/overhead_net.sh: 0.5-1.1 us more CPU per send+recv pair than the bare
+     * tracepoints (+5 to +11 %), consistently above them though inside the spread of a
+     * busy machine: not shown to be within the noise, so not on by default */
+    .off_by_default = "its eBPF lane costs the target about 0.2-0.5 us per send or receive "
+		      "(5-11 % of a loopback TCP send+recv pair); see bench/README.md",
+    .summary = "sockets: bytes, calls, connect latency, resets, refusals, retransmits per "
+	       "connection (eBPF sock/tcp tracepoints); queues (/proc/PID/net)",
+    .check = net_check,
+    .start = net_start,
+    .poll = net_poll,
+    .stop = net_stop,
 };

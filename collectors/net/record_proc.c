@@ -13,9 +13,9 @@
 #include "collectors/net/record.h"
 
 static const char *const tcp_states[] = {
-	[1] = "ESTABLISHED", [2] = "SYN_SENT",	 [3] = "SYN_RECV",   [4] = "FIN_WAIT1",
-	[5] = "FIN_WAIT2",   [6] = "TIME_WAIT",	 [7] = "CLOSE",	     [8] = "CLOSE_WAIT",
-	[9] = "LAST_ACK",    [10] = "LISTEN",	 [11] = "CLOSING",   [12] = "NEW_SYN_RECV",
+    [1] = "ESTABLISHED", [2] = "SYN_SENT",  [3] = "SYN_RECV", [4] = "FIN_WAIT1",
+    [5] = "FIN_WAIT2",	 [6] = "TIME_WAIT", [7] = "CLOSE",    [8] = "CLOSE_WAIT",
+    [9] = "LAST_ACK",	 [10] = "LISTEN",   [11] = "CLOSING", [12] = "NEW_SYN_RECV",
 };
 
 const char *procnet_tcp_state(unsigned st)
@@ -25,8 +25,7 @@ const char *procnet_tcp_state(unsigned st)
 	return "UNKNOWN";
 }
 
-const char *procnet_fmt_addr(char *buf, size_t len, int family, const uint8_t *addr,
-			     unsigned port)
+const char *procnet_fmt_addr(char *buf, size_t len, int family, const uint8_t *addr, unsigned port)
 {
 	static const uint8_t zero[16];
 	char a[INET6_ADDRSTRLEN];
@@ -74,7 +73,7 @@ int procnet_parse_inet_line(const char *line, const char *proto, struct procnet_
 {
 	bool v6 = strchr(proto, '6') != NULL, udp = proto[0] == 'u';
 	size_t words = v6 ? 4 : 1;
-	uint8_t la[16] = { 0 }, ra[16] = { 0 };
+	uint8_t la[16] = {0}, ra[16] = {0};
 	unsigned lp, rp, st;
 	unsigned long long txq, rxq, ino;
 	const char *p = line;
@@ -125,7 +124,10 @@ int procnet_parse_unix_line(const char *line, struct procnet_sock *s)
 		return -EINVAL;
 	snprintf(s->proto, sizeof(s->proto), "unix");
 	snprintf(s->state, sizeof(s->state), "%s",
-		 type == 1 ? "STREAM" : type == 2 ? "DGRAM" : type == 5 ? "SEQPACKET" : "OTHER");
+		 type == 1   ? "STREAM"
+		 : type == 2 ? "DGRAM"
+		 : type == 5 ? "SEQPACKET"
+			     : "OTHER");
 	path = line + n;
 	while (*path == ' ')
 		path++;
@@ -161,7 +163,8 @@ int procnet_parse_file(char *text, const char *proto, const uint64_t *inodes, si
 	int matched = 0, err;
 
 	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		if (unix_ ? procnet_parse_unix_line(line, &s) : procnet_parse_inet_line(line, proto, &s))
+		if (unix_ ? procnet_parse_unix_line(line, &s)
+			  : procnet_parse_inet_line(line, proto, &s))
 			continue; /* the header */
 		if (!bsearch(&s.inode, inodes, n, sizeof(*inodes), cmp_u64))
 			continue;

@@ -17,69 +17,90 @@
 
 /* The sockets of the window, one row each: the newest row's description, the interval
  * figures summed. ?1 cap, ?2 ?3 window. An interval sample is in it when its midpoint is. */
-#define WIN_S "s.cap = ?1 AND s.time_ns - COALESCE(s.interval_ns, 0) / 2 >= ?2 " \
-	      "AND s.time_ns - COALESCE(s.interval_ns, 0) / 2 < ?3"
+#define WIN_S                                                                                      \
+	"s.cap = ?1 AND s.time_ns - COALESCE(s.interval_ns, 0) / 2 >= ?2 "                         \
+	"AND s.time_ns - COALESCE(s.interval_ns, 0) / 2 < ?3"
 #define WIN_E "e.cap = ?1 AND e.time_ns >= ?2 AND e.time_ns < ?3"
-#define SOCKS_SQL                                                                          \
-	"WITH g AS (SELECT s.pid, s.sock, max(s.time_ns) AS t, sum(s.tx_bytes) AS tx_bytes, "  \
-	"sum(s.rx_bytes) AS rx_bytes, sum(s.tx_calls) AS tx_calls, "                       \
-	"sum(s.rx_calls) AS rx_calls, sum(s.segs_out) AS segs_out, "                       \
-	"sum(s.segs_in) AS segs_in, sum(s.retransmits) AS retransmits, "                   \
-	"max(s.connect_ns) / 1e3 AS connect_us, max(s.rx_queue) AS rx_queue_max, "         \
-	"max(s.fd) AS fd, max(s.state = 'LISTEN') AS listened "                            \
-	"FROM net_socket s WHERE " WIN_S " GROUP BY s.pid, s.sock), "                      \
-	"k AS (SELECT g.*, s.proto, s.local, s.remote, s.state, s.srtt_us, s.tx_queue, "  \
-	"s.rx_queue FROM g JOIN net_socket s ON s.cap = ?1 AND s.time_ns = g.t "           \
-	"AND s.pid IS g.pid AND s.sock = g.sock), "                                        \
-	"r AS (SELECT e.pid, e.sock, sum(e.count) AS errors FROM net_error e WHERE " WIN_E \
-	" AND e.kind != 'retransmit' GROUP BY e.pid, e.sock), "                            \
-	"a AS (SELECT k.*, CASE WHEN k.tx_bytes IS NULL THEN r.errors ELSE COALESCE(r.errors, 0) END "   \
+#define SOCKS_SQL                                                                                  \
+	"WITH g AS (SELECT s.pid, s.sock, max(s.time_ns) AS t, sum(s.tx_bytes) AS tx_bytes, "      \
+	"sum(s.rx_bytes) AS rx_bytes, sum(s.tx_calls) AS tx_calls, "                               \
+	"sum(s.rx_calls) AS rx_calls, sum(s.segs_out) AS segs_out, "                               \
+	"sum(s.segs_in) AS segs_in, sum(s.retransmits) AS retransmits, "                           \
+	"max(s.connect_ns) / 1e3 AS connect_us, max(s.rx_queue) AS rx_queue_max, "                 \
+	"max(s.fd) AS fd, max(s.state = 'LISTEN') AS listened "                                    \
+	"FROM net_socket s WHERE " WIN_S " GROUP BY s.pid, s.sock), "                              \
+	"k AS (SELECT g.*, s.proto, s.local, s.remote, s.state, s.srtt_us, s.tx_queue, "           \
+	"s.rx_queue FROM g JOIN net_socket s ON s.cap = ?1 AND s.time_ns = g.t "                   \
+	"AND s.pid IS g.pid AND s.sock = g.sock), "                                                \
+	"r AS (SELECT e.pid, e.sock, sum(e.count) AS errors FROM net_error e WHERE " WIN_E         \
+	" AND e.kind != 'retransmit' GROUP BY e.pid, e.sock), "                                    \
+	"a AS (SELECT k.*, CASE WHEN k.tx_bytes IS NULL THEN r.errors ELSE COALESCE(r.errors, 0) " \
+	"END "                                                                                     \
 	"AS errors FROM k LEFT JOIN r USING (pid, sock)) "
-#define SOCKS_SEL                                                                          \
-	SOCKS_SQL "SELECT sock, proto, local, remote, state, fd, t, tx_bytes, rx_bytes, "   \
-		  "tx_calls, rx_calls, segs_out, segs_in, retransmits, connect_us, srtt_us, " \
+#define SOCKS_SEL                                                                                  \
+	SOCKS_SQL "SELECT sock, proto, local, remote, state, fd, t, tx_bytes, rx_bytes, "          \
+		  "tx_calls, rx_calls, segs_out, segs_in, retransmits, connect_us, srtt_us, "      \
 		  "tx_queue, rx_queue, rx_queue_max, errors FROM a "
 
 enum {
-	C_SOCK, C_PROTO, C_LOCAL, C_REMOTE, C_STATE, C_FD, C_T, C_TX, C_RX, C_TXC, C_RXC,
-	C_SEGO, C_SEGI, C_RETR, C_CONN, C_SRTT, C_TXQ, C_RXQ, C_RXQMAX, C_ERR, C_N
+	C_SOCK,
+	C_PROTO,
+	C_LOCAL,
+	C_REMOTE,
+	C_STATE,
+	C_FD,
+	C_T,
+	C_TX,
+	C_RX,
+	C_TXC,
+	C_RXC,
+	C_SEGO,
+	C_SEGI,
+	C_RETR,
+	C_CONN,
+	C_SRTT,
+	C_TXQ,
+	C_RXQ,
+	C_RXQMAX,
+	C_ERR,
+	C_N
 };
 
 /* The SELECT's columns, as the tables name them (C_T and C_RXQMAX are not shown). */
 static const char *const sock_cols[C_N] = {
-	"sock", "proto", "local", "remote", "state", "fd", "t_s", "tx_bytes", "rx_bytes",
-	"tx_calls", "rx_calls", "segs_out", "segs_in", "retransmits", "connect_us", "srtt_us",
-	"tx_queue", "rx_queue", "rx_queue_max", "errors",
+    "sock",	  "proto",    "local",	  "remote",   "state",	      "fd",	 "t_s",
+    "tx_bytes",	  "rx_bytes", "tx_calls", "rx_calls", "segs_out",     "segs_in", "retransmits",
+    "connect_us", "srtt_us",  "tx_queue", "rx_queue", "rx_queue_max", "errors",
 };
-static const size_t conn_show[] = { C_PROTO, C_LOCAL, C_REMOTE, C_STATE, C_FD, C_TX, C_RX,
-				    C_TXC, C_RXC, C_RETR, C_ERR, C_CONN, C_SRTT, C_TXQ, C_RXQ };
-static const size_t listen_show[] = { C_PROTO, C_LOCAL, C_FD, C_RXQ, C_RXQMAX };
+static const size_t conn_show[] = {C_PROTO, C_LOCAL, C_REMOTE, C_STATE, C_FD,	C_TX,  C_RX, C_TXC,
+				   C_RXC,   C_RETR,  C_ERR,    C_CONN,	C_SRTT, C_TXQ, C_RXQ};
+static const size_t listen_show[] = {C_PROTO, C_LOCAL, C_FD, C_RXQ, C_RXQMAX};
 #define NSHOW(a) (sizeof(a) / sizeof((a)[0]))
 
-static const char *const peer_cols[] = { "remote", "sockets", "tx_bytes", "rx_bytes",
-					 "errors" };
+static const char *const peer_cols[] = {"remote", "sockets", "tx_bytes", "rx_bytes", "errors"};
 static const char peers_sql[] = SOCKS_SQL
-	"SELECT remote, count(*), sum(tx_bytes), sum(rx_bytes), sum(errors) FROM a WHERE remote != '' GROUP BY remote "
-	"ORDER BY COALESCE(sum(tx_bytes), 0) + COALESCE(sum(rx_bytes), 0) DESC, count(*) DESC, "
-	"remote";
+    "SELECT remote, count(*), sum(tx_bytes), sum(rx_bytes), sum(errors) FROM a WHERE remote != '' "
+    "GROUP BY remote "
+    "ORDER BY COALESCE(sum(tx_bytes), 0) + COALESCE(sum(rx_bytes), 0) DESC, count(*) DESC, "
+    "remote";
 
-static const char *const kind_cols[] = { "kind", "count", "sockets", "latency_min_us",
-					 "latency_max_us" };
+static const char *const kind_cols[] = {"kind", "count", "sockets", "latency_min_us",
+					"latency_max_us"};
 static const char kinds_sql[] =
-	"SELECT e.kind, sum(e.count), count(DISTINCT e.sock), min(e.latency_ns) / 1e3, "
-	"max(e.latency_ns) / 1e3 FROM net_error e WHERE " WIN_E
-	" GROUP BY e.kind ORDER BY sum(e.count) DESC, e.kind";
+    "SELECT e.kind, sum(e.count), count(DISTINCT e.sock), min(e.latency_ns) / 1e3, "
+    "max(e.latency_ns) / 1e3 FROM net_error e WHERE " WIN_E
+    " GROUP BY e.kind ORDER BY sum(e.count) DESC, e.kind";
 
-static const char *const event_cols[] = { "t_s", "kind", "proto", "local", "remote",
-					  "count", "total", "latency_us", "errno" };
+static const char *const event_cols[] = {"t_s",	  "kind",  "proto",	 "local", "remote",
+					 "count", "total", "latency_us", "errno"};
 static const char events_sql[] =
-	"SELECT (e.time_ns - ?4) / 1e9, e.kind, e.proto, e.local, e.remote, e.count, e.total, "
-	"e.latency_ns / 1e3, e.err FROM net_error e WHERE " WIN_E " ORDER BY e.time_ns, e.rowid";
+    "SELECT (e.time_ns - ?4) / 1e9, e.kind, e.proto, e.local, e.remote, e.count, e.total, "
+    "e.latency_ns / 1e3, e.err FROM net_error e WHERE " WIN_E " ORDER BY e.time_ns, e.rowid";
 
 /* Rows of SQL (bound ?1 cap, ?2 ?3 window, ?4 capture start) into T, each column as SQL
  * typed it. 0, -EIO, -ENOMEM. */
-static int fill(sqlite3 *db, const char *sql, const struct capture_meta *m,
-		const struct window *w, struct table *t)
+static int fill(sqlite3 *db, const char *sql, const struct capture_meta *m, const struct window *w,
+		struct table *t)
 {
 	sqlite3_stmt *st = NULL;
 	int64_t lo, hi;
@@ -105,11 +126,13 @@ static int fill(sqlite3 *db, const char *sql, const struct capture_meta *m,
 				err = table__set_null(t, (size_t)c);
 				break;
 			case SQLITE_INTEGER:
-				err = table__set_int(t, (size_t)c, sqlite3_column_int64(st, c), NULL);
+				err =
+				    table__set_int(t, (size_t)c, sqlite3_column_int64(st, c), NULL);
 				break;
 			case SQLITE_FLOAT:
 				snprintf(b, sizeof(b), "%.3f", sqlite3_column_double(st, c));
-				err = table__set_real(t, (size_t)c, sqlite3_column_double(st, c), b);
+				err =
+				    table__set_real(t, (size_t)c, sqlite3_column_double(st, c), b);
 				break;
 			default:
 				err = table__set_text(t, (size_t)c,
@@ -141,9 +164,9 @@ static int tables_build(sqlite3 *db, const struct capture_meta *m, const struct 
 			struct net_tables *n)
 {
 	static const char by_bytes[] = SOCKS_SEL
-		"ORDER BY COALESCE(tx_bytes, 0) + COALESCE(rx_bytes, 0) DESC, errors DESC, sock";
-	static const char by_errors[] = SOCKS_SEL
-		"WHERE COALESCE(errors, 0) > 0 ORDER BY errors DESC, sock";
+	    "ORDER BY COALESCE(tx_bytes, 0) + COALESCE(rx_bytes, 0) DESC, errors DESC, sock";
+	static const char by_errors[] =
+	    SOCKS_SEL "WHERE COALESCE(errors, 0) > 0 ORDER BY errors DESC, sock";
 	static const char listening[] = SOCKS_SEL "WHERE listened ORDER BY local";
 	int err = 0;
 
@@ -191,10 +214,9 @@ static void section(FILE *out, const char *title, const struct table *t, const s
 		table__print(t, out, OUT_TEXT);
 }
 
-static int report_net(sqlite3 *db, const char *capture_id, const struct report_opts *o,
-		      FILE *out)
+static int report_net(sqlite3 *db, const char *capture_id, const struct report_opts *o, FILE *out)
 {
-	struct net_tables n = { 0 };
+	struct net_tables n = {0};
 	struct drop_line *drops = NULL;
 	struct capture_meta m;
 	struct probe_info p;
@@ -287,16 +309,16 @@ cleanup:
 }
 
 static const struct an_report net_report = {
-	.name = "net",
-	.order = 150,
-	.summary = "the target's sockets: connections by bytes and by errors,\n"
-		   "listening sockets, peers by remote address, refused, reset and\n"
-		   "timeout counts",
-	.tables = "net_socket,net_error",
-	.run = report_net,
+    .name = "net",
+    .order = 150,
+    .summary = "the target's sockets: connections by bytes and by errors,\n"
+	       "listening sockets, peers by remote address, refused, reset and\n"
+	       "timeout counts",
+    .tables = "net_socket,net_error",
+    .run = report_net,
 };
 
 const struct an_report *const net_reports[] = {
-	&net_report,
-	NULL,
+    &net_report,
+    NULL,
 };

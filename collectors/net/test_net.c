@@ -56,19 +56,21 @@ static void test_01_tcp4_line(void **state)
 	assert_int_equal(s.rx_queue, 3);   /* connections waiting to be accepted */
 	assert_int_equal(s.inode, 777);
 	/* the header is not a line */
-	assert_int_equal(procnet_parse_inet_line("  sl  local_address rem_address   st tx_queue "
-						 "rx_queue tr tm->when retrnsmt   uid  timeout inode",
-						 "tcp", &s),
-			 -EINVAL);
+	assert_int_equal(
+	    procnet_parse_inet_line("  sl  local_address rem_address   st tx_queue "
+				    "rx_queue tr tm->when retrnsmt   uid  timeout inode",
+				    "tcp", &s),
+	    -EINVAL);
 	assert_int_equal(procnet_parse_inet_line("   3: 0100007F", "tcp", &s), -EINVAL);
 }
 
 static void test_02_tcp6_udp_lines(void **state)
 {
 	/* ::1 port 443 to ::ffff:127.0.0.1 port 5000 (each word in host order, little endian) */
-	const char *l6 = "   1: 00000000000000000000000001000000:01BB 0000000000000000FFFF00000100007F:1388 "
-			 "01 00000000:00000000 00:00000000 00000000     0        0 4242 1 "
-			 "0000000000000000 20 4 0 10 -1";
+	const char *l6 =
+	    "   1: 00000000000000000000000001000000:01BB 0000000000000000FFFF00000100007F:1388 "
+	    "01 00000000:00000000 00:00000000 00000000     0        0 4242 1 "
+	    "0000000000000000 20 4 0 10 -1";
 	const char *udp = "  100: 0100007F:0035 00000000:0000 07 00000000:00000200 00:00000000 "
 			  "00000000   101        0 999 2 0000000000000000 0";
 	struct procnet_sock s;
@@ -90,35 +92,38 @@ static void test_03_unix_lines(void **state)
 	struct procnet_sock s;
 
 	(void)state;
-	assert_int_equal(procnet_parse_unix_line("0000000000000000: 00000002 00000000 00010000 0001 01 "
-						 "31337 /run/app.sock",
-						 &s),
-			 0);
+	assert_int_equal(
+	    procnet_parse_unix_line("0000000000000000: 00000002 00000000 00010000 0001 01 "
+				    "31337 /run/app.sock",
+				    &s),
+	    0);
 	assert_string_equal(s.proto, "unix");
 	assert_string_equal(s.state, "STREAM");
 	assert_string_equal(s.local, "/run/app.sock");
 	assert_int_equal(s.inode, 31337);
-	assert_int_equal(procnet_parse_unix_line("0000000000000000: 00000003 00000000 00000000 0002 03 "
-						 "55",
-						 &s),
-			 0);
+	assert_int_equal(
+	    procnet_parse_unix_line("0000000000000000: 00000003 00000000 00000000 0002 03 "
+				    "55",
+				    &s),
+	    0);
 	assert_string_equal(s.state, "DGRAM");
 	assert_string_equal(s.local, ""); /* a socketpair: no path */
 	assert_int_equal(s.inode, 55);
-	assert_int_equal(procnet_parse_unix_line("0000000000000000: 00000002 00000000 00000000 0005 01 "
-						 "56 @abstract\n",
-						 &s),
-			 0);
+	assert_int_equal(
+	    procnet_parse_unix_line("0000000000000000: 00000002 00000000 00000000 0005 01 "
+				    "56 @abstract\n",
+				    &s),
+	    0);
 	assert_string_equal(s.state, "SEQPACKET");
 	assert_string_equal(s.local, "@abstract");
-	assert_int_equal(procnet_parse_unix_line("Num       RefCount Protocol Flags    Type St Inode Path",
-						 &s),
-			 -EINVAL);
+	assert_int_equal(
+	    procnet_parse_unix_line("Num       RefCount Protocol Flags    Type St Inode Path", &s),
+	    -EINVAL);
 }
 
 static void test_04_fd_links_and_addrs(void **state)
 {
-	uint8_t v4[4] = { 10, 0, 0, 1 }, zero[16] = { 0 };
+	uint8_t v4[4] = {10, 0, 0, 1}, zero[16] = {0};
 	char b[128];
 
 	(void)state;
@@ -150,13 +155,16 @@ static int collect(const struct procnet_sock *s, void *arg)
 
 static void test_05_file_matched_by_inode(void **state)
 {
-	char text[] =
-		"  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode\n"
-		"   0: 0100007F:1F90 00000000:0000 0A 00000000:00000000 00:00000000 00000000     0        0 10 1 0 100 0 0 10 0\n"
-		"   1: 0100007F:1F91 00000000:0000 0A 00000000:00000000 00:00000000 00000000     0        0 20 1 0 100 0 0 10 0\n"
-		"   2: 0100007F:1F92 00000000:0000 0A 00000000:00000000 00:00000000 00000000     0        0 30 1 0 100 0 0 10 0\n";
-	const uint64_t mine[] = { 10, 30, 40 }; /* sorted: the target's fds */
-	struct seen z = { 0 };
+	char text[] = "  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt "
+		      "  uid  timeout inode\n"
+		      "   0: 0100007F:1F90 00000000:0000 0A 00000000:00000000 00:00000000 00000000 "
+		      "    0        0 10 1 0 100 0 0 10 0\n"
+		      "   1: 0100007F:1F91 00000000:0000 0A 00000000:00000000 00:00000000 00000000 "
+		      "    0        0 20 1 0 100 0 0 10 0\n"
+		      "   2: 0100007F:1F92 00000000:0000 0A 00000000:00000000 00:00000000 00000000 "
+		      "    0        0 30 1 0 100 0 0 10 0\n";
+	const uint64_t mine[] = {10, 30, 40}; /* sorted: the target's fds */
+	struct seen z = {0};
 
 	(void)state;
 	assert_int_equal(procnet_parse_file(text, "tcp", mine, 3, collect, &z), 2);
@@ -212,7 +220,7 @@ static void put_header(struct capture_writer *w, Ptop__V1__ProbeSource src)
  * listener only /proc saw (inode 600); a refused connect's error. */
 static void write_capture(const char *path)
 {
-	struct capture_writer_opts o = { .force = true };
+	struct capture_writer_opts o = {.force = true};
 	struct capture_writer *w = capture_writer__create(path, &o);
 	Ptop__V1__NetSocket conn = PTOP__V1__NET_SOCKET__INIT, lst = PTOP__V1__NET_SOCKET__INIT;
 	Ptop__V1__NetTraffic tr = PTOP__V1__NET_TRAFFIC__INIT;
@@ -297,8 +305,9 @@ static const char *q1(sqlite3 *db, const char *sql)
 	if (sqlite3_step(s) != SQLITE_ROW)
 		fail_msg("no row: %s", sql);
 	snprintf(out[k], sizeof(out[k]), "%s",
-		 sqlite3_column_type(s, 0) == SQLITE_NULL ? "<NULL>"
-							  : (const char *)sqlite3_column_text(s, 0));
+		 sqlite3_column_type(s, 0) == SQLITE_NULL
+		     ? "<NULL>"
+		     : (const char *)sqlite3_column_text(s, 0));
 	sqlite3_finalize(s);
 	return out[k];
 }
@@ -321,9 +330,10 @@ static void test_06_load(void **state)
 				   "WHERE inode = 500"),
 			    "77/1000/2000/50000/NULL/5 77/500/0/NULL/42/5");
 	/* the listener only /proc saw: keyed by its inode, traffic NULL (not 0) */
-	assert_string_equal(q1(db, "SELECT sock || '/' || quote(tx_bytes) || '/' || quote(segs_out) "
-				   "|| '/' || rx_queue || '/' || fd || '/' || state FROM net_socket "
-				   "WHERE inode = 600"),
+	assert_string_equal(q1(db,
+			       "SELECT sock || '/' || quote(tx_bytes) || '/' || quote(segs_out) "
+			       "|| '/' || rx_queue || '/' || fd || '/' || state FROM net_socket "
+			       "WHERE inode = 600"),
 			    "600/NULL/NULL/3/7/LISTEN");
 	assert_string_equal(q1(db, "SELECT sock || '/' || kind || '/' || count || '/' || "
 				   "latency_ns || '/' || err || '/' || remote FROM net_error"),
@@ -334,7 +344,7 @@ static void test_06_load(void **state)
 	/* the report: the totals are the sums, the listener listed, the error counted */
 	{
 		const struct an_report *r = report_kind__find("net");
-		struct report_opts o = { .fmt = OUT_JSON };
+		struct report_opts o = {.fmt = OUT_JSON};
 		char *buf = NULL;
 		size_t len = 0;
 		FILE *f = open_memstream(&buf, &len);
@@ -355,12 +365,12 @@ static void test_06_load(void **state)
 /* A NetSockets whose bytes do not unpack: the load fails and says so. */
 static void test_07_corrupt_payload(void **state)
 {
-	struct capture_writer_opts o = { .force = true };
+	struct capture_writer_opts o = {.force = true};
 	struct capture_writer *w = capture_writer__create(tpath("bad.ptop"), &o);
 	Ptop__V1__Record r = PTOP__V1__RECORD__INIT;
 	Ptop__V1__Event ev = PTOP__V1__EVENT__INIT;
 	Ptop__V1__CollectorPayload cp = PTOP__V1__COLLECTOR_PAYLOAD__INIT;
-	uint8_t junk[] = { 0x0a, 0xff, 0xff, 0xff }; /* field 1, a length past the end */
+	uint8_t junk[] = {0x0a, 0xff, 0xff, 0xff}; /* field 1, a length past the end */
 	char id[DB_CAPTURE_ID_LEN];
 	sqlite3 *db;
 	int rc;
@@ -391,13 +401,13 @@ static void test_07_corrupt_payload(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_01_tcp4_line),
-		cmocka_unit_test(test_02_tcp6_udp_lines),
-		cmocka_unit_test(test_03_unix_lines),
-		cmocka_unit_test(test_04_fd_links_and_addrs),
-		cmocka_unit_test(test_05_file_matched_by_inode),
-		cmocka_unit_test(test_06_load),
-		cmocka_unit_test(test_07_corrupt_payload),
+	    cmocka_unit_test(test_01_tcp4_line),
+	    cmocka_unit_test(test_02_tcp6_udp_lines),
+	    cmocka_unit_test(test_03_unix_lines),
+	    cmocka_unit_test(test_04_fd_links_and_addrs),
+	    cmocka_unit_test(test_05_file_matched_by_inode),
+	    cmocka_unit_test(test_06_load),
+	    cmocka_unit_test(test_07_corrupt_payload),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

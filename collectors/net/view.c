@@ -17,21 +17,21 @@
 
 /* The intervals ending at or before the position, newest first: their sums. */
 static const char hist_sql[] =
-	"SELECT time_ns, sum(tx_bytes), sum(rx_bytes), count(*) FROM net_socket "
-	"WHERE cap = ?1 AND time_ns <= ?2 GROUP BY time_ns ORDER BY time_ns DESC LIMIT ?3";
+    "SELECT time_ns, sum(tx_bytes), sum(rx_bytes), count(*) FROM net_socket "
+    "WHERE cap = ?1 AND time_ns <= ?2 GROUP BY time_ns ORDER BY time_ns DESC LIMIT ?3";
 /* The sockets of the interval ending at ?2. */
 static const char rows_sql[] =
-	"SELECT proto, local, remote, state, tx_bytes, rx_bytes, tx_queue, rx_queue, fd "
-	"FROM net_socket WHERE cap = ?1 AND time_ns = ?2 "
-	"ORDER BY COALESCE(tx_bytes, 0) + COALESCE(rx_bytes, 0) DESC, rowid LIMIT ?3";
+    "SELECT proto, local, remote, state, tx_bytes, rx_bytes, tx_queue, rx_queue, fd "
+    "FROM net_socket WHERE cap = ?1 AND time_ns = ?2 "
+    "ORDER BY COALESCE(tx_bytes, 0) + COALESCE(rx_bytes, 0) DESC, rowid LIMIT ?3";
 static const char errs_sql[] =
-	"SELECT kind, sum(count) FROM net_error WHERE cap = ?1 AND time_ns <= ?2 "
-	"GROUP BY kind ORDER BY sum(count) DESC, kind";
+    "SELECT kind, sum(count) FROM net_error WHERE cap = ?1 AND time_ns <= ?2 "
+    "GROUP BY kind ORDER BY sum(count) DESC, kind";
 
 struct net_at {
-	int64_t t;		 /* the newest interval's end (absolute); 0: none yet */
-	int64_t socks;		 /* its sockets */
-	int64_t tx, rx;		 /* its bytes; -1: not measured */
+	int64_t t;		   /* the newest interval's end (absolute); 0: none yet */
+	int64_t socks;		   /* its sockets */
+	int64_t tx, rx;		   /* its bytes; -1: not measured */
 	double *tx_hist, *rx_hist; /* oldest first (malloc'd) */
 	size_t n;
 	double max;
@@ -42,7 +42,7 @@ static int net_at(struct replay_model *m, size_t n, struct net_at *a)
 	sqlite3_stmt *st = NULL;
 	int rc, err = 0;
 
-	*a = (struct net_at){ .tx = -1, .rx = -1 };
+	*a = (struct net_at){.tx = -1, .rx = -1};
 	a->tx_hist = calloc(n ? n : 1, sizeof(double));
 	a->rx_hist = calloc(n ? n : 1, sizeof(double));
 	if (!a->tx_hist || !a->rx_hist)
@@ -167,9 +167,11 @@ static void draw_net(struct replay_model *m, struct replay_ui *ui, struct grid *
 		if (sqlite3_column_type(st, 8) != SQLITE_NULL)
 			snprintf(fd, sizeof(fd), "%d", sqlite3_column_int(st, 8));
 		if (sqlite3_column_type(st, 6) != SQLITE_NULL)
-			snprintf(txq, sizeof(txq), "%" PRId64, (int64_t)sqlite3_column_int64(st, 6));
+			snprintf(txq, sizeof(txq), "%" PRId64,
+				 (int64_t)sqlite3_column_int64(st, 6));
 		if (sqlite3_column_type(st, 7) != SQLITE_NULL)
-			snprintf(rxq, sizeof(rxq), "%" PRId64, (int64_t)sqlite3_column_int64(st, 7));
+			snprintf(rxq, sizeof(rxq), "%" PRId64,
+				 (int64_t)sqlite3_column_int64(st, 7));
 		grid__textf(g, x, row++, w, 0, GC_DEFAULT,
 			    "%-5s %-24.24s %-24.24s %-12.12s %9s %9s %8s %8s %4s",
 			    (const char *)sqlite3_column_text(st, 0),
@@ -204,16 +206,16 @@ static int net_overview_line(struct replay_model *m, char *buf, size_t len)
 }
 
 static const struct replay_view net_view = {
-	.name = "Network",
-	.id = "network", /* the core's placeholder gives way */
-	.position = 30,
-	.probe = "net",
-	.source = "net_socket, net_error (eBPF sock/tcp tracepoints; /proc/PID/net)",
-	.draw = draw_net,
-	.overview_line = net_overview_line,
+    .name = "Network",
+    .id = "network", /* the core's placeholder gives way */
+    .position = 30,
+    .probe = "net",
+    .source = "net_socket, net_error (eBPF sock/tcp tracepoints; /proc/PID/net)",
+    .draw = draw_net,
+    .overview_line = net_overview_line,
 };
 
 const struct replay_view *const net_views[] = {
-	&net_view,
-	NULL,
+    &net_view,
+    NULL,
 };
