@@ -17,6 +17,9 @@
 #include <cmocka.h>
 
 #include "analyze/db.h"
+#include "analyze/replay_grid.h"
+#include "analyze/replay_model.h"
+#include "analyze/replay_views.h"
 #include "analyze/report.h"
 #include "collectors/net/net.pb-c.h"
 #include "collectors/net/record.h"
@@ -312,6 +315,56 @@ static const char *q1(sqlite3 *db, const char *sql)
 	return out[k];
 }
 
+/* The frame of the model's current tab as text (caller frees). */
+static char *render(struct replay_model *m, struct replay_ui *ui)
+{
+	struct grid *g = grid__new(160, 40);
+	char *t;
+
+	assert_non_null(g);
+	replay__render(m, ui, g);
+	t = grid__to_text(g);
+	grid__free(g);
+	assert_non_null(t);
+	return t;
+}
+
+/* The Network tab at 2 s: the sockets of that interval, the top one selected; Enter shows
+ * its intervals (1000 then 500 bytes sent), Down selects the next, Esc goes back. */
+static void drill(sqlite3 *db, const char *id)
+{
+	char err[256] = "";
+	struct replay_model *m = replay_model__open(db, id, err, sizeof(err));
+	struct replay_ui ui = {0};
+	char *t;
+
+	if (!m)
+		fail_msg("replay_model__open: %s", err);
+	ui.tab = replay__find_view("network");
+	replay_model__seek(m, 2 * SEC);
+	t = render(m, &ui);
+	assert_non_null(strstr(t, "errors so far: refused 1"));
+	assert_non_null(strstr(t, "0.0.0.0:8080"));
+	assert_string_equal(ui.selected, "77"); /* by bytes: the connection first */
+	free(t);
+	assert_int_equal(replay__key(m, &ui, RK_ENTER), 0);
+	assert_string_equal(ui.drill, "77");
+	t = render(m, &ui);
+	assert_non_null(
+	    strstr(t, "tcp 127.0.0.1:40000 -> 10.1.2.3:5432  ESTABLISHED  (Esc: back)"));
+	assert_non_null(strstr(t, "connect 50.0 us"));
+	assert_non_null(strstr(t, "1000 B"));
+	assert_non_null(strstr(t, "500 B"));
+	free(t);
+	replay__key(m, &ui, RK_ESC);
+	assert_string_equal(ui.drill, "");
+	replay__key(m, &ui, RK_DOWN);
+	t = render(m, &ui);
+	assert_string_equal(ui.selected, "600"); /* the listener, keyed by its inode */
+	free(t);
+	replay_model__free(m);
+}
+
 static void test_06_load(void **state)
 {
 	char id[DB_CAPTURE_ID_LEN];
@@ -359,6 +412,7 @@ static void test_06_load(void **state)
 		assert_non_null(strstr(buf, "\"kind\": \"refused\""));
 		free(buf);
 	}
+	drill(db, id);
 	sqlite3_close(db);
 }
 

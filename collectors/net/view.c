@@ -21,9 +21,17 @@ static const char hist_sql[] =
     "WHERE cap = ?1 AND time_ns <= ?2 GROUP BY time_ns ORDER BY time_ns DESC LIMIT ?3";
 /* The sockets of the interval ending at ?2. */
 static const char rows_sql[] =
-    "SELECT proto, local, remote, state, tx_bytes, rx_bytes, tx_queue, rx_queue, fd "
+    "SELECT proto, local, remote, state, tx_bytes, rx_bytes, tx_queue, rx_queue, fd, sock "
     "FROM net_socket WHERE cap = ?1 AND time_ns = ?2 "
-    "ORDER BY COALESCE(tx_bytes, 0) + COALESCE(rx_bytes, 0) DESC, rowid LIMIT ?3";
+    "ORDER BY COALESCE(tx_bytes, 0) + COALESCE(rx_bytes, 0) DESC, rowid LIMIT ?3 OFFSET ?4";
+/* One socket's intervals ending at or before the position, newest first (the drill-down). */
+static const char sock_sql[] =
+    "SELECT time_ns, proto, local, remote, state, tx_bytes, rx_bytes, tx_queue, rx_queue, "
+    "srtt_us, connect_ns FROM net_socket WHERE cap = ?1 AND sock = ?2 AND time_ns <= ?3 "
+    "ORDER BY time_ns DESC LIMIT ?4";
+static const char sock_errs_sql[] =
+    "SELECT kind, sum(count) FROM net_error WHERE cap = ?1 AND sock = ?2 AND time_ns <= ?3 "
+    "GROUP BY kind ORDER BY kind";
 static const char errs_sql[] =
     "SELECT kind, sum(count) FROM net_error WHERE cap = ?1 AND time_ns <= ?2 "
     "GROUP BY kind ORDER BY sum(count) DESC, kind";
@@ -99,6 +107,122 @@ static const char *opt_bytes(char *buf, size_t len, sqlite3_stmt *st, int col)
 	return replay__bytes(buf, len, sqlite3_column_int64(st, col));
 }
 
+/* The socket drilled into (ui->drill: its key), its intervals up to the position: bytes
+ * sent and received as sparklines, then a row per interval, the newest first. */
+static void draw_sock(struct replay_model *m, struct replay_ui *ui, struct grid *g, int x, int y,
+		      int w, int h)
+{
+	int64_t pos = m->meta.base_ns + m->pos_ns, key = strtoll(ui->drill, NULL, 10);
+	size_t cap = (size_t)(w > 12 ? w - 12 : 1), n = 0;
+	double *tx = calloc(cap, sizeof(double)), *rx = calloc(cap, sizeof(double)), max = 0;
+	char buf[512], b1[32], b2[32], at[32];
+	sqlite3_stmt *st = NULL;
+	int row = y, bottom = y + h, info_row = y;
+	double connect = -1;
+	int64_t srtt = -1;
+
+	if (!tx || !rx || sqlite3_prepare_v2(m->db, sock_sql, -1, &st, NULL) != SQLITE_OK) {
+		grid__text(g, x, row, w, "net: cannot read net_socket", 0, GC_WARN);
+		goto out;
+	}
+	sqlite3_bind_int64(st, 1, m->meta.cap);
+	sqlite3_bind_int64(st, 2, key);
+	sqlite3_bind_int64(st, 3, pos);
+	sqlite3_bind_int64(st, 4, (int64_t)cap);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		double t = sqlite3_column_double(st, 5), r = sqlite3_column_double(st, 6);
+
+		if (!n) {
+			grid__textf(g, x, row++, w, GA_BOLD, GC_DEFAULT,
+				    "%s %s -> %s  %s  (Esc: back)",
+				    (const char *)sqlite3_column_text(st, 1),
+				    (const char *)sqlite3_column_text(st, 2),
+				    (const char *)sqlite3_column_text(st, 3),
+				    (const char *)sqlite3_column_text(st, 4));
+			info_row = row++;
+		}
+		if (connect < 0 && sqlite3_column_type(st, 10) != SQLITE_NULL)
+			connect = sqlite3_column_double(st, 10);
+		if (srtt < 0 && sqlite3_column_type(st, 9) != SQLITE_NULL)
+			srtt = sqlite3_column_int64(st, 9);
+		tx[n] = t;
+		rx[n] = r;
+		if (t > max)
+			max = t;
+		if (r > max)
+			max = r;
+		n++;
+	}
+	sqlite3_finalize(st);
+	st = NULL;
+	if (!n) {
+		grid__textf(g, x, row, w, 0, GC_MUTED,
+			    "socket %s: no interval by this position "
+			    "(Esc: back)",
+			    ui->drill);
+		goto out;
+	}
+	snprintf(b1, sizeof(b1), connect < 0 ? "-" : "%.1f us", connect / 1e3);
+	snprintf(b2, sizeof(b2), srtt < 0 ? "-" : "%lld us", (long long)srtt);
+	snprintf(buf, sizeof(buf), "connect %s   srtt %s (newest)", b1, b2);
+	grid__text(g, x, info_row, w, buf, 0, GC_DEFAULT);
+	for (size_t i = 0; i < n / 2; i++) { /* oldest first */
+		double t = tx[i];
+
+		tx[i] = tx[n - 1 - i];
+		tx[n - 1 - i] = t;
+		t = rx[i];
+		rx[i] = rx[n - 1 - i];
+		rx[n - 1 - i] = t;
+	}
+	grid__text(g, x, row, 10, "sent", 0, GC_MUTED);
+	grid__sparkline(g, x + 10, row++, w - 12, tx, n, max, GC_GOOD);
+	grid__text(g, x, row, 10, "received", 0, GC_MUTED);
+	grid__sparkline(g, x + 10, row++, w - 12, rx, n, max, GC_GOOD);
+	if (sqlite3_prepare_v2(m->db, sock_errs_sql, -1, &st, NULL) == SQLITE_OK) {
+		size_t off = (size_t)snprintf(buf, sizeof(buf), "errors so far:");
+
+		sqlite3_bind_int64(st, 1, m->meta.cap);
+		sqlite3_bind_int64(st, 2, key);
+		sqlite3_bind_int64(st, 3, pos);
+		while (sqlite3_step(st) == SQLITE_ROW && off < sizeof(buf))
+			off += (size_t)snprintf(buf + off, sizeof(buf) - off, " %s %lld",
+						(const char *)sqlite3_column_text(st, 0),
+						(long long)sqlite3_column_int64(st, 1));
+		if (off == strlen("errors so far:"))
+			snprintf(buf, sizeof(buf), "errors so far: none");
+		grid__text(g, x, row++, w, buf, 0, GC_DEFAULT);
+		sqlite3_finalize(st);
+		st = NULL;
+	}
+	row++;
+	grid__textf(g, x, row++, w, GA_BOLD, GC_TITLE, "%-12s %-12s %12s %12s %8s %8s",
+		    "interval end", "state", "sent", "received", "txq", "rxq");
+	if (sqlite3_prepare_v2(m->db, sock_sql, -1, &st, NULL) != SQLITE_OK)
+		goto out;
+	sqlite3_bind_int64(st, 1, m->meta.cap);
+	sqlite3_bind_int64(st, 2, key);
+	sqlite3_bind_int64(st, 3, pos);
+	sqlite3_bind_int64(st, 4, bottom - row > 0 ? bottom - row : 0);
+	while (row < bottom && sqlite3_step(st) == SQLITE_ROW) {
+		char txq[24] = "-", rxq[24] = "-";
+
+		if (sqlite3_column_type(st, 7) != SQLITE_NULL)
+			snprintf(txq, sizeof(txq), "%lld", (long long)sqlite3_column_int64(st, 7));
+		if (sqlite3_column_type(st, 8) != SQLITE_NULL)
+			snprintf(rxq, sizeof(rxq), "%lld", (long long)sqlite3_column_int64(st, 8));
+		grid__textf(
+		    g, x, row++, w, 0, GC_DEFAULT, "%-12s %-12.12s %12s %12s %8s %8s",
+		    replay__fmt_pos(at, sizeof(at), sqlite3_column_int64(st, 0) - m->meta.base_ns),
+		    (const char *)sqlite3_column_text(st, 4), opt_bytes(b1, sizeof(b1), st, 5),
+		    opt_bytes(b2, sizeof(b2), st, 6), txq, rxq);
+	}
+out:
+	sqlite3_finalize(st);
+	free(tx);
+	free(rx);
+}
+
 static void draw_net(struct replay_model *m, struct replay_ui *ui, struct grid *g, int x, int y,
 		     int w, int h)
 {
@@ -107,13 +231,16 @@ static void draw_net(struct replay_model *m, struct replay_ui *ui, struct grid *
 	struct net_at a;
 	int row = y, bottom = y + h;
 
-	(void)ui;
 	grid__text(g, x, row++, w,
 		   "Sockets of the target  [eBPF sock/tcp tracepoints, /proc/PID/net]",
 		   GA_BOLD | GA_UNDERLINE, GC_TITLE);
 	row++;
 	if (replay__not_collected(m, "net", buf, sizeof(buf))) {
 		replay__wrapped(g, x, row, w, h - 2, buf, 0, GC_MUTED);
+		return;
+	}
+	if (*ui->drill) {
+		draw_sock(m, ui, g, x, row, w, bottom - row);
 		return;
 	}
 	if (net_at(m, (size_t)(w > 12 ? w - 12 : 1), &a)) {
@@ -153,16 +280,31 @@ static void draw_net(struct replay_model *m, struct replay_ui *ui, struct grid *
 		sqlite3_finalize(st);
 		st = NULL;
 	}
-	row++;
+	grid__text(g, x, row++, w,
+		   "the sockets of that interval, by bytes: Up/Down select, Enter its "
+		   "intervals",
+		   0, GC_MUTED);
 	grid__textf(g, x, row++, w, GA_BOLD, GC_TITLE, "%-5s %-24s %-24s %-12s %9s %9s %8s %8s %4s",
 		    "proto", "local", "remote", "state", "sent", "received", "txq", "rxq", "fd");
 	if (sqlite3_prepare_v2(m->db, rows_sql, -1, &st, NULL) != SQLITE_OK)
 		goto out;
 	sqlite3_bind_int64(st, 1, m->meta.cap);
 	sqlite3_bind_int64(st, 2, a.t);
+	if (ui->scroll < 0 || ui->scroll >= a.socks)
+		ui->scroll = a.socks > 0 ? (int)a.socks - 1 : 0;
 	sqlite3_bind_int64(st, 3, bottom - row > 0 ? bottom - row : 0);
+	sqlite3_bind_int64(st, 4, ui->scroll);
+	ui->selected[0] = 0;
 	while (row < bottom && sqlite3_step(st) == SQLITE_ROW) {
 		char fd[16] = "-", txq[24] = "-", rxq[24] = "-";
+
+		uint8_t attr = 0;
+
+		if (!ui->selected[0]) { /* the top row: Enter shows its intervals */
+			snprintf(ui->selected, sizeof(ui->selected), "%lld",
+				 (long long)sqlite3_column_int64(st, 9));
+			attr = GA_REVERSE;
+		}
 
 		if (sqlite3_column_type(st, 8) != SQLITE_NULL)
 			snprintf(fd, sizeof(fd), "%d", sqlite3_column_int(st, 8));
@@ -172,7 +314,7 @@ static void draw_net(struct replay_model *m, struct replay_ui *ui, struct grid *
 		if (sqlite3_column_type(st, 7) != SQLITE_NULL)
 			snprintf(rxq, sizeof(rxq), "%" PRId64,
 				 (int64_t)sqlite3_column_int64(st, 7));
-		grid__textf(g, x, row++, w, 0, GC_DEFAULT,
+		grid__textf(g, x, row++, w, attr, GC_DEFAULT,
 			    "%-5s %-24.24s %-24.24s %-12.12s %9s %9s %8s %8s %4s",
 			    (const char *)sqlite3_column_text(st, 0),
 			    (const char *)sqlite3_column_text(st, 1),
@@ -212,6 +354,7 @@ static const struct replay_view net_view = {
     .probe = "net",
     .source = "net_socket, net_error (eBPF sock/tcp tracepoints; /proc/PID/net)",
     .draw = draw_net,
+    .on_key = replay__drill_key, /* Enter: the top row's intervals; Esc: back */
     .overview_line = net_overview_line,
 };
 
