@@ -182,7 +182,8 @@ $(B)/ptop-analyze: $(B)/analyze/main.o $(LIBS) $(COMMON_OBJS)
 
 # The heap's preload lane puts this library into a launched command (collectors/heap/record_preload.c).
 # Its own flags, never sanitized: it runs inside other programs.
-$(B)/libptop-preload.so: preload/ptop_preload.c preload/ptop_preload.h collectors/heap/heap.h \
+$(B)/libptop-preload.so: preload/ptop_preload.c preload/ptop_preload.h preload/ptop_unwind.h \
+		collectors/heap/heap.h \
 		common/hash.h | $(B)
 	$(call msg,LIB,$@)
 	$(Q)$(CC) -O2 -g -fPIC -shared -fno-omit-frame-pointer -std=gnu11 $(WARN) -D_GNU_SOURCE \
@@ -204,6 +205,13 @@ $(B)/tests/fixtures/%: tests/fixtures/%.c
 	$(call msg,FIXTURE,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) -O1 -g -fno-omit-frame-pointer -Wall -Wextra -Werror -o $@ $< -lpthread
+
+# heap_nofp: without frame pointers, optimized, as distributions build (the preload
+# lane's unwinding from .eh_frame).
+$(B)/tests/fixtures/heap_nofp: tests/fixtures/heap_nofp.c
+	$(call msg,FIXTURE,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) -O2 -g -fomit-frame-pointer -Wall -Wextra -Werror -o $@ $< -lpthread
 
 # heap_static: glibc linked statically (libc.a, from libc6-dev), so malloc and the rest
 # are defined in the executable itself, the module the heap collector must probe.

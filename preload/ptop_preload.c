@@ -21,8 +21,9 @@
  * Cost on the hot path: a thread-local depth guard, the real call, a few counter adds
  * in the thread's own slot, the sampler's countdown, the recorder's clock (a word it
  * writes every millisecond) and a compare-and-swap in the live table (another to
- * free). A sampled allocation adds the frame-pointer walk and one ring record. When the ring is full the producer waits
- * (sched_yield, then short sleeps) up to PL_WAIT_NS for the recorder to make room, so
+ * free). A sampled allocation adds the unwinding of its stack (the rules of .eh_frame,
+ * cached per pc: preload/ptop_unwind.h) and one ring record. When the ring is full the
+ * producer waits (sched_yield, then short sleeps) up to PL_WAIT_NS for the recorder to make room, so
  * that an exact recording (--heap-sample-bytes 0) stays exact; past that it drops the
  * record and counts it (ring_lost), so that a stopped recorder never hangs the command.
  */
@@ -43,6 +44,7 @@
 
 #include "collectors/heap/heap.h"
 #include "preload/ptop_preload.h"
+#include "preload/ptop_unwind.h"
 
 #define PL_EXPORT __attribute__((visibility("default")))
 #define likely(x) __builtin_expect(!!(x), 1)
@@ -204,6 +206,35 @@ static uintptr_t stack_top(void)
 	return th.stack_hi;
 }
 
+/* ------------------------------------------------------------------ unwinding */
+
+/* The frame rules of pcs already looked up (preload/ptop_unwind.h), shared by the
+ * threads without a lock: an entry is two words, (pc ^ rule, rule), so that a reader
+ * that sees the halves of two different writes finds that the pc does not match and
+ * looks the rule up again. A wrong rule could only end a walk early: every stack read is
+ * bounded by the thread's stack. */
+#define PL_RULE_CACHE 8192	/* entries, a power of two: 128 KiB */
+static uint64_t rule_cache[PL_RULE_CACHE][2];
+
+static uint64_t rule_lookup(uint64_t pc)
+{
+	struct dl_find_object fo;
+	struct pl_rule r = { PL_RULE_FP, 0, 0, 0, 0 };
+	uint64_t *e = rule_cache[(pc ^ (pc >> 13)) & (PL_RULE_CACHE - 1)];
+	uint64_t k = __atomic_load_n(&e[0], __ATOMIC_RELAXED);
+	uint64_t v = __atomic_load_n(&e[1], __ATOMIC_RELAXED);
+
+	if (v && (k ^ v) == pc)
+		return v;
+	/* _dl_find_object: glibc's lock-free, async-signal-safe look-up of a pc's module */
+	if (!_dl_find_object((void *)(uintptr_t)pc, &fo) && fo.dlfo_eh_frame)
+		r = pl_cfi_rule(pl_fde_find(fo.dlfo_eh_frame, pc), pc, NULL, NULL);
+	v = pl_rule_pack(&r);
+	__atomic_store_n(&e[0], pc ^ v, __ATOMIC_RELAXED);
+	__atomic_store_n(&e[1], v, __ATOMIC_RELAXED);
+	return v;
+}
+
 /* ------------------------------------------------------------------ ring */
 
 /* The ring's tail when a producer last gave up waiting: while it has not moved, the
@@ -292,8 +323,10 @@ static void on_alloc(uint32_t func, void *p, size_t size, uint64_t ip0, void *fp
 		uint64_t ips[PL_MAX_DEPTH];
 		size_t n;
 
-		n = pl_walk(ips, PL_MAX_DEPTH, ip0, (uint64_t)(uintptr_t)ret,
-			    fp ? *(uintptr_t *)fp : 0, (uintptr_t)fp, stack_top());
+		/* FP is our frame (built with frame pointers): the saved rbp, then RET */
+		n = pl_unwind(ips, PL_MAX_DEPTH, ip0, (uint64_t)(uintptr_t)ret,
+			      (uintptr_t)fp + 16, *(uintptr_t *)fp, (uintptr_t)fp, stack_top(),
+			      rule_lookup);
 		hash = pl_stack_hash(ips, n);
 		/* both records or neither: a dropped one is counted in ring_lost */
 		if (!send_stack(c, hash, ips, n))
