@@ -3,9 +3,13 @@
  * and shared by threads), the sampler (exact credits, the mean interval, big
  * allocations), the bounded frame-pointer walk on a forged stack, the stack hash, and on
  * the recorder side the command's environment, the library look-up, the executable's
- * kind and --heap-lane parsing.
+ * kind and --heap-lane parsing; the unwinding from .eh_frame (preload/ptop_unwind.h):
+ * every rule of this test's own .eh_frame against readelf --debug-dump=frames-interp,
+ * and a walk through functions built without frame pointers.
  */
+#include <dlfcn.h>
 #include <errno.h>
+#include <link.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -18,6 +22,7 @@
 #include <cmocka.h>
 
 #include "preload/ptop_preload.h"
+#include "preload/ptop_unwind.h"
 #include "collectors/heap/record.h"
 #include "collectors/heap/record_preload.h"
 #include "record/record.h"
@@ -493,6 +498,261 @@ static void test_11_options(void **state)
 	record_opts__free(&o);
 }
 
+/* ------------------------------------------------------------------ unwinding */
+
+extern void *__libc_stack_end;
+
+/* The rule at PC from its module's .eh_frame_hdr, as the library looks it up (without
+ * the cache), through the packing the cache stores. */
+static uint64_t rule_at(uint64_t pc)
+{
+	struct dl_find_object fo;
+	struct pl_rule r = { PL_RULE_FP, 0, 0, 0, 0 };
+
+	if (!_dl_find_object((void *)(uintptr_t)pc, &fo) && fo.dlfo_eh_frame)
+		r = pl_cfi_rule(pl_fde_find(fo.dlfo_eh_frame, pc), pc, NULL, NULL);
+	return pl_rule_pack(&r);
+}
+
+/* The start of the FDE holding PC, or 0. */
+static uint64_t fde_start(uint64_t pc)
+{
+	struct dl_find_object fo;
+	uint64_t start = 0, end = 0;
+
+	if (_dl_find_object((void *)(uintptr_t)pc, &fo) || !fo.dlfo_eh_frame)
+		return 0;
+	pl_cfi_rule(pl_fde_find(fo.dlfo_eh_frame, pc), pc, &start, &end);
+	return pc >= start && pc < end ? start : 0;
+}
+
+/* readelf's cell for a register ("u", "c-16", "exp"...): the rule it means, as
+ * ptop_unwind.h keeps it. 1 and *OFF: at CFA+OFF; 0: unchanged/undefined; -1: other. */
+static int cell(const char *s, long *off)
+{
+	char *end;
+
+	if (!strcmp(s, "u") || !strcmp(s, "s"))
+		return 0;
+	if (s[0] == 'c' && (s[1] == '-' || s[1] == '+')) {
+		*off = strtol(s + 1, &end, 10);
+		return *end ? -1 : 1;
+	}
+	return -1;
+}
+
+/* The rule at PC must be WANT (AUG: its CIE's augmentation, for the message). */
+static void check_rule(uint64_t pc, const struct pl_rule *want, const char *aug)
+{
+	struct pl_rule got = pl_rule_unpack(rule_at(pc));
+
+	if (got.kind != want->kind || got.cfa_rbp != want->cfa_rbp ||
+	    got.cfa_off != want->cfa_off || got.ra_off != want->ra_off ||
+	    got.rbp_off != want->rbp_off)
+		fail_msg("at %#llx (FDE at %#llx, \"%s\"): readelf says kind %d cfa %s%+d ra %+d rbp %+d; "
+			 "got kind %d cfa %s%+d ra %+d rbp %+d", (unsigned long long)pc,
+			 (unsigned long long)fde_start(pc), aug, want->kind, want->cfa_rbp ? "rbp" : "rsp", want->cfa_off, want->ra_off,
+			 want->rbp_off, got.kind, got.cfa_rbp ? "rbp" : "rsp", got.cfa_off,
+			 got.ra_off, got.rbp_off);
+}
+
+static void test_12_cfi_against_readelf(void **state)
+{
+	FILE *f;
+	char line[1024], cols[16][16], aug[64] = "";
+	int ncol = 0, rbp_col = -1, ra_col = -1, rows = 0, cfa_rows = 0, i;
+	uint64_t base, loc, fde_hi = 0;
+	struct pl_rule last = { 0 };
+	int have = 0;
+	struct dl_find_object fo;
+	char *cie_augs[64][2];
+	int ncie = 0;
+
+	(void)state;
+	assert_int_equal(_dl_find_object((void *)(uintptr_t)&test_12_cfi_against_readelf, &fo), 0);
+	assert_non_null(fo.dlfo_eh_frame);
+	base = fo.dlfo_link_map->l_addr;
+	/* this process's executable (in the shell, /proc/self would be the shell's) */
+	snprintf(line, sizeof(line), "readelf --debug-dump=frames-interp /proc/%d/exe 2>/dev/null",
+		 (int)getpid());
+	f = popen(line, "r");
+	assert_non_null(f);
+	memset(cie_augs, 0, sizeof(cie_augs));
+	/* A row "LOC CFA REG..." holds from LOC to the next row (or the FDE's end): the
+	 * rule is checked at its first and its last byte. */
+	while (fgets(line, sizeof(line), f)) {
+		char a[32], *tok, *save;
+		unsigned long long lo, hi;
+		int n = 0;
+
+		if (strstr(line, " CIE \"")) {
+			char *q = strchr(line, '"'), *e = q ? strchr(q + 1, '"') : NULL;
+
+			if (ncie < 64 && e) {
+				cie_augs[ncie][0] = strndup(line, 8);
+				cie_augs[ncie][1] = strndup(q + 1, (size_t)(e - q - 1));
+				ncie++;
+			}
+			if (have)
+				check_rule(base + fde_hi - 1, &last, aug);
+			have = 0;
+			fde_hi = 0;
+			continue;
+		}
+		if (strstr(line, " FDE cie=") &&
+		    sscanf(strstr(line, "pc="), "pc=%llx..%llx", &lo, &hi) == 2) {
+			const char *c = strstr(line, "cie=") + 4;
+
+			if (have)
+				check_rule(base + fde_hi - 1, &last, aug);
+			have = 0;
+			fde_hi = hi;
+			aug[0] = 0;
+			for (i = 0; i < ncie; i++)
+				if (!strncmp(cie_augs[i][0], c, 8))
+					snprintf(aug, sizeof(aug), "%s", cie_augs[i][1]);
+			continue;
+		}
+		if (strstr(line, "LOC") && strstr(line, "CFA")) {
+			ncol = rbp_col = ra_col = -1;
+			ncol = 0;
+			for (tok = strtok_r(line, " \n", &save); tok && ncol < 16;
+			     tok = strtok_r(NULL, " \n", &save)) {
+				if (!strcmp(tok, "rbp"))
+					rbp_col = ncol;
+				if (!strcmp(tok, "ra"))
+					ra_col = ncol;
+				snprintf(cols[ncol++], sizeof(cols[0]), "%s", tok);
+			}
+			continue;
+		}
+		if (!fde_hi || !ncol || sscanf(line, "%llx %31s", &lo, a) != 2 || strlen(line) < 20)
+			continue;
+		{
+			char cellv[16][32];
+			struct pl_rule want = { PL_RULE_FP, 0, 0, 0, 0 };
+			long off = 0;
+
+			for (tok = strtok_r(line, " \n", &save); tok && n < 16;
+			     tok = strtok_r(NULL, " \n", &save))
+				snprintf(cellv[n++], sizeof(cellv[0]), "%s", tok);
+			if (n != ncol)
+				continue;
+			loc = lo;
+			/* the rule expected, from the CFA (column 1), rbp and ra */
+			if (ra_col >= 0 && !strcmp(cellv[ra_col], "u")) {
+				want.kind = PL_RULE_END;
+			} else if (!strchr(aug, 'S') && ra_col >= 0 &&
+				   cell(cellv[ra_col], &off) == 1 &&
+				   (!strncmp(cellv[1], "rsp+", 4) || !strncmp(cellv[1], "rbp+", 4))) {
+				long roff = 0;
+				int rk = rbp_col >= 0 ? cell(cellv[rbp_col], &roff) : 0;
+
+				want.ra_off = (int32_t)off;
+				want.cfa_rbp = cellv[1][1] == 'b';
+				want.cfa_off = (int32_t)strtol(cellv[1] + 4, NULL, 10);
+				if (rk >= 0) {
+					want.kind = PL_RULE_CFA;
+					want.rbp_off = rk ? (int32_t)roff : 0;
+				}
+			}
+			if (have)	/* the previous row ends where this one starts */
+				check_rule(base + loc - 1, &last, aug);
+			check_rule(base + loc, &want, aug);
+			last = want;
+			have = 1;
+			rows++;
+			cfa_rows += want.kind == PL_RULE_CFA;
+		}
+	}
+	if (have)
+		check_rule(base + fde_hi - 1, &last, aug);
+	pclose(f);
+	for (i = 0; i < ncie; i++) {
+		free(cie_augs[i][0]);
+		free(cie_augs[i][1]);
+	}
+	if (!rows)
+		skip();		/* readelf (binutils) is not installed */
+	print_message("%d rows of readelf's table checked, %d of them CFA rules\n", rows,
+		      cfa_rows);
+	assert_true(cfa_rows > 100);
+}
+
+/* A chain built without frame pointers (rbp is the test's, untouched below it): the
+ * walk from .eh_frame finds every frame, the frame-pointer walk skips them. */
+static uint64_t uw_ips[32], fp_ips[32];
+static size_t uw_n, fp_n;
+static volatile unsigned long uw_sink;
+
+/* Like an interposed malloc: built with frame pointers, it walks its caller's stack. */
+__attribute__((noipa, optimize("no-omit-frame-pointer"))) static void uw_alloc(void)
+{
+	uintptr_t fp = (uintptr_t)__builtin_frame_address(0);
+	uint64_t ret = (uint64_t)(uintptr_t)__builtin_return_address(0);
+
+	uw_n = pl_unwind(uw_ips, 32, 0x7000, ret, fp + 16, *(uintptr_t *)fp, fp,
+			 (uintptr_t)__libc_stack_end, rule_at);
+	fp_n = pl_walk(fp_ips, 32, 0x7000, ret, *(uintptr_t *)fp, fp, (uintptr_t)__libc_stack_end);
+}
+
+#define NOFP __attribute__((noipa, optimize("omit-frame-pointer")))
+NOFP static void uw_c(int n)
+{
+	volatile long pad[5];
+
+	pad[0] = n;
+	uw_alloc();
+	uw_sink += (unsigned long)pad[0];
+}
+
+NOFP static void uw_b(int n)
+{
+	volatile long pad[9];
+
+	pad[0] = n;
+	uw_c((int)pad[0] + 1);
+	uw_sink += (unsigned long)pad[0];
+}
+
+NOFP static void uw_a(int n)
+{
+	volatile int pad[3];
+
+	pad[0] = n;
+	uw_b(pad[0] + 1);
+	uw_sink += (unsigned long)pad[0];
+}
+
+static void test_13_unwind_without_fp(void **state)
+{
+	(void)state;
+	uw_a(1);
+	uw_sink++;
+	print_message("eh_frame walk: %zu frames; frame-pointer walk: %zu\n", uw_n, fp_n);
+	assert_true(uw_n >= 6);
+	assert_int_equal(uw_ips[0], 0x7000);
+	assert_int_equal(fde_start(uw_ips[1] - 1), (uint64_t)(uintptr_t)&uw_c);
+	assert_int_equal(fde_start(uw_ips[2] - 1), (uint64_t)(uintptr_t)&uw_b);
+	assert_int_equal(fde_start(uw_ips[3] - 1), (uint64_t)(uintptr_t)&uw_a);
+	assert_int_equal(fde_start(uw_ips[4] - 1),
+			 (uint64_t)(uintptr_t)&test_13_unwind_without_fp);
+	/* frames 0 and 1 are the same; then the rbp chain jumps over uw_b and uw_a */
+	assert_true(fp_n >= 2);
+	assert_int_equal(fp_ips[1], uw_ips[1]);
+	assert_true(fp_n < 3 || fde_start(fp_ips[2] - 1) != (uint64_t)(uintptr_t)&uw_b);
+	/* the packing the cache stores */
+	{
+		struct pl_rule r = { PL_RULE_CFA, 1, -(1 << 20), -8, -16 }, u;
+
+		u = pl_rule_unpack(pl_rule_pack(&r));
+		assert_memory_equal(&u, &r, sizeof(r));
+		r.cfa_off = 1 << 24;	/* too far to pack: the frame-pointer step */
+		assert_int_equal(pl_rule_pack(&r), PL_RULE_FP);
+		assert_int_equal(pl_rule_unpack(0).kind, PL_RULE_NONE);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -508,6 +768,8 @@ int main(void)
 		cmocka_unit_test(test_09_env),
 		cmocka_unit_test(test_10_lane_lib_exe),
 		cmocka_unit_test(test_11_options),
+		cmocka_unit_test(test_12_cfi_against_readelf),
+		cmocka_unit_test(test_13_unwind_without_fp),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
