@@ -36,6 +36,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -74,7 +75,8 @@ struct pl_thread {
 	int dead;		/* the thread's slot was given back: count in slot 0 */
 	struct pl_counters *c;
 	struct pl_sampler s;
-	uintptr_t stack_hi;	/* the top of this thread's stack; 0: not known yet */
+	uintptr_t stack_lo;	/* this thread's stack: [stack_lo, stack_hi) */
+	uintptr_t stack_hi;	/* 0: not known yet; 1: not known (no walk) */
 };
 static __thread struct pl_thread th __attribute__((tls_model("initial-exec")));
 
@@ -187,23 +189,36 @@ static inline void cadd(uint64_t *x, uint64_t v)
 		__atomic_store_n(x, __atomic_load_n(x, __ATOMIC_RELAXED) + v, __ATOMIC_RELAXED);
 }
 
-/* The top of this thread's stack: the walk never reads above it. */
-static uintptr_t stack_top(void)
+/* Find this thread's stack, once: [stack_lo, stack_hi). The main thread's is below
+ * __libc_stack_end (the stack pointer at _start), by at most its RLIMIT_STACK (1 GiB when
+ * unlimited): the kernel places no mapping of its own choosing there. Another thread's
+ * is what pthread_getattr_np says (it may allocate: those calls pass through). Not
+ * known: stack_hi 1, and no walk past the first caller. */
+static void stack_find(void)
 {
 	pthread_attr_t a;
+	struct rlimit rl;
 	void *addr;
 	size_t size;
+	uintptr_t span = (uintptr_t)1 << 30;
 
-	if (th.stack_hi)
-		return th.stack_hi;
+	th.stack_hi = 1;
+	th.stack_lo = 1;
 	if (syscall(SYS_gettid) == getpid()) {
-		th.stack_hi = (uintptr_t)__libc_stack_end;
+		if (!getrlimit(RLIMIT_STACK, &rl) && rl.rlim_cur != RLIM_INFINITY &&
+		    rl.rlim_cur < span)
+			span = (uintptr_t)rl.rlim_cur;
+		if ((uintptr_t)__libc_stack_end > span) {
+			th.stack_lo = (uintptr_t)__libc_stack_end - span;
+			th.stack_hi = (uintptr_t)__libc_stack_end;
+		}
 	} else if (!pthread_getattr_np(pthread_self(), &a)) {
-		if (!pthread_attr_getstack(&a, &addr, &size))
+		if (!pthread_attr_getstack(&a, &addr, &size)) {
+			th.stack_lo = (uintptr_t)addr;
 			th.stack_hi = (uintptr_t)addr + size;
+		}
 		pthread_attr_destroy(&a);
 	}
-	return th.stack_hi;
 }
 
 /* ------------------------------------------------------------------ unwinding */
@@ -226,9 +241,14 @@ static uint64_t rule_lookup(uint64_t pc)
 
 	if (v && (k ^ v) == pc)
 		return v;
-	/* _dl_find_object: glibc's lock-free, async-signal-safe look-up of a pc's module */
-	if (!_dl_find_object((void *)(uintptr_t)pc, &fo) && fo.dlfo_eh_frame)
-		r = pl_cfi_rule(pl_fde_find(fo.dlfo_eh_frame, pc), pc, NULL, NULL);
+	/* _dl_find_object: glibc's lock-free, async-signal-safe look-up of a pc's module.
+	 * A pc in none is not cached (a module may be loaded there later). */
+	if (_dl_find_object((void *)(uintptr_t)pc, &fo))
+		return PL_RULE_NOCODE;
+	if (fo.dlfo_eh_frame)
+		r = pl_cfi_rule(pl_fde_find(fo.dlfo_eh_frame, fo.dlfo_map_start, fo.dlfo_map_end,
+					    pc),
+				fo.dlfo_map_start, fo.dlfo_map_end, pc, NULL, NULL);
 	v = pl_rule_pack(&r);
 	__atomic_store_n(&e[0], pc ^ v, __ATOMIC_RELAXED);
 	__atomic_store_n(&e[1], v, __ATOMIC_RELAXED);
@@ -321,12 +341,23 @@ static void on_alloc(uint32_t func, void *p, size_t size, uint64_t ip0, void *fp
 	cadd(&c->alloc_bytes, sz);
 	if (pl_sample(&th.s, shm->exp_table, shm->sample_bytes, sz, &cc, &cb)) {
 		uint64_t ips[PL_MAX_DEPTH];
+		uintptr_t f = (uintptr_t)fp;
 		size_t n;
 
-		/* FP is our frame (built with frame pointers): the saved rbp, then RET */
-		n = pl_unwind(ips, PL_MAX_DEPTH, ip0, (uint64_t)(uintptr_t)ret,
-			      (uintptr_t)fp + 16, *(uintptr_t *)fp, (uintptr_t)fp, stack_top(),
-			      rule_lookup);
+		if (unlikely(!th.stack_hi))
+			stack_find();
+		/* FP is our frame (built with frame pointers): the saved rbp, then RET. The
+		 * walk reads [FP, top of the stack) only when FP is on the thread's stack;
+		 * on another (a signal handler's sigaltstack, a coroutine's, a vfork
+		 * child's) where the mapped part ends is not known: the caller alone */
+		if (likely(f >= th.stack_lo && f < th.stack_hi))
+			n = pl_unwind(ips, PL_MAX_DEPTH, ip0, (uint64_t)(uintptr_t)ret, f + 16,
+				      *(uintptr_t *)fp, f, th.stack_hi, rule_lookup);
+		else {
+			ips[0] = ip0;
+			ips[1] = (uint64_t)(uintptr_t)ret;
+			n = ret ? 2 : 1;
+		}
 		hash = pl_stack_hash(ips, n);
 		/* both records or neither: a dropped one is counted in ring_lost */
 		if (!send_stack(c, hash, ips, n))

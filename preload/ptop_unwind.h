@@ -2,10 +2,19 @@
  * (x86-64): the call-frame rules of .eh_frame, found through the module's .eh_frame_hdr
  * search table (PT_GNU_EH_FRAME), reduced to the subset compilers emit for ordinary
  * code: the CFA is rsp or rbp plus an offset, the return address and the saved rbp at
- * fixed offsets from it. Anything else (a CFA expression as in PLT entries, a return
- * address or rbp kept in another register or computed, a signal frame) is not
- * understood: the walk falls back to the frame-pointer step for that frame, and every
- * memory read of the stack stays inside the thread's stack bounds.
+ * fixed offsets from it; and the kernel's signal frame (the 'S' CIE of glibc's
+ * __restore_rt), through the ucontext the kernel pushed. Anything else (a CFA
+ * expression as in PLT entries, a return address or rbp kept in another register or
+ * computed) is not understood: the walk falls back to the frame-pointer step for that
+ * frame.
+ *
+ * Safety, for it runs inside the target on every sampled allocation: every read of the
+ * stack lies inside the bounds the caller gives (the part of the thread's stack above
+ * the interposed function's frame), aligned; every read of the unwinding tables lies
+ * inside the module's mapping and inside the CIE/FDE's own length; a return address
+ * found by the frame-pointer step (a guess) that lies in no loaded module ends the walk
+ * and is not kept; the stack pointer only goes up, and the walk ends after MAX frames.
+ * No allocation, no lock, no system call: the caller's rule look-up is the only call out.
  *
  * Header-only and allocation-free: libptop-preload.so runs it inside allocations, and
  * the unit tests run it on their own .eh_frame. The caller supplies the look-up of a
@@ -29,6 +38,8 @@ enum {
 	PL_RULE_CFA = 1,	/* the rule above */
 	PL_RULE_FP = 2,		/* no usable rule: take the frame-pointer step */
 	PL_RULE_END = 3,	/* the outermost frame (the return address is undefined) */
+	PL_RULE_SIGNAL = 4,	/* the kernel's signal trampoline: the ucontext is at the CFA */
+	PL_RULE_NOCODE = 5,	/* the pc lies in no loaded module (never cached) */
 };
 
 struct pl_rule {
@@ -158,15 +169,24 @@ static inline uint64_t pl_encoded(struct pl_cur *c, uint8_t enc, uint64_t datare
 
 /* ------------------------------------------------------------------ FDE look-up */
 
-/* The FDE of PC in the .eh_frame_hdr at HDR: its address, or NULL. */
-static inline const uint8_t *pl_fde_find(const uint8_t *hdr, uint64_t pc)
+/* Whether [P, P+N) lies inside [LO, HI). */
+static inline int pl_inside(const uint8_t *p, uint64_t n, const uint8_t *lo, const uint8_t *hi)
+{
+	return p >= lo && p <= hi && n <= (uint64_t)(hi - p);
+}
+
+/* The FDE of PC in the .eh_frame_hdr at HDR, the module's mapping being [MLO, MHI): its
+ * address (inside the mapping), or NULL. */
+static inline const uint8_t *pl_fde_find(const uint8_t *hdr, const uint8_t *mlo,
+					 const uint8_t *mhi, uint64_t pc)
 {
 	struct pl_cur c = { hdr, hdr + 16, 0 };
 	uint8_t ver, ptr_enc, cnt_enc, tab_enc;
 	const int32_t *tab;
+	const uint8_t *fde;
 	uint64_t count, lo, hi, base = (uint64_t)(uintptr_t)hdr;
 
-	if (!hdr)
+	if (!hdr || !pl_inside(hdr, 4 + 16, mlo, mhi))
 		return NULL;
 	ver = hdr[0];
 	ptr_enc = hdr[1];
@@ -181,6 +201,8 @@ static inline const uint8_t *pl_fde_find(const uint8_t *hdr, uint64_t pc)
 	if (c.bad || !count)
 		return NULL;
 	tab = (const int32_t *)c.p;	/* pairs (initial location, FDE), relative to HDR */
+	if (((uintptr_t)tab & 3) || count > (uint64_t)(mhi - c.p) / 8)
+		return NULL;	/* the table would not fit in the module */
 	if (pc < base + (uint64_t)(int64_t)tab[0])
 		return NULL;
 	lo = 0;
@@ -193,7 +215,8 @@ static inline const uint8_t *pl_fde_find(const uint8_t *hdr, uint64_t pc)
 		else
 			hi = mid;
 	}
-	return (const uint8_t *)(uintptr_t)(base + (uint64_t)(int64_t)tab[2 * lo + 1]);
+	fde = (const uint8_t *)(uintptr_t)(base + (uint64_t)(int64_t)tab[2 * lo + 1]);
+	return pl_inside(fde, 8, mlo, mhi) ? fde : NULL;
 }
 
 /* DWARF registers of x86-64 this unwinder follows. */
@@ -201,14 +224,17 @@ static inline const uint8_t *pl_fde_find(const uint8_t *hdr, uint64_t pc)
 #define PL_DW_RSP 7
 #define PL_DW_RA 16
 
-/* One entry's length and body: 0, or -1 (a terminator, a 64-bit length, or out of
- * [FDE, FDE + 1 GiB)). */
-static inline int pl_cfi_entry(const uint8_t *at, struct pl_cur *body)
+/* One entry's length and body: 0, or -1 (a terminator, a 64-bit length, or not inside
+ * the module's mapping [MLO, MHI)). */
+static inline int pl_cfi_entry(const uint8_t *at, const uint8_t *mlo, const uint8_t *mhi,
+			       struct pl_cur *body)
 {
 	uint32_t len;
 
+	if (!pl_inside(at, 4, mlo, mhi))
+		return -1;
 	memcpy(&len, at, 4);
-	if (!len || len >= 0x40000000u)
+	if (!len || len >= 0x40000000u || !pl_inside(at + 4, len, mlo, mhi))
 		return -1;
 	body->p = at + 4;
 	body->end = at + 4 + len;
@@ -226,6 +252,15 @@ struct pl_cfi_state {
 };
 
 #define PL_CFI_STACK 8		/* DW_CFA_remember_state depth */
+
+/* Skip N bytes of C, or mark it bad when fewer are left. */
+static inline void pl_skip(struct pl_cur *c, uint64_t n)
+{
+	if (n > (uint64_t)(c->end - c->p))
+		c->bad = 1;
+	else
+		c->p += n;
+}
 
 /* Run the CFA program [P, END) up to PC (LOC the location it starts at). 0, or -1 on
  * anything not understood. INIT is the CIE's state, for DW_CFA_restore. */
@@ -314,12 +349,12 @@ static inline int pl_cfi_run(struct pl_cur *c, uint64_t loc, uint64_t pc, uint64
 			continue;
 		case 0x0f:		/* def_cfa_expression */
 			s->cfa_reg = -1;
-			c->p += pl_uleb(c);
+			pl_skip(c, pl_uleb(c));
 			continue;
 		case 0x10:		/* expression */
 		case 0x16:		/* val_expression */
 			reg = pl_uleb(c);
-			c->p += pl_uleb(c);
+			pl_skip(c, pl_uleb(c));
 			if (reg == PL_DW_RBP)
 				s->rbp = 2;
 			else if (reg == PL_DW_RA)
@@ -388,10 +423,11 @@ restore:
 	return c->bad ? -1 : 0;
 }
 
-/* The rule at PC from the FDE at FDE (found by pl_fde_find). *START and *END get the
- * FDE's range when not NULL. Returns the rule; PL_RULE_FP when PC is outside the FDE or
- * its rule is not understood. */
-static inline struct pl_rule pl_cfi_rule(const uint8_t *fde, uint64_t pc, uint64_t *start,
+/* The rule at PC from the FDE at FDE (found by pl_fde_find), the module's mapping being
+ * [MLO, MHI). *START and *END get the FDE's range when not NULL. Returns the rule;
+ * PL_RULE_FP when PC is outside the FDE or its rule is not understood. */
+static inline struct pl_rule pl_cfi_rule(const uint8_t *fde, const uint8_t *mlo,
+					 const uint8_t *mhi, uint64_t pc, uint64_t *start,
 					 uint64_t *end)
 {
 	struct pl_rule r = { PL_RULE_FP, 0, 0, 0, 0 };
@@ -402,15 +438,15 @@ static inline struct pl_rule pl_cfi_rule(const uint8_t *fde, uint64_t pc, uint64
 	uint8_t fde_enc = 0, ver;
 	uint64_t caf, begin, range;
 	int64_t daf;
-	int has_z = 0;
+	int has_z = 0, signal = 0;
 
-	if (!fde || pl_cfi_entry(fde, &f))
+	if (!fde || pl_cfi_entry(fde, mlo, mhi, &f))
 		return r;
 	cie_off = (uint32_t)pl_fixed(&f, 4);
-	if (!cie_off)
-		return r;	/* a CIE, not an FDE */
+	if (!cie_off || cie_off > (uint64_t)(fde + 4 - mlo))
+		return r;	/* a CIE, not an FDE; or a CIE outside the module */
 	cie = fde + 4 - cie_off;
-	if (pl_cfi_entry(cie, &c) || pl_fixed(&c, 4) != 0)
+	if (pl_cfi_entry(cie, mlo, mhi, &c) || pl_fixed(&c, 4) != 0)
 		return r;
 	ver = (uint8_t)pl_fixed(&c, 1);
 	if (ver != 1 && ver != 3)
@@ -426,8 +462,11 @@ static inline struct pl_rule pl_cfi_rule(const uint8_t *fde, uint64_t pc, uint64
 		return r;
 	if (*aug == 'z') {
 		uint64_t alen = pl_uleb(&c);
-		const uint8_t *after = c.p + alen;
+		const uint8_t *after;
 
+		if (c.bad || alen > (uint64_t)(c.end - c.p))
+			return r;
+		after = c.p + alen;
 		has_z = 1;
 		for (aug++; *aug && !c.bad; aug++) {
 			switch (*aug) {
@@ -439,11 +478,11 @@ static inline struct pl_rule pl_cfi_rule(const uint8_t *fde, uint64_t pc, uint64
 				(void)pl_encoded(&c, e & 0x7f, 0);
 				break;
 			}
-			case 'S': return r;	/* a signal frame */
+			case 'S': signal = 1; break;	/* the signal trampoline */
 			default: return r;
 			}
 		}
-		if (c.bad || after > c.end)
+		if (c.bad)
 			return r;
 		c.p = after;
 	} else if (*aug) {
@@ -461,11 +500,15 @@ static inline struct pl_rule pl_cfi_rule(const uint8_t *fde, uint64_t pc, uint64
 		*end = begin + range;
 	if (pc < begin || pc >= begin + range)
 		return r;
+	if (signal) {
+		/* x86-64 Linux: __restore_rt, entered by the handler's return; its rules are
+		 * expressions on the ucontext the kernel pushed, which the walk reads itself */
+		r.kind = PL_RULE_SIGNAL;
+		return r;
+	}
 	if (has_z) {
-		uint64_t alen = pl_uleb(&f);
-
-		f.p += alen;
-		if (f.bad || f.p > f.end)
+		pl_skip(&f, pl_uleb(&f));
+		if (f.bad)
 			return r;
 	}
 	/* the CIE's initial instructions, then the FDE's up to PC */
@@ -494,7 +537,8 @@ static inline struct pl_rule pl_cfi_rule(const uint8_t *fde, uint64_t pc, uint64
 
 /* ------------------------------------------------------------------ the walk */
 
-/* The rule for a pc, from the caller (a cache in front of pl_fde_find + pl_cfi_rule). */
+/* The rule for a pc, from the caller (a cache in front of pl_fde_find + pl_cfi_rule;
+ * PL_RULE_NOCODE when the pc lies in no loaded module). */
 typedef uint64_t (*pl_rule_fn)(uint64_t pc);
 
 /* Read the word at A if [A, A+8) lies in [LO, HI) and A is aligned. */
@@ -506,32 +550,58 @@ static inline int pl_stack_word(uintptr_t a, uintptr_t lo, uintptr_t hi, uint64_
 	return 0;
 }
 
+/* Where the kernel's x86-64 signal frame keeps the interrupted registers: the ucontext
+ * (at the CFA of the handler's frame, once its return popped the trampoline's address)
+ * holds uc_flags, uc_link, uc_stack (40 bytes), then mcontext's gregs: r8..r15, rdi,
+ * rsi, rbp, rbx, rdx, rax, rcx, rsp, rip (<sys/ucontext.h>, REG_*). */
+#define PL_UC_GREG(i) (40 + 8 * (i))
+#define PL_UC_RBP PL_UC_GREG(10)
+#define PL_UC_RSP PL_UC_GREG(15)
+#define PL_UC_RIP PL_UC_GREG(16)
+
 /* The stack of an interposed function IP0 called with return address RET, where the
  * caller's rsp after the return is RSP and its rbp is RBP: IP0, RET, then each caller
  * found by the rule of the frame's pc (RULE, looked up at the return address minus one,
- * within the call), or by the frame-pointer step where there is no usable rule. Every
- * stack read lies in [LO, HI); the stack pointer only goes up. Returns the number of ips
- * written (at most MAX). */
+ * within the call; at the pc itself for a frame a signal interrupted), or by the
+ * frame-pointer step where there is no usable rule. Every stack read lies in [LO, HI)
+ * (the caller makes sure that RSP is on the thread's stack and HI its top); the stack
+ * pointer only goes up; a return address the frame-pointer step found is kept only if
+ * it lies in a module. Returns the number of ips written (at most MAX). */
 static inline size_t pl_unwind(uint64_t *ips, size_t max, uint64_t ip0, uint64_t ret,
 			       uintptr_t rsp, uintptr_t rbp, uintptr_t lo, uintptr_t hi,
 			       pl_rule_fn rule)
 {
 	size_t n = 0;
 	uint64_t pc = ret;
+	int exact = 0;		/* pc is where a signal came, not a return address */
+	int guessed = 0;	/* pc came from the frame-pointer step */
 
 	if (max)
 		ips[n++] = ip0;
 	if (n >= max || !ret)
 		return n;
 	ips[n++] = ret;
-	while (n < max) {
-		struct pl_rule r = pl_rule_unpack(rule(pc - 1));
+	while (n <= max) {
+		struct pl_rule r = pl_rule_unpack(rule(exact ? pc : pc - 1));
 		uintptr_t cfa;
 		uint64_t ra, nbp = rbp;
 
-		if (r.kind == PL_RULE_END)
+		if (r.kind == PL_RULE_NOCODE) {
+			if (guessed)
+				n--;	/* a guess that is not code: not a frame */
 			break;
-		if (r.kind == PL_RULE_CFA) {
+		}
+		if (n == max || r.kind == PL_RULE_END)
+			break;
+		if (r.kind == PL_RULE_SIGNAL) {
+			uint64_t nsp;
+
+			if (pl_stack_word(rsp + PL_UC_RIP, lo, hi, &ra) ||
+			    pl_stack_word(rsp + PL_UC_RSP, lo, hi, &nsp) ||
+			    pl_stack_word(rsp + PL_UC_RBP, lo, hi, &nbp))
+				break;
+			cfa = (uintptr_t)nsp;
+		} else if (r.kind == PL_RULE_CFA) {
 			cfa = (r.cfa_rbp ? rbp : rsp) + (uintptr_t)(intptr_t)r.cfa_off;
 			if (pl_stack_word(cfa + (uintptr_t)(intptr_t)r.ra_off, lo, hi, &ra))
 				break;
@@ -551,6 +621,8 @@ static inline size_t pl_unwind(uint64_t *ips, size_t max, uint64_t ip0, uint64_t
 			break;
 		ips[n++] = ra;
 		pc = ra;
+		exact = r.kind == PL_RULE_SIGNAL;
+		guessed = r.kind != PL_RULE_SIGNAL && r.kind != PL_RULE_CFA;
 		rsp = cfa;
 		rbp = (uintptr_t)nbp;
 	}

@@ -509,8 +509,12 @@ static uint64_t rule_at(uint64_t pc)
 	struct dl_find_object fo;
 	struct pl_rule r = { PL_RULE_FP, 0, 0, 0, 0 };
 
-	if (!_dl_find_object((void *)(uintptr_t)pc, &fo) && fo.dlfo_eh_frame)
-		r = pl_cfi_rule(pl_fde_find(fo.dlfo_eh_frame, pc), pc, NULL, NULL);
+	if (_dl_find_object((void *)(uintptr_t)pc, &fo))
+		return PL_RULE_NOCODE;
+	if (fo.dlfo_eh_frame)
+		r = pl_cfi_rule(pl_fde_find(fo.dlfo_eh_frame, fo.dlfo_map_start, fo.dlfo_map_end,
+					    pc),
+				fo.dlfo_map_start, fo.dlfo_map_end, pc, NULL, NULL);
 	return pl_rule_pack(&r);
 }
 
@@ -522,7 +526,8 @@ static uint64_t fde_start(uint64_t pc)
 
 	if (_dl_find_object((void *)(uintptr_t)pc, &fo) || !fo.dlfo_eh_frame)
 		return 0;
-	pl_cfi_rule(pl_fde_find(fo.dlfo_eh_frame, pc), pc, &start, &end);
+	pl_cfi_rule(pl_fde_find(fo.dlfo_eh_frame, fo.dlfo_map_start, fo.dlfo_map_end, pc),
+		    fo.dlfo_map_start, fo.dlfo_map_end, pc, &start, &end);
 	return pc >= start && pc < end ? start : 0;
 }
 
@@ -642,6 +647,8 @@ static void test_12_cfi_against_readelf(void **state)
 			/* the rule expected, from the CFA (column 1), rbp and ra */
 			if (ra_col >= 0 && !strcmp(cellv[ra_col], "u")) {
 				want.kind = PL_RULE_END;
+			} else if (strchr(aug, 'S')) {
+				want.kind = PL_RULE_SIGNAL;
 			} else if (!strchr(aug, 'S') && ra_col >= 0 &&
 				   cell(cellv[ra_col], &off) == 1 &&
 				   (!strncmp(cellv[1], "rsp+", 4) || !strncmp(cellv[1], "rbp+", 4))) {
