@@ -207,8 +207,8 @@ $(B)/tests/fixtures/%: tests/fixtures/%.c
 	$(Q)$(CC) -O1 -g -fno-omit-frame-pointer -Wall -Wextra -Werror -o $@ $< -lpthread
 
 # heap_nofp: without frame pointers, optimized, as distributions build (the preload
-# lane's unwinding from .eh_frame).
-$(B)/tests/fixtures/heap_nofp: tests/fixtures/heap_nofp.c
+# lane's unwinding from .eh_frame); heap_hostile likewise (the unwinder's safety).
+$(B)/tests/fixtures/heap_nofp $(B)/tests/fixtures/heap_hostile: $(B)/tests/fixtures/%: tests/fixtures/%.c
 	$(call msg,FIXTURE,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) -O2 -g -fomit-frame-pointer -Wall -Wextra -Werror -o $@ $< -lpthread
@@ -226,6 +226,13 @@ $(BENCH_WORKLOADS): $(B)/bench/workload_%: bench/workload_%.c
 	$(call msg,BENCH,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) -O2 -g -fno-omit-frame-pointer -Wall -Wextra -Werror -o $@ $< -lpthread -lm
+
+# workload_alloc's twin built as distributions build (no frame pointers): the preload
+# lane's stacks then come from .eh_frame (bench/overhead_heap.sh WORKLOAD=...)
+$(B)/bench/workload_alloc_nofp: bench/workload_alloc.c
+	$(call msg,BENCH,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) -O2 -g -fomit-frame-pointer -Wall -Wextra -Werror -o $@ $< -lpthread -lm
 
 $(filter-out $(BENCH_WORKLOADS),$(BENCH_BINS)): $(B)/bench/%: bench/%.c $(LIBS) $(COMMON_OBJS)
 	$(call msg,BENCH,$@)
@@ -253,7 +260,7 @@ demo: deps
 	$(Q)PTOP_BUILD=$(B) ./mk/demo.sh
 
 bench: deps
-	$(Q)$(MAKE) --no-print-directory programs $(BENCH_BINS) $(FIXTURES)
+	$(Q)$(MAKE) --no-print-directory programs $(BENCH_BINS) $(B)/bench/workload_alloc_nofp $(FIXTURES)
 	$(Q)PTOP_BUILD=$(B) ./bench/run.sh
 
 # libFuzzer needs clang; its own build folder keeps the flags apart. `make fuzz` builds

@@ -12,12 +12,14 @@
 #include <link.h>
 #include <pthread.h>
 #include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -760,6 +762,248 @@ static void test_13_unwind_without_fp(void **state)
 	}
 }
 
+/* ------------------------------------------------------------------ hostile input */
+
+/* A page between two inaccessible pages: a read past either end faults the test. */
+static uint8_t *guarded_page(void)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+	uint8_t *m = mmap(NULL, 3 * (size_t)pg, PROT_READ | PROT_WRITE,
+			  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	assert_true(m != MAP_FAILED);
+	assert_int_equal(mprotect(m, (size_t)pg, PROT_NONE), 0);
+	assert_int_equal(mprotect(m + 2 * pg, (size_t)pg, PROT_NONE), 0);
+	return m + pg;
+}
+
+static void guarded_free(uint8_t *p)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+
+	munmap(p - pg, 3 * (size_t)pg);
+}
+
+static uint64_t xs_state = 0x2545f4914f6cdd1dull;
+
+static uint64_t xs(void)
+{
+	xs_state ^= xs_state << 13;
+	xs_state ^= xs_state >> 7;
+	xs_state ^= xs_state << 17;
+	return xs_state;
+}
+
+static void put32(uint8_t *at, int64_t v)
+{
+	int32_t w = (int32_t)v;
+
+	memcpy(at, &w, 4);
+}
+
+/* A module's unwinding tables, forged at M (a page): .eh_frame_hdr at 0 (one FDE), a CIE
+ * at 64 ("zR", CFA rsp+8, ra at cfa-8), an FDE at 128 for [PC0, PC0+16): after 1 byte
+ * CFA rsp+16 and rbp at cfa-16, after 4 bytes CFA rbp+16. */
+static void forge_tables(uint8_t *m, uint64_t pc0)
+{
+	static const uint8_t cie[] = { 24, 0, 0, 0, 0, 0, 0, 0, 1, 'z', 'R', 0, 1, 0x78, 16,
+				       1, 0x1b, 0x0c, 7, 8, 0x90, 1, 0, 0, 0, 0, 0, 0 };
+	static const uint8_t fde_ops[] = { 0, 0x41, 0x0e, 16, 0x86, 2, 0x43, 0x0d, 6, 0, 0, 0 };
+	uint8_t *fde = m + 128;
+
+	memset(m, 0, 4096);
+	m[0] = 1;
+	m[1] = 0x1b;	/* eh_frame_ptr: pcrel sdata4 */
+	m[2] = 0x03;	/* fde_count: udata4 */
+	m[3] = 0x3b;	/* table: datarel sdata4 */
+	put32(m + 4, (m + 64) - (m + 4));
+	put32(m + 8, 1);
+	put32(m + 12, (int64_t)(pc0 - (uint64_t)(uintptr_t)m));
+	put32(m + 16, 128);
+	memcpy(m + 64, cie, sizeof(cie));
+	put32(fde, 4 + 4 + 4 + sizeof(fde_ops));	/* length */
+	put32(fde + 4, (fde + 4) - (m + 64));		/* back to the CIE */
+	put32(fde + 8, (int64_t)(pc0 - (uint64_t)(uintptr_t)(fde + 8)));	/* pcrel */
+	put32(fde + 12, 16);				/* range */
+	memcpy(fde + 16, fde_ops, sizeof(fde_ops));	/* augmentation length 0, then ops */
+}
+
+static void test_14_cfi_hostile_tables(void **state)
+{
+	uint8_t *m = guarded_page(), good[256];
+	uint64_t pc0 = (uint64_t)(uintptr_t)m + 0x100000, start, end;
+	struct pl_rule r;
+	int i, k, found = 0;
+
+	(void)state;
+	forge_tables(m, pc0);
+	/* the forged tables, read right */
+	r = pl_cfi_rule(pl_fde_find(m, m, m + 4096, pc0), m, m + 4096, pc0, &start, &end);
+	assert_int_equal(r.kind, PL_RULE_CFA);
+	assert_int_equal(r.cfa_rbp, 0);
+	assert_int_equal(r.cfa_off, 8);
+	assert_int_equal(r.ra_off, -8);
+	assert_int_equal(r.rbp_off, 0);
+	assert_int_equal(start, pc0);
+	assert_int_equal(end, pc0 + 16);
+	r = pl_cfi_rule(pl_fde_find(m, m, m + 4096, pc0 + 2), m, m + 4096, pc0 + 2, NULL, NULL);
+	assert_int_equal(r.kind, PL_RULE_CFA);
+	assert_int_equal(r.cfa_off, 16);
+	assert_int_equal(r.rbp_off, -16);
+	r = pl_cfi_rule(pl_fde_find(m, m, m + 4096, pc0 + 9), m, m + 4096, pc0 + 9, NULL, NULL);
+	assert_int_equal(r.cfa_rbp, 1);
+	assert_int_equal(r.cfa_off, 16);
+	/* outside the FDE: no rule */
+	assert_int_equal(pl_cfi_rule(pl_fde_find(m, m, m + 4096, pc0 + 16), m, m + 4096, pc0 + 16,
+				     NULL, NULL).kind, PL_RULE_FP);
+	assert_null(pl_fde_find(m, m, m + 4096, pc0 - 1));
+	/* the module's mapping ends before the tables do: nothing is read past it */
+	assert_null(pl_fde_find(m, m, m + 16, pc0));
+	assert_int_equal(pl_cfi_rule(m + 128, m, m + 140, pc0, NULL, NULL).kind, PL_RULE_FP);
+	assert_int_equal(pl_cfi_rule(m + 128, m + 100, m + 4096, pc0, NULL, NULL).kind, PL_RULE_FP);
+	/* a fde_count that would run the table off the mapping */
+	put32(m + 8, 0x7fffffff);
+	assert_null(pl_fde_find(m, m, m + 4096, pc0));
+	/* damaged tables, byte by byte at random, the last 8 bytes of the page included
+	 * (the FDE moved there): every read stays in the page (the guard pages fault) */
+	forge_tables(m, pc0);
+	memcpy(good, m, sizeof(good));
+	for (i = 0; i < 300000; i++) {
+		uint64_t pc = pc0 + xs() % 24 - 4;
+		const uint8_t *fde;
+
+		memcpy(m, good, sizeof(good));
+		for (k = 1 + (int)(xs() % 4); k > 0; k--)
+			m[xs() % 160] = (uint8_t)xs();
+		if (i % 16 == 0)	/* lengths and offsets that point anywhere */
+			put32(m + 64 + (xs() % 3) * 64 + (xs() % 2) * 4, (int64_t)xs());
+		if (i % 64 == 0)
+			memcpy(m + 4096 - 8, m + 128, 8);
+		fde = pl_fde_find(m, m, m + 4096, pc);
+		if (fde)
+			assert_true(fde >= m && fde + 8 <= m + 4096);
+		r = pl_cfi_rule(fde, m, m + 4096, pc, NULL, NULL);
+		found += r.kind == PL_RULE_CFA;
+		if (i % 64 == 0)
+			(void)pl_cfi_rule(m + 4096 - 8, m, m + 4096, pc, NULL, NULL);
+	}
+	print_message("300000 damaged tables: %d still gave a rule\n", found);
+	assert_true(found > 0);
+	guarded_free(m);
+}
+
+/* A rule at random: any kind, offsets anywhere near (aligned or not). */
+static uint64_t random_rule(uint64_t pc)
+{
+	struct pl_rule r = { 0 };
+
+	(void)pc;
+	switch (xs() % 8) {
+	case 0: return PL_RULE_FP;
+	case 1: return PL_RULE_END;
+	case 2: return PL_RULE_SIGNAL;
+	case 3: return PL_RULE_NOCODE;
+	default:
+		r.kind = PL_RULE_CFA;
+		r.cfa_rbp = (int)(xs() & 1);
+		if (xs() & 1) {	/* the usual shapes */
+			r.cfa_off = 8 * (int32_t)(1 + xs() % 16);
+			r.ra_off = -8;
+			r.rbp_off = xs() & 1 ? -16 : 0;
+		} else {
+			r.cfa_off = (int32_t)(xs() % 512) - 128;
+			r.ra_off = (int32_t)(xs() % 64) - 48;
+			r.rbp_off = (int32_t)(xs() % 64) - 48;
+		}
+		return pl_rule_pack(&r);
+	}
+}
+
+static void test_15_unwind_hostile_stacks(void **state)
+{
+	uint8_t *m = guarded_page();
+	uint64_t *w = (uint64_t *)m, ips[PL_MAX_DEPTH];
+	uintptr_t lo = (uintptr_t)m, hi = lo + 4096;
+	int i, j, deep = 0;
+
+	(void)state;
+	/* junk stacks: random words, pointers into the page (aligned or not), pointers out
+	 * of it, addresses of code; the rules at random or the real ones */
+	for (i = 0; i < 200000; i++) {
+		uintptr_t rsp, rbp;
+		size_t n;
+
+		if (i % 256 == 0)
+			for (j = 0; j < 512; j++) {
+				switch (xs() % 5) {
+				case 0: w[j] = xs() % 3 ? lo + (xs() % 512) * 8 : xs(); break;
+				case 1: w[j] = lo + xs() % 4200 - 50; break;
+				case 2: w[j] = lo + (j + 2 + xs() % 8) * 8; break;	/* up */
+				case 3: w[j] = (uint64_t)(uintptr_t)&test_15_unwind_hostile_stacks + xs() % 4096; break;
+				default: w[j] = 0;
+				}
+			}
+		rsp = lo + xs() % 4200 - 50;
+		rbp = xs() & 1 ? lo + xs() % 4200 - 50 : (uintptr_t)xs();
+		n = pl_unwind(ips, PL_MAX_DEPTH, 0x7000,
+			      (uint64_t)(uintptr_t)&test_15_unwind_hostile_stacks + xs() % 4096, rsp, rbp,
+			      rsp < lo ? lo : rsp, hi, i & 1 ? random_rule : rule_at);
+		assert_true(n >= 2 && n <= PL_MAX_DEPTH);
+		deep += n > 4;
+	}
+	print_message("200000 junk stacks: %d walked past 4 frames\n", deep);
+	/* a stack that is one loop (rbp points at itself): the stack pointer must go up */
+	w[10] = (uint64_t)(uintptr_t)&w[10];
+	w[11] = 0x401000;
+	assert_int_equal(pl_unwind(ips, PL_MAX_DEPTH, 0x7000, 0x400100, (uintptr_t)&w[10],
+				   (uintptr_t)&w[10], lo, hi, random_rule) <= PL_MAX_DEPTH, 1);
+	guarded_free(m);
+}
+
+/* Through a signal frame: a handler on the thread's stack walks from itself, through
+ * the kernel's frame (glibc's __restore_rt, an 'S' CIE) to the function raise()
+ * interrupted, built without frame pointers. */
+static void on_sig(int sig)
+{
+	(void)sig;
+	uw_alloc();
+}
+
+NOFP static void sig_b(int n)
+{
+	volatile int pad[5];
+
+	pad[0] = n;
+	raise(pad[0]);
+	uw_sink += (unsigned long)pad[0];
+}
+
+static void test_16_unwind_signal_frame(void **state)
+{
+	struct sigaction sa = { 0 }, old;
+	size_t i;
+	int at_sig_b = -1, at_test = -1, signal_rule = 0;
+
+	(void)state;
+	sa.sa_handler = on_sig;
+	assert_int_equal(sigaction(SIGUSR1, &sa, &old), 0);
+	sig_b(SIGUSR1);
+	sigaction(SIGUSR1, &old, NULL);
+	for (i = 1; i < uw_n; i++) {
+		if (pl_rule_unpack(rule_at(uw_ips[i] - 1)).kind == PL_RULE_SIGNAL)
+			signal_rule = 1;
+		if (fde_start(uw_ips[i] - 1) == (uint64_t)(uintptr_t)&sig_b)
+			at_sig_b = (int)i;
+		if (fde_start(uw_ips[i] - 1) == (uint64_t)(uintptr_t)&test_16_unwind_signal_frame)
+			at_test = (int)i;
+	}
+	print_message("through the signal frame: %zu frames, sig_b at %d, the test at %d\n", uw_n,
+		      at_sig_b, at_test);
+	assert_true(signal_rule);
+	assert_true(at_sig_b > 2);
+	assert_int_equal(at_test, at_sig_b + 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -777,6 +1021,9 @@ int main(void)
 		cmocka_unit_test(test_11_options),
 		cmocka_unit_test(test_12_cfi_against_readelf),
 		cmocka_unit_test(test_13_unwind_without_fp),
+		cmocka_unit_test(test_14_cfi_hostile_tables),
+		cmocka_unit_test(test_15_unwind_hostile_stacks),
+		cmocka_unit_test(test_16_unwind_signal_frame),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
