@@ -80,6 +80,7 @@ TEST_SRCS := $(wildcard tests/test_*.c collectors/*/test_*.c)
 TEST_BINS := $(patsubst %.c,$(B)/tests/%,$(notdir $(TEST_SRCS)))
 vpath test_%.c tests $(COLLECTOR_DIRS)
 FIXTURES := $(patsubst tests/fixtures/%.c,$(B)/tests/fixtures/%,$(wildcard tests/fixtures/*.c))
+FIXTURES += $(B)/tests/fixtures/libhdl_a.so $(B)/tests/fixtures/libhdl_b.so
 BENCH_BINS := $(patsubst bench/%.c,$(B)/bench/%,$(wildcard bench/*.c))
 BENCH_WORKLOADS := $(filter $(B)/bench/workload_%,$(BENCH_BINS))
 
@@ -212,6 +213,17 @@ $(B)/tests/fixtures/heap_nofp $(B)/tests/fixtures/heap_hostile: $(B)/tests/fixtu
 	$(call msg,FIXTURE,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) -O2 -g -fomit-frame-pointer -Wall -Wextra -Werror -o $@ $< -lpthread
+
+# libhdl_a.so, libhdl_b.so: one module's code twice, with frames of two sizes, without
+# frame pointers (heap_dlreload loads one where the other was)
+$(B)/tests/fixtures/libhdl_a.so: tests/fixtures/dl/hdl.c
+	$(call msg,FIXTURE,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) -O2 -g -fPIC -shared -fomit-frame-pointer -DPAD=136 -DSIZE=201 -Wall -Wextra -Werror -o $@ $<
+$(B)/tests/fixtures/libhdl_b.so: tests/fixtures/dl/hdl.c
+	$(call msg,FIXTURE,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) -O2 -g -fPIC -shared -fomit-frame-pointer -DPAD=264 -DSIZE=202 -Wall -Wextra -Werror -o $@ $<
 
 # heap_static: glibc linked statically (libc.a, from libc6-dev), so malloc and the rest
 # are defined in the executable itself, the module the heap collector must probe.

@@ -5,7 +5,8 @@
  * they are looked up), and tells the recorder through the shared memory of
  * preload/ptop_preload.h: exact totals in per-thread counter slots, every live
  * allocation in the live table, and the sampled allocations with their stacks (and the
- * frees of those) through the ring.
+ * frees of those) through the ring. It interposes dlclose too, to empty its cache of
+ * unwinding rules when a module goes.
  *
  * Attaching (the constructor): PTOP_PRELOAD_FD names the memfd the recorder made before
  * the fork. The library maps it only when it is a memfd holding the right magic, the
@@ -255,6 +256,17 @@ static uint64_t rule_lookup(uint64_t pc)
 	return v;
 }
 
+/* Forget every cached rule: a module was unloaded, and another may come at its
+ * addresses. A walk under way may still use a rule it read before: its reads stay
+ * bounded by the stack all the same. */
+static void rule_cache_clear(void)
+{
+	size_t i;
+
+	for (i = 0; i < PL_RULE_CACHE; i++)
+		__atomic_store_n(&rule_cache[i][1], 0, __ATOMIC_RELAXED);
+}
+
 /* ------------------------------------------------------------------ ring */
 
 /* The ring's tail when a producer last gave up waiting: while it has not moved, the
@@ -451,6 +463,7 @@ PL_EXPORT void *calloc(size_t n, size_t m);
 PL_EXPORT void *realloc(void *p, size_t n);
 PL_EXPORT void free(void *p);
 PL_EXPORT int posix_memalign(void **pp, size_t align, size_t n);
+PL_EXPORT int dlclose(void *handle);
 PL_EXPORT void *aligned_alloc(size_t align, size_t n);
 PL_EXPORT void *memalign(size_t align, size_t n);
 PL_EXPORT void *valloc(size_t n);
@@ -592,6 +605,27 @@ ALIGNED(aligned_alloc, HP_ALIGNED_ALLOC, (size_t align, size_t n), (align, n), n
 ALIGNED(memalign, HP_MEMALIGN, (size_t align, size_t n), (align, n), n)
 ALIGNED(valloc, HP_VALLOC, (size_t n), (n), n)
 ALIGNED(pvalloc, HP_PVALLOC, (size_t n), (n), n)
+
+/* dlclose: the real one, then the rule cache is emptied (the unloaded module's pcs may
+ * belong to the next module loaded there). */
+PL_EXPORT int dlclose(void *handle)
+{
+	static int (*real_dlclose)(void *);
+	int (*f)(void *) = __atomic_load_n(&real_dlclose, __ATOMIC_ACQUIRE);
+	int r;
+
+	if (!f) {
+		f = (int (*)(void *))dlsym(RTLD_NEXT, "dlclose");
+		if (!f) {
+			errno = ENOSYS;
+			return -1;
+		}
+		__atomic_store_n(&real_dlclose, f, __ATOMIC_RELEASE);
+	}
+	r = f(handle);
+	rule_cache_clear();
+	return r;
+}
 
 /* ------------------------------------------------------------------ attach */
 
