@@ -6,7 +6,8 @@
  * preload/ptop_preload.h: exact totals in per-thread counter slots, every live
  * allocation in the live table, and the sampled allocations with their stacks (and the
  * frees of those) through the ring. It interposes dlclose too, to empty its cache of
- * unwinding rules when a module goes.
+ * unwinding rules when a module goes, and pthread_create, to find each thread's stack
+ * when it starts (the bounds of the walk).
  *
  * Attaching (the constructor): PTOP_PRELOAD_FD names the memfd the recorder made before
  * the fork. The library maps it only when it is a memfd holding the right magic, the
@@ -63,6 +64,8 @@ static void *(*real_aligned_alloc)(size_t, size_t);
 static void *(*real_memalign)(size_t, size_t);
 static void *(*real_valloc)(size_t);
 static void *(*real_pvalloc)(size_t);
+static int (*real_pthread_create)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
+static int (*real_dlclose)(void *);
 
 static struct pl_header *shm;	/* the recorder's shared memory; NULL: inert */
 static struct pl_live *live;
@@ -125,6 +128,8 @@ static int resolve(void)
 	real_memalign = dlsym(RTLD_NEXT, "memalign");
 	real_valloc = dlsym(RTLD_NEXT, "valloc");
 	real_pvalloc = dlsym(RTLD_NEXT, "pvalloc");
+	real_pthread_create = dlsym(RTLD_NEXT, "pthread_create");
+	real_dlclose = dlsym(RTLD_NEXT, "dlclose");
 	__atomic_store_n(&real_malloc, (void *(*)(size_t))dlsym(RTLD_NEXT, "malloc"),
 			 __ATOMIC_RELEASE);
 	return real_malloc ? 0 : -1;
@@ -190,36 +195,59 @@ static inline void cadd(uint64_t *x, uint64_t v)
 		__atomic_store_n(x, __atomic_load_n(x, __ATOMIC_RELAXED) + v, __ATOMIC_RELAXED);
 }
 
-/* Find this thread's stack, once: [stack_lo, stack_hi). The main thread's is below
- * __libc_stack_end (the stack pointer at _start), by at most its RLIMIT_STACK (1 GiB when
- * unlimited): the kernel places no mapping of its own choosing there. Another thread's
- * is what pthread_getattr_np says (it may allocate: those calls pass through). Not
- * known: stack_hi 1, and no walk past the first caller. */
+/* Find the main thread's stack, once, from inside an allocation: [stack_lo, stack_hi),
+ * below __libc_stack_end (the stack pointer at _start) by at most its RLIMIT_STACK (1 GiB
+ * when unlimited): the kernel places no mapping of its own choosing there. Another
+ * thread's was found when it started (thread_start), before any code of its own ran:
+ * pthread_getattr_np takes the thread's own lock, and from inside an allocation made
+ * under that lock (pthread_getattr_np's own realloc) it would wait for ever. A thread
+ * that did not start through our pthread_create (one started before the library
+ * loaded, or by glibc itself): not known, stack_hi 1, and no walk past the caller. */
 static void stack_find(void)
 {
-	pthread_attr_t a;
 	struct rlimit rl;
-	void *addr;
-	size_t size;
 	uintptr_t span = (uintptr_t)1 << 30;
 
 	th.stack_hi = 1;
 	th.stack_lo = 1;
-	if (syscall(SYS_gettid) == getpid()) {
-		if (!getrlimit(RLIMIT_STACK, &rl) && rl.rlim_cur != RLIM_INFINITY &&
-		    rl.rlim_cur < span)
-			span = (uintptr_t)rl.rlim_cur;
-		if ((uintptr_t)__libc_stack_end > span) {
-			th.stack_lo = (uintptr_t)__libc_stack_end - span;
-			th.stack_hi = (uintptr_t)__libc_stack_end;
-		}
-	} else if (!pthread_getattr_np(pthread_self(), &a)) {
+	if (syscall(SYS_gettid) != getpid())
+		return;
+	if (!getrlimit(RLIMIT_STACK, &rl) && rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < span)
+		span = (uintptr_t)rl.rlim_cur;
+	if ((uintptr_t)__libc_stack_end > span) {
+		th.stack_lo = (uintptr_t)__libc_stack_end - span;
+		th.stack_hi = (uintptr_t)__libc_stack_end;
+	}
+}
+
+/* A thread started by pthread_create (ours): its stack from pthread_getattr_np, before
+ * its own code runs (no lock of it is held yet; the allocations pass through), then its
+ * start routine. */
+struct pl_start {
+	void *(*fn)(void *);
+	void *arg;
+};
+
+static void *thread_start(void *v)
+{
+	struct pl_start s = *(struct pl_start *)v;
+	pthread_attr_t a;
+	void *addr;
+	size_t size;
+
+	real_free(v);
+	th.depth++;
+	th.stack_hi = 1;
+	th.stack_lo = 1;
+	if (!pthread_getattr_np(pthread_self(), &a)) {
 		if (!pthread_attr_getstack(&a, &addr, &size)) {
 			th.stack_lo = (uintptr_t)addr;
 			th.stack_hi = (uintptr_t)addr + size;
 		}
 		pthread_attr_destroy(&a);
 	}
+	th.depth--;
+	return s.fn(s.arg);
 }
 
 /* ------------------------------------------------------------------ unwinding */
@@ -464,6 +492,8 @@ PL_EXPORT void *realloc(void *p, size_t n);
 PL_EXPORT void free(void *p);
 PL_EXPORT int posix_memalign(void **pp, size_t align, size_t n);
 PL_EXPORT int dlclose(void *handle);
+PL_EXPORT int pthread_create(pthread_t *t, const pthread_attr_t *attr, void *(*fn)(void *),
+			     void *arg);
 PL_EXPORT void *aligned_alloc(size_t align, size_t n);
 PL_EXPORT void *memalign(size_t align, size_t n);
 PL_EXPORT void *valloc(size_t n);
@@ -610,20 +640,33 @@ ALIGNED(pvalloc, HP_PVALLOC, (size_t n), (n), n)
  * belong to the next module loaded there). */
 PL_EXPORT int dlclose(void *handle)
 {
-	static int (*real_dlclose)(void *);
-	int (*f)(void *) = __atomic_load_n(&real_dlclose, __ATOMIC_ACQUIRE);
 	int r;
 
-	if (!f) {
-		f = (int (*)(void *))dlsym(RTLD_NEXT, "dlclose");
-		if (!f) {
-			errno = ENOSYS;
-			return -1;
-		}
-		__atomic_store_n(&real_dlclose, f, __ATOMIC_RELEASE);
-	}
-	r = f(handle);
+	if ((unlikely(!real_malloc) && resolve()) || !real_dlclose)
+		return -1;	/* cannot happen: the constructor looked it up */
+	r = real_dlclose(handle);
 	rule_cache_clear();
+	return r;
+}
+
+/* pthread_create: the real one, starting the thread in thread_start (which finds its
+ * stack) while the lane is on. */
+PL_EXPORT int pthread_create(pthread_t *t, const pthread_attr_t *attr, void *(*fn)(void *),
+			     void *arg)
+{
+	struct pl_start *s;
+	int r;
+
+	if ((unlikely(!real_malloc) && resolve()) || !real_pthread_create)
+		return EAGAIN;	/* cannot happen: the constructor looked it up */
+	if (!__atomic_load_n(&active, __ATOMIC_RELAXED) ||
+	    !(s = real_malloc(sizeof(*s))))
+		return real_pthread_create(t, attr, fn, arg);
+	s->fn = fn;
+	s->arg = arg;
+	r = real_pthread_create(t, attr, thread_start, s);
+	if (r)
+		real_free(s);
 	return r;
 }
 
