@@ -25,9 +25,10 @@
  * writes every millisecond) and a compare-and-swap in the live table (another to
  * free). A sampled allocation adds the unwinding of its stack (the rules of .eh_frame,
  * cached per pc: preload/ptop_unwind.h) and one ring record. When the ring is full the
- * producer waits (sched_yield, then short sleeps) up to PL_WAIT_NS for the recorder to make room, so
- * that an exact recording (--heap-sample-bytes 0) stays exact; past that it drops the
- * record and counts it (ring_lost), so that a stopped recorder never hangs the command.
+ * producer waits (sched_yield, then short sleeps) up to PL_WAIT_NS for the recorder to
+ * make room, so that an exact recording (--heap-sample-bytes 0) stays exact; past that
+ * it drops the record and counts it (ring_lost), so that a stopped recorder never hangs
+ * the command.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -255,8 +256,8 @@ static void *thread_start(void *v)
 /* The frame rules of pcs already looked up (preload/ptop_unwind.h), shared by the
  * threads without a lock: an entry is two words, (pc ^ rule, rule), so that a reader
  * that sees the halves of two different writes finds that the pc does not match and
- * looks the rule up again. A wrong rule could only end a walk early: every stack read is
- * bounded by the thread's stack. */
+ * looks the rule up again. (A wrong rule could give wrong frames, never a read outside
+ * the thread's stack: every stack read is bounded by it.) */
 #define PL_RULE_CACHE 8192	/* entries, a power of two: 128 KiB */
 static uint64_t rule_cache[PL_RULE_CACHE][2];
 
@@ -645,7 +646,8 @@ PL_EXPORT int dlclose(void *handle)
 	if ((unlikely(!real_malloc) && resolve()) || !real_dlclose)
 		return -1;	/* cannot happen: the constructor looked it up */
 	r = real_dlclose(handle);
-	rule_cache_clear();
+	if (shm)	/* attached: the cache may hold rules */
+		rule_cache_clear();
 	return r;
 }
 

@@ -556,11 +556,12 @@ static void check_rule(uint64_t pc, const struct pl_rule *want, const char *aug)
 	if (got.kind != want->kind || got.cfa_rbp != want->cfa_rbp ||
 	    got.cfa_off != want->cfa_off || got.ra_off != want->ra_off ||
 	    got.rbp_off != want->rbp_off)
-		fail_msg("at %#llx (FDE at %#llx, \"%s\"): readelf says kind %d cfa %s%+d ra %+d rbp %+d; "
-			 "got kind %d cfa %s%+d ra %+d rbp %+d", (unsigned long long)pc,
-			 (unsigned long long)fde_start(pc), aug, want->kind, want->cfa_rbp ? "rbp" : "rsp", want->cfa_off, want->ra_off,
-			 want->rbp_off, got.kind, got.cfa_rbp ? "rbp" : "rsp", got.cfa_off,
-			 got.ra_off, got.rbp_off);
+		fail_msg("at %#llx (FDE at %#llx, \"%s\"): readelf says kind %d cfa %s%+d ra %+d "
+			 "rbp %+d; got kind %d cfa %s%+d ra %+d rbp %+d", (unsigned long long)pc,
+			 (unsigned long long)fde_start(pc), aug, want->kind,
+			 want->cfa_rbp ? "rbp" : "rsp", want->cfa_off, want->ra_off, want->rbp_off,
+			 got.kind, got.cfa_rbp ? "rbp" : "rsp", got.cfa_off, got.ra_off,
+			 got.rbp_off);
 }
 
 static void test_12_cfi_against_readelf(void **state)
