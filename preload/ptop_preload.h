@@ -489,14 +489,17 @@ static inline size_t pl_walk(uint64_t *ips, size_t max, uint64_t ip0, uint64_t r
 	return n;
 }
 
-/* The 64-bit hash of a stack (FNV-1a over the ips, then a final mix); never 0. */
+/* The 64-bit hash of a stack (FNV-1a a word at a time over its length and ips, then a
+ * final mix); never 0. */
 static inline uint64_t pl_stack_hash(const uint64_t *ips, size_t n)
 {
-	uint64_t h = FNV1A64_INIT;
+	uint64_t h = fnv1a64_word(FNV1A64_INIT, n);
 	size_t i;
 
+	/* a word at a time, as the CPU profile's: one multiply per frame, where a byte at a
+	 * time took eight in a chain (half the cost of a sampled allocation at 7 frames) */
 	for (i = 0; i < n; i++)
-		h = fnv1a64_u64le(h, ips[i]);
+		h = fnv1a64_word(h, ips[i]);
 	h ^= h >> 33;
 	h *= 0xff51afd7ed558ccdull;
 	h ^= h >> 33;

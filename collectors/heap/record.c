@@ -1583,7 +1583,9 @@ static const struct collector_opt hp_opts[] = {
 		.def = "auto",
 		.help = "heap: auto (default), uprobe or preload. preload puts\n"
 			"libptop-preload.so into a launched command's\n"
-			"LD_PRELOAD (far cheaper than uprobes; static and Go\n"
+			"LD_PRELOAD (far cheaper than uprobes, below\n"
+			"heaptrack even at --heap-sample-bytes 0; whole stacks\n"
+			"from .eh_frame, without frame pointers; static and Go\n"
 			"executables fall back to uprobes); auto is preload\n"
 			"for launched commands, uprobes for --pid. heap and\n"
 			"goalloc follow the target's exec (a wrapper such as\n"
