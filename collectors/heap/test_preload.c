@@ -493,6 +493,29 @@ static void test_11_options(void **state)
 	record_opts__free(&o);
 }
 
+/* The peak marks: a new one when the live total passes the last by 1/64 of it, or by
+ * anything PL_PEAK_MARK_NS after it; never at or below the mark. The header's peak fields
+ * share no cache line with the ring's positions or the recorder's clock. */
+static void test_12_peak_marks(void **state)
+{
+	const uint64_t ms = 1000000;
+
+	(void)state;
+	assert_true(pl_peak_marks(1, 0, 0, 0));			/* the first */
+	assert_false(pl_peak_marks(6400, 6400, 0, 100 * ms));	/* not above */
+	assert_false(pl_peak_marks(6499, 6400, 0, ms));		/* +99 < 6400/64 */
+	assert_true(pl_peak_marks(6500, 6400, 0, ms));		/* +100 */
+	assert_true(pl_peak_marks(6401, 6400, 0, 10 * ms));	/* any growth, 10 ms on */
+	assert_false(pl_peak_marks(6401, 6400, ms, 10 * ms));
+	assert_int_equal(offsetof(struct pl_header, live_total) % 64, 0);
+	assert_int_equal(offsetof(struct pl_header, peak_bytes) % 64, 0);
+	assert_true(offsetof(struct pl_header, live_total) >= offsetof(struct pl_header, now_ns) + 64);
+	assert_true(offsetof(struct pl_header, peak_bytes) >= offsetof(struct pl_header, live_total) + 64);
+	/* the temporaries' counter took a pad word: the slot keeps its size */
+	assert_int_equal(sizeof(struct pl_counters), 16 * sizeof(uint64_t));
+	assert_int_equal(sizeof(struct pl_ev_free), 32);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -508,6 +531,7 @@ int main(void)
 		cmocka_unit_test(test_09_env),
 		cmocka_unit_test(test_10_lane_lib_exe),
 		cmocka_unit_test(test_11_options),
+		cmocka_unit_test(test_12_peak_marks),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
