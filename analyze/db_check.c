@@ -2,7 +2,8 @@
  * not a positive monotonic time, an interval that is zero, negative or reaches before
  * boot, samples of one series out of order or twice at the same time, figures that
  * are negative (a u64 past 2^63). The reports would turn those into confident
- * nonsense ("cpu seconds -0.000", two intervals merged into one).
+ * nonsense ("cpu seconds -0.000", two intervals merged into one). Each part declares
+ * what holds of its tables (an_load.checks, analyze/load.h); this file names none.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -13,37 +14,9 @@
 #include <string.h>
 
 #include "analyze/db.h"
+#include "analyze/load.h"
+#include "analyze/part.h"
 #include "common/hash.h"
-
-/* A table of samples, and what must hold of its rows. */
-struct sample_table {
-	const char *table;
-	bool timed;	     /* has time_ns: positive, strictly increasing per series */
-	bool interval;	     /* has interval_ns: NULL (unknown) or in (0, time_ns] */
-	const char *order;   /* the column giving file order */
-	const char *series;  /* the columns naming a series ("NULL": the whole table) */
-	const char *nonneg;  /* figures that cannot be negative, comma separated */
-};
-
-static const struct sample_table tables[] = {
-    {"cpu_sample", true, true, "rowid", "pid",
-     "oncpu_ns,switches,user_ns,system_ns,threads,voluntary_switches,involuntary_switches,"
-     "user_ticks_total,system_ticks_total,cg_usage_ns,cg_user_ns,cg_system_ns,cg_periods,"
-     "cg_throttled_periods,cg_throttled_ns"},
-    {"syscall_stat", true, true, "rowid", "pid, nr", "count,completed,errors,total_ns,unmatched"},
-    {"memory_sample", true, true, "rowid", "pid",
-     "vsize,statm_rss,statm_shared,statm_text,statm_data,rss,pss,uss,pss_anon,pss_file,"
-     "pss_shmem,swap,swap_pss,minflt,majflt"},
-    {"cpu_profile", true, true, "seq", "pid",
-     "ticks,cpus,samples,no_user_stack,no_kernel_stack,lost"},
-    {"heap_snapshot", true, true, "seq", "pid, lane, module",
-     "sample_bytes,alloc_count,alloc_bytes,free_count,free_bytes,live_bytes,live_count,"
-     "leak_bytes,leak_count,sites"},
-    {"cgroup_sample", true, true, "seq", "NULL", "current,processes,covered,walk_ns"},
-    {"vma_snapshot", true, false, "snapshot_id", "NULL", "vma_count,walk_ns"},
-    {"syscall_hist", false, false, NULL, NULL, "count"},
-    {"cpu_profile_stack", false, false, NULL, NULL, "count"},
-};
 
 /* Fill ERR with "corrupt DB: TABLE row ROW: WHAT; what to do". -EBADMSG. */
 static int offence(char *err, size_t errlen, const char *table, int64_t row, const char *what)
@@ -58,7 +31,7 @@ static int offence(char *err, size_t errlen, const char *table, int64_t row, con
 
 /* The figures of T that cannot be negative, in one pass: the first row with one negative,
  * and which. 0, -EBADMSG, -EIO as first_offence. */
-static int check_nonneg(sqlite3 *db, int64_t cap, const struct sample_table *t, char *err,
+static int check_nonneg(sqlite3 *db, int64_t cap, const struct an_table_check *t, char *err,
 			size_t errlen)
 {
 	char sql[2048], which[1024] = "", value[1024] = "", any[1024] = "", col[64];
@@ -177,7 +150,7 @@ static uint64_t series_key(sqlite3_stmt *s)
  * rows took seconds): time_ns a positive integer; interval_ns NULL or an integer in
  * (0, time_ns]; the samples of each series in strictly increasing time (the last time of
  * each series in a hash map). 0, -EBADMSG, -EIO, -ENOMEM. */
-static int check_times(sqlite3 *db, int64_t cap, const struct sample_table *t, char *err,
+static int check_times(sqlite3 *db, int64_t cap, const struct an_table_check *t, char *err,
 		       size_t errlen)
 {
 	struct series_map m = {0};
@@ -244,7 +217,7 @@ static int check_times(sqlite3 *db, int64_t cap, const struct sample_table *t, c
 	return ret;
 }
 
-static int check_table(sqlite3 *db, int64_t cap, const struct sample_table *t, char *err,
+static int check_table(sqlite3 *db, int64_t cap, const struct an_table_check *t, char *err,
 		       size_t errlen)
 {
 	int ret = 0;
@@ -296,9 +269,13 @@ int db__check_tables(sqlite3 *db, int64_t cap, const char *tables_, char *err, s
 		}
 	}
 	sqlite3_finalize(s);
-	for (size_t k = 0; !ret && k < sizeof(tables) / sizeof(tables[0]); k++)
-		if (listed(tables_, tables[k].table))
-			ret = check_table(db, cap, &tables[k], err, errlen);
+	/* the tables the parts declare (analyze/load.h, an_load.checks): the timed ones first */
+	for (int timed = 1; timed >= 0; timed--)
+		for (const struct an_part *const *p = an_parts; !ret && *p; p++)
+			for (const struct an_table_check *t = (*p)->load ? (*p)->load->checks : NULL;
+			     !ret && t && t->table; t++)
+				if (t->timed == timed && listed(tables_, t->table))
+					ret = check_table(db, cap, t, err, errlen);
 	if (!ret && errlen)
 		err[0] = 0;
 	return ret;

@@ -70,6 +70,18 @@ struct an_load_payload {
 	const char *type;
 };
 
+/* What analyze/db_check.c holds one of a part's tables of samples to before a command
+ * reads it (db__check_tables, analyze/db.h): a DB whose rows no capture can produce is
+ * refused ("corrupt DB: TABLE row N: ..."), not reported on. */
+struct an_table_check {
+	const char *table;
+	bool timed;	    /* has time_ns: positive, strictly increasing per series */
+	bool interval;	    /* has interval_ns: NULL (unknown) or in (0, time_ns] */
+	const char *order;  /* the column giving file order */
+	const char *series; /* the columns naming a series ("NULL": the whole table) */
+	const char *nonneg; /* figures that cannot be negative, comma separated */
+};
+
 /* What a collector's part loads, and how. Payload cases and kind names are unique
  * across the parts (tests/test_load.c checks). */
 struct an_load {
@@ -86,7 +98,25 @@ struct an_load {
 	 * every load that gave the part its state, loaded or not (the state may still be
 	 * all zeros). */
 	void (*free)(struct load_ctx *c);
+	/* Optional: the checks of its tables of samples, ended by an entry whose table is
+	 * NULL. The timed tables of every part are checked first, in collectors.def order,
+	 * then the others. */
+	const struct an_table_check *checks;
 };
+
+/* The lists of an an_load, written in place:
+ *   const struct an_load cpu_load = {
+ *	AN_LOAD_PAYLOADS({ PTOP__V1__EVENT__PAYLOAD_CPU, "event:cpu", load_cpu }),
+ *	AN_LOAD_STMTS([ST_SAMPLE] = sample_sql),
+ *	AN_LOAD_CHECKS({ "cpu_sample", true, true, "rowid", "pid", "oncpu_ns,..." }),
+ *   };
+ * AN_LOAD_PAYLOADS and AN_LOAD_CHECKS end their entries; AN_LOAD_STMTS counts the
+ * statements. */
+#define AN_LOAD_PAYLOADS(...) .payloads = (const struct an_load_payload[]){ __VA_ARGS__, { 0 } }
+#define AN_LOAD_STMTS(...)                                                                 \
+	.stmts = (const char *const[]){ __VA_ARGS__ },                                      \
+	.n_stmts = sizeof((const char *const[]){ __VA_ARGS__ }) / sizeof(const char *)
+#define AN_LOAD_CHECKS(...) .checks = (const struct an_table_check[]){ __VA_ARGS__, { NULL } }
 
 /* Steps statement ID of C (all its parameters bound), counts its changes into
  * run->rows and resets it. 0, or -errno with run->err filled. */

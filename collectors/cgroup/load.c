@@ -176,21 +176,10 @@ static int load_cgroup(struct load_ctx *l, const Ptop__V1__Event *ev)
 	return err;
 }
 
-static const char *const stmts[ST_N] = {
-	[ST_SAMPLE] = sample_sql,
-	[ST_STAT] = stat_sql,
-	[ST_PSI] = psi_sql,
-	[ST_PROC] = proc_sql,
-};
-
-static const struct an_load_payload payloads[] = {
-	{ PTOP__V1__EVENT__PAYLOAD_CGROUP, "event:cgroup", load_cgroup },
-	{ 0 },
-};
-
 const struct an_load cgroup_load = {
-	.payloads = payloads,
-	.stmts = stmts,
-	.n_stmts = ST_N,
+	AN_LOAD_PAYLOADS({ PTOP__V1__EVENT__PAYLOAD_CGROUP, "event:cgroup", load_cgroup }),
+	AN_LOAD_STMTS([ST_SAMPLE] = sample_sql, [ST_STAT] = stat_sql, [ST_PSI] = psi_sql,
+		      [ST_PROC] = proc_sql),
 	.state_size = sizeof(int64_t), /* the next cgroup_sample.seq */
+	AN_LOAD_CHECKS({ "cgroup_sample", true, true, "seq", "NULL", "current,processes,covered,walk_ns" }),
 };

@@ -64,17 +64,11 @@ static int load_cpu(struct load_ctx *l, const Ptop__V1__Event *ev)
 	return load__step(l, ST_SAMPLE);
 }
 
-static const char *const stmts[ST_N] = {
-	[ST_SAMPLE] = sample_sql,
-};
-
-static const struct an_load_payload payloads[] = {
-	{ PTOP__V1__EVENT__PAYLOAD_CPU, "event:cpu", load_cpu },
-	{ 0 },
-};
-
 const struct an_load cpu_load = {
-	.payloads = payloads,
-	.stmts = stmts,
-	.n_stmts = ST_N,
+	AN_LOAD_PAYLOADS({ PTOP__V1__EVENT__PAYLOAD_CPU, "event:cpu", load_cpu }),
+	AN_LOAD_STMTS([ST_SAMPLE] = sample_sql),
+	AN_LOAD_CHECKS({ "cpu_sample", true, true, "rowid", "pid",
+		         "oncpu_ns,switches,user_ns,system_ns,threads,voluntary_switches,involuntary_switches,"
+		         "user_ticks_total,system_ticks_total,cg_usage_ns,cg_user_ns,cg_system_ns,cg_periods,"
+		         "cg_throttled_periods,cg_throttled_ns" }),
 };

@@ -85,20 +85,12 @@ static int load_cpuprof(struct load_ctx *l, const Ptop__V1__Event *ev)
 	return 0;
 }
 
-static const char *const stmts[ST_N] = {
-	[ST_PROFILE] = profile_sql,
-	[ST_STACK] = stack_sql,
-	[ST_PROCESS] = process_sql,
-};
-
-static const struct an_load_payload payloads[] = {
-	{ PTOP__V1__EVENT__PAYLOAD_CPUPROF, "event:cpuprof", load_cpuprof },
-	{ 0 },
-};
-
 const struct an_load cpuprof_load = {
-	.payloads = payloads,
-	.stmts = stmts,
-	.n_stmts = ST_N,
+	AN_LOAD_PAYLOADS({ PTOP__V1__EVENT__PAYLOAD_CPUPROF, "event:cpuprof", load_cpuprof }),
+	AN_LOAD_STMTS([ST_PROFILE] = profile_sql, [ST_STACK] = stack_sql,
+		      [ST_PROCESS] = process_sql),
 	.state_size = sizeof(int64_t), /* the next cpu_profile.seq */
+	AN_LOAD_CHECKS({ "cpu_profile", true, true, "seq", "pid",
+		         "ticks,cpus,samples,no_user_stack,no_kernel_stack,lost" },
+		       { "cpu_profile_stack", false, false, NULL, NULL, "count" }),
 };

@@ -154,22 +154,14 @@ static int load_heap_event(struct load_ctx *l, const Ptop__V1__Event *ev)
 	return load__step(l, ST_EVENT);
 }
 
-static const char *const stmts[ST_N] = {
-	[ST_SNAPSHOT] = snapshot_sql,
-	[ST_SITE] = site_sql,
-	[ST_EVENT] = event_sql,
-	[ST_PEAK] = peak_sql,
-};
-
-static const struct an_load_payload payloads[] = {
-	{ PTOP__V1__EVENT__PAYLOAD_HEAP, "event:heap", load_heap },
-	{ PTOP__V1__EVENT__PAYLOAD_HEAP_EVENT, "event:heap_event", load_heap_event },
-	{ 0 },
-};
-
 const struct an_load heap_load = {
-	.payloads = payloads,
-	.stmts = stmts,
-	.n_stmts = ST_N,
+	AN_LOAD_PAYLOADS({ PTOP__V1__EVENT__PAYLOAD_HEAP, "event:heap", load_heap },
+			 { PTOP__V1__EVENT__PAYLOAD_HEAP_EVENT, "event:heap_event", load_heap_event }),
+	AN_LOAD_STMTS([ST_SNAPSHOT] = snapshot_sql, [ST_SITE] = site_sql, [ST_EVENT] = event_sql,
+		      [ST_PEAK] = peak_sql),
 	.state_size = sizeof(int64_t), /* the next heap_snapshot.seq */
+	AN_LOAD_CHECKS({ "heap_snapshot", true, true, "seq", "pid, lane, module",
+		         "sample_bytes,alloc_count,alloc_bytes,free_count,free_bytes,live_bytes,live_count,"
+		         "leak_bytes,leak_count,sites,peak_live_bytes,temporary_count" },
+		       { "heap_peak_site", false, false, "rowid", "NULL", "live_count,live_bytes" }),
 };

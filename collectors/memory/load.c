@@ -109,17 +109,10 @@ static int load_memory(struct load_ctx *l, const Ptop__V1__Event *ev)
 	return load__step(l, ST_SAMPLE);
 }
 
-static const char *const stmts[ST_N] = {
-	[ST_SAMPLE] = sample_sql,
-};
-
-static const struct an_load_payload payloads[] = {
-	{ PTOP__V1__EVENT__PAYLOAD_MEMORY, "event:memory", load_memory },
-	{ 0 },
-};
-
 const struct an_load memory_load = {
-	.payloads = payloads,
-	.stmts = stmts,
-	.n_stmts = ST_N,
+	AN_LOAD_PAYLOADS({ PTOP__V1__EVENT__PAYLOAD_MEMORY, "event:memory", load_memory }),
+	AN_LOAD_STMTS([ST_SAMPLE] = sample_sql),
+	AN_LOAD_CHECKS({ "memory_sample", true, true, "rowid", "pid",
+		         "vsize,statm_rss,statm_shared,statm_text,statm_data,rss,pss,uss,pss_anon,pss_file,"
+		         "pss_shmem,swap,swap_pss,minflt,majflt" }),
 };

@@ -58,18 +58,7 @@ static int load_context(struct load_ctx *l, const Ptop__V1__Event *ev)
 	return 0;
 }
 
-static const char *const stmts[ST_N] = {
-	[ST_CONTEXT] = context_sql,
-	[ST_NAMESPACE] = namespace_sql,
-};
-
-static const struct an_load_payload payloads[] = {
-	{ PTOP__V1__EVENT__PAYLOAD_CONTEXT, "event:context", load_context },
-	{ 0 },
-};
-
 const struct an_load proccontext_load = {
-	.payloads = payloads,
-	.stmts = stmts,
-	.n_stmts = ST_N,
+	AN_LOAD_PAYLOADS({ PTOP__V1__EVENT__PAYLOAD_CONTEXT, "event:context", load_context }),
+	AN_LOAD_STMTS([ST_CONTEXT] = context_sql, [ST_NAMESPACE] = namespace_sql),
 };

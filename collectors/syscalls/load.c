@@ -97,19 +97,12 @@ static int load_syscalls(struct load_ctx *l, const Ptop__V1__Event *ev)
 	return 0;
 }
 
-static const char *const stmts[ST_N] = {
-	[ST_STAT] = stat_sql,
-};
-
-static const struct an_load_payload payloads[] = {
-	{ PTOP__V1__EVENT__PAYLOAD_SYSCALLS, "event:syscalls", load_syscalls },
-	{ 0 },
-};
-
 const struct an_load syscalls_load = {
-	.payloads = payloads,
-	.stmts = stmts,
-	.n_stmts = ST_N,
+	AN_LOAD_PAYLOADS({ PTOP__V1__EVENT__PAYLOAD_SYSCALLS, "event:syscalls", load_syscalls }),
+	AN_LOAD_STMTS([ST_STAT] = stat_sql),
 	.state_size = sizeof(struct syscalls_state),
 	.start = start,
+	AN_LOAD_CHECKS({ "syscall_stat", true, true, "rowid", "pid, nr",
+		         "count,completed,errors,total_ns,unmatched" },
+		       { "syscall_hist", false, false, NULL, NULL, "count" }),
 };

@@ -215,21 +215,10 @@ static void free_state(struct load_ctx *l)
 	vma_files__free(&((struct vmas_state *)l->state)->files);
 }
 
-static const char *const stmts[ST_N] = {
-	[ST_SNAPSHOT] = snapshot_sql,
-	[ST_ENTRY] = entry_sql,
-	[ST_FILE] = file_sql,
-};
-
-static const struct an_load_payload payloads[] = {
-	{ PTOP__V1__EVENT__PAYLOAD_VMAS, "event:vmas", load_vmas },
-	{ 0 },
-};
-
 const struct an_load vmas_load = {
-	.payloads = payloads,
-	.stmts = stmts,
-	.n_stmts = ST_N,
+	AN_LOAD_PAYLOADS({ PTOP__V1__EVENT__PAYLOAD_VMAS, "event:vmas", load_vmas }),
+	AN_LOAD_STMTS([ST_SNAPSHOT] = snapshot_sql, [ST_ENTRY] = entry_sql, [ST_FILE] = file_sql),
 	.state_size = sizeof(struct vmas_state),
 	.free = free_state,
+	AN_LOAD_CHECKS({ "vma_snapshot", true, false, "snapshot_id", "NULL", "vma_count,walk_ns" }),
 };
