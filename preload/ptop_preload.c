@@ -382,11 +382,12 @@ static int on_free(uint32_t func, void *p, struct pl_live *out)
 	uint64_t size;
 	uint32_t flags = 0;
 
-	if (p == th.last) {
-		/* freed before this thread allocated again: a temporary allocation */
-		th.last = NULL;
+	/* the thread's last heap call was P's allocation: a temporary allocation (heaptrack's
+	 * rule: the free follows its allocation directly, no other allocation or free of the
+	 * thread in between); any free ends the thread's last allocation's chance */
+	if (p == th.last)
 		flags = PL_FREE_TEMPORARY;
-	}
+	th.last = NULL;
 	if (pl_live_remove(live, shm->live_cap, (uint64_t)(uintptr_t)p, out)) {
 		cadd(&c->free_untracked, 1);
 		return -1;
@@ -516,7 +517,7 @@ PL_EXPORT void free(void *p)
 PL_EXPORT void *realloc(void *p, size_t n)
 {
 	struct pl_live e;
-	void *r;
+	void *r, *last;
 	int had;
 
 	if (unlikely(!real_malloc) && resolve())
@@ -533,13 +534,18 @@ PL_EXPORT void *realloc(void *p, size_t n)
 		return real_realloc(p, n);
 	th.depth++;
 	/* take the old block out first: once realloc returns, another thread may get it */
+	last = th.last;
 	had = p ? !on_free(HP_REALLOC, p, &e) : 0;
 	r = real_realloc(p, n);
-	if (r)
+	if (r) {
 		on_alloc(HP_REALLOC, r, n, IP0(realloc), __builtin_frame_address(0),
 			 __builtin_return_address(0));
-	else if (p && n && had)
-		undo_free(&e);	/* failed: the old block stays */
+	} else if (p && n && had) {
+		undo_free(&e);	/* failed: the old block stays, not freed: not a temporary */
+		if (p == last)
+			cadd(&counters()->temp_count, (uint64_t)-1);
+		th.last = last;
+	}
 	th.depth--;
 	return r;
 }

@@ -74,8 +74,8 @@ struct pl_counters {
 	uint64_t samples;	/* allocations that took a stack */
 	uint64_t ring_lost;	/* records dropped: no room in the ring after PL_WAIT_NS */
 	uint64_t ring_waits;	/* times a producer waited for room */
-	uint64_t temp_count;	/* temporary allocations: freed before the thread that made
-				 * them allocated again (heaptrack's definition) */
+	uint64_t temp_count;	/* temporary allocations: freed by the next allocation or
+				 * free call of the thread that made them (heaptrack's rule) */
 	uint64_t pad[4];
 };
 

@@ -1662,7 +1662,7 @@ static void figures_text(const struct heap *h, FILE *out)
 				fmt_count(b, sizeof(b), x->live_count), x->name, loc[0] ? "  " : "",
 				loc, base_of(x->module));
 		}
-		fprintf(out, "temporary allocations (freed before their thread allocated again): "
+		fprintf(out, "temporary allocations (freed before their thread's next allocation or free): "
 			"%s of %s (%.1f%%), exact; by function %s\n",
 			fmt_count(a, sizeof(a), (uint64_t)h->temp_count),
 			fmt_count(b, sizeof(b), h->alloc_count),

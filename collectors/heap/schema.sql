@@ -41,8 +41,8 @@ CREATE TABLE IF NOT EXISTS heap_snapshot (
 	peak_time_ns INTEGER,         -- when (monotonic); NULL: not measured
 	peak_sites_live_bytes INTEGER, -- live total where heap_peak_site rows of this seq were
 	peak_sites_time_ns INTEGER,   -- taken, and when; NULL: none taken in this interval
-	temporary_count INTEGER,      -- allocations freed before their thread allocated again,
-	                              -- over the interval (exact); NULL: not measured
+	temporary_count INTEGER,      -- allocations freed before their thread's next allocation
+	                              -- or free, over the interval (exact); NULL: not measured
 	PRIMARY KEY (cap, seq)
 );
 

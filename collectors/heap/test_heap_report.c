@@ -1186,7 +1186,7 @@ static void test_17_peak_temporaries_rate(void **state)
 	buf = run_report(db, id, false, &o);
 	assert_has(buf, "peak: 4.77 MiB live at 2.500 s (exact");
 	assert_has(buf, "held at the peak (exact, 4.77 MiB live then)");
-	assert_has(buf, "temporary allocations (freed before their thread allocated again): 550 ");
+	assert_has(buf, "temporary allocations (freed before their thread's next allocation or free): 550 ");
 	assert_has(buf, "allocations per second: ");
 	free(buf);
 	o.fmt = OUT_CSV;
