@@ -276,6 +276,11 @@ struct heap {
 	size_t n_peak;
 	/* temporaries: measured by every snapshot of the window (else -1) */
 	int64_t temp_count;
+	bool peak_sites_measured; /* the lane takes the sites at the peak (preload) */
+	bool since_attach;	  /* the heap before the probes attached is not seen (a --pid
+				   * or --cgroup target, or probes that became active later) */
+	uint64_t peak_untracked;  /* allocator calls not tracked in the window (drops, live
+				   * map full, peaks given up): the peak is at least, not exact */
 };
 
 static void heap_free(struct heap *h)
@@ -925,7 +930,6 @@ static bool heap_started_later(sqlite3 *db, int64_t cap)
 	return yes;
 }
 
-/* Load everything for capture M in window W: snapshots, sites, names, folding. */
 /* The sites at the peak: the heap_peak_site rows of the last snapshot in window W that
  * took them (the peak only grows: the last taken are the peak's), each named by its
  * allocating function as fold() names the sites. */
@@ -996,6 +1000,22 @@ static int load_peak(sqlite3 *db, const struct capture_meta *m, const struct win
 
 #undef IN_WINDOW
 
+/* Whether capture CAP's target was attached to (--pid, --cgroup) rather than launched. */
+static bool target_attached(sqlite3 *db, int64_t cap)
+{
+	sqlite3_stmt *s = NULL;
+	bool yes = false;
+
+	if (sqlite3_prepare_v2(db, "SELECT 1 FROM target WHERE cap = ?1 AND mode <> 'command'",
+			       -1, &s, NULL) == SQLITE_OK) {
+		sqlite3_bind_int64(s, 1, cap);
+		yes = sqlite3_step(s) == SQLITE_ROW;
+	}
+	sqlite3_finalize(s);
+	return yes;
+}
+
+/* Load everything for capture M in window W: snapshots, sites, names, folding. */
 static int heap_load(sqlite3 *db, const struct capture_meta *m, const struct report_opts *o,
 		     struct heap *h, const char *cmd)
 {
@@ -1011,10 +1031,11 @@ static int heap_load(sqlite3 *db, const struct capture_meta *m, const struct rep
 	ret = ret ?: probe__lookup(db, m->cap, "goalloc", &go);
 	if (ret)
 		return ret;
-	h->collected =
-	    probe__active(&h->probe) || probe__active(&go) || heap_started_later(db, m->cap);
+	h->since_attach = heap_started_later(db, m->cap);
+	h->collected = probe__active(&h->probe) || probe__active(&go) || h->since_attach;
 	if (!h->collected)
 		return 0;
+	h->since_attach |= target_attached(db, m->cap);
 	ret = load_gaps(db, m, &o->win, probe__active(&h->probe), probe__active(&go), h);
 	if (ret)
 		return ret;
@@ -1053,11 +1074,17 @@ static int heap_load(sqlite3 *db, const struct capture_meta *m, const struct rep
 	h->live_measured = h->n_snap > 0;
 	h->peak_bytes = h->peak_time_ns = h->temp_count = -1;
 	h->peak_sites_bytes = h->peak_sites_time_ns = -1;
-	for (size_t k = 0; k < h->n_snap; k++)
+	h->peak_sites_measured = true;
+	for (size_t k = 0; k < h->n_snap; k++) {
 		if (h->snap[k].peak_bytes < 0 || h->snap[k].temp_count < 0)
 			break;
-		else if (k == h->n_snap - 1)
+		/* the uprobe lane keeps the peak in the kernel, not the sites at it */
+		if (strcmp(h->snap[k].lane,
+			   capture_heap_lane_name(PTOP__V1__HEAP_LANE__HEAP_LANE_PRELOAD)))
+			h->peak_sites_measured = false;
+		if (k == h->n_snap - 1)
 			h->peak_bytes = h->temp_count = 0;
+	}
 	for (size_t k = 0; k < h->n_snap; k++) {
 		struct hsnap *x = &h->snap[k];
 		bool full = x->sites >= x->total_call_sites;
@@ -1619,11 +1646,35 @@ static uint64_t uncounted_calls(const struct drop_line *d, size_t n)
 /* Why the peak and the temporaries were not measured in H's window. */
 static const char *why_no_peak(const struct heap *h)
 {
+	const char *go = capture_heap_lane_name(PTOP__V1__HEAP_LANE__HEAP_LANE_GO);
+
 	for (size_t k = 0; k < h->n_snap; k++)
-		if (h->snap[k].peak_bytes < 0 && !strcmp(h->snap[k].lane, "preload"))
-			return "a capture made before ptop measured them";
-	return "only the preload lane sees every allocation and free; the uprobe and Go "
-	       "lanes' snapshots see the heap once an interval";
+		if (h->snap[k].peak_bytes < 0 && !strcmp(h->snap[k].lane, go))
+			return "the go lane counts allocations, not frees: no live heap to peak, "
+			       "no temporaries";
+	return "the capture was made by a ptop-record that did not measure them yet";
+}
+
+/* Why the sites at the peak were not measured in H's window. */
+static const char *why_no_peak_sites(void)
+{
+	return "the uprobe lane keeps the peak in the kernel, not the sites' figures at that "
+	       "moment";
+}
+
+/* "exact: tracked at every allocation and free" or what it lacks, for the peak of H. */
+static void peak_how(const struct heap *h, char *buf, size_t len)
+{
+	char a[32];
+
+	if (h->peak_untracked)
+		snprintf(buf, len, "at least: %s allocator calls not tracked, see drops",
+			 fmt_count(a, sizeof(a), h->peak_untracked));
+	else
+		snprintf(buf, len, "exact: tracked at every allocation and free");
+	if (h->since_attach)
+		snprintf(buf + strlen(buf), len - strlen(buf),
+			 "; since the probes attached: the heap allocated before is not seen");
 }
 
 /* The allocations per second of snapshot X; NAN when its interval is unknown. */
@@ -1637,17 +1688,24 @@ static double snap_rate(const struct hsnap *x)
 static void figures_text(const struct heap *h, FILE *out)
 {
 	bool exact = !h->sample_bytes_max;
-	char a[32], b[32], c[32], loc[512];
+	char a[32], b[32], c[32], loc[512], how[200];
 	double best = NAN;
 	size_t at = 0;
 
 	if (h->peak_bytes < 0) {
 		fprintf(out, "peak, temporary allocations: not measured (%s)\n", why_no_peak(h));
 	} else {
-		fprintf(out, "peak: %s live at %s s (exact: tracked at every allocation and free)\n",
-			fmt_bytes(a, sizeof(a), (uint64_t)h->peak_bytes),
-			fmt_secs(b, sizeof(b), h->peak_time_ns - h->base_ns));
-		if (h->n_peak)
+		peak_how(h, how, sizeof(how));
+		if (h->peak_time_ns >= 0)
+			fprintf(out, "peak: %s live at %s s (%s)\n",
+				fmt_bytes(a, sizeof(a), (uint64_t)h->peak_bytes),
+				fmt_secs(b, sizeof(b), h->peak_time_ns - h->base_ns), how);
+		else
+			fprintf(out, "peak: %s live (%s)\n",
+				fmt_bytes(a, sizeof(a), (uint64_t)h->peak_bytes), how);
+		if (!h->peak_sites_measured)
+			fprintf(out, "  held at the peak: not measured (%s)\n", why_no_peak_sites());
+		else if (h->n_peak)
 			fprintf(out, "  held at the peak (%s, %s live then), by function:\n",
 				exact ? "exact" : "estimated from the samples",
 				fmt_bytes(a, sizeof(a), (uint64_t)h->peak_sites_bytes));
@@ -1663,11 +1721,11 @@ static void figures_text(const struct heap *h, FILE *out)
 				loc, base_of(x->module));
 		}
 		fprintf(out, "temporary allocations (freed before their thread's next allocation or free): "
-			"%s of %s (%.1f%%), exact; by function %s\n",
+			"%s of %s (%.1f%%), %s; by function %s\n",
 			fmt_count(a, sizeof(a), (uint64_t)h->temp_count),
 			fmt_count(b, sizeof(b), h->alloc_count),
 			h->alloc_count ? 100.0 * (double)h->temp_count / (double)h->alloc_count : 0.0,
-			exact ? "exact" : "estimated");
+			h->peak_untracked ? "at least" : "exact", exact ? "exact" : "estimated");
 	}
 	for (size_t k = 0; k < h->n_snap; k++) {
 		double r = snap_rate(&h->snap[k]);
@@ -1685,6 +1743,25 @@ static void figures_text(const struct heap *h, FILE *out)
 			fmt_secs(c, sizeof(c), h->snap[at].time_ns - h->base_ns));
 }
 
+/* The figures that are not a column of report heap's CSV (the table of functions), said
+ * on stderr beside its other notes: the peak and its time, the temporaries' total. */
+static void figures_csv_note(const struct heap *h)
+{
+	char how[200];
+
+	if (h->peak_bytes < 0) {
+		fprintf(stderr, "heap: peak, temporary allocations: not measured (%s)\n",
+			why_no_peak(h));
+		return;
+	}
+	peak_how(h, how, sizeof(how));
+	fprintf(stderr, "heap: peak %" PRId64 " bytes", h->peak_bytes);
+	if (h->peak_time_ns >= 0)
+		fprintf(stderr, " at %.3f s", (double)(h->peak_time_ns - h->base_ns) / 1e9);
+	fprintf(stderr, " (%s); temporary allocations %" PRId64 " (column temporary_count)\n",
+		how, h->temp_count);
+}
+
 static void figures_json(struct json *j, const struct heap *h)
 {
 	bool exact = !h->sample_bytes_max;
@@ -1696,9 +1773,14 @@ static void figures_json(struct json *j, const struct heap *h)
 	} else {
 		json__begin_object(j);
 		json__kv_int(j, "live_bytes", h->peak_bytes);
-		json__kv_real(j, "time_s", (double)(h->peak_time_ns - h->base_ns) / 1e9);
-		json__kv_bool(j, "exact", true);
-		json__kv_bool(j, "sites_exact", exact);
+		if (h->peak_time_ns >= 0)
+			json__kv_real(j, "time_s", (double)(h->peak_time_ns - h->base_ns) / 1e9);
+		else
+			json__kv_null(j, "time_s");
+		json__kv_bool(j, "exact", !h->peak_untracked);
+		json__kv_int(j, "untracked_calls", (int64_t)h->peak_untracked);
+		json__kv_string(j, "since", h->since_attach ? "attach" : "start");
+		json__kv_bool(j, "sites_exact", exact && h->peak_sites_measured);
 		report__json_opt_int(j, "sites_live_bytes", h->peak_sites_bytes);
 		if (h->peak_sites_time_ns >= 0)
 			json__kv_real(j, "sites_time_s",
@@ -1706,6 +1788,12 @@ static void figures_json(struct json *j, const struct heap *h)
 		else
 			json__kv_null(j, "sites_time_s");
 		json__key(j, "sites");
+		if (!h->peak_sites_measured) {
+			json__null(j);
+			json__kv_string(j, "sites_not_measured_reason", why_no_peak_sites());
+			json__end_object(j);
+			goto temporary;
+		}
 		json__begin_array(j);
 		for (size_t k = 0; k < h->n_peak; k++) {
 			const struct hpeak *x = &h->peak[k];
@@ -1726,13 +1814,15 @@ static void figures_json(struct json *j, const struct heap *h)
 		json__end_array(j);
 		json__end_object(j);
 	}
+temporary:
 	json__key(j, "temporary");
 	if (h->temp_count < 0) {
 		json__null(j);
+		json__kv_string(j, "temporary_not_measured_reason", why_no_peak(h));
 	} else {
 		json__begin_object(j);
 		json__kv_int(j, "count", h->temp_count);
-		json__kv_bool(j, "exact", true);
+		json__kv_bool(j, "exact", !h->peak_untracked);
 		json__kv_bool(j, "by_function_exact", exact);
 		json__end_object(j);
 	}
@@ -1793,6 +1883,10 @@ int report_heap(sqlite3 *db, const char *capture_id, const struct report_opts *o
 	if (err)
 		goto cleanup;
 	uncounted = uncounted_calls(drops, nd);
+	h.peak_untracked = uncounted + (h.live_untracked > 0 ? (uint64_t)h.live_untracked : 0);
+	for (size_t k = 0; k < nd; k++)
+		if (!strcmp(drops[k].kind, "peak_race"))
+			h.peak_untracked += drops[k].lost;
 	by = heap_by(&h, o->by);
 	if (by == HEAP_BY_LIVE && !h.live_measured)
 		by = HEAP_BY_BYTES; /* said below: live bytes were not measured */
@@ -1870,6 +1964,7 @@ int report_heap(sqlite3 *db, const char *capture_id, const struct report_opts *o
 		if (!h.live_measured)
 			fprintf(stderr, "heap: live, lifetime: not measured (%s)\n",
 				why_not_measured(&h));
+		figures_csv_note(&h);
 		err = heap_table(&h, top, out, OUT_CSV);
 		break;
 	case OUT_JSON:

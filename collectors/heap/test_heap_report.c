@@ -195,8 +195,9 @@ static struct site_fig fig(int s, int i)
 
 /* put_snapshot writes the preload lane's figures too: the peak (5,000,000 bytes at 2.5 s,
  * held by leak_pages 4,000,000 and churn 1,000,000, taken in snapshot 3; 1000 x i before),
- * temporaries (10 x i a snapshot, site s: s x i). */
-static bool preload_figs;
+ * temporaries (10 x i a snapshot, site s: s x i), nothing untracked. uprobe_figs: the
+ * uprobe lane's, the same but no sites at the peak (and 2 untracked a snapshot). */
+static bool preload_figs, uprobe_figs;
 #define PEAK_AT 3
 
 static void put_snapshot(struct capture_writer *w, int i, bool live_measured, bool cut)
@@ -247,9 +248,11 @@ static void put_snapshot(struct capture_writer *w, int i, bool live_measured, bo
 		h.alloc_count += 7;
 		h.alloc_bytes += 700;
 	}
-	if (preload_figs) {
-		h.lane = NULL;
-		h.lane_kind = PTOP__V1__HEAP_LANE__HEAP_LANE_PRELOAD;
+	if (preload_figs || uprobe_figs) {
+		if (preload_figs) {
+			h.lane = NULL;
+			h.lane_kind = PTOP__V1__HEAP_LANE__HEAP_LANE_PRELOAD;
+		}
 		h.peak_measured = true;
 		h.peak_live_bytes = i < PEAK_AT ? 1000 * (uint64_t)i : 5000000;
 		h.peak_time_ns = i < PEAK_AT ? T0 + (uint64_t)i * SEC : T0 + 5 * SEC / 2;
@@ -257,7 +260,7 @@ static void put_snapshot(struct capture_writer *w, int i, bool live_measured, bo
 		h.temporary_count = 10 * (uint64_t)i;
 		for (int s = 0; s < NSITES; s++)
 			site[s].temporary_count = (uint64_t)(s + 1) * (uint64_t)i;
-		if (i == PEAK_AT) {
+		if (i == PEAK_AT && preload_figs) {
 			for (int k = 0; k < 2; k++) {
 				ptop__v1__heap_site__init(&peak[k]);
 				pp[k] = &peak[k];
@@ -274,7 +277,7 @@ static void put_snapshot(struct capture_writer *w, int i, bool live_measured, bo
 			h.peak_sites_time_ns = T0 + 5 * SEC / 2;
 		}
 	}
-	h.live_untracked = live_measured ? 2 : 0;
+	h.live_untracked = live_measured && !preload_figs ? 2 : 0;
 	h.stack_failures = 1;
 	h.free_untracked = 3;
 	ev.time_ns = T0 + (uint64_t)i * SEC;
@@ -1195,18 +1198,50 @@ static void test_17_peak_temporaries_rate(void **state)
 	free(buf);
 	sqlite3_close(db);
 
-	/* the uprobe lane: not measured, and said */
+	/* a capture from before the figures (the fields absent): not measured, and said */
 	db = load(write_capture("nopeak.ptop", true, true, false), id);
 	o.fmt = OUT_TEXT;
 	buf = run_report(db, id, false, &o);
-	assert_has(buf, "peak, temporary allocations: not measured (only the preload lane");
+	assert_has(buf, "peak, temporary allocations: not measured (the capture was made by a "
+			"ptop-record that did not measure them yet)");
 	assert_null(strstr(buf, "allocs  temporary")); /* no column */
+	assert_null(strstr(buf, "peak: "));
 	free(buf);
 	o.fmt = OUT_JSON;
 	buf = run_report(db, id, false, &o);
 	assert_has(buf, "\"peak\": null");
+	assert_has(buf, "\"peak_not_measured_reason\": \"the capture was made by");
 	assert_has(buf, "\"temporary\": null");
 	assert_int_equal(site_int(buf, "churn", "temporary_count"), -999);
+	free(buf);
+	sqlite3_close(db);
+
+	/* the uprobe lane: the peak and the temporaries, not the sites at the peak; 20
+	 * allocations not tracked (live map full): the peak is at least */
+	uprobe_figs = true;
+	db = load(write_capture("upeak.ptop", true, true, false), id);
+	uprobe_figs = false;
+	o.fmt = OUT_TEXT;
+	buf = run_report(db, id, false, &o);
+	assert_has(buf, "peak: 4.77 MiB live at 2.500 s (at least: 20 allocator calls not tracked");
+	assert_has(buf, "held at the peak: not measured (the uprobe lane");
+	assert_has(buf, "): 550 of 1,002,100 (0.1%), at least; by function exact");
+	free(buf);
+	o.fmt = OUT_JSON;
+	buf = run_report(db, id, false, &o);
+	assert_has(buf, "\"exact\": false,\n    \"untracked_calls\": 20,\n    \"since\": \"start\"");
+	assert_has(buf, "\"sites\": null,\n    \"sites_not_measured_reason\": \"the uprobe lane");
+	assert_int_equal(site_int(strstr(buf, "\"functions\""), "churn", "temporary_count"), 165);
+	free(buf);
+	/* attached to a running process (--pid): the peak is since the attach, and said */
+	exec(db, "UPDATE target SET mode = 'pid'");
+	o.fmt = OUT_TEXT;
+	buf = run_report(db, id, false, &o);
+	assert_has(buf, "; since the probes attached: the heap allocated before is not seen)");
+	free(buf);
+	o.fmt = OUT_JSON;
+	buf = run_report(db, id, false, &o);
+	assert_has(buf, "\"since\": \"attach\"");
 	free(buf);
 	sqlite3_close(db);
 }
