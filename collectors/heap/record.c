@@ -611,6 +611,8 @@ struct hp_priv {
 	struct cp_stack_table *table;
 	uint64_t prev_ns;
 	uint64_t prev_misses[3];
+	uint64_t prev_peak_lost;	/* hp_peak.peak_lost at the last poll */
+	uint64_t *temp_rows;		/* HP_SITE_ENTRIES: each row's temporaries this poll */
 	int rb_err;
 	struct collector *c;
 	dev_t dev;			/* the module's file when its probes were attached */
@@ -830,6 +832,8 @@ static int keep_probes(struct collector *old, struct collector *new)
 		return err;
 	memset(op->sites, 0, op->cap * sizeof(*op->sites));
 	memset(&op->prev, 0, sizeof(op->prev));
+	/* the new program starts from nothing live; the peak so far stays (the capture's) */
+	__atomic_store_n(&op->skel->bss->hp_peak.live_total, 0, __ATOMIC_RELAXED);
 	/* prev_misses stay: the programs' recursion misses go on counting */
 	op->prev_ns = rec_now_ns();
 	op->c = new;
@@ -971,6 +975,7 @@ static void hp_stop(struct collector *c)
 		heap_rank__free(&p->rank);
 		free(p->lkeys);
 		free(p->lvals);
+		free(p->temp_rows);
 	}
 	free(p);
 	c->priv = NULL;
@@ -1032,9 +1037,10 @@ static int hp_start(struct collector *c)
 	p->sites = calloc(p->cap, sizeof(*p->sites));
 	p->lkeys = calloc(HP_BATCH, sizeof(*p->lkeys));
 	p->lvals = calloc(HP_BATCH, sizeof(*p->lvals));
+	p->temp_rows = calloc(HP_SITE_ENTRIES, sizeof(*p->temp_rows));
 	p->table = cp_stack_table__capture();
 	if (heap_rank__alloc(&p->rank) || !p->cnt || !p->sites || !p->lkeys || !p->lvals ||
-	    !p->table) {
+	    !p->temp_rows || !p->table) {
 		err = -ENOMEM;
 		snprintf(c->reason, sizeof(c->reason), "out of memory");
 		goto cleanup;
@@ -1321,7 +1327,7 @@ static int emit_drops(struct collector *c, struct hp_priv *p, const struct hp_co
 {
 	struct bpf_program *progs[3] = { p->skel->progs.hp_enter, p->skel->progs.hp_exit,
 					 p->skel->progs.hp_free };
-	uint64_t misses, all = 0;
+	uint64_t misses, all = 0, lost;
 	int err, i;
 
 	err = rec_emit_drop(c, "map_full", d->live_untracked,
@@ -1357,6 +1363,12 @@ static int emit_drops(struct collector *c, struct hp_priv *p, const struct hp_co
 	if (!err)
 		err = rec_emit_drop(c, "ringbuf", d->events_lost,
 				    "--heap-events records lost: the ring buffer was full");
+	lost = __atomic_load_n(&p->skel->bss->hp_peak.peak_lost, __ATOMIC_RELAXED);
+	if (!err)
+		err = rec_emit_drop(c, "peak_race", lost - p->prev_peak_lost,
+				    "new peaks of the live heap given up: other CPUs kept raising "
+				    "it (the peak is at least the one said)");
+	p->prev_peak_lost = lost;
 	if (err)
 		return err;
 	for (i = 0; i < 3; i++) {
@@ -1381,7 +1393,7 @@ static int hp_poll(struct collector *c, uint64_t now_ns, unsigned flags)
 	struct heap_stack_src src;
 	uint64_t interval, leak_bytes, leak_count;
 	int sfd, err, guard = 0;
-	size_t nrows = 0, i, k = 0;
+	size_t nrows = 0, i, j, k = 0;
 	void *prev = NULL;
 
 	(void)flags;
@@ -1419,6 +1431,7 @@ static int hp_poll(struct collector *c, uint64_t now_ns, unsigned flags)
 		s = heap_usites__get(p->sites, p->cap, &key);
 		if (!s)
 			continue;
+		p->temp_rows[nrows] = cur.temporary_count - s->prev.temporary_count;
 		heap__site_row(&p->rank.rows[nrows], s, &cur, (uint32_t)nrows, true);
 		p->rank.row_site[nrows] = (size_t)(s - p->sites);
 		nrows++;
@@ -1430,11 +1443,22 @@ static int hp_poll(struct collector *c, uint64_t now_ns, unsigned flags)
 	err = heap__fill_sites(c->ctx, &src, p->table, p->sites, &p->rank, nrows, &k);
 	if (err)
 		return err;
+	/* the temporaries of the sites kept (fill_sites keeps the rows' order) */
+	for (i = 0, j = 0; i < nrows && j < k; i++)
+		if (p->rank.keep[i])
+			p->rank.hsp[j++]->temporary_count = p->temp_rows[i];
 
 	interval = now_ns > p->prev_ns ? now_ns - p->prev_ns : 0;
 	p->prev_ns = now_ns;
 	heap__snapshot_init(&hs, PTOP__V1__HEAP_LANE__HEAP_LANE_UPROBE, p->mod.path, true, &census,
 			    p->rank.hsp, k);
+	/* the peak: every tracked allocation and free moved the live total (the sites at
+	 * it are not taken in this lane) */
+	hs.peak_measured = true;
+	hs.peak_live_bytes = __atomic_load_n(&p->skel->bss->hp_peak.peak_bytes, __ATOMIC_RELAXED);
+	hs.peak_time_ns = __atomic_load_n(&p->skel->bss->hp_peak.peak_time_ns, __ATOMIC_RELAXED);
+	hs.temporary_measured = true;
+	hs.temporary_count = d.temporary_count;
 	hs.alloc_count = d.alloc_count;
 	hs.alloc_bytes = d.alloc_bytes;
 	hs.free_count = d.free_count;
