@@ -2525,7 +2525,9 @@ static const struct an_report heap_report = {
 	.order = 50,
 	.summary = "allocations by allocating function (the first frame outside the\n"
 		   "allocator): live bytes, bytes and count allocated, rate, mean\n"
-		   "lifetime; the census of the sites left out; sampling; drops",
+		   "lifetime, temporaries; the peak of the live heap, its time and\n"
+		   "the functions at it; allocations per second; the census of the\n"
+		   "sites left out; sampling; drops",
 	.tables = "heap_snapshot",
 	.takes = REPORT_OPT_HEAP_BY,
 	.run = report_heap,

@@ -36,8 +36,8 @@ CREATE TABLE IF NOT EXISTS heap_snapshot (
 	stack_failures INTEGER NOT NULL, -- sampled allocations whose stack could not be taken
 	free_untracked INTEGER,       -- frees of pointers not in the live set (allocated before the
 	                              -- probes attached, or not tracked); NULL when not measured
-	peak_live_bytes INTEGER,      -- the most live bytes at any moment so far (exact, every
-	                              -- allocation and free); NULL: not measured (uprobe, Go lanes)
+	peak_live_bytes INTEGER,      -- the most live bytes at any moment so far (every tracked
+	                              -- allocation and free); NULL: not measured (Go lane, old)
 	peak_time_ns INTEGER,         -- when (monotonic); NULL: not measured
 	peak_sites_live_bytes INTEGER, -- live total where heap_peak_site rows of this seq were
 	peak_sites_time_ns INTEGER,   -- taken, and when; NULL: none taken in this interval
