@@ -281,6 +281,7 @@ struct heap {
 				   * or --cgroup target, or probes that became active later) */
 	uint64_t peak_untracked;  /* allocator calls not tracked in the window (drops, live
 				   * map full, peaks given up): the peak is at least, not exact */
+	uint64_t uncounted;	  /* allocator calls seen but not counted: counts at least */
 };
 
 static void heap_free(struct heap *h)
@@ -1736,11 +1737,13 @@ static void figures_text(const struct heap *h, FILE *out)
 		}
 	}
 	if (isfinite(best) && isfinite(span_s(h)))
-		fprintf(out, "allocations per second: %s on average, at most %s (the interval "
-			"ending at %s s); exact\n",
+		fprintf(out, "allocations per second: %s on average, at most %s (over the %s "
+			"interval ending at %s s); %s\n",
 			fmt_count(a, sizeof(a), (uint64_t)llround((double)h->alloc_count / span_s(h))),
 			fmt_count(b, sizeof(b), (uint64_t)llround(best)),
-			fmt_secs(c, sizeof(c), h->snap[at].time_ns - h->base_ns));
+			fmt_ns(how, sizeof(how), (uint64_t)h->snap[at].interval_ns),
+			fmt_secs(c, sizeof(c), h->snap[at].time_ns - h->base_ns),
+			h->uncounted ? "at least" : "exact");
 }
 
 /* The figures that are not a column of report heap's CSV (the table of functions), said
@@ -1883,6 +1886,7 @@ int report_heap(sqlite3 *db, const char *capture_id, const struct report_opts *o
 	if (err)
 		goto cleanup;
 	uncounted = uncounted_calls(drops, nd);
+	h.uncounted = uncounted;
 	h.peak_untracked = uncounted + (h.live_untracked > 0 ? (uint64_t)h.live_untracked : 0);
 	for (size_t k = 0; k < nd; k++)
 		if (!strcmp(drops[k].kind, "peak_race"))

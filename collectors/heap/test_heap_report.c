@@ -1149,7 +1149,9 @@ static void test_16_uncounted_calls(void **state)
 
 /* The preload lane's figures: the peak over the capture with its time and the sites at it
  * (largest first, named by their allocating function), the temporaries in all and by
- * function, the allocations per second of each interval; the uprobe lane's: not measured. */
+ * function, the allocations per second of each interval; a capture without them: not
+ * measured; the uprobe lane's: no sites at the peak, and at least with calls untracked;
+ * attached by --pid: since the attach. */
 static void test_17_peak_temporaries_rate(void **state)
 {
 	char id[DB_CAPTURE_ID_LEN], *buf;
@@ -1191,6 +1193,7 @@ static void test_17_peak_temporaries_rate(void **state)
 	assert_has(buf, "held at the peak (exact, 4.77 MiB live then)");
 	assert_has(buf, "temporary allocations (freed before their thread's next allocation or free): 550 ");
 	assert_has(buf, "allocations per second: ");
+	assert_has(buf, " (over the 1.00 s interval ending at ");
 	free(buf);
 	o.fmt = OUT_CSV;
 	buf = run_report(db, id, false, &o);
