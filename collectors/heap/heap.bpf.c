@@ -153,7 +153,32 @@ static __always_inline void emit_event(struct hp_counters *cnt, __u32 kind, __u3
 	bpf_ringbuf_submit(e, 0);
 }
 
-/* The tracked live bytes moved by DELTA at NOW: a new peak when they pass it. */
+/* Copy a site's live figures to its peak_live_* (bpf_for_each_map_elem's callback). */
+static long copy_site(struct bpf_map *map, const struct hp_site_key *key, struct hp_site *s,
+		      void *ctx)
+{
+	s->peak_live_count = s->live_count;
+	s->peak_live_bytes = s->live_bytes;
+	return 0;
+}
+
+/* The live total is V at NOW, a new peak: a new mark when it passed the last by enough,
+ * taken by the CPU whose compare-and-swap moves it. */
+static __always_inline void peak_mark(__u64 v, __u64 now)
+{
+	__u64 mark = hp_peak.mark_bytes;
+
+	if (v <= mark || (v - mark < mark / HP_PEAK_MARGIN && now - hp_peak.mark_ns < HP_PEAK_MARK_NS))
+		return;
+	if (__sync_val_compare_and_swap(&hp_peak.mark_bytes, mark, v) != mark)
+		return;	/* another CPU took it */
+	hp_peak.mark_ns = now;
+	bpf_for_each_map_elem(&hp_sites, copy_site, NULL, 0);
+	__sync_fetch_and_add(&hp_peak.marks, 1);
+}
+
+/* The tracked live bytes moved by DELTA at NOW (the sites' figures already moved): a
+ * new peak when they pass it. */
 static __always_inline void live_move(__s64 delta, __u64 now)
 {
 	__s64 v = __sync_add_and_fetch(&hp_peak.live_total, delta);
@@ -165,6 +190,7 @@ static __always_inline void live_move(__s64 delta, __u64 now)
 		seen = __sync_val_compare_and_swap(&hp_peak.peak_bytes, old, (__u64)v);
 		if (seen == old) {
 			hp_peak.peak_time_ns = now;
+			peak_mark((__u64)v, now);
 			return;
 		}
 		if (seen >= (__u64)v)
@@ -416,11 +442,11 @@ static __always_inline void do_alloc(struct hp_counters *cnt, __u64 addr,
 	} else {
 		cnt->live_count++;
 		cnt->live_bytes += lv.size;
-		live_move((__s64)lv.size, now);
 		if (site && lv.site.stack.hash) {
 			__sync_fetch_and_add(&site->live_count, lv.credit_count);
 			__sync_fetch_and_add(&site->live_bytes, lv.credit_bytes);
 		}
+		live_move((__s64)lv.size, now);
 	}
 	last_alloc(addr);
 	if (lv.site.stack.hash)

@@ -53,6 +53,8 @@ struct hp_site {
 	__u64 lifetime_ns_sum;	/* their lifetimes, each times its credited count */
 	__u64 temporary_count;	/* the credits of the sampled allocations freed as
 				 * temporaries (see struct hp_peak) */
+	__u64 peak_live_count;	/* live_count and live_bytes at the last peak mark */
+	__u64 peak_live_bytes;
 };
 
 /* One live allocation, keyed by address. */
@@ -109,16 +111,26 @@ struct hp_counters {
  * threads (an atomic add each), peak_bytes the most it held, peak_time_ns when
  * (bpf_ktime_get_ns() of the allocation that made it). A new peak is stored by a
  * compare-and-swap, tried up to HP_PEAK_TRIES times against other CPUs raising it too;
- * peak_lost counts the peaks given up (then the peak is at least peak_bytes, not exact). */
+ * peak_lost counts the peaks given up (then the peak is at least peak_bytes, not exact).
+ * The sites at the peak: when the live total passes the last mark (mark_bytes, at
+ * mark_ns) by 1/HP_PEAK_MARGIN of it, or at all HP_PEAK_MARK_NS after it, the CPU that
+ * moves the mark copies every site's live figures into its peak_live_* (marks counts
+ * the copies): the sites at the peak are those of the last mark, within 1/64 of the
+ * peak or taken at most a second before it. */
 struct hp_peak {
 	__s64 live_total;
 	__u64 pad0[7];		/* live_total alone on its cache line */
 	__u64 peak_bytes;
 	__u64 peak_time_ns;
 	__u64 peak_lost;
-	__u64 pad1[5];
+	__u64 mark_bytes;
+	__u64 mark_ns;
+	__u64 marks;
+	__u64 pad1[2];
 };
 #define HP_PEAK_TRIES 8
+#define HP_PEAK_MARGIN 64
+#define HP_PEAK_MARK_NS 1000000000ull
 
 /* Per-CPU sampling state. */
 struct hp_sampler {

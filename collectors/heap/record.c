@@ -594,6 +594,12 @@ found_preload:
 
 /* A site as user space knows it: the cumulative counters read last time, its stack. */
 
+/* A site at the last peak mark: its index in hp_priv.sites and what it held there. */
+struct hp_peak_row {
+	size_t site;
+	uint64_t live_count, live_bytes;
+};
+
 struct hp_priv {
 	struct heap_bpf *skel;
 	struct uprobe_link *links[2 * HP_NFUNCS];
@@ -613,6 +619,10 @@ struct hp_priv {
 	uint64_t prev_misses[3];
 	uint64_t prev_peak_lost;	/* hp_peak.peak_lost at the last poll */
 	uint64_t *temp_rows;		/* HP_SITE_ENTRIES: each row's temporaries this poll */
+	uint64_t prev_marks;		/* hp_peak.marks at the last poll */
+	struct hp_peak_row *peak;	/* HP_SITE_ENTRIES: the sites at the last peak mark */
+	Ptop__V1__HeapSite *peak_hs;	/* HeapSnapshot.peak_sites, heap_settings.top */
+	Ptop__V1__HeapSite **peak_hsp;
 	int rb_err;
 	struct collector *c;
 	dev_t dev;			/* the module's file when its probes were attached */
@@ -976,6 +986,9 @@ static void hp_stop(struct collector *c)
 		free(p->lkeys);
 		free(p->lvals);
 		free(p->temp_rows);
+		free(p->peak);
+		free(p->peak_hs);
+		free(p->peak_hsp);
 	}
 	free(p);
 	c->priv = NULL;
@@ -1038,9 +1051,12 @@ static int hp_start(struct collector *c)
 	p->lkeys = calloc(HP_BATCH, sizeof(*p->lkeys));
 	p->lvals = calloc(HP_BATCH, sizeof(*p->lvals));
 	p->temp_rows = calloc(HP_SITE_ENTRIES, sizeof(*p->temp_rows));
+	p->peak = calloc(HP_SITE_ENTRIES, sizeof(*p->peak));
+	p->peak_hs = calloc(heap_settings.top ? heap_settings.top : 1, sizeof(*p->peak_hs));
+	p->peak_hsp = calloc(heap_settings.top ? heap_settings.top : 1, sizeof(*p->peak_hsp));
 	p->table = cp_stack_table__capture();
 	if (heap_rank__alloc(&p->rank) || !p->cnt || !p->sites || !p->lkeys || !p->lvals ||
-	    !p->temp_rows || !p->table) {
+	    !p->temp_rows || !p->peak || !p->peak_hs || !p->peak_hsp || !p->table) {
 		err = -ENOMEM;
 		snprintf(c->reason, sizeof(c->reason), "out of memory");
 		goto cleanup;
@@ -1381,6 +1397,48 @@ static int emit_drops(struct collector *c, struct hp_priv *p, const struct hp_co
 			     "allocator calls the kernel did not run the heap probes for");
 }
 
+static int cmp_peak_row(const void *a, const void *b)
+{
+	const struct hp_peak_row *x = a, *y = b;
+
+	if (x->live_bytes != y->live_bytes)
+		return x->live_bytes < y->live_bytes ? 1 : -1;
+	return x->site < y->site ? -1 : x->site > y->site;
+}
+
+/* The N sites of p->peak (what they held at the last peak mark) into HS: the top
+ * heap_settings.top by live bytes, each with its stack, and the mark's live total and
+ * time. 0, or -errno from writing a stack. */
+static int peak_sites(struct hp_priv *p, Ptop__V1__HeapSnapshot *hs, size_t n)
+{
+	static const Ptop__V1__HeapSite init = PTOP__V1__HEAP_SITE__INIT;
+	struct heap_stack_src src = heap_stack_src__map(bpf_map__fd(p->skel->maps.hp_stacks));
+	size_t top = heap_settings.top ? heap_settings.top : 1, i;
+	int err;
+
+	if (n)
+		qsort(p->peak, n, sizeof(*p->peak), cmp_peak_row);
+	n = n < top ? n : top;
+	for (i = 0; i < n; i++) {
+		struct heap_usite *u = &p->sites[p->peak[i].site];
+
+		err = heap_usite__resolve(p->c->ctx, &src, p->table, u);
+		if (err)
+			return err;
+		p->peak_hs[i] = init;
+		p->peak_hs[i].stack_id = u->capid;
+		p->peak_hs[i].live_count = p->peak[i].live_count;
+		p->peak_hs[i].live_bytes = p->peak[i].live_bytes;
+		p->peak_hsp[i] = &p->peak_hs[i];
+	}
+	hs->peak_sites_live_bytes =
+	    __atomic_load_n(&p->skel->bss->hp_peak.mark_bytes, __ATOMIC_RELAXED);
+	hs->peak_sites_time_ns = __atomic_load_n(&p->skel->bss->hp_peak.mark_ns, __ATOMIC_RELAXED);
+	hs->n_peak_sites = n;
+	hs->peak_sites = n ? p->peak_hsp : NULL;
+	return 0;
+}
+
 static int hp_poll(struct collector *c, uint64_t now_ns, unsigned flags)
 {
 	struct hp_priv *p = c->priv;
@@ -1393,12 +1451,15 @@ static int hp_poll(struct collector *c, uint64_t now_ns, unsigned flags)
 	struct heap_stack_src src;
 	uint64_t interval, leak_bytes, leak_count;
 	int sfd, err, guard = 0;
-	size_t nrows = 0, i, j, k = 0;
+	size_t nrows = 0, npeak = 0, i, j, k = 0;
+	uint64_t marks;
 	void *prev = NULL;
 
 	(void)flags;
 	if (!p || !p->skel)
 		return -EINVAL;
+	/* a peak mark since the last poll: the sites' peak_live_* are its copy */
+	marks = __atomic_load_n(&p->skel->bss->hp_peak.marks, __ATOMIC_ACQUIRE);
 	if (p->rb) {
 		p->rb_err = 0;
 		ring_buffer__consume(p->rb);
@@ -1432,6 +1493,12 @@ static int hp_poll(struct collector *c, uint64_t now_ns, unsigned flags)
 		if (!s)
 			continue;
 		p->temp_rows[nrows] = cur.temporary_count - s->prev.temporary_count;
+		if (marks != p->prev_marks && (int64_t)cur.peak_live_bytes > 0) {
+			p->peak[npeak].site = (size_t)(s - p->sites);
+			p->peak[npeak].live_bytes = cur.peak_live_bytes;
+			p->peak[npeak].live_count = heap__live_total(cur.peak_live_count);
+			npeak++;
+		}
 		heap__site_row(&p->rank.rows[nrows], s, &cur, (uint32_t)nrows, true);
 		p->rank.row_site[nrows] = (size_t)(s - p->sites);
 		nrows++;
@@ -1459,6 +1526,12 @@ static int hp_poll(struct collector *c, uint64_t now_ns, unsigned flags)
 	hs.peak_time_ns = __atomic_load_n(&p->skel->bss->hp_peak.peak_time_ns, __ATOMIC_RELAXED);
 	hs.temporary_measured = true;
 	hs.temporary_count = d.temporary_count;
+	if (marks != p->prev_marks) {
+		err = peak_sites(p, &hs, npeak);
+		if (err)
+			return err;
+		p->prev_marks = marks;
+	}
 	hs.alloc_count = d.alloc_count;
 	hs.alloc_bytes = d.alloc_bytes;
 	hs.free_count = d.free_count;

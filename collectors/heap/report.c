@@ -276,7 +276,8 @@ struct heap {
 	size_t n_peak;
 	/* temporaries: measured by every snapshot of the window (else -1) */
 	int64_t temp_count;
-	bool peak_sites_measured; /* the lane takes the sites at the peak (preload) */
+	bool sites_at_peak;	  /* the lane takes the sites at the peak itself when it sees
+				   * every allocation (preload); else at the last peak mark */
 	bool since_attach;	  /* the heap before the probes attached is not seen (a --pid
 				   * or --cgroup target, or probes that became active later) */
 	uint64_t peak_untracked;  /* allocator calls not tracked in the window (drops, live
@@ -1075,14 +1076,14 @@ static int heap_load(sqlite3 *db, const struct capture_meta *m, const struct rep
 	h->live_measured = h->n_snap > 0;
 	h->peak_bytes = h->peak_time_ns = h->temp_count = -1;
 	h->peak_sites_bytes = h->peak_sites_time_ns = -1;
-	h->peak_sites_measured = true;
+	h->sites_at_peak = true;
 	for (size_t k = 0; k < h->n_snap; k++) {
 		if (h->snap[k].peak_bytes < 0 || h->snap[k].temp_count < 0)
 			break;
-		/* the uprobe lane keeps the peak in the kernel, not the sites at it */
+		/* the uprobe lane copies the sites' figures at its peak marks only */
 		if (strcmp(h->snap[k].lane,
 			   capture_heap_lane_name(PTOP__V1__HEAP_LANE__HEAP_LANE_PRELOAD)))
-			h->peak_sites_measured = false;
+			h->sites_at_peak = false;
 		if (k == h->n_snap - 1)
 			h->peak_bytes = h->temp_count = 0;
 	}
@@ -1656,13 +1657,6 @@ static const char *why_no_peak(const struct heap *h)
 	return "the capture was made by a ptop-record that did not measure them yet";
 }
 
-/* Why the sites at the peak were not measured in H's window. */
-static const char *why_no_peak_sites(void)
-{
-	return "the uprobe lane keeps the peak in the kernel, not the sites' figures at that "
-	       "moment";
-}
-
 /* "exact: tracked at every allocation and free" or what it lacks, for the peak of H. */
 static void peak_how(const struct heap *h, char *buf, size_t len)
 {
@@ -1704,12 +1698,15 @@ static void figures_text(const struct heap *h, FILE *out)
 		else
 			fprintf(out, "peak: %s live (%s)\n",
 				fmt_bytes(a, sizeof(a), (uint64_t)h->peak_bytes), how);
-		if (!h->peak_sites_measured)
-			fprintf(out, "  held at the peak: not measured (%s)\n", why_no_peak_sites());
-		else if (h->n_peak)
-			fprintf(out, "  held at the peak (%s, %s live then), by function:\n",
-				exact ? "exact" : "estimated from the samples",
+		if (h->n_peak && exact && h->sites_at_peak)
+			fprintf(out, "  held at the peak (exact, %s live then), by function:\n",
 				fmt_bytes(a, sizeof(a), (uint64_t)h->peak_sites_bytes));
+		else if (h->n_peak)
+			fprintf(out, "  held at the peak (estimated%s: taken at the last peak mark, "
+				"%s live at %s s), by function:\n",
+				exact ? "" : " from the samples",
+				fmt_bytes(a, sizeof(a), (uint64_t)h->peak_sites_bytes),
+				fmt_secs(b, sizeof(b), h->peak_sites_time_ns - h->base_ns));
 		else if (h->peak_bytes > 0)
 			fprintf(out, "  held at the peak: no sampled allocation was live then\n");
 		for (size_t k = 0; k < h->n_peak && k < 10; k++) {
@@ -1783,7 +1780,7 @@ static void figures_json(struct json *j, const struct heap *h)
 		json__kv_bool(j, "exact", !h->peak_untracked);
 		json__kv_int(j, "untracked_calls", (int64_t)h->peak_untracked);
 		json__kv_string(j, "since", h->since_attach ? "attach" : "start");
-		json__kv_bool(j, "sites_exact", exact && h->peak_sites_measured);
+		json__kv_bool(j, "sites_exact", exact && h->sites_at_peak);
 		report__json_opt_int(j, "sites_live_bytes", h->peak_sites_bytes);
 		if (h->peak_sites_time_ns >= 0)
 			json__kv_real(j, "sites_time_s",
@@ -1791,12 +1788,6 @@ static void figures_json(struct json *j, const struct heap *h)
 		else
 			json__kv_null(j, "sites_time_s");
 		json__key(j, "sites");
-		if (!h->peak_sites_measured) {
-			json__null(j);
-			json__kv_string(j, "sites_not_measured_reason", why_no_peak_sites());
-			json__end_object(j);
-			goto temporary;
-		}
 		json__begin_array(j);
 		for (size_t k = 0; k < h->n_peak; k++) {
 			const struct hpeak *x = &h->peak[k];
@@ -1817,7 +1808,6 @@ static void figures_json(struct json *j, const struct heap *h)
 		json__end_array(j);
 		json__end_object(j);
 	}
-temporary:
 	json__key(j, "temporary");
 	if (h->temp_count < 0) {
 		json__null(j);

@@ -196,7 +196,8 @@ static struct site_fig fig(int s, int i)
 /* put_snapshot writes the preload lane's figures too: the peak (5,000,000 bytes at 2.5 s,
  * held by leak_pages 4,000,000 and churn 1,000,000, taken in snapshot 3; 1000 x i before),
  * temporaries (10 x i a snapshot, site s: s x i), nothing untracked. uprobe_figs: the
- * uprobe lane's, the same but no sites at the peak (and 2 untracked a snapshot). */
+ * uprobe lane's, the same but the sites taken at a mark (4,900,000 at 2.4 s) and 2
+ * untracked a snapshot. */
 static bool preload_figs, uprobe_figs;
 #define PEAK_AT 3
 
@@ -260,7 +261,7 @@ static void put_snapshot(struct capture_writer *w, int i, bool live_measured, bo
 		h.temporary_count = 10 * (uint64_t)i;
 		for (int s = 0; s < NSITES; s++)
 			site[s].temporary_count = (uint64_t)(s + 1) * (uint64_t)i;
-		if (i == PEAK_AT && preload_figs) {
+		if (i == PEAK_AT) {
 			for (int k = 0; k < 2; k++) {
 				ptop__v1__heap_site__init(&peak[k]);
 				pp[k] = &peak[k];
@@ -273,8 +274,8 @@ static void put_snapshot(struct capture_writer *w, int i, bool live_measured, bo
 			peak[1].live_bytes = 4000000;
 			h.peak_sites = pp;
 			h.n_peak_sites = 2;
-			h.peak_sites_live_bytes = 5000000;
-			h.peak_sites_time_ns = T0 + 5 * SEC / 2;
+			h.peak_sites_live_bytes = preload_figs ? 5000000 : 4900000;
+			h.peak_sites_time_ns = T0 + (preload_figs ? 25 : 24) * SEC / 10;
 		}
 	}
 	h.live_untracked = live_measured && !preload_figs ? 2 : 0;
@@ -1150,8 +1151,8 @@ static void test_16_uncounted_calls(void **state)
 /* The preload lane's figures: the peak over the capture with its time and the sites at it
  * (largest first, named by their allocating function), the temporaries in all and by
  * function, the allocations per second of each interval; a capture without them: not
- * measured; the uprobe lane's: no sites at the peak, and at least with calls untracked;
- * attached by --pid: since the attach. */
+ * measured; the uprobe lane's: the sites at its last peak mark (estimated), at least
+ * with calls untracked; attached by --pid: since the attach. */
 static void test_17_peak_temporaries_rate(void **state)
 {
 	char id[DB_CAPTURE_ID_LEN], *buf;
@@ -1219,21 +1220,24 @@ static void test_17_peak_temporaries_rate(void **state)
 	free(buf);
 	sqlite3_close(db);
 
-	/* the uprobe lane: the peak and the temporaries, not the sites at the peak; 20
-	 * allocations not tracked (live map full): the peak is at least */
+	/* the uprobe lane: the peak and the temporaries, the sites at its last peak mark
+	 * (estimated, even at sample bytes 0); 20 allocations not tracked (live map full):
+	 * the peak is at least */
 	uprobe_figs = true;
 	db = load(write_capture("upeak.ptop", true, true, false), id);
 	uprobe_figs = false;
 	o.fmt = OUT_TEXT;
 	buf = run_report(db, id, false, &o);
 	assert_has(buf, "peak: 4.77 MiB live at 2.500 s (at least: 20 allocator calls not tracked");
-	assert_has(buf, "held at the peak: not measured (the uprobe lane");
+	assert_has(buf, "  held at the peak (estimated: taken at the last peak mark, 4.67 MiB live "
+			"at 2.400 s), by function:\n    3.81 MiB    1,000  leak_pages");
 	assert_has(buf, "): 550 of 1,002,100 (0.1%), at least; by function exact");
 	free(buf);
 	o.fmt = OUT_JSON;
 	buf = run_report(db, id, false, &o);
 	assert_has(buf, "\"exact\": false,\n    \"untracked_calls\": 20,\n    \"since\": \"start\"");
-	assert_has(buf, "\"sites\": null,\n    \"sites_not_measured_reason\": \"the uprobe lane");
+	assert_has(buf, "\"sites_exact\": false,\n    \"sites_live_bytes\": 4900000,\n    "
+			"\"sites_time_s\": 2.4");
 	assert_int_equal(site_int(strstr(buf, "\"functions\""), "churn", "temporary_count"), 165);
 	free(buf);
 	/* attached to a running process (--pid): the peak is since the attach, and said */

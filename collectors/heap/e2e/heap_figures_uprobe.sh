@@ -1,10 +1,11 @@
 # The heap figures heaptrack has, in the uprobe lane (eBPF uprobes on the target's
 # allocator; --heap-lane uprobe on a launched command): the kernel side keeps one live
 # total at every tracked allocation and free, and the peak with its time; each thread's
-# last allocation for the temporaries. The sites at the peak are not taken in this lane,
-# and the report says so (never an empty list as if none were live).
+# last allocation for the temporaries; the sites' live figures copied at each peak mark
+# (1/64 above the last, or a second after it): the sites at the peak, estimated.
 #   heap_peak: exactly 64 MiB for 50 ms between two 1-second snapshots: the peak exact,
-#     its time inside the interval that held it; sampled (default) and at sample bytes 0.
+#     its time inside the interval that held it, hold_peak holding it (its mark is the
+#     64 MiB block's allocation); sampled (default) and at sample bytes 0.
 #   heap_temp: 1500 temporaries (temp_a 1000, temp_b 300, grow_e 200; keep_c, marker,
 #     keep_d, pair_d none), in all and by function (sample bytes 0).
 . tests/e2e/lib.sh
@@ -42,13 +43,17 @@ for mode in exact sampled; do
 	ms=$(jget "$TMP/peak_$mode.json" 'int(j["peak"]["time_s"] * 1000)')
 	assert_ge "$mode: peak time (ms from the start)" 1250 "$ms"
 	assert_le "$mode: peak time (ms from the start)" 1800 "$ms"
-	assert_eq "$mode: the sites at the peak: not measured" "None True" \
-		"$(jget "$TMP/peak_$mode.json" 'str(j["peak"]["sites"]) + " " + str(bool(j["peak"]["sites_not_measured_reason"]))')"
+	assert_eq "$mode: the site at the peak" "hold_peak 67108864 False" \
+		"$(jget "$TMP/peak_$mode.json" 'j["peak"]["sites"][0]["func"] + " " + str(j["peak"]["sites"][0]["live_bytes"]) + " " + str(j["peak"]["sites_exact"])')"
+	assert_le "$mode: the sites taken within 1/64 of the peak" \
+		$((67108864 * 65 / 64)) "$(jget "$TMP/peak_$mode.json" 'j["peak"]["sites_live_bytes"]')"
+	assert_ge "$mode: the sites taken within 1/64 of the peak" \
+		$((67108864 * 63 / 64)) "$(jget "$TMP/peak_$mode.json" 'j["peak"]["sites_live_bytes"]')"
 	"$ANA" report heap "$C" > "$TMP/peak_$mode.txt"
 	has '^peak: 64.0 MiB live at .* (exact: tracked at every allocation and free)$' \
 		< "$TMP/peak_$mode.txt" || fail "$mode: no exact peak line"
-	has '^  held at the peak: not measured (the uprobe lane' < "$TMP/peak_$mode.txt" ||
-		fail "$mode: the sites at the peak are not said to be not measured"
+	has 'hold_peak' < <(grep -A1 '^  held at the peak (estimated' "$TMP/peak_$mode.txt") ||
+		fail "$mode: hold_peak is not the first site at the peak, said estimated"
 done
 
 rec temp_exact heap_temp --heap-sample-bytes 0
