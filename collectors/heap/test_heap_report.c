@@ -768,6 +768,11 @@ static void test_08_not_measured(void **state)
 	assert_non_null(strstr(buf, "live, lifetime, leaks: not measured"));
 	assert_non_null(strstr(buf, "not measured  "));
 	assert_null(strstr(buf, "live at the end"));
+	/* the Go lane's own reason for the peak and the temporaries (issue 13) */
+	assert_non_null(strstr(buf, "peak, temporary allocations: not measured (the go lane "
+				    "counts allocations, not frees: no live heap to peak, no "
+				    "temporaries)"));
+	assert_null(strstr(buf, "\npeak: "));
 	free(buf);
 	buf = run_report(db, id, true, &o);
 	assert_non_null(strstr(buf, "leaks: not measured"));
