@@ -222,6 +222,8 @@ static __always_inline void last_alloc(__u64 addr)
 
 	if (last)
 		*last = addr;
+	else
+		__sync_fetch_and_add(&hp_peak.last_lost, 1);
 }
 
 /* A probe hit in the target's memory by a process the filter does not take: a vfork

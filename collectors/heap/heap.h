@@ -126,7 +126,9 @@ struct hp_peak {
 	__u64 mark_bytes;
 	__u64 mark_ns;
 	__u64 marks;
-	__u64 pad1[2];
+	__u64 last_lost;	/* allocations whose thread got no hp_last storage: their
+				 * temporaries are not counted */
+	__u64 pad1;
 };
 #define HP_PEAK_TRIES 8
 #define HP_PEAK_MARGIN 64

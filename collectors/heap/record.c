@@ -618,6 +618,7 @@ struct hp_priv {
 	uint64_t prev_ns;
 	uint64_t prev_misses[3];
 	uint64_t prev_peak_lost;	/* hp_peak.peak_lost at the last poll */
+	uint64_t prev_last_lost;	/* hp_peak.last_lost at the last poll */
 	uint64_t *temp_rows;		/* HP_SITE_ENTRIES: each row's temporaries this poll */
 	uint64_t prev_marks;		/* hp_peak.marks at the last poll */
 	struct hp_peak_row *peak;	/* HP_SITE_ENTRIES: the sites at the last peak mark */
@@ -1385,6 +1386,12 @@ static int emit_drops(struct collector *c, struct hp_priv *p, const struct hp_co
 				    "new peaks of the live heap given up: other CPUs kept raising "
 				    "it (the peak is at least the one said)");
 	p->prev_peak_lost = lost;
+	lost = __atomic_load_n(&p->skel->bss->hp_peak.last_lost, __ATOMIC_RELAXED);
+	if (!err)
+		err = rec_emit_drop(c, "temporary_untracked", lost - p->prev_last_lost,
+				    "allocations whose thread had no storage for its last "
+				    "allocation: not counted as temporaries if they were");
+	p->prev_last_lost = lost;
 	if (err)
 		return err;
 	for (i = 0; i < 3; i++) {

@@ -1879,7 +1879,8 @@ int report_heap(sqlite3 *db, const char *capture_id, const struct report_opts *o
 	h.uncounted = uncounted;
 	h.peak_untracked = uncounted + (h.live_untracked > 0 ? (uint64_t)h.live_untracked : 0);
 	for (size_t k = 0; k < nd; k++)
-		if (!strcmp(drops[k].kind, "peak_race"))
+		if (!strcmp(drops[k].kind, "peak_race") ||
+		    !strcmp(drops[k].kind, "temporary_untracked"))
 			h.peak_untracked += drops[k].lost;
 	by = heap_by(&h, o->by);
 	if (by == HEAP_BY_LIVE && !h.live_measured)
