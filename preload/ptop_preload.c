@@ -23,8 +23,9 @@
  * writes every millisecond), a compare-and-swap in the live table (another to
  * free), and an atomic add to the live total shared by all threads, compared with the
  * peak (the peak's store only when it grows; a ring record when it grows by a margin).
- * Temporaries: the thread's last allocation, compared at each free. A sampled allocation adds the frame-pointer walk and one ring record. When the ring is full the producer waits
- * (sched_yield, then short sleeps) up to PL_WAIT_NS for the recorder to make room, so
+ * Temporaries: the thread's last allocation, compared at each free. A sampled
+ * allocation adds the frame-pointer walk and one ring record. When the ring is full the
+ * producer waits (sched_yield, then short sleeps) up to PL_WAIT_NS for the recorder to make room, so
  * that an exact recording (--heap-sample-bytes 0) stays exact; past that it drops the
  * record and counts it (ring_lost), so that a stopped recorder never hangs the command.
  */

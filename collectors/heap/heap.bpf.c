@@ -168,7 +168,8 @@ static __always_inline void peak_mark(__u64 v, __u64 now)
 {
 	__u64 mark = hp_peak.mark_bytes;
 
-	if (v <= mark || (v - mark < mark / HP_PEAK_MARGIN && now - hp_peak.mark_ns < HP_PEAK_MARK_NS))
+	if (v <= mark ||
+	    (v - mark < mark / HP_PEAK_MARGIN && now - hp_peak.mark_ns < HP_PEAK_MARK_NS))
 		return;
 	if (__sync_val_compare_and_swap(&hp_peak.mark_bytes, mark, v) != mark)
 		return;	/* another CPU took it */

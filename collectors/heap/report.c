@@ -412,8 +412,8 @@ static int load_rows(sqlite3 *db, const struct capture_meta *m, const struct win
 	    db,
 	    "SELECT hs.seq, COALESCE(hs.stack_id, 0), hs.alloc_count, hs.alloc_bytes, "
 	    "hs.live_count, hs.live_bytes, hs.freed_count, hs.lifetime_ns_sum, hs.oldest_live_ns, "
-	    "hs.temporary_count FROM heap_site hs JOIN heap_snapshot h USING (cap, seq) WHERE h.cap = ?1 AND "
-	    IN_WINDOW " ORDER BY h.time_ns, h.seq",
+	    "hs.temporary_count FROM heap_site hs JOIN heap_snapshot h USING (cap, seq) "
+	    "WHERE h.cap = ?1 AND " IN_WINDOW " ORDER BY h.time_ns, h.seq",
 	    -1, &s, NULL);
 	if (rc != SQLITE_OK)
 		return -EIO;
@@ -1718,8 +1718,8 @@ static void figures_text(const struct heap *h, FILE *out)
 				fmt_count(b, sizeof(b), x->live_count), x->name, loc[0] ? "  " : "",
 				loc, base_of(x->module));
 		}
-		fprintf(out, "temporary allocations (freed before their thread's next allocation or free): "
-			"%s of %s (%.1f%%), %s; by function %s\n",
+		fprintf(out, "temporary allocations (freed before their thread's next allocation "
+			"or free): %s of %s (%.1f%%), %s; by function %s\n",
 			fmt_count(a, sizeof(a), (uint64_t)h->temp_count),
 			fmt_count(b, sizeof(b), h->alloc_count),
 			h->alloc_count ? 100.0 * (double)h->temp_count / (double)h->alloc_count : 0.0,
