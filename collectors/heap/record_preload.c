@@ -1071,10 +1071,8 @@ static int cmp_peak(const void *a, const void *b)
 static int peak_sites(struct heap_preload *p, Ptop__V1__HeapSnapshot *hs)
 {
 	static const Ptop__V1__HeapSite init = PTOP__V1__HEAP_SITE__INIT;
-	size_t i, n, top = heap_settings.top ? heap_settings.top : 1;
+	size_t i, n, np = 0, top = heap_settings.top ? heap_settings.top : 1;
 	int err;
-
-	size_t np = 0;
 
 	if (!p->peak_new)
 		return 0;
