@@ -18,23 +18,14 @@ static const char snapshot_sql[] =
 	"live_bytes, live_count, leak_bytes, leak_count, leak_age_ns, sites, "
 	"total_call_sites, omitted_alloc_count, omitted_alloc_bytes, omitted_live_bytes, "
 	"live_untracked, stack_failures, free_untracked, peak_live_bytes, peak_time_ns, "
-	"peak_sites_live_bytes, peak_sites_time_ns, temporary_count) VALUES (:cap, :seq, :time_ns, "
-	":interval_ns, :pid, :lane, :module, :sample_bytes, :live_measured, :alloc_count, "
-	":alloc_bytes, :free_count, :free_bytes, :live_bytes, :live_count, :leak_bytes, "
-	":leak_count, :leak_age_ns, :sites, :total_call_sites, :omitted_alloc_count, "
-	":omitted_alloc_bytes, :omitted_live_bytes, :live_untracked, :stack_failures, "
-	":free_untracked, :peak_live_bytes, :peak_time_ns, :peak_sites_live_bytes, "
-	":peak_sites_time_ns, :temporary_count)";
+	"peak_sites_live_bytes, peak_sites_time_ns, temporary_count)";
 
 static const char site_sql[] =
 	"INSERT INTO heap_site (cap, seq, stack_id, alloc_count, alloc_bytes, live_count, "
-	"live_bytes, freed_count, lifetime_ns_sum, oldest_live_ns, temporary_count) VALUES (:cap, "
-	":seq, :stack_id, :alloc_count, :alloc_bytes, :live_count, :live_bytes, :freed_count, "
-	":lifetime_ns_sum, :oldest_live_ns, :temporary_count)";
+	"live_bytes, freed_count, lifetime_ns_sum, oldest_live_ns, temporary_count)";
 
 static const char peak_sql[] =
-	"INSERT INTO heap_peak_site (cap, seq, stack_id, live_count, live_bytes) VALUES (:cap, "
-	":seq, :stack_id, :live_count, :live_bytes)";
+	"INSERT INTO heap_peak_site (cap, seq, stack_id, live_count, live_bytes)";
 
 static int load_heap(struct load_ctx *l, const Ptop__V1__Event *ev)
 {
@@ -128,8 +119,7 @@ static int load_heap(struct load_ctx *l, const Ptop__V1__Event *ev)
 
 static const char event_sql[] =
 	"INSERT INTO heap_event (cap, time_ns, pid, tid, kind, address, size, stack_id, "
-	"function) VALUES (:cap, :time_ns, :pid, :tid, :kind, :address, :size, :stack_id, "
-	":function)";
+	"function)";
 
 static int load_heap_event(struct load_ctx *l, const Ptop__V1__Event *ev)
 {
@@ -156,12 +146,13 @@ static int load_heap_event(struct load_ctx *l, const Ptop__V1__Event *ev)
 
 const struct an_load heap_load = {
 	AN_LOAD_PAYLOADS({ PTOP__V1__EVENT__PAYLOAD_HEAP, "event:heap", load_heap },
-			 { PTOP__V1__EVENT__PAYLOAD_HEAP_EVENT, "event:heap_event", load_heap_event }),
+			 { PTOP__V1__EVENT__PAYLOAD_HEAP_EVENT, "event:heap_event",
+			   load_heap_event }),
 	AN_LOAD_STMTS([ST_SNAPSHOT] = snapshot_sql, [ST_SITE] = site_sql, [ST_EVENT] = event_sql,
 		      [ST_PEAK] = peak_sql),
 	.state_size = sizeof(int64_t), /* the next heap_snapshot.seq */
 	AN_LOAD_CHECKS({ "heap_snapshot", true, true, "seq", "pid, lane, module",
-		         "sample_bytes,alloc_count,alloc_bytes,free_count,free_bytes,live_bytes,live_count,"
-		         "leak_bytes,leak_count,sites,peak_live_bytes,temporary_count" },
+			 "sample_bytes,alloc_count,alloc_bytes,free_count,free_bytes,live_bytes,"
+			 "live_count,leak_bytes,leak_count,sites,peak_live_bytes,temporary_count" },
 		       { "heap_peak_site", false, false, "rowid", "NULL", "live_count,live_bytes" }),
 };

@@ -193,7 +193,35 @@ int heap_preload__find_lib(const char *self, char *buf, size_t len, char *why, s
 	return -ENOENT;
 }
 
-int heap_preload__exe_kind(const char *exe, char *why, size_t wlen)
+/* The interpreter of script PATH ("#!INTERP [ARG]", as the kernel reads it: the first
+ * line, at most 255 bytes) into BUF: 0, or -EINVAL when PATH is not a script. */
+static int script_interp(const char *path, char *buf, size_t len)
+{
+	char line[256];
+	ssize_t n;
+	char *s, *e;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	n = read(fd, line, sizeof(line) - 1);
+	close(fd);
+	if (n < 2 || line[0] != '#' || line[1] != '!')
+		return -EINVAL;
+	line[n] = '\0';
+	line[strcspn(line, "\n")] = '\0';
+	for (s = line + 2; *s == ' ' || *s == '\t'; s++)
+		;
+	e = s + strcspn(s, " \t");
+	*e = '\0';
+	if (!*s)
+		return -EINVAL;
+	snprintf(buf, len, "%s", s);
+	return 0;
+}
+
+/* heap_preload__exe_kind for an ELF file EXE. */
+static int elf_kind_of(const char *exe, char *why, size_t wlen)
 {
 	bool interp = false, go = false;
 	uint64_t off, size;
@@ -254,6 +282,29 @@ int heap_preload__exe_kind(const char *exe, char *why, size_t wlen)
 		kind = 0;
 	}
 	close(fd);
+	return kind;
+}
+
+int heap_preload__exe_kind(const char *exe, char *why, size_t wlen)
+{
+	char path[2][256], inner[200];
+	const char *p = exe;
+	int depth, kind;
+
+	/* a script runs its interpreter, which reads LD_PRELOAD if it is dynamic (a program
+	 * the script execs later is judged at that exec); the kernel follows at most 4
+	 * levels of interpreters that are scripts themselves */
+	for (depth = 0; !script_interp(p, path[depth & 1], sizeof(path[0])); depth++) {
+		if (depth == 4) {
+			snprintf(why, wlen, "%s: more than 4 levels of #! interpreters", exe);
+			return -ELOOP;
+		}
+		p = path[depth & 1];
+	}
+	if (!depth)
+		return elf_kind_of(exe, why, wlen);
+	kind = elf_kind_of(p, inner, sizeof(inner));
+	snprintf(why, wlen, "script %.80s runs %.80s: %s", exe, p, inner);
 	return kind;
 }
 

@@ -2513,6 +2513,193 @@ int heap_sites__stack(const struct heap_sites *hs, int64_t stack, FILE *out)
 	return ferror(out) ? -EIO : 0;
 }
 
+/* ---------------------------------------------------------------- for export */
+
+void heap_stacks__free(struct heap_stacks *hs)
+{
+	if (!hs)
+		return;
+	if (hs->priv)
+		heap_free(hs->priv);
+	free(hs->priv);
+	free(hs->stack);
+	free(hs);
+}
+
+static int cmp_heap_stack(const void *a, const void *b)
+{
+	const struct heap_stack *x = a, *y = b;
+	int64_t i = x->stack ? x->stack->stack_id : INT64_MAX;
+	int64_t j = y->stack ? y->stack->stack_id : INT64_MAX;
+
+	if (i != j)
+		return i < j ? -1 : 1;
+	return strcmp(x->what ? x->what : "", y->what ? y->what : "");
+}
+
+/* The entry of HS for stack ST (NULL: the stackless WHAT), added when new. IX: per stack
+ * of the stacks profile P, its entry + 1 (0: none yet). */
+static struct heap_stack *heap_stack_of(struct heap_stacks *hs, size_t *cap, size_t *ix,
+					const struct profile *p, const struct prof_stack *st,
+					const char *what)
+{
+	size_t *slot = st ? &ix[st - p->stacks] : NULL;
+
+	if (slot && *slot)
+		return &hs->stack[*slot - 1];
+	if (!st)
+		for (size_t k = 0; k < hs->n; k++) /* a few stackless entries at most */
+			if (!hs->stack[k].stack && !strcmp(hs->stack[k].what, what))
+				return &hs->stack[k];
+	if (array__grow((void **)&hs->stack, cap, hs->n, sizeof(*hs->stack)))
+		return NULL;
+	if (slot)
+		*slot = hs->n + 1;
+	memset(&hs->stack[hs->n], 0, sizeof(hs->stack[hs->n]));
+	hs->stack[hs->n].stack = st;
+	hs->stack[hs->n].what = st ? NULL : what;
+	return &hs->stack[hs->n++];
+}
+
+/* Add V (possibly negative: rounding) to *DST, not below 0. */
+static void add_clamped(uint64_t *dst, int64_t v)
+{
+	*dst = v < 0 && (uint64_t)-v > *dst ? 0 : *dst + (uint64_t)v;
+}
+
+int heap_stacks__load(sqlite3 *db, const struct capture_meta *m, const struct window *w,
+		      struct heap_stacks **out)
+{
+	struct report_opts o = {.win = *w};
+	struct heap_stacks *hs = calloc(1, sizeof(*hs));
+	struct heap *h = calloc(1, sizeof(*h));
+	double *sum = NULL; /* per snapshot: its sites' allocations, count and bytes */
+	size_t *ix = NULL;  /* per stack of h->stacks: its entry + 1 */
+	uint64_t ac = 0, ab = 0, lc = 0, lb = 0;
+	size_t cap = 0;
+	struct heap_stack *rest;
+	int err;
+
+	*out = NULL;
+	if (!hs || !h) {
+		free(h);
+		err = -ENOMEM;
+		goto cleanup;
+	}
+	hs->priv = h;
+	err = heap_load(db, m, &o, h, "heap");
+	if (err)
+		goto cleanup;
+	hs->collected = h->collected;
+	hs->probe = h->probe;
+	hs->live_measured = h->live_measured;
+	hs->n_snap = h->n_snap;
+	hs->sample_bytes = h->sample_bytes_max;
+	hs->t0_ns = h->t0_ns;
+	hs->t1_ns = h->t1_ns;
+	if (!h->collected || !h->n_snap)
+		goto cleanup;
+	hs->alloc_count = h->alloc_count;
+	hs->alloc_bytes = h->alloc_bytes;
+	hs->live_count = h->live_measured && h->live_count > 0 ? (uint64_t)h->live_count : 0;
+	hs->live_bytes = h->live_measured && h->live_bytes > 0 ? (uint64_t)h->live_bytes : 0;
+	/* a sampled snapshot's sites estimate its allocations: scaled, as its live figures
+	 * are (scale_sampled_live), to what the snapshot counted less the sites left out */
+	sum = calloc(2 * (h->n_snap + 1), sizeof(*sum));
+	ix = calloc(h->stacks->n_stacks + 1, sizeof(*ix));
+	if (!sum || !ix) {
+		err = -ENOMEM;
+		goto cleanup;
+	}
+	for (size_t k = 0; k < h->n_row; k++) {
+		sum[2 * h->row[k].snap] += (double)h->row[k].alloc_count;
+		sum[2 * h->row[k].snap + 1] += (double)h->row[k].alloc_bytes;
+	}
+	for (size_t k = 0; k < h->n_row; k++) {
+		const struct hrow *r = &h->row[k];
+		const struct hsnap *x = &h->snap[r->snap];
+		const struct prof_stack *st = r->stack_id ? profile__stack(h->stacks, r->stack_id)
+							  : NULL;
+		struct heap_stack *e;
+		uint64_t c = r->alloc_count, b = r->alloc_bytes;
+
+		if (st && !st->n)
+			st = NULL;
+		e = heap_stack_of(hs, &cap, ix, h->stacks, st,
+				  r->stack_id ? "[stack not placed]" : "[no stack]");
+		if (!e) {
+			err = -ENOMEM;
+			goto cleanup;
+		}
+		if (x->sample_bytes && sum[2 * r->snap] > 0 &&
+		    x->alloc_count > x->omitted_alloc_count)
+			c = (uint64_t)llround((double)c *
+					      (double)(x->alloc_count - x->omitted_alloc_count) /
+					      sum[2 * r->snap]);
+		if (x->sample_bytes && sum[2 * r->snap + 1] > 0 &&
+		    x->alloc_bytes > x->omitted_alloc_bytes)
+			b = (uint64_t)llround((double)b *
+					      (double)(x->alloc_bytes - x->omitted_alloc_bytes) /
+					      sum[2 * r->snap + 1]);
+		e->alloc_count += c;
+		e->alloc_bytes += b;
+		ac += c;
+		ab += b;
+		if (x->last && h->live_measured) {
+			e->live_count += r->live_count > 0 ? (uint64_t)r->live_count : 0;
+			e->live_bytes += r->live_bytes > 0 ? (uint64_t)r->live_bytes : 0;
+			lc += r->live_count > 0 ? (uint64_t)r->live_count : 0;
+			lb += r->live_bytes > 0 ? (uint64_t)r->live_bytes : 0;
+		}
+	}
+	if (hs->n) /* ix is of no use past here */
+		qsort(hs->stack, hs->n, sizeof(*hs->stack), cmp_heap_stack);
+	/* what the snapshots counted beyond the listed stacks: the sites left out, with
+	 * the rounding of the scaling (taken back from the largest stack when negative) */
+	if (ac != hs->alloc_count || ab != hs->alloc_bytes || lc != hs->live_count ||
+	    lb != hs->live_bytes) {
+		int64_t d[4] = {(int64_t)(hs->alloc_count - ac), (int64_t)(hs->alloc_bytes - ab),
+				(int64_t)(hs->live_count - lc), (int64_t)(hs->live_bytes - lb)};
+		size_t big = 0;
+
+		rest = heap_stack_of(hs, &cap, ix, h->stacks, NULL, "[sites left out]");
+		if (!rest) {
+			err = -ENOMEM;
+			goto cleanup;
+		}
+		for (size_t k = 0; k < hs->n; k++)
+			if (hs->stack[k].alloc_bytes + hs->stack[k].live_bytes >
+			    hs->stack[big].alloc_bytes + hs->stack[big].live_bytes)
+				big = k;
+		for (int i = 0; i < 4; i++) {
+			uint64_t *dst = i == 0   ? &rest->alloc_count
+					: i == 1 ? &rest->alloc_bytes
+					: i == 2 ? &rest->live_count
+						 : &rest->live_bytes;
+			uint64_t *bd = i == 0	? &hs->stack[big].alloc_count
+				       : i == 1 ? &hs->stack[big].alloc_bytes
+				       : i == 2 ? &hs->stack[big].live_count
+						: &hs->stack[big].live_bytes;
+
+			if (d[i] >= 0)
+				*dst += (uint64_t)d[i];
+			else
+				add_clamped(bd, d[i]);
+		}
+		if (!rest->alloc_count && !rest->alloc_bytes && !rest->live_count &&
+		    !rest->live_bytes)
+			hs->n--; /* it is the last: only rounding taken back */
+	}
+cleanup:
+	free(sum);
+	free(ix);
+	if (err)
+		heap_stacks__free(hs);
+	else
+		*out = hs;
+	return err;
+}
+
 /* ------------------------------------------------------------------ its reports */
 
 static const struct an_report heap_report = {

@@ -430,6 +430,45 @@ static void test_09_env(void **state)
 	free(e);
 }
 
+/* A script is judged by its interpreter, through the levels the kernel follows: the
+ * pyenv shim `python3` (a bash script) is dynamic, not "not an ELF file". */
+static void exe_kind_scripts(void)
+{
+	char dir[] = "/tmp/ptop-test-script-XXXXXX", p[6][64], why[200];
+	int i;
+
+	assert_non_null(mkdtemp(dir));
+	for (i = 0; i < 6; i++) {
+		FILE *f;
+
+		snprintf(p[i], sizeof(p[i]), "%s/s%d", dir, i);
+		f = fopen(p[i], "w");
+		assert_non_null(f);
+		/* s0 runs /bin/sh; each s(i) runs s(i-1) */
+		fprintf(f, "#!%s%s\necho\n", i ? p[i - 1] : " /bin/sh", i ? " -x" : "");
+		fclose(f);
+	}
+	assert_int_equal(heap_preload__exe_kind(p[0], why, sizeof(why)), 0);
+	assert_non_null(strstr(why, "runs /bin/sh: /bin/sh is dynamic"));
+	assert_int_equal(heap_preload__exe_kind(p[3], why, sizeof(why)), 0); /* 4 levels */
+	assert_non_null(strstr(why, "runs /bin/sh"));
+	assert_int_equal(heap_preload__exe_kind(p[4], why, sizeof(why)), -ELOOP); /* 5 */
+	assert_non_null(strstr(why, "more than 4 levels"));
+	/* an interpreter that is not there, or none named */
+	for (i = 0; i < 2; i++) {
+		FILE *f = fopen(p[5], "w");
+
+		assert_non_null(f);
+		fputs(i ? "#!   \n" : "#!/nonexistent/interp\n", f);
+		fclose(f);
+		assert_true(heap_preload__exe_kind(p[5], why, sizeof(why)) ==
+			    (i ? -EINVAL : -ENOENT));
+	}
+	for (i = 0; i < 6; i++)
+		unlink(p[i]);
+	rmdir(dir);
+}
+
 static void test_10_lane_lib_exe(void **state)
 {
 	char buf[4096], why[256], path[] = "/tmp/ptop-test-preload-XXXXXX";
@@ -461,6 +500,7 @@ static void test_10_lane_lib_exe(void **state)
 	assert_int_equal(heap_preload__exe_kind("/bin/true", why, sizeof(why)), 0);
 	assert_int_equal(heap_preload__exe_kind("/etc/hostname", why, sizeof(why)), -EINVAL);
 	assert_true(heap_preload__exe_kind("/nonexistent/x", why, sizeof(why)) == -ENOENT);
+	exe_kind_scripts();
 }
 
 static void test_11_options(void **state)
