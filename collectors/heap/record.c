@@ -1415,14 +1415,25 @@ static int cmp_peak_row(const void *a, const void *b)
 
 /* The N sites of p->peak (what they held at the last peak mark) into HS: the top
  * heap_settings.top by live bytes, each with its stack, and the mark's live total and
- * time. 0, or -errno from writing a stack. */
+ * time. Sampled, estimates that add up to more than the mark's live total (exact) are
+ * scaled down to it: the samples' split of that total. 0, or -errno from writing a
+ * stack. */
 static int peak_sites(struct hp_priv *p, Ptop__V1__HeapSnapshot *hs, size_t n)
 {
 	static const Ptop__V1__HeapSite init = PTOP__V1__HEAP_SITE__INIT;
 	struct heap_stack_src src = heap_stack_src__map(bpf_map__fd(p->skel->maps.hp_stacks));
 	size_t top = heap_settings.top ? heap_settings.top : 1, i;
+	uint64_t mark = __atomic_load_n(&p->skel->bss->hp_peak.mark_bytes, __ATOMIC_RELAXED);
+	double sum = 0, f;
 	int err;
 
+	for (i = 0; heap_settings.sample_bytes && i < n; i++)
+		sum += (double)p->peak[i].live_bytes;
+	f = sum > (double)mark ? (double)mark / sum : 1;
+	for (i = 0; f < 1 && i < n; i++) {
+		p->peak[i].live_bytes = (uint64_t)((double)p->peak[i].live_bytes * f + 0.5);
+		p->peak[i].live_count = (uint64_t)((double)p->peak[i].live_count * f + 0.5);
+	}
 	if (n)
 		qsort(p->peak, n, sizeof(*p->peak), cmp_peak_row);
 	n = n < top ? n : top;
@@ -1438,8 +1449,7 @@ static int peak_sites(struct hp_priv *p, Ptop__V1__HeapSnapshot *hs, size_t n)
 		p->peak_hs[i].live_bytes = p->peak[i].live_bytes;
 		p->peak_hsp[i] = &p->peak_hs[i];
 	}
-	hs->peak_sites_live_bytes =
-	    __atomic_load_n(&p->skel->bss->hp_peak.mark_bytes, __ATOMIC_RELAXED);
+	hs->peak_sites_live_bytes = mark;
 	hs->peak_sites_time_ns = __atomic_load_n(&p->skel->bss->hp_peak.mark_ns, __ATOMIC_RELAXED);
 	hs->n_peak_sites = n;
 	hs->peak_sites = n ? p->peak_hsp : NULL;
@@ -1526,8 +1536,8 @@ static int hp_poll(struct collector *c, uint64_t now_ns, unsigned flags)
 	p->prev_ns = now_ns;
 	heap__snapshot_init(&hs, PTOP__V1__HEAP_LANE__HEAP_LANE_UPROBE, p->mod.path, true, &census,
 			    p->rank.hsp, k);
-	/* the peak: every tracked allocation and free moved the live total (the sites at
-	 * it are not taken in this lane) */
+	/* the peak: every tracked allocation and free moved the live total; the sites at
+	 * it, the copy of the last peak mark */
 	hs.peak_measured = true;
 	hs.peak_live_bytes = __atomic_load_n(&p->skel->bss->hp_peak.peak_bytes, __ATOMIC_RELAXED);
 	hs.peak_time_ns = __atomic_load_n(&p->skel->bss->hp_peak.peak_time_ns, __ATOMIC_RELAXED);

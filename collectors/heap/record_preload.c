@@ -1123,6 +1123,7 @@ static int peak_sites(struct heap_preload *p, Ptop__V1__HeapSnapshot *hs)
 {
 	static const Ptop__V1__HeapSite init = PTOP__V1__HEAP_SITE__INIT;
 	size_t i, n, np = 0, top = heap_settings.top ? heap_settings.top : 1;
+	double sum = 0, f;
 	int err;
 
 	if (!p->peak_new)
@@ -1140,6 +1141,15 @@ static int peak_sites(struct heap_preload *p, Ptop__V1__HeapSnapshot *hs)
 		p->peak[np].live_bytes = lb;
 		p->peak[np].live_count = (int64_t)lc > 0 ? lc : 0;
 		np++;
+	}
+	/* sampled: estimates that add up to more than the mark's live total (exact) are
+	 * scaled down to it, the samples' split of that total */
+	for (i = 0; p->h_sample_bytes && i < np; i++)
+		sum += (double)p->peak[i].live_bytes;
+	f = sum > (double)p->peak_bytes ? (double)p->peak_bytes / sum : 1;
+	for (i = 0; f < 1 && i < np; i++) {
+		p->peak[i].live_bytes = (uint64_t)((double)p->peak[i].live_bytes * f + 0.5);
+		p->peak[i].live_count = (uint64_t)((double)p->peak[i].live_count * f + 0.5);
 	}
 	if (np)
 		qsort(p->peak, np, sizeof(*p->peak), cmp_peak);

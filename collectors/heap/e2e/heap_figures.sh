@@ -26,9 +26,17 @@ rec() { # OUT FIXTURE [ARGS...]
 }
 
 for mode in exact sampled; do
-	if [ $mode = exact ]; then rec peak_$mode heap_peak --heap-sample-bytes 0
-	else rec peak_$mode heap_peak; fi
-	C=$TMP/peak_$mode.ptop
+	# the fixture's premise: no snapshot falls in the 50 ms hold. On a busy machine the
+	# recorder's poll can drift into it: then record again (at most 3 times)
+	for try in 1 2 3; do
+		if [ $mode = exact ]; then rec peak_$mode heap_peak --heap-sample-bytes 0
+		else rec peak_$mode heap_peak; fi
+		C=$TMP/peak_$mode.ptop
+		[ "$(q "$C" "select count(*) from heap_snapshot where live_bytes >= 67108864")" = 0 ] &&
+			break
+		echo "note: $mode, try $try: a snapshot fell in the 50 ms hold; again"
+		rm -f "$C"
+	done
 	assert_eq "$mode: peak (exact)" 67108864 \
 		"$(q "$C" "select max(peak_live_bytes) from heap_snapshot")"
 	assert_eq "$mode: no snapshot saw it" 0 \
