@@ -22,13 +22,15 @@
  *
  * Cost on the hot path: a thread-local depth guard, the real call, a few counter adds
  * in the thread's own slot, the sampler's countdown, the recorder's clock (a word it
- * writes every millisecond) and a compare-and-swap in the live table (another to
- * free). A sampled allocation adds the unwinding of its stack (the rules of .eh_frame,
- * cached per pc: preload/ptop_unwind.h) and one ring record. When the ring is full the
- * producer waits (sched_yield, then short sleeps) up to PL_WAIT_NS for the recorder to
- * make room, so that an exact recording (--heap-sample-bytes 0) stays exact; past that
- * it drops the record and counts it (ring_lost), so that a stopped recorder never hangs
- * the command.
+ * writes every millisecond), a compare-and-swap in the live table (another to
+ * free), and an atomic add to the live total shared by all threads, compared with the
+ * peak (the peak's store only when it grows; a ring record when it grows by a margin).
+ * Temporaries: the thread's last allocation, compared at each allocation and free. A
+ * sampled allocation adds the unwinding of its stack (the rules of .eh_frame, cached per
+ * pc: preload/ptop_unwind.h) and one ring record. When the ring is full the producer
+ * waits (sched_yield, then short sleeps) up to PL_WAIT_NS for the recorder to make room,
+ * so that an exact recording (--heap-sample-bytes 0) stays exact; past that it drops the
+ * record and counts it (ring_lost), so that a stopped recorder never hangs the command.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -82,6 +84,7 @@ struct pl_thread {
 	struct pl_sampler s;
 	uintptr_t stack_lo;	/* this thread's stack: [stack_lo, stack_hi) */
 	uintptr_t stack_hi;	/* 0: not known yet; 1: not known (no walk) */
+	void *last;		/* this thread's last allocation (temporaries) */
 };
 static __thread struct pl_thread th __attribute__((tls_model("initial-exec")));
 
@@ -366,6 +369,38 @@ static int send_stack(struct pl_counters *c, uint64_t h, const uint64_t *ips, si
 	return 0;
 }
 
+/* ------------------------------------------------------------------ the peak */
+
+/* The live total became V (after an allocation at T, whose ring record, if any, is
+ * committed): raise the peak when V passes it, and send a peak mark when V passes the
+ * mark by enough (pl_peak_marks). Only a new peak costs more than a load and a compare. */
+static void peak_check(struct pl_counters *c, uint64_t v, uint64_t t)
+{
+	uint64_t pk = __atomic_load_n(&shm->peak_bytes, __ATOMIC_RELAXED);
+	struct pl_ev_peak *e;
+
+	if (likely(v <= pk))
+		return;
+	while (v > pk) {
+		if (__atomic_compare_exchange_n(&shm->peak_bytes, &pk, v, true, __ATOMIC_RELAXED,
+						__ATOMIC_RELAXED)) {
+			__atomic_store_n(&shm->peak_time_ns, t, __ATOMIC_RELAXED);
+			break;
+		}
+	}
+	if (!pl_peak_marks(v, __atomic_load_n(&shm->peak_mark, __ATOMIC_RELAXED),
+			   __atomic_load_n(&shm->peak_mark_ns, __ATOMIC_RELAXED), t))
+		return;
+	__atomic_store_n(&shm->peak_mark, v, __ATOMIC_RELAXED);
+	__atomic_store_n(&shm->peak_mark_ns, t, __ATOMIC_RELAXED);
+	e = reserve(c, sizeof(*e));
+	if (!e)
+		return;
+	e->bytes = v;
+	e->time_ns = t;
+	pl_ring_commit(e, sizeof(*e), PL_REC_PEAK);
+}
+
 /* ------------------------------------------------------------------ the hooks */
 
 /* After a successful allocation of SIZE at P by FUNC (IP0: our function), called from
@@ -376,8 +411,10 @@ static void on_alloc(uint32_t func, void *p, size_t size, uint64_t ip0, void *fp
 	uint64_t cc, cb, t, sz = size, hash = 0;
 	struct pl_ev_alloc *e = NULL;
 	struct pl_live old;
+	int64_t delta = 0;
 	int r;
 
+	th.last = p;
 	cadd(&c->alloc_count, 1);
 	cadd(&c->alloc_bytes, sz);
 	if (pl_sample(&th.s, shm->exp_table, shm->sample_bytes, sz, &cc, &cb)) {
@@ -413,12 +450,14 @@ static void on_alloc(uint32_t func, void *p, size_t size, uint64_t ip0, void *fp
 		/* the address came back without a free we saw: the old block is gone */
 		cadd(&c->live_count, (uint64_t)-1);
 		cadd(&c->live_bytes, -(old.size & ~PL_LIVE_SAMPLED));
+		delta -= (int64_t)(old.size & ~PL_LIVE_SAMPLED);
 	}
 	if (r < 0) {
 		cadd(&c->live_untracked, 1);
 	} else {
 		cadd(&c->live_count, 1);
 		cadd(&c->live_bytes, sz);
+		delta += (int64_t)sz;
 	}
 	if (e) {
 		e->addr = (uint64_t)(uintptr_t)p;
@@ -432,6 +471,12 @@ static void on_alloc(uint32_t func, void *p, size_t size, uint64_t ip0, void *fp
 		pl_ring_commit(e, sizeof(*e), PL_REC_ALLOC);
 		cadd(&c->samples, 1);
 	}
+	if (delta) {
+		int64_t v = __atomic_add_fetch(&shm->live_total, delta, __ATOMIC_RELAXED);
+
+		if (v > 0)
+			peak_check(c, (uint64_t)v, t);
+	}
 }
 
 /* Before P (not NULL) goes back to the allocator (free, or realloc's old block).
@@ -440,12 +485,22 @@ static int on_free(uint32_t func, void *p, struct pl_live *out)
 {
 	struct pl_counters *c = counters();
 	uint64_t size;
+	uint32_t flags = 0;
 
+	/* the thread's last heap call was P's allocation: a temporary allocation (heaptrack's
+	 * rule: the free follows its allocation directly, no other allocation or free of the
+	 * thread in between); any free ends the thread's last allocation's chance */
+	if (p == th.last)
+		flags = PL_FREE_TEMPORARY;
+	th.last = NULL;
 	if (pl_live_remove(live, shm->live_cap, (uint64_t)(uintptr_t)p, out)) {
 		cadd(&c->free_untracked, 1);
 		return -1;
 	}
 	size = out->size & ~PL_LIVE_SAMPLED;
+	if (flags)
+		cadd(&c->temp_count, 1);
+	__atomic_sub_fetch(&shm->live_total, (int64_t)size, __ATOMIC_RELAXED);
 	cadd(&c->free_count, 1);
 	cadd(&c->free_bytes, size);
 	cadd(&c->live_count, (uint64_t)-1);
@@ -457,7 +512,7 @@ static int on_free(uint32_t func, void *p, struct pl_live *out)
 			e->addr = (uint64_t)(uintptr_t)p;
 			e->time_ns = now_ns(CLOCK_MONOTONIC);
 			e->func = func;
-			e->pad = 0;
+			e->flags = flags;
 			pl_ring_commit(e, sizeof(*e), PL_REC_FREE);
 		}
 	}
@@ -480,6 +535,7 @@ static void undo_free(const struct pl_live *e)
 	cadd(&c->free_bytes, -size);
 	cadd(&c->live_count, 1);
 	cadd(&c->live_bytes, size);
+	__atomic_add_fetch(&shm->live_total, (int64_t)size, __ATOMIC_RELAXED);
 }
 
 #define TRACKING() (likely(__atomic_load_n(&active, __ATOMIC_RELAXED)) && !th.depth)
@@ -569,7 +625,7 @@ PL_EXPORT void free(void *p)
 PL_EXPORT void *realloc(void *p, size_t n)
 {
 	struct pl_live e;
-	void *r;
+	void *r, *last;
 	int had;
 
 	if (unlikely(!real_malloc) && resolve())
@@ -586,13 +642,18 @@ PL_EXPORT void *realloc(void *p, size_t n)
 		return real_realloc(p, n);
 	th.depth++;
 	/* take the old block out first: once realloc returns, another thread may get it */
+	last = th.last;
 	had = p ? !on_free(HP_REALLOC, p, &e) : 0;
 	r = real_realloc(p, n);
-	if (r)
+	if (r) {
 		on_alloc(HP_REALLOC, r, n, IP0(realloc), __builtin_frame_address(0),
 			 __builtin_return_address(0));
-	else if (p && n && had)
-		undo_free(&e);	/* failed: the old block stays */
+	} else if (p && n && had) {
+		undo_free(&e);	/* failed: the old block stays, not freed: not a temporary */
+		if (p == last)
+			cadd(&counters()->temp_count, (uint64_t)-1);
+		th.last = last;
+	}
 	th.depth--;
 	return r;
 }
@@ -715,6 +776,9 @@ static void after_exec(void)
 		__atomic_store_n(&slots[i].c.live_bytes, 0, __ATOMIC_RELAXED);
 		__atomic_store_n(&slots[i].used, 0, __ATOMIC_RELEASE);
 	}
+	/* the peak so far stays (it is the capture's); the new program starts from nothing */
+	__atomic_store_n(&shm->live_total, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&shm->peak_mark, 0, __ATOMIC_RELAXED);
 	r = pl_ring_reserve(shm, 16);
 	if (r) {
 		r[1] = (uint64_t)getpid();

@@ -1045,6 +1045,29 @@ static void test_16_unwind_signal_frame(void **state)
 	assert_int_equal(at_test, at_sig_b + 1);
 }
 
+/* The peak marks: a new one when the live total passes the last by 1/64 of it, or by
+ * anything PL_PEAK_MARK_NS after it; never at or below the mark. The header's peak fields
+ * share no cache line with the ring's positions or the recorder's clock. */
+static void test_17_peak_marks(void **state)
+{
+	const uint64_t ms = 1000000;
+
+	(void)state;
+	assert_true(pl_peak_marks(1, 0, 0, 0));			/* the first */
+	assert_false(pl_peak_marks(6400, 6400, 0, 100 * ms));	/* not above */
+	assert_false(pl_peak_marks(6499, 6400, 0, ms));		/* +99 < 6400/64 */
+	assert_true(pl_peak_marks(6500, 6400, 0, ms));		/* +100 */
+	assert_true(pl_peak_marks(6401, 6400, 0, 10 * ms));	/* any growth, 10 ms on */
+	assert_false(pl_peak_marks(6401, 6400, ms, 10 * ms));
+	assert_int_equal(offsetof(struct pl_header, live_total) % 64, 0);
+	assert_int_equal(offsetof(struct pl_header, peak_bytes) % 64, 0);
+	assert_true(offsetof(struct pl_header, live_total) >= offsetof(struct pl_header, now_ns) + 64);
+	assert_true(offsetof(struct pl_header, peak_bytes) >= offsetof(struct pl_header, live_total) + 64);
+	/* the temporaries' counter took a pad word: the slot keeps its size */
+	assert_int_equal(sizeof(struct pl_counters), 16 * sizeof(uint64_t));
+	assert_int_equal(sizeof(struct pl_ev_free), 32);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1065,6 +1088,7 @@ int main(void)
 		cmocka_unit_test(test_14_cfi_hostile_tables),
 		cmocka_unit_test(test_15_unwind_hostile_stacks),
 		cmocka_unit_test(test_16_unwind_signal_frame),
+		cmocka_unit_test(test_17_peak_marks),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
