@@ -35,6 +35,13 @@ static ProtobufCMessage *unpack(struct load_ctx *l, const Ptop__V1__Event *ev,
 	return m;
 }
 
+/* A socket's key in the DB: its cookie (positive), else its inode negated (a socket only the
+ * /proc lane saw): never one socket's cookie equal to another's inode. */
+static int64_t sock_key(uint64_t cookie, uint64_t inode)
+{
+	return cookie ? (int64_t)cookie : -(int64_t)inode;
+}
+
 static void bind_null_or(sqlite3_stmt *s, int i, bool has, uint64_t v)
 {
 	if (has)
@@ -59,7 +66,7 @@ static int load_sockets(struct load_ctx *l, const Ptop__V1__Event *ev)
 		bool tcp = k->proto[0] == 't';
 
 		bind_envelope(l, s, ev, true); /* :cap, :time_ns, :interval_ns, :pid */
-		bind_u64(s, 5, k->id ? k->id : k->inode);
+		bind_i64(s, 5, sock_key(k->id, k->inode));
 		bind_nz(s, 6, k->inode);
 		bind_text(s, 7, k->proto);
 		bind_text(s, 8, k->local);
@@ -99,7 +106,7 @@ static int load_error(struct load_ctx *l, const Ptop__V1__Event *ev)
 	if (!e)
 		return err;
 	bind_envelope(l, s, ev, false); /* :cap, :time_ns, :pid */
-	bind_u64(s, 4, e->id ? e->id : e->inode);
+	bind_i64(s, 4, sock_key(e->id, e->inode));
 	bind_nz(s, 5, e->inode);
 	bind_text(s, 6, e->proto);
 	bind_text(s, 7, e->local);

@@ -8,7 +8,7 @@ CREATE TABLE IF NOT EXISTS net_socket (
 	interval_ns INTEGER,
 	pid INTEGER,
 	sock INTEGER NOT NULL,        -- the socket's key in the capture: its cookie (eBPF), else
-	                              -- its inode (the /proc lane alone)
+	                              -- its inode negated (the /proc lane alone)
 	inode INTEGER,                -- socket inode (/proc/PID/fd "socket:[N]"); NULL: unknown
 	proto TEXT NOT NULL,          -- tcp, tcp6, udp, udp6, unix, other
 	local TEXT NOT NULL,          -- "127.0.0.1:8080", "[::1]:8080", a unix path, ""
