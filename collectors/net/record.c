@@ -253,7 +253,8 @@ static int read_fds(pid_t pid, struct net_priv *p)
 	closedir(d);
 	if (err)
 		return err;
-	qsort(p->fds, p->nfds, sizeof(*p->fds), cmp_fd_ino);
+	if (p->nfds)
+		qsort(p->fds, p->nfds, sizeof(*p->fds), cmp_fd_ino);
 	free(p->inodes);
 	p->inodes = calloc(p->nfds ? p->nfds : 1, sizeof(*p->inodes));
 	if (!p->inodes)
@@ -346,7 +347,8 @@ static int read_map(struct net_priv *p)
 		p->cur[p->ncur].closed_seen = false;
 		p->ncur++;
 	}
-	qsort(p->cur, p->ncur, sizeof(*p->cur), cmp_cookie);
+	if (p->ncur)
+		qsort(p->cur, p->ncur, sizeof(*p->cur), cmp_cookie);
 	return 0;
 }
 
@@ -620,7 +622,8 @@ static int net_poll(struct collector *c, uint64_t now_ns, unsigned flags)
 			bool changed = false;
 			struct out_sock *o;
 
-			pv = bsearch(b, p->prev, p->nprev, sizeof(*p->prev), cmp_cookie);
+			pv = p->nprev ? bsearch(b, p->prev, p->nprev, sizeof(*p->prev), cmp_cookie)
+				      : NULL;
 			if (pv && pv->s.first_ns != b->s.first_ns)
 				pv = NULL; /* the entry was made again: a new reading */
 			err = emit_errors(c, now_ns, b, pv ? &pv->s : NULL);

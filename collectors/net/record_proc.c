@@ -166,7 +166,7 @@ int procnet_parse_file(char *text, const char *proto, const uint64_t *inodes, si
 		if (unix_ ? procnet_parse_unix_line(line, &s)
 			  : procnet_parse_inet_line(line, proto, &s))
 			continue; /* the header */
-		if (!bsearch(&s.inode, inodes, n, sizeof(*inodes), cmp_u64))
+		if (!n || !bsearch(&s.inode, inodes, n, sizeof(*inodes), cmp_u64))
 			continue;
 		err = fn(&s, arg);
 		if (err < 0)
