@@ -57,6 +57,10 @@ assert_eq "udp or unix bytes counted as tcp" 0 \
 	"$(q "$C" "select count(*) from net_socket where proto like 'tcp%' and remote = '' and tx_bytes > 0")"
 # the lanes agree: every socket the /proc lane saw in the fd table has the inode the
 # eBPF lane read (no socket listed twice)
+assert_eq "sockets the target used that /proc listed but the eBPF lane did not match" 0 \
+	"$(q "$C" "select count(*) from net_socket where sock < 0 and proto in ('unix', 'udp')")"
+assert_eq "queues read from /proc for the listener, the unix and udp sockets" 5 \
+	"$(q "$C" "select count(distinct sock) from net_socket where tx_queue is not null and rx_queue is not null and fd is not null")"
 assert_eq "sockets listed by both lanes under one key" 0 \
 	"$(q "$C" "select count(*) from (select inode from net_socket where inode is not null group by inode having count(distinct sock) > 1)")"
 
@@ -96,6 +100,8 @@ assert_eq "--no-ebpf: net probe" "active/proc" \
 assert_eq "--no-ebpf: bytes measured" 0 "$(q "$N" "select count(tx_bytes) + count(rx_bytes) from net_socket")"
 assert_eq "--no-ebpf: the listener" "LISTEN" \
 	"$(q "$N" "select distinct state from net_socket where local = '127.0.0.1:$listen_port'")"
+assert_eq "--no-ebpf: queue sizes read" 0 \
+	"$(q "$N" "select count(*) from net_socket where tx_queue is null or rx_queue is null or fd is null")"
 assert_eq "--no-ebpf: unix and udp sockets" "2/2" \
 	"$(q "$N" "select count(distinct case when proto = 'unix' then sock end) || '/' || count(distinct case when proto = 'udp' then sock end) from net_socket")"
 "$ANA" report net "$N" | has 'sent not measured, received not measured' || fail "--no-ebpf: the report does not say bytes were not measured"
