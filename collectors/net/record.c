@@ -526,7 +526,7 @@ static bool still(struct net_priv *p, const struct bsock *b)
 }
 
 /* Remove B's entry from the map and from the next poll's previous reading; remember its
- * cookie by inode, so that the /proc lane lists it under the same key. 0 or -ENOMEM. */
+ * cookie by inode, so that the /proc lane lists it with its cookie. 0 or -ENOMEM. */
 static int forget(struct net_priv *p, struct bsock *b)
 {
 	bpf_map_delete_elem(bpf_map__fd(p->skel->maps.net_socks), &b->cookie);

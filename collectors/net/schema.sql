@@ -7,8 +7,9 @@ CREATE TABLE IF NOT EXISTS net_socket (
 	time_ns INTEGER NOT NULL,
 	interval_ns INTEGER,
 	pid INTEGER,
-	sock INTEGER NOT NULL,        -- the socket's key in the capture: its cookie (eBPF), else
-	                              -- its inode negated (the /proc lane alone)
+	sock INTEGER NOT NULL,        -- the socket's key in the capture: its inode, else its
+	                              -- cookie negated (an eBPF socket without an inode)
+	cookie INTEGER,               -- the kernel's socket cookie (eBPF lane); NULL: /proc only
 	inode INTEGER,                -- socket inode (/proc/PID/fd "socket:[N]"); NULL: unknown
 	proto TEXT NOT NULL,          -- tcp, tcp6, udp, udp6, unix, other
 	local TEXT NOT NULL,          -- "127.0.0.1:8080", "[::1]:8080", a unix path, ""
@@ -36,6 +37,7 @@ CREATE TABLE IF NOT EXISTS net_error (
 	time_ns INTEGER NOT NULL,     -- the newest such error (retransmit: the poll)
 	pid INTEGER,
 	sock INTEGER NOT NULL,        -- net_socket.sock
+	cookie INTEGER,
 	inode INTEGER,
 	proto TEXT NOT NULL,
 	local TEXT NOT NULL,

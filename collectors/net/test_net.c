@@ -1,6 +1,6 @@
 /* test_net.c — the net collector: its /proc parsers (record_proc.c) on lines as the kernel
  * writes them, and its loader and report (load.c, report.c) on a synthetic capture: what
- * was not measured stays NULL, a socket without a cookie is keyed by its inode negated, errors
+ * was not measured stays NULL, every socket is keyed by its inode (by its cookie negated without one), errors
  * land in net_error, a payload that does not unpack fails the load. */
 #include <errno.h>
 #include <ftw.h>
@@ -345,10 +345,10 @@ static void drill(sqlite3 *db, const char *id)
 	t = render(m, &ui);
 	assert_non_null(strstr(t, "errors so far: refused 1"));
 	assert_non_null(strstr(t, "0.0.0.0:8080"));
-	assert_string_equal(ui.selected, "77"); /* by bytes: the connection first */
+	assert_string_equal(ui.selected, "500"); /* by bytes: the connection first */
 	free(t);
 	assert_int_equal(replay__key(m, &ui, RK_ENTER), 0);
-	assert_string_equal(ui.drill, "77");
+	assert_string_equal(ui.drill, "500");
 	t = render(m, &ui);
 	assert_non_null(
 	    strstr(t, "tcp 127.0.0.1:40000 -> 10.1.2.3:5432  ESTABLISHED  (Esc: back)"));
@@ -360,7 +360,7 @@ static void drill(sqlite3 *db, const char *id)
 	assert_string_equal(ui.drill, "");
 	replay__key(m, &ui, RK_DOWN);
 	t = render(m, &ui);
-	assert_string_equal(ui.selected, "-600"); /* the listener: its inode negated */
+	assert_string_equal(ui.selected, "600"); /* the listener, keyed by its inode too */
 	free(t);
 	replay_model__free(m);
 }
@@ -381,16 +381,16 @@ static void test_06_load(void **state)
 				   "quote(rx_bytes) || '/' || quote(connect_ns) || '/' || "
 				   "quote(srtt_us) || '/' || quote(fd), ' ') FROM net_socket "
 				   "WHERE inode = 500"),
-			    "77/1000/2000/50000/NULL/5 77/500/0/NULL/42/5");
-	/* the listener only /proc saw: keyed by its inode negated, traffic NULL (not 0) */
+			    "500/1000/2000/50000/NULL/5 500/500/0/NULL/42/5");
+	/* the listener only /proc saw: keyed by its inode, traffic NULL (not 0) */
 	assert_string_equal(q1(db,
 			       "SELECT sock || '/' || quote(tx_bytes) || '/' || quote(segs_out) "
 			       "|| '/' || rx_queue || '/' || fd || '/' || state FROM net_socket "
 			       "WHERE inode = 600"),
-			    "-600/NULL/NULL/3/7/LISTEN");
+			    "600/NULL/NULL/3/7/LISTEN");
 	assert_string_equal(q1(db, "SELECT sock || '/' || kind || '/' || count || '/' || "
 				   "latency_ns || '/' || err || '/' || remote FROM net_error"),
-			    "88/refused/1/30000/111/127.0.0.1:9");
+			    "-88/refused/1/30000/111/127.0.0.1:9");
 	assert_string_equal(q1(db, "SELECT count(*) FROM net_sockets WHERE t_s = 2.0"), "2");
 	assert_int_equal(db__check_capture(db, 1, errbuf, sizeof(errbuf)), 0);
 

@@ -55,10 +55,15 @@ assert_eq "udp bytes received on the bound socket" 10000 \
 	"$(q "$C" "select sum(rx_bytes) from net_socket where proto = 'udp' and local = '127.0.0.1:$udp_rx_port'")"
 assert_eq "udp or unix bytes counted as tcp" 0 \
 	"$(q "$C" "select count(*) from net_socket where proto like 'tcp%' and remote = '' and tx_bytes > 0")"
-# the lanes agree: every socket the /proc lane saw in the fd table has the inode the
-# eBPF lane read (no socket listed twice)
-assert_eq "sockets the target used that /proc listed but the eBPF lane did not match" 0 \
-	"$(q "$C" "select count(*) from net_socket where sock < 0 and proto in ('unix', 'udp')")"
+# the lanes agree: every unix and udp socket /proc listed was matched to its eBPF entry by
+# inode (it has a cookie), and no socket has two
+assert_eq "unix and udp sockets /proc listed that the eBPF lane did not match" 0 \
+	"$(q "$C" "select count(*) from (select sock from net_socket where proto in ('unix', 'udp') group by sock having count(cookie) = 0)")"
+assert_eq "sockets with two cookies" 0 \
+	"$(q "$C" "select count(*) from (select sock from net_socket group by sock having count(distinct cookie) > 1)")"
+# a socket is one key whichever lane saw it (its inode, which both read)
+assert_eq "inodes under two keys" 0 \
+	"$(q "$C" "select count(*) from (select inode from net_socket where inode is not null group by inode having count(distinct sock) > 1)")"
 assert_eq "queues read from /proc for the listener, the unix and udp sockets" 5 \
 	"$(q "$C" "select count(distinct sock) from net_socket where tx_queue is not null and rx_queue is not null and fd is not null")"
 assert_eq "sockets listed by both lanes under one key" 0 \
