@@ -682,6 +682,29 @@ cleanup:
 	return err;
 }
 
+int mem_summary__load(sqlite3 *db, const struct capture_meta *m, const struct window *w,
+		      const char *metric_name, struct mem_summary *s)
+{
+	struct mem_row *rows = NULL;
+	struct mem_stat st;
+	size_t n = 0, k;
+	int err;
+
+	memset(s, 0, sizeof(*s));
+	for (k = 0; k < METRICS && strcmp(metric[k].name, metric_name); k++)
+		;
+	if (k == METRICS)
+		return -EINVAL;
+	err = load_rows(db, m, w, &rows, &n);
+	if (err)
+		return err;
+	summarize(rows, n, k, &st);
+	free(rows);
+	*s = (struct mem_summary){st.samples, st.first, st.min, st.max, st.last, st.has_growth,
+				  st.growth};
+	return 0;
+}
+
 /* ------------------------------------------------------------------ its reports */
 
 static const struct an_report mem_report = {
