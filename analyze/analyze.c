@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analyze/figures.h"
 #include "analyze/replay.h"
 #include "analyze/replay_views.h"
 #include "analyze/report.h"
@@ -90,6 +91,15 @@ static void replay_help(const struct analyze_cmd *c, FILE *f)
 		fputs(at, f);
 }
 
+/* figures' help: the text, then every declared figure (the collectors' parts). */
+static void figures_help(const struct analyze_cmd *c, FILE *f)
+{
+	fputs(c->help, f);
+	fprintf(f, "Figures (F: a function, NAME: a syscall):\n");
+	for (const struct an_figure *x = an_figure__next(NULL); x; x = an_figure__next(x))
+		fprintf(f, "  %-26s %s%s\n", x->name, x->what, x->setting ? " (a setting)" : "");
+}
+
 const struct analyze_cmd analyze_cmds[] = {
 	{ "info", cmd_info, "info [--format text|json] [--capture ID] FILE",
 	  "Describe a capture: header (id, recorder, host, start time), target, options,\n"
@@ -146,6 +156,17 @@ const struct analyze_cmd analyze_cmds[] = {
 	  "                           debug info (no network without it)\n"
 	  "  --debuginfod-urls URLS   cpu: these servers instead (implies --debuginfod)\n",
 	  report_usage, report_help },
+	{ "figures", cmd_figures, "figures [--format text|json|csv] [--window START..END] [--capture ID] FILE",
+	  "Every figure of a capture (or of a window of it), one row each: the collectors'\n"
+	  "named figures (heap.live_bytes, heap.site(F).live_bytes, cpu.share(F),\n"
+	  "syscalls.rate(NAME), syscalls.p99(NAME), mem.pss_peak...) with the value, unit,\n"
+	  "sample count (sampled figures), direction (up is worse) and status. A figure\n"
+	  "whose probe did not run is \"not measured\", with the reason, never 0.\n"
+	  "The stable machine-readable summary of a capture, for a CI job keeping history.\n"
+	  "  --format text|json|csv   output format (default text)\n"
+	  "  --window START..END      as for report\n"
+	  "  --capture ID             the capture in a DB holding several\n",
+	  NULL, figures_help },
 	{ "symbolize", cmd_symbolize,
 	  "symbolize [--symbol-cache DIR] [--debuginfod] [--debuginfod-urls URLS]\n"
 	  "                    [--format text|json] [--capture ID] FILE|DB",

@@ -105,11 +105,11 @@ static int compute(struct fig_ctx *c, const struct an_figure *fig, struct fig_fa
 
 static const struct an_figure share = {
 	"cpu.share(*)", "cpuprof", FIG_PCT, true, false, FIG_TEST_PROPORTION,
-	"self share of function F: the profile samples with F innermost, of all", compute,
+	"self share of F: samples with F innermost", compute,
 };
 static const struct an_figure total_share = {
 	"cpu.total_share(*)", "cpuprof", FIG_PCT, true, false, FIG_TEST_PROPORTION,
-	"total share of function F: the samples with F anywhere in the stack", compute,
+	"total share of F: samples with F in the stack", compute,
 };
 static const struct an_figure sample_hz = {
 	"cpu.sample_hz", "cpuprof", FIG_HZ, false, true, FIG_TEST_NONE,

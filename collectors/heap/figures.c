@@ -114,7 +114,7 @@ cleanup:
 
 static const struct an_figure live_bytes = {
 	"heap.live_bytes", "heap", FIG_BYTES, true, false, FIG_TEST_NONE,
-	"bytes allocated and not freed at the window's last snapshots", total,
+	"bytes allocated and not freed at the window's end", total,
 };
 static const struct an_figure alloc_bytes = {
 	"heap.alloc_bytes", "heap", FIG_BYTES, true, false, FIG_TEST_NONE,
@@ -126,11 +126,11 @@ static const struct an_figure alloc_rate = {
 };
 static const struct an_figure sample_bytes = {
 	"heap.sample_bytes", "heap", FIG_BYTES, false, true, FIG_TEST_NONE,
-	"the heap's sampling period (0: every allocation)", total,
+	"the heap's sampling period (0: exact)", total,
 };
 static const struct an_figure site_live = {
 	"heap.site(*).live_bytes", "heap", FIG_BYTES, true, false, FIG_TEST_NONE,
-	"live bytes allocated by function F (the first frame outside the allocator)", per_site,
+	"live bytes of allocating function F at the end", per_site,
 };
 static const struct an_figure site_bytes = {
 	"heap.site(*).alloc_bytes", "heap", FIG_BYTES, true, false, FIG_TEST_NONE,

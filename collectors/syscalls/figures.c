@@ -78,11 +78,11 @@ static const struct an_figure rate = {
 };
 static const struct an_figure p50 = {
 	"syscalls.p50(*)", "syscalls", FIG_NS, true, false, FIG_TEST_BUCKET,
-	"median latency of syscall NAME (the log2 histogram bucket's estimate)", compute,
+	"median latency of syscall NAME (log2 bucket)", compute,
 };
 static const struct an_figure p99 = {
 	"syscalls.p99(*)", "syscalls", FIG_NS, true, false, FIG_TEST_BUCKET,
-	"99th percentile latency of syscall NAME (the log2 histogram bucket's estimate)", compute,
+	"99th percentile latency of syscall NAME (ditto)", compute,
 };
 
 const struct an_figure *const syscalls_figures[] = { &rate, &p50, &p99, NULL };
