@@ -82,6 +82,9 @@ struct an_figure {
 	 * shared by a part's figures go through fig_ctx__get/put. 0 or -errno (-ENOMEM, -EIO;
 	 * a message for the user, when any, printed on stderr). */
 	int (*compute)(struct fig_ctx *c, const struct an_figure *f, struct fig_family *fam);
+	/* the count (fig_value.count: samples) each side needs for diff to compare it; fewer
+	 * is "too few samples" (a growth from a few samples is noise); 0: no minimum */
+	unsigned min_count;
 };
 
 /* The capture and window a computation is for, and what its figures loaded. */
@@ -183,7 +186,6 @@ int fig_poisson_rates(uint64_t c1, double t1, uint64_t c2, double t2, double *z)
  * histogram holds too few values for a bound on a side (the rank falls outside 1..n). */
 int fig_hist_percentile_ci(const uint64_t *h, size_t n, unsigned pct, double z, int *lo, int *hi);
 
-#endif
 
 /* ------------------------------------------------------------------ identities */
 
@@ -212,3 +214,5 @@ int fig_family__set_hist(struct fig_family *fam, const uint64_t *h, unsigned pct
 
 /* Add V and COUNT to instance ARG of FAM, created when new. 0 or -ENOMEM. */
 int fig_family__accumulate(struct fig_family *fam, const char *arg, double v, uint64_t count);
+
+#endif

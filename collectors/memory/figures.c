@@ -36,6 +36,10 @@ static int compute(struct fig_ctx *c, const struct an_figure *f, struct fig_fami
 	return fig_family__add(fam, NULL, (double)s.growth, s.samples);
 }
 
+/* A growth from fewer samples is not compared by diff: over a short run (a few intervals)
+ * where the samples fall against the target's phases moves it by more than 10%. */
+#define GROWTH_MIN_SAMPLES 10
+
 #define MEM_FIGS(col, what)                                                                        \
 	static const struct an_figure col##_peak = {                                               \
 		"mem." #col "_peak", "memory", FIG_BYTES, true, false, FIG_TEST_NONE,              \
@@ -48,6 +52,7 @@ static int compute(struct fig_ctx *c, const struct an_figure *f, struct fig_fami
 	static const struct an_figure col##_growth = {                                             \
 		"mem." #col "_growth", "memory", FIG_BYTES_PER_MIN, true, false, FIG_TEST_NONE,    \
 		what " growth per minute, first to last sample", compute,                          \
+		.min_count = GROWTH_MIN_SAMPLES,                                                   \
 	};
 
 MEM_FIGS(rss, "RSS")
