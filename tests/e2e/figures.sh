@@ -26,7 +26,7 @@ assert h["status"] == "not measured" and h["value"] is None, h
 assert h["note"].startswith("heap disabled"), h
 assert "heap.site(*).live_bytes" in f and f["heap.site(*).live_bytes"]["value"] is None
 sw = f["cpu.share(steady_work)"]
-assert sw["sampled"] and sw["of"] > 100 and 0 < sw["count"] <= sw["of"], sw
+assert sw["sampled"] and sw["of"] > 30 and 0 < sw["count"] <= sw["of"], sw
 assert abs(sw["value"] - 100.0 * sw["count"] / sw["of"]) < 1e-9, sw
 for k in ("mem.pss_peak", "mem.rss_last"):
     assert f[k]["status"] == "measured" and f[k]["value"] > 0, f[k]
@@ -37,8 +37,8 @@ echo "$txt" | has -E '^heap\.live_bytes +not measured .*heap disabled' ||
 	fail "text: heap.live_bytes not said not measured: $(echo "$txt" | grep heap.live)"
 echo "$txt" | grep -E '^heap\.' | has -E ' 0 B ' && fail "text: a heap figure printed as 0"
 csv=$("$ANA" figures --format csv "$TMP/run.ptop") || fail "figures --format csv failed"
-echo "$csv" | head -1 | has -x 'figure,value,unit,count,of,up_is_worse,sampled,status,note' ||
-	fail "CSV header: $(echo "$csv" | head -1)"
+[ "${csv%%$'\n'*}" = 'figure,value,unit,count,of,up_is_worse,sampled,status,note' ] ||
+	fail "CSV header: ${csv%%$'\n'*}"
 echo "$csv" | has -E '^heap\.live_bytes,,bytes,,,true,false,not measured,' ||
 	fail "CSV: heap.live_bytes: $(echo "$csv" | grep heap.live)"
 
