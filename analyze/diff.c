@@ -212,7 +212,7 @@ static bool past_min_delta(const struct diff_row *r, const struct min_delta *md)
 {
 	bool bytes = r->fig->unit == FIG_BYTES || r->fig->unit == FIG_BYTES_PER_MIN;
 
-	if (r->delta == 0)
+	if (r->delta == 0 || fabs(r->delta) < r->fig->resolution)
 		return false;
 	if (md->has_rel && !(fabs(r->rel_pct) >= md->rel_pct))
 		return false;
@@ -315,6 +315,11 @@ static void not_comparable(struct diff_row *r, const struct fig_family *fb,
 	char a[320] = "", b[320] = "";
 
 	r->status = DIFF_NOT_COMPARABLE;
+	if (!fb->measured && !fn->measured && !strcmp(fb->reason, fn->reason)) {
+		snprintf(r->reason, sizeof(r->reason), "not measured on either side: %s",
+			 fb->reason);
+		return;
+	}
 	if (!fb->measured)
 		on_side(a, sizeof(a), fb->reason, "BASE");
 	if (!fn->measured)

@@ -398,11 +398,24 @@ static int render_text(const struct render *rd, FILE *out)
 	n = pick(rd->d, DIFF_NOT_COMPARABLE, &ix);
 	if (!ix)
 		return -ENOMEM;
-	if (n) {
+	if (n)
 		fprintf(out, "\nnot comparable:\n");
-		for (size_t k = 0; k < n; k++)
-			fprintf(out, "  %s: not comparable (%s)\n", rd->d->row[ix[k]].name,
-				rd->d->row[ix[k]].reason);
+	for (size_t k = 0, same; k < n; k += same) {
+		const struct diff_row *r = &rd->d->row[ix[k]];
+
+		/* figures measured on neither side for one reason: on one line */
+		for (same = 1; k + same < n && !strncmp(r->reason, "not measured on either", 22) &&
+			       !strcmp(rd->d->row[ix[k + same]].reason, r->reason);
+		     same++)
+			;
+		if (same == 1) {
+			fprintf(out, "  %s: not comparable (%s)\n", r->name, r->reason);
+			continue;
+		}
+		fprintf(out, "  %s", r->name);
+		for (size_t i = 1; i < same; i++)
+			fprintf(out, ", %s", rd->d->row[ix[k + i]].name);
+		fprintf(out, ": %s\n", r->reason);
 	}
 	free(ix);
 	n = pick(rd->d, rd->all ? -1 : DIFF_CHANGED, &ix);

@@ -85,6 +85,9 @@ struct an_figure {
 	/* the count (fig_value.count: samples) each side needs for diff to compare it; fewer
 	 * is "too few samples" (a growth from a few samples is noise); 0: no minimum */
 	unsigned min_count;
+	/* the smallest change diff claims, in the figure's unit (memory read from /proc moves
+	 * by a few pages between identical runs); 0: any */
+	double resolution;
 };
 
 /* The capture and window a computation is for, and what its figures loaded. */

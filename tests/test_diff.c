@@ -293,6 +293,24 @@ static void test_09_judge(void **state)
 	diff_row__judge(&r, &fb, &fn, &o, z);
 	assert_int_equal(r.status, DIFF_UNCHANGED);
 	o.md.has_abs = false;
+	/* memory from /proc: a change under its resolution is not claimed, whatever its share */
+	fb = family("mem.rss_peak", true), fn = fb;
+	r = (struct diff_row){.fig = fb.fig, .in_base = true, .in_new = true};
+	r.base = 1 << 20, r.new = (1 << 20) + (200 << 10); /* +20% */
+	diff_row__judge(&r, &fb, &fn, &o, z);
+	assert_int_equal(r.status, DIFF_UNCHANGED);
+	r.new = (1 << 20) + (300 << 10);
+	diff_row__judge(&r, &fb, &fn, &o, z);
+	assert_int_equal(r.status, DIFF_CHANGED);
+	/* a growth from too few samples */
+	fb = family("mem.pss_growth", true), fn = fb;
+	r = (struct diff_row){.fig = fb.fig, .in_base = true, .in_new = true};
+	r.base = 1e6, r.new = 3e6, r.base_count = 4, r.new_count = 40;
+	diff_row__judge(&r, &fb, &fn, &o, z);
+	assert_int_equal(r.status, DIFF_TOO_FEW);
+	r.base_count = 40;
+	diff_row__judge(&r, &fb, &fn, &o, z);
+	assert_int_equal(r.status, DIFF_CHANGED);
 
 	/* a sampled share: the test decides */
 	fb = family("cpu.share(*)", true), fn = fb;
@@ -347,6 +365,16 @@ static void test_10_compare(void **state)
 	assert_int_equal(d.n, 1);
 	assert_int_equal(d.row[0].status, DIFF_NOT_COMPARABLE);
 	assert_string_equal(d.row[0].reason, "heap disabled on NEW: off by default");
+	diff__free(&d);
+	fig_capture__free(b);
+	fig_capture__free(n);
+	/* measured on neither side, for one reason: said once */
+	b = capture1("heap.live_bytes", false, "heap disabled: off by default");
+	n = capture1("heap.live_bytes", false, "heap disabled: off by default");
+	assert_int_equal(diff__compare(b, n, &o, &d), 0);
+	assert_int_equal(d.row[0].status, DIFF_NOT_COMPARABLE);
+	assert_string_equal(d.row[0].reason,
+			    "not measured on either side: heap disabled: off by default");
 	diff__free(&d);
 	fig_capture__free(b);
 	fig_capture__free(n);

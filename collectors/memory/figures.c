@@ -39,15 +39,21 @@ static int compute(struct fig_ctx *c, const struct an_figure *f, struct fig_fami
 /* A growth from fewer samples is not compared by diff: over a short run (a few intervals)
  * where the samples fall against the target's phases moves it by more than 10%. */
 #define GROWTH_MIN_SAMPLES 10
+/* Between identical runs the resident pages vary: a page touched or not, and for a file the
+ * kernel's fault-around mapping up to 64 KiB (fault_around_bytes) at a fault. A change of
+ * less than four such is not claimed. */
+#define PROC_RESOLUTION (256 << 10)
 
 #define MEM_FIGS(col, what)                                                                        \
 	static const struct an_figure col##_peak = {                                               \
 		"mem." #col "_peak", "memory", FIG_BYTES, true, false, FIG_TEST_NONE,              \
 		"the largest " what " of the window", compute,                                     \
+		.resolution = PROC_RESOLUTION,                                                     \
 	};                                                                                         \
 	static const struct an_figure col##_last = {                                               \
 		"mem." #col "_last", "memory", FIG_BYTES, true, false, FIG_TEST_NONE,              \
 		what " at the window's last sample", compute,                                      \
+		.resolution = PROC_RESOLUTION,                                                     \
 	};                                                                                         \
 	static const struct an_figure col##_growth = {                                             \
 		"mem." #col "_growth", "memory", FIG_BYTES_PER_MIN, true, false, FIG_TEST_NONE,    \
