@@ -135,6 +135,18 @@ assert len(f) == 1 and f[0].get("name") == "heap.live_bytes > +50%"
 assert "heap.live_bytes" in f[0].find("failure").get("message")
 PY
 
+# ---- one DB holding both, --capture twice: the same comparison
+"$ANA" load --db "$TMP/both.db" "$TMP/old1.ptop" "$TMP/new.ptop" >/dev/null || fail "load both"
+ids=$("$ANA" sql --format csv "$TMP/both.db" 'SELECT capture_id FROM capture ORDER BY cap' | tail -n +2)
+id1=$(echo "$ids" | sed -n 1p)
+id2=$(echo "$ids" | sed -n 2p)
+rc=0
+out=$("$ANA" diff --capture "$id1" --capture "$id2" --fail-on 'heap.live_bytes > +50%' \
+	"$TMP/both.db" 2>&1) || rc=$?
+[ "$rc" = 1 ] || fail "diff --capture twice in one DB: exit $rc, not 1:
+$out"
+echo "$out" | has -E '^syscalls\.rate\(getppid\) .* worse' || fail "diff of one DB: $out"
+
 # ---- the unchanged fixture: 20 ordered pairs, nothing significant, no gate fires
 pairs=0
 for i in 1 2 3 4 5; do
