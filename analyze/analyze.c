@@ -171,7 +171,8 @@ const struct analyze_cmd analyze_cmds[] = {
 	  "diff [--format text|json|markdown|junit] [--window START..END]\n"
 	  "                    [--base-window START..END] [--new-window START..END]\n"
 	  "                    [--min-delta 10%|SIZE] [--confidence PCT] [--top N] [--all]\n"
-	  "                    [--fail-on EXPR]... [--allow-missing] [--capture ID]... BASE NEW",
+	  "                    [--fail-on EXPR]... [--allow-missing] [--per NAME]\n"
+	  "                    [--capture ID]... BASE NEW",
 	  "Compare the figures of two captures (see figures): the recordings' differences\n"
 	  "first (recorder, kernel, CPUs, intervals, sampling rates), then each figure not\n"
 	  "measured on a side as \"not comparable\" with the reason, then the changes: rates\n"
@@ -197,6 +198,8 @@ const struct analyze_cmd analyze_cmds[] = {
 	  "                           heap.site(*).live_bytes > +1M; unsigned: NEW's value\n"
 	  "                           (mem.pss_peak > 1G). man ptop-analyze(1): the grammar\n"
 	  "  --allow-missing          a gate on a figure not comparable passes (said so)\n"
+	  "  --per NAME               rates per call of mark NAME (ptop-record --mark\n"
+	  "                           NAME=FUNC) instead of per second; both sides need it\n"
 	  "  --capture ID             BASE's capture, then NEW's (repeatable), in DBs\n"
 	  "                           holding several; twice with one DB: both from it\n" },
 	{ "symbolize", cmd_symbolize,

@@ -206,6 +206,44 @@ bool gate__holds(const struct gate *g, double x)
 	return false;
 }
 
+/* ------------------------------------------------------------------ units of work */
+
+int fig_capture__per(struct fig_capture *c, const char *name, char *err, size_t errlen)
+{
+	const struct fig_family *marks = fig_capture__find(c, "mark.count(*)");
+	const struct fig_value *m = marks ? fig_family__find(marks, name) : NULL;
+	double calls;
+
+	if (!marks || !marks->measured) {
+		snprintf(err, errlen, "no marks were counted (%s)",
+			 marks ? marks->reason : "no mark collector");
+		return -ENOENT;
+	}
+	if (!m) {
+		snprintf(err, errlen,
+			 "no mark '%s' was counted (record it with ptop-record --mark %s=FUNC)",
+			 name, name);
+		return -ENOENT;
+	}
+	if (!m->count) {
+		snprintf(err, errlen, "mark '%s' counted no call in the window", name);
+		return -EDOM;
+	}
+	calls = (double)m->count;
+	for (size_t k = 0; k < c->n; k++) {
+		struct fig_family *fam = &c->fam[k];
+		double seconds = fam->exposure_s > 0 ? fam->exposure_s : c->span_s;
+
+		if (fam->fig->unit != FIG_RATE || !fam->measured)
+			continue;
+		for (size_t i = 0; i < fam->n; i++)
+			fam->val[i].v = fam->val[i].v * seconds / calls;
+		if (fam->exposure_s > 0)
+			fam->exposure_s = calls;
+	}
+	return 0;
+}
+
 /* ------------------------------------------------------------------ rows */
 
 static bool past_min_delta(const struct diff_row *r, const struct min_delta *md)

@@ -67,6 +67,15 @@ int gate__parse(const char *expr, struct gate *g, char *err, size_t errlen);
 /* Whether X OP THRESHOLD holds. */
 bool gate__holds(const struct gate *g, double x);
 
+/* ------------------------------------------------------------------ units of work */
+
+/* Make the rates of C (the figures in FIG_UNIT_RATE: per second) rates per call of mark
+ * NAME (mark.count(NAME), ptop-record --mark NAME=FUNC): each value times its seconds
+ * over the mark's calls, the exposure of a counted rate the calls. 0, or -ENOENT (C has
+ * no such mark: the mark collector did not run, or NAME was not given to it) or -EDOM
+ * (the mark counted no call), with the reason in ERR. */
+int fig_capture__per(struct fig_capture *c, const char *name, char *err, size_t errlen);
+
 /* ------------------------------------------------------------------ rows */
 
 enum diff_status {

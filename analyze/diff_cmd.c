@@ -41,6 +41,23 @@ struct gate_result {
 
 /* ------------------------------------------------------------------ values as shown */
 
+/* --per NAME: the rates are per call of mark NAME, not per second (one diff a run). */
+static const char *rate_per;
+
+/* V in unit U, a rate per --per's unit when given. */
+static char *show_unit(enum fig_unit u, double v, char *buf, size_t len)
+{
+	if (u != FIG_RATE || !rate_per)
+		return fig_unit__format(u, v, buf, len);
+	if (!isfinite(v))
+		snprintf(buf, len, "-");
+	else if (fabs(v) >= 100)
+		snprintf(buf, len, "%.0f/%s", v, rate_per);
+	else
+		snprintf(buf, len, "%.3g/%s", v, rate_per);
+	return buf;
+}
+
 static char *show_value(const struct diff_row *r, bool new, char *buf, size_t len)
 {
 	bool present = new ? r->in_new : r->in_base;
@@ -51,7 +68,7 @@ static char *show_value(const struct diff_row *r, bool new, char *buf, size_t le
 		return snprintf(buf, len, "not reported"), buf;
 	if (!present)
 		return snprintf(buf, len, r->fig->test == FIG_TEST_NONE ? "none" : "0"), buf;
-	return fig_unit__format(r->fig->unit, new ? r->new : r->base, buf, len);
+	return show_unit(r->fig->unit, new ? r->new : r->base, buf, len);
 }
 
 static char *show_change(const struct diff_row *r, char *buf, size_t len)
@@ -67,7 +84,7 @@ static char *show_change(const struct diff_row *r, char *buf, size_t len)
 			 r->fig->unit == FIG_BYTES_PER_MIN ? "/min" : "");
 	else
 		snprintf(buf, len, "%s%s", r->delta >= 0 ? "+" : "",
-			 fig_unit__format(r->fig->unit, r->delta, t, sizeof(t)));
+			 show_unit(r->fig->unit, r->delta, t, sizeof(t)));
 	return buf;
 }
 
@@ -386,6 +403,8 @@ static int render_text(const struct render *rd, FILE *out)
 	describe_side(rd->b, b1, sizeof(b1));
 	describe_side(rd->n, b2, sizeof(b2));
 	fprintf(out, "diff: BASE %s\n      NEW  %s\n", b1, b2);
+	if (rate_per)
+		fprintf(out, "rates per call of mark %s (--per), not per second\n", rate_per);
 	if (nh) {
 		fprintf(out, "\nthe recordings differ (a figure's meaning may change with them):\n");
 		for (size_t k = 0; k < nh; k++)
@@ -543,6 +562,7 @@ static int render_json(const struct render *rd, FILE *out)
 	json_side(&j, "new", rd->n);
 	json__kv_real(&j, "confidence", rd->o->confidence);
 	json__kv_string(&j, "min_delta", rd->min_delta);
+	json__kv_string(&j, "per", rate_per);
 	json__key(&j, "header_differences");
 	json__begin_array(&j);
 	for (size_t k = 0; k < nh; k++) {
@@ -827,6 +847,7 @@ int cmd_diff(int argc, char **argv)
 	    {"all", no_argument, NULL, 'a'},
 	    {"fail-on", required_argument, NULL, 'F'},
 	    {"allow-missing", no_argument, NULL, 'A'},
+	    {"per", required_argument, NULL, 'P'},
 	    {"help", no_argument, NULL, 'h'},
 	    {0},
 	};
@@ -840,6 +861,7 @@ int cmd_diff(int argc, char **argv)
 	size_t n_gates = 0, n_captures = 0, top = TOP_DEFAULT;
 	char err[512], md_text[64] = "";
 	bool allow_missing = false, all = false;
+	const char *per = NULL;
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *out;
@@ -921,6 +943,9 @@ int cmd_diff(int argc, char **argv)
 		case 'A':
 			allow_missing = true;
 			break;
+		case 'P':
+			per = optarg;
+			break;
 		case 'h':
 			analyze_cmd_help("diff", stdout);
 			return ANALYZE_EXIT_OK;
@@ -952,6 +977,18 @@ int cmd_diff(int argc, char **argv)
 	rc = rc ?: open_side(&n);
 	if (rc)
 		goto cleanup;
+	/* --per NAME: on both sides, or it is an error (never a silent per-second) */
+	rate_per = per;
+	for (int side = 0; per && side < 2; side++) {
+		struct side *x = side ? &n : &b;
+
+		if (fig_capture__per(x->fc, per, err, sizeof(err))) {
+			fprintf(stderr, "ptop-analyze diff: --per %s: %s (%s): %s\n", per, x->path,
+				x->label, err);
+			rc = ANALYZE_EXIT_USAGE;
+			goto cleanup;
+		}
+	}
 	rc = diff__compare(b.fc, n.fc, &o, &d);
 	if (rc) {
 		fprintf(stderr, "ptop-analyze diff: %s\n", strerror(-rc));
