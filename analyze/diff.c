@@ -210,13 +210,18 @@ bool gate__holds(const struct gate *g, double x)
 
 int fig_capture__per(struct fig_capture *c, const char *name, char *err, size_t errlen)
 {
-	const struct fig_family *marks = fig_capture__find(c, "mark.count(*)");
-	const struct fig_value *m = marks ? fig_family__find(marks, name) : NULL;
+	const struct fig_family *marks = NULL;
+	const struct fig_value *m;
 	double calls;
+
+	for (size_t k = 0; k < c->n && !marks; k++) /* the figure counting units of work */
+		if (c->fam[k].fig->work_unit)
+			marks = &c->fam[k];
+	m = marks ? fig_family__find(marks, name) : NULL;
 
 	if (!marks || !marks->measured) {
 		snprintf(err, errlen, "no marks were counted (%s)",
-			 marks ? marks->reason : "no mark collector");
+			 marks ? marks->reason : "no figure counts units of work");
 		return -ENOENT;
 	}
 	if (!m) {

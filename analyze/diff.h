@@ -69,8 +69,9 @@ bool gate__holds(const struct gate *g, double x);
 
 /* ------------------------------------------------------------------ units of work */
 
-/* Make the rates of C (the figures in FIG_UNIT_RATE: per second) rates per call of mark
- * NAME (mark.count(NAME), ptop-record --mark NAME=FUNC): each value times its seconds
+/* Make the rates of C (the figures in FIG_RATE: per second) rates per call of mark NAME
+ * (instance NAME of the figure whose work_unit is set: mark.count(NAME), ptop-record --mark
+ * NAME=FUNC): each value times its seconds
  * over the mark's calls, the exposure of a counted rate the calls. 0, or -ENOENT (C has
  * no such mark: the mark collector did not run, or NAME was not given to it) or -EDOM
  * (the mark counted no call), with the reason in ERR. */

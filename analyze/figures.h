@@ -88,6 +88,9 @@ struct an_figure {
 	/* the smallest change diff claims, in the figure's unit (memory read from /proc moves
 	 * by a few pages between identical runs); 0: any */
 	double resolution;
+	/* its instances count units of work (mark.count(NAME)): `diff --per NAME` divides the
+	 * rates by the count of instance NAME */
+	bool work_unit;
 };
 
 /* The capture and window a computation is for, and what its figures loaded. */

@@ -54,6 +54,7 @@ static int compute(struct fig_ctx *c, const struct an_figure *f, struct fig_fami
 static const struct an_figure count = {
 	"mark.count(*)", "mark", FIG_COUNT, false, false, FIG_TEST_NONE,
 	"calls of the function of mark NAME (a unit of work) over the window", compute,
+	.work_unit = true, /* diff --per NAME */
 };
 static const struct an_figure rate = {
 	"mark.rate(*)", "mark", FIG_RATE, false, false, FIG_TEST_POISSON,
