@@ -436,6 +436,22 @@ struct cg_proc {
 int cg_procs__load(sqlite3 *db, const struct capture_meta *m, const struct window *w,
 		   int64_t last_seq, struct cg_proc **out, size_t *n);
 
+/* An application of `report apps`: the processes of the cgroup's last sample grouped by their
+ * systemd app-*.scope unit, else their executable, else their comm. */
+struct cg_app {
+	char name[512];
+	const char *kind; /* "unit", "exe", "comm", "others" */
+	int64_t processes, covered;
+	int64_t rss, pss, uss, swap; /* sums over the covered processes; -1: none covered */
+	int64_t folded;		     /* others: apps folded in */
+};
+
+/* The applications of capture M's window W as `report apps` groups them (the cgroup probe's
+ * processes in the window's last sample, gone ones left out), unsorted; *AT_NS that sample's
+ * time (-1: none). *OUT malloc'd (caller frees). 0, -ENOMEM, -EIO. */
+int cg_apps__load(sqlite3 *db, const struct capture_meta *m, const struct window *w,
+		  struct cg_app **out, size_t *n, int64_t *at_ns);
+
 /* qsort order: PSS descending, not measured last, then pid. */
 int cg_proc__cmp_pss(const void *x, const void *y);
 

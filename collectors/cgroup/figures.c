@@ -1,7 +1,8 @@
 /* figures.c — the cgroup collector's figures (analyze/figures.h): the cgroup's memory usage
  * at its peak and at the window's end, its OOM kills, and its pressure (PSI avg10 at its
  * highest) per resource and kind, from cg_data__load and cg_oom__of (report.c), the figures
- * `report cgroup` prints. */
+ * `report cgroup` prints; the PSS and RSS of its applications, from cg_apps__load, as
+ * `report apps` groups them. */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -84,6 +85,57 @@ static int compute(struct fig_ctx *c, const struct an_figure *f, struct fig_fami
 			       samples);
 }
 
+/* The applications of the window's last sample (cg_apps__load, as report apps groups them):
+ * their PSS or RSS summed over the processes read. */
+static int apps(struct fig_ctx *c, const struct an_figure *f, struct fig_family *fam)
+{
+	bool pss = !strcmp(f->name, "cgroup.app(*).pss");
+	struct cg_app *a = NULL;
+	size_t n = 0, unread = 0;
+	int64_t at_ns;
+	int err = cg_apps__load(c->db, c->m, &c->w, &a, &n, &at_ns);
+
+	if (err)
+		return err;
+	if (at_ns < 0) {
+		free(a);
+		fig_family__not_measured(fam, "no cgroup sample in the window");
+		return 0;
+	}
+	for (size_t k = 0; k < n && !err; k++) {
+		int64_t v = pss ? a[k].pss : a[k].rss;
+		const char *slash;
+
+		if (v < 0) { /* none of its processes read (the smaps budget, denied) */
+			unread++;
+			continue;
+		}
+		/* an executable by its base name, so a build installed elsewhere matches
+		 * (executables of one base name in two folders summed) */
+		slash = !strcmp(a[k].kind, "exe") ? strrchr(a[k].name, '/') : NULL;
+		err = fig_family__accumulate(fam, slash ? slash + 1 : a[k].name, (double)v,
+					     (uint64_t)a[k].covered);
+	}
+	free(a);
+	if (unread) {
+		fam->complete = false;
+		snprintf(fam->note, sizeof(fam->note),
+			 "%zu application(s) of the last sample had no process read", unread);
+	}
+	return err;
+}
+
+static const struct an_figure app_pss = {
+	"cgroup.app(*).pss", "cgroup", FIG_BYTES, true, false, FIG_TEST_NONE,
+	"PSS of application NAME (report apps; an exe by base name), last sample", apps,
+	.resolution = 256 << 10, /* pages touched or not, fault-around: memory/figures.c */
+};
+static const struct an_figure app_rss = {
+	"cgroup.app(*).rss", "cgroup", FIG_BYTES, true, false, FIG_TEST_NONE,
+	"RSS of application NAME (report apps; an exe by base name), last sample", apps,
+	.resolution = 256 << 10,
+};
+
 static const struct an_figure usage_peak = {
 	"cgroup.usage_peak", "cgroup", FIG_BYTES, true, false, FIG_TEST_NONE,
 	"the cgroup's largest memory usage of the window's samples", compute,
@@ -102,4 +154,4 @@ static const struct an_figure pressure = {
 };
 
 const struct an_figure *const cgroup_figures[] = { &usage_peak, &usage_last, &oom_kills,
-						   &pressure, NULL };
+						   &pressure,	&app_pss,    &app_rss, NULL };
