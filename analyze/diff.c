@@ -412,7 +412,7 @@ static int compare_instance(struct diff *d, const struct fig_family *fb,
 }
 
 static int compare_family(struct diff *d, const struct fig_family *fb, const struct fig_family *fn,
-			  const struct diff_opts *o)
+			  const struct diff_opts *o, double bspan, double nspan)
 {
 	struct diff_row *r;
 	size_t k, instances;
@@ -424,6 +424,23 @@ static int compare_family(struct diff *d, const struct fig_family *fb, const str
 		if (!err)
 			not_comparable(r, fb, fn);
 		return err;
+	}
+	/* states at one moment each (a snapshot): compared only when taken about as far from
+	 * the end of each side's window, else a growing state would differ by the time alone */
+	if (!isnan(fb->before_end_s) && !isnan(fn->before_end_s)) {
+		double tol = 0.1 * (bspan > nspan ? bspan : nspan);
+
+		if (fabs(fb->before_end_s - fn->before_end_s) > tol) {
+			err = add_row(d, fb->fig, NULL, &r);
+			if (!err) {
+				r->status = DIFF_NOT_COMPARABLE;
+				snprintf(r->reason, sizeof(r->reason),
+					 "taken %.3f s before the end on BASE, %.3f s on NEW: not the "
+					 "same moment (more than 10%% of the capture apart)",
+					 fb->before_end_s, fn->before_end_s);
+			}
+			return err;
+		}
 	}
 	/* the confidence holds for the family: each of its K instances is tested at
 	 * 1 - (1 - confidence) / K (Bonferroni), so a profile of many functions does not
@@ -453,7 +470,7 @@ int diff__compare(const struct fig_capture *base, const struct fig_capture *new,
 		const struct fig_family *fn = fig_capture__find(new, base->fam[k].fig->name);
 
 		if (fn)
-			err = compare_family(d, &base->fam[k], fn, o);
+			err = compare_family(d, &base->fam[k], fn, o, base->span_s, new->span_s);
 	}
 	if (err)
 		diff__free(d);

@@ -309,10 +309,12 @@ int fig_capture__compute(sqlite3 *db, const char *capture_id, const struct windo
 		if (!probe__active(&p)) {
 			fig_family__not_measured(fam, "%s %s: %s", f->probe, p.state,
 						 p.reason[0] ? p.reason : "no reason recorded");
+			fam->before_end_s = NAN;
 			continue;
 		}
 		fam->measured = true;
 		fam->complete = true;
+		fam->before_end_s = NAN;
 		err = f->compute(&ctx, f, fam);
 	}
 cleanup:

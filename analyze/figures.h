@@ -59,6 +59,11 @@ struct fig_family {
 	 * zero (proven); false: the list was cut (note says where), absent is unknown */
 	bool complete;
 	char note[600];
+	/* a state at one moment (the last VMA snapshot): how long before the end of the
+	 * window's capture time it was taken, in seconds; diff compares two such only when
+	 * they are about as far from their ends (10% of the longer span). NAN (set by the
+	 * core): a figure of the whole window */
+	double before_end_s;
 	uint64_t of;	   /* PROPORTION: the samples the shares are of */
 	double exposure_s; /* POISSON: the seconds the counts cover */
 	struct fig_value *val;

@@ -345,6 +345,7 @@ static struct fig_capture *capture1(const char *name, bool measured, const char 
 	assert_non_null(c->fam);
 	c->n = 1;
 	c->fam[0] = family(name, measured);
+	c->fam[0].before_end_s = NAN; /* a figure of the whole window, as the core sets */
 	if (!measured)
 		snprintf(c->fam[0].reason, sizeof(c->fam[0].reason), "%s", reason);
 	return c;
@@ -375,6 +376,26 @@ static void test_10_compare(void **state)
 	assert_int_equal(d.row[0].status, DIFF_NOT_COMPARABLE);
 	assert_string_equal(d.row[0].reason,
 			    "not measured on either side: heap disabled: off by default");
+	diff__free(&d);
+	fig_capture__free(b);
+	fig_capture__free(n);
+
+	/* states at one moment: compared only when taken about as far from the end */
+	b = capture1("vma.group(*).rss", true, NULL);
+	n = capture1("vma.group(*).rss", true, NULL);
+	b->span_s = n->span_s = 1.0;
+	assert_int_equal(fig_family__add(&b->fam[0], "[heap]", 1 << 20, 0), 0);
+	assert_int_equal(fig_family__add(&n->fam[0], "[heap]", 3 << 20, 0), 0);
+	b->fam[0].before_end_s = 0.1;
+	n->fam[0].before_end_s = 0.5;
+	assert_int_equal(diff__compare(b, n, &o, &d), 0);
+	assert_int_equal(d.n, 1);
+	assert_int_equal(d.row[0].status, DIFF_NOT_COMPARABLE);
+	assert_non_null(strstr(d.row[0].reason, "not the same moment"));
+	diff__free(&d);
+	n->fam[0].before_end_s = 0.15;
+	assert_int_equal(diff__compare(b, n, &o, &d), 0);
+	assert_int_equal(d.row[0].status, DIFF_CHANGED);
 	diff__free(&d);
 	fig_capture__free(b);
 	fig_capture__free(n);
