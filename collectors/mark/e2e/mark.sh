@@ -3,7 +3,8 @@
 # work in the same time); diff says the per-second getppid rate doubled, and with
 # --per requests that the rate per request stayed (100 calls each); a mark missing on a side
 # is an error (exit 2), not a silent per-second; a bad --mark is a usage error, a function
-# that is not there fails the probe with the reason.
+# that is not there fails the probe with the reason; a sampling rate that differs is said at
+# the top of the diff.
 . "$(dirname "$0")/../../../tests/e2e/lib.sh"
 need_ebpf
 need_fixture regress
@@ -16,7 +17,7 @@ rec() { # OUT REQUESTS [OPTIONS...]
 }
 rec "$TMP/one.ptop" 1 --mark requests=handle_request
 rec "$TMP/two.ptop" 2 --mark requests=handle_request
-rec "$TMP/none.ptop" 1
+rec "$TMP/none.ptop" 1 --cpu-sample-hz 199
 
 "$ANA" info "$TMP/one.ptop" | has -E '^ *mark +active +ebpf' || fail "mark not active in info"
 for c in one two; do
@@ -47,6 +48,11 @@ assert abs(g["base"] - 100) < 1e-9 and abs(g["new"] - 100) < 1e-9, g
 PY
 "$ANA" diff --per requests "$TMP/one.ptop" "$TMP/two.ptop" |
 	has -E '^rates per call of mark requests \(--per\)' || fail "text: --per not said"
+
+# the recordings' settings differ: said at the top
+"$ANA" diff "$TMP/one.ptop" "$TMP/none.ptop" >"$TMP/h.txt" || fail "diff one none: exit $?"
+has -E '^  cpu\.sample_hz: 99 Hz on BASE, 199 Hz on NEW$' <"$TMP/h.txt" ||
+	fail "the sampling rates' difference is not said: $(cat "$TMP/h.txt")"
 
 # a mark on one side only, or of another name: an error
 rc=0
