@@ -8,6 +8,7 @@
 #    a heap gate fails (exit 1) saying so; --allow-missing passes and says so;
 #  - the fixture rebuilt (another build-id, the same source) reports no heap site or
 #    function new or gone;
+#  - --window on both sides leaves the warm-up out; one DB holding both, --capture twice;
 #  - JSON has its documented shape, markdown's table is a valid table, JUnit XML parses with
 #    a test case per gate; usage errors exit 2.
 . "$(dirname "$0")/lib.sh"
@@ -133,6 +134,21 @@ for c in cases:
 f = [c for c in cases if c.find("failure") is not None]
 assert len(f) == 1 and f[0].get("name") == "heap.live_bytes > +50%"
 assert "heap.live_bytes" in f[0].find("failure").get("message")
+PY
+
+# ---- a window on each side: the steady state after 250 ms, said in the JSON
+"$ANA" diff --window 250ms.. --format json "$TMP/old1.ptop" "$TMP/new.ptop" >"$TMP/w.json" ||
+	fail "diff --window: exit $?"
+python3 - "$TMP/w.json" <<'PY' || fail "diff --window"
+import json, sys
+d = json.load(open(sys.argv[1]))
+for s in ("base", "new"):
+    assert d[s]["window"] == {"start_s": 0.25, "end_s": None}, d[s]["window"]
+    assert 0.5 < d[s]["span_s"] < 0.9, d[s]["span_s"]
+f = {r["figure"]: r for r in d["figures"]}
+g = f["syscalls.rate(getppid)"]
+assert g["status"] == "changed" and 150 < g["relative_pct"] < 250, g
+assert g["base_count"] < 10000, g  # the first 250 ms left out
 PY
 
 # ---- one DB holding both, --capture twice: the same comparison
