@@ -415,7 +415,8 @@ static int compare_family(struct diff *d, const struct fig_family *fb, const str
 			  const struct diff_opts *o, double bspan, double nspan)
 {
 	struct diff_row *r;
-	size_t k, instances;
+	size_t k, instances, first;
+	char moment[200] = "";
 	double zcrit;
 	int err = 0;
 
@@ -427,21 +428,12 @@ static int compare_family(struct diff *d, const struct fig_family *fb, const str
 	}
 	/* states at one moment each (a snapshot): compared only when taken about as far from
 	 * the end of each side's window, else a growing state would differ by the time alone */
-	if (!isnan(fb->before_end_s) && !isnan(fn->before_end_s)) {
-		double tol = 0.1 * (bspan > nspan ? bspan : nspan);
-
-		if (fabs(fb->before_end_s - fn->before_end_s) > tol) {
-			err = add_row(d, fb->fig, NULL, &r);
-			if (!err) {
-				r->status = DIFF_NOT_COMPARABLE;
-				snprintf(r->reason, sizeof(r->reason),
-					 "taken %.3f s before the end on BASE, %.3f s on NEW: not the "
-					 "same moment (more than 10%% of the capture apart)",
-					 fb->before_end_s, fn->before_end_s);
-			}
-			return err;
-		}
-	}
+	if (!isnan(fb->before_end_s) && !isnan(fn->before_end_s) &&
+	    fabs(fb->before_end_s - fn->before_end_s) > 0.1 * (bspan > nspan ? bspan : nspan))
+		snprintf(moment, sizeof(moment),
+			 "taken %.3f s before the end on BASE, %.3f s on NEW: not the same moment "
+			 "(more than 10%% of the capture apart)",
+			 fb->before_end_s, fn->before_end_s);
 	/* the confidence holds for the family: each of its K instances is tested at
 	 * 1 - (1 - confidence) / K (Bonferroni), so a profile of many functions does not
 	 * raise false alarms by its size */
@@ -450,6 +442,7 @@ static int compare_family(struct diff *d, const struct fig_family *fb, const str
 		if (!fig_family__find(fb, fn->val[k].arg))
 			instances++;
 	zcrit = fig_z_crit(1 - (1 - o->confidence) / (double)(instances ? instances : 1));
+	first = d->n;
 	for (k = 0; k < fb->n && !err; k++)
 		err = compare_instance(d, fb, fn, fb->val[k].arg, &fb->val[k],
 				       fig_family__find(fn, fb->val[k].arg), o, zcrit);
@@ -457,6 +450,12 @@ static int compare_family(struct diff *d, const struct fig_family *fb, const str
 		if (!fig_family__find(fb, fn->val[k].arg))
 			err = compare_instance(d, fb, fn, fn->val[k].arg, NULL, &fn->val[k], o,
 					       zcrit);
+	/* each instance keeps its values (a gate on NEW's value alone reads them), but is
+	 * no change */
+	for (k = first; moment[0] && k < d->n; k++) {
+		d->row[k].status = DIFF_NOT_COMPARABLE;
+		snprintf(d->row[k].reason, sizeof(d->row[k].reason), "%s", moment);
+	}
 	return err;
 }
 

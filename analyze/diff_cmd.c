@@ -62,7 +62,7 @@ static char *show_value(const struct diff_row *r, bool new, char *buf, size_t le
 {
 	bool present = new ? r->in_new : r->in_base;
 
-	if (r->status == DIFF_NOT_COMPARABLE)
+	if (r->status == DIFF_NOT_COMPARABLE && !present)
 		return snprintf(buf, len, "-"), buf;
 	if (!present && r->status == DIFF_NOT_REPORTED)
 		return snprintf(buf, len, "not reported"), buf;
@@ -195,7 +195,11 @@ static void gate_evaluate(struct gate_result *gr, const struct diff *d, const st
 		if (!gate_matches(g, r))
 			continue;
 		gr->matched++;
-		if (r->status == DIFF_NOT_COMPARABLE || r->status == DIFF_NOT_REPORTED) {
+		/* a level (NEW's value) needs only NEW's; a change needs both sides */
+		if (g->kind == GATE_LEVEL
+			    ? (r->status == DIFF_NOT_COMPARABLE || r->status == DIFF_NOT_REPORTED) &&
+				      !r->in_new
+			    : r->status == DIFF_NOT_COMPARABLE || r->status == DIFF_NOT_REPORTED) {
 			if (gr->n_missing < sizeof(gr->missing) / sizeof(gr->missing[0]))
 				gr->missing[gr->n_missing++] = k;
 			else
@@ -234,6 +238,12 @@ static void gate_evaluate(struct gate_result *gr, const struct diff *d, const st
 		const struct diff_row *r = &d->row[gr->fired[0]];
 
 		gr->status = GS_FAIL;
+		if (g->kind == GATE_LEVEL) {
+			say(gr, "%s: FAILED: %s is %s on NEW (%s on BASE)%s", g->expr, r->name,
+			    show_value(r, true, v2, sizeof(v2)), show_value(r, false, v1, sizeof(v1)),
+			    gr->n_fired > 1 ? " and more below" : "");
+			return;
+		}
 		say(gr, "%s: FAILED: %s %s -> %s (%s, %s)%s",
 			 g->expr, r->name, show_value(r, false, v1, sizeof(v1)),
 			 show_value(r, true, v2, sizeof(v2)), show_change(r, ch, sizeof(ch)),
@@ -422,19 +432,15 @@ static int render_text(const struct render *rd, FILE *out)
 	for (size_t k = 0, same; k < n; k += same) {
 		const struct diff_row *r = &rd->d->row[ix[k]];
 
-		/* figures measured on neither side for one reason: on one line */
-		for (same = 1; k + same < n && !strncmp(r->reason, "not measured on either", 22) &&
-			       !strcmp(rd->d->row[ix[k + same]].reason, r->reason);
-		     same++)
+		/* rows not comparable for one reason (a probe on neither side, snapshots of
+		 * other moments): on one line */
+		for (same = 1;
+		     k + same < n && !strcmp(rd->d->row[ix[k + same]].reason, r->reason); same++)
 			;
-		if (same == 1) {
-			fprintf(out, "  %s: not comparable (%s)\n", r->name, r->reason);
-			continue;
-		}
 		fprintf(out, "  %s", r->name);
 		for (size_t i = 1; i < same; i++)
 			fprintf(out, ", %s", rd->d->row[ix[k + i]].name);
-		fprintf(out, ": %s\n", r->reason);
+		fprintf(out, ": not comparable (%s)\n", r->reason);
 	}
 	free(ix);
 	n = pick(rd->d, rd->all ? -1 : DIFF_CHANGED, &ix);
@@ -588,9 +594,9 @@ static int render_json(const struct render *rd, FILE *out)
 		json__kv_bool(&j, "up_is_worse", r->fig->up_is_worse);
 		json__kv_string(&j, "status", status_key(r->status));
 		json__kv_string(&j, "verdict", verdict(r));
-		json_num_or_null(&j, "base", cmp && (r->in_base || r->status != DIFF_NOT_REPORTED),
+		json_num_or_null(&j, "base", r->in_base || (cmp && r->status != DIFF_NOT_REPORTED),
 				 r->base);
-		json_num_or_null(&j, "new", cmp && (r->in_new || r->status != DIFF_NOT_REPORTED),
+		json_num_or_null(&j, "new", r->in_new || (cmp && r->status != DIFF_NOT_REPORTED),
 				 r->new);
 		json_num_or_null(&j, "delta", cmp && r->status != DIFF_NOT_REPORTED, r->delta);
 		json_num_or_null(&j, "relative_pct", cmp && r->status != DIFF_NOT_REPORTED,

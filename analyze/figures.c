@@ -46,6 +46,15 @@ static void fig_ctx__release(struct fig_ctx *c)
 	c->n_cache = 0;
 }
 
+double fig_ctx__before_end_s(const struct fig_ctx *c, int64_t t_ns)
+{
+	int64_t lo, hi, end;
+
+	window__bounds(&c->w, c->m, &lo, &hi);
+	end = c->m->last_event_ns >= 0 && hi > c->m->last_event_ns ? c->m->last_event_ns : hi;
+	return end > t_ns ? (double)(end - t_ns) / 1e9 : 0;
+}
+
 /* ------------------------------------------------------------------ families */
 
 int fig_family__add(struct fig_family *fam, const char *arg, double v, uint64_t count)

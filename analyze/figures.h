@@ -118,6 +118,11 @@ struct fig_ctx {
 void *fig_ctx__get(struct fig_ctx *c, const char *key);
 int fig_ctx__put(struct fig_ctx *c, const char *key, void *data, void (*free)(void *));
 
+/* How long before the end of C's window (its events' times clipped to it) the absolute
+ * monotonic time T_NS is, in seconds (0 when at or after it): fig_family.before_end_s of a
+ * state taken at T_NS. */
+double fig_ctx__before_end_s(const struct fig_ctx *c, int64_t t_ns);
+
 /* Add an instance to FAM: ARG (copied; NULL for a plain figure), value V, COUNT. 0 or
  * -ENOMEM. */
 int fig_family__add(struct fig_family *fam, const char *arg, double v, uint64_t count);

@@ -501,6 +501,7 @@ void cg_cov__of(const struct cg_data *d, struct cg_cov *c);
 struct mem_summary {
 	uint64_t samples; /* samples that measured it; 0: the rest is unset */
 	int64_t first, min, max, last;
+	int64_t t_max, t_last; /* the times of the (first) max and of the last (absolute ns) */
 	bool has_growth;
 	int64_t growth; /* bytes per minute */
 };

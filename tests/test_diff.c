@@ -392,6 +392,7 @@ static void test_10_compare(void **state)
 	assert_int_equal(d.n, 1);
 	assert_int_equal(d.row[0].status, DIFF_NOT_COMPARABLE);
 	assert_non_null(strstr(d.row[0].reason, "not the same moment"));
+	assert_true(d.row[0].in_new && d.row[0].new == 3 << 20); /* NEW's value kept */
 	diff__free(&d);
 	n->fam[0].before_end_s = 0.15;
 	assert_int_equal(diff__compare(b, n, &o, &d), 0);

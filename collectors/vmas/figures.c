@@ -31,15 +31,7 @@ static int compute(struct fig_ctx *c, const struct an_figure *f, struct fig_fami
 		return 0;
 	}
 	err = vma_groups__load(c->db, c->m->cap, s[ns - 1].id, &g, &ng);
-	{ /* a state at one moment: how far before the end of the window's capture time */
-		int64_t lo, hi, end;
-
-		window__bounds(&c->w, c->m, &lo, &hi);
-		end = c->m->last_event_ns >= 0 && hi > c->m->last_event_ns ? c->m->last_event_ns
-									   : hi;
-		fam->before_end_s = end > s[ns - 1].time_ns ? (double)(end - s[ns - 1].time_ns) / 1e9
-							    : 0;
-	}
+	fam->before_end_s = fig_ctx__before_end_s(c, s[ns - 1].time_ns); /* a state at one moment */
 	/* a snapshot lists every mapping: a group not in it has none. A file's group is
 	 * named by its base name, so a build installed elsewhere matches (files of one base
 	 * name in two folders are summed) */

@@ -61,7 +61,7 @@ assert f["syscalls.rate(getppid)"]["new_count"] == 30000
 changed("cpu.share(parse_json)", None, None)          # a new hot function
 r = f["cpu.share(parse_json)"]
 assert r["verdict"] == "new" and r["base"] == 0 and not r["in_base"], r
-assert r["new_count"] > 50 and r["new_of"] >= r["new_count"] and r["z"] > 3, r
+assert r["new_count"] > 20 and r["new_of"] >= r["new_count"] and r["z"] > 3, r
 PY
 txt=$("$ANA" diff "$TMP/old1.ptop" "$TMP/new.ptop") || fail "diff: exit $?"
 for pat in '^heap\.live_bytes .* worse' '^syscalls\.rate\(getppid\) .* worse' \
@@ -189,7 +189,7 @@ rc=0
 out=$("$ANA" diff --fail-on 'heap.live_bytes > +10%' "$TMP/old1.ptop" "$TMP/noheap.ptop" 2>&1) || rc=$?
 [ "$rc" = 1 ] || fail "a heap gate on a NEW without the heap: exit $rc, not 1:
 $out"
-echo "$out" | has -E '^  heap\.live_bytes: not comparable \(heap disabled on NEW: off by default' ||
+echo "$out" | has -E '^  heap\.live_bytes[,:].* not comparable \(heap disabled on NEW: off by default' ||
 	fail "no 'not comparable (heap disabled on NEW...)':
 $out"
 echo "$out" | has -E '^  FAIL heap\.live_bytes > \+10%: FAILED, not comparable: .*heap disabled on NEW' ||
