@@ -216,18 +216,26 @@ const struct analyze_cmd analyze_cmds[] = {
 	  "  --debuginfod-urls URLS   these servers instead (implies --debuginfod)\n"
 	  "  --format text|json       output format (default text)\n" },
 	{ "export", cmd_export,
-	  "export --format folded|pprof [-o OUT] [--window START..END] [--pid PID]\n"
+	  "export --format folded|pprof [--profile cpu|heap] [--by live|allocated] [-o OUT]\n"
+	  "                    [--window START..END] [--pid PID]\n"
 	  "                    [--symbol-cache DIR] [--debuginfod] [--debuginfod-urls URLS]\n"
 	  "                    [--capture ID] FILE",
-	  "Write the CPU profile for other tools:\n"
+	  "Write the CPU profile (or the heap's) for other tools:\n"
 	  "  folded   one line per stack, 'outer;...;inner COUNT' (flamegraph.pl, speedscope);\n"
 	  "           a --cgroup capture's lines start with the process, 'COMM-PID;outer;...'\n"
 	  "  pprof    gzipped profile.proto (go tool pprof, Pyroscope-style tools); the\n"
-	  "           samples of a --cgroup capture carry a 'pid' label\n"
+	  "           samples of a --cgroup capture carry a 'pid' label; mappings with their\n"
+	  "           range, offset, file and build-id, the program's first; unnamed frames\n"
+	  "           left as addresses (go tool pprof BINARY PROFILE names them)\n"
+	  "  --profile cpu|heap       the CPU profile (default), or the heap: pprof with Go's\n"
+	  "                           alloc_objects, alloc_space, inuse_objects, inuse_space;\n"
+	  "                           folded in bytes\n"
+	  "  --by live|allocated      heap, folded: live bytes at the last snapshot (default)\n"
+	  "                           or bytes allocated in the window\n"
 	  "  -o, --output OUT         where to write (default stdout; pprof needs -o or a\n"
 	  "                           redirected stdout)\n"
 	  "  --window START..END      as for report\n"
-	  "  --pid PID                the stacks of this process only\n"
+	  "  --pid PID                the stacks of this process only (CPU profile)\n"
 	  "  --symbol-cache DIR, --debuginfod, --debuginfod-urls URLS   as for symbolize\n" },
 	{ "replay", cmd_replay,
 	  "replay [--dump] [--at TIME] [--tab NAME] [--size WxH] [--play] [--capture ID] FILE",

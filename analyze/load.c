@@ -55,29 +55,22 @@ static const char *const stmt_sql[ST_N] = {
 		       "loaded_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, "
 		       "?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, 0, 'reading', ?24, ?25, "
 		       "?26, ?27)",
-	[ST_TARGET] = "INSERT INTO target (cap, mode, pid, comm, exe, exe_build_id, "
-		      "cmdline, cgroup_path, cgroup_id, container_id, exe_build_id_kind) "
-		      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
-	[ST_PROBE] = "INSERT OR IGNORE INTO probe (cap, seq, name, state, source, reason, "
-		     "detail) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+	/* the INSERTs name their columns; load__insert_sql adds the parameters */
+	[ST_TARGET] = "INSERT INTO target (cap, mode, pid, comm, exe, exe_build_id, cmdline, "
+		      "cgroup_path, cgroup_id, container_id, exe_build_id_kind)",
+	[ST_PROBE] = "INSERT OR IGNORE INTO probe (cap, seq, name, state, source, reason, detail)",
 	[ST_PROBE_CHANGE] = "INSERT INTO probe_change (cap, seq, time_ns, name, state, source, "
-			    "reason, detail, cause) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
-	[ST_RECORD_COUNT] = "INSERT INTO record_count (cap, kind, count) VALUES (?1, ?2, ?3)",
-	[ST_STACK] = "INSERT OR IGNORE INTO stack (cap, stack_id, kernel, depth, ips) "
-		     "VALUES (?1, ?2, ?3, ?4, ?5)",
+			    "reason, detail, cause)",
+	[ST_RECORD_COUNT] = "INSERT INTO record_count (cap, kind, count)",
+	[ST_STACK] = "INSERT OR IGNORE INTO stack (cap, stack_id, kernel, depth, ips)",
 	[ST_MAPPING] = "INSERT INTO mapping (cap, time_ns, pid, start, end, offset, path, "
 		       "build_id, perms, inode, dev, build_id_error, event, build_id_kind, "
-		       "elf_vaddr) "
-		       "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
-	[ST_PERF_MAP] = "INSERT INTO perf_map (cap, pid, time_ns, path, content, chunks, "
-			"complete) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+		       "elf_vaddr)",
+	[ST_PERF_MAP] = "INSERT INTO perf_map (cap, pid, time_ns, path, content, chunks, complete)",
 	[ST_MODULE_SYMBOLS] = "INSERT INTO module_symbols (cap, build_id, path, debug, size, elf, "
-			      "chunks, complete, build_id_kind) "
-			      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
-	[ST_DROP] = "INSERT INTO drop_notice (cap, time_ns, collector, kind, lost, detail) "
-		    "VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-	[ST_DROP_TOTAL] = "INSERT INTO drop_total (cap, collector, kind, lost) "
-			  "VALUES (?1, ?2, ?3, ?4)",
+			      "chunks, complete, build_id_kind)",
+	[ST_DROP] = "INSERT INTO drop_notice (cap, time_ns, collector, kind, lost, detail)",
+	[ST_DROP_TOTAL] = "INSERT INTO drop_total (cap, collector, kind, lost)",
 	[ST_TRAILER] = "UPDATE capture SET end_reason = ?2, end_time_ns = ?3, end_signal = ?4, "
 		       "end_error = ?5, salvaged = ?6, target_exited = ?7, target_exit_code = ?8, "
 		       "target_term_signal = ?9, target_core_dumped = ?10, "
@@ -396,6 +389,47 @@ static int step(struct load_run *run, sqlite3_stmt *s)
 static int run(struct loader *l, enum stmt_id id)
 {
 	return step(&l->run, l->st[id]);
+}
+
+char *load__insert_sql(const char *sql)
+{
+	const char *open = strchr(sql, '('), *close = open ? strchr(open, ')') : NULL;
+	size_t cols = 1, len;
+	char *out, *w;
+
+	if (!close || strstr(close, "VALUES") || strncmp(sql, "INSERT ", 7))
+		return strdup(sql); /* complete already, or not an INSERT: as written */
+	for (const char *p = open; p < close; p++)
+		cols += *p == ',';
+	len = strlen(sql) + sizeof(" VALUES ()") + (size_t)(close - open) + cols;
+	out = malloc(len);
+	if (!out)
+		return NULL;
+	w = out + snprintf(out, len, "%.*s VALUES (", (int)(close - sql + 1), sql);
+	for (const char *p = open + 1; p < close;) {
+		size_t n = strcspn(p, ",)");
+
+		w += snprintf(w, len - (size_t)(w - out), ":%.*s", (int)n, p);
+		p += n;
+		if (*p == ',')
+			w += snprintf(w, len - (size_t)(w - out), ", ");
+		p += strspn(p, ", ");
+	}
+	snprintf(w, len - (size_t)(w - out), ")%s", close + 1);
+	return out;
+}
+
+/* Prepares INSERT SQL completed by load__insert_sql into *ST. An SQLite result code. */
+static int prepare_insert(sqlite3 *db, const char *sql, sqlite3_stmt **st)
+{
+	char *full = load__insert_sql(sql);
+	int rc;
+
+	if (!full)
+		return SQLITE_NOMEM;
+	rc = sqlite3_prepare_v3(db, full, -1, SQLITE_PREPARE_PERSISTENT, st, NULL);
+	free(full);
+	return rc;
 }
 
 int load__step(struct load_ctx *c, int id)
@@ -1140,8 +1174,7 @@ static int parts_open(struct loader *l)
 				return -ENOMEM;
 		}
 		for (size_t k = 0; k < load->n_stmts; k++) {
-			rc = sqlite3_prepare_v3(l->run.db, load->stmts[k], -1,
-						SQLITE_PREPARE_PERSISTENT, &pl->st[k], NULL);
+			rc = prepare_insert(l->run.db, load->stmts[k], &pl->st[k]);
 			if (rc != SQLITE_OK)
 				return db_fail(l, rc, PREPARE_FAILED);
 		}
@@ -1286,8 +1319,7 @@ int db__load_capture(sqlite3 *db, const char *path, bool replace,
 	}
 
 	for (int k = 0; k < ST_N; k++) {
-		rc = sqlite3_prepare_v3(db, stmt_sql[k], -1, SQLITE_PREPARE_PERSISTENT, &l.st[k],
-					NULL);
+		rc = prepare_insert(db, stmt_sql[k], &l.st[k]);
 		if (rc != SQLITE_OK) {
 			ret = db_fail(&l, rc, PREPARE_FAILED);
 			goto cleanup;

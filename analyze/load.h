@@ -86,9 +86,9 @@ struct an_table_check {
  * across the parts (tests/test_load.c checks). */
 struct an_load {
 	const struct an_load_payload *payloads; /* ended by an entry whose load is NULL */
-	/* Its statements: each an INSERT into its tables with named parameters in the
-	 * order of its columns (":cap, :time_ns, ..."), so parameter i is column i (the
-	 * binders bind by number; tests/test_load.c checks the names). */
+	/* Its statements: each "INSERT INTO T (c1, c2, ...)", the columns named once; the
+	 * core adds " VALUES (:c1, :c2, ...)" (load__insert_sql), so parameter i is column
+	 * i (the binders bind by number; tests/test_load.c checks the forms). */
 	const char *const *stmts;
 	size_t n_stmts;
 	size_t state_size;	/* bytes of per-load state (load_ctx.state); 0: none */
@@ -117,6 +117,12 @@ struct an_load {
 	.stmts = (const char *const[]){ __VA_ARGS__ },                                      \
 	.n_stmts = sizeof((const char *const[]){ __VA_ARGS__ }) / sizeof(const char *)
 #define AN_LOAD_CHECKS(...) .checks = (const struct an_table_check[]){ __VA_ARGS__, { NULL } }
+
+/* INSERT SQL as a part writes it, "INSERT INTO T (c1, c2, ...)", completed with
+ * " VALUES (:c1, :c2, ...)": parameter i binds column i, and the columns are written
+ * once. A statement with its VALUES (or not an INSERT) is returned as written. A
+ * malloc'd string (the caller frees it), NULL when out of memory. */
+char *load__insert_sql(const char *sql);
 
 /* Steps statement ID of C (all its parameters bound), counts its changes into
  * run->rows and resets it. 0, or -errno with run->err filled. */

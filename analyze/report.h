@@ -331,6 +331,39 @@ void heap_sites__free(struct heap_sites *hs);
  * line each, "      FUNC at FILE:LINE  (MODULE)") to OUT. 0 or -EIO. */
 int heap_sites__stack(const struct heap_sites *hs, int64_t stack, FILE *out);
 
+/* The heap figures of a window per stack, for `export --profile heap`: the same data and
+ * scaling as `report heap` (sampled live figures scaled to the snapshots' exact live bytes,
+ * live from the last snapshot of each pid, allocations summed over the window), so the
+ * stacks add up to its totals: what the snapshots counted and no listed stack carries (the
+ * sites left out, the rest of a sampled count) is one stack of its own, stack NULL. */
+struct prof_stack;
+
+struct heap_stack {
+	const struct prof_stack *stack; /* NULL: not a placed stack; what says which */
+	const char *what; /* for stack NULL: "[no stack]", "[stack not placed]", "[sites left out]" */
+	uint64_t alloc_count, alloc_bytes, live_count, live_bytes;
+};
+
+struct heap_stacks {
+	bool collected; /* false: probe says why */
+	struct probe_info probe;
+	bool live_measured;	     /* false: the live figures are 0, not measured (Go lane) */
+	size_t n_snap;		     /* snapshots in the window */
+	uint64_t alloc_count, alloc_bytes; /* report heap's totals */
+	uint64_t live_count, live_bytes;
+	uint64_t sample_bytes;		   /* the largest mean bytes between samples; 0: exact */
+	int64_t t0_ns, t1_ns;		   /* the first interval's start, the last snapshot */
+	struct heap_stack *stack;	   /* by stack id, the stackless ones last */
+	size_t n;
+	void *priv;
+};
+
+/* Load capture M's heap figures per stack in window W (names from the store, no network).
+ * *OUT: free with heap_stacks__free (accepts NULL). 0, -ENOMEM, -EIO, -EPROTO. */
+int heap_stacks__load(sqlite3 *db, const struct capture_meta *m, const struct window *w,
+		      struct heap_stacks **out);
+void heap_stacks__free(struct heap_stacks *hs);
+
 /* ------------------------------------------------------------------ vma (report_vma.c) */
 
 int report_vma(sqlite3 *db, const char *capture_id, const struct report_opts *o, FILE *out);

@@ -958,6 +958,117 @@ static enum frame_kind kind_of(const char *k)
 	return FRAME_UNKNOWN;
 }
 
+struct loc_map {
+	int32_t pid;
+	uint64_t start, end, offset;
+	const char *path;
+};
+
+static int cmp_loc_map(const void *a, const void *b)
+{
+	const struct loc_map *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return x->pid < y->pid ? -1 : x->pid > y->pid;
+}
+
+/* Give each user location of P its mapping (struct prof_loc: map_start...): of the
+ * file mapping records of capture CAP with its path covering its address at its file
+ * offset, one of its pid if any; and say whether that is the main program. */
+static int place_in_mappings(sqlite3 *db, struct profile *p, int64_t cap)
+{
+	sqlite3_stmt *s = NULL;
+	struct loc_map *m = NULL;
+	size_t n = 0, capm = 0;
+	const struct prof_loc *last = NULL;
+	int rc, ret = 0;
+
+	rc = sqlite3_prepare_v2(db,
+				"SELECT COALESCE(pid, 0), start, end, COALESCE(offset, 0), path "
+				"FROM mapping WHERE cap = ?1 AND path LIKE '/%' AND end > start",
+				-1, &s, NULL);
+	if (rc != SQLITE_OK)
+		return -EIO;
+	sqlite3_bind_int64(s, 1, cap);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		if (array__grow((void **)&m, &capm, n, sizeof(*m))) {
+			ret = -ENOMEM;
+			goto cleanup;
+		}
+		m[n].pid = sqlite3_column_int(s, 0);
+		m[n].start = (uint64_t)sqlite3_column_int64(s, 1);
+		m[n].end = (uint64_t)sqlite3_column_int64(s, 2);
+		m[n].offset = (uint64_t)sqlite3_column_int64(s, 3);
+		m[n].path = keep(p, (const char *)sqlite3_column_text(s, 4));
+		if (!m[n].path) {
+			ret = -ENOMEM;
+			goto cleanup;
+		}
+		n++;
+	}
+	if (rc != SQLITE_DONE) {
+		ret = -EIO;
+		goto cleanup;
+	}
+	if (!n)
+		goto cleanup;
+	qsort(m, n, sizeof(*m), cmp_loc_map);
+	for (size_t k = 0; k < p->n_locs; k++) {
+		struct prof_loc *l = &p->locs[k];
+		const struct loc_map *best = NULL;
+		size_t lo = 0, hi = n;
+
+		if (l->kind != FRAME_USER || l->addr < l->offset)
+			continue;
+		if (last && last->pid == l->pid && !strcmp(last->module, l->module) &&
+		    last->addr - last->offset == l->addr - l->offset && l->addr >= last->map_start &&
+		    l->addr < last->map_limit) {
+			l->map_start = last->map_start;
+			l->map_limit = last->map_limit;
+			l->map_offset = last->map_offset;
+			l->main_program = last->main_program;
+			continue;
+		}
+		while (lo < hi) { /* the first record starting past addr */
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (m[mid].start <= l->addr)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		for (size_t j = lo; j-- > 0;) {
+			const struct loc_map *c = &m[j];
+
+			if (c->end <= l->addr || c->start - c->offset != l->addr - l->offset ||
+			    strcmp(c->path, l->module))
+				continue;
+			if (!best || (c->pid == l->pid && best->pid != l->pid))
+				best = c;
+			if (c->pid == l->pid)
+				break;
+		}
+		if (!best)
+			continue;
+		l->map_start = best->start;
+		l->map_limit = best->end;
+		l->map_offset = best->offset;
+		/* the main program: the process's lowest-addressed file mapping (m is by
+		 * start) */
+		for (size_t j = 0; j < n; j++)
+			if (m[j].pid == best->pid) {
+				l->main_program = !strcmp(m[j].path, best->path);
+				break;
+			}
+		last = l;
+	}
+cleanup:
+	sqlite3_finalize(s);
+	free(m);
+	return ret;
+}
+
 /* Every placed frame of the capture with its names, grouped by stack. */
 static int load_locs(sqlite3 *db, struct profile *p, int64_t cap, struct loc_ix **ixo, size_t *nixo)
 {
@@ -973,7 +1084,7 @@ static int load_locs(sqlite3 *db, struct profile *p, int64_t cap, struct loc_ix 
 	    "SELECT fm.stack_id, fm.depth, fm.kind, fm.module, fm.build_id, fm.ip, fm.addr, "
 	    "COALESCE(fm.file_offset, fm.addr), s.source, COALESCE(fm.miss, s.miss, "
 	    "CASE WHEN s.space IS NULL THEN 'not_symbolized' END), "
-	    "sf.func, sf.file, sf.line, sf.inlined "
+	    "sf.func, sf.file, sf.line, sf.inlined, COALESCE(fm.pid, 0) "
 	    "FROM frame_module fm LEFT JOIN symbol s ON s.space = fm.sym_space AND "
 	    "s.key = fm.sym_key AND s.addr = fm.sym_addr "
 	    "LEFT JOIN symbol_frame sf ON s.source IS NOT NULL AND sf.space = s.space AND "
@@ -1003,6 +1114,7 @@ static int load_locs(sqlite3 *db, struct profile *p, int64_t cap, struct loc_ix 
 			l->source = keep(p, (const char *)sqlite3_column_text(s, 8));
 			l->miss =
 			    l->source ? NULL : keep(p, (const char *)sqlite3_column_text(s, 9));
+			l->pid = sqlite3_column_int(s, 14);
 			if (!l->module) {
 				ret = -ENOMEM;
 				goto cleanup;
@@ -1044,6 +1156,8 @@ static int load_locs(sqlite3 *db, struct profile *p, int64_t cap, struct loc_ix 
 	}
 	if (rc != SQLITE_DONE)
 		ret = -EIO;
+	if (!ret)
+		ret = place_in_mappings(db, p, cap);
 	/* a named symbol without names (should not happen) is shown unnamed */
 	for (size_t k = 0; k < p->n_locs; k++)
 		if (p->locs[k].source && !p->locs[k].n) {

@@ -114,6 +114,13 @@ struct prof_loc {
 	const char *miss;     /* why unnamed: "no_file", "no_mapping", ...; NULL if named */
 	size_t n; /* names: [0] innermost inlined ... [n-1] the function; 0 if unnamed */
 	struct prof_func *f;
+	/* user frames: the mapping that placed it (the record of frame_module.pid, else of
+	 * any pid, with the same path covering addr at the same file offset); all 0 when
+	 * no such record (a frame of another kind) */
+	int32_t pid;		/* frame_module.pid; 0: unknown */
+	uint64_t map_start, map_limit, map_offset;
+	bool main_program; /* the mapping is of the process's executable: the path of its
+			    * lowest-addressed file mapping */
 };
 
 struct prof_stack {
@@ -240,9 +247,26 @@ int export_folded(const struct profile *p, FILE *f);
  * the caller frees), *OUTLEN bytes. Sample types samples/count and
  * cpu/nanoseconds (count x 1e9 / requested_hz); TIME_NANOS is the wall time of
  * the first interval. A sample of a process of a per-process profile has a
- * numeric label "pid". 0, -ENOMEM, or -EOVERFLOW when a stack's CPU time passes
- * 2^63 ns (a corrupt DB). */
+ * numeric label "pid". Mappings: a user frame's is the mapping record that placed it
+ * (start, limit, file offset, path, build-id), the main program's first, then the other
+ * files', [kernel], the rest; a location keeps the address resolved (ip - 1 for a
+ * caller); an unnamed one has no line, and its mapping has_functions (and the other
+ * has_*) false, so pprof names it from the binary. 0, -ENOMEM, or -EOVERFLOW when a
+ * stack's CPU time passes 2^63 ns (a corrupt DB). */
 int export_pprof(const struct profile *p, int64_t time_nanos, uint8_t **out, size_t *outlen);
+
+/* export.c: the heap figures HS (heap_stacks__load) as a gzipped pprof Profile, a Go heap
+ * profile: sample types alloc_objects/count, alloc_space/bytes, inuse_objects/count,
+ * inuse_space/bytes (the inuse ones only when the live heap was measured), period
+ * space/bytes the mean bytes between stack samples (0: every allocation), default
+ * inuse_space; a stackless entry is one frame named as it is ("[sites left out]"...).
+ * Stacks whose figures are all 0 are left out. 0, -ENOMEM, -EOVERFLOW. */
+int export_heap_pprof(const struct heap_stacks *hs, int64_t time_nanos, uint8_t **out,
+		      size_t *outlen);
+
+/* export.c: HS as folded stacks (export_folded) weighted by live bytes (LIVE) or bytes
+ * allocated in the window. 0 or -errno. */
+int export_heap_folded(const struct heap_stacks *hs, bool live, FILE *f);
 
 /* The commands (symbolize.c, export.c), registered in analyze.c. */
 int cmd_symbolize(int argc, char **argv);

@@ -170,6 +170,13 @@ struct collector_ops {
 	 * or -errno. The recorder compares the probe before and after, and writes a
 	 * ProbeChange when it differs. */
 	int (*exec)(struct collector *c, uint64_t now_ns);
+	/* Optional. An extra look between intervals, soon after each exec of a launched
+	 * command (REFRESH_AFTER_EXEC_MS), while the new program's loader maps its
+	 * libraries: for what a program that ends before the next interval would take
+	 * with it (its mappings). Only for an active collector; no per-interval figures.
+	 * Returns 0 or -errno. Its presence makes the recorder watch the command's execs,
+	 * without holding them. */
+	int (*refresh)(struct collector *c, uint64_t now_ns);
 };
 
 struct collector {

@@ -355,6 +355,8 @@ struct run {
 	uint64_t ew_lost;            /* exec_watch__lost() already reported */
 	uint64_t start_mono, start_real;  /* the header's clocks */
 	uint64_t safe_ns;            /* everything emitted before this is on disk */
+	uint64_t exec_at;            /* the last exec followed (0: none to refresh after) */
+	unsigned refreshed;          /* refreshes done since it */
 	Ptop__V1__EndReason reason;
 	int signo;                   /* the signal that ended it */
 	char error[256];             /* END_REASON_ERROR other than a writer error */
@@ -417,6 +419,48 @@ static int read_signal(int sfd)
 }
 
 /* ------------------------------------------------------------------ execs */
+
+/* How long after an exec the collectors' refresh() runs: the loader of a dynamic
+ * program has mapped its libraries within a few ms; a program that runs less than an
+ * interval is then still seen with what it mapped later (dlopen). */
+static const unsigned refresh_after_exec_ms[] = { 15, 60, 250 };
+#define REFRESH_AFTER_EXEC_N (sizeof(refresh_after_exec_ms) / sizeof(refresh_after_exec_ms[0]))
+
+/* When the next refresh after the last exec is due; UINT64_MAX: none. */
+static uint64_t refresh_due(const struct run *r)
+{
+	if (!r->exec_at || r->refreshed >= REFRESH_AFTER_EXEC_N)
+		return UINT64_MAX;
+	return r->exec_at + refresh_after_exec_ms[r->refreshed] * 1000000ull;
+}
+
+static bool any_refreshes(const struct collector *cs, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (collector_runs(&cs[i]) && cs[i].ops->refresh)
+			return true;
+	return false;
+}
+
+static void collectors_refresh(struct run *r, uint64_t now)
+{
+	size_t i;
+	int err;
+
+	for (i = 0; i < r->n && !g.write_err; i++) {
+		struct collector *c = &r->cs[i];
+
+		if (c->state != PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE || !c->ops->refresh)
+			continue;
+		err = c->ops->refresh(c, now);
+		if (err && g.verbose && !g.write_err)
+			errmsg("collector %s: refresh: %s", c->ops->name, strerror(-err));
+	}
+	while (r->refreshed < REFRESH_AFTER_EXEC_N && refresh_due(r) <= now)
+		r->refreshed++;
+}
 
 /* Does a collector that is not off follow the target's program (collector_ops.exec)? */
 static bool any_follows_exec(const struct collector *cs, size_t n)
@@ -506,6 +550,8 @@ static bool follow_execs(struct run *r)
 		exec_watch__continue(r->ew);
 		r->ctx->exec_held = false;
 		followed = true;
+		r->exec_at = at ? at : rec_now_ns();
+		r->refreshed = 0;
 	}
 	return followed;
 }
@@ -525,6 +571,8 @@ static void run_loop(struct run *r)
 	int ewfd = r->t->is_child ? exec_watch__fd(r->ew) : -1;
 	bool (*between)(void *) = r->ew && r->t->is_child ? follow_held_execs : NULL;
 
+	if (r->t->is_child)	/* the command runs from about now: its loader maps */
+		r->exec_at = now;
 	if (follow_execs(r))
 		now = rec_now_ns();
 	collectors_poll(r->cs, r->n, now, POLL_FIRST, between, r);
@@ -563,6 +611,8 @@ static void run_loop(struct run *r)
 			while (next_poll <= now)
 				next_poll += interval;
 		}
+		if (rec_now_ns() >= refresh_due(r))
+			collectors_refresh(r, rec_now_ns());
 		tick(r, rec_now_ns());
 		if (g.write_err)
 			continue;
@@ -570,6 +620,8 @@ static void run_loop(struct run *r)
 		deadline = flush_due(r);
 		if (next_poll < deadline)
 			deadline = next_poll;
+		if (refresh_due(r) < deadline)
+			deadline = refresh_due(r);
 		if (end_at < deadline)
 			deadline = end_at;
 		now = rec_now_ns();
@@ -934,14 +986,24 @@ int record_main(int argc, char **argv)
 		n = collectors_init(cs, &ctx, &o);
 	checked = true;
 	collectors_check_start(cs, n, false);
-	if (t.mode != PTOP__V1__TARGET_MODE__TARGET_MODE_CGROUP && any_follows_exec(cs, n)) {
+	/* a launched command's execs are watched when a collector follows them (held:
+	 * collector_ops.exec) or looks again soon after them (collector_ops.refresh) */
+	if (t.mode != PTOP__V1__TARGET_MODE__TARGET_MODE_CGROUP &&
+	    (any_follows_exec(cs, n) || (t.is_child && !o.no_ebpf && any_refreshes(cs, n)))) {
 		unsigned fl = (o.no_ebpf ? 0 : EXEC_WATCH_BPF) | (o.verbose ? EXEC_WATCH_VERBOSE : 0) |
-			      (t.is_child ? EXEC_WATCH_HOLD | EXEC_WATCH_LAUNCH : 0);
+			      (t.is_child ? EXEC_WATCH_LAUNCH : 0) |
+			      (t.is_child && any_follows_exec(cs, n) ? EXEC_WATCH_HOLD : 0);
 
 		/* a launched command's executable is a path here; a --pid target's may be
 		 * one in another mount namespace: its /proc/PID/exe says which file */
-		if (exec_watch__open(t.pid, t.is_child && t.exe[0] ? t.exe : NULL, fl, &run.ew,
-				     err, sizeof(err))) {
+		rc = exec_watch__open(t.pid, t.is_child && t.exe[0] ? t.exe : NULL, fl, &run.ew,
+				      err, sizeof(err));
+		if (rc && !any_follows_exec(cs, n)) {
+			/* only refreshes wanted it: the intervals' polls remain */
+			if (o.verbose)
+				errmsg("not watching the command's execs: %s", err);
+			run.ew = NULL;
+		} else if (rc) {
 			errmsg("%s", err);
 			status = RECORD_EXIT_RUNTIME;
 			goto cleanup;

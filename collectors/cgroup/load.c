@@ -12,7 +12,7 @@
 enum { ST_SAMPLE, ST_STAT, ST_PSI, ST_PROC, ST_N };
 
 static const char stat_sql[] =
-	"INSERT INTO cgroup_stat (cap, seq, key, value) VALUES (:cap, :seq, :key, :value)";
+	"INSERT INTO cgroup_stat (cap, seq, key, value)";
 
 /* memory.stat lines of cgroup sample SEQ. */
 static int load_cgroup_stat(struct load_ctx *l, int64_t seq, Ptop__V1__StatEntry *const *st,
@@ -37,8 +37,7 @@ static int load_cgroup_stat(struct load_ctx *l, int64_t seq, Ptop__V1__StatEntry
 
 static const char psi_sql[] =
 	"INSERT INTO cgroup_psi (cap, seq, resource, kind, avg10, avg60, avg300, total_us, "
-	"total_delta_us) VALUES (:cap, :seq, :resource, :kind, :avg10, :avg60, :avg300, "
-	":total_us, :total_delta_us)";
+	"total_delta_us)";
 
 static int load_cgroup_psi(struct load_ctx *l, int64_t seq, const Ptop__V1__Psi *p)
 {
@@ -68,8 +67,7 @@ static int load_cgroup_psi(struct load_ctx *l, int64_t seq, const Ptop__V1__Psi 
 
 static const char proc_sql[] =
 	"INSERT INTO cgroup_proc (cap, seq, pid, comm, exe, unit, cgroup_path, state, rss, "
-	"pss, uss, swap, read_ns) VALUES (:cap, :seq, :pid, :comm, :exe, :unit, :cgroup_path, "
-	":state, :rss, :pss, :uss, :swap, :read_ns)";
+	"pss, uss, swap, read_ns)";
 
 static int load_cgroup_proc(struct load_ctx *l, int64_t seq, const Ptop__V1__ProcMem *p)
 {
@@ -94,12 +92,9 @@ static int load_cgroup_proc(struct load_ctx *l, int64_t seq, const Ptop__V1__Pro
 
 static const char sample_sql[] =
 	"INSERT INTO cgroup_sample (cap, seq, time_ns, interval_ns, path, lane, v1_path, "
-	"current, limit_bytes, peak, oom_delta, oom_kill_delta, oom_kill_total, high_delta, "
-	"max_delta, failcnt_delta, under_oom, processes, covered, denied, gone, skipped, "
-	"walk_ns, budget_ns) VALUES (:cap, :seq, :time_ns, :interval_ns, :path, :lane, "
-	":v1_path, :current, :limit_bytes, :peak, :oom_delta, :oom_kill_delta, "
-	":oom_kill_total, :high_delta, :max_delta, :failcnt_delta, :under_oom, :processes, "
-	":covered, :denied, :gone, :skipped, :walk_ns, :budget_ns)";
+	"current, limit_bytes, peak, oom_delta, oom_kill_delta, oom_kill_total, "
+	"high_delta, max_delta, failcnt_delta, under_oom, processes, covered, denied, "
+	"gone, skipped, walk_ns, budget_ns)";
 
 /* One CgroupSample: a cgroup_sample row (seq in file order), its memory.stat,
  * pressure lines and processes. The lane is the memory controller present (v2
@@ -181,5 +176,6 @@ const struct an_load cgroup_load = {
 	AN_LOAD_STMTS([ST_SAMPLE] = sample_sql, [ST_STAT] = stat_sql, [ST_PSI] = psi_sql,
 		      [ST_PROC] = proc_sql),
 	.state_size = sizeof(int64_t), /* the next cgroup_sample.seq */
-	AN_LOAD_CHECKS({ "cgroup_sample", true, true, "seq", "NULL", "current,processes,covered,walk_ns" }),
+	AN_LOAD_CHECKS({ "cgroup_sample", true, true, "seq", "NULL",
+			 "current,processes,covered,walk_ns" }),
 };

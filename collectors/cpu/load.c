@@ -9,13 +9,10 @@
 enum { ST_SAMPLE, ST_N };
 
 static const char sample_sql[] =
-	"INSERT INTO cpu_sample (cap, time_ns, interval_ns, pid, oncpu_ns, switches, user_ns, "
-	"system_ns, threads, voluntary_switches, involuntary_switches, user_ticks_total, "
-	"system_ticks_total, cg_usage_ns, cg_user_ns, cg_system_ns, cg_periods, "
-	"cg_throttled_periods, cg_throttled_ns) VALUES (:cap, :time_ns, :interval_ns, :pid, "
-	":oncpu_ns, :switches, :user_ns, :system_ns, :threads, :voluntary_switches, "
-	":involuntary_switches, :user_ticks_total, :system_ticks_total, :cg_usage_ns, "
-	":cg_user_ns, :cg_system_ns, :cg_periods, :cg_throttled_periods, :cg_throttled_ns)";
+	"INSERT INTO cpu_sample (cap, time_ns, interval_ns, pid, oncpu_ns, switches, "
+	"user_ns, system_ns, threads, voluntary_switches, involuntary_switches, "
+	"user_ticks_total, system_ticks_total, cg_usage_ns, cg_user_ns, cg_system_ns, "
+	"cg_periods, cg_throttled_periods, cg_throttled_ns)";
 
 static int load_cpu(struct load_ctx *l, const Ptop__V1__Event *ev)
 {
@@ -68,7 +65,8 @@ const struct an_load cpu_load = {
 	AN_LOAD_PAYLOADS({ PTOP__V1__EVENT__PAYLOAD_CPU, "event:cpu", load_cpu }),
 	AN_LOAD_STMTS([ST_SAMPLE] = sample_sql),
 	AN_LOAD_CHECKS({ "cpu_sample", true, true, "rowid", "pid",
-		         "oncpu_ns,switches,user_ns,system_ns,threads,voluntary_switches,involuntary_switches,"
-		         "user_ticks_total,system_ticks_total,cg_usage_ns,cg_user_ns,cg_system_ns,cg_periods,"
-		         "cg_throttled_periods,cg_throttled_ns" }),
+			 "oncpu_ns,switches,user_ns,system_ns,threads,voluntary_switches,"
+			 "involuntary_switches,user_ticks_total,system_ticks_total,cg_usage_ns,"
+			 "cg_user_ns,cg_system_ns,cg_periods,cg_throttled_periods,"
+			 "cg_throttled_ns" }),
 };

@@ -10,19 +10,16 @@
 enum { ST_PROFILE, ST_STACK, ST_PROCESS, ST_N };
 
 static const char profile_sql[] =
-	"INSERT INTO cpu_profile (cap, seq, time_ns, interval_ns, pid, requested_hz, ticks, "
-	"delivered_hz, cpus, samples, no_user_stack, no_kernel_stack, lost) VALUES (:cap, "
-	":seq, :time_ns, :interval_ns, :pid, :requested_hz, :ticks, :delivered_hz, :cpus, "
-	":samples, :no_user_stack, :no_kernel_stack, :lost)";
+	"INSERT INTO cpu_profile (cap, seq, time_ns, interval_ns, pid, requested_hz, "
+	"ticks, delivered_hz, cpus, samples, no_user_stack, no_kernel_stack, lost)";
 
 static const char stack_sql[] =
-	"INSERT INTO cpu_profile_stack (cap, seq, user_stack_id, kernel_stack_id, count, pid) "
-	"VALUES (:cap, :seq, :user_stack_id, :kernel_stack_id, :count, :pid)";
+	"INSERT INTO cpu_profile_stack (cap, seq, user_stack_id, kernel_stack_id, count, "
+	"pid)";
 
 /* OR IGNORE: a pid named twice in one event keeps its first name */
 static const char process_sql[] =
-	"INSERT OR IGNORE INTO cpu_profile_process (cap, seq, pid, comm) VALUES (:cap, :seq, "
-	":pid, :comm)";
+	"INSERT OR IGNORE INTO cpu_profile_process (cap, seq, pid, comm)";
 
 static int load_cpuprof(struct load_ctx *l, const Ptop__V1__Event *ev)
 {
@@ -91,6 +88,6 @@ const struct an_load cpuprof_load = {
 		      [ST_PROCESS] = process_sql),
 	.state_size = sizeof(int64_t), /* the next cpu_profile.seq */
 	AN_LOAD_CHECKS({ "cpu_profile", true, true, "seq", "pid",
-		         "ticks,cpus,samples,no_user_stack,no_kernel_stack,lost" },
+			 "ticks,cpus,samples,no_user_stack,no_kernel_stack,lost" },
 		       { "cpu_profile_stack", false, false, NULL, NULL, "count" }),
 };

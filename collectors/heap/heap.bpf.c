@@ -32,6 +32,11 @@
  * (nested_call tells them from a call whose return was never seen). Probe hits that
  * are not counted are counted by reason: unmatched_entry, unmatched_return, attaching
  * (a return of a call in flight at the attach), filtered (another process).
+ *
+ * The peak and the temporaries (issue 13): every tracked allocation and free moves one
+ * live total shared by all CPUs (hp_peak, an atomic add), and a total above the peak
+ * becomes the peak with its time; each thread's last allocation (hp_last) makes its
+ * next call, when it is the free of that block, a temporary (heaptrack's rule).
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -101,6 +106,16 @@ struct {
 	__uint(max_entries, HP_RINGBUF_BYTES);
 } hp_events_rb SEC(".maps");
 
+/* per thread: the address of its last allocation (0: a free came since) */
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, __u64);
+} hp_last SEC(".maps");
+
+struct hp_peak hp_peak = {};
+
 static __always_inline struct hp_counters *counters(void)
 {
 	__u32 zero = 0;
@@ -136,6 +151,80 @@ static __always_inline void emit_event(struct hp_counters *cnt, __u32 kind, __u3
 	e->kind = kind;
 	e->func = func;
 	bpf_ringbuf_submit(e, 0);
+}
+
+/* Copy a site's live figures to its peak_live_* (bpf_for_each_map_elem's callback). */
+static long copy_site(struct bpf_map *map, const struct hp_site_key *key, struct hp_site *s,
+		      void *ctx)
+{
+	s->peak_live_count = s->live_count;
+	s->peak_live_bytes = s->live_bytes;
+	return 0;
+}
+
+/* The live total is V at NOW, a new peak: a new mark when it passed the last by enough,
+ * taken by the CPU whose compare-and-swap moves it. */
+static __always_inline void peak_mark(__u64 v, __u64 now)
+{
+	__u64 mark = hp_peak.mark_bytes;
+
+	if (v <= mark ||
+	    (v - mark < mark / HP_PEAK_MARGIN && now - hp_peak.mark_ns < HP_PEAK_MARK_NS))
+		return;
+	if (__sync_val_compare_and_swap(&hp_peak.mark_bytes, mark, v) != mark)
+		return;	/* another CPU took it */
+	hp_peak.mark_ns = now;
+	bpf_for_each_map_elem(&hp_sites, copy_site, NULL, 0);
+	__sync_fetch_and_add(&hp_peak.marks, 1);
+}
+
+/* The tracked live bytes moved by DELTA at NOW (the sites' figures already moved): a
+ * new peak when they pass it. */
+static __always_inline void live_move(__s64 delta, __u64 now)
+{
+	__s64 v = __sync_add_and_fetch(&hp_peak.live_total, delta);
+	__u64 old = hp_peak.peak_bytes, seen;
+
+	if (delta <= 0 || v <= 0 || (__u64)v <= old)
+		return;
+	for (int i = 0; i < HP_PEAK_TRIES; i++) {
+		seen = __sync_val_compare_and_swap(&hp_peak.peak_bytes, old, (__u64)v);
+		if (seen == old) {
+			hp_peak.peak_time_ns = now;
+			peak_mark((__u64)v, now);
+			return;
+		}
+		if (seen >= (__u64)v)
+			return;	/* another CPU raised it past ours */
+		old = seen;
+	}
+	__sync_fetch_and_add(&hp_peak.peak_lost, 1);
+}
+
+/* A free of ADDR by this thread: whether ADDR was the thread's last allocation (a
+ * temporary); any free ends the last allocation's chance. */
+static __always_inline bool last_free(__u64 addr)
+{
+	__u64 *last = bpf_task_storage_get(&hp_last, bpf_get_current_task_btf(), NULL, 0);
+	bool temp;
+
+	if (!last)
+		return false;
+	temp = *last == addr;
+	*last = 0;
+	return temp;
+}
+
+/* An allocation of ADDR by this thread: its last. */
+static __always_inline void last_alloc(__u64 addr)
+{
+	__u64 *last = bpf_task_storage_get(&hp_last, bpf_get_current_task_btf(), NULL,
+					   BPF_LOCAL_STORAGE_GET_F_CREATE);
+
+	if (last)
+		*last = addr;
+	else
+		__sync_fetch_and_add(&hp_peak.last_lost, 1);
 }
 
 /* A probe hit in the target's memory by a process the filter does not take: a vfork
@@ -272,6 +361,7 @@ static __always_inline void do_free(struct hp_counters *cnt, __u64 addr, __u32 f
 {
 	struct hp_live *l, lv;
 	struct hp_site *site;
+	bool temp = last_free(addr);
 
 	l = bpf_map_lookup_elem(&hp_live, &addr);
 	if (!l) {
@@ -285,10 +375,14 @@ static __always_inline void do_free(struct hp_counters *cnt, __u64 addr, __u32 f
 	cnt->free_bytes += lv.size;
 	cnt->live_count--;
 	cnt->live_bytes -= lv.size;
+	cnt->temporary_count += temp;
+	live_move(-(__s64)lv.size, now);
 	if (!lv.site.stack.hash)
 		return;
 	site = bpf_map_lookup_elem(&hp_sites, &lv.site);
 	if (site) {
+		if (temp)
+			__sync_fetch_and_add(&site->temporary_count, lv.credit_count);
 		__sync_fetch_and_sub(&site->live_count, lv.credit_count);
 		__sync_fetch_and_sub(&site->live_bytes, lv.credit_bytes);
 		__sync_fetch_and_add(&site->freed_count, lv.credit_count);
@@ -336,6 +430,7 @@ static __always_inline void do_alloc(struct hp_counters *cnt, __u64 addr,
 
 			cnt->live_count--;
 			cnt->live_bytes -= l->size;
+			live_move(-(__s64)l->size, now);
 			if (l->site.stack.hash)
 				os = bpf_map_lookup_elem(&hp_sites, &l->site);
 			if (os) {
@@ -354,7 +449,9 @@ static __always_inline void do_alloc(struct hp_counters *cnt, __u64 addr,
 			__sync_fetch_and_add(&site->live_count, lv.credit_count);
 			__sync_fetch_and_add(&site->live_bytes, lv.credit_bytes);
 		}
+		live_move((__s64)lv.size, now);
 	}
+	last_alloc(addr);
 	if (lv.site.stack.hash)
 		emit_event(cnt, 1, inf->func, addr, lv.size, &lv.site, now);
 }

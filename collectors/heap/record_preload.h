@@ -51,7 +51,9 @@ int heap_preload__find_lib(const char *self, char *buf, size_t len, char *why, s
  * program (its allocations go through the Go runtime, not malloc); 3 it defines malloc
  * itself (its own definition comes before any preloaded one); 4 set-user-ID or
  * set-group-ID to another user (the loader may ignore LD_PRELOAD). WHY says which in words.
- * -errno when EXE cannot be read. */
+ * A script ("#!") is judged by its interpreter, through up to 4 levels as the kernel
+ * follows them (-ELOOP past that). -errno when EXE cannot be read, -EINVAL when it is
+ * neither ELF nor a script. */
 int heap_preload__exe_kind(const char *exe, char *why, size_t wlen);
 
 /* The new environment of the launched command: ENVP (NULL-terminated) without

@@ -1329,6 +1329,17 @@ static int mappings_poll(struct collector *c, uint64_t now_ns, unsigned flags)
 	return mproc_poll(c, &p->procs[0], now_ns, flags);
 }
 
+/* Soon after an exec of a launched command: its libraries, before a short program
+ * takes them with it (a zombie has no maps to read at the end). */
+static int mappings_refresh(struct collector *c, uint64_t now_ns)
+{
+	struct mappings_priv *p = c->priv;
+
+	if (!p || p->cgroup || p->n_procs != 1)
+		return 0;
+	return mproc_poll(c, &p->procs[0], now_ns, 0);
+}
+
 struct mappings_settings mappings_settings;
 
 /* --embed-symbols: the symbol tables; --embed-symbols=debug: and the DWARF */
@@ -1380,4 +1391,5 @@ const struct collector_ops mappings_collector = {
 	.start = mappings_start,
 	.poll = mappings_poll,
 	.stop = mappings_stop,
+	.refresh = mappings_refresh,
 };

@@ -10,9 +10,9 @@
 
 enum { ST_SAMPLE };
 
+/* its columns named once: the core adds VALUES (load__insert_sql) */
 static const char sample_sql[] =
-	"INSERT INTO mark_sample (cap, time_ns, interval_ns, pid, name, function, count, total) "
-	"VALUES (:cap, :time_ns, :interval_ns, :pid, :name, :function, :count, :total)";
+	"INSERT INTO mark_sample (cap, time_ns, interval_ns, pid, name, function, count, total)";
 
 static int load_mark(struct load_ctx *l, const Ptop__V1__Event *ev)
 {

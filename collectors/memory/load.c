@@ -39,14 +39,10 @@ static uint32_t rollup_missing_bits(const Ptop__V1__SmapsRollup *r)
 
 static const char sample_sql[] =
 	"INSERT INTO memory_sample (cap, time_ns, interval_ns, pid, vsize, statm_rss, "
-	"statm_shared, statm_text, statm_data, rss, pss, uss, pss_anon, pss_file, pss_shmem, "
-	"shared_clean, shared_dirty, private_clean, private_dirty, anon, swap, swap_pss, "
-	"locked, rollup_read_ns, minflt, majflt, minflt_total, majflt_total, smaps_budget_ns, "
-	"smaps_spent_ns, rollup_skipped) VALUES (:cap, :time_ns, :interval_ns, :pid, :vsize, "
-	":statm_rss, :statm_shared, :statm_text, :statm_data, :rss, :pss, :uss, :pss_anon, "
-	":pss_file, :pss_shmem, :shared_clean, :shared_dirty, :private_clean, :private_dirty, "
-	":anon, :swap, :swap_pss, :locked, :rollup_read_ns, :minflt, :majflt, :minflt_total, "
-	":majflt_total, :smaps_budget_ns, :smaps_spent_ns, :rollup_skipped)";
+	"statm_shared, statm_text, statm_data, rss, pss, uss, pss_anon, pss_file, "
+	"pss_shmem, shared_clean, shared_dirty, private_clean, private_dirty, anon, swap, "
+	"swap_pss, locked, rollup_read_ns, minflt, majflt, minflt_total, majflt_total, "
+	"smaps_budget_ns, smaps_spent_ns, rollup_skipped)";
 
 static int load_memory(struct load_ctx *l, const Ptop__V1__Event *ev)
 {
@@ -113,6 +109,6 @@ const struct an_load memory_load = {
 	AN_LOAD_PAYLOADS({ PTOP__V1__EVENT__PAYLOAD_MEMORY, "event:memory", load_memory }),
 	AN_LOAD_STMTS([ST_SAMPLE] = sample_sql),
 	AN_LOAD_CHECKS({ "memory_sample", true, true, "rowid", "pid",
-		         "vsize,statm_rss,statm_shared,statm_text,statm_data,rss,pss,uss,pss_anon,pss_file,"
-		         "pss_shmem,swap,swap_pss,minflt,majflt" }),
+			 "vsize,statm_rss,statm_shared,statm_text,statm_data,rss,pss,uss,pss_anon,"
+			 "pss_file,pss_shmem,swap,swap_pss,minflt,majflt" }),
 };

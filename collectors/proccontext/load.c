@@ -10,12 +10,10 @@ enum { ST_CONTEXT, ST_NAMESPACE, ST_N };
 
 static const char context_sql[] =
 	"INSERT INTO proc_context (cap, time_ns, pid, ppid, comm, uid, euid, gid, egid, "
-	"cgroup_path, cgroup_id, container_id, nspid) VALUES (:cap, :time_ns, :pid, :ppid, "
-	":comm, :uid, :euid, :gid, :egid, :cgroup_path, :cgroup_id, :container_id, :nspid)";
+	"cgroup_path, cgroup_id, container_id, nspid)";
 
 static const char namespace_sql[] =
-	"INSERT INTO namespace (cap, time_ns, pid, type, inode) VALUES (:cap, :time_ns, :pid, "
-	":type, :inode)";
+	"INSERT INTO namespace (cap, time_ns, pid, type, inode)";
 
 static int load_context(struct load_ctx *l, const Ptop__V1__Event *ev)
 {

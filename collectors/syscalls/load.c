@@ -46,9 +46,7 @@ static int bind_hist(struct load_ctx *l, sqlite3_stmt *s, int i, const Ptop__V1_
 
 static const char stat_sql[] =
 	"INSERT INTO syscall_stat (cap, time_ns, interval_ns, pid, nr, name, count, "
-	"completed, errors, total_ns, unmatched, latency_hist) VALUES (:cap, :time_ns, "
-	":interval_ns, :pid, :nr, :name, :count, :completed, :errors, :total_ns, :unmatched, "
-	":latency_hist)";
+	"completed, errors, total_ns, unmatched, latency_hist)";
 
 static int load_syscalls(struct load_ctx *l, const Ptop__V1__Event *ev)
 {
@@ -103,6 +101,6 @@ const struct an_load syscalls_load = {
 	.state_size = sizeof(struct syscalls_state),
 	.start = start,
 	AN_LOAD_CHECKS({ "syscall_stat", true, true, "rowid", "pid, nr",
-		         "count,completed,errors,total_ns,unmatched" },
+			 "count,completed,errors,total_ns,unmatched" },
 		       { "syscall_hist", false, false, NULL, NULL, "count" }),
 };

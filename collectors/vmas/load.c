@@ -70,8 +70,7 @@ static int key_put(struct vma_files *f, size_t *len, const char *s, bool present
 }
 
 static const char file_sql[] =
-	"INSERT INTO vma_file (cap, file_id, perms, dev, inode, path) VALUES (:cap, :file_id, "
-	":perms, :dev, :inode, :path)";
+	"INSERT INTO vma_file (cap, file_id, perms, dev, inode, path)";
 
 /* The vma_file row of V's (perms, dev, inode, path) as the loader stores them
  * (empty perms and dev are NULL, an empty path stays ''): found, or inserted
@@ -141,15 +140,12 @@ static int vma_file_id(struct load_ctx *l, const Ptop__V1__Vma *v, int64_t *id)
 }
 
 static const char snapshot_sql[] =
-	"INSERT INTO vma_snapshot (cap, snapshot_id, time_ns, pid, walk_ns, final, vma_count, "
-	"budget_ns, skipped_walks) VALUES (:cap, :snapshot_id, :time_ns, :pid, :walk_ns, "
-	":final, :vma_count, :budget_ns, :skipped_walks)";
+	"INSERT INTO vma_snapshot (cap, snapshot_id, time_ns, pid, walk_ns, final, "
+	"vma_count, budget_ns, skipped_walks)";
 
 static const char entry_sql[] =
 	"INSERT INTO vma_entry (cap, snapshot_id, start, end, offset, file_id, size, rss, "
-	"pss, uss, shared_clean, shared_dirty, anon, swap, swap_pss, locked) VALUES (:cap, "
-	":snapshot_id, :start, :end, :offset, :file_id, :size, :rss, :pss, :uss, "
-	":shared_clean, :shared_dirty, :anon, :swap, :swap_pss, :locked)";
+	"pss, uss, shared_clean, shared_dirty, anon, swap, swap_pss, locked)";
 
 static int load_vmas(struct load_ctx *l, const Ptop__V1__Event *ev)
 {

@@ -40,6 +40,17 @@ all=$(awk '/^collectors/ { on = 1; next } on && /^  [a-z]/ { print $1; next } on
 case ",$all," in *,cpu,*heap,*) ;; *) fail "--caps lists no collectors: '$all'" ;; esac
 status_of 2 --disable "$all" -- true
 status_of 2 --bogus-option -- true
+# SIGINT or SIGTERM to the recorder ends the recording and reaches the command as the
+# same signal (timeout(1) forwards it too): 130 after a Ctrl-C, 143 after SIGTERM
+for sig in INT TERM; do
+	"$REC" --quiet --no-ebpf --force -o "$TMP/sig.ptop" -- sleep 30 & rec=$!
+	sleep 1
+	kill -$sig $rec
+	rc=0
+	wait $rec || rc=$?
+	want=$((128 + $(kill -l $sig)))
+	assert_eq "SIG$sig to the recorder: the command's status" $want "$rc"
+done
 # --pid: the recorder's status, 0, though the target exits 3
 "$FIX/spin" 30 & target=$!
 kill_at_exit $target

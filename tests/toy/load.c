@@ -16,8 +16,7 @@
 enum { ST_SAMPLE }; /* its statements, by index into AN_LOAD_STMTS */
 
 static const char sample_sql[] =
-	"INSERT INTO toy_sample (cap, time_ns, interval_ns, pid, count, total, scale) "
-	"VALUES (:cap, :time_ns, :interval_ns, :pid, :count, :total, :scale)";
+	"INSERT INTO toy_sample (cap, time_ns, interval_ns, pid, count, total, scale)";
 
 static int load_toy(struct load_ctx *l, const Ptop__V1__Event *ev)
 {
