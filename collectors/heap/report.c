@@ -2414,6 +2414,7 @@ static void site_from(const struct heap *h, const struct hfn *f, struct heap_sit
 	o->file = f->file;
 	o->line = f->line;
 	o->module = f->module;
+	o->named = f->named;
 	o->live_bytes = h->live_measured ? (int64_t)f->live_bytes : -1;
 	o->live_count = h->live_measured ? (int64_t)f->live_count : -1;
 	o->alloc_bytes = f->alloc_bytes;
@@ -2461,6 +2462,12 @@ int heap_sites__load(sqlite3 *db, const struct capture_meta *m, const struct win
 	hs->live_measured = h->live_measured;
 	hs->n_snap = h->n_snap;
 	hs->leak_age_ns = h->leak_age_ns > 0 ? h->leak_age_ns : LEAK_AGE_DEFAULT_NS;
+	hs->live_bytes = h->live_measured ? h->live_bytes : -1;
+	hs->live_count = h->live_measured ? h->live_count : -1;
+	hs->alloc_bytes = h->alloc_bytes;
+	hs->alloc_count = h->alloc_count;
+	hs->complete = !h->cut_intervals;
+	hs->sample_bytes = h->sample_bytes_max;
 	if (!h->collected || !h->n_snap)
 		goto cleanup;
 	f = open_memstream(&text, &len);
