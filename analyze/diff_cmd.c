@@ -6,6 +6,7 @@
 #include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,6 +16,9 @@
 enum diff_format { DF_TEXT, DF_JSON, DF_MARKDOWN, DF_JUNIT };
 
 #define GATES_MAX 64
+/* diff's exit status for an internal error (out of memory, SQLite, output): not 1, which
+ * says a gate fired */
+#define DIFF_EXIT_INTERNAL 3
 #define TOP_DEFAULT 25
 
 /* One side: the file, the capture, its figures. */
@@ -861,6 +865,7 @@ int cmd_diff(int argc, char **argv)
 	struct side b = {.label = "BASE"}, n = {.label = "NEW"};
 	struct diff_opts o = {.confidence = 0.99};
 	struct render rd = {0};
+	bool verdict = false; /* rc is the gates' verdict */
 	struct diff d = {0};
 	enum diff_format fmt = DF_TEXT;
 	const char *captures[2] = {NULL, NULL};
@@ -1028,8 +1033,9 @@ int cmd_diff(int argc, char **argv)
 				  : render_text(&rd, out);
 	if (fclose(out) && !rc)
 		rc = -ENOMEM;
+	errno = 0;
 	if (!rc && len && (fwrite(buf, 1, len, stdout) != len || fflush(stdout)))
-		rc = -EIO;
+		rc = errno ? -errno : -EIO;
 	free(buf);
 	if (rc) {
 		fprintf(stderr, "ptop-analyze diff: writing the output: %s\n", strerror(-rc));
@@ -1041,11 +1047,13 @@ int cmd_diff(int argc, char **argv)
 		if (gates[k].status != GS_PASS && fmt != DF_TEXT)
 			fprintf(stderr, "ptop-analyze diff: %s\n", gates[k].message);
 	rc = rd.exit_code;
+	verdict = true;
 cleanup:
 	diff__free(&d);
 	fig_capture__free(b.fc);
 	fig_capture__free(n.fc);
 	sqlite3_close(b.db);
 	sqlite3_close(n.db);
-	return rc;
+	/* 1 is a gate's verdict here: an internal error must not read as one in CI */
+	return rc == ANALYZE_EXIT_INTERNAL && !verdict ? DIFF_EXIT_INTERNAL : rc;
 }

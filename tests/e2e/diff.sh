@@ -237,4 +237,10 @@ for args in "--fail-on heap.nothing>+1% $TMP/old1.ptop $TMP/new.ptop" \
 	"$ANA" diff $args >/dev/null 2>&1 || rc=$?
 	[ "$rc" = 2 ] || fail "diff $args: exit $rc, not 2"
 done
+# ---- an internal error (here the output cannot be written) is 3, never a gate's 1
+rc=0
+"$ANA" diff --fail-on 'syscalls.rate(getppid) > +20%' "$TMP/old1.ptop" "$TMP/new.ptop" \
+	>/dev/full 2>"$TMP/full.err" || rc=$?
+assert_eq "diff writing to a full device: exit" 3 "$rc"
+has "No space left on device" <"$TMP/full.err" || fail "the error does not say why: $(cat "$TMP/full.err")"
 echo "ok"
