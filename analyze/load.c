@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "analyze/unwind.h"
 #include "analyze/db.h"
 #include "analyze/load.h"
 #include "analyze/part.h"
@@ -35,6 +36,7 @@ enum stmt_id {
 	ST_PROBE_CHANGE,
 	ST_RECORD_COUNT,
 	ST_STACK,
+	ST_STACK_COPY,
 	ST_MAPPING,
 	ST_DROP,
 	ST_DROP_TOTAL,
@@ -65,6 +67,8 @@ static const char *const stmt_sql[ST_N] = {
 	[ST_RECORD_COUNT] = "INSERT INTO record_count (cap, kind, count) VALUES (?1, ?2, ?3)",
 	[ST_STACK] = "INSERT OR IGNORE INTO stack (cap, stack_id, kernel, depth, ips) "
 		     "VALUES (?1, ?2, ?3, ?4, ?5)",
+	[ST_STACK_COPY] = "INSERT OR IGNORE INTO stack_copy (cap, stack_id, pid, tid, time_ns, "
+			  "ip, sp, bp, flags, stack) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
 	[ST_MAPPING] = "INSERT INTO mapping (cap, time_ns, pid, start, end, offset, path, "
 		       "build_id, perms, inode, dev, build_id_error, event, build_id_kind, "
 		       "elf_vaddr) "
@@ -605,6 +609,35 @@ static int load_event(struct loader *l, const Ptop__V1__Event *ev)
 }
 
 
+/* A stack taken as a copy (--user-stacks dwarf): kept as it came, unwound into its
+ * stack row's frames by symbolize (analyze/unwind.h). */
+static int load_stack_copy(struct loader *l, uint64_t id, const Ptop__V1__StackCopy *cp)
+{
+	sqlite3_stmt *s = l->st[ST_STACK_COPY];
+	int rc;
+
+	sqlite3_bind_int64(s, 1, l->run.cap);
+	bind_u64(s, 2, id);
+	sqlite3_bind_int(s, 3, cp->pid);
+	sqlite3_bind_int(s, 4, cp->tid);
+	bind_u64(s, 5, cp->time_ns);
+	bind_u64(s, 6, cp->ip);
+	bind_u64(s, 7, cp->sp);
+	bind_u64(s, 8, cp->bp);
+	bind_u64(s, 9, cp->flags);
+	if (cp->stack.len)
+		sqlite3_bind_blob(s, 10, cp->stack.data, (int)cp->stack.len, SQLITE_STATIC);
+	else
+		sqlite3_bind_null(s, 10);
+	rc = sqlite3_step(s);
+	sqlite3_reset(s);
+	sqlite3_clear_bindings(s);
+	if (rc != SQLITE_DONE)
+		return db_fail(l, rc, "insert");
+	l->run.rows++;
+	return 0;
+}
+
 static int load_stack(struct loader *l, const Ptop__V1__Stack *st)
 {
 	sqlite3_stmt *s = l->st[ST_STACK];
@@ -631,6 +664,8 @@ static int load_stack(struct loader *l, const Ptop__V1__Stack *st)
 	}
 	l->run.rows += 1 + st->n_ips; /* the stack and its stack_frame rows */
 	l->counts[K_STACK]++;
+	if (st->copy && !st->kernel)
+		return load_stack_copy(l, st->id, st->copy);
 	return 0;
 }
 
@@ -1090,6 +1125,24 @@ static int finish(struct loader *l, const struct capture_status *cs, struct load
 	return 0;
 }
 
+/* The stack copies (--user-stacks dwarf) unwound now, with the module files this
+ * machine has by build-id (analyze/unwind.h), so that their stacks have frames for
+ * every reader of the DB, SQL included. */
+static int unwind_copies(struct loader *l, char *err, size_t errlen)
+{
+	struct symbolizer *sz;
+	int ret;
+
+	if (!unwind__pending(l->run.db, l->run.cap))
+		return 0;
+	sz = symbolizer__new(NULL);
+	if (!sz)
+		return -ENOMEM;
+	ret = unwind__copies(l->run.db, l->run.cap, sz, NULL, err, errlen);
+	symbolizer__free(sz);
+	return ret;
+}
+
 static int create_indexes(struct loader *l)
 {
 	const char *p = strstr(ptop_schema_sql, INDEX_MARKER);
@@ -1324,6 +1377,8 @@ int db__load_capture(sqlite3 *db, const char *path, bool replace,
 	ret = ret ?: finish(&l, cs, stats);
 	if (!ret)
 		ret = create_indexes(&l);
+	if (!ret)
+		ret = unwind_copies(&l, err, errlen);
 	if (ret)
 		goto cleanup;
 

@@ -127,6 +127,26 @@ CREATE TABLE IF NOT EXISTS stack (
 	PRIMARY KEY (cap, stack_id)
 );
 
+-- A user stack taken as a copy of its top (--user-stacks dwarf, Stack.copy): the
+-- registers and the stack bytes as recorded (words other than return and stack
+-- addresses zeroed by the recorder). symbolize unwinds it from the modules' CFI
+-- (.eh_frame, .debug_frame) into its stack row's ips, and says how that went.
+CREATE TABLE IF NOT EXISTS stack_copy (
+	cap INTEGER NOT NULL REFERENCES capture(cap),
+	stack_id INTEGER NOT NULL,    -- stack.stack_id
+	pid INTEGER,
+	tid INTEGER,
+	time_ns INTEGER,              -- when it was first taken
+	ip INTEGER,
+	sp INTEGER,
+	bp INTEGER,                   -- 0 unless rbp pointed into the copy
+	flags INTEGER,                -- 1 short read (the stack's end), 2/4 words unclassified
+	stack BLOB,                   -- from sp up
+	unwound INTEGER,              -- frames found; NULL: not unwound yet
+	unwind_end TEXT,              -- why the walk stopped ("end of the stack copy", ...)
+	PRIMARY KEY (cap, stack_id)
+);
+
 -- The frames as rows: stored in stack.ips (one row per stack instead of one per
 -- frame, and no index of their own).
 CREATE VIEW IF NOT EXISTS stack_frame (cap, stack_id, depth, ip) AS
