@@ -1,0 +1,407 @@
+/* stackcopy.c — the recorder's side of the stack copies: their ids and Stack records,
+ * and the frame-pointer census behind --user-stacks auto (record/stackcopy.h). */
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "record/collector.h"
+#include "record/record.h"
+#include "record/stackcopy.h"
+#include "collectors/cpuprof/record.h"
+
+/* ------------------------------------------------------------------ the copies */
+
+struct sc_slot {
+	uint64_t hash;			/* 0: empty */
+	uint64_t id;
+	uint32_t tgid;
+};
+
+struct stack_copies {
+	struct sc_slot *slots;		/* open addressing */
+	size_t cap;			/* power of two */
+	size_t count;
+};
+
+static struct sc_slot *sc_find(struct sc_slot *slots, size_t cap, uint32_t tgid, uint64_t hash)
+{
+	size_t i = (hash ^ (uint64_t)tgid * 0x9E3779B97F4A7C15ULL) & (cap - 1);
+
+	for (;; i = (i + 1) & (cap - 1))
+		if (!slots[i].hash || (slots[i].hash == hash && slots[i].tgid == tgid))
+			return &slots[i];
+}
+
+struct stack_copies *stack_copies__capture(void)
+{
+	static struct stack_copies *capture;
+
+	if (capture)
+		return capture;
+	capture = calloc(1, sizeof(*capture));
+	if (!capture)
+		return NULL;
+	capture->cap = 256;
+	capture->slots = calloc(capture->cap, sizeof(*capture->slots));
+	if (!capture->slots) {
+		free(capture);
+		capture = NULL;
+		errno = ENOMEM;
+	}
+	return capture;
+}
+
+static int sc_grow(struct stack_copies *s)
+{
+	size_t cap = s->cap * 2, i;
+	struct sc_slot *slots = calloc(cap, sizeof(*slots));
+
+	if (!slots)
+		return -ENOMEM;
+	for (i = 0; i < s->cap; i++)
+		if (s->slots[i].hash)
+			*sc_find(slots, cap, s->slots[i].tgid, s->slots[i].hash) = s->slots[i];
+	free(s->slots);
+	s->slots = slots;
+	s->cap = cap;
+	return 0;
+}
+
+int stack_copies__add(struct rec_ctx *ctx, struct stack_copies *s, struct cp_stack_table *t,
+		      const struct sc_copy *c, size_t len)
+{
+	Ptop__V1__Record rec = PTOP__V1__RECORD__INIT;
+	Ptop__V1__Stack st = PTOP__V1__STACK__INIT;
+	Ptop__V1__StackCopy cp = PTOP__V1__STACK_COPY__INIT;
+	struct sc_slot *slot;
+	int err;
+
+	if (len < SC_HDR_BYTES || !c->hash || c->bytes > SC_MAX_BYTES ||
+	    len < SC_HDR_BYTES + (size_t)c->bytes)
+		return -EINVAL;
+	slot = sc_find(s->slots, s->cap, c->tgid, c->hash);
+	if (slot->hash)
+		return 0;
+	if ((s->count + 1) * 4 > s->cap * 3) {
+		err = sc_grow(s);
+		if (err)
+			return err;
+		slot = sc_find(s->slots, s->cap, c->tgid, c->hash);
+	}
+	slot->hash = c->hash;
+	slot->tgid = c->tgid;
+	slot->id = cp_stack_table__reserve(t);
+	s->count++;
+
+	cp.pid = (int32_t)c->tgid;
+	cp.tid = (int32_t)c->tid;
+	cp.ip = c->ip;
+	cp.sp = c->sp;
+	cp.bp = c->bp;
+	cp.stack.data = (uint8_t *)c->words;
+	cp.stack.len = c->bytes;
+	cp.time_ns = c->time_ns;
+	cp.flags = c->flags;
+	st.id = slot->id;
+	st.copy = &cp;
+	rec.kind_case = PTOP__V1__RECORD__KIND_STACK;
+	rec.stack = &st;
+	return rec_emit(ctx, &rec);
+}
+
+int stack_copies__find(const struct stack_copies *s, uint32_t tgid, uint64_t hash, uint64_t *id)
+{
+	const struct sc_slot *slot;
+
+	if (!s || !hash)
+		return -ENOENT;
+	slot = sc_find(s->slots, s->cap, tgid, hash);
+	if (!slot->hash)
+		return -ENOENT;
+	*id = slot->id;
+	return 0;
+}
+
+size_t stack_copies__count(const struct stack_copies *s)
+{
+	return s ? s->count : 0;
+}
+
+int sc_vmas__read(pid_t pid, struct sc_vmas *t)
+{
+	char path[64], line[4096 + 256];
+	unsigned n = 0;
+	FILE *f;
+
+	memset(t, 0, sizeof(*t));
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	/* two passes: the executable mappings, then the others worth knowing */
+	for (int pass = 0; pass < 2 && n < SC_VMAS; pass++) {
+		f = fopen(path, "re");
+		if (!f)
+			return -errno;
+		while (n < SC_VMAS && fgets(line, sizeof(line), f)) {
+			unsigned long long a, b;
+			char perms[8], name[64];
+			bool x;
+
+			name[0] = 0;
+			if (sscanf(line, "%llx-%llx %7s %*x %*s %*u %63s", &a, &b, perms, name) < 3)
+				continue;
+			x = perms[2] == 'x';
+			if (a >= 0x800000000000ULL)
+				continue;	/* [vsyscall] */
+			if (pass == 0 ? !x : (x || perms[1] != 'w'))
+				continue;
+			t->start[n] = a;
+			t->end[n] = b;
+			if (x)
+				t->exec |= 1u << n;
+			n++;
+		}
+		fclose(f);
+	}
+	t->next = n % SC_VMAS;
+	return 0;
+}
+
+/* ------------------------------------------------------------------ --user-stacks */
+
+static const char *const us_names[] = {
+	[USER_STACKS_AUTO] = "auto",
+	[USER_STACKS_FP] = "fp",
+	[USER_STACKS_DWARF] = "dwarf",
+};
+
+const char *user_stacks_name(enum user_stacks m)
+{
+	return (unsigned)m < sizeof(us_names) / sizeof(us_names[0]) ? us_names[m] : NULL;
+}
+
+int user_stacks_parse(const char *arg, enum user_stacks *m)
+{
+	for (unsigned i = 0; i < sizeof(us_names) / sizeof(us_names[0]); i++) {
+		if (arg && !strcmp(arg, us_names[i])) {
+			*m = (enum user_stacks)i;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+/* ------------------------------------------------------------------ census */
+
+/* The bytes of ELF address ADDR (N of them) from the executable sections of E. */
+static bool code_at(Elf *e, uint64_t addr, uint8_t *out, size_t n)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	while ((scn = elf_nextscn(e, scn))) {
+		Elf_Data *d;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS ||
+		    !(sh.sh_flags & SHF_EXECINSTR))
+			continue;
+		if (addr < sh.sh_addr || addr + n > sh.sh_addr + sh.sh_size)
+			continue;
+		d = elf_getdata(scn, NULL);
+		if (!d || !d->d_buf || addr - sh.sh_addr + n > d->d_size)
+			return false;
+		memcpy(out, (const uint8_t *)d->d_buf + (addr - sh.sh_addr), n);
+		return true;
+	}
+	return false;
+}
+
+static bool sets_up_fp(const uint8_t *b)
+{
+	static const uint8_t endbr[4] = { 0xf3, 0x0f, 0x1e, 0xfa };
+	static const uint8_t pro[4] = { 0x55, 0x48, 0x89, 0xe5 };	/* push rbp; mov rsp,rbp */
+
+	if (!memcmp(b, endbr, 4))
+		b += 4;
+	return !memcmp(b, pro, 4);
+}
+
+int fp_census__module(const char *path, struct fp_census *c)
+{
+	Elf_Scn *scn = NULL;
+	Elf *e = NULL;
+	GElf_Shdr sh;
+	size_t shstrndx;
+	int fd, err = 0;
+
+	memset(c, 0, sizeof(*c));
+	elf_version(EV_CURRENT);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!e || elf_kind(e) != ELF_K_ELF || elf_getshdrstrndx(e, &shstrndx)) {
+		err = -EINVAL;
+		goto cleanup;
+	}
+	while ((scn = elf_nextscn(e, scn))) {
+		const char *name;
+		const uint8_t *p, *end;
+		Elf_Data *d;
+		uint32_t count;
+
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		name = elf_strptr(e, shstrndx, sh.sh_name);
+		if (!name || strcmp(name, ".eh_frame_hdr"))
+			continue;
+		d = elf_getdata(scn, NULL);
+		if (!d || !d->d_buf || d->d_size < 12)
+			break;
+		p = d->d_buf;
+		end = p + d->d_size;
+		/* version 1; eh_frame_ptr pcrel|sdata4; fde_count udata4; table datarel|sdata4:
+		 * what binutils and lld write */
+		if (p[0] != 1 || p[1] != 0x1b || p[2] != 0x03 || p[3] != 0x3b)
+			break;
+		memcpy(&count, p + 8, 4);
+		p += 12;
+		for (uint32_t i = 0; i < count && p + 8 <= end; i++, p += 8) {
+			int32_t loc;
+			uint8_t code[8];
+
+			memcpy(&loc, p, 4);
+			c->functions++;
+			if (code_at(e, sh.sh_addr + (int64_t)loc, code, sizeof(code)) &&
+			    sets_up_fp(code))
+				c->with_fp++;
+		}
+		c->usable = c->functions > 0;
+		break;
+	}
+cleanup:
+	elf_end(e);
+	close(fd);
+	return err;
+}
+
+bool fp_census__has_fp(const struct fp_census *c)
+{
+	return c->usable && (uint64_t)c->with_fp * 4 >= (uint64_t)c->functions * 3;
+}
+
+static const char *base_name(const char *p)
+{
+	const char *b = strrchr(p, '/');
+
+	return b ? b + 1 : p;
+}
+
+/* Judge module PATH (opened through ROOT, "/proc/PID/root", when that works); append
+ * it to WHY when it keeps no frame pointers. Returns 1 when it keeps them, 0 not, and
+ * 1 too for a module without the .eh_frame_hdr table (a Go program's: Go keeps frame
+ * pointers, and no copy could be unwound through it from CFI anyway), which is not
+ * counted as judged. */
+static int judge(const char *root, const char *path, char *why, size_t len, unsigned *judged)
+{
+	struct fp_census c;
+	char full[4096 + 64];
+	size_t at = strlen(why);
+
+	snprintf(full, sizeof(full), "%s%s", root, path);
+	if (fp_census__module(full, &c) && fp_census__module(path, &c))
+		c.usable = false;
+	if (!c.usable)
+		return 1;
+	(*judged)++;
+	if (fp_census__has_fp(&c))
+		return 1;
+	if (at < len)
+		snprintf(why + at, len - at, "%s%s (%u of %u functions)", at ? ", " : "",
+			 base_name(path), c.with_fp, c.functions);
+	return 0;
+}
+
+/* Does the ELF program PATH ask for an interpreter (a dynamic loader)? */
+static bool is_dynamic(const char *path)
+{
+	bool dyn = false;
+	size_t n, i;
+	Elf *e;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return true;	/* unknown: judge the C library too */
+	elf_version(EV_CURRENT);
+	e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (e && !elf_getphdrnum(e, &n)) {
+		for (i = 0; i < n && !dyn; i++) {
+			GElf_Phdr ph;
+
+			dyn = gelf_getphdr(e, (int)i, &ph) && ph.p_type == PT_INTERP;
+		}
+	}
+	elf_end(e);
+	close(fd);
+	return dyn;
+}
+
+enum user_stacks user_stacks__auto(pid_t pid, const char *exe, char *why, size_t len)
+{
+	char list[1024] = "", path[4096 + 64], root[64] = "", line[4096 + 256];
+	char seen[64][256];
+	unsigned nseen = 0, judged = 0;
+	bool all = true;
+	FILE *f = NULL;
+
+	if (pid > 0 && !exe) {
+		snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+		snprintf(root, sizeof(root), "/proc/%d/root", (int)pid);
+		f = fopen(path, "re");
+	}
+	if (f) {
+		while (fgets(line, sizeof(line), f)) {
+			char perms[8], file[4096];
+			unsigned i;
+
+			file[0] = 0;
+			if (sscanf(line, "%*x-%*x %7s %*x %*s %*u %4095[^\n]", perms, file) < 2 ||
+			    perms[2] != 'x' || file[0] != '/')
+				continue;
+			for (i = 0; i < nseen; i++)
+				if (!strncmp(seen[i], file, sizeof(seen[i]) - 1))
+					break;
+			if (i < nseen)
+				continue;
+			if (nseen < 64)
+				snprintf(seen[nseen++], sizeof(seen[0]), "%s", file);
+			if (!judge(root, file, list, sizeof(list), &judged))
+				all = false;
+		}
+		fclose(f);
+	} else {
+		Dl_info info;
+
+		if (exe && !judge("", exe, list, sizeof(list), &judged))
+			all = false;
+		/* a dynamic program will load the C library this recorder runs with */
+		if ((!exe || is_dynamic(exe)) && dladdr((void *)&fopen, &info) && info.dli_fname &&
+		    info.dli_fname[0] == '/' && !judge("", info.dli_fname, list, sizeof(list), &judged))
+			all = false;
+	}
+	if (!judged) {
+		snprintf(why, len, "no module with an .eh_frame_hdr to judge (frame pointers "
+				   "assumed, as Go keeps them)");
+		return USER_STACKS_FP;
+	}
+	if (all) {
+		snprintf(why, len, "all %u modules keep frame pointers", judged);
+		return USER_STACKS_FP;
+	}
+	snprintf(why, len, "no frame pointers in %s", list);
+	return USER_STACKS_DWARF;
+}
