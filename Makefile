@@ -213,6 +213,12 @@ $(B)/tests/fixtures/heap_nofp: tests/fixtures/heap_nofp.c
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) -O2 -g -fomit-frame-pointer -Wall -Wextra -Werror -o $@ $< -lpthread
 
+# nofp_attach: heap_nofp's chain, waiting for SIGUSR1 (the eBPF lanes attached by --pid)
+$(B)/tests/fixtures/nofp_attach: tests/fixtures/nofp_attach.c
+	$(call msg,FIXTURE,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) -O2 -g -fomit-frame-pointer -Wall -Wextra -Werror -o $@ $<
+
 # heap_static: glibc linked statically (libc.a, from libc6-dev), so malloc and the rest
 # are defined in the executable itself, the module the heap collector must probe.
 $(B)/tests/fixtures/heap_static: tests/fixtures/heap_static.c tests/fixtures/heap_kinds.c

@@ -118,7 +118,8 @@ static __always_inline int sc_learn(struct sc_scan *s, __u64 v)
 	s->me = s->fe;
 	s->mx = s->fx & 1;
 	if (t) {
-		k = t->next++ % SC_VMAS;
+		k = t->fixed < SC_VMAS ? t->fixed : 0;
+		k += t->next++ % (SC_VMAS - k);
 		if (k < SC_VMAS) {
 			t->start[k] = s->fs;
 			t->end[k] = s->fe;
@@ -225,16 +226,30 @@ static __always_inline long sc_take(struct sc_copy *c, struct sc_vmas *vt, __u32
 	return 0;
 }
 
-/* The VMA table of process TGID in MAP, made empty when it has none. NULL when the map
- * cannot take it. */
-static __always_inline struct sc_vmas *sc_vmas_of(void *map, __u32 tgid)
+/* The VMA table of process TGID (the current task's) in MAP, made empty when it has
+ * none, or when it is another address space's (an exec since, or a table user space
+ * filled before an exec). NULL when the map cannot take it. */
+static __always_inline struct sc_vmas *sc_vmas_of(void *map, __u32 tgid,
+						  struct task_struct *task)
 {
 	struct sc_vmas *t = bpf_map_lookup_elem(map, &tgid), empty = {};
+	struct mm_struct *mm = BPF_CORE_READ(task, mm);
+	__u64 ino = BPF_CORE_READ(mm, exe_file, f_inode, i_ino);
 
-	if (t)
+	if (!t) {
+		bpf_map_update_elem(map, &tgid, &empty, BPF_NOEXIST);
+		t = bpf_map_lookup_elem(map, &tgid);
+		if (!t)
+			return NULL;
+	}
+	if (t->mm == (__u64)mm)
 		return t;
-	bpf_map_update_elem(map, &tgid, &empty, BPF_NOEXIST);
-	return bpf_map_lookup_elem(map, &tgid);
+	if (t->mm || t->ino != ino) {	/* another address space's: afresh */
+		__builtin_memset(t, 0, sizeof(*t));
+	}
+	t->mm = (__u64)mm;
+	t->ino = ino;
+	return t;
 }
 
 #endif

@@ -24,7 +24,7 @@
  * run is all there is). A word in no remembered VMA once the calls are spent is kept
  * (SC_F_UNKNOWN): it may be a return address, and zeroing one would cut the stack. */
 #define SC_VMAS 16
-#define SC_LOOKUPS_UPROBE 8
+#define SC_LOOKUPS_UPROBE 32
 #define SC_LOOKUPS_PERF 1
 /* The kind of a struct sm_key (bpf/stackmap.h) that names a stack copy: its hash is
  * the copy's key, nr its words. */
@@ -42,7 +42,15 @@ struct sc_vmas {
 	__u64 start[SC_VMAS];
 	__u64 end[SC_VMAS];
 	__u32 exec;		/* bit k: VMA k is executable */
-	__u32 next;		/* the slot filled next */
+	__u32 next;		/* learned VMAs so far: the next goes to slot fixed + next %
+				 * (SC_VMAS - fixed) */
+	__u32 fixed;		/* slots user space filled that learning keeps (the
+				 * executable ones), < SC_VMAS */
+	__u32 pad;
+	__u64 ino;		/* the inode of the process's executable when filled */
+	__u64 mm;		/* its address space (the kernel's mm); 0: filled by user
+				 * space, not checked yet. Another mm (an exec) or, when
+				 * filled, another executable: the table starts afresh */
 };
 
 /* One copy, as the ring buffer carries it: the header, then `bytes` of stack

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include "record/collector.h"
 #include "record/record.h"
@@ -139,7 +140,13 @@ int sc_vmas__read(pid_t pid, struct sc_vmas *t)
 	unsigned n = 0;
 	FILE *f;
 
+	struct stat st;
+
 	memset(t, 0, sizeof(*t));
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
+	if (stat(path, &st))
+		return -errno;
+	t->ino = st.st_ino;	/* the BPF side checks it is still this program */
 	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
 	/* two passes: the executable mappings, then the others worth knowing */
 	for (int pass = 0; pass < 2 && n < SC_VMAS; pass++) {
@@ -166,8 +173,10 @@ int sc_vmas__read(pid_t pid, struct sc_vmas *t)
 			n++;
 		}
 		fclose(f);
+		if (pass == 0)	/* learning keeps the executable ones */
+			t->fixed = n < SC_VMAS / 2 ? n : SC_VMAS / 2;
 	}
-	t->next = n % SC_VMAS;
+	t->next = n > t->fixed ? n - t->fixed : 0;
 	return 0;
 }
 
@@ -348,6 +357,33 @@ static bool is_dynamic(const char *path)
 	elf_end(e);
 	close(fd);
 	return dyn;
+}
+
+enum user_stacks user_stacks__choose(const struct rec_ctx *ctx, char *why, size_t len)
+{
+	char judged[140];
+	enum user_stacks m;
+
+	switch (ctx->user_stacks) {
+	case USER_STACKS_FP:
+		snprintf(why, len, "--user-stacks fp");
+		return USER_STACKS_FP;
+	case USER_STACKS_DWARF:
+		snprintf(why, len, "--user-stacks dwarf");
+		return USER_STACKS_DWARF;
+	default:
+		break;
+	}
+	if (ctx->mode == PTOP__V1__TARGET_MODE__TARGET_MODE_CGROUP) {
+		snprintf(why, len, "--user-stacks auto: a cgroup's processes are not known "
+				   "at start");
+		return USER_STACKS_DWARF;
+	}
+	m = user_stacks__auto(ctx->pid,
+			      ctx->mode == PTOP__V1__TARGET_MODE__TARGET_MODE_COMMAND ? ctx->exe : NULL,
+			      judged, sizeof(judged));
+	snprintf(why, len, "--user-stacks auto: %s", judged);
+	return m;
 }
 
 enum user_stacks user_stacks__auto(pid_t pid, const char *exe, char *why, size_t len)

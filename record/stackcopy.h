@@ -41,7 +41,9 @@ size_t stack_copies__count(const struct stack_copies *s);
 
 /* Fill T (bpf/stackcopy.h) with what /proc/PID/maps says now: the executable
  * mappings first, then the stack, the heap and the other writable ones, as many as it
- * holds; the BPF programs start from it instead of learning each VMA. 0 or -errno. */
+ * holds, and the inode of /proc/PID/exe (a table filled before an exec is not taken
+ * for the new program's); the BPF programs start from it instead of learning each
+ * VMA. 0 or -errno. */
 int sc_vmas__read(pid_t pid, struct sc_vmas *t);
 
 /* --user-stacks */
@@ -82,5 +84,11 @@ bool fp_census__has_fp(const struct fp_census *c);
  * them ("all 5 modules keep frame pointers"; "no frame pointers in heap_nofp (2 of
  * 9 functions), libc.so.6 (...)"). */
 enum user_stacks user_stacks__auto(pid_t pid, const char *exe, char *why, size_t len);
+
+/* --user-stacks (CTX->user_stacks) resolved for CTX's target: FP or DWARF as asked,
+ * else user_stacks__auto for a pid or a command, DWARF for a cgroup (its processes are
+ * not known at the start). WHY gets the reason ("--user-stacks auto: no frame
+ * pointers in ..."), at most LEN bytes (160 hold it). */
+enum user_stacks user_stacks__choose(const struct rec_ctx *ctx, char *why, size_t len);
 
 #endif

@@ -17,12 +17,12 @@ static const char snapshot_sql[] =
 	"sample_bytes, live_measured, alloc_count, alloc_bytes, free_count, free_bytes, "
 	"live_bytes, live_count, leak_bytes, leak_count, leak_age_ns, sites, "
 	"total_call_sites, omitted_alloc_count, omitted_alloc_bytes, omitted_live_bytes, "
-	"live_untracked, stack_failures, free_untracked) VALUES (:cap, :seq, :time_ns, "
+	"live_untracked, stack_failures, free_untracked, user_stacks) VALUES (:cap, :seq, :time_ns, "
 	":interval_ns, :pid, :lane, :module, :sample_bytes, :live_measured, :alloc_count, "
 	":alloc_bytes, :free_count, :free_bytes, :live_bytes, :live_count, :leak_bytes, "
 	":leak_count, :leak_age_ns, :sites, :total_call_sites, :omitted_alloc_count, "
 	":omitted_alloc_bytes, :omitted_live_bytes, :live_untracked, :stack_failures, "
-	":free_untracked)";
+	":free_untracked, :user_stacks)";
 
 static const char site_sql[] =
 	"INSERT INTO heap_site (cap, seq, stack_id, alloc_count, alloc_bytes, live_count, "
@@ -71,6 +71,7 @@ static int load_heap(struct load_ctx *l, const Ptop__V1__Event *ev)
 	bind_measured(s, 24, lm, h->live_untracked);
 	bind_u64(s, 25, h->stack_failures);
 	bind_measured(s, 26, lm, h->free_untracked);
+	bind_opt_text(s, 27, h->user_stacks);	/* empty: NULL */
 	err = load__step(l, ST_SNAPSHOT);
 	if (err)
 		return err;

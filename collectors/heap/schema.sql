@@ -36,6 +36,8 @@ CREATE TABLE IF NOT EXISTS heap_snapshot (
 	stack_failures INTEGER NOT NULL, -- sampled allocations whose stack could not be taken
 	free_untracked INTEGER,       -- frees of pointers not in the live set (allocated before the
 	                              -- probes attached, or not tracked); NULL when not measured
+	user_stacks TEXT,             -- uprobe lane: fp | dwarf, how its stacks were taken; NULL:
+	                              -- another lane, or a capture from before --user-stacks
 	PRIMARY KEY (cap, seq)
 );
 
