@@ -145,7 +145,7 @@ static __always_inline long take_copy(struct cp_counters *cnt, __u64 id, struct 
 	c = bpf_map_lookup_elem(&cp_copy_scratch, &zero);
 	if (!c || !regs)
 		return -ENOENT;
-	err = sc_take(c, sc_vmas_of(&cp_vmas, (__u32)(id >> 32)), SC_LOOKUPS_PERF, task,
+	err = sc_take(c, sc_vmas_of(&cp_vmas, (__u32)(id >> 32), task), SC_LOOKUPS_PERF, task,
 		      BPF_CORE_READ(regs, ip), BPF_CORE_READ(regs, sp), BPF_CORE_READ(regs, bp),
 		      (__u32)(id >> 32), (__u32)id);
 	if (err)

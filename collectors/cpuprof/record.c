@@ -380,34 +380,6 @@ static int read_int_file(const char *path, long *v)
 /* How this run takes user stacks (USER_STACKS_FP or _DWARF), decided by cp_check. */
 static enum user_stacks cp_mode = USER_STACKS_FP;
 
-/* --user-stacks resolved for CTX's target, with the reason in WHY. */
-static enum user_stacks cp_choose_mode(const struct rec_ctx *ctx, char *why, size_t len)
-{
-	char judged[140];
-	enum user_stacks m;
-
-	switch (ctx->user_stacks) {
-	case USER_STACKS_FP:
-		snprintf(why, len, "--user-stacks fp");
-		return USER_STACKS_FP;
-	case USER_STACKS_DWARF:
-		snprintf(why, len, "--user-stacks dwarf");
-		return USER_STACKS_DWARF;
-	default:
-		break;
-	}
-	if (ctx->mode == PTOP__V1__TARGET_MODE__TARGET_MODE_CGROUP) {
-		snprintf(why, len, "--user-stacks auto: a cgroup's processes are not known "
-				   "at start");
-		return USER_STACKS_DWARF;
-	}
-	m = user_stacks__auto(ctx->pid,
-			      ctx->mode == PTOP__V1__TARGET_MODE__TARGET_MODE_COMMAND ? ctx->exe : NULL,
-			      judged, sizeof(judged));
-	snprintf(why, len, "--user-stacks auto: %s", judged);
-	return m;
-}
-
 static Ptop__V1__ProbeState cp_check(struct collector *c)
 {
 	struct rec_ctx *ctx = c->ctx;
@@ -443,7 +415,7 @@ static Ptop__V1__ProbeState cp_check(struct collector *c)
 			 cpuprof_settings.sample_hz, max_rate);
 		return PTOP__V1__PROBE_STATE__PROBE_STATE_UNSUPPORTED;
 	}
-	cp_mode = cp_choose_mode(ctx, why, sizeof(why));
+	cp_mode = user_stacks__choose(ctx, why, sizeof(why));
 	if (cp_mode == USER_STACKS_DWARF)
 		snprintf(ustacks, sizeof(ustacks),
 			 "user stacks dwarf (%s): %d KiB stack copies, unwound offline; kernel "
