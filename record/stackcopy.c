@@ -1,6 +1,5 @@
 /* stackcopy.c — the recorder's side of the stack copies: their ids and Stack records,
  * and the frame-pointer census behind --user-stacks auto (record/stackcopy.h). */
-#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
@@ -310,6 +309,22 @@ static const char *base_name(const char *p)
 	return b ? b + 1 : p;
 }
 
+/* glibc's own modules: built without frame pointers nearly everywhere, and not judged.
+ * Their frames seldom break a frame-pointer walk: the start frames are the outermost
+ * (main is reached), and their leaf functions leave %rbp alone (the walk goes on from
+ * the caller's frame). */
+static bool is_glibc(const char *path)
+{
+	static const char *const names[] = { "libc.so", "ld-linux", "libm.so", "libpthread.so",
+					     "libdl.so", "librt.so", "libresolv.so" };
+	const char *b = base_name(path);
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strncmp(b, names[i], strlen(names[i])))
+			return true;
+	return false;
+}
+
 /* Judge module PATH (opened through ROOT, "/proc/PID/root", when that works); append
  * it to WHY when it keeps no frame pointers. Returns 1 when it keeps them, 0 not, and
  * 1 too for a module without the .eh_frame_hdr table (a Go program's: Go keeps frame
@@ -321,6 +336,8 @@ static int judge(const char *root, const char *path, char *why, size_t len, unsi
 	char full[4096 + 64];
 	size_t at = strlen(why);
 
+	if (is_glibc(path))
+		return 1;
 	snprintf(full, sizeof(full), "%s%s", root, path);
 	if (fp_census__module(full, &c) && fp_census__module(path, &c))
 		c.usable = false;
@@ -335,28 +352,51 @@ static int judge(const char *root, const char *path, char *why, size_t len, unsi
 	return 0;
 }
 
-/* Does the ELF program PATH ask for an interpreter (a dynamic loader)? */
-static bool is_dynamic(const char *path)
+/* The libraries ELF file PATH needs (DT_NEEDED), each found in the usual library
+ * folders, judged as judge() does. Returns 0 when one keeps no frame pointers. */
+static int judge_needed(const char *path, char *why, size_t len, unsigned *judged)
 {
-	bool dyn = false;
-	size_t n, i;
+	static const char *const dirs[] = { "/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu",
+					    "/lib64", "/usr/lib64", "/lib", "/usr/lib",
+					    "/usr/local/lib" };
+	Elf_Scn *scn = NULL;
+	int fd, all = 1;
 	Elf *e;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
 
+	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return true;	/* unknown: judge the C library too */
+		return 1;
 	elf_version(EV_CURRENT);
 	e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (e && !elf_getphdrnum(e, &n)) {
-		for (i = 0; i < n && !dyn; i++) {
-			GElf_Phdr ph;
+	while (e && (scn = elf_nextscn(e, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *d;
 
-			dyn = gelf_getphdr(e, (int)i, &ph) && ph.p_type == PT_INTERP;
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNAMIC || !sh.sh_entsize)
+			continue;
+		d = elf_getdata(scn, NULL);
+		for (size_t i = 0; d && i < sh.sh_size / sh.sh_entsize; i++) {
+			char lib[4096 + 256];
+			const char *name;
+			GElf_Dyn dyn;
+
+			if (!gelf_getdyn(d, (int)i, &dyn) || dyn.d_tag != DT_NEEDED)
+				continue;
+			name = elf_strptr(e, sh.sh_link, dyn.d_un.d_val);
+			if (!name || strchr(name, '/'))
+				continue;
+			for (size_t k = 0; k < sizeof(dirs) / sizeof(dirs[0]); k++) {
+				snprintf(lib, sizeof(lib), "%s/%s", dirs[k], name);
+				if (access(lib, R_OK) == 0) {
+					all &= judge("", lib, why, len, judged);
+					break;
+				}
+			}
 		}
 	}
 	elf_end(e);
 	close(fd);
-	return dyn;
+	return all;
 }
 
 enum user_stacks user_stacks__choose(const struct rec_ctx *ctx, char *why, size_t len)
@@ -420,22 +460,21 @@ enum user_stacks user_stacks__auto(pid_t pid, const char *exe, char *why, size_t
 		}
 		fclose(f);
 	} else {
-		Dl_info info;
-
+		/* a launched command: its executable, and the libraries it needs (not
+		 * mapped yet) from the usual folders */
 		if (exe && !judge("", exe, list, sizeof(list), &judged))
 			all = false;
-		/* a dynamic program will load the C library this recorder runs with */
-		if ((!exe || is_dynamic(exe)) && dladdr((void *)&fopen, &info) && info.dli_fname &&
-		    info.dli_fname[0] == '/' && !judge("", info.dli_fname, list, sizeof(list), &judged))
+		if (exe && !judge_needed(exe, list, sizeof(list), &judged))
 			all = false;
 	}
 	if (!judged) {
-		snprintf(why, len, "no module with an .eh_frame_hdr to judge (frame pointers "
-				   "assumed, as Go keeps them)");
+		snprintf(why, len, "no module to judge (glibc's are not; one without "
+				   ".eh_frame_hdr, as Go's, keeps frame pointers)");
 		return USER_STACKS_FP;
 	}
 	if (all) {
-		snprintf(why, len, "all %u modules keep frame pointers", judged);
+		snprintf(why, len, "the %u modules judged keep frame pointers (glibc's not "
+				   "judged)", judged);
 		return USER_STACKS_FP;
 	}
 	snprintf(why, len, "no frame pointers in %s", list);

@@ -76,13 +76,16 @@ int fp_census__module(const char *path, struct fp_census *c);
  * least 3 in 4) set one up. A module that could not be judged does not. */
 bool fp_census__has_fp(const struct fp_census *c);
 
-/* --user-stacks auto for process PID (or, when PID is 0 or its maps cannot be read,
- * the executable EXE and the C library this recorder runs with, which a launched
- * command will load too): judge every file-backed executable module and choose
- * frame pointers only when each keeps them. Returns USER_STACKS_FP or
- * USER_STACKS_DWARF; WHY gets the modules without frame pointers, or that all have
- * them ("all 5 modules keep frame pointers"; "no frame pointers in heap_nofp (2 of
- * 9 functions), libc.so.6 (...)"). */
+/* --user-stacks auto for process PID (its file-backed executable mappings), or for a
+ * launched command (EXE not NULL: its executable and the libraries its DT_NEEDED
+ * names, found in the usual folders): judge each module and choose frame pointers
+ * only when each judged keeps them. glibc's modules (libc, ld.so, libm...) are not
+ * judged: built without frame pointers nearly everywhere, their frames seldom break
+ * a walk (the start frames are outermost, the leaf functions leave %rbp alone); nor
+ * is a module without .eh_frame_hdr (Go's: Go keeps frame pointers). Returns
+ * USER_STACKS_FP or USER_STACKS_DWARF; WHY gets the modules without frame pointers,
+ * or that those judged keep them ("no frame pointers in heap_nofp (0 of 8
+ * functions)"). */
 enum user_stacks user_stacks__auto(pid_t pid, const char *exe, char *why, size_t len);
 
 /* --user-stacks (CTX->user_stacks) resolved for CTX's target: FP or DWARF as asked,

@@ -15,8 +15,8 @@
 need_ebpf
 PY=/usr/bin/python3
 [ -x "$PY" ] || skip "$PY is not installed (Debian's python3: apt-get install python3)"
-readelf -S "$(readlink -f "$PY")" 2>/dev/null | grep -q eh_frame_hdr ||
-	skip "$PY is not an ELF program with .eh_frame_hdr"
+sections=$(readelf -S "$(readlink -f "$PY")" 2>/dev/null)
+grep -q eh_frame_hdr <<<"$sections" || skip "$PY is not an ELF program with .eh_frame_hdr"
 
 cat > "$TMP/work.py" <<'PYEOF'
 import sys, time
