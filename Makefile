@@ -233,7 +233,15 @@ $(BENCH_WORKLOADS): $(B)/bench/workload_%: bench/workload_%.c
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) -O2 -g -fno-omit-frame-pointer -Wall -Wextra -Werror -o $@ $< -lpthread -lm
 
-$(filter-out $(BENCH_WORKLOADS),$(BENCH_BINS)): $(B)/bench/%: bench/%.c $(LIBS) $(COMMON_OBJS)
+# workload_cpu_nofp: workload_cpu built as distributions build, without frame pointers
+# (bench/overhead_user_stacks.sh)
+$(B)/bench/workload_cpu_nofp: bench/workload_cpu.c
+	$(call msg,BENCH,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) -O2 -g -fomit-frame-pointer -Wall -Wextra -Werror -o $@ $<
+BENCH_BINS += $(B)/bench/workload_cpu_nofp
+
+$(filter-out $(BENCH_WORKLOADS) $(B)/bench/workload_cpu_nofp,$(BENCH_BINS)): $(B)/bench/%: bench/%.c $(LIBS) $(COMMON_OBJS)
 	$(call msg,BENCH,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIBS) $(COMMON_OBJS) $(LDLIBS)
