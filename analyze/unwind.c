@@ -2,6 +2,7 @@
  * per process, its modules reported at their load addresses from the capture's
  * executable mappings, attached to a "process" whose only memory is the copy being
  * unwound and whose thread's registers are the copy's (ip, sp, and rbp when known). */
+#include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -24,6 +25,7 @@ struct uw_copy {
 	const uint8_t *stack;
 	size_t len;
 	bool given;		/* next_thread handed the thread out */
+	bool read_failed;	/* the unwinder asked for a word outside the copy */
 	uint64_t pcs[UW_MAX_FRAMES];
 	size_t n;
 };
@@ -87,8 +89,10 @@ static bool uw_memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void
 	struct uw_copy *c = arg;
 
 	(void)dwfl;
-	if (addr < c->sp || addr - c->sp > c->len || c->len - (addr - c->sp) < sizeof(*result))
+	if (addr < c->sp || addr - c->sp > c->len || c->len - (addr - c->sp) < sizeof(*result)) {
+		c->read_failed = true;
 		return false;	/* outside the copy: the walk ends */
+	}
 	memcpy(result, c->stack + (addr - c->sp), sizeof(*result));
 	return true;
 }
@@ -135,6 +139,31 @@ static int uw_frame(Dwfl_Frame *frame, void *arg)
 		return DWARF_CB_ABORT;
 	c->pcs[c->n++] = pc;
 	return DWARF_CB_OK;
+}
+
+/* Does the CFI say that the frame at PC has no caller (its return address column is
+ * undefined, as at _start)? */
+static bool ra_undefined(Dwfl *dwfl, Dwarf_Addr pc)
+{
+	Dwfl_Module *m = dwfl_addrmodule(dwfl, pc);
+	Dwarf_Op mem[3], *ops = NULL;
+	Dwarf_Frame *fr = NULL;
+	Dwarf_Addr bias = 0;
+	Dwarf_CFI *cfi;
+	size_t nops = 0;
+	bool undefined = false;
+
+	if (!m)
+		return false;
+	cfi = dwfl_module_eh_cfi(m, &bias);
+	if (!cfi)
+		cfi = dwfl_module_dwarf_cfi(m, &bias);
+	if (!cfi || dwarf_cfi_addrframe(cfi, pc - bias, &fr) != 0)
+		return false;
+	if (dwarf_frame_register(fr, 16, mem, &ops, &nops) == 0)	/* x86-64: the RA column */
+		undefined = nops == 0 && ops == mem;	/* "undefined" (NULL: same value) */
+	free(fr);
+	return undefined;
 }
 
 static int hexval(char ch)
@@ -428,7 +457,7 @@ int unwind__copies(sqlite3 *db, int64_t cap, struct symbolizer *sz, uint64_t *do
 		int32_t pid = sqlite3_column_int(q, 1);
 		const char *end;
 		char why[160];
-		int r;
+		int r, e;
 
 		memset(&c, 0, sizeof(c));
 		c.tid = sqlite3_column_int(q, 2);
@@ -455,10 +484,21 @@ int unwind__copies(sqlite3 *db, int64_t cap, struct symbolizer *sz, uint64_t *do
 			continue;
 		}
 		*cur = c;	/* the Dwfl's callbacks read this copy */
+		(void)dwfl_errno();	/* clears it */
 		r = dwfl_getthread_frames(dwfl, c.tid, uw_frame, cur);
 		c = *cur;
-		if (r == 0 || c.n == UW_MAX_FRAMES) {
-			end = c.n == UW_MAX_FRAMES ? "frame limit" : "outermost frame";
+		e = dwfl_errno();
+		if (c.n == UW_MAX_FRAMES) {
+			end = "frame limit";
+		} else if (r == 0 && !e && !cur->read_failed) {
+			end = c.n && ra_undefined(dwfl, c.pcs[c.n - 1] - (c.n > 1)) ?
+				      "outermost frame" :
+				      "no caller from the CFI: a register it needs (rbp) is not "
+				      "in the copy";
+		} else if (cur->read_failed) {
+			snprintf(why, sizeof(why), "end of the stack copy (%s)",
+				 e ? dwfl_errmsg(e) : "a read beyond it");
+			end = why;
 		} else {
 			snprintf(why, sizeof(why), "%s", dwfl_errmsg(-1));
 			end = why;
