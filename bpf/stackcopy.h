@@ -11,6 +11,14 @@
  * compresses well, and is keyed by a 64-bit hash of exactly what it holds (the kept
  * words at their offsets, stack addresses relative to sp, ip, the size): two samples
  * with one key unwind to one stack, and a copy is sent once per key, not per sample.
+ *
+ * sc_take (bpf/stackcopy.bpf.h) needs only the thread's user registers and its task, so
+ * any program that takes stacks can use it: a perf_event sample (cpuprof: the registers
+ * from bpf_task_pt_regs, whichever mode the timer hit), a uprobe (heap: its pt_regs),
+ * and the off-CPU stacks to come from sched_switch (the switched-out task's
+ * bpf_task_pt_regs; interrupts are off there too: SC_LOOKUPS_PERF). Each program keeps
+ * its own "sent" map and ring; user space gives every copy a capture stack id
+ * (record/stackcopy.h), whichever collector sent it.
  */
 #ifndef PTOP_BPF_STACKCOPY_H
 #define PTOP_BPF_STACKCOPY_H

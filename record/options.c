@@ -667,8 +667,8 @@ void record_usage(FILE *f, const struct collector_ops *const *table)
 	      "                          words are zeroed) for ptop-analyze to unwind from\n"
 	      "                          the modules' .eh_frame, as perf --call-graph dwarf;\n"
 	      "                          auto (default) takes fp when every module of the\n"
-	      "                          target sets up frame pointers, judged at start from\n"
-	      "                          its function entries, else dwarf\n",
+	      "                          target keeps frame pointers (judged at start from\n"
+	      "                          its CFI; glibc's are not judged), else dwarf\n",
 	      f);
 	copt_usage(f, table, COPT_COLLECTORS);
 	fputs("\n"

@@ -4,6 +4,8 @@
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
+#include <elfutils/libdw.h>
+#include <dwarf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -147,8 +149,9 @@ int sc_vmas__read(pid_t pid, struct sc_vmas *t)
 		return -errno;
 	t->ino = st.st_ino;	/* the BPF side checks it is still this program */
 	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
-	/* two passes: the executable mappings, then the others worth knowing */
-	for (int pass = 0; pass < 2 && n < SC_VMAS; pass++) {
+	/* three passes: the executable mappings, the stack and the heap, then the other
+	 * writable ones, as many as fit */
+	for (int pass = 0; pass < 3 && n < SC_VMAS; pass++) {
 		f = fopen(path, "re");
 		if (!f)
 			return -errno;
@@ -163,7 +166,10 @@ int sc_vmas__read(pid_t pid, struct sc_vmas *t)
 			x = perms[2] == 'x';
 			if (a >= 0x800000000000ULL)
 				continue;	/* [vsyscall] */
-			if (pass == 0 ? !x : (x || perms[1] != 'w'))
+			if (pass == 0 ? !x :
+			    pass == 1 ? (x || (strcmp(name, "[stack]") && strcmp(name, "[heap]"))) :
+					(x || perms[1] != 'w' || !strcmp(name, "[stack]") ||
+					 !strcmp(name, "[heap]")))
 				continue;
 			t->start[n] = a;
 			t->end[n] = b;
@@ -205,42 +211,34 @@ int user_stacks_parse(const char *arg, enum user_stacks *m)
 
 /* ------------------------------------------------------------------ census */
 
-/* The bytes of ELF address ADDR (N of them) from the executable sections of E. */
-static bool code_at(Elf *e, uint64_t addr, uint8_t *out, size_t n)
+/* The CFA rule at PC of CFI: 6 when it is on %rbp, 7 on %rsp (*OFF its offset), -1
+ * when the CFI has no rule there. */
+static int cfa_reg(Dwarf_CFI *cfi, uint64_t pc, int64_t *off)
 {
-	Elf_Scn *scn = NULL;
-	GElf_Shdr sh;
+	Dwarf_Frame *fr = NULL;
+	Dwarf_Op *ops = NULL;
+	size_t nops = 0;
+	int reg = -1;
 
-	while ((scn = elf_nextscn(e, scn))) {
-		Elf_Data *d;
-
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS ||
-		    !(sh.sh_flags & SHF_EXECINSTR))
-			continue;
-		if (addr < sh.sh_addr || addr + n > sh.sh_addr + sh.sh_size)
-			continue;
-		d = elf_getdata(scn, NULL);
-		if (!d || !d->d_buf || addr - sh.sh_addr + n > d->d_size)
-			return false;
-		memcpy(out, (const uint8_t *)d->d_buf + (addr - sh.sh_addr), n);
-		return true;
+	if (dwarf_cfi_addrframe(cfi, pc, &fr) != 0)
+		return -1;
+	if (dwarf_frame_cfa(fr, &ops, &nops) == 0 && nops >= 1) {
+		if (ops[0].atom == DW_OP_bregx) {	/* libdw's form: register, offset */
+			reg = ops[0].number == 6 || ops[0].number == 7 ? (int)ops[0].number : -1;
+			*off = (int64_t)ops[0].number2;
+		} else if (ops[0].atom == DW_OP_breg6 || ops[0].atom == DW_OP_breg7) {
+			reg = ops[0].atom == DW_OP_breg6 ? 6 : 7;
+			*off = (int64_t)ops[0].number;
+		}
 	}
-	return false;
-}
-
-static bool sets_up_fp(const uint8_t *b)
-{
-	static const uint8_t endbr[4] = { 0xf3, 0x0f, 0x1e, 0xfa };
-	static const uint8_t pro[4] = { 0x55, 0x48, 0x89, 0xe5 };	/* push rbp; mov rsp,rbp */
-
-	if (!memcmp(b, endbr, 4))
-		b += 4;
-	return !memcmp(b, pro, 4);
+	free(fr);
+	return reg;
 }
 
 int fp_census__module(const char *path, struct fp_census *c)
 {
 	Elf_Scn *scn = NULL;
+	Dwarf_CFI *cfi = NULL;
 	Elf *e = NULL;
 	GElf_Shdr sh;
 	size_t shstrndx;
@@ -256,9 +254,10 @@ int fp_census__module(const char *path, struct fp_census *c)
 		err = -EINVAL;
 		goto cleanup;
 	}
-	while ((scn = elf_nextscn(e, scn))) {
-		const char *name;
+	cfi = dwarf_getcfi_elf(e);
+	while (cfi && (scn = elf_nextscn(e, scn))) {
 		const uint8_t *p, *end;
+		const char *name;
 		Elf_Data *d;
 		uint32_t count;
 
@@ -273,20 +272,39 @@ int fp_census__module(const char *path, struct fp_census *c)
 		p = d->d_buf;
 		end = p + d->d_size;
 		/* version 1; eh_frame_ptr pcrel|sdata4; fde_count udata4; table datarel|sdata4:
-		 * what binutils and lld write */
+		 * what binutils and lld write; the table is sorted by address */
 		if (p[0] != 1 || p[1] != 0x1b || p[2] != 0x03 || p[3] != 0x3b)
 			break;
 		memcpy(&count, p + 8, 4);
 		p += 12;
 		for (uint32_t i = 0; i < count && p + 8 <= end; i++, p += 8) {
-			int32_t loc;
-			uint8_t code[8];
+			int32_t loc, next;
+			uint64_t lo, hi;
+			bool framed = false, on_rbp = false;
 
 			memcpy(&loc, p, 4);
+			lo = sh.sh_addr + (int64_t)loc;
+			if (p + 16 <= end && i + 1 < count) {
+				memcpy(&next, p + 8, 4);
+				hi = sh.sh_addr + (int64_t)next;
+			} else {
+				hi = lo + 64;
+			}
+			if (hi <= lo)
+				continue;
+			/* the rule a quarter, half and three quarters in: a function with a
+			 * frame has one there (past a shrink-wrapped early exit) */
+			for (int k = 1; k <= 3; k++) {
+				int64_t off = 0;
+				int r = cfa_reg(cfi, lo + (hi - lo) * k / 4, &off);
+
+				on_rbp |= r == 6;
+				framed |= r == 6 || (r == 7 && off > 8);
+			}
+			if (!framed)
+				continue;	/* a leaf or a stub: nothing to walk through */
 			c->functions++;
-			if (code_at(e, sh.sh_addr + (int64_t)loc, code, sizeof(code)) &&
-			    sets_up_fp(code))
-				c->with_fp++;
+			c->with_fp += on_rbp;
 		}
 		c->usable = c->functions > 0;
 		break;
@@ -299,7 +317,7 @@ cleanup:
 
 bool fp_census__has_fp(const struct fp_census *c)
 {
-	return c->usable && (uint64_t)c->with_fp * 4 >= (uint64_t)c->functions * 3;
+	return c->usable && (uint64_t)c->with_fp * 2 >= (uint64_t)c->functions;
 }
 
 static const char *base_name(const char *p)
