@@ -51,7 +51,7 @@ struct sc_scan {
 	__u32 nwords;
 	__u32 flags;
 	__u32 fx;		/* the last lookup: executable */
-	__u32 pad;
+	__u32 complete;		/* the table has every executable VMA (struct sc_vmas) */
 	__u64 fs, fe;		/* the last lookup's VMA */
 };
 
@@ -148,6 +148,8 @@ static long sc_word(__u32 i, void *ctx)
 		return 0;
 	} else {
 		r = sc_known(s, v);
+		if (!r && s->complete)
+			r = 1;	/* in no executable VMA: no return address */
 		if (!r)
 			r = sc_learn(s, v);
 		if (r == 0) {
@@ -182,6 +184,9 @@ static __always_inline long sc_take(struct sc_copy *c, struct sc_vmas *vt, __u32
 	s.vt = vt;
 	s.task = task;
 	s.lookups = lookups;
+	if (vt && vt->complete &&
+	    (__u32)BPF_CORE_READ(task, mm, map_count) == vt->map_count)
+		s.complete = 1;
 	/* the stack's own VMA says where it ends (the main thread's is near) */
 	if (sc_known(&s, sp) || sc_learn(&s, sp) > 0) {
 		if (s.me > sp && s.me - sp < n)
@@ -226,18 +231,21 @@ static __always_inline long sc_take(struct sc_copy *c, struct sc_vmas *vt, __u32
 	return 0;
 }
 
+/* An empty VMA table (too big for the BPF stack) to add one from. */
+struct sc_vmas sc_vmas_zero = {};
+
 /* The VMA table of process TGID (the current task's) in MAP, made empty when it has
  * none, or when it is another address space's (an exec since, or a table user space
  * filled before an exec). NULL when the map cannot take it. */
 static __always_inline struct sc_vmas *sc_vmas_of(void *map, __u32 tgid,
 						  struct task_struct *task)
 {
-	struct sc_vmas *t = bpf_map_lookup_elem(map, &tgid), empty = {};
+	struct sc_vmas *t = bpf_map_lookup_elem(map, &tgid);
 	struct mm_struct *mm = BPF_CORE_READ(task, mm);
 	__u64 ino = BPF_CORE_READ(mm, exe_file, f_inode, i_ino);
 
 	if (!t) {
-		bpf_map_update_elem(map, &tgid, &empty, BPF_NOEXIST);
+		bpf_map_update_elem(map, &tgid, &sc_vmas_zero, BPF_NOEXIST);
 		t = bpf_map_lookup_elem(map, &tgid);
 		if (!t)
 			return NULL;

@@ -31,7 +31,7 @@
  * interrupts are off, the mm lock's release waits for an irq_work, so one call per
  * run is all there is). A word in no remembered VMA once the calls are spent is kept
  * (SC_F_UNKNOWN): it may be a return address, and zeroing one would cut the stack. */
-#define SC_VMAS 16
+#define SC_VMAS 24
 #define SC_LOOKUPS_UPROBE 32
 #define SC_LOOKUPS_PERF 1
 /* The kind of a struct sm_key (bpf/stackmap.h) that names a stack copy: its hash is
@@ -54,7 +54,12 @@ struct sc_vmas {
 				 * (SC_VMAS - fixed) */
 	__u32 fixed;		/* slots user space filled that learning keeps (the
 				 * executable ones), < SC_VMAS */
-	__u32 pad;
+	__u32 map_count;	/* complete: the process's VMAs when filled */
+	__u32 complete;		/* 1: user space filled every executable mapping; while
+				 * the process still has map_count VMAs (nothing mapped
+				 * or unmapped since), a word in none of them is no
+				 * return address and is zeroed without a lookup */
+	__u32 pad2;
 	__u64 ino;		/* the inode of the process's executable when filled */
 	__u64 mm;		/* its address space (the kernel's mm); 0: filled by user
 				 * space, not checked yet. Another mm (an exec) or, when

@@ -150,12 +150,15 @@ int sc_vmas__read(pid_t pid, struct sc_vmas *t)
 	t->ino = st.st_ino;	/* the BPF side checks it is still this program */
 	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
 	/* three passes: the executable mappings, the stack and the heap, then the other
-	 * writable ones, as many as fit */
+	 * writable ones, as many as fit; and the VMAs counted, as the kernel counts them
+	 * (mm->map_count: [vsyscall] is not one) */
 	for (int pass = 0; pass < 3 && n < SC_VMAS; pass++) {
+		unsigned vmas = 0;
+
 		f = fopen(path, "re");
 		if (!f)
 			return -errno;
-		while (n < SC_VMAS && fgets(line, sizeof(line), f)) {
+		while (fgets(line, sizeof(line), f)) {
 			unsigned long long a, b;
 			char perms[8], name[64];
 			bool x;
@@ -166,6 +169,9 @@ int sc_vmas__read(pid_t pid, struct sc_vmas *t)
 			x = perms[2] == 'x';
 			if (a >= 0x800000000000ULL)
 				continue;	/* [vsyscall] */
+			vmas++;
+			if (n == SC_VMAS)
+				continue;
 			if (pass == 0 ? !x :
 			    pass == 1 ? (x || (strcmp(name, "[stack]") && strcmp(name, "[heap]"))) :
 					(x || perms[1] != 'w' || !strcmp(name, "[stack]") ||
@@ -178,8 +184,11 @@ int sc_vmas__read(pid_t pid, struct sc_vmas *t)
 			n++;
 		}
 		fclose(f);
-		if (pass == 0)	/* learning keeps the executable ones */
-			t->fixed = n < SC_VMAS / 2 ? n : SC_VMAS / 2;
+		t->map_count = vmas;
+		if (pass == 0) {	/* learning keeps the executable ones */
+			t->fixed = n < SC_VMAS * 2 / 3 ? n : SC_VMAS * 2 / 3;
+			t->complete = n <= t->fixed;	/* they all fit */
+		}
 	}
 	t->next = n > t->fixed ? n - t->fixed : 0;
 	return 0;
