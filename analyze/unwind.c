@@ -12,9 +12,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <elf.h>
+#include <strings.h>
+#include <sys/auxv.h>
+#include <sys/mman.h>
 
 #include "common/array.h"
 #include "analyze/unwind.h"
+#include "symbol/buildid.h"
 
 #define UW_MAX_FRAMES 127	/* as deep as a frame-pointer walk is kept */
 
@@ -26,6 +31,7 @@ struct uw_copy {
 	size_t len;
 	bool given;		/* next_thread handed the thread out */
 	bool read_failed;	/* the unwinder asked for a word outside the copy */
+	bool zero_pc;		/* a frame's pc was 0 */
 	uint64_t pcs[UW_MAX_FRAMES];
 	size_t n;
 };
@@ -135,7 +141,11 @@ static int uw_frame(Dwfl_Frame *frame, void *arg)
 
 	if (!dwfl_frame_pc(frame, &pc, &activation))
 		return DWARF_CB_ABORT;
-	if (!pc || c->n == UW_MAX_FRAMES)
+	if (!pc) {
+		c->zero_pc = true;
+		return DWARF_CB_ABORT;
+	}
+	if (c->n == UW_MAX_FRAMES)
 		return DWARF_CB_ABORT;
 	c->pcs[c->n++] = pc;
 	return DWARF_CB_OK;
@@ -221,6 +231,50 @@ static bool vaddr_from_file(const char *file, uint64_t offset, uint64_t *vaddr)
 	return ok;
 }
 
+/* Report the [vdso] mapping M from this process's own vDSO when their build-ids match
+ * (a capture of this kernel): its image in a memfd, whose fd libdwfl takes. True
+ * when reported. */
+static bool report_vdso(Dwfl *dwfl, const struct uw_map *m)
+{
+	const unsigned char *img = (const unsigned char *)getauxval(AT_SYSINFO_EHDR);
+	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)img;
+	uint8_t id[SYM_MAX_BUILD_ID];
+	char hex[2 * SYM_MAX_BUILD_ID + 1];
+	size_t size = 0, len = 0;
+	uint64_t vaddr = 0;
+	int fd;
+
+	if (!img || memcmp(eh->e_ident, ELFMAG, SELFMAG) || eh->e_ident[EI_CLASS] != ELFCLASS64)
+		return false;
+	size = eh->e_shoff + (size_t)eh->e_shnum * eh->e_shentsize;
+	for (unsigned i = 0; i < eh->e_phnum; i++) {
+		const Elf64_Phdr *ph = (const Elf64_Phdr *)(img + eh->e_phoff) + i;
+
+		if (ph->p_offset + ph->p_filesz > size)
+			size = ph->p_offset + ph->p_filesz;
+		if (ph->p_type == PT_LOAD && ph->p_offset == 0)
+			vaddr = ph->p_vaddr;
+	}
+	if (!size || size > (1u << 20) ||
+	    buildid_read_memory(img, size, id, sizeof(id), &len) || !len ||
+	    buildid_to_hex(id, len, hex, sizeof(hex)) || strcasecmp(hex, m->build_id))
+		return false;
+	if (m->has_vaddr)
+		vaddr = m->vaddr;
+	fd = memfd_create("ptop-vdso", MFD_CLOEXEC);
+	if (fd < 0)
+		return false;
+	if (write(fd, img, size) != (ssize_t)size) {
+		close(fd);
+		return false;
+	}
+	if (!dwfl_report_elf(dwfl, "[vdso]", "[vdso]", fd, m->start - m->offset - vaddr, true)) {
+		close(fd);
+		return false;
+	}
+	return true;
+}
+
 /* A Dwfl for process PID at time T: the capture's executable file mappings of PID (the
  * latest record of each at or before T, else the earliest), each module reported once
  * at its load bias, from the file the symbolizer finds for its build-id. NULL when not
@@ -242,7 +296,7 @@ static Dwfl *process_dwfl(const struct uw_map *maps, size_t n, int32_t pid, int6
 		uint64_t vaddr;
 		bool later = false;
 
-		if (m->pid != pid || m->gone || m->path[0] != '/')
+		if (m->pid != pid || m->gone || (m->path[0] != '/' && strcmp(m->path, "[vdso]")))
 			continue;
 		/* the record of this mapping to use: the latest at or before T */
 		for (size_t j = 0; j < n; j++) {
@@ -264,6 +318,13 @@ static Dwfl *process_dwfl(const struct uw_map *maps, size_t n, int32_t pid, int6
 			continue;
 		if (!m->build_id) {
 			(*missing)++;
+			continue;
+		}
+		if (m->path[0] == '[') {	/* [vdso]: this machine's, if it is the same */
+			if (report_vdso(dwfl, m))
+				reported++;
+			else
+				(*missing)++;
 			continue;
 		}
 		key.build_id = id;
@@ -490,6 +551,9 @@ int unwind__copies(sqlite3 *db, int64_t cap, struct symbolizer *sz, uint64_t *do
 		e = dwfl_errno();
 		if (c.n == UW_MAX_FRAMES) {
 			end = "frame limit";
+		} else if (c.zero_pc) {
+			end = "a return address of 0 (a thread's first frame, or a word the "
+			      "recorder zeroed)";
 		} else if (r == 0 && !e && !cur->read_failed) {
 			end = c.n && ra_undefined(dwfl, c.pcs[c.n - 1] - (c.n > 1)) ?
 				      "outermost frame" :
@@ -500,7 +564,7 @@ int unwind__copies(sqlite3 *db, int64_t cap, struct symbolizer *sz, uint64_t *do
 				 e ? dwfl_errmsg(e) : "a read beyond it");
 			end = why;
 		} else {
-			snprintf(why, sizeof(why), "%s", dwfl_errmsg(-1));
+			snprintf(why, sizeof(why), "libdw: %s", dwfl_errmsg(e ? e : -1));
 			end = why;
 		}
 		ret = store(db, up, mark, cap, sid, &c, end, err, errlen);
