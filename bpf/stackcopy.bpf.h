@@ -192,17 +192,21 @@ static __always_inline long sc_take(struct sc_copy *c, struct sc_vmas *vt, __u32
 		if (s.me > sp && s.me - sp < n)
 			n = s.me - sp;
 	}
-	for (k = 0; k < 12; k++) {
+	n &= ~7ULL;
+	asm volatile("" : "+r"(n));
+	if (n >= 8 && n <= SC_MAX_BYTES)
+		err = bpf_probe_read_user(c->words, n, (void *)sp);
+	/* the end of the stack (or a page not present) within reach: a stack ends at a
+	 * page boundary, so read up to each of the next ones, the farthest first */
+	for (k = SC_MAX_BYTES / 4096; err && k >= 0; k--) {
+		n = ((sp + 4096) & ~4095ULL) - sp + (__u64)k * 4096;
+		if (n > SC_MAX_BYTES)
+			continue;
 		n &= ~7ULL;
 		asm volatile("" : "+r"(n));
-		if (n > SC_MAX_BYTES)
-			n = SC_MAX_BYTES;
-		if (n < 8)
-			break;
+		if (n < 8 || n > SC_MAX_BYTES)
+			continue;
 		err = bpf_probe_read_user(c->words, n, (void *)sp);
-		if (!err)
-			break;
-		n -= n / 4 + 8;	/* a page not present, or the end: read less */
 	}
 	if (err)
 		return err;
