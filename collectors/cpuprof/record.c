@@ -816,6 +816,11 @@ static int emit_losses(struct collector *c, struct cp_priv *p, const struct cp_c
 		err = rec_emit_drop(c, "stack_copy_ring_full", s->lost_copy,
 				    "samples whose stack copy found its ring buffer full");
 	if (!err)
+		err = rec_emit_drop(c, "stack_copy_malformed", p->bad_copies,
+				    "stack copies from the kernel too short for their size: not "
+				    "written (their samples are stack_unreadable)");
+	p->bad_copies = 0;
+	if (!err)
 		err = rec_emit_drop(c, "stack_unreadable", unreadable,
 				    "samples whose stack could not be read back or stored");
 	if (err)

@@ -1419,6 +1419,11 @@ static int emit_drops(struct collector *c, struct hp_priv *p, const struct hp_co
 		err = rec_emit_drop(c, "stack_failure", d->stack_failures,
 				    "sampled allocations whose user stack could not be taken");
 	if (!err)
+		err = rec_emit_drop(c, "stack_copy_malformed", p->bad_copies,
+				    "stack copies from the kernel too short for their size: not "
+				    "written (their allocations' sites stay unnamed)");
+	p->bad_copies = 0;
+	if (!err)
 		err = rec_emit_drop(c, "site_map_full", d->site_full,
 				    "sampled allocations whose site did not fit the heap site map");
 	if (!err)
