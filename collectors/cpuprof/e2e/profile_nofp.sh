@@ -53,3 +53,8 @@ assert_ge "fp: samples in stage_c" 5 "$(awk '/(^|;)stage_c /{ s += $NF } END { p
 assert_eq "fp: samples with the whole chain" 0 \
 	"$(awk -v c="$chain" 'index($0, c " ") { s += $NF } END { print s + 0 }' "$TMP/fp.folded")"
 assert_eq "fp: no stack copies" 0 "$(q "$C" "select count(*) from stack_copy")"
+
+# a mode that does not exist: a usage error, before anything runs
+expect_exit 2 "$REC" --user-stacks lbr -o "$TMP/bad.ptop" -- "$FIX/heap_nofp"
+has "fp, dwarf or auto" <"$TMP/err" || fail "the error does not say which modes there are"
+[ ! -e "$TMP/bad.ptop" ] || fail "a capture was made for a bad --user-stacks"
