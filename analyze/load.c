@@ -54,9 +54,9 @@ static const char *const stmt_sql[ST_N] = {
 		       "start_monotonic_ns, start_realtime_ns, start_boottime_ns, recorder_argv, "
 		       "interval_ns, vma_interval_ns, flush_interval_ns, duration_ns, no_ebpf, "
 		       "disabled, complete, read_end, source_path, source_size, source_mtime_ns, "
-		       "loaded_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, "
-		       "?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, 0, 'reading', ?24, ?25, "
-		       "?26, ?27)",
+		       "loaded_at, user_stacks) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, "
+		       "?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, 0, "
+		       "'reading', ?24, ?25, ?26, ?27, ?28)",
 	[ST_TARGET] = "INSERT INTO target (cap, mode, pid, comm, exe, exe_build_id, "
 		      "cmdline, cgroup_path, cgroup_id, container_id, exe_build_id_kind) "
 		      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
@@ -517,9 +517,11 @@ static int load_header(struct loader *l, const Ptop__V1__CaptureHeader *h, const
 		bind_u64(s, 20, o->flush_interval_ns);
 		bind_u64(s, 21, o->duration_ns);
 		bind_i64(s, 22, !!o->no_ebpf);
+		bind_opt_text(s, 28, o->user_stacks);	/* empty before the option: NULL */
 	} else {
 		for (int i = 17; i <= 23; i++)
 			sqlite3_bind_null(s, i);
+		sqlite3_bind_null(s, 28);
 	}
 	bind_text(s, 24, realpath_);
 	bind_i64(s, 25, st->st_size);

@@ -1,6 +1,6 @@
--- schema.sql — the SQLite schema ptop-analyze loads captures into. Version 4.
+-- schema.sql — the SQLite schema ptop-analyze loads captures into. Version 5.
 --
--- The loader sets PRAGMA user_version = 4 and refuses a DB of another version.
+-- The loader sets PRAGMA user_version = 5 and refuses a DB of another version.
 -- Many captures share one DB. A capture is named by capture_id (32 hex
 -- digits) in the capture table; every other row references it by cap, the
 -- capture's small integer key (capture.cap), so rows and indexes stay small.
@@ -67,7 +67,8 @@ CREATE TABLE IF NOT EXISTS capture (
 	source_mtime_ns INTEGER,
 	loaded_at TEXT,
 	trailer_records INTEGER,      -- records the writer counted before the trailer
-	trailer_events INTEGER        -- events among them; both NULL without a trailer
+	trailer_events INTEGER,       -- events among them; both NULL without a trailer
+	user_stacks TEXT              -- --user-stacks: fp | dwarf | auto; NULL before the option
 );
 
 CREATE TABLE IF NOT EXISTS target (

@@ -19,7 +19,9 @@ detail=$(q "$C" "select detail from probe where name = 'cpuprof'")
 echo "detail: $detail"
 has "user stacks dwarf (--user-stacks auto: no frame pointers in heap_nofp" <<<"$detail" ||
 	fail "cpuprof's probe detail does not say auto chose dwarf for heap_nofp: $detail"
-"$ANA" info "$C" | grep -q "user stacks dwarf" || fail "info does not show the user stacks mode"
+"$ANA" info "$C" >"$TMP/info.txt"
+grep -q "user stacks dwarf" "$TMP/info.txt" || fail "info does not show the mode auto chose"
+grep -q "user stacks: auto$" "$TMP/info.txt" || fail "info does not show --user-stacks"
 
 "$ANA" export --format folded "$C" > "$TMP/auto.folded"
 cat "$TMP/auto.folded"
