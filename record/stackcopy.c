@@ -153,7 +153,7 @@ int sc_vmas__read(pid_t pid, struct sc_vmas *t)
 	 * writable ones, as many as fit; and the VMAs counted, as the kernel counts them
 	 * (mm->map_count: [vsyscall] is not one) */
 	for (int pass = 0; pass < 3 && n < SC_VMAS; pass++) {
-		unsigned vmas = 0;
+		unsigned vmas = 0, execs = 0;
 
 		f = fopen(path, "re");
 		if (!f)
@@ -170,7 +170,10 @@ int sc_vmas__read(pid_t pid, struct sc_vmas *t)
 			if (a >= 0x800000000000ULL)
 				continue;	/* [vsyscall] */
 			vmas++;
-			if (n == SC_VMAS)
+			execs += x;
+			/* the executable ones take 2/3 of the table at most: the stack
+			 * and the heap have room */
+			if (n == SC_VMAS || (pass == 0 && n == SC_VMAS * 2 / 3))
 				continue;
 			if (pass == 0 ? !x :
 			    pass == 1 ? (x || (strcmp(name, "[stack]") && strcmp(name, "[heap]"))) :
@@ -186,8 +189,8 @@ int sc_vmas__read(pid_t pid, struct sc_vmas *t)
 		fclose(f);
 		t->map_count = vmas;
 		if (pass == 0) {	/* learning keeps the executable ones */
-			t->fixed = n < SC_VMAS * 2 / 3 ? n : SC_VMAS * 2 / 3;
-			t->complete = n <= t->fixed;	/* they all fit */
+			t->fixed = n;
+			t->complete = execs == n;	/* they all fit */
 		}
 	}
 	t->next = n > t->fixed ? n - t->fixed : 0;
@@ -319,6 +322,8 @@ int fp_census__module(const char *path, struct fp_census *c)
 		break;
 	}
 cleanup:
+	if (cfi)
+		dwarf_cfi_end(cfi);
 	elf_end(e);
 	close(fd);
 	return err;

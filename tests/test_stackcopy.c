@@ -176,7 +176,9 @@ static void test_04_vmas(void **state)
 {
 	struct sc_vmas t;
 	struct stat st;
-	uint64_t code = (uint64_t)(uintptr_t)&test_04_vmas, local = (uint64_t)(uintptr_t)&t;
+	/* the thread's own stack (under ASan a local may live on its fake stack) */
+	uint64_t code = (uint64_t)(uintptr_t)&test_04_vmas,
+		 local = (uint64_t)(uintptr_t)__builtin_frame_address(0);
 	int in_code = -1, in_stack = -1;
 
 	(void)state;
