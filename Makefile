@@ -224,6 +224,11 @@ $(B)/tests/fixtures/libhdl_b.so: tests/fixtures/dl/hdl.c
 	$(call msg,FIXTURE,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) -O2 -g -fPIC -shared -fomit-frame-pointer -DPAD=264 -DSIZE=202 -Wall -Wextra -Werror -o $@ $<
+# nofp_attach: heap_nofp's chain, waiting for SIGUSR1 (the eBPF lanes attached by --pid)
+$(B)/tests/fixtures/nofp_attach: tests/fixtures/nofp_attach.c
+	$(call msg,FIXTURE,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) -O2 -g -fomit-frame-pointer -Wall -Wextra -Werror -o $@ $<
 
 # heap_static: glibc linked statically (libc.a, from libc6-dev), so malloc and the rest
 # are defined in the executable itself, the module the heap collector must probe.
@@ -247,6 +252,15 @@ $(B)/bench/workload_alloc_nofp: bench/workload_alloc.c
 	$(Q)$(CC) -O2 -g -fomit-frame-pointer -Wall -Wextra -Werror -o $@ $< -lpthread -lm
 
 $(filter-out $(BENCH_WORKLOADS),$(BENCH_BINS)): $(B)/bench/%: bench/%.c $(LIBS) $(COMMON_OBJS)
+# workload_cpu_nofp: workload_cpu built as distributions build, without frame pointers
+# (bench/overhead_user_stacks.sh)
+$(B)/bench/workload_cpu_nofp: bench/workload_cpu.c
+	$(call msg,BENCH,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) -O2 -g -fomit-frame-pointer -Wall -Wextra -Werror -o $@ $<
+BENCH_BINS += $(B)/bench/workload_cpu_nofp
+
+$(filter-out $(BENCH_WORKLOADS) $(B)/bench/workload_cpu_nofp,$(BENCH_BINS)): $(B)/bench/%: bench/%.c $(LIBS) $(COMMON_OBJS)
 	$(call msg,BENCH,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIBS) $(COMMON_OBJS) $(LDLIBS)

@@ -46,8 +46,13 @@
 #include "collectors/heap/heap.h"
 #include "filter.bpf.h"
 #include "stackmap.bpf.h"
+#include "stackcopy.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
+
+/* --user-stacks: HP_USER_FP walks frame pointers; HP_USER_COPY copies the stack's top
+ * (bpf/stackcopy.h), sent once per key, the site keyed by the copy's key. */
+const volatile __u32 hp_user_stacks = HP_USER_FP;
 
 const volatile __u64 hp_sample_bytes = 512 * 1024;	/* 0: every allocation */
 const volatile bool hp_events = false;			/* --heap-events */
@@ -115,6 +120,29 @@ struct {
 } hp_last SEC(".maps");
 
 struct hp_peak hp_peak = {};
+
+/* --user-stacks dwarf: where a thread's copy is made (a uprobe may be preempted) */
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct sc_copy);
+} hp_copy_buf SEC(".maps");
+
+/* the copies sent already, by key (an LRU: one forgotten is sent again) */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, HP_COPIED_ENTRIES);
+	__type(key, __u64);
+	__type(value, __u8);
+} hp_copied SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, HP_COPY_RING_BYTES);
+} hp_copies SEC(".maps");
+
+SC_VMAS_MAP(4) hp_vmas SEC(".maps");
 
 static __always_inline struct hp_counters *counters(void)
 {
@@ -255,6 +283,39 @@ static __always_inline bool nested_call(const struct hp_inflight *old, __u64 sp,
 	return sp < old->sp || (sp == old->sp && ra != old->ra);
 }
 
+/* Copy this thread's stack at the probe and key *SK by it (kind SM_KIND_COPY), sending
+ * the copy unless its key was sent. 0; -ENOSPC when the ring had no room (the key is
+ * forgotten, so that the next allocation there sends it); or sc_take's -errno. */
+static __always_inline long take_copy(struct pt_regs *ctx, __u64 id, struct sm_key *sk)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct sc_copy *c;
+	__u32 n, tgid = (__u32)(id >> 32);
+	__u8 one = 1;
+	long err;
+
+	c = bpf_task_storage_get(&hp_copy_buf, task, NULL, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!c)
+		return -ENOMEM;
+	err = sc_take(c, sc_vmas_of(&hp_vmas, tgid, task), SC_LOOKUPS_UPROBE, task, PT_REGS_IP(ctx),
+		      PT_REGS_SP(ctx), ctx->bp, tgid, (__u32)id);
+	if (err)
+		return err;
+	sk->hash = c->hash;
+	sk->nr = c->bytes / 8;
+	sk->kernel = SM_KIND_COPY;
+	if (bpf_map_update_elem(&hp_copied, &c->hash, &one, BPF_NOEXIST))
+		return 0;	/* sent before */
+	n = c->bytes;
+	if (n > SC_MAX_BYTES)
+		return -EFAULT;
+	if (bpf_ringbuf_output(&hp_copies, c, SC_HDR_BYTES + n, 0)) {
+		bpf_map_delete_elem(&hp_copied, &c->hash);
+		return -ENOSPC;
+	}
+	return 0;
+}
+
 SEC("uprobe")
 int hp_enter(struct pt_regs *ctx)
 {
@@ -340,7 +401,15 @@ int hp_enter(struct pt_regs *ctx)
 				s->countdown = next_interval();
 		}
 	}
-	if (take) {
+	if (take && hp_user_stacks == HP_USER_COPY) {
+		if (take_copy(ctx, id, &inf.site.stack)) {
+			cnt->stack_failures++;
+			inf.site.stack.hash = 0;
+		} else {
+			cnt->samples++;
+			inf.site.caller = 0;	/* in the copy */
+		}
+	} else if (take) {
 		buf = bpf_task_storage_get(&hp_walk, bpf_get_current_task_btf(), NULL,
 					   BPF_LOCAL_STORAGE_GET_F_CREATE);
 		if (!buf || sm_take(ctx, &hp_stacks, buf, BPF_F_USER_STACK, &inf.site.stack)) {

@@ -4,6 +4,14 @@
 #define PTOP_BPF_HEAP_H
 
 #include "bpf/stackmap.h"
+#include "bpf/stackcopy.h"
+
+/* How the uprobe lane takes stacks: hp_user_stacks, set before load. */
+#define HP_USER_FP 0		/* bpf_get_stack: a frame-pointer walk */
+#define HP_USER_COPY 1		/* a copy of the stack's top (bpf/stackcopy.h) */
+/* Copies remembered as sent, and the ring that carries them (~16 KiB each). */
+#define HP_COPIED_ENTRIES 16384
+#define HP_COPY_RING_BYTES (8u << 20)
 
 /* Deepest stack kept. */
 #define HP_MAX_DEPTH SM_MAX_DEPTH

@@ -18,7 +18,7 @@ static const char snapshot_sql[] =
 	"live_bytes, live_count, leak_bytes, leak_count, leak_age_ns, sites, "
 	"total_call_sites, omitted_alloc_count, omitted_alloc_bytes, omitted_live_bytes, "
 	"live_untracked, stack_failures, free_untracked, peak_live_bytes, peak_time_ns, "
-	"peak_sites_live_bytes, peak_sites_time_ns, temporary_count)";
+	"peak_sites_live_bytes, peak_sites_time_ns, temporary_count, user_stacks)";
 
 static const char site_sql[] =
 	"INSERT INTO heap_site (cap, seq, stack_id, alloc_count, alloc_bytes, live_count, "
@@ -73,6 +73,7 @@ static int load_heap(struct load_ctx *l, const Ptop__V1__Event *ev)
 	bind_measured(s, 29, h->peak_measured && h->n_peak_sites, h->peak_sites_live_bytes);
 	bind_measured(s, 30, h->peak_measured && h->n_peak_sites, h->peak_sites_time_ns);
 	bind_measured(s, 31, h->temporary_measured, h->temporary_count);
+	bind_opt_text(s, 32, h->user_stacks);	/* empty: NULL */
 	err = load__step(l, ST_SNAPSHOT);
 	if (err)
 		return err;

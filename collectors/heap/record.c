@@ -38,6 +38,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "record/stackcopy.h"
 #include "record/collector.h"
 #include "record/bpf_util.h"
 #include "collectors/cpuprof/record.h"
@@ -605,6 +606,9 @@ struct hp_priv {
 	struct uprobe_link *links[2 * HP_NFUNCS];
 	int nlinks;
 	struct ring_buffer *rb;
+	struct ring_buffer *crb;	/* the stack copies' ring (dwarf) */
+	struct stack_copies *copies;	/* the capture's (dwarf) */
+	size_t bad_copies;		/* malformed copy records (not written) */
 	struct hp_module mod;
 	int ncpus;
 	struct hp_counters *cnt;	/* ncpus */
@@ -917,6 +921,16 @@ static Ptop__V1__ProbeState caps_preload_only(struct collector *c)
 	return PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE;
 }
 
+/* How the uprobe lane takes stacks this run (USER_STACKS_FP or _DWARF), decided by its
+ * check. */
+static enum user_stacks hp_mode = USER_STACKS_FP;
+static char hp_mode_why[180];	/* why; "" until decided */
+static struct {
+	pid_t pid;
+	int opt;
+	uint64_t start_ns;
+} hp_mode_for;			/* the recording it was decided for */
+
 Ptop__V1__ProbeState heap__uprobe_check(struct collector *c)
 {
 	struct rec_ctx *ctx = c->ctx;
@@ -953,8 +967,21 @@ Ptop__V1__ProbeState heap__uprobe_check(struct collector *c)
 						" %s+0(stepped)", heap_func_names[i]);
 	}
 	if (len < sizeof(c->detail))
-		snprintf(c->detail + len, sizeof(c->detail) - len, "; stack every %llu B",
-			 (unsigned long long)heap_settings.sample_bytes);
+		len += (size_t)snprintf(c->detail + len, sizeof(c->detail) - len,
+					"; stack every %llu B",
+					(unsigned long long)heap_settings.sample_bytes);
+	/* once per target and recording: the BPF side keeps it across execs */
+	if (!hp_mode_why[0] || hp_mode_for.pid != ctx->pid || hp_mode_for.opt != ctx->user_stacks ||
+	    hp_mode_for.start_ns != ctx->start_ns) {
+		hp_mode = user_stacks__choose(ctx, hp_mode_why, sizeof(hp_mode_why));
+		hp_mode_for.pid = ctx->pid;
+		hp_mode_for.opt = ctx->user_stacks;
+		hp_mode_for.start_ns = ctx->start_ns;
+	}
+	if (len < sizeof(c->detail))
+		snprintf(c->detail + len, sizeof(c->detail) - len, "; user stacks %s (%s)%s",
+			 user_stacks_name(hp_mode), hp_mode_why,
+			 hp_mode == USER_STACKS_DWARF ? ": 16 KiB stack copies, unwound offline" : "");
 	return PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE;
 }
 
@@ -979,6 +1006,7 @@ static void hp_stop(struct collector *c)
 		return;
 	if (p->c) {	/* start() got past finding the module */
 		ring_buffer__free(p->rb);
+		ring_buffer__free(p->crb);
 		uprobe_link__destroy(p->links, p->nlinks);
 		heap_bpf__destroy(p->skel);
 		free(p->cnt);
@@ -1017,6 +1045,39 @@ static int attach_one(struct collector *c, struct hp_priv *p, struct bpf_program
 }
 
 static int on_event(void *arg, void *data, size_t size);
+
+/* A stack copy from the ring: its Stack record, once per key. */
+static int on_copy(void *arg, void *data, size_t size)
+{
+	struct hp_priv *p = arg;
+	int err;
+
+	if (p->rb_err)
+		return 0;
+	err = stack_copies__add(p->c->ctx, p->copies, p->table, data, size);
+	if (err == -EINVAL)
+		p->bad_copies++;
+	else if (err)
+		p->rb_err = err;
+	return 0;
+}
+
+/* The VMAs of the target for its stack copies (bpf/stackcopy.h), from its maps now. */
+static void seed_vmas(struct hp_priv *p, __u32 pid, struct sc_vmas *t)
+{
+	int fd = bpf_map__fd(p->skel->maps.hp_vmas);
+	struct sc_vmas *v;
+
+	if (!pid || sc_vmas__read((pid_t)pid, t))
+		return;
+	v = calloc((size_t)p->ncpus, sizeof(*v));
+	if (!v)
+		return;
+	for (int i = 0; i < p->ncpus; i++)
+		v[i] = *t;
+	bpf_map_update_elem(fd, &pid, v, BPF_ANY);
+	free(v);
+}
 
 static int hp_start(struct collector *c)
 {
@@ -1079,6 +1140,11 @@ static int hp_start(struct collector *c)
 	memcpy((void *)p->skel->rodata->hp_exp_table, table, sizeof(table));
 	if (!heap_settings.events)
 		bpf_map__set_max_entries(p->skel->maps.hp_events_rb, 4096);
+	p->skel->rodata->hp_user_stacks = hp_mode == USER_STACKS_DWARF ? HP_USER_COPY : HP_USER_FP;
+	if (hp_mode != USER_STACKS_DWARF) {	/* the copies' maps stay small */
+		bpf_map__set_max_entries(p->skel->maps.hp_copies, 4096);
+		bpf_map__set_max_entries(p->skel->maps.hp_copied, 1);
+	}
 	/* uprobe_multi links: no detach holds up an attach (record/uprobe_link.h) */
 	err = uprobe_link__prepare(p->skel->progs.hp_enter) ?:
 	      uprobe_link__prepare(p->skel->progs.hp_exit) ?:
@@ -1119,6 +1185,20 @@ static int hp_start(struct collector *c)
 		}
 		if (err)
 			goto cleanup;
+	}
+	if (hp_mode == USER_STACKS_DWARF) {
+		struct sc_vmas t;
+		__u32 pid = (__u32)ctx->pid;
+
+		p->copies = stack_copies__capture();
+		p->crb = ring_buffer__new(bpf_map__fd(p->skel->maps.hp_copies), on_copy, p, NULL);
+		if (!p->copies || !p->crb) {
+			err = p->crb ? -ENOMEM : -errno;
+			snprintf(c->reason, sizeof(c->reason), "stack copies' ring buffer: %s",
+				 strerror(-err));
+			goto cleanup;
+		}
+		seed_vmas(p, pid, &t);
 	}
 	if (heap_settings.events) {
 		p->rb = ring_buffer__new(bpf_map__fd(p->skel->maps.hp_events_rb), on_event, p,
@@ -1248,6 +1328,14 @@ int heap_usite__resolve(struct rec_ctx *ctx, const struct heap_stack_src *src,
 	if (s->resolved)
 		return 0;
 	s->resolved = true;	/* once: a stack that cannot be had stays unread */
+	if (s->key.stack.kernel == SM_KIND_COPY) {	/* its record came through the ring */
+		if (stack_copies__find(stack_copies__capture(), (uint32_t)ctx->pid,
+				       s->key.stack.hash, &s->capid)) {
+			s->capid = 0;
+			s->resolved = false;	/* not drained yet: the next poll */
+		}
+		return 0;
+	}
 	got = src->ips(src->arg, s, ips, HP_MAX_DEPTH);
 	if (got <= 0)
 		return 0;
@@ -1353,6 +1441,11 @@ static int emit_drops(struct collector *c, struct hp_priv *p, const struct hp_co
 	if (!err)
 		err = rec_emit_drop(c, "stack_failure", d->stack_failures,
 				    "sampled allocations whose user stack could not be taken");
+	if (!err)
+		err = rec_emit_drop(c, "stack_copy_malformed", p->bad_copies,
+				    "stack copies from the kernel too short for their size: not "
+				    "written (their allocations' sites stay unnamed)");
+	p->bad_copies = 0;
 	if (!err)
 		err = rec_emit_drop(c, "site_map_full", d->site_full,
 				    "sampled allocations whose site did not fit the heap site map");
@@ -1477,8 +1570,16 @@ static int hp_poll(struct collector *c, uint64_t now_ns, unsigned flags)
 		return -EINVAL;
 	/* a peak mark since the last poll: the sites' peak_live_* are its copy */
 	marks = __atomic_load_n(&p->skel->bss->hp_peak.marks, __ATOMIC_ACQUIRE);
+	p->rb_err = 0;
+	if (p->crb) {	/* the copies before the events and sites that refer to them */
+		struct sc_vmas t;
+
+		ring_buffer__consume(p->crb);
+		if (p->rb_err)
+			return p->rb_err;
+		seed_vmas(p, (__u32)ctx->pid, &t);	/* the mappings may have changed */
+	}
 	if (p->rb) {
-		p->rb_err = 0;
 		ring_buffer__consume(p->rb);
 		if (p->rb_err)
 			return p->rb_err;
@@ -1523,6 +1624,11 @@ static int hp_poll(struct collector *c, uint64_t now_ns, unsigned flags)
 	err = heap__select_sites(p->rank.rows, nrows, heap_settings.top, p->rank.keep, &census);
 	if (err)
 		goto read_err;
+	if (p->crb) {	/* a site's copy went into the ring before the site was made */
+		ring_buffer__consume(p->crb);
+		if (p->rb_err)
+			return p->rb_err;
+	}
 	src = heap_stack_src__map(bpf_map__fd(p->skel->maps.hp_stacks));
 	err = heap__fill_sites(c->ctx, &src, p->table, p->sites, &p->rank, nrows, &k);
 	if (err)
@@ -1549,6 +1655,7 @@ static int hp_poll(struct collector *c, uint64_t now_ns, unsigned flags)
 			return err;
 		p->prev_marks = marks;
 	}
+	hs.user_stacks = (char *)user_stacks_name(p->crb ? USER_STACKS_DWARF : USER_STACKS_FP);
 	hs.alloc_count = d.alloc_count;
 	hs.alloc_bytes = d.alloc_bytes;
 	hs.free_count = d.free_count;

@@ -43,6 +43,8 @@ CREATE TABLE IF NOT EXISTS heap_snapshot (
 	peak_sites_time_ns INTEGER,   -- taken, and when; NULL: none taken in this interval
 	temporary_count INTEGER,      -- allocations freed before their thread's next allocation
 	                              -- or free, over the interval (exact); NULL: not measured
+	user_stacks TEXT,             -- uprobe lane: fp | dwarf, how its stacks were taken; NULL:
+	                              -- another lane, or a capture from before --user-stacks
 	PRIMARY KEY (cap, seq)
 );
 
