@@ -57,7 +57,7 @@ BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall -Wextra -Werror \
 PROTOS := $(wildcard proto/*.proto collectors/*/*.proto)
 PROTO_GEN := $(foreach p,$(PROTOS:%.proto=%),$(B)/$(p).pb-c.c $(B)/$(p).pb-c.h)
 # Each collector is a folder collectors/NAME/ (collectors/README.md): its kernel side
-# NAME.bpf.c, its recorder side record*.c, its analyzer side load/report/view/part*.c,
+# NAME.bpf.c, its recorder side record*.c, its analyzer side load/report/view/figures/part*.c,
 # its tests test_*.c. bpf/ keeps what the kernel sides share and the bench programs.
 COLLECTOR_DIRS := $(sort $(dir $(wildcard collectors/*/)))
 BPF_SRCS := $(wildcard bpf/*.bpf.c collectors/*/*.bpf.c)
@@ -68,7 +68,7 @@ SYMBOL_OBJS := $(patsubst %.c,$(B)/%.o,$(wildcard symbol/*.c))
 RECORD_OBJS := $(patsubst %.c,$(B)/%.o,$(filter-out record/main.c,$(wildcard record/*.c)) \
 	$(wildcard collectors/*/record*.c))
 ANALYZE_OBJS := $(patsubst %.c,$(B)/%.o,$(filter-out analyze/main.c,$(wildcard analyze/*.c)) \
-	$(wildcard $(addprefix collectors/*/,load*.c report*.c view*.c part*.c))) \
+	$(wildcard $(addprefix collectors/*/,load*.c report*.c view*.c figures*.c part*.c))) \
 	$(B)/schema/schema_sql.o
 COMMON_OBJS := $(B)/version.o $(patsubst %.c,$(B)/%.o,$(wildcard common/*.c))
 
@@ -80,6 +80,7 @@ TEST_SRCS := $(wildcard tests/test_*.c collectors/*/test_*.c)
 TEST_BINS := $(patsubst %.c,$(B)/tests/%,$(notdir $(TEST_SRCS)))
 vpath test_%.c tests $(COLLECTOR_DIRS)
 FIXTURES := $(patsubst tests/fixtures/%.c,$(B)/tests/fixtures/%,$(wildcard tests/fixtures/*.c))
+FIXTURES += $(B)/tests/fixtures/libhdl_a.so $(B)/tests/fixtures/libhdl_b.so
 BENCH_BINS := $(patsubst bench/%.c,$(B)/bench/%,$(wildcard bench/*.c))
 BENCH_WORKLOADS := $(filter $(B)/bench/workload_%,$(BENCH_BINS))
 
@@ -182,7 +183,8 @@ $(B)/ptop-analyze: $(B)/analyze/main.o $(LIBS) $(COMMON_OBJS)
 
 # The heap's preload lane puts this library into a launched command (collectors/heap/record_preload.c).
 # Its own flags, never sanitized: it runs inside other programs.
-$(B)/libptop-preload.so: preload/ptop_preload.c preload/ptop_preload.h collectors/heap/heap.h \
+$(B)/libptop-preload.so: preload/ptop_preload.c preload/ptop_preload.h preload/ptop_unwind.h \
+		collectors/heap/heap.h \
 		common/hash.h | $(B)
 	$(call msg,LIB,$@)
 	$(Q)$(CC) -O2 -g -fPIC -shared -fno-omit-frame-pointer -std=gnu11 $(WARN) -D_GNU_SOURCE \
@@ -205,6 +207,29 @@ $(B)/tests/fixtures/%: tests/fixtures/%.c
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) -O1 -g -fno-omit-frame-pointer -Wall -Wextra -Werror -o $@ $< -lpthread
 
+# heap_nofp: without frame pointers, optimized, as distributions build (the preload
+# lane's unwinding from .eh_frame); heap_hostile likewise (the unwinder's safety).
+$(B)/tests/fixtures/heap_nofp $(B)/tests/fixtures/heap_hostile: $(B)/tests/fixtures/%: tests/fixtures/%.c
+	$(call msg,FIXTURE,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) -O2 -g -fomit-frame-pointer -Wall -Wextra -Werror -o $@ $< -lpthread
+
+# libhdl_a.so, libhdl_b.so: one module's code twice, with frames of two sizes, without
+# frame pointers (heap_dlreload loads one where the other was)
+$(B)/tests/fixtures/libhdl_a.so: tests/fixtures/dl/hdl.c
+	$(call msg,FIXTURE,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) -O2 -g -fPIC -shared -fomit-frame-pointer -DPAD=136 -DSIZE=201 -Wall -Wextra -Werror -o $@ $<
+$(B)/tests/fixtures/libhdl_b.so: tests/fixtures/dl/hdl.c
+	$(call msg,FIXTURE,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) -O2 -g -fPIC -shared -fomit-frame-pointer -DPAD=264 -DSIZE=202 -Wall -Wextra -Werror -o $@ $<
+# nofp_attach: heap_nofp's chain, waiting for SIGUSR1 (the eBPF lanes attached by --pid)
+$(B)/tests/fixtures/nofp_attach: tests/fixtures/nofp_attach.c
+	$(call msg,FIXTURE,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) -O2 -g -fomit-frame-pointer -Wall -Wextra -Werror -o $@ $<
+
 # heap_static: glibc linked statically (libc.a, from libc6-dev), so malloc and the rest
 # are defined in the executable itself, the module the heap collector must probe.
 $(B)/tests/fixtures/heap_static: tests/fixtures/heap_static.c tests/fixtures/heap_kinds.c
@@ -219,7 +244,23 @@ $(BENCH_WORKLOADS): $(B)/bench/workload_%: bench/workload_%.c
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) -O2 -g -fno-omit-frame-pointer -Wall -Wextra -Werror -o $@ $< -lpthread -lm
 
+# workload_alloc's twin built as distributions build (no frame pointers): the preload
+# lane's stacks then come from .eh_frame (bench/overhead_heap.sh WORKLOAD=...)
+$(B)/bench/workload_alloc_nofp: bench/workload_alloc.c
+	$(call msg,BENCH,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) -O2 -g -fomit-frame-pointer -Wall -Wextra -Werror -o $@ $< -lpthread -lm
+
 $(filter-out $(BENCH_WORKLOADS),$(BENCH_BINS)): $(B)/bench/%: bench/%.c $(LIBS) $(COMMON_OBJS)
+# workload_cpu_nofp: workload_cpu built as distributions build, without frame pointers
+# (bench/overhead_user_stacks.sh)
+$(B)/bench/workload_cpu_nofp: bench/workload_cpu.c
+	$(call msg,BENCH,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) -O2 -g -fomit-frame-pointer -Wall -Wextra -Werror -o $@ $<
+BENCH_BINS += $(B)/bench/workload_cpu_nofp
+
+$(filter-out $(BENCH_WORKLOADS) $(B)/bench/workload_cpu_nofp,$(BENCH_BINS)): $(B)/bench/%: bench/%.c $(LIBS) $(COMMON_OBJS)
 	$(call msg,BENCH,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIBS) $(COMMON_OBJS) $(LDLIBS)
@@ -245,7 +286,7 @@ demo: deps
 	$(Q)PTOP_BUILD=$(B) ./mk/demo.sh
 
 bench: deps
-	$(Q)$(MAKE) --no-print-directory programs $(BENCH_BINS) $(FIXTURES)
+	$(Q)$(MAKE) --no-print-directory programs $(BENCH_BINS) $(B)/bench/workload_alloc_nofp $(FIXTURES)
 	$(Q)PTOP_BUILD=$(B) ./bench/run.sh
 
 # libFuzzer needs clang; its own build folder keeps the flags apart. `make fuzz` builds

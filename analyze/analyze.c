@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analyze/figures.h"
 #include "analyze/replay.h"
 #include "analyze/replay_views.h"
 #include "analyze/report.h"
@@ -90,6 +91,15 @@ static void replay_help(const struct analyze_cmd *c, FILE *f)
 		fputs(at, f);
 }
 
+/* figures' help: the text, then every declared figure (the collectors' parts). */
+static void figures_help(const struct analyze_cmd *c, FILE *f)
+{
+	fputs(c->help, f);
+	fprintf(f, "Figures (F: a function, NAME: a syscall):\n");
+	for (const struct an_figure *x = an_figure__next(NULL); x; x = an_figure__next(x))
+		fprintf(f, "  %-26s %s%s\n", x->name, x->what, x->setting ? " (a setting)" : "");
+}
+
 const struct analyze_cmd analyze_cmds[] = {
 	{ "info", cmd_info, "info [--format text|json] [--capture ID] FILE",
 	  "Describe a capture: header (id, recorder, host, start time), target, options,\n"
@@ -146,6 +156,52 @@ const struct analyze_cmd analyze_cmds[] = {
 	  "                           debug info (no network without it)\n"
 	  "  --debuginfod-urls URLS   cpu: these servers instead (implies --debuginfod)\n",
 	  report_usage, report_help },
+	{ "figures", cmd_figures, "figures [--format text|json|csv] [--window START..END] [--capture ID] FILE",
+	  "Every figure of a capture (or of a window of it), one row each: the collectors'\n"
+	  "named figures (heap.live_bytes, heap.site(F).live_bytes, cpu.share(F),\n"
+	  "syscalls.rate(NAME), syscalls.p99(NAME), mem.pss_peak...) with the value, unit,\n"
+	  "sample count (sampled figures), direction (up is worse) and status. A figure\n"
+	  "whose probe did not run is \"not measured\", with the reason, never 0.\n"
+	  "The stable machine-readable summary of a capture, for a CI job keeping history.\n"
+	  "  --format text|json|csv   output format (default text)\n"
+	  "  --window START..END      as for report\n"
+	  "  --capture ID             the capture in a DB holding several\n",
+	  NULL, figures_help },
+	{ "diff", cmd_diff,
+	  "diff [--format text|json|markdown|junit] [--window START..END]\n"
+	  "                    [--base-window START..END] [--new-window START..END]\n"
+	  "                    [--min-delta 10%|SIZE] [--confidence PCT] [--top N] [--all]\n"
+	  "                    [--fail-on EXPR]... [--allow-missing] [--per NAME]\n"
+	  "                    [--capture ID]... BASE NEW",
+	  "Compare the figures of two captures (see figures): the recordings' differences\n"
+	  "first (recorder, kernel, CPUs, intervals, sampling rates), then each figure not\n"
+	  "measured on a side as \"not comparable\" with the reason, then the changes: rates\n"
+	  "per second of capture; heap sites and profile functions matched by symbol, never\n"
+	  "by address; a sampled share changed only when a two-proportion test says so at\n"
+	  "--confidence, a rate when a test of two Poisson rates does, a latency percentile\n"
+	  "only when two histogram buckets or more apart. BASE and NEW are captures or DBs.\n"
+	  "Exit status: 0 no gate fired, 1 a gate fired (or a gated figure is not\n"
+	  "comparable), 2 usage or input error.\n"
+	  "  --format text|json|markdown|junit   markdown: a table for a pull request;\n"
+	  "                           junit: one test case per --fail-on\n"
+	  "  --window START..END      compare this window of each capture (as for report)\n"
+	  "  --base-window, --new-window START..END   a window on one side only\n"
+	  "  --min-delta 10%|SIZE     a change smaller is not reported (repeatable: a\n"
+	  "                           relative and a size for bytes both; default 10%)\n"
+	  "  --confidence PCT         of the tests (default 99%), held over each figure's\n"
+	  "                           instances together\n"
+	  "  --top N                  show the N largest changes (default 25)\n"
+	  "  --all                    show every figure compared, changed or not\n"
+	  "  --fail-on EXPR           a gate, FIGURE OP THRESHOLD (repeatable):\n"
+	  "                           heap.live_bytes > +10%, mem.pss_peak > +50M,\n"
+	  "                           syscalls.rate(openat) > +20%, cpu.share(F) > +5pp,\n"
+	  "                           heap.site(*).live_bytes > +1M; unsigned: NEW's value\n"
+	  "                           (mem.pss_peak > 1G). man ptop-analyze(1): the grammar\n"
+	  "  --allow-missing          a gate on a figure not comparable passes (said so)\n"
+	  "  --per NAME               rates per call of mark NAME (ptop-record --mark\n"
+	  "                           NAME=FUNC) instead of per second; both sides need it\n"
+	  "  --capture ID             BASE's capture, then NEW's (repeatable), in DBs\n"
+	  "                           holding several; twice with one DB: both from it\n" },
 	{ "symbolize", cmd_symbolize,
 	  "symbolize [--symbol-cache DIR] [--debuginfod] [--debuginfod-urls URLS]\n"
 	  "                    [--format text|json] [--capture ID] FILE|DB",

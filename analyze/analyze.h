@@ -45,6 +45,8 @@ int cmd_load(int argc, char **argv);
 int cmd_sql(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_salvage(int argc, char **argv);
+int cmd_figures(int argc, char **argv); /* figures_cmd.c */
+int cmd_diff(int argc, char **argv);    /* diff_cmd.c */
 
 /* The `info` command's output for capture CAPTURE_ID of DB (PATH: the file named on
  * the command line, shown when the capture row has no source path) to OUT, as JSON

@@ -87,6 +87,7 @@ enum info_col {
 	I_DURATION, /* text: "until the target exits or a signal" when not set */
 	I_NO_EBPF,  /* text: "off (--no-ebpf)", "on" */
 	I_DISABLED, /* text: the words joined */
+	I_USER_STACKS, /* --user-stacks: fp, dwarf, auto; text: "-" before the option */
 	/* time span; text: seconds from the start */
 	I_FIRST_EVENT,
 	I_LAST_EVENT,
@@ -161,6 +162,7 @@ static const struct {
     [I_DURATION] = {"duration_ns", SRC_COL, false, "duration_ns"},
     [I_NO_EBPF] = {"no_ebpf", SRC_BOOL, false, "no_ebpf"},
     [I_DISABLED] = {"disabled", SRC_ARRAY, false, "disabled"},
+    [I_USER_STACKS] = {"user_stacks", SRC_COL, false, "user_stacks"},
     [I_FIRST_EVENT] = {"first_event_ns", SRC_COL, false, "first_event_ns"},
     [I_LAST_EVENT] = {"last_event_ns", SRC_COL, false, "last_event_ns"},
     [I_FIRST_S] = {"first_s", SRC_DERIVED},
@@ -189,7 +191,7 @@ static const size_t target_json[] = {I_MODE,	    I_PID,	    I_COMM,
 				     I_EXE,	    I_EXE_BUILD_ID, I_CMDLINE,
 				     I_CGROUP_PATH, I_CGROUP_ID,    I_CONTAINER_ID};
 static const size_t options_json[] = {I_INTERVAL, I_VMA_INTERVAL, I_FLUSH_INTERVAL,
-				      I_DURATION, I_NO_EBPF,	  I_DISABLED};
+				      I_DURATION, I_NO_EBPF,	  I_DISABLED, I_USER_STACKS};
 static const size_t span_json[] = {I_FIRST_EVENT, I_LAST_EVENT, I_FIRST_S, I_LAST_S, I_SPAN_NS};
 static const size_t end_json[] = {I_END_REASON, I_END_TIME, I_END_SIGNAL, I_END_ERROR, I_SALVAGED};
 static const size_t exit_json[] = {I_EXITED, I_EXIT_CODE, I_TERM_SIGNAL, I_CORE_DUMPED,
@@ -625,7 +627,8 @@ static int info_text(sqlite3 *db, const char *path, const struct table *r, const
 	fprintf(f, "options    interval %s, vma interval %s, flush interval %s, duration %s,\n",
 		SHOWN(I_INTERVAL), SHOWN(I_VMA_INTERVAL), SHOWN(I_FLUSH_INTERVAL),
 		SHOWN(I_DURATION));
-	fprintf(f, "           eBPF %s, disabled: %s\n", SHOWN(I_NO_EBPF), SHOWN(I_DISABLED));
+	fprintf(f, "           eBPF %s, disabled: %s, user stacks: %s\n", SHOWN(I_NO_EBPF),
+		SHOWN(I_DISABLED), SHOWN(I_USER_STACKS));
 
 	fprintf(f, "time span  ");
 	if (m->first_event_ns < 0)

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "analyze/unwind.h"
 #include "analyze/db.h"
 #include "analyze/load.h"
 #include "analyze/part.h"
@@ -35,6 +36,7 @@ enum stmt_id {
 	ST_PROBE_CHANGE,
 	ST_RECORD_COUNT,
 	ST_STACK,
+	ST_STACK_COPY,
 	ST_MAPPING,
 	ST_DROP,
 	ST_DROP_TOTAL,
@@ -52,9 +54,9 @@ static const char *const stmt_sql[ST_N] = {
 		       "start_monotonic_ns, start_realtime_ns, start_boottime_ns, recorder_argv, "
 		       "interval_ns, vma_interval_ns, flush_interval_ns, duration_ns, no_ebpf, "
 		       "disabled, complete, read_end, source_path, source_size, source_mtime_ns, "
-		       "loaded_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, "
-		       "?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, 0, 'reading', ?24, ?25, "
-		       "?26, ?27)",
+		       "loaded_at, user_stacks) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, "
+		       "?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, 0, "
+		       "'reading', ?24, ?25, ?26, ?27, ?28)",
 	/* the INSERTs name their columns; load__insert_sql adds the parameters */
 	[ST_TARGET] = "INSERT INTO target (cap, mode, pid, comm, exe, exe_build_id, cmdline, "
 		      "cgroup_path, cgroup_id, container_id, exe_build_id_kind)",
@@ -63,6 +65,8 @@ static const char *const stmt_sql[ST_N] = {
 			    "reason, detail, cause)",
 	[ST_RECORD_COUNT] = "INSERT INTO record_count (cap, kind, count)",
 	[ST_STACK] = "INSERT OR IGNORE INTO stack (cap, stack_id, kernel, depth, ips)",
+	[ST_STACK_COPY] = "INSERT OR IGNORE INTO stack_copy (cap, stack_id, pid, tid, time_ns, "
+			  "ip, sp, bp, flags, stack)",
 	[ST_MAPPING] = "INSERT INTO mapping (cap, time_ns, pid, start, end, offset, path, "
 		       "build_id, perms, inode, dev, build_id_error, event, build_id_kind, "
 		       "elf_vaddr)",
@@ -547,9 +551,11 @@ static int load_header(struct loader *l, const Ptop__V1__CaptureHeader *h, const
 		bind_u64(s, 20, o->flush_interval_ns);
 		bind_u64(s, 21, o->duration_ns);
 		bind_i64(s, 22, !!o->no_ebpf);
+		bind_opt_text(s, 28, o->user_stacks);	/* empty before the option: NULL */
 	} else {
 		for (int i = 17; i <= 23; i++)
 			sqlite3_bind_null(s, i);
+		sqlite3_bind_null(s, 28);
 	}
 	bind_text(s, 24, realpath_);
 	bind_i64(s, 25, st->st_size);
@@ -639,6 +645,35 @@ static int load_event(struct loader *l, const Ptop__V1__Event *ev)
 }
 
 
+/* A stack taken as a copy (--user-stacks dwarf): kept as it came, unwound into its
+ * stack row's frames by symbolize (analyze/unwind.h). */
+static int load_stack_copy(struct loader *l, uint64_t id, const Ptop__V1__StackCopy *cp)
+{
+	sqlite3_stmt *s = l->st[ST_STACK_COPY];
+	int rc;
+
+	sqlite3_bind_int64(s, 1, l->run.cap);
+	bind_u64(s, 2, id);
+	sqlite3_bind_int(s, 3, cp->pid);
+	sqlite3_bind_int(s, 4, cp->tid);
+	bind_u64(s, 5, cp->time_ns);
+	bind_u64(s, 6, cp->ip);
+	bind_u64(s, 7, cp->sp);
+	bind_u64(s, 8, cp->bp);
+	bind_u64(s, 9, cp->flags);
+	if (cp->stack.len)
+		sqlite3_bind_blob(s, 10, cp->stack.data, (int)cp->stack.len, SQLITE_STATIC);
+	else
+		sqlite3_bind_null(s, 10);
+	rc = sqlite3_step(s);
+	sqlite3_reset(s);
+	sqlite3_clear_bindings(s);
+	if (rc != SQLITE_DONE)
+		return db_fail(l, rc, "insert");
+	l->run.rows++;
+	return 0;
+}
+
 static int load_stack(struct loader *l, const Ptop__V1__Stack *st)
 {
 	sqlite3_stmt *s = l->st[ST_STACK];
@@ -665,6 +700,8 @@ static int load_stack(struct loader *l, const Ptop__V1__Stack *st)
 	}
 	l->run.rows += 1 + st->n_ips; /* the stack and its stack_frame rows */
 	l->counts[K_STACK]++;
+	if (st->copy && !st->kernel)
+		return load_stack_copy(l, st->id, st->copy);
 	return 0;
 }
 
@@ -1124,6 +1161,24 @@ static int finish(struct loader *l, const struct capture_status *cs, struct load
 	return 0;
 }
 
+/* The stack copies (--user-stacks dwarf) unwound now, with the module files this
+ * machine has by build-id (analyze/unwind.h), so that their stacks have frames for
+ * every reader of the DB, SQL included. */
+static int unwind_copies(struct loader *l, char *err, size_t errlen)
+{
+	struct symbolizer *sz;
+	int ret;
+
+	if (!unwind__pending(l->run.db, l->run.cap))
+		return 0;
+	sz = symbolizer__new(NULL);
+	if (!sz)
+		return -ENOMEM;
+	ret = unwind__copies(l->run.db, l->run.cap, sz, NULL, err, errlen);
+	symbolizer__free(sz);
+	return ret;
+}
+
 static int create_indexes(struct loader *l)
 {
 	const char *p = strstr(ptop_schema_sql, INDEX_MARKER);
@@ -1356,6 +1411,8 @@ int db__load_capture(sqlite3 *db, const char *path, bool replace,
 	ret = ret ?: finish(&l, cs, stats);
 	if (!ret)
 		ret = create_indexes(&l);
+	if (!ret)
+		ret = unwind_copies(&l, err, errlen);
 	if (ret)
 		goto cleanup;
 

@@ -293,6 +293,7 @@ bool suppression__match(const char *pattern, const char *s);
 struct heap_site {
 	const char *func, *file, *module; /* owned by the heap_sites; file NULL when unknown */
 	unsigned line;			  /* 0: unknown */
+	bool named;			  /* false: func is "MODULE+0xOFFSET", no symbol */
 	int64_t live_bytes, live_count;	  /* at the last snapshot of the window; -1: not measured */
 	uint64_t alloc_bytes, alloc_count; /* over the window */
 	int64_t stack;			   /* the stack shown for it (stack_id); <= 0: none */
@@ -309,6 +310,11 @@ struct heap_sites {
 	char census[512];	  /* the census line of `report heap` (no newline) */
 	struct heap_site *site;	  /* by live bytes when measured, else bytes allocated */
 	size_t n;
+	/* the totals of the window, as `report heap` prints them (figures, analyze/figures.h) */
+	int64_t live_bytes, live_count;	   /* at the last snapshots; -1: not measured */
+	uint64_t alloc_bytes, alloc_count; /* over the window */
+	bool complete;			   /* the census: every site listed in every interval */
+	uint64_t sample_bytes;		   /* the largest sampling period; 0: every allocation */
 	struct heap_site *suspect; /* when asked for: as `report leaks` ranks them */
 	size_t n_suspect;
 	void *priv;
@@ -463,6 +469,22 @@ struct cg_proc {
 int cg_procs__load(sqlite3 *db, const struct capture_meta *m, const struct window *w,
 		   int64_t last_seq, struct cg_proc **out, size_t *n);
 
+/* An application of `report apps`: the processes of the cgroup's last sample grouped by their
+ * systemd app-*.scope unit, else their executable, else their comm. */
+struct cg_app {
+	char name[512];
+	const char *kind; /* "unit", "exe", "comm", "others" */
+	int64_t processes, covered;
+	int64_t rss, pss, uss, swap; /* sums over the covered processes; -1: none covered */
+	int64_t folded;		     /* others: apps folded in */
+};
+
+/* The applications of capture M's window W as `report apps` groups them (the cgroup probe's
+ * processes in the window's last sample, gone ones left out), unsorted; *AT_NS that sample's
+ * time (-1: none). *OUT malloc'd (caller frees). 0, -ENOMEM, -EIO. */
+int cg_apps__load(sqlite3 *db, const struct capture_meta *m, const struct window *w,
+		  struct cg_app **out, size_t *n, int64_t *at_ns);
+
 /* qsort order: PSS descending, not measured last, then pid. */
 int cg_proc__cmp_pss(const void *x, const void *y);
 
@@ -503,6 +525,24 @@ struct cg_cov {
 	int64_t processes, covered, denied, gone, skipped, walk_ns, walk_max_ns, budget_ns;
 };
 void cg_cov__of(const struct cg_data *d, struct cg_cov *c);
+
+/* ------------------------------------------------------------------ mem (memory/report.c) */
+
+/* One figure of memory_sample (rss, pss, uss, anon, swap...: a column `report mem` shows)
+ * over the window, as its table prints it: first, min, max, last (bytes, the pids of a sample
+ * summed), growth per minute from first to last. */
+struct mem_summary {
+	uint64_t samples; /* samples that measured it; 0: the rest is unset */
+	int64_t first, min, max, last;
+	int64_t t_max, t_last; /* the times of the (first) max and of the last (absolute ns) */
+	bool has_growth;
+	int64_t growth; /* bytes per minute */
+};
+
+/* Summarize figure METRIC_NAME of capture M over window W into S. 0, -EINVAL (no such figure),
+ * -ENOMEM, -EIO. */
+int mem_summary__load(sqlite3 *db, const struct capture_meta *m, const struct window *w,
+		      const char *metric_name, struct mem_summary *s);
 
 /* ------------------------------------------------------------------ shared by the reports */
 

@@ -2,6 +2,7 @@
  * CPU profile model the reports read, and the `symbolize` command.
  */
 #include "analyze/symbolize.h"
+#include "analyze/unwind.h"
 #include "common/array.h"
 
 #include <errno.h>
@@ -771,6 +772,33 @@ cleanup:
 	return ret;
 }
 
+/* The stack copies of CAP not unwound yet, unwound (analyze/unwind.h) before their
+ * frames are placed, with a symbolizer of O's to find the modules' files. */
+static int unwind_pending(sqlite3 *db, int64_t cap, const struct symstore_opts *o, char *err,
+			  size_t errlen)
+{
+	struct symbolizer_opts so = {0};
+	struct symbolizer *sz;
+	int ret;
+
+	if (!unwind__pending(db, cap))
+		return 0;
+	if (o) {
+		so.cache_dir = o->cache_dir;
+		so.debuginfod = o->debuginfod;
+		so.debuginfod_urls = o->debuginfod_urls;
+	}
+	sz = symbolizer__new(&so);
+	if (!sz) {
+		snprintf(err, errlen, "cannot start the symbolizer: %s", strerror(errno));
+		return -errno;
+	}
+	ret = feed_symbolizer(db, cap, sz, err, errlen);
+	ret = ret ?: unwind__copies(db, cap, sz, NULL, err, errlen);
+	symbolizer__free(sz);
+	return ret;
+}
+
 int symstore__update(sqlite3 *db, int64_t cap, const struct symstore_opts *o,
 		     struct symstore_run *run, char *err, size_t errlen)
 {
@@ -792,7 +820,8 @@ int symstore__update(sqlite3 *db, int64_t cap, const struct symstore_opts *o,
 		r.debuginfod.asked_for = true;
 		snprintf(r.debuginfod.servers, sizeof(r.debuginfod.servers), "%s", urls ? urls : "");
 	}
-	ret = placer_load(&p, err, errlen);
+	ret = unwind_pending(db, cap, o, err, errlen);
+	ret = ret ?: placer_load(&p, err, errlen);
 	ret = ret ?: place_frames(&p, &r.placed, err, errlen);
 	ret = ret ?: name_frames(db, cap, o, &r, err, errlen);
 	if (ret)

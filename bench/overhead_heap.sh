@@ -19,6 +19,11 @@
 #               heap collector alone, libptop-preload.so in the workload's LD_PRELOAD
 #   ptop-preload0 the same with --heap-sample-bytes 0 (every allocation's stack, through
 #               the shared ring to the recorder)
+#   ptop-preload-before, ptop-preload0-before  the same two with the ptop-record (and
+#               libptop-preload.so) of the build folder $PTOP_BEFORE, when set: another
+#               commit's lane in the same run (e.g. before the .eh_frame unwinder)
+# The preload rows end with a table of their cost against heaptrack's at each rate: the
+# ratio of CPU per unit, and of the CPU added per allocation (row - none).
 # Each configuration runs RUNS times (default 5) per rate, interleaved round by round so
 # drift hits all alike; the tables show medians, ratios to "none" and "floor", and the
 # CPU added per allocation. The noise floor is read from the 0-allocation row, where no
@@ -30,7 +35,9 @@
 # it, emulated, reached by free(NULL) too) and free+auto (the collector's choice, +9 on
 # Debian 12's glibc). RATES="" runs only these.
 # Needs root. Build folder from $PTOP_BUILD (default build); DUR (default 1) seconds a
-# run; CONFIGS (default all) the configurations to run, by the names above. With 2+ CPUs the workload is pinned to the last CPU and the tracers to the others.
+# run; CONFIGS (default all) the configurations to run, by the names above; WORKLOAD
+# (default workload_alloc) the workload in $PTOP_BUILD/bench: workload_alloc_nofp is the
+# same built without frame pointers, as distributions build. With 2+ CPUs the workload is pinned to the last CPU and the tracers to the others.
 #
 #   make B=build build/bench/workload_alloc build/bench/bench_uprobe_floor && \
 #        PTOP_BUILD=build bash bench/overhead_heap.sh
@@ -41,7 +48,8 @@ RUNS=${RUNS:-5}
 DUR=${DUR:-1}
 RATES=${RATES-0 10000 100000 1000000 10000000}
 HITS=${HITS:-1}
-W=$B/bench/workload_alloc
+W=$B/bench/${WORKLOAD:-workload_alloc}
+BEFORE=${PTOP_BEFORE:-}
 FLOOR=$B/bench/bench_uprobe_floor
 REC=$B/ptop-record
 bench_pin
@@ -61,7 +69,7 @@ cleanup() {
 trap cleanup EXIT
 
 configs=(none floor heaptrack bpftrace ptop-all ptop-noheap ptop-heap ptop-heap0 ptop-preload
-	ptop-preload0)
+	ptop-preload0 ptop-preload-before ptop-preload0-before)
 declare -A note
 command -v heaptrack >/dev/null 2>&1 ||
 	note[heaptrack]="n/a (heaptrack is not installed: apt-get install heaptrack)"
@@ -86,6 +94,12 @@ if [ -n "$why" ]; then
 		note[$c]=$why
 	done
 fi
+if [ -z "$BEFORE" ]; then
+	note[ptop-preload-before]="not run (PTOP_BEFORE is not set)"
+elif [ ! -x "$BEFORE/ptop-record" ]; then
+	note[ptop-preload-before]="n/a ($BEFORE/ptop-record is not built)"
+fi
+note[ptop-preload0-before]=${note[ptop-preload-before]:-}
 # CONFIGS="none heaptrack ptop-preload ...": only these rows (default: all)
 if [ -n "${CONFIGS:-}" ]; then
 	for c in "${configs[@]}"; do
@@ -109,10 +123,11 @@ run_one() {
 			>"$out" 2>"$t_err" || echo "overhead_heap: heaptrack: $(tail -c 300 "$t_err")" >&2
 		rm -f "$tmp"/ht*
 		ok=1 ;;
-	ptop-preload | ptop-preload0)
-		local every=()
-		[ "$cfg" = ptop-preload0 ] && every=(--heap-sample-bytes 0)
-		"${tr_pin[@]}" "$REC" --quiet --enable heap --disable "$others" --heap-lane preload \
+	ptop-preload | ptop-preload0 | ptop-preload-before | ptop-preload0-before)
+		local every=() rec=$REC
+		[[ $cfg == ptop-preload0* ]] && every=(--heap-sample-bytes 0)
+		[[ $cfg == *-before ]] && rec=$BEFORE/ptop-record
+		"${tr_pin[@]}" "$rec" --quiet --enable heap --disable "$others" --heap-lane preload \
 			"${every[@]}" -o "$tmp/run.ptop" --force -- "$W" -r "$rate" -d "$DUR" \
 			"${wl_cpu[@]}" \
 			>"$out" 2>"$t_err" || echo "overhead_heap: $cfg: $(tail -c 300 "$t_err")" >&2
@@ -183,7 +198,30 @@ for ((r = 1; r <= RUNS; r++)); do
 	echo "overhead_heap: round $r of $RUNS done" >&2
 done
 
-bench_alloc_report 13 "where no probe fires" "${configs[@]}"
+bench_alloc_report 20 "where no probe fires" "${configs[@]}"
+
+# the preload lane against heaptrack, rate by rate: CPU per unit, and CPU added per
+# allocation (row - none), each as row / heaptrack (below 1: cheaper than heaptrack); the
+# second only where heaptrack adds more than 5% (below that it is noise over noise)
+if [ -n "$RATES" ] && [ -z "${note[heaptrack]:-}" ]; then
+	printf '\npreload lane / heaptrack, CPU per unit (and CPU added per allocation)\n'
+	printf '%-20s' configuration
+	for rate in $RATES; do printf ' %18s' "rate $rate"; done
+	printf '\n'
+	for cfg in ptop-preload ptop-preload0 ptop-preload-before ptop-preload0-before; do
+		[ -z "${note[$cfg]:-}" ] || continue
+		printf '%-20s' "$cfg"
+		for rate in $RATES; do
+			printf ' %18s' "$(awk -v m="$(echo "${res[$cfg.$rate]:-}" | median)" \
+				-v h="$(echo "${res[heaptrack.$rate]:-}" | median)" \
+				-v b="$(echo "${res[none.$rate]:-}" | median)" -v r="$rate" 'BEGIN {
+				if (m == "" || h == "" || b == "") { print "n/a"; exit }
+				printf "%.3fx", m / h
+				if (r > 0 && h - b > 0.05 * b) printf " (%.2fx)", (m - b) / (h - b) }')"
+		done
+		printf '\n'
+	done
+fi
 
 [ "$HITS" = 1 ] || exit 0
 # per-hit costs: one probe at a time at one allocation per unit

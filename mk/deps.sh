@@ -25,6 +25,8 @@ zlib1g-dev:pc:zlib
 libclang-rt-14-dev:file:/usr/lib/llvm-14/lib/clang/14.0.6/lib/linux/libclang_rt.fuzzer-x86_64.a
 tmux:cmd:tmux
 python3:cmd:python3
+sqlite3:file:/usr/bin/sqlite3
+heaptrack:cmd:heaptrack_print
 golang-go:cmd:go
 debuginfod:cmd:debuginfod
 binutils:cmd:objcopy

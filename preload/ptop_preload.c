@@ -5,7 +5,9 @@
  * they are looked up), and tells the recorder through the shared memory of
  * preload/ptop_preload.h: exact totals in per-thread counter slots, every live
  * allocation in the live table, and the sampled allocations with their stacks (and the
- * frees of those) through the ring.
+ * frees of those) through the ring. It interposes dlclose too, to empty its cache of
+ * unwinding rules when a module goes, and pthread_create, to find each thread's stack
+ * when it starts (the bounds of the walk).
  *
  * Attaching (the constructor): PTOP_PRELOAD_FD names the memfd the recorder made before
  * the fork. The library maps it only when it is a memfd holding the right magic, the
@@ -20,10 +22,14 @@
  *
  * Cost on the hot path: a thread-local depth guard, the real call, a few counter adds
  * in the thread's own slot, the sampler's countdown, the recorder's clock (a word it
- * writes every millisecond) and a compare-and-swap in the live table (another to
- * free). A sampled allocation adds the frame-pointer walk and one ring record. When the ring is full the producer waits
- * (sched_yield, then short sleeps) up to PL_WAIT_NS for the recorder to make room, so
- * that an exact recording (--heap-sample-bytes 0) stays exact; past that it drops the
+ * writes every millisecond), a compare-and-swap in the live table (another to
+ * free), and an atomic add to the live total shared by all threads, compared with the
+ * peak (the peak's store only when it grows; a ring record when it grows by a margin).
+ * Temporaries: the thread's last allocation, compared at each allocation and free. A
+ * sampled allocation adds the unwinding of its stack (the rules of .eh_frame, cached per
+ * pc: preload/ptop_unwind.h) and one ring record. When the ring is full the producer
+ * waits (sched_yield, then short sleeps) up to PL_WAIT_NS for the recorder to make room,
+ * so that an exact recording (--heap-sample-bytes 0) stays exact; past that it drops the
  * record and counts it (ring_lost), so that a stopped recorder never hangs the command.
  */
 #include <dlfcn.h>
@@ -35,6 +41,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -43,6 +50,7 @@
 
 #include "collectors/heap/heap.h"
 #include "preload/ptop_preload.h"
+#include "preload/ptop_unwind.h"
 
 #define PL_EXPORT __attribute__((visibility("default")))
 #define likely(x) __builtin_expect(!!(x), 1)
@@ -59,6 +67,8 @@ static void *(*real_aligned_alloc)(size_t, size_t);
 static void *(*real_memalign)(size_t, size_t);
 static void *(*real_valloc)(size_t);
 static void *(*real_pvalloc)(size_t);
+static int (*real_pthread_create)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
+static int (*real_dlclose)(void *);
 
 static struct pl_header *shm;	/* the recorder's shared memory; NULL: inert */
 static struct pl_live *live;
@@ -72,7 +82,9 @@ struct pl_thread {
 	int dead;		/* the thread's slot was given back: count in slot 0 */
 	struct pl_counters *c;
 	struct pl_sampler s;
-	uintptr_t stack_hi;	/* the top of this thread's stack; 0: not known yet */
+	uintptr_t stack_lo;	/* this thread's stack: [stack_lo, stack_hi) */
+	uintptr_t stack_hi;	/* 0: not known yet; 1: not known (no walk) */
+	void *last;		/* this thread's last allocation (temporaries) */
 };
 static __thread struct pl_thread th __attribute__((tls_model("initial-exec")));
 
@@ -120,6 +132,8 @@ static int resolve(void)
 	real_memalign = dlsym(RTLD_NEXT, "memalign");
 	real_valloc = dlsym(RTLD_NEXT, "valloc");
 	real_pvalloc = dlsym(RTLD_NEXT, "pvalloc");
+	real_pthread_create = dlsym(RTLD_NEXT, "pthread_create");
+	real_dlclose = dlsym(RTLD_NEXT, "dlclose");
 	__atomic_store_n(&real_malloc, (void *(*)(size_t))dlsym(RTLD_NEXT, "malloc"),
 			 __ATOMIC_RELEASE);
 	return real_malloc ? 0 : -1;
@@ -185,23 +199,104 @@ static inline void cadd(uint64_t *x, uint64_t v)
 		__atomic_store_n(x, __atomic_load_n(x, __ATOMIC_RELAXED) + v, __ATOMIC_RELAXED);
 }
 
-/* The top of this thread's stack: the walk never reads above it. */
-static uintptr_t stack_top(void)
+/* Find the main thread's stack, once, from inside an allocation: [stack_lo, stack_hi),
+ * below __libc_stack_end (the stack pointer at _start) by at most its RLIMIT_STACK (1 GiB
+ * when unlimited): the kernel places no mapping of its own choosing there. Another
+ * thread's was found when it started (thread_start), before any code of its own ran:
+ * pthread_getattr_np takes the thread's own lock, and from inside an allocation made
+ * under that lock (pthread_getattr_np's own realloc) it would wait for ever. A thread
+ * that did not start through our pthread_create (one started before the library
+ * loaded, or by glibc itself): not known, stack_hi 1, and no walk past the caller. */
+static void stack_find(void)
 {
+	struct rlimit rl;
+	uintptr_t span = (uintptr_t)1 << 30;
+
+	th.stack_hi = 1;
+	th.stack_lo = 1;
+	if (syscall(SYS_gettid) != getpid())
+		return;
+	if (!getrlimit(RLIMIT_STACK, &rl) && rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < span)
+		span = (uintptr_t)rl.rlim_cur;
+	if ((uintptr_t)__libc_stack_end > span) {
+		th.stack_lo = (uintptr_t)__libc_stack_end - span;
+		th.stack_hi = (uintptr_t)__libc_stack_end;
+	}
+}
+
+/* A thread started by pthread_create (ours): its stack from pthread_getattr_np, before
+ * its own code runs (no lock of it is held yet; the allocations pass through), then its
+ * start routine. */
+struct pl_start {
+	void *(*fn)(void *);
+	void *arg;
+};
+
+static void *thread_start(void *v)
+{
+	struct pl_start s = *(struct pl_start *)v;
 	pthread_attr_t a;
 	void *addr;
 	size_t size;
 
-	if (th.stack_hi)
-		return th.stack_hi;
-	if (syscall(SYS_gettid) == getpid()) {
-		th.stack_hi = (uintptr_t)__libc_stack_end;
-	} else if (!pthread_getattr_np(pthread_self(), &a)) {
-		if (!pthread_attr_getstack(&a, &addr, &size))
+	real_free(v);
+	th.depth++;
+	th.stack_hi = 1;
+	th.stack_lo = 1;
+	if (!pthread_getattr_np(pthread_self(), &a)) {
+		if (!pthread_attr_getstack(&a, &addr, &size)) {
+			th.stack_lo = (uintptr_t)addr;
 			th.stack_hi = (uintptr_t)addr + size;
+		}
 		pthread_attr_destroy(&a);
 	}
-	return th.stack_hi;
+	th.depth--;
+	return s.fn(s.arg);
+}
+
+/* ------------------------------------------------------------------ unwinding */
+
+/* The frame rules of pcs already looked up (preload/ptop_unwind.h), shared by the
+ * threads without a lock: an entry is two words, (pc ^ rule, rule), so that a reader
+ * that sees the halves of two different writes finds that the pc does not match and
+ * looks the rule up again. (A wrong rule could give wrong frames, never a read outside
+ * the thread's stack: every stack read is bounded by it.) */
+#define PL_RULE_CACHE 8192	/* entries, a power of two: 128 KiB */
+static uint64_t rule_cache[PL_RULE_CACHE][2];
+
+static uint64_t rule_lookup(uint64_t pc)
+{
+	struct dl_find_object fo;
+	struct pl_rule r = { PL_RULE_FP, 0, 0, 0, 0 };
+	uint64_t *e = rule_cache[(pc ^ (pc >> 13)) & (PL_RULE_CACHE - 1)];
+	uint64_t k = __atomic_load_n(&e[0], __ATOMIC_RELAXED);
+	uint64_t v = __atomic_load_n(&e[1], __ATOMIC_RELAXED);
+
+	if (v && (k ^ v) == pc)
+		return v;
+	/* _dl_find_object: glibc's lock-free, async-signal-safe look-up of a pc's module.
+	 * A pc in none is not cached (a module may be loaded there later). */
+	if (_dl_find_object((void *)(uintptr_t)pc, &fo))
+		return PL_RULE_NOCODE;
+	if (fo.dlfo_eh_frame)
+		r = pl_cfi_rule(pl_fde_find(fo.dlfo_eh_frame, fo.dlfo_map_start, fo.dlfo_map_end,
+					    pc),
+				fo.dlfo_map_start, fo.dlfo_map_end, pc, NULL, NULL);
+	v = pl_rule_pack(&r);
+	__atomic_store_n(&e[0], pc ^ v, __ATOMIC_RELAXED);
+	__atomic_store_n(&e[1], v, __ATOMIC_RELAXED);
+	return v;
+}
+
+/* Forget every cached rule: a module was unloaded, and another may come at its
+ * addresses. A walk under way may still use a rule it read before: its reads stay
+ * bounded by the stack all the same. */
+static void rule_cache_clear(void)
+{
+	size_t i;
+
+	for (i = 0; i < PL_RULE_CACHE; i++)
+		__atomic_store_n(&rule_cache[i][1], 0, __ATOMIC_RELAXED);
 }
 
 /* ------------------------------------------------------------------ ring */
@@ -274,6 +369,38 @@ static int send_stack(struct pl_counters *c, uint64_t h, const uint64_t *ips, si
 	return 0;
 }
 
+/* ------------------------------------------------------------------ the peak */
+
+/* The live total became V (after an allocation at T, whose ring record, if any, is
+ * committed): raise the peak when V passes it, and send a peak mark when V passes the
+ * mark by enough (pl_peak_marks). Only a new peak costs more than a load and a compare. */
+static void peak_check(struct pl_counters *c, uint64_t v, uint64_t t)
+{
+	uint64_t pk = __atomic_load_n(&shm->peak_bytes, __ATOMIC_RELAXED);
+	struct pl_ev_peak *e;
+
+	if (likely(v <= pk))
+		return;
+	while (v > pk) {
+		if (__atomic_compare_exchange_n(&shm->peak_bytes, &pk, v, true, __ATOMIC_RELAXED,
+						__ATOMIC_RELAXED)) {
+			__atomic_store_n(&shm->peak_time_ns, t, __ATOMIC_RELAXED);
+			break;
+		}
+	}
+	if (!pl_peak_marks(v, __atomic_load_n(&shm->peak_mark, __ATOMIC_RELAXED),
+			   __atomic_load_n(&shm->peak_mark_ns, __ATOMIC_RELAXED), t))
+		return;
+	__atomic_store_n(&shm->peak_mark, v, __ATOMIC_RELAXED);
+	__atomic_store_n(&shm->peak_mark_ns, t, __ATOMIC_RELAXED);
+	e = reserve(c, sizeof(*e));
+	if (!e)
+		return;
+	e->bytes = v;
+	e->time_ns = t;
+	pl_ring_commit(e, sizeof(*e), PL_REC_PEAK);
+}
+
 /* ------------------------------------------------------------------ the hooks */
 
 /* After a successful allocation of SIZE at P by FUNC (IP0: our function), called from
@@ -284,16 +411,31 @@ static void on_alloc(uint32_t func, void *p, size_t size, uint64_t ip0, void *fp
 	uint64_t cc, cb, t, sz = size, hash = 0;
 	struct pl_ev_alloc *e = NULL;
 	struct pl_live old;
+	int64_t delta = 0;
 	int r;
 
+	th.last = p;
 	cadd(&c->alloc_count, 1);
 	cadd(&c->alloc_bytes, sz);
 	if (pl_sample(&th.s, shm->exp_table, shm->sample_bytes, sz, &cc, &cb)) {
 		uint64_t ips[PL_MAX_DEPTH];
+		uintptr_t f = (uintptr_t)fp;
 		size_t n;
 
-		n = pl_walk(ips, PL_MAX_DEPTH, ip0, (uint64_t)(uintptr_t)ret,
-			    fp ? *(uintptr_t *)fp : 0, (uintptr_t)fp, stack_top());
+		if (unlikely(!th.stack_hi))
+			stack_find();
+		/* FP is our frame (built with frame pointers): the saved rbp, then RET. The
+		 * walk reads [FP, top of the stack) only when FP is on the thread's stack;
+		 * on another (a signal handler's sigaltstack, a coroutine's, a vfork
+		 * child's) where the mapped part ends is not known: the caller alone */
+		if (likely(f >= th.stack_lo && f < th.stack_hi))
+			n = pl_unwind(ips, PL_MAX_DEPTH, ip0, (uint64_t)(uintptr_t)ret, f + 16,
+				      *(uintptr_t *)fp, f, th.stack_hi, rule_lookup);
+		else {
+			ips[0] = ip0;
+			ips[1] = (uint64_t)(uintptr_t)ret;
+			n = ret ? 2 : 1;
+		}
 		hash = pl_stack_hash(ips, n);
 		/* both records or neither: a dropped one is counted in ring_lost */
 		if (!send_stack(c, hash, ips, n))
@@ -308,12 +450,14 @@ static void on_alloc(uint32_t func, void *p, size_t size, uint64_t ip0, void *fp
 		/* the address came back without a free we saw: the old block is gone */
 		cadd(&c->live_count, (uint64_t)-1);
 		cadd(&c->live_bytes, -(old.size & ~PL_LIVE_SAMPLED));
+		delta -= (int64_t)(old.size & ~PL_LIVE_SAMPLED);
 	}
 	if (r < 0) {
 		cadd(&c->live_untracked, 1);
 	} else {
 		cadd(&c->live_count, 1);
 		cadd(&c->live_bytes, sz);
+		delta += (int64_t)sz;
 	}
 	if (e) {
 		e->addr = (uint64_t)(uintptr_t)p;
@@ -327,6 +471,12 @@ static void on_alloc(uint32_t func, void *p, size_t size, uint64_t ip0, void *fp
 		pl_ring_commit(e, sizeof(*e), PL_REC_ALLOC);
 		cadd(&c->samples, 1);
 	}
+	if (delta) {
+		int64_t v = __atomic_add_fetch(&shm->live_total, delta, __ATOMIC_RELAXED);
+
+		if (v > 0)
+			peak_check(c, (uint64_t)v, t);
+	}
 }
 
 /* Before P (not NULL) goes back to the allocator (free, or realloc's old block).
@@ -335,12 +485,22 @@ static int on_free(uint32_t func, void *p, struct pl_live *out)
 {
 	struct pl_counters *c = counters();
 	uint64_t size;
+	uint32_t flags = 0;
 
+	/* the thread's last heap call was P's allocation: a temporary allocation (heaptrack's
+	 * rule: the free follows its allocation directly, no other allocation or free of the
+	 * thread in between); any free ends the thread's last allocation's chance */
+	if (p == th.last)
+		flags = PL_FREE_TEMPORARY;
+	th.last = NULL;
 	if (pl_live_remove(live, shm->live_cap, (uint64_t)(uintptr_t)p, out)) {
 		cadd(&c->free_untracked, 1);
 		return -1;
 	}
 	size = out->size & ~PL_LIVE_SAMPLED;
+	if (flags)
+		cadd(&c->temp_count, 1);
+	__atomic_sub_fetch(&shm->live_total, (int64_t)size, __ATOMIC_RELAXED);
 	cadd(&c->free_count, 1);
 	cadd(&c->free_bytes, size);
 	cadd(&c->live_count, (uint64_t)-1);
@@ -352,7 +512,7 @@ static int on_free(uint32_t func, void *p, struct pl_live *out)
 			e->addr = (uint64_t)(uintptr_t)p;
 			e->time_ns = now_ns(CLOCK_MONOTONIC);
 			e->func = func;
-			e->pad = 0;
+			e->flags = flags;
 			pl_ring_commit(e, sizeof(*e), PL_REC_FREE);
 		}
 	}
@@ -375,6 +535,7 @@ static void undo_free(const struct pl_live *e)
 	cadd(&c->free_bytes, -size);
 	cadd(&c->live_count, 1);
 	cadd(&c->live_bytes, size);
+	__atomic_add_fetch(&shm->live_total, (int64_t)size, __ATOMIC_RELAXED);
 }
 
 #define TRACKING() (likely(__atomic_load_n(&active, __ATOMIC_RELAXED)) && !th.depth)
@@ -387,6 +548,9 @@ PL_EXPORT void *calloc(size_t n, size_t m);
 PL_EXPORT void *realloc(void *p, size_t n);
 PL_EXPORT void free(void *p);
 PL_EXPORT int posix_memalign(void **pp, size_t align, size_t n);
+PL_EXPORT int dlclose(void *handle);
+PL_EXPORT int pthread_create(pthread_t *t, const pthread_attr_t *attr, void *(*fn)(void *),
+			     void *arg);
 PL_EXPORT void *aligned_alloc(size_t align, size_t n);
 PL_EXPORT void *memalign(size_t align, size_t n);
 PL_EXPORT void *valloc(size_t n);
@@ -461,7 +625,7 @@ PL_EXPORT void free(void *p)
 PL_EXPORT void *realloc(void *p, size_t n)
 {
 	struct pl_live e;
-	void *r;
+	void *r, *last;
 	int had;
 
 	if (unlikely(!real_malloc) && resolve())
@@ -478,13 +642,18 @@ PL_EXPORT void *realloc(void *p, size_t n)
 		return real_realloc(p, n);
 	th.depth++;
 	/* take the old block out first: once realloc returns, another thread may get it */
+	last = th.last;
 	had = p ? !on_free(HP_REALLOC, p, &e) : 0;
 	r = real_realloc(p, n);
-	if (r)
+	if (r) {
 		on_alloc(HP_REALLOC, r, n, IP0(realloc), __builtin_frame_address(0),
 			 __builtin_return_address(0));
-	else if (p && n && had)
-		undo_free(&e);	/* failed: the old block stays */
+	} else if (p && n && had) {
+		undo_free(&e);	/* failed: the old block stays, not freed: not a temporary */
+		if (p == last)
+			cadd(&counters()->temp_count, (uint64_t)-1);
+		th.last = last;
+	}
 	th.depth--;
 	return r;
 }
@@ -529,6 +698,41 @@ ALIGNED(memalign, HP_MEMALIGN, (size_t align, size_t n), (align, n), n)
 ALIGNED(valloc, HP_VALLOC, (size_t n), (n), n)
 ALIGNED(pvalloc, HP_PVALLOC, (size_t n), (n), n)
 
+/* dlclose: the real one, then the rule cache is emptied (the unloaded module's pcs may
+ * belong to the next module loaded there). */
+PL_EXPORT int dlclose(void *handle)
+{
+	int r;
+
+	if ((unlikely(!real_malloc) && resolve()) || !real_dlclose)
+		return -1;	/* cannot happen: the constructor looked it up */
+	r = real_dlclose(handle);
+	if (shm)	/* attached: the cache may hold rules */
+		rule_cache_clear();
+	return r;
+}
+
+/* pthread_create: the real one, starting the thread in thread_start (which finds its
+ * stack) while the lane is on. */
+PL_EXPORT int pthread_create(pthread_t *t, const pthread_attr_t *attr, void *(*fn)(void *),
+			     void *arg)
+{
+	struct pl_start *s;
+	int r;
+
+	if ((unlikely(!real_malloc) && resolve()) || !real_pthread_create)
+		return EAGAIN;	/* cannot happen: the constructor looked it up */
+	if (!__atomic_load_n(&active, __ATOMIC_RELAXED) ||
+	    !(s = real_malloc(sizeof(*s))))
+		return real_pthread_create(t, attr, fn, arg);
+	s->fn = fn;
+	s->arg = arg;
+	r = real_pthread_create(t, attr, thread_start, s);
+	if (r)
+		real_free(s);
+	return r;
+}
+
 /* ------------------------------------------------------------------ attach */
 
 /* Put the command's own LD_PRELOAD back and drop our variables, so that what this
@@ -572,6 +776,9 @@ static void after_exec(void)
 		__atomic_store_n(&slots[i].c.live_bytes, 0, __ATOMIC_RELAXED);
 		__atomic_store_n(&slots[i].used, 0, __ATOMIC_RELEASE);
 	}
+	/* the peak so far stays (it is the capture's); the new program starts from nothing */
+	__atomic_store_n(&shm->live_total, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&shm->peak_mark, 0, __ATOMIC_RELAXED);
 	r = pl_ring_reserve(shm, 16);
 	if (r) {
 		r[1] = (uint64_t)getpid();

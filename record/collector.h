@@ -46,6 +46,9 @@ struct rec_ctx {
 	 * take per interval, over every collector that reads them (memory, vmas, cgroup
 	 * share it: record/procfs.h smaps_budget__get), so the core's */
 	uint64_t smaps_budget_ns;
+	/* --user-stacks: how the eBPF lanes take user stacks (enum user_stacks,
+	 * record/stackcopy.h: auto, fp, dwarf) */
+	int user_stacks;
 	const char *exe;             /* the launched command's executable (COMMAND mode), or NULL */
 	/* during collector_ops.exec: the new program is held (stopped before its first
 	 * instruction) until every collector has followed it */

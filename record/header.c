@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "record/stackcopy.h"
 #include "proto/capture.h"
 #include "proto/version.h"
 #include "record/procfs.h"
@@ -111,6 +112,7 @@ int record_write_header(struct capture_writer *w, const struct record_header_in 
 	options.duration_ns = o->duration_ns;
 	options.no_ebpf = o->no_ebpf;
 	options.smaps_budget_ns = o->smaps_budget_ns;
+	options.user_stacks = (char *)user_stacks_name(o->user_stacks);
 	options.n_disabled = o->n_disabled;
 	options.disabled = o->disabled;
 	options.n_enabled = o->n_enabled;

@@ -13,6 +13,7 @@
 #include "common/duration.h"
 #include "common/units.h"
 #include "record/record.h"
+#include "record/stackcopy.h"
 
 #define NS_PER_SEC 1000000000ull
 #define MIN_INTERVAL_NS 1000000ull /* 1 ms: anything shorter is a busy loop */
@@ -28,6 +29,7 @@ enum {
 	OPT_CAPS,
 	OPT_SMAPS_BUDGET,
 	OPT_CGROUP,
+	OPT_USER_STACKS,
 	OPT_COLLECTOR = 1024,        /* + the index in the collectors' options (struct copts) */
 };
 
@@ -45,6 +47,7 @@ static const struct option core_opts[] = {
 	{ "no-ebpf", no_argument, NULL, OPT_NO_EBPF },
 	{ "caps", no_argument, NULL, OPT_CAPS },
 	{ "smaps-budget", required_argument, NULL, OPT_SMAPS_BUDGET },
+	{ "user-stacks", required_argument, NULL, OPT_USER_STACKS },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
@@ -419,6 +422,17 @@ static int parse_args(struct record_opts *o, int argc, char **argv,
 			if (r)
 				return r;
 			break;
+		case OPT_USER_STACKS: {
+			enum user_stacks us;
+
+			if (user_stacks_parse(optarg, &us)) {
+				set_err(err, errlen,
+					"--user-stacks takes fp, dwarf or auto, not '%s'", optarg);
+				return -EINVAL;
+			}
+			o->user_stacks = (int)us;
+			break;
+		}
 		case 'q':
 			o->quiet = true;
 			break;
@@ -645,7 +659,16 @@ void record_usage(FILE *f, const struct collector_ops *const *table)
 	      "                          the list of collectors below)\n"
 	      "      --no-ebpf           /proc lanes only (no eBPF programs are loaded)\n"
 	      "      --caps              print which collectors can run here and why not,\n"
-	      "                          then exit\n",
+	      "                          then exit\n"
+	      "      --user-stacks M     how the eBPF lanes (cpuprof, the heap's uprobe lane)\n"
+	      "                          take user stacks: fp walks frame pointers in the\n"
+	      "                          kernel; dwarf copies the top 16 KiB of the stack\n"
+	      "                          (return addresses and stack addresses only: other\n"
+	      "                          words are zeroed) for ptop-analyze to unwind from\n"
+	      "                          the modules' .eh_frame, as perf --call-graph dwarf;\n"
+	      "                          auto (default) takes fp when every module of the\n"
+	      "                          target keeps frame pointers (judged at start from\n"
+	      "                          its CFI; glibc's are not judged), else dwarf\n",
 	      f);
 	copt_usage(f, table, COPT_COLLECTORS);
 	fputs("\n"

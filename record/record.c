@@ -127,6 +127,7 @@ static void rec_ctx_from_opts(struct rec_ctx *ctx, const struct record_opts *o)
 	ctx->verbose = o->verbose;
 	ctx->interval_ns = o->interval_ns;
 	ctx->smaps_budget_ns = o->smaps_budget_ns;
+	ctx->user_stacks = o->user_stacks;
 }
 
 static size_t collectors_init(struct collector *cs, struct rec_ctx *ctx,

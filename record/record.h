@@ -63,6 +63,7 @@ struct record_opts {
 	uint64_t interval_ns;        /* --interval, default 1 s */
 	uint64_t flush_interval_ns;  /* --flush-interval, default 1 s */
 	uint64_t smaps_budget_ns;    /* --smaps-budget, default 150 ms */
+	int user_stacks;             /* --user-stacks: enum user_stacks (record/stackcopy.h) */
 	char **disabled;             /* --disable names (each checked), owned; n_disabled */
 	size_t n_disabled;
 	char **enabled;              /* --enable names (each checked), owned; n_enabled */

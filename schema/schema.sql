@@ -1,6 +1,6 @@
--- schema.sql — the SQLite schema ptop-analyze loads captures into. Version 4.
+-- schema.sql — the SQLite schema ptop-analyze loads captures into. Version 5.
 --
--- The loader sets PRAGMA user_version = 4 and refuses a DB of another version.
+-- The loader sets PRAGMA user_version = 5 and refuses a DB of another version.
 -- Many captures share one DB. A capture is named by capture_id (32 hex
 -- digits) in the capture table; every other row references it by cap, the
 -- capture's small integer key (capture.cap), so rows and indexes stay small.
@@ -67,7 +67,8 @@ CREATE TABLE IF NOT EXISTS capture (
 	source_mtime_ns INTEGER,
 	loaded_at TEXT,
 	trailer_records INTEGER,      -- records the writer counted before the trailer
-	trailer_events INTEGER        -- events among them; both NULL without a trailer
+	trailer_events INTEGER,       -- events among them; both NULL without a trailer
+	user_stacks TEXT              -- --user-stacks: fp | dwarf | auto; NULL before the option
 );
 
 CREATE TABLE IF NOT EXISTS target (
@@ -124,6 +125,26 @@ CREATE TABLE IF NOT EXISTS stack (
 	depth INTEGER NOT NULL,
 	ips TEXT,                     -- JSON array of the frames' addresses, innermost first
 	                              -- (see stack_frame); NULL: no frame
+	PRIMARY KEY (cap, stack_id)
+);
+
+-- A user stack taken as a copy of its top (--user-stacks dwarf, Stack.copy): the
+-- registers and the stack bytes as recorded (words other than return and stack
+-- addresses zeroed by the recorder). symbolize unwinds it from the modules' CFI
+-- (.eh_frame, .debug_frame) into its stack row's ips, and says how that went.
+CREATE TABLE IF NOT EXISTS stack_copy (
+	cap INTEGER NOT NULL REFERENCES capture(cap),
+	stack_id INTEGER NOT NULL,    -- stack.stack_id
+	pid INTEGER,
+	tid INTEGER,
+	time_ns INTEGER,              -- when it was first taken
+	ip INTEGER,
+	sp INTEGER,
+	bp INTEGER,                   -- 0 unless rbp pointed into the copy
+	flags INTEGER,                -- 1 short read (the stack's end), 2/4 words unclassified
+	stack BLOB,                   -- from sp up
+	unwound INTEGER,              -- frames found; NULL: not unwound yet
+	unwind_end TEXT,              -- why the walk stopped ("end of the stack copy", ...)
 	PRIMARY KEY (cap, stack_id)
 );
 

@@ -941,14 +941,6 @@ cleanup:
 
 /* ------------------------------------------------------------------ report apps */
 
-struct app {
-	char name[512];
-	const char *kind; /* "unit", "exe", "comm", "others" */
-	int64_t processes, covered;
-	int64_t rss, pss, uss, swap; /* sums over the covered processes; -1: none covered */
-	int64_t folded;		     /* others: apps folded in */
-};
-
 /* The application a process belongs to: its systemd app-*.scope unit, else its executable,
  * else its comm. */
 static void app_of(const char *unit, const char *exe, const char *comm, char *name, size_t len,
@@ -974,26 +966,26 @@ static enum apps_by apps_by_of(const struct report_opts *o)
 	return o->apps_by ? o->apps_by : APPS_BY_PSS;
 }
 
-static int64_t app_measure(const struct app *a, enum apps_by by)
+static int64_t app_measure(const struct cg_app *a, enum apps_by by)
 {
 	return by == APPS_BY_RSS ? a->rss : by == APPS_BY_USS ? a->uss : a->pss;
 }
 
 static int cmp_app(const void *x, const void *y, void *by_)
 {
-	const struct app *a = x, *b = y;
+	const struct cg_app *a = x, *b = y;
 	enum apps_by by = *(const enum apps_by *)by_;
 	int c = cmp_measure(app_measure(a, by), app_measure(b, by));
 
 	return c ? c : strcmp(a->name, b->name);
 }
 
-static int app_add(struct app **v, size_t *n, size_t *cap, const char *unit, const char *exe,
+static int app_add(struct cg_app **v, size_t *n, size_t *cap, const char *unit, const char *exe,
 		   const char *comm, int64_t rss, int64_t pss, int64_t uss, int64_t swap)
 {
 	char name[512];
 	const char *kind;
-	struct app *a = NULL;
+	struct cg_app *a = NULL;
 
 	app_of(unit, exe, comm, name, sizeof(name), &kind);
 	for (size_t i = 0; i < *n; i++)
@@ -1023,9 +1015,9 @@ static int app_add(struct app **v, size_t *n, size_t *cap, const char *unit, con
 
 /* Sort the apps, and fold those after the first TOP into one "others (N)" row (kept at the end
  * of *V, *N updated). */
-static void apps_fold(struct app *v, size_t *n, size_t top, enum apps_by by)
+static void apps_fold(struct cg_app *v, size_t *n, size_t top, enum apps_by by)
 {
-	struct app o;
+	struct cg_app o;
 
 	if (*n) /* qsort's array may not be NULL, even empty */
 		qsort_r(v, *n, sizeof(*v), cmp_app, &by);
@@ -1050,7 +1042,7 @@ static void apps_fold(struct app *v, size_t *n, size_t top, enum apps_by by)
 
 /* The target of a single-process capture, from memory_sample: one app. */
 static int apps_from_memory(sqlite3 *db, const struct capture_meta *m, const struct window *w,
-			    struct app **v, size_t *n, size_t *cap, int64_t *at_ns)
+			    struct cg_app **v, size_t *n, size_t *cap, int64_t *at_ns)
 {
 	static const char sql[] =
 	    "SELECT t.comm, t.exe, t.cgroup_path, s.time_ns, s.rss, s.pss, s.uss, s.swap "
@@ -1080,7 +1072,7 @@ static int apps_from_memory(sqlite3 *db, const struct capture_meta *m, const str
 	return err;
 }
 
-static int print_apps_table(const struct app *v, size_t n, FILE *out, enum out_format fmt)
+static int print_apps_table(const struct cg_app *v, size_t n, FILE *out, enum out_format fmt)
 {
 	static const char *const cols[] = {"app", "by",	 "processes", "covered",
 					   "rss", "pss", "uss",	      "swap"};
@@ -1108,19 +1100,47 @@ static int print_apps_table(const struct app *v, size_t n, FILE *out, enum out_f
 static const char *const by_name[] = {
     [APPS_BY_PSS] = "pss", [APPS_BY_USS] = "uss", [APPS_BY_RSS] = "rss"};
 
+int cg_apps__load(sqlite3 *db, const struct capture_meta *m, const struct window *w,
+		  struct cg_app **out, size_t *n, int64_t *at_ns)
+{
+	const char *gone =
+	    capture_proc_mem_state_name(PTOP__V1__PROC_MEM_STATE__PROC_MEM_STATE_GONE);
+	struct cg_proc *procs = NULL;
+	struct cg_data d = {0};
+	size_t np = 0, cap = 0;
+	int err;
+
+	*out = NULL;
+	*n = 0;
+	*at_ns = -1;
+	err = cg_data__load(db, m, w, &d);
+	if (!err && d.n) {
+		*at_ns = d.s[d.n - 1].time_ns;
+		err = cg_procs__load(db, m, w, d.s[d.n - 1].seq, &procs, &np);
+	}
+	for (size_t i = 0; i < np && !err; i++) /* there at the end, and not gone */
+		if (procs[i].in_last && strcmp(procs[i].state, gone))
+			err = app_add(out, n, &cap, procs[i].unit, procs[i].exe, procs[i].comm,
+				      procs[i].rss, procs[i].pss, procs[i].uss, procs[i].swap);
+	free(procs);
+	cg_data__free(&d);
+	if (err) {
+		free(*out);
+		*out = NULL;
+		*n = 0;
+	}
+	return err;
+}
+
 int report_apps(sqlite3 *db, const char *capture_id, const struct report_opts *o, FILE *out)
 {
-	struct cg_proc *procs = NULL;
-	struct app *apps = NULL;
-	struct cg_data d = {0};
+	struct cg_app *apps = NULL;
 	struct capture_meta m;
 	struct probe_info p, pm;
-	size_t np = 0, na = 0, cap = 0, napps;
+	size_t na = 0, cap = 0, napps;
 	enum apps_by by = apps_by_of(o);
 	int64_t at_ns = -1, total_procs = 0, total_cov = 0;
 	int64_t tot[4] = {-1, -1, -1, -1};
-	const char *gone =
-	    capture_proc_mem_state_name(PTOP__V1__PROC_MEM_STATE__PROC_MEM_STATE_GONE);
 	const char *source;
 	char w[96], c1[32];
 	struct json j;
@@ -1134,16 +1154,7 @@ int report_apps(sqlite3 *db, const char *capture_id, const struct report_opts *o
 	report__begin(&j, out, o, "apps", &m);
 	if (probe__active(&p)) {
 		source = "cgroup_proc";
-		err = cg_data__load(db, &m, &o->win, &d);
-		if (!err && d.n) {
-			at_ns = d.s[d.n - 1].time_ns;
-			err = cg_procs__load(db, &m, &o->win, d.s[d.n - 1].seq, &procs, &np);
-		}
-		for (size_t i = 0; i < np && !err; i++) /* there at the end, and not gone */
-			if (procs[i].in_last && strcmp(procs[i].state, gone))
-				err = app_add(&apps, &na, &cap, procs[i].unit, procs[i].exe,
-					      procs[i].comm, procs[i].rss, procs[i].pss,
-					      procs[i].uss, procs[i].swap);
+		err = cg_apps__load(db, &m, &o->win, &apps, &na, &at_ns);
 	} else if (probe__active(&pm)) {
 		source = "memory_sample"; /* a single-process capture: its one process */
 		err = apps_from_memory(db, &m, &o->win, &apps, &na, &cap, &at_ns);
@@ -1241,8 +1252,6 @@ int report_apps(sqlite3 *db, const char *capture_id, const struct report_opts *o
 	if (!err && (fflush(out) || ferror(out)))
 		err = -EIO;
 cleanup:
-	cg_data__free(&d);
-	free(procs);
 	free(apps);
 	return err;
 }

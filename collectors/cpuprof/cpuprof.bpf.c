@@ -29,8 +29,13 @@
 #include "collectors/cpuprof/cpuprof.h"
 #include "filter.bpf.h"
 #include "stackmap.bpf.h"
+#include "stackcopy.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
+
+/* How user stacks are taken (set before load): CP_USER_FP, a frame-pointer walk, or
+ * CP_USER_COPY, a copy of the stack's top unwound offline (bpf/stackcopy.h). */
+const volatile __u32 cp_user_stacks = CP_USER_FP;
 
 /* The set samples go into now: 0 or 1. Written by user space (mmapped .bss). */
 __u32 cp_active = 0;
@@ -68,6 +73,30 @@ struct {
 	__type(value, struct sm_ips);
 } cp_scratch SEC(".maps");
 
+/* --user-stacks dwarf: where a sample's stack copy is made, one per CPU */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct sc_copy);
+} cp_copy_scratch SEC(".maps");
+
+/* the copies sent already, by key: a copy goes out once, its samples are counted by key */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, CP_COPIED_ENTRIES);
+	__type(key, struct cp_copied_key);
+	__type(value, __u8);
+} cp_copied SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, CP_COPY_RING_BYTES);
+} cp_copies SEC(".maps");
+
+/* the VMAs the copies have met, per process (user space forgets them each interval) */
+SC_VMAS_MAP(CP_VMAS_ENTRIES) cp_vmas SEC(".maps");
+
 /* Did the timer interrupt kernel mode? */
 static __always_inline int sample_in_kernel(struct bpf_perf_event_data *ctx)
 {
@@ -97,6 +126,47 @@ static __always_inline long take_stack(struct bpf_perf_event_data *ctx, __u32 se
 	if (set)
 		return sm_take(ctx, &cp_stacks1, buf, flags, sk);
 	return sm_take(ctx, &cp_stacks0, buf, flags, sk);
+}
+
+/* Copy the current thread's user stack (its user registers are in its pt_regs whether
+ * the timer hit user or kernel mode), key it in *SK (kind SM_KIND_COPY) and send the
+ * copy unless its key was sent before. 0; -ENOSPC when the ring had no room (the key
+ * is forgotten, so that the next sample sends it); or sc_take's -errno. */
+static __always_inline long take_copy(struct cp_counters *cnt, __u64 id, struct sm_key *sk)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(task);
+	struct cp_copied_key ck = {};
+	struct sc_copy *c;
+	__u32 zero = 0, n;
+	__u8 one = 1;
+	long err;
+
+	c = bpf_map_lookup_elem(&cp_copy_scratch, &zero);
+	if (!c || !regs)
+		return -ENOENT;
+	err = sc_take(c, sc_vmas_of(&cp_vmas, (__u32)(id >> 32), task), SC_LOOKUPS_PERF, task,
+		      BPF_CORE_READ(regs, ip), BPF_CORE_READ(regs, sp), BPF_CORE_READ(regs, bp),
+		      (__u32)(id >> 32), (__u32)id);
+	if (err)
+		return err;
+	sk->hash = c->hash;
+	sk->nr = c->bytes / 8;
+	sk->kernel = SM_KIND_COPY;
+	ck.hash = c->hash;
+	ck.tgid = (__u32)(id >> 32);
+	if (bpf_map_update_elem(&cp_copied, &ck, &one, BPF_NOEXIST))
+		return 0;	/* sent before */
+	n = c->bytes;
+	if (n > SC_MAX_BYTES)
+		return -EFAULT;
+	if (bpf_ringbuf_output(&cp_copies, c, SC_HDR_BYTES + n, 0)) {
+		bpf_map_delete_elem(&cp_copied, &ck);
+		cnt->lost_copy++;
+		return -ENOSPC;
+	}
+	cnt->copies++;
+	return 0;
 }
 
 SEC("perf_event")
@@ -129,7 +199,13 @@ int cp_sample(struct bpf_perf_event_data *ctx)
 		bpf_map_update_elem(&cp_comms, &key.tgid, &name, BPF_ANY);
 	}
 
-	err = take_stack(ctx, set, BPF_F_USER_STACK, &key.user);
+	if (cp_user_stacks == CP_USER_COPY) {
+		err = take_copy(cnt, id, &key.user);
+		if (err == -ENOSPC)
+			return 0;	/* counted in lost_copy */
+	} else {
+		err = take_stack(ctx, set, BPF_F_USER_STACK, &key.user);
+	}
 	if (err == -ENOMEM) {
 		cnt->lost_collision++;
 		return 0;

@@ -3,6 +3,23 @@
 #define PTOP_BPF_CPUPROF_H
 
 #include "bpf/stackmap.h"
+#include "bpf/stackcopy.h"
+
+/* How the user stack is taken: cp_user_stacks, set before load. */
+#define CP_USER_FP 0		/* bpf_get_stack: a frame-pointer walk */
+#define CP_USER_COPY 1		/* a copy of the stack's top (bpf/stackcopy.h) */
+/* Stack copies remembered as sent (an LRU: one forgotten is sent again) and the ring
+ * buffer that carries them to user space (a copy is at most ~16 KiB). */
+#define CP_COPIED_ENTRIES 16384
+#define CP_COPY_RING_BYTES (8u << 20)
+/* Processes whose VMAs the copies remember (bpf/stackcopy.h struct sc_vmas). */
+#define CP_VMAS_ENTRIES 1024
+
+struct cp_copied_key {
+	__u64 hash;
+	__u32 tgid;
+	__u32 pad;
+};
 
 /* Deepest stack kept. */
 #define CP_MAX_DEPTH SM_MAX_DEPTH
@@ -40,6 +57,8 @@ struct cp_counters {
 	__u64 no_kernel_stack;	/* target samples in kernel mode with no usable kernel stack */
 	__u64 lost_collision;	/* samples lost: the set's stack map was full */
 	__u64 lost_map_full;	/* samples lost: the count map was full */
+	__u64 lost_copy;	/* samples lost: their stack copy found the ring full */
+	__u64 copies;		/* stack copies sent */
 };
 
 #endif

@@ -4,6 +4,7 @@
  */
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "analyze/load.h"
 
@@ -11,7 +12,8 @@ enum { ST_PROFILE, ST_STACK, ST_PROCESS, ST_N };
 
 static const char profile_sql[] =
 	"INSERT INTO cpu_profile (cap, seq, time_ns, interval_ns, pid, requested_hz, "
-	"ticks, delivered_hz, cpus, samples, no_user_stack, no_kernel_stack, lost)";
+	"ticks, delivered_hz, cpus, samples, no_user_stack, no_kernel_stack, lost, "
+	"user_stacks, stack_copies)";
 
 static const char stack_sql[] =
 	"INSERT INTO cpu_profile_stack (cap, seq, user_stack_id, kernel_stack_id, count, "
@@ -44,6 +46,11 @@ static int load_cpuprof(struct load_ctx *l, const Ptop__V1__Event *ev)
 	bind_u64(s, 11, p->no_user_stack);
 	bind_u64(s, 12, p->no_kernel_stack);
 	bind_u64(s, 13, p->lost);
+	bind_opt_text(s, 14, p->user_stacks);	/* empty before --user-stacks: NULL */
+	if (p->user_stacks && !strcmp(p->user_stacks, "dwarf"))
+		bind_u64(s, 15, p->stack_copies);
+	else
+		sqlite3_bind_null(s, 15);
 	err = load__step(l, ST_PROFILE);
 	if (err)
 		return err;

@@ -55,6 +55,7 @@
 #include "collectors/cpuprof/record.h"
 #include "collectors/cpuprof/cpuprof.skel.h"
 #include "common/hash.h"
+#include "record/stackcopy.h"
 
 #define MAX_CPUS 4096
 #define ONLINE_PATH "/sys/devices/system/cpu/online"
@@ -219,6 +220,11 @@ int cp_stack_table__intern(struct cp_stack_table *t, bool kernel, uint32_t pid, 
 	return 1;
 }
 
+uint64_t cp_stack_table__reserve(struct cp_stack_table *t)
+{
+	return ++t->count;
+}
+
 int stackmap__read(int fd, const struct sm_key *sk, uint64_t *ips, size_t max)
 {
 	struct sm_ips v;
@@ -279,6 +285,8 @@ void cpuprof__sum_counters(const struct cp_counters *percpu, int n, struct cp_co
 		out->no_kernel_stack += percpu[cpu].no_kernel_stack;
 		out->lost_collision += percpu[cpu].lost_collision;
 		out->lost_map_full += percpu[cpu].lost_map_full;
+		out->lost_copy += percpu[cpu].lost_copy;
+		out->copies += percpu[cpu].copies;
 	}
 }
 
@@ -337,6 +345,10 @@ struct cp_priv {
 	struct cp_comm *comms;		/* their names' storage */
 	int32_t *pids;
 	struct cp_stack_table *table;
+	struct stack_copies *copies;	/* the capture's (dwarf mode) */
+	struct ring_buffer *rb;		/* the copies' ring (dwarf mode) */
+	int rb_err;			/* the writer's error while draining it */
+	size_t bad_copies;		/* malformed copy records (not written) */
 	uint32_t active;		/* the set the kernel writes */
 	bool membarrier;		/* MEMBARRIER_CMD_GLOBAL works here */
 	uint64_t prev_ns;
@@ -365,11 +377,14 @@ static int read_int_file(const char *path, long *v)
 	return 0;
 }
 
+/* How this run takes user stacks (USER_STACKS_FP or _DWARF), decided by cp_check. */
+static enum user_stacks cp_mode = USER_STACKS_FP;
+
 static Ptop__V1__ProbeState cp_check(struct collector *c)
 {
 	struct rec_ctx *ctx = c->ctx;
 	long paranoid, max_rate;
-	char why[160];
+	char why[180], ustacks[320];
 	int err;
 
 	c->source = PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_EBPF;
@@ -400,10 +415,20 @@ static Ptop__V1__ProbeState cp_check(struct collector *c)
 			 cpuprof_settings.sample_hz, max_rate);
 		return PTOP__V1__PROBE_STATE__PROBE_STATE_UNSUPPORTED;
 	}
+	cp_mode = user_stacks__choose(ctx, why, sizeof(why));
+	if (cp_mode == USER_STACKS_DWARF)
+		snprintf(ustacks, sizeof(ustacks),
+			 "user stacks dwarf (%s): %d KiB stack copies, unwound offline; kernel "
+			 "stacks by frame pointers",
+			 why, SC_MAX_BYTES / 1024);
+	else
+		snprintf(ustacks, sizeof(ustacks),
+			 "user stacks fp (%s) and kernel stacks by frame pointers, up to %d "
+			 "frames", why, CP_MAX_DEPTH);
 	snprintf(c->detail, sizeof(c->detail),
-		 "perf_event cpu-clock at %u Hz on every online CPU; user and kernel stacks "
-		 "(frame pointers, up to %d frames) counted in kernel per interval%s",
-		 cpuprof_settings.sample_hz, CP_MAX_DEPTH,
+		 "perf_event cpu-clock at %u Hz on every online CPU; %s; counted in kernel per "
+		 "interval%s",
+		 cpuprof_settings.sample_hz, ustacks,
 		 ctx->mode == PTOP__V1__TARGET_MODE__TARGET_MODE_CGROUP ?
 			 ", per process of the cgroup (StackCount.pid; each process's user "
 			 "stacks are its own Stack records)" : "");
@@ -422,6 +447,7 @@ static void cp_stop(struct collector *c)
 		if (p->pfds[i] >= 0)
 			close(p->pfds[i]);
 	}
+	ring_buffer__free(p->rb);
 	cpuprof_bpf__destroy(p->skel);
 	free(p->pfds);
 	free(p->links);
@@ -517,6 +543,58 @@ cleanup:
 	return err;
 }
 
+static void forget_all_vmas(int fd)
+{
+	__u32 key, next;
+	void *prev = NULL;
+	int guard = 0;
+
+	while (guard++ <= CP_VMAS_ENTRIES && bpf_map_get_next_key(fd, prev, &next) == 0) {
+		bpf_map_delete_elem(fd, &next);
+		key = next;
+		prev = &key;
+	}
+}
+
+/* Forget the VMAs the copies learned (bpf/stackcopy.h): a process's mappings may have
+ * changed since; the next copies learn them again. The one target of a --pid or a
+ * command's capture starts from its /proc/PID/maps instead. */
+static void forget_vmas(struct collector *c, struct cp_priv *p, int fd)
+{
+	struct sc_vmas t;
+	__u32 pid = (__u32)c->ctx->pid;
+
+	if (pid && !c->ctx->cgroup_id && sc_vmas__read(c->ctx->pid, &t) == 0) {
+		struct sc_vmas *v = calloc((size_t)p->ncpus, sizeof(*v));
+
+		if (v) {
+			for (int i = 0; i < p->ncpus; i++)
+				v[i] = t;
+			bpf_map_update_elem(fd, &pid, v, BPF_ANY);
+			free(v);
+			return;
+		}
+	}
+	forget_all_vmas(fd);
+}
+
+/* A stack copy from the ring: its Stack record, once per key. */
+static int on_copy(void *arg, void *data, size_t size)
+{
+	struct collector *c = arg;
+	struct cp_priv *p = c->priv;
+	int err;
+
+	if (p->rb_err)
+		return 0;
+	err = stack_copies__add(c->ctx, p->copies, p->table, data, size);
+	if (err == -EINVAL)
+		p->bad_copies++;
+	else if (err)
+		p->rb_err = err;
+	return 0;
+}
+
 static int cp_start(struct collector *c)
 {
 	struct rec_ctx *ctx = c->ctx;
@@ -565,6 +643,13 @@ static int cp_start(struct collector *c)
 	p->skel->rodata->targ_cglevel = ctx->cgroup_level;
 	if (!ctx->cgroup_id)	/* names are for a cgroup's processes only */
 		bpf_map__set_max_entries(p->skel->maps.cp_comms, 1);
+	p->skel->rodata->cp_user_stacks = cp_mode == USER_STACKS_DWARF ? CP_USER_COPY : CP_USER_FP;
+	if (cp_mode != USER_STACKS_DWARF) {	/* the copies' maps stay small */
+		bpf_map__set_max_entries(p->skel->maps.cp_copied, 1);
+		bpf_map__set_max_entries(p->skel->maps.cp_copies, 4096);
+		bpf_map__set_max_entries(p->skel->maps.cp_copy_scratch, 1);
+		bpf_map__set_max_entries(p->skel->maps.cp_vmas, 1);
+	}
 	err = cpuprof_bpf__load(p->skel);
 	if (err) {
 		bpf_util__format_error(c->reason, sizeof(c->reason), "load cpuprof BPF", err);
@@ -579,6 +664,18 @@ static int cp_start(struct collector *c)
 		snprintf(c->detail + len, sizeof(c->detail) - len,
 			 "; no membarrier: sets switched with a 10 ms pause");
 	}
+	if (cp_mode == USER_STACKS_DWARF) {
+		p->copies = stack_copies__capture();
+		p->rb = ring_buffer__new(bpf_map__fd(p->skel->maps.cp_copies), on_copy, c, NULL);
+		if (!p->copies || !p->rb) {
+			err = p->rb ? -ENOMEM : -errno;
+			snprintf(c->reason, sizeof(c->reason), "stack copies' ring buffer: %s",
+				 strerror(-err));
+			goto cleanup;
+		}
+	}
+	if (p->rb)
+		forget_vmas(c, p, bpf_map__fd(p->skel->maps.cp_vmas));
 	err = open_events(c, p);
 	if (err)
 		goto cleanup;
@@ -613,6 +710,12 @@ static int resolve(struct collector *c, struct cp_priv *p, int smfd, const struc
 	int n;
 
 	*id = 0;
+	if (sk->kernel == SM_KIND_COPY) {	/* its record came through the ring */
+		if (stack_copies__find(p->copies, pid ? pid : (uint32_t)c->ctx->pid, sk->hash,
+				       id))
+			*id = 0;
+		return 0;
+	}
 	n = stackmap__read(smfd, sk, (uint64_t *)p->stack.ips, SM_MAX_DEPTH);
 	if (n <= 0)
 		return 0;
@@ -710,6 +813,14 @@ static int emit_losses(struct collector *c, struct cp_priv *p, const struct cp_c
 		err = rec_emit_drop(c, "map_full", s->lost_map_full,
 				    "samples not counted: the (user, kernel) count map was full");
 	if (!err)
+		err = rec_emit_drop(c, "stack_copy_ring_full", s->lost_copy,
+				    "samples whose stack copy found its ring buffer full");
+	if (!err)
+		err = rec_emit_drop(c, "stack_copy_malformed", p->bad_copies,
+				    "stack copies from the kernel too short for their size: not "
+				    "written (their samples are stack_unreadable)");
+	p->bad_copies = 0;
+	if (!err)
 		err = rec_emit_drop(c, "stack_unreadable", unreadable,
 				    "samples whose stack could not be read back or stored");
 	if (err)
@@ -756,6 +867,12 @@ static int cp_poll(struct collector *c, uint64_t now_ns, unsigned flags)
 		err = -errno;
 		goto read_err;
 	}
+	if (p->rb) {	/* every copy of the old set is in the ring now: theirs first */
+		ring_buffer__consume(p->rb);
+		if (p->rb_err)
+			return p->rb_err;	/* the writer failed: the recording ends */
+		forget_vmas(c, p, bpf_map__fd(p->skel->maps.cp_vmas));
+	}
 	n = read_counts(p, old);
 	if (n < 0) {
 		err = n;
@@ -795,7 +912,9 @@ static int cp_poll(struct collector *c, uint64_t now_ns, unsigned flags)
 	prof.samples = sum.samples;
 	prof.no_user_stack = sum.no_user_stack;
 	prof.no_kernel_stack = sum.no_kernel_stack;
-	prof.lost = sum.lost_collision + sum.lost_map_full + unreadable;
+	prof.lost = sum.lost_collision + sum.lost_map_full + sum.lost_copy + unreadable;
+	prof.user_stacks = (char *)user_stacks_name(cp_mode);
+	prof.stack_copies = sum.copies;
 	prof.n_stacks = k;
 	prof.stacks = k ? p->scp : NULL;
 	if (p->pn) {

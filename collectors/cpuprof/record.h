@@ -33,6 +33,10 @@ void cp_stack_table__free(struct cp_stack_table *t);
 int cp_stack_table__intern(struct cp_stack_table *t, bool kernel, uint32_t pid, const uint64_t *ips,
 			   size_t n, uint64_t *id);
 
+/* A new id in T for a stack that is not interned by its ips (a stack copy, whose ips
+ * the analyzer finds: record/stackcopy.h). Never 0; never handed out again. */
+uint64_t cp_stack_table__reserve(struct cp_stack_table *t);
+
 /* The capture's one table, shared by every collector that writes Stack records (cpuprof,
  * heap), so that a stack id means one stack across the capture. Created on first use,
  * never freed; NULL with errno = ENOMEM. Not thread-safe (collectors run in one thread). */

@@ -20,6 +20,9 @@ CREATE TABLE IF NOT EXISTS cpu_profile (
 	no_user_stack INTEGER,
 	no_kernel_stack INTEGER,
 	lost INTEGER,                 -- samples not aggregated (map full)
+	user_stacks TEXT,             -- fp | dwarf: how user stacks were taken; NULL: before
+	                              -- --user-stacks (fp)
+	stack_copies INTEGER,         -- dwarf: stack copies written in the interval
 	PRIMARY KEY (cap, seq)
 );
 

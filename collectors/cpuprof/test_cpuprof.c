@@ -35,6 +35,7 @@
 #include "record/collector.h"
 #include "record/bpf_util.h"
 #include "record/cgroupfs.h"
+#include "record/stackcopy.h"
 #include "collectors/cpuprof/record.h"
 
 extern const struct collector_ops cpuprof_collector;
@@ -414,7 +415,12 @@ static Ptop__V1__CpuProfile *check_interval(int ev_i, uint64_t base, uint64_t *t
 				if (rec->stack->id == p->stacks[i]->user_stack_id) {
 					assert_false(rec->stack->kernel);
 					u = true;
-					if (rec->stack->id == best_id) {
+					if (rec->stack->id == best_id && rec->stack->copy) {
+						/* --user-stacks dwarf: the ip, then the copy */
+						assert_int_equal(rec->stack->n_ips, 0);
+						assert_true(rec->stack->copy->stack.len >= 8);
+						*top_ip = rec->stack->copy->ip;
+					} else if (rec->stack->id == best_id) {
 						assert_true(rec->stack->n_ips > 0);
 						*top_ip = rec->stack->ips[0];
 					}
@@ -686,8 +692,11 @@ static void test_09_cgroup_per_process(void **state)
 	ctx.cgroup_level = tg.level;
 	ctx.cgroup_path = tg.path;
 	ctx.cgroup_dir = tg.dir;
+	/* frame-pointer walks: a Stack's ips say whose it is (copies: test_07) */
+	ctx.user_stacks = USER_STACKS_FP;
 	assert_int_equal(col.ops->check(&col), PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE);
 	assert_non_null(strstr(col.detail, "per process of the cgroup"));
+	assert_non_null(strstr(col.detail, "user stacks fp (--user-stacks fp)"));
 	base = cp_stack_table__count(cp_stack_table__capture());
 	if (col.ops->start(&col) != 0)
 		fail_msg("start: %s", col.reason);

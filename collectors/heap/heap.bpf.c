@@ -32,6 +32,11 @@
  * (nested_call tells them from a call whose return was never seen). Probe hits that
  * are not counted are counted by reason: unmatched_entry, unmatched_return, attaching
  * (a return of a call in flight at the attach), filtered (another process).
+ *
+ * The peak and the temporaries (issue 13): every tracked allocation and free moves one
+ * live total shared by all CPUs (hp_peak, an atomic add), and a total above the peak
+ * becomes the peak with its time; each thread's last allocation (hp_last) makes its
+ * next call, when it is the free of that block, a temporary (heaptrack's rule).
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -41,8 +46,13 @@
 #include "collectors/heap/heap.h"
 #include "filter.bpf.h"
 #include "stackmap.bpf.h"
+#include "stackcopy.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
+
+/* --user-stacks: HP_USER_FP walks frame pointers; HP_USER_COPY copies the stack's top
+ * (bpf/stackcopy.h), sent once per key, the site keyed by the copy's key. */
+const volatile __u32 hp_user_stacks = HP_USER_FP;
 
 const volatile __u64 hp_sample_bytes = 512 * 1024;	/* 0: every allocation */
 const volatile bool hp_events = false;			/* --heap-events */
@@ -101,6 +111,39 @@ struct {
 	__uint(max_entries, HP_RINGBUF_BYTES);
 } hp_events_rb SEC(".maps");
 
+/* per thread: the address of its last allocation (0: a free came since) */
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, __u64);
+} hp_last SEC(".maps");
+
+struct hp_peak hp_peak = {};
+
+/* --user-stacks dwarf: where a thread's copy is made (a uprobe may be preempted) */
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct sc_copy);
+} hp_copy_buf SEC(".maps");
+
+/* the copies sent already, by key (an LRU: one forgotten is sent again) */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, HP_COPIED_ENTRIES);
+	__type(key, __u64);
+	__type(value, __u8);
+} hp_copied SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, HP_COPY_RING_BYTES);
+} hp_copies SEC(".maps");
+
+SC_VMAS_MAP(4) hp_vmas SEC(".maps");
+
 static __always_inline struct hp_counters *counters(void)
 {
 	__u32 zero = 0;
@@ -138,6 +181,80 @@ static __always_inline void emit_event(struct hp_counters *cnt, __u32 kind, __u3
 	bpf_ringbuf_submit(e, 0);
 }
 
+/* Copy a site's live figures to its peak_live_* (bpf_for_each_map_elem's callback). */
+static long copy_site(struct bpf_map *map, const struct hp_site_key *key, struct hp_site *s,
+		      void *ctx)
+{
+	s->peak_live_count = s->live_count;
+	s->peak_live_bytes = s->live_bytes;
+	return 0;
+}
+
+/* The live total is V at NOW, a new peak: a new mark when it passed the last by enough,
+ * taken by the CPU whose compare-and-swap moves it. */
+static __always_inline void peak_mark(__u64 v, __u64 now)
+{
+	__u64 mark = hp_peak.mark_bytes;
+
+	if (v <= mark ||
+	    (v - mark < mark / HP_PEAK_MARGIN && now - hp_peak.mark_ns < HP_PEAK_MARK_NS))
+		return;
+	if (__sync_val_compare_and_swap(&hp_peak.mark_bytes, mark, v) != mark)
+		return;	/* another CPU took it */
+	hp_peak.mark_ns = now;
+	bpf_for_each_map_elem(&hp_sites, copy_site, NULL, 0);
+	__sync_fetch_and_add(&hp_peak.marks, 1);
+}
+
+/* The tracked live bytes moved by DELTA at NOW (the sites' figures already moved): a
+ * new peak when they pass it. */
+static __always_inline void live_move(__s64 delta, __u64 now)
+{
+	__s64 v = __sync_add_and_fetch(&hp_peak.live_total, delta);
+	__u64 old = hp_peak.peak_bytes, seen;
+
+	if (delta <= 0 || v <= 0 || (__u64)v <= old)
+		return;
+	for (int i = 0; i < HP_PEAK_TRIES; i++) {
+		seen = __sync_val_compare_and_swap(&hp_peak.peak_bytes, old, (__u64)v);
+		if (seen == old) {
+			hp_peak.peak_time_ns = now;
+			peak_mark((__u64)v, now);
+			return;
+		}
+		if (seen >= (__u64)v)
+			return;	/* another CPU raised it past ours */
+		old = seen;
+	}
+	__sync_fetch_and_add(&hp_peak.peak_lost, 1);
+}
+
+/* A free of ADDR by this thread: whether ADDR was the thread's last allocation (a
+ * temporary); any free ends the last allocation's chance. */
+static __always_inline bool last_free(__u64 addr)
+{
+	__u64 *last = bpf_task_storage_get(&hp_last, bpf_get_current_task_btf(), NULL, 0);
+	bool temp;
+
+	if (!last)
+		return false;
+	temp = *last == addr;
+	*last = 0;
+	return temp;
+}
+
+/* An allocation of ADDR by this thread: its last. */
+static __always_inline void last_alloc(__u64 addr)
+{
+	__u64 *last = bpf_task_storage_get(&hp_last, bpf_get_current_task_btf(), NULL,
+					   BPF_LOCAL_STORAGE_GET_F_CREATE);
+
+	if (last)
+		*last = addr;
+	else
+		__sync_fetch_and_add(&hp_peak.last_lost, 1);
+}
+
 /* A probe hit in the target's memory by a process the filter does not take: a vfork
  * child sharing it, or a target whose pid the filter does not see. (A forked child has
  * its own memory: the kernel takes the breakpoints out of it before a program runs.)
@@ -164,6 +281,39 @@ static __always_inline void count_filtered(void)
 static __always_inline bool nested_call(const struct hp_inflight *old, __u64 sp, __u64 ra)
 {
 	return sp < old->sp || (sp == old->sp && ra != old->ra);
+}
+
+/* Copy this thread's stack at the probe and key *SK by it (kind SM_KIND_COPY), sending
+ * the copy unless its key was sent. 0; -ENOSPC when the ring had no room (the key is
+ * forgotten, so that the next allocation there sends it); or sc_take's -errno. */
+static __always_inline long take_copy(struct pt_regs *ctx, __u64 id, struct sm_key *sk)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct sc_copy *c;
+	__u32 n, tgid = (__u32)(id >> 32);
+	__u8 one = 1;
+	long err;
+
+	c = bpf_task_storage_get(&hp_copy_buf, task, NULL, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!c)
+		return -ENOMEM;
+	err = sc_take(c, sc_vmas_of(&hp_vmas, tgid, task), SC_LOOKUPS_UPROBE, task, PT_REGS_IP(ctx),
+		      PT_REGS_SP(ctx), ctx->bp, tgid, (__u32)id);
+	if (err)
+		return err;
+	sk->hash = c->hash;
+	sk->nr = c->bytes / 8;
+	sk->kernel = SM_KIND_COPY;
+	if (bpf_map_update_elem(&hp_copied, &c->hash, &one, BPF_NOEXIST))
+		return 0;	/* sent before */
+	n = c->bytes;
+	if (n > SC_MAX_BYTES)
+		return -EFAULT;
+	if (bpf_ringbuf_output(&hp_copies, c, SC_HDR_BYTES + n, 0)) {
+		bpf_map_delete_elem(&hp_copied, &c->hash);
+		return -ENOSPC;
+	}
+	return 0;
 }
 
 SEC("uprobe")
@@ -251,7 +401,15 @@ int hp_enter(struct pt_regs *ctx)
 				s->countdown = next_interval();
 		}
 	}
-	if (take) {
+	if (take && hp_user_stacks == HP_USER_COPY) {
+		if (take_copy(ctx, id, &inf.site.stack)) {
+			cnt->stack_failures++;
+			inf.site.stack.hash = 0;
+		} else {
+			cnt->samples++;
+			inf.site.caller = 0;	/* in the copy */
+		}
+	} else if (take) {
 		buf = bpf_task_storage_get(&hp_walk, bpf_get_current_task_btf(), NULL,
 					   BPF_LOCAL_STORAGE_GET_F_CREATE);
 		if (!buf || sm_take(ctx, &hp_stacks, buf, BPF_F_USER_STACK, &inf.site.stack)) {
@@ -272,6 +430,7 @@ static __always_inline void do_free(struct hp_counters *cnt, __u64 addr, __u32 f
 {
 	struct hp_live *l, lv;
 	struct hp_site *site;
+	bool temp = last_free(addr);
 
 	l = bpf_map_lookup_elem(&hp_live, &addr);
 	if (!l) {
@@ -285,10 +444,14 @@ static __always_inline void do_free(struct hp_counters *cnt, __u64 addr, __u32 f
 	cnt->free_bytes += lv.size;
 	cnt->live_count--;
 	cnt->live_bytes -= lv.size;
+	cnt->temporary_count += temp;
+	live_move(-(__s64)lv.size, now);
 	if (!lv.site.stack.hash)
 		return;
 	site = bpf_map_lookup_elem(&hp_sites, &lv.site);
 	if (site) {
+		if (temp)
+			__sync_fetch_and_add(&site->temporary_count, lv.credit_count);
 		__sync_fetch_and_sub(&site->live_count, lv.credit_count);
 		__sync_fetch_and_sub(&site->live_bytes, lv.credit_bytes);
 		__sync_fetch_and_add(&site->freed_count, lv.credit_count);
@@ -336,6 +499,7 @@ static __always_inline void do_alloc(struct hp_counters *cnt, __u64 addr,
 
 			cnt->live_count--;
 			cnt->live_bytes -= l->size;
+			live_move(-(__s64)l->size, now);
 			if (l->site.stack.hash)
 				os = bpf_map_lookup_elem(&hp_sites, &l->site);
 			if (os) {
@@ -354,7 +518,9 @@ static __always_inline void do_alloc(struct hp_counters *cnt, __u64 addr,
 			__sync_fetch_and_add(&site->live_count, lv.credit_count);
 			__sync_fetch_and_add(&site->live_bytes, lv.credit_bytes);
 		}
+		live_move((__s64)lv.size, now);
 	}
+	last_alloc(addr);
 	if (lv.site.stack.hash)
 		emit_event(cnt, 1, inf->func, addr, lv.size, &lv.site, now);
 }

@@ -4,6 +4,14 @@
 #define PTOP_BPF_HEAP_H
 
 #include "bpf/stackmap.h"
+#include "bpf/stackcopy.h"
+
+/* How the uprobe lane takes stacks: hp_user_stacks, set before load. */
+#define HP_USER_FP 0		/* bpf_get_stack: a frame-pointer walk */
+#define HP_USER_COPY 1		/* a copy of the stack's top (bpf/stackcopy.h) */
+/* Copies remembered as sent, and the ring that carries them (~16 KiB each). */
+#define HP_COPIED_ENTRIES 16384
+#define HP_COPY_RING_BYTES (8u << 20)
 
 /* Deepest stack kept. */
 #define HP_MAX_DEPTH SM_MAX_DEPTH
@@ -51,6 +59,10 @@ struct hp_site {
 	__u64 live_bytes;
 	__u64 freed_count;	/* the credits of the sampled allocations freed */
 	__u64 lifetime_ns_sum;	/* their lifetimes, each times its credited count */
+	__u64 temporary_count;	/* the credits of the sampled allocations freed as
+				 * temporaries (see struct hp_peak) */
+	__u64 peak_live_count;	/* live_count and live_bytes at the last peak mark */
+	__u64 peak_live_bytes;
 };
 
 /* One live allocation, keyed by address. */
@@ -98,8 +110,37 @@ struct hp_counters {
 	__u64 attaching;	/* returns of calls in flight at the attach (a thread's
 				 * first return, its entry not seen) */
 	__u64 filtered;		/* probe hits in processes other than the target */
-	__u64 pad;
+	__u64 temporary_count;	/* tracked allocations freed by the next allocation or free
+				 * call of their thread (heaptrack's rule): exact */
 };
+
+/* The peak of the live heap, kept at every allocation and free the lane tracks (one
+ * global, user space reads it from the .bss): live_total the tracked live bytes of all
+ * threads (an atomic add each), peak_bytes the most it held, peak_time_ns when
+ * (bpf_ktime_get_ns() of the allocation that made it). A new peak is stored by a
+ * compare-and-swap, tried up to HP_PEAK_TRIES times against other CPUs raising it too;
+ * peak_lost counts the peaks given up (then the peak is at least peak_bytes, not exact).
+ * The sites at the peak: when the live total passes the last mark (mark_bytes, at
+ * mark_ns) by 1/HP_PEAK_MARGIN of it, or at all HP_PEAK_MARK_NS after it, the CPU that
+ * moves the mark copies every site's live figures into its peak_live_* (marks counts
+ * the copies): the sites at the peak are those of the last mark, within 1/64 of the
+ * peak or taken at most a second before it. */
+struct hp_peak {
+	__s64 live_total;
+	__u64 pad0[7];		/* live_total alone on its cache line */
+	__u64 peak_bytes;
+	__u64 peak_time_ns;
+	__u64 peak_lost;
+	__u64 mark_bytes;
+	__u64 mark_ns;
+	__u64 marks;
+	__u64 last_lost;	/* allocations whose thread got no hp_last storage: their
+				 * temporaries are not counted */
+	__u64 pad1;
+};
+#define HP_PEAK_TRIES 8
+#define HP_PEAK_MARGIN 64
+#define HP_PEAK_MARK_NS 1000000000ull
 
 /* Per-CPU sampling state. */
 struct hp_sampler {

@@ -10,18 +10,22 @@
 #include "analyze/load.h"
 #include "proto/names.h"
 
-enum { ST_SNAPSHOT, ST_SITE, ST_EVENT, ST_N };
+enum { ST_SNAPSHOT, ST_SITE, ST_EVENT, ST_PEAK, ST_N };
 
 static const char snapshot_sql[] =
 	"INSERT INTO heap_snapshot (cap, seq, time_ns, interval_ns, pid, lane, module, "
 	"sample_bytes, live_measured, alloc_count, alloc_bytes, free_count, free_bytes, "
 	"live_bytes, live_count, leak_bytes, leak_count, leak_age_ns, sites, "
 	"total_call_sites, omitted_alloc_count, omitted_alloc_bytes, omitted_live_bytes, "
-	"live_untracked, stack_failures, free_untracked)";
+	"live_untracked, stack_failures, free_untracked, peak_live_bytes, peak_time_ns, "
+	"peak_sites_live_bytes, peak_sites_time_ns, temporary_count, user_stacks)";
 
 static const char site_sql[] =
 	"INSERT INTO heap_site (cap, seq, stack_id, alloc_count, alloc_bytes, live_count, "
-	"live_bytes, freed_count, lifetime_ns_sum, oldest_live_ns)";
+	"live_bytes, freed_count, lifetime_ns_sum, oldest_live_ns, temporary_count)";
+
+static const char peak_sql[] =
+	"INSERT INTO heap_peak_site (cap, seq, stack_id, live_count, live_bytes)";
 
 static int load_heap(struct load_ctx *l, const Ptop__V1__Event *ev)
 {
@@ -64,6 +68,12 @@ static int load_heap(struct load_ctx *l, const Ptop__V1__Event *ev)
 	bind_measured(s, 24, lm, h->live_untracked);
 	bind_u64(s, 25, h->stack_failures);
 	bind_measured(s, 26, lm, h->free_untracked);
+	bind_measured(s, 27, h->peak_measured, h->peak_live_bytes);
+	bind_measured(s, 28, h->peak_measured, h->peak_time_ns);
+	bind_measured(s, 29, h->peak_measured && h->n_peak_sites, h->peak_sites_live_bytes);
+	bind_measured(s, 30, h->peak_measured && h->n_peak_sites, h->peak_sites_time_ns);
+	bind_measured(s, 31, h->temporary_measured, h->temporary_count);
+	bind_opt_text(s, 32, h->user_stacks);	/* empty: NULL */
 	err = load__step(l, ST_SNAPSHOT);
 	if (err)
 		return err;
@@ -84,7 +94,24 @@ static int load_heap(struct load_ctx *l, const Ptop__V1__Event *ev)
 		bind_measured(s, 8, lm, c->freed_count);
 		bind_measured(s, 9, lm, c->lifetime_ns_sum);
 		bind_measured(s, 10, lm && c->oldest_live_ns, c->oldest_live_ns);
+		bind_measured(s, 11, h->temporary_measured, c->temporary_count);
 		err = load__step(l, ST_SITE);
+		if (err)
+			return err;
+	}
+
+	s = l->st[ST_PEAK];
+	for (size_t k = 0; h->peak_measured && k < h->n_peak_sites; k++) {
+		const Ptop__V1__HeapSite *c = h->peak_sites[k];
+
+		if (!c)
+			continue;
+		bind_cap(l, s);
+		bind_i64(s, 2, seq);
+		bind_nz(s, 3, c->stack_id);
+		bind_u64(s, 4, c->live_count);
+		bind_u64(s, 5, c->live_bytes);
+		err = load__step(l, ST_PEAK);
 		if (err)
 			return err;
 	}
@@ -122,9 +149,11 @@ const struct an_load heap_load = {
 	AN_LOAD_PAYLOADS({ PTOP__V1__EVENT__PAYLOAD_HEAP, "event:heap", load_heap },
 			 { PTOP__V1__EVENT__PAYLOAD_HEAP_EVENT, "event:heap_event",
 			   load_heap_event }),
-	AN_LOAD_STMTS([ST_SNAPSHOT] = snapshot_sql, [ST_SITE] = site_sql, [ST_EVENT] = event_sql),
+	AN_LOAD_STMTS([ST_SNAPSHOT] = snapshot_sql, [ST_SITE] = site_sql, [ST_EVENT] = event_sql,
+		      [ST_PEAK] = peak_sql),
 	.state_size = sizeof(int64_t), /* the next heap_snapshot.seq */
 	AN_LOAD_CHECKS({ "heap_snapshot", true, true, "seq", "pid, lane, module",
 			 "sample_bytes,alloc_count,alloc_bytes,free_count,free_bytes,live_bytes,"
-			 "live_count,leak_bytes,leak_count,sites" }),
+			 "live_count,leak_bytes,leak_count,sites,peak_live_bytes,temporary_count" },
+		       { "heap_peak_site", false, false, "rowid", "NULL", "live_count,live_bytes" }),
 };

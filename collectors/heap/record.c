@@ -38,6 +38,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "record/stackcopy.h"
 #include "record/collector.h"
 #include "record/bpf_util.h"
 #include "collectors/cpuprof/record.h"
@@ -594,11 +595,20 @@ found_preload:
 
 /* A site as user space knows it: the cumulative counters read last time, its stack. */
 
+/* A site at the last peak mark: its index in hp_priv.sites and what it held there. */
+struct hp_peak_row {
+	size_t site;
+	uint64_t live_count, live_bytes;
+};
+
 struct hp_priv {
 	struct heap_bpf *skel;
 	struct uprobe_link *links[2 * HP_NFUNCS];
 	int nlinks;
 	struct ring_buffer *rb;
+	struct ring_buffer *crb;	/* the stack copies' ring (dwarf) */
+	struct stack_copies *copies;	/* the capture's (dwarf) */
+	size_t bad_copies;		/* malformed copy records (not written) */
 	struct hp_module mod;
 	int ncpus;
 	struct hp_counters *cnt;	/* ncpus */
@@ -611,6 +621,13 @@ struct hp_priv {
 	struct cp_stack_table *table;
 	uint64_t prev_ns;
 	uint64_t prev_misses[3];
+	uint64_t prev_peak_lost;	/* hp_peak.peak_lost at the last poll */
+	uint64_t prev_last_lost;	/* hp_peak.last_lost at the last poll */
+	uint64_t *temp_rows;		/* HP_SITE_ENTRIES: each row's temporaries this poll */
+	uint64_t prev_marks;		/* hp_peak.marks at the last poll */
+	struct hp_peak_row *peak;	/* HP_SITE_ENTRIES: the sites at the last peak mark */
+	Ptop__V1__HeapSite *peak_hs;	/* HeapSnapshot.peak_sites, heap_settings.top */
+	Ptop__V1__HeapSite **peak_hsp;
 	int rb_err;
 	struct collector *c;
 	dev_t dev;			/* the module's file when its probes were attached */
@@ -830,6 +847,8 @@ static int keep_probes(struct collector *old, struct collector *new)
 		return err;
 	memset(op->sites, 0, op->cap * sizeof(*op->sites));
 	memset(&op->prev, 0, sizeof(op->prev));
+	/* the new program starts from nothing live; the peak so far stays (the capture's) */
+	__atomic_store_n(&op->skel->bss->hp_peak.live_total, 0, __ATOMIC_RELAXED);
 	/* prev_misses stay: the programs' recursion misses go on counting */
 	op->prev_ns = rec_now_ns();
 	op->c = new;
@@ -902,6 +921,16 @@ static Ptop__V1__ProbeState caps_preload_only(struct collector *c)
 	return PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE;
 }
 
+/* How the uprobe lane takes stacks this run (USER_STACKS_FP or _DWARF), decided by its
+ * check. */
+static enum user_stacks hp_mode = USER_STACKS_FP;
+static char hp_mode_why[180];	/* why; "" until decided */
+static struct {
+	pid_t pid;
+	int opt;
+	uint64_t start_ns;
+} hp_mode_for;			/* the recording it was decided for */
+
 Ptop__V1__ProbeState heap__uprobe_check(struct collector *c)
 {
 	struct rec_ctx *ctx = c->ctx;
@@ -938,8 +967,21 @@ Ptop__V1__ProbeState heap__uprobe_check(struct collector *c)
 						" %s+0(stepped)", heap_func_names[i]);
 	}
 	if (len < sizeof(c->detail))
-		snprintf(c->detail + len, sizeof(c->detail) - len, "; stack every %llu B",
-			 (unsigned long long)heap_settings.sample_bytes);
+		len += (size_t)snprintf(c->detail + len, sizeof(c->detail) - len,
+					"; stack every %llu B",
+					(unsigned long long)heap_settings.sample_bytes);
+	/* once per target and recording: the BPF side keeps it across execs */
+	if (!hp_mode_why[0] || hp_mode_for.pid != ctx->pid || hp_mode_for.opt != ctx->user_stacks ||
+	    hp_mode_for.start_ns != ctx->start_ns) {
+		hp_mode = user_stacks__choose(ctx, hp_mode_why, sizeof(hp_mode_why));
+		hp_mode_for.pid = ctx->pid;
+		hp_mode_for.opt = ctx->user_stacks;
+		hp_mode_for.start_ns = ctx->start_ns;
+	}
+	if (len < sizeof(c->detail))
+		snprintf(c->detail + len, sizeof(c->detail) - len, "; user stacks %s (%s)%s",
+			 user_stacks_name(hp_mode), hp_mode_why,
+			 hp_mode == USER_STACKS_DWARF ? ": 16 KiB stack copies, unwound offline" : "");
 	return PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE;
 }
 
@@ -964,6 +1006,7 @@ static void hp_stop(struct collector *c)
 		return;
 	if (p->c) {	/* start() got past finding the module */
 		ring_buffer__free(p->rb);
+		ring_buffer__free(p->crb);
 		uprobe_link__destroy(p->links, p->nlinks);
 		heap_bpf__destroy(p->skel);
 		free(p->cnt);
@@ -971,6 +1014,10 @@ static void hp_stop(struct collector *c)
 		heap_rank__free(&p->rank);
 		free(p->lkeys);
 		free(p->lvals);
+		free(p->temp_rows);
+		free(p->peak);
+		free(p->peak_hs);
+		free(p->peak_hsp);
 	}
 	free(p);
 	c->priv = NULL;
@@ -998,6 +1045,39 @@ static int attach_one(struct collector *c, struct hp_priv *p, struct bpf_program
 }
 
 static int on_event(void *arg, void *data, size_t size);
+
+/* A stack copy from the ring: its Stack record, once per key. */
+static int on_copy(void *arg, void *data, size_t size)
+{
+	struct hp_priv *p = arg;
+	int err;
+
+	if (p->rb_err)
+		return 0;
+	err = stack_copies__add(p->c->ctx, p->copies, p->table, data, size);
+	if (err == -EINVAL)
+		p->bad_copies++;
+	else if (err)
+		p->rb_err = err;
+	return 0;
+}
+
+/* The VMAs of the target for its stack copies (bpf/stackcopy.h), from its maps now. */
+static void seed_vmas(struct hp_priv *p, __u32 pid, struct sc_vmas *t)
+{
+	int fd = bpf_map__fd(p->skel->maps.hp_vmas);
+	struct sc_vmas *v;
+
+	if (!pid || sc_vmas__read((pid_t)pid, t))
+		return;
+	v = calloc((size_t)p->ncpus, sizeof(*v));
+	if (!v)
+		return;
+	for (int i = 0; i < p->ncpus; i++)
+		v[i] = *t;
+	bpf_map_update_elem(fd, &pid, v, BPF_ANY);
+	free(v);
+}
 
 static int hp_start(struct collector *c)
 {
@@ -1032,9 +1112,13 @@ static int hp_start(struct collector *c)
 	p->sites = calloc(p->cap, sizeof(*p->sites));
 	p->lkeys = calloc(HP_BATCH, sizeof(*p->lkeys));
 	p->lvals = calloc(HP_BATCH, sizeof(*p->lvals));
+	p->temp_rows = calloc(HP_SITE_ENTRIES, sizeof(*p->temp_rows));
+	p->peak = calloc(HP_SITE_ENTRIES, sizeof(*p->peak));
+	p->peak_hs = calloc(heap_settings.top ? heap_settings.top : 1, sizeof(*p->peak_hs));
+	p->peak_hsp = calloc(heap_settings.top ? heap_settings.top : 1, sizeof(*p->peak_hsp));
 	p->table = cp_stack_table__capture();
 	if (heap_rank__alloc(&p->rank) || !p->cnt || !p->sites || !p->lkeys || !p->lvals ||
-	    !p->table) {
+	    !p->temp_rows || !p->peak || !p->peak_hs || !p->peak_hsp || !p->table) {
 		err = -ENOMEM;
 		snprintf(c->reason, sizeof(c->reason), "out of memory");
 		goto cleanup;
@@ -1056,6 +1140,11 @@ static int hp_start(struct collector *c)
 	memcpy((void *)p->skel->rodata->hp_exp_table, table, sizeof(table));
 	if (!heap_settings.events)
 		bpf_map__set_max_entries(p->skel->maps.hp_events_rb, 4096);
+	p->skel->rodata->hp_user_stacks = hp_mode == USER_STACKS_DWARF ? HP_USER_COPY : HP_USER_FP;
+	if (hp_mode != USER_STACKS_DWARF) {	/* the copies' maps stay small */
+		bpf_map__set_max_entries(p->skel->maps.hp_copies, 4096);
+		bpf_map__set_max_entries(p->skel->maps.hp_copied, 1);
+	}
 	/* uprobe_multi links: no detach holds up an attach (record/uprobe_link.h) */
 	err = uprobe_link__prepare(p->skel->progs.hp_enter) ?:
 	      uprobe_link__prepare(p->skel->progs.hp_exit) ?:
@@ -1096,6 +1185,20 @@ static int hp_start(struct collector *c)
 		}
 		if (err)
 			goto cleanup;
+	}
+	if (hp_mode == USER_STACKS_DWARF) {
+		struct sc_vmas t;
+		__u32 pid = (__u32)ctx->pid;
+
+		p->copies = stack_copies__capture();
+		p->crb = ring_buffer__new(bpf_map__fd(p->skel->maps.hp_copies), on_copy, p, NULL);
+		if (!p->copies || !p->crb) {
+			err = p->crb ? -ENOMEM : -errno;
+			snprintf(c->reason, sizeof(c->reason), "stack copies' ring buffer: %s",
+				 strerror(-err));
+			goto cleanup;
+		}
+		seed_vmas(p, pid, &t);
 	}
 	if (heap_settings.events) {
 		p->rb = ring_buffer__new(bpf_map__fd(p->skel->maps.hp_events_rb), on_event, p,
@@ -1225,6 +1328,14 @@ int heap_usite__resolve(struct rec_ctx *ctx, const struct heap_stack_src *src,
 	if (s->resolved)
 		return 0;
 	s->resolved = true;	/* once: a stack that cannot be had stays unread */
+	if (s->key.stack.kernel == SM_KIND_COPY) {	/* its record came through the ring */
+		if (stack_copies__find(stack_copies__capture(), (uint32_t)ctx->pid,
+				       s->key.stack.hash, &s->capid)) {
+			s->capid = 0;
+			s->resolved = false;	/* not drained yet: the next poll */
+		}
+		return 0;
+	}
 	got = src->ips(src->arg, s, ips, HP_MAX_DEPTH);
 	if (got <= 0)
 		return 0;
@@ -1321,7 +1432,7 @@ static int emit_drops(struct collector *c, struct hp_priv *p, const struct hp_co
 {
 	struct bpf_program *progs[3] = { p->skel->progs.hp_enter, p->skel->progs.hp_exit,
 					 p->skel->progs.hp_free };
-	uint64_t misses, all = 0;
+	uint64_t misses, all = 0, lost;
 	int err, i;
 
 	err = rec_emit_drop(c, "map_full", d->live_untracked,
@@ -1330,6 +1441,11 @@ static int emit_drops(struct collector *c, struct hp_priv *p, const struct hp_co
 	if (!err)
 		err = rec_emit_drop(c, "stack_failure", d->stack_failures,
 				    "sampled allocations whose user stack could not be taken");
+	if (!err)
+		err = rec_emit_drop(c, "stack_copy_malformed", p->bad_copies,
+				    "stack copies from the kernel too short for their size: not "
+				    "written (their allocations' sites stay unnamed)");
+	p->bad_copies = 0;
 	if (!err)
 		err = rec_emit_drop(c, "site_map_full", d->site_full,
 				    "sampled allocations whose site did not fit the heap site map");
@@ -1357,6 +1473,18 @@ static int emit_drops(struct collector *c, struct hp_priv *p, const struct hp_co
 	if (!err)
 		err = rec_emit_drop(c, "ringbuf", d->events_lost,
 				    "--heap-events records lost: the ring buffer was full");
+	lost = __atomic_load_n(&p->skel->bss->hp_peak.peak_lost, __ATOMIC_RELAXED);
+	if (!err)
+		err = rec_emit_drop(c, "peak_race", lost - p->prev_peak_lost,
+				    "new peaks of the live heap given up: other CPUs kept raising "
+				    "it (the peak is at least the one said)");
+	p->prev_peak_lost = lost;
+	lost = __atomic_load_n(&p->skel->bss->hp_peak.last_lost, __ATOMIC_RELAXED);
+	if (!err)
+		err = rec_emit_drop(c, "temporary_untracked", lost - p->prev_last_lost,
+				    "allocations whose thread had no storage for its last "
+				    "allocation: not counted as temporaries if they were");
+	p->prev_last_lost = lost;
 	if (err)
 		return err;
 	for (i = 0; i < 3; i++) {
@@ -1367,6 +1495,58 @@ static int emit_drops(struct collector *c, struct hp_priv *p, const struct hp_co
 	}
 	return rec_emit_drop(c, "recursion_miss", all,
 			     "allocator calls the kernel did not run the heap probes for");
+}
+
+static int cmp_peak_row(const void *a, const void *b)
+{
+	const struct hp_peak_row *x = a, *y = b;
+
+	if (x->live_bytes != y->live_bytes)
+		return x->live_bytes < y->live_bytes ? 1 : -1;
+	return x->site < y->site ? -1 : x->site > y->site;
+}
+
+/* The N sites of p->peak (what they held at the last peak mark) into HS: the top
+ * heap_settings.top by live bytes, each with its stack, and the mark's live total and
+ * time. Sampled, estimates that add up to more than the mark's live total (exact) are
+ * scaled down to it: the samples' split of that total. 0, or -errno from writing a
+ * stack. */
+static int peak_sites(struct hp_priv *p, Ptop__V1__HeapSnapshot *hs, size_t n)
+{
+	static const Ptop__V1__HeapSite init = PTOP__V1__HEAP_SITE__INIT;
+	struct heap_stack_src src = heap_stack_src__map(bpf_map__fd(p->skel->maps.hp_stacks));
+	size_t top = heap_settings.top ? heap_settings.top : 1, i;
+	uint64_t mark = __atomic_load_n(&p->skel->bss->hp_peak.mark_bytes, __ATOMIC_RELAXED);
+	double sum = 0, f;
+	int err;
+
+	for (i = 0; heap_settings.sample_bytes && i < n; i++)
+		sum += (double)p->peak[i].live_bytes;
+	f = sum > (double)mark ? (double)mark / sum : 1;
+	for (i = 0; f < 1 && i < n; i++) {
+		p->peak[i].live_bytes = (uint64_t)((double)p->peak[i].live_bytes * f + 0.5);
+		p->peak[i].live_count = (uint64_t)((double)p->peak[i].live_count * f + 0.5);
+	}
+	if (n)
+		qsort(p->peak, n, sizeof(*p->peak), cmp_peak_row);
+	n = n < top ? n : top;
+	for (i = 0; i < n; i++) {
+		struct heap_usite *u = &p->sites[p->peak[i].site];
+
+		err = heap_usite__resolve(p->c->ctx, &src, p->table, u);
+		if (err)
+			return err;
+		p->peak_hs[i] = init;
+		p->peak_hs[i].stack_id = u->capid;
+		p->peak_hs[i].live_count = p->peak[i].live_count;
+		p->peak_hs[i].live_bytes = p->peak[i].live_bytes;
+		p->peak_hsp[i] = &p->peak_hs[i];
+	}
+	hs->peak_sites_live_bytes = mark;
+	hs->peak_sites_time_ns = __atomic_load_n(&p->skel->bss->hp_peak.mark_ns, __ATOMIC_RELAXED);
+	hs->n_peak_sites = n;
+	hs->peak_sites = n ? p->peak_hsp : NULL;
+	return 0;
 }
 
 static int hp_poll(struct collector *c, uint64_t now_ns, unsigned flags)
@@ -1381,14 +1561,25 @@ static int hp_poll(struct collector *c, uint64_t now_ns, unsigned flags)
 	struct heap_stack_src src;
 	uint64_t interval, leak_bytes, leak_count;
 	int sfd, err, guard = 0;
-	size_t nrows = 0, i, k = 0;
+	size_t nrows = 0, npeak = 0, i, j, k = 0;
+	uint64_t marks;
 	void *prev = NULL;
 
 	(void)flags;
 	if (!p || !p->skel)
 		return -EINVAL;
+	/* a peak mark since the last poll: the sites' peak_live_* are its copy */
+	marks = __atomic_load_n(&p->skel->bss->hp_peak.marks, __ATOMIC_ACQUIRE);
+	p->rb_err = 0;
+	if (p->crb) {	/* the copies before the events and sites that refer to them */
+		struct sc_vmas t;
+
+		ring_buffer__consume(p->crb);
+		if (p->rb_err)
+			return p->rb_err;
+		seed_vmas(p, (__u32)ctx->pid, &t);	/* the mappings may have changed */
+	}
 	if (p->rb) {
-		p->rb_err = 0;
 		ring_buffer__consume(p->rb);
 		if (p->rb_err)
 			return p->rb_err;
@@ -1419,6 +1610,13 @@ static int hp_poll(struct collector *c, uint64_t now_ns, unsigned flags)
 		s = heap_usites__get(p->sites, p->cap, &key);
 		if (!s)
 			continue;
+		p->temp_rows[nrows] = cur.temporary_count - s->prev.temporary_count;
+		if (marks != p->prev_marks && (int64_t)cur.peak_live_bytes > 0) {
+			p->peak[npeak].site = (size_t)(s - p->sites);
+			p->peak[npeak].live_bytes = cur.peak_live_bytes;
+			p->peak[npeak].live_count = heap__live_total(cur.peak_live_count);
+			npeak++;
+		}
 		heap__site_row(&p->rank.rows[nrows], s, &cur, (uint32_t)nrows, true);
 		p->rank.row_site[nrows] = (size_t)(s - p->sites);
 		nrows++;
@@ -1426,15 +1624,38 @@ static int hp_poll(struct collector *c, uint64_t now_ns, unsigned flags)
 	err = heap__select_sites(p->rank.rows, nrows, heap_settings.top, p->rank.keep, &census);
 	if (err)
 		goto read_err;
+	if (p->crb) {	/* a site's copy went into the ring before the site was made */
+		ring_buffer__consume(p->crb);
+		if (p->rb_err)
+			return p->rb_err;
+	}
 	src = heap_stack_src__map(bpf_map__fd(p->skel->maps.hp_stacks));
 	err = heap__fill_sites(c->ctx, &src, p->table, p->sites, &p->rank, nrows, &k);
 	if (err)
 		return err;
+	/* the temporaries of the sites kept (fill_sites keeps the rows' order) */
+	for (i = 0, j = 0; i < nrows && j < k; i++)
+		if (p->rank.keep[i])
+			p->rank.hsp[j++]->temporary_count = p->temp_rows[i];
 
 	interval = now_ns > p->prev_ns ? now_ns - p->prev_ns : 0;
 	p->prev_ns = now_ns;
 	heap__snapshot_init(&hs, PTOP__V1__HEAP_LANE__HEAP_LANE_UPROBE, p->mod.path, true, &census,
 			    p->rank.hsp, k);
+	/* the peak: every tracked allocation and free moved the live total; the sites at
+	 * it, the copy of the last peak mark */
+	hs.peak_measured = true;
+	hs.peak_live_bytes = __atomic_load_n(&p->skel->bss->hp_peak.peak_bytes, __ATOMIC_RELAXED);
+	hs.peak_time_ns = __atomic_load_n(&p->skel->bss->hp_peak.peak_time_ns, __ATOMIC_RELAXED);
+	hs.temporary_measured = true;
+	hs.temporary_count = d.temporary_count;
+	if (marks != p->prev_marks) {
+		err = peak_sites(p, &hs, npeak);
+		if (err)
+			return err;
+		p->prev_marks = marks;
+	}
+	hs.user_stacks = (char *)user_stacks_name(p->crb ? USER_STACKS_DWARF : USER_STACKS_FP);
 	hs.alloc_count = d.alloc_count;
 	hs.alloc_bytes = d.alloc_bytes;
 	hs.free_count = d.free_count;
@@ -1583,7 +1804,9 @@ static const struct collector_opt hp_opts[] = {
 		.def = "auto",
 		.help = "heap: auto (default), uprobe or preload. preload puts\n"
 			"libptop-preload.so into a launched command's\n"
-			"LD_PRELOAD (far cheaper than uprobes; static and Go\n"
+			"LD_PRELOAD (far cheaper than uprobes, below\n"
+			"heaptrack even at --heap-sample-bytes 0; whole stacks\n"
+			"from .eh_frame, without frame pointers; static and Go\n"
 			"executables fall back to uprobes); auto is preload\n"
 			"for launched commands, uprobes for --pid. heap and\n"
 			"goalloc follow the target's exec (a wrapper such as\n"

@@ -57,6 +57,15 @@ struct hpl_sample {
 	uint32_t pad;
 };
 
+struct hpl_peak_site {
+	uint64_t site;		/* index in sites (at_peak: the epoch saved) */
+	uint64_t live_count, live_bytes;
+};
+
+struct heap_preload;
+static void site_touch(struct heap_preload *p, size_t si);
+static void peak_moment(struct heap_preload *p, uint64_t bytes, uint64_t t);
+
 struct hpl_event {
 	uint64_t time_ns;
 	uint64_t addr;
@@ -96,6 +105,22 @@ struct heap_preload {
 	struct hpl_sample *samp;	/* HPL_SAMPLE_CAP, linear probing, backward-shift delete */
 	struct hpl_event *ev;		/* HPL_EVENTS_MAX */
 	size_t nev;
+	uint64_t *temp, *temp_prev;	/* temporaries per site (cumulative, at the last poll) */
+	uint32_t *used_idx;		/* the indices of sites used, in order of first use */
+	size_t n_used;
+	/* The sites at the peak, a lazy snapshot: each peak moment is an epoch; a site's
+	 * live figures are saved (at_peak) the first time they change in an epoch, so that
+	 * at any time a site held at the peak what it saved in the current epoch, or else
+	 * what it holds now. O(1) per record. */
+	struct hpl_peak_site *at_peak;	/* HPL_SITE_CAP, by site index (.site: its epoch) */
+	uint64_t epoch;			/* 0: no peak yet */
+	int64_t rec_live;		/* live bytes of the sampled blocks, from the ring */
+	struct hpl_peak_site *peak;	/* the top at the poll */
+	uint64_t peak_bytes, peak_ns;	/* the peak moment */
+	bool peak_new;			/* a new peak moment since the last poll */
+	uint64_t h_sample_bytes;	/* the lane's sample_bytes (our copy) */
+	Ptop__V1__HeapSite *peak_hs;	/* HeapSnapshot.peak_sites, heap_settings.top of each */
+	Ptop__V1__HeapSite **peak_hsp;
 	uint64_t ev_lost, samp_full, site_full, stack_unknown;	/* cumulative */
 	uint64_t prev_lost[4];
 	struct pl_counters prev;
@@ -600,6 +625,8 @@ static void on_alloc(struct heap_preload *p, const struct pl_ev_alloc *e)
 	}
 	si = (size_t)(u - p->sites);
 	cur = &p->cur[si];
+	if (!cur->alloc_count && p->n_used < HPL_SITE_CAP)
+		p->used_idx[p->n_used++] = (uint32_t)si;	/* its first allocation */
 	cur->alloc_count += e->credit_count;
 	cur->alloc_bytes += e->credit_bytes;
 	queue_event(p, e->time_ns, e->addr, e->size, si + 1, 1, e->func);
@@ -611,16 +638,24 @@ static void on_alloc(struct heap_preload *p, const struct pl_ev_alloc *e)
 		return;
 	}
 	if (s->time_ns) {	/* its free was not seen: the old block is gone */
+		site_touch(p, s->site);
 		p->cur[s->site].live_count -= s->credit_count;
 		p->cur[s->site].live_bytes -= s->credit_bytes;
+		p->rec_live -= (int64_t)s->size;
 	}
 	s->time_ns = e->time_ns;
 	s->size = e->size;
 	s->credit_count = e->credit_count;
 	s->credit_bytes = e->credit_bytes;
 	s->site = (uint32_t)si;
+	site_touch(p, si);
 	cur->live_count += e->credit_count;
 	cur->live_bytes += e->credit_bytes;
+	p->rec_live += (int64_t)e->size;
+	/* every allocation in the ring (sample_bytes 0): the recorder sees each peak
+	 * moment itself, the sites there exact */
+	if (!p->h_sample_bytes && p->rec_live > 0 && (uint64_t)p->rec_live > p->peak_bytes)
+		peak_moment(p, (uint64_t)p->rec_live, e->time_ns);
 }
 
 static void on_free(struct heap_preload *p, const struct pl_ev_free *e)
@@ -631,13 +666,47 @@ static void on_free(struct heap_preload *p, const struct pl_ev_free *e)
 	if (!s)
 		return;		/* not kept (counted in samp_full when it came) */
 	cur = &p->cur[s->site];
+	site_touch(p, s->site);
+	p->rec_live -= (int64_t)s->size;
 	cur->live_count -= s->credit_count;
 	cur->live_bytes -= s->credit_bytes;
 	cur->freed_count += s->credit_count;
+	if (e->flags & PL_FREE_TEMPORARY)
+		p->temp[s->site] += s->credit_count;
 	cur->lifetime_ns_sum +=
 		(e->time_ns > s->time_ns ? e->time_ns - s->time_ns : 0) * s->credit_count;
 	queue_event(p, e->time_ns, e->addr, s->size, (size_t)s->site + 1, 2, e->func);
 	samp_remove(p, s);
+}
+
+/* Before site SI's live figures change: save them, once per peak epoch. */
+static void site_touch(struct heap_preload *p, size_t si)
+{
+	struct hpl_peak_site *a = &p->at_peak[si];
+
+	if (!p->epoch || a->site == p->epoch)
+		return;
+	a->site = p->epoch;
+	a->live_count = p->cur[si].live_count;
+	a->live_bytes = p->cur[si].live_bytes;
+}
+
+/* The live heap is at a new peak, BYTES at T: a new epoch (what the sites hold now is
+ * what they held at the peak until they change). */
+static void peak_moment(struct heap_preload *p, uint64_t bytes, uint64_t t)
+{
+	p->epoch++;
+	p->peak_bytes = bytes;
+	p->peak_ns = t;
+	p->peak_new = true;
+}
+
+/* The library's live total passed the peak mark (sampled: the recorder does not see
+ * every allocation; the sites there are estimates). */
+static void on_peak(struct heap_preload *p, const struct pl_ev_peak *e)
+{
+	if (p->h_sample_bytes && e->bytes > p->peak_bytes)
+		peak_moment(p, e->bytes, e->time_ns);
 }
 
 /* The recorded process exec'd: the sampled blocks of its old program are gone (not
@@ -651,10 +720,12 @@ static void on_exec(struct heap_preload *p)
 
 		if (!s->addr)
 			continue;
+		site_touch(p, s->site);
 		p->cur[s->site].live_count -= s->credit_count;
 		p->cur[s->site].live_bytes -= s->credit_bytes;
 	}
 	memset(p->samp, 0, HPL_SAMPLE_CAP * sizeof(*p->samp));
+	p->rec_live = 0;
 }
 
 /* Read up to MAX records from the ring. Returns how many. Under p->mu. */
@@ -687,6 +758,10 @@ static size_t drain(struct heap_preload *p, size_t max)
 		}
 		case PL_REC_EXEC:
 			on_exec(p);
+			break;
+		case PL_REC_PEAK:
+			if (len >= sizeof(struct pl_ev_peak))
+				on_peak(p, (const struct pl_ev_peak *)r);
 			break;
 		default:
 			break;	/* a pad */
@@ -806,6 +881,19 @@ static void hpl_stop(struct collector *c)
 	free(p->cur);
 	free(p->samp);
 	free(p->ev);
+	free(p->temp);
+	free(p->temp_prev);
+	free(p->used_idx);
+	free(p->peak);
+	free(p->at_peak);
+	p->at_peak = NULL;
+	free(p->peak_hs);
+	free(p->peak_hsp);
+	p->temp = p->temp_prev = NULL;
+	p->used_idx = NULL;
+	p->peak = NULL;
+	p->peak_hs = NULL;
+	p->peak_hsp = NULL;
 	heap_rank__free(&p->rank);
 	free(p->resident);
 	p->resident = NULL;
@@ -848,8 +936,23 @@ int heap_preload__start(struct collector *c)
 	p->cur = calloc(HPL_SITE_CAP, sizeof(*p->cur));
 	p->samp = calloc(HPL_SAMPLE_CAP, sizeof(*p->samp));
 	p->ev = heap_settings.events ? calloc(HPL_EVENTS_MAX, sizeof(*p->ev)) : NULL;
+	p->temp = calloc(HPL_SITE_CAP, sizeof(*p->temp));
+	p->temp_prev = calloc(HPL_SITE_CAP, sizeof(*p->temp_prev));
+	p->used_idx = calloc(HPL_SITE_CAP, sizeof(*p->used_idx));
+	p->peak = calloc(HPL_SITE_CAP, sizeof(*p->peak));
+	p->at_peak = calloc(HPL_SITE_CAP, sizeof(*p->at_peak));
+	p->h_sample_bytes = p->h->sample_bytes;
+	p->epoch = 0;
+	p->rec_live = 0;
+	p->peak_hs = calloc(heap_settings.top ? heap_settings.top : 1, sizeof(*p->peak_hs));
+	p->peak_hsp = calloc(heap_settings.top ? heap_settings.top : 1, sizeof(*p->peak_hsp));
+	p->n_used = 0;
+	p->peak_bytes = p->peak_ns = 0;
+	p->peak_new = false;
 	p->table = cp_stack_table__capture();
 	if (heap_rank__alloc(&p->rank) || !p->stacks || !p->sites || !p->cur || !p->samp ||
+	    !p->temp || !p->temp_prev || !p->used_idx || !p->peak || !p->at_peak || !p->peak_hs ||
+	    !p->peak_hsp ||
 	    (heap_settings.events && !p->ev) || !p->table) {
 		err = -ENOMEM;
 		snprintf(c->reason, sizeof(c->reason), "out of memory");
@@ -1005,6 +1108,71 @@ static int emit_drops(struct collector *c, struct heap_preload *p, const struct 
 	return err;
 }
 
+static int cmp_peak(const void *a, const void *b)
+{
+	const struct hpl_peak_site *x = a, *y = b;
+
+	if (x->live_bytes != y->live_bytes)
+		return x->live_bytes < y->live_bytes ? 1 : -1;
+	return x->site < y->site ? -1 : x->site > y->site;
+}
+
+/* The sites at the peak mark taken since the last poll, the top heap_settings.top by
+ * live bytes, into HS (peak_sites*). 0 or an error writing their stacks. */
+static int peak_sites(struct heap_preload *p, Ptop__V1__HeapSnapshot *hs)
+{
+	static const Ptop__V1__HeapSite init = PTOP__V1__HEAP_SITE__INIT;
+	size_t i, n, np = 0, top = heap_settings.top ? heap_settings.top : 1;
+	double sum = 0, f;
+	int err;
+
+	if (!p->peak_new)
+		return 0;
+	p->peak_new = false;
+	for (i = 0; i < p->n_used; i++) {
+		size_t si = p->used_idx[i];
+		const struct hpl_peak_site *a = &p->at_peak[si];
+		uint64_t lb = a->site == p->epoch ? a->live_bytes : p->cur[si].live_bytes;
+		uint64_t lc = a->site == p->epoch ? a->live_count : p->cur[si].live_count;
+
+		if ((int64_t)lb <= 0)
+			continue;
+		p->peak[np].site = si;
+		p->peak[np].live_bytes = lb;
+		p->peak[np].live_count = (int64_t)lc > 0 ? lc : 0;
+		np++;
+	}
+	/* sampled: estimates that add up to more than the mark's live total (exact) are
+	 * scaled down to it, the samples' split of that total */
+	for (i = 0; p->h_sample_bytes && i < np; i++)
+		sum += (double)p->peak[i].live_bytes;
+	f = sum > (double)p->peak_bytes ? (double)p->peak_bytes / sum : 1;
+	for (i = 0; f < 1 && i < np; i++) {
+		p->peak[i].live_bytes = (uint64_t)((double)p->peak[i].live_bytes * f + 0.5);
+		p->peak[i].live_count = (uint64_t)((double)p->peak[i].live_count * f + 0.5);
+	}
+	if (np)
+		qsort(p->peak, np, sizeof(*p->peak), cmp_peak);
+	n = np < top ? np : top;
+	for (i = 0; i < n; i++) {
+		struct heap_usite *u = &p->sites[p->peak[i].site];
+
+		err = resolve_site(p, u);
+		if (err)
+			return err;
+		p->peak_hs[i] = init;
+		p->peak_hs[i].stack_id = u->capid;
+		p->peak_hs[i].live_count = p->peak[i].live_count;
+		p->peak_hs[i].live_bytes = p->peak[i].live_bytes;
+		p->peak_hsp[i] = &p->peak_hs[i];
+	}
+	hs->peak_sites_live_bytes = p->peak_bytes;
+	hs->peak_sites_time_ns = p->peak_ns;
+	hs->n_peak_sites = n;
+	hs->peak_sites = p->peak_hsp;
+	return 0;
+}
+
 int heap_preload__poll(struct collector *c, uint64_t now_ns, unsigned flags)
 {
 	struct heap_preload *p = c->priv;
@@ -1015,7 +1183,7 @@ int heap_preload__poll(struct collector *c, uint64_t now_ns, unsigned flags)
 	struct heap_stack_src src = { site_ips, p };
 	struct heap_census census;
 	uint64_t interval, leak_bytes, leak_count;
-	size_t nrows = 0, i, k = 0;
+	size_t nrows = 0, i, j, k = 0;
 	int err = 0;
 
 	if (!p || !p->thread_started)
@@ -1056,11 +1224,30 @@ int heap_preload__poll(struct collector *c, uint64_t now_ns, unsigned flags)
 	err = heap__fill_sites(ctx, &src, p->table, p->sites, &p->rank, nrows, &k);
 	if (err)
 		goto out;
+	/* the temporaries of the sites kept, over the interval (fill_sites keeps the rows'
+	 * order) */
+	for (i = 0, j = 0; i < nrows && j < k; i++) {
+		size_t si = p->rank.row_site[i];
+
+		if (!p->rank.keep[i])
+			continue;
+		p->rank.hsp[j++]->temporary_count = p->temp[si] - p->temp_prev[si];
+	}
+	for (i = 0; i < p->n_used; i++)
+		p->temp_prev[p->used_idx[i]] = p->temp[p->used_idx[i]];
+	err = peak_sites(p, &hs);
+	if (err)
+		goto out;
 
 	interval = now_ns > p->prev_ns ? now_ns - p->prev_ns : 0;
 	p->prev_ns = now_ns;
 	heap__snapshot_init(&hs, PTOP__V1__HEAP_LANE__HEAP_LANE_PRELOAD, p->lib, true, &census,
 			    p->rank.hsp, k);
+	hs.peak_measured = true;
+	hs.peak_live_bytes = __atomic_load_n(&p->h->peak_bytes, __ATOMIC_RELAXED);
+	hs.peak_time_ns = __atomic_load_n(&p->h->peak_time_ns, __ATOMIC_RELAXED);
+	hs.temporary_measured = true;
+	hs.temporary_count = d.temp_count;
 	hs.alloc_count = d.alloc_count;
 	hs.alloc_bytes = d.alloc_bytes;
 	hs.free_count = d.free_count;

@@ -178,6 +178,7 @@ struct hsnap {
 	uint64_t sites, total_call_sites, omitted_alloc_count, omitted_alloc_bytes;
 	int64_t omitted_live_bytes, live_untracked, free_untracked; /* -1: NULL */
 	uint64_t stack_failures;
+	int64_t peak_bytes, peak_time_ns, temp_count; /* -1: NULL (not measured) */
 	bool last;    /* the last snapshot of its pid in the window */
 	size_t point; /* index of its time among the distinct snapshot times */
 };
@@ -187,6 +188,7 @@ struct hrow {
 	int64_t stack_id; /* 0: none */
 	uint64_t alloc_count, alloc_bytes;
 	int64_t live_count, live_bytes, freed_count, lifetime_sum, oldest_live_ns; /* -1: NULL */
+	int64_t temp_count; /* -1: NULL */
 	size_t fn;
 };
 
@@ -198,6 +200,7 @@ struct hfn {
 	bool named;
 	uint64_t alloc_count, alloc_bytes, freed_count, lifetime_sum;
 	uint64_t live_bytes, live_count;
+	uint64_t temp_count;	/* temporaries (when the heap's temp_measured) */
 	int64_t oldest_live_ns; /* -1: none live */
 	uint64_t best;		/* bytes of the stack that gave file:line */
 	int64_t stack;		/* the stack with the most live (else allocated) bytes */
@@ -222,6 +225,16 @@ struct hlane {
 struct hgap {
 	char *name, *state, *reason, *cause; /* reason, cause: "" when none */
 	int64_t from_ns, to_ns;		     /* to_ns -1: to the end */
+};
+
+/* A site at the heap's peak (heap_peak_site), named by its allocating function. */
+struct hpeak {
+	int64_t stack_id;
+	char *name;
+	const char *module; /* owned by the stacks profile, or a literal */
+	const char *file;
+	unsigned line;
+	uint64_t live_bytes, live_count;
 };
 
 struct heap {
@@ -256,6 +269,20 @@ struct heap {
 	char exe[4096]; /* the target's executable ("" unknown): where the allocating frame is */
 	char **execd;	/* the programs it exec'd during the recording (probe_change causes) */
 	size_t n_execd;
+	/* the peak of the live heap: measured by every snapshot of the window (else -1) */
+	int64_t peak_bytes, peak_time_ns;
+	int64_t peak_sites_bytes, peak_sites_time_ns; /* -1: no sites taken */
+	struct hpeak *peak;
+	size_t n_peak;
+	/* temporaries: measured by every snapshot of the window (else -1) */
+	int64_t temp_count;
+	bool sites_at_peak;	  /* the lane takes the sites at the peak itself when it sees
+				   * every allocation (preload); else at the last peak mark */
+	bool since_attach;	  /* the heap before the probes attached is not seen (a --pid
+				   * or --cgroup target, or probes that became active later) */
+	uint64_t peak_untracked;  /* allocator calls not tracked in the window (drops, live
+				   * map full, peaks given up): the peak is at least, not exact */
+	uint64_t uncounted;	  /* allocator calls seen but not counted: counts at least */
 };
 
 static void heap_free(struct heap *h)
@@ -284,6 +311,9 @@ static void heap_free(struct heap *h)
 	free(h->fn);
 	free(h->point_t);
 	free(h->point_full);
+	for (size_t k = 0; k < h->n_peak; k++)
+		free(h->peak[k].name);
+	free(h->peak);
 	profile__free(h->stacks);
 	memset(h, 0, sizeof(*h));
 }
@@ -314,7 +344,8 @@ static int load_snaps(sqlite3 *db, const struct capture_meta *m, const struct wi
 	    "live_measured, alloc_count, alloc_bytes, live_bytes, live_count, leak_bytes, "
 	    "leak_count, leak_age_ns, sites, total_call_sites, omitted_alloc_count, "
 	    "omitted_alloc_bytes, omitted_live_bytes, live_untracked, stack_failures, "
-	    "free_untracked FROM heap_snapshot h WHERE h.cap = ?1 AND " IN_WINDOW " ORDER BY time_ns, seq",
+	    "free_untracked, peak_live_bytes, peak_time_ns, temporary_count FROM heap_snapshot h "
+	    "WHERE h.cap = ?1 AND " IN_WINDOW " ORDER BY time_ns, seq",
 	    -1, &s, NULL);
 	if (rc != SQLITE_OK)
 		return -EIO;
@@ -357,6 +388,9 @@ static int load_snaps(sqlite3 *db, const struct capture_meta *m, const struct wi
 		x->live_untracked = report__col(s, 20, -1);
 		x->stack_failures = (uint64_t)sqlite3_column_int64(s, 21);
 		x->free_untracked = report__col(s, 22, -1);
+		x->peak_bytes = report__col(s, 23, -1);
+		x->peak_time_ns = report__col(s, 24, -1);
+		x->temp_count = report__col(s, 25, -1);
 	}
 	if (rc != SQLITE_DONE)
 		ret = -EIO;
@@ -377,9 +411,9 @@ static int load_rows(sqlite3 *db, const struct capture_meta *m, const struct win
 	rc = sqlite3_prepare_v2(
 	    db,
 	    "SELECT hs.seq, COALESCE(hs.stack_id, 0), hs.alloc_count, hs.alloc_bytes, "
-	    "hs.live_count, hs.live_bytes, hs.freed_count, hs.lifetime_ns_sum, hs.oldest_live_ns "
-	    "FROM heap_site hs JOIN heap_snapshot h USING (cap, seq) WHERE h.cap = ?1 AND "
-	    IN_WINDOW " ORDER BY h.time_ns, h.seq",
+	    "hs.live_count, hs.live_bytes, hs.freed_count, hs.lifetime_ns_sum, hs.oldest_live_ns, "
+	    "hs.temporary_count FROM heap_site hs JOIN heap_snapshot h USING (cap, seq) "
+	    "WHERE h.cap = ?1 AND " IN_WINDOW " ORDER BY h.time_ns, h.seq",
 	    -1, &s, NULL);
 	if (rc != SQLITE_OK)
 		return -EIO;
@@ -415,6 +449,7 @@ static int load_rows(sqlite3 *db, const struct capture_meta *m, const struct win
 		r->freed_count = report__col(s, 6, -1);
 		r->lifetime_sum = report__col(s, 7, -1);
 		r->oldest_live_ns = report__col(s, 8, -1);
+		r->temp_count = report__col(s, 9, -1);
 		r->fn = 0;
 	}
 	if (rc != SQLITE_DONE)
@@ -423,7 +458,6 @@ cleanup:
 	sqlite3_finalize(s);
 	return ret;
 }
-#undef IN_WINDOW
 
 /* ---------------------------------------------------------------- folding */
 
@@ -649,6 +683,8 @@ static int fold(struct heap *h, const char *exe)
 			f->lifetime_sum += (uint64_t)r->lifetime_sum;
 		}
 		weight[e - map] += r->alloc_bytes;
+		if (r->temp_count > 0)
+			f->temp_count += (uint64_t)r->temp_count;
 		if (r->live_bytes >= 0) {
 			double *v = &f->series[sn->point];
 
@@ -896,6 +932,91 @@ static bool heap_started_later(sqlite3 *db, int64_t cap)
 	return yes;
 }
 
+/* The sites at the peak: the heap_peak_site rows of the last snapshot in window W that
+ * took them (the peak only grows: the last taken are the peak's), each named by its
+ * allocating function as fold() names the sites. */
+static int load_peak(sqlite3 *db, const struct capture_meta *m, const struct window *w,
+		     struct heap *h)
+{
+	sqlite3_stmt *s = NULL;
+	size_t cap = 0;
+	int64_t lo, hi;
+	int rc, ret = 0;
+	char name[512];
+
+	if (h->peak_bytes <= 0)
+		return 0;
+	window__bounds(w, m, &lo, &hi);
+	rc = sqlite3_prepare_v2(
+	    db,
+	    "SELECT COALESCE(p.stack_id, 0), p.live_bytes, p.live_count, h.peak_sites_live_bytes, "
+	    "h.peak_sites_time_ns FROM heap_peak_site p JOIN heap_snapshot h USING (cap, seq) "
+	    "WHERE h.cap = ?1 AND " IN_WINDOW " AND h.seq = (SELECT max(h.seq) FROM heap_snapshot "
+	    "h WHERE h.cap = ?1 AND h.peak_sites_live_bytes IS NOT NULL AND " IN_WINDOW ") "
+	    "ORDER BY p.live_bytes DESC, p.stack_id",
+	    -1, &s, NULL);
+	if (rc != SQLITE_OK)
+		return -EIO;
+	sqlite3_bind_int64(s, 1, m->cap);
+	sqlite3_bind_int64(s, 2, lo);
+	sqlite3_bind_int64(s, 3, hi);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		int64_t sid = sqlite3_column_int64(s, 0);
+		const struct prof_stack *st = sid ? profile__stack(h->stacks, sid) : NULL;
+		struct hpeak *x;
+
+		if (array__grow((void **)&h->peak, &cap, h->n_peak, sizeof(*h->peak))) {
+			ret = -ENOMEM;
+			break;
+		}
+		x = &h->peak[h->n_peak];
+		memset(x, 0, sizeof(*x));
+		x->stack_id = sid;
+		x->live_bytes = (uint64_t)sqlite3_column_int64(s, 1);
+		x->live_count = (uint64_t)sqlite3_column_int64(s, 2);
+		h->peak_sites_bytes = sqlite3_column_int64(s, 3);
+		h->peak_sites_time_ns = sqlite3_column_int64(s, 4);
+		x->module = "";
+		if (!st || !st->n) {
+			snprintf(name, sizeof(name), "%s", sid ? "[stack not placed]" : "[no stack]");
+		} else {
+			const struct prof_loc *l = st->loc[caller_frame(h, h->exe, st)];
+
+			prof_loc__name(l, 0, name, sizeof(name));
+			x->module = l->module;
+			x->file = l->n ? l->f[0].file : NULL;
+			x->line = l->n ? l->f[0].line : 0;
+		}
+		x->name = strdup(name);
+		if (!x->name) {
+			ret = -ENOMEM;
+			break;
+		}
+		h->n_peak++;
+	}
+	if (!ret && rc != SQLITE_DONE)
+		ret = -EIO;
+	sqlite3_finalize(s);
+	return ret;
+}
+
+#undef IN_WINDOW
+
+/* Whether capture CAP's target was attached to (--pid, --cgroup) rather than launched. */
+static bool target_attached(sqlite3 *db, int64_t cap)
+{
+	sqlite3_stmt *s = NULL;
+	bool yes = false;
+
+	if (sqlite3_prepare_v2(db, "SELECT 1 FROM target WHERE cap = ?1 AND mode <> 'command'",
+			       -1, &s, NULL) == SQLITE_OK) {
+		sqlite3_bind_int64(s, 1, cap);
+		yes = sqlite3_step(s) == SQLITE_ROW;
+	}
+	sqlite3_finalize(s);
+	return yes;
+}
+
 /* Load everything for capture M in window W: snapshots, sites, names, folding. */
 static int heap_load(sqlite3 *db, const struct capture_meta *m, const struct report_opts *o,
 		     struct heap *h, const char *cmd)
@@ -912,18 +1033,19 @@ static int heap_load(sqlite3 *db, const struct capture_meta *m, const struct rep
 	ret = ret ?: probe__lookup(db, m->cap, "goalloc", &go);
 	if (ret)
 		return ret;
-	h->collected =
-	    probe__active(&h->probe) || probe__active(&go) || heap_started_later(db, m->cap);
+	h->since_attach = heap_started_later(db, m->cap);
+	h->collected = probe__active(&h->probe) || probe__active(&go) || h->since_attach;
 	if (!h->collected)
 		return 0;
+	h->since_attach |= target_attached(db, m->cap);
 	ret = load_gaps(db, m, &o->win, probe__active(&h->probe), probe__active(&go), h);
 	if (ret)
 		return ret;
 	/* the tables and their latest column: a DB made by an older ptop-analyze
 	 * (the schema version did not change when they were added) */
 	ret = sqlite3_prepare_v2(db,
-				 "SELECT h.free_untracked, s.oldest_live_ns FROM heap_snapshot h, "
-				 "heap_site s LIMIT 0",
+				 "SELECT h.temporary_count, s.temporary_count, p.live_bytes FROM "
+				 "heap_snapshot h, heap_site s, heap_peak_site p LIMIT 0",
 				 -1, &s, NULL) == SQLITE_OK
 		  ? 0
 		  : -EPROTO;
@@ -952,6 +1074,19 @@ static int heap_load(sqlite3 *db, const struct capture_meta *m, const struct rep
 	if (!h->point_t || !h->point_full)
 		return -ENOMEM;
 	h->live_measured = h->n_snap > 0;
+	h->peak_bytes = h->peak_time_ns = h->temp_count = -1;
+	h->peak_sites_bytes = h->peak_sites_time_ns = -1;
+	h->sites_at_peak = true;
+	for (size_t k = 0; k < h->n_snap; k++) {
+		if (h->snap[k].peak_bytes < 0 || h->snap[k].temp_count < 0)
+			break;
+		/* the uprobe lane copies the sites' figures at its peak marks only */
+		if (strcmp(h->snap[k].lane,
+			   capture_heap_lane_name(PTOP__V1__HEAP_LANE__HEAP_LANE_PRELOAD)))
+			h->sites_at_peak = false;
+		if (k == h->n_snap - 1)
+			h->peak_bytes = h->temp_count = 0;
+	}
 	for (size_t k = 0; k < h->n_snap; k++) {
 		struct hsnap *x = &h->snap[k];
 		bool full = x->sites >= x->total_call_sites;
@@ -979,6 +1114,12 @@ static int heap_load(sqlite3 *db, const struct capture_meta *m, const struct rep
 		h->alloc_count += x->alloc_count;
 		h->alloc_bytes += x->alloc_bytes;
 		h->stack_failures += x->stack_failures;
+		if (h->temp_count >= 0)
+			h->temp_count += x->temp_count;
+		if (h->peak_bytes >= 0 && x->peak_bytes > h->peak_bytes) {
+			h->peak_bytes = x->peak_bytes;
+			h->peak_time_ns = x->peak_time_ns;
+		}
 		h->omitted_alloc_count += x->omitted_alloc_count;
 		h->omitted_alloc_bytes += x->omitted_alloc_bytes;
 		if (!full)
@@ -1050,7 +1191,8 @@ static int heap_load(sqlite3 *db, const struct capture_meta *m, const struct rep
 	}
 	sqlite3_finalize(s);
 	ret = load_execd(db, m->cap, h);
-	return ret ?: fold(h, h->exe);
+	ret = ret ?: fold(h, h->exe);
+	return ret ?: load_peak(db, m, &o->win, h);
 }
 
 /* ---------------------------------------------------------------- report heap */
@@ -1419,7 +1561,18 @@ static int heap_table(const struct heap *h, size_t top, FILE *out, enum out_form
 					    "alloc_count",	"rate_bytes_per_s",
 					    "mean_lifetime_ns", "stacks",     "func",
 					    "file_line",	"module"};
-	struct table *t = table__new(10, fmt == OUT_TEXT ? cols : ccols);
+	static const char *const tcols[] = {"live",	 "live#",	"allocated", "allocs",
+					    "temporary", "rate/s",	"mean lifetime",
+					    "stacks",	 "function",	"file:line", "module"};
+	static const char *const tccols[] = {"live_bytes",	 "live_count", "alloc_bytes",
+					     "alloc_count",	 "temporary_count",
+					     "rate_bytes_per_s", "mean_lifetime_ns",
+					     "stacks",		 "func",       "file_line",
+					     "module"};
+	/* the temporaries' column when they were measured: the columns after it move by o */
+	int o = h->temp_count >= 0;
+	struct table *t = o ? table__new(11, fmt == OUT_TEXT ? tcols : tccols)
+			    : table__new(10, fmt == OUT_TEXT ? cols : ccols);
 	bool human = fmt == OUT_TEXT;
 	char buf[64], loc[512];
 	double span = span_s(h);
@@ -1446,24 +1599,28 @@ static int heap_table(const struct heap *h, size_t top, FILE *out, enum out_form
 					    human ? fmt_bytes(buf, sizeof(buf), f->alloc_bytes) : NULL);
 		err = err ?: table__set_int(t, 3, (int64_t)f->alloc_count,
 					    human ? fmt_count(buf, sizeof(buf), f->alloc_count) : NULL);
+		if (o)
+			err = err ?: table__set_int(t, 4, (int64_t)f->temp_count,
+						    human ? fmt_count(buf, sizeof(buf), f->temp_count)
+							  : NULL);
 		if (isfinite(rate))
-			err = err ?: table__set_real(t, 4, round(rate),
+			err = err ?: table__set_real(t, 4 + o, round(rate),
 						     human ? fmt_bytes(buf, sizeof(buf),
 								       (uint64_t)llround(rate))
 							   : NULL);
 		if (h->live_measured && isfinite(life))
-			err = err ?: table__set_real(t, 5, round(life),
+			err = err ?: table__set_real(t, 5 + o, round(life),
 						     human ? fmt_ns(buf, sizeof(buf),
 								    (uint64_t)llround(life))
 							   : NULL);
 		else if (h->live_measured && human)
-			err = err ?: table__set_text(t, 5, "none freed");
-		err = err ?: table__set_int(t, 6, (int64_t)f->n_stacks, NULL);
-		err = err ?: table__set_text(t, 7, f->name);
+			err = err ?: table__set_text(t, 5 + o, "none freed");
+		err = err ?: table__set_int(t, 6 + o, (int64_t)f->n_stacks, NULL);
+		err = err ?: table__set_text(t, 7 + o, f->name);
 		loc_text(f->file, f->line, loc, sizeof(loc));
 		if (loc[0])
-			err = err ?: table__set_text(t, 8, loc);
-		err = err ?: table__set_text(t, 9, human ? base_of(f->module) : f->module);
+			err = err ?: table__set_text(t, 8 + o, loc);
+		err = err ?: table__set_text(t, 9 + o, human ? base_of(f->module) : f->module);
 	}
 	err = err ?: table__print(t, out, fmt);
 	table__free(t);
@@ -1486,6 +1643,204 @@ static uint64_t uncounted_calls(const struct drop_line *d, size_t n)
 			if (!strcmp(d[i].kind, kinds[k]))
 				sum += d[i].lost;
 	return sum;
+}
+
+/* Why the peak and the temporaries were not measured in H's window. */
+static const char *why_no_peak(const struct heap *h)
+{
+	const char *go = capture_heap_lane_name(PTOP__V1__HEAP_LANE__HEAP_LANE_GO);
+
+	for (size_t k = 0; k < h->n_snap; k++)
+		if (h->snap[k].peak_bytes < 0 && !strcmp(h->snap[k].lane, go))
+			return "the go lane counts allocations, not frees: no live heap to peak, "
+			       "no temporaries";
+	return "the capture was made by a ptop-record that did not measure them yet";
+}
+
+/* "exact: tracked at every allocation and free" or what it lacks, for the peak of H. */
+static void peak_how(const struct heap *h, char *buf, size_t len)
+{
+	char a[32];
+
+	if (h->peak_untracked)
+		snprintf(buf, len, "at least: %s allocator calls not tracked, see drops",
+			 fmt_count(a, sizeof(a), h->peak_untracked));
+	else
+		snprintf(buf, len, "exact: tracked at every allocation and free");
+	if (h->since_attach)
+		snprintf(buf + strlen(buf), len - strlen(buf),
+			 "; since the probes attached: the heap allocated before is not seen");
+}
+
+/* The allocations per second of snapshot X; NAN when its interval is unknown. */
+static double snap_rate(const struct hsnap *x)
+{
+	return x->interval_ns > 0 ? (double)x->alloc_count * 1e9 / (double)x->interval_ns : NAN;
+}
+
+/* "peak: ...", the sites at it, "temporary allocations: ...", "allocations per second:
+ * ..." lines of report heap's text. */
+static void figures_text(const struct heap *h, FILE *out)
+{
+	bool exact = !h->sample_bytes_max;
+	char a[32], b[32], c[32], loc[512], how[200];
+	double best = NAN;
+	size_t at = 0;
+
+	if (h->peak_bytes < 0) {
+		fprintf(out, "peak, temporary allocations: not measured (%s)\n", why_no_peak(h));
+	} else {
+		peak_how(h, how, sizeof(how));
+		if (h->peak_time_ns >= 0)
+			fprintf(out, "peak: %s live at %s s (%s)\n",
+				fmt_bytes(a, sizeof(a), (uint64_t)h->peak_bytes),
+				fmt_secs(b, sizeof(b), h->peak_time_ns - h->base_ns), how);
+		else
+			fprintf(out, "peak: %s live (%s)\n",
+				fmt_bytes(a, sizeof(a), (uint64_t)h->peak_bytes), how);
+		if (h->n_peak && exact && h->sites_at_peak)
+			fprintf(out, "  held at the peak (exact, %s live then), by function:\n",
+				fmt_bytes(a, sizeof(a), (uint64_t)h->peak_sites_bytes));
+		else if (h->n_peak)
+			fprintf(out, "  held at the peak (estimated%s: taken at the last peak mark, "
+				"%s live at %s s), by function:\n",
+				exact ? "" : " from the samples",
+				fmt_bytes(a, sizeof(a), (uint64_t)h->peak_sites_bytes),
+				fmt_secs(b, sizeof(b), h->peak_sites_time_ns - h->base_ns));
+		else if (h->peak_bytes > 0)
+			fprintf(out, "  held at the peak: no sampled allocation was live then\n");
+		for (size_t k = 0; k < h->n_peak && k < 10; k++) {
+			const struct hpeak *x = &h->peak[k];
+
+			loc_text(x->file, x->line, loc, sizeof(loc));
+			fprintf(out, "  %10s %8s  %s%s%s  %s\n",
+				fmt_bytes(a, sizeof(a), x->live_bytes),
+				fmt_count(b, sizeof(b), x->live_count), x->name, loc[0] ? "  " : "",
+				loc, base_of(x->module));
+		}
+		fprintf(out, "temporary allocations (freed before their thread's next allocation "
+			"or free): %s of %s (%.1f%%), %s; by function %s\n",
+			fmt_count(a, sizeof(a), (uint64_t)h->temp_count),
+			fmt_count(b, sizeof(b), h->alloc_count),
+			h->alloc_count ? 100.0 * (double)h->temp_count / (double)h->alloc_count : 0.0,
+			h->peak_untracked ? "at least" : "exact", exact ? "exact" : "estimated");
+	}
+	for (size_t k = 0; k < h->n_snap; k++) {
+		double r = snap_rate(&h->snap[k]);
+
+		if (isfinite(r) && (isnan(best) || r > best)) {
+			best = r;
+			at = k;
+		}
+	}
+	if (isfinite(best) && isfinite(span_s(h)))
+		fprintf(out, "allocations per second: %s on average, at most %s (over the %s "
+			"interval ending at %s s); %s\n",
+			fmt_count(a, sizeof(a), (uint64_t)llround((double)h->alloc_count / span_s(h))),
+			fmt_count(b, sizeof(b), (uint64_t)llround(best)),
+			fmt_ns(how, sizeof(how), (uint64_t)h->snap[at].interval_ns),
+			fmt_secs(c, sizeof(c), h->snap[at].time_ns - h->base_ns),
+			h->uncounted ? "at least" : "exact");
+}
+
+/* The figures that are not a column of report heap's CSV (the table of functions), said
+ * on stderr beside its other notes: the peak and its time, the temporaries' total. */
+static void figures_csv_note(const struct heap *h)
+{
+	char how[200];
+
+	if (h->peak_bytes < 0) {
+		fprintf(stderr, "heap: peak, temporary allocations: not measured (%s)\n",
+			why_no_peak(h));
+		return;
+	}
+	peak_how(h, how, sizeof(how));
+	fprintf(stderr, "heap: peak %" PRId64 " bytes", h->peak_bytes);
+	if (h->peak_time_ns >= 0)
+		fprintf(stderr, " at %.3f s", (double)(h->peak_time_ns - h->base_ns) / 1e9);
+	fprintf(stderr, " (%s); temporary allocations %" PRId64 " (column temporary_count)\n",
+		how, h->temp_count);
+}
+
+static void figures_json(struct json *j, const struct heap *h)
+{
+	bool exact = !h->sample_bytes_max;
+
+	json__key(j, "peak");
+	if (h->peak_bytes < 0) {
+		json__null(j);
+		json__kv_string(j, "peak_not_measured_reason", why_no_peak(h));
+	} else {
+		json__begin_object(j);
+		json__kv_int(j, "live_bytes", h->peak_bytes);
+		if (h->peak_time_ns >= 0)
+			json__kv_real(j, "time_s", (double)(h->peak_time_ns - h->base_ns) / 1e9);
+		else
+			json__kv_null(j, "time_s");
+		json__kv_bool(j, "exact", !h->peak_untracked);
+		json__kv_int(j, "untracked_calls", (int64_t)h->peak_untracked);
+		json__kv_string(j, "since", h->since_attach ? "attach" : "start");
+		json__kv_bool(j, "sites_exact", exact && h->sites_at_peak);
+		report__json_opt_int(j, "sites_live_bytes", h->peak_sites_bytes);
+		if (h->peak_sites_time_ns >= 0)
+			json__kv_real(j, "sites_time_s",
+				      (double)(h->peak_sites_time_ns - h->base_ns) / 1e9);
+		else
+			json__kv_null(j, "sites_time_s");
+		json__key(j, "sites");
+		json__begin_array(j);
+		for (size_t k = 0; k < h->n_peak; k++) {
+			const struct hpeak *x = &h->peak[k];
+
+			json__begin_object(j);
+			json__kv_string(j, "func", x->name);
+			json__kv_string(j, "file", x->file);
+			if (x->line)
+				json__kv_int(j, "line", x->line);
+			else
+				json__kv_null(j, "line");
+			json__kv_string(j, "module", x->module);
+			json__kv_int(j, "stack_id", x->stack_id);
+			json__kv_int(j, "live_bytes", (int64_t)x->live_bytes);
+			json__kv_int(j, "live_count", (int64_t)x->live_count);
+			json__end_object(j);
+		}
+		json__end_array(j);
+		json__end_object(j);
+	}
+	json__key(j, "temporary");
+	if (h->temp_count < 0) {
+		json__null(j);
+		json__kv_string(j, "temporary_not_measured_reason", why_no_peak(h));
+	} else {
+		json__begin_object(j);
+		json__kv_int(j, "count", h->temp_count);
+		json__kv_bool(j, "exact", !h->peak_untracked);
+		json__kv_bool(j, "by_function_exact", exact);
+		json__end_object(j);
+	}
+	json__key(j, "alloc_rate_series");
+	json__begin_array(j);
+	for (size_t k = 0; k < h->n_snap; k++) {
+		const struct hsnap *x = &h->snap[k];
+		double r = snap_rate(x);
+
+		json__begin_object(j);
+		json__kv_real(j, "t_s", (double)(x->time_ns - h->base_ns) / 1e9);
+		if (x->pid)
+			json__kv_int(j, "pid", x->pid);
+		if (x->interval_ns > 0)
+			json__kv_real(j, "interval_s", (double)x->interval_ns / 1e9);
+		else
+			json__kv_null(j, "interval_s");
+		json__kv_int(j, "alloc_count", (int64_t)x->alloc_count);
+		if (isfinite(r))
+			json__kv_real(j, "allocs_per_s", r);
+		else
+			json__kv_null(j, "allocs_per_s");
+		json__end_object(j);
+	}
+	json__end_array(j);
 }
 
 static void sort_by(struct heap *h, enum heap_by by)
@@ -1521,6 +1876,12 @@ int report_heap(sqlite3 *db, const char *capture_id, const struct report_opts *o
 	if (err)
 		goto cleanup;
 	uncounted = uncounted_calls(drops, nd);
+	h.uncounted = uncounted;
+	h.peak_untracked = uncounted + (h.live_untracked > 0 ? (uint64_t)h.live_untracked : 0);
+	for (size_t k = 0; k < nd; k++)
+		if (!strcmp(drops[k].kind, "peak_race") ||
+		    !strcmp(drops[k].kind, "temporary_untracked"))
+			h.peak_untracked += drops[k].lost;
 	by = heap_by(&h, o->by);
 	if (by == HEAP_BY_LIVE && !h.live_measured)
 		by = HEAP_BY_BYTES; /* said below: live bytes were not measured */
@@ -1567,6 +1928,7 @@ int report_heap(sqlite3 *db, const char *capture_id, const struct report_opts *o
 			fprintf(out, "live, lifetime, leaks: not measured (%s)\n",
 				why_not_measured(&h));
 		}
+		figures_text(&h, out);
 		census_text(&h, out);
 		if (h.live_measured)
 			fprintf(out, "not tracked (live map full): %s allocations; ",
@@ -1597,6 +1959,7 @@ int report_heap(sqlite3 *db, const char *capture_id, const struct report_opts *o
 		if (!h.live_measured)
 			fprintf(stderr, "heap: live, lifetime: not measured (%s)\n",
 				why_not_measured(&h));
+		figures_csv_note(&h);
 		err = heap_table(&h, top, out, OUT_CSV);
 		break;
 	case OUT_JSON:
@@ -1605,12 +1968,17 @@ int report_heap(sqlite3 *db, const char *capture_id, const struct report_opts *o
 		json__kv_string(&j, "by", by_name(by));
 		report__drops(&j, out, o, "heap", drops, nd);
 		json__kv_int(&j, "uncounted_calls", (int64_t)uncounted);
+		figures_json(&j, &h);
 		json__kv_int(&j, "functions", (int64_t)h.n_fn);
 		json__key(&j, "sites");
 		json__begin_array(&j);
 		for (size_t k = 0; k < h.n_fn && k < top && !err; k++) {
 			json__begin_object(&j);
 			err = site_json_common(&j, &h, &h.fn[k]);
+			if (h.temp_count >= 0)
+				json__kv_int(&j, "temporary_count", (int64_t)h.fn[k].temp_count);
+			else
+				json__kv_null(&j, "temporary_count");
 			json__end_object(&j);
 		}
 		json__end_array(&j);
@@ -2046,6 +2414,7 @@ static void site_from(const struct heap *h, const struct hfn *f, struct heap_sit
 	o->file = f->file;
 	o->line = f->line;
 	o->module = f->module;
+	o->named = f->named;
 	o->live_bytes = h->live_measured ? (int64_t)f->live_bytes : -1;
 	o->live_count = h->live_measured ? (int64_t)f->live_count : -1;
 	o->alloc_bytes = f->alloc_bytes;
@@ -2093,6 +2462,12 @@ int heap_sites__load(sqlite3 *db, const struct capture_meta *m, const struct win
 	hs->live_measured = h->live_measured;
 	hs->n_snap = h->n_snap;
 	hs->leak_age_ns = h->leak_age_ns > 0 ? h->leak_age_ns : LEAK_AGE_DEFAULT_NS;
+	hs->live_bytes = h->live_measured ? h->live_bytes : -1;
+	hs->live_count = h->live_measured ? h->live_count : -1;
+	hs->alloc_bytes = h->alloc_bytes;
+	hs->alloc_count = h->alloc_count;
+	hs->complete = !h->cut_intervals;
+	hs->sample_bytes = h->sample_bytes_max;
 	if (!h->collected || !h->n_snap)
 		goto cleanup;
 	f = open_memstream(&text, &len);
@@ -2339,7 +2714,9 @@ static const struct an_report heap_report = {
 	.order = 50,
 	.summary = "allocations by allocating function (the first frame outside the\n"
 		   "allocator): live bytes, bytes and count allocated, rate, mean\n"
-		   "lifetime; the census of the sites left out; sampling; drops",
+		   "lifetime, temporaries; the peak of the live heap, its time and\n"
+		   "the functions at it; allocations per second; the census of the\n"
+		   "sites left out; sampling; drops",
 	.tables = "heap_snapshot",
 	.takes = REPORT_OPT_HEAP_BY,
 	.run = report_heap,

@@ -36,6 +36,15 @@ CREATE TABLE IF NOT EXISTS heap_snapshot (
 	stack_failures INTEGER NOT NULL, -- sampled allocations whose stack could not be taken
 	free_untracked INTEGER,       -- frees of pointers not in the live set (allocated before the
 	                              -- probes attached, or not tracked); NULL when not measured
+	peak_live_bytes INTEGER,      -- the most live bytes at any moment so far (every tracked
+	                              -- allocation and free); NULL: not measured (Go lane, old)
+	peak_time_ns INTEGER,         -- when (monotonic); NULL: not measured
+	peak_sites_live_bytes INTEGER, -- live total where heap_peak_site rows of this seq were
+	peak_sites_time_ns INTEGER,   -- taken, and when; NULL: none taken in this interval
+	temporary_count INTEGER,      -- allocations freed before their thread's next allocation
+	                              -- or free, over the interval (exact); NULL: not measured
+	user_stacks TEXT,             -- uprobe lane: fp | dwarf, how its stacks were taken; NULL:
+	                              -- another lane, or a capture from before --user-stacks
 	PRIMARY KEY (cap, seq)
 );
 
@@ -51,7 +60,19 @@ CREATE TABLE IF NOT EXISTS heap_site (
 	live_bytes INTEGER,
 	freed_count INTEGER,          -- frees in the interval of this site's allocations
 	lifetime_ns_sum INTEGER,      -- their summed lifetime: mean = sum / freed_count
-	oldest_live_ns INTEGER        -- monotonic time of the oldest live allocation; NULL: none
+	oldest_live_ns INTEGER,       -- monotonic time of the oldest live allocation; NULL: none
+	temporary_count INTEGER       -- temporaries of this site in the interval (estimated when
+	                              -- sample_bytes > 0); NULL: not measured
+);
+
+-- The sites holding the most live bytes at the heap's peak (heap_snapshot.peak_sites_*):
+-- written by the interval that moved the peak's mark; the last such seq is the peak's.
+CREATE TABLE IF NOT EXISTS heap_peak_site (
+	cap INTEGER NOT NULL REFERENCES capture(cap),
+	seq INTEGER NOT NULL,         -- heap_snapshot.seq
+	stack_id INTEGER,             -- stack.stack_id; NULL: no stack
+	live_count INTEGER NOT NULL,  -- at the mark (estimated when sample_bytes > 0)
+	live_bytes INTEGER NOT NULL
 );
 
 -- --heap-events: one sampled allocation or free.
@@ -71,4 +92,5 @@ CREATE TABLE IF NOT EXISTS heap_event (
 CREATE INDEX IF NOT EXISTS heap_snapshot_time ON heap_snapshot (cap, time_ns);
 CREATE INDEX IF NOT EXISTS heap_site_seq ON heap_site (cap, seq);
 CREATE INDEX IF NOT EXISTS heap_site_stack ON heap_site (cap, stack_id);
+CREATE INDEX IF NOT EXISTS heap_peak_site_seq ON heap_peak_site (cap, seq);
 CREATE INDEX IF NOT EXISTS heap_event_time ON heap_event (cap, time_ns);

@@ -25,6 +25,7 @@
 #include "record/collector.h"
 #include "record/bpf_util.h"
 #include "collectors/cpuprof/record.h"
+#include "record/stackcopy.h"
 #include "collectors/heap/record.h"
 #include "collectors/heap/record_preload.h"
 #include "record/record.h"
@@ -525,6 +526,9 @@ static void test_07_real_child(void **state)
 		_exit(0);
 	}
 	setup_col(pid);
+	/* frame-pointer walks: the site's Stack carries its ips (stack copies, unwound by
+	 * the analyzer: e2e/heap/heap_attach_nofp) */
+	ctx.user_stacks = USER_STACKS_FP;
 	r = col.ops->check(&col);
 	if (r != PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE) {
 		kill(pid, SIGKILL);

@@ -193,8 +193,17 @@ static struct site_fig fig(int s, int i)
 	return f;
 }
 
+/* put_snapshot writes the preload lane's figures too: the peak (5,000,000 bytes at 2.5 s,
+ * held by leak_pages 4,000,000 and churn 1,000,000, taken in snapshot 3; 1000 x i before),
+ * temporaries (10 x i a snapshot, site s: s x i), nothing untracked. uprobe_figs: the
+ * uprobe lane's, the same but the sites taken at a mark (4,900,000 at 2.4 s) and 2
+ * untracked a snapshot. */
+static bool preload_figs, uprobe_figs;
+#define PEAK_AT 3
+
 static void put_snapshot(struct capture_writer *w, int i, bool live_measured, bool cut)
 {
+	Ptop__V1__HeapSite peak[2], *pp[2];
 	Ptop__V1__Record r = PTOP__V1__RECORD__INIT;
 	Ptop__V1__Event ev = PTOP__V1__EVENT__INIT;
 	Ptop__V1__HeapSnapshot h = PTOP__V1__HEAP_SNAPSHOT__INIT;
@@ -240,7 +249,36 @@ static void put_snapshot(struct capture_writer *w, int i, bool live_measured, bo
 		h.alloc_count += 7;
 		h.alloc_bytes += 700;
 	}
-	h.live_untracked = live_measured ? 2 : 0;
+	if (preload_figs || uprobe_figs) {
+		if (preload_figs) {
+			h.lane = NULL;
+			h.lane_kind = PTOP__V1__HEAP_LANE__HEAP_LANE_PRELOAD;
+		}
+		h.peak_measured = true;
+		h.peak_live_bytes = i < PEAK_AT ? 1000 * (uint64_t)i : 5000000;
+		h.peak_time_ns = i < PEAK_AT ? T0 + (uint64_t)i * SEC : T0 + 5 * SEC / 2;
+		h.temporary_measured = true;
+		h.temporary_count = 10 * (uint64_t)i;
+		for (int s = 0; s < NSITES; s++)
+			site[s].temporary_count = (uint64_t)(s + 1) * (uint64_t)i;
+		if (i == PEAK_AT) {
+			for (int k = 0; k < 2; k++) {
+				ptop__v1__heap_site__init(&peak[k]);
+				pp[k] = &peak[k];
+			}
+			peak[0].stack_id = 3; /* churn */
+			peak[0].live_count = 10;
+			peak[0].live_bytes = 1000000;
+			peak[1].stack_id = 1; /* leak_pages */
+			peak[1].live_count = 1000;
+			peak[1].live_bytes = 4000000;
+			h.peak_sites = pp;
+			h.n_peak_sites = 2;
+			h.peak_sites_live_bytes = preload_figs ? 5000000 : 4900000;
+			h.peak_sites_time_ns = T0 + (preload_figs ? 25 : 24) * SEC / 10;
+		}
+	}
+	h.live_untracked = live_measured && !preload_figs ? 2 : 0;
 	h.stack_failures = 1;
 	h.free_untracked = 3;
 	ev.time_ns = T0 + (uint64_t)i * SEC;
@@ -730,6 +768,11 @@ static void test_08_not_measured(void **state)
 	assert_non_null(strstr(buf, "live, lifetime, leaks: not measured"));
 	assert_non_null(strstr(buf, "not measured  "));
 	assert_null(strstr(buf, "live at the end"));
+	/* the Go lane's own reason for the peak and the temporaries (issue 13) */
+	assert_non_null(strstr(buf, "peak, temporary allocations: not measured (the go lane "
+				    "counts allocations, not frees: no live heap to peak, no "
+				    "temporaries)"));
+	assert_null(strstr(buf, "\npeak: "));
 	free(buf);
 	buf = run_report(db, id, true, &o);
 	assert_non_null(strstr(buf, "leaks: not measured"));
@@ -1110,6 +1153,111 @@ static void test_16_uncounted_calls(void **state)
 	sqlite3_close(db);
 }
 
+/* The preload lane's figures: the peak over the capture with its time and the sites at it
+ * (largest first, named by their allocating function), the temporaries in all and by
+ * function, the allocations per second of each interval; a capture without them: not
+ * measured; the uprobe lane's: the sites at its last peak mark (estimated), at least
+ * with calls untracked; attached by --pid: since the attach. */
+static void test_17_peak_temporaries_rate(void **state)
+{
+	char id[DB_CAPTURE_ID_LEN], *buf;
+	struct report_opts o = {.fmt = OUT_JSON, .by = HEAP_BY_LIVE};
+	const char *p;
+	sqlite3 *db;
+	int n = 0;
+
+	(void)state;
+	preload_figs = true;
+	db = load(write_capture("peak.ptop", true, true, false), id);
+	preload_figs = false;
+	assert_int_equal(q_int(db, "SELECT count(*) FROM heap_peak_site"), 2);
+	assert_int_equal(q_int(db, "SELECT max(peak_live_bytes) FROM heap_snapshot"), 5000000);
+	assert_int_equal(q_int(db, "SELECT count(*) FROM heap_snapshot WHERE "
+				   "peak_sites_live_bytes IS NOT NULL"), 1);
+	buf = run_report(db, id, false, &o);
+	p = strstr(buf, "\"peak\": {");
+	assert_non_null(p);
+	assert_non_null(strstr(p, "\"live_bytes\": 5000000"));
+	assert_non_null(strstr(p, "\"time_s\": 2.5"));
+	/* the sites at the peak: leak_pages (4,000,000) before churn */
+	assert_true(strstr(p, "\"func\": \"leak_pages\"") != NULL);
+	assert_true(strstr(p, "\"func\": \"leak_pages\"") < strstr(p, "\"func\": \"churn\""));
+	assert_non_null(strstr(p, "\"live_bytes\": 4000000"));
+	assert_non_null(strstr(buf, "\"count\": 550")); /* 10 x (1 + ... + 10) */
+	/* churn is stack 3 (3 x 55), leak_pages stacks 1 and 2 (1 x 55 + 2 x 55) */
+	p = strstr(buf, "\"functions\""); /* the sites by function, after the peak's */
+	assert_non_null(p);
+	assert_int_equal(site_int(p, "churn", "temporary_count"), 165);
+	assert_int_equal(site_int(p, "leak_pages", "temporary_count"), 165);
+	for (p = strstr(buf, "\"alloc_rate_series\""); p && (p = strstr(p, "\"allocs_per_s\"")); p++)
+		n++;
+	assert_int_equal(n, NSNAP);
+	free(buf);
+	o.fmt = OUT_TEXT;
+	buf = run_report(db, id, false, &o);
+	assert_has(buf, "peak: 4.77 MiB live at 2.500 s (exact");
+	assert_has(buf, "held at the peak (exact, 4.77 MiB live then)");
+	assert_has(buf, "temporary allocations (freed before their thread's next allocation or free): 550 ");
+	assert_has(buf, "allocations per second: ");
+	assert_has(buf, " (over the 1.00 s interval ending at ");
+	free(buf);
+	o.fmt = OUT_CSV;
+	buf = run_report(db, id, false, &o);
+	assert_has(buf, "alloc_count,temporary_count,");
+	free(buf);
+	sqlite3_close(db);
+
+	/* a capture from before the figures (the fields absent): not measured, and said */
+	db = load(write_capture("nopeak.ptop", true, true, false), id);
+	o.fmt = OUT_TEXT;
+	buf = run_report(db, id, false, &o);
+	assert_has(buf, "peak, temporary allocations: not measured (the capture was made by a "
+			"ptop-record that did not measure them yet)");
+	assert_null(strstr(buf, "allocs  temporary")); /* no column */
+	assert_null(strstr(buf, "peak: "));
+	free(buf);
+	o.fmt = OUT_JSON;
+	buf = run_report(db, id, false, &o);
+	assert_has(buf, "\"peak\": null");
+	assert_has(buf, "\"peak_not_measured_reason\": \"the capture was made by");
+	assert_has(buf, "\"temporary\": null");
+	assert_int_equal(site_int(buf, "churn", "temporary_count"), -999);
+	free(buf);
+	sqlite3_close(db);
+
+	/* the uprobe lane: the peak and the temporaries, the sites at its last peak mark
+	 * (estimated, even at sample bytes 0); 20 allocations not tracked (live map full):
+	 * the peak is at least */
+	uprobe_figs = true;
+	db = load(write_capture("upeak.ptop", true, true, false), id);
+	uprobe_figs = false;
+	o.fmt = OUT_TEXT;
+	buf = run_report(db, id, false, &o);
+	assert_has(buf, "peak: 4.77 MiB live at 2.500 s (at least: 20 allocator calls not tracked");
+	assert_has(buf, "  held at the peak (estimated: taken at the last peak mark, 4.67 MiB live "
+			"at 2.400 s), by function:\n    3.81 MiB    1,000  leak_pages");
+	assert_has(buf, "): 550 of 1,002,100 (0.1%), at least; by function exact");
+	free(buf);
+	o.fmt = OUT_JSON;
+	buf = run_report(db, id, false, &o);
+	assert_has(buf, "\"exact\": false,\n    \"untracked_calls\": 20,\n    \"since\": \"start\"");
+	assert_has(buf, "\"sites_exact\": false,\n    \"sites_live_bytes\": 4900000,\n    "
+			"\"sites_time_s\": 2.4");
+	assert_int_equal(site_int(strstr(buf, "\"functions\""), "churn", "temporary_count"), 165);
+	free(buf);
+	/* attached to a running process (--pid): the peak is since the attach, and said */
+	exec(db, "UPDATE target SET mode = 'pid'");
+	o.fmt = OUT_TEXT;
+	buf = run_report(db, id, false, &o);
+	assert_has(buf, "; since the probes attached: the heap allocated before is not seen)");
+	free(buf);
+	o.fmt = OUT_JSON;
+	buf = run_report(db, id, false, &o);
+	assert_has(buf, "\"since\": \"attach\"");
+	free(buf);
+	sqlite3_close(db);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1124,6 +1272,7 @@ int main(void)
 	    cmocka_unit_test(test_14_execd_static_program),
 	    cmocka_unit_test(test_15_not_measured_after_exec),
 	    cmocka_unit_test(test_16_uncounted_calls),
+	    cmocka_unit_test(test_17_peak_temporaries_rate),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

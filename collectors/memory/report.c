@@ -66,7 +66,7 @@ struct heap_side {
 struct mem_stat {
 	uint64_t samples;
 	int64_t first, min, max, last;
-	int64_t t_first, t_last;
+	int64_t t_first, t_last, t_max;
 	bool has_growth;
 	int64_t growth; /* bytes per minute */
 };
@@ -385,12 +385,14 @@ static void summarize(const struct mem_row *rows, size_t n, size_t k, struct mem
 			continue;
 		if (!s->samples++) {
 			s->first = s->min = s->max = v;
-			s->t_first = rows[i].time_ns;
+			s->t_first = s->t_max = rows[i].time_ns;
 		}
 		if (v < s->min)
 			s->min = v;
-		if (v > s->max)
+		if (v > s->max) {
 			s->max = v;
+			s->t_max = rows[i].time_ns;
+		}
 		s->last = v;
 		s->t_last = rows[i].time_ns;
 	}
@@ -680,6 +682,29 @@ cleanup:
 	free(rows);
 	free(drops);
 	return err;
+}
+
+int mem_summary__load(sqlite3 *db, const struct capture_meta *m, const struct window *w,
+		      const char *metric_name, struct mem_summary *s)
+{
+	struct mem_row *rows = NULL;
+	struct mem_stat st;
+	size_t n = 0, k;
+	int err;
+
+	memset(s, 0, sizeof(*s));
+	for (k = 0; k < METRICS && strcmp(metric[k].name, metric_name); k++)
+		;
+	if (k == METRICS)
+		return -EINVAL;
+	err = load_rows(db, m, w, &rows, &n);
+	if (err)
+		return err;
+	summarize(rows, n, k, &st);
+	free(rows);
+	*s = (struct mem_summary){st.samples, st.first, st.min, st.max, st.last, st.t_max,
+				  st.t_last, st.has_growth, st.growth};
+	return 0;
 }
 
 /* ------------------------------------------------------------------ its reports */

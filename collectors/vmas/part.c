@@ -1,5 +1,5 @@
 /* part.c — the analyzer side of the vmas collector (analyze/part.h): loader (load.c),
- * reports (report.c). */
+ * reports (report.c), figures (figures.c). */
 #include "analyze/part.h"
 
-const struct an_part vmas_part = { "vmas", &vmas_load, vmas_reports, NULL, NULL };
+const struct an_part vmas_part = { "vmas", &vmas_load, vmas_reports, NULL, vmas_figures };

@@ -33,7 +33,12 @@ status_of 126 -- "$TMP/r1.ptop"
 status_of 126 -- "$TMP"
 # the recorder failing before the command ran: 125 (every collector off is a usage
 # error, 2; a collector list that starts nothing is not reachable with --no-ebpf alone)
-status_of 2 --disable cpu,syscalls,cpuprof,memory,vmas,proccontext,mappings,cgroup,io,fds,heap,goalloc -- true
+# every collector --caps lists (so one added to collectors.def is disabled too)
+caps=$("$REC" --caps 2>&1 || true)
+all=$(awk '/^collectors/ { on = 1; next } on && /^  [a-z]/ { print $1; next } on { exit }' \
+	<<<"$caps" | paste -sd, -)
+case ",$all," in *,cpu,*heap,*) ;; *) fail "--caps lists no collectors: '$all'" ;; esac
+status_of 2 --disable "$all" -- true
 status_of 2 --bogus-option -- true
 # SIGINT or SIGTERM to the recorder ends the recording and reaches the command as the
 # same signal (timeout(1) forwards it too): 130 after a Ctrl-C, 143 after SIGTERM

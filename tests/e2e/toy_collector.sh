@@ -15,7 +15,9 @@
 #     times the growth of the /proc/PID/stat minflt it records; every total lies between the
 #     minflt this test read before and after the recordings; the workload's faults make the
 #     counts positive; disabled, it has no rows and its report says "not collected";
-#   - `report toy` in text, JSON and CSV shows those rows, and a total that is their sum; a
+#   - `report toy` in text, JSON and CSV shows those rows, and a total that is their sum,
+#     `figures` the same total and its rate, `diff` compares them and says "not comparable"
+#     when the toy was disabled on a side; a
 #     DB with a negative count is refused (the toy's own table checks);
 #   - `replay --dump --tab toy` and the Overview show the counter at 2 s (when the toy has a
 #     view.c).
@@ -149,7 +151,27 @@ for s in 3 1; do
 	assert_eq "report toy CSV header" "t_s,interval_s,count,minflt_total" "$(head -1 "$TMP/r$s.csv")"
 	assert_eq "report toy CSV: sum of count (scale $s)" "$sum" \
 		"$(tail -n +2 "$TMP/r$s.csv" | awk -F, '{ s += $3 } END { print s }')"
+	# its figures: the same total, and the rate of it (when the toy has a figures.c)
+	if [ -f "$S/collectors/toy/figures.c" ]; then
+		"$ANA" figures --format csv "$cap" >"$TMP/f$s.csv"
+		assert_eq "figures toy.faults (scale $s)" "$sum" \
+			"$(awk -F, '$1 == "toy.faults" { print $2 }' "$TMP/f$s.csv")"
+		assert_eq "figures toy.fault_rate count (scale $s)" "$sum" \
+			"$(awk -F, '$1 == "toy.fault_rate" { print $4 }' "$TMP/f$s.csv")"
+	fi
 done
+
+# diff compares the toy's figures, and says it did not run on a side
+if [ -f "$S/collectors/toy/figures.c" ]; then
+	"$ANA" diff --all "$TMP/s1.ptop" "$TMP/s3.ptop" >"$TMP/diff.txt" || fail "diff s1 s3: exit $?"
+	has -E '^toy\.fault_rate ' <"$TMP/diff.txt" || { cat "$TMP/diff.txt"; fail "diff: no toy.fault_rate row"; }
+	expect_exit 1 "$ANA" diff --fail-on 'toy.faults > +10%' "$TMP/s1.ptop" "$TMP/bad0.ptop"
+	has -E '^  FAIL toy\.faults > \+10%: FAILED, not comparable: .*toy disabled on NEW' \
+		<"$TMP/out" ||
+		fail "diff: the toy disabled on NEW is not said not comparable"
+	"$ANA" figures "$TMP/bad0.ptop" | has -E '^toy\.faults +not measured .*toy disabled' ||
+		fail "figures: toy.faults not said not measured with --disable toy"
+fi
 
 # a DB whose toy rows no capture can hold is refused, as the part's checks say (load.c)
 "$ANA" load --db "$TMP/bad.db" "$TMP/s1.ptop" >/dev/null

@@ -1,5 +1,5 @@
 /* part.c — the analyzer side of the toy collector (analyze/part.h): loader (load.c),
- * report (report.c), replay tab (view.c). No figures yet (issue 14). */
+ * report (report.c), replay tab (view.c), figures (figures.c). */
 #include "analyze/part.h"
 
-const struct an_part toy_part = { "toy", &toy_load, toy_reports, toy_views, NULL };
+const struct an_part toy_part = { "toy", &toy_load, toy_reports, toy_views, toy_figures };

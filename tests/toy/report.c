@@ -61,6 +61,21 @@ static int build_rows(sqlite3 *db, const struct capture_meta *m, const struct wi
 	return err;
 }
 
+/* The sum of count over window W of capture M and the scale, as the report computes them
+ * (build_rows), for the toy's figures (figures.c). 0, -ENOMEM, -EIO. */
+int toy_rows__sum(sqlite3 *db, const struct capture_meta *m, const struct window *w,
+		  uint64_t *sum, int64_t *scale)
+{
+	struct table *t = table__new(COLS, col_names);
+	int err;
+
+	if (!t)
+		return -ENOMEM;
+	err = build_rows(db, m, w, t, sum, scale);
+	table__free(t);
+	return err;
+}
+
 static int report_toy(sqlite3 *db, const char *capture_id, const struct report_opts *o,
 		      FILE *out)
 {

@@ -71,6 +71,19 @@ assert_eq "spin: its module" spin \
 
 expect_exit 2 "$ANA" report cpu --pid "$O" "$P"
 
+# --user-stacks auto in cgroup mode takes stack copies (its processes are not known at
+# the start): each copy is its own process's, unwound with that process's mappings
+has "user stacks dwarf (--user-stacks auto: a cgroup" \
+	<<<"$(q "$P" "select detail from probe where name = 'cpuprof'")" ||
+	fail "the cpuprof probe detail does not say stack copies in cgroup mode"
+assert_eq "copies of the two insiders only" "$(printf '%s\n' "$A" "$S" | sort -n | paste -sd' ')" \
+	"$(q "$P" "select distinct pid from stack_copy order by pid" | paste -sd' ')"
+# (all but a few: a sample of the shell before its exec may stop in a frame whose CFA
+# needs a register the copy does not keep)
+q "$P" "select pid, unwound, unwind_end from stack_copy where unwound < 2"
+assert_ge "copies unwound past their first frame (% of all)" 90 \
+	"$(q "$P" "select sum(unwound >= 2) * 100 / count(*) from stack_copy")"
+
 "$ANA" export --format folded "$P" >"$TMP/folded"
 has "^cpu_split-$A;.*;burn_hot [0-9]*\$" <"$TMP/folded" || fail "no cpu_split-$A;...;burn_hot line in the folded export"
 has "^spin-$S;.*main [0-9]*\$" <"$TMP/folded" || fail "no spin-$S;...;main line in the folded export"

@@ -70,6 +70,20 @@ assert_eq "apps: the scope and cg_pair (by exe), then sleep" \
 	"$PAIR_EXE:exe $SCOPE:unit | $SLEEP_BIN:exe" \
 	"$(jget "$TMP/apps.json" "' '.join(sorted(a['app'] + ':' + a['kind'] for a in j['apps'][:2])) + ' | ' + ' '.join(a['app'] + ':' + a['kind'] for a in j['apps'][2:])")"
 assert_ge "their smaller PSS" $((16 << 20)) "$(jget "$TMP/apps.json" "min(a['pss'] for a in j['apps'][:2])")"
+# figures: each application's PSS as report apps sums it (cg_apps__load), named by the app
+# (an executable by its base name)
+"$ANA" figures --format json "$P" >"$TMP/fig.json"
+assert_eq "figures: cgroup.app(NAME).pss of every application, as report apps" \
+	"$(jget "$TMP/apps.json" "' '.join(sorted('%s=%d' % (a['app'].rsplit('/', 1)[-1] if a['kind'] == 'exe' else a['app'], a['pss']) for a in j['apps']))")" \
+	"$(python3 -c 'import json, sys
+f = json.load(open(sys.argv[1]))["figures"]
+print(" ".join(sorted("%s=%d" % (x["figure"][len("cgroup.app("):-len(").pss")], x["value"])
+	for x in f if x["figure"].startswith("cgroup.app(") and x["figure"].endswith(").pss"))))' \
+	"$TMP/fig.json")"
+if [ -n "$lane" ]; then # the cgroup's usage holds the two children's 16 MiB each
+	assert_ge "figures: cgroup.usage_peak" $((32 << 20)) \
+		"$(jget "$TMP/fig.json" "int([x['value'] for x in j['figures'] if x['figure'] == 'cgroup.usage_peak'][0])")"
+fi
 "$ANA" report apps --top 1 --by uss --format json "$P" >"$TMP/top.json"
 assert_eq "--top 1 folds the rest into others (2)" "others (2)|2|2" \
 	"$(jget "$TMP/top.json" "'|'.join([j['apps'][1]['app'], str(j['apps'][1]['folded']), str(j['apps'][1]['processes'])])")"

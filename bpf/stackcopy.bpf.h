@@ -1,0 +1,267 @@
+/* stackcopy.bpf.h — kernel side of bpf/stackcopy.h: copy the top of the current
+ * thread's user stack, zero every word an unwinder cannot need, and key what is left.
+ *
+ * A word is kept when it holds an address inside the copy (a saved frame pointer, a
+ * pointer to a local: kept, and hashed relative to sp, since the same frames sit
+ * elsewhere in another sample) or an address in an executable mapping of the process
+ * (a return address). Which mappings are executable the program learns with
+ * bpf_find_vma, a few VMAs per copy at most, and remembers per process (struct
+ * sc_vmas); a word in no VMA known yet is kept as it is (SC_F_UNKNOWN), so that the
+ * walk offline is never cut, only the copy less lean. The scan runs in bpf_loop, so
+ * the verifier checks its body once.
+ */
+#ifndef PTOP_BPF_STACKCOPY_BPF_H
+#define PTOP_BPF_STACKCOPY_BPF_H
+
+#include "stackcopy.h"
+
+#ifndef EBUSY
+#define EBUSY 16
+#endif
+#ifndef EFAULT
+#define EFAULT 14
+#endif
+#ifndef ENOENT
+#define ENOENT 2
+#endif
+#ifndef ENOSPC
+#define ENOSPC 28
+#endif
+#define SC_VM_EXEC 0x4ULL
+#define SC_USER_TOP 0x800000000000ULL	/* x86-64 user addresses are below */
+
+/* The per-process VMA table a program keeps (ENTRIES processes). */
+#define SC_VMAS_MAP(entries)                           \
+	struct {                                       \
+		__uint(type, BPF_MAP_TYPE_LRU_PERCPU_HASH); \
+		__uint(max_entries, entries);          \
+		__type(key, __u32);                    \
+		__type(value, struct sc_vmas);         \
+	}
+
+struct sc_scan {
+	struct sc_copy *c;
+	struct sc_vmas *vt;
+	struct task_struct *task;
+	__u64 lo, hi;		/* the copy: [sp, sp + bytes) */
+	__u64 h;
+	__u64 ms, me;		/* the VMA the last word fell in */
+	__u32 mx;		/* it is executable */
+	__u32 lookups;		/* bpf_find_vma calls left */
+	__u32 nwords;
+	__u32 flags;
+	__u32 fx;		/* the last lookup: executable */
+	__u32 complete;		/* the table has every executable VMA (struct sc_vmas) */
+	__u64 fs, fe;		/* the last lookup's VMA */
+};
+
+static __always_inline __u64 sc_mix(__u64 h, __u64 v)
+{
+	h = (h ^ v) * 0xBF58476D1CE4E5B9ULL;
+	return h ^ (h >> 31);
+}
+
+static long sc_vma_cb(struct task_struct *task, struct vm_area_struct *vma, void *ctx)
+{
+	struct sc_scan *s = ctx;
+
+	s->fs = vma->vm_start;
+	s->fe = vma->vm_end;
+	s->fx = (vma->vm_flags & SC_VM_EXEC) != 0;
+	return 0;
+}
+
+/* The VMA of V in the process's table: 1 not executable, 2 executable, 0 not known;
+ * its range in s->ms/me. */
+static __always_inline int sc_known(struct sc_scan *s, __u64 v)
+{
+	struct sc_vmas *t = s->vt;
+	int k;
+
+	if (v >= s->ms && v < s->me)
+		return 1 + s->mx;
+	if (!t)
+		return 0;
+#pragma unroll
+	for (k = 0; k < SC_VMAS; k++) {
+		if (v >= t->start[k] && v < t->end[k]) {
+			s->ms = t->start[k];
+			s->me = t->end[k];
+			s->mx = (t->exec >> k) & 1;
+			return 1 + s->mx;
+		}
+	}
+	return 0;
+}
+
+/* Ask the kernel for the VMA of V and remember it: as sc_known, or 0 when no call is
+ * left (or the mm was busy), -1 when V is in no VMA. */
+static __always_inline int sc_learn(struct sc_scan *s, __u64 v)
+{
+	struct sc_vmas *t = s->vt;
+	long err;
+	__u32 k;
+
+	if (!s->lookups)
+		return 0;
+	s->lookups--;
+	s->fx = 0;
+	err = bpf_find_vma(s->task, v, sc_vma_cb, s, 0);
+	if (err == -EBUSY) {
+		s->flags |= SC_F_VMA_BUSY;
+		s->lookups = 0;
+		return 0;
+	}
+	if (err)
+		return -1;
+	s->ms = s->fs;
+	s->me = s->fe;
+	s->mx = s->fx & 1;
+	if (t) {
+		k = t->fixed < SC_VMAS ? t->fixed : 0;
+		k += t->next++ % (SC_VMAS - k);
+		if (k < SC_VMAS) {
+			t->start[k] = s->fs;
+			t->end[k] = s->fe;
+			t->exec = (t->exec & ~(1u << k)) | (s->mx << k);
+		}
+	}
+	return 1 + s->mx;
+}
+
+/* bpf_loop body: classify word I of the copy; keep and hash it, or zero it. */
+static long sc_word(__u32 i, void *ctx)
+{
+	struct sc_scan *s = ctx;
+	struct sc_copy *c = s->c;
+	__u32 w = i & (SC_MAX_WORDS - 1);
+	__u64 v, key;
+	int r;
+
+	if (i >= s->nwords || !c)
+		return 1;
+	v = c->words[w];
+	if (v >= s->lo && v < s->hi) {
+		key = (v - s->lo) | (1ULL << 62);	/* a stack address: relative */
+	} else if (v < 0x10000 || v >= SC_USER_TOP) {
+		c->words[w] = 0;
+		return 0;
+	} else {
+		r = sc_known(s, v);
+		if (!r && s->complete)
+			r = 1;	/* in no executable VMA: no return address */
+		if (!r)
+			r = sc_learn(s, v);
+		if (r == 0) {
+			s->flags |= SC_F_UNKNOWN;	/* kept: it may be a return address */
+		} else if (r != 2) {
+			c->words[w] = 0;
+			return 0;
+		}
+		key = v;
+	}
+	s->h = sc_mix(sc_mix(s->h, i), key);
+	return 0;
+}
+
+/* Copy the user stack from SP of TASK (the current thread, of process TGID) into C and
+ * key it: C's header (hash, registers, bytes, flags) is filled, words an unwinder
+ * cannot use are zeroed. VT: the process's VMA table (may be NULL); LOOKUPS:
+ * bpf_find_vma calls allowed. Returns 0, -ENOENT without a user sp, or -EFAULT when
+ * not even 8 bytes could be read. */
+static __always_inline long sc_take(struct sc_copy *c, struct sc_vmas *vt, __u32 lookups,
+				    struct task_struct *task, __u64 ip, __u64 sp, __u64 bp,
+				    __u32 tgid, __u32 tid)
+{
+	struct sc_scan s = {};
+	__u64 n = SC_MAX_BYTES;
+	long err = -EFAULT;
+	int k;
+
+	if (!sp || sp >= SC_USER_TOP)
+		return -ENOENT;
+	c->flags = 0;
+	s.vt = vt;
+	s.task = task;
+	s.lookups = lookups;
+	if (vt && vt->complete &&
+	    (__u32)BPF_CORE_READ(task, mm, map_count) == vt->map_count)
+		s.complete = 1;
+	/* the stack's own VMA says where it ends (the main thread's is near) */
+	if (sc_known(&s, sp) || sc_learn(&s, sp) > 0) {
+		if (s.me > sp && s.me - sp < n)
+			n = s.me - sp;
+	}
+	n &= ~7ULL;
+	asm volatile("" : "+r"(n));
+	if (n >= 8 && n <= SC_MAX_BYTES)
+		err = bpf_probe_read_user(c->words, n, (void *)sp);
+	/* the end of the stack (or a page not present) within reach: a stack ends at a
+	 * page boundary, so read up to each of the next ones, the farthest first */
+	for (k = SC_MAX_BYTES / 4096; err && k >= 0; k--) {
+		n = ((sp + 4096) & ~4095ULL) - sp + (__u64)k * 4096;
+		if (n > SC_MAX_BYTES)
+			continue;
+		n &= ~7ULL;
+		asm volatile("" : "+r"(n));
+		if (n < 8 || n > SC_MAX_BYTES)
+			continue;
+		err = bpf_probe_read_user(c->words, n, (void *)sp);
+	}
+	if (err)
+		return err;
+	if (n < SC_MAX_BYTES)
+		c->flags |= SC_F_SHORT;
+	s.c = c;
+	s.lo = sp;
+	s.hi = sp + n;
+	s.nwords = (__u32)(n / 8);
+	s.h = sc_mix(sc_mix(0x9E3779B97F4A7C15ULL, ip), n);
+	bpf_loop(SC_MAX_WORDS, sc_word, &s, 0);
+	if (bp >= sp && bp < sp + n) {
+		c->bp = bp;
+		s.h = sc_mix(s.h, (bp - sp) | (1ULL << 61));
+	} else {
+		c->bp = 0;
+	}
+	c->hash = s.h | 1;
+	c->tgid = tgid;
+	c->tid = tid;
+	c->ip = ip;
+	c->sp = sp;
+	c->time_ns = bpf_ktime_get_ns();
+	c->bytes = (__u32)n;
+	c->flags |= s.flags;
+	return 0;
+}
+
+/* An empty VMA table (too big for the BPF stack) to add one from. */
+struct sc_vmas sc_vmas_zero = {};
+
+/* The VMA table of process TGID (the current task's) in MAP, made empty when it has
+ * none, or when it is another address space's (an exec since, or a table user space
+ * filled before an exec). NULL when the map cannot take it. */
+static __always_inline struct sc_vmas *sc_vmas_of(void *map, __u32 tgid,
+						  struct task_struct *task)
+{
+	struct sc_vmas *t = bpf_map_lookup_elem(map, &tgid);
+	struct mm_struct *mm = BPF_CORE_READ(task, mm);
+	__u64 ino = BPF_CORE_READ(mm, exe_file, f_inode, i_ino);
+
+	if (!t) {
+		bpf_map_update_elem(map, &tgid, &sc_vmas_zero, BPF_NOEXIST);
+		t = bpf_map_lookup_elem(map, &tgid);
+		if (!t)
+			return NULL;
+	}
+	if (t->mm == (__u64)mm)
+		return t;
+	if (t->mm || t->ino != ino) {	/* another address space's: afresh */
+		__builtin_memset(t, 0, sizeof(*t));
+	}
+	t->mm = (__u64)mm;
+	t->ino = ino;
+	return t;
+}
+
+#endif

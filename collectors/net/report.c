@@ -1,0 +1,324 @@
+/* report.c — `report net`: the target's sockets over the window. Connections by bytes and
+ * by errors, listening sockets, peers grouped by remote address and port, error counts by
+ * kind and the error events; text (every section), JSON (every section, by its key) and
+ * CSV (the connections table, which holds each socket's error count).
+ *
+ * The tables are built once from SQL (struct table, analyze/output.h): a column that is
+ * NULL in the DB (not measured: the /proc lane alone has no byte counts) stays null in
+ * every format, never 0.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze/report.h"
+
+/* The sockets of the window, one row each: the newest row's description, the interval
+ * figures summed. ?1 cap, ?2 ?3 window. An interval sample is in it when its midpoint is. */
+#define WIN_S                                                                                      \
+	"s.cap = ?1 AND s.time_ns - COALESCE(s.interval_ns, 0) / 2 >= ?2 "                         \
+	"AND s.time_ns - COALESCE(s.interval_ns, 0) / 2 < ?3"
+#define WIN_E "e.cap = ?1 AND e.time_ns >= ?2 AND e.time_ns < ?3"
+#define SOCKS_SQL                                                                                  \
+	"WITH g AS (SELECT s.pid, s.sock, max(s.time_ns) AS t, sum(s.tx_bytes) AS tx_bytes, "      \
+	"sum(s.rx_bytes) AS rx_bytes, sum(s.tx_calls) AS tx_calls, "                               \
+	"sum(s.rx_calls) AS rx_calls, sum(s.segs_out) AS segs_out, "                               \
+	"sum(s.segs_in) AS segs_in, sum(s.retransmits) AS retransmits, "                           \
+	"max(s.connect_ns) / 1e3 AS connect_us, max(s.rx_queue) AS rx_queue_max, "                 \
+	"max(s.fd) AS fd, max(s.state = 'LISTEN') AS listened "                                    \
+	"FROM net_socket s WHERE " WIN_S " GROUP BY s.pid, s.sock), "                              \
+	"k AS (SELECT g.*, s.proto, s.local, s.remote, s.state, s.srtt_us, s.tx_queue, "           \
+	"s.rx_queue FROM g JOIN net_socket s ON s.cap = ?1 AND s.time_ns = g.t "                   \
+	"AND s.pid IS g.pid AND s.sock = g.sock), "                                                \
+	"r AS (SELECT e.pid, e.sock, sum(e.count) AS errors FROM net_error e WHERE " WIN_E         \
+	" AND e.kind != 'retransmit' GROUP BY e.pid, e.sock), "                                    \
+	"a AS (SELECT k.*, CASE WHEN k.tx_bytes IS NULL THEN r.errors ELSE COALESCE(r.errors, 0) " \
+	"END "                                                                                     \
+	"AS errors FROM k LEFT JOIN r USING (pid, sock)) "
+#define SOCKS_SEL                                                                                  \
+	SOCKS_SQL "SELECT sock, proto, local, remote, state, fd, t, tx_bytes, rx_bytes, "          \
+		  "tx_calls, rx_calls, segs_out, segs_in, retransmits, connect_us, srtt_us, "      \
+		  "tx_queue, rx_queue, rx_queue_max, errors FROM a "
+
+enum {
+	C_SOCK,
+	C_PROTO,
+	C_LOCAL,
+	C_REMOTE,
+	C_STATE,
+	C_FD,
+	C_T,
+	C_TX,
+	C_RX,
+	C_TXC,
+	C_RXC,
+	C_SEGO,
+	C_SEGI,
+	C_RETR,
+	C_CONN,
+	C_SRTT,
+	C_TXQ,
+	C_RXQ,
+	C_RXQMAX,
+	C_ERR,
+	C_N
+};
+
+/* The SELECT's columns, as the tables name them (C_T and C_RXQMAX are not shown). */
+static const char *const sock_cols[C_N] = {
+    "sock",	  "proto",    "local",	  "remote",   "state",	      "fd",	 "t_s",
+    "tx_bytes",	  "rx_bytes", "tx_calls", "rx_calls", "segs_out",     "segs_in", "retransmits",
+    "connect_us", "srtt_us",  "tx_queue", "rx_queue", "rx_queue_max", "errors",
+};
+static const size_t conn_show[] = {C_PROTO, C_LOCAL, C_REMOTE, C_STATE, C_FD,	C_TX,  C_RX, C_TXC,
+				   C_RXC,   C_RETR,  C_ERR,    C_CONN,	C_SRTT, C_TXQ, C_RXQ};
+static const size_t listen_show[] = {C_PROTO, C_LOCAL, C_FD, C_RXQ, C_RXQMAX};
+#define NSHOW(a) (sizeof(a) / sizeof((a)[0]))
+
+static const char *const peer_cols[] = {"remote", "sockets", "tx_bytes", "rx_bytes", "errors"};
+static const char peers_sql[] = SOCKS_SQL
+    "SELECT remote, count(*), sum(tx_bytes), sum(rx_bytes), sum(errors) FROM a WHERE remote != '' "
+    "GROUP BY remote "
+    "ORDER BY COALESCE(sum(tx_bytes), 0) + COALESCE(sum(rx_bytes), 0) DESC, count(*) DESC, "
+    "remote";
+
+static const char *const kind_cols[] = {"kind", "count", "sockets", "latency_min_us",
+					"latency_max_us"};
+static const char kinds_sql[] =
+    "SELECT e.kind, sum(e.count), count(DISTINCT e.sock), min(e.latency_ns) / 1e3, "
+    "max(e.latency_ns) / 1e3 FROM net_error e WHERE " WIN_E
+    " GROUP BY e.kind ORDER BY sum(e.count) DESC, e.kind";
+
+static const char *const event_cols[] = {"t_s",	  "kind",  "proto",	 "local", "remote",
+					 "count", "total", "latency_us", "errno"};
+static const char events_sql[] =
+    "SELECT (e.time_ns - ?4) / 1e9, e.kind, e.proto, e.local, e.remote, e.count, e.total, "
+    "e.latency_ns / 1e3, e.err FROM net_error e WHERE " WIN_E " ORDER BY e.time_ns, e.rowid";
+
+/* Rows of SQL (bound ?1 cap, ?2 ?3 window, ?4 capture start) into T, each column as SQL
+ * typed it. 0, -EIO, -ENOMEM. */
+static int fill(sqlite3 *db, const char *sql, const struct capture_meta *m, const struct window *w,
+		struct table *t)
+{
+	sqlite3_stmt *st = NULL;
+	int64_t lo, hi;
+	int err = 0, rc;
+
+	window__bounds(w, m, &lo, &hi);
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+		return -EIO;
+	sqlite3_bind_int64(st, 1, m->cap);
+	sqlite3_bind_int64(st, 2, lo);
+	sqlite3_bind_int64(st, 3, hi);
+	if (sqlite3_bind_parameter_count(st) >= 4)
+		sqlite3_bind_int64(st, 4, m->base_ns);
+	while (!err && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int n = sqlite3_column_count(st);
+
+		err = table__add_row(t);
+		for (int c = 0; !err && c < n && (size_t)c < table__cols(t); c++) {
+			char b[32];
+
+			switch (sqlite3_column_type(st, c)) {
+			case SQLITE_NULL:
+				err = table__set_null(t, (size_t)c);
+				break;
+			case SQLITE_INTEGER:
+				err =
+				    table__set_int(t, (size_t)c, sqlite3_column_int64(st, c), NULL);
+				break;
+			case SQLITE_FLOAT:
+				snprintf(b, sizeof(b), "%.3f", sqlite3_column_double(st, c));
+				err =
+				    table__set_real(t, (size_t)c, sqlite3_column_double(st, c), b);
+				break;
+			default:
+				err = table__set_text(t, (size_t)c,
+						      (const char *)sqlite3_column_text(st, c));
+			}
+		}
+	}
+	if (!err && rc != SQLITE_DONE)
+		err = -EIO;
+	sqlite3_finalize(st);
+	return err;
+}
+
+struct net_tables {
+	struct table *bytes, *errors, *listen, *peers, *kinds, *events;
+};
+
+static void tables_free(struct net_tables *n)
+{
+	table__free(n->bytes);
+	table__free(n->errors);
+	table__free(n->listen);
+	table__free(n->peers);
+	table__free(n->kinds);
+	table__free(n->events);
+}
+
+static int tables_build(sqlite3 *db, const struct capture_meta *m, const struct window *w,
+			struct net_tables *n)
+{
+	static const char by_bytes[] = SOCKS_SEL
+	    "ORDER BY COALESCE(tx_bytes, 0) + COALESCE(rx_bytes, 0) DESC, errors DESC, sock";
+	static const char by_errors[] =
+	    SOCKS_SEL "WHERE COALESCE(errors, 0) > 0 ORDER BY errors DESC, sock";
+	static const char listening[] = SOCKS_SEL "WHERE listened ORDER BY local";
+	int err = 0;
+
+	n->bytes = table__new(C_N, sock_cols);
+	n->errors = table__new(C_N, sock_cols);
+	n->listen = table__new(C_N, sock_cols);
+	n->peers = table__new(NSHOW(peer_cols), peer_cols);
+	n->kinds = table__new(NSHOW(kind_cols), kind_cols);
+	n->events = table__new(NSHOW(event_cols), event_cols);
+	if (!n->bytes || !n->errors || !n->listen || !n->peers || !n->kinds || !n->events)
+		return -ENOMEM;
+	err = err ?: fill(db, by_bytes, m, w, n->bytes);
+	err = err ?: fill(db, by_errors, m, w, n->errors);
+	err = err ?: fill(db, listening, m, w, n->listen);
+	err = err ?: fill(db, peers_sql, m, w, n->peers);
+	err = err ?: fill(db, kinds_sql, m, w, n->kinds);
+	err = err ?: fill(db, events_sql, m, w, n->events);
+	return err;
+}
+
+/* The sum of column COL of T (its integer cells), *ANY: one was measured. */
+static uint64_t col_sum(const struct table *t, size_t col, bool *any)
+{
+	uint64_t s = 0;
+
+	*any = false;
+	for (size_t r = 0; r < table__rows(t); r++) {
+		if (table__type(t, r, col) != CELL_INT)
+			continue;
+		s += strtoull(table__value(t, r, col), NULL, 10);
+		*any = true;
+	}
+	return s;
+}
+
+static void section(FILE *out, const char *title, const struct table *t, const size_t *cols,
+		    size_t ncols, const char *none)
+{
+	fprintf(out, "\n%s\n", title);
+	if (!table__rows(t))
+		fprintf(out, "  %s\n", none);
+	else if (cols)
+		table__print_cols(t, out, OUT_TEXT, cols, ncols);
+	else
+		table__print(t, out, OUT_TEXT);
+}
+
+static int report_net(sqlite3 *db, const char *capture_id, const struct report_opts *o, FILE *out)
+{
+	struct net_tables n = {0};
+	struct drop_line *drops = NULL;
+	struct capture_meta m;
+	struct probe_info p;
+	size_t nd = 0;
+	uint64_t tx, rx;
+	bool has_tx, has_rx;
+	char w[96], a[32], b[32];
+	struct json j;
+	int err;
+
+	err = capture_meta__load(db, capture_id, &m);
+	err = err ?: probe__lookup(db, m.cap, "net", &p);
+	if (err)
+		return err;
+	report__begin(&j, out, o, "net", &m);
+	if (!probe__active(&p))
+		return report__not_collected(&j, out, o, "net", &p);
+	err = tables_build(db, &m, &o->win, &n);
+	err = err ?: drops__load(db, &m, "net", &o->win, &drops, &nd);
+	if (err)
+		goto cleanup;
+	tx = col_sum(n.bytes, C_TX, &has_tx);
+	rx = col_sum(n.bytes, C_RX, &has_rx);
+	switch (o->fmt) {
+	case OUT_TEXT:
+		window__describe(&o->win, w, sizeof(w));
+		fprintf(out, "net (%s): %zu sockets, sent %s, received %s  [source: %s]\n", w,
+			table__rows(n.bytes), has_tx ? fmt_bytes(a, sizeof(a), tx) : "not measured",
+			has_rx ? fmt_bytes(b, sizeof(b), rx) : "not measured",
+			strcmp(p.source, "ebpf") ? "/proc only: no byte counts, no errors"
+						 : "eBPF + /proc");
+		report__drops(NULL, out, o, "net", drops, nd);
+		section(out, "connections by bytes", n.bytes, conn_show, NSHOW(conn_show),
+			"no socket");
+		section(out, "connections by errors", n.errors, conn_show, NSHOW(conn_show),
+			strcmp(p.source, "ebpf") ? "not measured (/proc lane)" : "no errors");
+		section(out, "listening sockets", n.listen, listen_show, NSHOW(listen_show),
+			"none");
+		section(out, "peers (by remote address and port)", n.peers, NULL, 0, "none");
+		section(out, "errors by kind", n.kinds, NULL, 0,
+			strcmp(p.source, "ebpf") ? "not measured (/proc lane)" : "none");
+		section(out, "error events", n.events, NULL, 0,
+			strcmp(p.source, "ebpf") ? "not measured (/proc lane)" : "none");
+		break;
+	case OUT_CSV:
+		report__drops(NULL, out, o, "net", drops, nd);
+		err = table__print_cols(n.bytes, out, OUT_CSV, conn_show, NSHOW(conn_show));
+		break;
+	case OUT_JSON:
+		json__kv_bool(&j, "collected", true);
+		json__kv_string(&j, "source", p.source);
+		report__drops(&j, out, o, "net", drops, nd);
+		json__key(&j, "totals");
+		json__begin_object(&j);
+		json__key(&j, "sockets");
+		json__uint(&j, table__rows(n.bytes));
+		json__key(&j, "tx_bytes");
+		if (has_tx)
+			json__uint(&j, tx);
+		else
+			json__null(&j);
+		json__key(&j, "rx_bytes");
+		if (has_rx)
+			json__uint(&j, rx);
+		else
+			json__null(&j);
+		json__end_object(&j);
+		json__key(&j, "connections");
+		table__json(n.bytes, &j, conn_show, NSHOW(conn_show));
+		json__key(&j, "by_errors");
+		table__json(n.errors, &j, conn_show, NSHOW(conn_show));
+		json__key(&j, "listening");
+		table__json(n.listen, &j, listen_show, NSHOW(listen_show));
+		json__key(&j, "peers");
+		table__json(n.peers, &j, NULL, 0);
+		json__key(&j, "errors");
+		table__json(n.kinds, &j, NULL, 0);
+		json__key(&j, "error_events");
+		table__json(n.events, &j, NULL, 0);
+		json__end_object(&j);
+		err = json__end(&j);
+		break;
+	}
+	if (!err && (fflush(out) || ferror(out)))
+		err = -EIO;
+cleanup:
+	tables_free(&n);
+	free(drops);
+	return err;
+}
+
+static const struct an_report net_report = {
+    .name = "net",
+    .order = 150,
+    .summary = "the target's sockets: connections by bytes and by errors,\n"
+	       "listening sockets, peers by remote address, refused, reset and\n"
+	       "timeout counts",
+    .tables = "net_socket,net_error",
+    .run = report_net,
+};
+
+const struct an_report *const net_reports[] = {
+    &net_report,
+    NULL,
+};
