@@ -218,8 +218,19 @@ static int64_t ci(const struct table *t, size_t col)
 		return 0;
 	if (table__type(t, 0, col) == CELL_BOOL)
 		return !strcmp(v, "true");
-	if (table__type(t, 0, col) == CELL_REAL)
-		return (int64_t)strtod(v, NULL);
+	if (table__type(t, 0, col) == CELL_REAL) {
+		double d = strtod(v, NULL);
+
+		/* a REAL where an integer belongs (a DB written by hand): saturated, as the
+		 * conversion of a value outside int64_t is undefined */
+		if (!(d == d))
+			return 0;
+		if (d >= 9223372036854775807.0)
+			return INT64_MAX;
+		if (d <= -9223372036854775808.0)
+			return INT64_MIN;
+		return (int64_t)d;
+	}
 	return strtoll(v, NULL, 10);
 }
 
