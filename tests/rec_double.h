@@ -16,7 +16,9 @@
 
 #include "record/collector.h"
 
-#define REC_DOUBLE_MAX 256
+/* records a test may emit: a CPU profile of a program without frame pointers (an ASan
+ * build) sends a stack copy per distinct sampled ip, a few hundred a second at 499 Hz */
+#define REC_DOUBLE_MAX 8192
 
 static struct {
 	uint8_t *packed[REC_DOUBLE_MAX];  /* every record, in order; events wrapped */
