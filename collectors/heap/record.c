@@ -666,6 +666,30 @@ struct heap_usite *heap_usites__get(struct heap_usite *sites, size_t cap,
 	return NULL;
 }
 
+int heap__target_exe(const struct rec_ctx *ctx, char *path, size_t plen, char *open_path,
+		     size_t olen, char *why, size_t wlen)
+{
+	char link[64];
+	ssize_t n;
+
+	if (ctx->mode == PTOP__V1__TARGET_MODE__TARGET_MODE_COMMAND && ctx->exe && ctx->exe[0]) {
+		snprintf(path, plen, "%s", ctx->exe);
+		snprintf(open_path, olen, "%s", ctx->exe);
+		return 0;
+	}
+	snprintf(link, sizeof(link), "/proc/%d/exe", ctx->pid);
+	n = readlink(link, path, plen - 1);
+	if (n <= 0) {
+		int e = n < 0 ? errno : ENOENT;
+
+		snprintf(why, wlen, "cannot read %s: %s", link, strerror(e));
+		return -e;
+	}
+	path[n] = '\0';
+	snprintf(open_path, olen, "/proc/%d/root%s", ctx->pid, path);
+	return 0;
+}
+
 Ptop__V1__ProbeState heap__uprobe_precheck(struct collector *c, const char *cgroup_why,
 					   const char *no_ebpf_why, const char *caps_detail)
 {

@@ -241,6 +241,13 @@ void heap__reap_wait(void);
 Ptop__V1__ProbeState heap__uprobe_precheck(struct collector *c, const char *cgroup_why,
 					   const char *no_ebpf_why, const char *caps_detail);
 
+/* The target's executable for a uprobe on it: PATH as the target maps it, OPEN_PATH
+ * where this process opens it (the command's path as launched; for --pid its
+ * /proc/PID/exe through /proc/PID/root, another mount namespace's file included).
+ * 0, or -errno with WHY filled ("cannot read /proc/PID/exe: ..."). */
+int heap__target_exe(const struct rec_ctx *ctx, char *path, size_t plen, char *open_path,
+		     size_t olen, char *why, size_t wlen);
+
 /* Why the heap collector is off by default, for both lanes (measured: bench/README.md). */
 /* The heap collector's settings, filled by the recorder from its options table
  * (heap_collector.opts: --heap-sample-bytes, --heap-top, --leak-age, --heap-events,

@@ -115,9 +115,8 @@ static Ptop__V1__ProbeState mark_check(struct collector *c)
 	struct rec_ctx *ctx = c->ctx;
 	Ptop__V1__ProbeState state;
 	struct mark_priv *p;
-	char link[64], detail[sizeof(c->detail)];
+	char detail[sizeof(c->detail)];
 	size_t at = 0;
-	ssize_t n;
 	int fd, err;
 
 	if (!mark_settings.n && !ctx->caps_only) { /* --caps says whether a mark could run */
@@ -138,20 +137,10 @@ static Ptop__V1__ProbeState mark_check(struct collector *c)
 		snprintf(c->reason, sizeof(c->reason), "out of memory");
 		return PTOP__V1__PROBE_STATE__PROBE_STATE_FAILED;
 	}
-	if (ctx->mode == PTOP__V1__TARGET_MODE__TARGET_MODE_COMMAND && ctx->exe && ctx->exe[0]) {
-		snprintf(p->path, sizeof(p->path), "%s", ctx->exe);
-		snprintf(p->open_path, sizeof(p->open_path), "%s", ctx->exe);
-	} else {
-		snprintf(link, sizeof(link), "/proc/%d/exe", ctx->pid);
-		n = readlink(link, p->path, sizeof(p->path) - 1);
-		if (n <= 0) {
-			snprintf(c->reason, sizeof(c->reason), "cannot read %s: %s", link,
-				 strerror(errno));
-			free(p);
-			return PTOP__V1__PROBE_STATE__PROBE_STATE_FAILED;
-		}
-		p->path[n] = '\0';
-		snprintf(p->open_path, sizeof(p->open_path), "/proc/%d/root%s", ctx->pid, p->path);
+	if (heap__target_exe(ctx, p->path, sizeof(p->path), p->open_path, sizeof(p->open_path),
+			     c->reason, sizeof(c->reason))) {
+		free(p);
+		return PTOP__V1__PROBE_STATE__PROBE_STATE_FAILED;
 	}
 	fd = open(p->open_path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
