@@ -12,8 +12,9 @@
  * generation in io_max. A file identity seen the first time (io_seen) sends one io_seen
  * record with its path walked up its dentries (crossing mounts). io_uring requests are
  * counted at tp_btf/io_uring_submit_req (by the target's threads) and
- * tp_btf/io_uring_complete (on the rings the target submitted to) by opcode, and per file
- * when the request has one.
+ * tp_btf/io_uring_complete (on the rings the target submitted to) by opcode; per file at
+ * their completion (a request's file is assigned after its submission's tracepoint), with
+ * the time from submission to completion.
  *
  * raw_tp (no tracefs: no per-syscall tracepoint): after the target filter, the syscall
  * number's kind (filled by user space from the syscall table's names); the paths are read
@@ -111,6 +112,14 @@ struct {
 	__type(key, __u64);
 	__type(value, __u32);
 } io_rings SEC(".maps");
+
+/* The submission time of the target's io_uring requests in flight, by request. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, IO_MAX_INFLIGHT);
+	__type(key, __u64);
+	__type(value, __u64);
+} io_req_start SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -400,10 +409,8 @@ SEC("tp_btf/io_uring_submit_req")
 int BPF_PROG(io_uring_submit, struct io_kiocb *req)
 {
 	__u64 id = bpf_get_current_pid_tgid();
-	struct io_file_key k = {};
 	struct io_uring_val *u;
-	struct file *f;
-	__u64 ring;
+	__u64 ring, ts, rq;
 	__u32 op, tgid = (__u32)(id >> 32);
 
 	if (!ptop_current_is_target(id))
@@ -416,13 +423,9 @@ int BPF_PROG(io_uring_submit, struct io_kiocb *req)
 	u = bpf_map_lookup_elem(&io_uring, &op);
 	if (u)
 		u->submitted++;
-	f = BPF_CORE_READ(req, file);
-	if (!f || !file_key(f, &k))
-		return 0;
-	k.tgid = (__u32)(id >> 32);
-	k.op = (__u16)(IO_OP_URING + op);
-	file_add(&k, 0, 0, false);
-	send_seen(f, k.ino, k.dev, k.tgid, (__u32)id);
+	ts = bpf_ktime_get_ns();
+	rq = (__u64)req;
+	bpf_map_update_elem(&io_req_start, &rq, &ts, BPF_ANY);
 	return 0;
 }
 
@@ -432,9 +435,9 @@ int BPF_PROG(io_uring_done, struct io_ring_ctx *rctx, void *reqp, struct io_urin
 	struct io_kiocb *req = reqp;
 	struct io_file_key k = {};
 	struct io_uring_val *u;
-	struct io_file_val *v;
 	struct file *f;
-	__u64 ring = (__u64)rctx;
+	__u64 ring = (__u64)rctx, rq, *ts, dt = 0;
+	bool timed = false;
 	__u32 op, *tgid;
 	__s32 res;
 
@@ -453,18 +456,22 @@ int BPF_PROG(io_uring_done, struct io_ring_ctx *rctx, void *reqp, struct io_urin
 		else
 			u->bytes += (__u64)res;
 	}
+	rq = (__u64)req;
+	ts = bpf_map_lookup_elem(&io_req_start, &rq);
+	if (ts) {
+		dt = bpf_ktime_get_ns() - *ts;
+		timed = true;
+		bpf_map_delete_elem(&io_req_start, &rq);
+	}
+	/* the request's file is assigned when it is issued, after the submission's
+	 * tracepoint: a file's io_uring row counts completions */
 	f = BPF_CORE_READ(req, file);
 	if (!f || !file_key(f, &k))
 		return 0;
 	k.tgid = *tgid;
 	k.op = (__u16)(IO_OP_URING + op);
-	v = bpf_map_lookup_elem(&io_files, &k); /* the submission added it */
-	if (!v)
-		return 0;
-	if (res < 0)
-		v->errors++;
-	else
-		v->bytes += (__u64)res;
+	file_add(&k, res, dt, timed);
+	send_seen(f, k.ino, k.dev, k.tgid, (__u32)bpf_get_current_pid_tgid());
 	return 0;
 }
 

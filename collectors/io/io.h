@@ -63,7 +63,7 @@ struct io_file_key {
 };
 
 /* io_files's value (per CPU, cumulative since the start). io_uring rows: calls are
- * submissions; errors, bytes come from the completions; time is not measured. */
+ * completions; time from the submission to the completion. */
 struct io_file_val {
 	__u64 calls;
 	__u64 errors;  /* returned < 0 */

@@ -918,7 +918,7 @@ static int files_poll(struct collector *c, struct io_bpf_lane *b, uint64_t now_n
 					      : (char *)"unknown";
 		o->type = (char *)io__file_type(key.mode);
 		path = fpath_get(b, key.dev, key.ino, key.tgid);
-		if (!path && (key.mode == 0010000 || key.mode == 0140000)) {
+		if (key.mode == 0010000 || key.mode == 0140000) { /* no path: as /proc's links */
 			snprintf(files[n], sizeof(files[n]), "%s:[%llu]",
 				 key.mode == 0010000 ? "pipe" : "socket", (unsigned long long)key.ino);
 			path = files[n];

@@ -47,10 +47,11 @@ CREATE TABLE IF NOT EXISTS io_file (
 	path TEXT,                    -- the newest path known; NULL when never known
 	type TEXT NOT NULL,           -- file, dir, pipe, socket, chr, blk, link, unknown
 	op TEXT NOT NULL,             -- read, write, pread64, ..., fsync, io_uring:READ, ...
-	calls INTEGER NOT NULL,       -- io_uring: submissions
+	calls INTEGER NOT NULL,       -- io_uring: completed requests
 	errors INTEGER NOT NULL,      -- returned < 0
 	bytes INTEGER NOT NULL,       -- the sum of the returns > 0
-	call_ns INTEGER,              -- time in the calls (syscall entry to exit); NULL: not measured
+	call_ns INTEGER,              -- time in the calls (syscall entry to exit; io_uring: submission
+	                              -- to completion); NULL: not measured
 	timed INTEGER NOT NULL,       -- the calls whose time was measured
 	max_ns INTEGER                -- the longest of them; NULL when none was timed
 );
