@@ -1,0 +1,36 @@
+/* report.h — what `report io` loads from the per-file lane (--io-files), shared with the
+ * io figures (collectors/io/figures.c) and the replay tab, so a figure is the number the
+ * report prints.
+ */
+#ifndef PTOP_IO_REPORT_H
+#define PTOP_IO_REPORT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "analyze/report.h"
+
+/* One file of the window (io_file summed over its intervals, processes and operations). */
+struct io_file_sum {
+	char *file;	/* "MAJOR:MINOR:INODE" */
+	char *path;	/* the newest path known; NULL: never known */
+	char *type;
+	int64_t read_bytes, written_bytes; /* by the read-like and write-like operations */
+	int64_t reads, writes, fsyncs;	   /* calls (fsync, fdatasync, sync_file_range) */
+	int64_t ops, errors;		   /* every operation */
+	int64_t call_ns;		   /* time in the calls (syscall entry to exit) */
+	int64_t max_ns;			   /* -1: no call timed */
+};
+
+/* Whether the per-file lane ran in capture M (the io probe's detail says per-file figures
+ * were collected); else *WHY (the probe's reason) is set. 0 or -errno. */
+int io_files__collected(sqlite3 *db, const struct capture_meta *m, bool *yes, char *why,
+			size_t len);
+
+/* The files of window W of capture M, by bytes (read + written) descending, then by
+ * operations: *OUT (malloc'd, N entries; io_files__free). 0, -ENOMEM or -EIO. */
+int io_files__load(sqlite3 *db, const struct capture_meta *m, const struct window *w,
+		   struct io_file_sum **out, size_t *n);
+void io_files__free(struct io_file_sum *f, size_t n);
+
+#endif
