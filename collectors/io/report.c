@@ -693,6 +693,45 @@ static int build_rows(sqlite3 *db, const struct capture_meta *m, const struct wi
 	return err;
 }
 
+int io_rows__sum(sqlite3 *db, const struct capture_meta *m, const struct window *w,
+		 uint64_t sum[8], size_t *n)
+{
+	struct table *t = table__new(COLS, col_names);
+	bool all;
+	int64_t span;
+	int err;
+
+	*n = 0;
+	if (!t)
+		return -ENOMEM;
+	err = build_rows(db, m, w, t, sum, &all, &span);
+	*n = table__rows(t);
+	table__free(t);
+	return err;
+}
+
+int io_events__count(sqlite3 *db, const struct capture_meta *m, const struct window *w,
+		     bool *collected, uint64_t n[5])
+{
+	struct table *t;
+	struct probe_info p;
+	int err = probe__lookup(db, m->cap, "io", &p);
+
+	memset(n, 0, 5 * sizeof(*n));
+	*collected = false;
+	if (err)
+		return err;
+	if (!probe__active(&p) || strcmp(p.source, "ebpf"))
+		return 0;
+	*collected = true;
+	t = table__new(ECOLS, ev_names);
+	if (!t)
+		return -ENOMEM;
+	err = build_events(db, m, w, t, n);
+	table__free(t);
+	return err;
+}
+
 static double rate(uint64_t v, int64_t span)
 {
 	return span > 0 ? (double)v * 1e9 / (double)span : 0;

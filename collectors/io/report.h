@@ -33,4 +33,16 @@ int io_files__load(sqlite3 *db, const struct capture_meta *m, const struct windo
 		   struct io_file_sum **out, size_t *n);
 void io_files__free(struct io_file_sum *f, size_t n);
 
+/* The /proc lane's sums over window W (as `report io` prints them): SUM[0] rchar, [1]
+ * wchar, [2] syscr, [3] syscw, [4] read_bytes, [5] write_bytes, [6] cancelled, [7] iowait
+ * ns; *N the intervals. 0, -ENOMEM or -EIO. */
+int io_rows__sum(sqlite3 *db, const struct capture_meta *m, const struct window *w,
+		 uint64_t sum[8], size_t *n);
+
+/* The file-system events of window W by kind: N[0] denied, [1] deleted, [2] renamed, [3]
+ * truncated, [4] created; *COLLECTED false (N zeros) when no eBPF lane of io ran. 0 or
+ * -errno. */
+int io_events__count(sqlite3 *db, const struct capture_meta *m, const struct window *w,
+		     bool *collected, uint64_t n[5]);
+
 #endif

@@ -90,10 +90,10 @@ assert_eq "json: created events" 3 "$(jget "$TMP/r.json" 'sum(1 for e in j["fs_e
 
 # figures: per file bytes, fsyncs, denied
 "$ANA" figures --format json "$C" >"$TMP/f.json"
-assert_eq "figure io.fsyncs" 3 "$(jget "$TMP/f.json" '[f["value"] for f in j["figures"] if f["name"] == "io.fsyncs"][0]')"
-assert_eq "figure io.denied" 1 "$(jget "$TMP/f.json" '[f["value"] for f in j["figures"] if f["name"] == "io.denied"][0]')"
+assert_eq "figure io.fsyncs" 3 "$(jget "$TMP/f.json" '[f["value"] for f in j["figures"] if f["figure"] == "io.fsyncs"][0]')"
+assert_eq "figure io.denied" 1 "$(jget "$TMP/f.json" '[f["value"] for f in j["figures"] if f["figure"] == "io.denied"][0]')"
 assert_eq "figure io.file_bytes(out)" 10485760 \
-	"$(jget "$TMP/f.json" '[f["value"] for f in j["figures"] if f["name"] == "io.file_bytes('"$D"'/out)"][0]')"
+	"$(jget "$TMP/f.json" '[f["value"] for f in j["figures"] if f["figure"] == "io.file_bytes('"$D"'/out)"][0]')"
 
 # replay: the file list and the drill-down into out's series
 "$ANA" replay --dump --at 99m --tab io --size 140x50 "$C" | tee "$TMP/v.txt" | grep -q "$D/out" ||
@@ -110,4 +110,4 @@ assert_eq "no --io-files: rows" 0 "$(q "$C2" "select count(*) from io_file")"
 	fail "no --io-files: the report does not say why"
 "$ANA" figures --format json "$C2" >"$TMP/f2.json"
 assert_eq "no --io-files: io.fsyncs not measured" None \
-	"$(jget "$TMP/f2.json" '[f.get("value") for f in j["figures"] if f["name"] == "io.fsyncs"][0]')"
+	"$(jget "$TMP/f2.json" '[f.get("value") for f in j["figures"] if f["figure"] == "io.fsyncs"][0]')"
