@@ -193,13 +193,6 @@ static const char *events_reason(const struct probe_info *p)
 
 /* ------------------------------------------------------------------ per file */
 
-#define READ_OPS                                                                                \
-	"op IN ('read','pread64','readv','preadv','preadv2','sendfile','copy_file_range',"     \
-	"'splice') OR op GLOB 'io_uring:READ*'"
-#define WRITE_OPS                                                                               \
-	"op IN ('write','pwrite64','writev','pwritev','pwritev2') OR op GLOB 'io_uring:WRITE*'"
-#define FSYNC_OPS                                                                               \
-	"op IN ('fsync','fdatasync','sync_file_range','io_uring:FSYNC','io_uring:SYNC_FILE_RANGE')"
 #define IN_WINDOW                                                                               \
 	"cap = ?1 AND time_ns - COALESCE(interval_ns, 0) / 2 >= ?2 "                            \
 	"AND time_ns - COALESCE(interval_ns, 0) / 2 < ?3"
@@ -207,13 +200,13 @@ static const char *events_reason(const struct probe_info *p)
 static const char files_sql[] =
     "SELECT file, (SELECT path FROM io_file p WHERE p.cap = f.cap AND p.file = f.file AND "
     "p.path IS NOT NULL ORDER BY p.time_ns DESC LIMIT 1), max(type), "
-    "sum(CASE WHEN " READ_OPS " THEN bytes ELSE 0 END), "
-    "sum(CASE WHEN " WRITE_OPS " THEN bytes ELSE 0 END), "
+    "sum(CASE WHEN " READ_OPS " THEN bytes ELSE 0 END) AS rd, "
+    "sum(CASE WHEN " WRITE_OPS " THEN bytes ELSE 0 END) AS wr, "
     "sum(CASE WHEN " READ_OPS " THEN calls ELSE 0 END), "
     "sum(CASE WHEN " WRITE_OPS " THEN calls ELSE 0 END), "
-    "sum(CASE WHEN " FSYNC_OPS " THEN calls ELSE 0 END), sum(calls), sum(errors), "
-    "coalesce(sum(call_ns), 0), max(max_ns) FROM io_file f WHERE " IN_WINDOW
-    " GROUP BY file ORDER BY 4 + 5 DESC, 9 DESC, 2";
+    "sum(CASE WHEN " FSYNC_OPS " THEN calls ELSE 0 END), sum(calls) AS ops, sum(errors), "
+    "sum(call_ns), max(max_ns) FROM io_file f WHERE " IN_WINDOW
+    " GROUP BY file ORDER BY rd + wr DESC, ops DESC, file";
 
 void io_files__free(struct io_file_sum *f, size_t n)
 {
@@ -277,7 +270,7 @@ int io_files__load(sqlite3 *db, const struct capture_meta *m, const struct windo
 		e->fsyncs = sqlite3_column_int64(st, 7);
 		e->ops = sqlite3_column_int64(st, 8);
 		e->errors = sqlite3_column_int64(st, 9);
-		e->call_ns = sqlite3_column_int64(st, 10);
+		e->call_ns = report__col(st, 10, -1);
 		e->max_ns = report__col(st, 11, -1);
 	}
 	if (!err && rc != SQLITE_DONE)
@@ -366,8 +359,9 @@ static int build_files(const struct io_file_sum *f, size_t n, struct table *t)
 		err = err ?: table__set_int(t, FCOL_WRITES, f[i].writes, NULL);
 		err = err ?: table__set_int(t, FCOL_FSYNCS, f[i].fsyncs, NULL);
 		err = err ?: table__set_int(t, FCOL_ERRORS, f[i].errors, NULL);
-		err = err ?: table__set_int(t, FCOL_TIME, f[i].call_ns,
-					    fmt_ns(b[3], sizeof(b[3]), (uint64_t)f[i].call_ns));
+		if (!err && f[i].call_ns >= 0)
+			err = table__set_int(t, FCOL_TIME, f[i].call_ns,
+					     fmt_ns(b[3], sizeof(b[3]), (uint64_t)f[i].call_ns));
 		if (!err && f[i].max_ns >= 0)
 			err = table__set_int(t, FCOL_MAX, f[i].max_ns,
 					     fmt_ns(b[0], sizeof(b[0]), (uint64_t)f[i].max_ns));

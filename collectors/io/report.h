@@ -10,6 +10,15 @@
 
 #include "analyze/report.h"
 
+/* io_file's operations that read, write and sync a file, as SQL conditions on its op. */
+#define READ_OPS                                                                                \
+	"op IN ('read','pread64','readv','preadv','preadv2','sendfile','copy_file_range',"     \
+	"'splice') OR op GLOB 'io_uring:READ*'"
+#define WRITE_OPS                                                                               \
+	"op IN ('write','pwrite64','writev','pwritev','pwritev2') OR op GLOB 'io_uring:WRITE*'"
+#define FSYNC_OPS                                                                               \
+	"op IN ('fsync','fdatasync','sync_file_range','io_uring:FSYNC','io_uring:SYNC_FILE_RANGE')"
+
 /* One file of the window (io_file summed over its intervals, processes and operations). */
 struct io_file_sum {
 	char *file;	/* "MAJOR:MINOR:INODE" */
@@ -18,7 +27,7 @@ struct io_file_sum {
 	int64_t read_bytes, written_bytes; /* by the read-like and write-like operations */
 	int64_t reads, writes, fsyncs;	   /* calls (fsync, fdatasync, sync_file_range) */
 	int64_t ops, errors;		   /* every operation */
-	int64_t call_ns;		   /* time in the calls (syscall entry to exit) */
+	int64_t call_ns;		   /* time in the calls (syscall entry to exit); -1: none timed */
 	int64_t max_ns;			   /* -1: no call timed */
 };
 
