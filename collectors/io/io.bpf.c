@@ -9,7 +9,7 @@
  * resolves the fd to its struct file through the current task (files->fdt->fd[fd]) and
  * adds the call to io_files, keyed by the file's identity (dev, ino), the process and the
  * operation: calls, errors, bytes, time in the call, its log2 histogram; the maximum per
- * generation in io_max. A file identity seen the first time (io_seen) sends one io_seen
+ * generation in the entry. A file identity seen the first time (io_seen) sends one io_seen
  * record with its path walked up its dentries (crossing mounts). io_uring requests are
  * counted at tp_btf/io_uring_submit_req (by the target's threads) and
  * tp_btf/io_uring_complete (on the rings the target submitted to) by opcode; per file at
@@ -57,7 +57,7 @@ struct {
 const volatile bool events_on = false; /* --io-events */
 const volatile bool files_on = false;  /* --io-files */
 
-/* The generation io_max is written under; the recorder flips it each poll. */
+/* The generation the maxima are written under; the recorder flips it each poll. */
 __u64 io_gen = 0;
 
 struct start {
@@ -78,12 +78,6 @@ struct {
 	__type(value, struct io_file_val);
 } io_files SEC(".maps");
 
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
-	__uint(max_entries, 2 * IO_MAX_FILES);
-	__type(key, struct io_max_key);
-	__type(value, __u64);
-} io_max SEC(".maps");
 
 struct seen_key {
 	__u64 ino;
@@ -289,8 +283,9 @@ static __always_inline void send_seen(struct file *f, __u64 ino, __u32 dev, __u3
 	__u32 zero = 0;
 	__u8 one = 1;
 
-	if (bpf_map_update_elem(&io_seen, &sk, &one, BPF_NOEXIST))
-		return; /* seen before */
+	if (bpf_map_lookup_elem(&io_seen, &sk) ||
+	    bpf_map_update_elem(&io_seen, &sk, &one, BPF_NOEXIST))
+		return; /* seen before (a look-up first: an LRU update costs much more) */
 	e = bpf_map_lookup_elem(&io_scratch, &zero);
 	if (!e)
 		return;
@@ -312,12 +307,11 @@ static __always_inline void send_seen(struct file *f, __u64 ino, __u32 dev, __u3
 	}
 }
 
-/* Add one call to F's (K's) entry and its generation's maximum. */
+/* Add one call to F's (K's) entry, and to its generation's maximum. */
 static __always_inline void file_add(struct io_file_key *k, long ret, __u64 dt, bool timed)
 {
 	struct io_file_val *v, zero = {};
-	struct io_max_key mk = {};
-	__u64 *m;
+	__u64 gen;
 
 	v = bpf_map_lookup_elem(&io_files, k);
 	if (!v) {
@@ -340,14 +334,12 @@ static __always_inline void file_add(struct io_file_key *k, long ret, __u64 dt, 
 	v->time_ns += dt;
 	v->timed++;
 	v->hist[log2_u64(dt) < IO_HIST ? log2_u64(dt) : IO_HIST - 1]++;
-	mk.k = *k;
-	mk.gen = io_gen;
-	m = bpf_map_lookup_elem(&io_max, &mk);
-	if (m) {
-		if (dt > *m)
-			*m = dt;
-	} else if (bpf_map_update_elem(&io_max, &mk, &dt, BPF_NOEXIST)) {
-		counter_inc(IO_CNT_FILES_FULL);
+	gen = io_gen;
+	if (v->max_gen != gen) {
+		v->max_gen = gen;
+		v->max_ns = dt;
+	} else if (dt > v->max_ns) {
+		v->max_ns = dt;
 	}
 }
 
@@ -362,10 +354,10 @@ static __always_inline void op_exit(__u64 id, struct pt_regs *regs, __u32 op, lo
 	bool timed = false;
 
 	st = bpf_map_lookup_elem(&io_start, &tid);
-	if (st) {
+	if (st && st->ts) { /* the entry stays, emptied: no delete per call */
 		dt = bpf_ktime_get_ns() - st->ts;
 		timed = true;
-		bpf_map_delete_elem(&io_start, &tid);
+		st->ts = 0;
 	}
 	f = fd_file((__s64)(int)arg(regs, op == IO_OP_SENDFILE ? 2 : 1));
 	if (!f || !file_key(f, &k)) {
@@ -385,7 +377,7 @@ SEC("raw_tp/sys_enter")
 int io_enter(struct bpf_raw_tracepoint_args *ctx)
 {
 	__u64 id = bpf_get_current_pid_tgid();
-	struct start st;
+	struct start st, *sp;
 	__u32 key, tid, *kind;
 	__u64 nr;
 
@@ -399,6 +391,11 @@ int io_enter(struct bpf_raw_tracepoint_args *ctx)
 	if (!kind || *kind < IO_K_OP)
 		return 0;
 	tid = (__u32)id;
+	sp = bpf_map_lookup_elem(&io_start, &tid); /* the thread's entry, once made */
+	if (sp) {
+		sp->ts = bpf_ktime_get_ns();
+		return 0;
+	}
 	st.ts = bpf_ktime_get_ns();
 	if (bpf_map_update_elem(&io_start, &tid, &st, BPF_ANY))
 		counter_inc(IO_CNT_INFLIGHT_FULL);

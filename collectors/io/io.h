@@ -62,8 +62,8 @@ struct io_file_key {
 	__u32 pad;
 };
 
-/* io_files's value (per CPU, cumulative since the start). io_uring rows: calls are
- * completions; time from the submission to the completion. */
+/* io_files's value (per CPU, cumulative since the start, but the maximum). io_uring
+ * rows: calls are completions; time from the submission to the completion. */
 struct io_file_val {
 	__u64 calls;
 	__u64 errors;  /* returned < 0 */
@@ -71,14 +71,13 @@ struct io_file_val {
 	__u64 time_ns; /* in the call, from sys_enter to sys_exit */
 	__u64 timed;   /* the calls whose entry was seen (the others: no time) */
 	__u64 hist[IO_HIST];
+	/* not summed: the longest call of generation max_gen (io_gen: the recorder flips it
+	 * each poll and reads the maxima of the generation that ended) */
+	__u64 max_gen;
+	__u64 max_ns;
 };
 
-/* io_max's key: an io_files key and the generation (the recorder flips io_gen each poll
- * and reads, then deletes, the previous generation's maxima). */
-struct io_max_key {
-	struct io_file_key k;
-	__u64 gen;
-};
+#define IO_VAL_SUMMED 37 /* the words of io_file_val summed over the CPUs: calls .. hist */
 
 /* The io_uring requests of the target by opcode (per CPU, cumulative). */
 struct io_uring_val {

@@ -227,6 +227,9 @@ int io__rename_path(const char *path, const char *old, const char *new, char *ou
 	return 1;
 }
 
+_Static_assert(offsetof(struct io_file_val, max_gen) == IO_VAL_SUMMED * sizeof(__u64),
+	       "io_file_val: the summed words come first");
+
 /* A file's path, by identity (dev, ino, tgid): the newest known. */
 struct io_fpath {
 	uint64_t ino;
@@ -238,7 +241,6 @@ struct io_fpath {
 struct io_fent {
 	struct io_file_key k;
 	struct io_file_val prev;
-	uint64_t max; /* the maximum of the current interval, from io_max */
 };
 
 struct io_bpf_lane {
@@ -769,63 +771,6 @@ static int refresh_paths(struct io_bpf_lane *b)
 
 static uint64_t d(uint64_t cur, uint64_t prev);
 
-/* The interval's maxima (io_max of every generation but the current one) into the
- * entries, each read then deleted. */
-static int read_maxima(struct io_bpf_lane *b)
-{
-	int fd = bpf_map__fd(b->skel->maps.io_max);
-	struct io_max_key key, next, *prev = NULL;
-	struct io_max_key *del = NULL;
-	size_t ndel = 0, cap = 0;
-	int err = 0;
-
-	b->gen++;
-	b->skel->bss->io_gen = b->gen; /* programs write the new one from now */
-	while (!bpf_map_get_next_key(fd, prev, &next)) {
-		key = next;
-		prev = &key;
-		if (key.gen == b->gen)
-			continue;
-		if (!bpf_map_lookup_elem(fd, &key, b->u64s)) {
-			struct io_fent probe = {.k = key.k}, **at;
-			uint64_t m = 0;
-
-			for (int i = 0; i < b->ncpus; i++)
-				m = b->u64s[i] > m ? b->u64s[i] : m;
-			at = tfind(&probe, &b->fents, fent_cmp);
-			if (at && m > (*at)->max)
-				(*at)->max = m;
-			else if (!at) { /* read before its io_files entry: keep it for the entry */
-				struct io_fent *e = calloc(1, sizeof(*e));
-
-				if (e) {
-					e->k = key.k;
-					e->max = m;
-				}
-				if (!e || !tsearch(e, &b->fents, fent_cmp)) {
-					free(e);
-					err = -ENOMEM;
-					break;
-				}
-			}
-		}
-		if (ndel == cap) {
-			struct io_max_key *n2 = realloc(del, (cap = cap ? 2 * cap : 64) * sizeof(*del));
-
-			if (!n2) {
-				err = -ENOMEM;
-				break;
-			}
-			del = n2;
-		}
-		del[ndel++] = key;
-	}
-	for (size_t i = 0; i < ndel; i++)
-		bpf_map_delete_elem(fd, &del[i]);
-	free(del);
-	return err;
-}
-
 /* The files lane's interval: IoFileOp per (file, op) with calls since the last poll and
  * IoUringOp per opcode with requests, in one IoFiles; its drops. */
 static int files_poll(struct collector *c, struct io_bpf_lane *b, uint64_t now_ns,
@@ -834,7 +779,7 @@ static int files_poll(struct collector *c, struct io_bpf_lane *b, uint64_t now_n
 	static const char *const cnt_kind[IO_CNT_MAX] = {"map_full", "map_full", "unresolved",
 							 "ringbuf"};
 	static const char *const cnt_detail[IO_CNT_MAX] = {
-	    "io_files or io_max full: per-file operations not counted",
+	    "io_files full: per-file operations not counted",
 	    "io_start full: per-file calls not timed",
 	    "per-file operations whose fd was no file at their exit (closed meanwhile)",
 	    "io_events full: the paths of files first seen lost"};
@@ -851,10 +796,12 @@ static int files_poll(struct collector *c, struct io_bpf_lane *b, uint64_t now_n
 	uint64_t cnt[IO_CNT_MAX] = {0};
 
 	err = refresh_paths(b);
-	err = err ?: read_maxima(b);
+	b->gen++;
+	b->skel->bss->io_gen = b->gen; /* programs write the next generation's maxima now */
 	while (!err && !bpf_map_get_next_key(fd, prev, &next)) {
 		struct io_file_val sum = {0}, *pv;
 		struct io_fent probe = {.k = next}, **at, *e;
+		uint64_t max = 0;
 		Ptop__V1__IoFileOp *o;
 		const char *path;
 		size_t nh = 0;
@@ -868,8 +815,11 @@ static int files_poll(struct collector *c, struct io_bpf_lane *b, uint64_t now_n
 			__u64 *dst = (__u64 *)&sum;
 			const __u64 *src = (const __u64 *)&b->vals[i];
 
-			for (size_t w = 0; w < sizeof(sum) / sizeof(__u64); w++)
+			for (size_t w = 0; w < IO_VAL_SUMMED; w++)
 				dst[w] += src[w];
+			/* the maximum of the generation that just ended */
+			if (b->vals[i].max_gen == b->gen - 1 && b->vals[i].max_ns > max)
+				max = b->vals[i].max_ns;
 		}
 		at = tfind(&probe, &b->fents, fent_cmp);
 		if (!at) {
@@ -935,9 +885,9 @@ static int files_poll(struct collector *c, struct io_bpf_lane *b, uint64_t now_n
 			if (o->hist[i])
 				nh = i + 1;
 		}
-		/* the maximum: io_max's; at least the lowest value of the highest bucket (a
-		 * call that ended while the generation flipped has its maximum in the next) */
-		o->max_ns = e->max;
+		/* the maximum: the generation's; at least the lowest value of the highest
+		 * bucket (a call that ended as the generation flipped has it in the next) */
+		o->max_ns = max;
 		if (nh && o->max_ns < (1ull << (nh - 1)))
 			o->max_ns = 1ull << (nh - 1);
 		if (!o->timed)
@@ -945,9 +895,7 @@ static int files_poll(struct collector *c, struct io_bpf_lane *b, uint64_t now_n
 		o->n_hist = nh;
 		opp[n++] = o;
 		*pv = sum;
-		e->max = 0;
 	}
-	/* the entries whose maximum was read but had no new calls: that maximum is gone */
 	msg.ops = opp;
 	msg.n_ops = n;
 	for (uint32_t op = 0; !err && b->files && op < IO_URING_OPS; op++) {
