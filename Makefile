@@ -224,8 +224,9 @@ $(B)/tests/fixtures/libhdl_b.so: tests/fixtures/dl/hdl.c
 	$(call msg,FIXTURE,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) -O2 -g -fPIC -shared -fomit-frame-pointer -DPAD=264 -DSIZE=202 -Wall -Wextra -Werror -o $@ $<
-# nofp_attach: heap_nofp's chain, waiting for SIGUSR1 (the eBPF lanes attached by --pid)
-$(B)/tests/fixtures/nofp_attach: tests/fixtures/nofp_attach.c
+# nofp_attach: heap_nofp's chain, waiting for SIGUSR1 (the eBPF lanes attached by --pid);
+# fds_nofp: the chain opening fds (--fd-stacks with stack copies)
+$(B)/tests/fixtures/nofp_attach $(B)/tests/fixtures/fds_nofp: $(B)/tests/fixtures/%: tests/fixtures/%.c
 	$(call msg,FIXTURE,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) -O2 -g -fomit-frame-pointer -Wall -Wextra -Werror -o $@ $<
