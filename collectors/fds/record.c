@@ -286,9 +286,27 @@ static bool no_bpf_lane(struct collector *c, char *buf, size_t len)
  * says (auto: copies when a module of the target keeps no frame pointers); and when fp
  * walks were asked for by name, whether the target's modules keep frame pointers at all
  * (a walk through one that does not reads data as return addresses). */
+/* SRC, a list ("a (0 of 8 functions), b (...)"), into DST of LEN bytes: whole items, and
+ * ", ..." when not all fit. */
+static void cut_list(char *dst, size_t len, const char *src)
+{
+	const char *p = src, *cut = NULL;
+
+	if (strlen(src) < len) {
+		memcpy(dst, src, strlen(src) + 1);
+		return;
+	}
+	while ((p = strstr(p + 1, ", ")) && (size_t)(p - src) + sizeof(", ...") <= len)
+		cut = p;
+	if (cut)
+		snprintf(dst, len, "%.*s, ...", (int)(cut - src), src);
+	else
+		snprintf(dst, len, "%.*s", (int)len - 1, src);
+}
+
 static void choose_stacks(const struct rec_ctx *ctx)
 {
-	char judged[160];
+	char judged[1024];
 
 	fds_stacks.no_fp[0] = '\0';
 	fds_stacks.mode = user_stacks__choose(ctx, fds_stacks.why, sizeof(fds_stacks.why));
@@ -298,7 +316,7 @@ static void choose_stacks(const struct rec_ctx *ctx)
 			      ctx->mode == PTOP__V1__TARGET_MODE__TARGET_MODE_COMMAND ? ctx->exe
 										 : NULL,
 			      judged, sizeof(judged)) == USER_STACKS_DWARF)
-		snprintf(fds_stacks.no_fp, sizeof(fds_stacks.no_fp), "%s", judged);
+		cut_list(fds_stacks.no_fp, sizeof(fds_stacks.no_fp), judged);
 }
 
 /* The probe detail of the eBPF lane into C->detail (DIR: the fd directory read). */

@@ -246,7 +246,7 @@ static void frames_text(const struct prof_stack *ps, size_t from, size_t to, siz
 	size_t at = 0;
 
 	buf[0] = '\0';
-	for (size_t d = from; d < ps->n && d < to && d < from + max; d++) {
+	for (size_t d = from; d < ps->n && d < to && d - from < max; d++) {
 		prof_loc__name(ps->loc[d], 0, name, sizeof(name));
 		at += (size_t)snprintf(buf + at, at < len ? len - at : 0, "%s%s", d > from ? " < " : "",
 				       name);

@@ -50,6 +50,8 @@ check() {
 			fail "fp: json stacks_note does not name fds_nofp"
 		assert_eq "fp: json sites with more than their first frame in stack" 0 \
 			"$(jget "$TMP/$m.json" 'len([s for s in j["opens_and_closes"]["sites"] if " < " in s["stack"]])')"
+		assert_eq "fp: json untrusted_frames empty but not null" 0 \
+			"$(jget "$TMP/$m.json" 'len([s for s in j["opens_and_closes"]["sites"] if s["untrusted_frames"] == ""])')"
 		grep -q '^note: frame-pointer walks through code without frame pointers (no frame pointers in fds_nofp' "$TMP/$m.txt" ||
 			fail "fp: text: no note that the stacks are not to be trusted"
 		has "frame-pointer walks through code without frame pointers" \
