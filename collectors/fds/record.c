@@ -208,8 +208,9 @@ static const struct collector_opt fds_opts[] = {
 	.name = "fd-stacks",
 	.help = "fds: also count the fds each syscall opens and\n"
 		"closes (eBPF, at every syscall exit: not on by\n"
-		"default) and keep each open's user stack: the\n"
-		"opening sites of the fds still open at the end",
+		"default) and keep each open's user stack (as\n"
+		"--user-stacks says): the opening sites of the fds\n"
+		"still open at the end",
 	.section = COPT_COLLECTORS,
 	.order = 60,
 	.parse = copt_parse_flag,
