@@ -260,8 +260,14 @@ $(B)/bench/workload_cpu_nofp: bench/workload_cpu.c
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) -O2 -g -fomit-frame-pointer -Wall -Wextra -Werror -o $@ $<
 BENCH_BINS += $(B)/bench/workload_cpu_nofp
+# workload_fds_nofp: workload_fds without frame pointers (bench/overhead_fd_stacks.sh)
+$(B)/bench/workload_fds_nofp: bench/workload_fds.c
+	$(call msg,BENCH,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) -O2 -g -fomit-frame-pointer -Wall -Wextra -Werror -o $@ $< -lpthread
+BENCH_BINS += $(B)/bench/workload_fds_nofp
 
-$(filter-out $(BENCH_WORKLOADS) $(B)/bench/workload_cpu_nofp,$(BENCH_BINS)): $(B)/bench/%: bench/%.c $(LIBS) $(COMMON_OBJS)
+$(filter-out $(BENCH_WORKLOADS) $(B)/bench/workload_cpu_nofp $(B)/bench/workload_fds_nofp,$(BENCH_BINS)): $(B)/bench/%: bench/%.c $(LIBS) $(COMMON_OBJS)
 	$(call msg,BENCH,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIBS) $(COMMON_OBJS) $(LDLIBS)

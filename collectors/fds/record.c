@@ -283,10 +283,6 @@ static bool no_bpf_lane(struct collector *c, char *buf, size_t len)
 	return bpf_util__can_trace(buf, len) != 0;
 }
 
-/* Decide how the sites' stacks are taken for CTX's target (fds_stacks): as --user-stacks
- * says (auto: copies when a module of the target keeps no frame pointers); and when fp
- * walks were asked for by name, whether the target's modules keep frame pointers at all
- * (a walk through one that does not reads data as return addresses). */
 /* SRC, a list ("a (0 of 8 functions), b (...)"), into DST of LEN bytes: whole items, and
  * ", ..." when not all fit. */
 static void cut_list(char *dst, size_t len, const char *src)
@@ -305,6 +301,10 @@ static void cut_list(char *dst, size_t len, const char *src)
 		snprintf(dst, len, "%.*s", (int)len - 1, src);
 }
 
+/* Decide how the sites' stacks are taken for CTX's target (fds_stacks): as --user-stacks
+ * says (auto: copies when a module of the target keeps no frame pointers); and when fp
+ * walks were asked for by name, whether the target's modules keep frame pointers at all
+ * (a walk through one that does not reads data as return addresses). */
 static void choose_stacks(const struct rec_ctx *ctx)
 {
 	char judged[1024];
