@@ -231,10 +231,10 @@ static struct {
 struct fds_bpf_lane {
 	struct fds_bpf *skel;
 	struct rec_ctx *ctx;
-	struct ring_buffer *crb;	/* the stack copies' ring (dwarf); NULL: fp */
-	struct stack_copies *copies;	/* the capture's (dwarf) */
-	int rb_err;			/* the first error of a copy's record */
-	uint64_t bad_copies;		/* malformed copy records (not written) */
+	struct ring_buffer *crb;     /* the stack copies' ring (dwarf); NULL: fp */
+	struct stack_copies *copies; /* the capture's (dwarf) */
+	int rb_err;		     /* the first error of a copy's record */
+	uint64_t bad_copies;	     /* malformed copy records (not written) */
 	int ncpus;
 	struct fds_stat *percpu;     /* one value of fd_stats: ncpus copies */
 	struct fds_stat *cur, *prev; /* FDS_MAX_NR cumulative sums */
@@ -313,10 +313,9 @@ static void choose_stacks(const struct rec_ctx *ctx)
 	fds_stacks.mode = user_stacks__choose(ctx, fds_stacks.why, sizeof(fds_stacks.why));
 	if (fds_stacks.mode != USER_STACKS_FP || ctx->user_stacks != USER_STACKS_FP)
 		return;
-	if (user_stacks__auto(ctx->pid,
-			      ctx->mode == PTOP__V1__TARGET_MODE__TARGET_MODE_COMMAND ? ctx->exe
-										 : NULL,
-			      judged, sizeof(judged)) == USER_STACKS_DWARF)
+	if (user_stacks__auto(
+		ctx->pid, ctx->mode == PTOP__V1__TARGET_MODE__TARGET_MODE_COMMAND ? ctx->exe : NULL,
+		judged, sizeof(judged)) == USER_STACKS_DWARF)
 		cut_list(fds_stacks.no_fp, sizeof(fds_stacks.no_fp), judged);
 }
 
@@ -683,7 +682,8 @@ static int emit_sites(struct collector *c, struct fds_bpf_lane *b, uint64_t now_
 		} else {
 			k = stackmap__read(kfd, &keys[i], ips, SM_MAX_DEPTH);
 			if (k > 0)
-				err = cp_stack_table__emit(c->ctx, t, false, 0, ips, (size_t)k, &id);
+				err =
+				    cp_stack_table__emit(c->ctx, t, false, 0, ips, (size_t)k, &id);
 		}
 		sites[i].stack_id = id;
 	}

@@ -51,8 +51,8 @@ static const char ops_sql[] =
 static const char sites_sql[] = "SELECT stack_id, opened, live FROM fd_site WHERE cap = ?1 "
 				"ORDER BY live DESC, opened DESC, stack_id";
 
-#define SITES_SHOWN 10 /* opening sites in text (JSON has them all) */
-#define SITE_FRAMES 8  /* frames of a site's stack shown in text (JSON, CSV: all) */
+#define SITES_SHOWN 10	      /* opening sites in text (JSON has them all) */
+#define SITE_FRAMES 8	      /* frames of a site's stack shown in text (JSON, CSV: all) */
 #define FRAMES_TEXT_MAX 65536 /* bytes of a stack's names at most */
 
 enum { COL_T, COL_TOTAL, COL_GROWTH, COL_TYPE0, COL_OPENED = COL_TYPE0 + NTYPES, COL_CLOSED, COLS };
@@ -239,8 +239,8 @@ static bool q_exists(sqlite3 *db, int64_t cap)
 
 /* The names of frames [FROM, TO) of PS (at most MAX of them), " < " between them, into
  * BUF (cut at LEN). */
-static void frames_text(const struct prof_stack *ps, size_t from, size_t to, size_t max,
-			char *buf, size_t len)
+static void frames_text(const struct prof_stack *ps, size_t from, size_t to, size_t max, char *buf,
+			size_t len)
 {
 	char name[512];
 	size_t at = 0;
@@ -248,8 +248,8 @@ static void frames_text(const struct prof_stack *ps, size_t from, size_t to, siz
 	buf[0] = '\0';
 	for (size_t d = from; d < ps->n && d < to && d - from < max; d++) {
 		prof_loc__name(ps->loc[d], 0, name, sizeof(name));
-		at += (size_t)snprintf(buf + at, at < len ? len - at : 0, "%s%s", d > from ? " < " : "",
-				       name);
+		at += (size_t)snprintf(buf + at, at < len ? len - at : 0, "%s%s",
+				       d > from ? " < " : "", name);
 		if (at >= len)
 			break;
 	}

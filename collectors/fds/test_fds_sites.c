@@ -25,8 +25,8 @@
 #define T0 1000000000000ull
 #define SEC 1000000000ull
 #define PID 4321
-#define APP 0x400000ull /* where /opt/ptop-test/app is mapped (no such file: frames
-			 * stay app+0xOFFSET) */
+/* where /opt/ptop-test/app is mapped (no such file: frames stay app+0xOFFSET) */
+#define APP 0x400000ull
 
 static char errbuf[1024];
 
@@ -68,9 +68,9 @@ static void write_capture(const char *path, const char *detail)
 	const uint64_t other[] = {APP + 0x1100, APP + 0x1990};
 	struct capture_writer_opts o = {.force = true};
 	struct capture_writer *w = capture_writer__create(path, &o);
-	Ptop__V1__Mapping m = capb__mapping(T0, PID, APP + 0x1000, APP + 0x2000, 0x1000,
-					    "/opt/ptop-test/app", bid, sizeof(bid),
-					    PTOP__V1__MAPPING_EVENT__MAPPING_EVENT_START);
+	Ptop__V1__Mapping m =
+	    capb__mapping(T0, PID, APP + 0x1000, APP + 0x2000, 0x1000, "/opt/ptop-test/app", bid,
+			  sizeof(bid), PTOP__V1__MAPPING_EVENT__MAPPING_EVENT_START);
 	Ptop__V1__FdSites sites = PTOP__V1__FD_SITES__INIT;
 	Ptop__V1__FdSite x[4] = {PTOP__V1__FD_SITE__INIT, PTOP__V1__FD_SITE__INIT,
 				 PTOP__V1__FD_SITE__INIT, PTOP__V1__FD_SITE__INIT};
