@@ -1,16 +1,18 @@
-# The opening sites of --fd-stacks on a program without frame pointers: tests/fixtures/
-# fds_nofp (-O2 -fomit-frame-pointer) runs main -> stage_a -> stage_b -> stage_c, where
-# stage_c makes exactly 300 eventfd() calls and closes 100 of the fds.
+# The opening sites of --fd-stacks on a program without frame pointers: fds_nofp
+# (tests/fixtures/heap_nofp.c built -DNOFP_FDS, -O2 -fomit-frame-pointer) runs main ->
+# stage_a -> stage_b -> stage_c, where stage_c makes exactly 300 eventfd() calls and
+# closes 100 of the fds.
 #   --user-stacks dwarf, and auto (the recorder finds no frame pointers in fds_nofp): the
 #     opens' stacks are copies unwound by ptop-analyze; report fds (JSON) has one site
 #     through eventfd < stage_c < stage_b < stage_a < main with exactly 300 opened, 200
-#     still open, and the probe detail says dwarf. The same attached by --pid.
+#     still open, and the probe detail says dwarf. The same attached by --pid
+#     (fds_nofp_attach: waits for SIGUSR1).
 #   --user-stacks fp: the walk cannot pass stage_c (rbp holds data there), so no site has
 #     the chain, and the report says the stacks are not to be trusted: each site shows
 #     its first frame only, the rest apart as untrusted_frames, with a note in text.
 . tests/e2e/lib.sh
 need_ebpf
-need_fixture fds_nofp
+need_fixture fds_nofp fds_nofp_attach
 
 CHAIN='stage_c < stage_b < stage_a < main'
 
@@ -68,7 +70,7 @@ for m in dwarf auto fp; do
 done
 
 # attached by --pid (the lane starts while the process runs), copies by auto's choice
-"$FIX/fds_nofp" wait >"$TMP/pid.out" &
+"$FIX/fds_nofp_attach" >"$TMP/pid.out" &
 fpid=$!
 kill_at_exit "$fpid"
 wait_line "$TMP/pid.out" '^ready' "the fixture to wait"
@@ -77,6 +79,6 @@ rpid=$!
 kill_at_exit "$rpid"
 wait_line "$TMP/pid.err" 'recording pid' "the recorder to attach"
 kill -USR1 "$fpid"
-wait "$fpid" || fail "fds_nofp exited $?"
+wait "$fpid" || fail "fds_nofp_attach exited $?"
 wait "$rpid" || { cat "$TMP/pid.err" >&2; fail "ptop-record exited $?"; }
 check "$TMP/pid.ptop" auto
