@@ -80,3 +80,24 @@ for py in "${pys[@]}"; do
 	assert_eq "$py fp: sites shown with callers" 0 \
 		"$(jget "$TMP/$n.json" 'len([s for s in j["opens_and_closes"]["sites"] if " < " in s["stack"]])')"
 done
+
+# launched through a script (pyenv's shim, a bash script running python3): auto cannot
+# judge the program before it runs, takes copies, and the sites are whole
+shim=$(command -v python3 || true)
+if [ -n "$shim" ] && [ "$(head -c2 "$shim")" = '#!' ]; then
+	sed -e 's/^signal\..*//' "$TMP/leak.py" >"$TMP/leak_now.py"
+	"$REC" --quiet --fd-stacks --interval 200ms -o "$TMP/shim.ptop" -- "$shim" "$TMP/leak_now.py" \
+		>"$TMP/shim.out" || fail "ptop-record of $shim exited $?"
+	grep -q '^leaked 250$' "$TMP/shim.out" || fail "$shim did not open its 250 fds"
+	has "opening user stacks dwarf (--user-stacks auto: python3 is a script" \
+		<<<"$(q "$TMP/shim.ptop" "select detail from probe where name = 'fds'")" ||
+		fail "$shim: the fds probe detail does not say dwarf for a script"
+	"$ANA" report fds --format json "$TMP/shim.ptop" >"$TMP/shim.json"
+	# the interpreter's own opens (its imports) pass there too, and are closed
+	assert_eq "$shim: still open at the interpreter's sites (the script's)" 250 \
+		"$(jget "$TMP/shim.json" "sum(s['live'] for s in $SITES)")"
+	assert_eq "$shim: sites with fds still open not reaching _start" 0 \
+		"$(jget "$TMP/shim.json" "len([s for s in $SITES if s['live'] and s['stack'].split(' < ')[-1] != '_start'])")"
+else
+	echo "(python3 on PATH is not a script: the launch through a shim is not checked)"
+fi
