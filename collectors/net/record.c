@@ -52,7 +52,16 @@ struct out_sock {
 	Ptop__V1__NetSocket m;
 	Ptop__V1__NetTraffic tr;
 	Ptop__V1__NetQueues q;
+	Ptop__V1__NetStateChange ch[NET_MAX_TRANS];
+	Ptop__V1__NetStateChange *chp[NET_MAX_TRANS];
 	char proto[8], local[112], remote[64], state[16];
+};
+
+/* A socket of net_cfails at a poll. */
+struct cfail {
+	uint64_t inode;
+	struct net_cfail c;
+	bool gone; /* removed from the map (idle over an interval) */
 };
 
 struct net_priv {
@@ -76,6 +85,10 @@ struct net_priv {
 	size_t bufcap;
 	uint64_t prev_ns;
 	uint64_t prev_full; /* net_counters: map full, at the previous poll */
+	uint64_t prev_cfull; /* net_counters: net_cfails full, at the previous poll */
+	uint64_t trans_lost; /* state changes beyond the ring, this poll */
+	struct cfail *cprev, *ccur; /* net_cfails at the previous poll and now, by inode */
+	size_t ncprev, nccur, capccur, capcprev;
 	uint64_t *cnt_vals;
 	int ncpus;
 };
@@ -161,6 +174,8 @@ static void net_stop(struct collector *c)
 	free(p->forgot_cookie);
 	free(p->buf);
 	free(p->cnt_vals);
+	free(p->cprev);
+	free(p->ccur);
 	free(p);
 	c->priv = NULL;
 }
@@ -392,6 +407,10 @@ static void out_fix(struct out_sock *o)
 		o->m.traffic = &o->tr;
 	if (o->m.queues)
 		o->m.queues = &o->q;
+	for (size_t i = 0; i < o->m.n_changes; i++)
+		o->chp[i] = &o->ch[i];
+	if (o->m.n_changes)
+		o->m.changes = o->chp;
 }
 
 static void out_proc(struct net_priv *p, struct out_sock *o, const struct procnet_sock *ps)
@@ -405,8 +424,10 @@ static void out_proc(struct net_priv *p, struct out_sock *o, const struct procne
 	o->m.queues = &o->q;
 }
 
-static int emit_error(struct collector *c, uint64_t t, const struct bsock *b, const char *kind,
-		      uint64_t count, uint64_t total, uint64_t latency)
+/* One NetError of socket S (cookie ID; CF: a failed connect() call's, or NULL). */
+static int emit_error_of(struct collector *c, uint64_t t, uint64_t id, const struct net_sock *s,
+			 const char *kind, uint64_t count, uint64_t total, uint64_t latency,
+			 const struct cfail *cf)
 {
 	Ptop__V1__NetError e = PTOP__V1__NET_ERROR__INIT;
 	Ptop__V1__Event ev = PTOP__V1__EVENT__INIT;
@@ -414,24 +435,45 @@ static int emit_error(struct collector *c, uint64_t t, const struct bsock *b, co
 	char local[112], remote[64];
 	int err;
 
-	e.id = b->cookie;
-	e.inode = b->s.inode;
-	e.proto = (char *)proto_name(&b->s);
-	e.local =
-	    (char *)procnet_fmt_addr(local, sizeof(local), b->s.family, b->s.laddr, b->s.lport);
-	e.remote =
-	    (char *)procnet_fmt_addr(remote, sizeof(remote), b->s.family, b->s.raddr, b->s.rport);
+	e.id = id;
+	e.proto = (char *)proto_name(s);
+	if (cf) {
+		e.inode = cf->inode;
+		e.local = (char *)"";
+		if (cf->c.family == AF_UNIX && cf->c.path[0]) /* a path */
+			snprintf(remote, sizeof(remote), "%.63s", cf->c.path);
+		else if (cf->c.family == AF_UNIX) /* abstract: '@' as /proc/net/unix shows it */
+			snprintf(remote, sizeof(remote), "@%.62s", cf->c.path + 1);
+		else
+			procnet_fmt_addr(remote, sizeof(remote), cf->c.family, cf->c.raddr,
+					 cf->c.rport);
+		e.remote = remote;
+		e.err = cf->c.last_err;
+		e.in_call = true;
+	} else {
+		e.inode = s->inode;
+		e.local = (char *)procnet_fmt_addr(local, sizeof(local), s->family, s->laddr,
+						   s->lport);
+		e.remote = (char *)procnet_fmt_addr(remote, sizeof(remote), s->family, s->raddr,
+						    s->rport);
+		e.err = s->last_err;
+	}
 	e.kind = (char *)kind;
 	e.count = count;
 	e.total = total;
 	e.latency_ns = latency;
-	e.err = b->s.last_err;
 	err = capture_payload__pack(&ev, &cp, "net", &e.base);
 	if (err)
 		return err;
 	err = rec_emit_event(c->ctx, &ev, PTOP__V1__CATEGORY__CATEGORY_UNSPECIFIED, t, 0);
 	capture_payload__release(&cp);
 	return err;
+}
+
+static int emit_error(struct collector *c, uint64_t t, const struct bsock *b, const char *kind,
+		      uint64_t count, uint64_t total, uint64_t latency)
+{
+	return emit_error_of(c, t, b->cookie, &b->s, kind, count, total, latency, NULL);
 }
 
 /* The errors of B that grew since PV (NULL: a new socket). */
@@ -511,6 +553,25 @@ static struct out_sock *out_bpf(struct net_priv *p, const struct bsock *b,
 	if (s->est_ns && s->syn_ns && s->est_ns > s->syn_ns && s->est_ns != pv->est_ns)
 		o->m.connect_ns = s->est_ns - s->syn_ns;
 	o->m.closed = s->close_ns && !pv->close_ns;
+	if (s->ntrans > pv->ntrans) { /* the state changes since PV, the ring's newest */
+		uint32_t n = s->ntrans - pv->ntrans, from = pv->ntrans;
+
+		if (n > NET_MAX_TRANS) {
+			p->trans_lost += n - NET_MAX_TRANS;
+			from = s->ntrans - NET_MAX_TRANS;
+			n = NET_MAX_TRANS;
+		}
+		for (uint32_t i = 0; i < n; i++) {
+			const struct net_trans *t = &s->trans[(from + i) % NET_MAX_TRANS];
+			Ptop__V1__NetStateChange *c = &o->ch[i];
+
+			ptop__v1__net_state_change__init(c);
+			c->time_ns = t->ns;
+			c->old_state = (char *)procnet_tcp_state(t->oldstate);
+			c->new_state = (char *)procnet_tcp_state(t->newstate);
+		}
+		o->m.n_changes = n;
+	}
 	*changed = memcmp(s, pv, sizeof(*s)) != 0;
 	return o;
 }
@@ -568,6 +629,88 @@ static void forgot_prune(struct net_priv *p)
 	p->nforgot = k;
 }
 
+static int cmp_cfail(const void *a, const void *b)
+{
+	uint64_t x = ((const struct cfail *)a)->inode, y = ((const struct cfail *)b)->inode;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The failed connect() calls (net_cfails) that grew since the previous poll, as NetErrors
+ * with in_call set; an entry idle over an interval is removed from the map (a failure
+ * after that starts its socket's totals again). 0 or -errno. */
+static int poll_cfails(struct collector *c, struct net_priv *p, uint64_t now_ns)
+{
+	static const struct net_cfail zero;
+	int fd = bpf_map__fd(p->skel->maps.net_cfails), err = 0;
+	__u64 key, next, *kp = NULL;
+	struct cfail *t;
+	size_t i, k;
+
+	p->nccur = 0;
+	while (bpf_map_get_next_key(fd, kp, &next) == 0) {
+		key = next;
+		kp = &key;
+		err = grow((void **)&p->ccur, &p->capccur, p->nccur + 1, sizeof(*p->ccur));
+		if (err)
+			return err;
+		if (bpf_map_lookup_elem(fd, &key, &p->ccur[p->nccur].c))
+			continue;
+		p->ccur[p->nccur].inode = key;
+		p->ccur[p->nccur].gone = false;
+		p->nccur++;
+	}
+	if (p->nccur)
+		qsort(p->ccur, p->nccur, sizeof(*p->ccur), cmp_cfail);
+	for (i = 0; !err && i < p->nccur; i++) {
+		struct cfail *cur = &p->ccur[i], *pv = NULL;
+		const struct net_cfail *z, *s = &cur->c;
+		struct net_sock sk;
+		uint64_t t_ns = s->err_ns && s->err_ns <= now_ns ? s->err_ns : now_ns;
+
+		if (p->ncprev)
+			pv = bsearch(cur, p->cprev, p->ncprev, sizeof(*p->cprev), cmp_cfail);
+		if (pv && pv->c.first_ns != s->first_ns)
+			pv = NULL; /* made again */
+		z = pv ? &pv->c : &zero;
+		memset(&sk, 0, sizeof(sk));
+		sk.family = s->family;
+		sk.proto = s->proto;
+#define CF_KIND(field, kind)                                                                       \
+	if (!err && s->field > z->field)                                                           \
+		err = emit_error_of(c, t_ns, 0, &sk, kind, s->field - z->field, s->field, 0, cur);
+		CF_KIND(refused, "refused")
+		CF_KIND(unreach, "unreachable")
+		CF_KIND(timeout, "timeout")
+		CF_KIND(other, "error")
+#undef CF_KIND
+		if (!err && pv && !memcmp(&pv->c, s, sizeof(*s))) {
+			struct net_cfail now;
+
+			if (!bpf_map_lookup_elem(fd, &cur->inode, &now) &&
+			    !memcmp(&now, s, sizeof(now))) {
+				bpf_map_delete_elem(fd, &cur->inode);
+				cur->gone = true;
+			}
+		}
+	}
+	for (i = k = 0; i < p->nccur; i++) /* this reading becomes the previous one */
+		if (!p->ccur[i].gone)
+			p->ccur[k++] = p->ccur[i];
+	t = p->cprev;
+	p->cprev = p->ccur;
+	p->ncprev = k;
+	p->ccur = t;
+	p->nccur = 0;
+	{
+		size_t capt = p->capccur; /* the two arrays swap their capacities too */
+
+		p->capccur = p->capcprev;
+		p->capcprev = capt;
+	}
+	return err;
+}
+
 static int emit_drops(struct collector *c, struct net_priv *p)
 {
 	uint64_t v;
@@ -580,6 +723,20 @@ static int emit_drops(struct collector *c, struct net_priv *p)
 	err = rec_emit_drop(c, "map_full", v - p->prev_full,
 			    "a socket of the target not followed: the socket map is full");
 	p->prev_full = v;
+	if (err)
+		return err;
+	err = bpf_util__percpu_sum(p->skel->maps.net_counters, NET_CNT_CFAIL_FULL, p->cnt_vals,
+				   sizeof(__u64), &v, 1);
+	if (err)
+		return err;
+	err = rec_emit_drop(c, "connect_fail_map_full", v - p->prev_cfull,
+			    "a failed connect() not counted: the net_cfails map is full");
+	p->prev_cfull = v;
+	if (err)
+		return err;
+	err = rec_emit_drop(c, "state_changes", p->trans_lost,
+			    "TCP state changes of a socket beyond the newest 16 in one interval");
+	p->trans_lost = 0;
 	return err;
 }
 
@@ -653,7 +810,8 @@ static int net_poll(struct collector *c, uint64_t now_ns, unsigned flags)
 				if (forget(p, b))
 					return -ENOMEM;
 		}
-		err = emit_drops(c, p);
+		err = poll_cfails(c, p, now_ns);
+		err = err ?: emit_drops(c, p);
 		if (err)
 			return err;
 	}

@@ -32,6 +32,26 @@ assert_eq "bytes received from the server" 1000000 \
 	"$(q "$C" "select sum(rx_bytes) from net_socket where remote = '$srv'")"
 assert_eq "connect latency measured on the 11 connections" 11 \
 	"$(q "$C" "select count(distinct sock) from net_socket where remote = '$srv' and connect_ns > 0")"
+# plausible: above 0 and below the fixture's whole run (loopback: far below), once each
+assert_eq "connect latency on the 10 exchanging connections, once each, in (0, 5 s)" "10/10" \
+	"$(q "$C" "select count(*) || '/' || count(distinct s.sock) from net_socket s join ($per_conn) c using (sock) where c.tx = 100000 and s.connect_ns > 0 and s.connect_ns < 5000000000")"
+assert_eq "srtt measured on the 11 TCP connections" 11 \
+	"$(q "$C" "select count(distinct sock) from net_socket where remote = '$srv' and srtt_us > 0 and srtt_us < 5000000")"
+assert_eq "srtt of non-TCP sockets" 0 \
+	"$(q "$C" "select count(*) from net_socket where proto not like 'tcp%' and srtt_us is not null")"
+# the state changes: each connection CLOSE > SYN_SENT > ESTABLISHED first, and its connect
+# latency is the time between those two changes, to the nanosecond
+chg="select sock, group_concat(old_state || '>' || new_state, ';') c from (select * from net_state order by time_ns, rowid) group by sock"
+assert_eq "connections that began CLOSE>SYN_SENT;SYN_SENT>ESTABLISHED" 11 \
+	"$(q "$C" "select count(*) from ($chg) where c like 'CLOSE>SYN_SENT;SYN_SENT>ESTABLISHED%' and sock in (select sock from net_socket where remote = '$srv')")"
+assert_eq "connections that ended in CLOSE" 11 \
+	"$(q "$C" "select count(*) from ($chg) where c like '%>CLOSE' and sock in (select sock from net_socket where remote = '$srv')")"
+assert_eq "connect_ns = ESTABLISHED time - SYN_SENT time" 11 \
+	"$(q "$C" "select count(*) from (select sock, max(connect_ns) cn from net_socket where remote = '$srv' group by sock) s where cn = (select e.time_ns - y.time_ns from net_state e, net_state y where e.sock = s.sock and y.sock = s.sock and e.new_state = 'ESTABLISHED' and y.new_state = 'SYN_SENT')")"
+assert_eq "refused connects: CLOSE>SYN_SENT;SYN_SENT>CLOSE" 3 \
+	"$(q "$C" "select count(*) from ($chg) where c = 'CLOSE>SYN_SENT;SYN_SENT>CLOSE' and sock in (select sock from net_error where kind = 'refused')")"
+assert_eq "the listener's changes begin CLOSE>LISTEN" 1 \
+	"$(q "$C" "select count(*) from ($chg) where c like 'CLOSE>LISTEN%' and sock in (select sock from net_socket where local = '127.0.0.1:$listen_port')")"
 
 assert_eq "refused" "3/3" \
 	"$(q "$C" "select sum(count) || '/' || count(distinct sock) from net_error where kind = 'refused' and remote = '$closed'")"
@@ -83,6 +103,9 @@ assert_eq "json: connections by errors" 4 "$(jget "$TMP/net.json" 'len(j["by_err
 "$ANA" report net "$C" | tee "$TMP/net.txt" | sed -n 1,4p
 grep -q '^refused  *3  *3 ' "$TMP/net.txt" || fail "text: no 'refused 3' line"
 grep -q "^listening sockets" "$TMP/net.txt" || fail "text: no listening section"
+grep -q "CLOSE > SYN_SENT [0-9.]* [mun]*s > ESTABLISHED +" "$TMP/net.txt" || fail "text: no state timeline"
+assert_eq "json: timelines of the 11 connections and 3 refused connects" 14 \
+	"$(jget "$TMP/net.json" 'len([t for t in j["state_changes"] if t["remote"] in ("'$srv'", "'$closed'")])')"
 "$ANA" report net --format csv "$C" >"$TMP/net.csv"
 head -1 "$TMP/net.csv" | has '^proto,local,remote,state,fd,tx_bytes,rx_bytes' || fail "csv header: $(head -1 "$TMP/net.csv")"
 assert_eq "csv: rows with 100000,100000" 10 "$(grep -c ",100000,100000," "$TMP/net.csv")"

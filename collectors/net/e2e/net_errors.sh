@@ -1,0 +1,89 @@
+# Error kinds with exact answers (tests/fixtures/net_errors.c), in a throwaway network
+# namespace (unshare -n): its own lo, a veth pair, routes and neighbours the test makes
+# there; the host's namespace and files are never touched. Checked: 3 `timeout` (TCP_SYNCNT
+# 1: one SYN retransmit each, a SYN-to-error latency of about 3 s) and their retransmits,
+# 2 `unreachable` reported by the socket (ICMP after a failed ARP), 4 `unreachable`, 1
+# `refused` (UNIX) and 1 `error` (EACCES) failed in the connect() call, 1 `refused` by a
+# RST after the SYN counted once, and no error for a connect that returned EINPROGRESS.
+. tests/e2e/lib.sh
+need_fixture net_errors
+need_ebpf
+command -v ip >/dev/null || skip "no ip (iproute2)"
+command -v unshare >/dev/null || skip "no unshare (util-linux)"
+unshare -n true 2>/dev/null || skip "cannot make a network namespace (unshare -n)"
+
+C=$TMP/err.ptop
+cat >"$TMP/ns.sh" <<NS
+set -e
+ip link set lo up
+ip link add va type veth peer name vb || { echo "SKIP: no veth"; exit 77; }
+ip addr add 10.9.9.1/24 dev va
+ip link set va up
+ip link set vb up
+ip neigh add 10.9.9.3 lladdr 02:00:00:00:00:33 dev va nud permanent
+echo 100 >/proc/sys/net/ipv4/neigh/va/retrans_time_ms
+echo 2 >/proc/sys/net/ipv4/neigh/va/mcast_solicit
+# SYN retransmits counted (tcp_write_timeout), not timed: SYNCNT 1 plus no linear ones
+[ ! -e /proc/sys/net/ipv4/tcp_syn_linear_timeouts ] || echo 0 >/proc/sys/net/ipv4/tcp_syn_linear_timeouts
+ip route add unreachable 10.8.8.0/24
+ip route add prohibit 10.7.7.0/24
+exec "$REC" --quiet --enable net --interval 250ms -o "$C" -- "$FIX/net_errors" "$TMP"
+NS
+rc=0
+unshare -n bash "$TMP/ns.sh" >"$TMP/out" 2>"$TMP/err" || rc=$?
+cat "$TMP/out"
+[ $rc = 77 ] && skip "$(cat "$TMP/out")"
+[ $rc = 0 ] || { cat "$TMP/err"; fail "the fixture in its namespace exited $rc"; }
+eval "$(cat "$TMP/out")"
+assert_eq "net probe" "active/ebpf" \
+	"$(q "$C" "select state || '/' || source from probe where name = 'net'")"
+
+errs="select kind, in_call, sum(count) n, count(distinct sock) socks from net_error where kind != 'retransmit' group by kind, in_call"
+q "$C" "$errs"
+assert_eq "timeout: 3 on 3 sockets, after the SYN" "3/3" \
+	"$(q "$C" "select n || '/' || socks from ($errs) where kind = 'timeout' and in_call = 0")"
+assert_eq "timeout: to 10.9.9.3:80, errno ETIMEDOUT" "10.9.9.3:80/110" \
+	"$(q "$C" "select distinct remote || '/' || err from net_error where kind = 'timeout'")"
+# TCP_SYNCNT 1: SYN at 0, its retransmit at 1 s (RTO), the error at 3 s (1 + 2 s)
+assert_eq "timeout latency between 2.5 s and 10 s" 3 \
+	"$(q "$C" "select count(*) from net_error where kind = 'timeout' and latency_ns between 2500000000 and 10000000000")"
+assert_eq "SYN retransmits: one on each timed-out socket" "3/3" \
+	"$(q "$C" "select sum(count) || '/' || count(distinct sock) from net_error where kind = 'retransmit' and remote = '10.9.9.3:80'")"
+assert_eq "retransmits as net_socket counts them" 3 \
+	"$(q "$C" "select sum(retransmits) from net_socket where remote = '10.9.9.3:80'")"
+assert_eq "retransmits elsewhere" 0 \
+	"$(q "$C" "select count(*) from net_error where kind = 'retransmit' and remote != '10.9.9.3:80'")"
+assert_eq "unreachable after the SYN (ICMP): 2 on 2 sockets" "2/2" \
+	"$(q "$C" "select n || '/' || socks from ($errs) where kind = 'unreachable' and in_call = 0")"
+assert_eq "unreachable after the SYN: the peers, EHOSTUNREACH" "10.9.9.2:80/113 10.9.9.4:80/113" \
+	"$(q "$C" "select group_concat(x, ' ') from (select remote || '/' || err x from net_error where kind = 'unreachable' and in_call = 0 order by remote)")"
+assert_eq "unreachable after the SYN: latency measured" 2 \
+	"$(q "$C" "select count(*) from net_error where kind = 'unreachable' and in_call = 0 and latency_ns > 0 and latency_ns < 10000000000")"
+assert_eq "unreachable in the call: 4 on 4 sockets" "4/4" \
+	"$(q "$C" "select n || '/' || socks from ($errs) where kind = 'unreachable' and in_call = 1")"
+assert_eq "unreachable in the call: by peer, proto and errno" \
+	"tcp 10.6.6.6:80 101;tcp 10.8.8.8:80 113;tcp 10.8.8.8:80 113;udp 10.8.8.9:53 113" \
+	"$(q "$C" "select group_concat(x, ';') from (select proto || ' ' || remote || ' ' || err x from net_error where kind = 'unreachable' and in_call = 1 order by x)")"
+assert_eq "refused in the call: the UNIX socket, ECONNREFUSED" "unix $TMP/nolisten 111 1" \
+	"$(q "$C" "select proto || ' ' || remote || ' ' || err || ' ' || sum(count) from net_error where kind = 'refused' and in_call = 1")"
+assert_eq "refused after the SYN: once, with its latency" "1/1" \
+	"$(q "$C" "select sum(count) || '/' || sum(latency_ns > 0) from net_error where kind = 'refused' and in_call = 0 and remote = '127.0.0.1:$closed_port'")"
+assert_eq "error in the call: EACCES of the prohibit route" "10.7.7.7:80 13 1" \
+	"$(q "$C" "select remote || ' ' || err || ' ' || sum(count) from net_error where kind = 'error'")"
+assert_eq "no other error (EINPROGRESS is none)" 0 \
+	"$(q "$C" "select count(*) from net_error where kind not in ('timeout', 'unreachable', 'refused', 'error', 'retransmit')")"
+assert_eq "errors in all" 12 "$(q "$C" "select sum(count) from net_error where kind != 'retransmit'")"
+
+# the state changes of a timed-out socket: CLOSE -> SYN_SENT -> CLOSE
+assert_eq "state changes of the timed-out sockets" "3 CLOSE>SYN_SENT;SYN_SENT>CLOSE" \
+	"$(q "$C" "select count(*) || ' ' || c from (select sock, group_concat(old_state || '>' || new_state, ';') c from (select * from net_state where sock in (select sock from net_error where kind = 'timeout') order by time_ns, rowid) group by sock) group by c")"
+
+# the report: errors by kind, and the calls that failed
+"$ANA" report net --format json "$C" >"$TMP/err.json"
+assert_eq "json: errors by kind" "{'error': 1, 'refused': 2, 'retransmit': 3, 'timeout': 3, 'unreachable': 6}" \
+	"$(jget "$TMP/err.json" 'dict(sorted((e["kind"], e["count"]) for e in j["errors"]))')"
+assert_eq "json: error events in the call" 6 \
+	"$(jget "$TMP/err.json" 'sum(e["count"] for e in j["error_events"] if e["in_call"])')"
+"$ANA" report net "$C" >"$TMP/err.txt"
+grep -q '^timeout  *3  *3 ' "$TMP/err.txt" || { cat "$TMP/err.txt"; fail "text: no 'timeout 3 3' line"; }
+echo "ok: report net"
