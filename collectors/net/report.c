@@ -326,16 +326,86 @@ static void section(FILE *out, const char *title, const struct table *t, const s
 		table__print(t, out, OUT_TEXT);
 }
 
+/* The connect latencies of the window: ?1 cap, ?2 ?3 window. */
+static const char connects_sql[] = "SELECT s.connect_ns FROM net_socket s WHERE " WIN_S
+				   " AND s.connect_ns > 0";
+
+/* The connects of the window into F (count, log2 histogram, max). 0 or -EIO. */
+static int connects_load(sqlite3 *db, const struct capture_meta *m, const struct window *w,
+			 struct net_figs *f)
+{
+	sqlite3_stmt *st = NULL;
+	int64_t lo, hi;
+	int rc;
+
+	window__bounds(w, m, &lo, &hi);
+	if (sqlite3_prepare_v2(db, connects_sql, -1, &st, NULL) != SQLITE_OK)
+		return -EIO;
+	sqlite3_bind_int64(st, 1, m->cap);
+	sqlite3_bind_int64(st, 2, lo);
+	sqlite3_bind_int64(st, 3, hi);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		uint64_t v = (uint64_t)sqlite3_column_int64(st, 0);
+		unsigned b = v < 2 ? 0 : 63 - (unsigned)__builtin_clzll(v);
+
+		f->connects++;
+		f->connect_hist[b < HIST_BUCKETS ? b : HIST_BUCKETS - 1]++;
+		if (v > f->connect_max_ns)
+			f->connect_max_ns = v;
+	}
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : -EIO;
+}
+
+/* F's sums from the report's tables N. */
+static void figs_of(const struct net_tables *n, struct net_figs *f)
+{
+	bool any;
+
+	f->sockets = table__rows(n->bytes);
+	f->tx = col_sum(n->bytes, C_TX, &any);
+	f->rx = col_sum(n->bytes, C_RX, &any);
+	f->retransmits = col_sum(n->bytes, C_RETR, &any);
+	for (size_t r = 0; r < table__rows(n->kinds) && f->nkinds < 16; r++) {
+		const char *k = table__value(n->kinds, r, 0);
+
+		if (!k || !strcmp(k, "retransmit"))
+			continue;
+		snprintf(f->kinds[f->nkinds].kind, sizeof(f->kinds[0].kind), "%s", k);
+		f->kinds[f->nkinds++].count = strtoull(table__value(n->kinds, r, 1), NULL, 10);
+	}
+}
+
+int net_figs__load(sqlite3 *db, const struct capture_meta *m, const struct window *w,
+		   struct net_figs *f)
+{
+	struct net_tables n = {0};
+	struct probe_info p;
+	int err;
+
+	memset(f, 0, sizeof(*f));
+	err = probe__lookup(db, m->cap, "net", &p);
+	err = err ?: tables_build(db, m, w, &n);
+	err = err ?: connects_load(db, m, w, f);
+	if (!err) {
+		f->ebpf = !strcmp(p.source, "ebpf");
+		figs_of(&n, f);
+	}
+	tables_free(&n);
+	return err;
+}
+
 static int report_net(sqlite3 *db, const char *capture_id, const struct report_opts *o, FILE *out)
 {
 	struct net_tables n = {0};
 	struct drop_line *drops = NULL;
 	struct capture_meta m;
 	struct probe_info p;
+	struct net_figs f = {0};
 	size_t nd = 0;
-	uint64_t tx, rx;
-	bool has_tx, has_rx;
-	char w[96], a[32], b[32];
+	uint64_t tx, rx, p50 = 0;
+	bool has_tx, has_rx, ebpf;
+	char w[96], a[32], b[32], c[32];
 	struct json j;
 	int err;
 
@@ -347,11 +417,16 @@ static int report_net(sqlite3 *db, const char *capture_id, const struct report_o
 	if (!probe__active(&p))
 		return report__not_collected(&j, out, o, "net", &p);
 	err = tables_build(db, &m, &o->win, &n);
+	err = err ?: connects_load(db, &m, &o->win, &f);
 	err = err ?: drops__load(db, &m, "net", &o->win, &drops, &nd);
 	if (err)
 		goto cleanup;
 	tx = col_sum(n.bytes, C_TX, &has_tx);
 	rx = col_sum(n.bytes, C_RX, &has_rx);
+	figs_of(&n, &f);
+	ebpf = !strcmp(p.source, "ebpf");
+	if (f.connects)
+		hist_percentile(f.connect_hist, HIST_BUCKETS, 50, &p50, NULL, NULL);
 	switch (o->fmt) {
 	case OUT_TEXT:
 		window__describe(&o->win, w, sizeof(w));
@@ -360,6 +435,15 @@ static int report_net(sqlite3 *db, const char *capture_id, const struct report_o
 			has_rx ? fmt_bytes(b, sizeof(b), rx) : "not measured",
 			strcmp(p.source, "ebpf") ? "/proc only: no byte counts, no errors"
 						 : "eBPF + /proc");
+		if (ebpf && f.connects)
+			fprintf(out, "connects: %" PRIu64 " established, latency p50 %s (log2 bucket), "
+				"max %s; retransmits %" PRIu64 "\n",
+				f.connects, fmt_ns(a, sizeof(a), p50),
+				fmt_ns(b, sizeof(b), f.connect_max_ns), f.retransmits);
+		else if (ebpf)
+			fprintf(out, "connects: none established; retransmits %" PRIu64 "\n",
+				f.retransmits);
+		(void)c;
 		report__drops(NULL, out, o, "net", drops, nd);
 		section(out, "connections by bytes", n.bytes, conn_show, NSHOW(conn_show),
 			"no socket");
@@ -396,6 +480,27 @@ static int report_net(sqlite3 *db, const char *capture_id, const struct report_o
 		json__key(&j, "rx_bytes");
 		if (has_rx)
 			json__uint(&j, rx);
+		else
+			json__null(&j);
+		/* eBPF lane only: null (not measured) under the /proc lane */
+		json__key(&j, "retransmits");
+		if (ebpf)
+			json__uint(&j, f.retransmits);
+		else
+			json__null(&j);
+		json__key(&j, "connects");
+		if (ebpf)
+			json__uint(&j, f.connects);
+		else
+			json__null(&j);
+		json__key(&j, "connect_p50_ns"); /* the log2 bucket's estimate */
+		if (ebpf && f.connects)
+			json__uint(&j, p50);
+		else
+			json__null(&j);
+		json__key(&j, "connect_max_ns");
+		if (ebpf && f.connects)
+			json__uint(&j, f.connect_max_ns);
 		else
 			json__null(&j);
 		json__end_object(&j);

@@ -110,6 +110,32 @@ assert_eq "json: timelines of the 11 connections and 3 refused connects" 14 \
 head -1 "$TMP/net.csv" | has '^proto,local,remote,state,fd,tx_bytes,rx_bytes' || fail "csv header: $(head -1 "$TMP/net.csv")"
 assert_eq "csv: rows with 100000,100000" 10 "$(grep -c ",100000,100000," "$TMP/net.csv")"
 
+# the figures (`figures`, `diff` gates): the numbers the report prints, exact where it is
+"$ANA" figures --format json "$C" >"$TMP/fig.json"
+fig() { jget "$1" '[f["value"] for f in j["figures"] if f["figure"] == "'"$2"'"][0]'; }
+# sent: 1,001,000 TCP + 10,000 UNIX + 100 x 100 UDP; received: 1,000,000 + 10,000 + 10,000
+assert_eq "figure net.tx_bytes" 1021000 "$(fig "$TMP/fig.json" net.tx_bytes)"
+assert_eq "figure net.rx_bytes" 1020000 "$(fig "$TMP/fig.json" net.rx_bytes)"
+assert_eq "figure net.tx_bytes = the report's total" "$(jget "$TMP/net.json" 'j["totals"]["tx_bytes"]')" \
+	"$(fig "$TMP/fig.json" net.tx_bytes)"
+assert_eq "figure net.connections" 11 "$(fig "$TMP/fig.json" net.connections)"
+assert_eq "figure net.errors(refused)" 3 "$(fig "$TMP/fig.json" 'net.errors(refused)')"
+assert_eq "figure net.errors(reset_by_peer)" 1 "$(fig "$TMP/fig.json" 'net.errors(reset_by_peer)')"
+assert_eq "figure net.sockets = the report's count" "$(jget "$TMP/net.json" 'j["totals"]["sockets"]')" \
+	"$(fig "$TMP/fig.json" net.sockets)"
+assert_eq "figure net.connect_max = the largest connect_ns" \
+	"$(q "$C" "select max(connect_ns) from net_socket")" "$(fig "$TMP/fig.json" net.connect_max)"
+assert_eq "figure net.connect_p50 = the report's" "$(jget "$TMP/net.json" 'j["totals"]["connect_p50_ns"]')" \
+	"$(fig "$TMP/fig.json" net.connect_p50)"
+assert_eq "figure net.connect_p50 in (0, max]" True \
+	"$(jget "$TMP/fig.json" '(lambda f: 0 < f["net.connect_p50"] <= 1.5 * f["net.connect_max"])({x["figure"]: x["value"] for x in j["figures"]})')"
+# gates on a figure: the capture against itself passes a growth gate; a budget of 2
+# refusals fails on its 3
+"$ANA" diff --fail-on 'net.errors(refused) > +10%' "$C" "$C" >/dev/null ||
+	fail "diff: a capture against itself failed a growth gate"
+expect_exit 1 "$ANA" diff --fail-on 'net.errors(refused) > 2' "$C" "$C"
+echo "ok: figures"
+
 # the replay tab and the Overview line
 "$ANA" replay --dump --at 99m --tab network --size 160x40 "$C" >"$TMP/replay.txt"
 grep -q 'errors so far: refused 3 reset_by_peer 1' "$TMP/replay.txt" ||
@@ -135,6 +161,12 @@ assert_eq "--no-ebpf: unix and udp sockets" "2/2" \
 "$ANA" report net "$N" | has 'sent not measured, received not measured' || fail "--no-ebpf: the report does not say bytes were not measured"
 "$ANA" report net --format json "$N" >"$TMP/noebpf.json"
 assert_eq "--no-ebpf json: tx_bytes" None "$(jget "$TMP/noebpf.json" 'j["totals"]["tx_bytes"]')"
+assert_eq "--no-ebpf json: connects, retransmits" "None None" \
+	"$(jget "$TMP/noebpf.json" '" ".join(str(j["totals"][k]) for k in ("connects", "retransmits"))')"
+"$ANA" figures --format json "$N" >"$TMP/nfig.json"
+assert_eq "--no-ebpf figures: bytes, errors, connects not measured; sockets measured" \
+	"net.connect_max=not measured net.connect_p50=not measured net.connections=not measured net.errors(*)=not measured net.retransmits=not measured net.rx_bytes=not measured net.sockets=measured net.tx_bytes=not measured" \
+	"$(jget "$TMP/nfig.json" '" ".join(sorted(f["figure"] + "=" + f["status"] for f in j["figures"] if f["figure"].startswith("net.")))')"
 echo "ok: --no-ebpf lists the sockets from /proc, bytes not measured"
 
 # off by default: not collected, and the report says why and how to turn it on
