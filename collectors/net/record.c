@@ -32,12 +32,14 @@
 #include "collectors/net/record.h"
 #include "proto/capture.h"
 #include "record/bpf_util.h"
+#include "record/cgroupfs.h"
 #include "record/collector.h"
 #include "record/procfs.h"
 
 struct fd_ino {
 	uint64_t inode;
 	int fd;
+	pid_t pid; /* the process whose fd it is */
 };
 
 /* A socket of the eBPF map at a poll. */
@@ -66,7 +68,11 @@ struct cfail {
 
 struct net_priv {
 	struct net_bpf *skel; /* NULL: the /proc lane only */
-	bool proc;	      /* the /proc lane runs (one process) */
+	bool proc;	      /* the /proc lane runs (a process, or a cgroup's members) */
+	pid_t *pids;	      /* --cgroup: the subtree's processes at this poll */
+	size_t npids, cappids;
+	uint64_t *netns;      /* the network namespaces whose tables this poll read */
+	size_t nnetns, capnetns;
 	struct bsock *prev;   /* the previous poll's map, sorted by cookie */
 	size_t nprev;
 	struct bsock *cur;
@@ -134,26 +140,29 @@ static Ptop__V1__ProbeState net_check(struct collector *c)
 	c->reason[0] = '\0';
 	c->source = PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_EBPF;
 	if (ctx->no_ebpf || bpf_util__can_trace(why, sizeof(why)) != 0) {
-		if (ctx->pid <= 0 && !ctx->caps_only) {
+		if (ctx->pid <= 0 && !ctx->cgroup_dir && !ctx->caps_only) {
 			snprintf(c->reason, sizeof(c->reason),
-				 "%s, and the /proc lane follows one process (use --pid or a "
-				 "command)",
+				 "%s, and the /proc lane follows a process or a cgroup",
 				 ctx->no_ebpf ? "--no-ebpf" : why);
 			return PTOP__V1__PROBE_STATE__PROBE_STATE_UNSUPPORTED;
 		}
 		c->source = PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_PROC;
 		snprintf(c->detail, sizeof(c->detail),
 			 "/proc lane only (%s): /proc/PID/fd matched by inode to "
-			 "/proc/PID/net/{tcp,tcp6,udp,udp6,unix}; no bytes, no errors",
-			 ctx->no_ebpf ? "--no-ebpf" : why);
+			 "/proc/PID/net/{tcp,tcp6,udp,udp6,unix}%s; no bytes, no errors",
+			 ctx->no_ebpf ? "--no-ebpf" : why,
+			 ctx->cgroup_dir ? " of every process of the cgroup" : "");
 		return PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE;
 	}
 	snprintf(c->detail, sizeof(c->detail),
 		 "tp_btf sock_send_length, sock_recv_length, inet_sock_set_state, "
 		 "tcp_receive_reset, tcp_send_reset, tcp_retransmit_skb, inet_sk_error_report, "
-		 "aggregated in kernel (%d sockets)%s",
+		 "raw_tp sys_exit (connect), aggregated in kernel (%d sockets)%s",
 		 NET_MAX_SOCKS,
-		 ctx->pid > 0 ? "; /proc/PID/fd + /proc/PID/net/* for queues and paths" : "");
+		 ctx->pid > 0 ? "; /proc/PID/fd + /proc/PID/net/* for queues and paths"
+		 : ctx->cgroup_dir
+		     ? "; /proc/PID/fd + /proc/PID/net/* of each process of the cgroup"
+		     : "");
 	return PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE;
 }
 
@@ -176,6 +185,8 @@ static void net_stop(struct collector *c)
 	free(p->cnt_vals);
 	free(p->cprev);
 	free(p->ccur);
+	free(p->pids);
+	free(p->netns);
 	free(p);
 	c->priv = NULL;
 }
@@ -191,7 +202,7 @@ static int net_start(struct collector *c)
 		return -ENOMEM;
 	}
 	c->priv = p;
-	p->proc = ctx->pid > 0;
+	p->proc = ctx->pid > 0 || ctx->cgroup_dir;
 	p->prev_ns = rec_now_ns();
 	if (c->source != PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_EBPF)
 		return 0;
@@ -231,8 +242,8 @@ fail:
 
 /* ------------------------------------------------------------------ /proc lane */
 
-/* The target's socket fds into P->fds (sorted by inode) and P->inodes. 0, -ESRCH when the
- * target is gone, or -errno. */
+/* The socket fds of process PID appended to P->fds. 0, -ESRCH/-ENOENT when it is gone, or
+ * -errno. */
 static int read_fds(pid_t pid, struct net_priv *p)
 {
 	char path[64], link[64];
@@ -241,7 +252,6 @@ static int read_fds(pid_t pid, struct net_priv *p)
 	ssize_t n;
 	int err = 0;
 
-	p->nfds = 0;
 	snprintf(path, sizeof(path), "/proc/%d/fd", (int)pid);
 	d = opendir(path);
 	if (!d)
@@ -263,11 +273,15 @@ static int read_fds(pid_t pid, struct net_priv *p)
 		err = grow((void **)&p->fds, &p->capfds, p->nfds + 1, sizeof(*p->fds));
 		if (err)
 			break;
-		p->fds[p->nfds++] = (struct fd_ino){ino, atoi(de->d_name)};
+		p->fds[p->nfds++] = (struct fd_ino){ino, atoi(de->d_name), pid};
 	}
 	closedir(d);
-	if (err)
-		return err;
+	return err;
+}
+
+/* P->fds sorted by inode, and their inodes into P->inodes. 0 or -ENOMEM. */
+static int fds_index(struct net_priv *p)
+{
 	if (p->nfds)
 		qsort(p->fds, p->nfds, sizeof(*p->fds), cmp_fd_ino);
 	free(p->inodes);
@@ -277,6 +291,35 @@ static int read_fds(pid_t pid, struct net_priv *p)
 	for (size_t i = 0; i < p->nfds; i++)
 		p->inodes[i] = p->fds[i].inode;
 	return 0;
+}
+
+/* cgroupfs_walk callback: append the processes of one directory of the subtree. */
+static int list_dir(const char *dir, const char *rel, void *arg)
+{
+	struct net_priv *p = arg;
+	size_t len = 0;
+
+	(void)rel;
+	if (cgroupfs_read(dir, "cgroup.procs", &p->buf, &p->bufcap, &len))
+		return 0; /* vanished meanwhile: its processes are elsewhere */
+	return cgroupfs_parse_procs(p->buf, &p->pids, &p->npids, &p->cappids) == -ENOMEM
+		   ? -ENOMEM
+		   : 0;
+}
+
+/* The network namespace of PID (the inode of /proc/PID/ns/net), 0 when unreadable. */
+static uint64_t netns_of(pid_t pid)
+{
+	char path[64], link[64];
+	unsigned long long ino;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/ns/net", (int)pid);
+	n = readlink(path, link, sizeof(link) - 1);
+	if (n < 0)
+		return 0;
+	link[n] = '\0';
+	return sscanf(link, "net:[%llu]", &ino) == 1 ? ino : 0;
 }
 
 static int add_ps(const struct procnet_sock *s, void *arg)
@@ -289,21 +332,15 @@ static int add_ps(const struct procnet_sock *s, void *arg)
 	return 0;
 }
 
-/* The /proc lane's reading: fds, then the five tables. 0, -ESRCH (gone), or -errno. */
-static int read_proc(struct collector *c, struct net_priv *p)
+/* The five socket tables of PID's network namespace, matched to P->inodes. 0, or -errno
+ * (-ESRCH/-ENOENT: PID is gone). */
+static int read_tables(pid_t pid, struct net_priv *p)
 {
 	static const char *const files[] = {"tcp", "tcp6", "udp", "udp6", "unix"};
-	pid_t pid = c->ctx->pid;
 	char name[16];
 	size_t len;
 	int err;
 
-	p->nps = 0;
-	err = read_fds(pid, p);
-	if (err)
-		return err;
-	if (!p->nfds)
-		return 0;
 	for (size_t i = 0; i < 5; i++) {
 		snprintf(name, sizeof(name), "net/%s", files[i]);
 		err = procfs_read_file(pid, name, &p->buf, &p->bufcap, &len);
@@ -314,6 +351,74 @@ static int read_proc(struct collector *c, struct net_priv *p)
 		err = procnet_parse_file(p->buf, files[i], p->inodes, p->nfds, add_ps, p);
 		if (err < 0)
 			return err;
+	}
+	return 0;
+}
+
+/* The /proc lane's reading: the fds of the process (--pid, a command) or of every process
+ * of the cgroup's subtree (its cgroup.procs files at this poll), then the socket tables
+ * of each network namespace they are in, read once each through one of its processes.
+ * A member process that exits meanwhile is skipped. 0, -ESRCH (the one process is gone),
+ * or -errno. */
+static int read_proc(struct collector *c, struct net_priv *p)
+{
+	struct rec_ctx *ctx = c->ctx;
+	bool cg = ctx->pid <= 0;
+	int err;
+
+	p->nps = 0;
+	p->nfds = 0;
+	p->nnetns = 0;
+	p->npids = 0;
+	if (cg) {
+		err = cgroupfs_walk(ctx->cgroup_dir, list_dir, p);
+		if (err)
+			return err;
+	} else {
+		err = grow((void **)&p->pids, &p->cappids, 1, sizeof(*p->pids));
+		if (err)
+			return err;
+		p->pids[p->npids++] = ctx->pid;
+	}
+	for (size_t i = 0; i < p->npids; i++) {
+		size_t before = p->nfds;
+
+		err = read_fds(p->pids[i], p);
+		if (err && cg && procfs_is_gone(p->pids[i], err)) {
+			p->nfds = before; /* exited meanwhile: not a member any more */
+			continue;
+		}
+		if (err)
+			return err;
+	}
+	err = fds_index(p);
+	if (err || !p->nfds)
+		return err;
+	for (size_t i = 0; i < p->npids; i++) {
+		pid_t pid = p->pids[i];
+		uint64_t ns = cg ? netns_of(pid) : 0;
+		bool seen = false, has = false;
+
+		for (size_t k = 0; k < p->nfds && !has; k++)
+			has = p->fds[k].pid == pid;
+		if (!has)
+			continue; /* no socket: its namespace's tables are not needed for it */
+		for (size_t k = 0; k < p->nnetns && !seen; k++)
+			seen = p->netns[k] == ns;
+		if (seen && ns)
+			continue;
+		err = read_tables(pid, p);
+		if (err && cg && procfs_is_gone(pid, err))
+			continue; /* another process of its namespace reads the tables */
+		if (err)
+			return err;
+		if (ns) {
+			err = grow((void **)&p->netns, &p->capnetns, p->nnetns + 1,
+				   sizeof(*p->netns));
+			if (err)
+				return err;
+			p->netns[p->nnetns++] = ns;
+		}
 	}
 	return 0;
 }
@@ -757,7 +862,7 @@ static int net_poll(struct collector *c, uint64_t now_ns, unsigned flags)
 	p->nout = 0;
 	if (p->proc) {
 		err = read_proc(c, p);
-		if (err && procfs_is_gone(c->ctx->pid, err))
+		if (err && c->ctx->pid > 0 && procfs_is_gone(c->ctx->pid, err))
 			return 0; /* the run loop notices the exit */
 		if (err == -ENOMEM)
 			return err;
