@@ -989,8 +989,9 @@ const struct collector_ops net_collector = {
      * busy machine: not shown to be within the noise, so not on by default */
     .off_by_default = "its eBPF lane costs the target about 0.2-0.5 us per send or receive "
 		      "(5-11 % of a loopback TCP send+recv pair); see bench/README.md",
-    .summary = "sockets: bytes, calls, connect latency, resets, refusals, retransmits per "
-	       "connection (eBPF sock/tcp tracepoints); queues (/proc/PID/net)",
+    .summary = "sockets: bytes, calls, connect latency, state changes, resets, refusals, "
+	       "timeouts, retransmits per connection, failed connect calls (eBPF sock/tcp "
+	       "tracepoints, sys_exit); queues (/proc/PID/net, each process of a cgroup)",
     .check = net_check,
     .start = net_start,
     .poll = net_poll,

@@ -535,8 +535,8 @@ static const struct an_report net_report = {
     .order = 150,
     .summary = "the target's sockets: connections by bytes and by errors,\n"
 	       "listening sockets, peers by remote address, refused, reset and\n"
-	       "timeout counts",
-    .tables = "net_socket,net_error",
+	       "timeout counts, connect latency, TCP state timelines",
+    .tables = "net_socket,net_error,net_state",
     .run = report_net,
 };
 
