@@ -23,10 +23,11 @@
  * (no route: ENETUNREACH, EHOSTUNREACH, EACCES; a UNIX socket nobody listens on:
  * ECONNREFUSED; ...) never reaches the socket's error report. Its socket is found from
  * the fd (task->files, probe reads: a raw tracepoint has no socket cookie, so the key is
- * the inode) and counted in net_cfails. A blocking TCP connect that sent its SYN and then
- * failed was counted by inet_sk_error_report already: net_state notes, per thread, the
- * inode whose SYN_SENT the thread made, and such a failure is left out here.
- * EINPROGRESS, EALREADY, EINTR (the connect goes on) are not failures.
+ * the inode) and counted in net_cfails. A TCP connect that sent its SYN and then failed
+ * was counted by inet_sk_error_report already, which notes the socket's inode in
+ * net_reported: the connect call that returns that error (a blocking one, or a second
+ * call after a non-blocking one) is left out here, once. EINPROGRESS, EALREADY, EINTR
+ * (the connect goes on) and EISCONN (connected already) are not failures.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -70,13 +71,14 @@ struct {
 	__type(value, struct net_cfail);
 } net_cfails SEC(".maps");
 
-/* Thread id -> the inode of the socket whose SYN_SENT it made last (in a connect call). */
+/* Inodes of the followed sockets whose error inet_sk_error_report counted, until a
+ * connect call on them returns that error (then it is not counted a second time). */
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, 4096);
-	__type(key, __u32);
-	__type(value, __u64);
-} net_syn_tid SEC(".maps");
+	__type(key, __u64);
+	__type(value, __u8);
+} net_reported SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -232,11 +234,6 @@ int BPF_PROG(net_state, const struct sock *sk, const int oldstate, const int new
 	}
 	if (!s)
 		return 0;
-	if (newstate == TCP_SYN_SENT && ptop_current_is_target(bpf_get_current_pid_tgid())) {
-		__u32 tid = (__u32)bpf_get_current_pid_tgid();
-
-		bpf_map_update_elem(&net_syn_tid, &tid, &s->inode, BPF_ANY);
-	}
 	{
 		__u32 i = s->ntrans & (NET_MAX_TRANS - 1);
 
@@ -326,6 +323,11 @@ int BPF_PROG(net_error, const struct sock *sk)
 	s->last_err = err;
 	s->err_ns = now;
 	s->err_lat_ns = s->syn_ns && !s->est_ns && now > s->syn_ns ? now - s->syn_ns : 0;
+	{
+		__u8 one = 1;
+
+		bpf_map_update_elem(&net_reported, &s->inode, &one, BPF_ANY);
+	}
 	return 0;
 }
 
@@ -333,6 +335,7 @@ int BPF_PROG(net_error, const struct sock *sk)
 #define EBADF 9
 #define EFAULT 14
 #define ENOTSOCK 88
+#define EISCONN 106
 #define EALREADY 114
 #define EINPROGRESS 115
 #define ERESTARTSYS 512
@@ -376,8 +379,8 @@ int net_connect_exit(struct bpf_raw_tracepoint_args *ctx)
 	struct socket *sock;
 	struct sock *sk;
 	struct net_cfail *c;
-	__u64 ino, *syn, now;
-	__u32 tid, fd, max;
+	__u64 ino, now;
+	__u32 fd, max;
 	int e;
 
 	if (ret >= 0 || ret < -4095 || regs_nr(regs) != NR_CONNECT)
@@ -385,10 +388,10 @@ int net_connect_exit(struct bpf_raw_tracepoint_args *ctx)
 	if (!ptop_current_is_target(bpf_get_current_pid_tgid()))
 		return 0;
 	e = (int)-ret;
-	if (e == EINPROGRESS || e == EALREADY || e == EINTR || e == ERESTARTSYS ||
-	    e == ERESTARTNOINTR || e == ERESTARTNOHAND || e == EBADF || e == ENOTSOCK ||
-	    e == EFAULT)
-		return 0; /* not a failure of a socket's connect */
+	if (e == EINPROGRESS || e == EALREADY || e == EISCONN || e == EINTR ||
+	    e == ERESTARTSYS || e == ERESTARTNOINTR || e == ERESTARTNOHAND || e == EBADF ||
+	    e == ENOTSOCK || e == EFAULT)
+		return 0; /* not a failure of a socket's connect (EISCONN: connected already) */
 	fd = (__u32)regs_arg(regs, 1);
 	task = (struct task_struct *)bpf_get_current_task();
 	max = BPF_CORE_READ(task, files, fdt, max_fds);
@@ -398,14 +401,10 @@ int net_connect_exit(struct bpf_raw_tracepoint_args *ctx)
 	if (bpf_probe_read_kernel(&f, sizeof(f), &fdarr[fd]) || !f)
 		return 0;
 	ino = BPF_CORE_READ(f, f_inode, i_ino);
-	tid = (__u32)bpf_get_current_pid_tgid();
-	syn = bpf_map_lookup_elem(&net_syn_tid, &tid);
-	if (syn) {
-		bool sent = *syn == ino;
-
-		bpf_map_delete_elem(&net_syn_tid, &tid);
-		if (sent)
-			return 0; /* its SYN went out: the error report counted it */
+	if (bpf_map_lookup_elem(&net_reported, &ino)) {
+		/* the socket reported this error (its SYN went out): counted there */
+		bpf_map_delete_elem(&net_reported, &ino);
+		return 0;
 	}
 	sock = (struct socket *)BPF_CORE_READ(f, private_data);
 	sk = BPF_CORE_READ(sock, sk);

@@ -3,8 +3,10 @@
 # there; the host's namespace and files are never touched. Checked: 3 `timeout` (TCP_SYNCNT
 # 1: one SYN retransmit each, a SYN-to-error latency of about 3 s) and their retransmits,
 # 2 `unreachable` reported by the socket (ICMP after a failed ARP), 4 `unreachable`, 1
-# `refused` (UNIX) and 1 `error` (EACCES) failed in the connect() call, 1 `refused` by a
-# RST after the SYN counted once, and no error for a connect that returned EINPROGRESS.
+# `refused` (UNIX) and 1 `error` (EACCES) failed in the connect() call, 2 `refused` by a
+# RST after the SYN counted once each (a blocking connect, and a connect called again
+# after a non-blocking one), no error for EINPROGRESS or EISCONN; the state changes of
+# the timed-out sockets; report net in text and JSON.
 . tests/e2e/lib.sh
 need_fixture net_errors
 need_ebpf
@@ -66,13 +68,15 @@ assert_eq "unreachable in the call: by peer, proto and errno" \
 	"$(q "$C" "select group_concat(x, ';') from (select proto || ' ' || remote || ' ' || err x from net_error where kind = 'unreachable' and in_call = 1 order by x)")"
 assert_eq "refused in the call: the UNIX socket, ECONNREFUSED" "unix $TMP/nolisten 111 1" \
 	"$(q "$C" "select proto || ' ' || remote || ' ' || err || ' ' || sum(count) from net_error where kind = 'refused' and in_call = 1")"
-assert_eq "refused after the SYN: once, with its latency" "1/1" \
-	"$(q "$C" "select sum(count) || '/' || sum(latency_ns > 0) from net_error where kind = 'refused' and in_call = 0 and remote = '127.0.0.1:$closed_port'")"
+# the blocking connect's and the non-blocking one's (whose second connect call returned
+# the refusal): each once, by the socket, none in the call
+assert_eq "refused after the SYN: 2 on 2 sockets, each with its latency" "2/2/2" \
+	"$(q "$C" "select sum(count) || '/' || count(distinct sock) || '/' || sum(latency_ns > 0) from net_error where kind = 'refused' and in_call = 0 and remote = '127.0.0.1:$closed_port'")"
 assert_eq "error in the call: EACCES of the prohibit route" "10.7.7.7:80 13 1" \
 	"$(q "$C" "select remote || ' ' || err || ' ' || sum(count) from net_error where kind = 'error'")"
 assert_eq "no other error (EINPROGRESS is none)" 0 \
 	"$(q "$C" "select count(*) from net_error where kind not in ('timeout', 'unreachable', 'refused', 'error', 'retransmit')")"
-assert_eq "errors in all" 12 "$(q "$C" "select sum(count) from net_error where kind != 'retransmit'")"
+assert_eq "errors in all" 13 "$(q "$C" "select sum(count) from net_error where kind != 'retransmit'")"
 
 # the state changes of a timed-out socket: CLOSE -> SYN_SENT -> CLOSE
 assert_eq "state changes of the timed-out sockets" "3 CLOSE>SYN_SENT;SYN_SENT>CLOSE" \
@@ -80,7 +84,7 @@ assert_eq "state changes of the timed-out sockets" "3 CLOSE>SYN_SENT;SYN_SENT>CL
 
 # the report: errors by kind, and the calls that failed
 "$ANA" report net --format json "$C" >"$TMP/err.json"
-assert_eq "json: errors by kind" "{'error': 1, 'refused': 2, 'retransmit': 3, 'timeout': 3, 'unreachable': 6}" \
+assert_eq "json: errors by kind" "{'error': 1, 'refused': 3, 'retransmit': 3, 'timeout': 3, 'unreachable': 6}" \
 	"$(jget "$TMP/err.json" 'dict(sorted((e["kind"], e["count"]) for e in j["errors"]))')"
 assert_eq "json: error events in the call" 6 \
 	"$(jget "$TMP/err.json" 'sum(e["count"] for e in j["error_events"] if e["in_call"])')"
