@@ -6,12 +6,14 @@
 # `refused` (UNIX) and 1 `error` (EACCES) failed in the connect() call, 2 `refused` by a
 # RST after the SYN counted once each (a blocking connect, and a connect called again
 # after a non-blocking one), no error for EINPROGRESS or EISCONN; the state changes of
-# the timed-out sockets; report net in text and JSON.
+# the timed-out sockets; a timeout mid-stream (the peer, in a namespace of its own, takes
+# its link down: data retransmits, then ETIMEDOUT); report net in text and JSON.
 . tests/e2e/lib.sh
 need_fixture net_errors
 need_ebpf
 command -v ip >/dev/null || skip "no ip (iproute2)"
 command -v unshare >/dev/null || skip "no unshare (util-linux)"
+command -v nsenter >/dev/null || skip "no nsenter (util-linux)"
 unshare -n true 2>/dev/null || skip "cannot make a network namespace (unshare -n)"
 
 C=$TMP/err.ptop
@@ -29,7 +31,27 @@ echo 2 >/proc/sys/net/ipv4/neigh/va/mcast_solicit
 [ ! -e /proc/sys/net/ipv4/tcp_syn_linear_timeouts ] || echo 0 >/proc/sys/net/ipv4/tcp_syn_linear_timeouts
 ip route add unreachable 10.8.8.0/24
 ip route add prohibit 10.7.7.0/24
-exec "$REC" --quiet --enable net --interval 250ms -o "$C" -- "$FIX/net_errors" "$TMP"
+# the mid-stream peer: pb in a namespace of its own (a child of this one), where
+# net_errors --peer listens on 10.5.5.2:7777 and later takes pb down
+ip link add pa type veth peer name pb
+ip addr add 10.5.5.1/24 dev pa
+ip link set pa up
+mkfifo "$TMP/down"
+unshare -n "$FIX/net_errors" --peer "$TMP" &
+peer=\$!
+for i in \$(seq 200); do
+	[ "\$(readlink /proc/\$peer/ns/net)" != "\$(readlink /proc/self/ns/net)" ] && break
+	sleep 0.05
+done
+ip link set pb netns \$peer
+nsenter -t \$peer -n sh -c 'ip link set lo up && ip addr add 10.5.5.2/24 dev pb && ip link set pb up'
+for i in \$(seq 200); do [ -e "$TMP/peer.ready" ] && break; sleep 0.05; done
+[ -e "$TMP/peer.ready" ] || { echo "net_errors --peer did not start" >&2; exit 1; }
+rc=0
+"$REC" --quiet --enable net --interval 250ms -o "$C" -- "$FIX/net_errors" "$TMP" midstream || rc=\$?
+kill \$peer 2>/dev/null || true
+wait \$peer 2>/dev/null || true
+exit \$rc
 NS
 rc=0
 unshare -n bash "$TMP/ns.sh" >"$TMP/out" 2>"$TMP/err" || rc=$?
@@ -42,19 +64,33 @@ assert_eq "net probe" "active/ebpf" \
 
 errs="select kind, in_call, sum(count) n, count(distinct sock) socks from net_error where kind != 'retransmit' group by kind, in_call"
 q "$C" "$errs"
-assert_eq "timeout: 3 on 3 sockets, after the SYN" "3/3" \
+assert_eq "timeout: 4 on 4 sockets, reported by them" "4/4" \
 	"$(q "$C" "select n || '/' || socks from ($errs) where kind = 'timeout' and in_call = 0")"
-assert_eq "timeout: to 10.9.9.3:80, errno ETIMEDOUT" "10.9.9.3:80/110" \
-	"$(q "$C" "select distinct remote || '/' || err from net_error where kind = 'timeout'")"
+assert_eq "timeout: 3 to 10.9.9.3:80 and 1 to the peer 10.5.5.2:7777, errno ETIMEDOUT" \
+	"10.5.5.2:7777/110/1 10.9.9.3:80/110/3" \
+	"$(q "$C" "select group_concat(x, ' ') from (select remote || '/' || err || '/' || sum(count) x from net_error where kind = 'timeout' group by remote, err order by remote)")"
+# mid-stream: established, so no SYN-to-error latency; its data retransmitted until the
+# user timeout (1.5 s; how many times is the RTO's business: at least once)
+assert_eq "mid-stream timeout: no SYN-to-error latency" NULL \
+	"$(q "$C" "select quote(latency_ns) from net_error where kind = 'timeout' and remote = '10.5.5.2:7777'")"
+assert_ge "mid-stream: data retransmits on the connection" 1 \
+	"$(q "$C" "select coalesce(sum(count), 0) from net_error where kind = 'retransmit' and remote = '10.5.5.2:7777'")"
+assert_eq "mid-stream: retransmits as net_socket counts them" \
+	"$(q "$C" "select sum(count) from net_error where kind = 'retransmit' and remote = '10.5.5.2:7777'")" \
+	"$(q "$C" "select sum(retransmits) from net_socket where remote = '10.5.5.2:7777'")"
+assert_eq "mid-stream: 1000 bytes sent and acknowledged, 1000 more sent, 1 received" "2000/1" \
+	"$(q "$C" "select sum(tx_bytes) || '/' || sum(rx_bytes) from net_socket where remote = '10.5.5.2:7777'")"
+assert_eq "mid-stream: its state changes" "CLOSE>SYN_SENT;SYN_SENT>ESTABLISHED;ESTABLISHED>CLOSE" \
+	"$(q "$C" "select group_concat(old_state || '>' || new_state, ';') from (select * from net_state where sock in (select sock from net_error where kind = 'timeout' and remote = '10.5.5.2:7777') order by time_ns, rowid)")"
 # TCP_SYNCNT 1: SYN at 0, its retransmit at 1 s (RTO), the error at 3 s (1 + 2 s)
 assert_eq "timeout latency between 2.5 s and 10 s" 3 \
-	"$(q "$C" "select count(*) from net_error where kind = 'timeout' and latency_ns between 2500000000 and 10000000000")"
+	"$(q "$C" "select count(*) from net_error where kind = 'timeout' and remote = '10.9.9.3:80' and latency_ns between 2500000000 and 10000000000")"
 assert_eq "SYN retransmits: one on each timed-out socket" "3/3" \
 	"$(q "$C" "select sum(count) || '/' || count(distinct sock) from net_error where kind = 'retransmit' and remote = '10.9.9.3:80'")"
 assert_eq "retransmits as net_socket counts them" 3 \
 	"$(q "$C" "select sum(retransmits) from net_socket where remote = '10.9.9.3:80'")"
 assert_eq "retransmits elsewhere" 0 \
-	"$(q "$C" "select count(*) from net_error where kind = 'retransmit' and remote != '10.9.9.3:80'")"
+	"$(q "$C" "select count(*) from net_error where kind = 'retransmit' and remote not in ('10.9.9.3:80', '10.5.5.2:7777')")"
 assert_eq "unreachable after the SYN (ICMP): 2 on 2 sockets" "2/2" \
 	"$(q "$C" "select n || '/' || socks from ($errs) where kind = 'unreachable' and in_call = 0")"
 assert_eq "unreachable after the SYN: the peers, EHOSTUNREACH" "10.9.9.2:80/113 10.9.9.4:80/113" \
@@ -76,18 +112,18 @@ assert_eq "error in the call: EACCES of the prohibit route" "10.7.7.7:80 13 1" \
 	"$(q "$C" "select remote || ' ' || err || ' ' || sum(count) from net_error where kind = 'error'")"
 assert_eq "no other error (EINPROGRESS is none)" 0 \
 	"$(q "$C" "select count(*) from net_error where kind not in ('timeout', 'unreachable', 'refused', 'error', 'retransmit')")"
-assert_eq "errors in all" 13 "$(q "$C" "select sum(count) from net_error where kind != 'retransmit'")"
+assert_eq "errors in all" 14 "$(q "$C" "select sum(count) from net_error where kind != 'retransmit'")"
 
 # the state changes of a timed-out socket: CLOSE -> SYN_SENT -> CLOSE
 assert_eq "state changes of the timed-out sockets" "3 CLOSE>SYN_SENT;SYN_SENT>CLOSE" \
-	"$(q "$C" "select count(*) || ' ' || c from (select sock, group_concat(old_state || '>' || new_state, ';') c from (select * from net_state where sock in (select sock from net_error where kind = 'timeout') order by time_ns, rowid) group by sock) group by c")"
+	"$(q "$C" "select count(*) || ' ' || c from (select sock, group_concat(old_state || '>' || new_state, ';') c from (select * from net_state where sock in (select sock from net_error where kind = 'timeout' and remote = '10.9.9.3:80') order by time_ns, rowid) group by sock) group by c")"
 
 # the report: errors by kind, and the calls that failed
 "$ANA" report net --format json "$C" >"$TMP/err.json"
-assert_eq "json: errors by kind" "{'error': 1, 'refused': 3, 'retransmit': 3, 'timeout': 3, 'unreachable': 6}" \
-	"$(jget "$TMP/err.json" 'dict(sorted((e["kind"], e["count"]) for e in j["errors"]))')"
+assert_eq "json: errors by kind" "{'error': 1, 'refused': 3, 'timeout': 4, 'unreachable': 6}" \
+	"$(jget "$TMP/err.json" 'dict(sorted((e["kind"], e["count"]) for e in j["errors"] if e["kind"] != "retransmit"))')"
 assert_eq "json: error events in the call" 6 \
 	"$(jget "$TMP/err.json" 'sum(e["count"] for e in j["error_events"] if e["in_call"])')"
 "$ANA" report net "$C" >"$TMP/err.txt"
-grep -q '^timeout  *3  *3 ' "$TMP/err.txt" || { cat "$TMP/err.txt"; fail "text: no 'timeout 3 3' line"; }
+grep -q '^timeout  *4  *4 ' "$TMP/err.txt" || { cat "$TMP/err.txt"; fail "text: no 'timeout 4 4' line"; }
 echo "ok: report net"
