@@ -3,7 +3,8 @@
 #define PTOP_BPF_NET_H
 
 #define NET_MAX_SOCKS 16384	/* sockets followed at once (hash map entries) */
-#define NET_MAX_TRANS 16	/* state changes kept per socket between two polls (a ring) */
+#define NET_MAX_TRANS 8	/* state changes kept per socket between two polls (a ring, a
+			 * power of 2; a TCP connection makes 5 or 6 in its life) */
 #define NET_MAX_CFAIL 4096	/* sockets with a failed connect() followed at once */
 
 /* net_sock.proto */

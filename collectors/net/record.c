@@ -840,7 +840,7 @@ static int emit_drops(struct collector *c, struct net_priv *p)
 	if (err)
 		return err;
 	err = rec_emit_drop(c, "state_changes", p->trans_lost,
-			    "TCP state changes of a socket beyond the newest 16 in one interval");
+			    "TCP state changes of a socket beyond the newest 8 in one interval");
 	p->trans_lost = 0;
 	return err;
 }

@@ -5,7 +5,8 @@
 # 2 `unreachable` reported by the socket (ICMP after a failed ARP), 4 `unreachable`, 1
 # `refused` (UNIX) and 1 `error` (EACCES) failed in the connect() call, 2 `refused` by a
 # RST after the SYN counted once each (a blocking connect, and a connect called again
-# after a non-blocking one), no error for EINPROGRESS or EISCONN; the state changes of
+# after a non-blocking one), 5 on a socket that retries (its 10 state changes recorded
+# or counted lost beyond the ring of 8), no error for EINPROGRESS or EISCONN; the state changes of
 # the timed-out sockets; a timeout mid-stream (the peer, in a namespace of its own, takes
 # its link down: data retransmits, then ETIMEDOUT); report net in text and JSON.
 . tests/e2e/lib.sh
@@ -105,14 +106,24 @@ assert_eq "unreachable in the call: by peer, proto and errno" \
 assert_eq "refused in the call: the UNIX socket, ECONNREFUSED" "unix $TMP/nolisten 111 1" \
 	"$(q "$C" "select proto || ' ' || remote || ' ' || err || ' ' || sum(count) from net_error where kind = 'refused' and in_call = 1")"
 # the blocking connect's and the non-blocking one's (whose second connect call returned
-# the refusal): each once, by the socket, none in the call
-assert_eq "refused after the SYN: 2 on 2 sockets, each with its latency" "2/2/2" \
-	"$(q "$C" "select sum(count) || '/' || count(distinct sock) || '/' || sum(latency_ns > 0) from net_error where kind = 'refused' and in_call = 0 and remote = '127.0.0.1:$closed_port'")"
+# the refusal): each once, by the socket, none in the call; and the socket refused 5 times
+assert_eq "refused after the SYN: 7 on 3 sockets, each error row with its latency" "7/3/1" \
+	"$(q "$C" "select sum(count) || '/' || count(distinct sock) || '/' || min(latency_ns > 0) from net_error where kind = 'refused' and in_call = 0 and remote = '127.0.0.1:$closed_port'")"
+retry="select sock from net_error where kind = 'refused' group by sock having max(total) = 5"
+assert_eq "the socket refused 5 times: its running total" "1 5" \
+	"$(q "$C" "select count(*) || ' ' || (select sum(count) from net_error where sock in ($retry)) from ($retry)")"
+# its 10 state changes: recorded, or counted lost when more than 8 fell between two polls
+lost="select coalesce(sum(lost), 0) from drop_notice where collector = 'net' and kind = 'state_changes'"
+assert_eq "the retried socket's state changes, recorded + lost" 10 \
+	"$(q "$C" "select count(*) + ($lost) from net_state where sock in ($retry)")"
+assert_eq "its recorded changes alternate CLOSE>SYN_SENT, SYN_SENT>CLOSE" 0 \
+	"$(q "$C" "select count(*) from net_state where sock in ($retry) and old_state || '>' || new_state not in ('CLOSE>SYN_SENT', 'SYN_SENT>CLOSE')")"
+echo "state changes of the retried socket: $(q "$C" "select count(*) from net_state where sock in ($retry)") recorded, $(q "$C" "$lost") lost"
 assert_eq "error in the call: EACCES of the prohibit route" "10.7.7.7:80 13 1" \
 	"$(q "$C" "select remote || ' ' || err || ' ' || sum(count) from net_error where kind = 'error'")"
 assert_eq "no other error (EINPROGRESS is none)" 0 \
 	"$(q "$C" "select count(*) from net_error where kind not in ('timeout', 'unreachable', 'refused', 'error', 'retransmit')")"
-assert_eq "errors in all" 14 "$(q "$C" "select sum(count) from net_error where kind != 'retransmit'")"
+assert_eq "errors in all" 19 "$(q "$C" "select sum(count) from net_error where kind != 'retransmit'")"
 
 # the state changes of a timed-out socket: CLOSE -> SYN_SENT -> CLOSE
 assert_eq "state changes of the timed-out sockets" "3 CLOSE>SYN_SENT;SYN_SENT>CLOSE" \
@@ -120,7 +131,7 @@ assert_eq "state changes of the timed-out sockets" "3 CLOSE>SYN_SENT;SYN_SENT>CL
 
 # the report: errors by kind, and the calls that failed
 "$ANA" report net --format json "$C" >"$TMP/err.json"
-assert_eq "json: errors by kind" "{'error': 1, 'refused': 3, 'timeout': 4, 'unreachable': 6}" \
+assert_eq "json: errors by kind" "{'error': 1, 'refused': 8, 'timeout': 4, 'unreachable': 6}" \
 	"$(jget "$TMP/err.json" 'dict(sorted((e["kind"], e["count"]) for e in j["errors"] if e["kind"] != "retransmit"))')"
 assert_eq "json: error events in the call" 6 \
 	"$(jget "$TMP/err.json" 'sum(e["count"] for e in j["error_events"] if e["in_call"])')"

@@ -84,8 +84,9 @@ assert_eq "sockets with two cookies" 0 \
 # a socket is one key whichever lane saw it (its inode, which both read)
 assert_eq "inodes under two keys" 0 \
 	"$(q "$C" "select count(*) from (select inode from net_socket where inode is not null group by inode having count(distinct sock) > 1)")"
+# (a connection open at a poll has its queues too: they are not counted here)
 assert_eq "queues read from /proc for the listener, the unix and udp sockets" 5 \
-	"$(q "$C" "select count(distinct sock) from net_socket where tx_queue is not null and rx_queue is not null and fd is not null")"
+	"$(q "$C" "select count(distinct sock) from net_socket where tx_queue is not null and rx_queue is not null and fd is not null and (proto in ('unix', 'udp') or local = '127.0.0.1:$listen_port')")"
 assert_eq "sockets listed by both lanes under one key" 0 \
 	"$(q "$C" "select count(*) from (select inode from net_socket where inode is not null group by inode having count(distinct sock) > 1)")"
 
