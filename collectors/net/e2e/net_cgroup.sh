@@ -21,10 +21,12 @@ make_dirs "$CG" "$CG/sub" || skip "cannot create a cgroup under $V2"
 record() {
 	local out=$1 rc=0 a b o
 	shift
-	"$REC" --cgroup "$CG" --enable net --interval 250ms "$@" -o "$out" 2>"$TMP/rec.err" &
+	# a file of its own: the previous recording's "recording cgroup" line must not be
+	# read before this recorder's shell truncates it (A would start untraced)
+	"$REC" --cgroup "$CG" --enable net --interval 250ms "$@" -o "$out" 2>"$out.err" &
 	local rec=$!
 	kill_at_exit "$rec"
-	wait_line "$TMP/rec.err" 'recording cgroup' "the recorder to start"
+	wait_line "$out.err" 'recording cgroup' "the recorder to start"
 	sh -c 'echo $$ >"$1/cgroup.procs" && exec "$2" 1.5' sh "$CG" "$FIX/net_exchange" \
 		>"$TMP/a.ports" &
 	a=$!
@@ -62,7 +64,11 @@ done
 P=$TMP/ebpf.ptop
 for x in "A $(port a server_port)" "B $(port b server_port)"; do
 	set -- $x
-	assert_eq "ebpf: $1's 10 connections of 100000 bytes each way" 10 \
-		"$(q "$P" "select count(*) from (select sock from net_socket where remote = '127.0.0.1:$2' group by sock having sum(tx_bytes) = 100000 and sum(rx_bytes) = 100000)")"
+	n=$(q "$P" "select count(*) from (select sock from net_socket where remote = '127.0.0.1:$2' group by sock having sum(tx_bytes) = 100000 and sum(rx_bytes) = 100000)")
+	[ "$n" = 10 ] || { # what was recorded of them, to tell why
+		q "$P" "select sock, cookie, time_ns, tx_bytes, rx_bytes, state, closed from net_socket where remote = '127.0.0.1:$2' or local = '127.0.0.1:$2' order by sock, time_ns"
+		"$ANA" info "$P" | grep -i -E 'drop|net' || true
+	}
+	assert_eq "ebpf: $1's 10 connections of 100000 bytes each way" 10 "$n"
 done
 assert_eq "proc: bytes not measured" 0 "$(q "$TMP/proc.ptop" "select count(tx_bytes) from net_socket")"
