@@ -2,7 +2,7 @@
  * by errors, listening sockets, peers grouped by remote address and port, error counts by
  * kind and the error events, the TCP state changes of each connection as a timeline;
  * text (every section), JSON (every section, by its key) and CSV (the connections table,
- * which holds each socket's error count).
+ * which holds each socket's error count and its state changes).
  *
  * The tables are built once from SQL (struct table, analyze/output.h): a column that is
  * NULL in the DB (not measured: the /proc lane alone has no byte counts) stays null in
@@ -65,6 +65,7 @@ enum {
 	C_RXQ,
 	C_RXQMAX,
 	C_ERR,
+	C_TL, /* its state changes in the window (net_timeline__format), not from SQL */
 	C_N
 };
 
@@ -73,9 +74,14 @@ static const char *const sock_cols[C_N] = {
     "sock",	  "proto",    "local",	  "remote",   "state",	      "fd",	 "t_s",
     "tx_bytes",	  "rx_bytes", "tx_calls", "rx_calls", "segs_out",     "segs_in", "retransmits",
     "connect_us", "srtt_us",  "tx_queue", "rx_queue", "rx_queue_max", "errors",
+    "state_changes",
 };
 static const size_t conn_show[] = {C_PROTO, C_LOCAL, C_REMOTE, C_STATE, C_FD,	C_TX,  C_RX, C_TXC,
 				   C_RXC,   C_RETR,  C_ERR,    C_CONN,	C_SRTT, C_TXQ, C_RXQ};
+/* CSV: the connections with their timelines (text and JSON have them in a section) */
+static const size_t conn_csv[] = {C_PROTO, C_LOCAL, C_REMOTE, C_STATE, C_FD,  C_TX,
+				  C_RX,	   C_TXC,   C_RXC,    C_RETR,  C_ERR, C_CONN,
+				  C_SRTT,  C_TXQ,   C_RXQ,    C_TL};
 static const size_t listen_show[] = {C_PROTO, C_LOCAL, C_FD, C_RXQ, C_RXQMAX};
 #define NSHOW(a) (sizeof(a) / sizeof((a)[0]))
 static const size_t tl_show[] = {1, 2, 3, 6}; /* proto, local, remote, timeline */
@@ -206,9 +212,11 @@ static int fill_timelines(sqlite3 *db, const struct capture_meta *m, const struc
 }
 
 /* Rows of SQL (bound ?1 cap, ?2 ?3 window, ?4 capture start) into T, each column as SQL
- * typed it. 0, -EIO, -ENOMEM. */
-static int fill(sqlite3 *db, const char *sql, const struct capture_meta *m, const struct window *w,
-		struct table *t)
+ * typed it. TL: T is a socket table (sock_cols): its C_TL cell gets the socket's state
+ * changes in the window, "" when none, NULL when the eBPF lane did not run (TL 2) or
+ * not wanted (TL 0). 0, -EIO, -ENOMEM. */
+static int fill_tl(sqlite3 *db, const char *sql, const struct capture_meta *m,
+		   const struct window *w, struct table *t, int tl)
 {
 	sqlite3_stmt *st = NULL;
 	int64_t lo, hi;
@@ -247,11 +255,25 @@ static int fill(sqlite3 *db, const char *sql, const struct capture_meta *m, cons
 						      (const char *)sqlite3_column_text(st, c));
 			}
 		}
+		if (!err && tl == 1) {
+			char line[1024];
+			size_t k;
+
+			err = net_timeline__format(db, m->cap, sqlite3_column_int64(st, C_SOCK), lo,
+						   hi, m->base_ns, line, sizeof(line), &k);
+			err = err ?: table__set_text(t, C_TL, line);
+		}
 	}
 	if (!err && rc != SQLITE_DONE)
 		err = -EIO;
 	sqlite3_finalize(st);
 	return err;
+}
+
+static int fill(sqlite3 *db, const char *sql, const struct capture_meta *m, const struct window *w,
+		struct table *t)
+{
+	return fill_tl(db, sql, m, w, t, 0);
 }
 
 struct net_tables {
@@ -269,8 +291,10 @@ static void tables_free(struct net_tables *n)
 	table__free(n->timelines);
 }
 
+/* The report's tables of window W into N; EBPF: the eBPF lane ran (state changes
+ * measured). */
 static int tables_build(sqlite3 *db, const struct capture_meta *m, const struct window *w,
-			struct net_tables *n)
+			bool ebpf, struct net_tables *n)
 {
 	static const char by_bytes[] = SOCKS_SEL
 	    "ORDER BY COALESCE(tx_bytes, 0) + COALESCE(rx_bytes, 0) DESC, errors DESC, sock";
@@ -289,7 +313,7 @@ static int tables_build(sqlite3 *db, const struct capture_meta *m, const struct 
 	if (!n->bytes || !n->errors || !n->listen || !n->peers || !n->kinds || !n->events ||
 	    !n->timelines)
 		return -ENOMEM;
-	err = err ?: fill(db, by_bytes, m, w, n->bytes);
+	err = err ?: fill_tl(db, by_bytes, m, w, n->bytes, ebpf ? 1 : 2);
 	err = err ?: fill(db, by_errors, m, w, n->errors);
 	err = err ?: fill(db, listening, m, w, n->listen);
 	err = err ?: fill(db, peers_sql, m, w, n->peers);
@@ -385,7 +409,7 @@ int net_figs__load(sqlite3 *db, const struct capture_meta *m, const struct windo
 
 	memset(f, 0, sizeof(*f));
 	err = probe__lookup(db, m->cap, "net", &p);
-	err = err ?: tables_build(db, m, w, &n);
+	err = err ?: tables_build(db, m, w, !strcmp(p.source, "ebpf"), &n);
 	err = err ?: connects_load(db, m, w, f);
 	if (!err) {
 		f->ebpf = !strcmp(p.source, "ebpf");
@@ -416,7 +440,7 @@ static int report_net(sqlite3 *db, const char *capture_id, const struct report_o
 	report__begin(&j, out, o, "net", &m);
 	if (!probe__active(&p))
 		return report__not_collected(&j, out, o, "net", &p);
-	err = tables_build(db, &m, &o->win, &n);
+	err = tables_build(db, &m, &o->win, !strcmp(p.source, "ebpf"), &n);
 	err = err ?: connects_load(db, &m, &o->win, &f);
 	err = err ?: drops__load(db, &m, "net", &o->win, &drops, &nd);
 	if (err)
@@ -462,7 +486,7 @@ static int report_net(sqlite3 *db, const char *capture_id, const struct report_o
 		break;
 	case OUT_CSV:
 		report__drops(NULL, out, o, "net", drops, nd);
-		err = table__print_cols(n.bytes, out, OUT_CSV, conn_show, NSHOW(conn_show));
+		err = table__print_cols(n.bytes, out, OUT_CSV, conn_csv, NSHOW(conn_csv));
 		break;
 	case OUT_JSON:
 		json__kv_bool(&j, "collected", true);

@@ -110,6 +110,9 @@ assert_eq "json: timelines of the 11 connections and 3 refused connects" 14 \
 "$ANA" report net --format csv "$C" >"$TMP/net.csv"
 head -1 "$TMP/net.csv" | has '^proto,local,remote,state,fd,tx_bytes,rx_bytes' || fail "csv header: $(head -1 "$TMP/net.csv")"
 assert_eq "csv: rows with 100000,100000" 10 "$(grep -c ",100000,100000," "$TMP/net.csv")"
+assert_eq "csv: the last column, state_changes" state_changes "$(head -1 "$TMP/net.csv" | awk -F, '{ print $NF }')"
+assert_eq "csv: the 10 connections' state changes begin with the connect" 10 \
+	"$(grep ",100000,100000," "$TMP/net.csv" | grep -c ',CLOSE > SYN_SENT [0-9.]* [mun]*s > ESTABLISHED +[0-9.]* [mun]*s > ')"
 
 # the figures (`figures`, `diff` gates): the numbers the report prints, exact where it is
 "$ANA" figures --format json "$C" >"$TMP/fig.json"
@@ -162,6 +165,8 @@ assert_eq "--no-ebpf: unix and udp sockets" "2/2" \
 "$ANA" report net "$N" | has 'sent not measured, received not measured' || fail "--no-ebpf: the report does not say bytes were not measured"
 "$ANA" report net --format json "$N" >"$TMP/noebpf.json"
 assert_eq "--no-ebpf json: tx_bytes" None "$(jget "$TMP/noebpf.json" 'j["totals"]["tx_bytes"]')"
+assert_eq "--no-ebpf csv: no state changes (not measured: empty)" "" \
+	"$("$ANA" report net --format csv "$N" | tail -n +2 | awk -F, '{ print $NF }' | sort -u)"
 assert_eq "--no-ebpf json: connects, retransmits" "None None" \
 	"$(jget "$TMP/noebpf.json" '" ".join(str(j["totals"][k]) for k in ("connects", "retransmits"))')"
 "$ANA" figures --format json "$N" >"$TMP/nfig.json"
