@@ -24,6 +24,9 @@
 
 #include "analyze/db.h"
 #include "analyze/figures.h"
+#include "analyze/replay_grid.h"
+#include "analyze/replay_model.h"
+#include "analyze/replay_views.h"
 #include "analyze/report.h"
 #include "collectors/fds/fds.pb-c.h"
 #include "collectors/fds/record.h"
@@ -542,6 +545,103 @@ static void test_06_figures(void **state)
 	sqlite3_close(db);
 }
 
+/* The frame of the model's current tab as text (caller frees). */
+static char *render(struct replay_model *m, struct replay_ui *ui)
+{
+	struct grid *g = grid__new(120, 40);
+	char *t;
+
+	assert_non_null(g);
+	replay__render(m, ui, g);
+	t = grid__to_text(g);
+	grid__free(g);
+	assert_non_null(t);
+	return t;
+}
+
+static void must_have(const char *frame, const char *what)
+{
+	if (!strstr(frame, what))
+		fail_msg("no \"%s\" in the frame:\n%s", what, frame);
+}
+
+/* The FDs tab at 3 s of the figures' capture (totals 10, 50, 30; sockets 0, 40, 8): the
+ * total selected first, Down selects the types shown in order, Enter shows the selected
+ * one's series, Esc goes back; the total's series has the eBPF lane's opens and closes. */
+static void test_07_drill(void **state)
+{
+	char id[DB_CAPTURE_ID_LEN], err[256] = "";
+	struct replay_ui ui = {0};
+	struct replay_model *m;
+	struct load_stats st;
+	sqlite3 *db = NULL;
+	char *t;
+
+	(void)state;
+	with_ops = true;
+	write_fig_capture(tpath("r.ptop"));
+	with_ops = false;
+	assert_int_equal(db__open(tpath("r.db"), true, false, &db, errbuf, sizeof(errbuf)), 0);
+	if (db__load_capture(db, tpath("r.ptop"), false, id, &st, errbuf, sizeof(errbuf)))
+		fail_msg("load: %s", errbuf);
+	m = replay_model__open(db, id, err, sizeof(err));
+	if (!m)
+		fail_msg("replay_model__open: %s", err);
+	ui.tab = replay__find_view("fds");
+	assert_true(ui.tab >= 0);
+	replay_model__seek(m, 3 * SEC);
+	t = render(m, &ui);
+	must_have(t, "Up/Down select, Enter its series");
+	assert_string_equal(ui.selected, "total");
+	free(t);
+	replay__key(m, &ui, RK_DOWN);
+	free(render(m, &ui));
+	assert_string_equal(ui.selected, "file");
+	replay__key(m, &ui, RK_DOWN);
+	free(render(m, &ui));
+	assert_string_equal(ui.selected, "socket");
+	assert_int_equal(replay__key(m, &ui, RK_ENTER), 0);
+	assert_string_equal(ui.drill, "socket");
+	t = render(m, &ui);
+	must_have(t, "open fds: socket  (Esc: back)");
+	must_have(t, "8 at 00:03.0   +8 over 2 intervals   lowest 0   highest 40");
+	must_have(t, "interval end     open   change\n");
+	must_have(t, "00:03.0             8      -32\n");
+	must_have(t, "00:02.0            40      +40\n");
+	must_have(t, "00:01.0             0        -\n");
+	free(t);
+	/* at 2 s the series ends there */
+	replay_model__seek(m, 2 * SEC);
+	t = render(m, &ui);
+	must_have(t, "40 at 00:02.0   +40 over 1 intervals");
+	if (strstr(t, "00:03.0             8"))
+		fail_msg("a later interval is shown:\n%s", t);
+	free(t);
+	replay__key(m, &ui, RK_ESC);
+	assert_string_equal(ui.drill, "");
+	replay_model__seek(m, 3 * SEC);
+	replay__key(m, &ui, RK_UP);
+	replay__key(m, &ui, RK_UP);
+	free(render(m, &ui));
+	assert_string_equal(ui.selected, "total");
+	replay__key(m, &ui, RK_ENTER);
+	t = render(m, &ui);
+	must_have(t, "open fds: all types  (Esc: back)");
+	must_have(t, "30 at 00:03.0   +20 over 2 intervals   lowest 10   highest 50");
+	must_have(t, "interval end     open   change   opened   closed\n");
+	must_have(t, "00:03.0            30      -20       45        4\n");
+	must_have(t, "00:02.0            50      +40        0        0\n");
+	must_have(t, "00:01.0            10        -        1        0\n");
+	free(t);
+	/* a name that is no series (a drill kept across captures): said, no query built */
+	snprintf(ui.drill, sizeof(ui.drill), "x; DROP TABLE fd_sample");
+	t = render(m, &ui);
+	must_have(t, "no fd series x; DROP TABLE fd_sample (Esc: back)");
+	free(t);
+	replay_model__free(m);
+	sqlite3_close(db);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -552,6 +652,7 @@ int main(void)
 	    cmocka_unit_test(test_04_not_collected_and_corrupt),
 	    cmocka_unit_test(test_05_ops_and_sites),
 	    cmocka_unit_test(test_06_figures),
+	    cmocka_unit_test(test_07_drill),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
