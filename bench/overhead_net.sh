@@ -6,8 +6,8 @@
 #   tcp     a loopback TCP connection (about 8 us a pair here: 10^6 calls/s is out of reach)
 #   unix    a UNIX stream socketpair (about 1.8 us a pair: close to 10^6 calls/s)
 #   udp     a UDP socket on 127.0.0.1 connected to itself (about 3 us a pair)
-# The configurations (CONFIGS; default "none floor net all" for tcp, every one below for
-# unix and udp):
+# The configurations (CONFIGS; default "none floor net all" for tcp, every one below but
+# defaults for unix and udp):
 #   none       no tracer
 #   floor      bench_net_floor: no-op BPF programs on tp_btf sock_send_length and
 #              sock_recv_length, the tracepoints the net collector uses at each send and recv
@@ -18,6 +18,7 @@
 #   fd-stacks  only fds, --fd-stacks: its eBPF lane on raw_tp/sys_exit
 #   io         only the io collector: its /proc lane (/proc/PID/io and stat)
 #   io-events  only io, --io-events: its eBPF lane on raw_tp/sys_exit
+#   defaults   ptop-record --pid: every collector on by default (net is not: see all)
 #   all        ptop-record --pid --enable net: every collector on by default, plus net
 # RATES: syscalls per second, a send and a recv each one (0: as fast as it can; default
 # "20000 200000 0" for tcp, "10000 100000 1000000" for unix and udp; a rate the workload
@@ -53,14 +54,7 @@ bench_caps net || { echo "overhead_net: net cannot run here: $caps_line" >&2; ex
 but() { bench_caps "$1"; echo "$others"; }
 not_net=$others not_fds=$(but fds) not_io=$(but io)
 
-tmp=$(mktemp -d)
-wpid='' tpid=''
-cleanup() {
-	[ -n "$tpid" ] && kill -INT "$tpid" 2>/dev/null
-	[ -n "$wpid" ] && kill -KILL "$wpid" 2>/dev/null
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
+bench_tmp
 
 read -ra configs <<<"$CONFIGS"
 
@@ -89,6 +83,7 @@ run_one() {
 		fd-stacks) sel=(--disable "$not_fds" --fd-stacks) ;;
 		io) sel=(--disable "$not_io") ;;
 		io-events) sel=(--disable "$not_io" --io-events) ;;
+		defaults) sel=() ;;
 		all) sel=(--enable net) ;;
 		*) echo "overhead_net: no configuration $cfg" >&2; exit 2 ;;
 		esac
@@ -113,16 +108,7 @@ declare -A res reached
 echo "overhead_net: $KIND sockets, rates $RATES calls/s, $RUNS runs per configuration and" \
 	"rate, $ncpu CPUs, kernel $(uname -r)${wl_pin:+, workload pinned to CPU $((ncpu - 1))}"
 run_one none 0 >/dev/null # warm-up
-for ((r = 1; r <= RUNS; r++)); do
-	for rate in $RATES; do
-		for cfg in "${configs[@]}"; do
-			v=$(run_one "$cfg" "$rate")
-			[ -n "$v" ] || continue
-			res[$cfg.$rate]+="${v% *} "
-			reached[$cfg.$rate]+="${v#* } "
-		done
-	done
-done
+bench_rounds reached "${configs[@]}"
 
 # ratio M BASE: "1.234x", or "-" without a base
 ratio() { [ -n "$2" ] && printf '%.3fx' "$(echo "$1 / $2" | bc -l)" || echo -; }
@@ -146,8 +132,5 @@ for rate in $RATES; do
 			"$(ratio "$m" "$floor")" "$(ratio "$m" "$floor_sys")" \
 			"$(echo "${reached[$cfg.$rate]}" | median)" "$(echo ${res[$cfg.$rate]})"
 	done
-	# the spread of the untraced runs: what "within the noise" means here
-	echo "${res[none.$rate]:-}" | tr ' ' '\n' | grep . | awk -v m="$base" '
-		{ d = $1 / m - 1; if (d < 0) d = -d; if (d > n) n = d }
-		END { printf "noise: the untraced runs lie within +/-%.1f%% of their median\n", n * 100 }'
+	bench_noise "${res[none.$rate]:-}"
 done
