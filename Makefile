@@ -81,6 +81,7 @@ TEST_BINS := $(patsubst %.c,$(B)/tests/%,$(notdir $(TEST_SRCS)))
 vpath test_%.c tests $(COLLECTOR_DIRS)
 FIXTURES := $(patsubst tests/fixtures/%.c,$(B)/tests/fixtures/%,$(wildcard tests/fixtures/*.c))
 FIXTURES += $(B)/tests/fixtures/libhdl_a.so $(B)/tests/fixtures/libhdl_b.so
+FIXTURES += $(B)/tests/fixtures/nofp_attach
 BENCH_BINS := $(patsubst bench/%.c,$(B)/bench/%,$(wildcard bench/*.c))
 BENCH_WORKLOADS := $(filter $(B)/bench/workload_%,$(BENCH_BINS))
 
@@ -225,10 +226,10 @@ $(B)/tests/fixtures/libhdl_b.so: tests/fixtures/dl/hdl.c
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) -O2 -g -fPIC -shared -fomit-frame-pointer -DPAD=264 -DSIZE=202 -Wall -Wextra -Werror -o $@ $<
 # nofp_attach: heap_nofp's chain, waiting for SIGUSR1 (the eBPF lanes attached by --pid)
-$(B)/tests/fixtures/nofp_attach: tests/fixtures/nofp_attach.c
+$(B)/tests/fixtures/nofp_attach: tests/fixtures/heap_nofp.c
 	$(call msg,FIXTURE,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) -O2 -g -fomit-frame-pointer -Wall -Wextra -Werror -o $@ $<
+	$(Q)$(CC) -O2 -g -fomit-frame-pointer -DNOFP_ATTACH -Wall -Wextra -Werror -o $@ $< -lpthread
 
 # heap_static: glibc linked statically (libc.a, from libc6-dev), so malloc and the rest
 # are defined in the executable itself, the module the heap collector must probe.

@@ -14,6 +14,9 @@
 #   io-events   ptop-record --pid with only io, --io-events: its eBPF lane on raw_tp/sys_exit
 #               (pread64/pwrite64 are not its syscalls: it returns after the filter and
 #               the kind lookup)
+#   io-files    ptop-record --pid with only io, --io-files: raw_tp/sys_enter and sys_exit
+#               (these are its syscalls: the entry time per thread, the fd resolved to its
+#               file, the per-file entry updated in the kernel), io_uring tracepoints
 #   all         ptop-record --pid, every collector on by default (syscalls' programs too)
 # Each configuration runs RUNS times (default 5) per rate, interleaved round by round;
 # the table shows medians and ratios to "none" and "floor". Needs root. Build folder from
@@ -44,7 +47,7 @@ cleanup() {
 trap cleanup EXIT
 
 others="cpu,syscalls,cpuprof,memory,vmas,proccontext,mappings,cgroup"
-configs=(none floor io+fds fd-stacks io-events all)
+configs=(none floor io+fds fd-stacks io-events io-files all)
 
 # run_one CONFIG RATE: prints "NS_PER_CALL CALLS_PER_S", or nothing if the run failed
 run_one() {
@@ -71,6 +74,10 @@ run_one() {
 		bench_wait_for "$t_err" 'probes:' 15 && ok=1 ;;
 	io-events)
 		"${rec[@]}" --pid "$wpid" --disable "$others,fds" --io-events >"$t_out" 2>"$t_err" &
+		tpid=$!
+		bench_wait_for "$t_err" 'probes:' 15 && ok=1 ;;
+	io-files)
+		"${rec[@]}" --pid "$wpid" --disable "$others,fds" --io-files >"$t_out" 2>"$t_err" &
 		tpid=$!
 		bench_wait_for "$t_err" 'probes:' 15 && ok=1 ;;
 	all)

@@ -1,11 +1,24 @@
 // SPDX-License-Identifier: GPL-2.0
-/* io.bpf.c — the io collector's eBPF lane (--io-events): the target's file-system events
- * (opens denied with EACCES or EPERM, deletions, renames, truncations), one ring buffer
- * record each: they are rare, unlike reads and writes, which are never an event here.
+/* io.bpf.c — the io collector's eBPF lanes.
  *
- * raw_tp/sys_exit (no tracefs: no per-syscall tracepoint): after the target filter, the
- * syscall number's kind (filled by user space from the syscall table's names); the paths
- * are read from the caller's memory at exit, with the registers the call was made with.
+ * --io-events: the target's file-system events (opens denied with EACCES or EPERM, files
+ * created, deletions, renames, truncations), one ring buffer record each: they are rare.
+ *
+ * --io-files: per file and operation, aggregated in the kernel (never an event per read or
+ * write): raw_tp/sys_enter keeps the entry time per thread (io_start); raw_tp/sys_exit
+ * resolves the fd to its struct file through the current task (files->fdt->fd[fd]) and
+ * adds the call to io_files, keyed by the file's identity (dev, ino), the process and the
+ * operation: calls, errors, bytes, time in the call, its log2 histogram; the maximum per
+ * generation in the entry. A file identity seen the first time (io_seen) sends one io_seen
+ * record with its path walked up its dentries (crossing mounts). io_uring requests are
+ * counted at tp_btf/io_uring_submit_req (by the target's threads) and
+ * tp_btf/io_uring_complete (on the rings the target submitted to) by opcode; per file at
+ * their completion (a request's file is assigned after its submission's tracepoint), with
+ * the time from submission to completion.
+ *
+ * raw_tp (no tracefs: no per-syscall tracepoint): after the target filter, the syscall
+ * number's kind (filled by user space from the syscall table's names); the paths are read
+ * from the caller's memory at exit, with the registers the call was made with.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -16,6 +29,10 @@
 #include "filter.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
+
+/* include/linux/fs.h: the open created the file (a #define, not in BTF; checked by
+ * collectors/io/e2e/io_files.sh: a new file is "created", an existing one is not). */
+#define FMODE_CREATED_BIT (1u << 20)
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -35,6 +52,83 @@ struct {
 	__type(key, __u32);
 	__type(value, __u64);
 } io_lost SEC(".maps");
+
+/* What runs (set before load: the branches of a lane that is off are removed). */
+const volatile bool events_on = false; /* --io-events */
+const volatile bool files_on = false;  /* --io-files */
+
+/* The generation the maxima are written under; the recorder flips it each poll. */
+__u64 io_gen = 0;
+
+struct start {
+	__u64 ts;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, IO_MAX_INFLIGHT);
+	__type(key, __u32);
+	__type(value, struct start);
+} io_start SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(max_entries, IO_MAX_FILES);
+	__type(key, struct io_file_key);
+	__type(value, struct io_file_val);
+} io_files SEC(".maps");
+
+
+struct seen_key {
+	__u64 ino;
+	__u32 dev;
+	__u32 tgid;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 4 * IO_MAX_FILES);
+	__type(key, struct seen_key);
+	__type(value, __u8);
+} io_seen SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, IO_URING_OPS);
+	__type(key, __u32);
+	__type(value, struct io_uring_val);
+} io_uring SEC(".maps");
+
+/* The rings (struct io_ring_ctx) the target submitted to: their completions are its. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 1024);
+	__type(key, __u64);
+	__type(value, __u32);
+} io_rings SEC(".maps");
+
+/* The submission time of the target's io_uring requests in flight, by request. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, IO_MAX_INFLIGHT);
+	__type(key, __u64);
+	__type(value, __u64);
+} io_req_start SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, IO_CNT_MAX);
+	__type(key, __u32);
+	__type(value, __u64);
+} io_counters SEC(".maps");
+
+static __always_inline void counter_inc(__u32 idx)
+{
+	__u64 *v = bpf_map_lookup_elem(&io_counters, &idx);
+
+	if (v)
+		*v += 1;
+}
 
 static __always_inline __u64 arg(struct pt_regs *regs, int n)
 {
@@ -65,6 +159,319 @@ static __always_inline __u64 regs_nr(struct pt_regs *regs)
 #endif
 }
 
+/* floor(log2(v)), 0 for v == 0 (libbpf-tools' bits.bpf.h). */
+static __always_inline __u32 log2_u64(__u64 v)
+{
+	__u32 r, shift;
+
+	r = (v > 0xFFFFFFFFull) << 5;
+	v >>= r;
+	shift = (v > 0xFFFF) << 4;
+	v >>= shift;
+	r |= shift;
+	shift = (v > 0xFF) << 3;
+	v >>= shift;
+	r |= shift;
+	shift = (v > 0xF) << 2;
+	v >>= shift;
+	r |= shift;
+	shift = (v > 0x3) << 1;
+	v >>= shift;
+	r |= shift;
+	r |= (v >> 1);
+	return r;
+}
+
+/* The current task's struct file of FD, or NULL. */
+static __always_inline struct file *fd_file(__s64 fd)
+{
+	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
+	struct fdtable *fdt;
+	struct file **fds, *f = NULL;
+	unsigned int max;
+
+	if (fd < 0)
+		return NULL;
+	fdt = BPF_CORE_READ(task, files, fdt);
+	if (!fdt)
+		return NULL;
+	max = BPF_CORE_READ(fdt, max_fds);
+	if ((__u64)fd >= max)
+		return NULL;
+	fds = BPF_CORE_READ(fdt, fd);
+	if (!fds || bpf_probe_read_kernel(&f, sizeof(f), &fds[fd]))
+		return NULL;
+	return f;
+}
+
+/* Fill K's file identity from F; false if F has no inode. */
+static __always_inline bool file_key(struct file *f, struct io_file_key *k)
+{
+	struct inode *in = BPF_CORE_READ(f, f_inode);
+
+	if (!in)
+		return false;
+	k->ino = BPF_CORE_READ(in, i_ino);
+	k->dev = BPF_CORE_READ(in, i_sb, s_dev);
+	k->mode = BPF_CORE_READ(in, i_mode) & 0170000;
+	return true;
+}
+
+/* Scratch for one io_seen record (too large for the stack). */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct io_seen);
+} io_scratch SEC(".maps");
+
+struct io_walk {
+	struct dentry *d;
+	struct mount *mnt;
+	__u32 n;
+	__u32 truncated;
+};
+
+/* One step up from W->d: to its mount point at the root of its mount, else to its
+ * parent after its name is copied. 0: go on; 1: done. (W's fields are copied into
+ * locals: a CO-RE read of W's own fields would relocate against a type the kernel lacks.) */
+static long walk_step(__u32 i, void *ctx)
+{
+	struct io_walk *w = ctx;
+	struct dentry *d = w->d, *parent, *mroot;
+	struct mount *mnt = w->mnt, *mp;
+	struct io_seen *e;
+	__u32 zero = 0, n = w->n;
+
+	if (!d)
+		return 1;
+	mroot = BPF_CORE_READ(mnt, mnt.mnt_root);
+	if (d == mroot) { /* the root of its mount: on to the mount point */
+		mp = BPF_CORE_READ(mnt, mnt_parent);
+		if (!mp || mp == mnt)
+			return 1;
+		w->d = BPF_CORE_READ(mnt, mnt_mountpoint);
+		w->mnt = mp;
+		return 0;
+	}
+	parent = BPF_CORE_READ(d, d_parent);
+	if (!parent || parent == d)
+		return 1;
+	if (n >= IO_DEPTH) {
+		w->truncated = 1;
+		return 1;
+	}
+	e = bpf_map_lookup_elem(&io_scratch, &zero);
+	if (!e)
+		return 1;
+	if (bpf_probe_read_kernel_str(e->name[n], IO_NAME, BPF_CORE_READ(d, d_name.name)) < 0)
+		e->name[n][0] = 0;
+	w->n = n + 1;
+	w->d = parent;
+	return 0;
+}
+
+/* The path of F into a ring buffer io_seen record, walked up its dentries (and up the
+ * mounts it crosses), the first time the process sees the file. */
+static __always_inline void send_seen(struct file *f, __u64 ino, __u32 dev, __u32 tgid,
+				      __u32 tid)
+{
+	struct seen_key sk = {.ino = ino, .dev = dev, .tgid = tgid};
+	struct io_walk w = {};
+	struct vfsmount *vm;
+	struct io_seen *e;
+	__u32 zero = 0;
+	__u8 one = 1;
+
+	if (bpf_map_lookup_elem(&io_seen, &sk) ||
+	    bpf_map_update_elem(&io_seen, &sk, &one, BPF_NOEXIST))
+		return; /* seen before (a look-up first: an LRU update costs much more) */
+	e = bpf_map_lookup_elem(&io_scratch, &zero);
+	if (!e)
+		return;
+	w.d = BPF_CORE_READ(f, f_path.dentry);
+	vm = BPF_CORE_READ(f, f_path.mnt);
+	w.mnt = (struct mount *)((void *)vm - bpf_core_field_offset(struct mount, mnt));
+	bpf_loop(IO_DEPTH + 8, walk_step, &w, 0);
+	e->ts = bpf_ktime_get_ns();
+	e->tid = tid;
+	e->kind = IO_EV_SEEN;
+	e->ino = ino;
+	e->dev = dev;
+	e->depth = w.n;
+	e->truncated = w.truncated;
+	e->pad = 0;
+	if (bpf_ringbuf_output(&io_events, e, sizeof(*e), 0)) {
+		counter_inc(IO_CNT_SEEN_LOST);
+		bpf_map_delete_elem(&io_seen, &sk); /* try again at its next call */
+	}
+}
+
+/* Add one call to F's (K's) entry, and to its generation's maximum. */
+static __always_inline void file_add(struct io_file_key *k, long ret, __u64 dt, bool timed)
+{
+	struct io_file_val *v, zero = {};
+	__u64 gen;
+
+	v = bpf_map_lookup_elem(&io_files, k);
+	if (!v) {
+		if (bpf_map_update_elem(&io_files, k, &zero, BPF_NOEXIST) &&
+		    !bpf_map_lookup_elem(&io_files, k)) {
+			counter_inc(IO_CNT_FILES_FULL);
+			return;
+		}
+		v = bpf_map_lookup_elem(&io_files, k);
+		if (!v)
+			return;
+	}
+	v->calls++;
+	if (ret < 0)
+		v->errors++;
+	else
+		v->bytes += (__u64)ret;
+	if (!timed)
+		return;
+	v->time_ns += dt;
+	v->timed++;
+	v->hist[log2_u64(dt) < IO_HIST ? log2_u64(dt) : IO_HIST - 1]++;
+	gen = io_gen;
+	if (v->max_gen != gen) {
+		v->max_gen = gen;
+		v->max_ns = dt;
+	} else if (dt > v->max_ns) {
+		v->max_ns = dt;
+	}
+}
+
+/* A per-file operation OP's exit: resolve its fd and count it. */
+static __always_inline void op_exit(__u64 id, struct pt_regs *regs, __u32 op, long ret)
+{
+	struct io_file_key k = {};
+	struct start *st;
+	struct file *f;
+	__u32 tid = (__u32)id;
+	__u64 dt = 0;
+	bool timed = false;
+
+	st = bpf_map_lookup_elem(&io_start, &tid);
+	if (st && st->ts) { /* the entry stays, emptied: no delete per call */
+		dt = bpf_ktime_get_ns() - st->ts;
+		timed = true;
+		st->ts = 0;
+	}
+	f = fd_file((__s64)(int)arg(regs, op == IO_OP_SENDFILE ? 2 : 1));
+	if (!f || !file_key(f, &k)) {
+		if (ret >= 0) /* it had a file: closed by another thread meanwhile */
+			counter_inc(IO_CNT_NO_FILE);
+		return;
+	}
+	k.tgid = (__u32)(id >> 32);
+	k.op = (__u16)op;
+	if (op == IO_OP_FSYNC || op == IO_OP_FDATASYNC || op == IO_OP_SYNC_FILE_RANGE)
+		ret = ret < 0 ? ret : 0;
+	file_add(&k, ret, dt, timed);
+	send_seen(f, k.ino, k.dev, k.tgid, tid);
+}
+
+SEC("raw_tp/sys_enter")
+int io_enter(struct bpf_raw_tracepoint_args *ctx)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	struct start st, *sp;
+	__u32 key, tid, *kind;
+	__u64 nr;
+
+	if (!files_on || !ptop_current_is_target(id))
+		return 0;
+	nr = ctx->args[1];
+	if (nr >= IO_MAX_NR)
+		return 0;
+	key = (__u32)nr;
+	kind = bpf_map_lookup_elem(&io_kind, &key);
+	if (!kind || *kind < IO_K_OP)
+		return 0;
+	tid = (__u32)id;
+	sp = bpf_map_lookup_elem(&io_start, &tid); /* the thread's entry, once made */
+	if (sp) {
+		sp->ts = bpf_ktime_get_ns();
+		return 0;
+	}
+	st.ts = bpf_ktime_get_ns();
+	if (bpf_map_update_elem(&io_start, &tid, &st, BPF_ANY))
+		counter_inc(IO_CNT_INFLIGHT_FULL);
+	return 0;
+}
+
+SEC("tp_btf/io_uring_submit_req")
+int BPF_PROG(io_uring_submit, struct io_kiocb *req)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	struct io_uring_val *u;
+	__u64 ring, ts, rq;
+	__u32 op, tgid = (__u32)(id >> 32);
+
+	if (!ptop_current_is_target(id))
+		return 0;
+	op = BPF_CORE_READ(req, opcode);
+	ring = (__u64)BPF_CORE_READ(req, ctx);
+	bpf_map_update_elem(&io_rings, &ring, &tgid, BPF_ANY);
+	if (op >= IO_URING_OPS)
+		return 0;
+	u = bpf_map_lookup_elem(&io_uring, &op);
+	if (u)
+		u->submitted++;
+	ts = bpf_ktime_get_ns();
+	rq = (__u64)req;
+	bpf_map_update_elem(&io_req_start, &rq, &ts, BPF_ANY);
+	return 0;
+}
+
+SEC("tp_btf/io_uring_complete")
+int BPF_PROG(io_uring_done, struct io_ring_ctx *rctx, void *reqp, struct io_uring_cqe *cqe)
+{
+	struct io_kiocb *req = reqp;
+	struct io_file_key k = {};
+	struct io_uring_val *u;
+	struct file *f;
+	__u64 ring = (__u64)rctx, rq, *ts, dt = 0;
+	bool timed = false;
+	__u32 op, *tgid;
+	__s32 res;
+
+	tgid = bpf_map_lookup_elem(&io_rings, &ring);
+	if (!tgid || !req)
+		return 0;
+	op = BPF_CORE_READ(req, opcode);
+	if (op >= IO_URING_OPS)
+		return 0;
+	res = BPF_CORE_READ(cqe, res);
+	u = bpf_map_lookup_elem(&io_uring, &op);
+	if (u) {
+		u->completed++;
+		if (res < 0)
+			u->errors++;
+		else
+			u->bytes += (__u64)res;
+	}
+	rq = (__u64)req;
+	ts = bpf_map_lookup_elem(&io_req_start, &rq);
+	if (ts) {
+		dt = bpf_ktime_get_ns() - *ts;
+		timed = true;
+		bpf_map_delete_elem(&io_req_start, &rq);
+	}
+	/* the request's file is assigned when it is issued, after the submission's
+	 * tracepoint: a file's io_uring row counts completions */
+	f = BPF_CORE_READ(req, file);
+	if (!f || !file_key(f, &k))
+		return 0;
+	k.tgid = *tgid;
+	k.op = (__u16)(IO_OP_URING + op);
+	file_add(&k, res, dt, timed);
+	send_seen(f, k.ino, k.dev, k.tgid, (__u32)bpf_get_current_pid_tgid());
+	return 0;
+}
+
 SEC("raw_tp/sys_exit")
 int io_exit(struct bpf_raw_tracepoint_args *ctx)
 {
@@ -87,9 +494,29 @@ int io_exit(struct bpf_raw_tracepoint_args *ctx)
 	if (!kind || *kind == IO_K_NONE)
 		return 0;
 	ret = (long)ctx->args[1];
+	if (*kind >= IO_K_OP) {
+		if (files_on)
+			op_exit(id, regs, *kind - IO_K_OP, ret);
+		return 0;
+	}
+	if (!events_on)
+		return 0;
 	switch (*kind) {
 	case IO_K_OPEN:
 	case IO_K_OPENAT:
+		fl = *kind == IO_K_OPEN ? 2 : 3;
+		if (ret >= 0) { /* created? O_CREAT and the file's FMODE_CREATED */
+			struct file *f;
+
+			if (!(arg(regs, fl) & 0100))
+				return 0;
+			f = fd_file(ret);
+			if (!f || !(BPF_CORE_READ(f, f_mode) & FMODE_CREATED_BIT))
+				return 0;
+			ev = IO_EV_CREATED;
+			p1 = *kind == IO_K_OPEN ? 1 : 2;
+			break;
+		}
 		if (ret != -13 && ret != -1) /* EACCES, EPERM */
 			return 0;
 		ev = IO_EV_DENIED;

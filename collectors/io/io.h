@@ -17,11 +17,94 @@ enum io_kind {
 	IO_K_RENAME = 5,   /* rename(old 1, new 2) */
 	IO_K_RENAMEAT = 6, /* renameat/renameat2(ofd, old 2, nfd, new 4) */
 	IO_K_TRUNCATE = 7, /* truncate(path 1, length 2) */
-	IO_K_FTRUNCATE = 8 /* ftruncate(fd 1, length 2) */
+	IO_K_FTRUNCATE = 8, /* ftruncate(fd 1, length 2) */
+	IO_K_OP = 32	    /* IO_K_OP + enum io_op: a per-file operation (--io-files) */
+};
+
+/* The per-file operations (--io-files), by syscall; the fd is argument 1 (sendfile: 2,
+ * its in_fd, the file it reads). io_uring submissions are IO_OP_URING + the request's
+ * opcode (IORING_OP_*). */
+enum io_op {
+	IO_OP_READ,
+	IO_OP_WRITE,
+	IO_OP_PREAD64,
+	IO_OP_PWRITE64,
+	IO_OP_READV,
+	IO_OP_WRITEV,
+	IO_OP_PREADV,
+	IO_OP_PWRITEV,
+	IO_OP_PREADV2,
+	IO_OP_PWRITEV2,
+	IO_OP_SENDFILE,
+	IO_OP_COPY_FILE_RANGE,
+	IO_OP_SPLICE,
+	IO_OP_FSYNC,
+	IO_OP_FDATASYNC,
+	IO_OP_SYNC_FILE_RANGE,
+	IO_OP_SYSCALLS, /* the syscalls above: [0, IO_OP_SYSCALLS) */
+	IO_OP_URING = 64 /* [64, 64 + IO_URING_OPS): io_uring requests by opcode */
+};
+
+#define IO_URING_OPS 128     /* opcodes counted: [0, IO_URING_OPS) */
+#define IO_HIST 32	     /* log2 latency buckets: [2^i, 2^(i+1)) ns; the last holds the rest */
+#define IO_MAX_FILES 8192    /* (file, op) entries of io_files */
+#define IO_MAX_INFLIGHT 16384 /* threads inside an operation at once */
+#define IO_DEPTH 24	     /* path components walked (deeper: the path starts with "...") */
+#define IO_NAME 64	     /* bytes of one component kept */
+
+/* io_files's key: one file (dev, ino) of one process and one operation. */
+struct io_file_key {
+	__u64 ino;
+	__u32 dev;  /* the kernel's dev_t: major << 20 | minor */
+	__u32 tgid;
+	__u16 op;   /* enum io_op */
+	__u16 mode; /* i_mode's S_IFMT bits (the file's type) */
+	__u32 pad;
+};
+
+/* io_files's value (per CPU, cumulative since the start, but the maximum). io_uring
+ * rows: calls are completions; time from the submission to the completion. */
+struct io_file_val {
+	__u64 calls;
+	__u64 errors;  /* returned < 0 */
+	__u64 bytes;   /* the sum of the returns > 0 (read/write-like operations) */
+	__u64 time_ns; /* in the call, from sys_enter to sys_exit */
+	__u64 timed;   /* the calls whose entry was seen (the others: no time) */
+	__u64 hist[IO_HIST];
+	/* not summed: the longest call of generation max_gen (io_gen: the recorder flips it
+	 * each poll and reads the maxima of the generation that ended) */
+	__u64 max_gen;
+	__u64 max_ns;
+};
+
+#define IO_VAL_SUMMED 37 /* the words of io_file_val summed over the CPUs: calls .. hist */
+
+/* The io_uring requests of the target by opcode (per CPU, cumulative). */
+struct io_uring_val {
+	__u64 submitted;
+	__u64 completed;
+	__u64 errors; /* completions with res < 0 */
+	__u64 bytes;  /* the sum of the completions' res > 0 */
+};
+
+/* Counters (per CPU) of what the files lane could not do. */
+enum io_cnt {
+	IO_CNT_FILES_FULL,    /* io_files full: an operation not counted */
+	IO_CNT_INFLIGHT_FULL, /* io_start full: a call not timed */
+	IO_CNT_NO_FILE,	      /* the fd did not resolve to a file at exit */
+	IO_CNT_SEEN_LOST,     /* a file-seen record lost (ring buffer full) */
+	IO_CNT_MAX
 };
 
 /* One file-system event of the target (the ring buffer's record). */
-enum io_ev_kind { IO_EV_DENIED = 1, IO_EV_DELETED = 2, IO_EV_RENAMED = 3, IO_EV_TRUNCATED = 4 };
+enum io_ev_kind {
+	IO_EV_DENIED = 1,
+	IO_EV_DELETED = 2,
+	IO_EV_RENAMED = 3,
+	IO_EV_TRUNCATED = 4,
+	IO_EV_CREATED = 5, /* an open with O_CREAT that created the file (FMODE_CREATED) */
+	IO_EV_SEEN = 6	   /* not a file-system event: a file first seen (struct io_seen) */
+};
 
 struct io_fs_event {
 	__u64 ts; /* bpf_ktime_get_ns at the syscall's exit */
@@ -34,6 +117,20 @@ struct io_fs_event {
 	__u32 nr;     /* the syscall number */
 	char path[IO_PATH_MAX];
 	char path2[IO_PATH_MAX]; /* a rename's new path */
+};
+
+/* A file first seen by the files lane: its path as the kernel's dentries spell it,
+ * components from the file up (name[0] is the file's own name), crossing mounts. */
+struct io_seen {
+	__u64 ts;
+	__u32 tid;
+	__u32 kind; /* IO_EV_SEEN */
+	__u64 ino;
+	__u32 dev;
+	__u32 depth; /* components in name[]; IO_DEPTH and truncated: deeper */
+	__u32 truncated;
+	__u32 pad;
+	char name[IO_DEPTH][IO_NAME];
 };
 
 #endif

@@ -8,16 +8,26 @@
  * (kernel.task_delayacct = 1): otherwise the field reads 0 whatever the target waited, so
  * it is not sent (absent, never 0) and the probe detail says why.
  *
- * Per-file figures (reads, writes and latency per file and per operation) and file-system
- * events need an eBPF lane this collector does not have yet: the probe detail says so.
+ * Its eBPF lanes (collectors/io/io.bpf.c): --io-events, the file-system events (opens
+ * denied, files created, deleted, renamed, truncated), one IoFsEvent each; --io-files (it
+ * implies --io-events), per file and operation the calls, errors, bytes and time in the
+ * call aggregated in the kernel, read each interval and sent as one IoFiles of the pairs
+ * that had calls, with the io_uring requests by opcode. A file's path is the newest known:
+ * the kernel's dentries when the file is first seen, then the target's /proc/PID/fd links
+ * at each poll (an open file renamed by anyone) and the renames the target made.
  */
 #include <errno.h>
+#include <search.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
 #include "collectors/io/io.h"
@@ -97,6 +107,7 @@ int io__parse_blkio_ticks(const char *text, uint64_t *ticks)
 
 static struct io_settings {
 	bool events; /* --io-events */
+	bool files;  /* --io-files */
 } io_settings;
 
 static const struct collector_opt io_opts[] = {
@@ -109,6 +120,18 @@ static const struct collector_opt io_opts[] = {
 	.order = 55,
 	.parse = copt_parse_flag,
 	.offset = offsetof(struct io_settings, events),
+    },
+    {
+	.name = "io-files",
+	.help = "io: also record per file and operation the target's\n"
+		"reads, writes, fsyncs (calls, errors, bytes, time in the\n"
+		"call, latency histogram) and its io_uring requests,\n"
+		"aggregated in the kernel; implies --io-events (eBPF at\n"
+		"every syscall entry and exit: not on by default)",
+	.section = COPT_COLLECTORS,
+	.order = 56,
+	.parse = copt_parse_flag,
+	.offset = offsetof(struct io_settings, files),
     },
     {.name = NULL},
 };
@@ -123,6 +146,103 @@ static const struct {
     {"renameat2", IO_K_RENAMEAT}, {"truncate", IO_K_TRUNCATE}, {"ftruncate", IO_K_FTRUNCATE},
 };
 
+/* The per-file operations' syscalls, by enum io_op. */
+static const char *const io_op_names[IO_OP_SYSCALLS] = {
+    [IO_OP_READ] = "read",
+    [IO_OP_WRITE] = "write",
+    [IO_OP_PREAD64] = "pread64",
+    [IO_OP_PWRITE64] = "pwrite64",
+    [IO_OP_READV] = "readv",
+    [IO_OP_WRITEV] = "writev",
+    [IO_OP_PREADV] = "preadv",
+    [IO_OP_PWRITEV] = "pwritev",
+    [IO_OP_PREADV2] = "preadv2",
+    [IO_OP_PWRITEV2] = "pwritev2",
+    [IO_OP_SENDFILE] = "sendfile",
+    [IO_OP_COPY_FILE_RANGE] = "copy_file_range",
+    [IO_OP_SPLICE] = "splice",
+    [IO_OP_FSYNC] = "fsync",
+    [IO_OP_FDATASYNC] = "fdatasync",
+    [IO_OP_SYNC_FILE_RANGE] = "sync_file_range",
+};
+
+const char *io__file_type(unsigned mode)
+{
+	switch (mode & 0170000) {
+	case 0100000:
+		return "file";
+	case 0040000:
+		return "dir";
+	case 0010000:
+		return "pipe";
+	case 0140000:
+		return "socket";
+	case 0020000:
+		return "chr";
+	case 0060000:
+		return "blk";
+	case 0120000:
+		return "link";
+	default:
+		return "unknown";
+	}
+}
+
+int io__seen_path(const char (*name)[IO_NAME], unsigned depth, bool truncated, char *out,
+		  size_t len)
+{
+	size_t at = 0;
+	int n;
+
+	if (!len)
+		return -EINVAL;
+	out[0] = '\0';
+	if (depth > IO_DEPTH)
+		return -EINVAL;
+	if (truncated) {
+		n = snprintf(out, len, "...");
+		at = (size_t)n < len ? (size_t)n : len - 1;
+	}
+	if (!depth) {
+		snprintf(out + at, len - at, "/");
+		return 0;
+	}
+	for (unsigned i = depth; i-- > 0;) {
+		n = snprintf(out + at, len - at, "/%.*s", IO_NAME, name[i]);
+		if (n < 0 || (size_t)n >= len - at)
+			return -ENAMETOOLONG;
+		at += (size_t)n;
+	}
+	return 0;
+}
+
+int io__rename_path(const char *path, const char *old, const char *new, char *out, size_t len)
+{
+	size_t n = strlen(old);
+
+	if (!n || strncmp(path, old, n) || (path[n] && path[n] != '/'))
+		return 0;
+	if ((size_t)snprintf(out, len, "%s%s", new, path + n) >= len)
+		return -ENAMETOOLONG;
+	return 1;
+}
+
+_Static_assert(offsetof(struct io_file_val, max_gen) == IO_VAL_SUMMED * sizeof(__u64),
+	       "io_file_val: the summed words come first");
+
+/* A file's path, by identity (dev, ino, tgid): the newest known. */
+struct io_fpath {
+	uint64_t ino;
+	uint32_t dev, tgid; /* dev: the kernel's dev_t */
+	char *path;
+};
+
+/* One (file, op) entry of io_files, as last read (the sums over the CPUs). */
+struct io_fent {
+	struct io_file_key k;
+	struct io_file_val prev;
+};
+
 struct io_bpf_lane {
 	struct io_bpf *skel;
 	struct ring_buffer *rb;
@@ -130,6 +250,19 @@ struct io_bpf_lane {
 	int err; /* the first emit error of a ring buffer callback */
 	uint64_t prev_lost;
 	uint64_t *lost_vals; /* ncpus */
+	bool files;	     /* --io-files: the files lane too */
+	uint64_t prev_ns;    /* the files lane's last poll */
+	bool events;	     /* --io-events asked by name (else implied by --io-files) */
+	int ncpus;
+	void *fpaths;	     /* tsearch tree of struct io_fpath */
+	void *fents;	     /* tsearch tree of struct io_fent */
+	struct io_file_val *vals; /* ncpus values of io_files */
+	uint64_t *u64s;		  /* ncpus */
+	struct io_uring_val uprev[IO_URING_OPS];
+	struct io_uring_val *uvals; /* ncpus */
+	char *uring_names[IO_URING_OPS]; /* "io_uring:READ", from the kernel's BTF */
+	uint64_t prev_cnt[IO_CNT_MAX];
+	uint64_t gen;
 };
 
 struct io_priv {
@@ -190,23 +323,35 @@ static Ptop__V1__ProbeState io_check(struct collector *c)
 	{
 		char why[256] = "";
 
-		if (!io_settings.events)
+		char fwhy[256] = "";
+
+		if (!io_settings.events && !io_settings.files)
 			snprintf(why, sizeof(why),
-				 "needs --io-events (eBPF at every syscall exit)");
+				 "needs --io-events or --io-files (eBPF at every syscall exit)");
 		else if (ctx->no_ebpf)
-			snprintf(why, sizeof(why), "--io-events: not with --no-ebpf");
+			snprintf(why, sizeof(why), "--io-%s: not with --no-ebpf",
+				 io_settings.files ? "files" : "events");
 		else
 			bpf_util__can_trace(why, sizeof(why));
+		if (!io_settings.files)
+			snprintf(fwhy, sizeof(fwhy),
+				 "off by default: needs --io-files (eBPF at every syscall entry "
+				 "and exit: about 0.6 us more per read or write of the target, "
+				 "1.6-1.8x the tracepoint floor, bench/overhead_io.sh)");
+		else if (why[0])
+			snprintf(fwhy, sizeof(fwhy), "%s", why);
 		if (!why[0])
 			c->source = PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_EBPF;
 		snprintf(c->detail, sizeof(c->detail),
 			 "/proc/%d/io each interval; block I/O delay (/proc/%d/stat field 42): %s; "
-			 "per-file figures not collected: no eBPF lane for them yet; file-system "
-			 "events %s%s",
+			 "per-file %s%s; file-system events %s%s",
 			 (int)ctx->pid, (int)ctx->pid,
 			 delayacct_on() ? "measured"
 					: "not measured (kernel.task_delayacct is 0: sysctl "
 					  "kernel.task_delayacct=1 before the target starts)",
+			 fwhy[0] ? "figures not collected: " : "figures from raw_tp/sys_enter, "
+			 "raw_tp/sys_exit, tp_btf/io_uring_submit_req, tp_btf/io_uring_complete",
+			 fwhy,
 			 why[0] ? "not collected: " : "from raw_tp/sys_exit", why);
 	}
 	return PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE;
@@ -231,7 +376,125 @@ static int read_io(struct io_priv *p, pid_t pid, struct proc_io *io, uint64_t *t
 	return io__parse_blkio_ticks(p->buf, ticks) ? -EINVAL : 0;
 }
 
-static const char *const ev_names[] = {"", "denied", "deleted", "renamed", "truncated"};
+static const char *const ev_names[] = {"",	 "denied",  "deleted",
+				       "renamed", "truncated", "created"};
+
+static int fpath_cmp(const void *a, const void *b)
+{
+	const struct io_fpath *x = a, *y = b;
+
+	if (x->ino != y->ino)
+		return x->ino < y->ino ? -1 : 1;
+	if (x->dev != y->dev)
+		return x->dev < y->dev ? -1 : 1;
+	return x->tgid < y->tgid ? -1 : x->tgid > y->tgid;
+}
+
+static int fent_cmp(const void *a, const void *b)
+{
+	return memcmp(&((const struct io_fent *)a)->k, &((const struct io_fent *)b)->k,
+		      sizeof(struct io_file_key));
+}
+
+/* Set the path of (DEV, INO, TGID) to PATH (copied). 0 or -ENOMEM. */
+static int fpath_set(struct io_bpf_lane *b, uint32_t dev, uint64_t ino, uint32_t tgid,
+		     const char *path)
+{
+	struct io_fpath key = {.ino = ino, .dev = dev, .tgid = tgid}, *e, **at;
+	char *copy;
+
+	at = tfind(&key, &b->fpaths, fpath_cmp);
+	if (at) {
+		if (!strcmp((*at)->path, path))
+			return 0;
+		if (!(copy = strdup(path)))
+			return -ENOMEM;
+		free((*at)->path);
+		(*at)->path = copy;
+		return 0;
+	}
+	e = malloc(sizeof(*e));
+	if (!e || !(e->path = strdup(path))) {
+		free(e);
+		return -ENOMEM;
+	}
+	*e = (struct io_fpath){.ino = ino, .dev = dev, .tgid = tgid, .path = e->path};
+	if (!tsearch(e, &b->fpaths, fpath_cmp)) {
+		free(e->path);
+		free(e);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static const char *fpath_get(struct io_bpf_lane *b, uint32_t dev, uint64_t ino, uint32_t tgid)
+{
+	struct io_fpath key = {.ino = ino, .dev = dev, .tgid = tgid}, **at;
+
+	at = tfind(&key, &b->fpaths, fpath_cmp);
+	return at ? (*at)->path : NULL;
+}
+
+/* Apply a rename OLD -> NEW (absolute) the target made to every path known. */
+static struct {
+	const char *old, *new;
+	int err;
+} rename_walk;
+
+static void rename_one(const void *node, VISIT which, int depth)
+{
+	struct io_fpath *e = *(struct io_fpath *const *)node;
+	char buf[4096];
+	int r;
+
+	(void)depth;
+	if ((which != postorder && which != leaf) || rename_walk.err)
+		return;
+	r = io__rename_path(e->path, rename_walk.old, rename_walk.new, buf, sizeof(buf));
+	if (r == 1) {
+		char *copy = strdup(buf);
+
+		if (!copy) {
+			rename_walk.err = -ENOMEM;
+			return;
+		}
+		free(e->path);
+		e->path = copy;
+	}
+}
+
+/* PATH made absolute against the target's current directory (as it is now). */
+static void absolute(pid_t pid, const char *path, char *out, size_t len)
+{
+	char link[64], cwd[4096];
+	ssize_t n;
+
+	if (path[0] == '/' || pid <= 0) {
+		snprintf(out, len, "%s", path);
+		return;
+	}
+	snprintf(link, sizeof(link), "/proc/%d/cwd", (int)pid);
+	n = readlink(link, cwd, sizeof(cwd) - 1);
+	if (n <= 0) {
+		snprintf(out, len, "%s", path);
+		return;
+	}
+	cwd[n] = '\0';
+	if ((size_t)snprintf(out, len, "%s/%s", strcmp(cwd, "/") ? cwd : "", path) >= len)
+		snprintf(out, len, "%s", path);
+}
+
+/* A file first seen: its path from the dentries. */
+static int on_seen(struct io_bpf_lane *b, const struct io_seen *e)
+{
+	char path[IO_DEPTH * (IO_NAME + 1) + 8];
+
+	if (e->depth > IO_DEPTH)
+		return 0;
+	if (io__seen_path(e->name, e->depth, e->truncated, path, sizeof(path)))
+		return 0;
+	return fpath_set(b, e->dev, e->ino, (uint32_t)b->c->ctx->pid, path);
+}
 
 /* One ring buffer record: an IoFsEvent at its time. */
 static int on_event(void *ctx, void *data, size_t size)
@@ -245,8 +508,28 @@ static int on_event(void *ctx, void *data, size_t size)
 	const char *name;
 	int err;
 
-	if (size < sizeof(*e) || b->err || e->kind < 1 || e->kind > 4)
+	if (size >= sizeof(struct io_seen) && e->kind == IO_EV_SEEN && !b->err) {
+		err = on_seen(b, data);
+		if (err)
+			b->err = err;
 		return 0;
+	}
+	if (size < sizeof(*e) || b->err || e->kind < 1 || e->kind > IO_EV_CREATED)
+		return 0;
+	if (e->kind == IO_EV_RENAMED && b->files) { /* the newest path of what it renamed */
+		char old[4096], new[4096];
+
+		absolute(b->c->ctx->pid, e->path, old, sizeof(old));
+		absolute(b->c->ctx->pid, e->path2, new, sizeof(new));
+		rename_walk.old = old;
+		rename_walk.new = new;
+		rename_walk.err = 0;
+		twalk(b->fpaths, rename_one);
+		if (rename_walk.err) {
+			b->err = rename_walk.err;
+			return 0;
+		}
+	}
 	memcpy(path, e->path, sizeof(path));
 	path[sizeof(path) - 1] = '\0';
 	m.kind = (char *)ev_names[e->kind];
@@ -267,7 +550,7 @@ static int on_event(void *ctx, void *data, size_t size)
 	m.path = path;
 	m.new_path = (char *)e->path2;
 	m.flags = e->flags;
-	m.error = e->kind == 1 ? (uint32_t)-e->ret : 0;
+	m.error = e->kind == IO_EV_DENIED ? (uint32_t)-e->ret : 0;
 	m.length = e->length;
 	m.tid = e->tid;
 	err = capture_payload__pack(&ev, &cp, "io", &m.base);
@@ -282,14 +565,63 @@ static int on_event(void *ctx, void *data, size_t size)
 	return 0;
 }
 
+static void fpath_free(void *p)
+{
+	struct io_fpath *e = p;
+
+	free(e->path);
+	free(e);
+}
+
 static void io_lane_free(struct io_bpf_lane *b)
 {
 	if (!b)
 		return;
 	ring_buffer__free(b->rb);
 	io_bpf__destroy(b->skel);
+	tdestroy(b->fpaths, fpath_free);
+	tdestroy(b->fents, free);
+	for (int i = 0; i < IO_URING_OPS; i++)
+		free(b->uring_names[i]);
 	free(b->lost_vals);
+	free(b->vals);
+	free(b->u64s);
+	free(b->uvals);
 	free(b);
+}
+
+/* The io_uring opcodes' names from the running kernel's BTF (enum io_uring_op), else
+ * "io_uring:opN". 0 or -ENOMEM. */
+static int uring_names(struct io_bpf_lane *b)
+{
+	struct btf *btf = btf__load_vmlinux_btf();
+	const struct btf_type *t = NULL;
+	int id;
+
+	if (btf && (id = btf__find_by_name_kind(btf, "io_uring_op", BTF_KIND_ENUM)) > 0)
+		t = btf__type_by_id(btf, (__u32)id);
+	for (int i = 0; t && i < btf_vlen(t); i++) {
+		const struct btf_enum *e = btf_enum(t) + i;
+		const char *name = btf__name_by_offset(btf, e->name_off);
+
+		if (e->val < 0 || e->val >= IO_URING_OPS || !name)
+			continue;
+		if (!strncmp(name, "IORING_OP_", 10))
+			name += 10;
+		free(b->uring_names[e->val]);
+		if (asprintf(&b->uring_names[e->val], "io_uring:%s", name) < 0) {
+			b->uring_names[e->val] = NULL;
+			btf__free(btf);
+			return -ENOMEM;
+		}
+	}
+	btf__free(btf);
+	for (int i = 0; i < IO_URING_OPS; i++)
+		if (!b->uring_names[i] && asprintf(&b->uring_names[i], "io_uring:op%d", i) < 0) {
+			b->uring_names[i] = NULL;
+			return -ENOMEM;
+		}
+	return 0;
 }
 
 static int io_lane_start(struct collector *c, struct io_bpf_lane **out, char *why, size_t len)
@@ -300,12 +632,23 @@ static int io_lane_start(struct collector *c, struct io_bpf_lane **out, char *wh
 	uint32_t nr;
 
 	*out = NULL;
-	if (!b || ncpus <= 0 || !(b->lost_vals = calloc((size_t)ncpus, sizeof(uint64_t)))) {
-		free(b);
+	if (!b || ncpus <= 0 || !(b->lost_vals = calloc((size_t)ncpus, sizeof(uint64_t))) ||
+	    !(b->vals = calloc((size_t)ncpus, sizeof(struct io_file_val))) ||
+	    !(b->u64s = calloc((size_t)ncpus, sizeof(uint64_t))) ||
+	    !(b->uvals = calloc((size_t)ncpus, sizeof(struct io_uring_val)))) {
+		io_lane_free(b);
 		snprintf(why, len, "out of memory");
 		return -ENOMEM;
 	}
 	b->c = c;
+	b->ncpus = ncpus;
+	b->files = io_settings.files;
+	b->events = io_settings.events;
+	if (b->files && uring_names(b)) {
+		io_lane_free(b);
+		snprintf(why, len, "out of memory");
+		return -ENOMEM;
+	}
 	bpf_util__open_log(c->ctx->verbose);
 	b->skel = io_bpf__open();
 	if (!b->skel) {
@@ -314,6 +657,13 @@ static int io_lane_start(struct collector *c, struct io_bpf_lane **out, char *wh
 		goto fail;
 	}
 	b->skel->rodata->targ_tgid = (__u32)c->ctx->pid;
+	b->skel->rodata->events_on = true; /* --io-events, or implied by --io-files */
+	b->skel->rodata->files_on = b->files;
+	if (!b->files) {
+		bpf_program__set_autoload(b->skel->progs.io_enter, false);
+		bpf_program__set_autoload(b->skel->progs.io_uring_submit, false);
+		bpf_program__set_autoload(b->skel->progs.io_uring_done, false);
+	}
 	err = io_bpf__load(b->skel);
 	if (err) {
 		bpf_util__format_error(why, len, "load io BPF", err);
@@ -322,17 +672,18 @@ static int io_lane_start(struct collector *c, struct io_bpf_lane **out, char *wh
 	fd = bpf_map__fd(b->skel->maps.io_kind);
 	for (nr = 0; nr < IO_MAX_NR; nr++) {
 		const char *name = syscall_table__name(tab, nr);
+		uint32_t k = IO_K_NONE;
 
-		for (size_t i = 0; name && i < sizeof(io_kinds) / sizeof(io_kinds[0]); i++) {
-			uint32_t k = io_kinds[i].kind;
-
-			if (strcmp(io_kinds[i].name, name))
-				continue;
-			if (bpf_map_update_elem(fd, &nr, &k, BPF_ANY)) {
-				err = -errno;
-				bpf_util__format_error(why, len, "fill io_kind", err);
-				goto fail;
-			}
+		for (size_t i = 0; name && i < sizeof(io_kinds) / sizeof(io_kinds[0]); i++)
+			if (!strcmp(io_kinds[i].name, name))
+				k = io_kinds[i].kind;
+		for (uint32_t op = 0; name && b->files && op < IO_OP_SYSCALLS; op++)
+			if (!strcmp(io_op_names[op], name))
+				k = IO_K_OP + op;
+		if (k != IO_K_NONE && bpf_map_update_elem(fd, &nr, &k, BPF_ANY)) {
+			err = -errno;
+			bpf_util__format_error(why, len, "fill io_kind", err);
+			goto fail;
 		}
 	}
 	b->rb = ring_buffer__new(bpf_map__fd(b->skel->maps.io_events), on_event, b, NULL);
@@ -347,10 +698,257 @@ static int io_lane_start(struct collector *c, struct io_bpf_lane **out, char *wh
 		bpf_util__format_error(why, len, "attach raw_tp/sys_exit", err);
 		goto fail;
 	}
+	if (b->files) {
+		struct {
+			struct bpf_program *p;
+			struct bpf_link **l;
+			const char *what;
+		} at[] = {
+		    {b->skel->progs.io_enter, &b->skel->links.io_enter, "attach raw_tp/sys_enter"},
+		    {b->skel->progs.io_uring_submit, &b->skel->links.io_uring_submit,
+		     "attach tp_btf/io_uring_submit_req"},
+		    {b->skel->progs.io_uring_done, &b->skel->links.io_uring_done,
+		     "attach tp_btf/io_uring_complete"},
+		};
+
+		for (size_t i = 0; i < sizeof(at) / sizeof(at[0]); i++) {
+			*at[i].l = bpf_program__attach(at[i].p);
+			if (!*at[i].l) {
+				err = -errno;
+				bpf_util__format_error(why, len, at[i].what, err);
+				goto fail;
+			}
+		}
+	}
 	*out = b;
 	return 0;
 fail:
 	io_lane_free(b);
+	return err;
+}
+
+/* The kernel's dev_t (major << 20 | minor) as stat(2)'s st_dev. */
+static uint64_t user_dev(uint32_t kdev)
+{
+	return makedev(kdev >> 20, kdev & 0xfffff);
+}
+
+/* The paths of the files the target has open now, from /proc/PID/fd (renamed by anyone,
+ * deleted: " (deleted)"), for the files known. Unreadable: nothing changes. */
+static int refresh_paths(struct io_bpf_lane *b)
+{
+	pid_t pid = b->c->ctx->pid;
+	char dir[64], link[300], path[4096];
+	struct dirent *de;
+	DIR *d;
+	int err = 0;
+
+	snprintf(dir, sizeof(dir), "/proc/%d/fd", (int)pid);
+	d = opendir(dir);
+	if (!d)
+		return 0;
+	while (!err && (de = readdir(d))) {
+		struct stat st;
+		ssize_t n;
+		uint32_t kdev;
+
+		if (de->d_name[0] == '.')
+			continue;
+		if ((size_t)snprintf(link, sizeof(link), "%s/%s", dir, de->d_name) >= sizeof(link) ||
+		    stat(link, &st))
+			continue;
+		kdev = (uint32_t)(major(st.st_dev) << 20 | (minor(st.st_dev) & 0xfffff));
+		if (!fpath_get(b, kdev, st.st_ino, (uint32_t)pid))
+			continue; /* not a file it read or wrote */
+		n = readlink(link, path, sizeof(path) - 1);
+		if (n <= 0)
+			continue;
+		path[n] = '\0';
+		err = fpath_set(b, kdev, st.st_ino, (uint32_t)pid, path);
+	}
+	closedir(d);
+	return err;
+}
+
+static uint64_t d(uint64_t cur, uint64_t prev);
+
+/* The files lane's interval: IoFileOp per (file, op) with calls since the last poll and
+ * IoUringOp per opcode with requests, in one IoFiles; its drops. */
+static int files_poll(struct collector *c, struct io_bpf_lane *b, uint64_t now_ns,
+		      uint64_t interval)
+{
+	static const char *const cnt_kind[IO_CNT_MAX] = {"map_full", "map_full", "unresolved",
+							 "ringbuf"};
+	static const char *const cnt_detail[IO_CNT_MAX] = {
+	    "io_files full: per-file operations not counted",
+	    "io_start full: per-file calls not timed",
+	    "per-file operations whose fd was no file at their exit (closed meanwhile)",
+	    "io_events full: the paths of files first seen lost"};
+	Ptop__V1__Event ev = PTOP__V1__EVENT__INIT;
+	Ptop__V1__IoFiles msg = PTOP__V1__IO_FILES__INIT;
+	Ptop__V1__CollectorPayload cp;
+	Ptop__V1__IoFileOp *ops = NULL, **opp = NULL;
+	Ptop__V1__IoUringOp uops[IO_URING_OPS], *uopp[IO_URING_OPS];
+	uint64_t *hists = NULL;
+	char (*files)[64] = NULL;
+	size_t n = 0, cap = 0;
+	int fd = bpf_map__fd(b->skel->maps.io_files), err;
+	struct io_file_key key, next, *prev = NULL;
+	uint64_t cnt[IO_CNT_MAX] = {0};
+
+	err = refresh_paths(b);
+	b->gen++;
+	b->skel->bss->io_gen = b->gen; /* programs write the next generation's maxima now */
+	while (!err && !bpf_map_get_next_key(fd, prev, &next)) {
+		struct io_file_val sum = {0}, *pv;
+		struct io_fent probe = {.k = next}, **at, *e;
+		uint64_t max = 0;
+		Ptop__V1__IoFileOp *o;
+		const char *path;
+		size_t nh = 0;
+
+		key = next;
+		prev = &key;
+		if (bpf_map_lookup_elem(fd, &key, b->vals))
+			continue;
+		for (int i = 0; i < b->ncpus; i++) {
+			/* __u64, as the struct's fields (uint64_t is another type: aliasing) */
+			__u64 *dst = (__u64 *)&sum;
+			const __u64 *src = (const __u64 *)&b->vals[i];
+
+			for (size_t w = 0; w < IO_VAL_SUMMED; w++)
+				dst[w] += src[w];
+			/* the maximum of the generation that just ended */
+			if (b->vals[i].max_gen == b->gen - 1 && b->vals[i].max_ns > max)
+				max = b->vals[i].max_ns;
+		}
+		at = tfind(&probe, &b->fents, fent_cmp);
+		if (!at) {
+			e = calloc(1, sizeof(*e));
+			if (e)
+				e->k = key;
+			if (!e || !tsearch(e, &b->fents, fent_cmp)) {
+				free(e);
+				err = -ENOMEM;
+				break;
+			}
+		} else {
+			e = *at;
+		}
+		pv = &e->prev;
+		if (sum.calls == pv->calls && sum.bytes == pv->bytes && sum.errors == pv->errors)
+			continue;
+		if (n == cap) {
+			size_t nc = cap ? 2 * cap : 64;
+			void *a1 = realloc(ops, nc * sizeof(*ops)), *a2, *a3, *a4;
+
+			if (a1)
+				ops = a1;
+			a2 = realloc(opp, nc * sizeof(*opp));
+			if (a2)
+				opp = a2;
+			a3 = realloc(hists, nc * IO_HIST * sizeof(*hists));
+			if (a3)
+				hists = a3;
+			a4 = realloc(files, nc * sizeof(*files));
+			if (a4)
+				files = a4;
+			if (!a1 || !a2 || !a3 || !a4) {
+				err = -ENOMEM;
+				break;
+			}
+			cap = nc;
+		}
+		o = &ops[n];
+		ptop__v1__io_file_op__init(o);
+		o->dev = user_dev(key.dev);
+		o->ino = key.ino;
+		o->pid = key.tgid;
+		o->op = key.op >= IO_OP_URING ? b->uring_names[(key.op - IO_OP_URING) % IO_URING_OPS]
+		    : key.op < IO_OP_SYSCALLS ? (char *)io_op_names[key.op]
+					      : (char *)"unknown";
+		o->type = (char *)io__file_type(key.mode);
+		path = fpath_get(b, key.dev, key.ino, key.tgid);
+		if (key.mode == 0010000 || key.mode == 0140000) { /* no path: as /proc's links */
+			snprintf(files[n], sizeof(files[n]), "%s:[%llu]",
+				 key.mode == 0010000 ? "pipe" : "socket", (unsigned long long)key.ino);
+			path = files[n];
+		}
+		o->path = (char *)(path ? path : "");
+		o->calls = d(sum.calls, pv->calls);
+		o->errors = d(sum.errors, pv->errors);
+		o->bytes = d(sum.bytes, pv->bytes);
+		o->call_ns = d(sum.time_ns, pv->time_ns);
+		o->timed = d(sum.timed, pv->timed);
+		o->hist = &hists[n * IO_HIST];
+		for (size_t i = 0; i < IO_HIST; i++) {
+			o->hist[i] = d(sum.hist[i], pv->hist[i]);
+			if (o->hist[i])
+				nh = i + 1;
+		}
+		/* the maximum: the generation's; at least the lowest value of the highest
+		 * bucket (a call that ended as the generation flipped has it in the next) */
+		o->max_ns = max;
+		if (nh && o->max_ns < (1ull << (nh - 1)))
+			o->max_ns = 1ull << (nh - 1);
+		if (!o->timed)
+			o->max_ns = 0;
+		o->n_hist = nh;
+		opp[n++] = o;
+		*pv = sum;
+	}
+	msg.ops = opp;
+	msg.n_ops = n;
+	for (uint32_t op = 0; !err && b->files && op < IO_URING_OPS; op++) {
+		struct io_uring_val sum = {0};
+		uint64_t w[4];
+
+		if (bpf_util__percpu_sum(b->skel->maps.io_uring, op, b->uvals, sizeof(*b->uvals), w,
+					 4))
+			continue;
+		sum.submitted = w[0];
+		sum.completed = w[1];
+		sum.errors = w[2];
+		sum.bytes = w[3];
+		if (!memcmp(&sum, &b->uprev[op], sizeof(sum)))
+			continue;
+		ptop__v1__io_uring_op__init(&uops[msg.n_uring]);
+		uops[msg.n_uring].opcode = op;
+		uops[msg.n_uring].op = b->uring_names[op] + strlen("io_uring:");
+		uops[msg.n_uring].submitted = d(sum.submitted, b->uprev[op].submitted);
+		uops[msg.n_uring].completed = d(sum.completed, b->uprev[op].completed);
+		uops[msg.n_uring].errors = d(sum.errors, b->uprev[op].errors);
+		uops[msg.n_uring].bytes = d(sum.bytes, b->uprev[op].bytes);
+		uopp[msg.n_uring] = &uops[msg.n_uring];
+		msg.n_uring++;
+		b->uprev[op] = sum;
+	}
+	msg.uring = uopp;
+	if (!err && (msg.n_ops || msg.n_uring)) {
+		err = capture_payload__pack(&ev, &cp, "io", &msg.base);
+		if (!err) {
+			err = rec_emit_event(c->ctx, &ev, PTOP__V1__CATEGORY__CATEGORY_UNSPECIFIED,
+					     now_ns, interval);
+			capture_payload__release(&cp);
+		}
+	}
+	free(ops);
+	free(opp);
+	free(hists);
+	free(files);
+	if (err)
+		return err;
+	if (bpf_util__percpu_sum(b->skel->maps.io_counters, 0, b->lost_vals, sizeof(uint64_t),
+				 &cnt[0], 1) == 0) {
+		for (uint32_t i = 1; i < IO_CNT_MAX; i++)
+			bpf_util__percpu_sum(b->skel->maps.io_counters, i, b->lost_vals,
+					     sizeof(uint64_t), &cnt[i], 1);
+		for (int i = 0; !err && i < IO_CNT_MAX; i++) {
+			err = rec_emit_drop(c, cnt_kind[i], d(cnt[i], b->prev_cnt[i]),
+					    cnt_detail[i]);
+			b->prev_cnt[i] = cnt[i];
+		}
+	}
 	return err;
 }
 
@@ -391,13 +989,21 @@ static int io_start(struct collector *c)
 		if (err == -ENOMEM)
 			return err;
 		if (err) { /* the /proc lane alone, and the probe says why */
-			char *at = strstr(c->detail, "file-system events from raw_tp/sys_exit");
+			char *at = strstr(c->detail, "per-file figures from ");
 
+			if (!at)
+				at = strstr(c->detail, "file-system events from raw_tp/sys_exit");
 			c->source = PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_PROC;
-			if (at)
+			if (at && io_settings.files)
+				snprintf(at, sizeof(c->detail) - (size_t)(at - c->detail),
+					 "per-file figures not collected: %s; file-system events "
+					 "not collected: %s", why, why);
+			else if (at)
 				snprintf(at, sizeof(c->detail) - (size_t)(at - c->detail),
 					 "file-system events not collected: %s", why);
 		}
+		if (p->bpf)
+			p->bpf->prev_ns = rec_now_ns();
 	}
 	p->delayacct = delayacct_on();
 	p->tick_ns = hz > 0 ? 1000000000ull / (uint64_t)hz : 10000000ull;
@@ -427,6 +1033,13 @@ static int io_poll(struct collector *c, uint64_t now_ns, unsigned flags)
 		return -EINVAL;
 	if (p->bpf && (err = io_lane_poll(c, p->bpf)))
 		return err;
+	if (p->bpf && p->bpf->files) {
+		err = files_poll(c, p->bpf, now_ns,
+				 now_ns > p->bpf->prev_ns ? now_ns - p->bpf->prev_ns : 0);
+		p->bpf->prev_ns = now_ns;
+		if (err)
+			return err;
+	}
 	err = read_io(p, c->ctx->pid, &io, &ticks);
 	if (err && procfs_is_gone(c->ctx->pid, err))
 		return 0;
@@ -481,7 +1094,8 @@ const struct collector_ops io_collector = {
     .name = "io",
     .summary =
 	"I/O counters per interval: bytes and syscalls read and written, disk bytes, "
-	"block I/O delay (/proc/PID/io, stat); file-system events with --io-events (eBPF sys_exit)",
+	"block I/O delay (/proc/PID/io, stat); file-system events with --io-events (eBPF sys_exit); "
+	"per file and operation with --io-files (eBPF sys_enter/sys_exit, io_uring tracepoints)",
     .opts = io_opts,
     .settings = &io_settings,
     .settings_size = sizeof(io_settings),

@@ -1,6 +1,9 @@
 /* report.c — `report io`: the target's I/O per interval from the /proc lane (bytes and
- * syscalls read and written, storage bytes, block I/O delay), the totals over the window,
- * and what this capture cannot say (per-file figures: no eBPF lane yet).
+ * syscalls read and written, storage bytes, block I/O delay), the totals over the window;
+ * from the per-file lane (--io-files) the files by bytes, by operations and by time in the
+ * call, the fsyncs per file, the latency histograms per operation (and per operation of
+ * the top file), the io_uring requests by opcode; the file-system events (--io-events);
+ * and what this capture cannot say, with the reason.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -9,6 +12,7 @@
 #include <string.h>
 
 #include "analyze/report.h"
+#include "collectors/io/report.h"
 
 static const char rows_sql[] =
     "SELECT time_ns, interval_ns, rchar, wchar, syscr, syscw, read_bytes, write_bytes, "
@@ -130,18 +134,19 @@ enum {
 static const char *const ev_names[ECOLS] = {"t_s",	"kind",	 "syscall", "path",
 					    "new_path", "flags", "error",   "length"};
 
-/* The window's file-system events into T; *N[4] their counts by kind (denied, deleted,
- * renamed, truncated). */
+/* The window's file-system events into T; *N[5] their counts by kind (denied, deleted,
+ * renamed, truncated, created). */
 static int build_events(sqlite3 *db, const struct capture_meta *m, const struct window *w,
-			struct table *t, uint64_t n[4])
+			struct table *t, uint64_t n[5])
 {
-	static const char *const kinds[4] = {"denied", "deleted", "renamed", "truncated"};
+	static const char *const kinds[5] = {"denied", "deleted", "renamed", "truncated",
+					     "created"};
 	sqlite3_stmt *st = NULL;
 	int64_t lo, hi;
 	char a[32], f[32];
 	int err = 0, rc;
 
-	memset(n, 0, 4 * sizeof(*n));
+	memset(n, 0, 5 * sizeof(*n));
 	window__bounds(w, m, &lo, &hi);
 	if (sqlite3_prepare_v2(db, events_sql, -1, &st, NULL) != SQLITE_OK)
 		return -EIO;
@@ -152,7 +157,7 @@ static int build_events(sqlite3 *db, const struct capture_meta *m, const struct 
 		int64_t time_ns = sqlite3_column_int64(st, 0);
 		const char *kind = (const char *)sqlite3_column_text(st, 1);
 
-		for (int k = 0; k < 4; k++)
+		for (int k = 0; k < 5; k++)
 			n[k] += !strcmp(kind, kinds[k]);
 		err = table__add_row(t);
 		err = err
@@ -186,9 +191,445 @@ static const char *events_reason(const struct probe_info *p)
 		 : "the eBPF lane did not run: it needs --io-events";
 }
 
-static const char per_file_reason[] =
-    "per-file reads, writes and latency need an eBPF lane of the io collector that this "
-    "version does not have";
+/* ------------------------------------------------------------------ per file */
+
+#define IN_WINDOW                                                                               \
+	"cap = ?1 AND time_ns - COALESCE(interval_ns, 0) / 2 >= ?2 "                            \
+	"AND time_ns - COALESCE(interval_ns, 0) / 2 < ?3"
+
+static const char files_sql[] =
+    "SELECT file, (SELECT path FROM io_file p WHERE p.cap = f.cap AND p.file = f.file AND "
+    "p.path IS NOT NULL ORDER BY p.time_ns DESC LIMIT 1), max(type), "
+    "sum(CASE WHEN " READ_OPS " THEN bytes ELSE 0 END) AS rd, "
+    "sum(CASE WHEN " WRITE_OPS " THEN bytes ELSE 0 END) AS wr, "
+    "sum(CASE WHEN " READ_OPS " THEN calls ELSE 0 END), "
+    "sum(CASE WHEN " WRITE_OPS " THEN calls ELSE 0 END), "
+    "sum(CASE WHEN " FSYNC_OPS " THEN calls ELSE 0 END), sum(calls) AS ops, sum(errors), "
+    "sum(call_ns), max(max_ns) FROM io_file f WHERE " IN_WINDOW
+    " GROUP BY file ORDER BY rd + wr DESC, ops DESC, file";
+
+void io_files__free(struct io_file_sum *f, size_t n)
+{
+	for (size_t i = 0; f && i < n; i++) {
+		free(f[i].file);
+		free(f[i].path);
+		free(f[i].type);
+	}
+	free(f);
+}
+
+static char *col_dup(sqlite3_stmt *st, int c)
+{
+	const char *s = (const char *)sqlite3_column_text(st, c);
+
+	return s ? strdup(s) : NULL;
+}
+
+int io_files__load(sqlite3 *db, const struct capture_meta *m, const struct window *w,
+		   struct io_file_sum **out, size_t *n)
+{
+	struct io_file_sum *f = NULL;
+	sqlite3_stmt *st = NULL;
+	size_t cap = 0;
+	int64_t lo, hi;
+	int err = 0, rc;
+
+	*out = NULL;
+	*n = 0;
+	window__bounds(w, m, &lo, &hi);
+	if (sqlite3_prepare_v2(db, files_sql, -1, &st, NULL) != SQLITE_OK)
+		return -EIO;
+	sqlite3_bind_int64(st, 1, m->cap);
+	sqlite3_bind_int64(st, 2, lo);
+	sqlite3_bind_int64(st, 3, hi);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct io_file_sum *e;
+
+		if (*n == cap) {
+			struct io_file_sum *g = realloc(f, (cap = cap ? 2 * cap : 16) * sizeof(*f));
+
+			if (!g) {
+				err = -ENOMEM;
+				break;
+			}
+			f = g;
+		}
+		e = &f[(*n)++];
+		*e = (struct io_file_sum){0};
+		e->file = col_dup(st, 0);
+		e->path = col_dup(st, 1);
+		e->type = col_dup(st, 2);
+		if (!e->file || !e->type || (!e->path && sqlite3_column_type(st, 1) != SQLITE_NULL)) {
+			err = -ENOMEM;
+			break;
+		}
+		e->read_bytes = sqlite3_column_int64(st, 3);
+		e->written_bytes = sqlite3_column_int64(st, 4);
+		e->reads = sqlite3_column_int64(st, 5);
+		e->writes = sqlite3_column_int64(st, 6);
+		e->fsyncs = sqlite3_column_int64(st, 7);
+		e->ops = sqlite3_column_int64(st, 8);
+		e->errors = sqlite3_column_int64(st, 9);
+		e->call_ns = report__col(st, 10, -1);
+		e->max_ns = report__col(st, 11, -1);
+	}
+	if (!err && rc != SQLITE_DONE)
+		err = -EIO;
+	sqlite3_finalize(st);
+	if (err) {
+		io_files__free(f, *n);
+		*n = 0;
+		return err;
+	}
+	*out = f;
+	return 0;
+}
+
+int io_files__collected(sqlite3 *db, const struct capture_meta *m, bool *yes, char *why,
+			size_t len)
+{
+	static const char tag[] = "per-file figures not collected: ";
+	struct probe_info p;
+	const char *s;
+	int err = probe__lookup(db, m->cap, "io", &p);
+
+	*yes = false;
+	if (err)
+		return err;
+	if (!probe__active(&p)) {
+		snprintf(why, len, "io %s: %s", p.state, p.reason);
+		return 0;
+	}
+	if (strstr(p.detail, "per-file figures from ")) {
+		*yes = true;
+		return 0;
+	}
+	s = strstr(p.detail, tag);
+	if (s) {
+		const char *end = strstr(s, "; file-system events");
+		int k = end ? (int)(end - s - (int)strlen(tag)) : (int)strlen(s + strlen(tag));
+
+		snprintf(why, len, "%.*s", k, s + strlen(tag));
+	} else {
+		snprintf(why, len, "the recorder had no per-file lane (a capture of an older "
+				   "version)");
+	}
+	return 0;
+}
+
+enum {
+	FCOL_PATH,
+	FCOL_FILE,
+	FCOL_TYPE,
+	FCOL_READ,
+	FCOL_WRITTEN,
+	FCOL_OPS,
+	FCOL_READS,
+	FCOL_WRITES,
+	FCOL_FSYNCS,
+	FCOL_ERRORS,
+	FCOL_TIME,
+	FCOL_MAX,
+	FCOLS
+};
+static const char *const file_names[FCOLS] = {
+    "path",   "file",	"type",	  "read_bytes", "written_bytes", "ops",
+    "reads",  "writes", "fsyncs", "errors",	"call_ns",	 "max_ns",
+};
+
+static int build_files(const struct io_file_sum *f, size_t n, struct table *t)
+{
+	char b[4][32];
+	int err = 0;
+
+	for (size_t i = 0; !err && i < n; i++) {
+		err = table__add_row(t);
+		err = err ?: (f[i].path ? table__set_text(t, FCOL_PATH, f[i].path)
+					: table__set_null_text(t, "(path not known)"));
+		err = err ?: table__set_text(t, FCOL_FILE, f[i].file);
+		err = err ?: table__set_text(t, FCOL_TYPE, f[i].type);
+		err = err ?: table__set_int(t, FCOL_READ, f[i].read_bytes,
+					    fmt_bytes(b[0], sizeof(b[0]), (uint64_t)f[i].read_bytes));
+		err = err ?: table__set_int(t, FCOL_WRITTEN, f[i].written_bytes,
+					    fmt_bytes(b[1], sizeof(b[1]),
+						      (uint64_t)f[i].written_bytes));
+		err = err ?: table__set_int(t, FCOL_OPS, f[i].ops,
+					    fmt_count(b[2], sizeof(b[2]), (uint64_t)f[i].ops));
+		err = err ?: table__set_int(t, FCOL_READS, f[i].reads, NULL);
+		err = err ?: table__set_int(t, FCOL_WRITES, f[i].writes, NULL);
+		err = err ?: table__set_int(t, FCOL_FSYNCS, f[i].fsyncs, NULL);
+		err = err ?: table__set_int(t, FCOL_ERRORS, f[i].errors, NULL);
+		if (!err && f[i].call_ns >= 0)
+			err = table__set_int(t, FCOL_TIME, f[i].call_ns,
+					     fmt_ns(b[3], sizeof(b[3]), (uint64_t)f[i].call_ns));
+		if (!err && f[i].max_ns >= 0)
+			err = table__set_int(t, FCOL_MAX, f[i].max_ns,
+					     fmt_ns(b[0], sizeof(b[0]), (uint64_t)f[i].max_ns));
+	}
+	return err;
+}
+
+/* The latency by operation (of FILE, or of every file when NULL): a summary row per op
+ * into T and a row per non-zero bucket into HT. */
+static const char ops_sql[] =
+    "SELECT op, sum(calls), sum(errors), sum(bytes), sum(call_ns), sum(timed), max(max_ns) "
+    "FROM io_file WHERE " IN_WINDOW " AND (?4 IS NULL OR file = ?4) GROUP BY op "
+    "ORDER BY sum(calls) DESC, op";
+static const char hist_sql[] =
+    "SELECT h.op, h.bucket, sum(h.count) FROM io_file_hist h JOIN io_file f ON "
+    "f.cap = h.cap AND f.time_ns = h.time_ns AND f.file = h.file AND f.op = h.op AND "
+    "f.pid IS h.pid WHERE f.cap = ?1 AND f.time_ns - COALESCE(f.interval_ns, 0) / 2 >= ?2 "
+    "AND f.time_ns - COALESCE(f.interval_ns, 0) / 2 < ?3 AND (?4 IS NULL OR f.file = ?4) "
+    "GROUP BY h.op, h.bucket ORDER BY h.op, h.bucket";
+
+enum { OCOL_OP, OCOL_CALLS, OCOL_ERRORS, OCOL_BYTES, OCOL_TIME, OCOL_P50, OCOL_P99, OCOL_MAX,
+       OCOL_HIST, OCOLS };
+static const char *const op_names[OCOLS] = {"op",     "calls",	"errors", "bytes", "call_ns",
+					    "p50_ns", "p99_ns", "max_ns", "histogram"};
+enum { HCOL_OP, HCOL_BUCKET, HCOL_LO, HCOL_COUNT, HCOLS };
+static const char *const h_names[HCOLS] = {"op", "bucket", "lo_ns", "count"};
+
+struct op_hist {
+	char op[64];
+	uint64_t h[HIST_BUCKETS];
+};
+
+static int load_hists(sqlite3 *db, const struct capture_meta *m, int64_t lo, int64_t hi,
+		      const char *file, struct table *ht, struct op_hist **out, size_t *n)
+{
+	sqlite3_stmt *st = NULL;
+	struct op_hist *o = NULL;
+	size_t cap = 0;
+	int err = 0, rc;
+	char b[32];
+
+	*n = 0;
+	if (sqlite3_prepare_v2(db, hist_sql, -1, &st, NULL) != SQLITE_OK)
+		return -EIO;
+	sqlite3_bind_int64(st, 1, m->cap);
+	sqlite3_bind_int64(st, 2, lo);
+	sqlite3_bind_int64(st, 3, hi);
+	if (file)
+		sqlite3_bind_text(st, 4, file, -1, SQLITE_STATIC);
+	while (!err && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *op = (const char *)sqlite3_column_text(st, 0);
+		int64_t bucket = sqlite3_column_int64(st, 1), count = sqlite3_column_int64(st, 2);
+
+		if (!*n || strcmp(o[*n - 1].op, op)) {
+			if (*n == cap) {
+				struct op_hist *g = realloc(o, (cap = cap ? 2 * cap : 8) * sizeof(*o));
+
+				if (!g) {
+					err = -ENOMEM;
+					break;
+				}
+				o = g;
+			}
+			memset(&o[*n], 0, sizeof(o[*n]));
+			snprintf(o[*n].op, sizeof(o[*n].op), "%s", op);
+			(*n)++;
+		}
+		if (bucket >= 0 && bucket < HIST_BUCKETS)
+			o[*n - 1].h[bucket] += (uint64_t)count;
+		if (ht) {
+			err = table__add_row(ht);
+			err = err ?: table__set_text(ht, HCOL_OP, op);
+			err = err ?: table__set_int(ht, HCOL_BUCKET, bucket, NULL);
+			err = err ?: table__set_int(ht, HCOL_LO, bucket ? (int64_t)1 << bucket : 0,
+						    fmt_ns(b, sizeof(b),
+							   bucket ? (uint64_t)1 << bucket : 0));
+			err = err ?: table__set_int(ht, HCOL_COUNT, count, NULL);
+		}
+	}
+	if (!err && rc != SQLITE_DONE)
+		err = -EIO;
+	sqlite3_finalize(st);
+	if (err) {
+		free(o);
+		*n = 0;
+		return err;
+	}
+	*out = o;
+	return 0;
+}
+
+/* "2^10 ▁▃█▂ 2^15": the non-empty span of buckets as one text bar. */
+static void hist_bar(const uint64_t *h, char *buf, size_t len)
+{
+	static const char *const lv[] = {".", ":", "-", "=", "#"};
+	int first = -1, last = -1;
+	uint64_t max = 0;
+	size_t at;
+
+	for (int i = 0; i < HIST_BUCKETS; i++)
+		if (h[i]) {
+			if (first < 0)
+				first = i;
+			last = i;
+			max = h[i] > max ? h[i] : max;
+		}
+	if (first < 0) {
+		snprintf(buf, len, "-");
+		return;
+	}
+	at = (size_t)snprintf(buf, len, "2^%d [", first);
+	for (int i = first; i <= last && at + 2 < len; i++) {
+		int k = h[i] ? 1 + (int)((h[i] * 3 + max - 1) / max) : 0;
+
+		buf[at++] = h[i] ? lv[k > 4 ? 4 : k][0] : ' ';
+	}
+	snprintf(buf + at, len - at, "] 2^%d ns", last + 1);
+}
+
+static int build_ops(sqlite3 *db, const struct capture_meta *m, const struct window *w,
+		     const char *file, struct table *t, struct table *ht)
+{
+	struct op_hist *oh = NULL;
+	sqlite3_stmt *st = NULL;
+	size_t noh = 0;
+	int64_t lo, hi;
+	char b[4][64];
+	int err, rc;
+
+	window__bounds(w, m, &lo, &hi);
+	err = load_hists(db, m, lo, hi, file, ht, &oh, &noh);
+	if (err)
+		return err;
+	if (sqlite3_prepare_v2(db, ops_sql, -1, &st, NULL) != SQLITE_OK) {
+		free(oh);
+		return -EIO;
+	}
+	sqlite3_bind_int64(st, 1, m->cap);
+	sqlite3_bind_int64(st, 2, lo);
+	sqlite3_bind_int64(st, 3, hi);
+	if (file)
+		sqlite3_bind_text(st, 4, file, -1, SQLITE_STATIC);
+	while (!err && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *op = (const char *)sqlite3_column_text(st, 0);
+		const uint64_t *h = NULL;
+		uint64_t est, max = (uint64_t)sqlite3_column_int64(st, 6);
+
+		for (size_t i = 0; i < noh; i++)
+			if (!strcmp(oh[i].op, op))
+				h = oh[i].h;
+		err = table__add_row(t);
+		err = err ?: table__set_text(t, OCOL_OP, op);
+		err = err ?: table__set_int(t, OCOL_CALLS, sqlite3_column_int64(st, 1), NULL);
+		err = err ?: table__set_int(t, OCOL_ERRORS, sqlite3_column_int64(st, 2), NULL);
+		err = err ?: table__set_int(t, OCOL_BYTES, sqlite3_column_int64(st, 3),
+					    fmt_bytes(b[0], sizeof(b[0]),
+						      (uint64_t)sqlite3_column_int64(st, 3)));
+		if (!err && sqlite3_column_int64(st, 5) > 0) {
+			err = table__set_int(t, OCOL_TIME, sqlite3_column_int64(st, 4),
+					     fmt_ns(b[1], sizeof(b[1]),
+						    (uint64_t)sqlite3_column_int64(st, 4)));
+			err = err ?: table__set_int(t, OCOL_MAX, sqlite3_column_int64(st, 6),
+						    fmt_ns(b[2], sizeof(b[2]),
+							   (uint64_t)sqlite3_column_int64(st, 6)));
+		}
+		/* estimates from the buckets, never above the maximum measured */
+		if (!err && h && !hist_percentile(h, HIST_BUCKETS, 50, &est, NULL, NULL))
+			err = table__set_int(t, OCOL_P50, (int64_t)(est < max ? est : max),
+					     fmt_ns(b[1], sizeof(b[1]), est < max ? est : max));
+		if (!err && h && !hist_percentile(h, HIST_BUCKETS, 99, &est, NULL, NULL))
+			err = table__set_int(t, OCOL_P99, (int64_t)(est < max ? est : max),
+					     fmt_ns(b[1], sizeof(b[1]), est < max ? est : max));
+		if (!err && h) {
+			hist_bar(h, b[3], sizeof(b[3]));
+			err = table__set_text(t, OCOL_HIST, b[3]);
+		}
+	}
+	if (!err && rc != SQLITE_DONE)
+		err = -EIO;
+	sqlite3_finalize(st);
+	free(oh);
+	return err;
+}
+
+static const char uring_sql[] =
+    "SELECT opcode, op, sum(submitted), sum(completed), sum(errors), sum(bytes) FROM "
+    "io_uring_op WHERE " IN_WINDOW " GROUP BY opcode ORDER BY sum(submitted) DESC, opcode";
+
+enum { UCOL_OP, UCOL_OPCODE, UCOL_SUB, UCOL_DONE, UCOL_ERR, UCOL_BYTES, UCOLS };
+static const char *const u_names[UCOLS] = {"op",	"opcode", "submitted",
+					   "completed", "errors", "bytes"};
+
+static int build_uring(sqlite3 *db, const struct capture_meta *m, const struct window *w,
+		       struct table *t)
+{
+	sqlite3_stmt *st = NULL;
+	int64_t lo, hi;
+	char b[32];
+	int err = 0, rc;
+
+	window__bounds(w, m, &lo, &hi);
+	if (sqlite3_prepare_v2(db, uring_sql, -1, &st, NULL) != SQLITE_OK)
+		return -EIO;
+	sqlite3_bind_int64(st, 1, m->cap);
+	sqlite3_bind_int64(st, 2, lo);
+	sqlite3_bind_int64(st, 3, hi);
+	while (!err && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		err = table__add_row(t);
+		err = err ?: table__set_text(t, UCOL_OP, (const char *)sqlite3_column_text(st, 1));
+		err = err ?: table__set_int(t, UCOL_OPCODE, sqlite3_column_int64(st, 0), NULL);
+		for (int c = 2; !err && c <= 4; c++)
+			err = table__set_int(t, UCOL_SUB + c - 2, sqlite3_column_int64(st, c), NULL);
+		err = err ?: table__set_int(t, UCOL_BYTES, sqlite3_column_int64(st, 5),
+					    fmt_bytes(b, sizeof(b),
+						      (uint64_t)sqlite3_column_int64(st, 5)));
+	}
+	if (!err && rc != SQLITE_DONE)
+		err = -EIO;
+	sqlite3_finalize(st);
+	return err;
+}
+
+/* Print the N rows of F in the order of CMP (the top TOP) as a text table of COLS. */
+static int print_top(const struct io_file_sum *f, size_t n, size_t top,
+		     int (*cmp)(const void *, const void *), const size_t *cols, size_t ncols,
+		     FILE *out)
+{
+	struct io_file_sum *c = malloc((n ? n : 1) * sizeof(*c));
+	struct table *t = table__new(FCOLS, file_names);
+	int err;
+
+	if (!c || !t) {
+		free(c);
+		table__free(t);
+		return -ENOMEM;
+	}
+	memcpy(c, f, n * sizeof(*c));
+	if (cmp)
+		qsort(c, n, sizeof(*c), cmp);
+	err = build_files(c, n < top ? n : top, t);
+	err = err ?: table__print_cols(t, out, OUT_TEXT, cols, ncols);
+	free(c);
+	table__free(t);
+	return err;
+}
+
+static int by_ops(const void *a, const void *b)
+{
+	const struct io_file_sum *x = a, *y = b;
+
+	return x->ops != y->ops ? (x->ops < y->ops ? 1 : -1) : strcmp(x->file, y->file);
+}
+
+static int by_time(const void *a, const void *b)
+{
+	const struct io_file_sum *x = a, *y = b;
+
+	return x->call_ns != y->call_ns ? (x->call_ns < y->call_ns ? 1 : -1)
+					: strcmp(x->file, y->file);
+}
+
+static int by_fsyncs(const void *a, const void *b)
+{
+	const struct io_file_sum *x = a, *y = b;
+
+	return x->fsyncs != y->fsyncs ? (x->fsyncs < y->fsyncs ? 1 : -1)
+				      : strcmp(x->file, y->file);
+}
 
 static int build_rows(sqlite3 *db, const struct capture_meta *m, const struct window *w,
 		      struct table *t, uint64_t sum[NSUMS], bool *iowait_all, int64_t *span)
@@ -246,6 +687,45 @@ static int build_rows(sqlite3 *db, const struct capture_meta *m, const struct wi
 	return err;
 }
 
+int io_rows__sum(sqlite3 *db, const struct capture_meta *m, const struct window *w,
+		 uint64_t sum[8], size_t *n)
+{
+	struct table *t = table__new(COLS, col_names);
+	bool all;
+	int64_t span;
+	int err;
+
+	*n = 0;
+	if (!t)
+		return -ENOMEM;
+	err = build_rows(db, m, w, t, sum, &all, &span);
+	*n = table__rows(t);
+	table__free(t);
+	return err;
+}
+
+int io_events__count(sqlite3 *db, const struct capture_meta *m, const struct window *w,
+		     bool *collected, uint64_t n[5])
+{
+	struct table *t;
+	struct probe_info p;
+	int err = probe__lookup(db, m->cap, "io", &p);
+
+	memset(n, 0, 5 * sizeof(*n));
+	*collected = false;
+	if (err)
+		return err;
+	if (!probe__active(&p) || strcmp(p.source, "ebpf"))
+		return 0;
+	*collected = true;
+	t = table__new(ECOLS, ev_names);
+	if (!t)
+		return -ENOMEM;
+	err = build_events(db, m, w, t, n);
+	table__free(t);
+	return err;
+}
+
 static double rate(uint64_t v, int64_t span)
 {
 	return span > 0 ? (double)v * 1e9 / (double)span : 0;
@@ -263,7 +743,12 @@ static int report_io(sqlite3 *db, const char *capture_id, const struct report_op
 						   "iowait_ns"};
 	struct drop_line *drops = NULL;
 	struct table *t = NULL, *yt = NULL, *et = NULL;
-	uint64_t nev[4] = {0};
+	uint64_t nev[5] = {0};
+	struct io_file_sum *files = NULL;
+	size_t nfiles = 0;
+	struct table *ft = NULL, *ot = NULL, *oht = NULL, *tt = NULL, *tht = NULL, *ut = NULL;
+	bool per_file = false;
+	char fwhy[512] = "";
 	bool events;
 	struct capture_meta m;
 	struct probe_info p, sp;
@@ -296,6 +781,23 @@ static int report_io(sqlite3 *db, const char *capture_id, const struct report_op
 	events = !strcmp(p.source, "ebpf"); /* the eBPF lane ran (--io-events) */
 	if (!err && events)
 		err = build_events(db, &m, &o->win, et, nev);
+	err = err ?: io_files__collected(db, &m, &per_file, fwhy, sizeof(fwhy));
+	if (!err && per_file) {
+		ft = table__new(FCOLS, file_names);
+		ot = table__new(OCOLS, op_names);
+		oht = table__new(HCOLS, h_names);
+		tt = table__new(OCOLS, op_names);
+		tht = table__new(HCOLS, h_names);
+		ut = table__new(UCOLS, u_names);
+		if (!ft || !ot || !oht || !tt || !tht || !ut)
+			err = -ENOMEM;
+		err = err ?: io_files__load(db, &m, &o->win, &files, &nfiles);
+		err = err ?: build_files(files, nfiles, ft);
+		err = err ?: build_ops(db, &m, &o->win, NULL, ot, oht);
+		if (!err && nfiles)
+			err = build_ops(db, &m, &o->win, files[0].file, tt, tht);
+		err = err ?: build_uring(db, &m, &o->win, ut);
+	}
 	err = err ?: drops__load(db, &m, "io", &o->win, &drops, &nd);
 	if (err)
 		goto cleanup;
@@ -319,18 +821,73 @@ static int report_io(sqlite3 *db, const char *capture_id, const struct report_op
 		else
 			fprintf(out,
 				"block I/O delay  not measured (kernel.task_delayacct was 0)\n");
-		fprintf(out, "per file: not collected (%s)\n\n", per_file_reason);
+		if (!per_file)
+			fprintf(out, "per file: not collected (%s)\n", fwhy);
+		fputc('\n', out);
 		err = table__print(t, out, OUT_TEXT);
 		if (err)
 			break;
+		if (per_file) {
+			static const size_t bytes_cols[] = {FCOL_PATH,	 FCOL_WRITTEN, FCOL_READ,
+							    FCOL_OPS,	 FCOL_FSYNCS,  FCOL_ERRORS,
+							    FCOL_TIME,	 FCOL_MAX,     FCOL_TYPE};
+			static const size_t ops_cols[] = {FCOL_PATH, FCOL_OPS, FCOL_READS,
+							  FCOL_WRITES, FCOL_FSYNCS, FCOL_ERRORS};
+			static const size_t time_cols[] = {FCOL_PATH, FCOL_TIME, FCOL_MAX, FCOL_OPS};
+			static const size_t fsync_cols[] = {FCOL_PATH, FCOL_FSYNCS, FCOL_WRITTEN};
+			size_t nf = 0;
+
+			fprintf(out,
+				"\nper file (--io-files): %zu files; time is the time in the "
+				"syscall, not device time\n\nfiles by bytes:\n",
+				nfiles);
+			err = print_top(files, nfiles, 10, NULL, bytes_cols, 9, out);
+			if (!err) {
+				fprintf(out, "\nfiles by operations:\n");
+				err = print_top(files, nfiles, 5, by_ops, ops_cols, 6, out);
+			}
+			if (!err) {
+				fprintf(out, "\nfiles by time in the call (in the syscall, not "
+					     "device time):\n");
+				err = print_top(files, nfiles, 5, by_time, time_cols, 4, out);
+			}
+			for (size_t i = 0; i < nfiles; i++)
+				nf += files[i].fsyncs > 0;
+			if (!err && nf) {
+				fprintf(out, "\nfsyncs per file (fsync, fdatasync, "
+					     "sync_file_range):\n");
+				err = print_top(files, nfiles, nf, by_fsyncs, fsync_cols, 3, out);
+			} else if (!err) {
+				fprintf(out, "\nfsyncs per file: none\n");
+			}
+			if (err)
+				break;
+			fprintf(out, "\nlatency by operation (time in the syscall; log2 "
+				     "histogram, percentiles estimated from its buckets):\n");
+			err = table__print(ot, out, OUT_TEXT);
+			if (!err && nfiles) {
+				fprintf(out, "\nlatency of the top file (%s) by operation:\n",
+					files[0].path ? files[0].path : files[0].file);
+				err = table__print(tt, out, OUT_TEXT);
+			}
+			if (!err && table__rows(ut)) {
+				fprintf(out, "\nio_uring requests by opcode:\n");
+				err = table__print(ut, out, OUT_TEXT);
+			} else if (!err) {
+				fprintf(out, "\nio_uring requests: none\n");
+			}
+			if (err)
+				break;
+		}
 		if (!events) {
 			fprintf(out, "\nfile-system events: not collected (%s)\n",
 				events_reason(&p));
 		} else {
 			fprintf(out,
 				"\nfile-system events: %" PRIu64 " opens denied, %" PRIu64
-				" deleted, %" PRIu64 " renamed, %" PRIu64 " truncated\n",
-				nev[0], nev[1], nev[2], nev[3]);
+				" created, %" PRIu64 " deleted, %" PRIu64 " renamed, %" PRIu64
+				" truncated\n",
+				nev[0], nev[4], nev[1], nev[2], nev[3]);
 			if (table__rows(et))
 				err = table__print(et, out, OUT_TEXT);
 			if (err)
@@ -367,8 +924,40 @@ static int report_io(sqlite3 *db, const char *capture_id, const struct report_op
 		json__end_object(&j);
 		json__key(&j, "intervals");
 		table__json(t, &j, NULL, 0);
-		json__kv_null(&j, "per_file");
-		json__kv_string(&j, "per_file_reason", per_file_reason);
+		json__key(&j, "files");
+		if (per_file)
+			table__json(ft, &j, NULL, 0);
+		else
+			json__null(&j);
+		json__kv_string(&j, "files_reason", per_file ? NULL : fwhy);
+		json__key(&j, "operations");
+		if (per_file)
+			table__json(ot, &j, NULL, 0);
+		else
+			json__null(&j);
+		json__key(&j, "latency");
+		if (per_file)
+			table__json(oht, &j, NULL, 0);
+		else
+			json__null(&j);
+		json__key(&j, "top_file");
+		if (per_file && nfiles) {
+			json__begin_object(&j);
+			json__kv_string(&j, "file", files[0].file);
+			json__kv_string(&j, "path", files[0].path);
+			json__key(&j, "operations");
+			table__json(tt, &j, NULL, 0);
+			json__key(&j, "latency");
+			table__json(tht, &j, NULL, 0);
+			json__end_object(&j);
+		} else {
+			json__null(&j);
+		}
+		json__key(&j, "io_uring");
+		if (per_file)
+			table__json(ut, &j, NULL, 0);
+		else
+			json__null(&j);
 		json__key(&j, "fs_events");
 		if (events)
 			table__json(et, &j, NULL, 0);
@@ -391,6 +980,13 @@ cleanup:
 	table__free(t);
 	table__free(yt);
 	table__free(et);
+	table__free(ft);
+	table__free(ot);
+	table__free(oht);
+	table__free(tt);
+	table__free(tht);
+	table__free(ut);
+	io_files__free(files, nfiles);
 	free(drops);
 	return err;
 }
@@ -399,8 +995,9 @@ static const struct an_report io_report = {
     .name = "io",
     .order = 83,
     .summary = "bytes and syscalls read and written, storage bytes and block\n"
-	       "I/O delay, per interval and in all (/proc/PID/io)",
-    .tables = "io_sample,syscall_stat",
+	       "I/O delay, per interval and in all (/proc/PID/io); per file\n"
+	       "and operation with --io-files; file-system events",
+    .tables = "io_sample,io_file,io_file_hist,io_uring_op,io_event,syscall_stat",
     .run = report_io,
 };
 

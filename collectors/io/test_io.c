@@ -1,7 +1,8 @@
 /* test_io.c — the io collector: the parsers of /proc/PID/io and /proc/PID/stat field 42 on
  * kernel texts and broken ones, this process's own counters against a write it makes, and
  * the loader and report over a capture written with the codec (an unmeasured block I/O
- * delay stays NULL, never 0).
+ * delay stays NULL, never 0); the per-file lane's path helpers, and its loader, report,
+ * figures-facing loads and replay drill-down over a capture with IoFiles.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -11,13 +12,21 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include <cmocka.h>
 
 #include "analyze/db.h"
+#include "analyze/replay_grid.h"
+#include "analyze/replay_model.h"
+#include "analyze/replay_views.h"
 #include "analyze/report.h"
+#include <linux/types.h>
+
+#include "collectors/io/io.h"
 #include "collectors/io/io.pb-c.h"
+#include "collectors/io/report.h"
 #include "collectors/io/record.h"
 #include "proto/capture.h"
 #include "tests/tmpdir.h"
@@ -257,6 +266,231 @@ static void test_04_load_and_report(void **state)
 	sqlite3_close(db);
 }
 
+/* The path helpers: a dentry walk's components joined from the root, a rename applied to
+ * the path it names and to the paths below it (not to a sibling sharing its prefix). */
+static void test_05_paths(void **state)
+{
+	char name[IO_DEPTH][IO_NAME] = {"c.log", "b", "a"};
+	char out[64];
+
+	(void)state;
+	assert_int_equal(io__seen_path((const char(*)[IO_NAME])name, 3, false, out, sizeof(out)),
+			 0);
+	assert_string_equal(out, "/a/b/c.log");
+	assert_int_equal(io__seen_path((const char(*)[IO_NAME])name, 3, true, out, sizeof(out)),
+			 0);
+	assert_string_equal(out, ".../a/b/c.log");
+	assert_int_equal(io__seen_path((const char(*)[IO_NAME])name, 0, false, out, sizeof(out)),
+			 0);
+	assert_string_equal(out, "/");
+	assert_int_equal(io__seen_path((const char(*)[IO_NAME])name, 3, false, out, 8),
+			 -ENAMETOOLONG);
+	assert_int_equal(
+	    io__seen_path((const char(*)[IO_NAME])name, IO_DEPTH + 1, false, out, sizeof(out)),
+	    -EINVAL);
+	assert_int_equal(io__rename_path("/d/old", "/d/old", "/d/new", out, sizeof(out)), 1);
+	assert_string_equal(out, "/d/new");
+	assert_int_equal(io__rename_path("/d/old/x", "/d/old", "/e", out, sizeof(out)), 1);
+	assert_string_equal(out, "/e/x");
+	assert_int_equal(io__rename_path("/d/older", "/d/old", "/d/new", out, sizeof(out)), 0);
+	assert_int_equal(io__rename_path("/d/old", "", "/d/new", out, sizeof(out)), 0);
+	assert_string_equal(io__file_type(0100644), "file");
+	assert_string_equal(io__file_type(0010000), "pipe");
+	assert_string_equal(io__file_type(0140000), "socket");
+	assert_string_equal(io__file_type(0), "unknown");
+}
+
+static Ptop__V1__IoFileOp *file_op(Ptop__V1__IoFileOp *o, uint64_t ino, const char *path,
+				   const char *op, uint64_t calls, uint64_t bytes, uint64_t call_ns,
+				   uint64_t timed, uint64_t max_ns, uint64_t *hist, size_t nh)
+{
+	ptop__v1__io_file_op__init(o);
+	o->dev = makedev(8, 1);
+	o->ino = ino;
+	o->pid = PID;
+	o->op = (char *)op;
+	o->type = "file";
+	o->path = (char *)path;
+	o->calls = calls;
+	o->bytes = bytes;
+	o->call_ns = call_ns;
+	o->timed = timed;
+	o->max_ns = max_ns;
+	o->hist = hist;
+	o->n_hist = nh;
+	return o;
+}
+
+static void put_files(struct capture_writer *w, uint64_t t, Ptop__V1__IoFileOp **ops, size_t n,
+		      Ptop__V1__IoUringOp **u, size_t nu)
+{
+	Ptop__V1__Event ev = PTOP__V1__EVENT__INIT;
+	Ptop__V1__IoFiles f = PTOP__V1__IO_FILES__INIT;
+	Ptop__V1__CollectorPayload cp;
+
+	f.ops = ops;
+	f.n_ops = n;
+	f.uring = u;
+	f.n_uring = nu;
+	assert_int_equal(capture_payload__pack(&ev, &cp, "io", &f.base), 0);
+	ev.time_ns = t;
+	ev.interval_ns = SEC;
+	ev.pid = PID;
+	capb__put_event(w, &ev);
+	capture_payload__release(&cp);
+}
+
+static char *render(struct replay_model *m, struct replay_ui *ui)
+{
+	struct grid *g = grid__new(160, 48);
+	char *t;
+
+	assert_non_null(g);
+	replay__render(m, ui, g);
+	t = grid__to_text(g);
+	grid__free(g);
+	assert_non_null(t);
+	return t;
+}
+
+/* A capture of the per-file lane: /data/a.log written 3 times and fsynced once in the
+ * first second, renamed to /data/a.log.1 and written once more in the second; /data/b read
+ * once, untimed (its time NULL, never 0); an io_uring WRITE. Loaded rows, the report (the
+ * newest path, the sums, the fsyncs, the histogram), the files the figures read, and the
+ * I/O tab: the files by bytes, Enter on the top one shows its intervals, Esc goes back. */
+static void test_06_files(void **state)
+{
+	static const char id[] = "44444444444444444444444444444444";
+	struct capture_writer_opts o = {.force = true};
+	struct capture_writer *w = capture_writer__create(tpath("f.ptop"), &o);
+	uint64_t h_w[12] = {[10] = 2, [11] = 1}, h_f[23] = {[22] = 1}, h_w2[13] = {[12] = 1};
+	Ptop__V1__IoFileOp ops[4], *p1[3], *p2[1];
+	Ptop__V1__IoUringOp u = PTOP__V1__IO_URING_OP__INIT, *pu = &u;
+	struct capb_header b;
+	struct load_stats st;
+	struct io_file_sum *files = NULL;
+	size_t nfiles = 0;
+	char lid[DB_CAPTURE_ID_LEN], err[256] = "", *out;
+	struct replay_model *m;
+	struct replay_ui ui = {0};
+	struct capture_meta meta;
+	struct window win = {0};
+	sqlite3 *db = NULL;
+
+	(void)state;
+	assert_non_null(w);
+	capb__header_init(&b);
+	memset(b.id, 0x44, sizeof(b.id));
+	b.host.machine = "x86_64";
+	b.host.clock_tick = 100;
+	b.host.page_size = 4096;
+	b.clk.monotonic_ns = T0;
+	b.opt.interval_ns = SEC;
+	b.t.mode = PTOP__V1__TARGET_MODE__TARGET_MODE_PID;
+	b.t.pid = PID;
+	b.t.comm = "w";
+	capb__probe(&b, "io", PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE,
+		    PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_EBPF, NULL,
+		    "/proc/1/io each interval; per-file figures from raw_tp/sys_enter, "
+		    "raw_tp/sys_exit; file-system events from raw_tp/sys_exit");
+	capb__put_header(w, &b);
+	put_sample(w, T0 + SEC, 4096 * 3, false);
+	p1[0] = file_op(&ops[0], 100, "/data/a.log", "write", 3, 12288, 3000, 3, 1500, h_w, 12);
+	p1[1] = file_op(&ops[1], 100, "/data/a.log", "fsync", 1, 0, 5000000, 1, 5000000, h_f, 23);
+	p1[2] = file_op(&ops[2], 200, "/data/b", "read", 1, 100, 0, 0, 0, NULL, 0);
+	put_files(w, T0 + SEC, p1, 3, NULL, 0);
+	put_sample(w, T0 + 2 * SEC, 4096, false);
+	p2[0] = file_op(&ops[3], 100, "/data/a.log.1", "write", 1, 4096, 5000, 1, 5000, h_w2, 13);
+	u.opcode = 23;
+	u.op = "WRITE";
+	u.submitted = 2;
+	u.completed = 2;
+	u.bytes = 8192;
+	put_files(w, T0 + 2 * SEC, p2, 1, &pu, 1);
+	assert_int_equal(capture_writer__close(w), 0);
+	assert_int_equal(db__open(tpath("f.db"), true, false, &db, errbuf, sizeof(errbuf)), 0);
+	if (db__load_capture(db, tpath("f.ptop"), false, lid, &st, errbuf, sizeof(errbuf)))
+		fail_msg("load: %s", errbuf);
+
+	assert_int_equal(q_int(db, "SELECT count(*) FROM io_file"), 4);
+	assert_int_equal(q_int(db, "SELECT count(DISTINCT file) FROM io_file WHERE file = '8:1:100'"),
+			 1);
+	assert_int_equal(q_int(db, "SELECT count(*) FROM io_file WHERE ino = 200 AND call_ns IS "
+				   "NULL AND max_ns IS NULL AND timed = 0"),
+			 1);
+	assert_int_equal(q_int(db, "SELECT count(*) FROM io_file_hist"), 4);
+	assert_int_equal(q_int(db, "SELECT sum(count) FROM io_file_hist WHERE op = 'write'"), 4);
+	assert_int_equal(q_int(db, "SELECT bucket FROM io_file_hist WHERE op = 'fsync'"), 22);
+	assert_int_equal(q_int(db, "SELECT bytes FROM io_uring_op WHERE op = 'WRITE'"), 8192);
+	assert_int_equal(q_int(db, "SELECT count(*) FROM io_files WHERE t_s = 2.0"), 1);
+
+	assert_int_equal(capture_meta__load(db, id, &meta), 0);
+	assert_int_equal(io_files__load(db, &meta, &win, &files, &nfiles), 0);
+	assert_int_equal(nfiles, 2);
+	assert_string_equal(files[0].path, "/data/a.log.1"); /* the newest */
+	assert_int_equal(files[0].written_bytes, 16384);
+	assert_int_equal(files[0].writes, 4);
+	assert_int_equal(files[0].fsyncs, 1);
+	assert_int_equal(files[0].call_ns, 5008000);
+	assert_int_equal(files[0].max_ns, 5000000);
+	assert_int_equal(files[1].read_bytes, 100);
+	assert_int_equal(files[1].call_ns, -1); /* not timed: not a zero */
+	io_files__free(files, nfiles);
+
+	{
+		const struct an_report *r = report_kind__find("io");
+		struct report_opts ro = {.fmt = OUT_JSON};
+		size_t len = 0;
+		FILE *f;
+
+		out = NULL;
+		f = open_memstream(&out, &len);
+		assert_int_equal(r->run(db, id, &ro, f), 0);
+		fclose(f);
+		if (!strstr(out, "\"path\": \"/data/a.log.1\"") ||
+		    !strstr(out, "\"written_bytes\": 16384") || !strstr(out, "\"fsyncs\": 1") ||
+		    !strstr(out, "\"submitted\": 2") || strstr(out, "\"files\": null"))
+			fail_msg("json:\n%s", out);
+		free(out);
+		ro.fmt = OUT_TEXT;
+		out = NULL;
+		f = open_memstream(&out, &len);
+		assert_int_equal(r->run(db, id, &ro, f), 0);
+		fclose(f);
+		if (!strstr(out, "fsyncs per file") || !strstr(out, "not device time") ||
+		    strstr(out, "per file: not collected") || !strstr(out, "io_uring requests by opcode"))
+			fail_msg("text:\n%s", out);
+		free(out);
+	}
+
+	m = replay_model__open(db, id, err, sizeof(err));
+	if (!m)
+		fail_msg("replay_model__open: %s", err);
+	ui.tab = replay__find_view("io");
+	replay_model__seek(m, 2 * SEC);
+	out = render(m, &ui);
+	if (!strstr(out, "/data/a.log.1") || !strstr(out, "/data/b"))
+		fail_msg("tab:\n%s", out);
+	assert_string_equal(ui.selected, "8:1:100"); /* by bytes: a.log first */
+	free(out);
+	assert_int_equal(replay__key(m, &ui, RK_ENTER), 0);
+	assert_string_equal(ui.drill, "8:1:100");
+	out = render(m, &ui);
+	if (!strstr(out, "file /data/a.log.1  file  8:1:100  (Esc: back)") ||
+	    !strstr(out, "12.0 KiB") || !strstr(out, "4.00 KiB") ||
+	    !strstr(out, "read 0 B, written 16.0 KiB, 5 calls, 1 fsyncs"))
+		fail_msg("drill-down:\n%s", out);
+	free(out);
+	replay__key(m, &ui, RK_ESC);
+	assert_string_equal(ui.drill, "");
+	replay__key(m, &ui, RK_DOWN);
+	out = render(m, &ui);
+	assert_string_equal(ui.selected, "8:1:200");
+	free(out);
+	replay_model__free(m);
+	sqlite3_close(db);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -264,6 +498,8 @@ int main(void)
 	    cmocka_unit_test(test_02_parse_blkio),
 	    cmocka_unit_test(test_03_self),
 	    cmocka_unit_test(test_04_load_and_report),
+	    cmocka_unit_test(test_05_paths),
+	    cmocka_unit_test(test_06_files),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -1,7 +1,10 @@
 /* view.c — the io collector's replay tab, "I/O" (`replay --tab io`): the interval at the
  * playback position (bytes and syscalls read and written, storage bytes, block I/O delay),
- * the history of bytes read and written as sparklines; and its line in the Overview. It
- * reads io_sample from the model's DB, a seek on its index (io_sample_time).
+ * the history of bytes read and written as sparklines; with the per-file lane
+ * (--io-files) the files read or written up to the position, by bytes, the top one
+ * selected (Up/Down), Enter its intervals (sparklines and a row per interval), Esc back;
+ * and its line in the Overview. It reads io_sample and io_file from the model's DB, seeks
+ * on their indexes.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -9,7 +12,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include <string.h>
+
 #include "analyze/replay_views.h"
+#include "collectors/io/report.h"
 
 static const char at_sql[] =
     "SELECT time_ns, interval_ns, rchar, wchar, syscr, syscw, read_bytes, write_bytes, "
@@ -86,6 +92,202 @@ static int io_at(struct replay_model *m, size_t n, struct io_at *a)
 	return err;
 }
 
+/* The files up to the position, by bytes so far: path, file, bytes so far read and
+ * written, this interval's (?3: its end), ops, fsyncs, time in the calls, max. */
+static const char files_sql[] =
+    "SELECT (SELECT path FROM io_file p WHERE p.cap = f.cap AND p.file = f.file AND "
+    "p.path IS NOT NULL AND p.time_ns <= ?2 ORDER BY p.time_ns DESC LIMIT 1), file, "
+    "sum(CASE WHEN " READ_OPS " THEN bytes ELSE 0 END) AS rd, "
+    "sum(CASE WHEN " WRITE_OPS " THEN bytes ELSE 0 END) AS wr, "
+    "sum(CASE WHEN time_ns = ?3 THEN bytes ELSE 0 END), sum(calls) AS ops, "
+    "sum(CASE WHEN " FSYNC_OPS " THEN calls ELSE 0 END), sum(call_ns), "
+    "max(max_ns), count(*) OVER () FROM io_file f WHERE cap = ?1 AND time_ns <= ?2 "
+    "GROUP BY file ORDER BY rd + wr DESC, ops DESC, file LIMIT ?4 OFFSET ?5";
+
+/* One file's intervals (every io_sample interval: the file's bytes there or 0), newest
+ * first: end, read, written, calls, time in the calls, max, fsyncs. */
+static const char series_sql[] =
+    "SELECT s.time_ns, coalesce(sum(CASE WHEN " READ_OPS " THEN f.bytes END), 0), "
+    "coalesce(sum(CASE WHEN " WRITE_OPS " THEN f.bytes END), 0), coalesce(sum(f.calls), 0), "
+    "sum(f.call_ns), max(f.max_ns), coalesce(sum(CASE WHEN " FSYNC_OPS " THEN f.calls END), 0) "
+    "FROM io_sample s LEFT JOIN io_file f ON f.cap = s.cap AND f.time_ns = s.time_ns AND "
+    "f.file = ?2 WHERE s.cap = ?1 AND s.time_ns <= ?3 GROUP BY s.time_ns "
+    "ORDER BY s.time_ns DESC LIMIT ?4";
+
+static const char path_sql[] =
+    "SELECT path, type FROM io_file WHERE cap = ?1 AND file = ?2 AND time_ns <= ?3 "
+    "ORDER BY path IS NULL, time_ns DESC LIMIT 1";
+
+static const char *ns_or_dash(char *buf, size_t len, sqlite3_stmt *st, int col)
+{
+	int64_t v;
+
+	if (sqlite3_column_type(st, col) == SQLITE_NULL)
+		return "-";
+	v = sqlite3_column_int64(st, col);
+	if (v >= 1000000)
+		snprintf(buf, len, "%.1f ms", (double)v / 1e6);
+	else if (v >= 1000)
+		snprintf(buf, len, "%.1f us", (double)v / 1e3);
+	else
+		snprintf(buf, len, "%lld ns", (long long)v);
+	return buf;
+}
+
+/* The file drilled into (ui->drill: its identity), its intervals up to the position. */
+static void draw_file(struct replay_model *m, struct replay_ui *ui, struct grid *g, int x,
+		      int y, int w, int h)
+{
+	int64_t pos = m->meta.base_ns + m->pos_ns;
+	size_t cap = (size_t)(w > 12 ? w - 12 : 1), n = 0;
+	double *rd = calloc(cap, sizeof(double)), *wr = calloc(cap, sizeof(double)), max = 0;
+	char b[4][32], at[32];
+	sqlite3_stmt *st = NULL;
+	int row = y, bottom = y + h;
+	int64_t tot_r = 0, tot_w = 0, calls = 0, fsyncs = 0;
+
+	if (!rd || !wr || sqlite3_prepare_v2(m->db, path_sql, -1, &st, NULL) != SQLITE_OK) {
+		grid__text(g, x, row, w, "io: cannot read io_file", 0, GC_WARN);
+		goto out;
+	}
+	sqlite3_bind_int64(st, 1, m->meta.cap);
+	sqlite3_bind_text(st, 2, ui->drill, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 3, pos);
+	if (sqlite3_step(st) != SQLITE_ROW) {
+		grid__textf(g, x, row, w, 0, GC_MUTED,
+			    "file %s: not read or written by this position (Esc: back)", ui->drill);
+		goto out;
+	}
+	grid__textf(g, x, row++, w, GA_BOLD, GC_DEFAULT, "file %s  %s  %s  (Esc: back)",
+		    sqlite3_column_type(st, 0) == SQLITE_NULL
+			? "(path not known)"
+			: (const char *)sqlite3_column_text(st, 0),
+		    (const char *)sqlite3_column_text(st, 1), ui->drill);
+	sqlite3_finalize(st);
+	st = NULL;
+	if (sqlite3_prepare_v2(m->db, series_sql, -1, &st, NULL) != SQLITE_OK)
+		goto out;
+	sqlite3_bind_int64(st, 1, m->meta.cap);
+	sqlite3_bind_text(st, 2, ui->drill, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 3, pos);
+	sqlite3_bind_int64(st, 4, (int64_t)cap);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		rd[n] = (double)sqlite3_column_int64(st, 1);
+		wr[n] = (double)sqlite3_column_int64(st, 2);
+		max = rd[n] > max ? rd[n] : max;
+		max = wr[n] > max ? wr[n] : max;
+		tot_r += sqlite3_column_int64(st, 1);
+		tot_w += sqlite3_column_int64(st, 2);
+		calls += sqlite3_column_int64(st, 3);
+		fsyncs += sqlite3_column_int64(st, 6);
+		n++;
+	}
+	sqlite3_finalize(st);
+	st = NULL;
+	for (size_t i = 0; i < n / 2; i++) { /* oldest first */
+		double t = rd[i];
+
+		rd[i] = rd[n - 1 - i];
+		rd[n - 1 - i] = t;
+		t = wr[i];
+		wr[i] = wr[n - 1 - i];
+		wr[n - 1 - i] = t;
+	}
+	grid__textf(g, x, row++, w, 0, GC_DEFAULT,
+		    "so far (the intervals shown): read %s, written %s, %lld calls, %lld fsyncs",
+		    replay__bytes(b[0], sizeof(b[0]), tot_r),
+		    replay__bytes(b[1], sizeof(b[1]), tot_w), (long long)calls,
+		    (long long)fsyncs);
+	grid__text(g, x, row, 10, "read", 0, GC_MUTED);
+	grid__sparkline(g, x + 10, row++, w - 12, rd, n, max, GC_GOOD);
+	grid__text(g, x, row, 10, "written", 0, GC_MUTED);
+	grid__sparkline(g, x + 10, row++, w - 12, wr, n, max, GC_GOOD);
+	row++;
+	grid__textf(g, x, row++, w, GA_BOLD, GC_TITLE, "%-12s %10s %10s %8s %10s %10s %6s",
+		    "interval end", "read", "written", "calls", "in call", "max", "fsyncs");
+	if (sqlite3_prepare_v2(m->db, series_sql, -1, &st, NULL) != SQLITE_OK)
+		goto out;
+	sqlite3_bind_int64(st, 1, m->meta.cap);
+	sqlite3_bind_text(st, 2, ui->drill, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 3, pos);
+	sqlite3_bind_int64(st, 4, bottom - row > 0 ? bottom - row : 0);
+	while (row < bottom && sqlite3_step(st) == SQLITE_ROW)
+		grid__textf(
+		    g, x, row++, w, 0, GC_DEFAULT, "%-12s %10s %10s %8lld %10s %10s %6lld",
+		    replay__fmt_pos(at, sizeof(at), sqlite3_column_int64(st, 0) - m->meta.base_ns),
+		    replay__bytes(b[0], sizeof(b[0]), sqlite3_column_int64(st, 1)),
+		    replay__bytes(b[1], sizeof(b[1]), sqlite3_column_int64(st, 2)),
+		    (long long)sqlite3_column_int64(st, 3), ns_or_dash(b[2], sizeof(b[2]), st, 4),
+		    ns_or_dash(b[3], sizeof(b[3]), st, 5), (long long)sqlite3_column_int64(st, 6));
+out:
+	sqlite3_finalize(st);
+	free(rd);
+	free(wr);
+}
+
+/* Whether the per-file lane ran (the probe's detail), else why into WHY. */
+static bool files_on(struct replay_model *m, char *why, size_t len)
+{
+	bool yes = false;
+
+	if (io_files__collected(m->db, &m->meta, &yes, why, len))
+		snprintf(why, len, "cannot read the probe set");
+	return yes;
+}
+
+/* The files up to the position, by bytes, from ROW; the top one selected. */
+static void draw_files(struct replay_model *m, struct replay_ui *ui, struct grid *g, int x,
+		       int row, int w, int bottom, int64_t interval_end)
+{
+	char b[6][32];
+	sqlite3_stmt *st = NULL;
+	int64_t total = -1;
+
+	grid__text(g, x, row++, w,
+		   "files read or written so far, by bytes: Up/Down select, Enter its intervals",
+		   0, GC_MUTED);
+	grid__textf(g, x, row++, w, GA_BOLD, GC_TITLE, "%-40s %10s %10s %10s %8s %6s %10s %10s",
+		    "path", "read", "written", "interval", "calls", "fsyncs", "in call", "max");
+	if (sqlite3_prepare_v2(m->db, files_sql, -1, &st, NULL) != SQLITE_OK) {
+		grid__text(g, x, row, w, "io: cannot read io_file", 0, GC_WARN);
+		return;
+	}
+	if (ui->scroll < 0)
+		ui->scroll = 0;
+	sqlite3_bind_int64(st, 1, m->meta.cap);
+	sqlite3_bind_int64(st, 2, m->meta.base_ns + m->pos_ns);
+	sqlite3_bind_int64(st, 3, interval_end);
+	sqlite3_bind_int64(st, 4, bottom - row > 0 ? bottom - row : 0);
+	sqlite3_bind_int64(st, 5, ui->scroll);
+	ui->selected[0] = 0;
+	while (row < bottom && sqlite3_step(st) == SQLITE_ROW) {
+		const char *path = (const char *)sqlite3_column_text(st, 0);
+		uint8_t attr = 0;
+		size_t len = path ? strlen(path) : 0;
+
+		total = sqlite3_column_int64(st, 9);
+		if (!ui->selected[0]) { /* the top row: Enter shows its intervals */
+			snprintf(ui->selected, sizeof(ui->selected), "%s",
+				 (const char *)sqlite3_column_text(st, 1));
+			attr = GA_REVERSE;
+		}
+		grid__textf(g, x, row++, w, attr, GC_DEFAULT,
+			    "%-40.40s %10s %10s %10s %8lld %6lld %10s %10s",
+			    !path ? "(path not known)" : len > 40 ? path + len - 40 : path,
+			    replay__bytes(b[0], sizeof(b[0]), sqlite3_column_int64(st, 2)),
+			    replay__bytes(b[1], sizeof(b[1]), sqlite3_column_int64(st, 3)),
+			    replay__bytes(b[2], sizeof(b[2]), sqlite3_column_int64(st, 4)),
+			    (long long)sqlite3_column_int64(st, 5),
+			    (long long)sqlite3_column_int64(st, 6),
+			    ns_or_dash(b[3], sizeof(b[3]), st, 7), ns_or_dash(b[4], sizeof(b[4]), st, 8));
+	}
+	sqlite3_finalize(st);
+	if (total < 0 && ui->scroll > 0)
+		ui->scroll--; /* scrolled past the last: back one on the next frame */
+	if (total < 0 && row < bottom && !ui->scroll)
+		grid__text(g, x, row, w, "no file read or written by this position", 0, GC_MUTED);
+}
+
 static void draw_io(struct replay_model *m, struct replay_ui *ui, struct grid *g, int x, int y,
 		    int w, int h)
 {
@@ -93,12 +295,19 @@ static void draw_io(struct replay_model *m, struct replay_ui *ui, struct grid *g
 	struct io_at a;
 	int row = y;
 
-	(void)ui;
-	grid__text(g, x, row++, w, "I/O per interval  [/proc/PID/io, /proc/PID/stat]",
+	bool files;
+	char why[512];
+
+	grid__text(g, x, row++, w, "I/O per interval  [/proc/PID/io, /proc/PID/stat; eBPF per file]",
 		   GA_BOLD | GA_UNDERLINE, GC_TITLE);
 	row++;
 	if (replay__not_collected(m, "io", buf, sizeof(buf))) {
 		replay__wrapped(g, x, row, w, h - 2, buf, 0, GC_MUTED);
+		return;
+	}
+	files = files_on(m, why, sizeof(why));
+	if (files && *ui->drill) {
+		draw_file(m, ui, g, x, row, w, y + h - row);
 		return;
 	}
 	if (io_at(m, (size_t)(w > 2 ? 2 * (w - 2) : 1), &a)) {
@@ -126,18 +335,24 @@ static void draw_io(struct replay_model *m, struct replay_ui *ui, struct grid *g
 			   "block I/O delay  not measured (kernel.task_delayacct 0)", 0, GC_MUTED);
 	grid__textf(g, x, row++, w, 0, GC_MUTED, "interval ending at %s",
 		    replay__fmt_pos(pos, sizeof(pos), a.t));
-	grid__text(g, x, row++, w, "per file: not collected (no eBPF lane for it yet)", 0,
-		   GC_MUTED);
+	if (!files) {
+		char line[600];
+
+		snprintf(line, sizeof(line), "per file: not collected (%s)", why);
+		row += replay__wrapped(g, x, row, w, 2, line, 0, GC_MUTED);
+	}
 	row++;
 	if (row < y + h) {
-		grid__text(g, x, row++, w, "read", 0, GC_MUTED);
-		grid__sparkline(g, x, row++, w - 2, a.rd, a.n, a.max_rd, GC_GOOD);
+		grid__text(g, x, row, 10, "read", 0, GC_MUTED);
+		grid__sparkline(g, x + 10, row++, w - 12, a.rd, a.n, a.max_rd, GC_GOOD);
 	}
 	if (row < y + h) {
-		grid__text(g, x, row++, w, "written", 0, GC_MUTED);
-		if (row < y + h)
-			grid__sparkline(g, x, row++, w - 2, a.wr, a.n, a.max_wr, GC_GOOD);
+		grid__text(g, x, row, 10, "written", 0, GC_MUTED);
+		grid__sparkline(g, x + 10, row++, w - 12, a.wr, a.n, a.max_wr, GC_GOOD);
 	}
+	row++;
+	if (files && row < y + h)
+		draw_files(m, ui, g, x, row, w, y + h, a.t + m->meta.base_ns);
 	io_at__free(&a);
 }
 
@@ -165,8 +380,9 @@ static const struct replay_view io_view = {
     .id = "io",
     .position = 50,
     .probe = "io",
-    .source = "io_sample (/proc/PID/io, /proc/PID/stat field 42, the io collector)",
+    .source = "io_sample (/proc/PID/io, /proc/PID/stat field 42), io_file (eBPF, --io-files)",
     .draw = draw_io,
+    .on_key = replay__drill_key, /* Enter: the selected file's intervals; Esc: back */
     .overview_line = io_overview_line,
 };
 

@@ -1,5 +1,6 @@
 # Whole stacks without frame pointers in the eBPF lanes attached by --pid: the heap's
-# uprobe lane and cpuprof, on tests/fixtures/nofp_attach (-O2 -fomit-frame-pointer):
+# uprobe lane and cpuprof, on nofp_attach (tests/fixtures/heap_nofp.c built with
+# -DNOFP_ATTACH, -O2 -fomit-frame-pointer):
 # once attached, SIGUSR1 makes it run main -> stage_a -> stage_b -> stage_c, where
 # stage_c makes exactly 3,000 malloc(64), frees 2,000 and spins.
 #   --user-stacks auto: the recorder finds no frame pointers and takes stack copies

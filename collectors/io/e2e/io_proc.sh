@@ -4,8 +4,9 @@
 # truncates one, and writes nothing else. The /proc lane: written bytes and write
 # syscalls exact, reads at least the 1 MiB. From the syscalls collector (when it runs):
 # 2560 write calls and 3 fsyncs exactly. With --io-events: the denial with its path, the
-# rename with both paths, the delete, the truncation. (The per-file figures need an
-# eBPF lane the collector does not have yet: the report says per file "not collected".)
+# rename with both paths, the delete, the truncation, the file created. (The per-file
+# figures are off by default, --io-files: the report says per file "not collected" with
+# the reason; io_files.sh checks them.)
 # --disable io: "not collected" with the reason.
 . tests/e2e/lib.sh
 need_fixture io_work
@@ -41,7 +42,8 @@ fi
 
 "$ANA" report io "$C" | tee "$TMP/io.txt"
 grep -Eq '^written  10.0 MiB in 2,560 syscalls' "$TMP/io.txt" || fail "text: no written line"
-grep -q '^per file: not collected (' "$TMP/io.txt" || fail "text: no per-file reason"
+grep -q '^per file: not collected (off by default: needs --io-files' "$TMP/io.txt" ||
+	fail "text: no per-file reason"
 [ "$delayacct" = 1 ] || grep -q '^block I/O delay  not measured' "$TMP/io.txt" ||
 	fail "text: an unmeasured delay not said so"
 "$ANA" report io --format json "$C" >"$TMP/io.json"
@@ -83,10 +85,12 @@ if [ "$(id -u)" = 0 ]; then
 	assert_eq "the delete" "$D/gone" "$(q "$C4" "select group_concat(path) from io_event where kind = 'deleted'")"
 	assert_eq "the truncation" "$D/new|0|truncate" \
 		"$(q "$C4" "select path || '|' || length || '|' || syscall from io_event where kind = 'truncated'")"
-	"$ANA" report io "$C4" | grep -q '^file-system events: 1 opens denied, 1 deleted, 1 renamed, 1 truncated$' ||
+	assert_eq "the file created" "$D/out|577" \
+		"$(q "$C4" "select path || '|' || flags from io_event where kind = 'created'")"
+	"$ANA" report io "$C4" | grep -q '^file-system events: 1 opens denied, 1 created, 1 deleted, 1 renamed, 1 truncated$' ||
 		fail "--io-events: no summary line"
 	"$ANA" report io --format json "$C4" >"$TMP/ev.json"
-	assert_eq "json: fs_events" 4 "$(jget "$TMP/ev.json" 'len(j["fs_events"])')"
+	assert_eq "json: fs_events" 5 "$(jget "$TMP/ev.json" 'len(j["fs_events"])')"
 	"$ANA" report io "$C" | grep -q '^file-system events: not collected (needs --io-events' ||
 		fail "without --io-events: the report does not say why"
 else

@@ -1,0 +1,114 @@
+# Ground truth for the io collector's per-file lane (--io-files): io_files writes exactly
+# 10 MiB to DIR/out in 2560 writes of 4 KiB, half of them through a dup() of its fd, with
+# 3 fsyncs; reads exactly 1 MiB from DIR/in in 256 reads; opens DIR/in again with O_CREAT
+# (it exists: not created); creates DIR/made (100 bytes); fails to open DIR/secret (mode
+# 0000, run without CAP_DAC_OVERRIDE and CAP_DAC_READ_SEARCH); writes 8192 bytes to
+# DIR/old, closes and renames it to DIR/new; deletes DIR/gone; and through io_uring writes
+# 4 x 4096 bytes to DIR/ring and reads 2 x 4096 back. Checked: every per-file figure
+# exactly, one row per (file, op) whatever the fd (the dup()), the renamed file under its
+# new path, the created events (and none for the existing file), the io_uring counts by
+# opcode and per file, the latency histograms' counts, the report in three formats, the
+# figures, the replay tab and its drill-down. Without --io-files: "not collected" with
+# the reason, in the report and the figures.
+. tests/e2e/lib.sh
+need_fixture io_files
+[ "$(id -u)" = 0 ] || skip "needs root (eBPF)"
+command -v setpriv >/dev/null || skip "no setpriv(1) to drop CAP_DAC_OVERRIDE"
+
+D=$TMP/iof
+mkdir -p "$D"
+dd if=/dev/zero of="$D/in" bs=1M count=2 status=none
+: >"$D/secret"
+chmod 0000 "$D/secret"
+: >"$D/old"
+: >"$D/gone"
+drop=(setpriv --inh-caps=-dac_override,-dac_read_search --bounding-set=-dac_override,-dac_read_search)
+
+C=$TMP/files.ptop
+"$REC" --quiet --io-files --interval 250ms -o "$C" -- "${drop[@]}" "$FIX/io_files" "$D" >"$TMP/out.txt" ||
+	fail "io_files failed (see above)"
+assert_eq "io probe" "active/ebpf" \
+	"$(q "$C" "select state || '/' || source from probe where name = 'io'")"
+row() { # row PATH OP: calls|errors|bytes|timed summed over the intervals
+	q "$C" "select sum(calls) || '|' || sum(errors) || '|' || sum(bytes) || '|' || sum(timed)
+		from io_file where path = '$1' and op = '$2'"
+}
+assert_eq "out: writes (both fds, one row per interval)" "2560|0|10485760|2560" "$(row "$D/out" write)"
+assert_eq "out: fsyncs" "3|0|0|3" "$(row "$D/out" fsync)"
+assert_eq "out: one file whatever the fd" 1 \
+	"$(q "$C" "select count(distinct file) from io_file where path = '$D/out'")"
+assert_eq "out: one row per interval" 0 \
+	"$(q "$C" "select count(*) from (select time_ns from io_file where path = '$D/out' and op = 'write' group by time_ns having count(*) > 1)")"
+assert_eq "in: reads" "256|0|1048576|256" "$(row "$D/in" read)"
+assert_eq "made: write" "1|0|100|1" "$(row "$D/made" write)"
+assert_eq "the renamed file under its new path" "2|0|8192|2" "$(row "$D/new" write)"
+assert_eq "no row under the old path" 0 "$(q "$C" "select count(*) from io_file where path = '$D/old'")"
+assert_eq "histogram counts = timed calls" \
+	"$(q "$C" "select sum(timed) from io_file where path = '$D/out'")" \
+	"$(q "$C" "select sum(h.count) from io_file_hist h where h.file = (select file from io_file where path = '$D/out' limit 1)")"
+assert_eq "max within the call time" 0 \
+	"$(q "$C" "select count(*) from io_file where max_ns > call_ns or (timed > 0 and max_ns is null)")"
+assert_eq "the type" "file" "$(q "$C" "select distinct type from io_file where path = '$D/out'")"
+
+# the events: created (not the existing file), denied, renamed, deleted
+assert_eq "created" "$D/made $D/out $D/ring" \
+	"$(q "$C" "select group_concat(path, ' ') from (select path from io_event where kind = 'created' order by path)")"
+assert_eq "the created file's flags (O_WRONLY|O_CREAT|O_EXCL)" 193 \
+	"$(q "$C" "select flags from io_event where kind = 'created' and path = '$D/made'")"
+assert_eq "denied" "$D/secret|13" "$(q "$C" "select path || '|' || error from io_event where kind = 'denied'")"
+assert_eq "renamed" "$D/old|$D/new" "$(q "$C" "select path || '|' || new_path from io_event where kind = 'renamed'")"
+assert_eq "deleted" "$D/gone" "$(q "$C" "select path from io_event where kind = 'deleted'")"
+
+# io_uring: 4 WRITE and 2 READ submitted and completed, their bytes, and per file
+if grep -q '^io_uring: ok' "$TMP/out.txt"; then
+	assert_eq "io_uring by opcode" "READ|2|2|0|8192 WRITE|4|4|0|16384" \
+		"$(q "$C" "select group_concat(x, ' ') from (select op || '|' || sum(submitted) || '|' || sum(completed) || '|' || sum(errors) || '|' || sum(bytes) as x from io_uring_op group by op order by op)")"
+	assert_eq "io_uring per file" "io_uring:READ|2|8192 io_uring:WRITE|4|16384" \
+		"$(q "$C" "select group_concat(x, ' ') from (select op || '|' || sum(calls) || '|' || sum(bytes) as x from io_file where path = '$D/ring' group by op order by op)")"
+else
+	echo "(io_uring unavailable here: its counts are not checked)"
+fi
+
+# report io: top files, per-op histogram, fsyncs, throughput, io_uring, events
+"$ANA" report io "$C" | tee "$TMP/r.txt"
+grep -A2 '^files by bytes:' "$TMP/r.txt" | grep -Eq "^$D/out +10.0 MiB +0 B +2,563 +3 +0 " ||
+	fail "text: out not the top file by bytes (written, read, ops, fsyncs, errors)"
+grep -A2 '^fsyncs per file' "$TMP/r.txt" | grep -Eq "^$D/out +3 +10.0 MiB$" ||
+	fail "text: no fsync line for out"
+grep -q 'time in the syscall, not device time' "$TMP/r.txt" || fail "text: time not said to be in the call"
+"$ANA" report io --format json "$C" >"$TMP/r.json"
+assert_eq "json: top file by bytes" "$D/out" "$(jget "$TMP/r.json" 'j["files"][0]["path"]')"
+assert_eq "json: its written bytes" 10485760 "$(jget "$TMP/r.json" 'j["files"][0]["written_bytes"]')"
+assert_eq "json: its writes" 2560 "$(jget "$TMP/r.json" 'j["files"][0]["writes"]')"
+assert_eq "json: its fsyncs" 3 "$(jget "$TMP/r.json" 'j["files"][0]["fsyncs"]')"
+assert_eq "json: in's read bytes" 1048576 \
+	"$(jget "$TMP/r.json" '[f["read_bytes"] for f in j["files"] if f["path"] == "'"$D"'/in"][0]')"
+assert_eq "json: write histogram count = timed writes" \
+	"$(q "$C" "select sum(timed) from io_file where op = 'write'")" \
+	"$(jget "$TMP/r.json" 'sum(b["count"] for b in j["latency"] if b["op"] == "write")')"
+assert_eq "json: created events" 3 "$(jget "$TMP/r.json" 'sum(1 for e in j["fs_events"] if e["kind"] == "created")')"
+"$ANA" report io --format csv "$C" >"$TMP/r.csv"
+[ -s "$TMP/r.csv" ] || fail "csv: empty"
+
+# figures: per file bytes, fsyncs, denied
+"$ANA" figures --format json "$C" >"$TMP/f.json"
+assert_eq "figure io.fsyncs" 3 "$(jget "$TMP/f.json" '[f["value"] for f in j["figures"] if f["figure"] == "io.fsyncs"][0]')"
+assert_eq "figure io.denied" 1 "$(jget "$TMP/f.json" '[f["value"] for f in j["figures"] if f["figure"] == "io.denied"][0]')"
+assert_eq "figure io.file_bytes(out)" 10485760 \
+	"$(jget "$TMP/f.json" '[f["value"] for f in j["figures"] if f["figure"] == "io.file_bytes('"$D"'/out)"][0]')"
+
+# replay: the file list, out at the top (the drill-down is checked by test_io 06)
+"$ANA" replay --dump --at 99m --tab io --size 140x50 "$C" >"$TMP/v.txt"
+grep -A1 'path  *read  *written' "$TMP/v.txt" | grep -Eq "^ *$D/out +0 B +10.0 MiB " ||
+	fail "replay: out not the top of the I/O tab's file list"
+
+# without --io-files: not collected, with the reason
+C2=$TMP/nofiles.ptop
+rm -f "$D/new" "$D/made" "$D/ring" && : >"$D/old" && : >"$D/gone"
+"$REC" --quiet --interval 250ms -o "$C2" -- "${drop[@]}" "$FIX/io_files" "$D" >/dev/null
+assert_eq "no --io-files: rows" 0 "$(q "$C2" "select count(*) from io_file")"
+"$ANA" report io "$C2" | grep -q '^per file: not collected (off by default: needs --io-files' ||
+	fail "no --io-files: the report does not say why"
+"$ANA" figures --format json "$C2" >"$TMP/f2.json"
+assert_eq "no --io-files: io.fsyncs not measured" None \
+	"$(jget "$TMP/f2.json" '[f.get("value") for f in j["figures"] if f["figure"] == "io.fsyncs"][0]')"
