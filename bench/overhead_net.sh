@@ -6,8 +6,10 @@
 #   tcp     a loopback TCP connection (about 8 us a pair here: 10^6 calls/s is out of reach)
 #   unix    a UNIX stream socketpair (about 1.8 us a pair: close to 10^6 calls/s)
 #   udp     a UDP socket on 127.0.0.1 connected to itself (about 3 us a pair)
+# CALLS (default send): send, send(2) and recv(2); rw, write(2) and read(2) (what the io
+# collector's --io-files follows, on any fd).
 # The configurations (CONFIGS; default "none floor net all" for tcp, every one below but
-# defaults for unix and udp):
+# defaults and io-files for unix and udp):
 #   none       no tracer
 #   floor      bench_net_floor: no-op BPF programs on tp_btf sock_send_length and
 #              sock_recv_length, the tracepoints the net collector uses at each send and recv
@@ -18,6 +20,8 @@
 #   fd-stacks  only fds, --fd-stacks: its eBPF lane on raw_tp/sys_exit
 #   io         only the io collector: its /proc lane (/proc/PID/io and stat)
 #   io-events  only io, --io-events: its eBPF lane on raw_tp/sys_exit
+#   io-files   only io, --io-files: its per-file lane on raw_tp/sys_enter and sys_exit
+#              (with CALLS=rw each read and write is followed to its file, the socket)
 #   defaults   ptop-record --pid: every collector on by default (net is not: see all)
 #   all        ptop-record --pid --enable net: every collector on by default, plus net
 # RATES: syscalls per second, a send and a recv each one (0: as fast as it can; default
@@ -43,6 +47,7 @@ unix | udp)
 	CONFIGS=${CONFIGS:-"none floor floor-sys net fds fd-stacks io io-events all"} ;;
 *) echo "overhead_net: KIND=$KIND: not tcp, unix or udp" >&2; exit 2 ;;
 esac
+CALLS=${CALLS:-send}
 PAIRS_SCALE=${PAIRS_SCALE:-3}
 W=$B/bench/workload_net
 bench_pin
@@ -64,7 +69,7 @@ run_one() {
 	local cfg=$1 rate=$2 ok=0 t_out=$tmp/$1.out t_err=$tmp/$1.err pairs=100000 sel=()
 	[ "$rate" -gt 0 ] && pairs=$((rate / 2 * PAIRS_SCALE))
 	: >"$t_out"; : >"$t_err"
-	"${wl_pin[@]}" "$W" -k "$KIND" -r "$((rate / 2))" -n "$pairs" -w >"$tmp/w.out" &
+	"${wl_pin[@]}" "$W" -k "$KIND" -c "$CALLS" -r "$((rate / 2))" -n "$pairs" -w >"$tmp/w.out" &
 	wpid=$!
 	bench_wait_for "$tmp/w.out" '^pid ' 5 || return
 	tpid=''
@@ -83,6 +88,7 @@ run_one() {
 		fd-stacks) sel=(--disable "$not_fds" --fd-stacks) ;;
 		io) sel=(--disable "$not_io") ;;
 		io-events) sel=(--disable "$not_io" --io-events) ;;
+		io-files) sel=(--disable "$not_io" --io-files) ;;
 		defaults) sel=() ;;
 		all) sel=(--enable net) ;;
 		*) echo "overhead_net: no configuration $cfg" >&2; exit 2 ;;
@@ -105,7 +111,7 @@ if [ "${links:-0}" -gt 0 ]; then
 fi
 
 declare -A res reached
-echo "overhead_net: $KIND sockets, rates $RATES calls/s, $RUNS runs per configuration and" \
+echo "overhead_net: $KIND sockets ($CALLS calls), rates $RATES calls/s, $RUNS runs per configuration and" \
 	"rate, $ncpu CPUs, kernel $(uname -r)${wl_pin:+, workload pinned to CPU $((ncpu - 1))}"
 run_one none 0 >/dev/null # warm-up
 bench_rounds reached "${configs[@]}"

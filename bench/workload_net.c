@@ -2,11 +2,13 @@
  * one process, a send of 64 bytes on one end and a receive of them on the other, paced to
  * a rate; its own CPU time per send+recv pair is what a tracer costs it.
  *
- * usage: workload_net [-k tcp|unix|udp] [-r PAIRS_PER_S] [-n PAIRS] [-w]
+ * usage: workload_net [-k tcp|unix|udp] [-c send|rw] [-r PAIRS_PER_S] [-n PAIRS] [-w]
  *   -k KIND   tcp: a loopback TCP connection (TCP_NODELAY; about 8 us a pair here);
  *             unix: a UNIX stream socketpair; udp: a UDP socket on 127.0.0.1 connected to
  *             itself. The last two are cheap enough for 10^5..10^6 syscalls per second on
  *             one CPU (default tcp)
+ *   -c CALLS  send: send(2) and recv(2) (sendto and recvfrom, default); rw: write(2) and
+ *             read(2), the calls the io collector's --io-files follows on any fd
  *   -r RATE   send+recv pairs per second (default 0: as fast as it can)
  *   -n PAIRS  make exactly PAIRS pairs (default 200000)
  *   -w        print "pid N" and wait for SIGUSR1 before starting
@@ -94,15 +96,23 @@ int main(int argc, char **argv)
 	unsigned long long pairs = 200000, n;
 	double rate = 0;
 	const char *kind = "tcp";
+	int rw = 0;
 	int wait = 0, opt, sig, c, s, sp[2];
 	uint64_t c0, c1, t0, t1;
 	char buf[64] = {0};
 	sigset_t set;
 
-	while ((opt = getopt(argc, argv, "k:r:n:w")) != -1) {
+	while ((opt = getopt(argc, argv, "k:c:r:n:w")) != -1) {
 		switch (opt) {
 		case 'k':
 			kind = optarg;
+			break;
+		case 'c':
+			if (strcmp(optarg, "send") && strcmp(optarg, "rw")) {
+				fprintf(stderr, "workload_net: -c %s: not send or rw\n", optarg);
+				return 2;
+			}
+			rw = !strcmp(optarg, "rw");
 			break;
 		case 'r':
 			rate = strtod(optarg, NULL);
@@ -114,7 +124,7 @@ int main(int argc, char **argv)
 			wait = 1;
 			break;
 		default:
-			fprintf(stderr, "usage: workload_net [-k tcp|unix|udp] [-r PAIRS_PER_S] "
+			fprintf(stderr, "usage: workload_net [-k tcp|unix|udp] [-c send|rw] [-r PAIRS_PER_S] "
 					"[-n PAIRS] [-w]\n");
 			return 2;
 		}
@@ -144,9 +154,13 @@ int main(int argc, char **argv)
 	c0 = cpu_ns();
 	t0 = mono_ns();
 	for (n = 0; n < pairs; n++) {
-		/* a datagram is received whole; a stream's 64 bytes wait for all */
-		if (send(c, buf, sizeof(buf), 0) != (ssize_t)sizeof(buf) ||
-		    recv(s, buf, sizeof(buf), s == c ? 0 : MSG_WAITALL) != (ssize_t)sizeof(buf))
+		/* a datagram is received whole; a stream's 64 bytes wait for all (64 bytes
+		 * written at once to a stream socket are read at once: one read) */
+		if (rw ? write(c, buf, sizeof(buf)) != (ssize_t)sizeof(buf) ||
+			     read(s, buf, sizeof(buf)) != (ssize_t)sizeof(buf)
+		       : send(c, buf, sizeof(buf), 0) != (ssize_t)sizeof(buf) ||
+			     recv(s, buf, sizeof(buf), s == c ? 0 : MSG_WAITALL) !=
+				 (ssize_t)sizeof(buf))
 			die("send/recv");
 		if (rate > 0 && (n & 63) == 63) { /* pace in batches of 64 */
 			uint64_t due = t0 + (uint64_t)((double)(n + 1) * 1e9 / rate),
