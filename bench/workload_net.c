@@ -124,8 +124,10 @@ int main(int argc, char **argv)
 			wait = 1;
 			break;
 		default:
-			fprintf(stderr, "usage: workload_net [-k tcp|unix|udp] [-c send|rw] [-r PAIRS_PER_S] "
-					"[-n PAIRS] [-w]\n");
+			fprintf(
+			    stderr,
+			    "usage: workload_net [-k tcp|unix|udp] [-c send|rw] [-r PAIRS_PER_S] "
+			    "[-n PAIRS] [-w]\n");
 			return 2;
 		}
 	}

@@ -383,7 +383,8 @@ static int report_fds(sqlite3 *db, const char *capture_id, const struct report_o
 		if (err)
 			break;
 		if (!ops) {
-			fprintf(out, "\nopens and closes: not collected (%s)\n", fds__opens_reason(&p));
+			fprintf(out, "\nopens and closes: not collected (%s)\n",
+				fds__opens_reason(&p));
 			break;
 		}
 		fprintf(out, "\nopens and closes by syscall (eBPF, %s):\n", w);

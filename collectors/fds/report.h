@@ -19,10 +19,10 @@ extern const char *const fds_type_col[FDS_NTYPES];
 /* A window's fd samples (those whose interval's middle lies in it), in time order. Index 0
  * of first, last and peak_at is the total, 1..FDS_NTYPES the types. */
 struct fds_span {
-	size_t n;		      /* samples */
-	int64_t t0, t1;		      /* the first's and the last's time (absolute ns) */
+	size_t n;	/* samples */
+	int64_t t0, t1; /* the first's and the last's time (absolute ns) */
 	int64_t first[FDS_NTYPES + 1], last[FDS_NTYPES + 1];
-	int64_t peak;		      /* the largest total */
+	int64_t peak; /* the largest total */
 };
 
 /* The samples of capture M in window W into *SP (n 0: none). 0 or -EIO. */

@@ -466,7 +466,7 @@ static const char *unmeasured(const struct fig_capture *fc, const char *name)
 static void test_06_figures(void **state)
 {
 	const struct window all = {0}, early = {.has_end = true, .end_ns = SEC + SEC / 2},
-			   late = {.has_start = true, .start_ns = SEC + SEC / 2};
+			    late = {.has_start = true, .start_ns = SEC + SEC / 2};
 	const struct fig_family *f;
 	struct fig_capture *fc;
 	char id[DB_CAPTURE_ID_LEN];

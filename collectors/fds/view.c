@@ -116,14 +116,15 @@ static const char *series_col(const char *name)
 /* The series drilled into (ui->drill: "total" or a type): the count per interval up to the
  * position as a sparkline, its range, then a row per interval, the newest first: the count,
  * its change, and for the total the opens and closes of --fd-stacks ("-": not collected). */
-static void draw_series(struct replay_model *m, struct replay_ui *ui, struct grid *g, int x,
-			int y, int w, int h)
+static void draw_series(struct replay_model *m, struct replay_ui *ui, struct grid *g, int x, int y,
+			int w, int h)
 {
 	const struct probe_info *p = replay_model__probe(m, "fds");
 	bool ops = p && !strcmp(p->source, "ebpf") && !strcmp(ui->drill, "total");
 	const char *col = series_col(ui->drill);
 	size_t cap = (size_t)(w > 12 ? 2 * (w - 12) : 1), n = 0, k;
-	int64_t *t = calloc(cap, sizeof(int64_t)), *v = calloc(cap, sizeof(int64_t)), lo = 0, hi = 0;
+	int64_t *t = calloc(cap, sizeof(int64_t)), *v = calloc(cap, sizeof(int64_t)), lo = 0,
+		hi = 0;
 	int64_t *op = calloc(cap, sizeof(int64_t)), *cl = calloc(cap, sizeof(int64_t));
 	double *hist = calloc(cap, sizeof(double));
 	int row = y, bottom = y + h;
@@ -255,9 +256,9 @@ static void draw_fds(struct replay_model *m, struct replay_ui *ui, struct grid *
 		if (sel)
 			snprintf(ui->selected, sizeof(ui->selected), "%s",
 				 i < 0 ? "total" : type_name[i]);
-		grid__textf(g, x, row++, w, sel ? GA_REVERSE : 0,
-			    i >= 0 && d > 0 ? GC_WARN : GC_DEFAULT, "%-12s %8" PRId64 " %+10" PRId64,
-			    i < 0 ? "total" : type_name[i], now, d);
+		grid__textf(
+		    g, x, row++, w, sel ? GA_REVERSE : 0, i >= 0 && d > 0 ? GC_WARN : GC_DEFAULT,
+		    "%-12s %8" PRId64 " %+10" PRId64, i < 0 ? "total" : type_name[i], now, d);
 	}
 	grid__text(g, x, row++, w, "Up/Down select, Enter its series", 0, GC_MUTED);
 	row++;
