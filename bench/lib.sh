@@ -149,3 +149,48 @@ bench_end_run() {
 		tpid=''
 	fi
 }
+
+# bench_tmp: a scratch folder in tmp, and the globals of a run, wpid (the workload) and
+# tpid (the tracer), empty; at exit the workload still running is killed, the tracer still
+# running gets SIGINT, and tmp is removed.
+bench_tmp() {
+	tmp=$(mktemp -d)
+	wpid='' tpid=''
+	trap bench_tmp_cleanup EXIT
+}
+bench_tmp_cleanup() {
+	[ -n "$tpid" ] && kill -INT "$tpid" 2>/dev/null
+	[ -n "$wpid" ] && kill -KILL "$wpid" 2>/dev/null
+	rm -rf "$tmp"
+}
+
+# bench_rounds EXTRA CFG...: RUNS rounds, interleaved so that drift hits every
+# configuration alike: in each, for each rate of $RATES, each CFG once. The caller's
+# run_one CFG RATE prints "VALUE SECOND" (nothing when the run failed): VALUE is appended
+# to the global array res[CFG.RATE], SECOND to the array named EXTRA (declare both with
+# declare -A first).
+bench_rounds() {
+	local -n extra_=$1
+	local r rate cfg v
+	shift
+	for ((r = 1; r <= RUNS; r++)); do
+		for rate in $RATES; do
+			for cfg; do
+				v=$(run_one "$cfg" "$rate")
+				[ -n "$v" ] || continue
+				res[$cfg.$rate]+="${v% *} "
+				extra_[$cfg.$rate]+="${v#* } "
+			done
+		done
+	done
+}
+
+# bench_noise VALUES: "noise: ..." — how far the runs VALUES (of "none", untraced) lie from
+# their median at the most: what "within the noise" means for that row.
+bench_noise() {
+	local m
+	m=$(echo "$1" | median)
+	echo "$1" | tr ' ' '\n' | grep . | awk -v m="$m" '
+		{ d = $1 / m - 1; if (d < 0) d = -d; if (d > n) n = d }
+		END { printf "noise: the untraced runs lie within +/-%.1f%% of their median\n", n * 100 }'
+}

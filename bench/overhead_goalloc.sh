@@ -40,14 +40,7 @@ if ! command -v go >/dev/null 2>&1; then
 fi
 bench_need_exe overhead_goalloc "$REC" "$FLOOR"
 
-tmp=$(mktemp -d)
-wpid='' tpid=''
-cleanup() {
-	[ -n "$tpid" ] && kill -INT "$tpid" 2>/dev/null
-	[ -n "$wpid" ] && kill -KILL "$wpid" 2>/dev/null
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
+bench_tmp
 
 if [ ! -x "$W" ] || [ bench/workload_goalloc.go -nt "$W" ]; then
 	mkdir -p "$B/bench" "$tmp/go"

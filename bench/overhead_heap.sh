@@ -59,14 +59,7 @@ wl_cpu=()
 bench_need_root overhead_heap "uprobes are attached"
 bench_need_exe overhead_heap "$W" "$FLOOR"
 
-tmp=$(mktemp -d)
-wpid='' tpid=''
-cleanup() {
-	[ -n "$tpid" ] && kill -INT "$tpid" 2>/dev/null
-	[ -n "$wpid" ] && kill -KILL "$wpid" 2>/dev/null
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
+bench_tmp
 
 configs=(none floor heaptrack bpftrace ptop-all ptop-noheap ptop-heap ptop-heap0 ptop-preload
 	ptop-preload0 ptop-preload-before ptop-preload0-before)

@@ -27,14 +27,7 @@ if ! bench_caps mark; then
 	exit 1
 fi
 
-tmp=$(mktemp -d)
-wpid='' tpid=''
-cleanup() {
-	[ -n "$tpid" ] && kill -INT "$tpid" 2>/dev/null
-	[ -n "$wpid" ] && kill -KILL "$wpid" 2>/dev/null
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
+bench_tmp
 export XDG_CACHE_HOME=$tmp/cache
 
 # run_one CONFIG: prints the run's CPU ns per unit (and checks the mark's count), or nothing

@@ -1,62 +1,98 @@
 #!/usr/bin/env bash
-# overhead_net.sh — what the net collector costs the target: the CPU time per send+recv
-# pair of bench/workload_net (64 bytes over a loopback TCP connection inside one process,
-# its own user+system time from getrusage) at paced rates, with
-#   none    no tracer
-#   floor   bench_net_floor: no-op BPF programs on tp_btf sock_send_length/sock_recv_length
-#   net     ptop-record --pid with the net collector alone (every other one --disable'd)
-#   all     ptop-record --pid with every collector on by default, plus --enable net
-# RATES (pairs per second; 0: as fast as it can, default "10000 100000 0"), RUNS per
-# configuration and rate (default 5), interleaved round by round so drift hits all
-# alike; PAIRS_SCALE (default 3) seconds of pairs per run at a paced rate (100000 pairs
-# flat out). The table shows medians, ratios to "none" and "floor", and the rate reached.
+# overhead_net.sh — what the net, fds and io collectors cost the target on a socket: the
+# CPU time per send or recv syscall of bench/workload_net (64 bytes sent on one end of a
+# pair of connected sockets inside one process and received on the other, its own
+# user+system time from getrusage) at paced rates. KIND (default tcp) picks the sockets:
+#   tcp     a loopback TCP connection (about 8 us a pair here: 10^6 calls/s is out of reach)
+#   unix    a UNIX stream socketpair (about 1.8 us a pair: close to 10^6 calls/s)
+#   udp     a UDP socket on 127.0.0.1 connected to itself (about 3 us a pair)
+# CALLS (default send): send, send(2) and recv(2); rw, write(2) and read(2) (what the io
+# collector's --io-files follows, on any fd).
+# The configurations (CONFIGS; default "none floor net all" for tcp, every one below but
+# defaults and io-files for unix and udp):
+#   none       no tracer
+#   floor      bench_net_floor: no-op BPF programs on tp_btf sock_send_length and
+#              sock_recv_length, the tracepoints the net collector uses at each send and recv
+#   floor-sys  bench_floor: no-op BPF programs on raw_tp sys_enter and sys_exit, the ones
+#              --fd-stacks, --io-events and the syscalls collector use at every syscall
+#   net        ptop-record --pid --enable net, every other collector --disable'd
+#   fds        only the fds collector: its /proc lane (a readlink per fd each interval)
+#   fd-stacks  only fds, --fd-stacks: its eBPF lane on raw_tp/sys_exit
+#   io         only the io collector: its /proc lane (/proc/PID/io and stat)
+#   io-events  only io, --io-events: its eBPF lane on raw_tp/sys_exit
+#   io-files   only io, --io-files: its per-file lane on raw_tp/sys_enter and sys_exit
+#              (with CALLS=rw each read and write is followed to its file, the socket)
+#   defaults   ptop-record --pid: every collector on by default (net is not: see all)
+#   all        ptop-record --pid --enable net: every collector on by default, plus net
+# RATES: syscalls per second, a send and a recv each one (0: as fast as it can; default
+# "20000 200000 0" for tcp, "10000 100000 1000000" for unix and udp; a rate the workload
+# cannot reach runs as fast as it can, and the table says what was reached). RUNS per
+# configuration and rate (default 5), interleaved round by round so drift hits all alike;
+# PAIRS_SCALE (default 3) seconds of calls per run at a paced rate (200000 calls flat out).
+# The table shows medians, ratios to "none" and to the floors, and the rate reached.
 # Needs root. Build folder from $PTOP_BUILD (default build).
 #
-#   make build/bench/workload_net build/bpf/bench_net_noop.skel.h build/bench/bench_net_floor \
-#        programs && PTOP_BUILD=build bash bench/overhead_net.sh
+#   make build/bench/workload_net build/bench/bench_net_floor build/bench/bench_floor \
+#        programs && sudo PTOP_BUILD=build KIND=unix bash bench/overhead_net.sh
 set -uo pipefail
 B=${PTOP_BUILD:-build}
 REC=$B/ptop-record
 . "$(dirname "$0")/lib.sh"
 RUNS=${RUNS:-5}
-RATES=${RATES:-"10000 100000 0"}
+KIND=${KIND:-tcp}
+case $KIND in
+tcp) RATES=${RATES:-"20000 200000 0"} CONFIGS=${CONFIGS:-"none floor net all"} ;;
+unix | udp)
+	RATES=${RATES:-"10000 100000 1000000"}
+	CONFIGS=${CONFIGS:-"none floor floor-sys net fds fd-stacks io io-events all"} ;;
+*) echo "overhead_net: KIND=$KIND: not tcp, unix or udp" >&2; exit 2 ;;
+esac
+CALLS=${CALLS:-send}
 PAIRS_SCALE=${PAIRS_SCALE:-3}
 W=$B/bench/workload_net
 bench_pin
 
 bench_need_root overhead_net "BPF programs are attached"
-bench_need_exe overhead_net "$W" "$B/bench/bench_net_floor" "$REC"
+bench_need_exe overhead_net "$W" "$B/bench/bench_net_floor" "$B/bench/bench_floor" "$REC"
 bench_caps net || { echo "overhead_net: net cannot run here: $caps_line" >&2; exit 0; }
+# every collector but NAME, for --disable
+but() { bench_caps "$1"; echo "$others"; }
+not_net=$others not_fds=$(but fds) not_io=$(but io)
 
-tmp=$(mktemp -d)
-wpid='' tpid=''
-cleanup() {
-	[ -n "$tpid" ] && kill -INT "$tpid" 2>/dev/null
-	[ -n "$wpid" ] && kill -KILL "$wpid" 2>/dev/null
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
+bench_tmp
 
-configs=(none floor net all)
+read -ra configs <<<"$CONFIGS"
 
-# run_one CONFIG RATE: prints "NS_PER_PAIR RATE_REACHED", or nothing if the run failed
+# run_one CONFIG RATE: prints "NS_PER_CALL CALLS_PER_S_REACHED", or nothing if the run
+# failed (a pair is two calls: a send and a recv)
 run_one() {
-	local cfg=$1 rate=$2 ok=0 t_out=$tmp/$1.out t_err=$tmp/$1.err pairs=100000
-	[ "$rate" -gt 0 ] && pairs=$((rate * PAIRS_SCALE))
+	local cfg=$1 rate=$2 ok=0 t_out=$tmp/$1.out t_err=$tmp/$1.err pairs=100000 sel=()
+	[ "$rate" -gt 0 ] && pairs=$((rate / 2 * PAIRS_SCALE))
 	: >"$t_out"; : >"$t_err"
-	"${wl_pin[@]}" "$W" -r "$rate" -n "$pairs" -w >"$tmp/w.out" &
+	"${wl_pin[@]}" "$W" -k "$KIND" -c "$CALLS" -r "$((rate / 2))" -n "$pairs" -w >"$tmp/w.out" &
 	wpid=$!
 	bench_wait_for "$tmp/w.out" '^pid ' 5 || return
 	tpid=''
 	case $cfg in
 	none) ok=1 ;;
-	floor)
-		"${tr_pin[@]}" "$B/bench/bench_net_floor" >"$t_out" 2>"$t_err" &
+	floor | floor-sys)
+		local fl=$B/bench/bench_net_floor
+		[ "$cfg" = floor-sys ] && fl=$B/bench/bench_floor
+		"${tr_pin[@]}" "$fl" >"$t_out" 2>"$t_err" &
 		tpid=$!
 		bench_wait_for "$t_out" attached 10 && ok=1 ;;
-	net | all)
-		local sel=(--disable "$others")
-		[ "$cfg" = all ] && sel=(--enable net)
+	*)
+		case $cfg in
+		net) sel=(--enable net --disable "$not_net") ;;
+		fds) sel=(--disable "$not_fds") ;;
+		fd-stacks) sel=(--disable "$not_fds" --fd-stacks) ;;
+		io) sel=(--disable "$not_io") ;;
+		io-events) sel=(--disable "$not_io" --io-events) ;;
+		io-files) sel=(--disable "$not_io" --io-files) ;;
+		defaults) sel=() ;;
+		all) sel=(--enable net) ;;
+		*) echo "overhead_net: no configuration $cfg" >&2; exit 2 ;;
+		esac
 		"${tr_pin[@]}" "$REC" --pid "$wpid" "${sel[@]}" -o "$tmp/run.ptop" --force \
 			>"$t_out" 2>"$t_err" &
 		tpid=$!
@@ -64,42 +100,43 @@ run_one() {
 	esac
 	bench_end_run overhead_net "$cfg" "$ok" "$t_err"
 	rm -f "$tmp/run.ptop"
-	[ $ok -eq 1 ] && sed -n 's/.*ns_per_pair \([0-9.]*\) rate \([0-9]*\).*/\1 \2/p' "$tmp/w.out"
+	[ $ok -eq 1 ] && awk '/ns_per_pair/ { print $6 / 2, $8 * 2 }' "$tmp/w.out"
 }
 
+links=$(bpftool link show 2>/dev/null | grep -cE "tp '(sys_enter|sys_exit|sock_send_length|sock_recv_length)'")
+if [ "${links:-0}" -gt 0 ]; then
+	echo "overhead_net: warning: $links other BPF link(s) on sys_enter/sys_exit or" \
+		"sock_send_length/sock_recv_length are attached (bpftool link show): every row," \
+		"\"none\" included, pays for them" >&2
+fi
+
 declare -A res reached
-echo "overhead_net: rates $RATES pairs/s, $RUNS runs per configuration and rate, $ncpu CPUs," \
-	"kernel $(uname -r)${wl_pin:+, workload pinned to CPU $((ncpu - 1))}"
+echo "overhead_net: $KIND sockets ($CALLS calls), rates $RATES calls/s, $RUNS runs per configuration and" \
+	"rate, $ncpu CPUs, kernel $(uname -r)${wl_pin:+, workload pinned to CPU $((ncpu - 1))}"
 run_one none 0 >/dev/null # warm-up
-for ((r = 1; r <= RUNS; r++)); do
-	for rate in $RATES; do
-		for cfg in "${configs[@]}"; do
-			v=$(run_one "$cfg" "$rate")
-			[ -n "$v" ] || continue
-			res[$cfg.$rate]+="${v% *} "
-			reached[$cfg.$rate]+="${v#* } "
-		done
-	done
-done
+bench_rounds reached "${configs[@]}"
+
+# ratio M BASE: "1.234x", or "-" without a base
+ratio() { [ -n "$2" ] && printf '%.3fx' "$(echo "$1 / $2" | bc -l)" || echo -; }
 
 for rate in $RATES; do
 	base=$(echo "${res[none.$rate]:-}" | median)
 	floor=$(echo "${res[floor.$rate]:-}" | median)
-	printf '\nrate %s pairs/s (%s)\n' "$rate" "$([ "$rate" = 0 ] && echo "as fast as it can" || echo paced)"
-	printf '%-8s %12s %9s %9s %10s  %s\n' configuration 'ns/pair' 'vs none' 'vs floor' \
-		'pairs/s' 'runs (CPU ns/pair)'
+	floor_sys=$(echo "${res[floor-sys.$rate]:-}" | median)
+	printf '\nrate %s calls/s (%s; %s/s reached untraced)\n' "$rate" \
+		"$([ "$rate" = 0 ] && echo "as fast as it can" || echo paced)" \
+		"$(echo "${reached[none.$rate]:-0}" | median | awk '{ printf "%.0f", $1 }')"
+	printf '%-10s %12s %9s %9s %9s %10s  %s\n' configuration 'CPU ns/call' 'vs none' \
+		'vs floor' 'vs fl-sys' 'calls/s' 'runs (CPU ns/call)'
 	for cfg in "${configs[@]}"; do
 		m=$(echo "${res[$cfg.$rate]:-}" | median)
-		if [ -z "$m" ] || [ -z "$base" ] || [ -z "$floor" ]; then
-			printf '%-8s %s\n' "$cfg" "n/a (no successful run: see the messages above)"
+		if [ -z "$m" ] || [ -z "$base" ]; then
+			printf '%-10s %s\n' "$cfg" "n/a (no successful run: see the messages above)"
 			continue
 		fi
-		printf '%-8s %12.1f %8.3fx %8.3fx %10.0f  %s\n' "$cfg" "$m" \
-			"$(echo "$m / $base" | bc -l)" "$(echo "$m / $floor" | bc -l)" \
+		printf '%-10s %12.1f %9s %9s %9s %10.0f  %s\n' "$cfg" "$m" "$(ratio "$m" "$base")" \
+			"$(ratio "$m" "$floor")" "$(ratio "$m" "$floor_sys")" \
 			"$(echo "${reached[$cfg.$rate]}" | median)" "$(echo ${res[$cfg.$rate]})"
 	done
-	# the spread of the untraced runs: what "within the noise" means here
-	echo "${res[none.$rate]:-}" | tr ' ' '\n' | grep . | awk -v m="$base" '
-		{ d = $1 / m - 1; if (d < 0) d = -d; if (d > n) n = d }
-		END { printf "noise: the untraced runs lie within +/-%.1f%% of their median\n", n * 100 }'
+	bench_noise "${res[none.$rate]:-}"
 done

@@ -28,14 +28,7 @@ bench_pin
 bench_need_root overhead_syscalls "BPF programs are attached"
 bench_need_exe overhead_syscalls "$W" "$B/bench/bench_floor" "$B/bench/bench_syscalls"
 
-tmp=$(mktemp -d)
-wpid='' tpid=''
-cleanup() {
-	[ -n "$tpid" ] && kill -INT "$tpid" 2>/dev/null
-	[ -n "$wpid" ] && kill -KILL "$wpid" 2>/dev/null
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
+bench_tmp
 
 configs=(none floor collector)
 declare -A note

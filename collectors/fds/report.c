@@ -23,9 +23,10 @@
 #include "analyze/report.h"
 #include "analyze/symbolize.h"
 #include "collectors/fds/fds.h"
+#include "collectors/fds/report.h"
 
-#define NTYPES 9
-static const char *const type_col[NTYPES] = {
+#define NTYPES FDS_NTYPES
+const char *const fds_type_col[FDS_NTYPES] = {
     "file", "socket", "pipe", "eventfd", "epoll", "timerfd", "signalfd", "anon_inode", "other"};
 
 static const char rows_sql[] =
@@ -121,13 +122,8 @@ static int site_cmp(const void *x, const void *y)
 enum { OCOL_FD, OCOL_TYPE, OCOL_TARGET, OCOLS };
 static const char *const open_names[OCOLS] = {"fd", "type", "target"};
 
-/* The window's first and last counts per type (index 0: total, 1..NTYPES: the types). */
-struct fds_span {
-	size_t n;
-	int64_t t0, t1;
-	int64_t first[NTYPES + 1], last[NTYPES + 1];
-};
-
+/* The window's samples into SP (report.h) and, when T is not NULL, a row each into T (with
+ * the eBPF lane's opens and closes at each when OPS). */
 static int build_rows(sqlite3 *db, const struct capture_meta *m, const struct window *w,
 		      struct table *t, struct fds_span *sp, bool ops)
 {
@@ -156,10 +152,15 @@ static int build_rows(sqlite3 *db, const struct capture_meta *m, const struct wi
 			sp->t0 = time_ns;
 			for (i = 0; i <= NTYPES; i++)
 				sp->first[i] = sqlite3_column_int64(st, 2 + i);
+			sp->peak = total;
 		}
 		sp->t1 = time_ns;
 		for (i = 0; i <= NTYPES; i++)
 			sp->last[i] = sqlite3_column_int64(st, 2 + i);
+		if (total > sp->peak)
+			sp->peak = total;
+		if (!t)
+			continue;
 		err = table__add_row(t);
 		err = err
 			  ?: table__set_real(t, COL_T, (double)(time_ns - m->base_ns) / 1e9,
@@ -194,9 +195,15 @@ static int build_rows(sqlite3 *db, const struct capture_meta *m, const struct wi
 	return err;
 }
 
-/* The window's opens and closes per syscall into T. */
+int fds_span__load(sqlite3 *db, const struct capture_meta *m, const struct window *w,
+		   struct fds_span *sp)
+{
+	return build_rows(db, m, w, NULL, sp, false);
+}
+
+/* The window's opens and closes per syscall into T (when not NULL) and their sums into S. */
 static int build_ops(sqlite3 *db, const struct capture_meta *m, const struct window *w,
-		     struct table *t)
+		     struct table *t, struct fds_ops_sum *s)
 {
 	sqlite3_stmt *st = NULL;
 	int64_t lo, hi;
@@ -208,7 +215,14 @@ static int build_ops(sqlite3 *db, const struct capture_meta *m, const struct win
 	sqlite3_bind_int64(st, 1, m->cap);
 	sqlite3_bind_int64(st, 2, lo);
 	sqlite3_bind_int64(st, 3, hi);
+	*s = (struct fds_ops_sum){0};
 	while (!err && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		s->opened += sqlite3_column_int64(st, PCOL_OPENED);
+		s->failed += sqlite3_column_int64(st, PCOL_FAILED);
+		s->closed += sqlite3_column_int64(st, PCOL_CLOSED);
+		s->emfile += sqlite3_column_int64(st, PCOL_EMFILE);
+		if (!t)
+			continue;
 		err = table__add_row(t);
 		err = err
 			  ?: table__set_text(t, PCOL_SYSCALL,
@@ -220,6 +234,12 @@ static int build_ops(sqlite3 *db, const struct capture_meta *m, const struct win
 		err = -EIO;
 	sqlite3_finalize(st);
 	return err;
+}
+
+int fds_ops__sum(sqlite3 *db, const struct capture_meta *m, const struct window *w,
+		 struct fds_ops_sum *s)
+{
+	return build_ops(db, m, w, NULL, s);
 }
 
 /* Whether capture CAP has opening sites (fd_site rows). */
@@ -406,7 +426,7 @@ static double per_s(const struct fds_span *sp, int64_t d)
 }
 
 /* Why the eBPF lane's figures are absent: the probe detail's "not collected: ..." part. */
-static const char *opens_reason(const struct probe_info *p)
+const char *fds__opens_reason(const struct probe_info *p)
 {
 	const char *s = strstr(p->detail, "not collected: ");
 
@@ -422,6 +442,7 @@ static int report_fds(sqlite3 *db, const char *capture_id, const struct report_o
 	struct probe_info p;
 	struct site_stacks ss;
 	struct fds_span sp;
+	struct fds_ops_sum sum;
 	size_t nd = 0;
 	int64_t at = 0;
 	bool trunc = false, ops;
@@ -449,7 +470,7 @@ static int report_fds(sqlite3 *db, const char *capture_id, const struct report_o
 	err = build_rows(db, &m, &o->win, t, &sp, ops);
 	err = err ?: build_open(db, &m, ot, &at, &trunc);
 	if (ops) {
-		err = err ?: build_ops(db, &m, &o->win, pt);
+		err = err ?: build_ops(db, &m, &o->win, pt, &sum);
 		err = err ?: build_sites(db, &m, o, &ss, stt);
 	}
 	err = err ?: drops__load(db, &m, "fds", &o->win, &drops, &nd);
@@ -471,7 +492,7 @@ static int report_fds(sqlite3 *db, const char *capture_id, const struct report_o
 			fprintf(out,
 				"fastest-growing: %s, %" PRId64 " to %" PRId64 " (%+" PRId64
 				", %.1f/s)\n",
-				type_col[k], sp.first[1 + k], sp.last[1 + k],
+				fds_type_col[k], sp.first[1 + k], sp.last[1 + k],
 				sp.last[1 + k] - sp.first[1 + k],
 				per_s(&sp, sp.last[1 + k] - sp.first[1 + k]));
 		else if (sp.n > 1)
@@ -489,7 +510,8 @@ static int report_fds(sqlite3 *db, const char *capture_id, const struct report_o
 		if (err)
 			break;
 		if (!ops) {
-			fprintf(out, "\nopens and closes: not collected (%s)\n", opens_reason(&p));
+			fprintf(out, "\nopens and closes: not collected (%s)\n",
+				fds__opens_reason(&p));
 			break;
 		}
 		fprintf(out, "\nopens and closes by syscall (eBPF, %s):\n", w);
@@ -540,7 +562,7 @@ static int report_fds(sqlite3 *db, const char *capture_id, const struct report_o
 			json__begin_array(&j);
 			for (i = 0; i < NTYPES; i++) {
 				json__begin_object(&j);
-				json__kv_string(&j, "type", type_col[i]);
+				json__kv_string(&j, "type", fds_type_col[i]);
 				json__kv_int(&j, "first", sp.first[1 + i]);
 				json__kv_int(&j, "last", sp.last[1 + i]);
 				json__kv_int(&j, "growth", sp.last[1 + i] - sp.first[1 + i]);
@@ -552,7 +574,7 @@ static int report_fds(sqlite3 *db, const char *capture_id, const struct report_o
 		} else {
 			json__null(&j);
 		}
-		json__kv_string(&j, "fastest_growing", k >= 0 ? type_col[k] : NULL);
+		json__kv_string(&j, "fastest_growing", k >= 0 ? fds_type_col[k] : NULL);
 		json__key(&j, "open_at_end");
 		if (at) {
 			json__begin_object(&j);
@@ -578,7 +600,7 @@ static int report_fds(sqlite3 *db, const char *capture_id, const struct report_o
 		} else {
 			json__null(&j);
 		}
-		json__kv_string(&j, "opens_and_closes_reason", ops ? NULL : opens_reason(&p));
+		json__kv_string(&j, "opens_and_closes_reason", ops ? NULL : fds__opens_reason(&p));
 		json__end_object(&j);
 		err = json__end(&j);
 		break;

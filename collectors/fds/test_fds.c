@@ -23,6 +23,10 @@
 #include <cmocka.h>
 
 #include "analyze/db.h"
+#include "analyze/figures.h"
+#include "analyze/replay_grid.h"
+#include "analyze/replay_model.h"
+#include "analyze/replay_views.h"
 #include "analyze/report.h"
 #include "collectors/fds/fds.pb-c.h"
 #include "collectors/fds/record.h"
@@ -192,16 +196,11 @@ static void put_ops(struct capture_writer *w, uint64_t t, uint64_t opened, uint6
 
 static bool with_ops; /* write_capture: the eBPF lane ran */
 
-static void write_capture(const char *path, Ptop__V1__ProbeState state, bool corrupt)
+/* A capture's header: the fds probe in STATE, from eBPF when with_ops. */
+static void put_header(struct capture_writer *w, Ptop__V1__ProbeState state)
 {
-	struct capture_writer_opts o = {.force = true};
-	struct capture_writer *w = capture_writer__create(path, &o);
-	Ptop__V1__FdTable tab = PTOP__V1__FD_TABLE__INIT;
-	Ptop__V1__FdEntry e[2] = {PTOP__V1__FD_ENTRY__INIT, PTOP__V1__FD_ENTRY__INIT};
-	Ptop__V1__FdEntry *ep[2] = {&e[0], &e[1]};
 	struct capb_header b;
 
-	assert_non_null(w);
 	capb__header_init(&b);
 	memset(b.id, 0x42, sizeof(b.id));
 	b.host.machine = "x86_64";
@@ -219,6 +218,18 @@ static void write_capture(const char *path, Ptop__V1__ProbeState state, bool cor
 	    state == PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE ? NULL : "cannot read /proc/4321/fd",
 	    NULL);
 	capb__put_header(w, &b);
+}
+
+static void write_capture(const char *path, Ptop__V1__ProbeState state, bool corrupt)
+{
+	struct capture_writer_opts o = {.force = true};
+	struct capture_writer *w = capture_writer__create(path, &o);
+	Ptop__V1__FdTable tab = PTOP__V1__FD_TABLE__INIT;
+	Ptop__V1__FdEntry e[2] = {PTOP__V1__FD_ENTRY__INIT, PTOP__V1__FD_ENTRY__INIT};
+	Ptop__V1__FdEntry *ep[2] = {&e[0], &e[1]};
+
+	assert_non_null(w);
+	put_header(w, state);
 	if (state == PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE) {
 		put_sample(w, T0 + SEC, 3, 1);
 		put_sample(w, T0 + 2 * SEC, 3, 41);
@@ -396,6 +407,241 @@ static void test_04_not_collected_and_corrupt(void **state)
 	sqlite3_close(db);
 }
 
+/* The figures of a capture whose fd counts rise and fall: totals 10, 50, 30 at 1, 2 and
+ * 3 s (file 8, 8, 20; socket 0, 40, 8; pipe 2 each); with the eBPF lane, 1 then 45 opened,
+ * 0 then 4 closed, one EMFILE failure at each. */
+static void write_fig_capture(const char *path)
+{
+	struct capture_writer_opts o = {.force = true};
+	struct capture_writer *w = capture_writer__create(path, &o);
+
+	assert_non_null(w);
+	put_header(w, PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE);
+	put_sample(w, T0 + SEC, 8, 0);
+	put_sample(w, T0 + 2 * SEC, 8, 40);
+	put_sample(w, T0 + 3 * SEC, 20, 8);
+	if (with_ops) {
+		put_ops(w, T0 + SEC, 1, 0);
+		put_ops(w, T0 + 3 * SEC, 45, 4);
+	}
+	capw__trailer(w, T0 + 3 * SEC);
+	assert_int_equal(capture_writer__close(w), 0);
+}
+
+/* The figures of DB's capture over W. */
+static struct fig_capture *figures(sqlite3 *db, const struct window *w)
+{
+	struct fig_capture *fc = NULL;
+
+	assert_int_equal(fig_capture__compute(db, "42424242424242424242424242424242", w, &fc), 0);
+	return fc;
+}
+
+/* Figure NAME's instance ARG: its value, or fail (not measured, absent). */
+static double fig(const struct fig_capture *fc, const char *name, const char *arg)
+{
+	const struct fig_family *f = fig_capture__find(fc, name);
+	const struct fig_value *v;
+
+	if (!f || !f->measured)
+		fail_msg("%s: %s", name, f ? f->reason : "no such figure");
+	v = fig_family__find(f, arg);
+	if (!v)
+		fail_msg("%s(%s): no instance", name, arg ? arg : "");
+	return v->v;
+}
+
+/* The reason NAME is not measured (fails when it is). */
+static const char *unmeasured(const struct fig_capture *fc, const char *name)
+{
+	const struct fig_family *f = fig_capture__find(fc, name);
+
+	assert_non_null(f);
+	if (f->measured)
+		fail_msg("%s: measured", name);
+	assert_int_equal(f->n, 0);
+	return f->reason;
+}
+
+static void test_06_figures(void **state)
+{
+	const struct window all = {0}, early = {.has_end = true, .end_ns = SEC + SEC / 2},
+			    late = {.has_start = true, .start_ns = SEC + SEC / 2};
+	const struct fig_family *f;
+	struct fig_capture *fc;
+	char id[DB_CAPTURE_ID_LEN];
+	struct load_stats st;
+	sqlite3 *db = NULL;
+
+	(void)state;
+	/* the /proc lane: the table's figures; opens and closes not measured, and why */
+	write_fig_capture(tpath("f.ptop"));
+	assert_int_equal(db__open(tpath("f.db"), true, false, &db, errbuf, sizeof(errbuf)), 0);
+	if (db__load_capture(db, tpath("f.ptop"), false, id, &st, errbuf, sizeof(errbuf)))
+		fail_msg("load: %s", errbuf);
+	fc = figures(db, &all);
+	assert_true(fig(fc, "fds.open_at_end", NULL) == 30);
+	assert_true(fig(fc, "fds.peak", NULL) == 50);
+	assert_true(fig(fc, "fds.growth", NULL) == 20);
+	assert_true(fig(fc, "fds.type(*)", "file") == 20);
+	assert_true(fig(fc, "fds.type(*)", "socket") == 8);
+	assert_true(fig(fc, "fds.type(*)", "pipe") == 2);
+	f = fig_capture__find(fc, "fds.type(*)");
+	assert_int_equal(f->n, 3); /* the types with none are absent, and the list complete */
+	assert_true(f->complete);
+	assert_null(fig_family__find(f, "eventfd"));
+	assert_true(fig_capture__find(fc, "fds.open_at_end")->before_end_s == 0);
+	assert_string_equal(unmeasured(fc, "fds.opens"),
+			    "the eBPF lane did not run: it needs --fd-stacks");
+	unmeasured(fc, "fds.closes");
+	unmeasured(fc, "fds.emfile");
+	fig_capture__free(fc);
+	/* the first second: one sample, no growth */
+	fc = figures(db, &early);
+	assert_true(fig(fc, "fds.open_at_end", NULL) == 10);
+	assert_true(fig(fc, "fds.peak", NULL) == 10);
+	assert_string_equal(unmeasured(fc, "fds.growth"),
+			    "growth needs two fd samples in the window");
+	assert_true(fig_capture__find(fc, "fds.open_at_end")->before_end_s > 0.4);
+	fig_capture__free(fc);
+	/* after 1.5 s: 50 then 30, a fall */
+	fc = figures(db, &late);
+	assert_true(fig(fc, "fds.growth", NULL) == -20);
+	assert_true(fig(fc, "fds.peak", NULL) == 50);
+	fig_capture__free(fc);
+	sqlite3_close(db);
+
+	/* the eBPF lane: opens, closes, EMFILE counted over the window */
+	with_ops = true;
+	write_fig_capture(tpath("g.ptop"));
+	with_ops = false;
+	assert_int_equal(db__open(tpath("g.db"), true, false, &db, errbuf, sizeof(errbuf)), 0);
+	if (db__load_capture(db, tpath("g.ptop"), false, id, &st, errbuf, sizeof(errbuf)))
+		fail_msg("load: %s", errbuf);
+	fc = figures(db, &all);
+	assert_true(fig(fc, "fds.opens", NULL) == 46);
+	assert_true(fig(fc, "fds.closes", NULL) == 4);
+	assert_true(fig(fc, "fds.emfile", NULL) == 2);
+	assert_true(fig(fc, "fds.growth", NULL) == 20);
+	fig_capture__free(fc);
+	fc = figures(db, &late);
+	assert_true(fig(fc, "fds.opens", NULL) == 45);
+	assert_true(fig(fc, "fds.closes", NULL) == 4);
+	assert_true(fig(fc, "fds.emfile", NULL) == 1);
+	fig_capture__free(fc);
+	sqlite3_close(db);
+
+	/* the probe did not run: every figure not measured, with the probe set's reason */
+	write_capture(tpath("h.ptop"), PTOP__V1__PROBE_STATE__PROBE_STATE_FAILED, false);
+	assert_int_equal(db__open(tpath("h.db"), true, false, &db, errbuf, sizeof(errbuf)), 0);
+	if (db__load_capture(db, tpath("h.ptop"), false, id, &st, errbuf, sizeof(errbuf)))
+		fail_msg("load: %s", errbuf);
+	fc = figures(db, &all);
+	assert_non_null(strstr(unmeasured(fc, "fds.growth"), "cannot read /proc/4321/fd"));
+	assert_non_null(strstr(unmeasured(fc, "fds.open_at_end"), "fds failed"));
+	unmeasured(fc, "fds.type(*)");
+	unmeasured(fc, "fds.opens");
+	fig_capture__free(fc);
+	sqlite3_close(db);
+}
+
+/* The frame of the model's current tab as text (caller frees). */
+static char *render(struct replay_model *m, struct replay_ui *ui)
+{
+	struct grid *g = grid__new(120, 40);
+	char *t;
+
+	assert_non_null(g);
+	replay__render(m, ui, g);
+	t = grid__to_text(g);
+	grid__free(g);
+	assert_non_null(t);
+	return t;
+}
+
+static void must_have(const char *frame, const char *what)
+{
+	if (!strstr(frame, what))
+		fail_msg("no \"%s\" in the frame:\n%s", what, frame);
+}
+
+/* The FDs tab at 3 s of the figures' capture (totals 10, 50, 30; sockets 0, 40, 8): the
+ * total selected first, Down selects the types shown in order, Enter shows the selected
+ * one's series, Esc goes back; the total's series has the eBPF lane's opens and closes. */
+static void test_07_drill(void **state)
+{
+	char id[DB_CAPTURE_ID_LEN], err[256] = "";
+	struct replay_ui ui = {0};
+	struct replay_model *m;
+	struct load_stats st;
+	sqlite3 *db = NULL;
+	char *t;
+
+	(void)state;
+	with_ops = true;
+	write_fig_capture(tpath("r.ptop"));
+	with_ops = false;
+	assert_int_equal(db__open(tpath("r.db"), true, false, &db, errbuf, sizeof(errbuf)), 0);
+	if (db__load_capture(db, tpath("r.ptop"), false, id, &st, errbuf, sizeof(errbuf)))
+		fail_msg("load: %s", errbuf);
+	m = replay_model__open(db, id, err, sizeof(err));
+	if (!m)
+		fail_msg("replay_model__open: %s", err);
+	ui.tab = replay__find_view("fds");
+	assert_true(ui.tab >= 0);
+	replay_model__seek(m, 3 * SEC);
+	t = render(m, &ui);
+	must_have(t, "Up/Down select, Enter its series");
+	assert_string_equal(ui.selected, "total");
+	free(t);
+	replay__key(m, &ui, RK_DOWN);
+	free(render(m, &ui));
+	assert_string_equal(ui.selected, "file");
+	replay__key(m, &ui, RK_DOWN);
+	free(render(m, &ui));
+	assert_string_equal(ui.selected, "socket");
+	assert_int_equal(replay__key(m, &ui, RK_ENTER), 0);
+	assert_string_equal(ui.drill, "socket");
+	t = render(m, &ui);
+	must_have(t, "open fds: socket  (Esc: back)");
+	must_have(t, "8 at 00:03.0   +8 over 2 intervals   lowest 0   highest 40");
+	must_have(t, "interval end     open   change\n");
+	must_have(t, "00:03.0             8      -32\n");
+	must_have(t, "00:02.0            40      +40\n");
+	must_have(t, "00:01.0             0        -\n");
+	free(t);
+	/* at 2 s the series ends there */
+	replay_model__seek(m, 2 * SEC);
+	t = render(m, &ui);
+	must_have(t, "40 at 00:02.0   +40 over 1 intervals");
+	if (strstr(t, "00:03.0             8"))
+		fail_msg("a later interval is shown:\n%s", t);
+	free(t);
+	replay__key(m, &ui, RK_ESC);
+	assert_string_equal(ui.drill, "");
+	replay_model__seek(m, 3 * SEC);
+	replay__key(m, &ui, RK_UP);
+	replay__key(m, &ui, RK_UP);
+	free(render(m, &ui));
+	assert_string_equal(ui.selected, "total");
+	replay__key(m, &ui, RK_ENTER);
+	t = render(m, &ui);
+	must_have(t, "open fds: all types  (Esc: back)");
+	must_have(t, "30 at 00:03.0   +20 over 2 intervals   lowest 10   highest 50");
+	must_have(t, "interval end     open   change   opened   closed\n");
+	must_have(t, "00:03.0            30      -20       45        4\n");
+	must_have(t, "00:02.0            50      +40        0        0\n");
+	must_have(t, "00:01.0            10        -        1        0\n");
+	free(t);
+	/* a name that is no series (a drill kept across captures): said, no query built */
+	snprintf(ui.drill, sizeof(ui.drill), "x; DROP TABLE fd_sample");
+	t = render(m, &ui);
+	must_have(t, "no fd series x; DROP TABLE fd_sample (Esc: back)");
+	free(t);
+	replay_model__free(m);
+	sqlite3_close(db);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -405,6 +651,8 @@ int main(void)
 	    cmocka_unit_test(test_03_load_and_report),
 	    cmocka_unit_test(test_04_not_collected_and_corrupt),
 	    cmocka_unit_test(test_05_ops_and_sites),
+	    cmocka_unit_test(test_06_figures),
+	    cmocka_unit_test(test_07_drill),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -1,13 +1,16 @@
 /* view.c — the fds collector's replay tab, "FDs" (`replay --tab fds`): the fd table by type
  * at the playback position, each type's change since the first sample, the total's history
- * as a sparkline; and its line in the Overview. It reads fd_sample from the model's DB, a
- * seek on its index (fd_sample_time), the newest first.
+ * as a sparkline; Up/Down select the total or a type, Enter shows its per-interval series
+ * (a sparkline of the count and a row per interval, with the eBPF lane's opens and closes
+ * for the total under --fd-stacks), Esc goes back. And its line in the Overview. It reads
+ * fd_sample from the model's DB, a seek on its index (fd_sample_time), the newest first.
  */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "analyze/replay_views.h"
 
@@ -90,19 +93,131 @@ static int fds_at(struct replay_model *m, size_t n, struct fds_at *a)
 	return err;
 }
 
+/* One series' intervals ending at or before the position, newest first: its count (a column
+ * of fd_sample, named by the caller from the fixed list), and the opens and closes the eBPF
+ * lane counted at that poll (NULL when none; the query for the total only). */
+static const char series_sql[] =
+    "SELECT time_ns, %s, (SELECT sum(opened) FROM fd_op o WHERE o.cap = s.cap "
+    "AND o.time_ns = s.time_ns), (SELECT sum(closed) FROM fd_op o WHERE o.cap = s.cap "
+    "AND o.time_ns = s.time_ns) FROM fd_sample s WHERE cap = ?1 AND time_ns <= ?2 "
+    "ORDER BY time_ns DESC LIMIT ?3";
+
+/* The column of series NAME ("total" or a type), or NULL when it is none of them. */
+static const char *series_col(const char *name)
+{
+	if (!strcmp(name, "total"))
+		return "total";
+	for (int i = 0; i < NTYPES; i++)
+		if (!strcmp(name, type_name[i]))
+			return type_name[i];
+	return NULL;
+}
+
+/* The series drilled into (ui->drill: "total" or a type): the count per interval up to the
+ * position as a sparkline, its range, then a row per interval, the newest first: the count,
+ * its change, and for the total the opens and closes of --fd-stacks ("-": not collected). */
+static void draw_series(struct replay_model *m, struct replay_ui *ui, struct grid *g, int x, int y,
+			int w, int h)
+{
+	const struct probe_info *p = replay_model__probe(m, "fds");
+	bool ops = p && !strcmp(p->source, "ebpf") && !strcmp(ui->drill, "total");
+	const char *col = series_col(ui->drill);
+	size_t cap = (size_t)(w > 12 ? 2 * (w - 12) : 1), n = 0, k;
+	int64_t *t = calloc(cap, sizeof(int64_t)), *v = calloc(cap, sizeof(int64_t)), lo = 0,
+		hi = 0;
+	int64_t *op = calloc(cap, sizeof(int64_t)), *cl = calloc(cap, sizeof(int64_t));
+	double *hist = calloc(cap, sizeof(double));
+	int row = y, bottom = y + h;
+	sqlite3_stmt *st = NULL;
+	char sql[sizeof(series_sql) + 16], at[32], o[24], c[24];
+
+	if (!col) {
+		grid__textf(g, x, row, w, 0, GC_MUTED, "no fd series %s (Esc: back)", ui->drill);
+		goto out;
+	}
+	snprintf(sql, sizeof(sql), series_sql, col);
+	if (!t || !v || !op || !cl || !hist ||
+	    sqlite3_prepare_v2(m->db, sql, -1, &st, NULL) != SQLITE_OK) {
+		grid__text(g, x, row, w, "fds: cannot read fd_sample", 0, GC_WARN);
+		goto out;
+	}
+	sqlite3_bind_int64(st, 1, m->meta.cap);
+	sqlite3_bind_int64(st, 2, m->meta.base_ns + m->pos_ns);
+	sqlite3_bind_int64(st, 3, (int64_t)cap);
+	while (n < cap && sqlite3_step(st) == SQLITE_ROW) {
+		t[n] = sqlite3_column_int64(st, 0);
+		v[n] = sqlite3_column_int64(st, 1);
+		op[n] = sqlite3_column_type(st, 2) == SQLITE_NULL ? 0 : sqlite3_column_int64(st, 2);
+		cl[n] = sqlite3_column_type(st, 3) == SQLITE_NULL ? 0 : sqlite3_column_int64(st, 3);
+		if (!n || v[n] < lo)
+			lo = v[n];
+		if (!n || v[n] > hi)
+			hi = v[n];
+		n++;
+	}
+	sqlite3_finalize(st);
+	grid__textf(g, x, row++, w, GA_BOLD, GC_DEFAULT, "open fds: %s  (Esc: back)",
+		    strcmp(col, "total") ? col : "all types");
+	if (!n) {
+		grid__text(g, x, row, w, "no fd sample by this position", 0, GC_MUTED);
+		goto out;
+	}
+	grid__textf(g, x, row++, w, 0, GC_DEFAULT,
+		    "%" PRId64 " at %s   %+" PRId64 " over %zu intervals   lowest %" PRId64
+		    "   highest %" PRId64,
+		    v[0], replay__fmt_pos(at, sizeof(at), t[0] - m->meta.base_ns), v[0] - v[n - 1],
+		    n - 1, lo, hi);
+	for (k = 0; k < n; k++) /* the sparkline draws the oldest first */
+		hist[k] = (double)v[n - 1 - k];
+	grid__text(g, x, row, 10, "count", 0, GC_MUTED);
+	grid__sparkline(g, x + 10, row++, w - 12, hist, n, (double)hi, GC_GOOD);
+	row++;
+	if (ops)
+		grid__textf(g, x, row++, w, GA_BOLD, GC_TITLE, "%-12s %8s %8s %8s %8s",
+			    "interval end", "open", "change", "opened", "closed");
+	else
+		grid__textf(g, x, row++, w, GA_BOLD, GC_TITLE, "%-12s %8s %8s", "interval end",
+			    "open", "change");
+	for (k = 0; k < n && row < bottom; k++) {
+		char d[24] = "-";
+
+		if (k + 1 < n)
+			snprintf(d, sizeof(d), "%+" PRId64, v[k] - v[k + 1]);
+		replay__fmt_pos(at, sizeof(at), t[k] - m->meta.base_ns);
+		if (!ops) {
+			grid__textf(g, x, row++, w, 0, GC_DEFAULT, "%-12s %8" PRId64 " %8s", at,
+				    v[k], d);
+			continue;
+		}
+		snprintf(o, sizeof(o), "%" PRId64, op[k]);
+		snprintf(c, sizeof(c), "%" PRId64, cl[k]);
+		grid__textf(g, x, row++, w, 0, GC_DEFAULT, "%-12s %8" PRId64 " %8s %8s %8s", at,
+			    v[k], d, o, c);
+	}
+out:
+	free(t);
+	free(v);
+	free(op);
+	free(cl);
+	free(hist);
+}
+
 static void draw_fds(struct replay_model *m, struct replay_ui *ui, struct grid *g, int x, int y,
 		     int w, int h)
 {
 	char buf[256], pos[32];
 	struct fds_at a;
-	int row = y, i;
+	int row = y, i, shown = 0, nrows = 1;
 
-	(void)ui;
 	grid__text(g, x, row++, w, "Open file descriptors by type  [/proc/PID/fd]",
 		   GA_BOLD | GA_UNDERLINE, GC_TITLE);
 	row++;
 	if (replay__not_collected(m, "fds", buf, sizeof(buf))) {
 		replay__wrapped(g, x, row, w, h - 2, buf, 0, GC_MUTED);
+		return;
+	}
+	if (*ui->drill) {
+		draw_series(m, ui, g, x, row, w, y + h - row);
 		return;
 	}
 	if (fds_at(m, (size_t)(w > 2 ? 2 * (w - 2) : 1), &a)) {
@@ -124,14 +239,28 @@ static void draw_fds(struct replay_model *m, struct replay_ui *ui, struct grid *
 	row++;
 	grid__textf(g, x, row++, w, GA_BOLD, GC_DEFAULT, "%-12s %8s %10s", "type", "open",
 		    "since start");
-	for (i = 0; i < NTYPES && row < y + h - 2; i++) {
-		int64_t d = a.v[1 + i] - a.first[1 + i];
+	/* the rows: the total, then the types with fds now or at the start; the one at
+	 * ui->scroll selected (Enter: its series) */
+	for (i = 0; i < NTYPES; i++)
+		nrows += a.v[1 + i] || a.first[1 + i];
+	if (ui->scroll >= nrows)
+		ui->scroll = nrows - 1;
+	ui->selected[0] = 0;
+	for (i = -1; i < NTYPES && row < y + h - 3; i++) {
+		int64_t now = a.v[1 + i], d = now - a.first[1 + i];
+		bool sel;
 
-		if (!a.v[1 + i] && !a.first[1 + i])
+		if (i >= 0 && !a.v[1 + i] && !a.first[1 + i])
 			continue;
-		grid__textf(g, x, row++, w, 0, d > 0 ? GC_WARN : GC_DEFAULT,
-			    "%-12s %8" PRId64 " %+10" PRId64, type_name[i], a.v[1 + i], d);
+		sel = shown++ == ui->scroll;
+		if (sel)
+			snprintf(ui->selected, sizeof(ui->selected), "%s",
+				 i < 0 ? "total" : type_name[i]);
+		grid__textf(
+		    g, x, row++, w, sel ? GA_REVERSE : 0, i >= 0 && d > 0 ? GC_WARN : GC_DEFAULT,
+		    "%-12s %8" PRId64 " %+10" PRId64, i < 0 ? "total" : type_name[i], now, d);
 	}
+	grid__text(g, x, row++, w, "Up/Down select, Enter its series", 0, GC_MUTED);
 	row++;
 	if (row < y + h)
 		grid__sparkline(g, x, row, w - 2, a.hist, a.n, a.max, GC_GOOD);
@@ -175,6 +304,7 @@ static const struct replay_view fds_view = {
     .probe = "fds",
     .source = "fd_sample (/proc/PID/fd, the fds collector)",
     .draw = draw_fds,
+    .on_key = replay__drill_key, /* Enter: the selected row's series; Esc: back */
     .overview_line = fds_overview_line,
 };
 
