@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
@@ -446,6 +447,18 @@ static int fd_of(struct net_priv *p, uint64_t inode)
 	return lo < p->nfds && p->fds[lo].inode == inode ? p->fds[lo].fd : -1;
 }
 
+/* Whether the /proc lane's error ERR means the target is gone: the process exited
+ * (--pid, a command), or the cgroup was removed (--cgroup: its directory is not there;
+ * its member processes that exit are skipped by read_proc). */
+static bool target_gone(const struct rec_ctx *ctx, int err)
+{
+	struct stat st;
+
+	if (ctx->pid > 0)
+		return procfs_is_gone(ctx->pid, err);
+	return err == -ENOENT && ctx->cgroup_dir && stat(ctx->cgroup_dir, &st) && errno == ENOENT;
+}
+
 /* ------------------------------------------------------------------ eBPF lane */
 
 static int read_map(struct net_priv *p)
@@ -862,11 +875,14 @@ static int net_poll(struct collector *c, uint64_t now_ns, unsigned flags)
 	p->nout = 0;
 	if (p->proc) {
 		err = read_proc(c, p);
-		if (err && c->ctx->pid > 0 && procfs_is_gone(c->ctx->pid, err))
-			return 0; /* the run loop notices the exit */
 		if (err == -ENOMEM)
 			return err;
-		if (err) {
+		if (err && target_gone(c->ctx, err)) {
+			/* ended (the run loop notices): no fd table any more, but the map
+			 * holds its sends and receives since the previous poll, its last
+			 * interval when this is the final poll: read it all the same */
+			err = 0;
+		} else if (err) {
 			err = rec_emit_drop(c, "proc_unreadable", 1, "fd or net tables");
 			if (err)
 				return err;
