@@ -58,6 +58,28 @@ for how in exit kill exec; do
 	check "$C" "--pid, $how"
 done
 
+# by --pid with --interval 100ms: 5 rounds of 200 x 100 bytes, 350 ms apart, so that each
+# UNIX and UDP socket is idle over whole intervals and its entry is removed from the map
+# and made again (TCP keeps its entry while open), the last round in the interval the
+# exit cuts short: the same totals per socket
+C=$TMP/pid-rounds.ptop
+"$FIX/net_exit" exit 200 "$SIZE" 5 350 >"$TMP/f.out" &
+fpid=$!
+kill_at_exit "$fpid"
+wait_line "$TMP/f.out" '^ready' "the fixture to wait"
+"$REC" --enable net --interval 100ms --pid "$fpid" -o "$C" 2>"$C.err" &
+rpid=$!
+kill_at_exit "$rpid"
+wait_line "$C.err" 'recording pid' "the recorder to attach"
+kill -USR1 "$fpid"
+wait "$fpid" || fail "rounds: net_exit exited $?"
+wait "$rpid" || { cat "$C.err" >&2; fail "rounds: ptop-record exited $?"; }
+check "$C" "--pid, 5 rounds"
+# each UNIX and UDP socket sent or received in 5 intervals at least, with intervals of no
+# traffic between (listed from the fd table, idle)
+assert_eq "rounds: unix and udp sockets with traffic in 5+ intervals and idle ones" 4 \
+	"$(q "$C" "select count(*) from (select sock from net_socket where proto in ('unix', 'udp') group by sock having sum(tx_calls + rx_calls > 0) >= 5 and sum(tx_calls + rx_calls = 0) >= 1)")"
+
 # by --cgroup: the fixture exits in a cgroup of its own; the recording ends by SIGINT, or
 # by the removal of the cgroup
 if need_cgroup2 2>/dev/null; then :; fi
