@@ -14,12 +14,14 @@ need_ebpf
 CALLS=1000 SIZE=100
 BYTES=$((CALLS * SIZE))
 
-# check C WHAT: the sockets of capture C, each "proto tx_bytes/tx_calls/rx_bytes/rx_calls"
+# Each run's fixture writes a file of its own: a file of the previous run could show its
+# "ready" before this run's shell truncates it (SIGUSR1 would reach a shell, not net_exit).
+# check C WHAT: the sockets of capture C (the fixture's output in C.out)
 check() {
 	local c=$1 what=$2 tcp udp
-	tcp=$(sed -n 's/.*tcp_listen=\([0-9]*\).*/\1/p' "$TMP/f.out")
-	udp=$(sed -n 's/.*udp_rx=\([0-9]*\).*/\1/p' "$TMP/f.out")
-	[ -n "$tcp" ] && [ -n "$udp" ] || fail "$what: no ports from the fixture: $(cat "$TMP/f.out")"
+	tcp=$(sed -n 's/.*tcp_listen=\([0-9]*\).*/\1/p' "$c.out")
+	udp=$(sed -n 's/.*udp_rx=\([0-9]*\).*/\1/p' "$c.out")
+	[ -n "$tcp" ] && [ -n "$udp" ] || fail "$what: no ports from the fixture: $(cat "$c.out")"
 	assert_eq "$what: net probe" "active/ebpf" \
 		"$(q "$c" "select state || '/' || source from probe where name = 'net'")"
 	local per="select proto, sum(tx_bytes) tx, sum(tx_calls) tc, sum(rx_bytes) rx, sum(rx_calls) rc from net_socket group by sock"
@@ -40,10 +42,10 @@ check() {
 # by --pid: the fixture ends by HOW (exit, kill, exec)
 for how in exit kill exec; do
 	C=$TMP/pid-$how.ptop
-	"$FIX/net_exit" "$how" "$CALLS" "$SIZE" >"$TMP/f.out" &
+	"$FIX/net_exit" "$how" "$CALLS" "$SIZE" >"$C.out" &
 	fpid=$!
 	kill_at_exit "$fpid"
-	wait_line "$TMP/f.out" '^ready' "the fixture to wait"
+	wait_line "$C.out" '^ready' "the fixture to wait"
 	"$REC" --enable net --interval 10s --pid "$fpid" -o "$C" 2>"$C.err" &
 	rpid=$!
 	kill_at_exit "$rpid"
@@ -63,10 +65,10 @@ done
 # and made again (TCP keeps its entry while open), the last round in the interval the
 # exit cuts short: the same totals per socket
 C=$TMP/pid-rounds.ptop
-"$FIX/net_exit" exit 200 "$SIZE" 5 350 >"$TMP/f.out" &
+"$FIX/net_exit" exit 200 "$SIZE" 5 350 >"$C.out" &
 fpid=$!
 kill_at_exit "$fpid"
-wait_line "$TMP/f.out" '^ready' "the fixture to wait"
+wait_line "$C.out" '^ready' "the fixture to wait"
 "$REC" --enable net --interval 100ms --pid "$fpid" -o "$C" 2>"$C.err" &
 rpid=$!
 kill_at_exit "$rpid"
@@ -92,10 +94,10 @@ if [ -n "${V2:-}" ] && make_dirs "$V2/ptop-e2e-netexit-$$"; then
 		kill_at_exit "$rpid"
 		wait_line "$C.err" 'recording cgroup' "the recorder to start"
 		sh -c 'echo $$ >"$1/cgroup.procs" && exec "$2" exit "$3" "$4"' sh "$CG" \
-			"$FIX/net_exit" "$CALLS" "$SIZE" >"$TMP/f.out" &
+			"$FIX/net_exit" "$CALLS" "$SIZE" >"$C.out" &
 		fpid=$!
 		kill_at_exit "$fpid"
-		wait_line "$TMP/f.out" '^ready' "the fixture to wait"
+		wait_line "$C.out" '^ready' "the fixture to wait"
 		kill -USR1 "$fpid"
 		wait "$fpid" || fail "cgroup, $end: net_exit exited $?"
 		if [ $end = sigint ]; then
