@@ -472,6 +472,27 @@ int BPF_PROG(io_uring_done, struct io_ring_ctx *rctx, void *reqp, struct io_urin
 	return 0;
 }
 
+/* The flags of an open of KIND (IO_K_OPEN .. IO_K_OPENAT2) made with REGS: creat(path,
+ * mode) is open(path, O_CREAT | O_WRONLY | O_TRUNC, mode) by definition (its argument 2 is
+ * the mode); openat2's are in its struct open_how (argument 3, in the caller's memory). */
+static __always_inline __u64 open_flags(__u32 kind, struct pt_regs *regs)
+{
+	__u64 fl = 0;
+
+	switch (kind) {
+	case IO_K_OPEN:
+		return arg(regs, 2);
+	case IO_K_CREAT:
+		return 01101; /* O_CREAT | O_WRONLY | O_TRUNC */
+	case IO_K_OPENAT2: /* struct open_how's first member: __u64 flags */
+		if (bpf_probe_read_user(&fl, sizeof(fl), (void *)arg(regs, 3)))
+			return 0;
+		return fl;
+	default:
+		return arg(regs, 3);
+	}
+}
+
 SEC("raw_tp/sys_exit")
 int io_exit(struct bpf_raw_tracepoint_args *ctx)
 {
@@ -479,7 +500,8 @@ int io_exit(struct bpf_raw_tracepoint_args *ctx)
 	struct pt_regs *regs;
 	struct io_fs_event *e;
 	__u32 key, *kind, ev = 0, zero = 0;
-	int p1 = 0, p2 = 0, fl = 0, len = 0;
+	int p1 = 0, p2 = 0, len = 0;
+	__u64 flags = 0;
 	long ret;
 	__u64 nr;
 
@@ -503,25 +525,25 @@ int io_exit(struct bpf_raw_tracepoint_args *ctx)
 		return 0;
 	switch (*kind) {
 	case IO_K_OPEN:
+	case IO_K_CREAT:
 	case IO_K_OPENAT:
-		fl = *kind == IO_K_OPEN ? 2 : 3;
+	case IO_K_OPENAT2:
+		p1 = *kind == IO_K_OPEN || *kind == IO_K_CREAT ? 1 : 2;
+		flags = open_flags(*kind, regs);
 		if (ret >= 0) { /* created? O_CREAT and the file's FMODE_CREATED */
 			struct file *f;
 
-			if (!(arg(regs, fl) & 0100))
+			if (!(flags & 0100))
 				return 0;
 			f = fd_file(ret);
 			if (!f || !(BPF_CORE_READ(f, f_mode) & FMODE_CREATED_BIT))
 				return 0;
 			ev = IO_EV_CREATED;
-			p1 = *kind == IO_K_OPEN ? 1 : 2;
 			break;
 		}
 		if (ret != -13 && ret != -1) /* EACCES, EPERM */
 			return 0;
 		ev = IO_EV_DENIED;
-		p1 = *kind == IO_K_OPEN ? 1 : 2;
-		fl = *kind == IO_K_OPEN ? 2 : 3;
 		break;
 	case IO_K_UNLINK:
 	case IO_K_UNLINKAT:
@@ -529,7 +551,7 @@ int io_exit(struct bpf_raw_tracepoint_args *ctx)
 			return 0;
 		ev = IO_EV_DELETED;
 		p1 = *kind == IO_K_UNLINK ? 1 : 2;
-		fl = *kind == IO_K_UNLINK ? 0 : 3;
+		flags = *kind == IO_K_UNLINK ? 0 : arg(regs, 3);
 		break;
 	case IO_K_RENAME:
 	case IO_K_RENAMEAT:
@@ -563,7 +585,7 @@ int io_exit(struct bpf_raw_tracepoint_args *ctx)
 	e->kind = ev;
 	e->ret = ret;
 	e->nr = key;
-	e->flags = fl ? arg(regs, fl) : 0;
+	e->flags = flags;
 	e->length = len ? arg(regs, len) : 0;
 	e->fd = p1 ? -1 : (__s32)arg(regs, 1);
 	e->path[0] = 0;

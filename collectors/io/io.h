@@ -10,7 +10,7 @@
  * from the syscall table's names). The argument numbers are 1-based. */
 enum io_kind {
 	IO_K_NONE = 0,
-	IO_K_OPEN = 1,	   /* open(path 1, flags 2), creat(path 1) */
+	IO_K_OPEN = 1,	   /* open(path 1, flags 2) */
 	IO_K_OPENAT = 2,   /* openat(dfd, path 2, flags 3) */
 	IO_K_UNLINK = 3,   /* unlink(path 1), rmdir(path 1) */
 	IO_K_UNLINKAT = 4, /* unlinkat(dfd, path 2, flags 3) */
@@ -18,6 +18,8 @@ enum io_kind {
 	IO_K_RENAMEAT = 6, /* renameat/renameat2(ofd, old 2, nfd, new 4) */
 	IO_K_TRUNCATE = 7, /* truncate(path 1, length 2) */
 	IO_K_FTRUNCATE = 8, /* ftruncate(fd 1, length 2) */
+	IO_K_CREAT = 9,	    /* creat(path 1, mode 2): flags O_CREAT | O_WRONLY | O_TRUNC */
+	IO_K_OPENAT2 = 10,  /* openat2(dfd, path 2, struct open_how *how 3): flags how->flags */
 	IO_K_OP = 32	    /* IO_K_OP + enum io_op: a per-file operation (--io-files) */
 };
 

@@ -140,8 +140,8 @@ static const struct {
 	const char *name;
 	enum io_kind kind;
 } io_kinds[] = {
-    {"open", IO_K_OPEN},	  {"creat", IO_K_OPEN},	       {"openat", IO_K_OPENAT},
-    {"openat2", IO_K_OPENAT},	  {"unlink", IO_K_UNLINK},     {"rmdir", IO_K_UNLINK},
+    {"open", IO_K_OPEN},	  {"creat", IO_K_CREAT},	       {"openat", IO_K_OPENAT},
+    {"openat2", IO_K_OPENAT2},	  {"unlink", IO_K_UNLINK},     {"rmdir", IO_K_UNLINK},
     {"unlinkat", IO_K_UNLINKAT},  {"rename", IO_K_RENAME},     {"renameat", IO_K_RENAMEAT},
     {"renameat2", IO_K_RENAMEAT}, {"truncate", IO_K_TRUNCATE}, {"ftruncate", IO_K_FTRUNCATE},
 };

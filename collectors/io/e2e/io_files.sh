@@ -3,7 +3,8 @@
 # 3 fsyncs; reads exactly 1 MiB from DIR/in in 256 reads; opens DIR/in again with O_CREAT
 # (it exists: not created); creates DIR/made (100 bytes); fails to open DIR/secret (mode
 # 0000, run without CAP_DAC_OVERRIDE and CAP_DAC_READ_SEARCH); writes 8192 bytes to
-# DIR/old, closes and renames it to DIR/new; deletes DIR/gone; and through io_uring writes
+# DIR/old, closes and renames it to DIR/new; deletes DIR/gone; creat()s DIR/crt and is
+# denied a creat() of DIR/secret; and through io_uring writes
 # 4 x 4096 bytes to DIR/ring and reads 2 x 4096 back. Checked: every per-file figure
 # exactly, one row per (file, op) whatever the fd (the dup()), the renamed file under its
 # new path, the created events (and none for the existing file), the io_uring counts by
@@ -50,12 +51,21 @@ assert_eq "max within the call time" 0 \
 	"$(q "$C" "select count(*) from io_file where max_ns > call_ns or (timed > 0 and max_ns is null)")"
 assert_eq "the type" "file" "$(q "$C" "select distinct type from io_file where path = '$D/out'")"
 
-# the events: created (not the existing file), denied, renamed, deleted
-assert_eq "created" "$D/made $D/out $D/ring" \
+# the events: created (not the existing file), denied, renamed, deleted; creat(2) is its
+# own kind (its argument 2 is the mode, its flags O_CREAT|O_WRONLY|O_TRUNC = 577)
+crt= crt_denied= ncrt=0
+if grep -q '^creat: ok' "$TMP/out.txt"; then
+	crt="$D/crt " ncrt=1
+	crt_denied=" $D/secret|13|577"
+fi
+assert_eq "created" "$crt$D/made $D/out $D/ring" \
 	"$(q "$C" "select group_concat(path, ' ') from (select path from io_event where kind = 'created' order by path)")"
 assert_eq "the created file's flags (O_WRONLY|O_CREAT|O_EXCL)" 193 \
 	"$(q "$C" "select flags from io_event where kind = 'created' and path = '$D/made'")"
-assert_eq "denied" "$D/secret|13" "$(q "$C" "select path || '|' || error from io_event where kind = 'denied'")"
+[ -z "$crt" ] || assert_eq "the creat()ed file's flags (O_CREAT|O_WRONLY|O_TRUNC)" 577 \
+	"$(q "$C" "select flags from io_event where kind = 'created' and path = '$D/crt'")"
+assert_eq "denied (open, then creat)" "$D/secret|13|0$crt_denied" \
+	"$(q "$C" "select group_concat(x, ' ') from (select path || '|' || error || '|' || flags as x from io_event where kind = 'denied' order by time_ns)")"
 assert_eq "renamed" "$D/old|$D/new" "$(q "$C" "select path || '|' || new_path from io_event where kind = 'renamed'")"
 assert_eq "deleted" "$D/gone" "$(q "$C" "select path from io_event where kind = 'deleted'")"
 
@@ -86,14 +96,14 @@ assert_eq "json: in's read bytes" 1048576 \
 assert_eq "json: write histogram count = timed writes" \
 	"$(q "$C" "select sum(timed) from io_file where op = 'write'")" \
 	"$(jget "$TMP/r.json" 'sum(b["count"] for b in j["latency"] if b["op"] == "write")')"
-assert_eq "json: created events" 3 "$(jget "$TMP/r.json" 'sum(1 for e in j["fs_events"] if e["kind"] == "created")')"
+assert_eq "json: created events" $((3 + ncrt)) "$(jget "$TMP/r.json" 'sum(1 for e in j["fs_events"] if e["kind"] == "created")')"
 "$ANA" report io --format csv "$C" >"$TMP/r.csv"
 [ -s "$TMP/r.csv" ] || fail "csv: empty"
 
 # figures: per file bytes, fsyncs, denied
 "$ANA" figures --format json "$C" >"$TMP/f.json"
 assert_eq "figure io.fsyncs" 3 "$(jget "$TMP/f.json" '[f["value"] for f in j["figures"] if f["figure"] == "io.fsyncs"][0]')"
-assert_eq "figure io.denied" 1 "$(jget "$TMP/f.json" '[f["value"] for f in j["figures"] if f["figure"] == "io.denied"][0]')"
+assert_eq "figure io.denied" $((1 + ncrt)) "$(jget "$TMP/f.json" '[f["value"] for f in j["figures"] if f["figure"] == "io.denied"][0]')"
 assert_eq "figure io.file_bytes(out)" 10485760 \
 	"$(jget "$TMP/f.json" '[f["value"] for f in j["figures"] if f["figure"] == "io.file_bytes('"$D"'/out)"][0]')"
 
@@ -104,7 +114,7 @@ grep -A1 'path  *read  *written' "$TMP/v.txt" | grep -Eq "^ *$D/out +0 B +10.0 M
 
 # without --io-files: not collected, with the reason
 C2=$TMP/nofiles.ptop
-rm -f "$D/new" "$D/made" "$D/ring" && : >"$D/old" && : >"$D/gone"
+rm -f "$D/new" "$D/made" "$D/ring" "$D/crt" && : >"$D/old" && : >"$D/gone"
 "$REC" --quiet --interval 250ms -o "$C2" -- "${drop[@]}" "$FIX/io_files" "$D" >/dev/null
 assert_eq "no --io-files: rows" 0 "$(q "$C2" "select count(*) from io_file")"
 "$ANA" report io "$C2" | grep -q '^per file: not collected (off by default: needs --io-files' ||
