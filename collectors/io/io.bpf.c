@@ -217,31 +217,26 @@ static __always_inline bool file_key(struct file *f, struct io_file_key *k)
 	return true;
 }
 
-/* Scratch for one io_seen record (too large for the stack). */
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct io_seen);
-} io_scratch SEC(".maps");
-
+/* The walk up a file's dentries: the names' addresses, copied into the ring buffer record
+ * afterwards (no per-CPU scratch record: a program preempted mid-walk, on the same CPU,
+ * would have it overwritten by the next). */
 struct io_walk {
 	struct dentry *d;
 	struct mount *mnt;
 	__u32 n;
 	__u32 truncated;
+	const unsigned char *name[IO_DEPTH];
 };
 
 /* One step up from W->d: to its mount point at the root of its mount, else to its
- * parent after its name is copied. 0: go on; 1: done. (W's fields are copied into
+ * parent after its name's address is kept. 0: go on; 1: done. (W's fields are copied into
  * locals: a CO-RE read of W's own fields would relocate against a type the kernel lacks.) */
 static long walk_step(__u32 i, void *ctx)
 {
 	struct io_walk *w = ctx;
 	struct dentry *d = w->d, *parent, *mroot;
 	struct mount *mnt = w->mnt, *mp;
-	struct io_seen *e;
-	__u32 zero = 0, n = w->n;
+	__u32 n = w->n;
 
 	if (!d)
 		return 1;
@@ -261,18 +256,15 @@ static long walk_step(__u32 i, void *ctx)
 		w->truncated = 1;
 		return 1;
 	}
-	e = bpf_map_lookup_elem(&io_scratch, &zero);
-	if (!e)
-		return 1;
-	if (bpf_probe_read_kernel_str(e->name[n], IO_NAME, BPF_CORE_READ(d, d_name.name)) < 0)
-		e->name[n][0] = 0;
+	w->name[n] = BPF_CORE_READ(d, d_name.name);
 	w->n = n + 1;
 	w->d = parent;
 	return 0;
 }
 
 /* The path of F into a ring buffer io_seen record, walked up its dentries (and up the
- * mounts it crosses), the first time the process sees the file. */
+ * mounts it crosses), the first time the process sees the file. The record is reserved
+ * after the walk and filled in place (nothing per CPU is shared across a preemption). */
 static __always_inline void send_seen(struct file *f, __u64 ino, __u32 dev, __u32 tgid,
 				      __u32 tid)
 {
@@ -280,19 +272,26 @@ static __always_inline void send_seen(struct file *f, __u64 ino, __u32 dev, __u3
 	struct io_walk w = {};
 	struct vfsmount *vm;
 	struct io_seen *e;
-	__u32 zero = 0;
 	__u8 one = 1;
+	__u32 i;
 
 	if (bpf_map_lookup_elem(&io_seen, &sk) ||
 	    bpf_map_update_elem(&io_seen, &sk, &one, BPF_NOEXIST))
 		return; /* seen before (a look-up first: an LRU update costs much more) */
-	e = bpf_map_lookup_elem(&io_scratch, &zero);
-	if (!e)
-		return;
 	w.d = BPF_CORE_READ(f, f_path.dentry);
 	vm = BPF_CORE_READ(f, f_path.mnt);
 	w.mnt = (struct mount *)((void *)vm - bpf_core_field_offset(struct mount, mnt));
 	bpf_loop(IO_DEPTH + 8, walk_step, &w, 0);
+	e = bpf_ringbuf_reserve(&io_events, sizeof(*e), 0);
+	if (!e) {
+		counter_inc(IO_CNT_SEEN_LOST);
+		bpf_map_delete_elem(&io_seen, &sk); /* try again at its next call */
+		return;
+	}
+	for (i = 0; i < IO_DEPTH && i < w.n; i++) { /* a bounded loop */
+		if (bpf_probe_read_kernel_str(e->name[i], IO_NAME, w.name[i]) < 0)
+			e->name[i][0] = 0;
+	}
 	e->ts = bpf_ktime_get_ns();
 	e->tid = tid;
 	e->kind = IO_EV_SEEN;
@@ -301,10 +300,7 @@ static __always_inline void send_seen(struct file *f, __u64 ino, __u32 dev, __u3
 	e->depth = w.n;
 	e->truncated = w.truncated;
 	e->pad = 0;
-	if (bpf_ringbuf_output(&io_events, e, sizeof(*e), 0)) {
-		counter_inc(IO_CNT_SEEN_LOST);
-		bpf_map_delete_elem(&io_seen, &sk); /* try again at its next call */
-	}
+	bpf_ringbuf_submit(e, 0);
 }
 
 /* Add one call to F's (K's) entry, and to its generation's maximum. */
