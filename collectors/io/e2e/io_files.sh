@@ -99,6 +99,51 @@ assert_eq "json: write histogram count = timed writes" \
 assert_eq "json: created events" $((3 + ncrt)) "$(jget "$TMP/r.json" 'sum(1 for e in j["fs_events"] if e["kind"] == "created")')"
 "$ANA" report io --format csv "$C" >"$TMP/r.csv"
 [ -s "$TMP/r.csv" ] || fail "csv: empty"
+head -1 "$TMP/r.csv" | grep -q '^t_s,interval_s,read_bytes,' || fail "csv: not the intervals by default"
+# csv of the per-file tables, one by --table
+csum() { # csum FILE EXPR: evaluate EXPR over the CSV's rows (as `rows`, dicts of text)
+	python3 -c 'import csv,sys; rows=list(csv.DictReader(open(sys.argv[1]))); print(eval(sys.argv[2]))' "$1" "$2"
+}
+"$ANA" report io --format csv --table files "$C" >"$TMP/files.csv"
+assert_eq "csv files: out's written bytes and writes" "10485760|2560|3" \
+	"$(csum "$TMP/files.csv" '[r["written_bytes"] + "|" + r["writes"] + "|" + r["fsyncs"] for r in rows if r["path"] == "'"$D"'/out"][0]')"
+"$ANA" report io --format csv --table operations "$C" >"$TMP/ops.csv"
+assert_eq "csv operations: fsync calls" 3 "$(csum "$TMP/ops.csv" '[r["calls"] for r in rows if r["op"] == "fsync"][0]')"
+"$ANA" report io --format csv --table latency "$C" >"$TMP/lat.csv"
+assert_eq "csv latency: write histogram count = timed writes" \
+	"$(q "$C" "select sum(timed) from io_file where op = 'write'")" \
+	"$(csum "$TMP/lat.csv" 'sum(int(r["count"]) for r in rows if r["op"] == "write")')"
+"$ANA" report io --format csv --table events "$C" >"$TMP/ev.csv"
+assert_eq "csv events: created" $((3 + ncrt)) "$(csum "$TMP/ev.csv" 'sum(1 for r in rows if r["kind"] == "created")')"
+if grep -q '^io_uring: ok' "$TMP/out.txt"; then
+	"$ANA" report io --format csv --table io_uring "$C" >"$TMP/u.csv"
+	assert_eq "csv io_uring" "READ|2|8192 WRITE|4|16384" \
+		"$(csum "$TMP/u.csv" '" ".join(r["op"] + "|" + r["completed"] + "|" + r["bytes"] for r in sorted(rows, key=lambda r: r["op"]))')"
+fi
+expect_exit 2 "$ANA" report io --format csv --table nosuch "$C"
+grep -q -- '--table takes intervals, files' "$TMP/err" || fail "--table nosuch: no list of the tables"
+expect_exit 2 "$ANA" report io --table files "$C"
+expect_exit 2 "$ANA" report cpu --format csv --table files "$C"
+
+# one file's throughput per interval (--file): its intervals sum to its totals
+"$ANA" report io --file "$D/out" --format json "$C" >"$TMP/s.json"
+assert_eq "--file json: the file" "$D/out" "$(jget "$TMP/s.json" 'j["path"]')"
+assert_eq "--file json: written bytes, writes, fsyncs over the intervals" "10485760|2560|3" \
+	"$(jget "$TMP/s.json" '"%d|%d|%d" % tuple(sum(i[k] for i in j["intervals"]) for k in ("written_bytes", "writes", "fsyncs"))')"
+assert_eq "--file json: one row per interval with calls" \
+	"$(q "$C" "select count(distinct time_ns) from io_file where path = '$D/out'")" \
+	"$(jget "$TMP/s.json" 'len(j["intervals"])')"
+assert_eq "--file json: the rate is bytes over the interval" 0 \
+	"$(jget "$TMP/s.json" 'sum(1 for i in j["intervals"] if abs(i["written_per_s"] * i["interval_s"] - i["written_bytes"]) > 1)')"
+id=$(q "$C" "select distinct file from io_file where path = '$D/out'")
+"$ANA" report io --file "$id" --format csv "$C" >"$TMP/s.csv"
+assert_eq "--file csv by identity: written bytes" 10485760 "$(csum "$TMP/s.csv" 'sum(int(r["written_bytes"]) for r in rows)')"
+"$ANA" report io --file "$D/out" "$C" >"$TMP/s.txt"
+grep -q "^io file $D/out ($id) (.*): [0-9]* intervals with calls" "$TMP/s.txt" || fail "--file text: no heading"
+grep -Eq '^ *t_s +interval_s +read_bytes +written_bytes +read_per_s +written_per_s ' "$TMP/s.txt" ||
+	fail "--file text: no table"
+expect_exit 2 "$ANA" report io --file "$D/nosuch" "$C"
+grep -q 'no such file in the capture' "$TMP/err" || fail "--file nosuch: not said"
 
 # figures: per file bytes, fsyncs, denied
 "$ANA" figures --format json "$C" >"$TMP/f.json"
@@ -120,5 +165,9 @@ assert_eq "no --io-files: rows" 0 "$(q "$C2" "select count(*) from io_file")"
 "$ANA" report io "$C2" | grep -q '^per file: not collected (off by default: needs --io-files' ||
 	fail "no --io-files: the report does not say why"
 "$ANA" figures --format json "$C2" >"$TMP/f2.json"
+expect_exit 2 "$ANA" report io --file "$D/out" "$C2"
+grep -q 'per file: not collected (off by default' "$TMP/err" || fail "no --io-files: --file does not say why"
+expect_exit 2 "$ANA" report io --format csv --table files "$C2"
+"$ANA" report io --format csv --table intervals "$C2" | grep -q '^t_s,interval_s,' || fail "no --io-files: no intervals csv"
 assert_eq "no --io-files: io.fsyncs not measured" None \
 	"$(jget "$TMP/f2.json" '[f.get("value") for f in j["figures"] if f["figure"] == "io.fsyncs"][0]')"
