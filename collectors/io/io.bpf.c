@@ -299,7 +299,7 @@ static __always_inline void send_seen(struct file *f, __u64 ino, __u32 dev, __u3
 	e->dev = dev;
 	e->depth = w.n;
 	e->truncated = w.truncated;
-	e->pad = 0;
+	e->tgid = tgid;
 	bpf_ringbuf_submit(e, 0);
 }
 
@@ -578,6 +578,8 @@ int io_exit(struct bpf_raw_tracepoint_args *ctx)
 	}
 	e->ts = bpf_ktime_get_ns();
 	e->tid = (__u32)id;
+	e->tgid = (__u32)(id >> 32);
+	e->pad = 0;
 	e->kind = ev;
 	e->ret = ret;
 	e->nr = key;

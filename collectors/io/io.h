@@ -117,6 +117,8 @@ struct io_fs_event {
 	__u64 length; /* truncated to */
 	__s32 fd;     /* ftruncate's fd (path empty), else -1 */
 	__u32 nr;     /* the syscall number */
+	__u32 tgid;   /* the caller's process */
+	__u32 pad;
 	char path[IO_PATH_MAX];
 	char path2[IO_PATH_MAX]; /* a rename's new path */
 };
@@ -131,7 +133,7 @@ struct io_seen {
 	__u32 dev;
 	__u32 depth; /* components in name[]; IO_DEPTH and truncated: deeper */
 	__u32 truncated;
-	__u32 pad;
+	__u32 tgid; /* the process that saw it */
 	char name[IO_DEPTH][IO_NAME];
 };
 

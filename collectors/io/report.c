@@ -14,11 +14,14 @@
 #include "analyze/report.h"
 #include "collectors/io/report.h"
 
+/* One row per interval: a --cgroup capture's processes (one io_sample row each) summed;
+ * the delay measured only when it was for every one. */
 static const char rows_sql[] =
-    "SELECT time_ns, interval_ns, rchar, wchar, syscr, syscw, read_bytes, write_bytes, "
-    "cancelled_write_bytes, iowait_ns FROM io_sample WHERE cap = ?1 "
+    "SELECT time_ns, max(interval_ns), sum(rchar), sum(wchar), sum(syscr), sum(syscw), "
+    "sum(read_bytes), sum(write_bytes), sum(cancelled_write_bytes), "
+    "CASE WHEN count(iowait_ns) = count(*) THEN sum(iowait_ns) END FROM io_sample WHERE cap = ?1 "
     "AND time_ns - COALESCE(interval_ns, 0) / 2 >= ?2 "
-    "AND time_ns - COALESCE(interval_ns, 0) / 2 < ?3 ORDER BY time_ns, pid";
+    "AND time_ns - COALESCE(interval_ns, 0) / 2 < ?3 GROUP BY time_ns ORDER BY time_ns";
 
 enum {
 	COL_T,
