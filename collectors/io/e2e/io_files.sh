@@ -53,18 +53,24 @@ assert_eq "the type" "file" "$(q "$C" "select distinct type from io_file where p
 
 # the events: created (not the existing file), denied, renamed, deleted; creat(2) is its
 # own kind (its argument 2 is the mode, its flags O_CREAT|O_WRONLY|O_TRUNC = 577)
-crt= crt_denied= ncrt=0
+crt= crt_denied= nextra=0 o2= o2_denied=
 if grep -q '^creat: ok' "$TMP/out.txt"; then
-	crt="$D/crt " ncrt=1
+	crt="$D/crt " nextra=1
 	crt_denied=" $D/secret|13|577"
 fi
-assert_eq "created" "$crt$D/made $D/out $D/ring" \
+if grep -q '^openat2: ok' "$TMP/out.txt"; then # its flags are in its struct open_how
+	o2=" $D/o2" nextra=$((nextra + 1))
+	o2_denied=" $D/secret|13|2"
+fi
+assert_eq "created" "$crt$D/made$o2 $D/out $D/ring" \
 	"$(q "$C" "select group_concat(path, ' ') from (select path from io_event where kind = 'created' order by path)")"
 assert_eq "the created file's flags (O_WRONLY|O_CREAT|O_EXCL)" 193 \
 	"$(q "$C" "select flags from io_event where kind = 'created' and path = '$D/made'")"
 [ -z "$crt" ] || assert_eq "the creat()ed file's flags (O_CREAT|O_WRONLY|O_TRUNC)" 577 \
 	"$(q "$C" "select flags from io_event where kind = 'created' and path = '$D/crt'")"
-assert_eq "denied (open, then creat)" "$D/secret|13|0$crt_denied" \
+[ -z "$o2" ] || assert_eq "the openat2()ed file's flags (O_WRONLY|O_CREAT|O_EXCL)" 193 \
+	"$(q "$C" "select flags from io_event where kind = 'created' and path = '$D/o2'")"
+assert_eq "denied (open, then creat, then openat2)" "$D/secret|13|0$crt_denied$o2_denied" \
 	"$(q "$C" "select group_concat(x, ' ') from (select path || '|' || error || '|' || flags as x from io_event where kind = 'denied' order by time_ns)")"
 assert_eq "renamed" "$D/old|$D/new" "$(q "$C" "select path || '|' || new_path from io_event where kind = 'renamed'")"
 assert_eq "deleted" "$D/gone" "$(q "$C" "select path from io_event where kind = 'deleted'")"
@@ -96,7 +102,7 @@ assert_eq "json: in's read bytes" 1048576 \
 assert_eq "json: write histogram count = timed writes" \
 	"$(q "$C" "select sum(timed) from io_file where op = 'write'")" \
 	"$(jget "$TMP/r.json" 'sum(b["count"] for b in j["latency"] if b["op"] == "write")')"
-assert_eq "json: created events" $((3 + ncrt)) "$(jget "$TMP/r.json" 'sum(1 for e in j["fs_events"] if e["kind"] == "created")')"
+assert_eq "json: created events" $((3 + nextra)) "$(jget "$TMP/r.json" 'sum(1 for e in j["fs_events"] if e["kind"] == "created")')"
 "$ANA" report io --format csv "$C" >"$TMP/r.csv"
 [ -s "$TMP/r.csv" ] || fail "csv: empty"
 head -1 "$TMP/r.csv" | grep -q '^t_s,interval_s,read_bytes,' || fail "csv: not the intervals by default"
@@ -114,7 +120,7 @@ assert_eq "csv latency: write histogram count = timed writes" \
 	"$(q "$C" "select sum(timed) from io_file where op = 'write'")" \
 	"$(csum "$TMP/lat.csv" 'sum(int(r["count"]) for r in rows if r["op"] == "write")')"
 "$ANA" report io --format csv --table events "$C" >"$TMP/ev.csv"
-assert_eq "csv events: created" $((3 + ncrt)) "$(csum "$TMP/ev.csv" 'sum(1 for r in rows if r["kind"] == "created")')"
+assert_eq "csv events: created" $((3 + nextra)) "$(csum "$TMP/ev.csv" 'sum(1 for r in rows if r["kind"] == "created")')"
 if grep -q '^io_uring: ok' "$TMP/out.txt"; then
 	"$ANA" report io --format csv --table io_uring "$C" >"$TMP/u.csv"
 	assert_eq "csv io_uring" "READ|2|8192 WRITE|4|16384" \
@@ -148,7 +154,7 @@ grep -q 'no such file in the capture' "$TMP/err" || fail "--file nosuch: not sai
 # figures: per file bytes, fsyncs, denied
 "$ANA" figures --format json "$C" >"$TMP/f.json"
 assert_eq "figure io.fsyncs" 3 "$(jget "$TMP/f.json" '[f["value"] for f in j["figures"] if f["figure"] == "io.fsyncs"][0]')"
-assert_eq "figure io.denied" $((1 + ncrt)) "$(jget "$TMP/f.json" '[f["value"] for f in j["figures"] if f["figure"] == "io.denied"][0]')"
+assert_eq "figure io.denied" $((1 + nextra)) "$(jget "$TMP/f.json" '[f["value"] for f in j["figures"] if f["figure"] == "io.denied"][0]')"
 assert_eq "figure io.file_bytes(out)" 10485760 \
 	"$(jget "$TMP/f.json" '[f["value"] for f in j["figures"] if f["figure"] == "io.file_bytes('"$D"'/out)"][0]')"
 
@@ -159,7 +165,7 @@ grep -A1 'path  *read  *written' "$TMP/v.txt" | grep -Eq "^ *$D/out +0 B +10.0 M
 
 # without --io-files: not collected, with the reason
 C2=$TMP/nofiles.ptop
-rm -f "$D/new" "$D/made" "$D/ring" "$D/crt" && : >"$D/old" && : >"$D/gone"
+rm -f "$D/new" "$D/made" "$D/ring" "$D/crt" "$D/o2" && : >"$D/old" && : >"$D/gone"
 "$REC" --quiet --interval 250ms -o "$C2" -- "${drop[@]}" "$FIX/io_files" "$D" >/dev/null
 assert_eq "no --io-files: rows" 0 "$(q "$C2" "select count(*) from io_file")"
 "$ANA" report io "$C2" | grep -q '^per file: not collected (off by default: needs --io-files' ||
