@@ -1168,7 +1168,8 @@ static int cg_poll(struct collector *c, struct io_priv *p, uint64_t now_ns, bool
 	if (err) /* the cgroup itself is gone or unreadable: no process this interval */
 		p->npids = 0;
 	now_ticks = boot_ticks(p);
-	qsort(p->pids, p->npids, sizeof(*p->pids), pid_cmp);
+	if (p->npids > 1)
+		qsort(p->pids, p->npids, sizeof(*p->pids), pid_cmp);
 	if (!(next = calloc(p->npids + p->nprocs + 1, sizeof(*next))))
 		return -ENOMEM;
 	/* those gone from cgroup.procs: reaped (their parent owes their counters), or
@@ -1177,7 +1178,7 @@ static int cg_poll(struct collector *c, struct io_priv *p, uint64_t now_ns, bool
 		struct io_proc *o = &p->procs[i], key, *parent;
 		char dir[32];
 
-		if (bsearch(&o->pid, p->pids, p->npids, sizeof(*p->pids), pid_cmp))
+		if (p->npids && bsearch(&o->pid, p->pids, p->npids, sizeof(*p->pids), pid_cmp))
 			continue;
 		snprintf(dir, sizeof(dir), "/proc/%d", (int)o->pid);
 		if (!access(dir, F_OK)) {
@@ -1186,6 +1187,7 @@ static int cg_poll(struct collector *c, struct io_priv *p, uint64_t now_ns, bool
 			continue;
 		}
 		key.pid = o->ppid;
+		/* in this loop nprocs > 0: procs is not NULL */
 		parent = bsearch(&key, p->procs, p->nprocs, sizeof(*p->procs), pid_cmp);
 		if (parent)
 			io_add(&parent->reaped, &o->prev);
@@ -1208,7 +1210,8 @@ static int cg_poll(struct collector *c, struct io_priv *p, uint64_t now_ns, bool
 		}
 		e = &next[n++];
 		*e = (struct io_proc){.pid = key.pid, .ppid = st.ppid, .prev = io, .prev_ticks = ticks};
-		old = bsearch(&key, p->procs, p->nprocs, sizeof(*p->procs), pid_cmp);
+		old = p->nprocs ? bsearch(&key, p->procs, p->nprocs, sizeof(*p->procs), pid_cmp)
+				: NULL;
 		if (old) {
 			struct proc_io base = old->prev;
 
@@ -1226,7 +1229,8 @@ static int cg_poll(struct collector *c, struct io_priv *p, uint64_t now_ns, bool
 		free(next);
 		return err;
 	}
-	qsort(next, n, sizeof(*next), pid_cmp);
+	if (n > 1)
+		qsort(next, n, sizeof(*next), pid_cmp);
 	free(p->procs);
 	p->procs = next;
 	p->nprocs = n;
