@@ -81,7 +81,7 @@ TEST_BINS := $(patsubst %.c,$(B)/tests/%,$(notdir $(TEST_SRCS)))
 vpath test_%.c tests $(COLLECTOR_DIRS)
 FIXTURES := $(patsubst tests/fixtures/%.c,$(B)/tests/fixtures/%,$(wildcard tests/fixtures/*.c))
 FIXTURES += $(B)/tests/fixtures/libhdl_a.so $(B)/tests/fixtures/libhdl_b.so
-FIXTURES += $(B)/tests/fixtures/nofp_attach
+FIXTURES += $(B)/tests/fixtures/nofp_attach $(B)/tests/fixtures/fds_nofp $(B)/tests/fixtures/fds_nofp_attach
 BENCH_BINS := $(patsubst bench/%.c,$(B)/bench/%,$(wildcard bench/*.c))
 BENCH_WORKLOADS := $(filter $(B)/bench/workload_%,$(BENCH_BINS))
 
@@ -230,6 +230,16 @@ $(B)/tests/fixtures/nofp_attach: tests/fixtures/heap_nofp.c
 	$(call msg,FIXTURE,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) -O2 -g -fomit-frame-pointer -DNOFP_ATTACH -Wall -Wextra -Werror -o $@ $< -lpthread
+# fds_nofp: heap_nofp's chain opening eventfds instead of allocating (--fd-stacks);
+# fds_nofp_attach: the same waiting for SIGUSR1
+$(B)/tests/fixtures/fds_nofp: tests/fixtures/heap_nofp.c
+	$(call msg,FIXTURE,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) -O2 -g -fomit-frame-pointer -DNOFP_FDS -Wall -Wextra -Werror -o $@ $< -lpthread
+$(B)/tests/fixtures/fds_nofp_attach: tests/fixtures/heap_nofp.c
+	$(call msg,FIXTURE,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) -O2 -g -fomit-frame-pointer -DNOFP_FDS -DNOFP_ATTACH -Wall -Wextra -Werror -o $@ $< -lpthread
 
 # heap_static: glibc linked statically (libc.a, from libc6-dev), so malloc and the rest
 # are defined in the executable itself, the module the heap collector must probe.
@@ -260,8 +270,14 @@ $(B)/bench/workload_cpu_nofp: bench/workload_cpu.c
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) -O2 -g -fomit-frame-pointer -Wall -Wextra -Werror -o $@ $<
 BENCH_BINS += $(B)/bench/workload_cpu_nofp
+# workload_fds_nofp: workload_fds without frame pointers (bench/overhead_fd_stacks.sh)
+$(B)/bench/workload_fds_nofp: bench/workload_fds.c
+	$(call msg,BENCH,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) -O2 -g -fomit-frame-pointer -Wall -Wextra -Werror -o $@ $< -lpthread
+BENCH_BINS += $(B)/bench/workload_fds_nofp
 
-$(filter-out $(BENCH_WORKLOADS) $(B)/bench/workload_cpu_nofp,$(BENCH_BINS)): $(B)/bench/%: bench/%.c $(LIBS) $(COMMON_OBJS)
+$(filter-out $(BENCH_WORKLOADS) $(B)/bench/workload_cpu_nofp $(B)/bench/workload_fds_nofp,$(BENCH_BINS)): $(B)/bench/%: bench/%.c $(LIBS) $(COMMON_OBJS)
 	$(call msg,BENCH,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIBS) $(COMMON_OBJS) $(LDLIBS)

@@ -660,15 +660,16 @@ void record_usage(FILE *f, const struct collector_ops *const *table)
 	      "      --no-ebpf           /proc lanes only (no eBPF programs are loaded)\n"
 	      "      --caps              print which collectors can run here and why not,\n"
 	      "                          then exit\n"
-	      "      --user-stacks M     how the eBPF lanes (cpuprof, the heap's uprobe lane)\n"
-	      "                          take user stacks: fp walks frame pointers in the\n"
-	      "                          kernel; dwarf copies the top 16 KiB of the stack\n"
-	      "                          (return addresses and stack addresses only: other\n"
-	      "                          words are zeroed) for ptop-analyze to unwind from\n"
-	      "                          the modules' .eh_frame, as perf --call-graph dwarf;\n"
-	      "                          auto (default) takes fp when every module of the\n"
-	      "                          target keeps frame pointers (judged at start from\n"
-	      "                          its CFI; glibc's are not judged), else dwarf\n",
+	      "      --user-stacks M     how the eBPF lanes (cpuprof, the heap's uprobe\n"
+	      "                          lane, the sites of --fd-stacks) take user stacks:\n"
+	      "                          fp walks frame pointers in the kernel; dwarf copies\n"
+	      "                          the top 16 KiB of the stack (return addresses and\n"
+	      "                          stack addresses only: other words are zeroed) for\n"
+	      "                          ptop-analyze to unwind from the modules' .eh_frame,\n"
+	      "                          as perf --call-graph dwarf; auto (default) takes fp\n"
+	      "                          when every module of the target keeps frame\n"
+	      "                          pointers (judged at start from its CFI; glibc's\n"
+	      "                          are not judged), else dwarf\n",
 	      f);
 	copt_usage(f, table, COPT_COLLECTORS);
 	fputs("\n"

@@ -9,6 +9,12 @@
  * space fills from the syscall table's names; only then does it count. An fd's opening
  * site is kept in fd_owner (fd -> stack key); a close, or a dup2/dup3 onto it, takes it
  * off its site's live count.
+ *
+ * The site's stack is a frame-pointer walk (bpf_get_stack), or under --user-stacks dwarf
+ * (and auto, for a target without frame pointers) a copy of the stack's top with the
+ * registers the call was made with (bpf/stackcopy.h): the site is keyed by the copy's
+ * key, the copy sent to user space once per key and unwound offline by ptop-analyze.
+ * Either way the counting stays here, per site; nothing is sent per open.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -18,10 +24,13 @@
 #include "collectors/fds/fds.h"
 #include "filter.bpf.h"
 #include "stackmap.bpf.h"
+#include "stackcopy.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
 const volatile bool fd_stacks = false; /* --fd-stacks: keep opening sites */
+/* how the sites' user stacks are taken: FDS_USER_FP or FDS_USER_COPY */
+const volatile __u32 fd_user_stacks = FDS_USER_FP;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -67,6 +76,30 @@ struct {
 	__type(key, __u32);
 	__type(value, struct sm_ips);
 } fd_walk SEC(".maps");
+
+/* --user-stacks dwarf: where an open's stack copy is made, one per CPU (as fd_walk) */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct sc_copy);
+} fd_copy_buf SEC(".maps");
+
+/* the copies sent already, by key: a copy goes out once, its opens are counted by key */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, FDS_COPIED_ENTRIES);
+	__type(key, __u64);
+	__type(value, __u8);
+} fd_copied SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, FDS_COPY_RING_BYTES);
+} fd_copies SEC(".maps");
+
+/* the target's VMAs the copies have met (user space fills them every interval) */
+SC_VMAS_MAP(4) fd_vmas SEC(".maps");
 
 static __always_inline void counter_inc(__u32 idx)
 {
@@ -142,6 +175,43 @@ static __always_inline void fd_new(__u32 fd, struct sm_key *sk)
 		counter_inc(FDS_CNT_OWNER_FULL);
 }
 
+/* Copy the user stack of the call (REGS: the registers it was made with), key *SK by the
+ * copy (kind SM_KIND_COPY) and send the copy unless its key was sent. 0; -ENOSPC when the
+ * ring had no room (the key is forgotten, so that the next open there sends it); or
+ * sc_take's -errno. sys_exit's programs run with interrupts on: bpf_find_vma may be
+ * called as often as in a uprobe. */
+static __always_inline long take_copy(struct pt_regs *regs, __u64 id, struct sm_key *sk)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	__u32 zero = 0, n, tgid = (__u32)(id >> 32);
+	struct sc_copy *c;
+	__u8 one = 1;
+	long err;
+
+	c = bpf_map_lookup_elem(&fd_copy_buf, &zero);
+	if (!c)
+		return -ENOENT;
+	err = sc_take(c, sc_vmas_of(&fd_vmas, tgid, task), SC_LOOKUPS_UPROBE, task,
+		      BPF_CORE_READ(regs, ip), BPF_CORE_READ(regs, sp), BPF_CORE_READ(regs, bp),
+		      tgid, (__u32)id);
+	if (err)
+		return err;
+	sk->hash = c->hash;
+	sk->nr = c->bytes / 8;
+	sk->kernel = SM_KIND_COPY;
+	if (bpf_map_update_elem(&fd_copied, &c->hash, &one, BPF_NOEXIST))
+		return 0; /* sent before */
+	n = c->bytes;
+	if (n > SC_MAX_BYTES)
+		return -EFAULT;
+	if (bpf_ringbuf_output(&fd_copies, c, SC_HDR_BYTES + n, 0)) {
+		bpf_map_delete_elem(&fd_copied, &c->hash);
+		counter_inc(FDS_CNT_COPY_LOST);
+		return -ENOSPC;
+	}
+	return 0;
+}
+
 SEC("raw_tp/sys_exit")
 int fd_exit(struct bpf_raw_tracepoint_args *ctx)
 {
@@ -152,9 +222,9 @@ int fd_exit(struct bpf_raw_tracepoint_args *ctx)
 	__u32 key, zero = 0, *kind, n = 0;
 	int fds[2] = {-1, -1};
 	long ret;
-	__u64 nr;
+	__u64 nr, id = bpf_get_current_pid_tgid();
 
-	if (!ptop_current_is_target(bpf_get_current_pid_tgid()))
+	if (!ptop_current_is_target(id))
 		return 0;
 	regs = (struct pt_regs *)ctx->args[0];
 	nr = regs_nr(regs);
@@ -207,10 +277,21 @@ int fd_exit(struct bpf_raw_tracepoint_args *ctx)
 	st->opened += n;
 	if (!fd_stacks)
 		return 0;
-	buf = bpf_map_lookup_elem(&fd_walk, &zero);
-	if (!buf || sm_take(ctx, &fd_stacks_map, buf, BPF_F_USER_STACK, &sk)) {
-		counter_inc(FDS_CNT_STACK_FAIL);
-		sk.hash = 0;
+	if (fd_user_stacks == FDS_USER_COPY) {
+		long err = take_copy(regs, id, &sk);
+
+		/* a copy the ring had no room for: counted as such, the open still
+		 * credited to its key (the next open there sends the copy again) */
+		if (err && err != -ENOSPC) {
+			counter_inc(FDS_CNT_STACK_FAIL);
+			sk.hash = 0;
+		}
+	} else {
+		buf = bpf_map_lookup_elem(&fd_walk, &zero);
+		if (!buf || sm_take(ctx, &fd_stacks_map, buf, BPF_F_USER_STACK, &sk)) {
+			counter_inc(FDS_CNT_STACK_FAIL);
+			sk.hash = 0;
+		}
 	}
 	if (fds[0] >= 0)
 		fd_new((__u32)fds[0], &sk);

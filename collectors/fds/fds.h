@@ -6,6 +6,18 @@
 #define FDS_OWNERS 65536 /* fds whose opening site is kept (--fd-stacks) */
 #define FDS_SITES 4096	 /* opening sites (stacks) kept */
 
+/* How the opening sites' user stacks are taken: fd_user_stacks, set before load
+ * (--user-stacks, record/stackcopy.h). */
+#define FDS_USER_FP 0	/* bpf_get_stack: a frame-pointer walk */
+#define FDS_USER_COPY 1 /* a copy of the stack's top (bpf/stackcopy.h), unwound offline */
+/* Copies remembered as sent (an LRU: one forgotten is sent again), and the ring that
+ * carries them (~16 KiB each at most), under FDS_USER_COPY. */
+#define FDS_COPIED_ENTRIES 8192
+#define FDS_COPY_RING_BYTES (4u << 20)
+/* In the fds probe's detail when the sites' stacks are frame-pointer walks through a
+ * target whose modules keep no frame pointers (report fds looks for it). */
+#define FDS_FP_UNTRUSTED "frame-pointer walks through code without frame pointers"
+
 /* What a syscall does to the fd table, by number (fd_kind, filled by user space from
  * the syscall table's names, so the kernel side names no number). */
 enum fds_kind {
@@ -37,7 +49,8 @@ enum fds_counter {
 	FDS_CNT_OWNER_FULL = 0, /* fd_owner full: an fd's site not kept */
 	FDS_CNT_STACK_FAIL = 1, /* no stack for an open (walk failed or stack map full) */
 	FDS_CNT_SITE_FULL = 2,	/* fd_sites full: an open not credited to its site */
-	FDS_CNT_MAX = 3,
+	FDS_CNT_COPY_LOST = 3,	/* a stack copy found the ring full: its site may stay stackless */
+	FDS_CNT_MAX = 4,
 };
 
 #endif

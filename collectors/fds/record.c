@@ -8,7 +8,11 @@
  *
  * With --fd-stacks, the eBPF lane (fds.bpf.c) also counts the fds each syscall opened and
  * closed per interval (FdOps), and keeps each open's user stack: at the end, the opening
- * sites with the fds they opened and how many are still open (FdSites). It runs a program
+ * sites with the fds they opened and how many are still open (FdSites). The stacks follow
+ * --user-stacks: frame-pointer walks, or stack copies (Stack records with their copy, sent
+ * once per key through a ring and unwound by ptop-analyze) where the target has no frame
+ * pointers; frame-pointer walks taken anyway through such code are said to be untrusted
+ * in the probe detail (FDS_FP_UNTRUSTED), which report fds reads. It runs a program
  * at every syscall exit of the machine (no tracefs: no per-syscall tracepoint), so it is
  * not on by default; without eBPF the /proc lane runs alone and the probe says why.
  */
@@ -33,6 +37,7 @@
 #include "record/bpf_util.h"
 #include "record/collector.h"
 #include "record/procfs.h"
+#include "record/stackcopy.h"
 
 static const char *const type_names[FD_TYPES] = {
     [FD_FILE] = "file",		[FD_SOCKET] = "socket",		[FD_PIPE] = "pipe",
@@ -203,8 +208,9 @@ static const struct collector_opt fds_opts[] = {
 	.name = "fd-stacks",
 	.help = "fds: also count the fds each syscall opens and\n"
 		"closes (eBPF, at every syscall exit: not on by\n"
-		"default) and keep each open's user stack: the\n"
-		"opening sites of the fds still open at the end",
+		"default) and keep each open's user stack (as\n"
+		"--user-stacks says): the opening sites of the fds\n"
+		"still open at the end",
 	.section = COPT_COLLECTORS,
 	.order = 60,
 	.parse = copt_parse_flag,
@@ -213,8 +219,22 @@ static const struct collector_opt fds_opts[] = {
     {.name = NULL},
 };
 
+/* How the eBPF lane takes the sites' stacks this run, decided by fds_check. */
+static struct {
+	enum user_stacks mode; /* USER_STACKS_FP or _DWARF */
+	char why[180];	       /* user_stacks__choose's reason */
+	char no_fp[180];       /* fp walks asked for (--user-stacks fp) through modules
+				* without frame pointers: which ("no frame pointers in ...");
+				* "" when none is known */
+} fds_stacks;
+
 struct fds_bpf_lane {
 	struct fds_bpf *skel;
+	struct rec_ctx *ctx;
+	struct ring_buffer *crb;     /* the stack copies' ring (dwarf); NULL: fp */
+	struct stack_copies *copies; /* the capture's (dwarf) */
+	int rb_err;		     /* the first error of a copy's record */
+	uint64_t bad_copies;	     /* malformed copy records (not written) */
 	int ncpus;
 	struct fds_stat *percpu;     /* one value of fd_stats: ncpus copies */
 	struct fds_stat *cur, *prev; /* FDS_MAX_NR cumulative sums */
@@ -263,6 +283,90 @@ static bool no_bpf_lane(struct collector *c, char *buf, size_t len)
 	return bpf_util__can_trace(buf, len) != 0;
 }
 
+/* SRC, a list ("a (0 of 8 functions), b (...)"), into DST of LEN bytes: whole items, and
+ * ", ..." when not all fit. */
+static void cut_list(char *dst, size_t len, const char *src)
+{
+	const char *p = src, *cut = NULL;
+
+	if (strlen(src) < len) {
+		memcpy(dst, src, strlen(src) + 1);
+		return;
+	}
+	while ((p = strstr(p + 1, ", ")) && (size_t)(p - src) + sizeof(", ...") <= len)
+		cut = p;
+	if (cut)
+		snprintf(dst, len, "%.*s, ...", (int)(cut - src), src);
+	else
+		snprintf(dst, len, "%.*s", (int)len - 1, src);
+}
+
+/* Decide how the sites' stacks are taken for CTX's target (fds_stacks): as --user-stacks
+ * says (auto: copies when a module of the target keeps no frame pointers); and when fp
+ * walks were asked for by name, whether the target's modules keep frame pointers at all
+ * (a walk through one that does not reads data as return addresses). */
+/* Whether PATH is a script ("#!"): the program it runs is not PATH. */
+static bool is_script(const char *path)
+{
+	char head[2];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	bool yes;
+
+	if (fd < 0)
+		return false;
+	yes = read(fd, head, 2) == 2 && head[0] == '#' && head[1] == '!';
+	close(fd);
+	return yes;
+}
+
+static void choose_stacks(const struct rec_ctx *ctx)
+{
+	bool command = ctx->mode == PTOP__V1__TARGET_MODE__TARGET_MODE_COMMAND;
+	char judged[1024];
+
+	fds_stacks.no_fp[0] = '\0';
+	fds_stacks.mode = user_stacks__choose(ctx, fds_stacks.why, sizeof(fds_stacks.why));
+	/* auto, for a command that is a script (a pyenv shim): the program the script runs
+	 * (python3) is not known until it runs, and was not judged: copies, which unwind
+	 * with or without frame pointers */
+	if (fds_stacks.mode == USER_STACKS_FP && ctx->user_stacks == USER_STACKS_AUTO && command &&
+	    is_script(ctx->exe)) {
+		const char *base = strrchr(ctx->exe, '/');
+
+		fds_stacks.mode = USER_STACKS_DWARF;
+		snprintf(fds_stacks.why, sizeof(fds_stacks.why),
+			 "--user-stacks auto: %.80s is a script, the program it runs is not "
+			 "judged before it runs",
+			 base ? base + 1 : ctx->exe);
+		return;
+	}
+	if (fds_stacks.mode != USER_STACKS_FP || ctx->user_stacks != USER_STACKS_FP)
+		return;
+	if (user_stacks__auto(ctx->pid, command ? ctx->exe : NULL, judged, sizeof(judged)) ==
+	    USER_STACKS_DWARF)
+		cut_list(fds_stacks.no_fp, sizeof(fds_stacks.no_fp), judged);
+}
+
+/* The probe detail of the eBPF lane into C->detail (DIR: the fd directory read). */
+static void bpf_lane_detail(struct collector *c, const char *dir)
+{
+	int n = snprintf(c->detail, sizeof(c->detail),
+			 "%s: one readlink per fd each interval; raw_tp/sys_exit: fds opened and "
+			 "closed per syscall, opening user stacks %s (%s)",
+			 dir, user_stacks_name(fds_stacks.mode), fds_stacks.why);
+
+	if (n < 0 || (size_t)n >= sizeof(c->detail))
+		return;
+	if (fds_stacks.mode == USER_STACKS_DWARF)
+		snprintf(c->detail + n, sizeof(c->detail) - (size_t)n,
+			 ": %d KiB stack copies, unwound offline", SC_MAX_BYTES / 1024);
+	else if (fds_stacks.no_fp[0])
+		snprintf(c->detail + n, sizeof(c->detail) - (size_t)n,
+			 "; " FDS_FP_UNTRUSTED " (%s): a site's frames past the first are not "
+			 "to be trusted (--user-stacks dwarf unwinds them)",
+			 fds_stacks.no_fp);
+}
+
 static Ptop__V1__ProbeState fds_check(struct collector *c)
 {
 	struct rec_ctx *ctx = c->ctx;
@@ -300,10 +404,8 @@ static Ptop__V1__ProbeState fds_check(struct collector *c)
 		    dir, why);
 	} else {
 		c->source = PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_EBPF;
-		snprintf(c->detail, sizeof(c->detail),
-			 "%s: one readlink per fd each interval; raw_tp/sys_exit: fds opened and "
-			 "closed per syscall, opening user stacks",
-			 dir);
+		choose_stacks(ctx);
+		bpf_lane_detail(c, dir);
 	}
 	return PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE;
 }
@@ -312,12 +414,57 @@ static void bpf_lane_free(struct fds_bpf_lane *b)
 {
 	if (!b)
 		return;
+	ring_buffer__free(b->crb);
 	fds_bpf__destroy(b->skel);
 	free(b->percpu);
 	free(b->cur);
 	free(b->prev);
 	free(b->cnt_vals);
 	free(b);
+}
+
+/* A stack copy from the ring: its Stack record, once per key. */
+static int on_copy(void *arg, void *data, size_t size)
+{
+	struct fds_bpf_lane *b = arg;
+	int err;
+
+	if (b->rb_err)
+		return 0;
+	err = stack_copies__add(b->ctx, b->copies, cp_stack_table__capture(), data, size);
+	if (err == -EINVAL)
+		b->bad_copies++;
+	else if (err)
+		b->rb_err = err;
+	return 0;
+}
+
+/* The target's VMAs for the stack copies (bpf/stackcopy.h), from its maps now: the BPF
+ * side then seldom needs to look one up. A failure only costs it lookups. */
+static void seed_vmas(struct fds_bpf_lane *b, pid_t pid)
+{
+	struct sc_vmas t, *v;
+	__u32 key = (__u32)pid;
+
+	if (pid <= 0 || sc_vmas__read(pid, &t))
+		return;
+	v = calloc((size_t)b->ncpus, sizeof(*v));
+	if (!v)
+		return;
+	for (int i = 0; i < b->ncpus; i++)
+		v[i] = t;
+	bpf_map_update_elem(bpf_map__fd(b->skel->maps.fd_vmas), &key, v, BPF_ANY);
+	free(v);
+}
+
+/* The copies the ring holds, each written as its Stack record: before the sites that
+ * refer to them. 0 or -errno of writing one. */
+static int drain_copies(struct fds_bpf_lane *b)
+{
+	if (!b->crb)
+		return 0;
+	ring_buffer__consume(b->crb);
+	return b->rb_err;
 }
 
 /* Load and attach the eBPF lane into *OUT. 0, or -errno with the reason in WHY. */
@@ -331,6 +478,7 @@ static int bpf_lane_start(struct collector *c, struct fds_bpf_lane **out, char *
 	*out = NULL;
 	if (!b)
 		return -ENOMEM;
+	b->ctx = c->ctx;
 	b->ncpus = bpf_util__ncpus();
 	if (b->ncpus <= 0) {
 		err = b->ncpus < 0 ? b->ncpus : -EINVAL;
@@ -355,6 +503,12 @@ static int bpf_lane_start(struct collector *c, struct fds_bpf_lane **out, char *
 	}
 	b->skel->rodata->targ_tgid = (__u32)c->ctx->pid;
 	b->skel->rodata->fd_stacks = true;
+	b->skel->rodata->fd_user_stacks =
+	    fds_stacks.mode == USER_STACKS_DWARF ? FDS_USER_COPY : FDS_USER_FP;
+	if (fds_stacks.mode != USER_STACKS_DWARF) { /* the copies' maps stay small */
+		bpf_map__set_max_entries(b->skel->maps.fd_copies, 4096);
+		bpf_map__set_max_entries(b->skel->maps.fd_copied, 1);
+	}
 	err = fds_bpf__load(b->skel);
 	if (err) {
 		bpf_util__format_error(why, len, "load fds BPF", err);
@@ -372,6 +526,16 @@ static int bpf_lane_start(struct collector *c, struct fds_bpf_lane **out, char *
 			goto fail;
 		}
 		b->nrs[b->n_nrs++] = nr;
+	}
+	if (fds_stacks.mode == USER_STACKS_DWARF) {
+		b->copies = stack_copies__capture();
+		b->crb = ring_buffer__new(bpf_map__fd(b->skel->maps.fd_copies), on_copy, b, NULL);
+		if (!b->copies || !b->crb) {
+			err = b->crb ? -ENOMEM : -errno;
+			snprintf(why, len, "stack copies' ring buffer: %s", strerror(-err));
+			goto fail;
+		}
+		seed_vmas(b, c->ctx->pid);
 	}
 	b->skel->links.fd_exit = bpf_program__attach(b->skel->progs.fd_exit);
 	if (!b->skel->links.fd_exit) {
@@ -460,12 +624,15 @@ static const char *const counter_kind[FDS_CNT_MAX] = {
     [FDS_CNT_OWNER_FULL] = "map_full",
     [FDS_CNT_STACK_FAIL] = "stack_failed",
     [FDS_CNT_SITE_FULL] = "map_full",
+    [FDS_CNT_COPY_LOST] = "stack_copy_ring_full",
 };
 static const char *const counter_detail[FDS_CNT_MAX] = {
     [FDS_CNT_OWNER_FULL] = "fd_owner full: an open fd's site not kept (its close not "
 			   "credited)",
     [FDS_CNT_STACK_FAIL] = "no user stack for an open: counted, not credited to a site",
     [FDS_CNT_SITE_FULL] = "fd_sites full: an open not credited to its site",
+    [FDS_CNT_COPY_LOST] = "stack copies the ring had no room for: the open is credited to "
+			  "its site, whose stack is missing unless a later open there sent it",
 };
 
 static int emit_losses(struct collector *c, struct fds_bpf_lane *b)
@@ -490,10 +657,15 @@ static int emit_losses(struct collector *c, struct fds_bpf_lane *b)
 			return err;
 		b->prev_misses = misses;
 	}
-	return 0;
+	err = rec_emit_drop(c, "stack_copy_malformed", b->bad_copies,
+			    "stack copies from the kernel too short for their size: not written");
+	b->bad_copies = 0;
+	return err;
 }
 
-/* The opening sites at the end (FdSites), each stack written once as a Stack record. */
+/* The opening sites at the end (FdSites), each stack written once as a Stack record: a
+ * walk's from the stack map here, a copy's as it came through the ring (drained after
+ * the sites are read, so that a site made since the poll began has its copy written). */
 static int emit_sites(struct collector *c, struct fds_bpf_lane *b, uint64_t now_ns)
 {
 	struct cp_stack_table *t = cp_stack_table__capture();
@@ -502,45 +674,56 @@ static int emit_sites(struct collector *c, struct fds_bpf_lane *b, uint64_t now_
 	Ptop__V1__FdSites msg = PTOP__V1__FD_SITES__INIT;
 	Ptop__V1__FdSite *sites = NULL, **ptrs = NULL;
 	uint64_t ips[SM_MAX_DEPTH];
-	struct sm_key key, next, *prev = NULL;
+	struct sm_key *keys = NULL, next, *prev = NULL;
 	struct fds_site v;
-	size_t n = 0;
+	size_t n = 0, i;
 	int err = 0;
 
 	if (!t)
 		return -ENOMEM;
 	sites = calloc(FDS_SITES, sizeof(*sites));
 	ptrs = calloc(FDS_SITES, sizeof(*ptrs));
-	if (!sites || !ptrs) {
+	keys = calloc(FDS_SITES, sizeof(*keys));
+	if (!sites || !ptrs || !keys) {
 		err = -ENOMEM;
 		goto out;
 	}
 	while (n < FDS_SITES && bpf_map_get_next_key(sfd, prev, &next) == 0) {
-		uint64_t id = 0;
-		int k;
-
-		key = next;
-		prev = &key;
-		if (bpf_map_lookup_elem(sfd, &key, &v))
+		keys[n] = next;
+		prev = &keys[n];
+		if (bpf_map_lookup_elem(sfd, &keys[n], &v))
 			continue;
-		k = stackmap__read(kfd, &key, ips, SM_MAX_DEPTH);
-		if (k > 0)
-			err = cp_stack_table__emit(c->ctx, t, false, 0, ips, (size_t)k, &id);
-		if (err)
-			goto out;
 		ptop__v1__fd_site__init(&sites[n]);
-		sites[n].stack_id = id;
 		sites[n].opened = v.opened;
 		sites[n].live = v.live;
 		ptrs[n] = &sites[n];
 		n++;
 	}
+	err = drain_copies(b);
+	for (i = 0; !err && i < n; i++) {
+		uint64_t id = 0;
+		int k;
+
+		if (keys[i].kernel == SM_KIND_COPY) { /* its record came through the ring */
+			if (stack_copies__find(b->copies, (uint32_t)c->ctx->pid, keys[i].hash, &id))
+				id = 0; /* its copy was lost (counted): no stack */
+		} else {
+			k = stackmap__read(kfd, &keys[i], ips, SM_MAX_DEPTH);
+			if (k > 0)
+				err =
+				    cp_stack_table__emit(c->ctx, t, false, 0, ips, (size_t)k, &id);
+		}
+		sites[i].stack_id = id;
+	}
+	if (err)
+		goto out;
 	msg.n_sites = n;
 	msg.sites = n ? ptrs : NULL;
 	err = emit(c, &msg.base, now_ns, 0);
 out:
 	free(sites);
 	free(ptrs);
+	free(keys);
 	return err;
 }
 
@@ -587,7 +770,10 @@ static int fds_poll(struct collector *c, uint64_t now_ns, unsigned flags)
 	interval = now_ns > p->prev_ns ? now_ns - p->prev_ns : 0;
 	p->prev_ns = now_ns;
 	if (p->bpf) { /* the kernel's counts first: they are the target's, whatever /proc says */
-		err = emit_ops(c, p->bpf, now_ns, interval);
+		err = drain_copies(p->bpf); /* before the sites that refer to them */
+		if (!err && p->bpf->crb)
+			seed_vmas(p->bpf, c->ctx->pid); /* the mappings may have changed */
+		err = err ?: emit_ops(c, p->bpf, now_ns, interval);
 		err = err ?: emit_losses(c, p->bpf);
 		if (!err && (flags & POLL_FINAL))
 			err = emit_sites(c, p->bpf, now_ns);

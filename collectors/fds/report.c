@@ -3,15 +3,26 @@
  *
  * One model, three renderings: text prints the summary, the intervals and the table at the
  * end; JSON has them as "intervals", "growth" and "open_at_end"; CSV is the intervals.
+ *
+ * With --fd-stacks, the opens and closes by syscall and the opening sites. A site's stack
+ * is a frame-pointer walk or a stack copy unwound by the analyzer (the probe detail says
+ * which); sites whose copies differ but unwind to the same frames are one site here.
+ * Frame-pointer walks through code without frame pointers (the probe detail says so:
+ * FDS_FP_UNTRUSTED) keep their first frame, the syscall's own ip; the rest is printed
+ * apart, as frames not to be trusted, never as the site.
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <linux/types.h>
+
 #include "analyze/report.h"
 #include "analyze/symbolize.h"
+#include "collectors/fds/fds.h"
 
 #define NTYPES 9
 static const char *const type_col[NTYPES] = {
@@ -40,8 +51,9 @@ static const char ops_sql[] =
 static const char sites_sql[] = "SELECT stack_id, opened, live FROM fd_site WHERE cap = ?1 "
 				"ORDER BY live DESC, opened DESC, stack_id";
 
-#define SITES_SHOWN 10 /* opening sites in text (JSON has them all) */
-#define SITE_FRAMES 8  /* frames of a site's stack shown */
+#define SITES_SHOWN 10	      /* opening sites in text (JSON has them all) */
+#define SITE_FRAMES 8	      /* frames of a site's stack shown in text (JSON, CSV: all) */
+#define FRAMES_TEXT_MAX 65536 /* bytes of a stack's names at most */
 
 enum { COL_T, COL_TOTAL, COL_GROWTH, COL_TYPE0, COL_OPENED = COL_TYPE0 + NTYPES, COL_CLOSED, COLS };
 static const char *const col_names[COLS] = {
@@ -52,8 +64,59 @@ static const char *const col_names[COLS] = {
 enum { PCOL_SYSCALL, PCOL_OPENED, PCOL_FAILED, PCOL_CLOSED, PCOL_EMFILE, PCOLS };
 static const char *const ops_names[PCOLS] = {"syscall", "opened", "failed", "closed", "emfile"};
 
-enum { SCOL_LIVE, SCOL_OPENED, SCOL_STACK_ID, SCOL_STACK, SCOLS };
-static const char *const site_names[SCOLS] = {"live", "opened", "stack_id", "stack"};
+enum { SCOL_LIVE, SCOL_OPENED, SCOL_STACK_ID, SCOL_STACKS, SCOL_STACK, SCOL_UNTRUSTED, SCOLS };
+static const char *const site_names[SCOLS] = {"live",	"opened", "stack_id",
+					      "stacks", "stack",  "untrusted_frames"};
+
+/* How the sites' stacks were taken, from the fds probe's detail. */
+struct site_stacks {
+	const char *mode; /* "fp" or "dwarf" (a recorder before --user-stacks: fp) */
+	bool untrusted;	  /* fp walks through code without frame pointers */
+	char note[320];	  /* why untrusted: the detail's words; "" when trusted */
+};
+
+static void site_stacks__read(const struct probe_info *p, struct site_stacks *ss)
+{
+	const char *at = strstr(p->detail, FDS_FP_UNTRUSTED), *end;
+
+	memset(ss, 0, sizeof(*ss));
+	ss->mode = strstr(p->detail, "opening user stacks dwarf") ? "dwarf" : "fp";
+	if (!at || strcmp(ss->mode, "fp"))
+		return;
+	ss->untrusted = true;
+	end = strstr(at, ": a site's frames");
+	snprintf(ss->note, sizeof(ss->note), "%.*s", end ? (int)(end - at) : (int)strlen(at), at);
+}
+
+/* One site of the report: the fd_site rows whose stacks unwind to the same frames. */
+struct site_row {
+	int64_t stack_id; /* the first row's (0: none) */
+	const struct prof_stack *ps;
+	int64_t opened, live;
+	int64_t rows; /* fd_site rows merged */
+};
+
+/* The same frames (ips), both placed. */
+static bool same_frames(const struct prof_stack *a, const struct prof_stack *b)
+{
+	if (!a || !b || a->n != b->n)
+		return false;
+	for (size_t d = 0; d < a->n; d++)
+		if (a->loc[d]->ip != b->loc[d]->ip)
+			return false;
+	return true;
+}
+
+static int site_cmp(const void *x, const void *y)
+{
+	const struct site_row *a = x, *b = y;
+
+	if (a->live != b->live)
+		return a->live < b->live ? 1 : -1;
+	if (a->opened != b->opened)
+		return a->opened < b->opened ? 1 : -1;
+	return (a->stack_id > b->stack_id) - (a->stack_id < b->stack_id);
+}
 
 enum { OCOL_FD, OCOL_TYPE, OCOL_TARGET, OCOLS };
 static const char *const open_names[OCOLS] = {"fd", "type", "target"};
@@ -174,9 +237,28 @@ static bool q_exists(sqlite3 *db, int64_t cap)
 	return yes;
 }
 
-/* The opening sites into T, their stacks named as report heap names them. */
+/* The names of frames [FROM, TO) of PS (at most MAX of them), " < " between them, into
+ * BUF (cut at LEN). */
+static void frames_text(const struct prof_stack *ps, size_t from, size_t to, size_t max, char *buf,
+			size_t len)
+{
+	char name[512];
+	size_t at = 0;
+
+	buf[0] = '\0';
+	for (size_t d = from; d < ps->n && d < to && d - from < max; d++) {
+		prof_loc__name(ps->loc[d], 0, name, sizeof(name));
+		at += (size_t)snprintf(buf + at, at < len ? len - at : 0, "%s%s",
+				       d > from ? " < " : "", name);
+		if (at >= len)
+			break;
+	}
+}
+
+/* The opening sites into T, their stacks named as report heap names them; SS says how
+ * the stacks were taken. */
 static int build_sites(sqlite3 *db, const struct capture_meta *m, const struct report_opts *o,
-		       struct table *t)
+		       const struct site_stacks *ss, struct table *t)
 {
 	struct symstore_opts so = {.cache_dir = o->symbol_cache,
 				   .debuginfod = o->debuginfod,
@@ -184,8 +266,11 @@ static int build_sites(sqlite3 *db, const struct capture_meta *m, const struct r
 				   .retry_misses = o->symbol_cache || o->debuginfod};
 	struct symstore_run run;
 	struct profile *stacks = NULL;
+	struct site_row *rows = NULL;
+	size_t n = 0, cap = 0, i, k;
+	char *buf = NULL;
 	sqlite3_stmt *st = NULL;
-	char msg[512], name[512];
+	char msg[512];
 	int err = 0, rc;
 
 	if (!q_exists(db, m->cap))
@@ -203,31 +288,71 @@ static int build_sites(sqlite3 *db, const struct capture_meta *m, const struct r
 		return -EIO;
 	}
 	sqlite3_bind_int64(st, 1, m->cap);
-	while (!err && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		int64_t sid =
 		    sqlite3_column_type(st, 0) == SQLITE_NULL ? 0 : sqlite3_column_int64(st, 0);
 		const struct prof_stack *ps = sid > 0 ? profile__stack(stacks, sid) : NULL;
-		char frames[SITE_FRAMES * 96] = "";
-		size_t len = 0;
+		int64_t opened = sqlite3_column_int64(st, 1), live = sqlite3_column_int64(st, 2);
 
-		for (size_t d = 0; ps && d < ps->n && d < SITE_FRAMES; d++) {
-			prof_loc__name(ps->loc[d], 0, name, sizeof(name));
-			len += (size_t)snprintf(frames + len,
-						len < sizeof(frames) ? sizeof(frames) - len : 0,
-						"%s%s", d ? " < " : "", name);
-			if (len >= sizeof(frames))
+		/* copies that differ in words the unwinder did not need are one site */
+		for (k = 0; ps && k < n; k++)
+			if (same_frames(rows[k].ps, ps))
 				break;
+		if (ps && k < n) {
+			rows[k].opened += opened;
+			rows[k].live += live;
+			rows[k].rows++;
+			continue;
 		}
-		err = table__add_row(t);
-		err = err ?: table__set_int(t, SCOL_LIVE, sqlite3_column_int64(st, 2), NULL);
-		err = err ?: table__set_int(t, SCOL_OPENED, sqlite3_column_int64(st, 1), NULL);
-		if (sid > 0)
-			err = err ?: table__set_int(t, SCOL_STACK_ID, sid, NULL);
-		err = err ?: table__set_text(t, SCOL_STACK, ps ? frames : "(no stack)");
+		if (n == cap) {
+			size_t c2 = cap ? cap * 2 : 64;
+			struct site_row *r2 = realloc(rows, c2 * sizeof(*r2));
+
+			if (!r2) {
+				err = -ENOMEM;
+				break;
+			}
+			rows = r2;
+			cap = c2;
+		}
+		rows[n++] = (struct site_row){sid, ps, opened, live, 1};
 	}
 	if (!err && rc != SQLITE_DONE)
 		err = -EIO;
 	sqlite3_finalize(st);
+	if (n > 1)
+		qsort(rows, n, sizeof(*rows), site_cmp);
+	if (!err && n && !(buf = malloc(FRAMES_TEXT_MAX)))
+		err = -ENOMEM;
+	for (i = 0; !err && i < n; i++) {
+		const struct prof_stack *ps = rows[i].ps;
+		size_t to;
+
+		err = table__add_row(t);
+		err = err ?: table__set_int(t, SCOL_LIVE, rows[i].live, NULL);
+		err = err ?: table__set_int(t, SCOL_OPENED, rows[i].opened, NULL);
+		if (rows[i].stack_id > 0)
+			err = err ?: table__set_int(t, SCOL_STACK_ID, rows[i].stack_id, NULL);
+		err = err ?: table__set_int(t, SCOL_STACKS, rows[i].rows, NULL);
+		if (!ps) {
+			err = err ?: table__set_text(t, SCOL_STACK, "(no stack)");
+			continue;
+		}
+		/* an untrusted walk: its first frame is the syscall's ip, the rest may be
+		 * data read as return addresses. JSON and CSV have every frame, text the
+		 * first SITE_FRAMES */
+		to = ss->untrusted ? 1 : ps->n;
+		frames_text(ps, 0, to, SIZE_MAX, buf, FRAMES_TEXT_MAX);
+		err = err ?: table__set_text(t, SCOL_STACK, buf);
+		frames_text(ps, 0, to, SITE_FRAMES, buf, FRAMES_TEXT_MAX);
+		err = err ?: table__set_display(t, SCOL_STACK, buf);
+		if (!err && ss->untrusted && ps->n > 1) {
+			frames_text(ps, 1, ps->n, SIZE_MAX, buf, FRAMES_TEXT_MAX);
+			err = table__set_text(t, SCOL_UNTRUSTED, buf);
+		}
+	}
+	free(buf);
+	free(rows);
 	profile__free(stacks);
 	return err;
 }
@@ -295,6 +420,7 @@ static int report_fds(sqlite3 *db, const char *capture_id, const struct report_o
 	struct table *t = NULL, *ot = NULL, *pt = NULL, *stt = NULL;
 	struct capture_meta m;
 	struct probe_info p;
+	struct site_stacks ss;
 	struct fds_span sp;
 	size_t nd = 0;
 	int64_t at = 0;
@@ -311,6 +437,7 @@ static int report_fds(sqlite3 *db, const char *capture_id, const struct report_o
 	if (!probe__active(&p))
 		return report__not_collected(&j, out, o, "fds", &p);
 	ops = !strcmp(p.source, "ebpf"); /* the eBPF lane ran (--fd-stacks) */
+	site_stacks__read(&p, &ss);
 	t = table__new(ops ? COLS : COL_OPENED, col_names);
 	ot = table__new(OCOLS, open_names);
 	pt = table__new(PCOLS, ops_names);
@@ -323,7 +450,7 @@ static int report_fds(sqlite3 *db, const char *capture_id, const struct report_o
 	err = err ?: build_open(db, &m, ot, &at, &trunc);
 	if (ops) {
 		err = err ?: build_ops(db, &m, &o->win, pt);
-		err = err ?: build_sites(db, &m, o, stt);
+		err = err ?: build_sites(db, &m, o, &ss, stt);
 	}
 	err = err ?: drops__load(db, &m, "fds", &o->win, &drops, &nd);
 	if (err)
@@ -375,14 +502,26 @@ static int report_fds(sqlite3 *db, const char *capture_id, const struct report_o
 			    table__rows(stt) < SITES_SHOWN ? table__rows(stt) : SITES_SHOWN;
 
 			fprintf(out,
-				"\nopening sites at the end, by fds still open (%zu of %zu; the "
-				"stack innermost first):\n",
-				shown, table__rows(stt));
+				"\nopening sites at the end, by fds still open (%zu of %zu; user "
+				"stacks %s; the stack innermost first):\n",
+				shown, table__rows(stt),
+				!strcmp(ss.mode, "dwarf") ? "dwarf, unwound from stack copies"
+							  : "fp, frame-pointer walks");
+			if (ss.untrusted)
+				fprintf(out,
+					"note: %s: each site shows the syscall's own frame only; "
+					"the callers the walk found are not to be trusted (JSON "
+					"untrusted_frames). Record with --user-stacks dwarf for "
+					"whole stacks.\n",
+					ss.note);
 			for (size_t r = 0; r < shown; r++)
-				fprintf(out, "%8s live %8s opened  %s\n",
+				fprintf(out, "%8s live %8s opened  %s%s\n",
 					table__shown(stt, r, SCOL_LIVE),
 					table__shown(stt, r, SCOL_OPENED),
-					table__shown(stt, r, SCOL_STACK));
+					table__shown(stt, r, SCOL_STACK),
+					table__type(stt, r, SCOL_UNTRUSTED) != CELL_NULL
+					    ? " < (callers not trusted)"
+					    : "");
 		} else if (!err) {
 			fprintf(out, "\nopening sites: none recorded\n");
 		}
@@ -430,6 +569,9 @@ static int report_fds(sqlite3 *db, const char *capture_id, const struct report_o
 			json__begin_object(&j);
 			json__key(&j, "by_syscall");
 			table__json(pt, &j, NULL, 0);
+			json__kv_string(&j, "user_stacks", ss.mode);
+			json__kv_bool(&j, "stacks_trusted", !ss.untrusted);
+			json__kv_string(&j, "stacks_note", ss.untrusted ? ss.note : NULL);
 			json__key(&j, "sites");
 			table__json(stt, &j, NULL, 0);
 			json__end_object(&j);

@@ -1,5 +1,6 @@
 /* load.c — the net collector's loader (analyze/load.h): each NetSockets becomes one
- * net_socket row per socket, each NetError one net_error row (schema.sql). */
+ * net_socket row per socket and one net_state row per state change it carries, each
+ * NetError one net_error row (schema.sql). */
 #include <errno.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -8,7 +9,7 @@
 #include "collectors/net/net.pb-c.h"
 #include "proto/capture.h" /* capture_payload__unpack */
 
-enum { ST_SOCKET, ST_ERROR };
+enum { ST_SOCKET, ST_ERROR, ST_STATE };
 
 static const char socket_sql[] =
     "INSERT INTO net_socket (cap, time_ns, interval_ns, pid, sock, cookie, inode, proto, local, "
@@ -16,7 +17,9 @@ static const char socket_sql[] =
     "segs_in, retransmits, srtt_us, connect_ns, closed, tx_queue, rx_queue, fd)";
 static const char error_sql[] =
     "INSERT INTO net_error (cap, time_ns, pid, sock, cookie, inode, proto, local, remote, kind, "
-    "count, total, latency_ns, err)";
+    "count, total, latency_ns, err, in_call)";
+static const char state_sql[] =
+    "INSERT INTO net_state (cap, time_ns, pid, sock, cookie, old_state, new_state)";
 
 /* The message of EV's payload of type DESC, NULL with errno ENOENT when it is another
  * collector's; a payload that does not unpack fails the load. */
@@ -92,6 +95,19 @@ static int load_sockets(struct load_ctx *l, const Ptop__V1__Event *ev)
 		else
 			sqlite3_bind_null(s, 26);
 		err = load__step(l, ST_SOCKET);
+		for (size_t c = 0; !err && c < k->n_changes; c++) {
+			const Ptop__V1__NetStateChange *ch = k->changes[c];
+			sqlite3_stmt *t = l->st[ST_STATE];
+			Ptop__V1__Event e2 = *ev;
+
+			e2.time_ns = ch->time_ns; /* the change's own time */
+			bind_envelope(l, t, &e2, false); /* :cap, :time_ns, :pid */
+			bind_i64(t, 4, sock_key(k->id, k->inode));
+			bind_nz(t, 5, k->id);
+			bind_text(t, 6, ch->old_state);
+			bind_text(t, 7, ch->new_state);
+			err = load__step(l, ST_STATE);
+		}
 	}
 	protobuf_c_message_free_unpacked(&m->base, NULL);
 	return err;
@@ -118,6 +134,7 @@ static int load_error(struct load_ctx *l, const Ptop__V1__Event *ev)
 	bind_u64(s, 12, e->total);
 	bind_nz(s, 13, e->latency_ns);
 	bind_nz(s, 14, e->err);
+	bind_u64(s, 15, e->in_call);
 	err = load__step(l, ST_ERROR);
 	protobuf_c_message_free_unpacked(&e->base, NULL);
 	return err;
@@ -138,9 +155,10 @@ const struct an_load net_load = {
 	    .load = load_error,
 	    .type = "ptop.v1.NetError",
 	}),
-    AN_LOAD_STMTS([ST_SOCKET] = socket_sql, [ST_ERROR] = error_sql),
+    AN_LOAD_STMTS([ST_SOCKET] = socket_sql, [ST_ERROR] = error_sql, [ST_STATE] = state_sql),
     AN_LOAD_CHECKS({"net_socket", true, true, "rowid", "pid,sock",
 		    "tx_bytes,rx_bytes,tx_calls,rx_calls,tx_errors,rx_errors,segs_out,"
 		    "segs_in,retransmits,srtt_us,connect_ns,tx_queue,rx_queue"},
-		   {"net_error", false, false, "rowid", "pid,sock", "count,total,latency_ns"}),
+		   {"net_error", false, false, "rowid", "pid,sock", "count,total,latency_ns"},
+		   {"net_state", false, false, "rowid", "pid,sock", "time_ns"}),
 };

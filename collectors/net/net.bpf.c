@@ -16,6 +16,18 @@
  *   tcp_retransmit_skb  a retransmit on a socket followed.
  *   inet_sk_error_report  sk_err: ECONNREFUSED (refused, with the SYN-to-error latency),
  *        ETIMEDOUT, EHOSTUNREACH/ENETUNREACH; others counted as other_err.
+ * Each TCP state change of a socket followed goes into its ring of the newest
+ * NET_MAX_TRANS (time, old, new); record.c reads the ones since its previous poll.
+ *
+ * raw_tp/sys_exit, connect() only: a connect of the target that fails in the call itself
+ * (no route: ENETUNREACH, EHOSTUNREACH, EACCES; a UNIX socket nobody listens on:
+ * ECONNREFUSED; ...) never reaches the socket's error report. Its socket is found from
+ * the fd (task->files, probe reads: a raw tracepoint has no socket cookie, so the key is
+ * the inode) and counted in net_cfails. A TCP connect that sent its SYN and then failed
+ * was counted by inet_sk_error_report already, which notes the socket's inode in
+ * net_reported: the connect call that returns that error (a blocking one, or a second
+ * call after a non-blocking one) is left out here, once. EINPROGRESS, EALREADY, EINTR
+ * (the connect goes on) and EISCONN (connected already) are not failures.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -53,6 +65,22 @@ struct {
 } net_socks SEC(".maps");
 
 struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, NET_MAX_CFAIL);
+	__type(key, __u64);
+	__type(value, struct net_cfail);
+} net_cfails SEC(".maps");
+
+/* Inodes of the followed sockets whose error inet_sk_error_report counted, until a
+ * connect call on them returns that error (then it is not counted a second time). */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u64);
+	__type(value, __u8);
+} net_reported SEC(".maps");
+
+struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, NET_CNT_MAX);
 	__type(key, __u32);
@@ -84,34 +112,41 @@ static __always_inline void read_addrs(struct net_sock *s, const struct sock *sk
 	}
 }
 
+/* The zero entries new ones are made from (.rodata: too large for the BPF stack). */
+const volatile struct net_sock net_sock_zero = {};
+const volatile struct net_cfail net_cfail_zero = {};
+
 /* A new entry for SK (the target's), or NULL when the map is full (counted). */
 static __always_inline struct net_sock *sock_add(const struct sock *sk, __u64 key, __u64 now)
 {
-	struct net_sock s = {};
+	struct net_sock *s;
 	__u16 proto;
 	long err;
 
-	s.family = BPF_CORE_READ(sk, __sk_common.skc_family);
-	proto = BPF_CORE_READ(sk, sk_protocol);
-	if (s.family == AF_UNIX)
-		s.proto = NET_PROTO_UNIX;
-	else if ((s.family == AF_INET || s.family == AF_INET6) && proto == IPPROTO_TCP)
-		s.proto = NET_PROTO_TCP;
-	else if ((s.family == AF_INET || s.family == AF_INET6) && proto == IPPROTO_UDP)
-		s.proto = NET_PROTO_UDP;
-	else
-		s.proto = NET_PROTO_OTHER;
-	s.inode = BPF_CORE_READ(sk, sk_socket, file, f_inode, i_ino);
-	s.state = BPF_CORE_READ(sk, __sk_common.skc_state);
-	s.type = BPF_CORE_READ(sk, sk_type);
-	s.first_ns = now;
-	read_addrs(&s, sk);
-	err = bpf_map_update_elem(&net_socks, &key, &s, BPF_ANY);
+	err = bpf_map_update_elem(&net_socks, &key, (void *)&net_sock_zero, BPF_ANY);
 	if (err) {
 		counter_inc(NET_CNT_MAP_FULL);
 		return NULL;
 	}
-	return bpf_map_lookup_elem(&net_socks, &key);
+	s = bpf_map_lookup_elem(&net_socks, &key);
+	if (!s)
+		return NULL;
+	s->family = BPF_CORE_READ(sk, __sk_common.skc_family);
+	proto = BPF_CORE_READ(sk, sk_protocol);
+	if (s->family == AF_UNIX)
+		s->proto = NET_PROTO_UNIX;
+	else if ((s->family == AF_INET || s->family == AF_INET6) && proto == IPPROTO_TCP)
+		s->proto = NET_PROTO_TCP;
+	else if ((s->family == AF_INET || s->family == AF_INET6) && proto == IPPROTO_UDP)
+		s->proto = NET_PROTO_UDP;
+	else
+		s->proto = NET_PROTO_OTHER;
+	s->inode = BPF_CORE_READ(sk, sk_socket, file, f_inode, i_ino);
+	s->state = BPF_CORE_READ(sk, __sk_common.skc_state);
+	s->type = BPF_CORE_READ(sk, sk_type);
+	read_addrs(s, sk);
+	s->first_ns = now; /* last: record.c tells a new entry by it */
+	return s;
 }
 
 /* TCP figures of the socket at a send or receive: one helper call, then plain loads. */
@@ -199,6 +234,14 @@ int BPF_PROG(net_state, const struct sock *sk, const int oldstate, const int new
 	}
 	if (!s)
 		return 0;
+	{
+		__u32 i = s->ntrans & (NET_MAX_TRANS - 1);
+
+		s->trans[i].ns = now;
+		s->trans[i].oldstate = (__u8)oldstate;
+		s->trans[i].newstate = (__u8)newstate;
+		s->ntrans++;
+	}
 	s->state = newstate;
 	if (newstate != TCP_CLOSE) /* at CLOSE the local port is released already */
 		read_addrs(s, sk);
@@ -280,5 +323,153 @@ int BPF_PROG(net_error, const struct sock *sk)
 	s->last_err = err;
 	s->err_ns = now;
 	s->err_lat_ns = s->syn_ns && !s->est_ns && now > s->syn_ns ? now - s->syn_ns : 0;
+	{
+		__u8 one = 1;
+
+		bpf_map_update_elem(&net_reported, &s->inode, &one, BPF_ANY);
+	}
+	return 0;
+}
+
+#define EINTR 4
+#define EBADF 9
+#define EFAULT 14
+#define ENOTSOCK 88
+#define EISCONN 106
+#define EALREADY 114
+#define EINPROGRESS 115
+#define ERESTARTSYS 512
+#define ERESTARTNOINTR 513
+#define ERESTARTNOHAND 514
+
+#if defined(__TARGET_ARCH_x86)
+#define NR_CONNECT 42
+#elif defined(__TARGET_ARCH_arm64)
+#define NR_CONNECT 203
+#else
+#error "net.bpf.c: add connect's syscall number for this architecture"
+#endif
+
+static __always_inline __u64 regs_nr(struct pt_regs *regs)
+{
+#if defined(__TARGET_ARCH_x86)
+	return BPF_CORE_READ(regs, orig_ax);
+#else
+	return BPF_CORE_READ(regs, syscallno);
+#endif
+}
+
+/* Syscall argument N (1 or 2) of REGS at exit: the registers the call was made with. */
+static __always_inline __u64 regs_arg(struct pt_regs *regs, int n)
+{
+#if defined(__TARGET_ARCH_x86)
+	return n == 1 ? BPF_CORE_READ(regs, di) : BPF_CORE_READ(regs, si);
+#else
+	return n == 1 ? BPF_CORE_READ(regs, orig_x0) : BPF_CORE_READ(regs, regs[1]);
+#endif
+}
+
+SEC("raw_tp/sys_exit")
+int net_connect_exit(struct bpf_raw_tracepoint_args *ctx)
+{
+	struct pt_regs *regs = (struct pt_regs *)ctx->args[0];
+	long ret = (long)ctx->args[1];
+	struct task_struct *task;
+	struct file **fdarr, *f = NULL;
+	struct socket *sock;
+	struct sock *sk;
+	struct net_cfail *c;
+	__u64 ino, now;
+	__u32 fd, max;
+	int e;
+
+	if (ret >= 0 || ret < -4095 || regs_nr(regs) != NR_CONNECT)
+		return 0;
+	if (!ptop_current_is_target(bpf_get_current_pid_tgid()))
+		return 0;
+	e = (int)-ret;
+	if (e == EINPROGRESS || e == EALREADY || e == EISCONN || e == EINTR ||
+	    e == ERESTARTSYS || e == ERESTARTNOINTR || e == ERESTARTNOHAND || e == EBADF ||
+	    e == ENOTSOCK || e == EFAULT)
+		return 0; /* not a failure of a socket's connect (EISCONN: connected already) */
+	fd = (__u32)regs_arg(regs, 1);
+	task = (struct task_struct *)bpf_get_current_task();
+	max = BPF_CORE_READ(task, files, fdt, max_fds);
+	if (fd >= max)
+		return 0;
+	fdarr = BPF_CORE_READ(task, files, fdt, fd);
+	if (bpf_probe_read_kernel(&f, sizeof(f), &fdarr[fd]) || !f)
+		return 0;
+	ino = BPF_CORE_READ(f, f_inode, i_ino);
+	if (bpf_map_lookup_elem(&net_reported, &ino)) {
+		/* the socket reported this error (its SYN went out): counted there */
+		bpf_map_delete_elem(&net_reported, &ino);
+		return 0;
+	}
+	sock = (struct socket *)BPF_CORE_READ(f, private_data);
+	sk = BPF_CORE_READ(sock, sk);
+	if (!sk)
+		return 0;
+	now = bpf_ktime_get_ns();
+	c = bpf_map_lookup_elem(&net_cfails, &ino);
+	if (!c) {
+		__u16 proto = BPF_CORE_READ(sk, sk_protocol), fam;
+
+		if (bpf_map_update_elem(&net_cfails, &ino, (void *)&net_cfail_zero, BPF_NOEXIST) &&
+		    !bpf_map_lookup_elem(&net_cfails, &ino)) {
+			counter_inc(NET_CNT_CFAIL_FULL);
+			return 0;
+		}
+		c = bpf_map_lookup_elem(&net_cfails, &ino);
+		if (!c)
+			return 0;
+		fam = BPF_CORE_READ(sk, __sk_common.skc_family);
+		c->family = fam;
+		c->type = BPF_CORE_READ(sk, sk_type);
+		if (fam == AF_UNIX)
+			c->proto = NET_PROTO_UNIX;
+		else if ((fam == AF_INET || fam == AF_INET6) && proto == IPPROTO_TCP)
+			c->proto = NET_PROTO_TCP;
+		else if ((fam == AF_INET || fam == AF_INET6) && proto == IPPROTO_UDP)
+			c->proto = NET_PROTO_UDP;
+		else
+			c->proto = NET_PROTO_OTHER;
+		if (!c->first_ns)
+			c->first_ns = now;
+	}
+	/* the address asked for, from the caller's sockaddr */
+	{
+		void *ua = (void *)regs_arg(regs, 2);
+		__u16 fam = 0;
+
+		bpf_probe_read_user(&fam, sizeof(fam), ua);
+		if (fam == AF_INET) {
+			__u16 port = 0;
+
+			bpf_probe_read_user(&port, sizeof(port), ua + 2);
+			c->rport = __builtin_bswap16(port);
+			__builtin_memset(c->raddr, 0, sizeof(c->raddr));
+			bpf_probe_read_user(c->raddr, 4, ua + 4);
+		} else if (fam == AF_INET6) {
+			__u16 port = 0;
+
+			bpf_probe_read_user(&port, sizeof(port), ua + 2);
+			c->rport = __builtin_bswap16(port);
+			bpf_probe_read_user(c->raddr, 16, ua + 8);
+		} else if (fam == AF_UNIX) {
+			bpf_probe_read_user(c->path, sizeof(c->path) - 1, ua + 2);
+			c->path[sizeof(c->path) - 1] = '\0';
+		}
+	}
+	if (e == ECONNREFUSED)
+		__sync_fetch_and_add(&c->refused, 1);
+	else if (e == ENETUNREACH || e == EHOSTUNREACH)
+		__sync_fetch_and_add(&c->unreach, 1);
+	else if (e == ETIMEDOUT)
+		__sync_fetch_and_add(&c->timeout, 1);
+	else
+		__sync_fetch_and_add(&c->other, 1);
+	c->last_err = e;
+	c->err_ns = now;
 	return 0;
 }

@@ -32,12 +32,14 @@
 #include "collectors/net/record.h"
 #include "proto/capture.h"
 #include "record/bpf_util.h"
+#include "record/cgroupfs.h"
 #include "record/collector.h"
 #include "record/procfs.h"
 
 struct fd_ino {
 	uint64_t inode;
 	int fd;
+	pid_t pid; /* the process whose fd it is */
 };
 
 /* A socket of the eBPF map at a poll. */
@@ -52,12 +54,25 @@ struct out_sock {
 	Ptop__V1__NetSocket m;
 	Ptop__V1__NetTraffic tr;
 	Ptop__V1__NetQueues q;
+	Ptop__V1__NetStateChange ch[NET_MAX_TRANS];
+	Ptop__V1__NetStateChange *chp[NET_MAX_TRANS];
 	char proto[8], local[112], remote[64], state[16];
+};
+
+/* A socket of net_cfails at a poll. */
+struct cfail {
+	uint64_t inode;
+	struct net_cfail c;
+	bool gone; /* removed from the map (idle over an interval) */
 };
 
 struct net_priv {
 	struct net_bpf *skel; /* NULL: the /proc lane only */
-	bool proc;	      /* the /proc lane runs (one process) */
+	bool proc;	      /* the /proc lane runs (a process, or a cgroup's members) */
+	pid_t *pids;	      /* --cgroup: the subtree's processes at this poll */
+	size_t npids, cappids;
+	uint64_t *netns;      /* the network namespaces whose tables this poll read */
+	size_t nnetns, capnetns;
 	struct bsock *prev;   /* the previous poll's map, sorted by cookie */
 	size_t nprev;
 	struct bsock *cur;
@@ -76,6 +91,10 @@ struct net_priv {
 	size_t bufcap;
 	uint64_t prev_ns;
 	uint64_t prev_full; /* net_counters: map full, at the previous poll */
+	uint64_t prev_cfull; /* net_counters: net_cfails full, at the previous poll */
+	uint64_t trans_lost; /* state changes beyond the ring, this poll */
+	struct cfail *cprev, *ccur; /* net_cfails at the previous poll and now, by inode */
+	size_t ncprev, nccur, capccur, capcprev;
 	uint64_t *cnt_vals;
 	int ncpus;
 };
@@ -121,26 +140,29 @@ static Ptop__V1__ProbeState net_check(struct collector *c)
 	c->reason[0] = '\0';
 	c->source = PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_EBPF;
 	if (ctx->no_ebpf || bpf_util__can_trace(why, sizeof(why)) != 0) {
-		if (ctx->pid <= 0 && !ctx->caps_only) {
+		if (ctx->pid <= 0 && !ctx->cgroup_dir && !ctx->caps_only) {
 			snprintf(c->reason, sizeof(c->reason),
-				 "%s, and the /proc lane follows one process (use --pid or a "
-				 "command)",
+				 "%s, and the /proc lane follows a process or a cgroup",
 				 ctx->no_ebpf ? "--no-ebpf" : why);
 			return PTOP__V1__PROBE_STATE__PROBE_STATE_UNSUPPORTED;
 		}
 		c->source = PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_PROC;
 		snprintf(c->detail, sizeof(c->detail),
 			 "/proc lane only (%s): /proc/PID/fd matched by inode to "
-			 "/proc/PID/net/{tcp,tcp6,udp,udp6,unix}; no bytes, no errors",
-			 ctx->no_ebpf ? "--no-ebpf" : why);
+			 "/proc/PID/net/{tcp,tcp6,udp,udp6,unix}%s; no bytes, no errors",
+			 ctx->no_ebpf ? "--no-ebpf" : why,
+			 ctx->cgroup_dir ? " of every process of the cgroup" : "");
 		return PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE;
 	}
 	snprintf(c->detail, sizeof(c->detail),
 		 "tp_btf sock_send_length, sock_recv_length, inet_sock_set_state, "
 		 "tcp_receive_reset, tcp_send_reset, tcp_retransmit_skb, inet_sk_error_report, "
-		 "aggregated in kernel (%d sockets)%s",
+		 "raw_tp sys_exit (connect), aggregated in kernel (%d sockets)%s",
 		 NET_MAX_SOCKS,
-		 ctx->pid > 0 ? "; /proc/PID/fd + /proc/PID/net/* for queues and paths" : "");
+		 ctx->pid > 0 ? "; /proc/PID/fd + /proc/PID/net/* for queues and paths"
+		 : ctx->cgroup_dir
+		     ? "; /proc/PID/fd + /proc/PID/net/* of each process of the cgroup"
+		     : "");
 	return PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE;
 }
 
@@ -161,6 +183,10 @@ static void net_stop(struct collector *c)
 	free(p->forgot_cookie);
 	free(p->buf);
 	free(p->cnt_vals);
+	free(p->cprev);
+	free(p->ccur);
+	free(p->pids);
+	free(p->netns);
 	free(p);
 	c->priv = NULL;
 }
@@ -176,7 +202,7 @@ static int net_start(struct collector *c)
 		return -ENOMEM;
 	}
 	c->priv = p;
-	p->proc = ctx->pid > 0;
+	p->proc = ctx->pid > 0 || ctx->cgroup_dir;
 	p->prev_ns = rec_now_ns();
 	if (c->source != PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_EBPF)
 		return 0;
@@ -216,8 +242,8 @@ fail:
 
 /* ------------------------------------------------------------------ /proc lane */
 
-/* The target's socket fds into P->fds (sorted by inode) and P->inodes. 0, -ESRCH when the
- * target is gone, or -errno. */
+/* The socket fds of process PID appended to P->fds. 0, -ESRCH/-ENOENT when it is gone, or
+ * -errno. */
 static int read_fds(pid_t pid, struct net_priv *p)
 {
 	char path[64], link[64];
@@ -226,7 +252,6 @@ static int read_fds(pid_t pid, struct net_priv *p)
 	ssize_t n;
 	int err = 0;
 
-	p->nfds = 0;
 	snprintf(path, sizeof(path), "/proc/%d/fd", (int)pid);
 	d = opendir(path);
 	if (!d)
@@ -248,11 +273,15 @@ static int read_fds(pid_t pid, struct net_priv *p)
 		err = grow((void **)&p->fds, &p->capfds, p->nfds + 1, sizeof(*p->fds));
 		if (err)
 			break;
-		p->fds[p->nfds++] = (struct fd_ino){ino, atoi(de->d_name)};
+		p->fds[p->nfds++] = (struct fd_ino){ino, atoi(de->d_name), pid};
 	}
 	closedir(d);
-	if (err)
-		return err;
+	return err;
+}
+
+/* P->fds sorted by inode, and their inodes into P->inodes. 0 or -ENOMEM. */
+static int fds_index(struct net_priv *p)
+{
 	if (p->nfds)
 		qsort(p->fds, p->nfds, sizeof(*p->fds), cmp_fd_ino);
 	free(p->inodes);
@@ -262,6 +291,35 @@ static int read_fds(pid_t pid, struct net_priv *p)
 	for (size_t i = 0; i < p->nfds; i++)
 		p->inodes[i] = p->fds[i].inode;
 	return 0;
+}
+
+/* cgroupfs_walk callback: append the processes of one directory of the subtree. */
+static int list_dir(const char *dir, const char *rel, void *arg)
+{
+	struct net_priv *p = arg;
+	size_t len = 0;
+
+	(void)rel;
+	if (cgroupfs_read(dir, "cgroup.procs", &p->buf, &p->bufcap, &len))
+		return 0; /* vanished meanwhile: its processes are elsewhere */
+	return cgroupfs_parse_procs(p->buf, &p->pids, &p->npids, &p->cappids) == -ENOMEM
+		   ? -ENOMEM
+		   : 0;
+}
+
+/* The network namespace of PID (the inode of /proc/PID/ns/net), 0 when unreadable. */
+static uint64_t netns_of(pid_t pid)
+{
+	char path[64], link[64];
+	unsigned long long ino;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/ns/net", (int)pid);
+	n = readlink(path, link, sizeof(link) - 1);
+	if (n < 0)
+		return 0;
+	link[n] = '\0';
+	return sscanf(link, "net:[%llu]", &ino) == 1 ? ino : 0;
 }
 
 static int add_ps(const struct procnet_sock *s, void *arg)
@@ -274,21 +332,15 @@ static int add_ps(const struct procnet_sock *s, void *arg)
 	return 0;
 }
 
-/* The /proc lane's reading: fds, then the five tables. 0, -ESRCH (gone), or -errno. */
-static int read_proc(struct collector *c, struct net_priv *p)
+/* The five socket tables of PID's network namespace, matched to P->inodes. 0, or -errno
+ * (-ESRCH/-ENOENT: PID is gone). */
+static int read_tables(pid_t pid, struct net_priv *p)
 {
 	static const char *const files[] = {"tcp", "tcp6", "udp", "udp6", "unix"};
-	pid_t pid = c->ctx->pid;
 	char name[16];
 	size_t len;
 	int err;
 
-	p->nps = 0;
-	err = read_fds(pid, p);
-	if (err)
-		return err;
-	if (!p->nfds)
-		return 0;
 	for (size_t i = 0; i < 5; i++) {
 		snprintf(name, sizeof(name), "net/%s", files[i]);
 		err = procfs_read_file(pid, name, &p->buf, &p->bufcap, &len);
@@ -299,6 +351,74 @@ static int read_proc(struct collector *c, struct net_priv *p)
 		err = procnet_parse_file(p->buf, files[i], p->inodes, p->nfds, add_ps, p);
 		if (err < 0)
 			return err;
+	}
+	return 0;
+}
+
+/* The /proc lane's reading: the fds of the process (--pid, a command) or of every process
+ * of the cgroup's subtree (its cgroup.procs files at this poll), then the socket tables
+ * of each network namespace they are in, read once each through one of its processes.
+ * A member process that exits meanwhile is skipped. 0, -ESRCH (the one process is gone),
+ * or -errno. */
+static int read_proc(struct collector *c, struct net_priv *p)
+{
+	struct rec_ctx *ctx = c->ctx;
+	bool cg = ctx->pid <= 0;
+	int err;
+
+	p->nps = 0;
+	p->nfds = 0;
+	p->nnetns = 0;
+	p->npids = 0;
+	if (cg) {
+		err = cgroupfs_walk(ctx->cgroup_dir, list_dir, p);
+		if (err)
+			return err;
+	} else {
+		err = grow((void **)&p->pids, &p->cappids, 1, sizeof(*p->pids));
+		if (err)
+			return err;
+		p->pids[p->npids++] = ctx->pid;
+	}
+	for (size_t i = 0; i < p->npids; i++) {
+		size_t before = p->nfds;
+
+		err = read_fds(p->pids[i], p);
+		if (err && cg && procfs_is_gone(p->pids[i], err)) {
+			p->nfds = before; /* exited meanwhile: not a member any more */
+			continue;
+		}
+		if (err)
+			return err;
+	}
+	err = fds_index(p);
+	if (err || !p->nfds)
+		return err;
+	for (size_t i = 0; i < p->npids; i++) {
+		pid_t pid = p->pids[i];
+		uint64_t ns = cg ? netns_of(pid) : 0;
+		bool seen = false, has = false;
+
+		for (size_t k = 0; k < p->nfds && !has; k++)
+			has = p->fds[k].pid == pid;
+		if (!has)
+			continue; /* no socket: its namespace's tables are not needed for it */
+		for (size_t k = 0; k < p->nnetns && !seen; k++)
+			seen = p->netns[k] == ns;
+		if (seen && ns)
+			continue;
+		err = read_tables(pid, p);
+		if (err && cg && procfs_is_gone(pid, err))
+			continue; /* another process of its namespace reads the tables */
+		if (err)
+			return err;
+		if (ns) {
+			err = grow((void **)&p->netns, &p->capnetns, p->nnetns + 1,
+				   sizeof(*p->netns));
+			if (err)
+				return err;
+			p->netns[p->nnetns++] = ns;
+		}
 	}
 	return 0;
 }
@@ -392,6 +512,10 @@ static void out_fix(struct out_sock *o)
 		o->m.traffic = &o->tr;
 	if (o->m.queues)
 		o->m.queues = &o->q;
+	for (size_t i = 0; i < o->m.n_changes; i++)
+		o->chp[i] = &o->ch[i];
+	if (o->m.n_changes)
+		o->m.changes = o->chp;
 }
 
 static void out_proc(struct net_priv *p, struct out_sock *o, const struct procnet_sock *ps)
@@ -405,8 +529,10 @@ static void out_proc(struct net_priv *p, struct out_sock *o, const struct procne
 	o->m.queues = &o->q;
 }
 
-static int emit_error(struct collector *c, uint64_t t, const struct bsock *b, const char *kind,
-		      uint64_t count, uint64_t total, uint64_t latency)
+/* One NetError of socket S (cookie ID; CF: a failed connect() call's, or NULL). */
+static int emit_error_of(struct collector *c, uint64_t t, uint64_t id, const struct net_sock *s,
+			 const char *kind, uint64_t count, uint64_t total, uint64_t latency,
+			 const struct cfail *cf)
 {
 	Ptop__V1__NetError e = PTOP__V1__NET_ERROR__INIT;
 	Ptop__V1__Event ev = PTOP__V1__EVENT__INIT;
@@ -414,24 +540,45 @@ static int emit_error(struct collector *c, uint64_t t, const struct bsock *b, co
 	char local[112], remote[64];
 	int err;
 
-	e.id = b->cookie;
-	e.inode = b->s.inode;
-	e.proto = (char *)proto_name(&b->s);
-	e.local =
-	    (char *)procnet_fmt_addr(local, sizeof(local), b->s.family, b->s.laddr, b->s.lport);
-	e.remote =
-	    (char *)procnet_fmt_addr(remote, sizeof(remote), b->s.family, b->s.raddr, b->s.rport);
+	e.id = id;
+	e.proto = (char *)proto_name(s);
+	if (cf) {
+		e.inode = cf->inode;
+		e.local = (char *)"";
+		if (cf->c.family == AF_UNIX && cf->c.path[0]) /* a path */
+			snprintf(remote, sizeof(remote), "%.63s", cf->c.path);
+		else if (cf->c.family == AF_UNIX) /* abstract: '@' as /proc/net/unix shows it */
+			snprintf(remote, sizeof(remote), "@%.62s", cf->c.path + 1);
+		else
+			procnet_fmt_addr(remote, sizeof(remote), cf->c.family, cf->c.raddr,
+					 cf->c.rport);
+		e.remote = remote;
+		e.err = cf->c.last_err;
+		e.in_call = true;
+	} else {
+		e.inode = s->inode;
+		e.local = (char *)procnet_fmt_addr(local, sizeof(local), s->family, s->laddr,
+						   s->lport);
+		e.remote = (char *)procnet_fmt_addr(remote, sizeof(remote), s->family, s->raddr,
+						    s->rport);
+		e.err = s->last_err;
+	}
 	e.kind = (char *)kind;
 	e.count = count;
 	e.total = total;
 	e.latency_ns = latency;
-	e.err = b->s.last_err;
 	err = capture_payload__pack(&ev, &cp, "net", &e.base);
 	if (err)
 		return err;
 	err = rec_emit_event(c->ctx, &ev, PTOP__V1__CATEGORY__CATEGORY_UNSPECIFIED, t, 0);
 	capture_payload__release(&cp);
 	return err;
+}
+
+static int emit_error(struct collector *c, uint64_t t, const struct bsock *b, const char *kind,
+		      uint64_t count, uint64_t total, uint64_t latency)
+{
+	return emit_error_of(c, t, b->cookie, &b->s, kind, count, total, latency, NULL);
 }
 
 /* The errors of B that grew since PV (NULL: a new socket). */
@@ -511,6 +658,25 @@ static struct out_sock *out_bpf(struct net_priv *p, const struct bsock *b,
 	if (s->est_ns && s->syn_ns && s->est_ns > s->syn_ns && s->est_ns != pv->est_ns)
 		o->m.connect_ns = s->est_ns - s->syn_ns;
 	o->m.closed = s->close_ns && !pv->close_ns;
+	if (s->ntrans > pv->ntrans) { /* the state changes since PV, the ring's newest */
+		uint32_t n = s->ntrans - pv->ntrans, from = pv->ntrans;
+
+		if (n > NET_MAX_TRANS) {
+			p->trans_lost += n - NET_MAX_TRANS;
+			from = s->ntrans - NET_MAX_TRANS;
+			n = NET_MAX_TRANS;
+		}
+		for (uint32_t i = 0; i < n; i++) {
+			const struct net_trans *t = &s->trans[(from + i) % NET_MAX_TRANS];
+			Ptop__V1__NetStateChange *c = &o->ch[i];
+
+			ptop__v1__net_state_change__init(c);
+			c->time_ns = t->ns;
+			c->old_state = (char *)procnet_tcp_state(t->oldstate);
+			c->new_state = (char *)procnet_tcp_state(t->newstate);
+		}
+		o->m.n_changes = n;
+	}
 	*changed = memcmp(s, pv, sizeof(*s)) != 0;
 	return o;
 }
@@ -568,6 +734,88 @@ static void forgot_prune(struct net_priv *p)
 	p->nforgot = k;
 }
 
+static int cmp_cfail(const void *a, const void *b)
+{
+	uint64_t x = ((const struct cfail *)a)->inode, y = ((const struct cfail *)b)->inode;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The failed connect() calls (net_cfails) that grew since the previous poll, as NetErrors
+ * with in_call set; an entry idle over an interval is removed from the map (a failure
+ * after that starts its socket's totals again). 0 or -errno. */
+static int poll_cfails(struct collector *c, struct net_priv *p, uint64_t now_ns)
+{
+	static const struct net_cfail zero;
+	int fd = bpf_map__fd(p->skel->maps.net_cfails), err = 0;
+	__u64 key, next, *kp = NULL;
+	struct cfail *t;
+	size_t i, k;
+
+	p->nccur = 0;
+	while (bpf_map_get_next_key(fd, kp, &next) == 0) {
+		key = next;
+		kp = &key;
+		err = grow((void **)&p->ccur, &p->capccur, p->nccur + 1, sizeof(*p->ccur));
+		if (err)
+			return err;
+		if (bpf_map_lookup_elem(fd, &key, &p->ccur[p->nccur].c))
+			continue;
+		p->ccur[p->nccur].inode = key;
+		p->ccur[p->nccur].gone = false;
+		p->nccur++;
+	}
+	if (p->nccur)
+		qsort(p->ccur, p->nccur, sizeof(*p->ccur), cmp_cfail);
+	for (i = 0; !err && i < p->nccur; i++) {
+		struct cfail *cur = &p->ccur[i], *pv = NULL;
+		const struct net_cfail *z, *s = &cur->c;
+		struct net_sock sk;
+		uint64_t t_ns = s->err_ns && s->err_ns <= now_ns ? s->err_ns : now_ns;
+
+		if (p->ncprev)
+			pv = bsearch(cur, p->cprev, p->ncprev, sizeof(*p->cprev), cmp_cfail);
+		if (pv && pv->c.first_ns != s->first_ns)
+			pv = NULL; /* made again */
+		z = pv ? &pv->c : &zero;
+		memset(&sk, 0, sizeof(sk));
+		sk.family = s->family;
+		sk.proto = s->proto;
+#define CF_KIND(field, kind)                                                                       \
+	if (!err && s->field > z->field)                                                           \
+		err = emit_error_of(c, t_ns, 0, &sk, kind, s->field - z->field, s->field, 0, cur);
+		CF_KIND(refused, "refused")
+		CF_KIND(unreach, "unreachable")
+		CF_KIND(timeout, "timeout")
+		CF_KIND(other, "error")
+#undef CF_KIND
+		if (!err && pv && !memcmp(&pv->c, s, sizeof(*s))) {
+			struct net_cfail now;
+
+			if (!bpf_map_lookup_elem(fd, &cur->inode, &now) &&
+			    !memcmp(&now, s, sizeof(now))) {
+				bpf_map_delete_elem(fd, &cur->inode);
+				cur->gone = true;
+			}
+		}
+	}
+	for (i = k = 0; i < p->nccur; i++) /* this reading becomes the previous one */
+		if (!p->ccur[i].gone)
+			p->ccur[k++] = p->ccur[i];
+	t = p->cprev;
+	p->cprev = p->ccur;
+	p->ncprev = k;
+	p->ccur = t;
+	p->nccur = 0;
+	{
+		size_t capt = p->capccur; /* the two arrays swap their capacities too */
+
+		p->capccur = p->capcprev;
+		p->capcprev = capt;
+	}
+	return err;
+}
+
 static int emit_drops(struct collector *c, struct net_priv *p)
 {
 	uint64_t v;
@@ -580,6 +828,20 @@ static int emit_drops(struct collector *c, struct net_priv *p)
 	err = rec_emit_drop(c, "map_full", v - p->prev_full,
 			    "a socket of the target not followed: the socket map is full");
 	p->prev_full = v;
+	if (err)
+		return err;
+	err = bpf_util__percpu_sum(p->skel->maps.net_counters, NET_CNT_CFAIL_FULL, p->cnt_vals,
+				   sizeof(__u64), &v, 1);
+	if (err)
+		return err;
+	err = rec_emit_drop(c, "connect_fail_map_full", v - p->prev_cfull,
+			    "a failed connect() not counted: the net_cfails map is full");
+	p->prev_cfull = v;
+	if (err)
+		return err;
+	err = rec_emit_drop(c, "state_changes", p->trans_lost,
+			    "TCP state changes of a socket beyond the newest 8 in one interval");
+	p->trans_lost = 0;
 	return err;
 }
 
@@ -600,7 +862,7 @@ static int net_poll(struct collector *c, uint64_t now_ns, unsigned flags)
 	p->nout = 0;
 	if (p->proc) {
 		err = read_proc(c, p);
-		if (err && procfs_is_gone(c->ctx->pid, err))
+		if (err && c->ctx->pid > 0 && procfs_is_gone(c->ctx->pid, err))
 			return 0; /* the run loop notices the exit */
 		if (err == -ENOMEM)
 			return err;
@@ -653,7 +915,8 @@ static int net_poll(struct collector *c, uint64_t now_ns, unsigned flags)
 				if (forget(p, b))
 					return -ENOMEM;
 		}
-		err = emit_drops(c, p);
+		err = poll_cfails(c, p, now_ns);
+		err = err ?: emit_drops(c, p);
 		if (err)
 			return err;
 	}
@@ -726,8 +989,9 @@ const struct collector_ops net_collector = {
      * busy machine: not shown to be within the noise, so not on by default */
     .off_by_default = "its eBPF lane costs the target about 0.2-0.5 us per send or receive "
 		      "(5-11 % of a loopback TCP send+recv pair); see bench/README.md",
-    .summary = "sockets: bytes, calls, connect latency, resets, refusals, retransmits per "
-	       "connection (eBPF sock/tcp tracepoints); queues (/proc/PID/net)",
+    .summary = "sockets: bytes, calls, connect latency, state changes, resets, refusals, "
+	       "timeouts, retransmits per connection, failed connect calls (eBPF sock/tcp "
+	       "tracepoints, sys_exit); queues (/proc/PID/net, each process of a cgroup)",
     .check = net_check,
     .start = net_start,
     .poll = net_poll,

@@ -1,7 +1,8 @@
 /* report.c — `report net`: the target's sockets over the window. Connections by bytes and
  * by errors, listening sockets, peers grouped by remote address and port, error counts by
- * kind and the error events; text (every section), JSON (every section, by its key) and
- * CSV (the connections table, which holds each socket's error count).
+ * kind and the error events, the TCP state changes of each connection as a timeline;
+ * text (every section), JSON (every section, by its key) and CSV (the connections table,
+ * which holds each socket's error count and its state changes).
  *
  * The tables are built once from SQL (struct table, analyze/output.h): a column that is
  * NULL in the DB (not measured: the /proc lane alone has no byte counts) stays null in
@@ -14,6 +15,7 @@
 #include <string.h>
 
 #include "analyze/report.h"
+#include "collectors/net/report.h"
 
 /* The sockets of the window, one row each: the newest row's description, the interval
  * figures summed. ?1 cap, ?2 ?3 window. An interval sample is in it when its midpoint is. */
@@ -63,6 +65,7 @@ enum {
 	C_RXQ,
 	C_RXQMAX,
 	C_ERR,
+	C_TL, /* its state changes in the window (net_timeline__format), not from SQL */
 	C_N
 };
 
@@ -71,11 +74,17 @@ static const char *const sock_cols[C_N] = {
     "sock",	  "proto",    "local",	  "remote",   "state",	      "fd",	 "t_s",
     "tx_bytes",	  "rx_bytes", "tx_calls", "rx_calls", "segs_out",     "segs_in", "retransmits",
     "connect_us", "srtt_us",  "tx_queue", "rx_queue", "rx_queue_max", "errors",
+    "state_changes",
 };
 static const size_t conn_show[] = {C_PROTO, C_LOCAL, C_REMOTE, C_STATE, C_FD,	C_TX,  C_RX, C_TXC,
 				   C_RXC,   C_RETR,  C_ERR,    C_CONN,	C_SRTT, C_TXQ, C_RXQ};
+/* CSV: the connections with their timelines (text and JSON have them in a section) */
+static const size_t conn_csv[] = {C_PROTO, C_LOCAL, C_REMOTE, C_STATE, C_FD,  C_TX,
+				  C_RX,	   C_TXC,   C_RXC,    C_RETR,  C_ERR, C_CONN,
+				  C_SRTT,  C_TXQ,   C_RXQ,    C_TL};
 static const size_t listen_show[] = {C_PROTO, C_LOCAL, C_FD, C_RXQ, C_RXQMAX};
 #define NSHOW(a) (sizeof(a) / sizeof((a)[0]))
+static const size_t tl_show[] = {1, 2, 3, 6}; /* proto, local, remote, timeline */
 
 static const char *const peer_cols[] = {"remote", "sockets", "tx_bytes", "rx_bytes", "errors"};
 static const char peers_sql[] = SOCKS_SQL
@@ -91,16 +100,123 @@ static const char kinds_sql[] =
     "max(e.latency_ns) / 1e3 FROM net_error e WHERE " WIN_E
     " GROUP BY e.kind ORDER BY sum(e.count) DESC, e.kind";
 
-static const char *const event_cols[] = {"t_s",	  "kind",  "proto",	 "local", "remote",
-					 "count", "total", "latency_us", "errno"};
+static const char *const event_cols[] = {"t_s",   "kind",  "proto",	     "local", "remote",
+					 "count", "total", "latency_us", "errno", "in_call"};
 static const char events_sql[] =
     "SELECT (e.time_ns - ?4) / 1e9, e.kind, e.proto, e.local, e.remote, e.count, e.total, "
-    "e.latency_ns / 1e3, e.err FROM net_error e WHERE " WIN_E " ORDER BY e.time_ns, e.rowid";
+    "e.latency_ns / 1e3, e.err, e.in_call FROM net_error e WHERE " WIN_E
+    " ORDER BY e.time_ns, e.rowid";
+
+static const char *const tl_cols[] = {"sock",  "proto",   "local",   "remote",
+				      "first_t_s", "changes", "timeline"};
+/* The sockets with a state change in the window, by their first change. */
+static const char tl_sql[] =
+    "SELECT t.sock, min(t.time_ns) AS first FROM net_state t WHERE t.cap = ?1 AND "
+    "t.time_ns >= ?2 AND t.time_ns < ?3 GROUP BY t.sock ORDER BY first, t.sock";
+/* A socket's description: its newest row's. */
+static const char tl_desc_sql[] =
+    "SELECT proto, local, remote FROM net_socket WHERE cap = ?1 AND sock = ?2 "
+    "ORDER BY time_ns DESC LIMIT 1";
+static const char tl_changes_sql[] =
+    "SELECT time_ns, old_state, new_state FROM net_state WHERE cap = ?1 AND sock = ?2 AND "
+    "time_ns >= ?3 AND time_ns < ?4 ORDER BY time_ns, rowid";
+
+int net_timeline__format(sqlite3 *db, int64_t cap, int64_t sock, int64_t lo, int64_t hi,
+			 int64_t base_ns, char *buf, size_t len, size_t *n)
+{
+	sqlite3_stmt *st = NULL;
+	char prev[32] = "", d[32];
+	int64_t prev_t = 0;
+	size_t off = 0;
+	int rc;
+
+	*n = 0;
+	buf[0] = '\0';
+	if (sqlite3_prepare_v2(db, tl_changes_sql, -1, &st, NULL) != SQLITE_OK)
+		return -EIO;
+	sqlite3_bind_int64(st, 1, cap);
+	sqlite3_bind_int64(st, 2, sock);
+	sqlite3_bind_int64(st, 3, lo);
+	sqlite3_bind_int64(st, 4, hi);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int64_t t = sqlite3_column_int64(st, 0);
+		const char *old = (const char *)sqlite3_column_text(st, 1);
+		const char *new = (const char *)sqlite3_column_text(st, 2);
+		int k;
+
+		if (!*n)
+			k = snprintf(buf + off, len - off, "%s > %s %s", old, new,
+				     fmt_ns(d, sizeof(d), t > base_ns ? (uint64_t)(t - base_ns) : 0));
+		else
+			k = snprintf(buf + off, len - off, "%s > %s +%s",
+				     strcmp(old, prev) ? " > ..." : "", new,
+				     fmt_ns(d, sizeof(d), t > prev_t ? (uint64_t)(t - prev_t) : 0));
+		if (k > 0)
+			off = off + (size_t)k < len ? off + (size_t)k : len - 1;
+		snprintf(prev, sizeof(prev), "%s", new);
+		prev_t = t;
+		(*n)++;
+	}
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : -EIO;
+}
+
+/* The timelines of the window into T (tl_cols). 0, -EIO, -ENOMEM. */
+static int fill_timelines(sqlite3 *db, const struct capture_meta *m, const struct window *w,
+			  struct table *t)
+{
+	sqlite3_stmt *st = NULL, *desc = NULL;
+	int64_t lo, hi;
+	int err = 0, rc;
+
+	window__bounds(w, m, &lo, &hi);
+	if (sqlite3_prepare_v2(db, tl_sql, -1, &st, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(db, tl_desc_sql, -1, &desc, NULL) != SQLITE_OK) {
+		sqlite3_finalize(st);
+		return -EIO;
+	}
+	sqlite3_bind_int64(st, 1, m->cap);
+	sqlite3_bind_int64(st, 2, lo);
+	sqlite3_bind_int64(st, 3, hi);
+	sqlite3_bind_int64(desc, 1, m->cap);
+	while (!err && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int64_t sock = sqlite3_column_int64(st, 0), first = sqlite3_column_int64(st, 1);
+		char line[1024], ts[32];
+		size_t n;
+
+		sqlite3_reset(desc);
+		sqlite3_bind_int64(desc, 2, sock);
+		err = table__add_row(t);
+		err = err ?: table__set_int(t, 0, sock, NULL);
+		if (!err && sqlite3_step(desc) == SQLITE_ROW) {
+			err = table__set_text(t, 1, (const char *)sqlite3_column_text(desc, 0));
+			err = err ?: table__set_text(t, 2, (const char *)sqlite3_column_text(desc, 1));
+			err = err ?: table__set_text(t, 3, (const char *)sqlite3_column_text(desc, 2));
+		} else if (!err) {
+			err = table__set_null(t, 1);
+			err = err ?: table__set_null(t, 2);
+			err = err ?: table__set_null(t, 3);
+		}
+		snprintf(ts, sizeof(ts), "%.3f", (double)(first - m->base_ns) / 1e9);
+		err = err ?: table__set_real(t, 4, (double)(first - m->base_ns) / 1e9, ts);
+		err = err ?: net_timeline__format(db, m->cap, sock, lo, hi, m->base_ns, line,
+						  sizeof(line), &n);
+		err = err ?: table__set_int(t, 5, (int64_t)n, NULL);
+		err = err ?: table__set_text(t, 6, line);
+	}
+	if (!err && rc != SQLITE_DONE)
+		err = -EIO;
+	sqlite3_finalize(st);
+	sqlite3_finalize(desc);
+	return err;
+}
 
 /* Rows of SQL (bound ?1 cap, ?2 ?3 window, ?4 capture start) into T, each column as SQL
- * typed it. 0, -EIO, -ENOMEM. */
-static int fill(sqlite3 *db, const char *sql, const struct capture_meta *m, const struct window *w,
-		struct table *t)
+ * typed it. TL: T is a socket table (sock_cols): its C_TL cell gets the socket's state
+ * changes in the window, "" when none, NULL when the eBPF lane did not run (TL 2) or
+ * not wanted (TL 0). 0, -EIO, -ENOMEM. */
+static int fill_tl(sqlite3 *db, const char *sql, const struct capture_meta *m,
+		   const struct window *w, struct table *t, int tl)
 {
 	sqlite3_stmt *st = NULL;
 	int64_t lo, hi;
@@ -139,6 +255,14 @@ static int fill(sqlite3 *db, const char *sql, const struct capture_meta *m, cons
 						      (const char *)sqlite3_column_text(st, c));
 			}
 		}
+		if (!err && tl == 1) {
+			char line[1024];
+			size_t k;
+
+			err = net_timeline__format(db, m->cap, sqlite3_column_int64(st, C_SOCK), lo,
+						   hi, m->base_ns, line, sizeof(line), &k);
+			err = err ?: table__set_text(t, C_TL, line);
+		}
 	}
 	if (!err && rc != SQLITE_DONE)
 		err = -EIO;
@@ -146,8 +270,14 @@ static int fill(sqlite3 *db, const char *sql, const struct capture_meta *m, cons
 	return err;
 }
 
+static int fill(sqlite3 *db, const char *sql, const struct capture_meta *m, const struct window *w,
+		struct table *t)
+{
+	return fill_tl(db, sql, m, w, t, 0);
+}
+
 struct net_tables {
-	struct table *bytes, *errors, *listen, *peers, *kinds, *events;
+	struct table *bytes, *errors, *listen, *peers, *kinds, *events, *timelines;
 };
 
 static void tables_free(struct net_tables *n)
@@ -158,10 +288,13 @@ static void tables_free(struct net_tables *n)
 	table__free(n->peers);
 	table__free(n->kinds);
 	table__free(n->events);
+	table__free(n->timelines);
 }
 
+/* The report's tables of window W into N; EBPF: the eBPF lane ran (state changes
+ * measured). */
 static int tables_build(sqlite3 *db, const struct capture_meta *m, const struct window *w,
-			struct net_tables *n)
+			bool ebpf, struct net_tables *n)
 {
 	static const char by_bytes[] = SOCKS_SEL
 	    "ORDER BY COALESCE(tx_bytes, 0) + COALESCE(rx_bytes, 0) DESC, errors DESC, sock";
@@ -176,14 +309,17 @@ static int tables_build(sqlite3 *db, const struct capture_meta *m, const struct 
 	n->peers = table__new(NSHOW(peer_cols), peer_cols);
 	n->kinds = table__new(NSHOW(kind_cols), kind_cols);
 	n->events = table__new(NSHOW(event_cols), event_cols);
-	if (!n->bytes || !n->errors || !n->listen || !n->peers || !n->kinds || !n->events)
+	n->timelines = table__new(NSHOW(tl_cols), tl_cols);
+	if (!n->bytes || !n->errors || !n->listen || !n->peers || !n->kinds || !n->events ||
+	    !n->timelines)
 		return -ENOMEM;
-	err = err ?: fill(db, by_bytes, m, w, n->bytes);
+	err = err ?: fill_tl(db, by_bytes, m, w, n->bytes, ebpf ? 1 : 2);
 	err = err ?: fill(db, by_errors, m, w, n->errors);
 	err = err ?: fill(db, listening, m, w, n->listen);
 	err = err ?: fill(db, peers_sql, m, w, n->peers);
 	err = err ?: fill(db, kinds_sql, m, w, n->kinds);
 	err = err ?: fill(db, events_sql, m, w, n->events);
+	err = err ?: fill_timelines(db, m, w, n->timelines);
 	return err;
 }
 
@@ -214,16 +350,86 @@ static void section(FILE *out, const char *title, const struct table *t, const s
 		table__print(t, out, OUT_TEXT);
 }
 
+/* The connect latencies of the window: ?1 cap, ?2 ?3 window. */
+static const char connects_sql[] = "SELECT s.connect_ns FROM net_socket s WHERE " WIN_S
+				   " AND s.connect_ns > 0";
+
+/* The connects of the window into F (count, log2 histogram, max). 0 or -EIO. */
+static int connects_load(sqlite3 *db, const struct capture_meta *m, const struct window *w,
+			 struct net_figs *f)
+{
+	sqlite3_stmt *st = NULL;
+	int64_t lo, hi;
+	int rc;
+
+	window__bounds(w, m, &lo, &hi);
+	if (sqlite3_prepare_v2(db, connects_sql, -1, &st, NULL) != SQLITE_OK)
+		return -EIO;
+	sqlite3_bind_int64(st, 1, m->cap);
+	sqlite3_bind_int64(st, 2, lo);
+	sqlite3_bind_int64(st, 3, hi);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		uint64_t v = (uint64_t)sqlite3_column_int64(st, 0);
+		unsigned b = v < 2 ? 0 : 63 - (unsigned)__builtin_clzll(v);
+
+		f->connects++;
+		f->connect_hist[b < HIST_BUCKETS ? b : HIST_BUCKETS - 1]++;
+		if (v > f->connect_max_ns)
+			f->connect_max_ns = v;
+	}
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : -EIO;
+}
+
+/* F's sums from the report's tables N. */
+static void figs_of(const struct net_tables *n, struct net_figs *f)
+{
+	bool any;
+
+	f->sockets = table__rows(n->bytes);
+	f->tx = col_sum(n->bytes, C_TX, &any);
+	f->rx = col_sum(n->bytes, C_RX, &any);
+	f->retransmits = col_sum(n->bytes, C_RETR, &any);
+	for (size_t r = 0; r < table__rows(n->kinds) && f->nkinds < 16; r++) {
+		const char *k = table__value(n->kinds, r, 0);
+
+		if (!k || !strcmp(k, "retransmit"))
+			continue;
+		snprintf(f->kinds[f->nkinds].kind, sizeof(f->kinds[0].kind), "%s", k);
+		f->kinds[f->nkinds++].count = strtoull(table__value(n->kinds, r, 1), NULL, 10);
+	}
+}
+
+int net_figs__load(sqlite3 *db, const struct capture_meta *m, const struct window *w,
+		   struct net_figs *f)
+{
+	struct net_tables n = {0};
+	struct probe_info p;
+	int err;
+
+	memset(f, 0, sizeof(*f));
+	err = probe__lookup(db, m->cap, "net", &p);
+	err = err ?: tables_build(db, m, w, !strcmp(p.source, "ebpf"), &n);
+	err = err ?: connects_load(db, m, w, f);
+	if (!err) {
+		f->ebpf = !strcmp(p.source, "ebpf");
+		figs_of(&n, f);
+	}
+	tables_free(&n);
+	return err;
+}
+
 static int report_net(sqlite3 *db, const char *capture_id, const struct report_opts *o, FILE *out)
 {
 	struct net_tables n = {0};
 	struct drop_line *drops = NULL;
 	struct capture_meta m;
 	struct probe_info p;
+	struct net_figs f = {0};
 	size_t nd = 0;
-	uint64_t tx, rx;
-	bool has_tx, has_rx;
-	char w[96], a[32], b[32];
+	uint64_t tx, rx, p50 = 0;
+	bool has_tx, has_rx, ebpf;
+	char w[96], a[32], b[32], c[32];
 	struct json j;
 	int err;
 
@@ -234,12 +440,17 @@ static int report_net(sqlite3 *db, const char *capture_id, const struct report_o
 	report__begin(&j, out, o, "net", &m);
 	if (!probe__active(&p))
 		return report__not_collected(&j, out, o, "net", &p);
-	err = tables_build(db, &m, &o->win, &n);
+	err = tables_build(db, &m, &o->win, !strcmp(p.source, "ebpf"), &n);
+	err = err ?: connects_load(db, &m, &o->win, &f);
 	err = err ?: drops__load(db, &m, "net", &o->win, &drops, &nd);
 	if (err)
 		goto cleanup;
 	tx = col_sum(n.bytes, C_TX, &has_tx);
 	rx = col_sum(n.bytes, C_RX, &has_rx);
+	figs_of(&n, &f);
+	ebpf = !strcmp(p.source, "ebpf");
+	if (f.connects)
+		hist_percentile(f.connect_hist, HIST_BUCKETS, 50, &p50, NULL, NULL);
 	switch (o->fmt) {
 	case OUT_TEXT:
 		window__describe(&o->win, w, sizeof(w));
@@ -248,6 +459,15 @@ static int report_net(sqlite3 *db, const char *capture_id, const struct report_o
 			has_rx ? fmt_bytes(b, sizeof(b), rx) : "not measured",
 			strcmp(p.source, "ebpf") ? "/proc only: no byte counts, no errors"
 						 : "eBPF + /proc");
+		if (ebpf && f.connects)
+			fprintf(out, "connects: %" PRIu64 " established, latency p50 %s (log2 bucket), "
+				"max %s; retransmits %" PRIu64 "\n",
+				f.connects, fmt_ns(a, sizeof(a), p50),
+				fmt_ns(b, sizeof(b), f.connect_max_ns), f.retransmits);
+		else if (ebpf)
+			fprintf(out, "connects: none established; retransmits %" PRIu64 "\n",
+				f.retransmits);
+		(void)c;
 		report__drops(NULL, out, o, "net", drops, nd);
 		section(out, "connections by bytes", n.bytes, conn_show, NSHOW(conn_show),
 			"no socket");
@@ -260,10 +480,13 @@ static int report_net(sqlite3 *db, const char *capture_id, const struct report_o
 			strcmp(p.source, "ebpf") ? "not measured (/proc lane)" : "none");
 		section(out, "error events", n.events, NULL, 0,
 			strcmp(p.source, "ebpf") ? "not measured (/proc lane)" : "none");
+		section(out, "state changes (TCP): the first since the start, then +since the one before",
+			n.timelines, tl_show, NSHOW(tl_show),
+			strcmp(p.source, "ebpf") ? "not measured (/proc lane)" : "none");
 		break;
 	case OUT_CSV:
 		report__drops(NULL, out, o, "net", drops, nd);
-		err = table__print_cols(n.bytes, out, OUT_CSV, conn_show, NSHOW(conn_show));
+		err = table__print_cols(n.bytes, out, OUT_CSV, conn_csv, NSHOW(conn_csv));
 		break;
 	case OUT_JSON:
 		json__kv_bool(&j, "collected", true);
@@ -283,6 +506,27 @@ static int report_net(sqlite3 *db, const char *capture_id, const struct report_o
 			json__uint(&j, rx);
 		else
 			json__null(&j);
+		/* eBPF lane only: null (not measured) under the /proc lane */
+		json__key(&j, "retransmits");
+		if (ebpf)
+			json__uint(&j, f.retransmits);
+		else
+			json__null(&j);
+		json__key(&j, "connects");
+		if (ebpf)
+			json__uint(&j, f.connects);
+		else
+			json__null(&j);
+		json__key(&j, "connect_p50_ns"); /* the log2 bucket's estimate */
+		if (ebpf && f.connects)
+			json__uint(&j, p50);
+		else
+			json__null(&j);
+		json__key(&j, "connect_max_ns");
+		if (ebpf && f.connects)
+			json__uint(&j, f.connect_max_ns);
+		else
+			json__null(&j);
 		json__end_object(&j);
 		json__key(&j, "connections");
 		table__json(n.bytes, &j, conn_show, NSHOW(conn_show));
@@ -296,6 +540,8 @@ static int report_net(sqlite3 *db, const char *capture_id, const struct report_o
 		table__json(n.kinds, &j, NULL, 0);
 		json__key(&j, "error_events");
 		table__json(n.events, &j, NULL, 0);
+		json__key(&j, "state_changes");
+		table__json(n.timelines, &j, NULL, 0);
 		json__end_object(&j);
 		err = json__end(&j);
 		break;
@@ -313,8 +559,8 @@ static const struct an_report net_report = {
     .order = 150,
     .summary = "the target's sockets: connections by bytes and by errors,\n"
 	       "listening sockets, peers by remote address, refused, reset and\n"
-	       "timeout counts",
-    .tables = "net_socket,net_error",
+	       "timeout counts, connect latency, TCP state timelines",
+    .tables = "net_socket,net_error,net_state",
     .run = report_net,
 };
 

@@ -1,6 +1,6 @@
 -- schema.sql — the net collector's tables: net_socket, one row per socket and interval,
--- and net_error, one row per socket, kind of error and interval; the views net_sockets
--- and net_errors. collectors/net/load.c fills them; man/ptop-capture.5 documents them.
+-- net_error, one row per socket, kind of error and interval; net_state, one row per TCP
+-- state change; the views net_sockets, net_errors and net_states. collectors/net/load.c fills them; man/ptop-capture.5 documents them.
 
 CREATE TABLE IF NOT EXISTS net_socket (
 	cap INTEGER NOT NULL REFERENCES capture(cap),
@@ -47,7 +47,19 @@ CREATE TABLE IF NOT EXISTS net_error (
 	count INTEGER NOT NULL,       -- in the interval
 	total INTEGER NOT NULL,       -- on this socket so far
 	latency_ns INTEGER,           -- refused, timeout, unreachable: SYN to the error; NULL: none
-	err INTEGER                   -- the socket's errno; NULL: none
+	err INTEGER,                  -- the socket's errno; NULL: none
+	in_call INTEGER NOT NULL      -- 1: the connect() call itself failed with err (no SYN
+	                              -- answered: no route, a UNIX socket nobody listens on)
+);
+
+CREATE TABLE IF NOT EXISTS net_state (
+	cap INTEGER NOT NULL REFERENCES capture(cap),
+	time_ns INTEGER NOT NULL,     -- when the socket changed state
+	pid INTEGER,
+	sock INTEGER NOT NULL,        -- net_socket.sock
+	cookie INTEGER,
+	old_state TEXT NOT NULL,      -- CLOSE, SYN_SENT, ESTABLISHED, FIN_WAIT1, ... (TCP)
+	new_state TEXT NOT NULL
 );
 
 -- The views with capture_id and t_s: seconds since the capture started.
@@ -57,7 +69,11 @@ CREATE VIEW IF NOT EXISTS net_sockets AS
 CREATE VIEW IF NOT EXISTS net_errors AS
 	SELECT c.capture_id, e.*, (e.time_ns - c.start_monotonic_ns) / 1e9 AS t_s
 	FROM net_error e JOIN capture c USING (cap);
+CREATE VIEW IF NOT EXISTS net_states AS
+	SELECT c.capture_id, t.*, (t.time_ns - c.start_monotonic_ns) / 1e9 AS t_s
+	FROM net_state t JOIN capture c USING (cap);
 
 -- @@ indexes @@
 CREATE INDEX IF NOT EXISTS net_socket_time ON net_socket (cap, time_ns);
 CREATE INDEX IF NOT EXISTS net_error_time ON net_error (cap, time_ns);
+CREATE INDEX IF NOT EXISTS net_state_sock ON net_state (cap, sock, time_ns);

@@ -230,6 +230,10 @@ static void write_capture(const char *path)
 	Ptop__V1__NetQueues q = PTOP__V1__NET_QUEUES__INIT, lq = PTOP__V1__NET_QUEUES__INIT;
 	Ptop__V1__NetSockets m = PTOP__V1__NET_SOCKETS__INIT;
 	Ptop__V1__NetError e = PTOP__V1__NET_ERROR__INIT;
+	Ptop__V1__NetError e2 = PTOP__V1__NET_ERROR__INIT;
+	Ptop__V1__NetStateChange c1 = PTOP__V1__NET_STATE_CHANGE__INIT,
+				 c2 = PTOP__V1__NET_STATE_CHANGE__INIT;
+	Ptop__V1__NetStateChange *chp[2] = {&c1, &c2};
 	Ptop__V1__NetSocket *ptrs[2];
 
 	assert_non_null(w);
@@ -247,6 +251,14 @@ static void write_capture(const char *path)
 	tr.srtt_us = 0; /* not measured: NULL */
 	conn.traffic = &tr;
 	conn.connect_ns = 50000;
+	c1.time_ns = T0 + SEC / 2; /* the connect: CLOSE > SYN_SENT > ESTABLISHED 50 us later */
+	c1.old_state = "CLOSE";
+	c1.new_state = "SYN_SENT";
+	c2.time_ns = T0 + SEC / 2 + 50000;
+	c2.old_state = "SYN_SENT";
+	c2.new_state = "ESTABLISHED";
+	conn.changes = chp;
+	conn.n_changes = 2;
 	q.tx_queue = 0;
 	q.rx_queue = 0;
 	q.fd = 5;
@@ -267,11 +279,22 @@ static void write_capture(const char *path)
 	e.latency_ns = 30000;
 	e.err = 111;
 	put_payload(w, T0 + SEC + SEC / 2, 0, &e.base, "net");
+	e2.inode = 900; /* a connect() that failed in the call: no cookie, its inode */
+	e2.proto = "udp";
+	e2.local = "";
+	e2.remote = "10.8.8.8:53";
+	e2.kind = "unreachable";
+	e2.count = 2;
+	e2.total = 2;
+	e2.err = 113;
+	e2.in_call = true;
+	put_payload(w, T0 + SEC + SEC / 2 + 1, 0, &e2.base, "net");
 
 	tr.tx_bytes = 500;
 	tr.rx_bytes = 0;
 	tr.srtt_us = 42;
 	conn.connect_ns = 0;
+	conn.n_changes = 0;
 	lst.inode = 600;
 	lst.proto = "tcp";
 	lst.local = "0.0.0.0:8080";
@@ -343,7 +366,7 @@ static void drill(sqlite3 *db, const char *id)
 	ui.tab = replay__find_view("network");
 	replay_model__seek(m, 2 * SEC);
 	t = render(m, &ui);
-	assert_non_null(strstr(t, "errors so far: refused 1"));
+	assert_non_null(strstr(t, "errors so far: unreachable 2 refused 1"));
 	assert_non_null(strstr(t, "0.0.0.0:8080"));
 	assert_string_equal(ui.selected, "500"); /* by bytes: the connection first */
 	free(t);
@@ -353,6 +376,7 @@ static void drill(sqlite3 *db, const char *id)
 	assert_non_null(
 	    strstr(t, "tcp 127.0.0.1:40000 -> 10.1.2.3:5432  ESTABLISHED  (Esc: back)"));
 	assert_non_null(strstr(t, "connect 50.0 us"));
+	assert_non_null(strstr(t, "CLOSE > SYN_SENT 500 ms > ESTABLISHED +50.0 us"));
 	assert_non_null(strstr(t, "1000 B"));
 	assert_non_null(strstr(t, "500 B"));
 	free(t);
@@ -389,8 +413,19 @@ static void test_06_load(void **state)
 			       "WHERE inode = 600"),
 			    "600/NULL/NULL/3/7/LISTEN");
 	assert_string_equal(q1(db, "SELECT sock || '/' || kind || '/' || count || '/' || "
-				   "latency_ns || '/' || err || '/' || remote FROM net_error"),
-			    "-88/refused/1/30000/111/127.0.0.1:9");
+				   "latency_ns || '/' || err || '/' || remote || '/' || in_call "
+				   "FROM net_error WHERE kind = 'refused'"),
+			    "-88/refused/1/30000/111/127.0.0.1:9/0");
+	/* failed in the call: keyed by its inode, no latency (not measured: NULL) */
+	assert_string_equal(q1(db, "SELECT sock || '/' || kind || '/' || count || '/' || "
+				   "quote(latency_ns) || '/' || err || '/' || proto || '/' || "
+				   "in_call FROM net_error WHERE kind = 'unreachable'"),
+			    "900/unreachable/2/NULL/113/udp/1");
+	/* the state changes, each at its own time, under the socket's key */
+	assert_string_equal(q1(db, "SELECT group_concat(sock || ' ' || (time_ns - 1000000000000) "
+				   "|| ' ' || old_state || '>' || new_state, ', ') FROM "
+				   "(SELECT * FROM net_state ORDER BY time_ns)"),
+			    "500 500000000 CLOSE>SYN_SENT, 500 500050000 SYN_SENT>ESTABLISHED");
 	assert_string_equal(q1(db, "SELECT count(*) FROM net_sockets WHERE t_s = 2.0"), "2");
 	assert_int_equal(db__check_capture(db, 1, errbuf, sizeof(errbuf)), 0);
 
@@ -410,6 +445,8 @@ static void test_06_load(void **state)
 		assert_non_null(strstr(buf, "\"rx_bytes\": 2000"));
 		assert_non_null(strstr(buf, "\"local\": \"0.0.0.0:8080\""));
 		assert_non_null(strstr(buf, "\"kind\": \"refused\""));
+		assert_non_null(strstr(buf, "\"timeline\": \"CLOSE > SYN_SENT 500 ms > "
+					    "ESTABLISHED +50.0 us\""));
 		free(buf);
 	}
 	drill(db, id);

@@ -3,6 +3,9 @@
  * queues), the errors so far, and the history of bytes sent and received per interval as
  * sparklines; its line in the Overview. It takes the core's Network placeholder's place.
  *
+ * The drill-down (Enter) shows one socket's intervals and its TCP state changes up to the
+ * position (net_state, as `report net` prints them).
+ *
  * The replay model holds only the first collectors' series, so the view reads net_socket
  * and net_error from the model's DB (m->db): seeks on their time indexes.
  */
@@ -14,6 +17,7 @@
 #include <string.h>
 
 #include "analyze/replay_views.h"
+#include "collectors/net/report.h"
 
 /* The intervals ending at or before the position, newest first: their sums. */
 static const char hist_sql[] =
@@ -166,6 +170,17 @@ static void draw_sock(struct replay_model *m, struct replay_ui *ui, struct grid 
 	snprintf(b2, sizeof(b2), srtt < 0 ? "-" : "%lld us", (long long)srtt);
 	snprintf(buf, sizeof(buf), "connect %s   srtt %s (newest)", b1, b2);
 	grid__text(g, x, info_row, w, buf, 0, GC_DEFAULT);
+	{ /* its TCP state changes up to the position */
+		char tl[1024];
+		size_t nch = 0;
+
+		if (net_timeline__format(m->db, m->meta.cap, key, 0, pos + 1, m->meta.base_ns, tl,
+					 sizeof(tl), &nch))
+			snprintf(tl, sizeof(tl), "cannot read net_state");
+		grid__text(g, x, row, 8, "states", 0, GC_MUTED);
+		row += replay__wrapped(g, x + 8, row, w - 8, bottom - row > 3 ? 3 : 1,
+				       nch ? tl : "no change recorded", 0, GC_DEFAULT);
+	}
 	for (size_t i = 0; i < n / 2; i++) { /* oldest first */
 		double t = tx[i];
 
