@@ -690,6 +690,30 @@ static int build_rows(sqlite3 *db, const struct capture_meta *m, const struct wi
 	return err;
 }
 
+/* The processes with io_sample rows in window W (more than one: a --cgroup capture). */
+static int count_procs(sqlite3 *db, const struct capture_meta *m, const struct window *w,
+		       int64_t *n)
+{
+	sqlite3_stmt *st = NULL;
+	int64_t lo, hi;
+	int rc;
+
+	window__bounds(w, m, &lo, &hi);
+	if (sqlite3_prepare_v2(db,
+			       "SELECT count(DISTINCT pid) FROM io_sample WHERE cap = ?1 "
+			       "AND time_ns - COALESCE(interval_ns, 0) / 2 >= ?2 "
+			       "AND time_ns - COALESCE(interval_ns, 0) / 2 < ?3",
+			       -1, &st, NULL) != SQLITE_OK)
+		return -EIO;
+	sqlite3_bind_int64(st, 1, m->cap);
+	sqlite3_bind_int64(st, 2, lo);
+	sqlite3_bind_int64(st, 3, hi);
+	rc = sqlite3_step(st);
+	*n = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
+	sqlite3_finalize(st);
+	return rc == SQLITE_ROW ? 0 : -EIO;
+}
+
 int io_rows__sum(sqlite3 *db, const struct capture_meta *m, const struct window *w,
 		 uint64_t sum[8], size_t *n)
 {
@@ -976,7 +1000,7 @@ static int report_io(sqlite3 *db, const char *capture_id, const struct report_op
 	struct probe_info p, sp;
 	uint64_t sum[NSUMS];
 	bool iowait_all;
-	int64_t span;
+	int64_t span, nproc = 0;
 	size_t nd = 0;
 	char w[96], b[8][32];
 	struct json j;
@@ -1000,6 +1024,7 @@ static int report_io(sqlite3 *db, const char *capture_id, const struct report_op
 	}
 	err = probe__lookup(db, m.cap, "syscalls", &sp);
 	err = err ?: build_rows(db, &m, &o->win, t, sum, &iowait_all, &span);
+	err = err ?: count_procs(db, &m, &o->win, &nproc);
 	if (!err && probe__active(&sp))
 		err = build_syscalls(db, &m, &o->win, yt);
 	events = !strcmp(p.source, "ebpf"); /* the eBPF lane ran (--io-events) */
@@ -1028,7 +1053,10 @@ static int report_io(sqlite3 *db, const char *capture_id, const struct report_op
 	switch (o->fmt) {
 	case OUT_TEXT:
 		window__describe(&o->win, w, sizeof(w));
-		fprintf(out, "io (%s): %zu intervals, /proc/PID/io\n", w, table__rows(t));
+		fprintf(out, "io (%s): %zu intervals, /proc/PID/io", w, table__rows(t));
+		if (nproc > 1) /* a --cgroup capture: one io_sample row per process */
+			fprintf(out, " of %" PRId64 " processes, summed per interval", nproc);
+		fputc('\n', out);
 		report__drops(NULL, out, o, "io", drops, nd);
 		fprintf(
 		    out, "read     %s in %s syscalls (%s/s)\nwritten  %s in %s syscalls (%s/s)\n",
