@@ -142,7 +142,7 @@ static const struct {
 	const char *name;
 	enum io_kind kind;
 } io_kinds[] = {
-    {"open", IO_K_OPEN},	  {"creat", IO_K_CREAT},	       {"openat", IO_K_OPENAT},
+    {"open", IO_K_OPEN},	  {"creat", IO_K_CREAT},       {"openat", IO_K_OPENAT},
     {"openat2", IO_K_OPENAT2},	  {"unlink", IO_K_UNLINK},     {"rmdir", IO_K_UNLINK},
     {"unlinkat", IO_K_UNLINKAT},  {"rename", IO_K_RENAME},     {"renameat", IO_K_RENAMEAT},
     {"renameat2", IO_K_RENAMEAT}, {"truncate", IO_K_TRUNCATE}, {"ftruncate", IO_K_FTRUNCATE},
@@ -371,12 +371,15 @@ static Ptop__V1__ProbeState io_check(struct collector *c)
 		if (!why[0])
 			c->source = PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_EBPF;
 		if (ctx->pid > 0)
-			snprintf(what, sizeof(what), "/proc/%d/io each interval; block I/O delay "
-				 "(/proc/%d/stat field 42)", (int)ctx->pid, (int)ctx->pid);
+			snprintf(what, sizeof(what),
+				 "/proc/%d/io each interval; block I/O delay "
+				 "(/proc/%d/stat field 42)",
+				 (int)ctx->pid, (int)ctx->pid);
 		else
-			snprintf(what, sizeof(what), "/proc/PID/io of each process of the cgroup's "
-				 "subtree (cgroup.procs) each interval (one started since the last: "
-				 "from 0); block I/O delay (/proc/PID/stat field 42)");
+			snprintf(what, sizeof(what),
+				 "/proc/PID/io of each process of the cgroup's subtree "
+				 "(cgroup.procs) each interval (one started since the last: from "
+				 "0); block I/O delay (/proc/PID/stat field 42)");
 		snprintf(c->detail, sizeof(c->detail),
 			 "%s: %s; per-file %s%s; file-system events %s%s", what,
 			 delayacct_on() ? "measured"
