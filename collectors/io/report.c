@@ -1062,15 +1062,19 @@ static int report_io(sqlite3 *db, const char *capture_id, const struct report_op
 			fprintf(out, " of %" PRId64 " processes, summed per interval", nproc);
 		fputc('\n', out);
 		report__drops(NULL, out, o, "io", drops, nd);
-		if (!table__rows(t)) /* no sample: nothing was measured, which is not 0 B */
+		if (!table__rows(t)) { /* no sample: nothing was measured, which is not 0 B */
 			fprintf(out, "read, written, storage  not measured (%s)\n", no_sample_why);
-		else
-			fprintf(
-		    out, "read     %s in %s syscalls (%s/s)\nwritten  %s in %s syscalls (%s/s)\n",
-		    fmt_bytes(b[0], sizeof(b[0]), sum[0]), fmt_count(b[1], sizeof(b[1]), sum[2]),
-		    fmt_bytes(b[2], sizeof(b[2]), (uint64_t)rate(sum[0], span)),
-		    fmt_bytes(b[3], sizeof(b[3]), sum[1]), fmt_count(b[4], sizeof(b[4]), sum[3]),
-		    fmt_bytes(b[5], sizeof(b[5]), (uint64_t)rate(sum[1], span)));
+		} else {
+			fprintf(out,
+				"read     %s in %s syscalls (%s/s)\nwritten  %s in %s syscalls "
+				"(%s/s)\n",
+				fmt_bytes(b[0], sizeof(b[0]), sum[0]),
+				fmt_count(b[1], sizeof(b[1]), sum[2]),
+				fmt_bytes(b[2], sizeof(b[2]), (uint64_t)rate(sum[0], span)),
+				fmt_bytes(b[3], sizeof(b[3]), sum[1]),
+				fmt_count(b[4], sizeof(b[4]), sum[3]),
+				fmt_bytes(b[5], sizeof(b[5]), (uint64_t)rate(sum[1], span)));
+		}
 		if (table__rows(t))
 			fprintf(out, "storage  read %s, written %s, cancelled %s\n",
 				fmt_bytes(b[0], sizeof(b[0]), sum[4]),
