@@ -995,6 +995,10 @@ static int report_io(sqlite3 *db, const char *capture_id, const struct report_op
 	struct table *ft = NULL, *ot = NULL, *oht = NULL, *tt = NULL, *tht = NULL, *ut = NULL;
 	bool per_file = false;
 	char fwhy[512] = "";
+	/* the /proc lane ran but has no sample in the window: a cgroup with no process at any
+	 * interval, a target that ended before the first, a window between two samples */
+	static const char no_sample_why[] = "no /proc/PID/io sample in the window: no process "
+					    "of the target was read at an interval's end";
 	bool events;
 	struct capture_meta m;
 	struct probe_info p, sp;
@@ -1058,19 +1062,27 @@ static int report_io(sqlite3 *db, const char *capture_id, const struct report_op
 			fprintf(out, " of %" PRId64 " processes, summed per interval", nproc);
 		fputc('\n', out);
 		report__drops(NULL, out, o, "io", drops, nd);
-		fprintf(
-		    out, "read     %s in %s syscalls (%s/s)\nwritten  %s in %s syscalls (%s/s)\n",
-		    fmt_bytes(b[0], sizeof(b[0]), sum[0]), fmt_count(b[1], sizeof(b[1]), sum[2]),
-		    fmt_bytes(b[2], sizeof(b[2]), (uint64_t)rate(sum[0], span)),
-		    fmt_bytes(b[3], sizeof(b[3]), sum[1]), fmt_count(b[4], sizeof(b[4]), sum[3]),
-		    fmt_bytes(b[5], sizeof(b[5]), (uint64_t)rate(sum[1], span)));
-		fprintf(out, "storage  read %s, written %s, cancelled %s\n",
-			fmt_bytes(b[0], sizeof(b[0]), sum[4]),
-			fmt_bytes(b[1], sizeof(b[1]), sum[5]),
-			fmt_bytes(b[2], sizeof(b[2]), sum[6]));
+		if (!table__rows(t)) { /* no sample: nothing was measured, which is not 0 B */
+			fprintf(out, "read, written, storage  not measured (%s)\n", no_sample_why);
+		} else {
+			fprintf(out,
+				"read     %s in %s syscalls (%s/s)\nwritten  %s in %s syscalls "
+				"(%s/s)\n",
+				fmt_bytes(b[0], sizeof(b[0]), sum[0]),
+				fmt_count(b[1], sizeof(b[1]), sum[2]),
+				fmt_bytes(b[2], sizeof(b[2]), (uint64_t)rate(sum[0], span)),
+				fmt_bytes(b[3], sizeof(b[3]), sum[1]),
+				fmt_count(b[4], sizeof(b[4]), sum[3]),
+				fmt_bytes(b[5], sizeof(b[5]), (uint64_t)rate(sum[1], span)));
+		}
+		if (table__rows(t))
+			fprintf(out, "storage  read %s, written %s, cancelled %s\n",
+				fmt_bytes(b[0], sizeof(b[0]), sum[4]),
+				fmt_bytes(b[1], sizeof(b[1]), sum[5]),
+				fmt_bytes(b[2], sizeof(b[2]), sum[6]));
 		if (iowait_all && table__rows(t))
 			fprintf(out, "block I/O delay  %s\n", fmt_ns(b[0], sizeof(b[0]), sum[7]));
-		else
+		else if (table__rows(t))
 			fprintf(out,
 				"block I/O delay  not measured (kernel.task_delayacct was 0)\n");
 		if (!per_file)
@@ -1189,14 +1201,19 @@ static int report_io(sqlite3 *db, const char *capture_id, const struct report_op
 		json__kv_bool(&j, "collected", true);
 		report__drops(&j, out, o, "io", drops, nd);
 		json__key(&j, "totals");
-		json__begin_object(&j);
-		for (int i = 0; i < NSUMS; i++) {
-			if (i == 7 && !(iowait_all && table__rows(t)))
-				json__kv_null(&j, sum_key[i]);
-			else
-				json__kv_int(&j, sum_key[i], (int64_t)sum[i]);
+		if (!table__rows(t)) { /* not measured: null, and why */
+			json__null(&j);
+		} else {
+			json__begin_object(&j);
+			for (int i = 0; i < NSUMS; i++) {
+				if (i == 7 && !iowait_all)
+					json__kv_null(&j, sum_key[i]);
+				else
+					json__kv_int(&j, sum_key[i], (int64_t)sum[i]);
+			}
+			json__end_object(&j);
 		}
-		json__end_object(&j);
+		json__kv_string(&j, "totals_reason", table__rows(t) ? NULL : no_sample_why);
 		json__key(&j, "intervals");
 		table__json(t, &j, NULL, 0);
 		json__key(&j, "files");

@@ -150,6 +150,8 @@ static void put_sample(struct capture_writer *w, uint64_t t, uint64_t wchar, boo
 	capture_payload__release(&cp);
 }
 
+static int load_samples = 2; /* how many io samples load() writes: 2, or 0 */
+
 static sqlite3 *load(const char *name, bool iowait)
 {
 	struct capture_writer_opts o = {.force = true};
@@ -173,8 +175,10 @@ static sqlite3 *load(const char *name, bool iowait)
 	capb__probe(&b, "io", PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE,
 		    PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_PROC, NULL, NULL);
 	capb__put_header(w, &b);
-	put_sample(w, T0 + SEC, 4096 * 1000, iowait);
-	put_sample(w, T0 + 2 * SEC, 4096 * 24, iowait);
+	if (load_samples) {
+		put_sample(w, T0 + SEC, 4096 * 1000, iowait);
+		put_sample(w, T0 + 2 * SEC, 4096 * 24, iowait);
+	}
 	if (iowait) { /* and the events of --io-events */
 		Ptop__V1__IoFsEvent e[2] = {PTOP__V1__IO_FS_EVENT__INIT,
 					    PTOP__V1__IO_FS_EVENT__INIT};
@@ -261,6 +265,22 @@ static void test_04_load_and_report(void **state)
 	free(out);
 	out = run_report(db, OUT_JSON);
 	if (!strstr(out, "\"iowait_ns\": null"))
+		fail_msg("json:\n%s", out);
+	free(out);
+	sqlite3_close(db);
+
+	/* the lane ran and read nothing (an empty cgroup, a target gone before the first
+	 * interval's end): not measured, never "0 B in 0 syscalls" */
+	load_samples = 0;
+	db = load("c.ptop", false);
+	load_samples = 2;
+	out = run_report(db, OUT_TEXT);
+	if (!strstr(out, "read, written, storage  not measured (no /proc/PID/io sample") ||
+	    strstr(out, "0 B in 0 syscalls") || strstr(out, "storage  read"))
+		fail_msg("text:\n%s", out);
+	free(out);
+	out = run_report(db, OUT_JSON);
+	if (!strstr(out, "\"totals\": null") || !strstr(out, "\"totals_reason\": \"no /proc"))
 		fail_msg("json:\n%s", out);
 	free(out);
 	sqlite3_close(db);
