@@ -343,11 +343,17 @@ static Ptop__V1__ProbeState io_check(struct collector *c)
 		free(buf);
 	}
 	if (err) {
+		char dir[32];
+
+		/* ENOENT: the process is gone (it ended before this check), or its folder
+		 * is there without an io file, which is a kernel without task I/O accounting */
+		snprintf(dir, sizeof(dir), "/proc/%d", (int)ctx->pid);
 		snprintf(c->reason, sizeof(c->reason), "cannot read /proc/%d/io: %s%s",
 			 (int)ctx->pid, strerror(-err),
-			 err == -EACCES	  ? " (another user's process: run as its user or as root)"
-			 : err == -ENOENT ? " (a kernel without CONFIG_TASK_IO_ACCOUNTING)"
-					  : "");
+			 err == -EACCES ? " (another user's process: run as its user or as root)"
+			 : err != -ENOENT	? ""
+			 : access(dir, F_OK)	? " (the process ended before the recorder looked)"
+						: " (a kernel without CONFIG_TASK_IO_ACCOUNTING)");
 		return PTOP__V1__PROBE_STATE__PROBE_STATE_FAILED;
 	}
 	{

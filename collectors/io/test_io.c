@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/sysmacros.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -29,6 +30,7 @@
 #include "collectors/io/report.h"
 #include "collectors/io/record.h"
 #include "proto/capture.h"
+#include "record/collector.h"
 #include "tests/tmpdir.h"
 #include "tests/sqlq.h"
 #include "tests/capwrite.h"
@@ -121,6 +123,30 @@ static void test_03_self(void **state)
 	assert_int_equal(b.wchar - a.wchar, 70);
 	assert_int_equal(b.syscw - a.syscw, 7);
 	free(text);
+}
+
+extern const struct collector_ops io_collector;
+
+/* A target gone before the check: its folder is gone too, and the reason says the process
+ * ended, not that the kernel lacks task I/O accounting (an ENOENT of both). */
+static void test_07_check_gone(void **state)
+{
+	struct rec_ctx ctx = {0};
+	struct collector c = {0};
+	pid_t p = fork();
+
+	(void)state;
+	assert_true(p >= 0);
+	if (p == 0)
+		_exit(0);
+	assert_int_equal(waitpid(p, NULL, 0), p);
+	ctx.pid = p;
+	c.ops = &io_collector;
+	c.ctx = &ctx;
+	assert_int_equal(io_collector.check(&c), PTOP__V1__PROBE_STATE__PROBE_STATE_FAILED);
+	if (!strstr(c.reason, "No such file") || !strstr(c.reason, "ended before") ||
+	    strstr(c.reason, "CONFIG_TASK_IO_ACCOUNTING"))
+		fail_msg("reason: %s", c.reason);
 }
 
 static int setup(void **state)
@@ -520,6 +546,7 @@ int main(void)
 	    cmocka_unit_test(test_04_load_and_report),
 	    cmocka_unit_test(test_05_paths),
 	    cmocka_unit_test(test_06_files),
+	    cmocka_unit_test(test_07_check_gone),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
