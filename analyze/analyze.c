@@ -125,7 +125,8 @@ const struct analyze_cmd analyze_cmds[] = {
 	  "                    [--format text|json|csv] [--window START..END]\n"
 	  "                    [--mapping NAME] [--growth] [--sort count|total]\n"
 	  "                    [--by live|bytes|count|pss|uss|rss] [--top N]\n"
-	  "                    [--suppressions FILE] [--pid PID] [--capture ID]\n"
+	  "                    [--suppressions FILE] [--pid PID] [--table NAME]\n"
+	  "                    [--file PATH] [--capture ID]\n"
 	  "                    [--symbol-cache DIR] [--debuginfod] [--debuginfod-urls URLS] FILE",
 	  /* after "Reports over...:" and the kinds' summaries (report_help) */
 	  "  --format text|json|csv   output format (default text)\n"
@@ -149,6 +150,11 @@ const struct analyze_cmd analyze_cmds[] = {
 	  "                           window: what grew, shrank, appeared or vanished\n"
 	  "  --pid PID                cpu: the profile's functions of this process only\n"
 	  "                           (a --cgroup capture profiles each process)\n"
+	  "  --table NAME             io: the table --format csv prints: intervals\n"
+	  "                           (default), files, operations, latency, io_uring,\n"
+	  "                           events or syscalls\n"
+	  "  --file PATH              io: one file's figures per interval (--io-files),\n"
+	  "                           by path or MAJOR:MINOR:INODE\n"
 	  "  --capture ID             the capture to report on in a DB holding several\n"
 	  "  --symbol-cache DIR       cpu: also look for symbols in DIR/<build-id>/\n"
 	  "                           {debuginfo,executable} (debuginfod's cache layout)\n"

@@ -64,6 +64,8 @@ static const struct {
     {REPORT_OPT_MAPPING, "--mapping"},
     {REPORT_OPT_GROWTH, "--growth"},
     {REPORT_OPT_PID, "--pid"},
+    {REPORT_OPT_TABLE, "--table"},
+    {REPORT_OPT_FILE, "--file"},
 };
 
 int cmd_report(int argc, char **argv)
@@ -82,6 +84,8 @@ int cmd_report(int argc, char **argv)
 	    {"mapping", required_argument, NULL, 'M'},
 	    {"growth", no_argument, NULL, 'G'},
 	    {"pid", required_argument, NULL, 'p'},
+	    {"table", required_argument, NULL, 'T'},
+	    {"file", required_argument, NULL, 'F'},
 	    {"help", no_argument, NULL, 'h'},
 	    {0},
 	};
@@ -175,6 +179,12 @@ int cmd_report(int argc, char **argv)
 				return analyze_usage("report", "--pid takes a process id, not '%s'",
 						     optarg);
 			break;
+		case 'T':
+			o.table = optarg;
+			break;
+		case 'F':
+			o.file = optarg;
+			break;
 		case 'h':
 			analyze_cmd_help("report", stdout);
 			return ANALYZE_EXIT_OK;
@@ -201,7 +211,8 @@ int cmd_report(int argc, char **argv)
 	given = (o.by ? REPORT_OPT_HEAP_BY : 0) | (o.apps_by ? REPORT_OPT_APPS_BY : 0) |
 		(o.suppressions ? REPORT_OPT_SUPPRESSIONS : 0) |
 		(o.mapping ? REPORT_OPT_MAPPING : 0) | (o.growth ? REPORT_OPT_GROWTH : 0) |
-		(o.pid ? REPORT_OPT_PID : 0);
+		(o.pid ? REPORT_OPT_PID : 0) | (o.table ? REPORT_OPT_TABLE : 0) |
+		(o.file ? REPORT_OPT_FILE : 0);
 	for (k = 0; k < sizeof(kind_opts) / sizeof(kind_opts[0]); k++) {
 		if (!(given & kind_opts[k].opt) || (r->takes & kind_opts[k].opt))
 			continue;

@@ -147,6 +147,8 @@ struct report_opts {
 	const char *suppressions;    /* leaks: --suppressions FILE; NULL: none */
 	enum apps_by apps_by;	     /* apps: --by pss|uss|rss */
 	int32_t pid;		     /* cpu: --pid, the profile of this process only; 0: all */
+	const char *table;	     /* io: --table NAME, the table CSV prints; NULL: default */
+	const char *file;	     /* io: --file PATH|MAJ:MIN:INO, one file's intervals */
 };
 
 struct syscall_agg {
@@ -204,6 +206,8 @@ enum report_opt {
 	REPORT_OPT_MAPPING = 1 << 3,	  /* --mapping NAME */
 	REPORT_OPT_GROWTH = 1 << 4,	  /* --growth */
 	REPORT_OPT_PID = 1 << 5,	  /* --pid PID */
+	REPORT_OPT_TABLE = 1 << 6,	  /* --table NAME: o->table */
+	REPORT_OPT_FILE = 1 << 7,	  /* --file PATH: o->file */
 };
 
 /* One `report KIND`, declared by the collector whose data it shows: at the bottom of

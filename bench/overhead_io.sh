@@ -18,7 +18,8 @@
 #               (these are its syscalls: the entry time per thread, the fd resolved to its
 #               file, the per-file entry updated in the kernel), io_uring tracepoints
 #   all         ptop-record --pid, every collector on by default (syscalls' programs too)
-# Each configuration runs RUNS times (default 5) per rate, interleaved round by round;
+# CONFIGS (default all of them, in this order) picks some; "none" and "floor" are the
+# ratios' bases. Each configuration runs RUNS times (default 5) per rate, interleaved round by round;
 # the table shows medians and ratios to "none" and "floor". Needs root. Build folder from
 # $PTOP_BUILD (default build); SECONDS_PER_RUN (default 2). With 2+ CPUs the workload is
 # pinned to the last CPU and the tracers to the others (PIN=0 turns this off).
@@ -47,7 +48,7 @@ cleanup() {
 trap cleanup EXIT
 
 others="cpu,syscalls,cpuprof,memory,vmas,proccontext,mappings,cgroup"
-configs=(none floor io+fds fd-stacks io-events io-files all)
+read -ra configs <<<"${CONFIGS:-none floor io+fds fd-stacks io-events io-files all}"
 
 # run_one CONFIG RATE: prints "NS_PER_CALL CALLS_PER_S", or nothing if the run failed
 run_one() {

@@ -1740,7 +1740,8 @@ static void test_26_report_kinds(void **state)
 	assert_null(report_kind__find("nosuchkind"));
 	assert_null(report_kind__find(""));
 	assert_int_equal(taken, REPORT_OPT_HEAP_BY | REPORT_OPT_APPS_BY | REPORT_OPT_SUPPRESSIONS |
-					REPORT_OPT_MAPPING | REPORT_OPT_GROWTH | REPORT_OPT_PID);
+					REPORT_OPT_MAPPING | REPORT_OPT_GROWTH | REPORT_OPT_PID |
+					REPORT_OPT_TABLE | REPORT_OPT_FILE);
 
 	/* each collector's part lists its own */
 	for (n = 0; n < sizeof(owner) / sizeof(owner[0]); n++) {
@@ -1773,6 +1774,8 @@ static void test_26_report_kinds(void **state)
 	assert_string_equal(buf, "vma");
 	report_kind__list(buf, sizeof(buf), REPORT_OPT_PID | REPORT_OPT_GROWTH, ", ", " or ");
 	assert_string_equal(buf, "");
+	report_kind__list(buf, sizeof(buf), REPORT_OPT_TABLE | REPORT_OPT_FILE, ", ", " or ");
+	assert_string_equal(buf, "io");
 	report_kind__list(buf, 12, 0, ", ", " or "); /* cut short at a whole name */
 	assert_string_equal(buf, "syscalls");
 	memset(buf, 'x', sizeof(buf));

@@ -241,7 +241,8 @@ static int poll_procs(struct collector *c, struct cg_priv *p, Ptop__V1__ProcCove
 		return cl.err;
 	if (err && err != -ENOENT)
 		return err;
-	qsort(p->procs, p->n, sizeof(*p->procs), cmp_proc);
+	if (p->n) /* an empty cgroup: procs may be NULL, and qsort's arguments must not be */
+		qsort(p->procs, p->n, sizeof(*p->procs), cmp_proc);
 	while (start < p->n && p->procs[start].pid < p->rotate)
 		start++;
 	if (start == p->n)

@@ -217,31 +217,26 @@ static __always_inline bool file_key(struct file *f, struct io_file_key *k)
 	return true;
 }
 
-/* Scratch for one io_seen record (too large for the stack). */
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct io_seen);
-} io_scratch SEC(".maps");
-
+/* The walk up a file's dentries: the names' addresses, copied into the ring buffer record
+ * afterwards (no per-CPU scratch record: a program preempted mid-walk, on the same CPU,
+ * would have it overwritten by the next). */
 struct io_walk {
 	struct dentry *d;
 	struct mount *mnt;
 	__u32 n;
 	__u32 truncated;
+	const unsigned char *name[IO_DEPTH];
 };
 
 /* One step up from W->d: to its mount point at the root of its mount, else to its
- * parent after its name is copied. 0: go on; 1: done. (W's fields are copied into
+ * parent after its name's address is kept. 0: go on; 1: done. (W's fields are copied into
  * locals: a CO-RE read of W's own fields would relocate against a type the kernel lacks.) */
 static long walk_step(__u32 i, void *ctx)
 {
 	struct io_walk *w = ctx;
 	struct dentry *d = w->d, *parent, *mroot;
 	struct mount *mnt = w->mnt, *mp;
-	struct io_seen *e;
-	__u32 zero = 0, n = w->n;
+	__u32 n = w->n;
 
 	if (!d)
 		return 1;
@@ -261,18 +256,15 @@ static long walk_step(__u32 i, void *ctx)
 		w->truncated = 1;
 		return 1;
 	}
-	e = bpf_map_lookup_elem(&io_scratch, &zero);
-	if (!e)
-		return 1;
-	if (bpf_probe_read_kernel_str(e->name[n], IO_NAME, BPF_CORE_READ(d, d_name.name)) < 0)
-		e->name[n][0] = 0;
+	w->name[n] = BPF_CORE_READ(d, d_name.name);
 	w->n = n + 1;
 	w->d = parent;
 	return 0;
 }
 
 /* The path of F into a ring buffer io_seen record, walked up its dentries (and up the
- * mounts it crosses), the first time the process sees the file. */
+ * mounts it crosses), the first time the process sees the file. The record is reserved
+ * after the walk and filled in place (nothing per CPU is shared across a preemption). */
 static __always_inline void send_seen(struct file *f, __u64 ino, __u32 dev, __u32 tgid,
 				      __u32 tid)
 {
@@ -280,19 +272,26 @@ static __always_inline void send_seen(struct file *f, __u64 ino, __u32 dev, __u3
 	struct io_walk w = {};
 	struct vfsmount *vm;
 	struct io_seen *e;
-	__u32 zero = 0;
 	__u8 one = 1;
+	__u32 i;
 
 	if (bpf_map_lookup_elem(&io_seen, &sk) ||
 	    bpf_map_update_elem(&io_seen, &sk, &one, BPF_NOEXIST))
 		return; /* seen before (a look-up first: an LRU update costs much more) */
-	e = bpf_map_lookup_elem(&io_scratch, &zero);
-	if (!e)
-		return;
 	w.d = BPF_CORE_READ(f, f_path.dentry);
 	vm = BPF_CORE_READ(f, f_path.mnt);
 	w.mnt = (struct mount *)((void *)vm - bpf_core_field_offset(struct mount, mnt));
 	bpf_loop(IO_DEPTH + 8, walk_step, &w, 0);
+	e = bpf_ringbuf_reserve(&io_events, sizeof(*e), 0);
+	if (!e) {
+		counter_inc(IO_CNT_SEEN_LOST);
+		bpf_map_delete_elem(&io_seen, &sk); /* try again at its next call */
+		return;
+	}
+	for (i = 0; i < IO_DEPTH && i < w.n; i++) { /* a bounded loop */
+		if (bpf_probe_read_kernel_str(e->name[i], IO_NAME, w.name[i]) < 0)
+			e->name[i][0] = 0;
+	}
 	e->ts = bpf_ktime_get_ns();
 	e->tid = tid;
 	e->kind = IO_EV_SEEN;
@@ -300,11 +299,8 @@ static __always_inline void send_seen(struct file *f, __u64 ino, __u32 dev, __u3
 	e->dev = dev;
 	e->depth = w.n;
 	e->truncated = w.truncated;
-	e->pad = 0;
-	if (bpf_ringbuf_output(&io_events, e, sizeof(*e), 0)) {
-		counter_inc(IO_CNT_SEEN_LOST);
-		bpf_map_delete_elem(&io_seen, &sk); /* try again at its next call */
-	}
+	e->tgid = tgid;
+	bpf_ringbuf_submit(e, 0);
 }
 
 /* Add one call to F's (K's) entry, and to its generation's maximum. */
@@ -472,6 +468,27 @@ int BPF_PROG(io_uring_done, struct io_ring_ctx *rctx, void *reqp, struct io_urin
 	return 0;
 }
 
+/* The flags of an open of KIND (IO_K_OPEN .. IO_K_OPENAT2) made with REGS: creat(path,
+ * mode) is open(path, O_CREAT | O_WRONLY | O_TRUNC, mode) by definition (its argument 2 is
+ * the mode); openat2's are in its struct open_how (argument 3, in the caller's memory). */
+static __always_inline __u64 open_flags(__u32 kind, struct pt_regs *regs)
+{
+	__u64 fl = 0;
+
+	switch (kind) {
+	case IO_K_OPEN:
+		return arg(regs, 2);
+	case IO_K_CREAT:
+		return 01101; /* O_CREAT | O_WRONLY | O_TRUNC */
+	case IO_K_OPENAT2: /* struct open_how's first member: __u64 flags */
+		if (bpf_probe_read_user(&fl, sizeof(fl), (void *)arg(regs, 3)))
+			return 0;
+		return fl;
+	default:
+		return arg(regs, 3);
+	}
+}
+
 SEC("raw_tp/sys_exit")
 int io_exit(struct bpf_raw_tracepoint_args *ctx)
 {
@@ -479,7 +496,8 @@ int io_exit(struct bpf_raw_tracepoint_args *ctx)
 	struct pt_regs *regs;
 	struct io_fs_event *e;
 	__u32 key, *kind, ev = 0, zero = 0;
-	int p1 = 0, p2 = 0, fl = 0, len = 0;
+	int p1 = 0, p2 = 0, len = 0;
+	__u64 flags = 0;
 	long ret;
 	__u64 nr;
 
@@ -503,25 +521,25 @@ int io_exit(struct bpf_raw_tracepoint_args *ctx)
 		return 0;
 	switch (*kind) {
 	case IO_K_OPEN:
+	case IO_K_CREAT:
 	case IO_K_OPENAT:
-		fl = *kind == IO_K_OPEN ? 2 : 3;
+	case IO_K_OPENAT2:
+		p1 = *kind == IO_K_OPEN || *kind == IO_K_CREAT ? 1 : 2;
+		flags = open_flags(*kind, regs);
 		if (ret >= 0) { /* created? O_CREAT and the file's FMODE_CREATED */
 			struct file *f;
 
-			if (!(arg(regs, fl) & 0100))
+			if (!(flags & 0100))
 				return 0;
 			f = fd_file(ret);
 			if (!f || !(BPF_CORE_READ(f, f_mode) & FMODE_CREATED_BIT))
 				return 0;
 			ev = IO_EV_CREATED;
-			p1 = *kind == IO_K_OPEN ? 1 : 2;
 			break;
 		}
 		if (ret != -13 && ret != -1) /* EACCES, EPERM */
 			return 0;
 		ev = IO_EV_DENIED;
-		p1 = *kind == IO_K_OPEN ? 1 : 2;
-		fl = *kind == IO_K_OPEN ? 2 : 3;
 		break;
 	case IO_K_UNLINK:
 	case IO_K_UNLINKAT:
@@ -529,7 +547,7 @@ int io_exit(struct bpf_raw_tracepoint_args *ctx)
 			return 0;
 		ev = IO_EV_DELETED;
 		p1 = *kind == IO_K_UNLINK ? 1 : 2;
-		fl = *kind == IO_K_UNLINK ? 0 : 3;
+		flags = *kind == IO_K_UNLINK ? 0 : arg(regs, 3);
 		break;
 	case IO_K_RENAME:
 	case IO_K_RENAMEAT:
@@ -560,10 +578,12 @@ int io_exit(struct bpf_raw_tracepoint_args *ctx)
 	}
 	e->ts = bpf_ktime_get_ns();
 	e->tid = (__u32)id;
+	e->tgid = (__u32)(id >> 32);
+	e->pad = 0;
 	e->kind = ev;
 	e->ret = ret;
 	e->nr = key;
-	e->flags = fl ? arg(regs, fl) : 0;
+	e->flags = flags;
 	e->length = len ? arg(regs, len) : 0;
 	e->fd = p1 ? -1 : (__s32)arg(regs, 1);
 	e->path[0] = 0;

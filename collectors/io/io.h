@@ -10,7 +10,7 @@
  * from the syscall table's names). The argument numbers are 1-based. */
 enum io_kind {
 	IO_K_NONE = 0,
-	IO_K_OPEN = 1,	   /* open(path 1, flags 2), creat(path 1) */
+	IO_K_OPEN = 1,	   /* open(path 1, flags 2) */
 	IO_K_OPENAT = 2,   /* openat(dfd, path 2, flags 3) */
 	IO_K_UNLINK = 3,   /* unlink(path 1), rmdir(path 1) */
 	IO_K_UNLINKAT = 4, /* unlinkat(dfd, path 2, flags 3) */
@@ -18,6 +18,8 @@ enum io_kind {
 	IO_K_RENAMEAT = 6, /* renameat/renameat2(ofd, old 2, nfd, new 4) */
 	IO_K_TRUNCATE = 7, /* truncate(path 1, length 2) */
 	IO_K_FTRUNCATE = 8, /* ftruncate(fd 1, length 2) */
+	IO_K_CREAT = 9,	    /* creat(path 1, mode 2): flags O_CREAT | O_WRONLY | O_TRUNC */
+	IO_K_OPENAT2 = 10,  /* openat2(dfd, path 2, struct open_how *how 3): flags how->flags */
 	IO_K_OP = 32	    /* IO_K_OP + enum io_op: a per-file operation (--io-files) */
 };
 
@@ -115,6 +117,8 @@ struct io_fs_event {
 	__u64 length; /* truncated to */
 	__s32 fd;     /* ftruncate's fd (path empty), else -1 */
 	__u32 nr;     /* the syscall number */
+	__u32 tgid;   /* the caller's process */
+	__u32 pad;
 	char path[IO_PATH_MAX];
 	char path2[IO_PATH_MAX]; /* a rename's new path */
 };
@@ -129,7 +133,7 @@ struct io_seen {
 	__u32 dev;
 	__u32 depth; /* components in name[]; IO_DEPTH and truncated: deeper */
 	__u32 truncated;
-	__u32 pad;
+	__u32 tgid; /* the process that saw it */
 	char name[IO_DEPTH][IO_NAME];
 };
 

@@ -65,6 +65,8 @@ static int load_event(struct load_ctx *l, const Ptop__V1__Event *ev)
 	truncated = !strcmp(x->kind, "truncated");
 	created = !strcmp(x->kind, "created");
 	bind_envelope(l, s, ev, false); /* :cap, :time_ns, :pid */
+	if (x->pid) /* --cgroup: the process (the envelope's pid is 0) */
+		bind_u64(s, 3, x->pid);
 	bind_u64(s, 4, x->tid);
 	bind_text(s, 5, x->kind);
 	bind_text(s, 6, x->syscall);
@@ -99,6 +101,8 @@ static int load_io(struct load_ctx *l, const Ptop__V1__Event *ev)
 		return -EBADMSG;
 	}
 	bind_envelope(l, s, ev, true);
+	if (x->pid) /* --cgroup: the process (the envelope's pid is 0) */
+		bind_u64(s, 4, x->pid);
 	bind_u64(s, 5, x->rchar);
 	bind_u64(s, 6, x->wchar);
 	bind_u64(s, 7, x->syscr);

@@ -24,6 +24,7 @@
 #include <dirent.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
@@ -38,6 +39,7 @@
 #include "proto/syscall_table.h"
 #include "record/bpf_util.h"
 #include "record/collector.h"
+#include "record/cgroupfs.h"
 #include "record/procfs.h"
 
 static const char *const io_keys[] = {
@@ -140,8 +142,8 @@ static const struct {
 	const char *name;
 	enum io_kind kind;
 } io_kinds[] = {
-    {"open", IO_K_OPEN},	  {"creat", IO_K_OPEN},	       {"openat", IO_K_OPENAT},
-    {"openat2", IO_K_OPENAT},	  {"unlink", IO_K_UNLINK},     {"rmdir", IO_K_UNLINK},
+    {"open", IO_K_OPEN},	  {"creat", IO_K_CREAT},       {"openat", IO_K_OPENAT},
+    {"openat2", IO_K_OPENAT2},	  {"unlink", IO_K_UNLINK},     {"rmdir", IO_K_UNLINK},
     {"unlinkat", IO_K_UNLINKAT},  {"rename", IO_K_RENAME},     {"renameat", IO_K_RENAMEAT},
     {"renameat2", IO_K_RENAMEAT}, {"truncate", IO_K_TRUNCATE}, {"ftruncate", IO_K_FTRUNCATE},
 };
@@ -265,6 +267,17 @@ struct io_bpf_lane {
 	uint64_t gen;
 };
 
+/* --cgroup: one process of the subtree, as last read. */
+struct io_proc {
+	pid_t pid, ppid;
+	struct proc_io prev;
+	uint64_t prev_ticks;
+	/* the last counters of its children reaped since the last poll: the kernel adds a
+	 * child's counters to its parent's when the parent waits for it, and the child's
+	 * rows had them already */
+	struct proc_io reaped;
+};
+
 struct io_priv {
 	struct io_bpf_lane *bpf; /* --io-events with eBPF; NULL: the /proc lane alone */
 	char *buf;
@@ -272,6 +285,14 @@ struct io_priv {
 	struct proc_io prev;
 	uint64_t prev_ticks, prev_ns, tick_ns;
 	bool have_prev, delayacct;
+	/* --cgroup: the processes of the last poll, by pid; the pids listed now */
+	struct io_proc *procs;
+	size_t nprocs;
+	pid_t *pids;
+	size_t npids, cappids;
+	char *cgbuf;
+	size_t cgcap;
+	uint64_t prev_boot_ticks; /* CLOCK_BOOTTIME at the last poll, in clock ticks */
 };
 
 /* Whether the kernel measures block I/O delay (kernel.task_delayacct). */
@@ -303,27 +324,40 @@ static Ptop__V1__ProbeState io_check(struct collector *c)
 			 "/proc/PID/io, /proc/PID/stat (the target's user, or CAP_SYS_PTRACE)");
 		return PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE;
 	}
-	if (ctx->pid <= 0) {
-		snprintf(c->reason, sizeof(c->reason),
-			 "/proc/PID/io is one process's: use --pid or a command, not --cgroup");
+	if (ctx->pid <= 0 && !ctx->cgroup_dir) {
+		snprintf(c->reason, sizeof(c->reason), "no target process or cgroup");
 		return PTOP__V1__PROBE_STATE__PROBE_STATE_UNSUPPORTED;
 	}
-	err = procfs_read_file(ctx->pid, "io", &buf, &cap, &len);
-	if (!err && io__parse(buf, &io))
-		err = -EINVAL;
-	free(buf);
+	if (ctx->pid <= 0) { /* --cgroup: each process of its subtree, from cgroup.procs */
+		err = cgroupfs_read(ctx->cgroup_dir, "cgroup.procs", &buf, &cap, &len);
+		free(buf);
+		if (err) {
+			snprintf(c->reason, sizeof(c->reason), "cannot read %s/cgroup.procs: %s",
+				 ctx->cgroup_dir, strerror(-err));
+			return PTOP__V1__PROBE_STATE__PROBE_STATE_FAILED;
+		}
+	} else {
+		err = procfs_read_file(ctx->pid, "io", &buf, &cap, &len);
+		if (!err && io__parse(buf, &io))
+			err = -EINVAL;
+		free(buf);
+	}
 	if (err) {
+		char dir[32];
+
+		/* ENOENT: the process is gone (it ended before this check), or its folder
+		 * is there without an io file, which is a kernel without task I/O accounting */
+		snprintf(dir, sizeof(dir), "/proc/%d", (int)ctx->pid);
 		snprintf(c->reason, sizeof(c->reason), "cannot read /proc/%d/io: %s%s",
 			 (int)ctx->pid, strerror(-err),
-			 err == -EACCES	  ? " (another user's process: run as its user or as root)"
-			 : err == -ENOENT ? " (a kernel without CONFIG_TASK_IO_ACCOUNTING)"
-					  : "");
+			 err == -EACCES ? " (another user's process: run as its user or as root)"
+			 : err != -ENOENT	? ""
+			 : access(dir, F_OK)	? " (the process ended before the recorder looked)"
+						: " (a kernel without CONFIG_TASK_IO_ACCOUNTING)");
 		return PTOP__V1__PROBE_STATE__PROBE_STATE_FAILED;
 	}
 	{
-		char why[256] = "";
-
-		char fwhy[256] = "";
+		char why[256] = "", fwhy[256] = "", what[256];
 
 		if (!io_settings.events && !io_settings.files)
 			snprintf(why, sizeof(why),
@@ -342,10 +376,18 @@ static Ptop__V1__ProbeState io_check(struct collector *c)
 			snprintf(fwhy, sizeof(fwhy), "%s", why);
 		if (!why[0])
 			c->source = PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_EBPF;
+		if (ctx->pid > 0)
+			snprintf(what, sizeof(what),
+				 "/proc/%d/io each interval; block I/O delay "
+				 "(/proc/%d/stat field 42)",
+				 (int)ctx->pid, (int)ctx->pid);
+		else
+			snprintf(what, sizeof(what),
+				 "/proc/PID/io of each process of the cgroup's subtree "
+				 "(cgroup.procs) each interval (one started since the last: from "
+				 "0); block I/O delay (/proc/PID/stat field 42)");
 		snprintf(c->detail, sizeof(c->detail),
-			 "/proc/%d/io each interval; block I/O delay (/proc/%d/stat field 42): %s; "
-			 "per-file %s%s; file-system events %s%s",
-			 (int)ctx->pid, (int)ctx->pid,
+			 "%s: %s; per-file %s%s; file-system events %s%s", what,
 			 delayacct_on() ? "measured"
 					: "not measured (kernel.task_delayacct is 0: sysctl "
 					  "kernel.task_delayacct=1 before the target starts)",
@@ -493,7 +535,7 @@ static int on_seen(struct io_bpf_lane *b, const struct io_seen *e)
 		return 0;
 	if (io__seen_path(e->name, e->depth, e->truncated, path, sizeof(path)))
 		return 0;
-	return fpath_set(b, e->dev, e->ino, (uint32_t)b->c->ctx->pid, path);
+	return fpath_set(b, e->dev, e->ino, e->tgid, path);
 }
 
 /* One ring buffer record: an IoFsEvent at its time. */
@@ -519,8 +561,8 @@ static int on_event(void *ctx, void *data, size_t size)
 	if (e->kind == IO_EV_RENAMED && b->files) { /* the newest path of what it renamed */
 		char old[4096], new[4096];
 
-		absolute(b->c->ctx->pid, e->path, old, sizeof(old));
-		absolute(b->c->ctx->pid, e->path2, new, sizeof(new));
+		absolute((pid_t)e->tgid, e->path, old, sizeof(old));
+		absolute((pid_t)e->tgid, e->path2, new, sizeof(new));
 		rename_walk.old = old;
 		rename_walk.new = new;
 		rename_walk.err = 0;
@@ -543,7 +585,7 @@ static int on_event(void *ctx, void *data, size_t size)
 	if (e->fd >= 0) { /* ftruncate: the fd's file, as its link reads now */
 		ssize_t n;
 
-		snprintf(link, sizeof(link), "/proc/%d/fd/%d", (int)b->c->ctx->pid, e->fd);
+		snprintf(link, sizeof(link), "/proc/%d/fd/%d", (int)e->tgid, e->fd);
 		n = readlink(link, path, sizeof(path) - 1);
 		path[n > 0 ? n : 0] = '\0';
 	}
@@ -553,6 +595,8 @@ static int on_event(void *ctx, void *data, size_t size)
 	m.error = e->kind == IO_EV_DENIED ? (uint32_t)-e->ret : 0;
 	m.length = e->length;
 	m.tid = e->tid;
+	if (b->c->ctx->pid <= 0) /* --cgroup: Event.pid is 0 */
+		m.pid = e->tgid;
 	err = capture_payload__pack(&ev, &cp, "io", &m.base);
 	if (err) {
 		b->err = err;
@@ -657,6 +701,8 @@ static int io_lane_start(struct collector *c, struct io_bpf_lane **out, char *wh
 		goto fail;
 	}
 	b->skel->rodata->targ_tgid = (__u32)c->ctx->pid;
+	b->skel->rodata->targ_cgid = c->ctx->cgroup_id;
+	b->skel->rodata->targ_cglevel = c->ctx->cgroup_level;
 	b->skel->rodata->events_on = true; /* --io-events, or implied by --io-files */
 	b->skel->rodata->files_on = b->files;
 	if (!b->files) {
@@ -735,9 +781,8 @@ static uint64_t user_dev(uint32_t kdev)
 
 /* The paths of the files the target has open now, from /proc/PID/fd (renamed by anyone,
  * deleted: " (deleted)"), for the files known. Unreadable: nothing changes. */
-static int refresh_paths(struct io_bpf_lane *b)
+static int refresh_paths_of(struct io_bpf_lane *b, pid_t pid)
 {
-	pid_t pid = b->c->ctx->pid;
 	char dir[64], link[300], path[4096];
 	struct dirent *de;
 	DIR *d;
@@ -767,6 +812,19 @@ static int refresh_paths(struct io_bpf_lane *b)
 		err = fpath_set(b, kdev, st.st_ino, (uint32_t)pid, path);
 	}
 	closedir(d);
+	return err;
+}
+
+/* refresh_paths_of the target, or of each process of the cgroup (at the last poll). */
+static int refresh_paths(struct io_bpf_lane *b)
+{
+	struct io_priv *p = b->c->priv;
+	int err = 0;
+
+	if (b->c->ctx->pid > 0)
+		return refresh_paths_of(b, b->c->ctx->pid);
+	for (size_t i = 0; !err && p && i < p->nprocs; i++)
+		err = refresh_paths_of(b, p->procs[i].pid);
 	return err;
 }
 
@@ -972,6 +1030,8 @@ static int io_lane_poll(struct collector *c, struct io_bpf_lane *b)
 	return err;
 }
 
+static int cg_poll(struct collector *c, struct io_priv *p, uint64_t now_ns, bool emit);
+
 static int io_start(struct collector *c)
 {
 	struct io_priv *p = calloc(1, sizeof(*p));
@@ -1008,6 +1068,8 @@ static int io_start(struct collector *c)
 	p->delayacct = delayacct_on();
 	p->tick_ns = hz > 0 ? 1000000000ull / (uint64_t)hz : 10000000ull;
 	p->prev_ns = rec_now_ns();
+	if (c->ctx->pid <= 0) /* --cgroup: the baselines of the processes there now */
+		return cg_poll(c, p, p->prev_ns, false);
 	if (read_io(p, c->ctx->pid, &p->prev, &p->prev_ticks) == 0)
 		p->have_prev = true;
 	return 0;
@@ -1018,12 +1080,178 @@ static uint64_t d(uint64_t cur, uint64_t prev)
 	return cur >= prev ? cur - prev : 0;
 }
 
-static int io_poll(struct collector *c, uint64_t now_ns, unsigned flags)
+/* One IoSample: the change from PREV (ticks PREV_TICKS) to IO (TICKS) over INTERVAL, of
+ * process PID in --cgroup mode (0: the target's, Event.pid). */
+static int emit_sample(struct collector *c, struct io_priv *p, pid_t pid,
+		       const struct proc_io *io, uint64_t ticks, const struct proc_io *prev,
+		       uint64_t prev_ticks, uint64_t now_ns, uint64_t interval)
 {
-	struct io_priv *p = c->priv;
 	Ptop__V1__Event ev = PTOP__V1__EVENT__INIT;
 	Ptop__V1__IoSample s = PTOP__V1__IO_SAMPLE__INIT;
 	Ptop__V1__CollectorPayload cp;
+	int err;
+
+	s.rchar = d(io->rchar, prev->rchar);
+	s.wchar = d(io->wchar, prev->wchar);
+	s.syscr = d(io->syscr, prev->syscr);
+	s.syscw = d(io->syscw, prev->syscw);
+	s.read_bytes = d(io->read_bytes, prev->read_bytes);
+	s.write_bytes = d(io->write_bytes, prev->write_bytes);
+	s.cancelled_write_bytes = d(io->cancelled_write_bytes, prev->cancelled_write_bytes);
+	if (p->delayacct) {
+		s.iowait_measured = true;
+		s.iowait_ns = d(ticks, prev_ticks) * p->tick_ns;
+	}
+	s.pid = (uint32_t)pid;
+	err = capture_payload__pack(&ev, &cp, "io", &s.base);
+	if (err)
+		return err;
+	err =
+	    rec_emit_event(c->ctx, &ev, PTOP__V1__CATEGORY__CATEGORY_UNSPECIFIED, now_ns, interval);
+	capture_payload__release(&cp);
+	return err;
+}
+
+/* cgroupfs_walk callback: append the processes of one directory of the subtree. */
+static int cg_list_dir(const char *dir, const char *rel, void *arg)
+{
+	struct io_priv *p = arg;
+	size_t len;
+
+	(void)rel;
+	if (cgroupfs_read(dir, "cgroup.procs", &p->cgbuf, &p->cgcap, &len))
+		return 0; /* removed meanwhile */
+	return cgroupfs_parse_procs(p->cgbuf, &p->pids, &p->npids, &p->cappids) == -ENOMEM
+		   ? -ENOMEM
+		   : 0;
+}
+
+static int pid_cmp(const void *a, const void *b)
+{
+	pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* CLOCK_BOOTTIME in clock ticks (as /proc/PID/stat's starttime). */
+static uint64_t boot_ticks(const struct io_priv *p)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_BOOTTIME, &ts);
+	return ((uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec) / p->tick_ns;
+}
+
+/* A + B, field by field, into A. */
+static void io_add(struct proc_io *a, const struct proc_io *b)
+{
+	a->rchar += b->rchar;
+	a->wchar += b->wchar;
+	a->syscr += b->syscr;
+	a->syscw += b->syscw;
+	a->read_bytes += b->read_bytes;
+	a->write_bytes += b->write_bytes;
+	a->cancelled_write_bytes += b->cancelled_write_bytes;
+}
+
+/* --cgroup: the processes of the subtree now; for each, its IoSample since the last poll
+ * (EMIT; else only the baselines). A process not seen at the last poll is counted from 0
+ * when it started since then (a new process's counters start at 0), else from now. A
+ * process that started and ended between two polls is not seen itself: its counters are
+ * in its parent's once the parent waits for it (the kernel's accounting). A process seen
+ * and reaped (gone from /proc) by a parent of the cgroup: its last counters are taken off
+ * the parent's next change, so they are not counted twice (what it did after its last
+ * poll is its parent's then). One that left cgroup.procs but is still in /proc (a
+ * zombie) is kept until it is reaped. 0 or -errno. */
+static int cg_poll(struct collector *c, struct io_priv *p, uint64_t now_ns, bool emit)
+{
+	uint64_t interval = now_ns > p->prev_ns ? now_ns - p->prev_ns : 0, now_ticks;
+	struct io_proc *next = NULL;
+	size_t n = 0, unreadable = 0, malformed = 0;
+	int err;
+
+	p->npids = 0;
+	err = cgroupfs_walk(c->ctx->cgroup_dir, cg_list_dir, p);
+	if (err == -ENOMEM)
+		return err;
+	if (err) /* the cgroup itself is gone or unreadable: no process this interval */
+		p->npids = 0;
+	now_ticks = boot_ticks(p);
+	if (p->npids > 1)
+		qsort(p->pids, p->npids, sizeof(*p->pids), pid_cmp);
+	if (!(next = calloc(p->npids + p->nprocs + 1, sizeof(*next))))
+		return -ENOMEM;
+	/* those gone from cgroup.procs: reaped (their parent owes their counters), or
+	 * zombies (kept) */
+	for (size_t i = 0; i < p->nprocs; i++) {
+		struct io_proc *o = &p->procs[i], key, *parent;
+		char dir[32];
+
+		if (p->npids && bsearch(&o->pid, p->pids, p->npids, sizeof(*p->pids), pid_cmp))
+			continue;
+		snprintf(dir, sizeof(dir), "/proc/%d", (int)o->pid);
+		if (!access(dir, F_OK)) {
+			next[n] = *o;
+			memset(&next[n++].reaped, 0, sizeof(o->reaped));
+			continue;
+		}
+		key.pid = o->ppid;
+		/* in this loop nprocs > 0: procs is not NULL */
+		parent = bsearch(&key, p->procs, p->nprocs, sizeof(*p->procs), pid_cmp);
+		if (parent)
+			io_add(&parent->reaped, &o->prev);
+	}
+	for (size_t i = 0; !err && i < p->npids; i++) {
+		struct io_proc key = {.pid = p->pids[i]}, *old, *e;
+		struct proc_stat st;
+		struct proc_io io;
+		uint64_t ticks = 0;
+		int rc;
+
+		if (i && p->pids[i] == p->pids[i - 1])
+			continue;
+		rc = read_io(p, key.pid, &io, &ticks);
+		rc = rc ?: procfs_read_stat(key.pid, &st);
+		if (rc) {
+			if (!procfs_is_gone(key.pid, rc))
+				*(rc == -EINVAL ? &malformed : &unreadable) += 1;
+			continue;
+		}
+		e = &next[n++];
+		*e = (struct io_proc){.pid = key.pid, .ppid = st.ppid, .prev = io, .prev_ticks = ticks};
+		old = p->nprocs ? bsearch(&key, p->procs, p->nprocs, sizeof(*p->procs), pid_cmp)
+				: NULL;
+		if (old) {
+			struct proc_io base = old->prev;
+
+			io_add(&base, &old->reaped);
+			if (emit)
+				err = emit_sample(c, p, key.pid, &io, ticks, &base, old->prev_ticks,
+						  now_ns, interval);
+		} else if (emit && st.starttime >= p->prev_boot_ticks) {
+			struct proc_io zero = {0};
+
+			err = emit_sample(c, p, key.pid, &io, ticks, &zero, 0, now_ns, interval);
+		}
+	}
+	if (err) {
+		free(next);
+		return err;
+	}
+	if (n > 1)
+		qsort(next, n, sizeof(*next), pid_cmp);
+	free(p->procs);
+	p->procs = next;
+	p->nprocs = n;
+	p->prev_ns = now_ns;
+	p->prev_boot_ticks = now_ticks;
+	err = rec_emit_drop(c, "proc_malformed", malformed, "io");
+	return err ?: rec_emit_drop(c, "proc_unreadable", unreadable, "io");
+}
+
+static int io_poll(struct collector *c, uint64_t now_ns, unsigned flags)
+{
+	struct io_priv *p = c->priv;
 	struct proc_io io;
 	uint64_t ticks = 0, interval;
 	int err;
@@ -1040,6 +1268,8 @@ static int io_poll(struct collector *c, uint64_t now_ns, unsigned flags)
 		if (err)
 			return err;
 	}
+	if (c->ctx->pid <= 0)
+		return cg_poll(c, p, now_ns, true);
 	err = read_io(p, c->ctx->pid, &io, &ticks);
 	if (err && procfs_is_gone(c->ctx->pid, err))
 		return 0;
@@ -1055,26 +1285,10 @@ static int io_poll(struct collector *c, uint64_t now_ns, unsigned flags)
 		return 0;
 	}
 	interval = now_ns > p->prev_ns ? now_ns - p->prev_ns : 0;
-	s.rchar = d(io.rchar, p->prev.rchar);
-	s.wchar = d(io.wchar, p->prev.wchar);
-	s.syscr = d(io.syscr, p->prev.syscr);
-	s.syscw = d(io.syscw, p->prev.syscw);
-	s.read_bytes = d(io.read_bytes, p->prev.read_bytes);
-	s.write_bytes = d(io.write_bytes, p->prev.write_bytes);
-	s.cancelled_write_bytes = d(io.cancelled_write_bytes, p->prev.cancelled_write_bytes);
-	if (p->delayacct) {
-		s.iowait_measured = true;
-		s.iowait_ns = d(ticks, p->prev_ticks) * p->tick_ns;
-	}
+	err = emit_sample(c, p, 0, &io, ticks, &p->prev, p->prev_ticks, now_ns, interval);
 	p->prev = io;
 	p->prev_ticks = ticks;
 	p->prev_ns = now_ns;
-	err = capture_payload__pack(&ev, &cp, "io", &s.base);
-	if (err)
-		return err;
-	err =
-	    rec_emit_event(c->ctx, &ev, PTOP__V1__CATEGORY__CATEGORY_UNSPECIFIED, now_ns, interval);
-	capture_payload__release(&cp);
 	return err;
 }
 
@@ -1086,6 +1300,9 @@ static void io_stop(struct collector *c)
 		return;
 	io_lane_free(p->bpf);
 	free(p->buf);
+	free(p->procs);
+	free(p->pids);
+	free(p->cgbuf);
 	free(p);
 	c->priv = NULL;
 }

@@ -14,11 +14,14 @@
 #include "analyze/report.h"
 #include "collectors/io/report.h"
 
+/* One row per interval: a --cgroup capture's processes (one io_sample row each) summed;
+ * the delay measured only when it was for every one. */
 static const char rows_sql[] =
-    "SELECT time_ns, interval_ns, rchar, wchar, syscr, syscw, read_bytes, write_bytes, "
-    "cancelled_write_bytes, iowait_ns FROM io_sample WHERE cap = ?1 "
+    "SELECT time_ns, max(interval_ns), sum(rchar), sum(wchar), sum(syscr), sum(syscw), "
+    "sum(read_bytes), sum(write_bytes), sum(cancelled_write_bytes), "
+    "CASE WHEN count(iowait_ns) = count(*) THEN sum(iowait_ns) END FROM io_sample WHERE cap = ?1 "
     "AND time_ns - COALESCE(interval_ns, 0) / 2 >= ?2 "
-    "AND time_ns - COALESCE(interval_ns, 0) / 2 < ?3 ORDER BY time_ns, pid";
+    "AND time_ns - COALESCE(interval_ns, 0) / 2 < ?3 GROUP BY time_ns ORDER BY time_ns";
 
 enum {
 	COL_T,
@@ -687,6 +690,30 @@ static int build_rows(sqlite3 *db, const struct capture_meta *m, const struct wi
 	return err;
 }
 
+/* The processes with io_sample rows in window W (more than one: a --cgroup capture). */
+static int count_procs(sqlite3 *db, const struct capture_meta *m, const struct window *w,
+		       int64_t *n)
+{
+	sqlite3_stmt *st = NULL;
+	int64_t lo, hi;
+	int rc;
+
+	window__bounds(w, m, &lo, &hi);
+	if (sqlite3_prepare_v2(db,
+			       "SELECT count(DISTINCT pid) FROM io_sample WHERE cap = ?1 "
+			       "AND time_ns - COALESCE(interval_ns, 0) / 2 >= ?2 "
+			       "AND time_ns - COALESCE(interval_ns, 0) / 2 < ?3",
+			       -1, &st, NULL) != SQLITE_OK)
+		return -EIO;
+	sqlite3_bind_int64(st, 1, m->cap);
+	sqlite3_bind_int64(st, 2, lo);
+	sqlite3_bind_int64(st, 3, hi);
+	rc = sqlite3_step(st);
+	*n = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
+	sqlite3_finalize(st);
+	return rc == SQLITE_ROW ? 0 : -EIO;
+}
+
 int io_rows__sum(sqlite3 *db, const struct capture_meta *m, const struct window *w,
 		 uint64_t sum[8], size_t *n)
 {
@@ -731,6 +758,225 @@ static double rate(uint64_t v, int64_t span)
 	return span > 0 ? (double)v * 1e9 / (double)span : 0;
 }
 
+/* --file: one file's figures per interval (io_file summed over its processes and
+ * operations per interval). */
+static const char series_sql[] =
+    "SELECT time_ns, max(interval_ns), sum(CASE WHEN " READ_OPS " THEN bytes ELSE 0 END), "
+    "sum(CASE WHEN " WRITE_OPS " THEN bytes ELSE 0 END), "
+    "sum(CASE WHEN " READ_OPS " THEN calls ELSE 0 END), "
+    "sum(CASE WHEN " WRITE_OPS " THEN calls ELSE 0 END), "
+    "sum(CASE WHEN " FSYNC_OPS " THEN calls ELSE 0 END), sum(calls), sum(errors), "
+    "sum(call_ns), max(max_ns) FROM io_file WHERE " IN_WINDOW " AND file = ?4 "
+    "GROUP BY time_ns ORDER BY time_ns";
+
+/* The files a --file argument names: its identity, or a path one of its rows carries. */
+static const char which_sql[] =
+    "SELECT file, (SELECT path FROM io_file p WHERE p.cap = f.cap AND p.file = f.file AND "
+    "p.path IS NOT NULL ORDER BY p.time_ns DESC LIMIT 1) FROM io_file f "
+    "WHERE cap = ?1 AND (file = ?2 OR path = ?2) GROUP BY file ORDER BY file";
+
+enum {
+	SCOL_T,
+	SCOL_INTERVAL,
+	SCOL_READ,
+	SCOL_WRITTEN,
+	SCOL_READ_RATE,
+	SCOL_WRITE_RATE,
+	SCOL_READS,
+	SCOL_WRITES,
+	SCOL_FSYNCS,
+	SCOL_OPS,
+	SCOL_ERRORS,
+	SCOL_TIME,
+	SCOL_MAX,
+	SCOLS
+};
+static const char *const s_names[SCOLS] = {
+    "t_s",	 "interval_s", "read_bytes", "written_bytes", "read_per_s", "written_per_s",
+    "reads", "writes",	   "fsyncs",	 "ops",		  "errors",	"call_ns",
+    "max_ns",
+};
+
+/* The identity (*FILE) and newest path (*PATH, may be NULL) of the one file ARG names
+ * (a path or MAJOR:MINOR:INODE), both malloc'd. -EPROTO (said on stderr) when none or
+ * several do; -ENOMEM, -EIO. */
+static int series_which(sqlite3 *db, const struct capture_meta *m, const char *arg, char **file,
+			char **path)
+{
+	sqlite3_stmt *st = NULL;
+	int err = 0, rc, n = 0;
+
+	*file = *path = NULL;
+	if (sqlite3_prepare_v2(db, which_sql, -1, &st, NULL) != SQLITE_OK)
+		return -EIO;
+	sqlite3_bind_int64(st, 1, m->cap);
+	sqlite3_bind_text(st, 2, arg, -1, SQLITE_STATIC);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (n++) {
+			if (n == 2)
+				fprintf(stderr,
+					"ptop-analyze report io: --file %s names several files "
+					"(the path was reused); give one of them as "
+					"MAJOR:MINOR:INODE: %s",
+					arg, *file);
+			fprintf(stderr, " %s", (const char *)sqlite3_column_text(st, 0));
+			continue;
+		}
+		*file = col_dup(st, 0);
+		*path = col_dup(st, 1);
+		if (!*file || (!*path && sqlite3_column_type(st, 1) != SQLITE_NULL)) {
+			err = -ENOMEM;
+			break;
+		}
+	}
+	if (!err && rc != SQLITE_DONE)
+		err = -EIO;
+	sqlite3_finalize(st);
+	if (!err && n > 1) {
+		fputc('\n', stderr);
+		err = -EPROTO;
+	} else if (!err && !n) {
+		fprintf(stderr,
+			"ptop-analyze report io: --file %s: no such file in the capture's "
+			"per-file figures (report io lists them; a path as recorded, or "
+			"MAJOR:MINOR:INODE)\n",
+			arg);
+		err = -EPROTO;
+	}
+	if (err) {
+		free(*file);
+		free(*path);
+		*file = *path = NULL;
+	}
+	return err;
+}
+
+/* Fill T with FILE's intervals in window W (one row per interval with calls). */
+static int build_series(sqlite3 *db, const struct capture_meta *m, const struct window *w,
+			const char *file, struct table *t)
+{
+	sqlite3_stmt *st = NULL;
+	int64_t lo, hi;
+	char b[32];
+	int err = 0, rc;
+
+	window__bounds(w, m, &lo, &hi);
+	if (sqlite3_prepare_v2(db, series_sql, -1, &st, NULL) != SQLITE_OK)
+		return -EIO;
+	sqlite3_bind_int64(st, 1, m->cap);
+	sqlite3_bind_int64(st, 2, lo);
+	sqlite3_bind_int64(st, 3, hi);
+	sqlite3_bind_text(st, 4, file, -1, SQLITE_STATIC);
+	while (!err && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int64_t time_ns = sqlite3_column_int64(st, 0);
+		int64_t interval = report__col(st, 1, -1);
+
+		err = table__add_row(t);
+		err = err ?: table__set_real(t, SCOL_T, (double)(time_ns - m->base_ns) / 1e9,
+					     fmt_secs(b, sizeof(b), time_ns - m->base_ns));
+		if (!err && interval > 0)
+			err = table__set_real(t, SCOL_INTERVAL, (double)interval / 1e9,
+					      fmt_secs(b, sizeof(b), interval));
+		for (int i = 0; !err && i < 2; i++) {
+			int64_t v = sqlite3_column_int64(st, 2 + i);
+
+			err = table__set_int(t, SCOL_READ + i, v,
+					     fmt_bytes(b, sizeof(b), (uint64_t)v));
+			if (!err && interval > 0) {
+				double r = (double)v * 1e9 / (double)interval;
+
+				fmt_bytes(b, sizeof(b), (uint64_t)r);
+				strncat(b, "/s", sizeof(b) - strlen(b) - 1);
+				err = table__set_real(t, SCOL_READ_RATE + i, r, b);
+			}
+		}
+		for (int i = 0; !err && i < 5; i++)
+			err = table__set_int(t, SCOL_READS + i, sqlite3_column_int64(st, 4 + i), NULL);
+		if (!err && sqlite3_column_type(st, 9) != SQLITE_NULL)
+			err = table__set_int(t, SCOL_TIME, sqlite3_column_int64(st, 9),
+					     fmt_ns(b, sizeof(b),
+						    (uint64_t)sqlite3_column_int64(st, 9)));
+		if (!err && sqlite3_column_type(st, 10) != SQLITE_NULL)
+			err = table__set_int(t, SCOL_MAX, sqlite3_column_int64(st, 10),
+					     fmt_ns(b, sizeof(b),
+						    (uint64_t)sqlite3_column_int64(st, 10)));
+	}
+	if (!err && rc != SQLITE_DONE)
+		err = -EIO;
+	sqlite3_finalize(st);
+	return err;
+}
+
+/* report io --file ARG: one file's figures per interval, in o->fmt. */
+static int report_io_file(sqlite3 *db, const struct capture_meta *m, const struct report_opts *o,
+			  struct json *j, FILE *out)
+{
+	char why[512] = "", w[96], *file = NULL, *path = NULL;
+	struct table *t = NULL;
+	bool yes = false;
+	int err;
+
+	err = io_files__collected(db, m, &yes, why, sizeof(why));
+	if (!err && !yes) {
+		fprintf(stderr, "ptop-analyze report io: --file %s: per file: not collected (%s)\n",
+			o->file, why);
+		err = -EPROTO;
+	}
+	err = err ?: series_which(db, m, o->file, &file, &path);
+	if (!err && !(t = table__new(SCOLS, s_names)))
+		err = -ENOMEM;
+	err = err ?: build_series(db, m, &o->win, file, t);
+	if (err)
+		goto cleanup;
+	switch (o->fmt) {
+	case OUT_TEXT:
+		window__describe(&o->win, w, sizeof(w));
+		fprintf(out,
+			"io file %s (%s) (%s): %zu intervals with calls (--io-files; time is the "
+			"time in the syscall, not device time)\n\n",
+			path ? path : "(path not known)", file, w, table__rows(t));
+		err = table__print(t, out, OUT_TEXT);
+		break;
+	case OUT_CSV:
+		err = table__print(t, out, OUT_CSV);
+		break;
+	case OUT_JSON:
+		json__kv_bool(j, "collected", true);
+		json__kv_string(j, "file", file);
+		json__kv_string(j, "path", path);
+		json__key(j, "intervals");
+		table__json(t, j, NULL, 0);
+		json__end_object(j);
+		err = json__end(j);
+		break;
+	}
+cleanup:
+	table__free(t);
+	free(file);
+	free(path);
+	return err;
+}
+
+/* The table --table NAME picks for CSV, and the reason it was not collected (NULL: it was). */
+static const char *const csv_tables[] = {"intervals", "files",	"operations", "latency",
+					 "io_uring",  "events", "syscalls"};
+
+static const char *io_check(const struct report_opts *o)
+{
+	bool known = false;
+
+	if (o->table && o->file)
+		return "--table and --file do not go together (--file prints one table)";
+	if (o->table && o->fmt != OUT_CSV)
+		return "--table is for --format csv (text and JSON hold every table)";
+	for (size_t i = 0; o->table && i < sizeof(csv_tables) / sizeof(csv_tables[0]); i++)
+		known |= !strcmp(o->table, csv_tables[i]);
+	if (o->table && !known)
+		return "--table takes intervals, files, operations, latency, io_uring, events or "
+		       "syscalls";
+	return NULL;
+}
+
 static int report_io(sqlite3 *db, const char *capture_id, const struct report_opts *o, FILE *out)
 {
 	static const char *const sum_key[NSUMS] = {"read_bytes",
@@ -749,12 +995,16 @@ static int report_io(sqlite3 *db, const char *capture_id, const struct report_op
 	struct table *ft = NULL, *ot = NULL, *oht = NULL, *tt = NULL, *tht = NULL, *ut = NULL;
 	bool per_file = false;
 	char fwhy[512] = "";
+	/* the /proc lane ran but has no sample in the window: a cgroup with no process at any
+	 * interval, a target that ended before the first, a window between two samples */
+	static const char no_sample_why[] = "no /proc/PID/io sample in the window: no process "
+					    "of the target was read at an interval's end";
 	bool events;
 	struct capture_meta m;
 	struct probe_info p, sp;
 	uint64_t sum[NSUMS];
 	bool iowait_all;
-	int64_t span;
+	int64_t span, nproc = 0;
 	size_t nd = 0;
 	char w[96], b[8][32];
 	struct json j;
@@ -767,6 +1017,8 @@ static int report_io(sqlite3 *db, const char *capture_id, const struct report_op
 	report__begin(&j, out, o, "io", &m);
 	if (!probe__active(&p))
 		return report__not_collected(&j, out, o, "io", &p);
+	if (o->file)
+		return report_io_file(db, &m, o, &j, out);
 	t = table__new(COLS, col_names);
 	yt = table__new(YCOLS, sys_names);
 	et = table__new(ECOLS, ev_names);
@@ -776,6 +1028,7 @@ static int report_io(sqlite3 *db, const char *capture_id, const struct report_op
 	}
 	err = probe__lookup(db, m.cap, "syscalls", &sp);
 	err = err ?: build_rows(db, &m, &o->win, t, sum, &iowait_all, &span);
+	err = err ?: count_procs(db, &m, &o->win, &nproc);
 	if (!err && probe__active(&sp))
 		err = build_syscalls(db, &m, &o->win, yt);
 	events = !strcmp(p.source, "ebpf"); /* the eBPF lane ran (--io-events) */
@@ -804,21 +1057,32 @@ static int report_io(sqlite3 *db, const char *capture_id, const struct report_op
 	switch (o->fmt) {
 	case OUT_TEXT:
 		window__describe(&o->win, w, sizeof(w));
-		fprintf(out, "io (%s): %zu intervals, /proc/PID/io\n", w, table__rows(t));
+		fprintf(out, "io (%s): %zu intervals, /proc/PID/io", w, table__rows(t));
+		if (nproc > 1) /* a --cgroup capture: one io_sample row per process */
+			fprintf(out, " of %" PRId64 " processes, summed per interval", nproc);
+		fputc('\n', out);
 		report__drops(NULL, out, o, "io", drops, nd);
-		fprintf(
-		    out, "read     %s in %s syscalls (%s/s)\nwritten  %s in %s syscalls (%s/s)\n",
-		    fmt_bytes(b[0], sizeof(b[0]), sum[0]), fmt_count(b[1], sizeof(b[1]), sum[2]),
-		    fmt_bytes(b[2], sizeof(b[2]), (uint64_t)rate(sum[0], span)),
-		    fmt_bytes(b[3], sizeof(b[3]), sum[1]), fmt_count(b[4], sizeof(b[4]), sum[3]),
-		    fmt_bytes(b[5], sizeof(b[5]), (uint64_t)rate(sum[1], span)));
-		fprintf(out, "storage  read %s, written %s, cancelled %s\n",
-			fmt_bytes(b[0], sizeof(b[0]), sum[4]),
-			fmt_bytes(b[1], sizeof(b[1]), sum[5]),
-			fmt_bytes(b[2], sizeof(b[2]), sum[6]));
+		if (!table__rows(t)) { /* no sample: nothing was measured, which is not 0 B */
+			fprintf(out, "read, written, storage  not measured (%s)\n", no_sample_why);
+		} else {
+			fprintf(out,
+				"read     %s in %s syscalls (%s/s)\nwritten  %s in %s syscalls "
+				"(%s/s)\n",
+				fmt_bytes(b[0], sizeof(b[0]), sum[0]),
+				fmt_count(b[1], sizeof(b[1]), sum[2]),
+				fmt_bytes(b[2], sizeof(b[2]), (uint64_t)rate(sum[0], span)),
+				fmt_bytes(b[3], sizeof(b[3]), sum[1]),
+				fmt_count(b[4], sizeof(b[4]), sum[3]),
+				fmt_bytes(b[5], sizeof(b[5]), (uint64_t)rate(sum[1], span)));
+		}
+		if (table__rows(t))
+			fprintf(out, "storage  read %s, written %s, cancelled %s\n",
+				fmt_bytes(b[0], sizeof(b[0]), sum[4]),
+				fmt_bytes(b[1], sizeof(b[1]), sum[5]),
+				fmt_bytes(b[2], sizeof(b[2]), sum[6]));
 		if (iowait_all && table__rows(t))
 			fprintf(out, "block I/O delay  %s\n", fmt_ns(b[0], sizeof(b[0]), sum[7]));
-		else
+		else if (table__rows(t))
 			fprintf(out,
 				"block I/O delay  not measured (kernel.task_delayacct was 0)\n");
 		if (!per_file)
@@ -906,22 +1170,50 @@ static int report_io(sqlite3 *db, const char *capture_id, const struct report_op
 			err = table__print(yt, out, OUT_TEXT);
 		}
 		break;
-	case OUT_CSV:
+	case OUT_CSV: {
+		const char *name = o->table ? o->table : "intervals", *why = NULL;
+		const struct table *ct = t;
+
+		if (!strcmp(name, "events")) {
+			ct = et;
+			why = events ? NULL : events_reason(&p);
+		} else if (!strcmp(name, "syscalls")) {
+			ct = yt;
+			why = probe__active(&sp) ? NULL : sp.reason;
+		} else if (strcmp(name, "intervals")) {
+			ct = !strcmp(name, "files")	   ? ft
+			     : !strcmp(name, "operations") ? ot
+			     : !strcmp(name, "latency")	   ? oht
+							   : ut;
+			why = per_file ? NULL : fwhy;
+		}
+		if (why) {
+			fprintf(stderr, "ptop-analyze report io: --table %s: not collected (%s)\n",
+				name, why);
+			err = -EPROTO;
+			break;
+		}
 		report__drops(NULL, out, o, "io", drops, nd);
-		err = table__print(t, out, OUT_CSV);
+		err = table__print(ct, out, OUT_CSV);
 		break;
+	}
 	case OUT_JSON:
 		json__kv_bool(&j, "collected", true);
 		report__drops(&j, out, o, "io", drops, nd);
 		json__key(&j, "totals");
-		json__begin_object(&j);
-		for (int i = 0; i < NSUMS; i++) {
-			if (i == 7 && !(iowait_all && table__rows(t)))
-				json__kv_null(&j, sum_key[i]);
-			else
-				json__kv_int(&j, sum_key[i], (int64_t)sum[i]);
+		if (!table__rows(t)) { /* not measured: null, and why */
+			json__null(&j);
+		} else {
+			json__begin_object(&j);
+			for (int i = 0; i < NSUMS; i++) {
+				if (i == 7 && !iowait_all)
+					json__kv_null(&j, sum_key[i]);
+				else
+					json__kv_int(&j, sum_key[i], (int64_t)sum[i]);
+			}
+			json__end_object(&j);
 		}
-		json__end_object(&j);
+		json__kv_string(&j, "totals_reason", table__rows(t) ? NULL : no_sample_why);
 		json__key(&j, "intervals");
 		table__json(t, &j, NULL, 0);
 		json__key(&j, "files");
@@ -998,6 +1290,8 @@ static const struct an_report io_report = {
 	       "I/O delay, per interval and in all (/proc/PID/io); per file\n"
 	       "and operation with --io-files; file-system events",
     .tables = "io_sample,io_file,io_file_hist,io_uring_op,io_event,syscall_stat",
+    .takes = REPORT_OPT_TABLE | REPORT_OPT_FILE,
+    .check = io_check,
     .run = report_io,
 };
 

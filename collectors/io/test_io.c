@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/sysmacros.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -29,6 +30,7 @@
 #include "collectors/io/report.h"
 #include "collectors/io/record.h"
 #include "proto/capture.h"
+#include "record/collector.h"
 #include "tests/tmpdir.h"
 #include "tests/sqlq.h"
 #include "tests/capwrite.h"
@@ -123,6 +125,30 @@ static void test_03_self(void **state)
 	free(text);
 }
 
+extern const struct collector_ops io_collector;
+
+/* A target gone before the check: its folder is gone too, and the reason says the process
+ * ended, not that the kernel lacks task I/O accounting (an ENOENT of both). */
+static void test_07_check_gone(void **state)
+{
+	struct rec_ctx ctx = {0};
+	struct collector c = {0};
+	pid_t p = fork();
+
+	(void)state;
+	assert_true(p >= 0);
+	if (p == 0)
+		_exit(0);
+	assert_int_equal(waitpid(p, NULL, 0), p);
+	ctx.pid = p;
+	c.ops = &io_collector;
+	c.ctx = &ctx;
+	assert_int_equal(io_collector.check(&c), PTOP__V1__PROBE_STATE__PROBE_STATE_FAILED);
+	if (!strstr(c.reason, "No such file") || !strstr(c.reason, "ended before") ||
+	    strstr(c.reason, "CONFIG_TASK_IO_ACCOUNTING"))
+		fail_msg("reason: %s", c.reason);
+}
+
 static int setup(void **state)
 {
 	(void)state;
@@ -150,6 +176,8 @@ static void put_sample(struct capture_writer *w, uint64_t t, uint64_t wchar, boo
 	capture_payload__release(&cp);
 }
 
+static int load_samples = 2; /* how many io samples load() writes: 2, or 0 */
+
 static sqlite3 *load(const char *name, bool iowait)
 {
 	struct capture_writer_opts o = {.force = true};
@@ -173,8 +201,10 @@ static sqlite3 *load(const char *name, bool iowait)
 	capb__probe(&b, "io", PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE,
 		    PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_PROC, NULL, NULL);
 	capb__put_header(w, &b);
-	put_sample(w, T0 + SEC, 4096 * 1000, iowait);
-	put_sample(w, T0 + 2 * SEC, 4096 * 24, iowait);
+	if (load_samples) {
+		put_sample(w, T0 + SEC, 4096 * 1000, iowait);
+		put_sample(w, T0 + 2 * SEC, 4096 * 24, iowait);
+	}
 	if (iowait) { /* and the events of --io-events */
 		Ptop__V1__IoFsEvent e[2] = {PTOP__V1__IO_FS_EVENT__INIT,
 					    PTOP__V1__IO_FS_EVENT__INIT};
@@ -261,6 +291,22 @@ static void test_04_load_and_report(void **state)
 	free(out);
 	out = run_report(db, OUT_JSON);
 	if (!strstr(out, "\"iowait_ns\": null"))
+		fail_msg("json:\n%s", out);
+	free(out);
+	sqlite3_close(db);
+
+	/* the lane ran and read nothing (an empty cgroup, a target gone before the first
+	 * interval's end): not measured, never "0 B in 0 syscalls" */
+	load_samples = 0;
+	db = load("c.ptop", false);
+	load_samples = 2;
+	out = run_report(db, OUT_TEXT);
+	if (!strstr(out, "read, written, storage  not measured (no /proc/PID/io sample") ||
+	    strstr(out, "0 B in 0 syscalls") || strstr(out, "storage  read"))
+		fail_msg("text:\n%s", out);
+	free(out);
+	out = run_report(db, OUT_JSON);
+	if (!strstr(out, "\"totals\": null") || !strstr(out, "\"totals_reason\": \"no /proc"))
 		fail_msg("json:\n%s", out);
 	free(out);
 	sqlite3_close(db);
@@ -500,6 +546,7 @@ int main(void)
 	    cmocka_unit_test(test_04_load_and_report),
 	    cmocka_unit_test(test_05_paths),
 	    cmocka_unit_test(test_06_files),
+	    cmocka_unit_test(test_07_check_gone),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -17,10 +17,12 @@
 #include "analyze/replay_views.h"
 #include "collectors/io/report.h"
 
+/* One row per interval (a --cgroup capture's processes summed). */
 static const char at_sql[] =
-    "SELECT time_ns, interval_ns, rchar, wchar, syscr, syscw, read_bytes, write_bytes, "
-    "cancelled_write_bytes, iowait_ns FROM io_sample WHERE cap = ?1 AND time_ns <= ?2 "
-    "ORDER BY time_ns DESC LIMIT ?3";
+    "SELECT time_ns, max(interval_ns), sum(rchar), sum(wchar), sum(syscr), sum(syscw), "
+    "sum(read_bytes), sum(write_bytes), sum(cancelled_write_bytes), "
+    "CASE WHEN count(iowait_ns) = count(*) THEN sum(iowait_ns) END FROM io_sample WHERE cap = ?1 AND time_ns <= ?2 "
+    "GROUP BY time_ns ORDER BY time_ns DESC LIMIT ?3";
 
 struct io_at {
 	int64_t t, interval;
@@ -110,7 +112,7 @@ static const char series_sql[] =
     "SELECT s.time_ns, coalesce(sum(CASE WHEN " READ_OPS " THEN f.bytes END), 0), "
     "coalesce(sum(CASE WHEN " WRITE_OPS " THEN f.bytes END), 0), coalesce(sum(f.calls), 0), "
     "sum(f.call_ns), max(f.max_ns), coalesce(sum(CASE WHEN " FSYNC_OPS " THEN f.calls END), 0) "
-    "FROM io_sample s LEFT JOIN io_file f ON f.cap = s.cap AND f.time_ns = s.time_ns AND "
+    "FROM (SELECT DISTINCT cap, time_ns FROM io_sample) s LEFT JOIN io_file f ON f.cap = s.cap AND f.time_ns = s.time_ns AND "
     "f.file = ?2 WHERE s.cap = ?1 AND s.time_ns <= ?3 GROUP BY s.time_ns "
     "ORDER BY s.time_ns DESC LIMIT ?4";
 

@@ -198,6 +198,8 @@ size_t mappings__sort_pids(pid_t *pids, size_t n)
 {
 	size_t i, k = 0;
 
+	if (!n) /* pids may be NULL then: qsort's arguments must not be (UBSan) */
+		return 0;
 	qsort(pids, n, sizeof(*pids), cmp_pid);
 	for (i = 0; i < n; i++)
 		if (!k || pids[k - 1] != pids[i])
@@ -212,7 +214,8 @@ size_t mappings__cap_pids(const pid_t *pids, size_t n, size_t cap,
 	size_t i, nt = 0, nk = 0, nl = 0, quota;
 
 	if (n <= cap) {
-		memcpy(kept, pids, n * sizeof(*pids));
+		if (n) /* pids and kept may be NULL when empty: memcpy's must not be */
+			memcpy(kept, pids, n * sizeof(*pids));
 		return n;
 	}
 	for (i = 0; i < n; i++)
@@ -1068,7 +1071,8 @@ static int cgroup_update(struct collector *c, uint64_t now_ns)
 	nk = mappings__cap_pids(p->pids, n, MAPPINGS_PROC_CAP, is_tracked, p, p->kept, p->left);
 	nl = n - nk;
 	fresh = mappings__count_new(p->left, nl, p->prev_left, p->n_prev_left);
-	memcpy(p->prev_left, p->left, nl * sizeof(*p->left));
+	if (nl)
+		memcpy(p->prev_left, p->left, nl * sizeof(*p->left));
 	p->n_prev_left = nl;
 	if (fresh) {
 		snprintf(detail, sizeof(detail),

@@ -3,7 +3,8 @@
 # 3 fsyncs; reads exactly 1 MiB from DIR/in in 256 reads; opens DIR/in again with O_CREAT
 # (it exists: not created); creates DIR/made (100 bytes); fails to open DIR/secret (mode
 # 0000, run without CAP_DAC_OVERRIDE and CAP_DAC_READ_SEARCH); writes 8192 bytes to
-# DIR/old, closes and renames it to DIR/new; deletes DIR/gone; and through io_uring writes
+# DIR/old, closes and renames it to DIR/new; deletes DIR/gone; creat()s DIR/crt and is
+# denied a creat() of DIR/secret; and through io_uring writes
 # 4 x 4096 bytes to DIR/ring and reads 2 x 4096 back. Checked: every per-file figure
 # exactly, one row per (file, op) whatever the fd (the dup()), the renamed file under its
 # new path, the created events (and none for the existing file), the io_uring counts by
@@ -50,12 +51,27 @@ assert_eq "max within the call time" 0 \
 	"$(q "$C" "select count(*) from io_file where max_ns > call_ns or (timed > 0 and max_ns is null)")"
 assert_eq "the type" "file" "$(q "$C" "select distinct type from io_file where path = '$D/out'")"
 
-# the events: created (not the existing file), denied, renamed, deleted
-assert_eq "created" "$D/made $D/out $D/ring" \
+# the events: created (not the existing file), denied, renamed, deleted; creat(2) is its
+# own kind (its argument 2 is the mode, its flags O_CREAT|O_WRONLY|O_TRUNC = 577)
+crt= crt_denied= nextra=0 o2= o2_denied=
+if grep -q '^creat: ok' "$TMP/out.txt"; then
+	crt="$D/crt " nextra=1
+	crt_denied=" $D/secret|13|577"
+fi
+if grep -q '^openat2: ok' "$TMP/out.txt"; then # its flags are in its struct open_how
+	o2=" $D/o2" nextra=$((nextra + 1))
+	o2_denied=" $D/secret|13|2"
+fi
+assert_eq "created" "$crt$D/made$o2 $D/out $D/ring" \
 	"$(q "$C" "select group_concat(path, ' ') from (select path from io_event where kind = 'created' order by path)")"
 assert_eq "the created file's flags (O_WRONLY|O_CREAT|O_EXCL)" 193 \
 	"$(q "$C" "select flags from io_event where kind = 'created' and path = '$D/made'")"
-assert_eq "denied" "$D/secret|13" "$(q "$C" "select path || '|' || error from io_event where kind = 'denied'")"
+[ -z "$crt" ] || assert_eq "the creat()ed file's flags (O_CREAT|O_WRONLY|O_TRUNC)" 577 \
+	"$(q "$C" "select flags from io_event where kind = 'created' and path = '$D/crt'")"
+[ -z "$o2" ] || assert_eq "the openat2()ed file's flags (O_WRONLY|O_CREAT|O_EXCL)" 193 \
+	"$(q "$C" "select flags from io_event where kind = 'created' and path = '$D/o2'")"
+assert_eq "denied (open, then creat, then openat2)" "$D/secret|13|0$crt_denied$o2_denied" \
+	"$(q "$C" "select group_concat(x, ' ') from (select path || '|' || error || '|' || flags as x from io_event where kind = 'denied' order by time_ns)")"
 assert_eq "renamed" "$D/old|$D/new" "$(q "$C" "select path || '|' || new_path from io_event where kind = 'renamed'")"
 assert_eq "deleted" "$D/gone" "$(q "$C" "select path from io_event where kind = 'deleted'")"
 
@@ -86,14 +102,59 @@ assert_eq "json: in's read bytes" 1048576 \
 assert_eq "json: write histogram count = timed writes" \
 	"$(q "$C" "select sum(timed) from io_file where op = 'write'")" \
 	"$(jget "$TMP/r.json" 'sum(b["count"] for b in j["latency"] if b["op"] == "write")')"
-assert_eq "json: created events" 3 "$(jget "$TMP/r.json" 'sum(1 for e in j["fs_events"] if e["kind"] == "created")')"
+assert_eq "json: created events" $((3 + nextra)) "$(jget "$TMP/r.json" 'sum(1 for e in j["fs_events"] if e["kind"] == "created")')"
 "$ANA" report io --format csv "$C" >"$TMP/r.csv"
 [ -s "$TMP/r.csv" ] || fail "csv: empty"
+head -1 "$TMP/r.csv" | grep -q '^t_s,interval_s,read_bytes,' || fail "csv: not the intervals by default"
+# csv of the per-file tables, one by --table
+csum() { # csum FILE EXPR: evaluate EXPR over the CSV's rows (as `rows`, dicts of text)
+	python3 -c 'import csv,sys; rows=list(csv.DictReader(open(sys.argv[1]))); print(eval(sys.argv[2]))' "$1" "$2"
+}
+"$ANA" report io --format csv --table files "$C" >"$TMP/files.csv"
+assert_eq "csv files: out's written bytes and writes" "10485760|2560|3" \
+	"$(csum "$TMP/files.csv" '[r["written_bytes"] + "|" + r["writes"] + "|" + r["fsyncs"] for r in rows if r["path"] == "'"$D"'/out"][0]')"
+"$ANA" report io --format csv --table operations "$C" >"$TMP/ops.csv"
+assert_eq "csv operations: fsync calls" 3 "$(csum "$TMP/ops.csv" '[r["calls"] for r in rows if r["op"] == "fsync"][0]')"
+"$ANA" report io --format csv --table latency "$C" >"$TMP/lat.csv"
+assert_eq "csv latency: write histogram count = timed writes" \
+	"$(q "$C" "select sum(timed) from io_file where op = 'write'")" \
+	"$(csum "$TMP/lat.csv" 'sum(int(r["count"]) for r in rows if r["op"] == "write")')"
+"$ANA" report io --format csv --table events "$C" >"$TMP/ev.csv"
+assert_eq "csv events: created" $((3 + nextra)) "$(csum "$TMP/ev.csv" 'sum(1 for r in rows if r["kind"] == "created")')"
+if grep -q '^io_uring: ok' "$TMP/out.txt"; then
+	"$ANA" report io --format csv --table io_uring "$C" >"$TMP/u.csv"
+	assert_eq "csv io_uring" "READ|2|8192 WRITE|4|16384" \
+		"$(csum "$TMP/u.csv" '" ".join(r["op"] + "|" + r["completed"] + "|" + r["bytes"] for r in sorted(rows, key=lambda r: r["op"]))')"
+fi
+expect_exit 2 "$ANA" report io --format csv --table nosuch "$C"
+grep -q -- '--table takes intervals, files' "$TMP/err" || fail "--table nosuch: no list of the tables"
+expect_exit 2 "$ANA" report io --table files "$C"
+expect_exit 2 "$ANA" report cpu --format csv --table files "$C"
+
+# one file's throughput per interval (--file): its intervals sum to its totals
+"$ANA" report io --file "$D/out" --format json "$C" >"$TMP/s.json"
+assert_eq "--file json: the file" "$D/out" "$(jget "$TMP/s.json" 'j["path"]')"
+assert_eq "--file json: written bytes, writes, fsyncs over the intervals" "10485760|2560|3" \
+	"$(jget "$TMP/s.json" '"%d|%d|%d" % tuple(sum(i[k] for i in j["intervals"]) for k in ("written_bytes", "writes", "fsyncs"))')"
+assert_eq "--file json: one row per interval with calls" \
+	"$(q "$C" "select count(distinct time_ns) from io_file where path = '$D/out'")" \
+	"$(jget "$TMP/s.json" 'len(j["intervals"])')"
+assert_eq "--file json: the rate is bytes over the interval" 0 \
+	"$(jget "$TMP/s.json" 'sum(1 for i in j["intervals"] if abs(i["written_per_s"] * i["interval_s"] - i["written_bytes"]) > 1)')"
+id=$(q "$C" "select distinct file from io_file where path = '$D/out'")
+"$ANA" report io --file "$id" --format csv "$C" >"$TMP/s.csv"
+assert_eq "--file csv by identity: written bytes" 10485760 "$(csum "$TMP/s.csv" 'sum(int(r["written_bytes"]) for r in rows)')"
+"$ANA" report io --file "$D/out" "$C" >"$TMP/s.txt"
+grep -q "^io file $D/out ($id) (.*): [0-9]* intervals with calls" "$TMP/s.txt" || fail "--file text: no heading"
+grep -Eq '^ *t_s +interval_s +read_bytes +written_bytes +read_per_s +written_per_s ' "$TMP/s.txt" ||
+	fail "--file text: no table"
+expect_exit 2 "$ANA" report io --file "$D/nosuch" "$C"
+grep -q 'no such file in the capture' "$TMP/err" || fail "--file nosuch: not said"
 
 # figures: per file bytes, fsyncs, denied
 "$ANA" figures --format json "$C" >"$TMP/f.json"
 assert_eq "figure io.fsyncs" 3 "$(jget "$TMP/f.json" '[f["value"] for f in j["figures"] if f["figure"] == "io.fsyncs"][0]')"
-assert_eq "figure io.denied" 1 "$(jget "$TMP/f.json" '[f["value"] for f in j["figures"] if f["figure"] == "io.denied"][0]')"
+assert_eq "figure io.denied" $((1 + nextra)) "$(jget "$TMP/f.json" '[f["value"] for f in j["figures"] if f["figure"] == "io.denied"][0]')"
 assert_eq "figure io.file_bytes(out)" 10485760 \
 	"$(jget "$TMP/f.json" '[f["value"] for f in j["figures"] if f["figure"] == "io.file_bytes('"$D"'/out)"][0]')"
 
@@ -104,11 +165,15 @@ grep -A1 'path  *read  *written' "$TMP/v.txt" | grep -Eq "^ *$D/out +0 B +10.0 M
 
 # without --io-files: not collected, with the reason
 C2=$TMP/nofiles.ptop
-rm -f "$D/new" "$D/made" "$D/ring" && : >"$D/old" && : >"$D/gone"
+rm -f "$D/new" "$D/made" "$D/ring" "$D/crt" "$D/o2" && : >"$D/old" && : >"$D/gone"
 "$REC" --quiet --interval 250ms -o "$C2" -- "${drop[@]}" "$FIX/io_files" "$D" >/dev/null
 assert_eq "no --io-files: rows" 0 "$(q "$C2" "select count(*) from io_file")"
 "$ANA" report io "$C2" | grep -q '^per file: not collected (off by default: needs --io-files' ||
 	fail "no --io-files: the report does not say why"
 "$ANA" figures --format json "$C2" >"$TMP/f2.json"
+expect_exit 2 "$ANA" report io --file "$D/out" "$C2"
+grep -q 'per file: not collected (off by default' "$TMP/err" || fail "no --io-files: --file does not say why"
+expect_exit 2 "$ANA" report io --format csv --table files "$C2"
+"$ANA" report io --format csv --table intervals "$C2" | grep -q '^t_s,interval_s,' || fail "no --io-files: no intervals csv"
 assert_eq "no --io-files: io.fsyncs not measured" None \
 	"$(jget "$TMP/f2.json" '[f.get("value") for f in j["figures"] if f["figure"] == "io.fsyncs"][0]')"
