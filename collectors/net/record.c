@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
@@ -446,6 +447,18 @@ static int fd_of(struct net_priv *p, uint64_t inode)
 	return lo < p->nfds && p->fds[lo].inode == inode ? p->fds[lo].fd : -1;
 }
 
+/* Whether the /proc lane's error ERR means the target is gone: the process exited
+ * (--pid, a command), or the cgroup was removed (--cgroup: its directory is not there;
+ * its member processes that exit are skipped by read_proc). */
+static bool target_gone(const struct rec_ctx *ctx, int err)
+{
+	struct stat st;
+
+	if (ctx->pid > 0)
+		return procfs_is_gone(ctx->pid, err);
+	return err == -ENOENT && ctx->cgroup_dir && stat(ctx->cgroup_dir, &st) && errno == ENOENT;
+}
+
 /* ------------------------------------------------------------------ eBPF lane */
 
 static int read_map(struct net_priv *p)
@@ -681,21 +694,41 @@ static struct out_sock *out_bpf(struct net_priv *p, const struct bsock *b,
 	return o;
 }
 
-/* Whether B's entry is still as read (no send or receive since): 1 or 0. */
-static bool still(struct net_priv *p, const struct bsock *b)
+/* Remove KEY's entry from the hash map FD, its value at the removal into VAL (of SIZE
+ * bytes, which holds this poll's reading): what the entry counted between the reading and
+ * the removal is counted in this interval, not lost with the entry. SAME: only if it is
+ * still as read (a kernel without lookup-and-delete on hash maps, before 5.14: else it
+ * is kept, and read again at the next poll). Whether it was removed. */
+static bool map_take(int fd, const void *key, void *val, size_t size, bool same)
 {
-	struct net_sock now;
+	char last[sizeof(struct net_sock) > sizeof(struct net_cfail) ? sizeof(struct net_sock)
+								      : sizeof(struct net_cfail)];
+	int err;
 
-	if (bpf_map_lookup_elem(bpf_map__fd(p->skel->maps.net_socks), &b->cookie, &now))
+	if (size > sizeof(last))
 		return false;
-	return !memcmp(&now, &b->s, sizeof(now));
+	err = bpf_map_lookup_and_delete_elem(fd, key, last);
+	if (!err) {
+		memcpy(val, last, size);
+		return true;
+	}
+	if (err != -EINVAL && err != -EOPNOTSUPP && err != -524 /* the kernel's ENOTSUPP */)
+		return false; /* not there */
+	if (same && (bpf_map_lookup_elem(fd, key, last) || memcmp(last, val, size)))
+		return false;
+	return bpf_map_delete_elem(fd, key) == 0;
 }
 
-/* Remove B's entry from the map and from the next poll's previous reading; remember its
- * cookie by inode, so that the /proc lane lists it with its cookie. 0 or -ENOMEM. */
+static bool take(struct net_priv *p, struct bsock *b, bool same)
+{
+	return map_take(bpf_map__fd(p->skel->maps.net_socks), &b->cookie, &b->s, sizeof(b->s),
+			same);
+}
+
+/* B's entry was removed from the map: out of the next poll's previous reading; remember
+ * its cookie by inode, so that the /proc lane lists it with its cookie. 0 or -ENOMEM. */
 static int forget(struct net_priv *p, struct bsock *b)
 {
-	bpf_map_delete_elem(bpf_map__fd(p->skel->maps.net_socks), &b->cookie);
 	if (p->proc && b->s.inode) {
 		if (grow((void **)&p->forgot, &p->capforgot, p->nforgot + 1, sizeof(*p->forgot)))
 			return -ENOMEM;
@@ -771,12 +804,16 @@ static int poll_cfails(struct collector *c, struct net_priv *p, uint64_t now_ns)
 		struct cfail *cur = &p->ccur[i], *pv = NULL;
 		const struct net_cfail *z, *s = &cur->c;
 		struct net_sock sk;
-		uint64_t t_ns = s->err_ns && s->err_ns <= now_ns ? s->err_ns : now_ns;
+		uint64_t t_ns;
 
 		if (p->ncprev)
 			pv = bsearch(cur, p->cprev, p->ncprev, sizeof(*p->cprev), cmp_cfail);
 		if (pv && pv->c.first_ns != s->first_ns)
 			pv = NULL; /* made again */
+		/* idle over the interval: removed, with what it counted until then */
+		if (pv && !memcmp(&pv->c, s, sizeof(*s)))
+			cur->gone = map_take(fd, &cur->inode, &cur->c, sizeof(cur->c), true);
+		t_ns = s->err_ns && s->err_ns <= now_ns ? s->err_ns : now_ns;
 		z = pv ? &pv->c : &zero;
 		memset(&sk, 0, sizeof(sk));
 		sk.family = s->family;
@@ -789,15 +826,6 @@ static int poll_cfails(struct collector *c, struct net_priv *p, uint64_t now_ns)
 		CF_KIND(timeout, "timeout")
 		CF_KIND(other, "error")
 #undef CF_KIND
-		if (!err && pv && !memcmp(&pv->c, s, sizeof(*s))) {
-			struct net_cfail now;
-
-			if (!bpf_map_lookup_elem(fd, &cur->inode, &now) &&
-			    !memcmp(&now, s, sizeof(now))) {
-				bpf_map_delete_elem(fd, &cur->inode);
-				cur->gone = true;
-			}
-		}
 	}
 	for (i = k = 0; i < p->nccur; i++) /* this reading becomes the previous one */
 		if (!p->ccur[i].gone)
@@ -862,11 +890,14 @@ static int net_poll(struct collector *c, uint64_t now_ns, unsigned flags)
 	p->nout = 0;
 	if (p->proc) {
 		err = read_proc(c, p);
-		if (err && c->ctx->pid > 0 && procfs_is_gone(c->ctx->pid, err))
-			return 0; /* the run loop notices the exit */
 		if (err == -ENOMEM)
 			return err;
-		if (err) {
+		if (err && target_gone(c->ctx, err)) {
+			/* ended (the run loop notices): no fd table any more, but the map
+			 * holds its sends and receives since the previous poll, its last
+			 * interval when this is the final poll: read it all the same */
+			err = 0;
+		} else if (err) {
 			err = rec_emit_drop(c, "proc_unreadable", 1, "fd or net tables");
 			if (err)
 				return err;
@@ -881,13 +912,24 @@ static int net_poll(struct collector *c, uint64_t now_ns, unsigned flags)
 		for (i = 0; i < p->ncur; i++) {
 			struct bsock *b = &p->cur[i], *pv;
 			const struct procnet_sock *ps;
-			bool changed = false;
+			bool changed = false, gone = false;
 			struct out_sock *o;
 
 			pv = p->nprev ? bsearch(b, p->prev, p->nprev, sizeof(*p->prev), cmp_cookie)
 				      : NULL;
 			if (pv && pv->s.first_ns != b->s.first_ns)
 				pv = NULL; /* the entry was made again: a new reading */
+			/* removed: TCP closed at the previous poll already (a late error report
+			 * was read meanwhile); others idle over the interval (closed or not:
+			 * one used again gets a new entry, first_ns tells it apart, and its
+			 * counts start again from 0; a socket still open stays listed from
+			 * the fd table). TCP keeps its entry while open: its SYN time. What
+			 * the entry counted until its removal is this interval's. */
+			if (pv && pv->s.close_ns)
+				gone = take(p, b, false);
+			else if (pv && b->s.proto != NET_PROTO_TCP &&
+				 !memcmp(&b->s, &pv->s, sizeof(b->s)))
+				gone = take(p, b, true);
 			err = emit_errors(c, now_ns, b, pv ? &pv->s : NULL);
 			if (err)
 				return err;
@@ -905,15 +947,8 @@ static int net_poll(struct collector *c, uint64_t now_ns, unsigned flags)
 			}
 			if (!changed && !ps)
 				p->nout--; /* idle and not in the fd table: not listed */
-			/* removed: TCP closed at the previous poll already (a late error report
-			 * was read meanwhile); others idle over the interval (closed or not:
-			 * one used again gets a new entry, first_ns tells it apart, and its
-			 * counts start again from 0; a socket still open stays listed from
-			 * the fd table). TCP keeps its entry while open: its SYN time. */
-			if ((pv && pv->s.close_ns) ||
-			    (b->s.proto != NET_PROTO_TCP && pv && !changed && still(p, b)))
-				if (forget(p, b))
-					return -ENOMEM;
+			if (gone && forget(p, b))
+				return -ENOMEM;
 		}
 		err = poll_cfails(c, p, now_ns);
 		err = err ?: emit_drops(c, p);
