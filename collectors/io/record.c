@@ -278,6 +278,7 @@ struct io_proc {
 	 * rows had them already */
 	struct proc_io reaped;
 	uint64_t read_ns; /* when its counters (prev) were read */
+	bool final;	  /* read as a zombie: its counters are final */
 };
 
 struct io_priv {
@@ -1180,7 +1181,9 @@ static void io_add(struct proc_io *a, const struct proc_io *b)
  * and reaped (gone from /proc) by a parent of the cgroup: its last counters are taken off
  * the parent's next change, so they are not counted twice (what it did after its last
  * poll is its parent's then). One that left cgroup.procs but is still in /proc (a
- * zombie) is kept until it is reaped. 0 or -errno. */
+ * zombie) is kept until it is reaped; a zombie's counters are final: read once, its last
+ * row. One reaped by a parent outside the cgroup before that read: its last interval is
+ * lost, said by a drop ended_unread (note_unread). 0 or -errno. */
 static int cg_poll(struct collector *c, struct io_priv *p, uint64_t now_ns, bool emit)
 {
 	uint64_t interval = now_ns > p->prev_ns ? now_ns - p->prev_ns : 0, now_ticks;
@@ -1209,8 +1212,29 @@ static int cg_poll(struct collector *c, struct io_priv *p, uint64_t now_ns, bool
 			continue;
 		snprintf(dir, sizeof(dir), "/proc/%d", (int)o->pid);
 		if (!access(dir, F_OK)) {
+			struct proc_stat st;
+			struct proc_io io, base = o->prev;
+			uint64_t ticks = 0;
+
 			next[n] = *o;
-			memset(&next[n++].reaped, 0, sizeof(o->reaped));
+			memset(&next[n].reaped, 0, sizeof(o->reaped));
+			/* a zombie not yet reaped: its counters are final, read once, so its
+			 * last interval is not lost when a parent outside the cgroup reaps it */
+			if (emit && !o->final && !procfs_read_stat(o->pid, &st) && st.state == 'Z' &&
+			    !read_io(p, o->pid, &io, &ticks)) {
+				io_add(&base, &o->reaped);
+				err = emit_sample(c, p, o->pid, &io, ticks, &base, o->prev_ticks,
+						  now_ns, interval);
+				if (err) {
+					free(next);
+					return err;
+				}
+				next[n].prev = io;
+				next[n].prev_ticks = ticks;
+				next[n].read_ns = now_ns;
+				next[n].final = true;
+			}
+			n++;
 			continue;
 		}
 		key.pid = o->ppid;
@@ -1218,7 +1242,7 @@ static int cg_poll(struct collector *c, struct io_priv *p, uint64_t now_ns, bool
 		parent = bsearch(&key, p->procs, p->nprocs, sizeof(*p->procs), pid_cmp);
 		if (parent)
 			io_add(&parent->reaped, &o->prev);
-		else if (emit && (err = note_unread(c, o->pid, o->read_ns))) {
+		else if (emit && !o->final && (err = note_unread(c, o->pid, o->read_ns))) {
 			/* reaped by a parent outside the cgroup: its last interval is lost */
 			free(next);
 			return err;

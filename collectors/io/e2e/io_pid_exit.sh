@@ -10,8 +10,15 @@
 # writes 100 x 4 KiB (through a child, `head`, whose counters are its parent's once
 # reaped), exits and is reaped by this shell, then the recorder continues and finds it
 # gone. The same under --cgroup, the member reaped by this shell (outside the cgroup).
+# And under --cgroup a member still a zombie at the recorder's last read (its parent
+# stopped): its final counters are read, exact, with no drop.
 . tests/e2e/lib.sh
 command -v mkfifo >/dev/null || skip "no mkfifo(1)"
+
+# a process this test stops is continued at its end, whatever happens (a stopped process
+# would not act on lib_exit's SIGTERM, and the test would hang)
+stopped=()
+trap 'for p in "${stopped[@]}"; do kill -CONT "$p" 2>/dev/null || true; done; lib_exit' EXIT
 
 D=$TMP/iopid
 mkdir -p "$D"
@@ -58,6 +65,7 @@ start_target "$C.out"
 rpid=$!
 kill_at_exit "$rpid"
 wait_line "$C.err" 'recording pid' "the recorder to attach"
+stopped+=("$rpid")
 kill -STOP "$rpid"
 echo go >"$D/go"
 wait "$fpid" || fail "--pid: the target exited $?"
@@ -84,14 +92,48 @@ if [ -n "${V2:-}" ] && make_dirs "$V2/ptop-e2e-iopid-$$"; then
 	rpid=$!
 	kill_at_exit "$rpid"
 	wait_line "$C.err" 'recording cgroup' "the recorder to start"
+	stopped+=("$rpid")
 	kill -STOP "$rpid"
 	echo go >"$D/go"
 	wait "$fpid" || fail "--cgroup: the target exited $?"
 	kill -CONT "$rpid"
 	kill -INT "$rpid"
 	wait "$rpid" || { cat "$C.err" >&2; fail "--cgroup: ptop-record exited $?"; }
-	rmdir "$CG"
 	check "$C" "--cgroup" "$fpid"
+
+	# --cgroup, the member a zombie at the recorder's last read (its parent, outside the
+	# cgroup, stopped): its final counters are read then, exactly (the 409,600 bytes of
+	# its child and its 6 of "wrote\n" since the baseline), and nothing is unread
+	C=$TMP/iozombie.ptop
+	rm -f "$D/go"
+	mkfifo "$D/go"
+	sh -c 'sh -c '\''echo $$ >"$1/cgroup.procs" && echo ready && read x <"$2" &&
+		head -c 409600 /dev/zero >"$3"; echo wrote'\'' sh "$@" & echo "inner $!"; wait' \
+		sh "$CG" "$D/go" "$D/data" >"$C.out" &
+	opid=$!
+	kill_at_exit "$opid"
+	wait_line "$C.out" '^ready' "the target to wait"
+	ipid=$(sed -n 's/^inner //p' "$C.out")
+	"$REC" --interval 10s --cgroup "$CG" -o "$C" 2>"$C.err" &
+	rpid=$!
+	kill_at_exit "$rpid"
+	wait_line "$C.err" 'recording cgroup' "the recorder to start"
+	stopped+=("$opid")
+	kill -STOP "$opid"
+	echo go >"$D/go"
+	wait_until "the member to end (a zombie)" sh -c \
+		'[ "$(sed "s/.*) //; s/ .*//" "/proc/$1/stat" 2>/dev/null)" = Z ]' sh "$ipid"
+	kill -INT "$rpid"
+	wait "$rpid" || { cat "$C.err" >&2; fail "--cgroup, zombie: ptop-record exited $?"; }
+	kill -CONT "$opid"
+	wait "$opid" || fail "--cgroup, zombie: the parent exited $?"
+	assert_eq "--cgroup, zombie: bytes written by the member (wchar)" 409606 \
+		"$(q "$C" "select sum(wchar) from io_sample where pid = $ipid")"
+	assert_eq "--cgroup, zombie: no unread interval" 0 \
+		"$(q "$C" "select count(*) from drop_notice where collector = 'io' and kind = 'ended_unread'")"
+	"$ANA" report io "$C" >"$C.txt"
+	if grep -q '^unread:' "$C.txt"; then fail "--cgroup, zombie: an unread line"; fi
+	rmdir "$CG"
 else
 	echo "(no cgroup v2 directory could be made: the --cgroup case is not run)"
 fi
