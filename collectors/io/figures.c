@@ -15,14 +15,30 @@
 static int proc_lane(struct fig_ctx *c, const struct an_figure *f, struct fig_family *fam)
 {
 	uint64_t sum[8];
-	size_t n;
+	size_t n, nu = 0;
+	struct io_unread *u = NULL;
+	char why[160] = "";
 	int err = io_rows__sum(c->db, c->m, &c->w, sum, &n);
 
+	err = err ?: io_unread__load(c->db, c->m, &c->w, &u, &nu);
 	if (err)
 		return err;
+	/* a process ended and reaped before the recorder's read: its last interval is not
+	 * in the sums, which are lower bounds then (`report io` names them: "unread:") */
+	if (nu)
+		snprintf(why, sizeof(why),
+			 "at least: the last interval of %zu process%s (pid %d%s) was not read, "
+			 "the process had ended before the recorder's read",
+			 nu, nu > 1 ? "es" : "", u[0].pid, nu > 1 ? ", ..." : "");
+	free(u);
 	if (!n) {
-		fig_family__not_measured(fam, "no io sample in the window");
+		fig_family__not_measured(fam, "no io sample in the window%s%s", nu ? "; " : "",
+					 why);
 		return 0;
+	}
+	if (nu) { /* a plain figure: not complete carries the note (figures' "note") */
+		fam->complete = false;
+		snprintf(fam->note, sizeof(fam->note), "%s", why);
 	}
 	return fig_family__add(fam, NULL,
 			       (double)(!strcmp(f->name, "io.read_bytes") ? sum[0] : sum[1]), n);

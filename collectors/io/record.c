@@ -17,6 +17,7 @@
  * at each poll (an open file renamed by anyone) and the renames the target made.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <search.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -276,6 +277,8 @@ struct io_proc {
 	 * child's counters to its parent's when the parent waits for it, and the child's
 	 * rows had them already */
 	struct proc_io reaped;
+	uint64_t read_ns; /* when its counters (prev) were read */
+	bool final;	  /* read as a zombie: its counters are final */
 };
 
 struct io_priv {
@@ -285,6 +288,7 @@ struct io_priv {
 	struct proc_io prev;
 	uint64_t prev_ticks, prev_ns, tick_ns;
 	bool have_prev, delayacct;
+	bool gone; /* --pid: the target's end was found (its unread interval noted) */
 	/* --cgroup: the processes of the last poll, by pid; the pids listed now */
 	struct io_proc *procs;
 	size_t nprocs;
@@ -1112,6 +1116,21 @@ static int emit_sample(struct collector *c, struct io_priv *p, pid_t pid,
 	return err;
 }
 
+/* A process PID ended and was reaped before the recorder could read its counters: what it
+ * did from SINCE_NS (CLOCK_MONOTONIC: its last read; 0: none, from the recording's start) to
+ * its end is not counted. A drop notice of kind "ended_unread", one per process; `report io`
+ * reads the pid and the start back from its detail ("pid N from_ns T: ..."). */
+static int note_unread(struct collector *c, pid_t pid, uint64_t since_ns)
+{
+	char detail[256];
+
+	snprintf(detail, sizeof(detail),
+		 "pid %d from_ns %" PRIu64 ": the process ended and was reaped before the "
+		 "recorder's read; its I/O from then to its end is not counted",
+		 (int)pid, since_ns);
+	return rec_emit_drop(c, "ended_unread", 1, detail);
+}
+
 /* cgroupfs_walk callback: append the processes of one directory of the subtree. */
 static int cg_list_dir(const char *dir, const char *rel, void *arg)
 {
@@ -1162,7 +1181,9 @@ static void io_add(struct proc_io *a, const struct proc_io *b)
  * and reaped (gone from /proc) by a parent of the cgroup: its last counters are taken off
  * the parent's next change, so they are not counted twice (what it did after its last
  * poll is its parent's then). One that left cgroup.procs but is still in /proc (a
- * zombie) is kept until it is reaped. 0 or -errno. */
+ * zombie) is kept until it is reaped; a zombie's counters are final: read once, its last
+ * row. One reaped by a parent outside the cgroup before that read: its last interval is
+ * lost, said by a drop ended_unread (note_unread). 0 or -errno. */
 static int cg_poll(struct collector *c, struct io_priv *p, uint64_t now_ns, bool emit)
 {
 	uint64_t interval = now_ns > p->prev_ns ? now_ns - p->prev_ns : 0, now_ticks;
@@ -1191,8 +1212,29 @@ static int cg_poll(struct collector *c, struct io_priv *p, uint64_t now_ns, bool
 			continue;
 		snprintf(dir, sizeof(dir), "/proc/%d", (int)o->pid);
 		if (!access(dir, F_OK)) {
+			struct proc_stat st;
+			struct proc_io io, base = o->prev;
+			uint64_t ticks = 0;
+
 			next[n] = *o;
-			memset(&next[n++].reaped, 0, sizeof(o->reaped));
+			memset(&next[n].reaped, 0, sizeof(o->reaped));
+			/* a zombie not yet reaped: its counters are final, read once, so its
+			 * last interval is not lost when a parent outside the cgroup reaps it */
+			if (emit && !o->final && !procfs_read_stat(o->pid, &st) && st.state == 'Z' &&
+			    !read_io(p, o->pid, &io, &ticks)) {
+				io_add(&base, &o->reaped);
+				err = emit_sample(c, p, o->pid, &io, ticks, &base, o->prev_ticks,
+						  now_ns, interval);
+				if (err) {
+					free(next);
+					return err;
+				}
+				next[n].prev = io;
+				next[n].prev_ticks = ticks;
+				next[n].read_ns = now_ns;
+				next[n].final = true;
+			}
+			n++;
 			continue;
 		}
 		key.pid = o->ppid;
@@ -1200,6 +1242,11 @@ static int cg_poll(struct collector *c, struct io_priv *p, uint64_t now_ns, bool
 		parent = bsearch(&key, p->procs, p->nprocs, sizeof(*p->procs), pid_cmp);
 		if (parent)
 			io_add(&parent->reaped, &o->prev);
+		else if (emit && !o->final && (err = note_unread(c, o->pid, o->read_ns))) {
+			/* reaped by a parent outside the cgroup: its last interval is lost */
+			free(next);
+			return err;
+		}
 	}
 	for (size_t i = 0; !err && i < p->npids; i++) {
 		struct io_proc key = {.pid = p->pids[i]}, *old, *e;
@@ -1218,7 +1265,11 @@ static int cg_poll(struct collector *c, struct io_priv *p, uint64_t now_ns, bool
 			continue;
 		}
 		e = &next[n++];
-		*e = (struct io_proc){.pid = key.pid, .ppid = st.ppid, .prev = io, .prev_ticks = ticks};
+		*e = (struct io_proc){.pid = key.pid,
+				      .ppid = st.ppid,
+				      .prev = io,
+				      .prev_ticks = ticks,
+				      .read_ns = now_ns};
 		old = p->nprocs ? bsearch(&key, p->procs, p->nprocs, sizeof(*p->procs), pid_cmp)
 				: NULL;
 		if (old) {
@@ -1271,8 +1322,14 @@ static int io_poll(struct collector *c, uint64_t now_ns, unsigned flags)
 	if (c->ctx->pid <= 0)
 		return cg_poll(c, p, now_ns, true);
 	err = read_io(p, c->ctx->pid, &io, &ticks);
-	if (err && procfs_is_gone(c->ctx->pid, err))
-		return 0;
+	if (err && procfs_is_gone(c->ctx->pid, err)) {
+		/* reaped by its parent before this read: the interval since the last read
+		 * (or since the start) is not measured; said once */
+		if (p->gone)
+			return 0;
+		p->gone = true;
+		return note_unread(c, c->ctx->pid, p->have_prev ? p->prev_ns : 0);
+	}
 	if (err == -EINVAL)
 		return rec_emit_drop(c, "proc_malformed", 1, "io");
 	if (err)

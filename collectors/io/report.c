@@ -731,6 +731,54 @@ int io_rows__sum(sqlite3 *db, const struct capture_meta *m, const struct window 
 	return err;
 }
 
+int io_unread__load(sqlite3 *db, const struct capture_meta *m, const struct window *w,
+		    struct io_unread **out, size_t *n)
+{
+	static const char sql[] = "SELECT time_ns, detail FROM drop_notice WHERE cap = ?1 AND "
+				  "collector = 'io' AND kind = 'ended_unread' ORDER BY time_ns, rowid";
+	bool whole = !w->has_start && !w->has_end;
+	sqlite3_stmt *st = NULL;
+	struct io_unread *a = NULL, *na;
+	size_t cnt = 0;
+	int64_t lo, hi;
+	int err = 0, rc;
+
+	*out = NULL;
+	*n = 0;
+	window__bounds(w, m, &lo, &hi);
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+		return -EIO;
+	sqlite3_bind_int64(st, 1, m->cap);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *d = (const char *)sqlite3_column_text(st, 1);
+		struct io_unread u = {.found_ns = sqlite3_column_int64(st, 0)};
+
+		/* the recorder's detail: "pid N from_ns T: ..." (T 0: the recording's start) */
+		if (!d || sscanf(d, "pid %d from_ns %" SCNd64, &u.pid, &u.from_ns) != 2)
+			continue;
+		if (u.from_ns < m->base_ns) /* none, or the baseline read just before the start */
+			u.from_ns = m->base_ns;
+		if (!whole && (u.found_ns < lo || u.from_ns >= hi))
+			continue;
+		if (!(na = realloc(a, (cnt + 1) * sizeof(*a)))) {
+			err = -ENOMEM;
+			break;
+		}
+		a = na;
+		a[cnt++] = u;
+	}
+	if (!err && rc != SQLITE_DONE)
+		err = -EIO;
+	sqlite3_finalize(st);
+	if (err) {
+		free(a);
+		return err;
+	}
+	*out = a;
+	*n = cnt;
+	return 0;
+}
+
 int io_events__count(sqlite3 *db, const struct capture_meta *m, const struct window *w,
 		     bool *collected, uint64_t n[5])
 {
@@ -977,6 +1025,39 @@ static const char *io_check(const struct report_opts *o)
 	return NULL;
 }
 
+/* The unread intervals (io_unread__load): a line each in text (on stderr in CSV, as the
+ * drops), an array "unread" in JSON; the sums are lower bounds then. */
+static void print_unread(struct json *j, FILE *out, const struct report_opts *o,
+			 const struct capture_meta *m, const struct io_unread *u, size_t n)
+{
+	char a[32], b[32];
+
+	if (o->fmt == OUT_JSON) {
+		json__key(j, "unread");
+		json__begin_array(j);
+		for (size_t i = 0; i < n; i++) {
+			json__begin_object(j);
+			json__kv_int(j, "pid", u[i].pid);
+			json__kv_real(j, "from_s", (double)(u[i].from_ns - m->base_ns) / 1e9);
+			json__kv_real(j, "ended_by_s", (double)(u[i].found_ns - m->base_ns) / 1e9);
+			json__kv_string(j, "reason", "the process had ended before the recorder's "
+						     "read: its I/O from then to its end is not "
+						     "counted");
+			json__end_object(j);
+		}
+		json__end_array(j);
+		json__kv_bool(j, "totals_are_lower_bounds", n > 0);
+		return;
+	}
+	for (size_t i = 0; i < n; i++)
+		fprintf(o->fmt == OUT_CSV ? stderr : out,
+			"unread: the last interval of pid %d (from t=%s s to its end, before t=%s s) was "
+			"not read: the process had ended before the recorder's read; the totals are "
+			"at least these\n",
+			u[i].pid, fmt_secs(a, sizeof(a), u[i].from_ns - m->base_ns),
+			fmt_secs(b, sizeof(b), u[i].found_ns - m->base_ns));
+}
+
 static int report_io(sqlite3 *db, const char *capture_id, const struct report_opts *o, FILE *out)
 {
 	static const char *const sum_key[NSUMS] = {"read_bytes",
@@ -988,6 +1069,8 @@ static int report_io(sqlite3 *db, const char *capture_id, const struct report_op
 						   "cancelled_write_bytes",
 						   "iowait_ns"};
 	struct drop_line *drops = NULL;
+	struct io_unread *unread = NULL;
+	size_t nunread = 0;
 	struct table *t = NULL, *yt = NULL, *et = NULL;
 	uint64_t nev[5] = {0};
 	struct io_file_sum *files = NULL;
@@ -1052,6 +1135,7 @@ static int report_io(sqlite3 *db, const char *capture_id, const struct report_op
 		err = err ?: build_uring(db, &m, &o->win, ut);
 	}
 	err = err ?: drops__load(db, &m, "io", &o->win, &drops, &nd);
+	err = err ?: io_unread__load(db, &m, &o->win, &unread, &nunread);
 	if (err)
 		goto cleanup;
 	switch (o->fmt) {
@@ -1062,6 +1146,7 @@ static int report_io(sqlite3 *db, const char *capture_id, const struct report_op
 			fprintf(out, " of %" PRId64 " processes, summed per interval", nproc);
 		fputc('\n', out);
 		report__drops(NULL, out, o, "io", drops, nd);
+		print_unread(NULL, out, o, &m, unread, nunread);
 		if (!table__rows(t)) { /* no sample: nothing was measured, which is not 0 B */
 			fprintf(out, "read, written, storage  not measured (%s)\n", no_sample_why);
 		} else {
@@ -1194,12 +1279,14 @@ static int report_io(sqlite3 *db, const char *capture_id, const struct report_op
 			break;
 		}
 		report__drops(NULL, out, o, "io", drops, nd);
+		print_unread(NULL, out, o, &m, unread, nunread);
 		err = table__print(ct, out, OUT_CSV);
 		break;
 	}
 	case OUT_JSON:
 		json__kv_bool(&j, "collected", true);
 		report__drops(&j, out, o, "io", drops, nd);
+		print_unread(&j, out, o, &m, unread, nunread);
 		json__key(&j, "totals");
 		if (!table__rows(t)) { /* not measured: null, and why */
 			json__null(&j);
@@ -1280,6 +1367,7 @@ cleanup:
 	table__free(ut);
 	io_files__free(files, nfiles);
 	free(drops);
+	free(unread);
 	return err;
 }
 

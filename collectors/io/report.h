@@ -54,4 +54,18 @@ int io_rows__sum(sqlite3 *db, const struct capture_meta *m, const struct window 
 int io_events__count(sqlite3 *db, const struct capture_meta *m, const struct window *w,
 		     bool *collected, uint64_t n[5]);
 
+/* An interval of the /proc lane not read: process PID ended and was reaped before the
+ * recorder's read (drop notices "ended_unread"), so its I/O from FROM_NS (its last read, or
+ * the recording's start) to its end, found at FOUND_NS, is not in the sums: they are lower
+ * bounds then. */
+struct io_unread {
+	int pid;
+	int64_t from_ns, found_ns; /* CLOCK_MONOTONIC, as the capture's times */
+};
+
+/* The unread intervals overlapping window W of capture M: *OUT (malloc'd, N entries, by
+ * time). 0, -ENOMEM or -EIO. */
+int io_unread__load(sqlite3 *db, const struct capture_meta *m, const struct window *w,
+		    struct io_unread **out, size_t *n);
+
 #endif
