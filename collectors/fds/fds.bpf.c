@@ -8,7 +8,9 @@
  * it reads the syscall number from pt_regs and looks its kind up in fd_kind, which user
  * space fills from the syscall table's names; only then does it count. An fd's opening
  * site is kept in fd_owner (fd -> stack key); a close, or a dup2/dup3 onto it, takes it
- * off its site's live count.
+ * off its site's live count. An fd the kernel closes without a close call (exec's
+ * close-on-exec, close_range) is taken off by user space, which compares fd_owner with
+ * /proc/PID/fd at each poll (record.c).
  *
  * The site's stack is a frame-pointer walk (bpf_get_stack), or under --user-stacks dwarf
  * (and auto, for a target without frame pointers) a copy of the stack's top with the
@@ -57,7 +59,7 @@ struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, FDS_OWNERS);
 	__type(key, __u32);
-	__type(value, struct sm_key);
+	__type(value, struct fds_owner);
 } fd_owner SEC(".maps");
 
 struct {
@@ -136,26 +138,37 @@ static __always_inline __u64 regs_arg(struct pt_regs *regs, int n)
 #endif
 }
 
-/* FD is no longer open: off its site's live count. */
-static __always_inline void fd_gone(__u32 fd)
+/* FD is no longer open: off its site's live count. The delete decides who takes it off:
+ * user space deletes the entries of fds the kernel closed without a close call
+ * (record.c), and whoever deletes an entry first is the one that counts it. */
+static __always_inline void fd_gone(__u32 fd, bool unseen)
 {
-	struct sm_key *k = bpf_map_lookup_elem(&fd_owner, &fd);
+	struct fds_owner *o = bpf_map_lookup_elem(&fd_owner, &fd), copy;
 	struct fds_site *s;
 
-	if (!k)
+	if (!o)
 		return;
-	s = bpf_map_lookup_elem(&fd_sites, k);
+	copy = *o;
+	if (bpf_map_delete_elem(&fd_owner, &fd))
+		return;
+	s = bpf_map_lookup_elem(&fd_sites, &copy.key);
 	if (s && s->live)
 		__sync_fetch_and_sub(&s->live, 1);
-	bpf_map_delete_elem(&fd_owner, &fd);
+	if (s && unseen)
+		__sync_fetch_and_add(&s->closed_unseen, 1);
 }
 
-/* FD was opened at the site SK (hash 0: no stack). */
-static __always_inline void fd_new(__u32 fd, struct sm_key *sk)
+/* FD was opened at the site SK (hash 0: no stack); REPLACES: by dup2 or dup3, which
+ * close the fd first when it is open. */
+static __always_inline void fd_new(__u32 fd, struct sm_key *sk, bool replaces)
 {
 	struct fds_site *s, zero = {};
+	struct fds_owner o;
 
-	fd_gone(fd); /* dup2/dup3 onto an open fd closed it first */
+	/* an entry for FD: dup2/dup3 onto an open fd closed it; any other call is given
+	 * only a free number, so the fd it held was closed without a close call (exec,
+	 * close_range) and user space has not yet seen it missing */
+	fd_gone(fd, !replaces);
 	if (!sk->hash)
 		return;
 	s = bpf_map_lookup_elem(&fd_sites, sk);
@@ -171,7 +184,9 @@ static __always_inline void fd_new(__u32 fd, struct sm_key *sk)
 	}
 	__sync_fetch_and_add(&s->opened, 1);
 	__sync_fetch_and_add(&s->live, 1);
-	if (bpf_map_update_elem(&fd_owner, &fd, sk, BPF_ANY))
+	o.key = *sk;
+	o.opened_ns = bpf_ktime_get_ns();
+	if (bpf_map_update_elem(&fd_owner, &fd, &o, BPF_ANY))
 		counter_inc(FDS_CNT_OWNER_FULL);
 }
 
@@ -248,7 +263,7 @@ int fd_exit(struct bpf_raw_tracepoint_args *ctx)
 	case FDS_K_CLOSE:
 		st->closed++;
 		if (fd_stacks)
-			fd_gone((__u32)regs_arg(regs, 1));
+			fd_gone((__u32)regs_arg(regs, 1), false);
 		return 0;
 	case FDS_K_CLOSE_RANGE:
 		st->closed++;
@@ -294,8 +309,8 @@ int fd_exit(struct bpf_raw_tracepoint_args *ctx)
 		}
 	}
 	if (fds[0] >= 0)
-		fd_new((__u32)fds[0], &sk);
+		fd_new((__u32)fds[0], &sk, *kind == FDS_K_DUP2);
 	if (n == 2 && fds[1] >= 0)
-		fd_new((__u32)fds[1], &sk);
+		fd_new((__u32)fds[1], &sk, false);
 	return 0;
 }

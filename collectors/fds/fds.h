@@ -2,6 +2,8 @@
 #ifndef PTOP_BPF_FDS_H
 #define PTOP_BPF_FDS_H
 
+#include "bpf/stackmap.h"
+
 #define FDS_MAX_NR 1024	 /* syscall numbers classified: [0, FDS_MAX_NR) */
 #define FDS_OWNERS 65536 /* fds whose opening site is kept (--fd-stacks) */
 #define FDS_SITES 4096	 /* opening sites (stacks) kept */
@@ -28,6 +30,7 @@ enum fds_kind {
 	FDS_K_FCNTL = 4,       /* fcntl: a new fd when cmd (arg 2) is F_DUPFD or F_DUPFD_CLOEXEC */
 	FDS_K_CLOSE = 5,       /* close(fd): 0 closes arg 1 */
 	FDS_K_CLOSE_RANGE = 6, /* close_range: calls counted; the fds it closed are not known */
+	FDS_K_DUP2 = 7,	       /* dup2, dup3: as FDS_K_RET, closing the fd it returns if open */
 };
 
 /* Cumulative per syscall number, one copy per CPU (sum them). */
@@ -38,10 +41,22 @@ struct fds_stat {
 	__u64 emfile; /* failed with EMFILE or ENFILE: the fd table is full */
 };
 
+/* An fd's opening site (fd_owner's value, by fd): its stack key, and when it was opened
+ * (bpf_ktime_get_ns, CLOCK_MONOTONIC). User space takes off their sites an fd the
+ * kernel closed without a close call (exec, close_range), from /proc/PID/fd; the time
+ * keeps it from taking off an fd opened after its read of the fd table. */
+struct fds_owner {
+	struct sm_key key;
+	__u64 opened_ns;
+};
+
 /* An opening site's figures (--fd-stacks), by its stack key. */
 struct fds_site {
 	__u64 opened; /* fds opened here */
-	__u64 live;   /* of them, not closed yet (as far as close and dup2 tell) */
+	__u64 live;   /* of them, not closed yet (as far as close and dup2 tell; user space
+		       * takes off those the fd table no longer has) */
+	__u64 closed_unseen; /* of them, found closed without a close call when their
+			      * number was given to a new fd (not by dup2 or dup3) */
 };
 
 /* Indexes of the per-CPU counter array fd_counters: what could not be followed. */

@@ -21,7 +21,7 @@ static const char open_sql[] =
 static const char op_sql[] =
     "INSERT INTO fd_op (cap, time_ns, interval_ns, pid, syscall, opened, failed, closed, "
     "emfile)";
-static const char site_sql[] = "INSERT INTO fd_site (cap, time_ns, pid, stack_id, opened, live)";
+static const char site_sql[] = "INSERT INTO fd_site (cap, time_ns, pid, stack_id, opened, live, closed_unseen)";
 
 static int corrupt(struct load_ctx *l, const char *what)
 {
@@ -135,6 +135,10 @@ static int load_sites(struct load_ctx *l, const Ptop__V1__Event *ev)
 			sqlite3_bind_null(s, 4);
 		bind_u64(s, 5, x->opened);
 		bind_u64(s, 6, x->live);
+		if (m->reconciled)
+			bind_u64(s, 7, x->closed_unseen);
+		else
+			sqlite3_bind_null(s, 7);
 		err = load__step(l, ST_SITE);
 	}
 	protobuf_c_message_free_unpacked(&m->base, NULL);

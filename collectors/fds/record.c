@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
@@ -145,6 +146,16 @@ int fds__scan(const char *dir, bool want_table, struct fd_scan *s)
 	return err;
 }
 
+bool fds__owner_closed(const struct fd_scan *s, uint64_t read_ns, int fd, uint64_t opened_ns)
+{
+	struct fd_ent key;
+
+	if (opened_ns >= read_ns || s->truncated)
+		return false;
+	key.fd = fd;
+	return !s->nents || !bsearch(&key, s->ents, s->nents, sizeof(*s->ents), ent_cmp);
+}
+
 static const struct {
 	const char *name;
 	enum fds_kind kind;
@@ -158,8 +169,8 @@ static const struct {
     {"accept", FDS_K_RET},
     {"accept4", FDS_K_RET},
     {"dup", FDS_K_RET},
-    {"dup2", FDS_K_RET},
-    {"dup3", FDS_K_RET},
+    {"dup2", FDS_K_DUP2},
+    {"dup3", FDS_K_DUP2},
     {"eventfd", FDS_K_RET},
     {"eventfd2", FDS_K_RET},
     {"epoll_create", FDS_K_RET},
@@ -243,7 +254,76 @@ struct fds_bpf_lane {
 	uint64_t prev_misses;
 	uint32_t nrs[FDS_MAX_NR]; /* the classified numbers */
 	size_t n_nrs;
+	/* fds the kernel closed without a close call (exec, close_range), by site: taken off
+	 * the site's live count when it is sent; open addressing by the key's hash */
+	struct fds_unseen {
+		struct sm_key key; /* hash 0: a free slot */
+		uint64_t n;
+	} unseen[2 * FDS_SITES];
+	uint64_t unseen_lost; /* of them, of a site the table had no room for */
 };
+
+/* The tally of fds closed without a close call at the site K: NULL when the table is full. */
+static struct fds_unseen *unseen_slot(struct fds_bpf_lane *b, const struct sm_key *k)
+{
+	size_t n = sizeof(b->unseen) / sizeof(b->unseen[0]);
+	size_t i = (size_t)(k->hash % n);
+
+	for (size_t tries = 0; tries < n; tries++, i = (i + 1) % n) {
+		struct fds_unseen *u = &b->unseen[i];
+
+		if (!u->key.hash) {
+			u->key = *k;
+			return u;
+		}
+		if (!memcmp(&u->key, k, sizeof(*k)))
+			return u;
+	}
+	return NULL;
+}
+
+/* Take off their sites the fds of fd_owner that S (the fd table read from READ_NS on,
+ * CLOCK_MONOTONIC as bpf_ktime_get_ns) no longer has: closed by the kernel without a
+ * close call (exec's close-on-exec, close_range, ...). Each entry is taken with a
+ * lookup-and-delete, so that the kernel's close of the same fd (fd_gone, which deletes
+ * before it counts) and this count it once; an entry reopened between the look and the
+ * delete is put back. 0 or -errno. */
+static int reconcile(struct fds_bpf_lane *b, const struct fd_scan *s, uint64_t read_ns)
+{
+	int ofd = bpf_map__fd(b->skel->maps.fd_owner);
+	__u32 key, next, *prev = NULL;
+	__u32 *stale = malloc(FDS_OWNERS * sizeof(*stale));
+	size_t n = 0;
+	struct fds_owner o, got;
+
+	if (!stale)
+		return -ENOMEM;
+	while (n < FDS_OWNERS && bpf_map_get_next_key(ofd, prev, &next) == 0) {
+		key = next;
+		prev = &key;
+		if (bpf_map_lookup_elem(ofd, &key, &o))
+			continue;
+		if (fds__owner_closed(s, read_ns, (int)key, o.opened_ns))
+			stale[n++] = key;
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct fds_unseen *u;
+
+		if (bpf_map_lookup_and_delete_elem(ofd, &stale[i], &got))
+			continue; /* closed by a close call since: counted there */
+		if (!fds__owner_closed(s, read_ns, (int)stale[i], got.opened_ns)) {
+			bpf_map_update_elem(ofd, &stale[i], &got, BPF_NOEXIST); /* reopened */
+			continue;
+		}
+		u = unseen_slot(b, &got.key);
+		if (u)
+			u->n++;
+		else
+			b->unseen_lost++;
+	}
+	free(stale);
+	return 0;
+}
 
 struct fds_priv {
 	struct fds_bpf_lane *bpf; /* --fd-stacks with eBPF; NULL: the /proc lane alone */
@@ -660,6 +740,10 @@ static int emit_losses(struct collector *c, struct fds_bpf_lane *b)
 	err = rec_emit_drop(c, "stack_copy_malformed", b->bad_copies,
 			    "stack copies from the kernel too short for their size: not written");
 	b->bad_copies = 0;
+	err = err ?: rec_emit_drop(c, "map_full", b->unseen_lost,
+				   "fds closed without a close call whose site had no tally: "
+				   "still counted live");
+	b->unseen_lost = 0;
 	return err;
 }
 
@@ -675,6 +759,7 @@ static int emit_sites(struct collector *c, struct fds_bpf_lane *b, uint64_t now_
 	Ptop__V1__FdSite *sites = NULL, **ptrs = NULL;
 	uint64_t ips[SM_MAX_DEPTH];
 	struct sm_key *keys = NULL, next, *prev = NULL;
+	struct fds_unseen *u;
 	struct fds_site v;
 	size_t n = 0, i;
 	int err = 0;
@@ -696,6 +781,14 @@ static int emit_sites(struct collector *c, struct fds_bpf_lane *b, uint64_t now_
 		ptop__v1__fd_site__init(&sites[n]);
 		sites[n].opened = v.opened;
 		sites[n].live = v.live;
+		u = unseen_slot(b, &keys[n]);
+		/* closed by the kernel without a close call: found by the kernel when
+		 * their number was given to a new fd, or missing from the fd table */
+		sites[n].closed_unseen = v.closed_unseen;
+		if (u && u->n) {
+			sites[n].closed_unseen += u->n;
+			sites[n].live = v.live > u->n ? v.live - u->n : 0;
+		}
 		ptrs[n] = &sites[n];
 		n++;
 	}
@@ -719,6 +812,7 @@ static int emit_sites(struct collector *c, struct fds_bpf_lane *b, uint64_t now_
 		goto out;
 	msg.n_sites = n;
 	msg.sites = n ? ptrs : NULL;
+	msg.reconciled = true; /* closed_unseen measured, 0 or not */
 	err = emit(c, &msg.base, now_ns, 0);
 out:
 	free(sites);
@@ -758,11 +852,29 @@ static int emit_table(struct collector *c, struct fds_priv *p)
 	return err;
 }
 
+/* At the final poll: the opening sites (their live counts reconciled with the last read
+ * of the fd table), then that table. */
+static int emit_end(struct collector *c, struct fds_priv *p, uint64_t now_ns)
+{
+	int err = p->bpf ? emit_sites(c, p->bpf, now_ns) : 0;
+
+	return err ?: emit_table(c, p);
+}
+
+/* CLOCK_MONOTONIC in ns: bpf_ktime_get_ns's clock (fd_owner's opening times). */
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
 static int fds_poll(struct collector *c, uint64_t now_ns, unsigned flags)
 {
 	struct fds_priv *p = c->priv;
 	Ptop__V1__FdSample fs = PTOP__V1__FD_SAMPLE__INIT;
-	uint64_t interval;
+	uint64_t interval, read_ns;
 	int err;
 
 	if (!p)
@@ -775,13 +887,12 @@ static int fds_poll(struct collector *c, uint64_t now_ns, unsigned flags)
 			seed_vmas(p->bpf, c->ctx->pid); /* the mappings may have changed */
 		err = err ?: emit_ops(c, p->bpf, now_ns, interval);
 		err = err ?: emit_losses(c, p->bpf);
-		if (!err && (flags & POLL_FINAL))
-			err = emit_sites(c, p->bpf, now_ns);
 		if (err)
 			return err;
 	}
 	/* the table is kept from every read (cheap beside the readlinks) so the end has it
 	 * even when the target is gone by the final poll */
+	read_ns = mono_ns();
 	err = fds__scan(p->dir, true, &p->next);
 	if (!err && !p->next.total) { /* a zombie's fd directory is empty: not a measurement */
 		struct proc_stat st;
@@ -795,14 +906,19 @@ static int fds_poll(struct collector *c, uint64_t now_ns, unsigned flags)
 
 		p->scan = p->next;
 		p->next = tmp;
+		/* the live counts agree with the table read: fds it lacks were closed */
+		if (p->bpf)
+			err = reconcile(p->bpf, &p->scan, read_ns);
+		if (err)
+			return err;
 	}
 	if (err == -ENOMEM)
 		return err;
 	if (err && procfs_is_gone(c->ctx->pid, err))
-		return (flags & POLL_FINAL) ? emit_table(c, p) : 0;
+		return (flags & POLL_FINAL) ? emit_end(c, p, now_ns) : 0;
 	if (err) { /* not measured: counted, not sent as 0 */
 		err = rec_emit_drop(c, "proc_unreadable", 1, "fd");
-		return err ?: ((flags & POLL_FINAL) ? emit_table(c, p) : 0);
+		return err ?: ((flags & POLL_FINAL) ? emit_end(c, p, now_ns) : 0);
 	}
 	p->scan_ns = now_ns;
 	fs.total = p->scan.total;
@@ -817,7 +933,7 @@ static int fds_poll(struct collector *c, uint64_t now_ns, unsigned flags)
 	fs.other = p->scan.count[FD_OTHER];
 	err = emit(c, &fs.base, now_ns, interval);
 	if (!err && (flags & POLL_FINAL))
-		err = emit_table(c, p);
+		err = emit_end(c, p, now_ns);
 	return err;
 }
 

@@ -59,4 +59,11 @@ struct fd_scan {
  * (-ENOENT: gone, -EACCES: not ours), -ENOMEM. */
 int fds__scan(const char *dir, bool want_table, struct fd_scan *s);
 
+/* Whether an fd_owner entry (FD, opened at OPENED_NS, CLOCK_MONOTONIC) is of an fd the
+ * kernel closed without a close call (exec, close_range): S, a read of the fd table
+ * begun at READ_NS, does not have it, and it was opened before the read began (an fd
+ * opened since may be missing from S only because the read was earlier). A truncated S
+ * says nothing of the fds above its last. */
+bool fds__owner_closed(const struct fd_scan *s, uint64_t read_ns, int fd, uint64_t opened_ns);
+
 #endif

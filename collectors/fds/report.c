@@ -52,6 +52,28 @@ static const char ops_sql[] =
 static const char sites_sql[] = "SELECT stack_id, opened, live FROM fd_site WHERE cap = ?1 "
 				"ORDER BY live DESC, opened DESC, stack_id";
 
+/* fds the kernel closed without a close call (exec, close_range): NULL count, not
+ * measured (a capture older than the column) */
+static const char unseen_sql[] =
+    "SELECT count(closed_unseen), sum(closed_unseen) FROM fd_site WHERE cap = ?1";
+
+/* The sites' fds closed without a close call, or -1 when no site measured it. */
+static int unseen_closes(sqlite3 *db, const struct capture_meta *m, int64_t *out)
+{
+	sqlite3_stmt *st = NULL;
+	int rc;
+
+	*out = -1;
+	if (sqlite3_prepare_v2(db, unseen_sql, -1, &st, NULL) != SQLITE_OK)
+		return -EIO;
+	sqlite3_bind_int64(st, 1, m->cap);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW && sqlite3_column_int64(st, 0) > 0)
+		*out = sqlite3_column_int64(st, 1);
+	sqlite3_finalize(st);
+	return rc == SQLITE_ROW ? 0 : -EIO;
+}
+
 #define SITES_SHOWN 10	      /* opening sites in text (JSON has them all) */
 #define SITE_FRAMES 8	      /* frames of a site's stack shown in text (JSON, CSV: all) */
 #define FRAMES_TEXT_MAX 65536 /* bytes of a stack's names at most */
@@ -444,7 +466,7 @@ static int report_fds(sqlite3 *db, const char *capture_id, const struct report_o
 	struct fds_span sp;
 	struct fds_ops_sum sum;
 	size_t nd = 0;
-	int64_t at = 0;
+	int64_t at = 0, unseen = -1;
 	bool trunc = false, ops;
 	char w[96], a[32], b[32];
 	struct json j;
@@ -472,6 +494,7 @@ static int report_fds(sqlite3 *db, const char *capture_id, const struct report_o
 	if (ops) {
 		err = err ?: build_ops(db, &m, &o->win, pt, &sum);
 		err = err ?: build_sites(db, &m, o, &ss, stt);
+		err = err ?: unseen_closes(db, &m, &unseen);
 	}
 	err = err ?: drops__load(db, &m, "fds", &o->win, &drops, &nd);
 	if (err)
@@ -547,6 +570,11 @@ static int report_fds(sqlite3 *db, const char *capture_id, const struct report_o
 		} else if (!err) {
 			fprintf(out, "\nopening sites: none recorded\n");
 		}
+		if (!err && unseen >= 0)
+			fprintf(out,
+				"closed without a close call (exec, close_range, ...; missing "
+				"from the fd table, taken off their sites' live): %" PRId64 "\n",
+				unseen);
 		break;
 	case OUT_CSV:
 		report__drops(NULL, out, o, "fds", drops, nd);
@@ -596,6 +624,11 @@ static int report_fds(sqlite3 *db, const char *capture_id, const struct report_o
 			json__kv_string(&j, "stacks_note", ss.untrusted ? ss.note : NULL);
 			json__key(&j, "sites");
 			table__json(stt, &j, NULL, 0);
+			json__key(&j, "closed_without_close");
+			if (unseen >= 0)
+				json__int(&j, unseen);
+			else
+				json__null(&j);
 			json__end_object(&j);
 		} else {
 			json__null(&j);

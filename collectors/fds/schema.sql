@@ -53,7 +53,9 @@ CREATE TABLE IF NOT EXISTS fd_site (
 	pid INTEGER,
 	stack_id INTEGER,             -- the user stack (stack.id); NULL when not kept
 	opened INTEGER NOT NULL,      -- fds opened there over the recording
-	live INTEGER NOT NULL         -- of them, still open at the end
+	live INTEGER NOT NULL,        -- of them, still open at the end
+	closed_unseen INTEGER         -- of them, closed by the kernel without a close call
+	                              -- (exec, close_range): NULL in older captures
 );
 
 -- @@ indexes @@

@@ -85,6 +85,9 @@ static void test_01b_kinds(void **state)
 	assert_int_equal(fds__kind("fcntl"), FDS_K_FCNTL);
 	assert_int_equal(fds__kind("close"), FDS_K_CLOSE);
 	assert_int_equal(fds__kind("close_range"), FDS_K_CLOSE_RANGE);
+	assert_int_equal(fds__kind("dup"), FDS_K_RET);
+	assert_int_equal(fds__kind("dup2"), FDS_K_DUP2);
+	assert_int_equal(fds__kind("dup3"), FDS_K_DUP2);
 	assert_int_equal(fds__kind("read"), FDS_K_NONE);
 	assert_int_equal(fds__kind(NULL), FDS_K_NONE);
 }
@@ -194,7 +197,8 @@ static void put_ops(struct capture_writer *w, uint64_t t, uint64_t opened, uint6
 	put_payload(w, t, SEC, &ops.base);
 }
 
-static bool with_ops; /* write_capture: the eBPF lane ran */
+static bool with_ops;	 /* write_capture: the eBPF lane ran */
+static bool with_unseen; /* ... and its sites say how many fds the kernel closed unseen */
 
 /* A capture's header: the fds probe in STATE, from eBPF when with_ops. */
 static void put_header(struct capture_writer *w, Ptop__V1__ProbeState state)
@@ -256,6 +260,11 @@ static void write_capture(const char *path, Ptop__V1__ProbeState state, bool cor
 		x[0].live = 0;
 		x[1].opened = 80;
 		x[1].live = 77;
+		if (with_unseen) {
+			sites.reconciled = true;
+			x[0].closed_unseen = 2;
+			x[1].closed_unseen = 1;
+		}
 		sites.sites = xp;
 		sites.n_sites = 2;
 		put_payload(w, T0 + 3 * SEC, 0, &sites.base);
@@ -375,7 +384,59 @@ static void test_05_ops_and_sites(void **state)
 	    !strstr(out, "\n3,87,41,4,81,2,0,0,0,0,0,0,45,4\n"))
 		fail_msg("csv report:\n%s", out);
 	free(out);
+	/* a capture older than closed_unseen: not measured, not said to be 0 */
+	assert_int_equal(q_int(db, "SELECT count(closed_unseen) FROM fd_site"), 0);
+	out = run_report(db, OUT_TEXT);
+	if (strstr(out, "closed without a close call"))
+		fail_msg("text report of an older capture:\n%s", out);
+	free(out);
+	out = run_report(db, OUT_JSON);
+	if (!strstr(out, "\"closed_without_close\":null") &&
+	    !strstr(out, "\"closed_without_close\": null"))
+		fail_msg("json report of an older capture:\n%s", out);
+	free(out);
 	sqlite3_close(db);
+
+	/* the recorder measured them: 2 + 1 closed without a close call */
+	with_ops = with_unseen = true;
+	write_capture(tpath("d2.ptop"), PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE, false);
+	with_ops = with_unseen = false;
+	assert_int_equal(db__open(tpath("d2.db"), true, false, &db, errbuf, sizeof(errbuf)), 0);
+	if (db__load_capture(db, tpath("d2.ptop"), false, id, &st, errbuf, sizeof(errbuf)))
+		fail_msg("load: %s", errbuf);
+	assert_int_equal(q_int(db, "SELECT closed_unseen FROM fd_site WHERE opened = 80"), 1);
+	out = run_report(db, OUT_TEXT);
+	if (!strstr(out, "\nclosed without a close call (exec, close_range, ...; missing from "
+			 "the fd table, taken off their sites' live): 3\n"))
+		fail_msg("text report:\n%s", out);
+	free(out);
+	out = run_report(db, OUT_JSON);
+	if (!strstr(out, "\"closed_without_close\":3") &&
+	    !strstr(out, "\"closed_without_close\": 3"))
+		fail_msg("json report:\n%s", out);
+	free(out);
+	sqlite3_close(db);
+}
+
+/* Which fd_owner entries the kernel closed without a close call: those a read of the fd
+ * table lacks, opened before the read began. */
+static void test_08_owner_closed(void **state)
+{
+	struct fd_ent ents[4] = {{.fd = 0}, {.fd = 1}, {.fd = 2}, {.fd = 5}};
+	struct fd_scan s = {.ents = ents, .nents = 4};
+
+	(void)state;
+	assert_true(fds__owner_closed(&s, 1000, 3, 500));   /* not in the table */
+	assert_true(fds__owner_closed(&s, 1000, 9, 999));   /* above its last */
+	assert_false(fds__owner_closed(&s, 1000, 5, 500));  /* open */
+	assert_false(fds__owner_closed(&s, 1000, 0, 500));  /* open, the first */
+	assert_false(fds__owner_closed(&s, 1000, 3, 1000)); /* opened as the read began */
+	assert_false(fds__owner_closed(&s, 1000, 3, 2000)); /* opened since */
+	s.truncated = true;				    /* says nothing of any fd */
+	assert_false(fds__owner_closed(&s, 1000, 3, 500));
+	s.truncated = false;
+	s.nents = 0; /* an empty table: every fd closed */
+	assert_true(fds__owner_closed(&s, 1000, 0, 500));
 }
 
 static void test_04_not_collected_and_corrupt(void **state)
@@ -653,6 +714,7 @@ int main(void)
 	    cmocka_unit_test(test_05_ops_and_sites),
 	    cmocka_unit_test(test_06_figures),
 	    cmocka_unit_test(test_07_drill),
+	    cmocka_unit_test(test_08_owner_closed),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
