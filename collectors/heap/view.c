@@ -186,7 +186,13 @@ static void draw_heap(struct replay_model *m, struct replay_ui *ui, struct grid 
 		cells[2] = fmt_bytes(c, sizeof(c), s->alloc_bytes);
 		cells[3] = fmt_count(d, sizeof(d), s->alloc_count);
 		cells[4] = s->func;
-		cells[5] = *loc ? loc + (strlen(loc) > 34 ? strlen(loc) - 34 : 0) : NULL;
+		if (strlen(loc) > 34) { /* keep the end (file:line), marked as cut */
+			char tail[40];
+
+			snprintf(tail, sizeof(tail), "...%s", loc + strlen(loc) - 31);
+			snprintf(loc, sizeof(loc), "%s", tail);
+		}
+		cells[5] = *loc ? loc : NULL;
 		cells[6] = basename_of(s->module);
 		grid__row(g, x, r, cols, 7, cells, 0, GC_DEFAULT);
 		if (shown - 1 == (size_t)ui->scroll) { /* the selected row: Enter drills into it */

@@ -266,6 +266,12 @@ static void draw_files(struct replay_model *m, struct replay_ui *ui, struct grid
 		const char *path = (const char *)sqlite3_column_text(st, 0);
 		uint8_t attr = 0;
 		size_t len = path ? strlen(path) : 0;
+		char cut[48];
+
+		/* a path longer than its column keeps its end, marked as cut: "/usr/lib/x" cut
+		 * to "/lib/x" would read as another file */
+		if (len > 40)
+			snprintf(cut, sizeof(cut), "...%s", path + len - 37);
 
 		total = sqlite3_column_int64(st, 9);
 		if (!ui->selected[0]) { /* the top row: Enter shows its intervals */
@@ -275,7 +281,7 @@ static void draw_files(struct replay_model *m, struct replay_ui *ui, struct grid
 		}
 		grid__textf(g, x, row++, w, attr, GC_DEFAULT,
 			    "%-40.40s %10s %10s %10s %8lld %6lld %10s %10s",
-			    !path ? "(path not known)" : len > 40 ? path + len - 40 : path,
+			    !path ? "(path not known)" : len > 40 ? cut : path,
 			    replay__bytes(b[0], sizeof(b[0]), sqlite3_column_int64(st, 2)),
 			    replay__bytes(b[1], sizeof(b[1]), sqlite3_column_int64(st, 3)),
 			    replay__bytes(b[2], sizeof(b[2]), sqlite3_column_int64(st, 4)),

@@ -214,9 +214,12 @@ static void draw_memory(struct replay_model *m, struct replay_ui *ui, struct gri
 		const char *cells[7];
 		const char *name = gr->name;
 		int nw = grid__text_width(name);
+		char cut[48];
 
-		if (nw > 40) /* keep the end of a long path: the file name */
-			name += strlen(name) - 39;
+		if (nw > 40) { /* keep the end of a long path, the file name, marked as cut */
+			snprintf(cut, sizeof(cut), "...%s", name + strlen(name) - 36);
+			name = cut;
+		}
 		snprintf(vm, sizeof(vm), "%lld", (long long)gr->vmas);
 		cells[0] = name;
 		cells[1] = vm;
