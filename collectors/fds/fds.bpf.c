@@ -25,6 +25,7 @@
 
 #include "collectors/fds/fds.h"
 #include "filter.bpf.h"
+#include "sysregs.bpf.h"
 #include "stackmap.bpf.h"
 #include "stackcopy.bpf.h"
 
@@ -109,33 +110,6 @@ static __always_inline void counter_inc(__u32 idx)
 
 	if (v)
 		__sync_fetch_and_add(v, 1);
-}
-
-static __always_inline __u64 regs_nr(struct pt_regs *regs)
-{
-#if defined(__TARGET_ARCH_x86)
-	return BPF_CORE_READ(regs, orig_ax);
-#elif defined(__TARGET_ARCH_arm64)
-	return BPF_CORE_READ(regs, syscallno);
-#else
-#error "fds.bpf.c: add the syscall number register of this architecture"
-#endif
-}
-
-/* Syscall argument N (1, 2 or 4) of REGS at exit: the registers the call was made with. */
-static __always_inline __u64 regs_arg(struct pt_regs *regs, int n)
-{
-#if defined(__TARGET_ARCH_x86)
-	if (n == 1)
-		return BPF_CORE_READ(regs, di);
-	if (n == 2)
-		return BPF_CORE_READ(regs, si);
-	return BPF_CORE_READ(regs, r10);
-#elif defined(__TARGET_ARCH_arm64)
-	if (n == 1)
-		return BPF_CORE_READ(regs, orig_x0);
-	return BPF_CORE_READ(regs, regs[n - 1]);
-#endif
 }
 
 /* FD is no longer open: off its site's live count. The delete decides who takes it off:
@@ -242,7 +216,7 @@ int fd_exit(struct bpf_raw_tracepoint_args *ctx)
 	if (!ptop_current_is_target(id))
 		return 0;
 	regs = (struct pt_regs *)ctx->args[0];
-	nr = regs_nr(regs);
+	nr = ptop_sys_nr(regs);
 	if (nr >= FDS_MAX_NR)
 		return 0;
 	key = (__u32)nr;
@@ -263,13 +237,13 @@ int fd_exit(struct bpf_raw_tracepoint_args *ctx)
 	case FDS_K_CLOSE:
 		st->closed++;
 		if (fd_stacks)
-			fd_gone((__u32)regs_arg(regs, 1), false);
+			fd_gone((__u32)ptop_sys_arg(regs, 1), false);
 		return 0;
 	case FDS_K_CLOSE_RANGE:
 		st->closed++;
 		return 0;
 	case FDS_K_FCNTL: {
-		__u64 cmd = regs_arg(regs, 2);
+		__u64 cmd = ptop_sys_arg(regs, 2);
 
 		if (cmd != 0 && cmd != 1030) /* F_DUPFD, F_DUPFD_CLOEXEC */
 			return 0;
@@ -280,7 +254,7 @@ int fd_exit(struct bpf_raw_tracepoint_args *ctx)
 	case FDS_K_PAIR_A1:
 	case FDS_K_PAIR_A4:
 		if (bpf_probe_read_user(fds, sizeof(fds),
-					(void *)regs_arg(regs, *kind == FDS_K_PAIR_A1 ? 1 : 4)))
+					(void *)ptop_sys_arg(regs, *kind == FDS_K_PAIR_A1 ? 1 : 4)))
 			fds[0] = fds[1] = -1;
 		n = 2;
 		break;

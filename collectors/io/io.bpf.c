@@ -27,6 +27,7 @@
 
 #include "collectors/io/io.h"
 #include "filter.bpf.h"
+#include "sysregs.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -128,58 +129,6 @@ static __always_inline void counter_inc(__u32 idx)
 
 	if (v)
 		*v += 1;
-}
-
-static __always_inline __u64 arg(struct pt_regs *regs, int n)
-{
-#if defined(__TARGET_ARCH_x86)
-	switch (n) {
-	case 1:
-		return BPF_CORE_READ(regs, di);
-	case 2:
-		return BPF_CORE_READ(regs, si);
-	case 3:
-		return BPF_CORE_READ(regs, dx);
-	default:
-		return BPF_CORE_READ(regs, r10);
-	}
-#elif defined(__TARGET_ARCH_arm64)
-	if (n == 1)
-		return BPF_CORE_READ(regs, orig_x0);
-	return BPF_CORE_READ(regs, regs[n - 1]);
-#endif
-}
-
-static __always_inline __u64 regs_nr(struct pt_regs *regs)
-{
-#if defined(__TARGET_ARCH_x86)
-	return BPF_CORE_READ(regs, orig_ax);
-#elif defined(__TARGET_ARCH_arm64)
-	return BPF_CORE_READ(regs, syscallno);
-#endif
-}
-
-/* floor(log2(v)), 0 for v == 0 (libbpf-tools' bits.bpf.h). */
-static __always_inline __u32 log2_u64(__u64 v)
-{
-	__u32 r, shift;
-
-	r = (v > 0xFFFFFFFFull) << 5;
-	v >>= r;
-	shift = (v > 0xFFFF) << 4;
-	v >>= shift;
-	r |= shift;
-	shift = (v > 0xFF) << 3;
-	v >>= shift;
-	r |= shift;
-	shift = (v > 0xF) << 2;
-	v >>= shift;
-	r |= shift;
-	shift = (v > 0x3) << 1;
-	v >>= shift;
-	r |= shift;
-	r |= (v >> 1);
-	return r;
 }
 
 /* The current task's struct file of FD, or NULL. */
@@ -329,7 +278,7 @@ static __always_inline void file_add(struct io_file_key *k, long ret, __u64 dt, 
 		return;
 	v->time_ns += dt;
 	v->timed++;
-	v->hist[log2_u64(dt) < IO_HIST ? log2_u64(dt) : IO_HIST - 1]++;
+	v->hist[ptop_log2_u64(dt) < IO_HIST ? ptop_log2_u64(dt) : IO_HIST - 1]++;
 	gen = io_gen;
 	if (v->max_gen != gen) {
 		v->max_gen = gen;
@@ -355,7 +304,7 @@ static __always_inline void op_exit(__u64 id, struct pt_regs *regs, __u32 op, lo
 		timed = true;
 		st->ts = 0;
 	}
-	f = fd_file((__s64)(int)arg(regs, op == IO_OP_SENDFILE ? 2 : 1));
+	f = fd_file((__s64)(int)ptop_sys_arg(regs, op == IO_OP_SENDFILE ? 2 : 1));
 	if (!f || !file_key(f, &k)) {
 		if (ret >= 0) /* it had a file: closed by another thread meanwhile */
 			counter_inc(IO_CNT_NO_FILE);
@@ -477,15 +426,15 @@ static __always_inline __u64 open_flags(__u32 kind, struct pt_regs *regs)
 
 	switch (kind) {
 	case IO_K_OPEN:
-		return arg(regs, 2);
+		return ptop_sys_arg(regs, 2);
 	case IO_K_CREAT:
 		return 01101; /* O_CREAT | O_WRONLY | O_TRUNC */
 	case IO_K_OPENAT2: /* struct open_how's first member: __u64 flags */
-		if (bpf_probe_read_user(&fl, sizeof(fl), (void *)arg(regs, 3)))
+		if (bpf_probe_read_user(&fl, sizeof(fl), (void *)ptop_sys_arg(regs, 3)))
 			return 0;
 		return fl;
 	default:
-		return arg(regs, 3);
+		return ptop_sys_arg(regs, 3);
 	}
 }
 
@@ -504,7 +453,7 @@ int io_exit(struct bpf_raw_tracepoint_args *ctx)
 	if (!ptop_current_is_target(id))
 		return 0;
 	regs = (struct pt_regs *)ctx->args[0];
-	nr = regs_nr(regs);
+	nr = ptop_sys_nr(regs);
 	if (nr >= IO_MAX_NR)
 		return 0;
 	key = (__u32)nr;
@@ -547,7 +496,7 @@ int io_exit(struct bpf_raw_tracepoint_args *ctx)
 			return 0;
 		ev = IO_EV_DELETED;
 		p1 = *kind == IO_K_UNLINK ? 1 : 2;
-		flags = *kind == IO_K_UNLINK ? 0 : arg(regs, 3);
+		flags = *kind == IO_K_UNLINK ? 0 : ptop_sys_arg(regs, 3);
 		break;
 	case IO_K_RENAME:
 	case IO_K_RENAMEAT:
@@ -584,13 +533,13 @@ int io_exit(struct bpf_raw_tracepoint_args *ctx)
 	e->ret = ret;
 	e->nr = key;
 	e->flags = flags;
-	e->length = len ? arg(regs, len) : 0;
-	e->fd = p1 ? -1 : (__s32)arg(regs, 1);
+	e->length = len ? ptop_sys_arg(regs, len) : 0;
+	e->fd = p1 ? -1 : (__s32)ptop_sys_arg(regs, 1);
 	e->path[0] = 0;
 	e->path2[0] = 0;
-	if (p1 && bpf_probe_read_user_str(e->path, sizeof(e->path), (void *)arg(regs, p1)) < 0)
+	if (p1 && bpf_probe_read_user_str(e->path, sizeof(e->path), (void *)ptop_sys_arg(regs, p1)) < 0)
 		e->path[0] = 0;
-	if (p2 && bpf_probe_read_user_str(e->path2, sizeof(e->path2), (void *)arg(regs, p2)) < 0)
+	if (p2 && bpf_probe_read_user_str(e->path2, sizeof(e->path2), (void *)ptop_sys_arg(regs, p2)) < 0)
 		e->path2[0] = 0;
 	bpf_ringbuf_submit(e, 0);
 	return 0;

@@ -36,6 +36,7 @@
 
 #include "collectors/net/net.h"
 #include "filter.bpf.h"
+#include "sysregs.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -350,25 +351,6 @@ int BPF_PROG(net_error, const struct sock *sk)
 #error "net.bpf.c: add connect's syscall number for this architecture"
 #endif
 
-static __always_inline __u64 regs_nr(struct pt_regs *regs)
-{
-#if defined(__TARGET_ARCH_x86)
-	return BPF_CORE_READ(regs, orig_ax);
-#else
-	return BPF_CORE_READ(regs, syscallno);
-#endif
-}
-
-/* Syscall argument N (1 or 2) of REGS at exit: the registers the call was made with. */
-static __always_inline __u64 regs_arg(struct pt_regs *regs, int n)
-{
-#if defined(__TARGET_ARCH_x86)
-	return n == 1 ? BPF_CORE_READ(regs, di) : BPF_CORE_READ(regs, si);
-#else
-	return n == 1 ? BPF_CORE_READ(regs, orig_x0) : BPF_CORE_READ(regs, regs[1]);
-#endif
-}
-
 SEC("raw_tp/sys_exit")
 int net_connect_exit(struct bpf_raw_tracepoint_args *ctx)
 {
@@ -383,7 +365,7 @@ int net_connect_exit(struct bpf_raw_tracepoint_args *ctx)
 	__u32 fd, max;
 	int e;
 
-	if (ret >= 0 || ret < -4095 || regs_nr(regs) != NR_CONNECT)
+	if (ret >= 0 || ret < -4095 || ptop_sys_nr(regs) != NR_CONNECT)
 		return 0;
 	if (!ptop_current_is_target(bpf_get_current_pid_tgid()))
 		return 0;
@@ -392,7 +374,7 @@ int net_connect_exit(struct bpf_raw_tracepoint_args *ctx)
 	    e == ERESTARTSYS || e == ERESTARTNOINTR || e == ERESTARTNOHAND || e == EBADF ||
 	    e == ENOTSOCK || e == EFAULT)
 		return 0; /* not a failure of a socket's connect (EISCONN: connected already) */
-	fd = (__u32)regs_arg(regs, 1);
+	fd = (__u32)ptop_sys_arg(regs, 1);
 	task = (struct task_struct *)bpf_get_current_task();
 	max = BPF_CORE_READ(task, files, fdt, max_fds);
 	if (fd >= max)
@@ -439,7 +421,7 @@ int net_connect_exit(struct bpf_raw_tracepoint_args *ctx)
 	}
 	/* the address asked for, from the caller's sockaddr */
 	{
-		void *ua = (void *)regs_arg(regs, 2);
+		void *ua = (void *)ptop_sys_arg(regs, 2);
 		__u16 fam = 0;
 
 		bpf_probe_read_user(&fam, sizeof(fam), ua);

@@ -21,6 +21,7 @@
 
 #include "collectors/syscalls/syscalls.h"
 #include "filter.bpf.h"
+#include "sysregs.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -65,41 +66,6 @@ static __always_inline void counter_inc(__u32 idx)
 
 	if (v)
 		*v += 1;
-}
-
-/* floor(log2(v)), 0 for v == 0; branch-light (libbpf-tools' bits.bpf.h). */
-static __always_inline __u64 log2_u64(__u64 v)
-{
-	__u64 r, shift;
-
-	r = (v > 0xFFFFFFFFULL) << 5;
-	v >>= r;
-	shift = (v > 0xFFFF) << 4;
-	v >>= shift;
-	r |= shift;
-	shift = (v > 0xFF) << 3;
-	v >>= shift;
-	r |= shift;
-	shift = (v > 0xF) << 2;
-	v >>= shift;
-	r |= shift;
-	shift = (v > 0x3) << 1;
-	v >>= shift;
-	r |= shift;
-	r |= (v >> 1);
-	return r;
-}
-
-/* The syscall number of the current thread's pt_regs, read only on the rare path. */
-static __always_inline __u64 regs_nr(struct pt_regs *regs)
-{
-#if defined(__TARGET_ARCH_x86)
-	return BPF_CORE_READ(regs, orig_ax);
-#elif defined(__TARGET_ARCH_arm64)
-	return BPF_CORE_READ(regs, syscallno);
-#else
-#error "syscalls.bpf.c: add the syscall number register of this architecture"
-#endif
 }
 
 /* True in a 32-bit syscall of an x86_64 kernel (int 0x80, or an ia32 process): its
@@ -222,7 +188,7 @@ int sys_exit(struct bpf_raw_tracepoint_args *ctx)
 			/* No stamp: entered before attach, a new thread returning from
 			 * clone, or the stamp could not be stored. Count it, invent no
 			 * latency. */
-			__u64 rnr = regs_nr((struct pt_regs *)ctx->args[0]);
+			__u64 rnr = ptop_sys_nr((struct pt_regs *)ctx->args[0]);
 
 			if (rnr >= SC_MAX_NR || in_compat_syscall(bpf_get_current_task_btf()))
 				return 0; /* no 64-bit number to count it under */
@@ -247,7 +213,7 @@ int sys_exit(struct bpf_raw_tracepoint_args *ctx)
 	delta = now - ts;
 	s->completed++;
 	s->total_ns += delta;
-	s->hist[log2_u64(delta) & (SC_HIST_BUCKETS - 1)]++;
+	s->hist[ptop_log2_u64(delta) & (SC_HIST_BUCKETS - 1)]++;
 	ret = (long)ctx->args[1];
 	if (ret >= -4095 && ret <= -1)
 		s->errors++;
