@@ -137,6 +137,22 @@ enum {
 static const char *const ev_names[ECOLS] = {"t_s",	"kind",	 "syscall", "path",
 					    "new_path", "flags", "error",   "length"};
 
+/* Prepare SQL and bind its ?1 ?2 ?3: the capture and the window [LO, HI), as the queries
+ * of this report take them. 0, or -EIO (*ST NULL). */
+static int prepare_window(sqlite3 *db, const char *sql, const struct capture_meta *m, int64_t lo,
+			  int64_t hi, sqlite3_stmt **st)
+{
+	if (sqlite3_prepare_v2(db, sql, -1, st, NULL) != SQLITE_OK) {
+		sqlite3_finalize(*st);
+		*st = NULL;
+		return -EIO;
+	}
+	sqlite3_bind_int64(*st, 1, m->cap);
+	sqlite3_bind_int64(*st, 2, lo);
+	sqlite3_bind_int64(*st, 3, hi);
+	return 0;
+}
+
 /* The window's file-system events into T; *N[5] their counts by kind (denied, deleted,
  * renamed, truncated, created). */
 static int build_events(sqlite3 *db, const struct capture_meta *m, const struct window *w,
@@ -151,11 +167,8 @@ static int build_events(sqlite3 *db, const struct capture_meta *m, const struct 
 
 	memset(n, 0, 5 * sizeof(*n));
 	window__bounds(w, m, &lo, &hi);
-	if (sqlite3_prepare_v2(db, events_sql, -1, &st, NULL) != SQLITE_OK)
+	if (prepare_window(db, events_sql, m, lo, hi, &st))
 		return -EIO;
-	sqlite3_bind_int64(st, 1, m->cap);
-	sqlite3_bind_int64(st, 2, lo);
-	sqlite3_bind_int64(st, 3, hi);
 	while (!err && (rc = sqlite3_step(st)) == SQLITE_ROW) {
 		int64_t time_ns = sqlite3_column_int64(st, 0);
 		const char *kind = (const char *)sqlite3_column_text(st, 1);
@@ -240,11 +253,8 @@ int io_files__load(sqlite3 *db, const struct capture_meta *m, const struct windo
 	*out = NULL;
 	*n = 0;
 	window__bounds(w, m, &lo, &hi);
-	if (sqlite3_prepare_v2(db, files_sql, -1, &st, NULL) != SQLITE_OK)
+	if (prepare_window(db, files_sql, m, lo, hi, &st))
 		return -EIO;
-	sqlite3_bind_int64(st, 1, m->cap);
-	sqlite3_bind_int64(st, 2, lo);
-	sqlite3_bind_int64(st, 3, hi);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		struct io_file_sum *e;
 
@@ -407,11 +417,8 @@ static int load_hists(sqlite3 *db, const struct capture_meta *m, int64_t lo, int
 	char b[32];
 
 	*n = 0;
-	if (sqlite3_prepare_v2(db, hist_sql, -1, &st, NULL) != SQLITE_OK)
+	if (prepare_window(db, hist_sql, m, lo, hi, &st))
 		return -EIO;
-	sqlite3_bind_int64(st, 1, m->cap);
-	sqlite3_bind_int64(st, 2, lo);
-	sqlite3_bind_int64(st, 3, hi);
 	if (file)
 		sqlite3_bind_text(st, 4, file, -1, SQLITE_STATIC);
 	while (!err && (rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -498,13 +505,10 @@ static int build_ops(sqlite3 *db, const struct capture_meta *m, const struct win
 	err = load_hists(db, m, lo, hi, file, ht, &oh, &noh);
 	if (err)
 		return err;
-	if (sqlite3_prepare_v2(db, ops_sql, -1, &st, NULL) != SQLITE_OK) {
+	if (prepare_window(db, ops_sql, m, lo, hi, &st)) {
 		free(oh);
 		return -EIO;
 	}
-	sqlite3_bind_int64(st, 1, m->cap);
-	sqlite3_bind_int64(st, 2, lo);
-	sqlite3_bind_int64(st, 3, hi);
 	if (file)
 		sqlite3_bind_text(st, 4, file, -1, SQLITE_STATIC);
 	while (!err && (rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -566,11 +570,8 @@ static int build_uring(sqlite3 *db, const struct capture_meta *m, const struct w
 	int err = 0, rc;
 
 	window__bounds(w, m, &lo, &hi);
-	if (sqlite3_prepare_v2(db, uring_sql, -1, &st, NULL) != SQLITE_OK)
+	if (prepare_window(db, uring_sql, m, lo, hi, &st))
 		return -EIO;
-	sqlite3_bind_int64(st, 1, m->cap);
-	sqlite3_bind_int64(st, 2, lo);
-	sqlite3_bind_int64(st, 3, hi);
 	while (!err && (rc = sqlite3_step(st)) == SQLITE_ROW) {
 		err = table__add_row(t);
 		err = err ?: table__set_text(t, UCOL_OP, (const char *)sqlite3_column_text(st, 1));
@@ -646,11 +647,8 @@ static int build_rows(sqlite3 *db, const struct capture_meta *m, const struct wi
 	*iowait_all = true;
 	*span = 0;
 	window__bounds(w, m, &lo, &hi);
-	if (sqlite3_prepare_v2(db, rows_sql, -1, &st, NULL) != SQLITE_OK)
+	if (prepare_window(db, rows_sql, m, lo, hi, &st))
 		return -EIO;
-	sqlite3_bind_int64(st, 1, m->cap);
-	sqlite3_bind_int64(st, 2, lo);
-	sqlite3_bind_int64(st, 3, hi);
 	while (!err && (rc = sqlite3_step(st)) == SQLITE_ROW) {
 		int64_t time_ns = sqlite3_column_int64(st, 0);
 		int64_t interval = report__col(st, 1, -1);
@@ -909,11 +907,8 @@ static int build_series(sqlite3 *db, const struct capture_meta *m, const struct 
 	int err = 0, rc;
 
 	window__bounds(w, m, &lo, &hi);
-	if (sqlite3_prepare_v2(db, series_sql, -1, &st, NULL) != SQLITE_OK)
+	if (prepare_window(db, series_sql, m, lo, hi, &st))
 		return -EIO;
-	sqlite3_bind_int64(st, 1, m->cap);
-	sqlite3_bind_int64(st, 2, lo);
-	sqlite3_bind_int64(st, 3, hi);
 	sqlite3_bind_text(st, 4, file, -1, SQLITE_STATIC);
 	while (!err && (rc = sqlite3_step(st)) == SQLITE_ROW) {
 		int64_t time_ns = sqlite3_column_int64(st, 0);
