@@ -118,6 +118,9 @@ fetch_kernel() {
 	for f in "$dl"/*.deb; do
 		dpkg -x "$f" "$cache/linux-$ver/root" || { rm -rf "$dl"; return 1; }
 	done
+	# only boot/, lib/modules/ and bin/busybox are used; the rest (usr/share/*/conf-hooks.d)
+	# would meet the Makefile's search for *.d files in build/
+	rm -rf "$cache/linux-$ver/root/usr" "$cache/linux-$ver/root/etc"
 	mv "$dl"/*.deb "$cache/linux-$ver/"
 	rm -rf "$dl"
 	touch "$cache/linux-$ver/.unpacked"
@@ -145,7 +148,7 @@ vmlinuz=$kroot/boot/vmlinuz-$kver
 initrd=$kernel_dir/initrd.cpio.gz
 if [ ! -f "$initrd" ] || [ "$here/init" -nt "$initrd" ] || [ "$0" -nt "$initrd" ]; then
 	say "building the initramfs for $kver"
-	ird=$kernel_dir/initrd.d
+	ird=$kernel_dir/initrd.tree
 	rm -rf "$ird"; mkdir -p "$ird/bin" "$ird/modules"
 	cp "$kroot/bin/busybox" "$ird/bin/busybox"
 	cp "$here/init" "$ird/init"; chmod 755 "$ird/init"
