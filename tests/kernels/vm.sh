@@ -234,7 +234,7 @@ start_virtiofsd() { # socket source ro
 				done || exit 1
 			src=$view
 		fi
-		exec "$fsd" --socket-path="$sock" -o source="$src" -o cache=auto -o no_posix_lock \
+		exec "$fsd" --socket-path="$sock" -o source="$src" -o cache=always -o no_posix_lock \
 			-o xattr --rlimit-nofile=4096 >/dev/null 2>&1
 	' sh "$1" "$2" "$3" "$run/rootview" "$VIRTIOFSD" &
 	pids+=($!)
@@ -262,7 +262,7 @@ done
 say "booting $kver (TCG, $cpus CPUs, ${mem} MiB, timeout ${timeout}s)"
 start=$(date +%s.%N)
 "$QEMU" -nodefaults -no-user-config -display none -no-reboot \
-	-machine q35,accel=tcg -cpu max -smp "$cpus" -m "$mem" \
+	-machine q35,accel=tcg -cpu "${PTOP_VM_CPU:-max}" -smp "$cpus" -m "$mem" \
 	-object "memory-backend-memfd,id=mem,size=${mem}M,share=on" -numa node,memdev=mem \
 	-kernel "$vmlinuz" -initrd "$initrd" \
 	-append "console=ttyS0 panic=-1 rdinit=/init mitigations=off ptop.res=$run ptop.script=cmd.sh ptop.tmpsize=$((mem / 2))m" \
