@@ -7,7 +7,9 @@
 # calls skip() counts as skipped (with the reason the test printed: a line starting "skip").
 # End-to-end tests are tests/e2e/*.sh and a collector's own collectors/NAME/e2e*.sh and
 # collectors/NAME/e2e/*.sh; exit 0 passes, 77 skips (the script prints why), anything else
-# fails. PTOP_TESTS=PATTERN runs only matching ones.
+# fails. PTOP_TESTS=PATTERN runs only matching ones: a space-separated list, each word a
+# substring of the name, or "=NAME" for that name alone (e.g. "=heap/heap_attach").
+# PTOP_TEST_LOGS: the logs' folder (default $PTOP_BUILD/test-logs).
 #
 # PTOP_STRICT=1 (set by `make test`, which builds everything first): a unit test whose
 # binary is missing fails, and so does an end-to-end test that misses a fixture, a built
@@ -19,7 +21,19 @@ B=${PTOP_BUILD:-build}
 pattern=${PTOP_TESTS:-}
 passed=0 failed=0 skipped=0
 failures=()
-log_dir=$B/test-logs
+# skipped_by_pattern NAME: true when PTOP_TESTS is set and none of its words selects NAME
+skipped_by_pattern() {
+	local w
+	[ -z "$pattern" ] && return 1
+	for w in $pattern; do
+		case $w in
+		=*) [ "$1" = "${w#=}" ] && return 1 ;;
+		*) [[ $1 == *"$w"* ]] && return 1 ;;
+		esac
+	done
+	return 0
+}
+log_dir=${PTOP_TEST_LOGS:-$B/test-logs}
 mkdir -p "$log_dir"
 
 run_unit() { # binary label
@@ -55,7 +69,7 @@ run_unit() { # binary label
 for src in tests/test_*.c collectors/*/test_*.c; do
 	[ -f "$src" ] || continue
 	name=$(basename "$src" .c)
-	[[ -n $pattern && $name != *$pattern* ]] && continue
+	skipped_by_pattern "$name" && continue
 	[ -x "$B/tests/$name" ] && continue
 	if [ "$strict" = 1 ]; then
 		failed=$((failed + 1)); failures+=("unit/$name")
@@ -69,7 +83,7 @@ done
 for bin in "$B"/tests/test_*; do
 	[ -x "$bin" ] || continue
 	name=$(basename "$bin")
-	[[ -n $pattern && $name != *$pattern* ]] && continue
+	skipped_by_pattern "$name" && continue
 	run_unit "$bin" "unit/$name"
 	if [ -x "$B/asan/tests/$name" ]; then
 		ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
@@ -86,7 +100,7 @@ for t in tests/e2e/*.sh collectors/*/e2e*.sh collectors/*/e2e/*.sh; do
 	tests/e2e/*) name=$(basename "$t" .sh) ;;
 	*) c=${t#collectors/}; name=${c%%/*}/$(basename "$t" .sh) ;;
 	esac
-	[[ -n $pattern && $name != *$pattern* ]] && continue
+	skipped_by_pattern "$name" && continue
 	log="$log_dir/e2e_$(echo "$name" | tr / _).log"
 	start=$(date +%s)
 	PTOP_BUILD=$B PTOP_STRICT=$strict bash "$t" >"$log" 2>&1
@@ -110,7 +124,7 @@ fuzz_secs=${PTOP_FUZZ_SECS:-20}
 for src in tests/fuzz/fuzz_*.c; do
 	[ -f "$src" ] || continue
 	name=$(basename "$src" .c)
-	[[ -n $pattern && $name != *$pattern* ]] && continue
+	skipped_by_pattern "$name" && continue
 	bin=$B/fuzz/$name
 	if [ ! -x "$bin" ]; then
 		skipped=$((skipped + 1))
