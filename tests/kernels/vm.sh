@@ -99,10 +99,13 @@ find_cached() {
 	kernel_dir=$(for d in "$cache"/linux-"$series".*; do
 		[ -f "$d/.unpacked" ] && echo "$d"; done | sort -V | tail -1)
 }
+newest_pkg() {
+	apt-cache pkgnames "linux-image-$series.0-" 2>/dev/null |
+		grep -E "^linux-image-${series//./\\.}\.0-[0-9]+-cloud-amd64$" | sort -V | tail -1
+}
 fetch_kernel() {
 	local pkg ver err dl
-	pkg=$(apt-cache pkgnames "linux-image-$series.0-" 2>/dev/null |
-		grep -E "^linux-image-${series//./\\.}\.0-[0-9]+-cloud-amd64$" | sort -V | tail -1)
+	pkg=$(newest_pkg)
 	[ -n "$pkg" ] || return 1
 	ver=${pkg#linux-image-}
 	dl=$cache/deb.$$
@@ -260,7 +263,7 @@ for s in "${names[@]}"; do
 done
 
 say "booting $kver (TCG, $cpus CPUs, ${mem} MiB, timeout ${timeout}s)"
-start=$(date +%s.%N)
+start=$(date +%s%N)
 "$QEMU" -nodefaults -no-user-config -display none -no-reboot \
 	-machine q35,accel=tcg -cpu "${PTOP_VM_CPU:-max}" -smp "$cpus" -m "$mem" \
 	-object "memory-backend-memfd,id=mem,size=${mem}M,share=on" -numa node,memdev=mem \
@@ -287,7 +290,8 @@ done
 wait "$qemu" 2>/dev/null
 qrc=$?
 wait "$tail_out" "$tail_err" 2>/dev/null
-secs=$(echo "$(date +%s.%N) - $start" | bc 2>/dev/null || echo '?')
+ms=$((($(date +%s%N) - start) / 1000000))
+secs=$((ms / 1000)).$(printf %03d $((ms % 1000)))
 
 show_console() {
 	echo "vm.sh: the VM's console (last 30 lines of $run/console.log):" >&2
