@@ -39,13 +39,14 @@
 		__type(value, struct sc_vmas);         \
 	}
 
-/* A scan's figures live in a per-CPU map value, not on the BPF stack: the verifier
- * tracks what a program keeps on its stack exactly (a count of lookups left, a flag
- * set on one path and not on another), so every bpf_loop iteration, and every path
- * through one, would be a state of its own to verify; a map value's words are plain
- * unknown numbers to it, and the scan's body is verified a few times, not once per
- * possible count. (Processed 1,000,001 instructions and failed on Linux 6.18.44
- * before: bench/README.md, "Verified instructions".) A perf_event program is not
+/* A scan's figures live in a per-CPU map value, not on the BPF stack, and each word is
+ * classified by a global function (sc_word), which the verifier checks once, on its
+ * own, with its arguments unknown: what the loop's body keeps between words is then
+ * nothing the verifier tells apart (a count of lookups left, a flag set on one path and
+ * not another, a word's range refined by each comparison with the VMA table would each
+ * make a state of their own, in every iteration of the bpf_loop, which Linux 6.8+
+ * verifies as a loop). The scan once processed 1,000,001 instructions and failed on
+ * Linux 6.18.44 (bench/README.md, "Verified instructions"). A perf_event program is not
  * preempted; the other programs that copy run with migration off, as their copy
  * buffer (also per CPU) already requires. */
 struct sc_vars {
@@ -72,7 +73,6 @@ struct {
 struct sc_scan {
 	struct sc_copy *c;
 	struct sc_vmas *vt;	/* NULL: none */
-	struct task_struct *task;
 	struct sc_vars *v;
 };
 
@@ -84,8 +84,7 @@ static __always_inline __u64 sc_mix(__u64 h, __u64 v)
 
 static long sc_vma_cb(struct task_struct *task, struct vm_area_struct *vma, void *ctx)
 {
-	struct sc_scan *s = ctx;
-	struct sc_vars *v = s->v;
+	struct sc_vars *v = *(struct sc_vars **)ctx;
 
 	if (v) {
 		v->fs = vma->vm_start;
@@ -95,11 +94,10 @@ static long sc_vma_cb(struct task_struct *task, struct vm_area_struct *vma, void
 	return 0;
 }
 
-/* The VMA of V in the process's table: 1 not executable, 2 executable, 0 not known;
- * its range in x->ms/me. */
-static __always_inline int sc_known(struct sc_scan *s, struct sc_vars *x, __u64 v)
+/* The VMA of V in the process's table T (may be NULL): 1 not executable, 2
+ * executable, 0 not known; its range in x->ms/me. */
+static __always_inline int sc_known(struct sc_vmas *t, struct sc_vars *x, __u64 v)
 {
-	struct sc_vmas *t = s->vt;
 	int k;
 
 	if (v >= x->ms && v < x->me)
@@ -118,11 +116,13 @@ static __always_inline int sc_known(struct sc_scan *s, struct sc_vars *x, __u64 
 	return 0;
 }
 
-/* Ask the kernel for the VMA of V and remember it: as sc_known, or 0 when no call is
- * left (or the mm was busy), -1 when V is in no VMA. */
-static __always_inline int sc_learn(struct sc_scan *s, struct sc_vars *x, __u64 v)
+/* Ask the kernel for the VMA of V in TASK's address space and remember it in T (may be
+ * NULL): as sc_known, or 0 when no call is left (or the mm was busy), -1 when V is in no
+ * VMA. */
+static __always_inline int sc_learn(struct task_struct *task, struct sc_vmas *t,
+				    struct sc_vars *x, __u64 v)
 {
-	struct sc_vmas *t = s->vt;
+	struct sc_vars *cbx = x;	/* bpf_find_vma's context must be on the stack */
 	long err;
 	__u32 k, mx;
 
@@ -130,7 +130,7 @@ static __always_inline int sc_learn(struct sc_scan *s, struct sc_vars *x, __u64 
 		return 0;
 	x->lookups--;
 	x->fx = 0;
-	err = bpf_find_vma(s->task, v, sc_vma_cb, s, 0);
+	err = bpf_find_vma(task, v, sc_vma_cb, &cbx, 0);
 	if (err == -EBUSY) {
 		x->flags |= SC_F_VMA_BUSY;
 		x->lookups = 0;
@@ -154,15 +154,17 @@ static __always_inline int sc_learn(struct sc_scan *s, struct sc_vars *x, __u64 
 	return 1 + mx;
 }
 
-/* Classify word I of the copy; keep and hash it, or zero it. 1 past the last word. */
-static __always_inline long sc_word(__u32 i, struct sc_scan *s, struct sc_vars *x)
+/* Classify word I of the copy C (the current task's stack); keep and hash it, or zero
+ * it. 1 past the last word (or without C or X). VT: the process's VMA table, or NULL.
+ * Global, not inlined: verified once, alone (see struct sc_vars). */
+__attribute__((noinline)) int sc_word(__u32 i, struct sc_copy *c, struct sc_vmas *vt,
+				      struct sc_vars *x)
 {
-	struct sc_copy *c = s->c;
 	__u32 w = i & (SC_MAX_WORDS - 1);
 	__u64 v, key;
 	int r;
 
-	if (i >= x->nwords || !c)
+	if (!c || !x || i >= x->nwords)
 		return 1;
 	v = c->words[w];
 	if (v >= x->lo && v < x->hi) {
@@ -171,11 +173,11 @@ static __always_inline long sc_word(__u32 i, struct sc_scan *s, struct sc_vars *
 		c->words[w] = 0;
 		return 0;
 	} else {
-		r = sc_known(s, x, v);
+		r = sc_known(vt, x, v);
 		if (!r && x->complete)
 			r = 1;	/* in no executable VMA: no return address */
 		if (!r)
-			r = sc_learn(s, x, v);
+			r = sc_learn(bpf_get_current_task_btf(), vt, x, v);
 		if (r == 0) {
 			x->flags |= SC_F_UNKNOWN;	/* kept: it may be a return address */
 		} else if (r != 2) {
@@ -197,14 +199,11 @@ static __always_inline long sc_word(__u32 i, struct sc_scan *s, struct sc_vars *
 static long sc_words(__u32 i, void *ctx)
 {
 	struct sc_scan *s = ctx;
-	struct sc_vars *x = s->v;
 	__u32 k;
 
-	if (!x)
-		return 1;
 #pragma unroll
 	for (k = 0; k < SC_WORDS_PER_CALL; k++)
-		if (sc_word(i * SC_WORDS_PER_CALL + k, s, x))
+		if (sc_word(i * SC_WORDS_PER_CALL + k, s->c, s->vt, s->v))
 			return 1;
 	return 0;
 }
@@ -233,14 +232,13 @@ static __always_inline long sc_take(struct sc_copy *c, struct sc_vmas *vt, __u32
 	__builtin_memset(x, 0, sizeof(*x));
 	c->flags = 0;
 	s.vt = vt;
-	s.task = task;
 	s.v = x;
 	x->lookups = lookups;
 	if (vt && vt->complete &&
 	    (__u32)BPF_CORE_READ(task, mm, map_count) == vt->map_count)
 		x->complete = 1;
 	/* the stack's own VMA says where it ends (the main thread's is near) */
-	if (sc_known(&s, x, sp) || sc_learn(&s, x, sp) > 0) {
+	if (sc_known(vt, x, sp) || sc_learn(task, vt, x, sp) > 0) {
 		if (x->me > sp && x->me - sp < n)
 			n = x->me - sp;
 	}
