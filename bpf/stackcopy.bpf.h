@@ -154,40 +154,53 @@ static __always_inline int sc_learn(struct task_struct *task, struct sc_vmas *t,
 	return 1 + mx;
 }
 
-/* Classify word I of the copy C (the current task's stack); keep and hash it, or zero
- * it. 1 past the last word (or without C or X). VT: the process's VMA table, or NULL.
- * Global, not inlined: verified once, alone (see struct sc_vars). */
-__attribute__((noinline)) int sc_word(__u32 i, struct sc_copy *c, struct sc_vmas *vt,
-				      struct sc_vars *x)
+/* Word I of the copy C, V, neither in the copy nor outside the user address space:
+ * keep and hash it when it is in an executable VMA of the current task (or may be: no
+ * lookup left), else zero it. VT: the process's VMA table, or NULL. Global, not
+ * inlined: verified once, alone (see struct sc_vars); only the words that look like a
+ * user address outside the stack come here (in a thread's stack, most are zeros). */
+__attribute__((noinline)) int sc_word_vma(__u32 i, __u64 v, struct sc_copy *c,
+					  struct sc_vmas *vt, struct sc_vars *x)
 {
 	__u32 w = i & (SC_MAX_WORDS - 1);
-	__u64 v, key;
 	int r;
 
-	if (!c || !x || i >= x->nwords)
+	if (!c || !x)
 		return 1;
-	v = c->words[w];
-	if (v >= x->lo && v < x->hi) {
-		key = (v - x->lo) | (1ULL << 62);	/* a stack address: relative */
-	} else if (v < 0x10000 || v >= SC_USER_TOP) {
+	r = sc_known(vt, x, v);
+	if (!r && x->complete)
+		r = 1;	/* in no executable VMA: no return address */
+	if (!r)
+		r = sc_learn(bpf_get_current_task_btf(), vt, x, v);
+	if (r == 0) {
+		x->flags |= SC_F_UNKNOWN;	/* kept: it may be a return address */
+	} else if (r != 2) {
 		c->words[w] = 0;
 		return 0;
-	} else {
-		r = sc_known(vt, x, v);
-		if (!r && x->complete)
-			r = 1;	/* in no executable VMA: no return address */
-		if (!r)
-			r = sc_learn(bpf_get_current_task_btf(), vt, x, v);
-		if (r == 0) {
-			x->flags |= SC_F_UNKNOWN;	/* kept: it may be a return address */
-		} else if (r != 2) {
-			c->words[w] = 0;
-			return 0;
-		}
-		key = v;
 	}
-	x->h = sc_mix(sc_mix(x->h, i), key);
+	x->h = sc_mix(sc_mix(x->h, i), v);
 	return 0;
+}
+
+/* Classify word I of the copy; keep and hash it, or zero it. 1 past the last word. */
+static __always_inline long sc_word(__u32 i, struct sc_scan *s, struct sc_vars *x)
+{
+	struct sc_copy *c = s->c;
+	__u32 w = i & (SC_MAX_WORDS - 1);
+	__u64 v;
+
+	if (i >= x->nwords || !c)
+		return 1;
+	v = c->words[w];
+	if (v >= x->lo && v < x->hi) {	/* a stack address: relative */
+		x->h = sc_mix(sc_mix(x->h, i), (v - x->lo) | (1ULL << 62));
+		return 0;
+	}
+	if (v < 0x10000 || v >= SC_USER_TOP) {
+		c->words[w] = 0;
+		return 0;
+	}
+	return sc_word_vma(i, v, c, s->vt, x);
 }
 
 /* Words classified per bpf_loop call: a call per word cost more than most words'
@@ -199,11 +212,14 @@ __attribute__((noinline)) int sc_word(__u32 i, struct sc_copy *c, struct sc_vmas
 static long sc_words(__u32 i, void *ctx)
 {
 	struct sc_scan *s = ctx;
+	struct sc_vars *x = s->v;
 	__u32 k;
 
+	if (!x)
+		return 1;
 #pragma unroll
 	for (k = 0; k < SC_WORDS_PER_CALL; k++)
-		if (sc_word(i * SC_WORDS_PER_CALL + k, s->c, s->vt, s->v))
+		if (sc_word(i * SC_WORDS_PER_CALL + k, s, x))
 			return 1;
 	return 0;
 }
