@@ -12,7 +12,9 @@
 #                         C stops (record/bpf_util.c); nothing attached
 #                 full    C loaded, attached and its first /proc reads done
 #               "proccontext" alone is the base both include.
-# Each is run RUNS times (default 5), interleaved; the table shows medians in ms.
+# COLLECTORS (default: every one) limits the per-collector rows ("none": only the
+# totals, e.g. for an older build whose failing loads take minutes). Each is run RUNS
+# times (default 5), interleaved; the table shows medians in ms.
 # Beside them, on the same machine: `perf record -o F -- true` (exec to exit: its
 # header is written before `true` runs, so this is an upper bound of its start-up) and
 # `bpftrace -e 'BEGIN { exit(); }'` (exec to exit; bpftrace from Debian: apt-get
@@ -38,6 +40,8 @@ cleanup() {
 trap cleanup EXIT
 
 ALL="cpu syscalls cpuprof heap goalloc memory vmas proccontext mappings cgroup net mark io fds"
+ROWS=${COLLECTORS:-$ALL}
+[ "$ROWS" = none ] && ROWS=
 # others C: every collector but proccontext and C, comma-separated (for --disable)
 others() {
 	local c out=
@@ -103,7 +107,7 @@ for ((r = 0; r < RUNS; r++)); do
 	res[default]+=" $(to_header PTOP_X=0 --)"
 	res[all]+=" $(to_header PTOP_X=0 -- "${all_args[@]}")"
 	res[base]+=" $(to_header PTOP_X=0 -- --disable "$(others proccontext)")"
-	for c in $ALL; do
+	for c in $ROWS; do
 		[ "$c" = proccontext ] && continue
 		# shellcheck disable=SC2046 # args are words
 		res[$c.verify]+=" $(to_header PTOP_VERIFY_ONLY=1 -- --disable "$(others "$c")" $(args "$c"))"
@@ -124,7 +128,7 @@ printf '%-34s %8s\n' "exec to header, default collectors" "$(med "${res[default]
 printf '%-34s %8s\n' "exec to header, every collector" "$(med "${res[all]}")"
 printf '%-34s %8s\n' "exec to header, proccontext alone" "$(med "${res[base]}")"
 printf '%-14s %14s %14s\n' collector "load+verify" "full start"
-for c in $ALL; do
+for c in $ROWS; do
 	[ "$c" = proccontext ] && continue
 	printf '%-14s %14s %14s\n' "$c" "$(med "${res[$c.verify]}")" "$(med "${res[$c.full]}")"
 done
