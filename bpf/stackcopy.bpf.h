@@ -39,20 +39,41 @@
 		__type(value, struct sc_vmas);         \
 	}
 
-struct sc_scan {
-	struct sc_copy *c;
-	struct sc_vmas *vt;
-	struct task_struct *task;
+/* A scan's figures live in a per-CPU map value, not on the BPF stack, and each word is
+ * classified by a global function (sc_word), which the verifier checks once, on its
+ * own, with its arguments unknown: what the loop's body keeps between words is then
+ * nothing the verifier tells apart (a count of lookups left, a flag set on one path and
+ * not another, a word's range refined by each comparison with the VMA table would each
+ * make a state of their own, in every iteration of the bpf_loop, which Linux 6.8+
+ * verifies as a loop). The scan once processed 1,000,001 instructions and failed on
+ * Linux 6.18.44 (bench/README.md, "Verified instructions"). A perf_event program is not
+ * preempted; the other programs that copy run with migration off, as their copy
+ * buffer (also per CPU) already requires. */
+struct sc_vars {
 	__u64 lo, hi;		/* the copy: [sp, sp + bytes) */
 	__u64 h;
 	__u64 ms, me;		/* the VMA the last word fell in */
+	__u64 fs, fe;		/* the last lookup's VMA */
 	__u32 mx;		/* it is executable */
 	__u32 lookups;		/* bpf_find_vma calls left */
 	__u32 nwords;
 	__u32 flags;
 	__u32 fx;		/* the last lookup: executable */
 	__u32 complete;		/* the table has every executable VMA (struct sc_vmas) */
-	__u64 fs, fe;		/* the last lookup's VMA */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct sc_vars);
+} sc_vars_buf SEC(".maps");
+
+/* What the stack holds for a scan: pointers only (the same in every iteration). */
+struct sc_scan {
+	struct sc_copy *c;
+	struct sc_vmas *vt;	/* NULL: none */
+	struct sc_vars *v;
 };
 
 static __always_inline __u64 sc_mix(__u64 h, __u64 v)
@@ -63,121 +84,142 @@ static __always_inline __u64 sc_mix(__u64 h, __u64 v)
 
 static long sc_vma_cb(struct task_struct *task, struct vm_area_struct *vma, void *ctx)
 {
-	struct sc_scan *s = ctx;
+	struct sc_vars *v = *(struct sc_vars **)ctx;
 
-	s->fs = vma->vm_start;
-	s->fe = vma->vm_end;
-	s->fx = (vma->vm_flags & SC_VM_EXEC) != 0;
+	if (v) {
+		v->fs = vma->vm_start;
+		v->fe = vma->vm_end;
+		v->fx = (vma->vm_flags & SC_VM_EXEC) != 0;
+	}
 	return 0;
 }
 
-/* The VMA of V in the process's table: 1 not executable, 2 executable, 0 not known;
- * its range in s->ms/me. */
-static __always_inline int sc_known(struct sc_scan *s, __u64 v)
+/* The VMA of V in the process's table T (may be NULL): 1 not executable, 2
+ * executable, 0 not known; its range in x->ms/me. */
+static __always_inline int sc_known(struct sc_vmas *t, struct sc_vars *x, __u64 v)
 {
-	struct sc_vmas *t = s->vt;
 	int k;
 
-	if (v >= s->ms && v < s->me)
-		return 1 + s->mx;
+	if (v >= x->ms && v < x->me)
+		return 1 + (x->mx & 1);
 	if (!t)
 		return 0;
 #pragma unroll
 	for (k = 0; k < SC_VMAS; k++) {
 		if (v >= t->start[k] && v < t->end[k]) {
-			s->ms = t->start[k];
-			s->me = t->end[k];
-			s->mx = (t->exec >> k) & 1;
-			return 1 + s->mx;
+			x->ms = t->start[k];
+			x->me = t->end[k];
+			x->mx = (t->exec >> k) & 1;
+			return 1 + (x->mx & 1);
 		}
 	}
 	return 0;
 }
 
-/* Ask the kernel for the VMA of V and remember it: as sc_known, or 0 when no call is
- * left (or the mm was busy), -1 when V is in no VMA. */
-static __always_inline int sc_learn(struct sc_scan *s, __u64 v)
+/* Ask the kernel for the VMA of V in TASK's address space and remember it in T (may be
+ * NULL): as sc_known, or 0 when no call is left (or the mm was busy), -1 when V is in no
+ * VMA. */
+static __always_inline int sc_learn(struct task_struct *task, struct sc_vmas *t,
+				    struct sc_vars *x, __u64 v)
 {
-	struct sc_vmas *t = s->vt;
+	struct sc_vars *cbx = x;	/* bpf_find_vma's context must be on the stack */
 	long err;
-	__u32 k;
+	__u32 k, mx;
 
-	if (!s->lookups)
+	if (!x->lookups)
 		return 0;
-	s->lookups--;
-	s->fx = 0;
-	err = bpf_find_vma(s->task, v, sc_vma_cb, s, 0);
+	x->lookups--;
+	x->fx = 0;
+	err = bpf_find_vma(task, v, sc_vma_cb, &cbx, 0);
 	if (err == -EBUSY) {
-		s->flags |= SC_F_VMA_BUSY;
-		s->lookups = 0;
+		x->flags |= SC_F_VMA_BUSY;
+		x->lookups = 0;
 		return 0;
 	}
 	if (err)
 		return -1;
-	s->ms = s->fs;
-	s->me = s->fe;
-	s->mx = s->fx & 1;
+	mx = x->fx & 1;
+	x->ms = x->fs;
+	x->me = x->fe;
+	x->mx = mx;
 	if (t) {
 		k = t->fixed < SC_VMAS ? t->fixed : 0;
 		k += t->next++ % (SC_VMAS - k);
 		if (k < SC_VMAS) {
-			t->start[k] = s->fs;
-			t->end[k] = s->fe;
-			t->exec = (t->exec & ~(1u << k)) | (s->mx << k);
+			t->start[k] = x->fs;
+			t->end[k] = x->fe;
+			t->exec = (t->exec & ~(1u << k)) | (mx << k);
 		}
 	}
-	return 1 + s->mx;
+	return 1 + mx;
+}
+
+/* Word I of the copy C, V, neither in the copy nor outside the user address space:
+ * keep and hash it when it is in an executable VMA of the current task (or may be: no
+ * lookup left), else zero it. VT: the process's VMA table, or NULL. Global, not
+ * inlined: verified once, alone (see struct sc_vars); only the words that look like a
+ * user address outside the stack come here (in a thread's stack, most are zeros). */
+__attribute__((noinline)) int sc_word_vma(__u32 i, __u64 v, struct sc_copy *c,
+					  struct sc_vmas *vt, struct sc_vars *x)
+{
+	__u32 w = i & (SC_MAX_WORDS - 1);
+	int r;
+
+	if (!c || !x)
+		return 1;
+	r = sc_known(vt, x, v);
+	if (!r && x->complete)
+		r = 1;	/* in no executable VMA: no return address */
+	if (!r)
+		r = sc_learn(bpf_get_current_task_btf(), vt, x, v);
+	if (r == 0) {
+		x->flags |= SC_F_UNKNOWN;	/* kept: it may be a return address */
+	} else if (r != 2) {
+		c->words[w] = 0;
+		return 0;
+	}
+	x->h = sc_mix(sc_mix(x->h, i), v);
+	return 0;
 }
 
 /* Classify word I of the copy; keep and hash it, or zero it. 1 past the last word. */
-static __always_inline long sc_word(__u32 i, struct sc_scan *s)
+static __always_inline long sc_word(__u32 i, struct sc_scan *s, struct sc_vars *x)
 {
 	struct sc_copy *c = s->c;
 	__u32 w = i & (SC_MAX_WORDS - 1);
-	__u64 v, key;
-	int r;
+	__u64 v;
 
-	if (i >= s->nwords || !c)
+	if (i >= x->nwords || !c)
 		return 1;
 	v = c->words[w];
-	if (v >= s->lo && v < s->hi) {
-		key = (v - s->lo) | (1ULL << 62);	/* a stack address: relative */
-	} else if (v < 0x10000 || v >= SC_USER_TOP) {
+	if (v >= x->lo && v < x->hi) {	/* a stack address: relative */
+		x->h = sc_mix(sc_mix(x->h, i), (v - x->lo) | (1ULL << 62));
+		return 0;
+	}
+	if (v < 0x10000 || v >= SC_USER_TOP) {
 		c->words[w] = 0;
 		return 0;
-	} else {
-		r = sc_known(s, v);
-		if (!r && s->complete)
-			r = 1;	/* in no executable VMA: no return address */
-		if (!r)
-			r = sc_learn(s, v);
-		if (r == 0) {
-			s->flags |= SC_F_UNKNOWN;	/* kept: it may be a return address */
-		} else if (r != 2) {
-			c->words[w] = 0;
-			return 0;
-		}
-		key = v;
 	}
-	s->h = sc_mix(sc_mix(s->h, i), key);
-	return 0;
+	return sc_word_vma(i, v, c, s->vt, x);
 }
 
 /* Words classified per bpf_loop call: a call per word cost more than most words'
  * classification (the unused part of a thread's stack is zeros). 4 halved a 16 KiB
- * copy's time (bench/README.md, --fd-stacks); 8 gained little more, 16 makes fds.bpf.c
- * too large for the verifier. */
+ * copy's time (bench/README.md, --fd-stacks); 8 gained little more. */
 #define SC_WORDS_PER_CALL 4
 
 /* bpf_loop body: words SC_WORDS_PER_CALL x I and the next ones. */
 static long sc_words(__u32 i, void *ctx)
 {
 	struct sc_scan *s = ctx;
+	struct sc_vars *x = s->v;
 	__u32 k;
 
+	if (!x)
+		return 1;
 #pragma unroll
 	for (k = 0; k < SC_WORDS_PER_CALL; k++)
-		if (sc_word(i * SC_WORDS_PER_CALL + k, s))
+		if (sc_word(i * SC_WORDS_PER_CALL + k, s, x))
 			return 1;
 	return 0;
 }
@@ -185,30 +227,36 @@ static long sc_words(__u32 i, void *ctx)
 /* Copy the user stack from SP of TASK (the current thread, of process TGID) into C and
  * key it: C's header (hash, registers, bytes, flags) is filled, words an unwinder
  * cannot use are zeroed. VT: the process's VMA table (may be NULL); LOOKUPS:
- * bpf_find_vma calls allowed. Returns 0, -ENOENT without a user sp, or -EFAULT when
- * not even 8 bytes could be read. */
+ * bpf_find_vma calls allowed. Returns 0, -ENOENT without a user sp (or scratch), or
+ * -EFAULT when not even 8 bytes could be read. */
 static __always_inline long sc_take(struct sc_copy *c, struct sc_vmas *vt, __u32 lookups,
 				    struct task_struct *task, __u64 ip, __u64 sp, __u64 bp,
 				    __u32 tgid, __u32 tid)
 {
 	struct sc_scan s = {};
+	struct sc_vars *x;
 	__u64 n = SC_MAX_BYTES;
+	__u32 zero = 0;
 	long err = -EFAULT;
 	int k;
 
 	if (!sp || sp >= SC_USER_TOP)
 		return -ENOENT;
+	x = bpf_map_lookup_elem(&sc_vars_buf, &zero);
+	if (!x)
+		return -ENOENT;
+	__builtin_memset(x, 0, sizeof(*x));
 	c->flags = 0;
 	s.vt = vt;
-	s.task = task;
-	s.lookups = lookups;
+	s.v = x;
+	x->lookups = lookups;
 	if (vt && vt->complete &&
 	    (__u32)BPF_CORE_READ(task, mm, map_count) == vt->map_count)
-		s.complete = 1;
+		x->complete = 1;
 	/* the stack's own VMA says where it ends (the main thread's is near) */
-	if (sc_known(&s, sp) || sc_learn(&s, sp) > 0) {
-		if (s.me > sp && s.me - sp < n)
-			n = s.me - sp;
+	if (sc_known(vt, x, sp) || sc_learn(task, vt, x, sp) > 0) {
+		if (x->me > sp && x->me - sp < n)
+			n = x->me - sp;
 	}
 	n &= ~7ULL;
 	asm volatile("" : "+r"(n));
@@ -231,25 +279,25 @@ static __always_inline long sc_take(struct sc_copy *c, struct sc_vmas *vt, __u32
 	if (n < SC_MAX_BYTES)
 		c->flags |= SC_F_SHORT;
 	s.c = c;
-	s.lo = sp;
-	s.hi = sp + n;
-	s.nwords = (__u32)(n / 8);
-	s.h = sc_mix(sc_mix(0x9E3779B97F4A7C15ULL, ip), n);
+	x->lo = sp;
+	x->hi = sp + n;
+	x->nwords = (__u32)(n / 8);
+	x->h = sc_mix(sc_mix(0x9E3779B97F4A7C15ULL, ip), n);
 	bpf_loop(SC_MAX_WORDS / SC_WORDS_PER_CALL, sc_words, &s, 0);
 	if (bp >= sp && bp < sp + n) {
 		c->bp = bp;
-		s.h = sc_mix(s.h, (bp - sp) | (1ULL << 61));
+		x->h = sc_mix(x->h, (bp - sp) | (1ULL << 61));
 	} else {
 		c->bp = 0;
 	}
-	c->hash = s.h | 1;
+	c->hash = x->h | 1;
 	c->tgid = tgid;
 	c->tid = tid;
 	c->ip = ip;
 	c->sp = sp;
 	c->time_ns = bpf_ktime_get_ns();
 	c->bytes = (__u32)n;
-	c->flags |= s.flags;
+	c->flags |= x->flags;
 	return 0;
 }
 

@@ -69,4 +69,22 @@ static __always_inline __u64 ptop_log2_u64(__u64 v)
 	return r;
 }
 
+/* The log2 histogram bucket of V among N (a constant): floor(log2(v)), the last bucket
+ * for the rest. For indexing a map value's array so that Linux 6.1's verifier sees the
+ * bound: it loses the bounds of ptop_log2_u64's ORs and did not take the mask of
+ * `hist[ptop_log2_u64(v) & (N - 1)]` through clang's code ("math between map_value
+ * pointer and register with unbounded min value"); a u32 index was compared in one
+ * register and used from another (zero-extended apart). A 64-bit value kept opaque by
+ * barrier_var is compared and used in the one register. */
+static __always_inline __u64 ptop_log2_bucket(__u64 v, __u64 n)
+{
+	__u64 b = ptop_log2_u64(v);
+
+	barrier_var(b);
+	if (b > n - 1)
+		b = n - 1;
+	barrier_var(b);
+	return b;
+}
+
 #endif

@@ -1,6 +1,7 @@
 /* bpf_util.c — libbpf message capture, privilege check and map helpers shared by
  * the eBPF collectors (see bpf_util.h). */
 #include <errno.h>
+#include <stddef.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -130,6 +131,56 @@ int bpf_util__prog_misses(const struct bpf_program *prog, uint64_t *misses)
 	if (bpf_obj_get_info_by_fd(bpf_program__fd(prog), &info, &len) != 0)
 		return -errno;
 	*misses = info.recursion_misses;
+	return 0;
+}
+
+int bpf_util__verified_insns(const struct bpf_program *prog, uint32_t *n)
+{
+	struct bpf_prog_info info;
+	__u32 len = sizeof(info);
+
+	memset(&info, 0, sizeof(info));
+	if (bpf_obj_get_info_by_fd(bpf_program__fd(prog), &info, &len) != 0)
+		return -errno;
+	/* the field came with Linux 5.16; an older kernel's info is shorter */
+	if (len < offsetof(struct bpf_prog_info, verified_insns) + sizeof(info.verified_insns) ||
+	    !info.verified_insns)
+		return -ENOTSUP;
+	*n = info.verified_insns;
+	return 0;
+}
+
+static bool verify_only(void)
+{
+	const char *v = getenv("PTOP_VERIFY_ONLY");
+
+	return v && strcmp(v, "1") == 0;
+}
+
+int bpf_util__loaded(struct bpf_object *obj, const char *collector)
+{
+	struct bpf_program *prog;
+	uint32_t n;
+	int err;
+
+	bpf_object__for_each_program(prog, obj) {
+		if (!(log_verbose || verify_only()) || bpf_program__fd(prog) < 0)
+			continue;	/* not loaded (autoload off) */
+		err = bpf_util__verified_insns(prog, &n);
+		if (!err)
+			fprintf(stderr, "ptop-record: verified: %s/%s %u insns%s\n", collector,
+				bpf_program__name(prog), n,
+				n > BPF_UTIL_VERIFY_BUDGET ? " (over the budget of 250000)" : "");
+		else
+			fprintf(stderr, "ptop-record: verified: %s/%s unknown insns (%s)\n",
+				collector, bpf_program__name(prog),
+				err == -ENOTSUP ? "the kernel does not report it" : strerror(-err));
+	}
+	if (verify_only()) {
+		snprintf(log_first, sizeof(log_first),
+			 "PTOP_VERIFY_ONLY=1: loaded and verified, not attached");
+		return -ECANCELED;
+	}
 	return 0;
 }
 

@@ -16,6 +16,7 @@
 
 struct bpf_link;
 struct bpf_map;
+struct bpf_object;
 struct bpf_program;
 
 /* Install ptop's libbpf print callback (idempotent) and forget the previous
@@ -55,6 +56,26 @@ int bpf_util__ncpus(void);
  * 0 or -errno. */
 int bpf_util__percpu_sum(const struct bpf_map *map, uint32_t key, void *vals, size_t value_size,
 			 uint64_t *sum, size_t nwords);
+
+/* The verifier's budget for one program: a quarter of the kernel's 1M-instruction
+ * limit, so that another kernel's verifier (which may explore more states) still loads
+ * it (bench/README.md, "Verified instructions"). */
+#define BPF_UTIL_VERIFY_BUDGET 250000
+
+/* Call right after a collector's object OBJ loaded (its programs verified): reads
+ * each loaded program's bpf_prog_info.verified_insns and, under --verbose (the last
+ * bpf_util__open_log()), prints one line per program to stderr:
+ *   "ptop-record: verified: COLLECTOR/PROG N insns"
+ * (N "unknown" on a kernel without the field, before Linux 5.16). Returns 0; or, when
+ * the environment has PTOP_VERIFY_ONLY=1 (the test hook of tests/e2e/bpf_verify.sh,
+ * which loads every program in every configuration and attaches none), -ECANCELED
+ * after printing, so that the collector stops before it attaches anything; the
+ * caller fails with its usual message (bpf_util__format_error names the hook). */
+int bpf_util__loaded(struct bpf_object *obj, const char *collector);
+
+/* The instructions the verifier processed for PROG (bpf_prog_info.verified_insns)
+ * into *N: 0, -ENOTSUP when the kernel does not report it (0 there), or -errno. */
+int bpf_util__verified_insns(const struct bpf_program *prog, uint32_t *n);
 
 /* The kernel's count of runs of PROG skipped because it was already running on that
  * CPU (bpf_prog_info.recursion_misses) into *MISSES. 0 or -errno. */

@@ -118,6 +118,7 @@ static int open_bpf(struct exec_watch *w, char *why, size_t wlen)
 	w->skel->rodata->targ_tgid = (__u32)w->pid;
 	w->skel->rodata->hold = !!(w->flags & EXEC_WATCH_HOLD);
 	err = exec_watch_bpf__load(w->skel);
+	err = err ?: bpf_util__loaded(w->skel->obj, "exec_watch");
 	if (err) {
 		bpf_util__format_error(why, wlen, "load the exec watch BPF", err);
 		return err;

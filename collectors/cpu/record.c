@@ -250,6 +250,7 @@ static int start_ebpf(struct collector *c, struct cpu_priv *p, char *buf, size_t
 	p->skel->rodata->targ_cgid = c->ctx->cgroup_id;
 	p->skel->rodata->targ_cglevel = c->ctx->cgroup_level;
 	err = cpu_bpf__load(p->skel);
+	err = err ?: bpf_util__loaded(p->skel->obj, "cpu");
 	if (err) {
 		bpf_util__format_error(buf, len, "load cpu BPF", err);
 		return err;

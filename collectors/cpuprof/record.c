@@ -651,6 +651,7 @@ static int cp_start(struct collector *c)
 		bpf_map__set_max_entries(p->skel->maps.cp_vmas, 1);
 	}
 	err = cpuprof_bpf__load(p->skel);
+	err = err ?: bpf_util__loaded(p->skel->obj, "cpuprof");
 	if (err) {
 		bpf_util__format_error(c->reason, sizeof(c->reason), "load cpuprof BPF", err);
 		goto cleanup;

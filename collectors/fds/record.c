@@ -590,6 +590,7 @@ static int bpf_lane_start(struct collector *c, struct fds_bpf_lane **out, char *
 		bpf_map__set_max_entries(b->skel->maps.fd_copied, 1);
 	}
 	err = fds_bpf__load(b->skel);
+	err = err ?: bpf_util__loaded(b->skel->obj, "fds");
 	if (err) {
 		bpf_util__format_error(why, len, "load fds BPF", err);
 		goto fail;

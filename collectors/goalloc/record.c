@@ -248,6 +248,7 @@ static int ga_start(struct collector *c)
 	err = uprobe_link__prepare(p->skel->progs.ga_mallocgc);
 	if (!err)
 		err = goalloc_bpf__load(p->skel);
+	err = err ?: bpf_util__loaded(p->skel->obj, "goalloc");
 	if (err) {
 		bpf_util__format_error(c->reason, sizeof(c->reason), "load goalloc BPF", err);
 		goto cleanup;

@@ -1175,6 +1175,7 @@ static int hp_start(struct collector *c)
 	      uprobe_link__prepare(p->skel->progs.hp_free);
 	if (!err)
 		err = heap_bpf__load(p->skel);
+	err = err ?: bpf_util__loaded(p->skel->obj, "heap");
 	if (err) {
 		bpf_util__format_error(c->reason, sizeof(c->reason), "load heap BPF", err);
 		goto cleanup;

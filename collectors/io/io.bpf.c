@@ -278,7 +278,7 @@ static __always_inline void file_add(struct io_file_key *k, long ret, __u64 dt, 
 		return;
 	v->time_ns += dt;
 	v->timed++;
-	v->hist[ptop_log2_u64(dt) < IO_HIST ? ptop_log2_u64(dt) : IO_HIST - 1]++;
+	v->hist[ptop_log2_bucket(dt, IO_HIST)]++;
 	gen = io_gen;
 	if (v->max_gen != gen) {
 		v->max_gen = gen;

@@ -715,6 +715,7 @@ static int io_lane_start(struct collector *c, struct io_bpf_lane **out, char *wh
 		bpf_program__set_autoload(b->skel->progs.io_uring_done, false);
 	}
 	err = io_bpf__load(b->skel);
+	err = err ?: bpf_util__loaded(b->skel->obj, "io");
 	if (err) {
 		bpf_util__format_error(why, len, "load io BPF", err);
 		goto fail;

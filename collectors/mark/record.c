@@ -220,6 +220,7 @@ static int mark_start(struct collector *c)
 	err = uprobe_link__prepare(p->skel->progs.mark_hit);
 	if (!err)
 		err = mark_bpf__load(p->skel);
+	err = err ?: bpf_util__loaded(p->skel->obj, "mark");
 	if (err) {
 		bpf_util__format_error(c->reason, sizeof(c->reason), "load mark BPF", err);
 		goto cleanup;

@@ -224,6 +224,7 @@ static int net_start(struct collector *c)
 	p->skel->rodata->targ_cgid = ctx->cgroup_id;
 	p->skel->rodata->targ_cglevel = ctx->cgroup_level;
 	err = net_bpf__load(p->skel);
+	err = err ?: bpf_util__loaded(p->skel->obj, "net");
 	if (err) {
 		bpf_util__format_error(c->reason, sizeof(c->reason), "load net BPF", err);
 		goto fail;

@@ -262,6 +262,7 @@ static int sc_start(struct collector *c)
 	p->skel->rodata->targ_cgid = ctx->cgroup_id;
 	p->skel->rodata->targ_cglevel = ctx->cgroup_level;
 	err = syscalls_bpf__load(p->skel);
+	err = err ?: bpf_util__loaded(p->skel->obj, "syscalls");
 	if (err) {
 		bpf_util__format_error(c->reason, sizeof(c->reason), "load syscalls BPF", err);
 		goto cleanup;

@@ -213,7 +213,7 @@ int sys_exit(struct bpf_raw_tracepoint_args *ctx)
 	delta = now - ts;
 	s->completed++;
 	s->total_ns += delta;
-	s->hist[ptop_log2_u64(delta) & (SC_HIST_BUCKETS - 1)]++;
+	s->hist[ptop_log2_bucket(delta, SC_HIST_BUCKETS)]++;
 	ret = (long)ctx->args[1];
 	if (ret >= -4095 && ret <= -1)
 		s->errors++;
