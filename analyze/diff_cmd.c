@@ -739,9 +739,22 @@ static int render_markdown(const struct render *rd, FILE *out)
 	return 0;
 }
 
+/* S as XML character data: markup escaped, control characters as spaces, and bytes that
+ * are not UTF-8 as U+FFFD (as JSON has them), so that the document stays well-formed. */
 static void xml_text(FILE *out, const char *s)
 {
 	for (; *s; s++) {
+		size_t n;
+
+		if ((unsigned char)*s >= 0x80) {
+			n = utf8_seq((const unsigned char *)s);
+			if (n)
+				fwrite(s, 1, n, out);
+			else
+				fputs("\xef\xbf\xbd", out); /* U+FFFD */
+			s += n ? n - 1 : 0;
+			continue;
+		}
 		switch (*s) {
 		case '<':
 			fputs("&lt;", out);
