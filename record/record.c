@@ -73,13 +73,11 @@ int rec_emit_event(struct rec_ctx *ctx, Ptop__V1__Event *ev, Ptop__V1__Category 
 
 	ev->time_ns = now_ns;
 	/* an interval never starts before the capture: a collector's first one runs from
-	 * its start(), which may be seconds (BPF verification) before the header */
-	if (ctx->capture_start_ns) {
-		uint64_t since = now_ns > ctx->capture_start_ns ? now_ns - ctx->capture_start_ns : 0;
-
-		if (interval_ns > since)
-			interval_ns = since;
-	}
+	 * its start(), which may be seconds (BPF verification) before the header. (An event
+	 * dated at or before the start keeps its own: a zero length would read as corrupt.) */
+	if (ctx->capture_start_ns && now_ns > ctx->capture_start_ns &&
+	    interval_ns > now_ns - ctx->capture_start_ns)
+		interval_ns = now_ns - ctx->capture_start_ns;
 	ev->interval_ns = interval_ns;
 	ev->pid = ctx->pid;
 	if (ctx->cgroup_id)
