@@ -320,7 +320,9 @@ int analyze_exit_code(int err)
 {
 	if (!err)
 		return ANALYZE_EXIT_OK;
-	if (err == -ENOMEM || err == -EFAULT)
+	/* a full disk or a failing SQLite read or write (of the cache, a DB) is no input
+	 * error: ptop-analyze(1) says SQLite failures are internal (3 for diff) */
+	if (err == -ENOMEM || err == -EFAULT || err == -ENOSPC || err == -EDQUOT || err == -EIO)
 		return ANALYZE_EXIT_INTERNAL;
 	return ANALYZE_EXIT_USAGE;
 }

@@ -64,8 +64,9 @@ void analyze_cmd_help(const char *name, FILE *f);
  * stderr; returns ANALYZE_EXIT_USAGE for `return analyze_usage(...)`. */
 int analyze_usage(const char *name, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* The exit code for a -errno from a lower layer: -ENOMEM and -EFAULT are
- * internal (1); everything else is about the input (2). 0 gives 0. */
+/* The exit code for a -errno from a lower layer: -ENOMEM, -EFAULT and a full disk or
+ * an SQLite failure (-ENOSPC, -EDQUOT, -EIO) are internal (1); everything else is about
+ * the input (2). 0 gives 0. */
 int analyze_exit_code(int err);
 
 /* Parse S as a process id (a decimal number from 1 to 2^31 - 1) into *PID.

@@ -62,6 +62,16 @@ static char *show_unit(enum fig_unit u, double v, char *buf, size_t len)
 	return buf;
 }
 
+/* The name of unit U as the values are shown: a rate per --per's unit when given
+ * ("/requests", as text shows it), not "/s". */
+static const char *show_unit_name(enum fig_unit u, char *buf, size_t len)
+{
+	if (u != FIG_RATE || !rate_per)
+		return fig_unit__name(u);
+	snprintf(buf, len, "/%s", rate_per);
+	return buf;
+}
+
 static char *show_value(const struct diff_row *r, bool new, char *buf, size_t len)
 {
 	bool present = new ? r->in_new : r->in_base;
@@ -586,6 +596,7 @@ static int render_json(const struct render *rd, FILE *out)
 	json__key(&j, "figures");
 	json__begin_array(&j);
 	for (size_t k = 0; k < rd->d->n; k++) {
+		char unit[96];
 		const struct diff_row *r = &rd->d->row[k];
 		bool cmp = r->status != DIFF_NOT_COMPARABLE;
 		bool sampled = r->fig->test == FIG_TEST_PROPORTION;
@@ -594,7 +605,7 @@ static int render_json(const struct render *rd, FILE *out)
 		json__begin_object(&j);
 		json__kv_string(&j, "figure", r->name);
 		json__kv_string(&j, "pattern", r->fig->name);
-		json__kv_string(&j, "unit", fig_unit__name(r->fig->unit));
+		json__kv_string(&j, "unit", show_unit_name(r->fig->unit, unit, sizeof(unit)));
 		json__kv_bool(&j, "up_is_worse", r->fig->up_is_worse);
 		json__kv_string(&j, "status", status_key(r->status));
 		json__kv_string(&j, "verdict", verdict(r));
@@ -739,9 +750,22 @@ static int render_markdown(const struct render *rd, FILE *out)
 	return 0;
 }
 
+/* S as XML character data: markup escaped, control characters as spaces, and bytes that
+ * are not UTF-8 as U+FFFD (as JSON has them), so that the document stays well-formed. */
 static void xml_text(FILE *out, const char *s)
 {
 	for (; *s; s++) {
+		size_t n;
+
+		if ((unsigned char)*s >= 0x80) {
+			n = utf8_seq((const unsigned char *)s);
+			if (n)
+				fwrite(s, 1, n, out);
+			else
+				fputs("\xef\xbf\xbd", out); /* U+FFFD */
+			s += n ? n - 1 : 0;
+			continue;
+		}
 		switch (*s) {
 		case '<':
 			fputs("&lt;", out);

@@ -27,9 +27,7 @@ int out_format__parse(const char *s, enum out_format *fmt)
 
 /* ------------------------------------------------------------------ UTF-8 */
 
-/* Length of the valid UTF-8 sequence at S (1..4), or 0 if the bytes there are
- * not valid UTF-8 (bad lead, bad continuation, overlong, surrogate, > U+10FFFF). */
-static size_t utf8_seq(const unsigned char *s)
+size_t utf8_seq(const unsigned char *s)
 {
 	unsigned char c = s[0];
 	uint32_t cp;

@@ -28,6 +28,10 @@ enum out_format {
 	OUT_JSON,
 };
 
+/* Length of the valid UTF-8 sequence at S (1..4), or 0 if the bytes there are
+ * not valid UTF-8 (bad lead, bad continuation, overlong, surrogate, > U+10FFFF). */
+size_t utf8_seq(const unsigned char *s);
+
 /* Parse "text", "csv" or "json" into *FMT. 0, or -EINVAL for anything else. */
 int out_format__parse(const char *s, enum out_format *fmt);
 

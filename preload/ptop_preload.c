@@ -770,7 +770,7 @@ static void after_exec(void)
 	uint64_t *r;
 	int i;
 
-	memset(live, 0, shm->live_cap * sizeof(*live));
+	pl_live_clear(shm);
 	for (i = 0; i < PL_SLOTS; i++) {
 		__atomic_store_n(&slots[i].c.live_count, 0, __ATOMIC_RELAXED);
 		__atomic_store_n(&slots[i].c.live_bytes, 0, __ATOMIC_RELAXED);

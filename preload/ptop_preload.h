@@ -32,6 +32,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "common/hash.h"
 
@@ -247,6 +248,21 @@ static inline struct pl_slot *pl_slots(struct pl_header *h)
 static inline struct pl_live *pl_live(struct pl_header *h)
 {
 	return (struct pl_live *)((char *)h + h->live_off);
+}
+
+/* Empty the live table of the mapping H (every entry PL_LIVE_EMPTY) without making it
+ * memory: its pages of the memfd are given back (MADV_REMOVE; they read as zeros again).
+ * A memset would touch every page of the table (32 MiB), which the recorder's walk then
+ * reads at every poll, holding the lock its ring reader needs: on a loaded machine the
+ * ring filled and the allocations after an exec were dropped (issue 19). Where the kernel
+ * refuses, the entries are cleared by hand. */
+static inline void pl_live_clear(struct pl_header *h)
+{
+	void *l = (char *)h + h->live_off;
+	size_t len = h->live_cap * sizeof(struct pl_live);
+
+	if (madvise(l, len, MADV_REMOVE))
+		memset(l, 0, len);
 }
 
 static inline uint64_t *pl_seen(struct pl_header *h)

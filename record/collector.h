@@ -39,6 +39,9 @@ struct rec_ctx {
 	Ptop__V1__TargetMode mode;
 	uint64_t interval_ns;        /* --interval */
 	uint64_t start_ns;           /* CLOCK_MONOTONIC when recording started */
+	/* CLOCK_MONOTONIC the capture starts at (its header's clock; 0 before the header):
+	 * rec_emit_event starts no interval before it */
+	uint64_t capture_start_ns;
 	bool no_ebpf;                /* --no-ebpf: /proc lanes only */
 	bool caps_only;              /* --caps: check() only, nothing starts */
 	bool verbose;                /* libbpf debug output */

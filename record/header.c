@@ -25,6 +25,13 @@ static uint64_t clock_ns(clockid_t id)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+void record_clocks_now(struct record_clocks *c)
+{
+	c->monotonic_ns = clock_ns(CLOCK_MONOTONIC);
+	c->realtime_ns = clock_ns(CLOCK_REALTIME);
+	c->boottime_ns = clock_ns(CLOCK_BOOTTIME);
+}
+
 static int fill_capture_id(uint8_t id[16])
 {
 	size_t got = 0;
@@ -95,10 +102,15 @@ int record_write_header(struct capture_writer *w, const struct record_header_in 
 	host.clock_tick = v > 0 ? (uint32_t)v : 0;
 	h.host = &host;
 
-	/* back to back, so that monotonic event times map onto wall time */
-	clocks.monotonic_ns = clock_ns(CLOCK_MONOTONIC);
-	clocks.realtime_ns = clock_ns(CLOCK_REALTIME);
-	clocks.boottime_ns = clock_ns(CLOCK_BOOTTIME);
+	{
+		struct record_clocks now;
+
+		if (!in->start_at)
+			record_clocks_now(&now);
+		clocks.monotonic_ns = (in->start_at ? in->start_at : &now)->monotonic_ns;
+		clocks.realtime_ns = (in->start_at ? in->start_at : &now)->realtime_ns;
+		clocks.boottime_ns = (in->start_at ? in->start_at : &now)->boottime_ns;
+	}
 	h.clocks = &clocks;
 	if (in->start_monotonic_ns)
 		*in->start_monotonic_ns = clocks.monotonic_ns;

@@ -72,6 +72,12 @@ int rec_emit_event(struct rec_ctx *ctx, Ptop__V1__Event *ev, Ptop__V1__Category 
 	Ptop__V1__Record rec = PTOP__V1__RECORD__INIT;
 
 	ev->time_ns = now_ns;
+	/* an interval never starts before the capture: a collector's first one runs from
+	 * its start(), which may be seconds (BPF verification) before the header. (An event
+	 * dated at or before the start keeps its own: a zero length would read as corrupt.) */
+	if (ctx->capture_start_ns && now_ns > ctx->capture_start_ns &&
+	    interval_ns > now_ns - ctx->capture_start_ns)
+		interval_ns = now_ns - ctx->capture_start_ns;
 	ev->interval_ns = interval_ns;
 	ev->pid = ctx->pid;
 	if (ctx->cgroup_id)
@@ -843,6 +849,7 @@ int record_main(int argc, char **argv)
 	struct capture_writer_opts wopts = { 0 };
 	struct capture_writer *w = NULL;
 	struct run run = { 0 };
+	struct record_clocks started_at;
 	struct record_output out;
 	sigset_t sigs;
 	char err[2048], path[PATH_MAX], summary[4096];
@@ -982,6 +989,9 @@ int record_main(int argc, char **argv)
 		ctx.cgroup_path = t.cgroup_path;
 		ctx.cgroup_dir = t.cgroup_dir;
 	}
+	/* a launched command is held until after the header: its capture starts there.
+	 * A running target's starts now, when the collectors begin to count. */
+	record_clocks_now(&started_at);
 	ctx.start_ns = rec_now_ns();
 	if (!n_prepared)
 		n = collectors_init(cs, &ctx, &o);
@@ -1031,6 +1041,7 @@ int record_main(int argc, char **argv)
 			.collectors = cs,
 			.n_collectors = n,
 			.table = collector_table,
+			.start_at = t.is_child ? NULL : &started_at,
 			.start_monotonic_ns = &run.start_mono,
 			.start_realtime_ns = &run.start_real,
 		};
@@ -1052,6 +1063,7 @@ int record_main(int argc, char **argv)
 	}
 	g.header_written = true;
 	ctx.writer = w;
+	ctx.capture_start_ns = run.start_mono;
 
 	/* 9. let the command run */
 	rc = target__release(&t, err, sizeof(err));

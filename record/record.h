@@ -250,6 +250,14 @@ void target__free(struct record_target *t);
 
 /* ------------------------------------------------------------------ header */
 
+/* CLOCK_MONOTONIC, CLOCK_REALTIME and CLOCK_BOOTTIME read back to back, so that
+ * monotonic event times map onto wall time. */
+struct record_clocks {
+	uint64_t monotonic_ns, realtime_ns, boottime_ns;
+};
+
+void record_clocks_now(struct record_clocks *c);
+
 struct record_header_in {
 	const struct record_opts *opts;
 	const struct record_target *target;
@@ -257,6 +265,8 @@ struct record_header_in {
 	size_t n_collectors;
 	/* the collector table whose settings Options records (header_options); NULL: none */
 	const struct collector_ops *const *table;
+	/* the clocks the capture starts at (record_clocks_now); NULL: the header's time */
+	const struct record_clocks *start_at;
 	uint64_t *start_monotonic_ns;  /* out: the monotonic clock in Clocks */
 	uint64_t *start_realtime_ns;   /* out: the realtime clock in Clocks */
 };

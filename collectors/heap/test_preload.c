@@ -381,6 +381,49 @@ static void test_07_walk(void **state)
 	assert_int_equal(pl_walk(ips, 8, 0x7000, 0, (uintptr_t)&st[4], lo, hi), 1);
 }
 
+/* An exec in the recorded process empties the live table without making its pages memory
+ * (a memset made all 32 MiB resident, and the recorder's walk slow: issue 19). */
+static void test_18_live_clear(void **state)
+{
+	struct pl_header hd = { 0 }, *h;
+	struct pl_live *l;
+	unsigned char vec[64];
+	uint64_t size, pages, i;
+	long pg = sysconf(_SC_PAGESIZE);
+	int fd;
+
+	(void)state;
+	size = pl_layout(&hd, 4096, 64, 4096);
+	fd = memfd_create(PL_MEMFD_NAME, MFD_ALLOW_SEALING);
+	assert_true(fd >= 0);
+	assert_int_equal(ftruncate(fd, (off_t)size), 0);
+	h = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	assert_true(h != MAP_FAILED);
+	*h = hd;
+	l = pl_live(h);
+	for (i = 0; i < h->live_cap; i++)	/* every page of the table in use */
+		l[i].addr = 0x10000 + 16 * i;
+	pages = h->live_cap * sizeof(*l) / (uint64_t)pg;
+	assert_true(pages > 1 && pages <= sizeof(vec));
+	assert_int_equal(mincore(l, h->live_cap * sizeof(*l), vec), 0);
+	assert_true(vec[0] & vec[pages - 1] & 1);
+	pl_live_clear(h);
+	assert_int_equal(mincore(l, h->live_cap * sizeof(*l), vec), 0);
+	for (i = 0; i < pages; i++)
+		assert_int_equal(vec[i] & 1, 0);
+	/* empty: read through the descriptor (a read fault on a hole of the mapping would
+	 * make it memory, which is why the recorder's walk asks mincore first) */
+	for (i = 0; i < h->live_cap; i++) {
+		struct pl_live e;
+
+		assert_int_equal(pread(fd, &e, sizeof(e), (off_t)(h->live_off + i * sizeof(e))),
+				 sizeof(e));
+		assert_true(e.addr == PL_LIVE_EMPTY);
+	}
+	munmap(h, size);
+	close(fd);
+}
+
 static void test_08_stack_hash_and_seen(void **state)
 {
 	uint64_t a[3] = { 1, 2, 3 }, b[3] = { 1, 2, 4 }, seen[64] = { 0 };
@@ -1089,6 +1132,7 @@ int main(void)
 		cmocka_unit_test(test_15_unwind_hostile_stacks),
 		cmocka_unit_test(test_16_unwind_signal_frame),
 		cmocka_unit_test(test_17_peak_marks),
+		cmocka_unit_test(test_18_live_clear),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

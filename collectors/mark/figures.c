@@ -8,11 +8,13 @@
 #include "analyze/figures.h"
 #include "analyze/part.h"
 
-/* An interval sample is in the window when its midpoint is (analyze/report.h). */
+/* An interval sample is in the window when its midpoint is (analyze/report.h). Every
+ * mark of the capture is listed, with 0 when none of its samples is in the window: it
+ * was recorded and counted no call there (diff --per says so, not "not counted"). */
 static const char sum_sql[] =
-	"SELECT name, SUM(count) FROM mark_sample WHERE cap = ?1 "
-	"AND time_ns - COALESCE(interval_ns, 0) / 2 >= ?2 "
-	"AND time_ns - COALESCE(interval_ns, 0) / 2 < ?3 GROUP BY name ORDER BY name";
+	"SELECT name, SUM(CASE WHEN time_ns - COALESCE(interval_ns, 0) / 2 >= ?2 "
+	"AND time_ns - COALESCE(interval_ns, 0) / 2 < ?3 THEN count ELSE 0 END) "
+	"FROM mark_sample WHERE cap = ?1 GROUP BY name ORDER BY name";
 
 static int compute(struct fig_ctx *c, const struct an_figure *f, struct fig_family *fam)
 {

@@ -309,6 +309,19 @@ int BPF_PROG(net_error, const struct sock *sk)
 
 	if (!s)
 		return 0;
+	/* sock_queue_err_skb reports too, for a message it just queued on the error queue
+	 * (an ICMP error, a timestamp, a zerocopy completion): not a socket error of its
+	 * own. An ICMP error after a SYN is queued so (and reported) and then reported by
+	 * tcp_v4_err, both with sk_err set: counted once, on the second report. The queue's
+	 * tail changes at the first only. */
+	{
+		__u64 tail = (__u64)BPF_CORE_READ(sk, sk_error_queue.prev);
+
+		if (BPF_CORE_READ(sk, sk_error_queue.qlen) && tail != s->errq_tail) {
+			s->errq_tail = tail;
+			return 0;
+		}
+	}
 	err = BPF_CORE_READ(sk, sk_err);
 	if (err == 0 || err == ECONNRESET || err == EPIPE)
 		return 0; /* no error (read already), or the reset tcp_receive_reset counted */

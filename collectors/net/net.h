@@ -38,6 +38,8 @@ struct net_sock {
 	/* errors, cumulative, and the newest one's time and SYN-to-error latency */
 	__u64 refused, reset_rcvd, reset_sent, timeout, unreach, other_err;
 	__u64 err_ns, err_lat_ns;
+	__u64 errq_tail;		/* the newest skb on sk_error_queue at the last error
+					 * report (an address, compared only): see net_error */
 	__u32 last_err;			/* sk_err of the newest error report */
 	__u16 family;			/* AF_INET, AF_INET6, AF_UNIX, ... */
 	__u16 proto;			/* NET_PROTO_* */

@@ -29,3 +29,18 @@ cat "$TMP/rec2.err"
 grep -q 'no file was made' "$TMP/rec2.err" || fail "the error does not say no file was made"
 [ -z "$(ls -A "$TMP/small" | grep -v '^filler2\?$' | grep -v '^run.ptop$')" ] ||
 	fail "something was left on the full disk: $(ls -A "$TMP/small")"
+
+# The analyzer's cache on a full disk: an SQLite failure, not an input error
+# (ptop-analyze(1): 1, and 3 for diff so that CI never reads it as a regression)
+mkdir "$TMP/small/cache"
+rc=0
+XDG_CACHE_HOME=$TMP/small/cache "$ANA" diff "$TMP/run.ptop" "$TMP/run.ptop" >/dev/null \
+	2>"$TMP/diff.err" || rc=$?
+cat "$TMP/diff.err"
+assert_eq "diff with its cache on a full disk: exit" 3 "$rc"
+grep -q 'disk is full' "$TMP/diff.err" || fail "diff does not say the disk is full"
+rc=0
+XDG_CACHE_HOME=$TMP/small/cache "$ANA" report syscalls "$TMP/run.ptop" >/dev/null \
+	2>"$TMP/report.err" || rc=$?
+assert_eq "report with its cache on a full disk: exit" 1 "$rc"
+grep -q 'disk is full' "$TMP/report.err" || fail "report does not say the disk is full"

@@ -45,6 +45,9 @@ assert d["per"] == "requests", d["per"]
 g = r["syscalls.rate(getppid)"]
 assert g["status"] == "unchanged", g
 assert abs(g["base"] - 100) < 1e-9 and abs(g["new"] - 100) < 1e-9, g
+# per request, the unit says so (as the text does), not "/s"
+assert g["unit"] == "/requests", g
+assert s["syscalls.rate(getppid)"]["unit"] == "/s", s["syscalls.rate(getppid)"]
 PY
 "$ANA" diff --per requests "$TMP/one.ptop" "$TMP/two.ptop" |
 	has -E '^rates per call of mark requests \(--per\)' || fail "text: --per not said"
@@ -63,6 +66,14 @@ rc=0
 "$ANA" diff --per jobs "$TMP/one.ptop" "$TMP/two.ptop" >/dev/null 2>"$TMP/err" || rc=$?
 [ "$rc" = 2 ] || fail "--per of a mark not recorded: exit $rc, not 2"
 has "no mark 'jobs' was counted" <"$TMP/err" || fail "--per jobs: $(cat "$TMP/err")"
+
+# a window where the mark was recorded and counted no call: said so, not "not counted"
+rc=0
+"$ANA" diff --per requests --window 100..200 "$TMP/one.ptop" "$TMP/two.ptop" >/dev/null \
+	2>"$TMP/err" || rc=$?
+[ "$rc" = 2 ] || fail "--per in a window without calls: exit $rc, not 2"
+has "mark 'requests' counted no call in the window" <"$TMP/err" ||
+	fail "--per in a window without calls: $(cat "$TMP/err")"
 
 # the recorder's side of a bad mark
 rc=0
