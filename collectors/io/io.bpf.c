@@ -314,8 +314,9 @@ static __always_inline void op_exit(__u64 id, struct pt_regs *regs, __u32 op, lo
 	k.op = (__u16)op;
 	if (op == IO_OP_FSYNC || op == IO_OP_FDATASYNC || op == IO_OP_SYNC_FILE_RANGE)
 		ret = ret < 0 ? ret : 0;
-	file_add(&k, ret, dt, timed);
+	/* its path first: an entry of io_files the recorder reads has its path sent */
 	send_seen(f, k.ino, k.dev, k.tgid, tid);
+	file_add(&k, ret, dt, timed);
 }
 
 SEC("raw_tp/sys_enter")
@@ -412,8 +413,8 @@ int BPF_PROG(io_uring_done, struct io_ring_ctx *rctx, void *reqp, struct io_urin
 		return 0;
 	k.tgid = *tgid;
 	k.op = (__u16)(IO_OP_URING + op);
-	file_add(&k, res, dt, timed);
 	send_seen(f, k.ino, k.dev, k.tgid, (__u32)bpf_get_current_pid_tgid());
+	file_add(&k, res, dt, timed);
 	return 0;
 }
 

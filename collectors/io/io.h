@@ -5,6 +5,9 @@
 #define IO_MAX_NR 1024	/* syscall numbers classified: [0, IO_MAX_NR) */
 #define IO_PATH_MAX 256 /* bytes of a path kept (longer: cut) */
 #define IO_RINGBUF (256 * 1024)
+/* --io-files: the ring carries a path record (struct io_seen, 1.6 KiB) per file first seen
+ * too; this size holds those of about 2,500 files between two polls */
+#define IO_RINGBUF_FILES (4u << 20)
 
 /* What a syscall is to the file-system events, by number (io_kind, filled by user space
  * from the syscall table's names). The argument numbers are 1-based. */

@@ -709,6 +709,11 @@ static int io_lane_start(struct collector *c, struct io_bpf_lane **out, char *wh
 	b->skel->rodata->targ_cglevel = c->ctx->cgroup_level;
 	b->skel->rodata->events_on = true; /* --io-events, or implied by --io-files */
 	b->skel->rodata->files_on = b->files;
+	if (b->files && bpf_map__set_max_entries(b->skel->maps.io_events, IO_RINGBUF_FILES)) {
+		err = -errno;
+		bpf_util__format_error(why, len, "size io_events", err);
+		goto fail;
+	}
 	if (!b->files) {
 		bpf_program__set_autoload(b->skel->progs.io_enter, false);
 		bpf_program__set_autoload(b->skel->progs.io_uring_submit, false);
@@ -852,7 +857,10 @@ static int files_poll(struct collector *c, struct io_bpf_lane *b, uint64_t now_n
 	Ptop__V1__IoFileOp *ops = NULL, **opp = NULL;
 	Ptop__V1__IoUringOp uops[IO_URING_OPS], *uopp[IO_URING_OPS];
 	uint64_t *hists = NULL;
-	char (*files)[64] = NULL;
+	struct {
+		uint32_t kdev;
+		char name[64]; /* a pipe's or socket's ("pipe:[INO]"); "" for the others */
+	} *files = NULL;
 	size_t n = 0, cap = 0;
 	int fd = bpf_map__fd(b->skel->maps.io_files), err;
 	struct io_file_key key, next, *prev = NULL;
@@ -866,7 +874,6 @@ static int files_poll(struct collector *c, struct io_bpf_lane *b, uint64_t now_n
 		struct io_fent probe = {.k = next}, **at, *e;
 		uint64_t max = 0;
 		Ptop__V1__IoFileOp *o;
-		const char *path;
 		size_t nh = 0;
 
 		key = next;
@@ -930,22 +937,20 @@ static int files_poll(struct collector *c, struct io_bpf_lane *b, uint64_t now_n
 		    : key.op < IO_OP_SYSCALLS ? (char *)io_op_names[key.op]
 					      : (char *)"unknown";
 		o->type = (char *)io__file_type(key.mode);
-		path = fpath_get(b, key.dev, key.ino, key.tgid);
-		if (key.mode == 0010000 || key.mode == 0140000) { /* no path: as /proc's links */
-			snprintf(files[n], sizeof(files[n]), "%s:[%llu]",
+		files[n].kdev = key.dev;
+		files[n].name[0] = '\0';
+		if (key.mode == 0010000 || key.mode == 0140000) /* no path: as /proc's links */
+			snprintf(files[n].name, sizeof(files[n].name), "%s:[%llu]",
 				 key.mode == 0010000 ? "pipe" : "socket", (unsigned long long)key.ino);
-			path = files[n];
-		}
-		o->path = (char *)(path ? path : "");
+		/* the path and the histogram: after the loop (the tables move as they grow) */
 		o->calls = d(sum.calls, pv->calls);
 		o->errors = d(sum.errors, pv->errors);
 		o->bytes = d(sum.bytes, pv->bytes);
 		o->call_ns = d(sum.time_ns, pv->time_ns);
 		o->timed = d(sum.timed, pv->timed);
-		o->hist = &hists[n * IO_HIST];
 		for (size_t i = 0; i < IO_HIST; i++) {
-			o->hist[i] = d(sum.hist[i], pv->hist[i]);
-			if (o->hist[i])
+			hists[n * IO_HIST + i] = d(sum.hist[i], pv->hist[i]);
+			if (hists[n * IO_HIST + i])
 				nh = i + 1;
 		}
 		/* the maximum: the generation's; at least the lowest value of the highest
@@ -956,8 +961,23 @@ static int files_poll(struct collector *c, struct io_bpf_lane *b, uint64_t now_n
 		if (!o->timed)
 			o->max_ns = 0;
 		o->n_hist = nh;
-		opp[n++] = o;
+		n++;
 		*pv = sum;
+	}
+	/* The paths of the files first seen since the ring buffer was read: a program
+	 * sends a file's path before it adds the file's first call to io_files. */
+	if (!err && ring_buffer__consume(b->rb) < 0 && !b->err)
+		b->err = -EIO;
+	if (!err)
+		err = b->err;
+	/* the pointers into ops, hists and files, now that none of them moves any more */
+	for (size_t i = 0; !err && i < n; i++) {
+		const char *path = files[i].name[0] ? files[i].name
+				 : fpath_get(b, files[i].kdev, ops[i].ino, ops[i].pid);
+
+		opp[i] = &ops[i];
+		ops[i].hist = &hists[i * IO_HIST];
+		ops[i].path = (char *)(path ? path : "");
 	}
 	msg.ops = opp;
 	msg.n_ops = n;
