@@ -845,7 +845,7 @@ static int files_poll(struct collector *c, struct io_bpf_lane *b, uint64_t now_n
 		      uint64_t interval)
 {
 	static const char *const cnt_kind[IO_CNT_MAX] = {"map_full", "map_full", "unresolved",
-							 "ringbuf"};
+							 "ringbuf_paths"};
 	static const char *const cnt_detail[IO_CNT_MAX] = {
 	    "io_files full: per-file operations not counted",
 	    "io_start full: per-file calls not timed",
@@ -879,6 +879,10 @@ static int files_poll(struct collector *c, struct io_bpf_lane *b, uint64_t now_n
 		key = next;
 		prev = &key;
 		if (bpf_map_lookup_elem(fd, &key, b->vals))
+			continue;
+		/* the recorder's start pipe, read by the command before its exec: not its I/O */
+		if (c->ctx->start_pipe_ino && key.ino == c->ctx->start_pipe_ino &&
+		    key.mode == 0010000 && key.tgid == (uint32_t)c->ctx->pid)
 			continue;
 		for (int i = 0; i < b->ncpus; i++) {
 			/* __u64, as the struct's fields (uint64_t is another type: aliasing) */
