@@ -53,6 +53,9 @@ struct rec_ctx {
 	 * record/stackcopy.h: auto, fp, dwarf) */
 	int user_stacks;
 	const char *exe;             /* the launched command's executable (COMMAND mode), or NULL */
+	/* COMMAND mode: the inode of the recorder's pipe the command reads one byte from
+	 * before its exec (the recorder's, not the target's I/O); 0 in other modes */
+	uint64_t start_pipe_ino;
 	/* during collector_ops.exec: the new program is held (stopped before its first
 	 * instruction) until every collector has followed it */
 	bool exec_held;

@@ -983,6 +983,7 @@ int record_main(int argc, char **argv)
 	ctx.mode = t.mode;
 	rec_ctx_from_opts(&ctx, &o);
 	ctx.exe = t.exe[0] ? t.exe : NULL;
+	ctx.start_pipe_ino = t.go_ino;
 	if (t.mode == PTOP__V1__TARGET_MODE__TARGET_MODE_CGROUP) {
 		ctx.cgroup_id = t.cgroup_id;
 		ctx.cgroup_level = t.cgroup_level;

@@ -186,6 +186,7 @@ struct record_target {
 	unsigned cgroup_level;       /* cgroup mode: its depth below the v2 root (root 0) */
 	int pidfd;                   /* -1 when pidfd_open is not available */
 	int go_fd;                   /* command mode: write end that releases the child */
+	uint64_t go_ino;             /* command mode: that pipe's inode (the child reads it) */
 	int err_fd;                  /* command mode: read end, the child's exec errno */
 	bool is_child;               /* we launched it (command mode) */
 	bool exited;                 /* it has exited (seen through pidfd/wait) */

@@ -485,6 +485,7 @@ int target__launch_env(struct record_target *t, char **argv, char *const *envp, 
 {
 	char file[PATH_MAX], *base;
 	int go[2] = { -1, -1 }, ep[2] = { -1, -1 };
+	struct stat st;
 	pid_t pid;
 	size_t i;
 	int rc, fd;
@@ -530,6 +531,8 @@ int target__launch_env(struct record_target *t, char **argv, char *const *envp, 
 		set_err(err, errlen, "cannot create a pipe: %s", strerror(-rc));
 		goto fail;
 	}
+	if (!fstat(go[0], &st))
+		t->go_ino = (uint64_t)st.st_ino;
 	fflush(NULL);
 	pid = fork();
 	if (pid < 0) {

@@ -101,6 +101,14 @@ struct {
 	__uint(max_entries, FDS_COPY_RING_BYTES);
 } fd_copies SEC(".maps");
 
+/* close_range: the fds open in its range at its entry, by thread, until its exit */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, FDS_RANGING);
+	__type(key, __u32);
+	__type(value, __u64);
+} fd_ranging SEC(".maps");
+
 /* the target's VMAs the copies have met (user space fills them every interval) */
 SC_VMAS_MAP(4) fd_vmas SEC(".maps");
 
@@ -201,6 +209,74 @@ static __always_inline long take_copy(struct pt_regs *regs, __u64 id, struct sm_
 	return 0;
 }
 
+/* Count the fds open in a range of the open-fd bitmap, one word a step. */
+struct range_walk {
+	unsigned long *bits; /* fdt->open_fds */
+	__u32 first, last;   /* the fds of the range (last < max_fds) */
+	__u64 count;
+};
+
+static long range_step(__u32 i, void *arg)
+{
+	struct range_walk *w = arg;
+	__u32 word = w->first / 64 + i, lo, hi;
+	__u64 bits = 0;
+
+	if (word > w->last / 64)
+		return 1;
+	if (bpf_probe_read_kernel(&bits, sizeof(bits), &w->bits[word]))
+		return 1;
+	lo = word == w->first / 64 ? w->first % 64 : 0;
+	hi = word == w->last / 64 ? w->last % 64 : 63;
+	bits >>= lo;
+	if (hi - lo < 63)
+		bits &= (1ull << (hi - lo + 1)) - 1;
+	w->count += __builtin_popcountll(bits);
+	return 0;
+}
+
+/* close_range's entry: how many fds of its range are open (those it will close), kept
+ * for its exit. With CLOSE_RANGE_CLOEXEC it closes none: nothing kept. */
+SEC("raw_tp/sys_enter")
+int fd_enter(struct bpf_raw_tracepoint_args *ctx)
+{
+	__u64 id = bpf_get_current_pid_tgid(), nr = ctx->args[1], first, last;
+	struct pt_regs *regs = (struct pt_regs *)ctx->args[0];
+	struct range_walk w = {};
+	struct task_struct *task;
+	struct fdtable *fdt;
+	__u32 key, tid = (__u32)id, *kind, max_fds;
+
+	if (!ptop_current_is_target(id) || nr >= FDS_MAX_NR)
+		return 0;
+	key = (__u32)nr;
+	kind = bpf_map_lookup_elem(&fd_kind, &key);
+	if (!kind || *kind != FDS_K_CLOSE_RANGE)
+		return 0;
+	if (ptop_sys_arg(regs, 3) & 4 /* CLOSE_RANGE_CLOEXEC */)
+		return 0;
+	first = (__u32)ptop_sys_arg(regs, 1);
+	last = (__u32)ptop_sys_arg(regs, 2);
+	task = bpf_get_current_task_btf();
+	fdt = BPF_CORE_READ(task, files, fdt);
+	max_fds = BPF_CORE_READ(fdt, max_fds);
+	if (last >= max_fds)
+		last = max_fds ? max_fds - 1 : 0;
+	if (max_fds && first <= last) {
+		if (last / 64 - first / 64 >= FDS_RANGE_WORDS) { /* too wide to count */
+			counter_inc(FDS_CNT_RANGE_LOST);
+			return 0;
+		}
+		w.bits = BPF_CORE_READ(fdt, open_fds);
+		w.first = (__u32)first;
+		w.last = (__u32)last;
+		bpf_loop(FDS_RANGE_WORDS, range_step, &w, 0);
+	}
+	if (bpf_map_update_elem(&fd_ranging, &tid, &w.count, BPF_ANY))
+		counter_inc(FDS_CNT_RANGE_LOST);
+	return 0;
+}
+
 SEC("raw_tp/sys_exit")
 int fd_exit(struct bpf_raw_tracepoint_args *ctx)
 {
@@ -226,8 +302,17 @@ int fd_exit(struct bpf_raw_tracepoint_args *ctx)
 	st = bpf_map_lookup_elem(&fd_stats, &key);
 	if (!st)
 		return 0;
+	/* fcntl: only the commands that make an fd are opens (failed ones too) */
+	if (*kind == FDS_K_FCNTL && ptop_sys_arg(regs, 2) != 0 /* F_DUPFD */ &&
+	    ptop_sys_arg(regs, 2) != 1030 /* F_DUPFD_CLOEXEC */)
+		return 0;
 	ret = (long)ctx->args[1];
 	if (ret >= -4095 && ret <= -1) {
+		if (*kind == FDS_K_CLOSE_RANGE) {
+			__u32 tid = (__u32)id;
+
+			bpf_map_delete_elem(&fd_ranging, &tid);
+		}
 		st->failed++;
 		if (ret == -24 || ret == -23) /* EMFILE, ENFILE */
 			st->emfile++;
@@ -239,17 +324,15 @@ int fd_exit(struct bpf_raw_tracepoint_args *ctx)
 		if (fd_stacks)
 			fd_gone((__u32)ptop_sys_arg(regs, 1), false);
 		return 0;
-	case FDS_K_CLOSE_RANGE:
-		st->closed++;
-		return 0;
-	case FDS_K_FCNTL: {
-		__u64 cmd = ptop_sys_arg(regs, 2);
+	case FDS_K_CLOSE_RANGE: {
+		__u32 tid = (__u32)id;
+		__u64 *cnt = bpf_map_lookup_elem(&fd_ranging, &tid);
 
-		if (cmd != 0 && cmd != 1030) /* F_DUPFD, F_DUPFD_CLOEXEC */
-			return 0;
-		fds[0] = (int)ret;
-		n = 1;
-		break;
+		if (cnt) { /* none with CLOSE_RANGE_CLOEXEC; lost: counted at its entry */
+			st->closed += *cnt;
+			bpf_map_delete_elem(&fd_ranging, &tid);
+		}
+		return 0;
 	}
 	case FDS_K_PAIR_A1:
 	case FDS_K_PAIR_A4:

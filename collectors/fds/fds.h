@@ -6,6 +6,10 @@
 
 #define FDS_MAX_NR 1024	 /* syscall numbers classified: [0, FDS_MAX_NR) */
 #define FDS_OWNERS 65536 /* fds whose opening site is kept (--fd-stacks) */
+/* close_range: the words of the open-fd bitmap read at its entry (64 fds each): fds up to
+ * 2^20 (fs.nr_open's default); a wider range's closes are not counted (a drop) */
+#define FDS_RANGE_WORDS (1u << 14)
+#define FDS_RANGING 1024 /* threads inside close_range at once */
 #define FDS_SITES 4096	 /* opening sites (stacks) kept */
 
 /* How the opening sites' user stacks are taken: fd_user_stacks, set before load
@@ -29,7 +33,7 @@ enum fds_kind {
 	FDS_K_PAIR_A4 = 3,     /* writes two new fds to int[2] at arg 4: socketpair */
 	FDS_K_FCNTL = 4,       /* fcntl: a new fd when cmd (arg 2) is F_DUPFD or F_DUPFD_CLOEXEC */
 	FDS_K_CLOSE = 5,       /* close(fd): 0 closes arg 1 */
-	FDS_K_CLOSE_RANGE = 6, /* close_range: calls counted; the fds it closed are not known */
+	FDS_K_CLOSE_RANGE = 6, /* close_range: the fds open in its range at entry, closed */
 	FDS_K_DUP2 = 7,	       /* dup2, dup3: as FDS_K_RET, closing the fd it returns if open */
 };
 
@@ -37,7 +41,7 @@ enum fds_kind {
 struct fds_stat {
 	__u64 opened; /* new fds (two for a pipe or socketpair) */
 	__u64 failed; /* calls that returned an error */
-	__u64 closed; /* fds closed (close returning 0); close_range: calls */
+	__u64 closed; /* fds closed (close returning 0; close_range: those open in its range) */
 	__u64 emfile; /* failed with EMFILE or ENFILE: the fd table is full */
 };
 
@@ -65,7 +69,8 @@ enum fds_counter {
 	FDS_CNT_STACK_FAIL = 1, /* no stack for an open (walk failed or stack map full) */
 	FDS_CNT_SITE_FULL = 2,	/* fd_sites full: an open not credited to its site */
 	FDS_CNT_COPY_LOST = 3,	/* a stack copy found the ring full: its site may stay stackless */
-	FDS_CNT_MAX = 4,
+	FDS_CNT_RANGE_LOST = 4, /* a close_range whose fds were not counted (see fd_ranging) */
+	FDS_CNT_MAX = 5,
 };
 
 #endif

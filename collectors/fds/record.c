@@ -624,6 +624,12 @@ static int bpf_lane_start(struct collector *c, struct fds_bpf_lane **out, char *
 		bpf_util__format_error(why, len, "attach raw_tp/sys_exit", err);
 		goto fail;
 	}
+	b->skel->links.fd_enter = bpf_program__attach(b->skel->progs.fd_enter);
+	if (!b->skel->links.fd_enter) {
+		err = -errno;
+		bpf_util__format_error(why, len, "attach raw_tp/sys_enter", err);
+		goto fail;
+	}
 	*out = b;
 	return 0;
 fail:
@@ -706,6 +712,7 @@ static const char *const counter_kind[FDS_CNT_MAX] = {
     [FDS_CNT_STACK_FAIL] = "stack_failed",
     [FDS_CNT_SITE_FULL] = "map_full",
     [FDS_CNT_COPY_LOST] = "stack_copy_ring_full",
+    [FDS_CNT_RANGE_LOST] = "close_range_uncounted",
 };
 static const char *const counter_detail[FDS_CNT_MAX] = {
     [FDS_CNT_OWNER_FULL] = "fd_owner full: an open fd's site not kept (its close not "
@@ -714,6 +721,8 @@ static const char *const counter_detail[FDS_CNT_MAX] = {
     [FDS_CNT_SITE_FULL] = "fd_sites full: an open not credited to its site",
     [FDS_CNT_COPY_LOST] = "stack copies the ring had no room for: the open is credited to "
 			  "its site, whose stack is missing unless a later open there sent it",
+    [FDS_CNT_RANGE_LOST] = "close_range calls whose closed fds were not counted (a range "
+			   "wider than 2^20 fds, or fd_ranging full)",
 };
 
 static int emit_losses(struct collector *c, struct fds_bpf_lane *b)

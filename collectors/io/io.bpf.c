@@ -84,6 +84,8 @@ struct seen_key {
 	__u64 ino;
 	__u32 dev;
 	__u32 tgid;
+	__u32 gen;
+	__u32 pad;
 };
 
 struct {
@@ -163,6 +165,7 @@ static __always_inline bool file_key(struct file *f, struct io_file_key *k)
 	k->ino = BPF_CORE_READ(in, i_ino);
 	k->dev = BPF_CORE_READ(in, i_sb, s_dev);
 	k->mode = BPF_CORE_READ(in, i_mode) & 0170000;
+	k->gen = BPF_CORE_READ(in, i_generation);
 	return true;
 }
 
@@ -214,10 +217,9 @@ static long walk_step(__u32 i, void *ctx)
 /* The path of F into a ring buffer io_seen record, walked up its dentries (and up the
  * mounts it crosses), the first time the process sees the file. The record is reserved
  * after the walk and filled in place (nothing per CPU is shared across a preemption). */
-static __always_inline void send_seen(struct file *f, __u64 ino, __u32 dev, __u32 tgid,
-				      __u32 tid)
+static __always_inline void send_seen(struct file *f, const struct io_file_key *k, __u32 tid)
 {
-	struct seen_key sk = {.ino = ino, .dev = dev, .tgid = tgid};
+	struct seen_key sk = {.ino = k->ino, .dev = k->dev, .tgid = k->tgid, .gen = k->gen};
 	struct io_walk w = {};
 	struct vfsmount *vm;
 	struct io_seen *e;
@@ -244,11 +246,13 @@ static __always_inline void send_seen(struct file *f, __u64 ino, __u32 dev, __u3
 	e->ts = bpf_ktime_get_ns();
 	e->tid = tid;
 	e->kind = IO_EV_SEEN;
-	e->ino = ino;
-	e->dev = dev;
+	e->ino = k->ino;
+	e->dev = k->dev;
 	e->depth = w.n;
 	e->truncated = w.truncated;
-	e->tgid = tgid;
+	e->tgid = k->tgid;
+	e->gen = k->gen;
+	e->pad = 0;
 	bpf_ringbuf_submit(e, 0);
 }
 
@@ -314,8 +318,9 @@ static __always_inline void op_exit(__u64 id, struct pt_regs *regs, __u32 op, lo
 	k.op = (__u16)op;
 	if (op == IO_OP_FSYNC || op == IO_OP_FDATASYNC || op == IO_OP_SYNC_FILE_RANGE)
 		ret = ret < 0 ? ret : 0;
+	/* its path first: an entry of io_files the recorder reads has its path sent */
+	send_seen(f, &k, tid);
 	file_add(&k, ret, dt, timed);
-	send_seen(f, k.ino, k.dev, k.tgid, tid);
 }
 
 SEC("raw_tp/sys_enter")
@@ -412,8 +417,8 @@ int BPF_PROG(io_uring_done, struct io_ring_ctx *rctx, void *reqp, struct io_urin
 		return 0;
 	k.tgid = *tgid;
 	k.op = (__u16)(IO_OP_URING + op);
+	send_seen(f, &k, (__u32)bpf_get_current_pid_tgid());
 	file_add(&k, res, dt, timed);
-	send_seen(f, k.ino, k.dev, k.tgid, (__u32)bpf_get_current_pid_tgid());
 	return 0;
 }
 
@@ -438,14 +443,24 @@ static __always_inline __u64 open_flags(__u32 kind, struct pt_regs *regs)
 	}
 }
 
+/* Whether the user's string at P is longer than IO_PATH_MAX - 1 bytes. */
+static __always_inline bool path_goes_on(__u64 p)
+{
+	char c = 0;
+
+	return !bpf_probe_read_user(&c, 1, (void *)(p + IO_PATH_MAX - 1)) && c;
+}
+
 SEC("raw_tp/sys_exit")
 int io_exit(struct bpf_raw_tracepoint_args *ctx)
 {
 	__u64 id = bpf_get_current_pid_tgid();
 	struct pt_regs *regs;
 	struct io_fs_event *e;
+	struct io_file_key fk = {};
 	__u32 key, *kind, ev = 0, zero = 0;
 	int p1 = 0, p2 = 0, len = 0;
+	long n;
 	__u64 flags = 0;
 	long ret;
 	__u64 nr;
@@ -513,6 +528,16 @@ int io_exit(struct bpf_raw_tracepoint_args *ctx)
 		ev = IO_EV_TRUNCATED;
 		p1 = *kind == IO_K_TRUNCATE ? 1 : 0;
 		len = 2;
+		if (!p1) { /* ftruncate: its fd's file now (its number may be reused later) */
+			struct file *f = fd_file((__s64)(int)ptop_sys_arg(regs, 1));
+
+			if (f && file_key(f, &fk)) {
+				fk.tgid = (__u32)(id >> 32);
+				send_seen(f, &fk, (__u32)id); /* its path, before the event */
+			} else {
+				fk.dev = 0;
+			}
+		}
 		break;
 	default:
 		return 0;
@@ -528,7 +553,10 @@ int io_exit(struct bpf_raw_tracepoint_args *ctx)
 	e->ts = bpf_ktime_get_ns();
 	e->tid = (__u32)id;
 	e->tgid = (__u32)(id >> 32);
-	e->pad = 0;
+	e->dev = fk.dev;
+	e->ino = fk.ino;
+	e->gen = fk.gen;
+	e->cut = 0;
 	e->kind = ev;
 	e->ret = ret;
 	e->nr = key;
@@ -537,10 +565,21 @@ int io_exit(struct bpf_raw_tracepoint_args *ctx)
 	e->fd = p1 ? -1 : (__s32)ptop_sys_arg(regs, 1);
 	e->path[0] = 0;
 	e->path2[0] = 0;
-	if (p1 && bpf_probe_read_user_str(e->path, sizeof(e->path), (void *)ptop_sys_arg(regs, p1)) < 0)
-		e->path[0] = 0;
-	if (p2 && bpf_probe_read_user_str(e->path2, sizeof(e->path2), (void *)ptop_sys_arg(regs, p2)) < 0)
-		e->path2[0] = 0;
+	/* a string that fills the buffer and goes on is cut: said so (user space marks it) */
+	if (p1) {
+		n = bpf_probe_read_user_str(e->path, sizeof(e->path), (void *)ptop_sys_arg(regs, p1));
+		if (n < 0)
+			e->path[0] = 0;
+		else if (n == sizeof(e->path) && path_goes_on(ptop_sys_arg(regs, p1)))
+			e->cut |= IO_CUT_PATH;
+	}
+	if (p2) {
+		n = bpf_probe_read_user_str(e->path2, sizeof(e->path2), (void *)ptop_sys_arg(regs, p2));
+		if (n < 0)
+			e->path2[0] = 0;
+		else if (n == sizeof(e->path2) && path_goes_on(ptop_sys_arg(regs, p2)))
+			e->cut |= IO_CUT_PATH2;
+	}
 	bpf_ringbuf_submit(e, 0);
 	return 0;
 }

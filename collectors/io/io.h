@@ -3,8 +3,14 @@
 #define PTOP_BPF_IO_H
 
 #define IO_MAX_NR 1024	/* syscall numbers classified: [0, IO_MAX_NR) */
-#define IO_PATH_MAX 256 /* bytes of a path kept (longer: cut) */
+#define IO_PATH_MAX 256 /* bytes of a path kept (longer: cut, and marked in cut) */
+#define IO_CUT_PATH 1	/* io_fs_event.cut: path was cut */
+#define IO_CUT_PATH2 2	/* path2 was cut */
+#define IO_CUT_MARK "\xe2\x80\xa6" /* what ends a cut path in the capture: U+2026 (...) */
 #define IO_RINGBUF (256 * 1024)
+/* --io-files: the ring carries a path record (struct io_seen, 1.6 KiB) per file first seen
+ * too; this size holds those of about 2,500 files between two polls */
+#define IO_RINGBUF_FILES (4u << 20)
 
 /* What a syscall is to the file-system events, by number (io_kind, filled by user space
  * from the syscall table's names). The argument numbers are 1-based. */
@@ -54,14 +60,14 @@ enum io_op {
 #define IO_DEPTH 24	     /* path components walked (deeper: the path starts with "...") */
 #define IO_NAME 64	     /* bytes of one component kept */
 
-/* io_files's key: one file (dev, ino) of one process and one operation. */
+/* io_files's key: one file (dev, ino, gen) of one process and one operation. */
 struct io_file_key {
 	__u64 ino;
 	__u32 dev;  /* the kernel's dev_t: major << 20 | minor */
 	__u32 tgid;
 	__u16 op;   /* enum io_op */
 	__u16 mode; /* i_mode's S_IFMT bits (the file's type) */
-	__u32 pad;
+	__u32 gen;  /* i_generation: an inode number used again is another file */
 };
 
 /* io_files's value (per CPU, cumulative since the start, but the maximum). io_uring
@@ -118,7 +124,10 @@ struct io_fs_event {
 	__s32 fd;     /* ftruncate's fd (path empty), else -1 */
 	__u32 nr;     /* the syscall number */
 	__u32 tgid;   /* the caller's process */
-	__u32 pad;
+	__u32 dev;    /* ftruncate: its fd's file at the call (0: not resolved) */
+	__u64 ino;
+	__u32 gen;
+	__u32 cut;    /* IO_CUT_*: a path longer than IO_PATH_MAX - 1 bytes, cut */
 	char path[IO_PATH_MAX];
 	char path2[IO_PATH_MAX]; /* a rename's new path */
 };
@@ -134,6 +143,8 @@ struct io_seen {
 	__u32 depth; /* components in name[]; IO_DEPTH and truncated: deeper */
 	__u32 truncated;
 	__u32 tgid; /* the process that saw it */
+	__u32 gen;  /* the inode's i_generation */
+	__u32 pad;
 	char name[IO_DEPTH][IO_NAME];
 };
 

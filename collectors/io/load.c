@@ -119,11 +119,17 @@ static int load_io(struct load_ctx *l, const Ptop__V1__Event *ev)
 	return err;
 }
 
-/* The file identity as io_file.file: "MAJOR:MINOR:INODE" (DEV as stat(2)'s st_dev). */
-static void file_id(char *buf, size_t len, uint64_t dev, uint64_t ino)
+/* The file identity as io_file.file: "MAJOR:MINOR:INODE:GENERATION", or
+ * "MAJOR:MINOR:INODE" from a recorder that sent no generations (DEV as stat(2)'s
+ * st_dev). */
+static void file_id(char *buf, size_t len, uint64_t dev, uint64_t ino, bool has_gen,
+		    uint32_t gen)
 {
-	snprintf(buf, len, "%u:%u:%llu", (unsigned)major(dev), (unsigned)minor(dev),
-		 (unsigned long long)ino);
+	int n = snprintf(buf, len, "%u:%u:%llu", (unsigned)major(dev), (unsigned)minor(dev),
+			 (unsigned long long)ino);
+
+	if (has_gen && n > 0 && (size_t)n < len)
+		snprintf(buf + n, len - (size_t)n, ":%u", (unsigned)gen);
 }
 
 static int load_files(struct load_ctx *l, const Ptop__V1__Event *ev)
@@ -145,7 +151,7 @@ static int load_files(struct load_ctx *l, const Ptop__V1__Event *ev)
 	for (size_t i = 0; !err && i < x->n_ops; i++) {
 		const Ptop__V1__IoFileOp *o = x->ops[i];
 
-		file_id(id, sizeof(id), o->dev, o->ino);
+		file_id(id, sizeof(id), o->dev, o->ino, x->generations, o->gen);
 		bind_envelope(l, s, ev, true); /* :cap, :time_ns, :interval_ns, :pid */
 		if (o->pid)
 			bind_u64(s, 4, o->pid);

@@ -233,10 +233,11 @@ int io__rename_path(const char *path, const char *old, const char *new, char *ou
 _Static_assert(offsetof(struct io_file_val, max_gen) == IO_VAL_SUMMED * sizeof(__u64),
 	       "io_file_val: the summed words come first");
 
-/* A file's path, by identity (dev, ino, tgid): the newest known. */
+/* A file's path, by identity (dev, ino, gen, tgid): the newest known. */
 struct io_fpath {
 	uint64_t ino;
 	uint32_t dev, tgid; /* dev: the kernel's dev_t */
+	uint32_t gen;	    /* i_generation: an inode number used again is another file */
 	char *path;
 };
 
@@ -258,6 +259,7 @@ struct io_bpf_lane {
 	bool events;	     /* --io-events asked by name (else implied by --io-files) */
 	int ncpus;
 	void *fpaths;	     /* tsearch tree of struct io_fpath */
+	void *fnewest;	     /* the same, by (dev, ino, tgid): the generation seen last */
 	void *fents;	     /* tsearch tree of struct io_fent */
 	struct io_file_val *vals; /* ncpus values of io_files */
 	uint64_t *u64s;		  /* ncpus */
@@ -425,7 +427,8 @@ static int read_io(struct io_priv *p, pid_t pid, struct proc_io *io, uint64_t *t
 static const char *const ev_names[] = {"",	 "denied",  "deleted",
 				       "renamed", "truncated", "created"};
 
-static int fpath_cmp(const void *a, const void *b)
+/* By (dev, ino, tgid), whatever the generation. */
+static int fpath_cmp3(const void *a, const void *b)
 {
 	const struct io_fpath *x = a, *y = b;
 
@@ -436,17 +439,25 @@ static int fpath_cmp(const void *a, const void *b)
 	return x->tgid < y->tgid ? -1 : x->tgid > y->tgid;
 }
 
+static int fpath_cmp(const void *a, const void *b)
+{
+	const struct io_fpath *x = a, *y = b;
+	int r = fpath_cmp3(a, b);
+
+	return r ? r : x->gen < y->gen ? -1 : x->gen > y->gen;
+}
+
 static int fent_cmp(const void *a, const void *b)
 {
 	return memcmp(&((const struct io_fent *)a)->k, &((const struct io_fent *)b)->k,
 		      sizeof(struct io_file_key));
 }
 
-/* Set the path of (DEV, INO, TGID) to PATH (copied). 0 or -ENOMEM. */
-static int fpath_set(struct io_bpf_lane *b, uint32_t dev, uint64_t ino, uint32_t tgid,
-		     const char *path)
+/* Set the path of (DEV, INO, GEN, TGID) to PATH (copied). 0 or -ENOMEM. */
+static int fpath_set(struct io_bpf_lane *b, uint32_t dev, uint64_t ino, uint32_t gen,
+		     uint32_t tgid, const char *path)
 {
-	struct io_fpath key = {.ino = ino, .dev = dev, .tgid = tgid}, *e, **at;
+	struct io_fpath key = {.ino = ino, .dev = dev, .tgid = tgid, .gen = gen}, *e, **at;
 	char *copy;
 
 	at = tfind(&key, &b->fpaths, fpath_cmp);
@@ -464,21 +475,36 @@ static int fpath_set(struct io_bpf_lane *b, uint32_t dev, uint64_t ino, uint32_t
 		free(e);
 		return -ENOMEM;
 	}
-	*e = (struct io_fpath){.ino = ino, .dev = dev, .tgid = tgid, .path = e->path};
+	*e = (struct io_fpath){.ino = ino, .dev = dev, .tgid = tgid, .gen = gen, .path = e->path};
 	if (!tsearch(e, &b->fpaths, fpath_cmp)) {
 		free(e->path);
 		free(e);
 		return -ENOMEM;
 	}
+	at = tsearch(e, &b->fnewest, fpath_cmp3); /* this generation is the newest now */
+	if (!at)
+		return -ENOMEM;
+	*at = e;
 	return 0;
 }
 
-static const char *fpath_get(struct io_bpf_lane *b, uint32_t dev, uint64_t ino, uint32_t tgid)
+static const char *fpath_get(struct io_bpf_lane *b, uint32_t dev, uint64_t ino, uint32_t gen,
+			     uint32_t tgid)
 {
-	struct io_fpath key = {.ino = ino, .dev = dev, .tgid = tgid}, **at;
+	struct io_fpath key = {.ino = ino, .dev = dev, .tgid = tgid, .gen = gen}, **at;
 
 	at = tfind(&key, &b->fpaths, fpath_cmp);
 	return at ? (*at)->path : NULL;
+}
+
+/* The newest generation seen of (DEV, INO, TGID): the file an open fd of it is. */
+static struct io_fpath *fpath_newest(struct io_bpf_lane *b, uint32_t dev, uint64_t ino,
+				     uint32_t tgid)
+{
+	struct io_fpath key = {.ino = ino, .dev = dev, .tgid = tgid}, **at;
+
+	at = tfind(&key, &b->fnewest, fpath_cmp3);
+	return at ? *at : NULL;
 }
 
 /* Apply a rename OLD -> NEW (absolute) the target made to every path known. */
@@ -539,7 +565,31 @@ static int on_seen(struct io_bpf_lane *b, const struct io_seen *e)
 		return 0;
 	if (io__seen_path(e->name, e->depth, e->truncated, path, sizeof(path)))
 		return 0;
-	return fpath_set(b, e->dev, e->ino, e->tgid, path);
+	return fpath_set(b, e->dev, e->ino, e->gen, e->tgid, path);
+}
+
+/* The path of the file ftruncate's event E truncated (the fd's file at the call, E's
+ * dev, ino and gen) into OUT: as the files lane knows it, else the fd's link if that fd
+ * is still the file; else "" (unknown: the fd closed, or its number given to another). */
+static void truncated_path(struct io_bpf_lane *b, const struct io_fs_event *e, char *out,
+			   size_t len)
+{
+	const char *known = e->dev ? fpath_get(b, e->dev, e->ino, e->gen, e->tgid) : NULL;
+	char link[64];
+	struct stat st;
+	ssize_t n;
+
+	out[0] = '\0';
+	if (known) {
+		snprintf(out, len, "%s", known);
+		return;
+	}
+	snprintf(link, sizeof(link), "/proc/%d/fd/%d", (int)e->tgid, e->fd);
+	if (!e->dev || stat(link, &st) || (uint64_t)st.st_ino != e->ino ||
+	    (uint32_t)(major(st.st_dev) << 20 | (minor(st.st_dev) & 0xfffff)) != e->dev)
+		return;
+	n = readlink(link, out, len - 1);
+	out[n > 0 ? n : 0] = '\0';
 }
 
 /* One ring buffer record: an IoFsEvent at its time. */
@@ -550,7 +600,7 @@ static int on_event(void *ctx, void *data, size_t size)
 	Ptop__V1__Event ev = PTOP__V1__EVENT__INIT;
 	Ptop__V1__IoFsEvent m = PTOP__V1__IO_FS_EVENT__INIT;
 	Ptop__V1__CollectorPayload cp;
-	char path[IO_PATH_MAX], link[64], syscall[32];
+	char path[4096], path2[IO_PATH_MAX + sizeof(IO_CUT_MARK)], syscall[32];
 	const char *name;
 	int err;
 
@@ -562,11 +612,20 @@ static int on_event(void *ctx, void *data, size_t size)
 	}
 	if (size < sizeof(*e) || b->err || e->kind < 1 || e->kind > IO_EV_CREATED)
 		return 0;
-	if (e->kind == IO_EV_RENAMED && b->files) { /* the newest path of what it renamed */
+	memcpy(path, e->path, IO_PATH_MAX);
+	path[IO_PATH_MAX - 1] = '\0';
+	memcpy(path2, e->path2, IO_PATH_MAX);
+	path2[IO_PATH_MAX - 1] = '\0';
+	if (e->cut & IO_CUT_PATH) /* longer than kept: marked */
+		strcat(path, IO_CUT_MARK);
+	if (e->cut & IO_CUT_PATH2)
+		strcat(path2, IO_CUT_MARK);
+	/* the newest path of what it renamed (not from a cut old path: it is no file's) */
+	if (e->kind == IO_EV_RENAMED && b->files && !(e->cut & IO_CUT_PATH)) {
 		char old[4096], new[4096];
 
-		absolute((pid_t)e->tgid, e->path, old, sizeof(old));
-		absolute((pid_t)e->tgid, e->path2, new, sizeof(new));
+		absolute((pid_t)e->tgid, path, old, sizeof(old));
+		absolute((pid_t)e->tgid, path2, new, sizeof(new));
 		rename_walk.old = old;
 		rename_walk.new = new;
 		rename_walk.err = 0;
@@ -576,8 +635,6 @@ static int on_event(void *ctx, void *data, size_t size)
 			return 0;
 		}
 	}
-	memcpy(path, e->path, sizeof(path));
-	path[sizeof(path) - 1] = '\0';
 	m.kind = (char *)ev_names[e->kind];
 	name = syscall_table__name(syscall_table__native(), e->nr);
 	if (!name) {
@@ -586,15 +643,10 @@ static int on_event(void *ctx, void *data, size_t size)
 	}
 	m.syscall = (char *)name;
 	m.fd = e->fd;
-	if (e->fd >= 0) { /* ftruncate: the fd's file, as its link reads now */
-		ssize_t n;
-
-		snprintf(link, sizeof(link), "/proc/%d/fd/%d", (int)e->tgid, e->fd);
-		n = readlink(link, path, sizeof(path) - 1);
-		path[n > 0 ? n : 0] = '\0';
-	}
+	if (e->fd >= 0) /* ftruncate: its file's path, "" when unknown */
+		truncated_path(b, e, path, sizeof(path));
 	m.path = path;
-	m.new_path = (char *)e->path2;
+	m.new_path = path2;
 	m.flags = e->flags;
 	m.error = e->kind == IO_EV_DENIED ? (uint32_t)-e->ret : 0;
 	m.length = e->length;
@@ -613,6 +665,11 @@ static int on_event(void *ctx, void *data, size_t size)
 	return 0;
 }
 
+static void fpath_keep(void *p)
+{
+	(void)p;
+}
+
 static void fpath_free(void *p)
 {
 	struct io_fpath *e = p;
@@ -627,6 +684,7 @@ static void io_lane_free(struct io_bpf_lane *b)
 		return;
 	ring_buffer__free(b->rb);
 	io_bpf__destroy(b->skel);
+	tdestroy(b->fnewest, fpath_keep); /* the entries are fpaths' */
 	tdestroy(b->fpaths, fpath_free);
 	tdestroy(b->fents, free);
 	for (int i = 0; i < IO_URING_OPS; i++)
@@ -709,6 +767,11 @@ static int io_lane_start(struct collector *c, struct io_bpf_lane **out, char *wh
 	b->skel->rodata->targ_cglevel = c->ctx->cgroup_level;
 	b->skel->rodata->events_on = true; /* --io-events, or implied by --io-files */
 	b->skel->rodata->files_on = b->files;
+	if (b->files && bpf_map__set_max_entries(b->skel->maps.io_events, IO_RINGBUF_FILES)) {
+		err = -errno;
+		bpf_util__format_error(why, len, "size io_events", err);
+		goto fail;
+	}
 	if (!b->files) {
 		bpf_program__set_autoload(b->skel->progs.io_enter, false);
 		bpf_program__set_autoload(b->skel->progs.io_uring_submit, false);
@@ -798,6 +861,7 @@ static int refresh_paths_of(struct io_bpf_lane *b, pid_t pid)
 	if (!d)
 		return 0;
 	while (!err && (de = readdir(d))) {
+		struct io_fpath *e;
 		struct stat st;
 		ssize_t n;
 		uint32_t kdev;
@@ -808,13 +872,15 @@ static int refresh_paths_of(struct io_bpf_lane *b, pid_t pid)
 		    stat(link, &st))
 			continue;
 		kdev = (uint32_t)(major(st.st_dev) << 20 | (minor(st.st_dev) & 0xfffff));
-		if (!fpath_get(b, kdev, st.st_ino, (uint32_t)pid))
+		/* an open inode is not used again: the newest generation seen is this file */
+		e = fpath_newest(b, kdev, st.st_ino, (uint32_t)pid);
+		if (!e)
 			continue; /* not a file it read or wrote */
 		n = readlink(link, path, sizeof(path) - 1);
 		if (n <= 0)
 			continue;
 		path[n] = '\0';
-		err = fpath_set(b, kdev, st.st_ino, (uint32_t)pid, path);
+		err = fpath_set(b, kdev, st.st_ino, e->gen, (uint32_t)pid, path);
 	}
 	closedir(d);
 	return err;
@@ -841,7 +907,7 @@ static int files_poll(struct collector *c, struct io_bpf_lane *b, uint64_t now_n
 		      uint64_t interval)
 {
 	static const char *const cnt_kind[IO_CNT_MAX] = {"map_full", "map_full", "unresolved",
-							 "ringbuf"};
+							 "ringbuf_paths"};
 	static const char *const cnt_detail[IO_CNT_MAX] = {
 	    "io_files full: per-file operations not counted",
 	    "io_start full: per-file calls not timed",
@@ -853,7 +919,10 @@ static int files_poll(struct collector *c, struct io_bpf_lane *b, uint64_t now_n
 	Ptop__V1__IoFileOp *ops = NULL, **opp = NULL;
 	Ptop__V1__IoUringOp uops[IO_URING_OPS], *uopp[IO_URING_OPS];
 	uint64_t *hists = NULL;
-	char (*files)[64] = NULL;
+	struct {
+		uint32_t kdev, gen;
+		char name[64]; /* a pipe's or socket's ("pipe:[INO]"); "" for the others */
+	} *files = NULL;
 	size_t n = 0, cap = 0;
 	int fd = bpf_map__fd(b->skel->maps.io_files), err;
 	struct io_file_key key, next, *prev = NULL;
@@ -867,12 +936,15 @@ static int files_poll(struct collector *c, struct io_bpf_lane *b, uint64_t now_n
 		struct io_fent probe = {.k = next}, **at, *e;
 		uint64_t max = 0;
 		Ptop__V1__IoFileOp *o;
-		const char *path;
 		size_t nh = 0;
 
 		key = next;
 		prev = &key;
 		if (bpf_map_lookup_elem(fd, &key, b->vals))
+			continue;
+		/* the recorder's start pipe, read by the command before its exec: not its I/O */
+		if (c->ctx->start_pipe_ino && key.ino == c->ctx->start_pipe_ino &&
+		    key.mode == 0010000 && key.tgid == (uint32_t)c->ctx->pid)
 			continue;
 		for (int i = 0; i < b->ncpus; i++) {
 			/* __u64, as the struct's fields (uint64_t is another type: aliasing) */
@@ -926,27 +998,27 @@ static int files_poll(struct collector *c, struct io_bpf_lane *b, uint64_t now_n
 		ptop__v1__io_file_op__init(o);
 		o->dev = user_dev(key.dev);
 		o->ino = key.ino;
+		o->gen = key.gen;
 		o->pid = key.tgid;
 		o->op = key.op >= IO_OP_URING ? b->uring_names[(key.op - IO_OP_URING) % IO_URING_OPS]
 		    : key.op < IO_OP_SYSCALLS ? (char *)io_op_names[key.op]
 					      : (char *)"unknown";
 		o->type = (char *)io__file_type(key.mode);
-		path = fpath_get(b, key.dev, key.ino, key.tgid);
-		if (key.mode == 0010000 || key.mode == 0140000) { /* no path: as /proc's links */
-			snprintf(files[n], sizeof(files[n]), "%s:[%llu]",
+		files[n].kdev = key.dev;
+		files[n].gen = key.gen;
+		files[n].name[0] = '\0';
+		if (key.mode == 0010000 || key.mode == 0140000) /* no path: as /proc's links */
+			snprintf(files[n].name, sizeof(files[n].name), "%s:[%llu]",
 				 key.mode == 0010000 ? "pipe" : "socket", (unsigned long long)key.ino);
-			path = files[n];
-		}
-		o->path = (char *)(path ? path : "");
+		/* the path and the histogram: after the loop (the tables move as they grow) */
 		o->calls = d(sum.calls, pv->calls);
 		o->errors = d(sum.errors, pv->errors);
 		o->bytes = d(sum.bytes, pv->bytes);
 		o->call_ns = d(sum.time_ns, pv->time_ns);
 		o->timed = d(sum.timed, pv->timed);
-		o->hist = &hists[n * IO_HIST];
 		for (size_t i = 0; i < IO_HIST; i++) {
-			o->hist[i] = d(sum.hist[i], pv->hist[i]);
-			if (o->hist[i])
+			hists[n * IO_HIST + i] = d(sum.hist[i], pv->hist[i]);
+			if (hists[n * IO_HIST + i])
 				nh = i + 1;
 		}
 		/* the maximum: the generation's; at least the lowest value of the highest
@@ -957,11 +1029,27 @@ static int files_poll(struct collector *c, struct io_bpf_lane *b, uint64_t now_n
 		if (!o->timed)
 			o->max_ns = 0;
 		o->n_hist = nh;
-		opp[n++] = o;
+		n++;
 		*pv = sum;
+	}
+	/* The paths of the files first seen since the ring buffer was read: a program
+	 * sends a file's path before it adds the file's first call to io_files. */
+	if (!err && ring_buffer__consume(b->rb) < 0 && !b->err)
+		b->err = -EIO;
+	if (!err)
+		err = b->err;
+	/* the pointers into ops, hists and files, now that none of them moves any more */
+	for (size_t i = 0; !err && i < n; i++) {
+		const char *path = files[i].name[0] ? files[i].name
+				 : fpath_get(b, files[i].kdev, ops[i].ino, files[i].gen, ops[i].pid);
+
+		opp[i] = &ops[i];
+		ops[i].hist = &hists[i * IO_HIST];
+		ops[i].path = (char *)(path ? path : "");
 	}
 	msg.ops = opp;
 	msg.n_ops = n;
+	msg.generations = true;
 	for (uint32_t op = 0; !err && b->files && op < IO_URING_OPS; op++) {
 		struct io_uring_val sum = {0};
 		uint64_t w[4];
