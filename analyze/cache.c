@@ -18,7 +18,7 @@
  * (ID-SIZE.db.tmp.PID), its frames placed and named there, and only then renamed into
  * place, by one builder at a time (an exclusive flock on ID-SIZE.db.lock); a second
  * builder waits for that lock and then takes the entry the first made. A process using an
- * entry holds a shared flock on its file until it exits; removing an entry (the cap,
+ * entry holds a shared flock on its file as long as its DB handle is open; removing an entry (the cap,
  * prune, clear, another size) takes an exclusive flock without waiting, and an entry in
  * use is skipped, never removed.
  */
@@ -31,6 +31,7 @@
 #include <limits.h>
 #include <pwd.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -307,6 +308,28 @@ static int entry_lock_shared(const char *cpath, int *fd_out)
 	return 0;
 }
 
+/* The shared lock FD goes with the DB handle that reads the entry: it is released when
+ * the handle is closed (the destructor of a function registered on it), so a process
+ * that closed an entry no longer keeps it from being removed. */
+static void lock_release(void *p)
+{
+	close((int)(intptr_t)p - 1);
+}
+
+static void lock_fn(sqlite3_context *c, int n, sqlite3_value **v)
+{
+	(void)n, (void)v;
+	sqlite3_result_null(c);
+}
+
+/* Hand the lock FD to DB (on failure it is closed: the entry is then unprotected, as
+ * before a lock existed, rather than not opened). */
+static void lock_attach(sqlite3 *db, int fd)
+{
+	sqlite3_create_function_v2(db, "ptop_cache_entry_lock", 0, SQLITE_UTF8,
+				   (void *)(intptr_t)(fd + 1), lock_fn, NULL, NULL, lock_release);
+}
+
 /* Remove the entry (or lock file) at PATH unless a process holds a lock on it: an
  * exclusive flock is tried without waiting. 0, -EBUSY when in use, or -errno. */
 static int entry_remove(const char *path)
@@ -415,8 +438,9 @@ static bool entry_open(const char *cpath, const char *real, const struct stat *s
 		goto stale;
 	if (!entry_fresh(db, cpath, real, st))
 		goto stale;
+	lock_attach(db, fd);
 	*out = db;
-	return true; /* FD stays open: the shared lock lasts as long as the process */
+	return true;
 stale:
 	sqlite3_close(db);
 	close(fd);
@@ -490,11 +514,11 @@ static void name_frames(sqlite3 *db)
 /* Load the capture PATH (REAL, stat ST) into a new DB at a private name next to CPATH,
  * key it, name its frames, then rename it into place: a reader never sees a half-built
  * entry, and a load that fails leaves the old entry (or none). The new entry is locked
- * shared before it appears, so that no other process's cap removes it; the lock lasts as
- * long as this process. No journal and no fsync: an entry that a crash left unreadable
+ * shared before it appears, so that no other process's cap removes it: *LOCK_FD, for
+ * the handle that will read it. No journal and no fsync: an entry that a crash left unreadable
  * fails entry_open and is built again. */
 static int entry_build(const char *path, const char *real, const struct stat *st,
-		       const char *cpath, char *err, size_t errlen)
+		       const char *cpath, int *lock_fd, char *err, size_t errlen)
 {
 	char tmp[PATH_MAX + 96];
 	char id[DB_CAPTURE_ID_LEN];
@@ -550,7 +574,9 @@ cleanup:
 			close(fd);
 		unlink(tmp);
 	}
-	return ret; /* on success FD stays open: the lock on the new entry */
+	if (!ret)
+		*lock_fd = fd;
+	return ret;
 }
 
 /* The entries of the capture CPATH is for, at other sizes, last used for the same file
@@ -633,9 +659,15 @@ int cache__open_capture(const char *path, sqlite3 **out, char *err, size_t errle
 		/* one builder at a time; the others wait, then take what it built */
 		lock = build_lock(cpath);
 		if (!entry_open(cpath, real, &st, &db)) {
-			ret = entry_build(path, real, &st, cpath, err, errlen);
+			int fd = -1;
+
+			ret = entry_build(path, real, &st, cpath, &fd, err, errlen);
 			/* opened under the build lock: no one else can replace it meanwhile */
 			ret = ret ?: db__open(cpath, false, true, &db, err, errlen);
+			if (fd >= 0 && ret)
+				close(fd);
+			else if (fd >= 0)
+				lock_attach(db, fd);
 			if (!ret) {
 				/* keep the folder under its cap: the least recently used
 				 * entries go, never one in use (this one is) */

@@ -34,8 +34,8 @@ int cache__path(const char *capture_path, char *out, size_t len);
  * missing or not of this file's bytes (its key: the stat, else a hash of the bytes;
  * cache.c says how): under a temporary name, its frames named, then renamed into place,
  * one builder at a time (the others wait and reuse it). A reused entry is told the path
- * it was reached by (source_path). The process holds a shared lock on the entry until
- * it exits, so no other process's cap removes it. After a build the least recently used
+ * it was reached by (source_path). *DB holds a shared lock on the entry until it is
+ * closed, so no other process's cap removes it meanwhile. After a build the least recently used
  * entries not in use are removed until the folder is under its cap. The entry is marked
  * used. 0 or -errno with a message in ERR (db__load_capture's errors for a capture that
  * does not load). */
