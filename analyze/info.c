@@ -618,7 +618,7 @@ static int text_skipped(sqlite3 *db, const struct capture_meta *m, FILE *f)
 		fprintf(f, "           %" PRId64 " %s skipped at load (%s): %s; see the drops\n", n,
 			undecodable ? (n == 1 ? "record" : "records") : (n == 1 ? "row" : "rows"),
 			(const char *)sqlite3_column_text(s, 2),
-			undecodable ? "they do not decode, as lost events"
+			undecodable ? "not decodable, counted as lost events"
 				    : "values no recorder writes");
 	}
 	sqlite3_finalize(s);

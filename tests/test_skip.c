@@ -489,7 +489,7 @@ static void test_04_info_and_salvage(void **state)
 	}
 	assert_int_equal(info__print(db, cid, path, false, 0, f), 0);
 	fclose(f);
-	if (!strstr(text, "1 record skipped at load (io): they do not decode"))
+	if (!strstr(text, "1 record skipped at load (io): not decodable"))
 		fail_msg("info does not say what was skipped:\n%s", text);
 	free(text);
 	sqlite3_close(db);
