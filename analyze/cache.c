@@ -4,10 +4,23 @@
  * An entry is $XDG_CACHE_HOME/ptop/ID-SIZE.db (else ~/.cache/ptop): ID the capture's id
  * from its header, SIZE its size in bytes. A copy or a move of a capture reuses its
  * entry; a capture still growing, or another capture at the same path, gets a new one.
+ * An entry holds the key of the file it was built from (table cache_key: device, inode,
+ * size, modification and change times in ns, and a hash of every byte): an entry is used
+ * as it is when the file's stat matches the key; else the file is hashed, and an equal
+ * hash (a copy, a move) takes the entry with the new stat, a different one (the file was
+ * changed in place, whatever its times say) builds it again.
  * The folder is kept under a size cap (PTOP_CACHE_MAX, default 4 GiB) by removing the
  * least recently used entries after each build; an entry's modification time is when
  * it was last used (set at each use: an access time would move with every read, even
  * `cache list`'s own). `ptop-analyze cache list|prune|clear` shows and trims it.
+ *
+ * Several analyzers at once (parallel CI jobs): an entry is built under a private name
+ * (ID-SIZE.db.tmp.PID), its frames placed and named there, and only then renamed into
+ * place, by one builder at a time (an exclusive flock on ID-SIZE.db.lock); a second
+ * builder waits for that lock and then takes the entry the first made. A process using an
+ * entry holds a shared flock on its file as long as its DB handle is open; removing an entry (the cap,
+ * prune, clear, another size) takes an exclusive flock without waiting, and an entry in
+ * use is skipped, never removed.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -18,9 +31,11 @@
 #include <limits.h>
 #include <pwd.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -28,6 +43,8 @@
 #include "analyze/analyze.h"
 #include "analyze/cache.h"
 #include "analyze/output.h"
+#include "analyze/symbolize.h"
+#include "common/hash.h"
 #include "common/units.h"
 #include "proto/capture.h"
 
@@ -196,58 +213,241 @@ static void touch_used(const char *cpath)
 	utimensat(AT_FDCWD, cpath, ts, 0);
 }
 
-static int64_t mtime_ns(const struct stat *st)
+static int64_t ts_ns(const struct timespec *t)
 {
-	return (int64_t)st->st_mtim.tv_sec * 1000000000 + st->st_mtim.tv_nsec;
+	return (int64_t)t->tv_sec * 1000000000 + t->tv_nsec;
 }
 
-/* Whether the entry at CPATH holds the capture at REAL (stat ST) with its id and size:
- * then *OUT is the open, read-only DB. An entry reused for a copy or a move is told the
- * capture's new path (source_path), so that info names the file given. */
-static bool entry_fresh(const char *cpath, const char *real, const struct stat *st,
-			sqlite3 **out)
-{
-	sqlite3 *db = NULL, *rw = NULL;
-	sqlite3_stmt *s = NULL;
-	char ignored[256];
-	bool fresh = false, moved = false;
+/* What an entry is keyed on beyond its name: the file's stat, and a hash of its bytes. */
+struct file_key {
+	int64_t dev, ino, size, mtime_ns, ctime_ns;
+	uint64_t hash;
+};
 
-	if (access(cpath, R_OK))
-		return false;
-	if (db__open(cpath, false, true, &db, ignored, sizeof(ignored)))
-		return false;
+/* A 64-bit FNV-1a of every byte of the file at PATH (a word at a time, then the bytes
+ * past the last whole word, then the length) into *OUT. 0 or -errno. */
+static int file_hash(const char *path, uint64_t *out)
+{
+	enum { BUF = 1 << 20 };
+	unsigned char *buf = malloc(BUF);
+	uint64_t h = FNV1A64_INIT, total = 0;
+	int fd, ret = 0;
+
+	if (!buf)
+		return -ENOMEM;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		free(buf);
+		return -errno;
+	}
+	for (;;) {
+		size_t have = 0, k;
+		ssize_t n = 0;
+
+		/* fill the buffer whole, so that only the last one ends off a word */
+		while (have < BUF && (n = read(fd, buf + have, BUF - have)) != 0) {
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n < 0) {
+				ret = -errno;
+				goto cleanup;
+			}
+			have += (size_t)n;
+		}
+		for (k = 0; k + 8 <= have; k += 8) {
+			uint64_t w;
+
+			memcpy(&w, buf + k, 8);
+			h = fnv1a64_word(h, w);
+		}
+		h = fnv1a64_bytes(h, buf + k, have - k);
+		total += have;
+		if (have < BUF)
+			break;
+	}
+	*out = fnv1a64_word(h, total);
+cleanup:
+	close(fd);
+	free(buf);
+	return ret;
+}
+
+static void key_from_stat(struct file_key *k, const struct stat *st)
+{
+	k->dev = (int64_t)st->st_dev;
+	k->ino = (int64_t)st->st_ino;
+	k->size = (int64_t)st->st_size;
+	k->mtime_ns = ts_ns(&st->st_mtim);
+	k->ctime_ns = ts_ns(&st->st_ctim);
+}
+
+/* ------------------------------------------------------------------ locks */
+
+/* Take a shared flock on the entry CPATH, as a process using it does: 0 with *FD open and
+ * locked (the lock goes with the descriptor), or -errno (-ESTALE: the entry was removed
+ * or replaced while we waited for the lock). */
+static int entry_lock_shared(const char *cpath, int *fd_out)
+{
+	struct stat a, b;
+	int fd = open(cpath, O_RDONLY | O_CLOEXEC | O_NOFOLLOW), ret;
+
+	if (fd < 0)
+		return -errno;
+	while (flock(fd, LOCK_SH) && errno == EINTR)
+		;
+	if (fstat(fd, &a) || stat(cpath, &b)) {
+		ret = -errno;
+		close(fd);
+		return ret;
+	}
+	if (a.st_ino != b.st_ino || a.st_dev != b.st_dev || !a.st_nlink || !S_ISREG(a.st_mode)) {
+		close(fd);
+		return -ESTALE;
+	}
+	*fd_out = fd;
+	return 0;
+}
+
+/* The shared lock FD goes with the DB handle that reads the entry: it is released when
+ * the handle is closed (the destructor of a function registered on it), so a process
+ * that closed an entry no longer keeps it from being removed. */
+static void lock_release(void *p)
+{
+	close((int)(intptr_t)p - 1);
+}
+
+static void lock_fn(sqlite3_context *c, int n, sqlite3_value **v)
+{
+	(void)n, (void)v;
+	sqlite3_result_null(c);
+}
+
+/* Hand the lock FD to DB (on failure it is closed: the entry is then unprotected, as
+ * before a lock existed, rather than not opened). */
+static void lock_attach(sqlite3 *db, int fd)
+{
+	sqlite3_create_function_v2(db, "ptop_cache_entry_lock", 0, SQLITE_UTF8,
+				   (void *)(intptr_t)(fd + 1), lock_fn, NULL, NULL, lock_release);
+}
+
+/* Remove the entry (or lock file) at PATH unless a process holds a lock on it: an
+ * exclusive flock is tried without waiting. 0, -EBUSY when in use, or -errno. */
+static int entry_remove(const char *path)
+{
+	struct stat a, b;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW), ret = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (flock(fd, LOCK_EX | LOCK_NB)) {
+		ret = errno == EWOULDBLOCK ? -EBUSY : -errno;
+	} else if (fstat(fd, &a) || lstat(path, &b)) {
+		ret = -errno;
+	} else if (a.st_ino != b.st_ino || a.st_dev != b.st_dev) {
+		ret = -ESTALE; /* replaced meanwhile: the new one is not ours to judge */
+	} else if (unlink(path)) {
+		ret = -errno;
+	}
+	close(fd); /* releases the lock */
+	return ret;
+}
+
+/* ------------------------------------------------------------------ freshness */
+
+/* Whether DB (the entry at CPATH) holds the capture at REAL, whose stat is ST: one
+ * capture of that size, and a key of the same file (see the top). A copy or a move (same
+ * bytes, other stat or path) is stamped with its stat and path (source_path), so that
+ * info names the file given and the next use needs no hash. */
+static bool entry_fresh(sqlite3 *db, const char *cpath, const char *real, const struct stat *st)
+{
+	sqlite3_stmt *s = NULL;
+	struct file_key now = {0};
+	sqlite3 *rw = NULL;
+	const char *src;
+	bool fresh = false, stamp = false;
+	uint64_t hash;
+
+	key_from_stat(&now, st);
 	if (sqlite3_prepare_v2(db,
-			       "SELECT source_path, source_size, (SELECT count(*) FROM capture) "
-			       "FROM capture",
-			       -1, &s, NULL) != SQLITE_OK)
+			       "SELECT c.source_path, c.source_size, (SELECT count(*) FROM capture), "
+			       "k.dev, k.ino, k.size, k.mtime_ns, k.ctime_ns, k.hash "
+			       "FROM capture c, cache_key k",
+			       -1, &s, NULL) != SQLITE_OK ||
+	    sqlite3_step(s) != SQLITE_ROW)
+		goto cleanup; /* an entry of an older ptop has no key: built again */
+	if (sqlite3_column_int64(s, 2) != 1 || sqlite3_column_int64(s, 1) != now.size ||
+	    sqlite3_column_int64(s, 5) != now.size)
 		goto cleanup;
-	if (sqlite3_step(s) != SQLITE_ROW)
+	src = (const char *)sqlite3_column_text(s, 0);
+	if (sqlite3_column_int64(s, 3) == now.dev && sqlite3_column_int64(s, 4) == now.ino &&
+	    sqlite3_column_int64(s, 6) == now.mtime_ns && sqlite3_column_int64(s, 7) == now.ctime_ns) {
+		fresh = true;
+		stamp = !src || strcmp(src, real); /* a hard link's other name */
 		goto cleanup;
-	/* the id is in the name; the size is checked against the row too */
-	fresh = sqlite3_column_int64(s, 2) == 1 && sqlite3_column_int64(s, 1) == st->st_size;
-	moved = fresh && (!sqlite3_column_text(s, 0) ||
-			  strcmp((const char *)sqlite3_column_text(s, 0), real));
+	}
+	/* another file, or this one touched or changed: its bytes decide */
+	if (file_hash(real, &hash) || (int64_t)hash != sqlite3_column_int64(s, 8))
+		goto cleanup;
+	fresh = stamp = true;
 cleanup:
 	sqlite3_finalize(s);
-	if (moved && sqlite3_open_v2(cpath, &rw, SQLITE_OPEN_READWRITE, NULL) == SQLITE_OK) {
-		sqlite3_stmt *u = NULL;
-
+	s = NULL;
+	if (stamp && sqlite3_open_v2(cpath, &rw, SQLITE_OPEN_READWRITE, NULL) == SQLITE_OK) {
+		sqlite3_busy_timeout(rw, 5000);
 		if (sqlite3_prepare_v2(rw,
 				       "UPDATE capture SET source_path = ?1, source_mtime_ns = ?2",
-				       -1, &u, NULL) == SQLITE_OK) {
-			sqlite3_bind_text(u, 1, real, -1, SQLITE_STATIC);
-			sqlite3_bind_int64(u, 2, mtime_ns(st));
-			sqlite3_step(u); /* a read-only entry keeps the first path: no harm */
+				       -1, &s, NULL) == SQLITE_OK) {
+			sqlite3_bind_text(s, 1, real, -1, SQLITE_STATIC);
+			sqlite3_bind_int64(s, 2, now.mtime_ns);
+			sqlite3_step(s); /* a read-only entry keeps the first path: no harm */
 		}
-		sqlite3_finalize(u);
+		sqlite3_finalize(s);
+		s = NULL;
+		if (sqlite3_prepare_v2(rw,
+				       "UPDATE cache_key SET dev = ?1, ino = ?2, mtime_ns = ?3, "
+				       "ctime_ns = ?4",
+				       -1, &s, NULL) == SQLITE_OK) {
+			sqlite3_bind_int64(s, 1, now.dev);
+			sqlite3_bind_int64(s, 2, now.ino);
+			sqlite3_bind_int64(s, 3, now.mtime_ns);
+			sqlite3_bind_int64(s, 4, now.ctime_ns);
+			sqlite3_step(s); /* not stored: the next use hashes again */
+		}
+		sqlite3_finalize(s);
 	}
 	sqlite3_close(rw);
-	if (fresh)
-		*out = db;
-	else
-		sqlite3_close(db);
 	return fresh;
 }
+
+/* Open the entry CPATH read-only into *OUT when it holds the capture at REAL (stat ST),
+ * holding a shared lock on it until the process exits. Whether it did. */
+static bool entry_open(const char *cpath, const char *real, const struct stat *st, sqlite3 **out)
+{
+	sqlite3 *db = NULL;
+	struct stat a, b;
+	char ignored[256];
+	int fd = -1;
+
+	if (access(cpath, R_OK) || entry_lock_shared(cpath, &fd))
+		return false;
+	if (db__open(cpath, false, true, &db, ignored, sizeof(ignored)))
+		goto stale;
+	/* the DB opened is the file locked: the path still names it (it cannot be removed,
+	 * being locked, nor its inode reused, being open) */
+	if (fstat(fd, &a) || stat(cpath, &b) || a.st_ino != b.st_ino || a.st_dev != b.st_dev)
+		goto stale;
+	if (!entry_fresh(db, cpath, real, st))
+		goto stale;
+	lock_attach(db, fd);
+	*out = db;
+	return true;
+stale:
+	sqlite3_close(db);
+	close(fd);
+	return false;
+}
+
+/* ------------------------------------------------------------------ a build */
 
 /* Remove CPATH.tmp.PID files whose builder PID is gone (it crashed or was
  * killed mid-build); a build still running keeps its file. */
@@ -270,20 +470,71 @@ static void remove_stale_tmp(const char *pattern_base)
 	globfree(&g);
 }
 
-/* Load the capture PATH into a new DB at a temporary name next to CPATH, then
- * rename it into place: a reader never sees a half-built entry, and a load
- * that fails leaves the old entry (or none). No journal and no fsync: an entry
- * that a crash left unreadable fails entry_fresh and is built again. */
-static int entry_build(const char *path, const char *cpath, char *err, size_t errlen)
+/* Store KEY in the new entry DB. 0 or -EIO. */
+static int write_key(sqlite3 *db, const struct file_key *k)
+{
+	sqlite3_stmt *s = NULL;
+	int rc;
+
+	if (sqlite3_exec(db,
+			 "CREATE TABLE cache_key (dev INTEGER, ino INTEGER, size INTEGER, "
+			 "mtime_ns INTEGER, ctime_ns INTEGER, hash INTEGER)",
+			 NULL, NULL, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(db, "INSERT INTO cache_key VALUES (?1, ?2, ?3, ?4, ?5, ?6)", -1, &s,
+			       NULL) != SQLITE_OK)
+		return -EIO;
+	sqlite3_bind_int64(s, 1, k->dev);
+	sqlite3_bind_int64(s, 2, k->ino);
+	sqlite3_bind_int64(s, 3, k->size);
+	sqlite3_bind_int64(s, 4, k->mtime_ns);
+	sqlite3_bind_int64(s, 5, k->ctime_ns);
+	sqlite3_bind_int64(s, 6, (int64_t)k->hash);
+	rc = sqlite3_step(s);
+	sqlite3_finalize(s);
+	return rc == SQLITE_DONE ? 0 : -EIO;
+}
+
+/* Place and name the frames of every capture of the new entry DB, as the first report
+ * would, so that an entry is whole when it appears: no reader finds it half named, and
+ * no two readers name it at once. A failure leaves the names to the commands that need
+ * them (they retry, and say why when it fails again). */
+static void name_frames(sqlite3 *db)
+{
+	sqlite3_stmt *s = NULL;
+	char ignored[512];
+
+	if (sqlite3_prepare_v2(db, "SELECT cap FROM capture", -1, &s, NULL) != SQLITE_OK)
+		return;
+	while (sqlite3_step(s) == SQLITE_ROW)
+		symstore__update(db, sqlite3_column_int64(s, 0), NULL, NULL, ignored,
+				 sizeof(ignored));
+	sqlite3_finalize(s);
+}
+
+/* Load the capture PATH (REAL, stat ST) into a new DB at a private name next to CPATH,
+ * key it, name its frames, then rename it into place: a reader never sees a half-built
+ * entry, and a load that fails leaves the old entry (or none). The new entry is locked
+ * shared before it appears, so that no other process's cap removes it: *LOCK_FD, for
+ * the handle that will read it. No journal and no fsync: an entry that a crash left unreadable
+ * fails entry_open and is built again. */
+static int entry_build(const char *path, const char *real, const struct stat *st,
+		       const char *cpath, int *lock_fd, char *err, size_t errlen)
 {
 	char tmp[PATH_MAX + 96];
 	char id[DB_CAPTURE_ID_LEN];
+	struct file_key key = {0};
 	sqlite3 *db = NULL;
-	int ret;
+	int ret, fd = -1;
 
 	remove_stale_tmp(cpath);
 	snprintf(tmp, sizeof(tmp), "%s.tmp.%d", cpath, (int)getpid());
 	unlink(tmp);
+	key_from_stat(&key, st);
+	ret = file_hash(real, &key.hash);
+	if (ret) {
+		snprintf(err, errlen, "cannot read %s: %s", path, strerror(-ret));
+		goto cleanup;
+	}
 	ret = db__open(tmp, true, false, &db, err, errlen);
 	if (ret)
 		goto cleanup;
@@ -293,6 +544,12 @@ static int entry_build(const char *path, const char *cpath, char *err, size_t er
 	ret = db__load_capture(db, path, true, id, NULL, err, errlen);
 	if (ret)
 		goto cleanup;
+	ret = write_key(db, &key);
+	if (ret) {
+		snprintf(err, errlen, "cannot write the cache DB %s: %s", tmp, sqlite3_errmsg(db));
+		goto cleanup;
+	}
+	name_frames(db);
 	if (sqlite3_close(db) != SQLITE_OK) {
 		ret = -EIO;
 		snprintf(err, errlen, "cannot close the cache DB %s", tmp);
@@ -300,6 +557,11 @@ static int entry_build(const char *path, const char *cpath, char *err, size_t er
 		goto cleanup;
 	}
 	db = NULL;
+	ret = entry_lock_shared(tmp, &fd);
+	if (ret) {
+		snprintf(err, errlen, "cannot lock the cache DB %s: %s", tmp, strerror(-ret));
+		goto cleanup;
+	}
 	if (rename(tmp, cpath)) {
 		ret = -errno;
 		snprintf(err, errlen, "cannot put the cache DB in place at %s: %s", cpath,
@@ -307,15 +569,20 @@ static int entry_build(const char *path, const char *cpath, char *err, size_t er
 	}
 cleanup:
 	sqlite3_close(db);
-	if (ret)
+	if (ret) {
+		if (fd >= 0)
+			close(fd);
 		unlink(tmp);
+	}
+	if (!ret)
+		*lock_fd = fd;
 	return ret;
 }
 
 /* The entries of the capture CPATH is for, at other sizes, last used for the same file
  * REAL: the file grew (a recording still being written) or was cut,
- * so they will not be used again. Removed, so a live capture analyzed again and again
- * leaves one entry, not one per size. Copies elsewhere keep theirs. */
+ * so they will not be used again. Removed (unless in use), so a live capture analyzed
+ * again and again leaves one entry, not one per size. Copies elsewhere keep theirs. */
 static void remove_older_sizes(const char *cpath, const char *real)
 {
 	const char *base = strrchr(cpath, '/'), *dash = strrchr(cpath, '-');
@@ -335,9 +602,29 @@ static void remove_older_sizes(const char *cpath, const char *real)
 		snprintf(e.path, sizeof(e.path), "%s", g.gl_pathv[k]);
 		entry_describe(&e);
 		if (!strcmp(e.source, real))
-			unlink(g.gl_pathv[k]);
+			entry_remove(g.gl_pathv[k]);
 	}
 	globfree(&g);
+}
+
+/* Wait for the right to build the entry CPATH: an exclusive flock on CPATH.lock. The
+ * descriptor (the caller closes it, which releases the lock), or -1 when the lock file
+ * cannot be made: the build goes on unlocked, still atomic (only done twice). */
+static int build_lock(const char *cpath)
+{
+	char lpath[PATH_MAX + 80];
+	int fd;
+
+	snprintf(lpath, sizeof(lpath), "%s.lock", cpath);
+	fd = open(lpath, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd < 0)
+		return -1;
+	while (flock(fd, LOCK_EX))
+		if (errno != EINTR) {
+			close(fd);
+			return -1;
+		}
+	return fd;
 }
 
 int cache__open_capture(const char *path, sqlite3 **out, char *err, size_t errlen)
@@ -347,7 +634,7 @@ int cache__open_capture(const char *path, sqlite3 **out, char *err, size_t errle
 	sqlite3 *db = NULL;
 	struct stat st;
 	uint64_t max;
-	int ret;
+	int ret, lock;
 
 	*out = NULL;
 	real = realpath(path, NULL);
@@ -368,18 +655,32 @@ int cache__open_capture(const char *path, sqlite3 **out, char *err, size_t errle
 	ret = cache_dir_check(dir, err, errlen);
 	if (ret)
 		goto cleanup;
-	if (!entry_fresh(cpath, real, &st, &db)) {
-		ret = entry_build(path, cpath, err, errlen);
+	if (!entry_open(cpath, real, &st, &db)) {
+		/* one builder at a time; the others wait, then take what it built */
+		lock = build_lock(cpath);
+		if (!entry_open(cpath, real, &st, &db)) {
+			int fd = -1;
+
+			ret = entry_build(path, real, &st, cpath, &fd, err, errlen);
+			/* opened under the build lock: no one else can replace it meanwhile */
+			ret = ret ?: db__open(cpath, false, true, &db, err, errlen);
+			if (fd >= 0 && ret)
+				close(fd);
+			else if (fd >= 0)
+				lock_attach(db, fd);
+			if (!ret) {
+				/* keep the folder under its cap: the least recently used
+				 * entries go, never one in use (this one is) */
+				if (cache__max_bytes(&max, why, sizeof(why)))
+					fprintf(stderr, "ptop-analyze: %s; using the default\n",
+						why);
+				cache__evict(dir, max, cpath, NULL, NULL);
+			}
+		}
+		if (lock >= 0)
+			close(lock);
 		if (ret)
 			goto cleanup;
-		ret = db__open(cpath, false, true, &db, err, errlen);
-		if (ret)
-			goto cleanup;
-		/* keep the folder under its cap: the least recently used entries go, never
-		 * this one */
-		if (cache__max_bytes(&max, why, sizeof(why)))
-			fprintf(stderr, "ptop-analyze: %s; using the default\n", why);
-		cache__evict(dir, max, cpath, NULL, NULL);
 	}
 	remove_older_sizes(cpath, real);
 	touch_used(cpath);
@@ -497,8 +798,8 @@ int cache__evict(const char *dir, uint64_t max, const char *keep, uint64_t *free
 	for (size_t k = n; max && k-- > 0 && total > max;) {
 		if (keep && !strcmp(v[k].path, keep))
 			continue;
-		if (unlink(v[k].path))
-			continue;
+		if (entry_remove(v[k].path))
+			continue; /* in use by a process (a shared lock), or gone */
 		total -= v[k].db_bytes;
 		if (freed)
 			*freed += v[k].db_bytes;
@@ -602,13 +903,15 @@ cleanup:
 	return ANALYZE_EXIT_OK;
 }
 
-/* Remove every entry (and temporary builds whose builder is gone). */
+/* Remove every entry not in use (and temporary builds whose builder is gone, and lock
+ * files no build holds). */
 static int cache_clear_cmd(const char *dir)
 {
 	struct cache_entry *v = NULL;
 	uint64_t freed = 0;
-	size_t n = 0, removed = 0;
-	char b[64], pattern[PATH_MAX + 8];
+	size_t n = 0, removed = 0, busy = 0;
+	char b[64], pattern[PATH_MAX + 16];
+	glob_t g;
 	int err;
 
 	err = cache__list(dir, false, &v, &n);
@@ -617,19 +920,36 @@ static int cache_clear_cmd(const char *dir)
 		return ANALYZE_EXIT_INTERNAL;
 	}
 	for (size_t k = 0; k < n; k++) {
-		if (unlink(v[k].path)) {
-			fprintf(stderr, "ptop-analyze cache: cannot remove %s: %s\n", v[k].path,
-				strerror(errno));
-			err = -errno;
+		int rc = entry_remove(v[k].path);
+
+		if (rc == -EBUSY) {
+			busy++;
 			continue;
 		}
+		if (rc && rc != -ENOENT && rc != -ESTALE) {
+			fprintf(stderr, "ptop-analyze cache: cannot remove %s: %s\n", v[k].path,
+				strerror(-rc));
+			err = rc;
+			continue;
+		}
+		if (rc)
+			continue; /* removed or replaced by another process meanwhile */
 		freed += v[k].db_bytes;
 		removed++;
 	}
 	snprintf(pattern, sizeof(pattern), "%s/*", dir);
 	remove_stale_tmp(pattern);
+	snprintf(pattern, sizeof(pattern), "%s/*.db.lock", dir);
+	if (!glob(pattern, GLOB_NOSORT | GLOB_NOESCAPE, NULL, &g)) {
+		for (size_t k = 0; k < g.gl_pathc; k++)
+			entry_remove(g.gl_pathv[k]); /* a build under way keeps its lock */
+		globfree(&g);
+	}
 	free(v);
-	printf("cache %s: removed %zu entries, %s\n", dir, removed, fmt_bytes(b, sizeof(b), freed));
+	printf("cache %s: removed %zu entries, %s", dir, removed, fmt_bytes(b, sizeof(b), freed));
+	if (busy)
+		printf("; kept %zu in use by a running ptop-analyze", busy);
+	printf("\n");
 	return err ? ANALYZE_EXIT_INTERNAL : ANALYZE_EXIT_OK;
 }
 

@@ -30,12 +30,15 @@ int cache__max_bytes(uint64_t *max, char *err, size_t errlen);
  * (-ENOENT when the file or the folder's home does not exist). */
 int cache__path(const char *capture_path, char *out, size_t len);
 
-/* Open the entry of the capture at PATH read-only into *DB, building it first (under a
- * temporary name, then renamed into place) when missing or not of this capture's id
- * and size; a reused entry is told the path it was reached by (source_path). After a
- * build the least recently used entries are removed until the folder is under its cap.
- * The entry is marked used. 0 or -errno with a message in ERR (db__load_capture's
- * errors for a capture that does not load). */
+/* Open the entry of the capture at PATH read-only into *DB, building it first when
+ * missing or not of this file's bytes (its key: the stat, else a hash of the bytes;
+ * cache.c says how): under a temporary name, its frames named, then renamed into place,
+ * one builder at a time (the others wait and reuse it). A reused entry is told the path
+ * it was reached by (source_path). *DB holds a shared lock on the entry until it is
+ * closed, so no other process's cap removes it meanwhile. After a build the least recently used
+ * entries not in use are removed until the folder is under its cap. The entry is marked
+ * used. 0 or -errno with a message in ERR (db__load_capture's errors for a capture that
+ * does not load). */
 int cache__open_capture(const char *path, sqlite3 **db, char *err, size_t errlen);
 
 struct cache_entry {
@@ -52,7 +55,8 @@ struct cache_entry {
  * path and size. A missing folder has none. 0, -ENOMEM, or opendir's -errno. */
 int cache__list(const char *dir, bool describe, struct cache_entry **out, size_t *n);
 
-/* Remove the least recently used entries of DIR, never KEEP (a path, or NULL), until
+/* Remove the least recently used entries of DIR, never KEEP (a path, or NULL) nor one
+ * a process holds a lock on (in use), until
  * their total is at most MAX bytes (0: no cap, nothing removed). *FREED and *REMOVED
  * (each may be NULL) get what was removed. 0 or cache__list's -errno. */
 int cache__evict(const char *dir, uint64_t max, const char *keep, uint64_t *freed,

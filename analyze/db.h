@@ -38,12 +38,25 @@ struct load_stats {
 	bool already_loaded;     /* the capture id was in the DB: nothing done */
 	bool complete;           /* the file ended with a trailer, read cleanly */
 	char read_message[256];  /* the reader's status line when not clean */
+	uint64_t skipped;        /* records skipped: they, or their payload, do not decode */
+	uint64_t bad_rows;       /* rows skipped: values the reports' checks refuse */
 };
+
+/* The drop_notice kinds of what the loader itself skips, each a row with the
+ * collector (its part; "capture" when a record is no Record at all), the count and
+ * what was wrong: a record that does not decode is a lost event, and the rest of the
+ * capture loads; rows no recorder writes (db__check_capture's checks) are left out, so
+ * that the reports can read the rest. */
+#define LOAD_SKIP_UNDECODABLE "undecodable"
+#define LOAD_SKIP_INVALID "invalid"
 
 /* Load the capture at PATH into DB in one transaction (indexes after the
  * data). A capture whose id is already in DB is not loaded again (unless
  * REPLACE, which deletes its rows first). A truncated or corrupt file loads
  * every complete frame and records where reading stopped in capture.read_*.
+ * A record that does not decode, or whose payload does not, is skipped and noted
+ * (LOAD_SKIP_UNDECODABLE); then the rows the reports' DB check would refuse are left
+ * out and noted (LOAD_SKIP_INVALID, db__check_drop_bad_rows): what loads, reports.
  * CAPTURE_ID gets the capture's id. STATS may be NULL.
  * A file whose first record is not a header (e.g. its first frame is corrupt)
  * is refused with -EBADMSG and nothing is loaded; so is a file without the
@@ -79,5 +92,18 @@ int db__check_capture(sqlite3 *db, int64_t cap, char *err, size_t errlen);
  * cpu_profile"; NULL: all): a command checks what it reads (on a DB of a million rows a
  * table takes about as long as a report over it). The capture row is always checked. */
 int db__check_tables(sqlite3 *db, int64_t cap, const char *tables, char *err, size_t errlen);
+
+/* What db__check_drop_bad_rows tells of each table it took rows from: the part
+ * (COLLECTOR), TABLE, how many ROWS, and what was wrong with the first (WHAT). 0 or
+ * -errno (which stops it). */
+typedef int (*db_bad_rows_fn)(void *arg, const char *collector, const char *table,
+			      uint64_t rows, const char *what);
+
+/* The checks of db__check_capture at load time: every row of capture CAP's sample
+ * tables that fails one is deleted (a row out of order is judged against the rows kept,
+ * so the rows kept all pass), FN told per table, and the total in *DROPPED. The capture
+ * row is not checked here. 0, -EIO (ERR says why), -ENOMEM. */
+int db__check_drop_bad_rows(sqlite3 *db, int64_t cap, db_bad_rows_fn fn, void *arg,
+			    uint64_t *dropped, char *err, size_t errlen);
 
 #endif

@@ -29,10 +29,46 @@ static int offence(char *err, size_t errlen, const char *table, int64_t row, con
 	return -EBADMSG;
 }
 
+/* The rows that fail a check, when the checks gather them (at load) instead of stopping at
+ * the first (a command's check): their rowids, and what was wrong with the first. */
+struct bad_rows {
+	int64_t *row;
+	size_t n, cap;
+	char first[256];
+};
+
+/* Add ROW (WHAT wrong with it) to B. 0 or -ENOMEM. */
+static int bad_rows_add(struct bad_rows *b, int64_t row, const char *what)
+{
+	if (b->n == b->cap) {
+		size_t cap = b->cap ? 2 * b->cap : 16;
+		int64_t *v = realloc(b->row, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		b->row = v;
+		b->cap = cap;
+	}
+	if (!b->n)
+		snprintf(b->first, sizeof(b->first), "%s", what);
+	b->row[b->n++] = row;
+	return 0;
+}
+
+/* Report the offence of ROW (WHAT) of T: into BAD when gathering (0 or -ENOMEM), else
+ * as the command's refusal (-EBADMSG, ERR filled). */
+static int offend(struct bad_rows *bad, char *err, size_t errlen, const char *table, int64_t row,
+		  const char *what)
+{
+	if (bad)
+		return bad_rows_add(bad, row, what);
+	return offence(err, errlen, table, row, what);
+}
+
 /* The figures of T that cannot be negative, in one pass: the first row with one negative,
- * and which. 0, -EBADMSG, -EIO as first_offence. */
-static int check_nonneg(sqlite3 *db, int64_t cap, const struct an_table_check *t, char *err,
-			size_t errlen)
+ * and which (every such row into BAD when not NULL). 0, -EBADMSG, -EIO as first_offence. */
+static int check_nonneg(sqlite3 *db, int64_t cap, const struct an_table_check *t,
+			struct bad_rows *bad, char *err, size_t errlen)
 {
 	char sql[2048], which[1024] = "", value[1024] = "", any[1024] = "", col[64];
 	sqlite3_stmt *s = NULL;
@@ -51,21 +87,25 @@ static int check_nonneg(sqlite3 *db, int64_t cap, const struct an_table_check *t
 			 any[0] ? " OR " : "", col);
 	}
 	snprintf(sql, sizeof(sql),
-		 "SELECT rowid, CASE%s END, CASE%s END FROM %s WHERE cap = ?1 AND (%s) LIMIT 1",
-		 which, value, t->table, any);
+		 "SELECT rowid, CASE%s END, CASE%s END FROM %s WHERE cap = ?1 AND (%s)%s",
+		 which, value, t->table, any, bad ? "" : " LIMIT 1");
 	rc = sqlite3_prepare_v2(db, sql, -1, &s, NULL);
 	if (rc != SQLITE_OK) {
 		snprintf(err, errlen, "checking %s: %s", t->table, sqlite3_errmsg(db));
 		return -EIO;
 	}
 	sqlite3_bind_int64(s, 1, cap);
-	rc = sqlite3_step(s);
-	if (rc == SQLITE_ROW) {
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		char what[256];
 
 		snprintf(what, sizeof(what), "%s is %" PRId64 ": a count or size is never negative",
 			 (const char *)sqlite3_column_text(s, 1), (int64_t)sqlite3_column_int64(s, 2));
-		ret = offence(err, errlen, t->table, sqlite3_column_int64(s, 0), what);
+		ret = offend(bad, err, errlen, t->table, sqlite3_column_int64(s, 0), what);
+		if (ret || !bad)
+			break;
+	}
+	if (ret || rc == SQLITE_ROW) {
+		/* stopped at an offence (ERR filled), or BAD could not grow */
 	} else if (rc == SQLITE_CORRUPT || rc == SQLITE_NOTADB) {
 		snprintf(err, errlen, "corrupt DB: reading %s: %s; load the capture again", t->table,
 			 sqlite3_errmsg(db));
@@ -149,9 +189,10 @@ static uint64_t series_key(sqlite3_stmt *s)
 /* The times of T, in one pass in file order (no sort: a window function over a million
  * rows took seconds): time_ns a positive integer; interval_ns NULL or an integer in
  * (0, time_ns]; the samples of each series in strictly increasing time (the last time of
- * each series in a hash map). 0, -EBADMSG, -EIO, -ENOMEM. */
-static int check_times(sqlite3 *db, int64_t cap, const struct an_table_check *t, char *err,
-		       size_t errlen)
+ * each series in a hash map). With BAD, every offending row goes there and the pass goes
+ * on as if it were not there (the rows kept then pass). 0, -EBADMSG, -EIO, -ENOMEM. */
+static int check_times(sqlite3 *db, int64_t cap, const struct an_table_check *t,
+		       struct bad_rows *bad, char *err, size_t errlen)
 {
 	struct series_map m = {0};
 	sqlite3_stmt *s = NULL;
@@ -176,16 +217,20 @@ static int check_times(sqlite3 *db, int64_t cap, const struct an_table_check *t,
 			snprintf(what, sizeof(what),
 				 "time_ns is %" PRId64 ": a time is a positive monotonic time in ns",
 				 time);
-			ret = offence(err, errlen, t->table, row, what);
-			break;
+			ret = offend(bad, err, errlen, t->table, row, what);
+			if (ret || !bad)
+				break;
+			continue;
 		}
 		if (ivt != SQLITE_NULL && (ivt != SQLITE_INTEGER || iv <= 0 || iv > time)) {
 			snprintf(what, sizeof(what),
 				 "interval_ns is %" PRId64 " (time_ns %" PRId64 "): an interval is "
 				 "positive (NULL when unknown) and starts after boot",
 				 iv, time);
-			ret = offence(err, errlen, t->table, row, what);
-			break;
+			ret = offend(bad, err, errlen, t->table, row, what);
+			if (ret || !bad)
+				break;
+			continue;
 		}
 		last = series_slot(&m, series_key(s), &found);
 		if (!last) {
@@ -198,8 +243,10 @@ static int check_times(sqlite3 *db, int64_t cap, const struct an_table_check *t,
 				 "time_ns %" PRId64 " is not after the previous sample's %" PRId64
 				 " of its series: samples out of order, or twice at one time",
 				 time, *last);
-			ret = offence(err, errlen, t->table, row, what);
-			break;
+			ret = offend(bad, err, errlen, t->table, row, what);
+			if (ret || !bad)
+				break;
+			continue;
 		}
 		*last = time;
 	}
@@ -207,7 +254,7 @@ static int check_times(sqlite3 *db, int64_t cap, const struct an_table_check *t,
 		snprintf(err, errlen, "corrupt DB: reading %s: %s; load the capture again", t->table,
 			 sqlite3_errmsg(db));
 		ret = -EBADMSG;
-	} else if (!ret && rc != SQLITE_DONE) {
+	} else if (!ret && rc != SQLITE_DONE && rc != SQLITE_ROW) {
 		snprintf(err, errlen, "checking %s: %s", t->table, sqlite3_errmsg(db));
 		ret = -EIO;
 	}
@@ -217,15 +264,15 @@ static int check_times(sqlite3 *db, int64_t cap, const struct an_table_check *t,
 	return ret;
 }
 
-static int check_table(sqlite3 *db, int64_t cap, const struct an_table_check *t, char *err,
-		       size_t errlen)
+static int check_table(sqlite3 *db, int64_t cap, const struct an_table_check *t,
+		       struct bad_rows *bad, char *err, size_t errlen)
 {
 	int ret = 0;
 
 	if (t->timed)
-		ret = check_times(db, cap, t, err, errlen);
+		ret = check_times(db, cap, t, bad, err, errlen);
 	if (!ret)
-		ret = check_nonneg(db, cap, t, err, errlen);
+		ret = check_nonneg(db, cap, t, bad, err, errlen);
 	return ret;
 }
 
@@ -275,8 +322,68 @@ int db__check_tables(sqlite3 *db, int64_t cap, const char *tables_, char *err, s
 			for (const struct an_table_check *t = (*p)->load ? (*p)->load->checks : NULL;
 			     !ret && t && t->table; t++)
 				if (t->timed == timed && listed(tables_, t->table))
-					ret = check_table(db, cap, t, err, errlen);
+					ret = check_table(db, cap, t, NULL, err, errlen);
 	if (!ret && errlen)
 		err[0] = 0;
+	return ret;
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+int db__check_drop_bad_rows(sqlite3 *db, int64_t cap, db_bad_rows_fn fn, void *arg,
+			    uint64_t *dropped, char *err, size_t errlen)
+{
+	struct bad_rows bad = {0};
+	sqlite3_stmt *del = NULL;
+	char sql[256];
+	int ret = 0;
+
+	*dropped = 0;
+	/* as db__check_tables, the timed tables first; a table's rows are gathered (times,
+	 * then signs: a row may offend twice) and deleted before the next is checked */
+	for (int timed = 1; timed >= 0; timed--)
+		for (const struct an_part *const *p = an_parts; !ret && *p; p++)
+			for (const struct an_table_check *t = (*p)->load ? (*p)->load->checks : NULL;
+			     !ret && t && t->table; t++) {
+				size_t n = 0;
+
+				if (t->timed != timed)
+					continue;
+				bad.n = 0;
+				ret = check_table(db, cap, t, &bad, err, errlen);
+				if (ret || !bad.n)
+					continue;
+				qsort(bad.row, bad.n, sizeof(*bad.row), cmp_i64);
+				snprintf(sql, sizeof(sql), "DELETE FROM %s WHERE rowid = ?1", t->table);
+				if (sqlite3_prepare_v2(db, sql, -1, &del, NULL) != SQLITE_OK) {
+					snprintf(err, errlen, "checking %s: %s", t->table,
+						 sqlite3_errmsg(db));
+					ret = -EIO;
+					continue;
+				}
+				for (size_t k = 0; !ret && k < bad.n; k++) {
+					if (k && bad.row[k] == bad.row[k - 1])
+						continue; /* offending twice: one row */
+					sqlite3_bind_int64(del, 1, bad.row[k]);
+					if (sqlite3_step(del) != SQLITE_DONE) {
+						snprintf(err, errlen, "checking %s: %s", t->table,
+							 sqlite3_errmsg(db));
+						ret = -EIO;
+					}
+					sqlite3_reset(del);
+					n++;
+				}
+				sqlite3_finalize(del);
+				del = NULL;
+				*dropped += n;
+				if (!ret && fn)
+					ret = fn(arg, (*p)->name, t->table, n, bad.first);
+			}
+	free(bad.row);
 	return ret;
 }

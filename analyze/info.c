@@ -596,6 +596,35 @@ static void text_target_exit(FILE *f, const struct table *r)
 
 #define SHOWN(col) table__shown(r, 0, col)
 
+/* What the loader skipped (drop_notice kinds LOAD_SKIP_*), under the file line: records
+ * that do not decode, and rows whose values no recorder writes; nothing when none. */
+static int text_skipped(sqlite3 *db, const struct capture_meta *m, FILE *f)
+{
+	static const char sql[] =
+	    "SELECT kind, SUM(lost), group_concat(DISTINCT collector) FROM drop_notice "
+	    "WHERE cap = ?1 AND kind IN ('" LOAD_SKIP_UNDECODABLE "', '" LOAD_SKIP_INVALID "') "
+	    "GROUP BY kind ORDER BY kind DESC";
+	sqlite3_stmt *s = NULL;
+	int rc;
+
+	if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK)
+		return -EIO;
+	sqlite3_bind_int64(s, 1, m->cap);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		int64_t n = sqlite3_column_int64(s, 1);
+		bool undecodable = !strcmp((const char *)sqlite3_column_text(s, 0),
+					   LOAD_SKIP_UNDECODABLE);
+
+		fprintf(f, "           %" PRId64 " %s skipped at load (%s): %s; see the drops\n", n,
+			undecodable ? (n == 1 ? "record" : "records") : (n == 1 ? "row" : "rows"),
+			(const char *)sqlite3_column_text(s, 2),
+			undecodable ? "not decodable, counted as lost events"
+				    : "values no recorder writes");
+	}
+	sqlite3_finalize(s);
+	return rc == SQLITE_DONE ? 0 : -EIO;
+}
+
 static int info_text(sqlite3 *db, const char *path, const struct table *r, const struct row *t,
 		     const struct capture_meta *m, FILE *f)
 {
@@ -608,6 +637,9 @@ static int info_text(sqlite3 *db, const char *path, const struct table *r, const
 		cs(r, I_READ_END, "?"), ci(r, I_FRAMES), ci(r, I_RECORDS), SHOWN(I_HAS_INDEX));
 	if (cv(r, I_WARNING))
 		fprintf(f, "           %s\n", cv(r, I_WARNING));
+	err = text_skipped(db, m, f);
+	if (err)
+		return err;
 	fprintf(f, "recorder   ptop-record %s (commit %s, built %s)\n", cs(r, I_VERSION, "?"),
 		cs(r, I_COMMIT, "?"), cs(r, I_BUILD_DATE, "?"));
 	fprintf(f, "           command: %s", SHOWN(I_ARGV));

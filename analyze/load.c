@@ -153,6 +153,7 @@ struct part_load {
  * of their record_count rows). */
 struct claim {
 	const struct an_load_payload *p;
+	const char *collector;	/* its part's name, for the records it skips */
 	struct load_ctx *ctx;
 	uint64_t count;		/* its events: record_count kind p->kind */
 };
@@ -165,6 +166,8 @@ struct loader {
 	sqlite3_stmt *st[ST_N];
 	char id[DB_CAPTURE_ID_LEN];
 	uint64_t records;
+	uint64_t skipped;	/* records skipped: their payload does not decode */
+	uint64_t bad_rows;	/* rows dropped by the reports' checks */
 	uint64_t counts[K_N];
 	bool have_events;
 	uint64_t first_ns, last_ns;
@@ -618,8 +621,26 @@ static int load_header(struct loader *l, const Ptop__V1__CaptureHeader *h, const
 	return 0;
 }
 
+/* A drop notice of the loader's own: LOST records or rows of COLLECTOR skipped at load
+ * (KIND, DETAIL), at TIME_NS (0: the whole capture). 0 or -errno. */
+static int note_skipped(struct loader *l, uint64_t time_ns, const char *collector,
+			const char *kind, uint64_t lost, const char *detail)
+{
+	sqlite3_stmt *s = l->st[ST_DROP];
+
+	sqlite3_bind_int64(s, 1, l->run.cap);
+	bind_nz(s, 2, time_ns);
+	bind_text(s, 3, collector);
+	bind_text(s, 4, kind);
+	bind_u64(s, 5, lost);
+	bind_text(s, 6, detail);
+	return run(l, ST_DROP);
+}
+
 static int load_event(struct loader *l, const Ptop__V1__Event *ev)
 {
+	int err;
+
 	if (!l->have_events || ev->time_ns < l->first_ns)
 		l->first_ns = ev->time_ns;
 	if (!l->have_events || ev->time_ns > l->last_ns)
@@ -638,7 +659,17 @@ static int load_event(struct loader *l, const Ptop__V1__Event *ev)
 		     strcmp(ev->collector_payload->type, c->p->type)))
 			continue;
 		c->count++;
-		return c->p->load(c->ctx, ev);
+		err = c->p->load(c->ctx, ev);
+		if (err != -EBADMSG)
+			return err;
+		/* its payload does not decode (the part stored nothing): a lost event,
+		 * skipped and counted, not a reason to refuse the rest of the capture */
+		if (l->run.errlen)
+			l->run.err[0] = 0;
+		l->skipped++;
+		return note_skipped(l, ev->time_ns, c->collector, LOAD_SKIP_UNDECODABLE, 1,
+				    "a record whose payload does not decode (the capture is "
+				    "damaged there), skipped at load");
 	}
 	l->counts[K_EV_NONE]++;
 	return 0;
@@ -1103,6 +1134,35 @@ static int put_count(struct loader *l, const char *kind, uint64_t count)
 	return run(l, ST_RECORD_COUNT);
 }
 
+/* One table's rows that the reports' checks refuse (analyze/db_check.c), dropped at
+ * load: noted as the part's drop. */
+static int note_bad_rows(void *arg, const char *collector, const char *table, uint64_t rows,
+			 const char *what)
+{
+	struct loader *l = arg;
+	char detail[512];
+
+	snprintf(detail, sizeof(detail),
+		 "%" PRIu64 " %s row%s whose values no recorder writes (the capture is damaged "
+		 "there), skipped at load; the first: %s",
+		 rows, table, rows == 1 ? "" : "s", what);
+	return note_skipped(l, 0, collector, LOAD_SKIP_INVALID, rows, detail);
+}
+
+/* The rows the reports would refuse the whole DB for ("corrupt DB: TABLE row N"), found
+ * by the same checks now and skipped, so that a capture that loads can be reported on.
+ * 0 or -errno with the message in err. */
+static int drop_bad_rows(struct loader *l)
+{
+	uint64_t n = 0;
+	int err = db__check_drop_bad_rows(l->run.db, l->run.cap, note_bad_rows, l, &n,
+					  l->run.err, l->run.errlen);
+
+	l->bad_rows = n;
+	l->run.rows -= n;
+	return err;
+}
+
 static int finish(struct loader *l, const struct capture_status *cs, struct load_stats *stats)
 {
 	sqlite3_stmt *s = l->st[ST_END];
@@ -1244,7 +1304,8 @@ static int parts_open(struct loader *l)
 				continue; /* claimed by an earlier part */
 			memmove(&l->claims[at + 1], &l->claims[at],
 				(l->n_claims - at) * sizeof(*l->claims));
-			l->claims[at] = (struct claim){ .p = c, .ctx = &pl->ctx };
+			l->claims[at] = (struct claim){ .p = c, .collector = (*p)->name,
+							.ctx = &pl->ctx };
 			l->n_claims++;
 		}
 	}
@@ -1407,7 +1468,12 @@ int db__load_capture(sqlite3 *db, const char *path, bool replace,
 		goto cleanup;
 	}
 	cs = capture_reader__status(r);
-	ret = flush_chunks(&l);
+	if (cs->skipped) /* the reader's: records that are no Record at all */
+		ret = note_skipped(&l, 0, "capture", LOAD_SKIP_UNDECODABLE, cs->skipped,
+				   "records that do not decode (the capture is damaged there), "
+				   "skipped at load");
+	ret = ret ?: flush_chunks(&l);
+	ret = ret ?: drop_bad_rows(&l);
 	ret = ret ?: finish(&l, cs, stats);
 	if (!ret)
 		ret = create_indexes(&l);
@@ -1425,6 +1491,8 @@ int db__load_capture(sqlite3 *db, const char *path, bool replace,
 	if (stats) {
 		stats->records = l.records;
 		stats->rows = l.run.rows;
+		stats->skipped = l.skipped + cs->skipped;
+		stats->bad_rows = l.bad_rows;
 	}
 cleanup:
 	if (ret && errlen && !err[0]) /* the paths that return -ENOMEM say nothing */

@@ -21,7 +21,10 @@
  * come, and its free hook at the end, loaded or not. No part needs a hook at the end of
  * the data today (the chunk joins that do are the core's). A part's function returns 0 or
  * -errno; an SQLite failure goes through load__step (or load__db_fail), which writes
- * the message the user sees; the whole load is then rolled back.
+ * the message the user sees; the whole load is then rolled back. -EBADMSG is the one
+ * exception: the event's payload does not decode (capture_payload__unpack failed) and
+ * the function stored nothing; the core skips the record as a lost event (a drop_notice
+ * of kind LOAD_SKIP_UNDECODABLE for the part, analyze/db.h) and loads the rest.
  */
 #ifndef PTOP_ANALYZE_LOAD_H
 #define PTOP_ANALYZE_LOAD_H

@@ -111,6 +111,8 @@ struct capture_status {
 	uint64_t file_size;
 	uint64_t frames;         /* zstd frames read whole, every record returned */
 	uint64_t records;        /* records returned */
+	uint64_t skipped;        /* records in whole, checked frames that did not unpack:
+				  * passed over, as a lost event (see capture_reader__next) */
 	bool has_index;          /* the file ends with a valid time index */
 	char message[256];       /* "truncated at byte 1234 (inside frame 7)" */
 };
@@ -147,8 +149,10 @@ struct capture_reader *capture_reader__open_fd(int fd);
  *
  * Records of a frame are returned only after the whole frame decompressed and
  * its zstd checksum passed, and every record length in it checked, so a
- * truncated or damaged frame yields no record. (A record that then fails to
- * unpack ends reading as corrupt after the records before it in that frame.)
+ * truncated or damaged frame yields no record. A record that then fails to
+ * unpack (its length checked, its bytes not a Record: a damaged payload in an
+ * otherwise sound frame) is passed over and counted in status->skipped; the records
+ * after it are returned as usual.
  * Skippable frames are skipped. Status messages:
  *   "truncated at byte N (inside frame K); X complete frames read"
  *   "corrupt frame at byte N (frame K): what was wrong"

@@ -376,18 +376,17 @@ int capture_reader__next(struct capture_reader *r, Ptop__V1__Record **rec)
 			m = ptop__v1__record__unpack(&r->alloc, (size_t)len, p + k);
 			if (!m && r->oom)
 				return -ENOMEM; /* nothing consumed: the caller may retry */
-			if (!m) {
-				set_end(r, CAPTURE_END_CORRUPT, r->frame_off,
-					"corrupt frame at byte %" PRIu64 " (frame %" PRIu64
-					"): record %" PRIu32 " does not unpack",
-					r->frame_off, r->frame_no, r->rec_no + 1);
-				return 0;
-			}
 			r->rec_off += k + (size_t)len;
 			r->rec_left--;
 			r->rec_no++;
 			if (r->rec_left == 0)
 				r->st.frames++; /* every record of the frame returned */
+			if (!m) {
+				/* its length was checked: the next record starts where it
+				 * ends. Passed over as a lost event, the rest still read. */
+				r->st.skipped++;
+				continue;
+			}
 			r->st.records++;
 			r->ret_frame_off = r->frame_off;
 			r->ret_frame_size = r->frame_size;

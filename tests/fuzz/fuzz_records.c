@@ -12,6 +12,13 @@
  *   make fuzz
  *   build/fuzz/fuzz_records -close_fd_mask=3 -max_total_time=60 CORPUS tests/fuzz/corpus_records
  *
+ * The property of issue 21 is checked on every input: a record that does not decode (no
+ * Record at all, or a collector payload its part cannot unpack) is skipped and counted,
+ * never a reason to refuse the rest; the load's skipped count equals the records of the
+ * input that do not decode (counted here apart, with the payloads' own descriptors);
+ * and a capture that loads passes the DB check the reports run (the rows it would refuse
+ * are left out at load). A failure of either aborts, as a crash does.
+ *
  * The checked-in seeds (tests/fuzz/corpus_records/seed-NN) are small real captures
  * (tests/fuzz/make_seeds.sh). Protobuf wire format is mutated, not protobuf-c structs:
  * a mutated record that no longer decodes is tried again.
@@ -20,6 +27,7 @@
 #define _GNU_SOURCE /* memfd_create */
 #endif
 #include <errno.h>
+#include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,6 +35,12 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "analyze/load.h"
+#include "analyze/part.h"
+#include "collectors/fds/fds.pb-c.h"
+#include "collectors/io/io.pb-c.h"
+#include "collectors/mark/mark.pb-c.h"
+#include "collectors/net/net.pb-c.h"
 #include "proto/capture.h"
 #include "tests/fuzz/fuzz_run.h"
 
@@ -520,11 +534,74 @@ static int encode(const struct recs *rs, size_t frame_bytes, struct buf *out)
 	return out->n ? 0 : -1;
 }
 
+/* Damage the bytes of record K's collector payload (Event.collector_payload.data) the
+ * way a disk or a bad copy would: bytes overwritten, the message cut, or bytes inserted;
+ * the Record around it still decodes. false when K has no collector payload. */
+static bool damage_payload(struct recs *rs, size_t k)
+{
+	Ptop__V1__Record *rec = ptop__v1__record__unpack(NULL, rs->r[k].n, rs->r[k].p);
+	Ptop__V1__CollectorPayload *cp;
+	ProtobufCBinaryData keep;
+	struct buf d = {0}, t = {0};
+	bool done = false;
+
+	if (!rec)
+		return false;
+	cp = rec->kind_case == PTOP__V1__RECORD__KIND_EVENT && rec->event
+		 ? rec->event->collector_payload
+		 : NULL;
+	if (cp && rec->event->payload_case == PTOP__V1__EVENT__PAYLOAD_COLLECTOR_PAYLOAD &&
+	    cp->data.len) {
+		size_t at = rnd_below(cp->data.len), n = 1 + rnd_below(8);
+
+		buf__put(&d, cp->data.data, cp->data.len);
+		switch (rnd_below(3)) {
+		case 0: /* overwritten */
+			for (size_t j = 0; j < n && at + j < d.n; j++)
+				d.p[at + j] = (uint8_t)rnd();
+			break;
+		case 1: /* cut */
+			d.n = at;
+			break;
+		default: { /* inserted */
+			uint8_t junk[8];
+
+			for (size_t j = 0; j < n; j++)
+				junk[j] = (uint8_t)rnd();
+			buf__put(&d, junk, n); /* room, then moved into place */
+			memmove(d.p + at + n, d.p + at, d.n - n - at);
+			memcpy(d.p + at, junk, n);
+		}
+		}
+		keep = cp->data;
+		cp->data.data = d.p;
+		cp->data.len = d.n;
+		t.n = t.cap = ptop__v1__record__get_packed_size(rec);
+		t.p = malloc(t.n ? t.n : 1);
+		if (!t.p)
+			abort();
+		ptop__v1__record__pack(rec, t.p);
+		cp->data = keep;
+		free(rs->r[k].p);
+		rs->r[k] = t;
+		done = true;
+	}
+	free(d.p);
+	ptop__v1__record__free_unpacked(rec, NULL);
+	return done;
+}
+
 /* One mutation of one record (a field of it), or of the list. */
 static void mutate_once(struct recs *rs)
 {
 	size_t k = rnd_below(rs->n);
 	unsigned op = (unsigned)rnd_below(16);
+
+	if (op == 3 || op == 4) { /* a collector payload damaged: the first record from K on that has one */
+		for (size_t j = 0; j < rs->n; j++)
+			if (damage_payload(rs, (k + j) % rs->n))
+				return;
+	}
 
 	if (op == 0 && rs->n > 1) { /* dropped */
 		free(rs->r[k].p);
@@ -629,10 +706,99 @@ size_t LLVMFuzzerCustomCrossOver(const uint8_t *d1, size_t s1, const uint8_t *d2
 	return n;
 }
 
+/* ------------------------------------------------------------------ one bad record */
+
+/* The messages of the collector payloads the parts load (an_load_payload.type): every
+ * part's type must be here (checked at the first input), so a collector added later
+ * cannot escape the property. */
+static const ProtobufCMessageDescriptor *const payload_descs[] = {
+    &ptop__v1__fd_sample__descriptor, &ptop__v1__fd_table__descriptor,
+    &ptop__v1__fd_ops__descriptor,    &ptop__v1__fd_sites__descriptor,
+    &ptop__v1__io_sample__descriptor, &ptop__v1__io_fs_event__descriptor,
+    &ptop__v1__io_files__descriptor,  &ptop__v1__mark_sample__descriptor,
+    &ptop__v1__net_sockets__descriptor, &ptop__v1__net_error__descriptor,
+};
+
+/* The part that loads collector payloads of TYPE, and the message's descriptor: 0, or -1
+ * when no part does. */
+static int payload_part(const char *type, const char **part,
+			const ProtobufCMessageDescriptor **desc)
+{
+	for (const struct an_part *const *p = an_parts; *p; p++)
+		for (const struct an_load_payload *c = (*p)->load ? (*p)->load->payloads : NULL;
+		     c && c->load; c++) {
+			if (c->payload != PTOP__V1__EVENT__PAYLOAD_COLLECTOR_PAYLOAD || !c->type ||
+			    !type || strcmp(c->type, type))
+				continue;
+			*part = (*p)->name;
+			*desc = NULL;
+			for (size_t k = 0; k < sizeof(payload_descs) / sizeof(*payload_descs); k++)
+				if (!strcmp(payload_descs[k]->name, type))
+					*desc = payload_descs[k];
+			if (!*desc) {
+				fprintf(stderr, "fuzz_records: no descriptor for %s: add it to "
+						"payload_descs\n", type);
+				abort();
+			}
+			return 0;
+		}
+	return -1;
+}
+
+/* Every part's payload type has its descriptor (payload_part aborts otherwise). */
+static void check_payload_descs(void)
+{
+	const ProtobufCMessageDescriptor *d;
+	const char *part;
+
+	for (const struct an_part *const *p = an_parts; *p; p++)
+		for (const struct an_load_payload *c = (*p)->load ? (*p)->load->payloads : NULL;
+		     c && c->load; c++)
+			if (c->type)
+				payload_part(c->type, &part, &d);
+}
+
+/* The records of the capture at PATH that a load must skip: those the reader finds are no
+ * Record, and the events whose collector payload the part that claims it cannot unpack. */
+static uint64_t undecodable_records(const char *path)
+{
+	struct capture_reader *r = capture_reader__open(path);
+	Ptop__V1__Record *rec;
+	uint64_t n = 0;
+
+	if (!r)
+		return 0;
+	while (capture_reader__next(r, &rec) == 1) {
+		const Ptop__V1__Event *ev =
+		    rec->kind_case == PTOP__V1__RECORD__KIND_EVENT ? rec->event : NULL;
+		const Ptop__V1__CollectorPayload *cp = ev ? ev->collector_payload : NULL;
+		const ProtobufCMessageDescriptor *d;
+		const char *part;
+
+		if (ev && ev->payload_case == PTOP__V1__EVENT__PAYLOAD_COLLECTOR_PAYLOAD && cp &&
+		    !payload_part(cp->type, &part, &d) && cp->collector &&
+		    !strcmp(cp->collector, part)) {
+			ProtobufCMessage *m =
+			    protobuf_c_message_unpack(d, NULL, cp->data.len, cp->data.data);
+
+			if (m)
+				protobuf_c_message_free_unpacked(m, NULL);
+			else
+				n++;
+		}
+		ptop__v1__record__free_unpacked(rec, NULL);
+	}
+	n += capture_reader__status(r)->skipped;
+	capture_reader__free(r);
+	return n;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static char path[64];
+	static bool checked;
 	char cid[DB_CAPTURE_ID_LEN], err[1024];
+	struct load_stats st;
 	sqlite3 *db = fuzz__new_db();
 	FILE *f;
 
@@ -642,8 +808,30 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	f = fopen(path, "w");
 	if (!f || (size && fwrite(data, 1, size, f) != size) || fclose(f))
 		abort();
-	if (!db__load_capture(db, path, false, cid, NULL, err, sizeof(err)))
+	if (!checked) {
+		check_payload_descs();
+		checked = true;
+	}
+	if (!db__load_capture(db, path, false, cid, &st, err, sizeof(err))) {
+		uint64_t want = undecodable_records(path);
+		int64_t cap = fuzz__cap_of(db, cid);
+
+		if (st.skipped != want) {
+			fprintf(stderr, "fuzz_records: the load skipped %" PRIu64 " records, %" PRIu64
+					" do not decode\n", st.skipped, want);
+			abort();
+		}
+		if (cap >= 0 && db__check_capture(db, cap, err, sizeof(err))) {
+			fprintf(stderr, "fuzz_records: a capture that loaded is refused by the DB "
+					"check the reports run: %s\n", err);
+			abort();
+		}
 		fuzz__run_checked(db, cid, fuzz__hash(data, size));
+	} else if (strstr(err, "does not unpack") || strstr(err, "corrupt DB")) {
+		/* a record that does not decode is skipped, not the whole capture refused */
+		fprintf(stderr, "fuzz_records: the load refused the capture: %s\n", err);
+		abort();
+	}
 	sqlite3_close(db);
 	unlink(path);
 	return 0;
