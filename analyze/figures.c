@@ -479,6 +479,46 @@ int fig_family__accumulate(struct fig_family *fam, const char *arg, double v, ui
 	return fig_family__add(fam, arg, v, count);
 }
 
+int fig_family__accumulate_est(struct fig_family *fam, const char *arg, double v, double basis)
+{
+	int err = fig_family__accumulate(fam, arg, v, 0);
+
+	for (size_t k = 0; !err && k < fam->n; k++)
+		if ((!arg && !fam->val[k].arg) ||
+		    (arg && fam->val[k].arg && !strcmp(fam->val[k].arg, arg))) {
+			fam->val[k].basis += basis;
+			break;
+		}
+	return err;
+}
+
+double fig_expected_samples(double basis, double sample_bytes)
+{
+	return sample_bytes > 0 ? basis / sample_bytes : INFINITY;
+}
+
+int fig_sampled_estimates(double vb, double basis_b, double pb, double vn, double basis_n,
+			  double pn, double *z)
+{
+	double basis = (basis_b + basis_n) / 2, v = (vb + vn) / 2, var = 0;
+	const double p[2] = {pb, pn};
+
+	*z = NAN;
+	if (!(pb > 0) && !(pn > 0))
+		return -EDOM;
+	for (int i = 0; i < 2; i++) {
+		double lambda = fig_expected_samples(basis, p[i]);
+
+		if (!(p[i] > 0))
+			continue;
+		if (!(lambda >= FIG_MIN_SAMPLES))
+			return -EDOM;
+		var += 2 * v * v / lambda;
+	}
+	*z = var > 0 ? (vn - vb) / sqrt(var) : 0;
+	return 0;
+}
+
 /* The bucket of H holding the value of rank RANK (1-based), or -1. */
 static int bucket_of_rank(const uint64_t *h, size_t n, uint64_t rank)
 {

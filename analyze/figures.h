@@ -48,6 +48,10 @@ struct fig_value {
 	int bucket;	/* BUCKET: the log2 bucket v is the estimate of */
 	uint64_t *hist; /* BUCKET: the histogram (HIST_BUCKETS, malloc'd) and the percentile */
 	unsigned pct;
+	/* an estimate (fig_family.sample_bytes > 0): the bytes the samples behind it stand for,
+	 * so about basis / sample_bytes samples (the allocated or live bytes of the site whose
+	 * figure it is); diff's test of an estimate reads it */
+	double basis;
 };
 
 /* A figure of one capture's window: measured or not (why), its instances. */
@@ -64,6 +68,11 @@ struct fig_family {
 	 * they are about as far from their ends (10% of the longer span). NAN (set by the
 	 * core): a figure of the whole window */
 	double before_end_s;
+	/* > 0: the values are estimates from sampling one allocation per this many bytes on
+	 * average (the heap's --heap-sample-bytes): `figures` says "estimated", and diff tells
+	 * a change from the sampling error (about sqrt(2 / samples) of the value, the samples
+	 * from fig_value.basis), or says too few samples; 0: exact */
+	double sample_bytes;
 	uint64_t of;	   /* PROPORTION: the samples the shares are of */
 	double exposure_s; /* POISSON: the seconds the counts cover */
 	struct fig_value *val;
@@ -230,5 +239,23 @@ int fig_family__set_hist(struct fig_family *fam, const uint64_t *h, unsigned pct
 
 /* Add V and COUNT to instance ARG of FAM, created when new. 0 or -ENOMEM. */
 int fig_family__accumulate(struct fig_family *fam, const char *arg, double v, uint64_t count);
+
+/* An estimate: add V, and BASIS to its fig_value.basis, to instance ARG of FAM (whose
+ * sample_bytes is set), created when new. 0 or -ENOMEM. */
+int fig_family__accumulate_est(struct fig_family *fam, const char *arg, double v, double basis);
+
+/* The samples an estimate of BASIS bytes rests on, on average, when one allocation is sampled
+ * per SAMPLE_BYTES: BASIS / SAMPLE_BYTES (INFINITY when exact, SAMPLE_BYTES 0). */
+double fig_expected_samples(double basis, double sample_bytes);
+
+/* The z statistic of a change from VB to VN of two estimates (analyze/figures.h, sample_bytes):
+ * each side's sampling error is about sqrt(2 / lambda) of the value (a sum of Poisson many
+ * exponential credits of mean P: variance 2 P B), lambda its expected samples, both taken
+ * under "no change" from the mean of the two sides (BASIS_B, BASIS_N: the bytes behind
+ * them; PB, PN: the periods, 0 for an exact side). -EDOM when a sampled side expects fewer
+ * than FIG_MIN_SAMPLES samples (too few to tell), or neither is sampled. */
+#define FIG_MIN_SAMPLES 10
+int fig_sampled_estimates(double vb, double basis_b, double pb, double vn, double basis_n,
+			  double pn, double *z);
 
 #endif

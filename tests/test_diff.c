@@ -333,6 +333,65 @@ static void test_09_judge(void **state)
 	diff_row__judge(&r, &fb, &fn, &o, z);
 	assert_int_equal(r.status, DIFF_CHANGED);
 	assert_true(isinf(r.rel_pct) && r.rel_pct > 0);
+
+	/* a rate of a count equal on both sides: the same work over runs of different lengths
+	 * (issue 20: heap.alloc_rate +27.5% on the same 3,232,723 allocations) */
+	fb = family("heap.alloc_rate", true), fn = fb;
+	fb.exposure_s = 1.2, fn.exposure_s = 0.94;
+	r = (struct diff_row){.fig = fb.fig, .in_base = true, .in_new = true};
+	r.base_count = r.new_count = 3232723;
+	r.base = 3232723 / 1.2, r.new = 3232723 / 0.94;
+	diff_row__judge(&r, &fb, &fn, &o, z);
+	assert_int_equal(r.status, DIFF_UNCHANGED);
+	assert_true(r.same_count && r.noise);
+	r.new_count = 2 * 3232723, r.new = r.new_count / 0.94; /* twice the allocations */
+	diff_row__judge(&r, &fb, &fn, &o, z);
+	assert_int_equal(r.status, DIFF_CHANGED);
+	assert_false(r.same_count);
+}
+
+/* Estimates from a sampled heap: told from their sampling error (issue 20: 755 vs 632 for
+ * a function that allocates 777 times in both) */
+static void test_11_estimates(void **state)
+{
+	struct diff_opts o = {.confidence = 0.99, .md = {.has_rel = true, .rel_pct = 10}};
+	struct fig_family fb = family("heap.site(*).alloc_count", true), fn = fb;
+	struct diff_row r = {.fig = fb.fig, .in_base = true, .in_new = true};
+	double z = fig_z_crit(0.99), zz;
+
+	(void)state;
+	assert_int_equal(fig_sampled_estimates(100, 1e6, 0, 200, 2e6, 0, &zz), -EDOM); /* exact */
+	/* 20 vs 40 samples' worth of 1000 bytes at one sample per 100: 2 * (1500^2) / 15 per
+	 * side, z = 1000 / sqrt(600000) */
+	assert_int_equal(fig_sampled_estimates(1000, 1000, 100, 2000, 2000, 100, &zz), 0);
+	assert_true(fabs(zz - 1000 / sqrt(2 * 2 * 1500.0 * 1500 / 15)) < 1e-9);
+	/* an exact side has no error of its own */
+	assert_int_equal(fig_sampled_estimates(1000, 1000, 0, 2000, 2000, 100, &zz), 0);
+	assert_true(fabs(zz - 1000 / sqrt(2 * 1500.0 * 1500 / 15)) < 1e-9);
+	/* too few samples expected */
+	assert_int_equal(fig_sampled_estimates(10, 500, 100, 20, 700, 100, &zz), -EDOM);
+
+	fb.sample_bytes = fn.sample_bytes = 512 << 10;
+	/* 755 vs 632 allocations estimated from some 60 MiB (about 120 samples): noise */
+	r.base = 755, r.new = 632, r.base_basis = 60 << 20, r.new_basis = 50 << 20;
+	diff_row__judge(&r, &fb, &fn, &o, z);
+	assert_true(r.estimated);
+	assert_int_equal(r.status, DIFF_NOT_SIGNIFICANT);
+	assert_true(r.noise);
+	/* four times the allocations: a change even sampled */
+	r.new = 4 * 755, r.new_basis = 240 << 20;
+	diff_row__judge(&r, &fb, &fn, &o, z);
+	assert_int_equal(r.status, DIFF_CHANGED);
+	assert_false(r.noise);
+	/* a few samples on a side: too few to tell */
+	r.base = 40, r.new = 25, r.base_basis = 2 << 20, r.new_basis = 1 << 20;
+	diff_row__judge(&r, &fb, &fn, &o, z);
+	assert_int_equal(r.status, DIFF_TOO_FEW);
+	/* the same figure exact on both sides: --min-delta decides, as before */
+	fb.sample_bytes = fn.sample_bytes = 0;
+	diff_row__judge(&r, &fb, &fn, &o, z);
+	assert_false(r.estimated);
+	assert_int_equal(r.status, DIFF_CHANGED);
 }
 
 /* A capture of one family (NAME), measured or not. */
@@ -390,10 +449,18 @@ static void test_10_compare(void **state)
 	n->fam[0].before_end_s = 0.5;
 	assert_int_equal(diff__compare(b, n, &o, &d), 0);
 	assert_int_equal(d.n, 1);
-	assert_int_equal(d.row[0].status, DIFF_NOT_COMPARABLE);
+	/* below the series' resolution: too few samples (a gate is not fired by noise) */
+	assert_int_equal(d.row[0].status, DIFF_TOO_FEW);
+	assert_true(d.row[0].noise);
 	assert_non_null(strstr(d.row[0].reason, "not the same moment"));
 	assert_true(d.row[0].in_new && d.row[0].new == 3 << 20); /* NEW's value kept */
 	diff__free(&d);
+	/* taken at different moments, but unchanged: unchanged */
+	n->fam[0].val[0].v = 1 << 20;
+	assert_int_equal(diff__compare(b, n, &o, &d), 0);
+	assert_int_equal(d.row[0].status, DIFF_UNCHANGED);
+	diff__free(&d);
+	n->fam[0].val[0].v = 3 << 20;
 	n->fam[0].before_end_s = 0.15;
 	assert_int_equal(diff__compare(b, n, &o, &d), 0);
 	assert_int_equal(d.row[0].status, DIFF_CHANGED);
@@ -433,6 +500,7 @@ int main(void)
 		cmocka_unit_test(test_05_two_proportion),    cmocka_unit_test(test_06_poisson_rates),
 		cmocka_unit_test(test_07_percentile_interval), cmocka_unit_test(test_08_site_names),
 		cmocka_unit_test(test_09_judge),	     cmocka_unit_test(test_10_compare),
+		cmocka_unit_test(test_11_estimates),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
