@@ -276,6 +276,7 @@ void diff_row__judge(struct diff_row *r, const struct fig_family *fb, const stru
 				   : NAN;
 	r->z = NAN;
 	r->estimated = r->same_count = false;
+	r->reason[0] = '\0';
 	r->worse = r->fig->up_is_worse ? r->delta > 0 : r->delta < 0;
 	switch (r->fig->test) {
 	case FIG_TEST_PROPORTION:
@@ -330,7 +331,18 @@ void diff_row__judge(struct diff_row *r, const struct fig_family *fb, const stru
 	if (r->fig->min_count &&
 	    (r->base_count < r->fig->min_count || r->new_count < r->fig->min_count))
 		err = -EDOM; /* too few samples for this figure */
-	r->noise = err || !significant;
+	/* a state read from samples an interval apart: a change within how far either side's
+	 * may be from its state is not told from where the samples fell */
+	if (!err && fmax(r->base_spread, r->new_spread) > 0 &&
+	    fabs(r->delta) <= fmax(r->base_spread, r->new_spread)) {
+		err = -EDOM;
+		snprintf(r->reason, sizeof(r->reason),
+			 "within a step of the series next to the value (%.0f on BASE, %.0f on NEW, "
+			 "in %s): the samples are too few to tell (a shorter interval samples closer)",
+			 r->base_spread, r->new_spread, fig_unit__name(r->fig->unit));
+	}
+	/* a change under the figure's resolution is no change a gate may fire on either */
+	r->noise = err || !significant || fabs(r->delta) < r->fig->resolution;
 	if (!past_min_delta(r, &o->md))
 		r->status = DIFF_UNCHANGED;
 	else if (err)
@@ -415,9 +427,12 @@ static int compare_instance(struct diff *d, const struct fig_family *fb,
 			r->new = vn->v;
 		return 0;
 	}
+	r->base_count = fb->samples; /* absent (0, proven): over the side's samples */
+	r->new_count = fn->samples;
 	if (vb) {
 		r->base = vb->v;
 		r->base_basis = vb->basis;
+		r->base_spread = vb->spread;
 		r->base_count = vb->count;
 		r->base_bucket = vb->bucket;
 		r->base_hist = vb;
@@ -425,6 +440,7 @@ static int compare_instance(struct diff *d, const struct fig_family *fb,
 	if (vn) {
 		r->new = vn->v;
 		r->new_basis = vn->basis;
+		r->new_spread = vn->spread;
 		r->new_count = vn->count;
 		r->new_bucket = vn->bucket;
 		r->new_hist = vn;

@@ -107,6 +107,7 @@ struct diff_row {
 	bool estimated;	      /* the values are estimates from sampling (fig_family.sample_bytes) */
 	double base_basis, new_basis; /* estimated: fig_value.basis of each side */
 	double base_period, new_period; /* estimated: each side's sample_bytes (0: exact) */
+	double base_spread, new_spread; /* fig_value.spread of each side */
 	bool same_count;      /* a rate whose count is equal on both sides: unchanged */
 };
 

@@ -479,6 +479,32 @@ int fig_family__accumulate(struct fig_family *fam, const char *arg, double v, ui
 	return fig_family__add(fam, arg, v, count);
 }
 
+void fig_series__add(struct fig_series *s, double v)
+{
+	if (!s->n) {
+		s->peak = s->prev = v;
+		s->peak_spread = s->last_spread = 0;
+		s->after_peak = true;
+		s->n = 1;
+		return;
+	}
+	if (s->after_peak) { /* V is the peak's next neighbour */
+		double gap = s->peak - v;
+
+		if (s->n == 1 || gap < s->peak_spread)
+			s->peak_spread = gap > 0 ? gap : 0;
+		s->after_peak = false;
+	}
+	s->last_spread = fabs(v - s->prev);
+	if (v > s->peak) { /* a new peak: its previous neighbour is PREV */
+		s->peak = v;
+		s->peak_spread = v - s->prev;
+		s->after_peak = true;
+	}
+	s->prev = v;
+	s->n++;
+}
+
 int fig_family__accumulate_est(struct fig_family *fam, const char *arg, double v, double basis)
 {
 	int err = fig_family__accumulate(fam, arg, v, 0);

@@ -52,6 +52,12 @@ struct fig_value {
 	 * so about basis / sample_bytes samples (the allocated or live bytes of the site whose
 	 * figure it is); diff's test of an estimate reads it */
 	double basis;
+	/* a state read from a series of samples (a peak, a last value): how far it may be from
+	 * the state it stands for, in its unit, because the samples are an interval apart: the
+	 * step from the value to its nearer neighbour in the series (a peak held over two samples:
+	 * 0; the last sample of a series still rising: that rise). diff claims no change within
+	 * the larger of the two sides' (too few samples); 0: none known */
+	double spread;
 };
 
 /* A figure of one capture's window: measured or not (why), its instances. */
@@ -73,6 +79,9 @@ struct fig_family {
 	 * a change from the sampling error (about sqrt(2 / samples) of the value, the samples
 	 * from fig_value.basis), or says too few samples; 0: exact */
 	double sample_bytes;
+	/* > 0: the samples (snapshots) the family's values are over, which an instance absent
+	 * from a complete list is over too (diff's min_count reads it) */
+	uint64_t samples;
 	uint64_t of;	   /* PROPORTION: the samples the shares are of */
 	double exposure_s; /* POISSON: the seconds the counts cover */
 	struct fig_value *val;
@@ -239,6 +248,19 @@ int fig_family__set_hist(struct fig_family *fam, const uint64_t *h, unsigned pct
 
 /* Add V and COUNT to instance ARG of FAM, created when new. 0 or -ENOMEM. */
 int fig_family__accumulate(struct fig_family *fam, const char *arg, double v, uint64_t count);
+
+/* The spread (fig_value.spread) of a series' peak and last value, fed one sample at a time
+ * (fig_series__add) in time order. */
+struct fig_series {
+	size_t n;
+	double prev;	   /* the previous sample */
+	double peak;	   /* the largest so far */
+	double peak_spread; /* peak minus its nearer neighbour so far */
+	bool after_peak;   /* the sample after the peak is still to come */
+	double last_spread; /* |last - the one before| */
+};
+
+void fig_series__add(struct fig_series *s, double v);
 
 /* An estimate: add V, and BASIS to its fig_value.basis, to instance ARG of FAM (whose
  * sample_bytes is set), created when new. 0 or -ENOMEM. */

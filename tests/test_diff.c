@@ -299,9 +299,42 @@ static void test_09_judge(void **state)
 	r.base = 1 << 20, r.new = (1 << 20) + (200 << 10); /* +20% */
 	diff_row__judge(&r, &fb, &fn, &o, z);
 	assert_int_equal(r.status, DIFF_UNCHANGED);
+	assert_true(r.noise); /* a gate does not fire on it (mem.pss_peak > +10%) */
 	r.new = (1 << 20) + (300 << 10);
 	diff_row__judge(&r, &fb, &fn, &o, z);
 	assert_int_equal(r.status, DIFF_CHANGED);
+	assert_false(r.noise);
+	/* a peak read from samples an interval apart: a change within a step of the series next
+	 * to it on either side is too few samples (a leak's last sample missed at its exit) */
+	r = (struct diff_row){.fig = fb.fig, .in_base = true, .in_new = true};
+	r.base = 1.46e6, r.new = 1.12e6, r.base_spread = 0, r.new_spread = 400e3;
+	diff_row__judge(&r, &fb, &fn, &o, z);
+	assert_int_equal(r.status, DIFF_TOO_FEW);
+	assert_true(r.noise);
+	assert_non_null(strstr(r.reason, "within a step of the series"));
+	r.new = 0.5e6; /* past it */
+	diff_row__judge(&r, &fb, &fn, &o, z);
+	assert_int_equal(r.status, DIFF_CHANGED);
+	assert_int_equal(r.reason[0], '\0');
+	{
+		struct fig_series s = {0};
+		const double rise[] = {1, 2, 3, 5}, plateau[] = {1, 4, 4, 2}, spike[] = {1, 9, 2};
+
+		for (size_t i = 0; i < 4; i++)
+			fig_series__add(&s, rise[i]);
+		assert_true(s.peak == 5 && s.peak_spread == 2 && s.last_spread == 2);
+		memset(&s, 0, sizeof(s));
+		for (size_t i = 0; i < 4; i++)
+			fig_series__add(&s, plateau[i]);
+		assert_true(s.peak == 4 && s.peak_spread == 0 && s.last_spread == 2);
+		memset(&s, 0, sizeof(s));
+		for (size_t i = 0; i < 3; i++)
+			fig_series__add(&s, spike[i]);
+		assert_true(s.peak == 9 && s.peak_spread == 7);
+		memset(&s, 0, sizeof(s));
+		fig_series__add(&s, 3);
+		assert_true(s.peak == 3 && s.peak_spread == 0 && s.last_spread == 0);
+	}
 	/* a growth from too few samples */
 	fb = family("mem.pss_growth", true), fn = fb;
 	r = (struct diff_row){.fig = fb.fig, .in_base = true, .in_new = true};

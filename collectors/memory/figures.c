@@ -28,13 +28,22 @@ static int compute(struct fig_ctx *c, const struct an_figure *f, struct fig_fami
 	 * compares them only when the series reaches about as near the end on both sides (a
 	 * growing target last read at 0.75 s of a 1 s run, its final poll missed at its exit,
 	 * was 26% below one read at 1 s) */
+	/* each is also as exact as the samples are near it: a peak at a series' last sample
+	 * while it still rose (the target's final poll missed at its exit) may be a step short
+	 * (fig_value.spread) */
 	if (!strcmp(us, "_peak")) {
 		fam->before_end_s = fig_ctx__before_end_s(c, s.t_last);
-		return fig_family__add(fam, NULL, (double)s.max, s.samples);
+		err = fig_family__add(fam, NULL, (double)s.max, s.samples);
+		if (!err)
+			fam->val[fam->n - 1].spread = (double)s.max_spread;
+		return err;
 	}
 	if (!strcmp(us, "_last")) {
 		fam->before_end_s = fig_ctx__before_end_s(c, s.t_last);
-		return fig_family__add(fam, NULL, (double)s.last, s.samples);
+		err = fig_family__add(fam, NULL, (double)s.last, s.samples);
+		if (!err)
+			fam->val[fam->n - 1].spread = (double)s.last_spread;
+		return err;
 	}
 	if (!s.has_growth) {
 		fig_family__not_measured(fam, "growth needs two %s samples at different times",

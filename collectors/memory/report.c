@@ -4,6 +4,7 @@
  * the gap between them named ("RSS grew but did the heap?").
  */
 #include "analyze/report.h"
+#include "analyze/figures.h"
 #include "common/array.h"
 
 #include <errno.h>
@@ -69,6 +70,7 @@ struct mem_stat {
 	int64_t t_first, t_last, t_max;
 	bool has_growth;
 	int64_t growth; /* bytes per minute */
+	int64_t max_spread, last_spread; /* fig_series */
 };
 
 static int load_rows(sqlite3 *db, const struct capture_meta *m, const struct window *w,
@@ -446,6 +448,7 @@ static void json_heap(struct json *j, const struct heap_side *h)
 
 static void summarize(const struct mem_row *rows, size_t n, size_t k, struct mem_stat *s)
 {
+	struct fig_series fs = {0};
 	size_t i;
 
 	memset(s, 0, sizeof(*s));
@@ -454,6 +457,7 @@ static void summarize(const struct mem_row *rows, size_t n, size_t k, struct mem
 
 		if (v < 0)
 			continue;
+		fig_series__add(&fs, (double)v);
 		if (!s->samples++) {
 			s->first = s->min = s->max = v;
 			s->t_first = s->t_max = rows[i].time_ns;
@@ -470,6 +474,8 @@ static void summarize(const struct mem_row *rows, size_t n, size_t k, struct mem
 	if (s->samples >= 2)
 		s->has_growth =
 		    growth_per_minute(s->first, s->last, s->t_first, s->t_last, &s->growth);
+	s->max_spread = (int64_t)fs.peak_spread;
+	s->last_spread = (int64_t)fs.last_spread;
 }
 
 static int print_summary_text(const struct mem_row *rows, size_t n, FILE *out)
@@ -777,8 +783,9 @@ int mem_summary__load(sqlite3 *db, const struct capture_meta *m, const struct wi
 		return err;
 	summarize(rows, n, k, &st);
 	free(rows);
-	*s = (struct mem_summary){st.samples, st.first, st.min, st.max, st.last, st.t_max,
-				  st.t_last, st.has_growth, st.growth};
+	*s = (struct mem_summary){st.samples, st.first,	 st.min,      st.max,
+				  st.last,    st.t_max,	 st.t_last,   st.has_growth,
+				  st.growth,  st.max_spread, st.last_spread};
 	return 0;
 }
 
