@@ -332,14 +332,17 @@ void diff_row__judge(struct diff_row *r, const struct fig_family *fb, const stru
 	    (r->base_count < r->fig->min_count || r->new_count < r->fig->min_count))
 		err = -EDOM; /* too few samples for this figure */
 	/* a state read from samples an interval apart: a change within how far either side's
-	 * may be from its state is not told from where the samples fell */
+	 * may be from its state (and the figure's resolution besides: the two errors add) is
+	 * not told from where the samples fell */
 	if (!err && fmax(r->base_spread, r->new_spread) > 0 &&
-	    fabs(r->delta) <= fmax(r->base_spread, r->new_spread)) {
+	    fabs(r->delta) <= fmax(r->base_spread, r->new_spread) + r->fig->resolution) {
 		err = -EDOM;
 		snprintf(r->reason, sizeof(r->reason),
 			 "within a step of the series next to the value (%.0f on BASE, %.0f on NEW, "
-			 "in %s): the samples are too few to tell (a shorter interval samples closer)",
-			 r->base_spread, r->new_spread, fig_unit__name(r->fig->unit));
+			 "in %s) and the figure's resolution (%.0f): the samples are too few to tell "
+			 "(a shorter interval samples closer)",
+			 r->base_spread, r->new_spread, fig_unit__name(r->fig->unit),
+			 r->fig->resolution);
 	}
 	/* a change under the figure's resolution is no change a gate may fire on either */
 	r->noise = err || !significant || fabs(r->delta) < r->fig->resolution;

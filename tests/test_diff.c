@@ -312,7 +312,10 @@ static void test_09_judge(void **state)
 	assert_int_equal(r.status, DIFF_TOO_FEW);
 	assert_true(r.noise);
 	assert_non_null(strstr(r.reason, "within a step of the series"));
-	r.new = 0.5e6; /* past it */
+	r.new = 1.46e6 - 600e3; /* within the step and the resolution (256 KiB) together */
+	diff_row__judge(&r, &fb, &fn, &o, z);
+	assert_int_equal(r.status, DIFF_TOO_FEW);
+	r.new = 0.5e6; /* past both */
 	diff_row__judge(&r, &fb, &fn, &o, z);
 	assert_int_equal(r.status, DIFF_CHANGED);
 	assert_int_equal(r.reason[0], '\0');

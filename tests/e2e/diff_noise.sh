@@ -101,4 +101,7 @@ import json, sys
 d = json.load(sys.stdin)
 p = d["probe_overhead"]
 assert p["samples"] >= 1 and p["rss_max"] >= 1 << 20, p' || fail "report mem --format json: probe_overhead"
+# report vma lists the memfd (when a snapshot held it) as ptop's, out of the total
+"$ANA" report vma "$TMP/r1.ptop" | grep -F 'memfd:ptop-preload' | has -vF "(ptop's, not in total)" &&
+	fail "report vma lists ptop's memfd as the target's"
 echo "ok ($pairs pairs)"
