@@ -296,6 +296,7 @@ static void test_09_judge(void **state)
 	/* memory from /proc: a change under its resolution is not claimed, whatever its share */
 	fb = family("mem.rss_peak", true), fn = fb;
 	r = (struct diff_row){.fig = fb.fig, .in_base = true, .in_new = true};
+	r.base_count = r.new_count = 5; /* samples */
 	r.base = 1 << 20, r.new = (1 << 20) + (200 << 10); /* +20% */
 	diff_row__judge(&r, &fb, &fn, &o, z);
 	assert_int_equal(r.status, DIFF_UNCHANGED);
@@ -304,9 +305,15 @@ static void test_09_judge(void **state)
 	diff_row__judge(&r, &fb, &fn, &o, z);
 	assert_int_equal(r.status, DIFF_CHANGED);
 	assert_false(r.noise);
+	/* a peak from two samples, the first at the target's start: too few */
+	r.base_count = 2;
+	diff_row__judge(&r, &fb, &fn, &o, z);
+	assert_int_equal(r.status, DIFF_TOO_FEW);
+	r.base_count = 5;
 	/* a peak read from samples an interval apart: a change within a step of the series next
 	 * to it on either side is too few samples (a leak's last sample missed at its exit) */
 	r = (struct diff_row){.fig = fb.fig, .in_base = true, .in_new = true};
+	r.base_count = r.new_count = 5;
 	r.base = 1.46e6, r.new = 1.12e6, r.base_spread = 0, r.new_spread = 400e3;
 	diff_row__judge(&r, &fb, &fn, &o, z);
 	assert_int_equal(r.status, DIFF_TOO_FEW);
@@ -479,8 +486,8 @@ static void test_10_compare(void **state)
 	b = capture1("vma.group(*).rss", true, NULL);
 	n = capture1("vma.group(*).rss", true, NULL);
 	b->span_s = n->span_s = 1.0;
-	assert_int_equal(fig_family__add(&b->fam[0], "[heap]", 1 << 20, 0), 0);
-	assert_int_equal(fig_family__add(&n->fam[0], "[heap]", 3 << 20, 0), 0);
+	assert_int_equal(fig_family__add(&b->fam[0], "[heap]", 1 << 20, 10), 0); /* 10 snapshots */
+	assert_int_equal(fig_family__add(&n->fam[0], "[heap]", 3 << 20, 10), 0);
 	b->fam[0].before_end_s = 0.1;
 	n->fam[0].before_end_s = 0.5;
 	assert_int_equal(diff__compare(b, n, &o, &d), 0);

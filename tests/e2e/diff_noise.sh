@@ -19,9 +19,9 @@ command -v python3 >/dev/null || skip "python3 is not installed (the JSON checks
 
 RUNS=${RUNS:-3}
 for i in $(seq "$RUNS"); do
-	"$REC" --quiet --enable heap -o "$TMP/r$i.ptop" -- "$FIX/diff_steady" 1500 >"$TMP/out$i" ||
+	"$REC" --quiet --enable heap -o "$TMP/r$i.ptop" -- "$FIX/diff_steady" 2500 >"$TMP/out$i" ||
 		fail "recording run $i"
-	has -x 'done 150150' <"$TMP/out$i" || fail "run $i did not do its work: $(cat "$TMP/out$i")"
+	has -x 'done 250250' <"$TMP/out$i" || fail "run $i did not do its work: $(cat "$TMP/out$i")"
 done
 
 gates=()
