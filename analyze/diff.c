@@ -497,11 +497,11 @@ static int compare_family(struct diff *d, const struct fig_family *fb, const str
 	for (k = first; moment[0] && k < d->n; k++) {
 		struct diff_row *x = &d->row[k];
 
+		x->noise = true; /* no change gate fires on it */
 		if (x->status != DIFF_CHANGED && x->status != DIFF_NOT_SIGNIFICANT &&
 		    x->status != DIFF_TOO_FEW)
 			continue;
 		x->status = DIFF_TOO_FEW;
-		x->noise = true;
 		snprintf(x->reason, sizeof(x->reason), "%s", moment);
 	}
 	return err;

@@ -498,10 +498,11 @@ static void test_10_compare(void **state)
 	assert_non_null(strstr(d.row[0].reason, "not the same moment"));
 	assert_true(d.row[0].in_new && d.row[0].new == 3 << 20); /* NEW's value kept */
 	diff__free(&d);
-	/* taken at different moments, but unchanged: unchanged */
+	/* taken at different moments, but unchanged: unchanged, and no gate fires on it */
 	n->fam[0].val[0].v = 1 << 20;
 	assert_int_equal(diff__compare(b, n, &o, &d), 0);
 	assert_int_equal(d.row[0].status, DIFF_UNCHANGED);
+	assert_true(d.row[0].noise);
 	diff__free(&d);
 	n->fam[0].val[0].v = 3 << 20;
 	n->fam[0].before_end_s = 0.15;
