@@ -275,6 +275,8 @@ void diff_row__judge(struct diff_row *r, const struct fig_family *fb, const stru
 		     : r->new != 0 ? (r->new > 0 ? INFINITY : -INFINITY)
 				   : NAN;
 	r->z = NAN;
+	r->estimated = r->same_count = false;
+	r->reason[0] = '\0';
 	r->worse = r->fig->up_is_worse ? r->delta > 0 : r->delta < 0;
 	switch (r->fig->test) {
 	case FIG_TEST_PROPORTION:
@@ -305,12 +307,45 @@ void diff_row__judge(struct diff_row *r, const struct fig_family *fb, const stru
 		break;
 	}
 	case FIG_TEST_NONE:
+		/* estimates from sampling (a sampled heap's sites): told from their sampling
+		 * error, or too few samples */
+		if (fb->sample_bytes > 0 || fn->sample_bytes > 0) {
+			r->estimated = true;
+			r->base_period = fb->sample_bytes;
+			r->new_period = fn->sample_bytes;
+			err = fig_sampled_estimates(r->base, r->base_basis, fb->sample_bytes, r->new,
+						    r->new_basis, fn->sample_bytes, &r->z);
+			significant = !err && fabs(r->z) > zcrit;
+		}
 		break;
+	}
+	/* a rate of a count equal on both sides: the same work over runs of different
+	 * lengths, not a change of it (3,232,723 allocations in 1.20 s and in 0.94 s) */
+	if (r->fig->unit == FIG_RATE && r->fig->test == FIG_TEST_POISSON && r->in_base &&
+	    r->in_new && r->base_count == r->new_count && r->base_count) {
+		r->same_count = true;
+		r->noise = true;
+		r->status = DIFF_UNCHANGED;
+		return;
 	}
 	if (r->fig->min_count &&
 	    (r->base_count < r->fig->min_count || r->new_count < r->fig->min_count))
 		err = -EDOM; /* too few samples for this figure */
-	r->noise = err || !significant;
+	/* a state read from samples an interval apart: a change within how far either side's
+	 * may be from its state (and the figure's resolution besides: the two errors add) is
+	 * not told from where the samples fell */
+	if (!err && fmax(r->base_spread, r->new_spread) > 0 &&
+	    fabs(r->delta) <= fmax(r->base_spread, r->new_spread) + r->fig->resolution) {
+		err = -EDOM;
+		snprintf(r->reason, sizeof(r->reason),
+			 "within a step of the series next to the value (%.0f on BASE, %.0f on NEW, "
+			 "in %s) and the figure's resolution (%.0f): the samples are too few to tell "
+			 "(a shorter interval samples closer)",
+			 r->base_spread, r->new_spread, fig_unit__name(r->fig->unit),
+			 r->fig->resolution);
+	}
+	/* a change under the figure's resolution is no change a gate may fire on either */
+	r->noise = err || !significant || fabs(r->delta) < r->fig->resolution;
 	if (!past_min_delta(r, &o->md))
 		r->status = DIFF_UNCHANGED;
 	else if (err)
@@ -395,14 +430,20 @@ static int compare_instance(struct diff *d, const struct fig_family *fb,
 			r->new = vn->v;
 		return 0;
 	}
+	r->base_count = fb->samples; /* absent (0, proven): over the side's samples */
+	r->new_count = fn->samples;
 	if (vb) {
 		r->base = vb->v;
+		r->base_basis = vb->basis;
+		r->base_spread = vb->spread;
 		r->base_count = vb->count;
 		r->base_bucket = vb->bucket;
 		r->base_hist = vb;
 	}
 	if (vn) {
 		r->new = vn->v;
+		r->new_basis = vn->basis;
+		r->new_spread = vn->spread;
 		r->new_count = vn->count;
 		r->new_bucket = vn->bucket;
 		r->new_hist = vn;
@@ -432,7 +473,7 @@ static int compare_family(struct diff *d, const struct fig_family *fb, const str
 	    fabs(fb->before_end_s - fn->before_end_s) > 0.1 * (bspan > nspan ? bspan : nspan))
 		snprintf(moment, sizeof(moment),
 			 "taken %.3f s before the end on BASE, %.3f s on NEW: not the same moment "
-			 "(more than 10%% of the capture apart)",
+			 "(more than 10%% of the capture apart; a shorter interval samples closer)",
 			 fb->before_end_s, fn->before_end_s);
 	/* the confidence holds for the family: each of its K instances is tested at
 	 * 1 - (1 - confidence) / K (Bonferroni), so a profile of many functions does not
@@ -450,11 +491,18 @@ static int compare_family(struct diff *d, const struct fig_family *fb, const str
 		if (!fig_family__find(fb, fn->val[k].arg))
 			err = compare_instance(d, fb, fn, fn->val[k].arg, NULL, &fn->val[k], o,
 					       zcrit);
-	/* each instance keeps its values (a gate on NEW's value alone reads them), but is
-	 * no change */
+	/* below the resolution of the series: a change is not told from when the states
+	 * were taken (too few samples, the reason says why); one within --min-delta and the
+	 * figure's resolution is still unchanged */
 	for (k = first; moment[0] && k < d->n; k++) {
-		d->row[k].status = DIFF_NOT_COMPARABLE;
-		snprintf(d->row[k].reason, sizeof(d->row[k].reason), "%s", moment);
+		struct diff_row *x = &d->row[k];
+
+		x->noise = true; /* no change gate fires on it */
+		if (x->status != DIFF_CHANGED && x->status != DIFF_NOT_SIGNIFICANT &&
+		    x->status != DIFF_TOO_FEW)
+			continue;
+		x->status = DIFF_TOO_FEW;
+		snprintf(x->reason, sizeof(x->reason), "%s", moment);
 	}
 	return err;
 }

@@ -93,7 +93,8 @@ struct diff_row {
 	char *name; /* the instance's full name */
 	const char *arg;
 	enum diff_status status;
-	char reason[640];     /* NOT_COMPARABLE, NOT_REPORTED: why */
+	char reason[640];     /* NOT_COMPARABLE, NOT_REPORTED: why; TOO_FEW: why, when not
+			       * the count (the states taken at different moments) */
 	bool in_base, in_new; /* listed on that side (else 0, proven by a complete list) */
 	double base, new;
 	uint64_t base_count, new_count, base_of, new_of;
@@ -103,6 +104,11 @@ struct diff_row {
 	const struct fig_value *base_hist, *new_hist; /* BUCKET: the values with histograms */
 	bool worse; /* the change is in the direction the figure calls worse */
 	bool noise; /* its test could not tell the change from noise (or had too few) */
+	bool estimated;	      /* the values are estimates from sampling (fig_family.sample_bytes) */
+	double base_basis, new_basis; /* estimated: fig_value.basis of each side */
+	double base_period, new_period; /* estimated: each side's sample_bytes (0: exact) */
+	double base_spread, new_spread; /* fig_value.spread of each side */
+	bool same_count;      /* a rate whose count is equal on both sides: unchanged */
 };
 
 struct diff_opts {

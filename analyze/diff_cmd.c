@@ -148,8 +148,26 @@ static const char *status_key(enum diff_status s)
 static char *evidence(const struct diff_row *r, char *buf, size_t len)
 {
 	buf[0] = '\0';
-	if (r->status == DIFF_NOT_COMPARABLE || r->status == DIFF_NOT_REPORTED)
+	if (r->status == DIFF_NOT_COMPARABLE || r->status == DIFF_NOT_REPORTED ||
+	    (r->status == DIFF_TOO_FEW && r->reason[0]))
 		return snprintf(buf, len, "%s", r->reason), buf;
+	if (r->estimated) { /* sampled: the samples each side's estimate rests on */
+		char pb[32], pn[32];
+
+		snprintf(buf, len, "estimated: about %.0f vs %.0f samples (of %s vs %s)",
+			 fmin(fig_expected_samples(r->base_basis, r->base_period), 1e15),
+			 fmin(fig_expected_samples(r->new_basis, r->new_period), 1e15),
+			 r->base_period > 0 ? fmt_bytes(pb, sizeof(pb), (uint64_t)r->base_period)
+					    : "every allocation",
+			 r->new_period > 0 ? fmt_bytes(pn, sizeof(pn), (uint64_t)r->new_period)
+					   : "every allocation");
+		if (isfinite(r->z)) {
+			size_t at = strlen(buf);
+
+			snprintf(buf + at, len - at, ", z = %.2f", r->z);
+		}
+		return buf;
+	}
 	switch (r->fig->test) {
 	case FIG_TEST_PROPORTION:
 		snprintf(buf, len, "%" PRIu64 " of %" PRIu64 " vs %" PRIu64 " of %" PRIu64 " samples%s",
@@ -157,7 +175,8 @@ static char *evidence(const struct diff_row *r, char *buf, size_t len)
 			 r->status == DIFF_TOO_FEW ? "" : "");
 		break;
 	case FIG_TEST_POISSON:
-		snprintf(buf, len, "%" PRIu64 " vs %" PRIu64 " events", r->base_count, r->new_count);
+		snprintf(buf, len, "%" PRIu64 " vs %" PRIu64 " events%s", r->base_count, r->new_count,
+			 r->same_count ? ", the same count over runs of different lengths" : "");
 		break;
 	case FIG_TEST_BUCKET:
 		snprintf(buf, len, "histogram bucket %d vs %d", r->base_bucket, r->new_bucket);
@@ -618,6 +637,7 @@ static int render_json(const struct render *rd, FILE *out)
 				 r->rel_pct);
 		json__kv_bool(&j, "in_base", r->in_base);
 		json__kv_bool(&j, "in_new", r->in_new);
+		json__kv_bool(&j, "estimated", r->estimated);
 		json_num_or_null(&j, "base_count", cmp && counted, (double)r->base_count);
 		json_num_or_null(&j, "new_count", cmp && counted, (double)r->new_count);
 		json_num_or_null(&j, "base_of", cmp && sampled, (double)r->base_of);

@@ -479,6 +479,72 @@ int fig_family__accumulate(struct fig_family *fam, const char *arg, double v, ui
 	return fig_family__add(fam, arg, v, count);
 }
 
+void fig_series__add(struct fig_series *s, double v)
+{
+	if (!s->n) {
+		s->peak = s->prev = v;
+		s->peak_spread = s->last_spread = 0;
+		s->after_peak = true;
+		s->n = 1;
+		return;
+	}
+	if (s->after_peak) { /* V is the peak's next neighbour */
+		double gap = s->peak - v;
+
+		if (s->n == 1 || gap < s->peak_spread)
+			s->peak_spread = gap > 0 ? gap : 0;
+		s->after_peak = false;
+	}
+	s->last_spread = fabs(v - s->prev);
+	if (v > s->peak) { /* a new peak: its previous neighbour is PREV */
+		s->peak = v;
+		s->peak_spread = v - s->prev;
+		s->after_peak = true;
+	}
+	s->prev = v;
+	s->n++;
+}
+
+int fig_family__accumulate_est(struct fig_family *fam, const char *arg, double v, double basis)
+{
+	int err = fig_family__accumulate(fam, arg, v, 0);
+
+	for (size_t k = 0; !err && k < fam->n; k++)
+		if ((!arg && !fam->val[k].arg) ||
+		    (arg && fam->val[k].arg && !strcmp(fam->val[k].arg, arg))) {
+			fam->val[k].basis += basis;
+			break;
+		}
+	return err;
+}
+
+double fig_expected_samples(double basis, double sample_bytes)
+{
+	return sample_bytes > 0 ? basis / sample_bytes : INFINITY;
+}
+
+int fig_sampled_estimates(double vb, double basis_b, double pb, double vn, double basis_n,
+			  double pn, double *z)
+{
+	double basis = (basis_b + basis_n) / 2, v = (vb + vn) / 2, var = 0;
+	const double p[2] = {pb, pn};
+
+	*z = NAN;
+	if (!(pb > 0) && !(pn > 0))
+		return -EDOM;
+	for (int i = 0; i < 2; i++) {
+		double lambda = fig_expected_samples(basis, p[i]);
+
+		if (!(p[i] > 0))
+			continue;
+		if (!(lambda >= FIG_MIN_SAMPLES))
+			return -EDOM;
+		var += 2 * v * v / lambda;
+	}
+	*z = var > 0 ? (vn - vb) / sqrt(var) : 0;
+	return 0;
+}
+
 /* The bucket of H holding the value of rank RANK (1-based), or -1. */
 static int bucket_of_rank(const uint64_t *h, size_t n, uint64_t rank)
 {

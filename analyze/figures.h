@@ -48,6 +48,16 @@ struct fig_value {
 	int bucket;	/* BUCKET: the log2 bucket v is the estimate of */
 	uint64_t *hist; /* BUCKET: the histogram (HIST_BUCKETS, malloc'd) and the percentile */
 	unsigned pct;
+	/* an estimate (fig_family.sample_bytes > 0): the bytes the samples behind it stand for,
+	 * so about basis / sample_bytes samples (the allocated or live bytes of the site whose
+	 * figure it is); diff's test of an estimate reads it */
+	double basis;
+	/* a state read from a series of samples (a peak, a last value): how far it may be from
+	 * the state it stands for, in its unit, because the samples are an interval apart: the
+	 * step from the value to its nearer neighbour in the series (a peak held over two samples:
+	 * 0; the last sample of a series still rising: that rise). diff claims no change within
+	 * the larger of the two sides' (too few samples); 0: none known */
+	double spread;
 };
 
 /* A figure of one capture's window: measured or not (why), its instances. */
@@ -64,6 +74,14 @@ struct fig_family {
 	 * they are about as far from their ends (10% of the longer span). NAN (set by the
 	 * core): a figure of the whole window */
 	double before_end_s;
+	/* > 0: the values are estimates from sampling one allocation per this many bytes on
+	 * average (the heap's --heap-sample-bytes): `figures` says "estimated", and diff tells
+	 * a change from the sampling error (about sqrt(2 / samples) of the value, the samples
+	 * from fig_value.basis), or says too few samples; 0: exact */
+	double sample_bytes;
+	/* > 0: the samples (snapshots) the family's values are over, which an instance absent
+	 * from a complete list is over too (diff's min_count reads it) */
+	uint64_t samples;
 	uint64_t of;	   /* PROPORTION: the samples the shares are of */
 	double exposure_s; /* POISSON: the seconds the counts cover */
 	struct fig_value *val;
@@ -230,5 +248,36 @@ int fig_family__set_hist(struct fig_family *fam, const uint64_t *h, unsigned pct
 
 /* Add V and COUNT to instance ARG of FAM, created when new. 0 or -ENOMEM. */
 int fig_family__accumulate(struct fig_family *fam, const char *arg, double v, uint64_t count);
+
+/* The spread (fig_value.spread) of a series' peak and last value, fed one sample at a time
+ * (fig_series__add) in time order. */
+struct fig_series {
+	size_t n;
+	double prev;	   /* the previous sample */
+	double peak;	   /* the largest so far */
+	double peak_spread; /* peak minus its nearer neighbour so far */
+	bool after_peak;   /* the sample after the peak is still to come */
+	double last_spread; /* |last - the one before| */
+};
+
+void fig_series__add(struct fig_series *s, double v);
+
+/* An estimate: add V, and BASIS to its fig_value.basis, to instance ARG of FAM (whose
+ * sample_bytes is set), created when new. 0 or -ENOMEM. */
+int fig_family__accumulate_est(struct fig_family *fam, const char *arg, double v, double basis);
+
+/* The samples an estimate of BASIS bytes rests on, on average, when one allocation is sampled
+ * per SAMPLE_BYTES: BASIS / SAMPLE_BYTES (INFINITY when exact, SAMPLE_BYTES 0). */
+double fig_expected_samples(double basis, double sample_bytes);
+
+/* The z statistic of a change from VB to VN of two estimates (analyze/figures.h, sample_bytes):
+ * each side's sampling error is about sqrt(2 / lambda) of the value (a sum of Poisson many
+ * exponential credits of mean P: variance 2 P B), lambda its expected samples, both taken
+ * under "no change" from the mean of the two sides (BASIS_B, BASIS_N: the bytes behind
+ * them; PB, PN: the periods, 0 for an exact side). -EDOM when a sampled side expects fewer
+ * than FIG_MIN_SAMPLES samples (too few to tell), or neither is sampled. */
+#define FIG_MIN_SAMPLES 10
+int fig_sampled_estimates(double vb, double basis_b, double pb, double vn, double basis_n,
+			  double pn, double *z);
 
 #endif

@@ -24,6 +24,8 @@ static int build(const struct fig_capture *c, struct table **out)
 		const struct fig_family *fam = &c->fam[k];
 		const struct an_figure *f = fam->fig;
 		bool sampled = f->test == FIG_TEST_PROPORTION;
+		bool estimated = fam->measured && fam->sample_bytes > 0;
+		char est[800];
 		size_t rows = fam->measured && fam->n ? fam->n : 1;
 
 		for (size_t i = 0; i < rows && !err; i++) {
@@ -35,7 +37,7 @@ static int build(const struct fig_capture *c, struct table **out)
 									 name, sizeof(name)));
 			err = err ?: table__set_text(t, 2, fig_unit__name(f->unit));
 			err = err ?: table__set_bool(t, 5, f->up_is_worse, NULL);
-			err = err ?: table__set_bool(t, 6, sampled, NULL);
+			err = err ?: table__set_bool(t, 6, sampled || estimated, NULL);
 			if (err)
 				break;
 			if (!fam->measured) {
@@ -59,7 +61,16 @@ static int build(const struct fig_capture *c, struct table **out)
 			if (sampled)
 				err = err ?: table__set_int(t, 4, (int64_t)fam->of, NULL);
 			err = err ?: table__set_text(t, 7, "measured");
-			if (!err && !fam->complete && fam->note[0])
+			if (!err && estimated) {
+				snprintf(est, sizeof(est),
+					 "estimated: one allocation sampled per %s on average, "
+					 "about %.0f samples%s%s",
+					 fmt_bytes(buf, sizeof(buf), (uint64_t)fam->sample_bytes),
+					 fig_expected_samples(v->basis, fam->sample_bytes),
+					 !fam->complete && fam->note[0] ? "; " : "",
+					 !fam->complete ? fam->note : "");
+				err = table__set_text(t, 8, est);
+			} else if (!err && !fam->complete && fam->note[0])
 				err = table__set_text(t, 8, fam->note);
 		}
 	}

@@ -541,6 +541,9 @@ struct mem_summary {
 	int64_t t_max, t_last; /* the times of the (first) max and of the last (absolute ns) */
 	bool has_growth;
 	int64_t growth; /* bytes per minute */
+	/* how far the max and the last value may be from the state they stand for, the samples
+	 * being an interval apart (analyze/figures.h, fig_value.spread) */
+	int64_t max_spread, last_spread;
 };
 
 /* Summarize figure METRIC_NAME of capture M over window W into S. 0, -EINVAL (no such figure),

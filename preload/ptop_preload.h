@@ -35,6 +35,7 @@
 #include <sys/mman.h>
 
 #include "common/hash.h"
+#include "common/probe_mapping.h"
 
 #define PL_MAGIC 0x31306c70706f7470ull		/* "ptoppl01" */
 #define PL_VERSION 2
@@ -42,7 +43,7 @@
 #define PL_ENV_FD "PTOP_PRELOAD_FD"
 /* The command's own LD_PRELOAD, which the library puts back (absent: it had none). */
 #define PL_ENV_LD_PRELOAD "PTOP_PRELOAD_LD_PRELOAD"
-#define PL_MEMFD_NAME "ptop-preload"
+#define PL_MEMFD_NAME PTOP_PROBE_MEMFD
 
 #define PL_MAX_DEPTH 127		/* ips per stack, like the uprobe lane */
 #define PL_SLOTS 256			/* per-thread counter slots; slot 0 is shared */

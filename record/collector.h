@@ -67,6 +67,10 @@ struct rec_ctx {
 	const char *cgroup_dir;      /* its v2 directory; NULL in other modes */
 	struct capture_writer *writer;
 	uint64_t events;             /* Event records emitted so far */
+	/* ptop maps memory of its own into the target (the heap's preload lane: its memfd,
+	 * common/probe_mapping.h): the memory collector measures it apart, as probe overhead,
+	 * out of the target's figures (DESIGN.md principle 9) */
+	bool probe_mapping;
 };
 
 enum poll_flags {

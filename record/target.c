@@ -444,6 +444,8 @@ static int find_command(const char *name, char *out, size_t outlen)
 	return best;
 }
 
+static void reap(struct record_target *t);
+
 /* In the child, between fork and exec: only async-signal-safe calls. */
 static void child_main(const char *file, char **argv, char *const *envp, int go_fd, int err_fd)
 {
@@ -458,6 +460,12 @@ static void child_main(const char *file, char **argv, char *const *envp, int go_
 		signal(sig, SIG_DFL);
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
+	/* Ready: the recorder attaches its probes only now, so that these calls of ptop's
+	 * own (some 64 rt_sigaction) are never counted as the command's, as they were when
+	 * the probes happened to attach first */
+	e = 0;
+	if (write(err_fd, &e, sizeof(e)) != (ssize_t)sizeof(e))
+		_exit(126);
 
 	/* Wait to be released. EOF means the recorder gave up (or died). */
 	do
@@ -488,7 +496,8 @@ int target__launch_env(struct record_target *t, char **argv, char *const *envp, 
 	struct stat st;
 	pid_t pid;
 	size_t i;
-	int rc, fd;
+	ssize_t n;
+	int rc, fd, ready = -1;
 
 	target_init(t);
 	t->mode = PTOP__V1__TARGET_MODE__TARGET_MODE_COMMAND;
@@ -550,6 +559,19 @@ int target__launch_env(struct record_target *t, char **argv, char *const *envp, 
 	t->pid = pid;
 	t->go_fd = go[1];
 	t->err_fd = ep[0];
+	/* the child says it is ready (its signal dispositions reset) with a 0 */
+	do
+		n = read(t->err_fd, &ready, sizeof(ready));
+	while (n < 0 && errno == EINTR);
+	if (n != (ssize_t)sizeof(ready) || ready != 0) {
+		set_err(err, errlen, "cannot start '%s': its process ended before it was ready",
+			argv[0]);
+		close(t->go_fd);
+		close(t->err_fd);
+		t->go_fd = t->err_fd = -1;
+		reap(t);
+		return -ECHILD;
+	}
 	t->pidfd = sys_pidfd_open(pid);
 	describe_cgroup(t);
 	return 0;

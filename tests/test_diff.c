@@ -296,12 +296,55 @@ static void test_09_judge(void **state)
 	/* memory from /proc: a change under its resolution is not claimed, whatever its share */
 	fb = family("mem.rss_peak", true), fn = fb;
 	r = (struct diff_row){.fig = fb.fig, .in_base = true, .in_new = true};
+	r.base_count = r.new_count = 5; /* samples */
 	r.base = 1 << 20, r.new = (1 << 20) + (200 << 10); /* +20% */
 	diff_row__judge(&r, &fb, &fn, &o, z);
 	assert_int_equal(r.status, DIFF_UNCHANGED);
+	assert_true(r.noise); /* a gate does not fire on it (mem.pss_peak > +10%) */
 	r.new = (1 << 20) + (300 << 10);
 	diff_row__judge(&r, &fb, &fn, &o, z);
 	assert_int_equal(r.status, DIFF_CHANGED);
+	assert_false(r.noise);
+	/* a peak from two samples, the first at the target's start: too few */
+	r.base_count = 2;
+	diff_row__judge(&r, &fb, &fn, &o, z);
+	assert_int_equal(r.status, DIFF_TOO_FEW);
+	r.base_count = 5;
+	/* a peak read from samples an interval apart: a change within a step of the series next
+	 * to it on either side is too few samples (a leak's last sample missed at its exit) */
+	r = (struct diff_row){.fig = fb.fig, .in_base = true, .in_new = true};
+	r.base_count = r.new_count = 5;
+	r.base = 1.46e6, r.new = 1.12e6, r.base_spread = 0, r.new_spread = 400e3;
+	diff_row__judge(&r, &fb, &fn, &o, z);
+	assert_int_equal(r.status, DIFF_TOO_FEW);
+	assert_true(r.noise);
+	assert_non_null(strstr(r.reason, "within a step of the series"));
+	r.new = 1.46e6 - 600e3; /* within the step and the resolution (256 KiB) together */
+	diff_row__judge(&r, &fb, &fn, &o, z);
+	assert_int_equal(r.status, DIFF_TOO_FEW);
+	r.new = 0.5e6; /* past both */
+	diff_row__judge(&r, &fb, &fn, &o, z);
+	assert_int_equal(r.status, DIFF_CHANGED);
+	assert_int_equal(r.reason[0], '\0');
+	{
+		struct fig_series s = {0};
+		const double rise[] = {1, 2, 3, 5}, plateau[] = {1, 4, 4, 2}, spike[] = {1, 9, 2};
+
+		for (size_t i = 0; i < 4; i++)
+			fig_series__add(&s, rise[i]);
+		assert_true(s.peak == 5 && s.peak_spread == 2 && s.last_spread == 2);
+		memset(&s, 0, sizeof(s));
+		for (size_t i = 0; i < 4; i++)
+			fig_series__add(&s, plateau[i]);
+		assert_true(s.peak == 4 && s.peak_spread == 0 && s.last_spread == 2);
+		memset(&s, 0, sizeof(s));
+		for (size_t i = 0; i < 3; i++)
+			fig_series__add(&s, spike[i]);
+		assert_true(s.peak == 9 && s.peak_spread == 7);
+		memset(&s, 0, sizeof(s));
+		fig_series__add(&s, 3);
+		assert_true(s.peak == 3 && s.peak_spread == 0 && s.last_spread == 0);
+	}
 	/* a growth from too few samples */
 	fb = family("mem.pss_growth", true), fn = fb;
 	r = (struct diff_row){.fig = fb.fig, .in_base = true, .in_new = true};
@@ -333,6 +376,65 @@ static void test_09_judge(void **state)
 	diff_row__judge(&r, &fb, &fn, &o, z);
 	assert_int_equal(r.status, DIFF_CHANGED);
 	assert_true(isinf(r.rel_pct) && r.rel_pct > 0);
+
+	/* a rate of a count equal on both sides: the same work over runs of different lengths
+	 * (issue 20: heap.alloc_rate +27.5% on the same 3,232,723 allocations) */
+	fb = family("heap.alloc_rate", true), fn = fb;
+	fb.exposure_s = 1.2, fn.exposure_s = 0.94;
+	r = (struct diff_row){.fig = fb.fig, .in_base = true, .in_new = true};
+	r.base_count = r.new_count = 3232723;
+	r.base = 3232723 / 1.2, r.new = 3232723 / 0.94;
+	diff_row__judge(&r, &fb, &fn, &o, z);
+	assert_int_equal(r.status, DIFF_UNCHANGED);
+	assert_true(r.same_count && r.noise);
+	r.new_count = 2 * 3232723, r.new = r.new_count / 0.94; /* twice the allocations */
+	diff_row__judge(&r, &fb, &fn, &o, z);
+	assert_int_equal(r.status, DIFF_CHANGED);
+	assert_false(r.same_count);
+}
+
+/* Estimates from a sampled heap: told from their sampling error (issue 20: 755 vs 632 for
+ * a function that allocates 777 times in both) */
+static void test_11_estimates(void **state)
+{
+	struct diff_opts o = {.confidence = 0.99, .md = {.has_rel = true, .rel_pct = 10}};
+	struct fig_family fb = family("heap.site(*).alloc_count", true), fn = fb;
+	struct diff_row r = {.fig = fb.fig, .in_base = true, .in_new = true};
+	double z = fig_z_crit(0.99), zz;
+
+	(void)state;
+	assert_int_equal(fig_sampled_estimates(100, 1e6, 0, 200, 2e6, 0, &zz), -EDOM); /* exact */
+	/* 20 vs 40 samples' worth of 1000 bytes at one sample per 100: 2 * (1500^2) / 15 per
+	 * side, z = 1000 / sqrt(600000) */
+	assert_int_equal(fig_sampled_estimates(1000, 1000, 100, 2000, 2000, 100, &zz), 0);
+	assert_true(fabs(zz - 1000 / sqrt(2 * 2 * 1500.0 * 1500 / 15)) < 1e-9);
+	/* an exact side has no error of its own */
+	assert_int_equal(fig_sampled_estimates(1000, 1000, 0, 2000, 2000, 100, &zz), 0);
+	assert_true(fabs(zz - 1000 / sqrt(2 * 1500.0 * 1500 / 15)) < 1e-9);
+	/* too few samples expected */
+	assert_int_equal(fig_sampled_estimates(10, 500, 100, 20, 700, 100, &zz), -EDOM);
+
+	fb.sample_bytes = fn.sample_bytes = 512 << 10;
+	/* 755 vs 632 allocations estimated from some 60 MiB (about 120 samples): noise */
+	r.base = 755, r.new = 632, r.base_basis = 60 << 20, r.new_basis = 50 << 20;
+	diff_row__judge(&r, &fb, &fn, &o, z);
+	assert_true(r.estimated);
+	assert_int_equal(r.status, DIFF_NOT_SIGNIFICANT);
+	assert_true(r.noise);
+	/* four times the allocations: a change even sampled */
+	r.new = 4 * 755, r.new_basis = 240 << 20;
+	diff_row__judge(&r, &fb, &fn, &o, z);
+	assert_int_equal(r.status, DIFF_CHANGED);
+	assert_false(r.noise);
+	/* a few samples on a side: too few to tell */
+	r.base = 40, r.new = 25, r.base_basis = 2 << 20, r.new_basis = 1 << 20;
+	diff_row__judge(&r, &fb, &fn, &o, z);
+	assert_int_equal(r.status, DIFF_TOO_FEW);
+	/* the same figure exact on both sides: --min-delta decides, as before */
+	fb.sample_bytes = fn.sample_bytes = 0;
+	diff_row__judge(&r, &fb, &fn, &o, z);
+	assert_false(r.estimated);
+	assert_int_equal(r.status, DIFF_CHANGED);
 }
 
 /* A capture of one family (NAME), measured or not. */
@@ -384,16 +486,25 @@ static void test_10_compare(void **state)
 	b = capture1("vma.group(*).rss", true, NULL);
 	n = capture1("vma.group(*).rss", true, NULL);
 	b->span_s = n->span_s = 1.0;
-	assert_int_equal(fig_family__add(&b->fam[0], "[heap]", 1 << 20, 0), 0);
-	assert_int_equal(fig_family__add(&n->fam[0], "[heap]", 3 << 20, 0), 0);
+	assert_int_equal(fig_family__add(&b->fam[0], "[heap]", 1 << 20, 10), 0); /* 10 snapshots */
+	assert_int_equal(fig_family__add(&n->fam[0], "[heap]", 3 << 20, 10), 0);
 	b->fam[0].before_end_s = 0.1;
 	n->fam[0].before_end_s = 0.5;
 	assert_int_equal(diff__compare(b, n, &o, &d), 0);
 	assert_int_equal(d.n, 1);
-	assert_int_equal(d.row[0].status, DIFF_NOT_COMPARABLE);
+	/* below the series' resolution: too few samples (a gate is not fired by noise) */
+	assert_int_equal(d.row[0].status, DIFF_TOO_FEW);
+	assert_true(d.row[0].noise);
 	assert_non_null(strstr(d.row[0].reason, "not the same moment"));
 	assert_true(d.row[0].in_new && d.row[0].new == 3 << 20); /* NEW's value kept */
 	diff__free(&d);
+	/* taken at different moments, but unchanged: unchanged, and no gate fires on it */
+	n->fam[0].val[0].v = 1 << 20;
+	assert_int_equal(diff__compare(b, n, &o, &d), 0);
+	assert_int_equal(d.row[0].status, DIFF_UNCHANGED);
+	assert_true(d.row[0].noise);
+	diff__free(&d);
+	n->fam[0].val[0].v = 3 << 20;
 	n->fam[0].before_end_s = 0.15;
 	assert_int_equal(diff__compare(b, n, &o, &d), 0);
 	assert_int_equal(d.row[0].status, DIFF_CHANGED);
@@ -433,6 +544,7 @@ int main(void)
 		cmocka_unit_test(test_05_two_proportion),    cmocka_unit_test(test_06_poisson_rates),
 		cmocka_unit_test(test_07_percentile_interval), cmocka_unit_test(test_08_site_names),
 		cmocka_unit_test(test_09_judge),	     cmocka_unit_test(test_10_compare),
+		cmocka_unit_test(test_11_estimates),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -13,6 +13,7 @@
 
 #include "analyze/analyze.h"
 #include "analyze/db.h"
+#include "analyze/figures.h"
 #include "analyze/part.h"
 #include "analyze/report.h"
 #include "tests/tmpdir.h"
@@ -1006,6 +1007,55 @@ static void test_15_vma_groups(void **state)
 	sqlite3_close(db);
 }
 
+/* vma.group figures: each group at its peak over the snapshots (the last alone misses what
+ * the target unmapped before it: gone.so, a [heap] shrunk), ptop's memfd no group of the
+ * target's (issue 20); and report vma marks the memfd, out of the total */
+static void test_15b_vma_figures_peak(void **state)
+{
+	struct report_opts o = {.fmt = OUT_TEXT};
+	sqlite3 *db = new_db(1);
+	struct fig_capture *fc = NULL;
+	const struct fig_family *fam;
+	const struct fig_value *v;
+	struct window w = {0};
+	struct mem m;
+	const char *s;
+
+	(void)state;
+	add_probe(db, 0, "vmas", "active", "proc", NULL);
+	vma_db(db);
+	add_vma(db, 0, 0x7f0005000000, 32, "rw-s", "/memfd:ptop-preload (deleted)", 8192, 4096, 0,
+		0);
+	add_vma(db, 1, 0x7f0005000000, 32, "rw-s", "/memfd:ptop-preload (deleted)", 20480, 10240,
+		0, 0);
+	assert_int_equal(fig_capture__compute(db, CID, &w, &fc), 0);
+	fam = fig_capture__find(fc, "vma.group(*).rss");
+	assert_non_null(fam);
+	assert_true(fam->measured);
+	assert_int_equal(fam->samples, 2);
+	v = fig_family__find(fam, "gone.so"); /* in the first snapshot only: its peak, 2 MiB */
+	assert_non_null(v);
+	assert_true(v->v == 2.0 * MIB && v->spread == 2.0 * MIB && v->count == 2);
+	v = fig_family__find(fam, "[heap]"); /* 8 then 40 MiB: the rise is its step */
+	assert_non_null(v);
+	assert_true(v->v == 40.0 * MIB && v->spread == 32.0 * MIB);
+	v = fig_family__find(fam, "app"); /* the same in both: no step */
+	assert_non_null(v);
+	assert_true(v->v == 1.0 * MIB && v->spread == 0);
+	for (size_t k = 0; k < fam->n; k++)
+		assert_null(strstr(fam->val[k].arg, "ptop-preload"));
+	fig_capture__free(fc);
+
+	mem_open(&m);
+	assert_int_equal(report_vma(db, CID, &o, m.f), 0);
+	s = mem_text(&m);
+	assert_line_has(s, "/memfd:ptop-preload (deleted)  (ptop's, not in total)", " 20.0 MiB");
+	/* the total as without it (test_15: 87.0 MiB of size, RSS 87.0 MiB) */
+	assert_line_has(s, "total ", " 6  87.0 MiB  87.0 MiB  78.5 MiB  70.0 MiB  70.0 MiB   0 B");
+	mem_free(&m);
+	sqlite3_close(db);
+}
+
 static void test_16_vma_mapping_and_growth(void **state)
 {
 	struct report_opts o = {.fmt = OUT_TEXT};
@@ -1812,6 +1862,7 @@ int main(void)
 	    cmocka_unit_test(test_13_mem_coverage_ratio_heap_gap),
 	    cmocka_unit_test(test_14_mem_heap_not_measured_and_no_budget),
 	    cmocka_unit_test(test_15_vma_groups),
+	    cmocka_unit_test(test_15b_vma_figures_peak),
 	    cmocka_unit_test(test_16_vma_mapping_and_growth),
 	    cmocka_unit_test(test_17_vma_not_collected_and_empty),
 	    cmocka_unit_test(test_18_cpu_per_process),

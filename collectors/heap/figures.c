@@ -96,13 +96,18 @@ static int per_site(struct fig_ctx *c, const struct an_figure *f, struct fig_fam
 		s[k] = (struct fig_site){hs->site[k].func, hs->site[k].module, hs->site[k].file,
 					 hs->site[k].line, hs->site[k].named};
 	err = fig_site__names(s, hs->n, names);
+	/* sampled, a site's figures are estimates: the samples behind its live bytes are
+	 * about live_bytes / sample_bytes, behind its allocations alloc_bytes / sample_bytes */
+	fam->sample_bytes = (double)hs->sample_bytes;
 	for (size_t k = 0; k < hs->n && !err; k++) {
 		const struct heap_site *x = &hs->site[k];
 		double v = live ? (double)x->live_bytes
 			 : count ? (double)x->alloc_count
 				 : (double)x->alloc_bytes;
 
-		err = fig_family__accumulate(fam, names[k], v, 0);
+		err = fig_family__accumulate_est(fam, names[k], v,
+						 live ? (double)x->live_bytes
+						      : (double)x->alloc_bytes);
 	}
 cleanup:
 	for (size_t k = 0; names && k < hs->n; k++)
@@ -130,15 +135,15 @@ static const struct an_figure sample_bytes = {
 };
 static const struct an_figure site_live = {
 	"heap.site(*).live_bytes", "heap", FIG_BYTES, true, false, FIG_TEST_NONE,
-	"live bytes of allocating function F at the end", per_site,
+	"live bytes of allocating function F at the end (estimated when sampled)", per_site,
 };
 static const struct an_figure site_bytes = {
 	"heap.site(*).alloc_bytes", "heap", FIG_BYTES, true, false, FIG_TEST_NONE,
-	"bytes allocated by function F over the window", per_site,
+	"bytes allocated by function F over the window (estimated when sampled)", per_site,
 };
 static const struct an_figure site_count = {
 	"heap.site(*).alloc_count", "heap", FIG_COUNT, true, false, FIG_TEST_NONE,
-	"allocations by function F over the window", per_site,
+	"allocations by function F over the window (estimated when sampled)", per_site,
 };
 
 const struct an_figure *const heap_figures[] = {

@@ -931,6 +931,7 @@ int heap_preload__start(struct collector *c)
 	c->priv = p;
 	p->c = c;
 	heap_preload__set_target(p, c->ctx->pid);	/* the library attaches there only */
+	c->ctx->probe_mapping = true; /* its memfd is ptop's memory, not the target's */
 	p->stacks = calloc(HPL_STACK_CAP, sizeof(*p->stacks));
 	p->sites = calloc(HPL_SITE_CAP, sizeof(*p->sites));
 	p->cur = calloc(HPL_SITE_CAP, sizeof(*p->cur));

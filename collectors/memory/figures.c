@@ -28,13 +28,22 @@ static int compute(struct fig_ctx *c, const struct an_figure *f, struct fig_fami
 	 * compares them only when the series reaches about as near the end on both sides (a
 	 * growing target last read at 0.75 s of a 1 s run, its final poll missed at its exit,
 	 * was 26% below one read at 1 s) */
+	/* each is also as exact as the samples are near it: a peak at a series' last sample
+	 * while it still rose (the target's final poll missed at its exit) may be a step short
+	 * (fig_value.spread) */
 	if (!strcmp(us, "_peak")) {
 		fam->before_end_s = fig_ctx__before_end_s(c, s.t_last);
-		return fig_family__add(fam, NULL, (double)s.max, s.samples);
+		err = fig_family__add(fam, NULL, (double)s.max, s.samples);
+		if (!err)
+			fam->val[fam->n - 1].spread = (double)s.max_spread;
+		return err;
 	}
 	if (!strcmp(us, "_last")) {
 		fam->before_end_s = fig_ctx__before_end_s(c, s.t_last);
-		return fig_family__add(fam, NULL, (double)s.last, s.samples);
+		err = fig_family__add(fam, NULL, (double)s.last, s.samples);
+		if (!err)
+			fam->val[fam->n - 1].spread = (double)s.last_spread;
+		return err;
 	}
 	if (!s.has_growth) {
 		fig_family__not_measured(fam, "growth needs two %s samples at different times",
@@ -44,6 +53,11 @@ static int compute(struct fig_ctx *c, const struct an_figure *f, struct fig_fami
 	return fig_family__add(fam, NULL, (double)s.growth, s.samples);
 }
 
+/* A peak or last value from fewer samples is not compared by diff: the first sample falls at
+ * the target's start, so with two the last is a moment of the run whose neighbour says nothing
+ * of how far it may be from the same moment of another run (two identical runs read 19.4 and
+ * 17.3 MiB at 1 s, their starts apart by a loaded machine's delays). */
+#define STATE_MIN_SAMPLES 3
 /* A growth from fewer samples is not compared by diff: over a short run (a few intervals)
  * where the samples fall against the target's phases moves it by more than 10%. */
 #define GROWTH_MIN_SAMPLES 10
@@ -56,12 +70,12 @@ static int compute(struct fig_ctx *c, const struct an_figure *f, struct fig_fami
 	static const struct an_figure col##_peak = {                                               \
 		"mem." #col "_peak", "memory", FIG_BYTES, true, false, FIG_TEST_NONE,              \
 		"the largest " what " of the window", compute,                                     \
-		.resolution = PROC_RESOLUTION,                                                     \
+		.resolution = PROC_RESOLUTION, .min_count = STATE_MIN_SAMPLES,                     \
 	};                                                                                         \
 	static const struct an_figure col##_last = {                                               \
 		"mem." #col "_last", "memory", FIG_BYTES, true, false, FIG_TEST_NONE,              \
 		what " at the window's last sample", compute,                                      \
-		.resolution = PROC_RESOLUTION,                                                     \
+		.resolution = PROC_RESOLUTION, .min_count = STATE_MIN_SAMPLES,                     \
 	};                                                                                         \
 	static const struct an_figure col##_growth = {                                             \
 		"mem." #col "_growth", "memory", FIG_BYTES_PER_MIN, true, false, FIG_TEST_NONE,    \

@@ -42,7 +42,7 @@ static const char sample_sql[] =
 	"statm_shared, statm_text, statm_data, rss, pss, uss, pss_anon, pss_file, "
 	"pss_shmem, shared_clean, shared_dirty, private_clean, private_dirty, anon, swap, "
 	"swap_pss, locked, rollup_read_ns, minflt, majflt, minflt_total, majflt_total, "
-	"smaps_budget_ns, smaps_spent_ns, rollup_skipped)";
+	"smaps_budget_ns, smaps_spent_ns, rollup_skipped, probe_rss, probe_pss, probe_uss)";
 
 static int load_memory(struct load_ctx *l, const Ptop__V1__Event *ev)
 {
@@ -100,6 +100,14 @@ static int load_memory(struct load_ctx *l, const Ptop__V1__Event *ev)
 		bind_i64(s, 31, !!m->budget->rollup_skipped);
 	} else {
 		for (i = 29; i <= 31; i++)
+			sqlite3_bind_null(s, i);
+	}
+	if (m->probe && r) { /* ptop's own memory, out of the rollup's figures */
+		bind_u64(s, 32, m->probe->rss);
+		bind_u64(s, 33, m->probe->pss);
+		bind_u64(s, 34, m->probe->uss);
+	} else {
+		for (i = 32; i <= 34; i++)
 			sqlite3_bind_null(s, i);
 	}
 	return load__step(l, ST_SAMPLE);

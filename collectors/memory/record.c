@@ -3,6 +3,11 @@
  * its read is timed, as it holds the target's mmap lock) and the page faults
  * of /proc/PID/stat, as one MemorySample event.
  *
+ * When ptop maps memory of its own into the target (rec_ctx.probe_mapping: the
+ * heap preload lane's memfd), /proc/PID/smaps is read too at each rollup read,
+ * and those mappings are taken out of the rollup's figures and written
+ * apart (ProbeMemory): probe overhead, not the target's (DESIGN.md principle 9).
+ *
  * The smaps_rollup read counts against the smaps budget (--smaps-budget,
  * shared with the vmas collector through smaps_budget__get): when the budget
  * refuses it, the sample carries SmapsBudget.rollup_skipped and no rollup
@@ -26,6 +31,7 @@
 #include "record/collector.h"
 #include "record/procfs.h"
 #include "proto/names.h"
+#include "common/probe_mapping.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -33,6 +39,8 @@ struct mem_priv {
 	uint64_t page_size;
 	char *buf;                   /* smaps_rollup text, reused */
 	size_t cap;
+	char *sbuf;                  /* smaps text (ptop's own mappings), reused */
+	size_t scap;
 	uint64_t prev_ns;            /* the previous poll (or start) */
 	uint64_t prev_minflt, prev_majflt;
 	bool have_prev;              /* prev_*flt hold a reading */
@@ -153,6 +161,7 @@ static void mem_stop(struct collector *c)
 		return;
 	smaps_budget__put(p->budget);
 	free(p->buf);
+	free(p->sbuf);
 	free(p);
 	c->priv = NULL;
 }
@@ -167,6 +176,67 @@ static int count_loss(struct collector *c, const char *file, int err)
 	return rec_emit_drop(c, err == -EINVAL ? "proc_malformed" : "proc_unreadable", 1, detail);
 }
 
+/* ptop's own mappings in the target (common/probe_mapping.h), their counters summed. */
+static int add_probe_vma(const struct proc_vma *v, void *arg)
+{
+	struct proc_smaps_counters *sum = arg;
+
+	if (!probe_mapping__is(v->path))
+		return 0;
+	sum->rss += v->c.rss;
+	sum->pss += v->c.pss;
+	sum->shared_clean += v->c.shared_clean;
+	sum->shared_dirty += v->c.shared_dirty;
+	sum->private_clean += v->c.private_clean;
+	sum->private_dirty += v->c.private_dirty;
+	return 0;
+}
+
+static uint64_t less(uint64_t a, uint64_t b)
+{
+	return a > b ? a - b : 0;
+}
+
+/* Read ptop's own mappings (ctx->probe_mapping) from /proc/PID/smaps into PM and take them
+ * out of the rollup RO: its figures are the target's own (statm's, the kernel's counters
+ * as they are, still hold them). 0, or -errno of the read (-EINVAL: smaps did not parse). */
+static int take_out_probe(struct collector *c, Ptop__V1__SmapsRollup *ro,
+			  Ptop__V1__ProbeMemory *pm)
+{
+	struct mem_priv *p = c->priv;
+	struct proc_smaps_counters sum = {0};
+	uint64_t t0, t1, uss;
+	size_t len = 0;
+	int err;
+
+	t0 = rec_now_ns();
+	err = procfs_read_file(c->ctx->pid, "smaps", &p->sbuf, &p->scap, &len);
+	t1 = rec_now_ns();
+	smaps_budget__spend(p->budget, t1 - t0);
+	if (err)
+		return err;
+	if (!len)
+		return -ESRCH;
+	err = procfs_parse_smaps(p->sbuf, add_probe_vma, &sum);
+	if (err < 0)
+		return err;
+	uss = sum.private_clean + sum.private_dirty;
+	pm->rss = sum.rss;
+	pm->pss = sum.pss;
+	pm->uss = uss;
+	pm->read_ns = t1 - t0;
+	/* the memfd is shared memory: its pages are shmem, resident, shared or private */
+	ro->rss = less(ro->rss, sum.rss);
+	ro->pss = less(ro->pss, sum.pss);
+	ro->uss = less(ro->uss, uss);
+	ro->pss_shmem = less(ro->pss_shmem, sum.pss);
+	ro->shared_clean = less(ro->shared_clean, sum.shared_clean);
+	ro->shared_dirty = less(ro->shared_dirty, sum.shared_dirty);
+	ro->private_clean = less(ro->private_clean, sum.private_clean);
+	ro->private_dirty = less(ro->private_dirty, sum.private_dirty);
+	return 0;
+}
+
 static int mem_poll(struct collector *c, uint64_t now_ns, unsigned flags)
 {
 	struct mem_priv *p = c->priv;
@@ -177,6 +247,7 @@ static int mem_poll(struct collector *c, uint64_t now_ns, unsigned flags)
 	Ptop__V1__SmapsRollup ro = PTOP__V1__SMAPS_ROLLUP__INIT;
 	Ptop__V1__Faults fa = PTOP__V1__FAULTS__INIT;
 	Ptop__V1__SmapsBudget bud = PTOP__V1__SMAPS_BUDGET__INIT;
+	Ptop__V1__ProbeMemory pm = PTOP__V1__PROBE_MEMORY__INIT;
 	char *missing[ARRAY_SIZE(rollup_fields)];
 	Ptop__V1__SmapsField missing_fields[ARRAY_SIZE(rollup_fields)];
 	struct proc_smaps_counters rc;
@@ -274,6 +345,21 @@ static int mem_poll(struct collector *c, uint64_t now_ns, unsigned flags)
 		ro.missing_fields = missing_fields;
 		ro.missing = missing;
 		ms.rollup = &ro;
+		/* ptop's own memory out of the target's: a rollup that cannot be told from
+		 * it is not the target's, and is left out (counted) */
+		if (c->ctx->probe_mapping) {
+			err = take_out_probe(c, &ro, &pm);
+			if (err && procfs_is_gone(pid, err))
+				return 0;
+			if (err) {
+				ms.rollup = NULL;
+				err = count_loss(c, "smaps", err);
+				if (err)
+					return err;
+			} else {
+				ms.probe = &pm;
+			}
+		}
 	}
 
 budget:

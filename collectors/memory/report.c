@@ -4,6 +4,7 @@
  * the gap between them named ("RSS grew but did the heap?").
  */
 #include "analyze/report.h"
+#include "analyze/figures.h"
 #include "common/array.h"
 
 #include <errno.h>
@@ -69,6 +70,7 @@ struct mem_stat {
 	int64_t t_first, t_last, t_max;
 	bool has_growth;
 	int64_t growth; /* bytes per minute */
+	int64_t max_spread, last_spread; /* fig_series */
 };
 
 static int load_rows(sqlite3 *db, const struct capture_meta *m, const struct window *w,
@@ -115,6 +117,77 @@ cleanup:
 	sqlite3_finalize(st);
 	free(rows);
 	return err;
+}
+
+/* ptop's own memory in the target (memory_sample.probe_*: the preload lane's memfd), kept out
+ * of every figure above: probe overhead, shown apart (DESIGN.md principle 9). */
+struct probe_mem {
+	int64_t samples;	   /* samples that measured it; 0: none mapped (or an old capture) */
+	int64_t rss, pss, uss;	   /* at their largest */
+	int64_t rss_last, pss_last; /* at the last sample */
+};
+
+static int load_probe(sqlite3 *db, const struct capture_meta *m, const struct window *w,
+		      struct probe_mem *pm)
+{
+	static const char sql[] =
+	    "SELECT COUNT(probe_rss), MAX(probe_rss), MAX(probe_pss), MAX(probe_uss), "
+	    "(SELECT SUM(probe_rss) FROM memory_sample WHERE cap = ?1 AND time_ns = MAX(s.time_ns)), "
+	    "(SELECT SUM(probe_pss) FROM memory_sample WHERE cap = ?1 AND time_ns = MAX(s.time_ns)) "
+	    "FROM memory_sample s WHERE cap = ?1 AND time_ns BETWEEN ?2 AND ?3 "
+	    "AND probe_rss IS NOT NULL";
+	sqlite3_stmt *st = NULL;
+	int64_t lo, hi;
+	int err = 0;
+
+	memset(pm, 0, sizeof(*pm));
+	window__bounds(w, m, &lo, &hi);
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+		return -EIO;
+	sqlite3_bind_int64(st, 1, m->cap);
+	sqlite3_bind_int64(st, 2, lo);
+	sqlite3_bind_int64(st, 3, hi);
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		pm->samples = sqlite3_column_int64(st, 0);
+		pm->rss = report__col(st, 1, -1);
+		pm->pss = report__col(st, 2, -1);
+		pm->uss = report__col(st, 3, -1);
+		pm->rss_last = report__col(st, 4, -1);
+		pm->pss_last = report__col(st, 5, -1);
+	} else {
+		err = -EIO;
+	}
+	sqlite3_finalize(st);
+	return err;
+}
+
+static void print_probe_text(const struct probe_mem *pm, FILE *out)
+{
+	char a[32], b[32], c[32];
+
+	if (!pm->samples)
+		return;
+	fprintf(out,
+		"\nprobe overhead (ptop's own mappings in the target: the heap preload lane's memfd),\n"
+		"not in the figures above: RSS %s, PSS %s, USS %s at their largest (%" PRId64
+		" samples)\n",
+		fmt_bytes(a, sizeof(a), (uint64_t)pm->rss), fmt_bytes(b, sizeof(b), (uint64_t)pm->pss),
+		fmt_bytes(c, sizeof(c), (uint64_t)pm->uss), pm->samples);
+}
+
+static void json_probe(struct json *j, const struct probe_mem *pm)
+{
+	if (!pm->samples)
+		return; /* none mapped: no key, as in captures from before it was measured */
+	json__key(j, "probe_overhead");
+	json__begin_object(j);
+	json__kv_int(j, "samples", pm->samples);
+	report__json_opt_int(j, "rss_max", pm->rss);
+	report__json_opt_int(j, "pss_max", pm->pss);
+	report__json_opt_int(j, "uss_max", pm->uss);
+	report__json_opt_int(j, "rss_last", pm->rss_last);
+	report__json_opt_int(j, "pss_last", pm->pss_last);
+	json__end_object(j);
 }
 
 /* The live heap of each heap snapshot time in the window (lanes summed), set on the sample of
@@ -375,6 +448,7 @@ static void json_heap(struct json *j, const struct heap_side *h)
 
 static void summarize(const struct mem_row *rows, size_t n, size_t k, struct mem_stat *s)
 {
+	struct fig_series fs = {0};
 	size_t i;
 
 	memset(s, 0, sizeof(*s));
@@ -383,6 +457,7 @@ static void summarize(const struct mem_row *rows, size_t n, size_t k, struct mem
 
 		if (v < 0)
 			continue;
+		fig_series__add(&fs, (double)v);
 		if (!s->samples++) {
 			s->first = s->min = s->max = v;
 			s->t_first = s->t_max = rows[i].time_ns;
@@ -399,6 +474,8 @@ static void summarize(const struct mem_row *rows, size_t n, size_t k, struct mem
 	if (s->samples >= 2)
 		s->has_growth =
 		    growth_per_minute(s->first, s->last, s->t_first, s->t_last, &s->growth);
+	s->max_spread = (int64_t)fs.peak_spread;
+	s->last_spread = (int64_t)fs.last_spread;
 }
 
 static int print_summary_text(const struct mem_row *rows, size_t n, FILE *out)
@@ -605,6 +682,7 @@ int report_mem(sqlite3 *db, const char *capture_id, const struct report_opts *o,
 	struct drop_line *drops = NULL;
 	struct mem_row *rows = NULL;
 	struct heap_side heap;
+	struct probe_mem pm;
 	struct coverage cov;
 	struct capture_meta m;
 	struct probe_info p;
@@ -626,6 +704,7 @@ int report_mem(sqlite3 *db, const char *capture_id, const struct report_opts *o,
 	err = load_rows(db, &m, &o->win, &rows, &n);
 	err = err ?: drops__load(db, &m, "memory", &o->win, &drops, &nd);
 	err = err ?: load_heap(db, &m, &o->win, rows, n, &heap);
+	err = err ?: load_probe(db, &m, &o->win, &pm);
 	if (err)
 		goto cleanup;
 	coverage_of(rows, n, &cov);
@@ -657,6 +736,7 @@ int report_mem(sqlite3 *db, const char *capture_id, const struct report_opts *o,
 				minflt >= 0 ? fmt_count(c1, sizeof(c1), (uint64_t)minflt) : "-",
 				majflt >= 0 ? fmt_count(c2, sizeof(c2), (uint64_t)majflt) : "-");
 		print_heap_text(&heap, &m, out);
+		print_probe_text(&pm, out);
 		fprintf(out,
 			"\nrss..swap_pss: /proc/PID/smaps_rollup; statm_rss, vsize: /proc/PID/statm. "
 			"uss: Private_Clean +\nPrivate_Dirty. growth/min: (last - first) / "
@@ -672,6 +752,7 @@ int report_mem(sqlite3 *db, const char *capture_id, const struct report_opts *o,
 		json__kv_string(&j, "source", p.source[0] ? p.source : NULL);
 		report__drops(&j, out, o, "memory", drops, nd);
 		print_json_body(&j, rows, n, &m, &heap);
+		json_probe(&j, &pm);
 		json__end_object(&j);
 		err = json__end(&j);
 		break;
@@ -702,8 +783,9 @@ int mem_summary__load(sqlite3 *db, const struct capture_meta *m, const struct wi
 		return err;
 	summarize(rows, n, k, &st);
 	free(rows);
-	*s = (struct mem_summary){st.samples, st.first, st.min, st.max, st.last, st.t_max,
-				  st.t_last, st.has_growth, st.growth};
+	*s = (struct mem_summary){st.samples, st.first,	 st.min,      st.max,
+				  st.last,    st.t_max,	 st.t_last,   st.has_growth,
+				  st.growth,  st.max_spread, st.last_spread};
 	return 0;
 }
 

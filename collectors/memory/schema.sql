@@ -36,7 +36,10 @@ CREATE TABLE IF NOT EXISTS memory_sample (
 	majflt_total INTEGER,
 	smaps_budget_ns INTEGER,      -- smaps budget group: NULL when no budget applied
 	smaps_spent_ns INTEGER,       -- time spent reading smaps files in the interval
-	rollup_skipped INTEGER        -- 1: smaps_rollup not read (budget spent); its columns NULL
+	rollup_skipped INTEGER,       -- 1: smaps_rollup not read (budget spent); its columns NULL
+	probe_rss INTEGER,            -- ptop's own mappings in the target (the preload memfd),
+	probe_pss INTEGER,            -- already out of rss..private_dirty; NULL: none mapped
+	probe_uss INTEGER             -- (or a capture from before they were measured apart)
 );
 
 -- The view with capture_id and t_s: seconds since the capture started.

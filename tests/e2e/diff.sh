@@ -42,7 +42,7 @@ for s in ("base", "new"):
     for k in ("path", "capture_id", "complete", "span_s", "window", "recorder", "kernel", "cpus"):
         assert k in d[s], (s, k)
 keys = {"figure", "pattern", "unit", "up_is_worse", "status", "verdict", "base", "new", "delta",
-        "relative_pct", "in_base", "in_new", "base_count", "new_count", "base_of", "new_of",
+        "relative_pct", "in_base", "in_new", "estimated", "base_count", "new_count", "base_of", "new_of",
         "z", "reason"}
 f = {}
 for r in d["figures"]:
