@@ -14,7 +14,7 @@
 
 #include <sqlite3.h>
 
-#define DB_SCHEMA_VERSION 6
+#define DB_SCHEMA_VERSION 7
 #define DB_CAPTURE_ID_LEN 33 /* 32 hex digits + NUL */
 
 /* Open (CREATE: and create if missing) the DB at PATH and make sure it has the

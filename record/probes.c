@@ -12,8 +12,65 @@
 #include "proto/names.h"
 #include "record/record.h"
 
+void collector_lane(struct collector *c, const char *name, Ptop__V1__ProbeState state,
+		    Ptop__V1__ProbeSource source, const char *fmt, ...)
+{
+	struct collector_lane *l = NULL;
+	va_list ap;
+	unsigned i;
+
+	for (i = 0; i < c->n_lanes && !l; i++)
+		if (strcmp(c->lanes[i].name, name) == 0)
+			l = &c->lanes[i];
+	if (!l) {
+		if (c->n_lanes >= COLLECTOR_MAX_LANES)
+			return;
+		l = &c->lanes[c->n_lanes++];
+	}
+	l->name = name;
+	l->state = state;
+	l->source = source;
+	va_start(ap, fmt);
+	vsnprintf(l->reason, sizeof(l->reason), fmt, ap);
+	va_end(ap);
+}
+
+const struct collector_lane *collector_lane_get(const struct collector *c, const char *name)
+{
+	for (unsigned i = 0; i < c->n_lanes; i++)
+		if (strcmp(c->lanes[i].name, name) == 0)
+			return &c->lanes[i];
+	return NULL;
+}
+
+bool collector_lane_any(const struct collector *c, Ptop__V1__ProbeState state)
+{
+	for (unsigned i = 0; i < c->n_lanes; i++)
+		if (c->lanes[i].state == state)
+			return true;
+	return false;
+}
+
+/* C's lanes as ProbeLane messages in LANES/PTRS (COLLECTOR_MAX_LANES each), pointing at
+ * C's strings, on P. */
+static void probe_lanes(const struct collector *c, Ptop__V1__Probe *p, Ptop__V1__ProbeLane *lanes,
+			Ptop__V1__ProbeLane **ptrs)
+{
+	for (unsigned k = 0; k < c->n_lanes && k < COLLECTOR_MAX_LANES; k++) {
+		ptop__v1__probe_lane__init(&lanes[k]);
+		lanes[k].name = (char *)c->lanes[k].name;
+		lanes[k].state = c->lanes[k].state;
+		lanes[k].source = c->lanes[k].source;
+		lanes[k].reason = (char *)c->lanes[k].reason;
+		ptrs[k] = &lanes[k];
+	}
+	p->n_lanes = c->n_lanes;
+	p->lanes = c->n_lanes ? ptrs : NULL;
+}
+
 void record_probe_set(const struct collector *cs, size_t n, Ptop__V1__Probe *probes,
-		      Ptop__V1__Probe **ptrs)
+		      Ptop__V1__Probe **ptrs, Ptop__V1__ProbeLane *lanes,
+		      Ptop__V1__ProbeLane **lane_ptrs)
 {
 	size_t i;
 
@@ -28,6 +85,9 @@ void record_probe_set(const struct collector *cs, size_t n, Ptop__V1__Probe *pro
 		 * the default, so pointing at the collector's buffers is enough. */
 		p->reason = (char *)cs[i].reason;
 		p->detail = (char *)cs[i].detail;
+		if (lanes && lane_ptrs)
+			probe_lanes(&cs[i], p, lanes + i * COLLECTOR_MAX_LANES,
+				    lane_ptrs + i * COLLECTOR_MAX_LANES);
 		ptrs[i] = p;
 	}
 }

@@ -489,8 +489,9 @@ static int emit_probe_change(struct run *r, struct collector *c, const char *cau
 	Ptop__V1__Record rec = PTOP__V1__RECORD__INIT;
 	Ptop__V1__ProbeChange pc = PTOP__V1__PROBE_CHANGE__INIT;
 	Ptop__V1__Probe probe, *pp;
+	Ptop__V1__ProbeLane lanes[COLLECTOR_MAX_LANES], *lp[COLLECTOR_MAX_LANES];
 
-	record_probe_set(c, 1, &probe, &pp);
+	record_probe_set(c, 1, &probe, &pp, lanes, lp);
 	pc.time_ns = now;
 	pc.probe = &probe;
 	pc.cause = (char *)cause;

@@ -111,9 +111,11 @@ int record_default_output(char *buf, size_t len, const char *comm, pid_t pid, ti
 
 /* Fill PROBES[0..N) from the collectors CS[0..N) and point PTRS[i] at
  * PROBES[i], ready for CaptureHeader.probes. Strings point into CS (nothing is
- * copied, nothing to free); empty reason/detail stay empty. */
+ * copied, nothing to free); empty reason/detail stay empty. With LANES and LANE_PTRS
+ * (N * COLLECTOR_MAX_LANES each), each probe gets its collector's lanes. */
 void record_probe_set(const struct collector *cs, size_t n, Ptop__V1__Probe *probes,
-		      Ptop__V1__Probe **ptrs);
+		      Ptop__V1__Probe **ptrs, Ptop__V1__ProbeLane *lanes,
+		      Ptop__V1__ProbeLane **lane_ptrs);
 
 /* The probe summary printed at start:
  *   "probes: 3 active, 1 failed, 1 disabled, 0 unsupported\n"

@@ -448,7 +448,7 @@ static void test_10_probe_set(void **state)
 	(void)state;
 	three(cs);
 	snprintf(cs[0].detail, sizeof(cs[0].detail), "tp_btf/sched_switch");
-	record_probe_set(cs, 3, probes, ptrs);
+	record_probe_set(cs, 3, probes, ptrs, NULL, NULL);
 	assert_ptr_equal(ptrs[2], &probes[2]);
 	assert_string_equal(probes[0].name, "cpu");
 	assert_int_equal(probes[0].state, PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE);

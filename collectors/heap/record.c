@@ -691,7 +691,8 @@ int heap__target_exe(const struct rec_ctx *ctx, char *path, size_t plen, char *o
 }
 
 Ptop__V1__ProbeState heap__uprobe_precheck(struct collector *c, const char *cgroup_why,
-					   const char *no_ebpf_why, const char *caps_detail)
+					   const char *no_ebpf_why, const char *caps_detail,
+					   bool cookies)
 {
 	struct rec_ctx *ctx = c->ctx;
 	char why[200];
@@ -706,6 +707,13 @@ Ptop__V1__ProbeState heap__uprobe_precheck(struct collector *c, const char *cgro
 		snprintf(c->reason, sizeof(c->reason), "%s", why);
 	if (c->reason[0])
 		return PTOP__V1__PROBE_STATE__PROBE_STATE_UNSUPPORTED;
+	if (uprobe_link__lanes(c, cookies)) {
+		const struct collector_lane *l = collector_lane_get(c, "perf_uprobe");
+
+		snprintf(c->reason, sizeof(c->reason), "no uprobe lane: %s",
+			 l ? l->reason : "perf-event uprobes cannot run");
+		return PTOP__V1__PROBE_STATE__PROBE_STATE_UNSUPPORTED;
+	}
 	if (ctx->caps_only || ctx->pid <= 0) {
 		snprintf(c->detail, sizeof(c->detail), "%s", caps_detail);
 		return PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE;
@@ -969,7 +977,7 @@ Ptop__V1__ProbeState heap__uprobe_check(struct collector *c)
 		"heap uprobes attach to one process's allocator, not yet per process of a "
 		"cgroup: record one of its processes with --pid --enable heap",
 		"--no-ebpf: the heap is measured only by eBPF uprobes on the allocator",
-		"uprobes on the target's allocator (malloc, free, ...)");
+		"uprobes on the target's allocator (malloc, free, ...)", true);
 	if (ctx->caps_only && state == PTOP__V1__PROBE_STATE__PROBE_STATE_UNSUPPORTED)
 		return caps_preload_only(c);
 	if (state != PTOP__V1__PROBE_STATE__PROBE_STATE_UNSPECIFIED)
