@@ -566,6 +566,7 @@ static const char probe_change_json_sql[] =
 /* the collectors' lanes (ProbeLane): which ran, why the others did not */
 static const char probe_lane_sql[] =
     "SELECT probe, lane, state, COALESCE(NULLIF(source, ''), '-') AS source, "
+    "COALESCE(NULLIF(instead, ''), '-') AS instead, "
     "NULLIF(reason, '') AS reason FROM probe_lane l WHERE cap = ?1 ORDER BY "
     "(SELECT seq FROM probe p WHERE p.cap = l.cap AND p.name = l.probe), seq";
 static const char probe_lane_count_sql[] = "SELECT COUNT(*) FROM probe_lane WHERE cap = ?1";

@@ -63,7 +63,7 @@ static const char *const stmt_sql[ST_N] = {
 		      "cgroup_path, cgroup_id, container_id, exe_build_id_kind)",
 	[ST_PROBE] = "INSERT OR IGNORE INTO probe (cap, seq, name, state, source, reason, detail)",
 	[ST_PROBE_LANE] = "INSERT OR IGNORE INTO probe_lane (cap, probe, seq, lane, state, "
-			  "source, reason)",
+			  "source, reason, instead)",
 	[ST_PROBE_CHANGE] = "INSERT INTO probe_change (cap, seq, time_ns, name, state, source, "
 			    "reason, detail, cause)",
 	[ST_RECORD_COUNT] = "INSERT INTO record_count (cap, kind, count)",
@@ -649,6 +649,7 @@ static int load_lanes(struct loader *l, const Ptop__V1__Probe *p)
 		else
 			sqlite3_bind_null(s, 6);
 		bind_opt_text(s, 7, ln->reason);
+		bind_opt_text(s, 8, ln->instead);
 		err = run(l, ST_PROBE_LANE);
 		if (err)
 			return err;

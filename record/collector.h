@@ -190,6 +190,8 @@ struct collector_lane {
 					* FAILED, DISABLED */
 	Ptop__V1__ProbeSource source;
 	char reason[240];              /* why not active */
+	const char *instead;           /* static: the lane that runs in its place and measures
+					* the same ("perf_uprobe" for "uprobe_multi"); NULL */
 };
 
 #define COLLECTOR_MAX_LANES 6
@@ -214,6 +216,14 @@ struct collector {
 void collector_lane(struct collector *c, const char *name, Ptop__V1__ProbeState state,
 		    Ptop__V1__ProbeSource source, const char *fmt, ...)
 	__attribute__((format(printf, 5, 6)));
+
+/* C's lane NAME is replaced by its lane INSTEAD (both static strings), which measures
+ * the same: a lane not running is no loss (--strict). */
+void collector_lane_instead(struct collector *c, const char *name, const char *instead);
+
+/* Has C lost a lane: one FAILED, or UNSUPPORTED with no active lane instead? WHICH gets
+ * its name (NULL: none). */
+bool collector_lane_lost(const struct collector *c, const struct collector_lane **which);
 
 /* C's lane NAME, or NULL. */
 const struct collector_lane *collector_lane_get(const struct collector *c, const char *name);

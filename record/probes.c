@@ -28,6 +28,7 @@ void collector_lane(struct collector *c, const char *name, Ptop__V1__ProbeState 
 		l = &c->lanes[c->n_lanes++];
 	}
 	l->name = name;
+	l->instead = NULL;
 	l->state = state;
 	l->source = source;
 	va_start(ap, fmt);
@@ -41,6 +42,33 @@ const struct collector_lane *collector_lane_get(const struct collector *c, const
 		if (strcmp(c->lanes[i].name, name) == 0)
 			return &c->lanes[i];
 	return NULL;
+}
+
+void collector_lane_instead(struct collector *c, const char *name, const char *instead)
+{
+	for (unsigned i = 0; i < c->n_lanes; i++)
+		if (strcmp(c->lanes[i].name, name) == 0)
+			c->lanes[i].instead = instead;
+}
+
+bool collector_lane_lost(const struct collector *c, const struct collector_lane **which)
+{
+	for (unsigned i = 0; i < c->n_lanes; i++) {
+		const struct collector_lane *l = &c->lanes[i], *by;
+
+		if (l->state != PTOP__V1__PROBE_STATE__PROBE_STATE_FAILED &&
+		    l->state != PTOP__V1__PROBE_STATE__PROBE_STATE_UNSUPPORTED)
+			continue;
+		by = l->instead ? collector_lane_get(c, l->instead) : NULL;
+		if (by && by->state == PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE)
+			continue;
+		if (which)
+			*which = l;
+		return true;
+	}
+	if (which)
+		*which = NULL;
+	return false;
 }
 
 bool collector_lane_any(const struct collector *c, Ptop__V1__ProbeState state)
@@ -62,6 +90,7 @@ static void probe_lanes(const struct collector *c, Ptop__V1__Probe *p, Ptop__V1_
 		lanes[k].state = c->lanes[k].state;
 		lanes[k].source = c->lanes[k].source;
 		lanes[k].reason = (char *)c->lanes[k].reason;
+		lanes[k].instead = (char *)(c->lanes[k].instead ? c->lanes[k].instead : "");
 		ptrs[k] = &lanes[k];
 	}
 	p->n_lanes = c->n_lanes;
@@ -90,6 +119,27 @@ void record_probe_set(const struct collector *cs, size_t n, Ptop__V1__Probe *pro
 				    lane_ptrs + i * COLLECTOR_MAX_LANES);
 		ptrs[i] = p;
 	}
+}
+
+int record_strict_check(const struct collector *cs, size_t n, char *err, size_t errlen)
+{
+	const struct collector_lane *l;
+
+	for (size_t i = 0; i < n; i++) {
+		if (cs[i].state == PTOP__V1__PROBE_STATE__PROBE_STATE_FAILED) {
+			snprintf(err, errlen, "collector %s failed: %s", cs[i].ops->name,
+				 cs[i].reason[0] ? cs[i].reason : "(no reason given)");
+			return -1;
+		}
+		if (cs[i].state == PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE &&
+		    collector_lane_lost(&cs[i], &l)) {
+			snprintf(err, errlen, "collector %s, lane %s: %s: %s", cs[i].ops->name,
+				 l->name, capture_probe_state_name(l->state),
+				 l->reason[0] ? l->reason : "(no reason given)");
+			return -1;
+		}
+	}
+	return 0;
 }
 
 size_t record_probe_count(const struct collector *cs, size_t n, Ptop__V1__ProbeState state)
@@ -129,8 +179,24 @@ size_t record_probe_summary(const struct collector *cs, size_t n, char *buf, siz
 		     record_probe_count(cs, n, PTOP__V1__PROBE_STATE__PROBE_STATE_DISABLED),
 		     record_probe_count(cs, n, PTOP__V1__PROBE_STATE__PROBE_STATE_UNSUPPORTED));
 	for (i = 0; i < n; i++) {
-		if (cs[i].state == PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE)
+		if (cs[i].state == PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE) {
+			/* its lanes that ran not, with nothing in their place */
+			for (unsigned k = 0; k < cs[i].n_lanes; k++) {
+				const struct collector_lane *l = &cs[i].lanes[k], *by;
+
+				if (l->state != PTOP__V1__PROBE_STATE__PROBE_STATE_FAILED &&
+				    l->state != PTOP__V1__PROBE_STATE__PROBE_STATE_UNSUPPORTED)
+					continue;
+				by = l->instead ? collector_lane_get(&cs[i], l->instead) : NULL;
+				if (by && by->state == PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE)
+					continue;
+				off = append(buf, len, off, "  %s: active, but lane %s %s: %s\n",
+					     cs[i].ops->name, l->name,
+					     capture_probe_state_name(l->state),
+					     l->reason[0] ? l->reason : "(no reason given)");
+			}
 			continue;
+		}
 		off = append(buf, len, off, "  %s: %s: %s\n", cs[i].ops->name,
 			     capture_probe_state_name(cs[i].state),
 			     cs[i].reason[0] ? cs[i].reason : "(no reason given)");

@@ -1015,6 +1015,12 @@ int record_main(int argc, char **argv)
 				note_exec_follow(&cs[i], exec_watch__how(run.ew));
 	}
 	record_probe_summary(cs, n, summary, sizeof(summary));
+	if (o.strict && record_strict_check(cs, n, err, sizeof(err))) {
+		fputs(summary, stderr);
+		errmsg("--strict: %s; nothing recorded", err);
+		status = RECORD_EXIT_RUNTIME; /* 125 for a command: below */
+		goto cleanup;
+	}
 	if (!record_probe_count(cs, n, PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE)) {
 		fputs(summary, stderr);
 		errmsg("no collector could start, nothing to record: see the reasons above and "

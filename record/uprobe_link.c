@@ -73,6 +73,7 @@ int uprobe_link__lanes(struct collector *c, bool cookies)
 	}
 	collector_lane(c, "perf_uprobe", PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE, c->source,
 		       "%s", "");
+	collector_lane_instead(c, "uprobe_multi", "perf_uprobe");
 	return 0;
 }
 

@@ -106,6 +106,7 @@ CREATE TABLE IF NOT EXISTS probe_lane (
 	state TEXT NOT NULL,          -- active | standby | failed | unsupported | disabled
 	source TEXT,                  -- ebpf | proc | preload
 	reason TEXT,                  -- why not active
+	instead TEXT,                 -- the lane that runs in its place (measuring the same)
 	PRIMARY KEY (cap, probe, seq)
 );
 

@@ -331,9 +331,11 @@ static void io_lanes(struct collector *c, const char *why, const char *fwhy, cha
 
 	uwhy[0] = '\0';
 	collector_lane(c, "proc", on, PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_PROC, "%s", "");
-	collector_lane(c, "events", !asked ? off : why[0] ? no : on, ebpf, "%s", why);
-	collector_lane(c, "files", !io_settings.files ? off : fwhy[0] ? no : on, ebpf, "%s",
-		       fwhy);
+	bool none = c->ctx->no_ebpf; /* --no-ebpf: the user's choice */
+
+	collector_lane(c, "events", !asked || none ? off : why[0] ? no : on, ebpf, "%s", why);
+	collector_lane(c, "files", !io_settings.files || none ? off : fwhy[0] ? no : on, ebpf,
+		       "%s", fwhy);
 	if (!io_settings.files || fwhy[0])
 		return;
 	if (kfeature_have(KF_TP_IO_URING_SUBMIT, uwhy, ulen) &&

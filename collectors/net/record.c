@@ -160,10 +160,13 @@ static Ptop__V1__ProbeState net_check(struct collector *c)
 		c->source = PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_PROC;
 		collector_lane(c, "proc", PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE,
 			       PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_PROC, "%s", "");
-		collector_lane(c, "tcp", PTOP__V1__PROBE_STATE__PROBE_STATE_UNSUPPORTED,
+		collector_lane(c, "tcp", ctx->no_ebpf ? PTOP__V1__PROBE_STATE__PROBE_STATE_DISABLED
+					: PTOP__V1__PROBE_STATE__PROBE_STATE_UNSUPPORTED,
 			       PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_EBPF, "%s",
 			       ctx->no_ebpf ? "--no-ebpf" : why);
-		collector_lane(c, "sock_length", PTOP__V1__PROBE_STATE__PROBE_STATE_UNSUPPORTED,
+		collector_lane(c, "sock_length",
+			       ctx->no_ebpf ? PTOP__V1__PROBE_STATE__PROBE_STATE_DISABLED
+					    : PTOP__V1__PROBE_STATE__PROBE_STATE_UNSUPPORTED,
 			       PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_EBPF, "%s",
 			       ctx->no_ebpf ? "--no-ebpf" : why);
 		snprintf(c->detail, sizeof(c->detail),
