@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 
 #include "proto/names.h"
+#include "record/kfeature.h"
 #include "record/record.h"
 
 void collector_lane(struct collector *c, const char *name, Ptop__V1__ProbeState state,
@@ -220,6 +221,29 @@ size_t record_caps_line(const struct collector *c, char *buf, size_t len)
 		      c->ops->off_by_default ? " [off by default: --enable " : "",
 		      c->ops->off_by_default ? c->ops->name : "",
 		      c->ops->off_by_default ? "]" : "");
+}
+
+size_t record_caps_lane(const struct collector_lane *l, char *buf, size_t len)
+{
+	return append(buf, len, 0, "      lane %-13s %-11s %s%s%s%s\n", l->name,
+		      capture_probe_state_name(l->state), l->reason,
+		      l->instead ? (l->reason[0] ? "; " : "") : "",
+		      l->instead ? "in its place: " : "", l->instead ? l->instead : "");
+}
+
+size_t record_caps_feature(int feature, char *buf, size_t len)
+{
+	const struct kfeature_info *k = kfeature_info((enum kfeature)feature);
+	char why[240];
+	bool have;
+
+	if (!k)
+		return append(buf, len, 0, "%s", "");
+	why[0] = '\0';
+	have = kfeature_have((enum kfeature)feature, why, sizeof(why));
+	return append(buf, len, 0, "  %-27s %-5s %-3s %s%s%s[%s]\n", k->name, k->since,
+		      have ? "yes" : "no", have ? "" : "(", have ? "" : why, have ? "" : ") ",
+		      k->probe);
 }
 
 int record_parse_capeff(const char *status_text, uint64_t *mask)

@@ -24,6 +24,7 @@
 #include "record/exec_watch.h"
 #include "record/output.h"
 #include "record/procfs.h"
+#include "record/kfeature.h"
 #include "record/record.h"
 
 #define PROG "ptop-record"
@@ -321,8 +322,17 @@ static int run_caps(const struct record_opts *o)
 	for (i = 0; i < n; i++) {
 		record_caps_line(&cs[i], line, sizeof(line));
 		fputs(line, stdout);
+		for (unsigned k = 0; k < cs[i].n_lanes; k++) {
+			record_caps_lane(&cs[i].lanes[k], line, sizeof(line));
+			fputs(line, stdout);
+		}
 	}
 	collectors_stop(cs, n);
+	printf("kernel features (probed here; the Linux version that first has each):\n");
+	for (i = 0; i < KF_COUNT; i++) {
+		record_caps_feature((enum kfeature)i, line, sizeof(line));
+		fputs(line, stdout);
+	}
 
 	have_eff = procfs_read_file(0, "self/status", &buf, &cap, &len) == 0 &&
 		   record_parse_capeff(buf, &eff) == 0;

@@ -125,6 +125,12 @@ void record_probe_set(const struct collector *cs, size_t n, Ptop__V1__Probe *pro
  * the whole text needs, like snprintf. */
 size_t record_probe_summary(const struct collector *cs, size_t n, char *buf, size_t len);
 
+/* --caps: one lane of a collector, "      lane NAME  STATE  REASON\n" (the lane it
+ * falls back to when it has one); one kernel feature, "  NAME  SINCE  yes|no (why)  PROBE\n".
+ * Like snprintf. */
+size_t record_caps_lane(const struct collector_lane *l, char *buf, size_t len);
+size_t record_caps_feature(int feature, char *buf, size_t len);
+
 /* --strict: is a collector of CS[0..N) FAILED, or has one lost a lane (a lane FAILED, or
  * UNSUPPORTED with no lane active in its place: collector_lane_lost)? Then a one-line
  * account in ERR ("heap failed: ...", "net lane sock_length unsupported: ...") and -1,

@@ -333,11 +333,22 @@ static void io_lanes(struct collector *c, const char *why, const char *fwhy, cha
 	collector_lane(c, "proc", on, PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_PROC, "%s", "");
 	bool none = c->ctx->no_ebpf; /* --no-ebpf: the user's choice */
 
-	collector_lane(c, "events", !asked || none ? off : why[0] ? no : on, ebpf, "%s", why);
+	collector_lane(c, "events", !asked || none ? off : why[0] ? no : on, ebpf, "%s",
+		       !asked && !why[0] ? "with --io-events or --io-files" : why);
 	collector_lane(c, "files", !io_settings.files || none ? off : fwhy[0] ? no : on, ebpf,
 		       "%s", fwhy);
-	if (!io_settings.files || fwhy[0])
+	if (!io_settings.files || fwhy[0]) {
+		/* --caps: whether --io-files would have its io_uring lane here */
+		if (c->ctx->caps_only && !why[0]) {
+			if (kfeature_have(KF_TP_IO_URING_SUBMIT, uwhy, ulen) &&
+			    kfeature_have(KF_TP_IO_URING_COMPLETE, uwhy, ulen))
+				collector_lane(c, "io_uring", off, ebpf, "with --io-files");
+			else
+				collector_lane(c, "io_uring", no, ebpf, "%s", uwhy);
+		}
+		uwhy[0] = '\0';
 		return;
+	}
 	if (kfeature_have(KF_TP_IO_URING_SUBMIT, uwhy, ulen) &&
 	    kfeature_have(KF_TP_IO_URING_COMPLETE, uwhy, ulen)) {
 		uwhy[0] = '\0';
@@ -358,6 +369,11 @@ static Ptop__V1__ProbeState io_check(struct collector *c)
 	c->source = PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_PROC;
 	c->reason[0] = '\0';
 	if (ctx->caps_only) {
+		char why[256] = "", uwhy[200];
+
+		if (!ctx->no_ebpf)
+			bpf_util__can_trace(why, sizeof(why));
+		io_lanes(c, why, io_settings.files ? why : "with --io-files", uwhy, sizeof(uwhy));
 		snprintf(c->detail, sizeof(c->detail),
 			 "/proc/PID/io, /proc/PID/stat (the target's user, or CAP_SYS_PTRACE)");
 		return PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE;
