@@ -897,20 +897,20 @@ static void test_05_no_header(void **state)
 
 static void test_06_wrong_version(void **state)
 {
-	const char *dbp = tpath("v7.db");
+	const char *dbp = tpath("v99.db");
 	sqlite3 *db = NULL;
 	char want[64];
 	int rc;
 
 	(void)state;
 	db = open_rw(dbp);
-	assert_int_equal(sqlite3_exec(db, "PRAGMA user_version = 7", NULL, NULL, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, "PRAGMA user_version = 99", NULL, NULL, NULL), SQLITE_OK);
 	sqlite3_close(db);
 	db = NULL;
 	rc = db__open(dbp, true, false, &db, errbuf, sizeof(errbuf));
 	assert_int_equal(rc, -EPROTO);
 	assert_null(db);
-	assert_non_null(strstr(errbuf, "version 7"));
+	assert_non_null(strstr(errbuf, "version 99"));
 	snprintf(want, sizeof(want), "reads version %d", DB_SCHEMA_VERSION);
 	assert_non_null(strstr(errbuf, want));
 	assert_non_null(strstr(errbuf, "ptop-analyze"));
