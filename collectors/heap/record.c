@@ -1229,15 +1229,21 @@ retry:
 			       c->source, "%s", why);
 		collector_lane(c, "fp", PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE, c->source,
 			       "%s", "");
-		{
-			char *at = strstr(c->detail, "; user stacks dwarf");
+		hp_mode = USER_STACKS_FP; /* and an exec's check says why, from here on */
+		snprintf(hp_copy_why, sizeof(hp_copy_why), "%.199s", why);
+		snprintf(hp_mode_why, sizeof(hp_mode_why), "the stack copies failed to load: %.140s",
+			 why);
+		{	/* the detail as check() now writes it, what follows it kept */
+			static const char tail[] = ": 16 KiB stack copies, unwound offline";
+			char *at = strstr(c->detail, "; user stacks dwarf"), rest[sizeof(c->detail)];
+			char *end = at ? strstr(at, tail) : NULL;
 
-			if (at)
+			if (at && end) {
+				snprintf(rest, sizeof(rest), "%s", end + strlen(tail));
 				snprintf(at, sizeof(c->detail) - (size_t)(at - c->detail),
-					 "; user stacks fp (the stack copies failed to load: %.200s)",
-					 why);
+					 "; user stacks fp (%s)%s", hp_mode_why, rest);
+			}
 		}
-		hp_mode = USER_STACKS_FP;
 		heap_bpf__destroy(p->skel);
 		p->skel = NULL;
 		err = 0;
