@@ -563,6 +563,13 @@ static const char probe_change_sql[] =
 static const char probe_change_json_sql[] =
     "SELECT time_ns, (time_ns - ?2) / 1e9 AS time_s, name, state, source, cause, detail, "
     "reason FROM probe_change WHERE cap = ?1 ORDER BY seq";
+/* the collectors' lanes (ProbeLane): which ran, why the others did not */
+static const char probe_lane_sql[] =
+    "SELECT probe, lane, state, COALESCE(NULLIF(source, ''), '-') AS source, "
+    "COALESCE(NULLIF(instead, ''), '-') AS instead, "
+    "NULLIF(reason, '') AS reason FROM probe_lane l WHERE cap = ?1 ORDER BY "
+    "(SELECT seq FROM probe p WHERE p.cap = l.cap AND p.name = l.probe), seq";
+static const char probe_lane_count_sql[] = "SELECT COUNT(*) FROM probe_lane WHERE cap = ?1";
 static const char probe_change_count_sql[] = "SELECT COUNT(*) FROM probe_change WHERE cap = ?1";
 static const char records_sql[] =
     "SELECT kind, count FROM record_count WHERE cap = ?1 ORDER BY kind";
@@ -716,6 +723,19 @@ static int info_text(sqlite3 *db, const char *path, const struct table *r, const
 	st = NULL;
 	fprintf(f, ":\n");
 	err = query_table(db, m, probe_sql, NULL, NULL, f, "  ", 2);
+	if (!err && sqlite3_prepare_v2(db, probe_lane_count_sql, -1, &st, NULL) != SQLITE_OK)
+		err = -EIO;
+	if (!err) {
+		sqlite3_bind_int64(st, 1, m->cap);
+		if (sqlite3_step(st) != SQLITE_ROW) {
+			err = -EIO;
+		} else if (sqlite3_column_int64(st, 0) > 0) { /* captures before lanes: none */
+			fprintf(f, "\nprobe lanes (which ran, why the others did not):\n");
+			err = query_table(db, m, probe_lane_sql, NULL, NULL, f, "  ", 1);
+		}
+	}
+	sqlite3_finalize(st);
+	st = NULL;
 	if (!err && sqlite3_prepare_v2(db, probe_change_count_sql, -1, &st, NULL) != SQLITE_OK)
 		err = -EIO;
 	if (!err) {
@@ -775,6 +795,7 @@ static int info_json(sqlite3 *db, const struct table *r, const struct row *t,
 	json_section(&j, "options", r, options_json, NCOLS(options_json));
 
 	err = query_table(db, m, probe_sql, &j, "probes", f, NULL, 0);
+	err = err ?: query_table(db, m, probe_lane_sql, &j, "probe_lanes", f, NULL, 0);
 	err = err ?: query_table(db, m, probe_change_json_sql, &j, "probe_changes", f, NULL, 0);
 	json_section(&j, "time_span", r, span_json, NCOLS(span_json));
 	err = err ?: query_table(db, m, records_sql, &j, "records", f, NULL, 0);

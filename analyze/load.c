@@ -33,6 +33,7 @@ enum stmt_id {
 	ST_CAPTURE,
 	ST_TARGET,
 	ST_PROBE,
+	ST_PROBE_LANE,
 	ST_PROBE_CHANGE,
 	ST_RECORD_COUNT,
 	ST_STACK,
@@ -61,6 +62,8 @@ static const char *const stmt_sql[ST_N] = {
 	[ST_TARGET] = "INSERT INTO target (cap, mode, pid, comm, exe, exe_build_id, cmdline, "
 		      "cgroup_path, cgroup_id, container_id, exe_build_id_kind)",
 	[ST_PROBE] = "INSERT OR IGNORE INTO probe (cap, seq, name, state, source, reason, detail)",
+	[ST_PROBE_LANE] = "INSERT OR IGNORE INTO probe_lane (cap, probe, seq, lane, state, "
+			  "source, reason, instead)",
 	[ST_PROBE_CHANGE] = "INSERT INTO probe_change (cap, seq, time_ns, name, state, source, "
 			    "reason, detail, cause)",
 	[ST_RECORD_COUNT] = "INSERT INTO record_count (cap, kind, count)",
@@ -497,6 +500,8 @@ static int exec(struct loader *l, const char *sql, const char *what)
 
 /* ---------------------------------------------------------------- records */
 
+static int load_lanes(struct loader *l, const Ptop__V1__Probe *p);
+
 static int load_header(struct loader *l, const Ptop__V1__CaptureHeader *h, const struct stat *st,
 		       const char *realpath_)
 {
@@ -615,6 +620,40 @@ static int load_header(struct loader *l, const Ptop__V1__CaptureHeader *h, const
 		bind_opt_text(s, 6, p->reason);
 		bind_opt_text(s, 7, p->detail);
 		err = run(l, ST_PROBE);
+		if (err)
+			return err;
+		err = load_lanes(l, p);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* The lanes of probe P (none in captures of earlier recorders). */
+static int load_lanes(struct loader *l, const Ptop__V1__Probe *p)
+{
+	sqlite3_stmt *s = l->st[ST_PROBE_LANE];
+	int err;
+
+	for (size_t k = 0; k < p->n_lanes; k++) {
+		const Ptop__V1__ProbeLane *ln = p->lanes[k];
+		const char *src;
+
+		if (!ln || !ln->name || !ln->name[0])
+			continue;
+		src = capture_probe_source_name(ln->source);
+		sqlite3_bind_int64(s, 1, l->run.cap);
+		bind_text(s, 2, p->name);
+		bind_i64(s, 3, (int64_t)k);
+		bind_text(s, 4, ln->name);
+		bind_text(s, 5, capture_probe_state_name(ln->state));
+		if (src)
+			bind_text(s, 6, src);
+		else
+			sqlite3_bind_null(s, 6);
+		bind_opt_text(s, 7, ln->reason);
+		bind_opt_text(s, 8, ln->instead);
+		err = run(l, ST_PROBE_LANE);
 		if (err)
 			return err;
 	}

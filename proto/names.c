@@ -30,6 +30,8 @@ const char *capture_probe_state_name(Ptop__V1__ProbeState state)
 		return "failed";
 	case PTOP__V1__PROBE_STATE__PROBE_STATE_UNSUPPORTED:
 		return "unsupported";
+	case PTOP__V1__PROBE_STATE__PROBE_STATE_STANDBY:
+		return "standby";
 	default:
 		return "unspecified";
 	}

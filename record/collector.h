@@ -192,6 +192,20 @@ struct collector_ops {
 	int (*refresh)(struct collector *c, uint64_t now_ns);
 };
 
+/* One lane of a collector (a way of measuring, with the kernel feature it needs): which
+ * ran, and why the others did not; recorded as the probe's ProbeLane entries. */
+struct collector_lane {
+	const char *name;              /* static: "uprobe_multi", "perf_uprobe", "io_uring" */
+	Ptop__V1__ProbeState state;    /* ACTIVE, STANDBY (a richer lane runs), UNSUPPORTED,
+					* FAILED, DISABLED */
+	Ptop__V1__ProbeSource source;
+	char reason[240];              /* why not active */
+	const char *instead;           /* static: the lane that runs in its place and measures
+					* the same ("perf_uprobe" for "uprobe_multi"); NULL */
+};
+
+#define COLLECTOR_MAX_LANES 6
+
 struct collector {
 	const struct collector_ops *ops;
 	struct rec_ctx *ctx;
@@ -201,7 +215,31 @@ struct collector {
 	char detail[512];              /* optional: attach points, lane details */
 	void *priv;                    /* the collector's own state */
 	uint64_t dropped;              /* total lost, as reported by rec_emit_drop */
+	struct collector_lane lanes[COLLECTOR_MAX_LANES];
+	unsigned n_lanes;
 };
+
+/* Set C's lane NAME (a static string) to STATE, from SOURCE, with the reason FMT (""
+ * when active): replaces the lane of that name, else adds one (beyond
+ * COLLECTOR_MAX_LANES, nothing). A collector's check() records its lanes (so --caps
+ * shows them), start() updates them when a lane fails or falls back. */
+void collector_lane(struct collector *c, const char *name, Ptop__V1__ProbeState state,
+		    Ptop__V1__ProbeSource source, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+
+/* C's lane NAME is replaced by its lane INSTEAD (both static strings), which measures
+ * the same: a lane not running is no loss (--strict). */
+void collector_lane_instead(struct collector *c, const char *name, const char *instead);
+
+/* Has C lost a lane: one FAILED, or UNSUPPORTED with no active lane instead? WHICH gets
+ * its name (NULL: none). */
+bool collector_lane_lost(const struct collector *c, const struct collector_lane **which);
+
+/* C's lane NAME, or NULL. */
+const struct collector_lane *collector_lane_get(const struct collector *c, const char *name);
+
+/* Does any lane of C have STATE? */
+bool collector_lane_any(const struct collector *c, Ptop__V1__ProbeState state);
 
 /* The collectors, in start order, NULL-terminated (record/collectors.c). */
 extern const struct collector_ops *const collector_table[];

@@ -61,6 +61,7 @@ int record_write_header(struct capture_writer *w, const struct record_header_in 
 	Ptop__V1__Options options = PTOP__V1__OPTIONS__INIT;
 	Ptop__V1__TargetInfo target = PTOP__V1__TARGET_INFO__INIT;
 	Ptop__V1__Probe *probes = NULL, **probe_ptrs = NULL;
+	Ptop__V1__ProbeLane *lanes = NULL, **lane_ptrs = NULL;
 	char hostname[256] = "", boot_id[64] = "", *buf = NULL;
 	size_t cap = 0, len = 0, i;
 	struct utsname uts;
@@ -152,11 +153,14 @@ int record_write_header(struct capture_writer *w, const struct record_header_in 
 	if (in->n_collectors) {
 		probes = calloc(in->n_collectors, sizeof(*probes));
 		probe_ptrs = calloc(in->n_collectors, sizeof(*probe_ptrs));
-		if (!probes || !probe_ptrs) {
+		lanes = calloc(in->n_collectors * COLLECTOR_MAX_LANES, sizeof(*lanes));
+		lane_ptrs = calloc(in->n_collectors * COLLECTOR_MAX_LANES, sizeof(*lane_ptrs));
+		if (!probes || !probe_ptrs || !lanes || !lane_ptrs) {
 			err = -ENOMEM;
 			goto cleanup;
 		}
-		record_probe_set(in->collectors, in->n_collectors, probes, probe_ptrs);
+		record_probe_set(in->collectors, in->n_collectors, probes, probe_ptrs, lanes,
+				 lane_ptrs);
 	}
 	h.n_probes = in->n_collectors;
 	h.probes = probe_ptrs;
@@ -169,6 +173,8 @@ int record_write_header(struct capture_writer *w, const struct record_header_in 
 cleanup:
 	free(probes);
 	free(probe_ptrs);
+	free(lanes);
+	free(lane_ptrs);
 	free(buf);
 	return err;
 }

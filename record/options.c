@@ -30,6 +30,7 @@ enum {
 	OPT_SMAPS_BUDGET,
 	OPT_CGROUP,
 	OPT_USER_STACKS,
+	OPT_STRICT,
 	OPT_COLLECTOR = 1024,        /* + the index in the collectors' options (struct copts) */
 };
 
@@ -46,6 +47,7 @@ static const struct option core_opts[] = {
 	{ "enable", required_argument, NULL, OPT_ENABLE },
 	{ "no-ebpf", no_argument, NULL, OPT_NO_EBPF },
 	{ "caps", no_argument, NULL, OPT_CAPS },
+	{ "strict", no_argument, NULL, OPT_STRICT },
 	{ "smaps-budget", required_argument, NULL, OPT_SMAPS_BUDGET },
 	{ "user-stacks", required_argument, NULL, OPT_USER_STACKS },
 	{ "quiet", no_argument, NULL, 'q' },
@@ -416,6 +418,9 @@ static int parse_args(struct record_opts *o, int argc, char **argv,
 		case OPT_CAPS:
 			o->caps = true;
 			break;
+		case OPT_STRICT:
+			o->strict = true;
+			break;
 		case OPT_SMAPS_BUDGET:
 			r = parse_interval("--smaps-budget", optarg, 1, &o->smaps_budget_ns, err,
 					   errlen);
@@ -658,8 +663,14 @@ void record_usage(FILE *f, const struct collector_ops *const *table)
 	      "                          because of what they cost the target (marked so in\n"
 	      "                          the list of collectors below)\n"
 	      "      --no-ebpf           /proc lanes only (no eBPF programs are loaded)\n"
-	      "      --caps              print which collectors can run here and why not,\n"
+	      "      --caps              print the kernel features the eBPF lanes need (probed,\n"
+	      "                          with the Linux version that has each), and which\n"
+	      "                          collectors and lanes can run here and why not,\n"
 	      "                          then exit\n"
+	      "      --strict            a collector or lane that fails or cannot run is a\n"
+	      "                          start-up error: nothing is recorded (exit 125 with a\n"
+	      "                          command, else 1); a collector disabled or off by\n"
+	      "                          default is not, nor a lane on standby\n"
 	      "      --user-stacks M     how the eBPF lanes (cpuprof, the heap's uprobe\n"
 	      "                          lane, the sites of --fd-stacks) take user stacks:\n"
 	      "                          fp walks frame pointers in the kernel; dwarf copies\n"

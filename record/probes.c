@@ -10,10 +10,97 @@
 #include <sys/wait.h>
 
 #include "proto/names.h"
+#include "record/kfeature.h"
 #include "record/record.h"
 
+void collector_lane(struct collector *c, const char *name, Ptop__V1__ProbeState state,
+		    Ptop__V1__ProbeSource source, const char *fmt, ...)
+{
+	struct collector_lane *l = NULL;
+	va_list ap;
+	unsigned i;
+
+	for (i = 0; i < c->n_lanes && !l; i++)
+		if (strcmp(c->lanes[i].name, name) == 0)
+			l = &c->lanes[i];
+	if (!l) {
+		if (c->n_lanes >= COLLECTOR_MAX_LANES)
+			return;
+		l = &c->lanes[c->n_lanes++];
+	}
+	l->name = name;
+	l->instead = NULL;
+	l->state = state;
+	l->source = source;
+	va_start(ap, fmt);
+	vsnprintf(l->reason, sizeof(l->reason), fmt, ap);
+	va_end(ap);
+}
+
+const struct collector_lane *collector_lane_get(const struct collector *c, const char *name)
+{
+	for (unsigned i = 0; i < c->n_lanes; i++)
+		if (strcmp(c->lanes[i].name, name) == 0)
+			return &c->lanes[i];
+	return NULL;
+}
+
+void collector_lane_instead(struct collector *c, const char *name, const char *instead)
+{
+	for (unsigned i = 0; i < c->n_lanes; i++)
+		if (strcmp(c->lanes[i].name, name) == 0)
+			c->lanes[i].instead = instead;
+}
+
+bool collector_lane_lost(const struct collector *c, const struct collector_lane **which)
+{
+	for (unsigned i = 0; i < c->n_lanes; i++) {
+		const struct collector_lane *l = &c->lanes[i], *by;
+
+		if (l->state != PTOP__V1__PROBE_STATE__PROBE_STATE_FAILED &&
+		    l->state != PTOP__V1__PROBE_STATE__PROBE_STATE_UNSUPPORTED)
+			continue;
+		by = l->instead ? collector_lane_get(c, l->instead) : NULL;
+		if (by && by->state == PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE)
+			continue;
+		if (which)
+			*which = l;
+		return true;
+	}
+	if (which)
+		*which = NULL;
+	return false;
+}
+
+bool collector_lane_any(const struct collector *c, Ptop__V1__ProbeState state)
+{
+	for (unsigned i = 0; i < c->n_lanes; i++)
+		if (c->lanes[i].state == state)
+			return true;
+	return false;
+}
+
+/* C's lanes as ProbeLane messages in LANES/PTRS (COLLECTOR_MAX_LANES each), pointing at
+ * C's strings, on P. */
+static void probe_lanes(const struct collector *c, Ptop__V1__Probe *p, Ptop__V1__ProbeLane *lanes,
+			Ptop__V1__ProbeLane **ptrs)
+{
+	for (unsigned k = 0; k < c->n_lanes && k < COLLECTOR_MAX_LANES; k++) {
+		ptop__v1__probe_lane__init(&lanes[k]);
+		lanes[k].name = (char *)c->lanes[k].name;
+		lanes[k].state = c->lanes[k].state;
+		lanes[k].source = c->lanes[k].source;
+		lanes[k].reason = (char *)c->lanes[k].reason;
+		lanes[k].instead = (char *)(c->lanes[k].instead ? c->lanes[k].instead : "");
+		ptrs[k] = &lanes[k];
+	}
+	p->n_lanes = c->n_lanes;
+	p->lanes = c->n_lanes ? ptrs : NULL;
+}
+
 void record_probe_set(const struct collector *cs, size_t n, Ptop__V1__Probe *probes,
-		      Ptop__V1__Probe **ptrs)
+		      Ptop__V1__Probe **ptrs, Ptop__V1__ProbeLane *lanes,
+		      Ptop__V1__ProbeLane **lane_ptrs)
 {
 	size_t i;
 
@@ -28,8 +115,32 @@ void record_probe_set(const struct collector *cs, size_t n, Ptop__V1__Probe *pro
 		 * the default, so pointing at the collector's buffers is enough. */
 		p->reason = (char *)cs[i].reason;
 		p->detail = (char *)cs[i].detail;
+		if (lanes && lane_ptrs)
+			probe_lanes(&cs[i], p, lanes + i * COLLECTOR_MAX_LANES,
+				    lane_ptrs + i * COLLECTOR_MAX_LANES);
 		ptrs[i] = p;
 	}
+}
+
+int record_strict_check(const struct collector *cs, size_t n, char *err, size_t errlen)
+{
+	const struct collector_lane *l;
+
+	for (size_t i = 0; i < n; i++) {
+		if (cs[i].state == PTOP__V1__PROBE_STATE__PROBE_STATE_FAILED) {
+			snprintf(err, errlen, "collector %s failed: %s", cs[i].ops->name,
+				 cs[i].reason[0] ? cs[i].reason : "(no reason given)");
+			return -1;
+		}
+		if (cs[i].state == PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE &&
+		    collector_lane_lost(&cs[i], &l)) {
+			snprintf(err, errlen, "collector %s, lane %s: %s: %s", cs[i].ops->name,
+				 l->name, capture_probe_state_name(l->state),
+				 l->reason[0] ? l->reason : "(no reason given)");
+			return -1;
+		}
+	}
+	return 0;
 }
 
 size_t record_probe_count(const struct collector *cs, size_t n, Ptop__V1__ProbeState state)
@@ -69,8 +180,24 @@ size_t record_probe_summary(const struct collector *cs, size_t n, char *buf, siz
 		     record_probe_count(cs, n, PTOP__V1__PROBE_STATE__PROBE_STATE_DISABLED),
 		     record_probe_count(cs, n, PTOP__V1__PROBE_STATE__PROBE_STATE_UNSUPPORTED));
 	for (i = 0; i < n; i++) {
-		if (cs[i].state == PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE)
+		if (cs[i].state == PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE) {
+			/* its lanes that ran not, with nothing in their place */
+			for (unsigned k = 0; k < cs[i].n_lanes; k++) {
+				const struct collector_lane *l = &cs[i].lanes[k], *by;
+
+				if (l->state != PTOP__V1__PROBE_STATE__PROBE_STATE_FAILED &&
+				    l->state != PTOP__V1__PROBE_STATE__PROBE_STATE_UNSUPPORTED)
+					continue;
+				by = l->instead ? collector_lane_get(&cs[i], l->instead) : NULL;
+				if (by && by->state == PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE)
+					continue;
+				off = append(buf, len, off, "  %s: active, but lane %s %s: %s\n",
+					     cs[i].ops->name, l->name,
+					     capture_probe_state_name(l->state),
+					     l->reason[0] ? l->reason : "(no reason given)");
+			}
 			continue;
+		}
 		off = append(buf, len, off, "  %s: %s: %s\n", cs[i].ops->name,
 			     capture_probe_state_name(cs[i].state),
 			     cs[i].reason[0] ? cs[i].reason : "(no reason given)");
@@ -94,6 +221,29 @@ size_t record_caps_line(const struct collector *c, char *buf, size_t len)
 		      c->ops->off_by_default ? " [off by default: --enable " : "",
 		      c->ops->off_by_default ? c->ops->name : "",
 		      c->ops->off_by_default ? "]" : "");
+}
+
+size_t record_caps_lane(const struct collector_lane *l, char *buf, size_t len)
+{
+	return append(buf, len, 0, "      lane %-13s %-11s %s%s%s%s\n", l->name,
+		      capture_probe_state_name(l->state), l->reason,
+		      l->instead ? (l->reason[0] ? "; " : "") : "",
+		      l->instead ? "in its place: " : "", l->instead ? l->instead : "");
+}
+
+size_t record_caps_feature(int feature, char *buf, size_t len)
+{
+	const struct kfeature_info *k = kfeature_info((enum kfeature)feature);
+	char why[240];
+	bool have;
+
+	if (!k)
+		return append(buf, len, 0, "%s", "");
+	why[0] = '\0';
+	have = kfeature_have((enum kfeature)feature, why, sizeof(why));
+	return append(buf, len, 0, "  %-27s %-5s %-3s %s%s%s[%s]\n", k->name, k->since,
+		      have ? "yes" : "no", have ? "" : "(", have ? "" : why, have ? "" : ") ",
+		      k->probe);
 }
 
 int record_parse_capeff(const char *status_text, uint64_t *mask)

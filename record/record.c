@@ -24,6 +24,7 @@
 #include "record/exec_watch.h"
 #include "record/output.h"
 #include "record/procfs.h"
+#include "record/kfeature.h"
 #include "record/record.h"
 
 #define PROG "ptop-record"
@@ -327,8 +328,17 @@ static int run_caps(const struct record_opts *o)
 	for (i = 0; i < n; i++) {
 		record_caps_line(&cs[i], line, sizeof(line));
 		fputs(line, stdout);
+		for (unsigned k = 0; k < cs[i].n_lanes; k++) {
+			record_caps_lane(&cs[i].lanes[k], line, sizeof(line));
+			fputs(line, stdout);
+		}
 	}
 	collectors_stop(cs, n);
+	printf("kernel features (probed here; the Linux version that first has each):\n");
+	for (i = 0; i < KF_COUNT; i++) {
+		record_caps_feature((enum kfeature)i, line, sizeof(line));
+		fputs(line, stdout);
+	}
 
 	have_eff = procfs_read_file(0, "self/status", &buf, &cap, &len) == 0 &&
 		   record_parse_capeff(buf, &eff) == 0;
@@ -495,8 +505,9 @@ static int emit_probe_change(struct run *r, struct collector *c, const char *cau
 	Ptop__V1__Record rec = PTOP__V1__RECORD__INIT;
 	Ptop__V1__ProbeChange pc = PTOP__V1__PROBE_CHANGE__INIT;
 	Ptop__V1__Probe probe, *pp;
+	Ptop__V1__ProbeLane lanes[COLLECTOR_MAX_LANES], *lp[COLLECTOR_MAX_LANES];
 
-	record_probe_set(c, 1, &probe, &pp);
+	record_probe_set(c, 1, &probe, &pp, lanes, lp);
 	pc.time_ns = now;
 	pc.probe = &probe;
 	pc.cause = (char *)cause;
@@ -1025,6 +1036,12 @@ int record_main(int argc, char **argv)
 				note_exec_follow(&cs[i], exec_watch__how(run.ew));
 	}
 	record_probe_summary(cs, n, summary, sizeof(summary));
+	if (o.strict && record_strict_check(cs, n, err, sizeof(err))) {
+		fputs(summary, stderr);
+		errmsg("--strict: %s; nothing recorded", err);
+		status = RECORD_EXIT_RUNTIME; /* 125 for a command: below */
+		goto cleanup;
+	}
 	if (!record_probe_count(cs, n, PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE)) {
 		fputs(summary, stderr);
 		errmsg("no collector could start, nothing to record: see the reasons above and "

@@ -55,6 +55,7 @@ struct record_opts {
 	bool force;                  /* --force: replace an existing output file */
 	bool no_ebpf;                /* --no-ebpf */
 	bool caps;                   /* --caps */
+	bool strict;                 /* --strict: a failed collector or lane is a start-up error */
 	bool quiet;                  /* --quiet */
 	bool verbose;                /* --verbose: libbpf debug output */
 	bool help;                   /* --help: print usage, exit 0 */
@@ -111,9 +112,11 @@ int record_default_output(char *buf, size_t len, const char *comm, pid_t pid, ti
 
 /* Fill PROBES[0..N) from the collectors CS[0..N) and point PTRS[i] at
  * PROBES[i], ready for CaptureHeader.probes. Strings point into CS (nothing is
- * copied, nothing to free); empty reason/detail stay empty. */
+ * copied, nothing to free); empty reason/detail stay empty. With LANES and LANE_PTRS
+ * (N * COLLECTOR_MAX_LANES each), each probe gets its collector's lanes. */
 void record_probe_set(const struct collector *cs, size_t n, Ptop__V1__Probe *probes,
-		      Ptop__V1__Probe **ptrs);
+		      Ptop__V1__Probe **ptrs, Ptop__V1__ProbeLane *lanes,
+		      Ptop__V1__ProbeLane **lane_ptrs);
 
 /* The probe summary printed at start:
  *   "probes: 3 active, 1 failed, 1 disabled, 0 unsupported\n"
@@ -121,6 +124,19 @@ void record_probe_set(const struct collector *cs, size_t n, Ptop__V1__Probe *pro
  * Writes at most LEN bytes including the NUL (truncating); returns the length
  * the whole text needs, like snprintf. */
 size_t record_probe_summary(const struct collector *cs, size_t n, char *buf, size_t len);
+
+/* --caps: one lane of a collector, "      lane NAME  STATE  REASON\n" (the lane it
+ * falls back to when it has one); one kernel feature, "  NAME  SINCE  yes|no (why)  PROBE\n".
+ * Like snprintf. */
+size_t record_caps_lane(const struct collector_lane *l, char *buf, size_t len);
+size_t record_caps_feature(int feature, char *buf, size_t len);
+
+/* --strict: is a collector of CS[0..N) FAILED, or has one lost a lane (a lane FAILED, or
+ * UNSUPPORTED with no lane active in its place: collector_lane_lost)? Then a one-line
+ * account in ERR ("heap failed: ...", "net lane sock_length unsupported: ...") and -1,
+ * else 0. Disabled and unsupported collectors (not asked, or not for this target) are
+ * not failures. */
+int record_strict_check(const struct collector *cs, size_t n, char *err, size_t errlen);
 
 /* Number of collectors in CS[0..N) whose state is STATE. */
 size_t record_probe_count(const struct collector *cs, size_t n, Ptop__V1__ProbeState state);

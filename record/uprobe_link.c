@@ -1,4 +1,5 @@
-/* uprobe_link.c — uprobes as BPF uprobe_multi links (see uprobe_link.h).
+/* uprobe_link.c — uprobes as BPF uprobe_multi links, or as perf-event uprobes where the
+ * kernel has no such links (see uprobe_link.h).
  *
  * libbpf 1.1 (Debian 12) knows neither the attach type nor the link, so the link is
  * made with the bpf() syscall: BPF_LINK_CREATE with the uprobe_multi part of union
@@ -18,6 +19,8 @@
 #include <bpf/libbpf.h>
 
 #include "record/bpf_util.h"
+#include "record/collector.h"
+#include "record/kfeature.h"
 #include "record/uprobe_link.h"
 
 #define UL_ATTACH_TYPE 48 /* BPF_TRACE_UPROBE_MULTI */
@@ -40,12 +43,79 @@ struct ul_create_attr {
 };
 
 struct uprobe_link {
-	int fd;
+	int fd;			/* the uprobe_multi link; -1: perf-event uprobes */
+	size_t n;
+	struct bpf_link *perf[]; /* N perf-event uprobes, one per offset */
 };
+
+bool uprobe_link__multi(char *why, size_t len)
+{
+	return kfeature_have(KF_UPROBE_MULTI, why, len);
+}
+
+int uprobe_link__lanes(struct collector *c, bool cookies)
+{
+	char why[200], cwhy[200];
+
+	if (uprobe_link__multi(why, sizeof(why))) {
+		collector_lane(c, "uprobe_multi", PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE,
+			       c->source, "%s", "");
+		collector_lane(c, "perf_uprobe", PTOP__V1__PROBE_STATE__PROBE_STATE_STANDBY,
+			       c->source, "not needed: uprobe_multi links work");
+		return 0;
+	}
+	collector_lane(c, "uprobe_multi", PTOP__V1__PROBE_STATE__PROBE_STATE_UNSUPPORTED,
+		       c->source, "%s", why);
+	if (cookies && !kfeature_have(KF_ATTACH_COOKIE, cwhy, sizeof(cwhy))) {
+		collector_lane(c, "perf_uprobe", PTOP__V1__PROBE_STATE__PROBE_STATE_UNSUPPORTED,
+			       c->source, "%s", cwhy);
+		return -EOPNOTSUPP;
+	}
+	collector_lane(c, "perf_uprobe", PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE, c->source,
+		       "%s", "");
+	collector_lane_instead(c, "uprobe_multi", "perf_uprobe");
+	return 0;
+}
 
 int uprobe_link__prepare(struct bpf_program *prog)
 {
+	/* the attach type is the program's from its load on: a perf-event uprobe takes
+	 * no program made for uprobe_multi links, so the choice is made here, by probe */
+	if (!uprobe_link__multi(NULL, 0))
+		return 0;
 	return bpf_program__set_expected_attach_type(prog, (enum bpf_attach_type)UL_ATTACH_TYPE);
+}
+
+/* N perf-event uprobes, one per offset, each with its cookie. */
+static struct uprobe_link *attach_perf(const struct bpf_program *prog, pid_t pid,
+				       const char *path, const uint64_t *offsets,
+				       const uint64_t *cookies, size_t n, bool retprobe)
+{
+	struct uprobe_link *l = calloc(1, sizeof(*l) + n * sizeof(l->perf[0]));
+	size_t i;
+	int err;
+
+	if (!l) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	l->fd = -1;
+	for (i = 0; i < n; i++) {
+		LIBBPF_OPTS(bpf_uprobe_opts, o, .retprobe = retprobe,
+			    .bpf_cookie = cookies ? cookies[i] : 0);
+
+		l->perf[i] = bpf_program__attach_uprobe_opts(prog, pid, path, (size_t)offsets[i],
+							     &o);
+		if (!l->perf[i]) {
+			err = errno;
+			bpf_util__destroy_links(l->perf, (int)i);
+			free(l);
+			errno = err;
+			return NULL;
+		}
+		l->n = i + 1;
+	}
+	return l;
 }
 
 struct uprobe_link *uprobe_link__attach(const struct bpf_program *prog, pid_t pid, const char *path,
@@ -62,6 +132,8 @@ struct uprobe_link *uprobe_link__attach(const struct bpf_program *prog, pid_t pi
 		errno = EINVAL;
 		return NULL;
 	}
+	if (!uprobe_link__multi(NULL, 0))
+		return attach_perf(prog, pid, path, offsets, cookies, n, retprobe);
 	for (i = 0; i < n; i++) {
 		offs[i] = offsets[i];
 		cks[i] = cookies ? cookies[i] : 0;
@@ -78,7 +150,7 @@ struct uprobe_link *uprobe_link__attach(const struct bpf_program *prog, pid_t pi
 	fd = (int)syscall(SYS_bpf, BPF_LINK_CREATE, &attr, sizeof(attr));
 	if (fd < 0)
 		return NULL;
-	l = malloc(sizeof(*l));
+	l = calloc(1, sizeof(*l));
 	if (!l) {
 		close(fd);
 		errno = ENOMEM;
@@ -92,7 +164,10 @@ static void *release_one(void *arg)
 {
 	struct uprobe_link *l = arg;
 
-	close(l->fd);
+	if (l->fd >= 0)
+		close(l->fd);
+	else
+		bpf_util__destroy_links(l->perf, (int)l->n);
 	free(l);
 	return NULL;
 }

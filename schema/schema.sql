@@ -1,6 +1,6 @@
--- schema.sql — the SQLite schema ptop-analyze loads captures into. Version 5.
+-- schema.sql — the SQLite schema ptop-analyze loads captures into. Version 7.
 --
--- The loader sets PRAGMA user_version = 5 and refuses a DB of another version.
+-- The loader sets PRAGMA user_version = 7 and refuses a DB of another version.
 -- Many captures share one DB. A capture is named by capture_id (32 hex
 -- digits) in the capture table; every other row references it by cap, the
 -- capture's small integer key (capture.cap), so rows and indexes stay small.
@@ -94,6 +94,20 @@ CREATE TABLE IF NOT EXISTS probe (
 	reason TEXT,
 	detail TEXT,
 	PRIMARY KEY (cap, name)
+);
+
+-- A collector's lanes at the start (Probe.lanes): which ran, and why the others did not.
+-- Captures of earlier recorders have none.
+CREATE TABLE IF NOT EXISTS probe_lane (
+	cap INTEGER NOT NULL REFERENCES capture(cap),
+	probe TEXT NOT NULL,          -- the collector (probe.name)
+	seq INTEGER NOT NULL,         -- order among the collector's lanes
+	lane TEXT NOT NULL,           -- uprobe_multi | perf_uprobe | sock_length | io_uring | ...
+	state TEXT NOT NULL,          -- active | standby | failed | unsupported | disabled
+	source TEXT,                  -- ebpf | proc | preload
+	reason TEXT,                  -- why not active
+	instead TEXT,                 -- the lane that runs in its place (measuring the same)
+	PRIMARY KEY (cap, probe, seq)
 );
 
 -- A probe that changed during the recording (ProbeChange): the header's probe row is

@@ -24,7 +24,9 @@
 #include "common/duration.h"
 #include "proto/names.h"
 #include "record/output.h"
+#include "record/kfeature.h"
 #include "record/record.h"
+#include "record/uprobe_link.h"
 #include "collectors/cpuprof/record.h"
 #include "collectors/mappings/record.h"
 #include "collectors/vmas/record.h"
@@ -448,7 +450,7 @@ static void test_10_probe_set(void **state)
 	(void)state;
 	three(cs);
 	snprintf(cs[0].detail, sizeof(cs[0].detail), "tp_btf/sched_switch");
-	record_probe_set(cs, 3, probes, ptrs);
+	record_probe_set(cs, 3, probes, ptrs, NULL, NULL);
 	assert_ptr_equal(ptrs[2], &probes[2]);
 	assert_string_equal(probes[0].name, "cpu");
 	assert_int_equal(probes[0].state, PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE);
@@ -1321,6 +1323,109 @@ static void test_27_option_exit_status(void **state)
 	assert_int_equal(record_main(5, argv), RECORD_EXIT_USAGE);
 }
 
+/* Lanes: set and replaced by name; a lane lost is one failed or unsupported with no
+ * active lane in its place; --strict fails on a failed collector or a lost lane, and
+ * names it; the summary lists an active collector's lost lanes; the lanes go into the
+ * probe set and survive the wire. */
+static void test_28_lanes_strict(void **state)
+{
+	struct collector cs[3];
+	const struct collector_lane *l;
+	Ptop__V1__Probe probes[3], *ptrs[3];
+	Ptop__V1__ProbeLane lanes[3 * COLLECTOR_MAX_LANES], *lptrs[3 * COLLECTOR_MAX_LANES];
+	Ptop__V1__CaptureHeader h = PTOP__V1__CAPTURE_HEADER__INIT, *back;
+	uint8_t packed[2048];
+	char err[256], buf[1024];
+	size_t len;
+
+	(void)state;
+	three(cs);
+	for (int i = 0; i < 3; i++)
+		cs[i].n_lanes = 0;
+	assert_int_equal(record_strict_check(cs, 3, err, sizeof(err)), 0);
+	collector_lane(&cs[0], "uprobe_multi", PTOP__V1__PROBE_STATE__PROBE_STATE_UNSUPPORTED,
+		       PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_EBPF, "needs Linux %s", "6.6");
+	collector_lane(&cs[0], "perf_uprobe", PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE,
+		       PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_EBPF, "%s", "");
+	assert_int_equal(cs[0].n_lanes, 2);
+	/* unsupported with nothing in its place: lost */
+	assert_true(collector_lane_lost(&cs[0], &l));
+	assert_string_equal(l->name, "uprobe_multi");
+	assert_int_equal(record_strict_check(cs, 3, err, sizeof(err)), -1);
+	assert_string_equal(err, "collector cpu, lane uprobe_multi: unsupported: needs Linux 6.6");
+	record_probe_summary(cs, 3, buf, sizeof(buf));
+	assert_non_null(strstr(buf, "  cpu: active, but lane uprobe_multi unsupported: needs Linux 6.6\n"));
+	/* perf_uprobe in its place: no loss */
+	collector_lane_instead(&cs[0], "uprobe_multi", "perf_uprobe");
+	assert_false(collector_lane_lost(&cs[0], &l));
+	assert_null(l);
+	assert_int_equal(record_strict_check(cs, 3, err, sizeof(err)), 0);
+	record_probe_summary(cs, 3, buf, sizeof(buf));
+	assert_null(strstr(buf, "lane"));
+	/* ... unless it fails too; replaced by name, not added */
+	collector_lane(&cs[0], "perf_uprobe", PTOP__V1__PROBE_STATE__PROBE_STATE_FAILED,
+		       PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_EBPF, "attach: %s", "EINVAL");
+	assert_int_equal(cs[0].n_lanes, 2);
+	assert_true(collector_lane_lost(&cs[0], &l));
+	assert_int_equal(record_strict_check(cs, 3, err, sizeof(err)), -1);
+	/* a failed collector; disabled and unsupported ones are not failures */
+	collector_lane(&cs[0], "perf_uprobe", PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE,
+		       PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_EBPF, "%s", "");
+	assert_int_equal(record_strict_check(cs, 3, err, sizeof(err)), 0);
+	cs[1].state = PTOP__V1__PROBE_STATE__PROBE_STATE_FAILED;
+	assert_int_equal(record_strict_check(cs, 3, err, sizeof(err)), -1);
+	assert_string_equal(err, "collector syscalls failed: --no-ebpf given");
+	/* standby is no loss */
+	collector_lane(&cs[2], "x", PTOP__V1__PROBE_STATE__PROBE_STATE_STANDBY,
+		       PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_EBPF, "%s", "not needed");
+	assert_false(collector_lane_lost(&cs[2], NULL));
+
+	/* the probe set carries them, through the wire format */
+	record_probe_set(cs, 3, probes, ptrs, lanes, lptrs);
+	assert_int_equal(probes[0].n_lanes, 2);
+	assert_int_equal(probes[1].n_lanes, 0);
+	h.n_probes = 3;
+	h.probes = ptrs;
+	len = ptop__v1__capture_header__get_packed_size(&h);
+	assert_true(len <= sizeof(packed));
+	ptop__v1__capture_header__pack(&h, packed);
+	back = ptop__v1__capture_header__unpack(NULL, len, packed);
+	assert_non_null(back);
+	assert_int_equal(back->probes[0]->n_lanes, 2);
+	assert_string_equal(back->probes[0]->lanes[0]->name, "uprobe_multi");
+	assert_int_equal(back->probes[0]->lanes[0]->state,
+			 PTOP__V1__PROBE_STATE__PROBE_STATE_UNSUPPORTED);
+	assert_string_equal(back->probes[0]->lanes[0]->reason, "needs Linux 6.6");
+	assert_string_equal(back->probes[0]->lanes[0]->instead, "perf_uprobe");
+	assert_string_equal(back->probes[0]->lanes[1]->name, "perf_uprobe");
+	assert_string_equal(back->probes[0]->lanes[1]->instead, "");
+	assert_int_equal(back->probes[2]->lanes[0]->state, PTOP__V1__PROBE_STATE__PROBE_STATE_STANDBY);
+	assert_string_equal(capture_probe_state_name(PTOP__V1__PROBE_STATE__PROBE_STATE_STANDBY),
+			    "standby");
+	ptop__v1__capture_header__free_unpacked(back, NULL);
+}
+
+/* PTOP_TEST_REFUSE: names in a comma-separated list, whole names only; a refused feature
+ * reads as absent with its version and the reason. */
+static void test_29_kfeature_refuse(void **state)
+{
+	char why[200];
+
+	(void)state;
+	setenv("PTOP_TEST_REFUSE", "tp_btf:sock_send_length,uprobe_multi", 1);
+	assert_true(kfeature_refused("uprobe_multi"));
+	assert_true(kfeature_refused("tp_btf:sock_send_length"));
+	assert_false(kfeature_refused("tp_btf"));
+	assert_false(kfeature_refused("uprobe"));
+	assert_false(kfeature_have(KF_UPROBE_MULTI, why, sizeof(why)));
+	assert_string_equal(why, "needs Linux 6.6: uprobe_multi (refused by PTOP_TEST_REFUSE)");
+	assert_false(uprobe_link__multi(NULL, 0));
+	assert_string_equal(kfeature_info(KF_TP_SOCK_SEND_LENGTH)->since, "6.3");
+	setenv("PTOP_TEST_REFUSE", "", 1);
+	assert_false(kfeature_refused("uprobe_multi"));
+	unsetenv("PTOP_TEST_REFUSE");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1351,6 +1456,8 @@ int main(void)
 		cmocka_unit_test(test_25_option_table_errors),
 		cmocka_unit_test(test_26_option_table_help),
 		cmocka_unit_test(test_27_option_exit_status),
+		cmocka_unit_test(test_28_lanes_strict),
+		cmocka_unit_test(test_29_kfeature_refuse),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -51,6 +51,7 @@
 #include <bpf/libbpf.h>
 
 #include "record/collector.h"
+#include "record/kfeature.h"
 #include "record/bpf_util.h"
 #include "collectors/cpuprof/record.h"
 #include "collectors/cpuprof/cpuprof.skel.h"
@@ -380,6 +381,44 @@ static int read_int_file(const char *path, long *v)
 /* How this run takes user stacks (USER_STACKS_FP or _DWARF), decided by cp_check. */
 static enum user_stacks cp_mode = USER_STACKS_FP;
 
+/* The lanes of user stacks: "stack_copy" (copies of the stack's top, unwound offline:
+ * bpf_loop and bpf_find_vma, Linux 5.17) and "fp" (frame pointers, walked in the kernel).
+ * Where the mode chosen (WHY says how) is dwarf but this kernel lacks a feature of the
+ * copies, the copies' lane is unsupported and the mode falls back to fp, with WHY saying
+ * so. fp stacks of code without frame pointers are shorter: not the same measure (no
+ * lane "instead": --strict counts it). */
+static void cp_lanes(struct collector *c, char *why, size_t len)
+{
+	const Ptop__V1__ProbeSource ebpf = PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_EBPF;
+	char kwhy[200];
+
+	if (cp_mode != USER_STACKS_DWARF) {
+		collector_lane(c, "stack_copy", PTOP__V1__PROBE_STATE__PROBE_STATE_STANDBY, ebpf,
+			       "not needed: %s", why);
+		collector_lane(c, "fp", PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE, ebpf, "%s", "");
+		return;
+	}
+	if (kfeature_have(KF_BPF_LOOP, kwhy, sizeof(kwhy)) &&
+	    kfeature_have(KF_FIND_VMA, kwhy, sizeof(kwhy)) &&
+	    kfeature_have(KF_RINGBUF, kwhy, sizeof(kwhy))) {
+		collector_lane(c, "stack_copy", PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE, ebpf,
+			       "%s", "");
+		collector_lane(c, "fp", PTOP__V1__PROBE_STATE__PROBE_STATE_STANDBY, ebpf,
+			       "not needed: %s", why);
+		return;
+	}
+	collector_lane(c, "stack_copy", PTOP__V1__PROBE_STATE__PROBE_STATE_UNSUPPORTED, ebpf,
+		       "%s", kwhy);
+	collector_lane(c, "fp", PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE, ebpf, "%s", "");
+	cp_mode = USER_STACKS_FP;
+	{
+		size_t at = strlen(why);
+
+		if (snprintf(why + at, len - at, "; no stack copies here: %s", kwhy) < 0)
+			why[at] = '\0';
+	}
+}
+
 static Ptop__V1__ProbeState cp_check(struct collector *c)
 {
 	struct rec_ctx *ctx = c->ctx;
@@ -416,6 +455,7 @@ static Ptop__V1__ProbeState cp_check(struct collector *c)
 		return PTOP__V1__PROBE_STATE__PROBE_STATE_UNSUPPORTED;
 	}
 	cp_mode = user_stacks__choose(ctx, why, sizeof(why));
+	cp_lanes(c, why, sizeof(why));
 	if (cp_mode == USER_STACKS_DWARF)
 		snprintf(ustacks, sizeof(ustacks),
 			 "user stacks dwarf (%s): %d KiB stack copies, unwound offline; kernel "
@@ -631,6 +671,7 @@ static int cp_start(struct collector *c)
 		goto cleanup;
 	}
 
+retry:
 	bpf_util__open_log(ctx->verbose);
 	p->skel = cpuprof_bpf__open();
 	if (!p->skel) {
@@ -650,7 +691,34 @@ static int cp_start(struct collector *c)
 		bpf_map__set_max_entries(p->skel->maps.cp_copy_scratch, 1);
 		bpf_map__set_max_entries(p->skel->maps.cp_vmas, 1);
 	}
-	err = cpuprof_bpf__load(p->skel);
+	/* PTOP_TEST_REFUSE=stack_copy: the copies' program refused, as a verifier would */
+	err = cp_mode == USER_STACKS_DWARF && kfeature_refused("stack_copy")
+		      ? -E2BIG
+		      : cpuprof_bpf__load(p->skel);
+	if (err && cp_mode == USER_STACKS_DWARF) {
+		/* the stack copies' lane did not load: frame-pointer stacks, and the
+		 * lanes say why (the copies' program is the larger one to verify) */
+		char why[300], *at;
+
+		bpf_util__format_error(why, sizeof(why), "load cpuprof BPF with stack copies",
+				       err);
+		if (kfeature_refused("stack_copy"))
+			snprintf(why, sizeof(why), "load refused by PTOP_TEST_REFUSE");
+		collector_lane(c, "stack_copy", PTOP__V1__PROBE_STATE__PROBE_STATE_FAILED,
+			       PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_EBPF, "%s", why);
+		collector_lane(c, "fp", PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE,
+			       PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_EBPF, "%s", "");
+		at = strstr(c->detail, "user stacks dwarf");
+		if (at)
+			snprintf(at, sizeof(c->detail) - (size_t)(at - c->detail),
+				 "user stacks fp (the stack copies failed to load: %.200s) and "
+				 "kernel stacks by frame pointers, up to %d frames", why,
+				 CP_MAX_DEPTH);
+		cp_mode = USER_STACKS_FP;
+		cpuprof_bpf__destroy(p->skel);
+		p->skel = NULL;
+		goto retry;
+	}
 	err = err ?: bpf_util__loaded(p->skel->obj, "cpuprof");
 	if (err) {
 		bpf_util__format_error(c->reason, sizeof(c->reason), "load cpuprof BPF", err);

@@ -156,7 +156,7 @@ static Ptop__V1__ProbeState ga_check(struct collector *c)
 		"the Go heap uprobe attaches to one process's executable, not yet per process "
 		"of a cgroup: record one of its processes with --pid",
 		"--no-ebpf: Go allocations are measured only by an eBPF uprobe",
-		"go lane: a uprobe on a Go executable's runtime.mallocgc");
+		"go lane: a uprobe on a Go executable's runtime.mallocgc", false);
 	if (state != PTOP__V1__PROBE_STATE__PROBE_STATE_UNSPECIFIED)
 		return state;
 	p = calloc(1, sizeof(*p));

@@ -45,6 +45,7 @@
 #include "collectors/heap/record.h"
 #include "collectors/heap/record_preload.h"
 #include "proto/names.h"
+#include "record/kfeature.h"
 #include "record/uprobe_link.h"
 #include "common/units.h"
 #include "collectors/heap/heap.skel.h"
@@ -691,7 +692,8 @@ int heap__target_exe(const struct rec_ctx *ctx, char *path, size_t plen, char *o
 }
 
 Ptop__V1__ProbeState heap__uprobe_precheck(struct collector *c, const char *cgroup_why,
-					   const char *no_ebpf_why, const char *caps_detail)
+					   const char *no_ebpf_why, const char *caps_detail,
+					   bool cookies)
 {
 	struct rec_ctx *ctx = c->ctx;
 	char why[200];
@@ -706,6 +708,13 @@ Ptop__V1__ProbeState heap__uprobe_precheck(struct collector *c, const char *cgro
 		snprintf(c->reason, sizeof(c->reason), "%s", why);
 	if (c->reason[0])
 		return PTOP__V1__PROBE_STATE__PROBE_STATE_UNSUPPORTED;
+	if (uprobe_link__lanes(c, cookies)) {
+		const struct collector_lane *l = collector_lane_get(c, "perf_uprobe");
+
+		snprintf(c->reason, sizeof(c->reason), "no uprobe lane: %s",
+			 l ? l->reason : "perf-event uprobes cannot run");
+		return PTOP__V1__PROBE_STATE__PROBE_STATE_UNSUPPORTED;
+	}
 	if (ctx->caps_only || ctx->pid <= 0) {
 		snprintf(c->detail, sizeof(c->detail), "%s", caps_detail);
 		return PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE;
@@ -949,6 +958,8 @@ static Ptop__V1__ProbeState caps_preload_only(struct collector *c)
  * check. */
 static enum user_stacks hp_mode = USER_STACKS_FP;
 static char hp_mode_why[180];	/* why; "" until decided */
+/* why the stack copies cannot run when dwarf was chosen ("" when they can, or fp was) */
+static char hp_copy_why[200];
 static struct {
 	pid_t pid;
 	int opt;
@@ -969,7 +980,7 @@ Ptop__V1__ProbeState heap__uprobe_check(struct collector *c)
 		"heap uprobes attach to one process's allocator, not yet per process of a "
 		"cgroup: record one of its processes with --pid --enable heap",
 		"--no-ebpf: the heap is measured only by eBPF uprobes on the allocator",
-		"uprobes on the target's allocator (malloc, free, ...)");
+		"uprobes on the target's allocator (malloc, free, ...)", true);
 	if (ctx->caps_only && state == PTOP__V1__PROBE_STATE__PROBE_STATE_UNSUPPORTED)
 		return caps_preload_only(c);
 	if (state != PTOP__V1__PROBE_STATE__PROBE_STATE_UNSPECIFIED)
@@ -998,6 +1009,19 @@ Ptop__V1__ProbeState heap__uprobe_check(struct collector *c)
 	if (!hp_mode_why[0] || hp_mode_for.pid != ctx->pid || hp_mode_for.opt != ctx->user_stacks ||
 	    hp_mode_for.start_ns != ctx->start_ns) {
 		hp_mode = user_stacks__choose(ctx, hp_mode_why, sizeof(hp_mode_why));
+		if (hp_mode == USER_STACKS_DWARF &&
+		    (!kfeature_have(KF_BPF_LOOP, why, sizeof(why)) ||
+		     !kfeature_have(KF_FIND_VMA, why, sizeof(why)))) {
+			size_t at = strlen(hp_mode_why);
+
+			hp_mode = USER_STACKS_FP; /* the copies need both helpers */
+			if (snprintf(hp_mode_why + at, sizeof(hp_mode_why) - at,
+				     "; no stack copies here: %s", why) < 0)
+				hp_mode_why[at] = '\0';
+			snprintf(hp_copy_why, sizeof(hp_copy_why), "%s", why);
+		} else {
+			hp_copy_why[0] = '\0';
+		}
 		hp_mode_for.pid = ctx->pid;
 		hp_mode_for.opt = ctx->user_stacks;
 		hp_mode_for.start_ns = ctx->start_ns;
@@ -1006,6 +1030,19 @@ Ptop__V1__ProbeState heap__uprobe_check(struct collector *c)
 		snprintf(c->detail + len, sizeof(c->detail) - len, "; user stacks %s (%s)%s",
 			 user_stacks_name(hp_mode), hp_mode_why,
 			 hp_mode == USER_STACKS_DWARF ? ": 16 KiB stack copies, unwound offline" : "");
+	/* the user stacks' lanes, as cpuprof's: copies, else frame pointers */
+	collector_lane(c, "stack_copy",
+		       hp_mode == USER_STACKS_DWARF ? PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE
+		       : hp_copy_why[0]		    ? PTOP__V1__PROBE_STATE__PROBE_STATE_UNSUPPORTED
+						    : PTOP__V1__PROBE_STATE__PROBE_STATE_STANDBY,
+		       c->source, "%s",
+		       hp_mode == USER_STACKS_DWARF ? ""
+		       : hp_copy_why[0]		    ? hp_copy_why
+						    : "not needed: frame pointers");
+	collector_lane(c, "fp",
+		       hp_mode == USER_STACKS_DWARF ? PTOP__V1__PROBE_STATE__PROBE_STATE_STANDBY
+						    : PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE,
+		       c->source, "%s", hp_mode == USER_STACKS_DWARF ? "not needed: stack copies" : "");
 	return PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE;
 }
 
@@ -1148,6 +1185,7 @@ static int hp_start(struct collector *c)
 		goto cleanup;
 	}
 
+retry:
 	bpf_util__open_log(ctx->verbose);
 	p->skel = heap_bpf__open();
 	if (!p->skel) {
@@ -1173,8 +1211,44 @@ static int hp_start(struct collector *c)
 	err = uprobe_link__prepare(p->skel->progs.hp_enter) ?:
 	      uprobe_link__prepare(p->skel->progs.hp_exit) ?:
 	      uprobe_link__prepare(p->skel->progs.hp_free);
-	if (!err)
-		err = heap_bpf__load(p->skel);
+	if (!err) /* PTOP_TEST_REFUSE=stack_copy: the copies' load refused, as by a verifier */
+		err = hp_mode == USER_STACKS_DWARF && kfeature_refused("stack_copy")
+			      ? -E2BIG
+			      : heap_bpf__load(p->skel);
+	if (err && hp_mode == USER_STACKS_DWARF) {
+		/* the stack copies did not load: frame-pointer stacks for the rest of the
+		 * recording (hp_mode is kept for it), and the lanes say why */
+		char why[300];
+
+		if (kfeature_refused("stack_copy"))
+			snprintf(why, sizeof(why), "load refused by PTOP_TEST_REFUSE");
+		else
+			bpf_util__format_error(why, sizeof(why), "load heap BPF with stack copies",
+					       err);
+		collector_lane(c, "stack_copy", PTOP__V1__PROBE_STATE__PROBE_STATE_FAILED,
+			       c->source, "%s", why);
+		collector_lane(c, "fp", PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE, c->source,
+			       "%s", "");
+		hp_mode = USER_STACKS_FP; /* and an exec's check says why, from here on */
+		snprintf(hp_copy_why, sizeof(hp_copy_why), "%.199s", why);
+		snprintf(hp_mode_why, sizeof(hp_mode_why), "the stack copies failed to load: %.140s",
+			 why);
+		{	/* the detail as check() now writes it, what follows it kept */
+			static const char tail[] = ": 16 KiB stack copies, unwound offline";
+			char *at = strstr(c->detail, "; user stacks dwarf"), rest[sizeof(c->detail)];
+			char *end = at ? strstr(at, tail) : NULL;
+
+			if (at && end) {
+				snprintf(rest, sizeof(rest), "%s", end + strlen(tail));
+				snprintf(at, sizeof(c->detail) - (size_t)(at - c->detail),
+					 "; user stacks fp (%s)%s", hp_mode_why, rest);
+			}
+		}
+		heap_bpf__destroy(p->skel);
+		p->skel = NULL;
+		err = 0;
+		goto retry;
+	}
 	err = err ?: bpf_util__loaded(p->skel->obj, "heap");
 	if (err) {
 		bpf_util__format_error(c->reason, sizeof(c->reason), "load heap BPF", err);

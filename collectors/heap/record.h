@@ -236,10 +236,14 @@ void heap__reap_wait(void);
 /* What the heap and Go uprobe lanes check first, alike: not in --cgroup mode (the
  * uprobes attach to one process), not with --no-ebpf, and the privileges to trace;
  * with --caps or no target yet, active with CAPS_DETAIL. Sets the source and clears
- * the reason; the reasons given are CGROUP_WHY and NO_EBPF_WHY. Returns the state when
- * one of these decides, else PROBE_STATE_UNSPECIFIED: go on to find the probe points. */
+ * the reason; the reasons given are CGROUP_WHY and NO_EBPF_WHY. Then the lane the
+ * uprobes take (uprobe_multi links, else perf-event uprobes: record/uprobe_link.h), in
+ * c->lanes; COOKIES: the program reads attach cookies (perf-event uprobes need 5.15 for
+ * them). Returns the state when one of these decides, else PROBE_STATE_UNSPECIFIED: go
+ * on to find the probe points. */
 Ptop__V1__ProbeState heap__uprobe_precheck(struct collector *c, const char *cgroup_why,
-					   const char *no_ebpf_why, const char *caps_detail);
+					   const char *no_ebpf_why, const char *caps_detail,
+					   bool cookies);
 
 /* The target's executable for a uprobe on it: PATH as the target maps it, OPEN_PATH
  * where this process opens it (the command's path as launched; for --pid its

@@ -148,4 +148,8 @@ struct io_seen {
 	char name[IO_DEPTH][IO_NAME];
 };
 
+/* In the io probe's detail when the files lane runs without its io_uring lane (a kernel
+ * without the io_uring_submit_req tracepoint), before the reason: report io reads it. */
+#define IO_URING_NOT "io_uring requests not counted: "
+
 #endif

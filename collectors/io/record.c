@@ -41,6 +41,7 @@
 #include "record/bpf_util.h"
 #include "record/collector.h"
 #include "record/cgroupfs.h"
+#include "record/kfeature.h"
 #include "record/procfs.h"
 
 static const char *const io_keys[] = {
@@ -255,6 +256,7 @@ struct io_bpf_lane {
 	uint64_t prev_lost;
 	uint64_t *lost_vals; /* ncpus */
 	bool files;	     /* --io-files: the files lane too */
+	bool uring;	     /* and its io_uring lane (the kernel has the tracepoints) */
 	uint64_t prev_ns;    /* the files lane's last poll */
 	bool events;	     /* --io-events asked by name (else implied by --io-files) */
 	int ncpus;
@@ -315,6 +317,49 @@ static bool delayacct_on(void)
 	return v == 1;
 }
 
+/* The io collector's lanes: "proc" (/proc/PID/io, always), "events" (--io-events:
+ * raw_tp/sys_exit), "files" (--io-files: raw_tp/sys_enter and sys_exit) and, with the files
+ * lane, "io_uring" (its tracepoints, Linux 6.3+: io_uring_submit_req). WHY: why the eBPF
+ * lane cannot run ("" when it can), FWHY: why the files lane cannot. UWHY gets why the
+ * io_uring requests are not counted when the files lane runs without them ("" else). */
+static void io_lanes(struct collector *c, const char *why, const char *fwhy, char *uwhy,
+		     size_t ulen)
+{
+	const Ptop__V1__ProbeSource ebpf = PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_EBPF;
+	const Ptop__V1__ProbeState off = PTOP__V1__PROBE_STATE__PROBE_STATE_DISABLED,
+				   no = PTOP__V1__PROBE_STATE__PROBE_STATE_UNSUPPORTED,
+				   on = PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE;
+	bool asked = io_settings.events || io_settings.files;
+
+	uwhy[0] = '\0';
+	collector_lane(c, "proc", on, PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_PROC, "%s", "");
+	bool none = c->ctx->no_ebpf; /* --no-ebpf: the user's choice */
+
+	collector_lane(c, "events", !asked || none ? off : why[0] ? no : on, ebpf, "%s",
+		       !asked && !why[0] ? "with --io-events or --io-files" : why);
+	collector_lane(c, "files", !io_settings.files || none ? off : fwhy[0] ? no : on, ebpf,
+		       "%s", fwhy);
+	if (!io_settings.files || fwhy[0]) {
+		/* --caps: whether --io-files would have its io_uring lane here */
+		if (c->ctx->caps_only && !why[0]) {
+			if (kfeature_have(KF_TP_IO_URING_SUBMIT, uwhy, ulen) &&
+			    kfeature_have(KF_TP_IO_URING_COMPLETE, uwhy, ulen))
+				collector_lane(c, "io_uring", off, ebpf, "with --io-files");
+			else
+				collector_lane(c, "io_uring", no, ebpf, "%s", uwhy);
+		}
+		uwhy[0] = '\0';
+		return;
+	}
+	if (kfeature_have(KF_TP_IO_URING_SUBMIT, uwhy, ulen) &&
+	    kfeature_have(KF_TP_IO_URING_COMPLETE, uwhy, ulen)) {
+		uwhy[0] = '\0';
+		collector_lane(c, "io_uring", on, ebpf, "%s", "");
+	} else {
+		collector_lane(c, "io_uring", no, ebpf, "%s", uwhy);
+	}
+}
+
 static Ptop__V1__ProbeState io_check(struct collector *c)
 {
 	struct rec_ctx *ctx = c->ctx;
@@ -326,6 +371,11 @@ static Ptop__V1__ProbeState io_check(struct collector *c)
 	c->source = PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_PROC;
 	c->reason[0] = '\0';
 	if (ctx->caps_only) {
+		char why[256] = "", uwhy[200];
+
+		if (!ctx->no_ebpf)
+			bpf_util__can_trace(why, sizeof(why));
+		io_lanes(c, why, io_settings.files ? why : "with --io-files", uwhy, sizeof(uwhy));
 		snprintf(c->detail, sizeof(c->detail),
 			 "/proc/PID/io, /proc/PID/stat (the target's user, or CAP_SYS_PTRACE)");
 		return PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE;
@@ -363,7 +413,7 @@ static Ptop__V1__ProbeState io_check(struct collector *c)
 		return PTOP__V1__PROBE_STATE__PROBE_STATE_FAILED;
 	}
 	{
-		char why[256] = "", fwhy[256] = "", what[256];
+		char why[256] = "", fwhy[256] = "", uwhy[200] = "", what[256];
 
 		if (!io_settings.events && !io_settings.files)
 			snprintf(why, sizeof(why),
@@ -382,6 +432,7 @@ static Ptop__V1__ProbeState io_check(struct collector *c)
 			snprintf(fwhy, sizeof(fwhy), "%s", why);
 		if (!why[0])
 			c->source = PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_EBPF;
+		io_lanes(c, why, fwhy, uwhy, sizeof(uwhy));
 		if (ctx->pid > 0)
 			snprintf(what, sizeof(what),
 				 "/proc/%d/io each interval; block I/O delay "
@@ -392,15 +443,19 @@ static Ptop__V1__ProbeState io_check(struct collector *c)
 				 "/proc/PID/io of each process of the cgroup's subtree "
 				 "(cgroup.procs) each interval (one started since the last: from "
 				 "0); block I/O delay (/proc/PID/stat field 42)");
-		snprintf(c->detail, sizeof(c->detail),
-			 "%s: %s; per-file %s%s; file-system events %s%s", what,
+		if (snprintf(c->detail, sizeof(c->detail),
+			 "%s: %s; per-file %s%s%s%s; file-system events %s%s", what,
 			 delayacct_on() ? "measured"
 					: "not measured (kernel.task_delayacct is 0: sysctl "
 					  "kernel.task_delayacct=1 before the target starts)",
-			 fwhy[0] ? "figures not collected: " : "figures from raw_tp/sys_enter, "
-			 "raw_tp/sys_exit, tp_btf/io_uring_submit_req, tp_btf/io_uring_complete",
-			 fwhy,
-			 why[0] ? "not collected: " : "from raw_tp/sys_exit", why);
+			 fwhy[0]    ? "figures not collected: "
+			 : uwhy[0] ? "figures from raw_tp/sys_enter, raw_tp/sys_exit"
+				   : "figures from raw_tp/sys_enter, raw_tp/sys_exit, "
+				     "tp_btf/io_uring_submit_req, tp_btf/io_uring_complete",
+			 fwhy, uwhy[0] ? "; " IO_URING_NOT : "", uwhy,
+			 why[0] ? "not collected: " : "from raw_tp/sys_exit", why) >=
+		    (int)sizeof(c->detail))
+			c->detail[sizeof(c->detail) - 1] = '\0'; /* cut: the reasons come first */
 	}
 	return PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE;
 }
@@ -772,8 +827,13 @@ static int io_lane_start(struct collector *c, struct io_bpf_lane **out, char *wh
 		bpf_util__format_error(why, len, "size io_events", err);
 		goto fail;
 	}
-	if (!b->files) {
+	/* the io_uring tracepoints are the io_uring lane's: a kernel before 6.3 has no
+	 * io_uring_submit_req (check() said so in the lanes and the detail) */
+	b->uring = b->files && kfeature_have(KF_TP_IO_URING_SUBMIT, NULL, 0) &&
+		   kfeature_have(KF_TP_IO_URING_COMPLETE, NULL, 0);
+	if (!b->files)
 		bpf_program__set_autoload(b->skel->progs.io_enter, false);
+	if (!b->uring) {
 		bpf_program__set_autoload(b->skel->progs.io_uring_submit, false);
 		bpf_program__set_autoload(b->skel->progs.io_uring_done, false);
 	}
@@ -825,7 +885,7 @@ static int io_lane_start(struct collector *c, struct io_bpf_lane **out, char *wh
 		     "attach tp_btf/io_uring_complete"},
 		};
 
-		for (size_t i = 0; i < sizeof(at) / sizeof(at[0]); i++) {
+		for (size_t i = 0; i < (b->uring ? 3 : 1); i++) {
 			*at[i].l = bpf_program__attach(at[i].p);
 			if (!*at[i].l) {
 				err = -errno;
@@ -1050,7 +1110,7 @@ static int files_poll(struct collector *c, struct io_bpf_lane *b, uint64_t now_n
 	msg.ops = opp;
 	msg.n_ops = n;
 	msg.generations = true;
-	for (uint32_t op = 0; !err && b->files && op < IO_URING_OPS; op++) {
+	for (uint32_t op = 0; !err && b->uring && op < IO_URING_OPS; op++) {
 		struct io_uring_val sum = {0};
 		uint64_t w[4];
 
@@ -1143,6 +1203,19 @@ static int io_start(struct collector *c)
 			return err;
 		if (err) { /* the /proc lane alone, and the probe says why */
 			char *at = strstr(c->detail, "per-file figures from ");
+
+			collector_lane(c, "events", PTOP__V1__PROBE_STATE__PROBE_STATE_FAILED,
+				       PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_EBPF, "%s", why);
+			if (io_settings.files)
+				collector_lane(c, "files",
+					       PTOP__V1__PROBE_STATE__PROBE_STATE_FAILED,
+					       PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_EBPF, "%s",
+					       why);
+			if (collector_lane_get(c, "io_uring"))
+				collector_lane(c, "io_uring",
+					       PTOP__V1__PROBE_STATE__PROBE_STATE_FAILED,
+					       PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_EBPF, "%s",
+					       why);
 
 			if (!at)
 				at = strstr(c->detail, "file-system events from raw_tp/sys_exit");

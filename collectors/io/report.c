@@ -12,6 +12,9 @@
 #include <string.h>
 
 #include "analyze/report.h"
+#include <linux/types.h>
+
+#include "collectors/io/io.h"
 #include "collectors/io/report.h"
 
 /* One row per interval: a --cgroup capture's processes (one io_sample row each) summed;
@@ -205,6 +208,23 @@ static const char *events_reason(const struct probe_info *p)
 
 	return s ? s + strlen("file-system events not collected: ")
 		 : "the eBPF lane did not run: it needs --io-events";
+}
+
+/* Why the io_uring requests were not counted while the per-file lane ran (a kernel
+ * without the io_uring_submit_req tracepoint), or NULL: they were. Points into P's detail,
+ * up to the next "; " (a static copy). */
+static const char *uring_not(const struct probe_info *p)
+{
+	static char why[256];
+	const char *s = strstr(p->detail, IO_URING_NOT);
+	size_t n;
+
+	if (!s)
+		return NULL;
+	s += strlen(IO_URING_NOT);
+	n = strcspn(s, ";");
+	snprintf(why, sizeof(why), "%.*s", (int)(n < sizeof(why) ? n : sizeof(why) - 1), s);
+	return why;
 }
 
 /* ------------------------------------------------------------------ per file */
@@ -1214,7 +1234,10 @@ static int report_io(sqlite3 *db, const char *capture_id, const struct report_op
 					files[0].path ? files[0].path : files[0].file);
 				err = table__print(tt, out, OUT_TEXT);
 			}
-			if (!err && table__rows(ut)) {
+			if (!err && uring_not(&p)) {
+				fprintf(out, "\nio_uring requests: not measured (%s)\n",
+					uring_not(&p));
+			} else if (!err && table__rows(ut)) {
 				fprintf(out, "\nio_uring requests by opcode:\n");
 				err = table__print(ut, out, OUT_TEXT);
 			} else if (!err) {
@@ -1328,10 +1351,11 @@ static int report_io(sqlite3 *db, const char *capture_id, const struct report_op
 			json__null(&j);
 		}
 		json__key(&j, "io_uring");
-		if (per_file)
+		if (per_file && !uring_not(&p))
 			table__json(ut, &j, NULL, 0);
 		else
 			json__null(&j);
+		json__kv_string(&j, "io_uring_reason", per_file ? uring_not(&p) : NULL);
 		json__key(&j, "fs_events");
 		if (events)
 			table__json(et, &j, NULL, 0);

@@ -129,7 +129,7 @@ static Ptop__V1__ProbeState mark_check(struct collector *c)
 		c, "a mark is a uprobe on one process's function, not yet per process of a cgroup: "
 		   "record one of its processes with --pid",
 		"--no-ebpf: marks are counted only by an eBPF uprobe",
-		"a uprobe on each --mark function of the target's executable");
+		"a uprobe on each --mark function of the target's executable", true);
 	if (state != PTOP__V1__PROBE_STATE__PROBE_STATE_UNSPECIFIED)
 		return state;
 	p = calloc(1, sizeof(*p));

@@ -38,6 +38,10 @@ static int compute(struct fig_ctx *c, const struct an_figure *f, struct fig_fami
 					      "connects (--no-ebpf, or eBPF unavailable)");
 		return 0;
 	}
+	if (n->no_bytes[0] && (!strcmp(name, "tx_bytes") || !strcmp(name, "rx_bytes"))) {
+		fig_family__not_measured(fam, "%s", n->no_bytes);
+		return 0;
+	}
 	if (!strcmp(name, "tx_bytes"))
 		return fig_family__add(fam, NULL, (double)n->tx, 0);
 	if (!strcmp(name, "rx_bytes"))

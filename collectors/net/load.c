@@ -76,12 +76,13 @@ static int load_sockets(struct load_ctx *l, const Ptop__V1__Event *ev)
 		bind_text(s, 9, k->local);
 		bind_text(s, 10, k->remote);
 		bind_text(s, 11, k->state);
-		bind_null_or(s, 12, t, t ? t->tx_bytes : 0);
-		bind_null_or(s, 13, t, t ? t->rx_bytes : 0);
-		bind_null_or(s, 14, t, t ? t->tx_calls : 0);
-		bind_null_or(s, 15, t, t ? t->rx_calls : 0);
-		bind_null_or(s, 16, t, t ? t->tx_errors : 0);
-		bind_null_or(s, 17, t, t ? t->rx_errors : 0);
+		/* without the sock_length lane: bytes, calls, send/receive errors unmeasured */
+		bind_null_or(s, 12, t && !m->no_length, t ? t->tx_bytes : 0);
+		bind_null_or(s, 13, t && !m->no_length, t ? t->rx_bytes : 0);
+		bind_null_or(s, 14, t && !m->no_length, t ? t->tx_calls : 0);
+		bind_null_or(s, 15, t && !m->no_length, t ? t->rx_calls : 0);
+		bind_null_or(s, 16, t && !m->no_length, t ? t->tx_errors : 0);
+		bind_null_or(s, 17, t && !m->no_length, t ? t->rx_errors : 0);
 		bind_null_or(s, 18, t && tcp, t ? t->segs_out : 0);
 		bind_null_or(s, 19, t && tcp, t ? t->segs_in : 0);
 		bind_null_or(s, 20, t && tcp, t ? t->retransmits : 0);

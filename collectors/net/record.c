@@ -35,6 +35,7 @@
 #include "record/bpf_util.h"
 #include "record/cgroupfs.h"
 #include "record/collector.h"
+#include "record/kfeature.h"
 #include "record/procfs.h"
 
 struct fd_ino {
@@ -69,6 +70,7 @@ struct cfail {
 
 struct net_priv {
 	struct net_bpf *skel; /* NULL: the /proc lane only */
+	bool no_length;	      /* without sock_send_length/recv_length: no bytes (check()) */
 	bool proc;	      /* the /proc lane runs (a process, or a cgroup's members) */
 	pid_t *pids;	      /* --cgroup: the subtree's processes at this poll */
 	size_t npids, cappids;
@@ -133,6 +135,14 @@ static int cmp_fd_ino(const void *a, const void *b)
 	return x->fd - y->fd;
 }
 
+/* Does C's sock_length lane run (check() decided)? */
+static bool net_length_lane(const struct collector *c)
+{
+	const struct collector_lane *l = collector_lane_get(c, "sock_length");
+
+	return l && l->state == PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE;
+}
+
 static Ptop__V1__ProbeState net_check(struct collector *c)
 {
 	struct rec_ctx *ctx = c->ctx;
@@ -148,6 +158,17 @@ static Ptop__V1__ProbeState net_check(struct collector *c)
 			return PTOP__V1__PROBE_STATE__PROBE_STATE_UNSUPPORTED;
 		}
 		c->source = PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_PROC;
+		collector_lane(c, "proc", PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE,
+			       PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_PROC, "%s", "");
+		collector_lane(c, "tcp", ctx->no_ebpf ? PTOP__V1__PROBE_STATE__PROBE_STATE_DISABLED
+					: PTOP__V1__PROBE_STATE__PROBE_STATE_UNSUPPORTED,
+			       PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_EBPF, "%s",
+			       ctx->no_ebpf ? "--no-ebpf" : why);
+		collector_lane(c, "sock_length",
+			       ctx->no_ebpf ? PTOP__V1__PROBE_STATE__PROBE_STATE_DISABLED
+					    : PTOP__V1__PROBE_STATE__PROBE_STATE_UNSUPPORTED,
+			       PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_EBPF, "%s",
+			       ctx->no_ebpf ? "--no-ebpf" : why);
 		snprintf(c->detail, sizeof(c->detail),
 			 "/proc lane only (%s): /proc/PID/fd matched by inode to "
 			 "/proc/PID/net/{tcp,tcp6,udp,udp6,unix}%s; no bytes, no errors",
@@ -155,10 +176,30 @@ static Ptop__V1__ProbeState net_check(struct collector *c)
 			 ctx->cgroup_dir ? " of every process of the cgroup" : "");
 		return PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE;
 	}
+	/* the byte counts come from the send/recv length tracepoints, Linux 6.3+: without
+	 * them the rest of the eBPF lane runs, and the bytes are not measured */
+	collector_lane(c, "proc", ctx->pid > 0 || ctx->cgroup_dir || ctx->caps_only
+		       ? PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE
+		       : PTOP__V1__PROBE_STATE__PROBE_STATE_UNSUPPORTED,
+		       PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_PROC, "%s",
+		       ctx->pid > 0 || ctx->cgroup_dir || ctx->caps_only ? "" :
+		       "follows a process or a cgroup");
+	collector_lane(c, "tcp", PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE,
+		       PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_EBPF, "%s", "");
+	if (kfeature_have(KF_TP_SOCK_SEND_LENGTH, why, sizeof(why)) &&
+	    kfeature_have(KF_TP_SOCK_RECV_LENGTH, why, sizeof(why)))
+		collector_lane(c, "sock_length", PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE,
+			       PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_EBPF, "%s", "");
+	else
+		collector_lane(c, "sock_length", PTOP__V1__PROBE_STATE__PROBE_STATE_UNSUPPORTED,
+			       PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_EBPF,
+			       "bytes, calls and send/receive errors not measured: %s", why);
 	snprintf(c->detail, sizeof(c->detail),
-		 "tp_btf sock_send_length, sock_recv_length, inet_sock_set_state, "
+		 "tp_btf %sinet_sock_set_state, "
 		 "tcp_receive_reset, tcp_send_reset, tcp_retransmit_skb, inet_sk_error_report, "
 		 "raw_tp sys_exit (connect), aggregated in kernel (%d sockets)%s",
+		 net_length_lane(c) ? "sock_send_length, sock_recv_length, "
+				    : "(no sock_send_length, sock_recv_length: bytes not measured) ",
 		 NET_MAX_SOCKS,
 		 ctx->pid > 0 ? "; /proc/PID/fd + /proc/PID/net/* for queues and paths"
 		 : ctx->cgroup_dir
@@ -223,6 +264,11 @@ static int net_start(struct collector *c)
 	p->skel->rodata->targ_tgid = (__u32)ctx->pid;
 	p->skel->rodata->targ_cgid = ctx->cgroup_id;
 	p->skel->rodata->targ_cglevel = ctx->cgroup_level;
+	p->no_length = !net_length_lane(c);
+	if (p->no_length) { /* the sock_length lane: check() said why not */
+		bpf_program__set_autoload(p->skel->progs.net_send, false);
+		bpf_program__set_autoload(p->skel->progs.net_recv, false);
+	}
 	err = net_bpf__load(p->skel);
 	err = err ?: bpf_util__loaded(p->skel->obj, "net");
 	if (err) {
@@ -237,6 +283,22 @@ static int net_start(struct collector *c)
 	}
 	return 0;
 fail:
+	if (p->proc) { /* the /proc lane still runs: the eBPF lanes failed, and say why */
+		net_bpf__destroy(p->skel);
+		p->skel = NULL;
+		c->source = PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_PROC;
+		collector_lane(c, "tcp", PTOP__V1__PROBE_STATE__PROBE_STATE_FAILED,
+			       PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_EBPF, "%s", c->reason);
+		if (net_length_lane(c))
+			collector_lane(c, "sock_length", PTOP__V1__PROBE_STATE__PROBE_STATE_FAILED,
+				       PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_EBPF, "%s", c->reason);
+		snprintf(c->detail, sizeof(c->detail),
+			 "/proc lane only (the eBPF lane failed: %.300s): /proc/PID/fd matched by "
+			 "inode to /proc/PID/net/{tcp,tcp6,udp,udp6,unix}; no bytes, no errors",
+			 c->reason);
+		c->reason[0] = '\0';
+		return 0;
+	}
 	c->state = PTOP__V1__PROBE_STATE__PROBE_STATE_FAILED;
 	net_stop(c);
 	return err;
@@ -993,6 +1055,7 @@ static int net_poll(struct collector *c, uint64_t now_ns, unsigned flags)
 	msg.n_sockets = p->nout;
 	msg.sockets = ptrs;
 	msg.ebpf = p->skel != NULL;
+	msg.no_length = p->skel && p->no_length;
 	msg.proc = proc_ok;
 	err = capture_payload__pack(&ev, &cp, "net", &msg.base);
 	if (!err) {

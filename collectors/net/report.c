@@ -400,6 +400,25 @@ static void figs_of(const struct net_tables *n, struct net_figs *f)
 	}
 }
 
+/* Why the bytes were not measured though the eBPF lane ran (its sock_length lane did
+ * not: a kernel before Linux 6.3), into WHY; "" when they were, or the capture has no
+ * lanes. */
+static void length_lane(sqlite3 *db, int64_t cap, char *why, size_t len)
+{
+	sqlite3_stmt *st = NULL;
+
+	why[0] = '\0';
+	if (sqlite3_prepare_v2(db,
+			       "SELECT COALESCE(reason, state) FROM probe_lane WHERE cap = ?1 AND "
+			       "probe = 'net' AND lane = 'sock_length' AND state != 'active'",
+			       -1, &st, NULL) != SQLITE_OK)
+		return;
+	sqlite3_bind_int64(st, 1, cap);
+	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
+		snprintf(why, len, "%s", (const char *)sqlite3_column_text(st, 0));
+	sqlite3_finalize(st);
+}
+
 int net_figs__load(sqlite3 *db, const struct capture_meta *m, const struct window *w,
 		   struct net_figs *f)
 {
@@ -413,6 +432,8 @@ int net_figs__load(sqlite3 *db, const struct capture_meta *m, const struct windo
 	err = err ?: connects_load(db, m, w, f);
 	if (!err) {
 		f->ebpf = !strcmp(p.source, "ebpf");
+		if (f->ebpf)
+			length_lane(db, m->cap, f->no_bytes, sizeof(f->no_bytes));
 		figs_of(&n, f);
 	}
 	tables_free(&n);
@@ -449,6 +470,8 @@ static int report_net(sqlite3 *db, const char *capture_id, const struct report_o
 	rx = col_sum(n.bytes, C_RX, &has_rx);
 	figs_of(&n, &f);
 	ebpf = !strcmp(p.source, "ebpf");
+	if (ebpf)
+		length_lane(db, m.cap, f.no_bytes, sizeof(f.no_bytes));
 	if (f.connects)
 		hist_percentile(f.connect_hist, HIST_BUCKETS, 50, &p50, NULL, NULL);
 	switch (o->fmt) {
@@ -459,6 +482,8 @@ static int report_net(sqlite3 *db, const char *capture_id, const struct report_o
 			has_rx ? fmt_bytes(b, sizeof(b), rx) : "not measured",
 			strcmp(p.source, "ebpf") ? "/proc only: no byte counts, no errors"
 						 : "eBPF + /proc");
+		if (f.no_bytes[0])
+			fprintf(out, "%s\n", f.no_bytes);
 		if (ebpf && f.connects)
 			fprintf(out, "connects: %" PRIu64 " established, latency p50 %s (log2 bucket), "
 				"max %s; retransmits %" PRIu64 "\n",
@@ -491,6 +516,7 @@ static int report_net(sqlite3 *db, const char *capture_id, const struct report_o
 	case OUT_JSON:
 		json__kv_bool(&j, "collected", true);
 		json__kv_string(&j, "source", p.source);
+		json__kv_string(&j, "bytes_not_measured", f.no_bytes[0] ? f.no_bytes : NULL);
 		report__drops(&j, out, o, "net", drops, nd);
 		json__key(&j, "totals");
 		json__begin_object(&j);

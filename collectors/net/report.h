@@ -20,6 +20,8 @@ int net_timeline__format(sqlite3 *db, int64_t cap, int64_t sock, int64_t lo, int
 /* What the net figures (figures.c) read: the sums `report net` prints for a window. */
 struct net_figs {
 	bool ebpf;		 /* the eBPF lane ran: bytes, errors and connects measured */
+	char no_bytes[256];	 /* why bytes were not measured though it ran (no sock_length
+				  * lane: a kernel before 6.3); "" when they were */
 	uint64_t sockets;	 /* the sockets of the window (the report's count) */
 	uint64_t tx, rx;	 /* bytes (ebpf) */
 	uint64_t retransmits;	 /* tcp_retransmit_skb on the window's sockets */

@@ -41,3 +41,17 @@ assert_eq "a C program: goalloc unsupported" unsupported \
 	"$(q "$TMP/c.ptop" "select state from probe where name = 'goalloc'")"
 assert_eq "and why" 1 \
 	"$(q "$TMP/c.ptop" "select reason like '%not a Go executable%' from probe where name = 'goalloc'")"
+
+# uprobe_multi links refused (PTOP_TEST_REFUSE, record/kfeature.h), as before Linux 6.6: the
+# uprobe on mallocgc goes as a perf-event uprobe, with the same exact count, and the probe
+# set says which lane ran and why the other did not
+PTOP_TEST_REFUSE=uprobe_multi "$REC" --quiet --enable goalloc --heap-sample-bytes 0 \
+	-o "$TMP/perf.ptop" -- "$TMP/go/alloc" $N
+"$ANA" report heap --by count --format json "$TMP/perf.ptop" > "$TMP/perf.json"
+assert_eq "perf_uprobe: top site by count" main.allocHot "$(jget "$TMP/perf.json" "j['sites'][0]['func']")"
+assert_eq "perf_uprobe: its allocations" $N "$(jget "$TMP/perf.json" "j['sites'][0]['alloc_count']")"
+assert_eq "perf_uprobe: goalloc lanes" \
+	"uprobe_multi unsupported needs Linux 6.6: uprobe_multi (refused by PTOP_TEST_REFUSE)
+perf_uprobe active " \
+	"$(q "$TMP/perf.ptop" "select lane || ' ' || state || ' ' || coalesce(reason, '')
+		from probe_lane where probe = 'goalloc' order by seq")"
