@@ -1018,10 +1018,10 @@ static void test_13_lanes(void **state)
  * program itself, which holds the allocator and the program's code alike. Named by the
  * probe change's cause, it counts as the program, like the target's executable: the
  * allocating function is its frame, not an outer frame past it (the walk's last,
- * unplaced frame here). */
+ * a libc frame here). */
 static void test_14_execd_static_program(void **state)
 {
-	static const uint64_t ips[] = {0x401150, 0x401050, 0x999999};
+	static const uint64_t ips[] = {0x401150, 0x401050, 0x7000100};
 	char id[DB_CAPTURE_ID_LEN], *buf;
 	struct report_opts o = {.fmt = OUT_JSON};
 	sqlite3 *db;
