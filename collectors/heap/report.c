@@ -248,6 +248,9 @@ struct heap {
 	struct hfn *fn;
 	size_t n_fn;
 	struct profile *stacks;
+	uint64_t stacks_used, stacks_cut; /* the window's site stacks; of those, walks cut
+					   * short (struct prof_stack cut_module) */
+	const char *cut_module;		  /* the first cut stack's (NULL: none cut) */
 	struct hlane *lane; /* in the order they started */
 	size_t n_lane;
 	struct hgap *gap; /* those that overlap the window, in time order */
@@ -732,10 +735,15 @@ cleanup:
 /* With sampling, a site's live figures count the sampled allocations still live;
  * the snapshot's live bytes are exact (every allocation is tracked). Scale each
  * sampled snapshot's site figures so that the sites add up to its live bytes less
- * what the omitted sites held: the split between sites stays the samples'. */
+ * what the omitted sites held: the split between sites stays the samples'. So too
+ * the temporaries: a sampled temporary is credited with the allocations since the
+ * previous sample, so the sites' estimates need not add up to the snapshot's exact
+ * count; they are scaled to it less the omitted sites' share (taken as their share
+ * of the allocations). */
 static int scale_sampled_live(struct heap *h)
 {
-	double *sum = calloc(2 * (h->n_snap + 1), sizeof(*sum)), *sumc = sum + h->n_snap + 1;
+	double *sum = calloc(3 * (h->n_snap + 1), sizeof(*sum)), *sumc = sum + h->n_snap + 1;
+	double *sumt = sumc + h->n_snap + 1;
 
 	if (!sum)
 		return -ENOMEM;
@@ -744,11 +752,21 @@ static int scale_sampled_live(struct heap *h)
 			sum[h->row[k].snap] += (double)h->row[k].live_bytes;
 		if (h->row[k].live_count > 0)
 			sumc[h->row[k].snap] += (double)h->row[k].live_count;
+		if (h->row[k].temp_count > 0)
+			sumt[h->row[k].snap] += (double)h->row[k].temp_count;
 	}
 	for (size_t k = 0; k < h->n_row; k++) {
 		struct hrow *r = &h->row[k];
 		const struct hsnap *x = &h->snap[r->snap];
 		double want, share;
+
+		if (x->sample_bytes && x->temp_count >= 0 && r->temp_count > 0 &&
+		    sumt[r->snap] > 0) {
+			want = (double)x->temp_count;
+			if (x->alloc_count && x->omitted_alloc_count <= x->alloc_count)
+				want *= 1.0 - (double)x->omitted_alloc_count / (double)x->alloc_count;
+			r->temp_count = (int64_t)llround((double)r->temp_count * want / sumt[r->snap]);
+		}
 
 		if (!x->sample_bytes || !x->live_measured || x->live_bytes <= 0 ||
 		    r->live_bytes <= 0 || sum[r->snap] <= 0)
@@ -1017,6 +1035,33 @@ static bool target_attached(sqlite3 *db, int64_t cap)
 	return yes;
 }
 
+/* The window's distinct site stacks and, of those, the ones whose walk was cut short. */
+static int count_cut(struct heap *h)
+{
+	bool *seen;
+
+	if (!h->stacks || !h->stacks->n_stacks)
+		return 0;
+	seen = calloc(h->stacks->n_stacks, sizeof(*seen));
+	if (!seen)
+		return -ENOMEM;
+	for (size_t k = 0; k < h->n_row; k++) {
+		const struct prof_stack *st =
+		    h->row[k].stack_id ? profile__stack(h->stacks, h->row[k].stack_id) : NULL;
+
+		if (!st || seen[st - h->stacks->stacks])
+			continue;
+		seen[st - h->stacks->stacks] = true;
+		h->stacks_used++;
+		if (st->cut_module) {
+			h->stacks_cut++;
+			if (!h->cut_module)
+				h->cut_module = st->cut_module;
+		}
+	}
+	free(seen);
+	return 0;
+}
 /* Load everything for capture M in window W: snapshots, sites, names, folding. */
 static int heap_load(sqlite3 *db, const struct capture_meta *m, const struct report_opts *o,
 		     struct heap *h, const char *cmd)
@@ -1182,6 +1227,9 @@ static int heap_load(sqlite3 *db, const struct capture_meta *m, const struct rep
 	ret = stacks__load(db, m->cap, &h->stacks);
 	if (ret)
 		return ret;
+	ret = count_cut(h);
+	if (ret)
+		return ret;
 	if (sqlite3_prepare_v2(db, "SELECT exe FROM target WHERE cap = ?1", -1, &s, NULL) ==
 	    SQLITE_OK) {
 		sqlite3_bind_int64(s, 1, m->cap);
@@ -1305,6 +1353,16 @@ static void census_text(const struct heap *h, FILE *out)
 {
 	char a[32], b[32], c[32], d[32], e[32];
 
+	if (!h->cut_intervals && h->sample_bytes_max) {
+		/* every sampled site is listed, but a function no sample fell on is not one */
+		fprintf(out,
+			"census: every sampled site is listed (%s sites in the last interval); "
+			"with sampling (one stack per %s) a function that allocated less may have "
+			"no sample: a function not shown may still have allocated\n",
+			fmt_count(a, sizeof(a), h->last_total),
+			fmt_bytes(b, sizeof(b), h->sample_bytes_max));
+		return;
+	}
 	if (!h->cut_intervals) {
 		fprintf(out,
 			"census: the site lists are complete (%s sites in the last interval): a "
@@ -1322,7 +1380,10 @@ static void census_text(const struct heap *h, FILE *out)
 	if (h->omitted_live_bytes >= 0)
 		fprintf(out, ", %s live at the end",
 			fmt_bytes(a, sizeof(a), (uint64_t)h->omitted_live_bytes));
-	fprintf(out, " (%" PRIu64 " of %zu intervals cut)\n", h->cut_intervals, h->n_snap);
+	fprintf(out, " (%" PRIu64 " of %zu intervals cut)%s\n", h->cut_intervals, h->n_snap,
+		h->sample_bytes_max ? "; with sampling, a function not shown may have had no "
+				      "sample"
+				    : "");
 }
 
 static void census_json(struct json *j, const struct heap *h)
@@ -1331,7 +1392,9 @@ static void census_json(struct json *j, const struct heap *h)
 	json__begin_object(j);
 	json__kv_int(j, "sites_shown", (int64_t)h->last_sites);
 	json__kv_int(j, "total_call_sites", (int64_t)h->last_total);
-	json__kv_bool(j, "complete", !h->cut_intervals);
+	/* complete: a function not listed allocated nothing; never so with sampling */
+	json__kv_bool(j, "complete", !h->cut_intervals && !h->sample_bytes_max);
+	json__kv_bool(j, "sampled", h->sample_bytes_max != 0);
 	json__kv_int(j, "intervals", (int64_t)h->n_snap);
 	json__kv_int(j, "intervals_cut", (int64_t)h->cut_intervals);
 	json__kv_int(j, "omitted_sites", (int64_t)(h->last_total - h->last_sites));
@@ -1455,6 +1518,8 @@ static void head_json(struct json *j, const struct heap *h)
 	report__json_opt_int(j, "live_untracked", h->live_untracked);
 	report__json_opt_int(j, "free_untracked", h->free_untracked);
 	json__kv_int(j, "stack_failures", (int64_t)h->stack_failures);
+	json__kv_int(j, "stacks_cut", (int64_t)h->stacks_cut);
+	json__kv_int(j, "stacks", (int64_t)h->stacks_used);
 }
 
 /* The columns of a site row (site_row), in the order JSON writes them; a leak suspect's row
@@ -1723,7 +1788,10 @@ static void figures_text(const struct heap *h, FILE *out)
 			fmt_count(a, sizeof(a), (uint64_t)h->temp_count),
 			fmt_count(b, sizeof(b), h->alloc_count),
 			h->alloc_count ? 100.0 * (double)h->temp_count / (double)h->alloc_count : 0.0,
-			h->peak_untracked ? "at least" : "exact", exact ? "exact" : "estimated");
+			h->peak_untracked ? "at least" : "exact",
+			exact ? "exact"
+			      : "estimated from the samples, scaled to the total (less the sites "
+				"left out)");
 	}
 	for (size_t k = 0; k < h->n_snap; k++) {
 		double r = snap_rate(&h->snap[k]);
@@ -1937,6 +2005,14 @@ int report_heap(sqlite3 *db, const char *capture_id, const struct report_opts *o
 									  : 0)));
 		fprintf(out, "stack failures: %s\n",
 			fmt_count(a, sizeof(a), h.stack_failures));
+		if (h.stacks_cut)
+			fprintf(out,
+				"stacks cut short: %s of %s sites' stacks end where the walk read a "
+				"return address in no executable mapping: frame pointers missing in "
+				"%s; the frames after it are left out (record with --user-stacks "
+				"dwarf for whole stacks)\n",
+				fmt_count(a, sizeof(a), h.stacks_cut),
+				fmt_count(b, sizeof(b), h.stacks_used), h.cut_module);
 		if (h.free_untracked > 0)
 			fprintf(out,
 				"frees of untracked blocks: %s (allocated before the probes "
@@ -2661,41 +2737,73 @@ int heap_stacks__load(sqlite3 *db, const struct capture_meta *m, const struct wi
 	}
 	if (hs->n) /* ix is of no use past here */
 		qsort(hs->stack, hs->n, sizeof(*hs->stack), cmp_heap_stack);
-	/* what the snapshots counted beyond the listed stacks: the sites left out, with
-	 * the rounding of the scaling (taken back from the largest stack when negative) */
+	/* what the snapshots counted beyond the listed stacks: the sites left out (the
+	 * census's figures), with the rounding of the scaling (taken back from the largest
+	 * stack when negative); with sampling, what is more than the sites left out and the
+	 * rounding is what no sample fell on (a live heap of a few unsampled blocks): not a
+	 * site left out, an entry of its own, [not sampled] */
 	if (ac != hs->alloc_count || ab != hs->alloc_bytes || lc != hs->live_count ||
 	    lb != hs->live_bytes) {
 		int64_t d[4] = {(int64_t)(hs->alloc_count - ac), (int64_t)(hs->alloc_bytes - ab),
 				(int64_t)(hs->live_count - lc), (int64_t)(hs->live_bytes - lb)};
+		int64_t left[4] = {(int64_t)h->omitted_alloc_count, (int64_t)h->omitted_alloc_bytes,
+				   0, h->omitted_live_bytes > 0 ? h->omitted_live_bytes : 0};
+		int64_t part[2][4] = {{0}}; /* [0] left out, [1] not sampled */
+		int64_t rounding = (int64_t)h->n_row + 1; /* at most 1/2 per row scaled */
 		size_t big = 0;
 
-		rest = heap_stack_of(hs, &cap, ix, h->stacks, NULL, "[sites left out]");
-		if (!rest) {
-			err = -ENOMEM;
-			goto cleanup;
+		/* the live count of the sites left out is not recorded: their share of the
+		 * live bytes */
+		if (d[3] > 0 && d[2] > 0 && left[3] > 0)
+			left[2] = (int64_t)llround((double)d[2] * (double)left[3] / (double)d[3]);
+		for (int i = 0; i < 4; i++) {
+			if (!h->sample_bytes_max || d[i] <= 0) {
+				part[0][i] = d[i];
+				continue;
+			}
+			part[0][i] = d[i] < left[i] ? d[i] : left[i];
+			part[1][i] = d[i] - part[0][i];
+			if (part[1][i] <= rounding && (i < 2 ? ac : lc) > 0) {
+				part[0][i] += part[1][i]; /* rounding: with the sites left out */
+				part[1][i] = 0;
+			}
 		}
 		for (size_t k = 0; k < hs->n; k++)
 			if (hs->stack[k].alloc_bytes + hs->stack[k].live_bytes >
 			    hs->stack[big].alloc_bytes + hs->stack[big].live_bytes)
 				big = k;
-		for (int i = 0; i < 4; i++) {
-			uint64_t *dst = i == 0   ? &rest->alloc_count
-					: i == 1 ? &rest->alloc_bytes
-					: i == 2 ? &rest->live_count
-						 : &rest->live_bytes;
-			uint64_t *bd = i == 0	? &hs->stack[big].alloc_count
-				       : i == 1 ? &hs->stack[big].alloc_bytes
-				       : i == 2 ? &hs->stack[big].live_count
-						: &hs->stack[big].live_bytes;
+		for (int g = 0; g < 2; g++) {
+			if (!part[g][0] && !part[g][1] && !part[g][2] && !part[g][3])
+				continue;
+			rest = heap_stack_of(hs, &cap, ix, h->stacks, NULL,
+					     g ? "[not sampled]" : "[sites left out]");
+			if (!rest) {
+				err = -ENOMEM;
+				goto cleanup;
+			}
+			for (int i = 0; i < 4; i++) {
+				uint64_t *dst = i == 0	 ? &rest->alloc_count
+						: i == 1 ? &rest->alloc_bytes
+						: i == 2 ? &rest->live_count
+							 : &rest->live_bytes;
+				uint64_t *bd = i == 0	? &hs->stack[big].alloc_count
+					       : i == 1 ? &hs->stack[big].alloc_bytes
+					       : i == 2 ? &hs->stack[big].live_count
+							: &hs->stack[big].live_bytes;
 
-			if (d[i] >= 0)
-				*dst += (uint64_t)d[i];
-			else
-				add_clamped(bd, d[i]);
+				if (part[g][i] >= 0)
+					*dst += (uint64_t)part[g][i];
+				else
+					add_clamped(bd, part[g][i]);
+			}
+			if (g) {
+				hs->unsampled_alloc_bytes = rest->alloc_bytes;
+				hs->unsampled_live_bytes = rest->live_bytes;
+			}
+			if (!rest->alloc_count && !rest->alloc_bytes && !rest->live_count &&
+			    !rest->live_bytes)
+				hs->n--; /* it is the last: only rounding taken back */
 		}
-		if (!rest->alloc_count && !rest->alloc_bytes && !rest->live_count &&
-		    !rest->live_bytes)
-			hs->n--; /* it is the last: only rounding taken back */
 	}
 cleanup:
 	free(sum);
