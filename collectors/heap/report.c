@@ -2212,11 +2212,22 @@ static void stack_text(FILE *out, const struct heap *h, const char *exe, int64_t
 	}
 }
 
+static int cmp_leaked(const void *a, const void *b)
+{
+	const struct hfn *x = a, *y = b;
+
+	CMP_DESC(x->live_bytes, y->live_bytes);
+	CMP_DESC(x->live_count, y->live_count);
+	return cmp_fn_name(x, y);
+}
+
 /* Mark the suspects of H (functions holding live allocations older than LEAK_AGE at the last
- * snapshot), their trend, those SUP suppresses (*N_SUPP); the *N_SUS that stay are moved first in
- * h->fn, ranked by trend score. 0 or -ENOMEM. */
-static int rank_suspects(struct heap *h, int64_t leak_age, const struct suppressions *sup,
-			 size_t *n_sus_out, size_t *n_supp_out)
+ * snapshot; AT_EXIT: every function holding live allocations, what the target did not free
+ * before it exited, heaptrack's "leaked"), their trend, those SUP suppresses (*N_SUPP); the
+ * *N_SUS that stay are moved first in h->fn, ranked by trend score (AT_EXIT: by live
+ * bytes). 0 or -ENOMEM. */
+static int rank_suspects_as(struct heap *h, int64_t leak_age, bool at_exit,
+			    const struct suppressions *sup, size_t *n_sus_out, size_t *n_supp_out)
 {
 	size_t n_sus = 0, n_supp = 0;
 	double *t = malloc((h->n_points + 1) * sizeof(*t));
@@ -2232,8 +2243,9 @@ static int rank_suspects(struct heap *h, int64_t leak_age, const struct suppress
 		struct hfn *f = &h->fn[k];
 		size_t n = 0;
 
-		f->suspect = f->oldest_live_ns > 0 && f->live_bytes &&
-			     h->last_ns - f->oldest_live_ns >= leak_age;
+		f->suspect = at_exit ? f->live_bytes > 0
+				     : f->oldest_live_ns > 0 && f->live_bytes &&
+					   h->last_ns - f->oldest_live_ns >= leak_age;
 		if (!f->suspect)
 			continue;
 		for (size_t p = 0; p < h->n_points; p++)
@@ -2270,12 +2282,36 @@ static int rank_suspects(struct heap *h, int64_t leak_age, const struct suppress
 		n_sus++;
 	}
 	if (n_sus)
-		qsort(h->fn, n_sus, sizeof(*h->fn), cmp_suspect);
+		qsort(h->fn, n_sus, sizeof(*h->fn), at_exit ? cmp_leaked : cmp_suspect);
 	free(t);
 	free(y);
 	*n_sus_out = n_sus;
 	*n_supp_out = n_supp;
 	return 0;
+}
+
+static int rank_suspects(struct heap *h, int64_t leak_age, const struct suppressions *sup,
+			 size_t *n_sus_out, size_t *n_supp_out)
+{
+	return rank_suspects_as(h, leak_age, false, sup, n_sus_out, n_supp_out);
+}
+
+/* Whether capture CAP's target exited while recorded (the trailer says so): its heap at
+ * the last snapshot is what it did not free. */
+static bool target_exited(sqlite3 *db, int64_t cap)
+{
+	sqlite3_stmt *s = NULL;
+	bool yes = false;
+
+	if (sqlite3_prepare_v2(db,
+			       "SELECT target_exited = 1 OR end_reason = 'target_exit' FROM "
+			       "capture WHERE cap = ?1",
+			       -1, &s, NULL) == SQLITE_OK) {
+		sqlite3_bind_int64(s, 1, cap);
+		yes = sqlite3_step(s) == SQLITE_ROW && sqlite3_column_int(s, 0) == 1;
+	}
+	sqlite3_finalize(s);
+	return yes;
 }
 
 /* A leak suspect's columns after the site columns (enum site_col). */
@@ -2314,8 +2350,11 @@ static int leak_rows(const struct heap *h, size_t n, struct table **out)
 
 		err = table__add_row(t);
 		err = err ?: site_row(t, h, f);
-		err =
-		    err ?: table__set_int(t, LC_AGE, age, fmt_ns(buf, sizeof(buf), (uint64_t)age));
+		if (f->oldest_live_ns > 0) /* else unknown: the cell stays null */
+			err = err ?: table__set_int(t, LC_AGE, age,
+						    fmt_ns(buf, sizeof(buf), (uint64_t)age));
+		else
+			err = err ?: table__set_display(t, LC_AGE, "unknown");
 		if (tr->n >= 2) {
 			fmt_bytes_signed(buf, sizeof(buf), (int64_t)llround(tr->slope * 60));
 			strcat(buf, "/min");
@@ -2347,8 +2386,10 @@ int report_leaks(sqlite3 *db, const char *capture_id, const struct report_opts *
 	struct capture_meta m;
 	struct heap h;
 	size_t n_sus = 0, n_supp = 0, top = o->top ? o->top : HEAP_TOP_DEFAULT;
-	char a[32], w[96], exe[4096] = "", dbi[768];
+	char a[32], c[32], d[32], w[96], exe[4096] = "", dbi[768];
 	int64_t leak_age;
+	uint64_t leaked_bytes = 0, leaked_count = 0;
+	bool at_exit;
 	struct json j;
 	sqlite3_stmt *s = NULL;
 	int err;
@@ -2398,9 +2439,16 @@ int report_leaks(sqlite3 *db, const char *capture_id, const struct report_opts *
 	sqlite3_finalize(s);
 
 	leak_age = h.leak_age_ns > 0 ? h.leak_age_ns : LEAK_AGE_DEFAULT_NS;
-	err = rank_suspects(&h, leak_age, &sup, &n_sus, &n_supp);
+	/* the target exited: its last snapshot holds what it never freed (heaptrack's
+	 * "leaked"), whatever its age; a window that ends earlier is a running target */
+	at_exit = target_exited(db, m.cap) && !o->win.has_end;
+	err = rank_suspects_as(&h, leak_age, at_exit, &sup, &n_sus, &n_supp);
 	if (err)
 		goto cleanup;
+	for (size_t k = 0; k < n_sus; k++) {
+		leaked_bytes += h.fn[k].live_bytes;
+		leaked_count += h.fn[k].live_count;
+	}
 
 	err = leak_rows(&h, n_sus < top ? n_sus : top, &rows);
 	if (err)
@@ -2408,17 +2456,32 @@ int report_leaks(sqlite3 *db, const char *capture_id, const struct report_opts *
 	switch (o->fmt) {
 	case OUT_TEXT:
 		window__describe(&o->win, w, sizeof(w));
-		fprintf(out,
-			"leaks (%s): %zu snapshots; suspects: functions holding allocations older "
-			"than %s at the last snapshot,\nranked by trend score (how steadily their "
-			"live bytes grew; see ptop-analyze(1))\n",
-			w, h.n_points, fmt_ns(a, sizeof(a), (uint64_t)leak_age));
+		if (at_exit)
+			fprintf(out,
+				"leaks (%s): %zu snapshots; the target exited: leaked (not freed "
+				"before it exited, heaptrack's \"leaked\"): %s in %s allocations, "
+				"by function,\nranked by live bytes at the last snapshot (%s s)\n",
+				w, h.n_points, fmt_bytes(a, sizeof(a), leaked_bytes),
+				fmt_count(c, sizeof(c), leaked_count),
+				fmt_secs(d, sizeof(d), h.last_ns - m.base_ns));
+		else
+			fprintf(out,
+				"leaks (%s): %zu snapshots; the target was still running: suspects: "
+				"functions holding allocations older than %s at the last snapshot,"
+				"\nranked by trend score (how steadily their live bytes grew; see "
+				"ptop-analyze(1))\n",
+				w, h.n_points, fmt_ns(a, sizeof(a), (uint64_t)leak_age));
 		if (symstore_run__debuginfod_text(&h.sym, dbi, sizeof(dbi))[0])
 			fprintf(out, "%s\n", dbi);
 		census_text(&h, out);
 		if (o->suppressions)
 			fprintf(out, "suppressed: %zu suspects (%zu patterns in %s)\n", n_supp,
 				sup.n, o->suppressions);
+		if (!n_sus && at_exit) {
+			fprintf(out, "\nno leak: every allocation was freed before the target "
+				     "exited\n");
+			break;
+		}
 		if (!n_sus) {
 			fprintf(out, "\nno suspect: no function holds an allocation older than %s\n",
 				fmt_ns(a, sizeof(a), (uint64_t)leak_age));
@@ -2455,6 +2518,17 @@ int report_leaks(sqlite3 *db, const char *capture_id, const struct report_opts *
 	case OUT_JSON:
 		head_json(&j, &h);
 		json__kv_int(&j, "snapshots", (int64_t)h.n_points);
+		json__kv_string(&j, "mode", at_exit ? "at_exit" : "age");
+		json__key(&j, "leaked_bytes");
+		if (at_exit)
+			json__int(&j, (int64_t)leaked_bytes);
+		else
+			json__null(&j);
+		json__key(&j, "leaked_count");
+		if (at_exit)
+			json__int(&j, (int64_t)leaked_count);
+		else
+			json__null(&j);
 		json__kv_int(&j, "leak_age_ns_used", leak_age);
 		json__kv_string(&j, "suppressions_file", o->suppressions);
 		json__kv_int(&j, "suppressed", (int64_t)n_supp);

@@ -1326,6 +1326,48 @@ static void test_18_walk_cut(void **state)
 	sqlite3_close(db);
 }
 
+/* The target exited (the capture's trailer says so): report leaks gives what it did not
+ * free, heaptrack's "leaked": every function live at the last snapshot, whatever the age
+ * of its allocations, by live bytes; the same capture of a running target keeps the
+ * age-based suspects, as does a window that ends before the end. */
+static void test_19_leaks_at_exit(void **state)
+{
+	char id[DB_CAPTURE_ID_LEN], *buf;
+	struct report_opts o = {.fmt = OUT_JSON};
+	sqlite3 *db;
+
+	(void)state;
+	db = load(write_capture("exit.ptop", true, true, false), id);
+	/* churn holds 3 blocks (300 B) at the end, allocated 1 ms before: young */
+	exec(db, "UPDATE heap_site SET live_count = 3, live_bytes = 300, oldest_live_ns = (SELECT "
+		 "max(time_ns) FROM heap_snapshot) - 1000000 WHERE stack_id = 3 AND seq = (SELECT "
+		 "max(seq) FROM heap_snapshot)");
+	buf = run_report(db, id, true, &o);
+	assert_has(buf, "\"mode\": \"age\",\n  \"leaked_bytes\": null");
+	assert_true(pos_of(buf, "churn") < 0);
+	free(buf);
+	exec(db, "UPDATE capture SET target_exited = 1, end_reason = 'target_exit'");
+	buf = run_report(db, id, true, &o);
+	assert_has(buf, "\"mode\": \"at_exit\"");
+	/* churn's young allocations, live at the end, were never freed either */
+	assert_true(pos_of(buf, "churn") >= 0);
+	assert_true(pos_of(buf, "leak_pages") < pos_of(buf, "grower"));
+	assert_int_equal(site_int(buf, "churn", "live_bytes"), 300);
+	free(buf);
+	o.fmt = OUT_TEXT;
+	buf = run_report(db, id, true, &o);
+	assert_has(buf, "; the target exited: leaked (not freed before it exited, heaptrack's "
+			"\"leaked\"): ");
+	assert_has(buf, "#1 leak_pages ");
+	free(buf);
+	assert_int_equal(window__parse("..5", &o.win, errbuf, sizeof(errbuf)), 0);
+	buf = run_report(db, id, true, &o);
+	assert_has(buf, "the target was still running: suspects: functions holding allocations "
+			"older than ");
+	free(buf);
+	sqlite3_close(db);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1340,7 +1382,7 @@ int main(void)
 	    cmocka_unit_test(test_14_execd_static_program),
 	    cmocka_unit_test(test_15_not_measured_after_exec),
 	    cmocka_unit_test(test_16_uncounted_calls),
-	    cmocka_unit_test(test_18_walk_cut), cmocka_unit_test(test_17_peak_temporaries_rate),
+	    cmocka_unit_test(test_19_leaks_at_exit), cmocka_unit_test(test_18_walk_cut), cmocka_unit_test(test_17_peak_temporaries_rate),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
