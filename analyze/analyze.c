@@ -152,7 +152,7 @@ const struct analyze_cmd analyze_cmds[] = {
 	  "                           (a --cgroup capture profiles each process)\n"
 	  "  --table NAME             io: the table --format csv prints: intervals\n"
 	  "                           (default), files, operations, latency, io_uring,\n"
-	  "                           events or syscalls\n"
+	  "                           events, syscalls or processes\n"
 	  "  --file PATH              io: one file's figures per interval (--io-files),\n"
 	  "                           by path or MAJOR:MINOR:INODE\n"
 	  "  --capture ID             the capture to report on in a DB holding several\n"
