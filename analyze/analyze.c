@@ -186,8 +186,6 @@ const struct analyze_cmd analyze_cmds[] = {
 	  "by address; a sampled share changed only when a two-proportion test says so at\n"
 	  "--confidence, a rate when a test of two Poisson rates does, a latency percentile\n"
 	  "only when two histogram buckets or more apart. BASE and NEW are captures or DBs.\n"
-	  "Exit status: 0 no gate fired, 1 a gate fired (or a gated figure is not\n"
-	  "comparable), 2 usage or input error.\n"
 	  "  --format text|json|markdown|junit   markdown: a table for a pull request;\n"
 	  "                           junit: one test case per --fail-on\n"
 	  "  --window START..END      compare this window of each capture (as for report)\n"
@@ -302,6 +300,7 @@ void analyze_cmd_help(const char *name, FILE *f)
 		c->print_help(c, f);
 	else
 		fputs(c->help, f);
+	fprintf(f, "\n%s", ANALYZE_EXIT_TABLE);
 }
 
 int analyze_usage(const char *name, const char *fmt, ...)
@@ -399,7 +398,8 @@ static void usage(FILE *f)
 		fprintf(f, "\n");
 	}
 	fprintf(f, "\n`ptop-analyze COMMAND --help` describes a command; man ptop-analyze(1) has\n"
-		   "everything. Exit status: 0 ok, 2 usage or input error, 1 internal error.\n");
+		   "everything.\n\n%s",
+		ANALYZE_EXIT_TABLE);
 }
 
 static void list_cmds(FILE *f)

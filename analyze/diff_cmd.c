@@ -1010,7 +1010,7 @@ int cmd_diff(int argc, char **argv)
 	for (size_t k = 0; k < n_gates; k++) {
 		gate_evaluate(&gates[k], &d, &b, &n, allow_missing);
 		if (gates[k].status == GS_FAIL || gates[k].status == GS_MISSING)
-			rd.exit_code = 1;
+			rd.exit_code = ANALYZE_EXIT_GATE;
 	}
 	rd.b = &b;
 	rd.n = &n;
