@@ -138,7 +138,9 @@ const struct analyze_cmd analyze_cmds[] = {
 	  "                           first N functions of the profile (default 20);\n"
 	  "                           heap, leaks: the first N functions (default 20);\n"
 	  "                           cgroup: the first N processes (default 20); apps:\n"
-	  "                           N applications before others (N) (default 10)\n"
+	  "                           N applications before others (N) (default 10);\n"
+	  "                           net: the first N rows of each list of the text\n"
+	  "                           (default 20)\n"
 	  "  --by live|bytes|count    heap: order by live bytes at the end (default when\n"
 	  "                           measured), bytes allocated, or allocation count\n"
 	  "  --by pss|uss|rss         apps: order the applications by (default pss)\n"
@@ -152,7 +154,7 @@ const struct analyze_cmd analyze_cmds[] = {
 	  "                           (a --cgroup capture profiles each process)\n"
 	  "  --table NAME             io: the table --format csv prints: intervals\n"
 	  "                           (default), files, operations, latency, io_uring,\n"
-	  "                           events or syscalls\n"
+	  "                           events, syscalls or processes\n"
 	  "  --file PATH              io: one file's figures per interval (--io-files),\n"
 	  "                           by path or MAJOR:MINOR:INODE\n"
 	  "  --capture ID             the capture to report on in a DB holding several\n"
@@ -186,8 +188,6 @@ const struct analyze_cmd analyze_cmds[] = {
 	  "by address; a sampled share changed only when a two-proportion test says so at\n"
 	  "--confidence, a rate when a test of two Poisson rates does, a latency percentile\n"
 	  "only when two histogram buckets or more apart. BASE and NEW are captures or DBs.\n"
-	  "Exit status: 0 no gate fired, 1 a gate fired (or a gated figure is not\n"
-	  "comparable), 2 usage or input error.\n"
 	  "  --format text|json|markdown|junit   markdown: a table for a pull request;\n"
 	  "                           junit: one test case per --fail-on\n"
 	  "  --window START..END      compare this window of each capture (as for report)\n"
@@ -302,6 +302,7 @@ void analyze_cmd_help(const char *name, FILE *f)
 		c->print_help(c, f);
 	else
 		fputs(c->help, f);
+	fprintf(f, "\n%s", ANALYZE_EXIT_TABLE);
 }
 
 int analyze_usage(const char *name, const char *fmt, ...)
@@ -401,7 +402,8 @@ static void usage(FILE *f)
 		fprintf(f, "\n");
 	}
 	fprintf(f, "\n`ptop-analyze COMMAND --help` describes a command; man ptop-analyze(1) has\n"
-		   "everything. Exit status: 0 ok, 2 usage or input error, 1 internal error.\n");
+		   "everything.\n\n%s",
+		ANALYZE_EXIT_TABLE);
 }
 
 static void list_cmds(FILE *f)

@@ -16,9 +16,20 @@
 
 #include "analyze/db.h"
 
+/* The exit status of every command (ANALYZE_EXIT_TABLE, the same words as ptop-analyze(1)
+ * EXIT STATUS): 1 only for diff's fired gate, so that no internal error reads as one. */
 #define ANALYZE_EXIT_OK 0
-#define ANALYZE_EXIT_INTERNAL 1
+#define ANALYZE_EXIT_GATE 1
 #define ANALYZE_EXIT_USAGE 2
+#define ANALYZE_EXIT_INTERNAL 3
+
+#define ANALYZE_EXIT_TABLE                                                                         \
+	"exit status (every command):\n"                                                           \
+	"  0  success (a report that says \"not collected\" too)\n"                                \
+	"  1  diff: a --fail-on gate fired, or a gated figure is not comparable\n"                 \
+	"  2  usage or input error\n"                                                              \
+	"  3  internal error: out of memory, an unexpected SQLite failure, output that\n"          \
+	"     could not be written\n"
 
 struct analyze_cmd {
 	const char *name;		  /* "info" */

@@ -692,14 +692,76 @@ static void md_cell(FILE *out, const char *s)
 	}
 }
 
+/* A pull request comment leads with the verdict: the gates (fired or passed), then the
+ * changes, then the rest (the captures, how the recordings differ, the figures not
+ * comparable) folded in a <details> block. */
 static int render_markdown(const struct render *rd, FILE *out)
 {
 	struct hdr_diff h[16];
-	size_t nh = header_diffs(rd->b, rd->n, h, 16), *ix = NULL, n;
-	struct table *t;
+	size_t nh = header_diffs(rd->b, rd->n, h, 16), *ix = NULL, n, nc, fired = 0;
+	struct table *t = NULL;
 
-	fprintf(out, "### ptop diff\n\nBASE `%s` (capture `%.8s`, %.3f s) → NEW `%s` (capture "
-		     "`%.8s`, %.3f s)\n",
+	for (size_t k = 0; k < rd->n_gates; k++)
+		fired += rd->gates[k].status != GS_PASS && rd->gates[k].status != GS_SKIPPED;
+	fprintf(out, "### ptop diff\n\n");
+	if (!rd->n_gates)
+		fprintf(out, "**No gate** (--fail-on): nothing to pass or fail.\n");
+	else if (fired)
+		fprintf(out, "**FAILED: %zu of %zu gate%s fired.**\n\n", fired, rd->n_gates,
+			rd->n_gates == 1 ? "" : "s");
+	else
+		fprintf(out, "**Passed: %s%zu gate%s, none fired.**\n\n",
+			rd->n_gates == 1 ? "" : "all ", rd->n_gates, rd->n_gates == 1 ? "" : "s");
+	for (size_t k = 0; k < rd->n_gates; k++) {
+		const struct gate_result *g = &rd->gates[k];
+
+		fprintf(out, "- %s ",
+			g->status == GS_PASS	  ? "pass"
+			: g->status == GS_SKIPPED ? "skipped"
+						  : "**FAIL**");
+		md_cell(out, g->message);
+		fputc('\n', out);
+	}
+	n = pick(rd->d, rd->all ? -1 : DIFF_CHANGED, &ix);
+	if (!ix)
+		return -ENOMEM;
+	if (!n) {
+		fprintf(out, "\nNo significant change (--min-delta %s, confidence %g%%).\n",
+			rd->min_delta, rd->o->confidence * 100);
+	} else {
+		t = changes_table(rd->d, ix, n, rd->all ? n : rd->top);
+		if (!t) {
+			free(ix);
+			return -ENOMEM;
+		}
+		fprintf(out, "\n**Changes:**\n\n"
+			     "| figure | BASE | NEW | change | relative | verdict | evidence |\n"
+			     "|---|---:|---:|---:|---:|---|---|\n");
+		for (size_t r = 0; r < table__rows(t); r++) {
+			fputs("|", out);
+			for (size_t c = 0; c < 7; c++) {
+				fputs(" ", out);
+				if (c == 0)
+					fputc('`', out);
+				md_cell(out, table__shown(t, r, c));
+				if (c == 0)
+					fputc('`', out);
+				fputs(" |", out);
+			}
+			fputc('\n', out);
+		}
+		if (!rd->all && n > rd->top)
+			fprintf(out, "\n%zu more changes not shown (--top).\n", n - rd->top);
+		table__free(t);
+	}
+	free(ix);
+	nc = pick(rd->d, DIFF_NOT_COMPARABLE, &ix);
+	if (!ix)
+		return -ENOMEM;
+	fprintf(out, "\n<details><summary>The captures%s%s</summary>\n\n",
+		nh ? ", how the recordings differ" : "",
+		nc ? ", the figures not comparable" : "");
+	fprintf(out, "BASE `%s` (capture `%.8s`, %.3f s) → NEW `%s` (capture `%.8s`, %.3f s)\n",
 		rd->b->path, rd->b->cid, rd->b->fc->span_s, rd->n->path, rd->n->cid,
 		rd->n->fc->span_s);
 	if (nh) {
@@ -714,59 +776,13 @@ static int render_markdown(const struct render *rd, FILE *out)
 			fputs(" |\n", out);
 		}
 	}
-	n = pick(rd->d, DIFF_NOT_COMPARABLE, &ix);
-	if (!ix)
-		return -ENOMEM;
-	if (n) {
-		fprintf(out, "\n**Not comparable:**\n\n");
-		for (size_t k = 0; k < n; k++)
+	if (nc) {
+		fprintf(out, "\n**Not comparable** (%zu):\n\n", nc);
+		for (size_t k = 0; k < nc; k++)
 			fprintf(out, "- `%s`: %s\n", rd->d->row[ix[k]].name, rd->d->row[ix[k]].reason);
 	}
+	fprintf(out, "\n</details>\n");
 	free(ix);
-	if (rd->n_gates) {
-		fprintf(out, "\n**Gates:**\n\n");
-		for (size_t k = 0; k < rd->n_gates; k++) {
-			const struct gate_result *g = &rd->gates[k];
-
-			fprintf(out, "- %s ",
-				g->status == GS_PASS	  ? "pass"
-				: g->status == GS_SKIPPED ? "skipped"
-							  : "**FAIL**");
-			md_cell(out, g->message);
-			fputc('\n', out);
-		}
-	}
-	n = pick(rd->d, rd->all ? -1 : DIFF_CHANGED, &ix);
-	if (!ix)
-		return -ENOMEM;
-	if (!n) {
-		fprintf(out, "\nNo significant change (--min-delta %s, confidence %g%%).\n",
-			rd->min_delta, rd->o->confidence * 100);
-		free(ix);
-		return 0;
-	}
-	t = changes_table(rd->d, ix, n, rd->all ? n : rd->top);
-	free(ix);
-	if (!t)
-		return -ENOMEM;
-	fprintf(out, "\n| figure | BASE | NEW | change | relative | verdict | evidence |\n"
-		     "|---|---:|---:|---:|---:|---|---|\n");
-	for (size_t r = 0; r < table__rows(t); r++) {
-		fputs("|", out);
-		for (size_t c = 0; c < 7; c++) {
-			fputs(" ", out);
-			if (c == 0)
-				fputc('`', out);
-			md_cell(out, table__shown(t, r, c));
-			if (c == 0)
-				fputc('`', out);
-			fputs(" |", out);
-		}
-		fputc('\n', out);
-	}
-	if (!rd->all && n > rd->top)
-		fprintf(out, "\n%zu more changes not shown (--top).\n", n - rd->top);
-	table__free(t);
 	return 0;
 }
 
@@ -1054,7 +1070,7 @@ int cmd_diff(int argc, char **argv)
 	for (size_t k = 0; k < n_gates; k++) {
 		gate_evaluate(&gates[k], &d, &b, &n, allow_missing);
 		if (gates[k].status == GS_FAIL || gates[k].status == GS_MISSING)
-			rd.exit_code = 1;
+			rd.exit_code = ANALYZE_EXIT_GATE;
 	}
 	rd.b = &b;
 	rd.n = &n;

@@ -853,6 +853,18 @@ static int export_heap(sqlite3 *db, const struct capture_meta *m, const struct w
 	else if (!rc && !hs->live_measured && !strcmp(format, "pprof"))
 		fprintf(stderr, "ptop-analyze export: warning: the live heap was not measured "
 				"(the Go lane): alloc_objects and alloc_space only\n");
+	if (!rc && (hs->unsampled_alloc_bytes || hs->unsampled_live_bytes)) {
+		char a[32], b[32], sb[32];
+
+		fprintf(stderr,
+			"ptop-analyze export: note: sampled heap (one stack per %s on average): the "
+			"sites are the samples' estimates; %s allocated and %s live at the end fell "
+			"on no sample and are the entry [not sampled], not a function (record with "
+			"--heap-sample-bytes 0 for every allocation's stack)\n",
+			fmt_bytes(sb, sizeof(sb), hs->sample_bytes),
+			fmt_bytes(a, sizeof(a), hs->unsampled_alloc_bytes),
+			fmt_bytes(b, sizeof(b), hs->unsampled_live_bytes));
+	}
 cleanup:
 	free(gz);
 	heap_stacks__free(hs);

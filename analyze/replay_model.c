@@ -900,8 +900,11 @@ ssize_t replay_model__step(struct replay_model *m, int n)
 			return m->pos_ns == m->ends[m->nends - 1] ? (ssize_t)m->nends - 1 : -1;
 		}
 	} else {
-		/* the last end before the position */
-		k = (i > 0 && m->ends[i - 1] == m->pos_ns ? i - 2 : i - 1) + (n < 0 ? n + 1 : 0);
+		/* the views show the interval ending at or before the position (ends[i - 1]),
+		 * whether the position is its end, inside the next one or past the last (G):
+		 * one step back is the interval before that one, so every press shows another
+		 * interval */
+		k = i - 2 + (n < 0 ? n + 1 : 0);
 		if (k < 0) {
 			replay_model__seek(m, 0);
 			return -1;

@@ -192,7 +192,10 @@ const struct probe_info *replay_model__probe(const struct replay_model *m, const
 void replay_model__seek(struct replay_model *m, int64_t t);
 
 /* Step N interval ends forward (negative: back) from the position, clamped to 0 and the
- * end; without any interval series, N times the capture's interval. Returns the index in
+ * end; without any interval series, N times the capture's interval. Back steps count from
+ * the interval the views show (the last ending at or before the position), so a step back
+ * from inside an interval, or from past the last one, shows another interval. Returns the
+ * index in
  * m->ends of the interval now ending at the position, -1 when none does (at 0, or at the
  * end of the recording past the last interval). */
 ssize_t replay_model__step(struct replay_model *m, int n);

@@ -632,6 +632,12 @@ int replay__key(struct replay_model *m, struct replay_ui *ui, int key)
 	case 'G':
 	case RK_END:
 		replay_model__seek(m, m->duration_ns);
+		if (m->nends)
+			snprintf(ui->status, sizeof(ui->status),
+				 "end of the recording at %.3f s: interval %zu of %zu (ended %.3f "
+				 "s); the left arrow shows interval %zu",
+				 (double)m->pos_ns / 1e9, m->nends, m->nends,
+				 (double)m->ends[m->nends - 1] / 1e9, m->nends > 1 ? m->nends - 1 : 1);
 		break;
 	case 't':
 	case '/':

@@ -344,7 +344,9 @@ struct prof_stack;
 
 struct heap_stack {
 	const struct prof_stack *stack; /* NULL: not a placed stack; what says which */
-	const char *what; /* for stack NULL: "[no stack]", "[stack not placed]", "[sites left out]" */
+	const char *what; /* for stack NULL: "[no stack]", "[stack not placed]", "[sites left out]"
+			   * (the census's), "[not sampled]" (sampled snapshots: what the exact
+			   * totals hold beyond the sampled sites' estimates) */
 	uint64_t alloc_count, alloc_bytes, live_count, live_bytes;
 };
 
@@ -356,6 +358,8 @@ struct heap_stacks {
 	uint64_t alloc_count, alloc_bytes; /* report heap's totals */
 	uint64_t live_count, live_bytes;
 	uint64_t sample_bytes;		   /* the largest mean bytes between samples; 0: exact */
+	uint64_t unsampled_alloc_bytes;	   /* the [not sampled] entry's bytes (0: none) */
+	uint64_t unsampled_live_bytes;
 	int64_t t0_ns, t1_ns;		   /* the first interval's start, the last snapshot */
 	struct heap_stack *stack;	   /* by stack id, the stackless ones last */
 	size_t n;

@@ -965,6 +965,9 @@ void profile__free(struct profile *p)
 struct loc_ix {
 	int64_t sid;
 	size_t first, n; /* locs[first .. first+n) are the stack's frames by depth */
+	const char *cut_module; /* the walk was cut (see struct prof_stack): the module of
+				 * its last frame kept; NULL when not cut */
+	uint64_t cut_ip;
 };
 
 static int cmp_loc_ix(const void *a, const void *b)
@@ -1098,13 +1101,26 @@ cleanup:
 	return ret;
 }
 
-/* Every placed frame of the capture with its names, grouped by stack. */
+/* Whether a stack's walk ends before a frame of kind KIND (frame_module.kind) that
+ * follows the placed frame ABOVE: a return address in no executable mapping of a
+ * process whose mappings placed the frame before it is no return address. A
+ * frame-pointer walk through code built without frame pointers reads whatever the
+ * register holds (data, string bytes) as the next frame, and every frame after it
+ * as well, so the walk is cut there (the frames stay in frame_module). */
+static bool walk_cut_here(const struct prof_loc *above, const char *kind)
+{
+	return kind && !strcmp(kind, "unknown") &&
+	       (above->kind == FRAME_USER || above->kind == FRAME_JIT);
+}
+
+/* Every placed frame of the capture with its names, grouped by stack; a stack's
+ * walk ends at a frame in no executable mapping (walk_cut_here). */
 static int load_locs(sqlite3 *db, struct profile *p, int64_t cap, struct loc_ix **ixo, size_t *nixo)
 {
 	sqlite3_stmt *s = NULL;
 	struct loc_ix *ix = NULL;
 	size_t nix = 0, capix = 0, capl = 0;
-	int64_t last_sid = 0, last_depth = 0;
+	int64_t last_sid = 0, last_depth = 0, cut_depth = -1;
 	bool any = false; /* a row was read: last_sid and last_depth are its (every id is valid) */
 	int rc, ret = 0;
 
@@ -1127,6 +1143,22 @@ static int load_locs(sqlite3 *db, struct profile *p, int64_t cap, struct loc_ix 
 		int64_t sid = sqlite3_column_int64(s, 0), depth = sqlite3_column_int64(s, 1);
 		struct prof_loc *l;
 
+		if (any && sid == last_sid && ix[nix - 1].cut_module) {
+			/* the rest of a cut walk */
+			if (depth != cut_depth)
+				p->cut_frames++;
+			cut_depth = depth;
+			continue;
+		}
+		if (any && sid == last_sid && depth != last_depth &&
+		    walk_cut_here(&p->locs[p->n_locs - 1],
+				  (const char *)sqlite3_column_text(s, 2))) {
+			ix[nix - 1].cut_module = p->locs[p->n_locs - 1].module;
+			ix[nix - 1].cut_ip = (uint64_t)sqlite3_column_int64(s, 5);
+			p->cut_frames++;
+			cut_depth = depth;
+			continue;
+		}
 		if (!any || sid != last_sid || depth != last_depth) {
 			if (array__grow((void **)&p->locs, &capl, p->n_locs, sizeof(*p->locs))) {
 				ret = -ENOMEM;
@@ -1153,9 +1185,7 @@ static int load_locs(sqlite3 *db, struct profile *p, int64_t cap, struct loc_ix 
 					ret = -ENOMEM;
 					goto cleanup;
 				}
-				ix[nix].sid = sid;
-				ix[nix].first = p->n_locs - 1;
-				ix[nix].n = 0;
+				ix[nix] = (struct loc_ix){.sid = sid, .first = p->n_locs - 1};
 				nix++;
 			}
 			ix[nix - 1].n++;
@@ -1213,6 +1243,10 @@ static int add_stack_locs(struct profile *p, struct prof_stack *st, const struct
 
 	if (!f || !f->n)
 		return 0;
+	if (f->cut_module) {
+		st->cut_module = f->cut_module;
+		st->cut_ip = f->cut_ip;
+	}
 	n = realloc(st->loc, (st->n + f->n) * sizeof(*n));
 	if (!n)
 		return -ENOMEM;
@@ -1450,6 +1484,8 @@ int profile__load_pid(sqlite3 *db, const struct capture_meta *m, const struct wi
 			ret = add_stack_locs(p, st, ix, nix, sqlite3_column_int64(s, 0));
 		if (ret)
 			goto cleanup;
+		if (st->cut_module)
+			p->cut += st->count;
 	}
 	if (rc != SQLITE_DONE) {
 		ret = -EIO;
@@ -1496,6 +1532,8 @@ int stacks__load(sqlite3 *db, int64_t cap, struct profile **out)
 		ret = add_stack_locs(p, st, ix, nix, ix[k].sid);
 		if (ret)
 			goto cleanup;
+		if (st->cut_module)
+			p->cut++;
 	}
 cleanup:
 	free(ix);
@@ -1520,6 +1558,83 @@ const struct prof_stack *profile__stack(const struct profile *p, int64_t stack_i
 	if (!p || !p->n_stacks)
 		return NULL;
 	return bsearch(&k, p->stacks, p->n_stacks, sizeof(k), cmp_stack_id);
+}
+
+static int cmp_cut_mod(const void *a, const void *b)
+{
+	const struct cut_mod *x = a, *y = b;
+
+	if (x->weight != y->weight)
+		return x->weight > y->weight ? -1 : 1;
+	return strcmp(x->module, y->module);
+}
+
+int profile__cut_modules(const struct profile *p, struct cut_mod **out, size_t *n)
+{
+	struct cut_mod *cm = NULL;
+	size_t nc = 0, cap = 0;
+
+	*out = NULL;
+	*n = 0;
+	for (size_t k = 0; k < p->n_stacks; k++) {
+		const struct prof_stack *st = &p->stacks[k];
+		size_t i;
+
+		if (!st->cut_module)
+			continue;
+		for (i = 0; i < nc && strcmp(cm[i].module, st->cut_module); i++)
+			;
+		if (i == nc) {
+			if (array__grow((void **)&cm, &cap, nc, sizeof(*cm))) {
+				free(cm);
+				return -ENOMEM;
+			}
+			cm[nc].module = st->cut_module;
+			cm[nc++].weight = 0;
+		}
+		cm[i].weight += p->collected ? st->count : 1;
+	}
+	if (nc)
+		qsort(cm, nc, sizeof(*cm), cmp_cut_mod);
+	*out = cm;
+	*n = nc;
+	return 0;
+}
+
+char *stack_cut_fix(const char *module, char *buf, size_t len)
+{
+	snprintf(buf, len,
+		 "frame pointers missing in %s: the frame-pointer walk read a return address "
+		 "in no executable mapping after its code; record with --user-stacks dwarf "
+		 "(or rebuild it with -fno-omit-frame-pointer)",
+		 module);
+	return buf;
+}
+
+int profile__cut_note(const struct profile *p, uint64_t of, const char *unit, char *buf,
+		      size_t len)
+{
+	struct cut_mod *cm = NULL;
+	size_t nc = 0;
+	char a[32], b[32], pct[16];
+	int ret;
+
+	buf[0] = '\0';
+	if (!p->cut)
+		return 0;
+	ret = profile__cut_modules(p, &cm, &nc);
+	if (ret)
+		return ret;
+	fmt_pct(pct, sizeof(pct), of ? 100.0 * (double)p->cut / (double)of : NAN);
+	snprintf(buf, len,
+		 "stacks cut short: %s of %s %s (%s) end where the walk read a return address in "
+		 "no executable mapping: frame pointers missing in %s%s%s; the frames after it "
+		 "are left out (record with --user-stacks dwarf for whole stacks)",
+		 fmt_count(a, sizeof(a), p->cut), fmt_count(b, sizeof(b), of), unit, pct,
+		 nc ? cm[0].module : "?", nc > 1 ? " and " : "",
+		 nc > 2 ? "other modules" : nc > 1 ? cm[1].module : "");
+	free(cm);
+	return 0;
 }
 
 void prof_loc__name(const struct prof_loc *l, size_t name_ix, char *buf, size_t len)
@@ -1678,7 +1793,9 @@ static int summarize(sqlite3 *db, const struct capture_meta *m, const struct run
 	struct window all = {0};
 	struct profile *p = NULL;
 	struct mod_sum *mods = NULL;
-	size_t nm = 0;
+	struct cut_mod *cm = NULL;
+	size_t nm = 0, nc = 0;
+	char fix[320], pct[16];
 	uint64_t by_source[SYM_SRC__COUNT] = {0}, by_miss[SYM_MISS__COUNT + 3] = {0};
 	uint64_t named = 0, unnamed = 0, stamp = 0;
 	char dbi[768];
@@ -1742,6 +1859,9 @@ static int summarize(sqlite3 *db, const struct capture_meta *m, const struct run
 	}
 	if (nm) /* qsort's array may not be NULL, even empty */
 		qsort(mods, nm, sizeof(*mods), cmp_mod);
+	ret = profile__cut_modules(p, &cm, &nc);
+	if (ret)
+		goto cleanup;
 
 	if (ro->fmt == OUT_JSON) {
 		json__init(&j, ro->out, true);
@@ -1752,9 +1872,10 @@ static int summarize(sqlite3 *db, const struct capture_meta *m, const struct run
 		symstore_run__debuginfod_json(ro->run, &j);
 		json__key(&j, "frames");
 		json__begin_object(&j);
-		json__kv_int(&j, "total", (int64_t)(named + unnamed));
+		json__kv_int(&j, "total", (int64_t)(named + unnamed + p->cut_frames));
 		json__kv_int(&j, "named", (int64_t)named);
 		json__kv_int(&j, "unnamed", (int64_t)unnamed);
+		json__kv_int(&j, "past_cut", (int64_t)p->cut_frames);
 		json__key(&j, "named_by_source");
 		json__begin_object(&j);
 		for (int s = 1; s < SYM_SRC__COUNT; s++)
@@ -1792,15 +1913,35 @@ static int summarize(sqlite3 *db, const struct capture_meta *m, const struct run
 			json__end_object(&j);
 		}
 		json__end_array(&j);
+		/* samples whose walk was cut, by the module it could not leave */
+		json__key(&j, "cut");
+		json__begin_object(&j);
+		json__kv_int(&j, "samples", (int64_t)p->cut);
+		json__kv_real(&j, "share", p->stacked ? (double)p->cut / (double)p->stacked : NAN);
+		json__kv_string(&j, "reason", p->cut ? "return address in no executable mapping"
+						     : NULL);
+		json__key(&j, "modules");
+		json__begin_array(&j);
+		for (size_t i = 0; i < nc; i++) {
+			json__begin_object(&j);
+			json__kv_string(&j, "module", cm[i].module);
+			json__kv_int(&j, "samples", (int64_t)cm[i].weight);
+			json__kv_string(&j, "fix", stack_cut_fix(cm[i].module, fix, sizeof(fix)));
+			json__end_object(&j);
+		}
+		json__end_array(&j);
+		json__end_object(&j);
 		json__end_object(&j);
 		ret = json__end(&j);
 		goto cleanup;
 	}
 
-	fprintf(ro->out,
-		"symbolize %s: %" PRIu64 " frames, %" PRIu64 " named, %" PRIu64 " unnamed%s\n",
-		m->capture_id, named + unnamed, named, unnamed,
-		ro->run->stored ? "" : " (the DB is read-only: nothing new stored)");
+	fprintf(ro->out, "symbolize %s: %" PRIu64 " frames, %" PRIu64 " named, %" PRIu64 " unnamed",
+		m->capture_id, named + unnamed + p->cut_frames, named, unnamed);
+	if (p->cut_frames)
+		fprintf(ro->out, ", %" PRIu64 " past the end of a cut walk (left out)",
+			(uint64_t)p->cut_frames);
+	fprintf(ro->out, "%s\n", ro->run->stored ? "" : " (the DB is read-only: nothing new stored)");
 	if (symstore_run__debuginfod_text(ro->run, dbi, sizeof(dbi))[0])
 		fprintf(ro->out, "%s\n", dbi);
 	if (named) {
@@ -1839,10 +1980,23 @@ static int summarize(sqlite3 *db, const struct capture_meta *m, const struct run
 				tm >= 0 ? module_hint(&mods[i], tm, &ro->run->debuginfod) : "");
 		}
 	}
+	if (p->cut) {
+		fmt_pct(pct, sizeof(pct),
+			p->stacked ? 100.0 * (double)p->cut / (double)p->stacked : NAN);
+		fprintf(ro->out,
+			"\nstacks cut short: %" PRIu64 " of %" PRIu64 " samples (%s) end where the "
+			"walk read a return address in no executable mapping (the frames after "
+			"it are left out), by the module of the last frame kept:\n",
+			p->cut, p->stacked, pct);
+		for (size_t i = 0; i < nc; i++)
+			fprintf(ro->out, "  %s: %" PRIu64 " samples\n    fix: %s\n", cm[i].module,
+				cm[i].weight, stack_cut_fix(cm[i].module, fix, sizeof(fix)));
+	}
 	if (fflush(ro->out) || ferror(ro->out))
 		ret = -EIO;
 cleanup:
 	free(mods);
+	free(cm);
 	profile__free(p);
 	return ret;
 }

@@ -131,6 +131,12 @@ struct prof_stack {
 	bool no_user_stack; /* the sample had no user stack (user_stack_id NULL) */
 	int32_t pid;	    /* the process sampled (cpu_profile_stack.pid, cgroup mode);
 			     * 0: the profile's one process (cpu_profile.pid) */
+	/* The user stack's walk was cut: after its last frame came a return address in
+	 * no executable mapping (CUT_IP, not kept), what a frame-pointer walk reads in
+	 * code built without frame pointers. CUT_MODULE is the module of the last frame
+	 * kept, the code the walk could not leave; NULL when not cut. */
+	const char *cut_module;
+	uint64_t cut_ip;
 };
 
 /* A process of a per-process profile (cgroup mode). */
@@ -157,6 +163,10 @@ struct profile {
 	int32_t pid;		/* profile__load_pid's PID: the stacks are its only; 0: all */
 	uint64_t all_stacked;	/* samples in cpu_profile_stack of every process (= stacked
 				 * unless PID) */
+	uint64_t cut;		/* of stacked, the samples whose user stack was cut (struct
+				 * prof_stack cut_module); stacks__load: the stacks cut */
+	uint64_t cut_frames;	/* placed frames (of every stack of the capture) left out
+				 * past the end of a cut walk */
 	size_t n_procs;		/* per-process profile (cgroup mode): its processes, whatever
 				 * PID, by samples (most first, then by pid); 0 otherwise */
 	struct prof_proc *procs;
@@ -207,6 +217,26 @@ const struct prof_stack *profile__stack(const struct profile *p, int64_t stack_i
  * graphs and tables: the function, or "MODULE+0xOFFSET" (MODULE the base name)
  * for an unnamed location ("[unknown]+0xADDR" without a mapping). */
 void prof_loc__name(const struct prof_loc *l, size_t name_ix, char *buf, size_t len);
+
+/* A module whose code the cut stacks of a profile could not leave (struct prof_stack
+ * cut_module), with their weight: samples (profile__load), else stacks. */
+struct cut_mod {
+	const char *module;
+	uint64_t weight;
+};
+
+/* The modules P's cut stacks end in, most weight first, in *OUT (the caller frees)
+ * and *N. 0 or -ENOMEM. */
+int profile__cut_modules(const struct profile *p, struct cut_mod **out, size_t *n);
+
+/* The fix for stacks cut in MODULE: "frame pointers missing in MODULE: ..." into BUF. */
+char *stack_cut_fix(const char *module, char *buf, size_t len);
+
+/* One line for a report of profile P whose cut stacks (P->cut) are out of OF UNIT
+ * ("samples", "stacks"): how many, why, and the module; "" when none was cut.
+ * 0 or -ENOMEM. */
+int profile__cut_note(const struct profile *p, uint64_t of, const char *unit, char *buf,
+		      size_t len);
 
 /* A function of the profile: named (MODULE, FUNC), or one unnamed address. */
 struct prof_fn {

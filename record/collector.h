@@ -95,6 +95,9 @@ enum copt_section {
  * static struct in the collector's record.c that its code reads), at OFFSET. */
 struct collector_opt {
 	const char *name;            /* the long option without "--": "heap-top" */
+	/* its one-letter form where perf's means the same thing ('F' for -F N, perf's
+	 * sampling frequency), so that muscle memory works; 0: none */
+	char short_name;
 	/* its argument as --help names it ("N", "D"); NULL: none (a flag); one that
 	 * starts with '[' is optional and given as --NAME=VALUE ("[=debug]") */
 	const char *arg;

@@ -239,10 +239,15 @@ struct copt_ref {
 	const struct collector_opt *opt;
 };
 
+/* the core's short options: '+' stops at the command, ':' reports a missing value; -g is
+ * perf's "record call graphs", accepted as stacks are always taken */
+#define CORE_SHORTOPTS "+:p:o:qvhVg"
+
 struct copts {
 	struct copt_ref *v;          /* owned; n */
 	size_t n;
 	struct option *longopts;     /* owned: the core's, then v's, then the end */
+	char shortopts[64];          /* CORE_SHORTOPTS and the collectors' short names */
 };
 
 static void copts__free(struct copts *c)
@@ -267,10 +272,22 @@ static int copts__build(struct copts *c, const struct collector_ops *const *tabl
 		return -ENOMEM;
 	}
 	memcpy(c->longopts, core_opts, sizeof(core_opts));
+	snprintf(c->shortopts, sizeof(c->shortopts), "%s", CORE_SHORTOPTS);
 	for (i = 0; table && table[i]; i++) {
 		for (j = 0; table[i]->opts && table[i]->opts[j].name; j++) {
 			const struct collector_opt *o = &table[i]->opts[j];
 			struct option *lo = &c->longopts[N_CORE_OPTS + c->n];
+			size_t at = strlen(c->shortopts);
+
+			/* a short name the core or another collector has is a bug: refused */
+			if (o->short_name && (strchr(c->shortopts, o->short_name) ||
+					      at + 3 > sizeof(c->shortopts))) {
+				copts__free(c);
+				return -EEXIST;
+			}
+			if (o->short_name)
+				snprintf(c->shortopts + at, sizeof(c->shortopts) - at, "%c%s",
+					 o->short_name, o->arg && o->arg[0] != '[' ? ":" : "");
 
 			lo->name = o->name;
 			lo->has_arg = !o->arg ? no_argument :
@@ -329,9 +346,10 @@ int record_opts__parse(struct record_opts *o, int argc, char **argv,
 	o->argv = argv;
 	if (err && errlen)
 		err[0] = '\0';
-	if (copts__build(&co, table)) {
-		set_err(err, errlen, "out of memory");
-		return -ENOMEM;
+	r = copts__build(&co, table);
+	if (r) {
+		set_err(err, errlen, r == -EEXIST ? "two options have one short name" : "out of memory");
+		return r;
 	}
 	r = copts__defaults(&co, table, err, errlen);
 	if (!r)
@@ -350,7 +368,13 @@ static int parse_args(struct record_opts *o, int argc, char **argv,
 	optind = 0; /* full reinitialisation, so the parser can run more than once */
 	opterr = 0;
 	/* '+': the first non-option ends the options (it starts the command) */
-	while ((c = getopt_long(argc, argv, "+:p:o:qvhV", co->longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, co->shortopts, co->longopts, NULL)) != -1) {
+		/* a collector option's short name: that option */
+		for (size_t i = 0; c > 0 && c < 256 && c != ':' && c != '?' && i < co->n; i++)
+			if (co->v[i].opt->short_name == c) {
+				c = OPT_COLLECTOR + (int)i;
+				break;
+			}
 		if (c >= OPT_COLLECTOR && (size_t)(c - OPT_COLLECTOR) < co->n) {
 			const struct copt_ref *ref = &co->v[c - OPT_COLLECTOR];
 
@@ -438,6 +462,8 @@ static int parse_args(struct record_opts *o, int argc, char **argv,
 			o->user_stacks = (int)us;
 			break;
 		}
+		case 'g': /* perf's call graphs: the stacks are taken anyway */
+			break;
 		case 'q':
 			o->quiet = true;
 			break;
@@ -571,8 +597,12 @@ static void copt_usage_one(FILE *f, const struct collector_opt *o)
 	const char *h = o->help ? o->help : "", *nl;
 	int w;
 
-	w = fprintf(f, "      --%s%s%s", o->name, o->arg && o->arg[0] != '[' ? " " : "",
-		    o->arg ? o->arg : "");
+	if (o->short_name)
+		w = fprintf(f, "  -%c, --%s%s%s", o->short_name, o->name,
+			    o->arg && o->arg[0] != '[' ? " " : "", o->arg ? o->arg : "");
+	else
+		w = fprintf(f, "      --%s%s%s", o->name, o->arg && o->arg[0] != '[' ? " " : "",
+			    o->arg ? o->arg : "");
 	if (w > HELP_COL - 2)
 		fprintf(f, "\n%*s", HELP_COL, "");
 	else
@@ -680,7 +710,9 @@ void record_usage(FILE *f, const struct collector_ops *const *table)
 	      "                          as perf --call-graph dwarf; auto (default) takes fp\n"
 	      "                          when every module of the target keeps frame\n"
 	      "                          pointers (judged at start from its CFI; glibc's\n"
-	      "                          are not judged), else dwarf\n",
+	      "                          are not judged), else dwarf\n"
+	      "  -g                      accepted, as perf record -g: user and kernel stacks\n"
+	      "                          are always taken (see --user-stacks)\n",
 	      f);
 	copt_usage(f, table, COPT_COLLECTORS);
 	fputs("\n"

@@ -715,6 +715,38 @@ static void test_08_heap_folded(void **state)
 	sqlite3_close(db);
 }
 
+/* A sampled heap whose sites hold no live sample at the end (a live heap of a few small
+ * blocks no sample fell on): the live bytes beyond the census's sites left out (100 B)
+ * are not sites left out but [not sampled], an entry of their own; the totals stay the
+ * exact ones. */
+static void test_09_heap_not_sampled(void **state)
+{
+	char id[DB_CAPTURE_ID_LEN], *buf = NULL;
+	sqlite3 *db = heap_capture("unsampled.ptop", id);
+	struct capture_meta m;
+	struct window w = {0};
+	struct heap_stacks *hs = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	(void)state;
+	exec(db, "UPDATE heap_snapshot SET sample_bytes = 524288");
+	exec(db, "UPDATE heap_site SET live_count = 0, live_bytes = 0");
+	assert_int_equal(capture_meta__load(db, id, &m), 0);
+	assert_int_equal(heap_stacks__load(db, &m, &w, &hs), 0);
+	assert_int_equal(hs->live_bytes, 40960 + 320 + 300 + 100);
+	assert_int_equal(hs->unsampled_live_bytes, 40960 + 320 + 300);
+	f = open_memstream(&buf, &len);
+	assert_int_equal(export_heap_folded(hs, true, f), 0);
+	fclose(f);
+	assert_string_equal(buf, "[not sampled] 41580\n"
+				 "[sites left out] 100\n");
+	free(buf);
+	heap_stacks__free(hs);
+	check_heap_totals(db, id);
+	sqlite3_close(db);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -725,7 +757,7 @@ int main(void)
 	    cmocka_unit_test(test_05_pprof_overflow),
 	    cmocka_unit_test(test_06_pprof_mappings),
 	    cmocka_unit_test(test_07_heap_pprof_totals),
-	    cmocka_unit_test(test_08_heap_folded),
+	    cmocka_unit_test(test_09_heap_not_sampled), cmocka_unit_test(test_08_heap_folded),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -169,6 +169,24 @@ static void test_03_parse_pid_defaults(void **state)
 	assert_int_equal(cpuprof_settings.sample_hz, 997);
 	assert_int_equal(mappings_settings.embed, PTOP__V1__EMBED_SYMBOLS__EMBED_SYMBOLS_SYMTAB);
 	record_opts__free(&o);
+	/* perf's habits: -F N is --cpu-sample-hz N, -g (call graphs) is accepted, the stacks
+	 * being taken anyway; -F checks its value as --cpu-sample-hz does */
+	assert_int_equal(parse_real(&o, err, ARGC("ptop-record", "-g", "-F", "499", "--pid=9"),
+				    ARGV("ptop-record", "-g", "-F", "499", "--pid=9")),
+			 0);
+	assert_int_equal(cpuprof_settings.sample_hz, 499);
+	assert_int_equal(o.pid, 9);
+	record_opts__free(&o);
+	assert_int_equal(parse_real(&o, err, ARGC("ptop-record", "-F99", "-p", "9"),
+				    ARGV("ptop-record", "-F99", "-p", "9")),
+			 0);
+	assert_int_equal(cpuprof_settings.sample_hz, 99);
+	record_opts__free(&o);
+	assert_int_equal(parse_real(&o, err, ARGC("ptop-record", "-F", "0", "-p", "9"),
+				    ARGV("ptop-record", "-F", "0", "-p", "9")),
+			 -EINVAL);
+	assert_non_null(strstr(err, "--cpu-sample-hz takes a whole number from 1 to 10000"));
+	record_opts__free(&o);
 	assert_int_equal(parse_real(&o, err,
 				    ARGC("ptop-record", "--pid=9", "--embed-symbols=debug"),
 			       ARGV("ptop-record", "--pid=9", "--embed-symbols=debug")),
@@ -1290,8 +1308,13 @@ static void test_26_option_table_help(void **state)
 			char name[80];
 			const char *at;
 
-			snprintf(name, sizeof(name), "\n      --%s%s", c->opts[j].name,
-				 c->opts[j].arg && c->opts[j].arg[0] != '[' ? " " : "");
+			if (c->opts[j].short_name) /* "  -F, --cpu-sample-hz N" */
+				snprintf(name, sizeof(name), "\n  -%c, --%s%s", c->opts[j].short_name,
+					 c->opts[j].name,
+					 c->opts[j].arg && c->opts[j].arg[0] != '[' ? " " : "");
+			else
+				snprintf(name, sizeof(name), "\n      --%s%s", c->opts[j].name,
+					 c->opts[j].arg && c->opts[j].arg[0] != '[' ? " " : "");
 			at = strstr(buf, name);
 			if (!at)
 				fail_msg("--help lists no --%s", c->opts[j].name);

@@ -1148,12 +1148,12 @@ static void test_19_step_by_interval_ends(void **state)
 	      BASE + 2030 * ms, SEC, SEC / 4);
 	m = open_model(db);
 	assert_int_equal(m->nends, 3);
-	/* from the end (the capture's last event, at 4 s) back: 2.030, then 1.030 (the
-	 * interval of the work), then 0.030 */
+	/* from the end (the capture's last event, at 4 s, past the last interval: the views
+	 * show interval 3 there) back: each step shows another interval, 1.030 (the interval
+	 * of the work), then 0.030, then none */
 	replay_model__seek(m, m->duration_ns);
 	assert_int_equal(m->pos_ns, 4 * SEC);
-	assert_int_equal(replay_model__step(m, -1), 2);
-	assert_int_equal(m->pos_ns, 2030 * ms);
+	assert_int_equal(replay_model__cpu_at(m, m->pos_ns), 2);
 	assert_int_equal(replay_model__step(m, -1), 1);
 	assert_int_equal(m->pos_ns, 1030 * ms);
 	assert_true(fabs(replay_model__cpu_pct(m, replay_model__cpu_at(m, m->pos_ns)) - 50.0) < 1e-9);
@@ -1167,9 +1167,11 @@ static void test_19_step_by_interval_ends(void **state)
 	replay_model__seek(m, 500 * ms);
 	assert_int_equal(replay_model__step(m, 1), 1);
 	assert_int_equal(m->pos_ns, 1030 * ms);
+	/* back from inside interval 2 (shown: interval 1, ended 0.030): to the start */
 	replay_model__seek(m, 500 * ms);
-	assert_int_equal(replay_model__step(m, -1), 0);
-	assert_int_equal(m->pos_ns, 30 * ms);
+	assert_int_equal(replay_model__step(m, -1), -1);
+	assert_int_equal(m->pos_ns, 0);
+	replay_model__seek(m, 30 * ms);
 	assert_int_equal(replay_model__step(m, 2), 2);
 	assert_int_equal(m->pos_ns, 2030 * ms);
 	/* past the last interval: the end of the recording, in no interval */
@@ -1184,6 +1186,12 @@ static void test_19_step_by_interval_ends(void **state)
 	assert_non_null(strstr(ui.status, "interval end to the next"));
 	replay__key(m, &ui, RK_SLEFT);
 	assert_int_equal(m->pos_ns, 0);
+	/* G: the end of the recording, interval 3 shown; one left arrow shows interval 2 */
+	replay__key(m, &ui, 'G');
+	assert_int_equal(m->pos_ns, 4 * SEC);
+	assert_non_null(strstr(ui.status, "end of the recording at 4.000 s: interval 3 of 3"));
+	replay__key(m, &ui, RK_LEFT);
+	assert_non_null(strstr(ui.status, "interval 2 of 3: 0.030..1.030 s"));
 	replay_model__free(m);
 	sqlite3_close(db);
 }

@@ -4,6 +4,7 @@
  * total, recursion counted once) and the profile's "not collected".
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <ftw.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -13,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -515,14 +517,20 @@ static void test_05_profile_load(void **state)
 	assert_int_equal(p->stacked, 23);
 	assert_float_equal(p->delivered_hz, 380.0 / 4.0, 1e-9); /* ticks / (cpus x s) */
 	assert_int_equal(p->n_stacks, 4);
-	/* the largest first: user 1 + kernel 2, 10 samples: 2 kernel then 4 user frames */
+	/* the largest first: user 1 + kernel 2, 10 samples: 2 kernel then 3 user frames;
+	 * its 4th, 0x123, lies in no executable mapping after a frame of libx.so: no
+	 * return address, so the walk ends before it (cut) */
 	assert_int_equal(p->stacks[0].count, 10);
-	assert_int_equal(p->stacks[0].n, 6);
+	assert_int_equal(p->stacks[0].n, 5);
 	assert_int_equal(p->stacks[0].loc[0]->kind, FRAME_KERNEL);
 	assert_int_equal(p->stacks[0].loc[2]->kind, FRAME_USER);
 	assert_int_equal(p->stacks[0].loc[2]->offset, 0x1100);
 	assert_string_equal(p->stacks[0].loc[2]->miss, "no_file");
-	assert_int_equal(p->stacks[0].loc[5]->kind, FRAME_UNKNOWN);
+	assert_string_equal(p->stacks[0].loc[4]->module, "/usr/lib/libx.so");
+	assert_string_equal(p->stacks[0].cut_module, "/usr/lib/libx.so");
+	assert_int_equal(p->stacks[0].cut_ip, 0x123);
+	assert_int_equal(p->cut, 10);
+	assert_null(p->stacks[1].cut_module);
 	/* the sample without a user stack keeps its kernel frames */
 	assert_true(p->stacks[3].no_user_stack);
 	assert_int_equal(p->stacks[3].n, 2);
@@ -946,6 +954,120 @@ static void test_10_stack_id_2_63(void **state)
 	assert_int_equal(RUN(cmd_symbolize, "symbolize", dbp), 0);
 }
 
+/* RUN with stdout into the file PATH; returns the command's code. */
+static int run_to(const char *path, int (*fn)(int, char **), int argc, char **argv)
+{
+	int saved = dup(1), fd, rc;
+
+	fflush(stdout);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	assert_true(fd >= 0 && saved >= 0);
+	dup2(fd, 1);
+	close(fd);
+	rc = fn(argc, argv);
+	fflush(stdout);
+	dup2(saved, 1);
+	close(saved);
+	return rc;
+}
+
+/* A frame-pointer walk through code without frame pointers: after two frames of
+ * /usr/bin/app it read string bytes ("sname\0/e", 0x652f00656d616e73) as a return
+ * address, then one that happens to be in app again. The walk ends before the
+ * string bytes (the stack is cut, 7 of 10 samples): neither they nor the frame after
+ * them reach the profile, the report and symbolize say how many samples were cut and
+ * "frame pointers missing in /usr/bin/app". A stack whose innermost frame is in no
+ * mapping (nothing above it was placed) is not cut. */
+static void test_11_walk_cut(void **state)
+{
+	static const uint64_t junk[] = {0x400100, 0x400200, 0x652f00656d616e73, 0x400300};
+	static const uint64_t whole[] = {0x400100, 0x400250};
+	static const uint64_t nomap[] = {0x5000, 0x400100};
+	const uint64_t sc[][3] = {{1, 0, 7}, {2, 0, 2}, {3, 0, 1}};
+	struct capture_writer_opts wo = {.force = true};
+	struct capture_writer *w;
+	struct report_opts o = {.fmt = OUT_TEXT};
+	struct capture_meta m;
+	struct window all = {0};
+	struct profile *p = NULL;
+	struct symstore_run run;
+	char id[DB_CAPTURE_ID_LEN], path[256], dbp[300], out[300], *buf = NULL, *text;
+	size_t len = 0;
+	sqlite3 *db;
+	FILE *f;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/cut.ptop", tmpdir);
+	w = capture_writer__create(path, &wo);
+	assert_non_null(w);
+	put_header(w, "active");
+	put_mapping(w, T0 + 10, 0x400000, 0x401000, 0x1000, "/usr/bin/app", true,
+		    PTOP__V1__MAPPING_EVENT__MAPPING_EVENT_START);
+	put_stack(w, 1, false, junk, 4);
+	put_stack(w, 2, false, whole, 2);
+	put_stack(w, 3, false, nomap, 2);
+	put_cpuprof(w, T0 + SEC, sc, 3);
+	capw__trailer(w, T0 + 2 * SEC);
+	assert_int_equal(capture_writer__close(w), 0);
+
+	db = load(path, id);
+	assert_int_equal(capture_meta__load(db, id, &m), 0);
+	assert_int_equal(symstore__update(db, m.cap, NULL, &run, errbuf, sizeof(errbuf)), 0);
+	assert_int_equal(profile__load(db, &m, &all, &p), 0);
+	assert_int_equal(p->n_stacks, 3);
+	assert_int_equal(p->stacks[0].count, 7);
+	assert_int_equal(p->stacks[0].n, 2);
+	assert_string_equal(p->stacks[0].cut_module, "/usr/bin/app");
+	assert_int_equal(p->stacks[0].cut_ip, 0x652f00656d616e73);
+	assert_null(p->stacks[1].cut_module);
+	assert_int_equal(p->stacks[2].n, 2); /* [unknown] then app: not cut */
+	assert_null(p->stacks[2].cut_module);
+	assert_int_equal(p->cut, 7);
+	profile__free(p);
+	/* stacks__load (report heap, fds sites) cuts the same walk, counting stacks */
+	assert_int_equal(stacks__load(db, m.cap, &p), 0);
+	assert_int_equal(p->cut, 1);
+	assert_string_equal(profile__stack(p, 1)->cut_module, "/usr/bin/app");
+	assert_int_equal(profile__stack(p, 1)->n, 2);
+	profile__free(p);
+
+	f = open_memstream(&buf, &len);
+	assert_int_equal(report_cpu(db, id, &o, f), 0);
+	fclose(f);
+	assert_non_null(strstr(buf, "note: stacks cut short: 7 of 10 samples (70.0%) end where "
+				    "the walk read a return address in no executable mapping: "
+				    "frame pointers missing in /usr/bin/app;"));
+	assert_null(strstr(buf, "652f00656d616e73"));
+	free(buf);
+	buf = NULL;
+	o.fmt = OUT_JSON;
+	f = open_memstream(&buf, &len);
+	assert_int_equal(report_cpu(db, id, &o, f), 0);
+	fclose(f);
+	assert_non_null(strstr(buf, "\"cut_samples\": 7"));
+	free(buf);
+	sqlite3_close(db);
+
+	snprintf(dbp, sizeof(dbp), "%s.db", path);
+	snprintf(out, sizeof(out), "%s/cut.folded", tmpdir);
+	assert_int_equal(RUN(cmd_export, "export", "--format", "folded", "-o", out, dbp), 0);
+	text = slurp(out);
+	assert_null(strstr(text, "652f00656d616e73"));
+	assert_null(strstr(text, "app+0x12ff")); /* the frame after the junk */
+	free(text);
+	{
+		char *argv[] = {"symbolize", dbp, NULL};
+
+		snprintf(out, sizeof(out), "%s/cut.sym", tmpdir);
+		assert_int_equal(run_to(out, cmd_symbolize, 2, argv), 0);
+	}
+	text = slurp(out);
+	assert_non_null(strstr(text, "stacks cut short: 7 of 10 samples (70.0%)"));
+	assert_non_null(strstr(text, "  /usr/bin/app: 7 samples\n    fix: frame pointers missing "
+				     "in /usr/bin/app:"));
+	free(text);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -955,6 +1077,7 @@ int main(void)
 	    cmocka_unit_test(test_07_per_process),   cmocka_unit_test(test_08_single_process_pid),
 	    cmocka_unit_test(test_09_commands),
 	    cmocka_unit_test(test_10_stack_id_2_63),
+	    cmocka_unit_test(test_11_walk_cut),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -827,7 +827,7 @@ static int print_profile(sqlite3 *db, const struct capture_meta *m, const struct
 	struct prof_top t = {0};
 	struct symstore_run run = {0};
 	size_t top = o->top ? o->top : PROFILE_TOP_DEFAULT;
-	char err_msg[512] = "", hz[32], warn[160] = "", dbi[768];
+	char err_msg[512] = "", hz[32], warn[160] = "", dbi[768], cut[512] = "";
 	int err;
 
 	err = profile__load_pid(db, m, &o->win, o->pid, &p);
@@ -851,6 +851,9 @@ static int print_profile(sqlite3 *db, const struct capture_meta *m, const struct
 		p = NULL;
 		err = profile__load_pid(db, m, &o->win, o->pid, &p);
 		err = err ?: prof_top__build(p, &t);
+		if (err)
+			goto cleanup;
+		err = profile__cut_note(p, t.samples, "samples", cut, sizeof(cut));
 		if (err)
 			goto cleanup;
 		if (t.samples < PROFILE_FEW_SAMPLES)
@@ -883,6 +886,9 @@ static int print_profile(sqlite3 *db, const struct capture_meta *m, const struct
 		json__kv_int(j, "no_user_stack", (int64_t)p->no_user_stack);
 		json__kv_int(j, "no_kernel_stack", (int64_t)p->no_kernel_stack);
 		json__kv_int(j, "lost", (int64_t)p->lost);
+		json__kv_int(j, "cut_samples", (int64_t)p->cut);
+		json__kv_real(j, "cut_pct", share(p->cut, t.samples));
+		json__kv_string(j, "cut_note", cut[0] ? cut : NULL);
 		json__kv_string(j, "warning", warn[0] ? warn : NULL);
 		symstore_run__debuginfod_json(&run, j);
 		json__key(j, "pid");
@@ -929,6 +935,8 @@ static int print_profile(sqlite3 *db, const struct capture_meta *m, const struct
 	fputc('\n', out);
 	if (warn[0])
 		fprintf(out, "warning: %s\n", warn);
+	if (cut[0])
+		fprintf(out, "note: %s\n", cut);
 	if (symstore_run__debuginfod_text(&run, dbi, sizeof(dbi))[0])
 		fprintf(out, "%s\n", dbi);
 	if (p->n_procs) {

@@ -1007,6 +1007,7 @@ struct cpuprof_settings cpuprof_settings;
 static const struct collector_opt cp_opts[] = {
 	{
 		.name = "cpu-sample-hz",
+		.short_name = 'F', /* perf record -F: the sampling frequency */
 		.arg = "N",
 		.def = "99",
 		.help = "CPU profile samples per second per CPU (default 99,\n"

@@ -95,7 +95,7 @@ static const char *const site_names[SCOLS] = {"live",	"opened", "stack_id",
 struct site_stacks {
 	const char *mode; /* "fp" or "dwarf" (a recorder before --user-stacks: fp) */
 	bool untrusted;	  /* fp walks through code without frame pointers */
-	char note[320];	  /* why untrusted: the detail's words; "" when trusted */
+	char note[640];	  /* why untrusted: the detail's words; "" when trusted */
 };
 
 static void site_stacks__read(const struct probe_info *p, struct site_stacks *ss)
@@ -300,7 +300,7 @@ static void frames_text(const struct prof_stack *ps, size_t from, size_t to, siz
 /* The opening sites into T, their stacks named as report heap names them; SS says how
  * the stacks were taken. */
 static int build_sites(sqlite3 *db, const struct capture_meta *m, const struct report_opts *o,
-		       const struct site_stacks *ss, struct table *t)
+		       struct site_stacks *ss, struct table *t)
 {
 	struct symstore_opts so = {.cache_dir = o->symbol_cache,
 				   .debuginfod = o->debuginfod,
@@ -309,6 +309,7 @@ static int build_sites(sqlite3 *db, const struct capture_meta *m, const struct r
 	struct symstore_run run;
 	struct profile *stacks = NULL;
 	struct site_row *rows = NULL;
+	const char *cut_module = NULL;
 	size_t n = 0, cap = 0, i, k;
 	char *buf = NULL;
 	sqlite3_stmt *st = NULL;
@@ -364,6 +365,20 @@ static int build_sites(sqlite3 *db, const struct capture_meta *m, const struct r
 	sqlite3_finalize(st);
 	if (n > 1)
 		qsort(rows, n, sizeof(*rows), site_cmp);
+	/* a walk cut short (a return address in no executable mapping) went through code
+	 * without frame pointers: no site's callers are to be trusted */
+	for (i = k = 0; i < n; i++)
+		if (rows[i].ps && rows[i].ps->cut_module && !k++)
+			cut_module = rows[i].ps->cut_module;
+	if (k) {
+		size_t at = strlen(ss->note);
+
+		ss->untrusted = true;
+		snprintf(ss->note + at, sizeof(ss->note) - at,
+			 "%s%zu of %zu sites' stacks were cut short where the walk read a return "
+			 "address in no executable mapping (frame pointers missing in %s)",
+			 at ? "; " : "", k, n, cut_module);
+	}
 	if (!err && n && !(buf = malloc(FRAMES_TEXT_MAX)))
 		err = -ENOMEM;
 	for (i = 0; !err && i < n; i++) {

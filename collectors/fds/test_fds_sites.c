@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -61,11 +62,14 @@ static void put_payload(struct capture_writer *w, uint64_t t, const ProtobufCMes
 /* A capture whose fds probe has DETAIL, with stacks 1 and 2 of the same frames (two copy
  * keys unwound alike), stack 3 of others, and a site without a stack:
  *   stack 1: 100 opened, 60 live; stack 2: 50 opened, 40 live; stack 3: 5, 0; none: 2, 1 */
+static bool string_bytes; /* write_capture: stack 3's second frame is string bytes */
+
 static void write_capture(const char *path, const char *detail)
 {
 	static const uint8_t bid[20] = {0xfd, 0x51, 0x7e, 0x5};
 	const uint64_t chain[] = {APP + 0x1100, APP + 0x1250, APP + 0x1340, APP + 0x1480};
-	const uint64_t other[] = {APP + 0x1100, APP + 0x1990};
+	const uint64_t other[] = {APP + 0x1100,
+				  string_bytes ? 0x6f006e65706f006bull : APP + 0x1990};
 	struct capture_writer_opts o = {.force = true};
 	struct capture_writer *w = capture_writer__create(path, &o);
 	Ptop__V1__Mapping m =
@@ -199,11 +203,41 @@ static void test_02_fp_untrusted(void **state)
 	sqlite3_close(db);
 }
 
+/* A walk that read string bytes ("k\0open\0o") as a return address, in a capture whose
+ * probe detail did not flag frame pointers as missing: the walk ends before them (no
+ * [unknown]+0x6f006e65706f006b), and the sites' stacks are not trusted (the note says how
+ * many were cut and in which module frame pointers are missing). */
+static void test_03_string_bytes_cut(void **state)
+{
+	sqlite3 *db;
+	char *out;
+
+	(void)state;
+	string_bytes = true;
+	db = load("strbytes", dwarf_detail);
+	string_bytes = false;
+	out = run_report(db, OUT_JSON);
+	if (!strstr(out, "\"stacks_trusted\": false") ||
+	    !strstr(out, "\"stacks_note\": \"1 of 3 sites' stacks were cut short where the walk "
+			 "read a return address in no executable mapping (frame pointers missing "
+			 "in /opt/ptop-test/app)\"") ||
+	    strstr(out, "6f006e65706f006b"))
+		fail_msg("json report:\n%s", out);
+	free(out);
+	out = run_report(db, OUT_TEXT);
+	if (!strstr(out, "       0 live        5 opened  app+0x1100\n") ||
+	    strstr(out, "6f006e65706f006b"))
+		fail_msg("text report:\n%s", out);
+	free(out);
+	sqlite3_close(db);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_01_dwarf_sites_merged),
 	    cmocka_unit_test(test_02_fp_untrusted),
+	    cmocka_unit_test(test_03_string_bytes_cut),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

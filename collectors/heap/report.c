@@ -248,6 +248,9 @@ struct heap {
 	struct hfn *fn;
 	size_t n_fn;
 	struct profile *stacks;
+	uint64_t stacks_used, stacks_cut; /* the window's site stacks; of those, walks cut
+					   * short (struct prof_stack cut_module) */
+	const char *cut_module;		  /* the first cut stack's (NULL: none cut) */
 	struct hlane *lane; /* in the order they started */
 	size_t n_lane;
 	struct hgap *gap; /* those that overlap the window, in time order */
@@ -732,10 +735,15 @@ cleanup:
 /* With sampling, a site's live figures count the sampled allocations still live;
  * the snapshot's live bytes are exact (every allocation is tracked). Scale each
  * sampled snapshot's site figures so that the sites add up to its live bytes less
- * what the omitted sites held: the split between sites stays the samples'. */
+ * what the omitted sites held: the split between sites stays the samples'. So too
+ * the temporaries: a sampled temporary is credited with the allocations since the
+ * previous sample, so the sites' estimates need not add up to the snapshot's exact
+ * count; they are scaled to it less the omitted sites' share (taken as their share
+ * of the allocations). */
 static int scale_sampled_live(struct heap *h)
 {
-	double *sum = calloc(2 * (h->n_snap + 1), sizeof(*sum)), *sumc = sum + h->n_snap + 1;
+	double *sum = calloc(3 * (h->n_snap + 1), sizeof(*sum)), *sumc = sum + h->n_snap + 1;
+	double *sumt = sumc + h->n_snap + 1;
 
 	if (!sum)
 		return -ENOMEM;
@@ -744,11 +752,21 @@ static int scale_sampled_live(struct heap *h)
 			sum[h->row[k].snap] += (double)h->row[k].live_bytes;
 		if (h->row[k].live_count > 0)
 			sumc[h->row[k].snap] += (double)h->row[k].live_count;
+		if (h->row[k].temp_count > 0)
+			sumt[h->row[k].snap] += (double)h->row[k].temp_count;
 	}
 	for (size_t k = 0; k < h->n_row; k++) {
 		struct hrow *r = &h->row[k];
 		const struct hsnap *x = &h->snap[r->snap];
 		double want, share;
+
+		if (x->sample_bytes && x->temp_count >= 0 && r->temp_count > 0 &&
+		    sumt[r->snap] > 0) {
+			want = (double)x->temp_count;
+			if (x->alloc_count && x->omitted_alloc_count <= x->alloc_count)
+				want *= 1.0 - (double)x->omitted_alloc_count / (double)x->alloc_count;
+			r->temp_count = (int64_t)llround((double)r->temp_count * want / sumt[r->snap]);
+		}
 
 		if (!x->sample_bytes || !x->live_measured || x->live_bytes <= 0 ||
 		    r->live_bytes <= 0 || sum[r->snap] <= 0)
@@ -1017,6 +1035,33 @@ static bool target_attached(sqlite3 *db, int64_t cap)
 	return yes;
 }
 
+/* The window's distinct site stacks and, of those, the ones whose walk was cut short. */
+static int count_cut(struct heap *h)
+{
+	bool *seen;
+
+	if (!h->stacks || !h->stacks->n_stacks)
+		return 0;
+	seen = calloc(h->stacks->n_stacks, sizeof(*seen));
+	if (!seen)
+		return -ENOMEM;
+	for (size_t k = 0; k < h->n_row; k++) {
+		const struct prof_stack *st =
+		    h->row[k].stack_id ? profile__stack(h->stacks, h->row[k].stack_id) : NULL;
+
+		if (!st || seen[st - h->stacks->stacks])
+			continue;
+		seen[st - h->stacks->stacks] = true;
+		h->stacks_used++;
+		if (st->cut_module) {
+			h->stacks_cut++;
+			if (!h->cut_module)
+				h->cut_module = st->cut_module;
+		}
+	}
+	free(seen);
+	return 0;
+}
 /* Load everything for capture M in window W: snapshots, sites, names, folding. */
 static int heap_load(sqlite3 *db, const struct capture_meta *m, const struct report_opts *o,
 		     struct heap *h, const char *cmd)
@@ -1182,6 +1227,9 @@ static int heap_load(sqlite3 *db, const struct capture_meta *m, const struct rep
 	ret = stacks__load(db, m->cap, &h->stacks);
 	if (ret)
 		return ret;
+	ret = count_cut(h);
+	if (ret)
+		return ret;
 	if (sqlite3_prepare_v2(db, "SELECT exe FROM target WHERE cap = ?1", -1, &s, NULL) ==
 	    SQLITE_OK) {
 		sqlite3_bind_int64(s, 1, m->cap);
@@ -1305,6 +1353,16 @@ static void census_text(const struct heap *h, FILE *out)
 {
 	char a[32], b[32], c[32], d[32], e[32];
 
+	if (!h->cut_intervals && h->sample_bytes_max) {
+		/* every sampled site is listed, but a function no sample fell on is not one */
+		fprintf(out,
+			"census: every sampled site is listed (%s sites in the last interval); "
+			"with sampling (one stack per %s) a function that allocated less may have "
+			"no sample: a function not shown may still have allocated\n",
+			fmt_count(a, sizeof(a), h->last_total),
+			fmt_bytes(b, sizeof(b), h->sample_bytes_max));
+		return;
+	}
 	if (!h->cut_intervals) {
 		fprintf(out,
 			"census: the site lists are complete (%s sites in the last interval): a "
@@ -1322,7 +1380,10 @@ static void census_text(const struct heap *h, FILE *out)
 	if (h->omitted_live_bytes >= 0)
 		fprintf(out, ", %s live at the end",
 			fmt_bytes(a, sizeof(a), (uint64_t)h->omitted_live_bytes));
-	fprintf(out, " (%" PRIu64 " of %zu intervals cut)\n", h->cut_intervals, h->n_snap);
+	fprintf(out, " (%" PRIu64 " of %zu intervals cut)%s\n", h->cut_intervals, h->n_snap,
+		h->sample_bytes_max ? "; with sampling, a function not shown may have had no "
+				      "sample"
+				    : "");
 }
 
 static void census_json(struct json *j, const struct heap *h)
@@ -1331,7 +1392,9 @@ static void census_json(struct json *j, const struct heap *h)
 	json__begin_object(j);
 	json__kv_int(j, "sites_shown", (int64_t)h->last_sites);
 	json__kv_int(j, "total_call_sites", (int64_t)h->last_total);
-	json__kv_bool(j, "complete", !h->cut_intervals);
+	/* complete: a function not listed allocated nothing; never so with sampling */
+	json__kv_bool(j, "complete", !h->cut_intervals && !h->sample_bytes_max);
+	json__kv_bool(j, "sampled", h->sample_bytes_max != 0);
 	json__kv_int(j, "intervals", (int64_t)h->n_snap);
 	json__kv_int(j, "intervals_cut", (int64_t)h->cut_intervals);
 	json__kv_int(j, "omitted_sites", (int64_t)(h->last_total - h->last_sites));
@@ -1455,6 +1518,8 @@ static void head_json(struct json *j, const struct heap *h)
 	report__json_opt_int(j, "live_untracked", h->live_untracked);
 	report__json_opt_int(j, "free_untracked", h->free_untracked);
 	json__kv_int(j, "stack_failures", (int64_t)h->stack_failures);
+	json__kv_int(j, "stacks_cut", (int64_t)h->stacks_cut);
+	json__kv_int(j, "stacks", (int64_t)h->stacks_used);
 }
 
 /* The columns of a site row (site_row), in the order JSON writes them; a leak suspect's row
@@ -1723,7 +1788,10 @@ static void figures_text(const struct heap *h, FILE *out)
 			fmt_count(a, sizeof(a), (uint64_t)h->temp_count),
 			fmt_count(b, sizeof(b), h->alloc_count),
 			h->alloc_count ? 100.0 * (double)h->temp_count / (double)h->alloc_count : 0.0,
-			h->peak_untracked ? "at least" : "exact", exact ? "exact" : "estimated");
+			h->peak_untracked ? "at least" : "exact",
+			exact ? "exact"
+			      : "estimated from the samples, scaled to the total (less the sites "
+				"left out)");
 	}
 	for (size_t k = 0; k < h->n_snap; k++) {
 		double r = snap_rate(&h->snap[k]);
@@ -1937,6 +2005,14 @@ int report_heap(sqlite3 *db, const char *capture_id, const struct report_opts *o
 									  : 0)));
 		fprintf(out, "stack failures: %s\n",
 			fmt_count(a, sizeof(a), h.stack_failures));
+		if (h.stacks_cut)
+			fprintf(out,
+				"stacks cut short: %s of %s sites' stacks end where the walk read a "
+				"return address in no executable mapping: frame pointers missing in "
+				"%s; the frames after it are left out (record with --user-stacks "
+				"dwarf for whole stacks)\n",
+				fmt_count(a, sizeof(a), h.stacks_cut),
+				fmt_count(b, sizeof(b), h.stacks_used), h.cut_module);
 		if (h.free_untracked > 0)
 			fprintf(out,
 				"frees of untracked blocks: %s (allocated before the probes "
@@ -2136,11 +2212,22 @@ static void stack_text(FILE *out, const struct heap *h, const char *exe, int64_t
 	}
 }
 
+static int cmp_leaked(const void *a, const void *b)
+{
+	const struct hfn *x = a, *y = b;
+
+	CMP_DESC(x->live_bytes, y->live_bytes);
+	CMP_DESC(x->live_count, y->live_count);
+	return cmp_fn_name(x, y);
+}
+
 /* Mark the suspects of H (functions holding live allocations older than LEAK_AGE at the last
- * snapshot), their trend, those SUP suppresses (*N_SUPP); the *N_SUS that stay are moved first in
- * h->fn, ranked by trend score. 0 or -ENOMEM. */
-static int rank_suspects(struct heap *h, int64_t leak_age, const struct suppressions *sup,
-			 size_t *n_sus_out, size_t *n_supp_out)
+ * snapshot; AT_EXIT: every function holding live allocations, what the target did not free
+ * before it exited, heaptrack's "leaked"), their trend, those SUP suppresses (*N_SUPP); the
+ * *N_SUS that stay are moved first in h->fn, ranked by trend score (AT_EXIT: by live
+ * bytes). 0 or -ENOMEM. */
+static int rank_suspects_as(struct heap *h, int64_t leak_age, bool at_exit,
+			    const struct suppressions *sup, size_t *n_sus_out, size_t *n_supp_out)
 {
 	size_t n_sus = 0, n_supp = 0;
 	double *t = malloc((h->n_points + 1) * sizeof(*t));
@@ -2156,8 +2243,9 @@ static int rank_suspects(struct heap *h, int64_t leak_age, const struct suppress
 		struct hfn *f = &h->fn[k];
 		size_t n = 0;
 
-		f->suspect = f->oldest_live_ns > 0 && f->live_bytes &&
-			     h->last_ns - f->oldest_live_ns >= leak_age;
+		f->suspect = at_exit ? f->live_bytes > 0
+				     : f->oldest_live_ns > 0 && f->live_bytes &&
+					   h->last_ns - f->oldest_live_ns >= leak_age;
 		if (!f->suspect)
 			continue;
 		for (size_t p = 0; p < h->n_points; p++)
@@ -2194,12 +2282,36 @@ static int rank_suspects(struct heap *h, int64_t leak_age, const struct suppress
 		n_sus++;
 	}
 	if (n_sus)
-		qsort(h->fn, n_sus, sizeof(*h->fn), cmp_suspect);
+		qsort(h->fn, n_sus, sizeof(*h->fn), at_exit ? cmp_leaked : cmp_suspect);
 	free(t);
 	free(y);
 	*n_sus_out = n_sus;
 	*n_supp_out = n_supp;
 	return 0;
+}
+
+static int rank_suspects(struct heap *h, int64_t leak_age, const struct suppressions *sup,
+			 size_t *n_sus_out, size_t *n_supp_out)
+{
+	return rank_suspects_as(h, leak_age, false, sup, n_sus_out, n_supp_out);
+}
+
+/* Whether capture CAP's target exited while recorded (the trailer says so): its heap at
+ * the last snapshot is what it did not free. */
+static bool target_exited(sqlite3 *db, int64_t cap)
+{
+	sqlite3_stmt *s = NULL;
+	bool yes = false;
+
+	if (sqlite3_prepare_v2(db,
+			       "SELECT target_exited = 1 OR end_reason = 'target_exit' FROM "
+			       "capture WHERE cap = ?1",
+			       -1, &s, NULL) == SQLITE_OK) {
+		sqlite3_bind_int64(s, 1, cap);
+		yes = sqlite3_step(s) == SQLITE_ROW && sqlite3_column_int(s, 0) == 1;
+	}
+	sqlite3_finalize(s);
+	return yes;
 }
 
 /* A leak suspect's columns after the site columns (enum site_col). */
@@ -2238,8 +2350,11 @@ static int leak_rows(const struct heap *h, size_t n, struct table **out)
 
 		err = table__add_row(t);
 		err = err ?: site_row(t, h, f);
-		err =
-		    err ?: table__set_int(t, LC_AGE, age, fmt_ns(buf, sizeof(buf), (uint64_t)age));
+		if (f->oldest_live_ns > 0) /* else unknown: the cell stays null */
+			err = err ?: table__set_int(t, LC_AGE, age,
+						    fmt_ns(buf, sizeof(buf), (uint64_t)age));
+		else
+			err = err ?: table__set_display(t, LC_AGE, "unknown");
 		if (tr->n >= 2) {
 			fmt_bytes_signed(buf, sizeof(buf), (int64_t)llround(tr->slope * 60));
 			strcat(buf, "/min");
@@ -2271,8 +2386,10 @@ int report_leaks(sqlite3 *db, const char *capture_id, const struct report_opts *
 	struct capture_meta m;
 	struct heap h;
 	size_t n_sus = 0, n_supp = 0, top = o->top ? o->top : HEAP_TOP_DEFAULT;
-	char a[32], w[96], exe[4096] = "", dbi[768];
+	char a[32], c[32], d[32], w[96], exe[4096] = "", dbi[768];
 	int64_t leak_age;
+	uint64_t leaked_bytes = 0, leaked_count = 0;
+	bool at_exit;
 	struct json j;
 	sqlite3_stmt *s = NULL;
 	int err;
@@ -2322,9 +2439,16 @@ int report_leaks(sqlite3 *db, const char *capture_id, const struct report_opts *
 	sqlite3_finalize(s);
 
 	leak_age = h.leak_age_ns > 0 ? h.leak_age_ns : LEAK_AGE_DEFAULT_NS;
-	err = rank_suspects(&h, leak_age, &sup, &n_sus, &n_supp);
+	/* the target exited: its last snapshot holds what it never freed (heaptrack's
+	 * "leaked"), whatever its age; a window that ends earlier is a running target */
+	at_exit = target_exited(db, m.cap) && !o->win.has_end;
+	err = rank_suspects_as(&h, leak_age, at_exit, &sup, &n_sus, &n_supp);
 	if (err)
 		goto cleanup;
+	for (size_t k = 0; k < n_sus; k++) {
+		leaked_bytes += h.fn[k].live_bytes;
+		leaked_count += h.fn[k].live_count;
+	}
 
 	err = leak_rows(&h, n_sus < top ? n_sus : top, &rows);
 	if (err)
@@ -2332,17 +2456,32 @@ int report_leaks(sqlite3 *db, const char *capture_id, const struct report_opts *
 	switch (o->fmt) {
 	case OUT_TEXT:
 		window__describe(&o->win, w, sizeof(w));
-		fprintf(out,
-			"leaks (%s): %zu snapshots; suspects: functions holding allocations older "
-			"than %s at the last snapshot,\nranked by trend score (how steadily their "
-			"live bytes grew; see ptop-analyze(1))\n",
-			w, h.n_points, fmt_ns(a, sizeof(a), (uint64_t)leak_age));
+		if (at_exit)
+			fprintf(out,
+				"leaks (%s): %zu snapshots; the target exited: leaked (not freed "
+				"before it exited, heaptrack's \"leaked\"): %s in %s allocations, "
+				"by function,\nranked by live bytes at the last snapshot (%s s)\n",
+				w, h.n_points, fmt_bytes(a, sizeof(a), leaked_bytes),
+				fmt_count(c, sizeof(c), leaked_count),
+				fmt_secs(d, sizeof(d), h.last_ns - m.base_ns));
+		else
+			fprintf(out,
+				"leaks (%s): %zu snapshots; the target was still running: suspects: "
+				"functions holding allocations older than %s at the last snapshot,"
+				"\nranked by trend score (how steadily their live bytes grew; see "
+				"ptop-analyze(1))\n",
+				w, h.n_points, fmt_ns(a, sizeof(a), (uint64_t)leak_age));
 		if (symstore_run__debuginfod_text(&h.sym, dbi, sizeof(dbi))[0])
 			fprintf(out, "%s\n", dbi);
 		census_text(&h, out);
 		if (o->suppressions)
 			fprintf(out, "suppressed: %zu suspects (%zu patterns in %s)\n", n_supp,
 				sup.n, o->suppressions);
+		if (!n_sus && at_exit) {
+			fprintf(out, "\nno leak: every allocation was freed before the target "
+				     "exited\n");
+			break;
+		}
 		if (!n_sus) {
 			fprintf(out, "\nno suspect: no function holds an allocation older than %s\n",
 				fmt_ns(a, sizeof(a), (uint64_t)leak_age));
@@ -2379,6 +2518,17 @@ int report_leaks(sqlite3 *db, const char *capture_id, const struct report_opts *
 	case OUT_JSON:
 		head_json(&j, &h);
 		json__kv_int(&j, "snapshots", (int64_t)h.n_points);
+		json__kv_string(&j, "mode", at_exit ? "at_exit" : "age");
+		json__key(&j, "leaked_bytes");
+		if (at_exit)
+			json__int(&j, (int64_t)leaked_bytes);
+		else
+			json__null(&j);
+		json__key(&j, "leaked_count");
+		if (at_exit)
+			json__int(&j, (int64_t)leaked_count);
+		else
+			json__null(&j);
 		json__kv_int(&j, "leak_age_ns_used", leak_age);
 		json__kv_string(&j, "suppressions_file", o->suppressions);
 		json__kv_int(&j, "suppressed", (int64_t)n_supp);
@@ -2661,41 +2811,73 @@ int heap_stacks__load(sqlite3 *db, const struct capture_meta *m, const struct wi
 	}
 	if (hs->n) /* ix is of no use past here */
 		qsort(hs->stack, hs->n, sizeof(*hs->stack), cmp_heap_stack);
-	/* what the snapshots counted beyond the listed stacks: the sites left out, with
-	 * the rounding of the scaling (taken back from the largest stack when negative) */
+	/* what the snapshots counted beyond the listed stacks: the sites left out (the
+	 * census's figures), with the rounding of the scaling (taken back from the largest
+	 * stack when negative); with sampling, what is more than the sites left out and the
+	 * rounding is what no sample fell on (a live heap of a few unsampled blocks): not a
+	 * site left out, an entry of its own, [not sampled] */
 	if (ac != hs->alloc_count || ab != hs->alloc_bytes || lc != hs->live_count ||
 	    lb != hs->live_bytes) {
 		int64_t d[4] = {(int64_t)(hs->alloc_count - ac), (int64_t)(hs->alloc_bytes - ab),
 				(int64_t)(hs->live_count - lc), (int64_t)(hs->live_bytes - lb)};
+		int64_t left[4] = {(int64_t)h->omitted_alloc_count, (int64_t)h->omitted_alloc_bytes,
+				   0, h->omitted_live_bytes > 0 ? h->omitted_live_bytes : 0};
+		int64_t part[2][4] = {{0}}; /* [0] left out, [1] not sampled */
+		int64_t rounding = (int64_t)h->n_row + 1; /* at most 1/2 per row scaled */
 		size_t big = 0;
 
-		rest = heap_stack_of(hs, &cap, ix, h->stacks, NULL, "[sites left out]");
-		if (!rest) {
-			err = -ENOMEM;
-			goto cleanup;
+		/* the live count of the sites left out is not recorded: their share of the
+		 * live bytes */
+		if (d[3] > 0 && d[2] > 0 && left[3] > 0)
+			left[2] = (int64_t)llround((double)d[2] * (double)left[3] / (double)d[3]);
+		for (int i = 0; i < 4; i++) {
+			if (!h->sample_bytes_max || d[i] <= 0) {
+				part[0][i] = d[i];
+				continue;
+			}
+			part[0][i] = d[i] < left[i] ? d[i] : left[i];
+			part[1][i] = d[i] - part[0][i];
+			if (part[1][i] <= rounding && (i < 2 ? ac : lc) > 0) {
+				part[0][i] += part[1][i]; /* rounding: with the sites left out */
+				part[1][i] = 0;
+			}
 		}
 		for (size_t k = 0; k < hs->n; k++)
 			if (hs->stack[k].alloc_bytes + hs->stack[k].live_bytes >
 			    hs->stack[big].alloc_bytes + hs->stack[big].live_bytes)
 				big = k;
-		for (int i = 0; i < 4; i++) {
-			uint64_t *dst = i == 0   ? &rest->alloc_count
-					: i == 1 ? &rest->alloc_bytes
-					: i == 2 ? &rest->live_count
-						 : &rest->live_bytes;
-			uint64_t *bd = i == 0	? &hs->stack[big].alloc_count
-				       : i == 1 ? &hs->stack[big].alloc_bytes
-				       : i == 2 ? &hs->stack[big].live_count
-						: &hs->stack[big].live_bytes;
+		for (int g = 0; g < 2; g++) {
+			if (!part[g][0] && !part[g][1] && !part[g][2] && !part[g][3])
+				continue;
+			rest = heap_stack_of(hs, &cap, ix, h->stacks, NULL,
+					     g ? "[not sampled]" : "[sites left out]");
+			if (!rest) {
+				err = -ENOMEM;
+				goto cleanup;
+			}
+			for (int i = 0; i < 4; i++) {
+				uint64_t *dst = i == 0	 ? &rest->alloc_count
+						: i == 1 ? &rest->alloc_bytes
+						: i == 2 ? &rest->live_count
+							 : &rest->live_bytes;
+				uint64_t *bd = i == 0	? &hs->stack[big].alloc_count
+					       : i == 1 ? &hs->stack[big].alloc_bytes
+					       : i == 2 ? &hs->stack[big].live_count
+							: &hs->stack[big].live_bytes;
 
-			if (d[i] >= 0)
-				*dst += (uint64_t)d[i];
-			else
-				add_clamped(bd, d[i]);
+				if (part[g][i] >= 0)
+					*dst += (uint64_t)part[g][i];
+				else
+					add_clamped(bd, part[g][i]);
+			}
+			if (g) {
+				hs->unsampled_alloc_bytes = rest->alloc_bytes;
+				hs->unsampled_live_bytes = rest->live_bytes;
+			}
+			if (!rest->alloc_count && !rest->alloc_bytes && !rest->live_count &&
+			    !rest->live_bytes)
+				hs->n--; /* it is the last: only rounding taken back */
 		}
-		if (!rest->alloc_count && !rest->alloc_bytes && !rest->live_count &&
-		    !rest->live_bytes)
-			hs->n--; /* it is the last: only rounding taken back */
 	}
 cleanup:
 	free(sum);

@@ -805,6 +805,13 @@ static void test_09_not_collected(void **state)
 	sqlite3_close(db);
 }
 
+/* BUF holds NEEDLE; else the test fails showing BUF. */
+static void assert_has(const char *buf, const char *needle)
+{
+	if (!strstr(buf, needle))
+		fail_msg("no \"%s\" in:\n%s", needle, buf);
+}
+
 /* Sampled: the sites' live figures count sampled allocations; they are scaled to
  * the snapshot's exact live bytes less what omitted sites held. */
 static void test_10_sampled_live(void **state)
@@ -827,10 +834,33 @@ static void test_10_sampled_live(void **state)
 	assert_int_equal(site_int(buf, "grower", "live_bytes"), 0);
 	assert_non_null(strstr(buf, "\"exact\": false"));
 	assert_non_null(strstr(buf, "one stack per 512 KiB allocated on average"));
+	assert_has(buf, "\"complete\": false,\n    \"sampled\": true");
 	free(buf);
+	o.fmt = OUT_TEXT;
+	buf = run_report(db, id, false, &o);
+	assert_has(buf, "(1 of 10 intervals cut); with sampling, a function not shown may have "
+			"had no sample\n");
+	free(buf);
+	o.fmt = OUT_JSON;
 	buf = run_report(db, id, true, &o);
 	assert_int_equal(site_int(buf, "leak_pages", "live_bytes"), 4096000);
 	assert_true(pos_of(buf, "grower") < 0);
+	free(buf);
+	sqlite3_close(db);
+
+	/* every sampled site listed (no interval cut): still not a census, absence proves
+	 * nothing under sampling */
+	db = load(write_capture("i2.ptop", true, true, false), id);
+	exec(db, "UPDATE heap_snapshot SET sample_bytes = 524288");
+	buf = run_report(db, id, false, &o);
+	assert_has(buf, "\"complete\": false,\n    \"sampled\": true");
+	free(buf);
+	o.fmt = OUT_TEXT;
+	buf = run_report(db, id, false, &o);
+	assert_has(buf, "census: every sampled site is listed (5 sites in the last interval); "
+			"with sampling (one stack per 512 KiB) a function that allocated less may "
+			"have no sample: a function not shown may still have allocated\n");
+	assert_true(pos_of(buf, "allocated nothing") < 0);
 	free(buf);
 	sqlite3_close(db);
 }
@@ -935,13 +965,6 @@ static void test_12_all_in_allocator_module(void **state)
 	sqlite3_close(db);
 }
 
-/* BUF holds NEEDLE; else the test fails showing BUF. */
-static void assert_has(const char *buf, const char *needle)
-{
-	if (!strstr(buf, needle))
-		fail_msg("no \"%s\" in:\n%s", needle, buf);
-}
-
 /* One entry of the "lanes" array of `report heap --format json`, as it prints. */
 #define LANE_JSON(lane, module, from, to)                                                          \
 	"    {\n      \"lane\": \"" lane "\",\n      \"module\": \"" module "\",\n      "          \
@@ -1018,10 +1041,10 @@ static void test_13_lanes(void **state)
  * program itself, which holds the allocator and the program's code alike. Named by the
  * probe change's cause, it counts as the program, like the target's executable: the
  * allocating function is its frame, not an outer frame past it (the walk's last,
- * unplaced frame here). */
+ * a libc frame here). */
 static void test_14_execd_static_program(void **state)
 {
-	static const uint64_t ips[] = {0x401150, 0x401050, 0x999999};
+	static const uint64_t ips[] = {0x401150, 0x401050, 0x7000100};
 	char id[DB_CAPTURE_ID_LEN], *buf;
 	struct report_opts o = {.fmt = OUT_JSON};
 	sqlite3 *db;
@@ -1205,6 +1228,27 @@ static void test_17_peak_temporaries_rate(void **state)
 	buf = run_report(db, id, false, &o);
 	assert_has(buf, "alloc_count,temporary_count,");
 	free(buf);
+	/* sampled: a sampled temporary is credited with the allocations since the last
+	 * sample, so the sites' estimates overshoot the exact total (x10 here); scaled to
+	 * it, the functions' temporaries add up to the total again (825: 165 + 165 + ...),
+	 * and the text says they are estimates scaled to the total */
+	exec(db, "UPDATE heap_snapshot SET sample_bytes = 524288, temporary_count = (SELECT "
+		 "sum(s.temporary_count) FROM heap_site s WHERE s.cap = heap_snapshot.cap AND "
+		 "s.seq = heap_snapshot.seq)");
+	exec(db, "UPDATE heap_site SET temporary_count = temporary_count * 10");
+	o.fmt = OUT_JSON;
+	buf = run_report(db, id, false, &o);
+	assert_non_null(strstr(buf, "\"count\": 825"));
+	p = strstr(buf, "\"functions\"");
+	assert_non_null(p);
+	assert_int_equal(site_int(p, "churn", "temporary_count"), 165);
+	assert_int_equal(site_int(p, "leak_pages", "temporary_count"), 165);
+	free(buf);
+	o.fmt = OUT_TEXT;
+	buf = run_report(db, id, false, &o);
+	assert_has(buf, "; by function estimated from the samples, scaled to the total (less the "
+			"sites left out)\n");
+	free(buf);
 	sqlite3_close(db);
 
 	/* a capture from before the figures (the fields absent): not measured, and said */
@@ -1258,6 +1302,72 @@ static void test_17_peak_temporaries_rate(void **state)
 	sqlite3_close(db);
 }
 
+/* A site whose frame-pointer walk read a value in no executable mapping after two frames
+ * of the program: the walk ends there (the frame after it left out too), and the report
+ * says how many sites' stacks were cut and in which module frame pointers are missing. */
+static void test_18_walk_cut(void **state)
+{
+	static const uint64_t ips[] = {0x401150, 0x401050, 0x652f00656d616e73, 0x401060};
+	char id[DB_CAPTURE_ID_LEN], *buf;
+	struct report_opts o = {.fmt = OUT_TEXT};
+	sqlite3 *db;
+
+	(void)state;
+	db = one_site("cut.ptop", ips, 4, id);
+	buf = run_report(db, id, false, &o);
+	assert_has(buf, "stacks cut short: 1 of 1 sites' stacks end where the walk read a return "
+			"address in no executable mapping: frame pointers missing in /usr/bin/app;");
+	assert_true(pos_of(buf, "652f00656d616e73") < 0);
+	free(buf);
+	o.fmt = OUT_JSON;
+	buf = run_report(db, id, false, &o);
+	assert_has(buf, "\"stacks_cut\": 1,\n  \"stacks\": 1");
+	free(buf);
+	sqlite3_close(db);
+}
+
+/* The target exited (the capture's trailer says so): report leaks gives what it did not
+ * free, heaptrack's "leaked": every function live at the last snapshot, whatever the age
+ * of its allocations, by live bytes; the same capture of a running target keeps the
+ * age-based suspects, as does a window that ends before the end. */
+static void test_19_leaks_at_exit(void **state)
+{
+	char id[DB_CAPTURE_ID_LEN], *buf;
+	struct report_opts o = {.fmt = OUT_JSON};
+	sqlite3 *db;
+
+	(void)state;
+	db = load(write_capture("exit.ptop", true, true, false), id);
+	/* churn holds 3 blocks (300 B) at the end, allocated 1 ms before: young */
+	exec(db, "UPDATE heap_site SET live_count = 3, live_bytes = 300, oldest_live_ns = (SELECT "
+		 "max(time_ns) FROM heap_snapshot) - 1000000 WHERE stack_id = 3 AND seq = (SELECT "
+		 "max(seq) FROM heap_snapshot)");
+	buf = run_report(db, id, true, &o);
+	assert_has(buf, "\"mode\": \"age\",\n  \"leaked_bytes\": null");
+	assert_true(pos_of(buf, "churn") < 0);
+	free(buf);
+	exec(db, "UPDATE capture SET target_exited = 1, end_reason = 'target_exit'");
+	buf = run_report(db, id, true, &o);
+	assert_has(buf, "\"mode\": \"at_exit\"");
+	/* churn's young allocations, live at the end, were never freed either */
+	assert_true(pos_of(buf, "churn") >= 0);
+	assert_true(pos_of(buf, "leak_pages") < pos_of(buf, "grower"));
+	assert_int_equal(site_int(buf, "churn", "live_bytes"), 300);
+	free(buf);
+	o.fmt = OUT_TEXT;
+	buf = run_report(db, id, true, &o);
+	assert_has(buf, "; the target exited: leaked (not freed before it exited, heaptrack's "
+			"\"leaked\"): ");
+	assert_has(buf, "#1 leak_pages ");
+	free(buf);
+	assert_int_equal(window__parse("..5", &o.win, errbuf, sizeof(errbuf)), 0);
+	buf = run_report(db, id, true, &o);
+	assert_has(buf, "the target was still running: suspects: functions holding allocations "
+			"older than ");
+	free(buf);
+	sqlite3_close(db);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1272,7 +1382,7 @@ int main(void)
 	    cmocka_unit_test(test_14_execd_static_program),
 	    cmocka_unit_test(test_15_not_measured_after_exec),
 	    cmocka_unit_test(test_16_uncounted_calls),
-	    cmocka_unit_test(test_17_peak_temporaries_rate),
+	    cmocka_unit_test(test_19_leaks_at_exit), cmocka_unit_test(test_18_walk_cut), cmocka_unit_test(test_17_peak_temporaries_rate),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

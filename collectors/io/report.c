@@ -708,6 +708,92 @@ static int build_rows(sqlite3 *db, const struct capture_meta *m, const struct wi
 	return err;
 }
 
+/* By process: what /proc/PID/io counted for it (io_sample) and what the per-file lane
+ * counted of its calls (io_file), each NULL where that lane has no row of the process. */
+enum { PCOL_PID, PCOL_COMM, PCOL_PROC_READ, PCOL_PROC_WRITTEN, PCOL_PROC_RCALLS,
+       PCOL_PROC_WCALLS, PCOL_FILE_READ, PCOL_FILE_WRITTEN, PCOL_FILE_RCALLS, PCOL_FILE_WCALLS,
+       PCOLS };
+static const char *const proc_names[PCOLS] = {
+    "pid",	       "comm",	      "proc_read_bytes", "proc_written_bytes", "proc_read_calls",
+    "proc_write_calls", "file_read_bytes", "file_written_bytes", "file_read_calls",
+    "file_write_calls"};
+
+static const char procs_sql[] =
+    "WITH s AS (SELECT pid, sum(rchar) AS rc, sum(wchar) AS wc, sum(syscr) AS sr, "
+    " sum(syscw) AS sw FROM io_sample WHERE " IN_WINDOW " GROUP BY pid), "
+    "f AS (SELECT pid, sum(CASE WHEN " READ_OPS " THEN bytes ELSE 0 END) AS fr, "
+    " sum(CASE WHEN " WRITE_OPS " THEN bytes ELSE 0 END) AS fw, "
+    " sum(CASE WHEN " READ_OPS " THEN calls ELSE 0 END) AS frc, "
+    " sum(CASE WHEN " WRITE_OPS " THEN calls ELSE 0 END) AS fwc "
+    " FROM io_file WHERE " IN_WINDOW " GROUP BY pid), "
+    "p AS (SELECT pid FROM s UNION SELECT pid FROM f) "
+    "SELECT p.pid, COALESCE((SELECT comm FROM proc_context c WHERE c.cap = ?1 AND "
+    " c.pid = p.pid AND c.comm IS NOT NULL ORDER BY c.time_ns DESC LIMIT 1), (SELECT comm "
+    " FROM cgroup_proc g WHERE g.cap = ?1 AND g.pid = p.pid AND g.comm IS NOT NULL ORDER BY "
+    " g.seq DESC LIMIT 1), (SELECT comm FROM target t WHERE t.cap = ?1 AND t.pid = p.pid)), "
+    "s.rc, s.wc, s.sr, s.sw, f.fr, f.fw, f.frc, f.fwc FROM p LEFT JOIN s ON s.pid IS p.pid "
+    "LEFT JOIN f ON f.pid IS p.pid ORDER BY COALESCE(s.rc, 0) + COALESCE(s.wc, 0) + "
+    "COALESCE(f.fr, 0) + COALESCE(f.fw, 0) DESC, p.pid";
+
+/* The pid and comm (else "") of the first row of T that has column COL (the process the
+ * one /proc lane read). */
+static const char *proc_pid_text(const struct table *t, size_t col)
+{
+	for (size_t r = 0; r < table__rows(t); r++)
+		if (table__type(t, r, col) != CELL_NULL)
+			return table__shown(t, r, PCOL_PID);
+	return "?";
+}
+
+static const char *proc_comm_text(const struct table *t, size_t col)
+{
+	for (size_t r = 0; r < table__rows(t); r++)
+		if (table__type(t, r, col) != CELL_NULL)
+			return table__type(t, r, PCOL_COMM) != CELL_NULL
+				   ? table__shown(t, r, PCOL_COMM)
+				   : "";
+	return "";
+}
+
+/* The window's processes into T (procs_sql); *NPROC and *NFILE: how many have /proc rows
+ * and per-file rows. */
+static int build_procs(sqlite3 *db, const struct capture_meta *m, const struct window *w,
+		       struct table *t, size_t *nproc, size_t *nfile)
+{
+	sqlite3_stmt *st = NULL;
+	int64_t lo, hi;
+	char b[32];
+	int err = 0, rc;
+
+	*nproc = *nfile = 0;
+	window__bounds(w, m, &lo, &hi);
+	if (prepare_window(db, procs_sql, m, lo, hi, &st))
+		return -EIO;
+	while (!err && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		err = table__add_row(t);
+		if (sqlite3_column_type(st, 0) != SQLITE_NULL)
+			err = err ?: table__set_int(t, PCOL_PID, sqlite3_column_int64(st, 0), NULL);
+		if (sqlite3_column_type(st, 1) != SQLITE_NULL)
+			err = err ?: table__set_text(t, PCOL_COMM,
+						     (const char *)sqlite3_column_text(st, 1));
+		*nproc += sqlite3_column_type(st, 2) != SQLITE_NULL;
+		*nfile += sqlite3_column_type(st, 6) != SQLITE_NULL;
+		for (int i = 0; !err && i < 8; i++) {
+			int64_t v = sqlite3_column_int64(st, 2 + i);
+			bool bytes = i == 0 || i == 1 || i == 4 || i == 5;
+
+			if (sqlite3_column_type(st, 2 + i) == SQLITE_NULL)
+				continue; /* not counted by that lane: never 0 */
+			err = table__set_int(t, PCOL_PROC_READ + i, v,
+					     bytes ? fmt_bytes(b, sizeof(b), (uint64_t)v) : NULL);
+		}
+	}
+	if (!err && rc != SQLITE_DONE)
+		err = -EIO;
+	sqlite3_finalize(st);
+	return err;
+}
+
 /* The processes with io_sample rows in window W (more than one: a --cgroup capture). */
 static int count_procs(sqlite3 *db, const struct capture_meta *m, const struct window *w,
 		       int64_t *n)
@@ -1022,7 +1108,7 @@ cleanup:
 
 /* The table --table NAME picks for CSV, and the reason it was not collected (NULL: it was). */
 static const char *const csv_tables[] = {"intervals", "files",	"operations", "latency",
-					 "io_uring",  "events", "syscalls"};
+					 "io_uring",  "events", "syscalls",   "processes"};
 
 static const char *io_check(const struct report_opts *o)
 {
@@ -1035,8 +1121,8 @@ static const char *io_check(const struct report_opts *o)
 	for (size_t i = 0; o->table && i < sizeof(csv_tables) / sizeof(csv_tables[0]); i++)
 		known |= !strcmp(o->table, csv_tables[i]);
 	if (o->table && !known)
-		return "--table takes intervals, files, operations, latency, io_uring, events or "
-		       "syscalls";
+		return "--table takes intervals, files, operations, latency, io_uring, events, "
+		       "syscalls or processes";
 	return NULL;
 }
 
@@ -1086,7 +1172,8 @@ static int report_io(sqlite3 *db, const char *capture_id, const struct report_op
 	struct drop_line *drops = NULL;
 	struct io_unread *unread = NULL;
 	size_t nunread = 0;
-	struct table *t = NULL, *yt = NULL, *et = NULL;
+	struct table *t = NULL, *yt = NULL, *et = NULL, *pt = NULL;
+	size_t np_proc = 0, np_file = 0;
 	uint64_t nev[5] = {0};
 	struct io_file_sum *files = NULL;
 	size_t nfiles = 0;
@@ -1120,7 +1207,8 @@ static int report_io(sqlite3 *db, const char *capture_id, const struct report_op
 	t = table__new(COLS, col_names);
 	yt = table__new(YCOLS, sys_names);
 	et = table__new(ECOLS, ev_names);
-	if (!t || !yt || !et) {
+	pt = table__new(PCOLS, proc_names);
+	if (!t || !yt || !et || !pt) {
 		err = -ENOMEM;
 		goto cleanup;
 	}
@@ -1149,6 +1237,7 @@ static int report_io(sqlite3 *db, const char *capture_id, const struct report_op
 			err = build_ops(db, &m, &o->win, files[0].file, tt, tht);
 		err = err ?: build_uring(db, &m, &o->win, ut);
 	}
+	err = err ?: build_procs(db, &m, &o->win, pt, &np_proc, &np_file);
 	err = err ?: drops__load(db, &m, "io", &o->win, &drops, &nd);
 	err = err ?: io_unread__load(db, &m, &o->win, &unread, &nunread);
 	if (err)
@@ -1159,6 +1248,14 @@ static int report_io(sqlite3 *db, const char *capture_id, const struct report_op
 		fprintf(out, "io (%s): %zu intervals, /proc/PID/io", w, table__rows(t));
 		if (nproc > 1) /* a --cgroup capture: one io_sample row per process */
 			fprintf(out, " of %" PRId64 " processes, summed per interval", nproc);
+		else if (nproc == 1 && table__rows(pt))
+			fprintf(out, " of pid %s%s%s%s", proc_pid_text(pt, PCOL_PROC_READ),
+				proc_comm_text(pt, PCOL_PROC_READ)[0] ? " (" : "",
+				proc_comm_text(pt, PCOL_PROC_READ),
+				proc_comm_text(pt, PCOL_PROC_READ)[0] ? ")" : "");
+		if (nproc >= 1)
+			fprintf(out, ": each process's own I/O and, as the kernel counts it, that "
+				     "of the children it waited for");
 		fputc('\n', out);
 		report__drops(NULL, out, o, "io", drops, nd);
 		print_unread(NULL, out, o, &m, unread, nunread);
@@ -1191,6 +1288,15 @@ static int report_io(sqlite3 *db, const char *capture_id, const struct report_op
 		err = table__print(t, out, OUT_TEXT);
 		if (err)
 			break;
+		if (table__rows(pt) && (per_file || table__rows(pt) > 1)) {
+			fprintf(out,
+				"\nby process (proc_*: /proc/PID/io, a process's own I/O with that "
+				"of the children it waited for; file_*: the per-file lane's calls "
+				"of the process itself; empty: that lane has no record of it):\n");
+			err = table__print(pt, out, OUT_TEXT);
+			if (err)
+				break;
+		}
 		if (per_file) {
 			static const size_t bytes_cols[] = {FCOL_PATH,	 FCOL_WRITTEN, FCOL_READ,
 							    FCOL_OPS,	 FCOL_FSYNCS,  FCOL_ERRORS,
@@ -1202,9 +1308,11 @@ static int report_io(sqlite3 *db, const char *capture_id, const struct report_op
 			size_t nf = 0;
 
 			fprintf(out,
-				"\nper file (--io-files): %zu files; time is the time in the "
-				"syscall, not device time\n\nfiles by bytes:\n",
-				nfiles);
+				"\nper file (--io-files): %zu files, the calls of %zu process%s "
+				"(their own, not their children's unless traced too: see by "
+				"process); time is the time in the syscall, not device time\n\n"
+				"files by bytes:\n",
+				nfiles, np_file, np_file == 1 ? "" : "es");
 			err = print_top(files, nfiles, 10, NULL, bytes_cols, 9, out);
 			if (!err) {
 				fprintf(out, "\nfiles by operations:\n");
@@ -1283,6 +1391,8 @@ static int report_io(sqlite3 *db, const char *capture_id, const struct report_op
 		} else if (!strcmp(name, "syscalls")) {
 			ct = yt;
 			why = probe__active(&sp) ? NULL : sp.reason;
+		} else if (!strcmp(name, "processes")) {
+			ct = pt;
 		} else if (strcmp(name, "intervals")) {
 			ct = !strcmp(name, "files")	   ? ft
 			     : !strcmp(name, "operations") ? ot
@@ -1319,6 +1429,14 @@ static int report_io(sqlite3 *db, const char *capture_id, const struct report_op
 			json__end_object(&j);
 		}
 		json__kv_string(&j, "totals_reason", table__rows(t) ? NULL : no_sample_why);
+		json__kv_string(&j, "totals_cover",
+				nproc > 1 ? "the processes of the cgroup, each with the children it "
+					    "waited for"
+				: nproc == 1 ? "the target process and the children it waited for"
+					     : NULL);
+		json__kv_int(&j, "file_processes", (int64_t)np_file);
+		json__key(&j, "processes");
+		table__json(pt, &j, NULL, 0);
 		json__key(&j, "intervals");
 		table__json(t, &j, NULL, 0);
 		json__key(&j, "files");
@@ -1376,6 +1494,7 @@ static int report_io(sqlite3 *db, const char *capture_id, const struct report_op
 		err = -EIO;
 cleanup:
 	table__free(t);
+	table__free(pt);
 	table__free(yt);
 	table__free(et);
 	table__free(ft);

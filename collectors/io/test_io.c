@@ -543,6 +543,80 @@ static void test_06_files(void **state)
 	sqlite3_close(db);
 }
 
+/* Which processes each figure covers: /proc/PID/io is the target's own I/O and that of the
+ * children it waited for (the headline says so), the per-file lane the calls of each
+ * process it traced; by process, each lane's figures, a lane without a record of the
+ * process empty (never 0): here a child (4400) whose reads the per-file lane saw and
+ * /proc counted into its parent's. */
+static void test_08_processes(void **state)
+{
+	struct capture_writer_opts o = {.force = true};
+	struct capture_writer *w = capture_writer__create(tpath("p.ptop"), &o);
+	Ptop__V1__IoFileOp ops[2], *pp[2];
+	struct capb_header b;
+	struct load_stats st;
+	char lid[DB_CAPTURE_ID_LEN], *out;
+	const struct an_report *r = report_kind__find("io");
+	struct report_opts ro = {.fmt = OUT_CSV, .table = "processes"};
+	size_t len = 0;
+	FILE *f;
+	sqlite3 *db = NULL;
+
+	(void)state;
+	assert_non_null(w);
+	capb__header_init(&b);
+	memset(b.id, 0x43, sizeof(b.id));
+	b.host.machine = "x86_64";
+	b.host.clock_tick = 100;
+	b.host.page_size = 4096;
+	b.clk.monotonic_ns = T0;
+	b.opt.interval_ns = SEC;
+	b.t.mode = PTOP__V1__TARGET_MODE__TARGET_MODE_COMMAND;
+	b.t.pid = PID;
+	b.t.comm = "w";
+	capb__probe(&b, "io", PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE,
+		    PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_EBPF, NULL,
+		    "/proc/1/io each interval; per-file figures from raw_tp/sys_enter, "
+		    "raw_tp/sys_exit; file-system events from raw_tp/sys_exit");
+	capb__put_header(w, &b);
+	put_sample(w, T0 + SEC, 4096 * 3, false);
+	pp[0] = file_op(&ops[0], 100, "/data/a", "read", 1, 60, 0, 0, 0, NULL, 0);
+	pp[1] = file_op(&ops[1], 101, "/data/b", "read", 2, 500, 0, 0, 0, NULL, 0);
+	ops[1].pid = 4400;
+	put_files(w, T0 + SEC, pp, 2, NULL, 0);
+	assert_int_equal(capture_writer__close(w), 0);
+	assert_int_equal(db__open(tpath("p.db"), true, false, &db, errbuf, sizeof(errbuf)), 0);
+	if (db__load_capture(db, tpath("p.ptop"), false, lid, &st, errbuf, sizeof(errbuf)))
+		fail_msg("load: %s", errbuf);
+
+	out = run_report(db, OUT_TEXT);
+	if (!strstr(out, "/proc/PID/io of pid 4321 (w): each process's own I/O and, as the "
+			 "kernel counts it, that of the children it waited for\n") ||
+	    !strstr(out, "per file (--io-files): 2 files, the calls of 2 processes") ||
+	    !strstr(out, "\nby process (proc_*: /proc/PID/io"))
+		fail_msg("text:\n%s", out);
+	free(out);
+	out = run_report(db, OUT_JSON);
+	if (!strstr(out, "\"totals_cover\": \"the target process and the children it waited "
+			 "for\"") ||
+	    !strstr(out, "\"pid\": 4400,\n      \"comm\": null,\n      \"proc_read_bytes\": "
+			 "null,\n      \"proc_written_bytes\": null,\n      \"proc_read_calls\": "
+			 "null,\n      \"proc_write_calls\": null,\n      \"file_read_bytes\": 500,") ||
+	    !strstr(out, "\"pid\": 4321,\n      \"comm\": \"w\",\n      \"proc_read_bytes\": "
+			 "100,\n      \"proc_written_bytes\": 12288,"))
+		fail_msg("json:\n%s", out);
+	free(out);
+	out = NULL;
+	f = open_memstream(&out, &len);
+	assert_int_equal(r->run(db, lid, &ro, f), 0);
+	fclose(f);
+	if (!strstr(out, "pid,comm,proc_read_bytes,proc_written_bytes,") ||
+	    !strstr(out, "\n4400,,,,,,500,0,2,0\n"))
+		fail_msg("csv:\n%s", out);
+	free(out);
+	sqlite3_close(db);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -551,7 +625,7 @@ int main(void)
 	    cmocka_unit_test(test_03_self),
 	    cmocka_unit_test(test_04_load_and_report),
 	    cmocka_unit_test(test_05_paths),
-	    cmocka_unit_test(test_06_files),
+	    cmocka_unit_test(test_08_processes), cmocka_unit_test(test_06_files),
 	    cmocka_unit_test(test_07_check_gone),
 	};
 

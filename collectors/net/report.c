@@ -86,12 +86,26 @@ static const size_t listen_show[] = {C_PROTO, C_LOCAL, C_FD, C_RXQ, C_RXQMAX};
 #define NSHOW(a) (sizeof(a) / sizeof((a)[0]))
 static const size_t tl_show[] = {1, 2, 3, 6}; /* proto, local, remote, timeline */
 
-static const char *const peer_cols[] = {"remote", "sockets", "tx_bytes", "rx_bytes", "errors"};
+/* The peers by remote address, grouped by host (the address before its ":PORT"; an IPv6
+ * one in brackets), the hosts by their bytes then sockets, each host's ports by bytes. */
+enum { P_REMOTE, P_HOST, P_PORT, P_SOCKETS, P_TX, P_RX, P_ERRORS };
+static const char *const peer_cols[] = {"remote",   "host",	"port",	 "sockets",
+					"tx_bytes", "rx_bytes", "errors"};
+#define PEER_CUT "rtrim(remote, '0123456789')"
+#define PEER_HAS_PORT "(" PEER_CUT " <> remote AND " PEER_CUT " LIKE '%:')"
 static const char peers_sql[] = SOCKS_SQL
-    "SELECT remote, count(*), sum(tx_bytes), sum(rx_bytes), sum(errors) FROM a WHERE remote != '' "
-    "GROUP BY remote "
-    "ORDER BY COALESCE(sum(tx_bytes), 0) + COALESCE(sum(rx_bytes), 0) DESC, count(*) DESC, "
-    "remote";
+    ", p AS (SELECT remote, CASE WHEN " PEER_HAS_PORT " THEN substr(" PEER_CUT ", 1, "
+    "length(" PEER_CUT ") - 1) ELSE remote END AS host, CASE WHEN " PEER_HAS_PORT
+    " THEN CAST(substr(remote, length(" PEER_CUT ") + 1) AS INTEGER) END AS port, "
+    "count(*) AS n, sum(tx_bytes) AS tx, sum(rx_bytes) AS rx, sum(errors) AS er FROM a "
+    "WHERE remote != '' GROUP BY remote) "
+    "SELECT remote, host, port, n, tx, rx, er FROM p ORDER BY "
+    "sum(COALESCE(tx, 0) + COALESCE(rx, 0)) OVER (PARTITION BY host) DESC, "
+    "sum(n) OVER (PARTITION BY host) DESC, host, COALESCE(tx, 0) + COALESCE(rx, 0) DESC, "
+    "n DESC, port, remote";
+
+/* report net's text shows the first --top N rows of each list (default 20) */
+#define NET_TOP_DEFAULT 20
 
 static const char *const kind_cols[] = {"kind", "count", "sockets", "latency_min_us",
 					"latency_max_us"};
@@ -338,16 +352,129 @@ static uint64_t col_sum(const struct table *t, size_t col, bool *any)
 	return s;
 }
 
-static void section(FILE *out, const char *title, const struct table *t, const size_t *cols,
-		    size_t ncols, const char *none)
+/* The first N rows of T (its column names NAMES) as a table of their own: the cells as
+ * fill_tl and fill_timelines make them (integers, reals with their display, text). */
+static struct table *head_of(const struct table *t, const char *const *names, size_t n)
 {
+	struct table *h = table__new(table__cols(t), names);
+	int err = h ? 0 : -ENOMEM;
+
+	for (size_t r = 0; !err && r < n && r < table__rows(t); r++) {
+		err = table__add_row(h);
+		for (size_t c = 0; !err && c < table__cols(t); c++) {
+			const char *v = table__value(t, r, c);
+
+			switch (table__type(t, r, c)) {
+			case CELL_INT:
+				err = table__set_int(h, c, strtoll(v, NULL, 10), NULL);
+				break;
+			case CELL_REAL:
+				err = table__set_real(h, c, strtod(v, NULL), table__shown(t, r, c));
+				break;
+			case CELL_NULL:
+				break;
+			default:
+				err = table__set_text(h, c, v);
+			}
+		}
+	}
+	if (err) {
+		table__free(h);
+		return NULL;
+	}
+	return h;
+}
+
+/* A section of the text: TITLE, then the first TOP rows of T (columns COLS, NULL: all),
+ * a line saying how many more there are (--top), or NONE. -ENOMEM, -EIO or 0. */
+static int section(FILE *out, const char *title, const struct table *t, const char *const *names,
+		   const size_t *cols, size_t ncols, const char *none, size_t top)
+{
+	struct table *h;
+	int err;
+
 	fprintf(out, "\n%s\n", title);
-	if (!table__rows(t))
+	if (!table__rows(t)) {
 		fprintf(out, "  %s\n", none);
-	else if (cols)
-		table__print_cols(t, out, OUT_TEXT, cols, ncols);
-	else
-		table__print(t, out, OUT_TEXT);
+		return 0;
+	}
+	h = head_of(t, names, top);
+	if (!h)
+		return -ENOMEM;
+	err = cols ? table__print_cols(h, out, OUT_TEXT, cols, ncols)
+		   : table__print(h, out, OUT_TEXT);
+	if (!err && table__rows(t) > top)
+		fprintf(out, "  ... %zu more (--top)\n", table__rows(t) - top);
+	table__free(h);
+	return err;
+}
+
+/* The peers by host, then port: a line per host (its sockets, bytes and errors summed,
+ * its ports counted), its ports below it; the first TOP hosts and TOP ports of each. */
+static void peers_text(FILE *out, const struct table *t, size_t top)
+{
+	size_t hosts = 0, r = 0;
+	char a[32], b[32];
+
+	fprintf(out, "\npeers (by host, then port)\n");
+	if (!table__rows(t)) {
+		fprintf(out, "  none\n");
+		return;
+	}
+	while (r < table__rows(t)) {
+		const char *host = table__value(t, r, P_HOST);
+		uint64_t n = 0, tx = 0, rx = 0, er = 0;
+		bool has_tx = false, has_rx = false, has_er = false;
+		size_t end = r, shown = 0;
+
+		while (end < table__rows(t) && !strcmp(table__value(t, end, P_HOST), host)) {
+			n += strtoull(table__value(t, end, P_SOCKETS), NULL, 10);
+			if (table__type(t, end, P_TX) == CELL_INT) {
+				tx += strtoull(table__value(t, end, P_TX), NULL, 10);
+				has_tx = true;
+			}
+			if (table__type(t, end, P_RX) == CELL_INT) {
+				rx += strtoull(table__value(t, end, P_RX), NULL, 10);
+				has_rx = true;
+			}
+			if (table__type(t, end, P_ERRORS) == CELL_INT) {
+				er += strtoull(table__value(t, end, P_ERRORS), NULL, 10);
+				has_er = true;
+			}
+			end++;
+		}
+		if (hosts++ < top) {
+			fprintf(out, "  %s: %" PRIu64 " socket%s, %zu port%s, sent %s, received %s, "
+				     "errors ",
+				host, n, n == 1 ? "" : "s", end - r, end - r == 1 ? "" : "s",
+				has_tx ? fmt_bytes(a, sizeof(a), tx) : "not measured",
+				has_rx ? fmt_bytes(b, sizeof(b), rx) : "not measured");
+			if (has_er)
+				fprintf(out, "%" PRIu64 "\n", er);
+			else
+				fprintf(out, "not measured\n");
+			for (size_t k = r; k < end && shown < top; k++, shown++)
+				fprintf(out, "    %-22s %6s sockets  sent %10s  received %10s  errors %s\n",
+					table__type(t, k, P_PORT) == CELL_INT
+					    ? table__value(t, k, P_PORT)
+					    : table__value(t, k, P_REMOTE),
+					table__shown(t, k, P_SOCKETS),
+					table__type(t, k, P_TX) == CELL_INT
+					    ? fmt_bytes(a, sizeof(a),
+							strtoull(table__value(t, k, P_TX), NULL, 10))
+					    : "-",
+					table__type(t, k, P_RX) == CELL_INT
+					    ? fmt_bytes(b, sizeof(b),
+							strtoull(table__value(t, k, P_RX), NULL, 10))
+					    : "-",
+					table__shown(t, k, P_ERRORS));
+			if (end - r > shown)
+				fprintf(out, "    ... %zu more ports (--top)\n", end - r - shown);
+		}
+		r = end;
+	}
+	if (hosts > top)
+		fprintf(out, "  ... %zu more hosts (--top)\n", hosts - top);
 }
 
 /* The connect latencies of the window: ?1 cap, ?2 ?3 window. */
@@ -452,6 +579,7 @@ static int report_net(sqlite3 *db, const char *capture_id, const struct report_o
 	bool has_tx, has_rx, ebpf;
 	char w[96], a[32], b[32], c[32];
 	struct json j;
+	size_t top = o->top ? o->top : NET_TOP_DEFAULT;
 	int err;
 
 	err = capture_meta__load(db, capture_id, &m);
@@ -494,20 +622,28 @@ static int report_net(sqlite3 *db, const char *capture_id, const struct report_o
 				f.retransmits);
 		(void)c;
 		report__drops(NULL, out, o, "net", drops, nd);
-		section(out, "connections by bytes", n.bytes, conn_show, NSHOW(conn_show),
-			"no socket");
-		section(out, "connections by errors", n.errors, conn_show, NSHOW(conn_show),
-			strcmp(p.source, "ebpf") ? "not measured (/proc lane)" : "no errors");
-		section(out, "listening sockets", n.listen, listen_show, NSHOW(listen_show),
-			"none");
-		section(out, "peers (by remote address and port)", n.peers, NULL, 0, "none");
-		section(out, "errors by kind", n.kinds, NULL, 0,
-			strcmp(p.source, "ebpf") ? "not measured (/proc lane)" : "none");
-		section(out, "error events", n.events, NULL, 0,
-			strcmp(p.source, "ebpf") ? "not measured (/proc lane)" : "none");
-		section(out, "state changes (TCP): the first since the start, then +since the one before",
-			n.timelines, tl_show, NSHOW(tl_show),
-			strcmp(p.source, "ebpf") ? "not measured (/proc lane)" : "none");
+		err = section(out, "connections by bytes", n.bytes, sock_cols, conn_show,
+			      NSHOW(conn_show), "no socket", top);
+		err = err ?: section(out, "connections by errors", n.errors, sock_cols, conn_show,
+				     NSHOW(conn_show),
+				     strcmp(p.source, "ebpf") ? "not measured (/proc lane)"
+							      : "no errors",
+				     top);
+		err = err ?: section(out, "listening sockets", n.listen, sock_cols, listen_show,
+				     NSHOW(listen_show), "none", top);
+		if (!err)
+			peers_text(out, n.peers, top);
+		err = err ?: section(out, "errors by kind", n.kinds, kind_cols, NULL, 0,
+				     strcmp(p.source, "ebpf") ? "not measured (/proc lane)" : "none",
+				     top);
+		err = err ?: section(out, "error events", n.events, event_cols, NULL, 0,
+				     strcmp(p.source, "ebpf") ? "not measured (/proc lane)" : "none",
+				     top);
+		err = err ?: section(out, "state changes (TCP): the first since the start, then "
+					  "+since the one before",
+				     n.timelines, tl_cols, tl_show, NSHOW(tl_show),
+				     strcmp(p.source, "ebpf") ? "not measured (/proc lane)" : "none",
+				     top);
 		break;
 	case OUT_CSV:
 		report__drops(NULL, out, o, "net", drops, nd);

@@ -453,6 +453,76 @@ static void test_06_load(void **state)
 	sqlite3_close(db);
 }
 
+/* Many connections: text shows the first --top of each list and says how many more; the
+ * peers are grouped by host (10.0.0.1 with ports 80 and 443 before 10.0.0.2, by bytes),
+ * then by port; JSON keeps every row, each peer with its host and port. */
+static void test_08_top_and_hosts(void **state)
+{
+	struct capture_writer_opts wo = {.force = true};
+	struct capture_writer *w = capture_writer__create(tpath("many.ptop"), &wo);
+	Ptop__V1__NetSocket s[25], *ptrs[25];
+	Ptop__V1__NetTraffic tr[25];
+	Ptop__V1__NetSockets m = PTOP__V1__NET_SOCKETS__INIT;
+	const struct an_report *r = report_kind__find("net");
+	struct report_opts o = {.fmt = OUT_TEXT, .top = 5};
+	char local[25][32], id[DB_CAPTURE_ID_LEN], *buf = NULL;
+	size_t len = 0;
+	sqlite3 *db;
+	FILE *f;
+	int rc;
+
+	(void)state;
+	assert_non_null(w);
+	put_header(w, PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_EBPF);
+	for (int k = 0; k < 25; k++) {
+		ptop__v1__net_socket__init(&s[k]);
+		ptop__v1__net_traffic__init(&tr[k]);
+		s[k].id = 1000 + (uint64_t)k;
+		s[k].inode = 2000 + (uint64_t)k;
+		s[k].proto = "tcp";
+		snprintf(local[k], sizeof(local[k]), "127.0.0.1:%d", 50000 + k);
+		s[k].local = local[k];
+		s[k].remote = k < 15 ? "10.0.0.1:80" : k < 22 ? "10.0.0.1:443" : "10.0.0.2:80";
+		s[k].state = "ESTABLISHED";
+		tr[k].tx_bytes = 100 + (uint64_t)k;
+		tr[k].rx_bytes = 1000;
+		s[k].traffic = &tr[k];
+		ptrs[k] = &s[k];
+	}
+	m.sockets = ptrs;
+	m.n_sockets = 25;
+	m.ebpf = m.proc = true;
+	put_payload(w, T0 + SEC, SEC, &m.base, "net");
+	capw__trailer(w, T0 + 2 * SEC);
+	assert_int_equal(capture_writer__close(w), 0);
+	db = load(tpath("many.ptop"), "many.db", id, &rc);
+	if (rc)
+		fail_msg("load: %d %s", rc, errbuf);
+	f = open_memstream(&buf, &len);
+	assert_int_equal(r->run(db, id, &o, f), 0);
+	fclose(f);
+	if (!strstr(buf, "  ... 20 more (--top)\n") ||
+	    !strstr(buf, "\npeers (by host, then port)\n  10.0.0.1: 22 sockets, 2 ports, sent ") ||
+	    !strstr(buf, "    80                         15 sockets") ||
+	    !strstr(buf, "    443                         7 sockets") ||
+	    !strstr(buf, "  10.0.0.2: 3 sockets, 1 port, sent ") ||
+	    strstr(buf, "50009")) /* the 10th connection by bytes is past --top */
+		fail_msg("text:\n%s", buf);
+	assert_true(strstr(buf, "  10.0.0.1: ") < strstr(buf, "  10.0.0.2: "));
+	free(buf);
+	buf = NULL;
+	o.fmt = OUT_JSON;
+	f = open_memstream(&buf, &len);
+	assert_int_equal(r->run(db, id, &o, f), 0);
+	fclose(f);
+	if (!strstr(buf, "\"remote\": \"10.0.0.1:443\",\n      \"host\": \"10.0.0.1\",\n      "
+			 "\"port\": 443,\n      \"sockets\": 7,") ||
+	    !strstr(buf, "\"local\": \"127.0.0.1:50009\"")) /* JSON: every connection */
+		fail_msg("json:\n%s", buf);
+	free(buf);
+	sqlite3_close(db);
+}
+
 /* A NetSockets whose bytes do not unpack: the load fails and says so. */
 static void test_07_corrupt_payload(void **state)
 {
@@ -498,7 +568,7 @@ int main(void)
 	    cmocka_unit_test(test_04_fd_links_and_addrs),
 	    cmocka_unit_test(test_05_file_matched_by_inode),
 	    cmocka_unit_test(test_06_load),
-	    cmocka_unit_test(test_07_corrupt_payload),
+	    cmocka_unit_test(test_08_top_and_hosts), cmocka_unit_test(test_07_corrupt_payload),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

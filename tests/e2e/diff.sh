@@ -95,7 +95,7 @@ echo "$out" | has -E '^2 of 2 gates failed$' || fail "not 2 of 2 gates failed:
 $out"
 echo "$out" | has -E 'heap\.live_bytes [0-9.]+ MiB -> [0-9.]+ MiB' || fail "no values: $out"
 
-# ---- markdown: one valid table; junit: a test case per gate
+# ---- markdown: the verdict first, one valid table, the rest folded; junit: a test case per gate
 "$ANA" diff --format markdown --fail-on 'heap.live_bytes > +50%' --fail-on 'mem.pss_peak > 1G' \
 	"$TMP/old1.ptop" "$TMP/new.ptop" >"$TMP/d.md" 2>/dev/null && fail "markdown: a gate fired, exit 0"
 python3 - "$TMP/d.md" <<'PY' || fail "markdown table"
@@ -115,6 +115,14 @@ for l in lines[start + 2:]:
 assert body and all(cells(l) == hdr and l.endswith("|") for l in body), body
 assert any("`heap.live_bytes`" in l for l in body)
 assert any("**FAIL**" in l for l in lines)
+# a pull request comment leads with the verdict: the gates, then the changes, then the
+# rest (captures, recording differences, figures not comparable) folded in <details>
+text = "\n".join(lines)
+v, g = text.index("**FAILED: "), text.index("- **FAIL**")
+c, d = text.index("| figure |"), text.index("<details><summary>")
+assert v < g < c < d, (v, g, c, d)
+assert "Not comparable" not in text[:d] and "BASE `" not in text[:d], text[:d]
+assert text.rstrip().endswith("</details>"), text[-200:]
 PY
 "$ANA" diff --format junit --fail-on 'heap.live_bytes > +50%' --fail-on 'mem.pss_peak > 1G' \
 	"$TMP/old1.ptop" "$TMP/new.ptop" >"$TMP/d.xml" 2>/dev/null && fail "junit: a gate fired, exit 0"

@@ -7,6 +7,7 @@
 #   ptop-record: likewise, with the SYNOPSIS and the OPTIONS section of ptop-record(1);
 #   every collector --help marks off by default is named under --enable in ptop-record(1);
 #   the kinds of `ptop-analyze report` (from the collectors' parts) are those of ptop-analyze(1);
+#   the exit status table is the same at the end of every --help and in ptop-analyze(1);
 #   and groff -ww finds nothing to warn about in any page.
 . "$(dirname "$0")/lib.sh"
 MAN=$(dirname "$0")/../../man
@@ -98,6 +99,49 @@ for c in $off; do
 		{ echo "FAIL: ptop-record(1) --enable does not name $c, off by default" >&2; errors=$((errors + 1)); }
 done
 echo "off by default: $(echo $off)"
+
+# exit status: one table for every command, printed at the end of `ptop-analyze --help` and
+# of each command's --help, the same codes and words as ptop-analyze(1) EXIT STATUS
+table=$("$ANA" --help | sed -n '/^exit status (every command):/,$p')
+[ -n "$table" ] || fail "ptop-analyze --help has no exit status table"
+for c in $cmds; do
+	[ "$("$ANA" "$c" --help | sed -n '/^exit status (every command):/,$p')" = "$table" ] ||
+		{ echo "FAIL: ptop-analyze $c --help: no exit status table, or another one" >&2; errors=$((errors + 1)); }
+done
+echo "$table" | python3 -c '
+import re, sys
+help = {}
+for line in sys.stdin.read().splitlines()[1:]:
+    m = re.match(r"  (\d)  (.*)", line)
+    if m:
+        code = m.group(1); help[code] = m.group(2)
+    else:
+        help[code] += " " + line.strip()
+man = open(sys.argv[1]).read()
+sec = man.split(".SH EXIT STATUS", 1)[1].split("\n.PP", 1)[0]
+items = {}
+for m in re.finditer(r"\.TP\n\.B (\d)\n(.*?)(?=\n\.TP\n|\Z)", sec, re.S):
+    t = re.sub(r"^\.[A-Z]+ ?", "", m.group(2), flags=re.M)
+    t = re.sub(r"\\f[BIRP]|\\\((lq|rq)|\"|\\", "", t)
+    t = re.sub(r" ([:,.)])", r"\1", " ".join(t.split()))
+    items[m.group(1)] = t.lower()
+def norm(t): return " ".join(t.replace("\"", "").split()).lower().rstrip(".")
+bad = []
+if sorted(help) != sorted(items):
+    bad.append("codes: --help %s, man %s" % (sorted(help), sorted(items)))
+for c, words in help.items():
+    if c in items and norm(words) not in items[c]:
+        bad.append("code %s: --help says \"%s\", the man page \"%s\"" % (c, words, items[c]))
+for b in bad: print("FAIL: exit status: " + b, file=sys.stderr)
+sys.exit(1 if bad else 0)
+' "$MAN/ptop-analyze.1" || errors=$((errors + 1))
+echo "exit status: $(echo "$table" | grep -c '^  [0-9]') codes, the same in every --help and the man page"
+# and as the table says: output that could not be written is an internal error (3), for
+# any command, never 1 (a diff gate's)
+"$REC" --no-ebpf -o "$TMP/x.ptop" -- true 2>/dev/null || fail "recording true failed"
+rc=0
+"$ANA" info "$TMP/x.ptop" >/dev/full 2>"$TMP/err" || rc=$?
+[ "$rc" = 3 ] || { echo "FAIL: info >/dev/full exited $rc, not 3: $(cat "$TMP/err")" >&2; errors=$((errors + 1)); }
 
 if command -v groff >/dev/null; then
 	w=$(groff -man -ww -z "$MAN"/*.[1-9] 2>&1)
