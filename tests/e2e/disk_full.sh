@@ -42,5 +42,5 @@ grep -q 'disk is full' "$TMP/diff.err" || fail "diff does not say the disk is fu
 rc=0
 XDG_CACHE_HOME=$TMP/small/cache "$ANA" report syscalls "$TMP/run.ptop" >/dev/null \
 	2>"$TMP/report.err" || rc=$?
-assert_eq "report with its cache on a full disk: exit" 1 "$rc"
+assert_eq "report with its cache on a full disk: exit" 3 "$rc"
 grep -q 'disk is full' "$TMP/report.err" || fail "report does not say the disk is full"
