@@ -4,7 +4,7 @@
  * in analyze_cmds[] and calls that command with argv[0] = the command name.
  * Every command returns a process exit code: 0 ok, 2 usage and input errors
  * (bad option, missing file, corrupt capture with nothing to read, bad SQL),
- * 1 internal errors (out of memory, an unexpected SQLite failure).
+ * 3 internal errors (out of memory, an unexpected SQLite failure); 1 only for diff's gates.
  */
 #ifndef PTOP_ANALYZE_H
 #define PTOP_ANALYZE_H
@@ -28,8 +28,8 @@
 	"  0  success (a report that says \"not collected\" too)\n"                                \
 	"  1  diff: a --fail-on gate fired, or a gated figure is not comparable\n"                 \
 	"  2  usage or input error\n"                                                              \
-	"  3  internal error: out of memory, an unexpected SQLite failure, output that\n"          \
-	"     could not be written\n"
+	"  3  internal error: out of memory, an unexpected SQLite failure (a full disk under\n"   \
+	"     the cache or a DB included), output that could not be written\n"
 
 struct analyze_cmd {
 	const char *name;		  /* "info" */
