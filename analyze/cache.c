@@ -352,6 +352,21 @@ static int entry_remove(const char *path)
 	return ret;
 }
 
+/* entry_remove of the entry CPATH, then of its build lock file when no build holds it (a
+ * builder that opened the file just before still builds atomically: at worst an entry
+ * is built twice). */
+static int entry_remove_with_lock(const char *cpath)
+{
+	char lpath[PATH_MAX + 80];
+	int ret = entry_remove(cpath);
+
+	if (!ret) {
+		snprintf(lpath, sizeof(lpath), "%s.lock", cpath);
+		entry_remove(lpath);
+	}
+	return ret;
+}
+
 /* ------------------------------------------------------------------ freshness */
 
 /* Whether DB (the entry at CPATH) holds the capture at REAL, whose stat is ST: one
@@ -602,7 +617,7 @@ static void remove_older_sizes(const char *cpath, const char *real)
 		snprintf(e.path, sizeof(e.path), "%s", g.gl_pathv[k]);
 		entry_describe(&e);
 		if (!strcmp(e.source, real))
-			entry_remove(g.gl_pathv[k]);
+			entry_remove_with_lock(g.gl_pathv[k]);
 	}
 	globfree(&g);
 }
@@ -798,7 +813,7 @@ int cache__evict(const char *dir, uint64_t max, const char *keep, uint64_t *free
 	for (size_t k = n; max && k-- > 0 && total > max;) {
 		if (keep && !strcmp(v[k].path, keep))
 			continue;
-		if (entry_remove(v[k].path))
+		if (entry_remove_with_lock(v[k].path))
 			continue; /* in use by a process (a shared lock), or gone */
 		total -= v[k].db_bytes;
 		if (freed)
