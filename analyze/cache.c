@@ -18,9 +18,9 @@
  * (ID-SIZE.db.tmp.PID), its frames placed and named there, and only then renamed into
  * place, by one builder at a time (an exclusive flock on ID-SIZE.db.lock); a second
  * builder waits for that lock and then takes the entry the first made. A process using an
- * entry holds a shared flock on its file as long as its DB handle is open; removing an entry (the cap,
- * prune, clear, another size) takes an exclusive flock without waiting, and an entry in
- * use is skipped, never removed.
+ * entry holds a shared flock on its file as long as its DB handle is open; removing an entry (the
+ * cap, prune, clear, another size) takes an exclusive flock without waiting, and an entry in use is
+ * skipped, never removed.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -383,11 +383,12 @@ static bool entry_fresh(sqlite3 *db, const char *cpath, const char *real, const 
 	uint64_t hash;
 
 	key_from_stat(&now, st);
-	if (sqlite3_prepare_v2(db,
-			       "SELECT c.source_path, c.source_size, (SELECT count(*) FROM capture), "
-			       "k.dev, k.ino, k.size, k.mtime_ns, k.ctime_ns, k.hash "
-			       "FROM capture c, cache_key k",
-			       -1, &s, NULL) != SQLITE_OK ||
+	if (sqlite3_prepare_v2(
+		db,
+		"SELECT c.source_path, c.source_size, (SELECT count(*) FROM capture), "
+		"k.dev, k.ino, k.size, k.mtime_ns, k.ctime_ns, k.hash "
+		"FROM capture c, cache_key k",
+		-1, &s, NULL) != SQLITE_OK ||
 	    sqlite3_step(s) != SQLITE_ROW)
 		goto cleanup; /* an entry of an older ptop has no key: built again */
 	if (sqlite3_column_int64(s, 2) != 1 || sqlite3_column_int64(s, 1) != now.size ||
@@ -395,7 +396,8 @@ static bool entry_fresh(sqlite3 *db, const char *cpath, const char *real, const 
 		goto cleanup;
 	src = (const char *)sqlite3_column_text(s, 0);
 	if (sqlite3_column_int64(s, 3) == now.dev && sqlite3_column_int64(s, 4) == now.ino &&
-	    sqlite3_column_int64(s, 6) == now.mtime_ns && sqlite3_column_int64(s, 7) == now.ctime_ns) {
+	    sqlite3_column_int64(s, 6) == now.mtime_ns &&
+	    sqlite3_column_int64(s, 7) == now.ctime_ns) {
 		fresh = true;
 		stamp = !src || strcmp(src, real); /* a hard link's other name */
 		goto cleanup;
@@ -532,8 +534,8 @@ static void name_frames(sqlite3 *db)
  * shared before it appears, so that no other process's cap removes it: *LOCK_FD, for
  * the handle that will read it. No journal and no fsync: an entry that a crash left unreadable
  * fails entry_open and is built again. */
-static int entry_build(const char *path, const char *real, const struct stat *st,
-		       const char *cpath, int *lock_fd, char *err, size_t errlen)
+static int entry_build(const char *path, const char *real, const struct stat *st, const char *cpath,
+		       int *lock_fd, char *err, size_t errlen)
 {
 	char tmp[PATH_MAX + 96];
 	char id[DB_CAPTURE_ID_LEN];
