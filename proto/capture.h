@@ -111,7 +111,7 @@ struct capture_status {
 	uint64_t file_size;
 	uint64_t frames;         /* zstd frames read whole, every record returned */
 	uint64_t records;        /* records returned */
-	uint64_t skipped;	 /* records in whole, checked frames that did not unpack:
+	uint64_t skipped;        /* records in whole, checked frames that did not unpack:
 				  * passed over, as a lost event (see capture_reader__next) */
 	bool has_index;          /* the file ends with a valid time index */
 	char message[256];       /* "truncated at byte 1234 (inside frame 7)" */
