@@ -18,9 +18,9 @@
  * (ID-SIZE.db.tmp.PID), its frames placed and named there, and only then renamed into
  * place, by one builder at a time (an exclusive flock on ID-SIZE.db.lock); a second
  * builder waits for that lock and then takes the entry the first made. A process using an
- * entry holds a shared flock on its file as long as its DB handle is open; removing an entry (the cap,
- * prune, clear, another size) takes an exclusive flock without waiting, and an entry in
- * use is skipped, never removed.
+ * entry holds a shared flock on its file as long as its DB handle is open; removing an entry (the
+ * cap, prune, clear, another size) takes an exclusive flock without waiting, and an entry in use is
+ * skipped, never removed.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -352,6 +352,21 @@ static int entry_remove(const char *path)
 	return ret;
 }
 
+/* entry_remove of the entry CPATH, then of its build lock file when no build holds it (a
+ * builder that opened the file just before still builds atomically: at worst an entry
+ * is built twice). */
+static int entry_remove_with_lock(const char *cpath)
+{
+	char lpath[PATH_MAX + 80];
+	int ret = entry_remove(cpath);
+
+	if (!ret) {
+		snprintf(lpath, sizeof(lpath), "%s.lock", cpath);
+		entry_remove(lpath);
+	}
+	return ret;
+}
+
 /* ------------------------------------------------------------------ freshness */
 
 /* Whether DB (the entry at CPATH) holds the capture at REAL, whose stat is ST: one
@@ -368,11 +383,12 @@ static bool entry_fresh(sqlite3 *db, const char *cpath, const char *real, const 
 	uint64_t hash;
 
 	key_from_stat(&now, st);
-	if (sqlite3_prepare_v2(db,
-			       "SELECT c.source_path, c.source_size, (SELECT count(*) FROM capture), "
-			       "k.dev, k.ino, k.size, k.mtime_ns, k.ctime_ns, k.hash "
-			       "FROM capture c, cache_key k",
-			       -1, &s, NULL) != SQLITE_OK ||
+	if (sqlite3_prepare_v2(
+		db,
+		"SELECT c.source_path, c.source_size, (SELECT count(*) FROM capture), "
+		"k.dev, k.ino, k.size, k.mtime_ns, k.ctime_ns, k.hash "
+		"FROM capture c, cache_key k",
+		-1, &s, NULL) != SQLITE_OK ||
 	    sqlite3_step(s) != SQLITE_ROW)
 		goto cleanup; /* an entry of an older ptop has no key: built again */
 	if (sqlite3_column_int64(s, 2) != 1 || sqlite3_column_int64(s, 1) != now.size ||
@@ -380,7 +396,8 @@ static bool entry_fresh(sqlite3 *db, const char *cpath, const char *real, const 
 		goto cleanup;
 	src = (const char *)sqlite3_column_text(s, 0);
 	if (sqlite3_column_int64(s, 3) == now.dev && sqlite3_column_int64(s, 4) == now.ino &&
-	    sqlite3_column_int64(s, 6) == now.mtime_ns && sqlite3_column_int64(s, 7) == now.ctime_ns) {
+	    sqlite3_column_int64(s, 6) == now.mtime_ns &&
+	    sqlite3_column_int64(s, 7) == now.ctime_ns) {
 		fresh = true;
 		stamp = !src || strcmp(src, real); /* a hard link's other name */
 		goto cleanup;
@@ -517,8 +534,8 @@ static void name_frames(sqlite3 *db)
  * shared before it appears, so that no other process's cap removes it: *LOCK_FD, for
  * the handle that will read it. No journal and no fsync: an entry that a crash left unreadable
  * fails entry_open and is built again. */
-static int entry_build(const char *path, const char *real, const struct stat *st,
-		       const char *cpath, int *lock_fd, char *err, size_t errlen)
+static int entry_build(const char *path, const char *real, const struct stat *st, const char *cpath,
+		       int *lock_fd, char *err, size_t errlen)
 {
 	char tmp[PATH_MAX + 96];
 	char id[DB_CAPTURE_ID_LEN];
@@ -602,7 +619,7 @@ static void remove_older_sizes(const char *cpath, const char *real)
 		snprintf(e.path, sizeof(e.path), "%s", g.gl_pathv[k]);
 		entry_describe(&e);
 		if (!strcmp(e.source, real))
-			entry_remove(g.gl_pathv[k]);
+			entry_remove_with_lock(g.gl_pathv[k]);
 	}
 	globfree(&g);
 }
@@ -798,7 +815,7 @@ int cache__evict(const char *dir, uint64_t max, const char *keep, uint64_t *free
 	for (size_t k = n; max && k-- > 0 && total > max;) {
 		if (keep && !strcmp(v[k].path, keep))
 			continue;
-		if (entry_remove(v[k].path))
+		if (entry_remove_with_lock(v[k].path))
 			continue; /* in use by a process (a shared lock), or gone */
 		total -= v[k].db_bytes;
 		if (freed)

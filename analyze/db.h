@@ -96,8 +96,8 @@ int db__check_tables(sqlite3 *db, int64_t cap, const char *tables, char *err, si
 /* What db__check_drop_bad_rows tells of each table it took rows from: the part
  * (COLLECTOR), TABLE, how many ROWS, and what was wrong with the first (WHAT). 0 or
  * -errno (which stops it). */
-typedef int (*db_bad_rows_fn)(void *arg, const char *collector, const char *table,
-			      uint64_t rows, const char *what);
+typedef int (*db_bad_rows_fn)(void *arg, const char *collector, const char *table, uint64_t rows,
+			      const char *what);
 
 /* The checks of db__check_capture at load time: every row of capture CAP's sample
  * tables that fails one is deleted (a row out of order is judged against the rows kept,

@@ -87,8 +87,8 @@ static int check_nonneg(sqlite3 *db, int64_t cap, const struct an_table_check *t
 			 any[0] ? " OR " : "", col);
 	}
 	snprintf(sql, sizeof(sql),
-		 "SELECT rowid, CASE%s END, CASE%s END FROM %s WHERE cap = ?1 AND (%s)%s",
-		 which, value, t->table, any, bad ? "" : " LIMIT 1");
+		 "SELECT rowid, CASE%s END, CASE%s END FROM %s WHERE cap = ?1 AND (%s)%s", which,
+		 value, t->table, any, bad ? "" : " LIMIT 1");
 	rc = sqlite3_prepare_v2(db, sql, -1, &s, NULL);
 	if (rc != SQLITE_OK) {
 		snprintf(err, errlen, "checking %s: %s", t->table, sqlite3_errmsg(db));
@@ -348,7 +348,8 @@ int db__check_drop_bad_rows(sqlite3 *db, int64_t cap, db_bad_rows_fn fn, void *a
 	 * then signs: a row may offend twice) and deleted before the next is checked */
 	for (int timed = 1; timed >= 0; timed--)
 		for (const struct an_part *const *p = an_parts; !ret && *p; p++)
-			for (const struct an_table_check *t = (*p)->load ? (*p)->load->checks : NULL;
+			for (const struct an_table_check *t = (*p)->load ? (*p)->load->checks
+									 : NULL;
 			     !ret && t && t->table; t++) {
 				size_t n = 0;
 
@@ -359,7 +360,8 @@ int db__check_drop_bad_rows(sqlite3 *db, int64_t cap, db_bad_rows_fn fn, void *a
 				if (ret || !bad.n)
 					continue;
 				qsort(bad.row, bad.n, sizeof(*bad.row), cmp_i64);
-				snprintf(sql, sizeof(sql), "DELETE FROM %s WHERE rowid = ?1", t->table);
+				snprintf(sql, sizeof(sql), "DELETE FROM %s WHERE rowid = ?1",
+					 t->table);
 				if (sqlite3_prepare_v2(db, sql, -1, &del, NULL) != SQLITE_OK) {
 					snprintf(err, errlen, "checking %s: %s", t->table,
 						 sqlite3_errmsg(db));

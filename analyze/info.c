@@ -619,8 +619,8 @@ static int text_skipped(sqlite3 *db, const struct capture_meta *m, FILE *f)
 	sqlite3_bind_int64(s, 1, m->cap);
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		int64_t n = sqlite3_column_int64(s, 1);
-		bool undecodable = !strcmp((const char *)sqlite3_column_text(s, 0),
-					   LOAD_SKIP_UNDECODABLE);
+		bool undecodable =
+		    !strcmp((const char *)sqlite3_column_text(s, 0), LOAD_SKIP_UNDECODABLE);
 
 		fprintf(f, "           %" PRId64 " %s skipped at load (%s): %s; see the drops\n", n,
 			undecodable ? (n == 1 ? "record" : "records") : (n == 1 ? "row" : "rows"),

@@ -156,7 +156,7 @@ struct part_load {
  * of their record_count rows). */
 struct claim {
 	const struct an_load_payload *p;
-	const char *collector;	/* its part's name, for the records it skips */
+	const char *collector; /* its part's name, for the records it skips */
 	struct load_ctx *ctx;
 	uint64_t count;		/* its events: record_count kind p->kind */
 };
@@ -169,8 +169,8 @@ struct loader {
 	sqlite3_stmt *st[ST_N];
 	char id[DB_CAPTURE_ID_LEN];
 	uint64_t records;
-	uint64_t skipped;	/* records skipped: their payload does not decode */
-	uint64_t bad_rows;	/* rows dropped by the reports' checks */
+	uint64_t skipped;  /* records skipped: their payload does not decode */
+	uint64_t bad_rows; /* rows dropped by the reports' checks */
 	uint64_t counts[K_N];
 	bool have_events;
 	uint64_t first_ns, last_ns;
@@ -662,8 +662,8 @@ static int load_lanes(struct loader *l, const Ptop__V1__Probe *p)
 
 /* A drop notice of the loader's own: LOST records or rows of COLLECTOR skipped at load
  * (KIND, DETAIL), at TIME_NS (0: the whole capture). 0 or -errno. */
-static int note_skipped(struct loader *l, uint64_t time_ns, const char *collector,
-			const char *kind, uint64_t lost, const char *detail)
+static int note_skipped(struct loader *l, uint64_t time_ns, const char *collector, const char *kind,
+			uint64_t lost, const char *detail)
 {
 	sqlite3_stmt *s = l->st[ST_DROP];
 
@@ -1194,8 +1194,8 @@ static int note_bad_rows(void *arg, const char *collector, const char *table, ui
 static int drop_bad_rows(struct loader *l)
 {
 	uint64_t n = 0;
-	int err = db__check_drop_bad_rows(l->run.db, l->run.cap, note_bad_rows, l, &n,
-					  l->run.err, l->run.errlen);
+	int err = db__check_drop_bad_rows(l->run.db, l->run.cap, note_bad_rows, l, &n, l->run.err,
+					  l->run.errlen);
 
 	l->bad_rows = n;
 	l->run.rows -= n;
@@ -1343,8 +1343,8 @@ static int parts_open(struct loader *l)
 				continue; /* claimed by an earlier part */
 			memmove(&l->claims[at + 1], &l->claims[at],
 				(l->n_claims - at) * sizeof(*l->claims));
-			l->claims[at] = (struct claim){ .p = c, .collector = (*p)->name,
-							.ctx = &pl->ctx };
+			l->claims[at] =
+			    (struct claim){.p = c, .collector = (*p)->name, .ctx = &pl->ctx};
 			l->n_claims++;
 		}
 	}

@@ -74,7 +74,8 @@ int cmd_load(int argc, char **argv)
 		printf("%s: capture %s: %s records, %s rows", argv[i], id,
 		       fmt_count(c1, sizeof(c1), st.records), fmt_count(c2, sizeof(c2), st.rows));
 		if (st.skipped)
-			printf("; %s skipped (not decodable)", fmt_count(c1, sizeof(c1), st.skipped));
+			printf("; %s skipped (not decodable)",
+			       fmt_count(c1, sizeof(c1), st.skipped));
 		if (st.bad_rows)
 			printf("; %s rows left out (values no recorder writes)",
 			       fmt_count(c2, sizeof(c2), st.bad_rows));

@@ -88,10 +88,10 @@ static void read_recs(const char *path, struct recs *rs)
 		x->p = malloc(x->n ? x->n : 1);
 		assert_non_null(x->p);
 		ptop__v1__record__pack(rec, x->p);
-		x->collector_payload = rec->kind_case == PTOP__V1__RECORD__KIND_EVENT && rec->event &&
-				       rec->event->payload_case ==
-					   PTOP__V1__EVENT__PAYLOAD_COLLECTOR_PAYLOAD &&
-				       rec->event->collector_payload;
+		x->collector_payload =
+		    rec->kind_case == PTOP__V1__RECORD__KIND_EVENT && rec->event &&
+		    rec->event->payload_case == PTOP__V1__EVENT__PAYLOAD_COLLECTOR_PAYLOAD &&
+		    rec->event->collector_payload;
 		ptop__v1__record__free_unpacked(rec, NULL);
 	}
 	assert_int_equal(capture_reader__status(r)->end, CAPTURE_END_CLEAN);
@@ -132,8 +132,7 @@ enum mode { KEEP, LEAVE_OUT, BREAK_PAYLOAD, BREAK_RECORD };
 
 /* Append the records BUF..END (N of them) as one zstd frame with its checksum, as the
  * writer makes them. */
-static void put_frame(struct capture_writer *w, const uint8_t *buf, const uint8_t *end,
-		      size_t n)
+static void put_frame(struct capture_writer *w, const uint8_t *buf, const uint8_t *end, size_t n)
 {
 	size_t cap = ZSTD_compressBound((size_t)(end - buf)), z;
 	ZSTD_CCtx *c = ZSTD_createCCtx();
@@ -225,12 +224,13 @@ static uint64_t digest(sqlite3 *db)
 	uint64_t all = FNV1A64_INIT;
 	char sql[256];
 
-	assert_int_equal(sqlite3_prepare_v2(db,
-					    "SELECT name FROM sqlite_master WHERE type = 'table' "
-					    "AND name NOT IN ('capture', 'record_count', "
-					    "'drop_notice') AND name NOT LIKE 'sqlite_%' ORDER BY name",
-					    -1, &t, NULL),
-			 SQLITE_OK);
+	assert_int_equal(
+	    sqlite3_prepare_v2(db,
+			       "SELECT name FROM sqlite_master WHERE type = 'table' "
+			       "AND name NOT IN ('capture', 'record_count', "
+			       "'drop_notice') AND name NOT LIKE 'sqlite_%' ORDER BY name",
+			       -1, &t, NULL),
+	    SQLITE_OK);
 	while (sqlite3_step(t) == SQLITE_ROW) {
 		const char *name = (const char *)sqlite3_column_text(t, 0);
 		uint64_t sum = 0, rows = 0;
@@ -317,7 +317,8 @@ static void check_breaks(const struct recs *rs, const enum mode *modes, const ch
 	b = load(broken_path, &sb);
 	l = load(left_path, &sl);
 	if (sb.skipped != n)
-		fail_msg("%s: %" PRIu64 " records skipped, %" PRIu64 " broken", what, sb.skipped, n);
+		fail_msg("%s: %" PRIu64 " records skipped, %" PRIu64 " broken", what, sb.skipped,
+			 n);
 	assert_int_equal(sl.skipped, 0);
 	if (digest(b) != digest(l))
 		fail_msg("%s: the other records did not load as they do without the broken ones",
@@ -350,13 +351,14 @@ static void test_01_one_bad_record_at_a_time(void **state)
 		/* record 0 is the header: without it there is no capture to load */
 		for (size_t k = 1; k < rs.n; k++) {
 			modes[k] = BREAK_RECORD;
-			snprintf(what, sizeof(what), "seed-%02d record %zu, its bytes broken", s, k);
+			snprintf(what, sizeof(what), "seed-%02d record %zu, its bytes broken", s,
+				 k);
 			check_breaks(&rs, modes, what);
 			cases++;
 			if (rs.r[k].collector_payload) {
 				modes[k] = BREAK_PAYLOAD;
-				snprintf(what, sizeof(what), "seed-%02d record %zu, its payload broken",
-					 s, k);
+				snprintf(what, sizeof(what),
+					 "seed-%02d record %zu, its payload broken", s, k);
 				check_breaks(&rs, modes, what);
 				cases++;
 				payloads++;
@@ -391,7 +393,7 @@ static void test_02_random_sets_of_bad_records(void **state)
 				size_t k = 1 + rnd() % (rs.n - 1);
 
 				modes[k] = rs.r[k].collector_payload && rnd() % 2 ? BREAK_PAYLOAD
-										   : BREAK_RECORD;
+										  : BREAK_RECORD;
 			}
 			snprintf(what, sizeof(what), "seed-%02d set %d", s, set);
 			check_breaks(&rs, modes, what);
@@ -423,7 +425,8 @@ static void test_03_rows_the_check_refuses_are_left_out(void **state)
 	w = capture_writer__create(path, &o);
 	assert_non_null(w);
 	while (capture_reader__next(r, &rec) == 1) {
-		Ptop__V1__Event *ev = rec->kind_case == PTOP__V1__RECORD__KIND_EVENT ? rec->event : NULL;
+		Ptop__V1__Event *ev =
+		    rec->kind_case == PTOP__V1__RECORD__KIND_EVENT ? rec->event : NULL;
 
 		if (ev && ev->payload_case == PTOP__V1__EVENT__PAYLOAD_CPU && ev->tid == 0) {
 			if (prev && !dup++)
@@ -480,9 +483,9 @@ static void test_04_info_and_salvage(void **state)
 	{
 		sqlite3_stmt *s = NULL;
 
-		assert_int_equal(sqlite3_prepare_v2(db, "SELECT capture_id FROM capture", -1, &s,
-						    NULL),
-				 SQLITE_OK);
+		assert_int_equal(
+		    sqlite3_prepare_v2(db, "SELECT capture_id FROM capture", -1, &s, NULL),
+		    SQLITE_OK);
 		assert_int_equal(sqlite3_step(s), SQLITE_ROW);
 		snprintf(cid, sizeof(cid), "%s", (const char *)sqlite3_column_text(s, 0));
 		sqlite3_finalize(s);

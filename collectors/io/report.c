@@ -622,7 +622,8 @@ static int print_top(const struct io_file_sum *f, size_t n, size_t top,
 		table__free(t);
 		return -ENOMEM;
 	}
-	memcpy(c, f, n * sizeof(*c));
+	if (n) /* F is NULL when there is no row */
+		memcpy(c, f, n * sizeof(*c));
 	if (cmp)
 		qsort(c, n, sizeof(*c), cmp);
 	err = build_files(c, n < top ? n : top, t);

@@ -2,7 +2,7 @@
 # capture reuse its entry (cache list shows one, with the path last used); another
 # capture gets its own; a capture changed in place at the same size, its mtime set
 # back, is read again (the key holds the inode, ctime and a hash of the bytes), and one
-# only touched is not; prune removes the least recently used down to --max-size;
+# only touched is not; an entry in use (flock) is kept by prune and clear; prune removes the least recently used down to --max-size;
 # clear removes all; a bad PTOP_CACHE_MAX is refused by `cache` and warned about by
 # the commands that build an entry.
 . "$(dirname "$0")/lib.sh"
@@ -64,6 +64,25 @@ fresh=$("$ANA" info "$TMP/fresh.db" 2>&1 | grep '^file' | sed 's/^file *[^:]*: /
 cached=$("$ANA" info "$TMP/alt.ptop" 2>&1 | grep '^file' | sed 's/^file *[^:]*: //')
 case $fresh in *"read clean"*) fail "flipping 64 bytes did not make alt.ptop read differently: $fresh" ;; esac
 assert_eq "a capture changed in place is read again, as a fresh load reads it" "$fresh" "$cached"
+
+# an entry in use (a process holds a shared flock on it, as ptop-analyze does while it
+# reads it) is never removed: not by prune, not by clear
+entry=$("$ANA" cache list --format json | python3 -c 'import json,sys; print(json.load(sys.stdin)["entries"][0]["entry"])')
+(
+	exec 9<"$entry"
+	flock -s 9
+	exec sleep 30 # the lock goes with fd 9, into sleep: killing it releases the lock
+) &
+holder=$!
+kill_at_exit "$holder"
+for _ in $(seq 100); do flock -n -x "$entry" true 2>/dev/null || break; sleep 0.1; done
+"$ANA" cache prune --max-size 1 >/dev/null
+[ -f "$entry" ] || fail "prune removed an entry in use"
+"$ANA" cache clear | tee "$TMP/clear.txt"
+has "kept 1 in use" <"$TMP/clear.txt" || fail "clear does not say it kept the entry in use"
+[ -f "$entry" ] || fail "clear removed an entry in use"
+kill "$holder"
+wait "$holder" 2>/dev/null || true
 
 # clear
 "$ANA" cache clear | has "removed [0-9]* entries" || fail "cache clear did not say what it removed"

@@ -597,7 +597,8 @@ static void mutate_once(struct recs *rs)
 	size_t k = rnd_below(rs->n);
 	unsigned op = (unsigned)rnd_below(16);
 
-	if (op == 3 || op == 4) { /* a collector payload damaged: the first record from K on that has one */
+	if (op == 3 ||
+	    op == 4) { /* a collector payload damaged: the first record from K on that has one */
 		for (size_t j = 0; j < rs->n; j++)
 			if (damage_payload(rs, (k + j) % rs->n))
 				return;
@@ -712,10 +713,10 @@ size_t LLVMFuzzerCustomCrossOver(const uint8_t *d1, size_t s1, const uint8_t *d2
  * part's type must be here (checked at the first input), so a collector added later
  * cannot escape the property. */
 static const ProtobufCMessageDescriptor *const payload_descs[] = {
-    &ptop__v1__fd_sample__descriptor, &ptop__v1__fd_table__descriptor,
-    &ptop__v1__fd_ops__descriptor,    &ptop__v1__fd_sites__descriptor,
-    &ptop__v1__io_sample__descriptor, &ptop__v1__io_fs_event__descriptor,
-    &ptop__v1__io_files__descriptor,  &ptop__v1__mark_sample__descriptor,
+    &ptop__v1__fd_sample__descriptor,	&ptop__v1__fd_table__descriptor,
+    &ptop__v1__fd_ops__descriptor,	&ptop__v1__fd_sites__descriptor,
+    &ptop__v1__io_sample__descriptor,	&ptop__v1__io_fs_event__descriptor,
+    &ptop__v1__io_files__descriptor,	&ptop__v1__mark_sample__descriptor,
     &ptop__v1__net_sockets__descriptor, &ptop__v1__net_error__descriptor,
 };
 
@@ -736,8 +737,10 @@ static int payload_part(const char *type, const char **part,
 				if (!strcmp(payload_descs[k]->name, type))
 					*desc = payload_descs[k];
 			if (!*desc) {
-				fprintf(stderr, "fuzz_records: no descriptor for %s: add it to "
-						"payload_descs\n", type);
+				fprintf(stderr,
+					"fuzz_records: no descriptor for %s: add it to "
+					"payload_descs\n",
+					type);
 				abort();
 			}
 			return 0;
@@ -817,13 +820,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		int64_t cap = fuzz__cap_of(db, cid);
 
 		if (st.skipped != want) {
-			fprintf(stderr, "fuzz_records: the load skipped %" PRIu64 " records, %" PRIu64
-					" do not decode\n", st.skipped, want);
+			fprintf(stderr,
+				"fuzz_records: the load skipped %" PRIu64 " records, %" PRIu64
+				" do not decode\n",
+				st.skipped, want);
 			abort();
 		}
 		if (cap >= 0 && db__check_capture(db, cap, err, sizeof(err))) {
-			fprintf(stderr, "fuzz_records: a capture that loaded is refused by the DB "
-					"check the reports run: %s\n", err);
+			fprintf(stderr,
+				"fuzz_records: a capture that loaded is refused by the DB "
+				"check the reports run: %s\n",
+				err);
 			abort();
 		}
 		fuzz__run_checked(db, cid, fuzz__hash(data, size));
