@@ -5,7 +5,9 @@
 # `sleep`, for
 #   default     the default collectors
 #   all         every collector: --enable heap,net (heap through uprobes, as for any
-#               --pid), --io-files, --fd-stacks, --mark on a libc function
+#               --pid), --mark on a libc function (goalloc and cgroup do not apply
+#               to a C program's pid)
+#   all+opts    and the options that load more programs: --io-files, --fd-stacks
 #   C           proccontext and C alone (proccontext: a cheap /proc collector, so that a
 #               run has something to record), for each collector C, twice:
 #                 verify  PTOP_VERIFY_ONLY=1: C's BPF programs loaded and verified, then
@@ -102,10 +104,11 @@ wall() {
 }
 
 declare -A res
-all_args=(--enable heap,net --heap-lane uprobe --io-files --fd-stacks --mark m=malloc)
+all_args=(--enable heap,net --heap-lane uprobe --mark m=malloc)
 for ((r = 0; r < RUNS; r++)); do
 	res[default]+=" $(to_header PTOP_X=0 --)"
 	res[all]+=" $(to_header PTOP_X=0 -- "${all_args[@]}")"
+	res[opts]+=" $(to_header PTOP_X=0 -- "${all_args[@]}" --io-files --fd-stacks)"
 	res[base]+=" $(to_header PTOP_X=0 -- --disable "$(others proccontext)")"
 	for c in $ROWS; do
 		[ "$c" = proccontext ] && continue
@@ -126,6 +129,7 @@ med() { # the median of the numbers among $1's words, "-" when none was measured
 echo "kernel $(uname -r), $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg), $RUNS runs, medians in ms"
 printf '%-34s %8s\n' "exec to header, default collectors" "$(med "${res[default]}")"
 printf '%-34s %8s\n' "exec to header, every collector" "$(med "${res[all]}")"
+printf '%-34s %8s\n' "  and --io-files --fd-stacks" "$(med "${res[opts]}")"
 printf '%-34s %8s\n' "exec to header, proccontext alone" "$(med "${res[base]}")"
 printf '%-14s %14s %14s\n' collector "load+verify" "full start"
 for c in $ROWS; do
