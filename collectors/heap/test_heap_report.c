@@ -1232,6 +1232,29 @@ static void test_20_sites_lost(void **state)
 	free(buf);
 	sqlite3_close(db);
 
+	/* the preload lane's figures: the sites at the peak and the temporaries by function
+	 * come from the same events: lower bounds too; the peak and the totals stay exact */
+	preload_figs = true;
+	drop_kind = "ring_full";
+	drop_lost = 5;
+	db = load(write_capture("peaklost.ptop", true, true, false), id);
+	drop_kind = NULL;
+	preload_figs = false;
+	buf = run_report(db, id, false, &o);
+	assert_non_null(strstr(buf, "peak: 4.77 MiB live at 2.500 s (exact"));
+	assert_non_null(strstr(buf, "held at the peak (lower bounds: 5 events lost (ring_full 5), "
+				    "4.77 MiB live then)"));
+	assert_non_null(strstr(buf, ", exact; by function lower bounds: 5 events lost "
+				    "(ring_full 5)\n"));
+	free(buf);
+	o.fmt = OUT_JSON;
+	buf = run_report(db, id, false, &o);
+	assert_non_null(strstr(buf, "\"sites_exact\": false"));
+	assert_non_null(strstr(buf, "\"by_function_exact\": false"));
+	free(buf);
+	o.fmt = OUT_TEXT;
+	sqlite3_close(db);
+
 	/* without such a drop: exact, as before */
 	drop_kind = "filtered";
 	drop_lost = 9;
