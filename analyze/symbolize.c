@@ -4,6 +4,7 @@
 #include "analyze/symbolize.h"
 #include "analyze/unwind.h"
 #include "common/array.h"
+#include "common/probe_mapping.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -1380,6 +1381,16 @@ int profile__check_pid(sqlite3 *db, int64_t cap, int32_t pid, char *err, size_t 
 	return -ENOENT;
 }
 
+/* Whether stack ST's innermost user frame (past the kernel's, innermost first) is in
+ * ptop's own code in the target: the kernel's work above it is then ptop's too. */
+static bool stack__in_probe_code(const struct prof_stack *st)
+{
+	for (size_t d = 0; d < st->n; d++)
+		if (st->loc[d]->kind != FRAME_KERNEL)
+			return st->loc[d]->kind == FRAME_USER && probe_code__is(st->loc[d]->module);
+	return false;
+}
+
 int profile__load(sqlite3 *db, const struct capture_meta *m, const struct window *w,
 		  struct profile **out)
 {
@@ -1477,13 +1488,20 @@ int profile__load_pid(sqlite3 *db, const struct capture_meta *m, const struct wi
 		st->count = (uint64_t)sqlite3_column_int64(s, 2);
 		st->no_user_stack = sqlite3_column_type(s, 0) == SQLITE_NULL;
 		st->pid = sqlite3_column_int(s, 3); /* NULL: 0 */
-		p->stacked += st->count;
 		if (sqlite3_column_type(s, 1) != SQLITE_NULL)
 			ret = add_stack_locs(p, st, ix, nix, sqlite3_column_int64(s, 1));
 		if (!ret && !st->no_user_stack)
 			ret = add_stack_locs(p, st, ix, nix, sqlite3_column_int64(s, 0));
 		if (ret)
 			goto cleanup;
+		if (stack__in_probe_code(st)) { /* ptop's own cost, not the target's */
+			p->overhead += st->count;
+			p->overhead_stacks++;
+			free(st->loc);
+			p->n_stacks--;
+			continue;
+		}
+		p->stacked += st->count;
 		if (st->cut_module)
 			p->cut += st->count;
 	}
@@ -1491,7 +1509,7 @@ int profile__load_pid(sqlite3 *db, const struct capture_meta *m, const struct wi
 		ret = -EIO;
 		goto cleanup;
 	}
-	p->all_stacked = p->stacked;
+	p->all_stacked = p->stacked + p->overhead;
 	ret = load_procs(db, p, m->cap, lo, hi);
 cleanup:
 	sqlite3_finalize(s);

@@ -167,6 +167,11 @@ struct profile {
 				 * prof_stack cut_module); stacks__load: the stacks cut */
 	uint64_t cut_frames;	/* placed frames (of every stack of the capture) left out
 				 * past the end of a cut walk */
+	/* profile__load: samples whose innermost user frame is ptop's own code in the target
+	 * (the heap preload library, common/probe_mapping.h probe_code__is), and how many
+	 * distinct stacks: probe overhead (DESIGN.md principle 9), left out of STACKS and
+	 * of STACKED, so out of every share, figure, diff and export of the profile */
+	uint64_t overhead, overhead_stacks;
 	size_t n_procs;		/* per-process profile (cgroup mode): its processes, whatever
 				 * PID, by samples (most first, then by pid); 0 otherwise */
 	struct prof_proc *procs;

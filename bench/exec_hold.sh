@@ -71,7 +71,7 @@ for ((r = 0; r < RUNS; r++)); do
 done
 res[chain_held]=$held
 
-printf 'exec hold, median of %d runs (ms); kernel %s\n' "$RUNS" "$(uname -r)"
+printf 'exec hold, median of %d runs (ms); %s\n' "$RUNS" "$(bench_kernel_line)"
 printf '%-16s %10s  %s\n' case median runs
 for k in preload_uprobe uprobe_uprobe preload_preload launch; do
 	printf '%-16s %10s  %s\n' "${k/_/>}" "$(echo "${res[$k]}" | median)" "${res[$k]}"

@@ -45,7 +45,8 @@ median() {
 # (allocations per unit), for each rate in $RATES: every CFG's median, its ratio to
 # "none" and to "floor", and the CPU it adds per allocation; then the noise floor, the
 # largest gap to "none" in the 0-allocation row (WHY says why nothing fires there) and
-# the spread of the untraced runs. note[CFG], when set, stands in for CFG's row (the
+# the spread of the untraced runs; each rate's table under the line of bench_conditions
+# (the kernel, its build, the trap floor). note[CFG], when set, stands in for CFG's row (the
 # caller declares note with declare -A, empty or not). WIDTH: the first column's.
 bench_alloc_report() {
 	local width=$1 why=$2 noise=0 base0='' cfg m rate base floor a
@@ -68,6 +69,7 @@ bench_alloc_report() {
 		printf '\nrate %s allocations per million units (%s allocations/CPU-s untraced)\n' \
 			"$rate" "$(awk -v a="${a:-0}" -v b="${base:-0}" \
 				'BEGIN { printf "%.0f", b ? a / b * 1e9 : 0 }')"
+		bench_conditions
 		printf "%-${width}s %12s %9s %9s %12s  %s\n" configuration 'CPU ns/unit' 'vs none' \
 			'vs floor' '+ns/alloc' 'runs (CPU ns/unit)'
 		for cfg; do
@@ -193,4 +195,90 @@ bench_noise() {
 	echo "$1" | tr ' ' '\n' | grep . | awk -v m="$m" '
 		{ d = $1 / m - 1; if (d < 0) d = -d; if (d > n) n = d }
 		END { printf "noise: the untraced runs lie within +/-%.1f%% of their median\n", n * 100 }'
+}
+
+# bench_kernel_line: the kernel the figures were measured on, its release and its build
+# line (uname -r; uname -v: SMP, PREEMPT_DYNAMIC or PREEMPT_NONE, the build's date; and
+# the preemption mode in use when debugfs shows it). Two
+# builds of one release trap at different costs (a uprobe hit 0.7–1.6 µs on one 6.18
+# build, 5–8 µs on another: issue 19), so no figure leaves a bench without it.
+bench_kernel_line() {
+	local mode
+	printf 'kernel %s, build "%s"' "$(uname -r)" "$(uname -v)"
+	# a PREEMPT_DYNAMIC kernel's mode in use, where debugfs shows it ("none (full) lazy")
+	mode=$(sed -n 's/.*(\([a-z]*\)).*/\1/p' /sys/kernel/debug/sched/preempt 2>/dev/null)
+	[ -n "$mode" ] && printf ', preempt=%s' "$mode"
+	return 0
+}
+
+# bench_trap_run W FLOOR none|probe: one run of workload W at one allocation per unit,
+# untraced or under FLOOR --only malloc (one uprobe at malloc+0, a BPF program that only
+# counts); prints "CPU_NS_PER_UNIT ALLOCS_PER_UNIT", nothing when it failed. Uses the
+# globals of bench_tmp and bench_pin.
+bench_trap_run() {
+	local out=$tmp/trap.w t_out=$tmp/trap.t t_err=$tmp/trap.e ok=0
+	: >"$out"; : >"$t_out"; : >"$t_err"
+	tpid=''
+	"${wl_pin[@]}" "$1" -r 1000000 -d "${DUR:-1}" -w >"$out" &
+	wpid=$!
+	if ! bench_wait_for "$out" '^pid ' 5; then
+		kill -KILL "$wpid" 2>/dev/null
+		wait "$wpid" 2>/dev/null
+		wpid=''
+		return
+	fi
+	if [ "$3" = probe ]; then
+		"${tr_pin[@]}" "$2" --pid "$wpid" --only malloc >"$t_out" 2>"$t_err" &
+		tpid=$!
+		bench_wait_for "$t_out" attached 10 && ok=1
+	else
+		ok=1
+	fi
+	bench_end_run bench_trap_floor "uprobe malloc+0" "$ok" "$t_err"
+	[ $ok -eq 1 ] && awk '$1 == "units" { print $8, ($2 ? $4 / $2 : 0) }' "$out"
+}
+
+# bench_trap_floor W FLOOR: the bare uprobe trap floor of this kernel, measured in this
+# run: CPU ns per hit of one uprobe at malloc+0 whose program only counts (FLOOR:
+# bench_uprobe_floor), on workload W (workload_alloc) at one allocation per unit —
+# (CPU per unit traced − untraced) / allocations per unit, medians of TRAP_RUNS (default
+# 3) interleaved pairs of DUR-second runs. Sets trap_ns ("" when not measured) and
+# trap_why (why not). Needs root, bench_pin and bench_tmp first. TRAP=0 skips it.
+bench_trap_floor() {
+	local r v none='' probe='' apu=''
+	trap_ns='' trap_why=''
+	if [ "${TRAP:-1}" = 0 ]; then
+		trap_why='TRAP=0'
+		return
+	fi
+	if [ ! -x "$1" ] || [ ! -x "$2" ]; then
+		trap_why="$1 or $2 is not built: make B=$B $1 $2"
+		return
+	fi
+	for ((r = 1; r <= ${TRAP_RUNS:-3}; r++)); do
+		v=$(bench_trap_run "$1" "$2" none)
+		[ -n "$v" ] && none+="${v% *} " && apu+="${v#* } "
+		v=$(bench_trap_run "$1" "$2" probe)
+		[ -n "$v" ] && probe+="${v% *} "
+	done
+	if [ -z "$none" ] || [ -z "$probe" ]; then
+		trap_why='no successful run: see the messages above'
+		return
+	fi
+	trap_ns=$(awk -v p="$(echo "$probe" | median)" -v n="$(echo "$none" | median)" \
+		-v a="$(echo "$apu" | median)" 'BEGIN { if (a > 0) printf "%.0f", (p - n) / a }')
+	[ -n "$trap_ns" ] || trap_why='the untraced runs made no allocation'
+}
+
+# bench_conditions: the line every result of a uprobe bench carries: the kernel and its
+# build, and the trap floor bench_trap_floor measured in this run (or why it was not),
+# so that figures from two machines are never compared bare.
+bench_conditions() {
+	printf 'conditions: %s; bare uprobe trap floor ' "$(bench_kernel_line)"
+	if [ -n "${trap_ns:-}" ]; then
+		printf '%s ns per hit (malloc+0, measured in this run, median of %s)\n' \
+			"$trap_ns" "${TRAP_RUNS:-3}"
+	else
+		printf 'not measured (%s)\n' "${trap_why:-bench_trap_floor was not run}"
+	fi
 }

@@ -66,7 +66,7 @@ run_one() {
 configs=(none pid cgroup)
 declare -A results
 echo "overhead_cgroup: $CALLS getppid calls per run, $RUNS runs per configuration," \
-	"$ncpu CPUs, kernel $(uname -r), workload in $CG/sub"
+	"$ncpu CPUs, $(bench_kernel_line), workload in $CG/sub"
 run_one none >/dev/null # warm-up
 for ((r = 1; r <= RUNS; r++)); do
 	for cfg in "${configs[@]}"; do

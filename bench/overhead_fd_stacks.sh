@@ -120,7 +120,7 @@ fi
 
 declare -A res rate_got
 echo "overhead_fd_stacks: $SECS s per run, $RUNS runs per configuration and rate, $ncpu CPUs," \
-	"kernel $(uname -r)${wl_pin:+, workload pinned to CPU $((ncpu - 1))}"
+	"$(bench_kernel_line)${wl_pin:+, workload pinned to CPU $((ncpu - 1))}"
 run_one none 1000 >/dev/null # warm-up
 for ((r = 1; r <= RUNS; r++)); do
 	for rate in $RATES; do

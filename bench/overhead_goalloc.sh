@@ -92,8 +92,11 @@ run_one() {
 
 declare -A res apu note
 echo "overhead_goalloc: $DUR s per run, $RUNS runs per configuration and rate, $ncpu CPUs," \
-	"kernel $(uname -r), $(go version | awk '{ print $3 }')${wl_pin:+, workload pinned to CPU $((ncpu - 1))}"
+	"$(bench_kernel_line), $(go version | awk '{ print $3 }')${wl_pin:+, workload pinned to CPU $((ncpu - 1))}"
 run_one none 0 >/dev/null # warm-up
+# this kernel's bare uprobe trap (workload_alloc, malloc+0), beside every figure below
+bench_trap_floor "$B/bench/workload_alloc" "$B/bench/bench_uprobe_floor"
+bench_conditions
 for ((r = 1; r <= RUNS; r++)); do
 	for rate in $RATES; do
 		for cfg in "${configs[@]}"; do

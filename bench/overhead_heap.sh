@@ -34,6 +34,9 @@
 # free+0 (single-stepped: glibc's free starts with test %rdi,%rdi), free+3 (the je after
 # it, emulated, reached by free(NULL) too) and free+auto (the collector's choice, +9 on
 # Debian 12's glibc). RATES="" runs only these.
+# Every table carries the kernel (release and build line) and the bare uprobe trap floor
+# measured at the start of the run (bench/lib.sh bench_trap_floor: TRAP_RUNS pairs, 3;
+# TRAP=0 skips it), so that figures of two machines are never compared bare.
 # Needs root. Build folder from $PTOP_BUILD (default build); DUR (default 1) seconds a
 # run; CONFIGS (default all) the configurations to run, by the names above; WORKLOAD
 # (default workload_alloc) the workload in $PTOP_BUILD/bench: workload_alloc_nofp is the
@@ -174,10 +177,12 @@ run_one() {
 
 declare -A res apu
 echo "overhead_heap: $DUR s per run, $RUNS runs per configuration and rate, $ncpu CPUs," \
-	"kernel $(uname -r)${wl_pin:+, workload pinned to CPU $((ncpu - 1))}"
+	"$(bench_kernel_line)${wl_pin:+, workload pinned to CPU $((ncpu - 1))}"
 echo "heaptrack: $(heaptrack --version 2>/dev/null | sed -n 1p || echo none);" \
 	"bpftrace: $(bpftrace --version 2>/dev/null || echo none)"
 run_one none 0 >/dev/null # warm-up
+bench_trap_floor "$W" "$FLOOR" # this kernel's bare trap, beside every figure below
+bench_conditions
 for ((r = 1; r <= RUNS; r++)); do
 	[ -n "$RATES" ] || break
 	for rate in $RATES; do
@@ -239,6 +244,7 @@ done
 base=$(echo "${hit[none]:-}" | median)
 printf '\nper-hit cost, one probe alone, 1 allocation per unit (free+auto is free+%s)\n' \
 	"${freeoff:-?}"
+bench_conditions
 printf '%-12s %12s %12s  %s\n' probe 'CPU ns/unit' 'ns per hit' 'runs (CPU ns/unit)'
 for h in "${hcfgs[@]}"; do
 	name=${h%%|*}

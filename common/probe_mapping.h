@@ -12,6 +12,10 @@
 #define PTOP_PROBE_MEMFD "ptop-preload"		   /* memfd_create's name */
 #define PTOP_PROBE_MAPPING "memfd:" PTOP_PROBE_MEMFD /* as a mapping's path, without the '/' */
 
+/* The file name of ptop's own code in a target: the heap preload library (preload/),
+ * whatever folder it was found in (collectors/heap/record_preload.h). */
+#define PTOP_PRELOAD_LIB_NAME "libptop-preload.so"
+
 /* Is PATH (a mapping's path as smaps prints it, or its base name) ptop's own mapping? */
 static inline bool probe_mapping__is(const char *path)
 {
@@ -19,6 +23,18 @@ static inline bool probe_mapping__is(const char *path)
 	size_t n = strlen(PTOP_PROBE_MAPPING);
 
 	return !strncmp(p, PTOP_PROBE_MAPPING, n) && (!p[n] || !strcmp(p + n, " (deleted)"));
+}
+
+/* Is PATH (a code mapping's path, or its base name) ptop's own code: the preload library?
+ * A CPU sample with its innermost user frame there is probe overhead (principle 9). */
+static inline bool probe_code__is(const char *path)
+{
+	const char *b = path ? strrchr(path, '/') : NULL;
+	size_t n = strlen(PTOP_PRELOAD_LIB_NAME);
+
+	b = b ? b + 1 : path;
+	return b && !strncmp(b, PTOP_PRELOAD_LIB_NAME, n) &&
+	       (!b[n] || !strcmp(b + n, " (deleted)"));
 }
 
 #endif

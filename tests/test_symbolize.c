@@ -1068,6 +1068,110 @@ static void test_11_walk_cut(void **state)
 	free(text);
 }
 
+/* Samples whose innermost user frame is in ptop's own code in the target (the heap
+ * preload library, by its mapping's file name; with kernel frames above it or not) are
+ * probe overhead (DESIGN.md principle 9): out of the profile's stacks and samples, so of
+ * every share, cpu.share figure and export; report cpu gives them on a line of their own. */
+static void test_12_probe_overhead(void **state)
+{
+	static const uint64_t app[] = {0x400100, 0x400200};
+	static const uint64_t in_pl[] = {0x7000010, 0x400200}; /* preload leaf, called by app */
+	static const uint64_t pl_sys[] = {0x7000020, 0x400200};
+	static const uint64_t kern[] = {0xffffffff81000010};
+	static const uint64_t via_pl[] = {0x400100, 0x7000030, 0x400200}; /* a caller: target's */
+	const uint64_t sc[][3] = {{1, 0, 6}, {2, 0, 3}, {3, 4, 1}, {5, 0, 2}};
+	struct capture_writer_opts wo = {.force = true};
+	struct capture_writer *w;
+	struct report_opts o = {.fmt = OUT_TEXT};
+	struct capture_meta m;
+	struct window all = {0};
+	struct profile *p = NULL;
+	struct symstore_run run;
+	char id[DB_CAPTURE_ID_LEN], path[256], dbp[300], out[300], *buf = NULL, *text;
+	size_t len = 0;
+	sqlite3 *db;
+	FILE *f;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/overhead.ptop", tmpdir);
+	w = capture_writer__create(path, &wo);
+	assert_non_null(w);
+	put_header(w, "active");
+	put_mapping(w, T0 + 10, 0x400000, 0x401000, 0x1000, "/usr/bin/app", true,
+		    PTOP__V1__MAPPING_EVENT__MAPPING_EVENT_START);
+	put_mapping(w, T0 + 10, 0x7000000, 0x7001000, 0, "/opt/ptop/lib/libptop-preload.so",
+		    true, PTOP__V1__MAPPING_EVENT__MAPPING_EVENT_START);
+	put_stack(w, 1, false, app, 2);
+	put_stack(w, 2, false, in_pl, 2);
+	put_stack(w, 3, false, pl_sys, 2);
+	put_stack(w, 4, true, kern, 1);
+	put_stack(w, 5, false, via_pl, 3);
+	put_cpuprof(w, T0 + SEC, sc, 4);
+	capw__trailer(w, T0 + 2 * SEC);
+	assert_int_equal(capture_writer__close(w), 0);
+
+	db = load(path, id);
+	assert_int_equal(capture_meta__load(db, id, &m), 0);
+	assert_int_equal(symstore__update(db, m.cap, NULL, &run, errbuf, sizeof(errbuf)), 0);
+	/* named as a symbolizer would: the library's code pl_live_insert, the app's main */
+	assert_int_equal(sqlite3_exec(db,
+				      "INSERT OR REPLACE INTO symbol (space, key, addr, source, miss, "
+				      "func_offset) SELECT DISTINCT sym_space, sym_key, sym_addr, "
+				      "'symtab', NULL, 0 FROM frame_module WHERE sym_space = 'elf';"
+				      "DELETE FROM symbol_frame;"
+				      "INSERT INTO symbol_frame (space, key, addr, depth, func, file, "
+				      "line, inlined) SELECT DISTINCT sym_space, sym_key, sym_addr, 0, "
+				      "CASE WHEN module LIKE '%/libptop-preload.so' THEN "
+				      "'pl_live_insert' ELSE 'main' END, NULL, NULL, 0 "
+				      "FROM frame_module WHERE sym_space = 'elf'",
+				      NULL, NULL, NULL),
+			 SQLITE_OK);
+	assert_int_equal(profile__load(db, &m, &all, &p), 0);
+	assert_int_equal(p->n_stacks, 2);
+	assert_int_equal(p->stacked, 8);
+	assert_int_equal(p->overhead, 4);
+	assert_int_equal(p->overhead_stacks, 2);
+	assert_int_equal(p->all_stacked, 12);
+	profile__free(p);
+
+	f = open_memstream(&buf, &len);
+	assert_int_equal(report_cpu(db, id, &o, f), 0);
+	fclose(f);
+	assert_non_null(strstr(buf, "profile: 8 samples"));
+	assert_non_null(strstr(buf, "probe overhead: 4 samples (33.3% of 12) in ptop's own code "
+				    "in the target (libptop-preload.so)"));
+	/* innermost in no sample the target is charged for: no self share */
+	assert_null(strstr(buf, "   2  25.0%      2   25.0%  pl_live_insert"));
+	free(buf);
+	buf = NULL;
+	o.fmt = OUT_JSON;
+	f = open_memstream(&buf, &len);
+	assert_int_equal(report_cpu(db, id, &o, f), 0);
+	fclose(f);
+	assert_non_null(strstr(buf, "\"probe_overhead\": {\n"));
+	assert_non_null(strstr(buf, "\"samples\": 4,"));
+	assert_non_null(strstr(buf, "\"pct\": 33.33"));
+	free(buf);
+	sqlite3_close(db);
+
+	snprintf(dbp, sizeof(dbp), "%s.db", path);
+	snprintf(out, sizeof(out), "%s/overhead.folded", tmpdir);
+	assert_int_equal(RUN(cmd_export, "export", "--format", "folded", "-o", out, dbp), 0);
+	text = slurp(out);
+	assert_string_equal(text, "main;main 6\nmain;pl_live_insert;main 2\n");
+	free(text);
+	{
+		char *argv[] = {"figures", "--format", "csv", dbp, NULL};
+
+		snprintf(out, sizeof(out), "%s/overhead.fig", tmpdir);
+		assert_int_equal(run_to(out, cmd_figures, 4, argv), 0);
+	}
+	text = slurp(out);
+	assert_non_null(strstr(text, "cpu.share(main),100,%,8,8,"));
+	assert_null(strstr(text, "pl_live_insert")); /* ptop's code: in no figure, so no diff */
+	free(text);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1078,6 +1182,7 @@ int main(void)
 	    cmocka_unit_test(test_09_commands),
 	    cmocka_unit_test(test_10_stack_id_2_63),
 	    cmocka_unit_test(test_11_walk_cut),
+	    cmocka_unit_test(test_12_probe_overhead),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

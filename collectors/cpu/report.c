@@ -6,6 +6,7 @@
 #include "analyze/symbolize.h"
 #include "common/hash.h"
 #include "common/hindex.h"
+#include "common/probe_mapping.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -889,6 +890,12 @@ static int print_profile(sqlite3 *db, const struct capture_meta *m, const struct
 		json__kv_int(j, "cut_samples", (int64_t)p->cut);
 		json__kv_real(j, "cut_pct", share(p->cut, t.samples));
 		json__kv_string(j, "cut_note", cut[0] ? cut : NULL);
+		json__key(j, "probe_overhead"); /* out of samples and of every share */
+		json__begin_object(j);
+		json__kv_int(j, "samples", (int64_t)p->overhead);
+		json__kv_real(j, "pct", share(p->overhead, t.samples + p->overhead));
+		json__kv_string(j, "module", PTOP_PRELOAD_LIB_NAME);
+		json__end_object(j);
 		json__kv_string(j, "warning", warn[0] ? warn : NULL);
 		symstore_run__debuginfod_json(&run, j);
 		json__key(j, "pid");
@@ -937,6 +944,14 @@ static int print_profile(sqlite3 *db, const struct capture_meta *m, const struct
 		fprintf(out, "warning: %s\n", warn);
 	if (cut[0])
 		fprintf(out, "note: %s\n", cut);
+	if (p->overhead)
+		fprintf(out,
+			"probe overhead: %" PRIu64 " samples (%.1f%% of %" PRIu64
+			") in ptop's own code in the target (" PTOP_PRELOAD_LIB_NAME
+			"), left out of the samples and shares here\n",
+			p->overhead,
+			100.0 * (double)p->overhead / (double)(t.samples + p->overhead),
+			t.samples + p->overhead);
 	if (symstore_run__debuginfod_text(&run, dbi, sizeof(dbi))[0])
 		fprintf(out, "%s\n", dbi);
 	if (p->n_procs) {

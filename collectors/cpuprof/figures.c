@@ -1,6 +1,7 @@
 /* figures.c — the CPU profile's figures (analyze/figures.h): each function's self and total
  * share of the samples, with its sample count, from profile__load and prof_top__build, the
- * functions `report cpu` prints; the sampling rate asked for. Functions are named by symbol
+ * functions `report cpu` prints (ptop's own, the preload library's, none: probe overhead);
+ * the sampling rate asked for. Functions are named by symbol
  * (fig_site__names), after naming the stacks as `report cpu` does (no network). */
 #include <errno.h>
 #include <stdio.h>
@@ -10,6 +11,7 @@
 #include "analyze/figures.h"
 #include "analyze/part.h"
 #include "analyze/symbolize.h"
+#include "common/probe_mapping.h"
 
 struct prof_figs {
 	struct profile *p;
@@ -96,6 +98,9 @@ static int compute(struct fig_ctx *c, const struct an_figure *fig, struct fig_fa
 		if (!x || (!self && !fn->named))
 			continue; /* a function never innermost has no self share; addresses of a
 				   * module summed could count a stack twice */
+		if (probe_code__is(fn->module))
+			continue; /* ptop's own code, a caller in the target's samples (those it
+				   * was innermost in are out of the profile): no figure, no diff */
 		err = fig_family__accumulate(fam, f->names[k], 0, x);
 	}
 	for (size_t k = 0; k < fam->n; k++)

@@ -21,6 +21,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "common/probe_mapping.h"
 #include "record/collector.h"
 
 /* --heap-lane */
@@ -32,7 +33,7 @@ enum heap_lane {
 
 /* The environment variable that names the library, ahead of the usual places. */
 #define HEAP_PRELOAD_LIB_ENV "PTOP_PRELOAD_LIB"
-#define HEAP_PRELOAD_LIB_NAME "libptop-preload.so"
+#define HEAP_PRELOAD_LIB_NAME PTOP_PRELOAD_LIB_NAME /* common/probe_mapping.h */
 
 struct heap_preload;
 

@@ -286,6 +286,10 @@ struct heap {
 	uint64_t peak_untracked;  /* allocator calls not tracked in the window (drops, live
 				   * map full, peaks given up): the peak is at least, not exact */
 	uint64_t uncounted;	  /* allocator calls seen but not counted: counts at least */
+	uint64_t sites_lost;	  /* sampled allocations and frees the sites never got (heap
+				   * drops ring_full, site_map_full): per-function figures are
+				   * lower bounds, never exact */
+	char sites_lost_why[160]; /* "lower bounds: N events lost (ring_full ...)", or "" */
 };
 
 static void heap_free(struct heap *h)
@@ -1335,18 +1339,50 @@ static const char *why_not_measured(const struct heap *h)
 	return "the snapshots say live bytes were not measured";
 }
 
+/* The heap drops that cost the sites events (the totals are counted apart, in the lanes'
+ * counters): the per-function figures are then lower bounds. Sets H's sites_lost and
+ * sites_lost_why ("lower bounds: N events lost (KIND N, ...)"). */
+static void sites_lost__set(struct heap *h, const struct drop_line *d, size_t n)
+{
+	static const char *const kinds[] = { "ring_full", "site_map_full" };
+	uint64_t by[2] = { 0, 0 };
+	char a[32], b[32];
+	size_t i, k, len = sizeof(h->sites_lost_why);
+	int at;
+
+	for (i = 0; i < n; i++)
+		for (k = 0; k < 2; k++)
+			if (!strcmp(d[i].kind, kinds[k]))
+				by[k] += d[i].lost;
+	h->sites_lost = by[0] + by[1];
+	h->sites_lost_why[0] = 0;
+	if (!h->sites_lost)
+		return;
+	at = snprintf(h->sites_lost_why, len, "lower bounds: %s events lost (",
+		      fmt_count(a, sizeof(a), h->sites_lost));
+	for (k = 0; k < 2; k++)
+		if (by[k] && at > 0 && (size_t)at < len)
+			at += snprintf(h->sites_lost_why + at, len - (size_t)at, "%s%s %s",
+				       h->sites_lost_why[at - 1] == '(' ? "" : ", ", kinds[k],
+				       fmt_count(b, sizeof(b), by[k]));
+	if (at > 0 && (size_t)at < len)
+		snprintf(h->sites_lost_why + at, len - (size_t)at, ")");
+}
+
 static void sampling_text(const struct heap *h, char *buf, size_t len)
 {
 	char b[32];
 
 	if (!h->sample_bytes_max)
-		snprintf(buf, len, "every allocation with its stack (sample_bytes 0): exact");
+		snprintf(buf, len, "every allocation with its stack (sample_bytes 0): %s",
+			 h->sites_lost ? h->sites_lost_why : "exact");
 	else
 		snprintf(buf, len,
 			 "one stack per %s allocated on average (randomized)%s; totals exact, the "
-			 "split between functions estimated",
+			 "split between functions estimated%s%s",
 			 fmt_bytes(b, sizeof(b), h->sample_bytes_max),
-			 h->mixed_sampling ? " at most" : "");
+			 h->mixed_sampling ? " at most" : "", h->sites_lost ? "; " : "",
+			 h->sites_lost_why);
 }
 
 static void census_text(const struct heap *h, FILE *out)
@@ -1500,7 +1536,9 @@ static void head_json(struct json *j, const struct heap *h)
 	symstore_run__debuginfod_json(&h->sym, j);
 	json__kv_int(j, "intervals", (int64_t)h->n_snap);
 	json__kv_int(j, "sample_bytes", (int64_t)h->sample_bytes_max);
-	json__kv_bool(j, "exact", h->n_snap && !h->sample_bytes_max);
+	json__kv_bool(j, "exact", h->n_snap && !h->sample_bytes_max && !h->sites_lost);
+	json__kv_int(j, "sites_events_lost", (int64_t)h->sites_lost);
+	json__kv_string(j, "sites_lost_note", h->sites_lost ? h->sites_lost_why : NULL);
 	json__kv_bool(j, "live_measured", h->live_measured);
 	if (!h->live_measured)
 		json__kv_string(j, "live_not_measured_reason", why_not_measured(h));
@@ -1747,7 +1785,7 @@ static double snap_rate(const struct hsnap *x)
  * ..." lines of report heap's text. */
 static void figures_text(const struct heap *h, FILE *out)
 {
-	bool exact = !h->sample_bytes_max;
+	bool sampled = h->sample_bytes_max, exact = !sampled && !h->sites_lost;
 	char a[32], b[32], c[32], loc[512], how[200];
 	double best = NAN;
 	size_t at = 0;
@@ -1763,13 +1801,14 @@ static void figures_text(const struct heap *h, FILE *out)
 		else
 			fprintf(out, "peak: %s live (%s)\n",
 				fmt_bytes(a, sizeof(a), (uint64_t)h->peak_bytes), how);
-		if (h->n_peak && exact && h->sites_at_peak)
-			fprintf(out, "  held at the peak (exact, %s live then), by function:\n",
+		if (h->n_peak && !sampled && h->sites_at_peak)
+			fprintf(out, "  held at the peak (%s, %s live then), by function:\n",
+				exact ? "exact" : h->sites_lost_why,
 				fmt_bytes(a, sizeof(a), (uint64_t)h->peak_sites_bytes));
 		else if (h->n_peak)
 			fprintf(out, "  held at the peak (estimated%s: taken at the last peak mark, "
 				"%s live at %s s), by function:\n",
-				exact ? "" : " from the samples",
+				!sampled ? "" : " from the samples",
 				fmt_bytes(a, sizeof(a), (uint64_t)h->peak_sites_bytes),
 				fmt_secs(b, sizeof(b), h->peak_sites_time_ns - h->base_ns));
 		else if (h->peak_bytes > 0)
@@ -1789,9 +1828,10 @@ static void figures_text(const struct heap *h, FILE *out)
 			fmt_count(b, sizeof(b), h->alloc_count),
 			h->alloc_count ? 100.0 * (double)h->temp_count / (double)h->alloc_count : 0.0,
 			h->peak_untracked ? "at least" : "exact",
-			exact ? "exact"
-			      : "estimated from the samples, scaled to the total (less the sites "
-				"left out)");
+			exact	   ? "exact"
+			: !sampled ? h->sites_lost_why
+				   : "estimated from the samples, scaled to the total (less the sites "
+				     "left out)");
 	}
 	for (size_t k = 0; k < h->n_snap; k++) {
 		double r = snap_rate(&h->snap[k]);
@@ -1832,7 +1872,7 @@ static void figures_csv_note(const struct heap *h)
 
 static void figures_json(struct json *j, const struct heap *h)
 {
-	bool exact = !h->sample_bytes_max;
+	bool exact = !h->sample_bytes_max && !h->sites_lost;
 
 	json__key(j, "peak");
 	if (h->peak_bytes < 0) {
@@ -1926,7 +1966,7 @@ int report_heap(sqlite3 *db, const char *capture_id, const struct report_opts *o
 	size_t nd = 0, top = o->top ? o->top : HEAP_TOP_DEFAULT;
 	uint64_t uncounted;
 	enum heap_by by;
-	char w[96], a[32], b[32], c[32], samp[256];
+	char w[96], a[32], b[32], c[32], samp[512];
 	struct json j;
 	int err;
 
@@ -1945,6 +1985,7 @@ int report_heap(sqlite3 *db, const char *capture_id, const struct report_opts *o
 		goto cleanup;
 	uncounted = uncounted_calls(drops, nd);
 	h.uncounted = uncounted;
+	sites_lost__set(&h, drops, nd);
 	h.peak_untracked = uncounted + (h.live_untracked > 0 ? (uint64_t)h.live_untracked : 0);
 	for (size_t k = 0; k < nd; k++)
 		if (!strcmp(drops[k].kind, "peak_race") ||
@@ -2036,6 +2077,8 @@ int report_heap(sqlite3 *db, const char *capture_id, const struct report_opts *o
 			fprintf(stderr, "heap: live, lifetime: not measured (%s)\n",
 				why_not_measured(&h));
 		figures_csv_note(&h);
+		if (h.sites_lost)
+			fprintf(stderr, "heap: per-function figures are %s\n", h.sites_lost_why);
 		err = heap_table(&h, top, out, OUT_CSV);
 		break;
 	case OUT_JSON:
@@ -2408,6 +2451,16 @@ int report_leaks(sqlite3 *db, const char *capture_id, const struct report_opts *
 	if (!h.collected) {
 		err = report__not_collected(&j, out, o, "leaks", &h.probe);
 		goto cleanup;
+	}
+	{ /* events the sites lost: their figures are not exact (head_json) */
+		struct drop_line *dl = NULL;
+		size_t nd = 0;
+
+		err = drops__load(db, &m, "heap", &o->win, &dl, &nd);
+		if (err)
+			goto cleanup;
+		sites_lost__set(&h, dl, nd);
+		free(dl);
 	}
 	if (!h.live_measured || !h.n_snap) {
 		const char *why = h.n_snap ? why_not_measured(&h) : "no heap snapshot in the window";

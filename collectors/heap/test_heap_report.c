@@ -317,6 +317,9 @@ static void put_heap_event(struct capture_writer *w)
 /* app functions at file offsets (0x400000 maps offset 0): main 0x1000, leak_pages
  * 0x1100, churn 0x1200, cache_fill 0x1300, grower 0x1500; libc malloc at 0x100 of
  * 0x7000000. Every stack: malloc, the allocating function, main. */
+static const char *drop_kind; /* write_capture adds a heap drop of this kind when set */
+static uint64_t drop_lost;
+
 static const char *write_capture(const char *name, bool heap_active, bool live_measured,
 				 bool cut_last)
 {
@@ -342,6 +345,8 @@ static const char *write_capture(const char *name, bool heap_active, bool live_m
 		for (int i = 1; i <= NSNAP; i++)
 			put_snapshot(w, i, live_measured, cut_last && i == NSNAP);
 	}
+	if (drop_kind) /* a drop notice of the heap collector, as the recorder writes one */
+		capb__put_drop(w, T0 + 2 * SEC, "heap", drop_kind, drop_lost, "x");
 	assert_int_equal(capture_writer__close(w), 0);
 	return path;
 }
@@ -1176,6 +1181,91 @@ static void test_16_uncounted_calls(void **state)
 	sqlite3_close(db);
 }
 
+/* Sampled allocations and frees the sites never got (heap drop ring_full: the preload
+ * ring stayed full; site_map_full): the totals are counted apart and stay exact, but the
+ * per-function figures are lower bounds, never called exact, in text and JSON. */
+static void test_20_sites_lost(void **state)
+{
+	char id[DB_CAPTURE_ID_LEN], *buf;
+	struct report_opts o = {.fmt = OUT_TEXT};
+	sqlite3 *db;
+
+	(void)state;
+	drop_kind = "ring_full";
+	drop_lost = 1234;
+	db = load(write_capture("ringfull.ptop", true, true, false), id);
+	drop_kind = NULL;
+	buf = run_report(db, id, false, &o);
+	assert_non_null(strstr(buf, "drops: heap ring_full: 1,234 lost"));
+	assert_non_null(strstr(buf, "sampling: every allocation with its stack (sample_bytes "
+				    "0): lower bounds: 1,234 events lost (ring_full 1,234)\n"));
+	assert_null(strstr(buf, "0): exact"));
+	assert_non_null(strstr(buf, " allocations (exact)")); /* the totals: counters */
+	free(buf);
+	o.fmt = OUT_JSON;
+	buf = run_report(db, id, false, &o);
+	assert_non_null(strstr(buf, "\"exact\": false"));
+	assert_null(strstr(buf, "\"exact\": true"));
+	assert_non_null(strstr(buf, "\"sites_events_lost\": 1234"));
+	assert_non_null(strstr(buf, "\"sites_lost_note\": \"lower bounds: 1,234 events lost "
+				    "(ring_full 1,234)\""));
+	free(buf);
+	buf = run_report(db, id, true, &o); /* report leaks' head: the same */
+	assert_non_null(strstr(buf, "\"exact\": false"));
+	assert_non_null(strstr(buf, "\"sites_events_lost\": 1234"));
+	free(buf);
+	sqlite3_close(db);
+
+	/* two kinds, summed and named; a drop of another kind (filtered) costs no site */
+	drop_kind = "site_map_full";
+	drop_lost = 6;
+	db = load(write_capture("sitefull.ptop", true, true, false), id);
+	drop_kind = NULL;
+	exec(db, "INSERT INTO drop_notice (cap, time_ns, collector, kind, lost, detail) "
+		 "SELECT cap, start_monotonic_ns + 1000, 'heap', 'ring_full', 4, 'x' FROM capture");
+	exec(db, "INSERT INTO drop_notice (cap, time_ns, collector, kind, lost, detail) "
+		 "SELECT cap, start_monotonic_ns + 1000, 'heap', 'filtered', 9, 'x' FROM capture");
+	o.fmt = OUT_TEXT;
+	buf = run_report(db, id, false, &o);
+	assert_non_null(strstr(buf, "0): lower bounds: 10 events lost (ring_full 4, "
+				    "site_map_full 6)\n"));
+	free(buf);
+	sqlite3_close(db);
+
+	/* the preload lane's figures: the sites at the peak and the temporaries by function
+	 * come from the same events: lower bounds too; the peak and the totals stay exact */
+	preload_figs = true;
+	drop_kind = "ring_full";
+	drop_lost = 5;
+	db = load(write_capture("peaklost.ptop", true, true, false), id);
+	drop_kind = NULL;
+	preload_figs = false;
+	buf = run_report(db, id, false, &o);
+	assert_non_null(strstr(buf, "peak: 4.77 MiB live at 2.500 s (exact"));
+	assert_non_null(strstr(buf, "held at the peak (lower bounds: 5 events lost (ring_full 5), "
+				    "4.77 MiB live then)"));
+	assert_non_null(strstr(buf, ", exact; by function lower bounds: 5 events lost "
+				    "(ring_full 5)\n"));
+	free(buf);
+	o.fmt = OUT_JSON;
+	buf = run_report(db, id, false, &o);
+	assert_non_null(strstr(buf, "\"sites_exact\": false"));
+	assert_non_null(strstr(buf, "\"by_function_exact\": false"));
+	free(buf);
+	o.fmt = OUT_TEXT;
+	sqlite3_close(db);
+
+	/* without such a drop: exact, as before */
+	drop_kind = "filtered";
+	drop_lost = 9;
+	db = load(write_capture("nolost.ptop", true, true, false), id);
+	drop_kind = NULL;
+	buf = run_report(db, id, false, &o);
+	assert_non_null(strstr(buf, "0): exact\n"));
+	free(buf);
+	sqlite3_close(db);
+}
+
 /* The preload lane's figures: the peak over the capture with its time and the sites at it
  * (largest first, named by their allocating function), the temporaries in all and by
  * function, the allocations per second of each interval; a capture without them: not
@@ -1382,6 +1472,7 @@ int main(void)
 	    cmocka_unit_test(test_14_execd_static_program),
 	    cmocka_unit_test(test_15_not_measured_after_exec),
 	    cmocka_unit_test(test_16_uncounted_calls),
+	    cmocka_unit_test(test_20_sites_lost),
 	    cmocka_unit_test(test_19_leaks_at_exit), cmocka_unit_test(test_18_walk_cut), cmocka_unit_test(test_17_peak_temporaries_rate),
 	};
 
