@@ -37,6 +37,7 @@
 #include "proto/syscall_table.h"
 #include "record/bpf_util.h"
 #include "record/collector.h"
+#include "record/kfeature.h"
 #include "record/procfs.h"
 #include "record/stackcopy.h"
 
@@ -483,8 +484,36 @@ static Ptop__V1__ProbeState fds_check(struct collector *c)
 		    "%s: one readlink per fd each interval; opens and closes not collected: %s",
 		    dir, why);
 	} else {
+		char kwhy[200];
+		bool copies;
+
 		c->source = PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_EBPF;
 		choose_stacks(ctx);
+		/* the copies' lane, as cpuprof's: its helpers, else frame pointers */
+		copies = fds_stacks.mode == USER_STACKS_DWARF;
+		if (copies && (!kfeature_have(KF_BPF_LOOP, kwhy, sizeof(kwhy)) ||
+			       !kfeature_have(KF_FIND_VMA, kwhy, sizeof(kwhy)))) {
+			size_t at = strlen(fds_stacks.why);
+
+			fds_stacks.mode = USER_STACKS_FP;
+			if (snprintf(fds_stacks.why + at, sizeof(fds_stacks.why) - at,
+				     "; no stack copies here: %s", kwhy) < 0)
+				fds_stacks.why[at] = '\0';
+			collector_lane(c, "stack_copy",
+				       PTOP__V1__PROBE_STATE__PROBE_STATE_UNSUPPORTED, c->source,
+				       "%s", kwhy);
+		} else {
+			collector_lane(c, "stack_copy",
+				       copies ? PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE
+					      : PTOP__V1__PROBE_STATE__PROBE_STATE_STANDBY,
+				       c->source, "%s", copies ? "" : "not needed: frame pointers");
+		}
+		collector_lane(c, "fp",
+			       fds_stacks.mode == USER_STACKS_DWARF
+				       ? PTOP__V1__PROBE_STATE__PROBE_STATE_STANDBY
+				       : PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE,
+			       c->source, "%s",
+			       fds_stacks.mode == USER_STACKS_DWARF ? "not needed: stack copies" : "");
 		bpf_lane_detail(c, dir);
 	}
 	return PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE;
@@ -574,6 +603,7 @@ static int bpf_lane_start(struct collector *c, struct fds_bpf_lane **out, char *
 		snprintf(why, len, "out of memory");
 		goto fail;
 	}
+retry:
 	bpf_util__open_log(c->ctx->verbose);
 	b->skel = fds_bpf__open();
 	if (!b->skel) {
@@ -589,7 +619,34 @@ static int bpf_lane_start(struct collector *c, struct fds_bpf_lane **out, char *
 		bpf_map__set_max_entries(b->skel->maps.fd_copies, 4096);
 		bpf_map__set_max_entries(b->skel->maps.fd_copied, 1);
 	}
-	err = fds_bpf__load(b->skel);
+	/* PTOP_TEST_REFUSE=stack_copy: the copies' load refused, as by a verifier */
+	err = fds_stacks.mode == USER_STACKS_DWARF && kfeature_refused("stack_copy")
+		      ? -E2BIG
+		      : fds_bpf__load(b->skel);
+	if (err && fds_stacks.mode == USER_STACKS_DWARF) {
+		/* the stack copies did not load: frame-pointer stacks, the lanes say why */
+		char cwhy[300], *at;
+
+		if (kfeature_refused("stack_copy"))
+			snprintf(cwhy, sizeof(cwhy), "load refused by PTOP_TEST_REFUSE");
+		else
+			bpf_util__format_error(cwhy, sizeof(cwhy), "load fds BPF with stack copies",
+					       err);
+		collector_lane(c, "stack_copy", PTOP__V1__PROBE_STATE__PROBE_STATE_FAILED,
+			       PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_EBPF, "%s", cwhy);
+		collector_lane(c, "fp", PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE,
+			       PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_EBPF, "%s", "");
+		fds_stacks.mode = USER_STACKS_FP;
+		snprintf(fds_stacks.why, sizeof(fds_stacks.why),
+			 "the stack copies failed to load: %.140s", cwhy);
+		at = strstr(c->detail, "opening user stacks dwarf");
+		if (at)
+			snprintf(at, sizeof(c->detail) - (size_t)(at - c->detail),
+				 "opening user stacks fp (%s)", fds_stacks.why);
+		fds_bpf__destroy(b->skel);
+		b->skel = NULL;
+		goto retry;
+	}
 	err = err ?: bpf_util__loaded(b->skel->obj, "fds");
 	if (err) {
 		bpf_util__format_error(why, len, "load fds BPF", err);

@@ -7,8 +7,10 @@
 need_ebpf
 need_fixture regress
 
-# what this test does not vary is held fixed: frame-pointer stacks (no stack copies)
-base=(--quiet --user-stacks fp --interval 250ms)
+# what this test does not vary is held fixed: frame-pointer stacks (no stack copies), and
+# no syscalls collector (it fails on its own on 6.1's verifier until its bounds are fixed,
+# and --strict names the first failure)
+base=(--quiet --user-stacks fp --disable syscalls --interval 250ms)
 
 # the net collector without its sock_length lane (bytes not measured): a lost lane
 expect_exit 125 env PTOP_TEST_REFUSE=tp_btf:sock_send_length "$REC" "${base[@]}" --strict \

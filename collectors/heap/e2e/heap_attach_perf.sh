@@ -9,7 +9,7 @@ for m in plain fork; do
 		"uprobe_multi unsupported needs Linux 6.6: uprobe_multi (refused by PTOP_TEST_REFUSE)
 perf_uprobe active " \
 		"$(q "$TMP/$m.ptop" "select lane || ' ' || state || ' ' || coalesce(reason, '')
-			from probe_lane where probe = 'heap' order by seq")"
+			from probe_lane where probe = 'heap' and lane like '%uprobe%' order by seq")"
 done
 "$ANA" info "$TMP/plain.ptop" >"$TMP/info.txt"
 has 'perf_uprobe' <"$TMP/info.txt" || fail "info does not show the heap's lanes"
