@@ -239,9 +239,16 @@ static __always_inline void send_seen(struct file *f, const struct io_file_key *
 		bpf_map_delete_elem(&io_seen, &sk); /* try again at its next call */
 		return;
 	}
+	e->cut = 0;
 	for (i = 0; i < IO_DEPTH && i < w.n; i++) { /* a bounded loop */
-		if (bpf_probe_read_kernel_str(e->name[i], IO_NAME, w.name[i]) < 0)
+		long n = bpf_probe_read_kernel_str(e->name[i], IO_NAME, w.name[i]);
+		char c = 0;
+
+		if (n < 0)
 			e->name[i][0] = 0;
+		else if (n == IO_NAME && /* filled: cut if the name goes on */
+			 !bpf_probe_read_kernel(&c, 1, w.name[i] + IO_NAME - 1) && c)
+			e->cut |= 1u << i;
 	}
 	e->ts = bpf_ktime_get_ns();
 	e->tid = tid;
@@ -252,7 +259,6 @@ static __always_inline void send_seen(struct file *f, const struct io_file_key *
 	e->truncated = w.truncated;
 	e->tgid = k->tgid;
 	e->gen = k->gen;
-	e->pad = 0;
 	bpf_ringbuf_submit(e, 0);
 }
 

@@ -320,19 +320,23 @@ static void test_05_paths(void **state)
 	char out[64];
 
 	(void)state;
-	assert_int_equal(io__seen_path((const char(*)[IO_NAME])name, 3, false, out, sizeof(out)),
+	assert_int_equal(io__seen_path((const char(*)[IO_NAME])name, 3, false, 0, out, sizeof(out)),
 			 0);
 	assert_string_equal(out, "/a/b/c.log");
-	assert_int_equal(io__seen_path((const char(*)[IO_NAME])name, 3, true, out, sizeof(out)),
+	/* a name cut in the kernel (bit 1: "b") is marked */
+	assert_int_equal(io__seen_path((const char(*)[IO_NAME])name, 3, false, 2, out, sizeof(out)),
+			 0);
+	assert_string_equal(out, "/a/b" IO_CUT_MARK "/c.log");
+	assert_int_equal(io__seen_path((const char(*)[IO_NAME])name, 3, true, 0, out, sizeof(out)),
 			 0);
 	assert_string_equal(out, ".../a/b/c.log");
-	assert_int_equal(io__seen_path((const char(*)[IO_NAME])name, 0, false, out, sizeof(out)),
+	assert_int_equal(io__seen_path((const char(*)[IO_NAME])name, 0, false, 0, out, sizeof(out)),
 			 0);
 	assert_string_equal(out, "/");
-	assert_int_equal(io__seen_path((const char(*)[IO_NAME])name, 3, false, out, 8),
+	assert_int_equal(io__seen_path((const char(*)[IO_NAME])name, 3, false, 0, out, 8),
 			 -ENAMETOOLONG);
 	assert_int_equal(
-	    io__seen_path((const char(*)[IO_NAME])name, IO_DEPTH + 1, false, out, sizeof(out)),
+	    io__seen_path((const char(*)[IO_NAME])name, IO_DEPTH + 1, false, 0, out, sizeof(out)),
 	    -EINVAL);
 	assert_int_equal(io__rename_path("/d/old", "/d/old", "/d/new", out, sizeof(out)), 1);
 	assert_string_equal(out, "/d/new");
