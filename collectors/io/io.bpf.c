@@ -191,6 +191,9 @@ static long walk_step(__u32 i, void *ctx)
 	struct dentry *d = w->d, *parent, *mroot;
 	struct mount *mnt = w->mnt, *mp;
 	struct io_seen *e = w->e;
+	const unsigned char *name;
+	long len;
+	char c = 0;
 	__u32 n;
 
 	if (!d || !e)
@@ -212,8 +215,13 @@ static long walk_step(__u32 i, void *ctx)
 		e->truncated = 1;
 		return 1;
 	}
-	if (bpf_probe_read_kernel_str(e->name[n], IO_NAME, BPF_CORE_READ(d, d_name.name)) < 0)
+	name = BPF_CORE_READ(d, d_name.name);
+	len = bpf_probe_read_kernel_str(e->name[n], IO_NAME, name);
+	if (len < 0)
 		e->name[n][0] = 0;
+	else if (len == IO_NAME && /* filled: cut if the name goes on */
+		 !bpf_probe_read_kernel(&c, 1, name + IO_NAME - 1) && c)
+		e->cut |= 1u << n;
 	e->depth = n + 1;
 	w->d = parent;
 	return 0;
@@ -241,6 +249,7 @@ static __always_inline void send_seen(struct file *f, const struct io_file_key *
 	}
 	e->depth = 0;
 	e->truncated = 0;
+	e->cut = 0;
 	w.d = BPF_CORE_READ(f, f_path.dentry);
 	vm = BPF_CORE_READ(f, f_path.mnt);
 	w.mnt = (struct mount *)((void *)vm - bpf_core_field_offset(struct mount, mnt));
@@ -253,7 +262,6 @@ static __always_inline void send_seen(struct file *f, const struct io_file_key *
 	e->dev = k->dev;
 	e->tgid = k->tgid;
 	e->gen = k->gen;
-	e->pad = 0;
 	bpf_ringbuf_submit(e, 0);
 }
 

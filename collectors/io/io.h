@@ -144,7 +144,7 @@ struct io_seen {
 	__u32 truncated;
 	__u32 tgid; /* the process that saw it */
 	__u32 gen;  /* the inode's i_generation */
-	__u32 pad;
+	__u32 cut;  /* bit i: name[i] is cut (the name is longer than IO_NAME - 1 bytes) */
 	char name[IO_DEPTH][IO_NAME];
 };
 

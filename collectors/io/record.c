@@ -192,8 +192,8 @@ const char *io__file_type(unsigned mode)
 	}
 }
 
-int io__seen_path(const char (*name)[IO_NAME], unsigned depth, bool truncated, char *out,
-		  size_t len)
+int io__seen_path(const char (*name)[IO_NAME], unsigned depth, bool truncated, uint32_t cut,
+		  char *out, size_t len)
 {
 	size_t at = 0;
 	int n;
@@ -212,7 +212,8 @@ int io__seen_path(const char (*name)[IO_NAME], unsigned depth, bool truncated, c
 		return 0;
 	}
 	for (unsigned i = depth; i-- > 0;) {
-		n = snprintf(out + at, len - at, "/%.*s", IO_NAME, name[i]);
+		n = snprintf(out + at, len - at, "/%.*s%s", IO_NAME, name[i],
+			     cut & (1u << i) ? IO_CUT_MARK : "");
 		if (n < 0 || (size_t)n >= len - at)
 			return -ENAMETOOLONG;
 		at += (size_t)n;
@@ -614,11 +615,11 @@ static void absolute(pid_t pid, const char *path, char *out, size_t len)
 /* A file first seen: its path from the dentries. */
 static int on_seen(struct io_bpf_lane *b, const struct io_seen *e)
 {
-	char path[IO_DEPTH * (IO_NAME + 1) + 8];
+	char path[IO_DEPTH * (IO_NAME + sizeof(IO_CUT_MARK)) + 8];
 
 	if (e->depth > IO_DEPTH)
 		return 0;
-	if (io__seen_path(e->name, e->depth, e->truncated, path, sizeof(path)))
+	if (io__seen_path(e->name, e->depth, e->truncated, e->cut, path, sizeof(path)))
 		return 0;
 	return fpath_set(b, e->dev, e->ino, e->gen, e->tgid, path);
 }

@@ -31,9 +31,11 @@ int io__parse_blkio_ticks(const char *text, uint64_t *ticks);
 const char *io__file_type(unsigned mode);
 
 /* The path of an io_seen record into OUT (LEN bytes): NAME[DEPTH-1] .. NAME[0] joined
- * with '/' after a leading '/', "..." before it when TRUNCATED; "/" for depth 0.
+ * with '/' after a leading '/', "..." before it when TRUNCATED, each NAME[i] whose bit i
+ * of CUT is set followed by IO_CUT_MARK; "/" for depth 0.
  * 0, -EINVAL (DEPTH too large), -ENAMETOOLONG. */
-int io__seen_path(const char (*name)[IO_NAME], unsigned depth, bool truncated, char *out,
+int io__seen_path(const char (*name)[IO_NAME], unsigned depth, bool truncated, uint32_t cut,
+		  char *out,
 		  size_t len);
 
 /* PATH after a rename of OLD to NEW: when PATH is OLD or below it, the new path into OUT

@@ -183,7 +183,9 @@ static int build_events(sqlite3 *db, const struct capture_meta *m, const struct 
 			  ?: table__set_real(t, ECOL_T, (double)(time_ns - m->base_ns) / 1e9,
 					     fmt_secs(a, sizeof(a), time_ns - m->base_ns));
 		for (int c = 1; !err && c <= 4; c++)
-			if (sqlite3_column_type(st, c) != SQLITE_NULL)
+			/* an empty path: ftruncate's file was not known (unknown, not "") */
+			if (sqlite3_column_type(st, c) != SQLITE_NULL &&
+			    (c != ECOL_PATH || *sqlite3_column_text(st, c)))
 				err =
 				    table__set_text(t, c, (const char *)sqlite3_column_text(st, c));
 		if (!err && sqlite3_column_type(st, 5) != SQLITE_NULL) {

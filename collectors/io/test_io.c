@@ -198,15 +198,18 @@ static sqlite3 *load(const char *name, bool iowait)
 	b.t.mode = PTOP__V1__TARGET_MODE__TARGET_MODE_PID;
 	b.t.pid = PID;
 	b.t.comm = "w";
+	/* with events: the eBPF lane ran (--io-events) */
 	capb__probe(&b, "io", PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE,
-		    PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_PROC, NULL, NULL);
+		    iowait ? PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_EBPF
+			   : PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_PROC,
+		    NULL, NULL);
 	capb__put_header(w, &b);
 	if (load_samples) {
 		put_sample(w, T0 + SEC, 4096 * 1000, iowait);
 		put_sample(w, T0 + 2 * SEC, 4096 * 24, iowait);
 	}
 	if (iowait) { /* and the events of --io-events */
-		Ptop__V1__IoFsEvent e[2] = {PTOP__V1__IO_FS_EVENT__INIT,
+		Ptop__V1__IoFsEvent e[3] = {PTOP__V1__IO_FS_EVENT__INIT, PTOP__V1__IO_FS_EVENT__INIT,
 					    PTOP__V1__IO_FS_EVENT__INIT};
 
 		e[0].kind = "denied";
@@ -220,7 +223,12 @@ static sqlite3 *load(const char *name, bool iowait)
 		e[1].path = "a";
 		e[1].new_path = "b";
 		e[1].fd = -1;
-		for (int i = 0; i < 2; i++) {
+		e[2].kind = "truncated"; /* an ftruncate whose file's path was lost: "" */
+		e[2].syscall = "ftruncate";
+		e[2].path = "";
+		e[2].fd = 7;
+		e[2].length = 100;
+		for (int i = 0; i < 3; i++) {
 			Ptop__V1__Event ev = PTOP__V1__EVENT__INIT;
 			Ptop__V1__CollectorPayload cp;
 
@@ -278,8 +286,9 @@ static void test_04_load_and_report(void **state)
 		fail_msg("text:\n%s", out);
 	free(out);
 	out = run_report(db, OUT_JSON);
-	if (!strstr(out, "\"iowait_ns\": 40000000") || !strstr(out, "\"written_bytes\": 4194304"))
-		fail_msg("json:\n%s", out);
+	if (!strstr(out, "\"iowait_ns\": 40000000") || !strstr(out, "\"written_bytes\": 4194304") ||
+	    !strstr(out, "\"syscall\": \"ftruncate\",\n      \"path\": null,")) /* unknown, not "" */
+		fail_msg("json:\n%s", strstr(out, "fs_events") ? strstr(out, "fs_events") : out);
 	free(out);
 	sqlite3_close(db);
 
@@ -320,19 +329,23 @@ static void test_05_paths(void **state)
 	char out[64];
 
 	(void)state;
-	assert_int_equal(io__seen_path((const char(*)[IO_NAME])name, 3, false, out, sizeof(out)),
+	assert_int_equal(io__seen_path((const char(*)[IO_NAME])name, 3, false, 0, out, sizeof(out)),
 			 0);
 	assert_string_equal(out, "/a/b/c.log");
-	assert_int_equal(io__seen_path((const char(*)[IO_NAME])name, 3, true, out, sizeof(out)),
+	/* a name cut in the kernel (bit 1: "b") is marked */
+	assert_int_equal(io__seen_path((const char(*)[IO_NAME])name, 3, false, 2, out, sizeof(out)),
+			 0);
+	assert_string_equal(out, "/a/b" IO_CUT_MARK "/c.log");
+	assert_int_equal(io__seen_path((const char(*)[IO_NAME])name, 3, true, 0, out, sizeof(out)),
 			 0);
 	assert_string_equal(out, ".../a/b/c.log");
-	assert_int_equal(io__seen_path((const char(*)[IO_NAME])name, 0, false, out, sizeof(out)),
+	assert_int_equal(io__seen_path((const char(*)[IO_NAME])name, 0, false, 0, out, sizeof(out)),
 			 0);
 	assert_string_equal(out, "/");
-	assert_int_equal(io__seen_path((const char(*)[IO_NAME])name, 3, false, out, 8),
+	assert_int_equal(io__seen_path((const char(*)[IO_NAME])name, 3, false, 0, out, 8),
 			 -ENAMETOOLONG);
 	assert_int_equal(
-	    io__seen_path((const char(*)[IO_NAME])name, IO_DEPTH + 1, false, out, sizeof(out)),
+	    io__seen_path((const char(*)[IO_NAME])name, IO_DEPTH + 1, false, 0, out, sizeof(out)),
 	    -EINVAL);
 	assert_int_equal(io__rename_path("/d/old", "/d/old", "/d/new", out, sizeof(out)), 1);
 	assert_string_equal(out, "/d/new");

@@ -6,7 +6,8 @@
 #   one gets: each event names its own file (resolved at the call), with --io-events and
 #   with --io-files.
 # - longrename: a 4,095-byte path renamed to another: both names kept to 255 bytes and
-#   marked cut (U+2026), not given as if whole.
+#   marked cut (U+2026), not given as if whole; under --io-files its row's path (walked
+#   up the dentries, names of 63 bytes at most) marked cut where it was.
 . tests/e2e/lib.sh
 need_fixture io_churn
 need_ebpf
@@ -48,4 +49,14 @@ assert_eq "longrename: both names cut at 255 bytes and marked" "${old:0:255}$mar
 	"$(q "$C" "select path || '|' || new_path from io_event where kind = 'renamed'")"
 assert_eq "longrename: the created event's path marked too" "${old:0:255}$mark" \
 	"$(q "$C" "select path from io_event where kind = 'created' and path like '$D/%'")"
+# the per-file lane: the file's 2 writes (8 bytes) on one row, whose path (walked up the
+# dentries: 24 components of 63 bytes at most) says where it was cut, not a wrong whole
+D=$TMP/long2
+mkdir -p "$D"
+C=$TMP/long2.ptop
+"$REC" --quiet --io-files -o "$C" -- "$FIX/io_churn" longrename "$D" >/dev/null || fail "io_churn longrename failed"
+assert_eq "longrename --io-files: one file, 2 writes, 8 bytes" "1|2|8" \
+	"$(q "$C" "select count(distinct file) || '|' || sum(calls) || '|' || sum(bytes) from io_file where op = 'write' and type = 'file'")"
+assert_eq "longrename --io-files: its path marked cut" 1 \
+	"$(q "$C" "select count(*) from io_file where op = 'write' and type = 'file' and instr(path, '$mark') > 0")"
 echo PASS
