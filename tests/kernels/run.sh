@@ -80,7 +80,8 @@ for k in $kernels; do
 	logs=$B/test-logs/kernel-$k
 	mkdir -p "$logs"
 	logs=$(cd "$logs" && pwd -P)
-	if ! why=$(PTOP_VM_KERNEL=$k tests/kernels/vm.sh --prepare 2>&1 | tail -1); then
+	if ! why=$(PTOP_VM_KERNEL=$k tests/kernels/vm.sh --prepare 2>&1); then
+		why=$(echo "$why" | tail -1)
 		echo "[$k] skip  all $ntests smoke tests: ${why:-vm.sh --prepare failed}"
 		skipped=$((skipped + ntests))
 		summary+=("$k: 0 passed, 0 failed, $ntests skipped ($why)")
