@@ -89,7 +89,7 @@ BENCH_WORKLOADS := $(filter $(B)/bench/workload_%,$(BENCH_BINS))
 
 .PHONY: all programs deps test test-kernels unit-tests e2e-tests demo bench fuzz fuzzers format clean install \
 	uninstall \
-	tests-build FORCE
+	tests-build kernels-build FORCE
 .DELETE_ON_ERROR:
 # Keep generated intermediates (BPF objects, skeletons): they are cheap to keep
 # and costly to remake.
@@ -291,6 +291,7 @@ $(B)/tests/fuzz/seed_scrub: tests/fuzz/seed_scrub.c $(B)/libptop-proto.a | $(PRO
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(B)/libptop-proto.a $(LDLIBS)
 
 tests-build: programs $(TEST_BINS) $(FIXTURES)
+kernels-build: programs $(FIXTURES)
 
 # The kernels `make test` also runs the smoke set in, under QEMU (tests/kernels/; counted in
 # its totals); TEST_KERNELS= leaves them out.
@@ -312,7 +313,7 @@ test: deps
 # where they or the kernel cannot be had, the VM's tests skip with the reason.
 test-kernels: deps
 	$(Q)./mk/deps.sh kernels || echo "test-kernels: QEMU is missing: the VM's tests will skip" >&2
-	$(Q)$(MAKE) --no-print-directory programs $(FIXTURES)
+	$(Q)$(MAKE) --no-print-directory kernels-build
 	$(Q)PTOP_BUILD=$(B) PTOP_STRICT=1 tests/kernels/run.sh
 
 demo: deps
