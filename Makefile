@@ -1,7 +1,9 @@
 # ptop — the one entry point: dependency check, code generation, build, tests.
 #
 #   make            check deps, build build/ptop-record and build/ptop-analyze
-#   make test       unit tests (plain and ASan+UBSan) and end-to-end tests
+#   make test       unit tests (plain and ASan+UBSan) and end-to-end tests, and the
+#                   kernel smoke set under QEMU (TEST_KERNELS=6.1; TEST_KERNELS= for none)
+#   make test-kernels  the e2e smoke set on this kernel and on Debian 12's 6.1 under QEMU
 #   make demo       record the demo workload for ~5 s, print info and a report
 #   make bench      overhead, codec and load benchmarks (see bench/README.md)
 #   make fuzz       libFuzzer targets: the capture reader, records into reports, DBs
@@ -85,9 +87,9 @@ FIXTURES += $(B)/tests/fixtures/nofp_attach $(B)/tests/fixtures/fds_nofp $(B)/te
 BENCH_BINS := $(patsubst bench/%.c,$(B)/bench/%,$(wildcard bench/*.c))
 BENCH_WORKLOADS := $(filter $(B)/bench/workload_%,$(BENCH_BINS))
 
-.PHONY: all programs deps test unit-tests e2e-tests demo bench fuzz fuzzers format clean install \
+.PHONY: all programs deps test test-kernels unit-tests e2e-tests demo bench fuzz fuzzers format clean install \
 	uninstall \
-	tests-build FORCE
+	tests-build kernels-build FORCE
 .DELETE_ON_ERROR:
 # Keep generated intermediates (BPF objects, skeletons): they are cheap to keep
 # and costly to remake.
@@ -289,14 +291,30 @@ $(B)/tests/fuzz/seed_scrub: tests/fuzz/seed_scrub.c $(B)/libptop-proto.a | $(PRO
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(B)/libptop-proto.a $(LDLIBS)
 
 tests-build: programs $(TEST_BINS) $(FIXTURES)
+kernels-build: programs $(FIXTURES)
+
+# The kernels `make test` also runs the smoke set in, under QEMU (tests/kernels/; counted in
+# its totals); TEST_KERNELS= leaves them out.
+TEST_KERNELS ?= 6.1
 
 test: deps
+	$(Q)$(if $(TEST_KERNELS),./mk/deps.sh kernels || echo "test: QEMU is missing: the kernel VM's tests will skip" >&2)
 	$(Q)$(MAKE) --no-print-directory tests-build
 	$(Q)$(MAKE) --no-print-directory B=$(B)/asan SAN=1 $(patsubst $(B)/%,$(B)/asan/%,$(TEST_BINS))
 	$(Q)if printf 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n) { return 0; }' \
 		| $(CLANG) -fsanitize=fuzzer -x c - -o /dev/null 2>/dev/null; then \
 		$(MAKE) --no-print-directory fuzzers; fi
-	$(Q)PTOP_BUILD=$(B) PTOP_STRICT=1 tests/run.sh
+	$(Q)PTOP_BUILD=$(B) PTOP_STRICT=1 PTOP_KERNELS="$(TEST_KERNELS)" tests/run.sh
+
+# The kernel matrix (tests/kernels/run.sh): the smoke set (tests/kernels/smoke.list) on this
+# kernel, then inside Debian 12's own 6.1 kernel under QEMU without KVM (tests/kernels/vm.sh:
+# the kernel and busybox-static from `apt-get download`, unpacked in $(B)/kernels, never
+# installed). QEMU and virtiofsd are installed for this target only (mk/deps.sh kernels);
+# where they or the kernel cannot be had, the VM's tests skip with the reason.
+test-kernels: deps
+	$(Q)./mk/deps.sh kernels || echo "test-kernels: QEMU is missing: the VM's tests will skip" >&2
+	$(Q)$(MAKE) --no-print-directory kernels-build
+	$(Q)PTOP_BUILD=$(B) PTOP_STRICT=1 tests/kernels/run.sh
 
 demo: deps
 	$(Q)$(MAKE) --no-print-directory programs $(B)/tests/fixtures/demo_workload

@@ -1,6 +1,7 @@
 #!/bin/sh
 # deps.sh — check ptop's build dependencies; as root on Debian/Ubuntu, install
 # what is missing with apt-get, otherwise print the command and fail.
+# `deps.sh kernels`: the same for the kernel matrix's QEMU (make test-kernels).
 set -u
 # bpftool lives in /usr/sbin, outside a normal user's PATH.
 PATH=$PATH:/usr/local/sbin:/usr/sbin:/sbin
@@ -33,6 +34,21 @@ binutils:cmd:objcopy
 smem:cmd:smem
 libc6-dev:file:/usr/lib/x86_64-linux-gnu/libc.a
 "
+
+# `deps.sh kernels` (make test-kernels): QEMU and virtiofsd for tests/kernels/vm.sh, only.
+# The kernel packages are downloaded at test time (apt-get download): an empty package list
+# is refreshed here, once, as root.
+if [ "${1:-}" = kernels ]; then
+	DEPS="
+qemu-system-x86:cmd:qemu-system-x86_64
+qemu-system-common:file:/usr/lib/qemu/virtiofsd
+"
+	if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 &&
+		[ -z "$(apt-cache pkgnames linux-image-6.1.0- 2>/dev/null)" ]; then
+		echo "deps: no linux-image-6.1.0-* in apt's lists: apt-get update" >&2
+		apt-get update -q >/tmp/ptop-deps.log 2>&1 || echo "deps: apt-get update failed (log: /tmp/ptop-deps.log)" >&2
+	fi
+fi
 
 missing=""
 for d in $DEPS; do

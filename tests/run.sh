@@ -157,6 +157,27 @@ for src in tests/fuzz/fuzz_*.c; do
 	fi
 done
 
+# The kernel matrix (tests/kernels/run.sh) when PTOP_KERNELS names kernels (`make test`:
+# TEST_KERNELS, 6.1) and PTOP_TESTS does not narrow the run: the smoke set inside each of
+# those kernels under QEMU (this kernel ran it above), its counts in the totals. Without
+# network or QEMU its tests are skipped with the reason.
+if [ -n "${PTOP_KERNELS:-}" ] && [ -z "$pattern" ]; then
+	kout=$(mktemp)
+	PTOP_KERNEL_HOST=0 PTOP_BUILD=$B PTOP_STRICT=$strict tests/kernels/run.sh | tee "$kout" |
+		grep --line-buffered -vE '^[0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$'
+	line=$(grep -E '^[0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$' "$kout" | tail -1)
+	if [ -n "$line" ]; then
+		read -r p _ f _ s _ <<<"${line//,/}"
+		passed=$((passed + p)); failed=$((failed + f)); skipped=$((skipped + s))
+		while read -r n; do failures+=("$n"); done \
+			< <(sed -n 's/^\[\([^]]*\)\] FAIL  \(e2e\/[^ ]*\).*/\1:\2/p' "$kout")
+	else
+		failed=$((failed + 1)); failures+=("kernels")
+		echo "FAIL  kernels: tests/kernels/run.sh ended without its closing line"
+	fi
+	rm -f "$kout"
+fi
+
 echo
 if [ ${#failures[@]} -gt 0 ]; then echo "failed: ${failures[*]}"; fi
 echo "$passed passed, $failed failed, $skipped skipped"

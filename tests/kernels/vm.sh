@@ -89,7 +89,7 @@ command -v "$QEMU" >/dev/null 2>&1 ||
 [ -x "$VIRTIOFSD" ] ||
 	cannot "$VIRTIOFSD is missing (Debian: apt-get install qemu-system-common)"
 
-mkdir -p "$cache" || cannot "cannot create $cache"
+mkdir -p "$cache" && cache=$(cd "$cache" && pwd -P) || cannot "cannot create $cache"
 
 # The kernel: the newest linux-image-$series.0-N-cloud-amd64 apt knows, downloaded once.
 # With a kernel already unpacked, no network is needed: the newest unpacked one is used.
