@@ -69,7 +69,8 @@ size_t record_probe_summary(const struct collector *cs, size_t n, char *buf, siz
 		     record_probe_count(cs, n, PTOP__V1__PROBE_STATE__PROBE_STATE_DISABLED),
 		     record_probe_count(cs, n, PTOP__V1__PROBE_STATE__PROBE_STATE_UNSUPPORTED));
 	for (i = 0; i < n; i++) {
-		if (cs[i].state == PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE)
+		/* an active probe with a reason runs within the limit it says */
+		if (cs[i].state == PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE && !cs[i].reason[0])
 			continue;
 		off = append(buf, len, off, "  %s: %s: %s\n", cs[i].ops->name,
 			     capture_probe_state_name(cs[i].state),
