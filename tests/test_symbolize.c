@@ -1054,7 +1054,24 @@ static void test_11_walk_cut(void **state)
 
 	snprintf(dbp, sizeof(dbp), "%s.db", path);
 	snprintf(out, sizeof(out), "%s/cut.folded", tmpdir);
-	assert_int_equal(RUN(cmd_export, "export", "--format", "folded", "-o", out, dbp), 0);
+	{ /* the export says beside the profile how many stacks were cut */
+		char *argv[] = {"export", "--format", "folded", "-o", out, dbp, NULL};
+		char errp[300];
+		int saved = dup(2), fd;
+
+		snprintf(errp, sizeof(errp), "%s/cut.err", tmpdir);
+		fd = open(errp, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		assert_true(fd >= 0 && saved >= 0);
+		dup2(fd, 2);
+		close(fd);
+		assert_int_equal(cmd_export(6, argv), 0);
+		dup2(saved, 2);
+		close(saved);
+		text = slurp(errp);
+		assert_non_null(strstr(text, "ptop-analyze export: note: stacks cut short: 7 of 10 "
+					     "samples (70.0%)"));
+		free(text);
+	}
 	text = slurp(out);
 	assert_null(strstr(text, "652f00656d616e73"));
 	assert_null(strstr(text, "app+0x12ff")); /* the frame after the junk */
