@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "analyze/figures.h"
 #include "analyze/replay.h"
@@ -450,5 +451,8 @@ int analyze_main(int argc, char **argv)
 		fprintf(stderr, "try `ptop-analyze --help`\n");
 		return ANALYZE_EXIT_USAGE;
 	}
+	/* long loads say how far they are, on a terminal only (never in a pipe or JSON) */
+	db__load_progress(db__progress_wanted(argc, argv, isatty(STDOUT_FILENO),
+					      isatty(STDERR_FILENO)));
 	return c->fn(argc - 1, argv + 1);
 }

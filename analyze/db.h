@@ -65,6 +65,21 @@ struct load_stats {
 int db__load_capture(sqlite3 *db, const char *path, bool replace, char capture_id[DB_CAPTURE_ID_LEN],
 		     struct load_stats *stats, char *err, size_t errlen);
 
+/* Progress of long loads on standard error: once a load has run a second, a line
+ * (records, bytes of the file, rate, time left) rewritten in place, cleared at the end.
+ * Off unless turned on (ptop-analyze does for a terminal: db__progress_wanted). */
+void db__load_progress(bool on);
+
+/* Whether a command with ARGV shows load progress: standard output and error are
+ * terminals (STDOUT_TTY, STDERR_TTY) and its output is not JSON (--format json), so
+ * never in a pipe, a file or JSON. */
+bool db__progress_wanted(int argc, char **argv, bool stdout_tty, bool stderr_tty);
+
+/* The progress line: "loading NAME: N records, X of Y (P%), R/s, T left" (the part
+ * after X only when TOTAL is known). */
+void db__progress_line(char *buf, size_t len, const char *name, uint64_t records,
+		       uint64_t bytes, uint64_t total, double elapsed_s);
+
 /* Open what a command was given: a .db (read-only), or a capture file loaded
  * into its cache DB. Which one is decided by content (the capture magic), not
  * the file name. CAPTURE_ID_OPT selects a capture in a DB holding several

@@ -1016,6 +1016,15 @@ int cmd_export(int argc, char **argv)
 	rc = profile__load_pid(db, &m, &win, pid, &p);
 	if (rc)
 		goto cleanup;
+	{ /* walks cut short: their stacks end early in the profile too; said beside it */
+		char cut[512];
+
+		rc = profile__cut_note(p, p->stacked, "samples", cut, sizeof(cut));
+		if (rc)
+			goto cleanup;
+		if (cut[0])
+			fprintf(stderr, "ptop-analyze export: note: %s\n", cut);
+	}
 
 	if (output) {
 		fd = open(output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);

@@ -15,6 +15,7 @@
 
 #include "analyze/unwind.h"
 #include "analyze/db.h"
+#include "analyze/output.h"
 #include "analyze/load.h"
 #include "analyze/part.h"
 #include "proto/capture.h"
@@ -1380,6 +1381,77 @@ static void parts_close(struct loader *l)
 
 /* -------------------------------------------------------------------- API */
 
+/* ------------------------------------------------------------- progress */
+
+static bool progress_on;
+
+void db__load_progress(bool on)
+{
+	progress_on = on;
+}
+
+bool db__progress_wanted(int argc, char **argv, bool stdout_tty, bool stderr_tty)
+{
+	if (!stdout_tty || !stderr_tty)
+		return false;
+	for (int k = 1; k < argc; k++) {
+		if (!strcmp(argv[k], "--format=json"))
+			return false;
+		if (!strcmp(argv[k], "--format") && k + 1 < argc && !strcmp(argv[k + 1], "json"))
+			return false;
+	}
+	return true;
+}
+
+void db__progress_line(char *buf, size_t len, const char *name, uint64_t records,
+		       uint64_t bytes, uint64_t total, double elapsed_s)
+{
+	char r[32], b[32], t[32], rate[32];
+	const char *base = strrchr(name, '/') ? strrchr(name, '/') + 1 : name;
+	double bps = elapsed_s > 0 ? (double)bytes / elapsed_s : 0;
+
+	fmt_count(r, sizeof(r), records);
+	fmt_bytes(b, sizeof(b), bytes);
+	if (!total || bytes > total) {
+		snprintf(buf, len, "loading %s: %s records, %s read", base, r, b);
+		return;
+	}
+	fmt_bytes(t, sizeof(t), total);
+	fmt_bytes(rate, sizeof(rate), (uint64_t)bps);
+	snprintf(buf, len, "loading %s: %s records, %s of %s (%.0f%%), %s/s, %.0f s left", base,
+		 r, b, t, 100.0 * (double)bytes / (double)total, rate,
+		 bps > 0 ? (double)(total - bytes) / bps : 0.0);
+}
+
+struct progress {
+	double start, last; /* CLOCK_MONOTONIC seconds: the load's start, the last line */
+};
+
+static double mono_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* The progress line on stderr once the load has run a second, four times a second at
+ * most. Whether it printed. */
+static bool progress_tick(struct progress *pg, const char *name, uint64_t records, uint64_t bytes,
+			  uint64_t total)
+{
+	double now = mono_s();
+	char line[256];
+
+	if (now - pg->start < 1.0 || now - pg->last < 0.25)
+		return false;
+	pg->last = now;
+	db__progress_line(line, sizeof(line), name, records, bytes, total, now - pg->start);
+	fprintf(stderr, "\r%s\033[K", line);
+	fflush(stderr);
+	return true;
+}
+
 int db__load_capture(sqlite3 *db, const char *path, bool replace,
 		     char capture_id[DB_CAPTURE_ID_LEN], struct load_stats *stats, char *err,
 		     size_t errlen)
@@ -1390,7 +1462,8 @@ int db__load_capture(sqlite3 *db, const char *path, bool replace,
 	const struct capture_status *cs;
 	char *real = NULL;
 	struct stat st;
-	bool in_tx = false, exists = false;
+	bool in_tx = false, exists = false, shown = false;
+	struct progress pg = {.start = mono_s()};
 	int rc, ret = 0;
 
 	if (stats)
@@ -1500,7 +1573,11 @@ int db__load_capture(sqlite3 *db, const char *path, bool replace,
 		rec = NULL;
 		if (ret)
 			goto cleanup;
+		if (progress_on && !(l.records & 4095))
+			shown |= progress_tick(&pg, real, l.records,
+					       capture_reader__frame_offset(r), (uint64_t)st.st_size);
 	}
+
 	if (rc < 0) {
 		ret = rc;
 		snprintf(err, errlen, "reading %s: %s", path, strerror(-rc));
@@ -1534,6 +1611,8 @@ int db__load_capture(sqlite3 *db, const char *path, bool replace,
 		stats->bad_rows = l.bad_rows;
 	}
 cleanup:
+	if (shown)
+		fputs("\r\033[K", stderr); /* the line goes: what follows is the command's */
 	if (ret && errlen && !err[0]) /* the paths that return -ENOMEM say nothing */
 		snprintf(err, errlen, "loading %s: %s", path, strerror(-ret));
 	if (in_tx)

@@ -196,7 +196,9 @@ size_t record_probe_summary(const struct collector *cs, size_t n, char *buf, siz
 					     capture_probe_state_name(l->state),
 					     l->reason[0] ? l->reason : "(no reason given)");
 			}
-			continue;
+			/* an active probe with a reason runs within the limit it says */
+			if (!cs[i].reason[0])
+				continue;
 		}
 		off = append(buf, len, off, "  %s: %s: %s\n", cs[i].ops->name,
 			     capture_probe_state_name(cs[i].state),

@@ -723,8 +723,7 @@ static void test_09_heap_not_sampled(void **state)
 {
 	char id[DB_CAPTURE_ID_LEN], *buf = NULL;
 	sqlite3 *db = heap_capture("unsampled.ptop", id);
-	struct capture_meta m;
-	struct window w = {0};
+	Perftools__Profiles__Profile *pp;
 	struct heap_stacks *hs = NULL;
 	size_t len = 0;
 	FILE *f;
@@ -732,8 +731,7 @@ static void test_09_heap_not_sampled(void **state)
 	(void)state;
 	exec(db, "UPDATE heap_snapshot SET sample_bytes = 524288");
 	exec(db, "UPDATE heap_site SET live_count = 0, live_bytes = 0");
-	assert_int_equal(capture_meta__load(db, id, &m), 0);
-	assert_int_equal(heap_stacks__load(db, &m, &w, &hs), 0);
+	pp = heap_pprof(db, id, &hs);
 	assert_int_equal(hs->live_bytes, 40960 + 320 + 300 + 100);
 	assert_int_equal(hs->unsampled_live_bytes, 40960 + 320 + 300);
 	f = open_memstream(&buf, &len);
@@ -742,6 +740,7 @@ static void test_09_heap_not_sampled(void **state)
 	assert_string_equal(buf, "[not sampled] 41580\n"
 				 "[sites left out] 100\n");
 	free(buf);
+	perftools__profiles__profile__free_unpacked(pp, NULL);
 	heap_stacks__free(hs);
 	check_heap_totals(db, id);
 	sqlite3_close(db);

@@ -2292,6 +2292,30 @@ static void test_21_unclaimed_payload(void **state)
 	sqlite3_close(db);
 }
 
+/* Load progress: shown on a terminal only (standard output and error both), never in a
+ * pipe, a file or JSON; its line gives the records, the bytes of the file, the rate and
+ * the time left. */
+static void test_23_progress(void **state)
+{
+	char *json[] = {"ptop-analyze", "report", "heap", "--format", "json", "a.ptop", NULL};
+	char *json2[] = {"ptop-analyze", "info", "--format=json", "a.ptop", NULL};
+	char *text[] = {"ptop-analyze", "report", "heap", "--format", "csv", "a.ptop", NULL};
+	char line[256];
+
+	(void)state;
+	assert_true(db__progress_wanted(6, text, true, true));
+	assert_false(db__progress_wanted(6, text, false, true)); /* stdout a pipe or file */
+	assert_false(db__progress_wanted(6, text, true, false)); /* stderr redirected */
+	assert_false(db__progress_wanted(6, json, true, true));
+	assert_false(db__progress_wanted(4, json2, true, true));
+	db__progress_line(line, sizeof(line), "/tmp/x/run.ptop", 1234567, 12582912, 50331648,
+			  2.0);
+	assert_string_equal(line, "loading run.ptop: 1,234,567 records, 12.0 MiB of 48.0 MiB "
+				  "(25%), 6.00 MiB/s, 6 s left");
+	db__progress_line(line, sizeof(line), "run.ptop", 10, 2048, 0, 1.5);
+	assert_string_equal(line, "loading run.ptop: 10 records, 2.00 KiB read");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -2319,6 +2343,7 @@ int main(void)
 	    cmocka_unit_test(test_20b_insert_sql),
 	    cmocka_unit_test_setup_teardown(test_21_unclaimed_payload, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_22_rollup_missing_fields, setup, teardown),
+	    cmocka_unit_test(test_23_progress),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -450,10 +450,18 @@ static void test_09_probe_summary(void **state)
 	set_collector(&cs[1], &t_sys, PTOP__V1__PROBE_STATE__PROBE_STATE_FAILED,
 		      PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_EBPF, "");
 	cs[2].state = PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE;
+	cs[2].reason[0] = '\0'; /* the core clears an active one's reason before start() */
 	record_probe_summary(cs, 3, buf, sizeof(buf));
 	assert_string_equal(buf, "probes: 2 active, 1 failed, 0 disabled, 0 unsupported\n"
 				 "  syscalls: failed: (no reason given)\n");
 	assert_int_equal(record_probe_count(cs, 3, PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE), 2);
+	/* an active probe whose start() gave a reason runs within the limit it says: said
+	 * at start (--heap-events: the rate it can carry) */
+	snprintf(cs[2].reason, sizeof(cs[2].reason), "keeps 100 records a poll");
+	record_probe_summary(cs, 3, buf, sizeof(buf));
+	assert_string_equal(buf, "probes: 2 active, 1 failed, 0 disabled, 0 unsupported\n"
+				 "  syscalls: failed: (no reason given)\n"
+				 "  memory: active: keeps 100 records a poll\n");
 }
 
 static void test_10_probe_set(void **state)

@@ -892,6 +892,22 @@ static void test_06_not_collected(void **state)
 	sqlite3_close(db);
 }
 
+/* A capture NAME (its path in PATH) with the active profile's header and /usr/bin/app
+ * (build-id abcd0001) mapped at 0x400000 (offset 0x1000): the writer, for its stacks. */
+static struct capture_writer *app_capture(const char *name, char *path, size_t len)
+{
+	struct capture_writer_opts wo = {.force = true};
+	struct capture_writer *w;
+
+	snprintf(path, len, "%s/%s", tmpdir, name);
+	w = capture_writer__create(path, &wo);
+	assert_non_null(w);
+	put_header(w, "active");
+	put_mapping(w, T0 + 10, 0x400000, 0x401000, 0x1000, "/usr/bin/app", true,
+		    PTOP__V1__MAPPING_EVENT__MAPPING_EVENT_START);
+	return w;
+}
+
 /* Issue 10: a Stack whose id is 2^63 (stored as the 64-bit pattern, INT64_MIN in the DB)
  * once collided with load_locs' "no stack yet" sentinel and crashed every command that
  * reads the placed frames. Any id the format allows loads: the profile holds the stack
@@ -901,7 +917,6 @@ static void test_10_stack_id_2_63(void **state)
 	static const uint64_t ips[] = {0x400100, 0x400200};
 	const uint64_t big = 1ull << 63, big2 = UINT64_MAX;
 	const uint64_t sc[][3] = {{big, 0, 7}, {big2, 0, 3}};
-	struct capture_writer_opts wo = {.force = true};
 	struct capture_writer *w;
 	struct report_opts o = {.fmt = OUT_TEXT};
 	struct capture_meta m;
@@ -914,12 +929,7 @@ static void test_10_stack_id_2_63(void **state)
 	FILE *f;
 
 	(void)state;
-	snprintf(path, sizeof(path), "%s/bigid.ptop", tmpdir);
-	w = capture_writer__create(path, &wo);
-	assert_non_null(w);
-	put_header(w, "active");
-	put_mapping(w, T0 + 10, 0x400000, 0x401000, 0x1000, "/usr/bin/app", true,
-		    PTOP__V1__MAPPING_EVENT__MAPPING_EVENT_START);
+	w = app_capture("bigid.ptop", path, sizeof(path));
 	put_stack(w, big, false, ips, 2);
 	put_stack(w, big2, false, ips, 1);
 	put_cpuprof(w, T0 + SEC, sc, 2);
@@ -984,7 +994,6 @@ static void test_11_walk_cut(void **state)
 	static const uint64_t whole[] = {0x400100, 0x400250};
 	static const uint64_t nomap[] = {0x5000, 0x400100};
 	const uint64_t sc[][3] = {{1, 0, 7}, {2, 0, 2}, {3, 0, 1}};
-	struct capture_writer_opts wo = {.force = true};
 	struct capture_writer *w;
 	struct report_opts o = {.fmt = OUT_TEXT};
 	struct capture_meta m;
@@ -997,12 +1006,7 @@ static void test_11_walk_cut(void **state)
 	FILE *f;
 
 	(void)state;
-	snprintf(path, sizeof(path), "%s/cut.ptop", tmpdir);
-	w = capture_writer__create(path, &wo);
-	assert_non_null(w);
-	put_header(w, "active");
-	put_mapping(w, T0 + 10, 0x400000, 0x401000, 0x1000, "/usr/bin/app", true,
-		    PTOP__V1__MAPPING_EVENT__MAPPING_EVENT_START);
+	w = app_capture("cut.ptop", path, sizeof(path));
 	put_stack(w, 1, false, junk, 4);
 	put_stack(w, 2, false, whole, 2);
 	put_stack(w, 3, false, nomap, 2);
@@ -1050,7 +1054,24 @@ static void test_11_walk_cut(void **state)
 
 	snprintf(dbp, sizeof(dbp), "%s.db", path);
 	snprintf(out, sizeof(out), "%s/cut.folded", tmpdir);
-	assert_int_equal(RUN(cmd_export, "export", "--format", "folded", "-o", out, dbp), 0);
+	{ /* the export says beside the profile how many stacks were cut */
+		char *argv[] = {"export", "--format", "folded", "-o", out, dbp, NULL};
+		char errp[300];
+		int saved = dup(2), fd;
+
+		snprintf(errp, sizeof(errp), "%s/cut.err", tmpdir);
+		fd = open(errp, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		assert_true(fd >= 0 && saved >= 0);
+		dup2(fd, 2);
+		close(fd);
+		assert_int_equal(cmd_export(6, argv), 0);
+		dup2(saved, 2);
+		close(saved);
+		text = slurp(errp);
+		assert_non_null(strstr(text, "ptop-analyze export: note: stacks cut short: 7 of 10 "
+					     "samples (70.0%)"));
+		free(text);
+	}
 	text = slurp(out);
 	assert_null(strstr(text, "652f00656d616e73"));
 	assert_null(strstr(text, "app+0x12ff")); /* the frame after the junk */

@@ -95,7 +95,10 @@ static const char *const site_names[SCOLS] = {"live",	"opened", "stack_id",
 struct site_stacks {
 	const char *mode; /* "fp" or "dwarf" (a recorder before --user-stacks: fp) */
 	bool untrusted;	  /* fp walks through code without frame pointers */
-	char note[640];	  /* why untrusted: the detail's words; "" when trusted */
+	char note[320];	  /* why untrusted: the detail's words; "" when trusted */
+	size_t cut;	  /* sites whose walk was cut short (struct prof_stack cut_module):
+			   * those sites' callers are not to be trusted */
+	char cut_note[320]; /* how many, and where frame pointers are missing */
 };
 
 static void site_stacks__read(const struct probe_info *p, struct site_stacks *ss)
@@ -370,19 +373,17 @@ static int build_sites(sqlite3 *db, const struct capture_meta *m, const struct r
 	for (i = k = 0; i < n; i++)
 		if (rows[i].ps && rows[i].ps->cut_module && !k++)
 			cut_module = rows[i].ps->cut_module;
-	if (k) {
-		size_t at = strlen(ss->note);
-
-		ss->untrusted = true;
-		snprintf(ss->note + at, sizeof(ss->note) - at,
-			 "%s%zu of %zu sites' stacks were cut short where the walk read a return "
+	ss->cut = k;
+	if (k)
+		snprintf(ss->cut_note, sizeof(ss->cut_note),
+			 "%zu of %zu sites' stacks were cut short where the walk read a return "
 			 "address in no executable mapping (frame pointers missing in %s)",
-			 at ? "; " : "", k, n, cut_module);
-	}
+			 k, n, cut_module);
 	if (!err && n && !(buf = malloc(FRAMES_TEXT_MAX)))
 		err = -ENOMEM;
 	for (i = 0; !err && i < n; i++) {
 		const struct prof_stack *ps = rows[i].ps;
+		bool untrusted;
 		size_t to;
 
 		err = table__add_row(t);
@@ -395,15 +396,16 @@ static int build_sites(sqlite3 *db, const struct capture_meta *m, const struct r
 			err = err ?: table__set_text(t, SCOL_STACK, "(no stack)");
 			continue;
 		}
-		/* an untrusted walk: its first frame is the syscall's ip, the rest may be
-		 * data read as return addresses. JSON and CSV have every frame, text the
-		 * first SITE_FRAMES */
-		to = ss->untrusted ? 1 : ps->n;
+		/* an untrusted walk (every site's, or this site's, cut short): its first
+		 * frame is the syscall's ip, the rest may be data read as return addresses.
+		 * JSON and CSV have every frame, text the first SITE_FRAMES */
+		untrusted = ss->untrusted || ps->cut_module;
+		to = untrusted ? 1 : ps->n;
 		frames_text(ps, 0, to, SIZE_MAX, buf, FRAMES_TEXT_MAX);
 		err = err ?: table__set_text(t, SCOL_STACK, buf);
 		frames_text(ps, 0, to, SITE_FRAMES, buf, FRAMES_TEXT_MAX);
 		err = err ?: table__set_display(t, SCOL_STACK, buf);
-		if (!err && ss->untrusted && ps->n > 1) {
+		if (!err && untrusted && ps->n > 1) {
 			frames_text(ps, 1, ps->n, SIZE_MAX, buf, FRAMES_TEXT_MAX);
 			err = table__set_text(t, SCOL_UNTRUSTED, buf);
 		}
@@ -574,6 +576,13 @@ static int report_fds(sqlite3 *db, const char *capture_id, const struct report_o
 					"untrusted_frames). Record with --user-stacks dwarf for "
 					"whole stacks.\n",
 					ss.note);
+			else if (ss.cut)
+				fprintf(out,
+					"note: %s: those sites show the syscall's own frame only; "
+					"the callers their walks found are not to be trusted (JSON "
+					"untrusted_frames). Record with --user-stacks dwarf for "
+					"whole stacks.\n",
+					ss.cut_note);
 			for (size_t r = 0; r < shown; r++)
 				fprintf(out, "%8s live %8s opened  %s%s\n",
 					table__shown(stt, r, SCOL_LIVE),
@@ -635,8 +644,17 @@ static int report_fds(sqlite3 *db, const char *capture_id, const struct report_o
 			json__key(&j, "by_syscall");
 			table__json(pt, &j, NULL, 0);
 			json__kv_string(&j, "user_stacks", ss.mode);
-			json__kv_bool(&j, "stacks_trusted", !ss.untrusted);
-			json__kv_string(&j, "stacks_note", ss.untrusted ? ss.note : NULL);
+			json__kv_bool(&j, "stacks_trusted", !ss.untrusted && !ss.cut);
+			if (ss.untrusted && ss.cut) {
+				char both[sizeof(ss.note) + sizeof(ss.cut_note) + 2];
+
+				snprintf(both, sizeof(both), "%s; %s", ss.note, ss.cut_note);
+				json__kv_string(&j, "stacks_note", both);
+			} else {
+				json__kv_string(&j, "stacks_note", ss.untrusted ? ss.note
+								   : ss.cut  ? ss.cut_note
+									     : NULL);
+			}
 			json__key(&j, "sites");
 			table__json(stt, &j, NULL, 0);
 			json__key(&j, "closed_without_close");

@@ -224,8 +224,12 @@ static void test_03_string_bytes_cut(void **state)
 	    strstr(out, "6f006e65706f006b"))
 		fail_msg("json report:\n%s", out);
 	free(out);
+	/* only the cut site loses its callers: the others are shown whole */
 	out = run_report(db, OUT_TEXT);
 	if (!strstr(out, "       0 live        5 opened  app+0x1100\n") ||
+	    !strstr(out, "     100 live      150 opened  app+0x1100 < app+0x124f < app+0x133f < "
+			 "app+0x147f\n") ||
+	    !strstr(out, "\nnote: 1 of 3 sites' stacks were cut short") ||
 	    strstr(out, "6f006e65706f006b"))
 		fail_msg("text report:\n%s", out);
 	free(out);

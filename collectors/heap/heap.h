@@ -26,8 +26,12 @@
 #define HP_BIG_ALLOC (32u << 10)
 /* Entries of the exponential-interval table (a power of two). */
 #define HP_EXP_TABLE 1024
-/* Ring buffer for --heap-events, bytes. */
+/* Ring buffer for --heap-events, bytes: the BPF object's size, which the recorder sizes
+ * from --interval (heap_events_ring_bytes, collectors/heap/record.h). */
 #define HP_RINGBUF_BYTES (4u << 20)
+/* the rate of --heap-events records the buffers are sized to carry, per second */
+#define HP_EVENTS_RATE 1000000ull
+#define HP_RINGBUF_MAX_BYTES (64u << 20)
 
 /* The probed functions. */
 enum hp_func {

@@ -23,6 +23,7 @@
  * first, each as a HeapEvent.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
@@ -1043,6 +1044,13 @@ Ptop__V1__ProbeState heap__uprobe_check(struct collector *c)
 		       hp_mode == USER_STACKS_DWARF ? PTOP__V1__PROBE_STATE__PROBE_STATE_STANDBY
 						    : PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE,
 		       c->source, "%s", hp_mode == USER_STACKS_DWARF ? "not needed: stack copies" : "");
+	if (heap_settings.events) { /* its limit, said at start (an active probe's reason) */
+		uint64_t n;
+
+		heap_events_ring_bytes(ctx->interval_ns, &n);
+		heap_events_limit_text(c->reason, sizeof(c->reason), "ring buffer", n,
+				       ctx->interval_ns);
+	}
 	return PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE;
 }
 
@@ -1051,6 +1059,32 @@ Ptop__V1__ProbeState heap__uprobe_check(struct collector *c)
  * executable, collectors/heap/record_preload.c); else the uprobe lane's. Which lane
  * said yes is c->source (PRELOAD or EBPF): start(), poll(), stop() and exec() follow
  * it. Changes nothing. */
+uint64_t heap_events_ring_bytes(uint64_t interval_ns, uint64_t *records)
+{
+	/* a record: the event and the ring buffer's 8-byte header, rounded to 8 */
+	const uint64_t rec = (sizeof(struct hp_event) + 8 + 7) / 8 * 8;
+	double want = (double)interval_ns / 1e9 * (double)HP_EVENTS_RATE * (double)rec;
+	uint64_t bytes = HP_RINGBUF_BYTES;
+
+	while (bytes < HP_RINGBUF_MAX_BYTES && (double)bytes < want)
+		bytes *= 2;
+	if (records)
+		*records = bytes / rec;
+	return bytes;
+}
+
+void heap_events_limit_text(char *buf, size_t len, const char *lane, uint64_t records,
+			    uint64_t interval_ns)
+{
+	double s = (double)interval_ns / 1e9;
+
+	snprintf(buf, len,
+		 "--heap-events: the %s keeps %" PRIu64 " records between two polls (--interval "
+		 "%.3g s): about %.0f allocations and frees a second; more are lost and counted "
+		 "(drop ringbuf)",
+		 lane, records, s, s > 0 ? (double)records / s : 0.0);
+}
+
 static Ptop__V1__ProbeState hp_check(struct collector *c)
 {
 	if (heap_preload__wanted(heap_preload__prepared()))
@@ -1202,6 +1236,9 @@ retry:
 	memcpy((void *)p->skel->rodata->hp_exp_table, table, sizeof(table));
 	if (!heap_settings.events)
 		bpf_map__set_max_entries(p->skel->maps.hp_events_rb, 4096);
+	else
+		bpf_map__set_max_entries(p->skel->maps.hp_events_rb,
+					 (__u32)heap_events_ring_bytes(ctx->interval_ns, NULL));
 	p->skel->rodata->hp_user_stacks = hp_mode == USER_STACKS_DWARF ? HP_USER_COPY : HP_USER_FP;
 	if (hp_mode != USER_STACKS_DWARF) {	/* the copies' maps stay small */
 		bpf_map__set_max_entries(p->skel->maps.hp_copies, 4096);
@@ -1300,6 +1337,8 @@ retry:
 		seed_vmas(p, pid, &t);
 	}
 	if (heap_settings.events) {
+		uint64_t n;
+
 		p->rb = ring_buffer__new(bpf_map__fd(p->skel->maps.hp_events_rb), on_event, p,
 					 NULL);
 		if (!p->rb) {
@@ -1308,6 +1347,10 @@ retry:
 					       "open the heap event ring buffer", err);
 			goto cleanup;
 		}
+		/* the limit it runs within: the probe's reason, said at start */
+		heap_events_ring_bytes(ctx->interval_ns, &n);
+		heap_events_limit_text(c->reason, sizeof(c->reason), "ring buffer", n,
+				       ctx->interval_ns);
 	}
 	p->prev_ns = rec_now_ns();
 	return 0;

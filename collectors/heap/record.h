@@ -274,4 +274,14 @@ extern struct heap_settings heap_settings;
 /* The names of the probed functions, by enum hp_func. */
 extern const char *const heap_func_names[HP_NFUNCS];
 
+/* --heap-events: the bytes of the uprobe lane's ring buffer for INTERVAL_NS between two
+ * drains (a power of two, HP_RINGBUF_BYTES to HP_RINGBUF_MAX_BYTES, room for
+ * HP_EVENTS_RATE records a second when the cap allows), and how many records it holds. */
+uint64_t heap_events_ring_bytes(uint64_t interval_ns, uint64_t *records);
+
+/* What --heap-events can carry, for the probe's reason (shown at start): RECORDS kept
+ * between two polls INTERVAL_NS apart, by the LANE ("ring buffer", "recorder"). */
+void heap_events_limit_text(char *buf, size_t len, const char *lane, uint64_t records,
+			    uint64_t interval_ns);
+
 #endif

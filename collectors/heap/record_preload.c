@@ -37,7 +37,17 @@
 #define HPL_STACK_CAP (1u << 16)	/* distinct stacks kept */
 #define HPL_SITE_CAP (4 * HP_SITE_ENTRIES)
 #define HPL_SAMPLE_CAP (1u << 20)	/* sampled live blocks (HP_LIVE_MAX) */
-#define HPL_EVENTS_MAX (1u << 17)	/* --heap-events records kept between polls */
+#define HPL_EVENTS_MAX (1u << 17)	/* --heap-events records kept between polls, at first */
+#define HPL_EVENTS_CAP (1u << 23)	/* and at most */
+
+/* The --heap-events records kept between two polls INTERVAL_NS apart: HP_EVENTS_RATE a
+ * second, from HPL_EVENTS_MAX to HPL_EVENTS_CAP. */
+static size_t hpl_events_max(uint64_t interval_ns)
+{
+	double n = (double)interval_ns / 1e9 * (double)HP_EVENTS_RATE;
+
+	return n < HPL_EVENTS_MAX ? HPL_EVENTS_MAX : n > HPL_EVENTS_CAP ? HPL_EVENTS_CAP : (size_t)n;
+}
 #define HPL_DRAIN_BATCH 65536
 #define HPL_PAGE 4096u
 
@@ -103,7 +113,8 @@ struct heap_preload {
 	struct heap_usite *sites;	/* HPL_SITE_CAP */
 	struct hp_site *cur;		/* cumulative per site, by index in sites */
 	struct hpl_sample *samp;	/* HPL_SAMPLE_CAP, linear probing, backward-shift delete */
-	struct hpl_event *ev;		/* HPL_EVENTS_MAX */
+	struct hpl_event *ev;		/* ev_cap, grown up to ev_max */
+	size_t ev_cap, ev_max;
 	size_t nev;
 	uint64_t *temp, *temp_prev;	/* temporaries per site (cumulative, at the last poll) */
 	uint32_t *used_idx;		/* the indices of sites used, in order of first use */
@@ -592,9 +603,16 @@ static void queue_event(struct heap_preload *p, uint64_t t, uint64_t addr, uint6
 
 	if (!heap_settings.events)
 		return;
-	if (p->nev == HPL_EVENTS_MAX) {
-		p->ev_lost++;
-		return;
+	if (p->nev == p->ev_cap) { /* grown up to ev_max (the rate --interval allows) */
+		size_t cap = p->ev_cap * 2 < p->ev_max ? p->ev_cap * 2 : p->ev_max;
+		struct hpl_event *n = cap > p->ev_cap ? realloc(p->ev, cap * sizeof(*n)) : NULL;
+
+		if (!n) {
+			p->ev_lost++;
+			return;
+		}
+		p->ev = n;
+		p->ev_cap = cap;
 	}
 	e = &p->ev[p->nev++];
 	e->time_ns = t;
@@ -855,6 +873,9 @@ Ptop__V1__ProbeState heap_preload__check(struct collector *c)
 			 p->lib, (unsigned long long)heap_settings.sample_bytes);
 		put_text(c->detail, sizeof(c->detail), d);
 	}
+	if (heap_settings.events) /* its limit, said at start (an active probe's reason) */
+		heap_events_limit_text(c->reason, sizeof(c->reason), "recorder",
+				       hpl_events_max(ctx->interval_ns), ctx->interval_ns);
 	return PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE;
 }
 
@@ -937,6 +958,11 @@ int heap_preload__start(struct collector *c)
 	p->cur = calloc(HPL_SITE_CAP, sizeof(*p->cur));
 	p->samp = calloc(HPL_SAMPLE_CAP, sizeof(*p->samp));
 	p->ev = heap_settings.events ? calloc(HPL_EVENTS_MAX, sizeof(*p->ev)) : NULL;
+	p->ev_cap = HPL_EVENTS_MAX;
+	p->ev_max = hpl_events_max(c->ctx->interval_ns);
+	if (heap_settings.events) /* the limit it runs within: the probe's reason, at start */
+		heap_events_limit_text(c->reason, sizeof(c->reason), "recorder", p->ev_max,
+				       c->ctx->interval_ns);
 	p->temp = calloc(HPL_SITE_CAP, sizeof(*p->temp));
 	p->temp_prev = calloc(HPL_SITE_CAP, sizeof(*p->temp_prev));
 	p->used_idx = calloc(HPL_SITE_CAP, sizeof(*p->used_idx));

@@ -669,6 +669,31 @@ static void test_08_options(void **state)
 	record_opts__free(&o);
 }
 
+/* --heap-events: the uprobe lane's ring buffer is sized from --interval for
+ * HP_EVENTS_RATE records a second (a power of two, 4 to 64 MiB), and the limit it runs
+ * within is said in words (the probe's reason, printed at start). */
+static void test_20_events_sizing(void **state)
+{
+	uint64_t n10, n250, n1000, n10000, b;
+	char text[400];
+
+	(void)state;
+	b = heap_events_ring_bytes(10 * 1000000ull, &n10);
+	assert_int_equal(b, HP_RINGBUF_BYTES);
+	b = heap_events_ring_bytes(250 * 1000000ull, &n250);
+	assert_true(b > HP_RINGBUF_BYTES && (b & (b - 1)) == 0);
+	assert_true(n250 >= 250000); /* room for 1M a second over 250 ms */
+	b = heap_events_ring_bytes(1000 * 1000000ull, &n1000);
+	assert_int_equal(b, HP_RINGBUF_MAX_BYTES);
+	b = heap_events_ring_bytes(10000 * 1000000ull, &n10000);
+	assert_int_equal(b, HP_RINGBUF_MAX_BYTES); /* capped */
+	assert_true(n10 < n250 && n250 < n1000 && n1000 == n10000);
+	heap_events_limit_text(text, sizeof(text), "ring buffer", 500000, 250 * 1000000ull);
+	assert_string_equal(text, "--heap-events: the ring buffer keeps 500000 records between "
+				  "two polls (--interval 0.25 s): about 2000000 allocations and "
+				  "frees a second; more are lost and counted (drop ringbuf)");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -681,6 +706,7 @@ int main(void)
 		cmocka_unit_test(test_05_elf),
 		cmocka_unit_test_teardown(test_06_no_ebpf, teardown),
 		cmocka_unit_test_teardown(test_07_real_child, teardown),
+		cmocka_unit_test(test_20_events_sizing),
 		cmocka_unit_test(test_08_options),
 	};
 

@@ -155,6 +155,31 @@ static int setup(void **state)
 	return tmpdir__make("io");
 }
 
+#define EBPF_DETAIL                                                                                \
+	"/proc/1/io each interval; per-file figures from raw_tp/sys_enter, raw_tp/sys_exit; "       \
+	"file-system events from raw_tp/sys_exit"
+
+/* The header of a capture of PID ("w") in MODE, id bytes ID, whose io probe ran from SRC
+ * with DETAIL. */
+static void put_io_header(struct capture_writer *w, uint8_t id, Ptop__V1__TargetMode mode,
+			  Ptop__V1__ProbeSource src, const char *detail)
+{
+	struct capb_header b;
+
+	capb__header_init(&b);
+	memset(b.id, id, sizeof(b.id));
+	b.host.machine = "x86_64";
+	b.host.clock_tick = 100;
+	b.host.page_size = 4096;
+	b.clk.monotonic_ns = T0;
+	b.opt.interval_ns = SEC;
+	b.t.mode = mode;
+	b.t.pid = PID;
+	b.t.comm = "w";
+	capb__probe(&b, "io", PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE, src, NULL, detail);
+	capb__put_header(w, &b);
+}
+
 static void put_sample(struct capture_writer *w, uint64_t t, uint64_t wchar, bool iowait)
 {
 	Ptop__V1__Event ev = PTOP__V1__EVENT__INIT;
@@ -184,26 +209,14 @@ static sqlite3 *load(const char *name, bool iowait)
 	struct capture_writer *w = capture_writer__create(tpath(name), &o);
 	char id[DB_CAPTURE_ID_LEN], db_name[64];
 	struct load_stats st;
-	struct capb_header b;
 	sqlite3 *db = NULL;
 
 	assert_non_null(w);
-	capb__header_init(&b);
-	memset(b.id, 0x43, sizeof(b.id));
-	b.host.machine = "x86_64";
-	b.host.clock_tick = 100;
-	b.host.page_size = 4096;
-	b.clk.monotonic_ns = T0;
-	b.opt.interval_ns = SEC;
-	b.t.mode = PTOP__V1__TARGET_MODE__TARGET_MODE_PID;
-	b.t.pid = PID;
-	b.t.comm = "w";
 	/* with events: the eBPF lane ran (--io-events) */
-	capb__probe(&b, "io", PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE,
-		    iowait ? PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_EBPF
-			   : PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_PROC,
-		    NULL, NULL);
-	capb__put_header(w, &b);
+	put_io_header(w, 0x43, PTOP__V1__TARGET_MODE__TARGET_MODE_PID,
+		      iowait ? PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_EBPF
+			     : PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_PROC,
+		      NULL);
 	if (load_samples) {
 		put_sample(w, T0 + SEC, 4096 * 1000, iowait);
 		put_sample(w, T0 + 2 * SEC, 4096 * 24, iowait);
@@ -427,7 +440,6 @@ static void test_06_files(void **state)
 	uint64_t h_w[12] = {[10] = 2, [11] = 1}, h_f[23] = {[22] = 1}, h_w2[13] = {[12] = 1};
 	Ptop__V1__IoFileOp ops[4], *p1[3], *p2[1];
 	Ptop__V1__IoUringOp u = PTOP__V1__IO_URING_OP__INIT, *pu = &u;
-	struct capb_header b;
 	struct load_stats st;
 	struct io_file_sum *files = NULL;
 	size_t nfiles = 0;
@@ -440,21 +452,8 @@ static void test_06_files(void **state)
 
 	(void)state;
 	assert_non_null(w);
-	capb__header_init(&b);
-	memset(b.id, 0x44, sizeof(b.id));
-	b.host.machine = "x86_64";
-	b.host.clock_tick = 100;
-	b.host.page_size = 4096;
-	b.clk.monotonic_ns = T0;
-	b.opt.interval_ns = SEC;
-	b.t.mode = PTOP__V1__TARGET_MODE__TARGET_MODE_PID;
-	b.t.pid = PID;
-	b.t.comm = "w";
-	capb__probe(&b, "io", PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE,
-		    PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_EBPF, NULL,
-		    "/proc/1/io each interval; per-file figures from raw_tp/sys_enter, "
-		    "raw_tp/sys_exit; file-system events from raw_tp/sys_exit");
-	capb__put_header(w, &b);
+	put_io_header(w, 0x44, PTOP__V1__TARGET_MODE__TARGET_MODE_PID,
+		      PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_EBPF, EBPF_DETAIL);
 	put_sample(w, T0 + SEC, 4096 * 3, false);
 	p1[0] = file_op(&ops[0], 100, "/data/a.log", "write", 3, 12288, 3000, 3, 1500, h_w, 12);
 	p1[1] = file_op(&ops[1], 100, "/data/a.log", "fsync", 1, 0, 5000000, 1, 5000000, h_f, 23);
@@ -566,7 +565,6 @@ static void test_08_processes(void **state)
 	struct capture_writer_opts o = {.force = true};
 	struct capture_writer *w = capture_writer__create(tpath("p.ptop"), &o);
 	Ptop__V1__IoFileOp ops[2], *pp[2];
-	struct capb_header b;
 	struct load_stats st;
 	char lid[DB_CAPTURE_ID_LEN], *out;
 	const struct an_report *r = report_kind__find("io");
@@ -577,21 +575,8 @@ static void test_08_processes(void **state)
 
 	(void)state;
 	assert_non_null(w);
-	capb__header_init(&b);
-	memset(b.id, 0x43, sizeof(b.id));
-	b.host.machine = "x86_64";
-	b.host.clock_tick = 100;
-	b.host.page_size = 4096;
-	b.clk.monotonic_ns = T0;
-	b.opt.interval_ns = SEC;
-	b.t.mode = PTOP__V1__TARGET_MODE__TARGET_MODE_COMMAND;
-	b.t.pid = PID;
-	b.t.comm = "w";
-	capb__probe(&b, "io", PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE,
-		    PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_EBPF, NULL,
-		    "/proc/1/io each interval; per-file figures from raw_tp/sys_enter, "
-		    "raw_tp/sys_exit; file-system events from raw_tp/sys_exit");
-	capb__put_header(w, &b);
+	put_io_header(w, 0x43, PTOP__V1__TARGET_MODE__TARGET_MODE_COMMAND,
+		      PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_EBPF, EBPF_DETAIL);
 	put_sample(w, T0 + SEC, 4096 * 3, false);
 	pp[0] = file_op(&ops[0], 100, "/data/a", "read", 1, 60, 0, 0, 0, NULL, 0);
 	pp[1] = file_op(&ops[1], 101, "/data/b", "read", 2, 500, 0, 0, 0, NULL, 0);
