@@ -60,7 +60,8 @@ grep -q '^fastest-growing: file, [0-9]* to [0-9]* (+200, ' "$TMP/fds2.txt" ||
 
 # disabled: not collected, with the reason, never a zero
 C3=$TMP/off.ptop
-"$REC" --quiet --disable fds --duration 1s -o "$C3" -- sleep 0.3 >/dev/null
+# the command ends the recording (--duration only bounds it: a slow VM took more than 1 s)
+"$REC" --quiet --disable fds --duration 60s -o "$C3" -- sleep 0.3 >/dev/null
 "$ANA" report fds "$C3" | tee "$TMP/off.txt"
 grep -q 'not collected' "$TMP/off.txt" || fail "--disable fds: no 'not collected'"
 grep -q 'disable' "$TMP/off.txt" || fail "--disable fds: no reason"
