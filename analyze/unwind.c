@@ -103,11 +103,16 @@ static bool uw_memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void
 	return true;
 }
 
-/* x86-64 DWARF registers: 6 rbp, 7 rsp; the pc apart */
+/* x86-64 DWARF registers: 6 rbp, 7 rsp, 16 the return address column, which libdwfl
+ * keeps apart from the pc. The ip is also given as register 16: the CFI of a lazy
+ * .plt reads it (its CFA is DW_OP_breg7 8; DW_OP_breg16 0; lit15; and; lit11; ge;
+ * lit3; shl; plus: rsp + 8, + 8 once the entry has pushed its index), and libdw's
+ * expression evaluator takes DW_OP_breg16 from register 16, not from the pc: without
+ * it, a sample in a PLT stub had no caller. */
 static bool uw_set_initial_registers(Dwfl_Thread *thread, void *arg)
 {
 	struct uw_copy *c = arg;
-	Dwarf_Word regs[2] = { c->bp, c->sp };
+	Dwarf_Word regs[2] = { c->bp, c->sp }, ip = c->ip;
 
 	if (c->bp) {
 		if (!dwfl_thread_state_registers(thread, 6, 2, regs))
@@ -115,6 +120,8 @@ static bool uw_set_initial_registers(Dwfl_Thread *thread, void *arg)
 	} else if (!dwfl_thread_state_registers(thread, 7, 1, &regs[1])) {
 		return false;
 	}
+	if (!dwfl_thread_state_registers(thread, 16, 1, &ip))
+		return false;
 	dwfl_thread_state_register_pc(thread, c->ip);
 	return true;
 }

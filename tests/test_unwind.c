@@ -9,8 +9,14 @@
  * copy (this test is built with frame pointers, and its CFI says so). A copy cut to 8
  * bytes unwinds to the ip and one frame at most,
  * and says why the walk stopped; a capture without copies has nothing to unwind.
+ * test_02: the same copy with a call into a lazy PLT stub of this program on top (the
+ * return address pushed, and once the entry's index too), the leaf pc in that stub: the
+ * walk goes from the stub to grab and on, by the .plt's CFA expression.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <link.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -297,10 +303,151 @@ static void test_01_own_stack(void **state)
 	sqlite3_close(db);
 }
 
+/* The run-time address of this program's .plt, or 0 (and why, in WHY). */
+static int first_object(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	(void)size;
+	*(uint64_t *)arg = info->dlpi_addr;
+	return 1;	/* the first object is the program */
+}
+
+static uint64_t own_plt(uint64_t *size, const char **why)
+{
+	uint64_t bias = 0, addr = 0;
+	int fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
+	Elf_Scn *scn = NULL;
+	size_t shstr;
+	Elf *e;
+
+	*why = "/proc/self/exe cannot be opened";
+	if (fd < 0)
+		return 0;
+	dl_iterate_phdr(first_object, &bias);
+	elf_version(EV_CURRENT);
+	e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	*why = "this program has no .plt section (built with -fno-plt?)";
+	if (e && !elf_getshdrstrndx(e, &shstr)) {
+		while ((scn = elf_nextscn(e, scn))) {
+			GElf_Shdr sh;
+			const char *name;
+
+			if (!gelf_getshdr(scn, &sh))
+				continue;
+			name = elf_strptr(e, shstr, sh.sh_name);
+			if (name && !strcmp(name, ".plt") && sh.sh_size >= 32) {
+				addr = bias + sh.sh_addr;
+				*size = sh.sh_size;
+			}
+		}
+	}
+	elf_end(e);
+	close(fd);
+	return addr;
+}
+
+static struct snap plt_snap[2];
+
+static void test_02_leaf_in_plt(void **state)
+{
+	static struct map maps[64];
+	const uint64_t fn[] = { (uintptr_t)grab, (uintptr_t)uw_level2, (uintptr_t)uw_level1,
+				(uintptr_t)test_02_leaf_in_plt };
+	const uint64_t ids[] = { 1, 2 };
+	struct capture_writer_opts o = { .force = true };
+	struct capture_writer *w;
+	struct capb_header b;
+	const char *why = NULL;
+	char path[256], end[64];
+	uint64_t plt, pltsize = 0;
+	size_t nm;
+	sqlite3 *db;
+
+	(void)state;
+	plt = own_plt(&pltsize, &why);
+	if (!plt) {
+		printf("# skipped: %s\n", why);
+		skip();
+	}
+	nm = read_maps(maps, 64);
+	assert_true(nm > 0 && stack_end);
+	uw_level1(&snap);
+	/* The first entry after PLT0: at +0 (jmp *GOT) only the return address is pushed;
+	 * at +11 (jmp PLT0) the entry's index is pushed too: the CFA is rsp + 16. */
+	for (int k = 0; k < 2; k++) {
+		struct snap *p = &plt_snap[k];
+		size_t pushed = k ? 16 : 8, len = snap.len;
+		uint64_t index = 7;
+
+		if (len > COPY_MAX - pushed)
+			len = COPY_MAX - pushed;
+		p->ip = plt + 16 + (k ? 11 : 0);
+		p->sp = snap.sp - pushed;
+		p->bp = snap.bp;
+		if (k)
+			memcpy(p->stack, &index, 8);
+		memcpy(p->stack + pushed - 8, &snap.ip, 8);	/* the call's return address */
+		memcpy(p->stack + pushed, snap.stack, len);
+		p->len = len + pushed;
+	}
+	printf("# .plt at %#llx (%llu bytes), leaf pcs %#llx and %#llx\n",
+	       (unsigned long long)plt, (unsigned long long)pltsize,
+	       (unsigned long long)plt_snap[0].ip, (unsigned long long)plt_snap[1].ip);
+
+	snprintf(path, sizeof(path), "%s/plt.ptop", tmpdir);
+	w = capture_writer__create(path, &o);
+	assert_non_null(w);
+	capb__header_init(&b);
+	b.t.mode = PTOP__V1__TARGET_MODE__TARGET_MODE_PID;
+	b.t.pid = getpid();
+	b.clk.monotonic_ns = T0;
+	capb__probe(&b, "cpuprof", PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE,
+		    PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_EBPF, NULL, NULL);
+	capb__put_header(w, &b);
+	for (size_t i = 0; i < nm; i++)
+		put_mapping(w, &maps[i]);
+	put_copy(w, 1, &plt_snap[0], plt_snap[0].len);
+	put_copy(w, 2, &plt_snap[1], plt_snap[1].len);
+	put_profile(w, ids, 2);
+	capw__trailer(w, T0 + 2 * SEC);
+	assert_int_equal(capture_writer__close(w), 0);
+
+	db = load(path);
+	for (int k = 0; k < 2; k++) {
+		char sql[128];
+		uint64_t ips[64];
+		size_t n = 0;
+		sqlite3_stmt *s;
+
+		snprintf(sql, sizeof(sql),
+			 "SELECT ip FROM stack_frame WHERE stack_id = %d ORDER BY depth", k + 1);
+		assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &s, NULL), SQLITE_OK);
+		while (sqlite3_step(s) == SQLITE_ROW && n < 64)
+			ips[n++] = (uint64_t)sqlite3_column_int64(s, 0);
+		sqlite3_finalize(s);
+		snprintf(sql, sizeof(sql), "SELECT unwind_end FROM stack_copy WHERE stack_id = %d",
+			 k + 1);
+		snprintf(end, sizeof(end), "%s", q_text(db, sql));
+		for (size_t i = 0; i < n; i++)
+			printf("# copy %d frame %zu %#llx: %d\n", k + 1, i,
+			       (unsigned long long)ips[i], which(ips[i] - (i > 0), fn, 4));
+		printf("# copy %d: %zu frames, %s\n", k + 1, n, end);
+		assert_true(n >= 6);
+		assert_int_equal(ips[0], plt_snap[k].ip);	/* the stub */
+		assert_int_equal(ips[1], snap.ip);	/* its caller: grab */
+		assert_int_equal(which(ips[2] - 1, fn, 4), 1);	/* uw_level2 */
+		assert_int_equal(which(ips[3] - 1, fn, 4), 2);	/* uw_level1 */
+		assert_int_equal(which(ips[4] - 1, fn, 4), 3);	/* this test */
+		if (snap.len + 16 <= COPY_MAX)	/* the whole stack was copied */
+			assert_string_equal(end, "outermost frame");
+	}
+	sqlite3_close(db);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_01_own_stack),
+		cmocka_unit_test(test_02_leaf_in_plt),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
