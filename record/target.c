@@ -7,6 +7,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -446,6 +447,20 @@ static int find_command(const char *name, char *out, size_t outlen)
 
 static void reap(struct record_target *t);
 
+/* SIG_DFL for SIG through the system call itself, for the signals glibc keeps for its
+ * own use and will not let signal() touch. Async-signal-safe. */
+static void dfl_raw(int sig)
+{
+	struct { /* the kernel's struct sigaction on x86-64 and most others */
+		void (*handler)(int);
+		unsigned long flags;
+		void (*restorer)(void);
+		uint64_t mask;
+	} sa = {.handler = SIG_DFL};
+
+	syscall(SYS_rt_sigaction, sig, &sa, NULL, sizeof(sa.mask));
+}
+
 /* In the child, between fork and exec: only async-signal-safe calls. */
 static void child_main(const char *file, char **argv, char *const *envp, int go_fd, int err_fd)
 {
@@ -457,7 +472,10 @@ static void child_main(const char *file, char **argv, char *const *envp, int go_
 	/* Ignored dispositions and the blocked mask survive execve: the command
 	 * starts with the defaults, whatever the recorder inherited or set. */
 	for (sig = 1; sig < NSIG; sig++)
-		signal(sig, SIG_DFL);
+		if (signal(sig, SIG_DFL) == SIG_ERR && sig != SIGKILL && sig != SIGSTOP)
+			dfl_raw(sig); /* glibc's own (32, 33): refused by signal(), yet an ignored
+					 one the recorder inherited would cripple the command's
+					 thread cancellation and setuid across threads */
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	/* Ready: the recorder attaches its probes only now, so that these calls of ptop's
