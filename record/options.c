@@ -657,7 +657,7 @@ void record_usage(FILE *f, const struct collector_ops *const *table)
 	fputs("Usage: ptop-record [OPTIONS] --pid PID\n"
 	      "       ptop-record [OPTIONS] --cgroup SPEC\n"
 	      "       ptop-record [OPTIONS] -- COMMAND [ARGS...]\n"
-	      "       ptop-record --caps [--no-ebpf] [--enable/--disable A,B] [OPTIONS]\n"
+	      "       ptop-record --caps [--no-ebpf] [--enable A,B] [--disable A,B] [OPTIONS]\n"
 	      "\n"
 	      "Record what one process does (CPU, syscalls, memory, VMAs, context) with eBPF\n"
 	      "and /proc into a compressed capture file for ptop-analyze.\n"
