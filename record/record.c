@@ -346,7 +346,9 @@ static void caps_verify(const struct record_opts *o)
 	bpf_util__set_verify_only(true);
 	for (i = 0; i < n; i++) {
 		struct collector *c = &cs[i];
+		struct collector_lane before[COLLECTOR_MAX_LANES];
 		const char *prog = NULL;
+		unsigned n_before;
 		uint32_t insns = 0;
 		int err;
 
@@ -361,6 +363,8 @@ static void caps_verify(const struct record_opts *o)
 		if (!collector_uses_ebpf(c))
 			continue; /* /proc only with these options */
 		c->reason[0] = '\0';
+		memcpy(before, c->lanes, sizeof(before));
+		n_before = c->n_lanes;
 		err = c->ops->start(c);
 		if (bpf_util__verified_largest(c->ops->name, &prog, &insns) == 0) {
 			if (insns)
@@ -379,10 +383,19 @@ static void caps_verify(const struct record_opts *o)
 		for (unsigned k = 0; k < c->n_lanes; k++) {
 			struct collector_lane *l = &c->lanes[k];
 
-			/* a lane that stopped at the hook loaded: it is active in a run */
+			/* a lane that stopped at the hook loaded: in a run it is as check()
+			 * left it (active, or unsupported when its programs were left out) */
 			if (strstr(l->reason, "--caps: loaded and verified")) {
-				l->state = PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE;
-				l->reason[0] = '\0';
+				unsigned b;
+
+				for (b = 0; b < n_before && strcmp(before[b].name, l->name); b++)
+					;
+				if (b < n_before) {
+					*l = before[b];
+				} else {
+					l->state = PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE;
+					l->reason[0] = '\0';
+				}
 			}
 			record_caps_lane(l, line, sizeof(line));
 			fputs(line, stdout);

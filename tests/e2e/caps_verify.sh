@@ -14,7 +14,7 @@ need_fixture spin
 
 for refuse in "" stack_copy; do
 	name=${refuse:-no hook}
-	PTOP_TEST_REFUSE=$refuse "$REC" --caps --user-stacks dwarf --fd-stacks >"$TMP/caps" ||
+	PTOP_TEST_REFUSE=$refuse "$REC" --caps --user-stacks dwarf --fd-stacks --enable net --io-files >"$TMP/caps" ||
 		fail "$name: --caps exited $?"
 	# the loads' section: "  NAME  loads|FAILS|skip  ..." and "      lane NAME STATE ..."
 	sed -n '/^eBPF loads/,/^  (loaded in/p' "$TMP/caps" >"$TMP/loads"
@@ -35,7 +35,7 @@ for refuse in "" stack_copy; do
 	fi
 
 	# a real run with the same options: its probe set
-	PTOP_TEST_REFUSE=$refuse "$REC" --quiet --user-stacks dwarf --fd-stacks -o "$TMP/run${refuse}.ptop" \
+	PTOP_TEST_REFUSE=$refuse "$REC" --quiet --user-stacks dwarf --fd-stacks --enable net --io-files -o "$TMP/run${refuse}.ptop" \
 		-- "$FIX/spin" 1 >/dev/null || fail "$name: ptop-record exited $?"
 	"$ANA" info --format json "$TMP/run${refuse}.ptop" >"$TMP/info.json"
 	python3 - "$TMP/loads" "$TMP/info.json" "$name" <<'EOF' || fail "$name: --caps and the run disagree"
