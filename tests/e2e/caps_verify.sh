@@ -2,7 +2,7 @@
 # eBPF collector's programs as a run with the same options would, and says per collector
 # and lane whether they load, with the largest program's verified instructions, or why
 # not. Checked two ways, each with and without PTOP_TEST_REFUSE=stack_copy (the stack
-# copies' load refused as a verifier would, record/kfeature.h):
+# copies' load refused as a verifier would, record/kfeature.h), and with the heap by --pid:
 # - what --caps prints: cpu, syscalls and cpuprof load with an instruction count;
 #   under the hook, cpuprof's lane stack_copy failed with the reason, fp active;
 # - agreement with a real run with the same options: for each collector --caps loaded,
@@ -12,9 +12,18 @@
 need_ebpf
 need_fixture spin
 
-for refuse in "" stack_copy; do
-	name=${refuse:-no hook}
-	PTOP_TEST_REFUSE=$refuse "$REC" --caps --user-stacks dwarf --fd-stacks --enable net --io-files >"$TMP/caps" ||
+# --caps takes the recorder's own pid as the target: the heap's lanes are those of --pid
+sleep 60 &
+spid=$!
+kill_at_exit "$spid"
+for name in "no hook" stack_copy "heap by --pid"; do
+	refuse= enable=net target=(-- "$FIX/spin" 1)
+	case $name in
+	stack_copy) refuse=stack_copy ;;
+	heap*) enable=net,heap target=(--pid "$spid" --duration 1s) ;;
+	esac
+	opts=(--user-stacks dwarf --fd-stacks --io-files --enable "$enable")
+	PTOP_TEST_REFUSE=$refuse "$REC" --caps "${opts[@]}" >"$TMP/caps" ||
 		fail "$name: --caps exited $?"
 	# the loads' section: "  NAME  loads|FAILS|skip  ..." and "      lane NAME STATE ..."
 	sed -n '/^eBPF loads/,/^  (loaded in/p' "$TMP/caps" >"$TMP/loads"
@@ -35,9 +44,10 @@ for refuse in "" stack_copy; do
 	fi
 
 	# a real run with the same options: its probe set
-	PTOP_TEST_REFUSE=$refuse "$REC" --quiet --user-stacks dwarf --fd-stacks --enable net --io-files -o "$TMP/run${refuse}.ptop" \
-		-- "$FIX/spin" 1 >/dev/null || fail "$name: ptop-record exited $?"
-	"$ANA" info --format json "$TMP/run${refuse}.ptop" >"$TMP/info.json"
+	rm -f "$TMP/run.ptop"
+	PTOP_TEST_REFUSE=$refuse "$REC" --quiet "${opts[@]}" -o "$TMP/run.ptop" "${target[@]}" \
+		>/dev/null || fail "$name: ptop-record exited $?"
+	"$ANA" info --format json "$TMP/run.ptop" >"$TMP/info.json"
 	python3 - "$TMP/loads" "$TMP/info.json" "$name" <<'EOF' || fail "$name: --caps and the run disagree"
 import json, re, sys
 loads, info, name = open(sys.argv[1]).read().splitlines(), json.load(open(sys.argv[2])), sys.argv[3]
