@@ -375,6 +375,9 @@ static void caps_verify(const struct record_opts *o)
 				printf("  %-12s %-6s largest program %s (the kernel does not "
 				       "report verified instructions before Linux 5.16)\n",
 				       c->ops->name, "loads", prog);
+		} else if (!err) { /* its eBPF lanes failed, and it runs without them */
+			printf("  %-12s %-6s no eBPF program loaded: it runs without its eBPF "
+			       "lanes (below)\n", c->ops->name, "runs");
 		} else {
 			printf("  %-12s %-6s %s\n", c->ops->name, "FAILS",
 			       c->reason[0] ? c->reason :

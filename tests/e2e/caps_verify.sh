@@ -6,7 +6,8 @@
 # - what --caps prints: cpu, syscalls and cpuprof load with an instruction count;
 #   under the hook, cpuprof's lane stack_copy failed with the reason, fp active;
 # - agreement with a real run with the same options: for each collector --caps loaded,
-#   the run's probe is active ("loads") or failed ("FAILS"), and each lane --caps
+#   the run's probe is active ("loads", "runs": without its eBPF lanes) or failed
+#   ("FAILS"), and each lane --caps
 #   prints has the same state in the run's probe set (info --format json, probe_lanes).
 . tests/e2e/lib.sh
 need_ebpf
@@ -55,13 +56,13 @@ probes = {p["name"]: p["state"] for p in info["probes"]}
 lanes = {(l["probe"], l["lane"]): l["state"] for l in info["probe_lanes"]}
 bad, n, c = 0, 0, None
 for line in loads:
-    m = re.match(r"^  ([a-z_]+) +(loads|FAILS|skip) ", line)
+    m = re.match(r"^  ([a-z_]+) +(loads|runs|FAILS|skip) ", line)
     if m:
         c, verdict = m.group(1), m.group(2)
         if verdict == "skip":
             c = None
             continue
-        want = "active" if verdict == "loads" else "failed"
+        want = "failed" if verdict == "FAILS" else "active"
         n += 1
         if probes.get(c) != want:
             print(f"{name}: --caps says {c} {verdict}, the run's probe is {probes.get(c)}")
