@@ -150,11 +150,60 @@ int bpf_util__verified_insns(const struct bpf_program *prog, uint32_t *n)
 	return 0;
 }
 
-static bool verify_only(void)
+static bool verify_forced;	/* bpf_util__set_verify_only(): --caps */
+
+/* the largest program of each collector's last verified load (--caps) */
+static struct {
+	char collector[32];
+	char prog[64];
+	uint32_t insns;		/* 0: the kernel did not say */
+} loads[16];
+
+static bool verify_env(void)
 {
 	const char *v = getenv("PTOP_VERIFY_ONLY");
 
 	return v && strcmp(v, "1") == 0;
+}
+
+static bool verify_only(void)
+{
+	return verify_forced || verify_env();
+}
+
+void bpf_util__set_verify_only(bool on)
+{
+	verify_forced = on;
+	memset(loads, 0, sizeof(loads));
+}
+
+int bpf_util__verified_largest(const char *collector, const char **prog, uint32_t *insns)
+{
+	for (size_t i = 0; i < sizeof(loads) / sizeof(loads[0]) && loads[i].collector[0]; i++)
+		if (strcmp(loads[i].collector, collector) == 0) {
+			*prog = loads[i].prog;
+			*insns = loads[i].insns;
+			return 0;
+		}
+	return -ENOENT;
+}
+
+/* Keep PROG's count N (0: unknown) as COLLECTOR's largest so far. */
+static void note_load(const char *collector, const char *prog, uint32_t n)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(loads) / sizeof(loads[0]) && loads[i].collector[0]; i++)
+		if (strcmp(loads[i].collector, collector) == 0)
+			break;
+	if (i == sizeof(loads) / sizeof(loads[0]))
+		return;
+	if (!loads[i].collector[0])
+		snprintf(loads[i].collector, sizeof(loads[i].collector), "%s", collector);
+	else if (loads[i].prog[0] && n <= loads[i].insns)
+		return;
+	snprintf(loads[i].prog, sizeof(loads[i].prog), "%s", prog);
+	loads[i].insns = n;
 }
 
 int bpf_util__loaded(struct bpf_object *obj, const char *collector)
@@ -167,6 +216,10 @@ int bpf_util__loaded(struct bpf_object *obj, const char *collector)
 		if (!(log_verbose || verify_only()) || bpf_program__fd(prog) < 0)
 			continue;	/* not loaded (autoload off) */
 		err = bpf_util__verified_insns(prog, &n);
+		if (verify_forced)
+			note_load(collector, bpf_program__name(prog), err ? 0 : n);
+		if (!(log_verbose || verify_env()))
+			continue;	/* --caps prints its own */
 		if (!err)
 			fprintf(stderr, "ptop-record: verified: %s/%s %u insns%s\n", collector,
 				bpf_program__name(prog), n,
@@ -178,7 +231,8 @@ int bpf_util__loaded(struct bpf_object *obj, const char *collector)
 	}
 	if (verify_only()) {
 		snprintf(log_first, sizeof(log_first),
-			 "PTOP_VERIFY_ONLY=1: loaded and verified, not attached");
+			 "%s: loaded and verified, not attached",
+			 verify_env() ? "PTOP_VERIFY_ONLY=1" : "--caps");
 		return -ECANCELED;
 	}
 	return 0;

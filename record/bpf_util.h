@@ -73,6 +73,16 @@ int bpf_util__percpu_sum(const struct bpf_map *map, uint32_t key, void *vals, si
  * caller fails with its usual message (bpf_util__format_error names the hook). */
 int bpf_util__loaded(struct bpf_object *obj, const char *collector);
 
+/* Verify only, from here on, as PTOP_VERIFY_ONLY=1 does (bpf_util__loaded returns
+ * -ECANCELED after each load), without its stderr lines unless --verbose; and keep each
+ * collector's largest program for bpf_util__verified_largest (--caps). ON false: off. */
+void bpf_util__set_verify_only(bool on);
+
+/* The largest program COLLECTOR loaded since bpf_util__set_verify_only(true): its name
+ * into *PROG and its verified instructions into *INSNS (0 when the kernel does not
+ * report them, before Linux 5.16). 0, or -ENOENT when it loaded none. */
+int bpf_util__verified_largest(const char *collector, const char **prog, uint32_t *insns);
+
 /* The instructions the verifier processed for PROG (bpf_prog_info.verified_insns)
  * into *N: 0, -ENOTSUP when the kernel does not report it (0 there), or -errno. */
 int bpf_util__verified_insns(const struct bpf_program *prog, uint32_t *n);

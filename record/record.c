@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "proto/capture.h"
+#include "proto/names.h"
 #include "proto/version.h"
 #include "record/bpf_util.h"
 #include "record/exec_watch.h"
@@ -26,6 +27,7 @@
 #include "record/procfs.h"
 #include "record/kfeature.h"
 #include "record/record.h"
+#include "record/stackcopy.h"
 
 #define PROG "ptop-record"
 #define BTF_PATH "/sys/kernel/btf/vmlinux"
@@ -300,6 +302,113 @@ static int read_sysctl(const char *name, char *out, size_t len)
 	return err;
 }
 
+/* Does C (checked) load eBPF programs: its source, or one of its lanes'? */
+static bool collector_uses_ebpf(const struct collector *c)
+{
+	if (c->source == PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_EBPF)
+		return true;
+	for (unsigned k = 0; k < c->n_lanes; k++)
+		if (c->lanes[k].source == PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_EBPF &&
+		    c->lanes[k].state == PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE)
+			return true;
+	return false;
+}
+
+/* --caps, second part: what a run with these options would load, loaded and verified
+ * (never attached: bpf_util__set_verify_only, the PTOP_VERIFY_ONLY=1 path) by each
+ * collector's own check() and start(), on this process (its pid is the programs'
+ * target: a constant the verifier sees, as a real target's is), then stopped. With
+ * --user-stacks auto, the stack copies are verified: the lane a program without frame
+ * pointers takes. One line per collector that runs by default or by the options, with
+ * its lanes as the load left them. */
+static void caps_verify(const struct record_opts *o)
+{
+	struct collector cs[RECORD_MAX_COLLECTORS];
+	struct rec_ctx ctx = { 0 };
+	char line[512];
+	uint64_t t0 = rec_now_ns();
+	size_t n, i;
+
+	rec_ctx_from_opts(&ctx, o);
+	if (ctx.user_stacks == USER_STACKS_AUTO)
+		ctx.user_stacks = USER_STACKS_DWARF;
+	ctx.pid = getpid();
+	ctx.mode = PTOP__V1__TARGET_MODE__TARGET_MODE_PID;
+	ctx.start_ns = t0;
+	n = collectors_init(cs, &ctx, o);
+	printf("eBPF loads (each collector's programs as a run with these options loads "
+	       "them, verified by this kernel and not attached; --user-stacks auto as "
+	       "dwarf):\n");
+	if (o->no_ebpf) {
+		printf("  none: --no-ebpf\n");
+		return;
+	}
+	bpf_util__set_verify_only(true);
+	for (i = 0; i < n; i++) {
+		struct collector *c = &cs[i];
+		struct collector_lane before[COLLECTOR_MAX_LANES];
+		const char *prog = NULL;
+		unsigned n_before;
+		uint32_t insns = 0;
+		int err;
+
+		if (!collector_runs(c))
+			continue; /* off by default, or --disable: not loaded by a run */
+		c->state = c->ops->check(c);
+		if (c->state != PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE) {
+			printf("  %-12s %-6s %s\n", c->ops->name, "skip",
+			       c->reason[0] ? c->reason : capture_probe_state_name(c->state));
+			continue;
+		}
+		if (!collector_uses_ebpf(c))
+			continue; /* /proc only with these options */
+		c->reason[0] = '\0';
+		memcpy(before, c->lanes, sizeof(before));
+		n_before = c->n_lanes;
+		err = c->ops->start(c);
+		if (bpf_util__verified_largest(c->ops->name, &prog, &insns) == 0) {
+			if (insns)
+				printf("  %-12s %-6s largest program %s: %" PRIu32
+				       " instructions verified\n",
+				       c->ops->name, "loads", prog, insns);
+			else
+				printf("  %-12s %-6s largest program %s (the kernel does not "
+				       "report verified instructions before Linux 5.16)\n",
+				       c->ops->name, "loads", prog);
+		} else if (!err) { /* its eBPF lanes failed, and it runs without them */
+			printf("  %-12s %-6s no eBPF program loaded: it runs without its eBPF "
+			       "lanes (below)\n", c->ops->name, "runs");
+		} else {
+			printf("  %-12s %-6s %s\n", c->ops->name, "FAILS",
+			       c->reason[0] ? c->reason :
+			       err ? strerror(-err) : "no program loaded");
+		}
+		for (unsigned k = 0; k < c->n_lanes; k++) {
+			struct collector_lane *l = &c->lanes[k];
+
+			/* a lane that stopped at the hook loaded: in a run it is as check()
+			 * left it (active, or unsupported when its programs were left out) */
+			if (strstr(l->reason, "--caps: loaded and verified")) {
+				unsigned b;
+
+				for (b = 0; b < n_before && strcmp(before[b].name, l->name); b++)
+					;
+				if (b < n_before) {
+					*l = before[b];
+				} else {
+					l->state = PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE;
+					l->reason[0] = '\0';
+				}
+			}
+			record_caps_lane(l, line, sizeof(line));
+			fputs(line, stdout);
+		}
+	}
+	collectors_stop(cs, n);
+	bpf_util__set_verify_only(false);
+	printf("  (loaded in %.2f s)\n", (double)(rec_now_ns() - t0) / 1e9);
+}
+
 static int run_caps(const struct record_opts *o)
 {
 	static const struct {
@@ -334,6 +443,7 @@ static int run_caps(const struct record_opts *o)
 		}
 	}
 	collectors_stop(cs, n);
+	caps_verify(o);
 	printf("kernel features (probed here; the Linux version that first has each):\n");
 	for (i = 0; i < KF_COUNT; i++) {
 		record_caps_feature((enum kfeature)i, line, sizeof(line));

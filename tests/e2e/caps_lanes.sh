@@ -7,9 +7,10 @@
 need_ebpf
 need_fixture regress
 
-# caps_lanes COLLECTOR: "lane=state ..." from --caps ($TMP/caps)
+# caps_lanes COLLECTOR: "lane=state ..." from --caps ($TMP/caps), its collectors' list
+# (the eBPF loads after it are tests/e2e/caps_verify.sh's)
 caps_lanes() {
-	awk -v c="$1" '$1 == c && NF > 2 { on = 1; next } on && $1 == "lane" { printf "%s%s=%s", sep, $2, $3; sep = " "; next } { on = 0 }' "$TMP/caps"
+	awk -v c="$1" '/^eBPF loads/ { exit } $1 == c && NF > 2 { on = 1; next } on && $1 == "lane" { printf "%s%s=%s", sep, $2, $3; sep = " "; next } { on = 0 }' "$TMP/caps"
 }
 run_lanes() { # CAPTURE COLLECTOR
 	q "$1" "select group_concat(lane || '=' || state, ' ') from (select * from probe_lane
