@@ -87,7 +87,7 @@ assert_eq "report: written bytes = the processes' sum" \
 assert_eq "report: one row per interval" "$(q "$C" "select count(distinct time_ns) from io_sample")" \
 	"$(jget "$TMP/r.json" 'len(j["intervals"])')"
 "$ANA" report io "$C" >"$TMP/r.txt"
-head -1 "$TMP/r.txt" | grep -q '^io (whole capture): [0-9]* intervals, /proc/PID/io of 2 processes, summed per interval$' ||
+head -1 "$TMP/r.txt" | grep -q "^io (whole capture): [0-9]* intervals, /proc/PID/io of 2 processes, summed per interval: each process's own I/O and, as the kernel counts it, that of the children it waited for\$" ||
 	fail "report: the heading does not say the rows sum 2 processes"
 assert_eq "report: A's and B's out" "$TMP/a/out $TMP/b/out" \
 	"$(jget "$TMP/r.json" '" ".join(sorted(f["path"] for f in j["files"] if f["written_bytes"] == 10485760))')"
