@@ -23,7 +23,7 @@ assert_eq "net lanes" "proc=active tcp=active sock_length=unsupported" \
 		where probe = 'net' order by seq)")"
 assert_eq "sock_length: why" 1 \
 	"$(q "$C" "select reason in ('bytes, calls and send/receive errors not measured: needs Linux 6.3: tp_btf:sock_send_length (refused by PTOP_TEST_REFUSE)',
-		'bytes, calls and send/receive errors not measured: needs Linux 6.3: tp_btf:sock_send_length (the kernel has no tracepoint sock_send_length)')
+		'bytes, calls and send/receive errors not measured: needs Linux 6.3: tp_btf:sock_send_length (the kernel has no tracepoint sock_send_length)') as ok
 		from probe_lane where probe = 'net' and lane = 'sock_length'")"
 
 assert_eq "connections to the server" 11 \
