@@ -191,12 +191,22 @@ static long walk_step(__u32 i, void *ctx)
 	struct dentry *d = w->d, *parent, *mroot;
 	struct mount *mnt = w->mnt, *mp;
 	struct io_seen *e = w->e;
+	struct task_struct *task;
+	struct fs_struct *fs;
 	const unsigned char *name;
 	long len;
 	char c = 0;
 	__u32 n;
 
 	if (!d || !e)
+		return 1;
+	/* the process's root (a chroot): the walk ends there, as d_path() and /proc/PID/fd
+	 * end theirs. Read at each step, not kept in W: two more pointers on io_exit's stack
+	 * take its stack and this callback's past the verifier's 512 bytes. */
+	task = (struct task_struct *)bpf_get_current_task();
+	fs = BPF_CORE_READ(task, fs);
+	if (fs && d == BPF_CORE_READ(fs, root.dentry) &&
+	    &mnt->mnt == BPF_CORE_READ(fs, root.mnt))
 		return 1;
 	mroot = BPF_CORE_READ(mnt, mnt.mnt_root);
 	if (d == mroot) { /* the root of its mount: on to the mount point */
