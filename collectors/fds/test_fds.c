@@ -15,6 +15,8 @@
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/inotify.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/timerfd.h>
@@ -23,6 +25,7 @@
 #include <cmocka.h>
 
 #include "analyze/db.h"
+#include "common/probe_mapping.h"
 #include "analyze/figures.h"
 #include "analyze/replay_grid.h"
 #include "analyze/replay_model.h"
@@ -101,7 +104,7 @@ static void test_02_scan_self(void **state)
 	size_t i;
 
 	(void)state;
-	assert_int_equal(fds__scan("/proc/self/fd", false, &a), 0);
+	assert_int_equal(fds__scan("/proc/self/fd", false, 0, &a), 0);
 	assert_null(a.ents);
 	assert_int_equal(pipe(p), 0);
 	fds[n++] = p[0];
@@ -118,7 +121,7 @@ static void test_02_scan_self(void **state)
 	assert_true((fds[n++] = inotify_init1(0)) >= 0);
 	assert_true((fds[n++] = open("/dev/null", O_RDONLY)) >= 0);
 	assert_true((fds[n++] = open("/proc/self/ns/mnt", O_RDONLY)) >= 0);
-	assert_int_equal(fds__scan("/proc/self/fd", true, &b), 0);
+	assert_int_equal(fds__scan("/proc/self/fd", true, 0, &b), 0);
 	/* the scan's own directory fd is in both */
 	assert_int_equal(b.total - a.total, 11);
 	assert_int_equal(b.count[FD_PIPE] - a.count[FD_PIPE], 2);
@@ -140,9 +143,50 @@ static void test_02_scan_self(void **state)
 	assert_string_equal(b.ents[i].target, "anon_inode:[eventfd]");
 	for (int k = 0; k < n; k++)
 		close(fds[k]);
-	assert_int_equal(fds__scan("/proc/self/fd", true, &b), 0); /* the table is reused */
+	assert_int_equal(fds__scan("/proc/self/fd", true, 0, &b), 0); /* the table is reused */
 	assert_int_equal(b.total, a.total);
-	assert_int_equal(fds__scan("/proc/self/no-such-dir", true, &b), -ENOENT);
+	assert_int_equal(fds__scan("/proc/self/no-such-dir", true, 0, &b), -ENOENT);
+	free(a.ents);
+	free(b.ents);
+}
+
+/* ptop's own fds (the preload lane's memfd, the recorder's start pipe by inode) are in
+ * the table marked probe, not in the counts (DESIGN.md principle 9). */
+static void test_02b_scan_probe(void **state)
+{
+	struct fd_scan a = {0}, b = {0};
+	struct stat st;
+	int mfd, other, p[2];
+	size_t i, marked = 0;
+
+	(void)state;
+	assert_true(fds__is_probe("/memfd:" PTOP_PROBE_MEMFD " (deleted)", 0));
+	assert_false(fds__is_probe("/memfd:ptop-preloadX (deleted)", 0));
+	assert_true(fds__is_probe("pipe:[42]", 42));
+	assert_false(fds__is_probe("pipe:[421]", 42));
+	assert_false(fds__is_probe("pipe:[42]", 0));
+	assert_false(fds__is_probe("socket:[42]", 42));
+	assert_int_equal(fds__scan("/proc/self/fd", false, 0, &a), 0);
+	assert_true((mfd = memfd_create(PTOP_PROBE_MEMFD, MFD_CLOEXEC)) >= 0);
+	assert_true((other = memfd_create("not-ptop", MFD_CLOEXEC)) >= 0);
+	assert_int_equal(pipe(p), 0);
+	assert_int_equal(fstat(p[0], &st), 0);
+	assert_int_equal(fds__scan("/proc/self/fd", true, (uint64_t)st.st_ino, &b), 0);
+	assert_int_equal(b.total - a.total, 1); /* the other memfd alone */
+	assert_int_equal(b.count[FD_FILE] - a.count[FD_FILE], 1);
+	assert_int_equal(b.count[FD_PIPE] - a.count[FD_PIPE], 0);
+	assert_int_equal(b.nents, b.total + 3);
+	for (i = 0; i < b.nents; i++) {
+		bool own = b.ents[i].fd == mfd || b.ents[i].fd == p[0] || b.ents[i].fd == p[1];
+
+		assert_int_equal(b.ents[i].probe, own);
+		marked += b.ents[i].probe;
+	}
+	assert_int_equal(marked, 3);
+	close(mfd);
+	close(other);
+	close(p[0]);
+	close(p[1]);
 	free(a.ents);
 	free(b.ents);
 }
@@ -711,6 +755,7 @@ int main(void)
 	    cmocka_unit_test(test_01_classify),
 	    cmocka_unit_test(test_01b_kinds),
 	    cmocka_unit_test(test_02_scan_self),
+	    cmocka_unit_test(test_02b_scan_probe),
 	    cmocka_unit_test(test_03_load_and_report),
 	    cmocka_unit_test(test_04_not_collected_and_corrupt),
 	    cmocka_unit_test(test_05_ops_and_sites),
