@@ -180,8 +180,12 @@ static int build_rows(sqlite3 *db, const struct capture_meta *m, const struct wi
 			sp->peak = total;
 		}
 		sp->t1 = time_ns;
-		for (i = 0; i <= NTYPES; i++)
+		for (i = 0; i <= NTYPES; i++) {
 			sp->last[i] = sqlite3_column_int64(st, 2 + i);
+			fig_series__add(&sp->ser[i], (double)sp->last[i]);
+			if (sp->n == 2)
+				sp->first_step[i] = llabs(sp->last[i] - sp->first[i]);
+		}
 		if (total > sp->peak)
 			sp->peak = total;
 		if (!t)

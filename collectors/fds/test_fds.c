@@ -26,6 +26,7 @@
 
 #include "analyze/db.h"
 #include "common/probe_mapping.h"
+#include "analyze/diff.h"
 #include "analyze/figures.h"
 #include "analyze/replay_grid.h"
 #include "analyze/replay_model.h"
@@ -570,6 +571,48 @@ static const char *unmeasured(const struct fig_capture *fc, const char *name)
 	return f->reason;
 }
 
+/* Each fds figure's status in a diff of DB over window B against window N. */
+static enum diff_status diff_status(const struct diff *d, const char *name)
+{
+	for (size_t i = 0; i < d->n; i++)
+		if (!strcmp(d->row[i].name, name))
+			return d->row[i].status;
+	fail_msg("%s: no diff row", name);
+	return DIFF_NOT_COMPARABLE;
+}
+
+/* diff: a figure from fewer than 3 samples is too few samples (the first sample falls at a
+ * random point of the target's start-up), and a change within a series' own step too: the
+ * window B has 2 samples (50, 30), N all 3 (10, 50, 30). */
+static void diff_few(sqlite3 *db, const struct window *b, const struct window *n)
+{
+	struct diff_opts o = {.confidence = 0.99, .md = {.has_rel = true, .rel_pct = 10}};
+	struct fig_capture *fb = figures(db, b), *fn = figures(db, n);
+	const struct fig_family *f;
+	struct diff d;
+
+	/* spreads of the 3 samples: the peak 50 next to 30, the last 30 after 50, the
+	 * growth as exact as its first step (40) and its last (20) */
+	assert_true(fig_family__find(fig_capture__find(fn, "fds.peak"), NULL)->spread == 20);
+	assert_true(fig_family__find(fig_capture__find(fn, "fds.open_at_end"), NULL)->spread ==
+		    20);
+	assert_true(fig_family__find(fig_capture__find(fn, "fds.growth"), NULL)->spread == 60);
+	f = fig_capture__find(fn, "fds.type(*)");
+	assert_true(fig_family__find(f, "file")->spread == 12);
+	assert_int_equal(diff__compare(fb, fn, &o, &d), 0);
+	assert_int_equal(diff_status(&d, "fds.growth"), DIFF_TOO_FEW);	   /* -20 -> 20, 2 samples */
+	/* an equal value is unchanged, whatever the samples */
+	assert_int_equal(diff_status(&d, "fds.type(file)"), DIFF_UNCHANGED);
+	diff__free(&d);
+	/* 3 samples on both sides: compared; a growth of 20 against 20 unchanged */
+	assert_int_equal(diff__compare(fn, fn, &o, &d), 0);
+	assert_int_equal(diff_status(&d, "fds.growth"), DIFF_UNCHANGED);
+	assert_int_equal(diff_status(&d, "fds.peak"), DIFF_UNCHANGED);
+	diff__free(&d);
+	fig_capture__free(fb);
+	fig_capture__free(fn);
+}
+
 static void test_06_figures(void **state)
 {
 	const struct window all = {0}, early = {.has_end = true, .end_ns = SEC + SEC / 2},
@@ -616,6 +659,7 @@ static void test_06_figures(void **state)
 	assert_true(fig(fc, "fds.growth", NULL) == -20);
 	assert_true(fig(fc, "fds.peak", NULL) == 50);
 	fig_capture__free(fc);
+	diff_few(db, &late, &all);
 	sqlite3_close(db);
 
 	/* the eBPF lane: opens, closes, EMFILE counted over the window */
