@@ -56,20 +56,38 @@ static int table(struct fig_ctx *c, const struct an_figure *f, struct fig_family
 			fig_family__not_measured(fam, "growth needs two fd samples in the window");
 			return 0;
 		}
-		return fig_family__add(fam, NULL, (double)(sp->last[0] - sp->first[0]), sp->n);
+		err = fig_family__add(fam, NULL, (double)(sp->last[0] - sp->first[0]), sp->n);
+		if (!err) /* as exact as its first and its last sample */
+			fam->val[fam->n - 1].spread =
+			    (double)sp->first_step[0] + sp->ser[0].last_spread;
+		return err;
 	}
 	/* a state at one moment (and the peak over the samples up to it): diff compares two
 	 * only when each was read about as near its window's end */
 	fam->before_end_s = fig_ctx__before_end_s(c, sp->t1);
-	if (!strcmp(f->name, "fds.open_at_end"))
-		return fig_family__add(fam, NULL, (double)sp->last[0], sp->n);
-	if (!strcmp(f->name, "fds.peak"))
-		return fig_family__add(fam, NULL, (double)sp->peak, sp->n);
+	/* each as exact as the samples next to it (fig_value.spread): diff claims no change
+	 * within the series' own step */
+	if (!strcmp(f->name, "fds.open_at_end")) {
+		err = fig_family__add(fam, NULL, (double)sp->last[0], sp->n);
+		if (!err)
+			fam->val[fam->n - 1].spread = sp->ser[0].last_spread;
+		return err;
+	}
+	if (!strcmp(f->name, "fds.peak")) {
+		err = fig_family__add(fam, NULL, (double)sp->peak, sp->n);
+		if (!err)
+			fam->val[fam->n - 1].spread = sp->ser[0].peak_spread;
+		return err;
+	}
 	/* fds.type(*): every type read; one absent had none */
 	fam->complete = true;
+	fam->samples = sp->n; /* an absent type is over them too */
 	for (int i = 0; i < FDS_NTYPES && !err; i++)
-		if (sp->last[1 + i])
+		if (sp->last[1 + i]) {
 			err = fig_family__add(fam, fds_type_col[i], (double)sp->last[1 + i], sp->n);
+			if (!err)
+				fam->val[fam->n - 1].spread = sp->ser[1 + i].last_spread;
+		}
 	return err;
 }
 
@@ -100,25 +118,30 @@ static int ops(struct fig_ctx *c, const struct an_figure *f, struct fig_family *
  * itself, whatever this). */
 #define FDS_RESOLUTION 2
 
+/* A figure from fewer samples is not compared by diff (too few samples): the first sample
+ * falls at a random point of the target's start-up (a shell wrapper's pipes), so with two
+ * identical runs read a growth of -2 and 0, a peak of 8 and 6 (as the memory figures). */
+#define FDS_MIN_SAMPLES 3
+
 static const struct an_figure open_at_end = {
 	"fds.open_at_end", "fds", FIG_COUNT, true, false, FIG_TEST_NONE,
 	"open fds at the window's last sample", table,
-	.resolution = FDS_RESOLUTION,
+	.resolution = FDS_RESOLUTION, .min_count = FDS_MIN_SAMPLES,
 };
 static const struct an_figure peak = {
 	"fds.peak", "fds", FIG_COUNT, true, false, FIG_TEST_NONE,
 	"the most open fds of the window's samples", table,
-	.resolution = FDS_RESOLUTION,
+	.resolution = FDS_RESOLUTION, .min_count = FDS_MIN_SAMPLES,
 };
 static const struct an_figure growth = {
 	"fds.growth", "fds", FIG_COUNT, true, false, FIG_TEST_NONE,
 	"open fds at the window's last sample minus at its first", table,
-	.resolution = FDS_RESOLUTION,
+	.resolution = FDS_RESOLUTION, .min_count = FDS_MIN_SAMPLES,
 };
 static const struct an_figure type = {
 	"fds.type(*)", "fds", FIG_COUNT, true, false, FIG_TEST_NONE,
 	"open fds of TYPE (file, socket, pipe, eventfd...) at the window's last sample", table,
-	.resolution = FDS_RESOLUTION,
+	.resolution = FDS_RESOLUTION, .min_count = FDS_MIN_SAMPLES,
 };
 static const struct an_figure opens = {
 	"fds.opens", "fds", FIG_COUNT, true, false, FIG_TEST_NONE,

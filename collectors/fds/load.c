@@ -16,7 +16,7 @@ static const char sample_sql[] =
     "INSERT INTO fd_sample (cap, time_ns, interval_ns, pid, total, file, socket, pipe, "
     "eventfd, epoll, timerfd, signalfd, anon_inode, other)";
 static const char open_sql[] =
-    "INSERT INTO fd_open (cap, time_ns, pid, fd, type, target, truncated)";
+    "INSERT INTO fd_open (cap, time_ns, pid, fd, type, target, truncated, probe)";
 
 static const char op_sql[] =
     "INSERT INTO fd_op (cap, time_ns, interval_ns, pid, syscall, opened, failed, closed, "
@@ -79,6 +79,7 @@ static int load_table(struct load_ctx *l, const Ptop__V1__Event *ev)
 		bind_text(s, 5, e->type);
 		bind_text(s, 6, e->target);
 		bind_i64(s, 7, t->truncated);
+		bind_i64(s, 8, e->probe);
 		err = load__step(l, ST_OPEN);
 	}
 	protobuf_c_message_free_unpacked(&t->base, NULL);

@@ -33,6 +33,7 @@
 #include "collectors/fds/fds.pb-c.h"
 #include "collectors/fds/record.h"
 #include "collectors/fds/fds.skel.h"
+#include "common/probe_mapping.h"
 #include "proto/capture.h"
 #include "proto/syscall_table.h"
 #include "record/bpf_util.h"
@@ -79,6 +80,17 @@ enum fd_type fds__classify(const char *link)
 	return FD_ANON_INODE;
 }
 
+bool fds__is_probe(const char *link, uint64_t start_pipe_ino)
+{
+	char *end;
+
+	if (link[0] == '/')
+		return probe_mapping__is(link);
+	if (!start_pipe_ino || !starts(link, "pipe:["))
+		return false;
+	return strtoull(link + strlen("pipe:["), &end, 10) == start_pipe_ino && !strcmp(end, "]");
+}
+
 static int ent_cmp(const void *a, const void *b)
 {
 	const struct fd_ent *x = a, *y = b;
@@ -86,7 +98,7 @@ static int ent_cmp(const void *a, const void *b)
 	return (x->fd > y->fd) - (x->fd < y->fd);
 }
 
-int fds__scan(const char *dir, bool want_table, struct fd_scan *s)
+int fds__scan(const char *dir, bool want_table, uint64_t start_pipe_ino, struct fd_scan *s)
 {
 	char link[FDS_TARGET_MAX];
 	struct dirent *de;
@@ -106,6 +118,7 @@ int fds__scan(const char *dir, bool want_table, struct fd_scan *s)
 		ssize_t n;
 		char *end;
 		long fd;
+		bool probe;
 
 		if (de->d_name[0] == '.')
 			continue;
@@ -117,8 +130,11 @@ int fds__scan(const char *dir, bool want_table, struct fd_scan *s)
 			continue;
 		link[n] = '\0';
 		t = fds__classify(link);
-		s->total++;
-		s->count[t]++;
+		probe = fds__is_probe(link, start_pipe_ino);
+		if (!probe) { /* ptop's own: probe overhead, not the target's (principle 9) */
+			s->total++;
+			s->count[t]++;
+		}
 		if (!want_table)
 			continue;
 		if (s->nents == FDS_TABLE_MAX) {
@@ -138,6 +154,7 @@ int fds__scan(const char *dir, bool want_table, struct fd_scan *s)
 		}
 		s->ents[s->nents].fd = (int)fd;
 		s->ents[s->nents].type = t;
+		s->ents[s->nents].probe = probe;
 		memcpy(s->ents[s->nents].target, link, (size_t)n + 1);
 		s->nents++;
 	}
@@ -908,6 +925,7 @@ static int emit_table(struct collector *c, struct fds_priv *p)
 		ents[i].fd = p->scan.ents[i].fd;
 		ents[i].type = (char *)fds__type_name(p->scan.ents[i].type);
 		ents[i].target = p->scan.ents[i].target;
+		ents[i].probe = p->scan.ents[i].probe;
 		ptrs[i] = &ents[i];
 	}
 	tab.n_entries = n;
@@ -960,7 +978,7 @@ static int fds_poll(struct collector *c, uint64_t now_ns, unsigned flags)
 	/* the table is kept from every read (cheap beside the readlinks) so the end has it
 	 * even when the target is gone by the final poll */
 	read_ns = mono_ns();
-	err = fds__scan(p->dir, true, &p->next);
+	err = fds__scan(p->dir, true, c->ctx->start_pipe_ino, &p->next);
 	if (!err && !p->next.total) { /* a zombie's fd directory is empty: not a measurement */
 		struct proc_stat st;
 		int e = procfs_read_stat(c->ctx->pid, &st);

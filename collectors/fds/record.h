@@ -41,23 +41,30 @@ const char *fds__type_name(enum fd_type t);
 struct fd_ent {
 	int fd;
 	enum fd_type type;
+	bool probe; /* ptop's own fd (fds__is_probe): in the table, not in the counts */
 	char target[FDS_TARGET_MAX];
 };
 
 /* One read of an fd directory. */
 struct fd_scan {
-	uint32_t total;
+	uint32_t total; /* the target's fds: ptop's own (fds__is_probe) are not counted */
 	uint32_t count[FD_TYPES];
 	struct fd_ent *ents; /* sorted by fd; NULL when not asked */
 	size_t nents, cap;
 	bool truncated; /* more than FDS_TABLE_MAX fds: the lowest kept */
 };
 
+/* Is the fd whose link reads LINK ptop's own, not the target's (DESIGN.md principle 9):
+ * the heap preload lane's memfd (common/probe_mapping.h), or the recorder's start pipe
+ * (pipe:[START_PIPE_INO], rec_ctx.start_pipe_ino; 0: none). */
+bool fds__is_probe(const char *link, uint64_t start_pipe_ino);
+
 /* Read the fd directory DIR ("/proc/PID/fd") into S (counts from zero; the table too when
  * WANT_TABLE, into S->ents, grown as needed and kept across calls). An fd that goes away
- * between the listing and its readlink is not counted. 0, or -errno of opening DIR
- * (-ENOENT: gone, -EACCES: not ours), -ENOMEM. */
-int fds__scan(const char *dir, bool want_table, struct fd_scan *s);
+ * between the listing and its readlink is not counted, nor is ptop's own
+ * (fds__is_probe with START_PIPE_INO), which the table keeps marked probe. 0, or -errno of
+ * opening DIR (-ENOENT: gone, -EACCES: not ours), -ENOMEM. */
+int fds__scan(const char *dir, bool want_table, uint64_t start_pipe_ino, struct fd_scan *s);
 
 /* Whether an fd_owner entry (FD, opened at OPENED_NS, CLOCK_MONOTONIC) is of an fd the
  * kernel closed without a close call (exec, close_range): S, a read of the fd table

@@ -36,7 +36,7 @@ static const char rows_sql[] =
     "AND time_ns - COALESCE(interval_ns, 0) / 2 < ?3 ORDER BY time_ns, pid";
 
 static const char open_sql[] =
-    "SELECT time_ns, fd, type, target, truncated FROM fd_open WHERE cap = ?1 "
+    "SELECT time_ns, fd, type, target, truncated, probe FROM fd_open WHERE cap = ?1 "
     "ORDER BY pid, fd";
 
 /* the opens and closes the eBPF lane counted at the sample's poll (--fd-stacks) */
@@ -144,8 +144,8 @@ static int site_cmp(const void *x, const void *y)
 	return (a->stack_id > b->stack_id) - (a->stack_id < b->stack_id);
 }
 
-enum { OCOL_FD, OCOL_TYPE, OCOL_TARGET, OCOLS };
-static const char *const open_names[OCOLS] = {"fd", "type", "target"};
+enum { OCOL_FD, OCOL_TYPE, OCOL_TARGET, OCOL_OWNER, OCOLS };
+static const char *const open_names[OCOLS] = {"fd", "type", "target", "owner"};
 
 /* The window's samples into SP (report.h) and, when T is not NULL, a row each into T (with
  * the eBPF lane's opens and closes at each when OPS). */
@@ -180,8 +180,12 @@ static int build_rows(sqlite3 *db, const struct capture_meta *m, const struct wi
 			sp->peak = total;
 		}
 		sp->t1 = time_ns;
-		for (i = 0; i <= NTYPES; i++)
+		for (i = 0; i <= NTYPES; i++) {
 			sp->last[i] = sqlite3_column_int64(st, 2 + i);
+			fig_series__add(&sp->ser[i], (double)sp->last[i]);
+			if (sp->n == 2)
+				sp->first_step[i] = llabs(sp->last[i] - sp->first[i]);
+		}
 		if (total > sp->peak)
 			sp->peak = total;
 		if (!t)
@@ -417,14 +421,18 @@ static int build_sites(sqlite3 *db, const struct capture_meta *m, const struct r
 }
 
 /* The table at the end into T; *AT its time (0: none), *TRUNC whether it was cut. */
+/* The fd table at the end into T; *NPROBE: of its rows, ptop's own fds (owner "ptop":
+ * probe overhead, not in the counts, DESIGN.md principle 9), the others' owner "target". */
 static int build_open(sqlite3 *db, const struct capture_meta *m, struct table *t, int64_t *at,
-		      bool *trunc)
+		      bool *trunc, size_t *nprobe)
 {
 	sqlite3_stmt *st = NULL;
 	int err = 0, rc;
+	bool probe;
 
 	*at = 0;
 	*trunc = false;
+	*nprobe = 0;
 	if (sqlite3_prepare_v2(db, open_sql, -1, &st, NULL) != SQLITE_OK)
 		return -EIO;
 	sqlite3_bind_int64(st, 1, m->cap);
@@ -438,6 +446,9 @@ static int build_open(sqlite3 *db, const struct capture_meta *m, struct table *t
 		err = err
 			  ?: table__set_text(t, OCOL_TARGET,
 					     (const char *)sqlite3_column_text(st, 3));
+		probe = sqlite3_column_int64(st, 5) != 0;
+		*nprobe += probe;
+		err = err ?: table__set_text(t, OCOL_OWNER, probe ? "ptop" : "target");
 	}
 	if (!err && rc != SQLITE_DONE)
 		err = -EIO;
@@ -482,7 +493,7 @@ static int report_fds(sqlite3 *db, const char *capture_id, const struct report_o
 	struct site_stacks ss;
 	struct fds_span sp;
 	struct fds_ops_sum sum;
-	size_t nd = 0;
+	size_t nd = 0, nprobe = 0;
 	int64_t at = 0, unseen = -1;
 	bool trunc = false, ops;
 	char w[96], a[32], b[32];
@@ -507,7 +518,7 @@ static int report_fds(sqlite3 *db, const char *capture_id, const struct report_o
 		goto cleanup;
 	}
 	err = build_rows(db, &m, &o->win, t, &sp, ops);
-	err = err ?: build_open(db, &m, ot, &at, &trunc);
+	err = err ?: build_open(db, &m, ot, &at, &trunc, &nprobe);
 	if (ops) {
 		err = err ?: build_ops(db, &m, &o->win, pt, &sum);
 		err = err ?: build_sites(db, &m, o, &ss, stt);
@@ -540,9 +551,12 @@ static int report_fds(sqlite3 *db, const char *capture_id, const struct report_o
 		fputc('\n', out);
 		err = table__print(t, out, OUT_TEXT);
 		if (!err && at) {
-			fprintf(out, "\nopen at the end (%s): %zu fds%s\n",
-				fmt_secs(a, sizeof(a), at - m.base_ns), table__rows(ot),
+			fprintf(out, "\nopen at the end (%s): %zu fds%s",
+				fmt_secs(a, sizeof(a), at - m.base_ns), table__rows(ot) - nprobe,
 				trunc ? " (truncated: the lowest kept)" : "");
+			if (nprobe) /* listed, owner ptop: probe overhead (principle 9) */
+				fprintf(out, "; and %zu of ptop's (owner ptop, not in total)", nprobe);
+			fputc('\n', out);
 			err = table__print(ot, out, OUT_TEXT);
 		} else if (!err) {
 			fprintf(out, "\nopen at the end: no table was read\n");

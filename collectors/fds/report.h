@@ -9,6 +9,7 @@
 
 #include <sqlite3.h>
 
+#include "analyze/figures.h" /* struct fig_series */
 #include "analyze/report.h"
 
 #define FDS_NTYPES 9
@@ -23,6 +24,11 @@ struct fds_span {
 	int64_t t0, t1; /* the first's and the last's time (absolute ns) */
 	int64_t first[FDS_NTYPES + 1], last[FDS_NTYPES + 1];
 	int64_t peak; /* the largest total */
+	/* each column's series (fig_value.spread of its peak and last value), and how far the
+	 * second sample is from the first (the first falls at a random point of the target's
+	 * start-up: a growth is no more exact than that step) */
+	struct fig_series ser[FDS_NTYPES + 1];
+	int64_t first_step[FDS_NTYPES + 1];
 };
 
 /* The samples of capture M in window W into *SP (n 0: none). 0 or -EIO. */

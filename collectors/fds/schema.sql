@@ -29,7 +29,9 @@ CREATE TABLE IF NOT EXISTS fd_open (
 	type TEXT NOT NULL,           -- file, socket, pipe, eventfd, epoll, timerfd, signalfd,
 	                              -- anon_inode, other
 	target TEXT NOT NULL,         -- the readlink of /proc/PID/fd/FD
-	truncated INTEGER NOT NULL    -- 1: the table had more fds than the recorder keeps
+	truncated INTEGER NOT NULL,   -- 1: the table had more fds than the recorder keeps
+	probe INTEGER NOT NULL DEFAULT 0 -- 1: ptop's own fd (the preload memfd, the start
+	                              -- pipe): not in fd_sample's counts
 );
 
 -- --fd-stacks (the eBPF lane): per interval, the fds each syscall opened and closed; only
