@@ -205,6 +205,11 @@ struct collector_lane {
 	char reason[240];              /* why not active */
 	const char *instead;           /* static: the lane that runs in its place and measures
 					* the same ("perf_uprobe" for "uprobe_multi"); NULL */
+	bool instead_loses;            /* INSTEAD runs in its place but measures less ("fp"
+					* for "stack_copy": chains break where frame pointers
+					* are not kept): still a lost lane for --strict */
+	const char *instead_by;        /* static: the option that asks for INSTEAD
+					* ("--user-stacks fp"); NULL */
 };
 
 #define COLLECTOR_MAX_LANES 6
@@ -233,6 +238,12 @@ void collector_lane(struct collector *c, const char *name, Ptop__V1__ProbeState 
 /* C's lane NAME is replaced by its lane INSTEAD (both static strings), which measures
  * the same: a lane not running is no loss (--strict). */
 void collector_lane_instead(struct collector *c, const char *name, const char *instead);
+
+/* C's lane NAME is replaced by its lane INSTEAD, which measures less: shown as in its
+ * place, but still a lost lane (--strict), whose error says to accept INSTEAD or to ask
+ * for it by the option BY (static strings). */
+void collector_lane_fallback(struct collector *c, const char *name, const char *instead,
+			     const char *by);
 
 /* Has C lost a lane: one FAILED, or UNSUPPORTED with no active lane instead? WHICH gets
  * its name (NULL: none). */

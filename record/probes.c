@@ -30,6 +30,8 @@ void collector_lane(struct collector *c, const char *name, Ptop__V1__ProbeState 
 	}
 	l->name = name;
 	l->instead = NULL;
+	l->instead_loses = false;
+	l->instead_by = NULL;
 	l->state = state;
 	l->source = source;
 	va_start(ap, fmt);
@@ -52,16 +54,41 @@ void collector_lane_instead(struct collector *c, const char *name, const char *i
 			c->lanes[i].instead = instead;
 }
 
+void collector_lane_fallback(struct collector *c, const char *name, const char *instead,
+			     const char *by)
+{
+	for (unsigned i = 0; i < c->n_lanes; i++)
+		if (strcmp(c->lanes[i].name, name) == 0) {
+			c->lanes[i].instead = instead;
+			c->lanes[i].instead_loses = true;
+			c->lanes[i].instead_by = by;
+		}
+}
+
+/* The lane active in place of lane L of C, or NULL. */
+static const struct collector_lane *lane_in_place(const struct collector *c,
+						  const struct collector_lane *l)
+{
+	const struct collector_lane *by = l->instead ? collector_lane_get(c, l->instead) : NULL;
+
+	return by && by->state == PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE ? by : NULL;
+}
+
+/* Does lane L of C run with nothing in its place that measures the same? */
+static bool lane_lost(const struct collector *c, const struct collector_lane *l)
+{
+	if (l->state != PTOP__V1__PROBE_STATE__PROBE_STATE_FAILED &&
+	    l->state != PTOP__V1__PROBE_STATE__PROBE_STATE_UNSUPPORTED)
+		return false;
+	return !lane_in_place(c, l) || l->instead_loses;
+}
+
 bool collector_lane_lost(const struct collector *c, const struct collector_lane **which)
 {
 	for (unsigned i = 0; i < c->n_lanes; i++) {
-		const struct collector_lane *l = &c->lanes[i], *by;
+		const struct collector_lane *l = &c->lanes[i];
 
-		if (l->state != PTOP__V1__PROBE_STATE__PROBE_STATE_FAILED &&
-		    l->state != PTOP__V1__PROBE_STATE__PROBE_STATE_UNSUPPORTED)
-			continue;
-		by = l->instead ? collector_lane_get(c, l->instead) : NULL;
-		if (by && by->state == PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE)
+		if (!lane_lost(c, l))
 			continue;
 		if (which)
 			*which = l;
@@ -134,9 +161,22 @@ int record_strict_check(const struct collector *cs, size_t n, char *err, size_t 
 		}
 		if (cs[i].state == PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE &&
 		    collector_lane_lost(&cs[i], &l)) {
-			snprintf(err, errlen, "collector %s, lane %s: %s: %s", cs[i].ops->name,
-				 l->name, capture_probe_state_name(l->state),
-				 l->reason[0] ? l->reason : "(no reason given)");
+			/* what to do: accept what runs in its place, or ask for it */
+			if (lane_in_place(&cs[i], l))
+				snprintf(err, errlen,
+					 "collector %s, lane %s: %s: %s (lane %s runs in its "
+					 "place, measuring less): record without --strict to "
+					 "accept %s%s%s", cs[i].ops->name, l->name,
+					 capture_probe_state_name(l->state),
+					 l->reason[0] ? l->reason : "(no reason given)",
+					 l->instead, l->instead, l->instead_by ? ", or choose " : "",
+					 l->instead_by ? l->instead_by : "");
+			else
+				snprintf(err, errlen,
+					 "collector %s, lane %s: %s: %s; record without --strict "
+					 "to record without it", cs[i].ops->name, l->name,
+					 capture_probe_state_name(l->state),
+					 l->reason[0] ? l->reason : "(no reason given)");
 			return -1;
 		}
 	}
@@ -185,16 +225,15 @@ size_t record_probe_summary(const struct collector *cs, size_t n, char *buf, siz
 			for (unsigned k = 0; k < cs[i].n_lanes; k++) {
 				const struct collector_lane *l = &cs[i].lanes[k], *by;
 
-				if (l->state != PTOP__V1__PROBE_STATE__PROBE_STATE_FAILED &&
-				    l->state != PTOP__V1__PROBE_STATE__PROBE_STATE_UNSUPPORTED)
+				if (!lane_lost(&cs[i], l))
 					continue;
-				by = l->instead ? collector_lane_get(&cs[i], l->instead) : NULL;
-				if (by && by->state == PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE)
-					continue;
-				off = append(buf, len, off, "  %s: active, but lane %s %s: %s\n",
+				by = lane_in_place(&cs[i], l);
+				off = append(buf, len, off, "  %s: active, but lane %s %s: %s%s%s%s\n",
 					     cs[i].ops->name, l->name,
 					     capture_probe_state_name(l->state),
-					     l->reason[0] ? l->reason : "(no reason given)");
+					     l->reason[0] ? l->reason : "(no reason given)",
+					     by ? " (in its place: " : "", by ? by->name : "",
+					     by ? ")" : "");
 			}
 			/* an active probe with a reason runs within the limit it says */
 			if (!cs[i].reason[0])

@@ -320,14 +320,16 @@ static bool collector_uses_ebpf(const struct collector *c)
  * target: a constant the verifier sees, as a real target's is), then stopped. With
  * --user-stacks auto, the stack copies are verified: the lane a program without frame
  * pointers takes. One line per collector that runs by default or by the options, with
- * its lanes as the load left them. */
-static void caps_verify(const struct record_opts *o)
+ * its lanes as the load left them. With --strict, a lane lost as a run would lose it is
+ * the error a run's start would be: -1 and ERR says which. */
+static int caps_verify(const struct record_opts *o, char *err_text, size_t err_len)
 {
 	struct collector cs[RECORD_MAX_COLLECTORS];
 	struct rec_ctx ctx = { 0 };
 	char line[512];
 	uint64_t t0 = rec_now_ns();
 	size_t n, i;
+	bool lost;
 
 	rec_ctx_from_opts(&ctx, o);
 	if (ctx.user_stacks == USER_STACKS_AUTO)
@@ -341,7 +343,7 @@ static void caps_verify(const struct record_opts *o)
 	       "dwarf):\n");
 	if (o->no_ebpf) {
 		printf("  none: --no-ebpf\n");
-		return;
+		return 0;
 	}
 	bpf_util__set_verify_only(true);
 	for (i = 0; i < n; i++) {
@@ -383,6 +385,14 @@ static void caps_verify(const struct record_opts *o)
 			       c->reason[0] ? c->reason :
 			       err ? strerror(-err) : "no program loaded");
 		}
+		/* for --strict, the state a run's start would leave: stopped at the load
+		 * (verify only) is started; another error is a failure */
+		if (err && strstr(c->reason, "loaded and verified, not attached")) {
+			c->state = PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE;
+			c->reason[0] = '\0';
+		} else if (err) {
+			c->state = PTOP__V1__PROBE_STATE__PROBE_STATE_FAILED;
+		}
 		for (unsigned k = 0; k < c->n_lanes; k++) {
 			struct collector_lane *l = &c->lanes[k];
 
@@ -404,9 +414,11 @@ static void caps_verify(const struct record_opts *o)
 			fputs(line, stdout);
 		}
 	}
+	lost = o->strict && record_strict_check(cs, n, err_text, err_len);
 	collectors_stop(cs, n);
 	bpf_util__set_verify_only(false);
 	printf("  (loaded in %.2f s)\n", (double)(rec_now_ns() - t0) / 1e9);
+	return lost ? -1 : 0;
 }
 
 static int run_caps(const struct record_opts *o)
@@ -422,7 +434,8 @@ static int run_caps(const struct record_opts *o)
 	};
 	struct collector cs[RECORD_MAX_COLLECTORS];
 	struct rec_ctx ctx = { 0 };
-	char line[512], val[64], *buf = NULL;
+	char line[512], val[64], *buf = NULL, err[600];
+	bool strict_lost;
 	size_t n, i, cap = 0, len = 0;
 	uint64_t eff = 0;
 	bool have_eff;
@@ -443,7 +456,7 @@ static int run_caps(const struct record_opts *o)
 		}
 	}
 	collectors_stop(cs, n);
-	caps_verify(o);
+	strict_lost = caps_verify(o, err, sizeof(err)) != 0;
 	printf("kernel features (probed here; the Linux version that first has each):\n");
 	for (i = 0; i < KF_COUNT; i++) {
 		record_caps_feature((enum kfeature)i, line, sizeof(line));
@@ -465,7 +478,13 @@ static int run_caps(const struct record_opts *o)
 	if (read_sysctl("sys/kernel/perf_event_paranoid", val, sizeof(val)) == 0)
 		printf("  %-26s %s\n", "perf_event_paranoid", val);
 	free(buf);
-	return fflush(stdout) ? RECORD_EXIT_RUNTIME : RECORD_EXIT_OK;
+	if (fflush(stdout))
+		return RECORD_EXIT_RUNTIME;
+	if (strict_lost) {	/* as a run's start with these options would end */
+		errmsg("--strict: %s; a run with these options would record nothing", err);
+		return RECORD_EXIT_RUNTIME;
+	}
+	return RECORD_EXIT_OK;
 }
 
 /* ------------------------------------------------------------------ the run */

@@ -431,6 +431,20 @@ static int judge_needed(const char *path, char *why, size_t len, unsigned *judge
 	return all;
 }
 
+/* Whether PATH is a script ("#!"): the program it runs is not PATH. */
+static bool is_script(const char *path)
+{
+	char head[2];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	bool yes;
+
+	if (fd < 0)
+		return false;
+	yes = read(fd, head, 2) == 2 && head[0] == '#' && head[1] == '!';
+	close(fd);
+	return yes;
+}
+
 enum user_stacks user_stacks__choose(const struct rec_ctx *ctx, char *why, size_t len)
 {
 	char judged[140];
@@ -449,6 +463,23 @@ enum user_stacks user_stacks__choose(const struct rec_ctx *ctx, char *why, size_
 	if (ctx->mode == PTOP__V1__TARGET_MODE__TARGET_MODE_CGROUP) {
 		snprintf(why, len, "--user-stacks auto: a cgroup's processes are not known "
 				   "at start");
+		return USER_STACKS_DWARF;
+	}
+	if (ctx->caps_only) {	/* --caps: as a launched command not yet judged */
+		snprintf(why, len, "--user-stacks auto: no target to judge (--caps), as for "
+				   "a target without frame pointers");
+		return USER_STACKS_DWARF;
+	}
+	/* a command that is a script (a pyenv shim): the program it runs (python3) is not
+	 * known until it runs, and is not judged: copies, which unwind with or without
+	 * frame pointers */
+	if (ctx->mode == PTOP__V1__TARGET_MODE__TARGET_MODE_COMMAND && ctx->exe &&
+	    is_script(ctx->exe)) {
+		const char *base = strrchr(ctx->exe, '/');
+
+		snprintf(why, len, "--user-stacks auto: %.80s is a script, the program it runs "
+				   "is not judged before it runs",
+			 base ? base + 1 : ctx->exe);
 		return USER_STACKS_DWARF;
 	}
 	m = user_stacks__auto(ctx->pid,

@@ -95,8 +95,10 @@ bool fp_census__has_fp(const struct fp_census *c);
 enum user_stacks user_stacks__auto(pid_t pid, const char *exe, char *why, size_t len);
 
 /* --user-stacks (CTX->user_stacks) resolved for CTX's target: FP or DWARF as asked,
- * else user_stacks__auto for a pid or a command, DWARF for a cgroup (its processes are
- * not known at the start). WHY gets the reason ("--user-stacks auto: no frame
+ * else user_stacks__auto for a pid or a command, DWARF for a target not judged before
+ * it runs: a cgroup (its processes are not known at the start), a command that is a
+ * script (the program it runs is not known), --caps (no target). The one decision of
+ * a run: cpuprof, heap and fds all take it from here. WHY gets the reason ("--user-stacks auto: no frame
  * pointers in ..."), at most LEN bytes (160 hold it). */
 enum user_stacks user_stacks__choose(const struct rec_ctx *ctx, char *why, size_t len);
 

@@ -1402,7 +1402,8 @@ static void test_28_lanes_strict(void **state)
 	assert_true(collector_lane_lost(&cs[0], &l));
 	assert_string_equal(l->name, "uprobe_multi");
 	assert_int_equal(record_strict_check(cs, 3, err, sizeof(err)), -1);
-	assert_string_equal(err, "collector cpu, lane uprobe_multi: unsupported: needs Linux 6.6");
+	assert_string_equal(err, "collector cpu, lane uprobe_multi: unsupported: needs Linux 6.6; "
+				 "record without --strict to record without it");
 	record_probe_summary(cs, 3, buf, sizeof(buf));
 	assert_non_null(strstr(buf, "  cpu: active, but lane uprobe_multi unsupported: needs Linux 6.6\n"));
 	/* perf_uprobe in its place: no loss */
@@ -1429,6 +1430,27 @@ static void test_28_lanes_strict(void **state)
 	collector_lane(&cs[2], "x", PTOP__V1__PROBE_STATE__PROBE_STATE_STANDBY,
 		       PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_EBPF, "%s", "not needed");
 	assert_false(collector_lane_lost(&cs[2], NULL));
+	/* a fallback that measures less runs in its place, named, but is still a loss, and
+	 * --strict says what to do */
+	collector_lane(&cs[2], "copy", PTOP__V1__PROBE_STATE__PROBE_STATE_FAILED,
+		       PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_EBPF, "%s", "refused");
+	collector_lane(&cs[2], "walk", PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE,
+		       PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_EBPF, "%s", "");
+	collector_lane_fallback(&cs[2], "copy", "walk", "--stacks walk");
+	cs[1].state = cs[2].state = PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE;
+	assert_true(collector_lane_lost(&cs[2], &l));
+	assert_string_equal(l->instead, "walk");
+	assert_int_equal(record_strict_check(cs, 3, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, ", lane copy: failed: refused (lane walk runs in its place, "
+				    "measuring less): record without --strict to accept walk, or "
+				    "choose --stacks walk"));
+	record_probe_summary(cs, 3, buf, sizeof(buf));
+	assert_non_null(strstr(buf, "active, but lane copy failed: refused (in its place: walk)\n"));
+	collector_lane(&cs[2], "copy", PTOP__V1__PROBE_STATE__PROBE_STATE_STANDBY,
+		       PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_EBPF, "%s", "not needed");
+	assert_null(cs[2].lanes[1].instead); /* set again: no fallback left over */
+	cs[1].state = PTOP__V1__PROBE_STATE__PROBE_STATE_FAILED;
+	cs[2].state = PTOP__V1__PROBE_STATE__PROBE_STATE_DISABLED;
 
 	/* the probe set carries them, through the wire format */
 	record_probe_set(cs, 3, probes, ptrs, lanes, lptrs);

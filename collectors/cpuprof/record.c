@@ -410,6 +410,7 @@ static void cp_lanes(struct collector *c, char *why, size_t len)
 	collector_lane(c, "stack_copy", PTOP__V1__PROBE_STATE__PROBE_STATE_UNSUPPORTED, ebpf,
 		       "%s", kwhy);
 	collector_lane(c, "fp", PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE, ebpf, "%s", "");
+	collector_lane_fallback(c, "stack_copy", "fp", "--user-stacks fp");
 	cp_mode = USER_STACKS_FP;
 	{
 		size_t at = strlen(why);
@@ -708,6 +709,7 @@ retry:
 			       PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_EBPF, "%s", why);
 		collector_lane(c, "fp", PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE,
 			       PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_EBPF, "%s", "");
+		collector_lane_fallback(c, "stack_copy", "fp", "--user-stacks fp");
 		at = strstr(c->detail, "user stacks dwarf");
 		if (at)
 			snprintf(at, sizeof(c->detail) - (size_t)(at - c->detail),

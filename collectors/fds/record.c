@@ -403,20 +403,6 @@ static void cut_list(char *dst, size_t len, const char *src)
  * says (auto: copies when a module of the target keeps no frame pointers); and when fp
  * walks were asked for by name, whether the target's modules keep frame pointers at all
  * (a walk through one that does not reads data as return addresses). */
-/* Whether PATH is a script ("#!"): the program it runs is not PATH. */
-static bool is_script(const char *path)
-{
-	char head[2];
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	bool yes;
-
-	if (fd < 0)
-		return false;
-	yes = read(fd, head, 2) == 2 && head[0] == '#' && head[1] == '!';
-	close(fd);
-	return yes;
-}
-
 static void choose_stacks(const struct rec_ctx *ctx)
 {
 	bool command = ctx->mode == PTOP__V1__TARGET_MODE__TARGET_MODE_COMMAND;
@@ -424,20 +410,6 @@ static void choose_stacks(const struct rec_ctx *ctx)
 
 	fds_stacks.no_fp[0] = '\0';
 	fds_stacks.mode = user_stacks__choose(ctx, fds_stacks.why, sizeof(fds_stacks.why));
-	/* auto, for a command that is a script (a pyenv shim): the program the script runs
-	 * (python3) is not known until it runs, and was not judged: copies, which unwind
-	 * with or without frame pointers */
-	if (fds_stacks.mode == USER_STACKS_FP && ctx->user_stacks == USER_STACKS_AUTO && command &&
-	    is_script(ctx->exe)) {
-		const char *base = strrchr(ctx->exe, '/');
-
-		fds_stacks.mode = USER_STACKS_DWARF;
-		snprintf(fds_stacks.why, sizeof(fds_stacks.why),
-			 "--user-stacks auto: %.80s is a script, the program it runs is not "
-			 "judged before it runs",
-			 base ? base + 1 : ctx->exe);
-		return;
-	}
 	if (fds_stacks.mode != USER_STACKS_FP || ctx->user_stacks != USER_STACKS_FP)
 		return;
 	if (user_stacks__auto(ctx->pid, command ? ctx->exe : NULL, judged, sizeof(judged)) ==

@@ -11,7 +11,7 @@
 #   prints has the same state in the run's probe set (info --format json, probe_lanes).
 . tests/e2e/lib.sh
 need_ebpf
-need_fixture spin
+need_fixture spin heap_nofp
 
 # --caps takes the recorder's own pid as the target: the heap's lanes are those of --pid
 sleep 60 &
@@ -38,7 +38,7 @@ for name in "no hook" stack_copy "heap by --pid"; do
 		tr '\n' ';')
 	if [ -n "$refuse" ]; then
 		assert_eq "$name: cpuprof's lanes" "stack_copy failed;fp active;" "$lanes"
-		has -E '^      lane stack_copy +failed +load refused by PTOP_TEST_REFUSE$' <"$TMP/loads" ||
+		has -E '^      lane stack_copy +failed +load refused by PTOP_TEST_REFUSE; in its place: fp$' <"$TMP/loads" ||
 			fail "$name: the stack_copy lane's reason is not given"
 	else
 		assert_eq "$name: cpuprof's lanes" "stack_copy active;fp standby;" "$lanes"
@@ -79,3 +79,40 @@ print(f"{name}: {n} collectors and lanes compared, {bad} disagree")
 sys.exit(1 if bad or n < 3 else 0)
 EOF
 done
+
+# --user-stacks auto: one decision, the same in --caps's two sections and in a real run of
+# a command not judged before it runs (a script: the program it runs is not known), for
+# every collector that takes user stacks: dwarf (stack copies)
+"$REC" --caps --fd-stacks >"$TMP/caps" || fail "auto: --caps exited $?"
+cp_lanes() { awk '/^  [a-z]/ { c = $1 } /^      lane / && c == "cpuprof" { print $2, $3 }' | tr '\n' ';'; }
+assert_eq "auto: --caps collectors, cpuprof's lanes" "stack_copy active;fp standby;" \
+	"$(sed -n '1,/^eBPF loads/p' "$TMP/caps" | cp_lanes)"
+assert_eq "auto: --caps loads, cpuprof's lanes" "stack_copy active;fp standby;" \
+	"$(sed -n '/^eBPF loads/,/^  (loaded in/p' "$TMP/caps" | cp_lanes)"
+printf '#!/bin/sh\nexec %s "$@"\n' "$FIX/heap_nofp" >"$TMP/wrap"
+chmod +x "$TMP/wrap"
+"$REC" --quiet --fd-stacks -o "$TMP/auto.ptop" -- "$TMP/wrap" >/dev/null ||
+	fail "auto: ptop-record of a script exited $?"
+assert_eq "auto, a script: the lanes of user stacks" "cpuprof stack_copy active;fds stack_copy active;" \
+	"$(q "$TMP/auto.ptop" "select probe || ' ' || lane || ' ' || state from probe_lane where lane = 'stack_copy' and probe in ('cpuprof', 'fds') order by probe" | tr '\n' ';')"
+for c in cpuprof fds; do
+	q "$TMP/auto.ptop" "select detail from probe where name = '$c'" |
+		has 'user stacks dwarf (--user-stacks auto: wrap is a script, the program it runs is not judged before it runs)' ||
+		fail "auto, a script: $c does not say it takes stack copies, and why"
+done
+
+# --caps --strict exits as a run's start would: the stack copies refused are a lost lane,
+# and the error says what to do
+expect_exit 1 env PTOP_TEST_REFUSE=stack_copy "$REC" --caps --strict --user-stacks dwarf
+has -- '--strict: collector cpuprof, lane stack_copy: failed: load refused by PTOP_TEST_REFUSE (lane fp runs in its place, measuring less): record without --strict to accept fp, or choose --user-stacks fp' <"$TMP/err" ||
+	fail "--caps --strict: the error does not name the lane and the remedy"
+expect_exit 125 env PTOP_TEST_REFUSE=stack_copy "$REC" --quiet --strict --user-stacks dwarf \
+	-o "$TMP/s.ptop" -- "$FIX/spin" 1
+has -- 'record without --strict to accept fp, or choose --user-stacks fp; nothing recorded' <"$TMP/err" ||
+	fail "--strict: the run's error does not say what to do"
+"$REC" --caps --strict --user-stacks dwarf >/dev/null || fail "--caps --strict with nothing lost exited $?"
+# without --strict the run records, and its start-up line says what ran in the lane's place
+PTOP_TEST_REFUSE=stack_copy "$REC" --user-stacks dwarf -o "$TMP/f.ptop" -- "$FIX/spin" 1 \
+	>/dev/null 2>"$TMP/err" || fail "stack copies refused, without --strict: exit $?"
+has -- '  cpuprof: active, but lane stack_copy failed: load refused by PTOP_TEST_REFUSE (in its place: fp)' \
+	<"$TMP/err" || fail "the start-up line does not say what ran in the lane's place"
