@@ -3,7 +3,8 @@
 # EXEC). Each round records a shell script that execs itself 20 times with --enable heap
 # (every exec is held), kills the recorder at a random moment of the chain (once a random
 # step is reached, and a random 0-49 ms later), and requires the chain to finish; a
-# process left in state T fails the round.
+# process left in state T fails the round. Each step waits 30 ms before its exec: with
+# start-up and the holds now short, an unpaced chain often ended before the kill.
 . "$(dirname "$0")/lib.sh"
 need_ebpf
 
@@ -13,6 +14,7 @@ cat >"$TMP/chain.sh" <<'SH'
 # chain.sh N DIR: exec itself N times, then write DIR/done
 echo $$ >"$2/pid"
 echo "$1" >"$2/step.new" && mv "$2/step.new" "$2/step"
+sleep 0.03 # a step lasts more than the kill's 0-49 ms delay spread over two steps
 [ "$1" -gt 0 ] && exec "$0" $(($1 - 1)) "$2"
 echo done >"$2/done"
 SH
