@@ -170,35 +170,31 @@ static __always_inline bool file_key(struct file *f, struct io_file_key *k)
 }
 
 /* The walk up a file's dentries, written straight into the ring buffer record E
- * reserved before it (no per-CPU scratch record: a program preempted mid-walk, on the
- * same CPU, would have it overwritten by the next). The count of names lives in
- * E->depth, not on the BPF stack: the verifier knows a count on the stack exactly, one
- * value per iteration, and verified all that follows the loop once per value (84,000
- * instructions processed for io_exit, bench/README.md "Verified instructions"); ring
- * buffer memory is unknown to it. */
+ * reserved before it (struct io_seen, or struct io_seen_long for a path that did not fit
+ * in it; no per-CPU scratch record: a program preempted mid-walk, on the same CPU, would
+ * have it overwritten by the next). The count of names lives in the record, not on the
+ * BPF stack: the verifier knows a count on the stack exactly, one value per iteration,
+ * and verified all that follows the loop once per value (84,000 instructions processed
+ * for io_exit, bench/README.md "Verified instructions"); ring buffer memory is unknown
+ * to it. */
 struct io_walk {
 	struct dentry *d;
 	struct mount *mnt;
-	struct io_seen *e;
+	void *e;
 };
 
-/* One step up from W->d: to its mount point at the root of its mount, else to its
- * parent after its name is copied. 0: go on; 1: done. (W's fields are copied into
- * locals: a CO-RE read of W's own fields would relocate against a type the kernel lacks.) */
-static long walk_step(__u32 i, void *ctx)
+/* One step up from W->d: to its mount point at the root of its mount (0: go on), else
+ * to its parent, with *NAMED the dentry whose name is the next component (2); 1: done.
+ * (W's fields are copied into locals: a CO-RE read of W's own fields would relocate
+ * against a type the kernel lacks.) */
+static __always_inline long walk_up(struct io_walk *w, struct dentry **named)
 {
-	struct io_walk *w = ctx;
 	struct dentry *d = w->d, *parent, *mroot;
 	struct mount *mnt = w->mnt, *mp;
-	struct io_seen *e = w->e;
 	struct task_struct *task;
 	struct fs_struct *fs;
-	const unsigned char *name;
-	long len;
-	char c = 0;
-	__u32 n;
 
-	if (!d || !e)
+	if (!d || !w->e)
 		return 1;
 	/* the process's root (a chroot): the walk ends there, as d_path() and /proc/PID/fd
 	 * end theirs. Read at each step, not kept in W: two more pointers on io_exit's stack
@@ -220,6 +216,26 @@ static long walk_step(__u32 i, void *ctx)
 	parent = BPF_CORE_READ(d, d_parent);
 	if (!parent || parent == d)
 		return 1;
+	*named = d;
+	w->d = parent;
+	return 2;
+}
+
+/* One step of the walk into a struct io_seen: a name of IO_NAME - 1 bytes at most
+ * (longer: cut, its bit set in cut), IO_DEPTH of them (deeper: truncated). */
+static long walk_step(__u32 i, void *ctx)
+{
+	struct io_walk *w = ctx;
+	struct io_seen *e = w->e;
+	struct dentry *d = NULL;
+	const unsigned char *name;
+	long len, r;
+	char c = 0;
+	__u32 n;
+
+	r = walk_up(w, &d);
+	if (r != 2)
+		return r;
 	n = e->depth;
 	if (n >= IO_DEPTH) {
 		e->truncated = 1;
@@ -233,17 +249,49 @@ static long walk_step(__u32 i, void *ctx)
 		 !bpf_probe_read_kernel(&c, 1, name + IO_NAME - 1) && c)
 		e->cut |= 1u << n;
 	e->depth = n + 1;
-	w->d = parent;
+	return 0;
+}
+
+/* One step of the walk into a struct io_seen_long: each name NUL-terminated after the
+ * last, until IO_PATH_LONG bytes are used (then truncated). */
+static long walk_long(__u32 i, void *ctx)
+{
+	struct io_walk *w = ctx;
+	struct io_seen_long *e = w->e;
+	struct dentry *d = NULL;
+	const unsigned char *name;
+	long len, r;
+	__u32 off;
+
+	r = walk_up(w, &d);
+	if (r != 2)
+		return r;
+	off = e->len;
+	if (off >= IO_PATH_LONG || BPF_CORE_READ(d, d_name.len) >= IO_SEEN_NAME) {
+		e->truncated = 1;
+		return 1;
+	}
+	off &= IO_PATH_LONG - 1; /* what the verifier needs: off + IO_SEEN_NAME fits in buf */
+	name = BPF_CORE_READ(d, d_name.name);
+	len = bpf_probe_read_kernel_str(&e->buf[off], IO_SEEN_NAME, name);
+	if (len <= 0) {
+		e->buf[off] = 0;
+		len = 1;
+	}
+	e->len = off + (__u32)len;
 	return 0;
 }
 
 /* The path of F into a ring buffer io_seen record, walked up its dentries (and up the
- * mounts it crosses), the first time the process sees the file. The record is reserved
- * first and filled in place (nothing per CPU is shared across a preemption). */
+ * mounts it crosses), the first time the process sees the file; when it does not fit
+ * there (deeper than IO_DEPTH, or a name cut), walked again into an io_seen_long record
+ * sent instead (cut only past PATH_MAX bytes). A record is reserved first and filled in
+ * place (nothing per CPU is shared across a preemption). */
 static __always_inline void send_seen(struct file *f, const struct io_file_key *k, __u32 tid)
 {
 	struct seen_key sk = {.ino = k->ino, .dev = k->dev, .tgid = k->tgid, .gen = k->gen};
 	struct io_walk w = {};
+	struct io_seen_long *l;
 	struct vfsmount *vm;
 	struct io_seen *e;
 	__u8 one = 1;
@@ -272,7 +320,32 @@ static __always_inline void send_seen(struct file *f, const struct io_file_key *
 	e->dev = k->dev;
 	e->tgid = k->tgid;
 	e->gen = k->gen;
-	bpf_ringbuf_submit(e, 0);
+	if (!e->truncated && !e->cut) {
+		bpf_ringbuf_submit(e, 0);
+		return;
+	}
+	/* the whole path, when the ring has room (else the short one, marked where cut) */
+	l = bpf_ringbuf_reserve(&io_events, sizeof(*l), 0);
+	if (!l) {
+		bpf_ringbuf_submit(e, 0);
+		return;
+	}
+	bpf_ringbuf_discard(e, 0);
+	l->len = 0;
+	l->truncated = 0;
+	w.d = BPF_CORE_READ(f, f_path.dentry);
+	w.mnt = (struct mount *)((void *)vm - bpf_core_field_offset(struct mount, mnt));
+	w.e = l;
+	bpf_loop(IO_PATH_LONG / 2 + IO_DEPTH, walk_long, &w, 0);
+	l->ts = bpf_ktime_get_ns();
+	l->tid = tid;
+	l->kind = IO_EV_SEEN_LONG;
+	l->ino = k->ino;
+	l->dev = k->dev;
+	l->tgid = k->tgid;
+	l->gen = k->gen;
+	l->pad = 0;
+	bpf_ringbuf_submit(l, 0);
 }
 
 /* Add one call to F's (K's) entry, and to its generation's maximum. */
@@ -462,12 +535,43 @@ static __always_inline __u64 open_flags(__u32 kind, struct pt_regs *regs)
 	}
 }
 
-/* Whether the user's string at P is longer than IO_PATH_MAX - 1 bytes. */
-static __always_inline bool path_goes_on(__u64 p)
+/* Whether the user's string at P is longer than LEN - 1 bytes. */
+static __always_inline bool path_goes_on(__u64 p, __u32 len)
 {
 	char c = 0;
 
-	return !bpf_probe_read_user(&c, 1, (void *)(p + IO_PATH_MAX - 1)) && c;
+	return !bpf_probe_read_user(&c, 1, (void *)(p + len - 1)) && c;
+}
+
+/* The caller's strings of arguments P1 and P2 (0: none) into BUF (PLEN bytes each: the
+ * first, then the second); the IO_CUT_* bits of those that did not fit (PLEN a constant:
+ * the verifier checks the writes against the record). */
+static __always_inline __u32 read_paths(char *buf, __u32 plen, struct pt_regs *regs, int p1,
+					int p2)
+{
+	__u32 cut = 0;
+	__u64 a;
+	long n;
+
+	buf[0] = 0;
+	buf[plen] = 0;
+	if (p1) {
+		a = ptop_sys_arg(regs, p1);
+		n = bpf_probe_read_user_str(buf, plen, (void *)a);
+		if (n < 0)
+			buf[0] = 0;
+		else if (n == plen && path_goes_on(a, plen))
+			cut |= IO_CUT_PATH;
+	}
+	if (p2) {
+		a = ptop_sys_arg(regs, p2);
+		n = bpf_probe_read_user_str(buf + plen, plen, (void *)a);
+		if (n < 0)
+			buf[plen] = 0;
+		else if (n == plen && path_goes_on(a, plen))
+			cut |= IO_CUT_PATH2;
+	}
+	return cut;
 }
 
 SEC("raw_tp/sys_exit")
@@ -479,7 +583,6 @@ int io_exit(struct bpf_raw_tracepoint_args *ctx)
 	struct io_file_key fk = {};
 	__u32 key, *kind, ev = 0, zero = 0;
 	int p1 = 0, p2 = 0, len = 0;
-	long n;
 	__u64 flags = 0;
 	long ret;
 	__u64 nr;
@@ -561,7 +664,7 @@ int io_exit(struct bpf_raw_tracepoint_args *ctx)
 	default:
 		return 0;
 	}
-	e = bpf_ringbuf_reserve(&io_events, sizeof(*e), 0);
+	e = bpf_ringbuf_reserve(&io_events, sizeof(*e) + 2 * IO_PATH_MAX, 0);
 	if (!e) {
 		__u64 *lost = bpf_map_lookup_elem(&io_lost, &zero);
 
@@ -575,29 +678,27 @@ int io_exit(struct bpf_raw_tracepoint_args *ctx)
 	e->dev = fk.dev;
 	e->ino = fk.ino;
 	e->gen = fk.gen;
-	e->cut = 0;
 	e->kind = ev;
 	e->ret = ret;
 	e->nr = key;
 	e->flags = flags;
 	e->length = len ? ptop_sys_arg(regs, len) : 0;
 	e->fd = p1 ? -1 : (__s32)ptop_sys_arg(regs, 1);
-	e->path[0] = 0;
-	e->path2[0] = 0;
-	/* a string that fills the buffer and goes on is cut: said so (user space marks it) */
-	if (p1) {
-		n = bpf_probe_read_user_str(e->path, sizeof(e->path), (void *)ptop_sys_arg(regs, p1));
-		if (n < 0)
-			e->path[0] = 0;
-		else if (n == sizeof(e->path) && path_goes_on(ptop_sys_arg(regs, p1)))
-			e->cut |= IO_CUT_PATH;
-	}
-	if (p2) {
-		n = bpf_probe_read_user_str(e->path2, sizeof(e->path2), (void *)ptop_sys_arg(regs, p2));
-		if (n < 0)
-			e->path2[0] = 0;
-		else if (n == sizeof(e->path2) && path_goes_on(ptop_sys_arg(regs, p2)))
-			e->cut |= IO_CUT_PATH2;
+	e->plen = IO_PATH_MAX;
+	e->pad = 0;
+	e->cut = read_paths(e->path, IO_PATH_MAX, regs, p1, p2);
+	if (e->cut) { /* a path longer: the event again with room for PATH_MAX bytes each */
+		struct io_fs_event *l;
+
+		l = bpf_ringbuf_reserve(&io_events, sizeof(*l) + 2 * IO_PATH_LONG, 0);
+		if (l) { /* (else the short one: the paths cut, and marked) */
+			__builtin_memcpy(l, e, sizeof(*l));
+			l->plen = IO_PATH_LONG;
+			l->cut = read_paths(l->path, IO_PATH_LONG, regs, p1, p2);
+			bpf_ringbuf_discard(e, 0);
+			bpf_ringbuf_submit(l, 0);
+			return 0;
+		}
 	}
 	bpf_ringbuf_submit(e, 0);
 	return 0;

@@ -3,13 +3,16 @@
 #define PTOP_BPF_IO_H
 
 #define IO_MAX_NR 1024	/* syscall numbers classified: [0, IO_MAX_NR) */
-#define IO_PATH_MAX 256 /* bytes of a path kept (longer: cut, and marked in cut) */
+#define IO_PATH_MAX 256 /* bytes of an event's path in a short record (longer: a long one) */
+#define IO_PATH_LONG 4096 /* PATH_MAX: bytes of an event's path in a long record (a syscall
+			   * takes no longer path: longer is cut, and marked in cut) */
 #define IO_CUT_PATH 1	/* io_fs_event.cut: path was cut */
 #define IO_CUT_PATH2 2	/* path2 was cut */
 #define IO_CUT_MARK "\xe2\x80\xa6" /* what ends a cut path in the capture: U+2026 (...) */
 #define IO_RINGBUF (256 * 1024)
 /* --io-files: the ring carries a path record (struct io_seen, 1.6 KiB) per file first seen
- * too; this size holds those of about 2,500 files between two polls */
+ * too; this size holds those of about 2,500 files between two polls (a file whose path
+ * does not fit in io_seen sends a struct io_seen_long, 4.4 KiB, instead) */
 #define IO_RINGBUF_FILES (4u << 20)
 
 /* What a syscall is to the file-system events, by number (io_kind, filled by user space
@@ -111,9 +114,13 @@ enum io_ev_kind {
 	IO_EV_RENAMED = 3,
 	IO_EV_TRUNCATED = 4,
 	IO_EV_CREATED = 5, /* an open with O_CREAT that created the file (FMODE_CREATED) */
-	IO_EV_SEEN = 6	   /* not a file-system event: a file first seen (struct io_seen) */
+	IO_EV_SEEN = 6,	   /* not a file-system event: a file first seen (struct io_seen) */
+	IO_EV_SEEN_LONG = 7 /* the same, its path too long for io_seen (struct io_seen_long) */
 };
 
+/* One event; its paths follow it: path and path2 (a rename's new path), plen bytes each,
+ * NUL-terminated. plen is IO_PATH_MAX; when a path does not fit in IO_PATH_MAX - 1 bytes,
+ * the record is reserved again with plen IO_PATH_LONG (a rare, 8 KiB record). */
 struct io_fs_event {
 	__u64 ts; /* bpf_ktime_get_ns at the syscall's exit */
 	__u32 tid;
@@ -127,9 +134,10 @@ struct io_fs_event {
 	__u32 dev;    /* ftruncate: its fd's file at the call (0: not resolved) */
 	__u64 ino;
 	__u32 gen;
-	__u32 cut;    /* IO_CUT_*: a path longer than IO_PATH_MAX - 1 bytes, cut */
-	char path[IO_PATH_MAX];
-	char path2[IO_PATH_MAX]; /* a rename's new path */
+	__u32 cut;    /* IO_CUT_*: a path longer than plen - 1 bytes, cut */
+	__u32 plen;   /* IO_PATH_MAX or IO_PATH_LONG */
+	__u32 pad;
+	char path[];  /* path[plen], then path2[plen] */
 };
 
 /* A file first seen by the files lane: its path as the kernel's dentries spell it,
@@ -146,6 +154,27 @@ struct io_seen {
 	__u32 gen;  /* the inode's i_generation */
 	__u32 cut;  /* bit i: name[i] is cut (the name is longer than IO_NAME - 1 bytes) */
 	char name[IO_DEPTH][IO_NAME];
+};
+
+#define IO_SEEN_NAME 256 /* bytes of one name in io_seen_long (NAME_MAX + 1) */
+
+/* A file first seen whose path does not fit in struct io_seen (deeper than IO_DEPTH or a
+ * name longer than IO_NAME - 1 bytes), sent instead of it (kind IO_EV_SEEN_LONG): the
+ * names from the file up, each NUL-terminated, packed in buf[0, len). truncated: the walk
+ * stopped with IO_PATH_LONG bytes of names or more (or at a name longer than
+ * IO_SEEN_NAME - 1 bytes) before the root. */
+struct io_seen_long {
+	__u64 ts;
+	__u32 tid;
+	__u32 kind; /* IO_EV_SEEN_LONG */
+	__u64 ino;
+	__u32 dev;
+	__u32 len;
+	__u32 truncated;
+	__u32 tgid;
+	__u32 gen;
+	__u32 pad;
+	char buf[IO_PATH_LONG + IO_SEEN_NAME];
 };
 
 /* In the io probe's detail when the files lane runs without its io_uring lane (a kernel

@@ -221,6 +221,39 @@ int io__seen_path(const char (*name)[IO_NAME], unsigned depth, bool truncated, u
 	return 0;
 }
 
+int io__seen_long_path(const char *buf, size_t used, bool truncated, char *out, size_t len)
+{
+	size_t at = 0, end = used;
+	int n;
+
+	if (!len)
+		return -EINVAL;
+	out[0] = '\0';
+	if (used && buf[used - 1])
+		return -EINVAL; /* each name ends in its NUL */
+	if (truncated) {
+		n = snprintf(out, len, "...");
+		at = (size_t)n < len ? (size_t)n : len - 1;
+	}
+	if (!used) {
+		if ((size_t)snprintf(out + at, len - at, "/") >= len - at)
+			return -ENAMETOOLONG;
+		return 0;
+	}
+	while (end) { /* the names from the last (the top) down to the file's own */
+		size_t start = end - 1;
+
+		while (start && buf[start - 1])
+			start--;
+		n = snprintf(out + at, len - at, "/%s", buf + start);
+		if (n < 0 || (size_t)n >= len - at)
+			return -ENAMETOOLONG;
+		at += (size_t)n;
+		end = start;
+	}
+	return 0;
+}
+
 int io__rename_path(const char *path, const char *old, const char *new, char *out, size_t len)
 {
 	size_t n = strlen(old);
@@ -563,6 +596,10 @@ static struct io_fpath *fpath_newest(struct io_bpf_lane *b, uint32_t dev, uint64
 	return at ? *at : NULL;
 }
 
+/* Room for a path the recorder builds: a working directory and a path relative to it,
+ * PATH_MAX each (an absolute path may be longer than PATH_MAX; no argument is). */
+#define IO_PATH_BUF (2 * IO_PATH_LONG + 16)
+
 /* Apply a rename OLD -> NEW (absolute) the target made to every path known. */
 static struct {
 	const char *old, *new;
@@ -572,7 +609,7 @@ static struct {
 static void rename_one(const void *node, VISIT which, int depth)
 {
 	struct io_fpath *e = *(struct io_fpath *const *)node;
-	char buf[4096];
+	char buf[IO_PATH_BUF];
 	int r;
 
 	(void)depth;
@@ -594,7 +631,7 @@ static void rename_one(const void *node, VISIT which, int depth)
 /* PATH made absolute against the target's current directory (as it is now). */
 static void absolute(pid_t pid, const char *path, char *out, size_t len)
 {
-	char link[64], cwd[4096];
+	char link[64], cwd[IO_PATH_LONG];
 	ssize_t n;
 
 	if (path[0] == '/' || pid <= 0) {
@@ -610,6 +647,18 @@ static void absolute(pid_t pid, const char *path, char *out, size_t len)
 	cwd[n] = '\0';
 	if ((size_t)snprintf(out, len, "%s/%s", strcmp(cwd, "/") ? cwd : "", path) >= len)
 		snprintf(out, len, "%s", path);
+}
+
+/* A file first seen, its path too long for io_seen: from the dentries, whole to
+ * PATH_MAX bytes. */
+static int on_seen_long(struct io_bpf_lane *b, const struct io_seen_long *e)
+{
+	char path[sizeof(e->buf) + 8];
+
+	if (e->len > sizeof(e->buf) ||
+	    io__seen_long_path(e->buf, e->len, e->truncated, path, sizeof(path)))
+		return 0;
+	return fpath_set(b, e->dev, e->ino, e->gen, e->tgid, path);
 }
 
 /* A file first seen: its path from the dentries. */
@@ -656,7 +705,8 @@ static int on_event(void *ctx, void *data, size_t size)
 	Ptop__V1__Event ev = PTOP__V1__EVENT__INIT;
 	Ptop__V1__IoFsEvent m = PTOP__V1__IO_FS_EVENT__INIT;
 	Ptop__V1__CollectorPayload cp;
-	char path[4096], path2[IO_PATH_MAX + sizeof(IO_CUT_MARK)], syscall[32];
+	char path[IO_PATH_LONG + sizeof(IO_CUT_MARK)], path2[IO_PATH_LONG + sizeof(IO_CUT_MARK)];
+	char syscall[32];
 	const char *name;
 	int err;
 
@@ -666,19 +716,27 @@ static int on_event(void *ctx, void *data, size_t size)
 			b->err = err;
 		return 0;
 	}
-	if (size < sizeof(*e) || b->err || e->kind < 1 || e->kind > IO_EV_CREATED)
+	if (size >= sizeof(struct io_seen_long) && e->kind == IO_EV_SEEN_LONG && !b->err) {
+		err = on_seen_long(b, data);
+		if (err)
+			b->err = err;
 		return 0;
-	memcpy(path, e->path, IO_PATH_MAX);
-	path[IO_PATH_MAX - 1] = '\0';
-	memcpy(path2, e->path2, IO_PATH_MAX);
-	path2[IO_PATH_MAX - 1] = '\0';
+	}
+	if (size < sizeof(*e) || b->err || e->kind < 1 || e->kind > IO_EV_CREATED ||
+	    (e->plen != IO_PATH_MAX && e->plen != IO_PATH_LONG) ||
+	    size < sizeof(*e) + 2 * (size_t)e->plen)
+		return 0;
+	memcpy(path, e->path, e->plen);
+	path[e->plen - 1] = '\0';
+	memcpy(path2, e->path + e->plen, e->plen);
+	path2[e->plen - 1] = '\0';
 	if (e->cut & IO_CUT_PATH) /* longer than kept: marked */
 		strcat(path, IO_CUT_MARK);
 	if (e->cut & IO_CUT_PATH2)
 		strcat(path2, IO_CUT_MARK);
 	/* the newest path of what it renamed (not from a cut old path: it is no file's) */
 	if (e->kind == IO_EV_RENAMED && b->files && !(e->cut & IO_CUT_PATH)) {
-		char old[4096], new[4096];
+		char old[IO_PATH_BUF], new[IO_PATH_BUF];
 
 		absolute((pid_t)e->tgid, path, old, sizeof(old));
 		absolute((pid_t)e->tgid, path2, new, sizeof(new));

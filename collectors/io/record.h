@@ -38,6 +38,12 @@ int io__seen_path(const char (*name)[IO_NAME], unsigned depth, bool truncated, u
 		  char *out,
 		  size_t len);
 
+/* The path of an io_seen_long record into OUT (LEN bytes): the NUL-terminated names
+ * packed in BUF[0, USED) (the file's own first) joined from the last with '/' after a
+ * leading '/', "..." before it when TRUNCATED; "/" for none.
+ * 0, -EINVAL (BUF does not end a name at USED), -ENAMETOOLONG. */
+int io__seen_long_path(const char *buf, size_t used, bool truncated, char *out, size_t len);
+
 /* PATH after a rename of OLD to NEW: when PATH is OLD or below it, the new path into OUT
  * and 1; 0 when the rename does not touch PATH; -ENAMETOOLONG. */
 int io__rename_path(const char *path, const char *old, const char *new, char *out, size_t len);

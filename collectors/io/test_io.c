@@ -360,6 +360,15 @@ static void test_05_paths(void **state)
 	assert_int_equal(
 	    io__seen_path((const char(*)[IO_NAME])name, IO_DEPTH + 1, false, 0, out, sizeof(out)),
 	    -EINVAL);
+	/* an io_seen_long record: the names packed from the file up, each with its NUL */
+	assert_int_equal(io__seen_long_path("c.log\0b\0a", 10, false, out, sizeof(out)), 0);
+	assert_string_equal(out, "/a/b/c.log");
+	assert_int_equal(io__seen_long_path("c.log\0b\0a", 10, true, out, sizeof(out)), 0);
+	assert_string_equal(out, ".../a/b/c.log");
+	assert_int_equal(io__seen_long_path("", 0, false, out, sizeof(out)), 0);
+	assert_string_equal(out, "/");
+	assert_int_equal(io__seen_long_path("c.log\0b\0a", 10, false, out, 10), -ENAMETOOLONG);
+	assert_int_equal(io__seen_long_path("c.log\0b\0a", 9, false, out, sizeof(out)), -EINVAL);
 	assert_int_equal(io__rename_path("/d/old", "/d/old", "/d/new", out, sizeof(out)), 1);
 	assert_string_equal(out, "/d/new");
 	assert_int_equal(io__rename_path("/d/old/x", "/d/old", "/e", out, sizeof(out)), 1);
