@@ -183,11 +183,13 @@ struct io_walk {
 	void *e;
 };
 
-/* One step up from W->d: to its mount point at the root of its mount (0: go on), else
- * to its parent, with *NAMED the dentry whose name is the next component (2); 1: done.
+/* One step up from W->d: to its parent, returning the dentry whose name is the next
+ * component; else NULL: on to its mount point at the root of its mount (W->d set), or
+ * done (W->d NULL: the root reached; a record's truncated stays set until then, so a
+ * walk whose loop ran out is cut).
  * (W's fields are copied into locals: a CO-RE read of W's own fields would relocate
  * against a type the kernel lacks.) */
-static __always_inline long walk_up(struct io_walk *w, struct dentry **named)
+static __always_inline struct dentry *walk_up(struct io_walk *w)
 {
 	struct dentry *d = w->d, *parent, *mroot;
 	struct mount *mnt = w->mnt, *mp;
@@ -195,7 +197,7 @@ static __always_inline long walk_up(struct io_walk *w, struct dentry **named)
 	struct fs_struct *fs;
 
 	if (!d || !w->e)
-		return 1;
+		goto done;
 	/* the process's root (a chroot): the walk ends there, as d_path() and /proc/PID/fd
 	 * end theirs. Read at each step, not kept in W: two more pointers on io_exit's stack
 	 * take its stack and this callback's past the verifier's 512 bytes. */
@@ -203,22 +205,24 @@ static __always_inline long walk_up(struct io_walk *w, struct dentry **named)
 	fs = BPF_CORE_READ(task, fs);
 	if (fs && d == BPF_CORE_READ(fs, root.dentry) &&
 	    &mnt->mnt == BPF_CORE_READ(fs, root.mnt))
-		return 1;
+		goto done;
 	mroot = BPF_CORE_READ(mnt, mnt.mnt_root);
 	if (d == mroot) { /* the root of its mount: on to the mount point */
 		mp = BPF_CORE_READ(mnt, mnt_parent);
 		if (!mp || mp == mnt)
-			return 1;
+			goto done;
 		w->d = BPF_CORE_READ(mnt, mnt_mountpoint);
 		w->mnt = mp;
-		return 0;
+		return NULL;
 	}
 	parent = BPF_CORE_READ(d, d_parent);
 	if (!parent || parent == d)
-		return 1;
-	*named = d;
+		goto done;
 	w->d = parent;
-	return 2;
+	return d;
+done:
+	w->d = NULL;
+	return NULL;
 }
 
 /* One step of the walk into a struct io_seen: a name of IO_NAME - 1 bytes at most
@@ -227,15 +231,18 @@ static long walk_step(__u32 i, void *ctx)
 {
 	struct io_walk *w = ctx;
 	struct io_seen *e = w->e;
-	struct dentry *d = NULL;
+	struct dentry *d = walk_up(w);
 	const unsigned char *name;
-	long len, r;
 	char c = 0;
+	long len;
 	__u32 n;
 
-	r = walk_up(w, &d);
-	if (r != 2)
-		return r;
+	if (!d) {
+		if (w->d)
+			return 0;
+		e->truncated = 0; /* the root reached */
+		return 1;
+	}
 	n = e->depth;
 	if (n >= IO_DEPTH) {
 		e->truncated = 1;
@@ -258,14 +265,17 @@ static long walk_long(__u32 i, void *ctx)
 {
 	struct io_walk *w = ctx;
 	struct io_seen_long *e = w->e;
-	struct dentry *d = NULL;
+	struct dentry *d = walk_up(w);
 	const unsigned char *name;
-	long len, r;
 	__u32 off;
+	long len;
 
-	r = walk_up(w, &d);
-	if (r != 2)
-		return r;
+	if (!d) {
+		if (w->d)
+			return 0;
+		e->truncated = 0; /* the root reached */
+		return 1;
+	}
 	off = e->len;
 	if (off >= IO_PATH_LONG || BPF_CORE_READ(d, d_name.len) >= IO_SEEN_NAME) {
 		e->truncated = 1;
@@ -306,7 +316,7 @@ static __always_inline void send_seen(struct file *f, const struct io_file_key *
 		return;
 	}
 	e->depth = 0;
-	e->truncated = 0;
+	e->truncated = 1; /* until the walk reaches the root */
 	e->cut = 0;
 	w.d = BPF_CORE_READ(f, f_path.dentry);
 	vm = BPF_CORE_READ(f, f_path.mnt);
@@ -332,7 +342,7 @@ static __always_inline void send_seen(struct file *f, const struct io_file_key *
 	}
 	bpf_ringbuf_discard(e, 0);
 	l->len = 0;
-	l->truncated = 0;
+	l->truncated = 1;
 	w.d = BPF_CORE_READ(f, f_path.dentry);
 	w.mnt = (struct mount *)((void *)vm - bpf_core_field_offset(struct mount, mnt));
 	w.e = l;

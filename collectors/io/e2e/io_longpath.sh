@@ -10,15 +10,21 @@
 need_fixture io_churn
 need_ebpf
 
+# same NAME WANT GOT: assert_eq for paths of thousands of bytes, told by length and ends
+same() {
+	[ "$2" = "$3" ] && { echo "ok: $1 (${#2} bytes)"; return; }
+	fail "$1: expected ${#2} bytes '${2:0:40}...${2: -40}', got ${#3} bytes '${3:0:40}...${3: -40}'"
+}
+
 D=$TMP/long
 mkdir -p "$D"
 C=$TMP/long.ptop
 "$REC" --quiet --io-events -o "$C" -- "$FIX/io_churn" longrename "$D" >"$TMP/names" || fail "io_churn longrename failed"
 old=$(sed -n 1p "$TMP/names") new=$(sed -n 2p "$TMP/names")
 assert_eq "longrename: the paths io_churn used are 4,095 bytes" "4095 4095" "${#old} ${#new}"
-assert_eq "longrename: the rename event's two paths whole" "$old|$new" \
+same "longrename: the rename event's two paths whole" "$old|$new" \
 	"$(q "$C" "select path || '|' || new_path from io_event where kind = 'renamed'")"
-assert_eq "longrename: the created event's path whole" "$old" \
+same "longrename: the created event's path whole" "$old" \
 	"$(q "$C" "select path from io_event where kind = 'created' and path like '$D/%'")"
 # the per-file lane: the file's 2 writes (8 bytes) on one row under its new whole path
 D=$TMP/long2
@@ -26,7 +32,7 @@ mkdir -p "$D"
 C=$TMP/long2.ptop
 "$REC" --quiet --io-files -o "$C" -- "$FIX/io_churn" longrename "$D" >"$TMP/names2" || fail "io_churn longrename failed"
 old=$(sed -n 1p "$TMP/names2") new=$(sed -n 2p "$TMP/names2")
-assert_eq "longrename --io-files: the rename event's two paths whole" "$old|$new" \
+same "longrename --io-files: the rename event's two paths whole" "$old|$new" \
 	"$(q "$C" "select path || '|' || new_path from io_event where kind = 'renamed'")"
 assert_eq "longrename --io-files: one file, 2 writes, 8 bytes" "1|2|8" \
 	"$(q "$C" "select count(distinct file) || '|' || sum(calls) || '|' || sum(bytes) from io_file where op = 'write' and path like '$D/%'")"
