@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "analyze/analyze.h"
+#include "analyze/part.h"
 #include "proto/names.h"
 #include "symbol/symbolizer.h"
 
@@ -170,11 +171,58 @@ static bool has_perf_map(const struct placer *p, int32_t pid)
 	return false;
 }
 
+/* Whether FROM (a table, or tables joined) can be read in DB: a DB made before a
+ * collector's tables has none of its stack columns. */
+static bool from_readable(sqlite3 *db, const char *from)
+{
+	char *q = sqlite3_mprintf("SELECT 1 FROM %s WHERE 0", from);
+	sqlite3_stmt *s = NULL;
+	bool ok = q && sqlite3_prepare_v2(db, q, -1, &s, NULL) == SQLITE_OK;
+
+	sqlite3_finalize(s);
+	sqlite3_free(q);
+	return ok;
+}
+
+/* The query giving, per stack id of the capture (?1), the pid it was taken in, the first
+ * time a row used it and whether that pid is its own: the UNION of the stack columns the
+ * parts declare (struct an_stack_col) that DB has, in *SQL (sqlite3_free; NULL when
+ * none). 0 or -ENOMEM. */
+static int when_sql(sqlite3 *db, char **sql)
+{
+	char *q = sqlite3_mprintf("SELECT sid, MIN(pid), MIN(t), MAX(own) FROM (");
+	bool any = false;
+
+	*sql = NULL;
+	for (const struct an_part *const *pp = an_parts; *pp && q; pp++)
+		for (const struct an_stack_col *const *cp = (*pp)->stack_cols; cp && *cp && q;
+		     cp++) {
+			const struct an_stack_col *c = *cp;
+			const char *from = c->from ? c->from : c->table;
+			char *n;
+
+			if (!from_readable(db, from))
+				continue;
+			n = sqlite3_mprintf("%s%s SELECT %s.%s AS sid, %s AS pid, %s AS t, %s AS own "
+					    "FROM %s WHERE %s.cap = ?1 AND %s.%s IS NOT NULL",
+					    q, any ? " UNION ALL" : "", c->table, c->column,
+					    c->pid ? c->pid : "NULL", c->time ? c->time : "NULL",
+					    c->own ? c->own : "0", from, c->table, c->table,
+					    c->column);
+			sqlite3_free(q);
+			q = n;
+			any = true;
+		}
+	if (q && any)
+		*sql = sqlite3_mprintf("%s) GROUP BY sid ORDER BY sid", q);
+	sqlite3_free(q);
+	return !q || (any && !*sql) ? -ENOMEM : 0;
+}
+
 static int placer_load(struct placer *p, char *err, size_t errlen)
 {
 	sqlite3_stmt *s = NULL;
-	char sql[1536];
-	bool heap;
+	char *sql = NULL;
 	size_t cap = 0;
 	int rc, ret = 0;
 
@@ -263,39 +311,17 @@ static int placer_load(struct placer *p, char *err, size_t errlen)
 	sqlite3_finalize(s);
 	s = NULL;
 
-	/* per stack: the pid and the first time a profile interval (or a heap
-	 * snapshot, in a DB that has the heap tables) used it. A user stack of a
-	 * per-process profile (cgroup mode) is placed in the mappings of the process
-	 * it was sampled in (cpu_profile_stack.pid), else of the event's pid; kernel
-	 * frames belong to no process. */
-	rc = sqlite3_prepare_v2(p->db,
-				"SELECT count(*) FROM sqlite_master WHERE type = 'table' AND "
-				"name IN ('heap_site', 'heap_snapshot')",
-				-1, &s, NULL);
-	if (rc != SQLITE_OK)
-		return fail(p->db, err, errlen, "reading the schema");
-	heap = sqlite3_step(s) == SQLITE_ROW && sqlite3_column_int(s, 0) == 2;
-	sqlite3_finalize(s);
-	s = NULL;
-	snprintf(sql, sizeof(sql), "%s%s%s",
-		 "SELECT sid, MIN(pid), MIN(t), MAX(own) FROM ("
-		 " SELECT ps.user_stack_id AS sid, COALESCE(ps.pid, p.pid) AS pid, "
-		 "  p.time_ns - COALESCE(p.interval_ns, 0) AS t, ps.pid IS NOT NULL AS own "
-		 " FROM cpu_profile_stack ps JOIN cpu_profile p USING (cap, seq) "
-		 " WHERE ps.cap = ?1 AND ps.user_stack_id IS NOT NULL "
-		 " UNION ALL SELECT ps.kernel_stack_id, p.pid, "
-		 "  p.time_ns - COALESCE(p.interval_ns, 0), 0 "
-		 " FROM cpu_profile_stack ps JOIN cpu_profile p USING (cap, seq) "
-		 " WHERE ps.cap = ?1 AND ps.kernel_stack_id IS NOT NULL",
-		 heap ? " UNION ALL SELECT hs.stack_id, h.pid, "
-			"  h.time_ns - COALESCE(h.interval_ns, 0), 0 "
-			" FROM heap_site hs JOIN heap_snapshot h USING (cap, seq) "
-			" WHERE hs.cap = ?1 AND hs.stack_id IS NOT NULL"
-		      : "",
-		 ") GROUP BY sid ORDER BY sid");
+	/* per stack: the pid and the first time a row of the collectors' stack columns
+	 * used it (when_sql) */
+	ret = when_sql(p->db, &sql);
+	if (ret)
+		goto cleanup;
+	if (!sql) /* no stack column in this DB: every stack is the target's */
+		goto cleanup;
 	rc = sqlite3_prepare_v2(p->db, sql, -1, &s, NULL);
+	sqlite3_free(sql);
 	if (rc != SQLITE_OK)
-		return fail(p->db, err, errlen, "reading the profile");
+		return fail(p->db, err, errlen, "reading the stacks' processes");
 	sqlite3_bind_int64(s, 1, p->cap);
 	cap = 0;
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
@@ -310,7 +336,7 @@ static int placer_load(struct placer *p, char *err, size_t errlen)
 		p->n_when++;
 	}
 	if (rc != SQLITE_DONE)
-		ret = fail(p->db, err, errlen, "reading the profile");
+		ret = fail(p->db, err, errlen, "reading the stacks' processes");
 cleanup:
 	sqlite3_finalize(s);
 	return ret;

@@ -29,6 +29,29 @@
 #include "analyze/report.h"
 #include "symbol/symbolizer.h"
 
+/* A column of a collector's table that holds stack ids (stack.stack_id), declared by its
+ * part (analyze/part.h, .stack_cols, NULL-terminated): symstore__update
+ * places each stack it names in the mappings of the process and at the time the row gives.
+ * A stack no column names is placed in the target's mappings, time unknown. The SQL below
+ * is read as
+ *   SELECT TABLE.COLUMN, PID, TIME, OWN FROM FROM
+ *   WHERE TABLE.cap = ?1 AND TABLE.COLUMN IS NOT NULL
+ * where the main table keeps its name (no alias) and FROM may join it to the table
+ * holding the row's process and time. */
+struct an_stack_col {
+	const char *table;  /* the table holding the column: "heap_site" */
+	const char *column; /* "stack_id" */
+	const char *kind;   /* the stacks it holds: "user" or "kernel" (the stack row's kernel
+			     * flag decides where a frame is placed; this one is for readers) */
+	const char *from;   /* NULL: TABLE alone; else TABLE joined: "heap_site JOIN
+			     * heap_snapshot h USING (cap, seq)" */
+	const char *pid;    /* the process the stack was taken in; NULL: the target's */
+	const char *time;   /* when the stack was first used (monotonic ns); NULL: unknown
+			     * (the mappings still there at the end are used) */
+	const char *own;    /* true when PID is the stack's own process, so no other
+			     * process's mapping may name it; NULL: false */
+};
+
 struct symstore_opts {
 	const char *cache_dir;	     /* --symbol-cache DIR; NULL: none */
 	bool debuginfod;	     /* --debuginfod */
