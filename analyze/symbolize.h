@@ -301,31 +301,6 @@ void prof_top__free(struct prof_top *t);
  * 0 or -errno (-EIO: writing failed). */
 int export_folded(const struct profile *p, FILE *f);
 
-/* export.c: P as a gzipped pprof Profile (proto/pprof.proto) in *OUT (malloc'd,
- * the caller frees), *OUTLEN bytes. Sample types samples/count and
- * cpu/nanoseconds (count x 1e9 / requested_hz); TIME_NANOS is the wall time of
- * the first interval. A sample of a process of a per-process profile has a
- * numeric label "pid". Mappings: a user frame's is the mapping record that placed it
- * (start, limit, file offset, path, build-id), the main program's first, then the other
- * files', [kernel], the rest; a location keeps the address resolved (ip - 1 for a
- * caller); an unnamed one has no line, and its mapping has_functions (and the other
- * has_*) false, so pprof names it from the binary. 0, -ENOMEM, or -EOVERFLOW when a
- * stack's CPU time passes 2^63 ns (a corrupt DB). */
-int export_pprof(const struct profile *p, int64_t time_nanos, uint8_t **out, size_t *outlen);
-
-/* export.c: the heap figures HS (heap_stacks__load) as a gzipped pprof Profile, a Go heap
- * profile: sample types alloc_objects/count, alloc_space/bytes, inuse_objects/count,
- * inuse_space/bytes (the inuse ones only when the live heap was measured), period
- * space/bytes the mean bytes between stack samples (0: every allocation), default
- * inuse_space; a stackless entry is one frame named as it is ("[sites left out]"...).
- * Stacks whose figures are all 0 are left out. 0, -ENOMEM, -EOVERFLOW. */
-int export_heap_pprof(const struct heap_stacks *hs, int64_t time_nanos, uint8_t **out,
-		      size_t *outlen);
-
-/* export.c: HS as folded stacks (export_folded) weighted by live bytes (LIVE) or bytes
- * allocated in the window. 0 or -errno. */
-int export_heap_folded(const struct heap_stacks *hs, bool live, FILE *f);
-
 /* The commands (symbolize.c, export.c), registered in analyze.c. */
 int cmd_symbolize(int argc, char **argv);
 int cmd_export(int argc, char **argv);

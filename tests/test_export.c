@@ -21,6 +21,8 @@
 #include "analyze/db.h"
 #include "analyze/report.h"
 #include "analyze/symbolize.h"
+#include "collectors/cpuprof/stacks.h"
+#include "collectors/heap/stacks.h"
 #include "proto/pprof.pb-c.h"
 #include "tests/tmpdir.h"
 #include "tests/capwrite.h"
