@@ -634,6 +634,85 @@ void prof_samples__free(struct prof_samples *s)
 	memset(s, 0, sizeof(*s));
 }
 
+/* What prof_samples__load_sql keeps: the capture's stacks, whose locations its stacks
+ * share. */
+static void sql_release(struct prof_samples *s)
+{
+	if (s->p)
+		free(s->p->stacks);
+	free(s->p);
+	s->p = NULL;
+	profile__free(s->priv);
+	s->priv = NULL;
+}
+
+/* The row of Q (stack_id, pid, weight, values) as stack K of S. 0, or -EOVERFLOW for a
+ * negative weight (a corrupt DB). */
+static int sql_row(sqlite3_stmt *q, const struct profile *all, struct prof_samples *s,
+		   size_t k)
+{
+	struct prof_stack *st = &s->p->stacks[k];
+	const struct prof_stack *of = sqlite3_column_type(q, 0) == SQLITE_NULL
+					  ? NULL
+					  : profile__stack(all, sqlite3_column_int64(q, 0));
+
+	if (of)
+		*st = *of;
+	st->pid = sqlite3_column_int(q, 1);
+	if (sqlite3_column_int64(q, 2) < 0)
+		return -EOVERFLOW;
+	st->count = (uint64_t)sqlite3_column_int64(q, 2);
+	for (size_t i = 0; i < s->n_types; i++)
+		s->values[k * s->n_types + i] = sqlite3_column_int64(q, 3 + (int)i);
+	return 0;
+}
+
+int prof_samples__load_sql(const struct prof_req *r, const char *sql, struct prof_samples *s)
+{
+	struct profile *all = NULL;
+	sqlite3_stmt *q = NULL;
+	size_t cap = 0, cap_v = 0;
+	int64_t lo, hi;
+	int rc = stacks__load(r->db, r->m->cap, &all);
+
+	s->priv = all;
+	s->release = sql_release;
+	s->p = calloc(1, sizeof(*s->p));
+	if (rc || !s->p)
+		return rc ? rc : -ENOMEM;
+	window__bounds(r->w, r->m, &lo, &hi);
+	if (sqlite3_prepare_v2(r->db, sql, -1, &q, NULL) != SQLITE_OK ||
+	    sqlite3_column_count(q) != 3 + (int)s->n_types) {
+		export__say("reading the profile: %s", sqlite3_errmsg(r->db));
+		sqlite3_finalize(q);
+		return -EIO;
+	}
+	sqlite3_bind_int64(q, 1, r->m->cap);
+	sqlite3_bind_int64(q, 2, lo);
+	sqlite3_bind_int64(q, 3, hi);
+	while (!rc && (rc = sqlite3_step(q)) == SQLITE_ROW) {
+		size_t k = s->p->n_stacks;
+
+		if (array__grow((void **)&s->p->stacks, &cap, k, sizeof(*s->p->stacks)) ||
+		    array__grow((void **)&s->values, &cap_v, (k + 1) * s->n_types,
+				sizeof(*s->values))) {
+			rc = -ENOMEM;
+			break;
+		}
+		memset(&s->p->stacks[k], 0, sizeof(s->p->stacks[k]));
+		s->p->n_stacks++;
+		rc = sql_row(q, all, s, k);
+	}
+	if (rc == SQLITE_DONE)
+		rc = 0;
+	else if (rc > 0) {
+		export__say("reading the profile: %s", sqlite3_errmsg(r->db));
+		rc = -EIO;
+	}
+	sqlite3_finalize(q);
+	return rc;
+}
+
 /* ------------------------------------------------------------ the profiles */
 
 const struct an_profile *an_profile__find(const char *name)

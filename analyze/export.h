@@ -94,6 +94,16 @@ int prof_samples__folded(const struct prof_samples *s, FILE *f);
 int prof_samples__pprof(const struct prof_samples *s, int64_t time_nanos, uint8_t **out,
 			size_t *outlen);
 
+/* Fill S's stacks and values from SQL, for a profile whose rows name their stacks:
+ * S->n_types (and the types) set first. SQL is run with ?1 the capture (R->m->cap), ?2 and
+ * ?3 the window's bounds [lo, hi) in monotonic ns (window__bounds); each row is one stack
+ * of the profile: stack_id (stack.stack_id; NULL: no stack, written "[no stack]"), pid
+ * (NULL or 0: none; else its pprof label and folded's root frame), the folded weight,
+ * then the S->n_types pprof values. The stacks' frames are those stacks__load gives (name
+ * them first: export__symbolize). S->release frees what it made. 0, -ENOMEM, -EIO (said),
+ * or -EOVERFLOW for a value past 2^63. */
+int prof_samples__load_sql(const struct prof_req *r, const char *sql, struct prof_samples *s);
+
 /* Free what S holds (see struct prof_samples) and clear it. */
 void prof_samples__free(struct prof_samples *s);
 
