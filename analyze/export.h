@@ -70,6 +70,11 @@ struct an_profile {
 	int (*load)(const struct prof_req *r, struct prof_samples *s);
 	/* After a good write: the warnings about what was written (NULL: none). */
 	void (*done)(const struct prof_req *r, const struct prof_samples *s);
+	/* The profile over the whole capture, its stacks weighted and every placed frame of
+	 * the capture in its locs (as stacks__load reads them), for `symbolize`'s summary: the
+	 * default profile's ranks the modules by the samples they leave unnamed. Says
+	 * nothing. NULL: it has none. 0 or -errno. */
+	int (*whole)(sqlite3 *db, const struct capture_meta *m, struct profile **out);
 };
 
 /* Name the frames of R's capture (symstore__ensure with R's options) and say on stderr

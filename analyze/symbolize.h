@@ -10,10 +10,10 @@
  * named for every capture in the DB. The embedded symbols (ModuleSymbols) and
  * perf maps of the capture are given to the symbolizer first.
  *
- * profile__load reads the CPU profile of a capture (cpu_profile*) with the
- * names from the store, for `report cpu` and `export`. A capture of a cgroup
- * profiles each process apart (cpu_profile_stack.pid): its stacks carry their
- * pid and the profile lists the processes.
+ * struct profile is a set of stacks with their placed frames and names: stacks__load
+ * gives every stack of a capture; a collector's profile loader builds its own on the
+ * helpers below (the CPU profile: collectors/cpuprof/stacks_load.c). Which tables hold
+ * stacks, the parts declare (struct an_stack_col).
  */
 #ifndef PTOP_SYMBOLIZE_H
 #define PTOP_SYMBOLIZE_H
@@ -205,30 +205,23 @@ struct profile {
 	size_t n_strs, cap_strs;
 };
 
-/* Read the CPU profile of capture M in window W (the intervals whose midpoint
- * is in it) with the names the store holds. *OUT is the caller's
- * (profile__free). When the cpuprof probe was not active, collected is false
- * and probe says why. 0 or -errno (-EIO, -ENOMEM). */
-int profile__load(sqlite3 *db, const struct capture_meta *m, const struct window *w,
-		  struct profile **out);
-
-/* profile__load with only the stacks of process PID (0: all): a stack's process
- * is cpu_profile_stack.pid, else cpu_profile.pid. The interval figures
- * (intervals, samples, no_user_stack, lost...) stay the whole profile's, and
- * procs lists every process. 0 or -errno (-EIO, -ENOMEM). */
-int profile__load_pid(sqlite3 *db, const struct capture_meta *m, const struct window *w,
-		      int32_t pid, struct profile **out);
-
-/* Whether the CPU profile of capture CAP holds samples of process PID (at any
- * time; a stack's process as for profile__load_pid): 0 when it does; -ENOENT
- * when not, with a one-line message for `--pid PID` in ERR naming the processes
- * it has; -EIO. */
-int profile__check_pid(sqlite3 *db, int64_t cap, int32_t pid, char *err, size_t errlen);
-
 /* The process PID of P's procs, or NULL. */
 const struct prof_proc *profile__proc(const struct profile *p, int32_t pid);
 
 void profile__free(struct profile *p);
+
+/* For a collector's loader of a profile (e.g. collectors/cpuprof/stacks_load.c):
+ * profile__load_locs reads every placed frame of capture CAP into P->locs, grouped by
+ * stack, and an index of them (*IX, NIX entries, malloc'd: the caller frees it);
+ * profile__add_stack_locs appends the frames of stack SID (by that index) to ST (none
+ * when it has no placed frame), noting a cut walk; profile__keep interns string S in P
+ * (NULL for NULL or when out of memory). 0 or -errno (-EIO, -ENOMEM). */
+struct loc_ix;
+int profile__load_locs(sqlite3 *db, struct profile *p, int64_t cap, struct loc_ix **ix,
+		       size_t *nix);
+int profile__add_stack_locs(struct profile *p, struct prof_stack *st, const struct loc_ix *ix,
+			    size_t nix, int64_t sid);
+const char *profile__keep(struct profile *p, const char *s);
 
 /* Every placed stack of capture CAP (frame_module rows, so symstore__ensure
  * first) with the names the store holds, for reports over stacks other than the

@@ -21,6 +21,7 @@
 #include "analyze/analyze.h"
 #include "analyze/db.h"
 #include "analyze/symbolize.h"
+#include "collectors/cpuprof/stacks.h"
 #include "proto/capture.h"
 #include "tests/tmpdir.h"
 #include "tests/sqlq.h"

@@ -124,6 +124,13 @@ static void cpu_export_done(const struct prof_req *r, const struct prof_samples 
 			    r->w->has_start || r->w->has_end ? " in this window" : "");
 }
 
+static int cpu_whole(sqlite3 *db, const struct capture_meta *m, struct profile **out)
+{
+	struct window all = {0};
+
+	return profile__load(db, m, &all, out);
+}
+
 static const struct an_profile cpu_profile = {
 	.name = "cpu",
 	.help = "the CPU profile: pprof with samples/count and\n"
@@ -135,6 +142,7 @@ static const struct an_profile cpu_profile = {
 		    "recording holds; load the capture again",
 	.load = cpu_export_load,
 	.done = cpu_export_done,
+	.whole = cpu_whole,
 };
 
 const struct an_profile *const cpuprof_profiles[] = { &cpu_profile, NULL };
