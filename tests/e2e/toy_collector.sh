@@ -6,8 +6,9 @@
 # builds the programs there, and checks:
 #   - the scratch tree differs from the copy it started as by exactly that folder and that
 #     line (the build needed nothing else, and wrote nothing outside build/);
-#   - test_load, test_report and test_replay, built there, pass: the toy follows the rules
-#     the core sets every part (named INSERT parameters, unique payloads, kinds, tabs);
+#   - test_load, test_report, test_replay and test_export, built there, pass: the toy
+#     follows the rules the core sets every part (named INSERT parameters, unique payloads,
+#     kinds, tabs, profiles and stack columns);
 #   - ptop-record lists the toy, and its own option --toy-scale in --help (a bad value is a
 #     usage error);
 #   - three recordings of one demo workload side by side, with --toy-scale 3, the default
@@ -67,6 +68,7 @@ touch "$S/collectors/collectors.def" "$S"/collectors/toy/*
 echo "scratch tree ready: $(($(date +%s) - t0)) s"
 # the programs, and the unit tests that check every part against the core's rules
 make -C "$S" -j2 programs build/tests/test_load build/tests/test_report build/tests/test_replay \
+	build/tests/test_export \
 	>"$TMP/make.log" 2>&1 || { tail -40 "$TMP/make.log" >&2; fail "make failed with the toy"; }
 echo "make: $(($(date +%s) - t0)) s"
 for c in "$S"/collectors/toy/*.c; do
@@ -88,8 +90,9 @@ diff -r "$ROOT/tests/toy" "$S/collectors/toy" || fail "collectors/toy is not tes
 "$BUILD/ptop-analyze" report --help | has -E '^  toy ' && fail "$BUILD/ptop-analyze has the toy"
 
 # the core's rules for every part (named INSERT parameters in column order, unique payload
-# types and kinds, report kinds in order with short summaries) hold for the toy too
-for t in test_load test_report test_replay; do
+# types and kinds, report kinds in order with short summaries, profiles and stack columns
+# that the schema has) hold for the toy too
+for t in test_load test_report test_replay test_export; do
 	(cd "$S" && CMOCKA_MESSAGE_OUTPUT=stdout build/tests/$t) >"$TMP/$t.log" 2>&1 ||
 		{ grep -E '^\[  (FAILED|ERROR)|Failure' "$TMP/$t.log" >&2; fail "$t fails with the toy"; }
 	echo "ok: $t with the toy: $(grep -E '^\[  PASSED' "$TMP/$t.log")"
