@@ -1,5 +1,7 @@
-/* symbolize.c — the symbol store (frame -> module -> name, kept in the DB), the
- * CPU profile model the reports read, and the `symbolize` command.
+/* symbolize.c — the symbol store (frame -> module -> name, kept in the DB), where each
+ * stack is placed (the parts' stack columns, struct an_stack_col), the stacks model the
+ * collectors' profiles are built on (struct profile: stacks__load, profile__load_locs), and
+ * the `symbolize` command.
  */
 #include "analyze/symbolize.h"
 #include "analyze/unwind.h"

@@ -1,4 +1,4 @@
-/* symbolize.h — the analyzer's symbol store and the CPU profile model built on it.
+/* symbolize.h — the analyzer's symbol store and the stacks model built on it.
  *
  * symstore__update places every stack frame of a capture in its module
  * (table frame_module: the Mapping of the same pid covering the address at the
