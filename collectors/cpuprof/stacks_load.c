@@ -17,6 +17,14 @@
 #include "common/array.h"
 #include "common/probe_mapping.h"
 
+/* The statement's ?1 the capture CAP, ?2 and ?3 the window [LO, HI). */
+static void bind_window(sqlite3_stmt *s, int64_t cap, int64_t lo, int64_t hi)
+{
+	sqlite3_bind_int64(s, 1, cap);
+	sqlite3_bind_int64(s, 2, lo);
+	sqlite3_bind_int64(s, 3, hi);
+}
+
 /* The processes of a per-process profile in the window [LO, HI) with their
  * samples, comm and exe (see struct prof_proc), most samples first; and the
  * samples of every stack, pid or not (all_stacked). 0 or -errno. */
@@ -48,9 +56,7 @@ static int load_procs(sqlite3 *db, struct profile *p, int64_t cap, int64_t lo, i
 	    -1, &s, NULL);
 	if (rc != SQLITE_OK)
 		return -EIO;
-	sqlite3_bind_int64(s, 1, cap);
-	sqlite3_bind_int64(s, 2, lo);
-	sqlite3_bind_int64(s, 3, hi);
+	bind_window(s, cap, lo, hi);
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		struct prof_proc *pr;
 
@@ -186,9 +192,7 @@ int profile__load_pid(sqlite3 *db, const struct capture_meta *m, const struct wi
 		ret = -EIO;
 		goto cleanup;
 	}
-	sqlite3_bind_int64(s, 1, m->cap);
-	sqlite3_bind_int64(s, 2, lo);
-	sqlite3_bind_int64(s, 3, hi);
+	bind_window(s, m->cap, lo, hi);
 	if (sqlite3_step(s) == SQLITE_ROW) {
 		p->intervals = (uint64_t)sqlite3_column_int64(s, 0);
 		p->requested_hz = (uint32_t)sqlite3_column_int64(s, 1);
@@ -224,9 +228,7 @@ int profile__load_pid(sqlite3 *db, const struct capture_meta *m, const struct wi
 		ret = -EIO;
 		goto cleanup;
 	}
-	sqlite3_bind_int64(s, 1, m->cap);
-	sqlite3_bind_int64(s, 2, lo);
-	sqlite3_bind_int64(s, 3, hi);
+	bind_window(s, m->cap, lo, hi);
 	sqlite3_bind_int(s, 4, pid);
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		struct prof_stack *st;
