@@ -70,7 +70,7 @@ SYMBOL_OBJS := $(patsubst %.c,$(B)/%.o,$(wildcard symbol/*.c))
 RECORD_OBJS := $(patsubst %.c,$(B)/%.o,$(filter-out record/main.c,$(wildcard record/*.c)) \
 	$(wildcard collectors/*/record*.c))
 ANALYZE_OBJS := $(patsubst %.c,$(B)/%.o,$(filter-out analyze/main.c,$(wildcard analyze/*.c)) \
-	$(wildcard $(addprefix collectors/*/,load*.c report*.c view*.c figures*.c part*.c))) \
+	$(wildcard $(addprefix collectors/*/,load*.c report*.c view*.c figures*.c stacks*.c part*.c))) \
 	$(B)/schema/schema_sql.o
 COMMON_OBJS := $(B)/version.o $(patsubst %.c,$(B)/%.o,$(wildcard common/*.c))
 

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "analyze/export.h"
 #include "analyze/figures.h"
 #include "analyze/replay.h"
 #include "analyze/replay_views.h"
@@ -223,27 +224,25 @@ const struct analyze_cmd analyze_cmds[] = {
 	  "  --debuginfod-urls URLS   these servers instead (implies --debuginfod)\n"
 	  "  --format text|json       output format (default text)\n" },
 	{ "export", cmd_export,
-	  "export --format folded|pprof [--profile cpu|heap] [--by live|allocated] [-o OUT]\n"
+	  /* after "export --format folded|pprof [--profile ...] [--by ...] [-o OUT]\n"
+	   * (export_usage, from the collectors' profiles) */
 	  "                    [--window START..END] [--pid PID]\n"
 	  "                    [--symbol-cache DIR] [--debuginfod] [--debuginfod-urls URLS]\n"
 	  "                    [--capture ID] FILE",
-	  "Write the CPU profile (or the heap's) for other tools:\n"
-	  "  folded   one line per stack, 'outer;...;inner COUNT' (flamegraph.pl, speedscope);\n"
+	  "Write a profile of the capture for other tools:\n"
+	  "  folded   one line per stack, 'outer;...;inner WEIGHT' (flamegraph.pl, speedscope);\n"
 	  "           a --cgroup capture's lines start with the process, 'COMM-PID;outer;...'\n"
 	  "  pprof    gzipped profile.proto (go tool pprof, Pyroscope-style tools); the\n"
 	  "           samples of a --cgroup capture carry a 'pid' label; mappings with their\n"
 	  "           range, offset, file and build-id, the program's first; unnamed frames\n"
 	  "           left as addresses (go tool pprof BINARY PROFILE names them)\n"
-	  "  --profile cpu|heap       the CPU profile (default), or the heap: pprof with Go's\n"
-	  "                           alloc_objects, alloc_space, inuse_objects, inuse_space;\n"
-	  "                           folded in bytes\n"
-	  "  --by live|allocated      heap, folded: live bytes at the last snapshot (default)\n"
-	  "                           or bytes allocated in the window\n"
+	  /* then --profile and --by (export_help, from the collectors' profiles) */
 	  "  -o, --output OUT         where to write (default stdout; pprof needs -o or a\n"
 	  "                           redirected stdout)\n"
 	  "  --window START..END      as for report\n"
-	  "  --pid PID                the stacks of this process only (CPU profile)\n"
-	  "  --symbol-cache DIR, --debuginfod, --debuginfod-urls URLS   as for symbolize\n" },
+	  /* then --pid, from the profiles that take it */
+	  "  --symbol-cache DIR, --debuginfod, --debuginfod-urls URLS   as for symbolize\n",
+	  export_usage, export_help },
 	{ "replay", cmd_replay,
 	  "replay [--dump] [--at TIME] [--tab NAME] [--size WxH] [--play] [--capture ID] FILE",
 	  /* after the tabs' names (replay_help), from the collectors' parts */

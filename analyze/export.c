@@ -1,12 +1,14 @@
-/* export.c — `export`: the CPU profile as folded stacks (flamegraph.pl, speedscope)
- * or as a gzipped pprof profile.proto (go tool pprof).
+/* export.c — `export`: a collector's profile (analyze/export.h, declared in its part) as
+ * folded stacks (flamegraph.pl, speedscope) or as a gzipped pprof profile.proto (go tool
+ * pprof). The command, its usage and its --help are built from the profiles' list.
  */
-#include "analyze/symbolize.h"
+#include "analyze/export.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +16,7 @@
 #include <zlib.h>
 
 #include "analyze/analyze.h"
+#include "analyze/part.h"
 #include "common/array.h"
 #include "common/hash.h"
 #include "common/hindex.h"
@@ -410,343 +413,430 @@ static int finish_mappings(struct pp *pp)
 	return 0;
 }
 
-/* What the samples of a pprof profile hold: N_TYPES values per stack of the profile,
- * VALUES[stack * n_types + i], named TYPE[i] in UNIT[i]. */
-struct pp_spec {
-	size_t n_types;
-	const char *type[4], *unit[4];
-	const char *period_type, *period_unit, *default_type; /* default_type NULL: none */
-	int64_t period, time_nanos, duration_nanos;
-	const int64_t *values;
-	bool skip_zero; /* leave out the stacks whose values are all 0 */
+/* The samples of a profile being encoded: one per stack kept, with its "pid" label. */
+struct pp_samples {
+	Perftools__Profiles__Sample **sample;
+	Perftools__Profiles__Label *label, **label_ptr;
+	size_t n;
+	int64_t pid_key; /* "pid" in the string table, once a sample needs it; -1 before */
 };
 
-static int pprof_encode(const struct profile *p, const struct pp_spec *sp, uint8_t **out,
-			size_t *outlen)
+/* The sample types of S (and its period type in VT[4]) into PROF. 0 or -ENOMEM. */
+static int pp_sample_types(struct pp *pp, const struct prof_samples *s,
+			   Perftools__Profiles__Profile *prof, Perftools__Profiles__ValueType vt[5],
+			   Perftools__Profiles__ValueType *vtp[4])
 {
-	Perftools__Profiles__Profile prof = PERFTOOLS__PROFILES__PROFILE__INIT;
-	Perftools__Profiles__ValueType vt[5], *vtp[4];
-	Perftools__Profiles__Sample **samples = NULL;
-	Perftools__Profiles__Label *labels = NULL, **label_ptrs = NULL;
-	int64_t pid_key = -1; /* "pid" in the string table, once a sample needs it */
-	struct pp pp = {0};
-	uint8_t *raw = NULL, *gz = NULL;
-	size_t rawlen;
-	z_stream zs = {0};
 	bool bad = false;
-	int err = 0;
 
-	*out = NULL;
-	*outlen = 0;
 	for (size_t k = 0; k < 5; k++)
 		perftools__profiles__value_type__init(&vt[k]);
-	if (str_ix(&pp, "") != 0)
-		return -ENOMEM;
-	for (size_t k = 0; k < sp->n_types; k++) {
-		vt[k].type = str_ix(&pp, sp->type[k]);
-		vt[k].unit = str_ix(&pp, sp->unit[k]);
+	for (size_t k = 0; k < s->n_types; k++) {
+		vt[k].type = str_ix(pp, s->type[k]);
+		vt[k].unit = str_ix(pp, s->unit[k]);
 		bad |= vt[k].type < 0 || vt[k].unit < 0;
 		vtp[k] = &vt[k];
 	}
-	vt[4].type = str_ix(&pp, sp->period_type);
-	vt[4].unit = str_ix(&pp, sp->period_unit);
+	vt[4].type = str_ix(pp, s->period_type);
+	vt[4].unit = str_ix(pp, s->period_unit);
 	bad |= vt[4].type < 0 || vt[4].unit < 0;
-	if (sp->default_type) {
-		prof.default_sample_type = str_ix(&pp, sp->default_type);
-		bad |= prof.default_sample_type < 0;
+	if (s->default_type) {
+		prof->default_sample_type = str_ix(pp, s->default_type);
+		bad |= prof->default_sample_type < 0;
 	}
-	prof.n_sample_type = sp->n_types;
-	prof.sample_type = vtp;
-	prof.period_type = &vt[4];
-	prof.period = sp->period;
-	prof.time_nanos = sp->time_nanos;
-	prof.duration_nanos = sp->duration_nanos;
-
-	samples = calloc(p->n_stacks ? p->n_stacks : 1, sizeof(*samples));
-	labels = calloc(p->n_stacks ? p->n_stacks : 1, sizeof(*labels));
-	label_ptrs = calloc(p->n_stacks ? p->n_stacks : 1, sizeof(*label_ptrs));
-	if (!samples || !labels || !label_ptrs || bad) {
-		err = -ENOMEM;
-		goto cleanup;
-	}
-	for (size_t k = 0; k < p->n_stacks; k++) {
-		const struct prof_stack *st = &p->stacks[k];
-		const int64_t *v = &sp->values[k * sp->n_types];
-		Perftools__Profiles__Sample *s;
-		bool zero = true;
-
-		for (size_t i = 0; i < sp->n_types; i++)
-			zero &= !v[i];
-		if (zero && sp->skip_zero)
-			continue;
-		s = calloc(1, sizeof(*s));
-		if (!s) {
-			err = -ENOMEM;
-			goto cleanup;
-		}
-		perftools__profiles__sample__init(s);
-		samples[prof.n_sample++] = s;
-		s->value = calloc(sp->n_types, sizeof(*s->value));
-		s->location_id = calloc(st->n ? st->n : 1, sizeof(*s->location_id));
-		if (!s->value || !s->location_id) {
-			err = -ENOMEM;
-			goto cleanup;
-		}
-		s->n_value = sp->n_types;
-		memcpy(s->value, v, sp->n_types * sizeof(*v));
-		if (st->pid) { /* a process of a per-process profile */
-			if (pid_key < 0)
-				pid_key = str_ix(&pp, "pid");
-			if (pid_key < 0) {
-				err = -ENOMEM;
-				goto cleanup;
-			}
-			perftools__profiles__label__init(&labels[k]);
-			labels[k].key = pid_key;
-			labels[k].num = st->pid;
-			label_ptrs[k] = &labels[k];
-			s->label = &label_ptrs[k];
-			s->n_label = 1;
-		}
-		for (size_t d = 0; d < st->n; d++) { /* the leaf first, as pprof wants */
-			int64_t id = loc_id(&pp, st->loc[d]);
-
-			if (id < 0) {
-				err = -ENOMEM;
-				goto cleanup;
-			}
-			s->location_id[s->n_location_id++] = (uint64_t)id;
-		}
-	}
-	err = finish_mappings(&pp);
-	if (err)
-		goto cleanup;
-	prof.sample = samples;
-	prof.n_mapping = pp.map.n;
-	prof.mapping = pp.maps;
-	prof.n_location = pp.loc.n;
-	prof.location = pp.locs;
-	prof.n_function = pp.fn.n;
-	prof.function = pp.fns;
-	prof.n_string_table = pp.str.n;
-	prof.string_table = pp.str.key;
-
-	rawlen = perftools__profiles__profile__get_packed_size(&prof);
-	raw = malloc(rawlen ? rawlen : 1);
-	if (!raw) {
-		err = -ENOMEM;
-		goto cleanup;
-	}
-	perftools__profiles__profile__pack(&prof, raw);
-
-	/* gzip (windowBits 15 + 16) */
-	if (deflateInit2(&zs, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) !=
-	    Z_OK) {
-		err = -ENOMEM;
-		goto cleanup;
-	}
-	{
-		uLong bound = deflateBound(&zs, (uLong)rawlen) + 32;
-
-		gz = malloc(bound);
-		if (!gz) {
-			deflateEnd(&zs);
-			err = -ENOMEM;
-			goto cleanup;
-		}
-		zs.next_in = raw;
-		zs.avail_in = (uInt)rawlen;
-		zs.next_out = gz;
-		zs.avail_out = (uInt)bound;
-		if (deflate(&zs, Z_FINISH) != Z_STREAM_END) {
-			deflateEnd(&zs);
-			err = -EIO;
-			goto cleanup;
-		}
-		*outlen = zs.total_out;
-		deflateEnd(&zs);
-	}
-	*out = gz;
-	gz = NULL;
-cleanup:
-	for (size_t k = 0; k < prof.n_sample; k++) {
-		free(samples[k]->value);
-		free(samples[k]->location_id);
-		free(samples[k]);
-	}
-	free(samples);
-	free(labels);
-	free(label_ptrs);
-	for (size_t k = 0; k < pp.loc.n && k < pp.cap_locs; k++) {
-		if (!pp.locs[k])
-			continue;
-		for (size_t i = 0; i < pp.locs[k]->n_line; i++)
-			free(pp.locs[k]->line[i]);
-		free(pp.locs[k]->line);
-		free(pp.locs[k]);
-	}
-	for (size_t k = 0; k < pp.fn.n && k < pp.cap_fns; k++)
-		free(pp.fns[k]);
-	for (size_t k = 0; k < pp.map.n && k < pp.cap_maps; k++)
-		free(pp.maps[k]);
-	free(pp.locs);
-	free(pp.fns);
-	free(pp.maps);
-	free(pp.mx);
-	intern_free(&pp.str);
-	intern_free(&pp.fn);
-	intern_free(&pp.map);
-	intern_free(&pp.loc);
-	free(raw);
-	free(gz);
-	return err;
+	prof->n_sample_type = s->n_types;
+	prof->sample_type = vtp;
+	prof->period_type = &vt[4];
+	prof->period = s->period;
+	return bad ? -ENOMEM : 0;
 }
 
-int export_pprof(const struct profile *p, int64_t time_nanos, uint8_t **out, size_t *outlen)
+/* Stack K of S as a sample of O (none when its values are all 0 and S skips those):
+ * its values, its "pid" label, its locations leaf first. 0 or -ENOMEM. */
+static int pp_add_sample(struct pp *pp, struct pp_samples *o, const struct prof_samples *s,
+			 size_t k)
 {
-	struct pp_spec sp = {
-	    .n_types = 2,
-	    .type = {"samples", "cpu"},
-	    .unit = {"count", "nanoseconds"},
-	    .period_type = "cpu",
-	    .period_unit = "nanoseconds",
-	    .period = p->requested_hz ? 1000000000LL / p->requested_hz : 0,
-	    .time_nanos = time_nanos,
-	    .duration_nanos = p->t0_ns >= 0 && p->t1_ns > p->t0_ns ? p->t1_ns - p->t0_ns : 0,
-	};
-	int64_t *v = calloc(2 * (p->n_stacks + 1), sizeof(*v));
-	int err;
+	const struct prof_stack *st = &s->p->stacks[k];
+	const int64_t *v = &s->values[k * s->n_types];
+	Perftools__Profiles__Sample *x;
+	bool zero = true;
 
-	*out = NULL;
-	*outlen = 0;
-	if (!v)
+	for (size_t i = 0; i < s->n_types; i++)
+		zero &= !v[i];
+	if (zero && s->skip_zero)
+		return 0;
+	x = calloc(1, sizeof(*x));
+	if (!x)
 		return -ENOMEM;
-	for (size_t k = 0; k < p->n_stacks; k++) {
-		uint64_t c = p->stacks[k].count;
-
-		v[2 * k] = (int64_t)c;
-		/* a CPU time past 2^63 ns: no recording holds it (a corrupt DB) */
-		if (c > INT64_MAX || __builtin_mul_overflow((int64_t)c, sp.period, &v[2 * k + 1])) {
-			free(v);
-			return -EOVERFLOW;
-		}
-	}
-	sp.values = v;
-	err = pprof_encode(p, &sp, out, outlen);
-	free(v);
-	return err;
-}
-
-/* ------------------------------------------------------------ heap */
-
-/* The frame standing for the stackless entries of a heap profile ("[no stack]", ...). */
-struct pseudo {
-	struct prof_loc loc;
-	struct prof_func f;
-	struct prof_loc *locp;
-};
-
-/* HS as a profile of its stacks (shallow: the locations are HS's, the stackless
- * entries one pseudo frame each, PS[k] for entry k), for the exporters. The caller
- * frees stacks and ps. 0 or -ENOMEM. */
-static int heap_as_profile(const struct heap_stacks *hs, struct profile *p, struct pseudo **ps)
-{
-	memset(p, 0, sizeof(*p));
-	p->stacks = calloc(hs->n + 1, sizeof(*p->stacks));
-	*ps = calloc(hs->n + 1, sizeof(**ps));
-	if (!p->stacks || !*ps) {
-		free(p->stacks);
-		free(*ps);
-		*ps = NULL;
+	perftools__profiles__sample__init(x);
+	o->sample[o->n++] = x;
+	x->value = calloc(s->n_types, sizeof(*x->value));
+	x->location_id = calloc(st->n ? st->n : 1, sizeof(*x->location_id));
+	if (!x->value || !x->location_id)
 		return -ENOMEM;
+	x->n_value = s->n_types;
+	memcpy(x->value, v, s->n_types * sizeof(*v));
+	if (st->pid) { /* a process of a per-process profile */
+		if (o->pid_key < 0)
+			o->pid_key = str_ix(pp, "pid");
+		if (o->pid_key < 0)
+			return -ENOMEM;
+		perftools__profiles__label__init(&o->label[k]);
+		o->label[k].key = o->pid_key;
+		o->label[k].num = st->pid;
+		o->label_ptr[k] = &o->label[k];
+		x->label = &o->label_ptr[k];
+		x->n_label = 1;
 	}
-	p->n_stacks = hs->n;
-	p->t0_ns = hs->t0_ns;
-	p->t1_ns = hs->t1_ns;
-	for (size_t k = 0; k < hs->n; k++) {
-		struct prof_stack *st = &p->stacks[k];
-		struct pseudo *x = &(*ps)[k];
+	for (size_t d = 0; d < st->n; d++) { /* the leaf first, as pprof wants */
+		int64_t id = loc_id(pp, st->loc[d]);
 
-		if (hs->stack[k].stack) {
-			*st = *hs->stack[k].stack;
-			st->pid = 0;
-			continue;
-		}
-		x->f.func = hs->stack[k].what;
-		x->loc.kind = FRAME_UNKNOWN;
-		x->loc.module = hs->stack[k].what;
-		x->loc.n = 1;
-		x->loc.f = &x->f;
-		x->locp = &x->loc;
-		st->n = 1;
-		st->loc = &x->locp;
+		if (id < 0)
+			return -ENOMEM;
+		x->location_id[x->n_location_id++] = (uint64_t)id;
 	}
 	return 0;
 }
 
-int export_heap_pprof(const struct heap_stacks *hs, int64_t time_nanos, uint8_t **out,
-		      size_t *outlen)
+static void pp_samples_free(struct pp_samples *o)
 {
-	struct pp_spec sp = {
-	    .n_types = hs->live_measured ? 4 : 2,
-	    .type = {"alloc_objects", "alloc_space", "inuse_objects", "inuse_space"},
-	    .unit = {"count", "bytes", "count", "bytes"},
-	    .period_type = "space",
-	    .period_unit = "bytes",
-	    .default_type = hs->live_measured ? "inuse_space" : "alloc_space",
-	    .period = hs->sample_bytes > INT64_MAX ? INT64_MAX : (int64_t)hs->sample_bytes,
-	    .time_nanos = time_nanos,
-	    .duration_nanos = hs->t0_ns >= 0 && hs->t1_ns > hs->t0_ns ? hs->t1_ns - hs->t0_ns : 0,
-	    .skip_zero = true,
-	};
-	struct profile p;
-	struct pseudo *ps = NULL;
-	int64_t *v = calloc(4 * (hs->n + 1), sizeof(*v));
-	int err;
+	for (size_t k = 0; k < o->n; k++) {
+		free(o->sample[k]->value);
+		free(o->sample[k]->location_id);
+		free(o->sample[k]);
+	}
+	free(o->sample);
+	free(o->label);
+	free(o->label_ptr);
+}
+
+static void pp_free(struct pp *pp)
+{
+	for (size_t k = 0; k < pp->loc.n && k < pp->cap_locs; k++) {
+		if (!pp->locs[k])
+			continue;
+		for (size_t i = 0; i < pp->locs[k]->n_line; i++)
+			free(pp->locs[k]->line[i]);
+		free(pp->locs[k]->line);
+		free(pp->locs[k]);
+	}
+	for (size_t k = 0; k < pp->fn.n && k < pp->cap_fns; k++)
+		free(pp->fns[k]);
+	for (size_t k = 0; k < pp->map.n && k < pp->cap_maps; k++)
+		free(pp->maps[k]);
+	free(pp->locs);
+	free(pp->fns);
+	free(pp->maps);
+	free(pp->mx);
+	intern_free(&pp->str);
+	intern_free(&pp->fn);
+	intern_free(&pp->map);
+	intern_free(&pp->loc);
+}
+
+/* PROF packed and gzipped (windowBits 15 + 16) into *OUT (malloc'd), *OUTLEN bytes.
+ * 0, -ENOMEM or -EIO. */
+static int pack_gzip(const Perftools__Profiles__Profile *prof, uint8_t **out, size_t *outlen)
+{
+	size_t rawlen = perftools__profiles__profile__get_packed_size(prof);
+	uint8_t *raw = malloc(rawlen ? rawlen : 1), *gz = NULL;
+	z_stream zs = {0};
+	uLong bound;
+	int err = 0;
+
+	if (!raw)
+		return -ENOMEM;
+	perftools__profiles__profile__pack(prof, raw);
+	if (deflateInit2(&zs, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) !=
+	    Z_OK) {
+		free(raw);
+		return -ENOMEM;
+	}
+	bound = deflateBound(&zs, (uLong)rawlen) + 32;
+	gz = malloc(bound);
+	if (!gz) {
+		err = -ENOMEM;
+		goto cleanup;
+	}
+	zs.next_in = raw;
+	zs.avail_in = (uInt)rawlen;
+	zs.next_out = gz;
+	zs.avail_out = (uInt)bound;
+	if (deflate(&zs, Z_FINISH) != Z_STREAM_END) {
+		err = -EIO;
+		goto cleanup;
+	}
+	*outlen = zs.total_out;
+	*out = gz;
+	gz = NULL;
+cleanup:
+	deflateEnd(&zs);
+	free(gz);
+	free(raw);
+	return err;
+}
+
+int prof_samples__pprof(const struct prof_samples *s, int64_t time_nanos, uint8_t **out,
+			size_t *outlen)
+{
+	Perftools__Profiles__Profile prof = PERFTOOLS__PROFILES__PROFILE__INIT;
+	Perftools__Profiles__ValueType vt[5], *vtp[4];
+	size_t n = s->p->n_stacks ? s->p->n_stacks : 1;
+	struct pp_samples o = {.pid_key = -1};
+	struct pp pp = {0};
+	int err = 0;
 
 	*out = NULL;
 	*outlen = 0;
-	if (!v)
+	if (s->n_types > 4)
+		return -EINVAL;
+	if (str_ix(&pp, "") != 0)
 		return -ENOMEM;
-	for (size_t k = 0; k < hs->n; k++) {
-		const struct heap_stack *e = &hs->stack[k];
-		uint64_t x[4] = {e->alloc_count, e->alloc_bytes, e->live_count, e->live_bytes};
-
-		for (size_t i = 0; i < sp.n_types; i++) {
-			if (x[i] > INT64_MAX) {
-				free(v);
-				return -EOVERFLOW;
-			}
-			v[k * sp.n_types + i] = (int64_t)x[i];
-		}
+	err = pp_sample_types(&pp, s, &prof, vt, vtp);
+	prof.time_nanos = time_nanos;
+	prof.duration_nanos = s->t0_ns >= 0 && s->t1_ns > s->t0_ns ? s->t1_ns - s->t0_ns : 0;
+	o.sample = calloc(n, sizeof(*o.sample));
+	o.label = calloc(n, sizeof(*o.label));
+	o.label_ptr = calloc(n, sizeof(*o.label_ptr));
+	if (!o.sample || !o.label || !o.label_ptr)
+		err = -ENOMEM;
+	for (size_t k = 0; k < s->p->n_stacks && !err; k++)
+		err = pp_add_sample(&pp, &o, s, k);
+	err = err ?: finish_mappings(&pp);
+	if (!err) {
+		prof.n_sample = o.n;
+		prof.sample = o.sample;
+		prof.n_mapping = pp.map.n;
+		prof.mapping = pp.maps;
+		prof.n_location = pp.loc.n;
+		prof.location = pp.locs;
+		prof.n_function = pp.fn.n;
+		prof.function = pp.fns;
+		prof.n_string_table = pp.str.n;
+		prof.string_table = pp.str.key;
+		err = pack_gzip(&prof, out, outlen);
 	}
-	sp.values = v;
-	err = heap_as_profile(hs, &p, &ps);
-	if (!err)
-		err = pprof_encode(&p, &sp, out, outlen);
-	free(p.stacks);
-	free(ps);
-	free(v);
+	pp_samples_free(&o);
+	pp_free(&pp);
 	return err;
 }
 
-int export_heap_folded(const struct heap_stacks *hs, bool live, FILE *f)
+int prof_samples__folded(const struct prof_samples *s, FILE *f)
 {
-	struct profile p;
-	struct pseudo *ps = NULL;
-	int err = heap_as_profile(hs, &p, &ps);
+	return export_folded(s->p, f);
+}
 
-	if (err)
-		return err;
-	for (size_t k = 0; k < hs->n; k++)
-		p.stacks[k].count = live ? hs->stack[k].live_bytes : hs->stack[k].alloc_bytes;
-	err = export_folded(&p, f);
-	free(p.stacks);
-	free(ps);
-	return err;
+void prof_samples__free(struct prof_samples *s)
+{
+	if (s->release)
+		s->release(s);
+	profile__free(s->p);
+	free(s->values);
+	memset(s, 0, sizeof(*s));
+}
+
+/* What prof_samples__load_sql keeps: the capture's stacks, whose locations its stacks
+ * share. */
+static void sql_release(struct prof_samples *s)
+{
+	if (s->p)
+		free(s->p->stacks);
+	free(s->p);
+	s->p = NULL;
+	profile__free(s->priv);
+	s->priv = NULL;
+}
+
+/* The row of Q (stack_id, pid, weight, values) as stack K of S. 0, or -EOVERFLOW for a
+ * negative weight (a corrupt DB). */
+static int sql_row(sqlite3_stmt *q, const struct profile *all, struct prof_samples *s,
+		   size_t k)
+{
+	struct prof_stack *st = &s->p->stacks[k];
+	const struct prof_stack *of = sqlite3_column_type(q, 0) == SQLITE_NULL
+					  ? NULL
+					  : profile__stack(all, sqlite3_column_int64(q, 0));
+
+	if (of)
+		*st = *of;
+	st->pid = sqlite3_column_int(q, 1);
+	if (sqlite3_column_int64(q, 2) < 0)
+		return -EOVERFLOW;
+	st->count = (uint64_t)sqlite3_column_int64(q, 2);
+	for (size_t i = 0; i < s->n_types; i++)
+		s->values[k * s->n_types + i] = sqlite3_column_int64(q, 3 + (int)i);
+	return 0;
+}
+
+int prof_samples__load_sql(const struct prof_req *r, const char *sql, struct prof_samples *s)
+{
+	struct profile *all = NULL;
+	sqlite3_stmt *q = NULL;
+	size_t cap = 0, cap_v = 0;
+	int64_t lo, hi;
+	int rc = stacks__load(r->db, r->m->cap, &all);
+
+	s->priv = all;
+	s->release = sql_release;
+	s->p = calloc(1, sizeof(*s->p));
+	if (rc || !s->p)
+		return rc ? rc : -ENOMEM;
+	window__bounds(r->w, r->m, &lo, &hi);
+	if (sqlite3_prepare_v2(r->db, sql, -1, &q, NULL) != SQLITE_OK ||
+	    sqlite3_column_count(q) != 3 + (int)s->n_types) {
+		export__say("reading the profile: %s", sqlite3_errmsg(r->db));
+		sqlite3_finalize(q);
+		return -EIO;
+	}
+	sqlite3_bind_int64(q, 1, r->m->cap);
+	sqlite3_bind_int64(q, 2, lo);
+	sqlite3_bind_int64(q, 3, hi);
+	while (!rc && (rc = sqlite3_step(q)) == SQLITE_ROW) {
+		size_t k = s->p->n_stacks;
+
+		if (array__grow((void **)&s->p->stacks, &cap, k, sizeof(*s->p->stacks)) ||
+		    array__grow((void **)&s->values, &cap_v, (k + 1) * s->n_types,
+				sizeof(*s->values))) {
+			rc = -ENOMEM;
+			break;
+		}
+		memset(&s->p->stacks[k], 0, sizeof(s->p->stacks[k]));
+		s->p->n_stacks++;
+		rc = sql_row(q, all, s, k);
+	}
+	if (rc == SQLITE_DONE)
+		rc = 0;
+	else if (rc > 0) {
+		export__say("reading the profile: %s", sqlite3_errmsg(r->db));
+		rc = -EIO;
+	}
+	sqlite3_finalize(q);
+	return rc;
+}
+
+/* ------------------------------------------------------------ the profiles */
+
+const struct an_profile *an_profile__find(const char *name)
+{
+	for (const struct an_part *const *pp = an_parts; *pp; pp++)
+		for (const struct an_profile *const *x = (*pp)->profiles; x && *x; x++)
+			if (!name || !strcmp((*x)->name, name))
+				return *x;
+	return NULL;
+}
+
+/* The next profile after X (NULL: the first), in the parts' order; NULL after the last. */
+static const struct an_profile *profile_next(const struct an_profile *x)
+{
+	bool past = !x;
+
+	for (const struct an_part *const *pp = an_parts; *pp; pp++)
+		for (const struct an_profile *const *y = (*pp)->profiles; y && *y; y++) {
+			if (past)
+				return *y;
+			past = *y == x;
+		}
+	return NULL;
+}
+
+/* The profiles' names joined by SEP, or the --by choices of those that have any
+ * (BY), into BUF. */
+static char *profile_words(char *buf, size_t len, bool by, const char *sep)
+{
+	size_t n = 0;
+
+	buf[0] = 0;
+	for (const struct an_profile *x = profile_next(NULL); x; x = profile_next(x)) {
+		if (!by) {
+			n += (size_t)snprintf(buf + n, n < len ? len - n : 0, "%s%s", n ? sep : "",
+					      x->name);
+			continue;
+		}
+		for (const char *const *b = x->by; b && *b; b++)
+			n += (size_t)snprintf(buf + n, n < len ? len - n : 0, "%s%s", n ? sep : "",
+					      *b);
+	}
+	return buf;
+}
+
+void export_usage(const struct analyze_cmd *c, FILE *f)
+{
+	char names[256], by[256];
+
+	fprintf(f, "%s --format folded|pprof [--profile %s]", c->name,
+		profile_words(names, sizeof(names), false, "|"));
+	if (profile_words(by, sizeof(by), true, "|")[0])
+		fprintf(f, " [--by %s]", by);
+	fprintf(f, " [-o OUT]\n%s", c->usage);
+}
+
+/* TEXT (lines joined by '\n') after LABEL, indented by INDENT, in a 27-column margin. */
+static void help_lines(FILE *f, int indent, const char *label, const char *text)
+{
+	const char *s, *nl;
+
+	for (s = text; s; s = nl ? nl + 1 : NULL) {
+		nl = strchr(s, '\n');
+		fprintf(f, "%*s%-*s%.*s\n", indent, "", 27 - indent, s == text ? label : "",
+			nl ? (int)(nl - s) : (int)strlen(s), s);
+	}
+}
+
+void export_help(const struct analyze_cmd *c, FILE *f)
+{
+	const char *rest = strstr(c->help, "  -o, --output");
+	const char *sym = strstr(c->help, "  --symbol-cache");
+	const struct an_profile *def = an_profile__find(NULL);
+	char label[64], by[256];
+
+	fprintf(f, "%.*s", rest ? (int)(rest - c->help) : (int)strlen(c->help), c->help);
+	if (!rest)
+		return;
+	snprintf(label, sizeof(label), "--profile %s",
+		 profile_words(by, sizeof(by), false, "|"));
+	fprintf(f, "  %-25sthe profile (default %s):\n", label, def ? def->name : "none");
+	for (const struct an_profile *x = profile_next(NULL); x; x = profile_next(x))
+		help_lines(f, 4, x->name, x->help);
+	for (const struct an_profile *x = profile_next(NULL); x; x = profile_next(x))
+		if (x->by) {
+			snprintf(label, sizeof(label), "--by %s",
+				 profile_words(by, sizeof(by), true, "|"));
+			help_lines(f, 2, label, x->by_help);
+		}
+	fprintf(f, "%.*s", sym ? (int)(sym - rest) : (int)strlen(rest), rest);
+	for (const struct an_profile *x = profile_next(NULL); x; x = profile_next(x))
+		if (x->pid_help)
+			help_lines(f, 2, "--pid PID", x->pid_help);
+	if (sym)
+		fputs(sym, f);
 }
 
 /* ------------------------------------------------------------ the command */
+
+void export__say(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "ptop-analyze export: ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+int export__symbolize(const struct prof_req *r)
+{
+	struct symstore_run run;
+	char err[512] = "", dbi[768];
+	int rc = symstore__ensure(r->db, r->m->cap, r->so, &run, err, sizeof(err));
+
+	if (rc) {
+		export__say("symbolizing: %s", err);
+		return rc;
+	}
+	if (symstore_run__debuginfod_text(&run, dbi, sizeof(dbi))[0])
+		export__say("%s", dbi); /* stdout is the profile */
+	return 0;
+}
 
 static int64_t wall_start(sqlite3 *db, int64_t cap, int64_t t0)
 {
@@ -779,7 +869,7 @@ static int open_output(const char *output, FILE **f)
 	if (!*f) {
 		int e = errno;
 
-		fprintf(stderr, "ptop-analyze export: cannot write %s: %s\n", output, strerror(e));
+		export__say("cannot write %s: %s", output, strerror(e));
 		if (fd >= 0)
 			close(fd);
 		return -e;
@@ -787,91 +877,17 @@ static int open_output(const char *output, FILE **f)
 	return 0;
 }
 
-/* export --profile heap: the heap figures of capture M in window W. */
-static int export_heap(sqlite3 *db, const struct capture_meta *m, const struct window *w,
-		       const struct symstore_opts *so, const char *format, const char *by,
-		       const char *output)
-{
-	struct heap_stacks *hs = NULL;
-	struct symstore_run run;
-	char err[512] = "", dbi[768];
-	uint8_t *gz = NULL;
-	size_t gzlen = 0;
-	FILE *f = NULL;
-	int rc;
+/* What the command line asks. */
+struct export_args {
+	const struct an_profile *prof;
+	const char *format, *output, *capture, *by, *file;
+	struct window win;
+	struct symstore_opts so;
+	int32_t pid;
+};
 
-	rc = symstore__ensure(db, m->cap, so, &run, err, sizeof(err));
-	if (rc) {
-		fprintf(stderr, "ptop-analyze export: symbolizing: %s\n", err);
-		return rc;
-	}
-	if (symstore_run__debuginfod_text(&run, dbi, sizeof(dbi))[0])
-		fprintf(stderr, "ptop-analyze export: %s\n", dbi); /* stdout is the profile */
-	rc = heap_stacks__load(db, m, w, &hs);
-	if (rc)
-		goto cleanup;
-	if (!hs->collected) {
-		fprintf(stderr,
-			"ptop-analyze export: heap: not collected in this capture (%s: %s): "
-			"nothing to export\n",
-			hs->probe.state,
-			hs->probe.reason[0] ? hs->probe.reason : "no reason recorded");
-		rc = -ENODATA;
-		goto cleanup;
-	}
-	if (by && !strcmp(by, "live") && !hs->live_measured) {
-		fprintf(stderr, "ptop-analyze export: the live heap was not measured in this "
-				"capture (the Go lane counts allocations only): --by allocated\n");
-		rc = -ENODATA;
-		goto cleanup;
-	}
-	rc = open_output(output, &f);
-	if (rc)
-		goto cleanup;
-	if (!strcmp(format, "folded")) {
-		rc = export_heap_folded(hs, !by || !strcmp(by, "live") ? hs->live_measured : false,
-					f);
-	} else {
-		rc = export_heap_pprof(hs, wall_start(db, m->cap, hs->t0_ns), &gz, &gzlen);
-		if (!rc && fwrite(gz, 1, gzlen, f) != gzlen)
-			rc = -EIO;
-	}
-	if (f != stdout && fclose(f) && !rc)
-		rc = -EIO;
-	if (f == stdout && (fflush(f) || ferror(f)) && !rc)
-		rc = -EIO;
-	if (rc == -EIO)
-		fprintf(stderr, "ptop-analyze export: writing %s failed\n",
-			output ? output : "stdout");
-	else if (rc == -EOVERFLOW)
-		fprintf(stderr, "ptop-analyze export: corrupt DB: a heap figure passes 2^63\n");
-	else if (rc)
-		fprintf(stderr, "ptop-analyze export: %s\n", strerror(-rc));
-	if (!rc && !hs->n_snap)
-		fprintf(stderr, "ptop-analyze export: warning: no heap snapshot%s\n",
-			w->has_start || w->has_end ? " in this window" : "");
-	else if (!rc && !hs->live_measured && !strcmp(format, "pprof"))
-		fprintf(stderr, "ptop-analyze export: warning: the live heap was not measured "
-				"(the Go lane): alloc_objects and alloc_space only\n");
-	if (!rc && (hs->unsampled_alloc_bytes || hs->unsampled_live_bytes)) {
-		char a[32], b[32], sb[32];
-
-		fprintf(stderr,
-			"ptop-analyze export: note: sampled heap (one stack per %s on average): the "
-			"sites are the samples' estimates; %s allocated and %s live at the end fell "
-			"on no sample and are the entry [not sampled], not a function (record with "
-			"--heap-sample-bytes 0 for every allocation's stack)\n",
-			fmt_bytes(sb, sizeof(sb), hs->sample_bytes),
-			fmt_bytes(a, sizeof(a), hs->unsampled_alloc_bytes),
-			fmt_bytes(b, sizeof(b), hs->unsampled_live_bytes));
-	}
-cleanup:
-	free(gz);
-	heap_stacks__free(hs);
-	return rc;
-}
-
-int cmd_export(int argc, char **argv)
+/* Parse ARGV into A. 0, or the exit status of a usage error (said on stderr) as -1 - it. */
+static int export_parse(int argc, char **argv, struct export_args *a)
 {
 	static const struct option longopts[] = {
 	    {"format", required_argument, NULL, 'f'},
@@ -887,185 +903,182 @@ int cmd_export(int argc, char **argv)
 	    {"help", no_argument, NULL, 'h'},
 	    {0},
 	};
-	struct symstore_opts so = {0};
-	struct symstore_run run;
-	char dbi[768];
-	struct window win = {0};
-	const char *format = NULL, *output = NULL, *capture_opt = NULL, *by = NULL;
-	bool heap = false;
-	char cid[DB_CAPTURE_ID_LEN], err[512] = "";
-	struct capture_meta m;
-	struct profile *p = NULL;
-	sqlite3 *db = NULL;
-	FILE *f = NULL;
-	uint8_t *gz = NULL;
-	size_t gzlen = 0;
-	int32_t pid = 0;
-	int c, rc, fd = -1;
+	char err[512], names[256];
+	int c;
 
+	a->prof = an_profile__find(NULL);
 	optind = 0;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":ho:", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'f':
 			if (strcmp(optarg, "folded") && strcmp(optarg, "pprof"))
-				return analyze_usage(
+				return -1 - analyze_usage(
 				    "export", "--format takes folded or pprof, not '%s'", optarg);
-			format = optarg;
+			a->format = optarg;
 			break;
 		case 'P':
-			if (strcmp(optarg, "cpu") && strcmp(optarg, "heap"))
-				return analyze_usage(
-				    "export", "--profile takes cpu or heap, not '%s'", optarg);
-			heap = !strcmp(optarg, "heap");
+			a->prof = an_profile__find(optarg);
+			if (!a->prof)
+				return -1 - analyze_usage(
+				    "export", "--profile takes %s, not '%s'",
+				    profile_words(names, sizeof(names), false, " or "), optarg);
 			break;
 		case 'b':
-			if (strcmp(optarg, "live") && strcmp(optarg, "allocated"))
-				return analyze_usage(
-				    "export", "--by takes live or allocated, not '%s'", optarg);
-			by = optarg;
+			a->by = optarg;
 			break;
 		case 'o':
-			output = optarg;
+			a->output = optarg;
 			break;
 		case 'w':
-			if (window__parse(optarg, &win, err, sizeof(err)))
-				return analyze_usage("export", "%s", err);
+			if (window__parse(optarg, &a->win, err, sizeof(err)))
+				return -1 - analyze_usage("export", "%s", err);
 			break;
 		case 'c':
-			so.cache_dir = optarg;
+			a->so.cache_dir = optarg;
 			break;
 		case 'd':
-			so.debuginfod = true;
+			a->so.debuginfod = true;
 			break;
 		case 'u':
-			so.debuginfod_urls = optarg;
-			so.debuginfod = true;
+			a->so.debuginfod_urls = optarg;
+			a->so.debuginfod = true;
 			break;
 		case 'C':
-			capture_opt = optarg;
+			a->capture = optarg;
 			break;
 		case 'p':
-			if (analyze_parse_pid(optarg, &pid))
-				return analyze_usage("export", "--pid takes a process id, not '%s'",
-						     optarg);
+			if (analyze_parse_pid(optarg, &a->pid))
+				return -1 - analyze_usage(
+				    "export", "--pid takes a process id, not '%s'", optarg);
 			break;
 		case 'h':
 			analyze_cmd_help("export", stdout);
-			return ANALYZE_EXIT_OK;
+			return -1 - ANALYZE_EXIT_OK;
 		case ':':
-			return analyze_usage("export", "%s needs a value", argv[optind - 1]);
+			return -1 - analyze_usage("export", "%s needs a value", argv[optind - 1]);
 		default:
-			return analyze_usage("export", "unknown option '%s'", argv[optind - 1]);
+			return -1 - analyze_usage("export", "unknown option '%s'", argv[optind - 1]);
 		}
 	}
-	if (!format)
+	if (argc - optind == 1)
+		a->file = argv[optind];
+	return 0;
+}
+
+/* Whether the options of A go together; else the usage error's exit status, said. */
+static int export_check(const struct export_args *a, int nargs)
+{
+	char names[256];
+
+	if (!a->prof)
+		return analyze_usage("export", "no collector of this build has a profile to export");
+	if (!a->format)
 		return analyze_usage("export", "which format? --format folded or --format pprof");
-	if (argc - optind != 1)
-		return analyze_usage("export", argc - optind < 1 ? "which FILE?"
-								 : "too many arguments: one FILE");
-	if (by && (!heap || strcmp(format, "folded")))
-		return analyze_usage("export", "--by is for --format folded --profile heap (pprof "
-					       "holds both: pick with go tool pprof -sample_index)");
-	if (heap && pid)
-		return analyze_usage("export", "--pid is for the CPU profile");
-	if (!output && !strcmp(format, "pprof") && isatty(STDOUT_FILENO))
+	if (nargs != 1)
+		return analyze_usage("export", nargs < 1 ? "which FILE?"
+							 : "too many arguments: one FILE");
+	if (a->by && a->prof->by) {
+		bool known = false;
+
+		for (const char *const *b = a->prof->by; *b; b++)
+			known |= !strcmp(*b, a->by);
+		if (!known) {
+			size_t n = 0;
+
+			names[0] = 0;
+			for (const char *const *b = a->prof->by; *b && n < sizeof(names); b++)
+				n += (size_t)snprintf(names + n, sizeof(names) - n, "%s%s",
+						      n ? " or " : "", *b);
+			return analyze_usage("export", "--by takes %s, not '%s'", names, a->by);
+		}
+	}
+	if (a->by && (!a->prof->by || strcmp(a->format, "folded"))) {
+		size_t n = 0;
+
+		names[0] = 0;
+		for (const struct an_profile *x = profile_next(NULL); x; x = profile_next(x))
+			if (x->by && n < sizeof(names))
+				n += (size_t)snprintf(names + n, sizeof(names) - n, "%s%s",
+						      n ? "|" : "", x->name);
+		return analyze_usage("export",
+				     "--by is for --format folded --profile %s (pprof holds "
+				     "every figure: pick with go tool pprof -sample_index)",
+				     names);
+	}
+	if (a->pid && !a->prof->pid_help)
+		return analyze_usage("export", "--pid is not for --profile %s", a->prof->name);
+	if (!a->output && !strcmp(a->format, "pprof") && isatty(STDOUT_FILENO))
 		return analyze_usage("export", "pprof output is binary: give -o FILE or redirect "
 					       "stdout");
-	rc = analyze_open_checked("export", argv[optind], capture_opt,
-				  heap ? "heap_snapshot,heap_site" : "cpu_profile,cpu_profile_stack",
-				  &db, cid);
+	return 0;
+}
+
+/* S as A's format to A's output; what went wrong said on stderr. 0 or -errno. */
+static int export_write(sqlite3 *db, const struct capture_meta *m,
+			const struct export_args *a, const struct prof_samples *s)
+{
+	uint8_t *gz = NULL;
+	size_t gzlen = 0;
+	FILE *f = NULL;
+	int rc = open_output(a->output, &f);
+
+	if (rc)
+		return rc;
+	if (!strcmp(a->format, "folded")) {
+		rc = prof_samples__folded(s, f);
+	} else {
+		rc = prof_samples__pprof(s, wall_start(db, m->cap, s->t0_ns), &gz, &gzlen);
+		if (!rc && fwrite(gz, 1, gzlen, f) != gzlen)
+			rc = -EIO;
+	}
+	if (f == stdout) {
+		if ((fflush(f) || ferror(f)) && !rc)
+			rc = -EIO;
+	} else if (fclose(f) && !rc) {
+		rc = -EIO;
+	}
+	free(gz);
+	if (rc == -EIO)
+		export__say("writing %s failed", a->output ? a->output : "stdout");
+	else if (rc)
+		export__say("%s", strerror(-rc));
+	return rc;
+}
+
+int cmd_export(int argc, char **argv)
+{
+	struct export_args a = {0};
+	struct prof_samples s = {.t0_ns = -1};
+	struct capture_meta m;
+	char cid[DB_CAPTURE_ID_LEN];
+	sqlite3 *db = NULL;
+	int rc = export_parse(argc, argv, &a);
+
+	if (rc)
+		return -1 - rc;
+	rc = export_check(&a, argc - optind);
+	if (rc)
+		return rc;
+	rc = analyze_open_checked("export", a.file, a.capture, a.prof->tables, &db, cid);
 	if (rc)
 		return rc;
 	rc = capture_meta__load(db, cid, &m);
-	if (rc)
-		goto cleanup;
-	if (heap) {
-		rc = export_heap(db, &m, &win, &so, format, by, output);
-		goto cleanup;
-	}
-	rc = profile__load_pid(db, &m, &win, pid, &p);
-	if (rc)
-		goto cleanup;
-	if (!p->collected) {
-		fprintf(stderr,
-			"ptop-analyze export: the CPU profile was not collected in this capture "
-			"(%s: %s): nothing to export\n",
-			p->probe.state,
-			p->probe.reason[0] ? p->probe.reason : "no reason recorded");
-		rc = -ENODATA;
-		goto cleanup;
-	}
-	if (pid) {
-		rc = profile__check_pid(db, m.cap, pid, err, sizeof(err));
-		if (rc) {
-			fprintf(stderr, "ptop-analyze export: %s\n", err);
-			rc = rc == -ENOENT ? -ENODATA : rc; /* a usage error */
-			goto cleanup;
-		}
-	}
-	rc = symstore__ensure(db, m.cap, &so, &run, err, sizeof(err));
-	if (rc) {
-		fprintf(stderr, "ptop-analyze export: symbolizing: %s\n", err);
-		goto cleanup;
-	}
-	if (symstore_run__debuginfod_text(&run, dbi, sizeof(dbi))[0])
-		fprintf(stderr, "ptop-analyze export: %s\n", dbi); /* stdout is the profile */
-	profile__free(p);
-	p = NULL;
-	rc = profile__load_pid(db, &m, &win, pid, &p);
-	if (rc)
-		goto cleanup;
-	{ /* walks cut short: their stacks end early in the profile too; said beside it */
-		char cut[512];
+	if (!rc) {
+		struct prof_req r = {
+		    .db = db, .m = &m, .w = &a.win, .pid = a.pid, .by = a.by,
+		    .pprof = !strcmp(a.format, "pprof"), .so = &a.so,
+		};
 
-		rc = profile__cut_note(p, p->stacked, "samples", cut, sizeof(cut));
-		if (rc)
-			goto cleanup;
-		if (cut[0])
-			fprintf(stderr, "ptop-analyze export: note: %s\n", cut);
+		rc = a.prof->load(&r, &s); /* it says what went wrong, but for a corrupt DB */
+		if (!rc)
+			rc = export_write(db, &m, &a, &s);
+		if (rc == -EOVERFLOW)
+			export__say("corrupt DB: %s", a.prof->overflow);
+		if (!rc && a.prof->done)
+			a.prof->done(&r, &s);
 	}
-
-	if (output) {
-		fd = open(output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-		f = fd >= 0 ? fdopen(fd, "w") : NULL;
-		if (!f) {
-			rc = -errno;
-			fprintf(stderr, "ptop-analyze export: cannot write %s: %s\n", output,
-				strerror(errno));
-			if (fd >= 0)
-				close(fd);
-			goto cleanup;
-		}
-	}
-	if (!strcmp(format, "folded")) {
-		rc = export_folded(p, f ? f : stdout);
-	} else {
-		rc = export_pprof(p, wall_start(db, m.cap, p->t0_ns), &gz, &gzlen);
-		if (!rc && fwrite(gz, 1, gzlen, f ? f : stdout) != gzlen)
-			rc = -EIO;
-	}
-	if (f && fclose(f) && !rc)
-		rc = -EIO;
-	f = NULL;
-	if (rc == -EIO)
-		fprintf(stderr, "ptop-analyze export: writing %s failed\n",
-			output ? output : "stdout");
-	else if (rc == -EOVERFLOW)
-		fprintf(stderr, "ptop-analyze export: corrupt DB: a stack's samples x 1e9 / Hz pass "
-				"2^63 ns of CPU time, which no recording holds; load the capture "
-				"again\n");
-	else if (rc)
-		fprintf(stderr, "ptop-analyze export: %s\n", strerror(-rc));
-	if (!rc && !p->stacked)
-		fprintf(stderr, "ptop-analyze export: warning: the profile holds no samples%s%s\n",
-			pid ? " of this process" : "",
-			win.has_start || win.has_end ? " in this window" : "");
-cleanup:
-	if (f)
-		fclose(f);
-	free(gz);
-	profile__free(p);
+	prof_samples__free(&s);
 	sqlite3_close(db);
 	if (rc == -ENODATA)
 		return ANALYZE_EXIT_USAGE;

@@ -12,6 +12,10 @@
  *   reports  collectors/NAME/report.c  `report KIND` (analyze/report.h)
  *   views    collectors/NAME/view.c    its replay tabs (analyze/replay_views.h)
  *   figures  collectors/NAME/figures.c its named figures for `figures` and `diff`
+ *   stack_cols  collectors/NAME/stacks.c  its tables' stack-id columns, for `symbolize`
+ *               (analyze/symbolize.h)
+ *   profiles    collectors/NAME/stacks.c  its profiles, for `export --profile NAME`
+ *               (analyze/export.h)
  */
 #ifndef PTOP_ANALYZE_PART_H
 #define PTOP_ANALYZE_PART_H
@@ -22,6 +26,8 @@ struct an_load;
 struct an_report;
 struct replay_view;
 struct an_figure;
+struct an_stack_col;
+struct an_profile;
 
 struct an_part {
 	const char *name; /* the probe's name in the capture's probe set: "syscalls" */
@@ -29,16 +35,21 @@ struct an_part {
 	const struct an_report *const *reports; /* NULL-terminated */
 	const struct replay_view *const *views; /* NULL-terminated */
 	const struct an_figure *const *figures; /* NULL-terminated */
+	const struct an_stack_col *const *stack_cols; /* NULL-terminated */
+	const struct an_profile *const *profiles; /* NULL-terminated */
 };
 
 /* What a part may point at, declared for every collector of the list, so that a
  * part.c is one line: NAME_load (load.c), NAME_reports (report.c), NAME_views
- * (view.c), NAME_figures (figures.c). Only those a part names must exist. */
+ * (view.c), NAME_figures (figures.c), NAME_stack_cols and NAME_profiles (stacks.c). Only
+ * those a part names must exist. */
 #define COLLECTOR(name)                                                                    \
 	extern const struct an_load name##_load;                                           \
 	extern const struct an_report *const name##_reports[];                             \
 	extern const struct replay_view *const name##_views[];                             \
-	extern const struct an_figure *const name##_figures[];
+	extern const struct an_figure *const name##_figures[];                             \
+	extern const struct an_stack_col *const name##_stack_cols[];                       \
+	extern const struct an_profile *const name##_profiles[];
 #include "collectors/collectors.def"
 #undef COLLECTOR
 

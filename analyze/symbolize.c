@@ -1,5 +1,7 @@
-/* symbolize.c — the symbol store (frame -> module -> name, kept in the DB), the
- * CPU profile model the reports read, and the `symbolize` command.
+/* symbolize.c — the symbol store (frame -> module -> name, kept in the DB), where each
+ * stack is placed (the parts' stack columns, struct an_stack_col), the stacks model the
+ * collectors' profiles are built on (struct profile: stacks__load, profile__load_locs), and
+ * the `symbolize` command.
  */
 #include "analyze/symbolize.h"
 #include "analyze/unwind.h"
@@ -15,6 +17,8 @@
 #include <string.h>
 
 #include "analyze/analyze.h"
+#include "analyze/export.h"
+#include "analyze/part.h"
 #include "proto/names.h"
 #include "symbol/symbolizer.h"
 
@@ -170,11 +174,58 @@ static bool has_perf_map(const struct placer *p, int32_t pid)
 	return false;
 }
 
+/* Whether FROM (a table, or tables joined) can be read in DB: a DB made before a
+ * collector's tables has none of its stack columns. */
+static bool from_readable(sqlite3 *db, const char *from)
+{
+	char *q = sqlite3_mprintf("SELECT 1 FROM %s WHERE 0", from);
+	sqlite3_stmt *s = NULL;
+	bool ok = q && sqlite3_prepare_v2(db, q, -1, &s, NULL) == SQLITE_OK;
+
+	sqlite3_finalize(s);
+	sqlite3_free(q);
+	return ok;
+}
+
+/* The query giving, per stack id of the capture (?1), the pid it was taken in, the first
+ * time a row used it and whether that pid is its own: the UNION of the stack columns the
+ * parts declare (struct an_stack_col) that DB has, in *SQL (sqlite3_free; NULL when
+ * none). 0 or -ENOMEM. */
+static int when_sql(sqlite3 *db, char **sql)
+{
+	char *q = sqlite3_mprintf("SELECT sid, MIN(pid), MIN(t), MAX(own) FROM (");
+	bool any = false;
+
+	*sql = NULL;
+	for (const struct an_part *const *pp = an_parts; *pp && q; pp++)
+		for (const struct an_stack_col *const *cp = (*pp)->stack_cols; cp && *cp && q;
+		     cp++) {
+			const struct an_stack_col *c = *cp;
+			const char *from = c->from ? c->from : c->table;
+			char *n;
+
+			if (!from_readable(db, from))
+				continue;
+			n = sqlite3_mprintf("%s%s SELECT %s.%s AS sid, %s AS pid, %s AS t, %s AS own "
+					    "FROM %s WHERE %s.cap = ?1 AND %s.%s IS NOT NULL",
+					    q, any ? " UNION ALL" : "", c->table, c->column,
+					    c->pid ? c->pid : "NULL", c->time ? c->time : "NULL",
+					    c->own ? c->own : "0", from, c->table, c->table,
+					    c->column);
+			sqlite3_free(q);
+			q = n;
+			any = true;
+		}
+	if (q && any)
+		*sql = sqlite3_mprintf("%s) GROUP BY sid ORDER BY sid", q);
+	sqlite3_free(q);
+	return !q || (any && !*sql) ? -ENOMEM : 0;
+}
+
 static int placer_load(struct placer *p, char *err, size_t errlen)
 {
 	sqlite3_stmt *s = NULL;
-	char sql[1536];
-	bool heap;
+	char *sql = NULL;
 	size_t cap = 0;
 	int rc, ret = 0;
 
@@ -263,39 +314,17 @@ static int placer_load(struct placer *p, char *err, size_t errlen)
 	sqlite3_finalize(s);
 	s = NULL;
 
-	/* per stack: the pid and the first time a profile interval (or a heap
-	 * snapshot, in a DB that has the heap tables) used it. A user stack of a
-	 * per-process profile (cgroup mode) is placed in the mappings of the process
-	 * it was sampled in (cpu_profile_stack.pid), else of the event's pid; kernel
-	 * frames belong to no process. */
-	rc = sqlite3_prepare_v2(p->db,
-				"SELECT count(*) FROM sqlite_master WHERE type = 'table' AND "
-				"name IN ('heap_site', 'heap_snapshot')",
-				-1, &s, NULL);
-	if (rc != SQLITE_OK)
-		return fail(p->db, err, errlen, "reading the schema");
-	heap = sqlite3_step(s) == SQLITE_ROW && sqlite3_column_int(s, 0) == 2;
-	sqlite3_finalize(s);
-	s = NULL;
-	snprintf(sql, sizeof(sql), "%s%s%s",
-		 "SELECT sid, MIN(pid), MIN(t), MAX(own) FROM ("
-		 " SELECT ps.user_stack_id AS sid, COALESCE(ps.pid, p.pid) AS pid, "
-		 "  p.time_ns - COALESCE(p.interval_ns, 0) AS t, ps.pid IS NOT NULL AS own "
-		 " FROM cpu_profile_stack ps JOIN cpu_profile p USING (cap, seq) "
-		 " WHERE ps.cap = ?1 AND ps.user_stack_id IS NOT NULL "
-		 " UNION ALL SELECT ps.kernel_stack_id, p.pid, "
-		 "  p.time_ns - COALESCE(p.interval_ns, 0), 0 "
-		 " FROM cpu_profile_stack ps JOIN cpu_profile p USING (cap, seq) "
-		 " WHERE ps.cap = ?1 AND ps.kernel_stack_id IS NOT NULL",
-		 heap ? " UNION ALL SELECT hs.stack_id, h.pid, "
-			"  h.time_ns - COALESCE(h.interval_ns, 0), 0 "
-			" FROM heap_site hs JOIN heap_snapshot h USING (cap, seq) "
-			" WHERE hs.cap = ?1 AND hs.stack_id IS NOT NULL"
-		      : "",
-		 ") GROUP BY sid ORDER BY sid");
+	/* per stack: the pid and the first time a row of the collectors' stack columns
+	 * used it (when_sql) */
+	ret = when_sql(p->db, &sql);
+	if (ret)
+		goto cleanup;
+	if (!sql) /* no stack column in this DB: every stack is the target's */
+		goto cleanup;
 	rc = sqlite3_prepare_v2(p->db, sql, -1, &s, NULL);
+	sqlite3_free(sql);
 	if (rc != SQLITE_OK)
-		return fail(p->db, err, errlen, "reading the profile");
+		return fail(p->db, err, errlen, "reading the stacks' processes");
 	sqlite3_bind_int64(s, 1, p->cap);
 	cap = 0;
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
@@ -310,7 +339,7 @@ static int placer_load(struct placer *p, char *err, size_t errlen)
 		p->n_when++;
 	}
 	if (rc != SQLITE_DONE)
-		ret = fail(p->db, err, errlen, "reading the profile");
+		ret = fail(p->db, err, errlen, "reading the stacks' processes");
 cleanup:
 	sqlite3_finalize(s);
 	return ret;
@@ -925,7 +954,7 @@ void symstore_run__debuginfod_json(const struct symstore_run *r, struct json *j)
 
 /* ------------------------------------------------------------ the profile */
 
-static const char *keep(struct profile *p, const char *s)
+const char *profile__keep(struct profile *p, const char *s)
 {
 	char *d;
 
@@ -1033,7 +1062,7 @@ static int place_in_mappings(sqlite3 *db, struct profile *p, int64_t cap)
 		m[n].start = (uint64_t)sqlite3_column_int64(s, 1);
 		m[n].end = (uint64_t)sqlite3_column_int64(s, 2);
 		m[n].offset = (uint64_t)sqlite3_column_int64(s, 3);
-		m[n].path = keep(p, (const char *)sqlite3_column_text(s, 4));
+		m[n].path = profile__keep(p, (const char *)sqlite3_column_text(s, 4));
 		if (!m[n].path) {
 			ret = -ENOMEM;
 			goto cleanup;
@@ -1116,7 +1145,8 @@ static bool walk_cut_here(const struct prof_loc *above, const char *kind)
 
 /* Every placed frame of the capture with its names, grouped by stack; a stack's
  * walk ends at a frame in no executable mapping (walk_cut_here). */
-static int load_locs(sqlite3 *db, struct profile *p, int64_t cap, struct loc_ix **ixo, size_t *nixo)
+int profile__load_locs(sqlite3 *db, struct profile *p, int64_t cap, struct loc_ix **ixo,
+		       size_t *nixo)
 {
 	sqlite3_stmt *s = NULL;
 	struct loc_ix *ix = NULL;
@@ -1168,14 +1198,14 @@ static int load_locs(sqlite3 *db, struct profile *p, int64_t cap, struct loc_ix 
 			l = &p->locs[p->n_locs++];
 			memset(l, 0, sizeof(*l));
 			l->kind = kind_of((const char *)sqlite3_column_text(s, 2));
-			l->module = keep(p, (const char *)sqlite3_column_text(s, 3));
-			l->build_id = keep(p, (const char *)sqlite3_column_text(s, 4));
+			l->module = profile__keep(p, (const char *)sqlite3_column_text(s, 3));
+			l->build_id = profile__keep(p, (const char *)sqlite3_column_text(s, 4));
 			l->ip = (uint64_t)sqlite3_column_int64(s, 5);
 			l->addr = (uint64_t)sqlite3_column_int64(s, 6);
 			l->offset = (uint64_t)sqlite3_column_int64(s, 7);
-			l->source = keep(p, (const char *)sqlite3_column_text(s, 8));
+			l->source = profile__keep(p, (const char *)sqlite3_column_text(s, 8));
 			l->miss =
-			    l->source ? NULL : keep(p, (const char *)sqlite3_column_text(s, 9));
+			    l->source ? NULL : profile__keep(p, (const char *)sqlite3_column_text(s, 9));
 			l->pid = sqlite3_column_int(s, 14);
 			if (!l->module) {
 				ret = -ENOMEM;
@@ -1204,8 +1234,8 @@ static int load_locs(sqlite3 *db, struct profile *p, int64_t cap, struct loc_ix 
 			}
 			l->f = f;
 			f = &l->f[l->n++];
-			f->func = keep(p, (const char *)sqlite3_column_text(s, 10));
-			f->file = keep(p, (const char *)sqlite3_column_text(s, 11));
+			f->func = profile__keep(p, (const char *)sqlite3_column_text(s, 10));
+			f->file = profile__keep(p, (const char *)sqlite3_column_text(s, 11));
 			f->line = (unsigned)sqlite3_column_int(s, 12);
 			f->inlined = sqlite3_column_int(s, 13) != 0;
 			if (!f->func) {
@@ -1235,8 +1265,8 @@ cleanup:
 	return 0;
 }
 
-static int add_stack_locs(struct profile *p, struct prof_stack *st, const struct loc_ix *ix,
-			  size_t nix, int64_t sid)
+int profile__add_stack_locs(struct profile *p, struct prof_stack *st, const struct loc_ix *ix,
+			    size_t nix, int64_t sid)
 {
 	struct loc_ix k = {.sid = sid};
 	const struct loc_ix *f = nix ? bsearch(&k, ix, nix, sizeof(k), cmp_loc_ix) : NULL;
@@ -1257,268 +1287,12 @@ static int add_stack_locs(struct profile *p, struct prof_stack *st, const struct
 	return 0;
 }
 
-/* The processes of a per-process profile in the window [LO, HI) with their
- * samples, comm and exe (see struct prof_proc), most samples first; and the
- * samples of every stack, pid or not (all_stacked). 0 or -errno. */
-static int load_procs(sqlite3 *db, struct profile *p, int64_t cap, int64_t lo, int64_t hi)
-{
-	sqlite3_stmt *s = NULL;
-	size_t capp = 0;
-	int rc, ret = 0;
-
-	rc = sqlite3_prepare_v2(
-	    db,
-	    "WITH s AS (SELECT ps.pid AS pid, SUM(ps.count) AS n "
-	    " FROM cpu_profile_stack ps JOIN cpu_profile p USING (cap, seq) "
-	    " WHERE p.cap = ?1 AND (p.time_ns - COALESCE(p.interval_ns, 0) / 2) >= ?2 AND "
-	    " (p.time_ns - COALESCE(p.interval_ns, 0) / 2) < ?3 GROUP BY ps.pid), "
-	    "c AS (SELECT pid, comm, MAX(seq) FROM cgroup_proc WHERE cap = ?1 AND "
-	    " comm IS NOT NULL AND pid IN (SELECT pid FROM s) GROUP BY pid), "
-	    /* the name the kernel had at the samples: for a process gone before a poll */
-	    "k AS (SELECT pid, comm, MAX(seq) FROM cpu_profile_process WHERE cap = ?1 AND "
-	    " comm IS NOT NULL AND pid IN (SELECT pid FROM s) GROUP BY pid), "
-	    "e AS (SELECT pid, exe, MAX(seq) FROM cgroup_proc WHERE cap = ?1 AND "
-	    " exe IS NOT NULL AND exe <> '' AND pid IN (SELECT pid FROM s) GROUP BY pid), "
-	    "x AS (SELECT pid, path, MIN(start) FROM mapping WHERE cap = ?1 AND "
-	    " path LIKE '/%' AND pid IN (SELECT pid FROM s) GROUP BY pid) "
-	    "SELECT s.pid, s.n, COALESCE(c.comm, k.comm), COALESCE(e.exe, x.path), "
-	    "SUM(s.n) OVER () FROM s LEFT JOIN c USING (pid) LEFT JOIN k USING (pid) "
-	    "LEFT JOIN e USING (pid) LEFT JOIN x USING (pid) "
-	    "ORDER BY s.n DESC, s.pid",
-	    -1, &s, NULL);
-	if (rc != SQLITE_OK)
-		return -EIO;
-	sqlite3_bind_int64(s, 1, cap);
-	sqlite3_bind_int64(s, 2, lo);
-	sqlite3_bind_int64(s, 3, hi);
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		struct prof_proc *pr;
-
-		p->all_stacked = (uint64_t)sqlite3_column_int64(s, 4);
-		if (sqlite3_column_type(s, 0) == SQLITE_NULL) /* the event's process */
-			continue;
-		if (array__grow((void **)&p->procs, &capp, p->n_procs, sizeof(*p->procs))) {
-			ret = -ENOMEM;
-			goto cleanup;
-		}
-		pr = &p->procs[p->n_procs++];
-		pr->pid = sqlite3_column_int(s, 0);
-		pr->samples = (uint64_t)sqlite3_column_int64(s, 1);
-		pr->comm = keep(p, (const char *)sqlite3_column_text(s, 2));
-		pr->exe = keep(p, (const char *)sqlite3_column_text(s, 3));
-		if ((!pr->comm && sqlite3_column_type(s, 2) != SQLITE_NULL) ||
-		    (!pr->exe && sqlite3_column_type(s, 3) != SQLITE_NULL)) {
-			ret = -ENOMEM;
-			goto cleanup;
-		}
-	}
-	if (rc != SQLITE_DONE)
-		ret = -EIO;
-cleanup:
-	sqlite3_finalize(s);
-	return ret;
-}
-
 const struct prof_proc *profile__proc(const struct profile *p, int32_t pid)
 {
 	for (size_t k = 0; p && pid && k < p->n_procs; k++)
 		if (p->procs[k].pid == pid)
 			return &p->procs[k];
 	return NULL;
-}
-
-int profile__check_pid(sqlite3 *db, int64_t cap, int32_t pid, char *err, size_t errlen)
-{
-	sqlite3_stmt *s = NULL;
-	size_t len = 0, n = 0;
-	bool found = false;
-	int rc;
-
-	/* the processes of the profile, most samples first */
-	if (sqlite3_prepare_v2(db,
-			       "SELECT COALESCE(ps.pid, p.pid) AS pp FROM cpu_profile_stack ps "
-			       "JOIN cpu_profile p USING (cap, seq) WHERE ps.cap = ?1 AND "
-			       "pp IS NOT NULL GROUP BY pp ORDER BY SUM(ps.count) DESC, pp",
-			       -1, &s, NULL) != SQLITE_OK) {
-		snprintf(err, errlen, "reading the profile: %s", sqlite3_errmsg(db));
-		return -EIO;
-	}
-	sqlite3_bind_int64(s, 1, cap);
-	err[0] = 0;
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		int32_t q = sqlite3_column_int(s, 0);
-
-		found = found || q == pid;
-		if (n < 8 && len < errlen)
-			len += (size_t)snprintf(err + len, errlen - len, "%s%d", n ? ", " : "",
-						(int)q);
-		else if (n == 8 && len < errlen)
-			len += (size_t)snprintf(err + len, errlen - len, "...");
-		n++;
-	}
-	sqlite3_finalize(s);
-	if (rc != SQLITE_DONE) {
-		snprintf(err, errlen, "reading the profile: %s", sqlite3_errmsg(db));
-		return -EIO;
-	}
-	if (found) {
-		err[0] = 0;
-		return 0;
-	}
-	if (!n) {
-		snprintf(err, errlen,
-			 "--pid %d: the capture's CPU profile holds no samples of any process",
-			 (int)pid);
-	} else {
-		char *list = strdup(err);
-
-		snprintf(err, errlen,
-			 "--pid %d: the capture's CPU profile has no samples of process %d; it "
-			 "has %zu process%s: %s",
-			 (int)pid, (int)pid, n, n == 1 ? "" : "es", list ? list : "?");
-		free(list);
-	}
-	return -ENOENT;
-}
-
-/* Whether stack ST's innermost user frame (past the kernel's, innermost first) is in
- * ptop's own code in the target: the kernel's work above it is then ptop's too. */
-static bool stack__in_probe_code(const struct prof_stack *st)
-{
-	for (size_t d = 0; d < st->n; d++)
-		if (st->loc[d]->kind != FRAME_KERNEL)
-			return st->loc[d]->kind == FRAME_USER && probe_code__is(st->loc[d]->module);
-	return false;
-}
-
-int profile__load(sqlite3 *db, const struct capture_meta *m, const struct window *w,
-		  struct profile **out)
-{
-	return profile__load_pid(db, m, w, 0, out);
-}
-
-int profile__load_pid(sqlite3 *db, const struct capture_meta *m, const struct window *w,
-		      int32_t pid, struct profile **out)
-{
-	struct profile *p = calloc(1, sizeof(*p));
-	sqlite3_stmt *s = NULL;
-	struct loc_ix *ix = NULL;
-	size_t nix = 0, cap = 0;
-	double tick_sum = 0, cpu_s = 0;
-	int64_t lo, hi;
-	int rc, ret = 0;
-
-	*out = NULL;
-	if (!p)
-		return -ENOMEM;
-	p->delivered_hz = NAN;
-	p->t0_ns = p->t1_ns = -1;
-	ret = probe__lookup(db, m->cap, "cpuprof", &p->probe);
-	if (ret)
-		goto cleanup;
-	p->collected = probe__active(&p->probe);
-	p->pid = pid;
-	window__bounds(w, m, &lo, &hi);
-
-#define IN_WINDOW                                                                                  \
-	"(p.time_ns - COALESCE(p.interval_ns, 0) / 2) >= ?2 AND "                                  \
-	"(p.time_ns - COALESCE(p.interval_ns, 0) / 2) < ?3"
-	rc = sqlite3_prepare_v2(db,
-				"SELECT count(*), MAX(requested_hz), SUM(ticks), "
-				"SUM(cpus * COALESCE(interval_ns, 0) / 1e9), SUM(samples), "
-				"SUM(no_user_stack), SUM(no_kernel_stack), SUM(lost), "
-				"MIN(time_ns - COALESCE(interval_ns, 0)), MAX(time_ns) "
-				"FROM cpu_profile p WHERE p.cap = ?1 AND " IN_WINDOW,
-				-1, &s, NULL);
-	if (rc != SQLITE_OK) {
-		ret = -EIO;
-		goto cleanup;
-	}
-	sqlite3_bind_int64(s, 1, m->cap);
-	sqlite3_bind_int64(s, 2, lo);
-	sqlite3_bind_int64(s, 3, hi);
-	if (sqlite3_step(s) == SQLITE_ROW) {
-		p->intervals = (uint64_t)sqlite3_column_int64(s, 0);
-		p->requested_hz = (uint32_t)sqlite3_column_int64(s, 1);
-		tick_sum = sqlite3_column_double(s, 2);
-		cpu_s = sqlite3_column_double(s, 3);
-		p->samples = (uint64_t)sqlite3_column_int64(s, 4);
-		p->no_user_stack = (uint64_t)sqlite3_column_int64(s, 5);
-		p->no_kernel_stack = (uint64_t)sqlite3_column_int64(s, 6);
-		p->lost = (uint64_t)sqlite3_column_int64(s, 7);
-		if (p->intervals) {
-			p->t0_ns = sqlite3_column_int64(s, 8);
-			p->t1_ns = sqlite3_column_int64(s, 9);
-		}
-		if (cpu_s > 0)
-			p->delivered_hz = tick_sum / cpu_s;
-	}
-	sqlite3_finalize(s);
-	s = NULL;
-
-	ret = load_locs(db, p, m->cap, &ix, &nix);
-	if (ret)
-		goto cleanup;
-
-	rc = sqlite3_prepare_v2(db,
-				"SELECT ps.user_stack_id, ps.kernel_stack_id, SUM(ps.count), ps.pid "
-				"FROM cpu_profile_stack ps JOIN cpu_profile p USING (cap, seq) "
-				"WHERE p.cap = ?1 AND " IN_WINDOW
-				" AND (?4 = 0 OR COALESCE(ps.pid, p.pid) = ?4)"
-				" GROUP BY 1, 2, 4 ORDER BY 3 DESC, 1, 2, 4",
-				-1, &s, NULL);
-#undef IN_WINDOW
-	if (rc != SQLITE_OK) {
-		ret = -EIO;
-		goto cleanup;
-	}
-	sqlite3_bind_int64(s, 1, m->cap);
-	sqlite3_bind_int64(s, 2, lo);
-	sqlite3_bind_int64(s, 3, hi);
-	sqlite3_bind_int(s, 4, pid);
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		struct prof_stack *st;
-
-		if (array__grow((void **)&p->stacks, &cap, p->n_stacks, sizeof(*p->stacks))) {
-			ret = -ENOMEM;
-			goto cleanup;
-		}
-		st = &p->stacks[p->n_stacks++];
-		memset(st, 0, sizeof(*st));
-		st->count = (uint64_t)sqlite3_column_int64(s, 2);
-		st->no_user_stack = sqlite3_column_type(s, 0) == SQLITE_NULL;
-		st->pid = sqlite3_column_int(s, 3); /* NULL: 0 */
-		if (sqlite3_column_type(s, 1) != SQLITE_NULL)
-			ret = add_stack_locs(p, st, ix, nix, sqlite3_column_int64(s, 1));
-		if (!ret && !st->no_user_stack)
-			ret = add_stack_locs(p, st, ix, nix, sqlite3_column_int64(s, 0));
-		if (ret)
-			goto cleanup;
-		if (stack__in_probe_code(st)) { /* ptop's own cost, not the target's */
-			p->overhead += st->count;
-			p->overhead_stacks++;
-			free(st->loc);
-			p->n_stacks--;
-			continue;
-		}
-		p->stacked += st->count;
-		if (st->cut_module)
-			p->cut += st->count;
-	}
-	if (rc != SQLITE_DONE) {
-		ret = -EIO;
-		goto cleanup;
-	}
-	p->all_stacked = p->stacked + p->overhead;
-	ret = load_procs(db, p, m->cap, lo, hi);
-cleanup:
-	sqlite3_finalize(s);
-	free(ix);
-	if (ret)
-		profile__free(p);
-	else
-		*out = p;
-	return ret;
 }
 
 int stacks__load(sqlite3 *db, int64_t cap, struct profile **out)
@@ -1533,7 +1307,7 @@ int stacks__load(sqlite3 *db, int64_t cap, struct profile **out)
 		return -ENOMEM;
 	p->delivered_hz = NAN;
 	p->t0_ns = p->t1_ns = -1;
-	ret = load_locs(db, p, cap, &ix, &nix);
+	ret = profile__load_locs(db, p, cap, &ix, &nix);
 	if (ret)
 		goto cleanup;
 	if (nix) {
@@ -1547,7 +1321,7 @@ int stacks__load(sqlite3 *db, int64_t cap, struct profile **out)
 		struct prof_stack *st = &p->stacks[p->n_stacks++];
 
 		st->stack_id = ix[k].sid;
-		ret = add_stack_locs(p, st, ix, nix, ix[k].sid);
+		ret = profile__add_stack_locs(p, st, ix, nix, ix[k].sid);
 		if (ret)
 			goto cleanup;
 		if (st->cut_module)
@@ -1808,7 +1582,7 @@ struct run_out {
  * per module, the profile samples it leaves with an unnamed frame. */
 static int summarize(sqlite3 *db, const struct capture_meta *m, const struct run_out *ro)
 {
-	struct window all = {0};
+	const struct an_profile *prof;
 	struct profile *p = NULL;
 	struct mod_sum *mods = NULL;
 	struct cut_mod *cm = NULL;
@@ -1820,7 +1594,9 @@ static int summarize(sqlite3 *db, const struct capture_meta *m, const struct run
 	struct json j;
 	int ret;
 
-	ret = profile__load(db, m, &all, &p);
+	/* the default profile's samples rank the modules; without one, the stacks alone */
+	prof = an_profile__find(NULL);
+	ret = prof && prof->whole ? prof->whole(db, m, &p) : stacks__load(db, m->cap, &p);
 	if (ret)
 		return ret;
 	mods = calloc(p->n_locs + 1, sizeof(*mods));

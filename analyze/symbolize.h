@@ -1,4 +1,4 @@
-/* symbolize.h — the analyzer's symbol store and the CPU profile model built on it.
+/* symbolize.h — the analyzer's symbol store and the stacks model built on it.
  *
  * symstore__update places every stack frame of a capture in its module
  * (table frame_module: the Mapping of the same pid covering the address at the
@@ -10,10 +10,10 @@
  * named for every capture in the DB. The embedded symbols (ModuleSymbols) and
  * perf maps of the capture are given to the symbolizer first.
  *
- * profile__load reads the CPU profile of a capture (cpu_profile*) with the
- * names from the store, for `report cpu` and `export`. A capture of a cgroup
- * profiles each process apart (cpu_profile_stack.pid): its stacks carry their
- * pid and the profile lists the processes.
+ * struct profile is a set of stacks with their placed frames and names: stacks__load
+ * gives every stack of a capture; a collector's profile loader builds its own on the
+ * helpers below (the CPU profile: collectors/cpuprof/stacks_load.c). Which tables hold
+ * stacks, the parts declare (struct an_stack_col).
  */
 #ifndef PTOP_SYMBOLIZE_H
 #define PTOP_SYMBOLIZE_H
@@ -28,6 +28,29 @@
 #include "analyze/output.h"
 #include "analyze/report.h"
 #include "symbol/symbolizer.h"
+
+/* A column of a collector's table that holds stack ids (stack.stack_id), declared by its
+ * part (analyze/part.h, .stack_cols, NULL-terminated): symstore__update
+ * places each stack it names in the mappings of the process and at the time the row gives.
+ * A stack no column names is placed in the target's mappings, time unknown. The SQL below
+ * is read as
+ *   SELECT TABLE.COLUMN, PID, TIME, OWN FROM FROM
+ *   WHERE TABLE.cap = ?1 AND TABLE.COLUMN IS NOT NULL
+ * where the main table keeps its name (no alias) and FROM may join it to the table
+ * holding the row's process and time. */
+struct an_stack_col {
+	const char *table;  /* the table holding the column: "heap_site" */
+	const char *column; /* "stack_id" */
+	const char *kind;   /* the stacks it holds: "user" or "kernel" (the stack row's kernel
+			     * flag decides where a frame is placed; this one is for readers) */
+	const char *from;   /* NULL: TABLE alone; else TABLE joined: "heap_site JOIN
+			     * heap_snapshot h USING (cap, seq)" */
+	const char *pid;    /* the process the stack was taken in; NULL: the target's */
+	const char *time;   /* when the stack was first used (monotonic ns); NULL: unknown
+			     * (the mappings still there at the end are used) */
+	const char *own;    /* true when PID is the stack's own process, so no other
+			     * process's mapping may name it; NULL: false */
+};
 
 struct symstore_opts {
 	const char *cache_dir;	     /* --symbol-cache DIR; NULL: none */
@@ -182,30 +205,23 @@ struct profile {
 	size_t n_strs, cap_strs;
 };
 
-/* Read the CPU profile of capture M in window W (the intervals whose midpoint
- * is in it) with the names the store holds. *OUT is the caller's
- * (profile__free). When the cpuprof probe was not active, collected is false
- * and probe says why. 0 or -errno (-EIO, -ENOMEM). */
-int profile__load(sqlite3 *db, const struct capture_meta *m, const struct window *w,
-		  struct profile **out);
-
-/* profile__load with only the stacks of process PID (0: all): a stack's process
- * is cpu_profile_stack.pid, else cpu_profile.pid. The interval figures
- * (intervals, samples, no_user_stack, lost...) stay the whole profile's, and
- * procs lists every process. 0 or -errno (-EIO, -ENOMEM). */
-int profile__load_pid(sqlite3 *db, const struct capture_meta *m, const struct window *w,
-		      int32_t pid, struct profile **out);
-
-/* Whether the CPU profile of capture CAP holds samples of process PID (at any
- * time; a stack's process as for profile__load_pid): 0 when it does; -ENOENT
- * when not, with a one-line message for `--pid PID` in ERR naming the processes
- * it has; -EIO. */
-int profile__check_pid(sqlite3 *db, int64_t cap, int32_t pid, char *err, size_t errlen);
-
 /* The process PID of P's procs, or NULL. */
 const struct prof_proc *profile__proc(const struct profile *p, int32_t pid);
 
 void profile__free(struct profile *p);
+
+/* For a collector's loader of a profile (e.g. collectors/cpuprof/stacks_load.c):
+ * profile__load_locs reads every placed frame of capture CAP into P->locs, grouped by
+ * stack, and an index of them (*IX, NIX entries, malloc'd: the caller frees it);
+ * profile__add_stack_locs appends the frames of stack SID (by that index) to ST (none
+ * when it has no placed frame), noting a cut walk; profile__keep interns string S in P
+ * (NULL for NULL or when out of memory). 0 or -errno (-EIO, -ENOMEM). */
+struct loc_ix;
+int profile__load_locs(sqlite3 *db, struct profile *p, int64_t cap, struct loc_ix **ix,
+		       size_t *nix);
+int profile__add_stack_locs(struct profile *p, struct prof_stack *st, const struct loc_ix *ix,
+			    size_t nix, int64_t sid);
+const char *profile__keep(struct profile *p, const char *s);
 
 /* Every placed stack of capture CAP (frame_module rows, so symstore__ensure
  * first) with the names the store holds, for reports over stacks other than the
@@ -277,31 +293,6 @@ void prof_top__free(struct prof_top *t);
  * else "[unknown]"), as stackcollapse-perf.pl --pid does.
  * 0 or -errno (-EIO: writing failed). */
 int export_folded(const struct profile *p, FILE *f);
-
-/* export.c: P as a gzipped pprof Profile (proto/pprof.proto) in *OUT (malloc'd,
- * the caller frees), *OUTLEN bytes. Sample types samples/count and
- * cpu/nanoseconds (count x 1e9 / requested_hz); TIME_NANOS is the wall time of
- * the first interval. A sample of a process of a per-process profile has a
- * numeric label "pid". Mappings: a user frame's is the mapping record that placed it
- * (start, limit, file offset, path, build-id), the main program's first, then the other
- * files', [kernel], the rest; a location keeps the address resolved (ip - 1 for a
- * caller); an unnamed one has no line, and its mapping has_functions (and the other
- * has_*) false, so pprof names it from the binary. 0, -ENOMEM, or -EOVERFLOW when a
- * stack's CPU time passes 2^63 ns (a corrupt DB). */
-int export_pprof(const struct profile *p, int64_t time_nanos, uint8_t **out, size_t *outlen);
-
-/* export.c: the heap figures HS (heap_stacks__load) as a gzipped pprof Profile, a Go heap
- * profile: sample types alloc_objects/count, alloc_space/bytes, inuse_objects/count,
- * inuse_space/bytes (the inuse ones only when the live heap was measured), period
- * space/bytes the mean bytes between stack samples (0: every allocation), default
- * inuse_space; a stackless entry is one frame named as it is ("[sites left out]"...).
- * Stacks whose figures are all 0 are left out. 0, -ENOMEM, -EOVERFLOW. */
-int export_heap_pprof(const struct heap_stacks *hs, int64_t time_nanos, uint8_t **out,
-		      size_t *outlen);
-
-/* export.c: HS as folded stacks (export_folded) weighted by live bytes (LIVE) or bytes
- * allocated in the window. 0 or -errno. */
-int export_heap_folded(const struct heap_stacks *hs, bool live, FILE *f);
 
 /* The commands (symbolize.c, export.c), registered in analyze.c. */
 int cmd_symbolize(int argc, char **argv);

@@ -19,8 +19,12 @@
 #include <cmocka.h>
 
 #include "analyze/db.h"
+#include "analyze/export.h"
+#include "analyze/part.h"
 #include "analyze/report.h"
 #include "analyze/symbolize.h"
+#include "collectors/cpuprof/stacks.h"
+#include "collectors/heap/stacks.h"
 #include "proto/pprof.pb-c.h"
 #include "tests/tmpdir.h"
 #include "tests/capwrite.h"
@@ -746,6 +750,115 @@ static void test_09_heap_not_sampled(void **state)
 	sqlite3_close(db);
 }
 
+/* Every part's declarations follow the core's rules: profiles with a unique name, a
+ * loader, the tables they read, help lines, --by help when they take --by; stack columns
+ * naming a table and column of the schema (their SQL prepares on a new DB). */
+static void test_10_parts_declare(void **state)
+{
+	char dbp[300], sql[2048];
+	sqlite3 *db = NULL;
+	size_t n_prof = 0, n_cols = 0;
+
+	(void)state;
+	snprintf(dbp, sizeof(dbp), "%s", tpath("parts.db"));
+	assert_int_equal(db__open(dbp, true, false, &db, errbuf, sizeof(errbuf)), 0);
+	for (const struct an_part *const *pp = an_parts; *pp; pp++) {
+		for (const struct an_profile *const *x = (*pp)->profiles; x && *x; x++) {
+			const struct an_profile *f = *x;
+
+			assert_non_null(f->name);
+			assert_true(f->name[0]);
+			assert_ptr_equal(an_profile__find(f->name), f); /* unique */
+			assert_non_null(f->load);
+			assert_non_null(f->tables);
+			assert_non_null(f->help);
+			assert_non_null(f->overflow);
+			assert_true(!f->by || (f->by[0] && f->by_help));
+			n_prof++;
+		}
+		for (const struct an_stack_col *const *c = (*pp)->stack_cols; c && *c; c++) {
+			sqlite3_stmt *q = NULL;
+
+			assert_non_null((*c)->table);
+			assert_non_null((*c)->column);
+			assert_true(!strcmp((*c)->kind, "user") || !strcmp((*c)->kind, "kernel"));
+			snprintf(sql, sizeof(sql), "SELECT %s.%s, %s, %s, %s FROM %s WHERE 0",
+				 (*c)->table, (*c)->column, (*c)->pid ? (*c)->pid : "NULL",
+				 (*c)->time ? (*c)->time : "NULL", (*c)->own ? (*c)->own : "0",
+				 (*c)->from ? (*c)->from : (*c)->table);
+			if (sqlite3_prepare_v2(db, sql, -1, &q, NULL) != SQLITE_OK)
+				fail_msg("%s's stack column %s.%s: %s", (*pp)->name, (*c)->table,
+					 (*c)->column, sqlite3_errmsg(db));
+			sqlite3_finalize(q);
+			n_cols++;
+		}
+	}
+	/* the shipped ones: cpu and heap; cpuprof's two, heap's and fds's columns */
+	assert_true(n_prof >= 2);
+	assert_true(n_cols >= 4);
+	assert_string_equal(an_profile__find(NULL)->name, an_profile__find("cpu")->name);
+	sqlite3_close(db);
+}
+
+/* A profile from rows naming their stacks (prof_samples__load_sql), as a collector
+ * declares one: folded weighs each stack in its own unit (here microseconds), pprof keeps
+ * the values (nanoseconds); a row without a stack is "[no stack]", a pid its root frame. */
+static void test_11_samples_from_sql(void **state)
+{
+	char id[DB_CAPTURE_ID_LEN], *buf = NULL;
+	sqlite3 *db = heap_capture("sql.ptop", id);
+	struct capture_meta m;
+	struct window w = {0};
+	struct symstore_opts so = {0};
+	struct prof_samples s = {.n_types = 1, .type = {"offcpu"}, .unit = {"nanoseconds"},
+				 .period_type = "offcpu", .period_unit = "nanoseconds",
+				 .t0_ns = -1};
+	struct prof_req r = {.db = db, .m = &m, .w = &w, .so = &so};
+	Perftools__Profiles__Profile *pp;
+	uint8_t *gz = NULL, *raw;
+	size_t len = 0, gzlen = 0, rawlen;
+	int64_t sum = 0;
+	FILE *f;
+
+	(void)state;
+	assert_int_equal(capture_meta__load(db, id, &m), 0);
+	assert_int_equal(prof_samples__load_sql(
+			     &r,
+			     "SELECT column1, column2, column3 / 1000, column3 FROM (VALUES "
+			     "(1, NULL, 1500000), (2, 4321, 2000), (NULL, NULL, 7000)) "
+			     "WHERE ?1 > 0 AND ?2 <= ?3",
+			     &s),
+			 0);
+	assert_int_equal(s.p->n_stacks, 3);
+	f = open_memstream(&buf, &len);
+	assert_int_equal(prof_samples__folded(&s, f), 0);
+	fclose(f);
+	assert_non_null(strstr(buf, "main;leak;malloc 1500\n"));
+	assert_non_null(strstr(buf, "[no stack] 7\n"));
+	assert_non_null(strstr(buf, "[unknown]-4321;main;"));
+	free(buf);
+	assert_int_equal(prof_samples__pprof(&s, 0, &gz, &gzlen), 0);
+	raw = gunzip(gz, gzlen, &rawlen);
+	pp = perftools__profiles__profile__unpack(NULL, rawlen, raw);
+	assert_non_null(pp);
+	assert_int_equal(pp->n_sample, 3);
+	for (size_t k = 0; k < pp->n_sample; k++)
+		sum += pp->sample[k]->value[0];
+	assert_int_equal(sum, 1500000 + 2000 + 7000);
+	assert_string_equal(pp->string_table[pp->sample_type[0]->unit], "nanoseconds");
+	perftools__profiles__profile__free_unpacked(pp, NULL);
+	free(raw);
+	free(gz);
+	prof_samples__free(&s);
+	/* a row with a negative weight: a corrupt DB */
+	s = (struct prof_samples){.n_types = 1, .t0_ns = -1};
+	assert_int_equal(prof_samples__load_sql(&r, "SELECT 1, NULL, -1, 0 WHERE ?1 AND ?2 <= ?3",
+						&s),
+			 -EOVERFLOW);
+	prof_samples__free(&s);
+	sqlite3_close(db);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -757,6 +870,8 @@ int main(void)
 	    cmocka_unit_test(test_06_pprof_mappings),
 	    cmocka_unit_test(test_07_heap_pprof_totals),
 	    cmocka_unit_test(test_09_heap_not_sampled), cmocka_unit_test(test_08_heap_folded),
+	    cmocka_unit_test(test_10_parts_declare),
+	    cmocka_unit_test(test_11_samples_from_sql),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

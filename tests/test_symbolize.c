@@ -21,6 +21,7 @@
 #include "analyze/analyze.h"
 #include "analyze/db.h"
 #include "analyze/symbolize.h"
+#include "collectors/cpuprof/stacks.h"
 #include "proto/capture.h"
 #include "tests/tmpdir.h"
 #include "tests/sqlq.h"
@@ -1193,6 +1194,34 @@ static void test_12_probe_overhead(void **state)
 	free(text);
 }
 
+/* A stack only an fd opening site names (fds's fd_site, --fd-stacks) is placed in the
+ * mappings of the site's process, as the profile's are: pid 100 and 200 both map
+ * 0x400000, alpha and beta; the site is 200's, so its frame is beta's. */
+static void test_13_fd_site_placed(void **state)
+{
+	char id[DB_CAPTURE_ID_LEN];
+	struct capture_meta m;
+	struct symstore_run run;
+	sqlite3 *db;
+
+	(void)state;
+	db = load(write_cgroup_capture("fdsite.ptop"), id);
+	assert_int_equal(capture_meta__load(db, id, &m), 0);
+	assert_int_equal(sqlite3_exec(db,
+				      "INSERT INTO stack (cap, stack_id, kernel, depth, ips) "
+				      "VALUES (1, 50, 0, 1, json_array(4194560)); "
+				      "INSERT INTO fd_site (cap, time_ns, pid, stack_id, opened, live) "
+				      "VALUES (1, 1000, 200, 50, 3, 3)",
+				      NULL, NULL, NULL),
+			 SQLITE_OK);
+	assert_int_equal(symstore__update(db, m.cap, NULL, &run, errbuf, sizeof(errbuf)), 0);
+	assert_string_equal(q_text(db, "SELECT quote(pid) || ':' || module || ':' || "
+				       "printf('%%x', file_offset) FROM frame_module WHERE "
+				       "stack_id = 50"),
+			    "200:/opt/beta/bin/beta:3100");
+	sqlite3_close(db);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1204,6 +1233,7 @@ int main(void)
 	    cmocka_unit_test(test_10_stack_id_2_63),
 	    cmocka_unit_test(test_11_walk_cut),
 	    cmocka_unit_test(test_12_probe_overhead),
+	    cmocka_unit_test(test_13_fd_site_placed),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

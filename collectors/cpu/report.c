@@ -4,6 +4,7 @@
 #include "analyze/report.h"
 #include "common/array.h"
 #include "analyze/symbolize.h"
+#include "collectors/cpuprof/stacks.h" /* the CPU profile model: profile__load_pid */
 #include "common/hash.h"
 #include "common/hindex.h"
 #include "common/probe_mapping.h"

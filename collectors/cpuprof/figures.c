@@ -11,6 +11,7 @@
 #include "analyze/figures.h"
 #include "analyze/part.h"
 #include "analyze/symbolize.h"
+#include "collectors/cpuprof/stacks.h"
 #include "common/probe_mapping.h"
 
 struct prof_figs {

@@ -143,6 +143,15 @@ rc=0
 "$ANA" info "$TMP/x.ptop" >/dev/full 2>"$TMP/err" || rc=$?
 [ "$rc" = 3 ] || { echo "FAIL: info >/dev/full exited $rc, not 3: $(cat "$TMP/err")" >&2; errors=$((errors + 1)); }
 
+# export's profiles come from the collectors' parts: the man page's export line names the
+# same ones as --help's usage
+hp=$("$ANA" export --help | sed -n 's/.*\[--profile \([^]]*\)\].*/\1/p' | head -1)
+mp=$(sed -n 's/^\.SS export .*\[\\-\\-profile \([^]]*\)\].*/\1/p' "$MAN/ptop-analyze.1")
+if [ -z "$hp" ] || [ "$hp" != "$mp" ]; then
+	echo "FAIL: export --profile: --help says '$hp', the man page '$mp'" >&2
+	errors=$((errors + 1))
+fi
+
 if command -v groff >/dev/null; then
 	w=$(groff -man -ww -z "$MAN"/*.[1-9] 2>&1)
 	[ -z "$w" ] || { echo "FAIL: groff -ww warns: $w" >&2; errors=$((errors + 1)); }

@@ -6,8 +6,9 @@
 # builds the programs there, and checks:
 #   - the scratch tree differs from the copy it started as by exactly that folder and that
 #     line (the build needed nothing else, and wrote nothing outside build/);
-#   - test_load, test_report and test_replay, built there, pass: the toy follows the rules
-#     the core sets every part (named INSERT parameters, unique payloads, kinds, tabs);
+#   - test_load, test_report, test_replay and test_export, built there, pass: the toy
+#     follows the rules the core sets every part (named INSERT parameters, unique payloads,
+#     kinds, tabs, profiles and stack columns);
 #   - ptop-record lists the toy, and its own option --toy-scale in --help (a bad value is a
 #     usage error);
 #   - three recordings of one demo workload side by side, with --toy-scale 3, the default
@@ -20,7 +21,13 @@
 #     when the toy was disabled on a side; a
 #     DB with a negative count is refused (the toy's own table checks);
 #   - `replay --dump --tab toy` and the Overview show the counter at 2 s (when the toy has a
-#     view.c).
+#     view.c);
+#   - its stack column and profile (when the toy has a stacks.c): the places its threads
+#     waited in a system call at each poll (toy_wait), never more threads than the workload
+#     has; `symbolize` places every such stack in the workload's mappings and names them;
+#     `export --profile toy` folded weighs them by the threads toy_wait holds, pprof is a
+#     gzipped profile of threads/count, `export --help` lists it (the real build's does not),
+#     and with the toy disabled it says "not collected".
 # The real build never has the toy: only the scratch copy builds it. The toy reads /proc
 # only (the other collectors run with --no-ebpf), so this runs without root or eBPF.
 . "$(dirname "$0")/lib.sh"
@@ -61,6 +68,7 @@ touch "$S/collectors/collectors.def" "$S"/collectors/toy/*
 echo "scratch tree ready: $(($(date +%s) - t0)) s"
 # the programs, and the unit tests that check every part against the core's rules
 make -C "$S" -j2 programs build/tests/test_load build/tests/test_report build/tests/test_replay \
+	build/tests/test_export \
 	>"$TMP/make.log" 2>&1 || { tail -40 "$TMP/make.log" >&2; fail "make failed with the toy"; }
 echo "make: $(($(date +%s) - t0)) s"
 for c in "$S"/collectors/toy/*.c; do
@@ -82,8 +90,9 @@ diff -r "$ROOT/tests/toy" "$S/collectors/toy" || fail "collectors/toy is not tes
 "$BUILD/ptop-analyze" report --help | has -E '^  toy ' && fail "$BUILD/ptop-analyze has the toy"
 
 # the core's rules for every part (named INSERT parameters in column order, unique payload
-# types and kinds, report kinds in order with short summaries) hold for the toy too
-for t in test_load test_report test_replay; do
+# types and kinds, report kinds in order with short summaries, profiles and stack columns
+# that the schema has) hold for the toy too
+for t in test_load test_report test_replay test_export; do
 	(cd "$S" && CMOCKA_MESSAGE_OUTPUT=stdout build/tests/$t) >"$TMP/$t.log" 2>&1 ||
 		{ grep -E '^\[  (FAILED|ERROR)|Failure' "$TMP/$t.log" >&2; fail "$t fails with the toy"; }
 	echo "ok: $t with the toy: $(grep -E '^\[  PASSED' "$TMP/$t.log")"
@@ -160,6 +169,51 @@ for s in 3 1; do
 			"$(awk -F, '$1 == "toy.fault_rate" { print $4 }' "$TMP/f$s.csv")"
 	fi
 done
+
+# ---------------------------------------------------------------- its stacks and profile
+# toy_wait: at each poll, the threads of the workload found in a system call, by the user
+# address the call returns to (/proc/PID/task/TID/syscall), a one-frame stack written
+# through the capture's stack table. `symbolize` places and names those stacks in the
+# workload's mappings (its stack column, stacks.c), and `export --profile toy` writes them.
+if [ -f "$S/collectors/toy/stacks.c" ]; then
+	nthreads=2 # demo_workload: main and its io thread
+	waits=0
+	for s in 3 1; do
+		cap=$TMP/s$s.ptop
+		assert_eq "intervals whose waits were not read (scale $s)" 0 			"$(q "$cap" "SELECT count(*) FROM toy_sample WHERE waits_read = 0")"
+		assert_eq "polls with more threads waiting than the workload has (scale $s)" 0 			"$(q "$cap" "SELECT count(*) FROM (SELECT sum(threads) n FROM toy_wait GROUP BY time_ns) WHERE n > $nthreads")"
+		waits=$((waits + $(q "$cap" "SELECT count(*) FROM toy_wait")))
+	done
+	# a thread sleeps in usleep most of the time: over both recordings' polls, some are seen
+	assert_ge "toy_wait rows over both recordings" 1 "$waits"
+	for s in 3 1; do
+		cap=$TMP/s$s.ptop
+		n=$(q "$cap" "SELECT count(*) FROM toy_wait")
+		[ "$n" -gt 0 ] || continue
+		"$ANA" symbolize "$cap" >"$TMP/sym$s.txt" || fail "symbolize s$s: exit $?"
+		# every stack of toy_wait placed in the workload's mappings, as its frame's pid says
+		assert_eq "toy stacks not placed in the workload (scale $s)" 0 			"$(q "$cap" "SELECT count(*) FROM toy_wait w LEFT JOIN frame_module fm ON fm.cap = w.cap AND fm.stack_id = w.stack_id WHERE fm.pid IS NOT $W OR fm.module NOT LIKE '/%'")"
+		named=$(q "$cap" "SELECT count(DISTINCT w.stack_id) FROM toy_wait w JOIN frame_module fm ON fm.cap = w.cap AND fm.stack_id = w.stack_id JOIN symbol y ON y.space = fm.sym_space AND y.key = fm.sym_key AND y.addr = fm.sym_addr WHERE y.source IS NOT NULL")
+		assert_ge "toy stacks named by symbolize (scale $s)" 1 "$named"
+		# the profile: folded lines weigh the threads, their sum toy_wait's
+		"$ANA" export --format folded --profile toy "$cap" >"$TMP/toy$s.folded" ||
+			fail "export --profile toy (scale $s): exit $?"
+		cat "$TMP/toy$s.folded"
+		assert_eq "export --profile toy: folded weights = the threads of toy_wait (scale $s)" 			"$(q "$cap" "SELECT sum(threads) FROM toy_wait")" 			"$(awk '{ s += $NF } END { print s + 0 }' "$TMP/toy$s.folded")"
+		has -vE '^0x|\+0x[0-9a-f]+ [0-9]+$' <"$TMP/toy$s.folded" ||
+			fail "export --profile toy: no line names its function"
+		"$ANA" export --format pprof --profile toy -o "$TMP/toy$s.pb.gz" "$cap" ||
+			fail "export --format pprof --profile toy (scale $s): exit $?"
+		python3 -c 'import gzip,sys; b=gzip.decompress(open(sys.argv[1],"rb").read()); sys.exit(0 if b"threads" in b and b"count" in b else 1)' 			"$TMP/toy$s.pb.gz" || fail "export pprof --profile toy: not a gzipped profile with threads/count"
+		echo "ok: symbolize named $named toy stacks, export --profile toy wrote $(wc -l <"$TMP/toy$s.folded") lines (scale $s)"
+	done
+	"$ANA" export --help | has -E '^    toy +the toy' || fail "export --help does not list --profile toy"
+	"$BUILD/ptop-analyze" export --help | has -E '^    toy ' && fail "$BUILD/ptop-analyze has the toy's profile"
+	expect_exit 2 "$ANA" export --format folded --profile toy "$TMP/bad0.ptop"
+	has 'toy: not collected' <"$TMP/err" || fail "export --profile toy with --disable toy: no 'not collected'"
+else
+	echo "no collectors/toy/stacks.c: its stacks and profile are not checked"
+fi
 
 # diff compares the toy's figures, and says it did not run on a side
 if [ -f "$S/collectors/toy/figures.c" ]; then

@@ -20,6 +20,7 @@
 #include "analyze/replay_views.h"
 #include "analyze/report.h"
 #include "analyze/symbolize.h"
+#include "collectors/cpuprof/stacks.h"
 #include "common/hash.h"
 
 extern const char ptop_schema_sql[];

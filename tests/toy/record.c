@@ -1,5 +1,9 @@
 /* record.c — the toy collector's recorder side: every --interval, the target's minor page
- * faults since the last poll, read from /proc/PID/stat, times --toy-scale, as one ToySample.
+ * faults since the last poll, read from /proc/PID/stat, times --toy-scale, as one ToySample;
+ * with it, where the target's threads wait in a system call at that poll: the user address
+ * each call returns to (/proc/PID/task/TID/syscall), a stack of one frame written once
+ * through the capture's stack table, so `symbolize` names it and `export --profile toy`
+ * writes it.
  *
  * The model collector of collectors/README.md ("Adding a collector"): it exists to show
  * what a collector is made of, and is built only by tests/e2e/toy_collector.sh (which
@@ -10,12 +14,15 @@
  *   - what could not be read is counted as a drop (rec_emit_drop), never written as 0;
  *   - a target that is gone ends nothing here: the run loop notices the exit.
  */
+#include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "collectors/cpuprof/record.h" /* the capture's stack table (cp_stack_table__emit) */
 #include "collectors/toy/toy.pb-c.h" /* generated from toy.proto, in build/ */
 #include "proto/capture.h"            /* capture_payload__pack */
 #include "record/collector.h"
@@ -96,6 +103,96 @@ static int toy_start(struct collector *c)
 	return 0;
 }
 
+/* The places the threads wait at, at one poll. */
+#define TOY_MAX_WAITS 64
+struct toy_waits {
+	Ptop__V1__ToyWait w[TOY_MAX_WAITS], *wp[TOY_MAX_WAITS];
+	size_t n;
+	uint64_t unplaced; /* threads in a call at a place past the first TOY_MAX_WAITS */
+};
+
+/* TEXT of /proc/PID/task/TID/syscall: "NR ARG1 .. ARG6 SP PC" while the thread is in a
+ * system call, "-1 SP PC" when it is blocked outside one, "running" when it runs. 1 with
+ * *PC the user address the call returns to, 0 when it is in no call, -EINVAL. */
+static int toy_parse_syscall(const char *text, uint64_t *pc)
+{
+	unsigned long long a[8];
+	long long nr;
+
+	if (!strncmp(text, "running", 7))
+		return 0;
+	if (sscanf(text, "%lld", &nr) != 1)
+		return -EINVAL;
+	if (nr < 0)
+		return 0;
+	if (sscanf(text, "%lld %llx %llx %llx %llx %llx %llx %llx %llx", &nr, &a[0], &a[1], &a[2],
+		   &a[3], &a[4], &a[5], &a[6], &a[7]) != 9 || !a[7])
+		return -EINVAL;
+	*pc = a[7];
+	return 1;
+}
+
+/* Add thread TID of PID to W when it is in a call: its place's stack (written once) counts
+ * one more thread. 0, or -errno reading its file (-ENOENT: the thread ended). */
+static int toy_wait_of(struct collector *c, pid_t pid, const char *tid, struct toy_waits *w,
+		       char **buf, size_t *cap)
+{
+	char name[sizeof("task//syscall") + sizeof(((struct dirent *)0)->d_name)];
+	uint64_t pc, id = 0;
+	size_t len, k;
+	int err;
+
+	snprintf(name, sizeof(name), "task/%s/syscall", tid);
+	err = procfs_read_file(pid, name, buf, cap, &len);
+	err = err ?: toy_parse_syscall(*buf, &pc);
+	if (err <= 0)
+		return err;
+	err = cp_stack_table__emit(c->ctx, cp_stack_table__capture(), false, (uint32_t)pid, &pc,
+				   1, &id);
+	if (err || !id) /* no id: out of memory, the place goes unnamed */
+		return err;
+	for (k = 0; k < w->n && w->w[k].stack_id != id; k++)
+		;
+	if (k == TOY_MAX_WAITS) {
+		w->unplaced++;
+		return 0;
+	}
+	if (k == w->n) {
+		ptop__v1__toy_wait__init(&w->w[k]);
+		w->w[k].stack_id = id;
+		w->wp[k] = &w->w[k];
+		w->n++;
+	}
+	w->w[k].threads++;
+	return 0;
+}
+
+/* Where PID's threads wait now, into W. 0, or -errno when a thread's file could not be
+ * read (W is then not a measurement). */
+static int toy_read_waits(struct collector *c, pid_t pid, struct toy_waits *w)
+{
+	char path[64], *buf = NULL;
+	struct dirent *e;
+	size_t cap = 0;
+	DIR *d;
+	int err = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	d = opendir(path);
+	if (!d)
+		return -errno;
+	while (!err && (e = readdir(d))) {
+		if (!isdigit((unsigned char)e->d_name[0]))
+			continue;
+		err = toy_wait_of(c, pid, e->d_name, w, &buf, &cap);
+		if (err == -ENOENT || err == -ESRCH) /* the thread ended since the listing */
+			err = 0;
+	}
+	closedir(d);
+	free(buf);
+	return err;
+}
+
 static int toy_poll(struct collector *c, uint64_t now_ns, unsigned flags)
 {
 	struct toy_priv *p = c->priv;
@@ -103,6 +200,7 @@ static int toy_poll(struct collector *c, uint64_t now_ns, unsigned flags)
 	Ptop__V1__Event ev = PTOP__V1__EVENT__INIT;
 	Ptop__V1__ToySample ts = PTOP__V1__TOY_SAMPLE__INIT;
 	Ptop__V1__CollectorPayload cp;
+	struct toy_waits waits = {0};
 	struct proc_stat st;
 	uint64_t interval;
 	int err;
@@ -128,6 +226,21 @@ static int toy_poll(struct collector *c, uint64_t now_ns, unsigned flags)
 	ts.scale = toy_settings.scale;
 	p->prev_minflt = st.minflt;
 	p->prev_ns = now_ns;
+	/* where its threads wait: a file that cannot be read is a drop, not "no waits" */
+	err = toy_read_waits(c, pid, &waits);
+	if (!err) {
+		ts.waits_read = true;
+		ts.n_waits = waits.n;
+		ts.waits = waits.wp;
+		if (waits.unplaced)
+			err = rec_emit_drop(c, "waits_full", waits.unplaced, "threads past 64 places");
+	} else if (!procfs_is_gone(pid, err)) {
+		err = rec_emit_drop(c, "proc_unreadable", 1, "task syscall");
+	} else {
+		err = 0; /* gone: the run loop notices */
+	}
+	if (err)
+		return err;
 
 	/* A collector without a case in Event's oneof sends its message packed in
 	 * Event.collector_payload, under its name. No Category of its own either: 0. */

@@ -1,8 +1,9 @@
 # The fds collector's eBPF lane (--fd-stacks): fd_leak opens 200 eventfds (eventfd2) one every
 # 10 ms and closes none. Ground truth: exactly 200 fds opened by eventfd2 over the capture,
 # the intervals' opens add up to it, and one opening site holds all 200, still open at the
-# end, its stack through fd_leak's main. Without --fd-stacks, or with --no-ebpf, the report
-# says why the opens and closes were not collected.
+# end, its stack through fd_leak's main, which `symbolize` names in the site's process.
+# Without --fd-stacks, or with --no-ebpf, the report says why the opens and closes were not
+# collected.
 . tests/e2e/lib.sh
 need_ebpf
 need_fixture fd_leak
@@ -27,6 +28,13 @@ assert_eq "json: intervals' opens = by syscall's" \
 	"$(jget "$TMP/r.json" 'sum(r["opened"] for r in j["opens_and_closes"]["by_syscall"])')" \
 	"$(jget "$TMP/r.json" 'sum(r["opened"] for r in j["intervals"])')"
 "$ANA" report fds --format csv "$C" | head -1 | grep -q ',opened,closed$' || fail "csv: no opened,closed columns"
+# symbolize places the sites' stacks in the site's process (fds declares fd_site.stack_id,
+# collectors/fds/stacks.c) and names them: the site of the 200 runs through main
+"$ANA" symbolize "$C" >"$TMP/sym.txt" || fail "symbolize: exit $?"
+assert_eq "fd site frames not placed in the site's process" 0 \
+	"$(q "$C" "select count(*) from fd_site s join frame_module fm on fm.cap = s.cap and fm.stack_id = s.stack_id where fm.pid is not s.pid")"
+assert_eq "the 200-fd site named through main by symbolize" 1 \
+	"$(q "$C" "select count(*) from fd_site s where live = 200 and exists (select 1 from frame_module fm join symbol_frame f on f.space = fm.sym_space and f.key = fm.sym_key and f.addr = fm.sym_addr where fm.cap = s.cap and fm.stack_id = s.stack_id and f.func = 'main')")"
 
 # pipes and socket pairs, every fd closed: both fds of each call counted, each close too
 C4=$TMP/churn.ptop
