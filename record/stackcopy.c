@@ -15,7 +15,7 @@
 #include "record/collector.h"
 #include "record/record.h"
 #include "record/stackcopy.h"
-#include "collectors/cpuprof/record.h"
+#include "record/stack_table.h"
 
 /* ------------------------------------------------------------------ the copies */
 
@@ -75,7 +75,7 @@ static int sc_grow(struct stack_copies *s)
 	return 0;
 }
 
-int stack_copies__add(struct rec_ctx *ctx, struct stack_copies *s, struct cp_stack_table *t,
+int stack_copies__add(struct rec_ctx *ctx, struct stack_copies *s, struct stack_table *t,
 		      const struct sc_copy *c, size_t len)
 {
 	Ptop__V1__Record rec = PTOP__V1__RECORD__INIT;
@@ -98,7 +98,7 @@ int stack_copies__add(struct rec_ctx *ctx, struct stack_copies *s, struct cp_sta
 	}
 	slot->hash = c->hash;
 	slot->tgid = c->tgid;
-	slot->id = cp_stack_table__reserve(t);
+	slot->id = stack_table__reserve(t);
 	s->count++;
 
 	cp.pid = (int32_t)c->tgid;

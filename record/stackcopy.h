@@ -15,7 +15,7 @@
 #include "bpf/stackcopy.h"
 
 struct rec_ctx;
-struct cp_stack_table;
+struct stack_table;
 
 /* The copies of a capture by key: (tgid, hash) -> stack id. */
 struct stack_copies;
@@ -29,7 +29,7 @@ struct stack_copies *stack_copies__capture(void);
  * LEN may be short of that: then -EINVAL): give it an id from T and write its Stack
  * record through rec_emit() unless the set has its key already. 0, -EINVAL (a
  * malformed record: not written), -ENOMEM, or -errno from the writer. */
-int stack_copies__add(struct rec_ctx *ctx, struct stack_copies *s, struct cp_stack_table *t,
+int stack_copies__add(struct rec_ctx *ctx, struct stack_copies *s, struct stack_table *t,
 		      const struct sc_copy *c, size_t len);
 
 /* The stack id of the copy keyed HASH in process TGID into *ID: 0, or -ENOENT when no

@@ -29,7 +29,8 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
-#include "collectors/cpuprof/record.h" /* the capture's stack table, stackmap__read */
+#include "bpf/stackcopy.h" /* struct sc_vmas, in the skeleton */
+#include "record/stack_table.h"
 #include "collectors/fds/fds.pb-c.h"
 #include "collectors/fds/record.h"
 #include "collectors/fds/fds.skel.h"
@@ -529,7 +530,7 @@ static int on_copy(void *arg, void *data, size_t size)
 
 	if (b->rb_err)
 		return 0;
-	err = stack_copies__add(b->ctx, b->copies, cp_stack_table__capture(), data, size);
+	err = stack_copies__add(b->ctx, b->copies, stack_table__capture(), data, size);
 	if (err == -EINVAL)
 		b->bad_copies++;
 	else if (err)
@@ -808,7 +809,7 @@ static int emit_losses(struct collector *c, struct fds_bpf_lane *b)
  * the sites are read, so that a site made since the poll began has its copy written). */
 static int emit_sites(struct collector *c, struct fds_bpf_lane *b, uint64_t now_ns)
 {
-	struct cp_stack_table *t = cp_stack_table__capture();
+	struct stack_table *t = stack_table__capture();
 	int sfd = bpf_map__fd(b->skel->maps.fd_sites);
 	int kfd = bpf_map__fd(b->skel->maps.fd_stacks_map);
 	Ptop__V1__FdSites msg = PTOP__V1__FD_SITES__INIT;
@@ -860,7 +861,7 @@ static int emit_sites(struct collector *c, struct fds_bpf_lane *b, uint64_t now_
 			k = stackmap__read(kfd, &keys[i], ips, SM_MAX_DEPTH);
 			if (k > 0)
 				err =
-				    cp_stack_table__emit(c->ctx, t, false, 0, ips, (size_t)k, &id);
+				    stack_table__emit(c->ctx, t, false, 0, ips, (size_t)k, &id);
 		}
 		sites[i].stack_id = id;
 	}

@@ -19,7 +19,7 @@
  * Each poll sums the exact per-CPU totals, reads the cumulative per-site counters
  * (taking this interval's deltas), ranks the sites like the libc lane (union of the top
  * --heap-top by bytes and count, census of the rest), writes each kept site's stack once
- * as a Stack record (capture-wide ids shared with cpuprof) and emits one HeapSnapshot
+ * as a Stack record (capture-wide ids: record/stack_table.h) and emits one HeapSnapshot
  * with lane "go" and live_measured false: Go frees by collection, nothing probed sees
  * it, so live bytes, frees, lifetimes and leaks stay 0 and mean "not measured".
  */
@@ -38,7 +38,7 @@
 
 #include "record/collector.h"
 #include "record/bpf_util.h"
-#include "collectors/cpuprof/record.h"
+#include "record/stack_table.h"
 #include "collectors/heap/record.h"
 #include "record/uprobe_link.h"
 #include "symbol/sym_internal.h"
@@ -60,7 +60,7 @@ struct ga_priv {
 	struct hp_counters prev;
 	struct heap_usite *sites;		/* open addressing, GA_USITE_CAP entries */
 	struct heap_rank rank;		/* the sites ranked each poll */
-	struct cp_stack_table *table;
+	struct stack_table *table;
 	uint64_t prev_ns;
 	uint64_t prev_misses;
 };
@@ -224,7 +224,7 @@ static int ga_start(struct collector *c)
 	}
 	p->cnt = calloc(p->ncpus, sizeof(*p->cnt));
 	p->sites = calloc(GA_USITE_CAP, sizeof(*p->sites));
-	p->table = cp_stack_table__capture();
+	p->table = stack_table__capture();
 	if (heap_rank__alloc(&p->rank) || !p->cnt || !p->sites || !p->table) {
 		err = -ENOMEM;
 		snprintf(c->reason, sizeof(c->reason), "out of memory");

@@ -18,7 +18,7 @@
  * (taking this interval's deltas), walks the live set once for the leak figures and each
  * site's oldest allocation, ranks the sites (union of the top --heap-top by live bytes,
  * bytes and count, with the census of the rest), writes each kept site's stack once as
- * a Stack record (capture-wide ids shared with cpuprof), and emits one HeapSnapshot.
+ * a Stack record (capture-wide ids: record/stack_table.h), and emits one HeapSnapshot.
  * With --heap-events the sampled allocations and frees are drained from the ring buffer
  * first, each as a HeapEvent.
  */
@@ -42,7 +42,7 @@
 #include "record/stackcopy.h"
 #include "record/collector.h"
 #include "record/bpf_util.h"
-#include "collectors/cpuprof/record.h"
+#include "record/stack_table.h"
 #include "collectors/heap/record.h"
 #include "collectors/heap/record_preload.h"
 #include "proto/names.h"
@@ -620,7 +620,7 @@ struct hp_priv {
 	struct heap_rank rank;		/* the sites ranked each poll */
 	__u64 *lkeys;
 	struct hp_live *lvals;
-	struct cp_stack_table *table;
+	struct stack_table *table;
 	uint64_t prev_ns;
 	uint64_t prev_misses[3];
 	uint64_t prev_peak_lost;	/* hp_peak.peak_lost at the last poll */
@@ -1211,7 +1211,7 @@ static int hp_start(struct collector *c)
 	p->peak = calloc(HP_SITE_ENTRIES, sizeof(*p->peak));
 	p->peak_hs = calloc(heap_settings.top ? heap_settings.top : 1, sizeof(*p->peak_hs));
 	p->peak_hsp = calloc(heap_settings.top ? heap_settings.top : 1, sizeof(*p->peak_hsp));
-	p->table = cp_stack_table__capture();
+	p->table = stack_table__capture();
 	if (heap_rank__alloc(&p->rank) || !p->cnt || !p->sites || !p->lkeys || !p->lvals ||
 	    !p->temp_rows || !p->peak || !p->peak_hs || !p->peak_hsp || !p->table) {
 		err = -ENOMEM;
@@ -1428,7 +1428,7 @@ void heap_rank__free(struct heap_rank *r)
 }
 
 int heap__fill_sites(struct rec_ctx *ctx, const struct heap_stack_src *src,
-		     struct cp_stack_table *table, struct heap_usite *sites,
+		     struct stack_table *table, struct heap_usite *sites,
 		     const struct heap_rank *r, size_t nrows, size_t *k)
 {
 	const struct heap_site_row *rows = r->rows;
@@ -1461,7 +1461,7 @@ int heap__fill_sites(struct rec_ctx *ctx, const struct heap_stack_src *src,
 }
 
 int heap_usite__resolve(struct rec_ctx *ctx, const struct heap_stack_src *src,
-			struct cp_stack_table *table, struct heap_usite *s)
+			struct stack_table *table, struct heap_usite *s)
 {
 	uint64_t ips[HP_MAX_DEPTH] = { 0 }, sips[HP_MAX_DEPTH + 1];
 	size_t n;
@@ -1482,7 +1482,7 @@ int heap_usite__resolve(struct rec_ctx *ctx, const struct heap_stack_src *src,
 	if (got <= 0)
 		return 0;
 	n = heap__site_ips(ips, (size_t)got, s->key.caller, sips, HP_MAX_DEPTH + 1);
-	return cp_stack_table__emit(ctx, table, false, 0, sips, n, &s->capid);
+	return stack_table__emit(ctx, table, false, 0, sips, n, &s->capid);
 }
 
 static int map_ips(void *arg, const struct heap_usite *s, uint64_t *ips, size_t max)

@@ -130,14 +130,14 @@ struct heap_stack_src {
 struct heap_stack_src heap_stack_src__map(int fd);
 
 struct rec_ctx;
-struct cp_stack_table;
+struct stack_table;
 
 /* Give site S its capture stack id: take its stack from SRC, add the caller
  * (heap__site_ips), and write the Stack record the first time TABLE sees it
- * (cp_stack_table__emit). Tried once per site: a stack SRC cannot give stays
+ * (stack_table__emit). Tried once per site: a stack SRC cannot give stays
  * capid 0. 0, or -errno from the writer. */
 int heap_usite__resolve(struct rec_ctx *ctx, const struct heap_stack_src *src,
-			struct cp_stack_table *table, struct heap_usite *s);
+			struct stack_table *table, struct heap_usite *s);
 
 /* DELTA[i] = NOW[i] - PREV[i] for WORDS counters, then PREV = NOW: a lane's
  * cumulative counters turned into the interval's. */
@@ -187,7 +187,7 @@ void heap_rank__free(struct heap_rank *r);
  * (HeapSnapshot.live_measured says they mean nothing). 0, or -errno from the
  * writer. */
 int heap__fill_sites(struct rec_ctx *ctx, const struct heap_stack_src *src,
-		     struct cp_stack_table *table, struct heap_usite *sites,
+		     struct stack_table *table, struct heap_usite *sites,
 		     const struct heap_rank *r, size_t nrows, size_t *k);
 
 /* The Go lane's probe point (collectors/goalloc/record.c): where in a Go executable the goalloc

@@ -29,7 +29,7 @@
 #include <unistd.h>
 
 #include "preload/ptop_preload.h"
-#include "collectors/cpuprof/record.h"
+#include "record/stack_table.h"
 #include "collectors/heap/record.h"
 #include "collectors/heap/record_preload.h"
 
@@ -136,7 +136,7 @@ struct heap_preload {
 	uint64_t prev_lost[4];
 	struct pl_counters prev;
 	struct heap_rank rank;		/* the sites ranked each poll */
-	struct cp_stack_table *table;
+	struct stack_table *table;
 	unsigned char *resident;	/* mincore() of the live table, a byte a page */
 	uint64_t prev_ns;
 	bool attached;
@@ -976,7 +976,7 @@ int heap_preload__start(struct collector *c)
 	p->n_used = 0;
 	p->peak_bytes = p->peak_ns = 0;
 	p->peak_new = false;
-	p->table = cp_stack_table__capture();
+	p->table = stack_table__capture();
 	if (heap_rank__alloc(&p->rank) || !p->stacks || !p->sites || !p->cur || !p->samp ||
 	    !p->temp || !p->temp_prev || !p->used_idx || !p->peak || !p->at_peak || !p->peak_hs ||
 	    !p->peak_hsp ||

@@ -24,7 +24,7 @@
 
 #include "record/collector.h"
 #include "record/bpf_util.h"
-#include "collectors/cpuprof/record.h"
+#include "record/stack_table.h"
 #include "record/stackcopy.h"
 #include "collectors/heap/record.h"
 #include "collectors/heap/record_preload.h"
@@ -210,7 +210,7 @@ static void test_04b_stack_source(void **state)
 	size_t row_site[4], k, i;
 	Ptop__V1__HeapSite out[4], *ptrs[4];
 	struct heap_rank rank = { rows, keep, row_site, out, ptrs };
-	struct cp_stack_table *table = cp_stack_table__new();
+	struct stack_table *table = stack_table__new();
 	uint64_t want[4][4] = {
 		{ 0x7f0000001000, 0x401150, 0x401100, 0x401000 },
 		{ 0x7f0000001000, 0x401250, 0x401200, 0x401000 },
@@ -253,7 +253,7 @@ static void test_04b_stack_source(void **state)
 	assert_int_equal(heap__fill_sites(&ctx, &src, NULL, sites, &rank, 4, &k), 0);
 	assert_int_equal(user_calls, 4);
 	assert_int_equal(rec_double.n_records, 3);
-	cp_stack_table__free(table);
+	stack_table__free(table);
 	rec_double_reset();
 }
 
