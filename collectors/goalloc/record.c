@@ -40,6 +40,7 @@
 #include "record/bpf_util.h"
 #include "record/stack_table.h"
 #include "collectors/heap/record.h"
+#include "record/uprobe_target.h"
 #include "record/uprobe_link.h"
 #include "symbol/sym_internal.h"
 #include "collectors/goalloc/goalloc.skel.h"
@@ -107,11 +108,11 @@ int goalloc__probe_point(const char *open_path, const char *path, struct goalloc
 			 "%.140s: its .gopclntab cannot be read (a Go before 1.16?)", path);
 		goto cleanup;
 	}
-	err = heap__elf_func(fd, "runtime.mallocgc", &off, &size);
+	err = uprobe_target__elf_func(fd, "runtime.mallocgc", &off, &size);
 	if (err) {
 		err = gopcln_func_by_name(g, "runtime.mallocgc", &entry, &end);
 		if (!err)
-			err = heap__vaddr_to_offset(elf, entry, &off);
+			err = uprobe_target__vaddr_to_offset(elf, entry, &off);
 		if (err) {
 			snprintf(why, wlen, "%.130s: runtime.mallocgc not found in .symtab or .gopclntab",
 				 path);
@@ -151,7 +152,7 @@ static Ptop__V1__ProbeState ga_check(struct collector *c)
 	char why[200];
 	int err;
 
-	state = heap__uprobe_precheck(
+	state = uprobe_target__precheck(
 		c,
 		"the Go heap uprobe attaches to one process's executable, not yet per process "
 		"of a cgroup: record one of its processes with --pid",
@@ -164,7 +165,7 @@ static Ptop__V1__ProbeState ga_check(struct collector *c)
 		snprintf(c->reason, sizeof(c->reason), "out of memory");
 		return PTOP__V1__PROBE_STATE__PROBE_STATE_FAILED;
 	}
-	if (heap__target_exe(ctx, p->path, sizeof(p->path), p->open_path, sizeof(p->open_path),
+	if (uprobe_target__exe(ctx, p->path, sizeof(p->path), p->open_path, sizeof(p->open_path),
 			     c->reason, sizeof(c->reason))) {
 		free(p);
 		return PTOP__V1__PROBE_STATE__PROBE_STATE_UNSUPPORTED;

@@ -10,8 +10,8 @@
  * nothing (start() finds the module again), and does not switch lanes: which lane it
  * chose, the preload lane (collectors/heap/record_preload.c) or this one, is c->source,
  * which start(), poll(), stop() and exec() follow. Each function's entry probe goes at
- * the first instruction the kernel can emulate (collectors/heap/record.h,
- * heap__choose_probe): glibc's free starts with `test %rdi,%rdi`, which would be
+ * the first instruction the kernel can emulate (record/uprobe_target.h,
+ * uprobe_target__choose_probe): glibc's free starts with `test %rdi,%rdi`, which would be
  * single-stepped at ~10 µs a hit, so its probe goes past the NULL check.
  *
  * Each poll sums the exact per-CPU totals, reads the cumulative per-site counters
@@ -44,6 +44,7 @@
 #include "record/bpf_util.h"
 #include "record/stack_table.h"
 #include "collectors/heap/record.h"
+#include "record/uprobe_target.h"
 #include "collectors/heap/record_preload.h"
 #include "proto/names.h"
 #include "record/kfeature.h"
@@ -64,96 +65,6 @@ const char *const heap_func_names[HP_NFUNCS] = {
 };
 
 /* ------------------------------------------------------------------ pure parts */
-
-/* Registers that carry arguments or the stack: a mov into one of them stops the walk. */
-static bool arg_or_stack_reg(unsigned r)
-{
-	/* rcx 1, rdx 2, rsp 4, rbp 5, rsi 6, rdi 7, r8 8, r9 9 */
-	return r == 1 || r == 2 || r == 4 || r == 5 || r == 6 || r == 7 || r == 8 || r == 9;
-}
-
-static void choose(struct heap_probe_point *pp, size_t off, const char *what)
-{
-	pp->offset = (uint32_t)off;
-	pp->emulated = true;
-	snprintf(pp->why, sizeof(pp->why), "+%zu %s", off, what);
-}
-
-int heap__choose_probe(const uint8_t *c, size_t len, bool null_skip, struct heap_probe_point *pp)
-{
-	size_t i = 0;
-	int steps;
-
-	memset(pp, 0, sizeof(*pp));
-	for (steps = 0; steps < 16 && i < len; steps++) {
-		size_t left = len - i;
-		const uint8_t *p = c + i;
-
-		if (left >= 4 && p[0] == 0xf3 && p[1] == 0x0f && p[2] == 0x1e && p[3] == 0xfa) {
-			i += 4;		/* endbr64 */
-			continue;
-		}
-		if (p[0] >= 0x50 && p[0] <= 0x57) {
-			choose(pp, i, "push");
-			return 0;
-		}
-		if (left >= 2 && p[0] == 0x41 && p[1] >= 0x50 && p[1] <= 0x57) {
-			choose(pp, i, "push");
-			return 0;
-		}
-		if (p[0] == 0x90) {
-			choose(pp, i, "nop");
-			return 0;
-		}
-		if (p[0] == 0xe9 || p[0] == 0xeb) {
-			choose(pp, i, "jmp");
-			return 0;
-		}
-		/* test %rdi,%rdi (48 85 ff) then je: the NULL check of free */
-		if (left >= 3 && p[0] == 0x48 && p[1] == 0x85 && p[2] == 0xff) {
-			size_t j = i + 3;
-
-			if (!null_skip)
-				break;
-			if (j + 2 <= len && c[j] == 0x74) {
-				i = j + 2;
-			} else if (j + 6 <= len && c[j] == 0x0f && c[j + 1] == 0x84) {
-				i = j + 6;
-			} else {
-				break;
-			}
-			pp->null_skipped = true;
-			continue;
-		}
-		if ((p[0] >= 0x70 && p[0] <= 0x7f) ||
-		    (left >= 2 && p[0] == 0x0f && p[1] >= 0x80 && p[1] <= 0x8f)) {
-			choose(pp, i, "jcc");
-			return 0;
-		}
-		/* cmpb $imm8, disp32(%rip): flags only */
-		if (left >= 7 && p[0] == 0x80 && p[1] == 0x3d) {
-			i += 7;
-			continue;
-		}
-		/* mov reg,reg (REX.W 89 /r, mod 11) into a scratch register */
-		if (left >= 3 && (p[0] == 0x48 || p[0] == 0x4c) && p[1] == 0x89 &&
-		    (p[2] & 0xc0) == 0xc0) {
-			unsigned dst = p[2] & 7;
-
-			if (arg_or_stack_reg(dst))
-				break;
-			i += 3;
-			continue;
-		}
-		break;
-	}
-	pp->offset = 0;
-	pp->emulated = false;
-	pp->null_skipped = false;
-	snprintf(pp->why, sizeof(pp->why), "+0 (prologue not decoded at +%zu: single-stepped)",
-		 i);
-	return 0;
-}
 
 void heap__exp_table(uint32_t *t, size_t n)
 {
@@ -250,136 +161,6 @@ int heap__select_sites(const struct heap_site_row *rows, size_t n, size_t top, b
 	return 0;
 }
 
-static Elf *elf_open_fd(int fd)
-{
-	if (elf_version(EV_CURRENT) == EV_NONE)
-		return NULL;
-	return elf_begin(fd, ELF_C_READ_MMAP, NULL);
-}
-
-/* The file offset of virtual address VADDR: through the PT_LOAD that holds it. */
-int heap__vaddr_to_offset(void *e, uint64_t vaddr, uint64_t *off)
-{
-	Elf *elf = e;
-	size_t n, i;
-	GElf_Phdr ph;
-
-	if (elf_getphdrnum(elf, &n))
-		return -EINVAL;
-	for (i = 0; i < n; i++) {
-		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
-			continue;
-		if (vaddr >= ph.p_vaddr && vaddr < ph.p_vaddr + ph.p_filesz) {
-			*off = vaddr - ph.p_vaddr + ph.p_offset;
-			return 0;
-		}
-	}
-	return -ENOENT;
-}
-
-static bool name_matches(const char *sym, const char *name)
-{
-	size_t l = strlen(name);
-
-	return !strncmp(sym, name, l) && (sym[l] == '\0' || sym[l] == '@');
-}
-
-int heap__elf_func(int fd, const char *name, uint64_t *offset, uint64_t *size)
-{
-	Elf_Scn *scn = NULL;
-	Elf *elf;
-	int err = -ENOENT, pass;
-
-	elf = elf_open_fd(fd);
-	if (!elf)
-		return -EINVAL;
-	for (pass = 0; pass < 2 && err == -ENOENT; pass++) {
-		unsigned want = pass ? SHT_DYNSYM : SHT_SYMTAB;
-
-		scn = NULL;
-		while ((scn = elf_nextscn(elf, scn)) != NULL && err == -ENOENT) {
-			GElf_Shdr sh;
-			Elf_Data *d;
-			size_t i, cnt;
-
-			if (!gelf_getshdr(scn, &sh) || sh.sh_type != want || !sh.sh_entsize)
-				continue;
-			d = elf_getdata(scn, NULL);
-			if (!d)
-				continue;
-			cnt = sh.sh_size / sh.sh_entsize;
-			for (i = 0; i < cnt; i++) {
-				GElf_Sym s;
-				const char *nm;
-				int t;
-
-				if (!gelf_getsym(d, (int)i, &s) || s.st_shndx == SHN_UNDEF ||
-				    !s.st_value)
-					continue;
-				t = GELF_ST_TYPE(s.st_info);
-				if (t != STT_FUNC && t != STT_GNU_IFUNC)
-					continue;
-				nm = elf_strptr(elf, sh.sh_link, s.st_name);
-				if (!nm || !name_matches(nm, name))
-					continue;
-				if (heap__vaddr_to_offset(elf, s.st_value, offset))
-					continue;
-				*size = s.st_size;
-				err = 0;
-				break;
-			}
-		}
-	}
-	elf_end(elf);
-	return err;
-}
-
-int heap__elf_needed(int fd, char *buf, size_t len, int *n)
-{
-	Elf_Scn *scn = NULL;
-	size_t off = 0;
-	Elf *elf;
-	int err = -ENOENT;
-
-	*n = 0;
-	elf = elf_open_fd(fd);
-	if (!elf)
-		return -EINVAL;
-	while ((scn = elf_nextscn(elf, scn)) != NULL) {
-		GElf_Shdr sh;
-		Elf_Data *d;
-		size_t i, cnt;
-
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNAMIC || !sh.sh_entsize)
-			continue;
-		d = elf_getdata(scn, NULL);
-		if (!d)
-			continue;
-		err = 0;
-		cnt = sh.sh_size / sh.sh_entsize;
-		for (i = 0; i < cnt; i++) {
-			GElf_Dyn dyn;
-			const char *nm;
-			size_t l;
-
-			if (!gelf_getdyn(d, (int)i, &dyn) || dyn.d_tag != DT_NEEDED)
-				continue;
-			nm = elf_strptr(elf, sh.sh_link, dyn.d_un.d_val);
-			if (!nm)
-				continue;
-			l = strlen(nm) + 1;
-			if (off + l > len)
-				break;
-			memcpy(buf + off, nm, l);
-			off += l;
-			(*n)++;
-		}
-		break;
-	}
-	elf_end(elf);
-	return err;
-}
-
 /* ------------------------------------------------------------------ the module */
 
 struct hp_module {
@@ -387,7 +168,7 @@ struct hp_module {
 	char open_path[PATH_MAX + 32];	/* where we open it (/proc/PID/root/... for --pid) */
 	bool present[HP_NFUNCS];
 	uint64_t offset[HP_NFUNCS];	/* the function's file offset */
-	struct heap_probe_point pp[HP_NFUNCS];
+	struct uprobe_point pp[HP_NFUNCS];
 };
 
 /* Read the first bytes of the function at file offset OFF of FD. */
@@ -407,7 +188,7 @@ static int module_from_file(const char *open_path, const char *path, struct hp_m
 	fd = open(open_path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	err = heap__elf_func(fd, "malloc", &off, &size);
+	err = uprobe_target__elf_func(fd, "malloc", &off, &size);
 	if (err) {
 		close(fd);
 		return err == -ENOENT ? 0 : err;
@@ -416,14 +197,14 @@ static int module_from_file(const char *open_path, const char *path, struct hp_m
 	snprintf(mod->path, sizeof(mod->path), "%s", path);
 	snprintf(mod->open_path, sizeof(mod->open_path), "%s", open_path);
 	for (i = 0; i < HP_NFUNCS; i++) {
-		if (heap__elf_func(fd, heap_func_names[i], &off, &size))
+		if (uprobe_target__elf_func(fd, heap_func_names[i], &off, &size))
 			continue;
 		mod->present[i] = true;
 		mod->offset[i] = off;
 		got = read_code(fd, off, code, sizeof(code));
 		if (size && (uint64_t)got > size)
 			got = (ssize_t)size;
-		heap__choose_probe(code, got > 0 ? (size_t)got : 0, i == HP_FREE, &mod->pp[i]);
+		uprobe_target__choose_probe(code, got > 0 ? (size_t)got : 0, i == HP_FREE, &mod->pp[i]);
 	}
 	close(fd);
 	return 1;
@@ -550,7 +331,7 @@ static int find_for_command(const char *exe, struct hp_module *mod, char *why, s
 		}
 	}
 	fd = open(exe, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 || heap__elf_needed(fd, needed, sizeof(needed), &n)) {
+	if (fd < 0 || uprobe_target__elf_needed(fd, needed, sizeof(needed), &n)) {
 		if (fd >= 0)
 			close(fd);
 		snprintf(why, wlen, "%s does not define malloc and links no library", exe);
@@ -666,61 +447,6 @@ struct heap_usite *heap_usites__get(struct heap_usite *sites, size_t cap,
 			return s;
 	}
 	return NULL;
-}
-
-int heap__target_exe(const struct rec_ctx *ctx, char *path, size_t plen, char *open_path,
-		     size_t olen, char *why, size_t wlen)
-{
-	char link[64];
-	ssize_t n;
-
-	if (ctx->mode == PTOP__V1__TARGET_MODE__TARGET_MODE_COMMAND && ctx->exe && ctx->exe[0]) {
-		snprintf(path, plen, "%s", ctx->exe);
-		snprintf(open_path, olen, "%s", ctx->exe);
-		return 0;
-	}
-	snprintf(link, sizeof(link), "/proc/%d/exe", ctx->pid);
-	n = readlink(link, path, plen - 1);
-	if (n <= 0) {
-		int e = n < 0 ? errno : ENOENT;
-
-		snprintf(why, wlen, "cannot read %s: %s", link, strerror(e));
-		return -e;
-	}
-	path[n] = '\0';
-	snprintf(open_path, olen, "/proc/%d/root%s", ctx->pid, path);
-	return 0;
-}
-
-Ptop__V1__ProbeState heap__uprobe_precheck(struct collector *c, const char *cgroup_why,
-					   const char *no_ebpf_why, const char *caps_detail,
-					   bool cookies)
-{
-	struct rec_ctx *ctx = c->ctx;
-	char why[200];
-
-	c->source = PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_EBPF;
-	c->reason[0] = '\0';
-	if (ctx->mode == PTOP__V1__TARGET_MODE__TARGET_MODE_CGROUP)
-		snprintf(c->reason, sizeof(c->reason), "%s", cgroup_why);
-	else if (ctx->no_ebpf)
-		snprintf(c->reason, sizeof(c->reason), "%s", no_ebpf_why);
-	else if (bpf_util__can_trace(why, sizeof(why)) != 0)
-		snprintf(c->reason, sizeof(c->reason), "%s", why);
-	if (c->reason[0])
-		return PTOP__V1__PROBE_STATE__PROBE_STATE_UNSUPPORTED;
-	if (uprobe_link__lanes(c, cookies)) {
-		const struct collector_lane *l = collector_lane_get(c, "perf_uprobe");
-
-		snprintf(c->reason, sizeof(c->reason), "no uprobe lane: %s",
-			 l ? l->reason : "perf-event uprobes cannot run");
-		return PTOP__V1__PROBE_STATE__PROBE_STATE_UNSUPPORTED;
-	}
-	if (ctx->caps_only || ctx->pid <= 0) {
-		snprintf(c->detail, sizeof(c->detail), "%s", caps_detail);
-		return PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE;
-	}
-	return PTOP__V1__PROBE_STATE__PROBE_STATE_UNSPECIFIED;
 }
 
 /* Old attachments being stopped in the background: releasing uprobe links waits for a
@@ -976,7 +702,7 @@ Ptop__V1__ProbeState heap__uprobe_check(struct collector *c)
 	size_t len;
 	int i;
 
-	state = heap__uprobe_precheck(
+	state = uprobe_target__precheck(
 		c,
 		"heap uprobes attach to one process's allocator, not yet per process of a "
 		"cgroup: record one of its processes with --pid --enable heap",

@@ -14,26 +14,6 @@
 #include "collectors/heap/heap.h"
 #include "proto/ptop.pb-c.h"
 
-/* Where to put a function's entry uprobe. */
-struct heap_probe_point {
-	uint32_t offset;	/* bytes from the function's first instruction */
-	bool emulated;		/* the instruction there is one the kernel emulates (push,
-				 * jmp, jcc, nop); false: the fallback +0, single-stepped */
-	bool null_skipped;	/* the probe is past a NULL check of the first argument */
-	char why[80];		/* what was decoded, for the probe detail */
-};
-
-/* Decode the first LEN bytes of a function's code (CODE) and choose the first
- * instruction the kernel can emulate that every call reaches with the argument
- * registers and the stack pointer as they were at entry (so the return address is
- * still on top of the stack). Instructions passed over: endbr64, cmp $imm,rip-rel
- * memory, mov reg,reg into a scratch register, and — only when NULL_SKIP (free) — a
- * `test %rdi,%rdi` followed by `je`, the NULL check (free(NULL) does nothing, so the
- * probe may miss it). Anything else stops the walk and the choice falls back to +0
- * (single-stepped), said in PP->why. Always fills PP; returns 0. */
-int heap__choose_probe(const uint8_t *code, size_t len, bool null_skip,
-		       struct heap_probe_point *pp);
-
 /* Fill T[0..N) with the quantiles of the unit exponential distribution scaled by 2^16:
  * T[i] = -ln((i + 0.5) / N) * 65536. Their mean is 65536 (within 0.1% for N >= 256):
  * an interval drawn as MEAN * T[r] >> 16 has mean MEAN. */
@@ -73,21 +53,6 @@ int heap__select_sites(const struct heap_site_row *rows, size_t n, size_t top, b
  * address the walk skips, put as frame 1 (not when 0). OUT holds MAX ips. Returns the
  * number of ips written. */
 size_t heap__site_ips(const uint64_t *ips, size_t n, uint64_t caller, uint64_t *out, size_t max);
-
-/* The file offset and size of the function NAME defined (not undefined, STT_FUNC or
- * STT_GNU_IFUNC) in the ELF file open on FD, from .symtab or .dynsym; a versioned
- * dynamic name ("malloc@@GLIBC_2.2.5") matches too. 0, -ENOENT (not defined there),
- * or -errno. */
-int heap__elf_func(int fd, const char *name, uint64_t *offset, uint64_t *size);
-
-/* The DT_NEEDED names of the ELF file open on FD, written into BUF (LEN bytes) as
- * NUL-separated strings, the count in *N. 0 or -errno (-ENOENT: no dynamic section). */
-int heap__elf_needed(int fd, char *buf, size_t len, int *n);
-
-/* The file offset of ELF virtual address VADDR (the PT_LOAD holding it), opened
- * with libelf (an Elf *; void * keeps libelf out of this header). 0, -ENOENT
- * when no segment holds it, -EINVAL on a broken file. */
-int heap__vaddr_to_offset(void *elf, uint64_t vaddr, uint64_t *off);
 
 /* One call site (stack + caller) as user space follows it across polls: the
  * same for every heap lane. */
@@ -232,25 +197,6 @@ void heap__lane_stop(struct collector *c);
 /* Wait until what heap__exec_follow() stopped in the background is detached. The
  * heap and Go lanes' stop() call it (it returns at once in the background thread). */
 void heap__reap_wait(void);
-
-/* What the heap and Go uprobe lanes check first, alike: not in --cgroup mode (the
- * uprobes attach to one process), not with --no-ebpf, and the privileges to trace;
- * with --caps or no target yet, active with CAPS_DETAIL. Sets the source and clears
- * the reason; the reasons given are CGROUP_WHY and NO_EBPF_WHY. Then the lane the
- * uprobes take (uprobe_multi links, else perf-event uprobes: record/uprobe_link.h), in
- * c->lanes; COOKIES: the program reads attach cookies (perf-event uprobes need 5.15 for
- * them). Returns the state when one of these decides, else PROBE_STATE_UNSPECIFIED: go
- * on to find the probe points. */
-Ptop__V1__ProbeState heap__uprobe_precheck(struct collector *c, const char *cgroup_why,
-					   const char *no_ebpf_why, const char *caps_detail,
-					   bool cookies);
-
-/* The target's executable for a uprobe on it: PATH as the target maps it, OPEN_PATH
- * where this process opens it (the command's path as launched; for --pid its
- * /proc/PID/exe through /proc/PID/root, another mount namespace's file included).
- * 0, or -errno with WHY filled ("cannot read /proc/PID/exe: ..."). */
-int heap__target_exe(const struct rec_ctx *ctx, char *path, size_t plen, char *open_path,
-		     size_t olen, char *why, size_t wlen);
 
 /* Why the heap collector is off by default, for both lanes (measured: bench/README.md). */
 /* The heap collector's settings, filled by the recorder from its options table

@@ -31,6 +31,7 @@
 #include "preload/ptop_preload.h"
 #include "record/stack_table.h"
 #include "collectors/heap/record.h"
+#include "record/uprobe_target.h"
 #include "collectors/heap/record_preload.h"
 
 
@@ -284,7 +285,7 @@ static int elf_kind_of(const char *exe, char *why, size_t wlen)
 	} else if (!interp) {
 		snprintf(why, wlen, "%s is static: it never reads LD_PRELOAD", exe);
 		kind = 1;
-	} else if (!heap__elf_func(fd, "malloc", &off, &size)) {
+	} else if (!uprobe_target__elf_func(fd, "malloc", &off, &size)) {
 		snprintf(why, wlen, "%s defines malloc itself, ahead of any preloaded library",
 			 exe);
 		kind = 3;
