@@ -52,16 +52,16 @@
 #include "common/units.h"
 #include "collectors/heap/heap.skel.h"
 
-const char *const heap_func_names[HP_NFUNCS] = {
-	[HP_MALLOC] = "malloc",
-	[HP_CALLOC] = "calloc",
-	[HP_REALLOC] = "realloc",
-	[HP_FREE] = "free",
-	[HP_POSIX_MEMALIGN] = "posix_memalign",
-	[HP_ALIGNED_ALLOC] = "aligned_alloc",
-	[HP_MEMALIGN] = "memalign",
-	[HP_VALLOC] = "valloc",
-	[HP_PVALLOC] = "pvalloc",
+const char *const heap_func_names[ALLOC_NFUNCS] = {
+	[ALLOC_MALLOC] = "malloc",
+	[ALLOC_CALLOC] = "calloc",
+	[ALLOC_REALLOC] = "realloc",
+	[ALLOC_FREE] = "free",
+	[ALLOC_POSIX_MEMALIGN] = "posix_memalign",
+	[ALLOC_ALIGNED_ALLOC] = "aligned_alloc",
+	[ALLOC_MEMALIGN] = "memalign",
+	[ALLOC_VALLOC] = "valloc",
+	[ALLOC_PVALLOC] = "pvalloc",
 };
 
 /* ------------------------------------------------------------------ pure parts */
@@ -166,9 +166,9 @@ int heap__select_sites(const struct heap_site_row *rows, size_t n, size_t top, b
 struct hp_module {
 	char path[PATH_MAX];		/* as the target maps it */
 	char open_path[PATH_MAX + 32];	/* where we open it (/proc/PID/root/... for --pid) */
-	bool present[HP_NFUNCS];
-	uint64_t offset[HP_NFUNCS];	/* the function's file offset */
-	struct uprobe_point pp[HP_NFUNCS];
+	bool present[ALLOC_NFUNCS];
+	uint64_t offset[ALLOC_NFUNCS];	/* the function's file offset */
+	struct uprobe_point pp[ALLOC_NFUNCS];
 };
 
 /* Read the first bytes of the function at file offset OFF of FD. */
@@ -196,7 +196,7 @@ static int module_from_file(const char *open_path, const char *path, struct hp_m
 	memset(mod, 0, sizeof(*mod));
 	snprintf(mod->path, sizeof(mod->path), "%s", path);
 	snprintf(mod->open_path, sizeof(mod->open_path), "%s", open_path);
-	for (i = 0; i < HP_NFUNCS; i++) {
+	for (i = 0; i < ALLOC_NFUNCS; i++) {
 		if (uprobe_target__elf_func(fd, heap_func_names[i], &off, &size))
 			continue;
 		mod->present[i] = true;
@@ -204,7 +204,7 @@ static int module_from_file(const char *open_path, const char *path, struct hp_m
 		got = read_code(fd, off, code, sizeof(code));
 		if (size && (uint64_t)got > size)
 			got = (ssize_t)size;
-		uprobe_target__choose_probe(code, got > 0 ? (size_t)got : 0, i == HP_FREE, &mod->pp[i]);
+		uprobe_target__choose_probe(code, got > 0 ? (size_t)got : 0, i == ALLOC_FREE, &mod->pp[i]);
 	}
 	close(fd);
 	return 1;
@@ -386,7 +386,7 @@ struct hp_peak_row {
 
 struct hp_priv {
 	struct heap_bpf *skel;
-	struct uprobe_link *links[2 * HP_NFUNCS];
+	struct uprobe_link *links[2 * ALLOC_NFUNCS];
 	int nlinks;
 	struct ring_buffer *rb;
 	struct ring_buffer *crb;	/* the stack copies' ring (dwarf) */
@@ -718,7 +718,7 @@ Ptop__V1__ProbeState heap__uprobe_check(struct collector *c)
 		return PTOP__V1__PROBE_STATE__PROBE_STATE_UNSUPPORTED;
 	}
 	len = (size_t)snprintf(c->detail, sizeof(c->detail), "%s:", mod.path);
-	for (i = 0; i < HP_NFUNCS && len < sizeof(c->detail); i++) {
+	for (i = 0; i < ALLOC_NFUNCS && len < sizeof(c->detail); i++) {
 		if (!mod.present[i])
 			continue;
 		if (mod.pp[i].emulated)
@@ -906,7 +906,7 @@ static int hp_start(struct collector *c)
 	struct hp_priv *p;
 	char why[200];
 	uint32_t table[HP_EXP_TABLE];
-	uint64_t done[HP_NFUNCS];
+	uint64_t done[ALLOC_NFUNCS];
 	int err = 0, i, j, nd = 0;
 
 	p = calloc(1, sizeof(*p));
@@ -1025,7 +1025,7 @@ retry:
 			p->ino = st.st_ino;
 		}
 	}
-	for (i = 0; i < HP_NFUNCS; i++) {
+	for (i = 0; i < ALLOC_NFUNCS; i++) {
 		uint64_t at = p->mod.offset[i] + p->mod.pp[i].offset;
 		bool dup = false;
 
@@ -1036,7 +1036,7 @@ retry:
 		if (dup)
 			continue;
 		done[nd++] = at;
-		if (i == HP_FREE) {
+		if (i == ALLOC_FREE) {
 			err = attach_one(c, p, p->skel->progs.hp_free, false, i);
 		} else {
 			/* the return probe first: a call that passes the entry probe
@@ -1250,7 +1250,7 @@ static int on_event(void *arg, void *data, size_t size)
 				 PTOP__V1__HEAP_EVENT__KIND__KIND_ALLOC;
 	he.address = e->addr;
 	he.size = e->size;
-	he.function = (char *)(e->func < HP_NFUNCS ? heap_func_names[e->func] : "");
+	he.function = (char *)(e->func < ALLOC_NFUNCS ? heap_func_names[e->func] : "");
 	ev.payload_case = PTOP__V1__EVENT__PAYLOAD_HEAP_EVENT;
 	ev.heap_event = &he;
 	err = rec_emit_event(p->c->ctx, &ev, PTOP__V1__CATEGORY__CATEGORY_HEAP, e->time_ns, 0);

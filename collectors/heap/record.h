@@ -217,8 +217,8 @@ extern struct heap_settings heap_settings;
 	"it costs the target about 20-100 ns per malloc+free pair in a launched command "    \
 	"(preload lane), about 2.8 us with --pid (uprobes); see bench/README.md"
 
-/* The names of the probed functions, by enum hp_func. */
-extern const char *const heap_func_names[HP_NFUNCS];
+/* The names of the probed functions, by enum alloc_func. */
+extern const char *const heap_func_names[ALLOC_NFUNCS];
 
 /* --heap-events: the bytes of the uprobe lane's ring buffer for INTERVAL_NS between two
  * drains (a power of two, HP_RINGBUF_BYTES to HP_RINGBUF_MAX_BYTES, room for

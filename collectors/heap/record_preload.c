@@ -621,7 +621,7 @@ static void queue_event(struct heap_preload *p, uint64_t t, uint64_t addr, uint6
 	e->size = size;
 	e->site = (uint32_t)site;
 	e->kind = (uint16_t)kind;
-	e->func = (uint16_t)(func < HP_NFUNCS ? func : 0);
+	e->func = (uint16_t)(func < ALLOC_NFUNCS ? func : 0);
 }
 
 static void on_alloc(struct heap_preload *p, const struct pl_ev_alloc *e)
