@@ -188,35 +188,10 @@ static enum user_stacks cp_mode = USER_STACKS_FP;
  * lane "instead": --strict counts it). */
 static void cp_lanes(struct collector *c, char *why, size_t len)
 {
-	const Ptop__V1__ProbeSource ebpf = PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_EBPF;
 	char kwhy[200];
 
-	if (cp_mode != USER_STACKS_DWARF) {
-		collector_lane(c, "stack_copy", PTOP__V1__PROBE_STATE__PROBE_STATE_STANDBY, ebpf,
-			       "not needed: %s", why);
-		collector_lane(c, "fp", PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE, ebpf, "%s", "");
-		return;
-	}
-	if (kfeature_have(KF_BPF_LOOP, kwhy, sizeof(kwhy)) &&
-	    kfeature_have(KF_FIND_VMA, kwhy, sizeof(kwhy)) &&
-	    kfeature_have(KF_RINGBUF, kwhy, sizeof(kwhy))) {
-		collector_lane(c, "stack_copy", PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE, ebpf,
-			       "%s", "");
-		collector_lane(c, "fp", PTOP__V1__PROBE_STATE__PROBE_STATE_STANDBY, ebpf,
-			       "not needed: %s", why);
-		return;
-	}
-	collector_lane(c, "stack_copy", PTOP__V1__PROBE_STATE__PROBE_STATE_UNSUPPORTED, ebpf,
-		       "%s", kwhy);
-	collector_lane(c, "fp", PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE, ebpf, "%s", "");
-	collector_lane_fallback(c, "stack_copy", "fp", "--user-stacks fp");
-	cp_mode = USER_STACKS_FP;
-	{
-		size_t at = strlen(why);
-
-		if (snprintf(why + at, len - at, "; no stack copies here: %s", kwhy) < 0)
-			why[at] = '\0';
-	}
+	cp_mode = user_stacks__kernel(cp_mode, why, len, kwhy, sizeof(kwhy));
+	user_stacks__lanes(c, cp_mode, PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_EBPF, kwhy, why);
 }
 
 static Ptop__V1__ProbeState cp_check(struct collector *c)
@@ -492,23 +467,14 @@ retry:
 		bpf_map__set_max_entries(p->skel->maps.cp_vmas, 1);
 	}
 	/* PTOP_TEST_REFUSE=stack_copy: the copies' program refused, as a verifier would */
-	err = cp_mode == USER_STACKS_DWARF && kfeature_refused("stack_copy")
-		      ? -E2BIG
-		      : cpuprof_bpf__load(p->skel);
+	err = user_stacks__copy_refused(cp_mode) ? -E2BIG : cpuprof_bpf__load(p->skel);
 	if (err && cp_mode == USER_STACKS_DWARF) {
 		/* the stack copies' lane did not load: frame-pointer stacks, and the
 		 * lanes say why (the copies' program is the larger one to verify) */
 		char why[300], *at;
 
-		bpf_util__format_error(why, sizeof(why), "load cpuprof BPF with stack copies",
-				       err);
-		if (kfeature_refused("stack_copy"))
-			snprintf(why, sizeof(why), "load refused by PTOP_TEST_REFUSE");
-		collector_lane(c, "stack_copy", PTOP__V1__PROBE_STATE__PROBE_STATE_FAILED,
-			       PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_EBPF, "%s", why);
-		collector_lane(c, "fp", PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE,
-			       PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_EBPF, "%s", "");
-		collector_lane_fallback(c, "stack_copy", "fp", "--user-stacks fp");
+		user_stacks__copy_failed(c, PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_EBPF,
+					 "load cpuprof BPF with stack copies", err, why, sizeof(why));
 		at = strstr(c->detail, "user stacks dwarf");
 		if (at)
 			snprintf(at, sizeof(c->detail) - (size_t)(at - c->detail),

@@ -736,19 +736,8 @@ Ptop__V1__ProbeState heap__uprobe_check(struct collector *c)
 	if (!hp_mode_why[0] || hp_mode_for.pid != ctx->pid || hp_mode_for.opt != ctx->user_stacks ||
 	    hp_mode_for.start_ns != ctx->start_ns) {
 		hp_mode = user_stacks__choose(ctx, hp_mode_why, sizeof(hp_mode_why));
-		if (hp_mode == USER_STACKS_DWARF &&
-		    (!kfeature_have(KF_BPF_LOOP, why, sizeof(why)) ||
-		     !kfeature_have(KF_FIND_VMA, why, sizeof(why)))) {
-			size_t at = strlen(hp_mode_why);
-
-			hp_mode = USER_STACKS_FP; /* the copies need both helpers */
-			if (snprintf(hp_mode_why + at, sizeof(hp_mode_why) - at,
-				     "; no stack copies here: %s", why) < 0)
-				hp_mode_why[at] = '\0';
-			snprintf(hp_copy_why, sizeof(hp_copy_why), "%s", why);
-		} else {
-			hp_copy_why[0] = '\0';
-		}
+		hp_mode = user_stacks__kernel(hp_mode, hp_mode_why, sizeof(hp_mode_why), hp_copy_why,
+					      sizeof(hp_copy_why));
 		hp_mode_for.pid = ctx->pid;
 		hp_mode_for.opt = ctx->user_stacks;
 		hp_mode_for.start_ns = ctx->start_ns;
@@ -758,18 +747,7 @@ Ptop__V1__ProbeState heap__uprobe_check(struct collector *c)
 			 user_stacks_name(hp_mode), hp_mode_why,
 			 hp_mode == USER_STACKS_DWARF ? ": 16 KiB stack copies, unwound offline" : "");
 	/* the user stacks' lanes, as cpuprof's: copies, else frame pointers */
-	collector_lane(c, "stack_copy",
-		       hp_mode == USER_STACKS_DWARF ? PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE
-		       : hp_copy_why[0]		    ? PTOP__V1__PROBE_STATE__PROBE_STATE_UNSUPPORTED
-						    : PTOP__V1__PROBE_STATE__PROBE_STATE_STANDBY,
-		       c->source, "%s",
-		       hp_mode == USER_STACKS_DWARF ? ""
-		       : hp_copy_why[0]		    ? hp_copy_why
-						    : "not needed: frame pointers");
-	collector_lane(c, "fp",
-		       hp_mode == USER_STACKS_DWARF ? PTOP__V1__PROBE_STATE__PROBE_STATE_STANDBY
-						    : PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE,
-		       c->source, "%s", hp_mode == USER_STACKS_DWARF ? "not needed: stack copies" : "");
+	user_stacks__lanes(c, hp_mode, c->source, hp_copy_why, NULL);
 	if (heap_settings.events) { /* its limit, said at start (an active probe's reason) */
 		uint64_t n;
 
@@ -975,23 +953,14 @@ retry:
 	      uprobe_link__prepare(p->skel->progs.hp_exit) ?:
 	      uprobe_link__prepare(p->skel->progs.hp_free);
 	if (!err) /* PTOP_TEST_REFUSE=stack_copy: the copies' load refused, as by a verifier */
-		err = hp_mode == USER_STACKS_DWARF && kfeature_refused("stack_copy")
-			      ? -E2BIG
-			      : heap_bpf__load(p->skel);
+		err = user_stacks__copy_refused(hp_mode) ? -E2BIG : heap_bpf__load(p->skel);
 	if (err && hp_mode == USER_STACKS_DWARF) {
 		/* the stack copies did not load: frame-pointer stacks for the rest of the
 		 * recording (hp_mode is kept for it), and the lanes say why */
 		char why[300];
 
-		if (kfeature_refused("stack_copy"))
-			snprintf(why, sizeof(why), "load refused by PTOP_TEST_REFUSE");
-		else
-			bpf_util__format_error(why, sizeof(why), "load heap BPF with stack copies",
-					       err);
-		collector_lane(c, "stack_copy", PTOP__V1__PROBE_STATE__PROBE_STATE_FAILED,
-			       c->source, "%s", why);
-		collector_lane(c, "fp", PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE, c->source,
-			       "%s", "");
+		user_stacks__copy_failed(c, c->source, "load heap BPF with stack copies", err, why,
+					 sizeof(why));
 		hp_mode = USER_STACKS_FP; /* and an exec's check says why, from here on */
 		snprintf(hp_copy_why, sizeof(hp_copy_why), "%.199s", why);
 		snprintf(hp_mode_why, sizeof(hp_mode_why), "the stack copies failed to load: %.140s",
