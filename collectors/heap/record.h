@@ -155,6 +155,56 @@ int heap__fill_sites(struct rec_ctx *ctx, const struct heap_stack_src *src,
 		     struct stack_table *table, struct heap_usite *sites,
 		     const struct heap_rank *r, size_t nrows, size_t *k);
 
+/* The sites at a peak mark: one row per site with what it held there (its index in
+ * the lane's sites), and the HeapSite entries written (heap_settings.top of them). */
+struct heap_peak_row {
+	uint64_t site;
+	uint64_t live_count, live_bytes;
+};
+struct heap_peak {
+	struct heap_peak_row *rows;
+	Ptop__V1__HeapSite *hs;
+	Ptop__V1__HeapSite **hsp;
+};
+
+/* Allocate PK for ROWS rows. 0 or -ENOMEM (PK then holds nothing). */
+int heap_peak__alloc(struct heap_peak *pk, size_t rows);
+
+/* Free PK's arrays and empty it. */
+void heap_peak__free(struct heap_peak *pk);
+
+/* The one peak-sites routine of every lane: the N rows of PK (sites of SITES, what they
+ * held at the peak mark of MARK_BYTES live at MARK_NS) into HS's peak_sites: the top
+ * heap_settings.top by live bytes, each with its stack resolved from SRC into TABLE.
+ * SAMPLED (the lane samples): estimates that add up to more than the mark's live total
+ * (exact) are scaled down to it, the samples' split of that total. Reorders PK->rows.
+ * 0, or -errno from writing a stack. */
+int heap__peak_sites(struct rec_ctx *ctx, const struct heap_stack_src *src,
+		     struct stack_table *table, struct heap_usite *sites, struct heap_peak *pk,
+		     size_t n, bool sampled, uint64_t mark_bytes, uint64_t mark_ns,
+		     Ptop__V1__HeapSnapshot *hs);
+
+struct collector;
+
+/* A capture lane of the heap collector, one file each: the uprobe lane
+ * (record_uprobe.c, heap_uprobe_lane) and the preload lane (record_preload.c,
+ * heap_preload_lane). The collector (record.c) asks the preload lane's check() when it
+ * was prepared for a launched command, else the uprobe lane's; check() sets c->source,
+ * and start(), poll(), stop() and exec() go to the lane it names. stop() is the lane's
+ * own (what the collector's prepare() made stays until its final stop). The Go lane is
+ * the goalloc collector (collectors/goalloc/record.c): its own probe in the probe set,
+ * built from the same toolkit (record_lane.c). */
+struct heap_lane_ops {
+	const char *name;
+	Ptop__V1__ProbeState (*check)(struct collector *c);
+	int (*start)(struct collector *c);
+	int (*poll)(struct collector *c, uint64_t now_ns, unsigned flags);
+	void (*stop)(struct collector *c);
+	int (*exec)(struct collector *c, uint64_t now_ns);
+};
+extern const struct heap_lane_ops heap_uprobe_lane;
+extern const struct heap_lane_ops heap_preload_lane;
+
 /* The Go lane's probe point (collectors/goalloc/record.c): where in a Go executable the goalloc
  * collector puts its uprobe. */
 struct goalloc_probe {

@@ -206,6 +206,64 @@ static void test_04b_stack_source(void **state)
 	rec_double_reset();
 }
 
+/* The one peak-sites routine of every lane: the top heap_settings.top sites by live bytes
+ * at the mark, each with its stack; sampled estimates above the mark's exact total are
+ * scaled down to it; exact figures are not. */
+static void test_04d_peak_sites(void **state)
+{
+	struct heap_stack_src src = { .ips = user_ips, .arg = (void *)uw };
+	struct heap_usite sites[8] = { 0 };
+	struct hp_site_key key = { 0 };
+	struct stack_table *table = stack_table__new();
+	Ptop__V1__HeapSnapshot hs = PTOP__V1__HEAP_SNAPSHOT__INIT;
+	struct heap_settings saved = heap_settings;
+	struct heap_peak pk;
+	size_t i, at[3];
+
+	(void)state;
+	rec_double_reset();
+	assert_non_null(table);
+	for (i = 0; i < 3; i++) {
+		key.stack.hash = 0x2000 + i;
+		key.stack.nr = (uint32_t)(i + 1);
+		at[i] = (size_t)(heap_usites__get(sites, 8, &key) - sites);
+	}
+	heap_settings.top = 2;
+	assert_int_equal(heap_peak__alloc(&pk, 8), 0);
+	/* exact: the two largest, largest first, the figures as they were */
+	pk.rows[0] = (struct heap_peak_row){ at[0], 1, 100 };
+	pk.rows[1] = (struct heap_peak_row){ at[1], 3, 300 };
+	pk.rows[2] = (struct heap_peak_row){ at[2], 2, 200 };
+	user_calls = 0;
+	assert_int_equal(heap__peak_sites(&ctx, &src, table, sites, &pk, 3, false, 500, 77, &hs), 0);
+	assert_int_equal(hs.n_peak_sites, 2);
+	assert_int_equal(hs.peak_sites_live_bytes, 500);
+	assert_int_equal(hs.peak_sites_time_ns, 77);
+	assert_int_equal(hs.peak_sites[0]->live_bytes, 300);
+	assert_int_equal(hs.peak_sites[0]->live_count, 3);
+	assert_int_equal(hs.peak_sites[0]->stack_id, sites[at[1]].capid);
+	assert_true(sites[at[1]].capid != 0);
+	assert_int_equal(hs.peak_sites[1]->live_bytes, 200);
+	assert_int_equal(user_calls, 2);	/* the third site's stack is not needed */
+	/* sampled: 600 estimated against 300 exact at the mark, halved */
+	pk.rows[0] = (struct heap_peak_row){ at[0], 1, 100 };
+	pk.rows[1] = (struct heap_peak_row){ at[1], 3, 300 };
+	pk.rows[2] = (struct heap_peak_row){ at[2], 2, 200 };
+	assert_int_equal(heap__peak_sites(&ctx, &src, table, sites, &pk, 3, true, 300, 78, &hs), 0);
+	assert_int_equal(hs.peak_sites[0]->live_bytes, 150);
+	assert_int_equal(hs.peak_sites[0]->live_count, 2);	/* 1.5, rounded */
+	assert_int_equal(hs.peak_sites[1]->live_bytes, 100);
+	/* no site at the mark: none said */
+	assert_int_equal(heap__peak_sites(&ctx, &src, table, sites, &pk, 0, true, 300, 79, &hs), 0);
+	assert_int_equal(hs.n_peak_sites, 0);
+	assert_null(hs.peak_sites);
+	heap_peak__free(&pk);
+	heap_peak__free(&pk);	/* emptied: freeing again is safe */
+	heap_settings = saved;
+	stack_table__free(table);
+	rec_double_reset();
+}
+
 /* The interval's row of a site from its cumulative figures, the counters' deltas, and
  * the snapshot fields every lane shares. */
 static void test_04c_rows_and_snapshot(void **state)
@@ -584,6 +642,7 @@ int main(void)
 		cmocka_unit_test(test_04_site_ips),
 		cmocka_unit_test(test_04b_stack_source),
 		cmocka_unit_test(test_04c_rows_and_snapshot),
+		cmocka_unit_test(test_04d_peak_sites),
 		cmocka_unit_test_teardown(test_06_no_ebpf, teardown),
 		cmocka_unit_test_teardown(test_07_real_child, teardown),
 		cmocka_unit_test(test_20_events_sizing),
