@@ -65,7 +65,8 @@ COLLECTOR_DIRS := $(sort $(dir $(wildcard collectors/*/)))
 BPF_SRCS := $(wildcard bpf/*.bpf.c collectors/*/*.bpf.c)
 SKELS := $(patsubst %.bpf.c,$(B)/%.skel.h,$(BPF_SRCS))
 
-PROTO_OBJS := $(PROTOS:%.proto=$(B)/%.pb-c.o) $(patsubst %.c,$(B)/%.o,$(wildcard proto/*.c))
+PROTO_OBJS := $(PROTOS:%.proto=$(B)/%.pb-c.o) $(patsubst %.c,$(B)/%.o,$(wildcard proto/*.c \
+	collectors/*/names.c))
 SYMBOL_OBJS := $(patsubst %.c,$(B)/%.o,$(wildcard symbol/*.c))
 RECORD_OBJS := $(patsubst %.c,$(B)/%.o,$(filter-out record/main.c,$(wildcard record/*.c)) \
 	$(wildcard collectors/*/record*.c))

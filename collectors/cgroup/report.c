@@ -3,6 +3,7 @@
  * cgroup collector's tables (cgroup_sample, cgroup_stat, cgroup_psi, cgroup_proc).
  */
 #include "analyze/report.h"
+#include "collectors/cgroup/names.h"
 #include "common/array.h"
 
 #include <errno.h>

@@ -15,6 +15,7 @@
 #include "record/stack_table.h"
 #include "record/stackcopy.h"
 #include "proto/names.h"
+#include "collectors/heap/names.h"
 #include "collectors/heap/record.h"
 
 const char *const heap_func_names[ALLOC_NFUNCS] = {

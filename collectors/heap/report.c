@@ -3,6 +3,7 @@
  * (functions holding allocations older than the leak age, ranked by how steadily their live
  * bytes grow), from the heap_snapshot and heap_site tables, named through the symbol store. */
 #include "analyze/report.h"
+#include "collectors/heap/names.h"
 #include "common/array.h"
 #include "analyze/symbolize.h"
 

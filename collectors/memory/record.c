@@ -31,6 +31,7 @@
 #include "record/collector.h"
 #include "record/procfs.h"
 #include "proto/names.h"
+#include "collectors/memory/names.h"
 #include "common/probe_mapping.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
