@@ -29,7 +29,8 @@ static void choose(struct uprobe_point *pp, size_t off, const char *what)
 	snprintf(pp->why, sizeof(pp->why), "+%zu %s", off, what);
 }
 
-int uprobe_target__choose_probe(const uint8_t *c, size_t len, bool null_skip, struct uprobe_point *pp)
+int uprobe_target__choose_probe(const uint8_t *c, size_t len, bool null_skip,
+				struct uprobe_point *pp)
 {
 	size_t i = 0;
 	int steps;

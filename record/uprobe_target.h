@@ -23,11 +23,11 @@ struct rec_ctx;
 
 /* Where to put a function's entry uprobe. */
 struct uprobe_point {
-	uint32_t offset;	/* bytes from the function's first instruction */
-	bool emulated;		/* the instruction there is one the kernel emulates (push,
-				 * jmp, jcc, nop); false: the fallback +0, single-stepped */
-	bool null_skipped;	/* the probe is past a NULL check of the first argument */
-	char why[80];		/* what was decoded, for the probe detail */
+	uint32_t offset;   /* bytes from the function's first instruction */
+	bool emulated;	   /* the instruction there is one the kernel emulates (push,
+			    * jmp, jcc, nop); false: the fallback +0, single-stepped */
+	bool null_skipped; /* the probe is past a NULL check of the first argument */
+	char why[80];	   /* what was decoded, for the probe detail */
 };
 
 /* Decode the first LEN bytes of a function's code (CODE) and choose the first
@@ -39,7 +39,7 @@ struct uprobe_point {
  * probe may miss it). Anything else stops the walk and the choice falls back to +0
  * (single-stepped), said in PP->why. Always fills PP; returns 0. */
 int uprobe_target__choose_probe(const uint8_t *code, size_t len, bool null_skip,
-		       struct uprobe_point *pp);
+				struct uprobe_point *pp);
 
 /* The file offset and size of the function NAME defined (not undefined, STT_FUNC or
  * STT_GNU_IFUNC) in the ELF file open on FD, from .symtab or .dynsym; a versioned
@@ -65,14 +65,14 @@ int uprobe_target__vaddr_to_offset(void *elf, uint64_t vaddr, uint64_t *off);
  * them). Returns the state when one of these decides, else PROBE_STATE_UNSPECIFIED: go
  * on to find the probe points. */
 Ptop__V1__ProbeState uprobe_target__precheck(struct collector *c, const char *cgroup_why,
-					   const char *no_ebpf_why, const char *caps_detail,
-					   bool cookies);
+					     const char *no_ebpf_why, const char *caps_detail,
+					     bool cookies);
 
 /* The target's executable for a uprobe on it: PATH as the target maps it, OPEN_PATH
  * where this process opens it (the command's path as launched; for --pid its
  * /proc/PID/exe through /proc/PID/root, another mount namespace's file included).
  * 0, or -errno with WHY filled ("cannot read /proc/PID/exe: ..."). */
 int uprobe_target__exe(const struct rec_ctx *ctx, char *path, size_t plen, char *open_path,
-		     size_t olen, char *why, size_t wlen);
+		       size_t olen, char *why, size_t wlen);
 
 #endif

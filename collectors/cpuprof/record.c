@@ -1,4 +1,4 @@
-/* cpuprof.c — the cpuprof collector: where the target's CPU time goes, as stacks sampled
+/* record.c — the cpuprof collector: where the target's CPU time goes, as stacks sampled
  * by a timer, counted in the kernel by collectors/cpuprof/cpuprof.bpf.c.
  *
  * One PERF_COUNT_SW_CPU_CLOCK event per online CPU (pid -1, all tasks) samples at

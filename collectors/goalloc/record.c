@@ -1,4 +1,4 @@
-/* goalloc.c — the Go lane of the heap feature: who allocates in a Go program, from one
+/* record.c — the Go lane of the heap feature: who allocates in a Go program, from one
  * uprobe on the executable's runtime.mallocgc (collectors/goalloc/goalloc.bpf.c).
  *
  * check() reads the target's executable (the launched command's, or /proc/PID/exe): a

@@ -1,7 +1,8 @@
-/* heap.h — the pure parts of the heap collector (collectors/heap/record.c): the x86-64 prologue
- * decoder that chooses where to put each uprobe, the exponential sampling table, the
- * site ranking with its census, and the ELF look-up of the allocator functions.
- * Public so that collectors/heap/test_heap.c can check them without BPF or a target.
+/* record.h — the heap collector's recorder side: its lane interface (heap_lane_ops,
+ * one file per lane: record_uprobe.c, record_preload.c) and what the lanes and the Go
+ * lane (collectors/goalloc) share (record_lane.c): the exponential sampling table, the
+ * site ranking with its census, the sites and their stacks, the peak sites. Public so
+ * that collectors/heap/test_heap.c can check them without BPF or a target.
  */
 #ifndef PTOP_RECORD_HEAP_H
 #define PTOP_RECORD_HEAP_H

@@ -1,4 +1,4 @@
-/* heap_preload.c — the heap collector's preload lane, recorder side: the shared memory and
+/* record_preload.c — the heap collector's preload lane, recorder side: the shared memory and
  * environment made before the command forks, the choice between this lane and the uprobe
  * lane, and the collector that reads what libptop-preload.so writes (preload/).
  *
