@@ -300,12 +300,10 @@ static int ga_poll(struct collector *c, uint64_t now_ns, unsigned flags)
 	Ptop__V1__HeapSnapshot hs = PTOP__V1__HEAP_SNAPSHOT__INIT;
 	struct hp_counters sum, d;
 	struct heap_census census;
-	struct hp_site_key key, next;
 	struct heap_stack_src src;
 	uint64_t interval;
-	size_t nrows = 0, k = 0;
-	void *prev = NULL;
-	int sfd, err, guard = 0;
+	size_t nrows, k = 0;
+	int err;
 
 	(void)flags;
 	if (!p || !p->skel)
@@ -318,22 +316,8 @@ static int ga_poll(struct collector *c, uint64_t now_ns, unsigned flags)
 	heap__counters_delta((const uint64_t *)&sum, (uint64_t *)&p->prev, (uint64_t *)&d,
 			     sizeof(sum) / sizeof(uint64_t));
 
-	sfd = bpf_map__fd(p->skel->maps.ga_sites);
-	while (guard++ < 2 * HP_SITE_ENTRIES && bpf_map_get_next_key(sfd, prev, &next) == 0) {
-		struct hp_site cur;
-		struct heap_usite *s;
-
-		key = next;
-		prev = &key;
-		if (bpf_map_lookup_elem(sfd, &key, &cur) || nrows == HP_SITE_ENTRIES)
-			continue;
-		s = heap_usites__get(p->sites, GA_USITE_CAP, &key);
-		if (!s)
-			continue;
-		heap__site_row(&p->rank.rows[nrows], s, &cur, (uint32_t)nrows, false);
-		p->rank.row_site[nrows] = (size_t)(s - p->sites);
-		nrows++;
-	}
+	nrows = heap__read_site_map(bpf_map__fd(p->skel->maps.ga_sites), p->sites, GA_USITE_CAP,
+				    &p->rank, false, NULL, NULL);
 	err = heap__select_sites(p->rank.rows, nrows, heap_settings.top, p->rank.keep, &census);
 	if (err)
 		goto read_err;

@@ -156,6 +156,18 @@ int heap__fill_sites(struct rec_ctx *ctx, const struct heap_stack_src *src,
 		     struct stack_table *table, struct heap_usite *sites,
 		     const struct heap_rank *r, size_t nrows, size_t *k);
 
+/* What a lane sees of site S (cumulative figures CUR, S->prev still the last poll's)
+ * before its row ROW is taken. */
+typedef void (*heap_site_visit)(void *arg, struct heap_usite *s, const struct hp_site *cur,
+				size_t row);
+
+/* A BPF lane's sites this poll: walk the site map open on SFD (struct hp_site_key ->
+ * struct hp_site, cumulative; at most HP_SITE_ENTRIES rows), follow each site in SITES
+ * (CAP entries, heap_usites__get), call VISIT (when not NULL) and put its row in R
+ * (heap__site_row; live figures when LIVE). Returns the number of rows. */
+size_t heap__read_site_map(int sfd, struct heap_usite *sites, size_t cap, struct heap_rank *r,
+			   bool live, heap_site_visit visit, void *arg);
+
 /* The sites at a peak mark: one row per site with what it held there (its index in
  * the lane's sites), and the HeapSite entries written (heap_settings.top of them). */
 struct heap_peak_row {

@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <bpf/bpf.h>
+
 #include "record/collector.h"
 #include "record/stack_table.h"
 #include "record/stackcopy.h"
@@ -387,4 +389,32 @@ int heap__peak_sites(struct rec_ctx *ctx, const struct heap_stack_src *src,
 	hs->n_peak_sites = n;
 	hs->peak_sites = n ? pk->hsp : NULL;
 	return 0;
+}
+
+size_t heap__read_site_map(int sfd, struct heap_usite *sites, size_t cap, struct heap_rank *r,
+			   bool live, heap_site_visit visit, void *arg)
+{
+	struct hp_site_key key, next;
+	void *prev = NULL;
+	size_t nrows = 0;
+	int guard = 0;
+
+	while (guard++ < 2 * HP_SITE_ENTRIES && bpf_map_get_next_key(sfd, prev, &next) == 0) {
+		struct hp_site cur;
+		struct heap_usite *s;
+
+		key = next;
+		prev = &key;
+		if (bpf_map_lookup_elem(sfd, &key, &cur) || nrows == HP_SITE_ENTRIES)
+			continue;
+		s = heap_usites__get(sites, cap, &key);
+		if (!s)
+			continue;
+		if (visit)
+			visit(arg, s, &cur, nrows);
+		heap__site_row(&r->rows[nrows], s, &cur, (uint32_t)nrows, live);
+		r->row_site[nrows] = (size_t)(s - sites);
+		nrows++;
+	}
+	return nrows;
 }

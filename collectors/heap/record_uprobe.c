@@ -1011,6 +1011,28 @@ static int emit_drops(struct collector *c, struct hp_priv *p, const struct hp_co
 			     "allocator calls the kernel did not run the heap probes for");
 }
 
+/* What the poll takes of each site beside its row: its temporaries this interval, and
+ * after a new peak mark what it held there. */
+struct poll_visit {
+	struct hp_priv *p;
+	bool peak;		/* a peak mark since the last poll */
+	size_t npeak;
+};
+
+static void poll_visit(void *arg, struct heap_usite *s, const struct hp_site *cur, size_t row)
+{
+	struct poll_visit *v = arg;
+	struct hp_priv *p = v->p;
+
+	p->temp_rows[row] = cur->temporary_count - s->prev.temporary_count;
+	if (v->peak && (int64_t)cur->peak_live_bytes > 0) {
+		p->peak.rows[v->npeak].site = (size_t)(s - p->sites);
+		p->peak.rows[v->npeak].live_bytes = cur->peak_live_bytes;
+		p->peak.rows[v->npeak].live_count = heap__live_total(cur->peak_live_count);
+		v->npeak++;
+	}
+}
+
 static int hp_poll(struct collector *c, uint64_t now_ns, unsigned flags)
 {
 	struct hp_priv *p = c->priv;
@@ -1019,13 +1041,12 @@ static int hp_poll(struct collector *c, uint64_t now_ns, unsigned flags)
 	Ptop__V1__HeapSnapshot hs = PTOP__V1__HEAP_SNAPSHOT__INIT;
 	struct hp_counters sum, d;
 	struct heap_census census;
-	struct hp_site_key key, next;
 	struct heap_stack_src src;
+	struct poll_visit pv = { 0 };
 	uint64_t interval, leak_bytes, leak_count;
-	int sfd, err, guard = 0;
-	size_t nrows = 0, npeak = 0, i, j, k = 0;
+	int err;
+	size_t nrows, npeak, i, j, k = 0;
 	uint64_t marks;
-	void *prev = NULL;
 
 	(void)flags;
 	if (!p || !p->skel)
@@ -1060,29 +1081,11 @@ static int hp_poll(struct collector *c, uint64_t now_ns, unsigned flags)
 	err = walk_live(p, now_ns, heap_settings.leak_age_ns, &leak_bytes, &leak_count);
 	if (err)
 		goto read_err;
-	sfd = bpf_map__fd(p->skel->maps.hp_sites);
-	while (guard++ < 2 * HP_SITE_ENTRIES && bpf_map_get_next_key(sfd, prev, &next) == 0) {
-		struct hp_site cur;
-		struct heap_usite *s;
-
-		key = next;
-		prev = &key;
-		if (bpf_map_lookup_elem(sfd, &key, &cur) || nrows == HP_SITE_ENTRIES)
-			continue;
-		s = heap_usites__get(p->sites, p->cap, &key);
-		if (!s)
-			continue;
-		p->temp_rows[nrows] = cur.temporary_count - s->prev.temporary_count;
-		if (marks != p->prev_marks && (int64_t)cur.peak_live_bytes > 0) {
-			p->peak.rows[npeak].site = (size_t)(s - p->sites);
-			p->peak.rows[npeak].live_bytes = cur.peak_live_bytes;
-			p->peak.rows[npeak].live_count = heap__live_total(cur.peak_live_count);
-			npeak++;
-		}
-		heap__site_row(&p->rank.rows[nrows], s, &cur, (uint32_t)nrows, true);
-		p->rank.row_site[nrows] = (size_t)(s - p->sites);
-		nrows++;
-	}
+	pv.p = p;
+	pv.peak = marks != p->prev_marks;
+	nrows = heap__read_site_map(bpf_map__fd(p->skel->maps.hp_sites), p->sites, p->cap,
+				    &p->rank, true, poll_visit, &pv);
+	npeak = pv.npeak;
 	err = heap__select_sites(p->rank.rows, nrows, heap_settings.top, p->rank.keep, &census);
 	if (err)
 		goto read_err;
