@@ -296,7 +296,6 @@ static int ga_poll(struct collector *c, uint64_t now_ns, unsigned flags)
 {
 	struct ga_priv *p = c->priv;
 	struct rec_ctx *ctx = c->ctx;
-	Ptop__V1__Event ev = PTOP__V1__EVENT__INIT;
 	Ptop__V1__HeapSnapshot hs = PTOP__V1__HEAP_SNAPSHOT__INIT;
 	struct hp_counters sum, d;
 	struct heap_census census;
@@ -334,9 +333,7 @@ static int ga_poll(struct collector *c, uint64_t now_ns, unsigned flags)
 	hs.alloc_count = d.alloc_count;
 	hs.alloc_bytes = d.alloc_bytes;
 	hs.stack_failures = d.stack_failures + d.site_full;
-	ev.payload_case = PTOP__V1__EVENT__PAYLOAD_HEAP;
-	ev.heap = &hs;
-	err = rec_emit_event(ctx, &ev, PTOP__V1__CATEGORY__CATEGORY_HEAP, now_ns, interval);
+	err = heap__emit_snapshot(ctx, &hs, now_ns, interval);
 	if (err)
 		return err;
 	return emit_drops(c, p, &d);

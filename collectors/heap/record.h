@@ -123,6 +123,11 @@ void heap__snapshot_init(Ptop__V1__HeapSnapshot *hs, Ptop__V1__HeapLane lane, co
 			 bool live_measured, const struct heap_census *census,
 			 Ptop__V1__HeapSite **sites, size_t k);
 
+/* Emit HS, a lane's snapshot of the interval of INTERVAL_NS that ends at NOW_NS, as a
+ * HeapSnapshot event. 0 or -errno from the writer. */
+int heap__emit_snapshot(struct rec_ctx *ctx, Ptop__V1__HeapSnapshot *hs, uint64_t now_ns,
+			uint64_t interval_ns);
+
 /* A live total summed over CPUs or threads, each of which may have gone below
  * zero on its own: the sum, or 0 while it is (transiently) negative. */
 static inline uint64_t heap__live_total(uint64_t sum)

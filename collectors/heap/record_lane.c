@@ -418,3 +418,13 @@ size_t heap__read_site_map(int sfd, struct heap_usite *sites, size_t cap, struct
 	}
 	return nrows;
 }
+
+int heap__emit_snapshot(struct rec_ctx *ctx, Ptop__V1__HeapSnapshot *hs, uint64_t now_ns,
+			uint64_t interval_ns)
+{
+	Ptop__V1__Event ev = PTOP__V1__EVENT__INIT;
+
+	ev.payload_case = PTOP__V1__EVENT__PAYLOAD_HEAP;
+	ev.heap = hs;
+	return rec_emit_event(ctx, &ev, PTOP__V1__CATEGORY__CATEGORY_HEAP, now_ns, interval_ns);
+}

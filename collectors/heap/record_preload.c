@@ -1157,7 +1157,6 @@ int heap_preload__poll(struct collector *c, uint64_t now_ns, unsigned flags)
 {
 	struct heap_preload *p = c->priv;
 	struct rec_ctx *ctx = c->ctx;
-	Ptop__V1__Event ev = PTOP__V1__EVENT__INIT;
 	Ptop__V1__HeapSnapshot hs = PTOP__V1__HEAP_SNAPSHOT__INIT;
 	struct pl_counters sum, d;
 	struct heap_stack_src src = { site_ips, p };
@@ -1239,9 +1238,7 @@ int heap_preload__poll(struct collector *c, uint64_t now_ns, unsigned flags)
 	hs.live_untracked = d.live_untracked;
 	hs.stack_failures = p->stack_unknown - p->prev_lost[2] + p->site_full - p->prev_lost[1];
 	hs.free_untracked = d.free_untracked;
-	ev.payload_case = PTOP__V1__EVENT__PAYLOAD_HEAP;
-	ev.heap = &hs;
-	err = rec_emit_event(ctx, &ev, PTOP__V1__CATEGORY__CATEGORY_HEAP, now_ns, interval);
+	err = heap__emit_snapshot(ctx, &hs, now_ns, interval);
 	if (!err)
 		err = emit_drops(c, p, &d);
 	if (!err && p->broken && !p->broken_said) {

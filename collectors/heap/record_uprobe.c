@@ -1037,7 +1037,6 @@ static int hp_poll(struct collector *c, uint64_t now_ns, unsigned flags)
 {
 	struct hp_priv *p = c->priv;
 	struct rec_ctx *ctx = c->ctx;
-	Ptop__V1__Event ev = PTOP__V1__EVENT__INIT;
 	Ptop__V1__HeapSnapshot hs = PTOP__V1__HEAP_SNAPSHOT__INIT;
 	struct hp_counters sum, d;
 	struct heap_census census;
@@ -1136,9 +1135,7 @@ static int hp_poll(struct collector *c, uint64_t now_ns, unsigned flags)
 	hs.live_untracked = d.live_untracked;
 	hs.stack_failures = d.stack_failures + d.site_full;
 	hs.free_untracked = d.free_untracked;
-	ev.payload_case = PTOP__V1__EVENT__PAYLOAD_HEAP;
-	ev.heap = &hs;
-	err = rec_emit_event(ctx, &ev, PTOP__V1__CATEGORY__CATEGORY_HEAP, now_ns, interval);
+	err = heap__emit_snapshot(ctx, &hs, now_ns, interval);
 	if (err)
 		return err;
 	return emit_drops(c, p, &d);
