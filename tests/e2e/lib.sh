@@ -131,7 +131,8 @@ need_cgroup2() {
 # frame-pointer stacks (record/stackcopy.h, user_stacks__lanes/__copy_failed): it ran
 # (active, eBPF), its stack_copy lane failed (REFUSED "stack_copy": the load refused) or
 # is unsupported (REFUSED the kernel FEATURE the copies need), its fp lane is active and
-# named as what ran in the copies' place, and no stack copy was written.
+# named as what ran in the copies' place (in the probe set and in `info`), and no stack
+# copy was written.
 assert_copy_fallback() {
 	local c=$1 probe=$2 refuse=$3 feature=$4 want
 	assert_eq "$refuse: $probe" active/ebpf \
@@ -147,5 +148,7 @@ assert_copy_fallback() {
 		"$(q "$c" "select instead from probe_lane where probe = '$probe' and lane = 'stack_copy'")"
 	assert_eq "$refuse: fp lane" active \
 		"$(q "$c" "select state from probe_lane where probe = '$probe' and lane = 'fp'")"
+	"$ANA" info "$c" | has -E "^ +$probe +stack_copy +(failed|unsupported) +ebpf +fp *$" ||
+		fail "$refuse: info does not show fp in the place of $probe's stack copies"
 	assert_eq "$refuse: no stack copies" 0 "$(q "$c" "select count(*) from stack_copy")"
 }
