@@ -65,7 +65,8 @@ COLLECTOR_DIRS := $(sort $(dir $(wildcard collectors/*/)))
 BPF_SRCS := $(wildcard bpf/*.bpf.c collectors/*/*.bpf.c)
 SKELS := $(patsubst %.bpf.c,$(B)/%.skel.h,$(BPF_SRCS))
 
-PROTO_OBJS := $(PROTOS:%.proto=$(B)/%.pb-c.o) $(patsubst %.c,$(B)/%.o,$(wildcard proto/*.c))
+PROTO_OBJS := $(PROTOS:%.proto=$(B)/%.pb-c.o) $(patsubst %.c,$(B)/%.o,$(wildcard proto/*.c \
+	collectors/*/names.c))
 SYMBOL_OBJS := $(patsubst %.c,$(B)/%.o,$(wildcard symbol/*.c))
 RECORD_OBJS := $(patsubst %.c,$(B)/%.o,$(filter-out record/main.c,$(wildcard record/*.c)) \
 	$(wildcard collectors/*/record*.c))
@@ -187,7 +188,7 @@ $(B)/ptop-analyze: $(B)/analyze/main.o $(LIBS) $(COMMON_OBJS)
 # The heap's preload lane puts this library into a launched command (collectors/heap/record_preload.c).
 # Its own flags, never sanitized: it runs inside other programs.
 $(B)/libptop-preload.so: preload/ptop_preload.c preload/ptop_preload.h preload/ptop_unwind.h \
-		collectors/heap/heap.h \
+		common/alloc_funcs.h \
 		common/hash.h | $(B)
 	$(call msg,LIB,$@)
 	$(Q)$(CC) -O2 -g -fPIC -shared -fno-omit-frame-pointer -std=gnu11 $(WARN) -D_GNU_SOURCE \

@@ -17,7 +17,7 @@
  *   --no-ret         no uretprobes
  *   --offset FUNC=N|auto  put FUNC's probes (the uprobe and, as the collector does, its
  *                    uretprobe) N bytes into FUNC; auto (the default) is the heap
- *                    collector's own choice (heap__choose_probe: the first instruction
+ *                    collector's own choice (uprobe_target__choose_probe: the first instruction
  *                    the kernel can emulate that every call reaches — on Debian 12's
  *                    glibc free+9, past "test %rdi,%rdi; je"; malloc+0, a push)
  *   --free-offset N|auto  the same as --offset free=N
@@ -36,7 +36,7 @@
 #include <bpf/libbpf.h>
 
 #include "bpf/bench_uprobe_noop.skel.h"
-#include "collectors/heap/record.h"
+#include "record/uprobe_target.h"
 
 #define DEFAULT_LIBC "/lib/x86_64-linux-gnu/libc.so.6"
 
@@ -142,10 +142,10 @@ cleanup:
 }
 
 /* the collector's choice of offset in the function at file offset OFF of LIB (its
- * heap__choose_probe), or 0 when the code cannot be read */
+ * uprobe_target__choose_probe), or 0 when the code cannot be read */
 static long auto_offset(const char *lib, long off, int is_free)
 {
-	struct heap_probe_point pp;
+	struct uprobe_point pp;
 	uint8_t code[32];
 	ssize_t got;
 	int fd;
@@ -157,7 +157,7 @@ static long auto_offset(const char *lib, long off, int is_free)
 	close(fd);
 	if (got <= 0)
 		return 0;
-	heap__choose_probe(code, (size_t)got, is_free, &pp);
+	uprobe_target__choose_probe(code, (size_t)got, is_free, &pp);
 	return pp.offset;
 }
 

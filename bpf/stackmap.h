@@ -1,6 +1,6 @@
 /* stackmap.h — a stack map keyed by a 64-bit hash of the stack's ips: the key and the
  * value shared by the collectors that take stacks (cpuprof, heap, goalloc) and by
- * collectors/cpuprof/record.c, which reads them back (stackmap__read).
+ * record/stack_table.c, which reads them back (stackmap__read).
  *
  * Why not BPF_MAP_TYPE_STACK_TRACE and bpf_get_stackid: that map keys a stack by its
  * hash & (buckets - 1) and keeps one stack per bucket, so a second stack landing in a

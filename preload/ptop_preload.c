@@ -48,7 +48,7 @@
 #include <unistd.h>
 #include <linux/types.h>
 
-#include "collectors/heap/heap.h"
+#include "common/alloc_funcs.h"
 #include "preload/ptop_preload.h"
 #include "preload/ptop_unwind.h"
 
@@ -581,7 +581,7 @@ PL_EXPORT void *malloc(size_t n)
 	th.depth++;
 	p = real_malloc(n);
 	if (p)
-		on_alloc(HP_MALLOC, p, n, IP0(malloc), __builtin_frame_address(0),
+		on_alloc(ALLOC_MALLOC, p, n, IP0(malloc), __builtin_frame_address(0),
 			 __builtin_return_address(0));
 	th.depth--;
 	return p;
@@ -600,7 +600,7 @@ PL_EXPORT void *calloc(size_t n, size_t m)
 	th.depth++;
 	p = real_calloc(n, m);
 	if (p)
-		on_alloc(HP_CALLOC, p, n * m, IP0(calloc), __builtin_frame_address(0),
+		on_alloc(ALLOC_CALLOC, p, n * m, IP0(calloc), __builtin_frame_address(0),
 			 __builtin_return_address(0));
 	th.depth--;
 	return p;
@@ -616,7 +616,7 @@ PL_EXPORT void free(void *p)
 		return;	/* cannot happen: only the arena exists before */
 	if (TRACKING()) {
 		th.depth++;
-		on_free(HP_FREE, p, &e);
+		on_free(ALLOC_FREE, p, &e);
 		th.depth--;
 	}
 	real_free(p);
@@ -643,10 +643,10 @@ PL_EXPORT void *realloc(void *p, size_t n)
 	th.depth++;
 	/* take the old block out first: once realloc returns, another thread may get it */
 	last = th.last;
-	had = p ? !on_free(HP_REALLOC, p, &e) : 0;
+	had = p ? !on_free(ALLOC_REALLOC, p, &e) : 0;
 	r = real_realloc(p, n);
 	if (r) {
-		on_alloc(HP_REALLOC, r, n, IP0(realloc), __builtin_frame_address(0),
+		on_alloc(ALLOC_REALLOC, r, n, IP0(realloc), __builtin_frame_address(0),
 			 __builtin_return_address(0));
 	} else if (p && n && had) {
 		undo_free(&e);	/* failed: the old block stays, not freed: not a temporary */
@@ -669,7 +669,7 @@ PL_EXPORT int posix_memalign(void **pp, size_t align, size_t n)
 	th.depth++;
 	r = real_posix_memalign(pp, align, n);
 	if (!r && *pp)
-		on_alloc(HP_POSIX_MEMALIGN, *pp, n, IP0(posix_memalign),
+		on_alloc(ALLOC_POSIX_MEMALIGN, *pp, n, IP0(posix_memalign),
 			 __builtin_frame_address(0), __builtin_return_address(0));
 	th.depth--;
 	return r;
@@ -693,10 +693,10 @@ PL_EXPORT int posix_memalign(void **pp, size_t align, size_t n)
 		return p;                                                                     \
 	}
 
-ALIGNED(aligned_alloc, HP_ALIGNED_ALLOC, (size_t align, size_t n), (align, n), n)
-ALIGNED(memalign, HP_MEMALIGN, (size_t align, size_t n), (align, n), n)
-ALIGNED(valloc, HP_VALLOC, (size_t n), (n), n)
-ALIGNED(pvalloc, HP_PVALLOC, (size_t n), (n), n)
+ALIGNED(aligned_alloc, ALLOC_ALIGNED_ALLOC, (size_t align, size_t n), (align, n), n)
+ALIGNED(memalign, ALLOC_MEMALIGN, (size_t align, size_t n), (align, n), n)
+ALIGNED(valloc, ALLOC_VALLOC, (size_t n), (n), n)
+ALIGNED(pvalloc, ALLOC_PVALLOC, (size_t n), (n), n)
 
 /* dlclose: the real one, then the rule cache is emptied (the unloaded module's pcs may
  * belong to the next module loaded there). */

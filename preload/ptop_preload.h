@@ -176,7 +176,7 @@ struct pl_ev_alloc {
 	uint64_t stack;		/* hash of the ips (a PL_REC_STACK came first) */
 	uint64_t credit_count;
 	uint64_t credit_bytes;
-	uint32_t func;		/* enum hp_func */
+	uint32_t func;		/* enum alloc_func */
 	uint32_t untracked;	/* 1: the live table had no slot for it (not live) */
 };
 

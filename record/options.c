@@ -358,140 +358,129 @@ int record_opts__parse(struct record_opts *o, int argc, char **argv,
 	return r;
 }
 
-static int parse_args(struct record_opts *o, int argc, char **argv,
-		      const struct collector_ops *const *table, const struct copts *co, char *err,
-		      size_t errlen)
+/* One option of the core (not a collector's), C as getopt_long() gave it, into O. 0;
+ * 1 when parsing ends here (--help, --version: nothing else is checked); -EINVAL with
+ * ERR for a bad value or an unknown option. */
+static int parse_core_opt(struct record_opts *o, int c, char **argv,
+			  const struct collector_ops *const *table, char *err, size_t errlen)
 {
 	const char *prog = "ptop-record";
-	int c, r;
+	int r;
 
-	optind = 0; /* full reinitialisation, so the parser can run more than once */
-	opterr = 0;
-	/* '+': the first non-option ends the options (it starts the command) */
-	while ((c = getopt_long(argc, argv, co->shortopts, co->longopts, NULL)) != -1) {
-		/* a collector option's short name: that option */
-		for (size_t i = 0; c > 0 && c < 256 && c != ':' && c != '?' && i < co->n; i++)
-			if (co->v[i].opt->short_name == c) {
-				c = OPT_COLLECTOR + (int)i;
-				break;
-			}
-		if (c >= OPT_COLLECTOR && (size_t)(c - OPT_COLLECTOR) < co->n) {
-			const struct copt_ref *ref = &co->v[c - OPT_COLLECTOR];
-
-			r = ref->opt->parse(ref->opt, optarg, copt_field(ref), err, errlen);
-			if (r)
-				return r;
-			continue;
-		}
-		switch (c) {
-		case 'p':
-			r = parse_pid(optarg, &o->pid, err, errlen);
-			if (r)
-				return r;
-			break;
-		case OPT_CGROUP:
-			if (!*optarg) {
-				set_err(err, errlen,
-					"--cgroup needs a cgroup path or a container id");
-				return -EINVAL;
-			}
-			o->cgroup = optarg;
-			break;
-		case 'o':
-			if (!*optarg) {
-				set_err(err, errlen, "-o needs a file name");
-				return -EINVAL;
-			}
-			o->output = optarg;
-			break;
-		case OPT_FORCE:
-			o->force = true;
-			break;
-		case OPT_DURATION:
-			r = parse_interval("--duration", optarg, 1, &o->duration_ns, err, errlen);
-			if (r)
-				return r;
-			break;
-		case OPT_INTERVAL:
-			r = parse_interval("--interval", optarg, MIN_INTERVAL_NS, &o->interval_ns,
-					   err, errlen);
-			if (r)
-				return r;
-			break;
-		case OPT_FLUSH_INTERVAL:
-			r = parse_interval("--flush-interval", optarg, MIN_INTERVAL_NS,
-					   &o->flush_interval_ns, err, errlen);
-			if (r)
-				return r;
-			break;
-		case OPT_DISABLE:
-			r = add_names(&o->disabled, &o->n_disabled, "--disable", optarg, table, err,
-				      errlen);
-			if (r)
-				return r;
-			break;
-		case OPT_ENABLE:
-			r = add_names(&o->enabled, &o->n_enabled, "--enable", optarg, table, err,
-				      errlen);
-			if (r)
-				return r;
-			break;
-		case OPT_NO_EBPF:
-			o->no_ebpf = true;
-			break;
-		case OPT_CAPS:
-			o->caps = true;
-			break;
-		case OPT_STRICT:
-			o->strict = true;
-			break;
-		case OPT_SMAPS_BUDGET:
-			r = parse_interval("--smaps-budget", optarg, 1, &o->smaps_budget_ns, err,
-					   errlen);
-			if (r)
-				return r;
-			break;
-		case OPT_USER_STACKS: {
-			enum user_stacks us;
-
-			if (user_stacks_parse(optarg, &us)) {
-				set_err(err, errlen,
-					"--user-stacks takes fp, dwarf or auto, not '%s'", optarg);
-				return -EINVAL;
-			}
-			o->user_stacks = (int)us;
-			break;
-		}
-		case 'g': /* perf's call graphs: the stacks are taken anyway */
-			break;
-		case 'q':
-			o->quiet = true;
-			break;
-		case 'v':
-			o->verbose = true;
-			break;
-		case 'h':
-			o->help = true;
-			return 0;
-		case 'V':
-			o->version = true;
-			return 0;
-		case ':':
-			set_err(err, errlen, "option '%s' needs a value: see %s --help",
-				argv[optind - 1], prog);
-			return -EINVAL;
-		default:
-			if (optopt && optopt < 256)
-				set_err(err, errlen, "unknown option '-%c': see %s --help", optopt,
-					prog);
-			else
-				set_err(err, errlen, "unknown option '%s': see %s --help",
-					argv[optind - 1], prog);
+	switch (c) {
+	case 'p':
+		r = parse_pid(optarg, &o->pid, err, errlen);
+		if (r)
+			return r;
+		break;
+	case OPT_CGROUP:
+		if (!*optarg) {
+			set_err(err, errlen,
+				"--cgroup needs a cgroup path or a container id");
 			return -EINVAL;
 		}
+		o->cgroup = optarg;
+		break;
+	case 'o':
+		if (!*optarg) {
+			set_err(err, errlen, "-o needs a file name");
+			return -EINVAL;
+		}
+		o->output = optarg;
+		break;
+	case OPT_FORCE:
+		o->force = true;
+		break;
+	case OPT_DURATION:
+		r = parse_interval("--duration", optarg, 1, &o->duration_ns, err, errlen);
+		if (r)
+			return r;
+		break;
+	case OPT_INTERVAL:
+		r = parse_interval("--interval", optarg, MIN_INTERVAL_NS, &o->interval_ns,
+				   err, errlen);
+		if (r)
+			return r;
+		break;
+	case OPT_FLUSH_INTERVAL:
+		r = parse_interval("--flush-interval", optarg, MIN_INTERVAL_NS,
+				   &o->flush_interval_ns, err, errlen);
+		if (r)
+			return r;
+		break;
+	case OPT_DISABLE:
+		r = add_names(&o->disabled, &o->n_disabled, "--disable", optarg, table, err,
+			      errlen);
+		if (r)
+			return r;
+		break;
+	case OPT_ENABLE:
+		r = add_names(&o->enabled, &o->n_enabled, "--enable", optarg, table, err,
+			      errlen);
+		if (r)
+			return r;
+		break;
+	case OPT_NO_EBPF:
+		o->no_ebpf = true;
+		break;
+	case OPT_CAPS:
+		o->caps = true;
+		break;
+	case OPT_STRICT:
+		o->strict = true;
+		break;
+	case OPT_SMAPS_BUDGET:
+		r = parse_interval("--smaps-budget", optarg, 1, &o->smaps_budget_ns, err,
+				   errlen);
+		if (r)
+			return r;
+		break;
+	case OPT_USER_STACKS: {
+		enum user_stacks us;
+
+		if (user_stacks_parse(optarg, &us)) {
+			set_err(err, errlen,
+				"--user-stacks takes fp, dwarf or auto, not '%s'", optarg);
+			return -EINVAL;
+		}
+		o->user_stacks = (int)us;
+		break;
 	}
-	if (optind < argc)
-		o->cmd = &argv[optind];
+	case 'g': /* perf's call graphs: the stacks are taken anyway */
+		break;
+	case 'q':
+		o->quiet = true;
+		break;
+	case 'v':
+		o->verbose = true;
+		break;
+	case 'h':
+		o->help = true;
+		return 1;
+	case 'V':
+		o->version = true;
+		return 1;
+	case ':':
+		set_err(err, errlen, "option '%s' needs a value: see %s --help",
+			argv[optind - 1], prog);
+		return -EINVAL;
+	default:
+		if (optopt && optopt < 256)
+			set_err(err, errlen, "unknown option '-%c': see %s --help", optopt,
+				prog);
+		else
+			set_err(err, errlen, "unknown option '%s': see %s --help",
+				argv[optind - 1], prog);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* The target O names once the options are read: exactly one of --pid, --cgroup and a
+ * command (--caps: none). 0, or -EINVAL with ERR. */
+static int check_target(const struct record_opts *o, char *err, size_t errlen)
+{
+	const char *prog = "ptop-record";
 
 	if (o->caps) {
 		if (o->pid || o->cmd || o->cgroup) {
@@ -521,6 +510,16 @@ static int parse_args(struct record_opts *o, int argc, char **argv,
 			prog);
 		return -EINVAL;
 	}
+	return 0;
+}
+
+/* What the collectors of TABLE say of the choices in O (their opts_check), and that
+ * --enable and --disable agree and leave something to record. 0, or -EINVAL with ERR. */
+static int check_collectors(const struct record_opts *o, const struct collector_ops *const *table,
+			    char *err, size_t errlen)
+{
+	int r;
+
 	for (size_t i = 0; table && table[i]; i++) {
 		struct copt_choice ch = {
 			.runs = record_opts__runs(o, table[i]),
@@ -551,6 +550,40 @@ static int parse_args(struct record_opts *o, int argc, char **argv,
 		}
 	}
 	return 0;
+}
+
+static int parse_args(struct record_opts *o, int argc, char **argv,
+		      const struct collector_ops *const *table, const struct copts *co, char *err,
+		      size_t errlen)
+{
+	int c, r;
+
+	optind = 0; /* full reinitialisation, so the parser can run more than once */
+	opterr = 0;
+	/* '+': the first non-option ends the options (it starts the command) */
+	while ((c = getopt_long(argc, argv, co->shortopts, co->longopts, NULL)) != -1) {
+		/* a collector option's short name: that option */
+		for (size_t i = 0; c > 0 && c < 256 && c != ':' && c != '?' && i < co->n; i++)
+			if (co->v[i].opt->short_name == c) {
+				c = OPT_COLLECTOR + (int)i;
+				break;
+			}
+		if (c >= OPT_COLLECTOR && (size_t)(c - OPT_COLLECTOR) < co->n) {
+			const struct copt_ref *ref = &co->v[c - OPT_COLLECTOR];
+
+			r = ref->opt->parse(ref->opt, optarg, copt_field(ref), err, errlen);
+		} else {
+			r = parse_core_opt(o, c, argv, table, err, errlen);
+		}
+		if (r)
+			return r > 0 ? 0 : r;
+	}
+	if (optind < argc)
+		o->cmd = &argv[optind];
+	r = check_target(o, err, errlen);
+	if (r || o->caps)
+		return r;
+	return check_collectors(o, table, err, errlen);
 }
 
 void record_opts__free(struct record_opts *o)

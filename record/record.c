@@ -980,298 +980,355 @@ static int finish(struct run *r, const struct record_output *out)
 	return r->t->is_child ? command_status(r) : RECORD_EXIT_OK;
 }
 
-int record_main(int argc, char **argv)
-{
+/* What record_main() sets up, step by step, and undoes at its end. */
+struct session {
 	struct record_opts o;
 	struct record_target t;
 	struct collector cs[RECORD_MAX_COLLECTORS];
-	struct rec_ctx ctx = { 0 };
-	struct capture_writer_opts wopts = { 0 };
-	struct capture_writer *w = NULL;
-	struct run run = { 0 };
+	struct rec_ctx ctx;
+	struct capture_writer *w;
+	struct run run;
 	struct record_clocks started_at;
 	struct record_output out;
+	char err[2048], summary[4096];
+	size_t n, n_prepared;
+	bool started, checked;
+	int sfd;
+};
+
+/* The steps of record_main(): each returns RECORD_EXIT_OK to go on, or the exit status
+ * (the reason already said). */
+
+/* SIGINT/SIGTERM through a signalfd, blocked until the loop reads them (a signal
+ * during set-up ends the recording at its start). */
+static int open_signals(struct session *s)
+{
 	sigset_t sigs;
-	char err[2048], path[PATH_MAX], summary[4096];
-	size_t n = 0, n_prepared = 0, i;
-	bool started = false, checked = false;
-	int sfd = -1, status = RECORD_EXIT_OK, rc;
 
-	record_output__init(&out);
-	memset(&t, 0, sizeof(t));
-	t.pidfd = t.go_fd = t.err_fd = -1;
-	memset(&g, 0, sizeof(g));
-
-	/* 1. arguments */
-	rc = record_opts__parse(&o, argc, argv, collector_table, err, sizeof(err));
-	if (rc) {
-		errmsg("%s", err);
-		status = RECORD_EXIT_USAGE;
-		goto cleanup;
-	}
-	if (o.help) {
-		record_usage(stdout, collector_table);
-		goto cleanup;
-	}
-	if (o.version) {
-		printf("ptop-record %s (commit %s, built %s)\n", ptop_version, ptop_commit,
-		       ptop_build_date);
-		goto cleanup;
-	}
-	g.verbose = o.verbose;
-
-	/* 2. libbpf output: one callback for the whole process (record/bpf_util.c);
-	 * without --verbose, libbpf's warnings end up in the probe reasons */
-	bpf_util__open_log(o.verbose);
-
-	/* 3. signals: SIGINT/SIGTERM through a signalfd, blocked until the loop
-	 * reads them (a signal during set-up ends the recording at its start) */
 	signal(SIGPIPE, SIG_IGN);
 	sigemptyset(&sigs);
 	sigaddset(&sigs, SIGINT);
 	sigaddset(&sigs, SIGTERM);
 	if (sigprocmask(SIG_BLOCK, &sigs, NULL) ||
-	    (sfd = signalfd(-1, &sigs, SFD_CLOEXEC | SFD_NONBLOCK)) < 0) {
+	    (s->sfd = signalfd(-1, &sigs, SFD_CLOEXEC | SFD_NONBLOCK)) < 0) {
 		errmsg("cannot set up signal handling: %s", strerror(errno));
-		status = RECORD_EXIT_RUNTIME;
-		goto cleanup;
+		return RECORD_EXIT_RUNTIME;
 	}
+	return RECORD_EXIT_OK;
+}
 
-	if (o.caps) {
-		status = run_caps(&o);
-		goto cleanup;
-	}
-	if (!o.no_ebpf && access(BTF_PATH, R_OK) != 0) {
-		errmsg("this kernel has no BTF (" BTF_PATH
-		       " is missing), so the eBPF collectors cannot run: "
-		       "use --no-ebpf to record with the /proc lanes only");
-		status = RECORD_EXIT_USAGE;
-		goto cleanup;
-	}
+/* The output, opened to write (refused before a command is launched for it). */
+static int open_output(struct session *s, const char *path)
+{
+	int rc = record_output__open(&s->out, path, s->o.force, s->err, sizeof(s->err));
 
-	/* 4. the output, when named: refused before a command is launched for it; with
-	 * -o -, descriptor 1 is standard error from here on (the command's too) */
-	if (o.output) {
-		rc = record_output__open(&out, o.output, o.force, err, sizeof(err));
-		if (rc) {
-			errmsg("%s", err);
-			status = rc == -ENOMEM ? RECORD_EXIT_RUNTIME : RECORD_EXIT_USAGE;
-			goto cleanup;
-		}
-	}
+	if (!rc)
+		return RECORD_EXIT_OK;
+	errmsg("%s", s->err);
+	return rc == -ENOMEM ? RECORD_EXIT_RUNTIME : RECORD_EXIT_USAGE;
+}
 
-	/* 5. the target */
-	if (o.cgroup)
-		rc = target__open_cgroup(&t, o.cgroup, err, sizeof(err));
-	else if (o.pid)
-		rc = target__open_pid(&t, o.pid, err, sizeof(err));
-	else {
-		/* what must exist before the command runs (the heap's preload lane: its
-		 * shared memory, the command's LD_PRELOAD): the collectors' prepare() */
+/* The target: a cgroup, a pid, or the command launched (held until the header is
+ * written), with what must exist before it runs (the collectors' prepare(): the heap's
+ * preload lane, its shared memory and the command's LD_PRELOAD). */
+static int open_target(struct session *s)
+{
+	int rc;
+
+	if (s->o.cgroup) {
+		rc = target__open_cgroup(&s->t, s->o.cgroup, s->err, sizeof(s->err));
+	} else if (s->o.pid) {
+		rc = target__open_pid(&s->t, s->o.pid, s->err, sizeof(s->err));
+	} else {
 		char *const *envp = NULL;
 
-		n = collectors_init(cs, &ctx, &o);
-		rc = collectors_prepare(cs, n, &envp, &n_prepared);
+		s->n = collectors_init(s->cs, &s->ctx, &s->o);
+		rc = collectors_prepare(s->cs, s->n, &envp, &s->n_prepared);
 		if (rc) {
 			errmsg("%s", rc == -ENOMEM ? "out of memory" : strerror(-rc));
-			status = RECORD_EXIT_RUNTIME;
-			goto cleanup;
+			return RECORD_EXIT_RUNTIME;
 		}
-		rc = target__launch_env(&t, o.cmd, envp, err, sizeof(err));
+		rc = target__launch_env(&s->t, s->o.cmd, envp, s->err, sizeof(s->err));
 	}
-	if (rc) {
-		errmsg("%s", err);
-		if (rc == -ENOMEM)
-			status = RECORD_EXIT_RUNTIME;
-		else if (o.cgroup || o.pid)
-			status = RECORD_EXIT_USAGE;
-		else /* a command that is not there, or not one that can run: as env(1) says */
-			status = rc == -ENOENT ? RECORD_EXIT_CMD_NOT_FOUND
-					       : rc == -EACCES || rc == -EISDIR || rc == -ENOEXEC
-						     ? RECORD_EXIT_CMD_CANNOT_RUN
-						     : RECORD_EXIT_RUNTIME;
-		goto cleanup;
-	}
+	if (!rc)
+		return RECORD_EXIT_OK;
+	errmsg("%s", s->err);
+	if (rc == -ENOMEM)
+		return RECORD_EXIT_RUNTIME;
+	if (s->o.cgroup || s->o.pid)
+		return RECORD_EXIT_USAGE;
+	/* a command that is not there, or not one that can run: as env(1) says */
+	return rc == -ENOENT						   ? RECORD_EXIT_CMD_NOT_FOUND
+	       : rc == -EACCES || rc == -EISDIR || rc == -ENOEXEC ? RECORD_EXIT_CMD_CANNOT_RUN
+									   : RECORD_EXIT_RUNTIME;
+}
 
-	/* 6. the capture writer (its file stays unnamed until the header is in it) */
-	if (!o.output) {
-		if (record_default_output(path, sizeof(path), t.comm, t.pid, time(NULL))) {
+/* The capture writer, on the output named or the default file (which stays unnamed
+ * until the header is in it). */
+static int open_writer(struct session *s)
+{
+	struct capture_writer_opts wopts = { 0 };
+	char path[PATH_MAX];
+	int rc;
+
+	if (!s->o.output) {
+		if (record_default_output(path, sizeof(path), s->t.comm, s->t.pid, time(NULL))) {
 			errmsg("cannot make a default file name: give one with -o");
-			status = RECORD_EXIT_USAGE;
-			goto cleanup;
+			return RECORD_EXIT_USAGE;
 		}
-		rc = record_output__open(&out, path, o.force, err, sizeof(err));
-		if (rc) {
-			errmsg("%s", err);
-			status = rc == -ENOMEM ? RECORD_EXIT_RUNTIME : RECORD_EXIT_USAGE;
-			goto cleanup;
-		}
+		rc = open_output(s, path);
+		if (rc)
+			return rc;
 	}
-	wopts.flush_interval_ns = o.flush_interval_ns;
-	rc = record_output__writer_fd(&out);
-	w = rc < 0 ? NULL : capture_writer__create_fd(rc, &wopts);
-	if (!w) {
+	wopts.flush_interval_ns = s->o.flush_interval_ns;
+	rc = record_output__writer_fd(&s->out);
+	s->w = rc < 0 ? NULL : capture_writer__create_fd(rc, &wopts);
+	if (!s->w) {
 		rc = rc < 0 ? -rc : errno;
-		errmsg("writing %s: %s; %s", out.name, strerror(rc),
-		       out.to_stdout ? "the stream holds no capture" : "no file was made");
-		status = RECORD_EXIT_RUNTIME;
-		goto cleanup;
+		errmsg("writing %s: %s; %s", s->out.name, strerror(rc),
+		       s->out.to_stdout ? "the stream holds no capture" : "no file was made");
+		return RECORD_EXIT_RUNTIME;
 	}
+	return RECORD_EXIT_OK;
+}
 
-	/* 7. the collectors */
-	ctx.pid = t.pid;
-	ctx.mode = t.mode;
-	rec_ctx_from_opts(&ctx, &o);
-	ctx.exe = t.exe[0] ? t.exe : NULL;
-	ctx.start_pipe_ino = t.go_ino;
-	if (t.mode == PTOP__V1__TARGET_MODE__TARGET_MODE_CGROUP) {
-		ctx.cgroup_id = t.cgroup_id;
-		ctx.cgroup_level = t.cgroup_level;
-		ctx.cgroup_path = t.cgroup_path;
-		ctx.cgroup_dir = t.cgroup_dir;
+/* Watch a launched command's execs when a collector follows them (held:
+ * collector_ops.exec) or looks again soon after them (collector_ops.refresh). */
+static int watch_execs(struct session *s)
+{
+	struct record_target *t = &s->t;
+	bool follows = any_follows_exec(s->cs, s->n);
+	unsigned fl;
+	int rc;
+
+	if (t->mode == PTOP__V1__TARGET_MODE__TARGET_MODE_CGROUP ||
+	    !(follows || (t->is_child && !s->o.no_ebpf && any_refreshes(s->cs, s->n))))
+		return RECORD_EXIT_OK;
+	fl = (s->o.no_ebpf ? 0 : EXEC_WATCH_BPF) | (s->o.verbose ? EXEC_WATCH_VERBOSE : 0) |
+	     (t->is_child ? EXEC_WATCH_LAUNCH : 0) | (t->is_child && follows ? EXEC_WATCH_HOLD : 0);
+	/* a launched command's executable is a path here; a --pid target's may be one in
+	 * another mount namespace: its /proc/PID/exe says which file */
+	rc = exec_watch__open(t->pid, t->is_child && t->exe[0] ? t->exe : NULL, fl, &s->run.ew,
+			      s->err, sizeof(s->err));
+	if (rc && !follows) {
+		/* only refreshes wanted it: the intervals' polls remain */
+		if (s->o.verbose)
+			errmsg("not watching the command's execs: %s", s->err);
+		s->run.ew = NULL;
+	} else if (rc) {
+		errmsg("%s", s->err);
+		return RECORD_EXIT_RUNTIME;
+	}
+	for (size_t i = 0; i < s->n; i++)
+		if (collector_runs(&s->cs[i]) && s->cs[i].ops->exec)
+			note_exec_follow(&s->cs[i], exec_watch__how(s->run.ew));
+	return RECORD_EXIT_OK;
+}
+
+/* The collectors: their context, check() and start(), the exec watch, the probe set
+ * (refused with --strict when a lane is lost, and when nothing could start). */
+static int start_collectors(struct session *s)
+{
+	struct rec_ctx *ctx = &s->ctx;
+	int rc;
+
+	ctx->pid = s->t.pid;
+	ctx->mode = s->t.mode;
+	rec_ctx_from_opts(ctx, &s->o);
+	ctx->exe = s->t.exe[0] ? s->t.exe : NULL;
+	ctx->start_pipe_ino = s->t.go_ino;
+	if (s->t.mode == PTOP__V1__TARGET_MODE__TARGET_MODE_CGROUP) {
+		ctx->cgroup_id = s->t.cgroup_id;
+		ctx->cgroup_level = s->t.cgroup_level;
+		ctx->cgroup_path = s->t.cgroup_path;
+		ctx->cgroup_dir = s->t.cgroup_dir;
 	}
 	/* a launched command is held until after the header: its capture starts there.
 	 * A running target's starts now, when the collectors begin to count. */
-	record_clocks_now(&started_at);
-	ctx.start_ns = rec_now_ns();
-	if (!n_prepared)
-		n = collectors_init(cs, &ctx, &o);
-	checked = true;
-	collectors_check_start(cs, n, false);
-	/* a launched command's execs are watched when a collector follows them (held:
-	 * collector_ops.exec) or looks again soon after them (collector_ops.refresh) */
-	if (t.mode != PTOP__V1__TARGET_MODE__TARGET_MODE_CGROUP &&
-	    (any_follows_exec(cs, n) || (t.is_child && !o.no_ebpf && any_refreshes(cs, n)))) {
-		unsigned fl = (o.no_ebpf ? 0 : EXEC_WATCH_BPF) | (o.verbose ? EXEC_WATCH_VERBOSE : 0) |
-			      (t.is_child ? EXEC_WATCH_LAUNCH : 0) |
-			      (t.is_child && any_follows_exec(cs, n) ? EXEC_WATCH_HOLD : 0);
-
-		/* a launched command's executable is a path here; a --pid target's may be
-		 * one in another mount namespace: its /proc/PID/exe says which file */
-		rc = exec_watch__open(t.pid, t.is_child && t.exe[0] ? t.exe : NULL, fl, &run.ew,
-				      err, sizeof(err));
-		if (rc && !any_follows_exec(cs, n)) {
-			/* only refreshes wanted it: the intervals' polls remain */
-			if (o.verbose)
-				errmsg("not watching the command's execs: %s", err);
-			run.ew = NULL;
-		} else if (rc) {
-			errmsg("%s", err);
-			status = RECORD_EXIT_RUNTIME;
-			goto cleanup;
-		}
-		for (i = 0; i < n; i++)
-			if (collector_runs(&cs[i]) && cs[i].ops->exec)
-				note_exec_follow(&cs[i], exec_watch__how(run.ew));
+	record_clocks_now(&s->started_at);
+	ctx->start_ns = rec_now_ns();
+	if (!s->n_prepared)
+		s->n = collectors_init(s->cs, ctx, &s->o);
+	s->checked = true;
+	collectors_check_start(s->cs, s->n, false);
+	rc = watch_execs(s);
+	if (rc)
+		return rc;
+	record_probe_summary(s->cs, s->n, s->summary, sizeof(s->summary));
+	if (s->o.strict && record_strict_check(s->cs, s->n, s->err, sizeof(s->err))) {
+		fputs(s->summary, stderr);
+		errmsg("--strict: %s; nothing recorded", s->err);
+		return RECORD_EXIT_RUNTIME; /* 125 for a command: record_main() */
 	}
-	record_probe_summary(cs, n, summary, sizeof(summary));
-	if (o.strict && record_strict_check(cs, n, err, sizeof(err))) {
-		fputs(summary, stderr);
-		errmsg("--strict: %s; nothing recorded", err);
-		status = RECORD_EXIT_RUNTIME; /* 125 for a command: below */
-		goto cleanup;
-	}
-	if (!record_probe_count(cs, n, PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE)) {
-		fputs(summary, stderr);
+	if (!record_probe_count(s->cs, s->n, PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE)) {
+		fputs(s->summary, stderr);
 		errmsg("no collector could start, nothing to record: see the reasons above and "
 		       "ptop-record --caps");
-		status = RECORD_EXIT_RUNTIME;
-		goto cleanup;
+		return RECORD_EXIT_RUNTIME;
 	}
+	return RECORD_EXIT_OK;
+}
 
-	/* 8. the header, flushed, then the file gets its name: from here a SIGKILL
-	 * leaves a capture that ptop-analyze reads */
-	{
-		struct record_header_in hin = {
-			.opts = &o,
-			.target = &t,
-			.collectors = cs,
-			.n_collectors = n,
-			.table = collector_table,
-			.start_at = t.is_child ? NULL : &started_at,
-			.start_monotonic_ns = &run.start_mono,
-			.start_realtime_ns = &run.start_real,
-		};
+/* The header, flushed, then the file gets its name: from here a SIGKILL leaves a
+ * capture that ptop-analyze reads. */
+static int write_header(struct session *s)
+{
+	struct record_header_in hin = {
+		.opts = &s->o,
+		.target = &s->t,
+		.collectors = s->cs,
+		.n_collectors = s->n,
+		.table = collector_table,
+		.start_at = s->t.is_child ? NULL : &s->started_at,
+		.start_monotonic_ns = &s->run.start_mono,
+		.start_realtime_ns = &s->run.start_real,
+	};
+	int rc = record_write_header(s->w, &hin);
 
-		rc = record_write_header(w, &hin);
-		if (rc) {
-			errmsg("writing %s: %s; %s", out.name, strerror(-rc),
-			       out.to_stdout ? "the stream holds no capture" : "no file was made");
-			status = RECORD_EXIT_RUNTIME;
-			goto cleanup;
-		}
-	}
-	rc = record_output__publish(&out, err, sizeof(err));
 	if (rc) {
-		errmsg("%s", err);
-		status = rc == -ENOMEM || rc == -EIO || rc == -ENOSPC ? RECORD_EXIT_RUNTIME :
-									 RECORD_EXIT_USAGE;
-		goto cleanup;
+		errmsg("writing %s: %s; %s", s->out.name, strerror(-rc),
+		       s->out.to_stdout ? "the stream holds no capture" : "no file was made");
+		return RECORD_EXIT_RUNTIME;
+	}
+	rc = record_output__publish(&s->out, s->err, sizeof(s->err));
+	if (rc) {
+		errmsg("%s", s->err);
+		return rc == -ENOMEM || rc == -EIO || rc == -ENOSPC ? RECORD_EXIT_RUNTIME
+								     : RECORD_EXIT_USAGE;
 	}
 	g.header_written = true;
-	ctx.writer = w;
-	ctx.capture_start_ns = run.start_mono;
+	s->ctx.writer = s->w;
+	s->ctx.capture_start_ns = s->run.start_mono;
+	return RECORD_EXIT_OK;
+}
 
-	/* 9. let the command run */
-	rc = target__release(&t, err, sizeof(err));
+/* Let the command run (a running target runs already), and say what is recorded. */
+static int release_target(struct session *s)
+{
+	int rc = target__release(&s->t, s->err, sizeof(s->err));
+
 	if (rc) {
-		errmsg("%s", err);
+		errmsg("%s", s->err);
 		/* exec failed: not found (a file gone since the check), or not runnable */
-		status = rc == -ENOENT ? RECORD_EXIT_CMD_NOT_FOUND
-			 : rc == -ECHILD ? RECORD_EXIT_RUNTIME
-					 : RECORD_EXIT_CMD_CANNOT_RUN;
-		goto cleanup;
+		return rc == -ENOENT   ? RECORD_EXIT_CMD_NOT_FOUND
+		       : rc == -ECHILD ? RECORD_EXIT_RUNTIME
+				       : RECORD_EXIT_CMD_CANNOT_RUN;
 	}
-	started = true;
-	if (!o.quiet) {
-		fputs(summary, stderr);
-		if (t.mode == PTOP__V1__TARGET_MODE__TARGET_MODE_CGROUP)
-			errmsg("recording cgroup %s (%s) into %s", t.cgroup_path, t.cgroup_dir,
-			       out.name);
-		else
-			errmsg("recording %s %d (%s) into %s",
-			       t.is_child ? "command, pid" : "pid", t.pid, t.comm, out.name);
-	}
+	s->started = true;
+	if (s->o.quiet)
+		return RECORD_EXIT_OK;
+	fputs(s->summary, stderr);
+	if (s->t.mode == PTOP__V1__TARGET_MODE__TARGET_MODE_CGROUP)
+		errmsg("recording cgroup %s (%s) into %s", s->t.cgroup_path, s->t.cgroup_dir,
+		       s->out.name);
+	else
+		errmsg("recording %s %d (%s) into %s", s->t.is_child ? "command, pid" : "pid",
+		       s->t.pid, s->t.comm, s->out.name);
+	return RECORD_EXIT_OK;
+}
 
-	/* 10. the loop, then the end */
-	run.o = &o;
-	run.t = &t;
-	run.cs = cs;
-	run.n = n;
-	run.ctx = &ctx;
-	run.w = w;
-	run.sfd = sfd;
-	run.safe_ns = run.start_mono;
-	run_loop(&run);
-	w = NULL; /* finish() closes or aborts it */
-	status = finish(&run, &out);
-	n = 0; /* finish() stopped the collectors */
+/* The loop, then the end: finish() closes or aborts the writer, stops the collectors,
+ * and says the status. */
+static int run_recording(struct session *s)
+{
+	struct run *run = &s->run;
+	int status;
 
-cleanup:
-	if (!started) {
-		/* the recording never started: nothing of it stays behind (before check(),
-		 * only the collectors prepare() reached are due a stop()) */
-		if (checked)
-			collectors_stop(cs, n);
+	run->o = &s->o;
+	run->t = &s->t;
+	run->cs = s->cs;
+	run->n = s->n;
+	run->ctx = &s->ctx;
+	run->w = s->w;
+	run->sfd = s->sfd;
+	run->safe_ns = run->start_mono;
+	run_loop(run);
+	s->w = NULL;
+	status = finish(run, &s->out);
+	s->n = 0;
+	return status;
+}
+
+/* What the steps left: a recording that never started leaves nothing behind (before
+ * check(), only the collectors prepare() reached are due a stop()). */
+static void close_session(struct session *s)
+{
+	if (!s->started) {
+		if (s->checked)
+			collectors_stop(s->cs, s->n);
 		else
-			for (i = 0; i < n_prepared; i++)
-				if (collector_runs(&cs[i]) && cs[i].ops->prepare)
-					cs[i].ops->stop(&cs[i]);
-		if (w)
-			capture_writer__abort(w);
-		record_output__discard(&out);
-		target__kill(&t);
+			for (size_t i = 0; i < s->n_prepared; i++)
+				if (collector_runs(&s->cs[i]) && s->cs[i].ops->prepare)
+					s->cs[i].ops->stop(&s->cs[i]);
+		if (s->w)
+			capture_writer__abort(s->w);
+		record_output__discard(&s->out);
+		target__kill(&s->t);
 	}
-	record_output__close(&out);
-	exec_watch__free(run.ew);
-	target__free(&t);
+	record_output__close(&s->out);
+	exec_watch__free(s->run.ew);
+	target__free(&s->t);
 	drop_totals__free(&g.drops);
-	record_opts__free(&o);
-	if (sfd >= 0)
-		close(sfd);
+	record_opts__free(&s->o);
+	if (s->sfd >= 0)
+		close(s->sfd);
+}
+
+/* The steps up to the recording, after the options: 0 to record, else the status. */
+static int set_up(struct session *s)
+{
+	int status = open_signals(s);
+
+	if (status)
+		return status;
+	if (!s->o.no_ebpf && access(BTF_PATH, R_OK) != 0) {
+		errmsg("this kernel has no BTF (" BTF_PATH " is missing), so the eBPF collectors "
+		       "cannot run: use --no-ebpf to record with the /proc lanes only");
+		return RECORD_EXIT_USAGE;
+	}
+	/* with -o -, descriptor 1 is standard error from here on (the command's too) */
+	if (s->o.output && (status = open_output(s, s->o.output)))
+		return status;
+	if ((status = open_target(s)) || (status = open_writer(s)) ||
+	    (status = start_collectors(s)) || (status = write_header(s)))
+		return status;
+	return release_target(s);
+}
+
+int record_main(int argc, char **argv)
+{
+	struct session s;
+	int status = RECORD_EXIT_OK, rc;
+
+	memset(&s, 0, sizeof(s));
+	s.sfd = -1;
+	record_output__init(&s.out);
+	s.t.pidfd = s.t.go_fd = s.t.err_fd = -1;
+	memset(&g, 0, sizeof(g));
+
+	rc = record_opts__parse(&s.o, argc, argv, collector_table, s.err, sizeof(s.err));
+	if (rc) {
+		errmsg("%s", s.err);
+		status = RECORD_EXIT_USAGE;
+	} else if (s.o.help) {
+		record_usage(stdout, collector_table);
+	} else if (s.o.version) {
+		printf("ptop-record %s (commit %s, built %s)\n", ptop_version, ptop_commit,
+		       ptop_build_date);
+	} else {
+		g.verbose = s.o.verbose;
+		/* libbpf output: one callback for the whole process (record/bpf_util.c);
+		 * without --verbose, libbpf's warnings end up in the probe reasons */
+		bpf_util__open_log(s.o.verbose);
+		if (s.o.caps)
+			status = open_signals(&s) ?: run_caps(&s.o);
+		else
+			status = set_up(&s) ?: run_recording(&s);
+	}
+	close_session(&s);
 	/* a launched command's recorder failure before it ran is not the command's status
 	 * (timeout(1) and env(1) use 125 so); finish() says its own */
-	if (o.cmd && !started && status == RECORD_EXIT_RUNTIME)
+	if (s.o.cmd && !s.started && status == RECORD_EXIT_RUNTIME)
 		status = RECORD_EXIT_CMD_RECORDER;
 	return status;
 }

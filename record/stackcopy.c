@@ -12,10 +12,12 @@
 #include <unistd.h>
 #include <sys/stat.h>
 
+#include "record/bpf_util.h"
 #include "record/collector.h"
+#include "record/kfeature.h"
 #include "record/record.h"
 #include "record/stackcopy.h"
-#include "collectors/cpuprof/record.h"
+#include "record/stack_table.h"
 
 /* ------------------------------------------------------------------ the copies */
 
@@ -75,7 +77,7 @@ static int sc_grow(struct stack_copies *s)
 	return 0;
 }
 
-int stack_copies__add(struct rec_ctx *ctx, struct stack_copies *s, struct cp_stack_table *t,
+int stack_copies__add(struct rec_ctx *ctx, struct stack_copies *s, struct stack_table *t,
 		      const struct sc_copy *c, size_t len)
 {
 	Ptop__V1__Record rec = PTOP__V1__RECORD__INIT;
@@ -98,7 +100,7 @@ int stack_copies__add(struct rec_ctx *ctx, struct stack_copies *s, struct cp_sta
 	}
 	slot->hash = c->hash;
 	slot->tgid = c->tgid;
-	slot->id = cp_stack_table__reserve(t);
+	slot->id = stack_table__reserve(t);
 	s->count++;
 
 	cp.pid = (int32_t)c->tgid;
@@ -542,4 +544,65 @@ enum user_stacks user_stacks__auto(pid_t pid, const char *exe, char *why, size_t
 	}
 	snprintf(why, len, "no frame pointers in %s", list);
 	return USER_STACKS_DWARF;
+}
+
+/* ------------------------------------------------------------------ the lanes */
+
+enum user_stacks user_stacks__kernel(enum user_stacks mode, char *why, size_t len, char *kwhy,
+				     size_t klen)
+{
+	size_t at;
+
+	kwhy[0] = '\0';
+	if (mode != USER_STACKS_DWARF || (kfeature_have(KF_BPF_LOOP, kwhy, klen) &&
+					  kfeature_have(KF_FIND_VMA, kwhy, klen) &&
+					  kfeature_have(KF_RINGBUF, kwhy, klen))) {
+		kwhy[0] = '\0';
+		return mode;
+	}
+	at = strlen(why);
+	if (snprintf(why + at, len - at, "; no stack copies here: %s", kwhy) < 0)
+		why[at] = '\0';
+	return USER_STACKS_FP;
+}
+
+void user_stacks__lanes(struct collector *c, enum user_stacks mode, Ptop__V1__ProbeSource src,
+			const char *kwhy, const char *standby_why)
+{
+	const Ptop__V1__ProbeState active = PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE;
+	const Ptop__V1__ProbeState standby = PTOP__V1__PROBE_STATE__PROBE_STATE_STANDBY;
+
+	if (mode == USER_STACKS_DWARF) {
+		collector_lane(c, "stack_copy", active, src, "%s", "");
+		collector_lane(c, "fp", standby, src, "not needed: %s",
+			       standby_why ? standby_why : "stack copies");
+		return;
+	}
+	if (kwhy && kwhy[0]) {
+		collector_lane(c, "stack_copy", PTOP__V1__PROBE_STATE__PROBE_STATE_UNSUPPORTED, src,
+			       "%s", kwhy);
+		collector_lane(c, "fp", active, src, "%s", "");
+		collector_lane_fallback(c, "stack_copy", "fp", "--user-stacks fp");
+		return;
+	}
+	collector_lane(c, "stack_copy", standby, src, "not needed: %s",
+		       standby_why ? standby_why : "frame pointers");
+	collector_lane(c, "fp", active, src, "%s", "");
+}
+
+bool user_stacks__copy_refused(enum user_stacks mode)
+{
+	return mode == USER_STACKS_DWARF && kfeature_refused("stack_copy");
+}
+
+void user_stacks__copy_failed(struct collector *c, Ptop__V1__ProbeSource src, const char *what,
+			      int err, char *why, size_t len)
+{
+	if (kfeature_refused("stack_copy"))
+		snprintf(why, len, "load refused by PTOP_TEST_REFUSE");
+	else
+		bpf_util__format_error(why, len, what, err);
+	collector_lane(c, "stack_copy", PTOP__V1__PROBE_STATE__PROBE_STATE_FAILED, src, "%s", why);
+	collector_lane(c, "fp", PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE, src, "%s", "");
+	collector_lane_fallback(c, "stack_copy", "fp", "--user-stacks fp");
 }

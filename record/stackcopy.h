@@ -13,9 +13,11 @@
 #include <linux/types.h>
 
 #include "bpf/stackcopy.h"
+#include "proto/ptop.pb-c.h"
 
+struct collector;
 struct rec_ctx;
-struct cp_stack_table;
+struct stack_table;
 
 /* The copies of a capture by key: (tgid, hash) -> stack id. */
 struct stack_copies;
@@ -29,7 +31,7 @@ struct stack_copies *stack_copies__capture(void);
  * LEN may be short of that: then -EINVAL): give it an id from T and write its Stack
  * record through rec_emit() unless the set has its key already. 0, -EINVAL (a
  * malformed record: not written), -ENOMEM, or -errno from the writer. */
-int stack_copies__add(struct rec_ctx *ctx, struct stack_copies *s, struct cp_stack_table *t,
+int stack_copies__add(struct rec_ctx *ctx, struct stack_copies *s, struct stack_table *t,
 		      const struct sc_copy *c, size_t len);
 
 /* The stack id of the copy keyed HASH in process TGID into *ID: 0, or -ENOENT when no
@@ -101,5 +103,34 @@ enum user_stacks user_stacks__auto(pid_t pid, const char *exe, char *why, size_t
  * a run: cpuprof, heap and fds all take it from here. WHY gets the reason ("--user-stacks auto: no frame
  * pointers in ..."), at most LEN bytes (160 hold it). */
 enum user_stacks user_stacks__choose(const struct rec_ctx *ctx, char *why, size_t len);
+
+/* Can this kernel run stack copies (bpf_loop, bpf_find_vma and ring buffers: Linux
+ * 5.17)? MODE as user_stacks__choose() gave it: when it is DWARF and a helper is
+ * missing, KWHY (KLEN bytes) gets the missing feature, WHY (LEN bytes, the mode's
+ * reason) gets "; no stack copies here: KWHY" appended, and USER_STACKS_FP is
+ * returned; else KWHY is "" and MODE returned. */
+enum user_stacks user_stacks__kernel(enum user_stacks mode, char *why, size_t len, char *kwhy,
+				     size_t klen);
+
+/* C's two lanes of user stacks for the MODE that runs: "stack_copy" (copies of the
+ * stack's top, unwound offline) and "fp" (frame pointers, walked in the kernel), from
+ * SRC. KWHY not empty (user_stacks__kernel's): the copies' lane is unsupported for it,
+ * and fp runs in its place (collector_lane_fallback: --strict counts it, fp stacks of
+ * code without frame pointers are shorter). The lane on standby says "not needed:
+ * STANDBY_WHY", or when it is NULL "not needed: frame pointers" / "not needed: stack
+ * copies". */
+void user_stacks__lanes(struct collector *c, enum user_stacks mode, Ptop__V1__ProbeSource src,
+			const char *kwhy, const char *standby_why);
+
+/* Is the stack copies' load to be refused as a verifier would (PTOP_TEST_REFUSE=
+ * stack_copy, record/kfeature.h), for a collector whose MODE is DWARF? */
+bool user_stacks__copy_refused(enum user_stacks mode);
+
+/* C's BPF object with stack copies did not load (ERR; WHAT names the load, "load heap
+ * BPF with stack copies"): WHY (LEN bytes) gets the reason, the "stack_copy" lane of
+ * source SRC is failed with it and "fp" runs in its place (collector_lane_fallback). The
+ * caller loads again with frame-pointer stacks and says so in its detail. */
+void user_stacks__copy_failed(struct collector *c, Ptop__V1__ProbeSource src, const char *what,
+			      int err, char *why, size_t len);
 
 #endif

@@ -24,6 +24,9 @@
 #include "proto/capture.h"
 #include "proto/capture_internal.h"
 #include "proto/names.h"
+#include "collectors/cgroup/names.h"
+#include "collectors/heap/names.h"
+#include "collectors/memory/names.h"
 #include "tests/codec_samples.h"
 
 #define MAX_RECS 4096

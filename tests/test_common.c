@@ -13,7 +13,7 @@
 
 #include <cmocka.h>
 
-#include "collectors/cpuprof/record.h"
+#include "record/stack_table.h"
 #include "common/array.h"
 #include "common/duration.h"
 #include "common/hash.h"
@@ -276,9 +276,9 @@ static void test_08_fnv1a_pinned(void **state)
 	assert_true(fnv1a64_word(FNV1A64_INIT, ips[1]) !=
 		    fnv1a64_u64le(FNV1A64_INIT, ips[1]));
 	/* the CPU profile's stack hash (kept in captures as stack ids' keys) */
-	assert_true(cpuprof__stack_hash(false, ips, 3) == 0x94d8e6df4d9476c4ull);
-	assert_true(cpuprof__stack_hash(true, ips, 3) == 0x92f926465b4371f0ull);
-	assert_true(cpuprof__stack_hash(false, ips, 0) == 0xb75e96c4d07796c0ull);
+	assert_true(stack_table__hash(false, ips, 3) == 0x94d8e6df4d9476c4ull);
+	assert_true(stack_table__hash(true, ips, 3) == 0x92f926465b4371f0ull);
+	assert_true(stack_table__hash(false, ips, 0) == 0xb75e96c4d07796c0ull);
 	/* the preload library's stack hash (kept in captures) */
 	assert_true(pl_stack_hash(ips, 3) == 0x9aaf5be667a45aafull);
 	assert_true(pl_stack_hash(ips, 0) == 0x9091d60726574ae6ull);

@@ -19,7 +19,7 @@
 
 #include "record/collector.h"
 #include "record/stackcopy.h"
-#include "collectors/cpuprof/record.h"
+#include "record/stack_table.h"
 #include "tests/rec_double.h"
 
 
@@ -91,7 +91,7 @@ static void test_02_census(void **state)
 static void test_03_copies(void **state)
 {
 	static struct sc_copy c;
-	struct cp_stack_table *t = cp_stack_table__new();
+	struct stack_table *t = stack_table__new();
 	struct stack_copies *s = stack_copies__capture();
 	struct rec_ctx ctx = { 0 };
 	Ptop__V1__Record *rec;
@@ -148,7 +148,7 @@ static void test_03_copies(void **state)
 	{
 		uint64_t ips[1] = { 0x401000 }, sid = 0;
 
-		assert_int_equal(cp_stack_table__intern(t, false, 0, ips, 1, &sid), 1);
+		assert_int_equal(stack_table__intern(t, false, 0, ips, 1, &sid), 1);
 		assert_true(sid != id && sid != id2);
 	}
 	/* malformed records are refused, not written */
@@ -169,7 +169,7 @@ static void test_03_copies(void **state)
 		rec_double_reset();
 	}
 	assert_int_equal(stack_copies__count(s), 2002);
-	cp_stack_table__free(t);
+	stack_table__free(t);
 }
 
 static void test_04_vmas(void **state)

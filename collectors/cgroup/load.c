@@ -8,6 +8,7 @@
 
 #include "analyze/load.h"
 #include "proto/names.h"
+#include "collectors/cgroup/names.h"
 
 enum { ST_SAMPLE, ST_STAT, ST_PSI, ST_PROC, ST_N };
 

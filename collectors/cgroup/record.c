@@ -1,4 +1,4 @@
-/* cgroup.c — the cgroup collector (--cgroup mode only): each interval one CgroupSample
+/* record.c — the cgroup collector (--cgroup mode only): each interval one CgroupSample
  * with the cgroup's memory controller, its pressure, and the processes of its subtree.
  *
  * Memory, from one of two lanes, whichever this host has (the probe detail names it):

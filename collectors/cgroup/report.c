@@ -1,8 +1,9 @@
-/* report_cgroup.c — `report cgroup` (a whole cgroup's memory, OOM events, pressure and its
+/* report.c — `report cgroup` (a whole cgroup's memory, OOM events, pressure and its
  * processes by PSS) and `report apps` (those processes grouped into applications), from the
  * cgroup collector's tables (cgroup_sample, cgroup_stat, cgroup_psi, cgroup_proc).
  */
 #include "analyze/report.h"
+#include "collectors/cgroup/names.h"
 #include "common/array.h"
 
 #include <errno.h>

@@ -1,4 +1,4 @@
-/* cpu.c — the cpu collector: the target's CPU time per interval, from two lanes.
+/* record.c — the cpu collector: the target's CPU time per interval, from two lanes.
  *
  * eBPF lane (collectors/cpu/cpu.bpf.c, tp_btf/sched_switch): exact on-CPU nanoseconds and
  * switch-outs of the target's threads. The kernel keeps cumulative per-CPU totals

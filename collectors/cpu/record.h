@@ -1,4 +1,4 @@
-/* cpu.h — the pure parts of the cpu collector (collectors/cpu/record.c), public so that
+/* record.h — the pure parts of the cpu collector (collectors/cpu/record.c), public so that
  * collectors/cpu/test_cpu.c can check them without BPF or a target. */
 #ifndef PTOP_RECORD_CPU_H
 #define PTOP_RECORD_CPU_H

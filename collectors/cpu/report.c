@@ -1,4 +1,4 @@
-/* report_cpu.c — `report cpu`: CPU % per interval from the eBPF and /proc lanes (in cgroup
+/* report.c — `report cpu`: CPU % per interval from the eBPF and /proc lanes (in cgroup
  * mode the cgroup lane, cpu.stat, in place of /proc), a summary, cpu.max throttling, and
  * the CPU profile: top functions by self and total samples. */
 #include "analyze/report.h"

@@ -1,4 +1,4 @@
-/* cpuprof.c — the cpuprof collector: where the target's CPU time goes, as stacks sampled
+/* record.c — the cpuprof collector: where the target's CPU time goes, as stacks sampled
  * by a timer, counted in the kernel by collectors/cpuprof/cpuprof.bpf.c.
  *
  * One PERF_COUNT_SW_CPU_CLOCK event per online CPU (pid -1, all tasks) samples at
@@ -54,6 +54,7 @@
 #include "record/kfeature.h"
 #include "record/bpf_util.h"
 #include "collectors/cpuprof/record.h"
+#include "record/stack_table.h"
 #include "collectors/cpuprof/cpuprof.skel.h"
 #include "common/hash.h"
 #include "record/stackcopy.h"
@@ -64,208 +65,6 @@
 #define MAX_RATE_PATH "/proc/sys/kernel/perf_event_max_sample_rate"
 
 /* ------------------------------------------------------------------ pure parts */
-
-struct cp_stack {
-	uint64_t hash;
-	uint64_t id;
-	uint64_t *ips;
-	uint32_t n;
-	uint32_t pid;			/* a user stack's process (cgroup mode); else 0 */
-	bool kernel;
-};
-
-struct cp_stack_table {
-	struct cp_stack *slots;		/* open addressing; id == 0: empty */
-	size_t cap;			/* power of two */
-	size_t count;
-};
-
-struct cp_stack_table *cp_stack_table__new(void)
-{
-	struct cp_stack_table *t = calloc(1, sizeof(*t));
-
-	if (!t)
-		return NULL;
-	t->cap = 1024;
-	t->slots = calloc(t->cap, sizeof(*t->slots));
-	if (!t->slots) {
-		free(t);
-		errno = ENOMEM;
-		return NULL;
-	}
-	return t;
-}
-
-void cp_stack_table__free(struct cp_stack_table *t)
-{
-	size_t i;
-
-	if (!t)
-		return;
-	for (i = 0; i < t->cap; i++)
-		free(t->slots[i].ips);
-	free(t->slots);
-	free(t);
-}
-
-struct cp_stack_table *cp_stack_table__capture(void)
-{
-	static struct cp_stack_table *capture;
-
-	if (!capture)
-		capture = cp_stack_table__new();
-	return capture;
-}
-
-size_t cp_stack_table__count(const struct cp_stack_table *t)
-{
-	return t ? t->count : 0;
-}
-
-uint64_t cpuprof__stack_hash(bool kernel, const uint64_t *ips, size_t n)
-{
-	uint64_t h = FNV1A64_INIT;	/* FNV-1a, 64-bit, a word at a time */
-	size_t i;
-
-	h = fnv1a64_word(h, kernel ? 0x6b : 0x75);
-	h = fnv1a64_word(h, n);
-	for (i = 0; i < n; i++)
-		h = fnv1a64_word(h, ips[i]);
-	/* final avalanche (splitmix64) so that the low bits index well */
-	h ^= h >> 30;
-	h *= 0xbf58476d1ce4e5b9ULL;
-	h ^= h >> 27;
-	h *= 0x94d049bb133111ebULL;
-	return h ^ (h >> 31);
-}
-
-/* The table's hash of a (kernel, pid, ips) key: the content hash, mixed with the pid
- * when there is one (so pid 0, every stack of a one-process capture, hashes as before). */
-static uint64_t key_hash(bool kernel, uint32_t pid, const uint64_t *ips, size_t n)
-{
-	uint64_t h = cpuprof__stack_hash(kernel, ips, n), p = pid;
-
-	if (!pid)
-		return h;
-	p = (p ^ (p >> 16)) * 0x45d9f3b3335b369ULL;	/* spread the pid over 64 bits */
-	return h ^ p ^ (p >> 32);
-}
-
-static struct cp_stack *find_slot(struct cp_stack *slots, size_t cap, uint64_t hash, bool kernel,
-				  uint32_t pid, const uint64_t *ips, size_t n)
-{
-	size_t i = hash & (cap - 1);
-
-	for (;; i = (i + 1) & (cap - 1)) {
-		struct cp_stack *s = &slots[i];
-
-		if (!s->id)
-			return s;
-		if (s->hash == hash && s->kernel == kernel && s->pid == pid && s->n == n &&
-		    (n == 0 || !memcmp(s->ips, ips, n * sizeof(*ips))))
-			return s;
-	}
-}
-
-static int grow_table(struct cp_stack_table *t)
-{
-	size_t cap = t->cap * 2, i;
-	struct cp_stack *slots = calloc(cap, sizeof(*slots));
-
-	if (!slots)
-		return -ENOMEM;
-	for (i = 0; i < t->cap; i++) {
-		struct cp_stack *s = &t->slots[i];
-
-		if (s->id)
-			*find_slot(slots, cap, s->hash, s->kernel, s->pid, s->ips, s->n) = *s;
-	}
-	free(t->slots);
-	t->slots = slots;
-	t->cap = cap;
-	return 0;
-}
-
-int cp_stack_table__intern(struct cp_stack_table *t, bool kernel, uint32_t pid, const uint64_t *ips,
-			   size_t n, uint64_t *id)
-{
-	uint64_t hash;
-	struct cp_stack *s;
-	int err;
-
-	if (kernel)
-		pid = 0;	/* kernel addresses mean the same in every process */
-	hash = key_hash(kernel, pid, ips, n);
-	s = find_slot(t->slots, t->cap, hash, kernel, pid, ips, n);
-	if (s->id) {
-		*id = s->id;
-		return 0;
-	}
-	if ((t->count + 1) * 4 > t->cap * 3) {	/* keep the load under 3/4 */
-		err = grow_table(t);
-		if (err)
-			return err;
-		s = find_slot(t->slots, t->cap, hash, kernel, pid, ips, n);
-	}
-	s->ips = malloc(n ? n * sizeof(*ips) : 1);
-	if (!s->ips)
-		return -ENOMEM;
-	if (n)
-		memcpy(s->ips, ips, n * sizeof(*ips));
-	s->n = (uint32_t)n;
-	s->pid = pid;
-	s->hash = hash;
-	s->kernel = kernel;
-	s->id = ++t->count;
-	*id = s->id;
-	return 1;
-}
-
-uint64_t cp_stack_table__reserve(struct cp_stack_table *t)
-{
-	return ++t->count;
-}
-
-int stackmap__read(int fd, const struct sm_key *sk, uint64_t *ips, size_t max)
-{
-	struct sm_ips v;
-	size_t n;
-
-	if (!sk->hash || !sk->nr || sk->nr > SM_MAX_DEPTH)
-		return 0;
-	if (bpf_map_lookup_elem(fd, sk, &v) != 0)
-		return errno == ENOENT ? 0 : -errno;
-	n = sk->nr < max ? sk->nr : max;
-	memcpy(ips, v.ips, n * sizeof(*ips));
-	return (int)n;
-}
-
-int cp_stack_table__emit(struct rec_ctx *ctx, struct cp_stack_table *t, bool kernel, uint32_t pid,
-			 const uint64_t *ips, size_t n, uint64_t *id)
-{
-	Ptop__V1__Record rec = PTOP__V1__RECORD__INIT;
-	Ptop__V1__Stack st = PTOP__V1__STACK__INIT;
-	int r;
-
-	*id = 0;
-	if (!n)
-		return 0;
-	r = cp_stack_table__intern(t, kernel, pid, ips, n, id);
-	if (r < 0) {
-		*id = 0;
-		return 0;
-	}
-	if (r == 0)
-		return 0;
-	/* new: its record goes before the event that refers to it */
-	st.id = *id;
-	st.n_ips = n;
-	st.ips = (uint64_t *)ips;
-	st.kernel = kernel;
-	rec.kind_case = PTOP__V1__RECORD__KIND_STACK;
-	rec.stack = &st;
-	return rec_emit(ctx, &rec);
-}
 
 double cpuprof__delivered_hz(uint64_t ticks, uint32_t cpus, uint64_t interval_ns)
 {
@@ -345,7 +144,7 @@ struct cp_priv {
 	Ptop__V1__ProcessName **pnp;
 	struct cp_comm *comms;		/* their names' storage */
 	int32_t *pids;
-	struct cp_stack_table *table;
+	struct stack_table *table;
 	struct stack_copies *copies;	/* the capture's (dwarf mode) */
 	struct ring_buffer *rb;		/* the copies' ring (dwarf mode) */
 	int rb_err;			/* the writer's error while draining it */
@@ -389,35 +188,10 @@ static enum user_stacks cp_mode = USER_STACKS_FP;
  * lane "instead": --strict counts it). */
 static void cp_lanes(struct collector *c, char *why, size_t len)
 {
-	const Ptop__V1__ProbeSource ebpf = PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_EBPF;
 	char kwhy[200];
 
-	if (cp_mode != USER_STACKS_DWARF) {
-		collector_lane(c, "stack_copy", PTOP__V1__PROBE_STATE__PROBE_STATE_STANDBY, ebpf,
-			       "not needed: %s", why);
-		collector_lane(c, "fp", PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE, ebpf, "%s", "");
-		return;
-	}
-	if (kfeature_have(KF_BPF_LOOP, kwhy, sizeof(kwhy)) &&
-	    kfeature_have(KF_FIND_VMA, kwhy, sizeof(kwhy)) &&
-	    kfeature_have(KF_RINGBUF, kwhy, sizeof(kwhy))) {
-		collector_lane(c, "stack_copy", PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE, ebpf,
-			       "%s", "");
-		collector_lane(c, "fp", PTOP__V1__PROBE_STATE__PROBE_STATE_STANDBY, ebpf,
-			       "not needed: %s", why);
-		return;
-	}
-	collector_lane(c, "stack_copy", PTOP__V1__PROBE_STATE__PROBE_STATE_UNSUPPORTED, ebpf,
-		       "%s", kwhy);
-	collector_lane(c, "fp", PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE, ebpf, "%s", "");
-	collector_lane_fallback(c, "stack_copy", "fp", "--user-stacks fp");
-	cp_mode = USER_STACKS_FP;
-	{
-		size_t at = strlen(why);
-
-		if (snprintf(why + at, len - at, "; no stack copies here: %s", kwhy) < 0)
-			why[at] = '\0';
-	}
+	cp_mode = user_stacks__kernel(cp_mode, why, len, kwhy, sizeof(kwhy));
+	user_stacks__lanes(c, cp_mode, PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_EBPF, kwhy, why);
 }
 
 static Ptop__V1__ProbeState cp_check(struct collector *c)
@@ -658,7 +432,7 @@ static int cp_start(struct collector *c)
 	p->vals = calloc(CP_COUNT_ENTRIES, sizeof(*p->vals));
 	p->sc = calloc(CP_COUNT_ENTRIES, sizeof(*p->sc));
 	p->scp = calloc(CP_COUNT_ENTRIES, sizeof(*p->scp));
-	p->table = cp_stack_table__capture();
+	p->table = stack_table__capture();
 	if (ctx->cgroup_id) {
 		p->pn = calloc(CP_COUNT_ENTRIES, sizeof(*p->pn));
 		p->pnp = calloc(CP_COUNT_ENTRIES, sizeof(*p->pnp));
@@ -693,23 +467,14 @@ retry:
 		bpf_map__set_max_entries(p->skel->maps.cp_vmas, 1);
 	}
 	/* PTOP_TEST_REFUSE=stack_copy: the copies' program refused, as a verifier would */
-	err = cp_mode == USER_STACKS_DWARF && kfeature_refused("stack_copy")
-		      ? -E2BIG
-		      : cpuprof_bpf__load(p->skel);
+	err = user_stacks__copy_refused(cp_mode) ? -E2BIG : cpuprof_bpf__load(p->skel);
 	if (err && cp_mode == USER_STACKS_DWARF) {
 		/* the stack copies' lane did not load: frame-pointer stacks, and the
 		 * lanes say why (the copies' program is the larger one to verify) */
 		char why[300], *at;
 
-		bpf_util__format_error(why, sizeof(why), "load cpuprof BPF with stack copies",
-				       err);
-		if (kfeature_refused("stack_copy"))
-			snprintf(why, sizeof(why), "load refused by PTOP_TEST_REFUSE");
-		collector_lane(c, "stack_copy", PTOP__V1__PROBE_STATE__PROBE_STATE_FAILED,
-			       PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_EBPF, "%s", why);
-		collector_lane(c, "fp", PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE,
-			       PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_EBPF, "%s", "");
-		collector_lane_fallback(c, "stack_copy", "fp", "--user-stacks fp");
+		user_stacks__copy_failed(c, PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_EBPF,
+					 "load cpuprof BPF with stack copies", err, why, sizeof(why));
 		at = strstr(c->detail, "user stacks dwarf");
 		if (at)
 			snprintf(at, sizeof(c->detail) - (size_t)(at - c->detail),
@@ -790,7 +555,7 @@ static int resolve(struct collector *c, struct cp_priv *p, int smfd, const struc
 	n = stackmap__read(smfd, sk, (uint64_t *)p->stack.ips, SM_MAX_DEPTH);
 	if (n <= 0)
 		return 0;
-	return cp_stack_table__emit(c->ctx, p->table, sk->kernel, pid,
+	return stack_table__emit(c->ctx, p->table, sk->kernel, pid,
 				    (const uint64_t *)p->stack.ips, (size_t)n, id);
 }
 

@@ -29,7 +29,8 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
-#include "collectors/cpuprof/record.h" /* the capture's stack table, stackmap__read */
+#include "bpf/stackcopy.h" /* struct sc_vmas, in the skeleton */
+#include "record/stack_table.h"
 #include "collectors/fds/fds.pb-c.h"
 #include "collectors/fds/record.h"
 #include "collectors/fds/fds.skel.h"
@@ -474,35 +475,12 @@ static Ptop__V1__ProbeState fds_check(struct collector *c)
 		    dir, why);
 	} else {
 		char kwhy[200];
-		bool copies;
-
 		c->source = PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_EBPF;
 		choose_stacks(ctx);
 		/* the copies' lane, as cpuprof's: its helpers, else frame pointers */
-		copies = fds_stacks.mode == USER_STACKS_DWARF;
-		if (copies && (!kfeature_have(KF_BPF_LOOP, kwhy, sizeof(kwhy)) ||
-			       !kfeature_have(KF_FIND_VMA, kwhy, sizeof(kwhy)))) {
-			size_t at = strlen(fds_stacks.why);
-
-			fds_stacks.mode = USER_STACKS_FP;
-			if (snprintf(fds_stacks.why + at, sizeof(fds_stacks.why) - at,
-				     "; no stack copies here: %s", kwhy) < 0)
-				fds_stacks.why[at] = '\0';
-			collector_lane(c, "stack_copy",
-				       PTOP__V1__PROBE_STATE__PROBE_STATE_UNSUPPORTED, c->source,
-				       "%s", kwhy);
-		} else {
-			collector_lane(c, "stack_copy",
-				       copies ? PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE
-					      : PTOP__V1__PROBE_STATE__PROBE_STATE_STANDBY,
-				       c->source, "%s", copies ? "" : "not needed: frame pointers");
-		}
-		collector_lane(c, "fp",
-			       fds_stacks.mode == USER_STACKS_DWARF
-				       ? PTOP__V1__PROBE_STATE__PROBE_STATE_STANDBY
-				       : PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE,
-			       c->source, "%s",
-			       fds_stacks.mode == USER_STACKS_DWARF ? "not needed: stack copies" : "");
+		fds_stacks.mode = user_stacks__kernel(fds_stacks.mode, fds_stacks.why,
+						      sizeof(fds_stacks.why), kwhy, sizeof(kwhy));
+		user_stacks__lanes(c, fds_stacks.mode, c->source, kwhy, NULL);
 		bpf_lane_detail(c, dir);
 	}
 	return PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE;
@@ -529,7 +507,7 @@ static int on_copy(void *arg, void *data, size_t size)
 
 	if (b->rb_err)
 		return 0;
-	err = stack_copies__add(b->ctx, b->copies, cp_stack_table__capture(), data, size);
+	err = stack_copies__add(b->ctx, b->copies, stack_table__capture(), data, size);
 	if (err == -EINVAL)
 		b->bad_copies++;
 	else if (err)
@@ -609,22 +587,13 @@ retry:
 		bpf_map__set_max_entries(b->skel->maps.fd_copied, 1);
 	}
 	/* PTOP_TEST_REFUSE=stack_copy: the copies' load refused, as by a verifier */
-	err = fds_stacks.mode == USER_STACKS_DWARF && kfeature_refused("stack_copy")
-		      ? -E2BIG
-		      : fds_bpf__load(b->skel);
+	err = user_stacks__copy_refused(fds_stacks.mode) ? -E2BIG : fds_bpf__load(b->skel);
 	if (err && fds_stacks.mode == USER_STACKS_DWARF) {
 		/* the stack copies did not load: frame-pointer stacks, the lanes say why */
 		char cwhy[300], *at;
 
-		if (kfeature_refused("stack_copy"))
-			snprintf(cwhy, sizeof(cwhy), "load refused by PTOP_TEST_REFUSE");
-		else
-			bpf_util__format_error(cwhy, sizeof(cwhy), "load fds BPF with stack copies",
-					       err);
-		collector_lane(c, "stack_copy", PTOP__V1__PROBE_STATE__PROBE_STATE_FAILED,
-			       PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_EBPF, "%s", cwhy);
-		collector_lane(c, "fp", PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE,
-			       PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_EBPF, "%s", "");
+		user_stacks__copy_failed(c, PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_EBPF,
+					 "load fds BPF with stack copies", err, cwhy, sizeof(cwhy));
 		fds_stacks.mode = USER_STACKS_FP;
 		snprintf(fds_stacks.why, sizeof(fds_stacks.why),
 			 "the stack copies failed to load: %.140s", cwhy);
@@ -808,7 +777,7 @@ static int emit_losses(struct collector *c, struct fds_bpf_lane *b)
  * the sites are read, so that a site made since the poll began has its copy written). */
 static int emit_sites(struct collector *c, struct fds_bpf_lane *b, uint64_t now_ns)
 {
-	struct cp_stack_table *t = cp_stack_table__capture();
+	struct stack_table *t = stack_table__capture();
 	int sfd = bpf_map__fd(b->skel->maps.fd_sites);
 	int kfd = bpf_map__fd(b->skel->maps.fd_stacks_map);
 	Ptop__V1__FdSites msg = PTOP__V1__FD_SITES__INIT;
@@ -860,7 +829,7 @@ static int emit_sites(struct collector *c, struct fds_bpf_lane *b, uint64_t now_
 			k = stackmap__read(kfd, &keys[i], ips, SM_MAX_DEPTH);
 			if (k > 0)
 				err =
-				    cp_stack_table__emit(c->ctx, t, false, 0, ips, (size_t)k, &id);
+				    stack_table__emit(c->ctx, t, false, 0, ips, (size_t)k, &id);
 		}
 		sites[i].stack_id = id;
 	}

@@ -1,4 +1,4 @@
-/* goalloc.c — the Go lane of the heap feature: who allocates in a Go program, from one
+/* record.c — the Go lane of the heap feature: who allocates in a Go program, from one
  * uprobe on the executable's runtime.mallocgc (collectors/goalloc/goalloc.bpf.c).
  *
  * check() reads the target's executable (the launched command's, or /proc/PID/exe): a
@@ -19,7 +19,7 @@
  * Each poll sums the exact per-CPU totals, reads the cumulative per-site counters
  * (taking this interval's deltas), ranks the sites like the libc lane (union of the top
  * --heap-top by bytes and count, census of the rest), writes each kept site's stack once
- * as a Stack record (capture-wide ids shared with cpuprof) and emits one HeapSnapshot
+ * as a Stack record (capture-wide ids: record/stack_table.h) and emits one HeapSnapshot
  * with lane "go" and live_measured false: Go frees by collection, nothing probed sees
  * it, so live bytes, frees, lifetimes and leaks stay 0 and mean "not measured".
  */
@@ -38,8 +38,9 @@
 
 #include "record/collector.h"
 #include "record/bpf_util.h"
-#include "collectors/cpuprof/record.h"
+#include "record/stack_table.h"
 #include "collectors/heap/record.h"
+#include "record/uprobe_target.h"
 #include "record/uprobe_link.h"
 #include "symbol/sym_internal.h"
 #include "collectors/goalloc/goalloc.skel.h"
@@ -60,7 +61,7 @@ struct ga_priv {
 	struct hp_counters prev;
 	struct heap_usite *sites;		/* open addressing, GA_USITE_CAP entries */
 	struct heap_rank rank;		/* the sites ranked each poll */
-	struct cp_stack_table *table;
+	struct stack_table *table;
 	uint64_t prev_ns;
 	uint64_t prev_misses;
 };
@@ -107,11 +108,11 @@ int goalloc__probe_point(const char *open_path, const char *path, struct goalloc
 			 "%.140s: its .gopclntab cannot be read (a Go before 1.16?)", path);
 		goto cleanup;
 	}
-	err = heap__elf_func(fd, "runtime.mallocgc", &off, &size);
+	err = uprobe_target__elf_func(fd, "runtime.mallocgc", &off, &size);
 	if (err) {
 		err = gopcln_func_by_name(g, "runtime.mallocgc", &entry, &end);
 		if (!err)
-			err = heap__vaddr_to_offset(elf, entry, &off);
+			err = uprobe_target__vaddr_to_offset(elf, entry, &off);
 		if (err) {
 			snprintf(why, wlen, "%.130s: runtime.mallocgc not found in .symtab or .gopclntab",
 				 path);
@@ -151,7 +152,7 @@ static Ptop__V1__ProbeState ga_check(struct collector *c)
 	char why[200];
 	int err;
 
-	state = heap__uprobe_precheck(
+	state = uprobe_target__precheck(
 		c,
 		"the Go heap uprobe attaches to one process's executable, not yet per process "
 		"of a cgroup: record one of its processes with --pid",
@@ -164,7 +165,7 @@ static Ptop__V1__ProbeState ga_check(struct collector *c)
 		snprintf(c->reason, sizeof(c->reason), "out of memory");
 		return PTOP__V1__PROBE_STATE__PROBE_STATE_FAILED;
 	}
-	if (heap__target_exe(ctx, p->path, sizeof(p->path), p->open_path, sizeof(p->open_path),
+	if (uprobe_target__exe(ctx, p->path, sizeof(p->path), p->open_path, sizeof(p->open_path),
 			     c->reason, sizeof(c->reason))) {
 		free(p);
 		return PTOP__V1__PROBE_STATE__PROBE_STATE_UNSUPPORTED;
@@ -224,7 +225,7 @@ static int ga_start(struct collector *c)
 	}
 	p->cnt = calloc(p->ncpus, sizeof(*p->cnt));
 	p->sites = calloc(GA_USITE_CAP, sizeof(*p->sites));
-	p->table = cp_stack_table__capture();
+	p->table = stack_table__capture();
 	if (heap_rank__alloc(&p->rank) || !p->cnt || !p->sites || !p->table) {
 		err = -ENOMEM;
 		snprintf(c->reason, sizeof(c->reason), "out of memory");
@@ -295,16 +296,13 @@ static int ga_poll(struct collector *c, uint64_t now_ns, unsigned flags)
 {
 	struct ga_priv *p = c->priv;
 	struct rec_ctx *ctx = c->ctx;
-	Ptop__V1__Event ev = PTOP__V1__EVENT__INIT;
 	Ptop__V1__HeapSnapshot hs = PTOP__V1__HEAP_SNAPSHOT__INIT;
 	struct hp_counters sum, d;
 	struct heap_census census;
-	struct hp_site_key key, next;
 	struct heap_stack_src src;
 	uint64_t interval;
-	size_t nrows = 0, k = 0;
-	void *prev = NULL;
-	int sfd, err, guard = 0;
+	size_t nrows, k = 0;
+	int err;
 
 	(void)flags;
 	if (!p || !p->skel)
@@ -317,22 +315,8 @@ static int ga_poll(struct collector *c, uint64_t now_ns, unsigned flags)
 	heap__counters_delta((const uint64_t *)&sum, (uint64_t *)&p->prev, (uint64_t *)&d,
 			     sizeof(sum) / sizeof(uint64_t));
 
-	sfd = bpf_map__fd(p->skel->maps.ga_sites);
-	while (guard++ < 2 * HP_SITE_ENTRIES && bpf_map_get_next_key(sfd, prev, &next) == 0) {
-		struct hp_site cur;
-		struct heap_usite *s;
-
-		key = next;
-		prev = &key;
-		if (bpf_map_lookup_elem(sfd, &key, &cur) || nrows == HP_SITE_ENTRIES)
-			continue;
-		s = heap_usites__get(p->sites, GA_USITE_CAP, &key);
-		if (!s)
-			continue;
-		heap__site_row(&p->rank.rows[nrows], s, &cur, (uint32_t)nrows, false);
-		p->rank.row_site[nrows] = (size_t)(s - p->sites);
-		nrows++;
-	}
+	nrows = heap__read_site_map(bpf_map__fd(p->skel->maps.ga_sites), p->sites, GA_USITE_CAP,
+				    &p->rank, false, NULL, NULL);
 	err = heap__select_sites(p->rank.rows, nrows, heap_settings.top, p->rank.keep, &census);
 	if (err)
 		goto read_err;
@@ -349,9 +333,7 @@ static int ga_poll(struct collector *c, uint64_t now_ns, unsigned flags)
 	hs.alloc_count = d.alloc_count;
 	hs.alloc_bytes = d.alloc_bytes;
 	hs.stack_failures = d.stack_failures + d.site_full;
-	ev.payload_case = PTOP__V1__EVENT__PAYLOAD_HEAP;
-	ev.heap = &hs;
-	err = rec_emit_event(ctx, &ev, PTOP__V1__CATEGORY__CATEGORY_HEAP, now_ns, interval);
+	err = heap__emit_snapshot(ctx, &hs, now_ns, interval);
 	if (err)
 		return err;
 	return emit_drops(c, p, &d);

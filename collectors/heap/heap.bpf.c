@@ -359,19 +359,19 @@ int hp_enter(struct pt_regs *ctx)
 	inf.ra = ra;
 	inf.seen = 1;
 	switch (func) {
-	case HP_CALLOC:
+	case ALLOC_CALLOC:
 		inf.size = PT_REGS_PARM1(ctx) * PT_REGS_PARM2(ctx);
 		break;
-	case HP_REALLOC:
+	case ALLOC_REALLOC:
 		inf.arg = PT_REGS_PARM1(ctx);
 		inf.size = PT_REGS_PARM2(ctx);
 		break;
-	case HP_POSIX_MEMALIGN:
+	case ALLOC_POSIX_MEMALIGN:
 		inf.arg = PT_REGS_PARM1(ctx);
 		inf.size = PT_REGS_PARM3(ctx);
 		break;
-	case HP_ALIGNED_ALLOC:
-	case HP_MEMALIGN:
+	case ALLOC_ALIGNED_ALLOC:
+	case ALLOC_MEMALIGN:
 		inf.size = PT_REGS_PARM2(ctx);
 		break;
 	default:
@@ -558,15 +558,15 @@ int hp_exit(struct pt_regs *ctx)
 	ret = PT_REGS_RC(ctx);
 	now = bpf_ktime_get_ns();
 	switch (inf.func) {
-	case HP_POSIX_MEMALIGN:
+	case ALLOC_POSIX_MEMALIGN:
 		if ((int)ret != 0 || !inf.arg ||
 		    bpf_probe_read_user(&ptr, sizeof(ptr), (void *)inf.arg))
 			ptr = 0;
 		break;
-	case HP_REALLOC:
+	case ALLOC_REALLOC:
 		/* realloc(p, n): p is gone when a block came back, or when n == 0 freed it */
 		if (inf.arg && (ret || !inf.size))
-			do_free(cnt, inf.arg, HP_REALLOC, now);
+			do_free(cnt, inf.arg, ALLOC_REALLOC, now);
 		ptr = ret;
 		break;
 	default:
@@ -597,6 +597,6 @@ int hp_free(struct pt_regs *ctx)
 		return 0;	/* inside another allocator call of this thread: counted there */
 	cnt = counters();
 	if (cnt)
-		do_free(cnt, addr, HP_FREE, bpf_ktime_get_ns());
+		do_free(cnt, addr, ALLOC_FREE, bpf_ktime_get_ns());
 	return 0;
 }

@@ -1,10 +1,11 @@
-/* heap.h — structs and constants shared by collectors/heap/heap.bpf.c, collectors/goalloc/goalloc.bpf.c and
- * collectors/heap/record.c. */
+/* heap.h — structs and constants shared by collectors/heap/heap.bpf.c,
+ * collectors/goalloc/goalloc.bpf.c and collectors/heap/record*.c. */
 #ifndef PTOP_BPF_HEAP_H
 #define PTOP_BPF_HEAP_H
 
 #include "bpf/stackmap.h"
 #include "bpf/stackcopy.h"
+#include "common/alloc_funcs.h"
 
 /* How the uprobe lane takes stacks: hp_user_stacks, set before load. */
 #define HP_USER_FP 0		/* bpf_get_stack: a frame-pointer walk */
@@ -32,20 +33,6 @@
 /* the rate of --heap-events records the buffers are sized to carry, per second */
 #define HP_EVENTS_RATE 1000000ull
 #define HP_RINGBUF_MAX_BYTES (64u << 20)
-
-/* The probed functions. */
-enum hp_func {
-	HP_MALLOC = 0,
-	HP_CALLOC,
-	HP_REALLOC,
-	HP_FREE,
-	HP_POSIX_MEMALIGN,
-	HP_ALIGNED_ALLOC,
-	HP_MEMALIGN,
-	HP_VALLOC,
-	HP_PVALLOC,
-	HP_NFUNCS,
-};
 
 /* A call site: the user stack walked at the allocator's entry, and the caller's
  * return address that walk skips (read from the top of the stack at entry). */
@@ -161,7 +148,7 @@ struct hp_event {
 	__u64 size;
 	struct hp_site_key site;
 	__u32 kind;		/* 1 alloc, 2 free (HeapEvent.Kind) */
-	__u32 func;		/* enum hp_func */
+	__u32 func;		/* enum alloc_func */
 };
 
 #endif

@@ -9,6 +9,7 @@
 
 #include "analyze/load.h"
 #include "proto/names.h"
+#include "collectors/heap/names.h"
 
 enum { ST_SNAPSHOT, ST_SITE, ST_EVENT, ST_PEAK, ST_N };
 

@@ -1,7 +1,8 @@
-/* heap.h — the pure parts of the heap collector (collectors/heap/record.c): the x86-64 prologue
- * decoder that chooses where to put each uprobe, the exponential sampling table, the
- * site ranking with its census, and the ELF look-up of the allocator functions.
- * Public so that collectors/heap/test_heap.c can check them without BPF or a target.
+/* record.h — the heap collector's recorder side: its lane interface (heap_lane_ops,
+ * one file per lane: record_uprobe.c, record_preload.c) and what the lanes and the Go
+ * lane (collectors/goalloc) share (record_lane.c): the exponential sampling table, the
+ * site ranking with its census, the sites and their stacks, the peak sites. Public so
+ * that collectors/heap/test_heap.c can check them without BPF or a target.
  */
 #ifndef PTOP_RECORD_HEAP_H
 #define PTOP_RECORD_HEAP_H
@@ -13,26 +14,6 @@
 
 #include "collectors/heap/heap.h"
 #include "proto/ptop.pb-c.h"
-
-/* Where to put a function's entry uprobe. */
-struct heap_probe_point {
-	uint32_t offset;	/* bytes from the function's first instruction */
-	bool emulated;		/* the instruction there is one the kernel emulates (push,
-				 * jmp, jcc, nop); false: the fallback +0, single-stepped */
-	bool null_skipped;	/* the probe is past a NULL check of the first argument */
-	char why[80];		/* what was decoded, for the probe detail */
-};
-
-/* Decode the first LEN bytes of a function's code (CODE) and choose the first
- * instruction the kernel can emulate that every call reaches with the argument
- * registers and the stack pointer as they were at entry (so the return address is
- * still on top of the stack). Instructions passed over: endbr64, cmp $imm,rip-rel
- * memory, mov reg,reg into a scratch register, and — only when NULL_SKIP (free) — a
- * `test %rdi,%rdi` followed by `je`, the NULL check (free(NULL) does nothing, so the
- * probe may miss it). Anything else stops the walk and the choice falls back to +0
- * (single-stepped), said in PP->why. Always fills PP; returns 0. */
-int heap__choose_probe(const uint8_t *code, size_t len, bool null_skip,
-		       struct heap_probe_point *pp);
 
 /* Fill T[0..N) with the quantiles of the unit exponential distribution scaled by 2^16:
  * T[i] = -ln((i + 0.5) / N) * 65536. Their mean is 65536 (within 0.1% for N >= 256):
@@ -73,21 +54,6 @@ int heap__select_sites(const struct heap_site_row *rows, size_t n, size_t top, b
  * address the walk skips, put as frame 1 (not when 0). OUT holds MAX ips. Returns the
  * number of ips written. */
 size_t heap__site_ips(const uint64_t *ips, size_t n, uint64_t caller, uint64_t *out, size_t max);
-
-/* The file offset and size of the function NAME defined (not undefined, STT_FUNC or
- * STT_GNU_IFUNC) in the ELF file open on FD, from .symtab or .dynsym; a versioned
- * dynamic name ("malloc@@GLIBC_2.2.5") matches too. 0, -ENOENT (not defined there),
- * or -errno. */
-int heap__elf_func(int fd, const char *name, uint64_t *offset, uint64_t *size);
-
-/* The DT_NEEDED names of the ELF file open on FD, written into BUF (LEN bytes) as
- * NUL-separated strings, the count in *N. 0 or -errno (-ENOENT: no dynamic section). */
-int heap__elf_needed(int fd, char *buf, size_t len, int *n);
-
-/* The file offset of ELF virtual address VADDR (the PT_LOAD holding it), opened
- * with libelf (an Elf *; void * keeps libelf out of this header). 0, -ENOENT
- * when no segment holds it, -EINVAL on a broken file. */
-int heap__vaddr_to_offset(void *elf, uint64_t vaddr, uint64_t *off);
 
 /* One call site (stack + caller) as user space follows it across polls: the
  * same for every heap lane. */
@@ -130,14 +96,14 @@ struct heap_stack_src {
 struct heap_stack_src heap_stack_src__map(int fd);
 
 struct rec_ctx;
-struct cp_stack_table;
+struct stack_table;
 
 /* Give site S its capture stack id: take its stack from SRC, add the caller
  * (heap__site_ips), and write the Stack record the first time TABLE sees it
- * (cp_stack_table__emit). Tried once per site: a stack SRC cannot give stays
+ * (stack_table__emit). Tried once per site: a stack SRC cannot give stays
  * capid 0. 0, or -errno from the writer. */
 int heap_usite__resolve(struct rec_ctx *ctx, const struct heap_stack_src *src,
-			struct cp_stack_table *table, struct heap_usite *s);
+			struct stack_table *table, struct heap_usite *s);
 
 /* DELTA[i] = NOW[i] - PREV[i] for WORDS counters, then PREV = NOW: a lane's
  * cumulative counters turned into the interval's. */
@@ -156,6 +122,11 @@ void heap__site_row(struct heap_site_row *r, struct heap_usite *s, const struct 
 void heap__snapshot_init(Ptop__V1__HeapSnapshot *hs, Ptop__V1__HeapLane lane, const char *module,
 			 bool live_measured, const struct heap_census *census,
 			 Ptop__V1__HeapSite **sites, size_t k);
+
+/* Emit HS, a lane's snapshot of the interval of INTERVAL_NS that ends at NOW_NS, as a
+ * HeapSnapshot event. 0 or -errno from the writer. */
+int heap__emit_snapshot(struct rec_ctx *ctx, Ptop__V1__HeapSnapshot *hs, uint64_t now_ns,
+			uint64_t interval_ns);
 
 /* A live total summed over CPUs or threads, each of which may have gone below
  * zero on its own: the sum, or 0 while it is (transiently) negative. */
@@ -187,8 +158,70 @@ void heap_rank__free(struct heap_rank *r);
  * (HeapSnapshot.live_measured says they mean nothing). 0, or -errno from the
  * writer. */
 int heap__fill_sites(struct rec_ctx *ctx, const struct heap_stack_src *src,
-		     struct cp_stack_table *table, struct heap_usite *sites,
+		     struct stack_table *table, struct heap_usite *sites,
 		     const struct heap_rank *r, size_t nrows, size_t *k);
+
+/* What a lane sees of site S (cumulative figures CUR, S->prev still the last poll's)
+ * before its row ROW is taken. */
+typedef void (*heap_site_visit)(void *arg, struct heap_usite *s, const struct hp_site *cur,
+				size_t row);
+
+/* A BPF lane's sites this poll: walk the site map open on SFD (struct hp_site_key ->
+ * struct hp_site, cumulative; at most HP_SITE_ENTRIES rows), follow each site in SITES
+ * (CAP entries, heap_usites__get), call VISIT (when not NULL) and put its row in R
+ * (heap__site_row; live figures when LIVE). Returns the number of rows. */
+size_t heap__read_site_map(int sfd, struct heap_usite *sites, size_t cap, struct heap_rank *r,
+			   bool live, heap_site_visit visit, void *arg);
+
+/* The sites at a peak mark: one row per site with what it held there (its index in
+ * the lane's sites), and the HeapSite entries written (heap_settings.top of them). */
+struct heap_peak_row {
+	uint64_t site;
+	uint64_t live_count, live_bytes;
+};
+struct heap_peak {
+	struct heap_peak_row *rows;
+	Ptop__V1__HeapSite *hs;
+	Ptop__V1__HeapSite **hsp;
+};
+
+/* Allocate PK for ROWS rows. 0 or -ENOMEM (PK then holds nothing). */
+int heap_peak__alloc(struct heap_peak *pk, size_t rows);
+
+/* Free PK's arrays and empty it. */
+void heap_peak__free(struct heap_peak *pk);
+
+/* The one peak-sites routine of every lane: the N rows of PK (sites of SITES, what they
+ * held at the peak mark of MARK_BYTES live at MARK_NS) into HS's peak_sites: the top
+ * heap_settings.top by live bytes, each with its stack resolved from SRC into TABLE.
+ * SAMPLED (the lane samples): estimates that add up to more than the mark's live total
+ * (exact) are scaled down to it, the samples' split of that total. Reorders PK->rows.
+ * 0, or -errno from writing a stack. */
+int heap__peak_sites(struct rec_ctx *ctx, const struct heap_stack_src *src,
+		     struct stack_table *table, struct heap_usite *sites, struct heap_peak *pk,
+		     size_t n, bool sampled, uint64_t mark_bytes, uint64_t mark_ns,
+		     Ptop__V1__HeapSnapshot *hs);
+
+struct collector;
+
+/* A capture lane of the heap collector, one file each: the uprobe lane
+ * (record_uprobe.c, heap_uprobe_lane) and the preload lane (record_preload.c,
+ * heap_preload_lane). The collector (record.c) asks the preload lane's check() when it
+ * was prepared for a launched command, else the uprobe lane's; check() sets c->source,
+ * and start(), poll(), stop() and exec() go to the lane it names. stop() is the lane's
+ * own (what the collector's prepare() made stays until its final stop). The Go lane is
+ * the goalloc collector (collectors/goalloc/record.c): its own probe in the probe set,
+ * built from the same toolkit (record_lane.c). */
+struct heap_lane_ops {
+	const char *name;
+	Ptop__V1__ProbeState (*check)(struct collector *c);
+	int (*start)(struct collector *c);
+	int (*poll)(struct collector *c, uint64_t now_ns, unsigned flags);
+	void (*stop)(struct collector *c);
+	int (*exec)(struct collector *c, uint64_t now_ns);
+};
+extern const struct heap_lane_ops heap_uprobe_lane;
+extern const struct heap_lane_ops heap_preload_lane;
 
 /* The Go lane's probe point (collectors/goalloc/record.c): where in a Go executable the goalloc
  * collector puts its uprobe. */
@@ -233,25 +266,6 @@ void heap__lane_stop(struct collector *c);
  * heap and Go lanes' stop() call it (it returns at once in the background thread). */
 void heap__reap_wait(void);
 
-/* What the heap and Go uprobe lanes check first, alike: not in --cgroup mode (the
- * uprobes attach to one process), not with --no-ebpf, and the privileges to trace;
- * with --caps or no target yet, active with CAPS_DETAIL. Sets the source and clears
- * the reason; the reasons given are CGROUP_WHY and NO_EBPF_WHY. Then the lane the
- * uprobes take (uprobe_multi links, else perf-event uprobes: record/uprobe_link.h), in
- * c->lanes; COOKIES: the program reads attach cookies (perf-event uprobes need 5.15 for
- * them). Returns the state when one of these decides, else PROBE_STATE_UNSPECIFIED: go
- * on to find the probe points. */
-Ptop__V1__ProbeState heap__uprobe_precheck(struct collector *c, const char *cgroup_why,
-					   const char *no_ebpf_why, const char *caps_detail,
-					   bool cookies);
-
-/* The target's executable for a uprobe on it: PATH as the target maps it, OPEN_PATH
- * where this process opens it (the command's path as launched; for --pid its
- * /proc/PID/exe through /proc/PID/root, another mount namespace's file included).
- * 0, or -errno with WHY filled ("cannot read /proc/PID/exe: ..."). */
-int heap__target_exe(const struct rec_ctx *ctx, char *path, size_t plen, char *open_path,
-		     size_t olen, char *why, size_t wlen);
-
 /* Why the heap collector is off by default, for both lanes (measured: bench/README.md). */
 /* The heap collector's settings, filled by the recorder from its options table
  * (heap_collector.opts: --heap-sample-bytes, --heap-top, --leak-age, --heap-events,
@@ -271,8 +285,8 @@ extern struct heap_settings heap_settings;
 	"it costs the target about 20-100 ns per malloc+free pair in a launched command "    \
 	"(preload lane), about 2.8 us with --pid (uprobes); see bench/README.md"
 
-/* The names of the probed functions, by enum hp_func. */
-extern const char *const heap_func_names[HP_NFUNCS];
+/* The names of the probed functions, by enum alloc_func. */
+extern const char *const heap_func_names[ALLOC_NFUNCS];
 
 /* --heap-events: the bytes of the uprobe lane's ring buffer for INTERVAL_NS between two
  * drains (a power of two, HP_RINGBUF_BYTES to HP_RINGBUF_MAX_BYTES, room for

@@ -1,4 +1,4 @@
-/* heap_preload.c — the heap collector's preload lane, recorder side: the shared memory and
+/* record_preload.c — the heap collector's preload lane, recorder side: the shared memory and
  * environment made before the command forks, the choice between this lane and the uprobe
  * lane, and the collector that reads what libptop-preload.so writes (preload/).
  *
@@ -29,8 +29,9 @@
 #include <unistd.h>
 
 #include "preload/ptop_preload.h"
-#include "collectors/cpuprof/record.h"
+#include "record/stack_table.h"
 #include "collectors/heap/record.h"
+#include "record/uprobe_target.h"
 #include "collectors/heap/record_preload.h"
 
 
@@ -126,17 +127,15 @@ struct heap_preload {
 	struct hpl_peak_site *at_peak;	/* HPL_SITE_CAP, by site index (.site: its epoch) */
 	uint64_t epoch;			/* 0: no peak yet */
 	int64_t rec_live;		/* live bytes of the sampled blocks, from the ring */
-	struct hpl_peak_site *peak;	/* the top at the poll */
+	struct heap_peak peak;		/* the sites at the peak, at the poll */
 	uint64_t peak_bytes, peak_ns;	/* the peak moment */
 	bool peak_new;			/* a new peak moment since the last poll */
 	uint64_t h_sample_bytes;	/* the lane's sample_bytes (our copy) */
-	Ptop__V1__HeapSite *peak_hs;	/* HeapSnapshot.peak_sites, heap_settings.top of each */
-	Ptop__V1__HeapSite **peak_hsp;
 	uint64_t ev_lost, samp_full, site_full, stack_unknown;	/* cumulative */
 	uint64_t prev_lost[4];
 	struct pl_counters prev;
 	struct heap_rank rank;		/* the sites ranked each poll */
-	struct cp_stack_table *table;
+	struct stack_table *table;
 	unsigned char *resident;	/* mincore() of the live table, a byte a page */
 	uint64_t prev_ns;
 	bool attached;
@@ -284,7 +283,7 @@ static int elf_kind_of(const char *exe, char *why, size_t wlen)
 	} else if (!interp) {
 		snprintf(why, wlen, "%s is static: it never reads LD_PRELOAD", exe);
 		kind = 1;
-	} else if (!heap__elf_func(fd, "malloc", &off, &size)) {
+	} else if (!uprobe_target__elf_func(fd, "malloc", &off, &size)) {
 		snprintf(why, wlen, "%s defines malloc itself, ahead of any preloaded library",
 			 exe);
 		kind = 3;
@@ -620,7 +619,7 @@ static void queue_event(struct heap_preload *p, uint64_t t, uint64_t addr, uint6
 	e->size = size;
 	e->site = (uint32_t)site;
 	e->kind = (uint16_t)kind;
-	e->func = (uint16_t)(func < HP_NFUNCS ? func : 0);
+	e->func = (uint16_t)(func < ALLOC_NFUNCS ? func : 0);
 }
 
 static void on_alloc(struct heap_preload *p, const struct pl_ev_alloc *e)
@@ -905,16 +904,11 @@ static void hpl_stop(struct collector *c)
 	free(p->temp);
 	free(p->temp_prev);
 	free(p->used_idx);
-	free(p->peak);
+	heap_peak__free(&p->peak);
 	free(p->at_peak);
 	p->at_peak = NULL;
-	free(p->peak_hs);
-	free(p->peak_hsp);
 	p->temp = p->temp_prev = NULL;
 	p->used_idx = NULL;
-	p->peak = NULL;
-	p->peak_hs = NULL;
-	p->peak_hsp = NULL;
 	heap_rank__free(&p->rank);
 	free(p->resident);
 	p->resident = NULL;
@@ -966,21 +960,17 @@ int heap_preload__start(struct collector *c)
 	p->temp = calloc(HPL_SITE_CAP, sizeof(*p->temp));
 	p->temp_prev = calloc(HPL_SITE_CAP, sizeof(*p->temp_prev));
 	p->used_idx = calloc(HPL_SITE_CAP, sizeof(*p->used_idx));
-	p->peak = calloc(HPL_SITE_CAP, sizeof(*p->peak));
 	p->at_peak = calloc(HPL_SITE_CAP, sizeof(*p->at_peak));
 	p->h_sample_bytes = p->h->sample_bytes;
 	p->epoch = 0;
 	p->rec_live = 0;
-	p->peak_hs = calloc(heap_settings.top ? heap_settings.top : 1, sizeof(*p->peak_hs));
-	p->peak_hsp = calloc(heap_settings.top ? heap_settings.top : 1, sizeof(*p->peak_hsp));
 	p->n_used = 0;
 	p->peak_bytes = p->peak_ns = 0;
 	p->peak_new = false;
-	p->table = cp_stack_table__capture();
+	p->table = stack_table__capture();
 	if (heap_rank__alloc(&p->rank) || !p->stacks || !p->sites || !p->cur || !p->samp ||
-	    !p->temp || !p->temp_prev || !p->used_idx || !p->peak || !p->at_peak || !p->peak_hs ||
-	    !p->peak_hsp ||
-	    (heap_settings.events && !p->ev) || !p->table) {
+	    !p->temp || !p->temp_prev || !p->used_idx || heap_peak__alloc(&p->peak, HPL_SITE_CAP) ||
+	    !p->at_peak || (heap_settings.events && !p->ev) || !p->table) {
 		err = -ENOMEM;
 		snprintf(c->reason, sizeof(c->reason), "out of memory");
 		goto cleanup;
@@ -1135,23 +1125,13 @@ static int emit_drops(struct collector *c, struct heap_preload *p, const struct 
 	return err;
 }
 
-static int cmp_peak(const void *a, const void *b)
-{
-	const struct hpl_peak_site *x = a, *y = b;
-
-	if (x->live_bytes != y->live_bytes)
-		return x->live_bytes < y->live_bytes ? 1 : -1;
-	return x->site < y->site ? -1 : x->site > y->site;
-}
-
-/* The sites at the peak mark taken since the last poll, the top heap_settings.top by
- * live bytes, into HS (peak_sites*). 0 or an error writing their stacks. */
+/* The sites at the peak mark taken since the last poll, into HS (peak_sites*): each
+ * site's figures saved in the current epoch, else what it holds now. 0 or an error
+ * writing their stacks. */
 static int peak_sites(struct heap_preload *p, Ptop__V1__HeapSnapshot *hs)
 {
-	static const Ptop__V1__HeapSite init = PTOP__V1__HEAP_SITE__INIT;
-	size_t i, n, np = 0, top = heap_settings.top ? heap_settings.top : 1;
-	double sum = 0, f;
-	int err;
+	struct heap_stack_src src = { site_ips, p };
+	size_t i, np = 0;
 
 	if (!p->peak_new)
 		return 0;
@@ -1164,47 +1144,19 @@ static int peak_sites(struct heap_preload *p, Ptop__V1__HeapSnapshot *hs)
 
 		if ((int64_t)lb <= 0)
 			continue;
-		p->peak[np].site = si;
-		p->peak[np].live_bytes = lb;
-		p->peak[np].live_count = (int64_t)lc > 0 ? lc : 0;
+		p->peak.rows[np].site = si;
+		p->peak.rows[np].live_bytes = lb;
+		p->peak.rows[np].live_count = (int64_t)lc > 0 ? lc : 0;
 		np++;
 	}
-	/* sampled: estimates that add up to more than the mark's live total (exact) are
-	 * scaled down to it, the samples' split of that total */
-	for (i = 0; p->h_sample_bytes && i < np; i++)
-		sum += (double)p->peak[i].live_bytes;
-	f = sum > (double)p->peak_bytes ? (double)p->peak_bytes / sum : 1;
-	for (i = 0; f < 1 && i < np; i++) {
-		p->peak[i].live_bytes = (uint64_t)((double)p->peak[i].live_bytes * f + 0.5);
-		p->peak[i].live_count = (uint64_t)((double)p->peak[i].live_count * f + 0.5);
-	}
-	if (np)
-		qsort(p->peak, np, sizeof(*p->peak), cmp_peak);
-	n = np < top ? np : top;
-	for (i = 0; i < n; i++) {
-		struct heap_usite *u = &p->sites[p->peak[i].site];
-
-		err = resolve_site(p, u);
-		if (err)
-			return err;
-		p->peak_hs[i] = init;
-		p->peak_hs[i].stack_id = u->capid;
-		p->peak_hs[i].live_count = p->peak[i].live_count;
-		p->peak_hs[i].live_bytes = p->peak[i].live_bytes;
-		p->peak_hsp[i] = &p->peak_hs[i];
-	}
-	hs->peak_sites_live_bytes = p->peak_bytes;
-	hs->peak_sites_time_ns = p->peak_ns;
-	hs->n_peak_sites = n;
-	hs->peak_sites = p->peak_hsp;
-	return 0;
+	return heap__peak_sites(p->c->ctx, &src, p->table, p->sites, &p->peak, np,
+				p->h_sample_bytes != 0, p->peak_bytes, p->peak_ns, hs);
 }
 
 int heap_preload__poll(struct collector *c, uint64_t now_ns, unsigned flags)
 {
 	struct heap_preload *p = c->priv;
 	struct rec_ctx *ctx = c->ctx;
-	Ptop__V1__Event ev = PTOP__V1__EVENT__INIT;
 	Ptop__V1__HeapSnapshot hs = PTOP__V1__HEAP_SNAPSHOT__INIT;
 	struct pl_counters sum, d;
 	struct heap_stack_src src = { site_ips, p };
@@ -1286,9 +1238,7 @@ int heap_preload__poll(struct collector *c, uint64_t now_ns, unsigned flags)
 	hs.live_untracked = d.live_untracked;
 	hs.stack_failures = p->stack_unknown - p->prev_lost[2] + p->site_full - p->prev_lost[1];
 	hs.free_untracked = d.free_untracked;
-	ev.payload_case = PTOP__V1__EVENT__PAYLOAD_HEAP;
-	ev.heap = &hs;
-	err = rec_emit_event(ctx, &ev, PTOP__V1__CATEGORY__CATEGORY_HEAP, now_ns, interval);
+	err = heap__emit_snapshot(ctx, &hs, now_ns, interval);
 	if (!err)
 		err = emit_drops(c, p, &d);
 	if (!err && p->broken && !p->broken_said) {
@@ -1323,3 +1273,12 @@ int heap_preload__exec(struct collector *c, uint64_t now_ns)
 	heap_preload__off(p);	/* the library does not attach in the new program */
 	return heap__start_checked(c, fall_back(c, why));
 }
+
+const struct heap_lane_ops heap_preload_lane = {
+	.name = "preload",
+	.check = heap_preload__check,
+	.start = heap_preload__start,
+	.poll = heap_preload__poll,
+	.stop = heap_preload__lane_stop,
+	.exec = heap_preload__exec,
+};

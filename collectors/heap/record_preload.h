@@ -1,6 +1,7 @@
-/* heap_preload.h — the heap collector's preload lane, recorder side (collectors/heap/record_preload.c):
- * for a command ptop-record launches, libptop-preload.so in the command's LD_PRELOAD
- * instead of uprobes, talking through shared memory (preload/ptop_preload.h). Its
+/* record_preload.h — the heap collector's preload lane, recorder side
+ * (collectors/heap/record_preload.c): for a command ptop-record launches,
+ * libptop-preload.so in the command's LD_PRELOAD instead of uprobes, talking through
+ * shared memory (preload/ptop_preload.h). Its
  * records are the uprobe lane's (HeapSnapshot with lane "preload", HeapEvent, Stack),
  * written through the shared helpers of collectors/heap/record.h.
  *

@@ -1,8 +1,9 @@
-/* report_heap.c — `report heap` (allocations by allocating function: live bytes, bytes and
+/* report.c — `report heap` (allocations by allocating function: live bytes, bytes and
  * count allocated, rate, lifetime, with the census of the sites left out) and `report leaks`
  * (functions holding allocations older than the leak age, ranked by how steadily their live
  * bytes grow), from the heap_snapshot and heap_site tables, named through the symbol store. */
 #include "analyze/report.h"
+#include "collectors/heap/names.h"
 #include "common/array.h"
 #include "analyze/symbolize.h"
 

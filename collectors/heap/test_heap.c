@@ -1,7 +1,5 @@
-/* test_heap.c — the heap collector: the prologue decoder on real byte sequences (glibc's
- * free, malloc, posix_memalign, memalign, ...), the exponential sampling table, the site
- * ranking and census, the stack composition with the caller recovered, the ELF look-ups,
- * check() without eBPF, and, when run as root, the real uprobes on a forked child whose
+/* test_heap.c — the heap collector: the exponential sampling table, the site ranking and
+ * census, the stack composition with the caller recovered, check() without eBPF, and, when run as root, the real uprobes on a forked child whose
  * allocations are known.
  *
  * The run loop's rec_emit_* are replaced by tests/rec_double.h.
@@ -24,65 +22,16 @@
 
 #include "record/collector.h"
 #include "record/bpf_util.h"
-#include "collectors/cpuprof/record.h"
+#include "record/stack_table.h"
 #include "record/stackcopy.h"
 #include "collectors/heap/record.h"
+#include "record/uprobe_target.h"
 #include "collectors/heap/record_preload.h"
 #include "record/record.h"
 
 extern const struct collector_ops heap_collector;
 
 #include "tests/rec_double.h"
-
-/* ------------------------------------------------------------------ decoder */
-
-static void expect_probe(const uint8_t *code, size_t len, bool null_skip, uint32_t off,
-			 bool emulated, bool skipped)
-{
-	struct heap_probe_point pp;
-
-	assert_int_equal(heap__choose_probe(code, len, null_skip, &pp), 0);
-	printf("# %s\n", pp.why);
-	assert_int_equal(pp.offset, off);
-	assert_int_equal(pp.emulated, emulated);
-	assert_int_equal(pp.null_skipped, skipped);
-	assert_true(pp.why[0] == '+');
-}
-
-static void test_01_prologues(void **state)
-{
-	/* glibc 2.36 free: test %rdi,%rdi; je +0xbf; push %rbp; lea -0x10(%rdi),%rsi */
-	static const uint8_t gfree[] = { 0x48, 0x85, 0xff, 0x0f, 0x84, 0xbf, 0x00, 0x00,
-					 0x00, 0x55, 0x48, 0x8d, 0x77, 0xf0, 0x53 };
-	/* malloc: push %r12; push %rbp; push %rbx */
-	static const uint8_t gmalloc[] = { 0x41, 0x54, 0x55, 0x53, 0x48, 0x89, 0xfb };
-	/* posix_memalign: cmpb $0,rip-rel; push %r12 */
-	static const uint8_t gpmalign[] = { 0x80, 0x3d, 0x01, 0x02, 0x14, 0x00, 0x00, 0x41, 0x54 };
-	/* memalign: cmpb $0,rip-rel; je +7; jmp */
-	static const uint8_t gmemalign[] = { 0x80, 0x3d, 0x71, 0x0e, 0x14, 0x00, 0x00,
-					     0x74, 0x07, 0xe9, 0x32, 0xf6, 0xff, 0xff };
-	static const uint8_t endbr[] = { 0xf3, 0x0f, 0x1e, 0xfa, 0x55, 0x48, 0x89, 0xe5 };
-	static const uint8_t shortje[] = { 0x48, 0x85, 0xff, 0x74, 0x05, 0x53 };
-	static const uint8_t subrsp[] = { 0x48, 0x83, 0xec, 0x18, 0x55 };
-	static const uint8_t movarg[] = { 0x48, 0x89, 0xfd, 0x55 };	/* mov %rdi,%rbp */
-	static const uint8_t movtmp[] = { 0x48, 0x89, 0xf8, 0x55 };	/* mov %rdi,%rax */
-	static const uint8_t trunc[] = { 0x48, 0x85, 0xff, 0x0f };
-
-	(void)state;
-	expect_probe(gfree, sizeof(gfree), true, 9, true, true);
-	/* not free: a NULL check may not be skipped (malloc(0) is a call) */
-	expect_probe(gfree, sizeof(gfree), false, 0, false, false);
-	expect_probe(gmalloc, sizeof(gmalloc), false, 0, true, false);
-	expect_probe(gpmalign, sizeof(gpmalign), false, 7, true, false);
-	expect_probe(gmemalign, sizeof(gmemalign), false, 7, true, false);
-	expect_probe(endbr, sizeof(endbr), false, 4, true, false);
-	expect_probe(shortje, sizeof(shortje), true, 5, true, true);
-	expect_probe(subrsp, sizeof(subrsp), false, 0, false, false);
-	expect_probe(movarg, sizeof(movarg), false, 0, false, false);
-	expect_probe(movtmp, sizeof(movtmp), false, 3, true, false);
-	expect_probe(trunc, sizeof(trunc), true, 0, false, false);
-	expect_probe(gfree, 0, true, 0, false, false);
-}
 
 /* ------------------------------------------------------------------ sampling */
 
@@ -210,7 +159,7 @@ static void test_04b_stack_source(void **state)
 	size_t row_site[4], k, i;
 	Ptop__V1__HeapSite out[4], *ptrs[4];
 	struct heap_rank rank = { rows, keep, row_site, out, ptrs };
-	struct cp_stack_table *table = cp_stack_table__new();
+	struct stack_table *table = stack_table__new();
 	uint64_t want[4][4] = {
 		{ 0x7f0000001000, 0x401150, 0x401100, 0x401000 },
 		{ 0x7f0000001000, 0x401250, 0x401200, 0x401000 },
@@ -253,32 +202,66 @@ static void test_04b_stack_source(void **state)
 	assert_int_equal(heap__fill_sites(&ctx, &src, NULL, sites, &rank, 4, &k), 0);
 	assert_int_equal(user_calls, 4);
 	assert_int_equal(rec_double.n_records, 3);
-	cp_stack_table__free(table);
+	stack_table__free(table);
 	rec_double_reset();
 }
 
-/* ------------------------------------------------------------------ ELF */
-
-static int libc_path(char *buf, size_t len)
+/* The one peak-sites routine of every lane: the top heap_settings.top sites by live bytes
+ * at the mark, each with its stack; sampled estimates above the mark's exact total are
+ * scaled down to it; exact figures are not. */
+static void test_04d_peak_sites(void **state)
 {
-	char line[4352];
-	FILE *f = fopen("/proc/self/maps", "re");
-	int found = -ENOENT;
+	struct heap_stack_src src = { .ips = user_ips, .arg = (void *)uw };
+	struct heap_usite sites[8] = { 0 };
+	struct hp_site_key key = { 0 };
+	struct stack_table *table = stack_table__new();
+	Ptop__V1__HeapSnapshot hs = PTOP__V1__HEAP_SNAPSHOT__INIT;
+	struct heap_settings saved = heap_settings;
+	struct heap_peak pk;
+	size_t i, at[3];
 
-	if (!f)
-		return -errno;
-	while (fgets(line, sizeof(line), f)) {
-		char *p = strchr(line, '/');
-
-		if (p && strstr(p, "/libc.so")) {
-			p[strcspn(p, "\n")] = '\0';
-			snprintf(buf, len, "%s", p);
-			found = 0;
-			break;
-		}
+	(void)state;
+	rec_double_reset();
+	assert_non_null(table);
+	for (i = 0; i < 3; i++) {
+		key.stack.hash = 0x2000 + i;
+		key.stack.nr = (uint32_t)(i + 1);
+		at[i] = (size_t)(heap_usites__get(sites, 8, &key) - sites);
 	}
-	fclose(f);
-	return found;
+	heap_settings.top = 2;
+	assert_int_equal(heap_peak__alloc(&pk, 8), 0);
+	/* exact: the two largest, largest first, the figures as they were */
+	pk.rows[0] = (struct heap_peak_row){ at[0], 1, 100 };
+	pk.rows[1] = (struct heap_peak_row){ at[1], 3, 300 };
+	pk.rows[2] = (struct heap_peak_row){ at[2], 2, 200 };
+	user_calls = 0;
+	assert_int_equal(heap__peak_sites(&ctx, &src, table, sites, &pk, 3, false, 500, 77, &hs), 0);
+	assert_int_equal(hs.n_peak_sites, 2);
+	assert_int_equal(hs.peak_sites_live_bytes, 500);
+	assert_int_equal(hs.peak_sites_time_ns, 77);
+	assert_int_equal(hs.peak_sites[0]->live_bytes, 300);
+	assert_int_equal(hs.peak_sites[0]->live_count, 3);
+	assert_int_equal(hs.peak_sites[0]->stack_id, sites[at[1]].capid);
+	assert_true(sites[at[1]].capid != 0);
+	assert_int_equal(hs.peak_sites[1]->live_bytes, 200);
+	assert_int_equal(user_calls, 2);	/* the third site's stack is not needed */
+	/* sampled: 600 estimated against 300 exact at the mark, halved */
+	pk.rows[0] = (struct heap_peak_row){ at[0], 1, 100 };
+	pk.rows[1] = (struct heap_peak_row){ at[1], 3, 300 };
+	pk.rows[2] = (struct heap_peak_row){ at[2], 2, 200 };
+	assert_int_equal(heap__peak_sites(&ctx, &src, table, sites, &pk, 3, true, 300, 78, &hs), 0);
+	assert_int_equal(hs.peak_sites[0]->live_bytes, 150);
+	assert_int_equal(hs.peak_sites[0]->live_count, 2);	/* 1.5, rounded */
+	assert_int_equal(hs.peak_sites[1]->live_bytes, 100);
+	/* no site at the mark: none said */
+	assert_int_equal(heap__peak_sites(&ctx, &src, table, sites, &pk, 0, true, 300, 79, &hs), 0);
+	assert_int_equal(hs.n_peak_sites, 0);
+	assert_null(hs.peak_sites);
+	heap_peak__free(&pk);
+	heap_peak__free(&pk);	/* emptied: freeing again is safe */
+	heap_settings = saved;
+	stack_table__free(table);
+	rec_double_reset();
 }
 
 /* The interval's row of a site from its cumulative figures, the counters' deltas, and
@@ -355,49 +338,6 @@ static void test_04c_rows_and_snapshot(void **state)
 	assert_int_equal(hs.omitted_live_bytes, 0); /* not measured */
 }
 
-static void test_05_elf(void **state)
-{
-	char libc[4096], needed[4096];
-	uint64_t off, size;
-	uint8_t code[32];
-	struct heap_probe_point pp;
-	int fd, n, i;
-	const char *nm;
-	bool has_libc = false;
-
-	(void)state;
-	fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
-	assert_true(fd >= 0);
-	/* the test calls malloc but does not define it */
-	assert_int_equal(heap__elf_func(fd, "malloc", &off, &size), -ENOENT);
-	assert_int_equal(heap__elf_needed(fd, needed, sizeof(needed), &n), 0);
-	for (i = 0, nm = needed; i < n; i++, nm += strlen(nm) + 1)
-		has_libc |= !strncmp(nm, "libc.so", 7);
-	assert_true(has_libc);
-	close(fd);
-
-	if (libc_path(libc, sizeof(libc))) {
-		printf("SKIP: no libc.so in /proc/self/maps\n");
-		return;
-	}
-	fd = open(libc, O_RDONLY | O_CLOEXEC);
-	assert_true(fd >= 0);
-	assert_int_equal(heap__elf_func(fd, "malloc", &off, &size), 0);
-	assert_true(off > 0 && size > 0);
-	assert_int_equal(heap__elf_func(fd, "no_such_function_here", &off, &size), -ENOENT);
-	/* this machine's free: its probe must not land on the single-stepped NULL check */
-	assert_int_equal(heap__elf_func(fd, "free", &off, &size), 0);
-	assert_int_equal(pread(fd, code, sizeof(code), (off_t)off), (ssize_t)sizeof(code));
-	heap__choose_probe(code, sizeof(code), true, &pp);
-	printf("# %s free at %#llx: %s\n", libc, (unsigned long long)off, pp.why);
-	if (code[0] == 0x48 && code[1] == 0x85 && code[2] == 0xff) {
-		assert_true(pp.emulated);
-		assert_true(pp.null_skipped);
-		assert_true(pp.offset > 0);
-	}
-	close(fd);
-}
-
 /* ------------------------------------------------------------------ collector */
 
 static struct collector col;
@@ -447,7 +387,7 @@ static int function_range(const char *name, uint64_t addr, uint64_t *lo, uint64_
 	(void)off;
 	if (fd < 0)
 		return -errno;
-	err = heap__elf_func(fd, name, &off, &size);
+	err = uprobe_target__elf_func(fd, name, &off, &size);
 	close(fd);
 	if (err || !size)
 		return err ? err : -ENOENT;
@@ -697,13 +637,12 @@ static void test_20_events_sizing(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_01_prologues),
 		cmocka_unit_test(test_02_exp_table),
 		cmocka_unit_test(test_03_select_sites),
 		cmocka_unit_test(test_04_site_ips),
 		cmocka_unit_test(test_04b_stack_source),
 		cmocka_unit_test(test_04c_rows_and_snapshot),
-		cmocka_unit_test(test_05_elf),
+		cmocka_unit_test(test_04d_peak_sites),
 		cmocka_unit_test_teardown(test_06_no_ebpf, teardown),
 		cmocka_unit_test_teardown(test_07_real_child, teardown),
 		cmocka_unit_test(test_20_events_sizing),

@@ -1,4 +1,4 @@
-/* mappings.c — the mappings collector: what a later, offline symbolizer needs
+/* record.c — the mappings collector: what a later, offline symbolizer needs
  * to name the target's addresses. Three things, all from /proc:
  *
  *  - Mapping records for the target's executable mappings: all of them at the

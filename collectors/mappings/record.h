@@ -1,4 +1,4 @@
-/* mappings.h — the testable parts of the mappings collector (collectors/mappings/record.c):
+/* record.h — the testable parts of the mappings collector (collectors/mappings/record.c):
  * the executable mappings of a maps text, their diff between two polls, the
  * JIT perf map's location in the target's mount namespace, and the process
  * lists of cgroup mode.

@@ -21,7 +21,7 @@
 
 #include <bpf/libbpf.h>
 
-#include "collectors/heap/record.h" /* heap__elf_func, heap__uprobe_precheck */
+#include "record/uprobe_target.h"
 #include "collectors/mark/mark.h"
 #include "collectors/mark/mark.pb-c.h"
 #include "collectors/mark/mark.skel.h"
@@ -125,7 +125,7 @@ static Ptop__V1__ProbeState mark_check(struct collector *c)
 			 "no --mark NAME=FUNC given: no unit of work counted");
 		return PTOP__V1__PROBE_STATE__PROBE_STATE_UNSUPPORTED;
 	}
-	state = heap__uprobe_precheck(
+	state = uprobe_target__precheck(
 		c, "a mark is a uprobe on one process's function, not yet per process of a cgroup: "
 		   "record one of its processes with --pid",
 		"--no-ebpf: marks are counted only by an eBPF uprobe",
@@ -137,7 +137,7 @@ static Ptop__V1__ProbeState mark_check(struct collector *c)
 		snprintf(c->reason, sizeof(c->reason), "out of memory");
 		return PTOP__V1__PROBE_STATE__PROBE_STATE_FAILED;
 	}
-	if (heap__target_exe(ctx, p->path, sizeof(p->path), p->open_path, sizeof(p->open_path),
+	if (uprobe_target__exe(ctx, p->path, sizeof(p->path), p->open_path, sizeof(p->open_path),
 			     c->reason, sizeof(c->reason))) {
 		free(p);
 		return PTOP__V1__PROBE_STATE__PROBE_STATE_FAILED;
@@ -151,12 +151,12 @@ static Ptop__V1__ProbeState mark_check(struct collector *c)
 	}
 	detail[0] = '\0';
 	for (unsigned k = 0; k < mark_settings.n; k++) {
-		struct heap_probe_point pp;
+		struct uprobe_point pp;
 		uint8_t code[64];
 		uint64_t size;
 		ssize_t got;
 
-		err = heap__elf_func(fd, mark_settings.m[k].func, &p->off[k], &size);
+		err = uprobe_target__elf_func(fd, mark_settings.m[k].func, &p->off[k], &size);
 		if (err) {
 			snprintf(c->reason, sizeof(c->reason),
 				 "--mark %s=%s: %s in %.300s (.symtab, .dynsym)",
@@ -171,7 +171,7 @@ static Ptop__V1__ProbeState mark_check(struct collector *c)
 		got = pread(fd, code, sizeof(code), (off_t)p->off[k]);
 		if (size && got > 0 && (uint64_t)got > size)
 			got = (ssize_t)size;
-		heap__choose_probe(code, got > 0 ? (size_t)got : 0, false, &pp);
+		uprobe_target__choose_probe(code, got > 0 ? (size_t)got : 0, false, &pp);
 		p->off[k] += pp.offset;
 		at += (size_t)snprintf(detail + at, at < sizeof(detail) ? sizeof(detail) - at : 0,
 				       "%s%s=%s+%u%s", k ? ", " : "", mark_settings.m[k].name,

@@ -7,6 +7,7 @@
 
 #include "analyze/load.h"
 #include "proto/names.h"
+#include "collectors/memory/names.h"
 
 enum { ST_SAMPLE, ST_N };
 

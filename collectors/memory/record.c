@@ -1,4 +1,4 @@
-/* memory.c — the memory collector: at every poll, the target's memory from
+/* record.c — the memory collector: at every poll, the target's memory from
  * /proc/PID/statm (sizes), /proc/PID/smaps_rollup (RSS, PSS, USS, anon, swap;
  * its read is timed, as it holds the target's mmap lock) and the page faults
  * of /proc/PID/stat, as one MemorySample event.
@@ -31,6 +31,7 @@
 #include "record/collector.h"
 #include "record/procfs.h"
 #include "proto/names.h"
+#include "collectors/memory/names.h"
 #include "common/probe_mapping.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))

@@ -1,4 +1,4 @@
-/* report_mem.c — `report mem`: RSS/PSS/USS and the PSS composition, first/min/max/last, growth
+/* report.c — `report mem`: RSS/PSS/USS and the PSS composition, first/min/max/last, growth
  * per minute and PSS/RSS; how many samples the smaps budget let read (coverage); and, when the
  * heap collector measured live bytes, the live heap set beside the anonymous PSS over time, with
  * the gap between them named ("RSS grew but did the heap?").

@@ -1,4 +1,4 @@
-/* proccontext.c — the proccontext collector: who and where the target is —
+/* record.c — the proccontext collector: who and where the target is —
  * parent, comm, real/effective uid and gid, NSpid, its namespaces (type and
  * inode from the links in /proc/PID/ns/), cgroup path and cgroup id, and the container id
  * derived from the cgroup paths — as a ProcContext event at the first poll, at

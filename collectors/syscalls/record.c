@@ -1,4 +1,4 @@
-/* syscalls.c — the syscalls collector: per syscall per interval count, errors,
+/* record.c — the syscalls collector: per syscall per interval count, errors,
  * latency total and log2 histogram, aggregated in the kernel by collectors/syscalls/syscalls.bpf.c.
  *
  * There is no /proc lane: syscalls are counted only by the sys_enter/sys_exit

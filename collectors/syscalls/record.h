@@ -1,4 +1,4 @@
-/* syscalls.h — the pure parts of the syscalls collector (collectors/syscalls/record.c), public
+/* record.h — the pure parts of the syscalls collector (collectors/syscalls/record.c), public
  * so collectors/syscalls/test_syscalls.c can check them without BPF: syscall names, per-CPU sums,
  * interval deltas of the cumulative kernel counters and the SyscallStats they make.
  */

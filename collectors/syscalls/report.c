@@ -1,4 +1,4 @@
-/* report_syscalls.c — `report syscalls`: per syscall count, errors, latency and percentiles. */
+/* report.c — `report syscalls`: per syscall count, errors, latency and percentiles. */
 #include "analyze/report.h"
 #include "common/array.h"
 #include "proto/syscall_table.h"

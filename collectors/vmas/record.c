@@ -1,4 +1,4 @@
-/* vmas.c — the vmas collector: the target's whole VMA list from /proc/PID/smaps
+/* record.c — the vmas collector: the target's whole VMA list from /proc/PID/smaps
  * (range, perms, offset, device, inode, path, size, RSS, PSS, USS, anon, swap,
  * locked) as one VmaSnapshot event at the first poll, every --vma-interval, and
  * at the final poll (marked final).

@@ -1,4 +1,4 @@
-/* report_vma.c — `report vma`: the target's mappings from the vmas collector's snapshots
+/* report.c — `report vma`: the target's mappings from the vmas collector's snapshots
  * (/proc/PID/smaps), aggregated by name, one group expanded into its VMAs, or the first and
  * last snapshots compared.
  *

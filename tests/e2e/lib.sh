@@ -125,3 +125,30 @@ need_cgroup2() {
 	V1=$(awk '{ for (i = 7; i <= NF && $i != "-"; i++) ;
 		if ($(i + 1) == "cgroup" && index("," $(i + 3) ",", ",memory,")) { print $5; exit } }' "$mi")
 }
+
+# assert_copy_fallback CAPTURE PROBE REFUSED FEATURE: the collector PROBE recorded with
+# PTOP_TEST_REFUSE=REFUSED and --user-stacks dwarf fell back from stack copies to
+# frame-pointer stacks (record/stackcopy.h, user_stacks__lanes/__copy_failed): it ran
+# (active, eBPF), its stack_copy lane failed (REFUSED "stack_copy": the load refused) or
+# is unsupported (REFUSED the kernel FEATURE the copies need), its fp lane is active and
+# named as what ran in the copies' place (in the probe set and in `info`), and no stack
+# copy was written.
+assert_copy_fallback() {
+	local c=$1 probe=$2 refuse=$3 feature=$4 want
+	assert_eq "$refuse: $probe" active/ebpf \
+		"$(q "$c" "select state || '/' || source from probe where name = '$probe'")"
+	if [ "$refuse" = stack_copy ]; then
+		want="failed load refused by PTOP_TEST_REFUSE"
+	else
+		want="unsupported needs Linux 5.17: $feature (refused by PTOP_TEST_REFUSE)"
+	fi
+	assert_eq "$refuse: stack_copy lane" "$want" \
+		"$(q "$c" "select state || ' ' || reason from probe_lane where probe = '$probe' and lane = 'stack_copy'")"
+	assert_eq "$refuse: in its place" fp \
+		"$(q "$c" "select instead from probe_lane where probe = '$probe' and lane = 'stack_copy'")"
+	assert_eq "$refuse: fp lane" active \
+		"$(q "$c" "select state from probe_lane where probe = '$probe' and lane = 'fp'")"
+	"$ANA" info "$c" | has -E "^ +$probe +stack_copy +(failed|unsupported) +ebpf +fp *$" ||
+		fail "$refuse: info does not show fp in the place of $probe's stack copies"
+	assert_eq "$refuse: no stack copies" 0 "$(q "$c" "select count(*) from stack_copy")"
+}

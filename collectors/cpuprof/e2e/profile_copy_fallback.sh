@@ -15,14 +15,7 @@ for refuse in stack_copy bpf_loop; do
 	C=$TMP/$refuse.ptop
 	PTOP_TEST_REFUSE=$refuse "$REC" --quiet --user-stacks dwarf --disable syscalls -o "$C" \
 		-- "$FIX/spin" 1 >/dev/null || fail "$refuse: ptop-record exited $?"
-	assert_eq "$refuse: cpuprof" active/ebpf \
-		"$(q "$C" "select state || '/' || source from probe where name = 'cpuprof'")"
-	want=$([ $refuse = stack_copy ] && echo "failed load refused by PTOP_TEST_REFUSE" ||
-		echo "unsupported needs Linux 5.17: bpf_loop (refused by PTOP_TEST_REFUSE)")
-	assert_eq "$refuse: stack_copy lane" "$want" \
-		"$(q "$C" "select state || ' ' || reason from probe_lane where probe = 'cpuprof' and lane = 'stack_copy'")"
-	assert_eq "$refuse: fp lane" active \
-		"$(q "$C" "select state from probe_lane where probe = 'cpuprof' and lane = 'fp'")"
+	assert_copy_fallback "$C" cpuprof $refuse bpf_loop
 	assert_eq "$refuse: the profile's stacks" fp \
 		"$(q "$C" "select group_concat(distinct user_stacks) from cpu_profile")"
 	assert_ge "$refuse: samples" 1 "$(q "$C" "select sum(samples) from cpu_profile")"

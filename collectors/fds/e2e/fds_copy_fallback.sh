@@ -13,17 +13,9 @@ for refuse in stack_copy bpf_loop; do
 	PTOP_TEST_REFUSE=$refuse "$REC" --quiet --fd-stacks --user-stacks dwarf --disable cpuprof \
 		--interval 250ms -o "$C" -- "$FIX/fd_leak" eventfd 300 >/dev/null ||
 		fail "$refuse: ptop-record exited $?"
-	assert_eq "$refuse: fds" active/ebpf \
-		"$(q "$C" "select state || '/' || source from probe where name = 'fds'")"
-	want=$([ $refuse = stack_copy ] && echo "failed load refused by PTOP_TEST_REFUSE" ||
-		echo "unsupported needs Linux 5.17: bpf_loop (refused by PTOP_TEST_REFUSE)")
-	assert_eq "$refuse: stack_copy lane" "$want" \
-		"$(q "$C" "select state || ' ' || reason from probe_lane where probe = 'fds' and lane = 'stack_copy'")"
-	assert_eq "$refuse: fp lane" active \
-		"$(q "$C" "select state from probe_lane where probe = 'fds' and lane = 'fp'")"
+	assert_copy_fallback "$C" fds $refuse bpf_loop
 	assert_eq "$refuse: detail" 1 \
 		"$(q "$C" "select detail like '%opening user stacks fp (%' from probe where name = 'fds'")"
 	assert_eq "$refuse: eventfd2 opened" 200 "$(q "$C" "select sum(opened) from fd_op where syscall = 'eventfd2'")"
 	assert_eq "$refuse: the site holding them: live" 200 "$(q "$C" "select max(live) from fd_site")"
-	assert_eq "$refuse: no stack copies" 0 "$(q "$C" "select count(*) from stack_copy")"
 done

@@ -14,15 +14,7 @@ for refuse in stack_copy bpf_find_vma; do
 	PTOP_TEST_REFUSE=$refuse "$REC" --quiet --enable heap --heap-lane uprobe \
 		--heap-sample-bytes 0 --user-stacks dwarf --disable cpuprof -o "$C" \
 		-- "$FIX/heap_leak" >/dev/null || fail "$refuse: ptop-record exited $?"
-	assert_eq "$refuse: heap" active/ebpf \
-		"$(q "$C" "select state || '/' || source from probe where name = 'heap'")"
-	want=$([ $refuse = stack_copy ] && echo "failed load refused by PTOP_TEST_REFUSE" ||
-		echo "unsupported needs Linux 5.17: bpf_find_vma (refused by PTOP_TEST_REFUSE)")
-	assert_eq "$refuse: stack_copy lane" "$want" \
-		"$(q "$C" "select state || ' ' || reason from probe_lane where probe = 'heap' and lane = 'stack_copy'")"
-	assert_eq "$refuse: fp lane" active \
-		"$(q "$C" "select state from probe_lane where probe = 'heap' and lane = 'fp'")"
-	assert_eq "$refuse: no stack copies" 0 "$(q "$C" "select count(*) from stack_copy")"
+	assert_copy_fallback "$C" heap $refuse bpf_find_vma
 	assert_eq "$refuse: churn's site, 1,000,000 allocations" 1 \
 		"$(q "$C" "select count(*) from (select stack_id from heap_site group by stack_id
 			having sum(alloc_count) = 1000000 and sum(alloc_bytes) = 64000000)")"
