@@ -22,7 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "collectors/cpuprof/record.h" /* the capture's stack table (cp_stack_table__emit) */
+#include "record/stack_table.h" /* the capture's stack table (stack_table__emit) */
 #include "collectors/toy/toy.pb-c.h" /* generated from toy.proto, in build/ */
 #include "proto/capture.h"            /* capture_payload__pack */
 #include "record/collector.h"
@@ -147,7 +147,7 @@ static int toy_wait_of(struct collector *c, pid_t pid, const char *tid, struct t
 	err = err ?: toy_parse_syscall(*buf, &pc);
 	if (err <= 0)
 		return err;
-	err = cp_stack_table__emit(c->ctx, cp_stack_table__capture(), false, (uint32_t)pid, &pc,
+	err = stack_table__emit(c->ctx, stack_table__capture(), false, (uint32_t)pid, &pc,
 				   1, &id);
 	if (err || !id) /* no id: out of memory, the place goes unnamed */
 		return err;
