@@ -84,6 +84,16 @@ assert abs(float(val) - float(sys.argv[2])) < 1, (val, sys.argv[2])
 print("ok: threads.oncpu_ns =", val)
 PY
 
+# the Threads tab: this collector's table (over the cpu collector's thread count, which
+# would be shown first without replay__tab_view's "the last view whose probe ran")
+"$ANA" replay --dump --at 1.5 --tab threads "$TMP/t.ptop" >"$TMP/tab.txt" || fail "replay --tab threads"
+grep -q "sleep ms" "$TMP/tab.txt" || fail "Threads tab: no per-thread table: $(head -8 "$TMP/tab.txt")"
+for name in spin75 spin25 sleeper; do
+	grep -q " $name " "$TMP/tab.txt" || fail "Threads tab: no $name"
+done
+"$ANA" replay --dump --at 1.5 --tab overview "$TMP/t.ptop" | grep -q "Threads .* threads, busiest" ||
+	fail "Overview: no Threads line"
+
 # --offcpu-min 1s: every block of the sleeper (300 ms naps) is skipped, and counted
 "$REC" --quiet --enable threads --offcpu-min 1s -o "$TMP/m.ptop" -- "$FIX/threads_mix" 1 >/dev/null ||
 	fail "ptop-record --offcpu-min 1s"
