@@ -303,8 +303,8 @@ static int on_event(void *arg, void *data, size_t size)
 	return p->rb_err;
 }
 
-/* Seed the thread map with the target's threads that are off CPU now (state S or D), so
- * that a thread asleep all along is counted off CPU from attach. */
+/* Seed the thread map with the target's threads that are off CPU at NOW (state S or D),
+ * so that a thread asleep all along is counted off CPU from the start. */
 static void seed_sleepers(struct thr_priv *p, pid_t pid, uint64_t now);
 
 /* Load and attach threads.bpf.c. 0, or -errno with the reason in BUF. */
@@ -353,13 +353,16 @@ static int start_ebpf(struct collector *c, struct thr_priv *p, char *buf, size_t
 	}
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	p->skel->bss->attach_ns = (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-	if (c->ctx->pid > 0)
-		seed_sleepers(p, c->ctx->pid, p->skel->bss->attach_ns);
 	err = threads_bpf__attach(p->skel);
 	if (err) {
 		bpf_util__format_error(buf, len, "attach the threads tracepoints", err);
 		return err;
 	}
+	/* the first interval starts once the programs run; the threads asleep then are off
+	 * CPU from then (a thread that switched meanwhile has its entry: not replaced) */
+	p->prev_ns = rec_now_ns();
+	if (c->ctx->pid > 0)
+		seed_sleepers(p, c->ctx->pid, p->prev_ns);
 	p->table = cp_stack_table__capture();
 	return 0;
 }
@@ -451,7 +454,8 @@ static int threads_start(struct collector *c)
 				 "/proc/PID/task/TID stat,status,wchan (eBPF lane failed: %s)", why);
 		}
 	}
-	p->prev_ns = rec_now_ns();
+	if (!p->prev_ns)
+		p->prev_ns = rec_now_ns();
 	return 0;
 }
 
@@ -602,9 +606,10 @@ static uint64_t mono_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
-/* Every entry of the thread map into R. Entries of threads whose exit an earlier poll
+/* Every entry of the thread map into R, their open periods counted up to POLL_NS at the
+ * most. Entries of threads whose exit an earlier poll
  * saw are deleted (their last switch is past). */
-static int read_stats(struct thr_priv *p, struct reads *r)
+static int read_stats(struct thr_priv *p, struct reads *r, uint64_t poll_ns)
 {
 	int fd = bpf_map__fd(p->skel->maps.thr_stats);
 	__u32 key, next, gone[256];
@@ -627,8 +632,11 @@ static int read_stats(struct thr_priv *p, struct reads *r)
 		if (!t)
 			return -ENOMEM;
 		/* the clock before the entry: an open period is counted up to a time it had
-		 * reached (never past a switch the entry does not show yet) */
+		 * reached (never past a switch the entry does not show yet), and not past the
+		 * poll's time, where the interval ends */
 		t->at = mono_ns();
+		if (t->at > poll_ns)
+			t->at = poll_ns;
 		if (bpf_map_lookup_elem(fd, &next, &t->s)) {
 			r->n--;
 			continue;
@@ -827,6 +835,10 @@ static int threads_poll(struct collector *c, uint64_t now_ns, unsigned flags)
 		ring_buffer__consume(p->rb);
 		if (p->rb_err)
 			return p->rb_err;
+		/* the threads first, as close to NOW_NS as can be: their open periods end there */
+		err = read_stats(p, &r, now_ns);
+		if (err)
+			goto out;
 		p->set = old ^ 1;
 		__atomic_store_n(&p->skel->bss->thr_set, p->set, __ATOMIC_SEQ_CST);
 		quiesce(p);
@@ -835,9 +847,6 @@ static int threads_poll(struct collector *c, uint64_t now_ns, unsigned flags)
 			goto out;
 		err = bpf_util__percpu_sum(p->skel->maps.thr_cnt, 0, p->cnt, sizeof(*p->cnt),
 					   (uint64_t *)&sum, sizeof(sum) / 8);
-		if (err)
-			goto out;
-		err = read_stats(p, &r);
 		if (err)
 			goto out;
 	}
