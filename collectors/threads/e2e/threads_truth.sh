@@ -33,7 +33,10 @@ echo "sleeper (tid $tid): eBPF off-CPU $off ns, slept $slept ns"
 d=$(( off > slept ? off - slept : slept - off ))
 assert_le "sleeper off-CPU difference (ns)" $(( slept / 10 )) "$d"
 sleep_ns=$(q "$TMP/t.ptop" "select sum(off_sleep_ns) from thread_interval where tid = $tid")
-assert_ge "sleeper off-CPU as sleeping (ns)" $(( slept * 8 / 10 )) "$sleep_ns"
+# most of it asleep (the rest runnable: waiting for a CPU after each wakeup, up to
+# tens of ms each on a loaded machine), none blocked (nanosleep is interruptible)
+assert_ge "sleeper off-CPU as sleeping (ns)" $(( slept / 2 )) "$sleep_ns"
+assert_eq "sleeper off-CPU blocked (ns)" 0 "$(q "$TMP/t.ptop" "select sum(off_blocked_ns) from thread_interval where tid = $tid")"
 
 # the events: three threads created by the main thread, renamed, exited
 for name in spin75 spin25 sleeper; do
@@ -93,6 +96,22 @@ for name in spin75 spin25 sleeper; do
 done
 "$ANA" replay --dump --at 1.5 --tab overview "$TMP/t.ptop" | grep -q "Threads .* threads, busiest" ||
 	fail "Overview: no Threads line"
+
+# --pid: threads asleep when recording starts are off CPU from then (seeded from /proc):
+# the sleeper (300 ms naps) has its eBPF figures in every interval, those before its first
+# wakeup too, where an unseeded thread has its /proc row alone (oncpu_ns NULL)
+"$FIX/threads_mix" 6 >"$TMP/pid.out" &
+tpid=$!
+kill_at_exit "$tpid"
+sleep 0.5
+"$REC" --quiet --enable threads --pid "$tpid" --interval 100ms --duration 3s -o "$TMP/pid.ptop" ||
+	fail "ptop-record --pid"
+wait "$tpid"
+stid=$(awk '$2 == "sleeper" { print $4 }' "$TMP/pid.out")
+assert_ge "--pid: sleeper intervals" 4 "$(q "$TMP/pid.ptop" "select count(*) from thread_interval where tid = $stid")"
+assert_eq "--pid: sleeper intervals without eBPF figures" 0 "$(q "$TMP/pid.ptop" "select count(*) from thread_interval
+	where tid = $stid and oncpu_ns is null")"
+assert_ge "--pid: sleeper off CPU (ns)" 1 "$(q "$TMP/pid.ptop" "select sum(off_sleep_ns) from thread_interval where tid = $stid")"
 
 # --offcpu-min 1s: every block of the sleeper (300 ms naps) is skipped, and counted
 "$REC" --quiet --enable threads --offcpu-min 1s -o "$TMP/m.ptop" -- "$FIX/threads_mix" 1 >/dev/null ||
