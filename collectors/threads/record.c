@@ -30,7 +30,9 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "collectors/cpu/record.h"     /* cpu__oncpu_advance */
 #include "collectors/cpuprof/record.h" /* the capture's stack table, stackmap__read */
+#include "collectors/threads/record.h"
 #include "collectors/threads/threads.h"
 #include "collectors/threads/threads.pb-c.h"
 #include "collectors/threads/threads.skel.h"
@@ -367,9 +369,7 @@ static int start_ebpf(struct collector *c, struct thr_priv *p, char *buf, size_t
 	return 0;
 }
 
-/* State letter and processor of a /proc/PID/task/TID/stat text (after the comm's ')').
- * 0 or -EINVAL. */
-static int parse_task_stat(const char *text, char *state, int *cpu)
+int threads__parse_task_stat(const char *text, char *state, int *cpu)
 {
 	const char *s = strrchr(text, ')');
 	int field = 3; /* the one after ')' is field 3, state */
@@ -409,7 +409,7 @@ static void seed_sleepers(struct thr_priv *p, pid_t pid, uint64_t now)
 			continue;
 		snprintf(name, sizeof(name), "task/%u/stat", tid);
 		if (procfs_read_file(pid, name, &p->buf, &p->bufcap, &len) ||
-		    parse_task_stat(p->buf, &state, &cpu) || (state != 'S' && state != 'D'))
+		    threads__parse_task_stat(p->buf, &state, &cpu) || (state != 'S' && state != 'D'))
 			continue;
 		s.cpu = cpu;
 		s.tgid = (__u32)pid;
@@ -549,12 +549,24 @@ nomem:
 	return -ENOMEM;
 }
 
+void threads__estimate(const struct thr_stat *s, uint64_t now, uint64_t est[4])
+{
+	est[0] = s->oncpu_ns + (s->in_ts && now > s->in_ts ? now - s->in_ts : 0);
+	est[1] = s->off_ns[THR_RUNNABLE];
+	est[2] = s->off_ns[THR_SLEEP];
+	est[3] = s->off_ns[THR_BLOCKED];
+	if (s->out_ts && now > s->out_ts && !s->exit_ts) {
+		uint64_t upto = s->wake_ts > s->out_ts && s->wake_ts < now ? s->wake_ts : now;
+
+		est[1 + (s->out_reason < THR_REASONS ? s->out_reason : 0)] += upto - s->out_ts;
+		est[1] += now - upto;
+	}
+}
+
+/* the growth of a cumulative figure since *SENT, never negative (cpu's arithmetic) */
 static uint64_t advance(uint64_t *sent, uint64_t est)
 {
-	uint64_t d = est > *sent ? est - *sent : 0;
-
-	*sent += d;
-	return d;
+	return cpu__oncpu_advance(sent, est);
 }
 
 /* One thread's reading of the interval: its map entry and its /proc files. */
@@ -679,7 +691,7 @@ static int read_proc(struct thr_priv *p, pid_t pid, struct reads *r, uint64_t *u
 		snprintf(name, sizeof(name), "task/%d/stat", tid);
 		err = procfs_read_file(pid, name, &p->buf, &p->bufcap, &len);
 		if (!err && (procfs_parse_stat(p->buf, &st) ||
-			     parse_task_stat(p->buf, &state, &cpu)))
+			     threads__parse_task_stat(p->buf, &state, &cpu)))
 			err = -EINVAL;
 		if (!err) {
 			snprintf(name, sizeof(name), "task/%d/status", tid);
@@ -736,16 +748,7 @@ static void fill(struct thr_priv *p, struct thr_rec *rec, struct thr_read *t,
 		const struct thr_stat *s = &t->s;
 		uint64_t est[4];
 
-		est[0] = s->oncpu_ns + (s->in_ts && now > s->in_ts ? now - s->in_ts : 0);
-		est[1] = s->off_ns[THR_RUNNABLE];
-		est[2] = s->off_ns[THR_SLEEP];
-		est[3] = s->off_ns[THR_BLOCKED];
-		if (s->out_ts && now > s->out_ts && !s->exit_ts) {
-			uint64_t upto = s->wake_ts > s->out_ts && s->wake_ts < now ? s->wake_ts : now;
-
-			est[1 + (s->out_reason < THR_REASONS ? s->out_reason : 0)] += upto - s->out_ts;
-			est[1] += now - upto;
-		}
+		threads__estimate(s, now, est);
 		ti->has_ebpf = true;
 		ti->oncpu_ns = advance(&rec->sent[0], est[0]);
 		ti->off_runnable_ns = advance(&rec->sent[1], est[1]);

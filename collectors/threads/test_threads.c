@@ -1,0 +1,146 @@
+/* test_threads.c — the threads collector's pure parts (collectors/threads/record.h): the
+ * /proc task stat parser, the estimate of a thread's figures with its periods still open,
+ * and its --offcpu-min option (through the collector's option table). */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "record/collector.h"
+#include "collectors/threads/record.h"
+
+extern const struct collector_ops threads_collector;
+
+static void test_task_stat(void **state)
+{
+	/* comm with a space and a ')'; processor (field 39) is 3 */
+	static const char text[] =
+		"4242 (a b) c) S 1 4242 4242 0 -1 4194560 100 0 0 0 7 3 0 0 20 0 3 0 12345 "
+		"1000 100 18446744073709551615 1 1 0 0 0 0 0 0 0 0 0 0 17 3 0 0 0 0 0\n";
+	char st = 0;
+	int cpu = 0;
+
+	(void)state;
+	assert_int_equal(threads__parse_task_stat(text, &st, &cpu), 0);
+	assert_int_equal(st, 'S');
+	assert_int_equal(cpu, 3);
+	/* cut before field 39: the state, no CPU */
+	assert_int_equal(threads__parse_task_stat("1 (x) D 1 2 3\n", &st, &cpu), 0);
+	assert_int_equal(st, 'D');
+	assert_int_equal(cpu, -1);
+	assert_int_equal(threads__parse_task_stat("1 (x", &st, &cpu), -EINVAL);
+	assert_int_equal(threads__parse_task_stat("1 (x)", &st, &cpu), -EINVAL);
+}
+
+static void test_estimate(void **state)
+{
+	struct thr_stat s = { .oncpu_ns = 100, .off_ns = { 10, 20, 30 } };
+	uint64_t est[4];
+
+	(void)state;
+	/* nothing open: the finished periods */
+	threads__estimate(&s, 1000, est);
+	assert_int_equal(est[0], 100);
+	assert_int_equal(est[1], 10);
+	assert_int_equal(est[2], 20);
+	assert_int_equal(est[3], 30);
+	/* on CPU since 900 */
+	s.in_ts = 900;
+	threads__estimate(&s, 1000, est);
+	assert_int_equal(est[0], 200);
+	/* a slice that starts after NOW counts nothing */
+	s.in_ts = 1100;
+	threads__estimate(&s, 1000, est);
+	assert_int_equal(est[0], 100);
+	s.in_ts = 0;
+	/* asleep since 600, not woken: sleeping up to NOW */
+	s.out_ts = 600;
+	s.out_reason = THR_SLEEP;
+	threads__estimate(&s, 1000, est);
+	assert_int_equal(est[2], 20 + 400);
+	assert_int_equal(est[1], 10);
+	/* woken at 900: sleeping to 900, runnable from there */
+	s.wake_ts = 900;
+	threads__estimate(&s, 1000, est);
+	assert_int_equal(est[2], 20 + 300);
+	assert_int_equal(est[1], 10 + 100);
+	/* a wakeup after NOW is not seen yet */
+	threads__estimate(&s, 850, est);
+	assert_int_equal(est[2], 20 + 250);
+	assert_int_equal(est[1], 10);
+	/* blocked (D) since 600 */
+	s.wake_ts = 0;
+	s.out_reason = THR_BLOCKED;
+	threads__estimate(&s, 1000, est);
+	assert_int_equal(est[3], 30 + 400);
+	/* preempted: runnable */
+	s.out_reason = THR_RUNNABLE;
+	threads__estimate(&s, 1000, est);
+	assert_int_equal(est[1], 10 + 400);
+	/* a period that starts after NOW counts nothing */
+	s.out_ts = 1200;
+	threads__estimate(&s, 1000, est);
+	assert_int_equal(est[1], 10);
+	/* an exited thread has no open off-CPU period */
+	s.out_ts = 600;
+	s.exit_ts = 700;
+	threads__estimate(&s, 1000, est);
+	assert_int_equal(est[1], 10);
+	assert_int_equal(est[2], 20);
+	assert_int_equal(est[3], 30);
+}
+
+/* Parse --offcpu-min ARG with the collector's own parser: 0 or -EINVAL. */
+static int parse(const char *arg, uint64_t *ns, bool *off)
+{
+	const struct collector_opt *o = threads_collector.opts;
+	char err[256] = "";
+	int r;
+
+	while (o->name && strcmp(o->name, "offcpu-min"))
+		o++;
+	assert_non_null(o->name);
+	r = o->parse(o, arg, (char *)threads_collector.settings + o->offset, err, sizeof(err));
+	if (r)
+		assert_non_null(strstr(err, "--offcpu-min"));
+	memcpy(ns, (char *)threads_collector.settings + o->offset, sizeof(*ns));
+	*off = *((bool *)((char *)threads_collector.settings + o->offset + sizeof(uint64_t)));
+	return r;
+}
+
+static void test_offcpu_min(void **state)
+{
+	uint64_t ns;
+	bool off;
+
+	(void)state;
+	assert_int_equal(parse("0", &ns, &off), 0);
+	assert_int_equal(ns, 0);
+	assert_false(off);
+	assert_int_equal(parse("1us", &ns, &off), 0);
+	assert_int_equal(ns, 1000);
+	assert_int_equal(parse("2ms", &ns, &off), 0);
+	assert_int_equal(ns, 2000000);
+	assert_int_equal(parse("off", &ns, &off), 0);
+	assert_true(off);
+	assert_int_equal(parse("5us", &ns, &off), 0);
+	assert_false(off); /* a later value turns the stacks back on */
+	assert_int_equal(parse("61s", &ns, &off), -EINVAL);
+	assert_int_equal(parse("soon", &ns, &off), -EINVAL);
+	assert_int_equal(parse("-1us", &ns, &off), -EINVAL);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_task_stat),
+		cmocka_unit_test(test_estimate),
+		cmocka_unit_test(test_offcpu_min),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
