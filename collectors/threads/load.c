@@ -9,6 +9,7 @@
 
 #include "analyze/load.h"
 #include "collectors/threads/threads.pb-c.h"
+#include "common/array.h"
 #include "proto/capture.h"
 
 enum { ST_SAMPLE, ST_THREAD, ST_EVENT, ST_OFFCPU };
@@ -84,15 +85,8 @@ static bool seen__test_set(struct seen *s, int32_t tid)
 		else
 			hi = mid;
 	}
-	if (s->n == s->cap) {
-		size_t c2 = s->cap ? s->cap * 2 : 64;
-		int32_t *v2 = realloc(s->v, c2 * sizeof(*v2));
-
-		if (!v2)
-			return true; /* out of memory: the figures stay, as the recorder sent them */
-		s->v = v2;
-		s->cap = c2;
-	}
+	if (array__grow((void **)&s->v, &s->cap, s->n, sizeof(*s->v)))
+		return true; /* out of memory: the figures stay, as the recorder sent them */
 	memmove(s->v + lo + 1, s->v + lo, (s->n - lo) * sizeof(*s->v));
 	s->v[lo] = tid;
 	s->n++;

@@ -36,6 +36,7 @@
 #include "collectors/threads/threads.h"
 #include "collectors/threads/threads.pb-c.h"
 #include "collectors/threads/threads.skel.h"
+#include "common/array.h"
 #include "common/duration.h"
 #include "proto/capture.h"
 #include "record/bpf_util.h"
@@ -147,15 +148,8 @@ static struct thr_rec *rec_of(struct thr_priv *p, int32_t tid, bool add)
 	r = p->n ? bsearch(&k, p->t, p->n, sizeof(k), cmp_tid) : NULL;
 	if (r || !add)
 		return r;
-	if (p->n == p->cap) {
-		size_t c2 = p->cap ? p->cap * 2 : 64;
-		struct thr_rec *t2 = realloc(p->t, c2 * sizeof(*t2));
-
-		if (!t2)
-			return NULL;
-		p->t = t2;
-		p->cap = c2;
-	}
+	if (array__grow((void **)&p->t, &p->cap, p->n, sizeof(*p->t)))
+		return NULL;
 	p->t[p->n++] = k;
 	qsort(p->t, p->n, sizeof(*p->t), cmp_tid);
 	return bsearch(&k, p->t, p->n, sizeof(k), cmp_tid);
@@ -177,15 +171,8 @@ static int add_event(struct thr_priv *p, uint64_t t, const char *type, int32_t t
 {
 	Ptop__V1__ThreadEvent *e;
 
-	if (p->nev == p->capev) {
-		size_t c2 = p->capev ? p->capev * 2 : 32;
-		Ptop__V1__ThreadEvent *e2 = realloc(p->ev, c2 * sizeof(*e2));
-
-		if (!e2)
-			return -ENOMEM;
-		p->ev = e2;
-		p->capev = c2;
-	}
+	if (array__grow((void **)&p->ev, &p->capev, p->nev, sizeof(*p->ev)))
+		return -ENOMEM;
 	e = &p->ev[p->nev];
 	ptop__v1__thread_event__init(e);
 	e->time_ns = t;
@@ -514,17 +501,11 @@ static int read_offcpu(struct collector *c, struct thr_priv *p, uint32_t set,
 		if (next.set != set || bpf_map_lookup_elem(fd, &next, &v))
 			continue;
 		if (k == cap) {
-			size_t c2 = cap ? cap * 2 : 64;
-			void *o2 = realloc(o, c2 * sizeof(*o)), *k2;
+			size_t kcap = cap;
 
-			if (!o2)
+			if (array__grow((void **)&o, &cap, k, sizeof(*o)) ||
+			    array__grow((void **)&keys, &kcap, k, sizeof(*keys)))
 				goto nomem;
-			o = o2;
-			k2 = realloc(keys, c2 * sizeof(*keys));
-			if (!k2)
-				goto nomem;
-			keys = k2;
-			cap = c2;
 		}
 		ptop__v1__offcpu_stack__init(&o[k]);
 		o[k].tid = (int32_t)next.tid;
@@ -596,15 +577,8 @@ struct reads {
 
 static struct thr_read *reads_add(struct reads *r, int32_t tid)
 {
-	if (r->n == r->cap) {
-		size_t c2 = r->cap ? r->cap * 2 : 64;
-		struct thr_read *v2 = realloc(r->v, c2 * sizeof(*v2));
-
-		if (!v2)
-			return NULL;
-		r->v = v2;
-		r->cap = c2;
-	}
+	if (array__grow((void **)&r->v, &r->cap, r->n, sizeof(*r->v)))
+		return NULL;
 	memset(&r->v[r->n], 0, sizeof(r->v[0]));
 	r->v[r->n].tid = tid;
 	return &r->v[r->n++];

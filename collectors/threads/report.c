@@ -16,6 +16,7 @@
 #include "analyze/report.h"
 #include "analyze/symbolize.h"
 #include "collectors/threads/report.h"
+#include "common/array.h"
 
 /* an interval row is in the window when its midpoint is (report.h) */
 #define IN_WINDOW                                                                          \
@@ -105,16 +106,9 @@ int thr_rows__load(sqlite3 *db, const struct capture_meta *m, const struct windo
 		bool ebpf = sqlite3_column_int64(st, 8) > 0, proc = sqlite3_column_int64(st, 10) > 0;
 		const unsigned char *s;
 
-		if (r->n == cap) {
-			size_t c2 = cap ? cap * 2 : 32;
-			struct thr_row *v2 = realloc(r->v, c2 * sizeof(*v2));
-
-			if (!v2) {
-				err = -ENOMEM;
-				break;
-			}
-			r->v = v2;
-			cap = c2;
+		if (array__grow((void **)&r->v, &cap, r->n, sizeof(*r->v))) {
+			err = -ENOMEM;
+			break;
 		}
 		t = &r->v[r->n++];
 		memset(t, 0, sizeof(*t));
@@ -200,16 +194,9 @@ int threads_offcpu__load(sqlite3 *db, const struct capture_meta *m, const struct
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		const unsigned char *s = sqlite3_column_text(st, 3);
 
-		if (k == cap) {
-			size_t c2 = cap ? cap * 2 : 64;
-			struct offcpu_row *v2 = realloc(v, c2 * sizeof(*v2));
-
-			if (!v2) {
-				err = -ENOMEM;
-				break;
-			}
-			v = v2;
-			cap = c2;
+		if (array__grow((void **)&v, &cap, k, sizeof(*v))) {
+			err = -ENOMEM;
+			break;
 		}
 		v[k].user_stack_id = sqlite3_column_int64(st, 0);
 		v[k].kernel_stack_id = sqlite3_column_int64(st, 1);
