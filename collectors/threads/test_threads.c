@@ -7,11 +7,15 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
 
+#include <sqlite3.h>
+
 #include "record/collector.h"
 #include "collectors/threads/record.h"
+#include "collectors/threads/report.h"
 
 extern const struct collector_ops threads_collector;
 
@@ -134,12 +138,64 @@ static void test_offcpu_min(void **state)
 	assert_int_equal(parse("-1us", &ns, &off), -EINVAL);
 }
 
+/* The export loader: the off-CPU profile summed per (user, kernel) stack over the window,
+ * by time; per thread and reason when asked. */
+static void test_offcpu_load(void **state)
+{
+	static const char sql[] =
+		"CREATE TABLE offcpu_stack (cap INTEGER, time_ns INTEGER, interval_ns INTEGER, "
+		"tid INTEGER, reason TEXT, user_stack_id INTEGER, kernel_stack_id INTEGER, "
+		"total_ns INTEGER, count INTEGER);"
+		/* two intervals of 1 s ending at 1 s and 2 s; another capture's row */
+		"INSERT INTO offcpu_stack VALUES (1, 1000000000, 1000000000, 7, 'sleep', 3, 4, 100, 1);"
+		"INSERT INTO offcpu_stack VALUES (1, 2000000000, 1000000000, 7, 'sleep', 3, 4, 200, 2);"
+		"INSERT INTO offcpu_stack VALUES (1, 2000000000, 1000000000, 8, 'blocked', 3, 4, 50, 1);"
+		"INSERT INTO offcpu_stack VALUES (1, 2000000000, 1000000000, 8, 'sleep', NULL, 5, 1000, 9);"
+		"INSERT INTO offcpu_stack VALUES (2, 2000000000, 1000000000, 8, 'sleep', 3, 4, 7777, 1);";
+	struct capture_meta m = { .cap = 1, .base_ns = 0 };
+	struct window w = { 0 };
+	struct offcpu_row *v = NULL;
+	sqlite3 *db = NULL;
+	size_t n = 0;
+
+	(void)state;
+	assert_int_equal(sqlite3_open(":memory:", &db), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
+	assert_int_equal(threads_offcpu__load(db, &m, &w, false, &v, &n), 0);
+	assert_int_equal(n, 2);
+	assert_int_equal(v[0].user_stack_id, 0); /* no user stack: 0 */
+	assert_int_equal(v[0].kernel_stack_id, 5);
+	assert_int_equal(v[0].total_ns, 1000);
+	assert_int_equal(v[0].count, 9);
+	assert_int_equal(v[1].user_stack_id, 3);
+	assert_int_equal(v[1].kernel_stack_id, 4);
+	assert_int_equal(v[1].total_ns, 350); /* both threads, both reasons, capture 1 only */
+	assert_int_equal(v[1].count, 4);
+	assert_int_equal(v[1].tid, -1);
+	free(v);
+	assert_int_equal(threads_offcpu__load(db, &m, &w, true, &v, &n), 0);
+	assert_int_equal(n, 3);
+	assert_int_equal(v[1].tid, 7);
+	assert_string_equal(v[1].reason, "sleep");
+	assert_int_equal(v[1].total_ns, 300);
+	free(v);
+	/* the window 0..1.2 s holds the first interval only (by its midpoint) */
+	w.has_end = true;
+	w.end_ns = 1200000000;
+	assert_int_equal(threads_offcpu__load(db, &m, &w, false, &v, &n), 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(v[0].total_ns, 100);
+	free(v);
+	sqlite3_close(db);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_task_stat),
 		cmocka_unit_test(test_estimate),
 		cmocka_unit_test(test_offcpu_min),
+		cmocka_unit_test(test_offcpu_load),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
