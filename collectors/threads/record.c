@@ -465,7 +465,7 @@ static const char *reason_name(uint32_t r)
 }
 
 /* The capture id of stack SK (0: none, or not readable). 0 or -errno from the writer. */
-static int resolve(struct collector *c, struct thr_priv *p, const struct sm_key *sk,
+static int resolve(struct collector *c, struct thr_priv *p, const struct sm_key *sk, uint32_t pid,
 		   uint64_t *id, uint64_t *unreadable)
 {
 	int n;
@@ -478,7 +478,8 @@ static int resolve(struct collector *c, struct thr_priv *p, const struct sm_key 
 		(*unreadable)++;
 		return 0;
 	}
-	return cp_stack_table__emit(c->ctx, p->table, sk->kernel, 0, (const uint64_t *)p->ips.ips, (size_t)n, id);
+	return cp_stack_table__emit(c->ctx, p->table, sk->kernel, pid, (const uint64_t *)p->ips.ips,
+				    (size_t)n, id);
 }
 
 /* The off-CPU stacks of the old set into *OUT (*N of them); deletes them from the map. */
@@ -515,8 +516,12 @@ static int read_offcpu(struct collector *c, struct thr_priv *p, uint32_t set,
 		keys[k++] = next;
 	}
 	for (i = 0; i < k && !err; i++) {
-		err = resolve(c, p, &keys[i].user, &o[i].user_stack_id, unreadable);
-		err = err ?: resolve(c, p, &keys[i].kern, &o[i].kernel_stack_id, unreadable);
+		/* a user stack is its process's: in cgroup mode the same ips in two
+		 * processes are two stacks (cpuprof's rule) */
+		uint32_t pid = c->ctx->pid > 0 ? 0 : keys[i].tgid;
+
+		err = resolve(c, p, &keys[i].user, pid, &o[i].user_stack_id, unreadable);
+		err = err ?: resolve(c, p, &keys[i].kern, 0, &o[i].kernel_stack_id, unreadable);
 	}
 	for (i = 0; i < k; i++)
 		bpf_map_delete_elem(fd, &keys[i]);
@@ -861,7 +866,15 @@ static int threads_poll(struct collector *c, uint64_t now_ns, unsigned flags)
 	}
 	for (i = 0; i < r.n; i++) {
 		struct thr_rec *rec = rec_of(p, r.v[i].tid, false);
+		size_t len;
 
+		/* a thread with no name yet (cgroup mode: no /proc lane; or seen by eBPF
+		 * before any event named it): its /proc/TID/comm, once */
+		if (!rec->comm[0] && !r.v[i].proc &&
+		    procfs_read_file(r.v[i].tid, "comm", &p->buf, &p->bufcap, &len) == 0) {
+			p->buf[strcspn(p->buf, "\n")] = '\0';
+			snprintf(rec->comm, sizeof(rec->comm), "%s", p->buf);
+		}
 		fill(p, rec, &r.v[i], &ti[i]);
 		rec->touched = true;
 		if (r.v[i].proc)

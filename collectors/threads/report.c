@@ -33,7 +33,8 @@ static const char states_sql[] =
 	" ORDER BY tid, time_ns";
 static const char sample_sql[] =
 	"SELECT MAX(ebpf), MAX(offcpu_min_ns), SUM(skipped), SUM(skipped_ns), "
-	"SUM(COALESCE(interval_ns, 0)) FROM thread_sample WHERE cap = ?1 AND " IN_WINDOW;
+	"SUM(COALESCE(interval_ns, 0)), MAX(pid IS NOT NULL) FROM thread_sample WHERE cap = ?1 "
+	"AND " IN_WINDOW;
 static const char events_sql[] =
 	"SELECT time_ns, type, tid, by_tid, comm, exact FROM thread_event WHERE cap = ?1 AND "
 	"time_ns >= ?2 AND time_ns < ?3 ORDER BY time_ns, rowid";
@@ -96,6 +97,7 @@ int thr_rows__load(sqlite3 *db, const struct capture_meta *m, const struct windo
 		r->skipped = (uint64_t)report__col(st, 2, 0);
 		r->skipped_ns = (uint64_t)report__col(st, 3, 0);
 		r->span_s = (double)report__col(st, 4, 0) / 1e9;
+		r->proc = sqlite3_column_int(st, 5) != 0;
 	}
 	sqlite3_finalize(st);
 	st = prep(db, rows_sql, m, w);
@@ -505,9 +507,10 @@ static int report_threads(sqlite3 *db, const char *capture_id, const struct repo
 	switch (o->fmt) {
 	case OUT_TEXT:
 		window__describe(&o->win, w, sizeof(w));
-		fprintf(out, "threads (%s): %zu threads, %s lane%s\n", w, r.n,
-			r.ebpf ? "eBPF sched_switch + /proc" : "/proc (no eBPF: no on/off-CPU split)",
-			r.ebpf ? "s" : "");
+		fprintf(out, "threads (%s): %zu threads, %s\n", w, r.n,
+			r.ebpf && r.proc ? "eBPF sched_switch + /proc lanes"
+			: r.ebpf	 ? "eBPF sched_switch lane (no /proc lane: cgroup mode)"
+				 : "/proc lane (no eBPF: no on/off-CPU split)");
 		if (r.offcpu_min_ns >= 0)
 			fprintf(out,
 				"off-CPU stacks: blocks of at least %s; %s shorter blocks skipped "

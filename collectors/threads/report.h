@@ -27,6 +27,7 @@ struct thr_rows {
 	struct thr_row *v;
 	size_t n;
 	bool ebpf;		 /* some interval of the window had the eBPF lane */
+	bool proc;		 /* one process recorded (not cgroup mode): the /proc lane */
 	int64_t offcpu_min_ns;	 /* -1: no off-CPU stacks */
 	uint64_t skipped, skipped_ns;
 	double span_s;		 /* the window's time covered by intervals */
