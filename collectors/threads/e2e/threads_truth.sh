@@ -128,7 +128,7 @@ assert_ge "--no-ebpf: /proc states" 3 "$(q "$TMP/p.ptop" "select count(distinct 
 assert_ge "--no-ebpf: a sleeper's wchan" 1 "$(q "$TMP/p.ptop" "select count(*) from thread_interval where wchan like '%nanosleep%'")"
 "$ANA" figures "$TMP/p.ptop" | grep "^threads.oncpu_ns" | grep -q "not measured" ||
 	fail "--no-ebpf: threads.oncpu_ns is not 'not measured'"
-"$ANA" report threads "$TMP/p.ptop" | grep -q "/proc (no eBPF" || fail "--no-ebpf: the report's lane line"
+"$ANA" report threads "$TMP/p.ptop" | grep -q "/proc lane (no eBPF" || fail "--no-ebpf: the report's lane line"
 
 # off by default
 "$REC" --quiet -o "$TMP/d.ptop" -- "$FIX/threads_mix" 0.2 >/dev/null || fail "ptop-record (default)"
