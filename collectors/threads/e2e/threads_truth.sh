@@ -87,6 +87,18 @@ assert abs(float(val) - float(sys.argv[2])) < 1, (val, sys.argv[2])
 print("ok: threads.oncpu_ns =", val)
 PY
 
+# diff: the capture against itself: every threads figure compared, unchanged
+"$ANA" diff --format json "$TMP/t.ptop" "$TMP/t.ptop" >"$TMP/d.json" || fail "diff"
+python3 - "$TMP/d.json" <<'PY' || fail "diff: threads figures"
+import json, sys
+figs = {f["figure"]: f for f in json.load(open(sys.argv[1]))["figures"]}
+for name in ("threads.count", "threads.oncpu_ns", "threads.runnable_ns", "threads.blocked_ns",
+             "threads.switch_rate", "threads.involuntary_rate"):
+    assert name in figs, (name, sorted(k for k in figs if k.startswith("threads")))
+    assert figs[name]["status"] == "unchanged", figs[name]
+print("ok: diff compares the threads figures")
+PY
+
 # the Threads tab: this collector's table (over the cpu collector's thread count, which
 # would be shown first without replay__tab_view's "the last view whose probe ran")
 "$ANA" replay --dump --at 1.5 --tab threads "$TMP/t.ptop" >"$TMP/tab.txt" || fail "replay --tab threads"
