@@ -407,6 +407,28 @@ static void seed_sleepers(struct thr_priv *p, pid_t pid, uint64_t now)
 	closedir(d);
 }
 
+/* The /proc lane alone: the target's threads at start, known (not created) when a poll
+ * lists them. Out of memory: a thread not known is told as created, not lost. */
+static void list_known(struct thr_priv *p, pid_t pid)
+{
+	char dir[64];
+	struct dirent *de;
+	DIR *d;
+
+	snprintf(dir, sizeof(dir), "/proc/%d/task", (int)pid);
+	d = opendir(dir);
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		int32_t tid = atoi(de->d_name);
+		struct thr_rec *rec = tid > 0 ? rec_of(p, tid, true) : NULL;
+
+		if (rec)
+			rec->proc_alive = true;
+	}
+	closedir(d);
+}
+
 static int threads_start(struct collector *c)
 {
 	struct thr_priv *p = calloc(1, sizeof(*p));
@@ -443,6 +465,8 @@ static int threads_start(struct collector *c)
 	}
 	if (!p->prev_ns)
 		p->prev_ns = rec_now_ns();
+	if (!p->skel && c->ctx->pid > 0)
+		list_known(p, c->ctx->pid);
 	return 0;
 }
 
@@ -809,6 +833,7 @@ static int threads_poll(struct collector *c, uint64_t now_ns, unsigned flags)
 	size_t noff = 0, i, k = 0;
 	int err = 0;
 
+	(void)flags; /* the first and the final poll are like the others */
 	if (!p)
 		return -EINVAL;
 	if (p->skel) {
@@ -848,9 +873,10 @@ static int threads_poll(struct collector *c, uint64_t now_ns, unsigned flags)
 			err = -ENOMEM;
 			goto out;
 		}
-		if (!p->skel && r.v[i].proc && !rec->proc_alive && !(flags & POLL_FIRST) &&
-		    rec->have_base == false && (err = add_event(p, now, "create", r.v[i].tid, 0,
-							      r.v[i].comm, false)))
+		/* the /proc lane alone: a thread not listed before (at start, or at the last
+		 * poll) was created meanwhile */
+		if (!p->skel && r.v[i].proc && !rec->proc_alive &&
+		    (err = add_event(p, now, "create", r.v[i].tid, 0, r.v[i].comm, false)))
 			goto out;
 		if (!p->skel && r.v[i].proc && rec->have_base && rec->comm[0] &&
 		    strcmp(rec->comm, r.v[i].comm) &&

@@ -135,7 +135,12 @@ static __always_inline void switch_out(void *ctx, bool preempt, struct task_stru
 	if (!s)
 		return;
 	if (s->in_ts) {
-		if (now > s->in_ts)
+		/* the scheduler's account of the slice (update_curr() has run for prev
+		 * before this tracepoint); the clock's when it reads back */
+		slice = prev->se.sum_exec_runtime;
+		if (slice >= s->in_exec)
+			s->oncpu_ns += slice - s->in_exec;
+		else if (now > s->in_ts)
 			s->oncpu_ns += now - s->in_ts;
 	} else {
 		/* no stamp (on CPU when recording started): the scheduler's slice, at most
@@ -230,6 +235,7 @@ static __always_inline void switch_in(struct task_struct *next, __u64 now)
 	s->out_ts = 0;
 	s->wake_ts = 0;
 	s->in_ts = now;
+	s->in_exec = next->se.sum_exec_runtime;
 }
 
 SEC("tp_btf/sched_switch")

@@ -29,6 +29,10 @@ struct thr_stat {
 	__u64 involuntary;            /* preempted (or switched out runnable) */
 	__u64 migrations;             /* switch-ins on another CPU than the last one */
 	__u64 in_ts;                  /* switch-in time of the slice running; 0: off CPU */
+	__u64 in_exec;                /* its se.sum_exec_runtime then: a slice is the growth
+				       * of the scheduler's own account (what
+				       * CLOCK_THREAD_CPUTIME_ID reads, IRQ time left out
+				       * where the kernel accounts it apart) */
 	__u64 out_ts;                 /* switch-out time of the period off CPU; 0: none */
 	__u64 wake_ts;                /* sched_wakeup during that period; 0: not woken yet */
 	__u64 exit_ts;                /* sched_process_exit; 0: alive */

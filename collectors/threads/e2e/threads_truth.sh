@@ -138,6 +138,9 @@ assert_eq "--offcpu-min recorded" 1000000000 "$(q "$TMP/m.ptop" "select max(offc
 assert_eq "--no-ebpf: eBPF figures" 0 "$(q "$TMP/p.ptop" "select count(oncpu_ns) from thread_interval")"
 assert_ge "--no-ebpf: /proc states" 3 "$(q "$TMP/p.ptop" "select count(distinct tid) from thread_interval where state is not null")"
 assert_ge "--no-ebpf: a sleeper's wchan" 1 "$(q "$TMP/p.ptop" "select count(*) from thread_interval where wchan like '%nanosleep%'")"
+# its thread events: the three threads created after the start, seen at a poll (not exact)
+assert_eq "--no-ebpf: threads created" 3 "$(q "$TMP/p.ptop" "select count(*) from thread_event where type = 'create' and exact = 0")"
+assert_ge "--no-ebpf: threads exited" 3 "$(q "$TMP/p.ptop" "select count(*) from thread_event where type = 'exit' and exact = 0")"
 "$ANA" figures "$TMP/p.ptop" | grep "^threads.oncpu_ns" | grep -q "not measured" ||
 	fail "--no-ebpf: threads.oncpu_ns is not 'not measured'"
 "$ANA" report threads "$TMP/p.ptop" | grep -q "/proc lane (no eBPF" || fail "--no-ebpf: the report's lane line"
