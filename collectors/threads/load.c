@@ -113,7 +113,7 @@ static int load_threads(struct load_ctx *l, const Ptop__V1__Event *ev)
 	}
 	bind_envelope(l, s, ev, true);
 	bind_u64(s, 5, ts->ebpf);
-	if (ts->ebpf && (ts->offcpu_min_ns || ts->skipped || ts->n_offcpu)) {
+	if (ts->ebpf && ts->stacks) {
 		bind_u64(s, 6, ts->offcpu_min_ns);
 		bind_u64(s, 7, ts->skipped);
 		bind_u64(s, 8, ts->skipped_ns);

@@ -937,6 +937,7 @@ static int threads_poll(struct collector *c, uint64_t now_ns, unsigned flags)
 	ts.offcpu = k ? offp : NULL;
 	ts.ebpf = p->skel != NULL;
 	if (p->skel && !threads_settings.no_stacks) {
+		ts.stacks = true;
 		ts.offcpu_min_ns = threads_settings.offcpu_min_ns;
 		ts.skipped = sum.skipped - p->prev_cnt[0];
 		ts.skipped_ns = sum.skipped_ns - p->prev_cnt[1];
@@ -976,9 +977,9 @@ const struct collector_ops threads_collector = {
 	.name = "threads",
 	.summary = "threads: on/off-CPU time by reason, switches, migrations, state and wchan, "
 		   "created/exited, off-CPU stacks (eBPF sched_switch; /proc/PID/task)",
-	.off_by_default = "its off-CPU stacks cost the target about 1 us per voluntary context "
-			  "switch (two stack walks: 1.7-2x the CPU of a pipe ping-pong's switch at "
-			  "100k/s; without stacks, --offcpu-min off, within the noise of the bare "
+	.off_by_default = "its off-CPU stacks cost the target about 1.1 us per voluntary "
+			  "context switch (two stack walks: 1.7-1.9x the CPU of a pipe ping-pong's "
+			  "switch; without stacks, --offcpu-min off, about 0.2 us over the bare "
 			  "tracepoints); see bench/README.md",
 	.opts = threads_opts,
 	.settings = &threads_settings,

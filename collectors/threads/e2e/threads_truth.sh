@@ -132,6 +132,15 @@ assert_eq "off-CPU stacks of 1 s or more" 0 "$(q "$TMP/m.ptop" "select count(*) 
 assert_ge "blocks skipped" 4 "$(q "$TMP/m.ptop" "select sum(skipped) from thread_sample")"
 assert_eq "--offcpu-min recorded" 1000000000 "$(q "$TMP/m.ptop" "select max(offcpu_min_ns) from thread_sample")"
 
+# --offcpu-min 0: every block kept; the threshold is a measurement (0), not absent, also
+# in the intervals where no block ended (the shell waits for its child all along)
+"$REC" --quiet --enable threads --offcpu-min 0 --interval 250ms -o "$TMP/z.ptop" -- \
+	sh -c 'timeout 1.5 sh -c "while :; do :; done"; exit 0' >/dev/null ||
+	fail "ptop-record --offcpu-min 0"
+assert_ge "--offcpu-min 0: intervals" 3 "$(q "$TMP/z.ptop" "select count(*) from thread_sample")"
+assert_eq "--offcpu-min 0: intervals without the threshold" 0 "$(q "$TMP/z.ptop" "select count(*) from thread_sample where offcpu_min_ns is null")"
+assert_eq "--offcpu-min 0: blocks skipped" 0 "$(q "$TMP/z.ptop" "select sum(skipped) from thread_sample")"
+
 # --no-ebpf: the /proc lane: states and wchan, no eBPF figure (NULL, never 0)
 "$REC" --quiet --no-ebpf --enable threads --interval 250ms -o "$TMP/p.ptop" -- "$FIX/threads_mix" 1 \
 	>/dev/null || fail "ptop-record --no-ebpf"
