@@ -342,7 +342,9 @@ const struct replay_view *replay__tab_view(const struct replay_model *m, int tab
 	if (tab < 0 || tab >= (int)t->n)
 		return NULL;
 	tb = &t->tab[tab];
-	for (i = 0; i < tb->nview; i++) {
+	/* the last whose probe ran: a later collector's view refines an earlier one's (the
+	 * threads collector's per-thread table over cpu's thread count) */
+	for (i = tb->nview; i-- > 0;) {
 		const struct probe_info *p = replay_model__probe(m, tb->view[i]->probe);
 
 		if (p && probe__active(p))

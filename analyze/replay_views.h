@@ -118,8 +118,8 @@ int replay_tabs__build(struct replay_tabs *t, const struct an_part *const *parts
 /* The tab bar of an_parts[] (built on the first call; the viewer is single-threaded). */
 const struct replay_tabs *replay__tabs(void);
 
-/* The view tab TAB (an index into replay__tabs()) shows for M's capture: the first of its views
- * whose probe was active, else its first. NULL when there is no tab TAB. */
+/* The view tab TAB (an index into replay__tabs()) shows for M's capture: the last of its views
+ * whose probe was active (a later collector's refines an earlier one's), else its first. NULL when there is no tab TAB. */
 const struct replay_view *replay__tab_view(const struct replay_model *m, int tab);
 
 /* The tab whose id (or name, case-insensitive, or number 1..9) is S; -1 when none. */

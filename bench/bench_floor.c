@@ -5,51 +5,7 @@
  *
  * usage: bench_floor    prints "attached" on stdout once the programs are live
  */
-#include <errno.h>
-#include <signal.h>
-#include <stdio.h>
-#include <string.h>
-
-#include <bpf/libbpf.h>
-
+#include "bench/floor.h"
 #include "bpf/bench_noop.skel.h"
 
-static int bench_floor_main(void)
-{
-	struct bench_noop_bpf *skel;
-	sigset_t set;
-	int err, sig;
-
-	/* a shell starts background jobs with SIGINT ignored, and an ignored signal
-	 * never reaches sigwait(): take the default back before blocking */
-	signal(SIGINT, SIG_DFL);
-	signal(SIGTERM, SIG_DFL);
-	sigemptyset(&set);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGTERM);
-	sigprocmask(SIG_BLOCK, &set, NULL);
-
-	skel = bench_noop_bpf__open_and_load();
-	if (!skel) {
-		err = -errno;
-		fprintf(stderr, "bench_floor: load no-op BPF: %s (run as root)\n", strerror(-err));
-		return 1;
-	}
-	err = bench_noop_bpf__attach(skel);
-	if (err) {
-		fprintf(stderr, "bench_floor: attach raw_tp sys_enter/sys_exit: %s\n",
-			strerror(-err));
-		goto cleanup;
-	}
-	printf("attached\n");
-	fflush(stdout);
-	sigwait(&set, &sig);
-cleanup:
-	bench_noop_bpf__destroy(skel);
-	return err ? 1 : 0;
-}
-
-int main(void)
-{
-	return bench_floor_main();
-}
+BENCH_FLOOR_MAIN("bench_floor", bench_noop, "raw_tp sys_enter/sys_exit")

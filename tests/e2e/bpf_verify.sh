@@ -78,6 +78,9 @@ for k in 1 2 3; do
 	run "pid $k (a shell), dwarf" "$common" --user-stacks dwarf --pid "$spid"
 done
 run "net" net --enable net "${cmd[@]}"
+run "threads" threads --enable threads "${cmd[@]}"
+run "threads --offcpu-min off" threads --enable threads --offcpu-min off "${cmd[@]}"
+run "threads cgroup" threads --enable threads --cgroup "$cg"
 run "io-events" io --io-events "${cmd[@]}"
 run "io-files" io --io-files "${cmd[@]}"
 run "mark" mark --mark requests=handle_request "${cmd[@]}"

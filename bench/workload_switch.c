@@ -1,0 +1,135 @@
+/* workload_switch.c — a context-switch-heavy target for bench/overhead_threads.sh: two
+ * threads pinned to one CPU pass one byte back and forth through two pipes, so every
+ * message is one context switch from the writer (which then blocks reading) to the reader.
+ *
+ * usage: workload_switch [-r SWITCHES_PER_S] [-n SWITCHES] [-c CPU] [-w]
+ *   -r RATE   pace to RATE switches per second (0, the default: as fast as it can); the
+ *             pinger sleeps between batches of 64 round trips when ahead
+ *   -n N      switches (default 200000; rounded up to an even number)
+ *   -c CPU    the CPU both threads are pinned to (default: the last one)
+ *   -w        print "pid N" and wait for SIGUSR1 before starting
+ * Prints: "switches N cpu_ns T ns_per_switch X rate R" (T: the process's user+system CPU
+ * time over the loop, from getrusage; R: switches per second reached).
+ */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+static int ping[2], pong[2];
+static uint64_t rounds;
+
+static void die(const char *what)
+{
+	perror(what);
+	exit(1);
+}
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t cpu_ns(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	return (uint64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000000ULL +
+	       (uint64_t)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000ULL;
+}
+
+static void *ponger(void *arg)
+{
+	char b;
+
+	(void)arg;
+	for (uint64_t i = 0; i < rounds; i++)
+		if (read(ping[0], &b, 1) != 1 || write(pong[1], &b, 1) != 1)
+			die("ponger read/write");
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	uint64_t n = 200000, c0, c1, t0, t1;
+	double rate = 0;
+	int opt, wait = 0, cpu = -1, sig;
+	pthread_t t;
+	cpu_set_t cs;
+	sigset_t set;
+	char b = 'x';
+
+	while ((opt = getopt(argc, argv, "r:n:c:w")) != -1) {
+		switch (opt) {
+		case 'r':
+			rate = atof(optarg);
+			break;
+		case 'n':
+			n = strtoull(optarg, NULL, 10);
+			break;
+		case 'c':
+			cpu = atoi(optarg);
+			break;
+		case 'w':
+			wait = 1;
+			break;
+		default:
+			fprintf(stderr, "usage: workload_switch [-r SWITCHES_PER_S] [-n SWITCHES] "
+					"[-c CPU] [-w]\n");
+			return 2;
+		}
+	}
+	rounds = (n + 1) / 2;
+	if (cpu < 0)
+		cpu = (int)sysconf(_SC_NPROCESSORS_ONLN) - 1;
+	CPU_ZERO(&cs);
+	CPU_SET(cpu, &cs);
+	if (sched_setaffinity(0, sizeof(cs), &cs)) /* the threads inherit it */
+		die("sched_setaffinity");
+	if (pipe(ping) || pipe(pong))
+		die("pipe");
+	if (wait) {
+		sigemptyset(&set);
+		sigaddset(&set, SIGUSR1);
+		sigprocmask(SIG_BLOCK, &set, NULL);
+		printf("pid %d\n", (int)getpid());
+		fflush(stdout);
+		if (sigwait(&set, &sig) != 0)
+			return 1;
+	}
+	if (pthread_create(&t, NULL, ponger, NULL))
+		die("pthread_create");
+	c0 = cpu_ns();
+	t0 = mono_ns();
+	for (uint64_t i = 0; i < rounds; i++) {
+		if (write(ping[1], &b, 1) != 1 || read(pong[0], &b, 1) != 1)
+			die("pinger write/read");
+		if (rate > 0 && (i & 63) == 63) {
+			uint64_t due = t0 + (uint64_t)((double)(i + 1) * 2e9 / rate), now = mono_ns();
+
+			if (due > now) {
+				struct timespec ts = { (time_t)((due - now) / 1000000000ULL),
+						       (long)((due - now) % 1000000000ULL) };
+
+				nanosleep(&ts, NULL);
+			}
+		}
+	}
+	c1 = cpu_ns();
+	t1 = mono_ns();
+	pthread_join(t, NULL);
+	printf("switches %llu cpu_ns %llu ns_per_switch %.1f rate %.0f\n",
+	       (unsigned long long)(rounds * 2), (unsigned long long)(c1 - c0),
+	       (double)(c1 - c0) / (double)(rounds * 2), (double)rounds * 2e9 / (double)(t1 - t0));
+	return 0;
+}
