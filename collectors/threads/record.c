@@ -31,7 +31,7 @@
 #include <bpf/libbpf.h>
 
 #include "collectors/cpu/record.h"     /* cpu__oncpu_advance */
-#include "collectors/cpuprof/record.h" /* the capture's stack table, stackmap__read */
+#include "record/stack_table.h" /* the capture's stack table, stackmap__read */
 #include "collectors/threads/record.h"
 #include "collectors/threads/threads.h"
 #include "collectors/threads/threads.pb-c.h"
@@ -112,7 +112,7 @@ struct thr_rec {
 struct thr_priv {
 	struct threads_bpf *skel; /* NULL: the /proc lane alone */
 	struct ring_buffer *rb;
-	struct cp_stack_table *table;
+	struct stack_table *table;
 	int ncpus;
 	struct thr_counters *cnt; /* ncpus copies */
 	uint64_t prev_cnt[sizeof(struct thr_counters) / 8];
@@ -352,7 +352,7 @@ static int start_ebpf(struct collector *c, struct thr_priv *p, char *buf, size_t
 	p->prev_ns = rec_now_ns();
 	if (c->ctx->pid > 0)
 		seed_sleepers(p, c->ctx->pid, p->prev_ns);
-	p->table = cp_stack_table__capture();
+	p->table = stack_table__capture();
 	return 0;
 }
 
@@ -502,7 +502,7 @@ static int resolve(struct collector *c, struct thr_priv *p, const struct sm_key 
 		(*unreadable)++;
 		return 0;
 	}
-	return cp_stack_table__emit(c->ctx, p->table, sk->kernel, pid, (const uint64_t *)p->ips.ips,
+	return stack_table__emit(c->ctx, p->table, sk->kernel, pid, (const uint64_t *)p->ips.ips,
 				    (size_t)n, id);
 }
 
