@@ -81,6 +81,8 @@ run "net" net --enable net "${cmd[@]}"
 run "io-events" io --io-events "${cmd[@]}"
 run "io-files" io --io-files "${cmd[@]}"
 run "mark" mark --mark requests=handle_request "${cmd[@]}"
+run "signals" signals "${cmd[@]}"
+run "signals cgroup" signals --cgroup "$cg"
 if [ -n "$go_bin" ]; then
 	run "goalloc" goalloc --enable goalloc -- "$go_bin" 1000
 	run "goalloc every" goalloc --enable goalloc --heap-sample-bytes 0 -- "$go_bin" 1000
