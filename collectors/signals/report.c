@@ -245,7 +245,7 @@ cleanup:
 static const struct an_report signals_report = {
 	.name = "signals",
 	.order = 160,
-	.summary = "signals sent to the target's threads and taken by them: sender, code, result",
+	.summary = "signals sent to and taken by the target's threads, with senders",
 	.tables = "signal_count",
 	.run = report_signals,
 };
