@@ -83,6 +83,8 @@ run "io-files" io --io-files "${cmd[@]}"
 run "mark" mark --mark requests=handle_request "${cmd[@]}"
 run "signals" signals "${cmd[@]}"
 run "signals cgroup" signals --cgroup "$cg"
+run "lifecycle" lifecycle "${cmd[@]}"
+run "lifecycle cgroup" lifecycle --cgroup "$cg"
 if [ -n "$go_bin" ]; then
 	run "goalloc" goalloc --enable goalloc -- "$go_bin" 1000
 	run "goalloc every" goalloc --enable goalloc --heap-sample-bytes 0 -- "$go_bin" 1000
