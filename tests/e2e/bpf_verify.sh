@@ -85,6 +85,8 @@ run "signals" signals "${cmd[@]}"
 run "signals cgroup" signals --cgroup "$cg"
 run "lifecycle" lifecycle "${cmd[@]}"
 run "lifecycle cgroup" lifecycle --cgroup "$cg"
+run "locks" locks --enable locks "${cmd[@]}"
+run "locks cgroup" locks --enable locks --cgroup "$cg"
 if [ -n "$go_bin" ]; then
 	run "goalloc" goalloc --enable goalloc -- "$go_bin" 1000
 	run "goalloc every" goalloc --enable goalloc --heap-sample-bytes 0 -- "$go_bin" 1000
