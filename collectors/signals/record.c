@@ -236,8 +236,10 @@ static int signals_poll(struct collector *c, uint64_t now_ns, unsigned flags)
 				size_t nc = p->cap ? 2 * p->cap : 64;
 				struct seen *ns = realloc(p->seen, nc * sizeof(*ns));
 
-				if (!ns)
-					return -ENOMEM;
+				if (!ns) {
+					err = -ENOMEM; /* the new keys are sorted in below */
+					break;
+				}
 				p->seen = ns;
 				p->cap = nc;
 			}
