@@ -28,11 +28,11 @@ static int compute(struct fig_ctx *c, const struct an_figure *f, struct fig_fami
 }
 
 static const struct an_figure forks = {
-	"lifecycle.forks", "lifecycle", FIG_COUNT, false, false, FIG_TEST_NONE,
+	"lifecycle.forks", "lifecycle", FIG_COUNT, true, false, FIG_TEST_NONE,
 	"processes the target's subtree made over the window", compute,
 };
 static const struct an_figure execs = {
-	"lifecycle.execs", "lifecycle", FIG_COUNT, false, false, FIG_TEST_NONE,
+	"lifecycle.execs", "lifecycle", FIG_COUNT, true, false, FIG_TEST_NONE,
 	"execs in the target's subtree over the window", compute,
 };
 static const struct an_figure killed = {

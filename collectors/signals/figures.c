@@ -38,12 +38,12 @@ static int compute(struct fig_ctx *c, const struct an_figure *f, struct fig_fami
 }
 
 static const struct an_figure sent = {
-	"signals.sent(*)", "signals", FIG_COUNT, false, false, FIG_TEST_NONE,
+	"signals.sent(*)", "signals", FIG_COUNT, true, false, FIG_TEST_NONE,
 	"signals SIG sent to the target's threads over the window (every one, whatever became of "
 	"it)", compute,
 };
 static const struct an_figure rate = {
-	"signals.rate(*)", "signals", FIG_RATE, false, false, FIG_TEST_POISSON,
+	"signals.rate(*)", "signals", FIG_RATE, true, false, FIG_TEST_POISSON,
 	"the same per second of the window", compute,
 };
 static const struct an_figure fatal = {

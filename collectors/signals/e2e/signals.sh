@@ -77,6 +77,18 @@ assert_eq "signals.sent(SIGUSR1)" "$N" "$(awk -F, '$1 == "signals.sent(SIGUSR1)"
 assert_eq "signals.sent(SIGUSR2)" "$M" "$(awk -F, '$1 == "signals.sent(SIGUSR2)" { print $2 }' "$TMP/f.csv")"
 assert_eq "signals.fatal" 1 "$(awk -F, '$1 == "signals.fatal" { print $2 }' "$TMP/f.csv")"
 
+# diff: ten times the SIGUSR1 of another recording is a change for the worse, the rest equal
+"$REC" --quiet -o "$TMP/x.ptop" -- "$FIX/sig_fixture" $((N * 10)) $M >/dev/null ||
+	fail "recording N x 10"
+"$ANA" diff --all --format json "$TMP/s.ptop" "$TMP/x.ptop" >"$TMP/d.json" || fail "diff: exit $?"
+python3 - "$TMP/d.json" "$N" <<'PY' || fail "diff of the signals figures"
+import json, sys
+f = {r["figure"]: r for r in json.load(open(sys.argv[1]))["figures"]}; n = int(sys.argv[2])
+r = f["signals.sent(SIGUSR1)"]
+assert (r["base"], r["new"], r["status"], r["verdict"]) == (n, 10 * n, "changed", "worse"), r
+assert f["signals.sent(SIGUSR2)"]["status"] == "unchanged", f["signals.sent(SIGUSR2)"]
+PY
+
 # not collected: disabled, or without eBPF; never a 0 in its place
 "$REC" --quiet --disable signals -o "$TMP/d.ptop" -- "$FIX/sig_fixture" 2 1 >/dev/null ||
 	fail "recording with --disable signals"
