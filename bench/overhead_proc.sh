@@ -1,21 +1,26 @@
 #!/usr/bin/env bash
-# overhead_proc.sh — what the signals and lifecycle collectors cost the target: the CPU
+# overhead_proc.sh — what the signals, lifecycle and locks collectors cost the target: the CPU
 # time per operation of bench/workload_proc (its own and its reaped children's, from
 # getrusage) at paced rates. KIND (default fork) picks the operation:
 #   fork    fork(2) a child that _exits at once, and wait for it (lifecycle: a fork and an
 #           exit event each; signals: the child's SIGCHLD, one signal_generate)
 #   exec    the same, the child exec'ing /bin/true (lifecycle: fork, exec and exit events)
 #   signal  raise(SIGUSR1), taken by a handler (signals: one generate, one deliver)
-# The configurations (CONFIGS, default every one):
+#   futex   futex(2) FUTEX_WAKE on a word no one waits on (locks: a wake counted)
+# The configurations (CONFIGS, default "none floor signals lifecycle"; for futex
+# "none floor-sys locks"):
 #   none       no tracer
 #   floor      bench_proc_floor: no-op BPF programs on tp_btf signal_generate,
 #              signal_deliver, sched_process_fork, sched_process_exec, sched_process_exit
 #   signals    ptop-record --pid, only the signals collector
 #   lifecycle  ptop-record --pid, only the lifecycle collector
+#   floor-sys  bench_floor: no-op BPF programs on raw_tp sys_enter and sys_exit (locks')
+#   locks      ptop-record --pid --enable locks, only the locks collector
 # RATES: operations per second (0: as fast as it can; default "200 1000 0" for fork and
-# exec, "10000 100000 0" for signal). RUNS per configuration and rate (default 5),
+# exec, "10000 100000 0" for signal and futex). RUNS per configuration and rate (default 5),
 # interleaved round by round so drift hits all alike; SECS (default 2) seconds of
-# operations per run at a paced rate (flat out: 4000 forks, 1000 execs, 300000 signals).
+# operations per run at a paced rate (flat out: 4000 forks, 1000 execs, 300000 signals
+# or futex calls).
 # The table shows medians, the ratios to "none" and to the floor, and the spread of the
 # untraced runs. Needs root. Build folder from $PTOP_BUILD (default build).
 #
@@ -31,19 +36,21 @@ SECS=${SECS:-2}
 case $KIND in
 fork) RATES=${RATES:-"200 1000 0"} flat=4000 ;;
 exec) RATES=${RATES:-"200 1000 0"} flat=1000 ;;
-signal) RATES=${RATES:-"10000 100000 0"} flat=300000 ;;
-*) echo "overhead_proc: KIND=$KIND: not fork, exec or signal" >&2; exit 2 ;;
+signal | futex) RATES=${RATES:-"10000 100000 0"} flat=300000 ;;
+*) echo "overhead_proc: KIND=$KIND: not fork, exec, signal or futex" >&2; exit 2 ;;
 esac
+if [ "$KIND" = futex ]; then CONFIGS=${CONFIGS:-"none floor-sys locks"}; fi
 CONFIGS=${CONFIGS:-"none floor signals lifecycle"}
 W=$B/bench/workload_proc
 bench_pin
 
 bench_need_root overhead_proc "BPF programs are attached"
-bench_need_exe overhead_proc "$W" "$B/bench/bench_proc_floor" "$REC"
-for c in signals lifecycle; do
+bench_need_exe overhead_proc "$W" "$B/bench/bench_proc_floor" "$B/bench/bench_floor" "$REC"
+for c in signals lifecycle locks; do
 	bench_caps "$c" || { echo "overhead_proc: $c cannot run here: $caps_line" >&2; exit 0; }
 done
 not_signals=$(bench_caps signals; echo "$others") not_lifecycle=$(bench_caps lifecycle; echo "$others")
+not_locks=$(bench_caps locks; echo "$others")
 bench_tmp
 read -ra configs <<<"$CONFIGS"
 
@@ -58,12 +65,18 @@ run_one() {
 	tpid=''
 	case $cfg in
 	none) ok=1 ;;
-	floor)
-		"${tr_pin[@]}" "$B/bench/bench_proc_floor" >"$t_out" 2>"$t_err" &
+	floor | floor-sys)
+		local fl=$B/bench/bench_proc_floor
+		[ "$cfg" = floor-sys ] && fl=$B/bench/bench_floor
+		"${tr_pin[@]}" "$fl" >"$t_out" 2>"$t_err" &
 		tpid=$!
 		bench_wait_for "$t_out" attached 10 && ok=1 ;;
-	signals | lifecycle)
-		[ "$cfg" = signals ] && sel=(--disable "$not_signals") || sel=(--disable "$not_lifecycle")
+	signals | lifecycle | locks)
+		case $cfg in
+		signals) sel=(--disable "$not_signals") ;;
+		lifecycle) sel=(--disable "$not_lifecycle") ;;
+		locks) sel=(--enable locks --disable "$not_locks") ;;
+		esac
 		"${tr_pin[@]}" "$REC" --pid "$wpid" "${sel[@]}" -o "$tmp/run.ptop" --force \
 			>"$t_out" 2>"$t_err" &
 		tpid=$!
@@ -85,6 +98,7 @@ ratio() { [ -n "$2" ] && printf '%.3fx' "$(echo "$1 / $2" | bc -l)" || echo -; }
 for rate in $RATES; do
 	base=$(echo "${res[none.$rate]:-}" | median)
 	floor=$(echo "${res[floor.$rate]:-}" | median)
+	[ "$KIND" = futex ] && floor=$(echo "${res[floor-sys.$rate]:-}" | median)
 	printf '\nrate %s %s/s (%s; %s/s reached untraced)\n' "$rate" "$KIND" \
 		"$([ "$rate" = 0 ] && echo "as fast as it can" || echo paced)" \
 		"$(echo "${reached[none.$rate]:-0}" | median | awk '{ printf "%.0f", $1 }')"

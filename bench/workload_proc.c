@@ -1,11 +1,13 @@
-/* workload_proc.c — a target for the signals and lifecycle overhead bench
+/* workload_proc.c — a target for the signals, lifecycle and locks overhead bench
  * (bench/overhead_proc.sh): forks, fork+execs or signals, paced to a rate; the CPU time
  * per operation of the process and its children is what a tracer costs it.
  *
- * usage: workload_proc [-k fork|exec|signal] [-r OPS_PER_S] [-n OPS] [-w]
+ * usage: workload_proc [-k fork|exec|signal|futex] [-r OPS_PER_S] [-n OPS] [-w]
  *   -k KIND  fork: fork(2) a child that _exits at once, and wait for it; exec: the same,
  *            the child exec'ing /bin/true; signal: raise(SIGUSR1), taken by a handler
- *            (one signal_generate and one signal_deliver each) (default fork)
+ *            (one signal_generate and one signal_deliver each); futex: futex(2)
+ *            FUTEX_WAKE on a word no one waits on (a futex call that wakes no one: what
+ *            the locks collector counts) (default fork)
  *   -r RATE  operations per second (default 0: as fast as it can)
  *   -n OPS   make exactly OPS operations (default 2000)
  *   -w       print "pid N" and wait for SIGUSR1 before starting
@@ -18,11 +20,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
+#include <linux/futex.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 static volatile sig_atomic_t got;
+static int word; /* -k futex: the futex word no one waits on */
 
 static void on_usr1(int sig)
 {
@@ -69,13 +74,17 @@ int main(int argc, char **argv)
 		case 'n': ops = strtoull(optarg, NULL, 10); break;
 		case 'w': wait = 1; break;
 		default:
-			fprintf(stderr, "usage: workload_proc [-k fork|exec|signal] [-r RATE] [-n OPS] [-w]\n");
+			fprintf(stderr, "usage: workload_proc [-k fork|exec|signal|futex] [-r RATE] [-n OPS] [-w]\n");
 			return 2;
 		}
 	}
-	k = !strcmp(kind, "fork") ? 0 : !strcmp(kind, "exec") ? 1 : !strcmp(kind, "signal") ? 2 : -1;
+	k = !strcmp(kind, "fork")     ? 0
+	    : !strcmp(kind, "exec")   ? 1
+	    : !strcmp(kind, "signal") ? 2
+	    : !strcmp(kind, "futex")  ? 3
+				      : -1;
 	if (k < 0 || !ops) {
-		fprintf(stderr, "workload_proc: -k %s: not fork, exec or signal\n", kind);
+		fprintf(stderr, "workload_proc: -k %s: not fork, exec, signal or futex\n", kind);
 		return 2;
 	}
 	memset(&sa, 0, sizeof(sa));
@@ -97,6 +106,11 @@ int main(int argc, char **argv)
 	for (n = 0; n < ops; n++) {
 		if (k == 2) {
 			raise(SIGUSR1);
+		} else if (k == 3) {
+			if (syscall(SYS_futex, &word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0) < 0) {
+				perror("futex");
+				return 1;
+			}
 		} else {
 			pid_t c = fork();
 			int status;
@@ -115,7 +129,7 @@ int main(int argc, char **argv)
 				return 1;
 			}
 		}
-		if (rate > 0 && (k != 2 || (n & 63) == 63)) { /* signals: pace in batches of 64 */
+		if (rate > 0 && (k < 2 || (n & 63) == 63)) { /* signals, futex: in batches of 64 */
 			uint64_t due = t0 + (uint64_t)((double)(n + 1) * 1e9 / rate), now = mono_ns();
 
 			if (due > now) {
