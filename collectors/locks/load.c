@@ -1,5 +1,6 @@
 /* load.c — the locks collector's loader (analyze/load.h): each LockWords becomes one
- * lock_word row per word and one lock_thread row per thread's share (schema.sql). */
+ * lock_word row per word, one lock_thread row per thread's share and one lock_site row per
+ * waiting call site (schema.sql). */
 #include <errno.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -8,13 +9,16 @@
 #include "collectors/locks/locks.pb-c.h"
 #include "proto/capture.h"
 
-enum { ST_WORD, ST_THREAD };
+enum { ST_WORD, ST_THREAD, ST_SITE };
 
 static const char word_sql[] =
 	"INSERT INTO lock_word (cap, time_ns, tgid, uaddr, waits, wait_ns, wait_max_ns, eagain, "
 	"timeouts, wakes, woken, hist)";
 static const char thread_sql[] =
 	"INSERT INTO lock_thread (cap, time_ns, tgid, uaddr, tid, role, calls, ns)";
+
+static const char site_sql[] =
+	"INSERT INTO lock_site (cap, time_ns, tgid, uaddr, stack_id, user_stacks, waits, ns)";
 
 static int load_words(struct load_ctx *l, const Ptop__V1__Event *ev)
 {
@@ -63,6 +67,20 @@ static int load_words(struct load_ctx *l, const Ptop__V1__Event *ev)
 		bind_u64(s, 8, t->ns);
 		err = load__step(l, ST_THREAD);
 	}
+	for (size_t i = 0; !err && i < lw->n_sites; i++) {
+		const Ptop__V1__LockSite *x = lw->sites[i];
+		sqlite3_stmt *s = l->st[ST_SITE];
+
+		bind_cap(l, s);
+		bind_u64(s, 2, ev->time_ns);
+		bind_u64(s, 3, x->tgid);
+		bind_u64(s, 4, x->uaddr);
+		bind_nz(s, 5, x->stack_id);
+		bind_opt_text(s, 6, lw->user_stacks);
+		bind_u64(s, 7, x->waits);
+		bind_u64(s, 8, x->ns);
+		err = load__step(l, ST_SITE);
+	}
 	protobuf_c_message_free_unpacked(&lw->base, NULL);
 	return err;
 }
@@ -74,8 +92,9 @@ const struct an_load locks_load = {
 		.load = load_words,
 		.type = "ptop.v1.LockWords",
 	}),
-	AN_LOAD_STMTS([ST_WORD] = word_sql, [ST_THREAD] = thread_sql),
+	AN_LOAD_STMTS([ST_WORD] = word_sql, [ST_THREAD] = thread_sql, [ST_SITE] = site_sql),
 	AN_LOAD_CHECKS({ "lock_word", true, false, "rowid", "tgid,uaddr",
 			 "waits,wait_ns,wait_max_ns,eagain,timeouts,wakes,woken" },
-		       { "lock_thread", true, false, "rowid", "tgid,uaddr,tid,role", "calls,ns" }),
+		       { "lock_thread", true, false, "rowid", "tgid,uaddr,tid,role", "calls,ns" },
+		       { "lock_site", false, false, "rowid", "tgid,uaddr", "waits,ns" }),
 };

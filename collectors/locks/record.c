@@ -2,7 +2,10 @@
  * futex word (locks.bpf.c counts them in the kernel at raw_tp sys_enter/sys_exit); at the
  * end of the recording one LockWords record: every word with its waits, the time inside
  * them and its log2 histogram, its wakes and the threads woken, and each thread's waits and
- * wakes on it.
+ * wakes on it, and each waiting call site (the word and the waiter's user stack, written
+ * as a Stack record: under --user-stacks auto and dwarf a copy of the stack's top unwound
+ * offline, which names pthread_mutex_lock's caller through glibc's lock code (built
+ * without frame pointers); under --user-stacks fp a frame-pointer walk, which skips it).
  *
  * eBPF only; a process or a cgroup. Off by default: its programs run at every syscall entry
  * and exit of the machine (bench/README.md). What did not fit its maps is a drop.
@@ -15,6 +18,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "collectors/cpuprof/record.h" /* the capture's stack table, stackmap__read */
 #include "collectors/locks/locks.h"
 #include "collectors/locks/locks.pb-c.h"
 #include "collectors/locks/locks.skel.h"
@@ -22,6 +26,8 @@
 #include "proto/syscall_table.h"
 #include "record/bpf_util.h"
 #include "record/collector.h"
+#include "record/kfeature.h"
+#include "record/stackcopy.h"
 
 static const struct {
 	const char *name;
@@ -33,8 +39,19 @@ static const struct {
 	{ "futex_wake", LK_K_WAKE2 },
 };
 
+/* How the waiters' stacks are taken this run, decided by lk_check. */
+static struct {
+	enum user_stacks mode; /* FP or DWARF */
+	char why[240];
+} lk_stacks;
+
 struct lk_priv {
 	struct locks_bpf *skel;
+	struct collector *c;
+	struct ring_buffer *crb;     /* the stack copies' ring (dwarf); NULL: fp */
+	struct stack_copies *copies; /* the capture's (dwarf) */
+	uint64_t bad_copies;	     /* malformed copy records (not written) */
+	int rb_err;
 	uint64_t start_ns;
 };
 
@@ -58,9 +75,40 @@ static Ptop__V1__ProbeState lk_check(struct collector *c)
 		snprintf(c->reason, sizeof(c->reason), "follows a process or a cgroup");
 		return PTOP__V1__PROBE_STATE__PROBE_STATE_UNSUPPORTED;
 	}
+	/* auto: copies, whatever the program keeps: a wait's stack starts in the C library's
+	 * lock code, which keeps no frame pointers on the distributions (a walk from there
+	 * skips pthread_mutex_lock's caller, the frame that names the lock) */
+	if (ctx->user_stacks == USER_STACKS_AUTO) {
+		lk_stacks.mode = USER_STACKS_DWARF;
+		snprintf(lk_stacks.why, sizeof(lk_stacks.why),
+			 "--user-stacks auto: a wait starts in the C library's lock code, "
+			 "walked only by copies");
+	} else {
+		lk_stacks.mode = user_stacks__choose(ctx, lk_stacks.why, sizeof(lk_stacks.why));
+	}
+	if (lk_stacks.mode == USER_STACKS_DWARF && (!kfeature_have(KF_BPF_LOOP, why, sizeof(why)) ||
+						    !kfeature_have(KF_FIND_VMA, why, sizeof(why)))) {
+		lk_stacks.mode = USER_STACKS_FP;
+		snprintf(lk_stacks.why, sizeof(lk_stacks.why), "no stack copies here: %.200s", why);
+		collector_lane(c, "stack_copy", PTOP__V1__PROBE_STATE__PROBE_STATE_UNSUPPORTED,
+			       c->source, "%s", why);
+	} else {
+		collector_lane(c, "stack_copy",
+			       lk_stacks.mode == USER_STACKS_DWARF
+				       ? PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE
+				       : PTOP__V1__PROBE_STATE__PROBE_STATE_STANDBY,
+			       c->source, "%s",
+			       lk_stacks.mode == USER_STACKS_DWARF ? "" : "not needed: frame pointers");
+	}
+	collector_lane(c, "fp",
+		       lk_stacks.mode == USER_STACKS_DWARF ? PTOP__V1__PROBE_STATE__PROBE_STATE_STANDBY
+							   : PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE,
+		       c->source, "%s",
+		       lk_stacks.mode == USER_STACKS_DWARF ? "not needed: stack copies" : "");
 	snprintf(c->detail, sizeof(c->detail),
 		 "raw_tp sys_enter, sys_exit: futex, futex_waitv, futex_wait, futex_wake per "
-		 "futex word (%d words), totals read at the end; no waiter stacks", LK_WORDS);
+		 "futex word (%d words), totals read at the end; waiters' user stacks %s (%.200s)",
+		 LK_WORDS, user_stacks_name(lk_stacks.mode), lk_stacks.why);
 	return PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE;
 }
 
@@ -70,9 +118,45 @@ static void lk_stop(struct collector *c)
 
 	if (!p)
 		return;
+	ring_buffer__free(p->crb);
 	locks_bpf__destroy(p->skel);
 	free(p);
 	c->priv = NULL;
+}
+
+/* A stack copy from the ring: its Stack record, once per key. */
+static int on_copy(void *arg, void *data, size_t size)
+{
+	struct lk_priv *p = arg;
+	int err;
+
+	if (p->rb_err)
+		return 0;
+	err = stack_copies__add(p->c->ctx, p->copies, cp_stack_table__capture(), data, size);
+	if (err == -EINVAL)
+		p->bad_copies++;
+	else if (err)
+		p->rb_err = err;
+	return 0;
+}
+
+/* The target's VMAs for the stack copies, from its maps now: the BPF side then seldom
+ * needs to look one up. A failure only costs it lookups. */
+static void seed_vmas(struct lk_priv *p, pid_t pid)
+{
+	int ncpus = bpf_util__ncpus();
+	struct sc_vmas t, *v;
+	__u32 key = (__u32)pid;
+
+	if (pid <= 0 || ncpus <= 0 || sc_vmas__read(pid, &t))
+		return;
+	v = calloc((size_t)ncpus, sizeof(*v));
+	if (!v)
+		return;
+	for (int i = 0; i < ncpus; i++)
+		v[i] = t;
+	bpf_map_update_elem(bpf_map__fd(p->skel->maps.lk_vmas), &key, v, BPF_ANY);
+	free(v);
 }
 
 static int lk_start(struct collector *c)
@@ -86,6 +170,8 @@ static int lk_start(struct collector *c)
 		return -ENOMEM;
 	}
 	c->priv = p;
+	p->c = c;
+retry:
 	bpf_util__open_log(c->ctx->verbose);
 	p->skel = locks_bpf__open();
 	if (!p->skel) {
@@ -96,7 +182,32 @@ static int lk_start(struct collector *c)
 	p->skel->rodata->targ_tgid = (__u32)(c->ctx->pid > 0 ? c->ctx->pid : 0);
 	p->skel->rodata->targ_cgid = c->ctx->cgroup_id;
 	p->skel->rodata->targ_cglevel = c->ctx->cgroup_level;
-	err = locks_bpf__load(p->skel);
+	p->skel->rodata->lk_user_stacks =
+		lk_stacks.mode == USER_STACKS_DWARF ? LK_USER_COPY : LK_USER_FP;
+	if (lk_stacks.mode != USER_STACKS_DWARF) { /* the copies' maps stay small */
+		bpf_map__set_max_entries(p->skel->maps.lk_copies, 4096);
+		bpf_map__set_max_entries(p->skel->maps.lk_copied, 1);
+	}
+	/* PTOP_TEST_REFUSE=stack_copy: the copies' load refused, as by a verifier */
+	err = lk_stacks.mode == USER_STACKS_DWARF && kfeature_refused("stack_copy")
+		      ? -E2BIG
+		      : locks_bpf__load(p->skel);
+	if (err && lk_stacks.mode == USER_STACKS_DWARF) {
+		/* the stack copies did not load: frame-pointer stacks, the lanes say why */
+		char cwhy[300];
+
+		bpf_util__format_error(cwhy, sizeof(cwhy), "load locks BPF with stack copies", err);
+		collector_lane(c, "stack_copy", PTOP__V1__PROBE_STATE__PROBE_STATE_FAILED,
+			       PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_EBPF, "%s", cwhy);
+		collector_lane(c, "fp", PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE,
+			       PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_EBPF, "%s", "");
+		lk_stacks.mode = USER_STACKS_FP;
+		snprintf(lk_stacks.why, sizeof(lk_stacks.why),
+			 "the stack copies failed to load: %.140s", cwhy);
+		locks_bpf__destroy(p->skel);
+		p->skel = NULL;
+		goto retry;
+	}
 	err = err ?: bpf_util__loaded(p->skel->obj, "locks");
 	if (err) {
 		bpf_util__format_error(c->reason, sizeof(c->reason), "load locks BPF", err);
@@ -114,6 +225,17 @@ static int lk_start(struct collector *c)
 						       err);
 				goto fail;
 			}
+	}
+	if (lk_stacks.mode == USER_STACKS_DWARF) {
+		p->copies = stack_copies__capture();
+		p->crb = ring_buffer__new(bpf_map__fd(p->skel->maps.lk_copies), on_copy, p, NULL);
+		if (!p->copies || !p->crb) {
+			err = p->crb ? -ENOMEM : -errno;
+			snprintf(c->reason, sizeof(c->reason), "stack copies' ring buffer: %s",
+				 strerror(-err));
+			goto fail;
+		}
+		seed_vmas(p, c->ctx->pid);
 	}
 	err = locks_bpf__attach(p->skel);
 	if (err) {
@@ -146,6 +268,12 @@ static int emit_words(struct collector *c, struct lk_priv *p, uint64_t now_ns)
 	Ptop__V1__LockWords msg = PTOP__V1__LOCK_WORDS__INIT;
 	Ptop__V1__LockWord *words = NULL, **wp = NULL;
 	Ptop__V1__LockThread *threads = NULL, **tp = NULL;
+	Ptop__V1__LockSite *sites = NULL, **sp = NULL;
+	struct lk_site_key *sk = calloc(LK_SITES, sizeof(*sk));
+	int sfd = bpf_map__fd(p->skel->maps.lk_sites), kfd = bpf_map__fd(p->skel->maps.lk_stack_map);
+	struct cp_stack_table *st = cp_stack_table__capture();
+	uint64_t ips[SM_MAX_DEPTH];
+	size_t ns = 0;
 	struct lk_word_key *wk = calloc(LK_WORDS, sizeof(*wk));
 	struct lk_tid_key *tk = calloc(LK_TIDS, sizeof(*tk));
 	struct lk_word *wv = calloc(LK_WORDS, sizeof(*wv));
@@ -158,7 +286,9 @@ static int emit_words(struct collector *c, struct lk_priv *p, uint64_t now_ns)
 	wp = calloc(LK_WORDS, sizeof(*wp));
 	threads = calloc(LK_TIDS, sizeof(*threads));
 	tp = calloc(LK_TIDS, sizeof(*tp));
-	if (!wk || !tk || !wv || !words || !wp || !threads || !tp) {
+	sites = calloc(LK_SITES, sizeof(*sites));
+	sp = calloc(LK_SITES, sizeof(*sp));
+	if (!wk || !tk || !wv || !words || !wp || !threads || !tp || !sk || !sites || !sp || !st) {
 		err = -ENOMEM;
 		goto out;
 	}
@@ -200,6 +330,41 @@ static int emit_words(struct collector *c, struct lk_priv *p, uint64_t now_ns)
 		tp[nt] = t;
 		nt++;
 	}
+	/* the copies first: their Stack records come before the sites that name them */
+	if (p->crb) {
+		ring_buffer__consume(p->crb);
+		err = p->rb_err;
+	}
+	m = err ? 0 : map_keys(sfd, sizeof(*sk), LK_SITES, sk);
+	for (i = 0; !err && i < m; i++) {
+		Ptop__V1__LockSite *s = &sites[ns];
+		struct lk_site v;
+		uint64_t id = 0;
+		int k;
+
+		if (bpf_map_lookup_elem(sfd, &sk[i], &v))
+			continue;
+		if (sk[i].stack.kernel == SM_KIND_COPY) { /* its record came through the ring */
+			if (stack_copies__find(p->copies, sk[i].tgid, sk[i].stack.hash, &id))
+				id = 0; /* its copy was lost (counted): no stack */
+		} else {
+			k = stackmap__read(kfd, &sk[i].stack, ips, SM_MAX_DEPTH);
+			if (k > 0)
+				err = cp_stack_table__emit(c->ctx, st, false, 0, ips, (size_t)k, &id);
+		}
+		ptop__v1__lock_site__init(s);
+		s->tgid = sk[i].tgid;
+		s->uaddr = sk[i].uaddr;
+		s->stack_id = id;
+		s->waits = v.waits;
+		s->ns = v.ns;
+		sp[ns++] = s;
+	}
+	if (err)
+		goto out;
+	msg.n_sites = ns;
+	msg.sites = ns ? sp : NULL;
+	msg.user_stacks = (char *)user_stacks_name(lk_stacks.mode);
 	msg.n_words = nw;
 	msg.words = nw ? wp : NULL;
 	msg.n_threads = nt;
@@ -218,6 +383,9 @@ out:
 	free(wp);
 	free(threads);
 	free(tp);
+	free(sk);
+	free(sites);
+	free(sp);
 	return err;
 }
 
@@ -227,8 +395,12 @@ static int lk_poll(struct collector *c, uint64_t now_ns, unsigned flags)
 		"locks: futex calls not timed (the in-flight map was full)",
 		"locks: futex calls not counted (the word map was full)",
 		"locks: a thread's share not counted (the thread map was full)",
+		"locks: waits not credited to their call site (the site map was full)",
+		"locks: waits without a user stack (the walk failed, or the stack map was full)",
+		"locks: stack copies the ring had no room for (their sites may have no stack)",
 	};
-	static const char *const kinds[LK_CNT_MAX] = { "map_full", "map_full", "map_full" };
+	static const char *const kinds[LK_CNT_MAX] = { "map_full", "map_full", "map_full",
+						       "map_full", "no_stack", "ringbuf" };
 	struct lk_priv *p = c->priv;
 	uint64_t sum[LK_CNT_MAX] = { 0 };
 	int ncpu = bpf_util__ncpus(), err = 0;
@@ -236,6 +408,18 @@ static int lk_poll(struct collector *c, uint64_t now_ns, unsigned flags)
 
 	if (!p || !p->skel)
 		return -EINVAL;
+	if (p->crb) { /* the copies as they come: the ring stays free */
+		ring_buffer__consume(p->crb);
+		if (p->rb_err)
+			return p->rb_err;
+	}
+	if (p->bad_copies) {
+		err = rec_emit_drop(c, "stack_copy_malformed", p->bad_copies,
+				    "stack copies from the kernel too short for their size");
+		p->bad_copies = 0;
+		if (err)
+			return err;
+	}
 	if (!(flags & POLL_FINAL))
 		return 0;
 	err = emit_words(c, p, now_ns);

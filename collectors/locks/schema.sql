@@ -1,6 +1,6 @@
 -- schema.sql — the locks collector's tables: lock_word (each futex word of the target with
--- its waits and wakes) and lock_thread (each thread's waits and wakes on it), totals over
--- the recording, read at its end.
+-- its waits and wakes), lock_thread (each thread's waits and wakes on it) and lock_site
+-- (the waiters' call sites), totals over the recording, read at its end.
 --
 -- collectors/locks/load.c fills them. Every table starts with cap, the capture's key.
 
@@ -30,6 +30,19 @@ CREATE TABLE IF NOT EXISTS lock_thread (
 	ns INTEGER NOT NULL           -- time inside them
 );
 
+-- The waiting call sites: a word and the waiter's user stack (stack.stack_id).
+CREATE TABLE IF NOT EXISTS lock_site (
+	cap INTEGER NOT NULL REFERENCES capture(cap),
+	time_ns INTEGER NOT NULL,
+	tgid INTEGER NOT NULL,
+	uaddr INTEGER NOT NULL,
+	stack_id INTEGER,             -- the user stack; NULL when it was lost
+	user_stacks TEXT,             -- how it was taken: 'fp' or 'dwarf'
+	waits INTEGER NOT NULL,
+	ns INTEGER NOT NULL           -- time inside them
+);
+
 -- @@ indexes @@
 CREATE INDEX IF NOT EXISTS lock_word_addr ON lock_word (cap, tgid, uaddr);
 CREATE INDEX IF NOT EXISTS lock_thread_addr ON lock_thread (cap, tgid, uaddr);
+CREATE INDEX IF NOT EXISTS lock_site_addr ON lock_site (cap, tgid, uaddr);

@@ -86,6 +86,7 @@ run "signals cgroup" signals --cgroup "$cg"
 run "lifecycle" lifecycle "${cmd[@]}"
 run "lifecycle cgroup" lifecycle --cgroup "$cg"
 run "locks" locks --enable locks "${cmd[@]}"
+run "locks --user-stacks fp" locks --enable locks --user-stacks fp "${cmd[@]}"
 run "locks cgroup" locks --enable locks --cgroup "$cg"
 if [ -n "$go_bin" ]; then
 	run "goalloc" goalloc --enable goalloc -- "$go_bin" 1000
