@@ -225,7 +225,7 @@ static int signals_poll(struct collector *c, uint64_t now_ns, unsigned flags)
 		cur = &k;
 		if (bpf_map_lookup_elem(fd, &k, &v))
 			continue;
-		s = bsearch(&key, p->seen, had, sizeof(*s), key_cmp);
+		s = had ? bsearch(&key, p->seen, had, sizeof(*s), key_cmp) : NULL;
 		if (!s) { /* a new key: kept unsorted after the others until the end */
 			for (size_t i = had; i < p->n && !s; i++)
 				if (!memcmp(&p->seen[i].k, &k, sizeof(k)))
