@@ -7,6 +7,9 @@
 #   exec    the same, the child exec'ing /bin/true (lifecycle: fork, exec and exit events)
 #   signal  raise(SIGUSR1), taken by a handler (signals: one generate, one deliver)
 #   futex   futex(2) FUTEX_WAKE on a word no one waits on (locks: a wake counted)
+#   futexwait  futex(2) FUTEX_WAIT for a value the word does not hold: EAGAIN at once
+#           (locks: a wait counted, and its user stack taken: a copy under the default
+#           --user-stacks auto; STACKS=fp runs locks with --user-stacks fp)
 # The configurations (CONFIGS, default "none floor signals lifecycle"; for futex
 # "none floor-sys locks"):
 #   none       no tracer
@@ -37,9 +40,10 @@ case $KIND in
 fork) RATES=${RATES:-"200 1000 0"} flat=4000 ;;
 exec) RATES=${RATES:-"200 1000 0"} flat=1000 ;;
 signal | futex) RATES=${RATES:-"10000 100000 0"} flat=300000 ;;
-*) echo "overhead_proc: KIND=$KIND: not fork, exec, signal or futex" >&2; exit 2 ;;
+futexwait) RATES=${RATES:-"10000 100000 0"} flat=100000 ;;
+*) echo "overhead_proc: KIND=$KIND: not fork, exec, signal, futex or futexwait" >&2; exit 2 ;;
 esac
-if [ "$KIND" = futex ]; then CONFIGS=${CONFIGS:-"none floor-sys locks"}; fi
+case $KIND in futex*) CONFIGS=${CONFIGS:-"none floor-sys locks"} ;; esac
 CONFIGS=${CONFIGS:-"none floor signals lifecycle"}
 W=$B/bench/workload_proc
 bench_pin
@@ -75,7 +79,7 @@ run_one() {
 		case $cfg in
 		signals) sel=(--disable "$not_signals") ;;
 		lifecycle) sel=(--disable "$not_lifecycle") ;;
-		locks) sel=(--enable locks --disable "$not_locks") ;;
+		locks) sel=(--enable locks --disable "$not_locks" --user-stacks "${STACKS:-auto}") ;;
 		esac
 		"${tr_pin[@]}" "$REC" --pid "$wpid" "${sel[@]}" -o "$tmp/run.ptop" --force \
 			>"$t_out" 2>"$t_err" &
@@ -98,7 +102,7 @@ ratio() { [ -n "$2" ] && printf '%.3fx' "$(echo "$1 / $2" | bc -l)" || echo -; }
 for rate in $RATES; do
 	base=$(echo "${res[none.$rate]:-}" | median)
 	floor=$(echo "${res[floor.$rate]:-}" | median)
-	[ "$KIND" = futex ] && floor=$(echo "${res[floor-sys.$rate]:-}" | median)
+	case $KIND in futex*) floor=$(echo "${res[floor-sys.$rate]:-}" | median) ;; esac
 	printf '\nrate %s %s/s (%s; %s/s reached untraced)\n' "$rate" "$KIND" \
 		"$([ "$rate" = 0 ] && echo "as fast as it can" || echo paced)" \
 		"$(echo "${reached[none.$rate]:-0}" | median | awk '{ printf "%.0f", $1 }')"

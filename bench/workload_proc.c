@@ -2,12 +2,14 @@
  * (bench/overhead_proc.sh): forks, fork+execs or signals, paced to a rate; the CPU time
  * per operation of the process and its children is what a tracer costs it.
  *
- * usage: workload_proc [-k fork|exec|signal|futex] [-r OPS_PER_S] [-n OPS] [-w]
+ * usage: workload_proc [-k fork|exec|signal|futex|futexwait] [-r OPS_PER_S] [-n OPS] [-w]
  *   -k KIND  fork: fork(2) a child that _exits at once, and wait for it; exec: the same,
  *            the child exec'ing /bin/true; signal: raise(SIGUSR1), taken by a handler
  *            (one signal_generate and one signal_deliver each); futex: futex(2)
  *            FUTEX_WAKE on a word no one waits on (a futex call that wakes no one: what
- *            the locks collector counts) (default fork)
+ *            the locks collector counts); futexwait: futex(2) FUTEX_WAIT with a value the
+ *            word does not hold (returns EAGAIN at once: a wait counted, its stack taken)
+ *            (default fork)
  *   -r RATE  operations per second (default 0: as fast as it can)
  *   -n OPS   make exactly OPS operations (default 2000)
  *   -w       print "pid N" and wait for SIGUSR1 before starting
@@ -74,7 +76,7 @@ int main(int argc, char **argv)
 		case 'n': ops = strtoull(optarg, NULL, 10); break;
 		case 'w': wait = 1; break;
 		default:
-			fprintf(stderr, "usage: workload_proc [-k fork|exec|signal|futex] [-r RATE] [-n OPS] [-w]\n");
+			fprintf(stderr, "usage: workload_proc [-k fork|exec|signal|futex|futexwait] [-r RATE] [-n OPS] [-w]\n");
 			return 2;
 		}
 	}
@@ -82,9 +84,11 @@ int main(int argc, char **argv)
 	    : !strcmp(kind, "exec")   ? 1
 	    : !strcmp(kind, "signal") ? 2
 	    : !strcmp(kind, "futex")  ? 3
+	    : !strcmp(kind, "futexwait") ? 4
 				      : -1;
 	if (k < 0 || !ops) {
-		fprintf(stderr, "workload_proc: -k %s: not fork, exec, signal or futex\n", kind);
+		fprintf(stderr, "workload_proc: -k %s: not fork, exec, signal, futex or futexwait\n",
+			kind);
 		return 2;
 	}
 	memset(&sa, 0, sizeof(sa));
@@ -109,6 +113,11 @@ int main(int argc, char **argv)
 		} else if (k == 3) {
 			if (syscall(SYS_futex, &word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0) < 0) {
 				perror("futex");
+				return 1;
+			}
+		} else if (k == 4) { /* the word is 0: a wait for 1 returns EAGAIN at once */
+			if (syscall(SYS_futex, &word, FUTEX_WAIT_PRIVATE, 1, NULL, NULL, 0) == 0) {
+				fprintf(stderr, "workload_proc: a futex wait did not fail\n");
 				return 1;
 			}
 		} else {
