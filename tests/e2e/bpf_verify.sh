@@ -84,6 +84,13 @@ run "threads cgroup" threads --enable threads --cgroup "$cg"
 run "io-events" io --io-events "${cmd[@]}"
 run "io-files" io --io-files "${cmd[@]}"
 run "mark" mark --mark requests=handle_request "${cmd[@]}"
+run "signals" signals "${cmd[@]}"
+run "signals cgroup" signals --cgroup "$cg"
+run "lifecycle" lifecycle "${cmd[@]}"
+run "lifecycle cgroup" lifecycle --cgroup "$cg"
+run "locks" locks --enable locks "${cmd[@]}"
+run "locks --user-stacks fp" locks --enable locks --user-stacks fp "${cmd[@]}"
+run "locks cgroup" locks --enable locks --cgroup "$cg"
 if [ -n "$go_bin" ]; then
 	run "goalloc" goalloc --enable goalloc -- "$go_bin" 1000
 	run "goalloc every" goalloc --enable goalloc --heap-sample-bytes 0 -- "$go_bin" 1000

@@ -1,0 +1,448 @@
+/* record.c — the locks collector's recorder side: the target's futex waits and wakes per
+ * futex word (locks.bpf.c counts them in the kernel at raw_tp sys_enter/sys_exit); at the
+ * end of the recording one LockWords record: every word with its waits, the time inside
+ * them and its log2 histogram, its wakes and the threads woken, and each thread's waits and
+ * wakes on it, and each waiting call site (the word and the waiter's user stack, written
+ * as a Stack record: under --user-stacks auto and dwarf a copy of the stack's top unwound
+ * offline, which names pthread_mutex_lock's caller through glibc's lock code (built
+ * without frame pointers); under --user-stacks fp a frame-pointer walk, which skips it).
+ *
+ * eBPF only; a process or a cgroup. Off by default: its programs run at every syscall entry
+ * and exit of the machine (bench/README.md). What did not fit its maps is a drop.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "collectors/cpuprof/record.h" /* the capture's stack table, stackmap__read */
+#include "collectors/locks/locks.h"
+#include "collectors/locks/locks.pb-c.h"
+#include "collectors/locks/locks.skel.h"
+#include "proto/capture.h"
+#include "proto/syscall_table.h"
+#include "record/bpf_util.h"
+#include "record/collector.h"
+#include "record/kfeature.h"
+#include "record/stackcopy.h"
+
+static const struct {
+	const char *name;
+	uint32_t kind;
+} lk_kinds[] = {
+	{ "futex", LK_K_FUTEX },
+	{ "futex_waitv", LK_K_WAITV },
+	{ "futex_wait", LK_K_WAIT2 },
+	{ "futex_wake", LK_K_WAKE2 },
+};
+
+/* How the waiters' stacks are taken this run, decided by lk_check. */
+static struct {
+	enum user_stacks mode; /* FP or DWARF */
+	char why[240];
+} lk_stacks;
+
+struct lk_priv {
+	struct locks_bpf *skel;
+	struct collector *c;
+	struct ring_buffer *crb;     /* the stack copies' ring (dwarf); NULL: fp */
+	struct stack_copies *copies; /* the capture's (dwarf) */
+	uint64_t bad_copies;	     /* malformed copy records (not written) */
+	int rb_err;
+	uint64_t start_ns;
+};
+
+static Ptop__V1__ProbeState lk_check(struct collector *c)
+{
+	struct rec_ctx *ctx = c->ctx;
+	char why[256] = "";
+
+	c->reason[0] = '\0';
+	c->source = PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_EBPF;
+	if (ctx->no_ebpf) {
+		snprintf(c->reason, sizeof(c->reason),
+			 "--no-ebpf: futex waits and wakes are seen only by eBPF programs");
+		return PTOP__V1__PROBE_STATE__PROBE_STATE_UNSUPPORTED;
+	}
+	if (bpf_util__can_trace(why, sizeof(why))) {
+		snprintf(c->reason, sizeof(c->reason), "%s", why);
+		return PTOP__V1__PROBE_STATE__PROBE_STATE_UNSUPPORTED;
+	}
+	if (ctx->pid <= 0 && !ctx->cgroup_dir && !ctx->caps_only) {
+		snprintf(c->reason, sizeof(c->reason), "follows a process or a cgroup");
+		return PTOP__V1__PROBE_STATE__PROBE_STATE_UNSUPPORTED;
+	}
+	/* auto: copies, whatever the program keeps: a wait's stack starts in the C library's
+	 * lock code, which keeps no frame pointers on the distributions (a walk from there
+	 * skips pthread_mutex_lock's caller, the frame that names the lock) */
+	if (ctx->user_stacks == USER_STACKS_AUTO) {
+		lk_stacks.mode = USER_STACKS_DWARF;
+		snprintf(lk_stacks.why, sizeof(lk_stacks.why),
+			 "--user-stacks auto: a wait starts in the C library's lock code, "
+			 "walked only by copies");
+	} else {
+		lk_stacks.mode = user_stacks__choose(ctx, lk_stacks.why, sizeof(lk_stacks.why));
+	}
+	if (lk_stacks.mode == USER_STACKS_DWARF && (!kfeature_have(KF_BPF_LOOP, why, sizeof(why)) ||
+						    !kfeature_have(KF_FIND_VMA, why, sizeof(why)))) {
+		lk_stacks.mode = USER_STACKS_FP;
+		snprintf(lk_stacks.why, sizeof(lk_stacks.why), "no stack copies here: %.200s", why);
+		collector_lane(c, "stack_copy", PTOP__V1__PROBE_STATE__PROBE_STATE_UNSUPPORTED,
+			       c->source, "%s", why);
+	} else {
+		collector_lane(c, "stack_copy",
+			       lk_stacks.mode == USER_STACKS_DWARF
+				       ? PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE
+				       : PTOP__V1__PROBE_STATE__PROBE_STATE_STANDBY,
+			       c->source, "%s",
+			       lk_stacks.mode == USER_STACKS_DWARF ? "" : "not needed: frame pointers");
+	}
+	collector_lane(c, "fp",
+		       lk_stacks.mode == USER_STACKS_DWARF ? PTOP__V1__PROBE_STATE__PROBE_STATE_STANDBY
+							   : PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE,
+		       c->source, "%s",
+		       lk_stacks.mode == USER_STACKS_DWARF ? "not needed: stack copies" : "");
+	snprintf(c->detail, sizeof(c->detail),
+		 "raw_tp sys_enter, sys_exit: futex, futex_waitv, futex_wait, futex_wake per "
+		 "futex word (%d words), totals read at the end; waiters' user stacks %s (%.200s)",
+		 LK_WORDS, user_stacks_name(lk_stacks.mode), lk_stacks.why);
+	return PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE;
+}
+
+static void lk_stop(struct collector *c)
+{
+	struct lk_priv *p = c->priv;
+
+	if (!p)
+		return;
+	ring_buffer__free(p->crb);
+	locks_bpf__destroy(p->skel);
+	free(p);
+	c->priv = NULL;
+}
+
+/* A stack copy from the ring: its Stack record, once per key. */
+static int on_copy(void *arg, void *data, size_t size)
+{
+	struct lk_priv *p = arg;
+	int err;
+
+	if (p->rb_err)
+		return 0;
+	err = stack_copies__add(p->c->ctx, p->copies, cp_stack_table__capture(), data, size);
+	if (err == -EINVAL)
+		p->bad_copies++;
+	else if (err)
+		p->rb_err = err;
+	return 0;
+}
+
+/* The target's VMAs for the stack copies, from its maps now: the BPF side then seldom
+ * needs to look one up. A failure only costs it lookups. */
+static void seed_vmas(struct lk_priv *p, pid_t pid)
+{
+	int ncpus = bpf_util__ncpus();
+	struct sc_vmas t, *v;
+	__u32 key = (__u32)pid;
+
+	if (pid <= 0 || ncpus <= 0 || sc_vmas__read(pid, &t))
+		return;
+	v = calloc((size_t)ncpus, sizeof(*v));
+	if (!v)
+		return;
+	for (int i = 0; i < ncpus; i++)
+		v[i] = t;
+	bpf_map_update_elem(bpf_map__fd(p->skel->maps.lk_vmas), &key, v, BPF_ANY);
+	free(v);
+}
+
+static int lk_start(struct collector *c)
+{
+	const struct syscall_table *tab = syscall_table__native();
+	struct lk_priv *p = calloc(1, sizeof(*p));
+	int err, fd;
+
+	if (!p) {
+		snprintf(c->reason, sizeof(c->reason), "out of memory");
+		return -ENOMEM;
+	}
+	c->priv = p;
+	p->c = c;
+retry:
+	bpf_util__open_log(c->ctx->verbose);
+	p->skel = locks_bpf__open();
+	if (!p->skel) {
+		err = -errno;
+		bpf_util__format_error(c->reason, sizeof(c->reason), "open locks BPF", err);
+		goto fail;
+	}
+	p->skel->rodata->targ_tgid = (__u32)(c->ctx->pid > 0 ? c->ctx->pid : 0);
+	p->skel->rodata->targ_cgid = c->ctx->cgroup_id;
+	p->skel->rodata->targ_cglevel = c->ctx->cgroup_level;
+	p->skel->rodata->lk_user_stacks =
+		lk_stacks.mode == USER_STACKS_DWARF ? LK_USER_COPY : LK_USER_FP;
+	if (lk_stacks.mode != USER_STACKS_DWARF) { /* the copies' maps stay small */
+		bpf_map__set_max_entries(p->skel->maps.lk_copies, 4096);
+		bpf_map__set_max_entries(p->skel->maps.lk_copied, 1);
+	}
+	/* PTOP_TEST_REFUSE=stack_copy: the copies' load refused, as by a verifier */
+	err = lk_stacks.mode == USER_STACKS_DWARF && kfeature_refused("stack_copy")
+		      ? -E2BIG
+		      : locks_bpf__load(p->skel);
+	if (err && lk_stacks.mode == USER_STACKS_DWARF) {
+		/* the stack copies did not load: frame-pointer stacks, the lanes say why */
+		char cwhy[300];
+
+		bpf_util__format_error(cwhy, sizeof(cwhy), "load locks BPF with stack copies", err);
+		collector_lane(c, "stack_copy", PTOP__V1__PROBE_STATE__PROBE_STATE_FAILED,
+			       PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_EBPF, "%s", cwhy);
+		collector_lane(c, "fp", PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE,
+			       PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_EBPF, "%s", "");
+		lk_stacks.mode = USER_STACKS_FP;
+		snprintf(lk_stacks.why, sizeof(lk_stacks.why),
+			 "the stack copies failed to load: %.140s", cwhy);
+		locks_bpf__destroy(p->skel);
+		p->skel = NULL;
+		goto retry;
+	}
+	err = err ?: bpf_util__loaded(p->skel->obj, "locks");
+	if (err) {
+		bpf_util__format_error(c->reason, sizeof(c->reason), "load locks BPF", err);
+		goto fail;
+	}
+	fd = bpf_map__fd(p->skel->maps.lk_kind);
+	for (uint32_t nr = 0; nr < LK_MAX_NR; nr++) {
+		const char *name = syscall_table__name(tab, nr);
+
+		for (size_t i = 0; name && i < sizeof(lk_kinds) / sizeof(lk_kinds[0]); i++)
+			if (!strcmp(lk_kinds[i].name, name) &&
+			    bpf_map_update_elem(fd, &nr, &lk_kinds[i].kind, BPF_ANY)) {
+				err = -errno;
+				bpf_util__format_error(c->reason, sizeof(c->reason), "fill lk_kind",
+						       err);
+				goto fail;
+			}
+	}
+	if (lk_stacks.mode == USER_STACKS_DWARF) {
+		p->copies = stack_copies__capture();
+		p->crb = ring_buffer__new(bpf_map__fd(p->skel->maps.lk_copies), on_copy, p, NULL);
+		if (!p->copies || !p->crb) {
+			err = p->crb ? -ENOMEM : -errno;
+			snprintf(c->reason, sizeof(c->reason), "stack copies' ring buffer: %s",
+				 strerror(-err));
+			goto fail;
+		}
+		seed_vmas(p, c->ctx->pid);
+	}
+	err = locks_bpf__attach(p->skel);
+	if (err) {
+		bpf_util__format_error(c->reason, sizeof(c->reason),
+				       "attach raw_tp sys_enter, sys_exit", err);
+		goto fail;
+	}
+	p->start_ns = rec_now_ns();
+	return 0;
+fail:
+	c->state = PTOP__V1__PROBE_STATE__PROBE_STATE_FAILED;
+	lk_stop(c);
+	return err ? err : -EINVAL;
+}
+
+/* Every key of the hash on FD into *KEYS (KSIZE bytes each, at most MAX); the count. */
+static size_t map_keys(int fd, size_t ksize, size_t max, void *keys)
+{
+	char *k = keys;
+	size_t n = 0;
+
+	while (n < max && !bpf_map_get_next_key(fd, n ? k + (n - 1) * ksize : NULL, k + n * ksize))
+		n++;
+	return n;
+}
+
+static int emit_words(struct collector *c, struct lk_priv *p, uint64_t now_ns)
+{
+	int wfd = bpf_map__fd(p->skel->maps.lk_words), tfd = bpf_map__fd(p->skel->maps.lk_tids);
+	Ptop__V1__LockWords msg = PTOP__V1__LOCK_WORDS__INIT;
+	Ptop__V1__LockWord *words = NULL, **wp = NULL;
+	Ptop__V1__LockThread *threads = NULL, **tp = NULL;
+	Ptop__V1__LockSite *sites = NULL, **sp = NULL;
+	struct lk_site_key *sk = calloc(LK_SITES, sizeof(*sk));
+	int sfd = bpf_map__fd(p->skel->maps.lk_sites), kfd = bpf_map__fd(p->skel->maps.lk_stack_map);
+	struct cp_stack_table *st = cp_stack_table__capture();
+	uint64_t ips[SM_MAX_DEPTH];
+	size_t ns = 0;
+	struct lk_word_key *wk = calloc(LK_WORDS, sizeof(*wk));
+	struct lk_tid_key *tk = calloc(LK_TIDS, sizeof(*tk));
+	struct lk_word *wv = calloc(LK_WORDS, sizeof(*wv));
+	Ptop__V1__Event ev = PTOP__V1__EVENT__INIT;
+	Ptop__V1__CollectorPayload cp;
+	size_t nw = 0, nt = 0, i, m;
+	int err = 0;
+
+	words = calloc(LK_WORDS, sizeof(*words));
+	wp = calloc(LK_WORDS, sizeof(*wp));
+	threads = calloc(LK_TIDS, sizeof(*threads));
+	tp = calloc(LK_TIDS, sizeof(*tp));
+	sites = calloc(LK_SITES, sizeof(*sites));
+	sp = calloc(LK_SITES, sizeof(*sp));
+	if (!wk || !tk || !wv || !words || !wp || !threads || !tp || !sk || !sites || !sp || !st) {
+		err = -ENOMEM;
+		goto out;
+	}
+	m = map_keys(wfd, sizeof(*wk), LK_WORDS, wk);
+	for (i = 0; i < m; i++) {
+		Ptop__V1__LockWord *w = &words[nw];
+
+		if (bpf_map_lookup_elem(wfd, &wk[i], &wv[nw]))
+			continue;
+		ptop__v1__lock_word__init(w);
+		w->tgid = wk[i].tgid;
+		w->uaddr = wk[i].uaddr;
+		w->waits = wv[nw].waits;
+		w->wait_ns = wv[nw].wait_ns;
+		w->wait_max_ns = wv[nw].wait_max_ns;
+		w->eagain = wv[nw].eagain;
+		w->timeouts = wv[nw].timeouts;
+		w->wakes = wv[nw].wakes;
+		w->woken = wv[nw].woken;
+		w->n_hist = LK_HIST;
+		w->hist = (uint64_t *)wv[nw].hist; /* the same 64-bit words */
+		wp[nw] = w;
+		nw++;
+	}
+	m = map_keys(tfd, sizeof(*tk), LK_TIDS, tk);
+	for (i = 0; i < m; i++) {
+		Ptop__V1__LockThread *t = &threads[nt];
+		struct lk_tid v;
+
+		if (bpf_map_lookup_elem(tfd, &tk[i], &v))
+			continue;
+		ptop__v1__lock_thread__init(t);
+		t->tgid = tk[i].tgid;
+		t->uaddr = tk[i].uaddr;
+		t->tid = tk[i].tid;
+		t->role = tk[i].role == LK_ROLE_WAIT ? "wait" : "wake";
+		t->calls = v.calls;
+		t->ns = v.ns;
+		tp[nt] = t;
+		nt++;
+	}
+	/* the copies first: their Stack records come before the sites that name them */
+	if (p->crb) {
+		ring_buffer__consume(p->crb);
+		err = p->rb_err;
+	}
+	m = err ? 0 : map_keys(sfd, sizeof(*sk), LK_SITES, sk);
+	for (i = 0; !err && i < m; i++) {
+		Ptop__V1__LockSite *s = &sites[ns];
+		struct lk_site v;
+		uint64_t id = 0;
+		int k;
+
+		if (bpf_map_lookup_elem(sfd, &sk[i], &v))
+			continue;
+		if (sk[i].stack.kernel == SM_KIND_COPY) { /* its record came through the ring */
+			if (stack_copies__find(p->copies, sk[i].tgid, sk[i].stack.hash, &id))
+				id = 0; /* its copy was lost (counted): no stack */
+		} else {
+			k = stackmap__read(kfd, &sk[i].stack, ips, SM_MAX_DEPTH);
+			if (k > 0)
+				err = cp_stack_table__emit(c->ctx, st, false, 0, ips, (size_t)k, &id);
+		}
+		ptop__v1__lock_site__init(s);
+		s->tgid = sk[i].tgid;
+		s->uaddr = sk[i].uaddr;
+		s->stack_id = id;
+		s->waits = v.waits;
+		s->ns = v.ns;
+		sp[ns++] = s;
+	}
+	if (err)
+		goto out;
+	msg.n_sites = ns;
+	msg.sites = ns ? sp : NULL;
+	msg.user_stacks = (char *)user_stacks_name(lk_stacks.mode);
+	msg.n_words = nw;
+	msg.words = nw ? wp : NULL;
+	msg.n_threads = nt;
+	msg.threads = nt ? tp : NULL;
+	err = capture_payload__pack(&ev, &cp, "locks", &msg.base);
+	if (err)
+		goto out;
+	err = rec_emit_event(c->ctx, &ev, PTOP__V1__CATEGORY__CATEGORY_UNSPECIFIED, now_ns,
+			     now_ns > p->start_ns ? now_ns - p->start_ns : 0);
+	capture_payload__release(&cp);
+out:
+	free(wk);
+	free(tk);
+	free(wv);
+	free(words);
+	free(wp);
+	free(threads);
+	free(tp);
+	free(sk);
+	free(sites);
+	free(sp);
+	return err;
+}
+
+static int lk_poll(struct collector *c, uint64_t now_ns, unsigned flags)
+{
+	static const char *const what[LK_CNT_MAX] = {
+		"locks: futex calls not timed (the in-flight map was full)",
+		"locks: futex calls not counted (the word map was full)",
+		"locks: a thread's share not counted (the thread map was full)",
+		"locks: waits not credited to their call site (the site map was full)",
+		"locks: waits without a user stack (the walk failed, or the stack map was full)",
+		"locks: stack copies the ring had no room for (their sites may have no stack)",
+	};
+	static const char *const kinds[LK_CNT_MAX] = { "map_full", "map_full", "map_full",
+						       "map_full", "no_stack", "ringbuf" };
+	struct lk_priv *p = c->priv;
+	uint64_t sum[LK_CNT_MAX] = { 0 };
+	int ncpu = bpf_util__ncpus(), err = 0;
+	uint64_t *vals;
+
+	if (!p || !p->skel)
+		return -EINVAL;
+	if (p->crb) { /* the copies as they come: the ring stays free */
+		ring_buffer__consume(p->crb);
+		if (p->rb_err)
+			return p->rb_err;
+	}
+	if (p->bad_copies) {
+		err = rec_emit_drop(c, "stack_copy_malformed", p->bad_copies,
+				    "stack copies from the kernel too short for their size");
+		p->bad_copies = 0;
+		if (err)
+			return err;
+	}
+	if (!(flags & POLL_FINAL))
+		return 0;
+	err = emit_words(c, p, now_ns);
+	if (err || ncpu <= 0)
+		return err;
+	vals = calloc((size_t)ncpu, sizeof(uint64_t));
+	if (!vals)
+		return -ENOMEM;
+	for (uint32_t k = 0; !err && k < LK_CNT_MAX; k++)
+		if (!bpf_util__percpu_sum(p->skel->maps.lk_counters, k, vals, sizeof(uint64_t),
+					  &sum[k], 1))
+			err = rec_emit_drop(c, kinds[k], sum[k], what[k]);
+	free(vals);
+	return err;
+}
+
+const struct collector_ops locks_collector = {
+	.name = "locks",
+	.summary = "locks: futex waits and wakes per futex word, with the threads (eBPF)",
+	.off_by_default = "its programs run at every syscall entry and exit of the machine "
+			  "(raw_tp sys_enter/sys_exit), as --io-files does",
+	.check = lk_check,
+	.start = lk_start,
+	.poll = lk_poll,
+	.stop = lk_stop,
+};

@@ -1,0 +1,103 @@
+# The signals collector against known signals (tests/fixtures/sig_fixture.c): a child named
+# sigfix_child sends SIGUSR1 to its parent, the target, exactly N times, each handled; the
+# target raises SIGUSR2 on itself M times (SI_TKILL, handled), SIGHUP twice while it blocks
+# it (blocked, then already pending; handled once when unblocked), SIGPIPE 3 times under
+# SIG_IGN (ignored); the child's exit sends one SIGCHLD (ignored by default). Every count is
+# exact, with the sender's pid and name; then the target raises SIGTERM under its default
+# action and dies of it: the fatal delivery is counted (the kernel turns a fatal signal into
+# a group SIGKILL, which is what the thread takes). The report in text, JSON and CSV, the
+# figures, and "not collected" when disabled or under --no-ebpf.
+. "$(dirname "$0")/../../../tests/e2e/lib.sh"
+need_ebpf
+need_fixture sig_fixture
+
+N=37 M=11
+rc=0
+"$REC" --quiet --interval 200ms -o "$TMP/s.ptop" -- "$FIX/sig_fixture" $N $M die \
+	>"$TMP/out.txt" || rc=$?
+[ "$rc" = 143 ] || fail "the fixture should die of SIGTERM (143), exit $rc: $(cat "$TMP/out.txt")"
+parent=$(sed -n 's/^parent //p' "$TMP/out.txt")
+child=$(sed -n 's/^child //p' "$TMP/out.txt")
+[ -n "$parent" ] && [ -n "$child" ] || fail "fixture output: $(cat "$TMP/out.txt")"
+"$ANA" info "$TMP/s.ptop" | has -E '^ *signals +active +ebpf' || fail "signals not active"
+
+# stage|name|code|result|sender_pid|sender_comm|tid -> count, over the whole capture
+q "$TMP/s.ptop" "SELECT stage, name, code, result, sender_pid,
+	sender_comm, tid, SUM(count) FROM signal_count
+	GROUP BY 1, 2, 3, 4, 5, 6, 7 ORDER BY 1, 2, 4" | tr ',' '|' >"$TMP/rows"
+cat "$TMP/rows"
+want() { # ROW: present exactly
+	grep -qxF "$1" "$TMP/rows" || fail "missing or not exact: $1"
+	echo "ok: $1"
+}
+want "generate|SIGUSR1|0|delivered|$child|sigfix_child|$parent|$N"
+want "deliver|SIGUSR1|0|handled|||$parent|$N"
+want "generate|SIGUSR2|-6|delivered|$parent|sig_fixture|$parent|$M"
+want "deliver|SIGUSR2|-6|handled|||$parent|$M"
+want "generate|SIGHUP|-6|blocked|$parent|sig_fixture|$parent|1"
+want "generate|SIGHUP|-6|already_pending|$parent|sig_fixture|$parent|1"
+want "deliver|SIGHUP|-6|handled|||$parent|1"
+want "generate|SIGPIPE|-6|ignored|$parent|sig_fixture|$parent|3"
+want "generate|SIGCHLD|1|ignored|$child|sigfix_child|$parent|1"
+want "generate|SIGTERM|-6|delivered|$parent|sig_fixture|$parent|1"
+want "deliver|SIGKILL|0|fatal|||$parent|1"
+assert_eq "rows (nothing else)" 11 "$(wc -l <"$TMP/rows")"
+
+# the report: text, JSON, CSV say the same
+"$ANA" report signals "$TMP/s.ptop" >"$TMP/r.txt" || fail "report: exit $?"
+cat "$TMP/r.txt"
+sent=$((N + M + 2 + 3 + 1 + 1)) taken=$((N + M + 1 + 1))
+has -E "^signals \(whole capture\): $sent sent to the target's threads, $taken taken by them" \
+	<"$TMP/r.txt" || fail "report text totals"
+has -E "^SIGUSR1 +$N +$N +$N +0$" <"$TMP/r.txt" || fail "report: SIGUSR1 by signal"
+has -E "^sent +SIGUSR1 +SI_USER +delivered +$child +$child +sigfix_child +$parent +$parent +$N$" \
+	<"$TMP/r.txt" || fail "report: the SIGUSR1 row"
+has -E "^sent +SIGCHLD +CLD_EXITED +ignored" <"$TMP/r.txt" || fail "report: SIGCHLD's code"
+"$ANA" report signals --format json "$TMP/s.ptop" >"$TMP/r.json" || fail "json: exit $?"
+python3 - "$TMP/r.json" "$N" "$M" "$child" <<'PY' || fail "report json"
+import json, sys
+j = json.load(open(sys.argv[1])); n, m, child = map(int, sys.argv[2:5])
+assert j["collected"] is True and j["report"] == "signals", j
+assert j["sent"] == n + m + 7 and j["taken"] == n + m + 2, (j["sent"], j["taken"])
+by = {r["signal"]: r for r in j["by_signal"]}
+assert by["SIGUSR1"]["sent"] == n and by["SIGUSR1"]["handled"] == n, by
+assert by["SIGKILL"]["fatal"] == 1, by
+u = [r for r in j["signals"] if r["signal"] == "SIGUSR1" and r["stage"] == "sent"]
+assert len(u) == 1 and u[0]["sender_pid"] == child and u[0]["count"] == n, u
+assert sum(r["count"] for r in j["signals"] if r["stage"] == "sent") == j["sent"]
+PY
+"$ANA" report signals --format csv "$TMP/s.ptop" >"$TMP/r.csv" || fail "csv: exit $?"
+head -1 "$TMP/r.csv" | has -x 'stage,signal,code,result,sender_pid,sender_tid,sender_comm,pid,tid,count' ||
+	fail "csv header: $(head -1 "$TMP/r.csv")"
+assert_eq "csv rows" 11 "$(($(wc -l <"$TMP/r.csv") - 1))"
+
+# figures: the counts the report prints
+"$ANA" figures --format csv "$TMP/s.ptop" >"$TMP/f.csv" || fail "figures: exit $?"
+assert_eq "signals.sent(SIGUSR1)" "$N" "$(awk -F, '$1 == "signals.sent(SIGUSR1)" { print $2 }' "$TMP/f.csv")"
+assert_eq "signals.sent(SIGUSR2)" "$M" "$(awk -F, '$1 == "signals.sent(SIGUSR2)" { print $2 }' "$TMP/f.csv")"
+assert_eq "signals.fatal" 1 "$(awk -F, '$1 == "signals.fatal" { print $2 }' "$TMP/f.csv")"
+
+# diff: ten times the SIGUSR1 of another recording is a change for the worse, the rest equal
+"$REC" --quiet -o "$TMP/x.ptop" -- "$FIX/sig_fixture" $((N * 10)) $M >/dev/null ||
+	fail "recording N x 10"
+"$ANA" diff --all --format json "$TMP/s.ptop" "$TMP/x.ptop" >"$TMP/d.json" || fail "diff: exit $?"
+python3 - "$TMP/d.json" "$N" <<'PY' || fail "diff of the signals figures"
+import json, sys
+f = {r["figure"]: r for r in json.load(open(sys.argv[1]))["figures"]}; n = int(sys.argv[2])
+r = f["signals.sent(SIGUSR1)"]
+assert (r["base"], r["new"], r["status"], r["verdict"]) == (n, 10 * n, "changed", "worse"), r
+assert f["signals.sent(SIGUSR2)"]["status"] == "unchanged", f["signals.sent(SIGUSR2)"]
+PY
+
+# not collected: disabled, or without eBPF; never a 0 in its place
+"$REC" --quiet --disable signals -o "$TMP/d.ptop" -- "$FIX/sig_fixture" 2 1 >/dev/null ||
+	fail "recording with --disable signals"
+"$ANA" report signals "$TMP/d.ptop" | has -E '^signals: not collected' ||
+	fail "disabled: not said not collected"
+"$ANA" figures "$TMP/d.ptop" | has -E '^signals\.fatal +not measured' ||
+	fail "disabled: the figure not said not measured"
+"$REC" --quiet --no-ebpf -o "$TMP/n.ptop" -- "$FIX/sig_fixture" 2 1 >/dev/null ||
+	fail "recording with --no-ebpf"
+"$ANA" report signals "$TMP/n.ptop" | has -E '^signals: not collected \(unsupported: --no-ebpf' ||
+	fail "--no-ebpf: $("$ANA" report signals "$TMP/n.ptop")"
+echo "PASS"

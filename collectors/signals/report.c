@@ -1,0 +1,253 @@
+/* report.c — `report signals`: the signals sent to the target's threads and taken by them
+ * over the window, one row per (stage, signal, si_code, result, sender, receiving thread),
+ * the most frequent first within each stage; and the totals by signal. One table model,
+ * three renderings (analyze/output.h).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze/report.h"
+#include "collectors/signals/report.h"
+
+/* The rows of the window: an interval sample is in it when its midpoint is (report.h). */
+static const char rows_sql[] =
+	"SELECT stage, sig, name, code, result, sender_pid, sender_tid, sender_comm, tgid, tid, "
+	"SUM(count) AS n FROM signal_count WHERE cap = ?1 "
+	"AND time_ns - COALESCE(interval_ns, 0) / 2 >= ?2 "
+	"AND time_ns - COALESCE(interval_ns, 0) / 2 < ?3 "
+	"GROUP BY stage, sig, name, code, result, sender_pid, sender_tid, sender_comm, tgid, tid "
+	"ORDER BY stage = 'deliver', n DESC, sig, tid, sender_tid, result";
+
+enum { COL_STAGE, COL_SIG, COL_CODE, COL_RESULT, COL_SENDER_PID, COL_SENDER_TID, COL_SENDER,
+       COL_TGID, COL_TID, COL_COUNT, COLS };
+static const char *const col_names[COLS] = { "stage",	   "signal",	 "code", "result",
+					     "sender_pid", "sender_tid", "sender_comm",
+					     "pid",	   "tid",	 "count" };
+
+/* si_code's name: the generic ones, and SIGCHLD's own (other signals' own codes are
+ * numbers), else NULL. */
+static const char *code_name(int64_t sig, int64_t code)
+{
+	static const char *const cld[] = { NULL, "CLD_EXITED", "CLD_KILLED", "CLD_DUMPED",
+					   "CLD_TRAPPED", "CLD_STOPPED", "CLD_CONTINUED" };
+
+	if (sig == SIGCHLD && code >= 1 && code <= 6)
+		return cld[code];
+	switch (code) {
+	case 0: return "SI_USER";
+	case 0x80: return "SI_KERNEL";
+	case -1: return "SI_QUEUE";
+	case -2: return "SI_TIMER";
+	case -3: return "SI_MESGQ";
+	case -4: return "SI_ASYNCIO";
+	case -5: return "SI_SIGIO";
+	case -6: return "SI_TKILL";
+	default: return NULL;
+	}
+}
+
+static int sum_add(struct signals_sum *s, const char *name, bool gen, const char *result,
+		   uint64_t n)
+{
+	struct signals_by *b = NULL;
+
+	for (size_t i = 0; i < s->n; i++)
+		if (!strcmp(s->by[i].name, name))
+			b = &s->by[i];
+	if (!b) {
+		struct signals_by *nb = realloc(s->by, (s->n + 1) * sizeof(*nb));
+
+		if (!nb)
+			return -ENOMEM;
+		s->by = nb;
+		b = &s->by[s->n++];
+		memset(b, 0, sizeof(*b));
+		snprintf(b->name, sizeof(b->name), "%s", name);
+	}
+	if (gen) {
+		b->sent += n;
+		s->sent += n;
+	} else {
+		b->taken += n;
+		s->taken += n;
+		if (!strcmp(result, "handled"))
+			b->handled += n;
+		else if (!strcmp(result, "fatal") || !strcmp(result, "core"))
+			b->fatal += n;
+	}
+	return 0;
+}
+
+/* The rows of window W of capture M into T (NULL: none kept) and the sums into S. 0,
+ * -ENOMEM, -EIO. */
+static int build_rows(sqlite3 *db, const struct capture_meta *m, const struct window *w,
+		      struct table *t, struct signals_sum *s)
+{
+	sqlite3_stmt *st = NULL;
+	int64_t lo, hi;
+	int err = 0, rc;
+
+	memset(s, 0, sizeof(*s));
+	window__bounds(w, m, &lo, &hi);
+	if (sqlite3_prepare_v2(db, rows_sql, -1, &st, NULL) != SQLITE_OK)
+		return -EIO;
+	sqlite3_bind_int64(st, 1, m->cap);
+	sqlite3_bind_int64(st, 2, lo);
+	sqlite3_bind_int64(st, 3, hi);
+	while (!err && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *stage = (const char *)sqlite3_column_text(st, 0);
+		const char *name = (const char *)sqlite3_column_text(st, 2);
+		const char *result = (const char *)sqlite3_column_text(st, 4);
+		const char *comm = (const char *)sqlite3_column_text(st, 7);
+		int64_t code = sqlite3_column_int64(st, 3), n = sqlite3_column_int64(st, 10);
+		bool gen = stage && !strcmp(stage, "generate");
+		const char *cn = code_name(sqlite3_column_int64(st, 1), code);
+		char cbuf[32];
+
+		err = sum_add(s, name ? name : "?", gen, result ? result : "", (uint64_t)n);
+		if (err || !t)
+			continue;
+		snprintf(cbuf, sizeof(cbuf), "%s", cn ? cn : "");
+		err = table__add_row(t);
+		err = err ?: table__set_text(t, COL_STAGE, gen ? "sent" : "taken");
+		err = err ?: table__set_text(t, COL_SIG, name ? name : "?");
+		err = err ?: table__set_int(t, COL_CODE, code, cn ? cbuf : NULL);
+		err = err ?: table__set_text(t, COL_RESULT, result ? result : "");
+		if (gen) {
+			err = err ?: table__set_int(t, COL_SENDER_PID, sqlite3_column_int64(st, 5),
+						    NULL);
+			err = err ?: table__set_int(t, COL_SENDER_TID, sqlite3_column_int64(st, 6),
+						    NULL);
+			err = err ?: table__set_text(t, COL_SENDER, comm ? comm : "");
+		}
+		err = err ?: table__set_int(t, COL_TGID, sqlite3_column_int64(st, 8), NULL);
+		err = err ?: table__set_int(t, COL_TID, sqlite3_column_int64(st, 9), NULL);
+		err = err ?: table__set_int(t, COL_COUNT, n, NULL);
+	}
+	if (!err && rc != SQLITE_DONE)
+		err = -EIO;
+	sqlite3_finalize(st);
+	return err;
+}
+
+int signals_sum__load(sqlite3 *db, const struct capture_meta *m, const struct window *w,
+		      struct signals_sum *s)
+{
+	return build_rows(db, m, w, NULL, s);
+}
+
+void signals_sum__free(struct signals_sum *s)
+{
+	free(s->by);
+	s->by = NULL;
+	s->n = 0;
+}
+
+static const char *const by_names[] = { "signal", "sent", "taken", "handled", "fatal" };
+
+static int by_table(const struct signals_sum *s, struct table **out)
+{
+	struct table *t = table__new(5, by_names);
+	int err = 0;
+
+	if (!t)
+		return -ENOMEM;
+	for (size_t i = 0; !err && i < s->n; i++) {
+		err = table__add_row(t);
+		err = err ?: table__set_text(t, 0, s->by[i].name);
+		err = err ?: table__set_int(t, 1, (int64_t)s->by[i].sent, NULL);
+		err = err ?: table__set_int(t, 2, (int64_t)s->by[i].taken, NULL);
+		err = err ?: table__set_int(t, 3, (int64_t)s->by[i].handled, NULL);
+		err = err ?: table__set_int(t, 4, (int64_t)s->by[i].fatal, NULL);
+	}
+	if (err) {
+		table__free(t);
+		return err;
+	}
+	*out = t;
+	return 0;
+}
+
+static int report_signals(sqlite3 *db, const char *capture_id, const struct report_opts *o,
+			  FILE *out)
+{
+	struct drop_line *drops = NULL;
+	struct table *t = NULL, *bt = NULL;
+	struct signals_sum s = { 0 };
+	struct capture_meta m;
+	struct probe_info p;
+	size_t nd = 0;
+	char w[96], a[32], b[32];
+	struct json j;
+	int err;
+
+	err = capture_meta__load(db, capture_id, &m);
+	err = err ?: probe__lookup(db, m.cap, "signals", &p);
+	if (err)
+		return err;
+	report__begin(&j, out, o, "signals", &m);
+	if (!probe__active(&p))
+		return report__not_collected(&j, out, o, "signals", &p);
+	t = table__new(COLS, col_names);
+	if (!t)
+		return -ENOMEM;
+	err = build_rows(db, &m, &o->win, t, &s);
+	err = err ?: by_table(&s, &bt);
+	err = err ?: drops__load(db, &m, "signals", &o->win, &drops, &nd);
+	if (err)
+		goto cleanup;
+	switch (o->fmt) {
+	case OUT_TEXT:
+		window__describe(&o->win, w, sizeof(w));
+		fprintf(out, "signals (%s): %s sent to the target's threads, %s taken by them\n",
+			w, fmt_count(a, sizeof(a), s.sent), fmt_count(b, sizeof(b), s.taken));
+		report__drops(NULL, out, o, "signals", drops, nd);
+		if (table__rows(t)) {
+			fputc('\n', out);
+			err = table__print(bt, out, OUT_TEXT);
+			fputc('\n', out);
+			err = err ?: table__print(t, out, OUT_TEXT);
+		}
+		break;
+	case OUT_CSV:
+		report__drops(NULL, out, o, "signals", drops, nd);
+		err = table__print(t, out, OUT_CSV);
+		break;
+	case OUT_JSON:
+		json__kv_bool(&j, "collected", true);
+		report__drops(&j, out, o, "signals", drops, nd);
+		json__key(&j, "sent");
+		json__uint(&j, s.sent);
+		json__key(&j, "taken");
+		json__uint(&j, s.taken);
+		json__key(&j, "by_signal");
+		table__json(bt, &j, NULL, 0);
+		json__key(&j, "signals");
+		table__json(t, &j, NULL, 0);
+		json__end_object(&j);
+		err = json__end(&j);
+		break;
+	}
+	if (!err && (fflush(out) || ferror(out)))
+		err = -EIO;
+cleanup:
+	table__free(t);
+	table__free(bt);
+	signals_sum__free(&s);
+	free(drops);
+	return err;
+}
+
+static const struct an_report signals_report = {
+	.name = "signals",
+	.order = 160,
+	.summary = "signals sent to and taken by the target's threads, with senders",
+	.tables = "signal_count",
+	.run = report_signals,
+};
+
+const struct an_report *const signals_reports[] = { &signals_report, NULL };
