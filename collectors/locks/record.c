@@ -18,9 +18,10 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
-#include "collectors/cpuprof/record.h" /* the capture's stack table, stackmap__read */
+#include "record/stack_table.h" /* the capture's stack table, stackmap__read */
 #include "collectors/locks/locks.h"
 #include "collectors/locks/locks.pb-c.h"
+#include "bpf/stackcopy.h" /* struct sc_vmas, in the skeleton */
 #include "collectors/locks/locks.skel.h"
 #include "proto/capture.h"
 #include "proto/syscall_table.h"
@@ -132,7 +133,7 @@ static int on_copy(void *arg, void *data, size_t size)
 
 	if (p->rb_err)
 		return 0;
-	err = stack_copies__add(p->c->ctx, p->copies, cp_stack_table__capture(), data, size);
+	err = stack_copies__add(p->c->ctx, p->copies, stack_table__capture(), data, size);
 	if (err == -EINVAL)
 		p->bad_copies++;
 	else if (err)
@@ -271,7 +272,7 @@ static int emit_words(struct collector *c, struct lk_priv *p, uint64_t now_ns)
 	Ptop__V1__LockSite *sites = NULL, **sp = NULL;
 	struct lk_site_key *sk = calloc(LK_SITES, sizeof(*sk));
 	int sfd = bpf_map__fd(p->skel->maps.lk_sites), kfd = bpf_map__fd(p->skel->maps.lk_stack_map);
-	struct cp_stack_table *st = cp_stack_table__capture();
+	struct stack_table *st = stack_table__capture();
 	uint64_t ips[SM_MAX_DEPTH];
 	size_t ns = 0;
 	struct lk_word_key *wk = calloc(LK_WORDS, sizeof(*wk));
@@ -350,7 +351,7 @@ static int emit_words(struct collector *c, struct lk_priv *p, uint64_t now_ns)
 		} else {
 			k = stackmap__read(kfd, &sk[i].stack, ips, SM_MAX_DEPTH);
 			if (k > 0)
-				err = cp_stack_table__emit(c->ctx, st, false, 0, ips, (size_t)k, &id);
+				err = stack_table__emit(c->ctx, st, false, 0, ips, (size_t)k, &id);
 		}
 		ptop__v1__lock_site__init(s);
 		s->tgid = sk[i].tgid;

@@ -13,7 +13,7 @@
  *
  * Stacks: frame-pointer walks (bpf_get_stack) of the user and kernel stacks at the
  * switch-out of a thread that leaves the CPU to sleep or to block; written as Stack
- * records through the capture's stack table (collectors/cpuprof/record.h), as cpuprof's.
+ * records through the capture's stack table (record/stack_table.h), as cpuprof's.
  * --user-stacks dwarf (stack copies) is not offered here: the walk is frame pointers'.
  */
 #include <dirent.h>
