@@ -603,7 +603,7 @@ cleanup:
 
 static const struct an_report threads_report = {
 	.name = "threads",
-	.order = 160,
+	.order = 155,
 	.summary = "the threads: on-CPU and off-CPU time by reason (runnable,\n"
 		   "sleeping, blocked), switches, migrations, /proc states and\n"
 		   "wchan, created and exited, and the top off-CPU stacks",
