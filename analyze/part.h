@@ -12,6 +12,9 @@
  *   reports  collectors/NAME/report.c  `report KIND` (analyze/report.h)
  *   views    collectors/NAME/view.c    its replay tabs (analyze/replay_views.h)
  *   figures  collectors/NAME/figures.c its named figures for `figures` and `diff`
+ *   replay   collectors/NAME/replay.c  its replay series: the state its views read, its
+ *                                      interval ends, its timeline events
+ *                                      (analyze/replay_model.h: struct replay_series)
  */
 #ifndef PTOP_ANALYZE_PART_H
 #define PTOP_ANALYZE_PART_H
@@ -22,6 +25,7 @@ struct an_load;
 struct an_report;
 struct replay_view;
 struct an_figure;
+struct replay_series;
 
 struct an_part {
 	const char *name; /* the probe's name in the capture's probe set: "syscalls" */
@@ -29,16 +33,19 @@ struct an_part {
 	const struct an_report *const *reports; /* NULL-terminated */
 	const struct replay_view *const *views; /* NULL-terminated */
 	const struct an_figure *const *figures; /* NULL-terminated */
+	const struct replay_series *replay;
 };
 
 /* What a part may point at, declared for every collector of the list, so that a
  * part.c is one line: NAME_load (load.c), NAME_reports (report.c), NAME_views
- * (view.c), NAME_figures (figures.c). Only those a part names must exist. */
+ * (view.c), NAME_figures (figures.c), NAME_replay (replay.c, or view.c). Only those a part
+ * names must exist. */
 #define COLLECTOR(name)                                                                    \
 	extern const struct an_load name##_load;                                           \
 	extern const struct an_report *const name##_reports[];                             \
 	extern const struct replay_view *const name##_views[];                             \
-	extern const struct an_figure *const name##_figures[];
+	extern const struct an_figure *const name##_figures[];                            \
+	extern const struct replay_series name##_replay;
 #include "collectors/collectors.def"
 #undef COLLECTOR
 

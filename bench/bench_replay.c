@@ -2,9 +2,11 @@
  *
  * Builds a DB holding a synthetic one-hour capture (3,600 one-second intervals with every
  * interval table filled: cpu, 40 syscalls with 4 histogram buckets each, memory, a VMA snapshot
- * of 300 VMAs every 10 s, a heap snapshot), then measures: opening the model plus the first frame
- * (the overview, 160x48), and seeks to random positions each redrawing a frame (syscalls, memory
- * and overview tabs in turn; a memory frame at a new snapshot reads its VMA groups).
+ * of 300 VMAs every 10 s, a heap snapshot; io_sample, fd_sample and 8 net sockets), then
+ * measures: opening the model plus the first frame (the overview, 160x48), and seeks to random
+ * positions each redrawing a frame (syscalls, memory, overview, network, I/O and FDs tabs in
+ * turn; a memory frame at a new snapshot reads its VMA groups; the last three query their
+ * tables at each draw).
  *
  * Then a whole-cgroup capture of as many intervals with NPROC processes each (cgroup_sample,
  * cgroup_stat, cgroup_proc): the Memory tab's frame at the end, steps back and forward, and random
@@ -31,6 +33,8 @@ extern const char ptop_schema_sql[];
 #define NVMA 300
 #define NPROC 100
 #define CG_STEPS 10 /* each of: steps back, steps forward, random seeks */
+#define NSOCK 8 /* sockets per interval */
+#define NSOCK_STR "8"
 
 static int64_t now_ns(void)
 {
@@ -80,7 +84,8 @@ static int build(sqlite3 *db, int n)
 			  "INSERT INTO probe (cap, seq, name, state, source) VALUES "
 			  "(1, 0, 'cpu', 'active', 'ebpf'), (1, 1, 'syscalls', 'active', 'ebpf'), "
 			  "(1, 2, 'memory', 'active', 'proc'), (1, 3, 'vmas', 'active', 'proc'), "
-			  "(1, 4, 'heap', 'active', 'ebpf')");
+			  "(1, 4, 'heap', 'active', 'ebpf'), (1, 5, 'net', 'active', 'ebpf'), "
+			  "(1, 6, 'io', 'active', 'proc'), (1, 7, 'fds', 'active', 'proc')");
 	if (err)
 		return err;
 	if (sqlite3_prepare_v2(db,
@@ -188,6 +193,22 @@ static int build(sqlite3 *db, int n)
 			}
 		}
 	}
+	/* the tabs that read their tables at each draw: io and fds one row per interval, net
+	 * NSOCK sockets */
+	err = err ?: exec(db, "INSERT INTO io_sample (cap, time_ns, interval_ns, pid, rchar, wchar, "
+			      "syscr, syscw, read_bytes, write_bytes, cancelled_write_bytes) "
+			      "SELECT 1, time_ns, interval_ns, 42, 4096 * (time_ns / 1000000000 % 50), "
+			      "8192, 10, 20, 0, 4096, 0 FROM cpu_sample");
+	err = err ?: exec(db, "INSERT INTO fd_sample (cap, time_ns, interval_ns, pid, total, file, "
+			      "socket, pipe, eventfd, epoll, timerfd, signalfd, anon_inode, other) "
+			      "SELECT 1, time_ns, interval_ns, 42, 20, 10, 4, 2, 1, 1, 1, 0, 1, 0 "
+			      "FROM cpu_sample");
+	err = err ?: exec(db, "WITH RECURSIVE k(k) AS (SELECT 0 UNION ALL SELECT k + 1 FROM k "
+			      "WHERE k + 1 < " NSOCK_STR ") "
+			      "INSERT INTO net_socket (cap, time_ns, interval_ns, pid, sock, proto, "
+			      "local, remote, state, tx_bytes, rx_bytes, closed) SELECT 1, time_ns, "
+			      "interval_ns, 42, 1000 + k, 'tcp', '127.0.0.1:8080', '127.0.0.1:' || "
+			      "(40000 + k), 'ESTABLISHED', 100 * k, 200 * k, 0 FROM cpu_sample, k");
 	err = err ?: exec(db, "COMMIT");
 cleanup:
 	sqlite3_finalize(cpu);
@@ -326,7 +347,8 @@ int main(int argc, char **argv)
 {
 	int n = argc > 1 ? atoi(argv[1]) : 3600, seeks = argc > 2 ? atoi(argv[2]) : 300;
 	const char *dir = argc > 3 ? argv[3] : getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
-	static const char *const tabs[] = {"syscalls", "memory", "overview"};
+	static const char *const tabs[] = {"syscalls", "memory", "overview",
+					   "network",  "io",	 "fds"};
 	struct replay_model *m = NULL;
 	struct replay_ui ui = {0};
 	struct grid *g = NULL;
@@ -366,7 +388,7 @@ int main(int argc, char **argv)
 	for (i = 0; i < seeks; i++) {
 		int64_t a = now_ns(), d;
 
-		ui.tab = replay__find_view(tabs[i % 3]);
+		ui.tab = replay__find_view(tabs[i % 6]);
 		replay_model__seek(m,
 				   (int64_t)((double)rand() / RAND_MAX * (double)m->duration_ns));
 		replay__render(m, &ui, g);
@@ -375,8 +397,8 @@ int main(int argc, char **argv)
 		if (d > worst)
 			worst = d;
 	}
-	printf("replay: %d intervals (%zu syscall rows, %zu VMA snapshots of %d VMAs)\n", n,
-	       m->nsys, m->nsnaps, NVMA);
+	printf("replay: %d intervals (%d syscall rows, %d VMA snapshots of %d VMAs, %d sockets)\n",
+	       n, n * NSYS, n / 10, NVMA, NSOCK);
 	printf("replay: open + load %.1f ms, first frame %.2f ms, open to first frame %.1f ms\n",
 	       (double)(t_open - t0) / 1e6, (double)(t_first - t_open) / 1e6,
 	       (double)(t_first - t0) / 1e6);

@@ -17,6 +17,10 @@
 #include "analyze/replay_grid.h"
 #include "analyze/replay_model.h"
 #include "analyze/replay_views.h"
+#include "collectors/cpu/replay.h"
+#include "collectors/memory/replay.h"
+#include "collectors/syscalls/replay.h"
+#include "collectors/vmas/replay.h"
 
 extern const char ptop_schema_sql[];
 
@@ -251,18 +255,18 @@ static void test_03_model_load_and_seek(void **state)
 	char sp[16];
 
 	(void)state;
-	assert_int_equal(m->ncpu, 3);
-	assert_int_equal(m->nsysi, 3);
-	assert_int_equal(m->nsys, 6);
-	assert_int_equal(m->nmem, 3);
-	assert_int_equal(m->nsnaps, 2);
+	assert_int_equal(cpu_series(m)->n, 3);
+	assert_int_equal(syscalls_series(m)->nsysi, 3);
+	assert_int_equal(syscalls_series(m)->nsys, 6);
+	assert_int_equal(memory_series(m)->n, 3);
+	assert_int_equal(vmas_series(m)->nsnaps, 2);
 	assert_int_equal(m->duration_ns, 4 * SEC); /* the last event */
-	assert_int_equal(replay_model__sys_at(m, SEC - 1), -1);
-	assert_int_equal(replay_model__sys_at(m, SEC), 0);
-	assert_int_equal(replay_model__sys_at(m, 5 * SEC / 2), 1);
-	assert_int_equal(replay_model__snap_at(m, 5 * SEC / 2), 1);
-	assert_int_equal(replay_model__mem_at(m, 10 * SEC), 2);
-	assert_true(fabs(replay_model__cpu_pct(m, 1) - 50.0) < 1e-9);
+	assert_int_equal(syscalls_series__at(syscalls_series(m), SEC - 1), -1);
+	assert_int_equal(syscalls_series__at(syscalls_series(m), SEC), 0);
+	assert_int_equal(syscalls_series__at(syscalls_series(m), 5 * SEC / 2), 1);
+	assert_int_equal(vmas_series__at(vmas_series(m), 5 * SEC / 2), 1);
+	assert_int_equal(memory_series__at(memory_series(m), 10 * SEC), 2);
+	assert_true(fabs(cpu_series__pct(m, cpu_series(m), 1) - 50.0) < 1e-9);
 	/* steps land on interval boundaries and are clamped */
 	replay_model__seek(m, 2500000000LL);
 	replay_model__step(m, 1);
@@ -1153,10 +1157,10 @@ static void test_19_step_by_interval_ends(void **state)
 	 * of the work), then 0.030, then none */
 	replay_model__seek(m, m->duration_ns);
 	assert_int_equal(m->pos_ns, 4 * SEC);
-	assert_int_equal(replay_model__cpu_at(m, m->pos_ns), 2);
+	assert_int_equal(cpu_series__at(cpu_series(m), m->pos_ns), 2);
 	assert_int_equal(replay_model__step(m, -1), 1);
 	assert_int_equal(m->pos_ns, 1030 * ms);
-	assert_true(fabs(replay_model__cpu_pct(m, replay_model__cpu_at(m, m->pos_ns)) - 50.0) < 1e-9);
+	assert_true(fabs(cpu_series__pct(m, cpu_series(m), cpu_series__at(cpu_series(m), m->pos_ns)) - 50.0) < 1e-9);
 	assert_int_equal(replay_model__step(m, -1), 0);
 	assert_int_equal(m->pos_ns, 30 * ms);
 	assert_int_equal(replay_model__step(m, -1), -1);

@@ -2,4 +2,4 @@
  * reports (report.c), replay tabs (view.c), figures (figures.c). */
 #include "analyze/part.h"
 
-const struct an_part cgroup_part = { "cgroup", &cgroup_load, cgroup_reports, cgroup_views, cgroup_figures };
+const struct an_part cgroup_part = { "cgroup", &cgroup_load, cgroup_reports, cgroup_views, cgroup_figures, .replay = &cgroup_replay };

@@ -2,4 +2,4 @@
  * reports (report.c), replay tabs (view.c). */
 #include "analyze/part.h"
 
-const struct an_part cpu_part = { "cpu", &cpu_load, cpu_reports, cpu_views, NULL };
+const struct an_part cpu_part = { "cpu", &cpu_load, cpu_reports, cpu_views, NULL, .replay = &cpu_replay };

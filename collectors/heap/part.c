@@ -2,4 +2,4 @@
  * reports (report.c), replay tabs (view.c), figures (figures.c). */
 #include "analyze/part.h"
 
-const struct an_part heap_part = { "heap", &heap_load, heap_reports, heap_views, heap_figures };
+const struct an_part heap_part = { "heap", &heap_load, heap_reports, heap_views, heap_figures, .replay = &heap_replay };

@@ -3,4 +3,4 @@
  * collector's stacks. */
 #include "analyze/part.h"
 
-const struct an_part mappings_part = { "mappings", NULL, NULL, NULL, NULL };
+const struct an_part mappings_part = { "mappings", NULL, NULL, NULL, NULL, .replay = &mappings_replay };

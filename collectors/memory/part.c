@@ -2,4 +2,4 @@
  * reports (report.c), replay tabs (view.c), figures (figures.c). */
 #include "analyze/part.h"
 
-const struct an_part memory_part = { "memory", &memory_load, memory_reports, memory_views, memory_figures };
+const struct an_part memory_part = { "memory", &memory_load, memory_reports, memory_views, memory_figures, .replay = &memory_replay };

@@ -3,5 +3,5 @@
 #include "analyze/part.h"
 
 const struct an_part syscalls_part = {
-	"syscalls", &syscalls_load, syscalls_reports, syscalls_views, syscalls_figures
+	"syscalls", &syscalls_load, syscalls_reports, syscalls_views, syscalls_figures, .replay = &syscalls_replay
 };

@@ -2,4 +2,4 @@
  * reports (report.c), figures (figures.c). */
 #include "analyze/part.h"
 
-const struct an_part vmas_part = { "vmas", &vmas_load, vmas_reports, NULL, vmas_figures };
+const struct an_part vmas_part = { "vmas", &vmas_load, vmas_reports, NULL, vmas_figures, .replay = &vmas_replay };
