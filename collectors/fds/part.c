@@ -2,4 +2,4 @@
  * (report.c), replay tab (view.c), figures (figures.c). */
 #include "analyze/part.h"
 
-const struct an_part fds_part = {"fds", &fds_load, fds_reports, fds_views, fds_figures};
+const struct an_part fds_part = {"fds", &fds_load, fds_reports, fds_views, fds_figures, .replay = &fds_replay};

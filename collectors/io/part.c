@@ -2,4 +2,4 @@
  * (report.c), replay tab (view.c), figures (figures.c). */
 #include "analyze/part.h"
 
-const struct an_part io_part = {"io", &io_load, io_reports, io_views, io_figures};
+const struct an_part io_part = {"io", &io_load, io_reports, io_views, io_figures, .replay = &io_replay};

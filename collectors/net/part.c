@@ -2,4 +2,4 @@
  * report (report.c), replay tab (view.c), figures (figures.c). */
 #include "analyze/part.h"
 
-const struct an_part net_part = {"net", &net_load, net_reports, net_views, net_figures};
+const struct an_part net_part = {"net", &net_load, net_reports, net_views, net_figures, .replay = &net_replay};
