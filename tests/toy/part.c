@@ -1,5 +1,6 @@
 /* part.c — the analyzer side of the toy collector (analyze/part.h): loader (load.c),
- * report (report.c), replay tab (view.c), figures (figures.c). */
+ * report (report.c), replay tab and series (view.c), figures (figures.c). */
 #include "analyze/part.h"
 
-const struct an_part toy_part = { "toy", &toy_load, toy_reports, toy_views, toy_figures };
+const struct an_part toy_part = { "toy", &toy_load, toy_reports, toy_views, toy_figures,
+				  .replay = &toy_replay };
