@@ -35,6 +35,38 @@ int replay_model__prepare(const struct replay_model *m, const char *sql, sqlite3
 	return 0;
 }
 
+int rm_rows(sqlite3_stmt *st, void *arr, size_t *n, size_t size,
+	    void (*row)(sqlite3_stmt *st, void *element))
+{
+	void **a = arr;
+	size_t cap = *n;
+	int rc;
+
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		char *e;
+		int err = array__grow(a, &cap, *n, size);
+
+		if (err)
+			return err;
+		e = (char *)*a + *n * size;
+		memset(e, 0, size);
+		row(st, e);
+		(*n)++;
+	}
+	return rc == SQLITE_DONE ? 0 : -EIO;
+}
+
+int replay_model__read(const struct replay_model *m, const char *sql, void *arr, size_t *n,
+		       size_t size, void (*row)(sqlite3_stmt *st, void *element))
+{
+	sqlite3_stmt *st = NULL;
+	int err = replay_model__prepare(m, sql, &st);
+
+	err = err ?: rm_rows(st, arr, n, size, row);
+	sqlite3_finalize(st);
+	return err;
+}
+
 void replay_model__prepare_each(const struct replay_model *m, const char *const *sql, size_t n,
 				sqlite3_stmt **st)
 {
@@ -157,34 +189,23 @@ static int open_series(struct replay_model *m, const char **what)
 	return err;
 }
 
+static void drop_row(sqlite3_stmt *st, void *element)
+{
+	struct rm_drop *d = element;
+
+	d->t = col(st, 0);
+	col_str(st, 1, d->collector, sizeof(d->collector));
+	col_str(st, 2, d->kind, sizeof(d->kind));
+	d->lost = (uint64_t)sqlite3_column_int64(st, 3);
+}
+
 static int load_drops(struct replay_model *m)
 {
 	static const char sql[] = "SELECT time_ns - ?2, collector, kind, lost FROM drop_notice "
 				  "WHERE cap = ?1 ORDER BY time_ns";
-	sqlite3_stmt *st = NULL;
-	size_t cap = 0;
-	int err, rc;
 
-	err = prepare(m, sql, &st);
-	while (!err && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-		struct rm_drop *d;
-
-		err = array__grow((void **)&m->drops, &cap, m->ndrops, sizeof(*m->drops));
-		if (err)
-			break;
-		d = &m->drops[m->ndrops++];
-		d->t = sqlite3_column_type(st, 0) == SQLITE_NULL ? RM_NULL
-								 : sqlite3_column_int64(st, 0);
-		col_str(st, 1, d->collector, sizeof(d->collector));
-		col_str(st, 2, d->kind, sizeof(d->kind));
-		d->lost = (uint64_t)sqlite3_column_int64(st, 3);
-	}
-	if (!err && rc != SQLITE_DONE)
-		err = -EIO;
-	sqlite3_finalize(st);
-	return err;
+	return replay_model__read(m, sql, &m->drops, &m->ndrops, sizeof(*m->drops), drop_row);
 }
-
 
 int replay_model__event(struct replay_model *m, int64_t t, bool warn, const char *kind,
 			const char *fmt, ...)

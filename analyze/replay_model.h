@@ -155,6 +155,17 @@ ssize_t rm_times__at(struct rm_times s, int64_t t);
  * (capture.start_monotonic_ns: "time_ns - ?2" is a time relative to it). 0 or -EIO. */
 int replay_model__prepare(const struct replay_model *m, const char *sql, sqlite3_stmt **st);
 
+/* Step ST (prepared and bound) to its end, appending one element of SIZE bytes to the array
+ * *(void **)ARR of *N elements per row, zeroed and then filled by ROW(ST, element). 0, -ENOMEM,
+ * -EIO (an SQLite error). ST stays the caller's. */
+int rm_rows(sqlite3_stmt *st, void *arr, size_t *n, size_t size,
+	    void (*row)(sqlite3_stmt *st, void *element));
+
+/* rm_rows over SQL, prepared as replay_model__prepare does and finalized: a series read at
+ * open in one call. 0, -ENOMEM, -EIO. */
+int replay_model__read(const struct replay_model *m, const char *sql, void *arr, size_t *n,
+		       size_t size, void (*row)(sqlite3_stmt *st, void *element));
+
 /* The statements a view runs at each draw, prepared once at open (replay_series.open): SQL[0 ..
  * N) into ST[0 .. N) as replay_model__prepare does; one that does not prepare stays NULL, and
  * the view says it cannot read its table, as it would at the draw. */

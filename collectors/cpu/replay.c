@@ -1,12 +1,22 @@
 /* replay.c — the cpu collector's replay series (replay.h): cpu_sample summed per interval end,
  * whose ends the arrows step through. */
-#include <errno.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdlib.h>
 
 #include "collectors/cpu/replay.h"
-#include "common/array.h"
+
+static void cpu_row(sqlite3_stmt *st, void *element)
+{
+	struct rm_cpu *c = element;
+
+	c->t = sqlite3_column_int64(st, 0);
+	c->interval = rm_col(st, 1);
+	c->oncpu = rm_col(st, 2);
+	c->user = rm_col(st, 3);
+	c->system = rm_col(st, 4);
+	c->threads = rm_col(st, 5);
+}
 
 /* the CPU series, summed over the target's pids per interval end */
 static int cpu_open(struct replay_model *m, void *state)
@@ -17,29 +27,8 @@ static int cpu_open(struct replay_model *m, void *state)
 	    "SUM(COALESCE(user_ns, cg_user_ns)), SUM(COALESCE(system_ns, cg_system_ns)), "
 	    "SUM(threads) FROM cpu_sample WHERE cap = ?1 GROUP BY time_ns ORDER BY time_ns";
 	struct cpu_series *r = state;
-	sqlite3_stmt *st = NULL;
-	size_t cap = 0;
-	int err, rc;
 
-	err = replay_model__prepare(m, sql, &st);
-	while (!err && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-		struct rm_cpu *c;
-
-		err = array__grow((void **)&r->s, &cap, r->n, sizeof(*r->s));
-		if (err)
-			break;
-		c = &r->s[r->n++];
-		c->t = sqlite3_column_int64(st, 0);
-		c->interval = rm_col(st, 1);
-		c->oncpu = rm_col(st, 2);
-		c->user = rm_col(st, 3);
-		c->system = rm_col(st, 4);
-		c->threads = rm_col(st, 5);
-	}
-	if (!err && rc != SQLITE_DONE)
-		err = -EIO;
-	sqlite3_finalize(st);
-	return err;
+	return replay_model__read(m, sql, &r->s, &r->n, sizeof(*r->s), cpu_row);
 }
 
 static void cpu_free(void *state)

@@ -1,10 +1,25 @@
 /* replay.c — the memory collector's replay series (replay.h): memory_sample summed per interval
  * end, whose ends the arrows step through. */
-#include <errno.h>
 #include <stdlib.h>
 
 #include "collectors/memory/replay.h"
-#include "common/array.h"
+
+static void memory_row(sqlite3_stmt *st, void *element)
+{
+	struct rm_mem *x = element;
+
+	x->t = sqlite3_column_int64(st, 0);
+	x->rss = rm_col(st, 1);
+	x->pss = rm_col(st, 2);
+	x->uss = rm_col(st, 3);
+	x->pss_anon = rm_col(st, 4);
+	x->pss_file = rm_col(st, 5);
+	x->pss_shmem = rm_col(st, 6);
+	x->swap = rm_col(st, 7);
+	x->vsize = rm_col(st, 8);
+	x->minflt = rm_col(st, 9);
+	x->majflt = rm_col(st, 10);
+}
 
 static int memory_open(struct replay_model *m, void *state)
 {
@@ -14,34 +29,8 @@ static int memory_open(struct replay_model *m, void *state)
 	    "SUM(pss_shmem), SUM(swap), SUM(vsize), SUM(minflt), SUM(majflt) FROM memory_sample "
 	    "WHERE cap = ?1 GROUP BY time_ns ORDER BY time_ns";
 	struct memory_series *r = state;
-	sqlite3_stmt *st = NULL;
-	size_t cap = 0;
-	int err, rc;
 
-	err = replay_model__prepare(m, sql, &st);
-	while (!err && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-		struct rm_mem *x;
-
-		err = array__grow((void **)&r->s, &cap, r->n, sizeof(*r->s));
-		if (err)
-			break;
-		x = &r->s[r->n++];
-		x->t = sqlite3_column_int64(st, 0);
-		x->rss = rm_col(st, 1);
-		x->pss = rm_col(st, 2);
-		x->uss = rm_col(st, 3);
-		x->pss_anon = rm_col(st, 4);
-		x->pss_file = rm_col(st, 5);
-		x->pss_shmem = rm_col(st, 6);
-		x->swap = rm_col(st, 7);
-		x->vsize = rm_col(st, 8);
-		x->minflt = rm_col(st, 9);
-		x->majflt = rm_col(st, 10);
-	}
-	if (!err && rc != SQLITE_DONE)
-		err = -EIO;
-	sqlite3_finalize(st);
-	return err;
+	return replay_model__read(m, sql, &r->s, &r->n, sizeof(*r->s), memory_row);
 }
 
 static void memory_free(void *state)

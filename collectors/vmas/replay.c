@@ -6,30 +6,23 @@
 
 #include "analyze/report.h"
 #include "collectors/vmas/replay.h"
-#include "common/array.h"
+
+static void snap_row(sqlite3_stmt *st, void *element)
+{
+	*(struct rm_vma_snap *)element = (struct rm_vma_snap){.id = sqlite3_column_int64(st, 0),
+							      .t = sqlite3_column_int64(st, 1),
+							      .vma_count = rm_col(st, 2)};
+}
 
 static int vmas_open(struct replay_model *m, void *state)
 {
 	static const char sql[] = "SELECT snapshot_id, time_ns - ?2, vma_count FROM vma_snapshot "
 				  "WHERE cap = ?1 ORDER BY time_ns, snapshot_id";
 	struct vmas_series *r = state;
-	sqlite3_stmt *st = NULL;
-	size_t cap = 0;
-	int err, rc;
+	int err;
 
 	r->groups_snap = RM_NULL;
-	err = replay_model__prepare(m, sql, &st);
-	while (!err && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-		err = array__grow((void **)&r->snaps, &cap, r->nsnaps, sizeof(*r->snaps));
-		if (err)
-			break;
-		r->snaps[r->nsnaps++] = (struct rm_vma_snap){.id = sqlite3_column_int64(st, 0),
-							     .t = sqlite3_column_int64(st, 1),
-							     .vma_count = rm_col(st, 2)};
-	}
-	if (!err && rc != SQLITE_DONE)
-		err = -EIO;
-	sqlite3_finalize(st);
+	err = replay_model__read(m, sql, &r->snaps, &r->nsnaps, sizeof(*r->snaps), snap_row);
 	if (!err && r->nsnaps) /* the recording lasts at least to its last snapshot */
 		replay_model__covers(m, r->snaps[r->nsnaps - 1].t);
 	return err;
@@ -83,6 +76,21 @@ done:
 	return 0;
 }
 
+static void vma_row(sqlite3_stmt *st, void *element)
+{
+	struct rm_vma *x = element;
+
+	x->start = (uint64_t)sqlite3_column_int64(st, 0);
+	x->end = (uint64_t)sqlite3_column_int64(st, 1);
+	rm_col_str(st, 2, x->perms, sizeof(x->perms));
+	x->offset = rm_col(st, 3);
+	x->size = rm_col(st, 4);
+	x->rss = rm_col(st, 5);
+	x->pss = rm_col(st, 6);
+	x->uss = rm_col(st, 7);
+	x->swap = rm_col(st, 8);
+}
+
 int vmas_series__vmas(const struct replay_model *m, const struct vmas_series *r, size_t si,
 		      const char *group, struct rm_vma **out, size_t *n)
 {
@@ -92,8 +100,8 @@ int vmas_series__vmas(const struct replay_model *m, const struct vmas_series *r,
 	    "THEN '[anon]' ELSE path END) = ?3 ORDER BY start";
 	struct rm_vma *v = NULL;
 	sqlite3_stmt *st = NULL;
-	size_t nv = 0, cap = 0;
-	int err = 0, rc;
+	size_t nv = 0;
+	int err;
 
 	*out = NULL;
 	*n = 0;
@@ -104,34 +112,15 @@ int vmas_series__vmas(const struct replay_model *m, const struct vmas_series *r,
 	sqlite3_bind_int64(st, 1, m->meta.cap);
 	sqlite3_bind_int64(st, 2, r->snaps[si].id);
 	sqlite3_bind_text(st, 3, group, -1, SQLITE_TRANSIENT);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		struct rm_vma *x;
-
-		err = array__grow((void **)&v, &cap, nv, sizeof(*v));
-		if (err)
-			goto cleanup;
-		x = &v[nv++];
-		x->start = (uint64_t)sqlite3_column_int64(st, 0);
-		x->end = (uint64_t)sqlite3_column_int64(st, 1);
-		rm_col_str(st, 2, x->perms, sizeof(x->perms));
-		x->offset = rm_col(st, 3);
-		x->size = rm_col(st, 4);
-		x->rss = rm_col(st, 5);
-		x->pss = rm_col(st, 6);
-		x->uss = rm_col(st, 7);
-		x->swap = rm_col(st, 8);
-	}
-	if (rc != SQLITE_DONE) {
-		err = -EIO;
-		goto cleanup;
+	err = rm_rows(st, &v, &nv, sizeof(*v), vma_row);
+	sqlite3_finalize(st);
+	if (err) {
+		free(v);
+		return err;
 	}
 	*out = v;
 	*n = nv;
-	v = NULL;
-cleanup:
-	sqlite3_finalize(st);
-	free(v);
-	return err;
+	return 0;
 }
 
 static void vmas_free(void *state)

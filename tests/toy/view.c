@@ -9,14 +9,12 @@
  * and a line of its own at the bottom of the Overview (struct replay_view,
  * analyze/replay_views.h). The view gets the series from the model (replay_model__state).
  */
-#include <errno.h>
 #include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "analyze/replay_views.h"
-#include "common/array.h"
 
 struct toy_point {
 	int64_t t;		     /* the interval's end, relative to the capture start */
@@ -29,30 +27,24 @@ struct toy_series {
 	size_t n;
 };
 
+static void toy_row(sqlite3_stmt *st, void *element)
+{
+	*(struct toy_point *)element = (struct toy_point){
+	    .t = sqlite3_column_int64(st, 0),
+	    .count = sqlite3_column_int64(st, 1),
+	    .total = sqlite3_column_int64(st, 2),
+	    .scale = sqlite3_column_int64(st, 3),
+	};
+}
+
+/* its series, read once when the model opens */
 static int toy_open(struct replay_model *m, void *state)
 {
 	static const char sql[] = "SELECT time_ns - ?2, count, total, scale FROM toy_sample "
 				  "WHERE cap = ?1 ORDER BY time_ns";
 	struct toy_series *r = state;
-	sqlite3_stmt *st = NULL;
-	size_t cap = 0;
-	int err, rc = SQLITE_DONE;
 
-	err = replay_model__prepare(m, sql, &st);
-	while (!err && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-		err = array__grow((void **)&r->s, &cap, r->n, sizeof(*r->s));
-		if (!err)
-			r->s[r->n++] = (struct toy_point){
-			    .t = sqlite3_column_int64(st, 0),
-			    .count = sqlite3_column_int64(st, 1),
-			    .total = sqlite3_column_int64(st, 2),
-			    .scale = sqlite3_column_int64(st, 3),
-			};
-	}
-	if (!err && rc != SQLITE_DONE)
-		err = -EIO;
-	sqlite3_finalize(st);
-	return err;
+	return replay_model__read(m, sql, &r->s, &r->n, sizeof(*r->s), toy_row);
 }
 
 static void toy_free(void *state)
