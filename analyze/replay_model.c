@@ -67,6 +67,16 @@ int replay_model__read(const struct replay_model *m, const char *sql, void *arr,
 	return err;
 }
 
+static void time_row(sqlite3_stmt *st, void *element)
+{
+	*(int64_t *)element = sqlite3_column_int64(st, 0);
+}
+
+int replay_model__times(const struct replay_model *m, const char *sql, int64_t **t, size_t *n)
+{
+	return replay_model__read(m, sql, t, n, sizeof(**t), time_row);
+}
+
 void replay_model__prepare_each(const struct replay_model *m, const char *const *sql, size_t n,
 				sqlite3_stmt **st)
 {

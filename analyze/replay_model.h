@@ -51,6 +51,12 @@ struct rm_times {
 	size_t n, stride;
 };
 
+/* The times T[0 .. N), an array of int64_t. */
+static inline struct rm_times rm_times__of(const int64_t *t, size_t n)
+{
+	return (struct rm_times){t, n, sizeof(*t)};
+}
+
 /* The times of ARR[0 .. N), an array of structs with an int64_t member t. */
 #define RM_TIMES(arr, n) ((struct rm_times){(arr) ? &(arr)->t : NULL, (n), sizeof(*(arr))})
 
@@ -165,6 +171,11 @@ int rm_rows(sqlite3_stmt *st, void *arr, size_t *n, size_t size,
  * open in one call. 0, -ENOMEM, -EIO. */
 int replay_model__read(const struct replay_model *m, const char *sql, void *arr, size_t *n,
 		       size_t size, void (*row)(sqlite3_stmt *st, void *element));
+
+/* The times SQL selects (one column, ascending, relative to the capture's start: "SELECT
+ * DISTINCT time_ns - ?2 ... ORDER BY 1") into *T (malloc'd), *N of them: the interval ends of a
+ * part whose views read their rows at each draw. 0, -ENOMEM, -EIO. */
+int replay_model__times(const struct replay_model *m, const char *sql, int64_t **t, size_t *n);
 
 /* The statements a view runs at each draw, prepared once at open (replay_series.open): SQL[0 ..
  * N) into ST[0 .. N) as replay_model__prepare does; one that does not prepare stays NULL, and

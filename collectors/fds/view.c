@@ -22,6 +22,8 @@ enum { FDS_AT, FDS_FIRST, FDS_NSQL };
 struct fds_view_state {
 	sqlite3_stmt *st[FDS_NSQL];
 	sqlite3_stmt *series[NTYPES + 1]; /* series_sql of the total, then of each type */
+	int64_t *ends; /* fd_sample's interval ends, for the arrows */
+	size_t nends;
 };
 
 /* statement I, reset for a run (?1, the capture, stays bound); NULL when it did not prepare */
@@ -132,7 +134,10 @@ static int fds_open(struct replay_model *m, void *state)
 		if (replay_model__prepare(m, sql, &s->series[i]))
 			s->series[i] = NULL;
 	}
-	return 0;
+	return replay_model__times(m,
+				   "SELECT DISTINCT time_ns - ?2 FROM fd_sample WHERE cap = ?1 "
+				   "ORDER BY 1",
+				   &s->ends, &s->nends);
 }
 
 static void fds_free(void *state)
@@ -141,14 +146,24 @@ static void fds_free(void *state)
 
 	rm_finalize_each(s->st, FDS_NSQL);
 	rm_finalize_each(s->series, NTYPES + 1);
+	free(s->ends);
 }
 
-/* the view's statements live in the model, prepared once when it opens */
+static struct rm_times fds_ends(const void *state)
+{
+	const struct fds_view_state *s = state;
+
+	return rm_times__of(s->ends, s->nends);
+}
+
+/* the view's statements live in the model, prepared once when it opens; fd_sample's interval
+ * ends step the arrows */
 const struct replay_series fds_replay = {
-    .what = "fds statements",
+    .what = "fd samples",
     .state_size = sizeof(struct fds_view_state),
     .open = fds_open,
     .free = fds_free,
+    .ends = fds_ends,
 };
 
 /* The column of series NAME ("total" or a type), and its statement in the view's state into

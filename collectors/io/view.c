@@ -22,6 +22,8 @@ enum { IO_AT, IO_FILES, IO_SERIES, IO_PATH, IO_NSQL };
 
 struct io_view_state {
 	sqlite3_stmt *st[IO_NSQL];
+	int64_t *ends; /* io_sample's interval ends, for the arrows */
+	size_t nends;
 };
 
 /* statement I, reset for a run (?1, the capture, stays bound); NULL when it did not prepare */
@@ -144,7 +146,10 @@ static int io_open(struct replay_model *m, void *state)
 	struct io_view_state *s = state;
 
 	replay_model__prepare_each(m, io_sql, IO_NSQL, s->st);
-	return 0;
+	return replay_model__times(m,
+				   "SELECT DISTINCT time_ns - ?2 FROM io_sample WHERE cap = ?1 "
+				   "ORDER BY 1",
+				   &s->ends, &s->nends);
 }
 
 static void io_free(void *state)
@@ -152,14 +157,24 @@ static void io_free(void *state)
 	struct io_view_state *s = state;
 
 	rm_finalize_each(s->st, IO_NSQL);
+	free(s->ends);
 }
 
-/* the view's statements live in the model, prepared once when it opens */
+static struct rm_times io_ends(const void *state)
+{
+	const struct io_view_state *s = state;
+
+	return rm_times__of(s->ends, s->nends);
+}
+
+/* the view's statements live in the model, prepared once when it opens; io_sample's interval
+ * ends step the arrows */
 const struct replay_series io_replay = {
-    .what = "io statements",
+    .what = "io samples",
     .state_size = sizeof(struct io_view_state),
     .open = io_open,
     .free = io_free,
+    .ends = io_ends,
 };
 
 static const char *ns_or_dash(char *buf, size_t len, sqlite3_stmt *st, int col)

@@ -47,24 +47,44 @@ static const char *const net_sql[NET_NSQL] = {
 /* The view's state in the replay model (net_replay): its statements. */
 struct net_view_state {
 	sqlite3_stmt *st[NET_NSQL];
+	int64_t *ends; /* net_socket's interval ends, for the arrows */
+	size_t nends;
 };
 
 static int net_open(struct replay_model *m, void *state)
 {
-	replay_model__prepare_each(m, net_sql, NET_NSQL, ((struct net_view_state *)state)->st);
-	return 0;
+	struct net_view_state *s = state;
+
+	replay_model__prepare_each(m, net_sql, NET_NSQL, s->st);
+	return replay_model__times(m,
+				   "SELECT DISTINCT time_ns - ?2 FROM net_socket WHERE cap = ?1 "
+				   "ORDER BY 1",
+				   &s->ends, &s->nends);
 }
 
 static void net_free(void *state)
 {
-	rm_finalize_each(((struct net_view_state *)state)->st, NET_NSQL);
+	struct net_view_state *s = state;
+
+	rm_finalize_each(s->st, NET_NSQL);
+	free(s->ends);
 }
 
+static struct rm_times net_ends(const void *state)
+{
+	const struct net_view_state *s = state;
+
+	return rm_times__of(s->ends, s->nends);
+}
+
+/* the view's statements live in the model, prepared once when it opens; net_socket's interval
+ * ends step the arrows */
 const struct replay_series net_replay = {
-    .what = "net statements",
+    .what = "net sockets",
     .state_size = sizeof(struct net_view_state),
     .open = net_open,
     .free = net_free,
+    .ends = net_ends,
 };
 
 /* statement I of the view's state, reset for a run; NULL when it did not prepare */
