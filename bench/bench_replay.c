@@ -36,7 +36,7 @@ extern const char ptop_schema_sql[];
 #define NVMA 300
 #define NPROC 100
 #define CG_STEPS 10 /* each of: steps back, steps forward, random seeks */
-#define NSOCK 8 /* sockets per interval */
+#define NSOCK 8	    /* sockets per interval */
 #define NSOCK_STR "8"
 
 static int64_t now_ns(void)
@@ -207,20 +207,25 @@ static int build(sqlite3 *db, int n)
 	}
 	/* the tabs that read their tables at each draw: io and fds one row per interval, net
 	 * NSOCK sockets */
-	err = err ?: exec(db, "INSERT INTO io_sample (cap, time_ns, interval_ns, pid, rchar, wchar, "
-			      "syscr, syscw, read_bytes, write_bytes, cancelled_write_bytes) "
-			      "SELECT 1, time_ns, interval_ns, 42, 4096 * (time_ns / 1000000000 % 50), "
-			      "8192, 10, 20, 0, 4096, 0 FROM cpu_sample");
-	err = err ?: exec(db, "INSERT INTO fd_sample (cap, time_ns, interval_ns, pid, total, file, "
+	err = err
+		  ?: exec(db,
+			  "INSERT INTO io_sample (cap, time_ns, interval_ns, pid, rchar, wchar, "
+			  "syscr, syscw, read_bytes, write_bytes, cancelled_write_bytes) "
+			  "SELECT 1, time_ns, interval_ns, 42, 4096 * (time_ns / 1000000000 % 50), "
+			  "8192, 10, 20, 0, 4096, 0 FROM cpu_sample");
+	err = err
+		  ?: exec(db, "INSERT INTO fd_sample (cap, time_ns, interval_ns, pid, total, file, "
 			      "socket, pipe, eventfd, epoll, timerfd, signalfd, anon_inode, other) "
 			      "SELECT 1, time_ns, interval_ns, 42, 20, 10, 4, 2, 1, 1, 1, 0, 1, 0 "
 			      "FROM cpu_sample");
-	err = err ?: exec(db, "WITH RECURSIVE k(k) AS (SELECT 0 UNION ALL SELECT k + 1 FROM k "
-			      "WHERE k + 1 < " NSOCK_STR ") "
-			      "INSERT INTO net_socket (cap, time_ns, interval_ns, pid, sock, proto, "
-			      "local, remote, state, tx_bytes, rx_bytes, closed) SELECT 1, time_ns, "
-			      "interval_ns, 42, 1000 + k, 'tcp', '127.0.0.1:8080', '127.0.0.1:' || "
-			      "(40000 + k), 'ESTABLISHED', 100 * k, 200 * k, 0 FROM cpu_sample, k");
+	err =
+	    err
+		?: exec(db, "WITH RECURSIVE k(k) AS (SELECT 0 UNION ALL SELECT k + 1 FROM k "
+			    "WHERE k + 1 < " NSOCK_STR ") "
+			    "INSERT INTO net_socket (cap, time_ns, interval_ns, pid, sock, proto, "
+			    "local, remote, state, tx_bytes, rx_bytes, closed) SELECT 1, time_ns, "
+			    "interval_ns, 42, 1000 + k, 'tcp', '127.0.0.1:8080', '127.0.0.1:' || "
+			    "(40000 + k), 'ESTABLISHED', 100 * k, 200 * k, 0 FROM cpu_sample, k");
 	err = err ?: exec(db, "COMMIT");
 cleanup:
 	sqlite3_finalize(cpu);

@@ -40,7 +40,7 @@ static void draw_cpu_line(struct replay_model *m, struct grid *g, int x, int y, 
 	free(v);
 	grid__textf(g, x, y + 1, 32, 0, GC_MUTED, "threads %s  samples %zu",
 		    cs->s[ci].threads >= 0 ? fmt_count(a, sizeof(a), (uint64_t)cs->s[ci].threads)
-					    : "-",
+					   : "-",
 		    (size_t)ci + 1);
 }
 

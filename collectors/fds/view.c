@@ -22,7 +22,7 @@ enum { FDS_AT, FDS_FIRST, FDS_NSQL };
 struct fds_view_state {
 	sqlite3_stmt *st[FDS_NSQL];
 	sqlite3_stmt *series[NTYPES + 1]; /* series_sql of the total, then of each type */
-	int64_t *ends; /* fd_sample's interval ends, for the arrows */
+	int64_t *ends;			  /* fd_sample's interval ends, for the arrows */
 	size_t nends;
 };
 

@@ -26,13 +26,12 @@ static int mappings_events(struct replay_model *m, const void *state)
 		const unsigned char *ev = sqlite3_column_text(st, 1),
 				    *path = sqlite3_column_text(st, 2);
 
-		err = replay_model__event(m, sqlite3_column_int64(st, 0), false,
-					  ev && !strcmp((const char *)ev, new) ? "mapping new"
-									       : "mapping gone",
-					  "%s %llx-%llx",
-					  path && *path ? (const char *)path : "[anon]",
-					  (unsigned long long)sqlite3_column_int64(st, 3),
-					  (unsigned long long)sqlite3_column_int64(st, 4));
+		err = replay_model__event(
+		    m, sqlite3_column_int64(st, 0), false,
+		    ev && !strcmp((const char *)ev, new) ? "mapping new" : "mapping gone",
+		    "%s %llx-%llx", path && *path ? (const char *)path : "[anon]",
+		    (unsigned long long)sqlite3_column_int64(st, 3),
+		    (unsigned long long)sqlite3_column_int64(st, 4));
 	}
 	if (!err && rc != SQLITE_DONE)
 		err = -EIO;

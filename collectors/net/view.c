@@ -22,26 +22,24 @@
 enum { NET_HIST, NET_ROWS, NET_SOCK, NET_SOCK_ERRS, NET_ERRS, NET_NSQL };
 
 static const char *const net_sql[NET_NSQL] = {
-/* The intervals ending at or before the position, newest first: their sums. */
-[NET_HIST] =
-    "SELECT time_ns, sum(tx_bytes), sum(rx_bytes), count(*) FROM net_socket "
-    "WHERE cap = ?1 AND time_ns <= ?2 GROUP BY time_ns ORDER BY time_ns DESC LIMIT ?3",
-/* The sockets of the interval ending at ?2. */
-[NET_ROWS] =
-    "SELECT proto, local, remote, state, tx_bytes, rx_bytes, tx_queue, rx_queue, fd, sock "
-    "FROM net_socket WHERE cap = ?1 AND time_ns = ?2 "
-    "ORDER BY COALESCE(tx_bytes, 0) + COALESCE(rx_bytes, 0) DESC, rowid LIMIT ?3 OFFSET ?4",
-/* One socket's intervals ending at or before the position, newest first (the drill-down). */
-[NET_SOCK] =
-    "SELECT time_ns, proto, local, remote, state, tx_bytes, rx_bytes, tx_queue, rx_queue, "
-    "srtt_us, connect_ns FROM net_socket WHERE cap = ?1 AND sock = ?2 AND time_ns <= ?3 "
-    "ORDER BY time_ns DESC LIMIT ?4",
-[NET_SOCK_ERRS] =
-    "SELECT kind, sum(count) FROM net_error WHERE cap = ?1 AND sock = ?2 AND time_ns <= ?3 "
-    "GROUP BY kind ORDER BY kind",
-[NET_ERRS] =
-    "SELECT kind, sum(count) FROM net_error WHERE cap = ?1 AND time_ns <= ?2 "
-    "GROUP BY kind ORDER BY sum(count) DESC, kind",
+    /* The intervals ending at or before the position, newest first: their sums. */
+    [NET_HIST] = "SELECT time_ns, sum(tx_bytes), sum(rx_bytes), count(*) FROM net_socket "
+		 "WHERE cap = ?1 AND time_ns <= ?2 GROUP BY time_ns ORDER BY time_ns DESC LIMIT ?3",
+    /* The sockets of the interval ending at ?2. */
+    [NET_ROWS] =
+	"SELECT proto, local, remote, state, tx_bytes, rx_bytes, tx_queue, rx_queue, fd, sock "
+	"FROM net_socket WHERE cap = ?1 AND time_ns = ?2 "
+	"ORDER BY COALESCE(tx_bytes, 0) + COALESCE(rx_bytes, 0) DESC, rowid LIMIT ?3 OFFSET ?4",
+    /* One socket's intervals ending at or before the position, newest first (the drill-down). */
+    [NET_SOCK] =
+	"SELECT time_ns, proto, local, remote, state, tx_bytes, rx_bytes, tx_queue, rx_queue, "
+	"srtt_us, connect_ns FROM net_socket WHERE cap = ?1 AND sock = ?2 AND time_ns <= ?3 "
+	"ORDER BY time_ns DESC LIMIT ?4",
+    [NET_SOCK_ERRS] =
+	"SELECT kind, sum(count) FROM net_error WHERE cap = ?1 AND sock = ?2 AND time_ns <= ?3 "
+	"GROUP BY kind ORDER BY kind",
+    [NET_ERRS] = "SELECT kind, sum(count) FROM net_error WHERE cap = ?1 AND time_ns <= ?2 "
+		 "GROUP BY kind ORDER BY sum(count) DESC, kind",
 };
 
 /* The view's state in the replay model (net_replay): its statements. */

@@ -41,7 +41,8 @@ static int cmp_sys_nr(const void *pa, const void *pb)
 
 /* add COUNT to bucket B of row S, whose buckets are the last ones in model.hist (moved there when
  * they are not: several pids' rows arrive one after the other, not interleaved) */
-static int add_bucket(struct syscalls_series *r, struct rm_sys *s, int b, uint64_t count, size_t *hcap)
+static int add_bucket(struct syscalls_series *r, struct rm_sys *s, int b, uint64_t count,
+		      size_t *hcap)
 {
 	uint32_t i;
 	int err;

@@ -10,7 +10,7 @@
 struct rm_sys { /* one syscall in one interval (summed over the target's pids) */
 	int64_t nr;
 	const char *name; /* points into the series' name table */
-	bool probe;	  /* a syscall of the uprobe trampolines: probe overhead, not the target's */
+	bool probe; /* a syscall of the uprobe trampolines: probe overhead, not the target's */
 	uint64_t count, completed, errors, total_ns;
 	uint32_t hist_off; /* its log2 latency buckets: hist[hist_off .. + hist_n) */
 	uint32_t hist_n;
@@ -33,7 +33,7 @@ struct syscalls_series {
 	size_t nsysi;
 	struct rm_bucket *hist; /* the buckets of one interval's rows (hist_iv), read on demand */
 	size_t nhist, hist_cap;
-	int64_t hist_iv; /* the interval whose buckets hist holds; RM_NULL: none */
+	int64_t hist_iv;       /* the interval whose buckets hist holds; RM_NULL: none */
 	sqlite3_stmt *hist_st; /* one syscall's buckets in one interval, prepared at open */
 	char **names;	       /* syscall names, one per distinct nr */
 	size_t nnames;
