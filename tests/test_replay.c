@@ -1200,6 +1200,42 @@ static void test_19_step_by_interval_ends(void **state)
 	sqlite3_close(db);
 }
 
+/* The arrows step through the interval ends of every part that declares them, merged: here
+ * cpu's (1 s, 2 s) and memory's (1.5 s, 3 s, at other times than cpu's), four ends in all.
+ * (Before, only the first series the capture had stepped: cpu's two.) */
+static void test_22_step_merged_ends(void **state)
+{
+	sqlite3 *db = new_db(1);
+	struct replay_model *m;
+	const int64_t ms = SEC / 1000;
+
+	(void)state;
+	add_probe(db, "cpu", "active", "ebpf", NULL);
+	add_probe(db, "memory", "active", "proc", NULL);
+	execf(db,
+	      "INSERT INTO cpu_sample (cap, time_ns, interval_ns, pid, oncpu_ns, threads) VALUES "
+	      "(" CAP_OF ", %lld, %lld, 42, 1, 1), (" CAP_OF ", %lld, %lld, 42, 1, 1)",
+	      CID, BASE + SEC, SEC, CID, BASE + 2 * SEC, SEC);
+	execf(db,
+	      "INSERT INTO memory_sample (cap, time_ns, pid, rss) VALUES (" CAP_OF ", %lld, 42, "
+	      "4096), (" CAP_OF ", %lld, 42, 8192)",
+	      CID, BASE + 1500 * ms, CID, BASE + 3 * SEC);
+	m = open_model(db);
+	assert_int_equal(m->nends, 4);
+	assert_int_equal(m->ends[0], SEC);
+	assert_int_equal(m->ends[1], 1500 * ms);
+	assert_int_equal(m->ends[2], 2 * SEC);
+	assert_int_equal(m->ends[3], 3 * SEC);
+	assert_int_equal(replay_model__step(m, 2), 1);
+	assert_int_equal(m->pos_ns, 1500 * ms);
+	assert_int_equal(replay_model__step(m, 1), 2);
+	assert_int_equal(m->pos_ns, 2 * SEC);
+	assert_int_equal(replay_model__step(m, 1), 3);
+	assert_int_equal(m->pos_ns, 3 * SEC);
+	replay_model__free(m);
+	sqlite3_close(db);
+}
+
 /* The uprobe trampolines' syscalls (x86_64 uretprobe, uprobe) are probe overhead: a
  * line of their own, not among the target's rows, in neither its totals nor the
  * overview's top list. A DB's stored "sys_335" gets its name from ptop's table. */
@@ -1389,6 +1425,7 @@ int main(void)
 	    cmocka_unit_test(test_19_step_by_interval_ends),
 	    cmocka_unit_test(test_20_syscalls_probe_overhead),
 	    cmocka_unit_test(test_21_tabs_from_parts),
+	    cmocka_unit_test(test_22_step_merged_ends),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
