@@ -1160,7 +1160,9 @@ static void test_19_step_by_interval_ends(void **state)
 	assert_int_equal(cpu_series__at(cpu_series(m), m->pos_ns), 2);
 	assert_int_equal(replay_model__step(m, -1), 1);
 	assert_int_equal(m->pos_ns, 1030 * ms);
-	assert_true(fabs(cpu_series__pct(m, cpu_series(m), cpu_series__at(cpu_series(m), m->pos_ns)) - 50.0) < 1e-9);
+	assert_true(fabs(cpu_series__pct(m, cpu_series(m),
+					 (size_t)cpu_series__at(cpu_series(m), m->pos_ns)) -
+			 50.0) < 1e-9);
 	assert_int_equal(replay_model__step(m, -1), 0);
 	assert_int_equal(m->pos_ns, 30 * ms);
 	assert_int_equal(replay_model__step(m, -1), -1);
