@@ -67,8 +67,9 @@ struct replay_model;
  * to the hooks; the part's views get it with replay_model__state. Each hook may be NULL.
  *   open    read the part's series from m->db into STATE (helpers: replay_model__read,
  *           replay_model__times, replay_model__prepare, rm_col); it may prepare the
- *           statements its views run at each draw and keep them there. Called once, in an_parts[] order, after the capture's facts and probe set
- *           are read. 0, or -ENOMEM, or -EIO (the model then reports sqlite3_errmsg).
+ *           statements its views run at each draw and keep them there. Called once, in
+ *           an_parts[] order, after the capture's facts and probe set are read. 0, or
+ *           -ENOMEM, or -EIO (the model then reports sqlite3_errmsg).
  *   free    free what OPEN (or a view) put in STATE; the model frees STATE itself. May be NULL.
  *   ends    its interval ends, for stepping (the arrows land on the merged ends of every
  *           part that has them) and the capture's duration; NULL: none (its times do not
