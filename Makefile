@@ -59,7 +59,7 @@ BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall -Wextra -Werror \
 PROTOS := $(wildcard proto/*.proto collectors/*/*.proto)
 PROTO_GEN := $(foreach p,$(PROTOS:%.proto=%),$(B)/$(p).pb-c.c $(B)/$(p).pb-c.h)
 # Each collector is a folder collectors/NAME/ (collectors/README.md): its kernel side
-# NAME.bpf.c, its recorder side record*.c, its analyzer side load/report/view/figures/part*.c,
+# NAME.bpf.c, its recorder side record*.c, its analyzer side load/report/view/replay/figures/part*.c,
 # its tests test_*.c. bpf/ keeps what the kernel sides share and the bench programs.
 COLLECTOR_DIRS := $(sort $(dir $(wildcard collectors/*/)))
 BPF_SRCS := $(wildcard bpf/*.bpf.c collectors/*/*.bpf.c)
@@ -71,7 +71,7 @@ SYMBOL_OBJS := $(patsubst %.c,$(B)/%.o,$(wildcard symbol/*.c))
 RECORD_OBJS := $(patsubst %.c,$(B)/%.o,$(filter-out record/main.c,$(wildcard record/*.c)) \
 	$(wildcard collectors/*/record*.c))
 ANALYZE_OBJS := $(patsubst %.c,$(B)/%.o,$(filter-out analyze/main.c,$(wildcard analyze/*.c)) \
-	$(wildcard $(addprefix collectors/*/,load*.c report*.c view*.c figures*.c stacks*.c part*.c))) \
+	$(wildcard $(addprefix collectors/*/,load*.c report*.c view*.c figures*.c replay*.c stacks*.c part*.c))) \
 	$(B)/schema/schema_sql.o
 COMMON_OBJS := $(B)/version.o $(patsubst %.c,$(B)/%.o,$(wildcard common/*.c))
 

@@ -16,6 +16,9 @@
  *               (analyze/symbolize.h)
  *   profiles    collectors/NAME/stacks.c  its profiles, for `export --profile NAME`
  *               (analyze/export.h)
+ *   replay   collectors/NAME/replay.c  its replay series: the state its views read, its
+ *                                      interval ends, its timeline events
+ *                                      (analyze/replay_model.h: struct replay_series)
  */
 #ifndef PTOP_ANALYZE_PART_H
 #define PTOP_ANALYZE_PART_H
@@ -28,6 +31,7 @@ struct replay_view;
 struct an_figure;
 struct an_stack_col;
 struct an_profile;
+struct replay_series;
 
 struct an_part {
 	const char *name; /* the probe's name in the capture's probe set: "syscalls" */
@@ -37,19 +41,21 @@ struct an_part {
 	const struct an_figure *const *figures; /* NULL-terminated */
 	const struct an_stack_col *const *stack_cols; /* NULL-terminated */
 	const struct an_profile *const *profiles; /* NULL-terminated */
+	const struct replay_series *replay;
 };
 
 /* What a part may point at, declared for every collector of the list, so that a
  * part.c is one line: NAME_load (load.c), NAME_reports (report.c), NAME_views
- * (view.c), NAME_figures (figures.c), NAME_stack_cols and NAME_profiles (stacks.c). Only
- * those a part names must exist. */
+ * (view.c), NAME_figures (figures.c), NAME_stack_cols and NAME_profiles (stacks.c),
+ * NAME_replay (replay.c, or view.c). Only those a part names must exist. */
 #define COLLECTOR(name)                                                                    \
 	extern const struct an_load name##_load;                                           \
 	extern const struct an_report *const name##_reports[];                             \
 	extern const struct replay_view *const name##_views[];                             \
 	extern const struct an_figure *const name##_figures[];                             \
 	extern const struct an_stack_col *const name##_stack_cols[];                       \
-	extern const struct an_profile *const name##_profiles[];
+	extern const struct an_profile *const name##_profiles[];                         \
+	extern const struct replay_series name##_replay;
 #include "collectors/collectors.def"
 #undef COLLECTOR
 

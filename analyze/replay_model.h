@@ -1,12 +1,14 @@
-/* replay_model.h — the replay viewer's data model: a capture's per-interval state in memory.
+/* replay_model.h — the replay viewer's data model: a capture in memory, and the position.
  *
- * replay_model__open reads a capture's interval tables (cpu_sample, syscall_stat, memory_sample,
- * vma_snapshot, heap_snapshot, cgroup_sample, drop_notice) once into sorted arrays, so a seek is a
- * binary search and never a scan. VMA groups of one snapshot and the latency histograms of one
- * interval are read on demand (and cached): they are the bulk of a capture. The model knows nothing
+ * The model keeps what is no collector's: the capture's facts and probe set, the playback
+ * position and speed, the drop notices, the timeline of discrete events and the interval ends
+ * the arrows step through. Each collector's series is its own: a part declares a struct
+ * replay_series (analyze/part.h: .replay; collectors/NAME/replay.c or view.c) whose hooks read
+ * it once at open into a state the model holds for it, list its interval ends and its timeline
+ * events; its views get that state back with replay_model__state. A series is read into sorted
+ * arrays, so a seek is a binary search and never a scan (rm_times__at). The model knows nothing
  * of curses: the views (analyze/replay_views.c, collectors/NAME/view.c) read it and draw into a
- * character grid. Its probe states are those of the collectors' parts (an_parts[]); the series
- * of each collector are still read here, by name.
+ * character grid.
  *
  * Times in the model are nanoseconds relative to the capture start (capture.start_monotonic_ns).
  * The state "at T" is the last interval that ended at or before T (what a live viewer would have
@@ -27,63 +29,14 @@
 
 #define RM_NULL (-1) /* a figure that was not measured */
 
-struct rm_cpu {
-	int64_t t, interval;  /* end of the interval, its length (ns) */
-	int64_t oncpu;	      /* eBPF lane, ns; RM_NULL when absent */
-	int64_t user, system; /* /proc lane, ns; RM_NULL when absent */
-	int64_t threads;
-};
-
-struct rm_sys { /* one syscall in one interval (summed over the target's pids) */
-	int64_t nr;
-	const char *name; /* points into the model's name table */
-	bool probe;	  /* a syscall of the uprobe trampolines: probe overhead, not the target's */
-	uint64_t count, completed, errors, total_ns;
-	uint32_t hist_off; /* its log2 latency buckets: model.hist[hist_off .. + hist_n) */
-	uint32_t hist_n;
-};
-
-struct rm_bucket {
-	uint8_t bucket;
-	uint64_t count;
-};
-
-struct rm_sys_interval {
-	int64_t t, interval;
-	size_t first, n; /* model.sys[first .. first + n) */
-};
-
-struct rm_mem {
-	int64_t t;
-	int64_t rss, pss, uss, pss_anon, pss_file, pss_shmem, swap, vsize; /* bytes or RM_NULL */
-	int64_t minflt, majflt;						   /* deltas or RM_NULL */
-};
-
-struct rm_vma_snap {
-	int64_t id, t, vma_count;
-};
-
-struct rm_vma_group {
-	char name[128];				 /* the path, or [anon] for anonymous mappings */
-	int64_t vmas, size, rss, pss, uss, swap; /* bytes or RM_NULL */
-};
-
-struct rm_heap {
-	int64_t t, interval;
-	int64_t alloc_count, alloc_bytes;
-	int64_t live_bytes, leak_bytes; /* RM_NULL when not measured */
-	int64_t sample_bytes;		/* mean bytes between stack samples; 0: every allocation */
-	char lane[16];
-};
-
 struct rm_drop {
 	int64_t t; /* RM_NULL when the notice had no time */
 	char collector[32], kind[32];
 	uint64_t lost;
 };
 
-/* A discrete event for the timeline: a drop notice, a mapping that came or went, a VMA snapshot,
- * the end of the recording. */
+/* A discrete event for the timeline: a drop notice, a probe that changed, the end of the
+ * recording (the model's own), or one a part lists (replay_series.events). */
 struct rm_event {
 	int64_t t;
 	bool warn; /* a loss: drawn as a warning */
@@ -91,21 +44,46 @@ struct rm_event {
 	char text[200];
 };
 
-/* The cgroup collector's state at one of its samples (replay_model__cgroup), read with
- * report_cgroup.c's loaders. */
-struct rm_cgroup {
-	size_t at;	       /* the sample: index into model.cg.s */
-	struct cg_stat stat;   /* memory.stat at it (stat.at NULL: no memory lane read) */
-	struct cg_oom oom;     /* OOM events summed from the start to it */
-	struct cg_proc *procs; /* the processes in that sample (their last covered read), by PSS */
-	size_t nprocs;
+/* Times of a series: the K-th (K < N) is the int64_t at (const char *)T + K * STRIDE, ascending
+ * (ties allowed): the field of an array of structs, read in place. */
+struct rm_times {
+	const int64_t *t;
+	size_t n, stride;
 };
 
-#define RM_CG_CP 256 /* samples between two checkpoints of the cgroup processes seen */
+/* The times T[0 .. N), an array of int64_t. */
+static inline struct rm_times rm_times__of(const int64_t *t, size_t n)
+{
+	return (struct rm_times){t, n, sizeof(*t)};
+}
 
-struct rm_cg_checkpoint {
-	struct cg_proc *seen; /* NULL: not taken yet */
-	size_t n;
+/* The times of ARR[0 .. N), an array of structs with an int64_t member t. */
+#define RM_TIMES(arr, n) ((struct rm_times){(arr) ? &(arr)->t : NULL, (n), sizeof(*(arr))})
+
+struct replay_model;
+
+/* A part's replay series (analyze/part.h: .replay), in collectors/NAME/replay.c or view.c. The
+ * model owns one state per part that declares a series (STATE_SIZE bytes, zeroed) and hands it
+ * to the hooks; the part's views get it with replay_model__state. Each hook may be NULL.
+ *   open    read the part's series from m->db into STATE (helpers: replay_model__read,
+ *           replay_model__times, replay_model__prepare, rm_col); it may prepare the
+ *           statements its views run at each draw and keep them there. Called once, in
+ *           an_parts[] order, after the capture's facts and probe set are read. 0, or
+ *           -ENOMEM, or -EIO (the model then reports sqlite3_errmsg).
+ *   free    free what OPEN (or a view) put in STATE; the model frees STATE itself. May be NULL.
+ *   ends    its interval ends, for stepping (the arrows land on the merged ends of every
+ *           part that has them) and the capture's duration; NULL: none (its times do not
+ *           step, e.g. snapshots every few intervals).
+ *   events  add its discrete events to the timeline with replay_model__event (after every
+ *           part is open; the model sorts them by time). NULL: none.
+ * WHAT names the series in the error when OPEN fails: "cannot read the WHAT: ...". */
+struct replay_series {
+	const char *what;
+	size_t state_size;
+	int (*open)(struct replay_model *m, void *state);
+	void (*free)(void *state);
+	struct rm_times (*ends)(const void *state);
+	int (*events)(struct replay_model *m, const void *state);
 };
 
 enum { RM_SPEED_MIN = -2, RM_SPEED_MAX = 6 }; /* speed = 2^speed_log2: 1/4x .. 64x */
@@ -120,33 +98,15 @@ struct replay_model {
 	int64_t interval_ns;	   /* the capture's sampling interval (default 1 s when unknown) */
 	int64_t duration_ns;	   /* end of the last interval relative to the start */
 	struct probe_info *probes; /* one per part of an_parts[], in its order */
+	void **states;		   /* one per part of an_parts[]: its series' state, or NULL */
 	uint64_t events; /* records of type event (record_count), 0 when unknown */
 
-	struct rm_cpu *cpu;
-	size_t ncpu;
-	struct rm_sys *sys;
-	size_t nsys;
-	struct rm_sys_interval *sysi;
-	size_t nsysi;
-	struct rm_bucket *hist; /* the buckets of one interval's rows (hist_iv), read on demand */
-	size_t nhist, hist_cap;
-	int64_t hist_iv; /* the interval whose buckets model.hist holds; RM_NULL: none */
-	char **names;	 /* syscall names, one per distinct nr */
-	bool sys_probe;	 /* some row is probe overhead (rm_sys.probe) */
-	size_t nnames;
-	struct rm_mem *mem;
-	size_t nmem;
-	struct rm_vma_snap *snaps;
-	size_t nsnaps;
-	struct rm_heap *heap;
-	size_t nheap;
-	struct cg_data cg; /* the cgroup samples of the whole capture (probe cgroup active) */
 	struct rm_drop *drops;
 	size_t ndrops;
 	struct rm_event *events_list; /* in time order */
-	size_t nevents;
-	/* the interval ends the arrows step through, ascending: those of the first interval
-	 * series the capture has (cpu, syscalls, heap, memory), not a fixed grid, since the
+	size_t nevents, events_cap;
+	/* the interval ends the arrows step through, ascending, one per time: the merged ends of
+	 * every part's series that has them (replay_series.ends), not a fixed grid, since the
 	 * first interval of a recording is often short (30 ms, then 1 s each) */
 	int64_t *ends;
 	size_t nends;
@@ -155,26 +115,6 @@ struct replay_model {
 	int64_t pos_ns;
 	bool playing;
 	int speed_log2; /* RM_SPEED_MIN .. RM_SPEED_MAX */
-
-	/* the VMA groups of one snapshot, cached */
-	int64_t groups_snap; /* snapshot id cached, RM_NULL: none */
-	struct rm_vma_group *groups;
-	size_t ngroups;
-
-	/* the heap call sites of one snapshot, cached (replay_model__heap_sites) */
-	int64_t sites_hi; /* heap index cached, RM_NULL: none */
-	struct heap_sites *sites_iv, *sites_hist;
-
-	/* the cgroup state at one sample, cached (replay_model__cgroup) */
-	int64_t cg_cached; /* sample index cached, RM_NULL: none */
-	struct rm_cgroup cgs;
-	/* every process seen up to sample cg_seen_to, with its last covered read, by pid: moving
-	 * forward reads only the samples after it; going back starts from the checkpoint before */
-	struct cg_proc *cg_seen;
-	size_t ncg_seen;
-	int64_t cg_seen_to;		 /* sample index; RM_NULL: none read */
-	struct rm_cg_checkpoint *cg_cps; /* cg_cps[k]: cg_seen at sample (k + 1) * RM_CG_CP - 1 */
-	size_t ncg_cps;
 };
 
 /* Load capture CAPTURE_ID of DB (which stays the caller's and must outlive the model). Returns
@@ -209,54 +149,61 @@ char *replay_model__speed_str(const struct replay_model *m, char *buf, size_t le
 /* Advance a playing model by WALL_NS of real time at its speed; stops (paused) at the end. */
 void replay_model__tick(struct replay_model *m, int64_t wall_ns);
 
-/* Index of the last sample ending at or before T in each series; -1 when none. */
-ssize_t replay_model__cpu_at(const struct replay_model *m, int64_t t);
-ssize_t replay_model__sys_at(const struct replay_model *m, int64_t t);
-ssize_t replay_model__mem_at(const struct replay_model *m, int64_t t);
-ssize_t replay_model__snap_at(const struct replay_model *m, int64_t t);
-ssize_t replay_model__heap_at(const struct replay_model *m, int64_t t);
-ssize_t replay_model__cg_at(const struct replay_model *m, int64_t t); /* into model.cg.s */
+/* The state of part NAME's series (replay_series), for its views; NULL when no part is NAME or
+ * it declares no series. */
+void *replay_model__state(const struct replay_model *m, const char *name);
 
-/* CPU use of sample I as a percentage of one CPU: the eBPF lane when measured, else the /proc
- * lane; NAN when neither was. */
-double replay_model__cpu_pct(const struct replay_model *m, size_t i);
+/* The index of the last time in S at or before T; -1 when none. */
+ssize_t rm_times__at(struct rm_times s, int64_t t);
 
-/* The PCT-th percentile latency estimate of syscall row S (hist_percentile over its buckets, as
- * `report syscalls` computes it); reads the histograms of S's interval when they are not the ones
- * in memory (one indexed query per syscall of the interval). 0 with *EST set, -ENODATA when it
- * has no histogram, -EIO on an SQLite error. */
-int replay_model__sys_pct(struct replay_model *m, const struct rm_sys *s, unsigned pct,
-			  uint64_t *est);
+/* ---------------------------------------------------------- for the parts' replay series */
 
-/* The VMA groups (one per path, anonymous ones together as [anon]) of snapshot index SI, sorted
- * by PSS (else RSS, else size) descending. *OUT points into the model (valid until the next call).
- * 0, or -errno (-EIO on an SQLite error, -ENOMEM). */
-int replay_model__vma_groups(struct replay_model *m, size_t si, const struct rm_vma_group **out,
-			     size_t *n);
+/* Prepare SQL on m->db, binding ?1 to the capture's key and ?2 (when it has one) to its start
+ * (capture.start_monotonic_ns: "time_ns - ?2" is a time relative to it). 0 or -EIO. */
+int replay_model__prepare(const struct replay_model *m, const char *sql, sqlite3_stmt **st);
 
-struct rm_vma {
-	uint64_t start, end;
-	char perms[8];
-	int64_t offset, size, rss, pss, uss, swap; /* RM_NULL when not measured */
-};
+/* Step ST (prepared and bound) to its end, appending one element of SIZE bytes to the array
+ * *(void **)ARR of *N elements per row, zeroed and then filled by ROW(ST, element). 0, -ENOMEM,
+ * -EIO (an SQLite error). ST stays the caller's. */
+int rm_rows(sqlite3_stmt *st, void *arr, size_t *n, size_t size,
+	    void (*row)(sqlite3_stmt *st, void *element));
 
-/* The VMAs of group GROUP (a path, or [anon]) in snapshot index SI, by address. *OUT is malloc'd
- * (caller frees). 0, -EINVAL (no such snapshot), -EIO, -ENOMEM. */
-int replay_model__vmas(struct replay_model *m, size_t si, const char *group, struct rm_vma **out,
-		       size_t *n);
+/* rm_rows over SQL, prepared as replay_model__prepare does and finalized: a series read at
+ * open in one call. 0, -ENOMEM, -EIO. */
+int replay_model__read(const struct replay_model *m, const char *sql, void *arr, size_t *n,
+		       size_t size, void (*row)(sqlite3_stmt *st, void *element));
 
-/* The heap call sites at heap snapshot index HI, folded by allocating function as `report heap`
- * does (collectors/heap/report.c): *IV over that snapshot's interval (live bytes at it, bytes and
- * count allocated in it), *HIST from the capture start to it, with the leak suspects as
- * `report leaks` ranks them. Both point into the model (valid until the next call with another
- * HI). 0, -EINVAL (no such snapshot), or -errno of heap_sites__load. */
-int replay_model__heap_sites(struct replay_model *m, size_t hi, struct heap_sites **iv,
-			     struct heap_sites **hist);
+/* The times SQL selects (one column, ascending, relative to the capture's start: "SELECT
+ * DISTINCT time_ns - ?2 ... ORDER BY 1") into *T (malloc'd), *N of them: the interval ends of a
+ * part whose views read their rows at each draw. 0, -ENOMEM, -EIO. */
+int replay_model__times(const struct replay_model *m, const char *sql, int64_t **t, size_t *n);
 
-/* The cgroup state at cgroup sample index CI: *OUT points into the model (valid until the next
- * call with another CI). Reads the process rows of the samples after the last CI asked for (all
- * up to CI when it goes back). 0, -EINVAL (no such sample), -ENOMEM, -EIO. */
-int replay_model__cgroup(struct replay_model *m, size_t ci, const struct rm_cgroup **out);
+/* The statements a view runs at each draw, prepared once at open (replay_series.open): SQL[0 ..
+ * N) into ST[0 .. N) as replay_model__prepare does; one that does not prepare stays NULL, and
+ * the view says it cannot read its table, as it would at the draw. */
+void replay_model__prepare_each(const struct replay_model *m, const char *const *sql, size_t n,
+				sqlite3_stmt **st);
+
+/* Finalize ST[0 .. N) (replay_series.free). */
+void rm_finalize_each(sqlite3_stmt **st, size_t n);
+
+/* ST reset for another run, its bindings kept (?1, the capture, stays bound); NULL stays NULL. */
+sqlite3_stmt *rm_again(sqlite3_stmt *st);
+
+/* Column I of ST as an integer, RM_NULL when it is NULL. */
+int64_t rm_col(sqlite3_stmt *st, int i);
+
+/* Column I of ST as text into BUF ("" when NULL). */
+void rm_col_str(sqlite3_stmt *st, int i, char *buf, size_t len);
+
+/* Add an event to the timeline (from a replay_series.events): at T ns from the start, KIND
+ * ("mapping new") and the text FMT makes; WARN for a loss. 0 or -ENOMEM. */
+int replay_model__event(struct replay_model *m, int64_t t, bool warn, const char *kind,
+			const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+/* Make the capture's duration cover T (from a replay_series.open whose times are not interval
+ * ends: its data then still lies inside the recording). */
+void replay_model__covers(struct replay_model *m, int64_t t);
 
 /* Index of the last event at or before T in events_list; -1 when none. */
 ssize_t replay_model__event_at(const struct replay_model *m, int64_t t);

@@ -17,6 +17,10 @@
 #include "analyze/replay_grid.h"
 #include "analyze/replay_model.h"
 #include "analyze/replay_views.h"
+#include "collectors/cpu/replay.h"
+#include "collectors/memory/replay.h"
+#include "collectors/syscalls/replay.h"
+#include "collectors/vmas/replay.h"
 
 extern const char ptop_schema_sql[];
 
@@ -251,18 +255,18 @@ static void test_03_model_load_and_seek(void **state)
 	char sp[16];
 
 	(void)state;
-	assert_int_equal(m->ncpu, 3);
-	assert_int_equal(m->nsysi, 3);
-	assert_int_equal(m->nsys, 6);
-	assert_int_equal(m->nmem, 3);
-	assert_int_equal(m->nsnaps, 2);
+	assert_int_equal(cpu_series(m)->n, 3);
+	assert_int_equal(syscalls_series(m)->nsysi, 3);
+	assert_int_equal(syscalls_series(m)->nsys, 6);
+	assert_int_equal(memory_series(m)->n, 3);
+	assert_int_equal(vmas_series(m)->nsnaps, 2);
 	assert_int_equal(m->duration_ns, 4 * SEC); /* the last event */
-	assert_int_equal(replay_model__sys_at(m, SEC - 1), -1);
-	assert_int_equal(replay_model__sys_at(m, SEC), 0);
-	assert_int_equal(replay_model__sys_at(m, 5 * SEC / 2), 1);
-	assert_int_equal(replay_model__snap_at(m, 5 * SEC / 2), 1);
-	assert_int_equal(replay_model__mem_at(m, 10 * SEC), 2);
-	assert_true(fabs(replay_model__cpu_pct(m, 1) - 50.0) < 1e-9);
+	assert_int_equal(syscalls_series__at(syscalls_series(m), SEC - 1), -1);
+	assert_int_equal(syscalls_series__at(syscalls_series(m), SEC), 0);
+	assert_int_equal(syscalls_series__at(syscalls_series(m), 5 * SEC / 2), 1);
+	assert_int_equal(vmas_series__at(vmas_series(m), 5 * SEC / 2), 1);
+	assert_int_equal(memory_series__at(memory_series(m), 10 * SEC), 2);
+	assert_true(fabs(cpu_series__pct(m, cpu_series(m), 1) - 50.0) < 1e-9);
 	/* steps land on interval boundaries and are clamped */
 	replay_model__seek(m, 2500000000LL);
 	replay_model__step(m, 1);
@@ -1153,10 +1157,12 @@ static void test_19_step_by_interval_ends(void **state)
 	 * of the work), then 0.030, then none */
 	replay_model__seek(m, m->duration_ns);
 	assert_int_equal(m->pos_ns, 4 * SEC);
-	assert_int_equal(replay_model__cpu_at(m, m->pos_ns), 2);
+	assert_int_equal(cpu_series__at(cpu_series(m), m->pos_ns), 2);
 	assert_int_equal(replay_model__step(m, -1), 1);
 	assert_int_equal(m->pos_ns, 1030 * ms);
-	assert_true(fabs(replay_model__cpu_pct(m, replay_model__cpu_at(m, m->pos_ns)) - 50.0) < 1e-9);
+	assert_true(fabs(cpu_series__pct(m, cpu_series(m),
+					 (size_t)cpu_series__at(cpu_series(m), m->pos_ns)) -
+			 50.0) < 1e-9);
 	assert_int_equal(replay_model__step(m, -1), 0);
 	assert_int_equal(m->pos_ns, 30 * ms);
 	assert_int_equal(replay_model__step(m, -1), -1);
@@ -1192,6 +1198,42 @@ static void test_19_step_by_interval_ends(void **state)
 	assert_non_null(strstr(ui.status, "end of the recording at 4.000 s: interval 3 of 3"));
 	replay__key(m, &ui, RK_LEFT);
 	assert_non_null(strstr(ui.status, "interval 2 of 3: 0.030..1.030 s"));
+	replay_model__free(m);
+	sqlite3_close(db);
+}
+
+/* The arrows step through the interval ends of every part that declares them, merged: here
+ * cpu's (1 s, 2 s) and memory's (1.5 s, 3 s, at other times than cpu's), four ends in all.
+ * (Before, only the first series the capture had stepped: cpu's two.) */
+static void test_22_step_merged_ends(void **state)
+{
+	sqlite3 *db = new_db(1);
+	struct replay_model *m;
+	const int64_t ms = SEC / 1000;
+
+	(void)state;
+	add_probe(db, "cpu", "active", "ebpf", NULL);
+	add_probe(db, "memory", "active", "proc", NULL);
+	execf(db,
+	      "INSERT INTO cpu_sample (cap, time_ns, interval_ns, pid, oncpu_ns, threads) VALUES "
+	      "(" CAP_OF ", %lld, %lld, 42, 1, 1), (" CAP_OF ", %lld, %lld, 42, 1, 1)",
+	      CID, BASE + SEC, SEC, CID, BASE + 2 * SEC, SEC);
+	execf(db,
+	      "INSERT INTO memory_sample (cap, time_ns, pid, rss) VALUES (" CAP_OF ", %lld, 42, "
+	      "4096), (" CAP_OF ", %lld, 42, 8192)",
+	      CID, BASE + 1500 * ms, CID, BASE + 3 * SEC);
+	m = open_model(db);
+	assert_int_equal(m->nends, 4);
+	assert_int_equal(m->ends[0], SEC);
+	assert_int_equal(m->ends[1], 1500 * ms);
+	assert_int_equal(m->ends[2], 2 * SEC);
+	assert_int_equal(m->ends[3], 3 * SEC);
+	assert_int_equal(replay_model__step(m, 2), 1);
+	assert_int_equal(m->pos_ns, 1500 * ms);
+	assert_int_equal(replay_model__step(m, 1), 2);
+	assert_int_equal(m->pos_ns, 2 * SEC);
+	assert_int_equal(replay_model__step(m, 1), 3);
+	assert_int_equal(m->pos_ns, 3 * SEC);
 	replay_model__free(m);
 	sqlite3_close(db);
 }
@@ -1385,6 +1427,7 @@ int main(void)
 	    cmocka_unit_test(test_19_step_by_interval_ends),
 	    cmocka_unit_test(test_20_syscalls_probe_overhead),
 	    cmocka_unit_test(test_21_tabs_from_parts),
+	    cmocka_unit_test(test_22_step_merged_ends),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -10,6 +10,7 @@
 
 #include "analyze/output.h"
 #include "analyze/replay_views.h"
+#include "collectors/cgroup/replay.h"
 
 /* "current 40.0 MiB / limit 64.0 MiB (62.5%)  peak 48.0 MiB" of cgroup sample S */
 static void cg_usage(const struct cg_sample *s, char *buf, size_t len)
@@ -55,6 +56,7 @@ static void cg_oom_text(const struct rm_cgroup *c, char *buf, size_t len)
 static void cg_sparkline(const struct replay_model *m, size_t ci, struct grid *g, int x, int y,
 			 int w)
 {
+	struct cgroup_series *cr = cgroup_series(m);
 	size_t first, n, k;
 	double *v, max = 0;
 
@@ -62,7 +64,7 @@ static void cg_sparkline(const struct replay_model *m, size_t ci, struct grid *g
 		return;
 	v = replay__history(ci, w, &first, &n);
 	for (k = 0; v && k < n; k++) {
-		const struct cg_sample *s = &m->cg.s[first + k];
+		const struct cg_sample *s = &cr->cg.s[first + k];
 
 		v[k] = s->current < 0 ? NAN : (double)s->current;
 		if (s->limit > 0 && (double)s->limit > max && s->limit < 4 * s->current)
@@ -78,7 +80,8 @@ static void cg_sparkline(const struct replay_model *m, size_t ci, struct grid *g
 /* the Overview's memory lines for a cgroup capture */
 static void draw_cg_lines(struct replay_model *m, struct grid *g, int x, int y, int w, int h)
 {
-	ssize_t ci = replay_model__cg_at(m, m->pos_ns);
+	struct cgroup_series *cr = cgroup_series(m);
+	ssize_t ci = cgroup_series__at(m, cr, m->pos_ns);
 	const struct rm_cgroup *c = NULL;
 	const struct cg_sample *s;
 	char buf[256], a[160];
@@ -87,10 +90,10 @@ static void draw_cg_lines(struct replay_model *m, struct grid *g, int x, int y, 
 		grid__text(g, x, y, w, "no cgroup sample yet", 0, GC_MUTED);
 		return;
 	}
-	s = &m->cg.s[ci];
+	s = &cr->cg.s[ci];
 	cg_usage(s, a, sizeof(a));
 	grid__textf(g, x, y, w, GA_BOLD, GC_DEFAULT, "cgroup %s %s  %s",
-		    *m->cg.path ? m->cg.path : "?", *s->lane ? s->lane : "-", a);
+		    *cr->cg.path ? cr->cg.path : "?", *s->lane ? s->lane : "-", a);
 	if (h < 2)
 		return;
 	if (s->processes >= 0)
@@ -103,7 +106,7 @@ static void draw_cg_lines(struct replay_model *m, struct grid *g, int x, int y, 
 		grid__text(g, x, y + 1, w, "processes: coverage not recorded", 0, GC_MUTED);
 	if (h < 3)
 		return;
-	if (replay_model__cgroup(m, (size_t)ci, &c)) {
+	if (cgroup_series__state(m, cr, (size_t)ci, &c)) {
 		grid__text(g, x, y + 2, w, "cgroup: cannot read the samples", 0, GC_WARN);
 		return;
 	}
@@ -141,10 +144,11 @@ static int cmp_cg_proc(const void *pa, const void *pb)
 static void draw_cg_memory(struct replay_model *m, struct replay_ui *ui, struct grid *g, int x,
 			   int y, int w, int h)
 {
+	struct cgroup_series *cr = cgroup_series(m);
 	static const struct grid_col cols[] = {
 	    {"pid", 8, true},  {"comm", 16, false}, {"unit", 24, false}, {"rss", 10, true},
 	    {"pss", 10, true}, {"uss", 10, true},   {"state", 8, false}};
-	ssize_t ci = replay_model__cg_at(m, m->pos_ns);
+	ssize_t ci = cgroup_series__at(m, cr, m->pos_ns);
 	char buf[512], a[160], b[32], c2[32], d[32];
 	const struct rm_cgroup *c;
 	const struct cg_sample *s;
@@ -157,22 +161,22 @@ static void draw_cg_memory(struct replay_model *m, struct replay_ui *ui, struct 
 		grid__textf(
 		    g, x, y, w, 0, GC_MUTED, "no cgroup sample by %s (the first is at %s)",
 		    replay__fmt_pos(a, sizeof(a), m->pos_ns),
-		    m->cg.n ? replay__fmt_pos(b, sizeof(b), m->cg.s[0].time_ns - m->meta.base_ns)
-			    : "-");
+		    cr->cg.n ? replay__fmt_pos(b, sizeof(b), cr->cg.s[0].time_ns - m->meta.base_ns)
+			     : "-");
 		return;
 	}
-	s = &m->cg.s[ci];
-	if (replay_model__cgroup(m, (size_t)ci, &c)) {
+	s = &cr->cg.s[ci];
+	if (cgroup_series__state(m, cr, (size_t)ci, &c)) {
 		grid__text(g, x, y, w, "cgroup: cannot read the samples", 0, GC_WARN);
 		return;
 	}
 	grid__textf(g, x, row++, w, GA_BOLD | GA_UNDERLINE, GC_TITLE,
 		    "cgroup %s  lane %s  sample %zu of %zu at %s  [cgroup collector]",
-		    *m->cg.path ? m->cg.path : "(path not recorded)", *s->lane ? s->lane : "none",
-		    (size_t)ci + 1, m->cg.n,
+		    *cr->cg.path ? cr->cg.path : "(path not recorded)", *s->lane ? s->lane : "none",
+		    (size_t)ci + 1, cr->cg.n,
 		    replay__fmt_pos(b, sizeof(b), s->time_ns - m->meta.base_ns));
-	if (*m->cg.v1_path)
-		grid__textf(g, x, row++, w, 0, GC_MUTED, "v1 memory cgroup: %s", m->cg.v1_path);
+	if (*cr->cg.v1_path)
+		grid__textf(g, x, row++, w, 0, GC_MUTED, "v1 memory cgroup: %s", cr->cg.v1_path);
 	cg_usage(s, a, sizeof(a));
 	lw = grid__textf(g, x, row, w, GA_BOLD, GC_DEFAULT, "%s", a);
 	cg_sparkline(m, (size_t)ci, g, x + lw + 2, row, w - lw - 2);

@@ -8,11 +8,13 @@
 
 #include "analyze/output.h"
 #include "analyze/replay_views.h"
+#include "collectors/cpu/replay.h"
 
 static void draw_cpu_line(struct replay_model *m, struct grid *g, int x, int y, int w)
 {
 	char buf[256], a[32];
-	ssize_t ci = replay_model__cpu_at(m, m->pos_ns);
+	const struct cpu_series *cs = cpu_series(m);
+	ssize_t ci = cpu_series__at(cs, m->pos_ns);
 	size_t first, n, k;
 	double *v, pct;
 
@@ -24,21 +26,21 @@ static void draw_cpu_line(struct replay_model *m, struct grid *g, int x, int y, 
 		grid__text(g, x, y, w, "CPU      no sample yet", 0, GC_MUTED);
 		return;
 	}
-	pct = replay_model__cpu_pct(m, (size_t)ci);
+	pct = cpu_series__pct(m, cs, (size_t)ci);
 	grid__textf(g, x, y, 32, GA_BOLD, GC_DEFAULT, "CPU %7s %s", fmt_pct(a, sizeof(a), pct),
-		    m->cpu[ci].oncpu >= 0	 ? "eBPF"
+		    cs->s[ci].oncpu >= 0	 ? "eBPF"
 		    : !strcmp(m->mode, "cgroup") ? "cpu.stat"
 						 : "/proc");
 	v = replay__history((size_t)ci, w - 34, &first, &n);
 	if (!v)
 		return;
 	for (k = 0; k < n; k++)
-		v[k] = replay_model__cpu_pct(m, first + k);
+		v[k] = cpu_series__pct(m, cs, first + k);
 	grid__sparkline(g, x + 34, y, w - 34, v, n, 100.0, GC_GOOD);
 	free(v);
 	grid__textf(g, x, y + 1, 32, 0, GC_MUTED, "threads %s  samples %zu",
-		    m->cpu[ci].threads >= 0 ? fmt_count(a, sizeof(a), (uint64_t)m->cpu[ci].threads)
-					    : "-",
+		    cs->s[ci].threads >= 0 ? fmt_count(a, sizeof(a), (uint64_t)cs->s[ci].threads)
+					   : "-",
 		    (size_t)ci + 1);
 }
 
@@ -52,12 +54,13 @@ static int cpu_overview(struct replay_model *m, struct grid *g, int x, int y, in
 /* the Overview's line: the thread count at the position */
 static int threads_line(struct replay_model *m, char *buf, size_t len)
 {
-	ssize_t ci = replay_model__cpu_at(m, m->pos_ns);
+	const struct cpu_series *cs = cpu_series(m);
+	ssize_t ci = cpu_series__at(cs, m->pos_ns);
 	char a[32];
 
 	snprintf(buf, len, "%s threads",
-		 ci >= 0 && m->cpu[ci].threads >= 0
-		     ? fmt_count(a, sizeof(a), (uint64_t)m->cpu[ci].threads)
+		 ci >= 0 && cs->s[ci].threads >= 0
+		     ? fmt_count(a, sizeof(a), (uint64_t)cs->s[ci].threads)
 		     : "-");
 	return GC_DEFAULT;
 }
@@ -66,7 +69,8 @@ static void draw_threads(struct replay_model *m, struct replay_ui *ui, struct gr
 			 int w, int h)
 {
 	char buf[256], a[32];
-	ssize_t ci = replay_model__cpu_at(m, m->pos_ns);
+	const struct cpu_series *cs = cpu_series(m);
+	ssize_t ci = cpu_series__at(cs, m->pos_ns);
 
 	(void)ui;
 	if (replay__not_collected(m, "cpu", buf, sizeof(buf))) {
@@ -74,14 +78,14 @@ static void draw_threads(struct replay_model *m, struct replay_ui *ui, struct gr
 		return;
 	}
 	grid__text(g, x, y, w, "Thread count  [/proc status]", GA_BOLD | GA_UNDERLINE, GC_TITLE);
-	if (ci >= 0 && m->cpu[ci].threads >= 0) {
+	if (ci >= 0 && cs->s[ci].threads >= 0) {
 		size_t first, n, k;
 		double *v = replay__history((size_t)ci, w - 20, &first, &n), max = 0;
 
 		grid__textf(g, x, y + 1, 18, GA_BOLD, GC_DEFAULT, "threads %s",
-			    fmt_count(a, sizeof(a), (uint64_t)m->cpu[ci].threads));
+			    fmt_count(a, sizeof(a), (uint64_t)cs->s[ci].threads));
 		for (k = 0; v && k < n; k++) {
-			int64_t t = m->cpu[first + k].threads;
+			int64_t t = cs->s[first + k].threads;
 
 			v[k] = t < 0 ? NAN : (double)t;
 			if (t > max)

@@ -15,6 +15,23 @@
 #include "analyze/replay_views.h"
 
 #define NTYPES 9
+
+/* the view's statements (below), prepared once when the replay model opens (fds_replay) */
+enum { FDS_AT, FDS_FIRST, FDS_NSQL };
+
+struct fds_view_state {
+	sqlite3_stmt *st[FDS_NSQL];
+	sqlite3_stmt *series[NTYPES + 1]; /* series_sql of the total, then of each type */
+	int64_t *ends;			  /* fd_sample's interval ends, for the arrows */
+	size_t nends;
+};
+
+/* statement I, reset for a run (?1, the capture, stays bound); NULL when it did not prepare */
+static sqlite3_stmt *fds_st(const struct replay_model *m, int i)
+{
+	return rm_again(((struct fds_view_state *)replay_model__state(m, "fds"))->st[i]);
+}
+
 static const char *const type_name[NTYPES] = {
     "file", "socket", "pipe", "eventfd", "epoll", "timerfd", "signalfd", "anon_inode", "other"};
 
@@ -47,11 +64,10 @@ static int fds_at(struct replay_model *m, size_t n, struct fds_at *a)
 		n = 2;
 	if (!(newest_first = calloc(n, sizeof(double))))
 		return -ENOMEM;
-	if (sqlite3_prepare_v2(m->db, at_sql, -1, &st, NULL) != SQLITE_OK) {
+	if (!(st = fds_st(m, FDS_AT))) {
 		free(newest_first);
 		return -EIO;
 	}
-	sqlite3_bind_int64(st, 1, m->meta.cap);
 	sqlite3_bind_int64(st, 2, m->meta.base_ns + m->pos_ns);
 	sqlite3_bind_int64(st, 3, (int64_t)n);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -70,16 +86,15 @@ static int fds_at(struct replay_model *m, size_t n, struct fds_at *a)
 	}
 	if (rc != SQLITE_DONE)
 		err = -EIO;
-	sqlite3_finalize(st);
+	rm_again(st);
 	if (!err && a->n) {
-		if (sqlite3_prepare_v2(m->db, first_sql, -1, &st, NULL) != SQLITE_OK) {
+		if (!(st = fds_st(m, FDS_FIRST))) {
 			err = -EIO;
 		} else {
-			sqlite3_bind_int64(st, 1, m->meta.cap);
 			if (sqlite3_step(st) == SQLITE_ROW)
 				for (i = 0; i <= NTYPES; i++)
 					a->first[i] = sqlite3_column_int64(st, i);
-			sqlite3_finalize(st);
+			rm_again(st);
 		}
 	}
 	if (!err && a->n) {
@@ -102,14 +117,70 @@ static const char series_sql[] =
     "AND o.time_ns = s.time_ns) FROM fd_sample s WHERE cap = ?1 AND time_ns <= ?2 "
     "ORDER BY time_ns DESC LIMIT ?3";
 
-/* The column of series NAME ("total" or a type), or NULL when it is none of them. */
-static const char *series_col(const char *name)
+static const char *const fds_sql[FDS_NSQL] = {
+    [FDS_AT] = at_sql,
+    [FDS_FIRST] = first_sql,
+};
+
+static int fds_open(struct replay_model *m, void *state)
 {
-	if (!strcmp(name, "total"))
+	struct fds_view_state *s = state;
+
+	replay_model__prepare_each(m, fds_sql, FDS_NSQL, s->st);
+	for (int i = 0; i <= NTYPES; i++) {
+		char sql[sizeof(series_sql) + 16];
+
+		snprintf(sql, sizeof(sql), series_sql, i ? type_name[i - 1] : "total");
+		if (replay_model__prepare(m, sql, &s->series[i]))
+			s->series[i] = NULL;
+	}
+	return replay_model__times(m,
+				   "SELECT DISTINCT time_ns - ?2 FROM fd_sample WHERE cap = ?1 "
+				   "ORDER BY 1",
+				   &s->ends, &s->nends);
+}
+
+static void fds_free(void *state)
+{
+	struct fds_view_state *s = state;
+
+	rm_finalize_each(s->st, FDS_NSQL);
+	rm_finalize_each(s->series, NTYPES + 1);
+	free(s->ends);
+}
+
+static struct rm_times fds_ends(const void *state)
+{
+	const struct fds_view_state *s = state;
+
+	return rm_times__of(s->ends, s->nends);
+}
+
+/* the view's statements live in the model, prepared once when it opens; fd_sample's interval
+ * ends step the arrows */
+const struct replay_series fds_replay = {
+    .what = "fd samples",
+    .state_size = sizeof(struct fds_view_state),
+    .open = fds_open,
+    .free = fds_free,
+    .ends = fds_ends,
+};
+
+/* The column of series NAME ("total" or a type), and its statement in the view's state into
+ * *ST; NULL when it is none of them. */
+static const char *series_col(const struct replay_model *m, const char *name, sqlite3_stmt **st)
+{
+	const struct fds_view_state *s = replay_model__state(m, "fds");
+
+	if (!strcmp(name, "total")) {
+		*st = rm_again(s->series[0]);
 		return "total";
+	}
 	for (int i = 0; i < NTYPES; i++)
-		if (!strcmp(name, type_name[i]))
+		if (!strcmp(name, type_name[i])) {
+			*st = rm_again(s->series[i + 1]);
 			return type_name[i];
+		}
 	return NULL;
 }
 
@@ -121,27 +192,24 @@ static void draw_series(struct replay_model *m, struct replay_ui *ui, struct gri
 {
 	const struct probe_info *p = replay_model__probe(m, "fds");
 	bool ops = p && !strcmp(p->source, "ebpf") && !strcmp(ui->drill, "total");
-	const char *col = series_col(ui->drill);
+	sqlite3_stmt *st = NULL;
+	const char *col = series_col(m, ui->drill, &st);
 	size_t cap = (size_t)(w > 12 ? 2 * (w - 12) : 1), n = 0, k;
 	int64_t *t = calloc(cap, sizeof(int64_t)), *v = calloc(cap, sizeof(int64_t)), lo = 0,
 		hi = 0;
 	int64_t *op = calloc(cap, sizeof(int64_t)), *cl = calloc(cap, sizeof(int64_t));
 	double *hist = calloc(cap, sizeof(double));
 	int row = y, bottom = y + h;
-	sqlite3_stmt *st = NULL;
-	char sql[sizeof(series_sql) + 16], at[32], o[24], c[24];
+	char at[32], o[24], c[24];
 
 	if (!col) {
 		grid__textf(g, x, row, w, 0, GC_MUTED, "no fd series %s (Esc: back)", ui->drill);
 		goto out;
 	}
-	snprintf(sql, sizeof(sql), series_sql, col);
-	if (!t || !v || !op || !cl || !hist ||
-	    sqlite3_prepare_v2(m->db, sql, -1, &st, NULL) != SQLITE_OK) {
+	if (!t || !v || !op || !cl || !hist || !st) {
 		grid__text(g, x, row, w, "fds: cannot read fd_sample", 0, GC_WARN);
 		goto out;
 	}
-	sqlite3_bind_int64(st, 1, m->meta.cap);
 	sqlite3_bind_int64(st, 2, m->meta.base_ns + m->pos_ns);
 	sqlite3_bind_int64(st, 3, (int64_t)cap);
 	while (n < cap && sqlite3_step(st) == SQLITE_ROW) {
@@ -155,7 +223,7 @@ static void draw_series(struct replay_model *m, struct replay_ui *ui, struct gri
 			hi = v[n];
 		n++;
 	}
-	sqlite3_finalize(st);
+	rm_again(st);
 	grid__textf(g, x, row++, w, GA_BOLD, GC_DEFAULT, "open fds: %s  (Esc: back)",
 		    strcmp(col, "total") ? col : "all types");
 	if (!n) {

@@ -8,15 +8,17 @@
 
 #include "analyze/output.h"
 #include "analyze/replay_views.h"
+#include "collectors/heap/replay.h"
 
 /* the Overview's line: live bytes at the position */
 static int heap_line(struct replay_model *m, char *buf, size_t len)
 {
-	ssize_t hi = replay_model__heap_at(m, m->pos_ns);
+	struct heap_series *hr = heap_series(m);
+	ssize_t hi = heap_series__at(hr, m->pos_ns);
 	char a[32];
 
 	snprintf(buf, len, "live %s",
-		 hi >= 0 ? replay__bytes(a, sizeof(a), m->heap[hi].live_bytes) : "no snapshot yet");
+		 hi >= 0 ? replay__bytes(a, sizeof(a), hr->s[hi].live_bytes) : "no snapshot yet");
 	return GC_DEFAULT;
 }
 
@@ -82,12 +84,13 @@ static void draw_heap_stack(struct replay_ui *ui, struct grid *g, int x, int y, 
 static void draw_heap(struct replay_model *m, struct replay_ui *ui, struct grid *g, int x, int y,
 		      int w, int h)
 {
+	struct heap_series *hr = heap_series(m);
 	static const struct grid_col cols[] = {{"live", 10, true},	{"live#", 8, true},
 					       {"allocated", 10, true}, {"allocs", 8, true},
 					       {"function", 28, false}, {"file:line", 34, false},
 					       {"module", 20, false}};
 	char buf[256], a[32], b[32], c[32], d[32], loc[300];
-	ssize_t hi = replay_model__heap_at(m, m->pos_ns);
+	ssize_t hi = heap_series__at(hr, m->pos_ns);
 	struct heap_sites *iv = NULL, *hist = NULL;
 	size_t first, n, k, shown;
 	double *v, max = 0;
@@ -101,30 +104,30 @@ static void draw_heap(struct replay_model *m, struct replay_ui *ui, struct grid 
 		grid__text(g, x, y, w, "no heap snapshot by this position", 0, GC_MUTED);
 		return;
 	}
-	err = replay_model__heap_sites(m, (size_t)hi, &iv, &hist);
+	err = heap_series__sites(m, hr, (size_t)hi, &iv, &hist);
 	if (!err && *ui->drill) {
 		draw_heap_stack(ui, g, x, y, w, h, iv, hist);
 		return;
 	}
 	grid__textf(g, x, y, w, GA_BOLD | GA_UNDERLINE, GC_TITLE,
 		    "Heap at %s (lane %s, snapshot %zu of %zu)",
-		    replay__fmt_pos(a, sizeof(a), m->heap[hi].t), m->heap[hi].lane, (size_t)hi + 1,
-		    m->nheap);
+		    replay__fmt_pos(a, sizeof(a), hr->s[hi].t), hr->s[hi].lane, (size_t)hi + 1,
+		    hr->n);
 	grid__textf(g, x, y + 1, w, 0, GC_DEFAULT, "this interval: %s allocations, %s",
-		    m->heap[hi].alloc_count >= 0
-			? fmt_count(a, sizeof(a), (uint64_t)m->heap[hi].alloc_count)
+		    hr->s[hi].alloc_count >= 0
+			? fmt_count(a, sizeof(a), (uint64_t)hr->s[hi].alloc_count)
 			: "-",
-		    replay__bytes(b, sizeof(b), m->heap[hi].alloc_bytes));
+		    replay__bytes(b, sizeof(b), hr->s[hi].alloc_bytes));
 	row = y + 2;
-	if (m->heap[hi].live_bytes < 0) {
+	if (hr->s[hi].live_bytes < 0) {
 		grid__text(g, x, row++, w, "live bytes, leaks: not measured by this lane", 0,
 			   GC_MUTED);
 	} else {
 		grid__textf(g, x, row, 26, GA_BOLD, GC_DEFAULT, "live %s",
-			    replay__bytes(c, sizeof(c), m->heap[hi].live_bytes));
+			    replay__bytes(c, sizeof(c), hr->s[hi].live_bytes));
 		v = replay__history((size_t)hi, w - 28, &first, &n);
 		for (k = 0; v && k < n; k++) {
-			int64_t l = m->heap[first + k].live_bytes;
+			int64_t l = hr->s[first + k].live_bytes;
 
 			v[k] = l < 0 ? NAN : (double)l;
 			if (l > max)
@@ -135,13 +138,13 @@ static void draw_heap(struct replay_model *m, struct replay_ui *ui, struct grid 
 		free(v);
 		row++;
 		grid__textf(g, x, row++, w, 0, GC_DEFAULT, "older than the leak age: %s",
-			    replay__bytes(a, sizeof(a), m->heap[hi].leak_bytes));
+			    replay__bytes(a, sizeof(a), hr->s[hi].leak_bytes));
 	}
-	if (m->heap[hi].sample_bytes > 0)
+	if (hr->s[hi].sample_bytes > 0)
 		grid__textf(g, x, row++, w, 0, GC_MUTED,
 			    "call sites sampled every %lld bytes on average: totals exact, split "
 			    "estimated",
-			    (long long)m->heap[hi].sample_bytes);
+			    (long long)hr->s[hi].sample_bytes);
 	if (err) {
 		grid__textf(g, x, row, w, 0, GC_WARN, "call sites: cannot read them (%s)",
 			    strerror(-err));

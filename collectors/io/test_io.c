@@ -560,6 +560,14 @@ static void test_06_files(void **state)
 	out = render(m, &ui);
 	assert_string_equal(ui.selected, "8:1:200");
 	free(out);
+	/* the arrows step through io_sample's interval ends (its series declares them; this
+	 * capture has no other interval series) */
+	assert_int_equal(m->nends, 2);
+	replay_model__seek(m, 0);
+	assert_int_equal(replay_model__step(m, 1), 0);
+	assert_int_equal(m->pos_ns, SEC);
+	assert_int_equal(replay_model__step(m, 1), 1);
+	assert_int_equal(m->pos_ns, 2 * SEC);
 	replay_model__free(m);
 	sqlite3_close(db);
 }

@@ -4,7 +4,7 @@
  * (--io-files) the files read or written up to the position, by bytes, the top one
  * selected (Up/Down), Enter its intervals (sparklines and a row per interval), Esc back;
  * and its line in the Overview. It reads io_sample and io_file from the model's DB, seeks
- * on their indexes.
+ * on their indexes, with statements prepared once when the model opens (io_replay).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -16,6 +16,21 @@
 
 #include "analyze/replay_views.h"
 #include "collectors/io/report.h"
+
+/* the view's statements (below), prepared once when the replay model opens (io_replay) */
+enum { IO_AT, IO_FILES, IO_SERIES, IO_PATH, IO_NSQL };
+
+struct io_view_state {
+	sqlite3_stmt *st[IO_NSQL];
+	int64_t *ends; /* io_sample's interval ends, for the arrows */
+	size_t nends;
+};
+
+/* statement I, reset for a run (?1, the capture, stays bound); NULL when it did not prepare */
+static sqlite3_stmt *io_st(const struct replay_model *m, int i)
+{
+	return rm_again(((struct io_view_state *)replay_model__state(m, "io"))->st[i]);
+}
 
 /* One row per interval (a --cgroup capture's processes summed). */
 static const char at_sql[] =
@@ -53,11 +68,10 @@ static int io_at(struct replay_model *m, size_t n, struct io_at *a)
 		io_at__free(a);
 		return -ENOMEM;
 	}
-	if (sqlite3_prepare_v2(m->db, at_sql, -1, &st, NULL) != SQLITE_OK) {
+	if (!(st = io_st(m, IO_AT))) {
 		io_at__free(a);
 		return -EIO;
 	}
-	sqlite3_bind_int64(st, 1, m->meta.cap);
 	sqlite3_bind_int64(st, 2, m->meta.base_ns + m->pos_ns);
 	sqlite3_bind_int64(st, 3, (int64_t)n);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -80,7 +94,7 @@ static int io_at(struct replay_model *m, size_t n, struct io_at *a)
 	}
 	if (rc != SQLITE_DONE)
 		err = -EIO;
-	sqlite3_finalize(st);
+	rm_again(st);
 	for (size_t i = 0; i < a->n / 2; i++) { /* oldest first */
 		double x = a->rd[i], y = a->wr[i];
 
@@ -120,6 +134,49 @@ static const char path_sql[] =
     "SELECT path, type FROM io_file WHERE cap = ?1 AND file = ?2 AND time_ns <= ?3 "
     "ORDER BY path IS NULL, time_ns DESC LIMIT 1";
 
+static const char *const io_sql[IO_NSQL] = {
+    [IO_AT] = at_sql,
+    [IO_FILES] = files_sql,
+    [IO_SERIES] = series_sql,
+    [IO_PATH] = path_sql,
+};
+
+static int io_open(struct replay_model *m, void *state)
+{
+	struct io_view_state *s = state;
+
+	replay_model__prepare_each(m, io_sql, IO_NSQL, s->st);
+	return replay_model__times(m,
+				   "SELECT DISTINCT time_ns - ?2 FROM io_sample WHERE cap = ?1 "
+				   "ORDER BY 1",
+				   &s->ends, &s->nends);
+}
+
+static void io_free(void *state)
+{
+	struct io_view_state *s = state;
+
+	rm_finalize_each(s->st, IO_NSQL);
+	free(s->ends);
+}
+
+static struct rm_times io_ends(const void *state)
+{
+	const struct io_view_state *s = state;
+
+	return rm_times__of(s->ends, s->nends);
+}
+
+/* the view's statements live in the model, prepared once when it opens; io_sample's interval
+ * ends step the arrows */
+const struct replay_series io_replay = {
+    .what = "io samples",
+    .state_size = sizeof(struct io_view_state),
+    .open = io_open,
+    .free = io_free,
+    .ends = io_ends,
+};
+
 static const char *ns_or_dash(char *buf, size_t len, sqlite3_stmt *st, int col)
 {
 	int64_t v;
@@ -148,11 +205,10 @@ static void draw_file(struct replay_model *m, struct replay_ui *ui, struct grid 
 	int row = y, bottom = y + h;
 	int64_t tot_r = 0, tot_w = 0, calls = 0, fsyncs = 0;
 
-	if (!rd || !wr || sqlite3_prepare_v2(m->db, path_sql, -1, &st, NULL) != SQLITE_OK) {
+	if (!rd || !wr || !(st = io_st(m, IO_PATH))) {
 		grid__text(g, x, row, w, "io: cannot read io_file", 0, GC_WARN);
 		goto out;
 	}
-	sqlite3_bind_int64(st, 1, m->meta.cap);
 	sqlite3_bind_text(st, 2, ui->drill, -1, SQLITE_STATIC);
 	sqlite3_bind_int64(st, 3, pos);
 	if (sqlite3_step(st) != SQLITE_ROW) {
@@ -165,11 +221,10 @@ static void draw_file(struct replay_model *m, struct replay_ui *ui, struct grid 
 			? "(path not known)"
 			: (const char *)sqlite3_column_text(st, 0),
 		    (const char *)sqlite3_column_text(st, 1), ui->drill);
-	sqlite3_finalize(st);
+	rm_again(st);
 	st = NULL;
-	if (sqlite3_prepare_v2(m->db, series_sql, -1, &st, NULL) != SQLITE_OK)
+	if (!(st = io_st(m, IO_SERIES)))
 		goto out;
-	sqlite3_bind_int64(st, 1, m->meta.cap);
 	sqlite3_bind_text(st, 2, ui->drill, -1, SQLITE_STATIC);
 	sqlite3_bind_int64(st, 3, pos);
 	sqlite3_bind_int64(st, 4, (int64_t)cap);
@@ -184,7 +239,7 @@ static void draw_file(struct replay_model *m, struct replay_ui *ui, struct grid 
 		fsyncs += sqlite3_column_int64(st, 6);
 		n++;
 	}
-	sqlite3_finalize(st);
+	rm_again(st);
 	st = NULL;
 	for (size_t i = 0; i < n / 2; i++) { /* oldest first */
 		double t = rd[i];
@@ -207,9 +262,8 @@ static void draw_file(struct replay_model *m, struct replay_ui *ui, struct grid 
 	row++;
 	grid__textf(g, x, row++, w, GA_BOLD, GC_TITLE, "%-12s %10s %10s %8s %10s %10s %6s",
 		    "interval end", "read", "written", "calls", "in call", "max", "fsyncs");
-	if (sqlite3_prepare_v2(m->db, series_sql, -1, &st, NULL) != SQLITE_OK)
+	if (!(st = io_st(m, IO_SERIES)))
 		goto out;
-	sqlite3_bind_int64(st, 1, m->meta.cap);
 	sqlite3_bind_text(st, 2, ui->drill, -1, SQLITE_STATIC);
 	sqlite3_bind_int64(st, 3, pos);
 	sqlite3_bind_int64(st, 4, bottom - row > 0 ? bottom - row : 0);
@@ -222,7 +276,7 @@ static void draw_file(struct replay_model *m, struct replay_ui *ui, struct grid 
 		    (long long)sqlite3_column_int64(st, 3), ns_or_dash(b[2], sizeof(b[2]), st, 4),
 		    ns_or_dash(b[3], sizeof(b[3]), st, 5), (long long)sqlite3_column_int64(st, 6));
 out:
-	sqlite3_finalize(st);
+	rm_again(st);
 	free(rd);
 	free(wr);
 }
@@ -250,13 +304,12 @@ static void draw_files(struct replay_model *m, struct replay_ui *ui, struct grid
 		   0, GC_MUTED);
 	grid__textf(g, x, row++, w, GA_BOLD, GC_TITLE, "%-40s %10s %10s %10s %8s %6s %10s %10s",
 		    "path", "read", "written", "interval", "calls", "fsyncs", "in call", "max");
-	if (sqlite3_prepare_v2(m->db, files_sql, -1, &st, NULL) != SQLITE_OK) {
+	if (!(st = io_st(m, IO_FILES))) {
 		grid__text(g, x, row, w, "io: cannot read io_file", 0, GC_WARN);
 		return;
 	}
 	if (ui->scroll < 0)
 		ui->scroll = 0;
-	sqlite3_bind_int64(st, 1, m->meta.cap);
 	sqlite3_bind_int64(st, 2, m->meta.base_ns + m->pos_ns);
 	sqlite3_bind_int64(st, 3, interval_end);
 	sqlite3_bind_int64(st, 4, bottom - row > 0 ? bottom - row : 0);
@@ -289,7 +342,7 @@ static void draw_files(struct replay_model *m, struct replay_ui *ui, struct grid
 			    (long long)sqlite3_column_int64(st, 6),
 			    ns_or_dash(b[3], sizeof(b[3]), st, 7), ns_or_dash(b[4], sizeof(b[4]), st, 8));
 	}
-	sqlite3_finalize(st);
+	rm_again(st);
 	if (total < 0 && ui->scroll > 0)
 		ui->scroll--; /* scrolled past the last: back one on the next frame */
 	if (total < 0 && row < bottom && !ui->scroll)

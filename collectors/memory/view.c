@@ -9,12 +9,15 @@
 
 #include "analyze/output.h"
 #include "analyze/replay_views.h"
+#include "collectors/memory/replay.h"
+#include "collectors/vmas/replay.h"
 
 static void draw_mem_lines(struct replay_model *m, struct grid *g, int x, int y, int w, int h)
 {
+	const struct memory_series *ms = memory_series(m);
 	static const char *const names[] = {"RSS", "PSS", "USS"};
 	char buf[256], a[32], b[32];
-	ssize_t mi = replay_model__mem_at(m, m->pos_ns);
+	ssize_t mi = memory_series__at(ms, m->pos_ns);
 	int k;
 
 	if (replay__not_collected(m, "memory", buf, sizeof(buf))) {
@@ -33,7 +36,7 @@ static void draw_mem_lines(struct replay_model *m, struct grid *g, int x, int y,
 		if (!v)
 			return;
 		for (i = 0; i < n; i++) {
-			const struct rm_mem *s = &m->mem[first + i];
+			const struct rm_mem *s = &ms->s[first + i];
 			int64_t x2 = k == 0 ? s->rss : k == 1 ? s->pss : s->uss;
 
 			v[i] = x2 < 0 ? NAN : (double)x2;
@@ -41,7 +44,7 @@ static void draw_mem_lines(struct replay_model *m, struct grid *g, int x, int y,
 				max = (double)x2;
 		}
 		{
-			const struct rm_mem *s = &m->mem[mi];
+			const struct rm_mem *s = &ms->s[mi];
 			int64_t cur = k == 0 ? s->rss : k == 1 ? s->pss : s->uss;
 
 			grid__textf(g, x, y + k, 22, k == 1 ? GA_BOLD : 0, GC_DEFAULT, "%s %10s",
@@ -82,6 +85,7 @@ static int cmp_group(const void *pa, const void *pb)
 static void draw_vmas(struct replay_model *m, struct replay_ui *ui, struct grid *g, int x, int y,
 		      int w, int h, size_t si)
 {
+	struct vmas_series *vs = vmas_series(m);
 	static const struct grid_col cols[] = {
 	    {"address", 33, false}, {"perms", 5, false}, {"offset", 10, true}, {"size", 10, true},
 	    {"rss", 10, true},	    {"pss", 10, true},	 {"uss", 10, true},    {"swap", 10, true}};
@@ -90,13 +94,13 @@ static void draw_vmas(struct replay_model *m, struct replay_ui *ui, struct grid 
 	size_t n = 0, i;
 	int r;
 
-	if (replay_model__vmas(m, si, ui->drill, &v, &n)) {
+	if (vmas_series__vmas(m, vs, si, ui->drill, &v, &n)) {
 		grid__text(g, x, y, w, "VMAs: cannot read the snapshot", 0, GC_WARN);
 		return;
 	}
 	grid__textf(g, x, y, w, GA_BOLD | GA_UNDERLINE, GC_TITLE,
 		    "VMAs of %s at snapshot %s: %zu  (Esc: back to the groups)", ui->drill,
-		    replay__fmt_pos(a, sizeof(a), m->snaps[si].t), n);
+		    replay__fmt_pos(a, sizeof(a), vs->snaps[si].t), n);
 	grid__header(g, x, y + 1, cols, 8, GA_BOLD, GC_TITLE);
 	if (ui->scroll > (int)n - 1)
 		ui->scroll = n ? (int)n - 1 : 0;
@@ -124,11 +128,13 @@ static void draw_vmas(struct replay_model *m, struct replay_ui *ui, struct grid 
 static void draw_memory(struct replay_model *m, struct replay_ui *ui, struct grid *g, int x, int y,
 			int w, int h)
 {
+	struct vmas_series *vs = vmas_series(m);
+	const struct memory_series *ms = memory_series(m);
 	static const struct grid_col cols[] = {
 	    {"mapping", 40, false}, {"vmas", 5, true}, {"size", 10, true}, {"rss", 10, true},
 	    {"pss", 10, true},	    {"uss", 10, true}, {"swap", 10, true}};
 	char buf[256], a[32], b[32], c[32], d[32], e[32], f[32];
-	ssize_t mi = replay_model__mem_at(m, m->pos_ns), si;
+	ssize_t mi = memory_series__at(ms, m->pos_ns), si;
 	const struct rm_vma_group *groups;
 	struct rm_vma_group *sorted = NULL;
 	size_t ng = 0, i, nshown = 0;
@@ -139,7 +145,7 @@ static void draw_memory(struct replay_model *m, struct replay_ui *ui, struct gri
 	draw_mem_lines(m, g, x, row, w, 3);
 	row += 4;
 	if (!replay__not_collected(m, "memory", buf, sizeof(buf)) && mi >= 0) {
-		const struct rm_mem *s = &m->mem[mi];
+		const struct rm_mem *s = &ms->s[mi];
 		struct {
 			const char *name;
 			int64_t v;
@@ -150,7 +156,7 @@ static void draw_memory(struct replay_model *m, struct replay_ui *ui, struct gri
 
 		grid__textf(g, x, row++, w, GA_BOLD | GA_UNDERLINE, GC_TITLE,
 			    "Composition of PSS at %s (sample %zu of %zu)",
-			    replay__fmt_pos(a, sizeof(a), s->t), (size_t)mi + 1, m->nmem);
+			    replay__fmt_pos(a, sizeof(a), s->t), (size_t)mi + 1, ms->n);
 		for (i = 0; i < 4; i++, row++) {
 			grid__textf(g, x, row, 20, 0, GC_DEFAULT, "%-6s %12s", parts[i].name,
 				    replay__bytes(a, sizeof(a), parts[i].v));
@@ -167,7 +173,7 @@ static void draw_memory(struct replay_model *m, struct replay_ui *ui, struct gri
 	}
 	if (row >= y + h)
 		return;
-	si = replay_model__snap_at(m, m->pos_ns);
+	si = vmas_series__at(vs, m->pos_ns);
 	if (replay__not_collected(m, "vmas", buf, sizeof(buf))) {
 		grid__text(g, x, row++, w, "VMA groups", GA_BOLD | GA_UNDERLINE, GC_TITLE);
 		replay__wrapped(g, x, row, w, y + h - row, buf, 0, GC_MUTED);
@@ -182,15 +188,15 @@ static void draw_memory(struct replay_model *m, struct replay_ui *ui, struct gri
 		draw_vmas(m, ui, g, x, row, w, y + h - row, (size_t)si);
 		return;
 	}
-	if (replay_model__vma_groups(m, (size_t)si, &groups, &ng)) {
+	if (vmas_series__groups(m, vs, (size_t)si, &groups, &ng)) {
 		grid__text(g, x, row++, w, "VMA groups: cannot read the snapshot", 0, GC_WARN);
 		return;
 	}
 	grid__textf(g, x, row++, w, GA_BOLD | GA_UNDERLINE, GC_TITLE,
 		    "VMA groups at snapshot %s (%lld VMAs; %zu snapshots up to here)  sort %s (s)  "
 		    "filter %s (/)",
-		    replay__fmt_pos(a, sizeof(a), m->snaps[si].t),
-		    (long long)m->snaps[si].vma_count, (size_t)si + 1, mem_sorts[ui->sort],
+		    replay__fmt_pos(a, sizeof(a), vs->snaps[si].t),
+		    (long long)vs->snaps[si].vma_count, (size_t)si + 1, mem_sorts[ui->sort],
 		    *ui->filter ? ui->filter : "none");
 	grid__header(g, x, row++, cols, 7, GA_BOLD, GC_TITLE);
 	sorted = calloc(ng ? ng : 1, sizeof(*sorted));

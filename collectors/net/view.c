@@ -6,8 +6,8 @@
  * The drill-down (Enter) shows one socket's intervals and its TCP state changes up to the
  * position (net_state, as `report net` prints them).
  *
- * The replay model holds only the first collectors' series, so the view reads net_socket
- * and net_error from the model's DB (m->db): seeks on their time indexes.
+ * The view reads net_socket and net_error from the model's DB at each draw, seeks on their
+ * time indexes, with statements prepared once when the model opens (net_replay: its state).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -19,26 +19,62 @@
 #include "analyze/replay_views.h"
 #include "collectors/net/report.h"
 
-/* The intervals ending at or before the position, newest first: their sums. */
-static const char hist_sql[] =
-    "SELECT time_ns, sum(tx_bytes), sum(rx_bytes), count(*) FROM net_socket "
-    "WHERE cap = ?1 AND time_ns <= ?2 GROUP BY time_ns ORDER BY time_ns DESC LIMIT ?3";
-/* The sockets of the interval ending at ?2. */
-static const char rows_sql[] =
-    "SELECT proto, local, remote, state, tx_bytes, rx_bytes, tx_queue, rx_queue, fd, sock "
-    "FROM net_socket WHERE cap = ?1 AND time_ns = ?2 "
-    "ORDER BY COALESCE(tx_bytes, 0) + COALESCE(rx_bytes, 0) DESC, rowid LIMIT ?3 OFFSET ?4";
-/* One socket's intervals ending at or before the position, newest first (the drill-down). */
-static const char sock_sql[] =
-    "SELECT time_ns, proto, local, remote, state, tx_bytes, rx_bytes, tx_queue, rx_queue, "
-    "srtt_us, connect_ns FROM net_socket WHERE cap = ?1 AND sock = ?2 AND time_ns <= ?3 "
-    "ORDER BY time_ns DESC LIMIT ?4";
-static const char sock_errs_sql[] =
-    "SELECT kind, sum(count) FROM net_error WHERE cap = ?1 AND sock = ?2 AND time_ns <= ?3 "
-    "GROUP BY kind ORDER BY kind";
-static const char errs_sql[] =
-    "SELECT kind, sum(count) FROM net_error WHERE cap = ?1 AND time_ns <= ?2 "
-    "GROUP BY kind ORDER BY sum(count) DESC, kind";
+enum { NET_HIST, NET_ROWS, NET_SOCK, NET_SOCK_ERRS, NET_ERRS, NET_NSQL };
+
+static const char *const net_sql[NET_NSQL] = {
+    /* The intervals ending at or before the position, newest first: their sums. */
+    [NET_HIST] = "SELECT time_ns, sum(tx_bytes), sum(rx_bytes), count(*) FROM net_socket "
+		 "WHERE cap = ?1 AND time_ns <= ?2 GROUP BY time_ns ORDER BY time_ns DESC LIMIT ?3",
+    /* The sockets of the interval ending at ?2. */
+    [NET_ROWS] =
+	"SELECT proto, local, remote, state, tx_bytes, rx_bytes, tx_queue, rx_queue, fd, sock "
+	"FROM net_socket WHERE cap = ?1 AND time_ns = ?2 "
+	"ORDER BY COALESCE(tx_bytes, 0) + COALESCE(rx_bytes, 0) DESC, rowid LIMIT ?3 OFFSET ?4",
+    /* One socket's intervals ending at or before the position, newest first (the drill-down). */
+    [NET_SOCK] =
+	"SELECT time_ns, proto, local, remote, state, tx_bytes, rx_bytes, tx_queue, rx_queue, "
+	"srtt_us, connect_ns FROM net_socket WHERE cap = ?1 AND sock = ?2 AND time_ns <= ?3 "
+	"ORDER BY time_ns DESC LIMIT ?4",
+    [NET_SOCK_ERRS] =
+	"SELECT kind, sum(count) FROM net_error WHERE cap = ?1 AND sock = ?2 AND time_ns <= ?3 "
+	"GROUP BY kind ORDER BY kind",
+    [NET_ERRS] = "SELECT kind, sum(count) FROM net_error WHERE cap = ?1 AND time_ns <= ?2 "
+		 "GROUP BY kind ORDER BY sum(count) DESC, kind",
+};
+
+/* The view's state in the replay model (net_replay): its statements. */
+struct net_view_state {
+	sqlite3_stmt *st[NET_NSQL];
+};
+
+static int net_open(struct replay_model *m, void *state)
+{
+	replay_model__prepare_each(m, net_sql, NET_NSQL, ((struct net_view_state *)state)->st);
+	return 0;
+}
+
+static void net_free(void *state)
+{
+	rm_finalize_each(((struct net_view_state *)state)->st, NET_NSQL);
+}
+
+/* the view's statements live in the model, prepared once when it opens. It declares no
+ * interval ends: net_socket has a row per socket and interval, so its distinct times cost a
+ * scan of every row at open (4.8 ms CPU for bench_replay's 28,800 rows; an hour at 1,000
+ * sockets an interval would take about 0.6 s), and its polls are cpu's and io's, which
+ * step the arrows */
+const struct replay_series net_replay = {
+    .what = "net statements",
+    .state_size = sizeof(struct net_view_state),
+    .open = net_open,
+    .free = net_free,
+};
+
+/* statement I of the view's state, reset for a run; NULL when it did not prepare */
+static sqlite3_stmt *net_st(const struct replay_model *m, int i)
+{
+	return rm_again(((struct net_view_state *)replay_model__state(m, "net"))->st[i]);
+}
 
 struct net_at {
 	int64_t t;		   /* the newest interval's end (absolute); 0: none yet */
@@ -59,9 +95,9 @@ static int net_at(struct replay_model *m, size_t n, struct net_at *a)
 	a->rx_hist = calloc(n ? n : 1, sizeof(double));
 	if (!a->tx_hist || !a->rx_hist)
 		return -ENOMEM;
-	if (sqlite3_prepare_v2(m->db, hist_sql, -1, &st, NULL) != SQLITE_OK)
+	st = net_st(m, NET_HIST);
+	if (!st)
 		return -EIO;
-	sqlite3_bind_int64(st, 1, m->meta.cap);
 	sqlite3_bind_int64(st, 2, m->meta.base_ns + m->pos_ns);
 	sqlite3_bind_int64(st, 3, (int64_t)n);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -85,7 +121,7 @@ static int net_at(struct replay_model *m, size_t n, struct net_at *a)
 	}
 	if (rc != SQLITE_DONE)
 		err = -EIO;
-	sqlite3_finalize(st);
+	sqlite3_reset(st);
 	for (size_t i = 0; i < a->n / 2; i++) { /* the sparklines draw the oldest first */
 		double t = a->tx_hist[i];
 
@@ -125,11 +161,10 @@ static void draw_sock(struct replay_model *m, struct replay_ui *ui, struct grid 
 	double connect = -1;
 	int64_t srtt = -1;
 
-	if (!tx || !rx || sqlite3_prepare_v2(m->db, sock_sql, -1, &st, NULL) != SQLITE_OK) {
+	if (!tx || !rx || !(st = net_st(m, NET_SOCK))) {
 		grid__text(g, x, row, w, "net: cannot read net_socket", 0, GC_WARN);
 		goto out;
 	}
-	sqlite3_bind_int64(st, 1, m->meta.cap);
 	sqlite3_bind_int64(st, 2, key);
 	sqlite3_bind_int64(st, 3, pos);
 	sqlite3_bind_int64(st, 4, (int64_t)cap);
@@ -157,7 +192,7 @@ static void draw_sock(struct replay_model *m, struct replay_ui *ui, struct grid 
 			max = r;
 		n++;
 	}
-	sqlite3_finalize(st);
+	sqlite3_reset(st);
 	st = NULL;
 	if (!n) {
 		grid__textf(g, x, row, w, 0, GC_MUTED,
@@ -194,10 +229,9 @@ static void draw_sock(struct replay_model *m, struct replay_ui *ui, struct grid 
 	grid__sparkline(g, x + 10, row++, w - 12, tx, n, max, GC_GOOD);
 	grid__text(g, x, row, 10, "received", 0, GC_MUTED);
 	grid__sparkline(g, x + 10, row++, w - 12, rx, n, max, GC_GOOD);
-	if (sqlite3_prepare_v2(m->db, sock_errs_sql, -1, &st, NULL) == SQLITE_OK) {
+	if ((st = net_st(m, NET_SOCK_ERRS))) {
 		size_t off = (size_t)snprintf(buf, sizeof(buf), "errors so far:");
 
-		sqlite3_bind_int64(st, 1, m->meta.cap);
 		sqlite3_bind_int64(st, 2, key);
 		sqlite3_bind_int64(st, 3, pos);
 		while (sqlite3_step(st) == SQLITE_ROW && off < sizeof(buf))
@@ -207,15 +241,14 @@ static void draw_sock(struct replay_model *m, struct replay_ui *ui, struct grid 
 		if (off == strlen("errors so far:"))
 			snprintf(buf, sizeof(buf), "errors so far: none");
 		grid__text(g, x, row++, w, buf, 0, GC_DEFAULT);
-		sqlite3_finalize(st);
+		sqlite3_reset(st);
 		st = NULL;
 	}
 	row++;
 	grid__textf(g, x, row++, w, GA_BOLD, GC_TITLE, "%-12s %-12s %12s %12s %8s %8s",
 		    "interval end", "state", "sent", "received", "txq", "rxq");
-	if (sqlite3_prepare_v2(m->db, sock_sql, -1, &st, NULL) != SQLITE_OK)
+	if (!(st = net_st(m, NET_SOCK)))
 		goto out;
-	sqlite3_bind_int64(st, 1, m->meta.cap);
 	sqlite3_bind_int64(st, 2, key);
 	sqlite3_bind_int64(st, 3, pos);
 	sqlite3_bind_int64(st, 4, bottom - row > 0 ? bottom - row : 0);
@@ -233,7 +266,7 @@ static void draw_sock(struct replay_model *m, struct replay_ui *ui, struct grid 
 		    opt_bytes(b2, sizeof(b2), st, 6), txq, rxq);
 	}
 out:
-	sqlite3_finalize(st);
+	rm_again(st);
 	free(tx);
 	free(rx);
 }
@@ -279,10 +312,9 @@ static void draw_net(struct replay_model *m, struct replay_ui *ui, struct grid *
 	grid__sparkline(g, x + 10, row++, w - 12, a.rx_hist, a.n, a.max, GC_GOOD);
 	row++;
 	/* the errors so far */
-	if (sqlite3_prepare_v2(m->db, errs_sql, -1, &st, NULL) == SQLITE_OK) {
+	if ((st = net_st(m, NET_ERRS))) {
 		size_t off = 0;
 
-		sqlite3_bind_int64(st, 1, m->meta.cap);
 		sqlite3_bind_int64(st, 2, m->meta.base_ns + m->pos_ns);
 		off += (size_t)snprintf(buf, sizeof(buf), "errors so far:");
 		while (sqlite3_step(st) == SQLITE_ROW && off < sizeof(buf))
@@ -292,7 +324,7 @@ static void draw_net(struct replay_model *m, struct replay_ui *ui, struct grid *
 		if (off == strlen("errors so far:"))
 			snprintf(buf, sizeof(buf), "errors so far: none");
 		grid__text(g, x, row++, w, buf, 0, GC_DEFAULT);
-		sqlite3_finalize(st);
+		sqlite3_reset(st);
 		st = NULL;
 	}
 	grid__text(g, x, row++, w,
@@ -301,9 +333,8 @@ static void draw_net(struct replay_model *m, struct replay_ui *ui, struct grid *
 		   0, GC_MUTED);
 	grid__textf(g, x, row++, w, GA_BOLD, GC_TITLE, "%-5s %-24s %-24s %-12s %9s %9s %8s %8s %4s",
 		    "proto", "local", "remote", "state", "sent", "received", "txq", "rxq", "fd");
-	if (sqlite3_prepare_v2(m->db, rows_sql, -1, &st, NULL) != SQLITE_OK)
+	if (!(st = net_st(m, NET_ROWS)))
 		goto out;
-	sqlite3_bind_int64(st, 1, m->meta.cap);
 	sqlite3_bind_int64(st, 2, a.t);
 	if (ui->scroll < 0 || ui->scroll >= a.socks)
 		ui->scroll = a.socks > 0 ? (int)a.socks - 1 : 0;
@@ -338,7 +369,7 @@ static void draw_net(struct replay_model *m, struct replay_ui *ui, struct grid *
 			    opt_bytes(b3, sizeof(b3), st, 4), opt_bytes(b4, sizeof(b4), st, 5), txq,
 			    rxq, fd);
 	}
-	sqlite3_finalize(st);
+	sqlite3_reset(st);
 out:
 	net_at_free(&a);
 }

@@ -7,6 +7,7 @@
 
 #include "analyze/output.h"
 #include "analyze/replay_views.h"
+#include "collectors/syscalls/replay.h"
 
 static const char *const sys_sorts[] = {"count", "errors", "p50", "p99", "total", "name", NULL};
 
@@ -53,7 +54,8 @@ static int cmp_sys(const void *pa, const void *pb)
 static struct sys_row *sys_rows(struct replay_model *m, const struct replay_ui *ui, size_t ii,
 				int sort, size_t *n)
 {
-	const struct rm_sys_interval *iv = &m->sysi[ii];
+	struct syscalls_series *ss = syscalls_series(m);
+	const struct rm_sys_interval *iv = &ss->sysi[ii];
 	struct sys_row *r = calloc(iv->n ? iv->n : 1, sizeof(*r));
 	size_t i;
 
@@ -61,7 +63,7 @@ static struct sys_row *sys_rows(struct replay_model *m, const struct replay_ui *
 	if (!r)
 		return NULL;
 	for (i = 0; i < iv->n; i++) {
-		const struct rm_sys *s = &m->sys[iv->first + i];
+		const struct rm_sys *s = &ss->sys[iv->first + i];
 		struct sys_row *x;
 
 		if (s->probe) /* probe overhead: shown apart, never among the target's */
@@ -70,8 +72,8 @@ static struct sys_row *sys_rows(struct replay_model *m, const struct replay_ui *
 			continue;
 		x = &r[(*n)++];
 		x->s = s;
-		x->has_pct = !replay_model__sys_pct(m, s, 50, &x->p50) &&
-			     !replay_model__sys_pct(m, s, 99, &x->p99);
+		x->has_pct = !syscalls_series__pct(m, ss, s, 50, &x->p50) &&
+			     !syscalls_series__pct(m, ss, s, 99, &x->p99);
 	}
 	sys_sort_col = sort;
 	if (*n)
@@ -83,15 +85,16 @@ static struct sys_row *sys_rows(struct replay_model *m, const struct replay_ui *
 static void sys_history(const struct replay_model *m, size_t ii, int64_t nr, double *v,
 			size_t first, size_t n)
 {
+	struct syscalls_series *ss = syscalls_series(m);
 	size_t k, j;
 
 	for (k = 0; k < n; k++) {
-		const struct rm_sys_interval *iv = &m->sysi[first + k];
+		const struct rm_sys_interval *iv = &ss->sysi[first + k];
 
 		v[k] = 0; /* the probe was active: an interval without the syscall counted 0 */
 		for (j = 0; j < iv->n; j++)
-			if (m->sys[iv->first + j].nr == nr) {
-				v[k] = (double)m->sys[iv->first + j].count;
+			if (ss->sys[iv->first + j].nr == nr) {
+				v[k] = (double)ss->sys[iv->first + j].count;
 				break;
 			}
 	}
@@ -106,11 +109,12 @@ static double interval_secs(const struct replay_model *m, int64_t iv)
 static void draw_syscalls(struct replay_model *m, struct replay_ui *ui, struct grid *g, int x,
 			  int y, int w, int h)
 {
+	struct syscalls_series *ss = syscalls_series(m);
 	static const struct grid_col cols[] = {
 	    {"syscall", 22, false}, {"count", 11, true}, {"rate/s", 11, true}, {"errors", 8, true},
 	    {"p50", 9, true},	    {"p99", 9, true},	 {"mean", 9, true},    {"total", 9, true}};
 	char buf[256], a[32], b[32], c[32];
-	ssize_t ii = replay_model__sys_at(m, m->pos_ns);
+	ssize_t ii = syscalls_series__at(ss, m->pos_ns);
 	uint64_t calls = 0, errs = 0, pcalls = 0, ptotal = 0;
 	size_t n, i, first, hn, nt = 0;
 	struct sys_row *rows;
@@ -125,21 +129,21 @@ static void draw_syscalls(struct replay_model *m, struct replay_ui *ui, struct g
 		grid__textf(g, x, y, w, 0, GC_MUTED,
 			    "no syscall interval has ended by %s (the first ends at %s)",
 			    replay__fmt_pos(a, sizeof(a), m->pos_ns),
-			    m->nsysi ? replay__fmt_pos(b, sizeof(b), m->sysi[0].t) : "-");
+			    ss->nsysi ? replay__fmt_pos(b, sizeof(b), ss->sysi[0].t) : "-");
 		return;
 	}
-	if (replay__stale(m, m->sysi[ii].t)) {
+	if (replay__stale(m, ss->sysi[ii].t)) {
 		grid__textf(g, x, y, w, 0, GC_MUTED,
 			    "no syscalls in the interval ending at %s (the last ones ended %s)",
 			    replay__fmt_pos(a, sizeof(a), m->pos_ns),
-			    replay__fmt_pos(b, sizeof(b), m->sysi[ii].t));
+			    replay__fmt_pos(b, sizeof(b), ss->sysi[ii].t));
 		return;
 	}
 	rows = sys_rows(m, ui, (size_t)ii, ui->sort, &n);
 	if (!rows)
 		return;
-	for (i = 0; i < m->sysi[ii].n; i++) {
-		const struct rm_sys *s = &m->sys[m->sysi[ii].first + i];
+	for (i = 0; i < ss->sysi[ii].n; i++) {
+		const struct rm_sys *s = &ss->sys[ss->sysi[ii].first + i];
 
 		if (s->probe) {
 			pcalls += s->count;
@@ -153,17 +157,17 @@ static void draw_syscalls(struct replay_model *m, struct replay_ui *ui, struct g
 	grid__textf(g, x, y, w, GA_BOLD, GC_TITLE,
 		    "interval %s .. %s (%s): %zu syscalls, %s calls, %s errors  [eBPF]",
 		    replay__fmt_pos(a, sizeof(a),
-				    m->sysi[ii].t -
-					(int64_t)(interval_secs(m, m->sysi[ii].interval) * 1e9)),
-		    replay__fmt_pos(b, sizeof(b), m->sysi[ii].t),
-		    fmt_ns(c, sizeof(c), (uint64_t)(interval_secs(m, m->sysi[ii].interval) * 1e9)),
+				    ss->sysi[ii].t -
+					(int64_t)(interval_secs(m, ss->sysi[ii].interval) * 1e9)),
+		    replay__fmt_pos(b, sizeof(b), ss->sysi[ii].t),
+		    fmt_ns(c, sizeof(c), (uint64_t)(interval_secs(m, ss->sysi[ii].interval) * 1e9)),
 		    nt, fmt_count(buf, sizeof(buf), calls),
 		    fmt_count(buf + 64, sizeof(buf) - 64, errs));
 	grid__textf(g, x, y + 1, w, 0, GC_MUTED,
 		    "sort: %s (s)   filter: %s (/)   latency p50/p99: log2 histogram estimates",
 		    sys_sorts[ui->sort], *ui->filter ? ui->filter : "none");
 	/* a capture with probe overhead gets its line in every interval: the layout holds */
-	off = m->sys_probe ? 1 : 0;
+	off = ss->sys_probe ? 1 : 0;
 	if (off)
 		grid__textf(g, x, y + 2, w, 0, GC_MUTED,
 			    "probe overhead, not counted above: %s calls, %s in the uprobe "
@@ -175,11 +179,11 @@ static void draw_syscalls(struct replay_model *m, struct replay_ui *ui, struct g
 
 		grid__text(g, x, y + 2 + off, 28, "all syscalls per interval", 0, GC_MUTED);
 		for (k = 0; tv && k < hn0; k++) {
-			const struct rm_sys_interval *iv = &m->sysi[f0 + k];
+			const struct rm_sys_interval *iv = &ss->sysi[f0 + k];
 
 			for (j = 0; j < iv->n; j++)
-				if (!m->sys[iv->first + j].probe)
-					tv[k] += (double)m->sys[iv->first + j].count;
+				if (!ss->sys[iv->first + j].probe)
+					tv[k] += (double)ss->sys[iv->first + j].count;
 			if (tv[k] > tmax)
 				tmax = tv[k];
 		}
@@ -209,7 +213,7 @@ static void draw_syscalls(struct replay_model *m, struct replay_ui *ui, struct g
 		cells[0] = r->s->name;
 		cells[1] = fmt_count(cnt, sizeof(cnt), r->s->count);
 		snprintf(rate, sizeof(rate), "%.1f",
-			 (double)r->s->count / interval_secs(m, m->sysi[ii].interval));
+			 (double)r->s->count / interval_secs(m, ss->sysi[ii].interval));
 		cells[2] = rate;
 		cells[3] = fmt_count(err, sizeof(err), r->s->errors);
 		cells[4] = r->has_pct ? fmt_ns(p50, sizeof(p50), r->p50) : NULL;
@@ -237,14 +241,15 @@ static void draw_syscalls(struct replay_model *m, struct replay_ui *ui, struct g
 /* the Overview's section: the top five of the interval at the position */
 static int syscalls_overview(struct replay_model *m, struct grid *g, int x, int y, int w)
 {
+	struct syscalls_series *ss = syscalls_series(m);
 	char buf[256], a[32], b[32];
-	ssize_t ii = replay_model__sys_at(m, m->pos_ns);
+	ssize_t ii = syscalls_series__at(ss, m->pos_ns);
 	int row = y;
 	size_t i, n;
 
 	if (replay__not_collected(m, "syscalls", buf, sizeof(buf))) {
 		row += replay__wrapped(g, x, row, w, 2, buf, 0, GC_MUTED);
-	} else if (ii < 0 || replay__stale(m, m->sysi[ii].t)) {
+	} else if (ii < 0 || replay__stale(m, ss->sysi[ii].t)) {
 		grid__text(g, x, row++, w, "no syscalls in the interval at this position", 0,
 			   GC_MUTED);
 	} else {
@@ -254,7 +259,7 @@ static int syscalls_overview(struct replay_model *m, struct grid *g, int x, int 
 			grid__textf(
 			    g, x, row, w, 0, GC_DEFAULT, "%-22s %11s calls  %10.1f/s  p99 %s",
 			    rows[i].s->name, fmt_count(a, sizeof(a), rows[i].s->count),
-			    (double)rows[i].s->count / interval_secs(m, m->sysi[ii].interval),
+			    (double)rows[i].s->count / interval_secs(m, ss->sysi[ii].interval),
 			    rows[i].has_pct ? fmt_ns(b, sizeof(b), rows[i].p99) : "-");
 		free(rows);
 	}

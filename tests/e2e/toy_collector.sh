@@ -21,7 +21,10 @@
 #     when the toy was disabled on a side; a
 #     DB with a negative count is refused (the toy's own table checks);
 #   - `replay --dump --tab toy` and the Overview show the counter at 2 s (when the toy has a
-#     view.c);
+#     view.c); with its replay series (toy_replay), the Timeline shows its event (the interval
+#     with the most faults), and in a recording where the toy is the only interval series
+#     (--disable cpu,memory, --no-ebpf) the live viewer's arrows, driven in tmux, land on its
+#     interval ends.
 #   - its stack column and profile (when the toy has a stacks.c): the places its threads
 #     waited in a system call at each poll (toy_wait), never more threads than the workload
 #     has; `symbolize` places every such stack in the workload's mappings and names them;
@@ -119,9 +122,14 @@ R1=$!
 # and one without the toy: its probe says so, and no figure stands in for it
 "$REC" -q --no-ebpf --pid "$W" --duration 1s --interval 500ms --disable toy -o "$TMP/bad0.ptop" &
 R0=$!
+# and one where the toy is the only interval series the replay viewer steps through
+"$REC" -q --no-ebpf --pid "$W" --duration 2.5s --interval 500ms --disable cpu,memory \
+	-o "$TMP/only.ptop" &
+R4=$!
 wait "$R3" || fail "recording with --toy-scale 3 failed"
 wait "$R1" || fail "recording with the default scale failed"
 wait "$R0" || fail "recording with --disable toy failed"
+wait "$R4" || fail "recording with --disable cpu,memory failed"
 after=$(minflt)
 echo "workload minflt: $before before, $after after the recordings"
 assert_ge "faults of the workload while recorded" 1 $((after - before))
@@ -239,6 +247,38 @@ assert_eq "toy_sample rows with --disable toy" 0 "$(q "$TMP/bad0.ptop" "SELECT c
 "$ANA" report toy --format json "$TMP/bad0.ptop" >"$TMP/r0.json"
 assert_eq "report toy JSON collected, --disable toy" False "$(jget "$TMP/r0.json" 'j["collected"]')"
 
+# The arrows of the live viewer land on the toy's interval ends: in a recording where the toy is
+# the only interval series, two presses of Right name its second interval, "interval 2 of N:
+# A..B s", N its rows and A, B its first two ends (without its series' ends the viewer would step
+# by the capture's interval instead). Driven in tmux; every wait is bounded.
+toy_steps() {
+	command -v tmux >/dev/null || { echo "tmux is not installed: the toy's stepping is not checked"; return 0; }
+	local n ends sock=ptop-toy-$$ i
+	n=$(q "$TMP/only.ptop" "SELECT count(*) FROM toy_sample")
+	assert_ge "toy_sample rows with --disable cpu,memory" 3 "$n"
+	assert_eq "interval series other than the toy's (--disable cpu,memory)" 0 \
+		"$(q "$TMP/only.ptop" "SELECT (SELECT count(*) FROM cpu_sample) + (SELECT count(*) FROM memory_sample) + (SELECT count(*) FROM syscall_stat) + (SELECT count(*) FROM heap_snapshot)")"
+	ends=$(q "$TMP/only.ptop" "SELECT group_concat(e, '..') FROM (SELECT printf('%.3f', (s.time_ns - c.start_monotonic_ns) / 1e9) AS e FROM toy_sample s JOIN capture c USING (cap) ORDER BY s.time_ns LIMIT 2)")
+	tmux -L "$sock" -u new-session -d -s toy -x 160 -y 48 \
+		"env -i PATH=$PATH HOME=$TMP TERM=screen LANG=C.UTF-8 XDG_CACHE_HOME=${XDG_CACHE_HOME:-$TMP} $ANA replay $TMP/only.ptop; sleep 30"
+	for i in $(seq 1 300); do
+		tmux -L "$sock" capture-pane -p -t toy | has -E 'paused 00:00\.0 / ' && break
+		sleep 0.1
+	done
+	tmux -L "$sock" send-keys -t toy Right
+	sleep 0.3
+	tmux -L "$sock" send-keys -t toy Right
+	for i in $(seq 1 300); do
+		tmux -L "$sock" capture-pane -p -t toy >"$TMP/pane.txt"
+		has -E "interval 2 of $n: ${ends//./\\.} s " <"$TMP/pane.txt" && break
+		sleep 0.1
+	done
+	tmux -L "$sock" kill-server 2>/dev/null || true
+	has -E "interval 2 of $n: ${ends//./\\.} s " <"$TMP/pane.txt" ||
+		{ cat "$TMP/pane.txt" >&2; fail "replay: two steps did not land on the toy's second interval end ($ends of $n)"; }
+	echo "ok: the arrows step through the toy's $n interval ends ($ends)"
+}
+
 # ---------------------------------------------------------------- the replay tab
 if [ -f "$S/collectors/toy/view.c" ]; then
 	# at 2 s: the count of the last interval that ended by then, in the tab and the Overview
@@ -256,6 +296,13 @@ if [ -f "$S/collectors/toy/view.c" ]; then
 	# a capture without the toy: the tab says why, no 0 in its place
 	"$ANA" replay --dump --tab toy --size 100x30 "$TMP/bad0.ptop" >"$TMP/replay0.txt"
 	has 'not collected' <"$TMP/replay0.txt" || { cat "$TMP/replay0.txt"; fail "replay --tab toy without the toy: no 'not collected'"; }
+	# its timeline event, through its series' events hook
+	peak=$(q "$TMP/s3.ptop" "SELECT max(count) FROM toy_sample")
+	"$ANA" replay --dump --tab timeline --at 60 --size 120x40 "$TMP/s3.ptop" >"$TMP/timeline.txt"
+	has -E "toy peak +$peak faults, the most in one interval\$" <"$TMP/timeline.txt" ||
+		{ cat "$TMP/timeline.txt"; fail "replay: no toy peak of $peak on the Timeline"; }
+	echo "ok: the Timeline shows the toy's peak of $peak"
+	toy_steps
 else
 	echo "no collectors/toy/view.c: the replay tab is not checked"
 fi

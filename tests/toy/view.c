@@ -1,12 +1,14 @@
-/* view.c — the toy collector's replay tab, "Toy" (`replay --tab toy`): the counter of the
- * interval at the playback position and its history as a sparkline, and a line of its own
- * at the bottom of the Overview (struct replay_view, analyze/replay_views.h).
+/* view.c — the toy collector's replay series and tab, "Toy" (`replay --tab toy`).
  *
- * The replay model (analyze/replay_model.c) holds the shipped collectors' series in memory;
- * the toy reads its own from the DB the model has open, the samples ending at or before the
- * position: a seek on the index toy_sample_time (schema.sql), the newest first.
+ * The series (toy_replay, the part's .replay: analyze/replay_model.h, struct replay_series):
+ * toy_sample read once when the replay model opens, into the state the model keeps for the
+ * part; its interval ends, which the arrows step through with every other part's; and one
+ * timeline event, the interval with the most faults.
+ *
+ * The tab: the counter of the interval at the playback position and its history as a sparkline,
+ * and a line of its own at the bottom of the Overview (struct replay_view,
+ * analyze/replay_views.h). The view gets the series from the model (replay_model__state).
  */
-#include <errno.h>
 #include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -14,70 +16,91 @@
 
 #include "analyze/replay_views.h"
 
-static const char at_sql[] =
-	"SELECT time_ns, count, total, scale FROM toy_sample WHERE cap = ?1 AND time_ns <= ?2 "
-	"ORDER BY time_ns DESC LIMIT ?3";
-
-struct toy_at {
-	int64_t t;		     /* the newest sample's end, relative to the capture start */
+struct toy_point {
+	int64_t t;		     /* the interval's end, relative to the capture start */
 	int64_t count, total, scale; /* its figures */
-	double *hist;		     /* counts, the oldest first (malloc'd; NULL: not asked) */
-	size_t n;		     /* samples read: 0 when none ends by the position */
-	double max;		     /* the largest of hist */
 };
 
-/* The at most N samples of M's capture ending at or before the position into A. 0 or -EIO,
- * -ENOMEM. */
-static int toy_at(struct replay_model *m, size_t n, struct toy_at *a)
+/* the part's state in the replay model */
+struct toy_series {
+	struct toy_point *s; /* by time */
+	size_t n;
+};
+
+static void toy_row(sqlite3_stmt *st, void *element)
 {
-	sqlite3_stmt *st = NULL;
-	double *newest_first = NULL;
-	int rc, err = 0;
+	*(struct toy_point *)element = (struct toy_point){
+	    .t = sqlite3_column_int64(st, 0),
+	    .count = sqlite3_column_int64(st, 1),
+	    .total = sqlite3_column_int64(st, 2),
+	    .scale = sqlite3_column_int64(st, 3),
+	};
+}
 
-	*a = (struct toy_at){ 0 };
-	if (n > 1 && !(newest_first = calloc(n, sizeof(double))))
-		return -ENOMEM;
-	if (sqlite3_prepare_v2(m->db, at_sql, -1, &st, NULL) != SQLITE_OK) {
-		free(newest_first);
-		return -EIO;
-	}
-	sqlite3_bind_int64(st, 1, m->meta.cap);
-	sqlite3_bind_int64(st, 2, m->meta.base_ns + m->pos_ns); /* the position, absolute */
-	sqlite3_bind_int64(st, 3, (int64_t)n);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		int64_t count = sqlite3_column_int64(st, 1);
+/* its series, read once when the model opens */
+static int toy_open(struct replay_model *m, void *state)
+{
+	static const char sql[] = "SELECT time_ns - ?2, count, total, scale FROM toy_sample "
+				  "WHERE cap = ?1 ORDER BY time_ns";
+	struct toy_series *r = state;
 
-		if (!a->n) {
-			a->t = sqlite3_column_int64(st, 0) - m->meta.base_ns;
-			a->count = count;
-			a->total = sqlite3_column_int64(st, 2);
-			a->scale = sqlite3_column_int64(st, 3);
-		}
-		if (newest_first)
-			newest_first[a->n] = (double)count;
-		if ((double)count > a->max)
-			a->max = (double)count;
-		a->n++;
-	}
-	if (rc != SQLITE_DONE)
-		err = -EIO;
-	sqlite3_finalize(st);
-	if (newest_first && !err && a->n) { /* the sparkline draws the oldest first */
-		a->hist = calloc(a->n, sizeof(double));
-		if (!a->hist)
-			err = -ENOMEM;
-		for (size_t i = 0; a->hist && i < a->n; i++)
-			a->hist[i] = newest_first[a->n - 1 - i];
-	}
-	free(newest_first);
-	return err;
+	return replay_model__read(m, sql, &r->s, &r->n, sizeof(*r->s), toy_row);
+}
+
+static void toy_free(void *state)
+{
+	free(((struct toy_series *)state)->s);
+}
+
+/* its interval ends: the arrows land on them */
+static struct rm_times toy_ends(const void *state)
+{
+	const struct toy_series *r = state;
+
+	return RM_TIMES(r->s, r->n);
+}
+
+/* its discrete event on the timeline: the interval with the most faults (the first such) */
+static int toy_events(struct replay_model *m, const void *state)
+{
+	const struct toy_series *r = state;
+	size_t i, top = 0;
+
+	if (!r->n)
+		return 0;
+	for (i = 1; i < r->n; i++)
+		if (r->s[i].count > r->s[top].count)
+			top = i;
+	return replay_model__event(m, r->s[top].t, false, "toy peak",
+				   "%" PRId64 " faults, the most in one interval", r->s[top].count);
+}
+
+const struct replay_series toy_replay = {
+    .what = "toy samples",
+    .state_size = sizeof(struct toy_series),
+    .open = toy_open,
+    .free = toy_free,
+    .ends = toy_ends,
+    .events = toy_events,
+};
+
+/* The series and the index of the sample ending at or before the position (-1: none yet). */
+static const struct toy_series *toy_at(const struct replay_model *m, ssize_t *i)
+{
+	const struct toy_series *r = replay_model__state(m, "toy");
+
+	*i = rm_times__at(RM_TIMES(r->s, r->n), m->pos_ns);
+	return r;
 }
 
 static void draw_toy(struct replay_model *m, struct replay_ui *ui, struct grid *g, int x, int y,
 		     int w, int h)
 {
 	char buf[256], pos[32];
-	struct toy_at a;
+	size_t first, n, k;
+	double *v, max = 0;
+	ssize_t i;
+	const struct toy_series *r = toy_at(m, &i);
 	int row = y;
 
 	(void)ui; /* no table: nothing to sort, filter or scroll */
@@ -88,38 +111,41 @@ static void draw_toy(struct replay_model *m, struct replay_ui *ui, struct grid *
 		replay__wrapped(g, x, row, w, h - 2, buf, 0, GC_MUTED);
 		return;
 	}
-	if (toy_at(m, (size_t)(w > 2 ? 2 * (w - 2) : 1), &a)) { /* two a column */
-		grid__text(g, x, row, w, "toy: cannot read toy_sample", 0, GC_WARN);
+	if (i < 0) {
+		grid__text(g, x, row, w, "no toy sample yet", 0, GC_MUTED);
 		return;
 	}
-	if (!a.n) {
-		grid__text(g, x, row, w, "no toy sample yet", 0, GC_MUTED);
-	} else {
-		grid__textf(g, x, row++, w, GA_BOLD, GC_DEFAULT, "faults this interval: %" PRId64,
-			    a.count);
-		grid__textf(g, x, row++, w, 0, GC_DEFAULT, "minflt total:         %" PRId64,
-			    a.total);
-		grid__textf(g, x, row++, w, 0, GC_DEFAULT, "scale:                %" PRId64,
-			    a.scale);
-		grid__textf(g, x, row++, w, 0, GC_MUTED, "interval ending at:   %s",
-			    replay__fmt_pos(pos, sizeof(pos), a.t));
-		row++;
-		grid__sparkline(g, x, row, w - 2, a.hist, a.n, a.max, GC_GOOD);
+	grid__textf(g, x, row++, w, GA_BOLD, GC_DEFAULT, "faults this interval: %" PRId64,
+		    r->s[i].count);
+	grid__textf(g, x, row++, w, 0, GC_DEFAULT, "minflt total:         %" PRId64,
+		    r->s[i].total);
+	grid__textf(g, x, row++, w, 0, GC_DEFAULT, "scale:                %" PRId64,
+		    r->s[i].scale);
+	grid__textf(g, x, row++, w, 0, GC_MUTED, "interval ending at:   %s",
+		    replay__fmt_pos(pos, sizeof(pos), r->s[i].t));
+	row++;
+	v = replay__history((size_t)i, w - 2, &first, &n); /* two a column, the oldest first */
+	if (!v)
+		return;
+	for (k = 0; k < n; k++) {
+		v[k] = (double)r->s[first + k].count;
+		if (v[k] > max)
+			max = v[k];
 	}
-	free(a.hist);
+	grid__sparkline(g, x, row, w - 2, v, n, max, GC_GOOD);
+	free(v);
 }
 
 /* Its line at the bottom of the Overview: "Toy  N faults this interval" */
 static int toy_overview_line(struct replay_model *m, char *buf, size_t len)
 {
-	struct toy_at a;
+	ssize_t i;
+	const struct toy_series *r = toy_at(m, &i);
 
-	if (toy_at(m, 1, &a))
-		snprintf(buf, len, "cannot read toy_sample");
-	else if (!a.n)
+	if (i < 0)
 		snprintf(buf, len, "no sample yet");
 	else
-		snprintf(buf, len, "%" PRId64 " faults this interval", a.count);
+		snprintf(buf, len, "%" PRId64 " faults this interval", r->s[i].count);
 	return GC_DEFAULT;
 }
 
