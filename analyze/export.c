@@ -14,6 +14,7 @@
 #include <zlib.h>
 
 #include "analyze/analyze.h"
+#include "collectors/heap/report.h"
 #include "common/array.h"
 #include "common/hash.h"
 #include "common/hindex.h"

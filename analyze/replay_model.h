@@ -24,6 +24,9 @@
 #include <sqlite3.h>
 
 #include "analyze/report.h"
+#include "collectors/cgroup/report.h"
+#include "collectors/heap/report.h"
+#include "collectors/vmas/report.h"
 
 #define RM_NULL (-1) /* a figure that was not measured */
 

@@ -290,6 +290,8 @@ int export_folded(const struct profile *p, FILE *f);
  * stack's CPU time passes 2^63 ns (a corrupt DB). */
 int export_pprof(const struct profile *p, int64_t time_nanos, uint8_t **out, size_t *outlen);
 
+struct heap_stacks; /* collectors/heap/report.h */
+
 /* export.c: the heap figures HS (heap_stacks__load) as a gzipped pprof Profile, a Go heap
  * profile: sample types alloc_objects/count, alloc_space/bytes, inuse_objects/count,
  * inuse_space/bytes (the inuse ones only when the live heap was measured), period

@@ -17,6 +17,12 @@
 #include "analyze/part.h"
 #include "analyze/report.h"
 #include "tests/tmpdir.h"
+#include "collectors/cgroup/report.h"
+#include "collectors/cpu/report.h"
+#include "collectors/heap/report.h"
+#include "collectors/memory/report.h"
+#include "collectors/syscalls/report.h"
+#include "collectors/vmas/report.h"
 
 extern const char ptop_schema_sql[];
 

@@ -4,6 +4,7 @@
  */
 #include "analyze/report.h"
 #include "common/array.h"
+#include "collectors/cgroup/report.h"
 
 #include <errno.h>
 #include <inttypes.h>

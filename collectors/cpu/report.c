@@ -7,6 +7,7 @@
 #include "common/hash.h"
 #include "common/hindex.h"
 #include "common/probe_mapping.h"
+#include "collectors/cpu/report.h"
 
 #include <errno.h>
 #include <inttypes.h>

@@ -26,6 +26,7 @@
 #include "proto/capture.h"
 #include "tests/tmpdir.h"
 #include "tests/capwrite.h"
+#include "collectors/heap/report.h"
 
 #define T0 1000000000000ull
 #define SEC 1000000000ull

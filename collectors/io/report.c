@@ -16,6 +16,7 @@
 
 #include "collectors/io/io.h"
 #include "collectors/io/report.h"
+#include "collectors/syscalls/report.h"
 
 /* One row per interval: a --cgroup capture's processes (one io_sample row each) summed;
  * the delay measured only when it was for every one. */

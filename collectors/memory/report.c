@@ -6,6 +6,7 @@
 #include "analyze/report.h"
 #include "analyze/figures.h"
 #include "common/array.h"
+#include "collectors/memory/report.h"
 
 #include <errno.h>
 #include <inttypes.h>

@@ -2,6 +2,7 @@
 #include "analyze/report.h"
 #include "common/array.h"
 #include "proto/syscall_table.h"
+#include "collectors/syscalls/report.h"
 
 #include <errno.h>
 #include <inttypes.h>

@@ -10,6 +10,7 @@
 #include "analyze/report.h"
 #include "common/array.h"
 #include "common/probe_mapping.h"
+#include "collectors/vmas/report.h"
 
 #include <errno.h>
 #include <inttypes.h>
