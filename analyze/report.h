@@ -114,43 +114,29 @@ int hist_percentile(const uint64_t *h, size_t n, unsigned pct, uint64_t *est, ui
 
 /* ------------------------------------------------------------------ reports */
 
-enum report_sort {
-	SORT_COUNT = 0,
-	SORT_TOTAL,
-};
-
-enum heap_by {
-	HEAP_BY_DEFAULT = 0, /* live bytes when measured, else bytes allocated */
-	HEAP_BY_LIVE,
-	HEAP_BY_BYTES,
-	HEAP_BY_COUNT,
-};
-
-enum apps_by {
-	APPS_BY_DEFAULT = 0, /* pss */
-	APPS_BY_PSS,
-	APPS_BY_USS,
-	APPS_BY_RSS,
-};
-
+/* The options of `report` every kind takes (the core's, report.c), and the kind's own. */
 struct report_opts {
 	enum out_format fmt;
-	struct window win;     /* all open: the whole capture */
-	const char *mapping;   /* vma: --mapping NAME, one group's VMAs; NULL: the groups */
-	bool growth;	       /* vma: --growth, the first and last snapshots compared */
-	enum report_sort sort; /* syscalls */
-	size_t top;	       /* syscalls: at most this many rows; 0 = all */
-	/* cpu: where to find symbols (as for `symbolize`) */
+	struct window win; /* all open: the whole capture */
+	size_t top;	   /* --top N: at most this many rows (what a row is: an_report.top); 0 = default */
+	/* where the reports that name functions find symbols (as for `symbolize`) */
 	const char *symbol_cache;    /* --symbol-cache DIR; NULL: none */
 	bool debuginfod;	     /* --debuginfod: ask servers (else no network) */
 	const char *debuginfod_urls; /* --debuginfod-urls; NULL: $DEBUGINFOD_URLS */
-	enum heap_by by;	     /* heap: --by */
-	const char *suppressions;    /* leaks: --suppressions FILE; NULL: none */
-	enum apps_by apps_by;	     /* apps: --by pss|uss|rss */
-	int32_t pid;		     /* cpu: --pid, the profile of this process only; 0: all */
-	const char *table;	     /* io: --table NAME, the table CSV prints; NULL: default */
-	const char *file;	     /* io: --file PATH|MAJ:MIN:INO, one file's intervals */
+	/* the kind's own settings, its struct of an_report.settings_size bytes that its options
+	 * (an_report.options) were parsed into; NULL: every one at its default (zeroed) */
+	const void *own;
 };
+
+/* The kind's own settings of O as a const TYPE *: o->own, or a zeroed TYPE when O holds none
+ * (report__zero: a TYPE larger than it does not compile). */
+extern const union report_zero {
+	char c[256];
+	max_align_t align;
+} report__zero;
+#define REPORT_OWN(o, type)                                                                \
+	((void)sizeof(char[sizeof(type) <= sizeof(report__zero) ? 1 : -1]),                  \
+	 (const type *)((o)->own ? (o)->own : (const void *)&report__zero))
 
 /* Growth in bytes per minute from FIRST at time T0 to LAST at T1 (ns), rounded
  * to the nearest byte (half away from zero). Returns false (no growth defined)
@@ -159,19 +145,23 @@ bool growth_per_minute(int64_t first, int64_t last, int64_t t0_ns, int64_t t1_ns
 
 /* ------------------------------------------------------------------ report kinds */
 
-/* The options of `report` that only some kinds take (an_report.takes). Given to a kind
- * that does not take it, one is a usage error naming the kinds that do ("--pid is for
- * report cpu"). The other options (--format, --window, --sort, --top, --capture and the
- * symbol options) go to every kind; a kind with no use for one ignores it. */
-enum report_opt {
-	REPORT_OPT_HEAP_BY = 1 << 0,	  /* --by live|bytes|count: o->by */
-	REPORT_OPT_APPS_BY = 1 << 1,	  /* --by pss|uss|rss: o->apps_by */
-	REPORT_OPT_SUPPRESSIONS = 1 << 2, /* --suppressions FILE */
-	REPORT_OPT_MAPPING = 1 << 3,	  /* --mapping NAME */
-	REPORT_OPT_GROWTH = 1 << 4,	  /* --growth */
-	REPORT_OPT_PID = 1 << 5,	  /* --pid PID */
-	REPORT_OPT_TABLE = 1 << 6,	  /* --table NAME: o->table */
-	REPORT_OPT_FILE = 1 << 7,	  /* --file PATH: o->file */
+/* An option of one report kind (`report vma --mapping NAME`), in the kind's table
+ * (an_report.options). The `report` command builds its parsing, its usage and --help from
+ * the tables; given to a kind whose table does not have it, an option is a usage error
+ * naming the kinds that do ("--pid is for report cpu"). Two kinds may declare the same
+ * name (--by of heap and apps), each with its own values. */
+struct report_option {
+	const char *name; /* "mapping": --mapping */
+	const char *arg;  /* its value as usage and help show it: "NAME", "live|bytes|count";
+			   * NULL: a flag, no value */
+	/* for `report --help`: lines of at most 52 characters joined by '\n', none at the end
+	 * (printed from column 28); by convention it starts with the kind's name ("vma: the
+	 * VMAs of one mapping ...") */
+	const char *help;
+	/* Parse ARG (NULL for a flag) into SETTINGS, the kind's struct (an_report.settings_size
+	 * bytes, zeroed before the first option). 0, or -EINVAL with the usage error, one
+	 * line, in ERR ("--by takes live, bytes or count, not 'x'"). */
+	int (*parse)(void *settings, const char *arg, char *err, size_t errlen);
 };
 
 /* One `report KIND`, declared by the collector whose data it shows: at the bottom of
@@ -180,8 +170,9 @@ enum report_opt {
  * KIND up among the reports of every part, and its usage, help and messages list them
  * all (report_kind__next); no core file names a kind.
  *
- * For KIND the command parses the options into a struct report_opts, refuses an option
- * of enum report_opt the kind does not take, asks check(), opens FILE (a capture through
+ * For KIND the command parses the common options into a struct report_opts and the kind's
+ * own (its table, options) into a zeroed struct of settings_size bytes that o->own points
+ * to, refuses an option the kind's table does not have, asks check(), opens FILE (a capture through
  * its cache DB, or a DB), checks the DB has the tables, and calls run() with a memory
  * stream: the report is written to stdout whole or not at all. run() returns as the
  * report_* functions above do (-EPROTO and -EBADMSG said by run() itself: exit 2). */
@@ -197,10 +188,14 @@ struct an_report {
 	/* the sample tables it reads, comma-separated (db__check_tables): an older DB without
 	 * one is refused before run() */
 	const char *tables;
-	unsigned takes; /* the enum report_opt options it takes; 0: none */
+	/* its own options, ended by an entry whose name is NULL; NULL: none */
+	const struct report_option *options;
+	size_t settings_size; /* the struct they parse into (o->own); 0: none */
+	/* what --top N keeps, for `report --help` ("the first N functions (default 20)");
+	 * NULL: it shows every row (--top is ignored) */
+	const char *top;
 	/* Optional: a rule of its own on the options O ("--mapping and --growth do not go
-	 * together"), after those of takes: NULL when O is fine, else the usage error, one
-	 * line, a static string. */
+	 * together"): NULL when O is fine, else the usage error, one line, a static string. */
 	const char *(*check)(const struct report_opts *o);
 	/* Print the report of capture CAPTURE_ID in DB to OUT, in o->fmt. 0 or -errno. */
 	int (*run)(sqlite3 *db, const char *capture_id, const struct report_opts *o, FILE *out);
@@ -213,11 +208,25 @@ const struct an_report *report_kind__next(const struct an_report *prev);
 /* The report named NAME, or NULL. */
 const struct an_report *report_kind__find(const char *name);
 
-/* Write the names of the kinds that take every option of TAKES (enum report_opt; 0:
- * every kind) into BUF, in order, separated by SEP, the last two by LAST: "a, b or c"
- * with ", " and " or "; "a|b|c" with "|" twice. BUF is always NUL-terminated; when LEN
- * is too small, the list stops after the last name that fits. */
-void report_kind__list(char *buf, size_t len, unsigned takes, const char *sep, const char *last);
+/* Write the names of the kinds whose table has option OPTION (NULL: every kind) into BUF,
+ * in order, separated by SEP, the last two by LAST: "a, b or c" with ", " and " or ";
+ * "a|b|c" with "|" twice. BUF is always NUL-terminated; when LEN is too small, the list
+ * stops after the last name that fits. */
+void report_kind__list(char *buf, size_t len, const char *option, const char *sep,
+		       const char *last);
+
+struct analyze_cmd;
+
+/* `report`'s usage and --help (analyze.c's command table): the kinds, the common options
+ * and every kind's own, from the tables. */
+void report_cmd_usage(const struct analyze_cmd *c, FILE *f);
+void report_cmd_help(const struct analyze_cmd *c, FILE *f);
+
+/* Parse option NAME with ARG (NULL for a flag) into SETTINGS, R's own (settings_size bytes)
+ * as the command does. 0, -ENOENT (R has no option NAME), or -EINVAL with the usage error in
+ * ERR. */
+int report_kind__set(const struct an_report *r, void *settings, const char *name,
+		     const char *arg, char *err, size_t errlen);
 
 /* ------------------------------------------------------------------ shared by the reports */
 

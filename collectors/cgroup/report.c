@@ -964,7 +964,9 @@ static void app_of(const char *unit, const char *exe, const char *comm, char *na
 
 static enum apps_by apps_by_of(const struct report_opts *o)
 {
-	return o->apps_by ? o->apps_by : APPS_BY_PSS;
+	enum apps_by by = REPORT_OWN(o, struct apps_opts)->by;
+
+	return by ? by : APPS_BY_PSS;
 }
 
 static int64_t app_measure(const struct cg_app *a, enum apps_by by)
@@ -1259,6 +1261,26 @@ cleanup:
 
 /* ------------------------------------------------------------------ its reports */
 
+static int parse_apps_by(void *settings, const char *arg, char *err, size_t len)
+{
+	static const char *const words[] = {[APPS_BY_PSS] = "pss",
+					    [APPS_BY_USS] = "uss",
+					    [APPS_BY_RSS] = "rss"};
+
+	for (size_t k = APPS_BY_PSS; k < sizeof(words) / sizeof(words[0]); k++)
+		if (!strcmp(arg, words[k])) {
+			((struct apps_opts *)settings)->by = (enum apps_by)k;
+			return 0;
+		}
+	snprintf(err, len, "--by takes pss, uss or rss, not '%s'", arg);
+	return -EINVAL;
+}
+
+static const struct report_option apps_options[] = {
+    {"by", "pss|uss|rss", "apps: order the applications by (default pss)", parse_apps_by},
+    {0},
+};
+
 static const struct an_report cgroup_report = {
 	.name = "cgroup",
 	.order = 70,
@@ -1266,6 +1288,7 @@ static const struct an_report cgroup_report = {
 		   "the memory.stat breakdown; OOM events; PSI (memory, cpu, io); its\n"
 		   "processes by PSS and their smaps_rollup coverage (csv: processes)",
 	.tables = "cgroup_sample,cpu_sample",
+	.top = "the first N processes (default 20)",
 	.run = report_cgroup,
 };
 
@@ -1277,7 +1300,9 @@ static const struct an_report apps_report = {
 		   "the rest folded into others (N); a single-process capture: its\n"
 		   "one process",
 	.tables = "cgroup_sample,memory_sample",
-	.takes = REPORT_OPT_APPS_BY,
+	.options = apps_options,
+	.settings_size = sizeof(struct apps_opts),
+	.top = "N applications before others (N) (default 10)",
 	.run = report_apps,
 };
 

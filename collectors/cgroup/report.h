@@ -122,6 +122,18 @@ struct cg_cov {
 };
 void cg_cov__of(const struct cg_data *d, struct cg_cov *c);
 
+/* `report apps`' own options (o->own): --by */
+enum apps_by {
+	APPS_BY_DEFAULT = 0, /* pss */
+	APPS_BY_PSS,
+	APPS_BY_USS,
+	APPS_BY_RSS,
+};
+
+struct apps_opts {
+	enum apps_by by;
+};
+
 /* The report: print to OUT in o->fmt. Returns 0, or -errno for an internal
  * failure (the caller maps it to the exit code); -EBADMSG for figures no capture can
  * hold (a corrupt DB, said on stderr: "corrupt DB: ..."). A probe that was not active

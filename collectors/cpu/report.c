@@ -7,6 +7,7 @@
 #include "common/hash.h"
 #include "common/hindex.h"
 #include "common/probe_mapping.h"
+#include "analyze/analyze.h"
 #include "collectors/cpu/report.h"
 
 #include <errno.h>
@@ -546,6 +547,12 @@ static void print_series_json(struct json *j, const struct cpu_row *rows, size_t
 	json__end_array(j);
 }
 
+/* --pid: the process whose profile alone is asked for; 0: all */
+static int32_t pid_of(const struct report_opts *o)
+{
+	return REPORT_OWN(o, struct cpu_opts)->pid;
+}
+
 /* ---------------------------------------------------------------- the profile */
 
 #define PROFILE_FEW_SAMPLES 200 /* fewer: shares are rough, said so */
@@ -832,7 +839,7 @@ static int print_profile(sqlite3 *db, const struct capture_meta *m, const struct
 	char err_msg[512] = "", hz[32], warn[160] = "", dbi[768], cut[512] = "";
 	int err;
 
-	err = profile__load_pid(db, m, &o->win, o->pid, &p);
+	err = profile__load_pid(db, m, &o->win, pid_of(o), &p);
 	if (err)
 		return err;
 	if (p->collected) {
@@ -851,7 +858,7 @@ static int print_profile(sqlite3 *db, const struct capture_meta *m, const struct
 		}
 		profile__free(p);
 		p = NULL;
-		err = profile__load_pid(db, m, &o->win, o->pid, &p);
+		err = profile__load_pid(db, m, &o->win, pid_of(o), &p);
 		err = err ?: prof_top__build(p, &t);
 		if (err)
 			goto cleanup;
@@ -900,8 +907,8 @@ static int print_profile(sqlite3 *db, const struct capture_meta *m, const struct
 		json__kv_string(j, "warning", warn[0] ? warn : NULL);
 		symstore_run__debuginfod_json(&run, j);
 		json__key(j, "pid");
-		if (o->pid)
-			json__int(j, o->pid);
+		if (pid_of(o))
+			json__int(j, pid_of(o));
 		else
 			json__null(j);
 		json__kv_int(j, "samples_all_processes", (int64_t)p->all_stacked);
@@ -923,11 +930,11 @@ static int print_profile(sqlite3 *db, const struct capture_meta *m, const struct
 		snprintf(hz, sizeof(hz), "%.1f Hz", p->delivered_hz);
 	else
 		snprintf(hz, sizeof(hz), "unknown rate");
-	if (o->pid) {
-		const struct prof_proc *pr = profile__proc(p, o->pid);
+	if (pid_of(o)) {
+		const struct prof_proc *pr = profile__proc(p, pid_of(o));
 
 		fprintf(out, "\nprofile of process %d%s%s%s: %" PRIu64 " of %" PRIu64 " samples",
-			(int)o->pid, pr && pr->comm ? " (" : "", pr && pr->comm ? pr->comm : "",
+			(int)pid_of(o), pr && pr->comm ? " (" : "", pr && pr->comm ? pr->comm : "",
 			pr && pr->comm ? ")" : "", t.samples, p->all_stacked);
 	} else {
 		fprintf(out, "\nprofile: %" PRIu64 " samples", t.samples);
@@ -985,7 +992,7 @@ static int check_pid(sqlite3 *db, const struct capture_meta *m, const struct rep
 	char msg[512];
 	int err;
 
-	if (!o->pid)
+	if (!pid_of(o))
 		return 0;
 	err = probe__lookup(db, m->cap, "cpuprof", &pi);
 	if (err)
@@ -994,10 +1001,10 @@ static int check_pid(sqlite3 *db, const struct capture_meta *m, const struct rep
 		fprintf(stderr,
 			"ptop-analyze report cpu: --pid %d: the CPU profile was not collected in "
 			"this capture (%s: %s)\n",
-			(int)o->pid, pi.state, pi.reason[0] ? pi.reason : "no reason recorded");
+			(int)pid_of(o), pi.state, pi.reason[0] ? pi.reason : "no reason recorded");
 		return -EPROTO;
 	}
-	err = profile__check_pid(db, m->cap, o->pid, msg, sizeof(msg));
+	err = profile__check_pid(db, m->cap, pid_of(o), msg, sizeof(msg));
 	if (err == -ENOENT) {
 		fprintf(stderr, "ptop-analyze report cpu: %s\n", msg);
 		return -EPROTO;
@@ -1118,6 +1125,22 @@ cleanup:
 
 /* ------------------------------------------------------------------ its reports */
 
+static int parse_pid(void *settings, const char *arg, char *err, size_t len)
+{
+	if (!analyze_parse_pid(arg, &((struct cpu_opts *)settings)->pid))
+		return 0;
+	snprintf(err, len, "--pid takes a process id, not '%s'", arg);
+	return -EINVAL;
+}
+
+static const struct report_option cpu_options[] = {
+    {"pid", "PID",
+     "cpu: the profile's functions of this process only\n"
+     "(a --cgroup capture profiles each process)",
+     parse_pid},
+    {0},
+};
+
 static const struct an_report cpu_report = {
 	.name = "cpu",
 	.order = 20,
@@ -1127,7 +1150,9 @@ static const struct an_report cpu_report = {
 		   "symbolized on demand without network); a --cgroup capture's\n"
 		   "processes by samples",
 	.tables = "cpu_sample,cpu_profile,cpu_profile_stack",
-	.takes = REPORT_OPT_PID,
+	.options = cpu_options,
+	.settings_size = sizeof(struct cpu_opts),
+	.top = "the first N functions of the profile (default 20)",
 	.run = report_cpu,
 };
 

@@ -11,6 +11,11 @@
 
 #include "analyze/report.h"
 
+/* `report cpu`'s own options (o->own): --pid */
+struct cpu_opts {
+	int32_t pid; /* the profile of this process only; 0: all */
+};
+
 /* The report: print to OUT in o->fmt. Returns 0, or -errno for an internal
  * failure (the caller maps it to the exit code); -EBADMSG for figures no capture can
  * hold (a corrupt DB, said on stderr: "corrupt DB: ..."). A probe that was not active

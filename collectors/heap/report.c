@@ -13,6 +13,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* the report's own options (report.h) */
+static const struct leaks_opts *leaks_own(const struct report_opts *o)
+{
+	return REPORT_OWN(o, struct leaks_opts);
+}
+
 #define HEAP_TOP_DEFAULT 20
 #define LEAK_AGE_DEFAULT_NS (30 * 1000000000ll) /* the recorder's --leak-age default */
 #define STACK_PRINT_MAX 16			 /* frames shown per suspect */
@@ -1992,7 +1998,7 @@ int report_heap(sqlite3 *db, const char *capture_id, const struct report_opts *o
 		if (!strcmp(drops[k].kind, "peak_race") ||
 		    !strcmp(drops[k].kind, "temporary_untracked"))
 			h.peak_untracked += drops[k].lost;
-	by = heap_by(&h, o->by);
+	by = heap_by(&h, REPORT_OWN(o, struct heap_opts)->by);
 	if (by == HEAP_BY_LIVE && !h.live_measured)
 		by = HEAP_BY_BYTES; /* said below: live bytes were not measured */
 	sort_by(&h, by);
@@ -2061,7 +2067,7 @@ int report_heap(sqlite3 *db, const char *capture_id, const struct report_opts *o
 				"attached, or not tracked; not errors)\n",
 				fmt_count(a, sizeof(a), (uint64_t)h.free_untracked));
 		report__drops(NULL, out, o, "heap", drops, nd);
-		if (o->by == HEAP_BY_LIVE && !h.live_measured)
+		if (REPORT_OWN(o, struct heap_opts)->by == HEAP_BY_LIVE && !h.live_measured)
 			fprintf(out, "note: --by live: live bytes were not measured; by bytes\n");
 		fprintf(out,
 			"\ntop functions by %s (the allocating function: the first frame outside "
@@ -2439,10 +2445,10 @@ int report_leaks(sqlite3 *db, const char *capture_id, const struct report_opts *
 	int err;
 
 	memset(&h, 0, sizeof(h));
-	if (o->suppressions) {
-		err = read_suppressions(o->suppressions, &sup);
+	if (leaks_own(o)->suppressions) {
+		err = read_suppressions(leaks_own(o)->suppressions, &sup);
 		if (err)
-			return err == -EINVAL ? -EINVAL : err;
+			return err == -EINVAL ? -EPROTO : err; /* said: exit 2 */
 	}
 	err = capture_meta__load(db, capture_id, &m);
 	err = err ?: heap_load(db, &m, o, &h, "leaks");
@@ -2528,9 +2534,9 @@ int report_leaks(sqlite3 *db, const char *capture_id, const struct report_opts *
 		if (symstore_run__debuginfod_text(&h.sym, dbi, sizeof(dbi))[0])
 			fprintf(out, "%s\n", dbi);
 		census_text(&h, out);
-		if (o->suppressions)
+		if (leaks_own(o)->suppressions)
 			fprintf(out, "suppressed: %zu suspects (%zu patterns in %s)\n", n_supp,
-				sup.n, o->suppressions);
+				sup.n, leaks_own(o)->suppressions);
 		if (!n_sus && at_exit) {
 			fprintf(out, "\nno leak: every allocation was freed before the target "
 				     "exited\n");
@@ -2564,7 +2570,7 @@ int report_leaks(sqlite3 *db, const char *capture_id, const struct report_opts *
 		}
 		break;
 	case OUT_CSV:
-		if (o->suppressions)
+		if (leaks_own(o)->suppressions)
 			fprintf(stderr, "suppressed: %zu suspects\n", n_supp);
 		err = table__print_cols(rows, out, OUT_CSV, leak_csv_cols,
 					sizeof(leak_csv_cols) / sizeof(leak_csv_cols[0]));
@@ -2584,7 +2590,7 @@ int report_leaks(sqlite3 *db, const char *capture_id, const struct report_opts *
 		else
 			json__null(&j);
 		json__kv_int(&j, "leak_age_ns_used", leak_age);
-		json__kv_string(&j, "suppressions_file", o->suppressions);
+		json__kv_string(&j, "suppressions_file", leaks_own(o)->suppressions);
 		json__kv_int(&j, "suppressed", (int64_t)n_supp);
 		json__kv_int(&j, "suspect_count", (int64_t)n_sus);
 		json__key(&j, "suspects");
@@ -2945,6 +2951,44 @@ cleanup:
 
 /* ------------------------------------------------------------------ its reports */
 
+static int parse_by(void *settings, const char *arg, char *err, size_t len)
+{
+	static const char *const words[] = {[HEAP_BY_LIVE] = "live",
+					    [HEAP_BY_BYTES] = "bytes",
+					    [HEAP_BY_COUNT] = "count"};
+
+	for (size_t k = HEAP_BY_LIVE; k < sizeof(words) / sizeof(words[0]); k++)
+		if (!strcmp(arg, words[k])) {
+			((struct heap_opts *)settings)->by = (enum heap_by)k;
+			return 0;
+		}
+	snprintf(err, len, "--by takes live, bytes or count, not '%s'", arg);
+	return -EINVAL;
+}
+
+static int parse_suppressions(void *settings, const char *arg, char *err, size_t len)
+{
+	(void)err, (void)len;
+	((struct leaks_opts *)settings)->suppressions = arg;
+	return 0;
+}
+
+static const struct report_option heap_options[] = {
+    {"by", "live|bytes|count",
+     "heap: order by live bytes at the end (default when\n"
+     "measured), bytes allocated, or allocation count",
+     parse_by},
+    {0},
+};
+
+static const struct report_option leaks_options[] = {
+    {"suppressions", "FILE",
+     "leaks: drop suspects a LeakSanitizer leak:PATTERN\n"
+     "line matches (function, file or module of a frame)",
+     parse_suppressions},
+    {0},
+};
+
 static const struct an_report heap_report = {
 	.name = "heap",
 	.order = 50,
@@ -2954,7 +2998,9 @@ static const struct an_report heap_report = {
 		   "the functions at it; allocations per second; the census of the\n"
 		   "sites left out; sampling; drops",
 	.tables = "heap_snapshot",
-	.takes = REPORT_OPT_HEAP_BY,
+	.options = heap_options,
+	.settings_size = sizeof(struct heap_opts),
+	.top = "the first N functions (default 20)",
 	.run = report_heap,
 };
 
@@ -2965,7 +3011,9 @@ static const struct an_report leaks_report = {
 		   "how steadily their live bytes grow (trend score, confidence), with\n"
 		   "the stack",
 	.tables = "heap_snapshot",
-	.takes = REPORT_OPT_SUPPRESSIONS,
+	.options = leaks_options,
+	.settings_size = sizeof(struct leaks_opts),
+	.top = "the first N functions (default 20)",
 	.run = report_leaks,
 };
 

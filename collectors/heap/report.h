@@ -127,6 +127,23 @@ int heap_stacks__load(sqlite3 *db, const struct capture_meta *m, const struct wi
 		      struct heap_stacks **out);
 void heap_stacks__free(struct heap_stacks *hs);
 
+/* `report heap`'s own options (o->own): --by */
+enum heap_by {
+	HEAP_BY_DEFAULT = 0, /* live bytes when measured, else bytes allocated */
+	HEAP_BY_LIVE,
+	HEAP_BY_BYTES,
+	HEAP_BY_COUNT,
+};
+
+struct heap_opts {
+	enum heap_by by;
+};
+
+/* `report leaks`' own options (o->own): --suppressions */
+struct leaks_opts {
+	const char *suppressions; /* --suppressions FILE; NULL: none */
+};
+
 /* The report: print to OUT in o->fmt. Returns 0, or -errno for an internal
  * failure (the caller maps it to the exit code); -EBADMSG for figures no capture can
  * hold (a corrupt DB, said on stderr: "corrupt DB: ..."). A probe that was not active

@@ -18,6 +18,12 @@
 #include "collectors/io/report.h"
 #include "collectors/syscalls/report.h"
 
+/* the report's own options (report.h) */
+static const struct io_opts *io_own(const struct report_opts *o)
+{
+	return REPORT_OWN(o, struct io_opts);
+}
+
 /* One row per interval: a --cgroup capture's processes (one io_sample row each) summed;
  * the delay measured only when it was for every one. */
 static const char rows_sql[] =
@@ -1072,10 +1078,10 @@ static int report_io_file(sqlite3 *db, const struct capture_meta *m, const struc
 	err = io_files__collected(db, m, &yes, why, sizeof(why));
 	if (!err && !yes) {
 		fprintf(stderr, "ptop-analyze report io: --file %s: per file: not collected (%s)\n",
-			o->file, why);
+			io_own(o)->file, why);
 		err = -EPROTO;
 	}
-	err = err ?: series_which(db, m, o->file, &file, &path);
+	err = err ?: series_which(db, m, io_own(o)->file, &file, &path);
 	if (!err && !(t = table__new(SCOLS, s_names)))
 		err = -ENOMEM;
 	err = err ?: build_series(db, m, &o->win, file, t);
@@ -1116,15 +1122,16 @@ static const char *const csv_tables[] = {"intervals", "files",	"operations", "la
 
 static const char *io_check(const struct report_opts *o)
 {
+	const struct io_opts *io = REPORT_OWN(o, struct io_opts);
 	bool known = false;
 
-	if (o->table && o->file)
+	if (io->table && io->file)
 		return "--table and --file do not go together (--file prints one table)";
-	if (o->table && o->fmt != OUT_CSV)
+	if (io->table && o->fmt != OUT_CSV)
 		return "--table is for --format csv (text and JSON hold every table)";
-	for (size_t i = 0; o->table && i < sizeof(csv_tables) / sizeof(csv_tables[0]); i++)
-		known |= !strcmp(o->table, csv_tables[i]);
-	if (o->table && !known)
+	for (size_t i = 0; io->table && i < sizeof(csv_tables) / sizeof(csv_tables[0]); i++)
+		known |= !strcmp(io->table, csv_tables[i]);
+	if (io->table && !known)
 		return "--table takes intervals, files, operations, latency, io_uring, events, "
 		       "syscalls or processes";
 	return NULL;
@@ -1206,7 +1213,7 @@ static int report_io(sqlite3 *db, const char *capture_id, const struct report_op
 	report__begin(&j, out, o, "io", &m);
 	if (!probe__active(&p))
 		return report__not_collected(&j, out, o, "io", &p);
-	if (o->file)
+	if (io_own(o)->file)
 		return report_io_file(db, &m, o, &j, out);
 	t = table__new(COLS, col_names);
 	yt = table__new(YCOLS, sys_names);
@@ -1386,7 +1393,7 @@ static int report_io(sqlite3 *db, const char *capture_id, const struct report_op
 		}
 		break;
 	case OUT_CSV: {
-		const char *name = o->table ? o->table : "intervals", *why = NULL;
+		const char *name = io_own(o)->table ? io_own(o)->table : "intervals", *why = NULL;
 		const struct table *ct = t;
 
 		if (!strcmp(name, "events")) {
@@ -1513,6 +1520,33 @@ cleanup:
 	return err;
 }
 
+static int parse_table(void *settings, const char *arg, char *err, size_t len)
+{
+	(void)err, (void)len;
+	((struct io_opts *)settings)->table = arg;
+	return 0;
+}
+
+static int parse_file(void *settings, const char *arg, char *err, size_t len)
+{
+	(void)err, (void)len;
+	((struct io_opts *)settings)->file = arg;
+	return 0;
+}
+
+static const struct report_option io_options[] = {
+    {"table", "NAME",
+     "io: the table --format csv prints: intervals\n"
+     "(default), files, operations, latency, io_uring,\n"
+     "events, syscalls or processes",
+     parse_table},
+    {"file", "PATH",
+     "io: one file's figures per interval (--io-files),\n"
+     "by path or MAJOR:MINOR:INODE",
+     parse_file},
+    {0},
+};
+
 static const struct an_report io_report = {
     .name = "io",
     .order = 83,
@@ -1520,7 +1554,8 @@ static const struct an_report io_report = {
 	       "I/O delay, per interval and in all (/proc/PID/io); per file\n"
 	       "and operation with --io-files; file-system events",
     .tables = "io_sample,io_file,io_file_hist,io_uring_op,io_event,syscall_stat",
-    .takes = REPORT_OPT_TABLE | REPORT_OPT_FILE,
+    .options = io_options,
+    .settings_size = sizeof(struct io_opts),
     .check = io_check,
     .run = report_io,
 };

@@ -568,7 +568,8 @@ static void test_08_processes(void **state)
 	struct load_stats st;
 	char lid[DB_CAPTURE_ID_LEN], *out;
 	const struct an_report *r = report_kind__find("io");
-	struct report_opts ro = {.fmt = OUT_CSV, .table = "processes"};
+	struct io_opts io = {.table = "processes"};
+	struct report_opts ro = {.fmt = OUT_CSV, .own = &io};
 	size_t len = 0;
 	FILE *f;
 	sqlite3 *db = NULL;

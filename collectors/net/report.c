@@ -723,6 +723,7 @@ static const struct an_report net_report = {
 	       "listening sockets, peers by remote address, refused, reset and\n"
 	       "timeout counts, connect latency, TCP state timelines",
     .tables = "net_socket,net_error,net_state",
+    .top = "the first N rows of each list of the text (default 20)",
     .run = report_net,
 };
 

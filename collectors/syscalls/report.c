@@ -454,6 +454,7 @@ int report_syscalls(sqlite3 *db, const char *capture_id, const struct report_opt
 	struct agg_sums ts, ps;
 	char c1[32], c2[32];
 	struct json j;
+	const enum report_sort sort = REPORT_OWN(o, struct syscalls_opts)->sort;
 	int err;
 
 	err = capture_meta__load(db, capture_id, &m);
@@ -465,7 +466,7 @@ int report_syscalls(sqlite3 *db, const char *capture_id, const struct report_opt
 		err = report__not_collected(&j, out, o, "syscalls", &p);
 		goto cleanup;
 	}
-	err = syscalls__aggregate(db, &m, &o->win, o->sort, &a, &all);
+	err = syscalls__aggregate(db, &m, &o->win, sort, &a, &all);
 	err = err ?: drops__load(db, &m, "syscalls", &o->win, &drops, &nd);
 	if (err)
 		goto cleanup;
@@ -502,7 +503,7 @@ int report_syscalls(sqlite3 *db, const char *capture_id, const struct report_opt
 				"of the log2 latency\nbucket holding that rank (within a factor of "
 				"1.41 of the true value). time%%: share of\nthe summed latency of all "
 				"the target's syscalls. Sorted by %s.\n",
-				o->sort == SORT_TOTAL ? "total latency" : "count");
+				sort == SORT_TOTAL ? "total latency" : "count");
 			if (np)
 				fprintf(out,
 					"probe overhead: syscalls that only the kernel's uprobe "
@@ -528,7 +529,7 @@ int report_syscalls(sqlite3 *db, const char *capture_id, const struct report_opt
 	case OUT_JSON:
 		json__kv_bool(&j, "collected", true);
 		json__kv_string(&j, "source", p.source[0] ? p.source : NULL);
-		json__kv_string(&j, "sort", o->sort == SORT_TOTAL ? "total" : "count");
+		json__kv_string(&j, "sort", sort == SORT_TOTAL ? "total" : "count");
 		report__drops(&j, out, o, "syscalls", drops, nd);
 		print_json_rows(&j, a, n, shown, pr, np, tab);
 		json__end_object(&j);
@@ -546,12 +547,35 @@ cleanup:
 
 /* ------------------------------------------------------------------ its reports */
 
+static int parse_sort(void *settings, const char *arg, char *err, size_t len)
+{
+	struct syscalls_opts *s = settings;
+
+	if (!strcmp(arg, "count") || !strcmp(arg, "total")) {
+		s->sort = !strcmp(arg, "total") ? SORT_TOTAL : SORT_COUNT;
+		return 0;
+	}
+	snprintf(err, len, "--sort takes count or total, not '%s'", arg);
+	return -EINVAL;
+}
+
+static const struct report_option syscalls_options[] = {
+    {"sort", "count|total",
+     "syscalls: order by call count (default) or by total\n"
+     "latency",
+     parse_sort},
+    {0},
+};
+
 static const struct an_report syscalls_report = {
 	.name = "syscalls",
 	.order = 10,
 	.summary = "per syscall: count, errors, total and mean latency, p50 and p99\n"
 		   "from the log2 latency histogram, share of the syscall time",
 	.tables = "syscall_stat,syscall_hist",
+	.options = syscalls_options,
+	.settings_size = sizeof(struct syscalls_opts),
+	.top = "only the first N (default all)",
 	.run = report_syscalls,
 };
 

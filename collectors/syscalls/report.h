@@ -12,6 +12,16 @@
 
 #include "analyze/report.h"
 
+/* `report syscalls`' own options (o->own): --sort */
+enum report_sort {
+	SORT_COUNT = 0,
+	SORT_TOTAL,
+};
+
+struct syscalls_opts {
+	enum report_sort sort; /* --sort count|total */
+};
+
 struct syscall_agg {
 	int64_t nr;
 	char name[64];

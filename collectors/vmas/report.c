@@ -17,6 +17,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* the report's own options (report.h) */
+static const struct vma_opts *vma_own(const struct report_opts *o)
+{
+	return REPORT_OWN(o, struct vma_opts);
+}
+
 /* The name of a vma row's mapping, as SQL over the vma table. */
 #define VMA_NAME_SQL "CASE WHEN path IS NULL OR path = '' THEN '[anon]' ELSE path END"
 
@@ -516,7 +522,7 @@ int report_vma(sqlite3 *db, const char *capture_id, const struct report_opts *o,
 	}
 	first = &snaps[0];
 	last = &snaps[ns - 1];
-	if (o->growth && ns < 2) {
+	if (vma_own(o)->growth && ns < 2) {
 		fprintf(stderr,
 			"ptop-analyze report vma: --growth needs two VMA snapshots; %s holds one "
 			"(at %s s)\n",
@@ -525,7 +531,7 @@ int report_vma(sqlite3 *db, const char *capture_id, const struct report_opts *o,
 		goto cleanup;
 	}
 	err = vma_groups__load(db, m.cap, last->id, &gb, &nb);
-	if (!err && o->growth) {
+	if (!err && vma_own(o)->growth) {
 		err = vma_groups__load(db, m.cap, first->id, &ga, &na);
 		err = err ?: vma_growth__compute(ga, na, gb, nb, &gr, &ngr);
 	}
@@ -538,7 +544,7 @@ int report_vma(sqlite3 *db, const char *capture_id, const struct report_opts *o,
 			fprintf(out, ", %" PRId64 " walks skipped by the smaps budget", skipped);
 		fputc('\n', out);
 		report__drops(NULL, out, o, "vmas", drops, nd);
-		if (o->growth)
+		if (vma_own(o)->growth)
 			fprintf(out,
 				"from snapshot %" PRId64 " at %s s (%" PRId64
 				" VMAs) to snapshot %" PRId64 " at %s s (%" PRId64 " VMAs%s)\n\n",
@@ -561,22 +567,22 @@ int report_vma(sqlite3 *db, const char *capture_id, const struct report_opts *o,
 		json__kv_int(&j, "snapshots", (int64_t)ns);
 		json__kv_int(&j, "skipped_walks", skipped);
 		report__drops(&j, out, o, "vmas", drops, nd);
-		if (o->growth)
+		if (vma_own(o)->growth)
 			json_snap(&j, "first", first, &m);
-		json_snap(&j, o->growth ? "last" : "snapshot", last, &m);
+		json_snap(&j, vma_own(o)->growth ? "last" : "snapshot", last, &m);
 	}
 
-	if (o->mapping) {
-		err = print_mapping(&j, out, o, db, m.cap, last->id, o->mapping);
+	if (vma_own(o)->mapping) {
+		err = print_mapping(&j, out, o, db, m.cap, last->id, vma_own(o)->mapping);
 		if (err == -ENOENT) {
 			fprintf(stderr,
 				"ptop-analyze report vma: no mapping '%s' in snapshot %" PRId64
 				"; the names are those `report vma` lists ([anon] for unnamed "
 				"anonymous memory)\n",
-				o->mapping, last->id);
+				vma_own(o)->mapping, last->id);
 			err = -EPROTO;
 		}
-	} else if (o->growth) {
+	} else if (vma_own(o)->growth) {
 		err = print_growth(&j, out, o, gr, ngr);
 		if (!err && o->fmt == OUT_TEXT && !ngr)
 			fprintf(out, "no mapping grew, shrank, appeared or vanished\n");
@@ -592,7 +598,7 @@ int report_vma(sqlite3 *db, const char *capture_id, const struct report_opts *o,
 		fprintf(out, "\n/proc/PID/smaps: uss = Private_Clean + Private_Dirty; anon = "
 			     "Anonymous. [anon]: anonymous\nmemory without a name; /dev/zero "
 			     "(deleted): shared anonymous memory (MAP_SHARED). ");
-		if (o->growth)
+		if (vma_own(o)->growth)
 			fprintf(out, "Deltas: last - first;\nabsent counts as 0.\n");
 		else
 			fprintf(out, "Sorted by PSS.\n--window ..T reports the last snapshot "
@@ -614,11 +620,39 @@ cleanup:
 /* --growth compares every mapping: one --mapping has no place in it. */
 static const char *vma_check(const struct report_opts *o)
 {
-	if (o->mapping && o->growth)
+	const struct vma_opts *v = REPORT_OWN(o, struct vma_opts);
+
+	if (v->mapping && v->growth)
 		return "--mapping and --growth do not go together: "
 		       "--growth compares all mappings";
 	return NULL;
 }
+
+static int parse_mapping(void *settings, const char *arg, char *err, size_t len)
+{
+	(void)err, (void)len;
+	((struct vma_opts *)settings)->mapping = arg;
+	return 0;
+}
+
+static int parse_growth(void *settings, const char *arg, char *err, size_t len)
+{
+	(void)arg, (void)err, (void)len;
+	((struct vma_opts *)settings)->growth = true;
+	return 0;
+}
+
+static const struct report_option vma_options[] = {
+    {"mapping", "NAME",
+     "vma: the VMAs of one mapping (address range, perms,\n"
+     "offset and the same figures)",
+     parse_mapping},
+    {"growth", NULL,
+     "vma: compare the first and last snapshots of the\n"
+     "window: what grew, shrank, appeared or vanished",
+     parse_growth},
+    {0},
+};
 
 static const struct an_report vma_report = {
 	.name = "vma",
@@ -627,7 +661,8 @@ static const struct an_report vma_report = {
 		   "VMA snapshot of the window: VMAs, size, RSS, PSS, USS, anon, swap,\n"
 		   "by PSS",
 	.tables = "vma_snapshot",
-	.takes = REPORT_OPT_MAPPING | REPORT_OPT_GROWTH,
+	.options = vma_options,
+	.settings_size = sizeof(struct vma_opts),
 	.check = vma_check,
 	.run = report_vma,
 };

@@ -58,6 +58,12 @@ struct vma_growth {
 int vma_growth__compute(const struct vma_group *a, size_t na, const struct vma_group *b,
 			size_t nb, struct vma_growth **out, size_t *n);
 
+/* `report vma`'s own options (o->own) */
+struct vma_opts {
+	const char *mapping; /* --mapping NAME, one group's VMAs; NULL: the groups */
+	bool growth;	     /* --growth, the first and last snapshots compared */
+};
+
 /* The report: print to OUT in o->fmt. Returns 0, or -errno for an internal
  * failure (the caller maps it to the exit code); -EBADMSG for figures no capture can
  * hold (a corrupt DB, said on stderr: "corrupt DB: ..."). A probe that was not active
