@@ -234,6 +234,16 @@ int report_kind__set(const struct an_report *r, void *settings, const char *name
  * INT64_MIN/INT64_MAX. */
 void window__bounds(const struct window *w, const struct capture_meta *m, int64_t *lo, int64_t *hi);
 
+/* Prepare SQL with ?1 bound to capture M's key (m->cap) and ?2, ?3 to the absolute bounds
+ * LO and HI of a window (window__bounds; the query says how it compares them); the query
+ * binds any other parameter itself. 0, or -EIO with *ST NULL. */
+int report__prepare_at(sqlite3 *db, const char *sql, const struct capture_meta *m, int64_t lo,
+		       int64_t hi, sqlite3_stmt **st);
+
+/* report__prepare_at with the bounds of window W. */
+int report__prepare(sqlite3 *db, const char *sql, const struct capture_meta *m,
+		    const struct window *w, sqlite3_stmt **st);
+
 /* "whole capture" or "window 2.000 s .. 5.000 s" into BUF. */
 void window__describe(const struct window *w, char *buf, size_t len);
 

@@ -42,21 +42,6 @@ static int psi_slot(const char *resource, const char *kind)
  * then reads only those rows (a filter on the joined sample's time would read them all). */
 #define WINDOW_SEQS "(SELECT seq FROM cgroup_sample WHERE cap = ?1 AND time_ns BETWEEN ?2 AND ?3)"
 
-/* Prepare SQL, whose ?1 is the capture and ?2, ?3 the window's bounds (time_ns BETWEEN). */
-static int prepare_window(sqlite3 *db, const char *sql, const struct capture_meta *m,
-			  const struct window *w, sqlite3_stmt **st)
-{
-	int64_t lo, hi;
-
-	window__bounds(w, m, &lo, &hi);
-	if (sqlite3_prepare_v2(db, sql, -1, st, NULL) != SQLITE_OK)
-		return -EIO;
-	sqlite3_bind_int64(*st, 1, m->cap);
-	sqlite3_bind_int64(*st, 2, lo);
-	sqlite3_bind_int64(*st, 3, hi);
-	return 0;
-}
-
 int cg_data__load(sqlite3 *db, const struct capture_meta *m, const struct window *w,
 		  struct cg_data *d)
 {
@@ -73,7 +58,7 @@ int cg_data__load(sqlite3 *db, const struct capture_meta *m, const struct window
 	size_t cap = 0, at = 0;
 	int rc, err = 0;
 
-	if (prepare_window(db, sql, m, w, &st))
+	if (report__prepare(db, sql, m, w, &st))
 		return -EIO;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		struct cg_sample *s;
@@ -116,7 +101,7 @@ int cg_data__load(sqlite3 *db, const struct capture_meta *m, const struct window
 	sqlite3_finalize(st);
 	st = NULL;
 
-	if (prepare_window(db, psi_sql, m, w, &st))
+	if (report__prepare(db, psi_sql, m, w, &st))
 		return -EIO;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		int64_t seq = sqlite3_column_int64(st, 0);
@@ -166,7 +151,7 @@ int cg_procs__load(sqlite3 *db, const struct capture_meta *m, const struct windo
 	sqlite3_stmt *st = NULL;
 	int rc, err = 0;
 
-	if (prepare_window(db, sql, m, w, &st))
+	if (report__prepare(db, sql, m, w, &st))
 		return -EIO;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		int64_t pid = sqlite3_column_int64(st, 0);
@@ -1057,7 +1042,7 @@ static int apps_from_memory(sqlite3 *db, const struct capture_meta *m, const str
 	const char *unit;
 	int rc, err = 0;
 
-	if (prepare_window(db, sql, m, w, &st))
+	if (report__prepare(db, sql, m, w, &st))
 		return -EIO;
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW) {

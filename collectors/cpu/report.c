@@ -127,13 +127,10 @@ static int load_rows(sqlite3 *db, const struct capture_meta *m, const struct win
 	int err = 0, rc;
 
 	window__bounds(w, m, &lo, &hi);
-	if (sqlite3_prepare_v2(db, cpu_sql, -1, &st, NULL) != SQLITE_OK) {
+	if (report__prepare_at(db, cpu_sql, m, lo, hi, &st)) {
 		err = -EIO;
 		goto cleanup;
 	}
-	sqlite3_bind_int64(st, 1, m->cap);
-	sqlite3_bind_int64(st, 2, lo);
-	sqlite3_bind_int64(st, 3, hi);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		if (array__grow((void **)&rows, &cap, nr, sizeof(*rows))) {
 			err = -ENOMEM;

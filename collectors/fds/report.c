@@ -159,15 +159,12 @@ static int build_rows(sqlite3 *db, const struct capture_meta *m, const struct wi
 
 	memset(sp, 0, sizeof(*sp));
 	window__bounds(w, m, &lo, &hi);
-	if (sqlite3_prepare_v2(db, rows_sql, -1, &st, NULL) != SQLITE_OK)
+	if (report__prepare_at(db, rows_sql, m, lo, hi, &st))
 		return -EIO;
 	if (ops && sqlite3_prepare_v2(db, ops_at_sql, -1, &os, NULL) != SQLITE_OK) {
 		sqlite3_finalize(st);
 		return -EIO;
 	}
-	sqlite3_bind_int64(st, 1, m->cap);
-	sqlite3_bind_int64(st, 2, lo);
-	sqlite3_bind_int64(st, 3, hi);
 	while (!err && (rc = sqlite3_step(st)) == SQLITE_ROW) {
 		int64_t time_ns = sqlite3_column_int64(st, 0);
 		int64_t total = sqlite3_column_int64(st, 2);
@@ -239,11 +236,8 @@ static int build_ops(sqlite3 *db, const struct capture_meta *m, const struct win
 	int err = 0, rc;
 
 	window__bounds(w, m, &lo, &hi);
-	if (sqlite3_prepare_v2(db, ops_sql, -1, &st, NULL) != SQLITE_OK)
+	if (report__prepare_at(db, ops_sql, m, lo, hi, &st))
 		return -EIO;
-	sqlite3_bind_int64(st, 1, m->cap);
-	sqlite3_bind_int64(st, 2, lo);
-	sqlite3_bind_int64(st, 3, hi);
 	*s = (struct fds_ops_sum){0};
 	while (!err && (rc = sqlite3_step(st)) == SQLITE_ROW) {
 		s->opened += sqlite3_column_int64(st, PCOL_OPENED);

@@ -343,6 +343,16 @@ static char *col_str(sqlite3_stmt *s, int i)
 	"(h.time_ns - COALESCE(h.interval_ns, 0) / 2) >= ?2 AND "                                  \
 	"(h.time_ns - COALESCE(h.interval_ns, 0) / 2) < ?3"
 
+static const char snaps_sql[] =
+    "SELECT seq, time_ns, interval_ns, COALESCE(pid, 0), lane, module, sample_bytes, "
+    "live_measured, alloc_count, alloc_bytes, live_bytes, live_count, leak_bytes, "
+    "leak_count, leak_age_ns, sites, total_call_sites, omitted_alloc_count, "
+    "omitted_alloc_bytes, omitted_live_bytes, live_untracked, stack_failures, "
+    "free_untracked, peak_live_bytes, peak_time_ns, temporary_count FROM heap_snapshot h "
+    "WHERE h.cap = ?1 AND "
+    IN_WINDOW
+    " ORDER BY time_ns, seq";
+
 static int load_snaps(sqlite3 *db, const struct capture_meta *m, const struct window *w,
 		      struct heap *h)
 {
@@ -352,20 +362,8 @@ static int load_snaps(sqlite3 *db, const struct capture_meta *m, const struct wi
 	int rc, ret = 0;
 
 	window__bounds(w, m, &lo, &hi);
-	rc = sqlite3_prepare_v2(
-	    db,
-	    "SELECT seq, time_ns, interval_ns, COALESCE(pid, 0), lane, module, sample_bytes, "
-	    "live_measured, alloc_count, alloc_bytes, live_bytes, live_count, leak_bytes, "
-	    "leak_count, leak_age_ns, sites, total_call_sites, omitted_alloc_count, "
-	    "omitted_alloc_bytes, omitted_live_bytes, live_untracked, stack_failures, "
-	    "free_untracked, peak_live_bytes, peak_time_ns, temporary_count FROM heap_snapshot h "
-	    "WHERE h.cap = ?1 AND " IN_WINDOW " ORDER BY time_ns, seq",
-	    -1, &s, NULL);
-	if (rc != SQLITE_OK)
+	if (report__prepare_at(db, snaps_sql, m, lo, hi, &s))
 		return -EIO;
-	sqlite3_bind_int64(s, 1, m->cap);
-	sqlite3_bind_int64(s, 2, lo);
-	sqlite3_bind_int64(s, 3, hi);
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		struct hsnap *x;
 
@@ -413,6 +411,14 @@ cleanup:
 	return ret;
 }
 
+static const char rows_sql[] =
+    "SELECT hs.seq, COALESCE(hs.stack_id, 0), hs.alloc_count, hs.alloc_bytes, "
+    "hs.live_count, hs.live_bytes, hs.freed_count, hs.lifetime_ns_sum, hs.oldest_live_ns, "
+    "hs.temporary_count FROM heap_site hs JOIN heap_snapshot h USING (cap, seq) "
+    "WHERE h.cap = ?1 AND "
+    IN_WINDOW
+    " ORDER BY h.time_ns, h.seq";
+
 static int load_rows(sqlite3 *db, const struct capture_meta *m, const struct window *w,
 		     struct heap *h)
 {
@@ -422,18 +428,8 @@ static int load_rows(sqlite3 *db, const struct capture_meta *m, const struct win
 	int rc, ret = 0;
 
 	window__bounds(w, m, &lo, &hi);
-	rc = sqlite3_prepare_v2(
-	    db,
-	    "SELECT hs.seq, COALESCE(hs.stack_id, 0), hs.alloc_count, hs.alloc_bytes, "
-	    "hs.live_count, hs.live_bytes, hs.freed_count, hs.lifetime_ns_sum, hs.oldest_live_ns, "
-	    "hs.temporary_count FROM heap_site hs JOIN heap_snapshot h USING (cap, seq) "
-	    "WHERE h.cap = ?1 AND " IN_WINDOW " ORDER BY h.time_ns, h.seq",
-	    -1, &s, NULL);
-	if (rc != SQLITE_OK)
+	if (report__prepare_at(db, rows_sql, m, lo, hi, &s))
 		return -EIO;
-	sqlite3_bind_int64(s, 1, m->cap);
-	sqlite3_bind_int64(s, 2, lo);
-	sqlite3_bind_int64(s, 3, hi);
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		int64_t seq = sqlite3_column_int64(s, 0);
 		struct hrow *r;
@@ -961,6 +957,17 @@ static bool heap_started_later(sqlite3 *db, int64_t cap)
 	return yes;
 }
 
+static const char peak_sql[] =
+    "SELECT COALESCE(p.stack_id, 0), p.live_bytes, p.live_count, h.peak_sites_live_bytes, "
+    "h.peak_sites_time_ns FROM heap_peak_site p JOIN heap_snapshot h USING (cap, seq) "
+    "WHERE h.cap = ?1 AND "
+    IN_WINDOW
+    " AND h.seq = (SELECT max(h.seq) FROM heap_snapshot "
+    "h WHERE h.cap = ?1 AND h.peak_sites_live_bytes IS NOT NULL AND "
+    IN_WINDOW
+    ") "
+    "ORDER BY p.live_bytes DESC, p.stack_id";
+
 /* The sites at the peak: the heap_peak_site rows of the last snapshot in window W that
  * took them (the peak only grows: the last taken are the peak's), each named by its
  * allocating function as fold() names the sites. */
@@ -976,19 +983,8 @@ static int load_peak(sqlite3 *db, const struct capture_meta *m, const struct win
 	if (h->peak_bytes <= 0)
 		return 0;
 	window__bounds(w, m, &lo, &hi);
-	rc = sqlite3_prepare_v2(
-	    db,
-	    "SELECT COALESCE(p.stack_id, 0), p.live_bytes, p.live_count, h.peak_sites_live_bytes, "
-	    "h.peak_sites_time_ns FROM heap_peak_site p JOIN heap_snapshot h USING (cap, seq) "
-	    "WHERE h.cap = ?1 AND " IN_WINDOW " AND h.seq = (SELECT max(h.seq) FROM heap_snapshot "
-	    "h WHERE h.cap = ?1 AND h.peak_sites_live_bytes IS NOT NULL AND " IN_WINDOW ") "
-	    "ORDER BY p.live_bytes DESC, p.stack_id",
-	    -1, &s, NULL);
-	if (rc != SQLITE_OK)
+	if (report__prepare_at(db, peak_sql, m, lo, hi, &s))
 		return -EIO;
-	sqlite3_bind_int64(s, 1, m->cap);
-	sqlite3_bind_int64(s, 2, lo);
-	sqlite3_bind_int64(s, 3, hi);
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		int64_t sid = sqlite3_column_int64(s, 0);
 		const struct prof_stack *st = sid ? profile__stack(h->stacks, sid) : NULL;

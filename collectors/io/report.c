@@ -147,22 +147,6 @@ enum {
 static const char *const ev_names[ECOLS] = {"t_s",	"kind",	 "syscall", "path",
 					    "new_path", "flags", "error",   "length"};
 
-/* Prepare SQL and bind its ?1 ?2 ?3: the capture and the window [LO, HI), as the queries
- * of this report take them. 0, or -EIO (*ST NULL). */
-static int prepare_window(sqlite3 *db, const char *sql, const struct capture_meta *m, int64_t lo,
-			  int64_t hi, sqlite3_stmt **st)
-{
-	if (sqlite3_prepare_v2(db, sql, -1, st, NULL) != SQLITE_OK) {
-		sqlite3_finalize(*st);
-		*st = NULL;
-		return -EIO;
-	}
-	sqlite3_bind_int64(*st, 1, m->cap);
-	sqlite3_bind_int64(*st, 2, lo);
-	sqlite3_bind_int64(*st, 3, hi);
-	return 0;
-}
-
 /* The window's file-system events into T; *N[5] their counts by kind (denied, deleted,
  * renamed, truncated, created). */
 static int build_events(sqlite3 *db, const struct capture_meta *m, const struct window *w,
@@ -177,7 +161,7 @@ static int build_events(sqlite3 *db, const struct capture_meta *m, const struct 
 
 	memset(n, 0, 5 * sizeof(*n));
 	window__bounds(w, m, &lo, &hi);
-	if (prepare_window(db, events_sql, m, lo, hi, &st))
+	if (report__prepare_at(db, events_sql, m, lo, hi, &st))
 		return -EIO;
 	while (!err && (rc = sqlite3_step(st)) == SQLITE_ROW) {
 		int64_t time_ns = sqlite3_column_int64(st, 0);
@@ -282,7 +266,7 @@ int io_files__load(sqlite3 *db, const struct capture_meta *m, const struct windo
 	*out = NULL;
 	*n = 0;
 	window__bounds(w, m, &lo, &hi);
-	if (prepare_window(db, files_sql, m, lo, hi, &st))
+	if (report__prepare_at(db, files_sql, m, lo, hi, &st))
 		return -EIO;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		struct io_file_sum *e;
@@ -446,7 +430,7 @@ static int load_hists(sqlite3 *db, const struct capture_meta *m, int64_t lo, int
 	char b[32];
 
 	*n = 0;
-	if (prepare_window(db, hist_sql, m, lo, hi, &st))
+	if (report__prepare_at(db, hist_sql, m, lo, hi, &st))
 		return -EIO;
 	if (file)
 		sqlite3_bind_text(st, 4, file, -1, SQLITE_STATIC);
@@ -534,7 +518,7 @@ static int build_ops(sqlite3 *db, const struct capture_meta *m, const struct win
 	err = load_hists(db, m, lo, hi, file, ht, &oh, &noh);
 	if (err)
 		return err;
-	if (prepare_window(db, ops_sql, m, lo, hi, &st)) {
+	if (report__prepare_at(db, ops_sql, m, lo, hi, &st)) {
 		free(oh);
 		return -EIO;
 	}
@@ -599,7 +583,7 @@ static int build_uring(sqlite3 *db, const struct capture_meta *m, const struct w
 	int err = 0, rc;
 
 	window__bounds(w, m, &lo, &hi);
-	if (prepare_window(db, uring_sql, m, lo, hi, &st))
+	if (report__prepare_at(db, uring_sql, m, lo, hi, &st))
 		return -EIO;
 	while (!err && (rc = sqlite3_step(st)) == SQLITE_ROW) {
 		err = table__add_row(t);
@@ -677,7 +661,7 @@ static int build_rows(sqlite3 *db, const struct capture_meta *m, const struct wi
 	*iowait_all = true;
 	*span = 0;
 	window__bounds(w, m, &lo, &hi);
-	if (prepare_window(db, rows_sql, m, lo, hi, &st))
+	if (report__prepare_at(db, rows_sql, m, lo, hi, &st))
 		return -EIO;
 	while (!err && (rc = sqlite3_step(st)) == SQLITE_ROW) {
 		int64_t time_ns = sqlite3_column_int64(st, 0);
@@ -777,7 +761,7 @@ static int build_procs(sqlite3 *db, const struct capture_meta *m, const struct w
 
 	*nproc = *nfile = 0;
 	window__bounds(w, m, &lo, &hi);
-	if (prepare_window(db, procs_sql, m, lo, hi, &st))
+	if (report__prepare_at(db, procs_sql, m, lo, hi, &st))
 		return -EIO;
 	while (!err && (rc = sqlite3_step(st)) == SQLITE_ROW) {
 		err = table__add_row(t);
@@ -813,15 +797,10 @@ static int count_procs(sqlite3 *db, const struct capture_meta *m, const struct w
 	int rc;
 
 	window__bounds(w, m, &lo, &hi);
-	if (sqlite3_prepare_v2(db,
-			       "SELECT count(DISTINCT pid) FROM io_sample WHERE cap = ?1 "
+	if (report__prepare_at(db, "SELECT count(DISTINCT pid) FROM io_sample WHERE cap = ?1 "
 			       "AND time_ns - COALESCE(interval_ns, 0) / 2 >= ?2 "
-			       "AND time_ns - COALESCE(interval_ns, 0) / 2 < ?3",
-			       -1, &st, NULL) != SQLITE_OK)
+			       "AND time_ns - COALESCE(interval_ns, 0) / 2 < ?3", m, lo, hi, &st))
 		return -EIO;
-	sqlite3_bind_int64(st, 1, m->cap);
-	sqlite3_bind_int64(st, 2, lo);
-	sqlite3_bind_int64(st, 3, hi);
 	rc = sqlite3_step(st);
 	*n = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
 	sqlite3_finalize(st);
@@ -1023,7 +1002,7 @@ static int build_series(sqlite3 *db, const struct capture_meta *m, const struct 
 	int err = 0, rc;
 
 	window__bounds(w, m, &lo, &hi);
-	if (prepare_window(db, series_sql, m, lo, hi, &st))
+	if (report__prepare_at(db, series_sql, m, lo, hi, &st))
 		return -EIO;
 	sqlite3_bind_text(st, 4, file, -1, SQLITE_STATIC);
 	while (!err && (rc = sqlite3_step(st)) == SQLITE_ROW) {

@@ -84,13 +84,10 @@ static int load_rows(sqlite3 *db, const struct capture_meta *m, const struct win
 	int err = 0, rc;
 
 	window__bounds(w, m, &lo, &hi);
-	if (sqlite3_prepare_v2(db, mem_sql, -1, &st, NULL) != SQLITE_OK) {
+	if (report__prepare_at(db, mem_sql, m, lo, hi, &st)) {
 		err = -EIO;
 		goto cleanup;
 	}
-	sqlite3_bind_int64(st, 1, m->cap);
-	sqlite3_bind_int64(st, 2, lo);
-	sqlite3_bind_int64(st, 3, hi);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		if (array__grow((void **)&rows, &cap, nr, sizeof(*rows))) {
 			err = -ENOMEM;
@@ -143,11 +140,8 @@ static int load_probe(sqlite3 *db, const struct capture_meta *m, const struct wi
 
 	memset(pm, 0, sizeof(*pm));
 	window__bounds(w, m, &lo, &hi);
-	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+	if (report__prepare_at(db, sql, m, lo, hi, &st))
 		return -EIO;
-	sqlite3_bind_int64(st, 1, m->cap);
-	sqlite3_bind_int64(st, 2, lo);
-	sqlite3_bind_int64(st, 3, hi);
 	if (sqlite3_step(st) == SQLITE_ROW) {
 		pm->samples = sqlite3_column_int64(st, 0);
 		pm->rss = report__col(st, 1, -1);
@@ -215,11 +209,8 @@ static int load_heap(sqlite3 *db, const struct capture_meta *m, const struct win
 	memset(h, 0, sizeof(*h));
 	h->vma_t = h->vma_pss = h->vma_live = -1;
 	window__bounds(w, m, &lo, &hi);
-	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+	if (report__prepare_at(db, sql, m, lo, hi, &st))
 		return -EIO;
-	sqlite3_bind_int64(st, 1, m->cap);
-	sqlite3_bind_int64(st, 2, lo);
-	sqlite3_bind_int64(st, 3, hi);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		int64_t t = sqlite3_column_int64(st, 0), live = report__col(st, 1, -1);
 		const char *lanes = (const char *)sqlite3_column_text(st, 3);
@@ -251,11 +242,8 @@ static int load_heap(sqlite3 *db, const struct capture_meta *m, const struct win
 		h->last = &rows[i];
 	}
 	/* the last VMA snapshot: [heap] + anonymous mappings, and the live heap at or before it */
-	if (sqlite3_prepare_v2(db, vma_sql, -1, &st, NULL) != SQLITE_OK)
+	if (report__prepare_at(db, vma_sql, m, lo, hi, &st))
 		return -EIO;
-	sqlite3_bind_int64(st, 1, m->cap);
-	sqlite3_bind_int64(st, 2, lo);
-	sqlite3_bind_int64(st, 3, hi);
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW) {
 		h->vma_t = sqlite3_column_int64(st, 0);

@@ -184,14 +184,11 @@ static int fill_timelines(sqlite3 *db, const struct capture_meta *m, const struc
 	int err = 0, rc;
 
 	window__bounds(w, m, &lo, &hi);
-	if (sqlite3_prepare_v2(db, tl_sql, -1, &st, NULL) != SQLITE_OK ||
+	if (report__prepare_at(db, tl_sql, m, lo, hi, &st) ||
 	    sqlite3_prepare_v2(db, tl_desc_sql, -1, &desc, NULL) != SQLITE_OK) {
 		sqlite3_finalize(st);
 		return -EIO;
 	}
-	sqlite3_bind_int64(st, 1, m->cap);
-	sqlite3_bind_int64(st, 2, lo);
-	sqlite3_bind_int64(st, 3, hi);
 	sqlite3_bind_int64(desc, 1, m->cap);
 	while (!err && (rc = sqlite3_step(st)) == SQLITE_ROW) {
 		int64_t sock = sqlite3_column_int64(st, 0), first = sqlite3_column_int64(st, 1);
@@ -237,11 +234,8 @@ static int fill_tl(sqlite3 *db, const char *sql, const struct capture_meta *m,
 	int err = 0, rc;
 
 	window__bounds(w, m, &lo, &hi);
-	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+	if (report__prepare_at(db, sql, m, lo, hi, &st))
 		return -EIO;
-	sqlite3_bind_int64(st, 1, m->cap);
-	sqlite3_bind_int64(st, 2, lo);
-	sqlite3_bind_int64(st, 3, hi);
 	if (sqlite3_bind_parameter_count(st) >= 4)
 		sqlite3_bind_int64(st, 4, m->base_ns);
 	while (!err && (rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -490,11 +484,8 @@ static int connects_load(sqlite3 *db, const struct capture_meta *m, const struct
 	int rc;
 
 	window__bounds(w, m, &lo, &hi);
-	if (sqlite3_prepare_v2(db, connects_sql, -1, &st, NULL) != SQLITE_OK)
+	if (report__prepare_at(db, connects_sql, m, lo, hi, &st))
 		return -EIO;
-	sqlite3_bind_int64(st, 1, m->cap);
-	sqlite3_bind_int64(st, 2, lo);
-	sqlite3_bind_int64(st, 3, hi);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		uint64_t v = (uint64_t)sqlite3_column_int64(st, 0);
 		unsigned b = v < 2 ? 0 : 63 - (unsigned)__builtin_clzll(v);

@@ -48,17 +48,6 @@ static int cmp_agg(const void *pa, const void *pb)
 	return strcmp(a->name, b->name);
 }
 
-static int bind_window(sqlite3_stmt *st, const struct capture_meta *m, const struct window *w)
-{
-	int64_t lo, hi;
-
-	window__bounds(w, m, &lo, &hi);
-	if (sqlite3_bind_int64(st, 1, m->cap) ||
-	    sqlite3_bind_int64(st, 2, lo) || sqlite3_bind_int64(st, 3, hi))
-		return -EIO;
-	return 0;
-}
-
 int syscalls__aggregate(sqlite3 *db, const struct capture_meta *m, const struct window *w,
 			enum report_sort sort, struct syscall_agg **out, size_t *n)
 {
@@ -71,11 +60,7 @@ int syscalls__aggregate(sqlite3 *db, const struct capture_meta *m, const struct 
 
 	*out = NULL;
 	*n = 0;
-	if (sqlite3_prepare_v2(db, stat_sql, -1, &st, NULL) != SQLITE_OK) {
-		err = -EIO;
-		goto cleanup;
-	}
-	err = bind_window(st, m, w);
+	err = report__prepare(db, stat_sql, m, w, &st);
 	if (err)
 		goto cleanup;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -114,13 +99,13 @@ int syscalls__aggregate(sqlite3 *db, const struct capture_meta *m, const struct 
 	sqlite3_finalize(st);
 	st = NULL;
 
-	if (sqlite3_prepare_v2(db, whole ? hist_all_sql : hist_window_sql, -1, &st, NULL) !=
-	    SQLITE_OK) {
-		err = -EIO;
-		goto cleanup;
-	}
-	err = whole ? (sqlite3_bind_int64(st, 1, m->cap) ? -EIO : 0)
-		    : bind_window(st, m, w);
+	if (whole) /* the query of every row takes the capture alone */
+		err = sqlite3_prepare_v2(db, hist_all_sql, -1, &st, NULL) != SQLITE_OK ||
+			      sqlite3_bind_int64(st, 1, m->cap) != SQLITE_OK
+			  ? -EIO
+			  : 0;
+	else
+		err = report__prepare(db, hist_window_sql, m, w, &st);
 	if (err)
 		goto cleanup;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {

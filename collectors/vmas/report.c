@@ -45,11 +45,8 @@ int vma_snaps__load(sqlite3 *db, const struct capture_meta *m, const struct wind
 	*out = NULL;
 	*n = 0;
 	window__bounds(w, m, &lo, &hi);
-	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+	if (report__prepare_at(db, sql, m, lo, hi, &st))
 		return -EIO;
-	sqlite3_bind_int64(st, 1, m->cap);
-	sqlite3_bind_int64(st, 2, lo);
-	sqlite3_bind_int64(st, 3, hi);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		if (array__grow((void **)&s, &cap, ns, sizeof(*s))) {
 			err = -ENOMEM;
