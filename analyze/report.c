@@ -77,6 +77,66 @@ int report_kind__set(const struct an_report *r, void *settings, const char *name
 	return x->parse(settings, arg, err, errlen) ? -EINVAL : 0;
 }
 
+/* report__run into OUT as it is (no buffer). */
+static int run_into(const struct an_report *r, sqlite3 *db, const char *capture_id,
+		    const struct report_opts *o, FILE *out)
+{
+	struct drop_line *drops = NULL;
+	struct capture_meta m;
+	struct probe_info p;
+	struct json j;
+	size_t nd = 0;
+	int err;
+
+	err = capture_meta__load(db, capture_id, &m);
+	if (!err && r->probe)
+		err = probe__lookup(db, m.cap, r->probe, &p);
+	if (err)
+		return err;
+	report__begin(&j, out, o, r->name, &m);
+	if (r->probe && !probe__active(&p)) {
+		err = report__not_collected(&j, out, o, r->name, &p);
+	} else {
+		if (r->drops)
+			err = drops__load(db, &m, r->drops, &o->win, &drops, &nd);
+		err = err ?: r->body(&(const struct report_ctx){.db = db,
+								 .m = &m,
+								 .o = o,
+								 .out = out,
+								 .j = &j,
+								 .probe = r->probe ? &p : NULL,
+								 .drops = drops,
+								 .ndrops = nd});
+	}
+	if (!err && (fflush(out) || ferror(out)))
+		err = -EIO;
+	free(drops);
+	return err;
+}
+
+int report__run(const struct an_report *r, sqlite3 *db, const char *capture_id,
+		const struct report_opts *o, FILE *out)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *mem;
+	int err;
+
+	/* The report is written whole or not at all: into memory first, so an error found
+	 * half-way (report vma --growth of one snapshot) leaves no fragment of JSON or of a
+	 * table in OUT, only its message on stderr. */
+	mem = open_memstream(&buf, &len);
+	if (!mem)
+		return -errno;
+	err = run_into(r, db, capture_id, o, mem);
+	if (fclose(mem) && !err)
+		err = -ENOMEM;
+	if (!err && len && (fwrite(buf, 1, len, out) != len || fflush(out)))
+		err = -errno ?: -EIO;
+	free(buf);
+	return err;
+}
+
 /* ------------------------------------------------------------------ the common options */
 
 /* What the common options parse into: the report's options and the capture asked for. */
@@ -529,12 +589,11 @@ int cmd_report(int argc, char **argv)
 	struct report_opts *o = &core.o;
 	const struct an_report *r = NULL;
 	const char *kind, *path;
-	char cid[DB_CAPTURE_ID_LEN], *buf = NULL;
+	char cid[DB_CAPTURE_ID_LEN];
 	struct given *given;
 	sqlite3 *db = NULL;
 	void *settings = NULL;
-	size_t ngiven, len = 0;
-	FILE *out;
+	size_t ngiven;
 	int rc;
 
 	given = calloc((size_t)argc + 1, sizeof(*given));
@@ -557,23 +616,8 @@ int cmd_report(int argc, char **argv)
 		free(settings);
 		return rc;
 	}
-	/* The report is written whole or not at all: into memory first, so an error found
-	 * half-way (report vma --growth of one snapshot) leaves no fragment of JSON or of a
-	 * table on stdout, only its message on stderr. */
-	out = open_memstream(&buf, &len);
-	if (!out) {
-		fprintf(stderr, "ptop-analyze report: %s\n", strerror(errno));
-		sqlite3_close(db);
-		free(settings);
-		return ANALYZE_EXIT_INTERNAL;
-	}
-	rc = r->run(db, cid, o, out);
+	rc = report__run(r, db, cid, o, stdout); /* whole or not at all */
 	free(settings);
-	if (fclose(out) && !rc)
-		rc = -ENOMEM;
-	if (!rc && len && (fwrite(buf, 1, len, stdout) != len || fflush(stdout)))
-		rc = -errno ?: -EIO;
-	free(buf);
 	/* a DB without the report's tables, or a question the capture cannot answer
 	 * (report vma --mapping of no mapping, --growth of one snapshot): said already */
 	if (rc == -EPROTO || rc == -EBADMSG) { /* -EBADMSG: a corrupt DB, said already */

@@ -164,6 +164,22 @@ struct report_option {
 	int (*parse)(void *settings, const char *arg, char *err, size_t errlen);
 };
 
+/* What the core hands a report's body (an_report.body): the capture, the options, the
+ * output, and what every report opens with, done. */
+struct report_ctx {
+	sqlite3 *db;
+	const struct capture_meta *m;	/* the capture reported on */
+	const struct report_opts *o;
+	FILE *out;
+	/* JSON: the report's object, opened by report__begin (its head written); the body
+	 * adds its members and closes it (json__end_object, json__end) */
+	struct json *j;
+	const struct probe_info *probe; /* its probe (an_report.probe), active; NULL: none named */
+	/* the drops of collector an_report.drops in the window (drops__load), for report__drops */
+	const struct drop_line *drops;
+	size_t ndrops;
+};
+
 /* One `report KIND`, declared by the collector whose data it shows: at the bottom of
  * collectors/NAME/report.c, in its NULL-terminated list NAME_reports, which its part
  * points to (analyze/part.h, member reports). The `report` command (report.c) looks
@@ -173,9 +189,8 @@ struct report_option {
  * For KIND the command parses the common options into a struct report_opts and the kind's
  * own (its table, options) into a zeroed struct of settings_size bytes that o->own points
  * to, refuses an option the kind's table does not have, asks check(), opens FILE (a capture through
- * its cache DB, or a DB), checks the DB has the tables, and calls run() with a memory
- * stream: the report is written to stdout whole or not at all. run() returns as the
- * report_* functions above do (-EPROTO and -EBADMSG said by run() itself: exit 2). */
+ * its cache DB, or a DB), checks the DB has the tables, and runs it (report__run) into a
+ * memory stream: the report is written to stdout whole or not at all. */
 struct an_report {
 	const char *name; /* the KIND word: "syscalls"; unique over every part */
 	/* its place in the kinds' list (usage, help, messages): by order, ascending; unique.
@@ -197,9 +212,27 @@ struct an_report {
 	/* Optional: a rule of its own on the options O ("--mapping and --growth do not go
 	 * together"): NULL when O is fine, else the usage error, one line, a static string. */
 	const char *(*check)(const struct report_opts *o);
-	/* Print the report of capture CAPTURE_ID in DB to OUT, in o->fmt. 0 or -errno. */
-	int (*run)(sqlite3 *db, const char *capture_id, const struct report_opts *o, FILE *out);
+	/* the probe whose data it shows ("syscalls"): when the capture's probe set does not
+	 * have it active, the report says "not collected" and why (report__not_collected), and
+	 * body is not called; NULL: body sees to it */
+	const char *probe;
+	/* the collector whose drops report__run loads for body (ctx.drops); NULL: none */
+	const char *drops;
+	/* Its own part, in o->fmt: after report__begin (the incomplete-capture warning; JSON:
+	 * the object's head), with its probe active. 0 or -errno as report__run returns; the
+	 * core flushes the output. */
+	int (*body)(const struct report_ctx *c);
 };
+
+/* Run report R on capture CAPTURE_ID of DB into OUT, in o->fmt: load the capture, look its
+ * probe up, begin (report__begin), say "not collected" when the probe did not run, load its
+ * drops, call its body; all into memory, written to OUT whole only when it succeeded. 0, or -errno for an internal failure (the caller maps it to
+ * the exit code); -ENOENT when DB has no such capture; -EPROTO and -EBADMSG (a corrupt DB,
+ * "corrupt DB: ...") for a question the capture cannot answer, said on stderr by the body:
+ * exit 2. A probe that did not run is a report too ("not collected"; JSON: "collected":
+ * false): 0. */
+int report__run(const struct an_report *r, sqlite3 *db, const char *capture_id,
+		const struct report_opts *o, FILE *out);
 
 /* The kinds of every part's reports in order: the first when PREV is NULL, else the
  * one after PREV; NULL after the last. */

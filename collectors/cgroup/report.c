@@ -839,33 +839,27 @@ void cg_data__free(struct cg_data *d)
 	memset(d, 0, sizeof(*d));
 }
 
-int report_cgroup(sqlite3 *db, const char *capture_id, const struct report_opts *o, FILE *out)
+static int cgroup_body(const struct report_ctx *ctx)
 {
-	struct drop_line *drops = NULL;
+	sqlite3 *db = ctx->db;
+	const struct report_opts *o = ctx->o;
+	FILE *out = ctx->out;
+	const struct capture_meta m = *ctx->m;
+	const struct probe_info p = *ctx->probe;
+	const struct drop_line *drops = ctx->drops;
+	const size_t nd = ctx->ndrops;
+	struct json *j = ctx->j;
 	struct cg_proc *procs = NULL;
 	struct cg_data d = {0};
 	struct cg_stat cs = {0};
 	struct cg_rows rows = {0};
-	struct capture_meta m;
-	struct probe_info p;
-	size_t np = 0, nd = 0, shown;
+	size_t np = 0, shown;
 	char w[96], c1[32], c2[32];
-	struct json j;
 	int err;
 
-	err = capture_meta__load(db, capture_id, &m);
-	err = err ?: probe__lookup(db, m.cap, "cgroup", &p);
-	if (err)
-		goto cleanup;
-	report__begin(&j, out, o, "cgroup", &m);
-	if (!probe__active(&p)) {
-		err = report__not_collected(&j, out, o, "cgroup", &p);
-		goto cleanup;
-	}
 	err = cg_data__load(db, &m, &o->win, &d);
 	err = err ?: cg_procs__load(db, &m, &o->win, d.n ? d.s[d.n - 1].seq : -1, &procs, &np);
 	err = err ?: cg_stat__load(db, &m, &d, &cs);
-	err = err ?: drops__load(db, &m, "cgroup", &o->win, &drops, &nd);
 	if (err)
 		goto cleanup;
 	if (np)
@@ -906,22 +900,19 @@ int report_cgroup(sqlite3 *db, const char *capture_id, const struct report_opts 
 					NCOLS(procs_text_cols));
 		break;
 	case OUT_JSON:
-		json__kv_bool(&j, "collected", true);
-		json__kv_string(&j, "source", p.source[0] ? p.source : NULL);
-		report__drops(&j, out, o, "cgroup", drops, nd);
-		print_cgroup_json(&j, &d, &cs, &rows, np, &m);
-		json__end_object(&j);
-		err = json__end(&j);
+		json__kv_bool(j, "collected", true);
+		json__kv_string(j, "source", p.source[0] ? p.source : NULL);
+		report__drops(j, out, o, "cgroup", drops, nd);
+		print_cgroup_json(j, &d, &cs, &rows, np, &m);
+		json__end_object(j);
+		err = json__end(j);
 		break;
 	}
-	if (!err && (fflush(out) || ferror(out)))
-		err = -EIO;
 cleanup:
 	cg_rows__free(&rows);
 	free(cs.kv);
 	cg_data__free(&d);
 	free(procs);
-	free(drops);
 	return err;
 }
 
@@ -1120,10 +1111,14 @@ int cg_apps__load(sqlite3 *db, const struct capture_meta *m, const struct window
 	return err;
 }
 
-int report_apps(sqlite3 *db, const char *capture_id, const struct report_opts *o, FILE *out)
+static int apps_body(const struct report_ctx *ctx)
 {
+	sqlite3 *db = ctx->db;
+	const struct report_opts *o = ctx->o;
+	FILE *out = ctx->out;
+	const struct capture_meta m = *ctx->m;
+	struct json *j = ctx->j;
 	struct cg_app *apps = NULL;
-	struct capture_meta m;
 	struct probe_info p, pm;
 	size_t na = 0, cap = 0, napps;
 	enum apps_by by = apps_by_of(o);
@@ -1131,15 +1126,12 @@ int report_apps(sqlite3 *db, const char *capture_id, const struct report_opts *o
 	int64_t tot[4] = {-1, -1, -1, -1};
 	const char *source;
 	char w[96], c1[32];
-	struct json j;
 	int err;
 
-	err = capture_meta__load(db, capture_id, &m);
-	err = err ?: probe__lookup(db, m.cap, "cgroup", &p);
+	err = probe__lookup(db, m.cap, "cgroup", &p);
 	err = err ?: probe__lookup(db, m.cap, "memory", &pm);
 	if (err)
 		goto cleanup;
-	report__begin(&j, out, o, "apps", &m);
 	if (probe__active(&p)) {
 		source = "cgroup_proc";
 		err = cg_apps__load(db, &m, &o->win, &apps, &na, &at_ns);
@@ -1154,7 +1146,7 @@ int report_apps(sqlite3 *db, const char *capture_id, const struct report_opts *o
 			 "cgroup: %.60s; memory: %.11s: %.60s",
 			 p.reason[0] ? p.reason : "no reason recorded", pm.state,
 			 pm.reason[0] ? pm.reason : "no reason recorded");
-		err = report__not_collected(&j, out, o, "apps", &both);
+		err = report__not_collected(j, out, o, "apps", &both);
 		goto cleanup;
 	}
 	if (err)
@@ -1198,47 +1190,45 @@ int report_apps(sqlite3 *db, const char *capture_id, const struct report_opts *o
 		err = print_apps_table(apps, na, out, OUT_CSV);
 		break;
 	case OUT_JSON:
-		json__kv_bool(&j, "collected", true);
-		json__kv_string(&j, "source", source);
-		json__kv_string(&j, "by", by_name[by]);
-		json__key(&j, "t_s");
+		json__kv_bool(j, "collected", true);
+		json__kv_string(j, "source", source);
+		json__kv_string(j, "by", by_name[by]);
+		json__key(j, "t_s");
 		if (at_ns >= 0)
-			json__real(&j, rel_s(&m, at_ns));
+			json__real(j, rel_s(&m, at_ns));
 		else
-			json__null(&j);
-		json__kv_int(&j, "applications", (int64_t)napps);
-		json__key(&j, "total");
-		json__begin_object(&j);
-		json__kv_int(&j, "processes", total_procs);
-		json__kv_int(&j, "covered", total_cov);
-		report__json_opt_int(&j, "rss", tot[0]);
-		report__json_opt_int(&j, "pss", tot[1]);
-		report__json_opt_int(&j, "uss", tot[2]);
-		report__json_opt_int(&j, "swap", tot[3]);
-		json__end_object(&j);
-		json__key(&j, "apps");
-		json__begin_array(&j);
+			json__null(j);
+		json__kv_int(j, "applications", (int64_t)napps);
+		json__key(j, "total");
+		json__begin_object(j);
+		json__kv_int(j, "processes", total_procs);
+		json__kv_int(j, "covered", total_cov);
+		report__json_opt_int(j, "rss", tot[0]);
+		report__json_opt_int(j, "pss", tot[1]);
+		report__json_opt_int(j, "uss", tot[2]);
+		report__json_opt_int(j, "swap", tot[3]);
+		json__end_object(j);
+		json__key(j, "apps");
+		json__begin_array(j);
 		for (size_t i = 0; i < na; i++) {
-			json__begin_object(&j);
-			json__kv_string(&j, "app", apps[i].name);
-			json__kv_string(&j, "kind", apps[i].kind);
-			json__kv_int(&j, "processes", apps[i].processes);
-			json__kv_int(&j, "covered", apps[i].covered);
-			report__json_opt_int(&j, "rss", apps[i].rss);
-			report__json_opt_int(&j, "pss", apps[i].pss);
-			report__json_opt_int(&j, "uss", apps[i].uss);
-			report__json_opt_int(&j, "swap", apps[i].swap);
+			json__begin_object(j);
+			json__kv_string(j, "app", apps[i].name);
+			json__kv_string(j, "kind", apps[i].kind);
+			json__kv_int(j, "processes", apps[i].processes);
+			json__kv_int(j, "covered", apps[i].covered);
+			report__json_opt_int(j, "rss", apps[i].rss);
+			report__json_opt_int(j, "pss", apps[i].pss);
+			report__json_opt_int(j, "uss", apps[i].uss);
+			report__json_opt_int(j, "swap", apps[i].swap);
 			if (!strcmp(apps[i].kind, "others"))
-				json__kv_int(&j, "folded", apps[i].folded);
-			json__end_object(&j);
+				json__kv_int(j, "folded", apps[i].folded);
+			json__end_object(j);
 		}
-		json__end_array(&j);
-		json__end_object(&j);
-		err = json__end(&j);
+		json__end_array(j);
+		json__end_object(j);
+		err = json__end(j);
 		break;
 	}
-	if (!err && (fflush(out) || ferror(out)))
-		err = -EIO;
 cleanup:
 	free(apps);
 	return err;
@@ -1274,8 +1264,15 @@ static const struct an_report cgroup_report = {
 		   "processes by PSS and their smaps_rollup coverage (csv: processes)",
 	.tables = "cgroup_sample,cpu_sample",
 	.top = "the first N processes (default 20)",
-	.run = report_cgroup,
+	.probe = "cgroup",
+	.drops = "cgroup",
+	.body = cgroup_body,
 };
+
+int report_cgroup(sqlite3 *db, const char *capture_id, const struct report_opts *o, FILE *out)
+{
+	return report__run(&cgroup_report, db, capture_id, o, out);
+}
 
 static const struct an_report apps_report = {
 	.name = "apps",
@@ -1288,8 +1285,13 @@ static const struct an_report apps_report = {
 	.options = apps_options,
 	.settings_size = sizeof(struct apps_opts),
 	.top = "N applications before others (N) (default 10)",
-	.run = report_apps,
+	.body = apps_body,
 };
+
+int report_apps(sqlite3 *db, const char *capture_id, const struct report_opts *o, FILE *out)
+{
+	return report__run(&apps_report, db, capture_id, o, out);
+}
 
 const struct an_report *const cgroup_reports[] = {
 	&cgroup_report,

@@ -1009,44 +1009,46 @@ static int check_pid(sqlite3 *db, const struct capture_meta *m, const struct rep
 	return err;
 }
 
-int report_cpu(sqlite3 *db, const char *capture_id, const struct report_opts *o, FILE *out)
+static int cpu_body(const struct report_ctx *ctx)
 {
-	struct drop_line *drops = NULL;
+	sqlite3 *db = ctx->db;
+	const struct report_opts *o = ctx->o;
+	FILE *out = ctx->out;
+	const struct capture_meta m = *ctx->m;
+	const struct drop_line *drops = ctx->drops;
+	const size_t nd = ctx->ndrops;
+	struct json *j = ctx->j;
 	struct cpu_row *rows = NULL;
 	struct table *sum = NULL;
 	struct lane_sum s[LANES];
 	struct throttle_sum ts;
 	struct cpu_kind k;
-	struct capture_meta m;
 	struct probe_info p;
-	size_t n = 0, nd = 0;
+	size_t n = 0;
 	char w[96];
-	struct json j;
 	int err;
 
-	err = capture_meta__load(db, capture_id, &m);
-	err = err ?: probe__lookup(db, m.cap, "cpu", &p);
+	/* not "probe": the profile (cpuprof) is reported when the cpu probe did not run */
+	err = probe__lookup(db, m.cap, "cpu", &p);
 	err = err ?: check_pid(db, &m, o);
 	if (err)
 		goto cleanup;
-	report__begin(&j, out, o, "cpu", &m);
 	if (!probe__active(&p)) {
 		if (o->fmt != OUT_JSON) {
-			err = report__not_collected(&j, out, o, "cpu", &p);
+			err = report__not_collected(j, out, o, "cpu", &p);
 			err = err ?: print_profile(db, &m, o, NULL, out);
 			goto cleanup;
 		}
-		json__kv_bool(&j, "collected", false);
-		json__kv_string(&j, "state", p.state);
-		json__kv_string(&j, "reason", p.reason[0] ? p.reason : NULL);
-		err = print_profile(db, &m, o, &j, out);
-		json__end_object(&j);
-		err = err ?: json__end(&j);
+		json__kv_bool(j, "collected", false);
+		json__kv_string(j, "state", p.state);
+		json__kv_string(j, "reason", p.reason[0] ? p.reason : NULL);
+		err = print_profile(db, &m, o, j, out);
+		json__end_object(j);
+		err = err ?: json__end(j);
 		goto cleanup;
 	}
 	err = load_kind(db, &m, &k);
 	err = err ?: load_rows(db, &m, &o->win, &k, &rows, &n);
-	err = err ?: drops__load(db, &m, "cpu", &o->win, &drops, &nd);
 	err = err ?: summarize(rows, n, m.cpus, s, &ts);
 	if (err == -EOVERFLOW) {
 		fprintf(stderr, "ptop-analyze report cpu: corrupt DB: the cpu_sample figures add up "
@@ -1094,29 +1096,26 @@ int report_cpu(sqlite3 *db, const char *capture_id, const struct report_opts *o,
 		err = print_series(rows, n, &m, &k, false, out, OUT_CSV);
 		break;
 	case OUT_JSON:
-		json__kv_bool(&j, "collected", true);
-		json__kv_string(&j, "source", p.source[0] ? p.source : NULL);
-		json__key(&j, "cpus");
+		json__kv_bool(j, "collected", true);
+		json__kv_string(j, "source", p.source[0] ? p.source : NULL);
+		json__key(j, "cpus");
 		if (m.cpus > 0)
-			json__int(&j, m.cpus);
+			json__int(j, m.cpus);
 		else
-			json__null(&j);
-		report__drops(&j, out, o, "cpu", drops, nd);
-		print_summary_json(&j, sum);
+			json__null(j);
+		report__drops(j, out, o, "cpu", drops, nd);
+		print_summary_json(j, sum);
 		if (k.cg) /* a single-process capture's JSON stays as it was */
-			print_throttling_json(&j, &ts);
-		print_series_json(&j, rows, n, &m, &k);
-		err = print_profile(db, &m, o, &j, out);
-		json__end_object(&j);
-		err = err ?: json__end(&j);
+			print_throttling_json(j, &ts);
+		print_series_json(j, rows, n, &m, &k);
+		err = print_profile(db, &m, o, j, out);
+		json__end_object(j);
+		err = err ?: json__end(j);
 		break;
 	}
-	if (!err && (fflush(out) || ferror(out)))
-		err = -EIO;
 cleanup:
 	table__free(sum);
 	free(rows);
-	free(drops);
 	return err;
 }
 
@@ -1150,8 +1149,14 @@ static const struct an_report cpu_report = {
 	.options = cpu_options,
 	.settings_size = sizeof(struct cpu_opts),
 	.top = "the first N functions of the profile (default 20)",
-	.run = report_cpu,
+	.drops = "cpu",
+	.body = cpu_body,
 };
+
+int report_cpu(sqlite3 *db, const char *capture_id, const struct report_opts *o, FILE *out)
+{
+	return report__run(&cpu_report, db, capture_id, o, out);
+}
 
 const struct an_report *const cpu_reports[] = {
 	&cpu_report,

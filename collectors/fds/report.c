@@ -478,29 +478,26 @@ const char *fds__opens_reason(const struct probe_info *p)
 		 : "the eBPF lane did not run: it needs --fd-stacks";
 }
 
-static int report_fds(sqlite3 *db, const char *capture_id, const struct report_opts *o, FILE *out)
+static int fds_body(const struct report_ctx *ctx)
 {
-	struct drop_line *drops = NULL;
+	sqlite3 *db = ctx->db;
+	const struct report_opts *o = ctx->o;
+	FILE *out = ctx->out;
+	const struct capture_meta m = *ctx->m;
+	const struct probe_info p = *ctx->probe;
+	const struct drop_line *drops = ctx->drops;
+	const size_t nd = ctx->ndrops;
+	struct json *j = ctx->j;
 	struct table *t = NULL, *ot = NULL, *pt = NULL, *stt = NULL;
-	struct capture_meta m;
-	struct probe_info p;
 	struct site_stacks ss;
 	struct fds_span sp;
 	struct fds_ops_sum sum;
-	size_t nd = 0, nprobe = 0;
+	size_t nprobe = 0;
 	int64_t at = 0, unseen = -1;
 	bool trunc = false, ops;
 	char w[96], a[32], b[32];
-	struct json j;
 	int err, k, i;
 
-	err = capture_meta__load(db, capture_id, &m);
-	err = err ?: probe__lookup(db, m.cap, "fds", &p);
-	if (err)
-		return err;
-	report__begin(&j, out, o, "fds", &m);
-	if (!probe__active(&p))
-		return report__not_collected(&j, out, o, "fds", &p);
 	ops = !strcmp(p.source, "ebpf"); /* the eBPF lane ran (--fd-stacks) */
 	site_stacks__read(&p, &ss);
 	t = table__new(ops ? COLS : COL_OPENED, col_names);
@@ -518,7 +515,6 @@ static int report_fds(sqlite3 *db, const char *capture_id, const struct report_o
 		err = err ?: build_sites(db, &m, o, &ss, stt);
 		err = err ?: unseen_closes(db, &m, &unseen);
 	}
-	err = err ?: drops__load(db, &m, "fds", &o->win, &drops, &nd);
 	if (err)
 		goto cleanup;
 	k = fastest(&sp);
@@ -613,80 +609,77 @@ static int report_fds(sqlite3 *db, const char *capture_id, const struct report_o
 		err = table__print(t, out, OUT_CSV);
 		break;
 	case OUT_JSON:
-		json__kv_bool(&j, "collected", true);
-		report__drops(&j, out, o, "fds", drops, nd);
-		json__key(&j, "intervals");
-		table__json(t, &j, NULL, 0);
-		json__key(&j, "growth");
+		json__kv_bool(j, "collected", true);
+		report__drops(j, out, o, "fds", drops, nd);
+		json__key(j, "intervals");
+		table__json(t, j, NULL, 0);
+		json__key(j, "growth");
 		if (sp.n > 1) {
-			json__begin_array(&j);
+			json__begin_array(j);
 			for (i = 0; i < NTYPES; i++) {
-				json__begin_object(&j);
-				json__kv_string(&j, "type", fds_type_col[i]);
-				json__kv_int(&j, "first", sp.first[1 + i]);
-				json__kv_int(&j, "last", sp.last[1 + i]);
-				json__kv_int(&j, "growth", sp.last[1 + i] - sp.first[1 + i]);
-				json__kv_real(&j, "per_s",
+				json__begin_object(j);
+				json__kv_string(j, "type", fds_type_col[i]);
+				json__kv_int(j, "first", sp.first[1 + i]);
+				json__kv_int(j, "last", sp.last[1 + i]);
+				json__kv_int(j, "growth", sp.last[1 + i] - sp.first[1 + i]);
+				json__kv_real(j, "per_s",
 					      per_s(&sp, sp.last[1 + i] - sp.first[1 + i]));
-				json__end_object(&j);
+				json__end_object(j);
 			}
-			json__end_array(&j);
+			json__end_array(j);
 		} else {
-			json__null(&j);
+			json__null(j);
 		}
-		json__kv_string(&j, "fastest_growing", k >= 0 ? fds_type_col[k] : NULL);
-		json__key(&j, "open_at_end");
+		json__kv_string(j, "fastest_growing", k >= 0 ? fds_type_col[k] : NULL);
+		json__key(j, "open_at_end");
 		if (at) {
-			json__begin_object(&j);
-			json__kv_real(&j, "t_s", (double)(at - m.base_ns) / 1e9);
-			json__kv_bool(&j, "truncated", trunc);
-			json__key(&j, "fds");
-			table__json(ot, &j, NULL, 0);
-			json__end_object(&j);
+			json__begin_object(j);
+			json__kv_real(j, "t_s", (double)(at - m.base_ns) / 1e9);
+			json__kv_bool(j, "truncated", trunc);
+			json__key(j, "fds");
+			table__json(ot, j, NULL, 0);
+			json__end_object(j);
 		} else {
-			json__null(&j);
+			json__null(j);
 		}
-		json__key(&j, "opens_and_closes");
+		json__key(j, "opens_and_closes");
 		if (ops) {
-			json__begin_object(&j);
-			json__key(&j, "by_syscall");
-			table__json(pt, &j, NULL, 0);
-			json__kv_string(&j, "user_stacks", ss.mode);
-			json__kv_bool(&j, "stacks_trusted", !ss.untrusted && !ss.cut);
+			json__begin_object(j);
+			json__key(j, "by_syscall");
+			table__json(pt, j, NULL, 0);
+			json__kv_string(j, "user_stacks", ss.mode);
+			json__kv_bool(j, "stacks_trusted", !ss.untrusted && !ss.cut);
 			if (ss.untrusted && ss.cut) {
 				char both[sizeof(ss.note) + sizeof(ss.cut_note) + 2];
 
 				snprintf(both, sizeof(both), "%s; %s", ss.note, ss.cut_note);
-				json__kv_string(&j, "stacks_note", both);
+				json__kv_string(j, "stacks_note", both);
 			} else {
-				json__kv_string(&j, "stacks_note", ss.untrusted ? ss.note
+				json__kv_string(j, "stacks_note", ss.untrusted ? ss.note
 								   : ss.cut  ? ss.cut_note
 									     : NULL);
 			}
-			json__key(&j, "sites");
-			table__json(stt, &j, NULL, 0);
-			json__key(&j, "closed_without_close");
+			json__key(j, "sites");
+			table__json(stt, j, NULL, 0);
+			json__key(j, "closed_without_close");
 			if (unseen >= 0)
-				json__int(&j, unseen);
+				json__int(j, unseen);
 			else
-				json__null(&j);
-			json__end_object(&j);
+				json__null(j);
+			json__end_object(j);
 		} else {
-			json__null(&j);
+			json__null(j);
 		}
-		json__kv_string(&j, "opens_and_closes_reason", ops ? NULL : fds__opens_reason(&p));
-		json__end_object(&j);
-		err = json__end(&j);
+		json__kv_string(j, "opens_and_closes_reason", ops ? NULL : fds__opens_reason(&p));
+		json__end_object(j);
+		err = json__end(j);
 		break;
 	}
-	if (!err && (fflush(out) || ferror(out)))
-		err = -EIO;
 cleanup:
 	table__free(t);
 	table__free(ot);
 	table__free(pt);
 	table__free(stt);
-	free(drops);
 	return err;
 }
 
@@ -696,7 +689,9 @@ static const struct an_report fds_report = {
     .summary = "open fds by type over time, the fastest-growing type,\n"
 	       "the fds open at the end with what they refer to",
     .tables = "fd_sample,fd_open",
-    .run = report_fds,
+    .probe = "fds",
+	.drops = "fds",
+	.body = fds_body,
 };
 
 const struct an_report *const fds_reports[] = {

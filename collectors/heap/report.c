@@ -1961,31 +1961,30 @@ static void sort_by(struct heap *h, enum heap_by by)
 		      by == HEAP_BY_LIVE ? cmp_live : by == HEAP_BY_COUNT ? cmp_count : cmp_bytes);
 }
 
-int report_heap(sqlite3 *db, const char *capture_id, const struct report_opts *o, FILE *out)
+static int heap_body(const struct report_ctx *ctx)
 {
-	struct drop_line *drops = NULL;
-	struct capture_meta m;
+	sqlite3 *db = ctx->db;
+	const struct report_opts *o = ctx->o;
+	FILE *out = ctx->out;
+	const struct capture_meta m = *ctx->m;
+	const struct drop_line *drops = ctx->drops;
+	const size_t nd = ctx->ndrops;
+	struct json *j = ctx->j;
 	struct heap h;
-	size_t nd = 0, top = o->top ? o->top : HEAP_TOP_DEFAULT;
+	size_t top = o->top ? o->top : HEAP_TOP_DEFAULT;
 	uint64_t uncounted;
 	enum heap_by by;
 	char w[96], a[32], b[32], c[32], samp[512];
-	struct json j;
 	int err;
 
 	memset(&h, 0, sizeof(h));
-	err = capture_meta__load(db, capture_id, &m);
-	err = err ?: heap_load(db, &m, o, &h, "heap");
+	err = heap_load(db, &m, o, &h, "heap");
 	if (err)
 		goto cleanup;
-	report__begin(&j, out, o, "heap", &m);
-	if (!h.collected) {
-		err = report__not_collected(&j, out, o, "heap", &h.probe);
+	if (!h.collected) { /* neither the heap probe nor the Go lane's ran */
+		err = report__not_collected(j, out, o, "heap", &h.probe);
 		goto cleanup;
 	}
-	err = drops__load(db, &m, "heap", &o->win, &drops, &nd);
-	if (err)
-		goto cleanup;
 	uncounted = uncounted_calls(drops, nd);
 	h.uncounted = uncounted;
 	sites_lost__set(&h, drops, nd);
@@ -2085,33 +2084,30 @@ int report_heap(sqlite3 *db, const char *capture_id, const struct report_opts *o
 		err = heap_table(&h, top, out, OUT_CSV);
 		break;
 	case OUT_JSON:
-		head_json(&j, &h);
-		json__kv_string(&j, "sampling", samp);
-		json__kv_string(&j, "by", by_name(by));
-		report__drops(&j, out, o, "heap", drops, nd);
-		json__kv_int(&j, "uncounted_calls", (int64_t)uncounted);
-		figures_json(&j, &h);
-		json__kv_int(&j, "functions", (int64_t)h.n_fn);
-		json__key(&j, "sites");
-		json__begin_array(&j);
+		head_json(j, &h);
+		json__kv_string(j, "sampling", samp);
+		json__kv_string(j, "by", by_name(by));
+		report__drops(j, out, o, "heap", drops, nd);
+		json__kv_int(j, "uncounted_calls", (int64_t)uncounted);
+		figures_json(j, &h);
+		json__kv_int(j, "functions", (int64_t)h.n_fn);
+		json__key(j, "sites");
+		json__begin_array(j);
 		for (size_t k = 0; k < h.n_fn && k < top && !err; k++) {
-			json__begin_object(&j);
-			err = site_json_common(&j, &h, &h.fn[k]);
+			json__begin_object(j);
+			err = site_json_common(j, &h, &h.fn[k]);
 			if (h.temp_count >= 0)
-				json__kv_int(&j, "temporary_count", (int64_t)h.fn[k].temp_count);
+				json__kv_int(j, "temporary_count", (int64_t)h.fn[k].temp_count);
 			else
-				json__kv_null(&j, "temporary_count");
-			json__end_object(&j);
+				json__kv_null(j, "temporary_count");
+			json__end_object(j);
 		}
-		json__end_array(&j);
-		json__end_object(&j);
-		err = err ?: json__end(&j);
+		json__end_array(j);
+		json__end_object(j);
+		err = err ?: json__end(j);
 		break;
 	}
-	if (!err && (fflush(out) || ferror(out)))
-		err = -EIO;
 cleanup:
-	free(drops);
 	heap_free(&h);
 	return err;
 }
@@ -2425,18 +2421,23 @@ static int leak_rows(const struct heap *h, size_t n, struct table **out)
 	return 0;
 }
 
-int report_leaks(sqlite3 *db, const char *capture_id, const struct report_opts *o, FILE *out)
+static int leaks_body(const struct report_ctx *ctx)
 {
+	sqlite3 *db = ctx->db;
+	const struct report_opts *o = ctx->o;
+	FILE *out = ctx->out;
+	const struct capture_meta m = *ctx->m;
+	const struct drop_line *drops = ctx->drops;
+	const size_t nd = ctx->ndrops;
+	struct json *j = ctx->j;
 	struct suppressions sup = {0};
 	struct table *rows = NULL;
-	struct capture_meta m;
 	struct heap h;
 	size_t n_sus = 0, n_supp = 0, top = o->top ? o->top : HEAP_TOP_DEFAULT;
 	char a[32], c[32], d[32], w[96], exe[4096] = "", dbi[768];
 	int64_t leak_age;
 	uint64_t leaked_bytes = 0, leaked_count = 0;
 	bool at_exit;
-	struct json j;
 	sqlite3_stmt *s = NULL;
 	int err;
 
@@ -2446,25 +2447,14 @@ int report_leaks(sqlite3 *db, const char *capture_id, const struct report_opts *
 		if (err)
 			return err == -EINVAL ? -EPROTO : err; /* said: exit 2 */
 	}
-	err = capture_meta__load(db, capture_id, &m);
-	err = err ?: heap_load(db, &m, o, &h, "leaks");
+	err = heap_load(db, &m, o, &h, "leaks");
 	if (err)
 		goto cleanup;
-	report__begin(&j, out, o, "leaks", &m);
-	if (!h.collected) {
-		err = report__not_collected(&j, out, o, "leaks", &h.probe);
+	if (!h.collected) { /* neither the heap probe nor the Go lane's ran */
+		err = report__not_collected(j, out, o, "leaks", &h.probe);
 		goto cleanup;
 	}
-	{ /* events the sites lost: their figures are not exact (head_json) */
-		struct drop_line *dl = NULL;
-		size_t nd = 0;
-
-		err = drops__load(db, &m, "heap", &o->win, &dl, &nd);
-		if (err)
-			goto cleanup;
-		sites_lost__set(&h, dl, nd);
-		free(dl);
-	}
+	sites_lost__set(&h, drops, nd); /* events the sites lost: not exact (head_json) */
 	if (!h.live_measured || !h.n_snap) {
 		const char *why = h.n_snap ? why_not_measured(&h) : "no heap snapshot in the window";
 
@@ -2475,13 +2465,13 @@ int report_leaks(sqlite3 *db, const char *capture_id, const struct report_opts *
 				why);
 			break;
 		case OUT_JSON:
-			json__kv_bool(&j, "collected", true);
-			json__kv_bool(&j, "live_measured", false);
-			json__kv_string(&j, "reason", why);
-			json__key(&j, "suspects");
-			json__null(&j);
-			json__end_object(&j);
-			err = json__end(&j);
+			json__kv_bool(j, "collected", true);
+			json__kv_bool(j, "live_measured", false);
+			json__kv_string(j, "reason", why);
+			json__key(j, "suspects");
+			json__null(j);
+			json__end_object(j);
+			err = json__end(j);
 			break;
 		}
 		goto cleanup;
@@ -2572,38 +2562,36 @@ int report_leaks(sqlite3 *db, const char *capture_id, const struct report_opts *
 					sizeof(leak_csv_cols) / sizeof(leak_csv_cols[0]));
 		break;
 	case OUT_JSON:
-		head_json(&j, &h);
-		json__kv_int(&j, "snapshots", (int64_t)h.n_points);
-		json__kv_string(&j, "mode", at_exit ? "at_exit" : "age");
-		json__key(&j, "leaked_bytes");
+		head_json(j, &h);
+		json__kv_int(j, "snapshots", (int64_t)h.n_points);
+		json__kv_string(j, "mode", at_exit ? "at_exit" : "age");
+		json__key(j, "leaked_bytes");
 		if (at_exit)
-			json__int(&j, (int64_t)leaked_bytes);
+			json__int(j, (int64_t)leaked_bytes);
 		else
-			json__null(&j);
-		json__key(&j, "leaked_count");
+			json__null(j);
+		json__key(j, "leaked_count");
 		if (at_exit)
-			json__int(&j, (int64_t)leaked_count);
+			json__int(j, (int64_t)leaked_count);
 		else
-			json__null(&j);
-		json__kv_int(&j, "leak_age_ns_used", leak_age);
-		json__kv_string(&j, "suppressions_file", leaks_own(o)->suppressions);
-		json__kv_int(&j, "suppressed", (int64_t)n_supp);
-		json__kv_int(&j, "suspect_count", (int64_t)n_sus);
-		json__key(&j, "suspects");
-		json__begin_array(&j);
+			json__null(j);
+		json__kv_int(j, "leak_age_ns_used", leak_age);
+		json__kv_string(j, "suppressions_file", leaks_own(o)->suppressions);
+		json__kv_int(j, "suppressed", (int64_t)n_supp);
+		json__kv_int(j, "suspect_count", (int64_t)n_sus);
+		json__key(j, "suspects");
+		json__begin_array(j);
 		for (size_t k = 0; k < table__rows(rows); k++) {
-			json__begin_object(&j);
-			table__json_fields(rows, &j, k, NULL, LC_N);
-			stack_json(&j, &h, exe, h.fn[k].stack);
-			json__end_object(&j);
+			json__begin_object(j);
+			table__json_fields(rows, j, k, NULL, LC_N);
+			stack_json(j, &h, exe, h.fn[k].stack);
+			json__end_object(j);
 		}
-		json__end_array(&j);
-		json__end_object(&j);
-		err = json__end(&j);
+		json__end_array(j);
+		json__end_object(j);
+		err = json__end(j);
 		break;
 	}
-	if (!err && (fflush(out) || ferror(out)))
-		err = -EIO;
 cleanup:
 	table__free(rows);
 	suppressions__free(&sup);
@@ -2997,8 +2985,14 @@ static const struct an_report heap_report = {
 	.options = heap_options,
 	.settings_size = sizeof(struct heap_opts),
 	.top = "the first N functions (default 20)",
-	.run = report_heap,
+	.drops = "heap",
+	.body = heap_body,
 };
+
+int report_heap(sqlite3 *db, const char *capture_id, const struct report_opts *o, FILE *out)
+{
+	return report__run(&heap_report, db, capture_id, o, out);
+}
 
 static const struct an_report leaks_report = {
 	.name = "leaks",
@@ -3010,8 +3004,14 @@ static const struct an_report leaks_report = {
 	.options = leaks_options,
 	.settings_size = sizeof(struct leaks_opts),
 	.top = "the first N functions (default 20)",
-	.run = report_leaks,
+	.drops = "heap",
+	.body = leaks_body,
 };
+
+int report_leaks(sqlite3 *db, const char *capture_id, const struct report_opts *o, FILE *out)
+{
+	return report__run(&leaks_report, db, capture_id, o, out);
+}
 
 const struct an_report *const heap_reports[] = {
 	&heap_report,

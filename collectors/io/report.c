@@ -1149,8 +1149,16 @@ static void print_unread(struct json *j, FILE *out, const struct report_opts *o,
 			fmt_secs(b, sizeof(b), u[i].found_ns - m->base_ns));
 }
 
-static int report_io(sqlite3 *db, const char *capture_id, const struct report_opts *o, FILE *out)
+static int io_body(const struct report_ctx *ctx)
 {
+	sqlite3 *db = ctx->db;
+	const struct report_opts *o = ctx->o;
+	FILE *out = ctx->out;
+	const struct capture_meta m = *ctx->m;
+	const struct probe_info p = *ctx->probe;
+	const struct drop_line *drops = ctx->drops;
+	const size_t nd = ctx->ndrops;
+	struct json *j = ctx->j;
 	static const char *const sum_key[NSUMS] = {"read_bytes",
 						   "written_bytes",
 						   "read_calls",
@@ -1159,7 +1167,6 @@ static int report_io(sqlite3 *db, const char *capture_id, const struct report_op
 						   "storage_written_bytes",
 						   "cancelled_write_bytes",
 						   "iowait_ns"};
-	struct drop_line *drops = NULL;
 	struct io_unread *unread = NULL;
 	size_t nunread = 0;
 	struct table *t = NULL, *yt = NULL, *et = NULL, *pt = NULL;
@@ -1175,25 +1182,15 @@ static int report_io(sqlite3 *db, const char *capture_id, const struct report_op
 	static const char no_sample_why[] = "no /proc/PID/io sample in the window: no process "
 					    "of the target was read at an interval's end";
 	bool events;
-	struct capture_meta m;
-	struct probe_info p, sp;
+	struct probe_info sp;
 	uint64_t sum[NSUMS];
 	bool iowait_all;
 	int64_t span, nproc = 0;
-	size_t nd = 0;
 	char w[96], b[8][32];
-	struct json j;
 	int err;
 
-	err = capture_meta__load(db, capture_id, &m);
-	err = err ?: probe__lookup(db, m.cap, "io", &p);
-	if (err)
-		return err;
-	report__begin(&j, out, o, "io", &m);
-	if (!probe__active(&p))
-		return report__not_collected(&j, out, o, "io", &p);
 	if (io_own(o)->file)
-		return report_io_file(db, &m, o, &j, out);
+		return report_io_file(db, &m, o, j, out);
 	t = table__new(COLS, col_names);
 	yt = table__new(YCOLS, sys_names);
 	et = table__new(ECOLS, ev_names);
@@ -1228,7 +1225,6 @@ static int report_io(sqlite3 *db, const char *capture_id, const struct report_op
 		err = err ?: build_uring(db, &m, &o->win, ut);
 	}
 	err = err ?: build_procs(db, &m, &o->win, pt, &np_proc, &np_file);
-	err = err ?: drops__load(db, &m, "io", &o->win, &drops, &nd);
 	err = err ?: io_unread__load(db, &m, &o->win, &unread, &nunread);
 	if (err)
 		goto cleanup;
@@ -1402,86 +1398,84 @@ static int report_io(sqlite3 *db, const char *capture_id, const struct report_op
 		break;
 	}
 	case OUT_JSON:
-		json__kv_bool(&j, "collected", true);
-		report__drops(&j, out, o, "io", drops, nd);
-		print_unread(&j, out, o, &m, unread, nunread);
-		json__key(&j, "totals");
+		json__kv_bool(j, "collected", true);
+		report__drops(j, out, o, "io", drops, nd);
+		print_unread(j, out, o, &m, unread, nunread);
+		json__key(j, "totals");
 		if (!table__rows(t)) { /* not measured: null, and why */
-			json__null(&j);
+			json__null(j);
 		} else {
-			json__begin_object(&j);
+			json__begin_object(j);
 			for (int i = 0; i < NSUMS; i++) {
 				if (i == 7 && !iowait_all)
-					json__kv_null(&j, sum_key[i]);
+					json__kv_null(j, sum_key[i]);
 				else
-					json__kv_int(&j, sum_key[i], (int64_t)sum[i]);
+					json__kv_int(j, sum_key[i], (int64_t)sum[i]);
 			}
-			json__end_object(&j);
+			json__end_object(j);
 		}
-		json__kv_string(&j, "totals_reason", table__rows(t) ? NULL : no_sample_why);
-		json__kv_string(&j, "totals_cover",
+		json__kv_string(j, "totals_reason", table__rows(t) ? NULL : no_sample_why);
+		json__kv_string(j, "totals_cover",
 				nproc > 1 ? "the processes of the cgroup, each with the children it "
 					    "waited for"
 				: nproc == 1 ? "the target process and the children it waited for"
 					     : NULL);
-		json__kv_int(&j, "file_processes", (int64_t)np_file);
-		json__key(&j, "processes");
-		table__json(pt, &j, NULL, 0);
-		json__key(&j, "intervals");
-		table__json(t, &j, NULL, 0);
-		json__key(&j, "files");
+		json__kv_int(j, "file_processes", (int64_t)np_file);
+		json__key(j, "processes");
+		table__json(pt, j, NULL, 0);
+		json__key(j, "intervals");
+		table__json(t, j, NULL, 0);
+		json__key(j, "files");
 		if (per_file)
-			table__json(ft, &j, NULL, 0);
+			table__json(ft, j, NULL, 0);
 		else
-			json__null(&j);
-		json__kv_string(&j, "files_reason", per_file ? NULL : fwhy);
-		json__key(&j, "operations");
+			json__null(j);
+		json__kv_string(j, "files_reason", per_file ? NULL : fwhy);
+		json__key(j, "operations");
 		if (per_file)
-			table__json(ot, &j, NULL, 0);
+			table__json(ot, j, NULL, 0);
 		else
-			json__null(&j);
-		json__key(&j, "latency");
+			json__null(j);
+		json__key(j, "latency");
 		if (per_file)
-			table__json(oht, &j, NULL, 0);
+			table__json(oht, j, NULL, 0);
 		else
-			json__null(&j);
-		json__key(&j, "top_file");
+			json__null(j);
+		json__key(j, "top_file");
 		if (per_file && nfiles) {
-			json__begin_object(&j);
-			json__kv_string(&j, "file", files[0].file);
-			json__kv_string(&j, "path", files[0].path);
-			json__key(&j, "operations");
-			table__json(tt, &j, NULL, 0);
-			json__key(&j, "latency");
-			table__json(tht, &j, NULL, 0);
-			json__end_object(&j);
+			json__begin_object(j);
+			json__kv_string(j, "file", files[0].file);
+			json__kv_string(j, "path", files[0].path);
+			json__key(j, "operations");
+			table__json(tt, j, NULL, 0);
+			json__key(j, "latency");
+			table__json(tht, j, NULL, 0);
+			json__end_object(j);
 		} else {
-			json__null(&j);
+			json__null(j);
 		}
-		json__key(&j, "io_uring");
+		json__key(j, "io_uring");
 		if (per_file && !uring_not(&p))
-			table__json(ut, &j, NULL, 0);
+			table__json(ut, j, NULL, 0);
 		else
-			json__null(&j);
-		json__kv_string(&j, "io_uring_reason", per_file ? uring_not(&p) : NULL);
-		json__key(&j, "fs_events");
+			json__null(j);
+		json__kv_string(j, "io_uring_reason", per_file ? uring_not(&p) : NULL);
+		json__key(j, "fs_events");
 		if (events)
-			table__json(et, &j, NULL, 0);
+			table__json(et, j, NULL, 0);
 		else
-			json__null(&j);
-		json__kv_string(&j, "fs_events_reason", events ? NULL : events_reason(&p));
-		json__key(&j, "syscalls");
+			json__null(j);
+		json__kv_string(j, "fs_events_reason", events ? NULL : events_reason(&p));
+		json__key(j, "syscalls");
 		if (probe__active(&sp))
-			table__json(yt, &j, NULL, 0);
+			table__json(yt, j, NULL, 0);
 		else
-			json__null(&j);
-		json__kv_string(&j, "syscalls_reason", probe__active(&sp) ? NULL : sp.reason);
-		json__end_object(&j);
-		err = json__end(&j);
+			json__null(j);
+		json__kv_string(j, "syscalls_reason", probe__active(&sp) ? NULL : sp.reason);
+		json__end_object(j);
+		err = json__end(j);
 		break;
 	}
-	if (!err && (fflush(out) || ferror(out)))
-		err = -EIO;
 cleanup:
 	table__free(t);
 	table__free(pt);
@@ -1494,7 +1488,6 @@ cleanup:
 	table__free(tht);
 	table__free(ut);
 	io_files__free(files, nfiles);
-	free(drops);
 	free(unread);
 	return err;
 }
@@ -1536,7 +1529,9 @@ static const struct an_report io_report = {
     .options = io_options,
     .settings_size = sizeof(struct io_opts),
     .check = io_check,
-    .run = report_io,
+    .probe = "io",
+	.drops = "io",
+	.body = io_body,
 };
 
 const struct an_report *const io_reports[] = {

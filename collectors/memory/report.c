@@ -666,32 +666,26 @@ static void print_json_body(struct json *j, const struct mem_row *rows, size_t n
 	json__end_array(j);
 }
 
-int report_mem(sqlite3 *db, const char *capture_id, const struct report_opts *o, FILE *out)
+static int mem_body(const struct report_ctx *ctx)
 {
-	struct drop_line *drops = NULL;
+	sqlite3 *db = ctx->db;
+	const struct report_opts *o = ctx->o;
+	FILE *out = ctx->out;
+	const struct capture_meta m = *ctx->m;
+	const struct probe_info p = *ctx->probe;
+	const struct drop_line *drops = ctx->drops;
+	const size_t nd = ctx->ndrops;
+	struct json *j = ctx->j;
 	struct mem_row *rows = NULL;
 	struct heap_side heap;
 	struct probe_mem pm;
 	struct coverage cov;
-	struct capture_meta m;
-	struct probe_info p;
-	size_t n = 0, nd = 0, i;
+	size_t n = 0, i;
 	int64_t minflt = -1, majflt = -1;
 	char w[96], c1[32], c2[32];
-	struct json j;
 	int err;
 
-	err = capture_meta__load(db, capture_id, &m);
-	err = err ?: probe__lookup(db, m.cap, "memory", &p);
-	if (err)
-		goto cleanup;
-	report__begin(&j, out, o, "mem", &m);
-	if (!probe__active(&p)) {
-		err = report__not_collected(&j, out, o, "mem", &p);
-		goto cleanup;
-	}
 	err = load_rows(db, &m, &o->win, &rows, &n);
-	err = err ?: drops__load(db, &m, "memory", &o->win, &drops, &nd);
 	err = err ?: load_heap(db, &m, &o->win, rows, n, &heap);
 	err = err ?: load_probe(db, &m, &o->win, &pm);
 	if (err)
@@ -737,20 +731,17 @@ int report_mem(sqlite3 *db, const char *capture_id, const struct report_opts *o,
 		err = print_series_csv(rows, n, &m, out);
 		break;
 	case OUT_JSON:
-		json__kv_bool(&j, "collected", true);
-		json__kv_string(&j, "source", p.source[0] ? p.source : NULL);
-		report__drops(&j, out, o, "memory", drops, nd);
-		print_json_body(&j, rows, n, &m, &heap);
-		json_probe(&j, &pm);
-		json__end_object(&j);
-		err = json__end(&j);
+		json__kv_bool(j, "collected", true);
+		json__kv_string(j, "source", p.source[0] ? p.source : NULL);
+		report__drops(j, out, o, "memory", drops, nd);
+		print_json_body(j, rows, n, &m, &heap);
+		json_probe(j, &pm);
+		json__end_object(j);
+		err = json__end(j);
 		break;
 	}
-	if (!err && (fflush(out) || ferror(out)))
-		err = -EIO;
 cleanup:
 	free(rows);
-	free(drops);
 	return err;
 }
 
@@ -788,8 +779,15 @@ static const struct an_report mem_report = {
 		   "anonymous PSS when the heap was measured (csv and json add the\n"
 		   "series)",
 	.tables = "memory_sample,heap_snapshot",
-	.run = report_mem,
+	.probe = "memory",
+	.drops = "memory",
+	.body = mem_body,
 };
+
+int report_mem(sqlite3 *db, const char *capture_id, const struct report_opts *o, FILE *out)
+{
+	return report__run(&mem_report, db, capture_id, o, out);
+}
 
 const struct an_report *const memory_reports[] = {
 	&mem_report,

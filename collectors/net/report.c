@@ -558,31 +558,26 @@ int net_figs__load(sqlite3 *db, const struct capture_meta *m, const struct windo
 	return err;
 }
 
-static int report_net(sqlite3 *db, const char *capture_id, const struct report_opts *o, FILE *out)
+static int net_body(const struct report_ctx *ctx)
 {
+	sqlite3 *db = ctx->db;
+	const struct report_opts *o = ctx->o;
+	FILE *out = ctx->out;
+	const struct capture_meta m = *ctx->m;
+	const struct probe_info p = *ctx->probe;
+	const struct drop_line *drops = ctx->drops;
+	const size_t nd = ctx->ndrops;
+	struct json *j = ctx->j;
 	struct net_tables n = {0};
-	struct drop_line *drops = NULL;
-	struct capture_meta m;
-	struct probe_info p;
 	struct net_figs f = {0};
-	size_t nd = 0;
 	uint64_t tx, rx, p50 = 0;
 	bool has_tx, has_rx, ebpf;
 	char w[96], a[32], b[32], c[32];
-	struct json j;
 	size_t top = o->top ? o->top : NET_TOP_DEFAULT;
 	int err;
 
-	err = capture_meta__load(db, capture_id, &m);
-	err = err ?: probe__lookup(db, m.cap, "net", &p);
-	if (err)
-		return err;
-	report__begin(&j, out, o, "net", &m);
-	if (!probe__active(&p))
-		return report__not_collected(&j, out, o, "net", &p);
 	err = tables_build(db, &m, &o->win, !strcmp(p.source, "ebpf"), &n);
 	err = err ?: connects_load(db, &m, &o->win, &f);
-	err = err ?: drops__load(db, &m, "net", &o->win, &drops, &nd);
 	if (err)
 		goto cleanup;
 	tx = col_sum(n.bytes, C_TX, &has_tx);
@@ -641,69 +636,66 @@ static int report_net(sqlite3 *db, const char *capture_id, const struct report_o
 		err = table__print_cols(n.bytes, out, OUT_CSV, conn_csv, NSHOW(conn_csv));
 		break;
 	case OUT_JSON:
-		json__kv_bool(&j, "collected", true);
-		json__kv_string(&j, "source", p.source);
-		json__kv_string(&j, "bytes_not_measured", f.no_bytes[0] ? f.no_bytes : NULL);
-		report__drops(&j, out, o, "net", drops, nd);
-		json__key(&j, "totals");
-		json__begin_object(&j);
-		json__key(&j, "sockets");
-		json__uint(&j, table__rows(n.bytes));
-		json__key(&j, "tx_bytes");
+		json__kv_bool(j, "collected", true);
+		json__kv_string(j, "source", p.source);
+		json__kv_string(j, "bytes_not_measured", f.no_bytes[0] ? f.no_bytes : NULL);
+		report__drops(j, out, o, "net", drops, nd);
+		json__key(j, "totals");
+		json__begin_object(j);
+		json__key(j, "sockets");
+		json__uint(j, table__rows(n.bytes));
+		json__key(j, "tx_bytes");
 		if (has_tx)
-			json__uint(&j, tx);
+			json__uint(j, tx);
 		else
-			json__null(&j);
-		json__key(&j, "rx_bytes");
+			json__null(j);
+		json__key(j, "rx_bytes");
 		if (has_rx)
-			json__uint(&j, rx);
+			json__uint(j, rx);
 		else
-			json__null(&j);
+			json__null(j);
 		/* eBPF lane only: null (not measured) under the /proc lane */
-		json__key(&j, "retransmits");
+		json__key(j, "retransmits");
 		if (ebpf)
-			json__uint(&j, f.retransmits);
+			json__uint(j, f.retransmits);
 		else
-			json__null(&j);
-		json__key(&j, "connects");
+			json__null(j);
+		json__key(j, "connects");
 		if (ebpf)
-			json__uint(&j, f.connects);
+			json__uint(j, f.connects);
 		else
-			json__null(&j);
-		json__key(&j, "connect_p50_ns"); /* the log2 bucket's estimate */
+			json__null(j);
+		json__key(j, "connect_p50_ns"); /* the log2 bucket's estimate */
 		if (ebpf && f.connects)
-			json__uint(&j, p50);
+			json__uint(j, p50);
 		else
-			json__null(&j);
-		json__key(&j, "connect_max_ns");
+			json__null(j);
+		json__key(j, "connect_max_ns");
 		if (ebpf && f.connects)
-			json__uint(&j, f.connect_max_ns);
+			json__uint(j, f.connect_max_ns);
 		else
-			json__null(&j);
-		json__end_object(&j);
-		json__key(&j, "connections");
-		table__json(n.bytes, &j, conn_show, NSHOW(conn_show));
-		json__key(&j, "by_errors");
-		table__json(n.errors, &j, conn_show, NSHOW(conn_show));
-		json__key(&j, "listening");
-		table__json(n.listen, &j, listen_show, NSHOW(listen_show));
-		json__key(&j, "peers");
-		table__json(n.peers, &j, NULL, 0);
-		json__key(&j, "errors");
-		table__json(n.kinds, &j, NULL, 0);
-		json__key(&j, "error_events");
-		table__json(n.events, &j, NULL, 0);
-		json__key(&j, "state_changes");
-		table__json(n.timelines, &j, NULL, 0);
-		json__end_object(&j);
-		err = json__end(&j);
+			json__null(j);
+		json__end_object(j);
+		json__key(j, "connections");
+		table__json(n.bytes, j, conn_show, NSHOW(conn_show));
+		json__key(j, "by_errors");
+		table__json(n.errors, j, conn_show, NSHOW(conn_show));
+		json__key(j, "listening");
+		table__json(n.listen, j, listen_show, NSHOW(listen_show));
+		json__key(j, "peers");
+		table__json(n.peers, j, NULL, 0);
+		json__key(j, "errors");
+		table__json(n.kinds, j, NULL, 0);
+		json__key(j, "error_events");
+		table__json(n.events, j, NULL, 0);
+		json__key(j, "state_changes");
+		table__json(n.timelines, j, NULL, 0);
+		json__end_object(j);
+		err = json__end(j);
 		break;
 	}
-	if (!err && (fflush(out) || ferror(out)))
-		err = -EIO;
 cleanup:
 	tables_free(&n);
-	free(drops);
 	return err;
 }
 
@@ -715,7 +707,9 @@ static const struct an_report net_report = {
 	       "timeout counts, connect latency, TCP state timelines",
     .tables = "net_socket,net_error,net_state",
     .top = "the first N rows of each list of the text (default 20)",
-    .run = report_net,
+    .probe = "net",
+	.drops = "net",
+	.body = net_body,
 };
 
 const struct an_report *const net_reports[] = {

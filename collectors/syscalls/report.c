@@ -427,32 +427,26 @@ static int print_probe_text(FILE *out, const struct syscall_agg *p, size_t np, u
 	return err;
 }
 
-int report_syscalls(sqlite3 *db, const char *capture_id, const struct report_opts *o, FILE *out)
+static int syscalls_body(const struct report_ctx *ctx)
 {
+	sqlite3 *db = ctx->db;
+	const struct report_opts *o = ctx->o;
+	FILE *out = ctx->out;
+	const struct capture_meta m = *ctx->m;
+	const struct probe_info p = *ctx->probe;
+	const struct drop_line *drops = ctx->drops;
+	const size_t nd = ctx->ndrops;
+	struct json *j = ctx->j;
 	const struct syscall_table *tab;
 	struct syscall_agg *a = NULL, *pr;
-	struct drop_line *drops = NULL;
-	struct capture_meta m;
-	struct probe_info p;
 	struct table *t = NULL;
-	size_t n = 0, nd = 0, shown, all, np;
+	size_t n = 0, shown, all, np;
 	struct agg_sums ts, ps;
 	char c1[32], c2[32];
-	struct json j;
 	const enum report_sort sort = REPORT_OWN(o, struct syscalls_opts)->sort;
 	int err;
 
-	err = capture_meta__load(db, capture_id, &m);
-	err = err ?: probe__lookup(db, m.cap, "syscalls", &p);
-	if (err)
-		goto cleanup;
-	report__begin(&j, out, o, "syscalls", &m);
-	if (!probe__active(&p)) {
-		err = report__not_collected(&j, out, o, "syscalls", &p);
-		goto cleanup;
-	}
 	err = syscalls__aggregate(db, &m, &o->win, sort, &a, &all);
-	err = err ?: drops__load(db, &m, "syscalls", &o->win, &drops, &nd);
 	if (err)
 		goto cleanup;
 	tab = syscall_table__find(m.machine[0] ? m.machine : NULL);
@@ -512,21 +506,18 @@ int report_syscalls(sqlite3 *db, const char *capture_id, const struct report_opt
 		err = err ?: table__print(t, out, OUT_CSV);
 		break;
 	case OUT_JSON:
-		json__kv_bool(&j, "collected", true);
-		json__kv_string(&j, "source", p.source[0] ? p.source : NULL);
-		json__kv_string(&j, "sort", sort == SORT_TOTAL ? "total" : "count");
-		report__drops(&j, out, o, "syscalls", drops, nd);
-		print_json_rows(&j, a, n, shown, pr, np, tab);
-		json__end_object(&j);
-		err = json__end(&j);
+		json__kv_bool(j, "collected", true);
+		json__kv_string(j, "source", p.source[0] ? p.source : NULL);
+		json__kv_string(j, "sort", sort == SORT_TOTAL ? "total" : "count");
+		report__drops(j, out, o, "syscalls", drops, nd);
+		print_json_rows(j, a, n, shown, pr, np, tab);
+		json__end_object(j);
+		err = json__end(j);
 		break;
 	}
-	if (!err && (fflush(out) || ferror(out)))
-		err = -EIO;
 cleanup:
 	table__free(t);
 	free(a);
-	free(drops);
 	return err;
 }
 
@@ -561,8 +552,15 @@ static const struct an_report syscalls_report = {
 	.options = syscalls_options,
 	.settings_size = sizeof(struct syscalls_opts),
 	.top = "only the first N (default all)",
-	.run = report_syscalls,
+	.probe = "syscalls",
+	.drops = "syscalls",
+	.body = syscalls_body,
 };
+
+int report_syscalls(sqlite3 *db, const char *capture_id, const struct report_opts *o, FILE *out)
+{
+	return report__run(&syscalls_report, db, capture_id, o, out);
+}
 
 const struct an_report *const syscalls_reports[] = {
 	&syscalls_report,

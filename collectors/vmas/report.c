@@ -472,32 +472,25 @@ static int print_growth(struct json *j, FILE *out, const struct report_opts *o,
 
 /* ------------------------------------------------------------------ the report */
 
-int report_vma(sqlite3 *db, const char *capture_id, const struct report_opts *o, FILE *out)
+static int vma_body(const struct report_ctx *ctx)
 {
+	sqlite3 *db = ctx->db;
+	const struct report_opts *o = ctx->o;
+	FILE *out = ctx->out;
+	const struct capture_meta m = *ctx->m;
+	const struct drop_line *drops = ctx->drops;
+	const size_t nd = ctx->ndrops;
+	struct json *j = ctx->j;
 	struct vma_group *ga = NULL, *gb = NULL;
 	struct vma_growth *gr = NULL;
-	struct drop_line *drops = NULL;
 	struct vma_snap *snaps = NULL;
 	const struct vma_snap *first, *last;
-	size_t ns = 0, na = 0, nb = 0, ngr = 0, nd = 0, i;
+	size_t ns = 0, na = 0, nb = 0, ngr = 0, i;
 	int64_t skipped = 0;
-	struct capture_meta m;
-	struct probe_info p;
 	char w[96], c1[32], c2[32];
-	struct json j;
 	int err;
 
-	err = capture_meta__load(db, capture_id, &m);
-	err = err ?: probe__lookup(db, m.cap, "vmas", &p);
-	if (err)
-		goto cleanup;
-	report__begin(&j, out, o, "vma", &m);
-	if (!probe__active(&p)) {
-		err = report__not_collected(&j, out, o, "vma", &p);
-		goto cleanup;
-	}
 	err = vma_snaps__load(db, &m, &o->win, &snaps, &ns);
-	err = err ?: drops__load(db, &m, "vmas", &o->win, &drops, &nd);
 	if (err)
 		goto cleanup;
 	for (i = 0; i < ns; i++)
@@ -505,11 +498,11 @@ int report_vma(sqlite3 *db, const char *capture_id, const struct report_opts *o,
 	window__describe(&o->win, w, sizeof(w));
 	if (!ns) {
 		if (o->fmt == OUT_JSON) {
-			json__kv_bool(&j, "collected", true);
-			json__kv_int(&j, "snapshots", 0);
-			report__drops(&j, out, o, "vmas", drops, nd);
-			json__end_object(&j);
-			err = json__end(&j);
+			json__kv_bool(j, "collected", true);
+			json__kv_int(j, "snapshots", 0);
+			report__drops(j, out, o, "vmas", drops, nd);
+			json__end_object(j);
+			err = json__end(j);
 		} else {
 			fprintf(o->fmt == OUT_TEXT ? out : stderr, "vma (%s): no VMA snapshot\n",
 				w);
@@ -560,17 +553,17 @@ int report_vma(sqlite3 *db, const char *capture_id, const struct report_opts *o,
 	} else if (o->fmt == OUT_CSV) {
 		report__drops(NULL, out, o, "vmas", drops, nd);
 	} else {
-		json__kv_bool(&j, "collected", true);
-		json__kv_int(&j, "snapshots", (int64_t)ns);
-		json__kv_int(&j, "skipped_walks", skipped);
-		report__drops(&j, out, o, "vmas", drops, nd);
+		json__kv_bool(j, "collected", true);
+		json__kv_int(j, "snapshots", (int64_t)ns);
+		json__kv_int(j, "skipped_walks", skipped);
+		report__drops(j, out, o, "vmas", drops, nd);
 		if (vma_own(o)->growth)
-			json_snap(&j, "first", first, &m);
-		json_snap(&j, vma_own(o)->growth ? "last" : "snapshot", last, &m);
+			json_snap(j, "first", first, &m);
+		json_snap(j, vma_own(o)->growth ? "last" : "snapshot", last, &m);
 	}
 
 	if (vma_own(o)->mapping) {
-		err = print_mapping(&j, out, o, db, m.cap, last->id, vma_own(o)->mapping);
+		err = print_mapping(j, out, o, db, m.cap, last->id, vma_own(o)->mapping);
 		if (err == -ENOENT) {
 			fprintf(stderr,
 				"ptop-analyze report vma: no mapping '%s' in snapshot %" PRId64
@@ -580,17 +573,17 @@ int report_vma(sqlite3 *db, const char *capture_id, const struct report_opts *o,
 			err = -EPROTO;
 		}
 	} else if (vma_own(o)->growth) {
-		err = print_growth(&j, out, o, gr, ngr);
+		err = print_growth(j, out, o, gr, ngr);
 		if (!err && o->fmt == OUT_TEXT && !ngr)
 			fprintf(out, "no mapping grew, shrank, appeared or vanished\n");
 	} else {
-		err = print_groups(&j, out, o, gb, nb);
+		err = print_groups(j, out, o, gb, nb);
 	}
 	if (err)
 		goto cleanup;
 	if (o->fmt == OUT_JSON) {
-		json__end_object(&j);
-		err = json__end(&j);
+		json__end_object(j);
+		err = json__end(j);
 	} else if (o->fmt == OUT_TEXT) {
 		fprintf(out, "\n/proc/PID/smaps: uss = Private_Clean + Private_Dirty; anon = "
 			     "Anonymous. [anon]: anonymous\nmemory without a name; /dev/zero "
@@ -601,14 +594,11 @@ int report_vma(sqlite3 *db, const char *capture_id, const struct report_opts *o,
 			fprintf(out, "Sorted by PSS.\n--window ..T reports the last snapshot "
 				     "before T.\n");
 	}
-	if (!err && (fflush(out) || ferror(out)))
-		err = -EIO;
 cleanup:
 	vma_groups__free(ga, na);
 	vma_groups__free(gb, nb);
 	free(gr);
 	free(snaps);
-	free(drops);
 	return err;
 }
 
@@ -661,8 +651,15 @@ static const struct an_report vma_report = {
 	.options = vma_options,
 	.settings_size = sizeof(struct vma_opts),
 	.check = vma_check,
-	.run = report_vma,
+	.probe = "vmas",
+	.drops = "vmas",
+	.body = vma_body,
 };
+
+int report_vma(sqlite3 *db, const char *capture_id, const struct report_opts *o, FILE *out)
+{
+	return report__run(&vma_report, db, capture_id, o, out);
+}
 
 const struct an_report *const vmas_reports[] = {
 	&vma_report,

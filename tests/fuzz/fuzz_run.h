@@ -98,7 +98,7 @@ static void fuzz__run_all(sqlite3 *db, const char *cid, uint64_t sel)
 			report_kind__set(r, settings, own[sel / 3 % 4][k][0],
 					 own[sel / 3 % 4][k][1], err, sizeof(err));
 		o.own = settings;
-		r->run(db, cid, &o, out);
+		report__run(r, db, cid, &o, out);
 		o.own = NULL;
 		free(settings);
 	}
