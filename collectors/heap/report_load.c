@@ -1145,25 +1145,35 @@ void heap_sites__free(struct heap_sites *hs)
 	free(hs);
 }
 
+/* The heap figures of capture M in window W as the reports load them (hr_load), for
+ * heap_sites__load and heap_stacks__load: into *H, which *PRIV keeps (their __free frees it).
+ * 0, -ENOMEM, or hr_load's error. */
+static int load_window(sqlite3 *db, const struct capture_meta *m, const struct window *w,
+		       void **priv, struct heap **h)
+{
+	struct report_opts o = {.win = *w};
+
+	*h = calloc(1, sizeof(**h));
+	if (!*h)
+		return -ENOMEM;
+	*priv = *h;
+	return hr_load(db, m, &o, *h, "heap");
+}
+
 int heap_sites__load(sqlite3 *db, const struct capture_meta *m, const struct window *w,
 		     bool suspects, struct heap_sites **out)
 {
-	struct report_opts o = {.win = *w};
 	struct heap_sites *hs = calloc(1, sizeof(*hs));
-	struct heap *h = calloc(1, sizeof(*h));
+	struct heap *h = NULL;
 	char *text = NULL;
 	size_t len = 0, n_sus = 0, n_supp = 0;
 	FILE *f;
 	int err;
 
 	*out = NULL;
-	if (!hs || !h) {
-		free(h);
-		err = -ENOMEM;
-		goto cleanup;
-	}
-	hs->priv = h;
-	err = hr_load(db, m, &o, h, "heap");
+	if (!hs)
+		return -ENOMEM;
+	err = load_window(db, m, w, &hs->priv, &h);
 	if (err)
 		goto cleanup;
 	hs->collected = h->collected;
@@ -1286,9 +1296,8 @@ static void add_clamped(uint64_t *dst, int64_t v)
 int heap_stacks__load(sqlite3 *db, const struct capture_meta *m, const struct window *w,
 		      struct heap_stacks **out)
 {
-	struct report_opts o = {.win = *w};
 	struct heap_stacks *hs = calloc(1, sizeof(*hs));
-	struct heap *h = calloc(1, sizeof(*h));
+	struct heap *h = NULL;
 	double *sum = NULL; /* per snapshot: its sites' allocations, count and bytes */
 	size_t *ix = NULL;  /* per stack of h->stacks: its entry + 1 */
 	uint64_t ac = 0, ab = 0, lc = 0, lb = 0;
@@ -1297,13 +1306,9 @@ int heap_stacks__load(sqlite3 *db, const struct capture_meta *m, const struct wi
 	int err;
 
 	*out = NULL;
-	if (!hs || !h) {
-		free(h);
-		err = -ENOMEM;
-		goto cleanup;
-	}
-	hs->priv = h;
-	err = hr_load(db, m, &o, h, "heap");
+	if (!hs)
+		return -ENOMEM;
+	err = load_window(db, m, w, &hs->priv, &h);
 	if (err)
 		goto cleanup;
 	hs->collected = h->collected;
