@@ -845,9 +845,6 @@ static int cgroup_body(const struct report_ctx *ctx)
 	const struct report_opts *o = ctx->o;
 	FILE *out = ctx->out;
 	const struct capture_meta m = *ctx->m;
-	const struct probe_info p = *ctx->probe;
-	const struct drop_line *drops = ctx->drops;
-	const size_t nd = ctx->ndrops;
 	struct json *j = ctx->j;
 	struct cg_proc *procs = NULL;
 	struct cg_data d = {0};
@@ -890,19 +887,19 @@ static int cgroup_body(const struct report_ctx *ctx)
 				d.path[0] ? d.path : "such cgroup");
 		else if (d.v1_path[0])
 			fprintf(out, "v1 memory cgroup: %s\n", d.v1_path);
-		report__drops(NULL, out, o, "cgroup", drops, nd);
+		report__drops(NULL, out, o, "cgroup", ctx->drops, ctx->ndrops);
 		if (d.n)
 			err = print_cgroup_text(&d, &cs, &rows, np, shown, &m, out);
 		break;
 	case OUT_CSV:
-		report__drops(NULL, out, o, "cgroup", drops, nd);
+		report__drops(NULL, out, o, "cgroup", ctx->drops, ctx->ndrops);
 		err = table__print_cols(rows.procs, out, OUT_CSV, procs_text_cols,
 					NCOLS(procs_text_cols));
 		break;
 	case OUT_JSON:
 		json__kv_bool(j, "collected", true);
-		json__kv_string(j, "source", p.source[0] ? p.source : NULL);
-		report__drops(j, out, o, "cgroup", drops, nd);
+		json__kv_string(j, "source", ctx->probe->source[0] ? ctx->probe->source : NULL);
+		report__drops(j, out, o, "cgroup", ctx->drops, ctx->ndrops);
 		print_cgroup_json(j, &d, &cs, &rows, np, &m);
 		json__end_object(j);
 		err = json__end(j);

@@ -1015,8 +1015,6 @@ static int cpu_body(const struct report_ctx *ctx)
 	const struct report_opts *o = ctx->o;
 	FILE *out = ctx->out;
 	const struct capture_meta m = *ctx->m;
-	const struct drop_line *drops = ctx->drops;
-	const size_t nd = ctx->ndrops;
 	struct json *j = ctx->j;
 	struct cpu_row *rows = NULL;
 	struct table *sum = NULL;
@@ -1068,7 +1066,7 @@ static int cpu_body(const struct report_ctx *ctx)
 		if (m.cpus > 0)
 			fprintf(out, " (the host has %" PRId64 " CPUs)", m.cpus);
 		fputc('\n', out);
-		report__drops(NULL, out, o, "cpu", drops, nd);
+		report__drops(NULL, out, o, "cpu", ctx->drops, ctx->ndrops);
 		if (!n) {
 			err = print_profile(db, &m, o, NULL, out);
 			break;
@@ -1092,7 +1090,7 @@ static int cpu_body(const struct report_ctx *ctx)
 		err = err ?: print_profile(db, &m, o, NULL, out);
 		break;
 	case OUT_CSV:
-		report__drops(NULL, out, o, "cpu", drops, nd);
+		report__drops(NULL, out, o, "cpu", ctx->drops, ctx->ndrops);
 		err = print_series(rows, n, &m, &k, false, out, OUT_CSV);
 		break;
 	case OUT_JSON:
@@ -1103,7 +1101,7 @@ static int cpu_body(const struct report_ctx *ctx)
 			json__int(j, m.cpus);
 		else
 			json__null(j);
-		report__drops(j, out, o, "cpu", drops, nd);
+		report__drops(j, out, o, "cpu", ctx->drops, ctx->ndrops);
 		print_summary_json(j, sum);
 		if (k.cg) /* a single-process capture's JSON stays as it was */
 			print_throttling_json(j, &ts);

@@ -705,8 +705,6 @@ static int heap_body(const struct report_ctx *ctx)
 	const struct report_opts *o = ctx->o;
 	FILE *out = ctx->out;
 	const struct capture_meta m = *ctx->m;
-	const struct drop_line *drops = ctx->drops;
-	const size_t nd = ctx->ndrops;
 	struct json *j = ctx->j;
 	struct heap h;
 	size_t top = o->top ? o->top : HEAP_TOP_DEFAULT;
@@ -723,14 +721,14 @@ static int heap_body(const struct report_ctx *ctx)
 		err = report__not_collected(j, out, o, "heap", &h.probe);
 		goto cleanup;
 	}
-	uncounted = uncounted_calls(drops, nd);
+	uncounted = uncounted_calls(ctx->drops, ctx->ndrops);
 	h.uncounted = uncounted;
-	hr_sites_lost(&h, drops, nd);
+	hr_sites_lost(&h, ctx->drops, ctx->ndrops);
 	h.peak_untracked = uncounted + (h.live_untracked > 0 ? (uint64_t)h.live_untracked : 0);
-	for (size_t k = 0; k < nd; k++)
-		if (!strcmp(drops[k].kind, "peak_race") ||
-		    !strcmp(drops[k].kind, "temporary_untracked"))
-			h.peak_untracked += drops[k].lost;
+	for (size_t k = 0; k < ctx->ndrops; k++)
+		if (!strcmp(ctx->drops[k].kind, "peak_race") ||
+		    !strcmp(ctx->drops[k].kind, "temporary_untracked"))
+			h.peak_untracked += ctx->drops[k].lost;
 	by = hr_heap_by(&h, REPORT_OWN(o, struct heap_opts)->by);
 	if (by == HEAP_BY_LIVE && !h.live_measured)
 		by = HEAP_BY_BYTES; /* said below: live bytes were not measured */
@@ -746,7 +744,7 @@ static int heap_body(const struct report_ctx *ctx)
 		gaps_text(&h, out);
 		if (!h.n_snap) {
 			fprintf(out, "no heap snapshot in the window\n");
-			report__drops(NULL, out, o, "heap", drops, nd);
+			report__drops(NULL, out, o, "heap", ctx->drops, ctx->ndrops);
 			break;
 		}
 		fprintf(out, "sampling: %s\n", samp);
@@ -799,7 +797,7 @@ static int heap_body(const struct report_ctx *ctx)
 				"frees of untracked blocks: %s (allocated before the probes "
 				"attached, or not tracked; not errors)\n",
 				fmt_count(a, sizeof(a), (uint64_t)h.free_untracked));
-		report__drops(NULL, out, o, "heap", drops, nd);
+		report__drops(NULL, out, o, "heap", ctx->drops, ctx->ndrops);
 		if (REPORT_OWN(o, struct heap_opts)->by == HEAP_BY_LIVE && !h.live_measured)
 			fprintf(out, "note: --by live: live bytes were not measured; by bytes\n");
 		fprintf(out,
@@ -812,7 +810,7 @@ static int heap_body(const struct report_ctx *ctx)
 		err = heap_table(&h, top, out, OUT_TEXT);
 		break;
 	case OUT_CSV:
-		report__drops(NULL, out, o, "heap", drops, nd);
+		report__drops(NULL, out, o, "heap", ctx->drops, ctx->ndrops);
 		if (!h.live_measured)
 			fprintf(stderr, "heap: live, lifetime: not measured (%s)\n",
 				hr_why_not_measured(&h));
@@ -825,7 +823,7 @@ static int heap_body(const struct report_ctx *ctx)
 		hr_head_json(j, &h);
 		json__kv_string(j, "sampling", samp);
 		json__kv_string(j, "by", by_name(by));
-		report__drops(j, out, o, "heap", drops, nd);
+		report__drops(j, out, o, "heap", ctx->drops, ctx->ndrops);
 		json__kv_int(j, "uncounted_calls", (int64_t)uncounted);
 		figures_json(j, &h);
 		json__kv_int(j, "functions", (int64_t)h.n_fn);

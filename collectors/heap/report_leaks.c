@@ -318,8 +318,6 @@ static int leaks_body(const struct report_ctx *ctx)
 	const struct report_opts *o = ctx->o;
 	FILE *out = ctx->out;
 	const struct capture_meta m = *ctx->m;
-	const struct drop_line *drops = ctx->drops;
-	const size_t nd = ctx->ndrops;
 	struct json *j = ctx->j;
 	struct suppressions sup = {0};
 	struct table *rows = NULL;
@@ -345,7 +343,7 @@ static int leaks_body(const struct report_ctx *ctx)
 		err = report__not_collected(j, out, o, "leaks", &h.probe);
 		goto cleanup;
 	}
-	hr_sites_lost(&h, drops, nd); /* events the sites lost: not exact (hr_head_json) */
+	hr_sites_lost(&h, ctx->drops, ctx->ndrops); /* events the sites lost: not exact (hr_head_json) */
 	if (!h.live_measured || !h.n_snap) {
 		const char *why = h.n_snap ? hr_why_not_measured(&h) : "no heap snapshot in the window";
 

@@ -672,9 +672,6 @@ static int mem_body(const struct report_ctx *ctx)
 	const struct report_opts *o = ctx->o;
 	FILE *out = ctx->out;
 	const struct capture_meta m = *ctx->m;
-	const struct probe_info p = *ctx->probe;
-	const struct drop_line *drops = ctx->drops;
-	const size_t nd = ctx->ndrops;
 	struct json *j = ctx->j;
 	struct mem_row *rows = NULL;
 	struct heap_side heap;
@@ -700,7 +697,7 @@ static int mem_body(const struct report_ctx *ctx)
 				fmt_secs(c1, sizeof(c1), rows[0].time_ns - m.base_ns),
 				fmt_secs(c2, sizeof(c2), rows[n - 1].time_ns - m.base_ns));
 		fputc('\n', out);
-		report__drops(NULL, out, o, "memory", drops, nd);
+		report__drops(NULL, out, o, "memory", ctx->drops, ctx->ndrops);
 		if (!n)
 			break;
 		print_coverage_text(&cov, n, out);
@@ -727,13 +724,13 @@ static int mem_body(const struct report_ctx *ctx)
 			"the smaps budget was spent).\n");
 		break;
 	case OUT_CSV:
-		report__drops(NULL, out, o, "memory", drops, nd);
+		report__drops(NULL, out, o, "memory", ctx->drops, ctx->ndrops);
 		err = print_series_csv(rows, n, &m, out);
 		break;
 	case OUT_JSON:
 		json__kv_bool(j, "collected", true);
-		json__kv_string(j, "source", p.source[0] ? p.source : NULL);
-		report__drops(j, out, o, "memory", drops, nd);
+		json__kv_string(j, "source", ctx->probe->source[0] ? ctx->probe->source : NULL);
+		report__drops(j, out, o, "memory", ctx->drops, ctx->ndrops);
 		print_json_body(j, rows, n, &m, &heap);
 		json_probe(j, &pm);
 		json__end_object(j);

@@ -564,9 +564,6 @@ static int net_body(const struct report_ctx *ctx)
 	const struct report_opts *o = ctx->o;
 	FILE *out = ctx->out;
 	const struct capture_meta m = *ctx->m;
-	const struct probe_info p = *ctx->probe;
-	const struct drop_line *drops = ctx->drops;
-	const size_t nd = ctx->ndrops;
 	struct json *j = ctx->j;
 	struct net_tables n = {0};
 	struct net_figs f = {0};
@@ -576,14 +573,14 @@ static int net_body(const struct report_ctx *ctx)
 	size_t top = o->top ? o->top : NET_TOP_DEFAULT;
 	int err;
 
-	err = tables_build(db, &m, &o->win, !strcmp(p.source, "ebpf"), &n);
+	err = tables_build(db, &m, &o->win, !strcmp(ctx->probe->source, "ebpf"), &n);
 	err = err ?: connects_load(db, &m, &o->win, &f);
 	if (err)
 		goto cleanup;
 	tx = col_sum(n.bytes, C_TX, &has_tx);
 	rx = col_sum(n.bytes, C_RX, &has_rx);
 	figs_of(&n, &f);
-	ebpf = !strcmp(p.source, "ebpf");
+	ebpf = !strcmp(ctx->probe->source, "ebpf");
 	if (ebpf)
 		length_lane(db, m.cap, f.no_bytes, sizeof(f.no_bytes));
 	if (f.connects)
@@ -594,7 +591,7 @@ static int net_body(const struct report_ctx *ctx)
 		fprintf(out, "net (%s): %zu sockets, sent %s, received %s  [source: %s]\n", w,
 			table__rows(n.bytes), has_tx ? fmt_bytes(a, sizeof(a), tx) : "not measured",
 			has_rx ? fmt_bytes(b, sizeof(b), rx) : "not measured",
-			strcmp(p.source, "ebpf") ? "/proc only: no byte counts, no errors"
+			strcmp(ctx->probe->source, "ebpf") ? "/proc only: no byte counts, no errors"
 						 : "eBPF + /proc");
 		if (f.no_bytes[0])
 			fprintf(out, "%s\n", f.no_bytes);
@@ -607,12 +604,12 @@ static int net_body(const struct report_ctx *ctx)
 			fprintf(out, "connects: none established; retransmits %" PRIu64 "\n",
 				f.retransmits);
 		(void)c;
-		report__drops(NULL, out, o, "net", drops, nd);
+		report__drops(NULL, out, o, "net", ctx->drops, ctx->ndrops);
 		err = section(out, "connections by bytes", n.bytes, sock_cols, conn_show,
 			      NSHOW(conn_show), "no socket", top);
 		err = err ?: section(out, "connections by errors", n.errors, sock_cols, conn_show,
 				     NSHOW(conn_show),
-				     strcmp(p.source, "ebpf") ? "not measured (/proc lane)"
+				     strcmp(ctx->probe->source, "ebpf") ? "not measured (/proc lane)"
 							      : "no errors",
 				     top);
 		err = err ?: section(out, "listening sockets", n.listen, sock_cols, listen_show,
@@ -620,26 +617,26 @@ static int net_body(const struct report_ctx *ctx)
 		if (!err)
 			peers_text(out, n.peers, top);
 		err = err ?: section(out, "errors by kind", n.kinds, kind_cols, NULL, 0,
-				     strcmp(p.source, "ebpf") ? "not measured (/proc lane)" : "none",
+				     strcmp(ctx->probe->source, "ebpf") ? "not measured (/proc lane)" : "none",
 				     top);
 		err = err ?: section(out, "error events", n.events, event_cols, NULL, 0,
-				     strcmp(p.source, "ebpf") ? "not measured (/proc lane)" : "none",
+				     strcmp(ctx->probe->source, "ebpf") ? "not measured (/proc lane)" : "none",
 				     top);
 		err = err ?: section(out, "state changes (TCP): the first since the start, then "
 					  "+since the one before",
 				     n.timelines, tl_cols, tl_show, NSHOW(tl_show),
-				     strcmp(p.source, "ebpf") ? "not measured (/proc lane)" : "none",
+				     strcmp(ctx->probe->source, "ebpf") ? "not measured (/proc lane)" : "none",
 				     top);
 		break;
 	case OUT_CSV:
-		report__drops(NULL, out, o, "net", drops, nd);
+		report__drops(NULL, out, o, "net", ctx->drops, ctx->ndrops);
 		err = table__print_cols(n.bytes, out, OUT_CSV, conn_csv, NSHOW(conn_csv));
 		break;
 	case OUT_JSON:
 		json__kv_bool(j, "collected", true);
-		json__kv_string(j, "source", p.source);
+		json__kv_string(j, "source", ctx->probe->source);
 		json__kv_string(j, "bytes_not_measured", f.no_bytes[0] ? f.no_bytes : NULL);
-		report__drops(j, out, o, "net", drops, nd);
+		report__drops(j, out, o, "net", ctx->drops, ctx->ndrops);
 		json__key(j, "totals");
 		json__begin_object(j);
 		json__key(j, "sockets");

@@ -433,9 +433,6 @@ static int syscalls_body(const struct report_ctx *ctx)
 	const struct report_opts *o = ctx->o;
 	FILE *out = ctx->out;
 	const struct capture_meta m = *ctx->m;
-	const struct probe_info p = *ctx->probe;
-	const struct drop_line *drops = ctx->drops;
-	const size_t nd = ctx->ndrops;
 	struct json *j = ctx->j;
 	const struct syscall_table *tab;
 	struct syscall_agg *a = NULL, *pr;
@@ -460,7 +457,7 @@ static int syscalls_body(const struct report_ctx *ctx)
 	switch (o->fmt) {
 	case OUT_TEXT:
 		print_summary(out, o, a, n);
-		report__drops(NULL, out, o, "syscalls", drops, nd);
+		report__drops(NULL, out, o, "syscalls", ctx->drops, ctx->ndrops);
 		if (n) {
 			fputc('\n', out);
 			err = build_table(a, shown, ts.total_ns, true, &t);
@@ -493,7 +490,7 @@ static int syscalls_body(const struct report_ctx *ctx)
 		}
 		break;
 	case OUT_CSV:
-		report__drops(NULL, out, o, "syscalls", drops, nd);
+		report__drops(NULL, out, o, "syscalls", ctx->drops, ctx->ndrops);
 		/* stdout holds the target's table only; the probe overhead goes to stderr */
 		for (size_t i = 0; i < np; i++)
 			fprintf(stderr,
@@ -507,9 +504,9 @@ static int syscalls_body(const struct report_ctx *ctx)
 		break;
 	case OUT_JSON:
 		json__kv_bool(j, "collected", true);
-		json__kv_string(j, "source", p.source[0] ? p.source : NULL);
+		json__kv_string(j, "source", ctx->probe->source[0] ? ctx->probe->source : NULL);
 		json__kv_string(j, "sort", sort == SORT_TOTAL ? "total" : "count");
-		report__drops(j, out, o, "syscalls", drops, nd);
+		report__drops(j, out, o, "syscalls", ctx->drops, ctx->ndrops);
 		print_json_rows(j, a, n, shown, pr, np, tab);
 		json__end_object(j);
 		err = json__end(j);

@@ -478,8 +478,6 @@ static int vma_body(const struct report_ctx *ctx)
 	const struct report_opts *o = ctx->o;
 	FILE *out = ctx->out;
 	const struct capture_meta m = *ctx->m;
-	const struct drop_line *drops = ctx->drops;
-	const size_t nd = ctx->ndrops;
 	struct json *j = ctx->j;
 	struct vma_group *ga = NULL, *gb = NULL;
 	struct vma_growth *gr = NULL;
@@ -500,13 +498,13 @@ static int vma_body(const struct report_ctx *ctx)
 		if (o->fmt == OUT_JSON) {
 			json__kv_bool(j, "collected", true);
 			json__kv_int(j, "snapshots", 0);
-			report__drops(j, out, o, "vmas", drops, nd);
+			report__drops(j, out, o, "vmas", ctx->drops, ctx->ndrops);
 			json__end_object(j);
 			err = json__end(j);
 		} else {
 			fprintf(o->fmt == OUT_TEXT ? out : stderr, "vma (%s): no VMA snapshot\n",
 				w);
-			report__drops(NULL, out, o, "vmas", drops, nd);
+			report__drops(NULL, out, o, "vmas", ctx->drops, ctx->ndrops);
 		}
 		goto cleanup;
 	}
@@ -533,7 +531,7 @@ static int vma_body(const struct report_ctx *ctx)
 		if (skipped)
 			fprintf(out, ", %" PRId64 " walks skipped by the smaps budget", skipped);
 		fputc('\n', out);
-		report__drops(NULL, out, o, "vmas", drops, nd);
+		report__drops(NULL, out, o, "vmas", ctx->drops, ctx->ndrops);
 		if (vma_own(o)->growth)
 			fprintf(out,
 				"from snapshot %" PRId64 " at %s s (%" PRId64
@@ -551,12 +549,12 @@ static int vma_body(const struct report_ctx *ctx)
 				last->walk_ns >= 0 ? fmt_ns(c2, sizeof(c2), (uint64_t)last->walk_ns)
 						   : "-");
 	} else if (o->fmt == OUT_CSV) {
-		report__drops(NULL, out, o, "vmas", drops, nd);
+		report__drops(NULL, out, o, "vmas", ctx->drops, ctx->ndrops);
 	} else {
 		json__kv_bool(j, "collected", true);
 		json__kv_int(j, "snapshots", (int64_t)ns);
 		json__kv_int(j, "skipped_walks", skipped);
-		report__drops(j, out, o, "vmas", drops, nd);
+		report__drops(j, out, o, "vmas", ctx->drops, ctx->ndrops);
 		if (vma_own(o)->growth)
 			json_snap(j, "first", first, &m);
 		json_snap(j, vma_own(o)->growth ? "last" : "snapshot", last, &m);
