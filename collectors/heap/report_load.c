@@ -1160,6 +1160,21 @@ static int load_window(sqlite3 *db, const struct capture_meta *m, const struct w
 	return hr_load(db, m, &o, *h, "heap");
 }
 
+/* load_window into HS->priv and H, then the members heap_sites and heap_stacks share (HS of
+ * either type) from H. 0 or load_window's error. */
+#define load_head(db, m, w, hs, h)                                                         \
+	({                                                                                 \
+		int err_ = load_window(db, m, w, &(hs)->priv, &(h));                       \
+		if (!err_) {                                                               \
+			(hs)->collected = (h)->collected;                                  \
+			(hs)->probe = (h)->probe;                                          \
+			(hs)->live_measured = (h)->live_measured;                          \
+			(hs)->n_snap = (h)->n_snap;                                        \
+			(hs)->sample_bytes = (h)->sample_bytes_max;                        \
+		}                                                                          \
+		err_;                                                                      \
+	})
+
 int heap_sites__load(sqlite3 *db, const struct capture_meta *m, const struct window *w,
 		     bool suspects, struct heap_sites **out)
 {
@@ -1173,20 +1188,15 @@ int heap_sites__load(sqlite3 *db, const struct capture_meta *m, const struct win
 	*out = NULL;
 	if (!hs)
 		return -ENOMEM;
-	err = load_window(db, m, w, &hs->priv, &h);
+	err = load_head(db, m, w, hs, h);
 	if (err)
 		goto cleanup;
-	hs->collected = h->collected;
-	hs->probe = h->probe;
-	hs->live_measured = h->live_measured;
-	hs->n_snap = h->n_snap;
 	hs->leak_age_ns = h->leak_age_ns > 0 ? h->leak_age_ns : LEAK_AGE_DEFAULT_NS;
 	hs->live_bytes = h->live_measured ? h->live_bytes : -1;
 	hs->live_count = h->live_measured ? h->live_count : -1;
 	hs->alloc_bytes = h->alloc_bytes;
 	hs->alloc_count = h->alloc_count;
 	hs->complete = !h->cut_intervals;
-	hs->sample_bytes = h->sample_bytes_max;
 	if (!h->collected || !h->n_snap)
 		goto cleanup;
 	f = open_memstream(&text, &len);
@@ -1308,14 +1318,9 @@ int heap_stacks__load(sqlite3 *db, const struct capture_meta *m, const struct wi
 	*out = NULL;
 	if (!hs)
 		return -ENOMEM;
-	err = load_window(db, m, w, &hs->priv, &h);
+	err = load_head(db, m, w, hs, h);
 	if (err)
 		goto cleanup;
-	hs->collected = h->collected;
-	hs->probe = h->probe;
-	hs->live_measured = h->live_measured;
-	hs->n_snap = h->n_snap;
-	hs->sample_bytes = h->sample_bytes_max;
 	hs->t0_ns = h->t0_ns;
 	hs->t1_ns = h->t1_ns;
 	if (!h->collected || !h->n_snap)
