@@ -18,33 +18,6 @@
 #include "analyze/symbolize.h"
 #include "proto/version.h"
 
-/* report's usage: "report KIND|KIND..." of the collectors' reports, then the options. */
-static void report_usage(const struct analyze_cmd *c, FILE *f)
-{
-	char kinds[512];
-
-	report_kind__list(kinds, sizeof(kinds), 0, "|", "|");
-	fprintf(f, "%s %s\n%s", c->name, kinds, c->usage);
-}
-
-/* report's help: each kind's summary, then the options. */
-static void report_help(const struct analyze_cmd *c, FILE *f)
-{
-	const struct an_report *r;
-	const char *s, *nl;
-
-	fprintf(f, "Reports over the whole capture or a window of it:\n");
-	for (r = report_kind__next(NULL); r; r = report_kind__next(r)) {
-		fprintf(f, "  %-10s", r->name);
-		for (s = r->summary; s; s = nl ? nl + 1 : NULL) {
-			nl = strchr(s, '\n');
-			fprintf(f, "%*s%.*s\n", s == r->summary ? 1 : 13, "",
-				nl ? (int)(nl - s) : (int)strlen(s), s);
-		}
-	}
-	fputs(c->help, f);
-}
-
 /* Print WORDS (each followed by SEP, the last by LAST) after PREFIX, wrapped before column
  * 80 with INDENT spaces on each following line. */
 static void print_wrapped(FILE *f, const char *prefix, const char *const *words, size_t n,
@@ -122,50 +95,8 @@ const struct analyze_cmd analyze_cmds[] = {
 	  "Statements that would write are refused. Tables and views: man ptop-capture(5).\n"
 	  "  --format text|csv|json   aligned table (default), CSV, or a JSON array of\n"
 	  "                           objects per statement\n" },
-	{ "report", cmd_report,
-	  /* after "report KIND|KIND...\n" (report_usage) */
-	  "                    [--format text|json|csv] [--window START..END]\n"
-	  "                    [--mapping NAME] [--growth] [--sort count|total]\n"
-	  "                    [--by live|bytes|count|pss|uss|rss] [--top N]\n"
-	  "                    [--suppressions FILE] [--pid PID] [--table NAME]\n"
-	  "                    [--file PATH] [--capture ID]\n"
-	  "                    [--symbol-cache DIR] [--debuginfod] [--debuginfod-urls URLS] FILE",
-	  /* after "Reports over...:" and the kinds' summaries (report_help) */
-	  "  --format text|json|csv   output format (default text)\n"
-	  "  --window START..END      seconds from the capture start; either side may be\n"
-	  "                           left out; units ns us ms s m h (2..5, 500ms.., ..1m)\n"
-	  "  --sort count|total       syscalls: order by call count (default) or by total\n"
-	  "                           latency\n"
-	  "  --top N                  syscalls: only the first N (default all); cpu: the\n"
-	  "                           first N functions of the profile (default 20);\n"
-	  "                           heap, leaks: the first N functions (default 20);\n"
-	  "                           cgroup: the first N processes (default 20); apps:\n"
-	  "                           N applications before others (N) (default 10);\n"
-	  "                           net: the first N rows of each list of the text\n"
-	  "                           (default 20)\n"
-	  "  --by live|bytes|count    heap: order by live bytes at the end (default when\n"
-	  "                           measured), bytes allocated, or allocation count\n"
-	  "  --by pss|uss|rss         apps: order the applications by (default pss)\n"
-	  "  --suppressions FILE      leaks: drop suspects a LeakSanitizer leak:PATTERN\n"
-	  "                           line matches (function, file or module of a frame)\n"
-	  "  --mapping NAME           vma: the VMAs of one mapping (address range, perms,\n"
-	  "                           offset and the same figures)\n"
-	  "  --growth                 vma: compare the first and last snapshots of the\n"
-	  "                           window: what grew, shrank, appeared or vanished\n"
-	  "  --pid PID                cpu: the profile's functions of this process only\n"
-	  "                           (a --cgroup capture profiles each process)\n"
-	  "  --table NAME             io: the table --format csv prints: intervals\n"
-	  "                           (default), files, operations, latency, io_uring,\n"
-	  "                           events, syscalls or processes\n"
-	  "  --file PATH              io: one file's figures per interval (--io-files),\n"
-	  "                           by path or MAJOR:MINOR:INODE\n"
-	  "  --capture ID             the capture to report on in a DB holding several\n"
-	  "  --symbol-cache DIR       cpu: also look for symbols in DIR/<build-id>/\n"
-	  "                           {debuginfo,executable} (debuginfod's cache layout)\n"
-	  "  --debuginfod             cpu: ask the servers in $DEBUGINFOD_URLS for missing\n"
-	  "                           debug info (no network without it)\n"
-	  "  --debuginfod-urls URLS   cpu: these servers instead (implies --debuginfod)\n",
-	  report_usage, report_help },
+	/* usage and help from the kinds' option tables (report.c) */
+	{ "report", cmd_report, NULL, NULL, report_cmd_usage, report_cmd_help },
 	{ "figures", cmd_figures, "figures [--format text|json|csv] [--window START..END] [--capture ID] FILE",
 	  "Every figure of a capture (or of a window of it), one row each: the collectors'\n"
 	  "named figures (heap.live_bytes, heap.site(F).live_bytes, cpu.share(F),\n"

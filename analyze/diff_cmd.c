@@ -903,7 +903,23 @@ static int open_side(struct side *s)
 			     : ANALYZE_EXIT_USAGE;
 }
 
-int cmd_diff(int argc, char **argv)
+/* What diff's command line asks for besides the two sides (parse_args). */
+struct diff_args {
+	struct diff_opts o;
+	enum diff_format fmt;
+	const char *captures[2]; /* --capture, BASE's then NEW's */
+	size_t n_captures;
+	struct gate_result *gates; /* --fail-on, GATES_MAX of them */
+	size_t n_gates;
+	size_t top;
+	char md_text[64]; /* --min-delta as given ("10%" by default) */
+	bool allow_missing, all;
+	const char *per; /* --per NAME; NULL: per second */
+};
+
+/* ARGV into A and the sides B and N (windows, paths, captures). -1 to go on, else the exit
+ * code (--help, a usage error). */
+static int parse_args(int argc, char **argv, struct diff_args *a, struct side *b, struct side *n)
 {
 	static const struct option longopts[] = {
 	    {"format", required_argument, NULL, 'f'},
@@ -921,22 +937,8 @@ int cmd_diff(int argc, char **argv)
 	    {"help", no_argument, NULL, 'h'},
 	    {0},
 	};
-	static struct gate_result gates[GATES_MAX];
-	struct side b = {.label = "BASE"}, n = {.label = "NEW"};
-	struct diff_opts o = {.confidence = 0.99};
-	struct render rd = {0};
-	bool verdict = false; /* rc is the gates' verdict */
-	struct diff d = {0};
-	enum diff_format fmt = DF_TEXT;
-	const char *captures[2] = {NULL, NULL};
-	size_t n_gates = 0, n_captures = 0, top = TOP_DEFAULT;
-	char err[512], md_text[64] = "";
-	bool allow_missing = false, all = false;
-	const char *per = NULL;
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *out;
-	int c, rc;
+	char err[512];
+	int c;
 
 	optind = 0;
 	opterr = 0;
@@ -944,13 +946,13 @@ int cmd_diff(int argc, char **argv)
 		switch (c) {
 		case 'f':
 			if (!strcmp(optarg, "text"))
-				fmt = DF_TEXT;
+				a->fmt = DF_TEXT;
 			else if (!strcmp(optarg, "json"))
-				fmt = DF_JSON;
+				a->fmt = DF_JSON;
 			else if (!strcmp(optarg, "markdown"))
-				fmt = DF_MARKDOWN;
+				a->fmt = DF_MARKDOWN;
 			else if (!strcmp(optarg, "junit"))
-				fmt = DF_JUNIT;
+				a->fmt = DF_JUNIT;
 			else
 				return analyze_usage(
 				    "diff", "--format takes text, json, markdown or junit, not '%s'",
@@ -959,22 +961,22 @@ int cmd_diff(int argc, char **argv)
 		case 'w':
 		case 'B':
 		case 'N':
-			if (c != 'N' && window__parse(optarg, &b.w, err, sizeof(err)))
+			if (c != 'N' && window__parse(optarg, &b->w, err, sizeof(err)))
 				return analyze_usage("diff", "%s", err);
-			if (c != 'B' && window__parse(optarg, &n.w, err, sizeof(err)))
+			if (c != 'B' && window__parse(optarg, &n->w, err, sizeof(err)))
 				return analyze_usage("diff", "%s", err);
 			break;
 		case 'c':
-			if (n_captures == 2)
+			if (a->n_captures == 2)
 				return analyze_usage("diff", "--capture is given at most twice (BASE's, "
 							     "then NEW's)");
-			captures[n_captures++] = optarg;
+			a->captures[a->n_captures++] = optarg;
 			break;
 		case 'm':
-			if (min_delta__parse(optarg, &o.md, err, sizeof(err)))
+			if (min_delta__parse(optarg, &a->o.md, err, sizeof(err)))
 				return analyze_usage("diff", "%s", err);
-			snprintf(md_text + strlen(md_text), sizeof(md_text) - strlen(md_text),
-				 "%s%s", md_text[0] ? " and " : "", optarg);
+			snprintf(a->md_text + strlen(a->md_text), sizeof(a->md_text) - strlen(a->md_text),
+				 "%s%s", a->md_text[0] ? " and " : "", optarg);
 			break;
 		case 'C': {
 			char *end;
@@ -987,7 +989,7 @@ int cmd_diff(int argc, char **argv)
 						     "--confidence takes 50%% to 99.99..%% (99%%, "
 						     "0.995), not '%s'",
 						     optarg);
-			o.confidence = v;
+			a->o.confidence = v;
 			break;
 		}
 		case 't': {
@@ -997,25 +999,25 @@ int cmd_diff(int argc, char **argv)
 			if (end == optarg || *end || optarg[0] == '-' || !v)
 				return analyze_usage("diff", "--top takes a positive number, not '%s'",
 						     optarg);
-			top = (size_t)v;
+			a->top = (size_t)v;
 			break;
 		}
 		case 'a':
-			all = true;
+			a->all = true;
 			break;
 		case 'F':
-			if (n_gates == GATES_MAX)
+			if (a->n_gates == GATES_MAX)
 				return analyze_usage("diff", "at most %d --fail-on", GATES_MAX);
-			memset(&gates[n_gates], 0, sizeof(gates[0]));
-			if (gate__parse(optarg, &gates[n_gates].g, err, sizeof(err)))
+			memset(&a->gates[a->n_gates], 0, sizeof(a->gates[0]));
+			if (gate__parse(optarg, &a->gates[a->n_gates].g, err, sizeof(err)))
 				return analyze_usage("diff", "%s", err);
-			n_gates++;
+			a->n_gates++;
 			break;
 		case 'A':
-			allow_missing = true;
+			a->allow_missing = true;
 			break;
 		case 'P':
-			per = optarg;
+			a->per = optarg;
 			break;
 		case 'h':
 			analyze_cmd_help("diff", stdout);
@@ -1026,86 +1028,114 @@ int cmd_diff(int argc, char **argv)
 			return analyze_usage("diff", "unknown option '%s'", argv[optind - 1]);
 		}
 	}
-	if (!o.md.has_rel && !o.md.has_abs) { /* the default: 10% */
-		o.md.has_rel = true;
-		o.md.rel_pct = 10;
-		snprintf(md_text, sizeof(md_text), "10%%");
+	if (!a->o.md.has_rel && !a->o.md.has_abs) { /* the default: 10% */
+		a->o.md.has_rel = true;
+		a->o.md.rel_pct = 10;
+		snprintf(a->md_text, sizeof(a->md_text), "10%%");
 	}
-	if (argc - optind == 1 && n_captures == 2) {
-		b.path = n.path = argv[optind];
+	if (argc - optind == 1 && a->n_captures == 2) {
+		b->path = n->path = argv[optind];
 	} else if (argc - optind == 2) {
-		b.path = argv[optind];
-		n.path = argv[optind + 1];
+		b->path = argv[optind];
+		n->path = argv[optind + 1];
 	} else {
 		return analyze_usage("diff", argc - optind < 2
 						 ? "which captures? BASE and NEW (or one DB and "
 						   "--capture twice)"
 						 : "too many arguments: BASE and NEW");
 	}
-	b.capture_opt = captures[0];
-	n.capture_opt = captures[1];
-	rc = open_side(&b);
-	rc = rc ?: open_side(&n);
-	if (rc)
-		goto cleanup;
-	/* --per NAME: on both sides, or it is an error (never a silent per-second) */
-	rate_per = per;
-	for (int side = 0; per && side < 2; side++) {
-		struct side *x = side ? &n : &b;
+	b->capture_opt = a->captures[0];
+	n->capture_opt = a->captures[1];
+	return -1;
+}
 
-		if (fig_capture__per(x->fc, per, err, sizeof(err))) {
-			fprintf(stderr, "ptop-analyze diff: --per %s: %s (%s): %s\n", per, x->path,
-				x->label, err);
-			rc = ANALYZE_EXIT_USAGE;
-			goto cleanup;
-		}
-	}
-	rc = diff__compare(b.fc, n.fc, &o, &d);
-	if (rc) {
-		fprintf(stderr, "ptop-analyze diff: %s\n", strerror(-rc));
-		rc = ANALYZE_EXIT_INTERNAL;
-		goto cleanup;
-	}
-	rd.exit_code = ANALYZE_EXIT_OK;
-	for (size_t k = 0; k < n_gates; k++) {
-		gate_evaluate(&gates[k], &d, &b, &n, allow_missing);
-		if (gates[k].status == GS_FAIL || gates[k].status == GS_MISSING)
-			rd.exit_code = ANALYZE_EXIT_GATE;
-	}
-	rd.b = &b;
-	rd.n = &n;
-	rd.d = &d;
-	rd.o = &o;
-	rd.gates = gates;
-	rd.n_gates = n_gates;
-	rd.allow_missing = allow_missing;
-	rd.top = top;
-	rd.all = all;
-	snprintf(rd.min_delta, sizeof(rd.min_delta), "%s", md_text);
+/* RD in FMT on stdout, whole or not at all. 0, or -errno (said on stderr). */
+static int write_output(const struct render *rd, enum diff_format fmt)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *out;
+	int rc;
+
 	out = open_memstream(&buf, &len);
-	if (!out) {
-		rc = ANALYZE_EXIT_INTERNAL;
-		goto cleanup;
-	}
-	rc = fmt == DF_JSON	  ? render_json(&rd, out)
-	     : fmt == DF_MARKDOWN ? render_markdown(&rd, out)
-	     : fmt == DF_JUNIT	  ? render_junit(&rd, out)
-				  : render_text(&rd, out);
+	if (!out)
+		return -ENOMEM;
+	rc = fmt == DF_JSON	  ? render_json(rd, out)
+	     : fmt == DF_MARKDOWN ? render_markdown(rd, out)
+	     : fmt == DF_JUNIT	  ? render_junit(rd, out)
+				  : render_text(rd, out);
 	if (fclose(out) && !rc)
 		rc = -ENOMEM;
 	errno = 0;
 	if (!rc && len && (fwrite(buf, 1, len, stdout) != len || fflush(stdout)))
 		rc = errno ? -errno : -EIO;
 	free(buf);
+	return rc;
+}
+
+int cmd_diff(int argc, char **argv)
+{
+	static struct gate_result gates[GATES_MAX];
+	struct side b = {.label = "BASE"}, n = {.label = "NEW"};
+	struct diff_args a = {.o = {.confidence = 0.99}, .fmt = DF_TEXT, .gates = gates,
+			      .top = TOP_DEFAULT};
+	struct render rd = {0};
+	bool verdict = false; /* rc is the gates' verdict */
+	struct diff d = {0};
+	char err[512];
+	int rc;
+
+	rc = parse_args(argc, argv, &a, &b, &n);
+	if (rc >= 0)
+		return rc;
+	rc = open_side(&b);
+	rc = rc ?: open_side(&n);
+	if (rc)
+		goto cleanup;
+	/* --a.per NAME: on both sides, or it is an error (never a silent a.per-second) */
+	rate_per = a.per;
+	for (int side = 0; a.per && side < 2; side++) {
+		struct side *x = side ? &n : &b;
+
+		if (fig_capture__per(x->fc, a.per, err, sizeof(err))) {
+			fprintf(stderr, "ptop-analyze diff: --per %s: %s (%s): %s\n", a.per, x->path,
+				x->label, err);
+			rc = ANALYZE_EXIT_USAGE;
+			goto cleanup;
+		}
+	}
+	rc = diff__compare(b.fc, n.fc, &a.o, &d);
+	if (rc) {
+		fprintf(stderr, "ptop-analyze diff: %s\n", strerror(-rc));
+		rc = ANALYZE_EXIT_INTERNAL;
+		goto cleanup;
+	}
+	rd.exit_code = ANALYZE_EXIT_OK;
+	for (size_t k = 0; k < a.n_gates; k++) {
+		gate_evaluate(&a.gates[k], &d, &b, &n, a.allow_missing);
+		if (a.gates[k].status == GS_FAIL || a.gates[k].status == GS_MISSING)
+			rd.exit_code = ANALYZE_EXIT_GATE;
+	}
+	rd.b = &b;
+	rd.n = &n;
+	rd.d = &d;
+	rd.o = &a.o;
+	rd.gates = a.gates;
+	rd.n_gates = a.n_gates;
+	rd.allow_missing = a.allow_missing;
+	rd.top = a.top;
+	rd.all = a.all;
+	snprintf(rd.min_delta, sizeof(rd.min_delta), "%s", a.md_text);
+	rc = write_output(&rd, a.fmt);
 	if (rc) {
 		fprintf(stderr, "ptop-analyze diff: writing the output: %s\n", strerror(-rc));
 		rc = ANALYZE_EXIT_INTERNAL;
 		goto cleanup;
 	}
-	/* the gates' verdict on stderr too, whatever the format, so a log shows why */
-	for (size_t k = 0; k < n_gates; k++)
-		if (gates[k].status != GS_PASS && fmt != DF_TEXT)
-			fprintf(stderr, "ptop-analyze diff: %s\n", gates[k].message);
+	/* the a.gates' verdict on stderr too, whatever the format, so a log shows why */
+	for (size_t k = 0; k < a.n_gates; k++)
+		if (a.gates[k].status != GS_PASS && a.fmt != DF_TEXT)
+			fprintf(stderr, "ptop-analyze diff: %s\n", a.gates[k].message);
 	rc = rd.exit_code;
 	verdict = true;
 cleanup:

@@ -75,6 +75,30 @@ void window__bounds(const struct window *w, const struct capture_meta *m, int64_
 	*hi = w->has_end ? bound_add(m->base_ns, w->end_ns) : INT64_MAX;
 }
 
+int report__prepare_at(sqlite3 *db, const char *sql, const struct capture_meta *m, int64_t lo,
+		       int64_t hi, sqlite3_stmt **st)
+{
+	*st = NULL;
+	if (sqlite3_prepare_v2(db, sql, -1, st, NULL) != SQLITE_OK ||
+	    sqlite3_bind_int64(*st, 1, m->cap) != SQLITE_OK ||
+	    sqlite3_bind_int64(*st, 2, lo) != SQLITE_OK ||
+	    sqlite3_bind_int64(*st, 3, hi) != SQLITE_OK) {
+		sqlite3_finalize(*st);
+		*st = NULL;
+		return -EIO;
+	}
+	return 0;
+}
+
+int report__prepare(sqlite3 *db, const char *sql, const struct capture_meta *m,
+		    const struct window *w, sqlite3_stmt **st)
+{
+	int64_t lo, hi;
+
+	window__bounds(w, m, &lo, &hi);
+	return report__prepare_at(db, sql, m, lo, hi, st);
+}
+
 void window__describe(const struct window *w, char *buf, size_t len)
 {
 	char a[40] = "start", b[40] = "end", t[32];

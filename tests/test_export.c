@@ -28,6 +28,7 @@
 #include "proto/pprof.pb-c.h"
 #include "tests/tmpdir.h"
 #include "tests/capwrite.h"
+#include "collectors/heap/report.h"
 
 /* A hand-made profile: main -> work -> (leaf with helper inlined), a recursive
  * stack, an unnamed libc frame, and a kernel frame on top of one stack. */

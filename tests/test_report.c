@@ -17,6 +17,12 @@
 #include "analyze/part.h"
 #include "analyze/report.h"
 #include "tests/tmpdir.h"
+#include "collectors/cgroup/report.h"
+#include "collectors/cpu/report.h"
+#include "collectors/heap/report.h"
+#include "collectors/memory/report.h"
+#include "collectors/syscalls/report.h"
+#include "collectors/vmas/report.h"
 
 extern const char ptop_schema_sql[];
 
@@ -1058,7 +1064,8 @@ static void test_15b_vma_figures_peak(void **state)
 
 static void test_16_vma_mapping_and_growth(void **state)
 {
-	struct report_opts o = {.fmt = OUT_TEXT};
+	struct vma_opts vo = {0};
+	struct report_opts o = {.fmt = OUT_TEXT, .own = &vo};
 	sqlite3 *db = new_db(1);
 	struct mem m;
 	const char *s;
@@ -1066,7 +1073,7 @@ static void test_16_vma_mapping_and_growth(void **state)
 	(void)state;
 	add_probe(db, 0, "vmas", "active", "proc", NULL);
 	vma_db(db);
-	o.mapping = "[anon]";
+	vo.mapping = "[anon]";
 	mem_open(&m);
 	assert_int_equal(report_vma(db, CID, &o, m.f), 0);
 	s = mem_text(&m);
@@ -1078,7 +1085,7 @@ static void test_16_vma_mapping_and_growth(void **state)
 			   "MiB  4.00 MiB  4.00 MiB   0 B\n");
 	mem_free(&m);
 	o.fmt = OUT_JSON;
-	o.mapping = "/dev/zero (deleted)";
+	vo.mapping = "/dev/zero (deleted)";
 	mem_open(&m);
 	assert_int_equal(report_vma(db, CID, &o, m.f), 0);
 	s = mem_text(&m);
@@ -1088,13 +1095,13 @@ static void test_16_vma_mapping_and_growth(void **state)
 			   "8388608, \"uss\": 0, \"anon\": 0, \"swap\": 0}\n]\n}\n");
 	mem_free(&m);
 	/* a name that is no mapping: said on stderr, -EPROTO (exit 2) */
-	o.mapping = "/nope";
+	vo.mapping = "/nope";
 	mem_open(&m);
 	assert_int_equal(report_vma(db, CID, &o, m.f), -EPROTO);
 	mem_free(&m);
 
-	o.mapping = NULL;
-	o.growth = true;
+	vo.mapping = NULL;
+	vo.growth = true;
 	o.fmt = OUT_TEXT;
 	mem_open(&m);
 	assert_int_equal(report_vma(db, CID, &o, m.f), 0);
@@ -1229,7 +1236,8 @@ static void test_18_cpu_per_process(void **state)
 	    "  10  20.0%     10   20.0%  beta+0x100               -  beta\n"
 	    "   6  12.0%      6   12.0%  libc.so.6+0x10           -  libc.so.6\n"
 	    "   4   8.0%      4    8.0%  [unknown]+0x999          -  [unknown]\n";
-	struct report_opts o = {.fmt = OUT_TEXT};
+	struct cpu_opts co = {0};
+	struct report_opts o = {.fmt = OUT_TEXT, .own = &co};
 	sqlite3 *db = profile_db(true);
 	struct mem m;
 	const char *s;
@@ -1271,7 +1279,7 @@ static void test_18_cpu_per_process(void **state)
 	mem_free(&m);
 
 	/* --pid 200: its function only, shares of its samples; the table unchanged */
-	o.pid = 200;
+	co.pid = 200;
 	o.fmt = OUT_TEXT;
 	mem_open(&m);
 	assert_int_equal(report_cpu(db, CID, &o, m.f), 0);
@@ -1295,7 +1303,7 @@ static void test_18_cpu_per_process(void **state)
 	mem_free(&m);
 
 	/* a process the profile does not have: a usage error, nothing printed */
-	o.pid = 201;
+	co.pid = 201;
 	mem_open(&m);
 	assert_int_equal(report_cpu(db, CID, &o, m.f), -EPROTO);
 	assert_string_equal(mem_text(&m), "");
@@ -1304,7 +1312,7 @@ static void test_18_cpu_per_process(void **state)
 
 	/* one process: no table, an empty array; --pid of its own pid is the whole profile */
 	db = profile_db(false);
-	o.pid = 0;
+	co.pid = 0;
 	o.fmt = OUT_TEXT;
 	mem_open(&m);
 	assert_int_equal(report_cpu(db, CID, &o, m.f), 0);
@@ -1319,13 +1327,13 @@ static void test_18_cpu_per_process(void **state)
 	assert_contains(s, "  \"processes\": [],\n  \"profile\": {\n");
 	assert_contains(s, "    \"pid\": null,\n    \"samples_all_processes\": 50,\n");
 	mem_free(&m);
-	o.pid = 42;
+	co.pid = 42;
 	o.fmt = OUT_TEXT;
 	mem_open(&m);
 	assert_int_equal(report_cpu(db, CID, &o, m.f), 0);
 	assert_contains(mem_text(&m), "\nprofile of process 42: 50 of 50 samples in 1 intervals");
 	mem_free(&m);
-	o.pid = 100;
+	co.pid = 100;
 	mem_open(&m);
 	assert_int_equal(report_cpu(db, CID, &o, m.f), -EPROTO);
 	mem_free(&m);
@@ -1334,12 +1342,12 @@ static void test_18_cpu_per_process(void **state)
 	/* --pid when the profile was not collected: a usage error too */
 	db = new_db(1);
 	add_probe(db, 0, "cpuprof", "failed", "ebpf", "perf_event_open: ENODEV");
-	o.pid = 42;
+	co.pid = 42;
 	mem_open(&m);
 	assert_int_equal(report_cpu(db, CID, &o, m.f), -EPROTO);
 	assert_string_equal(mem_text(&m), "");
 	mem_free(&m);
-	o.pid = 0;
+	co.pid = 0;
 	o.fmt = OUT_JSON;
 	mem_open(&m);
 	assert_int_equal(report_cpu(db, CID, &o, m.f), 0);
@@ -1734,8 +1742,9 @@ static void test_26_report_kinds(void **state)
 	} owner[] = {{"syscalls", "syscalls"}, {"cpu", "cpu"},	    {"memory", "mem"},
 		     {"vmas", "vma"},	       {"heap", "heap leaks"}, {"cgroup", "cgroup apps"}};
 	const struct an_report *r, *prev = NULL;
-	struct report_opts o = {0};
-	unsigned taken = 0;
+	struct vma_opts vo = {0};
+	struct report_opts o = {.own = &vo};
+	size_t taken = 0;
 	char buf[256], seen[256], all[256] = "", bar[256] = "";
 	size_t n = 0, shipped = 0, added = 0, k;
 
@@ -1764,7 +1773,7 @@ static void test_26_report_kinds(void **state)
 		snprintf(bar + strlen(bar), sizeof(bar) - strlen(bar), "%s%s", n ? "|" : "", r->name);
 		assert_ptr_equal(report_kind__find(r->name), r);
 		assert_true(!prev || prev->order < r->order);
-		assert_non_null(r->run);
+		assert_non_null(r->body);
 		assert_non_null(r->tables);
 		assert_true(r->tables[0] && !strchr(r->tables, ' '));
 		assert_non_null(s);
@@ -1774,7 +1783,17 @@ static void test_26_report_kinds(void **state)
 			assert_true(nl ? nl - s > 0 : *s);
 			s = nl ? nl + 1 : NULL;
 		} while (s);
-		taken |= r->takes;
+		/* its options: named, helped (lines of at most 52 characters: 79 columns),
+		 * parsed into a struct of its own */
+		for (const struct report_option *x = r->options; x && x->name; x++, taken++) {
+			assert_non_null(x->help);
+			assert_non_null(x->parse);
+			assert_true(r->settings_size > 0);
+			for (s = x->help; s; s = nl ? nl + 1 : NULL) {
+				nl = strchr(s, '\n');
+				assert_true((nl ? (size_t)(nl - s) : strlen(s)) <= 52);
+			}
+		}
 	}
 	assert_int_equal(shipped, sizeof(names) / sizeof(names[0]));
 	assert_int_equal(n, shipped + added);
@@ -1789,9 +1808,8 @@ static void test_26_report_kinds(void **state)
 	assert_int_equal(n, 0);
 	assert_null(report_kind__find("nosuchkind"));
 	assert_null(report_kind__find(""));
-	assert_int_equal(taken, REPORT_OPT_HEAP_BY | REPORT_OPT_APPS_BY | REPORT_OPT_SUPPRESSIONS |
-					REPORT_OPT_MAPPING | REPORT_OPT_GROWTH | REPORT_OPT_PID |
-					REPORT_OPT_TABLE | REPORT_OPT_FILE);
+	assert_true(taken >= 9); /* sort, pid, mapping, growth, by (twice), suppressions,
+				  * table, file */
 
 	/* each collector's part lists its own */
 	for (n = 0; n < sizeof(owner) / sizeof(owner[0]); n++) {
@@ -1805,9 +1823,12 @@ static void test_26_report_kinds(void **state)
 				 seen[0] ? " " : "", (*k)->name);
 		assert_string_equal(seen, owner[n].kinds);
 	}
-	assert_ptr_equal(report_kind__find("heap")->run, report_heap);
-	assert_ptr_equal(report_kind__find("leaks")->run, report_leaks);
-	assert_ptr_equal(report_kind__find("apps")->run, report_apps);
+	/* a kind whose probe is found otherwise (heap or the Go lane; cgroup or memory) says
+	 * "not collected" itself: no probe named */
+	assert_null(report_kind__find("heap")->probe);
+	assert_null(report_kind__find("apps")->probe);
+	assert_string_equal(report_kind__find("syscalls")->probe, "syscalls");
+	assert_string_equal(report_kind__find("vma")->drops, "vmas");
 
 	/* the lists the help and the messages print */
 	if (!added) { /* the shipped collectors' */
@@ -1818,14 +1839,38 @@ static void test_26_report_kinds(void **state)
 	assert_string_equal(buf, all);
 	report_kind__list(buf, sizeof(buf), 0, "|", "|");
 	assert_string_equal(buf, bar);
-	report_kind__list(buf, sizeof(buf), REPORT_OPT_PID, ", ", " or ");
+	report_kind__list(buf, sizeof(buf), "pid", ", ", " or ");
 	assert_string_equal(buf, "cpu");
-	report_kind__list(buf, sizeof(buf), REPORT_OPT_MAPPING | REPORT_OPT_GROWTH, ", ", " or ");
+	report_kind__list(buf, sizeof(buf), "growth", ", ", " or ");
 	assert_string_equal(buf, "vma");
-	report_kind__list(buf, sizeof(buf), REPORT_OPT_PID | REPORT_OPT_GROWTH, ", ", " or ");
+	report_kind__list(buf, sizeof(buf), "nosuchoption", ", ", " or ");
 	assert_string_equal(buf, "");
-	report_kind__list(buf, sizeof(buf), REPORT_OPT_TABLE | REPORT_OPT_FILE, ", ", " or ");
+	report_kind__list(buf, sizeof(buf), "by", ", ", " or ");
+	assert_string_equal(buf, "heap or apps");
+	report_kind__list(buf, sizeof(buf), "table", ", ", " or ");
 	assert_string_equal(buf, "io");
+
+	/* the options parse into the kind's own settings, as the command gives them */
+	{
+		struct heap_opts ho = {0};
+		struct apps_opts ao = {0};
+		struct cpu_opts co = {0};
+
+		r = report_kind__find("heap");
+		assert_int_equal(report_kind__set(r, &ho, "by", "count", buf, sizeof(buf)), 0);
+		assert_int_equal(ho.by, HEAP_BY_COUNT);
+		assert_int_equal(report_kind__set(r, &ho, "by", "pss", buf, sizeof(buf)), -EINVAL);
+		assert_string_equal(buf, "--by takes live, bytes or count, not 'pss'");
+		assert_int_equal(report_kind__set(r, &ho, "pid", "1", buf, sizeof(buf)), -ENOENT);
+		r = report_kind__find("apps");
+		assert_int_equal(report_kind__set(r, &ao, "by", "uss", buf, sizeof(buf)), 0);
+		assert_int_equal(ao.by, APPS_BY_USS);
+		r = report_kind__find("cpu");
+		assert_int_equal(report_kind__set(r, &co, "pid", "0", buf, sizeof(buf)), -EINVAL);
+		assert_string_equal(buf, "--pid takes a process id, not '0'");
+		assert_int_equal(report_kind__set(r, &co, "pid", "42", buf, sizeof(buf)), 0);
+		assert_int_equal(co.pid, 42);
+	}
 	report_kind__list(buf, 12, 0, ", ", " or "); /* cut short at a whole name */
 	assert_string_equal(buf, "syscalls");
 	memset(buf, 'x', sizeof(buf));
@@ -1837,9 +1882,9 @@ static void test_26_report_kinds(void **state)
 	r = report_kind__find("vma");
 	assert_non_null(r->check);
 	assert_null(r->check(&o));
-	o.mapping = "[heap]";
+	vo.mapping = "[heap]";
 	assert_null(r->check(&o));
-	o.growth = true;
+	vo.growth = true;
 	assert_string_equal(r->check(&o), "--mapping and --growth do not go together: "
 					  "--growth compares all mappings");
 }

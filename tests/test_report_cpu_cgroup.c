@@ -19,6 +19,7 @@
 #include "proto/capture.h"
 #include "tests/tmpdir.h"
 #include "tests/capwrite.h"
+#include "collectors/cpu/report.h"
 
 #define T0 1000000000000ull /* monotonic ns at the start of the fake recording */
 #define SEC 1000000000ull

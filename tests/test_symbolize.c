@@ -26,6 +26,8 @@
 #include "tests/tmpdir.h"
 #include "tests/sqlq.h"
 #include "tests/capwrite.h"
+#include "collectors/cpu/report.h"
+#include "collectors/heap/report.h"
 
 #define T0 1000000000000ull
 #define SEC 1000000000ull

@@ -11,6 +11,7 @@
 
 #include "analyze/figures.h"
 #include "analyze/part.h"
+#include "collectors/cgroup/report.h"
 
 static void data_free(void *p)
 {

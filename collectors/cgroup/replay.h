@@ -8,6 +8,7 @@
 
 #include "analyze/replay_model.h"
 #include "analyze/report.h"
+#include "collectors/cgroup/report.h"
 
 /* The cgroup collector's state at one of its samples (cgroup_series__at_sample), read with
  * report.c's loaders. */

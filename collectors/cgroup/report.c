@@ -5,6 +5,7 @@
 #include "analyze/report.h"
 #include "collectors/cgroup/names.h"
 #include "common/array.h"
+#include "collectors/cgroup/report.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -42,21 +43,6 @@ static int psi_slot(const char *resource, const char *kind)
  * then reads only those rows (a filter on the joined sample's time would read them all). */
 #define WINDOW_SEQS "(SELECT seq FROM cgroup_sample WHERE cap = ?1 AND time_ns BETWEEN ?2 AND ?3)"
 
-/* Prepare SQL, whose ?1 is the capture and ?2, ?3 the window's bounds (time_ns BETWEEN). */
-static int prepare_window(sqlite3 *db, const char *sql, const struct capture_meta *m,
-			  const struct window *w, sqlite3_stmt **st)
-{
-	int64_t lo, hi;
-
-	window__bounds(w, m, &lo, &hi);
-	if (sqlite3_prepare_v2(db, sql, -1, st, NULL) != SQLITE_OK)
-		return -EIO;
-	sqlite3_bind_int64(*st, 1, m->cap);
-	sqlite3_bind_int64(*st, 2, lo);
-	sqlite3_bind_int64(*st, 3, hi);
-	return 0;
-}
-
 int cg_data__load(sqlite3 *db, const struct capture_meta *m, const struct window *w,
 		  struct cg_data *d)
 {
@@ -73,7 +59,7 @@ int cg_data__load(sqlite3 *db, const struct capture_meta *m, const struct window
 	size_t cap = 0, at = 0;
 	int rc, err = 0;
 
-	if (prepare_window(db, sql, m, w, &st))
+	if (report__prepare(db, sql, m, w, &st))
 		return -EIO;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		struct cg_sample *s;
@@ -116,7 +102,7 @@ int cg_data__load(sqlite3 *db, const struct capture_meta *m, const struct window
 	sqlite3_finalize(st);
 	st = NULL;
 
-	if (prepare_window(db, psi_sql, m, w, &st))
+	if (report__prepare(db, psi_sql, m, w, &st))
 		return -EIO;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		int64_t seq = sqlite3_column_int64(st, 0);
@@ -166,7 +152,7 @@ int cg_procs__load(sqlite3 *db, const struct capture_meta *m, const struct windo
 	sqlite3_stmt *st = NULL;
 	int rc, err = 0;
 
-	if (prepare_window(db, sql, m, w, &st))
+	if (report__prepare(db, sql, m, w, &st))
 		return -EIO;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		int64_t pid = sqlite3_column_int64(st, 0);
@@ -854,33 +840,24 @@ void cg_data__free(struct cg_data *d)
 	memset(d, 0, sizeof(*d));
 }
 
-int report_cgroup(sqlite3 *db, const char *capture_id, const struct report_opts *o, FILE *out)
+static int cgroup_body(const struct report_ctx *ctx)
 {
-	struct drop_line *drops = NULL;
+	sqlite3 *db = ctx->db;
+	const struct report_opts *o = ctx->o;
+	FILE *out = ctx->out;
+	const struct capture_meta m = *ctx->m;
+	struct json *j = ctx->j;
 	struct cg_proc *procs = NULL;
 	struct cg_data d = {0};
 	struct cg_stat cs = {0};
 	struct cg_rows rows = {0};
-	struct capture_meta m;
-	struct probe_info p;
-	size_t np = 0, nd = 0, shown;
+	size_t np = 0, shown;
 	char w[96], c1[32], c2[32];
-	struct json j;
 	int err;
 
-	err = capture_meta__load(db, capture_id, &m);
-	err = err ?: probe__lookup(db, m.cap, "cgroup", &p);
-	if (err)
-		goto cleanup;
-	report__begin(&j, out, o, "cgroup", &m);
-	if (!probe__active(&p)) {
-		err = report__not_collected(&j, out, o, "cgroup", &p);
-		goto cleanup;
-	}
 	err = cg_data__load(db, &m, &o->win, &d);
 	err = err ?: cg_procs__load(db, &m, &o->win, d.n ? d.s[d.n - 1].seq : -1, &procs, &np);
 	err = err ?: cg_stat__load(db, &m, &d, &cs);
-	err = err ?: drops__load(db, &m, "cgroup", &o->win, &drops, &nd);
 	if (err)
 		goto cleanup;
 	if (np)
@@ -911,32 +888,29 @@ int report_cgroup(sqlite3 *db, const char *capture_id, const struct report_opts 
 				d.path[0] ? d.path : "such cgroup");
 		else if (d.v1_path[0])
 			fprintf(out, "v1 memory cgroup: %s\n", d.v1_path);
-		report__drops(NULL, out, o, "cgroup", drops, nd);
+		report__drops(NULL, out, o, "cgroup", ctx->drops, ctx->ndrops);
 		if (d.n)
 			err = print_cgroup_text(&d, &cs, &rows, np, shown, &m, out);
 		break;
 	case OUT_CSV:
-		report__drops(NULL, out, o, "cgroup", drops, nd);
+		report__drops(NULL, out, o, "cgroup", ctx->drops, ctx->ndrops);
 		err = table__print_cols(rows.procs, out, OUT_CSV, procs_text_cols,
 					NCOLS(procs_text_cols));
 		break;
 	case OUT_JSON:
-		json__kv_bool(&j, "collected", true);
-		json__kv_string(&j, "source", p.source[0] ? p.source : NULL);
-		report__drops(&j, out, o, "cgroup", drops, nd);
-		print_cgroup_json(&j, &d, &cs, &rows, np, &m);
-		json__end_object(&j);
-		err = json__end(&j);
+		json__kv_bool(j, "collected", true);
+		json__kv_string(j, "source", ctx->probe->source[0] ? ctx->probe->source : NULL);
+		report__drops(j, out, o, "cgroup", ctx->drops, ctx->ndrops);
+		print_cgroup_json(j, &d, &cs, &rows, np, &m);
+		json__end_object(j);
+		err = json__end(j);
 		break;
 	}
-	if (!err && (fflush(out) || ferror(out)))
-		err = -EIO;
 cleanup:
 	cg_rows__free(&rows);
 	free(cs.kv);
 	cg_data__free(&d);
 	free(procs);
-	free(drops);
 	return err;
 }
 
@@ -964,7 +938,9 @@ static void app_of(const char *unit, const char *exe, const char *comm, char *na
 
 static enum apps_by apps_by_of(const struct report_opts *o)
 {
-	return o->apps_by ? o->apps_by : APPS_BY_PSS;
+	enum apps_by by = REPORT_OWN(o, struct apps_opts)->by;
+
+	return by ? by : APPS_BY_PSS;
 }
 
 static int64_t app_measure(const struct cg_app *a, enum apps_by by)
@@ -1055,7 +1031,7 @@ static int apps_from_memory(sqlite3 *db, const struct capture_meta *m, const str
 	const char *unit;
 	int rc, err = 0;
 
-	if (prepare_window(db, sql, m, w, &st))
+	if (report__prepare(db, sql, m, w, &st))
 		return -EIO;
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW) {
@@ -1133,10 +1109,14 @@ int cg_apps__load(sqlite3 *db, const struct capture_meta *m, const struct window
 	return err;
 }
 
-int report_apps(sqlite3 *db, const char *capture_id, const struct report_opts *o, FILE *out)
+static int apps_body(const struct report_ctx *ctx)
 {
+	sqlite3 *db = ctx->db;
+	const struct report_opts *o = ctx->o;
+	FILE *out = ctx->out;
+	const struct capture_meta m = *ctx->m;
+	struct json *j = ctx->j;
 	struct cg_app *apps = NULL;
-	struct capture_meta m;
 	struct probe_info p, pm;
 	size_t na = 0, cap = 0, napps;
 	enum apps_by by = apps_by_of(o);
@@ -1144,15 +1124,12 @@ int report_apps(sqlite3 *db, const char *capture_id, const struct report_opts *o
 	int64_t tot[4] = {-1, -1, -1, -1};
 	const char *source;
 	char w[96], c1[32];
-	struct json j;
 	int err;
 
-	err = capture_meta__load(db, capture_id, &m);
-	err = err ?: probe__lookup(db, m.cap, "cgroup", &p);
+	err = probe__lookup(db, m.cap, "cgroup", &p);
 	err = err ?: probe__lookup(db, m.cap, "memory", &pm);
 	if (err)
 		goto cleanup;
-	report__begin(&j, out, o, "apps", &m);
 	if (probe__active(&p)) {
 		source = "cgroup_proc";
 		err = cg_apps__load(db, &m, &o->win, &apps, &na, &at_ns);
@@ -1167,7 +1144,7 @@ int report_apps(sqlite3 *db, const char *capture_id, const struct report_opts *o
 			 "cgroup: %.60s; memory: %.11s: %.60s",
 			 p.reason[0] ? p.reason : "no reason recorded", pm.state,
 			 pm.reason[0] ? pm.reason : "no reason recorded");
-		err = report__not_collected(&j, out, o, "apps", &both);
+		err = report__not_collected(j, out, o, "apps", &both);
 		goto cleanup;
 	}
 	if (err)
@@ -1211,53 +1188,71 @@ int report_apps(sqlite3 *db, const char *capture_id, const struct report_opts *o
 		err = print_apps_table(apps, na, out, OUT_CSV);
 		break;
 	case OUT_JSON:
-		json__kv_bool(&j, "collected", true);
-		json__kv_string(&j, "source", source);
-		json__kv_string(&j, "by", by_name[by]);
-		json__key(&j, "t_s");
+		json__kv_bool(j, "collected", true);
+		json__kv_string(j, "source", source);
+		json__kv_string(j, "by", by_name[by]);
+		json__key(j, "t_s");
 		if (at_ns >= 0)
-			json__real(&j, rel_s(&m, at_ns));
+			json__real(j, rel_s(&m, at_ns));
 		else
-			json__null(&j);
-		json__kv_int(&j, "applications", (int64_t)napps);
-		json__key(&j, "total");
-		json__begin_object(&j);
-		json__kv_int(&j, "processes", total_procs);
-		json__kv_int(&j, "covered", total_cov);
-		report__json_opt_int(&j, "rss", tot[0]);
-		report__json_opt_int(&j, "pss", tot[1]);
-		report__json_opt_int(&j, "uss", tot[2]);
-		report__json_opt_int(&j, "swap", tot[3]);
-		json__end_object(&j);
-		json__key(&j, "apps");
-		json__begin_array(&j);
+			json__null(j);
+		json__kv_int(j, "applications", (int64_t)napps);
+		json__key(j, "total");
+		json__begin_object(j);
+		json__kv_int(j, "processes", total_procs);
+		json__kv_int(j, "covered", total_cov);
+		report__json_opt_int(j, "rss", tot[0]);
+		report__json_opt_int(j, "pss", tot[1]);
+		report__json_opt_int(j, "uss", tot[2]);
+		report__json_opt_int(j, "swap", tot[3]);
+		json__end_object(j);
+		json__key(j, "apps");
+		json__begin_array(j);
 		for (size_t i = 0; i < na; i++) {
-			json__begin_object(&j);
-			json__kv_string(&j, "app", apps[i].name);
-			json__kv_string(&j, "kind", apps[i].kind);
-			json__kv_int(&j, "processes", apps[i].processes);
-			json__kv_int(&j, "covered", apps[i].covered);
-			report__json_opt_int(&j, "rss", apps[i].rss);
-			report__json_opt_int(&j, "pss", apps[i].pss);
-			report__json_opt_int(&j, "uss", apps[i].uss);
-			report__json_opt_int(&j, "swap", apps[i].swap);
+			json__begin_object(j);
+			json__kv_string(j, "app", apps[i].name);
+			json__kv_string(j, "kind", apps[i].kind);
+			json__kv_int(j, "processes", apps[i].processes);
+			json__kv_int(j, "covered", apps[i].covered);
+			report__json_opt_int(j, "rss", apps[i].rss);
+			report__json_opt_int(j, "pss", apps[i].pss);
+			report__json_opt_int(j, "uss", apps[i].uss);
+			report__json_opt_int(j, "swap", apps[i].swap);
 			if (!strcmp(apps[i].kind, "others"))
-				json__kv_int(&j, "folded", apps[i].folded);
-			json__end_object(&j);
+				json__kv_int(j, "folded", apps[i].folded);
+			json__end_object(j);
 		}
-		json__end_array(&j);
-		json__end_object(&j);
-		err = json__end(&j);
+		json__end_array(j);
+		json__end_object(j);
+		err = json__end(j);
 		break;
 	}
-	if (!err && (fflush(out) || ferror(out)))
-		err = -EIO;
 cleanup:
 	free(apps);
 	return err;
 }
 
 /* ------------------------------------------------------------------ its reports */
+
+static int parse_apps_by(void *settings, const char *arg, char *err, size_t len)
+{
+	static const char *const words[] = {[APPS_BY_PSS] = "pss",
+					    [APPS_BY_USS] = "uss",
+					    [APPS_BY_RSS] = "rss"};
+
+	for (size_t k = APPS_BY_PSS; k < sizeof(words) / sizeof(words[0]); k++)
+		if (!strcmp(arg, words[k])) {
+			((struct apps_opts *)settings)->by = (enum apps_by)k;
+			return 0;
+		}
+	snprintf(err, len, "--by takes pss, uss or rss, not '%s'", arg);
+	return -EINVAL;
+}
+
+static const struct report_option apps_options[] = {
+    {"by", "pss|uss|rss", "apps: order the applications by (default pss)", parse_apps_by},
+    {0},
+};
 
 static const struct an_report cgroup_report = {
 	.name = "cgroup",
@@ -1266,8 +1261,16 @@ static const struct an_report cgroup_report = {
 		   "the memory.stat breakdown; OOM events; PSI (memory, cpu, io); its\n"
 		   "processes by PSS and their smaps_rollup coverage (csv: processes)",
 	.tables = "cgroup_sample,cpu_sample",
-	.run = report_cgroup,
+	.top = "the first N processes (default 20)",
+	.probe = "cgroup",
+	.drops = "cgroup",
+	.body = cgroup_body,
 };
+
+int report_cgroup(sqlite3 *db, const char *capture_id, const struct report_opts *o, FILE *out)
+{
+	return report__run(&cgroup_report, db, capture_id, o, out);
+}
 
 static const struct an_report apps_report = {
 	.name = "apps",
@@ -1277,9 +1280,16 @@ static const struct an_report apps_report = {
 		   "the rest folded into others (N); a single-process capture: its\n"
 		   "one process",
 	.tables = "cgroup_sample,memory_sample",
-	.takes = REPORT_OPT_APPS_BY,
-	.run = report_apps,
+	.options = apps_options,
+	.settings_size = sizeof(struct apps_opts),
+	.top = "N applications before others (N) (default 10)",
+	.body = apps_body,
 };
+
+int report_apps(sqlite3 *db, const char *capture_id, const struct report_opts *o, FILE *out)
+{
+	return report__run(&apps_report, db, capture_id, o, out);
+}
 
 const struct an_report *const cgroup_reports[] = {
 	&cgroup_report,

@@ -22,6 +22,7 @@
 #include "proto/capture.h"
 #include "tests/tmpdir.h"
 #include "tests/capwrite.h"
+#include "collectors/cgroup/report.h"
 
 #define T0 1000000000000ull /* monotonic ns at the start of the fake recording */
 #define SEC 1000000000ull
@@ -377,7 +378,8 @@ static char *run_report(int (*fn)(sqlite3 *, const char *, const struct report_o
 			sqlite3 *db, const char *id, enum out_format fmt, size_t top,
 			enum apps_by by)
 {
-	struct report_opts o = {.fmt = fmt, .top = top, .apps_by = by};
+	struct apps_opts ao = {.by = by};
+	struct report_opts o = {.fmt = fmt, .top = top, .own = &ao};
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);

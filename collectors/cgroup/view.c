@@ -11,6 +11,7 @@
 #include "analyze/output.h"
 #include "analyze/replay_views.h"
 #include "collectors/cgroup/replay.h"
+#include "collectors/cgroup/report.h"
 
 /* "current 40.0 MiB / limit 64.0 MiB (62.5%)  peak 48.0 MiB" of cgroup sample S */
 static void cg_usage(const struct cg_sample *s, char *buf, size_t len)

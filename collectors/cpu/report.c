@@ -8,6 +8,8 @@
 #include "common/hash.h"
 #include "common/hindex.h"
 #include "common/probe_mapping.h"
+#include "analyze/analyze.h"
+#include "collectors/cpu/report.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -126,13 +128,10 @@ static int load_rows(sqlite3 *db, const struct capture_meta *m, const struct win
 	int err = 0, rc;
 
 	window__bounds(w, m, &lo, &hi);
-	if (sqlite3_prepare_v2(db, cpu_sql, -1, &st, NULL) != SQLITE_OK) {
+	if (report__prepare_at(db, cpu_sql, m, lo, hi, &st)) {
 		err = -EIO;
 		goto cleanup;
 	}
-	sqlite3_bind_int64(st, 1, m->cap);
-	sqlite3_bind_int64(st, 2, lo);
-	sqlite3_bind_int64(st, 3, hi);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		if (array__grow((void **)&rows, &cap, nr, sizeof(*rows))) {
 			err = -ENOMEM;
@@ -546,6 +545,12 @@ static void print_series_json(struct json *j, const struct cpu_row *rows, size_t
 	json__end_array(j);
 }
 
+/* --pid: the process whose profile alone is asked for; 0: all */
+static int32_t pid_of(const struct report_opts *o)
+{
+	return REPORT_OWN(o, struct cpu_opts)->pid;
+}
+
 /* ---------------------------------------------------------------- the profile */
 
 #define PROFILE_FEW_SAMPLES 200 /* fewer: shares are rough, said so */
@@ -832,7 +837,7 @@ static int print_profile(sqlite3 *db, const struct capture_meta *m, const struct
 	char err_msg[512] = "", hz[32], warn[160] = "", dbi[768], cut[512] = "";
 	int err;
 
-	err = profile__load_pid(db, m, &o->win, o->pid, &p);
+	err = profile__load_pid(db, m, &o->win, pid_of(o), &p);
 	if (err)
 		return err;
 	if (p->collected) {
@@ -851,7 +856,7 @@ static int print_profile(sqlite3 *db, const struct capture_meta *m, const struct
 		}
 		profile__free(p);
 		p = NULL;
-		err = profile__load_pid(db, m, &o->win, o->pid, &p);
+		err = profile__load_pid(db, m, &o->win, pid_of(o), &p);
 		err = err ?: prof_top__build(p, &t);
 		if (err)
 			goto cleanup;
@@ -900,8 +905,8 @@ static int print_profile(sqlite3 *db, const struct capture_meta *m, const struct
 		json__kv_string(j, "warning", warn[0] ? warn : NULL);
 		symstore_run__debuginfod_json(&run, j);
 		json__key(j, "pid");
-		if (o->pid)
-			json__int(j, o->pid);
+		if (pid_of(o))
+			json__int(j, pid_of(o));
 		else
 			json__null(j);
 		json__kv_int(j, "samples_all_processes", (int64_t)p->all_stacked);
@@ -923,11 +928,11 @@ static int print_profile(sqlite3 *db, const struct capture_meta *m, const struct
 		snprintf(hz, sizeof(hz), "%.1f Hz", p->delivered_hz);
 	else
 		snprintf(hz, sizeof(hz), "unknown rate");
-	if (o->pid) {
-		const struct prof_proc *pr = profile__proc(p, o->pid);
+	if (pid_of(o)) {
+		const struct prof_proc *pr = profile__proc(p, pid_of(o));
 
 		fprintf(out, "\nprofile of process %d%s%s%s: %" PRIu64 " of %" PRIu64 " samples",
-			(int)o->pid, pr && pr->comm ? " (" : "", pr && pr->comm ? pr->comm : "",
+			(int)pid_of(o), pr && pr->comm ? " (" : "", pr && pr->comm ? pr->comm : "",
 			pr && pr->comm ? ")" : "", t.samples, p->all_stacked);
 	} else {
 		fprintf(out, "\nprofile: %" PRIu64 " samples", t.samples);
@@ -985,7 +990,7 @@ static int check_pid(sqlite3 *db, const struct capture_meta *m, const struct rep
 	char msg[512];
 	int err;
 
-	if (!o->pid)
+	if (!pid_of(o))
 		return 0;
 	err = probe__lookup(db, m->cap, "cpuprof", &pi);
 	if (err)
@@ -994,10 +999,10 @@ static int check_pid(sqlite3 *db, const struct capture_meta *m, const struct rep
 		fprintf(stderr,
 			"ptop-analyze report cpu: --pid %d: the CPU profile was not collected in "
 			"this capture (%s: %s)\n",
-			(int)o->pid, pi.state, pi.reason[0] ? pi.reason : "no reason recorded");
+			(int)pid_of(o), pi.state, pi.reason[0] ? pi.reason : "no reason recorded");
 		return -EPROTO;
 	}
-	err = profile__check_pid(db, m->cap, o->pid, msg, sizeof(msg));
+	err = profile__check_pid(db, m->cap, pid_of(o), msg, sizeof(msg));
 	if (err == -ENOENT) {
 		fprintf(stderr, "ptop-analyze report cpu: %s\n", msg);
 		return -EPROTO;
@@ -1005,44 +1010,44 @@ static int check_pid(sqlite3 *db, const struct capture_meta *m, const struct rep
 	return err;
 }
 
-int report_cpu(sqlite3 *db, const char *capture_id, const struct report_opts *o, FILE *out)
+static int cpu_body(const struct report_ctx *ctx)
 {
-	struct drop_line *drops = NULL;
+	sqlite3 *db = ctx->db;
+	const struct report_opts *o = ctx->o;
+	FILE *out = ctx->out;
+	const struct capture_meta m = *ctx->m;
+	struct json *j = ctx->j;
 	struct cpu_row *rows = NULL;
 	struct table *sum = NULL;
 	struct lane_sum s[LANES];
 	struct throttle_sum ts;
 	struct cpu_kind k;
-	struct capture_meta m;
 	struct probe_info p;
-	size_t n = 0, nd = 0;
+	size_t n = 0;
 	char w[96];
-	struct json j;
 	int err;
 
-	err = capture_meta__load(db, capture_id, &m);
-	err = err ?: probe__lookup(db, m.cap, "cpu", &p);
+	/* not "probe": the profile (cpuprof) is reported when the cpu probe did not run */
+	err = probe__lookup(db, m.cap, "cpu", &p);
 	err = err ?: check_pid(db, &m, o);
 	if (err)
 		goto cleanup;
-	report__begin(&j, out, o, "cpu", &m);
 	if (!probe__active(&p)) {
 		if (o->fmt != OUT_JSON) {
-			err = report__not_collected(&j, out, o, "cpu", &p);
+			err = report__not_collected(j, out, o, "cpu", &p);
 			err = err ?: print_profile(db, &m, o, NULL, out);
 			goto cleanup;
 		}
-		json__kv_bool(&j, "collected", false);
-		json__kv_string(&j, "state", p.state);
-		json__kv_string(&j, "reason", p.reason[0] ? p.reason : NULL);
-		err = print_profile(db, &m, o, &j, out);
-		json__end_object(&j);
-		err = err ?: json__end(&j);
+		json__kv_bool(j, "collected", false);
+		json__kv_string(j, "state", p.state);
+		json__kv_string(j, "reason", p.reason[0] ? p.reason : NULL);
+		err = print_profile(db, &m, o, j, out);
+		json__end_object(j);
+		err = err ?: json__end(j);
 		goto cleanup;
 	}
 	err = load_kind(db, &m, &k);
 	err = err ?: load_rows(db, &m, &o->win, &k, &rows, &n);
-	err = err ?: drops__load(db, &m, "cpu", &o->win, &drops, &nd);
 	err = err ?: summarize(rows, n, m.cpus, s, &ts);
 	if (err == -EOVERFLOW) {
 		fprintf(stderr, "ptop-analyze report cpu: corrupt DB: the cpu_sample figures add up "
@@ -1062,7 +1067,7 @@ int report_cpu(sqlite3 *db, const char *capture_id, const struct report_opts *o,
 		if (m.cpus > 0)
 			fprintf(out, " (the host has %" PRId64 " CPUs)", m.cpus);
 		fputc('\n', out);
-		report__drops(NULL, out, o, "cpu", drops, nd);
+		report__drops(NULL, out, o, "cpu", ctx->drops, ctx->ndrops);
 		if (!n) {
 			err = print_profile(db, &m, o, NULL, out);
 			break;
@@ -1086,37 +1091,50 @@ int report_cpu(sqlite3 *db, const char *capture_id, const struct report_opts *o,
 		err = err ?: print_profile(db, &m, o, NULL, out);
 		break;
 	case OUT_CSV:
-		report__drops(NULL, out, o, "cpu", drops, nd);
+		report__drops(NULL, out, o, "cpu", ctx->drops, ctx->ndrops);
 		err = print_series(rows, n, &m, &k, false, out, OUT_CSV);
 		break;
 	case OUT_JSON:
-		json__kv_bool(&j, "collected", true);
-		json__kv_string(&j, "source", p.source[0] ? p.source : NULL);
-		json__key(&j, "cpus");
+		json__kv_bool(j, "collected", true);
+		json__kv_string(j, "source", p.source[0] ? p.source : NULL);
+		json__key(j, "cpus");
 		if (m.cpus > 0)
-			json__int(&j, m.cpus);
+			json__int(j, m.cpus);
 		else
-			json__null(&j);
-		report__drops(&j, out, o, "cpu", drops, nd);
-		print_summary_json(&j, sum);
+			json__null(j);
+		report__drops(j, out, o, "cpu", ctx->drops, ctx->ndrops);
+		print_summary_json(j, sum);
 		if (k.cg) /* a single-process capture's JSON stays as it was */
-			print_throttling_json(&j, &ts);
-		print_series_json(&j, rows, n, &m, &k);
-		err = print_profile(db, &m, o, &j, out);
-		json__end_object(&j);
-		err = err ?: json__end(&j);
+			print_throttling_json(j, &ts);
+		print_series_json(j, rows, n, &m, &k);
+		err = print_profile(db, &m, o, j, out);
+		json__end_object(j);
+		err = err ?: json__end(j);
 		break;
 	}
-	if (!err && (fflush(out) || ferror(out)))
-		err = -EIO;
 cleanup:
 	table__free(sum);
 	free(rows);
-	free(drops);
 	return err;
 }
 
 /* ------------------------------------------------------------------ its reports */
+
+static int parse_pid(void *settings, const char *arg, char *err, size_t len)
+{
+	if (!analyze_parse_pid(arg, &((struct cpu_opts *)settings)->pid))
+		return 0;
+	snprintf(err, len, "--pid takes a process id, not '%s'", arg);
+	return -EINVAL;
+}
+
+static const struct report_option cpu_options[] = {
+    {"pid", "PID",
+     "cpu: the profile's functions of this process only\n"
+     "(a --cgroup capture profiles each process)",
+     parse_pid},
+    {0},
+};
 
 static const struct an_report cpu_report = {
 	.name = "cpu",
@@ -1127,9 +1145,17 @@ static const struct an_report cpu_report = {
 		   "symbolized on demand without network); a --cgroup capture's\n"
 		   "processes by samples",
 	.tables = "cpu_sample,cpu_profile,cpu_profile_stack",
-	.takes = REPORT_OPT_PID,
-	.run = report_cpu,
+	.options = cpu_options,
+	.settings_size = sizeof(struct cpu_opts),
+	.top = "the first N functions of the profile (default 20)",
+	.drops = "cpu",
+	.body = cpu_body,
 };
+
+int report_cpu(sqlite3 *db, const char *capture_id, const struct report_opts *o, FILE *out)
+{
+	return report__run(&cpu_report, db, capture_id, o, out);
+}
 
 const struct an_report *const cpu_reports[] = {
 	&cpu_report,

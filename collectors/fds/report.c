@@ -159,15 +159,12 @@ static int build_rows(sqlite3 *db, const struct capture_meta *m, const struct wi
 
 	memset(sp, 0, sizeof(*sp));
 	window__bounds(w, m, &lo, &hi);
-	if (sqlite3_prepare_v2(db, rows_sql, -1, &st, NULL) != SQLITE_OK)
+	if (report__prepare_at(db, rows_sql, m, lo, hi, &st))
 		return -EIO;
 	if (ops && sqlite3_prepare_v2(db, ops_at_sql, -1, &os, NULL) != SQLITE_OK) {
 		sqlite3_finalize(st);
 		return -EIO;
 	}
-	sqlite3_bind_int64(st, 1, m->cap);
-	sqlite3_bind_int64(st, 2, lo);
-	sqlite3_bind_int64(st, 3, hi);
 	while (!err && (rc = sqlite3_step(st)) == SQLITE_ROW) {
 		int64_t time_ns = sqlite3_column_int64(st, 0);
 		int64_t total = sqlite3_column_int64(st, 2);
@@ -239,11 +236,8 @@ static int build_ops(sqlite3 *db, const struct capture_meta *m, const struct win
 	int err = 0, rc;
 
 	window__bounds(w, m, &lo, &hi);
-	if (sqlite3_prepare_v2(db, ops_sql, -1, &st, NULL) != SQLITE_OK)
+	if (report__prepare_at(db, ops_sql, m, lo, hi, &st))
 		return -EIO;
-	sqlite3_bind_int64(st, 1, m->cap);
-	sqlite3_bind_int64(st, 2, lo);
-	sqlite3_bind_int64(st, 3, hi);
 	*s = (struct fds_ops_sum){0};
 	while (!err && (rc = sqlite3_step(st)) == SQLITE_ROW) {
 		s->opened += sqlite3_column_int64(st, PCOL_OPENED);
@@ -484,215 +478,245 @@ const char *fds__opens_reason(const struct probe_info *p)
 		 : "the eBPF lane did not run: it needs --fd-stacks";
 }
 
-static int report_fds(sqlite3 *db, const char *capture_id, const struct report_opts *o, FILE *out)
-{
-	struct drop_line *drops = NULL;
-	struct table *t = NULL, *ot = NULL, *pt = NULL, *stt = NULL;
-	struct capture_meta m;
-	struct probe_info p;
+/* Everything `report fds` shows of the window, loaded once for any format (fds_view_load). */
+struct fds_view {
+	struct table *t, *ot, *pt, *stt; /* intervals, open at the end, by syscall, sites */
 	struct site_stacks ss;
 	struct fds_span sp;
 	struct fds_ops_sum sum;
-	size_t nd = 0, nprobe = 0;
-	int64_t at = 0, unseen = -1;
-	bool trunc = false, ops;
-	char w[96], a[32], b[32];
-	struct json j;
-	int err, k, i;
+	size_t nprobe;		/* fds open at the end that are ptop's own */
+	int64_t at, unseen;	/* the time of the fd table read; closes never seen (-1: none) */
+	bool trunc, ops;	/* the table was cut; the eBPF lane ran (--fd-stacks) */
+	int k;			/* the fastest-growing type, -1: none */
+};
 
-	err = capture_meta__load(db, capture_id, &m);
-	err = err ?: probe__lookup(db, m.cap, "fds", &p);
+/* The view of CTX's window into V (zeroed). 0, -ENOMEM, -EIO; free with fds_view_free. */
+static int fds_view_load(const struct report_ctx *ctx, struct fds_view *v)
+{
+	sqlite3 *db = ctx->db;
+	const struct report_opts *o = ctx->o;
+	const struct capture_meta *m = ctx->m;
+	int err;
+
+	v->ops = !strcmp(ctx->probe->source, "ebpf"); /* the eBPF lane ran (--fd-stacks) */
+	site_stacks__read(ctx->probe, &v->ss);
+	v->t = table__new(v->ops ? COLS : COL_OPENED, col_names);
+	v->ot = table__new(OCOLS, open_names);
+	v->pt = table__new(PCOLS, ops_names);
+	v->stt = table__new(SCOLS, site_names);
+	if (!v->t || !v->ot || !v->pt || !v->stt)
+		return -ENOMEM;
+	err = build_rows(db, m, &o->win, v->t, &v->sp, v->ops);
+	err = err ?: build_open(db, m, v->ot, &v->at, &v->trunc, &v->nprobe);
+	if (v->ops) {
+		err = err ?: build_ops(db, m, &o->win, v->pt, &v->sum);
+		err = err ?: build_sites(db, m, o, &v->ss, v->stt);
+		err = err ?: unseen_closes(db, m, &v->unseen);
+	}
+	if (!err)
+		v->k = fastest(&v->sp);
+	return err;
+}
+
+static void fds_view_free(struct fds_view *v)
+{
+	table__free(v->t);
+	table__free(v->ot);
+	table__free(v->pt);
+	table__free(v->stt);
+}
+
+/* The eBPF lane's part of the text: opens and closes by syscall, the opening sites of the
+ * fds still open, closes never seen. W: the window's description. 0 or -errno. */
+static int fds_text_ops(FILE *out, const struct fds_view *v, const char *w)
+{
+	int err = 0;
+
+	fprintf(out, "\nopens and closes by syscall (eBPF, %s):\n", w);
+	if (table__rows(v->pt))
+		err = table__print(v->pt, out, OUT_TEXT);
+	else
+		fprintf(out, "none\n");
+	if (!err && table__rows(v->stt)) {
+		size_t shown =
+		    table__rows(v->stt) < SITES_SHOWN ? table__rows(v->stt) : SITES_SHOWN;
+
+		fprintf(out,
+			"\nopening sites at the end, by fds still open (%zu of %zu; user "
+			"stacks %s; the stack innermost first):\n",
+			shown, table__rows(v->stt),
+			!strcmp(v->ss.mode, "dwarf") ? "dwarf, unwound from stack copies"
+						  : "fp, frame-pointer walks");
+		if (v->ss.untrusted)
+			fprintf(out,
+				"note: %s: each site shows the syscall's own frame only; "
+				"the callers the walk found are not to be trusted (JSON "
+				"untrusted_frames). Record with --user-stacks dwarf for "
+				"whole stacks.\n",
+				v->ss.note);
+		else if (v->ss.cut)
+			fprintf(out,
+				"note: %s: those sites show the syscall's own frame only; "
+				"the callers their walks found are not to be trusted (JSON "
+				"untrusted_frames). Record with --user-stacks dwarf for "
+				"whole stacks.\n",
+				v->ss.cut_note);
+		for (size_t r = 0; r < shown; r++)
+			fprintf(out, "%8s live %8s opened  %s%s\n",
+				table__shown(v->stt, r, SCOL_LIVE),
+				table__shown(v->stt, r, SCOL_OPENED),
+				table__shown(v->stt, r, SCOL_STACK),
+				table__type(v->stt, r, SCOL_UNTRUSTED) != CELL_NULL
+				    ? " < (callers not trusted)"
+				    : "");
+	} else if (!err) {
+		fprintf(out, "\nopening sites: none recorded\n");
+	}
+	if (!err && v->unseen >= 0)
+		fprintf(out,
+			"closed without a close call (exec, close_range, ...; missing "
+			"from the fd table, taken off their sites' live): %" PRId64 "\n",
+			v->unseen);
+	return err;
+}
+
+/* `report fds` in text. 0 or -errno. */
+static int fds_text(const struct report_ctx *ctx, const struct fds_view *v)
+{
+	const struct report_opts *o = ctx->o;
+	FILE *out = ctx->out;
+	char w[96], a[32], b[32];
+	int err;
+
+	window__describe(&o->win, w, sizeof(w));
+	fprintf(out, "fds (%s): %zu intervals", w, table__rows(v->t));
+	if (v->sp.n)
+		fprintf(
+		    out, ", open fds %" PRId64 " at %s, %" PRId64 " at %s (%+" PRId64 ")",
+		    v->sp.first[0], fmt_secs(a, sizeof(a), v->sp.t0 - ctx->m->base_ns), v->sp.last[0],
+		    fmt_secs(b, sizeof(b), v->sp.t1 - ctx->m->base_ns), v->sp.last[0] - v->sp.first[0]);
+	fputc('\n', out);
+	report__drops(NULL, out, o, "fds", ctx->drops, ctx->ndrops);
+	if (v->k >= 0)
+		fprintf(out,
+			"fastest-growing: %s, %" PRId64 " to %" PRId64 " (%+" PRId64
+			", %.1f/s)\n",
+			fds_type_col[v->k], v->sp.first[1 + v->k], v->sp.last[1 + v->k],
+			v->sp.last[1 + v->k] - v->sp.first[1 + v->k],
+			per_s(&v->sp, v->sp.last[1 + v->k] - v->sp.first[1 + v->k]));
+	else if (v->sp.n > 1)
+		fprintf(out, "fastest-growing: none grew\n");
+	fputc('\n', out);
+	err = table__print(v->t, out, OUT_TEXT);
+	if (!err && v->at) {
+		fprintf(out, "\nopen at the end (%s): %zu fds%s",
+			fmt_secs(a, sizeof(a), v->at - ctx->m->base_ns), table__rows(v->ot) - v->nprobe,
+			v->trunc ? " (truncated: the lowest kept)" : "");
+		if (v->nprobe) /* listed, owner ptop: probe overhead (principle 9) */
+			fprintf(out, "; and %zu of ptop's (owner ptop, not in total)", v->nprobe);
+		fputc('\n', out);
+		err = table__print(v->ot, out, OUT_TEXT);
+	} else if (!err) {
+		fprintf(out, "\nopen at the end: no table was read\n");
+	}
 	if (err)
 		return err;
-	report__begin(&j, out, o, "fds", &m);
-	if (!probe__active(&p))
-		return report__not_collected(&j, out, o, "fds", &p);
-	ops = !strcmp(p.source, "ebpf"); /* the eBPF lane ran (--fd-stacks) */
-	site_stacks__read(&p, &ss);
-	t = table__new(ops ? COLS : COL_OPENED, col_names);
-	ot = table__new(OCOLS, open_names);
-	pt = table__new(PCOLS, ops_names);
-	stt = table__new(SCOLS, site_names);
-	if (!t || !ot || !pt || !stt) {
-		err = -ENOMEM;
-		goto cleanup;
+	if (!v->ops) {
+		fprintf(out, "\nopens and closes: not collected (%s)\n",
+			fds__opens_reason(ctx->probe));
+		return 0;
 	}
-	err = build_rows(db, &m, &o->win, t, &sp, ops);
-	err = err ?: build_open(db, &m, ot, &at, &trunc, &nprobe);
-	if (ops) {
-		err = err ?: build_ops(db, &m, &o->win, pt, &sum);
-		err = err ?: build_sites(db, &m, o, &ss, stt);
-		err = err ?: unseen_closes(db, &m, &unseen);
+	return fds_text_ops(out, v, w);
+}
+
+/* `report fds` in JSON: the report's object, closed. 0 or -errno. */
+static int fds_json(const struct report_ctx *ctx, const struct fds_view *v)
+{
+	const struct report_opts *o = ctx->o;
+	FILE *out = ctx->out;
+	struct json *j = ctx->j;
+	int i;
+
+	json__kv_bool(j, "collected", true);
+	report__drops(j, out, o, "fds", ctx->drops, ctx->ndrops);
+	json__key(j, "intervals");
+	table__json(v->t, j, NULL, 0);
+	json__key(j, "growth");
+	if (v->sp.n > 1) {
+		json__begin_array(j);
+		for (i = 0; i < NTYPES; i++) {
+			json__begin_object(j);
+			json__kv_string(j, "type", fds_type_col[i]);
+			json__kv_int(j, "first", v->sp.first[1 + i]);
+			json__kv_int(j, "last", v->sp.last[1 + i]);
+			json__kv_int(j, "growth", v->sp.last[1 + i] - v->sp.first[1 + i]);
+			json__kv_real(j, "per_s",
+				      per_s(&v->sp, v->sp.last[1 + i] - v->sp.first[1 + i]));
+			json__end_object(j);
+		}
+		json__end_array(j);
+	} else {
+		json__null(j);
 	}
-	err = err ?: drops__load(db, &m, "fds", &o->win, &drops, &nd);
-	if (err)
-		goto cleanup;
-	k = fastest(&sp);
-	switch (o->fmt) {
-	case OUT_TEXT:
-		window__describe(&o->win, w, sizeof(w));
-		fprintf(out, "fds (%s): %zu intervals", w, table__rows(t));
-		if (sp.n)
-			fprintf(
-			    out, ", open fds %" PRId64 " at %s, %" PRId64 " at %s (%+" PRId64 ")",
-			    sp.first[0], fmt_secs(a, sizeof(a), sp.t0 - m.base_ns), sp.last[0],
-			    fmt_secs(b, sizeof(b), sp.t1 - m.base_ns), sp.last[0] - sp.first[0]);
-		fputc('\n', out);
-		report__drops(NULL, out, o, "fds", drops, nd);
-		if (k >= 0)
-			fprintf(out,
-				"fastest-growing: %s, %" PRId64 " to %" PRId64 " (%+" PRId64
-				", %.1f/s)\n",
-				fds_type_col[k], sp.first[1 + k], sp.last[1 + k],
-				sp.last[1 + k] - sp.first[1 + k],
-				per_s(&sp, sp.last[1 + k] - sp.first[1 + k]));
-		else if (sp.n > 1)
-			fprintf(out, "fastest-growing: none grew\n");
-		fputc('\n', out);
-		err = table__print(t, out, OUT_TEXT);
-		if (!err && at) {
-			fprintf(out, "\nopen at the end (%s): %zu fds%s",
-				fmt_secs(a, sizeof(a), at - m.base_ns), table__rows(ot) - nprobe,
-				trunc ? " (truncated: the lowest kept)" : "");
-			if (nprobe) /* listed, owner ptop: probe overhead (principle 9) */
-				fprintf(out, "; and %zu of ptop's (owner ptop, not in total)", nprobe);
-			fputc('\n', out);
-			err = table__print(ot, out, OUT_TEXT);
-		} else if (!err) {
-			fprintf(out, "\nopen at the end: no table was read\n");
+	json__kv_string(j, "fastest_growing", v->k >= 0 ? fds_type_col[v->k] : NULL);
+	json__key(j, "open_at_end");
+	if (v->at) {
+		json__begin_object(j);
+		json__kv_real(j, "t_s", (double)(v->at - ctx->m->base_ns) / 1e9);
+		json__kv_bool(j, "truncated", v->trunc);
+		json__key(j, "fds");
+		table__json(v->ot, j, NULL, 0);
+		json__end_object(j);
+	} else {
+		json__null(j);
+	}
+	json__key(j, "opens_and_closes");
+	if (v->ops) {
+		json__begin_object(j);
+		json__key(j, "by_syscall");
+		table__json(v->pt, j, NULL, 0);
+		json__kv_string(j, "user_stacks", v->ss.mode);
+		json__kv_bool(j, "stacks_trusted", !v->ss.untrusted && !v->ss.cut);
+		if (v->ss.untrusted && v->ss.cut) {
+			char both[sizeof(v->ss.note) + sizeof(v->ss.cut_note) + 2];
+
+			snprintf(both, sizeof(both), "%s; %s", v->ss.note, v->ss.cut_note);
+			json__kv_string(j, "stacks_note", both);
+		} else {
+			json__kv_string(j, "stacks_note", v->ss.untrusted ? v->ss.note
+							   : v->ss.cut  ? v->ss.cut_note
+								     : NULL);
 		}
-		if (err)
-			break;
-		if (!ops) {
-			fprintf(out, "\nopens and closes: not collected (%s)\n",
-				fds__opens_reason(&p));
-			break;
-		}
-		fprintf(out, "\nopens and closes by syscall (eBPF, %s):\n", w);
-		if (table__rows(pt))
-			err = table__print(pt, out, OUT_TEXT);
+		json__key(j, "sites");
+		table__json(v->stt, j, NULL, 0);
+		json__key(j, "closed_without_close");
+		if (v->unseen >= 0)
+			json__int(j, v->unseen);
 		else
-			fprintf(out, "none\n");
-		if (!err && table__rows(stt)) {
-			size_t shown =
-			    table__rows(stt) < SITES_SHOWN ? table__rows(stt) : SITES_SHOWN;
-
-			fprintf(out,
-				"\nopening sites at the end, by fds still open (%zu of %zu; user "
-				"stacks %s; the stack innermost first):\n",
-				shown, table__rows(stt),
-				!strcmp(ss.mode, "dwarf") ? "dwarf, unwound from stack copies"
-							  : "fp, frame-pointer walks");
-			if (ss.untrusted)
-				fprintf(out,
-					"note: %s: each site shows the syscall's own frame only; "
-					"the callers the walk found are not to be trusted (JSON "
-					"untrusted_frames). Record with --user-stacks dwarf for "
-					"whole stacks.\n",
-					ss.note);
-			else if (ss.cut)
-				fprintf(out,
-					"note: %s: those sites show the syscall's own frame only; "
-					"the callers their walks found are not to be trusted (JSON "
-					"untrusted_frames). Record with --user-stacks dwarf for "
-					"whole stacks.\n",
-					ss.cut_note);
-			for (size_t r = 0; r < shown; r++)
-				fprintf(out, "%8s live %8s opened  %s%s\n",
-					table__shown(stt, r, SCOL_LIVE),
-					table__shown(stt, r, SCOL_OPENED),
-					table__shown(stt, r, SCOL_STACK),
-					table__type(stt, r, SCOL_UNTRUSTED) != CELL_NULL
-					    ? " < (callers not trusted)"
-					    : "");
-		} else if (!err) {
-			fprintf(out, "\nopening sites: none recorded\n");
-		}
-		if (!err && unseen >= 0)
-			fprintf(out,
-				"closed without a close call (exec, close_range, ...; missing "
-				"from the fd table, taken off their sites' live): %" PRId64 "\n",
-				unseen);
-		break;
-	case OUT_CSV:
-		report__drops(NULL, out, o, "fds", drops, nd);
-		err = table__print(t, out, OUT_CSV);
-		break;
-	case OUT_JSON:
-		json__kv_bool(&j, "collected", true);
-		report__drops(&j, out, o, "fds", drops, nd);
-		json__key(&j, "intervals");
-		table__json(t, &j, NULL, 0);
-		json__key(&j, "growth");
-		if (sp.n > 1) {
-			json__begin_array(&j);
-			for (i = 0; i < NTYPES; i++) {
-				json__begin_object(&j);
-				json__kv_string(&j, "type", fds_type_col[i]);
-				json__kv_int(&j, "first", sp.first[1 + i]);
-				json__kv_int(&j, "last", sp.last[1 + i]);
-				json__kv_int(&j, "growth", sp.last[1 + i] - sp.first[1 + i]);
-				json__kv_real(&j, "per_s",
-					      per_s(&sp, sp.last[1 + i] - sp.first[1 + i]));
-				json__end_object(&j);
-			}
-			json__end_array(&j);
-		} else {
-			json__null(&j);
-		}
-		json__kv_string(&j, "fastest_growing", k >= 0 ? fds_type_col[k] : NULL);
-		json__key(&j, "open_at_end");
-		if (at) {
-			json__begin_object(&j);
-			json__kv_real(&j, "t_s", (double)(at - m.base_ns) / 1e9);
-			json__kv_bool(&j, "truncated", trunc);
-			json__key(&j, "fds");
-			table__json(ot, &j, NULL, 0);
-			json__end_object(&j);
-		} else {
-			json__null(&j);
-		}
-		json__key(&j, "opens_and_closes");
-		if (ops) {
-			json__begin_object(&j);
-			json__key(&j, "by_syscall");
-			table__json(pt, &j, NULL, 0);
-			json__kv_string(&j, "user_stacks", ss.mode);
-			json__kv_bool(&j, "stacks_trusted", !ss.untrusted && !ss.cut);
-			if (ss.untrusted && ss.cut) {
-				char both[sizeof(ss.note) + sizeof(ss.cut_note) + 2];
-
-				snprintf(both, sizeof(both), "%s; %s", ss.note, ss.cut_note);
-				json__kv_string(&j, "stacks_note", both);
-			} else {
-				json__kv_string(&j, "stacks_note", ss.untrusted ? ss.note
-								   : ss.cut  ? ss.cut_note
-									     : NULL);
-			}
-			json__key(&j, "sites");
-			table__json(stt, &j, NULL, 0);
-			json__key(&j, "closed_without_close");
-			if (unseen >= 0)
-				json__int(&j, unseen);
-			else
-				json__null(&j);
-			json__end_object(&j);
-		} else {
-			json__null(&j);
-		}
-		json__kv_string(&j, "opens_and_closes_reason", ops ? NULL : fds__opens_reason(&p));
-		json__end_object(&j);
-		err = json__end(&j);
-		break;
+			json__null(j);
+		json__end_object(j);
+	} else {
+		json__null(j);
 	}
-	if (!err && (fflush(out) || ferror(out)))
-		err = -EIO;
-cleanup:
-	table__free(t);
-	table__free(ot);
-	table__free(pt);
-	table__free(stt);
-	free(drops);
+	json__kv_string(j, "opens_and_closes_reason", v->ops ? NULL : fds__opens_reason(ctx->probe));
+	json__end_object(j);
+	return json__end(j);
+}
+
+static int fds_body(const struct report_ctx *ctx)
+{
+	struct fds_view v = {0};
+	int err;
+
+	err = fds_view_load(ctx, &v);
+	if (!err && ctx->o->fmt == OUT_TEXT)
+		err = fds_text(ctx, &v);
+	else if (!err && ctx->o->fmt == OUT_CSV) {
+		report__drops(NULL, ctx->out, ctx->o, "fds", ctx->drops, ctx->ndrops);
+		err = table__print(v.t, ctx->out, OUT_CSV);
+	} else if (!err)
+		err = fds_json(ctx, &v);
+	fds_view_free(&v);
 	return err;
 }
 
@@ -702,7 +726,9 @@ static const struct an_report fds_report = {
     .summary = "open fds by type over time, the fastest-growing type,\n"
 	       "the fds open at the end with what they refer to",
     .tables = "fd_sample,fd_open",
-    .run = report_fds,
+    .probe = "fds",
+	.drops = "fds",
+	.body = fds_body,
 };
 
 const struct an_report *const fds_reports[] = {

@@ -341,7 +341,7 @@ static char *run_report(sqlite3 *db, enum out_format fmt)
 
 	assert_non_null(r);
 	assert_non_null(f);
-	assert_int_equal(r->run(db, "42424242424242424242424242424242", &o, f), 0);
+	assert_int_equal(report__run(r, db, "42424242424242424242424242424242", &o, f), 0);
 	fclose(f);
 	return buf;
 }

@@ -8,6 +8,7 @@
 
 #include "analyze/figures.h"
 #include "analyze/part.h"
+#include "collectors/heap/report.h"
 
 static void sites_free(void *p)
 {

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "analyze/report.h"
+#include "collectors/heap/report.h"
 #include "collectors/heap/replay.h"
 #include "common/array.h"
 

@@ -7,7 +7,7 @@
 #include <stdio.h>
 
 #include "analyze/export.h"
-#include "analyze/report.h" /* struct heap_stacks */
+#include "collectors/heap/report.h" /* struct heap_stacks */
 
 /* The heap figures HS (heap_stacks__load) as a gzipped pprof Profile, a Go heap profile:
  * sample types alloc_objects/count, alloc_space/bytes, inuse_objects/count,

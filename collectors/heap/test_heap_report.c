@@ -26,6 +26,7 @@
 #include "proto/capture.h"
 #include "tests/tmpdir.h"
 #include "tests/capwrite.h"
+#include "collectors/heap/report.h"
 
 #define T0 1000000000000ull
 #define SEC 1000000000ull
@@ -379,15 +380,33 @@ static sqlite3 *load(const char *path, char id[DB_CAPTURE_ID_LEN])
 	return db;
 }
 
+/* The own options of both reports, for a test that runs both with one report_opts. */
+struct test_own {
+	struct heap_opts heap;
+	struct leaks_opts leaks;
+};
+
+/* O as report heap (LEAKS false) or report leaks takes it: o->own, a struct test_own or
+ * NULL, to its member for that report. */
+static struct report_opts opts_for(const struct report_opts *o, bool leaks)
+{
+	struct report_opts c = *o;
+	const struct test_own *t = o->own;
+
+	c.own = !t ? NULL : leaks ? (const void *)&t->leaks : (const void *)&t->heap;
+	return c;
+}
+
 static char *run_report(sqlite3 *db, const char *id, bool leaks, const struct report_opts *o)
 {
+	struct report_opts c = opts_for(o, leaks);
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
 	int rc;
 
 	assert_non_null(f);
-	rc = leaks ? report_leaks(db, id, o, f) : report_heap(db, id, o, f);
+	rc = leaks ? report_leaks(db, id, &c, f) : report_heap(db, id, &c, f);
 	fclose(f);
 	if (rc)
 		fail_msg("report returned %d: %s", rc, buf);
@@ -484,7 +503,8 @@ static void test_01_loader_rows(void **state)
 static void test_02_fold_and_order(void **state)
 {
 	char id[DB_CAPTURE_ID_LEN], *buf;
-	struct report_opts o = {.fmt = OUT_JSON, .by = HEAP_BY_LIVE};
+	struct test_own own = {.heap.by = HEAP_BY_LIVE};
+	struct report_opts o = {.fmt = OUT_JSON, .own = &own};
 	sqlite3 *db;
 
 	(void)state;
@@ -510,14 +530,14 @@ static void test_02_fold_and_order(void **state)
 	assert_non_null(strstr(buf, "\"by\": \"live\""));
 	free(buf);
 
-	o.by = HEAP_BY_COUNT;
+	own.heap.by = HEAP_BY_COUNT;
 	buf = run_report(db, id, false, &o);
 	assert_int_equal(site_int(buf, "churn", "alloc_count"), 1000000);
 	assert_true(pos_of(buf, "churn") < pos_of(buf, "leak_pages"));
 	assert_true(pos_of(buf, "leak_pages") < pos_of(buf, "grower")); /* 1000 < 1000 x 10 ? */
 	free(buf);
 
-	o.by = HEAP_BY_BYTES;
+	own.heap.by = HEAP_BY_BYTES;
 	buf = run_report(db, id, false, &o);
 	/* churn 64,000,000; leak_pages 4,096,000; grower 1,000,000; cache_fill 100,000 */
 	assert_int_equal(site_int(buf, "churn", "alloc_bytes"), 64000000);
@@ -540,7 +560,8 @@ static void test_02_fold_and_order(void **state)
 static void test_03_window(void **state)
 {
 	char id[DB_CAPTURE_ID_LEN], *buf;
-	struct report_opts o = {.fmt = OUT_JSON, .by = HEAP_BY_LIVE};
+	struct test_own own = {.heap.by = HEAP_BY_LIVE};
+	struct report_opts o = {.fmt = OUT_JSON, .own = &own};
 	sqlite3 *db;
 
 	(void)state;
@@ -678,7 +699,8 @@ static void test_07_suppressions(void **state)
 {
 	struct suppressions s;
 	char id[DB_CAPTURE_ID_LEN], *buf, path[300];
-	struct report_opts o = {.fmt = OUT_JSON};
+	struct test_own own = {{0}};
+	struct report_opts o = {.fmt = OUT_JSON, .own = &own};
 	sqlite3 *db;
 	FILE *f;
 
@@ -721,7 +743,7 @@ static void test_07_suppressions(void **state)
 	assert_non_null(f);
 	fputs("# ours\nleak:grow*\n", f);
 	fclose(f);
-	o.suppressions = path;
+	own.leaks.suppressions = path;
 	buf = run_report(db, id, true, &o);
 	assert_true(pos_of(buf, "grower") < 0);
 	assert_true(pos_of(buf, "leak_pages") >= 0);
@@ -734,7 +756,7 @@ static void test_07_suppressions(void **state)
 	assert_non_null(strstr(buf, "\"suppressed\": 3"));
 	assert_non_null(strstr(buf, "\"suspect_count\": 0"));
 	free(buf);
-	/* a bad file: -EINVAL before any output */
+	/* a bad file: -EPROTO (said on stderr, a usage error) before any output */
 	f = fopen(path, "w");
 	fputs("leak:x\nbogus\n", f);
 	fclose(f);
@@ -743,7 +765,9 @@ static void test_07_suppressions(void **state)
 		size_t len = 0;
 		FILE *m = open_memstream(&b, &len);
 
-		assert_int_equal(report_leaks(db, id, &o, m), -EINVAL);
+		struct report_opts c = opts_for(&o, true);
+
+		assert_int_equal(report_leaks(db, id, &c, m), -EPROTO);
 		fclose(m);
 		assert_int_equal(len, 0);
 		free(b);
@@ -755,7 +779,8 @@ static void test_07_suppressions(void **state)
 static void test_08_not_measured(void **state)
 {
 	char id[DB_CAPTURE_ID_LEN], *buf;
-	struct report_opts o = {.fmt = OUT_JSON, .by = HEAP_BY_LIVE};
+	struct test_own own = {.heap.by = HEAP_BY_LIVE};
+	struct report_opts o = {.fmt = OUT_JSON, .own = &own};
 	sqlite3 *db;
 
 	(void)state;
@@ -822,7 +847,8 @@ static void assert_has(const char *buf, const char *needle)
 static void test_10_sampled_live(void **state)
 {
 	char id[DB_CAPTURE_ID_LEN], *buf;
-	struct report_opts o = {.fmt = OUT_JSON, .by = HEAP_BY_LIVE};
+	struct test_own own = {.heap.by = HEAP_BY_LIVE};
+	struct report_opts o = {.fmt = OUT_JSON, .own = &own};
 	sqlite3 *db;
 
 	(void)state;
@@ -1274,7 +1300,8 @@ static void test_20_sites_lost(void **state)
 static void test_17_peak_temporaries_rate(void **state)
 {
 	char id[DB_CAPTURE_ID_LEN], *buf;
-	struct report_opts o = {.fmt = OUT_JSON, .by = HEAP_BY_LIVE};
+	struct test_own own = {.heap.by = HEAP_BY_LIVE};
+	struct report_opts o = {.fmt = OUT_JSON, .own = &own};
 	const char *p;
 	sqlite3 *db;
 	int n = 0;

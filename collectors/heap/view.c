@@ -9,6 +9,7 @@
 #include "analyze/output.h"
 #include "analyze/replay_views.h"
 #include "collectors/heap/replay.h"
+#include "collectors/heap/report.h"
 
 /* the Overview's line: live bytes at the position */
 static int heap_line(struct replay_model *m, char *buf, size_t len)

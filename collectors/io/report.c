@@ -16,6 +16,13 @@
 
 #include "collectors/io/io.h"
 #include "collectors/io/report.h"
+#include "collectors/syscalls/report.h"
+
+/* the report's own options (report.h) */
+static const struct io_opts *io_own(const struct report_opts *o)
+{
+	return REPORT_OWN(o, struct io_opts);
+}
 
 /* One row per interval: a --cgroup capture's processes (one io_sample row each) summed;
  * the delay measured only when it was for every one. */
@@ -140,22 +147,6 @@ enum {
 static const char *const ev_names[ECOLS] = {"t_s",	"kind",	 "syscall", "path",
 					    "new_path", "flags", "error",   "length"};
 
-/* Prepare SQL and bind its ?1 ?2 ?3: the capture and the window [LO, HI), as the queries
- * of this report take them. 0, or -EIO (*ST NULL). */
-static int prepare_window(sqlite3 *db, const char *sql, const struct capture_meta *m, int64_t lo,
-			  int64_t hi, sqlite3_stmt **st)
-{
-	if (sqlite3_prepare_v2(db, sql, -1, st, NULL) != SQLITE_OK) {
-		sqlite3_finalize(*st);
-		*st = NULL;
-		return -EIO;
-	}
-	sqlite3_bind_int64(*st, 1, m->cap);
-	sqlite3_bind_int64(*st, 2, lo);
-	sqlite3_bind_int64(*st, 3, hi);
-	return 0;
-}
-
 /* The window's file-system events into T; *N[5] their counts by kind (denied, deleted,
  * renamed, truncated, created). */
 static int build_events(sqlite3 *db, const struct capture_meta *m, const struct window *w,
@@ -170,7 +161,7 @@ static int build_events(sqlite3 *db, const struct capture_meta *m, const struct 
 
 	memset(n, 0, 5 * sizeof(*n));
 	window__bounds(w, m, &lo, &hi);
-	if (prepare_window(db, events_sql, m, lo, hi, &st))
+	if (report__prepare_at(db, events_sql, m, lo, hi, &st))
 		return -EIO;
 	while (!err && (rc = sqlite3_step(st)) == SQLITE_ROW) {
 		int64_t time_ns = sqlite3_column_int64(st, 0);
@@ -275,7 +266,7 @@ int io_files__load(sqlite3 *db, const struct capture_meta *m, const struct windo
 	*out = NULL;
 	*n = 0;
 	window__bounds(w, m, &lo, &hi);
-	if (prepare_window(db, files_sql, m, lo, hi, &st))
+	if (report__prepare_at(db, files_sql, m, lo, hi, &st))
 		return -EIO;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		struct io_file_sum *e;
@@ -439,7 +430,7 @@ static int load_hists(sqlite3 *db, const struct capture_meta *m, int64_t lo, int
 	char b[32];
 
 	*n = 0;
-	if (prepare_window(db, hist_sql, m, lo, hi, &st))
+	if (report__prepare_at(db, hist_sql, m, lo, hi, &st))
 		return -EIO;
 	if (file)
 		sqlite3_bind_text(st, 4, file, -1, SQLITE_STATIC);
@@ -527,7 +518,7 @@ static int build_ops(sqlite3 *db, const struct capture_meta *m, const struct win
 	err = load_hists(db, m, lo, hi, file, ht, &oh, &noh);
 	if (err)
 		return err;
-	if (prepare_window(db, ops_sql, m, lo, hi, &st)) {
+	if (report__prepare_at(db, ops_sql, m, lo, hi, &st)) {
 		free(oh);
 		return -EIO;
 	}
@@ -592,7 +583,7 @@ static int build_uring(sqlite3 *db, const struct capture_meta *m, const struct w
 	int err = 0, rc;
 
 	window__bounds(w, m, &lo, &hi);
-	if (prepare_window(db, uring_sql, m, lo, hi, &st))
+	if (report__prepare_at(db, uring_sql, m, lo, hi, &st))
 		return -EIO;
 	while (!err && (rc = sqlite3_step(st)) == SQLITE_ROW) {
 		err = table__add_row(t);
@@ -670,7 +661,7 @@ static int build_rows(sqlite3 *db, const struct capture_meta *m, const struct wi
 	*iowait_all = true;
 	*span = 0;
 	window__bounds(w, m, &lo, &hi);
-	if (prepare_window(db, rows_sql, m, lo, hi, &st))
+	if (report__prepare_at(db, rows_sql, m, lo, hi, &st))
 		return -EIO;
 	while (!err && (rc = sqlite3_step(st)) == SQLITE_ROW) {
 		int64_t time_ns = sqlite3_column_int64(st, 0);
@@ -770,7 +761,7 @@ static int build_procs(sqlite3 *db, const struct capture_meta *m, const struct w
 
 	*nproc = *nfile = 0;
 	window__bounds(w, m, &lo, &hi);
-	if (prepare_window(db, procs_sql, m, lo, hi, &st))
+	if (report__prepare_at(db, procs_sql, m, lo, hi, &st))
 		return -EIO;
 	while (!err && (rc = sqlite3_step(st)) == SQLITE_ROW) {
 		err = table__add_row(t);
@@ -806,15 +797,10 @@ static int count_procs(sqlite3 *db, const struct capture_meta *m, const struct w
 	int rc;
 
 	window__bounds(w, m, &lo, &hi);
-	if (sqlite3_prepare_v2(db,
-			       "SELECT count(DISTINCT pid) FROM io_sample WHERE cap = ?1 "
+	if (report__prepare_at(db, "SELECT count(DISTINCT pid) FROM io_sample WHERE cap = ?1 "
 			       "AND time_ns - COALESCE(interval_ns, 0) / 2 >= ?2 "
-			       "AND time_ns - COALESCE(interval_ns, 0) / 2 < ?3",
-			       -1, &st, NULL) != SQLITE_OK)
+			       "AND time_ns - COALESCE(interval_ns, 0) / 2 < ?3", m, lo, hi, &st))
 		return -EIO;
-	sqlite3_bind_int64(st, 1, m->cap);
-	sqlite3_bind_int64(st, 2, lo);
-	sqlite3_bind_int64(st, 3, hi);
 	rc = sqlite3_step(st);
 	*n = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
 	sqlite3_finalize(st);
@@ -1016,7 +1002,7 @@ static int build_series(sqlite3 *db, const struct capture_meta *m, const struct 
 	int err = 0, rc;
 
 	window__bounds(w, m, &lo, &hi);
-	if (prepare_window(db, series_sql, m, lo, hi, &st))
+	if (report__prepare_at(db, series_sql, m, lo, hi, &st))
 		return -EIO;
 	sqlite3_bind_text(st, 4, file, -1, SQLITE_STATIC);
 	while (!err && (rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -1071,10 +1057,10 @@ static int report_io_file(sqlite3 *db, const struct capture_meta *m, const struc
 	err = io_files__collected(db, m, &yes, why, sizeof(why));
 	if (!err && !yes) {
 		fprintf(stderr, "ptop-analyze report io: --file %s: per file: not collected (%s)\n",
-			o->file, why);
+			io_own(o)->file, why);
 		err = -EPROTO;
 	}
-	err = err ?: series_which(db, m, o->file, &file, &path);
+	err = err ?: series_which(db, m, io_own(o)->file, &file, &path);
 	if (!err && !(t = table__new(SCOLS, s_names)))
 		err = -ENOMEM;
 	err = err ?: build_series(db, m, &o->win, file, t);
@@ -1115,15 +1101,16 @@ static const char *const csv_tables[] = {"intervals", "files",	"operations", "la
 
 static const char *io_check(const struct report_opts *o)
 {
+	const struct io_opts *io = REPORT_OWN(o, struct io_opts);
 	bool known = false;
 
-	if (o->table && o->file)
+	if (io->table && io->file)
 		return "--table and --file do not go together (--file prints one table)";
-	if (o->table && o->fmt != OUT_CSV)
+	if (io->table && o->fmt != OUT_CSV)
 		return "--table is for --format csv (text and JSON hold every table)";
-	for (size_t i = 0; o->table && i < sizeof(csv_tables) / sizeof(csv_tables[0]); i++)
-		known |= !strcmp(o->table, csv_tables[i]);
-	if (o->table && !known)
+	for (size_t i = 0; io->table && i < sizeof(csv_tables) / sizeof(csv_tables[0]); i++)
+		known |= !strcmp(io->table, csv_tables[i]);
+	if (io->table && !known)
 		return "--table takes intervals, files, operations, latency, io_uring, events, "
 		       "syscalls or processes";
 	return NULL;
@@ -1162,355 +1149,415 @@ static void print_unread(struct json *j, FILE *out, const struct report_opts *o,
 			fmt_secs(b, sizeof(b), u[i].found_ns - m->base_ns));
 }
 
-static int report_io(sqlite3 *db, const char *capture_id, const struct report_opts *o, FILE *out)
-{
-	static const char *const sum_key[NSUMS] = {"read_bytes",
-						   "written_bytes",
-						   "read_calls",
-						   "write_calls",
-						   "storage_read_bytes",
-						   "storage_written_bytes",
-						   "cancelled_write_bytes",
-						   "iowait_ns"};
-	struct drop_line *drops = NULL;
-	struct io_unread *unread = NULL;
-	size_t nunread = 0;
-	struct table *t = NULL, *yt = NULL, *et = NULL, *pt = NULL;
-	size_t np_proc = 0, np_file = 0;
-	uint64_t nev[5] = {0};
-	struct io_file_sum *files = NULL;
-	size_t nfiles = 0;
-	struct table *ft = NULL, *ot = NULL, *oht = NULL, *tt = NULL, *tht = NULL, *ut = NULL;
-	bool per_file = false;
-	char fwhy[512] = "";
-	/* the /proc lane ran but has no sample in the window: a cgroup with no process at any
-	 * interval, a target that ended before the first, a window between two samples */
-	static const char no_sample_why[] = "no /proc/PID/io sample in the window: no process "
-					    "of the target was read at an interval's end";
-	bool events;
-	struct capture_meta m;
-	struct probe_info p, sp;
+static const char *const sum_key[NSUMS] = {"read_bytes",
+					   "written_bytes",
+					   "read_calls",
+					   "write_calls",
+					   "storage_read_bytes",
+					   "storage_written_bytes",
+					   "cancelled_write_bytes",
+					   "iowait_ns"};
+/* the /proc lane ran but has no sample in the window: a cgroup with no process at any
+ * interval, a target that ended before the first, a window between two samples */
+static const char no_sample_why[] = "no /proc/PID/io sample in the window: no process "
+				    "of the target was read at an interval's end";
+
+/* Everything `report io` shows of the window, loaded once for any format (io_view_load). */
+struct io_view {
+	struct table *t, *yt, *et, *pt; /* intervals, I/O syscalls, events, processes */
+	struct table *ft, *ot, *oht, *tt, *tht, *ut; /* per file (--io-files): files, operations,
+						      * latency, the top file's, io_uring */
+	size_t np_proc, np_file;
+	uint64_t nev[5];
+	struct io_file_sum *files;
+	size_t nfiles;
+	bool per_file; /* the per-file lane ran; else fwhy says why not */
+	char fwhy[512];
+	bool events; /* the eBPF lane ran (--io-events) */
+	struct probe_info sp; /* the syscalls probe */
 	uint64_t sum[NSUMS];
 	bool iowait_all;
-	int64_t span, nproc = 0;
-	size_t nd = 0;
-	char w[96], b[8][32];
-	struct json j;
+	int64_t span, nproc;
+	struct io_unread *unread;
+	size_t nunread;
+};
+
+/* The view of CTX's window into V (zeroed). 0, -ENOMEM, -EIO; free with io_view_free. */
+static int io_view_load(const struct report_ctx *ctx, struct io_view *v)
+{
+	sqlite3 *db = ctx->db;
+	const struct capture_meta *cm = ctx->m;
+	const struct window *win = &ctx->o->win;
 	int err;
 
-	err = capture_meta__load(db, capture_id, &m);
-	err = err ?: probe__lookup(db, m.cap, "io", &p);
-	if (err)
-		return err;
-	report__begin(&j, out, o, "io", &m);
-	if (!probe__active(&p))
-		return report__not_collected(&j, out, o, "io", &p);
-	if (o->file)
-		return report_io_file(db, &m, o, &j, out);
-	t = table__new(COLS, col_names);
-	yt = table__new(YCOLS, sys_names);
-	et = table__new(ECOLS, ev_names);
-	pt = table__new(PCOLS, proc_names);
-	if (!t || !yt || !et || !pt) {
-		err = -ENOMEM;
-		goto cleanup;
-	}
-	err = probe__lookup(db, m.cap, "syscalls", &sp);
-	err = err ?: build_rows(db, &m, &o->win, t, sum, &iowait_all, &span);
-	err = err ?: count_procs(db, &m, &o->win, &nproc);
-	if (!err && probe__active(&sp))
-		err = build_syscalls(db, &m, &o->win, yt);
-	events = !strcmp(p.source, "ebpf"); /* the eBPF lane ran (--io-events) */
-	if (!err && events)
-		err = build_events(db, &m, &o->win, et, nev);
-	err = err ?: io_files__collected(db, &m, &per_file, fwhy, sizeof(fwhy));
-	if (!err && per_file) {
-		ft = table__new(FCOLS, file_names);
-		ot = table__new(OCOLS, op_names);
-		oht = table__new(HCOLS, h_names);
-		tt = table__new(OCOLS, op_names);
-		tht = table__new(HCOLS, h_names);
-		ut = table__new(UCOLS, u_names);
-		if (!ft || !ot || !oht || !tt || !tht || !ut)
+	v->t = table__new(COLS, col_names);
+	v->yt = table__new(YCOLS, sys_names);
+	v->et = table__new(ECOLS, ev_names);
+	v->pt = table__new(PCOLS, proc_names);
+	if (!v->t || !v->yt || !v->et || !v->pt)
+		return -ENOMEM;
+	err = probe__lookup(db, cm->cap, "syscalls", &v->sp);
+	err = err ?: build_rows(db, cm, win, v->t, v->sum, &v->iowait_all, &v->span);
+	err = err ?: count_procs(db, cm, win, &v->nproc);
+	if (!err && probe__active(&v->sp))
+		err = build_syscalls(db, cm, win, v->yt);
+	v->events = !strcmp(ctx->probe->source, "ebpf"); /* the eBPF lane ran (--io-events) */
+	if (!err && v->events)
+		err = build_events(db, cm, win, v->et, v->nev);
+	err = err ?: io_files__collected(db, cm, &v->per_file, v->fwhy, sizeof(v->fwhy));
+	if (!err && v->per_file) {
+		v->ft = table__new(FCOLS, file_names);
+		v->ot = table__new(OCOLS, op_names);
+		v->oht = table__new(HCOLS, h_names);
+		v->tt = table__new(OCOLS, op_names);
+		v->tht = table__new(HCOLS, h_names);
+		v->ut = table__new(UCOLS, u_names);
+		if (!v->ft || !v->ot || !v->oht || !v->tt || !v->tht || !v->ut)
 			err = -ENOMEM;
-		err = err ?: io_files__load(db, &m, &o->win, &files, &nfiles);
-		err = err ?: build_files(files, nfiles, ft);
-		err = err ?: build_ops(db, &m, &o->win, NULL, ot, oht);
-		if (!err && nfiles)
-			err = build_ops(db, &m, &o->win, files[0].file, tt, tht);
-		err = err ?: build_uring(db, &m, &o->win, ut);
+		err = err ?: io_files__load(db, cm, win, &v->files, &v->nfiles);
+		err = err ?: build_files(v->files, v->nfiles, v->ft);
+		err = err ?: build_ops(db, cm, win, NULL, v->ot, v->oht);
+		if (!err && v->nfiles)
+			err = build_ops(db, cm, win, v->files[0].file, v->tt, v->tht);
+		err = err ?: build_uring(db, cm, win, v->ut);
 	}
-	err = err ?: build_procs(db, &m, &o->win, pt, &np_proc, &np_file);
-	err = err ?: drops__load(db, &m, "io", &o->win, &drops, &nd);
-	err = err ?: io_unread__load(db, &m, &o->win, &unread, &nunread);
-	if (err)
-		goto cleanup;
-	switch (o->fmt) {
-	case OUT_TEXT:
-		window__describe(&o->win, w, sizeof(w));
-		fprintf(out, "io (%s): %zu intervals, /proc/PID/io", w, table__rows(t));
-		if (nproc > 1) /* a --cgroup capture: one io_sample row per process */
-			fprintf(out, " of %" PRId64 " processes, summed per interval", nproc);
-		else if (nproc == 1 && table__rows(pt))
-			fprintf(out, " of pid %s%s%s%s", proc_pid_text(pt, PCOL_PROC_READ),
-				proc_comm_text(pt, PCOL_PROC_READ)[0] ? " (" : "",
-				proc_comm_text(pt, PCOL_PROC_READ),
-				proc_comm_text(pt, PCOL_PROC_READ)[0] ? ")" : "");
-		if (nproc >= 1)
-			fprintf(out, ": each process's own I/O and, as the kernel counts it, that "
-				     "of the children it waited for");
-		fputc('\n', out);
-		report__drops(NULL, out, o, "io", drops, nd);
-		print_unread(NULL, out, o, &m, unread, nunread);
-		if (!table__rows(t)) { /* no sample: nothing was measured, which is not 0 B */
-			fprintf(out, "read, written, storage  not measured (%s)\n", no_sample_why);
-		} else {
-			fprintf(out,
-				"read     %s in %s syscalls (%s/s)\nwritten  %s in %s syscalls "
-				"(%s/s)\n",
-				fmt_bytes(b[0], sizeof(b[0]), sum[0]),
-				fmt_count(b[1], sizeof(b[1]), sum[2]),
-				fmt_bytes(b[2], sizeof(b[2]), (uint64_t)rate(sum[0], span)),
-				fmt_bytes(b[3], sizeof(b[3]), sum[1]),
-				fmt_count(b[4], sizeof(b[4]), sum[3]),
-				fmt_bytes(b[5], sizeof(b[5]), (uint64_t)rate(sum[1], span)));
-		}
-		if (table__rows(t))
-			fprintf(out, "storage  read %s, written %s, cancelled %s\n",
-				fmt_bytes(b[0], sizeof(b[0]), sum[4]),
-				fmt_bytes(b[1], sizeof(b[1]), sum[5]),
-				fmt_bytes(b[2], sizeof(b[2]), sum[6]));
-		if (iowait_all && table__rows(t))
-			fprintf(out, "block I/O delay  %s\n", fmt_ns(b[0], sizeof(b[0]), sum[7]));
-		else if (table__rows(t))
-			fprintf(out,
-				"block I/O delay  not measured (kernel.task_delayacct was 0)\n");
-		if (!per_file)
-			fprintf(out, "per file: not collected (%s)\n", fwhy);
-		fputc('\n', out);
-		err = table__print(t, out, OUT_TEXT);
-		if (err)
-			break;
-		if (table__rows(pt) && (per_file || table__rows(pt) > 1)) {
-			fprintf(out,
-				"\nby process (proc_*: /proc/PID/io, a process's own I/O with that "
-				"of the children it waited for; file_*: the per-file lane's calls "
-				"of the process itself; empty: that lane has no record of it):\n");
-			err = table__print(pt, out, OUT_TEXT);
-			if (err)
-				break;
-		}
-		if (per_file) {
-			static const size_t bytes_cols[] = {FCOL_PATH,	 FCOL_WRITTEN, FCOL_READ,
-							    FCOL_OPS,	 FCOL_FSYNCS,  FCOL_ERRORS,
-							    FCOL_TIME,	 FCOL_MAX,     FCOL_TYPE};
-			static const size_t ops_cols[] = {FCOL_PATH, FCOL_OPS, FCOL_READS,
-							  FCOL_WRITES, FCOL_FSYNCS, FCOL_ERRORS};
-			static const size_t time_cols[] = {FCOL_PATH, FCOL_TIME, FCOL_MAX, FCOL_OPS};
-			static const size_t fsync_cols[] = {FCOL_PATH, FCOL_FSYNCS, FCOL_WRITTEN};
-			size_t nf = 0;
-
-			fprintf(out,
-				"\nper file (--io-files): %zu files, the calls of %zu process%s "
-				"(their own, not their children's unless traced too: see by "
-				"process); time is the time in the syscall, not device time\n\n"
-				"files by bytes:\n",
-				nfiles, np_file, np_file == 1 ? "" : "es");
-			err = print_top(files, nfiles, 10, NULL, bytes_cols, 9, out);
-			if (!err) {
-				fprintf(out, "\nfiles by operations:\n");
-				err = print_top(files, nfiles, 5, by_ops, ops_cols, 6, out);
-			}
-			if (!err) {
-				fprintf(out, "\nfiles by time in the call (in the syscall, not "
-					     "device time):\n");
-				err = print_top(files, nfiles, 5, by_time, time_cols, 4, out);
-			}
-			for (size_t i = 0; i < nfiles; i++)
-				nf += files[i].fsyncs > 0;
-			if (!err && nf) {
-				fprintf(out, "\nfsyncs per file (fsync, fdatasync, "
-					     "sync_file_range):\n");
-				err = print_top(files, nfiles, nf, by_fsyncs, fsync_cols, 3, out);
-			} else if (!err) {
-				fprintf(out, "\nfsyncs per file: none\n");
-			}
-			if (err)
-				break;
-			fprintf(out, "\nlatency by operation (time in the syscall; log2 "
-				     "histogram, percentiles estimated from its buckets):\n");
-			err = table__print(ot, out, OUT_TEXT);
-			if (!err && nfiles) {
-				fprintf(out, "\nlatency of the top file (%s) by operation:\n",
-					files[0].path ? files[0].path : files[0].file);
-				err = table__print(tt, out, OUT_TEXT);
-			}
-			if (!err && uring_not(&p)) {
-				fprintf(out, "\nio_uring requests: not measured (%s)\n",
-					uring_not(&p));
-			} else if (!err && table__rows(ut)) {
-				fprintf(out, "\nio_uring requests by opcode:\n");
-				err = table__print(ut, out, OUT_TEXT);
-			} else if (!err) {
-				fprintf(out, "\nio_uring requests: none\n");
-			}
-			if (err)
-				break;
-		}
-		if (!events) {
-			fprintf(out, "\nfile-system events: not collected (%s)\n",
-				events_reason(&p));
-		} else {
-			fprintf(out,
-				"\nfile-system events: %" PRIu64 " opens denied, %" PRIu64
-				" created, %" PRIu64 " deleted, %" PRIu64 " renamed, %" PRIu64
-				" truncated\n",
-				nev[0], nev[4], nev[1], nev[2], nev[3]);
-			if (table__rows(et))
-				err = table__print(et, out, OUT_TEXT);
-			if (err)
-				break;
-		}
-		if (!probe__active(&sp))
-			fprintf(out, "\nI/O syscalls: not collected (syscalls: %s: %s)\n", sp.state,
-				sp.reason);
-		else if (!table__rows(yt))
-			fprintf(out,
-				"\nI/O syscalls (the syscalls collector, per operation): none\n");
-		else {
-			fprintf(out,
-				"\nI/O syscalls (the syscalls collector, per operation, not per "
-				"file; latency from its log2 histogram):\n");
-			err = table__print(yt, out, OUT_TEXT);
-		}
-		break;
-	case OUT_CSV: {
-		const char *name = o->table ? o->table : "intervals", *why = NULL;
-		const struct table *ct = t;
-
-		if (!strcmp(name, "events")) {
-			ct = et;
-			why = events ? NULL : events_reason(&p);
-		} else if (!strcmp(name, "syscalls")) {
-			ct = yt;
-			why = probe__active(&sp) ? NULL : sp.reason;
-		} else if (!strcmp(name, "processes")) {
-			ct = pt;
-		} else if (strcmp(name, "intervals")) {
-			ct = !strcmp(name, "files")	   ? ft
-			     : !strcmp(name, "operations") ? ot
-			     : !strcmp(name, "latency")	   ? oht
-							   : ut;
-			why = per_file ? NULL : fwhy;
-		}
-		if (why) {
-			fprintf(stderr, "ptop-analyze report io: --table %s: not collected (%s)\n",
-				name, why);
-			err = -EPROTO;
-			break;
-		}
-		report__drops(NULL, out, o, "io", drops, nd);
-		print_unread(NULL, out, o, &m, unread, nunread);
-		err = table__print(ct, out, OUT_CSV);
-		break;
-	}
-	case OUT_JSON:
-		json__kv_bool(&j, "collected", true);
-		report__drops(&j, out, o, "io", drops, nd);
-		print_unread(&j, out, o, &m, unread, nunread);
-		json__key(&j, "totals");
-		if (!table__rows(t)) { /* not measured: null, and why */
-			json__null(&j);
-		} else {
-			json__begin_object(&j);
-			for (int i = 0; i < NSUMS; i++) {
-				if (i == 7 && !iowait_all)
-					json__kv_null(&j, sum_key[i]);
-				else
-					json__kv_int(&j, sum_key[i], (int64_t)sum[i]);
-			}
-			json__end_object(&j);
-		}
-		json__kv_string(&j, "totals_reason", table__rows(t) ? NULL : no_sample_why);
-		json__kv_string(&j, "totals_cover",
-				nproc > 1 ? "the processes of the cgroup, each with the children it "
-					    "waited for"
-				: nproc == 1 ? "the target process and the children it waited for"
-					     : NULL);
-		json__kv_int(&j, "file_processes", (int64_t)np_file);
-		json__key(&j, "processes");
-		table__json(pt, &j, NULL, 0);
-		json__key(&j, "intervals");
-		table__json(t, &j, NULL, 0);
-		json__key(&j, "files");
-		if (per_file)
-			table__json(ft, &j, NULL, 0);
-		else
-			json__null(&j);
-		json__kv_string(&j, "files_reason", per_file ? NULL : fwhy);
-		json__key(&j, "operations");
-		if (per_file)
-			table__json(ot, &j, NULL, 0);
-		else
-			json__null(&j);
-		json__key(&j, "latency");
-		if (per_file)
-			table__json(oht, &j, NULL, 0);
-		else
-			json__null(&j);
-		json__key(&j, "top_file");
-		if (per_file && nfiles) {
-			json__begin_object(&j);
-			json__kv_string(&j, "file", files[0].file);
-			json__kv_string(&j, "path", files[0].path);
-			json__key(&j, "operations");
-			table__json(tt, &j, NULL, 0);
-			json__key(&j, "latency");
-			table__json(tht, &j, NULL, 0);
-			json__end_object(&j);
-		} else {
-			json__null(&j);
-		}
-		json__key(&j, "io_uring");
-		if (per_file && !uring_not(&p))
-			table__json(ut, &j, NULL, 0);
-		else
-			json__null(&j);
-		json__kv_string(&j, "io_uring_reason", per_file ? uring_not(&p) : NULL);
-		json__key(&j, "fs_events");
-		if (events)
-			table__json(et, &j, NULL, 0);
-		else
-			json__null(&j);
-		json__kv_string(&j, "fs_events_reason", events ? NULL : events_reason(&p));
-		json__key(&j, "syscalls");
-		if (probe__active(&sp))
-			table__json(yt, &j, NULL, 0);
-		else
-			json__null(&j);
-		json__kv_string(&j, "syscalls_reason", probe__active(&sp) ? NULL : sp.reason);
-		json__end_object(&j);
-		err = json__end(&j);
-		break;
-	}
-	if (!err && (fflush(out) || ferror(out)))
-		err = -EIO;
-cleanup:
-	table__free(t);
-	table__free(pt);
-	table__free(yt);
-	table__free(et);
-	table__free(ft);
-	table__free(ot);
-	table__free(oht);
-	table__free(tt);
-	table__free(tht);
-	table__free(ut);
-	io_files__free(files, nfiles);
-	free(drops);
-	free(unread);
+	err = err ?: build_procs(db, cm, win, v->pt, &v->np_proc, &v->np_file);
+	err = err ?: io_unread__load(db, cm, win, &v->unread, &v->nunread);
 	return err;
 }
+
+static void io_view_free(struct io_view *v)
+{
+	table__free(v->t);
+	table__free(v->pt);
+	table__free(v->yt);
+	table__free(v->et);
+	table__free(v->ft);
+	table__free(v->ot);
+	table__free(v->oht);
+	table__free(v->tt);
+	table__free(v->tht);
+	table__free(v->ut);
+	io_files__free(v->files, v->nfiles);
+	free(v->unread);
+}
+
+/* The per-file part of the text (--io-files): files by bytes, operations, time and fsyncs,
+ * latency by operation and of the top file, io_uring requests. P: the io probe. 0 or -errno. */
+static int io_text_files(FILE *out, const struct io_view *v, const struct probe_info *p)
+{
+	static const size_t bytes_cols[] = {FCOL_PATH,	 FCOL_WRITTEN, FCOL_READ,
+					    FCOL_OPS,	 FCOL_FSYNCS,  FCOL_ERRORS,
+					    FCOL_TIME,	 FCOL_MAX,     FCOL_TYPE};
+	static const size_t ops_cols[] = {FCOL_PATH, FCOL_OPS, FCOL_READS,
+					  FCOL_WRITES, FCOL_FSYNCS, FCOL_ERRORS};
+	static const size_t time_cols[] = {FCOL_PATH, FCOL_TIME, FCOL_MAX, FCOL_OPS};
+	static const size_t fsync_cols[] = {FCOL_PATH, FCOL_FSYNCS, FCOL_WRITTEN};
+	size_t nf = 0;
+	int err;
+
+	fprintf(out,
+		"\nper file (--io-files): %zu files, the calls of %zu process%s "
+		"(their own, not their children's unless traced too: see by "
+		"process); time is the time in the syscall, not device time\n\n"
+		"files by bytes:\n",
+		v->nfiles, v->np_file, v->np_file == 1 ? "" : "es");
+	err = print_top(v->files, v->nfiles, 10, NULL, bytes_cols, 9, out);
+	if (!err) {
+		fprintf(out, "\nfiles by operations:\n");
+		err = print_top(v->files, v->nfiles, 5, by_ops, ops_cols, 6, out);
+	}
+	if (!err) {
+		fprintf(out, "\nfiles by time in the call (in the syscall, not "
+			     "device time):\n");
+		err = print_top(v->files, v->nfiles, 5, by_time, time_cols, 4, out);
+	}
+	for (size_t i = 0; i < v->nfiles; i++)
+		nf += v->files[i].fsyncs > 0;
+	if (!err && nf) {
+		fprintf(out, "\nfsyncs per file (fsync, fdatasync, "
+			     "sync_file_range):\n");
+		err = print_top(v->files, v->nfiles, nf, by_fsyncs, fsync_cols, 3, out);
+	} else if (!err) {
+		fprintf(out, "\nfsyncs per file: none\n");
+	}
+	if (err)
+		return err;
+	fprintf(out, "\nlatency by operation (time in the syscall; log2 "
+		     "histogram, percentiles estimated from its buckets):\n");
+	err = table__print(v->ot, out, OUT_TEXT);
+	if (!err && v->nfiles) {
+		fprintf(out, "\nlatency of the top file (%s) by operation:\n",
+			v->files[0].path ? v->files[0].path : v->files[0].file);
+		err = table__print(v->tt, out, OUT_TEXT);
+	}
+	if (!err && uring_not(p)) {
+		fprintf(out, "\nio_uring requests: not measured (%s)\n",
+			uring_not(p));
+	} else if (!err && table__rows(v->ut)) {
+		fprintf(out, "\nio_uring requests by opcode:\n");
+		err = table__print(v->ut, out, OUT_TEXT);
+	} else if (!err) {
+		fprintf(out, "\nio_uring requests: none\n");
+	}
+	if (err)
+		return err;
+	return 0;
+}
+
+/* `report io` in text. 0 or -errno. */
+static int io_text(const struct report_ctx *ctx, const struct io_view *v)
+{
+	const struct report_opts *o = ctx->o;
+	FILE *out = ctx->out;
+	char w[96], b[8][32];
+	int err;
+
+	window__describe(&o->win, w, sizeof(w));
+	fprintf(out, "io (%s): %zu intervals, /proc/PID/io", w, table__rows(v->t));
+	if (v->nproc > 1) /* a --cgroup capture: one io_sample row per process */
+		fprintf(out, " of %" PRId64 " processes, summed per interval", v->nproc);
+	else if (v->nproc == 1 && table__rows(v->pt))
+		fprintf(out, " of pid %s%s%s%s", proc_pid_text(v->pt, PCOL_PROC_READ),
+			proc_comm_text(v->pt, PCOL_PROC_READ)[0] ? " (" : "",
+			proc_comm_text(v->pt, PCOL_PROC_READ),
+			proc_comm_text(v->pt, PCOL_PROC_READ)[0] ? ")" : "");
+	if (v->nproc >= 1)
+		fprintf(out, ": each process's own I/O and, as the kernel counts it, that "
+			     "of the children it waited for");
+	fputc('\n', out);
+	report__drops(NULL, out, o, "io", ctx->drops, ctx->ndrops);
+	print_unread(NULL, out, o, ctx->m, v->unread, v->nunread);
+	if (!table__rows(v->t)) { /* no sample: nothing was measured, which is not 0 B */
+		fprintf(out, "read, written, storage  not measured (%s)\n", no_sample_why);
+	} else {
+		fprintf(out,
+			"read     %s in %s syscalls (%s/s)\nwritten  %s in %s syscalls "
+			"(%s/s)\n",
+			fmt_bytes(b[0], sizeof(b[0]), v->sum[0]),
+			fmt_count(b[1], sizeof(b[1]), v->sum[2]),
+			fmt_bytes(b[2], sizeof(b[2]), (uint64_t)rate(v->sum[0], v->span)),
+			fmt_bytes(b[3], sizeof(b[3]), v->sum[1]),
+			fmt_count(b[4], sizeof(b[4]), v->sum[3]),
+			fmt_bytes(b[5], sizeof(b[5]), (uint64_t)rate(v->sum[1], v->span)));
+	}
+	if (table__rows(v->t))
+		fprintf(out, "storage  read %s, written %s, cancelled %s\n",
+			fmt_bytes(b[0], sizeof(b[0]), v->sum[4]),
+			fmt_bytes(b[1], sizeof(b[1]), v->sum[5]),
+			fmt_bytes(b[2], sizeof(b[2]), v->sum[6]));
+	if (v->iowait_all && table__rows(v->t))
+		fprintf(out, "block I/O delay  %s\n", fmt_ns(b[0], sizeof(b[0]), v->sum[7]));
+	else if (table__rows(v->t))
+		fprintf(out,
+			"block I/O delay  not measured (kernel.task_delayacct was 0)\n");
+	if (!v->per_file)
+		fprintf(out, "per file: not collected (%s)\n", v->fwhy);
+	fputc('\n', out);
+	err = table__print(v->t, out, OUT_TEXT);
+	if (err)
+		return err;
+	if (table__rows(v->pt) && (v->per_file || table__rows(v->pt) > 1)) {
+		fprintf(out,
+			"\nby process (proc_*: /proc/PID/io, a process's own I/O with that "
+			"of the children it waited for; file_*: the per-file lane's calls "
+			"of the process itself; empty: that lane has no record of it):\n");
+		err = table__print(v->pt, out, OUT_TEXT);
+		if (err)
+			return err;
+	}
+	if (v->per_file && (err = io_text_files(out, v, ctx->probe)))
+		return err;
+	if (!v->events) {
+		fprintf(out, "\nfile-system events: not collected (%s)\n",
+			events_reason(ctx->probe));
+	} else {
+		fprintf(out,
+			"\nfile-system events: %" PRIu64 " opens denied, %" PRIu64
+			" created, %" PRIu64 " deleted, %" PRIu64 " renamed, %" PRIu64
+			" truncated\n",
+			v->nev[0], v->nev[4], v->nev[1], v->nev[2], v->nev[3]);
+		if (table__rows(v->et))
+			err = table__print(v->et, out, OUT_TEXT);
+		if (err)
+			return err;
+	}
+	if (!probe__active(&v->sp))
+		fprintf(out, "\nI/O syscalls: not collected (syscalls: %s: %s)\n", v->sp.state,
+			v->sp.reason);
+	else if (!table__rows(v->yt))
+		fprintf(out,
+			"\nI/O syscalls (the syscalls collector, per operation): none\n");
+	else {
+		fprintf(out,
+			"\nI/O syscalls (the syscalls collector, per operation, not per "
+			"file; latency from its log2 histogram):\n");
+		err = table__print(v->yt, out, OUT_TEXT);
+	}
+	return err;
+}
+
+/* `report io` in CSV: the table --table names (intervals by default). 0, -EPROTO (a table
+ * not collected: said), -errno. */
+static int io_csv(const struct report_ctx *ctx, const struct io_view *v)
+{
+	const struct report_opts *o = ctx->o;
+	FILE *out = ctx->out;
+	const char *name = io_own(o)->table ? io_own(o)->table : "intervals", *why = NULL;
+	const struct table *ct = v->t;
+
+	if (!strcmp(name, "events")) {
+		ct = v->et;
+		why = v->events ? NULL : events_reason(ctx->probe);
+	} else if (!strcmp(name, "syscalls")) {
+		ct = v->yt;
+		why = probe__active(&v->sp) ? NULL : v->sp.reason;
+	} else if (!strcmp(name, "processes")) {
+		ct = v->pt;
+	} else if (strcmp(name, "intervals")) {
+		ct = !strcmp(name, "files")	   ? v->ft
+		     : !strcmp(name, "operations") ? v->ot
+		     : !strcmp(name, "latency")	   ? v->oht
+						   : v->ut;
+		why = v->per_file ? NULL : v->fwhy;
+	}
+	if (why) {
+		fprintf(stderr, "ptop-analyze report io: --table %s: not collected (%s)\n",
+			name, why);
+		return -EPROTO;
+	}
+	report__drops(NULL, out, o, "io", ctx->drops, ctx->ndrops);
+	print_unread(NULL, out, o, ctx->m, v->unread, v->nunread);
+	return table__print(ct, out, OUT_CSV);
+}
+
+/* `report io` in JSON: the report's object, closed. 0 or -errno. */
+static int io_json(const struct report_ctx *ctx, const struct io_view *v)
+{
+	const struct report_opts *o = ctx->o;
+	FILE *out = ctx->out;
+	struct json *j = ctx->j;
+
+	json__kv_bool(j, "collected", true);
+	report__drops(j, out, o, "io", ctx->drops, ctx->ndrops);
+	print_unread(j, out, o, ctx->m, v->unread, v->nunread);
+	json__key(j, "totals");
+	if (!table__rows(v->t)) { /* not measured: null, and why */
+		json__null(j);
+	} else {
+		json__begin_object(j);
+		for (int i = 0; i < NSUMS; i++) {
+			if (i == 7 && !v->iowait_all)
+				json__kv_null(j, sum_key[i]);
+			else
+				json__kv_int(j, sum_key[i], (int64_t)v->sum[i]);
+		}
+		json__end_object(j);
+	}
+	json__kv_string(j, "totals_reason", table__rows(v->t) ? NULL : no_sample_why);
+	json__kv_string(j, "totals_cover",
+			v->nproc > 1 ? "the processes of the cgroup, each with the children it "
+				    "waited for"
+			: v->nproc == 1 ? "the target process and the children it waited for"
+				     : NULL);
+	json__kv_int(j, "file_processes", (int64_t)v->np_file);
+	json__key(j, "processes");
+	table__json(v->pt, j, NULL, 0);
+	json__key(j, "intervals");
+	table__json(v->t, j, NULL, 0);
+	json__key(j, "files");
+	if (v->per_file)
+		table__json(v->ft, j, NULL, 0);
+	else
+		json__null(j);
+	json__kv_string(j, "files_reason", v->per_file ? NULL : v->fwhy);
+	json__key(j, "operations");
+	if (v->per_file)
+		table__json(v->ot, j, NULL, 0);
+	else
+		json__null(j);
+	json__key(j, "latency");
+	if (v->per_file)
+		table__json(v->oht, j, NULL, 0);
+	else
+		json__null(j);
+	json__key(j, "top_file");
+	if (v->per_file && v->nfiles) {
+		json__begin_object(j);
+		json__kv_string(j, "file", v->files[0].file);
+		json__kv_string(j, "path", v->files[0].path);
+		json__key(j, "operations");
+		table__json(v->tt, j, NULL, 0);
+		json__key(j, "latency");
+		table__json(v->tht, j, NULL, 0);
+		json__end_object(j);
+	} else {
+		json__null(j);
+	}
+	json__key(j, "io_uring");
+	if (v->per_file && !uring_not(ctx->probe))
+		table__json(v->ut, j, NULL, 0);
+	else
+		json__null(j);
+	json__kv_string(j, "io_uring_reason", v->per_file ? uring_not(ctx->probe) : NULL);
+	json__key(j, "fs_events");
+	if (v->events)
+		table__json(v->et, j, NULL, 0);
+	else
+		json__null(j);
+	json__kv_string(j, "fs_events_reason", v->events ? NULL : events_reason(ctx->probe));
+	json__key(j, "syscalls");
+	if (probe__active(&v->sp))
+		table__json(v->yt, j, NULL, 0);
+	else
+		json__null(j);
+	json__kv_string(j, "syscalls_reason", probe__active(&v->sp) ? NULL : v->sp.reason);
+	json__end_object(j);
+	return json__end(j);
+}
+
+static int io_body(const struct report_ctx *ctx)
+{
+	struct io_view v = {0};
+	int err;
+
+	if (io_own(ctx->o)->file)
+		return report_io_file(ctx->db, ctx->m, ctx->o, ctx->j, ctx->out);
+	err = io_view_load(ctx, &v);
+	if (!err)
+		err = ctx->o->fmt == OUT_TEXT  ? io_text(ctx, &v)
+		      : ctx->o->fmt == OUT_CSV ? io_csv(ctx, &v)
+					       : io_json(ctx, &v);
+	io_view_free(&v);
+	return err;
+}
+
+static int parse_table(void *settings, const char *arg, char *err, size_t len)
+{
+	(void)err, (void)len;
+	((struct io_opts *)settings)->table = arg;
+	return 0;
+}
+
+static int parse_file(void *settings, const char *arg, char *err, size_t len)
+{
+	(void)err, (void)len;
+	((struct io_opts *)settings)->file = arg;
+	return 0;
+}
+
+static const struct report_option io_options[] = {
+    {"table", "NAME",
+     "io: the table --format csv prints: intervals\n"
+     "(default), files, operations, latency, io_uring,\n"
+     "events, syscalls or processes",
+     parse_table},
+    {"file", "PATH",
+     "io: one file's figures per interval (--io-files),\n"
+     "by path or MAJOR:MINOR:INODE",
+     parse_file},
+    {0},
+};
 
 static const struct an_report io_report = {
     .name = "io",
@@ -1519,9 +1566,12 @@ static const struct an_report io_report = {
 	       "I/O delay, per interval and in all (/proc/PID/io); per file\n"
 	       "and operation with --io-files; file-system events",
     .tables = "io_sample,io_file,io_file_hist,io_uring_op,io_event,syscall_stat",
-    .takes = REPORT_OPT_TABLE | REPORT_OPT_FILE,
+    .options = io_options,
+    .settings_size = sizeof(struct io_opts),
     .check = io_check,
-    .run = report_io,
+    .probe = "io",
+	.drops = "io",
+	.body = io_body,
 };
 
 const struct an_report *const io_reports[] = {

@@ -68,4 +68,10 @@ struct io_unread {
 int io_unread__load(sqlite3 *db, const struct capture_meta *m, const struct window *w,
 		    struct io_unread **out, size_t *n);
 
+/* `report io`'s own options (o->own) */
+struct io_opts {
+	const char *table; /* --table NAME, the table CSV prints; NULL: default */
+	const char *file;  /* --file PATH|MAJ:MIN:INO, one file's intervals */
+};
+
 #endif

@@ -269,7 +269,7 @@ static char *run_report(sqlite3 *db, enum out_format fmt)
 	FILE *f = open_memstream(&buf, &len);
 
 	assert_non_null(r);
-	assert_int_equal(r->run(db, "43434343434343434343434343434343", &o, f), 0);
+	assert_int_equal(report__run(r, db, "43434343434343434343434343434343", &o, f), 0);
 	fclose(f);
 	return buf;
 }
@@ -514,7 +514,7 @@ static void test_06_files(void **state)
 
 		out = NULL;
 		f = open_memstream(&out, &len);
-		assert_int_equal(r->run(db, id, &ro, f), 0);
+		assert_int_equal(report__run(r, db, id, &ro, f), 0);
 		fclose(f);
 		if (!strstr(out, "\"path\": \"/data/a.log.1\"") ||
 		    !strstr(out, "\"written_bytes\": 16384") || !strstr(out, "\"fsyncs\": 1") ||
@@ -524,7 +524,7 @@ static void test_06_files(void **state)
 		ro.fmt = OUT_TEXT;
 		out = NULL;
 		f = open_memstream(&out, &len);
-		assert_int_equal(r->run(db, id, &ro, f), 0);
+		assert_int_equal(report__run(r, db, id, &ro, f), 0);
 		fclose(f);
 		if (!strstr(out, "fsyncs per file") || !strstr(out, "not device time") ||
 		    strstr(out, "per file: not collected") || !strstr(out, "io_uring requests by opcode"))
@@ -585,7 +585,8 @@ static void test_08_processes(void **state)
 	struct load_stats st;
 	char lid[DB_CAPTURE_ID_LEN], *out;
 	const struct an_report *r = report_kind__find("io");
-	struct report_opts ro = {.fmt = OUT_CSV, .table = "processes"};
+	struct io_opts io = {.table = "processes"};
+	struct report_opts ro = {.fmt = OUT_CSV, .own = &io};
 	size_t len = 0;
 	FILE *f;
 	sqlite3 *db = NULL;
@@ -623,7 +624,7 @@ static void test_08_processes(void **state)
 	free(out);
 	out = NULL;
 	f = open_memstream(&out, &len);
-	assert_int_equal(r->run(db, lid, &ro, f), 0);
+	assert_int_equal(report__run(r, db, lid, &ro, f), 0);
 	fclose(f);
 	if (!strstr(out, "pid,comm,proc_read_bytes,proc_written_bytes,") ||
 	    !strstr(out, "\n4400,,,,,,500,0,2,0\n"))

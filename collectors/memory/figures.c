@@ -7,6 +7,7 @@
 
 #include "analyze/figures.h"
 #include "analyze/part.h"
+#include "collectors/memory/report.h"
 
 /* "mem.pss_peak" -> column "pss" and what of it: peak, last or growth. */
 static int compute(struct fig_ctx *c, const struct an_figure *f, struct fig_family *fam)

@@ -6,6 +6,7 @@
 #include "analyze/report.h"
 #include "analyze/figures.h"
 #include "common/array.h"
+#include "collectors/memory/report.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -83,13 +84,10 @@ static int load_rows(sqlite3 *db, const struct capture_meta *m, const struct win
 	int err = 0, rc;
 
 	window__bounds(w, m, &lo, &hi);
-	if (sqlite3_prepare_v2(db, mem_sql, -1, &st, NULL) != SQLITE_OK) {
+	if (report__prepare_at(db, mem_sql, m, lo, hi, &st)) {
 		err = -EIO;
 		goto cleanup;
 	}
-	sqlite3_bind_int64(st, 1, m->cap);
-	sqlite3_bind_int64(st, 2, lo);
-	sqlite3_bind_int64(st, 3, hi);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		if (array__grow((void **)&rows, &cap, nr, sizeof(*rows))) {
 			err = -ENOMEM;
@@ -142,11 +140,8 @@ static int load_probe(sqlite3 *db, const struct capture_meta *m, const struct wi
 
 	memset(pm, 0, sizeof(*pm));
 	window__bounds(w, m, &lo, &hi);
-	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+	if (report__prepare_at(db, sql, m, lo, hi, &st))
 		return -EIO;
-	sqlite3_bind_int64(st, 1, m->cap);
-	sqlite3_bind_int64(st, 2, lo);
-	sqlite3_bind_int64(st, 3, hi);
 	if (sqlite3_step(st) == SQLITE_ROW) {
 		pm->samples = sqlite3_column_int64(st, 0);
 		pm->rss = report__col(st, 1, -1);
@@ -214,11 +209,8 @@ static int load_heap(sqlite3 *db, const struct capture_meta *m, const struct win
 	memset(h, 0, sizeof(*h));
 	h->vma_t = h->vma_pss = h->vma_live = -1;
 	window__bounds(w, m, &lo, &hi);
-	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+	if (report__prepare_at(db, sql, m, lo, hi, &st))
 		return -EIO;
-	sqlite3_bind_int64(st, 1, m->cap);
-	sqlite3_bind_int64(st, 2, lo);
-	sqlite3_bind_int64(st, 3, hi);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		int64_t t = sqlite3_column_int64(st, 0), live = report__col(st, 1, -1);
 		const char *lanes = (const char *)sqlite3_column_text(st, 3);
@@ -250,11 +242,8 @@ static int load_heap(sqlite3 *db, const struct capture_meta *m, const struct win
 		h->last = &rows[i];
 	}
 	/* the last VMA snapshot: [heap] + anonymous mappings, and the live heap at or before it */
-	if (sqlite3_prepare_v2(db, vma_sql, -1, &st, NULL) != SQLITE_OK)
+	if (report__prepare_at(db, vma_sql, m, lo, hi, &st))
 		return -EIO;
-	sqlite3_bind_int64(st, 1, m->cap);
-	sqlite3_bind_int64(st, 2, lo);
-	sqlite3_bind_int64(st, 3, hi);
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW) {
 		h->vma_t = sqlite3_column_int64(st, 0);
@@ -677,32 +666,23 @@ static void print_json_body(struct json *j, const struct mem_row *rows, size_t n
 	json__end_array(j);
 }
 
-int report_mem(sqlite3 *db, const char *capture_id, const struct report_opts *o, FILE *out)
+static int mem_body(const struct report_ctx *ctx)
 {
-	struct drop_line *drops = NULL;
+	sqlite3 *db = ctx->db;
+	const struct report_opts *o = ctx->o;
+	FILE *out = ctx->out;
+	const struct capture_meta m = *ctx->m;
+	struct json *j = ctx->j;
 	struct mem_row *rows = NULL;
 	struct heap_side heap;
 	struct probe_mem pm;
 	struct coverage cov;
-	struct capture_meta m;
-	struct probe_info p;
-	size_t n = 0, nd = 0, i;
+	size_t n = 0, i;
 	int64_t minflt = -1, majflt = -1;
 	char w[96], c1[32], c2[32];
-	struct json j;
 	int err;
 
-	err = capture_meta__load(db, capture_id, &m);
-	err = err ?: probe__lookup(db, m.cap, "memory", &p);
-	if (err)
-		goto cleanup;
-	report__begin(&j, out, o, "mem", &m);
-	if (!probe__active(&p)) {
-		err = report__not_collected(&j, out, o, "mem", &p);
-		goto cleanup;
-	}
 	err = load_rows(db, &m, &o->win, &rows, &n);
-	err = err ?: drops__load(db, &m, "memory", &o->win, &drops, &nd);
 	err = err ?: load_heap(db, &m, &o->win, rows, n, &heap);
 	err = err ?: load_probe(db, &m, &o->win, &pm);
 	if (err)
@@ -717,7 +697,7 @@ int report_mem(sqlite3 *db, const char *capture_id, const struct report_opts *o,
 				fmt_secs(c1, sizeof(c1), rows[0].time_ns - m.base_ns),
 				fmt_secs(c2, sizeof(c2), rows[n - 1].time_ns - m.base_ns));
 		fputc('\n', out);
-		report__drops(NULL, out, o, "memory", drops, nd);
+		report__drops(NULL, out, o, "memory", ctx->drops, ctx->ndrops);
 		if (!n)
 			break;
 		print_coverage_text(&cov, n, out);
@@ -744,24 +724,21 @@ int report_mem(sqlite3 *db, const char *capture_id, const struct report_opts *o,
 			"the smaps budget was spent).\n");
 		break;
 	case OUT_CSV:
-		report__drops(NULL, out, o, "memory", drops, nd);
+		report__drops(NULL, out, o, "memory", ctx->drops, ctx->ndrops);
 		err = print_series_csv(rows, n, &m, out);
 		break;
 	case OUT_JSON:
-		json__kv_bool(&j, "collected", true);
-		json__kv_string(&j, "source", p.source[0] ? p.source : NULL);
-		report__drops(&j, out, o, "memory", drops, nd);
-		print_json_body(&j, rows, n, &m, &heap);
-		json_probe(&j, &pm);
-		json__end_object(&j);
-		err = json__end(&j);
+		json__kv_bool(j, "collected", true);
+		json__kv_string(j, "source", ctx->probe->source[0] ? ctx->probe->source : NULL);
+		report__drops(j, out, o, "memory", ctx->drops, ctx->ndrops);
+		print_json_body(j, rows, n, &m, &heap);
+		json_probe(j, &pm);
+		json__end_object(j);
+		err = json__end(j);
 		break;
 	}
-	if (!err && (fflush(out) || ferror(out)))
-		err = -EIO;
 cleanup:
 	free(rows);
-	free(drops);
 	return err;
 }
 
@@ -799,8 +776,15 @@ static const struct an_report mem_report = {
 		   "anonymous PSS when the heap was measured (csv and json add the\n"
 		   "series)",
 	.tables = "memory_sample,heap_snapshot",
-	.run = report_mem,
+	.probe = "memory",
+	.drops = "memory",
+	.body = mem_body,
 };
+
+int report_mem(sqlite3 *db, const char *capture_id, const struct report_opts *o, FILE *out)
+{
+	return report__run(&mem_report, db, capture_id, o, out);
+}
 
 const struct an_report *const memory_reports[] = {
 	&mem_report,

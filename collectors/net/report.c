@@ -184,14 +184,11 @@ static int fill_timelines(sqlite3 *db, const struct capture_meta *m, const struc
 	int err = 0, rc;
 
 	window__bounds(w, m, &lo, &hi);
-	if (sqlite3_prepare_v2(db, tl_sql, -1, &st, NULL) != SQLITE_OK ||
+	if (report__prepare_at(db, tl_sql, m, lo, hi, &st) ||
 	    sqlite3_prepare_v2(db, tl_desc_sql, -1, &desc, NULL) != SQLITE_OK) {
 		sqlite3_finalize(st);
 		return -EIO;
 	}
-	sqlite3_bind_int64(st, 1, m->cap);
-	sqlite3_bind_int64(st, 2, lo);
-	sqlite3_bind_int64(st, 3, hi);
 	sqlite3_bind_int64(desc, 1, m->cap);
 	while (!err && (rc = sqlite3_step(st)) == SQLITE_ROW) {
 		int64_t sock = sqlite3_column_int64(st, 0), first = sqlite3_column_int64(st, 1);
@@ -237,11 +234,8 @@ static int fill_tl(sqlite3 *db, const char *sql, const struct capture_meta *m,
 	int err = 0, rc;
 
 	window__bounds(w, m, &lo, &hi);
-	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+	if (report__prepare_at(db, sql, m, lo, hi, &st))
 		return -EIO;
-	sqlite3_bind_int64(st, 1, m->cap);
-	sqlite3_bind_int64(st, 2, lo);
-	sqlite3_bind_int64(st, 3, hi);
 	if (sqlite3_bind_parameter_count(st) >= 4)
 		sqlite3_bind_int64(st, 4, m->base_ns);
 	while (!err && (rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -490,11 +484,8 @@ static int connects_load(sqlite3 *db, const struct capture_meta *m, const struct
 	int rc;
 
 	window__bounds(w, m, &lo, &hi);
-	if (sqlite3_prepare_v2(db, connects_sql, -1, &st, NULL) != SQLITE_OK)
+	if (report__prepare_at(db, connects_sql, m, lo, hi, &st))
 		return -EIO;
-	sqlite3_bind_int64(st, 1, m->cap);
-	sqlite3_bind_int64(st, 2, lo);
-	sqlite3_bind_int64(st, 3, hi);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		uint64_t v = (uint64_t)sqlite3_column_int64(st, 0);
 		unsigned b = v < 2 ? 0 : 63 - (unsigned)__builtin_clzll(v);
@@ -567,37 +558,29 @@ int net_figs__load(sqlite3 *db, const struct capture_meta *m, const struct windo
 	return err;
 }
 
-static int report_net(sqlite3 *db, const char *capture_id, const struct report_opts *o, FILE *out)
+static int net_body(const struct report_ctx *ctx)
 {
+	sqlite3 *db = ctx->db;
+	const struct report_opts *o = ctx->o;
+	FILE *out = ctx->out;
+	const struct capture_meta m = *ctx->m;
+	struct json *j = ctx->j;
 	struct net_tables n = {0};
-	struct drop_line *drops = NULL;
-	struct capture_meta m;
-	struct probe_info p;
 	struct net_figs f = {0};
-	size_t nd = 0;
 	uint64_t tx, rx, p50 = 0;
 	bool has_tx, has_rx, ebpf;
 	char w[96], a[32], b[32], c[32];
-	struct json j;
 	size_t top = o->top ? o->top : NET_TOP_DEFAULT;
 	int err;
 
-	err = capture_meta__load(db, capture_id, &m);
-	err = err ?: probe__lookup(db, m.cap, "net", &p);
-	if (err)
-		return err;
-	report__begin(&j, out, o, "net", &m);
-	if (!probe__active(&p))
-		return report__not_collected(&j, out, o, "net", &p);
-	err = tables_build(db, &m, &o->win, !strcmp(p.source, "ebpf"), &n);
+	err = tables_build(db, &m, &o->win, !strcmp(ctx->probe->source, "ebpf"), &n);
 	err = err ?: connects_load(db, &m, &o->win, &f);
-	err = err ?: drops__load(db, &m, "net", &o->win, &drops, &nd);
 	if (err)
 		goto cleanup;
 	tx = col_sum(n.bytes, C_TX, &has_tx);
 	rx = col_sum(n.bytes, C_RX, &has_rx);
 	figs_of(&n, &f);
-	ebpf = !strcmp(p.source, "ebpf");
+	ebpf = !strcmp(ctx->probe->source, "ebpf");
 	if (ebpf)
 		length_lane(db, m.cap, f.no_bytes, sizeof(f.no_bytes));
 	if (f.connects)
@@ -608,7 +591,7 @@ static int report_net(sqlite3 *db, const char *capture_id, const struct report_o
 		fprintf(out, "net (%s): %zu sockets, sent %s, received %s  [source: %s]\n", w,
 			table__rows(n.bytes), has_tx ? fmt_bytes(a, sizeof(a), tx) : "not measured",
 			has_rx ? fmt_bytes(b, sizeof(b), rx) : "not measured",
-			strcmp(p.source, "ebpf") ? "/proc only: no byte counts, no errors"
+			strcmp(ctx->probe->source, "ebpf") ? "/proc only: no byte counts, no errors"
 						 : "eBPF + /proc");
 		if (f.no_bytes[0])
 			fprintf(out, "%s\n", f.no_bytes);
@@ -621,12 +604,12 @@ static int report_net(sqlite3 *db, const char *capture_id, const struct report_o
 			fprintf(out, "connects: none established; retransmits %" PRIu64 "\n",
 				f.retransmits);
 		(void)c;
-		report__drops(NULL, out, o, "net", drops, nd);
+		report__drops(NULL, out, o, "net", ctx->drops, ctx->ndrops);
 		err = section(out, "connections by bytes", n.bytes, sock_cols, conn_show,
 			      NSHOW(conn_show), "no socket", top);
 		err = err ?: section(out, "connections by errors", n.errors, sock_cols, conn_show,
 				     NSHOW(conn_show),
-				     strcmp(p.source, "ebpf") ? "not measured (/proc lane)"
+				     strcmp(ctx->probe->source, "ebpf") ? "not measured (/proc lane)"
 							      : "no errors",
 				     top);
 		err = err ?: section(out, "listening sockets", n.listen, sock_cols, listen_show,
@@ -634,85 +617,82 @@ static int report_net(sqlite3 *db, const char *capture_id, const struct report_o
 		if (!err)
 			peers_text(out, n.peers, top);
 		err = err ?: section(out, "errors by kind", n.kinds, kind_cols, NULL, 0,
-				     strcmp(p.source, "ebpf") ? "not measured (/proc lane)" : "none",
+				     strcmp(ctx->probe->source, "ebpf") ? "not measured (/proc lane)" : "none",
 				     top);
 		err = err ?: section(out, "error events", n.events, event_cols, NULL, 0,
-				     strcmp(p.source, "ebpf") ? "not measured (/proc lane)" : "none",
+				     strcmp(ctx->probe->source, "ebpf") ? "not measured (/proc lane)" : "none",
 				     top);
 		err = err ?: section(out, "state changes (TCP): the first since the start, then "
 					  "+since the one before",
 				     n.timelines, tl_cols, tl_show, NSHOW(tl_show),
-				     strcmp(p.source, "ebpf") ? "not measured (/proc lane)" : "none",
+				     strcmp(ctx->probe->source, "ebpf") ? "not measured (/proc lane)" : "none",
 				     top);
 		break;
 	case OUT_CSV:
-		report__drops(NULL, out, o, "net", drops, nd);
+		report__drops(NULL, out, o, "net", ctx->drops, ctx->ndrops);
 		err = table__print_cols(n.bytes, out, OUT_CSV, conn_csv, NSHOW(conn_csv));
 		break;
 	case OUT_JSON:
-		json__kv_bool(&j, "collected", true);
-		json__kv_string(&j, "source", p.source);
-		json__kv_string(&j, "bytes_not_measured", f.no_bytes[0] ? f.no_bytes : NULL);
-		report__drops(&j, out, o, "net", drops, nd);
-		json__key(&j, "totals");
-		json__begin_object(&j);
-		json__key(&j, "sockets");
-		json__uint(&j, table__rows(n.bytes));
-		json__key(&j, "tx_bytes");
+		json__kv_bool(j, "collected", true);
+		json__kv_string(j, "source", ctx->probe->source);
+		json__kv_string(j, "bytes_not_measured", f.no_bytes[0] ? f.no_bytes : NULL);
+		report__drops(j, out, o, "net", ctx->drops, ctx->ndrops);
+		json__key(j, "totals");
+		json__begin_object(j);
+		json__key(j, "sockets");
+		json__uint(j, table__rows(n.bytes));
+		json__key(j, "tx_bytes");
 		if (has_tx)
-			json__uint(&j, tx);
+			json__uint(j, tx);
 		else
-			json__null(&j);
-		json__key(&j, "rx_bytes");
+			json__null(j);
+		json__key(j, "rx_bytes");
 		if (has_rx)
-			json__uint(&j, rx);
+			json__uint(j, rx);
 		else
-			json__null(&j);
+			json__null(j);
 		/* eBPF lane only: null (not measured) under the /proc lane */
-		json__key(&j, "retransmits");
+		json__key(j, "retransmits");
 		if (ebpf)
-			json__uint(&j, f.retransmits);
+			json__uint(j, f.retransmits);
 		else
-			json__null(&j);
-		json__key(&j, "connects");
+			json__null(j);
+		json__key(j, "connects");
 		if (ebpf)
-			json__uint(&j, f.connects);
+			json__uint(j, f.connects);
 		else
-			json__null(&j);
-		json__key(&j, "connect_p50_ns"); /* the log2 bucket's estimate */
+			json__null(j);
+		json__key(j, "connect_p50_ns"); /* the log2 bucket's estimate */
 		if (ebpf && f.connects)
-			json__uint(&j, p50);
+			json__uint(j, p50);
 		else
-			json__null(&j);
-		json__key(&j, "connect_max_ns");
+			json__null(j);
+		json__key(j, "connect_max_ns");
 		if (ebpf && f.connects)
-			json__uint(&j, f.connect_max_ns);
+			json__uint(j, f.connect_max_ns);
 		else
-			json__null(&j);
-		json__end_object(&j);
-		json__key(&j, "connections");
-		table__json(n.bytes, &j, conn_show, NSHOW(conn_show));
-		json__key(&j, "by_errors");
-		table__json(n.errors, &j, conn_show, NSHOW(conn_show));
-		json__key(&j, "listening");
-		table__json(n.listen, &j, listen_show, NSHOW(listen_show));
-		json__key(&j, "peers");
-		table__json(n.peers, &j, NULL, 0);
-		json__key(&j, "errors");
-		table__json(n.kinds, &j, NULL, 0);
-		json__key(&j, "error_events");
-		table__json(n.events, &j, NULL, 0);
-		json__key(&j, "state_changes");
-		table__json(n.timelines, &j, NULL, 0);
-		json__end_object(&j);
-		err = json__end(&j);
+			json__null(j);
+		json__end_object(j);
+		json__key(j, "connections");
+		table__json(n.bytes, j, conn_show, NSHOW(conn_show));
+		json__key(j, "by_errors");
+		table__json(n.errors, j, conn_show, NSHOW(conn_show));
+		json__key(j, "listening");
+		table__json(n.listen, j, listen_show, NSHOW(listen_show));
+		json__key(j, "peers");
+		table__json(n.peers, j, NULL, 0);
+		json__key(j, "errors");
+		table__json(n.kinds, j, NULL, 0);
+		json__key(j, "error_events");
+		table__json(n.events, j, NULL, 0);
+		json__key(j, "state_changes");
+		table__json(n.timelines, j, NULL, 0);
+		json__end_object(j);
+		err = json__end(j);
 		break;
 	}
-	if (!err && (fflush(out) || ferror(out)))
-		err = -EIO;
 cleanup:
 	tables_free(&n);
-	free(drops);
 	return err;
 }
 
@@ -723,7 +703,10 @@ static const struct an_report net_report = {
 	       "listening sockets, peers by remote address, refused, reset and\n"
 	       "timeout counts, connect latency, TCP state timelines",
     .tables = "net_socket,net_error,net_state",
-    .run = report_net,
+    .top = "the first N rows of each list of the text (default 20)",
+    .probe = "net",
+	.drops = "net",
+	.body = net_body,
 };
 
 const struct an_report *const net_reports[] = {

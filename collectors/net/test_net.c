@@ -440,7 +440,7 @@ static void test_06_load(void **state)
 
 		assert_non_null(r);
 		assert_non_null(f);
-		assert_int_equal(r->run(db, id, &o, f), 0);
+		assert_int_equal(report__run(r, db, id, &o, f), 0);
 		fclose(f);
 		assert_non_null(strstr(buf, "\"tx_bytes\": 1500"));
 		assert_non_null(strstr(buf, "\"rx_bytes\": 2000"));
@@ -500,7 +500,7 @@ static void test_08_top_and_hosts(void **state)
 	if (rc)
 		fail_msg("load: %d %s", rc, errbuf);
 	f = open_memstream(&buf, &len);
-	assert_int_equal(r->run(db, id, &o, f), 0);
+	assert_int_equal(report__run(r, db, id, &o, f), 0);
 	fclose(f);
 	if (!strstr(buf, "  ... 20 more (--top)\n") ||
 	    !strstr(buf, "\npeers (by host, then port)\n  10.0.0.1: 22 sockets, 2 ports, sent ") ||
@@ -514,7 +514,7 @@ static void test_08_top_and_hosts(void **state)
 	buf = NULL;
 	o.fmt = OUT_JSON;
 	f = open_memstream(&buf, &len);
-	assert_int_equal(r->run(db, id, &o, f), 0);
+	assert_int_equal(report__run(r, db, id, &o, f), 0);
 	fclose(f);
 	if (!strstr(buf, "\"remote\": \"10.0.0.1:443\",\n      \"host\": \"10.0.0.1\",\n      "
 			 "\"port\": 443,\n      \"sockets\": 7,") ||

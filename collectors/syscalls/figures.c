@@ -7,6 +7,7 @@
 
 #include "analyze/figures.h"
 #include "analyze/part.h"
+#include "collectors/syscalls/report.h"
 
 struct sys_figs {
 	struct syscall_agg *a;

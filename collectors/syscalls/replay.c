@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "analyze/report.h"
+#include "collectors/syscalls/report.h"
 #include "collectors/syscalls/replay.h"
 #include "common/array.h"
 #include "proto/syscall_table.h"

@@ -2,6 +2,7 @@
 #include "analyze/report.h"
 #include "common/array.h"
 #include "proto/syscall_table.h"
+#include "collectors/syscalls/report.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -47,17 +48,6 @@ static int cmp_agg(const void *pa, const void *pb)
 	return strcmp(a->name, b->name);
 }
 
-static int bind_window(sqlite3_stmt *st, const struct capture_meta *m, const struct window *w)
-{
-	int64_t lo, hi;
-
-	window__bounds(w, m, &lo, &hi);
-	if (sqlite3_bind_int64(st, 1, m->cap) ||
-	    sqlite3_bind_int64(st, 2, lo) || sqlite3_bind_int64(st, 3, hi))
-		return -EIO;
-	return 0;
-}
-
 int syscalls__aggregate(sqlite3 *db, const struct capture_meta *m, const struct window *w,
 			enum report_sort sort, struct syscall_agg **out, size_t *n)
 {
@@ -70,11 +60,7 @@ int syscalls__aggregate(sqlite3 *db, const struct capture_meta *m, const struct 
 
 	*out = NULL;
 	*n = 0;
-	if (sqlite3_prepare_v2(db, stat_sql, -1, &st, NULL) != SQLITE_OK) {
-		err = -EIO;
-		goto cleanup;
-	}
-	err = bind_window(st, m, w);
+	err = report__prepare(db, stat_sql, m, w, &st);
 	if (err)
 		goto cleanup;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -113,13 +99,13 @@ int syscalls__aggregate(sqlite3 *db, const struct capture_meta *m, const struct 
 	sqlite3_finalize(st);
 	st = NULL;
 
-	if (sqlite3_prepare_v2(db, whole ? hist_all_sql : hist_window_sql, -1, &st, NULL) !=
-	    SQLITE_OK) {
-		err = -EIO;
-		goto cleanup;
-	}
-	err = whole ? (sqlite3_bind_int64(st, 1, m->cap) ? -EIO : 0)
-		    : bind_window(st, m, w);
+	if (whole) /* the query of every row takes the capture alone */
+		err = sqlite3_prepare_v2(db, hist_all_sql, -1, &st, NULL) != SQLITE_OK ||
+			      sqlite3_bind_int64(st, 1, m->cap) != SQLITE_OK
+			  ? -EIO
+			  : 0;
+	else
+		err = report__prepare(db, hist_window_sql, m, w, &st);
 	if (err)
 		goto cleanup;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -441,31 +427,23 @@ static int print_probe_text(FILE *out, const struct syscall_agg *p, size_t np, u
 	return err;
 }
 
-int report_syscalls(sqlite3 *db, const char *capture_id, const struct report_opts *o, FILE *out)
+static int syscalls_body(const struct report_ctx *ctx)
 {
+	sqlite3 *db = ctx->db;
+	const struct report_opts *o = ctx->o;
+	FILE *out = ctx->out;
+	const struct capture_meta m = *ctx->m;
+	struct json *j = ctx->j;
 	const struct syscall_table *tab;
 	struct syscall_agg *a = NULL, *pr;
-	struct drop_line *drops = NULL;
-	struct capture_meta m;
-	struct probe_info p;
 	struct table *t = NULL;
-	size_t n = 0, nd = 0, shown, all, np;
+	size_t n = 0, shown, all, np;
 	struct agg_sums ts, ps;
 	char c1[32], c2[32];
-	struct json j;
+	const enum report_sort sort = REPORT_OWN(o, struct syscalls_opts)->sort;
 	int err;
 
-	err = capture_meta__load(db, capture_id, &m);
-	err = err ?: probe__lookup(db, m.cap, "syscalls", &p);
-	if (err)
-		goto cleanup;
-	report__begin(&j, out, o, "syscalls", &m);
-	if (!probe__active(&p)) {
-		err = report__not_collected(&j, out, o, "syscalls", &p);
-		goto cleanup;
-	}
-	err = syscalls__aggregate(db, &m, &o->win, o->sort, &a, &all);
-	err = err ?: drops__load(db, &m, "syscalls", &o->win, &drops, &nd);
+	err = syscalls__aggregate(db, &m, &o->win, sort, &a, &all);
 	if (err)
 		goto cleanup;
 	tab = syscall_table__find(m.machine[0] ? m.machine : NULL);
@@ -479,7 +457,7 @@ int report_syscalls(sqlite3 *db, const char *capture_id, const struct report_opt
 	switch (o->fmt) {
 	case OUT_TEXT:
 		print_summary(out, o, a, n);
-		report__drops(NULL, out, o, "syscalls", drops, nd);
+		report__drops(NULL, out, o, "syscalls", ctx->drops, ctx->ndrops);
 		if (n) {
 			fputc('\n', out);
 			err = build_table(a, shown, ts.total_ns, true, &t);
@@ -501,7 +479,7 @@ int report_syscalls(sqlite3 *db, const char *capture_id, const struct report_opt
 				"of the log2 latency\nbucket holding that rank (within a factor of "
 				"1.41 of the true value). time%%: share of\nthe summed latency of all "
 				"the target's syscalls. Sorted by %s.\n",
-				o->sort == SORT_TOTAL ? "total latency" : "count");
+				sort == SORT_TOTAL ? "total latency" : "count");
 			if (np)
 				fprintf(out,
 					"probe overhead: syscalls that only the kernel's uprobe "
@@ -512,7 +490,7 @@ int report_syscalls(sqlite3 *db, const char *capture_id, const struct report_opt
 		}
 		break;
 	case OUT_CSV:
-		report__drops(NULL, out, o, "syscalls", drops, nd);
+		report__drops(NULL, out, o, "syscalls", ctx->drops, ctx->ndrops);
 		/* stdout holds the target's table only; the probe overhead goes to stderr */
 		for (size_t i = 0; i < np; i++)
 			fprintf(stderr,
@@ -525,25 +503,42 @@ int report_syscalls(sqlite3 *db, const char *capture_id, const struct report_opt
 		err = err ?: table__print(t, out, OUT_CSV);
 		break;
 	case OUT_JSON:
-		json__kv_bool(&j, "collected", true);
-		json__kv_string(&j, "source", p.source[0] ? p.source : NULL);
-		json__kv_string(&j, "sort", o->sort == SORT_TOTAL ? "total" : "count");
-		report__drops(&j, out, o, "syscalls", drops, nd);
-		print_json_rows(&j, a, n, shown, pr, np, tab);
-		json__end_object(&j);
-		err = json__end(&j);
+		json__kv_bool(j, "collected", true);
+		json__kv_string(j, "source", ctx->probe->source[0] ? ctx->probe->source : NULL);
+		json__kv_string(j, "sort", sort == SORT_TOTAL ? "total" : "count");
+		report__drops(j, out, o, "syscalls", ctx->drops, ctx->ndrops);
+		print_json_rows(j, a, n, shown, pr, np, tab);
+		json__end_object(j);
+		err = json__end(j);
 		break;
 	}
-	if (!err && (fflush(out) || ferror(out)))
-		err = -EIO;
 cleanup:
 	table__free(t);
 	free(a);
-	free(drops);
 	return err;
 }
 
 /* ------------------------------------------------------------------ its reports */
+
+static int parse_sort(void *settings, const char *arg, char *err, size_t len)
+{
+	struct syscalls_opts *s = settings;
+
+	if (!strcmp(arg, "count") || !strcmp(arg, "total")) {
+		s->sort = !strcmp(arg, "total") ? SORT_TOTAL : SORT_COUNT;
+		return 0;
+	}
+	snprintf(err, len, "--sort takes count or total, not '%s'", arg);
+	return -EINVAL;
+}
+
+static const struct report_option syscalls_options[] = {
+    {"sort", "count|total",
+     "syscalls: order by call count (default) or by total\n"
+     "latency",
+     parse_sort},
+    {0},
+};
 
 static const struct an_report syscalls_report = {
 	.name = "syscalls",
@@ -551,8 +546,18 @@ static const struct an_report syscalls_report = {
 	.summary = "per syscall: count, errors, total and mean latency, p50 and p99\n"
 		   "from the log2 latency histogram, share of the syscall time",
 	.tables = "syscall_stat,syscall_hist",
-	.run = report_syscalls,
+	.options = syscalls_options,
+	.settings_size = sizeof(struct syscalls_opts),
+	.top = "only the first N (default all)",
+	.probe = "syscalls",
+	.drops = "syscalls",
+	.body = syscalls_body,
 };
+
+int report_syscalls(sqlite3 *db, const char *capture_id, const struct report_opts *o, FILE *out)
+{
+	return report__run(&syscalls_report, db, capture_id, o, out);
+}
 
 const struct an_report *const syscalls_reports[] = {
 	&syscalls_report,

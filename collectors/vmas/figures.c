@@ -11,6 +11,7 @@
 #include "analyze/part.h"
 #include "common/array.h"
 #include "common/probe_mapping.h"
+#include "collectors/vmas/report.h"
 
 /* Between identical runs a group's resident pages vary: the stack's depth, a page touched or
  * not, and for a file the kernel's fault-around mapping up to 64 KiB (fault_around_bytes) at

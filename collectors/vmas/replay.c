@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "analyze/report.h"
+#include "collectors/vmas/report.h"
 #include "collectors/vmas/replay.h"
 
 static void snap_row(sqlite3_stmt *st, void *element)

@@ -10,11 +10,18 @@
 #include "analyze/report.h"
 #include "common/array.h"
 #include "common/probe_mapping.h"
+#include "collectors/vmas/report.h"
 
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* the report's own options (report.h) */
+static const struct vma_opts *vma_own(const struct report_opts *o)
+{
+	return REPORT_OWN(o, struct vma_opts);
+}
 
 /* The name of a vma row's mapping, as SQL over the vma table. */
 #define VMA_NAME_SQL "CASE WHEN path IS NULL OR path = '' THEN '[anon]' ELSE path END"
@@ -38,11 +45,8 @@ int vma_snaps__load(sqlite3 *db, const struct capture_meta *m, const struct wind
 	*out = NULL;
 	*n = 0;
 	window__bounds(w, m, &lo, &hi);
-	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+	if (report__prepare_at(db, sql, m, lo, hi, &st))
 		return -EIO;
-	sqlite3_bind_int64(st, 1, m->cap);
-	sqlite3_bind_int64(st, 2, lo);
-	sqlite3_bind_int64(st, 3, hi);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		if (array__grow((void **)&s, &cap, ns, sizeof(*s))) {
 			err = -ENOMEM;
@@ -468,32 +472,23 @@ static int print_growth(struct json *j, FILE *out, const struct report_opts *o,
 
 /* ------------------------------------------------------------------ the report */
 
-int report_vma(sqlite3 *db, const char *capture_id, const struct report_opts *o, FILE *out)
+static int vma_body(const struct report_ctx *ctx)
 {
+	sqlite3 *db = ctx->db;
+	const struct report_opts *o = ctx->o;
+	FILE *out = ctx->out;
+	const struct capture_meta m = *ctx->m;
+	struct json *j = ctx->j;
 	struct vma_group *ga = NULL, *gb = NULL;
 	struct vma_growth *gr = NULL;
-	struct drop_line *drops = NULL;
 	struct vma_snap *snaps = NULL;
 	const struct vma_snap *first, *last;
-	size_t ns = 0, na = 0, nb = 0, ngr = 0, nd = 0, i;
+	size_t ns = 0, na = 0, nb = 0, ngr = 0, i;
 	int64_t skipped = 0;
-	struct capture_meta m;
-	struct probe_info p;
 	char w[96], c1[32], c2[32];
-	struct json j;
 	int err;
 
-	err = capture_meta__load(db, capture_id, &m);
-	err = err ?: probe__lookup(db, m.cap, "vmas", &p);
-	if (err)
-		goto cleanup;
-	report__begin(&j, out, o, "vma", &m);
-	if (!probe__active(&p)) {
-		err = report__not_collected(&j, out, o, "vma", &p);
-		goto cleanup;
-	}
 	err = vma_snaps__load(db, &m, &o->win, &snaps, &ns);
-	err = err ?: drops__load(db, &m, "vmas", &o->win, &drops, &nd);
 	if (err)
 		goto cleanup;
 	for (i = 0; i < ns; i++)
@@ -501,21 +496,21 @@ int report_vma(sqlite3 *db, const char *capture_id, const struct report_opts *o,
 	window__describe(&o->win, w, sizeof(w));
 	if (!ns) {
 		if (o->fmt == OUT_JSON) {
-			json__kv_bool(&j, "collected", true);
-			json__kv_int(&j, "snapshots", 0);
-			report__drops(&j, out, o, "vmas", drops, nd);
-			json__end_object(&j);
-			err = json__end(&j);
+			json__kv_bool(j, "collected", true);
+			json__kv_int(j, "snapshots", 0);
+			report__drops(j, out, o, "vmas", ctx->drops, ctx->ndrops);
+			json__end_object(j);
+			err = json__end(j);
 		} else {
 			fprintf(o->fmt == OUT_TEXT ? out : stderr, "vma (%s): no VMA snapshot\n",
 				w);
-			report__drops(NULL, out, o, "vmas", drops, nd);
+			report__drops(NULL, out, o, "vmas", ctx->drops, ctx->ndrops);
 		}
 		goto cleanup;
 	}
 	first = &snaps[0];
 	last = &snaps[ns - 1];
-	if (o->growth && ns < 2) {
+	if (vma_own(o)->growth && ns < 2) {
 		fprintf(stderr,
 			"ptop-analyze report vma: --growth needs two VMA snapshots; %s holds one "
 			"(at %s s)\n",
@@ -524,7 +519,7 @@ int report_vma(sqlite3 *db, const char *capture_id, const struct report_opts *o,
 		goto cleanup;
 	}
 	err = vma_groups__load(db, m.cap, last->id, &gb, &nb);
-	if (!err && o->growth) {
+	if (!err && vma_own(o)->growth) {
 		err = vma_groups__load(db, m.cap, first->id, &ga, &na);
 		err = err ?: vma_growth__compute(ga, na, gb, nb, &gr, &ngr);
 	}
@@ -536,8 +531,8 @@ int report_vma(sqlite3 *db, const char *capture_id, const struct report_opts *o,
 		if (skipped)
 			fprintf(out, ", %" PRId64 " walks skipped by the smaps budget", skipped);
 		fputc('\n', out);
-		report__drops(NULL, out, o, "vmas", drops, nd);
-		if (o->growth)
+		report__drops(NULL, out, o, "vmas", ctx->drops, ctx->ndrops);
+		if (vma_own(o)->growth)
 			fprintf(out,
 				"from snapshot %" PRId64 " at %s s (%" PRId64
 				" VMAs) to snapshot %" PRId64 " at %s s (%" PRId64 " VMAs%s)\n\n",
@@ -554,57 +549,54 @@ int report_vma(sqlite3 *db, const char *capture_id, const struct report_opts *o,
 				last->walk_ns >= 0 ? fmt_ns(c2, sizeof(c2), (uint64_t)last->walk_ns)
 						   : "-");
 	} else if (o->fmt == OUT_CSV) {
-		report__drops(NULL, out, o, "vmas", drops, nd);
+		report__drops(NULL, out, o, "vmas", ctx->drops, ctx->ndrops);
 	} else {
-		json__kv_bool(&j, "collected", true);
-		json__kv_int(&j, "snapshots", (int64_t)ns);
-		json__kv_int(&j, "skipped_walks", skipped);
-		report__drops(&j, out, o, "vmas", drops, nd);
-		if (o->growth)
-			json_snap(&j, "first", first, &m);
-		json_snap(&j, o->growth ? "last" : "snapshot", last, &m);
+		json__kv_bool(j, "collected", true);
+		json__kv_int(j, "snapshots", (int64_t)ns);
+		json__kv_int(j, "skipped_walks", skipped);
+		report__drops(j, out, o, "vmas", ctx->drops, ctx->ndrops);
+		if (vma_own(o)->growth)
+			json_snap(j, "first", first, &m);
+		json_snap(j, vma_own(o)->growth ? "last" : "snapshot", last, &m);
 	}
 
-	if (o->mapping) {
-		err = print_mapping(&j, out, o, db, m.cap, last->id, o->mapping);
+	if (vma_own(o)->mapping) {
+		err = print_mapping(j, out, o, db, m.cap, last->id, vma_own(o)->mapping);
 		if (err == -ENOENT) {
 			fprintf(stderr,
 				"ptop-analyze report vma: no mapping '%s' in snapshot %" PRId64
 				"; the names are those `report vma` lists ([anon] for unnamed "
 				"anonymous memory)\n",
-				o->mapping, last->id);
+				vma_own(o)->mapping, last->id);
 			err = -EPROTO;
 		}
-	} else if (o->growth) {
-		err = print_growth(&j, out, o, gr, ngr);
+	} else if (vma_own(o)->growth) {
+		err = print_growth(j, out, o, gr, ngr);
 		if (!err && o->fmt == OUT_TEXT && !ngr)
 			fprintf(out, "no mapping grew, shrank, appeared or vanished\n");
 	} else {
-		err = print_groups(&j, out, o, gb, nb);
+		err = print_groups(j, out, o, gb, nb);
 	}
 	if (err)
 		goto cleanup;
 	if (o->fmt == OUT_JSON) {
-		json__end_object(&j);
-		err = json__end(&j);
+		json__end_object(j);
+		err = json__end(j);
 	} else if (o->fmt == OUT_TEXT) {
 		fprintf(out, "\n/proc/PID/smaps: uss = Private_Clean + Private_Dirty; anon = "
 			     "Anonymous. [anon]: anonymous\nmemory without a name; /dev/zero "
 			     "(deleted): shared anonymous memory (MAP_SHARED). ");
-		if (o->growth)
+		if (vma_own(o)->growth)
 			fprintf(out, "Deltas: last - first;\nabsent counts as 0.\n");
 		else
 			fprintf(out, "Sorted by PSS.\n--window ..T reports the last snapshot "
 				     "before T.\n");
 	}
-	if (!err && (fflush(out) || ferror(out)))
-		err = -EIO;
 cleanup:
 	vma_groups__free(ga, na);
 	vma_groups__free(gb, nb);
 	free(gr);
 	free(snaps);
-	free(drops);
 	return err;
 }
 
@@ -613,11 +605,39 @@ cleanup:
 /* --growth compares every mapping: one --mapping has no place in it. */
 static const char *vma_check(const struct report_opts *o)
 {
-	if (o->mapping && o->growth)
+	const struct vma_opts *v = REPORT_OWN(o, struct vma_opts);
+
+	if (v->mapping && v->growth)
 		return "--mapping and --growth do not go together: "
 		       "--growth compares all mappings";
 	return NULL;
 }
+
+static int parse_mapping(void *settings, const char *arg, char *err, size_t len)
+{
+	(void)err, (void)len;
+	((struct vma_opts *)settings)->mapping = arg;
+	return 0;
+}
+
+static int parse_growth(void *settings, const char *arg, char *err, size_t len)
+{
+	(void)arg, (void)err, (void)len;
+	((struct vma_opts *)settings)->growth = true;
+	return 0;
+}
+
+static const struct report_option vma_options[] = {
+    {"mapping", "NAME",
+     "vma: the VMAs of one mapping (address range, perms,\n"
+     "offset and the same figures)",
+     parse_mapping},
+    {"growth", NULL,
+     "vma: compare the first and last snapshots of the\n"
+     "window: what grew, shrank, appeared or vanished",
+     parse_growth},
+    {0},
+};
 
 static const struct an_report vma_report = {
 	.name = "vma",
@@ -626,10 +646,18 @@ static const struct an_report vma_report = {
 		   "VMA snapshot of the window: VMAs, size, RSS, PSS, USS, anon, swap,\n"
 		   "by PSS",
 	.tables = "vma_snapshot",
-	.takes = REPORT_OPT_MAPPING | REPORT_OPT_GROWTH,
+	.options = vma_options,
+	.settings_size = sizeof(struct vma_opts),
 	.check = vma_check,
-	.run = report_vma,
+	.probe = "vmas",
+	.drops = "vmas",
+	.body = vma_body,
 };
+
+int report_vma(sqlite3 *db, const char *capture_id, const struct report_opts *o, FILE *out)
+{
+	return report__run(&vma_report, db, capture_id, o, out);
+}
 
 const struct an_report *const vmas_reports[] = {
 	&vma_report,

@@ -91,6 +91,28 @@ for k in $(echo "$kinds" | tr '|' ' '); do
 done
 echo "report kinds: $kinds"
 
+# each kind's own options (its option table, collectors/NAME/report.c): `report KIND --help`
+# lists them with the common ones, each helped as "KIND: ..."; in ptop-analyze(1) the item of
+# that option in the report section names the kind (".BR KIND :")
+for k in $(echo "$kinds" | tr '|' ' '); do
+	own=$("$ANA" report "$k" --help | awk -v k="$k" '/^  --/ && index($0, " " k ": ") { print $1 }')
+	for o in $own; do
+		"$ANA" report --help | has -E -- "^  $o .* $k: " ||
+			{ echo "FAIL: report $k --help has $o, report --help not as $k's" >&2; errors=$((errors + 1)); }
+		python3 - "$MAN/ptop-analyze.1" "$o" "$k" <<'PY' ||
+import re, sys
+man, opt, kind = sys.argv[1:]
+sec = man and open(man).read().split(".SS report ", 1)[1].split("\n.SH ", 1)[0]
+items = sec.split("\n.TP\n")[1:]
+esc = opt.replace("-", "\\-")
+mine = [i for i in items if i.split("\n", 1)[0].split()[1] == esc]
+sys.exit(0 if any(re.search(r"^\.BR? %s\b" % re.escape(kind), i, re.M) for i in mine) else 1)
+PY
+			{ echo "FAIL: ptop-analyze(1): no item $o naming report $k" >&2; errors=$((errors + 1)); }
+	done
+	echo "report $k: its own options: $(echo $own)"
+done
+
 off=$("$REC" --help | awk '/^Collectors/ { c = 1; next } c && /\[off by default/ { print $1 }')
 [ -n "$off" ] || fail "ptop-record --help marks no collector off by default (heap is)"
 enable=$(awk '/^\.BI? \\-\\-enable/ { on = 1; next } on && /^\.(TP|SS|SH)/ { exit } on' "$MAN/ptop-record.1")

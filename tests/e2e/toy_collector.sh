@@ -107,6 +107,17 @@ done
 expect_exit 2 "$REC" --toy-scale 0 --duration 1 -o "$TMP/bad.ptop" -- true
 has -- '--toy-scale takes a whole number from 1 to 1000' <"$TMP/err" || fail "no reason for --toy-scale 0"
 
+# ---------------------------------------------------------------- its report option
+"$ANA" report toy --help | has -E '^  --min-count N +toy: only the intervals' ||
+	fail "--min-count is not in report toy --help"
+"$ANA" report --help | has -E '^  --min-count N +toy: ' || fail "--min-count is not in report --help"
+"$ANA" report --help | has -E '^ +.*\[--min-count N\]' || fail "--min-count is not in report's usage"
+expect_exit 2 "$ANA" report syscalls --min-count 1 "$TMP/none.ptop"
+has -- '--min-count is for report toy' <"$TMP/err" || fail "report syscalls --min-count: no usage error"
+expect_exit 2 "$ANA" report toy --min-count x "$TMP/none.ptop"
+has -- "--min-count takes a whole number, 0 or more, not 'x'" <"$TMP/err" ||
+	fail "report toy --min-count x: no usage error"
+
 # ---------------------------------------------------------------- record it
 "$FIX/demo_workload" 30 >/dev/null 2>&1 &
 W=$!
@@ -168,6 +179,16 @@ for s in 3 1; do
 	assert_eq "report toy CSV header" "t_s,interval_s,count,minflt_total" "$(head -1 "$TMP/r$s.csv")"
 	assert_eq "report toy CSV: sum of count (scale $s)" "$sum" \
 		"$(tail -n +2 "$TMP/r$s.csv" | awk -F, '{ s += $3 } END { print s }')"
+	# its own report option (declared in its report.c): only the intervals that counted N
+	# or more, the total theirs
+	min=$(q "$cap" "SELECT max(count) FROM toy_sample")
+	"$ANA" report toy --min-count "$min" --format json "$cap" >"$TMP/m$s.json"
+	assert_eq "report toy --min-count $min: intervals (scale $s)" \
+		"$(q "$cap" "SELECT count(*) FROM toy_sample WHERE count >= $min")" \
+		"$(jget "$TMP/m$s.json" 'len(j["intervals"])')"
+	assert_eq "report toy --min-count $min: total (scale $s)" \
+		"$(q "$cap" "SELECT sum(count) FROM toy_sample WHERE count >= $min")" \
+		"$(jget "$TMP/m$s.json" 'j["total"]')"
 	# its figures: the same total, and the rate of it (when the toy has a figures.c)
 	if [ -f "$S/collectors/toy/figures.c" ]; then
 		"$ANA" figures --format csv "$cap" >"$TMP/f$s.csv"

@@ -69,21 +69,19 @@ static void fuzz__run_all(sqlite3 *db, const char *cid, uint64_t sel)
 	uint8_t *pp = NULL;
 	size_t pplen = 0;
 
+	/* the kinds' own options picked: each kind gets those its table has and takes */
+	static const char *const own[4][5][2] = {
+	    [2] = {{"growth", NULL}, {"by", "count"}, {"by", "uss"}, {"sort", "total"}},
+	    [3] = {{"mapping", "[heap]"}, {"by", "bytes"}},
+	};
+
 	switch (sel / 3 % 4) {
 	case 1:
 		o.win = (struct window){.has_start = true, .start_ns = 500000000, .has_end = true,
 					.end_ns = 2500000000};
 		o.top = 2;
 		break;
-	case 2:
-		o.growth = true;
-		o.by = HEAP_BY_COUNT;
-		o.sort = SORT_TOTAL;
-		o.apps_by = APPS_BY_USS;
-		break;
 	case 3:
-		o.mapping = "[heap]";
-		o.by = HEAP_BY_BYTES;
 		o.top = 1;
 		o.win = (struct window){.has_start = true, .start_ns = 1, .has_end = true,
 					.end_ns = INT64_MAX};
@@ -91,10 +89,20 @@ static void fuzz__run_all(sqlite3 *db, const char *cid, uint64_t sel)
 	default:
 		break;
 	}
-	/* every collector's reports, each given all the options picked: the kinds that
-	 * do not take one (the command refuses it) must ignore it */
-	for (const struct an_report *r = report_kind__next(NULL); r; r = report_kind__next(r))
-		r->run(db, cid, &o, out);
+	/* every collector's reports */
+	for (const struct an_report *r = report_kind__next(NULL); r; r = report_kind__next(r)) {
+		void *settings = calloc(1, r->settings_size ?: 1);
+
+		if (!settings)
+			continue;
+		for (size_t k = 0; k < 5 && own[sel / 3 % 4][k][0]; k++)
+			report_kind__set(r, settings, own[sel / 3 % 4][k][0],
+					 own[sel / 3 % 4][k][1], err, sizeof(err));
+		o.own = settings;
+		report__run(r, db, cid, &o, out);
+		o.own = NULL;
+		free(settings);
+	}
 	info__print(db, cid, "fuzz", sel & 1, (sel & 2) ? 72 : 0, out);
 
 	if (!capture_meta__load(db, cid, &m) && !profile__load(db, &m, &all, &p)) {
