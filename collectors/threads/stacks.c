@@ -232,17 +232,22 @@ static int offcpu_export_load(const struct prof_req *r, struct prof_samples *s)
 	rc = thr_rows__load(r->db, r->m, r->w, &tr);
 	if (rc)
 		return rc;
-	if (tr.offcpu_min_ns < 0) {
+	/* no interval in the window (span 0): an empty profile, said by done() */
+	if (tr.offcpu_min_ns < 0 && tr.span_s > 0) {
 		export__say("the off-CPU profile was not collected in this capture: %s",
 			    tr.ebpf ? "off-CPU stacks were off (--offcpu-min off)"
 				    : "the threads collector ran without its eBPF lane");
 		thr_rows__free(&tr);
 		return -ENODATA;
 	}
-	if (tr.skipped)
-		export__say("note: %" PRIu64 " blocks shorter than %" PRId64 " ns (--offcpu-min) "
+	if (tr.skipped) {
+		char a[32], b[32];
+
+		export__say("note: %" PRIu64 " blocks shorter than %s (--offcpu-min), %s in all, "
 			    "are in no stack",
-			    tr.skipped, tr.offcpu_min_ns);
+			    tr.skipped, fmt_ns(a, sizeof(a), (uint64_t)tr.offcpu_min_ns),
+			    fmt_ns(b, sizeof(b), tr.skipped_ns));
+	}
 	thr_rows__free(&tr);
 	rc = export__symbolize(r);
 	rc = rc ?: threads_offcpu__load(r->db, r->m, r->w, by_thread, &v, &n);

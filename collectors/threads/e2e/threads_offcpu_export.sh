@@ -14,7 +14,8 @@
 #     blocks/count, its totals exactly the capture's offcpu_stack sums;
 #   - symbolize places the off-CPU stacks in the target's mappings and names their frames;
 #   - --pid is refused, a --by choice of another profile too; a capture without the
-#     threads collector has nothing to export (exit 2, why).
+#     threads collector, or without its stacks (--offcpu-min off), has nothing to export
+#     (exit 2, why); blocks skipped by --offcpu-min are said.
 . tests/e2e/lib.sh
 need_ebpf
 need_fixture threads_mix
@@ -81,6 +82,19 @@ grep -q "stack or thread" "$TMP/e.txt" || fail "--by live: $(cat "$TMP/e.txt")"
 rc=0; "$ANA" export --format folded --profile offcpu "$TMP/d.ptop" >/dev/null 2>"$TMP/e.txt" || rc=$?
 assert_eq "not collected: exit" 2 $rc
 grep -q "off-CPU profile was not collected" "$TMP/e.txt" || fail "not collected: $(cat "$TMP/e.txt")"
+
+# --offcpu-min 1s: the sleeper's 300 ms naps skipped, said; --offcpu-min off: no stacks,
+# nothing to export
+"$REC" --quiet --enable threads --offcpu-min 1s -o "$TMP/m.ptop" -- "$FIX/threads_mix" 1 >/dev/null ||
+	fail "ptop-record --offcpu-min 1s"
+"$ANA" export --format folded --profile offcpu "$TMP/m.ptop" >/dev/null 2>"$TMP/e.txt" ||
+	fail "export of a --offcpu-min 1s capture: $(cat "$TMP/e.txt")"
+grep -q "blocks shorter than 1.00 s (--offcpu-min)" "$TMP/e.txt" || fail "--offcpu-min 1s: no note: $(cat "$TMP/e.txt")"
+"$REC" --quiet --enable threads --offcpu-min off -o "$TMP/o.ptop" -- "$FIX/threads_mix" 0.5 >/dev/null ||
+	fail "ptop-record --offcpu-min off"
+rc=0; "$ANA" export --format folded --profile offcpu "$TMP/o.ptop" >/dev/null 2>"$TMP/e.txt" || rc=$?
+assert_eq "--offcpu-min off: exit" 2 $rc
+grep -q "off-CPU stacks were off" "$TMP/e.txt" || fail "--offcpu-min off: $(cat "$TMP/e.txt")"
 
 # pprof: offcpu/nanoseconds and blocks/count, the capture's sums
 command -v go >/dev/null || skip "no 'go' command (Debian package golang-go): go tool pprof reads the profile"
