@@ -772,13 +772,28 @@ void export_usage(const struct analyze_cmd *c, FILE *f)
 /* TEXT (lines joined by '\n') after LABEL, indented by INDENT, in a 27-column margin. */
 static void help_lines(FILE *f, int indent, const char *label, const char *text)
 {
+	int width = 27 - indent;
 	const char *s, *nl;
 
+	/* a label too wide for its column stands on a line of its own */
+	if ((int)strlen(label) >= width - 1) {
+		fprintf(f, "%*s%s\n", indent, "", label);
+		label = "";
+	}
 	for (s = text; s; s = nl ? nl + 1 : NULL) {
 		nl = strchr(s, '\n');
-		fprintf(f, "%*s%-*s%.*s\n", indent, "", 27 - indent, s == text ? label : "",
+		fprintf(f, "%*s%-*s%.*s\n", indent, "", width, s == text ? label : "",
 			nl ? (int)(nl - s) : (int)strlen(s), s);
 	}
+}
+
+/* "--by a|b|c": the --by choices of profile X alone, into LABEL */
+static void by_label(char *label, size_t len, const struct an_profile *x)
+{
+	size_t at = (size_t)snprintf(label, len, "--by ");
+
+	for (const char *const *w = x->by; *w && at < len; w++)
+		at += (size_t)snprintf(label + at, len - at, "%s%s", w == x->by ? "" : "|", *w);
 }
 
 void export_help(const struct analyze_cmd *c, FILE *f)
@@ -793,13 +808,13 @@ void export_help(const struct analyze_cmd *c, FILE *f)
 		return;
 	snprintf(label, sizeof(label), "--profile %s",
 		 profile_words(by, sizeof(by), false, "|"));
-	fprintf(f, "  %-25sthe profile (default %s):\n", label, def ? def->name : "none");
+	snprintf(by, sizeof(by), "the profile (default %s):", def ? def->name : "none");
+	help_lines(f, 2, label, by);
 	for (const struct an_profile *x = profile_next(NULL); x; x = profile_next(x))
 		help_lines(f, 4, x->name, x->help);
 	for (const struct an_profile *x = profile_next(NULL); x; x = profile_next(x))
 		if (x->by) {
-			snprintf(label, sizeof(label), "--by %s",
-				 profile_words(by, sizeof(by), true, "|"));
+			by_label(label, sizeof(label), x);
 			help_lines(f, 2, label, x->by_help);
 		}
 	fprintf(f, "%.*s", sym ? (int)(sym - rest) : (int)strlen(rest), rest);
