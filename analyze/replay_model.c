@@ -217,11 +217,10 @@ static int load_drops(struct replay_model *m)
 	return replay_model__read(m, sql, &m->drops, &m->ndrops, sizeof(*m->drops), drop_row);
 }
 
-int replay_model__event(struct replay_model *m, int64_t t, bool warn, const char *kind,
-			const char *fmt, ...)
+static int event_v(struct replay_model *m, int64_t t, bool warn, const char *kind, int64_t pid,
+		   const char *fmt, va_list ap)
 {
 	struct rm_event *e;
-	va_list ap;
 	int err = array__grow((void **)&m->events_list, &m->events_cap, m->nevents,
 			      sizeof(*m->events_list));
 
@@ -230,11 +229,36 @@ int replay_model__event(struct replay_model *m, int64_t t, bool warn, const char
 	e = &m->events_list[m->nevents++];
 	e->t = t;
 	e->warn = warn;
+	e->pid = pid;
+	snprintf(e->category, sizeof(e->category), "%s",
+		 m->event_category ? m->event_category : "");
 	snprintf(e->kind, sizeof(e->kind), "%s", kind);
-	va_start(ap, fmt);
 	vsnprintf(e->text, sizeof(e->text), fmt, ap);
-	va_end(ap);
 	return 0;
+}
+
+int replay_model__event(struct replay_model *m, int64_t t, bool warn, const char *kind,
+			const char *fmt, ...)
+{
+	va_list ap;
+	int err;
+
+	va_start(ap, fmt);
+	err = event_v(m, t, warn, kind, RM_NULL, fmt, ap);
+	va_end(ap);
+	return err;
+}
+
+int replay_model__event_pid(struct replay_model *m, int64_t t, bool warn, const char *kind,
+			    int64_t pid, const char *fmt, ...)
+{
+	va_list ap;
+	int err;
+
+	va_start(ap, fmt);
+	err = event_v(m, t, warn, kind, pid, fmt, ap);
+	va_end(ap);
+	return err;
 }
 
 static int cmp_event(const void *pa, const void *pb)
@@ -259,13 +283,17 @@ static int load_events(struct replay_model *m)
 	size_t i;
 	int err = 0, rc;
 
+	m->event_category = "drop";
 	for (i = 0; i < m->ndrops && !err; i++)
 		err = replay_model__event(m, m->drops[i].t == RM_NULL ? 0 : m->drops[i].t, true,
 					  "drop", "%s %s: %llu lost", m->drops[i].collector,
 					  m->drops[i].kind, (unsigned long long)m->drops[i].lost);
 	for (i = 0; an_parts[i] && !err; i++)
-		if (an_parts[i]->replay && an_parts[i]->replay->events)
+		if (an_parts[i]->replay && an_parts[i]->replay->events) {
+			m->event_category = an_parts[i]->name;
 			err = an_parts[i]->replay->events(m, m->states[i]);
+		}
+	m->event_category = "probe";
 	err = err ?: prepare(m, change_sql, &st);
 	while (!err && (rc = sqlite3_step(st)) == SQLITE_ROW) {
 		const unsigned char *name = sqlite3_column_text(st, 1),
@@ -283,6 +311,7 @@ static int load_events(struct replay_model *m)
 		err = -EIO;
 	sqlite3_finalize(st);
 	st = NULL;
+	m->event_category = "end";
 	err = err ?: prepare(m, end_sql, &st);
 	if (!err && (rc = sqlite3_step(st)) == SQLITE_ROW) {
 		const unsigned char *why = sqlite3_column_text(st, 1);
@@ -304,6 +333,7 @@ static int load_events(struct replay_model *m)
 					  false, "end", "%s", text);
 	}
 	sqlite3_finalize(st);
+	m->event_category = NULL;
 	if (!err && m->nevents)
 		qsort(m->events_list, m->nevents, sizeof(*m->events_list), cmp_event);
 	return err;

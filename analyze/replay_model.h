@@ -40,7 +40,10 @@ struct rm_drop {
 struct rm_event {
 	int64_t t;
 	bool warn; /* a loss: drawn as a warning */
+	char category[16]; /* the part that listed it ("lifecycle"), else the model's own word:
+			    * "drop", "probe", "end" (`report events --category`) */
 	char kind[16];
+	int64_t pid; /* the process it is about; RM_NULL when none or unknown */
 	char text[200];
 };
 
@@ -105,6 +108,7 @@ struct replay_model {
 	size_t ndrops;
 	struct rm_event *events_list; /* in time order */
 	size_t nevents, events_cap;
+	const char *event_category; /* the category replay_model__event gives an event */
 	/* the interval ends the arrows step through, ascending, one per time: the merged ends of
 	 * every part's series that has them (replay_series.ends), not a fixed grid, since the
 	 * first interval of a recording is often short (30 ms, then 1 s each) */
@@ -200,6 +204,11 @@ void rm_col_str(sqlite3_stmt *st, int i, char *buf, size_t len);
  * ("mapping new") and the text FMT makes; WARN for a loss. 0 or -ENOMEM. */
 int replay_model__event(struct replay_model *m, int64_t t, bool warn, const char *kind,
 			const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+/* replay_model__event for an event about process PID (RM_NULL: none), which `report events
+ * --pid` and the Timeline's pid filter select. The event's category is the part's name. */
+int replay_model__event_pid(struct replay_model *m, int64_t t, bool warn, const char *kind,
+			    int64_t pid, const char *fmt, ...) __attribute__((format(printf, 6, 7)));
 
 /* Make the capture's duration cover T (from a replay_series.open whose times are not interval
  * ends: its data then still lies inside the recording). */

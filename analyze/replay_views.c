@@ -202,29 +202,85 @@ static int events_overview(struct replay_model *m, struct grid *g, int x, int y,
 	return row - y;
 }
 
+/* whether event E passes the Timeline's filters: its category (c) and the / filter, a pid
+ * when it is all digits (as `report events --pid`), else a word of its kind or text */
+static bool timeline_shows(const struct replay_ui *ui, const struct rm_event *e)
+{
+	const char *f = ui->filter;
+
+	if (*ui->category && strcmp(ui->category, e->category))
+		return false;
+	if (!*f)
+		return true;
+	if (f[strspn(f, "0123456789")] == 0)
+		return e->pid == strtoll(f, NULL, 10);
+	return strstr(e->kind, f) || strstr(e->text, f);
+}
+
 static void draw_timeline(struct replay_model *m, struct replay_ui *ui, struct grid *g, int x,
 			  int y, int w, int h)
 {
-	ssize_t last = replay_model__event_at(m, m->pos_ns), i;
-	char a[32];
-	int row = y + 1;
+	ssize_t last = replay_model__event_at(m, m->pos_ns), i, shown = 0, skip;
+	char a[32], pid[24];
+	int row = y + 2;
 
-	grid__textf(
-	    g, x, y, w, GA_BOLD | GA_UNDERLINE, GC_TITLE,
-	    "Events up to %s, newest first: %zd of %zu (drops, mappings, VMA snapshots, probe "
-	    "changes, the end)",
-	    replay__fmt_pos(a, sizeof(a), m->pos_ns), last + 1, m->nevents);
-	if (ui->scroll > last)
-		ui->scroll = last > 0 ? (int)last : 0;
-	ui->rows = h - 1;
-	for (i = last - ui->scroll; i >= 0 && row < y + h; i--, row++) {
+	for (i = 0; i <= last; i++)
+		shown += timeline_shows(ui, &m->events_list[i]);
+	grid__textf(g, x, y, w, GA_BOLD | GA_UNDERLINE, GC_TITLE,
+		    "Events up to %s, newest first: %zd of %zu (every part's, drops, probe changes, "
+		    "the end)",
+		    replay__fmt_pos(a, sizeof(a), m->pos_ns), shown, m->nevents);
+	grid__textf(g, x, y + 1, w, 0, GC_MUTED, "c category: %s   / pid or word: %s",
+		    *ui->category ? ui->category : "all", *ui->filter ? ui->filter : "any");
+	if (ui->scroll > shown - 1)
+		ui->scroll = shown > 1 ? (int)shown - 1 : 0;
+	ui->rows = h - 2;
+	skip = ui->scroll;
+	for (i = last; i >= 0 && row < y + h; i--) {
 		const struct rm_event *e = &m->events_list[i];
 
-		grid__textf(g, x, row, w, 0, e->warn ? GC_WARN : GC_DEFAULT, "%9s  %-13s %s",
-			    replay__fmt_pos(a, sizeof(a), e->t), e->kind, e->text);
+		if (!timeline_shows(ui, e) || skip-- > 0)
+			continue;
+		if (e->pid == RM_NULL)
+			pid[0] = 0;
+		else
+			snprintf(pid, sizeof(pid), "%lld", (long long)e->pid);
+		grid__textf(g, x, row++, w, 0, e->warn ? GC_WARN : GC_DEFAULT,
+			    "%9s  %-10s %-13s %7s %s", replay__fmt_pos(a, sizeof(a), e->t),
+			    e->category, e->kind, pid, e->text);
 	}
-	if (last < 0)
-		grid__text(g, x, row, w, "no event by this position", 0, GC_MUTED);
+	if (!shown)
+		grid__text(g, x, row, w,
+			   last < 0 ? "no event by this position"
+				    : "no event by this position passes the filters",
+			   0, GC_MUTED);
+}
+
+/* c: the next category of the capture's events (in order of first appearance), then all */
+static int timeline_key(struct replay_model *m, struct replay_ui *ui, int key)
+{
+	size_t i, k;
+	bool past = !*ui->category;
+
+	if (key != 'c')
+		return 0;
+	for (i = 0; i < m->nevents; i++) {
+		const char *c = m->events_list[i].category;
+
+		for (k = 0; k < i && strcmp(m->events_list[k].category, c); k++)
+			;
+		if (k < i) /* seen before */
+			continue;
+		if (past) {
+			snprintf(ui->category, sizeof(ui->category), "%s", c);
+			ui->scroll = 0;
+			return 1;
+		}
+		past = !strcmp(c, ui->category);
+	}
+	ui->category[0] = 0;
+	ui->scroll = 0;
+	return 1;
 }
 
 static void draw_none(struct replay_model *m, struct replay_ui *ui, struct grid *g, int x, int y,
@@ -261,8 +317,10 @@ static const struct replay_view core_views[] = {
     {.name = "Timeline",
      .id = "timeline",
      .position = 70,
-     .source = "drop_notice, mapping (new, gone), vma_snapshot, capture end",
+     .source = "every part's events (replay_series.events), drop_notice, probe_change, "
+	       "capture end; c cycles the category, / filters by pid or word",
      .draw = draw_timeline,
+     .on_key = timeline_key,
      .overview_title = "Events",
      .overview_position = 40,
      .overview_rows = 2,
@@ -448,8 +506,10 @@ static void draw_help(struct replay_model *m, struct grid *g)
 	    "[ ]            halve / double the speed (1/4x .. 64x)",
 	    "g G            start / end",
 	    "t              jump to a time (12.5s, 1:30, 1500ms)",
-	    "/              filter the table by name (Enter applies, Esc clears)",
+	    "/              filter the table by name (Enter applies, Esc clears);",
+	    "               on the Timeline a pid, or a word of the event",
 	    "s              next sort column",
+	    "c              Timeline: next category (lifecycle, drop, ...), then all",
 	    "\u2191 \u2193 PgUp PgDn  scroll the table",
 	    "1-9 F1-F9 Tab  switch tabs (Shift-Tab back)",
 	    "Enter, Esc     drill in, back: Memory a group's VMAs, Heap a site's stack",
@@ -522,6 +582,7 @@ static void switch_tab(struct replay_ui *ui, int tab)
 		ui->scroll = 0;
 		ui->sort = 0;
 		ui->filter[0] = 0;
+		ui->category[0] = 0;
 		ui->selected[0] = 0;
 		ui->drill[0] = 0;
 	}

@@ -45,7 +45,9 @@ struct replay_ui {
 	int tab;	    /* index into replay__tabs() */
 	int scroll;	    /* first row shown of the tab's table */
 	int sort;	    /* sort column of the tab's table */
-	char filter[64];    /* name filter of the tab's table ("" none) */
+	char filter[64];    /* name filter of the tab's table ("" none); on the Timeline a
+			     * pid (digits) or a word of the event's kind or text */
+	char category[16];  /* the Timeline's category filter, cycled with c ("" every one) */
 	bool help;	    /* the ? overlay is shown */
 	int prompt;	    /* 0: none, 't': jump to a time, '/': filter */
 	char input[64];	    /* what was typed at the prompt */

@@ -19,6 +19,9 @@ const struct an_report *report_kind__next(const struct an_report *prev)
 			if ((!prev || (*r)->order > prev->order) &&
 			    (!best || (*r)->order < best->order))
 				best = *r;
+	for (const struct an_report *const *r = core_reports; *r; r++)
+		if ((!prev || (*r)->order > prev->order) && (!best || (*r)->order < best->order))
+			best = *r;
 	return best;
 }
 

@@ -234,6 +234,13 @@ struct an_report {
 int report__run(const struct an_report *r, sqlite3 *db, const char *capture_id,
 		const struct report_opts *o, FILE *out);
 
+/* The core's own reports, which name no collector (analyze/events.c: `report events`, a loop
+ * over the parts' timeline events), NULL-terminated. */
+extern const struct an_report *const core_reports[];
+
+/* Whether CATEGORY is in LIST, comma-separated ("" holds every category). */
+bool events__category_in(const char *list, const char *category);
+
 /* The kinds of every part's reports in order: the first when PREV is NULL, else the
  * one after PREV; NULL after the last. */
 const struct an_report *report_kind__next(const struct an_report *prev);
