@@ -261,6 +261,26 @@ int replay_model__event_pid(struct replay_model *m, int64_t t, bool warn, const 
 	return err;
 }
 
+int replay_model__events_sql(struct replay_model *m, const char *sql)
+{
+	sqlite3_stmt *st = NULL;
+	int err = prepare(m, sql, &st), rc = SQLITE_DONE;
+
+	while (!err && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const unsigned char *kind = sqlite3_column_text(st, 2),
+				    *text = sqlite3_column_text(st, 4);
+
+		err = replay_model__event_pid(m, sqlite3_column_int64(st, 0),
+					      sqlite3_column_int64(st, 1) != 0,
+					      kind ? (const char *)kind : "?", col(st, 3), "%s",
+					      text ? (const char *)text : "");
+	}
+	if (!err && rc != SQLITE_DONE)
+		err = -EIO;
+	sqlite3_finalize(st);
+	return err;
+}
+
 static int cmp_event(const void *pa, const void *pb)
 {
 	const struct rm_event *a = pa, *b = pb;

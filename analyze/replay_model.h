@@ -210,6 +210,12 @@ int replay_model__event(struct replay_model *m, int64_t t, bool warn, const char
 int replay_model__event_pid(struct replay_model *m, int64_t t, bool warn, const char *kind,
 			    int64_t pid, const char *fmt, ...) __attribute__((format(printf, 6, 7)));
 
+/* The events SQL selects, each row one (replay_model__event_pid): its columns are the time
+ * relative to the capture's start ("time_ns - ?2"), whether it is a loss (0/1), the kind, the
+ * pid (NULL: none) and the text (SQLite's printf() builds it). Prepared as
+ * replay_model__prepare does. 0, -ENOMEM, -EIO. */
+int replay_model__events_sql(struct replay_model *m, const char *sql);
+
 /* Make the capture's duration cover T (from a replay_series.open whose times are not interval
  * ends: its data then still lies inside the recording). */
 void replay_model__covers(struct replay_model *m, int64_t t);

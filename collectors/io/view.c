@@ -169,12 +169,28 @@ static struct rm_times io_ends(const void *state)
 
 /* the view's statements live in the model, prepared once when it opens; io_sample's interval
  * ends step the arrows */
+/* the timeline's file-system events (io_event, --io-events): each open denied, file created,
+ * deleted, renamed or truncated, at the syscall's exit; a denied open is a warning */
+static int io_events(struct replay_model *m, const void *state)
+{
+	static const char sql[] =
+	    "SELECT time_ns - ?2, kind = 'denied', 'file ' || kind, pid, "
+	    "printf('%s %s%s%s', syscall, path, "
+	    "CASE WHEN new_path IS NULL THEN '' ELSE ' -> ' || new_path END, "
+	    "CASE WHEN error IS NULL THEN '' ELSE printf(' (errno %d)', error) END) "
+	    "FROM io_event WHERE cap = ?1 ORDER BY time_ns, rowid";
+
+	(void)state;
+	return replay_model__events_sql(m, sql);
+}
+
 const struct replay_series io_replay = {
     .what = "io samples",
     .state_size = sizeof(struct io_view_state),
     .open = io_open,
     .free = io_free,
     .ends = io_ends,
+    .events = io_events,
 };
 
 static const char *ns_or_dash(char *buf, size_t len, sqlite3_stmt *st, int col)

@@ -63,11 +63,26 @@ static void net_free(void *state)
  * scan of every row at open (4.8 ms CPU for bench_replay's 28,800 rows; an hour at 1,000
  * sockets an interval would take about 0.6 s), and its polls are cpu's and io's, which
  * step the arrows */
+/* the timeline's net errors (net_error: counts per socket, kind and interval, at the newest
+ * such error; a retransmit at the poll): one event each, "refused x3 tcp A -> B" */
+static int net_events(struct replay_model *m, const void *state)
+{
+	static const char sql[] =
+	    "SELECT time_ns - ?2, 0, 'net ' || kind, pid, "
+	    "printf('%s x%d %s %s -> %s%s', kind, count, proto, local, remote, "
+	    "CASE WHEN err IS NULL THEN '' ELSE printf(' (errno %d)', err) END) "
+	    "FROM net_error WHERE cap = ?1 AND count > 0 ORDER BY time_ns, rowid";
+
+	(void)state;
+	return replay_model__events_sql(m, sql);
+}
+
 const struct replay_series net_replay = {
     .what = "net statements",
     .state_size = sizeof(struct net_view_state),
     .open = net_open,
     .free = net_free,
+    .events = net_events,
 };
 
 /* statement I of the view's state, reset for a run; NULL when it did not prepare */
