@@ -667,6 +667,95 @@ static void test_12_timeline(void **state)
 	sqlite3_close(db);
 }
 
+/* the timeline's events carry their category (the part's name, or the model's drop, probe,
+ * end) and their process; the Timeline's c cycles the category filter, / takes a pid */
+static void test_23_timeline_categories_and_filters(void **state)
+{
+	sqlite3 *db = full_db();
+	struct replay_model *m;
+	struct replay_ui ui = {0};
+	struct grid *g = grid__new(160, 48);
+	size_t i, forks = 0;
+	char *t;
+
+	(void)state;
+	execf(db,
+	      "INSERT INTO drop_notice (cap, time_ns, collector, kind, lost) VALUES "
+	      "(" CAP_OF ", %lld, 'syscalls', 'ringbuf', 7)",
+	      CID, BASE + 3 * SEC / 2);
+	execf(db,
+	      "INSERT INTO lifecycle_event (cap, time_ns, kind, pid, ppid, tid, comm) VALUES "
+	      "(" CAP_OF ", %lld, 'fork', 501, 500, 500, 'kid'), "
+	      "(" CAP_OF ", %lld, 'fork', 502, 500, 500, 'kid2')",
+	      CID, BASE + 2 * SEC, CID, BASE + 3 * SEC);
+	execf(db,
+	      "INSERT INTO lifecycle_event (cap, time_ns, kind, pid, comm, signal, core_dumped) "
+	      "VALUES (" CAP_OF ", %lld, 'exit', 501, 'kid', 9, 0)",
+	      CID, BASE + 4 * SEC);
+	m = open_model(db);
+	for (i = 0; i < m->nevents; i++) {
+		const struct rm_event *e = &m->events_list[i];
+
+		if (!strcmp(e->kind, "fork")) {
+			assert_string_equal(e->category, "lifecycle");
+			assert_true(e->pid == 501 || e->pid == 502);
+			forks++;
+		} else if (!strcmp(e->kind, "exit")) {
+			assert_string_equal(e->category, "lifecycle");
+			assert_int_equal(e->pid, 501);
+			assert_string_equal(e->text, "kid killed by SIGKILL");
+		} else if (!strcmp(e->kind, "drop")) {
+			assert_string_equal(e->category, "drop");
+			assert_int_equal(e->pid, RM_NULL);
+		} else if (!strcmp(e->kind, "vma snapshot")) {
+			assert_string_equal(e->category, "vmas");
+		}
+	}
+	assert_int_equal(forks, 2);
+	replay_model__seek(m, 5 * SEC);
+	ui.tab = replay__find_view("timeline");
+	replay__render(m, &ui, g);
+	t = grid__to_text(g);
+	assert_contains(t, "c category: all   / pid or word: any");
+	assert_contains(t, "pid 501 forked by 500 (kid)");
+	assert_contains(t, "syscalls ringbuf: 7 lost");
+	free(t);
+	/* c: the categories in order of their first event (vmas at 0.5 s, drop, lifecycle) */
+	replay__key(m, &ui, 'c');
+	assert_string_equal(ui.category, "vmas");
+	replay__key(m, &ui, 'c');
+	assert_string_equal(ui.category, "drop");
+	replay__key(m, &ui, 'c');
+	assert_string_equal(ui.category, "lifecycle");
+	replay__render(m, &ui, g);
+	t = grid__to_text(g);
+	assert_contains(t, "c category: lifecycle");
+	assert_contains(t, "pid 502 forked by 500 (kid2)");
+	assert_lacks(t, "ringbuf");
+	assert_lacks(t, "VMAs");
+	free(t);
+	/* / 501: that process's events only */
+	replay__key(m, &ui, '/');
+	replay__key(m, &ui, '5');
+	replay__key(m, &ui, '0');
+	replay__key(m, &ui, '1');
+	replay__key(m, &ui, RK_ENTER);
+	replay__render(m, &ui, g);
+	t = grid__to_text(g);
+	assert_contains(t, "/ pid or word: 501");
+	assert_contains(t, "pid 501 forked by 500 (kid)");
+	assert_contains(t, "kid killed by SIGKILL");
+	assert_lacks(t, "kid2");
+	free(t);
+	/* past the last category: all again */
+	while (*ui.category)
+		replay__key(m, &ui, 'c');
+	assert_string_equal(ui.category, "");
+	grid__free(g);
+	replay_model__free(m);
+	sqlite3_close(db);
+}
+
 static void test_13_heap_tab(void **state)
 {
 	sqlite3 *db = full_db();
@@ -1428,6 +1517,7 @@ int main(void)
 	    cmocka_unit_test(test_20_syscalls_probe_overhead),
 	    cmocka_unit_test(test_21_tabs_from_parts),
 	    cmocka_unit_test(test_22_step_merged_ends),
+	    cmocka_unit_test(test_23_timeline_categories_and_filters),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

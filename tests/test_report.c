@@ -1733,6 +1733,20 @@ static const struct an_part *report_owner(const struct an_report *r)
  * each has what the command needs, and each kind-specific option has a kind that takes it.
  * A collector added to collectors.def (the toy of tests/e2e/toy_collector.sh) adds its kinds
  * to the list: they follow the same rules, and the ones below stay as they are. */
+/* report events --category: a comma-separated list, whole words only */
+static void test_27_events_category_list(void **state)
+{
+	(void)state;
+	assert_true(events__category_in("", "lifecycle"));
+	assert_true(events__category_in("lifecycle", "lifecycle"));
+	assert_true(events__category_in("drop,lifecycle", "lifecycle"));
+	assert_true(events__category_in("lifecycle,drop", "drop"));
+	assert_false(events__category_in("lifecycle", "life"));
+	assert_false(events__category_in("life,cycle", "lifecycle"));
+	assert_false(events__category_in("drop,probe", "end"));
+	assert_false(events__category_in("drop,", "dro"));
+}
+
 static void test_26_report_kinds(void **state)
 {
 	static const char *const names[] = {"syscalls", "cpu", "mem",	 "vma",
@@ -1746,18 +1760,23 @@ static void test_26_report_kinds(void **state)
 	struct report_opts o = {.own = &vo};
 	size_t taken = 0;
 	char buf[256], seen[256], all[256] = "", bar[256] = "";
-	size_t n = 0, shipped = 0, added = 0, k;
+	size_t n = 0, shipped = 0, added = 0, ncore = 0, k;
 
 	(void)state;
 	for (r = report_kind__next(NULL); r; prev = r, r = report_kind__next(r), n++) {
 		const struct an_part *part = report_owner(r);
 		const char *s = r->summary, *nl;
+		bool core = false;
 
-		assert_non_null(part);
-		for (k = 0; k < sizeof(owner) / sizeof(owner[0]); k++)
+		for (const struct an_report *const *c = core_reports; *c; c++)
+			core |= *c == r;
+		assert_true(core != !!part); /* a part's, or the core's own (names no collector) */
+		for (k = 0; part && k < sizeof(owner) / sizeof(owner[0]); k++)
 			if (!strcmp(owner[k].part, part->name))
 				break;
-		if (k < sizeof(owner) / sizeof(owner[0])) { /* a shipped collector's */
+		if (core) {
+			ncore++;
+		} else if (k < sizeof(owner) / sizeof(owner[0])) { /* a shipped collector's */
 			assert_true(shipped < sizeof(names) / sizeof(names[0]));
 			assert_string_equal(r->name, names[shipped++]);
 		} else {
@@ -1796,7 +1815,10 @@ static void test_26_report_kinds(void **state)
 		}
 	}
 	assert_int_equal(shipped, sizeof(names) / sizeof(names[0]));
-	assert_int_equal(n, shipped + added);
+	assert_int_equal(n, shipped + added + ncore);
+	assert_int_equal(ncore, 1);
+	assert_non_null(report_kind__find("events")); /* the timeline, a core report */
+	n -= ncore;
 	/* none left out of the list: every part's reports are in it (orders unique), once */
 	for (const struct an_part *const *p = an_parts; *p; p++)
 		for (const struct an_report *const *k = (*p)->reports; k && *k; k++) {
@@ -1919,6 +1941,7 @@ int main(void)
 	    cmocka_unit_test(test_24_info_far_times),
 	    cmocka_unit_test(test_25_window_far),
 	    cmocka_unit_test(test_26_report_kinds),
+	    cmocka_unit_test(test_27_events_category_list),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
