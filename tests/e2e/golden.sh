@@ -85,7 +85,7 @@ tables() {
 	save "$name" "$TMP/o" "$TMP/e" "$rc" "db_text.py DB (every table, rows in order)"
 }
 
-REPORTS="syscalls cpu mem vma heap leaks cgroup apps net io fds threads signals tree locks"
+REPORTS="syscalls cpu mem vma heap leaks cgroup apps net io fds threads signals tree locks events"
 TABS="overview syscalls network threads io fds timeline memory heap"
 
 for c in full truncated noheap noebpf cgroup; do
@@ -145,6 +145,9 @@ run full/opt/replay-end-heap.txt replay --dump --at 99m --tab 9 --size 120x40 $f
 run full/opt/replay-small.txt replay --dump --at 00:03 --size 80x24 $f
 run full/opt/replay-syscalls-4s.txt replay --dump --at 4s --tab 2 $f
 run full/opt/replay-timeline-end.txt replay --dump --at 99m --tab timeline $f
+run full/opt/events-category.json report events --category drop,probe --format json $f
+run full/opt/events-pid.csv report events --pid 4321 --format csv $f
+run full/opt/events-window.txt report events --window 2..4 $f
 run full/opt/replay-threads-end.txt replay --dump --at 99m --tab threads $f
 
 f=cgroup.ptop
