@@ -2,4 +2,4 @@
  * report (report.c), figures (figures.c). */
 #include "analyze/part.h"
 
-const struct an_part tls_part = { "tls", &tls_load, NULL, NULL, NULL };
+const struct an_part tls_part = { "tls", &tls_load, tls_reports, NULL, tls_figures };

@@ -3,7 +3,7 @@
 # after the recording started (libssl is dlopen'd then: attached late, said in tls_attach),
 # writes 10 messages of 36 bytes and reads 10 answers of 8 bytes. Checked: the write calls
 # and bytes exact, the read bytes exact, the fd from SSL_set_fd the client's; report tls in
-# text, JSON and CSV; with --tls-bytes 16 the first 16 bytes of each write, and the capture
+# text, JSON and CSV, the peer from net, the figures; with --tls-bytes 16 the first 16 bytes of each write, and the capture
 # marked SENSITIVE in info and the report; without --tls-bytes, and without the collector,
 # not one payload byte in the (decompressed) capture; --tls-bytes without --enable tls and
 # out of range are usage errors; a static target is "unsupported" with the reason.
@@ -29,9 +29,10 @@ run() { # OUT [OPTIONS...]: one server, the client recorded
 	"$REC" --quiet --interval 250ms "$@" -o "$out" -- "$PY" "$PEER" client "$(cat "$TMP/port")" \
 		"$N" 1 >"$out.txt" 2>"$out.err" || fail "recording $out: $(cat "$out.err")"
 	wait "$spid" || fail "the TLS server failed"
+	cp "$TMP/port" "$out.port"
 }
 
-run "$TMP/plain.ptop" --enable tls
+run "$TMP/plain.ptop" --enable tls,net
 run "$TMP/bytes.ptop" --enable tls --tls-bytes 16
 run "$TMP/off.ptop"
 
@@ -57,16 +58,58 @@ got=$(q "$TMP/bytes.ptop" "SELECT CAST(data AS TEXT) FROM tls_data WHERE directi
 assert_eq "bytes: the first 16 bytes of each write" "$want" "$got"
 assert_eq "bytes: each write's length" "36" \
 	"$(q "$TMP/bytes.ptop" "SELECT DISTINCT length FROM tls_data WHERE direction = 'write'")"
-zstd -dcq "$TMP/bytes.ptop" | grep -aq '0000-secret-msg:' ||
+raw() { zstd -dcq "$1" >"$1.raw" || fail "zstd cannot read $1"; } # the capture's bytes
+raw "$TMP/bytes.ptop"
+grep -aq '0000-secret-msg:' "$TMP/bytes.ptop.raw" ||
 	fail "the plaintext is not in the decompressed capture: the next check would prove nothing"
 "$ANA" info "$TMP/bytes.ptop" | has 'SENSITIVE' || fail "info does not say the capture is sensitive"
 "$ANA" info "$TMP/plain.ptop" | has 'SENSITIVE' && fail "info says sensitive without --tls-bytes"
 for c in plain off; do
-	zstd -dcq "$TMP/$c.ptop" | grep -aq 'secret-msg' && fail "$c: a payload byte in the capture"
-	zstd -dcq "$TMP/$c.ptop" | grep -aq '0123456789abcdef' && fail "$c: a payload byte in the capture"
+	raw "$TMP/$c.ptop"
+	grep -aq 'secret-msg' "$TMP/$c.ptop.raw" && fail "$c: a payload byte in the capture"
+	grep -aq '0123456789abcdef' "$TMP/$c.ptop.raw" && fail "$c: a payload byte in the capture"
 done
 assert_eq "plain: no plaintext rows" "0" "$(q "$TMP/plain.ptop" "SELECT COUNT(*) FROM tls_data")"
 "$ANA" info "$TMP/off.ptop" | has -E '^ *tls +disabled' || fail "off: tls not disabled"
+
+# report tls: the connection's figures in text, JSON and CSV; the peer from net
+"$ANA" report tls --format json "$TMP/plain.ptop" >"$TMP/r.json" || fail "report tls json: exit $?"
+python3 - "$TMP/r.json" "$N" "$(cat "$TMP/plain.ptop.port")" <<'PY' || fail "report tls json: $(cat "$TMP/r.json")"
+import json, sys
+j = json.load(open(sys.argv[1])); n = int(sys.argv[2]); port = sys.argv[3]
+assert j["collected"] and j["attached"] and not j["sensitive"], j
+assert "plaintext" not in j, j
+t = j["totals"]
+assert (t["connections"], t["write_calls"], t["write_bytes"], t["read_bytes"]) == (1, n, 36 * n, 8 * n), t
+c = j["connections"][0]
+assert c["write_calls"] == n and c["write_bytes"] == 36 * n and c["read_bytes"] == 8 * n, c
+assert c["write_mean_ns"] > 0 and c["write_max_ns"] >= c["write_mean_ns"], c
+assert c["peer"] == "127.0.0.1:" + port, c
+PY
+"$ANA" report tls "$TMP/plain.ptop" >"$TMP/r.txt" || fail "report tls: exit $?"
+has -E "1 connections; written $N calls, $((N * 36)) B" <"$TMP/r.txt" || fail "report tls: $(cat "$TMP/r.txt")"
+has 'SENSITIVE' <"$TMP/r.txt" && fail "report tls says sensitive without --tls-bytes"
+"$ANA" report tls --format csv "$TMP/plain.ptop" >"$TMP/r.csv" || fail "report tls csv: exit $?"
+assert_eq "csv: write bytes" "$((N * 36))" "$(python3 -c 'import csv,sys; print(next(csv.DictReader(open(sys.argv[1])))["write_bytes"])' "$TMP/r.csv")"
+"$ANA" report tls "$TMP/bytes.ptop" >"$TMP/b.txt" || fail "report tls bytes: exit $?"
+head -1 "$TMP/b.txt" | has '^SENSITIVE' || fail "report tls: no SENSITIVE banner: $(cat "$TMP/b.txt")"
+has '0003-secret-msg:' <"$TMP/b.txt" || fail "report tls: the plaintext not shown"
+has 'peer: not collected' <"$TMP/b.txt" || fail "report tls without net: the peer not said not collected"
+"$ANA" report tls --format json "$TMP/bytes.ptop" >"$TMP/b.json" || fail "report tls bytes json"
+assert_eq "json: sensitive" "True" "$(jget "$TMP/b.json" 'j["sensitive"]')"
+assert_eq "json: plaintext rows" "$((2 * N))" "$(jget "$TMP/b.json" 'len(j["plaintext"])')"
+"$ANA" report tls --format csv "$TMP/bytes.ptop" 2>"$TMP/b.err" >/dev/null || fail "report tls bytes csv"
+has 'SENSITIVE' <"$TMP/b.err" || fail "report tls csv: sensitive not said"
+"$ANA" report tls "$TMP/off.ptop" | has 'not collected' || fail "off: report tls not 'not collected'"
+
+# figures: the report's totals; not measured when tls did not run
+fig() { "$ANA" figures --format csv "$1" | awk -F, -v f="$2" '$1 == f { print $2 }'; }
+assert_eq "figure tls.write_calls" "$N" "$(fig "$TMP/plain.ptop" tls.write_calls)"
+assert_eq "figure tls.write_bytes" "$((N * 36))" "$(fig "$TMP/plain.ptop" tls.write_bytes)"
+assert_eq "figure tls.read_bytes" "$((N * 8))" "$(fig "$TMP/plain.ptop" tls.read_bytes)"
+"$ANA" figures "$TMP/off.ptop" | has -E '^tls\.write_bytes +not measured' ||
+	fail "off: tls.write_bytes not 'not measured'"
+"$ANA" diff "$TMP/plain.ptop" "$TMP/bytes.ptop" >/dev/null || fail "diff of two tls captures: exit $?"
 
 # usage errors
 expect_exit 2 "$REC" --tls-bytes 16 -o "$TMP/x.ptop" -- true

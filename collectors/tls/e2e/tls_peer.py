@@ -52,6 +52,9 @@ def client(port, count, pause):
                 got = b""
                 while len(got) < 8:
                     got += s.recv(8 - len(got))
+            # open past a poll of the recorder, whose net collector then sees its fd (the
+            # peer of report tls is joined by it)
+            time.sleep(0.6)
     time.sleep(pause)
 
 
