@@ -81,6 +81,9 @@ run "net" net --enable net "${cmd[@]}"
 run "io-events" io --io-events "${cmd[@]}"
 run "io-files" io --io-files "${cmd[@]}"
 run "mark" mark --mark requests=handle_request "${cmd[@]}"
+# tls: without --tls-bytes (the plaintext read is dead code) and with the most
+run "tls" tls --enable tls "${cmd[@]}"
+run "tls --tls-bytes 4096" tls --enable tls --tls-bytes 4096 "${cmd[@]}"
 if [ -n "$go_bin" ]; then
 	run "goalloc" goalloc --enable goalloc -- "$go_bin" 1000
 	run "goalloc every" goalloc --enable goalloc --heap-sample-bytes 0 -- "$go_bin" 1000
