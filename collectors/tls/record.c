@@ -79,6 +79,10 @@ struct tls_priv {
 	char lib[PATH_MAX];		     /* libssl as the target maps it; "": not yet */
 	bool attached;
 	bool attach_failed;
+	bool attach_said;		     /* its TlsAttach written */
+	bool at_start;
+	uint64_t attach_ns;
+	char fns[256];
 	uint64_t prev_ns;
 	uint64_t prev_full, prev_lost, prev_unmatched, prev_misses[2];
 	struct tls_seen *seen;		     /* TLS_SEEN_CAP */
@@ -197,9 +201,6 @@ static void tls_stop(struct collector *c)
  * calls must all be there; SSL_set_fd too). 0, or -errno with the reason in C. */
 static int attach(struct collector *c, struct tls_priv *p, bool at_start)
 {
-	Ptop__V1__Event ev = PTOP__V1__EVENT__INIT;
-	Ptop__V1__TlsAttach ta = PTOP__V1__TLS_ATTACH__INIT;
-	Ptop__V1__CollectorPayload cp;
 	char open_path[PATH_MAX + 32], fns[256];
 	uint64_t off[TLS_FN_N], cookies[TLS_FN_N];
 	size_t at = 0;
@@ -247,15 +248,31 @@ static int attach(struct collector *c, struct tls_priv *p, bool at_start)
 		return err;
 	}
 	p->attached = true;
+	p->attach_ns = rec_now_ns();
+	p->at_start = at_start;
+	snprintf(p->fns, sizeof(p->fns), "%s", fns);
+	p->attach_said = false;
+	return 0;
+}
+
+/* The TlsAttach of the attach made (at the next poll: start() writes no record). */
+static int emit_attach(struct collector *c, struct tls_priv *p)
+{
+	Ptop__V1__Event ev = PTOP__V1__EVENT__INIT;
+	Ptop__V1__TlsAttach ta = PTOP__V1__TLS_ATTACH__INIT;
+	Ptop__V1__CollectorPayload cp;
+	int err;
+
 	ta.library = p->lib;
-	ta.functions = fns;
-	ta.at_start = at_start;
+	ta.functions = p->fns;
+	ta.at_start = p->at_start;
 	err = capture_payload__pack(&ev, &cp, "tls", &ta.base);
 	if (!err) {
 		err = rec_emit_event(c->ctx, &ev, PTOP__V1__CATEGORY__CATEGORY_UNSPECIFIED,
-				     rec_now_ns(), 0);
+				     p->attach_ns, 0);
 		capture_payload__release(&cp);
 	}
+	p->attach_said = !err;
 	return err;
 }
 
@@ -438,6 +455,11 @@ static int tls_poll(struct collector *c, uint64_t now_ns, unsigned flags)
 			if (err)
 				return err;
 		}
+	}
+	if (p->attached && !p->attach_said) {
+		err = emit_attach(c, p);
+		if (err)
+			return err;
 	}
 	if (p->rb) {
 		ring_buffer__consume(p->rb);
