@@ -25,7 +25,7 @@ run() { # OUT [OPTIONS...]: one server, the client recorded
 	"$PY" "$PEER" server "$TMP/c.pem" "$TMP/k.pem" "$TMP/port" &
 	spid=$!
 	kill_at_exit "$spid"
-	wait_until 20 test -s "$TMP/port" || fail "the TLS server did not start"
+	wait_until "the TLS server's port" test -s "$TMP/port"
 	"$REC" --quiet --interval 250ms "$@" -o "$out" -- "$PY" "$PEER" client "$(cat "$TMP/port")" \
 		"$N" 1 >"$out.txt" 2>"$out.err" || fail "recording $out: $(cat "$out.err")"
 	wait "$spid" || fail "the TLS server failed"
@@ -71,6 +71,31 @@ for c in plain off; do
 done
 assert_eq "plain: no plaintext rows" "0" "$(q "$TMP/plain.ptop" "SELECT COUNT(*) FROM tls_data")"
 "$ANA" info "$TMP/off.ptop" | has -E '^ *tls +disabled' || fail "off: tls not disabled"
+
+# --pid on a target that mapped libssl before the start: attached at the start (its
+# TlsAttach written at the first poll), the calls exact
+rm -f "$TMP/port" "$TMP/go"
+"$PY" "$PEER" server "$TMP/c.pem" "$TMP/k.pem" "$TMP/port" &
+spid=$!
+kill_at_exit "$spid"
+wait_until "the TLS server's port" test -s "$TMP/port"
+"$PY" "$PEER" pidclient "$(cat "$TMP/port")" "$N" "$TMP/go" >"$TMP/pc.out" &
+cpid=$!
+kill_at_exit "$cpid"
+wait_line "$TMP/pc.out" ready "the --pid client"
+"$REC" --interval 250ms --enable tls --pid "$cpid" -o "$TMP/pid.ptop" 2>"$TMP/pid.err" &
+rpid=$!
+kill_at_exit "$rpid"
+wait_line "$TMP/pid.err" "probes:" "the --pid recording's start"
+sleep 0.5 # past the recorder's start (its probe set is written before its first poll)
+touch "$TMP/go"
+wait "$cpid" || fail "the --pid client failed"
+wait "$rpid" || fail "recording --pid: $(cat "$TMP/pid.err")"
+wait "$spid" || true
+"$ANA" info "$TMP/pid.ptop" | has -E '^ *tls +active +ebpf' || fail "--pid: tls not active: $(cat "$TMP/pid.err")"
+assert_eq "--pid: libssl attached at the start" "1" "$(q "$TMP/pid.ptop" "SELECT at_start FROM tls_attach")"
+assert_eq "--pid: write calls" "$N" "$(q "$TMP/pid.ptop" "SELECT SUM(write_calls) FROM tls_conn")"
+assert_eq "--pid: write bytes" "$((N * 36))" "$(q "$TMP/pid.ptop" "SELECT SUM(write_bytes) FROM tls_conn")"
 
 # report tls: the connection's figures in text, JSON and CSV; the peer from net
 "$ANA" report tls --format json "$TMP/plain.ptop" >"$TMP/r.json" || fail "report tls json: exit $?"

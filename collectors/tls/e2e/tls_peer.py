@@ -3,6 +3,8 @@
 
 server CERT KEY PORTFILE: accept one TLS connection, read until the client closes, answer
   each read with "ack:" + what it read (its own writes are not traced).
+pidclient PORT COUNT GOFILE: import ssl first (libssl mapped), print "ready", and once GOFILE
+  exists do as client (for a --pid recording that finds libssl at its start).
 client PORT COUNT [SLEEP]: wait a moment (so the recorder is running before libssl is mapped),
   then `import ssl` (Python dlopens libssl then), wait 0.6 s (the recorder attaches at its
   next interval), connect, write COUNT messages
@@ -35,7 +37,13 @@ def server(cert, key, portfile):
             s.sendall(b"ack:" + data[:4])
 
 
-def client(port, count, pause):
+def client(port, count, pause, gofile=None):
+    if gofile:  # libssl mapped first; the exchange once GOFILE exists (--pid)
+        import ssl
+        import os
+        print("ready", flush=True)
+        while not os.path.exists(gofile):
+            time.sleep(0.05)
     time.sleep(pause)
     import ssl  # libssl is mapped here, after the recording started
     # the recorder attaches to a libssl mapped late at its next interval (calls before
@@ -59,7 +67,9 @@ def client(port, count, pause):
 
 
 if __name__ == "__main__":
-    if sys.argv[1] == "server":
+    if sys.argv[1] == "pidclient":  # pidclient PORT COUNT GOFILE
+        client(int(sys.argv[2]), int(sys.argv[3]), 0, sys.argv[4])
+    elif sys.argv[1] == "server":
         server(sys.argv[2], sys.argv[3], sys.argv[4])
     else:
         client(int(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4]) if len(sys.argv) > 4 else 1.5)
