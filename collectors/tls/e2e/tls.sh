@@ -6,9 +6,11 @@
 # text, JSON and CSV, the peer from net, the figures; with --tls-bytes 16 the first 16 bytes of each write, and the capture
 # marked SENSITIVE in info and the report; without --tls-bytes, and without the collector,
 # not one payload byte in the (decompressed) capture; --tls-bytes without --enable tls and
-# out of range are usage errors; a static target is "unsupported" with the reason.
+# out of range are usage errors; a --pid target with libssl mapped before the start; a static
+# target (heap_static) is "unsupported" with the reason.
 . "$(dirname "$0")/../../../tests/e2e/lib.sh"
 need_ebpf
+need_fixture heap_static
 command -v openssl >/dev/null || skip "no openssl to make a certificate"
 command -v zstd >/dev/null || skip "no zstd to read the capture's bytes"
 PY=$(python3 -c 'import sys, ssl; print(sys.executable)') || skip "python3 has no ssl module"
@@ -135,6 +137,16 @@ assert_eq "figure tls.read_bytes" "$((N * 8))" "$(fig "$TMP/plain.ptop" tls.read
 "$ANA" figures "$TMP/off.ptop" | has -E '^tls\.write_bytes +not measured' ||
 	fail "off: tls.write_bytes not 'not measured'"
 "$ANA" diff "$TMP/plain.ptop" "$TMP/bytes.ptop" >/dev/null || fail "diff of two tls captures: exit $?"
+
+# a static executable maps no libssl: unsupported, with the reason
+"$REC" --quiet --enable tls -o "$TMP/static.ptop" -- "$FIX/heap_static" >/dev/null 2>&1 ||
+	fail "recording heap_static"
+"$ANA" info "$TMP/static.ptop" | has -E '^ *tls +unsupported' || fail "static: tls not unsupported"
+"$ANA" info "$TMP/static.ptop" | has 'statically linked: it maps no libssl' ||
+	fail "static: the reason not said"
+"$ANA" report tls "$TMP/static.ptop" | has 'not collected (unsupported' ||
+	fail "static: report tls does not say not collected"
+echo "ok: a static target: tls unsupported, the reason said"
 
 # usage errors
 expect_exit 2 "$REC" --tls-bytes 16 -o "$TMP/x.ptop" -- true
