@@ -91,6 +91,9 @@ run "lifecycle cgroup" lifecycle --cgroup "$cg"
 run "locks" locks --enable locks "${cmd[@]}"
 run "locks --user-stacks fp" locks --enable locks --user-stacks fp "${cmd[@]}"
 run "locks cgroup" locks --enable locks --cgroup "$cg"
+# tls: without --tls-bytes (the plaintext read is dead code) and with the most
+run "tls" tls --enable tls "${cmd[@]}"
+run "tls --tls-bytes 4096" tls --enable tls --tls-bytes 4096 "${cmd[@]}"
 if [ -n "$go_bin" ]; then
 	run "goalloc" goalloc --enable goalloc -- "$go_bin" 1000
 	run "goalloc every" goalloc --enable goalloc --heap-sample-bytes 0 -- "$go_bin" 1000
