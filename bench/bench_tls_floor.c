@@ -20,7 +20,7 @@
 #include <bpf/libbpf.h>
 
 #include "bpf/bench_uprobe_noop.skel.h"
-#include "collectors/heap/record.h" /* heap__elf_func */
+#include "record/uprobe_target.h" /* uprobe_target__elf_func */
 #include "record/uprobe_link.h"
 
 static volatile sig_atomic_t stop;
@@ -51,7 +51,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	for (int k = 0; k < 4; k++)
-		if (heap__elf_func(fd, fns[k], &off[k], &size)) {
+		if (uprobe_target__elf_func(fd, fns[k], &off[k], &size)) {
 			fprintf(stderr, "bench_tls_floor: no %s in %s\n", fns[k], argv[2]);
 			return 1;
 		}

@@ -31,7 +31,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
-#include "collectors/heap/record.h" /* heap__elf_func, heap__uprobe_precheck, heap__target_exe */
+#include "record/uprobe_target.h" /* where the uprobes go: the target's exe, its ELF functions */
 #include "collectors/tls/tls.h"
 #include "collectors/tls/tls.pb-c.h"
 #include "collectors/tls/tls.skel.h"
@@ -138,14 +138,14 @@ static Ptop__V1__ProbeState tls_check(struct collector *c)
 	char path[PATH_MAX], open_path[PATH_MAX + 32], needed[4096], lib[PATH_MAX];
 	int fd, n = 0, err;
 
-	state = heap__uprobe_precheck(
+	state = uprobe_target__precheck(
 		c, "tls: uprobes on one process's libssl, not yet per process of a cgroup: "
 		   "record one of its processes with --pid",
 		"--no-ebpf: TLS calls are seen only by eBPF uprobes on libssl",
 		"uprobes on the target's libssl SSL_write/SSL_read(_ex), SSL_set_fd", true);
 	if (state != PTOP__V1__PROBE_STATE__PROBE_STATE_UNSPECIFIED)
 		return state;
-	if (heap__target_exe(ctx, path, sizeof(path), open_path, sizeof(open_path), c->reason,
+	if (uprobe_target__exe(ctx, path, sizeof(path), open_path, sizeof(open_path), c->reason,
 			     sizeof(c->reason)))
 		return PTOP__V1__PROBE_STATE__PROBE_STATE_FAILED;
 	fd = open(open_path, O_RDONLY | O_CLOEXEC);
@@ -156,7 +156,7 @@ static Ptop__V1__ProbeState tls_check(struct collector *c)
 	}
 	/* a static executable (a Go one among them) maps no libssl: its TLS, if any, is
 	 * another library's, compiled in */
-	err = heap__elf_needed(fd, needed, sizeof(needed), &n);
+	err = uprobe_target__elf_needed(fd, needed, sizeof(needed), &n);
 	close(fd);
 	if (err == -ENOENT || (!err && n == 0)) { /* an ELF file without dynamic section */
 		snprintf(c->reason, sizeof(c->reason),
@@ -217,7 +217,7 @@ static int attach(struct collector *c, struct tls_priv *p, bool at_start)
 	for (int k = 0; k < TLS_FN_N; k++) {
 		uint64_t size;
 
-		err = heap__elf_func(fd, fn_names[k], &off[k], &size);
+		err = uprobe_target__elf_func(fd, fn_names[k], &off[k], &size);
 		if (err) {
 			snprintf(c->reason, sizeof(c->reason), "%s: %s in %.300s (.symtab, .dynsym)",
 				 fn_names[k], err == -ENOENT ? "no such function" : strerror(-err),

@@ -9,7 +9,7 @@
  * each built once into a struct table; text prints them under a heading, CSV prints the
  * connections (the plaintext's banner on stderr, where CSV's notes go), JSON writes
  * "connections", "totals", "attached", "sensitive" and, when sensitive, "plaintext".
- * Glue to the core: report__begin/not_collected/drops, window__bounds, table__* only.
+ * Glue to the core: its body under report__run (analyze/report.h), window__bounds, table__*.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -218,27 +218,19 @@ static bool net_ran(sqlite3 *db, const struct capture_meta *m)
 
 #define SENSITIVE_NOTE "SENSITIVE: this capture holds plaintext of the target's TLS calls (--tls-bytes)"
 
-static int report_tls(sqlite3 *db, const char *capture_id, const struct report_opts *o,
-		      FILE *out)
+static int report_tls(const struct report_ctx *ctx)
 {
-	struct drop_line *drops = NULL;
+	const struct capture_meta *m = ctx->m;
+	const struct report_opts *o = ctx->o;
 	struct table *t = NULL, *d = NULL;
+	sqlite3 *db = ctx->db;
+	FILE *out = ctx->out;
+	struct json *j = ctx->j;
 	struct tls_totals tt;
-	struct capture_meta m;
-	struct probe_info p;
-	size_t nd = 0;
 	char w[96], b1[32], b2[32];
 	bool sensitive, peers;
-	struct json j;
-	int err;
+	int err = 0;
 
-	err = capture_meta__load(db, capture_id, &m);
-	err = err ?: probe__lookup(db, m.cap, "tls", &p);
-	if (err)
-		return err;
-	report__begin(&j, out, o, "tls", &m);
-	if (!probe__active(&p))
-		return report__not_collected(&j, out, o, "tls", &p);
 	t = table__new(COLS, col_names);
 	d = table__new(DCOLS, dcol_names);
 	if (!t || !d) {
@@ -247,13 +239,12 @@ static int report_tls(sqlite3 *db, const char *capture_id, const struct report_o
 	}
 	for (size_t c = 0; c < COLS && !err; c++)
 		err = table__set_key(t, c, col_keys[c]);
-	err = err ?: build_conns(db, &m, &o->win, t, &tt);
-	err = err ?: build_data(db, &m, &o->win, d);
-	err = err ?: drops__load(db, &m, "tls", &o->win, &drops, &nd);
+	err = err ?: build_conns(db, m, &o->win, t, &tt);
+	err = err ?: build_data(db, m, &o->win, d);
 	if (err)
 		goto cleanup;
-	sensitive = strstr(p.detail, "SENSITIVE") || table__rows(d);
-	peers = net_ran(db, &m);
+	sensitive = strstr(ctx->probe->detail, "SENSITIVE") || table__rows(d);
+	peers = net_ran(db, m);
 	switch (o->fmt) {
 	case OUT_TEXT:
 		if (sensitive)
@@ -267,7 +258,7 @@ static int report_tls(sqlite3 *db, const char *capture_id, const struct report_o
 			fprintf(out, "no libssl was attached: the target mapped none while recorded\n");
 		if (!peers)
 			fprintf(out, "peer: not collected (the net collector did not run: --enable net)\n");
-		report__drops(NULL, out, o, "tls", drops, nd);
+		report__drops(NULL, out, o, "tls", ctx->drops, ctx->ndrops);
 		fputc('\n', out);
 		err = table__print(t, out, OUT_TEXT);
 		if (!err && sensitive) {
@@ -280,40 +271,37 @@ static int report_tls(sqlite3 *db, const char *capture_id, const struct report_o
 	case OUT_CSV:
 		if (sensitive) /* CSV's notes go to stderr, as the drops' */
 			fprintf(stderr, "%s: `report tls --format json` shows it\n", SENSITIVE_NOTE);
-		report__drops(NULL, out, o, "tls", drops, nd);
+		report__drops(NULL, out, o, "tls", ctx->drops, ctx->ndrops);
 		err = table__print(t, out, OUT_CSV);
 		break;
 	case OUT_JSON:
-		json__kv_bool(&j, "collected", true);
-		json__kv_bool(&j, "attached", tt.attached);
-		json__kv_bool(&j, "sensitive", sensitive);
-		json__kv_bool(&j, "peers_collected", peers);
-		report__drops(&j, out, o, "tls", drops, nd);
-		json__key(&j, "connections");
-		table__json(t, &j, NULL, 0);
-		json__key(&j, "totals");
-		json__begin_object(&j);
-		json__kv_int(&j, "connections", (int64_t)tt.conns);
-		json__kv_int(&j, "write_calls", (int64_t)tt.calls[0]);
-		json__kv_int(&j, "write_bytes", (int64_t)tt.bytes[0]);
-		json__kv_int(&j, "read_calls", (int64_t)tt.calls[1]);
-		json__kv_int(&j, "read_bytes", (int64_t)tt.bytes[1]);
-		json__end_object(&j);
+		json__kv_bool(j, "collected", true);
+		json__kv_bool(j, "attached", tt.attached);
+		json__kv_bool(j, "sensitive", sensitive);
+		json__kv_bool(j, "peers_collected", peers);
+		report__drops(j, out, o, "tls", ctx->drops, ctx->ndrops);
+		json__key(j, "connections");
+		table__json(t, j, NULL, 0);
+		json__key(j, "totals");
+		json__begin_object(j);
+		json__kv_int(j, "connections", (int64_t)tt.conns);
+		json__kv_int(j, "write_calls", (int64_t)tt.calls[0]);
+		json__kv_int(j, "write_bytes", (int64_t)tt.bytes[0]);
+		json__kv_int(j, "read_calls", (int64_t)tt.calls[1]);
+		json__kv_int(j, "read_bytes", (int64_t)tt.bytes[1]);
+		json__end_object(j);
 		if (sensitive) {
-			json__kv_string(&j, "sensitive_note", SENSITIVE_NOTE);
-			json__key(&j, "plaintext");
-			table__json(d, &j, NULL, 0);
+			json__kv_string(j, "sensitive_note", SENSITIVE_NOTE);
+			json__key(j, "plaintext");
+			table__json(d, j, NULL, 0);
 		}
-		json__end_object(&j);
-		err = json__end(&j);
+		json__end_object(j);
+		err = json__end(j);
 		break;
 	}
-	if (!err && (fflush(out) || ferror(out)))
-		err = -EIO;
 cleanup:
 	table__free(t);
 	table__free(d);
-	free(drops);
 	return err;
 }
 
@@ -323,7 +311,9 @@ static const struct an_report tls_report = {
 	.summary = "TLS per connection: SSL_write/SSL_read calls, bytes, latency,\n"
 		   "fd and peer; the plaintext when recorded (--tls-bytes)",
 	.tables = "tls_conn,tls_attach,tls_data",
-	.run = report_tls,
+	.probe = "tls",
+	.drops = "tls",
+	.body = report_tls,
 };
 
 const struct an_report *const tls_reports[] = {
