@@ -28,7 +28,7 @@
 #include "collectors/cpuprof/record.h" /* the capture's stack table, stackmap__read */
 #include <linux/types.h>
 
-#include "collectors/security/security.h"
+#include "collectors/security/record.h"
 #include "collectors/security/security.pb-c.h"
 #include "collectors/security/security.skel.h"
 #include "proto/capture.h"
@@ -208,8 +208,6 @@ static int emit(struct collector *c, const ProtobufCMessage *msg, uint64_t t, ui
 	return err;
 }
 
-/* The path of the file mapped at [START, END) with inode INO in process PID, from
- * /proc/PID/maps, into BUF: 0, or -ENOENT when no such mapping is there (any longer). */
 int security__map_path(pid_t pid, uint64_t start, uint64_t ino, char *buf, size_t len)
 {
 	char path[64], line[4352];
@@ -239,6 +237,22 @@ int security__map_path(pid_t pid, uint64_t start, uint64_t ino, char *buf, size_
 	}
 	fclose(f);
 	return found;
+}
+
+int security__kernel_path(const struct sec_event *e, char *buf, size_t len)
+{
+	size_t at = 0;
+
+	if (!e->path_done || !e->comps || e->comps > SEC_COMPS)
+		return -ENOENT;
+	for (uint32_t i = e->comps; i-- > 0;) {
+		int n = snprintf(buf + at, len - at, "/%.*s", SEC_COMP_LEN, e->comp[i]);
+
+		if (n < 0 || (size_t)n >= len - at)
+			return -ENOENT;
+		at += (size_t)n;
+	}
+	return 0;
 }
 
 /* The stack of event E (its key) as a capture stack id: 0 when none. */
@@ -292,6 +306,8 @@ static int on_exec_mem(struct sec_priv *p, const struct sec_event *e)
 		m.inode = e->anon ? 0 : e->ino;
 		if (e->anon) {
 			m.backing = "anonymous";
+		} else if (security__kernel_path(e, path, sizeof(path)) == 0) {
+			m.backing = path; /* from the kernel's dentries at the call */
 		} else if (security__map_path((pid_t)e->pid, e->vm_start, e->ino, path,
 					      sizeof(path)) == 0) {
 			m.backing = path;

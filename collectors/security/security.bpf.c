@@ -155,10 +155,17 @@ int sec_enter(struct bpf_raw_tracepoint_args *ctx)
 	return 0;
 }
 
-/* bpf_find_vma's callback: the VMA's range and file into the event */
+/* bpf_find_vma's callback: the VMA's range and file into the event (the file's pointer
+ * in e->fp, for walk_path) */
+struct vma_ctx {
+	struct sec_event *e;
+	struct file *f;
+};
+
 static long vma_cb(struct task_struct *task, struct vm_area_struct *vma, void *data)
 {
-	struct sec_event *e = *(struct sec_event **)data;
+	struct vma_ctx *v = data;
+	struct sec_event *e = v->e;
 	struct file *f = BPF_CORE_READ(vma, vm_file);
 	const unsigned char *name;
 
@@ -166,12 +173,62 @@ static long vma_cb(struct task_struct *task, struct vm_area_struct *vma, void *d
 	e->vm_start = BPF_CORE_READ(vma, vm_start);
 	e->vm_end = BPF_CORE_READ(vma, vm_end);
 	e->anon = !f;
+	v->f = f;
 	if (f) {
 		e->ino = BPF_CORE_READ(f, f_inode, i_ino);
 		name = BPF_CORE_READ(f, f_path.dentry, d_name.name);
 		bpf_probe_read_kernel_str(e->file, sizeof(e->file), name);
 	}
 	return 0;
+}
+
+/* F's path into e->comp, its own name first, from dentry to parent and, at a mount's
+ * root, on from the dentry it is mounted on, up to the root of the mounts (every read
+ * is a probe read: a file unmapped meanwhile gives a path cut short, not a fault). One
+ * step per bpf_loop call, so that the verifier checks the step once. */
+struct path_walk {
+	struct sec_event *e;
+	struct dentry *d;
+	struct mount *mnt;
+	__u32 n;
+};
+
+static long path_step(__u32 i, void *arg)
+{
+	struct path_walk *w = arg;
+	struct dentry *d = w->d, *parent = BPF_CORE_READ(d, d_parent); /* locals: CO-RE */
+	struct mount *mnt = w->mnt, *mp;
+
+	if (d == parent || !parent) { /* a mount's root: on to where it is mounted */
+		mp = BPF_CORE_READ(mnt, mnt_parent);
+		if (!mp || mp == mnt) {
+			w->e->path_done = 1;
+			return 1;
+		}
+		w->d = BPF_CORE_READ(mnt, mnt_mountpoint);
+		w->mnt = mp;
+		return 0;
+	}
+	if (w->n >= SEC_COMPS)
+		return 1;
+	bpf_probe_read_kernel_str(w->e->comp[w->n & (SEC_COMPS - 1)], SEC_COMP_LEN,
+				  BPF_CORE_READ(d, d_name.name));
+	w->n++;
+	w->d = parent;
+	return 0;
+}
+
+static __always_inline void walk_path(struct sec_event *e, struct file *f)
+{
+	struct vfsmount *vm = BPF_CORE_READ(f, f_path.mnt);
+	struct path_walk w = {
+	    .e = e,
+	    .d = BPF_CORE_READ(f, f_path.dentry),
+	    .mnt = container_of(vm, struct mount, mnt),
+	};
+
+	bpf_loop(SEC_COMPS + 8, path_step, &w, 0);
+	e->comps = w.n;
 }
 
 /* The user stack of the call (REGS: the registers it was made with) into *SK: a walk, or
@@ -235,7 +292,7 @@ int sec_exit(struct bpf_raw_tracepoint_args *ctx)
 		bpf_map_delete_elem(&sec_pending, &tid);
 		return 0;
 	}
-	__builtin_memset(e, 0, sizeof(*e));
+	__builtin_memset(e, 0, offsetof(struct sec_event, comp));
 	e->kind = p->kind;
 	e->prot = p->prot;
 	e->flags = p->flags;
@@ -249,11 +306,13 @@ int sec_exit(struct bpf_raw_tracepoint_args *ctx)
 	e->ret = (__s64)ctx->args[1];
 	bpf_get_current_comm(e->comm, sizeof(e->comm));
 	if (e->kind != SEC_K_PTRACE && !(e->ret < 0 && e->ret >= -4095)) {
-		struct sec_event *cbe = e; /* bpf_find_vma's context must be on the stack */
+		struct vma_ctx v = {.e = e}; /* bpf_find_vma's context must be on the stack */
 		__u64 at = e->kind == SEC_K_MMAP ? (__u64)e->ret : e->addr;
 
 		task = bpf_get_current_task_btf();
-		bpf_find_vma(task, at, vma_cb, &cbe, 0);
+		bpf_find_vma(task, at, vma_cb, &v, 0);
+		if (v.f)
+			walk_path(e, v.f);
 	}
 	if (take_stack(ctx, regs, id, &e->stack)) {
 		e->stack.hash = 0;
@@ -279,7 +338,7 @@ int BPF_PROG(sec_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm
 	e = bpf_map_lookup_elem(&sec_ev_buf, &zero);
 	if (!e)
 		return 0;
-	__builtin_memset(e, 0, sizeof(*e));
+	__builtin_memset(e, 0, offsetof(struct sec_event, comp));
 	e->uid = BPF_CORE_READ(cr, uid.val);
 	e->euid = BPF_CORE_READ(cr, euid.val);
 	e->gid = BPF_CORE_READ(cr, gid.val);

@@ -23,6 +23,8 @@ enum sec_kind {
 #define SEC_COPIED_ENTRIES 4096
 #define SEC_COPY_RING_BYTES (4u << 20)
 #define SEC_CAPS 64 /* capabilities counted (the last slot: any beyond) */
+#define SEC_COMPS 16	/* path components kept */
+#define SEC_COMP_LEN 64 /* bytes of each */
 #define SEC_NAME 64 /* bytes of a file's name (its dentry's) or a program's path */
 
 /* A call's arguments from its entry, by thread until its exit. */
@@ -58,6 +60,15 @@ struct sec_event {
 	__u32 secureexec;
 	__u32 pad;
 	struct sm_key stack; /* the user stack (hash 0: none) */
+	/* its file's path from the kernel's dentries, the file's own name first, up
+	 * through the mounts to the root: comps components (SEC_COMPS at most; complete
+	 * when path_done), so that the path is known even when the mapping is gone by the
+	 * time user space reads the event */
+	__u32 comps;
+	__u32 path_done;
+	char comp[SEC_COMPS][SEC_COMP_LEN];
+	/* (comp is last: the kernel side zeroes what comes before it; comp's entries from
+	 * comps on are not written) */
 };
 
 /* Indexes of the per-CPU counter array sec_counters: what could not be followed. */
