@@ -183,15 +183,25 @@ static long vma_cb(struct task_struct *task, struct vm_area_struct *vma, void *d
 }
 
 /* F's path into e->comp, its own name first, from dentry to parent and, at a mount's
- * root, on from the dentry it is mounted on, up to the root of the mounts (every read
+ * root, on from the dentry it is mounted on, up to the task's root (as /proc/PID/maps
+ * and d_path have it: a chroot's or a container's own), else the mounts' (every read
  * is a probe read: a file unmapped meanwhile gives a path cut short, not a fault). One
  * step per bpf_loop call, so that the verifier checks the step once. */
 struct path_walk {
 	struct sec_event *e;
 	struct dentry *d;
 	struct mount *mnt;
+	struct dentry *root_d; /* the task's root (chroot, container): where the path starts */
+	struct mount *root_mnt;
 	__u32 n;
 };
+
+/* The struct mount a struct vfsmount is the member mnt of (CO-RE: its offset as the
+ * running kernel has it). */
+static __always_inline struct mount *real_mount(struct vfsmount *vm)
+{
+	return (struct mount *)((void *)vm - bpf_core_field_offset(struct mount, mnt));
+}
 
 static long path_step(__u32 i, void *arg)
 {
@@ -199,6 +209,10 @@ static long path_step(__u32 i, void *arg)
 	struct dentry *d = w->d, *parent = BPF_CORE_READ(d, d_parent); /* locals: CO-RE */
 	struct mount *mnt = w->mnt, *mp;
 
+	if (d == w->root_d && mnt == w->root_mnt) { /* the task's root, as d_path stops */
+		w->e->path_done = 1;
+		return 1;
+	}
 	if (d == parent || !parent) { /* a mount's root: on to where it is mounted */
 		mp = BPF_CORE_READ(mnt, mnt_parent);
 		if (!mp || mp == mnt) {
@@ -220,11 +234,13 @@ static long path_step(__u32 i, void *arg)
 
 static __always_inline void walk_path(struct sec_event *e, struct file *f)
 {
-	struct vfsmount *vm = BPF_CORE_READ(f, f_path.mnt);
+	struct task_struct *task = bpf_get_current_task_btf();
 	struct path_walk w = {
 	    .e = e,
 	    .d = BPF_CORE_READ(f, f_path.dentry),
-	    .mnt = container_of(vm, struct mount, mnt),
+	    .mnt = real_mount(BPF_CORE_READ(f, f_path.mnt)),
+	    .root_d = BPF_CORE_READ(task, fs, root.dentry),
+	    .root_mnt = real_mount(BPF_CORE_READ(task, fs, root.mnt)),
 	};
 
 	bpf_loop(SEC_COMPS + 8, path_step, &w, 0);
