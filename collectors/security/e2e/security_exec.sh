@@ -91,9 +91,11 @@ rpid=$!
 kill_at_exit "$rpid"
 # the file is named once its header is in it, after every collector's start
 wait_until "the recording's start" test -s "$TMP/p.ptop"
-python3 -c 'import ctypes, sys
+python3 -c 'import ctypes, os, sys
 libc = ctypes.CDLL(None, use_errno=True)
-sys.exit(libc.ptrace(0x4206, int(sys.argv[1]), 0, 0) != 0)' "$spid" || fail "PTRACE_SEIZE failed"
+if libc.ptrace(0x4206, int(sys.argv[1]), 0, 0) != 0:
+    sys.exit("PTRACE_SEIZE: " + os.strerror(ctypes.get_errno()))' "$spid" ||
+	fail "PTRACE_SEIZE of $spid failed (yama ptrace_scope $(cat /proc/sys/kernel/yama/ptrace_scope 2>/dev/null || echo -))"
 kill -INT "$rpid" # the seize is done: the recording ends (its final poll reads the ring)
 wait "$rpid" || fail "recording --pid: exit $?"
 assert_eq "ptrace: one seize of the target" "1,$spid,seize,0,0" \
