@@ -299,6 +299,7 @@ int sec_exit(struct bpf_raw_tracepoint_args *ctx)
 	struct task_struct *task;
 	struct sec_pending *p;
 	struct sec_event *e;
+	__u64 sz;
 
 	p = bpf_map_lookup_elem(&sec_pending, &tid);
 	if (!p)
@@ -334,7 +335,12 @@ int sec_exit(struct bpf_raw_tracepoint_args *ctx)
 		e->stack.hash = 0;
 		counter_inc(SEC_CNT_STACK_FAIL);
 	}
-	if (bpf_ringbuf_output(&sec_events, e, sizeof(*e), 0))
+	/* the path's components that were read only: an anonymous mapping's event is a
+	 * quarter of the whole */
+	sz = offsetof(struct sec_event, comp) + (__u64)(e->comps & (SEC_COMPS - 1)) * SEC_COMP_LEN;
+	if (e->comps >= SEC_COMPS)
+		sz = sizeof(*e);
+	if (bpf_ringbuf_output(&sec_events, e, sz, 0))
 		counter_inc(SEC_CNT_RING_FULL);
 	return 0;
 }
@@ -377,7 +383,7 @@ int BPF_PROG(sec_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm
 	e->fd = -1;
 	bpf_probe_read_kernel_str(e->file, sizeof(e->file), BPF_CORE_READ(bprm, filename));
 	bpf_probe_read_kernel_str(e->comm, sizeof(e->comm), p->comm);
-	if (bpf_ringbuf_output(&sec_events, e, sizeof(*e), 0))
+	if (bpf_ringbuf_output(&sec_events, e, offsetof(struct sec_event, comp), 0))
 		counter_inc(SEC_CNT_RING_FULL);
 	return 0;
 }

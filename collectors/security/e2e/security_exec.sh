@@ -66,6 +66,14 @@ head -1 "$TMP/r.csv" | has '^t_s,call,start,end,len,prot,wx,backing,origin,calle
 	fail "csv: header $(head -1 "$TMP/r.csv")"
 has ',sec_anon_exec,ok,' <"$TMP/r.csv" || fail "csv: no anonymous row named by its caller"
 
+# the replay tab and the Overview line
+"$ANA" replay --dump --tab security --at 1 "$S" >"$TMP/tab.txt" || fail "replay --tab security: exit $?"
+has -E 'executable mappings, 1 W\^X' <"$TMP/tab.txt" ||
+	fail "replay: no counts line: $(cat "$TMP/tab.txt")"
+has -E 'mmap +rwx W\^X anonymous' <"$TMP/tab.txt" || fail "replay: no W^X row"
+"$ANA" replay --dump --tab overview --at 1 "$S" | has -E 'Security +[0-9]+ executable mappings, 1 W\^X' ||
+	fail "replay: no Overview line"
+
 # the lanes: the truth about this kernel
 assert_eq "lsm_denials" unsupported "$(q "$S" "select state from probe_lane where probe = 'security' and lane = 'lsm_denials'")"
 if grep -qa btf_trace_cap_capable /sys/kernel/btf/vmlinux; then want=active; else want=unsupported; fi
@@ -83,7 +91,7 @@ has 'security.wx_mappings' <"$TMP/out" || fail "diff: the failed gate is not nam
 expect_exit 0 "$ANA" diff --fail-on 'security.wx_mappings > 0' "$S" "$N"
 
 # ptrace: a --pid target seized by another process
-sleep 30 &
+sleep 600 & # killed at exit; long: the recorder starts slowly under emulation (6.1 VM)
 spid=$!
 kill_at_exit "$spid"
 "$REC" --quiet --enable security --pid "$spid" -o "$TMP/p.ptop" >/dev/null &
@@ -121,5 +129,7 @@ fi
 # off by default
 "$REC" --quiet --duration 1s -o "$TMP/off.ptop" -- "$FIX/sec_exec" "$LIB" >/dev/null || fail "recording without security"
 "$ANA" report security "$TMP/off.ptop" | has 'not collected' || fail "off by default: report does not say not collected"
+"$ANA" replay --dump --tab security --at 0.5 "$TMP/off.ptop" | has -i 'not collected' ||
+	fail "off by default: the tab does not say not collected"
 "$ANA" figures "$TMP/off.ptop" | has -E '^security\.wx_mappings +not measured' || fail "off: wx_mappings not 'not measured'"
 echo "ok: security"
