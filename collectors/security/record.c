@@ -335,9 +335,8 @@ static int on_ptrace(struct sec_priv *p, const struct sec_event *e)
 	m.tracee = (uint32_t)e->fd;
 	m.request = e->flags == 16 ? "attach" : "seize";
 	m.ret = e->ret;
-	m.by_target = p->ctx->pid ? e->pid == (uint32_t)p->ctx->pid : true;
-	if (!p->ctx->pid) /* cgroup mode: the program let through only the subtree's */
-		m.by_target = true;
+	/* cgroup mode: the programs let through only the subtree's own calls */
+	m.by_target = !p->ctx->pid || e->pid == (uint32_t)p->ctx->pid;
 	m.stack_id = m.by_target ? stack_of(p, e) : 0;
 	return emit(p->c, &m.base, e->time_ns, 0);
 }
