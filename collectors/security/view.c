@@ -106,7 +106,7 @@ static int security_overview_line(struct replay_model *m, char *buf, size_t len)
 static const struct replay_view security_view = {
     .name = "Security",
     .id = "security",
-    .position = 97, /* after Heap (90) */
+    .position = 92, /* after Heap (90), before the toy (95, tests/toy: the last) */
     .probe = "security",
     .source = "sec_exec_mem, sec_ptrace, sec_setid_exec (eBPF: mmap/mprotect with PROT_EXEC)",
     .draw = draw_security,
