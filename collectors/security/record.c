@@ -25,11 +25,12 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
-#include "collectors/cpuprof/record.h" /* the capture's stack table, stackmap__read */
+#include "record/stack_table.h" /* the capture's stack table, stackmap__read */
 #include <linux/types.h>
 
 #include "collectors/security/record.h"
 #include "collectors/security/security.pb-c.h"
+#include "bpf/stackcopy.h" /* struct sc_vmas, in the skeleton */
 #include "collectors/security/security.skel.h"
 #include "proto/capture.h"
 #include "proto/syscall_table.h"
@@ -258,7 +259,7 @@ int security__kernel_path(const struct sec_event *e, char *buf, size_t len)
 /* The stack of event E (its key) as a capture stack id: 0 when none. */
 static uint64_t stack_of(struct sec_priv *p, const struct sec_event *e)
 {
-	struct cp_stack_table *t = cp_stack_table__capture();
+	struct stack_table *t = stack_table__capture();
 	uint64_t ips[SM_MAX_DEPTH], id = 0;
 	int k;
 
@@ -275,7 +276,7 @@ static uint64_t stack_of(struct sec_priv *p, const struct sec_event *e)
 	}
 	k = stackmap__read(bpf_map__fd(p->skel->maps.sec_stacks), &e->stack, ips, SM_MAX_DEPTH);
 	if (k > 0 && !p->err)
-		p->err = cp_stack_table__emit(p->ctx, t, false, p->ctx->pid ? 0 : e->pid, ips,
+		p->err = stack_table__emit(p->ctx, t, false, p->ctx->pid ? 0 : e->pid, ips,
 					      (size_t)k, &id);
 	return id;
 }
@@ -406,7 +407,7 @@ static int on_copy(void *arg, void *data, size_t size)
 
 	if (p->err)
 		return 0;
-	err = stack_copies__add(p->ctx, p->copies, cp_stack_table__capture(), data, size);
+	err = stack_copies__add(p->ctx, p->copies, stack_table__capture(), data, size);
 	if (err == -EINVAL)
 		p->bad++;
 	else if (err)

@@ -320,26 +320,19 @@ static int build_caps(sqlite3 *db, const struct capture_meta *m, const struct wi
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 
-static int report_security(sqlite3 *db, const char *capture_id, const struct report_opts *o,
-			   FILE *out)
+static int report_security(const struct report_ctx *ctx)
 {
 	struct table *mt = NULL, *pt = NULL, *st = NULL, *ct = NULL, *lt = NULL;
-	struct drop_line *drops = NULL;
+	const struct capture_meta *mp = ctx->m;
+	const struct report_opts *o = ctx->o;
+	const struct probe_info *pp = ctx->probe;
+	struct json *jp = ctx->j;
+	sqlite3 *db = ctx->db;
+	FILE *out = ctx->out;
 	struct security_counts sc;
-	struct capture_meta m;
-	struct probe_info p;
-	size_t nd = 0;
 	char w[96];
-	struct json j;
-	int err;
+	int err = 0;
 
-	err = capture_meta__load(db, capture_id, &m);
-	err = err ?: probe__lookup(db, m.cap, "security", &p);
-	if (err)
-		return err;
-	report__begin(&j, out, o, "security", &m);
-	if (!probe__active(&p))
-		return report__not_collected(&j, out, o, "security", &p);
 	mt = table__new(MCOLS, mem_names);
 	pt = table__new(N(ptrace_names), ptrace_names);
 	st = table__new(N(setid_names), setid_names);
@@ -349,12 +342,11 @@ static int report_security(sqlite3 *db, const char *capture_id, const struct rep
 		err = -ENOMEM;
 		goto cleanup;
 	}
-	err = security_counts__load(db, &m, &o->win, &sc);
-	err = err ?: build_mem(db, &m, o, mt);
-	err = err ?: build_plain(db, ptrace_sql, &m, &o->win, pt, N(ptrace_names));
-	err = err ?: build_plain(db, setid_sql, &m, &o->win, st, N(setid_names));
-	err = err ?: build_caps(db, &m, &o->win, ct);
-	err = err ?: drops__load(db, &m, "security", &o->win, &drops, &nd);
+	err = security_counts__load(db, mp, &o->win, &sc);
+	err = err ?: build_mem(db, mp, o, mt);
+	err = err ?: build_plain(db, ptrace_sql, mp, &o->win, pt, N(ptrace_names));
+	err = err ?: build_plain(db, setid_sql, mp, &o->win, st, N(setid_names));
+	err = err ?: build_caps(db, mp, &o->win, ct);
 	if (err)
 		goto cleanup;
 	{ /* the lanes at the start, whatever the window */
@@ -364,7 +356,7 @@ static int report_security(sqlite3 *db, const char *capture_id, const struct rep
 			err = -EIO;
 			goto cleanup;
 		}
-		sqlite3_bind_int64(q, 1, m.cap);
+		sqlite3_bind_int64(q, 1, mp->cap);
 		sqlite3_bind_int64(q, 2, 0);
 		sqlite3_bind_int64(q, 3, 0);
 		while (!err && sqlite3_step(q) == SQLITE_ROW) {
@@ -390,9 +382,9 @@ static int report_security(sqlite3 *db, const char *capture_id, const struct rep
 			fprintf(out, "%" PRId64 "\n", sc.cap_denied);
 		else
 			fprintf(out, "not collected\n");
-		report__drops(NULL, out, o, "security", drops, nd);
+		report__drops(NULL, out, o, "security", ctx->drops, ctx->ndrops);
 		fprintf(out, "\nmemory made executable (the stack innermost first):\n");
-		if (strstr(p.detail, "user stacks fp"))
+		if (strstr(pp->detail, "user stacks fp"))
 			fprintf(out, "note: user stacks are frame-pointer walks: from a syscall "
 				     "wrapper that keeps no frame they skip the function that "
 				     "called it (record with --user-stacks dwarf to name it)\n");
@@ -421,49 +413,46 @@ static int report_security(sqlite3 *db, const char *capture_id, const struct rep
 		err = err ?: table__print(lt, out, OUT_TEXT);
 		break;
 	case OUT_CSV:
-		report__drops(NULL, out, o, "security", drops, nd);
+		report__drops(NULL, out, o, "security", ctx->drops, ctx->ndrops);
 		err = table__print(mt, out, OUT_CSV);
 		break;
 	case OUT_JSON:
-		json__kv_bool(&j, "collected", true);
-		report__drops(&j, out, o, "security", drops, nd);
-		json__key(&j, "counts");
-		json__begin_object(&j);
-		json__kv_int(&j, "exec_mappings", sc.exec_calls);
-		json__kv_int(&j, "wx", sc.wx);
-		json__kv_int(&j, "anonymous", sc.anon);
-		json__kv_int(&j, "file", sc.file);
-		json__kv_int(&j, "refused", sc.failed);
-		json__kv_int(&j, "ptrace_attaches", sc.ptrace);
-		json__kv_int(&j, "setid_execs", sc.setid);
-		report__json_opt_int(&j, "cap_denied", sc.cap_denied);
-		json__end_object(&j);
-		json__key(&j, "exec_memory");
-		table__json(mt, &j, NULL, 0);
-		json__key(&j, "ptrace");
-		table__json(pt, &j, NULL, 0);
-		json__key(&j, "setid_execs");
-		table__json(st, &j, NULL, 0);
-		json__key(&j, "cap_denied");
+		json__kv_bool(jp, "collected", true);
+		report__drops(jp, out, o, "security", ctx->drops, ctx->ndrops);
+		json__key(jp, "counts");
+		json__begin_object(jp);
+		json__kv_int(jp, "exec_mappings", sc.exec_calls);
+		json__kv_int(jp, "wx", sc.wx);
+		json__kv_int(jp, "anonymous", sc.anon);
+		json__kv_int(jp, "file", sc.file);
+		json__kv_int(jp, "refused", sc.failed);
+		json__kv_int(jp, "ptrace_attaches", sc.ptrace);
+		json__kv_int(jp, "setid_execs", sc.setid);
+		report__json_opt_int(jp, "cap_denied", sc.cap_denied);
+		json__end_object(jp);
+		json__key(jp, "exec_memory");
+		table__json(mt, jp, NULL, 0);
+		json__key(jp, "ptrace");
+		table__json(pt, jp, NULL, 0);
+		json__key(jp, "setid_execs");
+		table__json(st, jp, NULL, 0);
+		json__key(jp, "cap_denied");
 		if (sc.cap_denied >= 0)
-			table__json(ct, &j, NULL, 0);
+			table__json(ct, jp, NULL, 0);
 		else
-			json__null(&j);
-		json__key(&j, "lanes");
-		table__json(lt, &j, NULL, 0);
-		json__end_object(&j);
-		err = json__end(&j);
+			json__null(jp);
+		json__key(jp, "lanes");
+		table__json(lt, jp, NULL, 0);
+		json__end_object(jp);
+		err = json__end(jp);
 		break;
 	}
-	if (!err && (fflush(out) || ferror(out)))
-		err = -EIO;
 cleanup:
 	table__free(mt);
 	table__free(pt);
 	table__free(st);
 	table__free(ct);
 	table__free(lt);
-	free(drops);
 	return err;
 }
 
@@ -474,7 +463,9 @@ static const struct an_report security_report = {
 	       "with its backing, origin and calling function; ptrace\n"
 	       "attaches, set-user-ID execs, failed capability checks",
     .tables = "sec_exec_mem,sec_ptrace,sec_setid_exec,sec_cap_denied",
-    .run = report_security,
+    .probe = "security",
+    .drops = "security",
+    .body = report_security,
 };
 
 const struct an_report *const security_reports[] = {
