@@ -8,6 +8,7 @@
 #include "analyze/report.h"
 #include "common/array.h"
 #include "analyze/symbolize.h"
+#include "collectors/heap/names.h"
 #include "collectors/heap/report.h"
 #include <errno.h>
 #include <inttypes.h>

@@ -270,16 +270,11 @@ static int exec_rows(sqlite3 *db, const struct capture_meta *m, const struct win
 		     struct table *t)
 {
 	sqlite3_stmt *st = NULL;
-	int64_t lo, hi;
 	char b[32];
 	int err = 0, rc;
 
-	window__bounds(w, m, &lo, &hi);
-	if (sqlite3_prepare_v2(db, execs_sql, -1, &st, NULL) != SQLITE_OK)
+	if (report__prepare(db, execs_sql, m, w, &st))
 		return -EIO;
-	sqlite3_bind_int64(st, 1, m->cap);
-	sqlite3_bind_int64(st, 2, lo);
-	sqlite3_bind_int64(st, 3, hi);
 	while (!err && (rc = sqlite3_step(st)) == SQLITE_ROW) {
 		int64_t ts = sqlite3_column_int64(st, 0) - m->base_ns;
 		const char *fn = text_col(st, 2), *json = text_col(st, 3), *joined = text_col(st, 4);
@@ -300,43 +295,33 @@ static int exec_rows(sqlite3 *db, const struct capture_meta *m, const struct win
 	return err;
 }
 
-static int report_tree(sqlite3 *db, const char *capture_id, const struct report_opts *o,
-		       FILE *out)
+static int tree_body(const struct report_ctx *ctx)
 {
 	static const size_t json_cols[] = { C_PID,  C_PPID,   C_START, C_END, C_LIFE,
 					    C_CPU,  C_EXIT,   C_SIGNAL, C_CORE, C_COMM,
 					    C_CMD,  C_CUT,    C_EXECS };
 	static const size_t text_cols[] = { C_TREE, C_START, C_END, C_LIFE, C_CPU, C_EXIT,
 					    C_SIGNAL, C_CORE, C_EXECS, C_CMD, C_CUT };
-	struct drop_line *drops = NULL;
+	const struct report_opts *o = ctx->o;
+	FILE *out = ctx->out;
+	struct json *j = ctx->j;
 	struct table *t = NULL, *x = NULL;
 	struct lc_model md = { 0 };
-	struct capture_meta m;
-	struct probe_info p;
-	size_t nd = 0, ncols = sizeof(json_cols) / sizeof(json_cols[0]);
+	size_t ncols = sizeof(json_cols) / sizeof(json_cols[0]);
 	char w[96];
-	struct json j;
 	int err;
 
-	err = capture_meta__load(db, capture_id, &m);
-	err = err ?: probe__lookup(db, m.cap, "lifecycle", &p);
-	if (err)
-		return err;
-	report__begin(&j, out, o, "tree", &m);
-	if (!probe__active(&p))
-		return report__not_collected(&j, out, o, "tree", &p);
 	t = table__new(NC, tree_cols);
 	x = table__new(NX, exec_cols);
 	if (!t || !x) {
 		err = -ENOMEM;
 		goto cleanup;
 	}
-	err = lc_model__load(db, &m, &o->win, &md);
+	err = lc_model__load(ctx->db, ctx->m, &o->win, &md);
 	for (size_t i = 0; !err && i < md.n; i++)
 		if (md.p[i].parent < 0)
-			err = tree_rows(&md, &m, (long)i, t);
-	err = err ?: exec_rows(db, &m, &o->win, x);
-	err = err ?: drops__load(db, &m, "lifecycle", &o->win, &drops, &nd);
+			err = tree_rows(&md, ctx->m, (long)i, t);
+	err = err ?: exec_rows(ctx->db, ctx->m, &o->win, x);
 	if (err)
 		goto cleanup;
 	switch (o->fmt) {
@@ -347,7 +332,7 @@ static int report_tree(sqlite3 *db, const char *capture_id, const struct report_
 			" execs, %" PRIu64 " exits (%" PRIu64 " by a signal, %" PRIu64
 			" with a non-zero code)\n",
 			w, md.n, md.forks, md.execs, md.exits, md.killed, md.failed);
-		report__drops(NULL, out, o, "lifecycle", drops, nd);
+		report__drops(NULL, out, o, "lifecycle", ctx->drops, ctx->ndrops);
 		if (table__rows(t)) {
 			fputc('\n', out);
 			err = table__print_cols(t, out, OUT_TEXT, text_cols,
@@ -359,32 +344,29 @@ static int report_tree(sqlite3 *db, const char *capture_id, const struct report_
 		}
 		break;
 	case OUT_CSV:
-		report__drops(NULL, out, o, "lifecycle", drops, nd);
+		report__drops(NULL, out, o, "lifecycle", ctx->drops, ctx->ndrops);
 		err = table__print_cols(t, out, OUT_CSV, json_cols, ncols);
 		break;
 	case OUT_JSON:
-		json__kv_bool(&j, "collected", true);
-		report__drops(&j, out, o, "lifecycle", drops, nd);
-		json__kv_int(&j, "forks", (int64_t)md.forks);
-		json__kv_int(&j, "execs", (int64_t)md.execs);
-		json__kv_int(&j, "exits", (int64_t)md.exits);
-		json__kv_int(&j, "killed", (int64_t)md.killed);
-		json__kv_int(&j, "failed", (int64_t)md.failed);
-		json__key(&j, "processes");
-		table__json(t, &j, json_cols, ncols);
-		json__key(&j, "exec_list");
-		table__json(x, &j, NULL, 0);
-		json__end_object(&j);
-		err = json__end(&j);
+		json__kv_bool(j, "collected", true);
+		report__drops(j, out, o, "lifecycle", ctx->drops, ctx->ndrops);
+		json__kv_int(j, "forks", (int64_t)md.forks);
+		json__kv_int(j, "execs", (int64_t)md.execs);
+		json__kv_int(j, "exits", (int64_t)md.exits);
+		json__kv_int(j, "killed", (int64_t)md.killed);
+		json__kv_int(j, "failed", (int64_t)md.failed);
+		json__key(j, "processes");
+		table__json(t, j, json_cols, ncols);
+		json__key(j, "exec_list");
+		table__json(x, j, NULL, 0);
+		json__end_object(j);
+		err = json__end(j);
 		break;
 	}
-	if (!err && (fflush(out) || ferror(out)))
-		err = -EIO;
 cleanup:
 	table__free(t);
 	table__free(x);
 	lc_model__free(&md);
-	free(drops);
 	return err;
 }
 
@@ -393,7 +375,9 @@ static const struct an_report tree_report = {
 	.order = 170,
 	.summary = "the process tree: forks, execs with argv, exit codes and signals",
 	.tables = "lifecycle_event",
-	.run = report_tree,
+	.probe = "lifecycle",
+	.drops = "lifecycle",
+	.body = tree_body,
 };
 
 const struct an_report *const lifecycle_reports[] = { &tree_report, NULL };

@@ -370,42 +370,35 @@ static int build_rows(sqlite3 *db, const struct capture_meta *m, const struct lk
 	return err;
 }
 
-static int report_locks(sqlite3 *db, const char *capture_id, const struct report_opts *o,
-			FILE *out)
+static int locks_body(const struct report_ctx *ctx)
 {
 	static const size_t text_cols[] = { C_PID,   C_WORD,  C_WAITS,	 C_WAIT,   C_MEAN,
 					    C_P50,   C_MAX,   C_EAGAIN, C_WAKES, C_WOKEN,
 					    C_WAITERS, C_WAKERS, C_SITE };
 	static const struct window whole; /* the totals are the whole recording's */
-	struct drop_line *drops = NULL;
+	const struct report_opts *o = ctx->o;
+	sqlite3 *db = ctx->db;
+	FILE *out = ctx->out;
+	struct json *j = ctx->j;
+	struct drop_line *drops = NULL; /* the whole recording's too: not ctx->drops (o->win) */
 	struct table *t = NULL, *ts = NULL;
 	struct lk_sites ls = { 0 };
 	struct locks_sum s;
-	struct capture_meta m;
-	struct probe_info p;
 	size_t nd = 0;
 	char a[32], b[32], c[32];
-	struct json j;
 	int err;
 
-	err = capture_meta__load(db, capture_id, &m);
-	err = err ?: probe__lookup(db, m.cap, "locks", &p);
-	if (err)
-		return err;
-	report__begin(&j, out, o, "locks", &m);
-	if (!probe__active(&p))
-		return report__not_collected(&j, out, o, "locks", &p);
 	t = table__new(NC, col_names);
 	ts = table__new(NS, site_names);
 	if (!t || !ts) {
 		err = -ENOMEM;
 		goto cleanup;
 	}
-	err = sites_load(db, &m, o, &ls);
+	err = sites_load(db, ctx->m, o, &ls);
 	err = err ?: sites_table(&ls, ts);
-	err = err ?: build_rows(db, &m, &ls, t);
-	err = err ?: locks_sum__load(db, &m, &s);
-	err = err ?: drops__load(db, &m, "locks", &whole, &drops, &nd);
+	err = err ?: build_rows(db, ctx->m, &ls, t);
+	err = err ?: locks_sum__load(db, ctx->m, &s);
+	err = err ?: drops__load(db, ctx->m, "locks", &whole, &drops, &nd);
 	if (err)
 		goto cleanup;
 	switch (o->fmt) {
@@ -439,25 +432,23 @@ static int report_locks(sqlite3 *db, const char *capture_id, const struct report
 		err = table__print(t, out, OUT_CSV);
 		break;
 	case OUT_JSON:
-		json__kv_bool(&j, "collected", true);
-		report__drops(&j, out, o, "locks", drops, nd);
-		json__kv_bool(&j, "totals_read", s.read);
-		json__kv_int(&j, "words", (int64_t)s.words);
-		json__kv_int(&j, "waits", (int64_t)s.waits);
-		json__kv_int(&j, "wait_ns", (int64_t)s.wait_ns);
-		json__kv_int(&j, "wakes", (int64_t)s.wakes);
-		json__key(&j, "futex_words");
-		table__json(t, &j, NULL, 0);
-		json__key(&j, "user_stacks");
-		json__string(&j, ls.user_stacks[0] ? ls.user_stacks : NULL);
-		json__key(&j, "call_sites");
-		table__json(ts, &j, NULL, 0);
-		json__end_object(&j);
-		err = json__end(&j);
+		json__kv_bool(j, "collected", true);
+		report__drops(j, out, o, "locks", drops, nd);
+		json__kv_bool(j, "totals_read", s.read);
+		json__kv_int(j, "words", (int64_t)s.words);
+		json__kv_int(j, "waits", (int64_t)s.waits);
+		json__kv_int(j, "wait_ns", (int64_t)s.wait_ns);
+		json__kv_int(j, "wakes", (int64_t)s.wakes);
+		json__key(j, "futex_words");
+		table__json(t, j, NULL, 0);
+		json__key(j, "user_stacks");
+		json__string(j, ls.user_stacks[0] ? ls.user_stacks : NULL);
+		json__key(j, "call_sites");
+		table__json(ts, j, NULL, 0);
+		json__end_object(j);
+		err = json__end(j);
 		break;
 	}
-	if (!err && (fflush(out) || ferror(out)))
-		err = -EIO;
 cleanup:
 	table__free(t);
 	table__free(ts);
@@ -471,7 +462,9 @@ static const struct an_report locks_report = {
 	.order = 180,
 	.summary = "futex words by total wait: waits, wakes, who waits on whom",
 	.tables = "lock_word",
-	.run = report_locks,
+	.probe = "locks",
+	.drops = NULL, /* locks_body loads them: the whole recording's, not the window's */
+	.body = locks_body,
 };
 
 const struct an_report *const locks_reports[] = { &locks_report, NULL };

@@ -88,16 +88,11 @@ static int build_rows(sqlite3 *db, const struct capture_meta *m, const struct wi
 		      struct table *t, struct signals_sum *s)
 {
 	sqlite3_stmt *st = NULL;
-	int64_t lo, hi;
 	int err = 0, rc;
 
 	memset(s, 0, sizeof(*s));
-	window__bounds(w, m, &lo, &hi);
-	if (sqlite3_prepare_v2(db, rows_sql, -1, &st, NULL) != SQLITE_OK)
+	if (report__prepare(db, rows_sql, m, w, &st))
 		return -EIO;
-	sqlite3_bind_int64(st, 1, m->cap);
-	sqlite3_bind_int64(st, 2, lo);
-	sqlite3_bind_int64(st, 3, hi);
 	while (!err && (rc = sqlite3_step(st)) == SQLITE_ROW) {
 		const char *stage = (const char *)sqlite3_column_text(st, 0);
 		const char *name = (const char *)sqlite3_column_text(st, 2);
@@ -172,32 +167,21 @@ static int by_table(const struct signals_sum *s, struct table **out)
 	return 0;
 }
 
-static int report_signals(sqlite3 *db, const char *capture_id, const struct report_opts *o,
-			  FILE *out)
+static int signals_body(const struct report_ctx *ctx)
 {
-	struct drop_line *drops = NULL;
+	const struct report_opts *o = ctx->o;
+	FILE *out = ctx->out;
+	struct json *j = ctx->j;
 	struct table *t = NULL, *bt = NULL;
 	struct signals_sum s = { 0 };
-	struct capture_meta m;
-	struct probe_info p;
-	size_t nd = 0;
 	char w[96], a[32], b[32];
-	struct json j;
 	int err;
 
-	err = capture_meta__load(db, capture_id, &m);
-	err = err ?: probe__lookup(db, m.cap, "signals", &p);
-	if (err)
-		return err;
-	report__begin(&j, out, o, "signals", &m);
-	if (!probe__active(&p))
-		return report__not_collected(&j, out, o, "signals", &p);
 	t = table__new(COLS, col_names);
 	if (!t)
 		return -ENOMEM;
-	err = build_rows(db, &m, &o->win, t, &s);
+	err = build_rows(ctx->db, ctx->m, &o->win, t, &s);
 	err = err ?: by_table(&s, &bt);
-	err = err ?: drops__load(db, &m, "signals", &o->win, &drops, &nd);
 	if (err)
 		goto cleanup;
 	switch (o->fmt) {
@@ -205,7 +189,7 @@ static int report_signals(sqlite3 *db, const char *capture_id, const struct repo
 		window__describe(&o->win, w, sizeof(w));
 		fprintf(out, "signals (%s): %s sent to the target's threads, %s taken by them\n",
 			w, fmt_count(a, sizeof(a), s.sent), fmt_count(b, sizeof(b), s.taken));
-		report__drops(NULL, out, o, "signals", drops, nd);
+		report__drops(NULL, out, o, "signals", ctx->drops, ctx->ndrops);
 		if (table__rows(t)) {
 			fputc('\n', out);
 			err = table__print(bt, out, OUT_TEXT);
@@ -214,31 +198,28 @@ static int report_signals(sqlite3 *db, const char *capture_id, const struct repo
 		}
 		break;
 	case OUT_CSV:
-		report__drops(NULL, out, o, "signals", drops, nd);
+		report__drops(NULL, out, o, "signals", ctx->drops, ctx->ndrops);
 		err = table__print(t, out, OUT_CSV);
 		break;
 	case OUT_JSON:
-		json__kv_bool(&j, "collected", true);
-		report__drops(&j, out, o, "signals", drops, nd);
-		json__key(&j, "sent");
-		json__uint(&j, s.sent);
-		json__key(&j, "taken");
-		json__uint(&j, s.taken);
-		json__key(&j, "by_signal");
-		table__json(bt, &j, NULL, 0);
-		json__key(&j, "signals");
-		table__json(t, &j, NULL, 0);
-		json__end_object(&j);
-		err = json__end(&j);
+		json__kv_bool(j, "collected", true);
+		report__drops(j, out, o, "signals", ctx->drops, ctx->ndrops);
+		json__key(j, "sent");
+		json__uint(j, s.sent);
+		json__key(j, "taken");
+		json__uint(j, s.taken);
+		json__key(j, "by_signal");
+		table__json(bt, j, NULL, 0);
+		json__key(j, "signals");
+		table__json(t, j, NULL, 0);
+		json__end_object(j);
+		err = json__end(j);
 		break;
 	}
-	if (!err && (fflush(out) || ferror(out)))
-		err = -EIO;
 cleanup:
 	table__free(t);
 	table__free(bt);
 	signals_sum__free(&s);
-	free(drops);
 	return err;
 }
 
@@ -247,7 +228,9 @@ static const struct an_report signals_report = {
 	.order = 160,
 	.summary = "signals sent to and taken by the target's threads, with senders",
 	.tables = "signal_count",
-	.run = report_signals,
+	.probe = "signals",
+	.drops = "signals",
+	.body = signals_body,
 };
 
 const struct an_report *const signals_reports[] = { &signals_report, NULL };

@@ -43,14 +43,8 @@ static sqlite3_stmt *prep(sqlite3 *db, const char *sql, const struct capture_met
 			  const struct window *w)
 {
 	sqlite3_stmt *st = NULL;
-	int64_t lo, hi;
 
-	window__bounds(w, m, &lo, &hi);
-	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
-		return NULL;
-	sqlite3_bind_int64(st, 1, m->cap);
-	sqlite3_bind_int64(st, 2, lo);
-	sqlite3_bind_int64(st, 3, hi);
+	report__prepare(db, sql, m, w, &st); /* NULL on failure */
 	return st;
 }
 
@@ -440,8 +434,7 @@ out:
 	return err;
 }
 
-static int report_threads(sqlite3 *db, const char *capture_id, const struct report_opts *o,
-			  FILE *out)
+static int threads_body(const struct report_ctx *ctx)
 {
 	static const size_t off_cols[] = { C_TID, C_COMM, C_OFF, C_RUNNABLE, C_SLEEP, C_BLOCKED,
 					   C_VOL, C_INVOL, C_STATES, C_WCHAN };
@@ -450,23 +443,15 @@ static int report_threads(sqlite3 *db, const char *capture_id, const struct repo
 					   C_EXITED };
 	static const size_t stack_cols[] = { S_RANK, S_TID, S_COMM, S_REASON, S_TOTAL, S_COUNT,
 					     S_MEAN, S_STACK };
-	struct drop_line *drops = NULL;
+	const struct report_opts *o = ctx->o;
+	const struct capture_meta *m = ctx->m;
+	FILE *out = ctx->out;
+	struct json *j = ctx->j;
 	struct table *t = NULL, *toff = NULL, *te = NULL, *ts = NULL;
 	struct thr_rows r = { 0 };
-	struct capture_meta m;
-	struct probe_info p;
-	size_t nd = 0;
 	char w[96], a[32], b[32], note[600];
-	struct json j;
 	int err;
 
-	err = capture_meta__load(db, capture_id, &m);
-	err = err ?: probe__lookup(db, m.cap, "threads", &p);
-	if (err)
-		return err;
-	report__begin(&j, out, o, "threads", &m);
-	if (!probe__active(&p))
-		return report__not_collected(&j, out, o, "threads", &p);
 	t = table__new(NCOLS, col_names);
 	toff = table__new(NCOLS, col_names);
 	te = table__new(ECOLS, ev_names);
@@ -475,11 +460,10 @@ static int report_threads(sqlite3 *db, const char *capture_id, const struct repo
 		err = -ENOMEM;
 		goto cleanup;
 	}
-	err = thr_rows__load(db, &m, &o->win, &r);
+	err = thr_rows__load(ctx->db, m, &o->win, &r);
 	err = err ?: build_threads(&r, t);
-	err = err ?: build_events(db, &m, &o->win, te);
-	err = err ?: build_stacks(db, &m, o, &r, ts, note, sizeof(note));
-	err = err ?: drops__load(db, &m, "threads", &o->win, &drops, &nd);
+	err = err ?: build_events(ctx->db, m, &o->win, te);
+	err = err ?: build_stacks(ctx->db, m, o, &r, ts, note, sizeof(note));
 	if (err)
 		goto cleanup;
 	if (o->fmt == OUT_TEXT) { /* the second table: by time off CPU */
@@ -518,7 +502,7 @@ static int report_threads(sqlite3 *db, const char *capture_id, const struct repo
 				fmt_ns(a, sizeof(a), (uint64_t)r.offcpu_min_ns),
 				fmt_count(b, sizeof(b), r.skipped),
 				fmt_ns(w, sizeof(w), r.skipped_ns));
-		report__drops(NULL, out, o, "threads", drops, nd);
+		report__drops(NULL, out, o, "threads", ctx->drops, ctx->ndrops);
 		fprintf(out, "\nby CPU time\n");
 		err = table__print_cols(t, out, OUT_TEXT, cpu_cols,
 					sizeof(cpu_cols) / sizeof(cpu_cols[0]));
@@ -562,42 +546,39 @@ static int report_threads(sqlite3 *db, const char *capture_id, const struct repo
 		}
 		break;
 	case OUT_CSV:
-		report__drops(NULL, out, o, "threads", drops, nd);
+		report__drops(NULL, out, o, "threads", ctx->drops, ctx->ndrops);
 		err = table__print(t, out, OUT_CSV);
 		break;
 	case OUT_JSON:
-		json__kv_bool(&j, "collected", true);
-		json__kv_bool(&j, "ebpf", r.ebpf);
-		report__json_opt_int(&j, "offcpu_min_ns", r.offcpu_min_ns);
+		json__kv_bool(j, "collected", true);
+		json__kv_bool(j, "ebpf", r.ebpf);
+		report__json_opt_int(j, "offcpu_min_ns", r.offcpu_min_ns);
 		if (r.offcpu_min_ns >= 0) {
-			json__kv_int(&j, "skipped", (int64_t)r.skipped);
-			json__kv_int(&j, "skipped_ns", (int64_t)r.skipped_ns);
+			json__kv_int(j, "skipped", (int64_t)r.skipped);
+			json__kv_int(j, "skipped_ns", (int64_t)r.skipped_ns);
 		} else {
-			json__kv_null(&j, "skipped");
-			json__kv_null(&j, "skipped_ns");
+			json__kv_null(j, "skipped");
+			json__kv_null(j, "skipped_ns");
 		}
-		report__drops(&j, out, o, "threads", drops, nd);
-		json__key(&j, "threads");
-		table__json(t, &j, NULL, 0);
-		json__key(&j, "events");
-		table__json(te, &j, NULL, 0);
-		json__key(&j, "offcpu_stacks");
-		table__json(ts, &j, NULL, 0);
+		report__drops(j, out, o, "threads", ctx->drops, ctx->ndrops);
+		json__key(j, "threads");
+		table__json(t, j, NULL, 0);
+		json__key(j, "events");
+		table__json(te, j, NULL, 0);
+		json__key(j, "offcpu_stacks");
+		table__json(ts, j, NULL, 0);
 		if (note[0])
-			json__kv_string(&j, "stacks_note", note);
-		json__end_object(&j);
-		err = json__end(&j);
+			json__kv_string(j, "stacks_note", note);
+		json__end_object(j);
+		err = json__end(j);
 		break;
 	}
-	if (!err && (fflush(out) || ferror(out)))
-		err = -EIO;
 cleanup:
 	thr_rows__free(&r);
 	table__free(t);
 	table__free(toff);
 	table__free(te);
 	table__free(ts);
-	free(drops);
 	return err;
 }
 
@@ -608,7 +589,9 @@ static const struct an_report threads_report = {
 		   "sleeping, blocked), switches, migrations, /proc states and\n"
 		   "wchan, created and exited, and the top off-CPU stacks",
 	.tables = "thread_sample,thread_interval,thread_event,offcpu_stack",
-	.run = report_threads,
+	.probe = "threads",
+	.drops = "threads",
+	.body = threads_body,
 };
 
 const struct an_report *const threads_reports[] = {

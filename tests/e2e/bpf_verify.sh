@@ -61,6 +61,7 @@ for us in fp dwarf; do
 	run "cgroup --user-stacks $us" "$common net" --user-stacks "$us" --enable net --cgroup "$cg"
 	run "fd-stacks --user-stacks $us" fds --user-stacks "$us" --fd-stacks "${cmd[@]}"
 	run "heap uprobe $us" heap --user-stacks "$us" --enable heap --heap-lane uprobe "${cmd[@]}"
+	run "security --user-stacks $us" security --user-stacks "$us" --enable security "${cmd[@]}"
 	run "heap uprobe $us every,events" heap --user-stacks "$us" --enable heap --heap-lane uprobe \
 		--heap-sample-bytes 0 --heap-events "${cmd[@]}"
 done
@@ -81,6 +82,9 @@ run "net" net --enable net "${cmd[@]}"
 run "threads" threads --enable threads "${cmd[@]}"
 run "threads --offcpu-min off" threads --enable threads --offcpu-min off "${cmd[@]}"
 run "threads cgroup" threads --enable threads --cgroup "$cg"
+run "security auto" security --enable security "${cmd[@]}"
+run "security pid" security --enable security --pid "$spid"
+run "security cgroup" security --enable security --cgroup "$cg"
 run "io-events" io --io-events "${cmd[@]}"
 run "io-files" io --io-files "${cmd[@]}"
 run "mark" mark --mark requests=handle_request "${cmd[@]}"
@@ -91,6 +95,9 @@ run "lifecycle cgroup" lifecycle --cgroup "$cg"
 run "locks" locks --enable locks "${cmd[@]}"
 run "locks --user-stacks fp" locks --enable locks --user-stacks fp "${cmd[@]}"
 run "locks cgroup" locks --enable locks --cgroup "$cg"
+# tls: without --tls-bytes (the plaintext read is dead code) and with the most
+run "tls" tls --enable tls "${cmd[@]}"
+run "tls --tls-bytes 4096" tls --enable tls --tls-bytes 4096 "${cmd[@]}"
 if [ -n "$go_bin" ]; then
 	run "goalloc" goalloc --enable goalloc -- "$go_bin" 1000
 	run "goalloc every" goalloc --enable goalloc --heap-sample-bytes 0 -- "$go_bin" 1000

@@ -85,7 +85,7 @@ tables() {
 	save "$name" "$TMP/o" "$TMP/e" "$rc" "db_text.py DB (every table, rows in order)"
 }
 
-REPORTS="syscalls cpu mem vma heap leaks cgroup apps net io fds threads signals tree locks events"
+REPORTS="syscalls cpu mem vma heap leaks cgroup apps net io fds threads signals tree locks tls security events"
 TABS="overview syscalls network threads io fds timeline memory heap"
 
 for c in full truncated noheap noebpf cgroup; do

@@ -304,7 +304,8 @@ toy_steps() {
 if [ -f "$S/collectors/toy/view.c" ]; then
 	# at 2 s: the count of the last interval that ended by then, in the tab and the Overview
 	last=$(q "$TMP/s3.ptop" "SELECT count FROM toy_sample s JOIN capture c USING (cap) WHERE s.time_ns - c.start_monotonic_ns <= 2000000000 ORDER BY s.time_ns DESC LIMIT 1")
-	"$ANA" replay --dump --tab toy --at 2 --size 100x30 "$TMP/s3.ptop" >"$TMP/replay.txt"
+	# (160 wide: the tab bar holds every collector's tab, the toy's last)
+	"$ANA" replay --dump --tab toy --at 2 --size 160x30 "$TMP/s3.ptop" >"$TMP/replay.txt"
 	cat "$TMP/replay.txt"
 	has -E '^ 1 Overview .* [0-9]+ Toy *$' <"$TMP/replay.txt" || fail "replay: no Toy tab in the bar"
 	has -E "^ faults this interval: $last\$" <"$TMP/replay.txt" ||
