@@ -646,8 +646,8 @@ static void test_12_timeline(void **state)
 	m = open_model(db);
 	assert_int_equal(m->duration_ns, 5 * SEC); /* the end of the recording */
 	f = frame(m, "timeline", 2, 160, 48);
-	assert_contains(f, "00:01.5  drop          syscalls ringbuf: 7 lost");
-	assert_contains(f, "00:00.5  vma snapshot  2 VMAs");
+	assert_contains(f, "00:01.5  drop       drop                  syscalls ringbuf: 7 lost");
+	assert_contains(f, "00:00.5  vmas       vma snapshot          2 VMAs");
 	assert_lacks(f, "libnew.so");
 	assert_lacks(f, "/usr/bin/static");
 	assert_lacks(f, "target_exit");
@@ -655,9 +655,9 @@ static void test_12_timeline(void **state)
 	assert_true(strstr(f, "ringbuf") < strstr(f, "2 VMAs"));
 	free(f);
 	f = frame(m, "timeline", 5, 160, 48);
-	assert_contains(f, "00:03.0  mapping new   /usr/lib/libnew.so 10000-20000");
-	assert_contains(f, "00:04.0  probe change  heap active: exec /usr/bin/static");
-	assert_contains(f, "00:05.0  end           target_exit (exit code 3)");
+	assert_contains(f, "00:03.0  mappings   mapping new           /usr/lib/libnew.so 10000-20000");
+	assert_contains(f, "00:04.0  probe      probe change          heap active: exec /usr/bin/static");
+	assert_contains(f, "00:05.0  end        end                   target_exit (exit code 3)");
 	free(f);
 	f = frame(m, "overview", 2, 160, 48);
 	assert_contains(f, "drops by 00:02.0: 7");

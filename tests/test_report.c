@@ -1862,7 +1862,7 @@ static void test_26_report_kinds(void **state)
 	report_kind__list(buf, sizeof(buf), 0, "|", "|");
 	assert_string_equal(buf, bar);
 	report_kind__list(buf, sizeof(buf), "pid", ", ", " or ");
-	assert_string_equal(buf, "cpu");
+	assert_string_equal(buf, "cpu or events");
 	report_kind__list(buf, sizeof(buf), "growth", ", ", " or ");
 	assert_string_equal(buf, "vma");
 	report_kind__list(buf, sizeof(buf), "nosuchoption", ", ", " or ");
