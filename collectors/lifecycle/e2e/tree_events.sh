@@ -80,6 +80,25 @@ assert w == want and 0 < len(w) < len(a), (len(w), len(want), len(a))
 print("ok: window", t, "..:", len(w), "of", len(a))
 PY
 
+# signals (on by default): the SIGCHLD each child's exit sent the target, one count each from
+# that child, as signal_count has them (never single signals made up)
+if "$ANA" info "$TMP/t.ptop" | grep -qE '^ *signals +active'; then
+	"$ANA" report events --category signals --format json "$TMP/t.ptop" >"$TMP/sig.json" ||
+		fail "--category signals: exit $?"
+	python3 - "$TMP/tree.json" "$TMP/sig.json" <<'PY' || fail "signals events"
+import json, re, sys
+tree = json.load(open(sys.argv[1])); e = json.load(open(sys.argv[2]))["events"]
+p = {r["pid"]: r for r in tree["processes"]}
+root = [r["pid"] for r in tree["processes"] if r["ppid"] not in p][0]
+kids = sorted(r["pid"] for r in tree["processes"] if r["ppid"] == root)
+chld = [x for x in e if x["text"].startswith("SIGCHLD x1 from pid ")]
+got = sorted(int(re.match(r"SIGCHLD x1 from pid (\d+) ", x["text"]).group(1)) for x in chld)
+assert got == kids, (got, kids, e)
+assert all(x["pid"] == root and x["kind"] == "signal sent" for x in chld), chld
+print("ok: SIGCHLD from", got)
+PY
+fi
+
 # CSV and text: the JSON's rows
 "$ANA" report events --category lifecycle --format csv "$TMP/t.ptop" >"$TMP/ev.csv" || fail "csv: exit $?"
 head -1 "$TMP/ev.csv" | has -x 'time_s,category,kind,pid,loss,text' || fail "csv header: $(head -1 "$TMP/ev.csv")"
