@@ -38,6 +38,12 @@ assert_eq "W^X" 1 "$(q "$S" "select count(*) from sec_exec_mem where ok and wx")
 assert_eq "the W^X one: an mmap of the page" "mmap,$wx,4096,7,anonymous" \
 	"$(q "$S" "select call, vm_start, vm_end - vm_start, prot, backing from sec_exec_mem where wx")"
 assert_eq "the library, executable once" 1 "$(q "$S" "select count(*) from sec_exec_mem where backing = '$LIB'")"
+# the timeline (report events --category security): the same three mappings, the W^X one at
+# its address
+"$ANA" report events --category security --format csv "$S" >"$TMP/ev.csv" || fail "report events: exit $?"
+assert_eq "events: the W+X mmap" 1 "$(grep -c "mmap W+X PROT_EXEC at $(printf %x "$wx") len 4096: ok" "$TMP/ev.csv")"
+assert_eq "events: the anonymous mprotect" 1 "$(grep -c "mprotect PROT_EXEC at $(printf %x "$anon") len 4096: ok" "$TMP/ev.csv")"
+assert_eq "events: one W+X" 1 "$(grep -c "W+X" "$TMP/ev.csv")"
 # the fixture is gone by the poll that reads the events: the paths are the kernel side's
 assert_eq "every file by its whole path" 0 "$(q "$S" "select count(*) from sec_exec_mem where name_only")"
 assert_eq "every call succeeded" 0 "$(q "$S" "select count(*) from sec_exec_mem where not ok")"
