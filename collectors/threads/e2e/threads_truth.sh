@@ -45,6 +45,15 @@ for name in spin75 spin25 sleeper; do
 	assert_eq "$name renamed" "$name" "$(q "$TMP/t.ptop" "select comm from thread_event where type = 'rename' and tid = $t")"
 	assert_eq "$name exited" 1 "$(q "$TMP/t.ptop" "select count(*) from thread_event where type = 'exit' and tid = $t")"
 done
+# the same in the timeline (report events --category threads), of the target process
+"$ANA" report events --category threads --pid "$main" --format csv "$TMP/t.ptop" >"$TMP/ev.csv" ||
+	fail "report events --category threads: exit $?"
+for name in spin75 spin25 sleeper; do
+	t=$(field "$name" tid)
+	assert_eq "timeline: $name created" 1 "$(grep -cE ",thread create,$main,false,tid $t \([^)]*\) by tid $main$" "$TMP/ev.csv")"
+	assert_eq "timeline: $name renamed" 1 "$(grep -cE ",thread rename,$main,false,tid $t renamed $name( |$)" "$TMP/ev.csv")"
+	assert_eq "timeline: $name exited" 1 "$(grep -cE ",thread exit,$main,false,tid $t( |$)" "$TMP/ev.csv")"
+done
 
 # the report: JSON, text, CSV
 "$ANA" report threads --format json "$TMP/t.ptop" >"$TMP/r.json" || fail "report threads --format json"
