@@ -70,8 +70,8 @@ static bool in_window(const struct window *w, int64_t t)
 }
 
 enum { E_T, E_CAT, E_KIND, E_PID, E_WARN, E_TEXT, NE };
-static const char *const event_cols[NE] = {"time", "category", "kind", "pid", "loss", "event"};
-static const char *const event_keys[NE] = {"time_s", "category", "kind", "pid", "loss", "text"};
+static const char *const event_cols[NE] = {"time", "category", "kind", "pid", "warn", "event"};
+static const char *const event_keys[NE] = {"time_s", "category", "kind", "pid", "warning", "text"};
 
 static int events_body(const struct report_ctx *c)
 {
@@ -104,7 +104,7 @@ static int events_body(const struct report_ctx *c)
 		err = err ?: table__set_text(t, E_KIND, e->kind);
 		err = err ?: (e->pid == RM_NULL ? table__set_null(t, E_PID)
 						: table__set_int(t, E_PID, e->pid, NULL));
-		err = err ?: table__set_bool(t, E_WARN, e->warn, e->warn ? "loss" : "");
+		err = err ?: table__set_bool(t, E_WARN, e->warn, e->warn ? "warn" : "");
 		err = err ?: table__set_text(t, E_TEXT, e->text);
 	}
 	if (!err) {

@@ -39,7 +39,7 @@ struct rm_drop {
  * recording (the model's own), or one a part lists (replay_series.events). */
 struct rm_event {
 	int64_t t;
-	bool warn; /* a loss: drawn as a warning */
+	bool warn; /* a loss or a failure (a probe that failed): drawn as a warning */
 	char category[16]; /* the part that listed it ("lifecycle"), else the model's own word:
 			    * "drop", "probe", "end" (`report events --category`) */
 	char kind[16];

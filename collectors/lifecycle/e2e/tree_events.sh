@@ -52,7 +52,7 @@ for x in kinds("exit"):
     else:
         assert x["text"].endswith("exited with code %d" % r["exit_code"]), (x, r)
 assert [x for x in kinds("exit") if x["pid"] == kl][0]["text"].endswith("killed by SIGKILL")
-assert all(x["loss"] is False for x in e), e
+assert all(x["warning"] is False for x in e), e
 times = [x["time_s"] for x in e]
 assert times == sorted(times), times
 print("ok:", len(e), "lifecycle events as the tree has them")
@@ -101,7 +101,7 @@ fi
 
 # CSV and text: the JSON's rows
 "$ANA" report events --category lifecycle --format csv "$TMP/t.ptop" >"$TMP/ev.csv" || fail "csv: exit $?"
-head -1 "$TMP/ev.csv" | has -x 'time_s,category,kind,pid,loss,text' || fail "csv header: $(head -1 "$TMP/ev.csv")"
+head -1 "$TMP/ev.csv" | has -x 'time_s,category,kind,pid,warning,text' || fail "csv header: $(head -1 "$TMP/ev.csv")"
 n=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["events"]))' "$TMP/ev.json")
 assert_eq "csv rows" "$n" "$(python3 -c 'import csv,sys; print(len(list(csv.reader(open(sys.argv[1])))) - 1)' "$TMP/ev.csv")"
 assert_eq "csv: the exec" "exec,$exec_pid,/bin/true [true alpha beta gamma]" \
