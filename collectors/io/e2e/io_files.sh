@@ -74,6 +74,11 @@ assert_eq "denied (open, then creat, then openat2)" "$D/secret|13|0$crt_denied$o
 	"$(q "$C" "select group_concat(x, ' ') from (select path || '|' || error || '|' || flags as x from io_event where kind = 'denied' order by time_ns)")"
 assert_eq "renamed" "$D/old|$D/new" "$(q "$C" "select path || '|' || new_path from io_event where kind = 'renamed'")"
 assert_eq "deleted" "$D/gone" "$(q "$C" "select path from io_event where kind = 'deleted'")"
+# the same file-system events in the timeline (report events --category io), one each
+"$ANA" report events --category io --format csv "$C" >"$TMP/ev.csv" || fail "report events --category io: exit $?"
+assert_eq "timeline: io events" "$(q "$C" "select count(*) from io_event")" "$(($(wc -l <"$TMP/ev.csv") - 1))"
+assert_eq "timeline: the rename" 1 "$(grep -c ",file renamed,[0-9]*,false,[a-z]* $D/old -> $D/new$" "$TMP/ev.csv")"
+assert_eq "timeline: the unlink" 1 "$(grep -c ",file deleted,[0-9]*,false,[a-z]* $D/gone$" "$TMP/ev.csv")"
 
 # io_uring: 4 WRITE and 2 READ submitted and completed, their bytes, and per file; on a
 # kernel without the io_uring_submit_req tracepoint (before 6.3; io_files_nouring.sh forces

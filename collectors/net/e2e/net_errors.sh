@@ -138,3 +138,14 @@ assert_eq "json: error events in the call" 6 \
 "$ANA" report net "$C" >"$TMP/err.txt"
 grep -q '^timeout  *4  *4 ' "$TMP/err.txt" || { cat "$TMP/err.txt"; fail "text: no 'timeout 4 4' line"; }
 echo "ok: report net"
+
+# the timeline (report events --category net): one event per error row, its count in it
+"$ANA" report events --category net --format csv "$C" >"$TMP/ev.csv" || fail "report events --category net: exit $?"
+assert_eq "timeline: net error events" "$(q "$C" "select count(*) from net_error where count > 0")" \
+	"$(($(wc -l <"$TMP/ev.csv") - 1))"
+assert_eq "timeline: refusals to the closed port, as net_error counts them" \
+	"$(q "$C" "select sum(count) from net_error where kind = 'refused' and remote = '127.0.0.1:$closed_port'")" \
+	"$(python3 -c 'import csv, re, sys
+print(sum(int(re.match(r"refused x(\d+) ", r["text"]).group(1)) for r in csv.DictReader(open(sys.argv[1]))
+	if r["kind"] == "net refused" and re.search(r" -> 127\.0\.0\.1:%s( |$)" % sys.argv[2], r["text"])))' "$TMP/ev.csv" "$closed_port")"
+echo "ok: timeline"
