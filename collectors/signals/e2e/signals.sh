@@ -43,6 +43,33 @@ want "generate|SIGTERM|-6|delivered|$parent|sig_fixture|$parent|1"
 want "deliver|SIGKILL|0|fatal|||$parent|1"
 assert_eq "rows (nothing else)" 11 "$(wc -l <"$TMP/rows")"
 
+# the timeline (report events --category signals): counts per interval as signal_count has
+# them, never single signals: the SIGUSR1 counts sent by the child add up to N, in fewer
+# events than signals when an interval held several
+"$ANA" report events --category signals --format csv "$TMP/s.ptop" >"$TMP/ev.csv" ||
+	fail "report events --category signals: exit $?"
+python3 - "$TMP/ev.csv" "$N" "$M" "$child" "$parent" <<'PY' || fail "timeline: signals"
+import csv, re, sys
+n, m, child, parent = map(int, sys.argv[2:6])
+rows = list(csv.DictReader(open(sys.argv[1])))
+def total(kind, sig, sender=None):
+    k = 0
+    for r in rows:
+        x = re.match(r"(\S+) x(\d+)( from pid (\d+) \((.*)\))? to tid (\d+): (\S+)$", r["text"])
+        assert x, r
+        if r["kind"] == kind and x.group(1) == sig and (sender is None or x.group(4) == str(sender)):
+            assert int(r["pid"]) == parent and int(x.group(6)) == parent, r
+            k += int(x.group(2))
+    return k
+assert total("signal sent", "SIGUSR1", child) == n, rows
+assert total("signal taken", "SIGUSR1") == n, rows
+assert total("signal sent", "SIGUSR2", parent) == m, rows
+assert total("signal taken", "SIGKILL") == 1, rows
+usr1 = [r for r in rows if r["kind"] == "signal sent" and r["text"].startswith("SIGUSR1 ")]
+assert 1 <= len(usr1) <= n, usr1
+print("ok: timeline: SIGUSR1 x%d from %d in %d events, SIGUSR2 x%d" % (n, child, len(usr1), m))
+PY
+
 # the report: text, JSON, CSV say the same
 "$ANA" report signals "$TMP/s.ptop" >"$TMP/r.txt" || fail "report: exit $?"
 cat "$TMP/r.txt"
