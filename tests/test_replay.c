@@ -675,7 +675,7 @@ static void test_23_timeline_categories_and_filters(void **state)
 	struct replay_model *m;
 	struct replay_ui ui = {0};
 	struct grid *g = grid__new(160, 48);
-	size_t i, forks = 0;
+	size_t i, forks = 0, signals = 0;
 	char *t;
 
 	(void)state;
@@ -692,10 +692,25 @@ static void test_23_timeline_categories_and_filters(void **state)
 	      "INSERT INTO lifecycle_event (cap, time_ns, kind, pid, comm, signal, core_dumped) "
 	      "VALUES (" CAP_OF ", %lld, 'exit', 501, 'kid', 9, 0)",
 	      CID, BASE + 4 * SEC);
+	/* a signal count: at its latest signal (last_ns), not at the interval's end */
+	execf(db,
+	      "INSERT INTO signal_count (cap, time_ns, interval_ns, pid, stage, sig, name, code, "
+	      "result, sender_pid, sender_tid, sender_comm, tgid, tid, count, first_ns, last_ns) "
+	      "VALUES (" CAP_OF ", %lld, %lld, 500, 'generate', 10, 'SIGUSR1', 0, 'delivered', "
+	      "501, 501, 'kid', 500, 500, 37, %lld, %lld)",
+	      CID, BASE + SEC, SEC, BASE + SEC / 2, BASE + 3 * SEC / 2);
 	m = open_model(db);
 	for (i = 0; i < m->nevents; i++) {
 		const struct rm_event *e = &m->events_list[i];
 
+		if (!strcmp(e->kind, "signal sent")) {
+			assert_string_equal(e->category, "signals");
+			assert_int_equal(e->t, 3 * SEC / 2);
+			assert_int_equal(e->pid, 500);
+			assert_string_equal(e->text,
+					    "SIGUSR1 x37 from pid 501 (kid) to tid 500: delivered");
+			signals++;
+		}
 		if (!strcmp(e->kind, "fork")) {
 			assert_string_equal(e->category, "lifecycle");
 			assert_true(e->pid == 501 || e->pid == 502);
@@ -712,6 +727,7 @@ static void test_23_timeline_categories_and_filters(void **state)
 		}
 	}
 	assert_int_equal(forks, 2);
+	assert_int_equal(signals, 1);
 	replay_model__seek(m, 5 * SEC);
 	ui.tab = replay__find_view("timeline");
 	replay__render(m, &ui, g);
@@ -720,11 +736,14 @@ static void test_23_timeline_categories_and_filters(void **state)
 	assert_contains(t, "pid 501 forked by 500 (kid)");
 	assert_contains(t, "syscalls ringbuf: 7 lost");
 	free(t);
-	/* c: the categories in order of their first event (vmas at 0.5 s, drop, lifecycle) */
+	/* c: the categories in order of their first event (vmas at 0.5 s, drop and signals at
+	 * 1.5 s, lifecycle) */
 	replay__key(m, &ui, 'c');
 	assert_string_equal(ui.category, "vmas");
 	replay__key(m, &ui, 'c');
-	assert_string_equal(ui.category, "drop");
+	assert_true(!strcmp(ui.category, "drop") || !strcmp(ui.category, "signals"));
+	replay__key(m, &ui, 'c');
+	assert_true(!strcmp(ui.category, "drop") || !strcmp(ui.category, "signals"));
 	replay__key(m, &ui, 'c');
 	assert_string_equal(ui.category, "lifecycle");
 	replay__render(m, &ui, g);
