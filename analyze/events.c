@@ -137,7 +137,7 @@ static int events_body(const struct report_ctx *c)
 static const struct report_option events_options[] = {
     {"category", "LIST",
      "events: only these categories, comma-separated:\n"
-     "a part's name (lifecycle, threads, signals, ...),\n"
+     "a collector's name (lifecycle, signals, ...),\n"
      "drop, probe or end",
      parse_category},
     {"pid", "PID", "events: only the events of process PID", parse_pid},
