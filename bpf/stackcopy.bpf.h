@@ -52,15 +52,16 @@
  * Linux 6.18.44 (bench/README.md, "Verified instructions").
  *
  * Being per CPU, the figures are one run's only while no other run on that CPU starts
- * a scan: a perf_event program (cpuprof) is not preempted and a raw_tp on a syscall
- * tracepoint (fds) runs with preemption off, but a uprobe program (heap) runs with
- * only migration off where the kernel is preemptible (PREEMPT_DYNAMIC, preempt=full:
- * uprobe_multi links run their program under rcu_read_lock, which does not stop
- * preemption), and another thread's allocation on the same CPU may scan in between.
- * So each scan takes a number of its own (seq, counted per CPU, never cleared) and
- * writes it in owner; when owner is no longer its number after the last figure is
- * read, another scan ran meanwhile and sc_take fails with -EAGAIN: the stack is
- * dropped (the caller counts it: stack_state_clobbered), never sent mixed. */
+ * a scan. A perf_event program (cpuprof) is not preempted, but a uprobe program (heap)
+ * runs with only migration off where the kernel is preemptible (PREEMPT_DYNAMIC,
+ * preempt=full: uprobe_multi links run their program under rcu_read_lock, which does
+ * not stop preemption), and so does a raw_tp on a syscall tracepoint (fds) on kernels
+ * whose syscall tracepoints may fault; another thread's scan on the same CPU may then
+ * run in between. So each scan takes a number of its own (seq, counted per CPU, never
+ * cleared) and writes it in owner; when owner is no longer its number after the last
+ * figure is read, another scan ran meanwhile and sc_take fails with -EAGAIN: the stack
+ * is dropped (the caller counts it: stack_state_clobbered), never sent mixed. The copy
+ * itself (C) is per thread in the programs that may be preempted (task storage). */
 struct sc_vars {
 	__u64 seq;		/* scans started on this CPU */
 	__u64 owner;		/* the seq of the scan the figures below are */
