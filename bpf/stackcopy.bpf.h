@@ -60,8 +60,9 @@
  * run in between. So each scan takes a number of its own (seq, counted per CPU, never
  * cleared) and writes it in owner; when owner is no longer its number after the last
  * figure is read, another scan ran meanwhile and sc_take fails with -EAGAIN: the stack
- * is dropped (the caller counts it: stack_state_clobbered), never sent mixed. The copy
- * itself (C) is per thread in the programs that may be preempted (task storage). */
+ * is dropped (the caller counts it: stack_state_clobbered), never sent mixed. The
+ * heap's copy itself (C) is per thread (task storage); --fd-stacks' is per CPU, read
+ * after the check by the send only. */
 struct sc_vars {
 	__u64 seq;		/* scans started on this CPU */
 	__u64 owner;		/* the seq of the scan the figures below are */

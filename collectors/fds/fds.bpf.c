@@ -80,14 +80,11 @@ struct {
 	__type(value, struct sm_ips);
 } fd_walk SEC(".maps");
 
-/* --user-stacks dwarf: where an open's stack copy is made, one per thread (as the heap's):
- * a syscall tracepoint's program may run preemptibly (kernels whose syscall tracepoints
- * may fault), and a per-CPU buffer could then be overwritten by another thread's open on
- * that CPU between the copy and its send */
+/* --user-stacks dwarf: where an open's stack copy is made, one per CPU (as fd_walk) */
 struct {
-	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__type(key, int);
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
 	__type(value, struct sc_copy);
 } fd_copy_buf SEC(".maps");
 
@@ -183,12 +180,12 @@ static __always_inline void fd_new(__u32 fd, struct sm_key *sk, bool replaces)
 static __always_inline long take_copy(struct pt_regs *regs, __u64 id, struct sm_key *sk)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
-	__u32 n, tgid = (__u32)(id >> 32);
+	__u32 zero = 0, n, tgid = (__u32)(id >> 32);
 	struct sc_copy *c;
 	__u8 one = 1;
 	long err;
 
-	c = bpf_task_storage_get(&fd_copy_buf, task, NULL, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	c = bpf_map_lookup_elem(&fd_copy_buf, &zero);
 	if (!c)
 		return -ENOENT;
 	err = sc_take(c, sc_vmas_of(&fd_vmas, tgid, task), SC_LOOKUPS_UPROBE, task,
