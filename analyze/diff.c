@@ -92,10 +92,16 @@ int gate__parse(const char *expr, struct gate *g, char *err, size_t errlen)
 		}
 	}
 	if (!op) {
+		/* the example: the first plain figure (no instances, not a setting) of the parts' list */
+		const struct an_figure *ex = an_figure__next(NULL);
+
+		while (ex && (strchr(ex->name, '(') || ex->setting))
+			ex = an_figure__next(ex);
+
 		snprintf(err, errlen,
 			 "--fail-on '%s': no comparison; write FIGURE OP THRESHOLD, OP one of > >= "
-			 "< <= (heap.live_bytes > +10%%)",
-			 expr);
+			 "< <= (%s > +10%%; `ptop-analyze figures --help` lists the figures)",
+			 expr, ex ? ex->name : "FIGURE");
 		return -EINVAL;
 	}
 	/* the figure, blanks trimmed */

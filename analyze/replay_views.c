@@ -317,8 +317,7 @@ static const struct replay_view core_views[] = {
     {.name = "Timeline",
      .id = "timeline",
      .position = 70,
-     .source = "every part's events (replay_series.events), drop_notice, probe_change, "
-	       "capture end; c cycles the category, / filters by pid or word",
+     .source = NULL, /* built from the parts that add events: timeline_source */
      .draw = draw_timeline,
      .on_key = timeline_key,
      .overview_title = "Events",
@@ -326,6 +325,23 @@ static const struct replay_view core_views[] = {
      .overview_rows = 2,
      .overview = events_overview},
 };
+
+/* The Timeline's source for the help overlay, "NAME drop notices, A, B, capture end": the
+ * core's events and the series of the parts that add theirs (replay_series.events). */
+static void timeline_source(const char *name, char *buf, size_t n)
+{
+	size_t len = (size_t)snprintf(buf, n, "%-9s drop notices", name);
+
+	for (size_t i = 0; an_parts[i] && len < n; i++) {
+		const struct replay_series *r = an_parts[i]->replay;
+
+		if (r && r->events)
+			len += (size_t)snprintf(buf + len, n - len, ", %s",
+						r->what ? r->what : an_parts[i]->name);
+	}
+	if (len < n)
+		snprintf(buf + len, n - len, ", capture end");
+}
 
 /* ------------------------------------------------------------------ the tab bar */
 
@@ -533,7 +549,9 @@ static void draw_help(struct replay_model *m, struct grid *g)
 		const struct replay_view *v = replay__tab_view(m, (int)i);
 		const struct probe_info *p = replay_model__probe(m, v->probe);
 
-		if (!v->probe)
+		if (v->draw == draw_timeline)
+			timeline_source(v->name, buf, sizeof(buf));
+		else if (!v->probe)
 			snprintf(buf, sizeof(buf), "%-9s %s", v->name, v->source);
 		else if (p && probe__active(p))
 			snprintf(buf, sizeof(buf), "%-9s %s; probe %s active (%s)", v->name,

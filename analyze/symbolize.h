@@ -271,21 +271,6 @@ struct prof_fn {
 	uint64_t best, stamp; /* internal */
 };
 
-struct prof_top {
-	struct prof_fn *fn; /* sorted by self (then total, then name) */
-	size_t n;
-	uint64_t samples;   /* samples with a stack (the shares' denominator) */
-	uint64_t unnamed;   /* of those, samples whose innermost frame has no name */
-	uint64_t no_frames; /* samples whose stacks held no frame at all */
-};
-
-/* Self and total samples per function of profile P (report_cpu.c). Inlined
- * functions count as functions of their own; a function appearing several
- * times in one stack (recursion) is counted once in its total. 0 or -ENOMEM;
- * free with prof_top__free. */
-int prof_top__build(const struct profile *p, struct prof_top *t);
-void prof_top__free(struct prof_top *t);
-
 /* export.c: P as folded stacks to F, one line per distinct stack, outermost
  * frame first, "a;b;c COUNT", kernel frames suffixed "_[k]", lines sorted. A
  * stack of a process of a per-process profile (pid set) starts with a root

@@ -15,10 +15,10 @@
 #               this workload (checked in the probe detail)
 # Each configuration runs RUNS times (default 5) per rate, interleaved round by round;
 # the table shows medians, ratios to "none" and the CPU each adds per pair against
-# "none". Then, once per mode, the time the BPF program ran per open
-# (kernel.bpf_stats_enabled, fd_exit's run_time_ns / opens; it runs at every syscall
-# exit of the machine, so the other processes' exits are in it too) and the capture's
-# size. Needs root. Build folder from $PTOP_BUILD (default build); SECONDS_PER_RUN
+# "none". Then, once per mode, the time the BPF programs ran per open
+# (kernel.bpf_stats_enabled, fd_exit's and fd_enter's run_time_ns / opens; they run at
+# every syscall exit and entry of the machine, so the other processes' syscalls are in
+# it too) and the capture's size. Needs root. Build folder from $PTOP_BUILD (default build); SECONDS_PER_RUN
 # (default 2). With 2+ CPUs the workload is pinned to the last CPU and the tracers to the
 # others (PIN=0 turns this off).
 #
@@ -50,11 +50,19 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# progstats: "RUN_TIME_NS RUN_CNT" of the newest program named fd_exit (ours, unless
-# another recorder with --fd-stacks started since), or nothing
+# progstats: "RUN_TIME_NS RUN_CNT" of the newest programs named fd_exit (raw_tp
+# sys_exit) and fd_enter (raw_tp sys_enter, close_range's entry: it runs at every
+# syscall entry of the machine too), summed (ours, unless another recorder with
+# --fd-stacks started since), or nothing
 progstats() {
-	"$BPFTOOL" prog show name fd_exit 2>/dev/null |
-		sed -n 's/.*run_time_ns \([0-9]*\) run_cnt \([0-9]*\).*/\1 \2/p' | tail -1
+	local p out ns=0 cnt=0
+	for p in fd_exit fd_enter; do
+		out=$("$BPFTOOL" prog show name $p 2>/dev/null |
+			sed -n 's/.*run_time_ns \([0-9]*\) run_cnt \([0-9]*\).*/\1 \2/p' | tail -1)
+		[ -n "$out" ] || return
+		ns=$((ns + ${out% *})); cnt=$((cnt + ${out#* }))
+	done
+	echo "$ns $cnt"
 }
 
 bench_caps fds || {
@@ -158,7 +166,7 @@ done
 # highest rate)
 rate=${RATES##* }
 sysctl -qw kernel.bpf_stats_enabled=1 2>/dev/null || echo "(no kernel.bpf_stats_enabled)"
-printf '\nat %s pairs/s, one run each: fd_exit run time per open, runs, capture\n' "$rate"
+printf '\nat %s pairs/s, one run each: fd_exit + fd_enter run time per open, runs, capture\n' "$rate"
 for cfg in fp dwarf; do
 	rm -f "$tmp/stats"
 	run_one "$cfg" "$rate" stats >"$tmp/one" || true
@@ -174,7 +182,7 @@ for cfg in fp dwarf; do
 	esac
 	if [ -s "$tmp/stats" ]; then
 		read -r ns cnt <"$tmp/stats"
-		printf '%-6s %8.0f ns of BPF per open (%s runs of fd_exit, %s opens)' "$cfg" \
+		printf '%-6s %8.0f ns of BPF per open (%s runs of fd_exit and fd_enter, %s opens)' "$cfg" \
 			"$(echo "$ns / ($opens + 1)" | bc -l)" "$cnt" "$opens"
 	else
 		printf '%-6s (no BPF run time: bpftool missing or stats off)' "$cfg"

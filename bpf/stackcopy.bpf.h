@@ -27,6 +27,9 @@
 #ifndef ENOSPC
 #define ENOSPC 28
 #endif
+#ifndef EAGAIN
+#define EAGAIN 11
+#endif
 #define SC_VM_EXEC 0x4ULL
 #define SC_USER_TOP 0x800000000000ULL	/* x86-64 user addresses are below */
 
@@ -46,10 +49,23 @@
  * not another, a word's range refined by each comparison with the VMA table would each
  * make a state of their own, in every iteration of the bpf_loop, which Linux 6.8+
  * verifies as a loop). The scan once processed 1,000,001 instructions and failed on
- * Linux 6.18.44 (bench/README.md, "Verified instructions"). A perf_event program is not
- * preempted; the other programs that copy run with migration off, as their copy
- * buffer (also per CPU) already requires. */
+ * Linux 6.18.44 (bench/README.md, "Verified instructions").
+ *
+ * Being per CPU, the figures are one run's only while no other run on that CPU starts
+ * a scan. A perf_event program (cpuprof) is not preempted, but a uprobe program (heap)
+ * runs with only migration off where the kernel is preemptible (PREEMPT_DYNAMIC,
+ * preempt=full: uprobe_multi links run their program under rcu_read_lock, which does
+ * not stop preemption), and so does a raw_tp on a syscall tracepoint (fds) on kernels
+ * whose syscall tracepoints may fault; another thread's scan on the same CPU may then
+ * run in between. So each scan takes a number of its own (seq, counted per CPU, never
+ * cleared) and writes it in owner; when owner is no longer its number after the last
+ * figure is read, another scan ran meanwhile and sc_take fails with -EAGAIN: the stack
+ * is dropped (the caller counts it: stack_state_clobbered), never sent mixed. The
+ * heap's copy itself (C) is per thread (task storage); --fd-stacks' is per CPU, read
+ * after the check by the send only. */
 struct sc_vars {
+	__u64 seq;		/* scans started on this CPU */
+	__u64 owner;		/* the seq of the scan the figures below are */
 	__u64 lo, hi;		/* the copy: [sp, sp + bytes) */
 	__u64 h;
 	__u64 ms, me;		/* the VMA the last word fell in */
@@ -68,6 +84,10 @@ struct {
 	__type(key, __u32);
 	__type(value, struct sc_vars);
 } sc_vars_buf SEC(".maps");
+
+/* Test hook (PTOP_TEST_STACK_CLOBBER): each scan's figures are taken over, as by
+ * another scan on its CPU, between the copy and the check; sc_take must then fail. */
+const volatile __u32 sc_test_clobber = 0;
 
 /* What the stack holds for a scan: pointers only (the same in every iteration). */
 struct sc_scan {
@@ -227,8 +247,9 @@ static long sc_words(__u32 i, void *ctx)
 /* Copy the user stack from SP of TASK (the current thread, of process TGID) into C and
  * key it: C's header (hash, registers, bytes, flags) is filled, words an unwinder
  * cannot use are zeroed. VT: the process's VMA table (may be NULL); LOOKUPS:
- * bpf_find_vma calls allowed. Returns 0, -ENOENT without a user sp (or scratch), or
- * -EFAULT when not even 8 bytes could be read. */
+ * bpf_find_vma calls allowed. Returns 0, -ENOENT without a user sp (or scratch),
+ * -EFAULT when not even 8 bytes could be read, or -EAGAIN when another scan on this CPU
+ * took over the per-CPU figures meanwhile (struct sc_vars): C is then not a stack. */
 static __always_inline long sc_take(struct sc_copy *c, struct sc_vmas *vt, __u32 lookups,
 				    struct task_struct *task, __u64 ip, __u64 sp, __u64 bp,
 				    __u32 tgid, __u32 tid)
@@ -238,6 +259,8 @@ static __always_inline long sc_take(struct sc_copy *c, struct sc_vmas *vt, __u32
 	__u64 n = SC_MAX_BYTES;
 	__u32 zero = 0;
 	long err = -EFAULT;
+	__u64 tok, h, bpo;
+	__u32 xflags;
 	int k;
 
 	if (!sp || sp >= SC_USER_TOP)
@@ -245,7 +268,10 @@ static __always_inline long sc_take(struct sc_copy *c, struct sc_vmas *vt, __u32
 	x = bpf_map_lookup_elem(&sc_vars_buf, &zero);
 	if (!x)
 		return -ENOENT;
-	__builtin_memset(x, 0, sizeof(*x));
+	/* this scan's number (an atomic add: another run may take one meanwhile) */
+	tok = __sync_fetch_and_add(&x->seq, 1) + 1;
+	__builtin_memset(&x->lo, 0, sizeof(*x) - __builtin_offsetof(struct sc_vars, lo));
+	x->owner = tok;
 	c->flags = 0;
 	s.vt = vt;
 	s.v = x;
@@ -284,20 +310,28 @@ static __always_inline long sc_take(struct sc_copy *c, struct sc_vmas *vt, __u32
 	x->nwords = (__u32)(n / 8);
 	x->h = sc_mix(sc_mix(0x9E3779B97F4A7C15ULL, ip), n);
 	bpf_loop(SC_MAX_WORDS / SC_WORDS_PER_CALL, sc_words, &s, 0);
+	h = x->h;
+	xflags = x->flags;
+	if (sc_test_clobber)
+		x->owner = tok + 1;
+	/* the last figure read: were they all this scan's? */
+	asm volatile("" ::: "memory");
+	if (*(volatile __u64 *)&x->owner != tok)
+		return -EAGAIN;
+	bpo = 0;
 	if (bp >= sp && bp < sp + n) {
-		c->bp = bp;
-		x->h = sc_mix(x->h, (bp - sp) | (1ULL << 61));
-	} else {
-		c->bp = 0;
+		bpo = bp;
+		h = sc_mix(h, (bp - sp) | (1ULL << 61));
 	}
-	c->hash = x->h | 1;
+	c->bp = bpo;
+	c->hash = h | 1;
 	c->tgid = tgid;
 	c->tid = tid;
 	c->ip = ip;
 	c->sp = sp;
 	c->time_ns = bpf_ktime_get_ns();
 	c->bytes = (__u32)n;
-	c->flags |= x->flags;
+	c->flags |= xflags;
 	return 0;
 }
 

@@ -11,6 +11,7 @@
 #include "analyze/figures.h"
 #include "analyze/part.h"
 #include "analyze/symbolize.h"
+#include "collectors/cpu/report.h" /* prof_top__build: the cpu report's function table */
 #include "collectors/cpuprof/stacks.h"
 #include "common/probe_mapping.h"
 

@@ -355,7 +355,8 @@ int fd_exit(struct bpf_raw_tracepoint_args *ctx)
 		/* a copy the ring had no room for: counted as such, the open still
 		 * credited to its key (the next open there sends the copy again) */
 		if (err && err != -ENOSPC) {
-			counter_inc(FDS_CNT_STACK_FAIL);
+			/* -EAGAIN: the scan's per-CPU state was another scan's meanwhile */
+			counter_inc(err == -EAGAIN ? FDS_CNT_STACK_CLOBBERED : FDS_CNT_STACK_FAIL);
 			sk.hash = 0;
 		}
 	} else {

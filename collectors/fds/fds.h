@@ -70,7 +70,9 @@ enum fds_counter {
 	FDS_CNT_SITE_FULL = 2,	/* fd_sites full: an open not credited to its site */
 	FDS_CNT_COPY_LOST = 3,	/* a stack copy found the ring full: its site may stay stackless */
 	FDS_CNT_RANGE_LOST = 4, /* a close_range whose fds were not counted (see fd_ranging) */
-	FDS_CNT_MAX = 5,
+	FDS_CNT_STACK_CLOBBERED = 5, /* a stack copy dropped: its scan's per-CPU state was
+				      * another scan's meanwhile (bpf/stackcopy.bpf.h) */
+	FDS_CNT_MAX = 6,
 };
 
 #endif

@@ -580,6 +580,8 @@ retry:
 	}
 	b->skel->rodata->targ_tgid = (__u32)c->ctx->pid;
 	b->skel->rodata->fd_stacks = true;
+	/* test hook: every stack scan's per-CPU state taken over (bpf/stackcopy.bpf.h) */
+	b->skel->rodata->sc_test_clobber = getenv("PTOP_TEST_STACK_CLOBBER") != NULL;
 	b->skel->rodata->fd_user_stacks =
 	    fds_stacks.mode == USER_STACKS_DWARF ? FDS_USER_COPY : FDS_USER_FP;
 	if (fds_stacks.mode != USER_STACKS_DWARF) { /* the copies' maps stay small */
@@ -728,6 +730,7 @@ static const char *const counter_kind[FDS_CNT_MAX] = {
     [FDS_CNT_SITE_FULL] = "map_full",
     [FDS_CNT_COPY_LOST] = "stack_copy_ring_full",
     [FDS_CNT_RANGE_LOST] = "close_range_uncounted",
+    [FDS_CNT_STACK_CLOBBERED] = "stack_state_clobbered",
 };
 static const char *const counter_detail[FDS_CNT_MAX] = {
     [FDS_CNT_OWNER_FULL] = "fd_owner full: an open fd's site not kept (its close not "
@@ -738,6 +741,9 @@ static const char *const counter_detail[FDS_CNT_MAX] = {
 			  "its site, whose stack is missing unless a later open there sent it",
     [FDS_CNT_RANGE_LOST] = "close_range calls whose closed fds were not counted (a range "
 			   "wider than 2^20 fds, or fd_ranging full)",
+    [FDS_CNT_STACK_CLOBBERED] = "opens without their stack: another stack scan on the same "
+				"CPU (a preempted program) overwrote the scan's per-CPU state, "
+				"so the copy was dropped, not sent mixed",
 };
 
 static int emit_losses(struct collector *c, struct fds_bpf_lane *b)

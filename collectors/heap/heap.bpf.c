@@ -402,8 +402,13 @@ int hp_enter(struct pt_regs *ctx)
 		}
 	}
 	if (take && hp_user_stacks == HP_USER_COPY) {
-		if (take_copy(ctx, id, &inf.site.stack)) {
-			cnt->stack_failures++;
+		long err = take_copy(ctx, id, &inf.site.stack);
+
+		if (err) {
+			if (err == -EAGAIN)	/* the scan's state was another's */
+				cnt->stack_clobbered++;
+			else
+				cnt->stack_failures++;
 			inf.site.stack.hash = 0;
 		} else {
 			cnt->samples++;

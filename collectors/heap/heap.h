@@ -103,6 +103,8 @@ struct hp_counters {
 	__u64 filtered;		/* probe hits in processes other than the target */
 	__u64 temporary_count;	/* tracked allocations freed by the next allocation or free
 				 * call of their thread (heaptrack's rule): exact */
+	__u64 stack_clobbered;	/* sampled allocations whose stack copy was dropped: another
+				 * scan on the CPU took over its per-CPU state meanwhile */
 };
 
 /* The peak of the live heap, kept at every allocation and free the lane tracks (one

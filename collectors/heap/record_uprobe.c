@@ -757,6 +757,8 @@ retry:
 		bpf_map__set_max_entries(p->skel->maps.hp_events_rb,
 					 (__u32)heap_events_ring_bytes(ctx->interval_ns, NULL));
 	p->skel->rodata->hp_user_stacks = hp_mode == USER_STACKS_DWARF ? HP_USER_COPY : HP_USER_FP;
+	/* test hook: every stack scan's per-CPU state taken over (bpf/stackcopy.bpf.h) */
+	p->skel->rodata->sc_test_clobber = getenv("PTOP_TEST_STACK_CLOBBER") != NULL;
 	if (hp_mode != USER_STACKS_DWARF) {	/* the copies' maps stay small */
 		bpf_map__set_max_entries(p->skel->maps.hp_copies, 4096);
 		bpf_map__set_max_entries(p->skel->maps.hp_copied, 1);
@@ -956,6 +958,11 @@ static int emit_drops(struct collector *c, struct hp_priv *p, const struct hp_co
 		err = rec_emit_drop(c, "stack_failure", d->stack_failures,
 				    "sampled allocations whose user stack could not be taken");
 	if (!err)
+		err = rec_emit_drop(c, "stack_state_clobbered", d->stack_clobbered,
+				    "sampled allocations without their stack: another stack scan "
+				    "on the same CPU (a preempted uprobe) overwrote the scan's "
+				    "per-CPU state, so the copy was dropped, not sent mixed");
+	if (!err)
 		err = rec_emit_drop(c, "stack_copy_malformed", p->bad_copies,
 				    "stack copies from the kernel too short for their size: not "
 				    "written (their allocations' sites stay unnamed)");
@@ -1133,7 +1140,7 @@ static int hp_poll(struct collector *c, uint64_t now_ns, unsigned flags)
 	hs.leak_bytes = leak_bytes;
 	hs.leak_count = leak_count;
 	hs.live_untracked = d.live_untracked;
-	hs.stack_failures = d.stack_failures + d.site_full;
+	hs.stack_failures = d.stack_failures + d.stack_clobbered + d.site_full;
 	hs.free_untracked = d.free_untracked;
 	err = heap__emit_snapshot(ctx, &hs, now_ns, interval);
 	if (err)

@@ -458,7 +458,7 @@ cleanup:
 
 static const struct an_report security_report = {
     .name = "security",
-    .order = 87,
+    .order = 860,
     .summary = "memory made executable (mmap/mprotect PROT_EXEC, W^X)\n"
 	       "with its backing, origin and calling function; ptrace\n"
 	       "attaches, set-user-ID execs, failed capability checks",

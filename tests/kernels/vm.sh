@@ -223,6 +223,9 @@ trap 'exit 143' TERM HUP
 # virtiofsd for the host's /: in a mount namespace of its own, on a read-only copy of the
 # mount tree (without /proc, /sys, /dev), so even a misbehaving guest cannot write there.
 mkdir -p "$run/rootview"
+# virtiofsd keeps a file descriptor open for every host file the guest has looked up and
+# not forgotten (with cache=always the guest forgets little): 4096 ran out within one
+# smoke set run (every later test failed with EMFILE, "Too many open files")
 start_virtiofsd() { # socket source ro
 	unshare -m --propagation private sh -c '
 		sock=$1 src=$2 ro=$3 view=$4 fsd=$5
@@ -238,7 +241,7 @@ start_virtiofsd() { # socket source ro
 			src=$view
 		fi
 		exec "$fsd" --socket-path="$sock" -o source="$src" -o cache=always -o no_posix_lock \
-			-o xattr --rlimit-nofile=4096 >/dev/null 2>&1
+			-o xattr --rlimit-nofile=65536 >/dev/null 2>&1
 	' sh "$1" "$2" "$3" "$run/rootview" "$VIRTIOFSD" &
 	pids+=($!)
 }

@@ -16,10 +16,53 @@
 need_ebpf
 BURST=80000
 
+# state PID...: what each process (and its threads and children) is doing, for a hang's
+# diagnosis: state, wait channel and kernel stack per thread
+state() {
+	local p t c
+	for p; do
+		[ -d "/proc/$p" ] || { echo "pid $p: gone"; continue; }
+		echo "pid $p ($(cat "/proc/$p/comm" 2>/dev/null)): $(grep -E '^(State|SigPnd|ShdPnd|SigBlk)' \
+			"/proc/$p/status" 2>/dev/null | tr -s '\t\n' '  ')"
+		for t in /proc/"$p"/task/*; do
+			echo "  thread ${t##*/}: $(grep State "$t/status" 2>/dev/null) wchan" \
+				"$(cat "$t/wchan" 2>/dev/null) syscall $(cat "$t/syscall" 2>/dev/null)"
+			sed 's/^/    /' "$t/stack" 2>/dev/null || true
+			for c in $(cat "$t/children" 2>/dev/null); do state "$c"; done
+		done
+	done
+}
+
+# wait_exit PID WHAT: wait for this shell's job PID and return its status; a job still
+# running after 600 s (heap_attach takes 1-2 minutes under QEMU without KVM) is a hang:
+# what it, the fixture and the recorder are doing is printed, each is killed, and the
+# test fails (a bound so that a hang reports itself, not a timing assertion)
+wait_exit() {
+	local i
+	for i in $(seq 6000); do
+		kill -0 "$1" 2>/dev/null || break
+		sleep 0.1
+	done
+	if kill -0 "$1" 2>/dev/null; then
+		echo "$2 has not ended after 600 s: the processes' state:" >&2
+		state "$fpid" "$rpid" >&2
+		echo "every other task in uninterruptible sleep (D):" >&2
+		grep -l '^State:.*D' /proc/[0-9]*/task/*/status 2>/dev/null |
+			while read -r t; do
+				t=${t%/status}
+				echo "  $t ($(cat "$t/comm" 2>/dev/null)): $(cat "$t/wchan" 2>/dev/null)"
+				sed 's/^/    /' "$t/stack" 2>/dev/null || true
+			done >&2
+		kill -KILL "$fpid" "$rpid" 2>/dev/null
+		fail "$2 did not end (hung: see the state above)"
+	fi
+	wait "$1"
+}
+
 # record MODE: the fixture in MODE ("" or fork), attached by pid while it spins;
 # $TMP/MODE.ptop, $TMP/MODE.out (what it printed)
 record() {
-	local m=${1:-plain} fpid rpid
+	local m=${1:-plain}
 	"$FIX/heap_attach" ${1:-} >"$TMP/$m.out" &
 	fpid=$!
 	kill_at_exit "$fpid"
@@ -33,8 +76,8 @@ record() {
 	kill_at_exit "$rpid"
 	wait_line "$TMP/$m.err" 'recording pid' "the recorder to attach"
 	kill -USR1 "$fpid"
-	wait "$fpid" || fail "heap_attach ${1:-} exited $?"
-	wait "$rpid" || { cat "$TMP/$m.err" >&2; fail "ptop-record exited $?"; }
+	wait_exit "$fpid" "heap_attach ${1:-}" || fail "heap_attach ${1:-} exited $?"
+	wait_exit "$rpid" "ptop-record" || { cat "$TMP/$m.err" >&2; fail "ptop-record exited $?"; }
 	cat "$TMP/$m.out"
 	assert_eq "$m: heap probe" "active/ebpf" \
 		"$(q "$TMP/$m.ptop" "select state || '/' || source from probe where name = 'heap'")"

@@ -12,27 +12,24 @@
 # and lists each occurrence, as a whole word, in the code outside collectors/NAME/: the
 # files git knows (*.c, *.h, *.sql, *.proto, Makefile, mk/*), leaving out comments (C,
 # SQL and make ones; strings are kept: SQL lives in them), tests (tests/, */e2e/,
-# */test_*.c), bench/, man pages, *.md, collectors.def, and proto/ptop.proto (the older
-# collectors' cases of the Event oneof stay there for the format's compatibility).
+# */test_*.c), bench/, man pages, *.md, collectors.def, mk/demo.sh (a demo is documentation by
+# example, as a manual: it runs `report NAME` of the collectors it shows), and
+# proto/ptop.proto (the older collectors' cases of the Event oneof stay there for the
+# format's compatibility). A C string that is a kernel mapping's name ("[heap]", "[stack]")
+# is the kernel's word, not a collector's: left out.
 #
 # Output: per collector, each file naming it with its count and the words it names; then
 # the count per file over all collectors. Files under another collector's folder are
 # listed apart ("in other collectors"): a collector may use another's loader by including
 # its header by name (issue 22), so those are dependencies to read, not failures.
-# Exit 0 when no file outside collectors/ names a collector, 1 when one does, 2 when it
-# cannot run (no build: `make` first; B=DIR for another build folder).
-#
-# Not run by tests/run.sh (it lives outside tests/e2e/): the lead enables it once the
-# collectors are free.
-set -euo pipefail
-ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-B=${B:-${PTOP_BUILD:-build}}
-cd "$ROOT"
-command -v nm >/dev/null || { echo "collector_free: nm is missing (binutils)" >&2; exit 2; }
-command -v python3 >/dev/null || { echo "collector_free: python3 is missing" >&2; exit 2; }
-[ -d "$B/collectors" ] || { echo "collector_free: $B/collectors is not built: run make (or give B=DIR)" >&2; exit 2; }
+# Passes when no file outside collectors/ names a collector, fails when one does; needs
+# the build ($PTOP_BUILD, default build: `make programs`) for the collectors' objects.
+source tests/e2e/lib.sh
+command -v nm >/dev/null || skip "nm is missing (binutils)"
+command -v python3 >/dev/null || skip "python3 is missing"
+[ -d "$B/collectors" ] || missing "$B/collectors is not built (make programs)"
 
-exec python3 - "$B" <<'EOF'
+python3 - "$B" <<'EOF' || fail "the shared code names a collector (the list above): move the word into collectors/NAME/"
 import os, re, subprocess, sys
 from collections import defaultdict
 
@@ -65,7 +62,8 @@ def strip_line(text, mark):
 def code_of(path):
     text = open(path, errors='replace').read()
     if path.endswith(('.c', '.h', '.proto')):
-        return strip_c(text)
+        # a kernel mapping's name ("[heap]", "[stack]") is the kernel's word
+        return re.sub(r'"\[\w+\]"', '""', strip_c(text))
     if path.endswith('.sql'):
         return strip_line(text, '--')
     return strip_line(text, '#')
@@ -81,7 +79,7 @@ def shared_files():
             continue
         if (f.startswith(('tests/', 'bench/', 'man/')) or '/e2e/' in f or
                 base.startswith('test_') or f.endswith('.md') or
-                f == 'collectors/collectors.def'):
+                f in ('collectors/collectors.def', 'mk/demo.sh')):
             continue
         # the envelope's oneof cases of the older collectors stay, for the format's sake
         # (issue 22): newer collectors travel in Event.collector_payload
