@@ -14,6 +14,7 @@
 #define PTOP_BPF_STACKCOPY_BPF_H
 
 #include "stackcopy.h"
+#include "stackmap.h"
 
 #ifndef EBUSY
 #define EBUSY 16
@@ -362,6 +363,43 @@ static __always_inline struct sc_vmas *sc_vmas_of(void *map, __u32 tgid,
 	t->mm = (__u64)mm;
 	t->ino = ino;
 	return t;
+}
+
+/* Copy the current thread's user stack at REGS (the registers a call was made with;
+ * ID: its pid_tgid) into C, key *SK by the copy (kind SM_KIND_COPY) and send the copy
+ * on the ring RING unless its hash is in COPIED (a hash map of __u64 to __u8: sent
+ * before). VMAS: the program's SC_VMAS_MAP; uprobe-like contexts (bpf_find_vma as often
+ * as in a uprobe). 0; -ENOSPC when the ring had no room (the hash is forgotten, so that
+ * the next copy there is sent; the caller counts it); -EFAULT for a copy too big; or
+ * sc_take's -errno. The collectors that take copies at a call (fds, locks, security)
+ * share it. */
+static __always_inline long sc_take_send(struct sc_copy *c, void *vmas, void *copied,
+					 void *ring, struct pt_regs *regs, __u64 id,
+					 struct sm_key *sk)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	__u32 n, tgid = (__u32)(id >> 32);
+	__u8 one = 1;
+	long err;
+
+	err = sc_take(c, sc_vmas_of(vmas, tgid, task), SC_LOOKUPS_UPROBE, task,
+		      BPF_CORE_READ(regs, ip), BPF_CORE_READ(regs, sp), BPF_CORE_READ(regs, bp),
+		      tgid, (__u32)id);
+	if (err)
+		return err;
+	sk->hash = c->hash;
+	sk->nr = c->bytes / 8;
+	sk->kernel = SM_KIND_COPY;
+	if (bpf_map_update_elem(copied, &c->hash, &one, BPF_NOEXIST))
+		return 0; /* sent before */
+	n = c->bytes;
+	if (n > SC_MAX_BYTES)
+		return -EFAULT;
+	if (bpf_ringbuf_output(ring, c, SC_HDR_BYTES + n, 0)) {
+		bpf_map_delete_elem(copied, &c->hash);
+		return -ENOSPC;
+	}
+	return 0;
 }
 
 #endif

@@ -173,40 +173,20 @@ static __always_inline void fd_new(__u32 fd, struct sm_key *sk, bool replaces)
 }
 
 /* Copy the user stack of the call (REGS: the registers it was made with), key *SK by the
- * copy (kind SM_KIND_COPY) and send the copy unless its key was sent. 0; -ENOSPC when the
- * ring had no room (the key is forgotten, so that the next open there sends it); or
- * sc_take's -errno. sys_exit's programs run with interrupts on: bpf_find_vma may be
- * called as often as in a uprobe. */
+ * copy and send it once per key (sc_take_send). sys_exit's programs run with interrupts
+ * on: bpf_find_vma may be called as often as in a uprobe. */
 static __always_inline long take_copy(struct pt_regs *regs, __u64 id, struct sm_key *sk)
 {
-	struct task_struct *task = bpf_get_current_task_btf();
-	__u32 zero = 0, n, tgid = (__u32)(id >> 32);
-	struct sc_copy *c;
-	__u8 one = 1;
+	__u32 zero = 0;
+	struct sc_copy *c = bpf_map_lookup_elem(&fd_copy_buf, &zero);
 	long err;
 
-	c = bpf_map_lookup_elem(&fd_copy_buf, &zero);
 	if (!c)
 		return -ENOENT;
-	err = sc_take(c, sc_vmas_of(&fd_vmas, tgid, task), SC_LOOKUPS_UPROBE, task,
-		      BPF_CORE_READ(regs, ip), BPF_CORE_READ(regs, sp), BPF_CORE_READ(regs, bp),
-		      tgid, (__u32)id);
-	if (err)
-		return err;
-	sk->hash = c->hash;
-	sk->nr = c->bytes / 8;
-	sk->kernel = SM_KIND_COPY;
-	if (bpf_map_update_elem(&fd_copied, &c->hash, &one, BPF_NOEXIST))
-		return 0; /* sent before */
-	n = c->bytes;
-	if (n > SC_MAX_BYTES)
-		return -EFAULT;
-	if (bpf_ringbuf_output(&fd_copies, c, SC_HDR_BYTES + n, 0)) {
-		bpf_map_delete_elem(&fd_copied, &c->hash);
+	err = sc_take_send(c, &fd_vmas, &fd_copied, &fd_copies, regs, id, sk);
+	if (err == -ENOSPC)
 		counter_inc(FDS_CNT_COPY_LOST);
-		return -ENOSPC;
-	}
-	return 0;
+	return err;
 }
 
 /* Count the fds open in a range of the open-fd bitmap, one word a step. */

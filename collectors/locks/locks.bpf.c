@@ -115,40 +115,20 @@ static __always_inline void counter_inc(__u32 idx)
 		__sync_fetch_and_add(v, 1);
 }
 
-/* Copy the user stack of the call (REGS: the registers it was made with) and key *SK by
- * the copy (kind SM_KIND_COPY); send the copy unless its key was sent (as fds.bpf.c). 0,
- * -ENOSPC when the ring had no room (the key is forgotten: the next wait there sends it),
- * or sc_take's -errno. */
+/* Copy the user stack of the call (REGS: the registers it was made with), key *SK by the
+ * copy and send it once per key (sc_take_send). */
 static __always_inline long take_copy(struct pt_regs *regs, __u64 id, struct sm_key *sk)
 {
-	struct task_struct *task = bpf_get_current_task_btf();
-	__u32 zero = 0, n, tgid = (__u32)(id >> 32);
-	struct sc_copy *c;
-	__u8 one = 1;
+	__u32 zero = 0;
+	struct sc_copy *c = bpf_map_lookup_elem(&lk_copy_buf, &zero);
 	long err;
 
-	c = bpf_map_lookup_elem(&lk_copy_buf, &zero);
 	if (!c)
 		return -ENOENT;
-	err = sc_take(c, sc_vmas_of(&lk_vmas, tgid, task), SC_LOOKUPS_UPROBE, task,
-		      BPF_CORE_READ(regs, ip), BPF_CORE_READ(regs, sp), BPF_CORE_READ(regs, bp),
-		      tgid, (__u32)id);
-	if (err)
-		return err;
-	sk->hash = c->hash;
-	sk->nr = c->bytes / 8;
-	sk->kernel = SM_KIND_COPY;
-	if (bpf_map_update_elem(&lk_copied, &c->hash, &one, BPF_NOEXIST))
-		return 0; /* sent before */
-	n = c->bytes;
-	if (n > SC_MAX_BYTES)
-		return -EFAULT;
-	if (bpf_ringbuf_output(&lk_copies, c, SC_HDR_BYTES + n, 0)) {
-		bpf_map_delete_elem(&lk_copied, &c->hash);
+	err = sc_take_send(c, &lk_vmas, &lk_copied, &lk_copies, regs, id, sk);
+	if (err == -ENOSPC)
 		counter_inc(LK_CNT_COPY_LOST);
-		return -ENOSPC;
-	}
-	return 0;
+	return err;
 }
 
 /* The role of futex(2) operation OP: a wait, a wake, or neither (0). */

@@ -252,11 +252,9 @@ static __always_inline void walk_path(struct sec_event *e, struct file *f)
 static __always_inline long take_stack(void *ctx, struct pt_regs *regs, __u64 id,
 				       struct sm_key *sk)
 {
-	struct task_struct *task;
 	struct sc_copy *c;
 	struct sm_ips *buf;
-	__u32 zero = 0, n, tgid = (__u32)(id >> 32);
-	__u8 one = 1;
+	__u32 zero = 0;
 	long err;
 
 	if (sec_user_stacks != SEC_USER_COPY) {
@@ -265,29 +263,15 @@ static __always_inline long take_stack(void *ctx, struct pt_regs *regs, __u64 id
 			return -ENOENT;
 		return sm_take(ctx, &sec_stacks, buf, BPF_F_USER_STACK, sk);
 	}
-	task = bpf_get_current_task_btf();
 	c = bpf_map_lookup_elem(&sec_copy_buf, &zero);
 	if (!c)
 		return -ENOENT;
-	err = sc_take(c, sc_vmas_of(&sec_vmas, tgid, task), SC_LOOKUPS_UPROBE, task,
-		      BPF_CORE_READ(regs, ip), BPF_CORE_READ(regs, sp), BPF_CORE_READ(regs, bp),
-		      tgid, (__u32)id);
-	if (err)
-		return err;
-	sk->hash = c->hash;
-	sk->nr = c->bytes / 8;
-	sk->kernel = SM_KIND_COPY;
-	if (bpf_map_update_elem(&sec_copied, &c->hash, &one, BPF_NOEXIST))
-		return 0; /* sent before */
-	n = c->bytes;
-	if (n > SC_MAX_BYTES)
-		return -EFAULT;
-	if (bpf_ringbuf_output(&sec_copies, c, SC_HDR_BYTES + n, 0)) {
-		bpf_map_delete_elem(&sec_copied, &c->hash);
+	err = sc_take_send(c, &sec_vmas, &sec_copied, &sec_copies, regs, id, sk);
+	if (err == -ENOSPC) {
 		counter_inc(SEC_CNT_COPY_LOST);
 		return 0; /* the event keeps its key; the next call there sends the copy */
 	}
-	return 0;
+	return err;
 }
 
 SEC("raw_tp/sys_exit")
