@@ -1020,10 +1020,84 @@ static int refresh_paths(struct io_bpf_lane *b)
 
 static uint64_t d(uint64_t cur, uint64_t prev);
 
-/* The files lane's interval: IoFileOp per (file, op) with calls since the last poll and
- * IoUringOp per opcode with requests, in one IoFiles; its drops. */
-static int files_poll(struct collector *c, struct io_bpf_lane *b, uint64_t now_ns,
-		      uint64_t interval)
+/* File operation O from its key, its sums SUM over the CPUs and the last poll's PV:
+ * its deltas, its histogram into HIST (IO_HIST), MAX the generation's maximum; NAME
+ * (NAME_SIZE): a pipe's or socket's name, "" for the others (the path is looked up
+ * later). */
+static void file_op_fill(struct io_bpf_lane *b, const struct io_file_key *key,
+			 const struct io_file_val *sum, const struct io_file_val *pv,
+			 uint64_t max, Ptop__V1__IoFileOp *o, uint64_t *hist, char *name,
+			 size_t name_size)
+{
+	size_t nh = 0;
+
+	ptop__v1__io_file_op__init(o);
+	o->dev = user_dev(key->dev);
+	o->ino = key->ino;
+	o->gen = key->gen;
+	o->pid = key->tgid;
+	o->op = key->op >= IO_OP_URING ? b->uring_names[(key->op - IO_OP_URING) % IO_URING_OPS]
+	    : key->op < IO_OP_SYSCALLS ? (char *)io_op_names[key->op]
+				      : (char *)"unknown";
+	o->type = (char *)io__file_type(key->mode);
+	name[0] = '\0';
+	if (key->mode == 0010000 || key->mode == 0140000) /* no path: as /proc's links */
+		snprintf(name, name_size, "%s:[%llu]",
+			 key->mode == 0010000 ? "pipe" : "socket", (unsigned long long)key->ino);
+	/* the path and the histogram: after the loop (the tables move as they grow) */
+	o->calls = d(sum->calls, pv->calls);
+	o->errors = d(sum->errors, pv->errors);
+	o->bytes = d(sum->bytes, pv->bytes);
+	o->call_ns = d(sum->time_ns, pv->time_ns);
+	o->timed = d(sum->timed, pv->timed);
+	for (size_t i = 0; i < IO_HIST; i++) {
+		hist[i] = d(sum->hist[i], pv->hist[i]);
+		if (hist[i])
+			nh = i + 1;
+	}
+	/* the maximum: the generation's; at least the lowest value of the highest
+	 * bucket (a call that ended as the generation flipped has it in the next) */
+	o->max_ns = max;
+	if (nh && o->max_ns < (1ull << (nh - 1)))
+		o->max_ns = 1ull << (nh - 1);
+	if (!o->timed)
+		o->max_ns = 0;
+	o->n_hist = nh;
+}
+
+/* IoUringOp per io_uring opcode with requests since the last poll, into MSG (UOPS,
+ * UOPP: room for IO_URING_OPS). */
+static void files_uring(struct io_bpf_lane *b, Ptop__V1__IoFiles *msg,
+			Ptop__V1__IoUringOp *uops, Ptop__V1__IoUringOp **uopp)
+{
+	for (uint32_t op = 0; op < IO_URING_OPS; op++) {
+		struct io_uring_val sum = {0};
+		uint64_t w[4];
+
+		if (bpf_util__percpu_sum(b->skel->maps.io_uring, op, b->uvals, sizeof(*b->uvals), w,
+					 4))
+			continue;
+		sum.submitted = w[0];
+		sum.completed = w[1];
+		sum.errors = w[2];
+		sum.bytes = w[3];
+		if (!memcmp(&sum, &b->uprev[op], sizeof(sum)))
+			continue;
+		ptop__v1__io_uring_op__init(&uops[msg->n_uring]);
+		uops[msg->n_uring].opcode = op;
+		uops[msg->n_uring].op = b->uring_names[op] + strlen("io_uring:");
+		uops[msg->n_uring].submitted = d(sum.submitted, b->uprev[op].submitted);
+		uops[msg->n_uring].completed = d(sum.completed, b->uprev[op].completed);
+		uops[msg->n_uring].errors = d(sum.errors, b->uprev[op].errors);
+		uops[msg->n_uring].bytes = d(sum.bytes, b->uprev[op].bytes);
+		uopp[msg->n_uring] = &uops[msg->n_uring];
+		msg->n_uring++;
+		b->uprev[op] = sum;
+	}
+}
+
+/* The files lane's drops since the last poll (its counters), one drop each. */
+static int files_drops(struct collector *c, struct io_bpf_lane *b)
 {
 	static const char *const cnt_kind[IO_CNT_MAX] = {"map_full", "map_full", "unresolved",
 							 "ringbuf_paths"};
@@ -1032,6 +1106,28 @@ static int files_poll(struct collector *c, struct io_bpf_lane *b, uint64_t now_n
 	    "io_start full: per-file calls not timed",
 	    "per-file operations whose fd was no file at their exit (closed meanwhile)",
 	    "io_events full: the paths of files first seen lost"};
+	uint64_t cnt[IO_CNT_MAX] = {0};
+	int err = 0;
+
+	if (bpf_util__percpu_sum(b->skel->maps.io_counters, 0, b->lost_vals, sizeof(uint64_t),
+				 &cnt[0], 1) == 0) {
+		for (uint32_t i = 1; i < IO_CNT_MAX; i++)
+			bpf_util__percpu_sum(b->skel->maps.io_counters, i, b->lost_vals,
+					     sizeof(uint64_t), &cnt[i], 1);
+		for (int i = 0; !err && i < IO_CNT_MAX; i++) {
+			err = rec_emit_drop(c, cnt_kind[i], d(cnt[i], b->prev_cnt[i]),
+					    cnt_detail[i]);
+			b->prev_cnt[i] = cnt[i];
+		}
+	}
+	return err;
+}
+
+/* The files lane's interval: IoFileOp per (file, op) with calls since the last poll and
+ * IoUringOp per opcode with requests, in one IoFiles; its drops. */
+static int files_poll(struct collector *c, struct io_bpf_lane *b, uint64_t now_ns,
+		      uint64_t interval)
+{
 	Ptop__V1__Event ev = PTOP__V1__EVENT__INIT;
 	Ptop__V1__IoFiles msg = PTOP__V1__IO_FILES__INIT;
 	Ptop__V1__CollectorPayload cp;
@@ -1045,7 +1141,6 @@ static int files_poll(struct collector *c, struct io_bpf_lane *b, uint64_t now_n
 	size_t n = 0, cap = 0;
 	int fd = bpf_map__fd(b->skel->maps.io_files), err;
 	struct io_file_key key, next, *prev = NULL;
-	uint64_t cnt[IO_CNT_MAX] = {0};
 
 	err = refresh_paths(b);
 	b->gen++;
@@ -1054,8 +1149,6 @@ static int files_poll(struct collector *c, struct io_bpf_lane *b, uint64_t now_n
 		struct io_file_val sum = {0}, *pv;
 		struct io_fent probe = {.k = next}, **at, *e;
 		uint64_t max = 0;
-		Ptop__V1__IoFileOp *o;
-		size_t nh = 0;
 
 		key = next;
 		prev = &key;
@@ -1113,41 +1206,10 @@ static int files_poll(struct collector *c, struct io_bpf_lane *b, uint64_t now_n
 			}
 			cap = nc;
 		}
-		o = &ops[n];
-		ptop__v1__io_file_op__init(o);
-		o->dev = user_dev(key.dev);
-		o->ino = key.ino;
-		o->gen = key.gen;
-		o->pid = key.tgid;
-		o->op = key.op >= IO_OP_URING ? b->uring_names[(key.op - IO_OP_URING) % IO_URING_OPS]
-		    : key.op < IO_OP_SYSCALLS ? (char *)io_op_names[key.op]
-					      : (char *)"unknown";
-		o->type = (char *)io__file_type(key.mode);
+		file_op_fill(b, &key, &sum, pv, max, &ops[n], &hists[n * IO_HIST], files[n].name,
+			     sizeof(files[n].name));
 		files[n].kdev = key.dev;
 		files[n].gen = key.gen;
-		files[n].name[0] = '\0';
-		if (key.mode == 0010000 || key.mode == 0140000) /* no path: as /proc's links */
-			snprintf(files[n].name, sizeof(files[n].name), "%s:[%llu]",
-				 key.mode == 0010000 ? "pipe" : "socket", (unsigned long long)key.ino);
-		/* the path and the histogram: after the loop (the tables move as they grow) */
-		o->calls = d(sum.calls, pv->calls);
-		o->errors = d(sum.errors, pv->errors);
-		o->bytes = d(sum.bytes, pv->bytes);
-		o->call_ns = d(sum.time_ns, pv->time_ns);
-		o->timed = d(sum.timed, pv->timed);
-		for (size_t i = 0; i < IO_HIST; i++) {
-			hists[n * IO_HIST + i] = d(sum.hist[i], pv->hist[i]);
-			if (hists[n * IO_HIST + i])
-				nh = i + 1;
-		}
-		/* the maximum: the generation's; at least the lowest value of the highest
-		 * bucket (a call that ended as the generation flipped has it in the next) */
-		o->max_ns = max;
-		if (nh && o->max_ns < (1ull << (nh - 1)))
-			o->max_ns = 1ull << (nh - 1);
-		if (!o->timed)
-			o->max_ns = 0;
-		o->n_hist = nh;
 		n++;
 		*pv = sum;
 	}
@@ -1169,30 +1231,8 @@ static int files_poll(struct collector *c, struct io_bpf_lane *b, uint64_t now_n
 	msg.ops = opp;
 	msg.n_ops = n;
 	msg.generations = true;
-	for (uint32_t op = 0; !err && b->uring && op < IO_URING_OPS; op++) {
-		struct io_uring_val sum = {0};
-		uint64_t w[4];
-
-		if (bpf_util__percpu_sum(b->skel->maps.io_uring, op, b->uvals, sizeof(*b->uvals), w,
-					 4))
-			continue;
-		sum.submitted = w[0];
-		sum.completed = w[1];
-		sum.errors = w[2];
-		sum.bytes = w[3];
-		if (!memcmp(&sum, &b->uprev[op], sizeof(sum)))
-			continue;
-		ptop__v1__io_uring_op__init(&uops[msg.n_uring]);
-		uops[msg.n_uring].opcode = op;
-		uops[msg.n_uring].op = b->uring_names[op] + strlen("io_uring:");
-		uops[msg.n_uring].submitted = d(sum.submitted, b->uprev[op].submitted);
-		uops[msg.n_uring].completed = d(sum.completed, b->uprev[op].completed);
-		uops[msg.n_uring].errors = d(sum.errors, b->uprev[op].errors);
-		uops[msg.n_uring].bytes = d(sum.bytes, b->uprev[op].bytes);
-		uopp[msg.n_uring] = &uops[msg.n_uring];
-		msg.n_uring++;
-		b->uprev[op] = sum;
-	}
+	if (!err && b->uring)
+		files_uring(b, &msg, uops, uopp);
 	msg.uring = uopp;
 	if (!err && (msg.n_ops || msg.n_uring)) {
 		err = capture_payload__pack(&ev, &cp, "io", &msg.base);
@@ -1206,20 +1246,7 @@ static int files_poll(struct collector *c, struct io_bpf_lane *b, uint64_t now_n
 	free(opp);
 	free(hists);
 	free(files);
-	if (err)
-		return err;
-	if (bpf_util__percpu_sum(b->skel->maps.io_counters, 0, b->lost_vals, sizeof(uint64_t),
-				 &cnt[0], 1) == 0) {
-		for (uint32_t i = 1; i < IO_CNT_MAX; i++)
-			bpf_util__percpu_sum(b->skel->maps.io_counters, i, b->lost_vals,
-					     sizeof(uint64_t), &cnt[i], 1);
-		for (int i = 0; !err && i < IO_CNT_MAX; i++) {
-			err = rec_emit_drop(c, cnt_kind[i], d(cnt[i], b->prev_cnt[i]),
-					    cnt_detail[i]);
-			b->prev_cnt[i] = cnt[i];
-		}
-	}
-	return err;
+	return err ? err : files_drops(c, b);
 }
 
 /* The events since the last poll, and what the ring buffer could not take. */
