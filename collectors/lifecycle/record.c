@@ -25,6 +25,7 @@
 #include "record/cgroupfs.h"
 #include "record/collector.h"
 #include "record/procfs.h"
+#include "record/tp_target.h"
 
 #define LC_ARGV_MAX 256 /* arguments kept of one exec (the bytes are capped at LC_ARGS) */
 
@@ -42,24 +43,11 @@ struct lc_priv {
 static Ptop__V1__ProbeState lc_check(struct collector *c)
 {
 	struct rec_ctx *ctx = c->ctx;
-	char why[256] = "";
+	Ptop__V1__ProbeState state = tp_target__precheck(
+		c, "--no-ebpf: forks, execs and exits are seen only by the eBPF sched tracepoints");
 
-	c->reason[0] = '\0';
-	c->source = PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_EBPF;
-	if (ctx->no_ebpf) {
-		snprintf(c->reason, sizeof(c->reason),
-			 "--no-ebpf: forks, execs and exits are seen only by the eBPF sched "
-			 "tracepoints");
-		return PTOP__V1__PROBE_STATE__PROBE_STATE_UNSUPPORTED;
-	}
-	if (bpf_util__can_trace(why, sizeof(why))) {
-		snprintf(c->reason, sizeof(c->reason), "%s", why);
-		return PTOP__V1__PROBE_STATE__PROBE_STATE_UNSUPPORTED;
-	}
-	if (ctx->pid <= 0 && !ctx->cgroup_dir && !ctx->caps_only) {
-		snprintf(c->reason, sizeof(c->reason), "follows a process or a cgroup");
-		return PTOP__V1__PROBE_STATE__PROBE_STATE_UNSUPPORTED;
-	}
+	if (state != PTOP__V1__PROBE_STATE__PROBE_STATE_UNSPECIFIED)
+		return state;
 	snprintf(c->detail, sizeof(c->detail),
 		 "tp_btf sched_process_fork, sched_process_exec, sched_process_exit: %s; "
 		 "argv capped at %d bytes",

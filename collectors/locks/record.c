@@ -29,6 +29,7 @@
 #include "record/collector.h"
 #include "record/kfeature.h"
 #include "record/stackcopy.h"
+#include "record/tp_target.h"
 
 static const struct {
 	const char *name;
@@ -60,22 +61,11 @@ static Ptop__V1__ProbeState lk_check(struct collector *c)
 {
 	struct rec_ctx *ctx = c->ctx;
 	char why[256] = "";
+	Ptop__V1__ProbeState state = tp_target__precheck(
+		c, "--no-ebpf: futex waits and wakes are seen only by eBPF programs");
 
-	c->reason[0] = '\0';
-	c->source = PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_EBPF;
-	if (ctx->no_ebpf) {
-		snprintf(c->reason, sizeof(c->reason),
-			 "--no-ebpf: futex waits and wakes are seen only by eBPF programs");
-		return PTOP__V1__PROBE_STATE__PROBE_STATE_UNSUPPORTED;
-	}
-	if (bpf_util__can_trace(why, sizeof(why))) {
-		snprintf(c->reason, sizeof(c->reason), "%s", why);
-		return PTOP__V1__PROBE_STATE__PROBE_STATE_UNSUPPORTED;
-	}
-	if (ctx->pid <= 0 && !ctx->cgroup_dir && !ctx->caps_only) {
-		snprintf(c->reason, sizeof(c->reason), "follows a process or a cgroup");
-		return PTOP__V1__PROBE_STATE__PROBE_STATE_UNSUPPORTED;
-	}
+	if (state != PTOP__V1__PROBE_STATE__PROBE_STATE_UNSPECIFIED)
+		return state;
 	/* auto: copies, whatever the program keeps: a wait's stack starts in the C library's
 	 * lock code, which keeps no frame pointers on the distributions (a walk from there
 	 * skips pthread_mutex_lock's caller, the frame that names the lock) */

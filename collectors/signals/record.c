@@ -24,6 +24,7 @@
 #include "proto/capture.h"
 #include "record/bpf_util.h"
 #include "record/collector.h"
+#include "record/tp_target.h"
 
 struct seen {
 	struct signals_key k;
@@ -87,24 +88,11 @@ static const char *result_name(const struct signals_key *k)
 
 static Ptop__V1__ProbeState signals_check(struct collector *c)
 {
-	struct rec_ctx *ctx = c->ctx;
-	char why[256] = "";
+	Ptop__V1__ProbeState state = tp_target__precheck(
+		c, "--no-ebpf: signals are seen only by the eBPF signal tracepoints");
 
-	c->reason[0] = '\0';
-	c->source = PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_EBPF;
-	if (ctx->no_ebpf) {
-		snprintf(c->reason, sizeof(c->reason),
-			 "--no-ebpf: signals are seen only by the eBPF signal tracepoints");
-		return PTOP__V1__PROBE_STATE__PROBE_STATE_UNSUPPORTED;
-	}
-	if (bpf_util__can_trace(why, sizeof(why))) {
-		snprintf(c->reason, sizeof(c->reason), "%s", why);
-		return PTOP__V1__PROBE_STATE__PROBE_STATE_UNSUPPORTED;
-	}
-	if (ctx->pid <= 0 && !ctx->cgroup_dir && !ctx->caps_only) {
-		snprintf(c->reason, sizeof(c->reason), "follows a process or a cgroup");
-		return PTOP__V1__PROBE_STATE__PROBE_STATE_UNSUPPORTED;
-	}
+	if (state != PTOP__V1__PROBE_STATE__PROBE_STATE_UNSPECIFIED)
+		return state;
 	snprintf(c->detail, sizeof(c->detail),
 		 "tp_btf signal_generate (by receiving thread), signal_deliver, counted in the "
 		 "kernel (%d keys)", SIGNALS_KEYS);
