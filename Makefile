@@ -253,14 +253,14 @@ $(B)/tests/fixtures/heap_static: tests/fixtures/heap_static.c tests/fixtures/hea
 
 # bench/workload_*.c are targets to measure: plain programs, no ptop code.
 # Every other bench/*.c is a harness linked with ptop's libraries.
-$(BENCH_WORKLOADS): $(B)/bench/workload_%: bench/workload_%.c
+$(BENCH_WORKLOADS): $(B)/bench/workload_%: bench/workload_%.c bench/workload.h
 	$(call msg,BENCH,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) -O2 -g -fno-omit-frame-pointer -Wall -Wextra -Werror -o $@ $< -lpthread -lm
 
 # workload_alloc's twin built as distributions build (no frame pointers): the preload
 # lane's stacks then come from .eh_frame (bench/overhead_heap.sh WORKLOAD=...)
-$(B)/bench/workload_alloc_nofp: bench/workload_alloc.c
+$(B)/bench/workload_alloc_nofp: bench/workload_alloc.c bench/workload.h
 	$(call msg,BENCH,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) -O2 -g -fomit-frame-pointer -Wall -Wextra -Werror -o $@ $< -lpthread -lm
@@ -274,7 +274,7 @@ $(B)/bench/workload_cpu_nofp: bench/workload_cpu.c
 	$(Q)$(CC) -O2 -g -fomit-frame-pointer -Wall -Wextra -Werror -o $@ $<
 BENCH_BINS += $(B)/bench/workload_cpu_nofp
 # workload_fds_nofp: workload_fds without frame pointers (bench/overhead_fd_stacks.sh)
-$(B)/bench/workload_fds_nofp: bench/workload_fds.c
+$(B)/bench/workload_fds_nofp: bench/workload_fds.c bench/workload.h
 	$(call msg,BENCH,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) -O2 -g -fomit-frame-pointer -Wall -Wextra -Werror -o $@ $< -lpthread

@@ -30,6 +30,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "workload.h"
+
 /* xorshift steps in one unit of work: about 1 µs on the development VM */
 #define WORK_STEPS 640
 /* live pointers: each block is freed RING allocations after it was made */
@@ -39,27 +41,6 @@ static void *ring[RING];
 static unsigned int ring_pos;
 static uint64_t size_state = 0x9e3779b97f4a7c15ULL;
 static volatile uint64_t sink;
-
-static uint64_t tv_ns(struct timeval tv)
-{
-	return (uint64_t)tv.tv_sec * 1000000000ULL + (uint64_t)tv.tv_usec * 1000ULL;
-}
-
-static uint64_t cpu_ns(void)
-{
-	struct rusage ru;
-
-	getrusage(RUSAGE_SELF, &ru);
-	return tv_ns(ru.ru_utime) + tv_ns(ru.ru_stime);
-}
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
 
 /* the next size, 16 to 4096 bytes, from a fixed sequence (every run the same) */
 static size_t next_size(void)
@@ -152,11 +133,10 @@ int main(int argc, char **argv)
 	uint64_t rate = 1000000, units = 0, u, allocs = 0, acc = 0, x = 88172645463325252ULL;
 	uint64_t c0, c1, w0, w1, end = 0;
 	double seconds = 2;
-	int wait = 0, opt, sig;
+	int wait = 0, opt;
 	long cpu;
 	cpu_set_t cpus;
 	char *e;
-	sigset_t set;
 
 	while ((opt = getopt(argc, argv, "r:d:n:c:w")) != -1) {
 		switch (opt) {
@@ -195,15 +175,8 @@ int main(int argc, char **argv)
 	}
 	if (optind != argc)
 		usage();
-	if (wait) {
-		sigemptyset(&set);
-		sigaddset(&set, SIGUSR1);
-		sigprocmask(SIG_BLOCK, &set, NULL);
-		printf("pid %d\n", (int)getpid());
-		fflush(stdout);
-		if (sigwait(&set, &sig) != 0)
-			return 1;
-	}
+	if (wait && wait_for_start())
+		return 1;
 	c0 = cpu_ns();
 	w0 = mono_ns();
 	if (!units)

@@ -22,26 +22,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "workload.h"
+
 static double seconds, rate;
 static uint64_t pairs;
 static volatile unsigned long sink;
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-static uint64_t cpu_ns(void)
-{
-	struct rusage ru;
-
-	getrusage(RUSAGE_SELF, &ru);
-	return ((uint64_t)ru.ru_utime.tv_sec + (uint64_t)ru.ru_stime.tv_sec) * 1000000000ull +
-	       ((uint64_t)ru.ru_utime.tv_usec + (uint64_t)ru.ru_stime.tv_usec) * 1000ull;
-}
 
 static void usage(void)
 {
@@ -91,10 +76,9 @@ static void *worker(void *arg)
 int main(int argc, char **argv)
 {
 	uint64_t c0, c1;
-	int opt, wait = 0, sig, depth = 12;
+	int opt, wait = 0, depth = 12;
 	pthread_t th;
 	void *ret;
-	sigset_t set;
 
 	while ((opt = getopt(argc, argv, "r:d:D:w")) != -1) {
 		switch (opt) {
@@ -116,15 +100,8 @@ int main(int argc, char **argv)
 	}
 	if (!(rate > 0) || !(seconds > 0) || depth < 0 || depth > 1000)
 		usage();
-	if (wait) {
-		sigemptyset(&set);
-		sigaddset(&set, SIGUSR1);
-		sigprocmask(SIG_BLOCK, &set, NULL);
-		printf("pid %d\n", (int)getpid());
-		fflush(stdout);
-		if (sigwait(&set, &sig) != 0)
-			return 1;
-	}
+	if (wait && wait_for_start())
+		return 1;
 	c0 = cpu_ns();
 	if (pthread_create(&th, NULL, worker, (void *)(intptr_t)depth) || pthread_join(th, &ret))
 		return 1;

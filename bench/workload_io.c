@@ -17,22 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-static uint64_t cpu_ns(void)
-{
-	struct rusage ru;
-
-	getrusage(RUSAGE_SELF, &ru);
-	return ((uint64_t)ru.ru_utime.tv_sec + (uint64_t)ru.ru_stime.tv_sec) * 1000000000ull +
-	       ((uint64_t)ru.ru_utime.tv_usec + (uint64_t)ru.ru_stime.tv_usec) * 1000ull;
-}
+#include "workload.h"
 
 static void usage(void)
 {
@@ -46,8 +31,7 @@ int main(int argc, char **argv)
 	const char *file = NULL;
 	double seconds = 0, rate = 0;
 	uint64_t n = 0, c0, c1, t0, due = 0;
-	int opt, fd, wait = 0, sig;
-	sigset_t set;
+	int opt, fd, wait = 0;
 
 	while ((opt = getopt(argc, argv, "r:d:f:w")) != -1) {
 		switch (opt) {
@@ -74,15 +58,8 @@ int main(int argc, char **argv)
 		perror(file);
 		return 1;
 	}
-	if (wait) {
-		sigemptyset(&set);
-		sigaddset(&set, SIGUSR1);
-		sigprocmask(SIG_BLOCK, &set, NULL);
-		printf("pid %d\n", (int)getpid());
-		fflush(stdout);
-		if (sigwait(&set, &sig) != 0)
-			return 1;
-	}
+	if (wait && wait_for_start())
+		return 1;
 	c0 = cpu_ns();
 	t0 = mono_ns();
 	for (;;) {

@@ -28,26 +28,7 @@
 #include <time.h>
 #include <unistd.h>
 
-static uint64_t tv_ns(struct timeval tv)
-{
-	return (uint64_t)tv.tv_sec * 1000000000ULL + (uint64_t)tv.tv_usec * 1000ULL;
-}
-
-static uint64_t cpu_ns(void)
-{
-	struct rusage ru;
-
-	getrusage(RUSAGE_SELF, &ru);
-	return tv_ns(ru.ru_utime) + tv_ns(ru.ru_stime);
-}
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
+#include "workload.h"
 
 static void die(const char *what)
 {
@@ -97,10 +78,9 @@ int main(int argc, char **argv)
 	double rate = 0;
 	const char *kind = "tcp";
 	int rw = 0;
-	int wait = 0, opt, sig, c, s, sp[2];
+	int wait = 0, opt, c, s, sp[2];
 	uint64_t c0, c1, t0, t1;
 	char buf[64] = {0};
-	sigset_t set;
 
 	while ((opt = getopt(argc, argv, "k:c:r:n:w")) != -1) {
 		switch (opt) {
@@ -144,15 +124,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "workload_net: -k %s: not tcp, unix or udp\n", kind);
 		return 2;
 	}
-	if (wait) {
-		sigemptyset(&set);
-		sigaddset(&set, SIGUSR1);
-		sigprocmask(SIG_BLOCK, &set, NULL);
-		printf("pid %d\n", (int)getpid());
-		fflush(stdout);
-		if (sigwait(&set, &sig) != 0)
-			return 1;
-	}
+	if (wait && wait_for_start())
+		return 1;
 	c0 = cpu_ns();
 	t0 = mono_ns();
 	for (n = 0; n < pairs; n++) {

@@ -20,26 +20,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "workload.h"
+
 static double seconds, rate;
 static uint64_t pairs;
 static int no_exec, with_mmap;
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-static uint64_t cpu_ns(void)
-{
-	struct rusage ru;
-
-	getrusage(RUSAGE_SELF, &ru);
-	return ((uint64_t)ru.ru_utime.tv_sec + (uint64_t)ru.ru_stime.tv_sec) * 1000000000ull +
-	       ((uint64_t)ru.ru_utime.tv_usec + (uint64_t)ru.ru_stime.tv_usec) * 1000ull;
-}
 
 static void usage(void)
 {
@@ -77,9 +62,8 @@ __attribute__((noipa)) static int loop(char *page)
 
 int main(int argc, char **argv)
 {
-	int opt, wait = 0, sig, r;
+	int opt, wait = 0, r;
 	uint64_t c0, c1;
-	sigset_t set;
 	char *page;
 
 	while ((opt = getopt(argc, argv, "r:d:nmw")) != -1) {
@@ -108,15 +92,8 @@ int main(int argc, char **argv)
 	page = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (page == MAP_FAILED)
 		return 1;
-	if (wait) {
-		sigemptyset(&set);
-		sigaddset(&set, SIGUSR1);
-		sigprocmask(SIG_BLOCK, &set, NULL);
-		printf("pid %d\n", (int)getpid());
-		fflush(stdout);
-		if (sigwait(&set, &sig) != 0)
-			return 1;
-	}
+	if (wait && wait_for_start())
+		return 1;
 	c0 = cpu_ns();
 	r = loop(page);
 	c1 = cpu_ns();

@@ -22,6 +22,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "workload.h"
+
 static int ping[2], pong[2];
 static uint64_t rounds;
 
@@ -29,23 +31,6 @@ static void die(const char *what)
 {
 	perror(what);
 	exit(1);
-}
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
-static uint64_t cpu_ns(void)
-{
-	struct rusage ru;
-
-	getrusage(RUSAGE_SELF, &ru);
-	return (uint64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000000ULL +
-	       (uint64_t)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000ULL;
 }
 
 static void *ponger(void *arg)
@@ -63,10 +48,9 @@ int main(int argc, char **argv)
 {
 	uint64_t n = 200000, c0, c1, t0, t1;
 	double rate = 0;
-	int opt, wait = 0, cpu = -1, sig;
+	int opt, wait = 0, cpu = -1;
 	pthread_t t;
 	cpu_set_t cs;
-	sigset_t set;
 	char b = 'x';
 
 	while ((opt = getopt(argc, argv, "r:n:c:w")) != -1) {
@@ -98,15 +82,8 @@ int main(int argc, char **argv)
 		die("sched_setaffinity");
 	if (pipe(ping) || pipe(pong))
 		die("pipe");
-	if (wait) {
-		sigemptyset(&set);
-		sigaddset(&set, SIGUSR1);
-		sigprocmask(SIG_BLOCK, &set, NULL);
-		printf("pid %d\n", (int)getpid());
-		fflush(stdout);
-		if (sigwait(&set, &sig) != 0)
-			return 1;
-	}
+	if (wait && wait_for_start())
+		return 1;
 	if (pthread_create(&t, NULL, ponger, NULL))
 		die("pthread_create");
 	c0 = cpu_ns();

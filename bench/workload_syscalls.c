@@ -20,26 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
-static uint64_t tv_ns(struct timeval tv)
-{
-	return (uint64_t)tv.tv_sec * 1000000000ULL + (uint64_t)tv.tv_usec * 1000ULL;
-}
-
-static uint64_t cpu_ns(void)
-{
-	struct rusage ru;
-
-	getrusage(RUSAGE_SELF, &ru);
-	return tv_ns(ru.ru_utime) + tv_ns(ru.ru_stime);
-}
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
+#include "workload.h"
 
 static void usage(void)
 {
@@ -52,8 +33,7 @@ int main(int argc, char **argv)
 	unsigned long long calls = 2000000, n = 0;
 	double seconds = 0;
 	uint64_t c0, c1, end;
-	int wait = 0, opt, sig;
-	sigset_t set;
+	int wait = 0, opt;
 
 	while ((opt = getopt(argc, argv, "n:d:w")) != -1) {
 		switch (opt) {
@@ -74,15 +54,8 @@ int main(int argc, char **argv)
 			usage();
 		}
 	}
-	if (wait) {
-		sigemptyset(&set);
-		sigaddset(&set, SIGUSR1);
-		sigprocmask(SIG_BLOCK, &set, NULL);
-		printf("pid %d\n", (int)getpid());
-		fflush(stdout);
-		if (sigwait(&set, &sig) != 0)
-			return 1;
-	}
+	if (wait && wait_for_start())
+		return 1;
 	c0 = cpu_ns();
 	if (seconds > 0) {
 		end = mono_ns() + (uint64_t)(seconds * 1e9);
