@@ -187,6 +187,21 @@ bench_rounds() {
 	done
 }
 
+# bench_other_links NAME REGEX WHAT: warn (on stderr) when BPF links other than ours
+# match REGEX in bpftool link show (WHAT names them): every row, "none" included, pays
+# for them.
+bench_other_links() {
+	local n
+	n=$(bpftool link show 2>/dev/null | grep -cE "$2")
+	if [ "${n:-0}" -gt 0 ]; then
+		echo "$1: warning: $n other BPF link(s) on $3 are attached (bpftool link show):" \
+			"every row, \"none\" included, pays for them" >&2
+	fi
+}
+
+# bench_ratio M BASE: "1.234x", or "-" without a base.
+bench_ratio() { [ -n "$2" ] && printf '%.3fx' "$(echo "$1 / $2" | bc -l)" || echo -; }
+
 # bench_noise VALUES: "noise: ..." — how far the runs VALUES (of "none", untraced) lie from
 # their median at the most: what "within the noise" means for that row.
 bench_noise() {

@@ -120,26 +120,13 @@ run_one() {
 	[ $ok -eq 1 ] && awk -v s="$SECS" '/^pairs/ { print $6, $2 / s }' "$tmp/w.out"
 }
 
-others_links=$(bpftool link show 2>/dev/null | grep -cE "tp '(sys_enter|sys_exit)'")
-if [ "${others_links:-0}" -gt 0 ]; then
-	echo "overhead_fd_stacks: warning: $others_links other BPF link(s) on sys_enter/sys_exit" \
-		"are attached (bpftool link show): every row, \"none\" included, pays for them" >&2
-fi
+bench_other_links overhead_fd_stacks "tp '(sys_enter|sys_exit)'" sys_enter/sys_exit
 
 declare -A res rate_got
 echo "overhead_fd_stacks: $SECS s per run, $RUNS runs per configuration and rate, $ncpu CPUs," \
 	"$(bench_kernel_line)${wl_pin:+, workload pinned to CPU $((ncpu - 1))}"
 run_one none 1000 >/dev/null # warm-up
-for ((r = 1; r <= RUNS; r++)); do
-	for rate in $RATES; do
-		for cfg in "${configs[@]}"; do
-			v=$(run_one "$cfg" "$rate")
-			[ -n "$v" ] || continue
-			res[$cfg.$rate]+="${v%% *} "
-			rate_got[$cfg.$rate]+="${v##* } "
-		done
-	done
-done
+bench_rounds rate_got "${configs[@]}"
 
 for rate in $RATES; do
 	base=$(echo "${res[none.$rate]:-}" | median)
@@ -157,9 +144,7 @@ for rate in $RATES; do
 		printf '%-13s %12.1f %8.2fx %12.1f  %s\n' "$cfg" "$m" "$(echo "$m / $base" | bc -l)" \
 			"$(echo "$m - $base" | bc -l)" "$(echo $vals)"
 	done
-	echo "${res[none.$rate]:-}" | tr ' ' '\n' | grep . | awk -v m="$base" '
-		{ d = $1 / m - 1; if (d < 0) d = -d; if (d > n) n = d }
-		END { printf "noise: untraced runs within %.1f%% of their median\n", n * 100 }'
+	bench_noise "${res[none.$rate]:-}"
 done
 
 # the BPF program's own time per run, and what each mode writes (one run per mode at the

@@ -91,26 +91,13 @@ run_one() {
 	[ $ok -eq 1 ] && awk -v s="$SECS" '/^calls/ { print $6, $2 / s }' "$tmp/w.out"
 }
 
-others_links=$(bpftool link show 2>/dev/null | grep -cE "tp '(sys_enter|sys_exit)'")
-if [ "${others_links:-0}" -gt 0 ]; then
-	echo "overhead_io: warning: $others_links other BPF link(s) on sys_enter/sys_exit are" \
-		"attached (bpftool link show): every row, \"none\" included, pays for them" >&2
-fi
+bench_other_links overhead_io "tp '(sys_enter|sys_exit)'" sys_enter/sys_exit
 
 declare -A res rate_got
 echo "overhead_io: $SECS s per run, $RUNS runs per configuration and rate, $ncpu CPUs," \
 	"kernel $(uname -r)${wl_pin:+, workload pinned to CPU $((ncpu - 1))}"
 run_one none 10000 >/dev/null # warm-up
-for ((r = 1; r <= RUNS; r++)); do
-	for rate in $RATES; do
-		for cfg in "${configs[@]}"; do
-			v=$(run_one "$cfg" "$rate")
-			[ -n "$v" ] || continue
-			res[$cfg.$rate]+="${v%% *} "
-			rate_got[$cfg.$rate]+="${v##* } "
-		done
-	done
-done
+bench_rounds rate_got "${configs[@]}"
 
 for rate in $RATES; do
 	base=$(echo "${res[none.$rate]:-}" | median)
@@ -129,8 +116,5 @@ for rate in $RATES; do
 		printf '%-10s %12.1f %8.2fx %8.2fx  %s\n' "$cfg" "$m" \
 			"$(echo "$m / $base" | bc -l)" "$(echo "$m / $floor" | bc -l)" "$(echo $vals)"
 	done
-	# the noise: the spread of the untraced runs around their median
-	echo "${res[none.$rate]:-}" | tr ' ' '\n' | grep . | awk -v m="$base" '
-		{ d = $1 / m - 1; if (d < 0) d = -d; if (d > n) n = d }
-		END { printf "noise: untraced runs within %.1f%% of their median\n", n * 100 }'
+	bench_noise "${res[none.$rate]:-}"
 done

@@ -103,21 +103,14 @@ run_one() {
 	[ $ok -eq 1 ] && awk '/ns_per_pair/ { print $6 / 2, $8 * 2 }' "$tmp/w.out"
 }
 
-links=$(bpftool link show 2>/dev/null | grep -cE "tp '(sys_enter|sys_exit|sock_send_length|sock_recv_length)'")
-if [ "${links:-0}" -gt 0 ]; then
-	echo "overhead_net: warning: $links other BPF link(s) on sys_enter/sys_exit or" \
-		"sock_send_length/sock_recv_length are attached (bpftool link show): every row," \
-		"\"none\" included, pays for them" >&2
-fi
+bench_other_links overhead_net "tp '(sys_enter|sys_exit|sock_send_length|sock_recv_length)'" \
+	"sys_enter/sys_exit or sock_send_length/sock_recv_length"
 
 declare -A res reached
 echo "overhead_net: $KIND sockets ($CALLS calls), rates $RATES calls/s, $RUNS runs per configuration and" \
 	"rate, $ncpu CPUs, kernel $(uname -r)${wl_pin:+, workload pinned to CPU $((ncpu - 1))}"
 run_one none 0 >/dev/null # warm-up
 bench_rounds reached "${configs[@]}"
-
-# ratio M BASE: "1.234x", or "-" without a base
-ratio() { [ -n "$2" ] && printf '%.3fx' "$(echo "$1 / $2" | bc -l)" || echo -; }
 
 for rate in $RATES; do
 	base=$(echo "${res[none.$rate]:-}" | median)
@@ -134,8 +127,8 @@ for rate in $RATES; do
 			printf '%-10s %s\n' "$cfg" "n/a (no successful run: see the messages above)"
 			continue
 		fi
-		printf '%-10s %12.1f %9s %9s %9s %10.0f  %s\n' "$cfg" "$m" "$(ratio "$m" "$base")" \
-			"$(ratio "$m" "$floor")" "$(ratio "$m" "$floor_sys")" \
+		printf '%-10s %12.1f %9s %9s %9s %10.0f  %s\n' "$cfg" "$m" "$(bench_ratio "$m" "$base")" \
+			"$(bench_ratio "$m" "$floor")" "$(bench_ratio "$m" "$floor_sys")" \
 			"$(echo "${reached[$cfg.$rate]}" | median)" "$(echo ${res[$cfg.$rate]})"
 	done
 	bench_noise "${res[none.$rate]:-}"

@@ -98,7 +98,6 @@ echo "overhead_proc: $KIND, rates $RATES ops/s, $RUNS runs per configuration and
 run_one none 0 >/dev/null # warm-up
 bench_rounds reached "${configs[@]}"
 
-ratio() { [ -n "$2" ] && printf '%.3fx' "$(echo "$1 / $2" | bc -l)" || echo -; }
 for rate in $RATES; do
 	base=$(echo "${res[none.$rate]:-}" | median)
 	floor=$(echo "${res[floor.$rate]:-}" | median)
@@ -114,8 +113,8 @@ for rate in $RATES; do
 			printf '%-10s %s\n' "$cfg" "n/a (no successful run: see the messages above)"
 			continue
 		fi
-		printf '%-10s %12.1f %9s %9s %10.0f  %s\n' "$cfg" "$m" "$(ratio "$m" "$base")" \
-			"$(ratio "$m" "$floor")" "$(echo "${reached[$cfg.$rate]}" | median)" \
+		printf '%-10s %12.1f %9s %9s %10.0f  %s\n' "$cfg" "$m" "$(bench_ratio "$m" "$base")" \
+			"$(bench_ratio "$m" "$floor")" "$(echo "${reached[$cfg.$rate]}" | median)" \
 			"$(echo ${res[$cfg.$rate]})"
 	done
 	bench_noise "${res[none.$rate]:-}"

@@ -75,11 +75,8 @@ run_one() {
 	[ $ok -eq 1 ] && awk '/ns_per_switch/ { print $6, $8 }' "$tmp/w.out"
 }
 
-links=$(bpftool link show 2>/dev/null | grep -cE "tp '(sched_switch|sched_wakeup)'|sched_switch")
-if [ "${links:-0}" -gt 0 ]; then
-	echo "overhead_threads: warning: $links other BPF link(s) on sched_switch/sched_wakeup" \
-		"are attached (bpftool link show): every row, \"none\" included, pays for them" >&2
-fi
+bench_other_links overhead_threads "tp '(sched_switch|sched_wakeup)'|sched_switch" \
+	sched_switch/sched_wakeup
 
 declare -A res reached
 echo "overhead_threads: pipe ping-pong, rates $RATES switches/s, $RUNS runs per configuration" \
@@ -87,7 +84,6 @@ echo "overhead_threads: pipe ping-pong, rates $RATES switches/s, $RUNS runs per 
 run_one none 100000 >/dev/null # warm-up
 bench_rounds reached "${configs[@]}"
 
-ratio() { [ -n "$2" ] && printf '%.3fx' "$(echo "$1 / $2" | bc -l)" || echo -; }
 for rate in $RATES; do
 	base=$(echo "${res[none.$rate]:-}" | median)
 	floor=$(echo "${res[floor.$rate]:-}" | median)
@@ -102,8 +98,8 @@ for rate in $RATES; do
 			printf '%-10s %s\n' "$cfg" "n/a (no successful run: see the messages above)"
 			continue
 		fi
-		printf '%-10s %14.1f %9s %9s %13s %10.0f  %s\n' "$cfg" "$m" "$(ratio "$m" "$base")" \
-			"$(ratio "$m" "$floor")" \
+		printf '%-10s %14.1f %9s %9s %13s %10.0f  %s\n' "$cfg" "$m" "$(bench_ratio "$m" "$base")" \
+			"$(bench_ratio "$m" "$floor")" \
 			"$([ -n "$floor" ] && printf '%+.0f' "$(echo "$m - $floor" | bc -l)" || echo -)" \
 			"$(echo "${reached[$cfg.$rate]}" | median)" "$(echo ${res[$cfg.$rate]})"
 	done
