@@ -284,6 +284,14 @@ int report__prepare_at(sqlite3 *db, const char *sql, const struct capture_meta *
 int report__prepare(sqlite3 *db, const char *sql, const struct capture_meta *m,
 		    const struct window *w, sqlite3_stmt **st);
 
+/* The capture's stacks for a report KIND that names its sites by them: the capture
+ * symbolized first (symstore__ensure with the symbol options of O; its error said on
+ * stderr as "ptop-analyze report KIND: symbolizing: ..."), then loaded into *STACKS
+ * (stacks__load; the caller frees it with profile__free). 0 or -errno. */
+struct profile;
+int report__stacks(sqlite3 *db, const struct capture_meta *m, const struct report_opts *o,
+		   const char *kind, struct profile **stacks);
+
 /* "whole capture" or "window 2.000 s .. 5.000 s" into BUF. */
 void window__describe(const struct window *w, char *buf, size_t len);
 

@@ -1,5 +1,6 @@
 /* report_util.c — what the reports share: windows, capture facts, probes, drops, histograms. */
 #include "analyze/report.h"
+#include "analyze/symbolize.h"
 #include "common/duration.h"
 
 #include <errno.h>
@@ -479,4 +480,23 @@ void report__json_opt_int(struct json *j, const char *key, int64_t v)
 		json__int(j, v);
 	else
 		json__null(j);
+}
+
+int report__stacks(sqlite3 *db, const struct capture_meta *m, const struct report_opts *o,
+		   const char *kind, struct profile **stacks)
+{
+	struct symstore_opts so = {.cache_dir = o->symbol_cache,
+				   .debuginfod = o->debuginfod,
+				   .debuginfod_urls = o->debuginfod_urls,
+				   .retry_misses = o->symbol_cache || o->debuginfod};
+	struct symstore_run run;
+	char msg[512];
+	int err;
+
+	err = symstore__ensure(db, m->cap, &so, &run, msg, sizeof(msg));
+	if (err) {
+		fprintf(stderr, "ptop-analyze report %s: symbolizing: %s\n", kind, msg);
+		return err;
+	}
+	return stacks__load(db, m->cap, stacks);
 }

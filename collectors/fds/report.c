@@ -303,28 +303,17 @@ static void frames_text(const struct prof_stack *ps, size_t from, size_t to, siz
 static int build_sites(sqlite3 *db, const struct capture_meta *m, const struct report_opts *o,
 		       struct site_stacks *ss, struct table *t)
 {
-	struct symstore_opts so = {.cache_dir = o->symbol_cache,
-				   .debuginfod = o->debuginfod,
-				   .debuginfod_urls = o->debuginfod_urls,
-				   .retry_misses = o->symbol_cache || o->debuginfod};
-	struct symstore_run run;
 	struct profile *stacks = NULL;
 	struct site_row *rows = NULL;
 	const char *cut_module = NULL;
 	size_t n = 0, cap = 0, i, k;
 	char *buf = NULL;
 	sqlite3_stmt *st = NULL;
-	char msg[512];
 	int err = 0, rc;
 
 	if (!q_exists(db, m->cap))
 		return 0;
-	err = symstore__ensure(db, m->cap, &so, &run, msg, sizeof(msg));
-	if (err) {
-		fprintf(stderr, "ptop-analyze report fds: symbolizing: %s\n", msg);
-		return err;
-	}
-	err = stacks__load(db, m->cap, &stacks);
+	err = report__stacks(db, m, o, "fds", &stacks);
 	if (err)
 		return err;
 	if (sqlite3_prepare_v2(db, sites_sql, -1, &st, NULL) != SQLITE_OK) {

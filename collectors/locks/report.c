@@ -137,24 +137,13 @@ static int site_cmp(const void *a, const void *b)
 static int sites_load(sqlite3 *db, const struct capture_meta *m, const struct report_opts *o,
 		      struct lk_sites *out)
 {
-	struct symstore_opts so = { .cache_dir = o->symbol_cache,
-				    .debuginfod = o->debuginfod,
-				    .debuginfod_urls = o->debuginfod_urls,
-				    .retry_misses = o->symbol_cache || o->debuginfod };
-	struct symstore_run run;
 	struct profile *stacks = NULL;
 	sqlite3_stmt *st = NULL;
 	size_t cap = 0;
-	char msg[512];
 	int err = 0, rc;
 
 	memset(out, 0, sizeof(*out));
-	err = symstore__ensure(db, m->cap, &so, &run, msg, sizeof(msg));
-	if (err) {
-		fprintf(stderr, "ptop-analyze report locks: symbolizing: %s\n", msg);
-		return err;
-	}
-	err = stacks__load(db, m->cap, &stacks);
+	err = report__stacks(db, m, o, "locks", &stacks);
 	if (err)
 		return err;
 	if (sqlite3_prepare_v2(db, sites_sql, -1, &st, NULL) != SQLITE_OK) {

@@ -194,23 +194,13 @@ static int add_mem_row(struct table *t, sqlite3_stmt *st, const struct capture_m
 static int build_mem(sqlite3 *db, const struct capture_meta *m, const struct report_opts *o,
 		     struct table *t)
 {
-	struct symstore_opts so = {.cache_dir = o->symbol_cache,
-				   .debuginfod = o->debuginfod,
-				   .debuginfod_urls = o->debuginfod_urls,
-				   .retry_misses = o->symbol_cache || o->debuginfod};
-	struct symstore_run run;
 	struct profile *stacks = NULL;
 	sqlite3_stmt *st = NULL;
 	int64_t lo, hi;
-	char msg[512], *buf;
+	char *buf;
 	int err, rc;
 
-	err = symstore__ensure(db, m->cap, &so, &run, msg, sizeof(msg));
-	if (err) {
-		fprintf(stderr, "ptop-analyze report security: symbolizing: %s\n", msg);
-		return err;
-	}
-	err = stacks__load(db, m->cap, &stacks);
+	err = report__stacks(db, m, o, "security", &stacks);
 	if (err)
 		return err;
 	buf = malloc(65536);
