@@ -187,6 +187,15 @@ bench_rounds() {
 	done
 }
 
+# bench_floor_start CMD...: start a floor tracer (or any tracer that says "attached"),
+# pinned to the tracers' CPUs, its output in the caller's $t_out and $t_err and its pid
+# in the caller's tpid; true once it says "attached", false after 10 s.
+bench_floor_start() {
+	"${tr_pin[@]}" "$@" >"$t_out" 2>"$t_err" &
+	tpid=$!
+	bench_wait_for "$t_out" attached 10
+}
+
 # bench_other_links NAME REGEX WHAT: warn (on stderr) when BPF links other than ours
 # match REGEX in bpftool link show (WHAT names them): every row, "none" included, pays
 # for them.

@@ -136,9 +136,7 @@ run_one() {
 		case $cfg in
 		none) ok=1 ;;
 		floor)
-			"${tr_pin[@]}" "$FLOOR" --pid "$wpid" "$@" >"$t_out" 2>"$t_err" &
-			tpid=$!
-			bench_wait_for "$t_out" attached 10 && ok=1 ;;
+			bench_floor_start "$FLOOR" --pid "$wpid" "$@" && ok=1 ;;
 		bpftrace)
 			# bpftrace wants tracefs; if it is not mounted, mount it in a private
 			# mount namespace (nothing changes for the host)

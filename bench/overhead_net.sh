@@ -78,9 +78,7 @@ run_one() {
 	floor | floor-sys)
 		local fl=$B/bench/bench_net_floor
 		[ "$cfg" = floor-sys ] && fl=$B/bench/bench_floor
-		"${tr_pin[@]}" "$fl" >"$t_out" 2>"$t_err" &
-		tpid=$!
-		bench_wait_for "$t_out" attached 10 && ok=1 ;;
+		bench_floor_start "$fl" && ok=1 ;;
 	*)
 		case $cfg in
 		net) sel=(--enable net --disable "$not_net") ;;

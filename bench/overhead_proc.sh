@@ -72,9 +72,7 @@ run_one() {
 	floor | floor-sys)
 		local fl=$B/bench/bench_proc_floor
 		[ "$cfg" = floor-sys ] && fl=$B/bench/bench_floor
-		"${tr_pin[@]}" "$fl" >"$t_out" 2>"$t_err" &
-		tpid=$!
-		bench_wait_for "$t_out" attached 10 && ok=1 ;;
+		bench_floor_start "$fl" && ok=1 ;;
 	signals | lifecycle | locks)
 		case $cfg in
 		signals) sel=(--disable "$not_signals") ;;

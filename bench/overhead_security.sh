@@ -60,9 +60,7 @@ run_one() {
 	case $cfg in
 	none | none_noexec) ok=1 ;;
 	floor)
-		"${tr_pin[@]}" "$B/bench/bench_floor" >"$t_out" 2>"$t_err" &
-		tpid=$!
-		bench_wait_for "$t_out" attached 10 && ok=1 ;;
+		bench_floor_start "$B/bench/bench_floor" && ok=1 ;;
 	security | sec_noexec)
 		"${rec[@]}" --pid "$wpid" >"$t_out" 2>"$t_err" &
 		tpid=$!

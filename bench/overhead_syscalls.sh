@@ -58,15 +58,11 @@ run_one() {
 	case $cfg in
 	none) ok=1 ;;
 	floor)
-		"${tr_pin[@]}" "$B/bench/bench_floor" >"$t_out" 2>"$t_err" &
-		tpid=$!
-		bench_wait_for "$t_out" attached 10 && ok=1 ;;
+		bench_floor_start "$B/bench/bench_floor" && ok=1 ;;
 	collector | baseline)
 		local exe=$B/bench/bench_syscalls
 		[ "$cfg" = baseline ] && exe=$BASELINE_COLLECTOR
-		"${tr_pin[@]}" "$exe" "$wpid" >"$t_out" 2>"$t_err" &
-		tpid=$!
-		bench_wait_for "$t_out" attached 10 && ok=1 ;;
+		bench_floor_start "$exe" "$wpid" && ok=1 ;;
 	ptop-record)
 		"${tr_pin[@]}" "$B/ptop-record" --pid "$wpid" -o "$tmp/run.ptop" --force >"$t_out" 2>"$t_err" &
 		tpid=$!

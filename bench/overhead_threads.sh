@@ -54,9 +54,7 @@ run_one() {
 	case $cfg in
 	none) ok=1 ;;
 	floor)
-		"${tr_pin[@]}" "$B/bench/bench_sched_floor" >"$t_out" 2>"$t_err" &
-		tpid=$!
-		bench_wait_for "$t_out" attached 10 && ok=1 ;;
+		bench_floor_start "$B/bench/bench_sched_floor" && ok=1 ;;
 	*)
 		case $cfg in
 		cpu) sel=(--disable "$not_cpu") ;;
