@@ -39,21 +39,16 @@ __attribute__((noipa)) static int loop(void)
 {
 	uint64_t t0 = mono_ns(), due;
 
-	for (;;) {
-		uint64_t el = mono_ns() - t0;
-		struct timespec ts = {0, 1000000};
-
-		if (el >= (uint64_t)(seconds * 1e9))
-			return 0;
-		due = (uint64_t)((double)el * rate / 1e9) + (uint64_t)(rate / 1000);
+	while (workload_due(t0, rate, seconds, &due)) {
 		for (; pairs < due; pairs++) {
 			int fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
 
 			if (fd < 0 || close(fd))
 				return 1;
 		}
-		nanosleep(&ts, NULL);
+		workload_nap();
 	}
+	return 0;
 }
 
 /* K more calls deep, each with a frame of its own, then the loop. */
@@ -82,20 +77,12 @@ int main(int argc, char **argv)
 
 	while ((opt = getopt(argc, argv, "r:d:D:w")) != -1) {
 		switch (opt) {
-		case 'r':
-			rate = strtod(optarg, NULL);
-			break;
-		case 'd':
-			seconds = strtod(optarg, NULL);
-			break;
 		case 'D':
 			depth = atoi(optarg);
 			break;
-		case 'w':
-			wait = 1;
-			break;
 		default:
-			usage();
+			if (!workload_opt(opt, optarg, &rate, &seconds, &wait))
+				usage();
 		}
 	}
 	if (!(rate > 0) || !(seconds > 0) || depth < 0 || depth > 1000)

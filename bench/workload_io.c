@@ -35,20 +35,12 @@ int main(int argc, char **argv)
 
 	while ((opt = getopt(argc, argv, "r:d:f:w")) != -1) {
 		switch (opt) {
-		case 'r':
-			rate = strtod(optarg, NULL);
-			break;
-		case 'd':
-			seconds = strtod(optarg, NULL);
-			break;
 		case 'f':
 			file = optarg;
 			break;
-		case 'w':
-			wait = 1;
-			break;
 		default:
-			usage();
+			if (!workload_opt(opt, optarg, &rate, &seconds, &wait))
+				usage();
 		}
 	}
 	if (!(rate > 0) || !(seconds > 0) || !file)
@@ -62,13 +54,7 @@ int main(int argc, char **argv)
 		return 1;
 	c0 = cpu_ns();
 	t0 = mono_ns();
-	for (;;) {
-		uint64_t now = mono_ns(), el = now - t0;
-		struct timespec ts = {0, 1000000};
-
-		if (el >= (uint64_t)(seconds * 1e9))
-			break;
-		due = (uint64_t)((double)el * rate / 1e9) + (uint64_t)(rate / 1000);
+	while (workload_due(t0, rate, seconds, &due)) {
 		for (; n < due; n++) {
 			if (n & 1) {
 				if (pread(fd, buf, sizeof(buf), 0) < 0)
@@ -77,7 +63,7 @@ int main(int argc, char **argv)
 				return 1;
 			}
 		}
-		nanosleep(&ts, NULL);
+		workload_nap();
 	}
 	c1 = cpu_ns();
 	printf("calls %llu cpu_ns %llu ns_per_call %.1f\n", (unsigned long long)n,

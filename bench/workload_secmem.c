@@ -37,13 +37,7 @@ __attribute__((noipa)) static int loop(char *page)
 	int second = no_exec ? PROT_READ : PROT_READ | PROT_EXEC;
 	uint64_t t0 = mono_ns(), due;
 
-	for (;;) {
-		uint64_t el = mono_ns() - t0;
-		struct timespec ts = {0, 1000000};
-
-		if (el >= (uint64_t)(seconds * 1e9))
-			return 0;
-		due = (uint64_t)((double)el * rate / 1e9) + (uint64_t)(rate / 1000);
+	while (workload_due(t0, rate, seconds, &due)) {
 		for (; pairs < due; pairs++) {
 			if (mprotect(page, 4096, PROT_READ | PROT_WRITE) ||
 			    mprotect(page, 4096, second))
@@ -56,8 +50,9 @@ __attribute__((noipa)) static int loop(char *page)
 					return 1;
 			}
 		}
-		nanosleep(&ts, NULL);
+		workload_nap();
 	}
+	return 0;
 }
 
 int main(int argc, char **argv)
@@ -68,23 +63,15 @@ int main(int argc, char **argv)
 
 	while ((opt = getopt(argc, argv, "r:d:nmw")) != -1) {
 		switch (opt) {
-		case 'r':
-			rate = strtod(optarg, NULL);
-			break;
-		case 'd':
-			seconds = strtod(optarg, NULL);
-			break;
 		case 'n':
 			no_exec = 1;
 			break;
 		case 'm':
 			with_mmap = 1;
 			break;
-		case 'w':
-			wait = 1;
-			break;
 		default:
-			usage();
+			if (!workload_opt(opt, optarg, &rate, &seconds, &wait))
+				usage();
 		}
 	}
 	if (!(rate > 0) || !(seconds > 0))
