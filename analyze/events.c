@@ -146,7 +146,7 @@ static const struct report_option events_options[] = {
 
 static const struct an_report events_report = {
     .name = "events",
-    .order = 900,
+    .order = 1000, /* the core's own, after every part's (the toy's is 900) */
     .summary = "every discrete event of every collector in time order (forks,\n"
 	       "execs, exits, signals, threads, mappings, drops, probe changes):\n"
 	       "the replay Timeline tab's list",

@@ -1196,6 +1196,64 @@ static void test_12_probe_overhead(void **state)
 	free(text);
 }
 
+/* A window whose every profile sample is ptop's own code (a nearly idle target under the
+ * heap's preload lane): the profile ran, so cpu.share is measured, of 0 samples, and diff
+ * calls a change against it too few samples to tell, never "not comparable" (which a gate
+ * fails as a missing figure: identical runs of an idle workload raised alarms). */
+static void test_12b_profile_of_overhead_only(void **state)
+{
+	static const uint64_t in_pl[] = {0x7000010, 0x400200};
+	static const uint64_t app[] = {0x400100, 0x400200};
+	const uint64_t only_pl[][3] = {{2, 0, 3}};
+	const uint64_t busy[][3] = {{1, 0, 40}, {2, 0, 3}};
+	char path[2][256], dbp[2][300], out[300], *text;
+
+	(void)state;
+	for (int k = 0; k < 2; k++) {
+		struct capture_writer_opts wo = {.force = true};
+		struct capture_writer *w;
+		char id[DB_CAPTURE_ID_LEN];
+
+		snprintf(path[k], sizeof(path[k]), "%s/idle%d.ptop", tmpdir, k);
+		w = capture_writer__create(path[k], &wo);
+		assert_non_null(w);
+		put_header(w, "active");
+		put_mapping(w, T0 + 10, 0x400000, 0x401000, 0x1000, "/usr/bin/app", true,
+			    PTOP__V1__MAPPING_EVENT__MAPPING_EVENT_START);
+		put_mapping(w, T0 + 10, 0x7000000, 0x7001000, 0,
+			    "/opt/ptop/lib/libptop-preload.so", true,
+			    PTOP__V1__MAPPING_EVENT__MAPPING_EVENT_START);
+		put_stack(w, 1, false, app, 2);
+		put_stack(w, 2, false, in_pl, 2);
+		if (k)
+			put_cpuprof(w, T0 + SEC, busy, 2);
+		else
+			put_cpuprof(w, T0 + SEC, only_pl, 1);
+		capw__trailer(w, T0 + 2 * SEC);
+		assert_int_equal(capture_writer__close(w), 0);
+		sqlite3_close(load(path[k], id));
+		snprintf(dbp[k], sizeof(dbp[k]), "%s.db", path[k]);
+	}
+	{
+		char *argv[] = {"figures", "--format", "csv", dbp[0], NULL};
+
+		snprintf(out, sizeof(out), "%s/idle.fig", tmpdir);
+		assert_int_equal(run_to(out, cmd_figures, 4, argv), 0);
+	}
+	text = slurp(out);
+	assert_null(strstr(text, "no profile sample with a stack"));
+	free(text);
+	{
+		char *argv[] = {"diff", "--fail-on", "cpu.share(*) > +5pp", dbp[0], dbp[1], NULL};
+
+		snprintf(out, sizeof(out), "%s/idle.diff", tmpdir);
+		assert_int_equal(run_to(out, cmd_diff, 5, argv), 0); /* the gate passes */
+	}
+	text = slurp(out);
+	assert_null(strstr(text, "not comparable (no profile sample"));
+	free(text);
+}
+
 /* A stack only an fd opening site names (fds's fd_site, --fd-stacks) is placed in the
  * mappings of the site's process, as the profile's are: pid 100 and 200 both map
  * 0x400000, alpha and beta; the site is 200's, so its frame is beta's. */
@@ -1235,6 +1293,7 @@ int main(void)
 	    cmocka_unit_test(test_10_stack_id_2_63),
 	    cmocka_unit_test(test_11_walk_cut),
 	    cmocka_unit_test(test_12_probe_overhead),
+    cmocka_unit_test(test_12b_profile_of_overhead_only),
 	    cmocka_unit_test(test_13_fd_site_placed),
 	};
 
