@@ -763,7 +763,7 @@ void export_usage(const struct analyze_cmd *c, FILE *f)
 {
 	char names[256], by[256];
 
-	fprintf(f, "%s --format folded|pprof [--profile %s]", c->name,
+	fprintf(f, "%s --format folded|pprof|jsonl [--profile %s]", c->name,
 		profile_words(names, sizeof(names), false, "|"));
 	if (profile_words(by, sizeof(by), true, "|")[0])
 		fprintf(f, " [--by %s]", by);
