@@ -34,6 +34,10 @@ cmp "$TMP/whole.jsonl" "$TMP/follow.jsonl" || fail "the follower's lines differ 
 echo "ok: follower = export of the finished file ($(wc -l <"$TMP/whole.jsonl") lines)"
 assert_ge "events" 10 "$(grep -c '"kind":"event"' "$TMP/whole.jsonl")"
 head -n 1 "$TMP/whole.jsonl" | grep -q '"kind":"header"' || fail "the first line is not the header"
+# a collector's payload (fds: a CollectorPayload) unpacked by its part's descriptor
+grep -q '"category":"fds","pid":[0-9]*,"interval_ns":[0-9]*,"type":"ptop.v1.FdSample","payload":{"total":' \
+	"$TMP/whole.jsonl" || fail "no fds sample rendered by its descriptor"
+grep -q '"undecoded"' "$TMP/whole.jsonl" && fail "a collector's payload was left undecoded"
 # the loader's count of records equals the lines (all but the end line)
 n=$(($(wc -l <"$TMP/whole.jsonl") - 1))
 grep -q "\"records\":$n}" <(tail -n 1 "$TMP/whole.jsonl") || fail "the end line's records is not $n"
