@@ -177,7 +177,8 @@ const struct analyze_cmd analyze_cmds[] = {
 	  "  --follow                 jsonl: keep printing as the capture grows (tail -f);\n"
 	  "                           ends by itself once the recorder's trailer is read\n"
 	  "  --follow-timeout D       --follow: a capture that has not grown for D and has\n"
-	  "                           no trailer ends as cut (default 10s)\n"
+	  "                           no trailer ends as cut (default 10s, or 3 times the\n"
+	  "                           recording's --interval or --flush-interval if longer)\n"
 	  /* then --pid, from the profiles that take it */
 	  "  --symbol-cache DIR, --debuginfod, --debuginfod-urls URLS   as for symbolize\n",
 	  export_usage, export_help },

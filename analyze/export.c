@@ -1111,8 +1111,7 @@ int cmd_export(int argc, char **argv)
 		return rc;
 	if (!strcmp(a.format, "jsonl"))
 		return export_jsonl(a.file, a.output, a.follow,
-				    a.follow_timeout_set ? a.follow_timeout
-							 : EXPORT_FOLLOW_TIMEOUT_NS);
+				    a.follow_timeout_set ? a.follow_timeout : 0);
 	rc = analyze_open_checked("export", a.file, a.capture, a.prof->tables, &db, cid);
 	if (rc)
 		return rc;

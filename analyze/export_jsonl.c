@@ -417,12 +417,26 @@ static int wait_growth(int fd, int64_t size, uint64_t *grew, uint64_t timeout_ns
 	}
 }
 
+/* --follow-timeout's default for a recording with options O: 10s, or three of its
+ * longest gap between writes (its --interval or --flush-interval) when that is more. */
+static uint64_t follow_default(const Ptop__V1__Options *o)
+{
+	uint64_t gap = o->interval_ns > o->flush_interval_ns ? o->interval_ns
+							      : o->flush_interval_ns;
+
+	return gap < EXPORT_FOLLOW_TIMEOUT_NS / 3 ? EXPORT_FOLLOW_TIMEOUT_NS : 3 * gap;
+}
+
 int export_jsonl(const char *path, const char *output, bool follow, uint64_t timeout_ns)
 {
+	bool timeout_given = timeout_ns != 0;
 	struct capture_reader *r = NULL;
 	Ptop__V1__CaptureTrailer *trailer = NULL;
 	Ptop__V1__Record *rec, *trec = NULL;
 	uint64_t grew = now_ns();
+
+	if (!timeout_given)
+		timeout_ns = EXPORT_FOLLOW_TIMEOUT_NS;
 	int64_t seen; /* the file's size before the reading since the last wait */
 	FILE *f = stdout;
 	int fd, rc = 0, k;
@@ -479,6 +493,9 @@ int export_jsonl(const char *path, const char *output, bool follow, uint64_t tim
 		}
 		if (k == 1) {
 			rc = write_record(f, rec);
+			if (!timeout_given && rec->kind_case == PTOP__V1__RECORD__KIND_HEADER &&
+			    rec->header && rec->header->options)
+				timeout_ns = follow_default(rec->header->options);
 			if (rec->kind_case == PTOP__V1__RECORD__KIND_TRAILER && rec->trailer) {
 				/* the recorder's end: read no further, follow or not */
 				trec = rec;
