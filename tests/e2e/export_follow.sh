@@ -92,7 +92,14 @@ assert_eq "piped follower's end" trailer "$(last_end "$TMP/piped.jsonl")"
 "$ANA" export --format jsonl "$TMP/piped.ptop" | cmp - "$TMP/piped.jsonl" ||
 	fail "the piped follower's lines differ from the finished file's"
 
-# 5. usage: --follow is for jsonl; --follow-timeout for --follow; not a capture
+# 5. strings are strict UTF-8: a byte that is not (here in the recorded argv) is U+FFFD
+"$REC" --no-ebpf -o "$TMP/utf.ptop" -- sh -c 'exit 0' x$'\xff'y 2>/dev/null
+"$ANA" export --format jsonl "$TMP/utf.ptop" >"$TMP/utf.jsonl"
+valid_json "$TMP/utf.jsonl" || fail "a line with a non-UTF-8 string is not JSON"
+grep -q '"x\\ufffdy"' "$TMP/utf.jsonl" || fail "the byte 0xff is not written as U+FFFD"
+echo "ok: a non-UTF-8 byte is U+FFFD"
+
+# 6. usage: --follow is for jsonl; --follow-timeout for --follow; not a capture
 expect_exit 2 "$ANA" export --format folded --follow "$TMP/live.ptop"
 expect_exit 2 "$ANA" export --format jsonl --follow-timeout 1s "$TMP/live.ptop"
 expect_exit 2 "$ANA" export --format jsonl --follow --follow-timeout 0 "$TMP/live.ptop"
