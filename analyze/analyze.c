@@ -159,18 +159,26 @@ const struct analyze_cmd analyze_cmds[] = {
 	   * (export_usage, from the collectors' profiles) */
 	  "                    [--window START..END] [--pid PID]\n"
 	  "                    [--symbol-cache DIR] [--debuginfod] [--debuginfod-urls URLS]\n"
-	  "                    [--capture ID] FILE",
-	  "Write a profile of the capture for other tools:\n"
+	  "                    [--capture ID] [--follow] [--follow-timeout D] FILE",
+	  "Write a profile of the capture for other tools, or its records as JSON lines:\n"
 	  "  folded   one line per stack, 'outer;...;inner WEIGHT' (flamegraph.pl, speedscope);\n"
 	  "           a --cgroup capture's lines start with the process, 'COMM-PID;outer;...'\n"
 	  "  pprof    gzipped profile.proto (go tool pprof, Pyroscope-style tools); the\n"
 	  "           samples of a --cgroup capture carry a 'pid' label; mappings with their\n"
 	  "           range, offset, file and build-id, the program's first; unnamed frames\n"
 	  "           left as addresses (go tool pprof BINARY PROFILE names them)\n"
+	  "  jsonl    every record of the capture FILE, one JSON object a line (time_ns,\n"
+	  "           kind, category, pid, payload), the last line how reading ended\n"
+	  "           (ptop-capture(5)); read from the file itself, no DB\n"
 	  /* then --profile and --by (export_help, from the collectors' profiles) */
 	  "  -o, --output OUT         where to write (default stdout; pprof needs -o or a\n"
 	  "                           redirected stdout)\n"
 	  "  --window START..END      as for report\n"
+	  "  --follow                 jsonl: keep printing as the capture grows (tail -f);\n"
+	  "                           ends by itself once the recorder's trailer is read\n"
+	  "  --follow-timeout D       --follow: a capture that has not grown for D and has\n"
+	  "                           no trailer ends as cut (default 10s, or 3 times the\n"
+	  "                           recording's --interval or --flush-interval if longer)\n"
 	  /* then --pid, from the profiles that take it */
 	  "  --symbol-cache DIR, --debuginfod, --debuginfod-urls URLS   as for symbolize\n",
 	  export_usage, export_help },

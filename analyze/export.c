@@ -16,6 +16,7 @@
 #include <zlib.h>
 
 #include "analyze/analyze.h"
+#include "common/duration.h"
 #include "analyze/part.h"
 #include "common/array.h"
 #include "common/hash.h"
@@ -762,7 +763,7 @@ void export_usage(const struct analyze_cmd *c, FILE *f)
 {
 	char names[256], by[256];
 
-	fprintf(f, "%s --format folded|pprof [--profile %s]", c->name,
+	fprintf(f, "%s --format folded|pprof|jsonl [--profile %s]", c->name,
 		profile_words(names, sizeof(names), false, "|"));
 	if (profile_words(by, sizeof(by), true, "|")[0])
 		fprintf(f, " [--by %s]", by);
@@ -899,6 +900,9 @@ struct export_args {
 	struct window win;
 	struct symstore_opts so;
 	int32_t pid;
+	bool follow;		 /* jsonl: --follow */
+	uint64_t follow_timeout; /* jsonl: --follow-timeout, ns */
+	bool follow_timeout_set;
 };
 
 /* Parse ARGV into A. 0, or the exit status of a usage error (said on stderr) as -1 - it. */
@@ -915,6 +919,8 @@ static int export_parse(int argc, char **argv, struct export_args *a)
 	    {"debuginfod-urls", required_argument, NULL, 'u'},
 	    {"capture", required_argument, NULL, 'C'},
 	    {"pid", required_argument, NULL, 'p'},
+	    {"follow", no_argument, NULL, 'F'},
+	    {"follow-timeout", required_argument, NULL, 'T'},
 	    {"help", no_argument, NULL, 'h'},
 	    {0},
 	};
@@ -927,9 +933,11 @@ static int export_parse(int argc, char **argv, struct export_args *a)
 	while ((c = getopt_long(argc, argv, ":ho:", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'f':
-			if (strcmp(optarg, "folded") && strcmp(optarg, "pprof"))
+			if (strcmp(optarg, "folded") && strcmp(optarg, "pprof") &&
+			    strcmp(optarg, "jsonl"))
 				return -1 - analyze_usage(
-				    "export", "--format takes folded or pprof, not '%s'", optarg);
+				    "export", "--format takes folded, pprof or jsonl, not '%s'",
+				    optarg);
 			a->format = optarg;
 			break;
 		case 'P':
@@ -967,6 +975,17 @@ static int export_parse(int argc, char **argv, struct export_args *a)
 				return -1 - analyze_usage(
 				    "export", "--pid takes a process id, not '%s'", optarg);
 			break;
+		case 'F':
+			a->follow = true;
+			break;
+		case 'T':
+			if (duration__parse(optarg, 86400000000000ull, DURATION_NONZERO,
+					    &a->follow_timeout))
+				return -1 - analyze_usage(
+				    "export", "--follow-timeout takes a duration above 0 (10s, "
+				    "500ms), not '%s'", optarg);
+			a->follow_timeout_set = true;
+			break;
 		case 'h':
 			analyze_cmd_help("export", stdout);
 			return -1 - ANALYZE_EXIT_OK;
@@ -986,10 +1005,25 @@ static int export_check(const struct export_args *a, int nargs)
 {
 	char names[256];
 
+	if (!a->format)
+		return analyze_usage("export", "which format? --format folded, pprof or jsonl");
+	if (!strcmp(a->format, "jsonl")) {
+		if (nargs != 1)
+			return analyze_usage("export", nargs < 1 ? "which FILE?"
+								 : "too many arguments: one FILE");
+		if (a->prof != an_profile__find(NULL) || a->by || a->pid || a->capture ||
+		    a->win.has_start || a->win.has_end || a->so.cache_dir || a->so.debuginfod)
+			return analyze_usage("export", "--format jsonl takes only --follow, "
+						       "--follow-timeout and -o: it writes every "
+						       "record of the capture FILE as it is");
+		if (a->follow_timeout_set && !a->follow)
+			return analyze_usage("export", "--follow-timeout is for --follow");
+		return 0;
+	}
+	if (a->follow || a->follow_timeout_set)
+		return analyze_usage("export", "--follow is for --format jsonl");
 	if (!a->prof)
 		return analyze_usage("export", "no collector of this build has a profile to export");
-	if (!a->format)
-		return analyze_usage("export", "which format? --format folded or --format pprof");
 	if (nargs != 1)
 		return analyze_usage("export", nargs < 1 ? "which FILE?"
 							 : "too many arguments: one FILE");
@@ -1075,6 +1109,9 @@ int cmd_export(int argc, char **argv)
 	rc = export_check(&a, argc - optind);
 	if (rc)
 		return rc;
+	if (!strcmp(a.format, "jsonl"))
+		return export_jsonl(a.file, a.output, a.follow,
+				    a.follow_timeout_set ? a.follow_timeout : 0);
 	rc = analyze_open_checked("export", a.file, a.capture, a.prof->tables, &db, cid);
 	if (rc)
 		return rc;

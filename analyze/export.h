@@ -85,6 +85,16 @@ int export__symbolize(const struct prof_req *r);
  * profile). */
 void export__say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* `export --format jsonl PATH`: every record of the capture at PATH, one JSON object
+ * a line, to OUTPUT (NULL: stdout), read with the proto reader; the last line says how
+ * reading ended (analyze/export_jsonl.c, ptop-capture(5)). With FOLLOW, waits at the
+ * end for the file to grow until the trailer is read or TIMEOUT_NS pass without
+ * growth (0: the default, EXPORT_FOLLOW_TIMEOUT_NS or three of the recording's
+ * --interval or --flush-interval when that is more). Returns the exit status, what went
+ * wrong said on stderr. */
+#define EXPORT_FOLLOW_TIMEOUT_NS 10000000000ull /* --follow-timeout's default: 10s */
+int export_jsonl(const char *path, const char *output, bool follow, uint64_t timeout_ns);
+
 /* S as folded stacks to F (export_folded of S->p). 0 or -errno. */
 int prof_samples__folded(const struct prof_samples *s, FILE *f);
 

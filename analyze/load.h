@@ -71,6 +71,9 @@ struct an_load_payload {
 	 * ev->collector_payload ("ptop.v1.ToySample"); the event goes to the entry
 	 * whose type matches (capture_payload__unpack decodes it). NULL otherwise. */
 	const char *type;
+	/* With TYPE: that message's descriptor (its full name is TYPE), for readers that
+	 * render any payload without naming a collector (export --format jsonl). */
+	const ProtobufCMessageDescriptor *desc;
 };
 
 /* What analyze/db_check.c holds one of a part's tables of samples to before a command

@@ -159,6 +159,13 @@ struct capture_reader *capture_reader__open_fd(int fd);
  * where N is the start of the frame and K counts zstd frames from 1. */
 int capture_reader__next(struct capture_reader *r, Ptop__V1__Record **rec);
 
+/* For a file still being written: after capture_reader__next returned 0 with the
+ * end TRUNCATED or CLEAN, read on from where reading stopped (the start of the
+ * incomplete frame, or the end of the last whole one) as though the file had not
+ * ended; the next capture_reader__next sees what was appended since. Nothing
+ * returned is returned again. 0, or -EINVAL after another end. */
+int capture_reader__resume(struct capture_reader *r);
+
 /* Byte offset of the frame the last returned record came from. */
 uint64_t capture_reader__frame_offset(const struct capture_reader *r);
 

@@ -38,6 +38,7 @@ struct capture_reader {
 	uint64_t frame_off;	/* the current frame: file offset */
 	uint64_t frame_size;	/* ... compressed size */
 	uint64_t frame_no;	/* zstd frames started, 1-based number of the current */
+	uint64_t frame_no0;	/* frame_no before the current frame began (resume) */
 	size_t rec_off;		/* next record's varint in out */
 	uint32_t rec_left;	/* records of the current frame not yet returned */
 	uint32_t rec_no;	/* records of the current frame returned */
@@ -305,6 +306,7 @@ static int read_frame(struct capture_reader *r)
 	ssize_t avail;
 
 	r->frame_off = r->pos;
+	r->frame_no0 = r->frame_no;
 	avail = peek(r, 8);
 	if (avail < 0) {
 		set_io(r, (int)-avail);
@@ -569,6 +571,22 @@ struct capture_reader *capture_reader__open(const char *path)
 	}
 	r->own_fd = true;
 	return r;
+}
+
+int capture_reader__resume(struct capture_reader *r)
+{
+	if (!r)
+		return -EINVAL;
+	if (r->st.end != CAPTURE_END_TRUNCATED && r->st.end != CAPTURE_END_CLEAN)
+		return -EINVAL;
+	/* at_byte is the start of the incomplete frame, or the end of the last whole one */
+	reposition(r, r->st.at_byte);
+	r->frame_no = r->frame_no0;
+	r->rec_left = 0;
+	r->st.end = CAPTURE_END_NONE;
+	r->st.at_byte = 0;
+	r->st.message[0] = '\0';
+	return 0;
 }
 
 uint64_t capture_reader__frame_offset(const struct capture_reader *r)

@@ -2214,6 +2214,11 @@ static void test_20_part_loaders(void **state)
 			assert_true(!strncmp(c->kind, "event:", 6));
 			assert_string_not_equal(c->kind, "event:none");
 			assert_true(carried == (c->type != NULL));
+			/* a collector's payload names its descriptor, the type's message
+			 * (export --format jsonl renders it by that) */
+			assert_true(carried == (c->desc != NULL));
+			if (carried)
+				assert_string_equal(c->desc->name, c->type);
 			for (size_t k = 0; k < n_seen; k++) {
 				if (carried && seen[k]->type)
 					assert_string_not_equal(seen[k]->type, c->type);

@@ -463,6 +463,52 @@ static void test_07_frame_too_large(void **state)
 	free(file);
 }
 
+/* A file still being written (a follower, export --follow): cut at every byte, read to
+ * where it ends, the rest appended, capture_reader__resume: every record comes once, in
+ * order, and the end is as for the whole file read at once. */
+static void test_09_resume_at_every_cut(void **state)
+{
+	struct result whole = read_bytes(cap, cap_len, false);
+
+	(void)state;
+	for (size_t len = 20; len <= cap_len; len++) {
+		int fd = memfd_create("growing", MFD_CLOEXEC), k;
+		struct capture_reader *r;
+		Ptop__V1__Record *rec;
+		const struct capture_status *st;
+		size_t n = 0;
+
+		assert_true(fd >= 0);
+		assert_int_equal(write(fd, cap, len), (ssize_t)len);
+		r = capture_reader__open_fd(fd);
+		assert_non_null(r);
+		for (int round = 0; round < 2; round++) {
+			while ((k = capture_reader__next(r, &rec)) == 1) {
+				assert_true(n < NRECS);
+				assert_true(sample_equal(rec, orig[n]));
+				n++;
+				ptop__v1__record__free_unpacked(rec, NULL);
+			}
+			assert_int_equal(k, 0);
+			st = capture_reader__status(r);
+			if (round == 0) {
+				assert_true(st->end == CAPTURE_END_TRUNCATED ||
+					    st->end == CAPTURE_END_CLEAN);
+				assert_int_equal(n, records_before(len));
+				assert_int_equal(pwrite(fd, cap + len, cap_len - len, (off_t)len),
+						 (ssize_t)(cap_len - len));
+				assert_int_equal(capture_reader__resume(r), 0);
+			}
+		}
+		assert_int_equal(n, NRECS);
+		assert_int_equal(st->end, CAPTURE_END_CLEAN);
+		assert_int_equal(st->records, NRECS);
+		assert_int_equal(st->frames, whole.st.frames);
+		capture_reader__free(r);
+		close(fd);
+	}
+}
+
 static void test_08_bad_index_is_ignored(void **state)
 {
 	uint8_t *buf = malloc(cap_len);
@@ -547,6 +593,7 @@ int main(void)
 	    cmocka_unit_test(test_06_corrupt_frames),
 	    cmocka_unit_test(test_07_frame_too_large),
 	    cmocka_unit_test(test_08_bad_index_is_ignored),
+	    cmocka_unit_test(test_09_resume_at_every_cut),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

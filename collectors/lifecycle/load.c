@@ -121,6 +121,7 @@ const struct an_load lifecycle_load = {
 		.kind = "event:lifecycle",
 		.load = load_event,
 		.type = "ptop.v1.LifecycleEvent",
+		.desc = &ptop__v1__lifecycle_event__descriptor,
 	}),
 	AN_LOAD_STMTS([ST_EVENT] = event_sql),
 	/* per process and kind, times increasing; no interval; CPU never negative */

@@ -91,6 +91,7 @@ const struct an_load locks_load = {
 		.kind = "event:locks",
 		.load = load_words,
 		.type = "ptop.v1.LockWords",
+		.desc = &ptop__v1__lock_words__descriptor,
 	}),
 	AN_LOAD_STMTS([ST_WORD] = word_sql, [ST_THREAD] = thread_sql, [ST_SITE] = site_sql),
 	AN_LOAD_CHECKS({ "lock_word", true, false, "rowid", "tgid,uaddr",

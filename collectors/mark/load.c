@@ -49,6 +49,7 @@ const struct an_load mark_load = {
 		.kind = "event:mark",
 		.load = load_mark,
 		.type = "ptop.v1.MarkSample",
+		.desc = &ptop__v1__mark_sample__descriptor,
 	}),
 	AN_LOAD_STMTS([ST_SAMPLE] = sample_sql),
 	/* times positive and increasing per mark, intervals in (0, time_ns] or NULL, the

@@ -64,6 +64,7 @@ const struct an_load signals_load = {
 		.kind = "event:signals",
 		.load = load_count,
 		.type = "ptop.v1.SignalCount",
+		.desc = &ptop__v1__signal_count__descriptor,
 	}),
 	AN_LOAD_STMTS([ST_COUNT] = count_sql),
 	/* per key, one row per interval: times increasing, counts never negative */

@@ -174,6 +174,7 @@ const struct an_load threads_load = {
 		.kind = "event:threads",
 		.load = load_threads,
 		.type = "ptop.v1.ThreadsSample",
+		.desc = &ptop__v1__threads_sample__descriptor,
 	}),
 	AN_LOAD_STMTS([ST_SAMPLE] = sample_sql, [ST_THREAD] = thread_sql,
 		      [ST_EVENT] = event_sql, [ST_OFFCPU] = offcpu_sql),

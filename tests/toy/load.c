@@ -61,6 +61,7 @@ const struct an_load toy_load = {
 		.kind = "event:toy", /* its line in `info`'s record counts */
 		.load = load_toy,
 		.type = "ptop.v1.ToySample",
+		.desc = &ptop__v1__toy_sample__descriptor,
 	}),
 	AN_LOAD_STMTS([ST_SAMPLE] = sample_sql, [ST_WAIT] = wait_sql),
 	/* what its rows must be for a report to read them (analyze/db_check.c refuses a DB
