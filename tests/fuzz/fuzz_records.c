@@ -37,10 +37,6 @@
 
 #include "analyze/load.h"
 #include "analyze/part.h"
-#include "collectors/fds/fds.pb-c.h"
-#include "collectors/io/io.pb-c.h"
-#include "collectors/mark/mark.pb-c.h"
-#include "collectors/net/net.pb-c.h"
 #include "proto/capture.h"
 #include "tests/fuzz/fuzz_run.h"
 
@@ -709,19 +705,9 @@ size_t LLVMFuzzerCustomCrossOver(const uint8_t *d1, size_t s1, const uint8_t *d2
 
 /* ------------------------------------------------------------------ one bad record */
 
-/* The messages of the collector payloads the parts load (an_load_payload.type): every
- * part's type must be here (checked at the first input), so a collector added later
- * cannot escape the property. */
-static const ProtobufCMessageDescriptor *const payload_descs[] = {
-    &ptop__v1__fd_sample__descriptor,	&ptop__v1__fd_table__descriptor,
-    &ptop__v1__fd_ops__descriptor,	&ptop__v1__fd_sites__descriptor,
-    &ptop__v1__io_sample__descriptor,	&ptop__v1__io_fs_event__descriptor,
-    &ptop__v1__io_files__descriptor,	&ptop__v1__mark_sample__descriptor,
-    &ptop__v1__net_sockets__descriptor, &ptop__v1__net_error__descriptor,
-};
-
-/* The part that loads collector payloads of TYPE, and the message's descriptor: 0, or -1
- * when no part does. */
+/* The part that loads collector payloads of TYPE, and the message's descriptor (the
+ * entry's an_load_payload.desc, which test_load holds every such entry to carrying, so a
+ * collector added later cannot escape the property): 0, or -1 when no part does. */
 static int payload_part(const char *type, const char **part,
 			const ProtobufCMessageDescriptor **desc)
 {
@@ -731,34 +717,18 @@ static int payload_part(const char *type, const char **part,
 			if (c->payload != PTOP__V1__EVENT__PAYLOAD_COLLECTOR_PAYLOAD || !c->type ||
 			    !type || strcmp(c->type, type))
 				continue;
-			*part = (*p)->name;
-			*desc = NULL;
-			for (size_t k = 0; k < sizeof(payload_descs) / sizeof(*payload_descs); k++)
-				if (!strcmp(payload_descs[k]->name, type))
-					*desc = payload_descs[k];
-			if (!*desc) {
+			if (!c->desc || strcmp(c->desc->name, type)) {
 				fprintf(stderr,
-					"fuzz_records: no descriptor for %s: add it to "
-					"payload_descs\n",
-					type);
+					"fuzz_records: part %s loads %s without its descriptor "
+					"(an_load_payload.desc)\n",
+					(*p)->name, type);
 				abort();
 			}
+			*part = (*p)->name;
+			*desc = c->desc;
 			return 0;
 		}
 	return -1;
-}
-
-/* Every part's payload type has its descriptor (payload_part aborts otherwise). */
-static void check_payload_descs(void)
-{
-	const ProtobufCMessageDescriptor *d;
-	const char *part;
-
-	for (const struct an_part *const *p = an_parts; *p; p++)
-		for (const struct an_load_payload *c = (*p)->load ? (*p)->load->payloads : NULL;
-		     c && c->load; c++)
-			if (c->type)
-				payload_part(c->type, &part, &d);
 }
 
 /* The records of the capture at PATH that a load must skip: those the reader finds are no
@@ -799,7 +769,6 @@ static uint64_t undecodable_records(const char *path)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static char path[64];
-	static bool checked;
 	char cid[DB_CAPTURE_ID_LEN], err[1024];
 	struct load_stats st;
 	sqlite3 *db = fuzz__new_db();
@@ -811,10 +780,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	f = fopen(path, "w");
 	if (!f || (size && fwrite(data, 1, size, f) != size) || fclose(f))
 		abort();
-	if (!checked) {
-		check_payload_descs();
-		checked = true;
-	}
 	if (!db__load_capture(db, path, false, cid, &st, err, sizeof(err))) {
 		uint64_t want = undecodable_records(path);
 		int64_t cap = fuzz__cap_of(db, cid);
