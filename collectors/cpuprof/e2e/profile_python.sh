@@ -2,8 +2,9 @@
 # `perf record --call-graph dwarf` on the same process at the same time: a script that
 # builds dicts under 20 levels of Python recursion, recorded by --pid at 999 Hz with
 # the default --user-stacks auto (the recorder finds no frame pointers in python3.11
-# and takes stack copies) and by perf for the same 3 s. Then, over user frames only
-# (perf's kernel frames left out, ptop's [k] ones too):
+# and takes stack copies) and by perf while it uses the same 3 s of CPU
+# (beside_perf.bash). Then, over user frames only (perf's kernel frames left out,
+# ptop's [k] ones too):
 #   - ptop's stacks are whole: at least 95% of samples reach Py_BytesMain through
 #     _PyEval_EvalFrameDefault (a frame-pointer walk stops in the first frame);
 #   - the functions perf names that are on most stacks (its top 12 by inclusive share,
@@ -12,6 +13,7 @@
 #     in ptop's within 8 points.
 # Skips, saying why, without /usr/bin/python3; without perf, only the first check runs.
 . tests/e2e/lib.sh
+. collectors/cpuprof/e2e/beside_perf.bash
 need_ebpf
 PY=/usr/bin/python3
 [ -x "$PY" ] || skip "$PY is not installed (Debian's python3: apt-get install python3)"
@@ -29,10 +31,10 @@ def level(k, n):
     if k == 0:
         return len(build(n))
     return level(k - 1, n)
-end = time.time() + float(sys.argv[1])
+end = time.process_time() + float(sys.argv[1])  # CPU seconds: beside_perf wants 3
 t = 0
 print("ready", flush=True)
-while time.time() < end:
+while time.process_time() < end:
     t += level(20, 20000)
 print(t)
 PYEOF
@@ -40,22 +42,7 @@ PYEOF
 pypid=$!
 kill_at_exit "$pypid"
 wait_line "$TMP/py.out" '^ready' "python3 to start"
-perf_ok=0
-if command -v perf >/dev/null; then
-	perf record -F 999 --call-graph dwarf -p "$pypid" -o "$TMP/perf.data" -- sleep 3 \
-		>"$TMP/perf.err" 2>&1 &
-	perfpid=$!
-	perf_ok=1
-else
-	echo "note: perf is not installed: the comparison with perf --call-graph dwarf is skipped"
-fi
-"$REC" --quiet --pid "$pypid" --cpu-sample-hz 999 --duration 3s -o "$TMP/py.ptop" 2>"$TMP/rec.err" ||
-	{ cat "$TMP/rec.err" >&2; fail "ptop-record failed"; }
-if [ $perf_ok = 1 ]; then
-	wait "$perfpid" || { cat "$TMP/perf.err"; fail "perf record failed"; }
-	perf script -i "$TMP/perf.data" -F ip,sym,dso >"$TMP/perf.txt" 2>/dev/null ||
-		fail "perf script failed"
-fi
+beside_perf "$pypid" "$TMP/py.ptop" 3
 wait "$pypid" || fail "python3 exited $?"
 has "user stacks dwarf (--user-stacks auto: no frame pointers in python3.11" \
 	<<<"$(q "$TMP/py.ptop" "select detail from probe where name = 'cpuprof'")" ||

@@ -1,12 +1,14 @@
 # The CPU profile of Debian's own sqlite3 (its CLI and libsqlite3, built without frame
 # pointers), beside `perf record --call-graph dwarf` on the same process at the same
 # time: a recursive query that counts to 40 million, recorded by --pid at 999 Hz with
-# the default --user-stacks auto and by perf for the same 3 s. perf_compare.py checks
-# that ptop's stacks are whole (95% of samples hold sqlite3_step and libc's
-# __libc_start_call_main, the query's entry and the program's start) and that the
-# functions perf names have the same inclusive and self shares within 10 and 8 points.
+# the default --user-stacks auto and by perf while it uses the same 3 s of CPU
+# (beside_perf.bash). perf_compare.py checks that ptop's stacks are whole (95% of
+# samples hold sqlite3_step and libc's __libc_start_call_main, the query's entry and
+# the program's start) and that the functions perf names have the same inclusive and
+# self shares within 10 and 8 points.
 # Skips, saying why, without /usr/bin/sqlite3; without perf, only the first check runs.
 . tests/e2e/lib.sh
+. collectors/cpuprof/e2e/beside_perf.bash
 need_ebpf
 SQ=/usr/bin/sqlite3
 [ -x "$SQ" ] || skip "$SQ is not installed (Debian's sqlite3: apt-get install sqlite3)"
@@ -18,22 +20,7 @@ grep -q eh_frame_hdr <<<"$(readelf -S "$(readlink -f "$SQ")" 2>/dev/null)" ||
 sqpid=$!
 kill_at_exit "$sqpid"
 sleep 0.3 # past its start: the query runs from here until it is killed
-perf_ok=0
-if command -v perf >/dev/null; then
-	perf record -F 999 --call-graph dwarf -p "$sqpid" -o "$TMP/perf.data" -- sleep 3 \
-		>"$TMP/perf.err" 2>&1 &
-	perfpid=$!
-	perf_ok=1
-else
-	echo "note: perf is not installed: the comparison with perf --call-graph dwarf is skipped"
-fi
-"$REC" --quiet --pid "$sqpid" --cpu-sample-hz 999 --duration 3s -o "$TMP/sq.ptop" \
-	2>"$TMP/rec.err" || { cat "$TMP/rec.err" >&2; fail "ptop-record failed"; }
-if [ $perf_ok = 1 ]; then
-	wait "$perfpid" || { cat "$TMP/perf.err"; fail "perf record failed"; }
-	perf script -i "$TMP/perf.data" -F ip,sym,dso >"$TMP/perf.txt" 2>/dev/null ||
-		fail "perf script failed"
-fi
+beside_perf "$sqpid" "$TMP/sq.ptop" 3
 kill "$sqpid" 2>/dev/null
 has "user stacks dwarf" <<<"$(q "$TMP/sq.ptop" "select detail from probe where name = 'cpuprof'")" ||
 	fail "auto did not choose stack copies for sqlite3"
