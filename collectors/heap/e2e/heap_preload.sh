@@ -145,12 +145,23 @@ assert_eq "env: lane" preload "$(q "$TMP/env.ptop" "select group_concat(distinct
 "$ANA" report heap --by live --format json "$TMP/exec.ptop" > "$TMP/exec.json"
 assert_eq "exec: first by live" leak_pages "$(jget "$TMP/exec.json" "j['sites'][0]['func']")"
 assert_eq "exec: leak_pages live bytes" 4096000 "$(jget "$TMP/exec.json" "j['sites'][0]['live_bytes']")"
-# what the ring lost would be said here (ring_full: the recorder did not keep up); the
-# exec no longer makes the whole live table memory, whose walk held up the ring's reader
-assert_eq "exec: drops" "" \
-	"$(q "$TMP/exec.ptop" "select group_concat(kind || ' ' || lost) from drop_notice where lost > 0")"
-assert_eq "exec: churn's allocations" 1000000 \
-	"$(site "$TMP/exec.ptop" heap_leak churn 'sum(h.alloc_count)')"
+# The exec no longer makes the whole live table memory, whose walk held up the ring's
+# reader: on a machine with CPU to spare nothing is lost and churn's million allocations
+# are all there. Where the recorder truly did not keep up (CI4 ran this at a load of 17
+# on 2 CPUs: ring_full 382,762), the loss is said, and every allocation is either counted
+# or among the events lost (a lost event is an allocation or a free).
+drops=$(q "$TMP/exec.ptop" "select group_concat(kind || ' ' || lost) from drop_notice where lost > 0")
+churn=$(site "$TMP/exec.ptop" heap_leak churn 'sum(h.alloc_count)')
+if [ -z "$drops" ]; then
+	assert_eq "exec: churn's allocations" 1000000 "$churn"
+else
+	echo "note: exec: the recorder fell behind ($drops): the allocations are checked against the loss"
+	assert_eq "exec: drops, all of the ring" "ring_full" \
+		"$(q "$TMP/exec.ptop" "select group_concat(distinct kind) from drop_notice where lost > 0")"
+	lost=$(q "$TMP/exec.ptop" "select sum(lost) from drop_notice where lost > 0")
+	assert_le "exec: churn's allocations" 999999 "$churn"
+	assert_ge "exec: churn's allocations + events lost" 1000000 $((churn + lost))
+fi
 
 # ---- usage
 expect_exit 2 "$REC" --enable heap --heap-lane preload --pid $$ -o "$TMP/x.ptop"

@@ -40,7 +40,10 @@ s = {r["figure"]: r for r in json.load(open(sys.argv[1]))["figures"]}
 d = json.load(open(sys.argv[2]))
 r = {x["figure"]: x for x in d["figures"]}
 g = s["syscalls.rate(getppid)"]
-assert g["status"] == "changed" and 80 < g["relative_pct"] < 120, g
+# twice the calls (exact); the rate rose, by about 100% on an idle machine (the time
+# each run takes is the machine's: a loaded one stretched one run, +150% once)
+assert g["status"] == "changed" and g["relative_pct"] > 0, g
+assert g["base_count"] > 0 and g["new_count"] == 2 * g["base_count"], g
 assert d["per"] == "requests", d["per"]
 g = r["syscalls.rate(getppid)"]
 assert g["status"] == "unchanged", g
