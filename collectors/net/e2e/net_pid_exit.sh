@@ -60,27 +60,35 @@ for how in exit kill exec; do
 	check "$C" "--pid, $how"
 done
 
-# by --pid with --interval 100ms: 5 rounds of 200 x 100 bytes, 350 ms apart, so that each
+# by --pid with --interval 100ms: 5 rounds of 200 x 100 bytes, 800 ms apart, so that each
 # UNIX and UDP socket is idle over whole intervals and its entry is removed from the map
 # and made again (TCP keeps its entry while open), the last round in the interval the
-# exit cuts short: the same totals per socket
+# exit cuts short: the same totals per socket. The premise (polls between the rounds) is
+# the machine's: on a loaded one (CI4, a load of 17 on 2 CPUs) the 100 ms polls stretched
+# over the 350 ms gaps it had then; the gaps are now longer, and a run whose polls did not
+# fall between the rounds is recorded again (at most 3 times) before it fails.
 C=$TMP/pid-rounds.ptop
-"$FIX/net_exit" exit 200 "$SIZE" 5 350 >"$C.out" &
-fpid=$!
-kill_at_exit "$fpid"
-wait_line "$C.out" '^ready' "the fixture to wait"
-"$REC" --enable net --interval 100ms --pid "$fpid" -o "$C" 2>"$C.err" &
-rpid=$!
-kill_at_exit "$rpid"
-wait_line "$C.err" 'recording pid' "the recorder to attach"
-kill -USR1 "$fpid"
-wait "$fpid" || fail "rounds: net_exit exited $?"
-wait "$rpid" || { cat "$C.err" >&2; fail "rounds: ptop-record exited $?"; }
-check "$C" "--pid, 5 rounds"
-# each UNIX and UDP socket sent or received in 5 intervals at least, with intervals of no
-# traffic between (listed from the fd table, idle)
-assert_eq "rounds: unix and udp sockets with traffic in 5+ intervals and idle ones" 4 \
-	"$(q "$C" "select count(*) from (select sock from net_socket where proto in ('unix', 'udp') group by sock having sum(tx_calls + rx_calls > 0) >= 5 and sum(tx_calls + rx_calls = 0) >= 1)")"
+for try in 1 2 3; do
+	"$FIX/net_exit" exit 200 "$SIZE" 5 800 >"$C.out" &
+	fpid=$!
+	kill_at_exit "$fpid"
+	wait_line "$C.out" '^ready' "the fixture to wait"
+	"$REC" --enable net --interval 100ms --pid "$fpid" -o "$C" 2>"$C.err" &
+	rpid=$!
+	kill_at_exit "$rpid"
+	wait_line "$C.err" 'recording pid' "the recorder to attach"
+	kill -USR1 "$fpid"
+	wait "$fpid" || fail "rounds: net_exit exited $?"
+	wait "$rpid" || { cat "$C.err" >&2; fail "rounds: ptop-record exited $?"; }
+	check "$C" "--pid, 5 rounds"
+	# each UNIX and UDP socket sent or received in 5 intervals at least, with intervals
+	# of no traffic between (listed from the fd table, idle)
+	n=$(q "$C" "select count(*) from (select sock from net_socket where proto in ('unix', 'udp') group by sock having sum(tx_calls + rx_calls > 0) >= 5 and sum(tx_calls + rx_calls = 0) >= 1)")
+	[ "$n" = 4 ] && break
+	echo "note: rounds, try $try: $n of 4 sockets were seen idle between rounds (the polls did not keep their 100 ms); again"
+	rm -f "$C" "$C.out" "$C.err"
+done
+assert_eq "rounds: unix and udp sockets with traffic in 5+ intervals and idle ones" 4 "$n"
 
 # by --cgroup: the fixture exits in a cgroup of its own; the recording ends by SIGINT, or
 # by the removal of the cgroup
