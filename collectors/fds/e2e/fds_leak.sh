@@ -49,11 +49,18 @@ echo "ok: replay tab and overview line"
 
 # the file kind, through the /proc lane alone
 C2=$TMP/leak_file.ptop
-"$REC" --quiet --no-ebpf --interval 250ms -o "$C2" -- "$FIX/fd_leak" file 1000 >/dev/null
-assert_eq "--no-ebpf: fds probe" "active/proc" \
-	"$(q "$C2" "select state || '/' || source from probe where name = 'fds'")"
-assert_eq "--no-ebpf: files at the end, less the fewest of a sample" 200 \
-	"$(q "$C2" "select (select count(*) from fd_open where type = 'file') - (select min(file) from fd_sample)")"
+# The premise, a first sample before the leak (fd_leak pauses 500 ms first), is the
+# machine's: the 6.1 VM under TCG at a load of 13 took its first sample after the leak
+# (CI4: 0 where 200). A run whose growth is not 200 is recorded again (at most 3 times).
+for try in 1 2 3; do
+	"$REC" --quiet --no-ebpf --interval 250ms -o "$C2" -- "$FIX/fd_leak" file 1000 >/dev/null
+	assert_eq "--no-ebpf: fds probe" "active/proc" \
+		"$(q "$C2" "select state || '/' || source from probe where name = 'fds'")"
+	grown=$(q "$C2" "select (select count(*) from fd_open where type = 'file') - (select min(file) from fd_sample)")
+	[ "$grown" = 200 ] && break
+	echo "note: --no-ebpf, try $try: the files grew by $grown between the fewest of a sample and the end (a first sample after the leak?); again"
+done
+assert_eq "--no-ebpf: files at the end, less the fewest of a sample" 200 "$grown"
 "$ANA" report fds "$C2" >"$TMP/fds2.txt"
 grep -q '^fastest-growing: file, [0-9]* to [0-9]* (+200, ' "$TMP/fds2.txt" ||
 	{ cat "$TMP/fds2.txt"; fail "--no-ebpf: no fastest-growing file line"; }
