@@ -7,6 +7,12 @@
  * reads. A process (--pid, a command: its descendants are followed as they are made) or
  * a cgroup (every process in it). What is lost is counted: a full ring ("ringbuf"), a new
  * process the subtree's hash had no room for ("map_full": its events are not seen).
+ *
+ * The exec feed (collector_ops.exec_feed, record/exec_watch.h): lc_exec is the run's one
+ * program on sched_process_exec, and also serves the exec watch that heap and goalloc
+ * follow (bpf/exec_watch.bpf.h, called first in it). When lifecycle runs, the watch uses
+ * this collector's object; when it does not (disabled, or it could not start), lc_exec
+ * is loaded alone for the watch with lc_record 0: no lifecycle event, the maps minimal.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -24,6 +30,7 @@
 #include "record/bpf_util.h"
 #include "record/cgroupfs.h"
 #include "record/collector.h"
+#include "record/exec_watch.h"
 #include "record/procfs.h"
 #include "record/tp_target.h"
 
@@ -50,7 +57,8 @@ static Ptop__V1__ProbeState lc_check(struct collector *c)
 		return state;
 	snprintf(c->detail, sizeof(c->detail),
 		 "tp_btf sched_process_fork, sched_process_exec, sched_process_exit: %s; "
-		 "argv capped at %d bytes",
+		 "argv capped at %d bytes; its exec program lc_exec is also the run's exec "
+		 "watch (collectors that follow execs)",
 		 ctx->pid > 0 || ctx->caps_only ? "the target and its descendants as they are made"
 						: "every process of the cgroup",
 		 LC_ARGS);
@@ -369,6 +377,69 @@ static int lc_poll(struct collector *c, uint64_t now_ns, unsigned flags)
 	return err;
 }
 
+/* ------------------------------------------------------------------ the exec feed */
+
+static void lc_feed_release(void *arg)
+{
+	lifecycle_bpf__destroy(arg);
+}
+
+/* lc_exec alone, with lc_record 0: the exec watch's program when lifecycle records
+ * nothing itself (its maps made as small as they can be). */
+static int lc_feed_alone(struct collector *c, struct exec_feed *f)
+{
+	struct lifecycle_bpf *skel;
+	int err;
+
+	bpf_util__open_log(c->ctx->verbose);
+	skel = lifecycle_bpf__open();
+	if (!skel) {
+		err = -errno;
+		bpf_util__format_error(f->why, sizeof(f->why), "open lifecycle BPF", err);
+		return err;
+	}
+	skel->rodata->lc_record = 0;
+	bpf_program__set_autoload(skel->progs.lc_fork, false);
+	bpf_program__set_autoload(skel->progs.lc_exit, false);
+	err = bpf_map__set_max_entries(skel->maps.lc_procs, 1);
+	err = err ?: bpf_map__set_max_entries(skel->maps.lc_events, 4096);
+	err = err ?: lifecycle_bpf__load(skel);
+	err = err ?: bpf_util__loaded(skel->obj, "lifecycle");
+	if (err) {
+		bpf_util__format_error(f->why, sizeof(f->why), "load lifecycle's lc_exec", err);
+		goto fail;
+	}
+	skel->links.lc_exec = bpf_program__attach(skel->progs.lc_exec);
+	if (!skel->links.lc_exec) {
+		err = -errno;
+		bpf_util__format_error(f->why, sizeof(f->why), "attach lc_exec", err);
+		goto fail;
+	}
+	f->obj = skel->obj;
+	f->release = lc_feed_release;
+	f->arg = skel;
+	return 0;
+fail:
+	lifecycle_bpf__destroy(skel);
+	return err;
+}
+
+/* The exec watch's feed (collector_ops.exec_feed): lc_exec, ours when lifecycle runs
+ * with it attached, else loaded alone for the watch. */
+static int lc_exec_feed(struct collector *c, struct exec_feed *f)
+{
+	struct lc_priv *p = c->priv;
+
+	f->by = "lifecycle";
+	f->prog = "lc_exec";
+	if (c->state == PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE && p && p->skel &&
+	    p->skel->links.lc_exec) {
+		f->obj = p->skel->obj;
+		return 0;
+	}
+	return lc_feed_alone(c, f);
+}
+
 const struct collector_ops lifecycle_collector = {
 	.name = "lifecycle",
 	.summary = "lifecycle: forks, execs (file, argv) and exits (code, signal, CPU) of the "
@@ -377,4 +448,5 @@ const struct collector_ops lifecycle_collector = {
 	.start = lc_start,
 	.poll = lc_poll,
 	.stop = lc_stop,
+	.exec_feed = lc_exec_feed,
 };
