@@ -2,7 +2,7 @@
 # (record/exec_watch.h) has no program of its own; lifecycle's lc_exec is the run's only
 # program on sched_process_exec, whether lifecycle is enabled or not. While a recorder
 # runs with --enable heap (which follows execs, holding each new program), its BPF links
-# are counted through /proc/PID/fdinfo (link_id) and bpftool (each link's tracepoint):
+# on that tracepoint are counted through /proc/PID/fdinfo (tp_name):
 # exactly one on sched_process_exec, with lifecycle enabled and with --disable lifecycle.
 # Then, with lifecycle disabled, heap still follows a chain of execs: every exec is
 # followed and the last program's figures are exactly those it has recorded alone; the
@@ -10,30 +10,31 @@
 . tests/e2e/lib.sh
 need_ebpf
 need_fixture heap_kinds
-command -v bpftool >/dev/null || skip "bpftool is missing"
 
-# exec_links PID: how many of PID's BPF links are on the sched_process_exec tracepoint
+# exec_links PID: how many of PID's BPF links are on the sched_process_exec tracepoint (a
+# tp_btf or raw_tp link's fdinfo names its tracepoint, on 6.1 as on 6.18)
 exec_links() {
-	local fd id n=0
+	local fd n=0
 	for fd in /proc/$1/fd/*; do
 		[ "$(readlink "$fd" 2>/dev/null)" = "anon_inode:bpf_link" ] || continue
-		id=$(awk '$1 == "link_id:" { print $2 }' "/proc/$1/fdinfo/${fd##*/}" 2>/dev/null)
-		[ -n "$id" ] || continue
-		bpftool -j link show id "$id" 2>/dev/null | has '"tp_name":"sched_process_exec"' &&
-			n=$((n + 1))
+		grep -qx "tp_name:[[:space:]]*sched_process_exec" "/proc/$1/fdinfo/${fd##*/}" \
+			2>/dev/null && n=$((n + 1))
 	done
 	echo $n
 }
 
-# count OPTS...: record `sh -c 'sleep; exec sleep'` with OPTS, count the recorder's exec
-# links once the first sleep runs (the watch is open and the launch followed by then)
+# count OPTS...: record a command with OPTS that waits for the count, then execs (heap
+# follows that exec); count the recorder's exec links while the command waits (the watch
+# is open and the launch followed by then)
 count() {
-	rm -f "$TMP/go"
-	"$REC" --quiet -o "$TMP/count.ptop" --force "$@" -- \
-		sh -c "touch '$TMP/go'; sleep 3; exec sleep 0.1" >/dev/null 2>"$TMP/count.err" &
+	rm -f "$TMP/go" "$TMP/counted"
+	"$REC" --quiet -o "$TMP/count.ptop" --force "$@" -- sh -c "touch '$TMP/go'
+		while [ ! -e '$TMP/counted' ]; do sleep 0.05; done; exec sleep 0.1" \
+		>/dev/null 2>"$TMP/count.err" &
 	local rec=$!
 	wait_until "the command to start" test -e "$TMP/go"
 	exec_links $rec
+	touch "$TMP/counted"
 	wait $rec || { cat "$TMP/count.err" >&2; fail "the recorder failed: $*"; }
 }
 
