@@ -41,7 +41,7 @@ count() {
 assert_eq "lifecycle and heap: programs on sched_process_exec" 1 "$(count --enable heap)"
 assert_eq "heap, lifecycle disabled: programs on sched_process_exec" 1 \
 	"$(count --enable heap --disable lifecycle)"
-assert_eq "lifecycle alone (nothing follows execs): its own program" 1 "$(count)"
+assert_eq "no --enable heap (the mappings refresh after execs): one program" 1 "$(count)"
 
 # heap follows an exec with lifecycle disabled
 cat >"$TMP/chain.sh" <<'SH'
