@@ -101,6 +101,22 @@ static bool wait_state(pid_t pid, char state, bool is)
 	return false;
 }
 
+/* Wait (up to 10 s) until PID runs PATH (/proc/PID/exe): its exec is done. */
+static bool wait_exe(pid_t pid, const char *path)
+{
+	char link[64], exe[PATH_MAX];
+	ssize_t n;
+
+	snprintf(link, sizeof(link), "/proc/%d/exe", (int)pid);
+	for (int i = 0; i < 1000; i++) {
+		n = readlink(link, exe, sizeof(exe) - 1);
+		if (n > 0 && (exe[n] = '\0', !strcmp(exe, path)))
+			return true;
+		nap_ms(10);
+	}
+	return false;
+}
+
 /* Call exec_watch__next until it reports an exec (up to 10 s). */
 static int wait_exec(struct exec_watch *w, char *exe, size_t len, uint64_t *t)
 {
@@ -207,7 +223,10 @@ static void test_02_proc_lane_launch(void **state)
 	assert_int_equal(watch_open(c.pid, sleep_path, EXEC_WATCH_LAUNCH, &w, why,
 					  sizeof(why)), 0);
 	release(&c);
-	assert_true(wait_state(c.pid, 'S', true));	/* sleep is sleeping */
+	/* sleep is sleeping: exec'd (before that, the child is asleep in its read of the
+	 * pipe, as the test binary: an exe the watch would take for an exec) */
+	assert_true(wait_exe(c.pid, sleep_path));
+	assert_true(wait_state(c.pid, 'S', true));
 	assert_int_equal(exec_watch__next(w, exe, sizeof(exe), &t), 0);
 	assert_int_equal(exec_watch__count(w), 0);
 	exec_watch__free(w);
