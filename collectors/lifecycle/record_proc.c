@@ -137,6 +137,13 @@ static void drop(struct lc_proc_lane *pl, size_t i)
 	pl->p[i] = pl->p[--pl->n];
 }
 
+/* Is Q's program not to be trusted now: no executable (exiting), or no command line yet
+ * (an exec has set the new executable but not yet the new program's arguments)? */
+static bool in_flux(const struct lc_pp *q)
+{
+	return !q->exe[0] || !q->cmdlen;
+}
+
 static bool same_cmd(const struct lc_pp *a, const struct lc_pp *b)
 {
 	return !strcmp(a->exe, b->exe) && a->cmdlen == b->cmdlen &&
@@ -279,8 +286,9 @@ int lc_proc__poll(struct collector *c, struct lc_proc_lane *pl, uint64_t now)
 			q->cmd = NULL;
 			q->cmdlen = 0;
 			err = read_cmd(pl, q);
-			if (!err && !q->exe[0]) {
-				/* unreadable now (exiting): no exec; keep what was read */
+			if (!err && in_flux(q)) {
+				/* exiting, or in the middle of an exec: no exec yet; keep what
+				 * was read (a finished exec is seen at the next poll) */
 				free(q->cmd);
 				*q = was;
 				was.cmd = NULL;
@@ -310,9 +318,17 @@ int lc_proc__poll(struct collector *c, struct lc_proc_lane *pl, uint64_t now)
 			if (!nq)
 				continue;
 			err = emit_fork(c, nq, now);
-			/* it exec'd since the fork if it runs another program than its parent */
-			if (!err && nq->exe[0] && !same_cmd(nq, &pl->p[i]))
+			/* it exec'd since the fork if it runs another program than its parent;
+			 * one caught in the middle of an exec is left with no program known,
+			 * so that the next poll sees the exec done */
+			if (!err && in_flux(nq)) {
+				nq->exe[0] = '\0';
+				free(nq->cmd);
+				nq->cmd = NULL;
+				nq->cmdlen = 0;
+			} else if (!err && !same_cmd(nq, &pl->p[i])) {
 				err = emit_exec(c, nq, now);
+			}
 		}
 	}
 	free(kids);

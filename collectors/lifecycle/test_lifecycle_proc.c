@@ -56,18 +56,25 @@ static void go(struct child *c)
 	close(c->go);
 }
 
-/* Wait (bounded, 10 s) until /proc/PID/exe is PATH. */
+/* Wait (bounded, 10 s) until /proc/PID/exe is PATH and its command line is there: the
+ * exec is done (an exec sets the executable before the new arguments). */
 static void wait_exe(pid_t pid, const char *path)
 {
-	char link[64], exe[PATH_MAX];
+	char link[64], exe[PATH_MAX], cmdline[64], b[8];
 	ssize_t n;
+	FILE *f;
 
 	snprintf(link, sizeof(link), "/proc/%d/exe", (int)pid);
+	snprintf(cmdline, sizeof(cmdline), "/proc/%d/cmdline", (int)pid);
 	for (int i = 0; i < 1000; i++) {
 		n = readlink(link, exe, sizeof(exe) - 1);
 		if (n > 0) {
 			exe[n] = '\0';
-			if (!strcmp(exe, path))
+			f = fopen(cmdline, "r");
+			n = f ? (ssize_t)fread(b, 1, sizeof(b), f) : 0;
+			if (f)
+				fclose(f);
+			if (!strcmp(exe, path) && n > 0)
 				return;
 		}
 		usleep(10000);
