@@ -31,6 +31,7 @@
 #include "proto/ptop.pb-c.h"
 
 struct capture_writer;
+struct exec_feed;
 
 /* What the recorder knows about the run, what every collector needs; collectors only
  * read it. A collector's own settings are not here: its options table fills them. */
@@ -193,6 +194,17 @@ struct collector_ops {
 	 * Returns 0 or -errno. Its presence makes the recorder watch the command's execs,
 	 * without holding them. */
 	int (*refresh)(struct collector *c, uint64_t now_ns);
+	/* Optional. Provide the exec watch's eBPF feed (record/exec_watch.h): fill F with
+	 * a loaded BPF object whose attached program on tp_btf/sched_process_exec calls
+	 * exec_watch_on_exec() (bpf/exec_watch.bpf.h), so that the run has one program
+	 * there. The recorder asks the first collector that has it, after start(), when a
+	 * collector follows execs (not with --no-ebpf, not in CGROUP mode): whether this
+	 * collector runs or not. One that runs with its program attached gives its own
+	 * object; one that does not (disabled, not active, or its start failed) loads that
+	 * program alone, recording nothing of its own, and sets F->release to free it.
+	 * F->by and F->prog name the provider for the probe set. 0, or -errno with the
+	 * reason in F->why (the watch then falls back to /proc). */
+	int (*exec_feed)(struct collector *c, struct exec_feed *f);
 };
 
 /* One lane of a collector (a way of measuring, with the kernel feature it needs): which

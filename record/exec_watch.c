@@ -1,6 +1,8 @@
 /* exec_watch.c — seeing the target exec a new program (see exec_watch.h).
  *
- * The eBPF lane reads bpf/exec_watch.bpf.c's ring buffer; each event is one exec, and
+ * The eBPF lane reads the ring buffer of bpf/exec_watch.bpf.h (in the provider's BPF
+ * object: struct exec_feed, whose maps it finds by name and keeps its own descriptors
+ * and mappings of); each event is one exec, and
  * with HOLD the program is stopped until exec_watch__continue(). The /proc lane, and
  * the eBPF lane when its ring buffer had no room for an event, compare the identity
  * (device and inode) of /proc/PID/exe with the last one seen.
@@ -11,7 +13,7 @@
  * (oom_score_adj -1000 needs CAP_SYS_RESOURCE; else it is a few MB resident against the
  * recorder's tens). It keeps
  * nothing of the recorder but a pidfd of it, a pidfd of the target and the mapping of
- * the BPF program's .bss, where hold_seq counts the holds and release_seq is the last
+ * ew_state (bpf/exec_watch.h), where hold_seq counts the holds and release_seq is the last
  * hold the recorder continued. When the recorder dies, whatever kills it, its BPF
  * program is detached with its files; the guard waits for a program still running to
  * end (an RCU grace period) and sends SIGCONT through the pidfd only when a hold is open
@@ -25,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -41,14 +44,15 @@
 #include "record/collector.h"
 #include "record/exec_watch.h"
 #include "bpf/exec_watch.h"
-#include "bpf/exec_watch.skel.h"
 
 #define EW_QUEUE 32
 
 struct exec_watch {
 	pid_t pid;
 	unsigned flags;
-	struct exec_watch_bpf *skel;
+	struct exec_feed feed;	/* the provider's (its release is due at free) */
+	int state_fd, events_fd;	/* our own descriptors of its maps */
+	struct exec_watch_state *st;	/* ew_state, mapped; NULL in the /proc lane */
 	struct ring_buffer *rb;
 	struct exec_watch_event q[EW_QUEUE];
 	unsigned nq;
@@ -101,40 +105,94 @@ static void remember_exe(struct exec_watch *w)
 	w->have_id = identity(w, NULL, &w->dev, &w->ino) == 0;
 }
 
+/* A descriptor of OBJ's map NAME of its own (dup): it outlives the provider's object. */
+static int map_dup(struct bpf_object *obj, const char *name, char *why, size_t wlen)
+{
+	struct bpf_map *m = bpf_object__find_map_by_name(obj, name);
+	int fd = m ? bpf_map__fd(m) : -1;
+
+	if (fd < 0) {
+		snprintf(why, wlen, "the exec feed's object has no loaded map %s", name);
+		return -ENOENT;
+	}
+	fd = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+	if (fd < 0) {
+		int err = -errno;
+
+		bpf_util__format_error(why, wlen, "dup the exec feed's map", err);
+		return err;
+	}
+	return fd;
+}
+
 static int open_bpf(struct exec_watch *w, char *why, size_t wlen)
 {
 	int err;
 
-	err = bpf_util__can_trace(why, wlen);
-	if (err)
-		return err;
-	bpf_util__open_log(w->flags & EXEC_WATCH_VERBOSE);
-	w->skel = exec_watch_bpf__open();
-	if (!w->skel) {
+	if (!w->feed.obj) {
+		snprintf(why, wlen, "%s", w->feed.why[0] ? w->feed.why : "no eBPF exec feed");
+		return -EOPNOTSUPP;
+	}
+	w->state_fd = map_dup(w->feed.obj, EXEC_WATCH_STATE_MAP, why, wlen);
+	if (w->state_fd < 0)
+		return w->state_fd;
+	w->events_fd = map_dup(w->feed.obj, EXEC_WATCH_EVENTS_MAP, why, wlen);
+	if (w->events_fd < 0)
+		return w->events_fd;
+	w->st = mmap(NULL, sizeof(*w->st), PROT_READ | PROT_WRITE, MAP_SHARED, w->state_fd, 0);
+	if (w->st == MAP_FAILED) {
 		err = -errno;
-		bpf_util__format_error(why, wlen, "open the exec watch BPF", err);
+		w->st = NULL;
+		bpf_util__format_error(why, wlen, "map the exec watch's state", err);
 		return err;
 	}
-	w->skel->rodata->targ_tgid = (__u32)w->pid;
-	w->skel->rodata->hold = !!(w->flags & EXEC_WATCH_HOLD);
-	err = exec_watch_bpf__load(w->skel);
-	err = err ?: bpf_util__loaded(w->skel->obj, "exec_watch");
-	if (err) {
-		bpf_util__format_error(why, wlen, "load the exec watch BPF", err);
-		return err;
-	}
-	err = exec_watch_bpf__attach(w->skel);
-	if (err) {
-		bpf_util__format_error(why, wlen, "attach to sched_process_exec", err);
-		return err;
-	}
-	w->rb = ring_buffer__new(bpf_map__fd(w->skel->maps.ew_events), on_event, w, NULL);
+	w->rb = ring_buffer__new(w->events_fd, on_event, w, NULL);
 	if (!w->rb) {
 		err = -errno;
 		bpf_util__format_error(why, wlen, "open the exec watch ring buffer", err);
 		return err;
 	}
+	/* from here the program reports the target's execs (and holds them) */
+	w->st->hold = !!(w->flags & EXEC_WATCH_HOLD);
+	__atomic_store_n(&w->st->tgid, (__u32)w->pid, __ATOMIC_RELEASE);
 	return 0;
+}
+
+/* Stop watching: the program reports and holds nothing from the end of a grace period
+ * (a run of it that had read the old tgid may still hold the target until then). */
+static void unwatch(struct exec_watch *w)
+{
+	struct timespec nap = { 0, 100000000L };
+
+	if (!w->st || !w->st->tgid)
+		return;
+	__atomic_store_n(&w->st->tgid, 0, __ATOMIC_RELEASE);
+	if (syscall(SYS_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0) != 0)
+		nanosleep(&nap, NULL);
+}
+
+/* Undo open_bpf. */
+static void close_bpf(struct exec_watch *w)
+{
+	unwatch(w);
+	ring_buffer__free(w->rb);
+	w->rb = NULL;
+	if (w->st)
+		munmap(w->st, sizeof(*w->st));
+	w->st = NULL;
+	if (w->events_fd >= 0)
+		close(w->events_fd);
+	if (w->state_fd >= 0)
+		close(w->state_fd);
+	w->events_fd = w->state_fd = -1;
+}
+
+static void release_feed(struct exec_watch *w)
+{
+	if (w->feed.release)
+		w->feed.release(w->feed.arg);
+	w->feed.release = NULL;
+	w->feed.obj = NULL;
 }
 
 /* ------------------------------------------------------------------ the guard */
@@ -226,7 +284,7 @@ static int start_guard(struct exec_watch *w, char *why, size_t wlen)
 		goto cleanup;
 	}
 	if (pid == 0)
-		guard_main(rec_fd, tgt_fd, &w->skel->bss->hold_seq, &w->skel->bss->release_seq);
+		guard_main(rec_fd, tgt_fd, &w->st->hold_seq, &w->st->release_seq);
 	w->guard = pid;
 cleanup:
 	if (rec_fd >= 0)
@@ -250,12 +308,12 @@ static void stop_guard(struct exec_watch *w)
 /* The recorder continued the hold SEQ (and every one before). */
 static void note_release(struct exec_watch *w, uint64_t seq)
 {
-	if (w->skel && w->skel->bss && seq > w->skel->bss->release_seq)
-		__atomic_store_n(&w->skel->bss->release_seq, seq, __ATOMIC_RELEASE);
+	if (w->st && seq > w->st->release_seq)
+		__atomic_store_n(&w->st->release_seq, seq, __ATOMIC_RELEASE);
 }
 
-int exec_watch__open(pid_t pid, const char *exe, unsigned flags, struct exec_watch **out,
-		     char *why, size_t wlen)
+int exec_watch__open(pid_t pid, const char *exe, unsigned flags, struct exec_feed *feed,
+		     struct exec_watch **out, char *why, size_t wlen)
 {
 	struct exec_watch *w;
 	char bwhy[200] = "", gwhy[120] = "";
@@ -264,9 +322,14 @@ int exec_watch__open(pid_t pid, const char *exe, unsigned flags, struct exec_wat
 	*out = NULL;
 	w = calloc(1, sizeof(*w));
 	if (!w) {
+		if (feed && feed->release)
+			feed->release(feed->arg);
 		snprintf(why, wlen, "out of memory");
 		return -ENOMEM;
 	}
+	w->state_fd = w->events_fd = -1;
+	if (feed)
+		w->feed = *feed;
 	w->pid = pid;
 	w->flags = flags;
 	w->launch_pending = flags & EXEC_WATCH_LAUNCH;
@@ -274,27 +337,29 @@ int exec_watch__open(pid_t pid, const char *exe, unsigned flags, struct exec_wat
 	if (flags & EXEC_WATCH_BPF) {
 		err = open_bpf(w, bwhy, sizeof(bwhy));
 		if (err) {
-			ring_buffer__free(w->rb);
-			w->rb = NULL;
-			exec_watch_bpf__destroy(w->skel);
-			w->skel = NULL;
+			close_bpf(w);
+			release_feed(w);
 		}
 	} else {
+		release_feed(w);
 		snprintf(bwhy, sizeof(bwhy), "--no-ebpf");
 	}
 	if (!err && (flags & EXEC_WATCH_HOLD) && start_guard(w, gwhy, sizeof(gwhy)))
 		snprintf(w->how, sizeof(w->how),
-			 "execs followed at once (sched_process_exec; a new program is held "
-			 "until its probes are attached; no guard process (%.60s): a "
-			 "recorder killed during a hold leaves the program stopped)",
-			 gwhy);
+			 "execs followed at once (sched_process_exec, %s's %s; held until "
+			 "probes attach; no guard process (%.60s): a recorder killed during a "
+			 "hold leaves the program stopped)",
+			 w->feed.by ? w->feed.by : "?", w->feed.prog ? w->feed.prog : "?", gwhy);
+	else if (!err && (flags & EXEC_WATCH_HOLD))
+		snprintf(w->how, sizeof(w->how),
+			 "execs followed at once (sched_process_exec, %s's %s; held until "
+			 "probes attach)",
+			 w->feed.by ? w->feed.by : "?", w->feed.prog ? w->feed.prog : "?");
 	else if (!err)
-		snprintf(w->how, sizeof(w->how), "%s",
-			 (flags & EXEC_WATCH_HOLD)
-				 ? "execs followed at once (sched_process_exec; a new program is "
-				   "held until its probes are attached)"
-				 : "execs seen at once (sched_process_exec), followed at the next "
-				   "interval");
+		snprintf(w->how, sizeof(w->how),
+			 "execs seen at once (sched_process_exec, %s's %s), followed at the "
+			 "next interval",
+			 w->feed.by ? w->feed.by : "?", w->feed.prog ? w->feed.prog : "?");
 	else
 		snprintf(w->how, sizeof(w->how),
 			 "execs seen each interval from /proc/PID/exe, late (%.150s)", bwhy);
@@ -319,9 +384,10 @@ uint64_t exec_watch__count(const struct exec_watch *w)
 
 uint64_t exec_watch__lost(const struct exec_watch *w)
 {
-	if (!w || !w->skel)
+	if (!w || !w->st)
 		return 0;
-	return w->overflow + w->skel->bss->lost + w->skel->bss->send_failed;
+	return w->overflow + __atomic_load_n(&w->st->lost, __ATOMIC_RELAXED) +
+	       __atomic_load_n(&w->st->send_failed, __ATOMIC_RELAXED);
 }
 
 static void read_exe(const struct exec_watch *w, char *exe, size_t len)
@@ -344,7 +410,7 @@ static bool exe_changed(struct exec_watch *w)
 	dev_t dev;
 	ino_t ino;
 
-	if (w->skel) {
+	if (w->st) {
 		if (lost == w->seen_lost)
 			return false;
 		w->seen_lost = lost;
@@ -418,8 +484,7 @@ void exec_watch__free(struct exec_watch *w)
 		return;
 	exec_watch__continue(w);
 	/* no new holds from here; an event not read yet may hold the program: continue it */
-	if (w->skel)
-		exec_watch_bpf__detach(w->skel);
+	unwatch(w);
 	if (w->rb) {
 		ring_buffer__consume(w->rb);
 		while (w->nq) {
@@ -430,7 +495,7 @@ void exec_watch__free(struct exec_watch *w)
 		}
 	}
 	stop_guard(w);
-	ring_buffer__free(w->rb);
-	exec_watch_bpf__destroy(w->skel);
+	close_bpf(w);
+	release_feed(w);
 	free(w);
 }

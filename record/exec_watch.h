@@ -1,11 +1,22 @@
 /* exec_watch.h — seeing the target exec a new program, so that collectors whose probes
- * depend on the program (heap, goalloc: collector_ops.exec) can follow it.
+ * depend on the program (collector_ops.exec) can follow it.
  *
- * With eBPF (bpf/exec_watch.bpf.c) the recorder learns of each exec as it happens, and
+ * One watcher: the eBPF lane has no program of its own. Its kernel half is
+ * bpf/exec_watch.bpf.h, which the run's one program on sched_process_exec calls; that
+ * program belongs to the collector that provides the exec feed (collector_ops.exec_feed:
+ * the recorder asks the collector list for the first that has one), whether that
+ * collector records its own events in this run or not (when it does not, it loads only
+ * its exec program, recording nothing of its own). The recorder core names no provider:
+ * it gets a BPF object (struct exec_feed) and finds the watch's maps in it by name
+ * (bpf/exec_watch.h). The probe set says which collector's program follows execs
+ * (exec_watch__how).
+ *
+ * With eBPF the recorder learns of each exec as it happens, and
  * with HOLD (COMMAND mode: the command is the recorder's child) the new program is
  * stopped before its first instruction until exec_watch__continue(); a guard process
  * forked by exec_watch__open() continues it if the recorder dies meanwhile, whatever
- * kills it (exec_watch.c says how). Without eBPF the
+ * kills it (exec_watch.c says how). Without eBPF (--no-ebpf, no provider, or one that
+ * could not load) the
  * target's executable (/proc/PID/exe) is compared at each check: an exec is seen late,
  * and what the program did before is missed.
  */
@@ -18,24 +29,43 @@
 #include <sys/types.h>
 
 struct exec_watch;
+struct bpf_object;
+
+/* The eBPF lane's kernel half, from its provider: a loaded BPF object whose program on
+ * tp_btf/sched_process_exec is attached and calls exec_watch_on_exec()
+ * (bpf/exec_watch.bpf.h). The watch takes its own references to the object's maps;
+ * the program stays attached as long as the provider keeps it (the watch writes
+ * tgid 0 into ew_state when it is freed: the program then reports and holds nothing). */
+struct exec_feed {
+	struct bpf_object *obj;      /* NULL: no eBPF lane, for the reason in WHY */
+	const char *by;              /* the provider's name, for the probe set */
+	const char *prog;            /* its program's name, for the probe set */
+	/* called once by exec_watch__free (or by exec_watch__open when it does not use
+	 * the feed) when the watch no longer needs OBJ: the provider frees what it loaded
+	 * for the watch alone; NULL: nothing to free */
+	void (*release)(void *arg);
+	void *arg;
+	char why[200];               /* with OBJ NULL: why there is no feed */
+};
 
 enum exec_watch_flags {
-	EXEC_WATCH_BPF = 1 << 0,     /* try eBPF first (else /proc only) */
+	EXEC_WATCH_BPF = 1 << 0,     /* try the feed's eBPF first (else /proc only) */
 	EXEC_WATCH_HOLD = 1 << 1,    /* stop the new program until exec_watch__continue */
 	EXEC_WATCH_LAUNCH = 1 << 2,  /* the first exec is the command's own launch: not
 				      * reported (and continued at once) */
-	EXEC_WATCH_VERBOSE = 1 << 3, /* libbpf debug output */
 };
 
 /* Watch PID. EXE is the program it runs now (or is launched as, with
- * EXEC_WATCH_LAUNCH): the /proc lane compares /proc/PID/exe with it. Returns 0 and
- * *OUT, or -errno with the reason in WHY. A failed eBPF attach falls back to /proc and
- * says why in exec_watch__how(). With EXEC_WATCH_HOLD, PID must be this process's
+ * EXEC_WATCH_LAUNCH): the /proc lane compares /proc/PID/exe with it. FEED (with
+ * EXEC_WATCH_BPF; NULL or one without an object: the /proc lane) is the eBPF lane's
+ * kernel half; its release is called by exec_watch__free, or here on failure. Returns 0
+ * and *OUT, or -errno with the reason in WHY. A feed that could not be used falls back
+ * to /proc and says why in exec_watch__how(). With EXEC_WATCH_HOLD, PID must be this process's
  * child not yet waited for; the guard process is forked here (call it before PID runs,
  * from the thread that will free the watch), and a guard that could not be started is
  * said in exec_watch__how(). */
-int exec_watch__open(pid_t pid, const char *exe, unsigned flags, struct exec_watch **out,
-		     char *why, size_t wlen);
+int exec_watch__open(pid_t pid, const char *exe, unsigned flags, struct exec_feed *feed,
+		     struct exec_watch **out, char *why, size_t wlen);
 
 /* The fd that becomes readable when an exec may be waiting (the ring buffer's epoll
  * fd), or -1 in the /proc lane: then call exec_watch__next() each interval. */
@@ -66,8 +96,9 @@ uint64_t exec_watch__count(const struct exec_watch *w);
  * Cumulative; 0 in the /proc lane, where every exec is seen late (exec_watch__how). */
 uint64_t exec_watch__lost(const struct exec_watch *w);
 
-/* Continue a held program, detach, end the guard (SIGKILL, waited for), free. NULL is
- * fine. */
+/* Continue a held program, stop watching (tgid 0 in ew_state, then a grace period
+ * for a program run still going), end the guard (SIGKILL, waited for), release the
+ * feed, free. NULL is fine. */
 void exec_watch__free(struct exec_watch *w);
 
 #endif

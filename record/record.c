@@ -1092,24 +1092,53 @@ static int open_writer(struct session *s)
 	return RECORD_EXIT_OK;
 }
 
+/* The exec watch's eBPF feed: from the first collector that provides one
+ * (collector_ops.exec_feed), whether it runs or not: its program on sched_process_exec is
+ * the run's only one. F->obj NULL with the reason in F->why when there is none. */
+static void exec_feed_get(struct session *s, struct exec_feed *f)
+{
+	memset(f, 0, sizeof(*f));
+	for (size_t i = 0; i < s->n; i++) {
+		struct collector *c = &s->cs[i];
+
+		if (!c->ops->exec_feed)
+			continue;
+		if (c->ops->exec_feed(c, f) || !f->obj) {
+			char why[sizeof(f->why)];
+
+			snprintf(why, sizeof(why), "%s", f->why[0] ? f->why : "no object given");
+			if (f->release)
+				f->release(f->arg);
+			memset(f, 0, sizeof(*f));
+			snprintf(f->why, sizeof(f->why), "the exec feed of %s: %.150s",
+				 c->ops->name, why);
+		}
+		return;
+	}
+	snprintf(f->why, sizeof(f->why), "no collector provides an eBPF exec feed");
+}
+
 /* Watch a launched command's execs when a collector follows them (held:
  * collector_ops.exec) or looks again soon after them (collector_ops.refresh). */
 static int watch_execs(struct session *s)
 {
 	struct record_target *t = &s->t;
 	bool follows = any_follows_exec(s->cs, s->n);
+	struct exec_feed feed;
 	unsigned fl;
 	int rc;
 
 	if (t->mode == PTOP__V1__TARGET_MODE__TARGET_MODE_CGROUP ||
 	    !(follows || (t->is_child && !s->o.no_ebpf && any_refreshes(s->cs, s->n))))
 		return RECORD_EXIT_OK;
-	fl = (s->o.no_ebpf ? 0 : EXEC_WATCH_BPF) | (s->o.verbose ? EXEC_WATCH_VERBOSE : 0) |
-	     (t->is_child ? EXEC_WATCH_LAUNCH : 0) | (t->is_child && follows ? EXEC_WATCH_HOLD : 0);
+	fl = (s->o.no_ebpf ? 0 : EXEC_WATCH_BPF) | (t->is_child ? EXEC_WATCH_LAUNCH : 0) |
+	     (t->is_child && follows ? EXEC_WATCH_HOLD : 0);
+	if (!s->o.no_ebpf)
+		exec_feed_get(s, &feed);
 	/* a launched command's executable is a path here; a --pid target's may be one in
 	 * another mount namespace: its /proc/PID/exe says which file */
-	rc = exec_watch__open(t->pid, t->is_child && t->exe[0] ? t->exe : NULL, fl, &s->run.ew,
-			      s->err, sizeof(s->err));
+	rc = exec_watch__open(t->pid, t->is_child && t->exe[0] ? t->exe : NULL, fl,
+			      s->o.no_ebpf ? NULL : &feed, &s->run.ew, s->err, sizeof(s->err));
 	if (rc && !follows) {
 		/* only refreshes wanted it: the intervals' polls remain */
 		if (s->o.verbose)

@@ -8,6 +8,11 @@
  * them adds the child (an exit takes it off); with --cgroup, every process of the cgroup
  * subtree (bpf/filter.bpf.h). New threads are not events here (the threads collector's);
  * an exit is the process's when its last thread exits.
+ *
+ * lc_exec is the run's one program on sched_process_exec: it also serves the exec watch
+ * (bpf/exec_watch.bpf.h: tell the recorder the target exec'd, hold the new program),
+ * which heap and goalloc follow. When lifecycle does not run, record.c loads lc_exec
+ * alone with lc_record 0: the watch is served, no lifecycle event is made.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -15,9 +20,12 @@
 #include <bpf/bpf_tracing.h>
 
 #include "collectors/lifecycle/lifecycle.h"
+#include "exec_watch.bpf.h"
 #include "filter.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
+
+const volatile __u32 lc_record = 1; /* 0: lc_exec serves the exec watch only */
 
 __u64 lc_lost = 0;	/* events the ring had no room for */
 __u64 lc_untracked = 0; /* new processes lc_procs had no room for: their events are lost */
@@ -90,7 +98,8 @@ int BPF_PROG(lc_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
 	__u64 size;
 	__u32 n;
 
-	if (!followed(p, tgid))
+	exec_watch_on_exec(tgid);
+	if (!lc_record || !followed(p, tgid))
 		return 0;
 	e = bpf_ringbuf_reserve(&lc_events, sizeof(*e), 0);
 	if (!e) {

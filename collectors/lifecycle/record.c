@@ -3,10 +3,19 @@
  * kernel saw it; and at the start one "present" event per process of the subtree then
  * (its parent, name and command line from /proc), so that the tree has its roots.
  *
- * eBPF only: /proc tells neither exit codes nor the processes that lived between two
- * reads. A process (--pid, a command: its descendants are followed as they are made) or
- * a cgroup (every process in it). What is lost is counted: a full ring ("ringbuf"), a new
+ * With --no-ebpf, the /proc lane (record_proc.c): the subtree read each interval, its
+ * differences as events at the poll's time (at_poll): no exit code but the launched
+ * command's, and nothing of the processes that lived between two reads.
+ *
+ * A process (--pid, a command: its descendants are followed as they are made) or a cgroup
+ * (every process in it; eBPF only). What is lost is counted: a full ring ("ringbuf"), a new
  * process the subtree's hash had no room for ("map_full": its events are not seen).
+ *
+ * The exec feed (collector_ops.exec_feed, record/exec_watch.h): lc_exec is the run's one
+ * program on sched_process_exec, and also serves the exec watch that heap and goalloc
+ * follow (bpf/exec_watch.bpf.h, called first in it). When lifecycle runs, the watch uses
+ * this collector's object; when it does not (disabled, or it could not start), lc_exec
+ * is loaded alone for the watch with lc_record 0: no lifecycle event, the maps minimal.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -20,18 +29,20 @@
 #include "collectors/lifecycle/lifecycle.h"
 #include "collectors/lifecycle/lifecycle.pb-c.h"
 #include "collectors/lifecycle/lifecycle.skel.h"
+#include "collectors/lifecycle/record_proc.h"
 #include "proto/capture.h"
 #include "record/bpf_util.h"
 #include "record/cgroupfs.h"
 #include "record/collector.h"
+#include "record/exec_watch.h"
 #include "record/procfs.h"
 #include "record/tp_target.h"
-
-#define LC_ARGV_MAX 256 /* arguments kept of one exec (the bytes are capped at LC_ARGS) */
 
 struct lc_priv {
 	struct lifecycle_bpf *skel;
 	struct ring_buffer *rb;
+	struct lc_proc_lane *proc; /* the /proc lane (--no-ebpf), else NULL */
+	uint64_t prev_proc_untracked;
 	struct collector *c;
 	pid_t *present; /* the subtree at the start, sent at the first poll */
 	size_t npresent, cap_present;
@@ -43,14 +54,31 @@ struct lc_priv {
 static Ptop__V1__ProbeState lc_check(struct collector *c)
 {
 	struct rec_ctx *ctx = c->ctx;
-	Ptop__V1__ProbeState state = tp_target__precheck(
-		c, "--no-ebpf: forks, execs and exits are seen only by the eBPF sched tracepoints");
+	Ptop__V1__ProbeState state;
 
+	if (ctx->no_ebpf) {
+		c->reason[0] = '\0';
+		c->source = PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_PROC;
+		if (ctx->pid <= 0 && !ctx->caps_only) {
+			snprintf(c->reason, sizeof(c->reason),
+				 "--no-ebpf: the /proc lane follows a process (--pid or a command), "
+				 "not a cgroup");
+			return PTOP__V1__PROBE_STATE__PROBE_STATE_UNSUPPORTED;
+		}
+		snprintf(c->detail, sizeof(c->detail),
+			 "/proc lane: forks and exits seen at the poll, short-lived processes "
+			 "missed (/proc/PID/task/*/children each interval; execs as exe/cmdline "
+			 "changes, the last of an interval only; exit codes unknown but the "
+			 "launched command's)");
+		return PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE;
+	}
+	state = tp_target__precheck(c, "");
 	if (state != PTOP__V1__PROBE_STATE__PROBE_STATE_UNSPECIFIED)
 		return state;
 	snprintf(c->detail, sizeof(c->detail),
 		 "tp_btf sched_process_fork, sched_process_exec, sched_process_exit: %s; "
-		 "argv capped at %d bytes",
+		 "argv capped at %d bytes; its exec program lc_exec is also the run's exec "
+		 "watch (collectors that follow execs)",
 		 ctx->pid > 0 || ctx->caps_only ? "the target and its descendants as they are made"
 						: "every process of the cgroup",
 		 LC_ARGS);
@@ -65,6 +93,7 @@ static void lc_stop(struct collector *c)
 		return;
 	ring_buffer__free(p->rb);
 	lifecycle_bpf__destroy(p->skel);
+	lc_proc__free(p->proc);
 	free(p->present);
 	free(p);
 	c->priv = NULL;
@@ -132,7 +161,7 @@ static int walk_subtree(struct lc_priv *p, pid_t pid, int fd, unsigned depth)
 	return err;
 }
 
-static int emit(struct collector *c, Ptop__V1__LifecycleEvent *le, uint64_t t)
+int lc_emit(struct collector *c, Ptop__V1__LifecycleEvent *le, uint64_t t)
 {
 	Ptop__V1__Event ev = PTOP__V1__EVENT__INIT;
 	Ptop__V1__CollectorPayload cp;
@@ -147,7 +176,7 @@ static int emit(struct collector *c, Ptop__V1__LifecycleEvent *le, uint64_t t)
 
 /* Split the NUL-ended strings of BUF (LEN bytes) into ARGV (at most MAX); the last may
  * lack its NUL (cut). The count. */
-static size_t split_args(char *buf, size_t len, char **argv, size_t max)
+size_t lc_split_args(char *buf, size_t len, char **argv, size_t max)
 {
 	size_t n = 0, at = 0;
 
@@ -186,10 +215,10 @@ static int emit_present(struct collector *c, struct lc_priv *p)
 			}
 			memcpy(cmd, buf, len);
 			cmd[len] = '\0';
-			le.n_argv = split_args(cmd, len, argv, LC_ARGV_MAX);
+			le.n_argv = lc_split_args(cmd, len, argv, LC_ARGV_MAX);
 			le.argv = argv;
 		}
-		err = emit(c, &le, p->present_ns);
+		err = lc_emit(c, &le, p->present_ns);
 		free(cmd);
 	}
 	free(buf);
@@ -230,7 +259,7 @@ static int on_event(void *ctx, void *data, size_t size)
 		n = x->args_len < LC_ARGS ? x->args_len : LC_ARGS;
 		memcpy(args, x->args, n);
 		args[n] = '\0';
-		le.n_argv = split_args(args, n, argv, LC_ARGV_MAX);
+		le.n_argv = lc_split_args(args, n, argv, LC_ARGV_MAX);
 		le.argv = argv;
 		le.argc = x->argc;
 		le.argv_truncated = x->args_size > n || le.n_argv < x->argc;
@@ -248,7 +277,7 @@ static int on_event(void *ctx, void *data, size_t size)
 	default:
 		return 0;
 	}
-	err = emit(p->c, &le, e->time_ns);
+	err = lc_emit(p->c, &le, e->time_ns);
 	if (err)
 		p->err = err;
 	return 0;
@@ -266,6 +295,17 @@ static int lc_start(struct collector *c)
 	}
 	c->priv = p;
 	p->c = c;
+	if (ctx->no_ebpf) {
+		p->present_ns = rec_now_ns();
+		err = lc_proc__start(c, &p->proc);
+		err = err ?: walk_subtree(p, ctx->pid, -1, 0);
+		if (err) {
+			snprintf(c->reason, sizeof(c->reason), "the target's subtree from /proc: %s",
+				 strerror(-err));
+			goto fail;
+		}
+		return 0;
+	}
 	bpf_util__open_log(ctx->verbose);
 	p->skel = lifecycle_bpf__open();
 	if (!p->skel) {
@@ -343,12 +383,22 @@ static int lc_poll(struct collector *c, uint64_t now_ns, unsigned flags)
 	uint64_t lost, untracked;
 	int err = 0;
 
-	(void)now_ns;
-	if (!p || !p->skel)
+	if (!p || !(p->skel || p->proc))
 		return -EINVAL;
 	if (p->npresent) { /* the first poll: the roots, before any event after them */
 		err = emit_present(c, p);
 		p->npresent = 0;
+	}
+	if (p->proc) {
+		err = err ?: lc_proc__poll(c, p->proc, now_ns);
+		untracked = lc_proc__untracked(p->proc);
+		if (!err && untracked > p->prev_proc_untracked)
+			err = rec_emit_drop(c, "map_full", untracked - p->prev_proc_untracked,
+					    "lifecycle: new processes of the subtree not followed "
+					    "(the /proc lane's table is full)");
+		p->prev_proc_untracked = untracked;
+		(void)flags;
+		return err;
 	}
 	if (!err) {
 		ring_buffer__consume(p->rb);
@@ -369,12 +419,76 @@ static int lc_poll(struct collector *c, uint64_t now_ns, unsigned flags)
 	return err;
 }
 
+/* ------------------------------------------------------------------ the exec feed */
+
+static void lc_feed_release(void *arg)
+{
+	lifecycle_bpf__destroy(arg);
+}
+
+/* lc_exec alone, with lc_record 0: the exec watch's program when lifecycle records
+ * nothing itself (its maps made as small as they can be). */
+static int lc_feed_alone(struct collector *c, struct exec_feed *f)
+{
+	struct lifecycle_bpf *skel;
+	int err;
+
+	bpf_util__open_log(c->ctx->verbose);
+	skel = lifecycle_bpf__open();
+	if (!skel) {
+		err = -errno;
+		bpf_util__format_error(f->why, sizeof(f->why), "open lifecycle BPF", err);
+		return err;
+	}
+	skel->rodata->lc_record = 0;
+	bpf_program__set_autoload(skel->progs.lc_fork, false);
+	bpf_program__set_autoload(skel->progs.lc_exit, false);
+	err = bpf_map__set_max_entries(skel->maps.lc_procs, 1);
+	err = err ?: bpf_map__set_max_entries(skel->maps.lc_events, 4096);
+	err = err ?: lifecycle_bpf__load(skel);
+	err = err ?: bpf_util__loaded(skel->obj, "lifecycle");
+	if (err) {
+		bpf_util__format_error(f->why, sizeof(f->why), "load lifecycle's lc_exec", err);
+		goto fail;
+	}
+	skel->links.lc_exec = bpf_program__attach(skel->progs.lc_exec);
+	if (!skel->links.lc_exec) {
+		err = -errno;
+		bpf_util__format_error(f->why, sizeof(f->why), "attach lc_exec", err);
+		goto fail;
+	}
+	f->obj = skel->obj;
+	f->release = lc_feed_release;
+	f->arg = skel;
+	return 0;
+fail:
+	lifecycle_bpf__destroy(skel);
+	return err;
+}
+
+/* The exec watch's feed (collector_ops.exec_feed): lc_exec, ours when lifecycle runs
+ * with it attached, else loaded alone for the watch. */
+static int lc_exec_feed(struct collector *c, struct exec_feed *f)
+{
+	struct lc_priv *p = c->priv;
+
+	f->by = "lifecycle";
+	f->prog = "lc_exec";
+	if (c->state == PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE && p && p->skel &&
+	    p->skel->links.lc_exec) {
+		f->obj = p->skel->obj;
+		return 0;
+	}
+	return lc_feed_alone(c, f);
+}
+
 const struct collector_ops lifecycle_collector = {
 	.name = "lifecycle",
 	.summary = "lifecycle: forks, execs (file, argv) and exits (code, signal, CPU) of the "
-		   "target's whole subtree (eBPF)",
+		   "target's whole subtree (eBPF; /proc: seen at each poll)",
 	.check = lc_check,
 	.start = lc_start,
 	.poll = lc_poll,
 	.stop = lc_stop,
+	.exec_feed = lc_exec_feed,
 };

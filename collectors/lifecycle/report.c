@@ -145,11 +145,14 @@ int lc_model__load(sqlite3 *db, const struct capture_meta *m, const struct windo
 			p->exit_code = report__col(st, 7, -1);
 			p->signal = report__col(st, 8, 0);
 			p->core = sqlite3_column_int64(st, 9) != 0;
+			/* no status (core_dumped NULL): the /proc lane saw it gone */
+			p->status_unknown = sqlite3_column_type(st, 9) == SQLITE_NULL;
 			p->cpu_ns = report__col(st, 10, -1);
 			if (in) {
 				all.exits++;
 				all.killed += p->signal != 0;
 				all.failed += p->exit_code > 0;
+				all.unknown += p->status_unknown;
 			}
 		}
 	}
@@ -204,10 +207,11 @@ static void sig_name(int64_t sig, char *buf, size_t len)
 }
 
 enum { C_TREE, C_PID, C_PPID, C_START, C_END, C_LIFE, C_CPU, C_EXIT, C_SIGNAL, C_CORE, C_COMM,
-       C_CMD, C_CUT, C_EXECS, NC };
+       C_CMD, C_CUT, C_EXECS, C_KNOWN, NC };
 static const char *const tree_cols[NC] = { "process", "pid",  "ppid",	"start_s", "end_s",
 					   "lifetime_s", "cpu_s", "exit_code", "signal", "core",
-					   "comm",  "command", "command_truncated", "execs" };
+					   "comm",  "command", "command_truncated", "execs",
+					   "status_known" };
 
 static int set_secs(struct table *t, size_t col, int64_t ns, const char *none)
 {
@@ -243,13 +247,20 @@ static int tree_rows(const struct lc_model *md, const struct capture_meta *m, lo
 			      p->start_ns >= 0 && p->end_ns >= 0 ? p->end_ns - p->start_ns : -1,
 			      "-");
 	err = err ?: set_secs(t, C_CPU, p->cpu_ns, "-");
-	if (p->exit_code >= 0)
+	if (p->status_unknown) { /* never a 0: the code is not known */
+		err = err ?: table__set_null(t, C_EXIT);
+		err = err ?: table__set_display(t, C_EXIT, "unknown");
+	} else if (p->exit_code >= 0) {
 		err = err ?: table__set_int(t, C_EXIT, p->exit_code, NULL);
+	}
+	if (p->end_ns >= 0)
+		err = err ?: table__set_bool(t, C_KNOWN, !p->status_unknown,
+					     p->status_unknown ? "no" : "");
 	if (p->signal) {
 		sig_name(p->signal, sig, sizeof(sig));
 		err = err ?: table__set_text(t, C_SIGNAL, sig);
 	}
-	if (p->end_ns >= 0)
+	if (p->end_ns >= 0 && !p->status_unknown)
 		err = err ?: table__set_bool(t, C_CORE, p->core, p->core ? "core" : "");
 	err = err ?: table__set_text(t, C_COMM, p->comm);
 	if (p->cmd)
@@ -299,7 +310,7 @@ static int tree_body(const struct report_ctx *ctx)
 {
 	static const size_t json_cols[] = { C_PID,  C_PPID,   C_START, C_END, C_LIFE,
 					    C_CPU,  C_EXIT,   C_SIGNAL, C_CORE, C_COMM,
-					    C_CMD,  C_CUT,    C_EXECS };
+					    C_CMD,  C_CUT,    C_EXECS, C_KNOWN };
 	static const size_t text_cols[] = { C_TREE, C_START, C_END, C_LIFE, C_CPU, C_EXIT,
 					    C_SIGNAL, C_CORE, C_EXECS, C_CMD, C_CUT };
 	const struct report_opts *o = ctx->o;
@@ -307,6 +318,8 @@ static int tree_body(const struct report_ctx *ctx)
 	struct json *j = ctx->j;
 	struct table *t = NULL, *x = NULL;
 	struct lc_model md = { 0 };
+	struct probe_info pi;
+	bool at_poll;
 	size_t ncols = sizeof(json_cols) / sizeof(json_cols[0]);
 	char w[96];
 	int err;
@@ -317,7 +330,10 @@ static int tree_body(const struct report_ctx *ctx)
 		err = -ENOMEM;
 		goto cleanup;
 	}
-	err = lc_model__load(ctx->db, ctx->m, &o->win, &md);
+	/* the /proc lane: forks, execs and exits are dated at the poll that saw them */
+	err = probe__lookup(ctx->db, ctx->m->cap, "lifecycle", &pi);
+	at_poll = !err && !strcmp(pi.source, "proc");
+	err = err ?: lc_model__load(ctx->db, ctx->m, &o->win, &md);
 	for (size_t i = 0; !err && i < md.n; i++)
 		if (md.p[i].parent < 0)
 			err = tree_rows(&md, ctx->m, (long)i, t);
@@ -332,6 +348,13 @@ static int tree_body(const struct report_ctx *ctx)
 			" execs, %" PRIu64 " exits (%" PRIu64 " by a signal, %" PRIu64
 			" with a non-zero code)\n",
 			w, md.n, md.forks, md.execs, md.exits, md.killed, md.failed);
+		if (md.unknown)
+			fprintf(out, "%" PRIu64 " exits with the status unknown (the /proc lane sees "
+				"a process gone, not how it ended)\n", md.unknown);
+		if (at_poll)
+			fprintf(out, "times of forks, execs and exits are the polls' that saw them "
+				"(/proc lane, not exact); processes that lived between two polls "
+				"are missed\n");
 		report__drops(NULL, out, o, "lifecycle", ctx->drops, ctx->ndrops);
 		if (table__rows(t)) {
 			fputc('\n', out);
@@ -355,6 +378,8 @@ static int tree_body(const struct report_ctx *ctx)
 		json__kv_int(j, "exits", (int64_t)md.exits);
 		json__kv_int(j, "killed", (int64_t)md.killed);
 		json__kv_int(j, "failed", (int64_t)md.failed);
+		json__kv_int(j, "status_unknown", (int64_t)md.unknown);
+		json__kv_bool(j, "at_poll", at_poll);
 		json__key(j, "processes");
 		table__json(t, j, json_cols, ncols);
 		json__key(j, "exec_list");

@@ -13,7 +13,8 @@ struct lc_proc {
 	int64_t pid, ppid;	 /* ppid -1: not known */
 	int64_t start_ns;	 /* its fork; -1: there at the start */
 	int64_t end_ns;		 /* its exit; -1: not seen to exit */
-	int64_t exit_code;	 /* -1: none (running, or a signal) */
+	int64_t exit_code;	 /* -1: none (running, a signal, or not known) */
+	bool status_unknown;	 /* it exited with a status not known (the /proc lane) */
 	int64_t signal;		 /* 0: none */
 	bool core;
 	int64_t cpu_ns;		 /* -1: not measured */
@@ -30,7 +31,7 @@ struct lc_model {
 	struct lc_proc *p; /* in order of their start */
 	size_t n;
 	/* the events of the window */
-	uint64_t forks, execs, exits, killed, failed;
+	uint64_t forks, execs, exits, killed, failed, unknown;
 };
 
 /* The processes of capture M whose lifetime meets window W, and the window's events, into
