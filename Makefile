@@ -378,4 +378,9 @@ clean:
 
 FORCE:
 
--include $(shell find $(B) -name '*.d' 2>/dev/null)
+# The compiler's dependency files, less those of BPF programs whose source is gone: such a
+# file still names its deleted .bpf.c, and an object that included the program's
+# skeleton (-MP keeps the skeleton an empty target) then made make look for that source
+# and stop ("No rule to make target bpf/exec_watch.bpf.c") until `make clean`.
+DEP_FILES := $(shell find $(B) -name '*.d' 2>/dev/null)
+-include $(filter-out $(filter-out $(BPF_SRCS:%.bpf.c=$(B)/%.bpf.d),$(filter %.bpf.d,$(DEP_FILES))),$(DEP_FILES))
