@@ -2,7 +2,7 @@
  * threads and taken by them (signals.bpf.c counts them in the kernel by stage, signal,
  * si_code, result, sender and receiving thread); each poll reads the counts and sends one
  * SignalCount per key that grew since the previous poll, with the signal's name and the
- * result in words.
+ * result in words, dated at the end of its reading (signals_poll).
  *
  * eBPF only (the kernel keeps no record of signals in /proc); a process (--pid, a command)
  * or a cgroup. The counting is exact while the hash has room (SIGNALS_KEYS keys); a key
@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -36,6 +37,9 @@ struct signals_priv {
 	struct seen *seen; /* sorted by key */
 	size_t n, cap;
 	uint64_t prev_lost, prev_ns;
+	/* PTOP_TEST_SIGNALS_READ_DELAY=MS (tests only): each reading starts MS ms after the
+	 * poll's time, as when the collectors polled before this one are slow */
+	long test_delay_ms;
 };
 
 /* NAME of signal SIG as the libc spells it ("SIGUSR1"; "SIGRTMIN+3"). */
@@ -137,13 +141,15 @@ static int signals_start(struct collector *c)
 		bpf_util__format_error(c->reason, sizeof(c->reason), "load signals BPF", err);
 		goto fail;
 	}
+	if (getenv("PTOP_TEST_SIGNALS_READ_DELAY"))
+		p->test_delay_ms = atol(getenv("PTOP_TEST_SIGNALS_READ_DELAY"));
+	p->prev_ns = rec_now_ns(); /* before the attach: every count is after it */
 	err = signals_bpf__attach(p->skel);
 	if (err) {
 		bpf_util__format_error(c->reason, sizeof(c->reason), "attach the signal tracepoints",
 				       err);
 		goto fail;
 	}
-	p->prev_ns = rec_now_ns();
 	return 0;
 fail:
 	c->state = PTOP__V1__PROBE_STATE__PROBE_STATE_FAILED;
@@ -191,18 +197,37 @@ static int emit(struct collector *c, const struct signals_key *k, const struct s
 	return err;
 }
 
+/* A key whose count grew at this reading, to be sent once the reading is over. */
+struct grown {
+	struct signals_key k;
+	struct signals_val v;
+	uint64_t n;
+};
+
+/* Each poll reads the kernel's counts and sends what grew, dated at the end of the
+ * reading: a count read a few ms after the poll's time holds the signals up to the read,
+ * so the interval it belongs to is (previous read, this read], not the poll's. Every
+ * signal counted happened before the read ended (its last_ns is at most time_ns) and
+ * after the previous read began; one bumped while the hash was being walked is in this
+ * reading or the next, never in both. */
 static int signals_poll(struct collector *c, uint64_t now_ns, unsigned flags)
 {
 	struct signals_priv *p = c->priv;
 	struct signals_key k, next, *cur = NULL;
-	size_t had;
-	uint64_t interval, lost;
+	struct grown *g = NULL;
+	size_t had, ng = 0, gcap = 0;
+	uint64_t read_ns, interval, lost;
 	int fd, err = 0;
 
 	(void)flags;
+	(void)now_ns;
 	if (!p || !p->skel)
 		return -EINVAL;
-	interval = now_ns > p->prev_ns ? now_ns - p->prev_ns : 0;
+	if (p->test_delay_ms > 0) {
+		struct timespec d = { p->test_delay_ms / 1000, (p->test_delay_ms % 1000) * 1000000L };
+
+		nanosleep(&d, NULL);
+	}
 	fd = bpf_map__fd(p->skel->maps.signals_counts);
 	had = p->n;
 	while (!err && !bpf_map_get_next_key(fd, cur, &next)) {
@@ -236,10 +261,28 @@ static int signals_poll(struct collector *c, uint64_t now_ns, unsigned flags)
 			s->count = 0;
 		}
 		if (v.count > s->count) {
-			err = emit(c, &k, &v, v.count - s->count, now_ns, interval);
+			if (ng == gcap) {
+				size_t nc = gcap ? 2 * gcap : 16;
+				struct grown *ngr = realloc(g, nc * sizeof(*ngr));
+
+				if (!ngr) {
+					err = -ENOMEM;
+					break;
+				}
+				g = ngr;
+				gcap = nc;
+			}
+			g[ng].k = k;
+			g[ng].v = v;
+			g[ng++].n = v.count - s->count;
 			s->count = v.count;
 		}
 	}
+	read_ns = rec_now_ns(); /* the reading is over: every count above is before it */
+	interval = read_ns > p->prev_ns ? read_ns - p->prev_ns : 0;
+	for (size_t i = 0; !err && i < ng; i++)
+		err = emit(c, &g[i].k, &g[i].v, g[i].n, read_ns, interval);
+	free(g);
 	if (p->n > had)
 		qsort(p->seen, p->n, sizeof(*p->seen), key_cmp);
 	lost = __atomic_load_n(&p->skel->bss->signals_lost, __ATOMIC_RELAXED);
@@ -247,7 +290,7 @@ static int signals_poll(struct collector *c, uint64_t now_ns, unsigned flags)
 		err = rec_emit_drop(c, "map_full", lost - p->prev_lost,
 				    "signals: the count hash was full; those signals not counted");
 	p->prev_lost = lost;
-	p->prev_ns = now_ns;
+	p->prev_ns = read_ns;
 	return err;
 }
 

@@ -6,7 +6,8 @@
 
 CREATE TABLE IF NOT EXISTS signal_count (
 	cap INTEGER NOT NULL REFERENCES capture(cap),
-	time_ns INTEGER NOT NULL,     -- end of the interval
+	time_ns INTEGER NOT NULL,     -- end of the interval: when the counts were read (every
+	                              -- signal counted is at or before it)
 	interval_ns INTEGER,          -- its length; NULL when unknown
 	pid INTEGER,                  -- the target (the envelope's pid)
 	stage TEXT NOT NULL,          -- 'generate' (sent to the thread) or 'deliver' (taken by it)
