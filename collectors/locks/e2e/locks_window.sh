@@ -2,7 +2,7 @@
 # the run (tests/fixtures/lock_fixture.c with PAUSE_MS: nothing touches the mutex for
 # 1.5 s, then 20000 rounds each). A window that ends before the contention began shows no
 # row of the mutex's word; a window from its beginning shows the word with waits from both
-# threads; the two windows' sums are the whole capture's (with none in between); the
+# threads; with the window between the two, their sums are the whole capture's; the
 # figures follow the window, and diff compares the two windows.
 . "$(dirname "$0")/../../../tests/e2e/lib.sh"
 need_ebpf
@@ -28,13 +28,15 @@ python3 -c "import sys; sys.exit(not $a > 0.5)" || fail "the pause did not fall 
 	fail "report locks --window 0..$a: exit $?"
 "$ANA" report locks --format json --window "$b.." "$TMP/l.ptop" >"$TMP/second.json" ||
 	fail "report locks --window $b..: exit $?"
+"$ANA" report locks --format json --window "$a..$b" "$TMP/l.ptop" >"$TMP/gap.json" ||
+	fail "report locks --window $a..$b: exit $?"
 "$ANA" report locks --format json "$TMP/l.ptop" >"$TMP/all.json" || fail "report locks: exit $?"
 "$ANA" report locks --window "0..$a" "$TMP/l.ptop" | head -3
 "$ANA" report locks --window "$b.." "$TMP/l.ptop" | head -5
-python3 - "$TMP/first.json" "$TMP/second.json" "$TMP/all.json" "$word" "$t1" "$t2" <<'PY' ||
+python3 - "$TMP/first.json" "$TMP/second.json" "$TMP/all.json" "$TMP/gap.json" "$word" "$t1" "$t2" <<'PY' ||
 import json, sys
-first, second, whole = (json.load(open(f)) for f in sys.argv[1:4])
-word = int(sys.argv[4], 16); t1, t2 = int(sys.argv[5]), int(sys.argv[6])
+first, second, whole, gap = (json.load(open(f)) for f in sys.argv[1:5])
+word = int(sys.argv[5], 16); t1, t2 = int(sys.argv[6]), int(sys.argv[7])
 def row(j):
     r = [x for x in j["futex_words"] if int(x["word"], 16) == word]
     return r[0] if r else None
@@ -43,11 +45,14 @@ assert not [s for s in first["call_sites"] if int(s["word"], 16) == word], first
 r = row(second)
 assert r is not None and r["waits"] > 0, ("no contention in the second window", r)
 assert {x["tid"] for x in r["waiters"]} == {t1, t2}, r["waiters"]
-w = row(whole)
+w, g = row(whole), row(gap)
+# the three windows share out the intervals (each is in the one its midpoint is in): the
+# word's counts are the second's and the gap's (an interval across the start of the
+# contention, whose midpoint is before it)
 for k in ("waits", "wakes", "eagain", "woken"):
-    assert r[k] == w[k], (k, r[k], w[k])   # all of it is in the second window
+    assert r[k] + (g[k] if g else 0) == w[k], (k, r[k], g, w[k])
 for k in ("waits", "wakes"):
-    assert first[k] + second[k] == whole[k], (k, first[k], second[k], whole[k])
+    assert first[k] + gap[k] + second[k] == whole[k], (k, first[k], gap[k], second[k], whole[k])
 print("ok: first window: no row of %s (%d waits on other words); second: %d waits from %d and %d"
       % (hex(word), first["waits"], r["waits"], t1, t2))
 PY
