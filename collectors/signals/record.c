@@ -162,7 +162,10 @@ static Ptop__V1__ProbeState signals_check(struct collector *c)
 	}
 	/* the /proc lane: one process's threads' signal sets, no counts */
 	snprintf(why, sizeof(why), "%s", c->reason);
-	collector_lane(c, "signal_tp", PTOP__V1__PROBE_STATE__PROBE_STATE_UNSUPPORTED,
+	/* --no-ebpf is the user's choice (a lane disabled, not lost: --strict records) */
+	collector_lane(c, "signal_tp",
+		       ctx->no_ebpf ? PTOP__V1__PROBE_STATE__PROBE_STATE_DISABLED
+				    : PTOP__V1__PROBE_STATE__PROBE_STATE_UNSUPPORTED,
 		       PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_EBPF, "%s", why);
 	c->source = PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_PROC;
 	if (ctx->pid <= 0) {

@@ -9,8 +9,9 @@
 . "$(dirname "$0")/../../../tests/e2e/lib.sh"
 need_fixture sig_states
 
-"$REC" --quiet --no-ebpf --interval 100ms -o "$TMP/p.ptop" -- "$FIX/sig_states" pending 1200 \
-	>"$TMP/out.txt" || fail "recording: $(cat "$TMP/out.txt")"
+# --strict: the eBPF lane off by --no-ebpf is the user's choice, not a lane lost
+"$REC" --quiet --strict --no-ebpf --interval 100ms -o "$TMP/p.ptop" -- "$FIX/sig_states" \
+	pending 1200 >"$TMP/out.txt" || fail "recording: $(cat "$TMP/out.txt")"
 cat "$TMP/out.txt"
 pid=$(sed -n 's/^pid //p' "$TMP/out.txt")
 raised=$(sed -n 's/^raised //p' "$TMP/out.txt")
@@ -20,7 +21,7 @@ taken=$(sed -n 's/^taken //p' "$TMP/out.txt")
 has -E '^ *signals +active +proc' <"$TMP/info.txt" || fail "signals not active from /proc"
 has -E 'signals sent and taken not measured' <"$TMP/info.txt" ||
 	fail "the probe set does not say the counts are not measured"
-has -E '^ *signals +signal_tp +unsupported +ebpf' <"$TMP/info.txt" || fail "the eBPF lane's state"
+has -E '^ *signals +signal_tp +disabled +ebpf' <"$TMP/info.txt" || fail "the eBPF lane's state"
 has -E '^ *signals +proc_status +active +proc' <"$TMP/info.txt" || fail "the /proc lane's state"
 
 # the changes, in order, each at a reading after the fixture made it
