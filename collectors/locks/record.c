@@ -251,6 +251,11 @@ retry:
 		bpf_map__set_max_entries(p->skel->maps.lk_copies, 4096);
 		bpf_map__set_max_entries(p->skel->maps.lk_copied, 1);
 	}
+	/* PTOP_TEST_LOCKS_WORDS=N (tests only): a word map of N entries, so that a test fills
+	 * it with a few words */
+	if (getenv("PTOP_TEST_LOCKS_WORDS") && atoi(getenv("PTOP_TEST_LOCKS_WORDS")) > 0)
+		bpf_map__set_max_entries(p->skel->maps.lk_words,
+					 (uint32_t)atoi(getenv("PTOP_TEST_LOCKS_WORDS")));
 	/* PTOP_TEST_REFUSE=stack_copy: the copies' load refused, as by a verifier */
 	err = lk_stacks.mode == USER_STACKS_DWARF && kfeature_refused("stack_copy")
 		      ? -E2BIG
