@@ -1,6 +1,6 @@
 # locks over a window: two threads that contend on one mutex only in the second part of
 # the run (tests/fixtures/lock_fixture.c with PAUSE_MS: nothing touches the mutex for
-# 1.5 s, then 20000 rounds each). A window that ends before the contention began shows no
+# 2.5 s, then 20000 rounds each). A window that ends before the contention began shows no
 # row of the mutex's word; a window from its beginning shows the word with waits from both
 # threads; with the window between the two, their sums are the whole capture's; the
 # figures follow the window, and diff compares the two windows.
@@ -9,7 +9,7 @@ need_ebpf
 need_fixture lock_fixture
 
 "$REC" --quiet --enable locks --interval 200ms -o "$TMP/l.ptop" -- \
-	"$FIX/lock_fixture" 20000 20 1500 >"$TMP/out.txt" || fail "recording the fixture"
+	"$FIX/lock_fixture" 20000 20 2500 >"$TMP/out.txt" || fail "recording the fixture"
 cat "$TMP/out.txt"
 word=$(sed -n 's/^word //p' "$TMP/out.txt")
 contend=$(sed -n 's/^contend //p' "$TMP/out.txt")
@@ -17,12 +17,12 @@ read -r t1 t2 < <(sed -n 's/^tid //p' "$TMP/out.txt" | paste -sd' ')
 [ -n "$word" ] && [ -n "$contend" ] && [ -n "$t2" ] || fail "fixture output: $(cat "$TMP/out.txt")"
 base=$(q "$TMP/l.ptop" "SELECT start_monotonic_ns FROM capture")
 [ -n "$base" ] || fail "no capture start"
-# the contention's start in seconds of the capture; the first window ends 0.3 s before it
-# (an interval of 200 ms is in a window when its midpoint is: none of the first window's
-# reaches the contention), the second starts at it
-read -r a b < <(python3 -c "import sys; c = ($contend - $base) / 1e9; print('%.3f %.3f' % (c - 0.3, c))")
+# the contention's start in seconds of the capture; the first window ends 1 s before it
+# (an interval is in a window when its midpoint is: one of the first window's reaches the
+# contention only if it lasts 2 s, ten times --interval), the second starts at it
+read -r a b < <(python3 -c "import sys; c = ($contend - $base) / 1e9; print('%.3f %.3f' % (c - 1, c))")
 echo "contention from ${b} s of the capture"
-python3 -c "import sys; sys.exit(not $a > 0.5)" || fail "the pause did not fall in the capture: $a"
+python3 -c "import sys; sys.exit(not $a > 0.8)" || fail "the pause did not fall in the capture: $a"
 
 "$ANA" report locks --format json --window "0..$a" "$TMP/l.ptop" >"$TMP/first.json" ||
 	fail "report locks --window 0..$a: exit $?"
