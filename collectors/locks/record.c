@@ -62,11 +62,14 @@ struct lk_prev {
 	struct hindex x;
 };
 
-/* A reading's buffers, made once at the start: the maps' keys and the messages. */
+/* A reading's buffers, made once at the start: the maps' keys and values, the messages. */
 struct lk_buf {
 	struct lk_word_key *wk;
 	struct lk_tid_key *tk;
 	struct lk_site_key *sk;
+	struct lk_word *wv;
+	struct lk_tid *tv;
+	struct lk_site *sv;
 	Ptop__V1__LockWord *words, **wp;
 	uint64_t *hist; /* LK_HIST per word */
 	Ptop__V1__LockThread *threads, **tp;
@@ -154,6 +157,9 @@ static void lk_stop(struct collector *c)
 	free(p->buf.wk);
 	free(p->buf.tk);
 	free(p->buf.sk);
+	free(p->buf.wv);
+	free(p->buf.tv);
+	free(p->buf.sv);
 	free(p->buf.words);
 	free(p->buf.wp);
 	free(p->buf.hist);
@@ -221,6 +227,9 @@ static int lk_start(struct collector *c)
 	p->buf.wk = calloc(LK_WORDS, sizeof(*p->buf.wk));
 	p->buf.tk = calloc(LK_TIDS, sizeof(*p->buf.tk));
 	p->buf.sk = calloc(LK_SITES, sizeof(*p->buf.sk));
+	p->buf.wv = calloc(LK_WORDS, sizeof(*p->buf.wv));
+	p->buf.tv = calloc(LK_TIDS, sizeof(*p->buf.tv));
+	p->buf.sv = calloc(LK_SITES, sizeof(*p->buf.sv));
 	p->buf.words = calloc(LK_WORDS, sizeof(*p->buf.words));
 	p->buf.wp = calloc(LK_WORDS, sizeof(*p->buf.wp));
 	p->buf.hist = calloc((size_t)LK_WORDS * LK_HIST, sizeof(*p->buf.hist));
@@ -228,7 +237,8 @@ static int lk_start(struct collector *c)
 	p->buf.tp = calloc(LK_TIDS, sizeof(*p->buf.tp));
 	p->buf.sites = calloc(LK_SITES, sizeof(*p->buf.sites));
 	p->buf.sp = calloc(LK_SITES, sizeof(*p->buf.sp));
-	if (!p->buf.wk || !p->buf.tk || !p->buf.sk || !p->buf.words || !p->buf.wp ||
+	if (!p->buf.wk || !p->buf.tk || !p->buf.sk || !p->buf.wv || !p->buf.tv || !p->buf.sv ||
+	    !p->buf.words || !p->buf.wp ||
 	    !p->buf.hist || !p->buf.threads || !p->buf.tp || !p->buf.sites || !p->buf.sp) {
 		snprintf(c->reason, sizeof(c->reason), "out of memory");
 		err = -ENOMEM;
@@ -319,15 +329,42 @@ fail:
 	return err ? err : -EINVAL;
 }
 
-/* Every key of the hash on FD into *KEYS (KSIZE bytes each, at most MAX); the count. */
-static size_t map_keys(int fd, size_t ksize, size_t max, void *keys)
+/* Every entry of the hash on FD into KEYS and VALS (KSIZE and VSIZE bytes each, at most
+ * MAX): in batches (one call for all of them, Linux 5.6), else key by key. The count. */
+static size_t map_read(int fd, size_t ksize, size_t vsize, size_t max, void *keys, void *vals)
 {
-	char *k = keys;
-	size_t n = 0;
+	LIBBPF_OPTS(bpf_map_batch_opts, opts);
+	char *k = keys, *v = vals;
+	__u64 token = 0; /* the hash's bucket to go on from */
+	size_t n = 0, m = 0;
+	bool first = true;
+	int err;
 
+	while (n < max) {
+		__u32 count = (__u32)(max - n);
+
+		err = bpf_map_lookup_batch(fd, first ? NULL : &token, &token, k + n * ksize,
+					   v + n * vsize, &count, &opts);
+		first = false;
+		if (err && err != -ENOENT)
+			goto by_key; /* no batches here (or a bucket larger than the room left) */
+		n += count;
+		if (err == -ENOENT) /* the end */
+			return n;
+	}
+	return n;
+by_key:
+	n = 0;
 	while (n < max && !bpf_map_get_next_key(fd, n ? k + (n - 1) * ksize : NULL, k + n * ksize))
 		n++;
-	return n;
+	for (size_t i = 0; i < n; i++) { /* a key without a value is left out */
+		if (bpf_map_lookup_elem(fd, k + i * ksize, v + m * vsize))
+			continue;
+		if (m != i)
+			memmove(k + m * ksize, k + i * ksize, ksize);
+		m++;
+	}
+	return m;
 }
 
 static uint64_t prev_hash(const void *arr, size_t k)
@@ -389,16 +426,14 @@ static int emit_words(struct collector *c, struct lk_priv *p)
 	 * ended in this reading's interval, and no wait changes it until the one after */
 	p->epoch = epoch + 1;
 	__atomic_store_n(&p->skel->bss->lk_epoch, p->epoch, __ATOMIC_SEQ_CST);
-	m = map_keys(wfd, sizeof(*b->wk), LK_WORDS, b->wk);
+	m = map_read(wfd, sizeof(*b->wk), sizeof(*b->wv), LK_WORDS, b->wk, b->wv);
 	for (i = 0; !err && i < m; i++) {
 		Ptop__V1__LockWord *w = &b->words[nw];
-		struct lk_word v, *o;
+		struct lk_word v = b->wv[i], *o;
 		uint64_t *hist = b->hist + nw * LK_HIST;
 		bool grew;
 		long k;
 
-		if (bpf_map_lookup_elem(wfd, &b->wk[i], &v))
-			continue;
 		k = prev_find(&p->words, &b->wk[i]);
 		if (k < 0) {
 			err = (int)k;
@@ -425,14 +460,12 @@ static int emit_words(struct collector *c, struct lk_priv *p)
 		if (grew)
 			b->wp[nw++] = w;
 	}
-	m = err ? 0 : map_keys(tfd, sizeof(*b->tk), LK_TIDS, b->tk);
+	m = err ? 0 : map_read(tfd, sizeof(*b->tk), sizeof(*b->tv), LK_TIDS, b->tk, b->tv);
 	for (i = 0; !err && i < m; i++) {
 		Ptop__V1__LockThread *t = &b->threads[nt];
-		struct lk_tid v, *o;
+		struct lk_tid v = b->tv[i], *o;
 		long k;
 
-		if (bpf_map_lookup_elem(tfd, &b->tk[i], &v))
-			continue;
 		k = prev_find(&p->tids, &b->tk[i]);
 		if (k < 0) {
 			err = (int)k;
@@ -455,16 +488,14 @@ static int emit_words(struct collector *c, struct lk_priv *p)
 		ring_buffer__consume(p->crb);
 		err = p->rb_err;
 	}
-	m = err ? 0 : map_keys(sfd, sizeof(*b->sk), LK_SITES, b->sk);
+	m = err ? 0 : map_read(sfd, sizeof(*b->sk), sizeof(*b->sv), LK_SITES, b->sk, b->sv);
 	for (i = 0; !err && i < m; i++) {
 		Ptop__V1__LockSite *x = &b->sites[ns];
-		struct lk_site v, *o;
+		struct lk_site v = b->sv[i], *o;
 		uint64_t id = 0;
 		long k;
 		int n;
 
-		if (bpf_map_lookup_elem(sfd, &b->sk[i], &v))
-			continue;
 		k = prev_find(&p->sites, &b->sk[i]);
 		if (k < 0) {
 			err = (int)k;
