@@ -1,6 +1,6 @@
 /* figures.c — the locks collector's figures (analyze/figures.h): the futex waits, the time
- * inside them and the wakes of the recording, from locks_sum__load (report.c), the totals
- * `report locks` prints. Read at the end of the recording: over the whole of it only. */
+ * inside them and the wakes over the window, from locks_sum__load (report.c), the totals
+ * `report locks` prints. */
 #include <string.h>
 
 #include "analyze/figures.h"
@@ -12,18 +12,9 @@ static int compute(struct fig_ctx *c, const struct an_figure *f, struct fig_fami
 	struct locks_sum s;
 	int err;
 
-	if (c->w.has_start || c->w.has_end) {
-		fig_family__not_measured(fam, "locks totals are read at the end of the recording: "
-					      "no window");
-		return 0;
-	}
-	err = locks_sum__load(c->db, c->m, &s);
+	err = locks_sum__load(c->db, c->m, &c->w, &s);
 	if (err)
 		return err;
-	if (!s.read) {
-		fig_family__not_measured(fam, "no locks totals: the recording did not end cleanly");
-		return 0;
-	}
 	if (!strcmp(f->name, "locks.waits"))
 		return fig_family__add(fam, NULL, (double)s.waits, s.waits);
 	if (!strcmp(f->name, "locks.wait_time"))
@@ -33,7 +24,7 @@ static int compute(struct fig_ctx *c, const struct an_figure *f, struct fig_fami
 
 static const struct an_figure waits = {
 	"locks.waits", "locks", FIG_COUNT, true, false, FIG_TEST_NONE,
-	"futex waits of the target over the recording", compute,
+	"futex waits of the target over the window", compute,
 };
 static const struct an_figure wait_time = {
 	"locks.wait_time", "locks", FIG_NS, true, false, FIG_TEST_NONE,
@@ -41,7 +32,7 @@ static const struct an_figure wait_time = {
 };
 static const struct an_figure wakes = {
 	"locks.wakes", "locks", FIG_COUNT, false, false, FIG_TEST_NONE,
-	"futex wakes of the target over the recording", compute,
+	"futex wakes of the target over the window", compute,
 };
 
 const struct an_figure *const locks_figures[] = { &waits, &wait_time, &wakes, NULL };

@@ -1,6 +1,7 @@
-/* load.c — the locks collector's loader (analyze/load.h): each LockWords becomes one
- * lock_word row per word, one lock_thread row per thread's share and one lock_site row per
- * waiting call site (schema.sql). */
+/* load.c — the locks collector's loader (analyze/load.h): each LockWords (an interval's
+ * growth; a capture of an earlier recorder has one, the whole recording's totals, at its
+ * end) becomes one lock_word row per word, one lock_thread row per thread's share and one
+ * lock_site row per waiting call site (schema.sql). */
 #include <errno.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -12,13 +13,14 @@
 enum { ST_WORD, ST_THREAD, ST_SITE };
 
 static const char word_sql[] =
-	"INSERT INTO lock_word (cap, time_ns, tgid, uaddr, waits, wait_ns, wait_max_ns, eagain, "
-	"timeouts, wakes, woken, hist)";
+	"INSERT INTO lock_word (cap, time_ns, interval_ns, tgid, uaddr, waits, wait_ns, "
+	"wait_max_ns, eagain, timeouts, wakes, woken, hist)";
 static const char thread_sql[] =
-	"INSERT INTO lock_thread (cap, time_ns, tgid, uaddr, tid, role, calls, ns)";
+	"INSERT INTO lock_thread (cap, time_ns, interval_ns, tgid, uaddr, tid, role, calls, ns)";
 
 static const char site_sql[] =
-	"INSERT INTO lock_site (cap, time_ns, tgid, uaddr, stack_id, user_stacks, waits, ns)";
+	"INSERT INTO lock_site (cap, time_ns, interval_ns, tgid, uaddr, stack_id, user_stacks, "
+	"waits, ns)";
 
 static int load_words(struct load_ctx *l, const Ptop__V1__Event *ev)
 {
@@ -41,16 +43,17 @@ static int load_words(struct load_ctx *l, const Ptop__V1__Event *ev)
 
 		bind_cap(l, s);
 		bind_u64(s, 2, ev->time_ns);
-		bind_u64(s, 3, w->tgid);
-		bind_u64(s, 4, w->uaddr);
-		bind_u64(s, 5, w->waits);
-		bind_u64(s, 6, w->wait_ns);
-		bind_u64(s, 7, w->wait_max_ns);
-		bind_u64(s, 8, w->eagain);
-		bind_u64(s, 9, w->timeouts);
-		bind_u64(s, 10, w->wakes);
-		bind_u64(s, 11, w->woken);
-		err = load__bind_json_u64s(l->run, s, 12, w->hist, w->n_hist);
+		bind_nz(s, 3, ev->interval_ns);
+		bind_u64(s, 4, w->tgid);
+		bind_u64(s, 5, w->uaddr);
+		bind_u64(s, 6, w->waits);
+		bind_u64(s, 7, w->wait_ns);
+		bind_nz(s, 8, w->wait_max_ns);
+		bind_u64(s, 9, w->eagain);
+		bind_u64(s, 10, w->timeouts);
+		bind_u64(s, 11, w->wakes);
+		bind_u64(s, 12, w->woken);
+		err = load__bind_json_u64s(l->run, s, 13, w->hist, w->n_hist);
 		err = err ?: load__step(l, ST_WORD);
 	}
 	for (size_t i = 0; !err && i < lw->n_threads; i++) {
@@ -59,12 +62,13 @@ static int load_words(struct load_ctx *l, const Ptop__V1__Event *ev)
 
 		bind_cap(l, s);
 		bind_u64(s, 2, ev->time_ns);
-		bind_u64(s, 3, t->tgid);
-		bind_u64(s, 4, t->uaddr);
-		bind_u64(s, 5, t->tid);
-		bind_text(s, 6, t->role);
-		bind_u64(s, 7, t->calls);
-		bind_u64(s, 8, t->ns);
+		bind_nz(s, 3, ev->interval_ns);
+		bind_u64(s, 4, t->tgid);
+		bind_u64(s, 5, t->uaddr);
+		bind_u64(s, 6, t->tid);
+		bind_text(s, 7, t->role);
+		bind_u64(s, 8, t->calls);
+		bind_u64(s, 9, t->ns);
 		err = load__step(l, ST_THREAD);
 	}
 	for (size_t i = 0; !err && i < lw->n_sites; i++) {
@@ -73,12 +77,13 @@ static int load_words(struct load_ctx *l, const Ptop__V1__Event *ev)
 
 		bind_cap(l, s);
 		bind_u64(s, 2, ev->time_ns);
-		bind_u64(s, 3, x->tgid);
-		bind_u64(s, 4, x->uaddr);
-		bind_nz(s, 5, x->stack_id);
-		bind_opt_text(s, 6, lw->user_stacks);
-		bind_u64(s, 7, x->waits);
-		bind_u64(s, 8, x->ns);
+		bind_nz(s, 3, ev->interval_ns);
+		bind_u64(s, 4, x->tgid);
+		bind_u64(s, 5, x->uaddr);
+		bind_nz(s, 6, x->stack_id);
+		bind_opt_text(s, 7, lw->user_stacks);
+		bind_u64(s, 8, x->waits);
+		bind_u64(s, 9, x->ns);
 		err = load__step(l, ST_SITE);
 	}
 	protobuf_c_message_free_unpacked(&lw->base, NULL);
@@ -94,8 +99,9 @@ const struct an_load locks_load = {
 		.desc = &ptop__v1__lock_words__descriptor,
 	}),
 	AN_LOAD_STMTS([ST_WORD] = word_sql, [ST_THREAD] = thread_sql, [ST_SITE] = site_sql),
-	AN_LOAD_CHECKS({ "lock_word", true, false, "rowid", "tgid,uaddr",
+	/* per word and per thread's share, one row per interval it grew in */
+	AN_LOAD_CHECKS({ "lock_word", true, true, "rowid", "tgid,uaddr",
 			 "waits,wait_ns,wait_max_ns,eagain,timeouts,wakes,woken" },
-		       { "lock_thread", true, false, "rowid", "tgid,uaddr,tid,role", "calls,ns" },
+		       { "lock_thread", true, true, "rowid", "tgid,uaddr,tid,role", "calls,ns" },
 		       { "lock_site", false, false, "rowid", "tgid,uaddr", "waits,ns" }),
 };

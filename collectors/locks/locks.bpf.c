@@ -6,7 +6,8 @@
  * log2 histogram, wakes and threads woken), on its thread, and a wait on its call site
  * (word, stack: a frame-pointer walk, or a copy of the stack's top unwound offline, sent
  * once per key through lk_copies). Nothing else is sent per call: user space reads the
- * totals.
+ * totals at each poll and sends what grew; the longest wait is kept per reading's epoch
+ * (struct lk_word).
  *
  * Every other process pays the target filter first at each syscall (one helper call); the
  * target's other syscalls one array look-up.
@@ -26,6 +27,9 @@ char LICENSE[] SEC("license") = "GPL";
 
 /* how the waiters' user stacks are taken: LK_USER_FP or LK_USER_COPY */
 const volatile __u32 lk_user_stacks = LK_USER_FP;
+
+/* the reading's epoch: user space adds one before each reading (struct lk_word) */
+__u64 lk_epoch = 0;
 
 #define FUTEX_CMD_MASK 0x7f /* op without FUTEX_PRIVATE_FLAG (128), FUTEX_CLOCK_REALTIME (256) */
 #define E_AGAIN 11
@@ -252,11 +256,16 @@ int lk_exit(struct bpf_raw_tracepoint_args *ctx)
 	}
 	if (in.role == LK_ROLE_WAIT) {
 		__u64 b = ptop_log2_bucket(dur, LK_HIST);
+		__u64 e = *(volatile __u64 *)&lk_epoch, slot = e & 1;
 
 		__sync_fetch_and_add(&w->waits, 1);
 		__sync_fetch_and_add(&w->wait_ns, dur);
-		if (dur > w->wait_max_ns)
-			w->wait_max_ns = dur;
+		if (w->max_epoch[slot] != e) { /* the first wait of epoch E: its slot starts again */
+			w->max_epoch[slot] = e;
+			w->max_ns[slot] = dur;
+		} else if (dur > w->max_ns[slot]) {
+			w->max_ns[slot] = dur;
+		}
 		if (ret == -E_AGAIN)
 			__sync_fetch_and_add(&w->eagain, 1);
 		else if (ret == -E_TIMEDOUT)

@@ -46,11 +46,17 @@ struct lk_word_key {
 	__u32 pad;
 };
 
-/* Per futex word, cumulative. */
+/* Per futex word, cumulative (user space sends each interval's growth), but for the
+ * longest wait, which is per interval: user space counts the intervals in lk_epoch
+ * (locks.bpf.c), adding one before each reading; a wait that ends in epoch E is kept in
+ * max_ns[E & 1], which starts again (max_epoch[E & 1] != E) at the first wait of E. The
+ * reading after the epoch E + 1 began takes slot E & 1 (max_epoch E: the longest wait
+ * that ended in E; else none did), which no wait changes until E + 2. */
 struct lk_word {
 	__u64 waits;	/* wait calls (all of them: those that found the value changed too) */
 	__u64 wait_ns;	/* time inside them */
-	__u64 wait_max_ns;
+	__u64 max_ns[2];
+	__u64 max_epoch[2];
 	__u64 eagain;	/* waits that returned at once: the word had changed (EAGAIN) */
 	__u64 timeouts; /* waits that timed out (ETIMEDOUT) */
 	__u64 wakes;	/* wake calls */

@@ -1,14 +1,16 @@
 /* record.c — the locks collector's recorder side: the target's futex waits and wakes per
- * futex word (locks.bpf.c counts them in the kernel at raw_tp sys_enter/sys_exit); at the
- * end of the recording one LockWords record: every word with its waits, the time inside
- * them and its log2 histogram, its wakes and the threads woken, and each thread's waits and
- * wakes on it, and each waiting call site (the word and the waiter's user stack, written
+ * futex word (locks.bpf.c counts them in the kernel at raw_tp sys_enter/sys_exit); at each
+ * poll one LockWords record of what grew in the interval: each word with its waits, the
+ * time inside them, the longest, and its log2 histogram, its wakes and the threads woken,
+ * each thread's waits and wakes on it, and each waiting call site (the word and the waiter's user stack, written
  * as a Stack record: under --user-stacks auto and dwarf a copy of the stack's top unwound
  * offline, which names pthread_mutex_lock's caller through glibc's lock code (built
  * without frame pointers); under --user-stacks fp a frame-pointer walk, which skips it).
  *
  * eBPF only; a process or a cgroup. Off by default: its programs run at every syscall entry
- * and exit of the machine (bench/README.md). What did not fit its maps is a drop.
+ * and exit of the machine (bench/README.md). The maps are bounded (LK_WORDS words, LK_TIDS
+ * shares, LK_SITES sites, kept while the recording lasts): a call that finds its map full
+ * is a "map_full" drop, sent in the interval it happened in, with what it lost.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -22,6 +24,9 @@
 #include "collectors/locks/locks.h"
 #include "collectors/locks/locks.pb-c.h"
 #include "bpf/stackcopy.h" /* struct sc_vmas, in the skeleton */
+#include "common/array.h"
+#include "common/hash.h"
+#include "common/hindex.h"
 #include "collectors/locks/locks.skel.h"
 #include "proto/capture.h"
 #include "proto/syscall_table.h"
@@ -47,14 +52,42 @@ static struct {
 	char why[240];
 } lk_stacks;
 
+/* The cumulative values last sent, by map key (KSIZE bytes, then the value: ESIZE in
+ * all): each reading sends what grew. Keys stay while the recording lasts: as many as
+ * the kernel's maps hold. */
+struct lk_prev {
+	size_t ksize, esize;
+	unsigned char *e;
+	size_t n, cap;
+	struct hindex x;
+};
+
+/* A reading's buffers, made once at the start: the maps' keys and values, the messages. */
+struct lk_buf {
+	struct lk_word_key *wk;
+	struct lk_tid_key *tk;
+	struct lk_site_key *sk;
+	struct lk_word *wv;
+	struct lk_tid *tv;
+	struct lk_site *sv;
+	Ptop__V1__LockWord *words, **wp;
+	uint64_t *hist; /* LK_HIST per word */
+	Ptop__V1__LockThread *threads, **tp;
+	Ptop__V1__LockSite *sites, **sp;
+};
+
 struct lk_priv {
 	struct locks_bpf *skel;
+	struct lk_prev words, tids, sites;
+	struct lk_buf buf;
+	uint64_t epoch;		       /* the reading's (lk_epoch) */
+	uint64_t read_ns;	       /* the end of the last reading: the interval's start */
+	uint64_t dropped[LK_CNT_MAX];  /* lk_counters' sums sent as drops */
 	struct collector *c;
 	struct ring_buffer *crb;     /* the stack copies' ring (dwarf); NULL: fp */
 	struct stack_copies *copies; /* the capture's (dwarf) */
 	uint64_t bad_copies;	     /* malformed copy records (not written) */
 	int rb_err;
-	uint64_t start_ns;
 };
 
 static Ptop__V1__ProbeState lk_check(struct collector *c)
@@ -98,9 +131,16 @@ static Ptop__V1__ProbeState lk_check(struct collector *c)
 		       lk_stacks.mode == USER_STACKS_DWARF ? "not needed: stack copies" : "");
 	snprintf(c->detail, sizeof(c->detail),
 		 "raw_tp sys_enter, sys_exit: futex, futex_waitv, futex_wait, futex_wake per "
-		 "futex word (%d words), totals read at the end; waiters' user stacks %s (%.200s)",
+		 "futex word (%d words), read at each interval; waiters' user stacks %s (%.200s)",
 		 LK_WORDS, user_stacks_name(lk_stacks.mode), lk_stacks.why);
 	return PTOP__V1__PROBE_STATE__PROBE_STATE_ACTIVE;
+}
+
+static void prev_free(struct lk_prev *p)
+{
+	free(p->e);
+	hindex__free(&p->x);
+	memset(p, 0, sizeof(*p));
 }
 
 static void lk_stop(struct collector *c)
@@ -111,6 +151,22 @@ static void lk_stop(struct collector *c)
 		return;
 	ring_buffer__free(p->crb);
 	locks_bpf__destroy(p->skel);
+	prev_free(&p->words);
+	prev_free(&p->tids);
+	prev_free(&p->sites);
+	free(p->buf.wk);
+	free(p->buf.tk);
+	free(p->buf.sk);
+	free(p->buf.wv);
+	free(p->buf.tv);
+	free(p->buf.sv);
+	free(p->buf.words);
+	free(p->buf.wp);
+	free(p->buf.hist);
+	free(p->buf.threads);
+	free(p->buf.tp);
+	free(p->buf.sites);
+	free(p->buf.sp);
 	free(p);
 	c->priv = NULL;
 }
@@ -162,6 +218,32 @@ static int lk_start(struct collector *c)
 	}
 	c->priv = p;
 	p->c = c;
+	p->words.ksize = sizeof(struct lk_word_key);
+	p->words.esize = sizeof(struct lk_word_key) + sizeof(struct lk_word);
+	p->tids.ksize = sizeof(struct lk_tid_key);
+	p->tids.esize = sizeof(struct lk_tid_key) + sizeof(struct lk_tid);
+	p->sites.ksize = sizeof(struct lk_site_key);
+	p->sites.esize = sizeof(struct lk_site_key) + sizeof(struct lk_site);
+	p->buf.wk = calloc(LK_WORDS, sizeof(*p->buf.wk));
+	p->buf.tk = calloc(LK_TIDS, sizeof(*p->buf.tk));
+	p->buf.sk = calloc(LK_SITES, sizeof(*p->buf.sk));
+	p->buf.wv = calloc(LK_WORDS, sizeof(*p->buf.wv));
+	p->buf.tv = calloc(LK_TIDS, sizeof(*p->buf.tv));
+	p->buf.sv = calloc(LK_SITES, sizeof(*p->buf.sv));
+	p->buf.words = calloc(LK_WORDS, sizeof(*p->buf.words));
+	p->buf.wp = calloc(LK_WORDS, sizeof(*p->buf.wp));
+	p->buf.hist = calloc((size_t)LK_WORDS * LK_HIST, sizeof(*p->buf.hist));
+	p->buf.threads = calloc(LK_TIDS, sizeof(*p->buf.threads));
+	p->buf.tp = calloc(LK_TIDS, sizeof(*p->buf.tp));
+	p->buf.sites = calloc(LK_SITES, sizeof(*p->buf.sites));
+	p->buf.sp = calloc(LK_SITES, sizeof(*p->buf.sp));
+	if (!p->buf.wk || !p->buf.tk || !p->buf.sk || !p->buf.wv || !p->buf.tv || !p->buf.sv ||
+	    !p->buf.words || !p->buf.wp ||
+	    !p->buf.hist || !p->buf.threads || !p->buf.tp || !p->buf.sites || !p->buf.sp) {
+		snprintf(c->reason, sizeof(c->reason), "out of memory");
+		err = -ENOMEM;
+		goto fail;
+	}
 retry:
 	bpf_util__open_log(c->ctx->verbose);
 	p->skel = locks_bpf__open();
@@ -179,6 +261,11 @@ retry:
 		bpf_map__set_max_entries(p->skel->maps.lk_copies, 4096);
 		bpf_map__set_max_entries(p->skel->maps.lk_copied, 1);
 	}
+	/* PTOP_TEST_LOCKS_WORDS=N (tests only): a word map of N entries, so that a test fills
+	 * it with a few words */
+	if (getenv("PTOP_TEST_LOCKS_WORDS") && atoi(getenv("PTOP_TEST_LOCKS_WORDS")) > 0)
+		bpf_map__set_max_entries(p->skel->maps.lk_words,
+					 (uint32_t)atoi(getenv("PTOP_TEST_LOCKS_WORDS")));
 	/* PTOP_TEST_REFUSE=stack_copy: the copies' load refused, as by a verifier */
 	err = lk_stacks.mode == USER_STACKS_DWARF && kfeature_refused("stack_copy")
 		      ? -E2BIG
@@ -228,13 +315,13 @@ retry:
 		}
 		seed_vmas(p, c->ctx->pid);
 	}
+	p->read_ns = rec_now_ns(); /* before the attach: every call counted is after it */
 	err = locks_bpf__attach(p->skel);
 	if (err) {
 		bpf_util__format_error(c->reason, sizeof(c->reason),
 				       "attach raw_tp sys_enter, sys_exit", err);
 		goto fail;
 	}
-	p->start_ns = rec_now_ns();
 	return 0;
 fail:
 	c->state = PTOP__V1__PROBE_STATE__PROBE_STATE_FAILED;
@@ -242,141 +329,218 @@ fail:
 	return err ? err : -EINVAL;
 }
 
-/* Every key of the hash on FD into *KEYS (KSIZE bytes each, at most MAX); the count. */
-static size_t map_keys(int fd, size_t ksize, size_t max, void *keys)
+/* Every entry of the hash on FD into KEYS and VALS (KSIZE and VSIZE bytes each, at most
+ * MAX): in batches (one call for all of them, Linux 5.6), else key by key. The count. */
+static size_t map_read(int fd, size_t ksize, size_t vsize, size_t max, void *keys, void *vals)
 {
-	char *k = keys;
-	size_t n = 0;
+	LIBBPF_OPTS(bpf_map_batch_opts, opts);
+	char *k = keys, *v = vals;
+	__u64 token = 0; /* the hash's bucket to go on from */
+	size_t n = 0, m = 0;
+	bool first = true;
+	int err;
 
+	while (n < max) {
+		__u32 count = (__u32)(max - n);
+
+		err = bpf_map_lookup_batch(fd, first ? NULL : &token, &token, k + n * ksize,
+					   v + n * vsize, &count, &opts);
+		first = false;
+		if (err && err != -ENOENT)
+			goto by_key; /* no batches here (or a bucket larger than the room left) */
+		n += count;
+		if (err == -ENOENT) /* the end */
+			return n;
+	}
+	return n;
+by_key:
+	n = 0;
 	while (n < max && !bpf_map_get_next_key(fd, n ? k + (n - 1) * ksize : NULL, k + n * ksize))
 		n++;
-	return n;
+	for (size_t i = 0; i < n; i++) { /* a key without a value is left out */
+		if (bpf_map_lookup_elem(fd, k + i * ksize, v + m * vsize))
+			continue;
+		if (m != i)
+			memmove(k + m * ksize, k + i * ksize, ksize);
+		m++;
+	}
+	return m;
 }
 
-static int emit_words(struct collector *c, struct lk_priv *p, uint64_t now_ns)
+static uint64_t prev_hash(const void *arr, size_t k)
+{
+	const struct lk_prev *p = arr;
+
+	return fnv1a64_bytes(FNV1A64_INIT, p->e + k * p->esize, p->ksize);
+}
+
+/* The index of KEY's element in P (added, its value zero, when new); -ENOMEM. */
+static long prev_find(struct lk_prev *p, const void *key)
+{
+	uint64_t h = fnv1a64_bytes(FNV1A64_INIT, key, p->ksize);
+	size_t i;
+	int err;
+
+	if (p->x.nslot)
+		for (i = hindex__home(&p->x, h); p->x.slot[i]; i = hindex__next(&p->x, i))
+			if (!memcmp(p->e + (p->x.slot[i] - 1) * p->esize, key, p->ksize))
+				return (long)(p->x.slot[i] - 1);
+	err = hindex__reserve(&p->x, p->n, 256, prev_hash, p);
+	err = err ?: array__grow((void **)&p->e, &p->cap, p->n, p->esize);
+	if (err)
+		return err;
+	memcpy(p->e + p->n * p->esize, key, p->ksize);
+	memset(p->e + p->n * p->esize + p->ksize, 0, p->esize - p->ksize);
+	for (i = hindex__home(&p->x, h); p->x.slot[i]; i = hindex__next(&p->x, i))
+		;
+	p->x.slot[i] = p->n + 1;
+	return (long)p->n++;
+}
+
+/* The value last sent of element K of P. */
+static void *prev_val(struct lk_prev *p, long k)
+{
+	return p->e + (size_t)k * p->esize + p->ksize;
+}
+
+/* One reading: what grew since the last one, per word, thread's share and call site, in
+ * one LockWords (none when nothing grew), dated at the end of the reading: every call it
+ * counts ended before then (a count read later than the poll's time holds calls up to
+ * the read). */
+static int emit_words(struct collector *c, struct lk_priv *p)
 {
 	int wfd = bpf_map__fd(p->skel->maps.lk_words), tfd = bpf_map__fd(p->skel->maps.lk_tids);
-	Ptop__V1__LockWords msg = PTOP__V1__LOCK_WORDS__INIT;
-	Ptop__V1__LockWord *words = NULL, **wp = NULL;
-	Ptop__V1__LockThread *threads = NULL, **tp = NULL;
-	Ptop__V1__LockSite *sites = NULL, **sp = NULL;
-	struct lk_site_key *sk = calloc(LK_SITES, sizeof(*sk));
 	int sfd = bpf_map__fd(p->skel->maps.lk_sites), kfd = bpf_map__fd(p->skel->maps.lk_stack_map);
+	Ptop__V1__LockWords msg = PTOP__V1__LOCK_WORDS__INIT;
 	struct stack_table *st = stack_table__capture();
-	uint64_t ips[SM_MAX_DEPTH];
-	size_t ns = 0;
-	struct lk_word_key *wk = calloc(LK_WORDS, sizeof(*wk));
-	struct lk_tid_key *tk = calloc(LK_TIDS, sizeof(*tk));
-	struct lk_word *wv = calloc(LK_WORDS, sizeof(*wv));
+	struct lk_buf *b = &p->buf;
 	Ptop__V1__Event ev = PTOP__V1__EVENT__INIT;
 	Ptop__V1__CollectorPayload cp;
-	size_t nw = 0, nt = 0, i, m;
+	uint64_t ips[SM_MAX_DEPTH], epoch = p->epoch, read_ns;
+	size_t nw = 0, nt = 0, ns = 0, i, m;
 	int err = 0;
 
-	words = calloc(LK_WORDS, sizeof(*words));
-	wp = calloc(LK_WORDS, sizeof(*wp));
-	threads = calloc(LK_TIDS, sizeof(*threads));
-	tp = calloc(LK_TIDS, sizeof(*tp));
-	sites = calloc(LK_SITES, sizeof(*sites));
-	sp = calloc(LK_SITES, sizeof(*sp));
-	if (!wk || !tk || !wv || !words || !wp || !threads || !tp || !sk || !sites || !sp || !st) {
-		err = -ENOMEM;
-		goto out;
-	}
-	m = map_keys(wfd, sizeof(*wk), LK_WORDS, wk);
-	for (i = 0; i < m; i++) {
-		Ptop__V1__LockWord *w = &words[nw];
+	if (!st)
+		return -ENOMEM;
+	/* the next epoch begins: slot epoch & 1 of every word holds its longest wait that
+	 * ended in this reading's interval, and no wait changes it until the one after */
+	p->epoch = epoch + 1;
+	__atomic_store_n(&p->skel->bss->lk_epoch, p->epoch, __ATOMIC_SEQ_CST);
+	m = map_read(wfd, sizeof(*b->wk), sizeof(*b->wv), LK_WORDS, b->wk, b->wv);
+	for (i = 0; !err && i < m; i++) {
+		Ptop__V1__LockWord *w = &b->words[nw];
+		struct lk_word v = b->wv[i], *o;
+		uint64_t *hist = b->hist + nw * LK_HIST;
+		bool grew;
+		long k;
 
-		if (bpf_map_lookup_elem(wfd, &wk[i], &wv[nw]))
-			continue;
+		k = prev_find(&p->words, &b->wk[i]);
+		if (k < 0) {
+			err = (int)k;
+			break;
+		}
+		o = prev_val(&p->words, k);
+		grew = v.waits != o->waits || v.wakes != o->wakes;
 		ptop__v1__lock_word__init(w);
-		w->tgid = wk[i].tgid;
-		w->uaddr = wk[i].uaddr;
-		w->waits = wv[nw].waits;
-		w->wait_ns = wv[nw].wait_ns;
-		w->wait_max_ns = wv[nw].wait_max_ns;
-		w->eagain = wv[nw].eagain;
-		w->timeouts = wv[nw].timeouts;
-		w->wakes = wv[nw].wakes;
-		w->woken = wv[nw].woken;
+		w->tgid = b->wk[i].tgid;
+		w->uaddr = b->wk[i].uaddr;
+		w->waits = v.waits - o->waits;
+		w->wait_ns = v.wait_ns - o->wait_ns;
+		if (w->waits && v.max_epoch[epoch & 1] == epoch)
+			w->wait_max_ns = v.max_ns[epoch & 1];
+		w->eagain = v.eagain - o->eagain;
+		w->timeouts = v.timeouts - o->timeouts;
+		w->wakes = v.wakes - o->wakes;
+		w->woken = v.woken - o->woken;
+		for (size_t h = 0; h < LK_HIST; h++)
+			hist[h] = v.hist[h] - o->hist[h];
 		w->n_hist = LK_HIST;
-		w->hist = (uint64_t *)wv[nw].hist; /* the same 64-bit words */
-		wp[nw] = w;
-		nw++;
+		w->hist = hist;
+		*o = v;
+		if (grew)
+			b->wp[nw++] = w;
 	}
-	m = map_keys(tfd, sizeof(*tk), LK_TIDS, tk);
-	for (i = 0; i < m; i++) {
-		Ptop__V1__LockThread *t = &threads[nt];
-		struct lk_tid v;
+	m = err ? 0 : map_read(tfd, sizeof(*b->tk), sizeof(*b->tv), LK_TIDS, b->tk, b->tv);
+	for (i = 0; !err && i < m; i++) {
+		Ptop__V1__LockThread *t = &b->threads[nt];
+		struct lk_tid v = b->tv[i], *o;
+		long k;
 
-		if (bpf_map_lookup_elem(tfd, &tk[i], &v))
-			continue;
+		k = prev_find(&p->tids, &b->tk[i]);
+		if (k < 0) {
+			err = (int)k;
+			break;
+		}
+		o = prev_val(&p->tids, k);
 		ptop__v1__lock_thread__init(t);
-		t->tgid = tk[i].tgid;
-		t->uaddr = tk[i].uaddr;
-		t->tid = tk[i].tid;
-		t->role = tk[i].role == LK_ROLE_WAIT ? "wait" : "wake";
-		t->calls = v.calls;
-		t->ns = v.ns;
-		tp[nt] = t;
-		nt++;
+		t->tgid = b->tk[i].tgid;
+		t->uaddr = b->tk[i].uaddr;
+		t->tid = b->tk[i].tid;
+		t->role = b->tk[i].role == LK_ROLE_WAIT ? "wait" : "wake";
+		t->calls = v.calls - o->calls;
+		t->ns = v.ns - o->ns;
+		*o = v;
+		if (t->calls)
+			b->tp[nt++] = t;
 	}
 	/* the copies first: their Stack records come before the sites that name them */
-	if (p->crb) {
+	if (!err && p->crb) {
 		ring_buffer__consume(p->crb);
 		err = p->rb_err;
 	}
-	m = err ? 0 : map_keys(sfd, sizeof(*sk), LK_SITES, sk);
+	m = err ? 0 : map_read(sfd, sizeof(*b->sk), sizeof(*b->sv), LK_SITES, b->sk, b->sv);
 	for (i = 0; !err && i < m; i++) {
-		Ptop__V1__LockSite *s = &sites[ns];
-		struct lk_site v;
+		Ptop__V1__LockSite *x = &b->sites[ns];
+		struct lk_site v = b->sv[i], *o;
 		uint64_t id = 0;
-		int k;
+		long k;
+		int n;
 
-		if (bpf_map_lookup_elem(sfd, &sk[i], &v))
+		k = prev_find(&p->sites, &b->sk[i]);
+		if (k < 0) {
+			err = (int)k;
+			break;
+		}
+		o = prev_val(&p->sites, k);
+		if (v.waits == o->waits)
 			continue;
-		if (sk[i].stack.kernel == SM_KIND_COPY) { /* its record came through the ring */
-			if (stack_copies__find(p->copies, sk[i].tgid, sk[i].stack.hash, &id))
+		if (b->sk[i].stack.kernel == SM_KIND_COPY) { /* its record came through the ring */
+			if (stack_copies__find(p->copies, b->sk[i].tgid, b->sk[i].stack.hash, &id))
 				id = 0; /* its copy was lost (counted): no stack */
 		} else {
-			k = stackmap__read(kfd, &sk[i].stack, ips, SM_MAX_DEPTH);
-			if (k > 0)
-				err = stack_table__emit(c->ctx, st, false, 0, ips, (size_t)k, &id);
+			n = stackmap__read(kfd, &b->sk[i].stack, ips, SM_MAX_DEPTH);
+			if (n > 0)
+				err = stack_table__emit(c->ctx, st, false, 0, ips, (size_t)n, &id);
 		}
-		ptop__v1__lock_site__init(s);
-		s->tgid = sk[i].tgid;
-		s->uaddr = sk[i].uaddr;
-		s->stack_id = id;
-		s->waits = v.waits;
-		s->ns = v.ns;
-		sp[ns++] = s;
+		ptop__v1__lock_site__init(x);
+		x->tgid = b->sk[i].tgid;
+		x->uaddr = b->sk[i].uaddr;
+		x->stack_id = id;
+		x->waits = v.waits - o->waits;
+		x->ns = v.ns - o->ns;
+		*o = v;
+		b->sp[ns++] = x;
 	}
-	if (err)
-		goto out;
+	read_ns = rec_now_ns(); /* the reading is over: every call above ended before it */
+	if (err || (!nw && !nt && !ns)) {
+		if (!err)
+			p->read_ns = read_ns;
+		return err;
+	}
 	msg.n_sites = ns;
-	msg.sites = ns ? sp : NULL;
+	msg.sites = ns ? b->sp : NULL;
 	msg.user_stacks = (char *)user_stacks_name(lk_stacks.mode);
 	msg.n_words = nw;
-	msg.words = nw ? wp : NULL;
+	msg.words = nw ? b->wp : NULL;
 	msg.n_threads = nt;
-	msg.threads = nt ? tp : NULL;
+	msg.threads = nt ? b->tp : NULL;
 	err = capture_payload__pack(&ev, &cp, "locks", &msg.base);
 	if (err)
-		goto out;
-	err = rec_emit_event(c->ctx, &ev, PTOP__V1__CATEGORY__CATEGORY_UNSPECIFIED, now_ns,
-			     now_ns > p->start_ns ? now_ns - p->start_ns : 0);
+		return err;
+	err = rec_emit_event(c->ctx, &ev, PTOP__V1__CATEGORY__CATEGORY_UNSPECIFIED, read_ns,
+			     read_ns > p->read_ns ? read_ns - p->read_ns : 0);
 	capture_payload__release(&cp);
-out:
-	free(wk);
-	free(tk);
-	free(wv);
-	free(words);
-	free(wp);
-	free(threads);
-	free(tp);
-	free(sk);
-	free(sites);
-	free(sp);
+	p->read_ns = read_ns;
 	return err;
 }
 
@@ -384,7 +548,7 @@ static int lk_poll(struct collector *c, uint64_t now_ns, unsigned flags)
 {
 	static const char *const what[LK_CNT_MAX] = {
 		"locks: futex calls not timed (the in-flight map was full)",
-		"locks: futex calls not counted (the word map was full)",
+		"locks: futex calls not counted (the word map was full: more words than it holds)",
 		"locks: a thread's share not counted (the thread map was full)",
 		"locks: waits not credited to their call site (the site map was full)",
 		"locks: waits without a user stack (the walk failed, or the stack map was full)",
@@ -393,10 +557,11 @@ static int lk_poll(struct collector *c, uint64_t now_ns, unsigned flags)
 	static const char *const kinds[LK_CNT_MAX] = { "map_full", "map_full", "map_full",
 						       "map_full", "no_stack", "ringbuf" };
 	struct lk_priv *p = c->priv;
-	uint64_t sum[LK_CNT_MAX] = { 0 };
 	int ncpu = bpf_util__ncpus(), err = 0;
-	uint64_t *vals;
+	uint64_t *vals, sum;
 
+	(void)now_ns;
+	(void)flags;
 	if (!p || !p->skel)
 		return -EINVAL;
 	if (p->crb) { /* the copies as they come: the ring stays free */
@@ -411,18 +576,19 @@ static int lk_poll(struct collector *c, uint64_t now_ns, unsigned flags)
 		if (err)
 			return err;
 	}
-	if (!(flags & POLL_FINAL))
-		return 0;
-	err = emit_words(c, p, now_ns);
+	err = emit_words(c, p);
 	if (err || ncpu <= 0)
 		return err;
 	vals = calloc((size_t)ncpu, sizeof(uint64_t));
 	if (!vals)
 		return -ENOMEM;
+	/* what could not be followed, as it grew: in the interval it happened in */
 	for (uint32_t k = 0; !err && k < LK_CNT_MAX; k++)
 		if (!bpf_util__percpu_sum(p->skel->maps.lk_counters, k, vals, sizeof(uint64_t),
-					  &sum[k], 1))
-			err = rec_emit_drop(c, kinds[k], sum[k], what[k]);
+					  &sum, 1) && sum > p->dropped[k]) {
+			err = rec_emit_drop(c, kinds[k], sum - p->dropped[k], what[k]);
+			p->dropped[k] = sum;
+		}
 	free(vals);
 	return err;
 }

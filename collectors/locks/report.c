@@ -4,7 +4,8 @@
  * who wakes on it (each thread with its calls: a small graph of who waits on whom), and
  * its call sites: the waiters' user stacks, each named by its first frame past the C
  * library's lock code (pthread_mutex_lock's caller, not __lll_lock_wait).
- * Totals over the recording, read at its end: a --window does not apply and says so.
+ * Over the window: the sums of the intervals in it (the longest wait, the longest of
+ * theirs; the histogram, their buckets summed).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -19,31 +20,42 @@
 #include "collectors/locks/locks.h"
 #include "collectors/locks/report.h"
 
+/* An interval's rows are in the window when its midpoint is (report.h); the window's
+ * sums per word, share and site. */
+#define LK_IN_WINDOW(t)                                                                    \
+	t ".cap = ?1 AND " t ".time_ns - COALESCE(" t ".interval_ns, 0) / 2 >= ?2 AND " t      \
+	".time_ns - COALESCE(" t ".interval_ns, 0) / 2 < ?3"
+
+#define LK_THREADS(role)                                                                   \
+	"(SELECT group_concat(tid || ' (' || calls || ')', ', ') FROM (SELECT tid, calls "   \
+	" FROM thr WHERE thr.tgid = w.tgid AND thr.uaddr = w.uaddr AND thr.role = '" role     \
+	"' ORDER BY calls DESC, tid)), "                                                     \
+	"(SELECT json_group_array(json_object('tid', tid, 'calls', calls, 'ns', ns)) FROM "   \
+	" (SELECT tid, calls, ns FROM thr WHERE thr.tgid = w.tgid AND thr.uaddr = w.uaddr "  \
+	" AND thr.role = '" role "' ORDER BY calls DESC, tid))"
+
 static const char words_sql[] =
+	"WITH win AS (SELECT * FROM lock_word x WHERE " LK_IN_WINDOW("x") "), "
+	"thr AS (SELECT tgid, uaddr, tid, role, SUM(calls) AS calls, SUM(ns) AS ns "
+	" FROM lock_thread y WHERE " LK_IN_WINDOW("y") " GROUP BY tgid, uaddr, tid, role), "
+	"w AS (SELECT tgid, uaddr, SUM(waits) AS waits, SUM(wait_ns) AS wait_ns, "
+	" MAX(wait_max_ns) AS wait_max_ns, SUM(eagain) AS eagain, SUM(timeouts) AS timeouts, "
+	" SUM(wakes) AS wakes, SUM(woken) AS woken FROM win GROUP BY tgid, uaddr) "
 	"SELECT w.tgid, w.uaddr, w.waits, w.wait_ns, w.wait_max_ns, w.eagain, w.timeouts, "
-	"w.wakes, w.woken, w.hist, "
-	"(SELECT group_concat(tid || ' (' || calls || ')', ', ') FROM (SELECT tid, calls "
-	" FROM lock_thread t WHERE t.cap = w.cap AND t.tgid = w.tgid AND t.uaddr = w.uaddr "
-	" AND t.role = 'wait' ORDER BY calls DESC, tid)), "
-	"(SELECT json_group_array(json_object('tid', tid, 'calls', calls, 'ns', ns)) FROM "
-	" (SELECT tid, calls, ns FROM lock_thread t WHERE t.cap = w.cap AND t.tgid = w.tgid "
-	" AND t.uaddr = w.uaddr AND t.role = 'wait' ORDER BY calls DESC, tid)), "
-	"(SELECT group_concat(tid || ' (' || calls || ')', ', ') FROM (SELECT tid, calls "
-	" FROM lock_thread t WHERE t.cap = w.cap AND t.tgid = w.tgid AND t.uaddr = w.uaddr "
-	" AND t.role = 'wake' ORDER BY calls DESC, tid)), "
-	"(SELECT json_group_array(json_object('tid', tid, 'calls', calls, 'ns', ns)) FROM "
-	" (SELECT tid, calls, ns FROM lock_thread t WHERE t.cap = w.cap AND t.tgid = w.tgid "
-	" AND t.uaddr = w.uaddr AND t.role = 'wake' ORDER BY calls DESC, tid)) "
-	"FROM lock_word w WHERE w.cap = ?1 ORDER BY w.wait_ns DESC, w.waits DESC, w.wakes DESC, "
-	"w.tgid, w.uaddr";
+	"w.wakes, w.woken, "
+	"(SELECT json_group_array(n) FROM (SELECT SUM(h.value) AS n FROM win, json_each(win.hist) h "
+	" WHERE win.tgid = w.tgid AND win.uaddr = w.uaddr GROUP BY h.key ORDER BY h.key)), "
+	LK_THREADS("wait") ", " LK_THREADS("wake") " "
+	"FROM w ORDER BY w.wait_ns DESC, w.waits DESC, w.wakes DESC, w.tgid, w.uaddr";
 
 static const char sites_sql[] =
-	"SELECT tgid, uaddr, stack_id, user_stacks, waits, ns FROM lock_site WHERE cap = ?1 "
-	"ORDER BY waits DESC, ns DESC, tgid, uaddr, stack_id";
+	"SELECT tgid, uaddr, stack_id, MAX(user_stacks), SUM(waits) AS n, SUM(ns) AS t "
+	"FROM lock_site z WHERE " LK_IN_WINDOW("z") " GROUP BY tgid, uaddr, stack_id "
+	"ORDER BY n DESC, t DESC, tgid, uaddr, stack_id";
 
 static const char sum_sql[] =
-	"SELECT COUNT(*), SUM(waits), SUM(wait_ns), SUM(wakes), SUM(woken) FROM lock_word "
-	"WHERE cap = ?1";
+	"SELECT COUNT(DISTINCT tgid || ':' || uaddr), SUM(waits), SUM(wait_ns), SUM(wakes), "
+	"SUM(woken) FROM lock_word x WHERE " LK_IN_WINDOW("x");
 
 enum { C_PID, C_WORD, C_WAITS, C_WAIT, C_MEAN, C_MAX, C_P50, C_EAGAIN, C_TIMEOUTS, C_WAKES,
        C_WOKEN, C_WAITERS, C_WAKERS, C_SITE, C_HIST, NC };
@@ -146,11 +158,10 @@ static int sites_load(sqlite3 *db, const struct capture_meta *m, const struct re
 	err = report__stacks(db, m, o, "locks", &stacks);
 	if (err)
 		return err;
-	if (sqlite3_prepare_v2(db, sites_sql, -1, &st, NULL) != SQLITE_OK) {
+	if (report__prepare(db, sites_sql, m, &o->win, &st)) {
 		profile__free(stacks);
 		return -EIO;
 	}
-	sqlite3_bind_int64(st, 1, m->cap);
 	while (!err && (rc = sqlite3_step(st)) == SQLITE_ROW) {
 		int64_t sid = report__col(st, 2, 0);
 		const struct prof_stack *ps = sid > 0 ? profile__stack(stacks, sid) : NULL;
@@ -252,15 +263,15 @@ static int sites_table(const struct lk_sites *s, struct table *t)
 	return err;
 }
 
-int locks_sum__load(sqlite3 *db, const struct capture_meta *m, struct locks_sum *s)
+int locks_sum__load(sqlite3 *db, const struct capture_meta *m, const struct window *w,
+		    struct locks_sum *s)
 {
 	sqlite3_stmt *st = NULL;
 	int rc;
 
 	memset(s, 0, sizeof(*s));
-	if (sqlite3_prepare_v2(db, sum_sql, -1, &st, NULL) != SQLITE_OK)
+	if (report__prepare(db, sum_sql, m, w, &st))
 		return -EIO;
-	sqlite3_bind_int64(st, 1, m->cap);
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW) {
 		s->words = (uint64_t)sqlite3_column_int64(st, 0);
@@ -268,8 +279,6 @@ int locks_sum__load(sqlite3 *db, const struct capture_meta *m, struct locks_sum 
 		s->wait_ns = (uint64_t)sqlite3_column_int64(st, 2);
 		s->wakes = (uint64_t)sqlite3_column_int64(st, 3);
 		s->woken = (uint64_t)sqlite3_column_int64(st, 4);
-		s->read = sqlite3_column_type(st, 1) != SQLITE_NULL ||
-			  sqlite3_column_int64(st, 0) > 0;
 	}
 	sqlite3_finalize(st);
 	return rc == SQLITE_ROW ? 0 : -EIO;
@@ -306,15 +315,14 @@ static int set_ns(struct table *t, size_t col, int64_t ns)
 	return table__set_real(t, col, (double)ns / 1e9, fmt_ns(b, sizeof(b), (uint64_t)ns));
 }
 
-static int build_rows(sqlite3 *db, const struct capture_meta *m, const struct lk_sites *ls,
-		      struct table *t)
+static int build_rows(sqlite3 *db, const struct capture_meta *m, const struct window *w,
+		      const struct lk_sites *ls, struct table *t)
 {
 	sqlite3_stmt *st = NULL;
 	int err = 0, rc;
 
-	if (sqlite3_prepare_v2(db, words_sql, -1, &st, NULL) != SQLITE_OK)
+	if (report__prepare(db, words_sql, m, w, &st))
 		return -EIO;
-	sqlite3_bind_int64(st, 1, m->cap);
 	while (!err && (rc = sqlite3_step(st)) == SQLITE_ROW) {
 		int64_t waits = sqlite3_column_int64(st, 2), wait = sqlite3_column_int64(st, 3);
 		const char *hist = (const char *)sqlite3_column_text(st, 9);
@@ -333,7 +341,8 @@ static int build_rows(sqlite3 *db, const struct capture_meta *m, const struct lk
 		err = err ?: set_ns(t, C_WAIT, wait);
 		if (waits > 0) {
 			err = err ?: set_ns(t, C_MEAN, wait / waits);
-			err = err ?: set_ns(t, C_MAX, sqlite3_column_int64(st, 4));
+			if (sqlite3_column_type(st, 4) != SQLITE_NULL)
+				err = err ?: set_ns(t, C_MAX, sqlite3_column_int64(st, 4));
 		}
 		if (p50 >= 0)
 			err = err ?: set_ns(t, C_P50, p50);
@@ -364,17 +373,14 @@ static int locks_body(const struct report_ctx *ctx)
 	static const size_t text_cols[] = { C_PID,   C_WORD,  C_WAITS,	 C_WAIT,   C_MEAN,
 					    C_P50,   C_MAX,   C_EAGAIN, C_WAKES, C_WOKEN,
 					    C_WAITERS, C_WAKERS, C_SITE };
-	static const struct window whole; /* the totals are the whole recording's */
 	const struct report_opts *o = ctx->o;
 	sqlite3 *db = ctx->db;
 	FILE *out = ctx->out;
 	struct json *j = ctx->j;
-	struct drop_line *drops = NULL; /* the whole recording's too: not ctx->drops (o->win) */
 	struct table *t = NULL, *ts = NULL;
 	struct lk_sites ls = { 0 };
 	struct locks_sum s;
-	size_t nd = 0;
-	char a[32], b[32], c[32];
+	char w[96], a[32], b[32], c[32];
 	int err;
 
 	t = table__new(NC, col_names);
@@ -385,25 +391,17 @@ static int locks_body(const struct report_ctx *ctx)
 	}
 	err = sites_load(db, ctx->m, o, &ls);
 	err = err ?: sites_table(&ls, ts);
-	err = err ?: build_rows(db, ctx->m, &ls, t);
-	err = err ?: locks_sum__load(db, ctx->m, &s);
-	err = err ?: drops__load(db, ctx->m, "locks", &whole, &drops, &nd);
+	err = err ?: build_rows(db, ctx->m, &o->win, &ls, t);
+	err = err ?: locks_sum__load(db, ctx->m, &o->win, &s);
 	if (err)
 		goto cleanup;
 	switch (o->fmt) {
 	case OUT_TEXT:
-		fprintf(out,
-			"locks (the whole recording%s): %" PRIu64 " futex words, %s waits for %s, "
-			"%s wakes\n",
-			o->win.has_start || o->win.has_end ? "; --window does not apply: totals "
-							     "read at the end"
-							   : "",
+		window__describe(&o->win, w, sizeof(w));
+		fprintf(out, "locks (%s): %" PRIu64 " futex words, %s waits for %s, %s wakes\n", w,
 			s.words, fmt_count(a, sizeof(a), s.waits), fmt_ns(b, sizeof(b), s.wait_ns),
 			fmt_count(c, sizeof(c), s.wakes));
-		report__drops(NULL, out, o, "locks", drops, nd);
-		if (!s.read)
-			fprintf(out, "no totals: the recording did not end cleanly (they are read "
-				     "at its end)\n");
+		report__drops(NULL, out, o, "locks", ctx->drops, ctx->ndrops);
 		if (table__rows(t)) {
 			fputc('\n', out);
 			err = table__print_cols(t, out, OUT_TEXT, text_cols,
@@ -417,13 +415,12 @@ static int locks_body(const struct report_ctx *ctx)
 		}
 		break;
 	case OUT_CSV:
-		report__drops(NULL, out, o, "locks", drops, nd);
+		report__drops(NULL, out, o, "locks", ctx->drops, ctx->ndrops);
 		err = table__print(t, out, OUT_CSV);
 		break;
 	case OUT_JSON:
 		json__kv_bool(j, "collected", true);
-		report__drops(j, out, o, "locks", drops, nd);
-		json__kv_bool(j, "totals_read", s.read);
+		report__drops(j, out, o, "locks", ctx->drops, ctx->ndrops);
 		json__kv_int(j, "words", (int64_t)s.words);
 		json__kv_int(j, "waits", (int64_t)s.waits);
 		json__kv_int(j, "wait_ns", (int64_t)s.wait_ns);
@@ -442,7 +439,6 @@ cleanup:
 	table__free(t);
 	table__free(ts);
 	sites_free(&ls);
-	free(drops);
 	return err;
 }
 
@@ -452,7 +448,7 @@ static const struct an_report locks_report = {
 	.summary = "futex words by total wait: waits, wakes, who waits on whom",
 	.tables = "lock_word",
 	.probe = "locks",
-	.drops = NULL, /* locks_body loads them: the whole recording's, not the window's */
+	.drops = "locks",
 	.body = locks_body,
 };
 

@@ -10,10 +10,10 @@
 
 struct locks_sum {
 	uint64_t words, waits, wait_ns, wakes, woken;
-	bool read; /* the totals were read (a recording that ended cleanly) */
 };
 
-/* The totals of capture M (over the recording: read at its end) into S. 0, -EIO. */
-int locks_sum__load(sqlite3 *db, const struct capture_meta *m, struct locks_sum *s);
+/* The totals of capture M over window W (its intervals: report.h) into S. 0, -EIO. */
+int locks_sum__load(sqlite3 *db, const struct capture_meta *m, const struct window *w,
+		    struct locks_sum *s);
 
 #endif

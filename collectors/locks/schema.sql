@@ -1,17 +1,21 @@
 -- schema.sql — the locks collector's tables: lock_word (each futex word of the target with
 -- its waits and wakes), lock_thread (each thread's waits and wakes on it) and lock_site
--- (the waiters' call sites), totals over the recording, read at its end.
+-- (the waiters' call sites), per interval: what grew in it, one row per word, share and
+-- site that grew (a capture of an earlier recorder: one row each, the whole recording's
+-- totals, read at its end).
 --
 -- collectors/locks/load.c fills them. Every table starts with cap, the capture's key.
 
 CREATE TABLE IF NOT EXISTS lock_word (
 	cap INTEGER NOT NULL REFERENCES capture(cap),
-	time_ns INTEGER NOT NULL,     -- when the totals were read (the end of the recording)
+	time_ns INTEGER NOT NULL,     -- end of the interval: when the counts were read (every
+	                              -- call counted ended at or before it)
+	interval_ns INTEGER,          -- its length; NULL when unknown
 	tgid INTEGER NOT NULL,        -- the process
 	uaddr INTEGER NOT NULL,       -- the futex word's address in it
 	waits INTEGER NOT NULL,       -- wait calls
 	wait_ns INTEGER NOT NULL,     -- time inside them
-	wait_max_ns INTEGER NOT NULL,
+	wait_max_ns INTEGER,          -- the longest of them; NULL without waits
 	eagain INTEGER NOT NULL,      -- waits that returned at once (the word had changed)
 	timeouts INTEGER NOT NULL,    -- waits that timed out
 	wakes INTEGER NOT NULL,       -- wake calls
@@ -22,6 +26,7 @@ CREATE TABLE IF NOT EXISTS lock_word (
 CREATE TABLE IF NOT EXISTS lock_thread (
 	cap INTEGER NOT NULL REFERENCES capture(cap),
 	time_ns INTEGER NOT NULL,
+	interval_ns INTEGER,
 	tgid INTEGER NOT NULL,
 	uaddr INTEGER NOT NULL,
 	tid INTEGER NOT NULL,
@@ -34,6 +39,7 @@ CREATE TABLE IF NOT EXISTS lock_thread (
 CREATE TABLE IF NOT EXISTS lock_site (
 	cap INTEGER NOT NULL REFERENCES capture(cap),
 	time_ns INTEGER NOT NULL,
+	interval_ns INTEGER,
 	tgid INTEGER NOT NULL,
 	uaddr INTEGER NOT NULL,
 	stack_id INTEGER,             -- the user stack; NULL when it was lost

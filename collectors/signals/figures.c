@@ -1,6 +1,7 @@
 /* figures.c — the signals collector's figures (analyze/figures.h): per signal, the count sent
  * to the target's threads over the window and per second, and the fatal deliveries; from
- * signals_sum__load (report.c), the sums `report signals` prints. */
+ * signals_sum__load (report.c), the sums `report signals` prints. Of the /proc lane (without
+ * eBPF), which counts no signal: not measured. */
 #include <string.h>
 
 #include "analyze/figures.h"
@@ -12,9 +13,18 @@ static int compute(struct fig_ctx *c, const struct an_figure *f, struct fig_fami
 	bool rate = !strcmp(f->name, "signals.rate(*)");
 	bool fatal = !strcmp(f->name, "signals.fatal");
 	struct signals_sum s;
+	struct probe_info pi;
 	uint64_t nf = 0;
 	int err;
 
+	err = probe__lookup(c->db, c->m->cap, "signals", &pi);
+	if (err)
+		return err;
+	if (!strcmp(pi.source, "proc")) {
+		fig_family__not_measured(fam, "the /proc lane (eBPF lane off) shows the threads' "
+					      "signal sets, not the signals sent or taken");
+		return 0;
+	}
 	if (rate) {
 		if (!(c->span_s > 0)) {
 			fig_family__not_measured(fam, "the window holds no time of the capture");

@@ -1,7 +1,8 @@
 /* report.c — `report signals`: the signals sent to the target's threads and taken by them
  * over the window, one row per (stage, signal, si_code, result, sender, receiving thread),
- * the most frequent first within each stage; and the totals by signal. One table model,
- * three renderings (analyze/output.h).
+ * the most frequent first within each stage; and the totals by signal. Of the /proc lane
+ * (without eBPF): no counts (not measured), each thread's signal sets at the window's end
+ * and their changes in it. One table model, three renderings (analyze/output.h).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -11,6 +12,7 @@
 #include <string.h>
 
 #include "analyze/report.h"
+#include "collectors/signals/names.h"
 #include "collectors/signals/report.h"
 
 /* The rows of the window: an interval sample is in it when its midpoint is (report.h). */
@@ -167,6 +169,129 @@ static int by_table(const struct signals_sum *s, struct table **out)
 	return 0;
 }
 
+/* The /proc lane: each thread's sets as they stood at the window's end (its last row at or
+ * before it, not gone), and the changes in the window. */
+static const char sets_sql[] =
+	"SELECT s.tgid, s.tid, s.pending, s.shared_pending, s.blocked, s.ignored, s.caught, "
+	"s.queued, s.queue_limit FROM signal_sets s WHERE s.cap = ?1 AND s.gone = 0 AND "
+	"s.time_ns = (SELECT MAX(x.time_ns) FROM signal_sets x WHERE x.cap = ?1 AND "
+	"x.tgid = s.tgid AND x.tid = s.tid AND x.time_ns <= ?3) ORDER BY s.tgid, s.tid";
+static const char changes_sql[] =
+	"SELECT time_ns, tgid, tid, what, added, removed FROM signal_set_change WHERE cap = ?1 "
+	"AND time_ns >= ?2 AND time_ns <= ?3 ORDER BY time_ns, rowid";
+
+static const char *const sets_names[] = { "pid",     "tid",    "pending", "shared_pending",
+					  "blocked", "ignored", "caught", "queued",
+					  "queue_limit" };
+static const char *const change_names[] = { "t_s", "pid", "tid", "set", "added", "removed" };
+
+static int sets_tables(const struct report_ctx *ctx, struct table *st, struct table *ct)
+{
+	sqlite3_stmt *q = NULL;
+	int err = 0, rc;
+
+	if (report__prepare(ctx->db, sets_sql, ctx->m, &ctx->o->win, &q))
+		return -EIO;
+	while (!err && (rc = sqlite3_step(q)) == SQLITE_ROW) {
+		err = table__add_row(st);
+		err = err ?: table__set_int(st, 0, sqlite3_column_int64(q, 0), NULL);
+		err = err ?: table__set_int(st, 1, sqlite3_column_int64(q, 1), NULL);
+		for (int k = 2; !err && k <= 6; k++) {
+			char names[1024];
+
+			signals_mask_names((uint64_t)sqlite3_column_int64(q, k), names,
+					   sizeof(names));
+			err = table__set_text(st, (size_t)k, names);
+			if (!err && !names[0]) /* an empty set: "-" in text */
+				err = table__set_display(st, (size_t)k, "-");
+		}
+		if (!err && sqlite3_column_type(q, 8) != SQLITE_NULL) {
+			err = table__set_int(st, 7, sqlite3_column_int64(q, 7), NULL);
+			err = err ?: table__set_int(st, 8, sqlite3_column_int64(q, 8), NULL);
+		}
+	}
+	if (!err && rc != SQLITE_DONE)
+		err = -EIO;
+	sqlite3_finalize(q);
+	q = NULL;
+	if (err || report__prepare(ctx->db, changes_sql, ctx->m, &ctx->o->win, &q))
+		return err ? err : -EIO;
+	while (!err && (rc = sqlite3_step(q)) == SQLITE_ROW) {
+		double t = (double)(sqlite3_column_int64(q, 0) - ctx->m->base_ns) / 1e9;
+		char tb[32];
+
+		snprintf(tb, sizeof(tb), "%.3f", t);
+		err = table__add_row(ct);
+		err = err ?: table__set_real(ct, 0, t, tb);
+		err = err ?: table__set_int(ct, 1, sqlite3_column_int64(q, 1), NULL);
+		err = err ?: table__set_int(ct, 2, sqlite3_column_int64(q, 2), NULL);
+		for (int k = 3; !err && k <= 5; k++) {
+			const char *v = (const char *)sqlite3_column_text(q, k);
+
+			err = table__set_text(ct, (size_t)k, v ? v : "");
+		}
+	}
+	if (!err && rc != SQLITE_DONE)
+		err = -EIO;
+	sqlite3_finalize(q);
+	return err;
+}
+
+/* `report signals` of the /proc lane: no counts (never 0s), the sets and their changes. */
+static int proc_body(const struct report_ctx *ctx)
+{
+	static const char why[] = "the /proc lane (eBPF lane off) shows the threads' signal sets, "
+				  "not the signals sent or taken";
+	const struct report_opts *o = ctx->o;
+	struct table *st = table__new(9, sets_names), *ct = table__new(6, change_names);
+	FILE *out = ctx->out;
+	struct json *j = ctx->j;
+	char w[96];
+	int err;
+
+	err = st && ct ? sets_tables(ctx, st, ct) : -ENOMEM;
+	if (err)
+		goto cleanup;
+	switch (o->fmt) {
+	case OUT_TEXT:
+		window__describe(&o->win, w, sizeof(w));
+		fprintf(out, "signals (%s): sent and taken not measured: %s\n", w, why);
+		report__drops(NULL, out, o, "signals", ctx->drops, ctx->ndrops);
+		fprintf(out, "\nsignal sets at the end of the window (/proc/PID/task/TID/status)\n");
+		err = table__print(st, out, OUT_TEXT);
+		if (!err && table__rows(ct)) {
+			fprintf(out, "\nchanges in the window\n");
+			err = table__print(ct, out, OUT_TEXT);
+		}
+		break;
+	case OUT_CSV:
+		report__drops(NULL, out, o, "signals", ctx->drops, ctx->ndrops);
+		err = table__print(st, out, OUT_CSV);
+		break;
+	case OUT_JSON:
+		json__kv_bool(j, "collected", true);
+		report__drops(j, out, o, "signals", ctx->drops, ctx->ndrops);
+		json__kv_string(j, "lane", "proc");
+		json__kv_bool(j, "counts_measured", false);
+		json__kv_string(j, "counts_why", why);
+		json__key(j, "sent");
+		json__null(j);
+		json__key(j, "taken");
+		json__null(j);
+		json__key(j, "sets");
+		table__json(st, j, NULL, 0);
+		json__key(j, "set_changes");
+		table__json(ct, j, NULL, 0);
+		json__end_object(j);
+		err = json__end(j);
+		break;
+	}
+cleanup:
+	table__free(st);
+	table__free(ct);
+	return err;
+}
+
 static int signals_body(const struct report_ctx *ctx)
 {
 	const struct report_opts *o = ctx->o;
@@ -177,6 +302,8 @@ static int signals_body(const struct report_ctx *ctx)
 	char w[96], a[32], b[32];
 	int err;
 
+	if (ctx->probe && !strcmp(ctx->probe->source, "proc"))
+		return proc_body(ctx);
 	t = table__new(COLS, col_names);
 	if (!t)
 		return -ENOMEM;
@@ -204,6 +331,8 @@ static int signals_body(const struct report_ctx *ctx)
 	case OUT_JSON:
 		json__kv_bool(j, "collected", true);
 		report__drops(j, out, o, "signals", ctx->drops, ctx->ndrops);
+		json__kv_string(j, "lane", "ebpf");
+		json__kv_bool(j, "counts_measured", true);
 		json__key(j, "sent");
 		json__uint(j, s.sent);
 		json__key(j, "taken");
@@ -227,7 +356,7 @@ static const struct an_report signals_report = {
 	.name = "signals",
 	.order = 160,
 	.summary = "signals sent to and taken by the target's threads, with senders",
-	.tables = "signal_count",
+	.tables = "signal_count,signal_sets,signal_set_change",
 	.probe = "signals",
 	.drops = "signals",
 	.body = signals_body,
