@@ -17,6 +17,7 @@
 
 #include "analyze/cache.h"
 #include "analyze/db.h"
+#include "common/hash.h"
 #include "proto/capture.h"
 
 extern const char ptop_schema_sql[];
@@ -24,6 +25,21 @@ extern const char ptop_schema_sql[];
 /* the marker is a line of its own (the header comment also names it, in quotes) */
 #define INDEX_MARKER "\n-- @@ indexes @@\n"
 #define SQLITE_MAGIC "SQLite format 3"   /* 16 bytes with its NUL */
+
+/* This build's schema, as one number: a hash of its tables' and views' text (the part
+ * before the index marker), never 0, kept in the DB's application_id. DB_SCHEMA_VERSION
+ * says which format a DB has; this tells a DB of another build of the same version whose
+ * tables differ (a column added without a new version: an entry of the cache built by an
+ * older ptop would then fail a report's query instead of being built again). A hash, not
+ * a comparison with the schema made afresh: that cost each command 6 ms of CPU. */
+static int32_t schema_id(void)
+{
+	const char *mark = strstr(ptop_schema_sql, INDEX_MARKER);
+	size_t n = mark ? (size_t)(mark - ptop_schema_sql) : strlen(ptop_schema_sql);
+	uint64_t h = fnv1a64_bytes(FNV1A64_INIT, ptop_schema_sql, n);
+
+	return (int32_t)(((h ^ (h >> 32)) & 0x7ffffffe) | 1);
+}
 
 /* The tables and views of the schema: the part before the index marker. */
 static int apply_schema(sqlite3 *db, const char *path, char *err, size_t errlen)
@@ -33,13 +49,14 @@ static int apply_schema(sqlite3 *db, const char *path, char *err, size_t errlen)
 	char *sql = NULL, *msg = NULL;
 	int rc, ret = 0;
 
-	sql = malloc(n + 64);
+	sql = malloc(n + 128);
 	if (!sql) {
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
-	snprintf(sql, n + 64, "BEGIN;\n%.*s\nPRAGMA user_version = %d;\nCOMMIT;", (int)n,
-		 ptop_schema_sql, DB_SCHEMA_VERSION);
+	snprintf(sql, n + 128,
+		 "BEGIN;\n%.*s\nPRAGMA user_version = %d;\nPRAGMA application_id = %d;\nCOMMIT;",
+		 (int)n, ptop_schema_sql, DB_SCHEMA_VERSION, (int)schema_id());
 	rc = sqlite3_exec(db, sql, NULL, NULL, &msg);
 	if (rc != SQLITE_OK) {
 		snprintf(err, errlen, "creating the schema in %s: %s", path,
@@ -135,7 +152,7 @@ cleanup:
 int db__open(const char *path, bool create, bool readonly, sqlite3 **out, char *err, size_t errlen)
 {
 	sqlite3 *db = NULL;
-	int64_t version = 0, objects = 0;
+	int64_t version = 0, objects = 0, app = 0;
 	struct stat st;
 	int flags, rc, ret = 0;
 
@@ -220,6 +237,19 @@ int db__open(const char *path, bool create, bool readonly, sqlite3 **out, char *
 				   "with `ptop-analyze load FILE --db NEW.db`"
 				 : "load the capture again into a new DB with `ptop-analyze load FILE "
 				   "--db NEW.db`");
+		goto cleanup;
+	} else if (query_int(db, "PRAGMA application_id", &app) != SQLITE_OK) {
+		ret = -EIO;
+		snprintf(err, errlen, "cannot read %s: %s", path, sqlite3_errmsg(db));
+		goto cleanup;
+	} else if (app != schema_id()) {
+		ret = -EPROTO;
+		snprintf(err, errlen,
+			 "%s was written by another build of ptop-analyze: it has DB schema "
+			 "version %d, but its tables are not this build's (schema id %" PRId64
+			 ", this build's %d): load the capture again into a new DB with "
+			 "`ptop-analyze load FILE --db NEW.db`",
+			 path, DB_SCHEMA_VERSION, app, (int)schema_id());
 		goto cleanup;
 	} else {
 		ret = check_schema(db, path, err, errlen);

@@ -1911,6 +1911,50 @@ static void test_15_missing_table(void **state)
 	}
 }
 
+/* A DB of this schema version written by another build whose tables differ (its
+ * application_id, the schema's id, is not this build's: an entry of the cache built by
+ * an older ptop before a column was added, lifecycle's status_known or locks'
+ * interval_ns, without a new DB_SCHEMA_VERSION; 0 for a build before the id) is refused
+ * saying so, so the cache builds the entry again instead of failing a report's query. */
+static void test_15b_other_build(void **state)
+{
+	const int32_t others[] = {0, 2, -5};
+	char p[64], sql[96];
+	sqlite3 *db = NULL, *raw = NULL;
+	int64_t id = 0;
+	sqlite3_stmt *st = NULL;
+	int rc;
+
+	(void)state;
+	db = open_rw(tpath("schema-ref2.db"));
+	assert_int_equal(sqlite3_prepare_v2(db, "PRAGMA application_id", -1, &st, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+	id = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+	assert_true(id != 0);
+	for (size_t k = 0; k < sizeof(others) / sizeof(*others); k++) {
+		snprintf(p, sizeof(p), "other-build-%zu.db", k);
+		copy_file(tpath("schema-ref2.db"), tpath(p));
+		assert_int_equal(sqlite3_open(tpath(p), &raw), SQLITE_OK);
+		snprintf(sql, sizeof(sql), "PRAGMA application_id = %d",
+			 others[k] == 2 ? (int)(id ^ 2) : others[k]);
+		assert_int_equal(sqlite3_exec(raw, sql, NULL, NULL, NULL), SQLITE_OK);
+		sqlite3_close(raw);
+		db = NULL;
+		rc = db__open(tpath(p), false, true, &db, errbuf, sizeof(errbuf));
+		if (rc != -EPROTO || !strstr(errbuf, "another build of ptop-analyze") ||
+		    !strstr(errbuf, "load the capture again"))
+			fail_msg("%s: db__open gave %d (%s)", sql, rc, errbuf);
+		assert_null(db);
+		unlink(tpath(p));
+	}
+	/* this build's own id opens */
+	assert_int_equal(db__open(tpath("schema-ref2.db"), false, true, &db, errbuf, sizeof(errbuf)),
+			 0);
+	sqlite3_close(db);
+}
+
 /* The cache folder is used only when it is this user's own and nobody else may
  * write it (issue 10: one of another user, or world-writable, was used). */
 static void test_16_cache_folder_trust(void **state)
@@ -2340,6 +2384,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_13_cpuprof_stack_pid, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_14_cpu_cgroup_lane, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_15_missing_table, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_15b_other_build, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_16_cache_folder_trust, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_17_info_width, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_18_syscall_names, setup, teardown),

@@ -3,7 +3,8 @@
 # capture gets its own; a capture changed in place at the same size, its mtime set
 # back, is read again (the key holds the inode, ctime and a hash of the bytes), and one
 # only touched is not; an entry in use (flock) is kept by prune and clear; prune removes the least recently used down to --max-size;
-# clear removes all; a bad PTOP_CACHE_MAX is refused by `cache` and warned about by
+# clear removes all; an entry of another build (its schema id) is built again; a bad
+# PTOP_CACHE_MAX is refused by `cache` and warned about by
 # the commands that build an entry.
 . "$(dirname "$0")/lib.sh"
 "$REC" --quiet --no-ebpf --interval 100ms -o "$TMP/a.ptop" -- sleep 0.3
@@ -27,6 +28,19 @@ assert_eq "another capture, another entry" 2 "$(entries)"
 has "^cache $XDG_CACHE_HOME/ptop: 2 entries" <"$TMP/list.txt" || fail "cache list does not count the entries"
 "$ANA" cache list --format csv | has "^capture_id,capture_bytes,db_bytes,last_used,source,entry" ||
 	fail "cache list --format csv has no header"
+
+# an entry built by another build of ptop-analyze whose tables differ (application_id,
+# the schema's id: 0 before the id existed) is built again, not used (its queries would
+# fail on a column it lacks)
+entry=$("$ANA" cache list --format json | python3 -c 'import json,sys
+print([e["entry"] for e in json.load(sys.stdin)["entries"] if e["source"].endswith("/b.ptop")][0])')
+appid() { python3 -c 'import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute("pragma application_id").fetchone()[0])' "$entry"; }
+id=$(appid)
+[ "$id" != 0 ] || fail "a new entry has no schema id"
+python3 -c 'import sqlite3,sys; c = sqlite3.connect(sys.argv[1]); c.execute("pragma application_id = 0"); c.commit()' "$entry"
+"$ANA" report syscalls "$TMP/b.ptop" >/dev/null || fail "report on an entry of another build: exit $?"
+assert_eq "an entry of another build is built again" "$id" "$(appid)"
+assert_eq "and replaced, not added" 2 "$(entries)"
 
 # prune: b was used last, a goes
 "$ANA" info "$TMP/b.ptop" >/dev/null
