@@ -8,7 +8,7 @@
  * machine is left as it was. The kernel.bpf_stats_enabled sysctl is never written.
  *
  * usage: bpf_stats enable        turn statistics on, print "enabled", hold them on until
- *                                SIGINT or SIGTERM
+ *                                SIGINT or SIGTERM, or until its parent ends
  *        bpf_stats progs PID...  one line per BPF program the processes PID hold (a
  *                                program's fd or a link's, from /proc/PID/fdinfo):
  *                                "prog ID TYPE NAME RUN_TIME_NS RUN_CNT RECURSION_MISSES"
@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
@@ -49,6 +50,10 @@ static int cmd_enable(void)
 	sigaddset(&set, SIGINT);
 	sigaddset(&set, SIGTERM);
 	sigprocmask(SIG_BLOCK, &set, NULL);
+	/* the bench that started this may die without a word: end with it */
+	prctl(PR_SET_PDEATHSIG, SIGTERM);
+	if (getppid() == 1)
+		return 1;
 	fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
 	if (fd < 0) {
 		fprintf(stderr, "bpf_stats: BPF_ENABLE_STATS: %s (%s)\n", strerror(errno),
