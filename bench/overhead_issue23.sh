@@ -127,9 +127,11 @@ report() {
 		}
 		if ($9 != "-") {
 			tns[k] += $12; tcnt[k] += $11; ins[k] += $14
-			pk = $3 SUBSEP $4 SUBSEP $10 SUBSEP $9
-			if (!(pk in pseen)) { pseen[pk] = 1; plist[$3, $4] = plist[$3, $4] " " $9 ":" $10 }
-			prun[pk, $2] = $11; pns[pk, $2] = $12
+			# by name: the programs of one name in a run summed (floor-all has two
+			# noop_fork), the ids differ from run to run
+			pk = $3 SUBSEP $4 SUBSEP $10
+			if (!(pk in pseen)) { pseen[pk] = 1; plist[$3, $4] = plist[$3, $4] " " $10 }
+			prun[pk, $2] += $11; pns[pk, $2] += $12
 		}
 		if (!(($3, $4) in seenc)) { seenc[$3, $4] = 1; cfgs[$3, ++nc[$3]] = $4 }
 		if (!($3 in seenw)) { seenw[$3] = 1; wls[++nw] = $3 }
@@ -193,8 +195,8 @@ report() {
 				line = ""
 				np = split(plist[wl, cfg], pp, " ")
 				for (i = 1; i <= np; i++) {
-					split(pp[i], q, ":")
-					pk = wl SUBSEP cfg SUBSEP q[2] SUBSEP q[1]
+					q[2] = pp[i]
+					pk = wl SUBSEP cfg SUBSEP q[2]
 					ns = 0
 					for (s = 1; s <= 100; s++) {
 						k = wl SUBSEP cfg SUBSEP s
