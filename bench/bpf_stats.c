@@ -12,6 +12,11 @@
  *        bpf_stats progs PID...  one line per BPF program the processes PID hold (a
  *                                program's fd or a link's, from /proc/PID/fdinfo):
  *                                "prog ID TYPE NAME RUN_TIME_NS RUN_CNT RECURSION_MISSES"
+ *        bpf_stats hold PID...   open those programs and keep them open (they stay
+ *                                readable after PID exits: a recorder ends with its
+ *                                target), print "held N", then at each SIGUSR1 their
+ *                                lines and "end", until SIGINT or SIGTERM (or its parent
+ *                                ends)
  * The figures are cumulative since each program was loaded, counted only while statistics
  * were on: take them before and after, and subtract. Needs root (CAP_SYS_ADMIN).
  * Exits 2 for a usage error, 1 when the kernel refused.
@@ -34,7 +39,7 @@
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: bpf_stats enable | bpf_stats progs PID...\n");
+	fprintf(stderr, "usage: bpf_stats enable | bpf_stats progs PID... | bpf_stats hold PID...\n");
 	return 2;
 }
 
@@ -126,50 +131,110 @@ static int pid_progs(const char *pid, __u32 *ids, int *n)
 	return 0;
 }
 
-static int cmd_progs(int argc, char **argv)
+/* Print the line of the program FD (id ID); -1 when it cannot be read. */
+static int print_prog(int fd, __u32 id)
 {
-	static __u32 ids[MAX_PROGS];
 	struct bpf_prog_info info;
 	const char *type;
-	int n = 0, i, fd, err = 0;
-	__u32 len;
+	__u32 len = sizeof(info);
+
+	memset(&info, 0, sizeof(info));
+	if (bpf_obj_get_info_by_fd(fd, &info, &len)) {
+		fprintf(stderr, "bpf_stats: program %u: info: %s\n", id, strerror(errno));
+		return -1;
+	}
+	if (len < offsetof(struct bpf_prog_info, recursion_misses) + sizeof(info.recursion_misses)) {
+		fprintf(stderr, "bpf_stats: program %u: this kernel reports no run time"
+				" (Linux 5.12+ for recursion_misses)\n", id);
+		return -1;
+	}
+	type = libbpf_bpf_prog_type_str(info.type);
+	printf("prog %u %s %s %llu %llu %llu\n", info.id, type ? type : "unknown",
+	       info.name[0] ? info.name : "-", (unsigned long long)info.run_time_ns,
+	       (unsigned long long)info.run_cnt, (unsigned long long)info.recursion_misses);
+	return 0;
+}
+
+/* Open the programs the processes PIDS hold: their fds in FDS and ids in IDS, the count
+ * in *N. 0, 1 when one could not be read, 2 for a usage error. */
+static int open_progs(int argc, char **argv, int *fds, __u32 *ids, int *n)
+{
+	static __u32 found[MAX_PROGS];
+	int nf = 0, i, fd, err = 0;
 
 	for (i = 0; i < argc; i++) {
 		if (strspn(argv[i], "0123456789") != strlen(argv[i]) || !argv[i][0]) {
-			fprintf(stderr, "bpf_stats: progs: %s is not a pid\n", argv[i]);
+			fprintf(stderr, "bpf_stats: %s is not a pid\n", argv[i]);
 			return 2;
 		}
-		if (pid_progs(argv[i], ids, &n))
+		if (pid_progs(argv[i], found, &nf))
 			err = 1;
 	}
-	for (i = 0; i < n; i++) {
-		fd = bpf_prog_get_fd_by_id(ids[i]);
+	*n = 0;
+	for (i = 0; i < nf; i++) {
+		fd = bpf_prog_get_fd_by_id(found[i]);
 		if (fd < 0) {
 			if (errno == ENOENT)
 				continue; /* unloaded since */
-			fprintf(stderr, "bpf_stats: program %u: %s\n", ids[i], strerror(errno));
+			fprintf(stderr, "bpf_stats: program %u: %s\n", found[i], strerror(errno));
 			err = 1;
 			continue;
 		}
-		memset(&info, 0, sizeof(info));
-		len = sizeof(info);
-		if (bpf_obj_get_info_by_fd(fd, &info, &len)) {
-			fprintf(stderr, "bpf_stats: program %u: info: %s\n", ids[i], strerror(errno));
-			err = 1;
-		} else if (len < offsetof(struct bpf_prog_info, recursion_misses) +
-					 sizeof(info.recursion_misses)) {
-			fprintf(stderr, "bpf_stats: program %u: this kernel reports no run time"
-					" (Linux 5.12+ for recursion_misses)\n", ids[i]);
-			err = 1;
-		} else {
-			type = libbpf_bpf_prog_type_str(info.type);
-			printf("prog %u %s %s %llu %llu %llu\n", info.id, type ? type : "unknown",
-			       info.name[0] ? info.name : "-", (unsigned long long)info.run_time_ns,
-			       (unsigned long long)info.run_cnt,
-			       (unsigned long long)info.recursion_misses);
-		}
-		close(fd);
+		fds[*n] = fd;
+		ids[(*n)++] = found[i];
 	}
+	return err;
+}
+
+static int cmd_progs(int argc, char **argv)
+{
+	static int fds[MAX_PROGS];
+	static __u32 ids[MAX_PROGS];
+	int n, i, err;
+
+	err = open_progs(argc, argv, fds, ids, &n);
+	if (err == 2)
+		return 2;
+	for (i = 0; i < n; i++) {
+		if (print_prog(fds[i], ids[i]))
+			err = 1;
+		close(fds[i]);
+	}
+	return err;
+}
+
+/* hold PID...: keep the programs open (a program stays loaded, its figures readable,
+ * after its owner exits: a recorder that ends with its target), print "held N", then at
+ * each SIGUSR1 their lines and "end", until SIGINT or SIGTERM. */
+static int cmd_hold(int argc, char **argv)
+{
+	static int fds[MAX_PROGS];
+	static __u32 ids[MAX_PROGS];
+	sigset_t set;
+	int n, i, err, sig;
+
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGUSR1);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+	prctl(PR_SET_PDEATHSIG, SIGTERM);
+	err = open_progs(argc, argv, fds, ids, &n);
+	if (err == 2)
+		return 2;
+	printf("held %d\n", n);
+	fflush(stdout);
+	while (!sigwait(&set, &sig) && sig == SIGUSR1) {
+		for (i = 0; i < n; i++)
+			if (print_prog(fds[i], ids[i]))
+				err = 1;
+		printf("end\n");
+		fflush(stdout);
+	}
+	for (i = 0; i < n; i++)
+		close(fds[i]);
 	return err;
 }
 
@@ -179,5 +244,7 @@ int main(int argc, char **argv)
 		return cmd_enable();
 	if (argc >= 3 && !strcmp(argv[1], "progs"))
 		return cmd_progs(argc - 2, argv + 2);
+	if (argc >= 3 && !strcmp(argv[1], "hold"))
+		return cmd_hold(argc - 2, argv + 2);
 	return usage();
 }

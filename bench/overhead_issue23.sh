@@ -15,7 +15,8 @@
 #    turned on only for this phase by bench/bpf_stats enable (the BPF_ENABLE_STATS command:
 #    a file descriptor, statistics stop when it closes; the sysctl is never written), and
 #    never during phase 1, whose runs they would slow. Each program of the tracer
-#    (found from /proc/PID/fdinfo, read through bpf_prog_info) gives run_time_ns and
+#    (found from /proc/PID/fdinfo and held open by bpf_stats hold, read through
+#    bpf_prog_info) gives run_time_ns and
 #    run_cnt over the workload's run; that is, for every event of the machine, the target's
 #    and the other processes' (the programs filter by pid inside): an upper bound on the
 #    target's share. An idle window of IDLE seconds (default 1) just before the workload
@@ -231,8 +232,8 @@ for c in $FOUR; do
 done
 all_collectors=$(bench_caps none; echo "$others" | tr , ' ')
 bench_tmp
-spid=''
-trap 'kill -INT "$spid" 2>/dev/null; bench_tmp_cleanup' EXIT
+spid='' hpid=''
+trap 'kill -INT "$spid" "$hpid" 2>/dev/null; bench_tmp_cleanup' EXIT
 RAW=${RAW:-$tmp/raw}
 : >"$RAW"
 read -ra configs <<<"$CONFIGS"
@@ -267,15 +268,33 @@ for w in "${wls[@]}"; do wl_cmd "$w" >/dev/null || exit 2; done
 
 now_ns() { date +%s%N; }
 
+# snap K: the K-th reading of the holder (bpf_stats hold, pid $hpid): its program lines
+snap() {
+	local i
+	kill -USR1 "$hpid" 2>/dev/null || return
+	for ((i = 0; i < 100; i++)); do
+		[ "$(grep -c '^end' "$tmp/hold.out")" -ge "$1" ] && break
+		sleep 0.02
+	done
+	awk -v k="$1" '/^end/ { n++; next } n == k - 1 && /^prog / { print }' "$tmp/hold.out"
+}
+
 # run_one CFG WL [STATSRUN]: one run; prints "NS_PER_OP OPS_PER_S" (nothing if it failed).
 # With STATSRUN, appends the st lines of its programs to $RAW instead.
 run_one() {
-	local cfg=$1 wl=$2 srun=${3:-} ok=0 t_out=$tmp/t.out t_err=$tmp/t.err cmd s0 s1 s2 ti tw0 tw1
+	local cfg=$1 wl=$2 srun=${3:-} ok=0 t_out=$tmp/t.out t_err=$tmp/t.err cmd s0='' s1='' s2=''
+	local ti tw0 tw1 tp
 	: >"$t_out"; : >"$t_err"; : >"$tmp/w.out"
 	read -ra cmd <<<"$(wl_cmd "$wl")"
 	"${cmd[@]}" >"$tmp/w.out" &
 	wpid=$!
-	bench_wait_for "$tmp/w.out" '^pid ' 5 || { kill -KILL "$wpid"; wait "$wpid"; wpid=''; return; }
+	if ! bench_wait_for "$tmp/w.out" '^pid ' 5; then
+		echo "overhead_issue23: $cfg on $wl: the workload did not start in 5 s: run left out" >&2
+		kill -KILL "$wpid" 2>/dev/null
+		wait "$wpid" 2>/dev/null
+		wpid=''
+		return
+	fi
 	tpid=''
 	case $cfg in
 	none) ok=1 ;;
@@ -292,28 +311,47 @@ run_one() {
 		bench_end_run overhead_issue23 "$cfg" 0 "$t_err"
 		return
 	fi
+	hpid=''
 	if [ -n "$srun" ] && [ -n "$tpid" ]; then
-		s0=$("$STATS" progs "$tpid"); ti=$(now_ns)
-		sleep "$IDLE"
-		s1=$("$STATS" progs "$tpid"); tw0=$(now_ns)
+		# the programs held open: a recorder ends with its target, and its programs
+		# with it, before the last reading could be taken
+		: >"$tmp/hold.out"
+		"$STATS" hold "$tpid" >"$tmp/hold.out" &
+		hpid=$!
+		if bench_wait_for "$tmp/hold.out" '^held ' 5; then
+			s0=$(snap 1); ti=$(now_ns)
+			sleep "$IDLE"
+			s1=$(snap 2); tw0=$(now_ns)
+		fi
 	fi
 	kill -USR1 "$wpid"
 	wait "$wpid"
-	if [ -n "$srun" ] && [ -n "$tpid" ]; then
-		s2=$("$STATS" progs "$tpid"); tw1=$(now_ns)
+	[ -n "$s1" ] && { s2=$(snap 3); tw1=$(now_ns); }
+	if [ -n "$hpid" ]; then
+		kill -INT "$hpid" 2>/dev/null
+		wait "$hpid" 2>/dev/null
+		hpid=''
 	fi
-	wpid=''
+	wpid='' tp=$tpid
 	if [ -n "$tpid" ]; then
 		kill -INT "$tpid" 2>/dev/null
 		wait "$tpid" 2>/dev/null
 		tpid=''
 	fi
 	rm -f "$tmp/run.ptop"
+	if ! grep -Eq '^(switches|ops) ' "$tmp/w.out"; then
+		echo "overhead_issue23: $cfg on $wl: the workload printed no result: run left out" >&2
+		return
+	fi
 	if [ -z "$srun" ]; then
 		awk '/^(switches|ops) / { print $6, $8 }' "$tmp/w.out"
 		return
 	fi
-	[ -n "$s0" ] || return
+	if [ -z "$s0" ] || [ -z "$s2" ]; then
+		echo "overhead_issue23: $cfg on $wl, statistics run $srun: bpf_stats listed no" \
+			"program of the tracer (pid $tp); the run is left out" >&2
+		return
+	fi
 	# st lines: per program, the window's and the idle window's runs and run time
 	awk -v run="$srun" -v wl="$wl" -v cfg="$cfg" -v idle=$((tw0 - ti)) -v window=$((tw1 - tw0)) \
 		-v s0="$s0" -v s1="$s1" -v s2="$s2" '
