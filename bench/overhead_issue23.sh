@@ -14,12 +14,11 @@
 #    each traced configuration with the kernel's BPF run-time statistics on. They are
 #    turned on only for this phase by bench/bpf_stats enable (the BPF_ENABLE_STATS command:
 #    a file descriptor, statistics stop when it closes; the sysctl is never written), and
-#    never during phase 1, whose runs they would slow. Each program of the tracer
-#    (found from /proc/PID/fdinfo and held open by bpf_stats hold, read through
-#    bpf_prog_info) gives run_time_ns and
-#    run_cnt over the workload's run; that is, for every event of the machine, the target's
-#    and the other processes' (the programs filter by pid inside): an upper bound on the
-#    target's share. An idle window of IDLE seconds (default 1) just before the workload
+#    never during phase 1, whose runs they would slow. Each program of the tracer (found
+#    from /proc/PID/fdinfo and held open by bpf_stats hold, read through bpf_prog_info)
+#    gives run_time_ns and run_cnt over the workload's run; that is, for every event of
+#    the machine, the target's and the other processes' (the programs filter by pid
+#    inside): an upper bound on the target's share. An idle window of IDLE seconds (default 1) just before the workload
 #    starts measures the background the other processes cause; "bg-sub" subtracts it.
 #    The no-op floors' programs are measured the same way.
 #
@@ -40,6 +39,7 @@
 #   floor-NAME            bench_collector_floor NAME: no-op programs on NAME's tracepoints
 #                         (floor-all: on all four's, as many programs per tracepoint)
 # SECS (default 1): seconds of work per run at the paced rate (exec: 300*SECS execs).
+# RUNS=0 measures the BPF statistics alone; STATS_RUNS=0 the A/B alone.
 # RAW=FILE keeps every run's figures; REPORT=FILE prints the tables of a kept RAW file
 # without measuring. Needs root. Build folder from $PTOP_BUILD (default build).
 #
