@@ -183,10 +183,13 @@ report() {
 				else
 					sp = sprintf("%10s %9s %9s %9s %9s", "n/a", "-", "-", "-", "-")
 				shr = ns ? med(share, ns) : -1
+				bgm = ns ? med(bgs, ns) : -1
 				verdict = (vv == "within") ? "A/B within" : (vv == "above") ? "A/B above: costs more" : \
 					(vv == "below") ? "A/B below (noise)" : "A/B wider than +/-1.8%"
 				if (vv != "within" && vv != "above" && ns)
-					verdict = verdict sprintf("; BPF time %s 1.8%% of CPU", (shr <= 0.018) ? "<=" : ">")
+					verdict = verdict ((shr <= 0.018) ? "; BPF time <= 1.8% of CPU" : \
+						(bgm <= 0.018) ? "; BPF time > 1.8% of CPU with the events of other processes, <= after the background" : \
+						"; BPF time > 1.8% of CPU")
 				printf "%-16s %10.1f %26s %26s %s  %s\n", cfg, cmed, vn, vf, sp, verdict
 			}
 			# per program: ns per run and runs per operation (medians over the stats runs)
