@@ -30,6 +30,8 @@
 #             (a FUTEX_WAKE and a sleeping FUTEX_WAIT per switch), 100,000 switches/s
 #   exec      workload_proc -k exec: fork, exec /bin/true, wait, as fast as it can
 #             (its children's CPU counted)
+#   signal    (not in the default) workload_proc -k signal: raise(SIGUSR1), handled,
+#             100,000/s: the signals collector's worst case
 # Configurations (CONFIGS, default all):
 #   none                  no tracer
 #   threads locks signals lifecycle
@@ -264,7 +266,8 @@ wl_cmd() {
 	pipe1m) echo "$SW -m pipe -c $((ncpu - 1)) -r 1000000 -n $(awk -v s="$s" 'BEGIN { print int(1000000 * s) }') -w" ;;
 	futex) echo "$SW -m futex -c $((ncpu - 1)) -r 100000 -n $(awk -v s="$s" 'BEGIN { print int(100000 * s) }') -w" ;;
 	exec) echo "${wl_pin[*]} $PW -k exec -r 0 -n $(awk -v s="$s" 'BEGIN { print int(300 * s) }') -w" ;;
-	*) echo "overhead_issue23: no workload $1 (pipe100k, pipe1m, futex, exec)" >&2; return 2 ;;
+	signal) echo "${wl_pin[*]} $PW -k signal -r 100000 -n $(awk -v s="$s" 'BEGIN { print int(100000 * s) }') -w" ;;
+	*) echo "overhead_issue23: no workload $1 (pipe100k, pipe1m, futex, exec, signal)" >&2; return 2 ;;
 	esac
 }
 for w in "${wls[@]}"; do wl_cmd "$w" >/dev/null || exit 2; done
