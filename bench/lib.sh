@@ -97,14 +97,15 @@ bench_alloc_report() {
 }
 
 # bench_caps NAME: set others to every collector but NAME, as ptop-record --caps lists
-# them (comma-separated), and caps_line to --caps's line for NAME; true when NAME can
+# them (comma-separated; the "lane" lines under a collector are skipped), and caps_line to --caps's line for NAME; true when NAME can
 # run here. (--caps is read whole first: "--caps | grep -q" may quit early, and
 # pipefail takes the writer's SIGPIPE.)
 bench_caps() {
 	local caps
 	caps=$("$REC" --caps 2>&1 || true)
 	others=$(awk -v me="$1" '/^collectors/ { on = 1; next }
-		on && /^  [a-z]/ { if ($1 != me) print $1; next } on { exit }' <<<"$caps" | paste -sd, -)
+		on && /^  [a-z]/ { if ($1 != me) print $1; next } on && /^    / { next }
+		on { exit }' <<<"$caps" | paste -sd, -)
 	caps_line=$(grep -E "^ *$1 " <<<"$caps" || true)
 	grep -Eq "^ *$1 +yes" <<<"$caps"
 }
