@@ -212,6 +212,20 @@ static void clear_events(struct thr_priv *p)
 	p->nev = 0;
 }
 
+/* The eBPF lane's detail with off-CPU stacks, as thr_ustacks says. */
+static void stacks_detail(struct collector *c)
+{
+	snprintf(c->detail, sizeof(c->detail),
+		 "tp_btf/sched_switch, sched_wakeup, sched_process_fork/exit, task_rename; "
+		 "off-CPU stacks of blocks of at least %llu ns: user %s (%s)%s, kernel fp%s",
+		 (unsigned long long)threads_settings.offcpu_min_ns,
+		 user_stacks_name(thr_ustacks.mode), thr_ustacks.why,
+		 thr_ustacks.mode == USER_STACKS_DWARF
+			 ? ": stack copies at each voluntary switch-out, unwound offline"
+			 : "",
+		 c->ctx->pid > 0 ? "; /proc/PID/task/TID stat,status,wchan" : "");
+}
+
 static Ptop__V1__ProbeState threads_check(struct collector *c)
 {
 	struct rec_ctx *ctx = c->ctx;
@@ -280,13 +294,7 @@ static Ptop__V1__ProbeState threads_check(struct collector *c)
 			 "off-CPU stacks off (--offcpu-min off)%s",
 			 ctx->pid > 0 ? "; /proc/PID/task/TID stat,status,wchan" : "");
 	else if (ebpf)
-		snprintf(c->detail, sizeof(c->detail),
-			 "tp_btf/sched_switch, sched_wakeup, sched_process_fork/exit, task_rename; "
-			 "off-CPU stacks of blocks of at least %llu ns: user %s (%s), kernel "
-			 "fp%s",
-			 (unsigned long long)threads_settings.offcpu_min_ns,
-			 user_stacks_name(thr_ustacks.mode), thr_ustacks.why,
-			 ctx->pid > 0 ? "; /proc/PID/task/TID stat,status,wchan" : "");
+		stacks_detail(c);
 	else
 		snprintf(c->detail, sizeof(c->detail),
 			 "/proc/PID/task/TID stat,status,wchan (eBPF lane off: %s)",
@@ -423,7 +431,7 @@ retry:
 		      : threads_bpf__load(p->skel);
 	if (err && p->skel->rodata->thr_user_stacks == THR_USER_COPY) {
 		/* the stack copies did not load: frame-pointer walks, the lanes say why */
-		char cwhy[300], *at;
+		char cwhy[300];
 
 		user_stacks__copy_failed(c, PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_EBPF,
 					 "load threads BPF with stack copies", err, cwhy,
@@ -431,10 +439,7 @@ retry:
 		thr_ustacks.mode = USER_STACKS_FP;
 		snprintf(thr_ustacks.why, sizeof(thr_ustacks.why),
 			 "the stack copies failed to load: %.200s", cwhy);
-		at = strstr(c->detail, "user dwarf");
-		if (at)
-			snprintf(at, sizeof(c->detail) - (size_t)(at - c->detail),
-				 "user fp (%s), kernel fp", thr_ustacks.why);
+		stacks_detail(c);
 		threads_bpf__destroy(p->skel);
 		p->skel = NULL;
 		goto retry;
