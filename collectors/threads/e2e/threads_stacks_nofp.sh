@@ -66,7 +66,7 @@ done
 # PTOP_TEST_REFUSE=stack_copy: frame-pointer walks in the copies' place, said
 PTOP_TEST_REFUSE=stack_copy "$REC" --quiet --enable threads --user-stacks dwarf --interval 250ms \
 	-o "$TMP/refused.ptop" -- "$FIX/threads_nofp" 0.5 >/dev/null || fail "refused: ptop-record exited $?"
-assert_copy_fallback "$TMP/refused.ptop" threads stack_copy
+assert_copy_fallback "$TMP/refused.ptop" threads stack_copy ""
 has "user fp (the stack copies failed to load" <<<"$(q "$TMP/refused.ptop" "select detail from probe where name = 'threads'")" ||
 	fail "refused: the probe detail does not say fp: $(q "$TMP/refused.ptop" "select detail from probe where name = 'threads'")"
 assert_ge "refused: off-CPU stacks still taken" 1 "$(q "$TMP/refused.ptop" "select count(*) from offcpu_stack where user_stack_id is not null")"
