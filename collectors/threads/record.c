@@ -357,25 +357,6 @@ static int on_copy(void *arg, void *data, size_t size)
 	return 0;
 }
 
-/* The target's VMAs for the stack copies, from its maps now: the BPF side then seldom
- * needs to look one up (one lookup per copy at most in sched_switch). A failure only
- * costs lookups. */
-static void seed_vmas(struct thr_priv *p, pid_t pid)
-{
-	struct sc_vmas t, *v;
-	__u32 key = (__u32)pid;
-
-	if (pid <= 0 || sc_vmas__read(pid, &t))
-		return;
-	v = calloc((size_t)p->ncpus, sizeof(*v));
-	if (!v)
-		return;
-	for (int i = 0; i < p->ncpus; i++)
-		v[i] = t;
-	bpf_map_update_elem(bpf_map__fd(p->skel->maps.thr_vmas), &key, v, BPF_ANY);
-	free(v);
-}
-
 /* Seed the thread map with the target's threads that are off CPU at NOW (state S or D),
  * so that a thread asleep all along is counted off CPU from the start. */
 static void seed_sleepers(struct thr_priv *p, pid_t pid, uint64_t now);
@@ -463,7 +444,10 @@ retry:
 			snprintf(buf, len, "stack copies' ring buffer: %s", strerror(-err));
 			return err;
 		}
-		seed_vmas(p, c->ctx->pid);
+		/* the target's VMAs from its maps now: the copies then seldom look one up
+		 * (one lookup per copy at most in sched_switch); a failure only costs
+		 * lookups */
+		sc_vmas__seed(bpf_map__fd(p->skel->maps.thr_vmas), c->ctx->pid, p->ncpus);
 	}
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	p->skel->bss->attach_ns = (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;

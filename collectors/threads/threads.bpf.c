@@ -146,9 +146,7 @@ static __always_inline void take(void *ctx, __u64 flags, struct sm_key *sk)
 	__u32 zero = 0;
 	long err;
 
-	sk->hash = 0;
-	sk->nr = 0;
-	sk->kernel = 0;
+	__builtin_memset(sk, 0, sizeof(*sk));
 	buf = bpf_map_lookup_elem(&thr_walk, &zero);
 	if (!buf)
 		return;
@@ -174,9 +172,7 @@ static __always_inline void take_copy(struct task_struct *prev, struct sm_key *s
 	__u8 one = 1;
 	long err;
 
-	sk->hash = 0;
-	sk->nr = 0;
-	sk->kernel = 0;
+	__builtin_memset(sk, 0, sizeof(*sk));
 	c = bpf_map_lookup_elem(&thr_copy_buf, &zero);
 	if (!c || !regs || !cnt)
 		return;
