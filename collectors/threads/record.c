@@ -405,6 +405,8 @@ retry:
 		bpf_map__set_max_entries(p->skel->maps.thr_vmas, 1);
 	}
 	p->skel->rodata->sc_test_clobber = getenv("PTOP_TEST_STACK_CLOBBER") != NULL;
+	/* a pid's VMA table is filled at each poll: no lookup in sched_switch */
+	p->skel->rodata->thr_lookups = c->ctx->pid > 0 ? 0 : SC_LOOKUPS_PERF;
 	/* PTOP_TEST_REFUSE=stack_copy: the copies' load refused, as by a verifier */
 	err = p->skel->rodata->thr_user_stacks == THR_USER_COPY &&
 			      user_stacks__copy_refused(thr_ustacks.mode)
@@ -994,6 +996,9 @@ static int threads_poll(struct collector *c, uint64_t now_ns, unsigned flags)
 			err = p->crb_err;
 			if (err)
 				goto out;
+			/* the target's VMAs again: mappings made since are known to the
+			 * copies without a lookup (a failure only keeps more words) */
+			sc_vmas__seed(bpf_map__fd(p->skel->maps.thr_vmas), c->ctx->pid, p->ncpus);
 		}
 		err = read_offcpu(c, p, old, &off, &noff, &unreadable_stacks);
 		if (err)

@@ -45,6 +45,13 @@ char LICENSE[] SEC("license") = "GPL";
 const volatile __u64 offcpu_min_ns = 0; /* --offcpu-min */
 const volatile bool take_stacks = true;	/* false: --offcpu-min off (no stacks) */
 const volatile __u32 thr_user_stacks = THR_USER_FP; /* or THR_USER_COPY */
+/* bpf_find_vma calls a copy may make (bpf/stackcopy.h): interrupts are off in
+ * sched_switch, so each call's unlock is an irq_work, a self-IPI (a VM exit on a
+ * virtual machine: about 10 us per switch measured, bench/README.md). 0 for a pid, whose
+ * VMA table user space fills at each poll (a word in no VMA of a complete table is
+ * zeroed without a lookup; one in no VMA known is kept); SC_LOOKUPS_PERF for a cgroup,
+ * whose processes' tables are learned. */
+const volatile __u32 thr_lookups = 0;
 
 __u64 attach_ns = 0; /* CLOCK_MONOTONIC, written by record.c before attaching */
 __u32 thr_set = 0;   /* the aggregation set the program adds into (0 or 1) */
@@ -176,7 +183,7 @@ static __always_inline void take_copy(struct task_struct *prev, struct sm_key *s
 	c = bpf_map_lookup_elem(&thr_copy_buf, &zero);
 	if (!c || !regs || !cnt)
 		return;
-	err = sc_take(c, sc_vmas_of(&thr_vmas, tgid, prev), SC_LOOKUPS_PERF, prev,
+	err = sc_take(c, sc_vmas_of(&thr_vmas, tgid, prev), thr_lookups, prev,
 		      BPF_CORE_READ(regs, ip), BPF_CORE_READ(regs, sp), BPF_CORE_READ(regs, bp),
 		      tgid, (__u32)prev->pid);
 	if (err) {
