@@ -1134,8 +1134,9 @@ const struct collector_ops threads_collector = {
 	.name = "threads",
 	.summary = "threads: on/off-CPU time by reason, switches, migrations, state and wchan, "
 		   "created/exited, off-CPU stacks (eBPF sched_switch; /proc/PID/task)",
-	.off_by_default = "its off-CPU stacks cost the target about 1.1 us per voluntary "
-			  "context switch (two stack walks: 1.7-1.9x the CPU of a pipe ping-pong's "
+	.off_by_default = "its off-CPU stacks cost the target about 2-2.5 us per voluntary "
+			  "context switch with stack copies (--user-stacks auto or dwarf; about "
+			  "1 us with fp walks: 2-2.3x and 1.5x the CPU of a pipe ping-pong's "
 			  "switch; without stacks, --offcpu-min off, about 0.2 us over the bare "
 			  "tracepoints); see bench/README.md",
 	.opts = threads_opts,
