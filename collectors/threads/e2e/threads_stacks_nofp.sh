@@ -13,7 +13,9 @@
 #   - python3 by --pid (default auto): the main thread's off-CPU stack in time.sleep is
 #     whole, from clock_nanosleep through _PyEval_EvalFrameDefault to Py_BytesMain; a
 #     frame-pointer walk of the same never reaches Py_BytesMain;
-#   - PTOP_TEST_REFUSE=stack_copy: the copies' load refused, fp in their place, said.
+#   - PTOP_TEST_REFUSE=stack_copy: the copies' load refused, fp in their place, said;
+#   - PTOP_TEST_STACK_CLOBBER: every copy's scan state taken over: dropped, counted as
+#     stack_state_clobbered, none written.
 . tests/e2e/lib.sh
 need_ebpf
 need_fixture threads_nofp
@@ -74,6 +76,15 @@ assert_copy_fallback "$TMP/refused.ptop" threads stack_copy ""
 has "user fp (the stack copies failed to load" <<<"$(q "$TMP/refused.ptop" "select detail from probe where name = 'threads'")" ||
 	fail "refused: the probe detail does not say fp: $(q "$TMP/refused.ptop" "select detail from probe where name = 'threads'")"
 assert_ge "refused: off-CPU stacks still taken" 1 "$(q "$TMP/refused.ptop" "select count(*) from offcpu_stack where user_stack_id is not null")"
+
+# PTOP_TEST_STACK_CLOBBER: each copy's per-CPU scan state taken over, as by another scan
+# on its CPU: no copy is sent mixed, each is a drop with its reason (cpuprof, which
+# would take copies of its own, left out)
+PTOP_TEST_STACK_CLOBBER=1 "$REC" --quiet --enable threads --disable cpuprof --user-stacks dwarf --interval 250ms \
+	-o "$TMP/clobber.ptop" -- "$FIX/threads_nofp" 0.5 >/dev/null || fail "clobber: ptop-record exited $?"
+assert_ge "clobber: copies dropped as stack_state_clobbered" 3 \
+	"$(q "$TMP/clobber.ptop" "select coalesce(sum(lost), 0) from drop_notice where collector = 'threads' and kind = 'stack_state_clobbered'")"
+assert_eq "clobber: stack copies written" 0 "$(q "$TMP/clobber.ptop" "select count(*) from stack_copy")"
 
 # python3 (Debian's, without frame pointers) by --pid: whole stacks through the interpreter
 PY=/usr/bin/python3
