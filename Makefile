@@ -85,6 +85,7 @@ vpath test_%.c tests $(COLLECTOR_DIRS)
 FIXTURES := $(patsubst tests/fixtures/%.c,$(B)/tests/fixtures/%,$(wildcard tests/fixtures/*.c))
 FIXTURES += $(B)/tests/fixtures/libhdl_a.so $(B)/tests/fixtures/libhdl_b.so
 FIXTURES += $(B)/tests/fixtures/nofp_attach $(B)/tests/fixtures/fds_nofp $(B)/tests/fixtures/fds_nofp_attach
+FIXTURES += $(B)/tests/fixtures/threads_nofp
 BENCH_BINS := $(patsubst bench/%.c,$(B)/bench/%,$(wildcard bench/*.c))
 BENCH_WORKLOADS := $(filter $(B)/bench/workload_%,$(BENCH_BINS))
 
@@ -243,6 +244,13 @@ $(B)/tests/fixtures/fds_nofp_attach: tests/fixtures/heap_nofp.c
 	$(call msg,FIXTURE,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) -O2 -g -fomit-frame-pointer -DNOFP_FDS -DNOFP_ATTACH -Wall -Wextra -Werror -o $@ $< -lpthread
+
+# threads_nofp: threads_mix without frame pointers, optimized, as distributions build
+# (the off-CPU stacks through copies: threads_stacks_nofp)
+$(B)/tests/fixtures/threads_nofp: tests/fixtures/threads_mix.c
+	$(call msg,FIXTURE,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) -O2 -g -fomit-frame-pointer -Wall -Wextra -Werror -o $@ $< -lpthread
 
 # heap_static: glibc linked statically (libc.a, from libc6-dev), so malloc and the rest
 # are defined in the executable itself, the module the heap collector must probe.

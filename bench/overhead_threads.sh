@@ -10,7 +10,10 @@
 #   cpu        ptop-record --pid, only the cpu collector (on by default: its eBPF lane is
 #              on sched_switch too)
 #   threads    only the threads collector (--enable threads): per-thread times, reasons,
-#              and the off-CPU stacks (two stack walks at each voluntary switch-out)
+#              and the off-CPU stacks at each voluntary switch-out: a kernel stack walk
+#              and, under the default --user-stacks auto, a copy of the user stack's
+#              top (stack copies, unwound offline)
+#   fp         the same with --user-stacks fp: two stack walks, no copy
 #   nostacks   only threads, --offcpu-min off: no stack walk
 #   defaults   ptop-record --pid: every collector on by default
 # RATES: switches per second (default "100000 1000000"; 0: as fast as it can; a rate the
@@ -27,7 +30,7 @@ REC=$B/ptop-record
 . "$(dirname "$0")/lib.sh"
 RUNS=${RUNS:-5}
 RATES=${RATES:-"100000 1000000"}
-CONFIGS=${CONFIGS:-"none floor cpu threads nostacks defaults"}
+CONFIGS=${CONFIGS:-"none floor cpu threads fp nostacks defaults"}
 SCALE=${SCALE:-2}
 W=$B/bench/workload_switch
 bench_pin
@@ -59,6 +62,7 @@ run_one() {
 		case $cfg in
 		cpu) sel=(--disable "$not_cpu") ;;
 		threads) sel=(--enable threads --disable "$not_threads") ;;
+		fp) sel=(--enable threads --disable "$not_threads" --user-stacks fp) ;;
 		nostacks) sel=(--enable threads --disable "$not_threads" --offcpu-min off) ;;
 		defaults) sel=() ;;
 		*) echo "overhead_threads: no configuration $cfg" >&2; exit 2 ;;

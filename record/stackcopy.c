@@ -12,6 +12,8 @@
 #include <unistd.h>
 #include <sys/stat.h>
 
+#include <bpf/bpf.h>
+
 #include "record/bpf_util.h"
 #include "record/collector.h"
 #include "record/kfeature.h"
@@ -135,6 +137,27 @@ int stack_copies__find(const struct stack_copies *s, uint32_t tgid, uint64_t has
 size_t stack_copies__count(const struct stack_copies *s)
 {
 	return s ? s->count : 0;
+}
+
+int sc_vmas__seed(int fd, pid_t pid, int ncpus)
+{
+	struct sc_vmas t, *v;
+	__u32 key = (__u32)pid;
+	int err;
+
+	if (pid <= 0 || ncpus <= 0)
+		return -EINVAL;
+	err = sc_vmas__read(pid, &t);
+	if (err)
+		return err;
+	v = calloc((size_t)ncpus, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	for (int i = 0; i < ncpus; i++)
+		v[i] = t;
+	err = bpf_map_update_elem(fd, &key, v, BPF_ANY) ? -errno : 0;
+	free(v);
+	return err;
 }
 
 int sc_vmas__read(pid_t pid, struct sc_vmas *t)

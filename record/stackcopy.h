@@ -48,6 +48,11 @@ size_t stack_copies__count(const struct stack_copies *s);
  * VMA. 0 or -errno. */
 int sc_vmas__read(pid_t pid, struct sc_vmas *t);
 
+/* Seed process PID's entry of a program's per-CPU VMA table (SC_VMAS_MAP, file
+ * descriptor FD; NCPUS possible CPUs) from what sc_vmas__read says now, so that the
+ * copies seldom need to look a VMA up. 0 or -errno (a failure only costs lookups). */
+int sc_vmas__seed(int fd, pid_t pid, int ncpus);
+
 /* --user-stacks */
 enum user_stacks {
 	USER_STACKS_AUTO = 0,        /* frame pointers where every module keeps them */

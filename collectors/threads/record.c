@@ -11,10 +11,15 @@
  * up to the poll (as collectors/cpu/record.c does for on-CPU time), and what was counted
  * is never taken back: the cumulative figures sent only grow.
  *
- * Stacks: frame-pointer walks (bpf_get_stack) of the user and kernel stacks at the
- * switch-out of a thread that leaves the CPU to sleep or to block; written as Stack
- * records through the capture's stack table (record/stack_table.h), as cpuprof's.
- * --user-stacks dwarf (stack copies) is not offered here: the walk is frame pointers'.
+ * Stacks: taken at the switch-out of a thread that leaves the CPU to sleep or to block;
+ * the kernel's by a frame-pointer walk (bpf_get_stack), the user's as --user-stacks says:
+ * fp, a walk; dwarf, and auto (whatever the target keeps: a block starts in the C
+ * library's syscall wrappers, built without frame pointers, from which a walk skips the
+ * wrapper's caller), a copy of the top of the user stack (bpf/stackcopy.h), sent once
+ * per key and written as its Stack record with the copy (record/stackcopy.h), unwound
+ * by ptop-analyze. When the copies cannot load, frame-pointer walks, the lanes saying
+ * why. Walks are written as Stack records through the capture's stack table
+ * (record/stack_table.h), as cpuprof's.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -35,13 +40,16 @@
 #include "collectors/threads/record.h"
 #include "collectors/threads/threads.h"
 #include "collectors/threads/threads.pb-c.h"
+#include "bpf/stackcopy.h" /* struct sc_vmas, in the skeleton */
 #include "collectors/threads/threads.skel.h"
 #include "common/array.h"
 #include "common/duration.h"
 #include "proto/capture.h"
 #include "record/bpf_util.h"
 #include "record/collector.h"
+#include "record/kfeature.h"
 #include "record/procfs.h"
+#include "record/stackcopy.h"
 
 /* --offcpu-min's default (bench/README.md, threads): a pipe ping-pong's blocks all last 1 us
  * or more (a switch out and back in costs about that), so none is lost; 10 us would skip
@@ -78,6 +86,12 @@ static int parse_min(const struct collector_opt *o, const char *arg, void *field
 	return 0;
 }
 
+/* How the user stacks of the blocks are taken this run, decided by threads_check. */
+static struct {
+	enum user_stacks mode; /* FP or DWARF */
+	char why[240];
+} thr_ustacks;
+
 static const struct collector_opt threads_opts[] = {
 	{
 		.name = "offcpu-min",
@@ -112,6 +126,10 @@ struct thr_rec {
 struct thr_priv {
 	struct threads_bpf *skel; /* NULL: the /proc lane alone */
 	struct ring_buffer *rb;
+	struct ring_buffer *crb;     /* the stack copies' ring (dwarf); NULL: fp */
+	struct stack_copies *copies; /* the capture's (dwarf) */
+	uint64_t bad_copies;	     /* malformed copy records (not written) */
+	int crb_err;
 	struct stack_table *table;
 	int ncpus;
 	struct thr_counters *cnt; /* ncpus copies */
@@ -194,6 +212,20 @@ static void clear_events(struct thr_priv *p)
 	p->nev = 0;
 }
 
+/* The eBPF lane's detail with off-CPU stacks, as thr_ustacks says. */
+static void stacks_detail(struct collector *c)
+{
+	snprintf(c->detail, sizeof(c->detail),
+		 "tp_btf/sched_switch, sched_wakeup, sched_process_fork/exit, task_rename; "
+		 "off-CPU stacks of blocks of at least %llu ns: user %s (%s)%s, kernel fp%s",
+		 (unsigned long long)threads_settings.offcpu_min_ns,
+		 user_stacks_name(thr_ustacks.mode), thr_ustacks.why,
+		 thr_ustacks.mode == USER_STACKS_DWARF
+			 ? ": stack copies at each voluntary switch-out, unwound offline"
+			 : "",
+		 c->ctx->pid > 0 ? "; /proc/PID/task/TID stat,status,wchan" : "");
+}
+
 static Ptop__V1__ProbeState threads_check(struct collector *c)
 {
 	struct rec_ctx *ctx = c->ctx;
@@ -236,17 +268,33 @@ static Ptop__V1__ProbeState threads_check(struct collector *c)
 			    : PTOP__V1__PROBE_STATE__PROBE_STATE_UNSUPPORTED,
 		       PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_EBPF, "%s",
 		       ebpf ? "" : ctx->no_ebpf ? "--no-ebpf given" : why);
+	if (ebpf && !threads_settings.no_stacks) {
+		char kwhy[200];
+
+		/* auto: copies, whatever the program keeps: a block starts in the C
+		 * library's syscall wrappers (no frame pointers on the distributions), and
+		 * a walk from one skips its caller */
+		if (ctx->user_stacks == USER_STACKS_AUTO) {
+			thr_ustacks.mode = USER_STACKS_DWARF;
+			snprintf(thr_ustacks.why, sizeof(thr_ustacks.why),
+				 "--user-stacks auto: a block starts in the C library's syscall "
+				 "wrappers, whose callers only copies find");
+		} else {
+			thr_ustacks.mode = user_stacks__choose(ctx, thr_ustacks.why,
+							       sizeof(thr_ustacks.why));
+		}
+		thr_ustacks.mode = user_stacks__kernel(thr_ustacks.mode, thr_ustacks.why,
+						       sizeof(thr_ustacks.why), kwhy, sizeof(kwhy));
+		user_stacks__lanes(c, thr_ustacks.mode, PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_EBPF,
+				   kwhy, NULL);
+	}
 	if (ebpf && threads_settings.no_stacks)
 		snprintf(c->detail, sizeof(c->detail),
 			 "tp_btf/sched_switch, sched_wakeup, sched_process_fork/exit, task_rename; "
 			 "off-CPU stacks off (--offcpu-min off)%s",
 			 ctx->pid > 0 ? "; /proc/PID/task/TID stat,status,wchan" : "");
 	else if (ebpf)
-		snprintf(c->detail, sizeof(c->detail),
-			 "tp_btf/sched_switch, sched_wakeup, sched_process_fork/exit, task_rename; "
-			 "off-CPU stacks (frame pointers) of blocks of at least %llu ns%s",
-			 (unsigned long long)threads_settings.offcpu_min_ns,
-			 ctx->pid > 0 ? "; /proc/PID/task/TID stat,status,wchan" : "");
+		stacks_detail(c);
 	else
 		snprintf(c->detail, sizeof(c->detail),
 			 "/proc/PID/task/TID stat,status,wchan (eBPF lane off: %s)",
@@ -261,6 +309,7 @@ static void threads_stop(struct collector *c)
 	if (!p)
 		return;
 	ring_buffer__free(p->rb);
+	ring_buffer__free(p->crb);
 	threads_bpf__destroy(p->skel);
 	clear_events(p);
 	free(p->ev);
@@ -292,6 +341,22 @@ static int on_event(void *arg, void *data, size_t size)
 	return p->rb_err;
 }
 
+/* A stack copy from the ring: its Stack record, once per key. */
+static int on_copy(void *arg, void *data, size_t size)
+{
+	struct thr_priv *p = arg;
+	int err;
+
+	if (p->crb_err)
+		return 0;
+	err = stack_copies__add(p->ctx, p->copies, stack_table__capture(), data, size);
+	if (err == -EINVAL)
+		p->bad_copies++;
+	else if (err)
+		p->crb_err = err;
+	return 0;
+}
+
 /* Seed the thread map with the target's threads that are off CPU at NOW (state S or D),
  * so that a thread asleep all along is counted off CPU from the start. */
 static void seed_sleepers(struct thr_priv *p, pid_t pid, uint64_t now);
@@ -312,6 +377,7 @@ static int start_ebpf(struct collector *c, struct thr_priv *p, char *buf, size_t
 		snprintf(buf, len, "out of memory");
 		return -ENOMEM;
 	}
+retry:
 	bpf_util__open_log(c->ctx->verbose);
 	p->skel = threads_bpf__open();
 	if (!p->skel) {
@@ -328,7 +394,39 @@ static int start_ebpf(struct collector *c, struct thr_priv *p, char *buf, size_t
 		bpf_map__set_max_entries(p->skel->maps.thr_stacks, 1);
 		bpf_map__set_max_entries(p->skel->maps.thr_off, 1);
 	}
-	err = threads_bpf__load(p->skel);
+	p->skel->rodata->thr_user_stacks =
+		!threads_settings.no_stacks && thr_ustacks.mode == USER_STACKS_DWARF
+			? THR_USER_COPY
+			: THR_USER_FP;
+	if (p->skel->rodata->thr_user_stacks != THR_USER_COPY) { /* the copies' maps stay small */
+		bpf_map__set_max_entries(p->skel->maps.thr_copies, 4096);
+		bpf_map__set_max_entries(p->skel->maps.thr_copied, 1);
+		bpf_map__set_max_entries(p->skel->maps.thr_copy_buf, 1);
+		bpf_map__set_max_entries(p->skel->maps.thr_vmas, 1);
+	}
+	p->skel->rodata->sc_test_clobber = getenv("PTOP_TEST_STACK_CLOBBER") != NULL;
+	/* a pid's VMA table is filled at each poll: no lookup in sched_switch */
+	p->skel->rodata->thr_lookups = c->ctx->pid > 0 ? 0 : SC_LOOKUPS_PERF;
+	/* PTOP_TEST_REFUSE=stack_copy: the copies' load refused, as by a verifier */
+	err = p->skel->rodata->thr_user_stacks == THR_USER_COPY &&
+			      user_stacks__copy_refused(thr_ustacks.mode)
+		      ? -E2BIG
+		      : threads_bpf__load(p->skel);
+	if (err && p->skel->rodata->thr_user_stacks == THR_USER_COPY) {
+		/* the stack copies did not load: frame-pointer walks, the lanes say why */
+		char cwhy[300];
+
+		user_stacks__copy_failed(c, PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_EBPF,
+					 "load threads BPF with stack copies", err, cwhy,
+					 sizeof(cwhy));
+		thr_ustacks.mode = USER_STACKS_FP;
+		snprintf(thr_ustacks.why, sizeof(thr_ustacks.why),
+			 "the stack copies failed to load: %.200s", cwhy);
+		stacks_detail(c);
+		threads_bpf__destroy(p->skel);
+		p->skel = NULL;
+		goto retry;
+	}
 	err = err ?: bpf_util__loaded(p->skel->obj, "threads");
 	if (err) {
 		bpf_util__format_error(buf, len, "load threads BPF", err);
@@ -339,6 +437,19 @@ static int start_ebpf(struct collector *c, struct thr_priv *p, char *buf, size_t
 		err = -errno;
 		snprintf(buf, len, "threads ring buffer: %s", strerror(-err));
 		return err;
+	}
+	if (p->skel->rodata->thr_user_stacks == THR_USER_COPY) {
+		p->copies = stack_copies__capture();
+		p->crb = ring_buffer__new(bpf_map__fd(p->skel->maps.thr_copies), on_copy, p, NULL);
+		if (!p->copies || !p->crb) {
+			err = p->crb ? -ENOMEM : -errno;
+			snprintf(buf, len, "stack copies' ring buffer: %s", strerror(-err));
+			return err;
+		}
+		/* the target's VMAs from its maps now: the copies then seldom look one up
+		 * (one lookup per copy at most in sched_switch); a failure only costs
+		 * lookups */
+		sc_vmas__seed(bpf_map__fd(p->skel->maps.thr_vmas), c->ctx->pid, p->ncpus);
 	}
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	p->skel->bss->attach_ns = (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
@@ -454,6 +565,8 @@ static int threads_start(struct collector *c)
 		if (err) { /* the /proc lane stays */
 			ring_buffer__free(p->rb);
 			p->rb = NULL;
+			ring_buffer__free(p->crb);
+			p->crb = NULL;
 			threads_bpf__destroy(p->skel);
 			p->skel = NULL;
 			c->source = PTOP__V1__PROBE_SOURCE__PROBE_SOURCE_PROC;
@@ -488,15 +601,24 @@ static const char *reason_name(uint32_t r)
 	return r == THR_BLOCKED ? "blocked" : r == THR_SLEEP ? "sleep" : "runnable";
 }
 
-/* The capture id of stack SK (0: none, or not readable). 0 or -errno from the writer. */
+/* The capture id of stack SK (0: none, or not readable), taken in process TGID (PID: the
+ * process its walk's Stack record names, 0 for the target's). 0 or -errno from the
+ * writer. */
 static int resolve(struct collector *c, struct thr_priv *p, const struct sm_key *sk, uint32_t pid,
-		   uint64_t *id, uint64_t *unreadable)
+		   uint32_t tgid, uint64_t *id, uint64_t *unreadable)
 {
 	int n;
 
 	*id = 0;
 	if (!sk->hash)
 		return 0;
+	if (sk->kernel == SM_KIND_COPY) { /* its record came through the ring */
+		if (!p->copies || stack_copies__find(p->copies, tgid, sk->hash, id)) {
+			*id = 0;
+			(*unreadable)++; /* its copy was lost on the way */
+		}
+		return 0;
+	}
 	n = stackmap__read(bpf_map__fd(p->skel->maps.thr_stacks), sk, (uint64_t *)p->ips.ips, SM_MAX_DEPTH);
 	if (n <= 0) {
 		(*unreadable)++;
@@ -544,8 +666,10 @@ static int read_offcpu(struct collector *c, struct thr_priv *p, uint32_t set,
 		 * processes are two stacks (cpuprof's rule) */
 		uint32_t pid = c->ctx->pid > 0 ? 0 : keys[i].tgid;
 
-		err = resolve(c, p, &keys[i].user, pid, &o[i].user_stack_id, unreadable);
-		err = err ?: resolve(c, p, &keys[i].kern, 0, &o[i].kernel_stack_id, unreadable);
+		err = resolve(c, p, &keys[i].user, pid, keys[i].tgid, &o[i].user_stack_id,
+			      unreadable);
+		err = err ?: resolve(c, p, &keys[i].kern, 0, keys[i].tgid, &o[i].kernel_stack_id,
+				     unreadable);
 	}
 	for (i = 0; i < k; i++)
 		bpf_map_delete_elem(fd, &keys[i]);
@@ -788,8 +912,15 @@ static void fill(struct thr_priv *p, struct thr_rec *rec, struct thr_read *t,
 static int emit_drops(struct collector *c, struct thr_priv *p, uint64_t unreadable_stacks,
 		      uint64_t unreadable_proc, struct thr_counters *now_cnt)
 {
-	static const char *const kind[] = { NULL, NULL, "map_full", "stack_map_full",
-					    "map_full", "ringbuf" };
+	static const char *const kind[] = { NULL,
+					    NULL,
+					    "map_full",
+					    "stack_map_full",
+					    "map_full",
+					    "ringbuf",
+					    "stack_copy_ring_full",
+					    "no_stack",
+					    "stack_state_clobbered" };
 	static const char *const detail[] = {
 		NULL,
 		NULL,
@@ -797,6 +928,12 @@ static int emit_drops(struct collector *c, struct thr_priv *p, uint64_t unreadab
 		"off-CPU stacks not kept: the stack map was full (their blocks have no stack)",
 		"switches of threads not followed: the thread map was full",
 		"thread events (created, exited, renamed) lost: the ring buffer was full",
+		"off-CPU user stack copies the copies' ring had no room for (their blocks "
+		"are counted without a user stack)",
+		"off-CPU user stacks that could not be copied (no user stack pointer, or "
+		"nothing readable there): counted without a user stack",
+		"off-CPU user stack copies dropped: another scan took their per-CPU state "
+		"meanwhile (counted without a user stack)",
 	};
 	const uint64_t *v = (const uint64_t *)now_cnt;
 	uint64_t misses;
@@ -806,6 +943,9 @@ static int emit_drops(struct collector *c, struct thr_priv *p, uint64_t unreadab
 		err = rec_emit_drop(c, kind[i], v[i] - p->prev_cnt[i], detail[i]);
 		p->prev_cnt[i] = v[i];
 	}
+	err = err ?: rec_emit_drop(c, "stack_copy_malformed", p->bad_copies,
+				   "stack copies from the kernel too short for their size");
+	p->bad_copies = 0;
 	err = err ?: rec_emit_drop(c, "stack_unreadable", unreadable_stacks,
 				   "off-CPU stacks that could not be read back");
 	err = err ?: rec_emit_drop(c, "proc_unreadable", unreadable_proc,
@@ -833,7 +973,8 @@ static int threads_poll(struct collector *c, uint64_t now_ns, unsigned flags)
 	size_t noff = 0, i, k = 0;
 	int err = 0;
 
-	(void)flags; /* the first and the final poll are like the others */
+	/* the first and the final poll are like the others (the final one says, with -v,
+	 * how many copies were taken and sent) */
 	if (!p)
 		return -EINVAL;
 	if (p->skel) {
@@ -849,6 +990,16 @@ static int threads_poll(struct collector *c, uint64_t now_ns, unsigned flags)
 		p->set = old ^ 1;
 		__atomic_store_n(&p->skel->bss->thr_set, p->set, __ATOMIC_SEQ_CST);
 		quiesce(p);
+		/* the copies first: their Stack records come before the rows naming them */
+		if (p->crb) {
+			ring_buffer__consume(p->crb);
+			err = p->crb_err;
+			if (err)
+				goto out;
+			/* the target's VMAs again: mappings made since are known to the
+			 * copies without a lookup (a failure only keeps more words) */
+			sc_vmas__seed(bpf_map__fd(p->skel->maps.thr_vmas), c->ctx->pid, p->ncpus);
+		}
 		err = read_offcpu(c, p, old, &off, &noff, &unreadable_stacks);
 		if (err)
 			goto out;
@@ -957,6 +1108,12 @@ static int threads_poll(struct collector *c, uint64_t now_ns, unsigned flags)
 			goto out;
 	}
 	err = emit_drops(c, p, unreadable_stacks, unreadable_proc, &sum);
+	if (!err && p->crb && (flags & POLL_FINAL) && c->ctx->verbose)
+		fprintf(stderr,
+			"ptop-record: threads: %llu off-CPU stack copies taken, %llu distinct sent, "
+			"%llu lost (ring full)\n",
+			(unsigned long long)sum.copies, (unsigned long long)sum.copies_sent,
+			(unsigned long long)sum.copy_lost);
 	for (i = 0; i < p->n && !p->skel;) /* the exits told: forget them */
 		if (p->t[i].exited_seen)
 			rec_remove(p, p->t[i].tid);
@@ -977,8 +1134,9 @@ const struct collector_ops threads_collector = {
 	.name = "threads",
 	.summary = "threads: on/off-CPU time by reason, switches, migrations, state and wchan, "
 		   "created/exited, off-CPU stacks (eBPF sched_switch; /proc/PID/task)",
-	.off_by_default = "its off-CPU stacks cost the target about 1.1 us per voluntary "
-			  "context switch (two stack walks: 1.7-1.9x the CPU of a pipe ping-pong's "
+	.off_by_default = "its off-CPU stacks cost the target about 2-2.5 us per voluntary "
+			  "context switch with stack copies (--user-stacks auto or dwarf; about "
+			  "1 us with fp walks: 2-2.3x and 1.5x the CPU of a pipe ping-pong's "
 			  "switch; without stacks, --offcpu-min off, about 0.2 us over the bare "
 			  "tracepoints); see bench/README.md",
 	.opts = threads_opts,

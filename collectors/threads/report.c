@@ -370,6 +370,46 @@ static void stack_text(const struct profile *p, const struct offcpu_row *o, size
 		snprintf(buf + at, len - at, "(none)");
 }
 
+static int cmp_total(const void *a, const void *b)
+{
+	const struct offcpu_row *x = a, *y = b;
+
+	return x->total_ns < y->total_ns ? 1 : x->total_ns > y->total_ns ? -1 : 0;
+}
+
+/* Merge the rows of V[0..*N) with one thread, reason and stack text (TEXT[i], the full
+ * frames) into the first of them, and order them by total again: the stack copies of one
+ * call path may have several keys (a word left in a frame differs), so its blocks come
+ * in several rows, which are one stack once unwound. A merged row keeps the first's
+ * stack ids. */
+static void merge_by_frames(struct offcpu_row *v, char **text, size_t *n)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < *n; i++) {
+		size_t j;
+
+		for (j = 0; j < k; j++)
+			if (v[j].tid == v[i].tid && !strcmp(v[j].reason, v[i].reason) &&
+			    !strcmp(text[j], text[i]))
+				break;
+		if (j < k) {
+			v[j].total_ns += v[i].total_ns;
+			v[j].count += v[i].count;
+			free(text[i]);
+			continue;
+		}
+		v[k] = v[i];
+		text[k++] = text[i];
+	}
+	*n = k;
+	/* the texts are not needed past here: the order is the totals' (qsort is not
+	 * stable, but rows of one total were ordered by the SQL alike) */
+	for (size_t i = 0; i < k; i++)
+		free(text[i]);
+	qsort(v, k, sizeof(*v), cmp_total);
+}
+
 static int build_stacks(sqlite3 *db, const struct capture_meta *m, const struct report_opts *o,
 			const struct thr_rows *r, struct table *t, char *note, size_t notelen)
 {
@@ -380,7 +420,7 @@ static int build_stacks(sqlite3 *db, const struct capture_meta *m, const struct 
 	struct symstore_run run;
 	struct profile *p = NULL;
 	struct offcpu_row *v = NULL;
-	char *buf = NULL, msg[512], b[32];
+	char *buf = NULL, **text = NULL, msg[512], b[32];
 	size_t n = 0;
 	int err;
 
@@ -397,10 +437,22 @@ static int build_stacks(sqlite3 *db, const struct capture_meta *m, const struct 
 		goto out;
 	err = 0;
 	buf = malloc(STACK_TEXT_MAX);
-	if (!buf) {
+	text = calloc(n, sizeof(*text));
+	if (!buf || !text) {
 		err = -ENOMEM;
 		goto out;
 	}
+	for (size_t i = 0; i < n; i++) {
+		stack_text(p, &v[i], SIZE_MAX, buf, STACK_TEXT_MAX);
+		text[i] = strdup(buf);
+		if (!text[i]) {
+			for (size_t k = 0; k < i; k++)
+				free(text[k]);
+			err = -ENOMEM;
+			goto out;
+		}
+	}
+	merge_by_frames(v, text, &n);
 	for (size_t i = 0; i < n && !err; i++) {
 		const struct thr_row *x = NULL;
 		double mean = v[i].count ? (double)v[i].total_ns / (double)v[i].count : 0;
@@ -428,6 +480,7 @@ static int build_stacks(sqlite3 *db, const struct capture_meta *m, const struct 
 			err = table__set_int(t, S_KERNEL_ID, v[i].kernel_stack_id, NULL);
 	}
 out:
+	free(text);
 	free(buf);
 	free(v);
 	profile__free(p);

@@ -4,10 +4,23 @@
  * (tp_btf/sched_switch, tp_btf/sched_wakeup), threads created, exited and renamed
  * (sched_process_fork, sched_process_exit, task_rename, through a ring buffer), and where
  * threads block: at each switch-out of a target thread that leaves the CPU to sleep or
- * to block (not preempted), its user and kernel stacks are taken (frame-pointer walks,
- * bpf/stackmap.bpf.h); at its switch-in the time blocked (switch-out to wakeup) is added
- * to the (thread, reason, user stack, kernel stack) entry of the aggregation map, unless
- * it is shorter than offcpu_min_ns (--offcpu-min: then counted as skipped).
+ * to block (not preempted), its user and kernel stacks are taken (kernel: a frame-pointer
+ * walk, bpf/stackmap.bpf.h; user: the same, or under --user-stacks dwarf|auto a copy of
+ * the top of its user stack from its user registers, bpf/stackcopy.bpf.h, unwound
+ * offline); at its switch-in the time blocked (switch-out to wakeup) is added to the
+ * (thread, reason, user stack, kernel stack) entry of the aggregation map, unless it is
+ * shorter than offcpu_min_ns (--offcpu-min: then counted as skipped).
+ *
+ * Copies: sched_switch runs in the switched-out thread's context (prev is current), so
+ * its user memory is readable there and only there (reading another task's needs a
+ * sleepable program): the copy is taken at every voluntary switch-out, before the
+ * block's length is known. A copy's key is a hash of the words an unwinder needs
+ * (return addresses, stack addresses relative to sp; every other word zeroed), so the
+ * blocks of one call path share a key and are aggregated in the kernel as the walks
+ * are; each key is sent once (thr_copied), through thr_copies, whose size bounds the
+ * new copies per poll (the rest: copy_lost, aggregated without a user stack). Where
+ * each block's copy differs, each is its own entry (the map's size bounds them:
+ * off_map_full) and ptop-analyze merges them by frames after unwinding.
  *
  * The aggregation map has two sets that take turns, as cpuprof's: the program adds into
  * set thr_set, user space switches it at each poll, waits an RCU grace period, then
@@ -21,6 +34,7 @@
 #include "collectors/threads/threads.h"
 #include "filter.bpf.h"
 #include "stackmap.bpf.h"
+#include "stackcopy.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -30,6 +44,14 @@ char LICENSE[] SEC("license") = "GPL";
 
 const volatile __u64 offcpu_min_ns = 0; /* --offcpu-min */
 const volatile bool take_stacks = true;	/* false: --offcpu-min off (no stacks) */
+const volatile __u32 thr_user_stacks = THR_USER_FP; /* or THR_USER_COPY */
+/* bpf_find_vma calls a copy may make (bpf/stackcopy.h): interrupts are off in
+ * sched_switch, so each call's unlock is an irq_work, a self-IPI (a VM exit on a
+ * virtual machine: about 10 us per switch measured, bench/README.md). 0 for a pid, whose
+ * VMA table user space fills at each poll (a word in no VMA of a complete table is
+ * zeroed without a lookup; one in no VMA known is kept); SC_LOOKUPS_PERF for a cgroup,
+ * whose processes' tables are learned. */
+const volatile __u32 thr_lookups = 0;
 
 __u64 attach_ns = 0; /* CLOCK_MONOTONIC, written by record.c before attaching */
 __u32 thr_set = 0;   /* the aggregation set the program adds into (0 or 1) */
@@ -66,6 +88,31 @@ struct {
 	__type(key, __u32);
 	__type(value, struct thr_counters);
 } thr_cnt SEC(".maps");
+
+/* THR_USER_COPY: where a block's stack copy is made, one per CPU (interrupts are off
+ * in sched_switch) */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct sc_copy);
+} thr_copy_buf SEC(".maps");
+
+/* the copies sent already, by (process, key): a copy goes out once */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, THR_COPIED_ENTRIES);
+	__type(key, struct thr_copied_key);
+	__type(value, __u8);
+} thr_copied SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, THR_COPY_RING_BYTES);
+} thr_copies SEC(".maps");
+
+/* the target's VMAs the copies have met (user space seeds them at the start) */
+SC_VMAS_MAP(64) thr_vmas SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -106,9 +153,7 @@ static __always_inline void take(void *ctx, __u64 flags, struct sm_key *sk)
 	__u32 zero = 0;
 	long err;
 
-	sk->hash = 0;
-	sk->nr = 0;
-	sk->kernel = 0;
+	__builtin_memset(sk, 0, sizeof(*sk));
 	buf = bpf_map_lookup_elem(&thr_walk, &zero);
 	if (!buf)
 		return;
@@ -119,6 +164,53 @@ static __always_inline void take(void *ctx, __u64 flags, struct sm_key *sk)
 		if (err == -ENOMEM && (cnt = counters()))
 			__sync_fetch_and_add(&cnt->stack_lost, 1);
 	}
+}
+
+/* Copy the user stack of PREV (the current task: it is being switched out) from its user
+ * registers, key *SK by the copy (kind SM_KIND_COPY) and send the copy unless its key
+ * was sent before; hash 0 when there is none. */
+static __always_inline void take_copy(struct task_struct *prev, struct sm_key *sk)
+{
+	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(prev);
+	struct thr_copied_key ck = {};
+	struct thr_counters *cnt = counters();
+	__u32 zero = 0, n, tgid = (__u32)prev->tgid;
+	struct sc_copy *c;
+	__u8 one = 1;
+	long err;
+
+	__builtin_memset(sk, 0, sizeof(*sk));
+	c = bpf_map_lookup_elem(&thr_copy_buf, &zero);
+	if (!c || !regs || !cnt)
+		return;
+	err = sc_take(c, sc_vmas_of(&thr_vmas, tgid, prev), thr_lookups, prev,
+		      BPF_CORE_READ(regs, ip), BPF_CORE_READ(regs, sp), BPF_CORE_READ(regs, bp),
+		      tgid, (__u32)prev->pid);
+	if (err) {
+		if (err == -EAGAIN)
+			__sync_fetch_and_add(&cnt->copy_clobbered, 1);
+		else
+			__sync_fetch_and_add(&cnt->copy_failed, 1);
+		return;
+	}
+	__sync_fetch_and_add(&cnt->copies, 1);
+	ck.hash = c->hash;
+	ck.tgid = tgid;
+	if (!bpf_map_update_elem(&thr_copied, &ck, &one, BPF_NOEXIST)) {
+		n = c->bytes;
+		if (n > SC_MAX_BYTES)
+			return;
+		/* no wakeup: user space drains the ring at each poll */
+		if (bpf_ringbuf_output(&thr_copies, c, SC_HDR_BYTES + n, BPF_RB_NO_WAKEUP)) {
+			bpf_map_delete_elem(&thr_copied, &ck);
+			__sync_fetch_and_add(&cnt->copy_lost, 1);
+			return;
+		}
+		__sync_fetch_and_add(&cnt->copies_sent, 1);
+	}
+	sk->hash = c->hash;
+	sk->nr = c->bytes / 8;
+	sk->kernel = SM_KIND_COPY;
 }
 
 static __always_inline void switch_out(void *ctx, bool preempt, struct task_struct *prev,
@@ -171,7 +263,10 @@ static __always_inline void switch_out(void *ctx, bool preempt, struct task_stru
 	s->ustack.hash = 0;
 	s->kstack.hash = 0;
 	if (reason != THR_RUNNABLE && take_stacks) {
-		take(ctx, BPF_F_USER_STACK, &uk);
+		if (thr_user_stacks == THR_USER_COPY)
+			take_copy(prev, &uk);
+		else
+			take(ctx, BPF_F_USER_STACK, &uk);
 		take(ctx, 0, &kk);
 		s->ustack = uk;
 		s->kstack = kk;

@@ -20,6 +20,15 @@
 #define THR_STACK_ENTRIES 8192
 #define THR_RING_BYTES (256u << 10)
 #define THR_SETS 2
+/* --user-stacks dwarf|auto: the stack copies of the blocks (bpf/stackcopy.h). Each copy
+ * is sent once per (process, key) through their ring (up to its size per poll: the rate
+ * of new copies is bounded by it, the rest counted as copy_lost); the copies sent, by key,
+ * are remembered in an LRU of THR_COPIED_ENTRIES. */
+#define THR_COPY_RING_BYTES (4u << 20)
+#define THR_COPIED_ENTRIES 8192
+/* thr_user_stacks */
+#define THR_USER_FP 0
+#define THR_USER_COPY 1
 
 /* One thread, cumulative since it was first seen (hash map by TID). */
 struct thr_stat {
@@ -68,6 +77,22 @@ struct thr_counters {
 	__u64 stack_lost;             /* stacks not kept: the stack map was full */
 	__u64 thread_map_full;        /* switches of threads the thread map had no room for */
 	__u64 ring_full;              /* thread events lost: the ring buffer was full */
+	/* THR_USER_COPY */
+	__u64 copy_lost;              /* new copies the copies' ring had no room for (their
+				       * blocks are aggregated without a user stack) */
+	__u64 copy_failed;            /* blocks whose user stack could not be copied (no
+				       * user sp, nothing readable there) */
+	__u64 copy_clobbered;         /* copies dropped: another scan took their per-CPU
+				       * state meanwhile (bpf/stackcopy.bpf.h, sc_take) */
+	__u64 copies;                 /* copies taken (each voluntary block) */
+	__u64 copies_sent;            /* of those, new keys sent through the ring */
+};
+
+/* The key of the copies sent already (a copy's key is its process's). */
+struct thr_copied_key {
+	__u64 hash;
+	__u32 tgid;
+	__u32 pad;
 };
 
 /* A thread created, exited or renamed (ring buffer). */

@@ -79,9 +79,14 @@ for k in 1 2 3; do
 	run "pid $k (a shell), dwarf" "$common" --user-stacks dwarf --pid "$spid"
 done
 run "net" net --enable net "${cmd[@]}"
+# threads: auto takes stack copies (as dwarf); fp walks; a pid (a constant of the filter)
 run "threads" threads --enable threads "${cmd[@]}"
+run "threads --user-stacks fp" threads --enable threads --user-stacks fp "${cmd[@]}"
+run "threads --user-stacks dwarf" threads --enable threads --user-stacks dwarf "${cmd[@]}"
 run "threads --offcpu-min off" threads --enable threads --offcpu-min off "${cmd[@]}"
 run "threads cgroup" threads --enable threads --cgroup "$cg"
+run "threads cgroup fp" threads --enable threads --user-stacks fp --cgroup "$cg"
+run "threads pid (a shell), dwarf" threads --enable threads --user-stacks dwarf --pid "$spid"
 run "security auto" security --enable security "${cmd[@]}"
 run "security pid" security --enable security --pid "$spid"
 run "security cgroup" security --enable security --cgroup "$cg"

@@ -47,8 +47,8 @@ assert_ge "sleeper's kernel stacks holding the tracing's frames" 1 "$(named kern
 line=$(grep "^sleeper-$tid;" "$TMP/ft.txt" | sort -t' ' -k2 -n | tail -1)
 echo "sleeper's line: $line"
 case "$line" in
-*";thread_body;clock_nanosleep"*";do_nanosleep_[k];"*"schedule_[k] "[0-9]*) ;;
-*) fail "the sleeper's line does not run thread_body;clock_nanosleep;...do_nanosleep_[k];...schedule_[k]: $line" ;;
+*";thread_body;sleeper_nap;clock_nanosleep"*";do_nanosleep_[k];"*"schedule_[k] "[0-9]*) ;;
+*) fail "the sleeper's line does not run thread_body;sleeper_nap;clock_nanosleep;...do_nanosleep_[k];...schedule_[k]: $line" ;;
 esac
 ! grep -E 'bpf_trace_run|__traceiter_|bpf_prog_|__bpf_trace_' "$TMP/ft.txt" ||
 	fail "the tracing's own frames are in the export"
@@ -60,8 +60,8 @@ assert_le "sleeper's folded weight - its sleep (us)" $(( slept_us / 10 )) "$d"
 # folded (per stack, the default --by): the threads summed
 "$ANA" export --format folded --profile offcpu "$TMP/t.ptop" >"$TMP/f.txt" || fail "export --format folded --profile offcpu"
 grep -q "^sleeper-" "$TMP/f.txt" && fail "folded without --by thread names threads"
-w=$(grep ";thread_body;clock_nanosleep" "$TMP/f.txt" | awk '{ s += $NF } END { print s + 0 }')
-echo "thread_body into clock_nanosleep: folded $w us, the three threads slept $all_us us"
+w=$(grep ";thread_body;sleeper_nap;clock_nanosleep" "$TMP/f.txt" | awk '{ s += $NF } END { print s + 0 }')
+echo "thread_body, sleeper_nap into clock_nanosleep: folded $w us, the three threads slept $all_us us"
 d=$(( w > all_us ? w - all_us : all_us - w ))
 assert_le "threads' folded weight - their sleep (us)" $(( all_us / 10 )) "$d"
 assert_eq "folded total (us): the stacks' total_ns / 1000" \

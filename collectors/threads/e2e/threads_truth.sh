@@ -125,7 +125,9 @@ done
 tpid=$!
 kill_at_exit "$tpid"
 sleep 0.5
-"$REC" --quiet --enable threads --pid "$tpid" --interval 100ms --duration 3s -o "$TMP/pid.ptop" ||
+# (frame-pointer stacks: this step is about the seeding; the copies' longer verification
+# would eat the 6 s of the target on a slow machine, as 6.1 under QEMU TCG)
+"$REC" --quiet --enable threads --user-stacks fp --pid "$tpid" --interval 100ms --duration 3s -o "$TMP/pid.ptop" ||
 	fail "ptop-record --pid"
 wait "$tpid"
 stid=$(awk '$2 == "sleeper" { print $4 }' "$TMP/pid.out")
