@@ -299,10 +299,10 @@ int cmd_replay(int argc, char **argv)
 				     argc - optind > 2 ? ", ..." : "");
 	if (follow_timeout && !follow)
 		return analyze_usage(name, "--follow-timeout is for --follow");
-	if (follow && (dump || capture_opt))
-		return analyze_usage(name, "--follow is for the live viewer of one capture file: "
-					   "not with %s",
-				     dump ? "--dump" : "--capture");
+	if (follow && (dump || capture_opt || at_given))
+		return analyze_usage(name, "--follow is for the live viewer of one capture file, "
+					   "from its end: not with %s",
+				     dump ? "--dump" : capture_opt ? "--capture" : "--at");
 	if (follow) {
 		/* a private DB the frames are appended to as they arrive (analyze/db.h) */
 		rc = open_follow_db(&db, err, sizeof(err));
@@ -337,7 +337,7 @@ int cmd_replay(int argc, char **argv)
 		}
 	} else {
 		/* following: at the end, which moves as the recording goes on */
-		replay_model__seek(m, follow && !at_given ? INT64_MAX : at);
+		replay_model__seek(m, follow ? INT64_MAX : at);
 		rc = run_live(m, tab, play, fo);
 		fo = NULL;
 	}

@@ -33,7 +33,7 @@ tm -u new-session -d -s replay -x 160 -y 48 \
 wait_for '^READY\$' "shell prompt"
 
 # 1. a recording of several seconds, followed while it is written
-"$REC" --quiet --no-ebpf --interval 200ms --flush-interval 200ms -o "$TMP/live.ptop" -- sleep 6 \
+"$REC" --quiet --no-ebpf --interval 200ms --flush-interval 200ms -o "$TMP/live.ptop" -- sleep 8 \
 	>/dev/null 2>"$TMP/rec.err" & rec=$!
 kill_at_exit $rec
 wait_until "the capture's first bytes" test -s "$TMP/live.ptop"
@@ -84,7 +84,7 @@ tm send-keys -t replay q
 wait_for '^EXITED=0' "closed"
 
 # 2. a capture on standard output, through a pipe into a file, followed to its trailer
-"$REC" --quiet --no-ebpf --interval 200ms --flush-interval 200ms -o - -- sleep 4 2>/dev/null |
+"$REC" --quiet --no-ebpf --interval 200ms --flush-interval 200ms -o - -- sleep 6 2>/dev/null |
 	cat >"$TMP/piped.ptop" & rec=$!
 kill_at_exit $rec
 wait_until "the piped capture's first bytes" test -s "$TMP/piped.ptop"
@@ -124,6 +124,7 @@ echo "ok: cut at byte $cut_at: the same screen with and without --follow"
 
 # 4. usage
 expect_exit 2 "$ANA" replay --follow --dump "$TMP/live.ptop"
+expect_exit 2 "$ANA" replay --follow --at 1s "$TMP/live.ptop"
 expect_exit 2 "$ANA" replay --follow-timeout 1s "$TMP/live.ptop"
 expect_exit 2 "$ANA" replay --follow --follow-timeout 0 "$TMP/live.ptop"
 echo "not a capture" >"$TMP/not.ptop"
