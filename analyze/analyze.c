@@ -183,13 +183,19 @@ const struct analyze_cmd analyze_cmds[] = {
 	  "  --symbol-cache DIR, --debuginfod, --debuginfod-urls URLS   as for symbolize\n",
 	  export_usage, export_help },
 	{ "replay", cmd_replay,
-	  "replay [--dump] [--at TIME] [--tab NAME] [--size WxH] [--play] [--capture ID] FILE",
+	  "replay [--dump] [--at TIME] [--tab NAME] [--size WxH] [--play] [--capture ID] "
+	  "[--follow] [--follow-timeout D] FILE",
 	  /* after the tabs' names (replay_help), from the collectors' parts */
 	  "  --dump          print one frame as plain text instead (no terminal needed)\n"
 	  "  --at TIME       the position: seconds (12.5, 12.5s, 1500ms, 2m) or [H:]MM:SS\n"
 	  "  --size WxH      --dump: the frame's size (default 160x48)\n"
 	  "  --play          start playing (default paused)\n"
-	  "  --capture ID    the capture to replay in a DB holding several\n",
+	  "  --capture ID    the capture to replay in a DB holding several\n"
+	  "  --follow        a capture still being written: keep to its end as frames\n"
+	  "                  arrive, then say how the recording ended (trailer, cut,\n"
+	  "                  corrupt); loaded into a private temporary DB, not cached\n"
+	  "  --follow-timeout D   --follow: no growth for D and no trailer ends it as\n"
+	  "                  cut (default as for export --follow)\n",
 	  NULL, replay_help },
 	{ "cache", cmd_cache, "cache list|prune|clear [--format text|json|csv] [--max-size SIZE]",
 	  "The cache of loaded captures: a DB per capture under $XDG_CACHE_HOME/ptop (else\n"

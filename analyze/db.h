@@ -65,6 +65,38 @@ struct load_stats {
 int db__load_capture(sqlite3 *db, const char *path, bool replace, char capture_id[DB_CAPTURE_ID_LEN],
 		     struct load_stats *stats, char *err, size_t errlen);
 
+/* A load that follows a capture still being written (`replay --follow`), through the
+ * one follower (analyze/follow.h), into a DB that does not hold the capture yet:
+ * db__follow_open reads the header (waiting for it) and commits its rows; each
+ * db__follow_step loads what there is and has not been loaded, in one transaction of its own, so that
+ * a reader of the DB between the steps sees every record up to one point (the capture
+ * row says read_end 'reading' and complete 0 until the end; its record counts and
+ * event span are those so far; the indexes are made at the first step). The parts'
+ * states and the chunked records still waiting stay in memory between the steps. At the
+ * end (the trailer and what follows it read, a corrupt frame, or TIMEOUT_NS without
+ * growth: then cut) the load ends as db__load_capture ends one, and the DB then holds the
+ * rows a db__load_capture of the file as it is would give (tests/test_load.c checks).
+ * A step never waits for the writer. TIMEOUT_NS 0: the follower's default.
+ * db__follow_open: 0 or -errno with ERR (db__load_capture's errors; -EEXIST when the DB
+ * holds the capture already). */
+struct db_follow;
+int db__follow_open(sqlite3 *db, const char *path, uint64_t timeout_ns, struct db_follow **f,
+		    char capture_id[DB_CAPTURE_ID_LEN], char *err, size_t errlen);
+
+enum {
+	DB_FOLLOW_SAME = 0, /* nothing new yet */
+	DB_FOLLOW_GREW = 1, /* new rows committed */
+	DB_FOLLOW_END = 2,  /* the end: loaded whole (STATS filled, may be NULL); every
+			     * step after it returns DB_FOLLOW_END again */
+};
+
+/* One step: DB_FOLLOW_*, or -errno with ERR (that step's rows rolled back; the load
+ * stops there). */
+int db__follow_step(struct db_follow *f, struct load_stats *stats, char *err, size_t errlen);
+
+/* Frees F (its file closed); what it committed stays in the DB. NULL is fine. */
+void db__follow_free(struct db_follow *f);
+
 /* Progress of long loads on standard error: once a load has run a second, a line
  * (records, bytes of the file, rate, time left) rewritten in place, cleared at the end.
  * Off unless turned on (ptop-analyze does for a terminal: db__progress_wanted). */

@@ -18,13 +18,12 @@
 
 #include "analyze/analyze.h"
 #include "analyze/export.h"
+#include "analyze/follow.h"
 #include "analyze/load.h"
 #include "analyze/output.h"
 #include "analyze/part.h"
 #include "proto/capture.h"
 #include "proto/capture_internal.h"
-
-#define FOLLOW_POLL_NS 100000000ull /* how often a follower looks at the file's size */
 
 static void json_base64(struct json *j, const uint8_t *p, size_t n)
 {
@@ -378,94 +377,22 @@ static int write_end(FILE *f, const struct capture_status *st, const Ptop__V1__C
 	return json__end(&j);
 }
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-static void nap(void)
-{
-	struct timespec ts = {0, (long)FOLLOW_POLL_NS};
-
-	nanosleep(&ts, NULL);
-}
-
-static int64_t file_size(int fd)
-{
-	struct stat sb;
-
-	return fstat(fd, &sb) == 0 ? (int64_t)sb.st_size : -1;
-}
-
-/* With FOLLOW: wait until FD's size is no longer SIZE (1), or TIMEOUT_NS pass
- * without growth since *GREW (0). */
-static int wait_growth(int fd, int64_t size, uint64_t *grew, uint64_t timeout_ns)
-{
-	for (;;) {
-		int64_t now = file_size(fd);
-
-		if (now != size) {
-			*grew = now_ns();
-			return 1;
-		}
-		if (now_ns() - *grew >= timeout_ns)
-			return 0;
-		nap();
-	}
-}
-
-/* --follow-timeout's default for a recording with options O: 10s, or three of its
- * longest gap between writes (its --interval or --flush-interval) when that is more. */
-static uint64_t follow_default(const Ptop__V1__Options *o)
-{
-	uint64_t gap = o->interval_ns > o->flush_interval_ns ? o->interval_ns
-							      : o->flush_interval_ns;
-
-	return gap < EXPORT_FOLLOW_TIMEOUT_NS / 3 ? EXPORT_FOLLOW_TIMEOUT_NS : 3 * gap;
-}
-
 int export_jsonl(const char *path, const char *output, bool follow, uint64_t timeout_ns)
 {
-	bool timeout_given = timeout_ns != 0;
-	struct capture_reader *r = NULL;
+	struct capture_follow fl;
 	Ptop__V1__CaptureTrailer *trailer = NULL;
 	Ptop__V1__Record *rec, *trec = NULL;
-	uint64_t grew = now_ns();
-
-	if (!timeout_given)
-		timeout_ns = EXPORT_FOLLOW_TIMEOUT_NS;
-	int64_t seen; /* the file's size before the reading since the last wait */
 	FILE *f = stdout;
-	int fd, rc = 0, k;
+	int rc = 0, k;
 
-	/* read-only, no lock: a follower never holds the writer back */
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		int e = errno;
-
-		export__say("cannot open %s: %s", path, strerror(e));
-		return e == ENOENT ? ANALYZE_EXIT_USAGE : analyze_exit_code(-e);
-	}
-	for (;;) {
-		int64_t size = file_size(fd);
-
-		r = capture_reader__open_fd(fd);
-		if (r)
-			break;
-		/* a follower may come before the recorder wrote the magic frame */
-		if (errno == EBADMSG && follow && size >= 0 && size < 20 &&
-		    wait_growth(fd, size, &grew, timeout_ns))
-			continue;
-		rc = errno;
-		export__say(rc == EBADMSG ? "%s is not a ptop capture (no PTOPCAP magic frame)"
-			    : rc == ENOTSUP ? "%s: written by a newer format than this build reads"
-					    : "cannot read %s",
-			    path);
-		close(fd);
-		return ANALYZE_EXIT_USAGE;
+	rc = follow__open(&fl, path, follow, timeout_ns);
+	if (rc) {
+		export__say(rc == -EBADMSG ? "%s is not a ptop capture (no PTOPCAP magic frame)"
+			    : rc == -ENOTSUP ? "%s: written by a newer format than this build reads"
+					     : "cannot open %s: %s",
+			    path, strerror(-rc));
+		return rc == -ENOENT || rc == -EBADMSG || rc == -ENOTSUP ? ANALYZE_EXIT_USAGE
+									 : analyze_exit_code(rc);
 	}
 	if (output) {
 		int ofd = open(output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
@@ -477,25 +404,18 @@ int export_jsonl(const char *path, const char *output, bool follow, uint64_t tim
 			export__say("cannot write %s: %s", output, strerror(e));
 			if (ofd >= 0)
 				close(ofd);
-			capture_reader__free(r);
-			close(fd);
+			follow__close(&fl);
 			return analyze_exit_code(-e);
 		}
 	}
-	seen = file_size(fd);
 	for (;;) {
-		const struct capture_status *st;
-
-		k = capture_reader__next(r, &rec);
+		k = follow__next(&fl, &rec);
 		if (k < 0) {
 			rc = k;
 			break;
 		}
-		if (k == 1) {
+		if (k == FOLLOW_RECORD) {
 			rc = write_record(f, rec);
-			if (!timeout_given && rec->kind_case == PTOP__V1__RECORD__KIND_HEADER &&
-			    rec->header && rec->header->options)
-				timeout_ns = follow_default(rec->header->options);
 			if (rec->kind_case == PTOP__V1__RECORD__KIND_TRAILER && rec->trailer) {
 				/* the recorder's end: read no further, follow or not */
 				trec = rec;
@@ -507,23 +427,18 @@ int export_jsonl(const char *path, const char *output, bool follow, uint64_t tim
 				break;
 			continue;
 		}
-		st = capture_reader__status(r);
-		if (!follow || (st->end != CAPTURE_END_TRUNCATED && st->end != CAPTURE_END_CLEAN))
+		if (k == FOLLOW_END)
 			break;
-		/* following: the end of what is there so far. Wait for more (a partial
-		 * frame is waited for, never taken as damage) or, after TIMEOUT_NS
-		 * without growth, end it as the reader sees it now: cut. */
+		/* following, at the end of what is there so far: out with what was
+		 * written, then wait for more */
 		if (fflush(f) == EOF) {
 			rc = -EIO;
 			break;
 		}
-		if (!wait_growth(fd, seen, &grew, timeout_ns))
-			break;
-		seen = file_size(fd);
-		capture_reader__resume(r);
+		follow__nap();
 	}
 	if (!rc)
-		rc = write_end(f, capture_reader__status(r), trailer);
+		rc = write_end(f, follow__status(&fl), trailer);
 	if (trec)
 		ptop__v1__record__free_unpacked(trec, NULL);
 	if (f == stdout) {
@@ -536,7 +451,6 @@ int export_jsonl(const char *path, const char *output, bool follow, uint64_t tim
 		export__say("writing %s failed", output ? output : "stdout");
 	else if (rc)
 		export__say("%s", strerror(-rc));
-	capture_reader__free(r);
-	close(fd);
+	follow__close(&fl);
 	return analyze_exit_code(rc);
 }

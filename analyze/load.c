@@ -15,6 +15,7 @@
 
 #include "analyze/unwind.h"
 #include "analyze/db.h"
+#include "analyze/follow.h"
 #include "analyze/output.h"
 #include "analyze/load.h"
 #include "analyze/part.h"
@@ -1245,15 +1246,6 @@ static int finish(struct loader *l, const struct capture_status *cs, struct load
 		return err;
 	l->run.rows--;
 
-	/* the header, the parts' event kinds, then the others */
-	err = put_count(l, kind_name[K_HEADER], l->counts[K_HEADER]);
-	for (size_t k = 0; k < l->n_claims && !err; k++)
-		err = put_count(l, l->claims[k].p->kind, l->claims[k].count);
-	for (int k = K_HEADER + 1; k < K_N && !err; k++)
-		err = put_count(l, kind_name[k], l->counts[k]);
-	if (err)
-		return err;
-
 	if (stats) {
 		stats->complete = complete;
 		snprintf(stats->read_message, sizeof(stats->read_message), "%s", msg);
@@ -1452,64 +1444,92 @@ static bool progress_tick(struct progress *pg, const char *name, uint64_t record
 	return true;
 }
 
-int db__load_capture(sqlite3 *db, const char *path, bool replace,
-		     char capture_id[DB_CAPTURE_ID_LEN], struct load_stats *stats, char *err,
-		     size_t errlen)
-{
-	struct loader l = { .run = { .db = db, .path = path, .err = err, .errlen = errlen } };
-	struct capture_reader *r = NULL;
-	Ptop__V1__Record *rec = NULL;
-	const struct capture_status *cs;
-	char *real = NULL;
+/* One load, from the open file to its end, in steps: a whole load is one step
+ * (db__load_capture); a followed one (db__follow_*) commits what has arrived at each step
+ * and goes on at the next where it stopped, its parts' states and the chunks still
+ * waiting kept in between. */
+struct load_job {
+	struct loader l;
+	struct capture_follow fl;
+	bool fl_open;
+	char *real;
 	struct stat st;
-	bool in_tx = false, exists = false, shown = false;
-	struct progress pg = {.start = mono_s()};
+	bool indexed;	/* the indexes made (a followed load makes them at its first step) */
+	bool counted;	/* record_count rows written by an earlier step */
+	bool followed;	/* a followed load (db__follow_open) */
+	struct progress pg;
+	bool shown;	/* the progress line was shown */
+};
+
+static void job_free(struct load_job *j)
+{
+	struct loader *l = &j->l;
+
+	if (j->shown)
+		fputs("\r\033[K", stderr); /* the line goes: what follows is the command's */
+	for (int k = 0; k < ST_N; k++)
+		sqlite3_finalize(l->st[k]);
+	for (size_t k = 0; k < l->n_asm; k++)
+		assembly_free(&l->asm_[k]);
+	free(l->asm_);
+	free(l->run.json);
+	parts_close(l);
+	if (j->fl_open)
+		follow__close(&j->fl);
+	free(j->real);
+}
+
+/* Open the file, read its header, and in a transaction (left open: *IN_TX) put the
+ * capture's first rows: the header's. 0, -errno with the message in ERR; with *EXISTS and
+ * no REPLACE nothing is done (the caller rolls back). */
+static int job_begin(struct load_job *j, sqlite3 *db, const char *path, bool replace, bool follow,
+		     uint64_t timeout_ns, char capture_id[DB_CAPTURE_ID_LEN], bool *exists,
+		     bool *in_tx, char *err, size_t errlen)
+{
+	struct loader *l = &j->l;
+	Ptop__V1__Record *rec = NULL;
 	int rc, ret = 0;
 
-	if (stats)
-		memset(stats, 0, sizeof(*stats));
-	if (capture_id)
-		capture_id[0] = 0;
-	if (errlen)
-		err[0] = 0;
-
-	real = realpath(path, NULL);
-	if (!real || stat(real, &st)) {
+	l->run = (struct load_run){.db = db, .path = path, .err = err, .errlen = errlen};
+	j->pg.start = mono_s();
+	j->real = realpath(path, NULL);
+	if (!j->real || stat(j->real, &j->st)) {
 		ret = -errno;
 		snprintf(err, errlen, "cannot open %s: %s", path, strerror(errno));
-		goto cleanup;
+		return ret;
 	}
-	r = capture_reader__open(real);
-	if (!r) {
-		ret = -errno;
-		if (errno == EBADMSG)
+	ret = follow__open(&j->fl, j->real, follow, timeout_ns);
+	j->fl_open = !ret;
+	if (ret) {
+		if (ret == -EBADMSG)
 			snprintf(err, errlen, "%s is not a ptop capture (no PTOPCAP magic frame)",
 				 path);
-		else if (errno == ENOTSUP)
+		else if (ret == -ENOTSUP)
 			snprintf(err, errlen,
 				 "%s: the capture format is newer than this ptop-analyze reads "
 				 "(format version %d): use a newer ptop-analyze",
 				 path, CAPTURE_FORMAT_VERSION);
 		else
-			snprintf(err, errlen, "cannot open %s: %s", path, strerror(errno));
-		goto cleanup;
+			snprintf(err, errlen, "cannot open %s: %s", path, strerror(-ret));
+		return ret;
 	}
 
-	/* The first record must be the header: it names the capture. */
-	rc = capture_reader__next(r, &rec);
+	/* The first record must be the header: it names the capture. A followed file
+	 * may not have it yet. */
+	while ((rc = follow__next(&j->fl, &rec)) == FOLLOW_WAIT)
+		follow__nap();
 	if (rc < 0) {
-		ret = rc;
 		snprintf(err, errlen, "reading %s: %s", path, strerror(-rc));
-		goto cleanup;
+		return rc;
 	}
-	if (rc == 0 || rec->kind_case != PTOP__V1__RECORD__KIND_HEADER || !rec->header) {
-		const char *why = rc == 0 ? capture_reader__status(r)->message : "";
+	if (rc == FOLLOW_END || rec->kind_case != PTOP__V1__RECORD__KIND_HEADER || !rec->header) {
+		const char *why = rc == FOLLOW_END ? follow__status(&j->fl)->message : "";
 
-		ret = -EBADMSG;
 		snprintf(err, errlen,
 			 "%s: no capture header at the start of the file%s%s: nothing loaded (the "
 			 "file is corrupt)",
 			 path, *why ? ": " : "", why);
+		ret = -EBADMSG;
 		goto cleanup;
 	}
 	if (rec->header->capture_id.len != 16) {
@@ -1521,112 +1541,348 @@ int db__load_capture(sqlite3 *db, const char *path, bool replace,
 		goto cleanup;
 	}
 	for (int k = 0; k < 16; k++)
-		snprintf(l.id + 2 * k, 3, "%02x", rec->header->capture_id.data[k]);
+		snprintf(l->id + 2 * k, 3, "%02x", rec->header->capture_id.data[k]);
 	if (capture_id)
-		memcpy(capture_id, l.id, DB_CAPTURE_ID_LEN);
+		memcpy(capture_id, l->id, DB_CAPTURE_ID_LEN);
 
 	rc = sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
 	if (rc != SQLITE_OK) {
-		ret = db_fail(&l, rc, "starting a transaction");
+		ret = db_fail(l, rc, "starting a transaction");
 		goto cleanup;
 	}
-	in_tx = true;
+	*in_tx = true;
 
-	ret = capture_exists(&l, &exists);
-	if (ret)
-		goto cleanup;
-	if (exists && !replace) {
-		if (stats)
-			stats->already_loaded = true;
+	ret = capture_exists(l, exists);
+	if (ret || (*exists && !replace))
 		goto cleanup; /* rolled back: nothing was written */
-	}
-	if (exists) { /* replace: its rows go, the capture comes back with a new cap */
-		ret = delete_capture(&l);
+	if (*exists) { /* replace: its rows go, the capture comes back with a new cap */
+		ret = delete_capture(l);
 		if (ret)
 			goto cleanup;
 	}
 
 	for (int k = 0; k < ST_N; k++) {
-		rc = prepare_insert(db, stmt_sql[k], &l.st[k]);
+		rc = prepare_insert(db, stmt_sql[k], &l->st[k]);
 		if (rc != SQLITE_OK) {
-			ret = db_fail(&l, rc, PREPARE_FAILED);
+			ret = db_fail(l, rc, PREPARE_FAILED);
 			goto cleanup;
 		}
 	}
-	ret = parts_open(&l);
+	ret = parts_open(l);
 	if (ret)
 		goto cleanup;
 
-	l.records = 1;
-	l.counts[K_HEADER] = 1;
-	ret = load_header(&l, rec->header, &st, real);
-	ret = ret ?: parts_start(&l, rec->header);
-	ptop__v1__record__free_unpacked(rec, NULL);
-	rec = NULL;
-	if (ret)
-		goto cleanup;
+	l->records = 1;
+	l->counts[K_HEADER] = 1;
+	ret = load_header(l, rec->header, &j->st, j->real);
+	ret = ret ?: parts_start(l, rec->header);
+cleanup:
+	if (rec)
+		ptop__v1__record__free_unpacked(rec, NULL);
+	return ret;
+}
 
-	while ((rc = capture_reader__next(r, &rec)) == 1) {
-		l.records++;
-		ret = load_record(&l, rec);
+/* Load the records there are, to the end (FOLLOW_END) or, following, to what has
+ * arrived so far (FOLLOW_WAIT): that, or -errno with the message in the loader's err. */
+static int job_read(struct load_job *j, bool progress)
+{
+	struct loader *l = &j->l;
+	Ptop__V1__Record *rec = NULL;
+	int rc, ret;
+
+	while ((rc = follow__next(&j->fl, &rec)) == FOLLOW_RECORD) {
+		l->records++;
+		ret = load_record(l, rec);
 		ptop__v1__record__free_unpacked(rec, NULL);
 		rec = NULL;
 		if (ret)
-			goto cleanup;
-		if (progress_on && !(l.records & 4095))
-			shown |= progress_tick(&pg, real, l.records,
-					       capture_reader__frame_offset(r), (uint64_t)st.st_size);
+			return ret;
+		if (progress && !(l->records & 4095))
+			j->shown |= progress_tick(&j->pg, j->real, l->records,
+						  capture_reader__frame_offset(j->fl.r),
+						  (uint64_t)j->st.st_size);
+	}
+	if (rc < 0)
+		snprintf(l->run.err, l->run.errlen, "reading %s: %s", l->run.path, strerror(-rc));
+	return rc;
+}
+
+/* The record_count rows (again: a followed load rewrites them at each step). */
+static int put_counts(struct load_job *j)
+{
+	struct loader *l = &j->l;
+	int err = 0;
+
+	if (j->counted) {
+		char sql[96];
+
+		snprintf(sql, sizeof(sql), "DELETE FROM record_count WHERE cap = %lld",
+			 (long long)l->run.cap);
+		err = exec(l, sql, "rewriting the record counts");
+	}
+	j->counted = true;
+	/* the header, the parts' event kinds, then the others */
+	err = err ?: put_count(l, kind_name[K_HEADER], l->counts[K_HEADER]);
+	for (size_t k = 0; k < l->n_claims && !err; k++)
+		err = put_count(l, l->claims[k].p->kind, l->claims[k].count);
+	for (int k = K_HEADER + 1; k < K_N && !err; k++)
+		err = put_count(l, kind_name[k], l->counts[k]);
+	return err;
+}
+
+/* A followed file's size and time now on the capture row (source_size, source_mtime_ns:
+ * at the end, those of the file read whole). */
+static int source_stat(struct load_job *j)
+{
+	struct loader *l = &j->l;
+	sqlite3_stmt *s = NULL;
+	int rc;
+
+	if (fstat(j->fl.fd, &j->st))
+		return -errno;
+	rc = sqlite3_prepare_v2(l->run.db,
+				"UPDATE capture SET source_size = ?2, source_mtime_ns = ?3 "
+				"WHERE cap = ?1",
+				-1, &s, NULL);
+	if (rc != SQLITE_OK)
+		return db_fail(l, rc, "updating the capture row");
+	sqlite3_bind_int64(s, 1, l->run.cap);
+	bind_i64(s, 2, j->st.st_size);
+	bind_i64(s, 3, (int64_t)j->st.st_mtim.tv_sec * 1000000000 + j->st.st_mtim.tv_nsec);
+	rc = sqlite3_step(s);
+	sqlite3_finalize(s);
+	return rc == SQLITE_DONE ? 0 : db_fail(l, rc, "updating the capture row");
+}
+
+/* The end of the load (in its transaction): the chunks still waiting, the rows the
+ * checks refuse, the capture's end, the counts, the indexes, the stack copies unwound. */
+static int job_end(struct load_job *j, struct load_stats *stats, char *err, size_t errlen)
+{
+	struct loader *l = &j->l;
+	struct capture_status end = *follow__status(&j->fl);
+	const struct capture_status *cs = &end;
+	int ret = 0;
+
+	if (j->followed && !end.has_index) {
+		/* the reader looked for the time index when the file was opened, before
+		 * the recorder wrote it: look again at the file as it is now */
+		struct capture_reader *again = capture_reader__open_fd(j->fl.fd);
+
+		end.has_index = again && capture_reader__status(again)->has_index;
+		capture_reader__free(again);
 	}
 
-	if (rc < 0) {
-		ret = rc;
-		snprintf(err, errlen, "reading %s: %s", path, strerror(-rc));
-		goto cleanup;
-	}
-	cs = capture_reader__status(r);
 	if (cs->skipped) /* the reader's: records that are no Record at all */
-		ret = note_skipped(&l, 0, "capture", LOAD_SKIP_UNDECODABLE, cs->skipped,
+		ret = note_skipped(l, 0, "capture", LOAD_SKIP_UNDECODABLE, cs->skipped,
 				   "records that do not decode (the capture is damaged there), "
 				   "skipped at load");
-	ret = ret ?: flush_chunks(&l);
-	ret = ret ?: drop_bad_rows(&l);
-	ret = ret ?: finish(&l, cs, stats);
+	ret = ret ?: flush_chunks(l);
+	ret = ret ?: drop_bad_rows(l);
+	ret = ret ?: finish(l, cs, stats);
+	if (!ret && j->followed)
+		ret = source_stat(j);
+	ret = ret ?: put_counts(j);
+	if (!ret && !j->indexed)
+		ret = create_indexes(l);
 	if (!ret)
-		ret = create_indexes(&l);
-	if (!ret)
-		ret = unwind_copies(&l, err, errlen);
-	if (ret)
-		goto cleanup;
+		ret = unwind_copies(l, err, errlen);
+	return ret;
+}
 
-	rc = sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
-	if (rc != SQLITE_OK) {
-		ret = db_fail(&l, rc, "committing");
+static int commit(struct loader *l, bool *in_tx)
+{
+	int rc = sqlite3_exec(l->run.db, "COMMIT", NULL, NULL, NULL);
+
+	if (rc != SQLITE_OK)
+		return db_fail(l, rc, "committing");
+	*in_tx = false;
+	return 0;
+}
+
+static void put_stats(const struct load_job *j, struct load_stats *stats)
+{
+	if (!stats)
+		return;
+	stats->records = j->l.records;
+	stats->rows = j->l.run.rows;
+	stats->skipped = j->l.skipped + follow__status(&j->fl)->skipped;
+	stats->bad_rows = j->l.bad_rows;
+}
+
+int db__load_capture(sqlite3 *db, const char *path, bool replace,
+		     char capture_id[DB_CAPTURE_ID_LEN], struct load_stats *stats, char *err,
+		     size_t errlen)
+{
+	struct load_job j = {0};
+	bool in_tx = false, exists = false;
+	int ret;
+
+	if (stats)
+		memset(stats, 0, sizeof(*stats));
+	if (capture_id)
+		capture_id[0] = 0;
+	if (errlen)
+		err[0] = 0;
+
+	ret = job_begin(&j, db, path, replace, false, 0, capture_id, &exists, &in_tx, err, errlen);
+	if (!ret && exists && !replace) {
+		if (stats)
+			stats->already_loaded = true;
 		goto cleanup;
 	}
-	in_tx = false;
-	if (stats) {
-		stats->records = l.records;
-		stats->rows = l.run.rows;
-		stats->skipped = l.skipped + cs->skipped;
-		stats->bad_rows = l.bad_rows;
+	if (!ret) {
+		ret = job_read(&j, progress_on);
+		ret = ret < 0 ? ret : 0;
 	}
+	ret = ret ?: job_end(&j, stats, err, errlen);
+	ret = ret ?: commit(&j.l, &in_tx);
+	if (!ret)
+		put_stats(&j, stats);
 cleanup:
-	if (shown)
-		fputs("\r\033[K", stderr); /* the line goes: what follows is the command's */
 	if (ret && errlen && !err[0]) /* the paths that return -ENOMEM say nothing */
 		snprintf(err, errlen, "loading %s: %s", path, strerror(-ret));
 	if (in_tx)
 		sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
-	for (int k = 0; k < ST_N; k++)
-		sqlite3_finalize(l.st[k]);
-	for (size_t k = 0; k < l.n_asm; k++)
-		assembly_free(&l.asm_[k]);
-	free(l.asm_);
-	free(l.run.json);
-	parts_close(&l);
-	if (rec)
-		ptop__v1__record__free_unpacked(rec, NULL);
-	capture_reader__free(r);
-	free(real);
+	job_free(&j);
 	return ret;
+}
+
+/* ------------------------------------------------------------- following */
+
+struct db_follow {
+	struct load_job j;
+	bool done;
+	char err[512];
+};
+
+/* What a followed load has so far, on the capture row: its events' span, records and
+ * frames; read_end stays 'reading' and complete 0 until the end. */
+static int interim(struct db_follow *f)
+{
+	struct loader *l = &f->j.l;
+	sqlite3_stmt *s = NULL;
+	int rc, err;
+
+	rc = sqlite3_prepare_v2(l->run.db,
+				"UPDATE capture SET first_event_ns = ?2, last_event_ns = ?3, "
+				"frames = ?4, records = ?5 WHERE cap = ?1",
+				-1, &s, NULL);
+	if (rc != SQLITE_OK)
+		return db_fail(l, rc, "updating the capture row");
+	sqlite3_bind_int64(s, 1, l->run.cap);
+	if (l->have_events) {
+		bind_u64(s, 2, l->first_ns);
+		bind_u64(s, 3, l->last_ns);
+	}
+	bind_u64(s, 4, follow__status(&f->j.fl)->frames);
+	bind_u64(s, 5, l->records);
+	rc = sqlite3_step(s);
+	sqlite3_finalize(s);
+	if (rc != SQLITE_DONE)
+		return db_fail(l, rc, "updating the capture row");
+	err = source_stat(&f->j);
+	err = err ?: put_counts(&f->j);
+	if (!err && !f->j.indexed) {
+		/* before the rest of the data, so that a reader's queries between the
+		 * steps use them; the rows are the same either way */
+		err = create_indexes(l);
+		f->j.indexed = !err;
+	}
+	return err;
+}
+
+int db__follow_open(sqlite3 *db, const char *path, uint64_t timeout_ns, struct db_follow **out,
+		    char capture_id[DB_CAPTURE_ID_LEN], char *err, size_t errlen)
+{
+	struct db_follow *f = calloc(1, sizeof(*f));
+	bool in_tx = false, exists = false;
+	int ret;
+
+	*out = NULL;
+	if (errlen)
+		err[0] = 0;
+	if (!f) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	f->j.followed = true;
+	ret = job_begin(&f->j, db, path, false, true, timeout_ns, capture_id, &exists, &in_tx,
+			f->err, sizeof(f->err));
+	if (!ret && exists) {
+		ret = -EEXIST;
+		snprintf(f->err, sizeof(f->err), "%s: capture %s is already in the DB", path,
+			 f->j.l.id);
+	}
+	ret = ret ?: interim(f);
+	ret = ret ?: commit(&f->j.l, &in_tx);
+	if (in_tx)
+		sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+	if (ret) {
+		if (!f->err[0])
+			snprintf(f->err, sizeof(f->err), "loading %s: %s", path, strerror(-ret));
+		snprintf(err, errlen, "%s", f->err);
+		db__follow_free(f);
+		return ret;
+	}
+	*out = f;
+	return 0;
+}
+
+int db__follow_step(struct db_follow *f, struct load_stats *stats, char *err, size_t errlen)
+{
+	struct loader *l = &f->j.l;
+	uint64_t records = l->records;
+	bool in_tx = false;
+	int rc, ret;
+
+	if (errlen)
+		err[0] = 0;
+	if (f->done)
+		return DB_FOLLOW_END;
+	f->err[0] = 0;
+	rc = sqlite3_exec(l->run.db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
+	if (rc != SQLITE_OK) {
+		ret = db_fail(l, rc, "starting a transaction");
+		goto fail;
+	}
+	in_tx = true;
+	ret = job_read(&f->j, false);
+	if (ret == FOLLOW_END) {
+		if (stats)
+			memset(stats, 0, sizeof(*stats));
+		ret = job_end(&f->j, stats, f->err, sizeof(f->err));
+		ret = ret ?: commit(l, &in_tx);
+		if (ret)
+			goto fail;
+		put_stats(&f->j, stats);
+		f->done = true;
+		return DB_FOLLOW_END;
+	}
+	if (ret < 0)
+		goto fail;
+	if (l->records == records) { /* nothing new */
+		sqlite3_exec(l->run.db, "ROLLBACK", NULL, NULL, NULL);
+		return DB_FOLLOW_SAME;
+	}
+	ret = interim(f);
+	ret = ret ?: commit(l, &in_tx);
+	if (ret)
+		goto fail;
+	return DB_FOLLOW_GREW;
+fail:
+	if (in_tx)
+		sqlite3_exec(l->run.db, "ROLLBACK", NULL, NULL, NULL);
+	if (!f->err[0])
+		snprintf(f->err, sizeof(f->err), "loading %s: %s", l->run.path, strerror(-ret));
+	snprintf(err, errlen, "%s", f->err);
+	f->done = true; /* the rows of this step are gone: no step after it */
+	return ret;
+}
+
+void db__follow_free(struct db_follow *f)
+{
+	if (!f)
+		return;
+	job_free(&f->j);
+	free(f);
 }

@@ -460,6 +460,27 @@ fail:
 	return NULL;
 }
 
+int replay_model__refresh(struct replay_model *m, char *err, size_t errlen)
+{
+	struct replay_model *n = replay_model__open(m->db, m->meta.capture_id, err, errlen);
+	struct replay_model old;
+	bool at_end = m->pos_ns >= m->duration_ns;
+
+	if (!n)
+		return -errno;
+	/* the new one takes the old one's place (its address is the caller's); the
+	 * position, playing and speed are kept */
+	n->pos_ns = m->pos_ns;
+	n->playing = m->playing;
+	n->speed_log2 = m->speed_log2;
+	old = *m;
+	*m = *n;
+	*n = old;
+	replay_model__free(n);
+	replay_model__seek(m, at_end ? m->duration_ns : m->pos_ns);
+	return 0;
+}
+
 void replay_model__free(struct replay_model *m)
 {
 	size_t i;

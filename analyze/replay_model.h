@@ -129,6 +129,15 @@ struct replay_model *replay_model__open(sqlite3 *db, const char *capture_id, cha
 
 void replay_model__free(struct replay_model *m);
 
+/* Read M's capture again from its DB, which has more of it now (`replay --follow`: the
+ * loader appended the frames that arrived, analyze/db.h db__follow_step): the capture's
+ * facts, every part's series (its replay_series hooks: free, then open, as at
+ * replay_model__open; a part needs no hook of its own for it), the drops, the timeline
+ * and the interval ends. The position, playing and speed stay; a position at the end
+ * stays at the end, which moves with the new intervals. The model keeps its address.
+ * 0, or -errno with ERR (replay_model__open's); M is then as it was. */
+int replay_model__refresh(struct replay_model *m, char *err, size_t errlen);
+
 /* The probe of part NAME (an_parts[]) in the capture's probe set; NULL when no part is NAME. */
 const struct probe_info *replay_model__probe(const struct replay_model *m, const char *name);
 

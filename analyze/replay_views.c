@@ -445,7 +445,7 @@ int replay__find_view(const char *s)
 
 /* ------------------------------------------------------------------ the frame */
 
-static void draw_header(struct replay_model *m, struct grid *g)
+static void draw_header(struct replay_model *m, const struct replay_ui *ui, struct grid *g)
 {
 	char tgt[400], a[32], b[32], c[64], sp[16];
 	int n;
@@ -471,6 +471,10 @@ static void draw_header(struct replay_model *m, struct grid *g)
 			replay__fmt_pos(a, sizeof(a), m->pos_ns),
 			replay__fmt_pos(b, sizeof(b), m->duration_ns),
 			replay_model__speed_str(m, sp, sizeof(sp)));
+	if (*ui->follow) /* replay --follow: following, or how the recording ended */
+		n += grid__textf(g, n, 1, g->w - n, GA_BOLD, GC_ACCENT, "  %s", ui->follow);
+	if (ui->live)
+		return; /* still being read: its read state is not an end yet */
 	if (m->meta.complete)
 		grid__text(g, n, 1, g->w - n, "  capture complete", 0, GC_MUTED);
 	else
@@ -580,7 +584,7 @@ void replay__render(struct replay_model *m, struct replay_ui *ui, struct grid *g
 	if (ui->tab < 0 || ui->tab >= (int)replay__tabs()->n)
 		ui->tab = 0;
 	v = replay__tab_view(m, ui->tab);
-	draw_header(m, g);
+	draw_header(m, ui, g);
 	draw_tabs(ui, g);
 	v->draw(m, ui, g, 1, 4, g->w - 2, g->h - 5);
 	draw_footer(ui, g);

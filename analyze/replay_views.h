@@ -55,6 +55,11 @@ struct replay_ui {
 	int rows;	    /* rows the tab's table showed last (for PgUp/PgDn) */
 	char selected[128]; /* the name of the selected (top) row, set by the tab's draw */
 	char drill[128];    /* the row drilled into with Enter ("" none; Esc goes back) */
+	/* replay --follow: "" when not following; the header says it instead of the
+	 * capture's read state: LIVE while the capture is still being read, then how
+	 * the recording ended */
+	char follow[200];
+	bool live;
 };
 
 /* One replay tab's content. The core declares the Overview, the Timeline and the placeholders of

@@ -2365,6 +2365,172 @@ static void test_23_progress(void **state)
 	assert_string_equal(line, "loading run.ptop: 10 records, 2.00 KiB read");
 }
 
+/* Every row of every table of DB as text, each table's rows sorted (capture.loaded_at left
+ * out: the time of the load): two DBs with the same rows give the same text. Malloc'd. */
+static char *all_rows(sqlite3 *db)
+{
+	sqlite3_stmt *t = NULL;
+	size_t len = 0, cap = 1 << 16;
+	char *out = malloc(cap);
+
+	assert_non_null(out);
+	out[0] = 0;
+	assert_int_equal(sqlite3_prepare_v2(db, "SELECT name FROM sqlite_master WHERE type = "
+						"'table' AND name NOT LIKE 'sqlite%' ORDER BY name",
+					    -1, &t, NULL),
+			 SQLITE_OK);
+	while (sqlite3_step(t) == SQLITE_ROW) {
+		const char *name = (const char *)sqlite3_column_text(t, 0);
+		char cols[4096] = "", sql[8192];
+		sqlite3_stmt *c = NULL, *r = NULL;
+		size_t n = 0;
+
+		snprintf(sql, sizeof(sql), "SELECT name FROM pragma_table_info('%s')", name);
+		assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &c, NULL), SQLITE_OK);
+		while (sqlite3_step(c) == SQLITE_ROW) {
+			const char *col = (const char *)sqlite3_column_text(c, 0);
+
+			if (!strcmp(name, "capture") && !strcmp(col, "loaded_at"))
+				continue;
+			n += (size_t)snprintf(cols + n, sizeof(cols) - n, "%squote(\"%s\")",
+					      n ? " || '|' || " : "", col);
+		}
+		sqlite3_finalize(c);
+		snprintf(sql, sizeof(sql), "SELECT %s FROM \"%s\" ORDER BY 1", cols, name);
+		assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &r, NULL), SQLITE_OK);
+		while (sqlite3_step(r) == SQLITE_ROW) {
+			const char *row = (const char *)sqlite3_column_text(r, 0);
+			size_t need = strlen(name) + strlen(row ? row : "") + 4;
+
+			while (len + need >= cap) {
+				cap *= 2;
+				out = realloc(out, cap);
+				assert_non_null(out);
+			}
+			len += (size_t)snprintf(out + len, cap - len, "%s: %s\n", name,
+						row ? row : "");
+		}
+		sqlite3_finalize(r);
+	}
+	sqlite3_finalize(t);
+	return out;
+}
+
+/* A and B (all_rows) the same; else the first line where they differ. */
+static void rows_equal(const char *a, const char *b)
+{
+	size_t line = 1;
+
+	for (; *a && *a == *b; a++, b++)
+		line += *a == '\n';
+	if (*a || *b)
+		fail_msg("rows differ at line %zu:\n  %.300s\n  %.300s", line,
+			 a[0] ? a : "(end)", b[0] ? b : "(end)");
+}
+
+static void put_bytes(const char *path, const char *data, size_t n, bool append)
+{
+	FILE *f = fopen(path, append ? "ab" : "wb");
+
+	assert_non_null(f);
+	assert_int_equal(fwrite(data, 1, n, f), n);
+	assert_int_equal(fclose(f), 0);
+}
+
+/* A capture followed while it is written (db__follow_*, `replay --follow`): loaded in two
+ * steps, the file cut at a frame's end and then inside a frame, the rest appended before
+ * the second step, gives the rows one load of the whole file gives; so does a cut copy
+ * that stops growing (ended by the timeout as cut). Between the steps the capture row
+ * says it is still being read. */
+static void test_24_follow_two_steps(void **state)
+{
+	uint8_t raw[16];
+	char id[DB_CAPTURE_ID_LEN], id2[DB_CAPTURE_ID_LEN], *whole, *rows1, *rows2;
+	const char *full = tpath("whole.ptop"), *grow = tpath("grow.ptop");
+	struct capture_reader *r;
+	const struct capture_index_entry *ix;
+	struct load_stats st;
+	size_t n, nix, cuts[2];
+	FILE *f;
+
+	(void)state;
+	fill_id(raw, 0x24, 0x42);
+	write_capture(full, raw, true);
+	f = fopen(full, "rb");
+	assert_non_null(f);
+	fseek(f, 0, SEEK_END);
+	n = (size_t)ftell(f);
+	rewind(f);
+	whole = malloc(n);
+	assert_non_null(whole);
+	assert_int_equal(fread(whole, 1, n, f), n);
+	fclose(f);
+	r = capture_reader__open(full);
+	assert_non_null(r);
+	ix = capture_reader__index(r, &nix);
+	assert_true(nix >= 3);
+	cuts[0] = ix[2].offset;		       /* the end of the second frame */
+	cuts[1] = ix[2].offset + ix[2].compressed_size / 2; /* inside the third */
+	capture_reader__free(r);
+
+	for (int k = 0; k < 2; k++) {
+		struct db_follow *fo = NULL;
+		sqlite3 *db1 = open_rw(tpath(k ? "f1b.db" : "f1a.db"));
+		sqlite3 *db2 = open_rw(tpath(k ? "f2b.db" : "f2a.db"));
+
+		put_bytes(grow, whole, cuts[k], false);
+		if (db__follow_open(db1, grow, 60 * SEC, &fo, id, errbuf, sizeof(errbuf)))
+			fail_msg("follow %s: %s", grow, errbuf);
+		assert_int_equal(q_int(db1, "SELECT count(*) FROM capture"), 1);
+		assert_int_equal(db__follow_step(fo, &st, errbuf, sizeof(errbuf)), DB_FOLLOW_GREW);
+		assert_int_equal(db__follow_step(fo, &st, errbuf, sizeof(errbuf)), DB_FOLLOW_SAME);
+		assert_int_equal(q_int(db1, "SELECT complete FROM capture"), 0);
+		assert_string_equal(q_text(db1, "SELECT read_end FROM capture"), "reading");
+		assert_int_equal(q_int(db1, "SELECT count(*) FROM cpu_sample"), 2);
+		assert_true(q_int(db1, "SELECT count(*) FROM record_count") > 0);
+		put_bytes(grow, whole + cuts[k], n - cuts[k], true);
+		assert_int_equal(db__follow_step(fo, &st, errbuf, sizeof(errbuf)), DB_FOLLOW_END);
+		assert_true(st.complete);
+		assert_int_equal(st.records, 13);
+		assert_int_equal(db__follow_step(fo, &st, errbuf, sizeof(errbuf)), DB_FOLLOW_END);
+		db__follow_free(fo);
+		load_ok(db2, grow, false, id2, NULL);
+		assert_string_equal(id, id2);
+		rows1 = all_rows(db1);
+		rows2 = all_rows(db2);
+		rows_equal(rows1, rows2);
+		assert_non_null(strstr(rows1, "capture: "));
+		assert_non_null(strstr(rows1, "memory_sample: "));
+		free(rows1);
+		free(rows2);
+		sqlite3_close(db1);
+		sqlite3_close(db2);
+	}
+
+	/* a copy cut inside a frame that does not grow: cut, as without following */
+	{
+		struct db_follow *fo = NULL;
+		sqlite3 *db1 = open_rw(tpath("f1c.db")), *db2 = open_rw(tpath("f2c.db"));
+
+		put_bytes(grow, whole, cuts[1], false);
+		if (db__follow_open(db1, grow, 1, &fo, id, errbuf, sizeof(errbuf)))
+			fail_msg("follow %s: %s", grow, errbuf);
+		assert_int_equal(db__follow_step(fo, &st, errbuf, sizeof(errbuf)), DB_FOLLOW_END);
+		assert_false(st.complete);
+		db__follow_free(fo);
+		load_ok(db2, grow, false, id2, NULL);
+		rows1 = all_rows(db1);
+		rows2 = all_rows(db2);
+		rows_equal(rows1, rows2);
+		assert_string_equal(q_text(db1, "SELECT read_end FROM capture"), "truncated");
+		free(rows1);
+		free(rows2);
+		sqlite3_close(db1);
+		sqlite3_close(db2);
+	}
+	free(whole);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -2394,6 +2560,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_21_unclaimed_payload, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_22_rollup_missing_fields, setup, teardown),
 	    cmocka_unit_test(test_23_progress),
+	    cmocka_unit_test_setup_teardown(test_24_follow_two_steps, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1511,6 +1511,64 @@ static void test_21_tabs_from_parts(void **state)
 	}
 }
 
+/* replay --follow: the model read again after the loader appended rows (its capture row's
+ * event span moved on) has the new intervals; a position at the end stays at the end, any
+ * other stays; speed and the model's address are kept; it draws what a model opened on the
+ * grown DB draws. */
+static void add_cpu(sqlite3 *db, int t)
+{
+	execf(db,
+	      "INSERT INTO cpu_sample (cap, time_ns, interval_ns, pid, oncpu_ns, threads) VALUES "
+	      "(" CAP_OF ", %lld, %lld, 42, %lld, 3)",
+	      CID, BASE + t * SEC, SEC, SEC / 10 * t);
+	execf(db, "UPDATE capture SET last_event_ns = %lld", BASE + t * SEC);
+}
+
+static void test_24_refresh(void **state)
+{
+	sqlite3 *db = new_db(0);
+	struct replay_model *m, *other, *fresh, *before;
+	char err[256], sp[16], *a, *b;
+
+	(void)state;
+	add_probe(db, "cpu", "active", "ebpf", NULL);
+	add_cpu(db, 1);
+	add_cpu(db, 2);
+	m = open_model(db);
+	other = open_model(db);
+	replay_model__seek(m, INT64_MAX);
+	assert_int_equal(m->pos_ns, 2 * SEC);
+	replay_model__speed(m, 1);
+	replay_model__seek(other, SEC);
+	assert_int_equal(cpu_series(m)->n, 2);
+
+	add_cpu(db, 3);
+	add_cpu(db, 4);
+	before = m;
+	assert_int_equal(replay_model__refresh(m, err, sizeof(err)), 0);
+	assert_ptr_equal(m, before);
+	assert_int_equal(cpu_series(m)->n, 4);
+	assert_int_equal(m->nends, 4);
+	assert_int_equal(m->duration_ns, 4 * SEC);
+	assert_int_equal(m->pos_ns, 4 * SEC); /* kept to the end */
+	assert_string_equal(replay_model__speed_str(m, sp, sizeof(sp)), "2x");
+	assert_int_equal(replay_model__refresh(other, err, sizeof(err)), 0);
+	assert_int_equal(other->pos_ns, SEC); /* not at the end: stays */
+	assert_int_equal(other->nends, 4);
+
+	fresh = open_model(db);
+	replay_model__speed(fresh, 1);
+	a = frame(m, "overview", 4, 120, 40);
+	b = frame(fresh, "overview", 4, 120, 40);
+	assert_string_equal(a, b);
+	free(a);
+	free(b);
+	replay_model__free(fresh);
+	replay_model__free(other);
+	replay_model__free(m);
+	sqlite3_close(db);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1536,6 +1594,7 @@ int main(void)
 	    cmocka_unit_test(test_20_syscalls_probe_overhead),
 	    cmocka_unit_test(test_21_tabs_from_parts),
 	    cmocka_unit_test(test_22_step_merged_ends),
+	    cmocka_unit_test(test_24_refresh),
 	    cmocka_unit_test(test_23_timeline_categories_and_filters),
 	};
 
